@@ -1,0 +1,47 @@
+/**
+ * REQUEST authorizer (D9). Identity source: the Authorization header. Every failure is the
+ * gateway's 401 (thrown 'Unauthorized'); a store failure is any other error, which API Gateway
+ * answers as AUTHORIZER_FAILURE (503). The Allow covers the whole stage, so one cached result
+ * serves every route; the route's tenant and scope are checked in the function's chain.
+ */
+import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
+import { encodeCaller } from '#shared/auth/authorizer-context';
+import { hashKey, parseKeyId } from '#shared/auth/key-format';
+import { keyStatus } from '#shared/auth/key-status';
+import { findHeader, parseBearerToken } from '#shared/auth/parse-authorization';
+import { logger } from '#shared/http/logger';
+import { documentClient } from '#shared/store/dynamo-client';
+import { createKeysStore } from '#shared/store/keys-store';
+import { tableName } from '#shared/store/table-name';
+
+const keys = createKeysStore(documentClient(), tableName('keys'));
+
+/** `arn:...:apiId/stage/METHOD/path` -> `arn:...:apiId/stage/*\/*`. */
+export function stageWildcardArn(methodArn: string): string {
+  const [prefix = '', stage = ''] = methodArn.split('/');
+  return `${prefix}/${stage}/*/*`;
+}
+
+function refuse(reason: string, keyId?: string): never {
+  logger.info('authentication refused', { reason, keyId });
+  throw new Error('Unauthorized');
+}
+
+export const handler = async (event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => {
+  const token = parseBearerToken(findHeader(event.headers, 'authorization'));
+  if (token === undefined) refuse('missing or malformed Authorization header');
+  const keyId = parseKeyId(token);
+  if (keyId === undefined) refuse('malformed key');
+  const key = await keys.findByHash(hashKey(token));
+  if (!key || key.keyId !== keyId) refuse('unknown key', keyId);
+  const status = keyStatus(key, Date.now());
+  if (status !== 'active') refuse(`${status} key`, keyId);
+  return {
+    principalId: key.keyId,
+    policyDocument: {
+      Version: '2012-10-17',
+      Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: stageWildcardArn(event.methodArn) }],
+    },
+    context: encodeCaller({ keyId: key.keyId, tenants: key.tenants, scopes: key.scopes }),
+  };
+};

@@ -1,0 +1,22 @@
+/** POST .../conversations/{conversationId}/internal-notes (spec endpoint 1, D4). */
+import { ulid } from 'ulid';
+import { buildNote } from '#shared/domain/notes/build-note';
+import { conflict, notFound } from '#shared/http/api-error';
+import { createApiHandler } from '#shared/http/create-api-handler';
+import { createConversationsStore } from '#shared/store/conversations-store';
+import { documentClient } from '#shared/store/dynamo-client';
+import { tableName } from '#shared/store/table-name';
+import type { AddInternalNoteInput } from '#shared/schemas/add-internal-note-body';
+
+const conversations = createConversationsStore(documentClient(), tableName('conversations'));
+
+export const handler = createApiHandler<AddInternalNoteInput>('addInternalNote', async ({ tenantId, path, body }) => {
+  const now = new Date();
+  const note = buildNote(ulid(now.getTime()), now);
+  const outcome = await conversations.addNote(tenantId, path.conversationId!, { ...note, body: body.body }, now);
+  if (!outcome.added) {
+    const { kind, message } = outcome.rejection;
+    throw kind === 'not-found' ? notFound(message) : conflict(message);
+  }
+  return { status: 201, body: { note } };
+});

@@ -1,0 +1,37 @@
+import type { ErrorCode } from '#shared/schemas/error-body';
+
+/** An error the chain turns into `{code, message}` with `status`. Handlers throw these, nothing else. */
+export class ApiError extends Error {
+  override readonly name = 'ApiError';
+
+  constructor(
+    readonly status: number,
+    readonly code: ErrorCode,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+export const UNAUTHENTICATED_MESSAGE = 'An Authorization header with a valid Bearer token is required.';
+export const PERMISSION_DENIED_MESSAGE = 'The API key does not allow this operation.';
+
+export const badRequest = (message: string) => new ApiError(400, 'BadRequest', message);
+export const unauthenticated = () => new ApiError(401, 'Unauthenticated', UNAUTHENTICATED_MESSAGE);
+export const permissionDenied = () => new ApiError(403, 'PermissionDenied', PERMISSION_DENIED_MESSAGE);
+export const notFound = (message: string) => new ApiError(404, 'NotFound', message);
+export const conflict = (message: string) => new ApiError(409, 'Conflict', message);
+export const payloadTooLarge = (limit: number) =>
+  new ApiError(413, 'PayloadTooLarge', `The request body is larger than ${limit} bytes.`);
+export const serviceUnavailable = (retryAfterSeconds: number) =>
+  new ApiError(
+    503,
+    'ServiceUnavailable',
+    'A required service is unavailable; retry later. The write may have completed.',
+    { 'Retry-After': String(retryAfterSeconds) },
+  );
+export const gatewayTimeout = () =>
+  new ApiError(504, 'GatewayTimeout', 'The request timed out. The write may have completed.');
+export const badGateway = () =>
+  new ApiError(502, 'BadGateway', 'A downstream request failed. The write may have completed.');

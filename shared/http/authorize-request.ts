@@ -1,0 +1,28 @@
+/**
+ * Chain step 2. The tenant comes only from the authorizer's context: the path's tenantId must be
+ * one the key holds (exact comparison, D1) and the route's scope must be granted (D2).
+ */
+import type { MiddlewareObj } from '@middy/core';
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import { decodeCaller } from '#shared/auth/authorizer-context';
+import { isScopeGranted, resolveScope } from '#shared/auth/grant-scope';
+import type { RouteSpec } from '#shared/routes';
+import { permissionDenied, unauthenticated } from './api-error.ts';
+import type { ChainEvent } from './api-types.ts';
+import { logger } from './logger.ts';
+
+export function authorizeRequest(route: RouteSpec): MiddlewareObj<ChainEvent, APIGatewayProxyResult> {
+  return {
+    before: ({ event }) => {
+      // Fail closed: without the authorizer's context nobody is authenticated.
+      const caller = decodeCaller(event.requestContext.authorizer);
+      if (!caller) throw unauthenticated();
+      logger.appendKeys({ keyId: caller.keyId });
+      const params = event.pathParameters ?? {};
+      const tenantId = params.tenantId;
+      if (tenantId === undefined || !caller.tenants.includes(tenantId)) throw permissionDenied();
+      if (!isScopeGranted(caller.scopes, resolveScope(route.scope, params))) throw permissionDenied();
+      event.cxm = { tenantId, caller };
+    },
+  };
+}

@@ -1,0 +1,59 @@
+/**
+ * The chain every API function uses (DESIGN section 2), in this order: log context,
+ * authorization, path/query validation, body size + JSON parse, body validation, handler; error
+ * mapping and response headers wrap them all. middy runs `onError` in reverse registration
+ * order, so the headers middleware, registered before the error mapping, sees the mapped error.
+ */
+import middy from '@middy/core';
+import type { APIGatewayProxyResult, Context } from 'aws-lambda';
+import { routeById, type RouteId } from '#shared/routes';
+import { gatewayTimeout } from './api-error.ts';
+import type { ApiRequest, ApiResult, ChainEvent } from './api-types.ts';
+import { addResponseHeaders } from './add-response-headers.ts';
+import { authorizeRequest } from './authorize-request.ts';
+import { logContext } from './log-context.ts';
+import { mapError } from './map-error.ts';
+import { parseJsonBody } from './parse-json-body.ts';
+import { validateBody } from './validate-body.ts';
+import { validateParameters } from './validate-parameters.ts';
+
+/** Time kept back before the Lambda deadline to answer 504 ourselves instead of being killed. */
+const DEADLINE_MARGIN_MS = 500;
+
+export type ApiHandler = (event: ChainEvent, context: Context) => Promise<APIGatewayProxyResult>;
+
+export function createApiHandler<Body>(routeId: RouteId, run: (request: ApiRequest<Body>) => Promise<ApiResult>): ApiHandler {
+  const route = routeById(routeId);
+  return middy<ChainEvent, APIGatewayProxyResult, Error, Context>({
+    timeoutEarlyInMillis: DEADLINE_MARGIN_MS,
+    timeoutEarlyResponse: () => {
+      throw gatewayTimeout();
+    },
+  })
+    .use(logContext(route))
+    .use(addResponseHeaders())
+    .use(mapError())
+    .use(authorizeRequest(route))
+    .use(validateParameters(route))
+    .use(parseJsonBody(route))
+    .use(validateBody(route))
+    .handler(async (event, _context, { signal }) => {
+      const state = event.cxm;
+      // authorizeRequest always sets it; reaching here without it is a wiring fault.
+      if (!state) throw new Error('request reached the handler without authorization');
+      const result = await run({
+        tenantId: state.tenantId,
+        caller: state.caller,
+        path: (event.pathParameters ?? {}) as Record<string, string>,
+        query: (event.queryStringParameters ?? {}) as Record<string, string>,
+        body: state.body as Body,
+        requestId: event.requestContext.requestId,
+        signal,
+      });
+      return {
+        statusCode: result.status,
+        headers: result.headers,
+        body: JSON.stringify(result.body),
+      };
+    }) as ApiHandler;
+}

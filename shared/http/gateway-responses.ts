@@ -1,0 +1,67 @@
+/**
+ * The errors API Gateway answers by itself, before or instead of a function. CDK turns each into
+ * a gateway response; the local gateway answers with the very same status, code and message, so
+ * a client sees one behaviour on a laptop and in the cloud.
+ */
+import type { ErrorCode } from '#shared/schemas/error-body';
+import { PERMISSION_DENIED_MESSAGE, UNAUTHENTICATED_MESSAGE } from './api-error.ts';
+
+export interface GatewayResponseSpec {
+  /** Status to answer with; undefined keeps the status API Gateway chose (DEFAULT_4XX). */
+  status?: number;
+  code: ErrorCode;
+  message: string;
+  headers?: Record<string, string>;
+}
+
+export type GatewayResponseType =
+  | 'UNAUTHORIZED'
+  | 'ACCESS_DENIED'
+  | 'MISSING_AUTHENTICATION_TOKEN'
+  | 'REQUEST_TOO_LARGE'
+  | 'AUTHORIZER_FAILURE'
+  | 'AUTHORIZER_CONFIGURATION_ERROR'
+  | 'INTEGRATION_FAILURE'
+  | 'INTEGRATION_TIMEOUT'
+  | 'DEFAULT_4XX'
+  | 'DEFAULT_5XX';
+
+export const gatewayResponses: Record<GatewayResponseType, GatewayResponseSpec> = {
+  UNAUTHORIZED: { status: 401, code: 'Unauthenticated', message: UNAUTHENTICATED_MESSAGE },
+  ACCESS_DENIED: { status: 403, code: 'PermissionDenied', message: PERMISSION_DENIED_MESSAGE },
+  // API Gateway answers an unknown path or method with this type, before any authorizer runs.
+  MISSING_AUTHENTICATION_TOKEN: {
+    status: 404,
+    code: 'NotFound',
+    message: 'No operation matches this method and path.',
+  },
+  REQUEST_TOO_LARGE: { status: 413, code: 'PayloadTooLarge', message: 'The request is too large.' },
+  AUTHORIZER_FAILURE: {
+    status: 503,
+    code: 'ServiceUnavailable',
+    message: 'The API key could not be checked; retry later.',
+    headers: { 'Retry-After': '1' },
+  },
+  AUTHORIZER_CONFIGURATION_ERROR: {
+    status: 503,
+    code: 'ServiceUnavailable',
+    message: 'The API key could not be checked; retry later.',
+    headers: { 'Retry-After': '1' },
+  },
+  INTEGRATION_FAILURE: {
+    status: 502,
+    code: 'BadGateway',
+    message: 'A downstream request failed. The write may have completed.',
+  },
+  INTEGRATION_TIMEOUT: {
+    status: 504,
+    code: 'GatewayTimeout',
+    message: 'The request timed out. The write may have completed.',
+  },
+  DEFAULT_4XX: { code: 'BadRequest', message: 'The request was refused by the gateway.' },
+  DEFAULT_5XX: {
+    status: 502,
+    code: 'BadGateway',
+    message: 'The gateway could not complete the request. The write may have completed.',
+  },
+};

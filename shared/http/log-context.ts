@@ -1,0 +1,20 @@
+/** Chain step 1: every log line of the request carries its request id, route and tenant. */
+import type { MiddlewareObj } from '@middy/core';
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import type { RouteSpec } from '#shared/routes';
+import type { ChainEvent } from './api-types.ts';
+import { logger } from './logger.ts';
+
+export function logContext(route: RouteSpec): MiddlewareObj<ChainEvent, APIGatewayProxyResult> {
+  return {
+    before: ({ event, context }) => {
+      logger.resetKeys();
+      logger.addContext(context);
+      logger.appendKeys({
+        requestId: event.requestContext.requestId,
+        route: route.id,
+        tenantId: event.pathParameters?.tenantId,
+      });
+    },
+  };
+}

@@ -1,0 +1,26 @@
+/** Chain step 7: every error becomes `{code, message}` with its status; faults are logged. */
+import type { MiddlewareObj } from '@middy/core';
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import type { ChainEvent } from './api-types.ts';
+import { classifyError } from './classify-error.ts';
+import { logger } from './logger.ts';
+
+export function mapError(): MiddlewareObj<ChainEvent, APIGatewayProxyResult> {
+  return {
+    onError: (request) => {
+      const { apiError, unexpected } = classifyError(request.error);
+      if (unexpected) {
+        logger.error('request failed', {
+          error: request.error as Error,
+          status: apiError.status,
+          requestId: request.event.requestContext?.requestId,
+        });
+      }
+      request.response = {
+        statusCode: apiError.status,
+        headers: apiError.headers,
+        body: JSON.stringify({ code: apiError.code, message: apiError.message }),
+      };
+    },
+  };
+}

@@ -1,0 +1,42 @@
+/**
+ * Chain step 4: the size limit on the raw bytes (base64-aware) before anything is parsed (413),
+ * then the media type and the JSON parse (400).
+ */
+import type { MiddlewareObj } from '@middy/core';
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import { findHeader } from '#shared/auth/parse-authorization';
+import type { RouteSpec } from '#shared/routes';
+import { badRequest, payloadTooLarge } from './api-error.ts';
+import type { ChainEvent } from './api-types.ts';
+
+const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;\s*charset\s*=\s*"?utf-8"?\s*)?$/i;
+
+export function rawBody(event: ChainEvent): Buffer {
+  if (event.body === null || event.body === undefined) return Buffer.alloc(0);
+  return event.isBase64Encoded ? Buffer.from(event.body, 'base64') : Buffer.from(event.body, 'utf8');
+}
+
+export function parseJsonBody(route: RouteSpec): MiddlewareObj<ChainEvent, APIGatewayProxyResult> {
+  return {
+    before: ({ event }) => {
+      if (!route.schemas.body) return;
+      const bytes = rawBody(event);
+      if (route.maxBodyBytes !== undefined && bytes.length > route.maxBodyBytes) {
+        throw payloadTooLarge(route.maxBodyBytes);
+      }
+      if (bytes.length === 0) throw badRequest('A JSON request body is required.');
+      const contentType = findHeader(event.headers, 'content-type');
+      if (contentType === undefined || !JSON_MEDIA_TYPE.test(contentType.trim())) {
+        throw badRequest("Header 'Content-Type' must be application/json (UTF-8).");
+      }
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+      } catch (error) {
+        const reason = error instanceof SyntaxError ? error.message : 'it is not valid UTF-8';
+        throw badRequest(`The request body is not valid JSON: ${reason}`);
+      }
+      if (event.cxm) event.cxm.body = parsed;
+    },
+  };
+}

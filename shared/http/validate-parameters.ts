@@ -1,0 +1,28 @@
+/** Chain step 3: path and query parameters against the route's schemas (400). */
+import type { MiddlewareObj } from '@middy/core';
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import type { RouteSpec } from '#shared/routes';
+import { badRequest } from './api-error.ts';
+import type { ChainEvent } from './api-types.ts';
+import { describeValidationError } from './describe-validation-error.ts';
+import { validatorFor } from './validator-for.ts';
+
+export function validateParameters(route: RouteSpec): MiddlewareObj<ChainEvent, APIGatewayProxyResult> {
+  const validatePath = route.schemas.path ? validatorFor(route.schemas.path) : undefined;
+  const validateQuery = route.schemas.query ? validatorFor(route.schemas.query) : undefined;
+  return {
+    before: ({ event }) => {
+      if (validatePath && !validatePath(event.pathParameters ?? {})) {
+        throw badRequest(describeValidationError('path', validatePath.errors?.[0]));
+      }
+      const query = event.queryStringParameters ?? {};
+      if (validateQuery && !validateQuery(query)) {
+        throw badRequest(describeValidationError('query', validateQuery.errors?.[0]));
+      }
+      // A repeated parameter would silently lose all but one value: refuse it instead.
+      for (const [name, values] of Object.entries(event.multiValueQueryStringParameters ?? {})) {
+        if (values && values.length > 1) throw badRequest(`Query parameter '${name}' is given more than once.`);
+      }
+    },
+  };
+}

@@ -1,0 +1,10 @@
+/**
+ * Path identifier rules of D1. Lengths count Unicode code points (ajv's default), and the pattern
+ * refuses separators that survive URL-decoding, so `a%2Fb` can never address another resource.
+ */
+export const NO_SEPARATORS = '^[^/\\\\]*$';
+/** A string with at least one non-white-space character. */
+export const NOT_BLANK = '\\S';
+
+export const tenantIdParam = { type: 'string', minLength: 1, maxLength: 128, pattern: NO_SEPARATORS } as const;
+export const resourceIdParam = { type: 'string', minLength: 1, maxLength: 512, pattern: NO_SEPARATORS } as const;

@@ -1,0 +1,7 @@
+/** For routes that take no query parameters: any parameter is an unknown one (400, D3). */
+export const NoQuery = {
+  $id: 'NoQuery',
+  type: 'object',
+  additionalProperties: false,
+  properties: {},
+} as const;

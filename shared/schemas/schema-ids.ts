@@ -1,0 +1,3 @@
+import type { schemaCatalog } from './schema-catalog.ts';
+
+export type SchemaId = keyof typeof schemaCatalog;

@@ -1,0 +1,99 @@
+/**
+ * Tenant API keys, stored by the SHA-256 of the whole key (the key itself is never stored).
+ * Unlike every other store this one is not tenant-scoped: the authorizer looks a key up before it
+ * knows the tenant, and the operator CLI manages keys across tenants.
+ */
+import { GetCommand, PutCommand, QueryCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { KeyLifecycle } from '#shared/auth/key-status';
+import { tableSpecs } from './table-specs.ts';
+
+export interface StoredKey extends KeyLifecycle {
+  keyId: string;
+  keyHash: string;
+  tenants: string[];
+  scopes: string[];
+  name: string;
+  createdAt: string;
+}
+
+export interface KeysStore {
+  findByHash(keyHash: string): Promise<StoredKey | undefined>;
+  create(key: StoredKey): Promise<void>;
+  list(tenantId?: string): Promise<StoredKey[]>;
+  /** Marks the key revoked; undefined when no key has that id. */
+  revoke(keyId: string, at: Date): Promise<StoredKey | undefined>;
+}
+
+const BY_KEY_ID = tableSpecs.keys.indexes[0]!.name;
+
+function toStoredKey(item: Record<string, unknown>): StoredKey {
+  return {
+    keyId: String(item.keyId),
+    keyHash: String(item.keyHash),
+    tenants: (item.tenants as string[] | undefined) ?? [],
+    scopes: (item.scopes as string[] | undefined) ?? [],
+    name: String(item.name ?? ''),
+    createdAt: String(item.createdAt),
+    expiresAt: typeof item.expiresAt === 'string' ? item.expiresAt : undefined,
+    revokedAt: typeof item.revokedAt === 'string' ? item.revokedAt : undefined,
+  };
+}
+
+export function createKeysStore(client: DynamoDBDocumentClient, table: string): KeysStore {
+  return {
+    async findByHash(keyHash) {
+      const { Item } = await client.send(new GetCommand({ TableName: table, Key: { keyHash } }));
+      return Item ? toStoredKey(Item) : undefined;
+    },
+
+    async create(key) {
+      await client.send(
+        new PutCommand({ TableName: table, Item: key, ConditionExpression: 'attribute_not_exists(keyHash)' }),
+      );
+    },
+
+    async list(tenantId) {
+      const keys: StoredKey[] = [];
+      let startKey: Record<string, unknown> | undefined;
+      do {
+        const page = await client.send(
+          new ScanCommand({
+            TableName: table,
+            ExclusiveStartKey: startKey,
+            ...(tenantId === undefined
+              ? {}
+              : { FilterExpression: 'contains(tenants, :tenant)', ExpressionAttributeValues: { ':tenant': tenantId } }),
+          }),
+        );
+        keys.push(...(page.Items ?? []).map(toStoredKey));
+        startKey = page.LastEvaluatedKey;
+      } while (startKey);
+      return keys.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.keyId.localeCompare(b.keyId));
+    },
+
+    async revoke(keyId, at) {
+      const { Items } = await client.send(
+        new QueryCommand({
+          TableName: table,
+          IndexName: BY_KEY_ID,
+          KeyConditionExpression: 'keyId = :keyId',
+          ExpressionAttributeValues: { ':keyId': keyId },
+        }),
+      );
+      const found = Items?.[0];
+      if (!found) return undefined;
+      const { Attributes } = await client.send(
+        new UpdateCommand({
+          TableName: table,
+          Key: { keyHash: found.keyHash },
+          // Keep the first revocation time when revoked twice.
+          UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :at)',
+          ConditionExpression: 'attribute_exists(keyHash)',
+          ExpressionAttributeValues: { ':at': at.toISOString() },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return Attributes ? toStoredKey(Attributes) : undefined;
+    },
+  };
+}

@@ -1,0 +1,52 @@
+/**
+ * Every DynamoDB table, declared once. CDK builds the tables from these specs and the local
+ * runtime issues CreateTable from them, so a key or index cannot differ between cloud and laptop.
+ */
+export type TableId = 'keys' | 'conversations';
+
+export interface KeyAttribute {
+  name: string;
+  type: 'S' | 'N';
+}
+
+export interface IndexSpec {
+  name: string;
+  partitionKey: KeyAttribute;
+  sortKey?: KeyAttribute;
+}
+
+export interface TableSpec {
+  id: TableId;
+  partitionKey: KeyAttribute;
+  sortKey?: KeyAttribute;
+  indexes: IndexSpec[];
+  /** A stream of new images feeds events (NoteCreated) and indexers. */
+  stream: boolean;
+  /** Environment variable through which a function learns the physical table name. */
+  envVar: string;
+}
+
+export const tableSpecs: Record<TableId, TableSpec> = {
+  keys: {
+    id: 'keys',
+    partitionKey: { name: 'keyHash', type: 'S' },
+    indexes: [{ name: 'byKeyId', partitionKey: { name: 'keyId', type: 'S' } }],
+    stream: false,
+    envVar: 'CXM_TABLE_KEYS',
+  },
+  conversations: {
+    id: 'conversations',
+    partitionKey: { name: 'pk', type: 'S' },
+    sortKey: { name: 'sk', type: 'S' },
+    indexes: [],
+    stream: true,
+    envVar: 'CXM_TABLE_CONVERSATIONS',
+  },
+};
+
+export const allTableSpecs: TableSpec[] = Object.values(tableSpecs);
+
+/** Physical names follow `cxm-<stage>-<table>` so the CLI can find a stage's tables by name. */
+export function physicalTableName(stage: string, id: TableId): string {
+  return `cxm-${stage}-${id}`;
+}
