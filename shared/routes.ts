@@ -39,6 +39,10 @@ export interface RouteSpec {
 }
 
 export const NOTE_BODY_MAX_BYTES = 32768;
+/** The REQUEST authorizer every route sits behind. */
+export const AUTHORIZER_HANDLER = 'functions/authorizer.ts';
+/** Function timeout; the chain answers 504 itself just before it. */
+export const FUNCTION_TIMEOUT_SECONDS = 10;
 
 export const routes = [
   {
@@ -66,4 +70,9 @@ export function routeById(id: RouteId): RouteSpec {
   const route = routes.find((r) => r.id === id);
   if (!route) throw new Error(`unknown route ${id}`);
   return route;
+}
+
+/** The scope areas some route requires (`cxm`, ...): the only areas a key may be issued for. */
+export function scopeAreas(): string[] {
+  return [...new Set(routes.map((route) => route.scope.split(':')[0]!))].sort();
 }

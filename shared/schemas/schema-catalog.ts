@@ -2,6 +2,7 @@
 import { AddInternalNoteBody } from './add-internal-note-body.ts';
 import { ConversationPath } from './conversation-path.ts';
 import { ErrorBody } from './error-body.ts';
+import { ImportFile } from './import-file.ts';
 import { InternalNoteResponse } from './internal-note-response.ts';
 import { NoQuery } from './no-query.ts';
 
@@ -9,6 +10,7 @@ export const schemaCatalog = {
   AddInternalNoteBody,
   ConversationPath,
   ErrorBody,
+  ImportFile,
   InternalNoteResponse,
   NoQuery,
 } as const;

@@ -236,10 +236,443 @@ validate12.errors = vErrors;
 return errors === 0;
 }
 
-export const InternalNoteResponse = validate13;
-const schema14 = {"$id":"InternalNoteResponse","type":"object","required":["note"],"additionalProperties":false,"properties":{"note":{"type":"object","required":["id","createdAt","visibility","author"],"additionalProperties":false,"properties":{"id":{"type":"string"},"createdAt":{"type":"string","format":"date-time"},"visibility":{"type":"string","const":"internal"},"author":{"type":"object","required":["type","id","name"],"additionalProperties":false,"properties":{"type":{"type":"string","enum":["agent","system"]},"id":{"type":["string","null"]},"name":{"type":"string","maxLength":256}}}}}}};
+export const ImportFile = validate13;
+const schema14 = {"$id":"ImportFile","type":"object","additionalProperties":false,"properties":{"conversations":{"type":"array","items":{"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1,"maxLength":512,"pattern":"^[^/\\\\]*$"},"type":{"type":"string","minLength":1},"status":{"type":"string","minLength":1},"mergedInto":{"type":["string","null"]},"lockedUntil":{"anyOf":[{"type":"null"},{"type":"integer","minimum":0},{"type":"string","minLength":1}]},"realtimeOwner":{"type":["string","null"]},"assignee":{"anyOf":[{"type":"null"},{"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1},"active":{"type":"boolean"}}}]}}}},"documents":{},"assistantConversations":{},"vocConversations":{},"vocJobs":{}}};
 
 function validate13(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="ImportFile" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((((key0 === "conversations") || (key0 === "documents")) || (key0 === "assistantConversations")) || (key0 === "vocConversations")) || (key0 === "vocJobs"))){
+validate13.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.conversations !== undefined){
+let data0 = data.conversations;
+const _errs2 = errors;
+if(errors === _errs2){
+if(Array.isArray(data0)){
+var valid1 = true;
+const len0 = data0.length;
+for(let i0=0; i0<len0; i0++){
+let data1 = data0[i0];
+const _errs4 = errors;
+if(errors === _errs4){
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+let missing0;
+if((data1.id === undefined) && (missing0 = "id")){
+validate13.errors = [{instancePath:instancePath+"/conversations/" + i0,schemaPath:"#/properties/conversations/items/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs6 = errors;
+for(const key1 in data1){
+if(!(((((((key1 === "id") || (key1 === "type")) || (key1 === "status")) || (key1 === "mergedInto")) || (key1 === "lockedUntil")) || (key1 === "realtimeOwner")) || (key1 === "assignee"))){
+validate13.errors = [{instancePath:instancePath+"/conversations/" + i0,schemaPath:"#/properties/conversations/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs6 === errors){
+if(data1.id !== undefined){
+let data2 = data1.id;
+const _errs7 = errors;
+if(errors === _errs7){
+if(typeof data2 === "string"){
+if(func2(data2) > 512){
+validate13.errors = [{instancePath:instancePath+"/conversations/" + i0+"/id",schemaPath:"#/properties/conversations/items/properties/id/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
+return false;
+}
+else {
+if(func2(data2) < 1){
+validate13.errors = [{instancePath:instancePath+"/conversations/" + i0+"/id",schemaPath:"#/properties/conversations/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern1.test(data2)){
+validate13.errors = [{instancePath:instancePath+"/conversations/" + i0+"/id",schemaPath:"#/properties/conversations/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
+return false;
+}
+}
+}
+}
+else {
+validate13.errors = [{instancePath:instancePath+"/conversations/" + i0+"/id",schemaPath:"#/properties/conversations/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid2 = _errs7 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.type !== undefined){
+let data3 = data1.type;
+const _errs9 = errors;
+if(errors === _errs9){
+if(typeof data3 === "string"){
+if(func2(data3) < 1){
+validate13.errors = [{instancePath:instancePath+"/conversations/" + i0+"/type",schemaPath:"#/properties/conversations/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate13.errors = [{instancePath:instancePath+"/conversations/" + i0+"/type",schemaPath:"#/properties/conversations/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid2 = _errs9 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.status !== undefined){
+let data4 = data1.status;
+const _errs11 = errors;
+if(errors === _errs11){
+if(typeof data4 === "string"){
+if(func2(data4) < 1){
+validate13.errors = [{instancePath:instancePath+"/conversations/" + i0+"/status",schemaPath:"#/properties/conversations/items/properties/status/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate13.errors = [{instancePath:instancePath+"/conversations/" + i0+"/status",schemaPath:"#/properties/conversations/items/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid2 = _errs11 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.mergedInto !== undefined){
+let data5 = data1.mergedInto;
+const _errs13 = errors;
+if((typeof data5 !== "string") && (data5 !== null)){
+validate13.errors = [{instancePath:instancePath+"/conversations/" + i0+"/mergedInto",schemaPath:"#/properties/conversations/items/properties/mergedInto/type",keyword:"type",params:{type: schema14.properties.conversations.items.properties.mergedInto.type},message:"must be string,null"}];
+return false;
+}
+var valid2 = _errs13 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.lockedUntil !== undefined){
+let data6 = data1.lockedUntil;
+const _errs15 = errors;
+const _errs16 = errors;
+let valid3 = false;
+const _errs17 = errors;
+if(data6 !== null){
+const err0 = {instancePath:instancePath+"/conversations/" + i0+"/lockedUntil",schemaPath:"#/properties/conversations/items/properties/lockedUntil/anyOf/0/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+var _valid0 = _errs17 === errors;
+valid3 = valid3 || _valid0;
+if(!valid3){
+const _errs19 = errors;
+if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
+const err1 = {instancePath:instancePath+"/conversations/" + i0+"/lockedUntil",schemaPath:"#/properties/conversations/items/properties/lockedUntil/anyOf/1/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(errors === _errs19){
+if((typeof data6 == "number") && (isFinite(data6))){
+if(data6 < 0 || isNaN(data6)){
+const err2 = {instancePath:instancePath+"/conversations/" + i0+"/lockedUntil",schemaPath:"#/properties/conversations/items/properties/lockedUntil/anyOf/1/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+}
+var _valid0 = _errs19 === errors;
+valid3 = valid3 || _valid0;
+if(!valid3){
+const _errs21 = errors;
+if(errors === _errs21){
+if(typeof data6 === "string"){
+if(func2(data6) < 1){
+const err3 = {instancePath:instancePath+"/conversations/" + i0+"/lockedUntil",schemaPath:"#/properties/conversations/items/properties/lockedUntil/anyOf/2/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/conversations/" + i0+"/lockedUntil",schemaPath:"#/properties/conversations/items/properties/lockedUntil/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+var _valid0 = _errs21 === errors;
+valid3 = valid3 || _valid0;
+}
+}
+if(!valid3){
+const err5 = {instancePath:instancePath+"/conversations/" + i0+"/lockedUntil",schemaPath:"#/properties/conversations/items/properties/lockedUntil/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+validate13.errors = vErrors;
+return false;
+}
+else {
+errors = _errs16;
+if(vErrors !== null){
+if(_errs16){
+vErrors.length = _errs16;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid2 = _errs15 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.realtimeOwner !== undefined){
+let data7 = data1.realtimeOwner;
+const _errs23 = errors;
+if((typeof data7 !== "string") && (data7 !== null)){
+validate13.errors = [{instancePath:instancePath+"/conversations/" + i0+"/realtimeOwner",schemaPath:"#/properties/conversations/items/properties/realtimeOwner/type",keyword:"type",params:{type: schema14.properties.conversations.items.properties.realtimeOwner.type},message:"must be string,null"}];
+return false;
+}
+var valid2 = _errs23 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.assignee !== undefined){
+let data8 = data1.assignee;
+const _errs25 = errors;
+const _errs26 = errors;
+let valid4 = false;
+const _errs27 = errors;
+if(data8 !== null){
+const err6 = {instancePath:instancePath+"/conversations/" + i0+"/assignee",schemaPath:"#/properties/conversations/items/properties/assignee/anyOf/0/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+var _valid1 = _errs27 === errors;
+valid4 = valid4 || _valid1;
+if(!valid4){
+const _errs29 = errors;
+if(errors === _errs29){
+if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
+let missing1;
+if((data8.id === undefined) && (missing1 = "id")){
+const err7 = {instancePath:instancePath+"/conversations/" + i0+"/assignee",schemaPath:"#/properties/conversations/items/properties/assignee/anyOf/1/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+else {
+const _errs31 = errors;
+for(const key2 in data8){
+if(!((key2 === "id") || (key2 === "active"))){
+const err8 = {instancePath:instancePath+"/conversations/" + i0+"/assignee",schemaPath:"#/properties/conversations/items/properties/assignee/anyOf/1/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+break;
+}
+}
+if(_errs31 === errors){
+if(data8.id !== undefined){
+let data9 = data8.id;
+const _errs32 = errors;
+if(errors === _errs32){
+if(typeof data9 === "string"){
+if(func2(data9) < 1){
+const err9 = {instancePath:instancePath+"/conversations/" + i0+"/assignee/id",schemaPath:"#/properties/conversations/items/properties/assignee/anyOf/1/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+else {
+const err10 = {instancePath:instancePath+"/conversations/" + i0+"/assignee/id",schemaPath:"#/properties/conversations/items/properties/assignee/anyOf/1/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+var valid5 = _errs32 === errors;
+}
+else {
+var valid5 = true;
+}
+if(valid5){
+if(data8.active !== undefined){
+const _errs34 = errors;
+if(typeof data8.active !== "boolean"){
+const err11 = {instancePath:instancePath+"/conversations/" + i0+"/assignee/active",schemaPath:"#/properties/conversations/items/properties/assignee/anyOf/1/properties/active/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+var valid5 = _errs34 === errors;
+}
+else {
+var valid5 = true;
+}
+}
+}
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/conversations/" + i0+"/assignee",schemaPath:"#/properties/conversations/items/properties/assignee/anyOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+var _valid1 = _errs29 === errors;
+valid4 = valid4 || _valid1;
+}
+if(!valid4){
+const err13 = {instancePath:instancePath+"/conversations/" + i0+"/assignee",schemaPath:"#/properties/conversations/items/properties/assignee/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+validate13.errors = vErrors;
+return false;
+}
+else {
+errors = _errs26;
+if(vErrors !== null){
+if(_errs26){
+vErrors.length = _errs26;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid2 = _errs25 === errors;
+}
+else {
+var valid2 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate13.errors = [{instancePath:instancePath+"/conversations/" + i0,schemaPath:"#/properties/conversations/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid1 = _errs4 === errors;
+if(!valid1){
+break;
+}
+}
+}
+else {
+validate13.errors = [{instancePath:instancePath+"/conversations",schemaPath:"#/properties/conversations/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+}
+}
+}
+else {
+validate13.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate13.errors = vErrors;
+return errors === 0;
+}
+
+export const InternalNoteResponse = validate14;
+const schema15 = {"$id":"InternalNoteResponse","type":"object","required":["note"],"additionalProperties":false,"properties":{"note":{"type":"object","required":["id","createdAt","visibility","author"],"additionalProperties":false,"properties":{"id":{"type":"string"},"createdAt":{"type":"string","format":"date-time"},"visibility":{"type":"string","const":"internal"},"author":{"type":"object","required":["type","id","name"],"additionalProperties":false,"properties":{"type":{"type":"string","enum":["agent","system"]},"id":{"type":["string","null"]},"name":{"type":"string","maxLength":256}}}}}}};
+
+function validate14(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="InternalNoteResponse" */;
 let vErrors = null;
 let errors = 0;
@@ -247,14 +680,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.note === undefined) && (missing0 = "note")){
-validate13.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate14.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(key0 === "note")){
-validate13.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate14.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -267,14 +700,14 @@ if(errors === _errs2){
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 let missing1;
 if(((((data0.id === undefined) && (missing1 = "id")) || ((data0.createdAt === undefined) && (missing1 = "createdAt"))) || ((data0.visibility === undefined) && (missing1 = "visibility"))) || ((data0.author === undefined) && (missing1 = "author"))){
-validate13.errors = [{instancePath:instancePath+"/note",schemaPath:"#/properties/note/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate14.errors = [{instancePath:instancePath+"/note",schemaPath:"#/properties/note/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs4 = errors;
 for(const key1 in data0){
 if(!((((key1 === "id") || (key1 === "createdAt")) || (key1 === "visibility")) || (key1 === "author"))){
-validate13.errors = [{instancePath:instancePath+"/note",schemaPath:"#/properties/note/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate14.errors = [{instancePath:instancePath+"/note",schemaPath:"#/properties/note/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -283,7 +716,7 @@ if(_errs4 === errors){
 if(data0.id !== undefined){
 const _errs5 = errors;
 if(typeof data0.id !== "string"){
-validate13.errors = [{instancePath:instancePath+"/note/id",schemaPath:"#/properties/note/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate14.errors = [{instancePath:instancePath+"/note/id",schemaPath:"#/properties/note/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid1 = _errs5 === errors;
@@ -297,7 +730,7 @@ const _errs7 = errors;
 if(errors === _errs7){
 if(errors === _errs7){
 if(!(typeof data0.createdAt === "string")){
-validate13.errors = [{instancePath:instancePath+"/note/createdAt",schemaPath:"#/properties/note/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate14.errors = [{instancePath:instancePath+"/note/createdAt",schemaPath:"#/properties/note/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -312,11 +745,11 @@ if(data0.visibility !== undefined){
 let data3 = data0.visibility;
 const _errs9 = errors;
 if(typeof data3 !== "string"){
-validate13.errors = [{instancePath:instancePath+"/note/visibility",schemaPath:"#/properties/note/properties/visibility/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate14.errors = [{instancePath:instancePath+"/note/visibility",schemaPath:"#/properties/note/properties/visibility/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("internal" !== data3){
-validate13.errors = [{instancePath:instancePath+"/note/visibility",schemaPath:"#/properties/note/properties/visibility/const",keyword:"const",params:{allowedValue: "internal"},message:"must be equal to constant"}];
+validate14.errors = [{instancePath:instancePath+"/note/visibility",schemaPath:"#/properties/note/properties/visibility/const",keyword:"const",params:{allowedValue: "internal"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs9 === errors;
@@ -332,14 +765,14 @@ if(errors === _errs11){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 let missing2;
 if((((data4.type === undefined) && (missing2 = "type")) || ((data4.id === undefined) && (missing2 = "id"))) || ((data4.name === undefined) && (missing2 = "name"))){
-validate13.errors = [{instancePath:instancePath+"/note/author",schemaPath:"#/properties/note/properties/author/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate14.errors = [{instancePath:instancePath+"/note/author",schemaPath:"#/properties/note/properties/author/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 const _errs13 = errors;
 for(const key2 in data4){
 if(!(((key2 === "type") || (key2 === "id")) || (key2 === "name"))){
-validate13.errors = [{instancePath:instancePath+"/note/author",schemaPath:"#/properties/note/properties/author/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+validate14.errors = [{instancePath:instancePath+"/note/author",schemaPath:"#/properties/note/properties/author/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -349,11 +782,11 @@ if(data4.type !== undefined){
 let data5 = data4.type;
 const _errs14 = errors;
 if(typeof data5 !== "string"){
-validate13.errors = [{instancePath:instancePath+"/note/author/type",schemaPath:"#/properties/note/properties/author/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate14.errors = [{instancePath:instancePath+"/note/author/type",schemaPath:"#/properties/note/properties/author/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((data5 === "agent") || (data5 === "system"))){
-validate13.errors = [{instancePath:instancePath+"/note/author/type",schemaPath:"#/properties/note/properties/author/properties/type/enum",keyword:"enum",params:{allowedValues: schema14.properties.note.properties.author.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate14.errors = [{instancePath:instancePath+"/note/author/type",schemaPath:"#/properties/note/properties/author/properties/type/enum",keyword:"enum",params:{allowedValues: schema15.properties.note.properties.author.properties.type.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid2 = _errs14 === errors;
@@ -366,7 +799,7 @@ if(data4.id !== undefined){
 let data6 = data4.id;
 const _errs16 = errors;
 if((typeof data6 !== "string") && (data6 !== null)){
-validate13.errors = [{instancePath:instancePath+"/note/author/id",schemaPath:"#/properties/note/properties/author/properties/id/type",keyword:"type",params:{type: schema14.properties.note.properties.author.properties.id.type},message:"must be string,null"}];
+validate14.errors = [{instancePath:instancePath+"/note/author/id",schemaPath:"#/properties/note/properties/author/properties/id/type",keyword:"type",params:{type: schema15.properties.note.properties.author.properties.id.type},message:"must be string,null"}];
 return false;
 }
 var valid2 = _errs16 === errors;
@@ -381,12 +814,12 @@ const _errs18 = errors;
 if(errors === _errs18){
 if(typeof data7 === "string"){
 if(func2(data7) > 256){
-validate13.errors = [{instancePath:instancePath+"/note/author/name",schemaPath:"#/properties/note/properties/author/properties/name/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"}];
+validate14.errors = [{instancePath:instancePath+"/note/author/name",schemaPath:"#/properties/note/properties/author/properties/name/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"}];
 return false;
 }
 }
 else {
-validate13.errors = [{instancePath:instancePath+"/note/author/name",schemaPath:"#/properties/note/properties/author/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate14.errors = [{instancePath:instancePath+"/note/author/name",schemaPath:"#/properties/note/properties/author/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -401,7 +834,7 @@ var valid2 = true;
 }
 }
 else {
-validate13.errors = [{instancePath:instancePath+"/note/author",schemaPath:"#/properties/note/properties/author/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate14.errors = [{instancePath:instancePath+"/note/author",schemaPath:"#/properties/note/properties/author/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -417,36 +850,12 @@ var valid1 = true;
 }
 }
 else {
-validate13.errors = [{instancePath:instancePath+"/note",schemaPath:"#/properties/note/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate14.errors = [{instancePath:instancePath+"/note",schemaPath:"#/properties/note/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
 }
 }
-}
-}
-else {
-validate13.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate13.errors = vErrors;
-return errors === 0;
-}
-
-export const NoQuery = validate14;
-const schema15 = {"$id":"NoQuery","type":"object","additionalProperties":false,"properties":{}};
-
-function validate14(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="NoQuery" */;
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-for(const key0 in data){
-validate14.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
 }
 }
 else {
@@ -455,5 +864,29 @@ return false;
 }
 }
 validate14.errors = vErrors;
+return errors === 0;
+}
+
+export const NoQuery = validate15;
+const schema16 = {"$id":"NoQuery","type":"object","additionalProperties":false,"properties":{}};
+
+function validate15(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="NoQuery" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+for(const key0 in data){
+validate15.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+else {
+validate15.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate15.errors = vErrors;
 return errors === 0;
 }

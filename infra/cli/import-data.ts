@@ -1,0 +1,83 @@
+/**
+ * Loads an import file into a tenant (idempotent by id: re-import overwrites). Used by
+ * `cxm import` and by the local runtime's demo tenant.
+ */
+import { describeValidationError } from '#shared/http/describe-validation-error';
+import { validatorFor } from '#shared/http/validator-for';
+import type { Conversation } from '#shared/domain/notes/conversation';
+import { PLANNED_IMPORT_MEMBERS, type ImportConversation, type ImportFileContent } from '#shared/schemas/import-file';
+import type { ConversationsStore } from '#shared/store/conversations-store';
+
+export class ImportError extends Error {
+  override readonly name = 'ImportError';
+}
+
+export interface ImportStores {
+  conversations: ConversationsStore;
+}
+
+export interface ImportSummary {
+  conversations: number;
+}
+
+function lockedUntilMs(value: ImportConversation['lockedUntil'], id: string): number | null {
+  if (value === null || value === undefined) return null;
+  if (typeof value === 'number') return value;
+  const ms = Date.parse(value);
+  if (Number.isNaN(ms) || !/^\d{4}-\d{2}-\d{2}T.*(Z|[+-]\d{2}:?\d{2})$/.test(value)) {
+    throw new ImportError(`conversation '${id}': lockedUntil '${value}' is neither ISO 8601 with a zone nor epoch milliseconds`);
+  }
+  return ms;
+}
+
+export function toConversation(input: ImportConversation): Conversation {
+  return {
+    id: input.id,
+    type: input.type ?? 'customer',
+    status: input.status ?? 'open',
+    mergedInto: input.mergedInto ?? null,
+    lockedUntil: lockedUntilMs(input.lockedUntil, input.id),
+    realtimeOwner: input.realtimeOwner ?? null,
+    assignee: input.assignee ? { id: input.assignee.id, active: input.assignee.active ?? true } : null,
+  };
+}
+
+/** Checks the whole file before anything is written, so a bad file changes nothing. */
+export function parseImportFile(content: unknown): ImportFileContent {
+  const validate = validatorFor('ImportFile');
+  if (!validate(content)) {
+    throw new ImportError(describeValidationError('body', validate.errors?.[0]).replace('the request body', 'the import file'));
+  }
+  const file = content as ImportFileContent;
+  const planned = PLANNED_IMPORT_MEMBERS.filter((member) => file[member] !== undefined);
+  if (planned.length > 0) {
+    throw new ImportError(
+      `member${planned.length > 1 ? 's' : ''} ${planned.map((m) => `'${m}'`).join(', ')} cannot be imported yet: ` +
+        'this version of the API has no endpoint that serves them. Remove them from the file and import again.',
+    );
+  }
+  const ids = new Set<string>();
+  for (const conversation of file.conversations ?? []) {
+    if (ids.has(conversation.id)) throw new ImportError(`conversation '${conversation.id}' appears more than once`);
+    ids.add(conversation.id);
+    toConversation(conversation);
+  }
+  return file;
+}
+
+export async function importData(
+  tenantId: string,
+  file: ImportFileContent,
+  stores: ImportStores,
+  onProgress?: (done: number, total: number) => void,
+): Promise<ImportSummary> {
+  const conversations = (file.conversations ?? []).map(toConversation);
+  let done = 0;
+  const CONCURRENCY = 16;
+  for (let i = 0; i < conversations.length; i += CONCURRENCY) {
+    await Promise.all(conversations.slice(i, i + CONCURRENCY).map((c) => stores.conversations.putConversation(tenantId, c)));
+    done = Math.min(conversations.length, i + CONCURRENCY);
+    onProgress?.(done, conversations.length);
+  }
+  return { conversations: conversations.length };
+}

@@ -1,0 +1,1 @@
+console.log("cli main ok", process.argv.slice(2))

@@ -1,0 +1,67 @@
+/**
+ * Per-stage settings. The stage comes from `-c stage=<name>` (default `dev`); it names the stack
+ * (`cxm-<stage>`), the API stage and every table (`cxm-<stage>-<table>`), so it must be a short,
+ * lowercase DNS-ish label.
+ *
+ * Unknown stage names are allowed (a developer's own `-c stage=alice`, a `staging` nobody wrote down
+ * yet) and get the PROTECTIVE defaults below: their tables survive `cdk destroy` and are
+ * deletion-protected. Only a stage explicitly listed as disposable (`dev`) loses its data on
+ * destroy; forgetting to list a stage can cost a manual cleanup, never a table.
+ */
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+
+export interface StageConfig {
+  stage: string;
+  /** What `cdk destroy` does to tables and log groups. */
+  removalPolicy: RemovalPolicy;
+  /** DynamoDB deletion protection: a table cannot be deleted, even by CloudFormation. */
+  deletionProtection: boolean;
+  logRetention: RetentionDays;
+  /** How long API Gateway reuses an authorizer decision for the same Authorization header. */
+  authorizerCacheTtl: Duration;
+  /** Lambda memory (MB); on arm64, CPU scales with it, and cold starts with CPU. */
+  memorySize: number;
+  /** Powertools log level (`POWERTOOLS_LOG_LEVEL`). */
+  logLevel: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+}
+
+export const DEFAULT_STAGE = 'dev';
+
+type StageSettings = Omit<StageConfig, 'stage'>;
+
+const protectiveDefaults: StageSettings = {
+  removalPolicy: RemovalPolicy.RETAIN,
+  deletionProtection: true,
+  logRetention: RetentionDays.THREE_MONTHS,
+  authorizerCacheTtl: Duration.seconds(60),
+  memorySize: 1024,
+  logLevel: 'INFO',
+};
+
+const knownStages: Record<string, StageSettings> = {
+  dev: {
+    ...protectiveDefaults,
+    removalPolicy: RemovalPolicy.DESTROY,
+    deletionProtection: false,
+    logRetention: RetentionDays.ONE_WEEK,
+    logLevel: 'DEBUG',
+  },
+  prod: {
+    ...protectiveDefaults,
+    logRetention: RetentionDays.ONE_YEAR,
+  },
+};
+
+// Lowercase only: the stage is part of table, function and stack names, and the CLI builds
+// `cxm-<stage>-<table>` from what an operator types. 20 characters keep function names under 64.
+const STAGE_NAME = /^[a-z][a-z0-9-]{0,19}$/;
+
+export function stageConfig(stage: string = DEFAULT_STAGE): StageConfig {
+  if (!STAGE_NAME.test(stage)) {
+    throw new Error(
+      `invalid stage "${stage}": use 1-20 characters, lowercase letters, digits and "-", starting with a letter (e.g. -c stage=dev)`,
+    );
+  }
+  return { stage, ...(knownStages[stage] ?? protectiveDefaults) };
+}

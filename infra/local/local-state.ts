@@ -1,0 +1,37 @@
+/**
+ * `$CXM_HOME/local.json`: how the CLI and scripts find a running local stack (DESIGN section 5).
+ */
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { TableId } from '#shared/store/table-specs';
+
+export interface LocalState {
+  apiUrl: string;
+  dynamodbEndpoint: string;
+  region: string;
+  stage: string;
+  tables: Record<TableId, string>;
+  demo: { tenant: string; key: string } | null;
+  pid: number;
+}
+
+export function cxmHome(): string {
+  return resolve(process.env.CXM_HOME ?? '.cxm');
+}
+
+export function localStatePath(home = cxmHome()): string {
+  return join(home, 'local.json');
+}
+
+export function writeLocalState(state: LocalState, home = cxmHome()): void {
+  const path = localStatePath(home);
+  writeFileSync(path, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 });
+  // It holds the demo key: readable by its owner only, even if the file already existed.
+  chmodSync(path, 0o600);
+}
+
+export function readLocalState(home = cxmHome()): LocalState | undefined {
+  const path = localStatePath(home);
+  if (!existsSync(path)) return undefined;
+  return JSON.parse(readFileSync(path, 'utf8')) as LocalState;
+}

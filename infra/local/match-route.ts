@@ -1,0 +1,39 @@
+/**
+ * Route matching as API Gateway does it: literal segments compare exactly on the raw path,
+ * a `{param}` takes one non-empty segment, and parameters reach the function URL-decoded.
+ */
+import type { RouteSpec } from '#shared/routes';
+
+export type RouteMatch =
+  | { kind: 'matched'; route: RouteSpec; pathParameters: Record<string, string> }
+  | { kind: 'no-route' }
+  | { kind: 'malformed'; segment: string };
+
+export function matchRoute(routes: readonly RouteSpec[], method: string, rawPath: string): RouteMatch {
+  const segments = rawPath.split('/');
+  for (const route of routes) {
+    if (route.method !== method) continue;
+    const template = route.path.split('/');
+    if (template.length !== segments.length) continue;
+    const params: Record<string, string> = {};
+    let matched = true;
+    for (let i = 0; i < template.length && matched; i++) {
+      const part = template[i]!;
+      const raw = segments[i]!;
+      const name = /^\{(\w+)\}$/.exec(part)?.[1];
+      if (name === undefined) {
+        matched = part === raw;
+      } else if (raw === '') {
+        matched = false;
+      } else {
+        try {
+          params[name] = decodeURIComponent(raw);
+        } catch {
+          return { kind: 'malformed', segment: raw };
+        }
+      }
+    }
+    if (matched) return { kind: 'matched', route, pathParameters: params };
+  }
+  return { kind: 'no-route' };
+}

@@ -1,0 +1,53 @@
+/**
+ * Binds the gateway's port first (so a taken port fails at once, before DynamoDB Local starts),
+ * then serves once the handlers are loaded.
+ */
+import { createServer, type RequestListener, type Server } from 'node:http';
+import { routes } from '#shared/routes';
+import { StartupError } from './dynamodb-local.ts';
+import { loadHandlers } from './load-handlers.ts';
+import { createLocalGateway } from './local-gateway.ts';
+
+export interface BoundGateway {
+  port: number;
+  url: string;
+  /** Loads the handlers (environment must be set) and starts answering requests. */
+  serve(options: { authCacheTtlSeconds: number; onFault?: (error: unknown) => void }): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function bindGateway(port: number, host = '127.0.0.1'): Promise<BoundGateway> {
+  let listener: RequestListener = (_req, res) => {
+    res.writeHead(503, { 'Content-Type': 'application/json; charset=utf-8', 'Retry-After': '1' });
+    res.end(JSON.stringify({ code: 'ServiceUnavailable', message: 'The local API is starting.' }));
+  };
+  const server: Server = createServer((req, res) => listener(req, res));
+  // Keep-alive sockets would hold `close()` open; requests are short.
+  server.keepAliveTimeout = 1000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      reject(
+        error.code === 'EADDRINUSE'
+          ? new StartupError(`Port ${port} is already in use. Stop the process using it, or choose another with PORT=<port> (PORT=0 picks a free one).`)
+          : error,
+      ),
+    );
+    server.listen(port, host, () => resolve());
+  });
+  const address = server.address();
+  const boundPort = typeof address === 'object' && address ? address.port : port;
+  return {
+    port: boundPort,
+    url: `http://${host}:${boundPort}`,
+    async serve({ authCacheTtlSeconds, onFault }) {
+      const { authorizer, handlers } = await loadHandlers();
+      const gateway = createLocalGateway({ routes, authorizer, handlers, authCacheTtlSeconds, onFault });
+      listener = (req, res) => void gateway(req, res);
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

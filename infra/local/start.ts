@@ -1,0 +1,87 @@
+/**
+ * `npm start`: DynamoDB Local + the local gateway, serving every route (DESIGN section 5).
+ *   PORT (3000; 0 picks a free port), CXM_HOME (.cxm), CXM_IN_MEMORY=1, CXM_AUTH_CACHE_TTL (60 s)
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { TableId } from '#shared/store/table-specs';
+import { createTables, LOCAL_REGION, startDynamoDbLocal, StartupError, type DynamoDbLocal } from './dynamodb-local.ts';
+import { DEMO_TENANT, ensureDemoTenant } from './demo-tenant.ts';
+import { cxmHome, localStatePath, writeLocalState } from './local-state.ts';
+import { bindGateway, type BoundGateway } from './serve-gateway.ts';
+import { useLocalDynamo } from './use-local-dynamo.ts';
+
+const LOCAL_STAGE = 'local';
+
+function numberFromEnv(name: string, fallback: number, valid: (n: number) => boolean): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw) || !valid(value)) throw new StartupError(`${name}=${raw} is not valid; unset it or give a whole number in range.`);
+  return value;
+}
+
+async function main(): Promise<void> {
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+  // Handler logs are JSON for CloudWatch; locally only warnings and faults are worth a line.
+  process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
+  const port = numberFromEnv('PORT', 3000, (n) => n <= 65535);
+  const authCacheTtlSeconds = numberFromEnv('CXM_AUTH_CACHE_TTL', 60, (n) => n <= 3600);
+  const inMemory = process.env.CXM_IN_MEMORY === '1';
+  const home = cxmHome();
+  mkdirSync(home, { recursive: true });
+
+  let dynamo: DynamoDbLocal | undefined;
+  let gateway: BoundGateway | undefined;
+  let stopping = false;
+  const stop = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    await gateway?.close();
+    await dynamo?.stop();
+    process.exit(code);
+  };
+  process.on('SIGINT', () => void stop(0));
+  process.on('SIGTERM', () => void stop(0));
+  process.on('SIGHUP', () => void stop(0));
+  // Whatever ends this process, DynamoDB Local must not outlive it.
+  process.on('exit', () => dynamo?.killNow());
+
+  try {
+    gateway = await bindGateway(port);
+    dynamo = await startDynamoDbLocal({ dataDir: inMemory ? undefined : join(home, 'dynamodb') });
+    const tables = (await createTables(dynamo.endpoint, LOCAL_STAGE)) as Record<TableId, string>;
+    useLocalDynamo(dynamo.endpoint, tables);
+    const demoKey = await ensureDemoTenant(inMemory ? undefined : home);
+    await gateway.serve({
+      authCacheTtlSeconds,
+      onFault: (error) => console.error('local gateway fault:', error),
+    });
+    writeLocalState(
+      {
+        apiUrl: gateway.url,
+        dynamodbEndpoint: dynamo.endpoint,
+        region: LOCAL_REGION,
+        stage: LOCAL_STAGE,
+        tables,
+        demo: { tenant: DEMO_TENANT, key: demoKey },
+        pid: process.pid,
+      },
+      home,
+    );
+    console.log(`CXM API listening on ${gateway.url}`);
+    console.log(`Demo tenant: ${DEMO_TENANT}`);
+    console.log(`Demo key:    ${demoKey}`);
+    console.log(`State:       ${inMemory ? 'in memory (CXM_IN_MEMORY=1)' : home} (${localStatePath(home)})`);
+    console.log(
+      `Try:         curl -i -X POST ${gateway.url}/api/v1/cxm/tenants/${DEMO_TENANT}/conversations/conv-1001/internal-notes ` +
+        `-H "Authorization: Bearer ${demoKey}" -H "Content-Type: application/json" -d '{"body":"Customer called back"}'`,
+    );
+    console.log('Press Ctrl-C to stop.');
+  } catch (error) {
+    console.error(error instanceof StartupError ? `cxm: ${error.message}` : error);
+    await stop(1);
+  }
+}
+
+await main();

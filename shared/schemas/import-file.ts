@@ -1,0 +1,67 @@
+/**
+ * The `cxm import` file (DESIGN section 5). Members that later endpoints add are declared here so
+ * the CLI can name them when it refuses them.
+ */
+import { resourceIdParam } from './identifiers.ts';
+
+export const SUPPORTED_IMPORT_MEMBERS = ['conversations'] as const;
+export const PLANNED_IMPORT_MEMBERS = ['documents', 'assistantConversations', 'vocConversations', 'vocJobs'] as const;
+
+const nullableString = { type: ['string', 'null'] } as const;
+
+export const ImportFile = {
+  $id: 'ImportFile',
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    conversations: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['id'],
+        additionalProperties: false,
+        properties: {
+          id: resourceIdParam,
+          type: { type: 'string', minLength: 1 },
+          status: { type: 'string', minLength: 1 },
+          mergedInto: nullableString,
+          lockedUntil: { anyOf: [{ type: 'null' }, { type: 'integer', minimum: 0 }, { type: 'string', minLength: 1 }] },
+          realtimeOwner: nullableString,
+          assignee: {
+            anyOf: [
+              { type: 'null' },
+              {
+                type: 'object',
+                required: ['id'],
+                additionalProperties: false,
+                properties: { id: { type: 'string', minLength: 1 }, active: { type: 'boolean' } },
+              },
+            ],
+          },
+        },
+      },
+    },
+    documents: {},
+    assistantConversations: {},
+    vocConversations: {},
+    vocJobs: {},
+  },
+} as const;
+
+export interface ImportConversation {
+  id: string;
+  type?: string;
+  status?: string;
+  mergedInto?: string | null;
+  lockedUntil?: number | string | null;
+  realtimeOwner?: string | null;
+  assignee?: { id: string; active?: boolean } | null;
+}
+
+export interface ImportFileContent {
+  conversations?: ImportConversation[];
+  documents?: unknown;
+  assistantConversations?: unknown;
+  vocConversations?: unknown;
+  vocJobs?: unknown;
+}
