@@ -1,1 +1,32 @@
-console.log("cli main ok", process.argv.slice(2))
+/** The `cxm` operator CLI: keys and data for a local stack or a deployed stage. */
+import { Command, CommanderError } from 'commander';
+import { CliError } from './cli-error.ts';
+import { ImportError } from './import-data.ts';
+import { registerImportCommand } from './import-command.ts';
+import { registerKeysCommands } from './keys-commands.ts';
+
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
+const program = new Command('cxm')
+  .description('CXM API operator CLI. Targets the local stack ($CXM_HOME/local.json) unless --stage is given.')
+  .showHelpAfterError()
+  .exitOverride();
+registerKeysCommands(program);
+registerImportCommand(program);
+
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  if (error instanceof CommanderError) process.exit(error.exitCode);
+  if (error instanceof CliError || error instanceof ImportError) {
+    console.error(`cxm: ${error.message}`);
+    process.exit(1);
+  }
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ECONNREFUSED') {
+    console.error('cxm: cannot reach DynamoDB of the local stack; is `npm start` running (with the same CXM_HOME)?');
+    process.exit(1);
+  }
+  console.error(`cxm: ${(error as Error).message ?? String(error)}`);
+  process.exit(1);
+}

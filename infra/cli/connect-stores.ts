@@ -1,0 +1,44 @@
+/**
+ * Which tables the CLI works on: the running local stack (found through `$CXM_HOME/local.json`),
+ * or with `--stage <name>` the deployed tables `cxm-<stage>-*` with the caller's AWS credentials.
+ */
+import { createConversationsStore, type ConversationsStore } from '#shared/store/conversations-store';
+import { documentClient } from '#shared/store/dynamo-client';
+import { createKeysStore, type KeysStore } from '#shared/store/keys-store';
+import { allTableSpecs, physicalTableName, type TableId } from '#shared/store/table-specs';
+import { localStatePath, readLocalState } from '#infra/local/local-state';
+import { useLocalDynamo } from '#infra/local/use-local-dynamo';
+import { CliError } from './cli-error.ts';
+
+export interface CliStores {
+  keys: KeysStore;
+  conversations: ConversationsStore;
+  /** Where the stores point, for messages. */
+  target: string;
+}
+
+export function connectStores(stage: string | undefined): CliStores {
+  let tables: Record<TableId, string>;
+  let target: string;
+  if (stage !== undefined) {
+    if (!/^[a-z][a-z0-9-]{0,20}$/.test(stage)) throw new CliError(`stage '${stage}' is not a valid stage name`);
+    tables = Object.fromEntries(allTableSpecs.map((spec) => [spec.id, physicalTableName(stage, spec.id)])) as Record<TableId, string>;
+    target = `stage ${stage}`;
+  } else {
+    const state = readLocalState();
+    if (!state) {
+      throw new CliError(
+        `no local stack found (${localStatePath()} is missing). Start one with 'npm start', set CXM_HOME to its state directory, or target a deployed stage with --stage <name>.`,
+      );
+    }
+    useLocalDynamo(state.dynamodbEndpoint, state.tables);
+    tables = state.tables;
+    target = `local stack at ${state.apiUrl}`;
+  }
+  const client = documentClient();
+  return {
+    keys: createKeysStore(client, tables.keys),
+    conversations: createConversationsStore(client, tables.conversations),
+    target,
+  };
+}

@@ -1,0 +1,38 @@
+/** `cxm import --tenant <id> <file.json>` (DESIGN section 5). */
+import { readFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { isValidTenantId } from '#shared/auth/tenant-id';
+import { CliError } from './cli-error.ts';
+import { connectStores } from './connect-stores.ts';
+import { importData, parseImportFile } from './import-data.ts';
+
+export function registerImportCommand(program: Command): void {
+  program
+    .command('import')
+    .description('load an import file into a tenant (idempotent by id: re-import overwrites)')
+    .requiredOption('--tenant <id>', 'tenant to load the data into')
+    .argument('<file>', 'JSON import file')
+    .option('--stage <name>', 'deployed stage to use instead of the local stack')
+    .action(async (file: string, options: { tenant: string; stage?: string }) => {
+      if (!isValidTenantId(options.tenant)) throw new CliError(`tenant '${options.tenant}' is not a valid tenant id`);
+      let text: string;
+      try {
+        text = readFileSync(file, 'utf8');
+      } catch (error) {
+        throw new CliError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+      }
+      let content: unknown;
+      try {
+        content = JSON.parse(text);
+      } catch (error) {
+        throw new CliError(`${file} is not valid JSON: ${(error as Error).message}`);
+      }
+      const parsed = parseImportFile(content);
+      const stores = connectStores(options.stage);
+      const summary = await importData(options.tenant, parsed, stores, (done, total) => {
+        if (process.stderr.isTTY && total >= 100) process.stderr.write(`\rconversations ${done}/${total}`);
+      });
+      if (process.stderr.isTTY && summary.conversations >= 100) process.stderr.write('\n');
+      console.log(`Imported ${summary.conversations} conversation(s) into tenant ${options.tenant} on the ${stores.target}.`);
+    });
+}

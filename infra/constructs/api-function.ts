@@ -1,0 +1,85 @@
+/**
+ * A Lambda function with the house defaults (DESIGN sections 7 and 8): Node 22 on arm64, one
+ * minified ESM bundle with the AWS SDK inside, built by the local esbuild (no Docker), its own log
+ * group with the stage's retention, X-Ray tracing, and `bindTable` for least-privilege table access.
+ */
+import { fileURLToPath } from 'node:url';
+import { Duration } from 'aws-cdk-lib';
+import type { Construct } from 'constructs';
+import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat, type NodejsFunctionProps } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup } from 'aws-cdk-lib/aws-logs';
+import { FUNCTION_TIMEOUT_SECONDS, type TableAccess } from '#shared/routes';
+import type { StageConfig } from '../config.ts';
+import type { SpecTable } from './data.ts';
+
+/** The project root: route handlers and the lock file are addressed relative to it. */
+export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** The service name in every log line and trace (Powertools). */
+export const SERVICE_NAME = 'cxm-api';
+
+// esbuild's ESM output turns a CommonJS `require('node:https')` inside the AWS SDK into a call
+// that throws "Dynamic require of node:https is not supported" at import; a real `require` fixes it.
+export const ESM_REQUIRE_BANNER =
+  "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
+
+export interface ApiFunctionProps extends Omit<NodejsFunctionProps, 'entry' | 'logGroup' | 'projectRoot'> {
+  /** Handler module relative to the project root, as in the route table (`functions/...ts`). */
+  entry: string;
+  config: StageConfig;
+}
+
+export class ApiFunction extends NodejsFunction {
+  constructor(scope: Construct, id: string, props: ApiFunctionProps) {
+    const { entry, config, bundling, environment, ...overrides } = props;
+    // A log group we own, so retention and removal follow the stage instead of "never expire".
+    const logGroup = new LogGroup(scope, `${id}Logs`, {
+      ...(props.functionName && { logGroupName: `/aws/lambda/${props.functionName}` }),
+      retention: config.logRetention,
+      removalPolicy: config.removalPolicy,
+    });
+    super(scope, id, {
+      runtime: Runtime.NODEJS_22_X,
+      architecture: Architecture.ARM_64,
+      memorySize: config.memorySize,
+      timeout: Duration.seconds(FUNCTION_TIMEOUT_SECONDS),
+      tracing: Tracing.ACTIVE,
+      logGroup,
+      ...overrides,
+      entry: `${PROJECT_ROOT}${entry}`,
+      handler: 'handler',
+      projectRoot: PROJECT_ROOT,
+      depsLockFilePath: `${PROJECT_ROOT}package-lock.json`,
+      environment: {
+        POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
+        POWERTOOLS_LOG_LEVEL: config.logLevel,
+        CXM_STAGE: config.stage,
+        // The bundle ships a source map; without this flag Node ignores it in stack traces.
+        NODE_OPTIONS: '--enable-source-maps',
+        ...environment,
+      },
+      bundling: {
+        format: OutputFormat.ESM,
+        minify: true,
+        sourceMap: true,
+        // Bundle the SDK: a pinned, tree-shaken client instead of whatever the runtime carries.
+        externalModules: [],
+        mainFields: ['module', 'main'],
+        banner: ESM_REQUIRE_BANNER,
+        forceDockerBundling: false,
+        ...bundling,
+      },
+    });
+  }
+
+  /**
+   * Grants exactly the access the route table names (read, or read and write) on one table, and
+   * tells the function the table's physical name through the spec's environment variable.
+   */
+  bindTable(table: SpecTable, access: TableAccess): void {
+    if (access === 'RW') table.grantReadWriteData(this);
+    else table.grantReadData(this);
+    this.addEnvironment(table.spec.envVar, table.tableName);
+  }
+}

@@ -1,0 +1,84 @@
+/**
+ * The REST API, built entirely from the route table: one resource path and one method per route,
+ * each with its own function granted only the route's tables, all behind one cached REQUEST
+ * authorizer. Every error API Gateway makes by itself is reshaped into `{code, message}`.
+ */
+import { Construct } from 'constructs';
+import {
+  AuthorizationType,
+  EndpointType,
+  IdentitySource,
+  LambdaIntegration,
+  RequestAuthorizer,
+  RestApi,
+} from 'aws-cdk-lib/aws-apigateway';
+import { AUTHORIZER_HANDLER, routes, type RouteSpec, type TableAccess } from '#shared/routes';
+import type { TableId } from '#shared/store/table-specs';
+import type { StageConfig } from '../config.ts';
+import { ApiFunction } from './api-function.ts';
+import type { SpecTable } from './data.ts';
+import { addGatewayResponses } from './gateway-responses.ts';
+
+export interface ApiProps {
+  config: StageConfig;
+  tables: Record<TableId, SpecTable>;
+}
+
+export class Api extends Construct {
+  readonly restApi: RestApi;
+  readonly authorizerFunction: ApiFunction;
+  /** Route id -> its function, for tests and for wiring alarms later. */
+  readonly routeFunctions: ReadonlyMap<string, ApiFunction>;
+
+  constructor(scope: Construct, id: string, { config, tables }: ApiProps) {
+    super(scope, id);
+    const { stage } = config;
+
+    this.restApi = new RestApi(this, 'RestApi', {
+      restApiName: `cxm-${stage}`,
+      description: 'CXM API (routes from shared/routes.ts)',
+      // Callers are trusted backends, not browsers around the world: no CloudFront edge hop.
+      endpointTypes: [EndpointType.REGIONAL],
+      // The account-wide CloudWatch role is account setup, not something one stack should own.
+      cloudWatchRole: false,
+      deployOptions: { stageName: stage, tracingEnabled: true },
+    });
+    addGatewayResponses(this.restApi);
+
+    this.authorizerFunction = new ApiFunction(this, 'Authorizer', {
+      entry: AUTHORIZER_HANDLER,
+      functionName: `cxm-${stage}-authorizer`,
+      description: 'REQUEST authorizer: tenant API key -> tenants and scopes',
+      config,
+    });
+    this.authorizerFunction.bindTable(tables.keys, 'RO');
+    const authorizer = new RequestAuthorizer(this, 'KeyAuthorizer', {
+      handler: this.authorizerFunction,
+      identitySources: [IdentitySource.header('Authorization')],
+      // Keyed on the Authorization header; the Allow covers the stage, so one decision serves all routes.
+      resultsCacheTtl: config.authorizerCacheTtl,
+    });
+
+    const routeFunctions = new Map<string, ApiFunction>();
+    const routeSpecs: readonly RouteSpec[] = routes;
+    for (const route of routeSpecs) {
+      const fn = new ApiFunction(this, `${route.id}Function`, {
+        entry: route.handler,
+        functionName: `cxm-${stage}-${route.id}`,
+        description: `${route.method} ${route.path}`,
+        config,
+      });
+      for (const [tableId, access] of Object.entries(route.tables) as [TableId, TableAccess][]) {
+        fn.bindTable(tables[tableId], access);
+      }
+      this.restApi.root.resourceForPath(route.path).addMethod(
+        route.method,
+        // Console test-invoke is not needed; the permission stays scoped to the deployed stage.
+        new LambdaIntegration(fn, { proxy: true, allowTestInvoke: false }),
+        { authorizer, authorizationType: AuthorizationType.CUSTOM, operationName: route.id },
+      );
+      routeFunctions.set(route.id, fn);
+    }
+    this.routeFunctions = routeFunctions;
+  }
+}

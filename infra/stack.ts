@@ -1,0 +1,43 @@
+/**
+ * One stack per stage, `cxm-<stage>`: the tables (stateful) and the API (stateless, rebuilt from
+ * the route table). Environment-agnostic on purpose: synth needs no account, region or credentials;
+ * `cdk deploy` takes them from the caller's profile.
+ */
+import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import type { Construct } from 'constructs';
+import type { StageConfig } from './config.ts';
+import { Api } from './constructs/api.ts';
+import { Data } from './constructs/data.ts';
+
+export interface CxmStackProps extends StackProps {
+  config: StageConfig;
+}
+
+export class CxmStack extends Stack {
+  readonly data: Data;
+  readonly api: Api;
+
+  constructor(scope: Construct, props: CxmStackProps) {
+    const { config, ...stackProps } = props;
+    super(scope, stackName(config.stage), {
+      description: `CXM API, stage ${config.stage}`,
+      // No CDKMetadata resource: the template depends only on the code, not on the CDK version.
+      analyticsReporting: false,
+      ...stackProps,
+    });
+    this.data = new Data(this, 'Data', config);
+    this.api = new Api(this, 'Api', { config, tables: this.data.tables });
+
+    new CfnOutput(this, 'ApiUrl', { value: this.api.restApi.url, description: 'Base URL of the API stage' });
+    for (const table of Object.values(this.data.tables)) {
+      new CfnOutput(this, table.node.id + 'Name', {
+        value: table.tableName,
+        description: `Physical name of the ${table.spec.id} table`,
+      });
+    }
+  }
+}
+
+export function stackName(stage: string): string {
+  return `cxm-${stage}`;
+}
