@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { Duration } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat, type NodejsFunctionProps } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogLevel, NodejsFunction, OutputFormat, type NodejsFunctionProps } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { FUNCTION_TIMEOUT_SECONDS, type TableAccess } from '#shared/routes';
 import type { StageConfig } from '../config.ts';
@@ -68,6 +68,8 @@ export class ApiFunction extends NodejsFunction {
         mainFields: ['module', 'main'],
         banner: ESM_REQUIRE_BANNER,
         forceDockerBundling: false,
+        // esbuild's size report on every synth is noise; warnings and errors still show.
+        logLevel: LogLevel.WARNING,
         ...bundling,
       },
     });

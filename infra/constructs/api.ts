@@ -43,6 +43,8 @@ export class Api extends Construct {
       cloudWatchRole: false,
       deployOptions: { stageName: stage, tracingEnabled: true },
     });
+    // The stack outputs the URL once, as `ApiUrl`; RestApi's own hash-named output would repeat it.
+    this.restApi.node.tryRemoveChild('Endpoint');
     addGatewayResponses(this.restApi);
 
     this.authorizerFunction = new ApiFunction(this, 'Authorizer', {

@@ -1,0 +1,114 @@
+/**
+ * Every Lambda bundle CDK builds must load in a fresh Node process with only the environment its
+ * function gets in the template. This catches what type checks and unit tests cannot: an ESM bundle
+ * that dies at import ("Dynamic require of node:https is not supported" without the createRequire
+ * banner), a module left external that Lambda does not have, and a handler reading a table env var
+ * its function is not bound to (the handlers read table names at import and throw when missing).
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { App } from 'aws-cdk-lib';
+import type { CloudFormationStackArtifact } from 'aws-cdk-lib/cx-api';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stageConfig } from '#infra/config';
+import { ESM_REQUIRE_BANNER } from '#infra/constructs/api-function';
+import { CxmStack } from '#infra/stack';
+
+interface LambdaResource {
+  Type: string;
+  Properties: { FunctionName: string; Environment?: { Variables: Record<string, unknown> } };
+  Metadata?: Record<string, unknown>;
+}
+
+interface Bundle {
+  functionName: string;
+  file: string;
+  environment: Record<string, string>;
+}
+
+const run = promisify(execFile);
+const config = stageConfig('dev');
+
+let outdir: string;
+let bundles: Bundle[];
+
+beforeAll(() => {
+  // Outside the project tree, so a module left external cannot be found in our node_modules.
+  outdir = mkdtempSync(join(tmpdir(), 'cxm-bundles-test-'));
+  const cdkJson = JSON.parse(readFileSync('cdk.json', 'utf8')) as { context: Record<string, unknown> };
+  const app = new App({
+    outdir,
+    // Asset metadata ties each function to its asset directory (the CLI sets this too).
+    context: { ...cdkJson.context, stage: config.stage, 'aws:cdk:enable-asset-metadata': true },
+  });
+  const stack = new CxmStack(app, { config });
+  const artifact = app.synth().getStackArtifact(stack.artifactId);
+  bundles = lambdaBundles(artifact);
+});
+
+afterAll(() => rmSync(outdir, { recursive: true, force: true }));
+
+function lambdaBundles(artifact: CloudFormationStackArtifact): Bundle[] {
+  const resources = (artifact.template as { Resources: Record<string, LambdaResource> }).Resources;
+  return Object.values(resources)
+    .filter((resource) => resource.Type === 'AWS::Lambda::Function')
+    .map((fn) => {
+      const assetPath = fn.Metadata?.['aws:asset:path'];
+      if (typeof assetPath !== 'string') throw new Error(`${fn.Properties.FunctionName} has no asset path`);
+      const variables = fn.Properties.Environment?.Variables ?? {};
+      return {
+        functionName: fn.Properties.FunctionName,
+        file: join(artifact.assembly.directory, assetPath, 'index.mjs'),
+        environment: Object.fromEntries(
+          Object.entries(variables).map(([name, value]) => [name, resolveValue(value, resources)]),
+        ),
+      };
+    });
+}
+
+/** A literal stays; `{Ref: Table}` becomes that table's physical name, as Lambda would see it. */
+function resolveValue(value: unknown, resources: Record<string, { Properties: Record<string, unknown> }>): string {
+  if (typeof value === 'string') return value;
+  const ref = (value as { Ref?: unknown }).Ref;
+  const tableName = typeof ref === 'string' ? resources[ref]?.Properties.TableName : undefined;
+  if (typeof tableName !== 'string') throw new Error(`cannot resolve env value ${JSON.stringify(value)}`);
+  return tableName;
+}
+
+/** Imports a bundle in a new Node with exactly `environment` (plus a region and PATH). */
+async function importBundle(file: string, environment: Record<string, string>) {
+  const script = `const m = await import(process.argv[1]);
+if (typeof m.handler !== 'function') { console.error('no handler export'); process.exit(3); }`;
+  return run(process.execPath, ['--input-type=module', '-e', script, pathToFileURL(file).href], {
+    env: { PATH: process.env.PATH ?? '', AWS_REGION: 'eu-west-1', ...environment },
+    timeout: 30_000,
+  });
+}
+
+describe('built bundles', () => {
+  it('one ESM bundle per function, with the createRequire banner', () => {
+    expect(bundles.length).toBeGreaterThanOrEqual(2);
+    for (const bundle of bundles) {
+      expect(existsSync(bundle.file), bundle.file).toBe(true);
+      expect(readFileSync(bundle.file, 'utf8').startsWith(ESM_REQUIRE_BANNER)).toBe(true);
+    }
+  });
+
+  it('each imports in a fresh node with only its own environment', async () => {
+    for (const bundle of bundles) {
+      await expect(importBundle(bundle.file, bundle.environment), bundle.functionName).resolves.toBeDefined();
+    }
+  });
+
+  it('a bundle without its table variable fails at import (the check above can fail)', async () => {
+    const bundle = bundles.find((b) => Object.keys(b.environment).some((name) => name.startsWith('CXM_TABLE_')))!;
+    const environment = Object.fromEntries(
+      Object.entries(bundle.environment).filter(([name]) => !name.startsWith('CXM_TABLE_')),
+    );
+    await expect(importBundle(bundle.file, environment)).rejects.toThrow(/CXM_TABLE_/);
+  });
+});

@@ -1,0 +1,274 @@
+/**
+ * The synthesized `cxm-dev` template against the route table and table specs it is built from.
+ * One synthesis for the whole file (bundling included): every assertion reads the same template.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { App } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stageConfig } from '#infra/config';
+import { SERVICE_NAME } from '#infra/constructs/api-function';
+import { CxmStack } from '#infra/stack';
+import { gatewayResponses } from '#shared/http/gateway-responses';
+import { FUNCTION_TIMEOUT_SECONDS, routes, type RouteSpec } from '#shared/routes';
+import { allTableSpecs, physicalTableName, tableSpecs, type TableId } from '#shared/store/table-specs';
+
+interface CfnResource {
+  Type: string;
+  Properties: Record<string, unknown>;
+  Metadata?: Record<string, unknown>;
+  DeletionPolicy?: string;
+}
+
+const config = stageConfig('dev');
+const routeSpecs: readonly RouteSpec[] = routes;
+const WRITE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
+
+let outdir: string;
+let template: Template;
+
+beforeAll(() => {
+  outdir = mkdtempSync(join(tmpdir(), 'cxm-stack-test-'));
+  // The same context (feature flags) as `cdk synth`, so the template under test is the deployed one.
+  const cdkJson = JSON.parse(readFileSync('cdk.json', 'utf8')) as { context: Record<string, unknown> };
+  const app = new App({ outdir, context: { ...cdkJson.context, stage: config.stage } });
+  const stack = new CxmStack(app, { config });
+  app.synth();
+  template = Template.fromStack(stack);
+});
+
+afterAll(() => rmSync(outdir, { recursive: true, force: true }));
+
+function resourcesOf(type: string): Record<string, CfnResource> {
+  return template.findResources(type) as Record<string, CfnResource>;
+}
+
+function resource(logicalId: string): CfnResource {
+  const found = template.toJSON().Resources[logicalId] as CfnResource | undefined;
+  if (!found) throw new Error(`no resource ${logicalId}`);
+  return found;
+}
+
+function logicalIdWhere(type: string, property: string, value: unknown): string {
+  const ids = Object.entries(resourcesOf(type))
+    .filter(([, r]) => r.Properties[property] === value)
+    .map(([id]) => id);
+  expect(ids, `${type} with ${property}=${String(value)}`).toHaveLength(1);
+  return ids[0]!;
+}
+
+/** Logical ids referenced as `Fn::GetAtt [id, ...]` or `Ref id` anywhere inside a value. */
+function referencedIds(value: unknown): Set<string> {
+  const ids = new Set<string>();
+  const walk = (node: unknown): void => {
+    if (Array.isArray(node)) node.forEach(walk);
+    else if (node && typeof node === 'object') {
+      for (const [key, child] of Object.entries(node)) {
+        if (key === 'Ref' && typeof child === 'string') ids.add(child);
+        else if (key === 'Fn::GetAtt' && Array.isArray(child) && typeof child[0] === 'string') ids.add(child[0]);
+        else walk(child);
+      }
+    }
+  };
+  walk(value);
+  return ids;
+}
+
+const tableLogicalId = (id: TableId) => logicalIdWhere('AWS::DynamoDB::Table', 'TableName', physicalTableName(config.stage, id));
+const functionLogicalId = (name: string) => logicalIdWhere('AWS::Lambda::Function', 'FunctionName', `cxm-${config.stage}-${name}`);
+
+interface DynamoStatement {
+  Action: string | string[];
+  Resource: unknown;
+}
+
+/** The DynamoDB statements of every policy attached to the function's role. */
+function dynamoStatements(functionId: string): DynamoStatement[] {
+  const roleId = [...referencedIds(resource(functionId).Properties.Role)][0]!;
+  return Object.values(resourcesOf('AWS::IAM::Policy'))
+    .filter((policy) => referencedIds(policy.Properties.Roles).has(roleId))
+    .flatMap((policy) => (policy.Properties.PolicyDocument as { Statement: DynamoStatement[] }).Statement)
+    .filter((statement) => [statement.Action].flat().some((action) => action.startsWith('dynamodb:')));
+}
+
+/** Table id -> the DynamoDB actions the function may perform on it. */
+function tableGrants(functionId: string): Map<TableId, string[]> {
+  const byLogicalId = new Map(allTableSpecs.map((spec) => [tableLogicalId(spec.id), spec.id]));
+  const grants = new Map<TableId, string[]>();
+  for (const statement of dynamoStatements(functionId)) {
+    expect(statement.Resource, 'no DynamoDB grant on *').not.toBe('*');
+    for (const id of referencedIds(statement.Resource)) {
+      const tableId = byLogicalId.get(id);
+      if (!tableId) throw new Error(`DynamoDB grant on a resource that is not a table: ${id}`);
+      grants.set(tableId, [...(grants.get(tableId) ?? []), ...[statement.Action].flat()]);
+    }
+  }
+  return grants;
+}
+
+/** `/api/v1/...` of an API Gateway resource, from its PathPart and parent chain. */
+function resourcePath(resourceId: unknown): string {
+  const [id] = referencedIds(resourceId);
+  const node = resourcesOf('AWS::ApiGateway::Resource')[id!];
+  if (!node) return ''; // the RestApi's root resource
+  return `${resourcePath(node.Properties.ParentId)}/${String(node.Properties.PathPart)}`;
+}
+
+describe('tables', () => {
+  it.each(allTableSpecs)('$id: on demand, PITR, AWS-managed encryption, stage name, dev removal', (spec) => {
+    const table = resource(tableLogicalId(spec.id));
+    expect(table.Properties).toMatchObject({
+      BillingMode: 'PAY_PER_REQUEST',
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      SSESpecification: { SSEEnabled: true },
+      DeletionProtectionEnabled: false,
+      KeySchema: [
+        { AttributeName: spec.partitionKey.name, KeyType: 'HASH' },
+        ...(spec.sortKey ? [{ AttributeName: spec.sortKey.name, KeyType: 'RANGE' }] : []),
+      ],
+    });
+    expect(table.DeletionPolicy).toBe('Delete');
+    const stream = table.Properties.StreamSpecification;
+    expect(stream).toEqual(spec.stream ? { StreamViewType: 'NEW_IMAGE' } : undefined);
+  });
+
+  it('conversations has a NEW_IMAGE stream and keys a GSI on keyId', () => {
+    expect(resource(tableLogicalId('conversations')).Properties.StreamSpecification).toEqual({ StreamViewType: 'NEW_IMAGE' });
+    expect(resource(tableLogicalId('keys')).Properties.GlobalSecondaryIndexes).toEqual([
+      { IndexName: 'byKeyId', KeySchema: [{ AttributeName: 'keyId', KeyType: 'HASH' }], Projection: { ProjectionType: 'ALL' } },
+    ]);
+  });
+
+  it('outputs every physical table name and the API URL', () => {
+    const outputs = template.toJSON().Outputs as Record<string, { Value: unknown }>;
+    for (const spec of allTableSpecs) {
+      expect([...referencedIds(Object.values(outputs).map((o) => o.Value))]).toContain(tableLogicalId(spec.id));
+    }
+    expect(outputs.ApiUrl).toBeDefined();
+    expect(Object.keys(outputs)).toHaveLength(allTableSpecs.length + 1);
+  });
+});
+
+describe('authorizer', () => {
+  it('is a cached REQUEST authorizer on the Authorization header, backed by the authorizer function', () => {
+    const [authorizer, ...others] = Object.values(resourcesOf('AWS::ApiGateway::Authorizer'));
+    expect(others).toHaveLength(0);
+    expect(authorizer!.Properties).toMatchObject({
+      Type: 'REQUEST',
+      IdentitySource: 'method.request.header.Authorization',
+      AuthorizerResultTtlInSeconds: 60,
+    });
+    expect(referencedIds(authorizer!.Properties.AuthorizerUri)).toContain(functionLogicalId('authorizer'));
+  });
+
+  it('only reads the keys table', () => {
+    const grants = tableGrants(functionLogicalId('authorizer'));
+    expect([...grants.keys()]).toEqual(['keys']);
+    expect(grants.get('keys')).toContain('dynamodb:GetItem');
+    for (const write of WRITE_ACTIONS) expect(grants.get('keys')).not.toContain(write);
+  });
+});
+
+describe('gateway responses', () => {
+  const responses = () =>
+    new Map(Object.values(resourcesOf('AWS::ApiGateway::GatewayResponse')).map((r) => [r.Properties.ResponseType, r.Properties]));
+
+  it('one per shared spec', () => {
+    expect([...responses().keys()].sort()).toEqual(Object.keys(gatewayResponses).sort());
+  });
+
+  it.each(Object.entries(gatewayResponses))('%s: status, {code, message} body, quoted headers', (type, spec) => {
+    const response = responses().get(type)!;
+    expect(response.StatusCode).toBe(spec.status === undefined ? undefined : String(spec.status));
+    const body = (response.ResponseTemplates as Record<string, string>)['application/json']!;
+    expect(JSON.parse(body)).toEqual({ code: spec.code, message: spec.message });
+    const headers = response.ResponseParameters as Record<string, string>;
+    expect(headers).toMatchObject({
+      'gatewayresponse.header.X-Request-Id': 'context.requestId',
+      'gatewayresponse.header.Content-Type': "'application/json; charset=utf-8'",
+      'gatewayresponse.header.Cache-Control': "'no-store'",
+      'gatewayresponse.header.X-Content-Type-Options': "'nosniff'",
+    });
+    for (const [name, value] of Object.entries(spec.headers ?? {})) {
+      expect(headers[`gatewayresponse.header.${name}`]).toBe(`'${value}'`);
+    }
+  });
+});
+
+describe('functions', () => {
+  const functionNames = ['authorizer', ...routeSpecs.map((route) => route.id)];
+
+  it('one per route plus the authorizer', () => {
+    template.resourceCountIs('AWS::Lambda::Function', functionNames.length);
+  });
+
+  it.each(functionNames)('%s: Node 22 on arm64, timeout, tracing, own log group with stage retention', (name) => {
+    const fn = resource(functionLogicalId(name));
+    expect(fn.Properties).toMatchObject({
+      Runtime: 'nodejs22.x',
+      Architectures: ['arm64'],
+      Timeout: FUNCTION_TIMEOUT_SECONDS,
+      MemorySize: config.memorySize,
+      TracingConfig: { Mode: 'Active' },
+      Handler: 'index.handler',
+    });
+    const [logGroupId] = referencedIds(fn.Properties.LoggingConfig);
+    expect(resource(logGroupId!).Properties).toEqual({
+      LogGroupName: `/aws/lambda/cxm-${config.stage}-${name}`,
+      RetentionInDays: config.logRetention,
+    });
+  });
+
+  it.each(routeSpecs.map((route) => [route.id, route] as const))('%s: env names exactly its tables', (id, route) => {
+    const variables = (resource(functionLogicalId(id)).Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+    expect(variables).toMatchObject({ POWERTOOLS_SERVICE_NAME: SERVICE_NAME, POWERTOOLS_LOG_LEVEL: config.logLevel });
+    const tableVariables = Object.keys(variables).filter((name) => name.startsWith('CXM_TABLE_'));
+    const expected = Object.keys(route.tables).map((tableId) => tableSpecs[tableId as TableId].envVar);
+    expect(tableVariables.sort()).toEqual(expected.sort());
+    for (const tableId of Object.keys(route.tables) as TableId[]) {
+      expect(referencedIds(variables[tableSpecs[tableId].envVar])).toEqual(new Set([tableLogicalId(tableId)]));
+    }
+  });
+
+  it.each(routeSpecs.map((route) => [route.id, route] as const))('%s: grants only its tables, RO without writes', (id, route) => {
+    const grants = tableGrants(functionLogicalId(id));
+    expect([...grants.keys()].sort()).toEqual(Object.keys(route.tables).sort());
+    for (const [tableId, access] of Object.entries(route.tables) as [TableId, 'RO' | 'RW'][]) {
+      const actions = grants.get(tableId)!;
+      expect(actions).toContain('dynamodb:GetItem');
+      for (const write of WRITE_ACTIONS) {
+        if (access === 'RW') expect(actions).toContain(write);
+        else expect(actions).not.toContain(write);
+      }
+    }
+  });
+
+  it('the note function can touch only the conversations table', () => {
+    expect([...tableGrants(functionLogicalId('addInternalNote')).keys()]).toEqual(['conversations']);
+  });
+});
+
+describe('methods', () => {
+  it('one per route, no others', () => {
+    template.resourceCountIs('AWS::ApiGateway::Method', routeSpecs.length);
+  });
+
+  it.each(routeSpecs.map((route) => [route.id, route] as const))('%s: path, method, authorizer, its own function', (id, route) => {
+    const method = resource(logicalIdWhere('AWS::ApiGateway::Method', 'OperationName', id)).Properties;
+    const [authorizerId] = Object.keys(resourcesOf('AWS::ApiGateway::Authorizer'));
+    expect(method).toMatchObject({
+      HttpMethod: route.method,
+      AuthorizationType: 'CUSTOM',
+      AuthorizerId: { Ref: authorizerId },
+      Integration: { Type: 'AWS_PROXY', IntegrationHttpMethod: 'POST' },
+    });
+    expect(resourcePath(method.ResourceId)).toBe(route.path);
+    expect(referencedIds(method.Integration)).toContain(functionLogicalId(id));
+  });
+
+  it('the API stage is named after the stage', () => {
+    template.hasResourceProperties('AWS::ApiGateway::Stage', { StageName: config.stage, TracingEnabled: true });
+  });
+});

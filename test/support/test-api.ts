@@ -1,0 +1,80 @@
+/**
+ * A local gateway over real HTTP on a free port, backed by the run's DynamoDB Local, plus the
+ * stores to arrange data with. Every test makes its own tenants, so files run side by side.
+ */
+import { randomUUID } from 'node:crypto';
+import { inject } from 'vitest';
+import { issueKey } from '#shared/auth/issue-key';
+import type { Conversation } from '#shared/domain/notes/conversation';
+import { createConversationsStore } from '#shared/store/conversations-store';
+import { documentClient } from '#shared/store/dynamo-client';
+import { createKeysStore } from '#shared/store/keys-store';
+import { bindGateway } from '#infra/local/serve-gateway';
+import { useLocalDynamo } from '#infra/local/use-local-dynamo';
+
+export function uniqueTenant(prefix = 't'): string {
+  return `${prefix}-${randomUUID().slice(0, 8)}`;
+}
+
+export async function startTestApi(options: { authCacheTtlSeconds?: number } = {}) {
+  const { endpoint, tables } = inject('dynamo');
+  useLocalDynamo(endpoint, tables);
+  const gateway = await bindGateway(0);
+  await gateway.serve({ authCacheTtlSeconds: options.authCacheTtlSeconds ?? 0 });
+  const client = documentClient();
+  const keys = createKeysStore(client, tables.keys);
+  const conversations = createConversationsStore(client, tables.conversations);
+
+  return {
+    url: gateway.url,
+    keys,
+    conversations,
+    tables,
+    dynamoEndpoint: endpoint,
+    close: () => gateway.close(),
+
+    async createKey(tenants: string[], scopes: string[], extra: { expiresAt?: string } = {}): Promise<{ key: string; keyId: string }> {
+      const { key, stored } = await issueKey(keys, { tenants, scopes, name: 'test', expiresAt: extra.expiresAt });
+      return { key, keyId: stored.keyId };
+    },
+
+    async addConversation(tenantId: string, fields: Partial<Conversation> & { id: string }): Promise<void> {
+      await conversations.putConversation(tenantId, {
+        type: 'customer',
+        status: 'open',
+        mergedInto: null,
+        lockedUntil: null,
+        realtimeOwner: null,
+        assignee: null,
+        ...fields,
+      });
+    },
+
+    notePath(tenantId: string, conversationId: string): string {
+      return `${gateway.url}/api/v1/cxm/tenants/${tenantId}/conversations/${conversationId}/internal-notes`;
+    },
+
+    /** POSTs a note; `body` is sent as-is when a string, else JSON-encoded. */
+    async postNote(
+      tenantId: string,
+      conversationId: string,
+      key: string | undefined,
+      body: unknown = { body: 'A note' },
+      headers: Record<string, string> = {},
+    ): Promise<{ status: number; headers: Headers; json: Record<string, unknown> }> {
+      const response = await fetch(this.notePath(tenantId, conversationId), {
+        method: 'POST',
+        headers: {
+          'Content-Type': 'application/json',
+          ...(key === undefined ? {} : { Authorization: `Bearer ${key}` }),
+          ...headers,
+        },
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+      });
+      const text = await response.text();
+      return { status: response.status, headers: response.headers, json: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+    },
+  };
+}
+
+export type TestApi = Awaited<ReturnType<typeof startTestApi>>;

@@ -1,0 +1,64 @@
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { generateKey, hashKey, parseKeyId } from '#shared/auth/key-format';
+import { keyStatus } from '#shared/auth/key-status';
+import { findHeader, parseBearerToken } from '#shared/auth/parse-authorization';
+
+describe('key format (D9)', () => {
+  it('is cxm_<12 [a-z0-9]>_<40 base62> and carries its id', () => {
+    const { key, keyId, keyHash } = generateKey();
+    expect(key).toMatch(/^cxm_[a-z0-9]{12}_[A-Za-z0-9]{40}$/);
+    expect(key.slice(4, 16)).toBe(keyId);
+    expect(parseKeyId(key)).toBe(keyId);
+    expect(keyHash).toBe(createHash('sha256').update(key).digest('hex'));
+  });
+
+  it('never repeats and uses the whole alphabet', () => {
+    const keys = Array.from({ length: 500 }, () => generateKey().key);
+    expect(new Set(keys).size).toBe(500);
+    const secretChars = new Set(keys.flatMap((k) => [...k.slice(17)]));
+    expect(secretChars.size).toBe(62);
+  });
+
+  it('hashes with SHA-256 of the whole key, hex encoded', () => {
+    expect(hashKey('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+  });
+
+  it.each([
+    '',
+    'cxm_',
+    'cxm_abcdefghijkl_short',
+    'cxm_ABCDEFGHIJKL_' + 'a'.repeat(40),
+    'cxm_abcdefghijk_' + 'a'.repeat(41),
+    'xyz_abcdefghijkl_' + 'a'.repeat(40),
+    'cxm_abcdefghijkl_' + 'a'.repeat(39) + '!',
+    ' cxm_abcdefghijkl_' + 'a'.repeat(40),
+  ])('refuses the malformed key %j', (key) => {
+    expect(parseKeyId(key)).toBeUndefined();
+  });
+
+  it('is active until revoked or expired', () => {
+    const now = Date.parse('2026-06-01T00:00:00Z');
+    expect(keyStatus({}, now)).toBe('active');
+    expect(keyStatus({ expiresAt: '2026-06-01T00:00:01Z' }, now)).toBe('active');
+    expect(keyStatus({ expiresAt: '2026-06-01T00:00:00Z' }, now)).toBe('expired');
+    expect(keyStatus({ revokedAt: '2026-05-01T00:00:00Z', expiresAt: '2027-01-01T00:00:00Z' }, now)).toBe('revoked');
+  });
+});
+
+describe('Authorization header', () => {
+  it('takes the token of a Bearer header, the scheme in any case', () => {
+    expect(parseBearerToken('Bearer abc')).toBe('abc');
+    expect(parseBearerToken('bearer abc')).toBe('abc');
+    expect(parseBearerToken('BEARER  abc ')).toBe('abc');
+  });
+
+  it.each([undefined, '', 'Bearer', 'Bearer ', 'Basic abc', 'Token abc', 'abc', 'Bearer a b', 'Bearerabc'])('refuses %j', (header) => {
+    expect(parseBearerToken(header)).toBeUndefined();
+  });
+
+  it('finds headers case-insensitively', () => {
+    expect(findHeader({ AUTHORIZATION: 'x' }, 'authorization')).toBe('x');
+    expect(findHeader(null, 'authorization')).toBeUndefined();
+  });
+});
