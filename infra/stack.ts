@@ -23,6 +23,8 @@ export class CxmStack extends Stack {
       description: `CXM API, stage ${config.stage}`,
       // No CDKMetadata resource: the template depends only on the code, not on the CDK version.
       analyticsReporting: false,
+      // On every taggable resource, so cost and ownership can be filtered per stage.
+      tags: { project: 'cxm-api', stage: config.stage },
       ...stackProps,
     });
     this.data = new Data(this, 'Data', config);

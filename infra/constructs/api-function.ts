@@ -3,6 +3,7 @@
  * minified ESM bundle with the AWS SDK inside, built by the local esbuild (no Docker), its own log
  * group with the stage's retention, X-Ray tracing, and `bindTable` for least-privilege table access.
  */
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Duration } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
@@ -19,8 +20,10 @@ export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** The service name in every log line and trace (Powertools). */
 export const SERVICE_NAME = 'cxm-api';
 
-// esbuild's ESM output turns a CommonJS `require('node:https')` inside the AWS SDK into a call
-// that throws "Dynamic require of node:https is not supported" at import; a real `require` fixes it.
+// In ESM output, esbuild turns a CommonJS `require('node:https')` into a shim that throws "Dynamic
+// require of node:https is not supported" at import. mainFields ['module', 'main'] already picks the
+// SDK's ESM builds (without it the note bundle fails exactly so); the banner gives whatever stays
+// CommonJS a real `require`. test/infra/bundles.test.ts imports every bundle to keep this true.
 export const ESM_REQUIRE_BANNER =
   "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
 
@@ -47,10 +50,10 @@ export class ApiFunction extends NodejsFunction {
       tracing: Tracing.ACTIVE,
       logGroup,
       ...overrides,
-      entry: `${PROJECT_ROOT}${entry}`,
+      entry: join(PROJECT_ROOT, entry),
       handler: 'handler',
       projectRoot: PROJECT_ROOT,
-      depsLockFilePath: `${PROJECT_ROOT}package-lock.json`,
+      depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
       environment: {
         POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
         POWERTOOLS_LOG_LEVEL: config.logLevel,

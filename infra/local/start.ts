@@ -25,12 +25,6 @@ async function main(): Promise<void> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   // Handler logs are JSON for CloudWatch; locally only warnings and faults are worth a line.
   process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
-  const port = numberFromEnv('PORT', 3000, (n) => n <= 65535);
-  const authCacheTtlSeconds = numberFromEnv('CXM_AUTH_CACHE_TTL', 60, (n) => n <= 3600);
-  const inMemory = process.env.CXM_IN_MEMORY === '1';
-  const home = cxmHome();
-  mkdirSync(home, { recursive: true });
-
   let dynamo: DynamoDbLocal | undefined;
   let gateway: BoundGateway | undefined;
   let stopping = false;
@@ -48,6 +42,11 @@ async function main(): Promise<void> {
   process.on('exit', () => dynamo?.killNow());
 
   try {
+    const port = numberFromEnv('PORT', 3000, (n) => n <= 65535);
+    const authCacheTtlSeconds = numberFromEnv('CXM_AUTH_CACHE_TTL', 60, (n) => n <= 3600);
+    const inMemory = process.env.CXM_IN_MEMORY === '1';
+    const home = cxmHome();
+    mkdirSync(home, { recursive: true });
     gateway = await bindGateway(port);
     dynamo = await startDynamoDbLocal({ dataDir: inMemory ? undefined : join(home, 'dynamodb') });
     const tables = (await createTables(dynamo.endpoint, LOCAL_STAGE)) as Record<TableId, string>;

@@ -39,7 +39,8 @@ let bundles: Bundle[];
 beforeAll(() => {
   // Outside the project tree, so a module left external cannot be found in our node_modules.
   outdir = mkdtempSync(join(tmpdir(), 'cxm-bundles-test-'));
-  const cdkJson = JSON.parse(readFileSync('cdk.json', 'utf8')) as { context: Record<string, unknown> };
+  const cdkJsonFile = new URL('../../cdk.json', import.meta.url);
+  const cdkJson = JSON.parse(readFileSync(cdkJsonFile, 'utf8')) as { context: Record<string, unknown> };
   const app = new App({
     outdir,
     // Asset metadata ties each function to its asset directory (the CLI sets this too).

@@ -10,6 +10,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stageConfig } from '#infra/config';
 import { SERVICE_NAME } from '#infra/constructs/api-function';
+import { errorBodyTemplate, gatewayResponseHeaders } from '#infra/constructs/gateway-responses';
 import { CxmStack } from '#infra/stack';
 import { gatewayResponses } from '#shared/http/gateway-responses';
 import { FUNCTION_TIMEOUT_SECONDS, routes, type RouteSpec } from '#shared/routes';
@@ -32,7 +33,8 @@ let template: Template;
 beforeAll(() => {
   outdir = mkdtempSync(join(tmpdir(), 'cxm-stack-test-'));
   // The same context (feature flags) as `cdk synth`, so the template under test is the deployed one.
-  const cdkJson = JSON.parse(readFileSync('cdk.json', 'utf8')) as { context: Record<string, unknown> };
+  const cdkJsonFile = new URL('../../cdk.json', import.meta.url);
+  const cdkJson = JSON.parse(readFileSync(cdkJsonFile, 'utf8')) as { context: Record<string, unknown> };
   const app = new App({ outdir, context: { ...cdkJson.context, stage: config.stage } });
   const stack = new CxmStack(app, { config });
   app.synth();
@@ -194,6 +196,21 @@ describe('gateway responses', () => {
     for (const [name, value] of Object.entries(spec.headers ?? {})) {
       expect(headers[`gatewayresponse.header.${name}`]).toBe(`'${value}'`);
     }
+  });
+});
+
+describe('gateway response rendering', () => {
+  it('escapes JSON and keeps Velocity syntax out of the body template', () => {
+    const spec = { code: 'BadRequest', message: `It's "$input.body" #set ##comment \\ done.` } as const;
+    const body = errorBodyTemplate(spec);
+    expect(body).not.toMatch(/[$#]/);
+    expect(JSON.parse(body)).toEqual(spec);
+  });
+
+  it('refuses a static header value that would break its quoting', () => {
+    expect(() => gatewayResponseHeaders({ code: 'BadRequest', message: 'm', headers: { 'X-Note': "it's" } })).toThrow(
+      /single quote/,
+    );
   });
 });
 

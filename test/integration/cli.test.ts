@@ -1,0 +1,130 @@
+/** The `cxm` CLI as an operator runs it, against a local stack found through $CXM_HOME/local.json. */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeLocalState } from '#infra/local/local-state';
+import { ownLines, run } from '#test/support/run-process';
+import { startTestApi, uniqueTenant, type TestApi } from '#test/support/test-api';
+
+let api: TestApi;
+let home: string;
+const tenant = uniqueTenant('cli');
+
+const cxm = (...args: string[]) => run('node', ['infra/cli/cxm.mjs', ...args], { CXM_HOME: home });
+
+beforeAll(async () => {
+  api = await startTestApi({ authCacheTtlSeconds: 0 });
+  home = mkdtempSync(join(tmpdir(), 'cxm-cli-'));
+  writeLocalState(
+    { apiUrl: api.url, dynamodbEndpoint: api.dynamoEndpoint, region: 'us-east-1', stage: 'test', tables: api.tables, demo: null, pid: process.pid },
+    home,
+  );
+  await api.addConversation(tenant, { id: 'c1' });
+});
+afterAll(() => api.close());
+
+describe('cxm keys', () => {
+  it('create prints a working key once; list shows it without the key; revoke stops it', async () => {
+    const created = await cxm('keys', 'create', '--tenant', tenant, '--scope', 'cxm:conversations.write', '--name', 'ops');
+    expect(created.code).toBe(0);
+    const key = /Key:\s+(cxm_\S+)/.exec(created.stdout)?.[1];
+    expect(key).toMatch(/^cxm_[a-z0-9]{12}_[A-Za-z0-9]{40}$/);
+    expect(created.stdout).toMatch(/shown only once/);
+    expect((await api.postNote(tenant, 'c1', key)).status).toBe(201);
+
+    const keyId = key!.slice(4, 16);
+    const listed = await cxm('keys', 'list', '--tenant', tenant);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toContain(keyId);
+    expect(listed.stdout).toMatch(/active/);
+    expect(listed.stdout).not.toContain(key!.slice(17));
+
+    const revoked = await cxm('keys', 'revoke', keyId);
+    expect(revoked.code).toBe(0);
+    expect(revoked.stdout).toMatch(new RegExp(`Revoked key ${keyId}`));
+    expect((await api.postNote(tenant, 'c1', key)).status).toBe(401);
+    expect((await cxm('keys', 'list', '--tenant', tenant)).stdout).toMatch(/revoked/);
+  });
+
+  it('create --json prints {id, key, tenants, scopes, expiresAt}, and the key stored is only its hash', async () => {
+    const created = await cxm('keys', 'create', '--tenant', tenant, '--tenant', `${tenant}-b`, '--scope', 'cxm:*', '--expires', '2099-01-01T00:00:00Z', '--json');
+    expect(created.code).toBe(0);
+    const json = JSON.parse(created.stdout) as Record<string, unknown>;
+    expect(Object.keys(json).sort()).toEqual(['expiresAt', 'id', 'key', 'scopes', 'tenants']);
+    expect(json).toMatchObject({ tenants: [tenant, `${tenant}-b`], scopes: ['cxm:*'], expiresAt: '2099-01-01T00:00:00.000Z' });
+    const stored = (await api.keys.list(tenant)).find((k) => k.keyId === json.id);
+    expect(JSON.stringify(stored)).not.toContain(json.key as string);
+    expect((await api.postNote(tenant, 'c1', json.key as string)).status).toBe(201);
+  });
+
+  it.each<[string, string[], RegExp]>([
+    ['an unknown scope area', ['--tenant', 'acme', '--scope', 'crm:*'], /unknown area 'crm'/],
+    ['a malformed scope', ['--tenant', 'acme', '--scope', 'write'], /area:resource.action/],
+    ['a tenant with a separator', ['--tenant', 'a/b', '--scope', 'cxm:*'], /tenant 'a\/b'/],
+    ['an expiry in the past', ['--tenant', 'acme', '--scope', 'cxm:*', '--expires', '2001-01-01T00:00:00Z'], /in the past/],
+    ['an expiry that is not ISO 8601', ['--tenant', 'acme', '--scope', 'cxm:*', '--expires', 'tomorrow'], /ISO 8601/],
+  ])('create refuses %s with one clear line', async (_name, args, message) => {
+    const result = await cxm('keys', 'create', ...args);
+    expect(result.code).toBe(1);
+    expect(ownLines(result.stderr)).toEqual([expect.stringMatching(message)]);
+  });
+
+  it('revoke of an unknown id fails and says how to find ids', async () => {
+    const result = await cxm('keys', 'revoke', 'zzzzzzzzzzzz');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/no key with id 'zzzzzzzzzzzz'.*cxm keys list/);
+  });
+
+  it('without a local stack it says how to start one', async () => {
+    const result = await run('node', ['infra/cli/cxm.mjs', 'keys', 'list'], { CXM_HOME: mkdtempSync(join(tmpdir(), 'cxm-none-')) });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/no local stack found.*npm start/);
+  });
+});
+
+describe('cxm import', () => {
+  it('loads conversations (defaults customer/open; ISO or epoch locks), idempotently', async () => {
+    const importTenant = uniqueTenant('imp');
+    const file = join(home, 'import.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        conversations: [
+          { id: 'plain' },
+          { id: 'closed', status: 'closed' },
+          { id: 'locked', lockedUntil: '2099-01-01T00:00:00Z' },
+          { id: 'lock-over', lockedUntil: 1_000 },
+          { id: 'internal', type: 'internal' },
+        ],
+      }),
+    );
+    for (let i = 0; i < 2; i++) {
+      const result = await cxm('import', '--tenant', importTenant, file);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toMatch(/Imported 5 conversation/);
+    }
+    expect(await api.conversations.getConversation(importTenant, 'plain')).toMatchObject({ type: 'customer', status: 'open' });
+    expect(await api.conversations.getConversation(importTenant, 'locked')).toMatchObject({ lockedUntil: Date.parse('2099-01-01T00:00:00Z') });
+    const { key } = await api.createKey([importTenant], ['cxm:write']);
+    const statuses = await Promise.all(['plain', 'closed', 'locked', 'lock-over', 'internal'].map(async (id) => (await api.postNote(importTenant, id, key)).status));
+    expect(statuses).toEqual([201, 409, 409, 201, 404]);
+  });
+
+  it.each<[string, unknown, RegExp]>([
+    ['members of later versions', { conversations: [], documents: { bots: [] } }, /'documents' cannot be imported yet/],
+    ['an unknown member', { tickets: [] }, /Unknown property 'tickets'/],
+    ['a conversation without id', { conversations: [{ status: 'open' }] }, /'id' is required/],
+    ['an id with a separator', { conversations: [{ id: 'a/b' }] }, /must not contain/],
+    ['a lock that is not a time', { conversations: [{ id: 'x', lockedUntil: 'soon' }] }, /lockedUntil 'soon'/],
+    ['a duplicate id', { conversations: [{ id: 'x' }, { id: 'x' }] }, /appears more than once/],
+  ])('refuses %s and writes nothing', async (_name, content, message) => {
+    const importTenant = uniqueTenant('bad');
+    const file = join(home, `bad-${importTenant}.json`);
+    writeFileSync(file, JSON.stringify(content));
+    const result = await cxm('import', '--tenant', importTenant, file);
+    expect(result.code).toBe(1);
+    expect(ownLines(result.stderr)).toEqual([expect.stringMatching(message)]);
+    expect(await api.conversations.getConversation(importTenant, 'x')).toBeUndefined();
+  });
+});

@@ -1,0 +1,67 @@
+/** What the local gateway answers by itself, and the headers every response carries (D3, DESIGN section 2). */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApi, uniqueTenant, type TestApi } from '#test/support/test-api';
+
+let api: TestApi;
+const tenant = uniqueTenant('gw');
+let key: string;
+
+beforeAll(async () => {
+  api = await startTestApi();
+  ({ key } = await api.createKey([tenant], ['cxm:*']));
+  await api.addConversation(tenant, { id: 'open' });
+  await api.addConversation(tenant, { id: 'closed', status: 'closed' });
+});
+afterAll(() => api.close());
+
+const auth = () => ({ Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' });
+
+describe('unknown routes', () => {
+  it.each([
+    ['GET', '/'],
+    ['GET', '/api/v1/unknown'],
+    ['POST', '/api/v1/cxm/tenants/x/conversations/c/internal-notes/extra'],
+    ['POST', '/api/v1/cxm/tenants/x/conversations//internal-notes'],
+    ['POST', '/api/v1/cxm/tenants/x/conversations/c/internal-notes/'],
+    ['POST', '/API/v1/cxm/tenants/x/conversations/c/internal-notes'],
+  ])('%s %s is 404 NotFound', async (method, path) => {
+    const response = await fetch(`${api.url}${path}`, { method, headers: auth(), body: method === 'GET' ? undefined : '{}' });
+    expect(response.status).toBe(404);
+    expect(await response.json()).toEqual({ code: 'NotFound', message: 'No operation matches this method and path.' });
+  });
+
+  it.each(['GET', 'PUT', 'DELETE', 'PATCH'])('%s on the note path is 404 NotFound, even without a key', async (method) => {
+    const response = await fetch(api.notePath(tenant, 'open'), { method });
+    expect(response.status).toBe(404);
+    expect(((await response.json()) as { code: string }).code).toBe('NotFound');
+  });
+});
+
+describe('headers on every response', () => {
+  it('Content-Type, Cache-Control, nosniff and a distinct X-Request-Id, errors included', async () => {
+    const requests: Array<[number, () => Promise<Response>]> = [
+      [201, () => fetch(api.notePath(tenant, 'open'), { method: 'POST', headers: auth(), body: '{"body":"x"}' })],
+      [400, () => fetch(api.notePath(tenant, 'open'), { method: 'POST', headers: auth(), body: '{"body":""}' })],
+      [401, () => fetch(api.notePath(tenant, 'open'), { method: 'POST', body: '{"body":"x"}' })],
+      [403, () => fetch(api.notePath('someone-else', 'open'), { method: 'POST', headers: auth(), body: '{"body":"x"}' })],
+      [404, () => fetch(`${api.url}/nowhere`)],
+      [404, () => fetch(api.notePath(tenant, 'absent'), { method: 'POST', headers: auth(), body: '{"body":"x"}' })],
+      [409, () => fetch(api.notePath(tenant, 'closed'), { method: 'POST', headers: auth(), body: '{"body":"x"}' })],
+      [413, () => fetch(api.notePath(tenant, 'open'), { method: 'POST', headers: auth(), body: 'x'.repeat(40000) })],
+    ];
+    const ids = new Set<string>();
+    for (const [status, send] of requests) {
+      const response = await send();
+      expect(response.status).toBe(status);
+      expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      expect(response.headers.get('cache-control')).toBe('no-store');
+      expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+      const requestId = response.headers.get('x-request-id');
+      expect(requestId).toMatch(/^[0-9a-f-]{36}$/);
+      ids.add(requestId!);
+      const body = (await response.json()) as Record<string, unknown>;
+      if (status >= 400) expect(Object.keys(body).sort()).toEqual(['code', 'message']);
+    }
+    expect(ids.size).toBe(requests.length);
+  });
+});

@@ -1,0 +1,117 @@
+/**
+ * `npm start` as a newcomer runs it: the ready line, local.json, the README's curl, Ctrl-C
+ * stopping DynamoDB Local too, state kept across restarts, and one-line startup errors.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { PROJECT_ROOT } from '#infra/local/load-handlers';
+import { ownLines, run, startUntil } from '#test/support/run-process';
+
+const READY = /CXM API listening on http:\/\/127\.0\.0\.1:(\d+)\n/;
+
+function javaProcessesFor(home: string): string[] {
+  try {
+    return execFileSync('pgrep', ['-f', '--', `-dbPath ${join(home, 'dynamodb')}`], { encoding: 'utf8' }).trim().split('\n').filter(Boolean);
+  } catch {
+    return [];
+  }
+}
+
+function readmeCurl(): string {
+  const readme = readFileSync(join(PROJECT_ROOT, 'README.md'), 'utf8');
+  const block = /<!-- readme-curl[^>]*-->\n```sh\n([\s\S]*?)```/.exec(readme)?.[1];
+  if (!block) throw new Error('README.md has no readme-curl block');
+  return block;
+}
+
+async function startNpm(home: string) {
+  // The banner's last line: everything before it has been printed.
+  return startUntil('npm', ['start'], { PORT: '0', CXM_HOME: home, CXM_IN_MEMORY: undefined }, /Press Ctrl-C to stop\./);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Ctrl-C to the whole process group; npm itself dies by the signal, our server must exit 0. */
+async function stopWithCtrlC(started: Awaited<ReturnType<typeof startNpm>>, home: string): Promise<void> {
+  const { pid } = JSON.parse(readFileSync(join(home, 'local.json'), 'utf8')) as { pid: number };
+  process.kill(-started.child.pid!, 'SIGINT');
+  await started.exited;
+  for (let i = 0; i < 50 && isAlive(pid); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+  expect(isAlive(pid)).toBe(false);
+  expect(started.output()).not.toMatch(/Error|error:/);
+}
+
+describe('npm start', () => {
+  it('serves, prints a demo key, runs the README curl (201), stops cleanly and keeps its state', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'cxm-start-'));
+    const first = await startNpm(home);
+    let firstKey: string;
+    try {
+      const port = READY.exec(first.output())![1];
+      expect(first.output()).toMatch(/Demo key:\s+cxm_[a-z0-9]{12}_[A-Za-z0-9]{40}/);
+      const state = JSON.parse(readFileSync(join(home, 'local.json'), 'utf8')) as Record<string, unknown>;
+      expect(Object.keys(state).sort()).toEqual(['apiUrl', 'demo', 'dynamodbEndpoint', 'pid', 'region', 'stage', 'tables']);
+      expect(state.apiUrl).toBe(`http://127.0.0.1:${port}`);
+      expect(state.tables).toEqual({ keys: 'cxm-local-keys', conversations: 'cxm-local-conversations' });
+      firstKey = (state.demo as { key: string }).key;
+      expect(first.output()).toContain(firstKey);
+
+      const script = readmeCurl().replaceAll('http://127.0.0.1:3000', String(state.apiUrl)).replaceAll('./.cxm/local.json', join(home, 'local.json'));
+      const curl = execFileSync('bash', ['-euo', 'pipefail', '-c', script], { encoding: 'utf8', cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+      expect(curl).toMatch(/^HTTP\/1\.1 201 Created/);
+      expect(curl).toMatch(/"visibility":"internal"/);
+      expect(javaProcessesFor(home)).toHaveLength(1);
+    } finally {
+      await stopWithCtrlC(first, home);
+    }
+    expect(javaProcessesFor(home)).toEqual([]);
+
+    // Same state directory: the same demo key still authenticates, so the data survived.
+    const second = await startNpm(home);
+    try {
+      expect(second.output()).toContain(firstKey);
+      const state = JSON.parse(readFileSync(join(home, 'local.json'), 'utf8')) as { apiUrl: string };
+      const response = await fetch(`${state.apiUrl}/api/v1/cxm/tenants/demo/conversations/conv-1002/internal-notes`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${firstKey}`, 'Content-Type': 'application/json' },
+        body: '{"body":"after a restart"}',
+      });
+      expect(response.status).toBe(201);
+
+      const port = new URL(state.apiUrl).port;
+      const taken = await run('node', ['--import', 'tsx', 'infra/local/start.ts'], { PORT: port, CXM_HOME: mkdtempSync(join(tmpdir(), 'cxm-taken-')) });
+      expect(taken.code).toBe(1);
+      expect(ownLines(taken.stderr)).toEqual([`cxm: Port ${port} is already in use. Stop the process using it, or choose another with PORT=<port> (PORT=0 picks a free one).`]);
+    } finally {
+      await stopWithCtrlC(second, home);
+    }
+    expect(javaProcessesFor(home)).toEqual([]);
+  });
+
+  it('says in one line that Java 17+ is needed when it cannot run java', async () => {
+    const result = await run('node', ['--import', 'tsx', 'infra/local/start.ts'], {
+      PORT: '0',
+      CXM_IN_MEMORY: '1',
+      JAVA_HOME: '/nonexistent-java',
+      CXM_HOME: mkdtempSync(join(tmpdir(), 'cxm-nojava-')),
+    });
+    expect(result.code).toBe(1);
+    expect(ownLines(result.stderr)).toEqual([expect.stringMatching(/^cxm: Java 17 or newer is needed .*JAVA_HOME/)]);
+  });
+
+  it('refuses a PORT that is not a port number', async () => {
+    const result = await run('node', ['--import', 'tsx', 'infra/local/start.ts'], { PORT: 'abc', CXM_HOME: mkdtempSync(join(tmpdir(), 'cxm-port-')) });
+    expect(result.code).toBe(1);
+    expect(ownLines(result.stderr)).toEqual([expect.stringMatching(/PORT=abc is not valid/)]);
+  });
+});
