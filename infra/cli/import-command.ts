@@ -27,7 +27,7 @@ export function registerImportCommand(program: Command): void {
       } catch (error) {
         throw new CliError(`${file} is not valid JSON: ${(error as Error).message}`);
       }
-      const parsed = parseImportFile(content);
+      const parsed = parseImportFile(options.tenant, content);
       const stores = connectStores(options.stage);
       const summary = await importData(options.tenant, parsed, stores, (done, total) => {
         if (process.stderr.isTTY && total >= 100) process.stderr.write(`\rconversations ${done}/${total}`);

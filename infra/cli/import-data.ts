@@ -6,6 +6,7 @@ import { describeValidationError } from '#shared/http/describe-validation-error'
 import { validatorFor } from '#shared/http/validator-for';
 import type { Conversation } from '#shared/domain/notes/conversation';
 import { PLANNED_IMPORT_MEMBERS, type ImportConversation, type ImportFileContent } from '#shared/schemas/import-file';
+import { tenantKey } from '#shared/store/composite-key';
 import type { ConversationsStore } from '#shared/store/conversations-store';
 
 export class ImportError extends Error {
@@ -43,7 +44,7 @@ export function toConversation(input: ImportConversation): Conversation {
 }
 
 /** Checks the whole file before anything is written, so a bad file changes nothing. */
-export function parseImportFile(content: unknown): ImportFileContent {
+export function parseImportFile(tenantId: string, content: unknown): ImportFileContent {
   const validate = validatorFor('ImportFile');
   if (!validate(content)) {
     throw new ImportError(describeValidationError('body', validate.errors?.[0]).replace('the request body', 'the import file'));
@@ -60,6 +61,9 @@ export function parseImportFile(content: unknown): ImportFileContent {
   for (const conversation of file.conversations ?? []) {
     if (ids.has(conversation.id)) throw new ImportError(`conversation '${conversation.id}' appears more than once`);
     ids.add(conversation.id);
+    if (tenantKey(tenantId, conversation.id) === undefined) {
+      throw new ImportError(`conversation '${conversation.id.slice(0, 32)}...' has an id too long to store (over 2048 bytes with the tenant)`);
+    }
     toConversation(conversation);
   }
   return file;

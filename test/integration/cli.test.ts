@@ -118,6 +118,7 @@ describe('cxm import', () => {
     ['an id with a separator', { conversations: [{ id: 'a/b' }] }, /must not contain/],
     ['a lock that is not a time', { conversations: [{ id: 'x', lockedUntil: 'soon' }] }, /lockedUntil 'soon'/],
     ['a duplicate id', { conversations: [{ id: 'x' }, { id: 'x' }] }, /appears more than once/],
+    ['an id too long for the store', { conversations: [{ id: 'x' }, { id: '😀'.repeat(512) }] }, /too long to store/],
   ])('refuses %s and writes nothing', async (_name, content, message) => {
     const importTenant = uniqueTenant('bad');
     const file = join(home, `bad-${importTenant}.json`);

@@ -1,0 +1,90 @@
+/** The chain of shared/http on synthetic proxy events: paths no real request reaches easily. */
+import { ThrottlingException } from '@aws-sdk/client-dynamodb';
+import type { Context } from 'aws-lambda';
+import { describe, expect, it } from 'vitest';
+import { encodeCaller } from '#shared/auth/authorizer-context';
+import { createApiHandler } from '#shared/http/create-api-handler';
+import type { ChainEvent } from '#shared/http/api-types';
+
+function event(overrides: Partial<ChainEvent> = {}, authorizer: Record<string, unknown> | null = encodeCaller({ keyId: 'k1', tenants: ['acme'], scopes: ['cxm:*'] })): ChainEvent {
+  return {
+    resource: '',
+    path: '/x',
+    httpMethod: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    multiValueHeaders: {},
+    queryStringParameters: null,
+    multiValueQueryStringParameters: null,
+    pathParameters: { tenantId: 'acme', conversationId: 'c1' },
+    stageVariables: null,
+    requestContext: { requestId: 'req-1', authorizer } as unknown as ChainEvent['requestContext'],
+    body: JSON.stringify({ body: 'hello' }),
+    isBase64Encoded: false,
+    ...overrides,
+  };
+}
+
+function context(remainingMs = 10_000): Context {
+  const deadline = Date.now() + remainingMs;
+  return { getRemainingTimeInMillis: () => deadline - Date.now() } as unknown as Context;
+}
+
+const ok = createApiHandler<{ body: string }>('addInternalNote', async ({ tenantId, body }) => ({ status: 201, body: { tenantId, text: body.body } }));
+
+describe('the API chain', () => {
+  it('passes the authorised tenant and the validated body to the handler', async () => {
+    const response = await ok(event(), context());
+    expect(response.statusCode).toBe(201);
+    expect(JSON.parse(response.body)).toEqual({ tenantId: 'acme', text: 'hello' });
+    expect(response.headers).toMatchObject({ 'X-Request-Id': 'req-1', 'Cache-Control': 'no-store' });
+  });
+
+  it('fails closed without the authorizer context (401), whatever the path says', async () => {
+    for (const authorizer of [null, {}, { keyId: 'k1' }, { keyId: '', tenants: 'acme', scopes: 'cxm:*' }]) {
+      const response = await ok(event({}, authorizer), context());
+      expect(response.statusCode).toBe(401);
+      expect(JSON.parse(response.body).code).toBe('Unauthenticated');
+    }
+  });
+
+  it('decodes a base64 body and counts its raw bytes', async () => {
+    const body = Buffer.from(JSON.stringify({ body: 'é'.repeat(16000) })).toString('base64');
+    expect((await ok(event({ body, isBase64Encoded: true }), context())).statusCode).toBe(201);
+    const tooBig = Buffer.from(JSON.stringify({ body: 'é'.repeat(16500) })).toString('base64');
+    expect((await ok(event({ body: tooBig, isBase64Encoded: true }), context())).statusCode).toBe(413);
+  });
+
+  it('refuses a body that is not UTF-8', async () => {
+    const body = Buffer.from([0x7b, 0x22, 0x62, 0x22, 0x3a, 0xff, 0x7d]).toString('base64');
+    const response = await ok(event({ body, isBase64Encoded: true }), context());
+    expect(response.statusCode).toBe(400);
+    expect(JSON.parse(response.body).message).toMatch(/not valid JSON/);
+  });
+
+  it('refuses a repeated query parameter', async () => {
+    const response = await ok(event({ multiValueQueryStringParameters: { a: ['1', '2'] }, queryStringParameters: { a: '2' } }), context());
+    expect(response.statusCode).toBe(400);
+  });
+
+  it('answers 504 GatewayTimeout itself before the function deadline', async () => {
+    const slow = createApiHandler('addInternalNote', () => new Promise((resolve) => setTimeout(() => resolve({ status: 201, body: {} }), 5_000)));
+    const response = await slow(event(), context(700));
+    expect(response.statusCode).toBe(504);
+    expect(JSON.parse(response.body)).toEqual({ code: 'GatewayTimeout', message: expect.stringMatching(/may have completed/) });
+    expect(response.headers).toMatchObject({ 'X-Request-Id': 'req-1' });
+  });
+
+  it('maps store throttling to 503 with Retry-After and the common headers', async () => {
+    const throttled = createApiHandler('addInternalNote', () => Promise.reject(new ThrottlingException({ message: 'slow down', $metadata: {} })));
+    const response = await throttled(event(), context());
+    expect(response.statusCode).toBe(503);
+    expect(response.headers).toMatchObject({ 'Retry-After': '1', 'X-Request-Id': 'req-1', 'Content-Type': 'application/json; charset=utf-8' });
+  });
+
+  it('maps an unexpected failure to 502 BadGateway', async () => {
+    const broken = createApiHandler('addInternalNote', () => Promise.reject(new TypeError('bug')));
+    const response = await broken(event(), context());
+    expect(response.statusCode).toBe(502);
+    expect(JSON.parse(response.body).code).toBe('BadGateway');
+  });
+});
