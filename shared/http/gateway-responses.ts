@@ -19,6 +19,9 @@ export type GatewayResponseType =
   | 'ACCESS_DENIED'
   | 'MISSING_AUTHENTICATION_TOKEN'
   | 'REQUEST_TOO_LARGE'
+  | 'THROTTLED'
+  | 'QUOTA_EXCEEDED'
+  | 'RESOURCE_NOT_FOUND'
   | 'AUTHORIZER_FAILURE'
   | 'AUTHORIZER_CONFIGURATION_ERROR'
   | 'INTEGRATION_FAILURE'
@@ -36,6 +39,19 @@ export const gatewayResponses: Record<GatewayResponseType, GatewayResponseSpec> 
     message: 'No operation matches this method and path.',
   },
   REQUEST_TOO_LARGE: { status: 413, code: 'PayloadTooLarge', message: 'The request is too large.' },
+  THROTTLED: {
+    status: 429,
+    code: 'RateLimitExceeded',
+    message: 'The API rate limit was exceeded; retry after the number of seconds in Retry-After.',
+    headers: { 'Retry-After': '1' },
+  },
+  QUOTA_EXCEEDED: {
+    status: 429,
+    code: 'RateLimitExceeded',
+    message: 'The API quota was exceeded; retry after the number of seconds in Retry-After.',
+    headers: { 'Retry-After': '1' },
+  },
+  RESOURCE_NOT_FOUND: { status: 404, code: 'NotFound', message: 'No operation matches this method and path.' },
   AUTHORIZER_FAILURE: {
     status: 503,
     code: 'ServiceUnavailable',
