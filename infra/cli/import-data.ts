@@ -4,7 +4,7 @@
  */
 import { describeValidationError } from '#shared/http/describe-validation-error';
 import { validatorFor } from '#shared/http/validator-for';
-import type { Conversation } from '#shared/domain/notes/conversation';
+import { conversationWithDefaults, type Conversation } from '#shared/domain/notes/conversation';
 import { PLANNED_IMPORT_MEMBERS, type ImportConversation, type ImportFileContent } from '#shared/schemas/import-file';
 import { tenantKey } from '#shared/store/composite-key';
 import type { ConversationsStore } from '#shared/store/conversations-store';
@@ -32,15 +32,15 @@ function lockedUntilMs(value: ImportConversation['lockedUntil'], id: string): nu
 }
 
 export function toConversation(input: ImportConversation): Conversation {
-  return {
+  return conversationWithDefaults({
     id: input.id,
-    type: input.type ?? 'customer',
-    status: input.status ?? 'open',
+    ...(input.type !== undefined && { type: input.type }),
+    ...(input.status !== undefined && { status: input.status }),
     mergedInto: input.mergedInto ?? null,
     lockedUntil: lockedUntilMs(input.lockedUntil, input.id),
     realtimeOwner: input.realtimeOwner ?? null,
     assignee: input.assignee ? { id: input.assignee.id, active: input.assignee.active ?? true } : null,
-  };
+  });
 }
 
 /** Checks the whole file before anything is written, so a bad file changes nothing. */

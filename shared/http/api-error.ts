@@ -16,6 +16,8 @@ export class ApiError extends Error {
 
 export const UNAUTHENTICATED_MESSAGE = 'An Authorization header with a valid Bearer token is required.';
 export const PERMISSION_DENIED_MESSAGE = 'The API key does not allow this operation.';
+export const BAD_GATEWAY_MESSAGE = 'A downstream request failed. The write may have completed.';
+export const GATEWAY_TIMEOUT_MESSAGE = 'The request timed out. The write may have completed.';
 
 export const badRequest = (message: string) => new ApiError(400, 'BadRequest', message);
 export const unauthenticated = () => new ApiError(401, 'Unauthenticated', UNAUTHENTICATED_MESSAGE);
@@ -31,7 +33,5 @@ export const serviceUnavailable = (retryAfterSeconds: number) =>
     'A required service is unavailable; retry later. The write may have completed.',
     { 'Retry-After': String(retryAfterSeconds) },
   );
-export const gatewayTimeout = () =>
-  new ApiError(504, 'GatewayTimeout', 'The request timed out. The write may have completed.');
-export const badGateway = () =>
-  new ApiError(502, 'BadGateway', 'A downstream request failed. The write may have completed.');
+export const gatewayTimeout = () => new ApiError(504, 'GatewayTimeout', GATEWAY_TIMEOUT_MESSAGE);
+export const badGateway = () => new ApiError(502, 'BadGateway', BAD_GATEWAY_MESSAGE);

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { inject } from 'vitest';
 import { issueKey } from '#shared/auth/issue-key';
-import type { Conversation } from '#shared/domain/notes/conversation';
+import { conversationWithDefaults, type Conversation } from '#shared/domain/notes/conversation';
 import { createConversationsStore } from '#shared/store/conversations-store';
 import { documentClient } from '#shared/store/dynamo-client';
 import { createKeysStore } from '#shared/store/keys-store';
@@ -39,15 +39,7 @@ export async function startTestApi(options: { authCacheTtlSeconds?: number } = {
     },
 
     async addConversation(tenantId: string, fields: Partial<Conversation> & { id: string }): Promise<void> {
-      await conversations.putConversation(tenantId, {
-        type: 'customer',
-        status: 'open',
-        mergedInto: null,
-        lockedUntil: null,
-        realtimeOwner: null,
-        assignee: null,
-        ...fields,
-      });
+      await conversations.putConversation(tenantId, conversationWithDefaults(fields));
     },
 
     notePath(tenantId: string, conversationId: string): string {

@@ -1,17 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { Conversation } from '#shared/domain/notes/conversation';
+import { conversationWithDefaults, type Conversation } from '#shared/domain/notes/conversation';
 import { explainNoteRejection } from '#shared/domain/notes/explain-note-rejection';
 
 const now = Date.parse('2026-06-01T12:00:00Z');
-const open: Conversation = {
-  id: 'c1',
-  type: 'customer',
-  status: 'open',
-  mergedInto: null,
-  lockedUntil: null,
-  realtimeOwner: null,
-  assignee: null,
-};
+const open: Conversation = conversationWithDefaults({ id: 'c1' });
 
 describe('why a conversation refuses a note (D4)', () => {
   it('accepts an open customer conversation', () => {

@@ -10,3 +10,16 @@ export interface Conversation {
   realtimeOwner: string | null;
   assignee: { id: string; active: boolean } | null;
 }
+
+/** A conversation with every unset field spelled out: an open customer conversation by default. */
+export function conversationWithDefaults(fields: Partial<Conversation> & { id: string }): Conversation {
+  return {
+    type: 'customer',
+    status: 'open',
+    mergedInto: null,
+    lockedUntil: null,
+    realtimeOwner: null,
+    assignee: null,
+    ...fields,
+  };
+}
