@@ -10,6 +10,7 @@
  */
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { STAGE_NAME_PATTERN } from '#shared/store/table-specs';
 
 export interface StageConfig {
   stage: string;
@@ -53,12 +54,8 @@ const knownStages: Record<string, StageSettings> = {
   },
 };
 
-// Lowercase only: the stage is part of table, function and stack names, and the CLI builds
-// `cxm-<stage>-<table>` from what an operator types. 20 characters keep function names under 64.
-const STAGE_NAME = /^[a-z][a-z0-9-]{0,19}$/;
-
 export function stageConfig(stage: string = DEFAULT_STAGE): StageConfig {
-  if (!STAGE_NAME.test(stage)) {
+  if (!STAGE_NAME_PATTERN.test(stage)) {
     throw new Error(
       `invalid stage "${stage}": use 1-20 characters, lowercase letters, digits and "-", starting with a letter (e.g. -c stage=dev)`,
     );

@@ -5,7 +5,7 @@
 import { createConversationsStore, type ConversationsStore } from '#shared/store/conversations-store';
 import { documentClient } from '#shared/store/dynamo-client';
 import { createKeysStore, type KeysStore } from '#shared/store/keys-store';
-import { allTableSpecs, physicalTableName, type TableId } from '#shared/store/table-specs';
+import { allTableSpecs, physicalTableName, STAGE_NAME_PATTERN, type TableId } from '#shared/store/table-specs';
 import { localStatePath, readLocalState } from '#infra/local/local-state';
 import { useLocalDynamo } from '#infra/local/use-local-dynamo';
 import { CliError } from './cli-error.ts';
@@ -21,7 +21,9 @@ export function connectStores(stage: string | undefined): CliStores {
   let tables: Record<TableId, string>;
   let target: string;
   if (stage !== undefined) {
-    if (!/^[a-z][a-z0-9-]{0,20}$/.test(stage)) throw new CliError(`stage '${stage}' is not a valid stage name`);
+    if (!STAGE_NAME_PATTERN.test(stage)) {
+      throw new CliError(`stage '${stage}' is not a stage name: 1-20 lowercase letters, digits or '-', starting with a letter`);
+    }
     tables = Object.fromEntries(allTableSpecs.map((spec) => [spec.id, physicalTableName(stage, spec.id)])) as Record<TableId, string>;
     target = `stage ${stage}`;
   } else {

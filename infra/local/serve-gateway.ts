@@ -2,7 +2,9 @@
  * Binds the gateway's port first (so a taken port fails at once, before DynamoDB Local starts),
  * then serves once the handlers are loaded.
  */
+import { randomUUID } from 'node:crypto';
 import { createServer, type RequestListener, type Server } from 'node:http';
+import { commonHeaders } from '#shared/http/response-headers';
 import { routes } from '#shared/routes';
 import { StartupError } from './dynamodb-local.ts';
 import { loadHandlers } from './load-handlers.ts';
@@ -18,8 +20,8 @@ export interface BoundGateway {
 
 export async function bindGateway(port: number, host = '127.0.0.1'): Promise<BoundGateway> {
   let listener: RequestListener = (_req, res) => {
-    res.writeHead(503, { 'Content-Type': 'application/json; charset=utf-8', 'Retry-After': '1' });
-    res.end(JSON.stringify({ code: 'ServiceUnavailable', message: 'The local API is starting.' }));
+    res.writeHead(503, { ...commonHeaders(randomUUID()), 'Retry-After': '1' });
+    res.end(JSON.stringify({ code: 'ServiceUnavailable', message: 'The local API is starting; retry in a moment.' }));
   };
   const server: Server = createServer((req, res) => listener(req, res));
   // Keep-alive sockets would hold `close()` open; requests are short.

@@ -46,6 +46,12 @@ export const tableSpecs: Record<TableId, TableSpec> = {
 
 export const allTableSpecs: TableSpec[] = Object.values(tableSpecs);
 
+/**
+ * A stage names the stack, the API stage and every table, and an operator types it for the CLI:
+ * a short lowercase label (20 characters keep function names `cxm-<stage>-<route>` under 64).
+ */
+export const STAGE_NAME_PATTERN = /^[a-z][a-z0-9-]{0,19}$/;
+
 /** Physical names follow `cxm-<stage>-<table>` so the CLI can find a stage's tables by name. */
 export function physicalTableName(stage: string, id: TableId): string {
   return `cxm-${stage}-${id}`;
