@@ -10,10 +10,10 @@ import type { AddInternalNoteInput } from '#shared/schemas/add-internal-note-bod
 
 const conversations = createConversationsStore(documentClient(), tableName('conversations'));
 
-export const handler = createApiHandler<AddInternalNoteInput>('addInternalNote', async ({ tenantId, path, body }) => {
+export const handler = createApiHandler<AddInternalNoteInput>('addInternalNote', async ({ tenantId, path, body, signal }) => {
   const now = new Date();
   const note = buildNote(ulid(now.getTime()), now);
-  const outcome = await conversations.addNote(tenantId, path.conversationId!, { ...note, body: body.body }, now);
+  const outcome = await conversations.addNote(tenantId, path.conversationId!, { ...note, body: body.body }, now, signal);
   if (!outcome.added) {
     const { kind, message } = outcome.rejection;
     throw kind === 'not-found' ? notFound(message) : conflict(message);

@@ -31,7 +31,7 @@ export interface StoredNote extends NewNote {
 export type AddNoteOutcome = { added: true } | { added: false; rejection: NoteRejection };
 
 export interface ConversationsStore {
-  addNote(tenantId: string, conversationId: string, note: NewNote, now: Date): Promise<AddNoteOutcome>;
+  addNote(tenantId: string, conversationId: string, note: NewNote, now: Date, signal?: AbortSignal): Promise<AddNoteOutcome>;
   putConversation(tenantId: string, conversation: Conversation): Promise<void>;
   getConversation(tenantId: string, conversationId: string): Promise<Conversation | undefined>;
   listNotes(tenantId: string, conversationId: string): Promise<StoredNote[]>;
@@ -64,23 +64,27 @@ function toConversation(item: Record<string, unknown>): Conversation {
   };
 }
 
-function isConflictOnly(error: TransactionCanceledException): boolean {
-  return (error.CancellationReasons ?? []).some((reason) => reason.Code === 'TransactionConflict');
-}
+/** Cancellation codes that mean "busy, try again later" rather than "refused". */
+const CAPACITY_CODES = new Set(['ThrottlingError', 'ProvisionedThroughputExceeded', 'RequestLimitExceeded']);
 
 const backoff = (attempt: number) =>
   new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(400, 25 * 2 ** attempt)));
 
 export function createConversationsStore(client: DynamoDBDocumentClient, table: string): ConversationsStore {
   return {
-    async addNote(tenantId, conversationId, note, now) {
+    async addNote(tenantId, conversationId, note, now, signal) {
       const pk = tenantKey(tenantId, conversationId);
       if (pk === undefined) return { added: false, rejection: explainNoteRejection(undefined, now.getTime())! };
       for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+        // Past the deadline the caller has answered 504 already: a later commit would surprise it.
+        if (signal?.aborted) throw new StoreUnavailableError(`note on ${conversationId} abandoned at the deadline`);
         const nowMs = attempt === 0 ? now.getTime() : Date.now();
         try {
           await client.send(
             new TransactWriteCommand({
+              // The SDK retries a call whose answer was lost; the token makes that retry a no-op
+              // instead of a second attempt that would fail on the note it already wrote.
+              ClientRequestToken: `${note.id}.${attempt}`,
               TransactItems: [
                 {
                   ConditionCheck: {
@@ -108,16 +112,23 @@ export function createConversationsStore(client: DynamoDBDocumentClient, table: 
                 },
               ],
             }),
+            { abortSignal: signal },
           );
           return { added: true };
         } catch (error) {
           if (!(error instanceof TransactionCanceledException)) throw error;
-          if (!isConflictOnly(error)) {
-            const old = error.CancellationReasons?.[0]?.Item;
-            const rejection = explainNoteRejection(old ? toConversation(unmarshall(old)) : undefined, nowMs);
+          const [check, put] = error.CancellationReasons ?? [];
+          if (check?.Code === 'ConditionalCheckFailed') {
+            const rejection = explainNoteRejection(check.Item ? toConversation(unmarshall(check.Item)) : undefined, nowMs);
             if (rejection) return { added: false, rejection };
+            // The conversation accepts notes again (it changed after the check): try again.
+          } else if (put?.Code === 'ConditionalCheckFailed') {
+            // The note's own id exists: ids are fresh ULIDs, so only this very request wrote it.
+            return { added: true };
+          } else if (![check?.Code, put?.Code].some((code) => code === 'TransactionConflict' || CAPACITY_CODES.has(code ?? ''))) {
+            // A validation or size failure will not pass on a retry: a fault, not a refusal.
+            throw error;
           }
-          // A concurrent transaction on the conversation, or it changed since the check: again.
           await backoff(attempt);
         }
       }
