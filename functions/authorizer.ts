@@ -2,25 +2,21 @@
  * REQUEST authorizer (D9). Identity source: the Authorization header. Every failure is the
  * gateway's 401 (thrown 'Unauthorized'); a store failure is any other error, which API Gateway
  * answers as AUTHORIZER_FAILURE (503). The Allow covers the whole stage, so one cached result
- * serves every route; the route's tenant and scope are checked in the function's chain.
+ * serves every route (see allow-whole-stage.ts).
  */
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
+import { allowWholeStage } from '#shared/auth/allow-whole-stage';
 import { encodeCaller } from '#shared/auth/authorizer-context';
 import { hashKey, parseKeyId } from '#shared/auth/key-format';
 import { keyStatus } from '#shared/auth/key-status';
-import { findHeader, parseBearerToken } from '#shared/auth/parse-authorization';
+import { parseBearerToken } from '#shared/auth/parse-bearer-token';
+import { findHeader } from '#shared/http/find-header';
 import { logger } from '#shared/http/logger';
 import { documentClient } from '#shared/store/dynamo-client';
 import { createKeysStore } from '#shared/store/keys-store';
 import { tableName } from '#shared/store/table-name';
 
 const keys = createKeysStore(documentClient(), tableName('keys'));
-
-/** `arn:...:apiId/stage/METHOD/path` -> `arn:...:apiId/stage/*\/*`. */
-export function stageWildcardArn(methodArn: string): string {
-  const [prefix = '', stage = ''] = methodArn.split('/');
-  return `${prefix}/${stage}/*/*`;
-}
 
 function refuse(reason: string, keyId?: string): never {
   logger.info('authentication refused', { reason, keyId });
@@ -38,10 +34,7 @@ export const handler = async (event: APIGatewayRequestAuthorizerEvent): Promise<
   if (status !== 'active') refuse(`${status} key`, keyId);
   return {
     principalId: key.keyId,
-    policyDocument: {
-      Version: '2012-10-17',
-      Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: stageWildcardArn(event.methodArn) }],
-    },
+    policyDocument: allowWholeStage(event.methodArn),
     context: encodeCaller({ keyId: key.keyId, tenants: key.tenants, scopes: key.scopes }),
   };
 };

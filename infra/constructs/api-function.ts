@@ -4,18 +4,16 @@
  * group with the stage's retention, X-Ray tracing, and `bindTable` for least-privilege table access.
  */
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Duration } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { LogLevel, NodejsFunction, OutputFormat, type NodejsFunctionProps } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { FUNCTION_TIMEOUT_SECONDS, type TableAccess } from '#shared/routes';
+import { PROJECT_ROOT } from '../project-root.ts';
 import type { StageConfig } from '../config.ts';
 import type { SpecTable } from './data.ts';
 
-/** The project root: route handlers and the lock file are addressed relative to it. */
-export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /** The service name in every log line and trace (Powertools). */
 export const SERVICE_NAME = 'cxm-api';

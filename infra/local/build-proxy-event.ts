@@ -4,8 +4,10 @@
  * `queryStringParameters`), path parameters decoded, a body that is not UTF-8 sent as base64.
  */
 import type { APIGatewayEventRequestContext, APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
+import { findHeader } from '#shared/http/find-header';
 import type { RouteSpec } from '#shared/routes';
 
+/** The stage name of the local stack: API Gateway stage, table names `cxm-local-*`. */
 export const LOCAL_STAGE = 'local';
 export const LOCAL_API_ID = 'local';
 export const LOCAL_ACCOUNT = '000000000000';
@@ -23,26 +25,31 @@ export interface IncomingParts {
   now: Date;
 }
 
-function headerMaps(rawHeaders: string[]) {
-  const headers: Record<string, string> = {};
-  const multi: Record<string, string[]> = {};
-  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
-    const name = rawHeaders[i]!;
-    const value = rawHeaders[i + 1]!;
-    headers[name] = value;
-    (multi[name] ??= []).push(value);
+/**
+ * Name -> values, collected in a Map and turned into own properties by Object.fromEntries: a
+ * client-chosen name such as `__proto__` or `constructor` is then just a name, never the prototype.
+ */
+function nameMaps(pairs: Iterable<[string, string]>) {
+  const values = new Map<string, string[]>();
+  for (const [name, value] of pairs) {
+    const list = values.get(name);
+    if (list) list.push(value);
+    else values.set(name, [value]);
   }
-  return { headers, multi };
+  const single = Object.fromEntries([...values].map(([name, list]) => [name, list[list.length - 1]!]));
+  const multi = Object.fromEntries(values);
+  return { single, multi, empty: values.size === 0 };
+}
+
+function headerMaps(rawHeaders: string[]) {
+  const pairs: Array<[string, string]> = [];
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) pairs.push([rawHeaders[i]!, rawHeaders[i + 1]!]);
+  const { single, multi } = nameMaps(pairs);
+  return { headers: single, multi };
 }
 
 function queryMaps(rawQuery: string) {
-  const single: Record<string, string> = {};
-  const multi: Record<string, string[]> = {};
-  for (const [name, value] of new URLSearchParams(rawQuery)) {
-    single[name] = value;
-    (multi[name] ??= []).push(value);
-  }
-  const empty = Object.keys(single).length === 0;
+  const { single, multi, empty } = nameMaps(new URLSearchParams(rawQuery));
   return { single: empty ? null : single, multi: empty ? null : multi };
 }
 
@@ -54,7 +61,7 @@ function requestTime(now: Date): string {
 }
 
 function requestContext(parts: IncomingParts, route: RouteSpec, headers: Record<string, string>): APIGatewayEventRequestContext {
-  const userAgent = Object.entries(headers).find(([name]) => name.toLowerCase() === 'user-agent')?.[1] ?? null;
+  const userAgent = findHeader(headers, 'user-agent') ?? null;
   return {
     accountId: LOCAL_ACCOUNT,
     apiId: LOCAL_API_ID,

@@ -5,6 +5,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { issueKey } from '#shared/auth/issue-key';
+import { hashKey } from '#shared/auth/key-format';
 import { scopeAreas } from '#shared/routes';
 import type { ImportFileContent } from '#shared/schemas/import-file';
 import { createConversationsStore } from '#shared/store/conversations-store';
@@ -33,15 +34,21 @@ export function demoData(now: Date): ImportFileContent {
 
 /**
  * Seeds the demo tenant unless this state directory has done so before, and returns the demo
- * key. The key is kept in `<home>/demo-key` (mode 600) so later starts can print it again; the
- * keys table itself holds only its hash, as for every key.
+ * key. Unlike every other key, the demo key is kept in plain text in `<home>/demo-key` (mode 600)
+ * so later starts can print it again: a local convenience for a local-only tenant. The keys table
+ * holds only its hash, as for every key; if that record is gone (the data was deleted), the
+ * tenant is seeded again.
  */
 export async function ensureDemoTenant(home: string | undefined, now = new Date()): Promise<string> {
   const keyFile = home ? join(home, 'demo-key') : undefined;
-  if (keyFile && existsSync(keyFile)) return readFileSync(keyFile, 'utf8').trim();
   const client = documentClient();
+  const keys = createKeysStore(client, tableName('keys'));
+  if (keyFile && existsSync(keyFile)) {
+    const saved = readFileSync(keyFile, 'utf8').trim();
+    if (await keys.findByHash(hashKey(saved))) return saved;
+  }
   await importData(DEMO_TENANT, demoData(now), { conversations: createConversationsStore(client, tableName('conversations')) });
-  const { key } = await issueKey(createKeysStore(client, tableName('keys')), {
+  const { key } = await issueKey(keys, {
     tenants: [DEMO_TENANT],
     scopes: scopeAreas().map((area) => `${area}:*`),
     name: 'demo key (created by npm start)',

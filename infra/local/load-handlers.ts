@@ -1,10 +1,10 @@
 /** Imports the authorizer and every route's handler module, as the deployed functions do. */
-import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { AUTHORIZER_HANDLER, routes } from '#shared/routes';
+import { PROJECT_ROOT } from '../project-root.ts';
 import type { AuthorizerHandler, ProxyHandler } from './local-gateway.ts';
 
-export const PROJECT_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 async function importHandler<T>(entry: string): Promise<T> {
   const module = (await import(pathToFileURL(join(PROJECT_ROOT, entry)).href)) as { handler?: T };

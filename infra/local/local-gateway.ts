@@ -5,7 +5,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
-import { findHeader } from '#shared/auth/parse-authorization';
 import { commonHeaders } from '#shared/http/response-headers';
 import { gatewayResponses, type GatewayResponseType } from '#shared/http/gateway-responses';
 import { FUNCTION_TIMEOUT_SECONDS, type RouteSpec } from '#shared/routes';
@@ -54,6 +53,14 @@ async function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
   return Buffer.concat(chunks);
 }
 
+function authorizationValues(rawHeaders: string[]): string[] {
+  const values: string[] = [];
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+    if (rawHeaders[i]!.toLowerCase() === 'authorization') values.push(rawHeaders[i + 1]!);
+  }
+  return values;
+}
+
 function lambdaContext(route: RouteSpec, requestId: string): Context {
   const deadline = Date.now() + FUNCTION_TIMEOUT_SECONDS * 1000;
   const functionName = `cxm-local-${route.id}`;
@@ -97,7 +104,6 @@ export function createLocalGateway(options: LocalGatewayOptions) {
     const method = req.method ?? 'GET';
     const match = matchRoute(options.routes, method, rawPath);
     if (match.kind === 'no-route') return gatewayReply('MISSING_AUTHENTICATION_TOKEN', requestId);
-    if (match.kind === 'malformed') return gatewayReply('DEFAULT_4XX', requestId, 400);
 
     const body = await readBody(req);
     if (body === 'too-large') return gatewayReply('REQUEST_TOO_LARGE', requestId);
@@ -114,8 +120,10 @@ export function createLocalGateway(options: LocalGatewayOptions) {
     };
 
     // API Gateway answers a request without the identity source itself, before the authorizer.
-    const identity = findHeader(req.headers as Record<string, string>, 'authorization');
-    if (identity === undefined || identity === '') return gatewayReply('UNAUTHORIZED', requestId);
+    // Two Authorization headers are refused: the cache key and the authorizer must see one value.
+    const identities = authorizationValues(req.rawHeaders);
+    const identity = identities[0];
+    if (identities.length !== 1 || identity === undefined || identity === '') return gatewayReply('UNAUTHORIZED', requestId);
     let authorization: APIGatewayAuthorizerResult;
     try {
       authorization = await cache.get(identity, () => options.authorizer(buildAuthorizerEvent(parts, match.route, match.pathParameters)));
@@ -125,6 +133,7 @@ export function createLocalGateway(options: LocalGatewayOptions) {
       return gatewayReply('AUTHORIZER_FAILURE', requestId);
     }
     if (!policyAllows(authorization, methodArn(method, rawPath))) return gatewayReply('ACCESS_DENIED', requestId);
+    if (match.malformed) return gatewayReply('BAD_REQUEST_PARAMETERS', requestId);
 
     const handler = options.handlers.get(match.route.id);
     if (!handler) return gatewayReply('DEFAULT_5XX', requestId);

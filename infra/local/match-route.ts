@@ -5,9 +5,14 @@
 import type { RouteSpec } from '#shared/routes';
 
 export type RouteMatch =
-  | { kind: 'matched'; route: RouteSpec; pathParameters: Record<string, string> }
-  | { kind: 'no-route' }
-  | { kind: 'malformed'; segment: string };
+  | {
+      kind: 'matched';
+      route: RouteSpec;
+      pathParameters: Record<string, string>;
+      /** True when a parameter is not valid percent-encoding (it is then passed raw). */
+      malformed: boolean;
+    }
+  | { kind: 'no-route' };
 
 export function matchRoute(routes: readonly RouteSpec[], method: string, rawPath: string): RouteMatch {
   const segments = rawPath.split('/');
@@ -17,6 +22,7 @@ export function matchRoute(routes: readonly RouteSpec[], method: string, rawPath
     if (template.length !== segments.length) continue;
     const params: Record<string, string> = {};
     let matched = true;
+    let malformed = false;
     for (let i = 0; i < template.length && matched; i++) {
       const part = template[i]!;
       const raw = segments[i]!;
@@ -29,11 +35,12 @@ export function matchRoute(routes: readonly RouteSpec[], method: string, rawPath
         try {
           params[name] = decodeURIComponent(raw);
         } catch {
-          return { kind: 'malformed', segment: raw };
+          params[name] = raw;
+          malformed = true;
         }
       }
     }
-    if (matched) return { kind: 'matched', route, pathParameters: params };
+    if (matched) return { kind: 'matched', route, pathParameters: params, malformed };
   }
   return { kind: 'no-route' };
 }

@@ -6,12 +6,11 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TableId } from '#shared/store/table-specs';
 import { createTables, LOCAL_REGION, startDynamoDbLocal, StartupError, type DynamoDbLocal } from './dynamodb-local.ts';
+import { LOCAL_STAGE } from './build-proxy-event.ts';
 import { DEMO_TENANT, ensureDemoTenant } from './demo-tenant.ts';
 import { cxmHome, localStatePath, writeLocalState } from './local-state.ts';
 import { bindGateway, type BoundGateway } from './serve-gateway.ts';
 import { useLocalDynamo } from './use-local-dynamo.ts';
-
-const LOCAL_STAGE = 'local';
 
 function numberFromEnv(name: string, fallback: number, valid: (n: number) => boolean): number {
   const raw = process.env[name];

@@ -22,6 +22,7 @@ export function authorizeRequest(route: RouteSpec): MiddlewareObj<ChainEvent, AP
       const tenantId = params.tenantId;
       if (tenantId === undefined || !caller.tenants.includes(tenantId)) throw permissionDenied();
       if (!isScopeGranted(caller.scopes, resolveScope(route.scope, params))) throw permissionDenied();
+      logger.appendKeys({ tenantId });
       event.cxm = { tenantId, caller };
     },
   };

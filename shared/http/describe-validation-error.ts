@@ -28,7 +28,7 @@ export function describeValidationError(target: ValidationTarget, error: ErrorOb
     case 'additionalProperties':
       if (target === 'query') return `Unknown query parameter '${String(params.additionalProperty)}'.`;
       if (target === 'path') return `Unknown path parameter '${String(params.additionalProperty)}'.`;
-      return `Unknown property '${String(params.additionalProperty)}' in ${field === 'the request body' ? field : field}.`;
+      return `Unknown property '${String(params.additionalProperty)}' in ${field}.`;
     case 'type': {
       const type = String(params.type);
       const article = /^[aeiou]/.test(type) ? 'an' : 'a';

@@ -22,6 +22,11 @@ export type GatewayResponseType =
   | 'THROTTLED'
   | 'QUOTA_EXCEEDED'
   | 'RESOURCE_NOT_FOUND'
+  | 'BAD_REQUEST_PARAMETERS'
+  | 'BAD_REQUEST_BODY'
+  | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'INVALID_API_KEY'
+  | 'WAF_FILTERED'
   | 'AUTHORIZER_FAILURE'
   | 'AUTHORIZER_CONFIGURATION_ERROR'
   | 'INTEGRATION_FAILURE'
@@ -54,10 +59,20 @@ export const gatewayResponses: Record<GatewayResponseType, GatewayResponseSpec> 
   THROTTLED: rateLimited('rate limit'),
   QUOTA_EXCEEDED: rateLimited('quota'),
   RESOURCE_NOT_FOUND: noOperation,
+  BAD_REQUEST_PARAMETERS: {
+    status: 400,
+    code: 'BadRequest',
+    message: 'The request parameters are invalid (for example a path segment that is not valid percent-encoding).',
+  },
+  BAD_REQUEST_BODY: { status: 400, code: 'BadRequest', message: 'The request body is invalid.' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 400, code: 'BadRequest', message: 'The media type of the request is not supported; send application/json.' },
+  INVALID_API_KEY: { status: 401, code: 'Unauthenticated', message: UNAUTHENTICATED_MESSAGE },
+  WAF_FILTERED: { status: 403, code: 'PermissionDenied', message: PERMISSION_DENIED_MESSAGE },
   AUTHORIZER_FAILURE: authorizerUnavailable,
   AUTHORIZER_CONFIGURATION_ERROR: authorizerUnavailable,
   INTEGRATION_FAILURE: { status: 502, code: 'BadGateway', message: BAD_GATEWAY_MESSAGE },
   INTEGRATION_TIMEOUT: { status: 504, code: 'GatewayTimeout', message: GATEWAY_TIMEOUT_MESSAGE },
+  // Any other 4xx API Gateway makes keeps its status; its code is the spec's catch-all for 4xx.
   DEFAULT_4XX: { code: 'BadRequest', message: 'The request was refused by the gateway.' },
   DEFAULT_5XX: {
     status: 502,

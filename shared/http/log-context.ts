@@ -1,4 +1,7 @@
-/** Chain step 1: every log line of the request carries its request id, route and tenant. */
+/**
+ * Chain step 1: every log line of the request carries its request id and route; authorization
+ * adds the key id and the tenant once they are established (a path value is not yet a tenant).
+ */
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import type { RouteSpec } from '#shared/routes';
@@ -13,7 +16,6 @@ export function logContext(route: RouteSpec): MiddlewareObj<ChainEvent, APIGatew
       logger.appendKeys({
         requestId: event.requestContext.requestId,
         route: route.id,
-        tenantId: event.pathParameters?.tenantId,
       });
     },
   };

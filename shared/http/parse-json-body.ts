@@ -4,12 +4,13 @@
  */
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { findHeader } from '#shared/auth/parse-authorization';
+import { findHeader } from '#shared/http/find-header';
 import type { RouteSpec } from '#shared/routes';
 import { badRequest, payloadTooLarge } from './api-error.ts';
 import type { ChainEvent } from './api-types.ts';
 
-const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;\s*charset\s*=\s*"?utf-8"?\s*)?$/i;
+// application/json or application/*+json, optionally with a UTF-8 charset (spelt utf-8 or utf8).
+const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;\s*charset\s*=\s*"?utf-?8"?\s*)?$/i;
 
 export function rawBody(event: ChainEvent): Buffer {
   if (event.body === null || event.body === undefined) return Buffer.alloc(0);

@@ -1,4 +1,5 @@
 /** Authentication and authorization of the note endpoint, through the local gateway (spec Authentication, D2, D3, D9). */
+import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PERMISSION_DENIED_MESSAGE, UNAUTHENTICATED_MESSAGE } from '#shared/http/api-error';
 import { startTestApi, uniqueTenant, type TestApi } from '#test/support/test-api';
@@ -117,7 +118,48 @@ describe('scopes granting the note endpoint', () => {
   });
 });
 
+/** A POST with the given raw header list (fetch would merge repeated names into one). */
+function rawPost(url: string, headers: string[]): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const body = '{"body":"x"}';
+    // With a raw header list Node adds neither Host nor framing headers of its own.
+    const framing = ['Host', new URL(url).host, 'Content-Length', String(body.length)];
+    const req = request(url, { method: 'POST', headers: [...framing, ...headers] }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
 describe('the authorizer cache', () => {
+  it('one cached decision serves every route and resource of the stage (the Allow covers it)', async () => {
+    const cached = await startTestApi({ authCacheTtlSeconds: 60 });
+    try {
+      await api.addConversation(tenant, { id: 'c2' });
+      const k = await api.createKey([tenant], ['cxm:*']);
+      expect((await cached.postNote(tenant, 'c1', k.key)).status).toBe(201);
+      expect((await cached.postNote(tenant, 'c2', k.key)).status).toBe(201);
+    } finally {
+      await cached.close();
+    }
+  });
+
+  it('refuses two Authorization headers, so a cached decision cannot be bound to another value', async () => {
+    const cached = await startTestApi({ authCacheTtlSeconds: 60 });
+    try {
+      const url = cached.notePath(tenant, 'c1');
+      const json = ['Content-Type', 'application/json'];
+      expect(await rawPost(url, [...json, 'Authorization', 'letmein', 'Authorization', `Bearer ${key}`])).toBe(401);
+      expect(await rawPost(url, [...json, 'Authorization', `Bearer ${key}`, 'Authorization', 'letmein'])).toBe(401);
+      expect(await rawPost(url, [...json, 'Authorization', 'letmein'])).toBe(401);
+      expect(await rawPost(url, [...json, 'Authorization', `Bearer ${key}`])).toBe(201);
+    } finally {
+      await cached.close();
+    }
+  });
+
   it('with a TTL a revoked key keeps working until the entry expires; with TTL 0 it stops at once', async () => {
     const cached = await startTestApi({ authCacheTtlSeconds: 60 });
     try {

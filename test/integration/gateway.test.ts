@@ -1,6 +1,6 @@
 /** What the local gateway answers by itself, and the headers every response carries (D3, DESIGN section 2). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApi, uniqueTenant, type TestApi } from '#test/support/test-api';
+import { expectContractBody, startTestApi, uniqueTenant, type TestApi } from '#test/support/test-api';
 
 let api: TestApi;
 const tenant = uniqueTenant('gw');
@@ -59,9 +59,37 @@ describe('headers on every response', () => {
       const requestId = response.headers.get('x-request-id');
       expect(requestId).toMatch(/^[0-9a-f-]{36}$/);
       ids.add(requestId!);
-      const body = (await response.json()) as Record<string, unknown>;
-      if (status >= 400) expect(Object.keys(body).sort()).toEqual(['code', 'message']);
+      expectContractBody(status, await response.json());
     }
     expect(ids.size).toBe(requests.length);
+  });
+});
+
+describe('odd requests', () => {
+  const post = (path: string, headers: Record<string, string> = auth()) =>
+    fetch(`${api.url}${path}`, { method: 'POST', headers, body: '{"body":"x"}' });
+  const notes = (conversation: string) => `/api/v1/cxm/tenants/${tenant}/conversations/${conversation}/internal-notes`;
+
+  it.each(['constructor', '__proto__', 'toString', 'hasOwnProperty'])('a query parameter named %s is an unknown parameter (400)', async (name) => {
+    const response = await post(`${notes('open')}?${name}=1`);
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({ code: 'BadRequest', message: `Unknown query parameter '${name}'.` });
+  });
+
+  it.each(['constructor', '__proto__', 'toString'])('a header named %s is just a header', async (name) => {
+    expect((await post(notes('open'), { ...auth(), [name]: 'x' })).status).toBe(201);
+    const unauthenticated = await post(notes('open'), { 'Content-Type': 'application/json', Authorization: 'Bearer nope', [name]: 'x' });
+    expect(unauthenticated.status).toBe(401);
+  });
+
+  it('a path segment that is not valid percent-encoding: 401 without a key, 400 with one', async () => {
+    const malformed = notes('%E0%A4%A');
+    const anonymous = await post(malformed, { 'Content-Type': 'application/json' });
+    expect(anonymous.status).toBe(401);
+    const response = await post(malformed);
+    expect(response.status).toBe(400);
+    const body = await response.json();
+    expectContractBody(400, body);
+    expect((body as { message: string }).message).toMatch(/percent-encoding/);
   });
 });

@@ -1,5 +1,7 @@
 /** Spec endpoint 1 and D4 through the local gateway and DynamoDB Local. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DynamoDBClient, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { documentClient } from '#shared/store/dynamo-client';
 import { startTestApi, uniqueTenant, type TestApi } from '#test/support/test-api';
 
 let api: TestApi;
@@ -168,9 +170,12 @@ describe('limits', () => {
   });
 
   it.each(['a%2Fb', 'a%2fb', 'a%5Cb', '%2F', '..%2Fother'])('refuses the encoded separator in %s without effect', async (id) => {
+    const decoded = decodeURIComponent(id);
+    await api.addConversation(tenant, { id: decoded });
     const response = await api.postNote(tenant, id, key);
     expect(response.status).toBe(400);
     expect(response.json.message).toMatch(/must not contain/);
+    expect(await api.conversations.listNotes(tenant, decoded)).toHaveLength(0);
   });
 
   it('decodes other percent-encoded characters in the conversationId', async () => {
@@ -238,6 +243,40 @@ describe('concurrency', () => {
     const stored = await api.conversations.listNotes(tenant, 'busy');
     expect(stored.map((n) => n.id).sort()).toEqual([...ids].sort());
     expect(stored.map((n) => n.body).sort()).toEqual(Array.from({ length: 20 }, (_, i) => `note ${i}`).sort());
+  });
+
+  it('checks the conversation in the same write: a close just before the write refuses the note', async () => {
+    // Close the conversation from the outside at the last moment before the note's write reaches
+    // DynamoDB: a read-then-write would have read "open" already and land the note anyway.
+    const id = 'closed-at-the-last-moment';
+    await api.addConversation(tenant, { id });
+    const client = documentClient();
+    const name = 'close-before-write';
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        const input = JSON.stringify(args.input);
+        if (context.commandName !== 'GetItemCommand' && context.commandName !== 'QueryCommand' && input.includes(id) && input.includes('NOTE#')) {
+          const other = new DynamoDBClient({});
+          await other.send(new UpdateItemCommand({
+            TableName: api.tables.conversations,
+            Key: { pk: { S: `${tenant}#${id}` }, sk: { S: 'CONVERSATION' } },
+            UpdateExpression: 'SET #s = :closed',
+            ExpressionAttributeNames: { '#s': 'status' },
+            ExpressionAttributeValues: { ':closed': { S: 'closed' } },
+          }));
+          other.destroy();
+        }
+        return next(args);
+      },
+      { step: 'initialize', name },
+    );
+    try {
+      const response = await api.postNote(tenant, id, key);
+      expect(response.status).toBe(409);
+      expect(await api.conversations.listNotes(tenant, id)).toHaveLength(0);
+    } finally {
+      client.middlewareStack.remove(name);
+    }
   });
 
   it('a note racing a close never lands on the closed conversation', async () => {

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '#infra/local/load-handlers';
+import { PROJECT_ROOT } from '#infra/project-root';
 import { ownLines, run, startUntil } from '#test/support/run-process';
 
 const READY = /CXM API listening on http:\/\/127\.0\.0\.1:(\d+)\n/;

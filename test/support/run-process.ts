@@ -1,6 +1,6 @@
 /** Runs a project command as a user would, and collects what it prints. */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { PROJECT_ROOT } from '#infra/local/load-handlers';
+import { PROJECT_ROOT } from '#infra/project-root';
 
 export interface Finished {
   code: number | null;

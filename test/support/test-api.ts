@@ -3,7 +3,8 @@
  * stores to arrange data with. Every test makes its own tenants, so files run side by side.
  */
 import { randomUUID } from 'node:crypto';
-import { inject } from 'vitest';
+import { expect, inject } from 'vitest';
+import { validatorFor } from '#shared/http/validator-for';
 import { issueKey } from '#shared/auth/issue-key';
 import { conversationWithDefaults, type Conversation } from '#shared/domain/notes/conversation';
 import { createConversationsStore } from '#shared/store/conversations-store';
@@ -11,6 +12,15 @@ import { documentClient } from '#shared/store/dynamo-client';
 import { createKeysStore } from '#shared/store/keys-store';
 import { bindGateway } from '#infra/local/serve-gateway';
 import { useLocalDynamo } from '#infra/local/use-local-dynamo';
+
+/**
+ * Every note response must match the contract: the note schema on 201, else the error schema
+ * (exactly `{code, message}` with a code from the spec's list).
+ */
+export function expectContractBody(status: number, body: unknown): void {
+  const validate = validatorFor(status === 201 ? 'InternalNoteResponse' : 'ErrorBody');
+  expect(validate(body), `${status} body ${JSON.stringify(body)} breaks the contract: ${JSON.stringify(validate.errors)}`).toBe(true);
+}
 
 export function uniqueTenant(prefix = 't'): string {
   return `${prefix}-${randomUUID().slice(0, 8)}`;
@@ -64,7 +74,9 @@ export async function startTestApi(options: { authCacheTtlSeconds?: number } = {
         body: typeof body === 'string' ? body : JSON.stringify(body),
       });
       const text = await response.text();
-      return { status: response.status, headers: response.headers, json: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+      const json = JSON.parse(text) as Record<string, unknown>;
+      expectContractBody(response.status, json);
+      return { status: response.status, headers: response.headers, json };
     },
   };
 }

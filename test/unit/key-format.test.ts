@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { generateKey, hashKey, parseKeyId } from '#shared/auth/key-format';
 import { keyStatus } from '#shared/auth/key-status';
-import { findHeader, parseBearerToken } from '#shared/auth/parse-authorization';
+import { parseBearerToken } from '#shared/auth/parse-bearer-token';
+import { findHeader } from '#shared/http/find-header';
 
 describe('key format (D9)', () => {
   it('is cxm_<12 [a-z0-9]>_<40 base62> and carries its id', () => {
@@ -60,5 +61,15 @@ describe('Authorization header', () => {
   it('finds headers case-insensitively', () => {
     expect(findHeader({ AUTHORIZATION: 'x' }, 'authorization')).toBe('x');
     expect(findHeader(null, 'authorization')).toBeUndefined();
+  });
+});
+
+describe('the authorizer policy', () => {
+  it('allows every method and path of the request stage, nothing beyond it', async () => {
+    const { allowWholeStage } = await import('#shared/auth/allow-whole-stage');
+    const policy = allowWholeStage('arn:aws:execute-api:eu-west-1:123456789012:abc123/prod/POST/api/v1/cxm/tenants/t/conversations/c/internal-notes');
+    expect(policy.Statement).toEqual([
+      { Action: 'execute-api:Invoke', Effect: 'Allow', Resource: 'arn:aws:execute-api:eu-west-1:123456789012:abc123/prod/*/*' },
+    ]);
   });
 });
