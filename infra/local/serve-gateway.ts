@@ -26,6 +26,20 @@ export async function bindGateway(port: number, host = '127.0.0.1'): Promise<Bou
   const server: Server = createServer((req, res) => listener(req, res));
   // Keep-alive sockets would hold `close()` open; requests are short.
   server.keepAliveTimeout = 1000;
+  // Requests Node's HTTP parser refuses (oversized headers, malformed framing) never reach the
+  // gateway: answer them in the API's own error shape rather than Node's bare status line.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable) return socket.destroy();
+    const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+    const body = JSON.stringify({
+      code: 'BadRequest',
+      message: tooLarge ? 'The request headers are too large.' : 'The request is not valid HTTP.',
+    });
+    const headers = Object.entries(commonHeaders(randomUUID())).map(([name, value]) => `${name}: ${value}`);
+    socket.end(
+      [`HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}`, ...headers, `Content-Length: ${Buffer.byteLength(body)}`, 'Connection: close', '', body].join('\r\n'),
+    );
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) =>
       reject(

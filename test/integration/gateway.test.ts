@@ -82,6 +82,13 @@ describe('odd requests', () => {
     expect(unauthenticated.status).toBe(401);
   });
 
+  it('headers too large for the HTTP parser get a JSON error body too', async () => {
+    const response = await post(notes('open'), { ...auth(), 'X-Padding': 'x'.repeat(20_000) });
+    expect(response.status).toBe(431);
+    expect(response.headers.get('x-request-id')).toBeTruthy();
+    expectContractBody(431, await response.json());
+  });
+
   it('a path segment that is not valid percent-encoding: 401 without a key, 400 with one', async () => {
     const malformed = notes('%E0%A4%A');
     const anonymous = await post(malformed, { 'Content-Type': 'application/json' });
