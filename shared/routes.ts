@@ -15,6 +15,8 @@ export interface RouteSpec {
   method: HttpMethod;
   /** Path template relative to the stage, parameters as `{name}`. */
   path: string;
+  /** Further methods routed to the same function (which answers them itself, e.g. 405). */
+  otherMethods?: readonly HttpMethod[];
   /** Handler module, relative to the project root; it exports `handler`. */
   handler: string;
   /**
@@ -29,8 +31,13 @@ export interface RouteSpec {
     query?: SchemaId;
     body?: SchemaId;
     /** Success status and the schema of its body (OpenAPI, contract tests). */
-    response: { status: number; schema: SchemaId };
+    response: { status: number; schema: SchemaId; otherStatuses?: readonly number[] };
   };
+  /**
+   * `message-only`: a fault is answered 500 `{message}` instead of the usual `{code, message}`
+   * (the MCP endpoint's contract).
+   */
+  faultBody?: 'message-only';
   /** Largest accepted request body in raw UTF-8 bytes (413 above it). */
   maxBodyBytes?: number;
   summary: string;
@@ -39,6 +46,11 @@ export interface RouteSpec {
 }
 
 export const NOTE_BODY_MAX_BYTES = 32768;
+/**
+ * Raw request bytes a provisioning write may send. The stored document's own bound (350 KB of
+ * compact JSON, D5) is checked after parsing; this one stops a huge body before it is parsed.
+ */
+export const DOCUMENT_REQUEST_MAX_BYTES = 1024 * 1024;
 /** The REQUEST authorizer every route sits behind. */
 export const AUTHORIZER_HANDLER = 'functions/authorizer.ts';
 /** Function timeout; the chain answers 504 itself just before it. */
@@ -61,6 +73,70 @@ export const routes = [
     maxBodyBytes: NOTE_BODY_MAX_BYTES,
     summary: 'Add an internal note to a customer conversation',
     errors: [400, 404, 409, 413],
+  },
+  {
+    id: 'listDocuments',
+    method: 'GET',
+    path: '/api/v1/provisioning/tenants/{tenantId}/{collection}',
+    handler: 'functions/provisioning/list-documents.ts',
+    scope: 'provisioning:{collection}.read',
+    tables: { documents: 'RO' },
+    schemas: { path: 'CollectionPath', query: 'ListDocumentsQuery', response: { status: 200, schema: 'DocumentList' } },
+    summary: 'List a provisioning collection, ordered by document id',
+    errors: [400],
+  },
+  {
+    id: 'getCurrentDocument',
+    method: 'GET',
+    path: '/api/v1/provisioning/tenants/{tenantId}/{collection}/{docId}/versions/current',
+    handler: 'functions/provisioning/get-current-document.ts',
+    scope: 'provisioning:{collection}.read',
+    tables: { documents: 'RO' },
+    schemas: { path: 'DocumentPath', query: 'NoQuery', response: { status: 200, schema: 'DocumentBody' } },
+    summary: 'Get the current version of a document',
+    errors: [400, 404],
+  },
+  {
+    id: 'replaceCurrentDocument',
+    method: 'POST',
+    path: '/api/v1/provisioning/tenants/{tenantId}/{collection}/{docId}/versions/current',
+    handler: 'functions/provisioning/replace-current-document.ts',
+    scope: 'provisioning:{collection}.write',
+    tables: { documents: 'RW' },
+    schemas: {
+      path: 'DocumentPath',
+      query: 'NoQuery',
+      body: 'DocumentBody',
+      response: { status: 201, schema: 'DocumentBody', otherStatuses: [200] },
+    },
+    maxBodyBytes: DOCUMENT_REQUEST_MAX_BYTES,
+    summary: 'Create (201) or replace (200) the current version of a document',
+    errors: [400, 413],
+  },
+  {
+    id: 'mergeCurrentDocument',
+    method: 'PUT',
+    path: '/api/v1/provisioning/tenants/{tenantId}/{collection}/{docId}/versions/current',
+    handler: 'functions/provisioning/merge-current-document.ts',
+    scope: 'provisioning:{collection}.write',
+    tables: { documents: 'RW' },
+    schemas: { path: 'DocumentPath', query: 'NoQuery', body: 'DocumentBody', response: { status: 200, schema: 'DocumentBody' } },
+    maxBodyBytes: DOCUMENT_REQUEST_MAX_BYTES,
+    summary: 'Merge a JSON Merge Patch (RFC 7396) into the current version of a document',
+    errors: [400, 404, 413],
+  },
+  {
+    id: 'mcpBots',
+    method: 'POST',
+    otherMethods: ['GET', 'DELETE'],
+    path: '/api/v1/mcp/tenants/{tenantId}/bots',
+    handler: 'functions/mcp/bots.ts',
+    scope: 'mcp:bots.read',
+    tables: { documents: 'RO' },
+    schemas: { path: 'McpPath', query: 'NoQuery', response: { status: 200, schema: 'JsonRpcMessage', otherStatuses: [202] } },
+    faultBody: 'message-only',
+    summary: 'MCP server for bots (Streamable HTTP, JSON-RPC 2.0)',
+    errors: [400, 405],
   },
 ] as const satisfies readonly RouteSpec[];
 

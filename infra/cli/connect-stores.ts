@@ -3,6 +3,7 @@
  * or with `--stage <name>` the deployed tables `cxm-<stage>-*` with the caller's AWS credentials.
  */
 import { createConversationsStore, type ConversationsStore } from '#shared/store/conversations-store';
+import { createDocumentsStore, type DocumentsStore } from '#shared/store/documents-store';
 import { documentClient } from '#shared/store/dynamo-client';
 import { createKeysStore, type KeysStore } from '#shared/store/keys-store';
 import { allTableSpecs, physicalTableName, STAGE_NAME_PATTERN, type TableId } from '#shared/store/table-specs';
@@ -13,6 +14,7 @@ import { CliError } from './cli-error.ts';
 export interface CliStores {
   keys: KeysStore;
   conversations: ConversationsStore;
+  documents: DocumentsStore;
   /** Where the stores point, for messages. */
   target: string;
 }
@@ -41,6 +43,7 @@ export function connectStores(stage: string | undefined): CliStores {
   return {
     keys: createKeysStore(client, tables.keys),
     conversations: createConversationsStore(client, tables.conversations),
+    documents: createDocumentsStore(client, tables.documents),
     target,
   };
 }

@@ -30,9 +30,11 @@ export function registerImportCommand(program: Command): void {
       const parsed = parseImportFile(options.tenant, content);
       const stores = connectStores(options.stage);
       const summary = await importData(options.tenant, parsed, stores, (done, total) => {
-        if (process.stderr.isTTY && total >= 100) process.stderr.write(`\rconversations ${done}/${total}`);
+        if (process.stderr.isTTY && total >= 100) process.stderr.write(`\rimporting ${done}/${total}`);
       });
-      if (process.stderr.isTTY && summary.conversations >= 100) process.stderr.write('\n');
-      console.log(`Imported ${summary.conversations} conversation(s) into tenant ${options.tenant} on the ${stores.target}.`);
+      if (process.stderr.isTTY && summary.conversations + summary.documents >= 100) process.stderr.write('\n');
+      console.log(
+        `Imported ${summary.conversations} conversation(s) and ${summary.documents} document(s) into tenant ${options.tenant} on the ${stores.target}.`,
+      );
     });
 }

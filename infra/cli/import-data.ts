@@ -8,6 +8,9 @@ import { conversationWithDefaults, type Conversation } from '#shared/domain/note
 import { PLANNED_IMPORT_MEMBERS, type ImportConversation, type ImportFileContent } from '#shared/schemas/import-file';
 import { tenantKey } from '#shared/store/composite-key';
 import type { ConversationsStore } from '#shared/store/conversations-store';
+import { isStorableDocId, type DocumentsStore } from '#shared/store/documents-store';
+import { DOCUMENT_MAX_BYTES, documentJson, jsonBytes } from '#shared/domain/documents/document-size';
+import type { JsonObject } from '#shared/domain/documents/json-value';
 
 export class ImportError extends Error {
   override readonly name = 'ImportError';
@@ -15,10 +18,12 @@ export class ImportError extends Error {
 
 export interface ImportStores {
   conversations: ConversationsStore;
+  documents: DocumentsStore;
 }
 
 export interface ImportSummary {
   conversations: number;
+  documents: number;
 }
 
 function lockedUntilMs(value: ImportConversation['lockedUntil'], id: string): number | null {
@@ -66,6 +71,18 @@ export function parseImportFile(tenantId: string, content: unknown): ImportFileC
     }
     toConversation(conversation);
   }
+  for (const [collection, documents] of Object.entries(file.documents ?? {})) {
+    const docIds = new Set<string>();
+    for (const document of documents) {
+      const where = `document '${document.id.slice(0, 32)}' of collection '${collection}'`;
+      if (docIds.has(document.id)) throw new ImportError(`${where} appears more than once`);
+      docIds.add(document.id);
+      if (!isStorableDocId(document.id)) throw new ImportError(`${where} has an id too long to store (over 1024 bytes)`);
+      if (jsonBytes(documentJson(document.data as JsonObject)) > DOCUMENT_MAX_BYTES) {
+        throw new ImportError(`${where} is larger than ${DOCUMENT_MAX_BYTES} bytes as compact JSON`);
+      }
+    }
+  }
   return file;
 }
 
@@ -76,12 +93,17 @@ export async function importData(
   onProgress?: (done: number, total: number) => void,
 ): Promise<ImportSummary> {
   const conversations = (file.conversations ?? []).map(toConversation);
-  let done = 0;
+  const documents = Object.entries(file.documents ?? {}).flatMap(([collection, entries]) =>
+    entries.map((entry) => ({ collection, id: entry.id, json: documentJson(entry.data as JsonObject) })),
+  );
+  const writes = [
+    ...conversations.map((conversation) => () => stores.conversations.putConversation(tenantId, conversation)),
+    ...documents.map((d) => () => stores.documents.replace(tenantId, d.collection, d.id, d.json).then(() => undefined)),
+  ];
   const CONCURRENCY = 16;
-  for (let i = 0; i < conversations.length; i += CONCURRENCY) {
-    await Promise.all(conversations.slice(i, i + CONCURRENCY).map((c) => stores.conversations.putConversation(tenantId, c)));
-    done = Math.min(conversations.length, i + CONCURRENCY);
-    onProgress?.(done, conversations.length);
+  for (let i = 0; i < writes.length; i += CONCURRENCY) {
+    await Promise.all(writes.slice(i, i + CONCURRENCY).map((write) => write()));
+    onProgress?.(Math.min(writes.length, i + CONCURRENCY), writes.length);
   }
-  return { conversations: conversations.length };
+  return { conversations: conversations.length, documents: documents.length };
 }

@@ -87,7 +87,8 @@ function requestContext(parts: IncomingParts, route: RouteSpec, headers: Record<
       userAgent,
       userArn: null,
     },
-    path: `/${LOCAL_STAGE}${parts.rawPath}`,
+    // The local server is addressed without a stage prefix, like a custom domain at its root.
+    path: parts.rawPath,
     protocol: 'HTTP/1.1',
     requestId: parts.requestId,
     requestTime: requestTime(parts.now),

@@ -9,6 +9,7 @@ import { hashKey } from '#shared/auth/key-format';
 import { scopeAreas } from '#shared/routes';
 import type { ImportFileContent } from '#shared/schemas/import-file';
 import { createConversationsStore } from '#shared/store/conversations-store';
+import { createDocumentsStore } from '#shared/store/documents-store';
 import { documentClient } from '#shared/store/dynamo-client';
 import { createKeysStore } from '#shared/store/keys-store';
 import { tableName } from '#shared/store/table-name';
@@ -29,6 +30,16 @@ export function demoData(now: Date): ImportFileContent {
       { id: 'conv-1007', status: 'open', assignee: { id: 'agent-2', active: false } },
       { id: 'ticket-2001', type: 'internal', status: 'open' },
     ],
+    documents: {
+      bots: [
+        { id: 'bot-billing', data: { name: 'Billing helper', language: 'en', channels: ['chat', 'email'], escalation: { queue: 'billing', afterMinutes: 5 } } },
+        { id: 'bot-returns', data: { name: 'Returns assistant', language: 'de', channels: ['chat'], escalation: { queue: 'returns', afterMinutes: 10 } } },
+      ],
+      users: [
+        { id: 'agent-1', data: { name: 'Ada Agent', email: 'ada@example.com', roles: ['agent'], active: true } },
+        { id: 'agent-2', data: { name: 'Bob Backup', email: 'bob@example.com', roles: ['agent', 'supervisor'], active: false } },
+      ],
+    },
   };
 }
 
@@ -47,7 +58,10 @@ export async function ensureDemoTenant(home: string | undefined, now = new Date(
     const saved = readFileSync(keyFile, 'utf8').trim();
     if (await keys.findByHash(hashKey(saved))) return saved;
   }
-  await importData(DEMO_TENANT, demoData(now), { conversations: createConversationsStore(client, tableName('conversations')) });
+  await importData(DEMO_TENANT, demoData(now), {
+    conversations: createConversationsStore(client, tableName('conversations')),
+    documents: createDocumentsStore(client, tableName('documents')),
+  });
   const { key } = await issueKey(keys, {
     tenants: [DEMO_TENANT],
     scopes: scopeAreas().map((area) => `${area}:*`),

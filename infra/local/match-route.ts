@@ -17,7 +17,7 @@ export type RouteMatch =
 export function matchRoute(routes: readonly RouteSpec[], method: string, rawPath: string): RouteMatch {
   const segments = rawPath.split('/');
   for (const route of routes) {
-    if (route.method !== method) continue;
+    if (route.method !== method && !route.otherMethods?.includes(method as RouteSpec['method'])) continue;
     const template = route.path.split('/');
     if (template.length !== segments.length) continue;
     const params: Record<string, string> = {};

@@ -24,8 +24,8 @@ export const unauthenticated = () => new ApiError(401, 'Unauthenticated', UNAUTH
 export const permissionDenied = () => new ApiError(403, 'PermissionDenied', PERMISSION_DENIED_MESSAGE);
 export const notFound = (message: string) => new ApiError(404, 'NotFound', message);
 export const conflict = (message: string) => new ApiError(409, 'Conflict', message);
-export const payloadTooLarge = (limit: number) =>
-  new ApiError(413, 'PayloadTooLarge', `The request body is larger than ${limit} bytes.`);
+export const payloadTooLarge = (limit: number, what = 'The request body') =>
+  new ApiError(413, 'PayloadTooLarge', `${what} is larger than ${limit} bytes.`);
 export const serviceUnavailable = (retryAfterSeconds: number) =>
   new ApiError(
     503,

@@ -11,11 +11,22 @@ export interface ApiRequest<Body = unknown> {
   requestId: string;
   /** Aborted when the function is about to pass its deadline. */
   signal: AbortSignal;
+  /** The HTTP layer, for the few handlers that speak a protocol of their own (MCP). */
+  http: {
+    method: string;
+    headers: Record<string, string | undefined>;
+    rawBody: Buffer;
+    /** Absolute URL of this resource as the caller addressed it, without the query. */
+    selfUrl: string;
+  };
 }
 
 export interface ApiResult {
   status: number;
-  body: unknown;
+  /** Serialised as JSON. */
+  body?: unknown;
+  /** Sent as it is instead of `body` (a protocol's own encoding). */
+  rawBody?: string;
   headers?: Record<string, string>;
 }
 

@@ -13,7 +13,8 @@ import { addResponseHeaders } from './add-response-headers.ts';
 import { authorizeRequest } from './authorize-request.ts';
 import { logContext } from './log-context.ts';
 import { mapError } from './map-error.ts';
-import { parseJsonBody } from './parse-json-body.ts';
+import { parseJsonBody, rawBody } from './parse-json-body.ts';
+import { selfUrl } from './self-url.ts';
 import { validateBody } from './validate-body.ts';
 import { validateParameters } from './validate-parameters.ts';
 
@@ -32,7 +33,7 @@ export function createApiHandler<Body>(routeId: RouteId, run: (request: ApiReque
   })
     .use(logContext(route))
     .use(addResponseHeaders())
-    .use(mapError())
+    .use(mapError(route))
     .use(authorizeRequest(route))
     .use(validateParameters(route))
     .use(parseJsonBody(route))
@@ -49,11 +50,12 @@ export function createApiHandler<Body>(routeId: RouteId, run: (request: ApiReque
         body: state.body as Body,
         requestId: event.requestContext.requestId,
         signal,
+        http: { method: event.httpMethod, headers: event.headers, rawBody: rawBody(event), selfUrl: selfUrl(event) },
       });
       return {
         statusCode: result.status,
         headers: result.headers,
-        body: JSON.stringify(result.body),
+        body: result.rawBody ?? (result.body === undefined ? '' : JSON.stringify(result.body)),
       };
     }) as ApiHandler;
 }

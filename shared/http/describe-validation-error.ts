@@ -3,13 +3,16 @@
  * its request without reading the schema.
  */
 import type { ErrorObject } from 'ajv';
-import { NO_SEPARATORS, NOT_BLANK } from '#shared/schemas/identifiers';
+import { COLLECTION_NAME, NO_SEPARATORS, NOT_BLANK } from '#shared/schemas/identifiers';
+import { DOCUMENT_LIMIT } from '#shared/schemas/list-documents-query';
 
 export type ValidationTarget = 'path' | 'query' | 'body';
 
 const PATTERN_MEANINGS: Record<string, string> = {
   [NOT_BLANK]: 'must not be blank',
   [NO_SEPARATORS]: "must not contain '/' or '\\'",
+  [COLLECTION_NAME]: "must be 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit",
+  [DOCUMENT_LIMIT]: 'must be a whole number from 1 to 1000',
 };
 
 function fieldName(target: ValidationTarget, instancePath: string): string {

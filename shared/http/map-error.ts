@@ -1,11 +1,12 @@
 /** Chain step 7: every error becomes `{code, message}` with its status; faults are logged. */
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyResult } from 'aws-lambda';
+import type { RouteSpec } from '#shared/routes';
 import type { ChainEvent } from './api-types.ts';
 import { classifyError } from './classify-error.ts';
 import { logger } from './logger.ts';
 
-export function mapError(): MiddlewareObj<ChainEvent, APIGatewayProxyResult> {
+export function mapError(route?: Pick<RouteSpec, 'faultBody'>): MiddlewareObj<ChainEvent, APIGatewayProxyResult> {
   return {
     onError: (request) => {
       const { apiError, unexpected } = classifyError(request.error);
@@ -16,11 +17,14 @@ export function mapError(): MiddlewareObj<ChainEvent, APIGatewayProxyResult> {
           requestId: request.event.requestContext?.requestId,
         });
       }
-      request.response = {
-        statusCode: apiError.status,
-        headers: apiError.headers,
-        body: JSON.stringify({ code: apiError.code, message: apiError.message }),
-      };
+      request.response =
+        route?.faultBody === 'message-only' && apiError.status >= 500
+          ? { statusCode: 500, body: JSON.stringify({ message: apiError.message }) }
+          : {
+              statusCode: apiError.status,
+              headers: apiError.headers,
+              body: JSON.stringify({ code: apiError.code, message: apiError.message }),
+            };
     },
   };
 }

@@ -10,6 +10,10 @@ export function commonHeaders(requestId: string): Record<string, string> {
   };
 }
 
+/** Adds the common headers, unless the response sets one itself (in whatever letter case). */
 export function withCommonHeaders(event: APIGatewayProxyEvent, response: APIGatewayProxyResult): APIGatewayProxyResult {
-  return { ...response, headers: { ...commonHeaders(event.requestContext.requestId), ...response.headers } };
+  const own = response.headers ?? {};
+  const ownNames = new Set(Object.keys(own).map((name) => name.toLowerCase()));
+  const common = Object.entries(commonHeaders(event.requestContext.requestId)).filter(([name]) => !ownNames.has(name.toLowerCase()));
+  return { ...response, headers: { ...Object.fromEntries(common), ...own } };
 }

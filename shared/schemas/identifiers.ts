@@ -8,3 +8,7 @@ export const NOT_BLANK = '\\S';
 
 export const tenantIdParam = { type: 'string', minLength: 1, maxLength: 128, pattern: NO_SEPARATORS } as const;
 export const resourceIdParam = { type: 'string', minLength: 1, maxLength: 512, pattern: NO_SEPARATORS } as const;
+
+/** Collection names (D1): letters, digits, '.', '_' and '-', starting with a letter or digit. */
+export const COLLECTION_NAME = '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$';
+export const collectionParam = { type: 'string', pattern: COLLECTION_NAME } as const;

@@ -2,10 +2,10 @@
  * The `cxm import` file (DESIGN section 5). Members that later endpoints add are declared here so
  * the CLI can name them when it refuses them.
  */
-import { resourceIdParam } from './identifiers.ts';
+import { COLLECTION_NAME, resourceIdParam } from './identifiers.ts';
 
-export const SUPPORTED_IMPORT_MEMBERS = ['conversations'] as const;
-export const PLANNED_IMPORT_MEMBERS = ['documents', 'assistantConversations', 'vocConversations', 'vocJobs'] as const;
+export const SUPPORTED_IMPORT_MEMBERS = ['conversations', 'documents'] as const;
+export const PLANNED_IMPORT_MEMBERS = ['assistantConversations', 'vocConversations', 'vocJobs'] as const;
 
 const nullableString = { type: ['string', 'null'] } as const;
 
@@ -41,7 +41,19 @@ export const ImportFile = {
         },
       },
     },
-    documents: {},
+    documents: {
+      type: 'object',
+      propertyNames: { pattern: COLLECTION_NAME },
+      additionalProperties: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['id', 'data'],
+          additionalProperties: false,
+          properties: { id: resourceIdParam, data: { type: 'object' } },
+        },
+      },
+    },
     assistantConversations: {},
     vocConversations: {},
     vocJobs: {},
@@ -60,7 +72,7 @@ export interface ImportConversation {
 
 export interface ImportFileContent {
   conversations?: ImportConversation[];
-  documents?: unknown;
+  documents?: Record<string, Array<{ id: string; data: Record<string, unknown> }>>;
   assistantConversations?: unknown;
   vocConversations?: unknown;
   vocJobs?: unknown;

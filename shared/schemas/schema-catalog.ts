@@ -1,16 +1,27 @@
 /** Every JSON Schema by id: the source of the precompiled validators and of the OpenAPI document. */
 import { AddInternalNoteBody } from './add-internal-note-body.ts';
 import { ConversationPath } from './conversation-path.ts';
+import { DocumentBody, DocumentList } from './document-schemas.ts';
 import { ErrorBody } from './error-body.ts';
 import { ImportFile } from './import-file.ts';
 import { InternalNoteResponse } from './internal-note-response.ts';
+import { ListDocumentsQuery } from './list-documents-query.ts';
+import { JsonRpcMessage, McpPath } from './mcp-path.ts';
 import { NoQuery } from './no-query.ts';
+import { CollectionPath, DocumentPath } from './provisioning-paths.ts';
 
 export const schemaCatalog = {
   AddInternalNoteBody,
+  CollectionPath,
   ConversationPath,
+  DocumentBody,
+  DocumentList,
+  DocumentPath,
   ErrorBody,
   ImportFile,
   InternalNoteResponse,
+  JsonRpcMessage,
+  ListDocumentsQuery,
+  McpPath,
   NoQuery,
 } as const;

@@ -68,25 +68,26 @@ validate10.errors = vErrors;
 return errors === 0;
 }
 
-export const ConversationPath = validate11;
-const schema12 = {"$id":"ConversationPath","type":"object","required":["tenantId","conversationId"],"additionalProperties":false,"properties":{"tenantId":{"type":"string","minLength":1,"maxLength":128,"pattern":"^[^/\\\\]*$"},"conversationId":{"type":"string","minLength":1,"maxLength":512,"pattern":"^[^/\\\\]*$"}}};
+export const CollectionPath = validate11;
+const schema12 = {"$id":"CollectionPath","type":"object","required":["tenantId","collection"],"additionalProperties":false,"properties":{"tenantId":{"type":"string","minLength":1,"maxLength":128,"pattern":"^[^/\\\\]*$"},"collection":{"type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"}}};
 const pattern1 = new RegExp("^[^/\\\\]*$", "u");
+const pattern2 = new RegExp("^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$", "u");
 
 function validate11(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="ConversationPath" */;
+/*# sourceURL="CollectionPath" */;
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((data.tenantId === undefined) && (missing0 = "tenantId")) || ((data.conversationId === undefined) && (missing0 = "conversationId"))){
+if(((data.tenantId === undefined) && (missing0 = "tenantId")) || ((data.collection === undefined) && (missing0 = "collection"))){
 validate11.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!((key0 === "tenantId") || (key0 === "conversationId"))){
+if(!((key0 === "tenantId") || (key0 === "collection"))){
 validate11.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -126,30 +127,18 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.conversationId !== undefined){
-let data1 = data.conversationId;
+if(data.collection !== undefined){
+let data1 = data.collection;
 const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
-if(func2(data1) > 512){
-validate11.errors = [{instancePath:instancePath+"/conversationId",schemaPath:"#/properties/conversationId/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
-return false;
-}
-else {
-if(func2(data1) < 1){
-validate11.errors = [{instancePath:instancePath+"/conversationId",schemaPath:"#/properties/conversationId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-else {
-if(!pattern1.test(data1)){
-validate11.errors = [{instancePath:instancePath+"/conversationId",schemaPath:"#/properties/conversationId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
+if(!pattern2.test(data1)){
+validate11.errors = [{instancePath:instancePath+"/collection",schemaPath:"#/properties/collection/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"+"\""}];
 return false;
 }
 }
-}
-}
 else {
-validate11.errors = [{instancePath:instancePath+"/conversationId",schemaPath:"#/properties/conversationId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate11.errors = [{instancePath:instancePath+"/collection",schemaPath:"#/properties/collection/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -171,40 +160,56 @@ validate11.errors = vErrors;
 return errors === 0;
 }
 
-export const ErrorBody = validate12;
-const schema13 = {"$id":"ErrorBody","type":"object","required":["code","message"],"additionalProperties":false,"properties":{"code":{"type":"string","enum":["BadRequest","InvalidCustomField","Unauthenticated","PermissionDenied","EmailChannelNotFound","AssigneeNotFound","NotFound","EmailChannelDisabled","ContactIdentityConflict","OrganizationAmbiguous","AssigneeAmbiguous","Conflict","PayloadTooLarge","RateLimitExceeded","BadGateway","ServiceUnavailable","GatewayTimeout","Unavailable"]},"message":{"type":"string"}}};
+export const ConversationPath = validate12;
+const schema13 = {"$id":"ConversationPath","type":"object","required":["tenantId","conversationId"],"additionalProperties":false,"properties":{"tenantId":{"type":"string","minLength":1,"maxLength":128,"pattern":"^[^/\\\\]*$"},"conversationId":{"type":"string","minLength":1,"maxLength":512,"pattern":"^[^/\\\\]*$"}}};
 
 function validate12(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="ErrorBody" */;
+/*# sourceURL="ConversationPath" */;
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((data.code === undefined) && (missing0 = "code")) || ((data.message === undefined) && (missing0 = "message"))){
+if(((data.tenantId === undefined) && (missing0 = "tenantId")) || ((data.conversationId === undefined) && (missing0 = "conversationId"))){
 validate12.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!((key0 === "code") || (key0 === "message"))){
+if(!((key0 === "tenantId") || (key0 === "conversationId"))){
 validate12.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
 if(_errs1 === errors){
-if(data.code !== undefined){
-let data0 = data.code;
+if(data.tenantId !== undefined){
+let data0 = data.tenantId;
 const _errs2 = errors;
-if(typeof data0 !== "string"){
-validate12.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(func2(data0) > 128){
+validate12.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
-if(!((((((((((((((((((data0 === "BadRequest") || (data0 === "InvalidCustomField")) || (data0 === "Unauthenticated")) || (data0 === "PermissionDenied")) || (data0 === "EmailChannelNotFound")) || (data0 === "AssigneeNotFound")) || (data0 === "NotFound")) || (data0 === "EmailChannelDisabled")) || (data0 === "ContactIdentityConflict")) || (data0 === "OrganizationAmbiguous")) || (data0 === "AssigneeAmbiguous")) || (data0 === "Conflict")) || (data0 === "PayloadTooLarge")) || (data0 === "RateLimitExceeded")) || (data0 === "BadGateway")) || (data0 === "ServiceUnavailable")) || (data0 === "GatewayTimeout")) || (data0 === "Unavailable"))){
-validate12.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/enum",keyword:"enum",params:{allowedValues: schema13.properties.code.enum},message:"must be equal to one of the allowed values"}];
+else {
+if(func2(data0) < 1){
+validate12.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
+}
+else {
+if(!pattern1.test(data0)){
+validate12.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
+return false;
+}
+}
+}
+}
+else {
+validate12.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
 }
 var valid0 = _errs2 === errors;
 }
@@ -212,11 +217,32 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.message !== undefined){
+if(data.conversationId !== undefined){
+let data1 = data.conversationId;
 const _errs4 = errors;
-if(typeof data.message !== "string"){
-validate12.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(errors === _errs4){
+if(typeof data1 === "string"){
+if(func2(data1) > 512){
+validate12.errors = [{instancePath:instancePath+"/conversationId",schemaPath:"#/properties/conversationId/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
+}
+else {
+if(func2(data1) < 1){
+validate12.errors = [{instancePath:instancePath+"/conversationId",schemaPath:"#/properties/conversationId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern1.test(data1)){
+validate12.errors = [{instancePath:instancePath+"/conversationId",schemaPath:"#/properties/conversationId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
+return false;
+}
+}
+}
+}
+else {
+validate12.errors = [{instancePath:instancePath+"/conversationId",schemaPath:"#/properties/conversationId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
 }
 var valid0 = _errs4 === errors;
 }
@@ -236,10 +262,293 @@ validate12.errors = vErrors;
 return errors === 0;
 }
 
-export const ImportFile = validate13;
-const schema14 = {"$id":"ImportFile","type":"object","additionalProperties":false,"properties":{"conversations":{"type":"array","items":{"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1,"maxLength":512,"pattern":"^[^/\\\\]*$"},"type":{"type":"string","minLength":1},"status":{"type":"string","minLength":1},"mergedInto":{"type":["string","null"]},"lockedUntil":{"anyOf":[{"type":"null"},{"type":"integer","minimum":0},{"type":"string","minLength":1}]},"realtimeOwner":{"type":["string","null"]},"assignee":{"anyOf":[{"type":"null"},{"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1},"active":{"type":"boolean"}}}]}}}},"documents":{},"assistantConversations":{},"vocConversations":{},"vocJobs":{}}};
+export const DocumentBody = validate13;
+const schema14 = {"$id":"DocumentBody","type":"object","description":"An arbitrary JSON object, at most 350 KB as compact JSON."};
 
 function validate13(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="DocumentBody" */;
+let vErrors = null;
+let errors = 0;
+if(!(data && typeof data == "object" && !Array.isArray(data))){
+validate13.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+validate13.errors = vErrors;
+return errors === 0;
+}
+
+export const DocumentList = validate14;
+const schema15 = {"$id":"DocumentList","type":"array","items":{"type":"object","required":["id","data"],"additionalProperties":false,"properties":{"id":{"type":"string"},"data":{"type":"object"}}}};
+
+function validate14(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="DocumentList" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(Array.isArray(data)){
+var valid0 = true;
+const len0 = data.length;
+for(let i0=0; i0<len0; i0++){
+let data0 = data[i0];
+const _errs1 = errors;
+if(errors === _errs1){
+if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
+let missing0;
+if(((data0.id === undefined) && (missing0 = "id")) || ((data0.data === undefined) && (missing0 = "data"))){
+validate14.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs3 = errors;
+for(const key0 in data0){
+if(!((key0 === "id") || (key0 === "data"))){
+validate14.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs3 === errors){
+if(data0.id !== undefined){
+const _errs4 = errors;
+if(typeof data0.id !== "string"){
+validate14.errors = [{instancePath:instancePath+"/" + i0+"/id",schemaPath:"#/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid1 = _errs4 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data0.data !== undefined){
+let data2 = data0.data;
+const _errs6 = errors;
+if(!(data2 && typeof data2 == "object" && !Array.isArray(data2))){
+validate14.errors = [{instancePath:instancePath+"/" + i0+"/data",schemaPath:"#/items/properties/data/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+var valid1 = _errs6 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+else {
+validate14.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs1 === errors;
+if(!valid0){
+break;
+}
+}
+}
+else {
+validate14.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+validate14.errors = vErrors;
+return errors === 0;
+}
+
+export const DocumentPath = validate15;
+const schema16 = {"$id":"DocumentPath","type":"object","required":["tenantId","collection","docId"],"additionalProperties":false,"properties":{"tenantId":{"type":"string","minLength":1,"maxLength":128,"pattern":"^[^/\\\\]*$"},"collection":{"type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"},"docId":{"type":"string","minLength":1,"maxLength":512,"pattern":"^[^/\\\\]*$"}}};
+
+function validate15(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="DocumentPath" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.tenantId === undefined) && (missing0 = "tenantId")) || ((data.collection === undefined) && (missing0 = "collection"))) || ((data.docId === undefined) && (missing0 = "docId"))){
+validate15.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "tenantId") || (key0 === "collection")) || (key0 === "docId"))){
+validate15.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.tenantId !== undefined){
+let data0 = data.tenantId;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(func2(data0) > 128){
+validate15.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+return false;
+}
+else {
+if(func2(data0) < 1){
+validate15.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern1.test(data0)){
+validate15.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
+return false;
+}
+}
+}
+}
+else {
+validate15.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.collection !== undefined){
+let data1 = data.collection;
+const _errs4 = errors;
+if(errors === _errs4){
+if(typeof data1 === "string"){
+if(!pattern2.test(data1)){
+validate15.errors = [{instancePath:instancePath+"/collection",schemaPath:"#/properties/collection/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"+"\""}];
+return false;
+}
+}
+else {
+validate15.errors = [{instancePath:instancePath+"/collection",schemaPath:"#/properties/collection/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.docId !== undefined){
+let data2 = data.docId;
+const _errs6 = errors;
+if(errors === _errs6){
+if(typeof data2 === "string"){
+if(func2(data2) > 512){
+validate15.errors = [{instancePath:instancePath+"/docId",schemaPath:"#/properties/docId/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
+return false;
+}
+else {
+if(func2(data2) < 1){
+validate15.errors = [{instancePath:instancePath+"/docId",schemaPath:"#/properties/docId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern1.test(data2)){
+validate15.errors = [{instancePath:instancePath+"/docId",schemaPath:"#/properties/docId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
+return false;
+}
+}
+}
+}
+else {
+validate15.errors = [{instancePath:instancePath+"/docId",schemaPath:"#/properties/docId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate15.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate15.errors = vErrors;
+return errors === 0;
+}
+
+export const ErrorBody = validate16;
+const schema17 = {"$id":"ErrorBody","type":"object","required":["code","message"],"additionalProperties":false,"properties":{"code":{"type":"string","enum":["BadRequest","InvalidCustomField","Unauthenticated","PermissionDenied","EmailChannelNotFound","AssigneeNotFound","NotFound","EmailChannelDisabled","ContactIdentityConflict","OrganizationAmbiguous","AssigneeAmbiguous","Conflict","PayloadTooLarge","RateLimitExceeded","BadGateway","ServiceUnavailable","GatewayTimeout","Unavailable"]},"message":{"type":"string"}}};
+
+function validate16(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="ErrorBody" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.code === undefined) && (missing0 = "code")) || ((data.message === undefined) && (missing0 = "message"))){
+validate16.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((key0 === "code") || (key0 === "message"))){
+validate16.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.code !== undefined){
+let data0 = data.code;
+const _errs2 = errors;
+if(typeof data0 !== "string"){
+validate16.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!((((((((((((((((((data0 === "BadRequest") || (data0 === "InvalidCustomField")) || (data0 === "Unauthenticated")) || (data0 === "PermissionDenied")) || (data0 === "EmailChannelNotFound")) || (data0 === "AssigneeNotFound")) || (data0 === "NotFound")) || (data0 === "EmailChannelDisabled")) || (data0 === "ContactIdentityConflict")) || (data0 === "OrganizationAmbiguous")) || (data0 === "AssigneeAmbiguous")) || (data0 === "Conflict")) || (data0 === "PayloadTooLarge")) || (data0 === "RateLimitExceeded")) || (data0 === "BadGateway")) || (data0 === "ServiceUnavailable")) || (data0 === "GatewayTimeout")) || (data0 === "Unavailable"))){
+validate16.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/enum",keyword:"enum",params:{allowedValues: schema17.properties.code.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.message !== undefined){
+const _errs4 = errors;
+if(typeof data.message !== "string"){
+validate16.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+else {
+validate16.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate16.errors = vErrors;
+return errors === 0;
+}
+
+export const ImportFile = validate17;
+const schema18 = {"$id":"ImportFile","type":"object","additionalProperties":false,"properties":{"conversations":{"type":"array","items":{"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1,"maxLength":512,"pattern":"^[^/\\\\]*$"},"type":{"type":"string","minLength":1},"status":{"type":"string","minLength":1},"mergedInto":{"type":["string","null"]},"lockedUntil":{"anyOf":[{"type":"null"},{"type":"integer","minimum":0},{"type":"string","minLength":1}]},"realtimeOwner":{"type":["string","null"]},"assignee":{"anyOf":[{"type":"null"},{"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1},"active":{"type":"boolean"}}}]}}}},"documents":{"type":"object","propertyNames":{"pattern":"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"},"additionalProperties":{"type":"array","items":{"type":"object","required":["id","data"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1,"maxLength":512,"pattern":"^[^/\\\\]*$"},"data":{"type":"object"}}}}},"assistantConversations":{},"vocConversations":{},"vocJobs":{}}};
+
+function validate17(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="ImportFile" */;
 let vErrors = null;
 let errors = 0;
@@ -248,7 +557,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((((key0 === "conversations") || (key0 === "documents")) || (key0 === "assistantConversations")) || (key0 === "vocConversations")) || (key0 === "vocJobs"))){
-validate13.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate17.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -268,14 +577,14 @@ if(errors === _errs4){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 let missing0;
 if((data1.id === undefined) && (missing0 = "id")){
-validate13.errors = [{instancePath:instancePath+"/conversations/" + i0,schemaPath:"#/properties/conversations/items/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate17.errors = [{instancePath:instancePath+"/conversations/" + i0,schemaPath:"#/properties/conversations/items/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs6 = errors;
 for(const key1 in data1){
 if(!(((((((key1 === "id") || (key1 === "type")) || (key1 === "status")) || (key1 === "mergedInto")) || (key1 === "lockedUntil")) || (key1 === "realtimeOwner")) || (key1 === "assignee"))){
-validate13.errors = [{instancePath:instancePath+"/conversations/" + i0,schemaPath:"#/properties/conversations/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate17.errors = [{instancePath:instancePath+"/conversations/" + i0,schemaPath:"#/properties/conversations/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -287,24 +596,24 @@ const _errs7 = errors;
 if(errors === _errs7){
 if(typeof data2 === "string"){
 if(func2(data2) > 512){
-validate13.errors = [{instancePath:instancePath+"/conversations/" + i0+"/id",schemaPath:"#/properties/conversations/items/properties/id/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
+validate17.errors = [{instancePath:instancePath+"/conversations/" + i0+"/id",schemaPath:"#/properties/conversations/items/properties/id/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
 else {
 if(func2(data2) < 1){
-validate13.errors = [{instancePath:instancePath+"/conversations/" + i0+"/id",schemaPath:"#/properties/conversations/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate17.errors = [{instancePath:instancePath+"/conversations/" + i0+"/id",schemaPath:"#/properties/conversations/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern1.test(data2)){
-validate13.errors = [{instancePath:instancePath+"/conversations/" + i0+"/id",schemaPath:"#/properties/conversations/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
+validate17.errors = [{instancePath:instancePath+"/conversations/" + i0+"/id",schemaPath:"#/properties/conversations/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
 return false;
 }
 }
 }
 }
 else {
-validate13.errors = [{instancePath:instancePath+"/conversations/" + i0+"/id",schemaPath:"#/properties/conversations/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate17.errors = [{instancePath:instancePath+"/conversations/" + i0+"/id",schemaPath:"#/properties/conversations/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -320,12 +629,12 @@ const _errs9 = errors;
 if(errors === _errs9){
 if(typeof data3 === "string"){
 if(func2(data3) < 1){
-validate13.errors = [{instancePath:instancePath+"/conversations/" + i0+"/type",schemaPath:"#/properties/conversations/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate17.errors = [{instancePath:instancePath+"/conversations/" + i0+"/type",schemaPath:"#/properties/conversations/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate13.errors = [{instancePath:instancePath+"/conversations/" + i0+"/type",schemaPath:"#/properties/conversations/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate17.errors = [{instancePath:instancePath+"/conversations/" + i0+"/type",schemaPath:"#/properties/conversations/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -341,12 +650,12 @@ const _errs11 = errors;
 if(errors === _errs11){
 if(typeof data4 === "string"){
 if(func2(data4) < 1){
-validate13.errors = [{instancePath:instancePath+"/conversations/" + i0+"/status",schemaPath:"#/properties/conversations/items/properties/status/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate17.errors = [{instancePath:instancePath+"/conversations/" + i0+"/status",schemaPath:"#/properties/conversations/items/properties/status/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate13.errors = [{instancePath:instancePath+"/conversations/" + i0+"/status",schemaPath:"#/properties/conversations/items/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate17.errors = [{instancePath:instancePath+"/conversations/" + i0+"/status",schemaPath:"#/properties/conversations/items/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -360,7 +669,7 @@ if(data1.mergedInto !== undefined){
 let data5 = data1.mergedInto;
 const _errs13 = errors;
 if((typeof data5 !== "string") && (data5 !== null)){
-validate13.errors = [{instancePath:instancePath+"/conversations/" + i0+"/mergedInto",schemaPath:"#/properties/conversations/items/properties/mergedInto/type",keyword:"type",params:{type: schema14.properties.conversations.items.properties.mergedInto.type},message:"must be string,null"}];
+validate17.errors = [{instancePath:instancePath+"/conversations/" + i0+"/mergedInto",schemaPath:"#/properties/conversations/items/properties/mergedInto/type",keyword:"type",params:{type: schema18.properties.conversations.items.properties.mergedInto.type},message:"must be string,null"}];
 return false;
 }
 var valid2 = _errs13 === errors;
@@ -454,7 +763,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate13.errors = vErrors;
+validate17.errors = vErrors;
 return false;
 }
 else {
@@ -478,7 +787,7 @@ if(data1.realtimeOwner !== undefined){
 let data7 = data1.realtimeOwner;
 const _errs23 = errors;
 if((typeof data7 !== "string") && (data7 !== null)){
-validate13.errors = [{instancePath:instancePath+"/conversations/" + i0+"/realtimeOwner",schemaPath:"#/properties/conversations/items/properties/realtimeOwner/type",keyword:"type",params:{type: schema14.properties.conversations.items.properties.realtimeOwner.type},message:"must be string,null"}];
+validate17.errors = [{instancePath:instancePath+"/conversations/" + i0+"/realtimeOwner",schemaPath:"#/properties/conversations/items/properties/realtimeOwner/type",keyword:"type",params:{type: schema18.properties.conversations.items.properties.realtimeOwner.type},message:"must be string,null"}];
 return false;
 }
 var valid2 = _errs23 === errors;
@@ -613,7 +922,7 @@ else {
 vErrors.push(err13);
 }
 errors++;
-validate13.errors = vErrors;
+validate17.errors = vErrors;
 return false;
 }
 else {
@@ -642,7 +951,7 @@ var valid2 = true;
 }
 }
 else {
-validate13.errors = [{instancePath:instancePath+"/conversations/" + i0,schemaPath:"#/properties/conversations/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate17.errors = [{instancePath:instancePath+"/conversations/" + i0,schemaPath:"#/properties/conversations/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -653,26 +962,176 @@ break;
 }
 }
 else {
-validate13.errors = [{instancePath:instancePath+"/conversations",schemaPath:"#/properties/conversations/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate17.errors = [{instancePath:instancePath+"/conversations",schemaPath:"#/properties/conversations/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.documents !== undefined){
+let data11 = data.documents;
+const _errs36 = errors;
+if(errors === _errs36){
+if(data11 && typeof data11 == "object" && !Array.isArray(data11)){
+for(const key3 in data11){
+const _errs38 = errors;
+if(typeof key3 === "string"){
+if(!pattern2.test(key3)){
+const err14 = {instancePath:instancePath+"/documents",schemaPath:"#/properties/documents/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"+"\"",propertyName:key3};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+var valid6 = _errs38 === errors;
+if(!valid6){
+const err15 = {instancePath:instancePath+"/documents",schemaPath:"#/properties/documents/propertyNames",keyword:"propertyNames",params:{propertyName: key3},message:"property name must be valid"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+validate17.errors = vErrors;
+return false;
+break;
+}
+}
+if(valid6){
+for(const key4 in data11){
+let data12 = data11[key4];
+const _errs40 = errors;
+if(errors === _errs40){
+if(Array.isArray(data12)){
+var valid8 = true;
+const len1 = data12.length;
+for(let i1=0; i1<len1; i1++){
+let data13 = data12[i1];
+const _errs42 = errors;
+if(errors === _errs42){
+if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
+let missing2;
+if(((data13.id === undefined) && (missing2 = "id")) || ((data13.data === undefined) && (missing2 = "data"))){
+validate17.errors = [{instancePath:instancePath+"/documents/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1,schemaPath:"#/properties/documents/additionalProperties/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+return false;
+}
+else {
+const _errs44 = errors;
+for(const key5 in data13){
+if(!((key5 === "id") || (key5 === "data"))){
+validate17.errors = [{instancePath:instancePath+"/documents/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1,schemaPath:"#/properties/documents/additionalProperties/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs44 === errors){
+if(data13.id !== undefined){
+let data14 = data13.id;
+const _errs45 = errors;
+if(errors === _errs45){
+if(typeof data14 === "string"){
+if(func2(data14) > 512){
+validate17.errors = [{instancePath:instancePath+"/documents/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/id",schemaPath:"#/properties/documents/additionalProperties/items/properties/id/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
+return false;
+}
+else {
+if(func2(data14) < 1){
+validate17.errors = [{instancePath:instancePath+"/documents/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/id",schemaPath:"#/properties/documents/additionalProperties/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern1.test(data14)){
+validate17.errors = [{instancePath:instancePath+"/documents/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/id",schemaPath:"#/properties/documents/additionalProperties/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
+return false;
+}
+}
+}
+}
+else {
+validate17.errors = [{instancePath:instancePath+"/documents/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/id",schemaPath:"#/properties/documents/additionalProperties/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid9 = _errs45 === errors;
+}
+else {
+var valid9 = true;
+}
+if(valid9){
+if(data13.data !== undefined){
+let data15 = data13.data;
+const _errs47 = errors;
+if(!(data15 && typeof data15 == "object" && !Array.isArray(data15))){
+validate17.errors = [{instancePath:instancePath+"/documents/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/data",schemaPath:"#/properties/documents/additionalProperties/items/properties/data/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+var valid9 = _errs47 === errors;
+}
+else {
+var valid9 = true;
 }
 }
 }
 }
 }
 else {
-validate13.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate17.errors = [{instancePath:instancePath+"/documents/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1,schemaPath:"#/properties/documents/additionalProperties/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate13.errors = vErrors;
+var valid8 = _errs42 === errors;
+if(!valid8){
+break;
+}
+}
+}
+else {
+validate17.errors = [{instancePath:instancePath+"/documents/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/documents/additionalProperties/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid7 = _errs40 === errors;
+if(!valid7){
+break;
+}
+}
+}
+}
+else {
+validate17.errors = [{instancePath:instancePath+"/documents",schemaPath:"#/properties/documents/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs36 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate17.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate17.errors = vErrors;
 return errors === 0;
 }
 
-export const InternalNoteResponse = validate14;
-const schema15 = {"$id":"InternalNoteResponse","type":"object","required":["note"],"additionalProperties":false,"properties":{"note":{"type":"object","required":["id","createdAt","visibility","author"],"additionalProperties":false,"properties":{"id":{"type":"string"},"createdAt":{"type":"string","format":"date-time"},"visibility":{"type":"string","const":"internal"},"author":{"type":"object","required":["type","id","name"],"additionalProperties":false,"properties":{"type":{"type":"string","enum":["agent","system"]},"id":{"type":["string","null"]},"name":{"type":"string","maxLength":256}}}}}}};
+export const InternalNoteResponse = validate18;
+const schema19 = {"$id":"InternalNoteResponse","type":"object","required":["note"],"additionalProperties":false,"properties":{"note":{"type":"object","required":["id","createdAt","visibility","author"],"additionalProperties":false,"properties":{"id":{"type":"string"},"createdAt":{"type":"string","format":"date-time"},"visibility":{"type":"string","const":"internal"},"author":{"type":"object","required":["type","id","name"],"additionalProperties":false,"properties":{"type":{"type":"string","enum":["agent","system"]},"id":{"type":["string","null"]},"name":{"type":"string","maxLength":256}}}}}}};
 
-function validate14(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate18(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="InternalNoteResponse" */;
 let vErrors = null;
 let errors = 0;
@@ -680,14 +1139,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.note === undefined) && (missing0 = "note")){
-validate14.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate18.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(key0 === "note")){
-validate14.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate18.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -700,14 +1159,14 @@ if(errors === _errs2){
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 let missing1;
 if(((((data0.id === undefined) && (missing1 = "id")) || ((data0.createdAt === undefined) && (missing1 = "createdAt"))) || ((data0.visibility === undefined) && (missing1 = "visibility"))) || ((data0.author === undefined) && (missing1 = "author"))){
-validate14.errors = [{instancePath:instancePath+"/note",schemaPath:"#/properties/note/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate18.errors = [{instancePath:instancePath+"/note",schemaPath:"#/properties/note/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs4 = errors;
 for(const key1 in data0){
 if(!((((key1 === "id") || (key1 === "createdAt")) || (key1 === "visibility")) || (key1 === "author"))){
-validate14.errors = [{instancePath:instancePath+"/note",schemaPath:"#/properties/note/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate18.errors = [{instancePath:instancePath+"/note",schemaPath:"#/properties/note/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -716,7 +1175,7 @@ if(_errs4 === errors){
 if(data0.id !== undefined){
 const _errs5 = errors;
 if(typeof data0.id !== "string"){
-validate14.errors = [{instancePath:instancePath+"/note/id",schemaPath:"#/properties/note/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate18.errors = [{instancePath:instancePath+"/note/id",schemaPath:"#/properties/note/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid1 = _errs5 === errors;
@@ -730,7 +1189,7 @@ const _errs7 = errors;
 if(errors === _errs7){
 if(errors === _errs7){
 if(!(typeof data0.createdAt === "string")){
-validate14.errors = [{instancePath:instancePath+"/note/createdAt",schemaPath:"#/properties/note/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate18.errors = [{instancePath:instancePath+"/note/createdAt",schemaPath:"#/properties/note/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -745,11 +1204,11 @@ if(data0.visibility !== undefined){
 let data3 = data0.visibility;
 const _errs9 = errors;
 if(typeof data3 !== "string"){
-validate14.errors = [{instancePath:instancePath+"/note/visibility",schemaPath:"#/properties/note/properties/visibility/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate18.errors = [{instancePath:instancePath+"/note/visibility",schemaPath:"#/properties/note/properties/visibility/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("internal" !== data3){
-validate14.errors = [{instancePath:instancePath+"/note/visibility",schemaPath:"#/properties/note/properties/visibility/const",keyword:"const",params:{allowedValue: "internal"},message:"must be equal to constant"}];
+validate18.errors = [{instancePath:instancePath+"/note/visibility",schemaPath:"#/properties/note/properties/visibility/const",keyword:"const",params:{allowedValue: "internal"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs9 === errors;
@@ -765,14 +1224,14 @@ if(errors === _errs11){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 let missing2;
 if((((data4.type === undefined) && (missing2 = "type")) || ((data4.id === undefined) && (missing2 = "id"))) || ((data4.name === undefined) && (missing2 = "name"))){
-validate14.errors = [{instancePath:instancePath+"/note/author",schemaPath:"#/properties/note/properties/author/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate18.errors = [{instancePath:instancePath+"/note/author",schemaPath:"#/properties/note/properties/author/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 const _errs13 = errors;
 for(const key2 in data4){
 if(!(((key2 === "type") || (key2 === "id")) || (key2 === "name"))){
-validate14.errors = [{instancePath:instancePath+"/note/author",schemaPath:"#/properties/note/properties/author/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+validate18.errors = [{instancePath:instancePath+"/note/author",schemaPath:"#/properties/note/properties/author/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -782,11 +1241,11 @@ if(data4.type !== undefined){
 let data5 = data4.type;
 const _errs14 = errors;
 if(typeof data5 !== "string"){
-validate14.errors = [{instancePath:instancePath+"/note/author/type",schemaPath:"#/properties/note/properties/author/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate18.errors = [{instancePath:instancePath+"/note/author/type",schemaPath:"#/properties/note/properties/author/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((data5 === "agent") || (data5 === "system"))){
-validate14.errors = [{instancePath:instancePath+"/note/author/type",schemaPath:"#/properties/note/properties/author/properties/type/enum",keyword:"enum",params:{allowedValues: schema15.properties.note.properties.author.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate18.errors = [{instancePath:instancePath+"/note/author/type",schemaPath:"#/properties/note/properties/author/properties/type/enum",keyword:"enum",params:{allowedValues: schema19.properties.note.properties.author.properties.type.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid2 = _errs14 === errors;
@@ -799,7 +1258,7 @@ if(data4.id !== undefined){
 let data6 = data4.id;
 const _errs16 = errors;
 if((typeof data6 !== "string") && (data6 !== null)){
-validate14.errors = [{instancePath:instancePath+"/note/author/id",schemaPath:"#/properties/note/properties/author/properties/id/type",keyword:"type",params:{type: schema15.properties.note.properties.author.properties.id.type},message:"must be string,null"}];
+validate18.errors = [{instancePath:instancePath+"/note/author/id",schemaPath:"#/properties/note/properties/author/properties/id/type",keyword:"type",params:{type: schema19.properties.note.properties.author.properties.id.type},message:"must be string,null"}];
 return false;
 }
 var valid2 = _errs16 === errors;
@@ -814,12 +1273,12 @@ const _errs18 = errors;
 if(errors === _errs18){
 if(typeof data7 === "string"){
 if(func2(data7) > 256){
-validate14.errors = [{instancePath:instancePath+"/note/author/name",schemaPath:"#/properties/note/properties/author/properties/name/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"}];
+validate18.errors = [{instancePath:instancePath+"/note/author/name",schemaPath:"#/properties/note/properties/author/properties/name/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"}];
 return false;
 }
 }
 else {
-validate14.errors = [{instancePath:instancePath+"/note/author/name",schemaPath:"#/properties/note/properties/author/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate18.errors = [{instancePath:instancePath+"/note/author/name",schemaPath:"#/properties/note/properties/author/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -834,7 +1293,7 @@ var valid2 = true;
 }
 }
 else {
-validate14.errors = [{instancePath:instancePath+"/note/author",schemaPath:"#/properties/note/properties/author/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate18.errors = [{instancePath:instancePath+"/note/author",schemaPath:"#/properties/note/properties/author/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -850,7 +1309,7 @@ var valid1 = true;
 }
 }
 else {
-validate14.errors = [{instancePath:instancePath+"/note",schemaPath:"#/properties/note/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate18.errors = [{instancePath:instancePath+"/note",schemaPath:"#/properties/note/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -859,34 +1318,255 @@ return false;
 }
 }
 else {
-validate14.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate18.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate14.errors = vErrors;
+validate18.errors = vErrors;
 return errors === 0;
 }
 
-export const NoQuery = validate15;
-const schema16 = {"$id":"NoQuery","type":"object","additionalProperties":false,"properties":{}};
+export const JsonRpcMessage = validate19;
+const schema20 = {"$id":"JsonRpcMessage","type":"object","required":["jsonrpc"],"properties":{"jsonrpc":{"const":"2.0"},"id":{"type":["string","number","null"]},"result":{"type":"object"},"error":{"type":"object"}}};
 
-function validate15(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate19(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="JsonRpcMessage" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.jsonrpc === undefined) && (missing0 = "jsonrpc")){
+validate19.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.jsonrpc !== undefined){
+const _errs1 = errors;
+if("2.0" !== data.jsonrpc){
+validate19.errors = [{instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/const",keyword:"const",params:{allowedValue: "2.0"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.id !== undefined){
+let data1 = data.id;
+const _errs2 = errors;
+if(((typeof data1 !== "string") && (!((typeof data1 == "number") && (isFinite(data1))))) && (data1 !== null)){
+validate19.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: schema20.properties.id.type},message:"must be string,number,null"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.result !== undefined){
+let data2 = data.result;
+const _errs4 = errors;
+if(!(data2 && typeof data2 == "object" && !Array.isArray(data2))){
+validate19.errors = [{instancePath:instancePath+"/result",schemaPath:"#/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.error !== undefined){
+let data3 = data.error;
+const _errs6 = errors;
+if(!(data3 && typeof data3 == "object" && !Array.isArray(data3))){
+validate19.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate19.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate19.errors = vErrors;
+return errors === 0;
+}
+
+export const ListDocumentsQuery = validate20;
+const schema21 = {"$id":"ListDocumentsQuery","type":"object","additionalProperties":false,"properties":{"limit":{"type":"string","pattern":"^(?:[1-9][0-9]{0,2}|1000)$","description":"Page size, 1 to 1000 (default 1000)."},"cursor":{"type":"string","minLength":1,"maxLength":4096,"description":"From the `Link: rel=\"next\"` header of the previous page."}}};
+const pattern11 = new RegExp("^(?:[1-9][0-9]{0,2}|1000)$", "u");
+
+function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="ListDocumentsQuery" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+const _errs1 = errors;
+for(const key0 in data){
+if(!((key0 === "limit") || (key0 === "cursor"))){
+validate20.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.limit !== undefined){
+let data0 = data.limit;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(!pattern11.test(data0)){
+validate20.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/pattern",keyword:"pattern",params:{pattern: "^(?:[1-9][0-9]{0,2}|1000)$"},message:"must match pattern \""+"^(?:[1-9][0-9]{0,2}|1000)$"+"\""}];
+return false;
+}
+}
+else {
+validate20.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.cursor !== undefined){
+let data1 = data.cursor;
+const _errs4 = errors;
+if(errors === _errs4){
+if(typeof data1 === "string"){
+if(func2(data1) > 4096){
+validate20.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"}];
+return false;
+}
+else {
+if(func2(data1) < 1){
+validate20.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+}
+else {
+validate20.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate20.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate20.errors = vErrors;
+return errors === 0;
+}
+
+export const McpPath = validate21;
+const schema22 = {"$id":"McpPath","type":"object","required":["tenantId"],"additionalProperties":false,"properties":{"tenantId":{"type":"string","minLength":1,"maxLength":128,"pattern":"^[^/\\\\]*$"}}};
+
+function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="McpPath" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.tenantId === undefined) && (missing0 = "tenantId")){
+validate21.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(key0 === "tenantId")){
+validate21.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.tenantId !== undefined){
+let data0 = data.tenantId;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(func2(data0) > 128){
+validate21.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+return false;
+}
+else {
+if(func2(data0) < 1){
+validate21.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern1.test(data0)){
+validate21.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
+return false;
+}
+}
+}
+}
+else {
+validate21.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+}
+}
+}
+else {
+validate21.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate21.errors = vErrors;
+return errors === 0;
+}
+
+export const NoQuery = validate22;
+const schema23 = {"$id":"NoQuery","type":"object","additionalProperties":false,"properties":{}};
+
+function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="NoQuery" */;
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
-validate15.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate22.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
 else {
-validate15.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate22.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate15.errors = vErrors;
+validate22.errors = vErrors;
 return errors === 0;
 }

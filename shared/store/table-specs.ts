@@ -2,7 +2,7 @@
  * Every DynamoDB table, declared once. CDK builds the tables from these specs and the local
  * runtime issues CreateTable from them, so a key or index cannot differ between cloud and laptop.
  */
-export type TableId = 'keys' | 'conversations';
+export type TableId = 'keys' | 'conversations' | 'documents';
 
 export interface KeyAttribute {
   name: string;
@@ -41,6 +41,14 @@ export const tableSpecs: Record<TableId, TableSpec> = {
     indexes: [],
     stream: true,
     envVar: 'CXM_TABLE_CONVERSATIONS',
+  },
+  documents: {
+    id: 'documents',
+    partitionKey: { name: 'pk', type: 'S' },
+    sortKey: { name: 'sk', type: 'S' },
+    indexes: [],
+    stream: false,
+    envVar: 'CXM_TABLE_DOCUMENTS',
   },
 };
 

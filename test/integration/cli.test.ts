@@ -112,7 +112,7 @@ describe('cxm import', () => {
   });
 
   it.each<[string, unknown, RegExp]>([
-    ['members of later versions', { conversations: [], documents: { bots: [] } }, /'documents' cannot be imported yet/],
+    ['members of later versions', { conversations: [], vocJobs: [] }, /'vocJobs' cannot be imported yet/],
     ['an unknown member', { tickets: [] }, /Unknown property 'tickets'/],
     ['a conversation without id', { conversations: [{ status: 'open' }] }, /'id' is required/],
     ['an id with a separator', { conversations: [{ id: 'a/b' }] }, /must not contain/],

@@ -1,0 +1,17 @@
+/** Provisioning documents are arbitrary JSON objects (D5); only their shape as an object is checked. */
+export const DocumentBody = {
+  $id: 'DocumentBody',
+  type: 'object',
+  description: 'An arbitrary JSON object, at most 350 KB as compact JSON.',
+} as const;
+
+export const DocumentList = {
+  $id: 'DocumentList',
+  type: 'array',
+  items: {
+    type: 'object',
+    required: ['id', 'data'],
+    additionalProperties: false,
+    properties: { id: { type: 'string' }, data: { type: 'object' } },
+  },
+} as const;
