@@ -73,12 +73,17 @@ export class Api extends Construct {
       for (const [tableId, access] of Object.entries(route.tables) as [TableId, TableAccess][]) {
         fn.bindTable(tables[tableId], access);
       }
-      this.restApi.root.resourceForPath(route.path).addMethod(
-        route.method,
-        // Console test-invoke is not needed; the permission stays scoped to the deployed stage.
-        new LambdaIntegration(fn, { proxy: true, allowTestInvoke: false }),
-        { authorizer, authorizationType: AuthorizationType.CUSTOM, operationName: route.id },
-      );
+      // Console test-invoke is not needed; the permission stays scoped to the deployed stage.
+      const integration = new LambdaIntegration(fn, { proxy: true, allowTestInvoke: false });
+      const resource = this.restApi.root.resourceForPath(route.path);
+      // Further methods go to the same function, which answers them itself (MCP's 405).
+      for (const method of [route.method, ...(route.otherMethods ?? [])]) {
+        resource.addMethod(method, integration, {
+          authorizer,
+          authorizationType: AuthorizationType.CUSTOM,
+          operationName: method === route.method ? route.id : `${route.id}${method.charAt(0)}${method.slice(1).toLowerCase()}`,
+        });
+      }
       routeFunctions.set(route.id, fn);
     }
     this.routeFunctions = routeFunctions;

@@ -268,8 +268,24 @@ describe('functions', () => {
 });
 
 describe('methods', () => {
-  it('one per route, no others', () => {
-    template.resourceCountIs('AWS::ApiGateway::Method', routeSpecs.length);
+  it('one per route and declared further method, no others', () => {
+    const declared = routeSpecs.reduce((sum, route) => sum + 1 + (route.otherMethods?.length ?? 0), 0);
+    template.resourceCountIs('AWS::ApiGateway::Method', declared);
+  });
+
+  it('MCP GET and DELETE reach the MCP function itself (which answers 405), behind the authorizer', () => {
+    for (const [method, operation] of [['GET', 'mcpBotsGet'], ['DELETE', 'mcpBotsDelete']] as const) {
+      const properties = resource(logicalIdWhere('AWS::ApiGateway::Method', 'OperationName', operation)).Properties;
+      expect(properties).toMatchObject({ HttpMethod: method, AuthorizationType: 'CUSTOM' });
+      expect(resourcePath(properties.ResourceId)).toBe('/api/v1/mcp/tenants/{tenantId}/bots');
+      expect(referencedIds(properties.Integration)).toContain(functionLogicalId('mcpBots'));
+    }
+  });
+
+  it('the provisioning readers get read-only access to documents, the writers read-write', () => {
+    for (const id of ['listDocuments', 'getCurrentDocument', 'mcpBots']) expect([...tableGrants(functionLogicalId(id)).keys()]).toEqual(['documents']);
+    for (const id of ['replaceCurrentDocument', 'mergeCurrentDocument']) expect(tableGrants(functionLogicalId(id)).get('documents')).toContain('dynamodb:UpdateItem');
+    expect(tableGrants(functionLogicalId('getCurrentDocument')).get('documents')).not.toContain('dynamodb:UpdateItem');
   });
 
   it.each(routeSpecs.map((route) => [route.id, route] as const))('%s: path, method, authorizer, its own function', (id, route) => {
