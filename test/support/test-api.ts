@@ -8,6 +8,7 @@ import { validatorFor } from '#shared/http/validator-for';
 import { issueKey } from '#shared/auth/issue-key';
 import { conversationWithDefaults, type Conversation } from '#shared/domain/notes/conversation';
 import { createConversationsStore } from '#shared/store/conversations-store';
+import { createDocumentsStore } from '#shared/store/documents-store';
 import { documentClient } from '#shared/store/dynamo-client';
 import { createKeysStore } from '#shared/store/keys-store';
 import { bindGateway } from '#infra/local/serve-gateway';
@@ -34,11 +35,13 @@ export async function startTestApi(options: { authCacheTtlSeconds?: number } = {
   const client = documentClient();
   const keys = createKeysStore(client, tables.keys);
   const conversations = createConversationsStore(client, tables.conversations);
+  const documents = createDocumentsStore(client, tables.documents);
 
   return {
     url: gateway.url,
     keys,
     conversations,
+    documents,
     tables,
     dynamoEndpoint: endpoint,
     close: () => gateway.close(),
@@ -50,6 +53,35 @@ export async function startTestApi(options: { authCacheTtlSeconds?: number } = {
 
     async addConversation(tenantId: string, fields: Partial<Conversation> & { id: string }): Promise<void> {
       await conversations.putConversation(tenantId, conversationWithDefaults(fields));
+    },
+
+    /**
+     * Any request. `body` is sent as-is when a string, else JSON-encoded; an error response must
+     * be the contract's `{code, message}`.
+     */
+    async call(
+      method: string,
+      path: string,
+      key: string | undefined,
+      options: { body?: unknown; headers?: Record<string, string> } = {},
+    ): Promise<{ status: number; headers: Headers; text: string; json: unknown }> {
+      const response = await fetch(`${gateway.url}${path}`, {
+        method,
+        headers: {
+          ...(options.body === undefined ? {} : { 'Content-Type': 'application/json' }),
+          ...(key === undefined ? {} : { Authorization: `Bearer ${key}` }),
+          ...options.headers,
+        },
+        body: options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body),
+      });
+      const text = await response.text();
+      const json = text === '' ? undefined : (JSON.parse(text) as unknown);
+      if (response.status >= 400 && response.status !== 405 && !path.startsWith('/api/v1/mcp/')) expectContractBody(response.status, json);
+      return { status: response.status, headers: response.headers, text, json };
+    },
+
+    async addDocument(tenantId: string, collection: string, id: string, data: Record<string, unknown>): Promise<void> {
+      await documents.replace(tenantId, collection, id, JSON.stringify(data));
     },
 
     notePath(tenantId: string, conversationId: string): string {
