@@ -23,7 +23,11 @@ function fieldName(target: ValidationTarget, instancePath: string): string {
 
 export function describeValidationError(target: ValidationTarget, error: ErrorObject | undefined): string {
   if (!error) return `The ${target} is invalid.`;
-  const field = fieldName(target, error.instancePath);
+  // A member name that breaks `propertyNames`: name the member, not the object holding it.
+  const field =
+    error.propertyName !== undefined
+      ? `name '${error.propertyName}' in ${fieldName(target, error.instancePath)}`
+      : fieldName(target, error.instancePath);
   const params = error.params as Record<string, unknown>;
   switch (error.keyword) {
     case 'required':

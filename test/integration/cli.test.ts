@@ -111,7 +111,23 @@ describe('cxm import', () => {
     expect(statuses).toEqual([201, 409, 409, 201, 404]);
   });
 
+  it('loads documents by collection, exactly and idempotently', async () => {
+    const importTenant = uniqueTenant('docs');
+    const file = join(home, 'documents.json');
+    const bot = { name: 'Helper', nested: { list: [1, { a: null }] }, unicode: 'ü😀' };
+    writeFileSync(file, JSON.stringify({ documents: { bots: [{ id: 'b1', data: bot }, { id: 'b2', data: {} }], users: [{ id: 'u1', data: { n: 1 } }] } }));
+    for (let i = 0; i < 2; i++) {
+      const result = await cxm('import', '--tenant', importTenant, file);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toMatch(/0 conversation\(s\) and 3 document\(s\)/);
+    }
+    expect(await api.documents.get(importTenant, 'bots', 'b1')).toBe(JSON.stringify(bot));
+    expect((await api.documents.list(importTenant, 'bots', { limit: 10, maxBytes: 1e6 })).entries.map((e) => e.id)).toEqual(['b1', 'b2']);
+  });
+
   it.each<[string, unknown, RegExp]>([
+    ['a document that is not an object', { documents: { bots: [{ id: 'x', data: [1] }] } }, /'documents.bots.0.data' must be an object/],
+    ['a malformed collection name', { documents: { 'a/b': [] } }, /Name 'a\/b' in 'documents' must be 1 to 64 letters/],
     ['members of later versions', { conversations: [], vocJobs: [] }, /'vocJobs' cannot be imported yet/],
     ['an unknown member', { tickets: [] }, /Unknown property 'tickets'/],
     ['a conversation without id', { conversations: [{ status: 'open' }] }, /'id' is required/],

@@ -87,4 +87,12 @@ describe('the API chain', () => {
     expect(response.statusCode).toBe(502);
     expect(JSON.parse(response.body).code).toBe('BadGateway');
   });
+
+  it('answers a fault of the MCP route with 500 and a body holding only message', async () => {
+    const broken = createApiHandler('mcpBots', () => Promise.reject(new TypeError('bug')));
+    const response = await broken(event({ pathParameters: { tenantId: 'acme' } }, encodeCaller({ keyId: 'k1', tenants: ['acme'], scopes: ['mcp:*'] })), context());
+    expect(response.statusCode).toBe(500);
+    expect(Object.keys(JSON.parse(response.body))).toEqual(['message']);
+    expect(response.headers).toMatchObject({ 'X-Request-Id': 'req-1' });
+  });
 });

@@ -1,0 +1,203 @@
+/** Spec endpoint 2 and D8: the official MCP SDK client and raw JSON-RPC through the local gateway. */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PERMISSION_DENIED_MESSAGE, UNAUTHENTICATED_MESSAGE } from '#shared/http/api-error';
+import { validatorFor } from '#shared/http/validator-for';
+import { startTestApi, uniqueTenant, type TestApi } from '#test/support/test-api';
+
+let api: TestApi;
+const tenant = uniqueTenant('mcp');
+const other = uniqueTenant('mcp-other');
+let key: string;
+
+const botIds = ['bot-c', 'bot-a', 'bot-b'];
+
+beforeAll(async () => {
+  api = await startTestApi();
+  ({ key } = await api.createKey([tenant], ['mcp:bots.read']));
+  for (const id of botIds) await api.addDocument(tenant, 'bots', id, { name: `Bot ${id}`, config: { lang: 'en', channels: ['chat'] } });
+  // A data member named id does not replace the document id.
+  await api.addDocument(tenant, 'bots', 'bot-d', { id: 'spoofed', name: 'D' });
+  await api.addDocument(tenant, 'users', 'not-a-bot', { name: 'User' });
+  await api.addDocument(other, 'bots', 'bot-a', { name: 'Foreign bot' });
+  await api.addDocument(other, 'bots', 'foreign-only', { name: 'Foreign' });
+});
+afterAll(() => api.close());
+
+const mcpPath = (t = tenant) => `/api/v1/mcp/tenants/${t}/bots`;
+
+async function connect(k = key, t = tenant): Promise<Client> {
+  const client = new Client({ name: 'cxm-test', version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransport(new URL(`${api.url}${mcpPath(t)}`), {
+    requestInit: { headers: { Authorization: `Bearer ${k}` } },
+  });
+  await client.connect(transport);
+  return client;
+}
+
+/** A raw JSON-RPC POST. */
+function rpc(body: unknown, headers: Record<string, string> = {}, k: string | undefined = key, t = tenant) {
+  return api.call('POST', mcpPath(t), k, { body, headers: { Accept: 'application/json, text/event-stream', ...headers } });
+}
+
+describe('the official SDK client', () => {
+  it('connects, lists list_bots with its schemas, and calls it', async () => {
+    const client = await connect();
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name)).toEqual(['list_bots']);
+      const [tool] = tools;
+      expect(tool!.title).toBe('List bots');
+      expect(tool!.description).toMatch(/bots/);
+      expect(tool!.inputSchema.properties!.limit).toMatchObject({ type: 'integer', minimum: 1, maximum: 100, default: 20 });
+      expect(tool!.outputSchema).toMatchObject({ type: 'object', properties: { bots: { type: 'array' } } });
+
+      const result = await client.callTool({ name: 'list_bots', arguments: {} });
+      expect(result.isError).toBeFalsy();
+      const bots = (result.structuredContent as { bots: Array<Record<string, unknown>> }).bots;
+      expect(bots.map((b) => b.id)).toEqual(['bot-a', 'bot-b', 'bot-c', 'bot-d']);
+      expect(bots[0]).toEqual({ id: 'bot-a', name: 'Bot bot-a', config: { lang: 'en', channels: ['chat'] } });
+      expect(bots[3]).toEqual({ id: 'bot-d', name: 'D' });
+      const content = result.content as Array<{ type: string; text: string }>;
+      expect(content).toHaveLength(1);
+      expect(content[0]!.type).toBe('text');
+      expect(JSON.parse(content[0]!.text)).toEqual(result.structuredContent);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('honours limit', async () => {
+    const client = await connect();
+    try {
+      const result = await client.callTool({ name: 'list_bots', arguments: { limit: 2 } });
+      expect((result.structuredContent as { bots: Array<{ id: string }> }).bots.map((b) => b.id)).toEqual(['bot-a', 'bot-b']);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it.each([{ limit: 0 }, { limit: 101 }, { limit: 2.5 }, { limit: 'ten' }, { limit: null }])('invalid arguments %j give a tool error, not a crash', async (args) => {
+    const client = await connect();
+    try {
+      const result = await client.callTool({ name: 'list_bots', arguments: args as Record<string, unknown> });
+      expect(result.isError).toBe(true);
+      expect((result.content as Array<{ text: string }>)[0]!.text).toMatch(/limit/i);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("never shows another tenant's bots", async () => {
+    const { key: otherKey } = await api.createKey([other], ['mcp:*']);
+    const client = await connect(otherKey, other);
+    try {
+      const result = await client.callTool({ name: 'list_bots', arguments: { limit: 100 } });
+      expect((result.structuredContent as { bots: Array<{ id: string; name: string }> }).bots).toEqual([
+        { id: 'bot-a', name: 'Foreign bot' },
+        { id: 'foreign-only', name: 'Foreign' },
+      ]);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('raw JSON-RPC', () => {
+  const listTools = (id: unknown) => ({ jsonrpc: '2.0', id, method: 'tools/list' });
+
+  it.each([0, 7, 'abc', '0', ''])('echoes the id %j with its exact type', async (id) => {
+    const response = await rpc(listTools(id));
+    expect(response.status).toBe(200);
+    expect(response.text).toContain(`"id":${JSON.stringify(id)}`);
+    expect((response.json as { id: unknown }).id).toBe(id);
+    expect(validatorFor('JsonRpcMessage')(response.json)).toBe(true);
+  });
+
+  it('calls list_bots without a prior initialize (stateless)', async () => {
+    const response = await rpc({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_bots', arguments: { limit: 1 } } });
+    expect(response.status).toBe(200);
+    expect((response.json as { result: { structuredContent: unknown } }).result.structuredContent).toEqual({
+      bots: [{ id: 'bot-a', name: 'Bot bot-a', config: { lang: 'en', channels: ['chat'] } }],
+    });
+  });
+
+  it('answers a notification with 202 and no body', async () => {
+    const response = await rpc({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    expect(response.status).toBe(202);
+    expect(response.text).toBe('');
+  });
+
+  it('answers an unknown method with JSON-RPC -32601', async () => {
+    const response = await rpc({ jsonrpc: '2.0', id: 'm', method: 'bots/delete' });
+    expect(response.status).toBe(200);
+    expect(response.json).toMatchObject({ jsonrpc: '2.0', id: 'm', error: { code: -32601 } });
+  });
+
+  it('answers malformed JSON with 400: JSON-RPC -32700, and the spec code BadRequest', async () => {
+    const response = await rpc('{"jsonrpc":"2.0", "id": 1, "method": ');
+    expect(response.status).toBe(400);
+    expect(response.json).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700 }, code: 'BadRequest', message: expect.any(String) });
+  });
+
+  it('answers an unknown tool with an error, not a crash', async () => {
+    const response = await rpc({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'drop_bots', arguments: {} } });
+    expect(response.status).toBe(200);
+    const body = response.json as { result?: { isError?: boolean }; error?: unknown };
+    expect(body.error ?? body.result?.isError).toBeTruthy();
+  });
+
+  it.each(['GET', 'DELETE'])('%s is 405 with Allow: POST', async (method) => {
+    const response = await api.call(method, mcpPath(), key, { headers: { Accept: 'application/json, text/event-stream' } });
+    expect(response.status).toBe(405);
+    expect(response.headers.get('allow')).toBe('POST');
+    expect(response.headers.get('x-request-id')).toBeTruthy();
+  });
+
+  it.each([
+    ['application/json alone', { Accept: 'application/json' }],
+    ['no Accept header', {}],
+    ['*/*', { Accept: '*/*' }],
+  ])('accepts %s', async (_name, headers) => {
+    const response = await api.call('POST', mcpPath(), key, { body: listTools(3), headers });
+    expect(response.status).toBe(200);
+    expect((response.json as { id: number }).id).toBe(3);
+  });
+
+  it('refuses an Accept that allows no JSON with 400 BadRequest', async () => {
+    const response = await api.call('POST', mcpPath(), key, { body: listTools(4), headers: { Accept: 'text/html' } });
+    expect(response.status).toBe(400);
+    expect(response.json).toMatchObject({ code: 'BadRequest' });
+  });
+});
+
+describe('authentication and authorization before MCP', () => {
+  it('401 {code, message} without a key', async () => {
+    const response = await api.call('POST', mcpPath(), undefined, { body: { jsonrpc: '2.0', id: 1, method: 'tools/list' } });
+    expect(response.status).toBe(401);
+    expect(response.json).toEqual({ code: 'Unauthenticated', message: UNAUTHENTICATED_MESSAGE });
+  });
+
+  it("403 {code, message} for another tenant's path", async () => {
+    const response = await rpc({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, {}, key, other);
+    expect(response.status).toBe(403);
+    expect(response.json).toEqual({ code: 'PermissionDenied', message: PERMISSION_DENIED_MESSAGE });
+  });
+
+  it.each([
+    ['mcp:bots.read', 200],
+    ['mcp:bots.*', 200],
+    ['mcp:read', 200],
+    ['mcp:*', 200],
+    ['mcp:write', 403],
+    ['provisioning:*', 403],
+  ] as const)('%s: %i', async (scope, status) => {
+    const { key: k } = await api.createKey([tenant], [scope]);
+    expect((await rpc({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, {}, k)).status).toBe(status);
+  });
+
+  it('the SDK client sees a 401 as a failed connection', async () => {
+    await expect(connect(`cxm_aaaaaaaaaaaa_${'A'.repeat(40)}`)).rejects.toThrow(/Unauthenticated/);
+  });
+});
