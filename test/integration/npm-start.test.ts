@@ -20,11 +20,13 @@ function javaProcessesFor(home: string): string[] {
   }
 }
 
-function readmeCurl(): string {
+/** Runs a marked shell block of the README against a started stack, as a reader would paste it. */
+function runReadmeBlock(name: string, home: string, apiUrl: string): string {
   const readme = readFileSync(join(PROJECT_ROOT, 'README.md'), 'utf8');
-  const block = /<!-- readme-curl[^>]*-->\n```sh\n([\s\S]*?)```/.exec(readme)?.[1];
-  if (!block) throw new Error('README.md has no readme-curl block');
-  return block;
+  const block = new RegExp(`<!-- readme-${name}[^>]*-->\\n\`\`\`sh\\n([\\s\\S]*?)\`\`\``).exec(readme)?.[1];
+  if (!block) throw new Error(`README.md has no readme-${name} block`);
+  const script = block.replaceAll('http://127.0.0.1:3000', apiUrl).replaceAll('./.cxm/local.json', join(home, 'local.json'));
+  return execFileSync('bash', ['-euo', 'pipefail', '-c', script], { encoding: 'utf8', cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
 async function startNpm(home: string) {
@@ -63,13 +65,22 @@ describe('npm start', () => {
       expect(Object.keys(state).sort()).toEqual(['apiUrl', 'demo', 'dynamodbEndpoint', 'pid', 'region', 'stage', 'tables']);
       expect(state.apiUrl).toBe(`http://127.0.0.1:${port}`);
       expect(state.tables).toEqual({ keys: 'cxm-local-keys', conversations: 'cxm-local-conversations', documents: 'cxm-local-documents' });
+      expect(first.output()).toMatch(/Demo key:/);
       firstKey = (state.demo as { key: string }).key;
       expect(first.output()).toContain(firstKey);
 
-      const script = readmeCurl().replaceAll('http://127.0.0.1:3000', String(state.apiUrl)).replaceAll('./.cxm/local.json', join(home, 'local.json'));
-      const curl = execFileSync('bash', ['-euo', 'pipefail', '-c', script], { encoding: 'utf8', cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+      const curl = runReadmeBlock('curl', home, String(state.apiUrl));
       expect(curl).toMatch(/^HTTP\/1\.1 201 Created/);
       expect(curl).toMatch(/"visibility":"internal"/);
+
+      const provisioning = runReadmeBlock('provisioning', home, String(state.apiUrl));
+      expect(provisioning.match(/^HTTP\/1\.1 \d+/gm)).toEqual(['HTTP/1.1 201', 'HTTP/1.1 200', 'HTTP/1.1 200', 'HTTP/1.1 200']);
+      expect(provisioning).toContain('{"name":"Grace","roles":["agent","supervisor"],"profile":{"lang":"en"}}');
+      expect(provisioning).toMatch(/^Link: <http:\/\/127\.0\.0\.1:\d+\/api\/v1\/provisioning\/tenants\/demo\/users\?limit=2&cursor=[\w-]+>; rel="next"/m);
+
+      const mcp = JSON.parse(runReadmeBlock('mcp', home, String(state.apiUrl))) as { id: number; result: { structuredContent: { bots: Array<{ id: string }> } } };
+      expect(mcp.id).toBe(1);
+      expect(mcp.result.structuredContent.bots.map((bot) => bot.id)).toEqual(['bot-billing', 'bot-returns']);
       expect(javaProcessesFor(home)).toHaveLength(1);
     } finally {
       await stopWithCtrlC(first, home);
