@@ -51,6 +51,8 @@ export const NOTE_BODY_MAX_BYTES = 32768;
  * compact JSON, D5) is checked after parsing; this one stops a huge body before it is parsed.
  */
 export const DOCUMENT_REQUEST_MAX_BYTES = 1024 * 1024;
+/** A JSON-RPC request to the bots endpoint is small; anything larger is refused before MCP reads it. */
+export const MCP_REQUEST_MAX_BYTES = 256 * 1024;
 /** The REQUEST authorizer every route sits behind. */
 export const AUTHORIZER_HANDLER = 'functions/authorizer.ts';
 /** Function timeout; the chain answers 504 itself just before it. */
@@ -135,6 +137,7 @@ export const routes = [
     tables: { documents: 'RO' },
     schemas: { path: 'McpPath', query: 'NoQuery', response: { status: 200, schema: 'JsonRpcMessage', otherStatuses: [202] } },
     faultBody: 'message-only',
+    maxBodyBytes: MCP_REQUEST_MAX_BYTES,
     summary: 'MCP server for bots (Streamable HTTP, JSON-RPC 2.0)',
     errors: [400, 405],
   },

@@ -6,4 +6,4 @@ import { documentsStore } from '#shared/store/documents-table';
 
 const documents = documentsStore();
 
-export const handler = createApiHandler('mcpBots', (request) => serveMcpRequest(createBotsServer(documents), request));
+export const handler = createApiHandler('mcpBots', (request) => serveMcpRequest((onFault) => createBotsServer(documents, onFault), request));

@@ -19,6 +19,6 @@ export const handler = createApiHandler('listDocuments', async ({ tenantId, path
   const last = page.entries.at(-1);
   const link = page.more && last ? { Link: nextLink(http.selfUrl, { limit: query.limit, cursor: encodeListCursor(last.id) }) } : undefined;
   // Documents are stored as JSON text: splice them in rather than parse and serialise each.
-  const rawBody = `[${page.entries.map((entry) => `{"id":${JSON.stringify(entry.id)},"data":${entry.json}}`).join(',')}]`;
-  return { status: 200, rawBody, headers: link };
+  const bodyText = `[${page.entries.map((entry) => `{"id":${JSON.stringify(entry.id)},"data":${entry.json}}`).join(',')}]`;
+  return { status: 200, bodyText, headers: link };
 });

@@ -8,9 +8,10 @@ import { conversationWithDefaults, type Conversation } from '#shared/domain/note
 import { PLANNED_IMPORT_MEMBERS, type ImportConversation, type ImportFileContent } from '#shared/schemas/import-file';
 import { tenantKey } from '#shared/store/composite-key';
 import type { ConversationsStore } from '#shared/store/conversations-store';
-import { isStorableDocId, type DocumentsStore } from '#shared/store/documents-store';
-import { DOCUMENT_MAX_BYTES, documentJson, jsonBytes } from '#shared/domain/documents/document-size';
-import type { JsonObject } from '#shared/domain/documents/json-value';
+import type { DocumentsStore } from '#shared/store/documents-store';
+import { isStorableDocId } from '#shared/domain/documents/document-id';
+import { describeUnfaithfulJson } from '#shared/http/check-json-body';
+import { DOCUMENT_MAX_BYTES, jsonBytes } from '#shared/domain/documents/document-size';
 
 export class ImportError extends Error {
   override readonly name = 'ImportError';
@@ -78,7 +79,9 @@ export function parseImportFile(tenantId: string, content: unknown): ImportFileC
       if (docIds.has(document.id)) throw new ImportError(`${where} appears more than once`);
       docIds.add(document.id);
       if (!isStorableDocId(document.id)) throw new ImportError(`${where} has an id too long to store (over 1024 bytes)`);
-      if (jsonBytes(documentJson(document.data as JsonObject)) > DOCUMENT_MAX_BYTES) {
+      const unfaithful = describeUnfaithfulJson(document.data);
+      if (unfaithful) throw new ImportError(`${where}: ${unfaithful.replace('The request body', 'it')}`);
+      if (jsonBytes(JSON.stringify(document.data)) > DOCUMENT_MAX_BYTES) {
         throw new ImportError(`${where} is larger than ${DOCUMENT_MAX_BYTES} bytes as compact JSON`);
       }
     }
@@ -94,7 +97,7 @@ export async function importData(
 ): Promise<ImportSummary> {
   const conversations = (file.conversations ?? []).map(toConversation);
   const documents = Object.entries(file.documents ?? {}).flatMap(([collection, entries]) =>
-    entries.map((entry) => ({ collection, id: entry.id, json: documentJson(entry.data as JsonObject) })),
+    entries.map((entry) => ({ collection, id: entry.id, json: JSON.stringify(entry.data) })),
   );
   const writes = [
     ...conversations.map((conversation) => () => stores.conversations.putConversation(tenantId, conversation)),

@@ -25,6 +25,16 @@ export const SERVICE_NAME = 'cxm-api';
 export const ESM_REQUIRE_BANNER =
   "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
 
+/**
+ * The DynamoDB actions the stores use, and no more: CDK's grantReadWriteData would add Scan,
+ * DeleteItem and BatchWriteItem, which no function needs. A transaction needs the actions of its
+ * parts (ConditionCheckItem, PutItem).
+ */
+export const TABLE_ACTIONS: Record<TableAccess, string[]> = {
+  RO: ['dynamodb:GetItem', 'dynamodb:Query'],
+  RW: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'],
+};
+
 export interface ApiFunctionProps extends Omit<NodejsFunctionProps, 'entry' | 'logGroup' | 'projectRoot'> {
   /** Handler module relative to the project root, as in the route table (`functions/...ts`). */
   entry: string;
@@ -82,8 +92,7 @@ export class ApiFunction extends NodejsFunction {
    * tells the function the table's physical name through the spec's environment variable.
    */
   bindTable(table: SpecTable, access: TableAccess): void {
-    if (access === 'RW') table.grantReadWriteData(this);
-    else table.grantReadData(this);
+    table.grant(this, ...TABLE_ACTIONS[access]);
     this.addEnvironment(table.spec.envVar, table.tableName);
   }
 }

@@ -16,8 +16,8 @@ export class ApiError extends Error {
 
 export const UNAUTHENTICATED_MESSAGE = 'An Authorization header with a valid Bearer token is required.';
 export const PERMISSION_DENIED_MESSAGE = 'The API key does not allow this operation.';
-export const BAD_GATEWAY_MESSAGE = 'A downstream request failed. The write may have completed.';
-export const GATEWAY_TIMEOUT_MESSAGE = 'The request timed out. The write may have completed.';
+export const BAD_GATEWAY_MESSAGE = 'A downstream request failed. If the request was a write, it may have completed.';
+export const GATEWAY_TIMEOUT_MESSAGE = 'The request timed out. If the request was a write, it may have completed.';
 
 export const badRequest = (message: string) => new ApiError(400, 'BadRequest', message);
 export const unauthenticated = () => new ApiError(401, 'Unauthenticated', UNAUTHENTICATED_MESSAGE);
@@ -30,7 +30,7 @@ export const serviceUnavailable = (retryAfterSeconds: number) =>
   new ApiError(
     503,
     'ServiceUnavailable',
-    'A required service is unavailable; retry later. The write may have completed.',
+    'A required service is unavailable; retry later. If the request was a write, it may have completed.',
     { 'Retry-After': String(retryAfterSeconds) },
   );
 export const gatewayTimeout = () => new ApiError(504, 'GatewayTimeout', GATEWAY_TIMEOUT_MESSAGE);

@@ -25,8 +25,8 @@ export interface ApiResult {
   status: number;
   /** Serialised as JSON. */
   body?: unknown;
-  /** Sent as it is instead of `body` (a protocol's own encoding). */
-  rawBody?: string;
+  /** Sent as it is instead of `body`: JSON already serialised, or a protocol's own encoding. */
+  bodyText?: string;
   headers?: Record<string, string>;
 }
 

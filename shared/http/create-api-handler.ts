@@ -55,7 +55,7 @@ export function createApiHandler<Body>(routeId: RouteId, run: (request: ApiReque
       return {
         statusCode: result.status,
         headers: result.headers,
-        body: result.rawBody ?? (result.body === undefined ? '' : JSON.stringify(result.body)),
+        body: result.bodyText ?? (result.body === undefined ? '' : JSON.stringify(result.body)),
       };
     }) as ApiHandler;
 }

@@ -77,6 +77,6 @@ export const gatewayResponses: Record<GatewayResponseType, GatewayResponseSpec> 
   DEFAULT_5XX: {
     status: 502,
     code: 'BadGateway',
-    message: 'The gateway could not complete the request. The write may have completed.',
+    message: 'The gateway could not complete the request. If the request was a write, it may have completed.',
   },
 };

@@ -8,6 +8,7 @@ import { findHeader } from '#shared/http/find-header';
 import type { RouteSpec } from '#shared/routes';
 import { badRequest, payloadTooLarge } from './api-error.ts';
 import type { ChainEvent } from './api-types.ts';
+import { describeUnfaithfulJson } from './check-json-body.ts';
 
 // application/json or application/*+json, optionally with a UTF-8 charset (spelt utf-8 or utf8).
 const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;\s*charset\s*=\s*"?utf-?8"?\s*)?$/i;
@@ -20,11 +21,12 @@ export function rawBody(event: ChainEvent): Buffer {
 export function parseJsonBody(route: RouteSpec): MiddlewareObj<ChainEvent, APIGatewayProxyResult> {
   return {
     before: ({ event }) => {
-      if (!route.schemas.body) return;
       const bytes = rawBody(event);
       if (route.maxBodyBytes !== undefined && bytes.length > route.maxBodyBytes) {
         throw payloadTooLarge(route.maxBodyBytes);
       }
+      // A route without a body schema reads its body itself (MCP parses JSON-RPC).
+      if (!route.schemas.body) return;
       if (bytes.length === 0) throw badRequest('A JSON request body is required.');
       const contentType = findHeader(event.headers, 'content-type');
       if (contentType === undefined || !JSON_MEDIA_TYPE.test(contentType.trim())) {
@@ -37,6 +39,8 @@ export function parseJsonBody(route: RouteSpec): MiddlewareObj<ChainEvent, APIGa
         const reason = error instanceof SyntaxError ? error.message : 'it is not valid UTF-8';
         throw badRequest(`The request body is not valid JSON: ${reason}`);
       }
+      const unfaithful = describeUnfaithfulJson(parsed);
+      if (unfaithful) throw badRequest(unfaithful);
       if (event.cxm) event.cxm.body = parsed;
     },
   };

@@ -8,10 +8,18 @@ import { z } from 'zod';
 import type { DocumentsStore } from '#shared/store/documents-store';
 
 export const BOTS_COLLECTION = 'bots';
-/** Structured content and its text copy both hold the list: keep each well under Lambda's 6 MB. */
-const BOTS_BUDGET_BYTES = 2 * 1024 * 1024;
+/**
+ * The list travels twice, as structured content and as a text copy, and the text copy is escaped
+ * once more than the rest; measured as the store measures (escaped once), the whole response is
+ * at most about three times this: well under Lambda's 6 MB.
+ */
+const BOTS_BUDGET_BYTES = 1536 * 1024;
 
-export function createBotsServer(documents: DocumentsStore): McpServer {
+/**
+ * `onFault` hears of a failure that is ours (the store), not the caller's: the SDK would turn it
+ * into a tool result carrying the raw error text; the request ends as a logged 500 instead.
+ */
+export function createBotsServer(documents: DocumentsStore, onFault: (error: unknown) => void = () => undefined): McpServer {
   const server = new McpServer({ name: 'cxm-bots', version: '1.0.0' });
   server.registerTool(
     'list_bots',
@@ -25,7 +33,10 @@ export function createBotsServer(documents: DocumentsStore): McpServer {
     async ({ limit }, extra) => {
       const tenantId = extra.authInfo?.extra?.tenantId;
       if (typeof tenantId !== 'string') throw new Error('The request carries no authorised tenant.');
-      const page = await documents.list(tenantId, BOTS_COLLECTION, { limit, maxBytes: BOTS_BUDGET_BYTES });
+      const page = await documents.list(tenantId, BOTS_COLLECTION, { limit, maxBytes: BOTS_BUDGET_BYTES }).catch((error: unknown) => {
+        onFault(error);
+        throw new Error('The bots could not be read.');
+      });
       const bots = page.entries.map((entry) => {
         // Spread keeps every member an own property; the stored id wins over a `data.id`.
         const bot: Record<string, unknown> = { id: entry.id, ...(JSON.parse(entry.json) as Record<string, unknown>) };

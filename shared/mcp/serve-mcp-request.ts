@@ -7,8 +7,11 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { ApiRequest, ApiResult } from '#shared/http/api-types';
 
-/** Headers that describe the hop to us, not the message: the web Request sets its own. */
-const HOP_HEADERS = new Set(['host', 'content-length', 'connection', 'transfer-encoding', 'keep-alive', 'expect']);
+/**
+ * Headers MCP code never sees: those of the hop to us (the web Request sets its own), and the
+ * credentials, which the SDK would otherwise hand to every tool in `requestInfo.headers`.
+ */
+const DROPPED_HEADERS = new Set(['host', 'content-length', 'connection', 'transfer-encoding', 'keep-alive', 'expect', 'authorization', 'cookie']);
 
 /**
  * Streamable HTTP asks clients to accept both JSON and an event stream. We always answer JSON,
@@ -22,7 +25,7 @@ function normaliseAccept(accept: string | null): string | null {
 export function toWebRequest(http: ApiRequest['http']): Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(http.headers)) {
-    if (value !== undefined && !HOP_HEADERS.has(name.toLowerCase())) headers.set(name, value);
+    if (value !== undefined && !DROPPED_HEADERS.has(name.toLowerCase())) headers.set(name, value);
   }
   const accept = normaliseAccept(headers.get('accept'));
   if (accept !== null) headers.set('accept', accept);
@@ -40,7 +43,10 @@ function asBadRequest(body: string): string {
   }
 }
 
-export async function serveMcpRequest(server: McpServer, request: ApiRequest): Promise<ApiResult> {
+export async function serveMcpRequest(
+  createServer: (onFault: (error: unknown) => void) => McpServer,
+  request: ApiRequest,
+): Promise<ApiResult> {
   if (request.http.method !== 'POST') {
     return {
       status: 405,
@@ -48,6 +54,8 @@ export async function serveMcpRequest(server: McpServer, request: ApiRequest): P
       body: { jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this stateless MCP endpoint takes POST only.' }, id: null },
     };
   }
+  let fault: { error: unknown } | undefined;
+  const server = createServer((error) => (fault ??= { error }));
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   await server.connect(transport);
   try {
@@ -56,10 +64,15 @@ export async function serveMcpRequest(server: McpServer, request: ApiRequest): P
       authInfo: { token: '', clientId: request.caller.keyId, scopes: request.caller.scopes, extra: { tenantId: request.tenantId } },
     });
     const text = await response.text();
+    // The chain maps it: a logged 500 whose body holds only a message (D8).
+    if (fault) throw fault.error;
     const headers: Record<string, string> = {};
-    response.headers.forEach((value, name) => (headers[name] = value));
-    if (response.status >= 400 && response.status < 500) return { status: 400, headers, rawBody: asBadRequest(text) };
-    return { status: response.status, headers, rawBody: text };
+    // The common Content-Type (with its charset) applies; the SDK's adds nothing.
+    response.headers.forEach((value, name) => {
+      if (name.toLowerCase() !== 'content-type') headers[name] = value;
+    });
+    if (response.status >= 400 && response.status < 500) return { status: 400, headers, bodyText: asBadRequest(text) };
+    return { status: response.status, headers, bodyText: text };
   } finally {
     await server.close();
   }

@@ -6,7 +6,8 @@ import { ErrorBody } from './error-body.ts';
 import { ImportFile } from './import-file.ts';
 import { InternalNoteResponse } from './internal-note-response.ts';
 import { ListDocumentsQuery } from './list-documents-query.ts';
-import { JsonRpcMessage, McpPath } from './mcp-path.ts';
+import { JsonRpcMessage } from './json-rpc-message.ts';
+import { McpPath } from './mcp-path.ts';
 import { NoQuery } from './no-query.ts';
 import { CollectionPath, DocumentPath } from './provisioning-paths.ts';
 

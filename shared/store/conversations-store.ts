@@ -112,7 +112,6 @@ export function createConversationsStore(client: DynamoDBDocumentClient, table: 
                 },
               ],
             }),
-            { abortSignal: signal },
           );
           return { added: true };
         } catch (error) {

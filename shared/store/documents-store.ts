@@ -7,12 +7,11 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { isStorableDocId } from '#shared/domain/documents/document-id';
 import type { JsonObject } from '#shared/domain/documents/json-value';
 import { tenantKey } from './composite-key.ts';
 import { StoreUnavailableError } from './store-unavailable-error.ts';
 
-/** DynamoDB's bound on a sort key. */
-export const MAX_SORT_KEY_BYTES = 1024;
 const MAX_UPDATE_ATTEMPTS = 40;
 
 export interface DocumentEntry {
@@ -28,7 +27,11 @@ export interface DocumentPage {
 }
 
 export interface DocumentsStore {
-  /** Up to `limit` documents after `after` in id order, stopping early past `maxBytes` of JSON. */
+  /**
+   * Up to `limit` documents after `after` in id order, stopping early once the entries would pass
+   * `maxBytes` measured as they travel in a Lambda response: the body is a JSON string there,
+   * so every quote and backslash of a document counts twice.
+   */
   list(tenantId: string, collection: string, page: { limit: number; after?: string; maxBytes: number }): Promise<DocumentPage>;
   /** The document as stored (JSON text), or undefined. */
   get(tenantId: string, collection: string, docId: string): Promise<string | undefined>;
@@ -45,11 +48,6 @@ export interface DocumentsStore {
     change: (current: JsonObject) => string,
     signal?: AbortSignal,
   ): Promise<string | undefined>;
-}
-
-/** Whether a docId can be stored at all (DynamoDB's sort-key bound). */
-export function isStorableDocId(docId: string): boolean {
-  return Buffer.byteLength(docId, 'utf8') <= MAX_SORT_KEY_BYTES;
 }
 
 const backoff = (attempt: number) =>
@@ -83,7 +81,7 @@ export function createDocumentsStore(client: DynamoDBDocumentClient, table: stri
         );
         for (const item of page.Items ?? []) {
           const entry = { id: String(item.sk), json: String(item.data) };
-          const size = Buffer.byteLength(entry.json) + Buffer.byteLength(entry.id);
+          const size = Buffer.byteLength(JSON.stringify(entry.json)) + Buffer.byteLength(JSON.stringify(entry.id));
           // A page always holds one entry, and never passes the byte budget after that.
           if (entries.length === limit || (entries.length > 0 && bytes + size > maxBytes)) return { entries, more: true };
           entries.push(entry);
@@ -139,7 +137,6 @@ export function createDocumentsStore(client: DynamoDBDocumentClient, table: stri
               // A lost race hands back the winner's document: no second read to retry from it.
               ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
             }),
-            { abortSignal: signal },
           );
           return json;
         } catch (error) {

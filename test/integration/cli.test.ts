@@ -127,6 +127,9 @@ describe('cxm import', () => {
 
   it.each<[string, unknown, RegExp]>([
     ['a document that is not an object', { documents: { bots: [{ id: 'x', data: [1] }] } }, /'documents.bots.0.data' must be an object/],
+    ['a document over 350 KB', { documents: { bots: [{ id: 'x', data: { v: 'x'.repeat(360 * 1024) } }] } }, /larger than 358400 bytes/],
+    ['a docId over 1024 bytes', { documents: { bots: [{ id: '😀'.repeat(300), data: {} }] } }, /too long to store/],
+    ['a document nested too deep', { documents: { bots: [{ id: 'x', data: JSON.parse('{"a":'.repeat(101) + '1' + '}'.repeat(101)) }] } }, /deeper than 100 levels/],
     ['a malformed collection name', { documents: { 'a/b': [] } }, /Name 'a\/b' in 'documents' must be 1 to 64 letters/],
     ['members of later versions', { conversations: [], vocJobs: [] }, /'vocJobs' cannot be imported yet/],
     ['an unknown member', { tickets: [] }, /Unknown property 'tickets'/],

@@ -201,3 +201,44 @@ describe('authentication and authorization before MCP', () => {
     await expect(connect(`cxm_aaaaaaaaaaaa_${'A'.repeat(40)}`)).rejects.toThrow(/Unauthenticated/);
   });
 });
+
+describe('under load and at the limits', () => {
+  it('40 concurrent calls from two tenants each see only their own bots', async () => {
+    const { key: otherKey } = await api.createKey([other], ['mcp:bots.read']);
+    const calls = Array.from({ length: 40 }, (_, i) => {
+      const mine = i % 2 === 0;
+      return rpc({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'list_bots', arguments: { limit: 100 } } }, {}, mine ? key : otherKey, mine ? tenant : other).then((response) => ({ mine, response }));
+    });
+    for (const { mine, response } of await Promise.all(calls)) {
+      const ids = (response.json as { result: { structuredContent: { bots: Array<{ id: string }> } } }).result.structuredContent.bots.map((b) => b.id);
+      expect(ids).toEqual(mine ? ['bot-a', 'bot-b', 'bot-c', 'bot-d'] : ['bot-a', 'foreign-only']);
+    }
+  });
+
+  it('answers with the common Content-Type, charset included', async () => {
+    const response = await rpc({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+    expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
+  });
+
+  it('refuses a request body over 256 KiB with 413 before MCP reads it', async () => {
+    const response = await rpc({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { pad: 'x'.repeat(300 * 1024) } });
+    expect(response.status).toBe(413);
+    expect((response.json as { code: string }).code).toBe('PayloadTooLarge');
+  });
+
+  it("keeps the whole answer within Lambda's 6 MB, even for bots full of characters JSON escapes", async () => {
+    const heavy = uniqueTenant('heavy');
+    const { key: heavyKey } = await api.createKey([heavy], ['mcp:*']);
+    // 320 KB as stored JSON text; about twice that again once escaped in the envelope.
+    const quotes = '"\\'.repeat(80_000);
+    await Promise.all(Array.from({ length: 6 }, (_, i) => api.addDocument(heavy, 'bots', `heavy-${i}`, { prompt: quotes })));
+    const response = await rpc({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_bots', arguments: { limit: 100 } } }, {}, heavyKey, heavy);
+    expect(response.status).toBe(200);
+    const bots = (response.json as { result: { structuredContent: { bots: unknown[] } } }).result.structuredContent.bots;
+    expect(bots.length).toBeGreaterThan(0);
+    expect(bots.length).toBeLessThan(6);
+    // What Lambda returns is the body as a JSON string inside its response envelope.
+    expect(Buffer.byteLength(JSON.stringify(response.text))).toBeLessThan(6 * 1024 * 1024);
+  });
+});
+

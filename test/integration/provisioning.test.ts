@@ -49,7 +49,7 @@ describe('create, read, replace', () => {
   it('round-trips an awkward document exactly', async () => {
     const text =
       '{"":"empty key","emoji":"😀👩‍👩‍👧","rtl":"שלום","combining":"e\\u0301","nul":"a\\u0000b","escapes":"\\"\\\\\\/\\b\\f\\n\\r\\t",' +
-      '"numbers":[0,-1,1.5,-2.25e-7,1e21,9007199254740991,123456789.123],"bools":[true,false,null],' +
+      '"numbers":[0,-1,1.5,-2.25e-7,6.02e-23,9007199254740991,-9007199254740991,123456789.123],"bools":[true,false,null],' +
       '"nested":[[[]],[{}],{"a":[{"b":[1,[2,[3]]]}]}],"emptyObject":{},"emptyArray":[],' +
       '"__proto__":{"x":1},"constructor":"c","toString":1,"dotted.key":1,"ключ":"значение"}';
     const created = await post('users', 'awkward', text);
@@ -101,6 +101,32 @@ describe('bad bodies', () => {
       expect((response.json as { message: string }).message).toMatch(message);
     }
     expect((await get('users', 'u-bad')).json).toEqual({ stays: true });
+  });
+});
+
+describe('values JSON cannot keep', () => {
+  it.each([
+    ['a number that overflows', '{"a":{"b":1e400}}', /'a.b' holds a number too large/],
+    ['an integer beyond 2^53', '{"list":[1,12345678901234567890]}', /'list\[1\]' holds an integer beyond/],
+  ])('%s is 400 naming the member, for POST and PUT, and nothing changes', async (_name, body, message) => {
+    await post('users', 'numbers', { kept: 1 });
+    for (const method of ['POST', 'PUT']) {
+      const response = await api.call(method, current('users', 'numbers'), key, { body });
+      expect(response.status).toBe(400);
+      expect((response.json as { message: string }).message).toMatch(message);
+    }
+    expect((await get('users', 'numbers')).json).toEqual({ kept: 1 });
+  });
+
+  it('accepts nesting of 100 levels and refuses 101, and a very deep body is 400, never 5xx', async () => {
+    const nested = (depth: number) => '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
+    expect((await post('users', 'deep', nested(100))).status).toBe(201);
+    expect((await put('users', 'deep', nested(100))).status).toBe(200);
+    const refused = await post('users', 'deep', nested(101));
+    expect(refused.status).toBe(400);
+    expect((refused.json as { message: string }).message).toMatch(/deeper than 100 levels/);
+    expect((await post('users', 'deeper', nested(100_000))).status).toBe(400);
+    expect((await put('users', 'deep', `[${'['.repeat(50_000)}${']'.repeat(50_000)}]`)).status).toBe(400);
   });
 });
 
@@ -184,6 +210,20 @@ describe('list', () => {
     expect(seen).toEqual(all);
   });
 
+  it('stops a page before its body, as Lambda sends it, passes 5 MB; the next page goes on', async () => {
+    const collection = 'escaped';
+    // 170 000 quotes: 340 KB as stored JSON text, twice that once escaped in the Lambda envelope.
+    const quotes = '"'.repeat(170_000);
+    await Promise.all(Array.from({ length: 12 }, (_, i) => api.addDocument(tenant, collection, `q-${String(i).padStart(2, '0')}`, { q: quotes })));
+    const first = await list(collection);
+    const firstIds = (first.json as Array<{ id: string }>).map((e) => e.id);
+    expect(firstIds.length).toBeLessThan(12);
+    expect(Buffer.byteLength(JSON.stringify(first.text))).toBeLessThan(6 * 1024 * 1024);
+    const next = new URL(/^<([^>]+)>/.exec(first.headers.get('link')!)![1]!);
+    const rest = ((await api.call('GET', `${next.pathname}${next.search}`, key)).json as Array<{ id: string }>).map((e) => e.id);
+    expect([...firstIds, ...rest]).toEqual(Array.from({ length: 12 }, (_, i) => `q-${String(i).padStart(2, '0')}`));
+  });
+
   it('defaults to 1000 per page', async () => {
     const collection = 'thousand';
     const all = Array.from({ length: 1001 }, (_, i) => `d${String(i).padStart(4, '0')}`);
@@ -233,13 +273,18 @@ describe('identifiers (D1)', () => {
     expect((await get('users', 'a%5Cb')).status).toBe(400);
   });
 
-  it('a docId within 512 characters but over the store key bound: POST 400, GET and PUT 404', async () => {
+  it('a docId within 512 characters but over the store key bound (1024 bytes) is 400 on every document route', async () => {
     const wide = '😀'.repeat(300);
-    const created = await post('users', wide, { a: 1 });
-    expect(created.status).toBe(400);
-    expect((created.json as { message: string }).message).toMatch(/too long to store/);
-    expect((await get('users', wide)).status).toBe(404);
-    expect((await put('users', wide, { a: 1 })).status).toBe(404);
+    for (const response of [await post('users', wide, { a: 1 }), await get('users', wide), await put('users', wide, { a: 1 })]) {
+      expect(response.status).toBe(400);
+      expect((response.json as { message: string }).message).toMatch(/too long to store: at most 1024 bytes/);
+    }
+    expect((await post('users', '😀'.repeat(256), { a: 1 })).status).toBe(201);
+  });
+
+  it('a cursor naming an id no document can have is 400, not a silent restart', async () => {
+    const cursor = Buffer.from(JSON.stringify({ v: 1, after: '😀'.repeat(300) })).toString('base64url');
+    expect((await list('users', `?cursor=${cursor}`)).status).toBe(400);
   });
 });
 

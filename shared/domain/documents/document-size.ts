@@ -2,15 +2,9 @@
  * A stored document is at most 350 KB (358 400 bytes) as compact UTF-8 JSON (D5): it then fits a
  * DynamoDB item (400 KB) with its keys, whatever white space the request carried.
  */
-import type { JsonObject } from './json-value.ts';
-
 export const DOCUMENT_MAX_BYTES = 350 * 1024;
 
 const encoder = new TextEncoder();
-
-export function documentJson(document: JsonObject): string {
-  return JSON.stringify(document);
-}
 
 export function jsonBytes(json: string): number {
   return encoder.encode(json).length;
