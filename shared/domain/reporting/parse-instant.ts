@@ -1,0 +1,24 @@
+/**
+ * A reporting time bound (D6): ISO 8601 date-time with a zone (`Z` or `±hh:mm`), or epoch
+ * milliseconds written in digits only. Undefined for anything else, including calendar dates that
+ * do not exist: `Date.parse` would roll 2026-02-30 over to March.
+ */
+const ISO_WITH_ZONE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|([+-])(\d{2}):?(\d{2}))$/;
+const EPOCH_MS = /^\d{1,15}$/;
+
+function daysInMonth(year: number, month: number): number {
+  return new Date(Date.UTC(year, month, 0)).getUTCDate();
+}
+
+export function parseInstant(text: string): number | undefined {
+  if (EPOCH_MS.test(text)) return Number(text);
+  const match = ISO_WITH_ZONE.exec(text);
+  if (!match) return undefined;
+  const [, y, mo, d, h, mi, s = '0', fraction = '', zone, sign, zh = '0', zm = '0'] = match;
+  const [year, month, day, hour, minute, second] = [y, mo, d, h, mi, s].map(Number) as [number, number, number, number, number, number];
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return undefined;
+  if (hour > 23 || minute > 59 || second > 59 || Number(zh) > 23 || Number(zm) > 59) return undefined;
+  const offsetMinutes = zone === 'Z' ? 0 : (sign === '-' ? -1 : 1) * (Number(zh) * 60 + Number(zm));
+  const millis = Number(fraction.padEnd(3, '0').slice(0, 3));
+  return Date.UTC(year, month - 1, day, hour, minute, second, millis) - offsetMinutes * 60_000;
+}
