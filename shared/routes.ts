@@ -141,6 +141,17 @@ export const routes = [
     summary: 'MCP server for bots (Streamable HTTP, JSON-RPC 2.0)',
     errors: [400, 405],
   },
+  {
+    id: 'getVocJobStatus',
+    method: 'GET',
+    path: '/api/v1/voc/tenants/{tenantId}/recording/{jobId}/status',
+    handler: 'functions/voc/get-job-status.ts',
+    scope: 'voc:recordings.read',
+    tables: { vocJobs: 'RO' },
+    schemas: { path: 'VocJobPath', query: 'NoQuery', response: { status: 200, schema: 'VocJobStatus' } },
+    summary: 'Get the status of a VOC recording job',
+    errors: [400, 404],
+  },
 ] as const satisfies readonly RouteSpec[];
 
 export type RouteId = (typeof routes)[number]['id'];

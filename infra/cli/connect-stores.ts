@@ -6,6 +6,7 @@ import { createConversationsStore, type ConversationsStore } from '#shared/store
 import { createDocumentsStore, type DocumentsStore } from '#shared/store/documents-store';
 import { documentClient } from '#shared/store/dynamo-client';
 import { createKeysStore, type KeysStore } from '#shared/store/keys-store';
+import { createVocJobsStore, type VocJobsStore } from '#shared/store/voc-jobs-store';
 import { allTableSpecs, physicalTableName, STAGE_NAME_PATTERN, type TableId } from '#shared/store/table-specs';
 import { localStatePath, readLocalState } from '#infra/local/local-state';
 import { useLocalDynamo } from '#infra/local/use-local-dynamo';
@@ -15,6 +16,7 @@ export interface CliStores {
   keys: KeysStore;
   conversations: ConversationsStore;
   documents: DocumentsStore;
+  vocJobs: VocJobsStore;
   /** Where the stores point, for messages. */
   target: string;
 }
@@ -44,6 +46,7 @@ export function connectStores(stage: string | undefined): CliStores {
     keys: createKeysStore(client, tables.keys),
     conversations: createConversationsStore(client, tables.conversations),
     documents: createDocumentsStore(client, tables.documents),
+    vocJobs: createVocJobsStore(client, tables.vocJobs),
     target,
   };
 }

@@ -32,9 +32,9 @@ export function registerImportCommand(program: Command): void {
       const summary = await importData(options.tenant, parsed, stores, (done, total) => {
         if (process.stderr.isTTY && total >= 100) process.stderr.write(`\rimporting ${done}/${total}`);
       });
-      if (process.stderr.isTTY && summary.conversations + summary.documents >= 100) process.stderr.write('\n');
+      if (process.stderr.isTTY && summary.conversations + summary.documents + summary.vocJobs >= 100) process.stderr.write('\n');
       console.log(
-        `Imported ${summary.conversations} conversation(s) and ${summary.documents} document(s) into tenant ${options.tenant} on the ${stores.target}.`,
+        `Imported ${summary.conversations} conversation(s), ${summary.documents} document(s) and ${summary.vocJobs} VOC job(s) into tenant ${options.tenant} on the ${stores.target}.`,
       );
     });
 }

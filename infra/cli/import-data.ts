@@ -9,6 +9,7 @@ import { PLANNED_IMPORT_MEMBERS, type ImportConversation, type ImportFileContent
 import { tenantKey } from '#shared/store/composite-key';
 import type { ConversationsStore } from '#shared/store/conversations-store';
 import type { DocumentsStore } from '#shared/store/documents-store';
+import type { VocJobsStore } from '#shared/store/voc-jobs-store';
 import { isStorableDocId } from '#shared/domain/documents/document-id';
 import { describeUnfaithfulJson } from '#shared/http/check-json-body';
 import { DOCUMENT_MAX_BYTES, jsonBytes } from '#shared/domain/documents/document-size';
@@ -20,11 +21,13 @@ export class ImportError extends Error {
 export interface ImportStores {
   conversations: ConversationsStore;
   documents: DocumentsStore;
+  vocJobs: VocJobsStore;
 }
 
 export interface ImportSummary {
   conversations: number;
   documents: number;
+  vocJobs: number;
 }
 
 function lockedUntilMs(value: ImportConversation['lockedUntil'], id: string): number | null {
@@ -86,6 +89,12 @@ export function parseImportFile(tenantId: string, content: unknown): ImportFileC
       }
     }
   }
+  const jobIds = new Set<string>();
+  for (const job of file.vocJobs ?? []) {
+    if (jobIds.has(job.id)) throw new ImportError(`VOC job '${job.id}' appears more than once`);
+    jobIds.add(job.id);
+    if (tenantKey(tenantId, job.id) === undefined) throw new ImportError(`VOC job '${job.id.slice(0, 32)}...' has an id too long to store`);
+  }
   return file;
 }
 
@@ -102,11 +111,12 @@ export async function importData(
   const writes = [
     ...conversations.map((conversation) => () => stores.conversations.putConversation(tenantId, conversation)),
     ...documents.map((d) => () => stores.documents.replace(tenantId, d.collection, d.id, d.json).then(() => undefined)),
+    ...(file.vocJobs ?? []).map((job) => () => stores.vocJobs.put(tenantId, job)),
   ];
   const CONCURRENCY = 16;
   for (let i = 0; i < writes.length; i += CONCURRENCY) {
     await Promise.all(writes.slice(i, i + CONCURRENCY).map((write) => write()));
     onProgress?.(Math.min(writes.length, i + CONCURRENCY), writes.length);
   }
-  return { conversations: conversations.length, documents: documents.length };
+  return { conversations: conversations.length, documents: documents.length, vocJobs: file.vocJobs?.length ?? 0 };
 }

@@ -13,6 +13,7 @@ import { createDocumentsStore } from '#shared/store/documents-store';
 import { documentClient } from '#shared/store/dynamo-client';
 import { createKeysStore } from '#shared/store/keys-store';
 import { tableName } from '#shared/store/table-name';
+import { createVocJobsStore } from '#shared/store/voc-jobs-store';
 import { importData } from '#infra/cli/import-data';
 
 export const DEMO_TENANT = 'demo';
@@ -40,6 +41,11 @@ export function demoData(now: Date): ImportFileContent {
         { id: 'agent-2', data: { name: 'Bob Backup', email: 'bob@example.com', roles: ['agent', 'supervisor'], active: false } },
       ],
     },
+    vocJobs: [
+      { id: 'job-0001', status: 'completed', started: now.getTime() - 3_600_000, file: 'recordings/demo/call-0001.wav', recordingId: 'rec-0001' },
+      { id: 'job-0002', status: 'started', started: now.getTime() - 60_000, file: 'recordings/demo/call-0002.wav', recordingId: 'rec-0002' },
+      { id: 'job-0003', status: 'failed', started: now.getTime() - 7_200_000, file: 'recordings/demo/call-0003.wav', recordingId: 'rec-0003' },
+    ],
   };
 }
 
@@ -61,6 +67,7 @@ export async function ensureDemoTenant(home: string | undefined, now = new Date(
   await importData(DEMO_TENANT, demoData(now), {
     conversations: createConversationsStore(client, tableName('conversations')),
     documents: createDocumentsStore(client, tableName('documents')),
+    vocJobs: createVocJobsStore(client, tableName('vocJobs')),
   });
   const { key } = await issueKey(keys, {
     tenants: [DEMO_TENANT],

@@ -2,10 +2,12 @@
  * The `cxm import` file (DESIGN section 5). Members that later endpoints add are declared here so
  * the CLI can name them when it refuses them.
  */
+import { JOB_STATUSES } from '#shared/domain/voc/job-status';
+import type { VocJob } from '#shared/domain/voc/job-status';
 import { COLLECTION_NAME, resourceIdParam } from './identifiers.ts';
 
-export const SUPPORTED_IMPORT_MEMBERS = ['conversations', 'documents'] as const;
-export const PLANNED_IMPORT_MEMBERS = ['assistantConversations', 'vocConversations', 'vocJobs'] as const;
+export const SUPPORTED_IMPORT_MEMBERS = ['conversations', 'documents', 'vocJobs'] as const;
+export const PLANNED_IMPORT_MEMBERS = ['assistantConversations', 'vocConversations'] as const;
 
 const nullableString = { type: ['string', 'null'] } as const;
 
@@ -56,7 +58,21 @@ export const ImportFile = {
     },
     assistantConversations: {},
     vocConversations: {},
-    vocJobs: {},
+    vocJobs: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['id', 'status', 'started', 'file', 'recordingId'],
+        additionalProperties: false,
+        properties: {
+          id: resourceIdParam,
+          status: { type: 'string', enum: [...JOB_STATUSES] },
+          started: { type: 'integer', minimum: 0 },
+          file: { type: 'string', minLength: 1 },
+          recordingId: { type: 'string', minLength: 1 },
+        },
+      },
+    },
   },
 } as const;
 
@@ -75,5 +91,5 @@ export interface ImportFileContent {
   documents?: Record<string, Array<{ id: string; data: Record<string, unknown> }>>;
   assistantConversations?: unknown;
   vocConversations?: unknown;
-  vocJobs?: unknown;
+  vocJobs?: VocJob[];
 }

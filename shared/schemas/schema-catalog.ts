@@ -10,6 +10,7 @@ import { JsonRpcMessage } from './json-rpc-message.ts';
 import { McpPath } from './mcp-path.ts';
 import { NoQuery } from './no-query.ts';
 import { CollectionPath, DocumentPath } from './provisioning-paths.ts';
+import { VocJobPath, VocJobStatus } from './voc-schemas.ts';
 
 export const schemaCatalog = {
   AddInternalNoteBody,
@@ -25,4 +26,6 @@ export const schemaCatalog = {
   ListDocumentsQuery,
   McpPath,
   NoQuery,
+  VocJobPath,
+  VocJobStatus,
 } as const;

@@ -546,7 +546,7 @@ return errors === 0;
 }
 
 export const ImportFile = validate17;
-const schema18 = {"$id":"ImportFile","type":"object","additionalProperties":false,"properties":{"conversations":{"type":"array","items":{"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1,"maxLength":512,"pattern":"^[^/\\\\]*$"},"type":{"type":"string","minLength":1},"status":{"type":"string","minLength":1},"mergedInto":{"type":["string","null"]},"lockedUntil":{"anyOf":[{"type":"null"},{"type":"integer","minimum":0},{"type":"string","minLength":1}]},"realtimeOwner":{"type":["string","null"]},"assignee":{"anyOf":[{"type":"null"},{"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1},"active":{"type":"boolean"}}}]}}}},"documents":{"type":"object","propertyNames":{"pattern":"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"},"additionalProperties":{"type":"array","items":{"type":"object","required":["id","data"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1,"maxLength":512,"pattern":"^[^/\\\\]*$"},"data":{"type":"object"}}}}},"assistantConversations":{},"vocConversations":{},"vocJobs":{}}};
+const schema18 = {"$id":"ImportFile","type":"object","additionalProperties":false,"properties":{"conversations":{"type":"array","items":{"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1,"maxLength":512,"pattern":"^[^/\\\\]*$"},"type":{"type":"string","minLength":1},"status":{"type":"string","minLength":1},"mergedInto":{"type":["string","null"]},"lockedUntil":{"anyOf":[{"type":"null"},{"type":"integer","minimum":0},{"type":"string","minLength":1}]},"realtimeOwner":{"type":["string","null"]},"assignee":{"anyOf":[{"type":"null"},{"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1},"active":{"type":"boolean"}}}]}}}},"documents":{"type":"object","propertyNames":{"pattern":"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"},"additionalProperties":{"type":"array","items":{"type":"object","required":["id","data"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1,"maxLength":512,"pattern":"^[^/\\\\]*$"},"data":{"type":"object"}}}}},"assistantConversations":{},"vocConversations":{},"vocJobs":{"type":"array","items":{"type":"object","required":["id","status","started","file","recordingId"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1,"maxLength":512,"pattern":"^[^/\\\\]*$"},"status":{"type":"string","enum":["started","completed","failed"]},"started":{"type":"integer","minimum":0},"file":{"type":"string","minLength":1},"recordingId":{"type":"string","minLength":1}}}}}};
 
 function validate17(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="ImportFile" */;
@@ -1116,6 +1116,175 @@ var valid0 = _errs36 === errors;
 else {
 var valid0 = true;
 }
+if(valid0){
+if(data.vocJobs !== undefined){
+let data16 = data.vocJobs;
+const _errs49 = errors;
+if(errors === _errs49){
+if(Array.isArray(data16)){
+var valid10 = true;
+const len2 = data16.length;
+for(let i2=0; i2<len2; i2++){
+let data17 = data16[i2];
+const _errs51 = errors;
+if(errors === _errs51){
+if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
+let missing3;
+if((((((data17.id === undefined) && (missing3 = "id")) || ((data17.status === undefined) && (missing3 = "status"))) || ((data17.started === undefined) && (missing3 = "started"))) || ((data17.file === undefined) && (missing3 = "file"))) || ((data17.recordingId === undefined) && (missing3 = "recordingId"))){
+validate17.errors = [{instancePath:instancePath+"/vocJobs/" + i2,schemaPath:"#/properties/vocJobs/items/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+return false;
+}
+else {
+const _errs53 = errors;
+for(const key6 in data17){
+if(!(((((key6 === "id") || (key6 === "status")) || (key6 === "started")) || (key6 === "file")) || (key6 === "recordingId"))){
+validate17.errors = [{instancePath:instancePath+"/vocJobs/" + i2,schemaPath:"#/properties/vocJobs/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs53 === errors){
+if(data17.id !== undefined){
+let data18 = data17.id;
+const _errs54 = errors;
+if(errors === _errs54){
+if(typeof data18 === "string"){
+if(func2(data18) > 512){
+validate17.errors = [{instancePath:instancePath+"/vocJobs/" + i2+"/id",schemaPath:"#/properties/vocJobs/items/properties/id/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
+return false;
+}
+else {
+if(func2(data18) < 1){
+validate17.errors = [{instancePath:instancePath+"/vocJobs/" + i2+"/id",schemaPath:"#/properties/vocJobs/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern1.test(data18)){
+validate17.errors = [{instancePath:instancePath+"/vocJobs/" + i2+"/id",schemaPath:"#/properties/vocJobs/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
+return false;
+}
+}
+}
+}
+else {
+validate17.errors = [{instancePath:instancePath+"/vocJobs/" + i2+"/id",schemaPath:"#/properties/vocJobs/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid11 = _errs54 === errors;
+}
+else {
+var valid11 = true;
+}
+if(valid11){
+if(data17.status !== undefined){
+let data19 = data17.status;
+const _errs56 = errors;
+if(typeof data19 !== "string"){
+validate17.errors = [{instancePath:instancePath+"/vocJobs/" + i2+"/status",schemaPath:"#/properties/vocJobs/items/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!(((data19 === "started") || (data19 === "completed")) || (data19 === "failed"))){
+validate17.errors = [{instancePath:instancePath+"/vocJobs/" + i2+"/status",schemaPath:"#/properties/vocJobs/items/properties/status/enum",keyword:"enum",params:{allowedValues: schema18.properties.vocJobs.items.properties.status.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid11 = _errs56 === errors;
+}
+else {
+var valid11 = true;
+}
+if(valid11){
+if(data17.started !== undefined){
+let data20 = data17.started;
+const _errs58 = errors;
+if(!(((typeof data20 == "number") && (!(data20 % 1) && !isNaN(data20))) && (isFinite(data20)))){
+validate17.errors = [{instancePath:instancePath+"/vocJobs/" + i2+"/started",schemaPath:"#/properties/vocJobs/items/properties/started/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs58){
+if((typeof data20 == "number") && (isFinite(data20))){
+if(data20 < 0 || isNaN(data20)){
+validate17.errors = [{instancePath:instancePath+"/vocJobs/" + i2+"/started",schemaPath:"#/properties/vocJobs/items/properties/started/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid11 = _errs58 === errors;
+}
+else {
+var valid11 = true;
+}
+if(valid11){
+if(data17.file !== undefined){
+let data21 = data17.file;
+const _errs60 = errors;
+if(errors === _errs60){
+if(typeof data21 === "string"){
+if(func2(data21) < 1){
+validate17.errors = [{instancePath:instancePath+"/vocJobs/" + i2+"/file",schemaPath:"#/properties/vocJobs/items/properties/file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate17.errors = [{instancePath:instancePath+"/vocJobs/" + i2+"/file",schemaPath:"#/properties/vocJobs/items/properties/file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid11 = _errs60 === errors;
+}
+else {
+var valid11 = true;
+}
+if(valid11){
+if(data17.recordingId !== undefined){
+let data22 = data17.recordingId;
+const _errs62 = errors;
+if(errors === _errs62){
+if(typeof data22 === "string"){
+if(func2(data22) < 1){
+validate17.errors = [{instancePath:instancePath+"/vocJobs/" + i2+"/recordingId",schemaPath:"#/properties/vocJobs/items/properties/recordingId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate17.errors = [{instancePath:instancePath+"/vocJobs/" + i2+"/recordingId",schemaPath:"#/properties/vocJobs/items/properties/recordingId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid11 = _errs62 === errors;
+}
+else {
+var valid11 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate17.errors = [{instancePath:instancePath+"/vocJobs/" + i2,schemaPath:"#/properties/vocJobs/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid10 = _errs51 === errors;
+if(!valid10){
+break;
+}
+}
+}
+else {
+validate17.errors = [{instancePath:instancePath+"/vocJobs",schemaPath:"#/properties/vocJobs/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs49 === errors;
+}
+else {
+var valid0 = true;
+}
+}
 }
 }
 }
@@ -1407,7 +1576,7 @@ return errors === 0;
 
 export const ListDocumentsQuery = validate20;
 const schema21 = {"$id":"ListDocumentsQuery","type":"object","additionalProperties":false,"properties":{"limit":{"type":"string","pattern":"^(?:[1-9][0-9]{0,2}|1000)$","description":"Page size, 1 to 1000 (default 1000)."},"cursor":{"type":"string","minLength":1,"maxLength":4096,"description":"From the `Link: rel=\"next\"` header of the previous page."}}};
-const pattern11 = new RegExp("^(?:[1-9][0-9]{0,2}|1000)$", "u");
+const pattern12 = new RegExp("^(?:[1-9][0-9]{0,2}|1000)$", "u");
 
 function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="ListDocumentsQuery" */;
@@ -1429,7 +1598,7 @@ let data0 = data.limit;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
-if(!pattern11.test(data0)){
+if(!pattern12.test(data0)){
 validate20.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/pattern",keyword:"pattern",params:{pattern: "^(?:[1-9][0-9]{0,2}|1000)$"},message:"must match pattern \""+"^(?:[1-9][0-9]{0,2}|1000)$"+"\""}];
 return false;
 }
@@ -1568,5 +1737,212 @@ return false;
 }
 }
 validate22.errors = vErrors;
+return errors === 0;
+}
+
+export const VocJobPath = validate23;
+const schema24 = {"$id":"VocJobPath","type":"object","required":["tenantId","jobId"],"additionalProperties":false,"properties":{"tenantId":{"type":"string","minLength":1,"maxLength":128,"pattern":"^[^/\\\\]*$"},"jobId":{"type":"string","minLength":1,"maxLength":512,"pattern":"^[^/\\\\]*$"}}};
+
+function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="VocJobPath" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.tenantId === undefined) && (missing0 = "tenantId")) || ((data.jobId === undefined) && (missing0 = "jobId"))){
+validate23.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((key0 === "tenantId") || (key0 === "jobId"))){
+validate23.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.tenantId !== undefined){
+let data0 = data.tenantId;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(func2(data0) > 128){
+validate23.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+return false;
+}
+else {
+if(func2(data0) < 1){
+validate23.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern1.test(data0)){
+validate23.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
+return false;
+}
+}
+}
+}
+else {
+validate23.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.jobId !== undefined){
+let data1 = data.jobId;
+const _errs4 = errors;
+if(errors === _errs4){
+if(typeof data1 === "string"){
+if(func2(data1) > 512){
+validate23.errors = [{instancePath:instancePath+"/jobId",schemaPath:"#/properties/jobId/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
+return false;
+}
+else {
+if(func2(data1) < 1){
+validate23.errors = [{instancePath:instancePath+"/jobId",schemaPath:"#/properties/jobId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern1.test(data1)){
+validate23.errors = [{instancePath:instancePath+"/jobId",schemaPath:"#/properties/jobId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
+return false;
+}
+}
+}
+}
+else {
+validate23.errors = [{instancePath:instancePath+"/jobId",schemaPath:"#/properties/jobId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+else {
+validate23.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate23.errors = vErrors;
+return errors === 0;
+}
+
+export const VocJobStatus = validate24;
+const schema25 = {"$id":"VocJobStatus","type":"object","required":["id","status","started","file","recordingId"],"additionalProperties":false,"properties":{"id":{"type":"string","description":"The job execution identifier."},"status":{"type":"string","enum":["started","completed","failed"]},"started":{"type":"integer","description":"When the job started, epoch milliseconds."},"file":{"type":"string","description":"Storage path of the uploaded recording."},"recordingId":{"type":"string"}}};
+
+function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="VocJobStatus" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((((data.id === undefined) && (missing0 = "id")) || ((data.status === undefined) && (missing0 = "status"))) || ((data.started === undefined) && (missing0 = "started"))) || ((data.file === undefined) && (missing0 = "file"))) || ((data.recordingId === undefined) && (missing0 = "recordingId"))){
+validate24.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((((key0 === "id") || (key0 === "status")) || (key0 === "started")) || (key0 === "file")) || (key0 === "recordingId"))){
+validate24.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.id !== undefined){
+const _errs2 = errors;
+if(typeof data.id !== "string"){
+validate24.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.status !== undefined){
+let data1 = data.status;
+const _errs4 = errors;
+if(typeof data1 !== "string"){
+validate24.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!(((data1 === "started") || (data1 === "completed")) || (data1 === "failed"))){
+validate24.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema25.properties.status.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.started !== undefined){
+let data2 = data.started;
+const _errs6 = errors;
+if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
+validate24.errors = [{instancePath:instancePath+"/started",schemaPath:"#/properties/started/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.file !== undefined){
+const _errs8 = errors;
+if(typeof data.file !== "string"){
+validate24.errors = [{instancePath:instancePath+"/file",schemaPath:"#/properties/file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.recordingId !== undefined){
+const _errs10 = errors;
+if(typeof data.recordingId !== "string"){
+validate24.errors = [{instancePath:instancePath+"/recordingId",schemaPath:"#/properties/recordingId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate24.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate24.errors = vErrors;
 return errors === 0;
 }

@@ -2,7 +2,7 @@
  * Every DynamoDB table, declared once. CDK builds the tables from these specs and the local
  * runtime issues CreateTable from them, so a key or index cannot differ between cloud and laptop.
  */
-export type TableId = 'keys' | 'conversations' | 'documents';
+export type TableId = 'keys' | 'conversations' | 'documents' | 'vocJobs';
 
 export interface KeyAttribute {
   name: string;
@@ -50,6 +50,13 @@ export const tableSpecs: Record<TableId, TableSpec> = {
     stream: false,
     envVar: 'CXM_TABLE_DOCUMENTS',
   },
+  vocJobs: {
+    id: 'vocJobs',
+    partitionKey: { name: 'pk', type: 'S' },
+    indexes: [],
+    stream: false,
+    envVar: 'CXM_TABLE_VOC_JOBS',
+  },
 };
 
 export const allTableSpecs: TableSpec[] = Object.values(tableSpecs);
@@ -62,5 +69,6 @@ export const STAGE_NAME_PATTERN = /^[a-z][a-z0-9-]{0,19}$/;
 
 /** Physical names follow `cxm-<stage>-<table>` so the CLI can find a stage's tables by name. */
 export function physicalTableName(stage: string, id: TableId): string {
-  return `cxm-${stage}-${id}`;
+  // Table ids are camelCase in code (`vocJobs`), kebab-case in names (`voc-jobs`, DESIGN section 4).
+  return `cxm-${stage}-${id.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`;
 }

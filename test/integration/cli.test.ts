@@ -119,19 +119,33 @@ describe('cxm import', () => {
     for (let i = 0; i < 2; i++) {
       const result = await cxm('import', '--tenant', importTenant, file);
       expect(result.code).toBe(0);
-      expect(result.stdout).toMatch(/0 conversation\(s\) and 3 document\(s\)/);
+      expect(result.stdout).toMatch(/0 conversation\(s\), 3 document\(s\) and 0 VOC job\(s\)/);
     }
     expect(await api.documents.get(importTenant, 'bots', 'b1')).toBe(JSON.stringify(bot));
     expect((await api.documents.list(importTenant, 'bots', { limit: 10, maxBytes: 1e6 })).entries.map((e) => e.id)).toEqual(['b1', 'b2']);
   });
 
+  it('loads VOC jobs, served by the job status endpoint', async () => {
+    const importTenant = uniqueTenant('jobs');
+    const file = join(home, 'jobs.json');
+    const job = { id: 'j1', status: 'failed', started: 1767225600000, file: 'recordings/x/r1.wav', recordingId: 'r1' };
+    writeFileSync(file, JSON.stringify({ vocJobs: [job] }));
+    const result = await cxm('import', '--tenant', importTenant, file);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/1 VOC job\(s\)/);
+    const { key: k } = await api.createKey([importTenant], ['voc:*']);
+    expect((await api.call('GET', `/api/v1/voc/tenants/${importTenant}/recording/j1/status`, k)).json).toEqual(job);
+  });
+
   it.each<[string, unknown, RegExp]>([
+    ['a VOC job with an unknown status', { vocJobs: [{ id: 'j', status: 'running', started: 1, file: 'f', recordingId: 'r' }] }, /'vocJobs.0.status' must be one of started, completed, failed/],
+    ['a VOC job without its file', { vocJobs: [{ id: 'j', status: 'started', started: 1, recordingId: 'r' }] }, /'file' is required/],
     ['a document that is not an object', { documents: { bots: [{ id: 'x', data: [1] }] } }, /'documents.bots.0.data' must be an object/],
     ['a document over 350 KB', { documents: { bots: [{ id: 'x', data: { v: 'x'.repeat(360 * 1024) } }] } }, /larger than 358400 bytes/],
     ['a docId over 1024 bytes', { documents: { bots: [{ id: '😀'.repeat(300), data: {} }] } }, /too long to store/],
     ['a document nested too deep', { documents: { bots: [{ id: 'x', data: JSON.parse('{"a":'.repeat(101) + '1' + '}'.repeat(101)) }] } }, /deeper than 100 levels/],
     ['a malformed collection name', { documents: { 'a/b': [] } }, /Name 'a\/b' in 'documents' must be 1 to 64 letters/],
-    ['members of later versions', { conversations: [], vocJobs: [] }, /'vocJobs' cannot be imported yet/],
+    ['members of later versions', { conversations: [], vocConversations: [] }, /'vocConversations' cannot be imported yet/],
     ['an unknown member', { tickets: [] }, /Unknown property 'tickets'/],
     ['a conversation without id', { conversations: [{ status: 'open' }] }, /'id' is required/],
     ['an id with a separator', { conversations: [{ id: 'a/b' }] }, /must not contain/],

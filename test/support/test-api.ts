@@ -11,6 +11,7 @@ import { createConversationsStore } from '#shared/store/conversations-store';
 import { createDocumentsStore } from '#shared/store/documents-store';
 import { documentClient } from '#shared/store/dynamo-client';
 import { createKeysStore } from '#shared/store/keys-store';
+import { createVocJobsStore } from '#shared/store/voc-jobs-store';
 import { bindGateway } from '#infra/local/serve-gateway';
 import { useLocalDynamo } from '#infra/local/use-local-dynamo';
 
@@ -36,12 +37,14 @@ export async function startTestApi(options: { authCacheTtlSeconds?: number } = {
   const keys = createKeysStore(client, tables.keys);
   const conversations = createConversationsStore(client, tables.conversations);
   const documents = createDocumentsStore(client, tables.documents);
+  const vocJobs = createVocJobsStore(client, tables.vocJobs);
 
   return {
     url: gateway.url,
     keys,
     conversations,
     documents,
+    vocJobs,
     tables,
     dynamoEndpoint: endpoint,
     close: () => gateway.close(),

@@ -1,0 +1,84 @@
+/** Spec endpoint 9 and D7 through the local gateway, and the job store's transition rule. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { validatorFor } from '#shared/http/validator-for';
+import { startTestApi, uniqueTenant, type TestApi } from '#test/support/test-api';
+
+let api: TestApi;
+const tenant = uniqueTenant('voc');
+let key: string;
+const started = Date.parse('2026-06-01T08:00:00Z');
+
+beforeAll(async () => {
+  api = await startTestApi();
+  ({ key } = await api.createKey([tenant], ['voc:recordings.read']));
+  await api.vocJobs.put(tenant, { id: 'job-1', status: 'started', started, file: 'recordings/t/1.wav', recordingId: 'rec-1' });
+});
+afterAll(() => api.close());
+
+const statusPath = (jobId: string, t = tenant) => `/api/v1/voc/tenants/${t}/recording/${jobId}/status`;
+
+describe('GET VOC job status', () => {
+  it('answers the five fields, started in epoch milliseconds', async () => {
+    const response = await api.call('GET', statusPath('job-1'), key);
+    expect(response.status).toBe(200);
+    expect(response.json).toEqual({ id: 'job-1', status: 'started', started, file: 'recordings/t/1.wav', recordingId: 'rec-1' });
+    expect(validatorFor('VocJobStatus')(response.json)).toBe(true);
+  });
+
+  it('follows the job to its final status', async () => {
+    await api.vocJobs.put(tenant, { id: 'job-poll', status: 'started', started, file: 'f', recordingId: 'r' });
+    expect(((await api.call('GET', statusPath('job-poll'), key)).json as { status: string }).status).toBe('started');
+    expect(await api.vocJobs.finish(tenant, 'job-poll', 'completed')).toBe('done');
+    expect(((await api.call('GET', statusPath('job-poll'), key)).json as { status: string }).status).toBe('completed');
+  });
+
+  it("is 404 for an unknown job and for another tenant's job of the same id", async () => {
+    const other = uniqueTenant('voc-other');
+    await api.vocJobs.put(other, { id: 'theirs', status: 'completed', started, file: 'f', recordingId: 'r' });
+    for (const jobId of ['nope', 'theirs']) {
+      const response = await api.call('GET', statusPath(jobId), key);
+      expect(response.status).toBe(404);
+      expect((response.json as { code: string }).code).toBe('NotFound');
+    }
+  });
+
+  it.each([['a%2Fb'], ['j'.repeat(513)]])('refuses the jobId %s with 400', async (jobId) => {
+    expect((await api.call('GET', statusPath(jobId), key)).status).toBe(400);
+  });
+
+  it("is 403 on another tenant's path", async () => {
+    expect((await api.call('GET', statusPath('job-1', uniqueTenant('x')), key)).status).toBe(403);
+  });
+
+  it.each([
+    ['voc:recordings.read', 200],
+    ['voc:recordings.*', 200],
+    ['voc:read', 200],
+    ['voc:*', 200],
+    ['voc:recordings.write', 403],
+    ['reporting:*', 403],
+  ] as const)('%s: %i', async (scope, status) => {
+    const { key: k } = await api.createKey([tenant], [scope]);
+    expect((await api.call('GET', statusPath('job-1'), k)).status).toBe(status);
+  });
+});
+
+describe('job transitions (D7)', () => {
+  it('allows started -> completed and started -> failed, and nothing after', async () => {
+    for (const final of ['completed', 'failed'] as const) {
+      const id = `t-${final}`;
+      await api.vocJobs.put(tenant, { id, status: 'started', started, file: 'f', recordingId: 'r' });
+      expect(await api.vocJobs.finish(tenant, id, final)).toBe('done');
+      expect(await api.vocJobs.finish(tenant, id, final === 'completed' ? 'failed' : 'completed')).toBe('not-started');
+      expect((await api.vocJobs.get(tenant, id))?.status).toBe(final);
+    }
+    expect(await api.vocJobs.finish(tenant, 'never-existed', 'completed')).toBe('not-found');
+  });
+
+  it('lets exactly one of racing transitions win', async () => {
+    await api.vocJobs.put(tenant, { id: 'race', status: 'started', started, file: 'f', recordingId: 'r' });
+    const outcomes = await Promise.all(Array.from({ length: 10 }, (_, i) => api.vocJobs.finish(tenant, 'race', i % 2 ? 'completed' : 'failed')));
+    expect(outcomes.filter((o) => o === 'done')).toHaveLength(1);
+    expect(outcomes.filter((o) => o === 'not-started')).toHaveLength(9);
+  });
+});
