@@ -7,6 +7,8 @@ import type { TableId } from '#shared/store/table-specs';
 import type { SchemaId } from '#shared/schemas/schema-ids';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+/** `cursorSecret` signs reporting cursors (D6). */
+export type SecretId = 'cursorSecret';
 export type TableAccess = 'RO' | 'RW';
 
 export interface RouteSpec {
@@ -38,6 +40,8 @@ export interface RouteSpec {
    * (the MCP endpoint's contract).
    */
   faultBody?: 'message-only';
+  /** Secrets the function reads (CDK grants it and passes their ARNs; locally an env var). */
+  secrets?: readonly SecretId[];
   /** Largest accepted request body in raw UTF-8 bytes (413 above it). */
   maxBodyBytes?: number;
   summary: string;
@@ -140,6 +144,30 @@ export const routes = [
     maxBodyBytes: MCP_REQUEST_MAX_BYTES,
     summary: 'MCP server for bots (Streamable HTTP, JSON-RPC 2.0)',
     errors: [400, 405],
+  },
+  {
+    id: 'listAssistantConversations',
+    method: 'GET',
+    path: '/api/v1/reporting/tenants/{tenantId}/assistant/conversations',
+    handler: 'functions/reporting/list-assistant-conversations.ts',
+    scope: 'reporting:assistant.read',
+    tables: { reporting: 'RO' },
+    secrets: ['cursorSecret'],
+    schemas: { path: 'ReportPath', query: 'ReportQuery', response: { status: 200, schema: 'AssistantReportList' } },
+    summary: 'List assistant conversations (reporting rows, cursor-paginated)',
+    errors: [400, 503],
+  },
+  {
+    id: 'listVocConversations',
+    method: 'GET',
+    path: '/api/v1/reporting/tenants/{tenantId}/voc/conversations',
+    handler: 'functions/reporting/list-voc-conversations.ts',
+    scope: 'reporting:voc.read',
+    tables: { reporting: 'RO' },
+    secrets: ['cursorSecret'],
+    schemas: { path: 'ReportPath', query: 'ReportQuery', response: { status: 200, schema: 'VocReportList' } },
+    summary: 'List VOC conversations (reporting rows, cursor-paginated)',
+    errors: [400, 503],
   },
   {
     id: 'getVocJobStatus',

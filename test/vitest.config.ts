@@ -15,6 +15,8 @@ export default defineConfig({
     env: {
       POWERTOOLS_LOG_LEVEL: 'SILENT',
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      // Signs reporting cursors in the test gateways (the local stack generates its own).
+      CXM_CURSOR_SECRET: 'test-cursor-secret-0123456789abcdefghijklmnop',
     },
   },
 });

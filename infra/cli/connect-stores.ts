@@ -6,6 +6,7 @@ import { createConversationsStore, type ConversationsStore } from '#shared/store
 import { createDocumentsStore, type DocumentsStore } from '#shared/store/documents-store';
 import { documentClient } from '#shared/store/dynamo-client';
 import { createKeysStore, type KeysStore } from '#shared/store/keys-store';
+import { createReportingRowsStore, type ReportingRowsStore } from '#shared/store/reporting-rows-store';
 import { createVocJobsStore, type VocJobsStore } from '#shared/store/voc-jobs-store';
 import { allTableSpecs, physicalTableName, STAGE_NAME_PATTERN, type TableId } from '#shared/store/table-specs';
 import { localStatePath, readLocalState } from '#infra/local/local-state';
@@ -17,6 +18,7 @@ export interface CliStores {
   conversations: ConversationsStore;
   documents: DocumentsStore;
   vocJobs: VocJobsStore;
+  reportingRows: ReportingRowsStore;
   /** Where the stores point, for messages. */
   target: string;
 }
@@ -47,6 +49,7 @@ export function connectStores(stage: string | undefined): CliStores {
     conversations: createConversationsStore(client, tables.conversations),
     documents: createDocumentsStore(client, tables.documents),
     vocJobs: createVocJobsStore(client, tables.vocJobs),
+    reportingRows: createReportingRowsStore(client, tables.reporting),
     target,
   };
 }

@@ -32,9 +32,9 @@ export function registerImportCommand(program: Command): void {
       const summary = await importData(options.tenant, parsed, stores, (done, total) => {
         if (process.stderr.isTTY && total >= 100) process.stderr.write(`\rimporting ${done}/${total}`);
       });
-      if (process.stderr.isTTY && summary.conversations + summary.documents + summary.vocJobs >= 100) process.stderr.write('\n');
-      console.log(
-        `Imported ${summary.conversations} conversation(s), ${summary.documents} document(s) and ${summary.vocJobs} VOC job(s) into tenant ${options.tenant} on the ${stores.target}.`,
-      );
+      const counts = Object.entries(summary).filter(([, n]) => n > 0);
+      if (process.stderr.isTTY && counts.reduce((sum, [, n]) => sum + n, 0) >= 100) process.stderr.write('\n');
+      const what = counts.length === 0 ? 'nothing' : counts.map(([member, n]) => `${n} ${member}`).join(', ');
+      console.log(`Imported ${what} into tenant ${options.tenant} on the ${stores.target}.`);
     });
 }

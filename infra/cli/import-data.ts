@@ -5,7 +5,10 @@
 import { describeValidationError } from '#shared/http/describe-validation-error';
 import { validatorFor } from '#shared/http/validator-for';
 import { conversationWithDefaults, type Conversation } from '#shared/domain/notes/conversation';
-import { PLANNED_IMPORT_MEMBERS, type ImportConversation, type ImportFileContent } from '#shared/schemas/import-file';
+import type { ImportConversation, ImportFileContent } from '#shared/schemas/import-file';
+import type { ReportKind } from '#shared/domain/reporting/report-cursor';
+import { shapeRow, type ShapedRow } from '#shared/domain/reporting/report-rows';
+import type { ReportingRowsStore } from '#shared/store/reporting-rows-store';
 import { tenantKey } from '#shared/store/composite-key';
 import type { ConversationsStore } from '#shared/store/conversations-store';
 import type { DocumentsStore } from '#shared/store/documents-store';
@@ -22,12 +25,43 @@ export interface ImportStores {
   conversations: ConversationsStore;
   documents: DocumentsStore;
   vocJobs: VocJobsStore;
+  reportingRows: ReportingRowsStore;
 }
 
 export interface ImportSummary {
   conversations: number;
   documents: number;
   vocJobs: number;
+  assistantConversations: number;
+  vocConversations: number;
+}
+
+const ROW_MEMBERS: Record<ReportKind, 'assistantConversations' | 'vocConversations'> = {
+  assistant: 'assistantConversations',
+  voc: 'vocConversations',
+};
+
+/** Every row of the file shaped for the lists; a row that cannot be is an ImportError naming it. */
+export function shapeImportRows(tenantId: string, file: ImportFileContent): Record<ReportKind, ShapedRow[]> {
+  const shaped = { assistant: [] as ShapedRow[], voc: [] as ShapedRow[] };
+  for (const kind of ['assistant', 'voc'] as const) {
+    const ids = new Set<string>();
+    (file[ROW_MEMBERS[kind]] ?? []).forEach((input, index) => {
+      let row: ShapedRow;
+      try {
+        row = shapeRow(kind, tenantId, input);
+      } catch (error) {
+        throw new ImportError(`${ROW_MEMBERS[kind]}[${index}]: ${(error as Error).message}`);
+      }
+      if (ids.has(row.id)) throw new ImportError(`${ROW_MEMBERS[kind]}: row '${row.id}' appears more than once`);
+      if (tenantKey(tenantId, kind, row.id) === undefined || [...row.id].length > 512) {
+        throw new ImportError(`${ROW_MEMBERS[kind]}: row '${row.id.slice(0, 32)}...' has an ID too long to store`);
+      }
+      ids.add(row.id);
+      shaped[kind].push(row);
+    });
+  }
+  return shaped;
 }
 
 function lockedUntilMs(value: ImportConversation['lockedUntil'], id: string): number | null {
@@ -59,13 +93,6 @@ export function parseImportFile(tenantId: string, content: unknown): ImportFileC
     throw new ImportError(describeValidationError('body', validate.errors?.[0]).replace('the request body', 'the import file'));
   }
   const file = content as ImportFileContent;
-  const planned = PLANNED_IMPORT_MEMBERS.filter((member) => file[member] !== undefined);
-  if (planned.length > 0) {
-    throw new ImportError(
-      `member${planned.length > 1 ? 's' : ''} ${planned.map((m) => `'${m}'`).join(', ')} cannot be imported yet: ` +
-        'this version of the API has no endpoint that serves them. Remove them from the file and import again.',
-    );
-  }
   const ids = new Set<string>();
   for (const conversation of file.conversations ?? []) {
     if (ids.has(conversation.id)) throw new ImportError(`conversation '${conversation.id}' appears more than once`);
@@ -89,6 +116,7 @@ export function parseImportFile(tenantId: string, content: unknown): ImportFileC
       }
     }
   }
+  shapeImportRows(tenantId, file);
   const jobIds = new Set<string>();
   for (const job of file.vocJobs ?? []) {
     if (jobIds.has(job.id)) throw new ImportError(`VOC job '${job.id}' appears more than once`);
@@ -113,10 +141,24 @@ export async function importData(
     ...documents.map((d) => () => stores.documents.replace(tenantId, d.collection, d.id, d.json).then(() => undefined)),
     ...(file.vocJobs ?? []).map((job) => () => stores.vocJobs.put(tenantId, job)),
   ];
+  const rows = shapeImportRows(tenantId, file);
+  // Rows go in batches of 25 per request: one write task per 25 rows.
+  for (const kind of ['assistant', 'voc'] as const) {
+    for (let i = 0; i < rows[kind].length; i += 25) {
+      const batch = rows[kind].slice(i, i + 25);
+      writes.push(() => stores.reportingRows.putRows(tenantId, kind, batch));
+    }
+  }
   const CONCURRENCY = 16;
   for (let i = 0; i < writes.length; i += CONCURRENCY) {
     await Promise.all(writes.slice(i, i + CONCURRENCY).map((write) => write()));
     onProgress?.(Math.min(writes.length, i + CONCURRENCY), writes.length);
   }
-  return { conversations: conversations.length, documents: documents.length, vocJobs: file.vocJobs?.length ?? 0 };
+  return {
+    conversations: conversations.length,
+    documents: documents.length,
+    vocJobs: file.vocJobs?.length ?? 0,
+    assistantConversations: rows.assistant.length,
+    vocConversations: rows.voc.length,
+  };
 }

@@ -12,12 +12,16 @@ import {
   RequestAuthorizer,
   RestApi,
 } from 'aws-cdk-lib/aws-apigateway';
-import { AUTHORIZER_HANDLER, routes, type RouteSpec, type TableAccess } from '#shared/routes';
+import { AUTHORIZER_HANDLER, routes, type RouteSpec, type SecretId, type TableAccess } from '#shared/routes';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { TableId } from '#shared/store/table-specs';
 import type { StageConfig } from '../config.ts';
 import { ApiFunction } from './api-function.ts';
 import type { SpecTable } from './data.ts';
 import { addGatewayResponses } from './gateway-responses.ts';
+
+/** How a function learns where its secret is (shared/http/cursor-secret.ts reads it). */
+const SECRET_ENV: Record<SecretId, string> = { cursorSecret: 'CXM_CURSOR_SECRET_ARN' };
 
 export interface ApiProps {
   config: StageConfig;
@@ -61,6 +65,22 @@ export class Api extends Construct {
       resultsCacheTtl: config.authorizerCacheTtl,
     });
 
+    // One generated secret per kind a route declares, readable only by those routes' functions.
+    const secrets = new Map<SecretId, Secret>();
+    const secretFor = (id: SecretId) => {
+      let secret = secrets.get(id);
+      if (!secret) {
+        secret = new Secret(this, `${id.charAt(0).toUpperCase()}${id.slice(1)}`, {
+          secretName: `cxm-${stage}-${id.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`,
+          description: 'Signs reporting list cursors (HMAC-SHA256)',
+          generateSecretString: { passwordLength: 64, excludePunctuation: true },
+          removalPolicy: config.removalPolicy,
+        });
+        secrets.set(id, secret);
+      }
+      return secret;
+    };
+
     const routeFunctions = new Map<string, ApiFunction>();
     const routeSpecs: readonly RouteSpec[] = routes;
     for (const route of routeSpecs) {
@@ -72,6 +92,11 @@ export class Api extends Construct {
       });
       for (const [tableId, access] of Object.entries(route.tables) as [TableId, TableAccess][]) {
         fn.bindTable(tables[tableId], access);
+      }
+      for (const id of route.secrets ?? []) {
+        const secret = secretFor(id);
+        secret.grantRead(fn);
+        fn.addEnvironment(SECRET_ENV[id], secret.secretArn);
       }
       // Console test-invoke is not needed; the permission stays scoped to the deployed stage.
       const integration = new LambdaIntegration(fn, { proxy: true, allowTestInvoke: false });

@@ -14,6 +14,8 @@ import { documentClient } from '#shared/store/dynamo-client';
 import { createKeysStore } from '#shared/store/keys-store';
 import { tableName } from '#shared/store/table-name';
 import { createVocJobsStore } from '#shared/store/voc-jobs-store';
+import { createReportingRowsStore } from '#shared/store/reporting-rows-store';
+import { generateAssistantRows, generateVocRows } from '#infra/cli/generate-report-rows';
 import { importData } from '#infra/cli/import-data';
 
 export const DEMO_TENANT = 'demo';
@@ -41,6 +43,9 @@ export function demoData(now: Date): ImportFileContent {
         { id: 'agent-2', data: { name: 'Bob Backup', email: 'bob@example.com', roles: ['agent', 'supervisor'], active: false } },
       ],
     },
+    // A month of reporting rows, some seventy of each kind in the last day.
+    assistantConversations: generateAssistantRows({ count: 2000, days: 30, now: now.getTime() }),
+    vocConversations: generateVocRows({ count: 2000, days: 30, now: now.getTime() }),
     vocJobs: [
       { id: 'job-0001', status: 'completed', started: now.getTime() - 3_600_000, file: 'recordings/demo/call-0001.wav', recordingId: 'rec-0001' },
       { id: 'job-0002', status: 'started', started: now.getTime() - 60_000, file: 'recordings/demo/call-0002.wav', recordingId: 'rec-0002' },
@@ -68,6 +73,7 @@ export async function ensureDemoTenant(home: string | undefined, now = new Date(
     conversations: createConversationsStore(client, tableName('conversations')),
     documents: createDocumentsStore(client, tableName('documents')),
     vocJobs: createVocJobsStore(client, tableName('vocJobs')),
+    reportingRows: createReportingRowsStore(client, tableName('reporting')),
   });
   const { key } = await issueKey(keys, {
     tenants: [DEMO_TENANT],

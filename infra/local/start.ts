@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import type { TableId } from '#shared/store/table-specs';
 import { createTables, LOCAL_REGION, startDynamoDbLocal, StartupError, type DynamoDbLocal } from './dynamodb-local.ts';
 import { LOCAL_STAGE } from './build-proxy-event.ts';
+import { localCursorSecret } from './cursor-secret-file.ts';
 import { DEMO_TENANT, ensureDemoTenant } from './demo-tenant.ts';
 import { cxmHome, localStatePath, writeLocalState } from './local-state.ts';
 import { bindGateway, type BoundGateway } from './serve-gateway.ts';
@@ -50,6 +51,7 @@ async function main(): Promise<void> {
     dynamo = await startDynamoDbLocal({ dataDir: inMemory ? undefined : join(home, 'dynamodb') });
     const tables = (await createTables(dynamo.endpoint, LOCAL_STAGE)) as Record<TableId, string>;
     useLocalDynamo(dynamo.endpoint, tables);
+    process.env.CXM_CURSOR_SECRET = localCursorSecret(inMemory ? undefined : home);
     const demoKey = await ensureDemoTenant(inMemory ? undefined : home);
     await gateway.serve({
       authCacheTtlSeconds,

@@ -1,13 +1,9 @@
-/**
- * The `cxm import` file (DESIGN section 5). Members that later endpoints add are declared here so
- * the CLI can name them when it refuses them.
- */
+/** The `cxm import` file (DESIGN section 5); every member is optional. */
 import { JOB_STATUSES } from '#shared/domain/voc/job-status';
 import type { VocJob } from '#shared/domain/voc/job-status';
 import { COLLECTION_NAME, resourceIdParam } from './identifiers.ts';
 
-export const SUPPORTED_IMPORT_MEMBERS = ['conversations', 'documents', 'vocJobs'] as const;
-export const PLANNED_IMPORT_MEMBERS = ['assistantConversations', 'vocConversations'] as const;
+export const SUPPORTED_IMPORT_MEMBERS = ['conversations', 'documents', 'vocJobs', 'assistantConversations', 'vocConversations'] as const;
 
 const nullableString = { type: ['string', 'null'] } as const;
 
@@ -56,8 +52,9 @@ export const ImportFile = {
         },
       },
     },
-    assistantConversations: {},
-    vocConversations: {},
+    // Rows are checked field by field when shaped (shared/domain/reporting/report-rows.ts).
+    assistantConversations: { type: 'array', items: { type: 'object' } },
+    vocConversations: { type: 'array', items: { type: 'object' } },
     vocJobs: {
       type: 'array',
       items: {
@@ -89,7 +86,7 @@ export interface ImportConversation {
 export interface ImportFileContent {
   conversations?: ImportConversation[];
   documents?: Record<string, Array<{ id: string; data: Record<string, unknown> }>>;
-  assistantConversations?: unknown;
-  vocConversations?: unknown;
+  assistantConversations?: Array<Record<string, unknown>>;
+  vocConversations?: Array<Record<string, unknown>>;
   vocJobs?: VocJob[];
 }

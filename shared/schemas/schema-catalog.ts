@@ -10,10 +10,12 @@ import { JsonRpcMessage } from './json-rpc-message.ts';
 import { McpPath } from './mcp-path.ts';
 import { NoQuery } from './no-query.ts';
 import { CollectionPath, DocumentPath } from './provisioning-paths.ts';
+import { AssistantReportList, ReportPath, ReportQuery, VocReportList } from './report-schemas.ts';
 import { VocJobPath, VocJobStatus } from './voc-schemas.ts';
 
 export const schemaCatalog = {
   AddInternalNoteBody,
+  AssistantReportList,
   CollectionPath,
   ConversationPath,
   DocumentBody,
@@ -26,6 +28,9 @@ export const schemaCatalog = {
   ListDocumentsQuery,
   McpPath,
   NoQuery,
+  ReportPath,
+  ReportQuery,
   VocJobPath,
   VocJobStatus,
+  VocReportList,
 } as const;

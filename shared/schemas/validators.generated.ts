@@ -68,57 +68,44 @@ validate10.errors = vErrors;
 return errors === 0;
 }
 
-export const CollectionPath = validate11;
-const schema12 = {"$id":"CollectionPath","type":"object","required":["tenantId","collection"],"additionalProperties":false,"properties":{"tenantId":{"type":"string","minLength":1,"maxLength":128,"pattern":"^[^/\\\\]*$"},"collection":{"type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"}}};
-const pattern1 = new RegExp("^[^/\\\\]*$", "u");
-const pattern2 = new RegExp("^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$", "u");
+export const AssistantReportList = validate11;
+const schema12 = {"$id":"AssistantReportList","type":"object","required":["total","cursor","data"],"additionalProperties":false,"properties":{"total":{"type":"integer","minimum":0},"cursor":{"type":"object","additionalProperties":false,"properties":{"next":{"type":"string"}}},"data":{"type":"array","items":{"type":"object","required":["ID","TenantID","BotID","BotName","Datetime","EndDatetime","DatetimeUTC","EndDatetimeUTC","Duration","Escalated","escalatedAt","CSat","AgentName","AgentId","AgentEmail","Category","Subcategory","Tertiary","RemoteIp","userAgent","Referrer","Media","Summary","Handoff Reason","ticketId","ticketUrl","ticketKind","Input","Contact Name","Contact Email","Contact Phone"],"additionalProperties":false,"properties":{"ID":{"type":["string","null"]},"TenantID":{"type":["string","null"]},"BotID":{"type":["string","null"]},"BotName":{"type":["string","null"]},"Datetime":{"type":["number","null"]},"EndDatetime":{"type":["number","null"]},"DatetimeUTC":{"type":["string","null"]},"EndDatetimeUTC":{"type":["string","null"]},"Duration":{"type":["number","null"]},"Escalated":{"type":["boolean","null"]},"escalatedAt":{"type":["number","null"]},"CSat":{"type":["number","null"]},"AgentName":{"type":["string","null"]},"AgentId":{"type":["string","null"]},"AgentEmail":{"type":["string","null"]},"Category":{"type":["string","null"]},"Subcategory":{"type":["string","null"]},"Tertiary":{"type":["string","null"]},"RemoteIp":{"type":["string","null"]},"userAgent":{"type":["string","null"]},"Referrer":{"type":["string","null"]},"Media":{"type":["string","null"]},"Summary":{"type":["string","null"]},"Handoff Reason":{"type":["string","null"]},"ticketId":{"type":["string","null"]},"ticketUrl":{"type":["string","null"]},"ticketKind":{"type":["string","null"]},"Input":{"type":["string","null"]},"Contact Name":{"type":["string","null"]},"Contact Email":{"type":["string","null"]},"Contact Phone":{"type":["string","null"]}}}}}};
+const func4 = Object.prototype.hasOwnProperty;
 
 function validate11(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="CollectionPath" */;
+/*# sourceURL="AssistantReportList" */;
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((data.tenantId === undefined) && (missing0 = "tenantId")) || ((data.collection === undefined) && (missing0 = "collection"))){
+if((((data.total === undefined) && (missing0 = "total")) || ((data.cursor === undefined) && (missing0 = "cursor"))) || ((data.data === undefined) && (missing0 = "data"))){
 validate11.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!((key0 === "tenantId") || (key0 === "collection"))){
+if(!(((key0 === "total") || (key0 === "cursor")) || (key0 === "data"))){
 validate11.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
 if(_errs1 === errors){
-if(data.tenantId !== undefined){
-let data0 = data.tenantId;
+if(data.total !== undefined){
+let data0 = data.total;
 const _errs2 = errors;
+if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
+validate11.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
 if(errors === _errs2){
-if(typeof data0 === "string"){
-if(func2(data0) > 128){
-validate11.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+if((typeof data0 == "number") && (isFinite(data0))){
+if(data0 < 0 || isNaN(data0)){
+validate11.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
-else {
-if(func2(data0) < 1){
-validate11.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-else {
-if(!pattern1.test(data0)){
-validate11.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
-return false;
-}
-}
-}
-}
-else {
-validate11.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
 }
 }
 var valid0 = _errs2 === errors;
@@ -127,18 +114,30 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.collection !== undefined){
-let data1 = data.collection;
+if(data.cursor !== undefined){
+let data1 = data.cursor;
 const _errs4 = errors;
 if(errors === _errs4){
-if(typeof data1 === "string"){
-if(!pattern2.test(data1)){
-validate11.errors = [{instancePath:instancePath+"/collection",schemaPath:"#/properties/collection/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"+"\""}];
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+const _errs6 = errors;
+for(const key1 in data1){
+if(!(key1 === "next")){
+validate11.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs6 === errors){
+if(data1.next !== undefined){
+if(typeof data1.next !== "string"){
+validate11.errors = [{instancePath:instancePath+"/cursor/next",schemaPath:"#/properties/cursor/properties/next/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
+}
+}
 else {
-validate11.errors = [{instancePath:instancePath+"/collection",schemaPath:"#/properties/collection/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate11.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -146,6 +145,491 @@ var valid0 = _errs4 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
+if(data.data !== undefined){
+let data3 = data.data;
+const _errs9 = errors;
+if(errors === _errs9){
+if(Array.isArray(data3)){
+var valid2 = true;
+const len0 = data3.length;
+for(let i0=0; i0<len0; i0++){
+let data4 = data3[i0];
+const _errs11 = errors;
+if(errors === _errs11){
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+let missing1;
+if((((((((((((((((((((((((((((((((data4.ID === undefined) && (missing1 = "ID")) || ((data4.TenantID === undefined) && (missing1 = "TenantID"))) || ((data4.BotID === undefined) && (missing1 = "BotID"))) || ((data4.BotName === undefined) && (missing1 = "BotName"))) || ((data4.Datetime === undefined) && (missing1 = "Datetime"))) || ((data4.EndDatetime === undefined) && (missing1 = "EndDatetime"))) || ((data4.DatetimeUTC === undefined) && (missing1 = "DatetimeUTC"))) || ((data4.EndDatetimeUTC === undefined) && (missing1 = "EndDatetimeUTC"))) || ((data4.Duration === undefined) && (missing1 = "Duration"))) || ((data4.Escalated === undefined) && (missing1 = "Escalated"))) || ((data4.escalatedAt === undefined) && (missing1 = "escalatedAt"))) || ((data4.CSat === undefined) && (missing1 = "CSat"))) || ((data4.AgentName === undefined) && (missing1 = "AgentName"))) || ((data4.AgentId === undefined) && (missing1 = "AgentId"))) || ((data4.AgentEmail === undefined) && (missing1 = "AgentEmail"))) || ((data4.Category === undefined) && (missing1 = "Category"))) || ((data4.Subcategory === undefined) && (missing1 = "Subcategory"))) || ((data4.Tertiary === undefined) && (missing1 = "Tertiary"))) || ((data4.RemoteIp === undefined) && (missing1 = "RemoteIp"))) || ((data4.userAgent === undefined) && (missing1 = "userAgent"))) || ((data4.Referrer === undefined) && (missing1 = "Referrer"))) || ((data4.Media === undefined) && (missing1 = "Media"))) || ((data4.Summary === undefined) && (missing1 = "Summary"))) || ((data4["Handoff Reason"] === undefined) && (missing1 = "Handoff Reason"))) || ((data4.ticketId === undefined) && (missing1 = "ticketId"))) || ((data4.ticketUrl === undefined) && (missing1 = "ticketUrl"))) || ((data4.ticketKind === undefined) && (missing1 = "ticketKind"))) || ((data4.Input === undefined) && (missing1 = "Input"))) || ((data4["Contact Name"] === undefined) && (missing1 = "Contact Name"))) || ((data4["Contact Email"] === undefined) && (missing1 = "Contact Email"))) || ((data4["Contact Phone"] === undefined) && (missing1 = "Contact Phone"))){
+validate11.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs13 = errors;
+for(const key2 in data4){
+if(!(func4.call(schema12.properties.data.items.properties, key2))){
+validate11.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs13 === errors){
+if(data4.ID !== undefined){
+let data5 = data4.ID;
+const _errs14 = errors;
+if((typeof data5 !== "string") && (data5 !== null)){
+validate11.errors = [{instancePath:instancePath+"/data/" + i0+"/ID",schemaPath:"#/properties/data/items/properties/ID/type",keyword:"type",params:{type: schema12.properties.data.items.properties.ID.type},message:"must be string,null"}];
+return false;
+}
+var valid3 = _errs14 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data4.TenantID !== undefined){
+let data6 = data4.TenantID;
+const _errs16 = errors;
+if((typeof data6 !== "string") && (data6 !== null)){
+validate11.errors = [{instancePath:instancePath+"/data/" + i0+"/TenantID",schemaPath:"#/properties/data/items/properties/TenantID/type",keyword:"type",params:{type: schema12.properties.data.items.properties.TenantID.type},message:"must be string,null"}];
+return false;
+}
+var valid3 = _errs16 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data4.BotID !== undefined){
+let data7 = data4.BotID;
+const _errs18 = errors;
+if((typeof data7 !== "string") && (data7 !== null)){
+validate11.errors = [{instancePath:instancePath+"/data/" + i0+"/BotID",schemaPath:"#/properties/data/items/properties/BotID/type",keyword:"type",params:{type: schema12.properties.data.items.properties.BotID.type},message:"must be string,null"}];
+return false;
+}
+var valid3 = _errs18 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data4.BotName !== undefined){
+let data8 = data4.BotName;
+const _errs20 = errors;
+if((typeof data8 !== "string") && (data8 !== null)){
+validate11.errors = [{instancePath:instancePath+"/data/" + i0+"/BotName",schemaPath:"#/properties/data/items/properties/BotName/type",keyword:"type",params:{type: schema12.properties.data.items.properties.BotName.type},message:"must be string,null"}];
+return false;
+}
+var valid3 = _errs20 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data4.Datetime !== undefined){
+let data9 = data4.Datetime;
+const _errs22 = errors;
+if((!((typeof data9 == "number") && (isFinite(data9)))) && (data9 !== null)){
+validate11.errors = [{instancePath:instancePath+"/data/" + i0+"/Datetime",schemaPath:"#/properties/data/items/properties/Datetime/type",keyword:"type",params:{type: schema12.properties.data.items.properties.Datetime.type},message:"must be number,null"}];
+return false;
+}
+var valid3 = _errs22 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data4.EndDatetime !== undefined){
+let data10 = data4.EndDatetime;
+const _errs24 = errors;
+if((!((typeof data10 == "number") && (isFinite(data10)))) && (data10 !== null)){
+validate11.errors = [{instancePath:instancePath+"/data/" + i0+"/EndDatetime",schemaPath:"#/properties/data/items/properties/EndDatetime/type",keyword:"type",params:{type: schema12.properties.data.items.properties.EndDatetime.type},message:"must be number,null"}];
+return false;
+}
+var valid3 = _errs24 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data4.DatetimeUTC !== undefined){
+let data11 = data4.DatetimeUTC;
+const _errs26 = errors;
+if((typeof data11 !== "string") && (data11 !== null)){
+validate11.errors = [{instancePath:instancePath+"/data/" + i0+"/DatetimeUTC",schemaPath:"#/properties/data/items/properties/DatetimeUTC/type",keyword:"type",params:{type: schema12.properties.data.items.properties.DatetimeUTC.type},message:"must be string,null"}];
+return false;
+}
+var valid3 = _errs26 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data4.EndDatetimeUTC !== undefined){
+let data12 = data4.EndDatetimeUTC;
+const _errs28 = errors;
+if((typeof data12 !== "string") && (data12 !== null)){
+validate11.errors = [{instancePath:instancePath+"/data/" + i0+"/EndDatetimeUTC",schemaPath:"#/properties/data/items/properties/EndDatetimeUTC/type",keyword:"type",params:{type: schema12.properties.data.items.properties.EndDatetimeUTC.type},message:"must be string,null"}];
+return false;
+}
+var valid3 = _errs28 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data4.Duration !== undefined){
+let data13 = data4.Duration;
+const _errs30 = errors;
+if((!((typeof data13 == "number") && (isFinite(data13)))) && (data13 !== null)){
+validate11.errors = [{instancePath:instancePath+"/data/" + i0+"/Duration",schemaPath:"#/properties/data/items/properties/Duration/type",keyword:"type",params:{type: schema12.properties.data.items.properties.Duration.type},message:"must be number,null"}];
+return false;
+}
+var valid3 = _errs30 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data4.Escalated !== undefined){
+let data14 = data4.Escalated;
+const _errs32 = errors;
+if((typeof data14 !== "boolean") && (data14 !== null)){
+validate11.errors = [{instancePath:instancePath+"/data/" + i0+"/Escalated",schemaPath:"#/properties/data/items/properties/Escalated/type",keyword:"type",params:{type: schema12.properties.data.items.properties.Escalated.type},message:"must be boolean,null"}];
+return false;
+}
+var valid3 = _errs32 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data4.escalatedAt !== undefined){
+let data15 = data4.escalatedAt;
+const _errs34 = errors;
+if((!((typeof data15 == "number") && (isFinite(data15)))) && (data15 !== null)){
+validate11.errors = [{instancePath:instancePath+"/data/" + i0+"/escalatedAt",schemaPath:"#/properties/data/items/properties/escalatedAt/type",keyword:"type",params:{type: schema12.properties.data.items.properties.escalatedAt.type},message:"must be number,null"}];
+return false;
+}
+var valid3 = _errs34 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data4.CSat !== undefined){
+let data16 = data4.CSat;
+const _errs36 = errors;
+if((!((typeof data16 == "number") && (isFinite(data16)))) && (data16 !== null)){
+validate11.errors = [{instancePath:instancePath+"/data/" + i0+"/CSat",schemaPath:"#/properties/data/items/properties/CSat/type",keyword:"type",params:{type: schema12.properties.data.items.properties.CSat.type},message:"must be number,null"}];
+return false;
+}
+var valid3 = _errs36 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data4.AgentName !== undefined){
+let data17 = data4.AgentName;
+const _errs38 = errors;
+if((typeof data17 !== "string") && (data17 !== null)){
+validate11.errors = [{instancePath:instancePath+"/data/" + i0+"/AgentName",schemaPath:"#/properties/data/items/properties/AgentName/type",keyword:"type",params:{type: schema12.properties.data.items.properties.AgentName.type},message:"must be string,null"}];
+return false;
+}
+var valid3 = _errs38 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data4.AgentId !== undefined){
+let data18 = data4.AgentId;
+const _errs40 = errors;
+if((typeof data18 !== "string") && (data18 !== null)){
+validate11.errors = [{instancePath:instancePath+"/data/" + i0+"/AgentId",schemaPath:"#/properties/data/items/properties/AgentId/type",keyword:"type",params:{type: schema12.properties.data.items.properties.AgentId.type},message:"must be string,null"}];
+return false;
+}
+var valid3 = _errs40 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data4.AgentEmail !== undefined){
+let data19 = data4.AgentEmail;
+const _errs42 = errors;
+if((typeof data19 !== "string") && (data19 !== null)){
+validate11.errors = [{instancePath:instancePath+"/data/" + i0+"/AgentEmail",schemaPath:"#/properties/data/items/properties/AgentEmail/type",keyword:"type",params:{type: schema12.properties.data.items.properties.AgentEmail.type},message:"must be string,null"}];
+return false;
+}
+var valid3 = _errs42 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data4.Category !== undefined){
+let data20 = data4.Category;
+const _errs44 = errors;
+if((typeof data20 !== "string") && (data20 !== null)){
+validate11.errors = [{instancePath:instancePath+"/data/" + i0+"/Category",schemaPath:"#/properties/data/items/properties/Category/type",keyword:"type",params:{type: schema12.properties.data.items.properties.Category.type},message:"must be string,null"}];
+return false;
+}
+var valid3 = _errs44 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data4.Subcategory !== undefined){
+let data21 = data4.Subcategory;
+const _errs46 = errors;
+if((typeof data21 !== "string") && (data21 !== null)){
+validate11.errors = [{instancePath:instancePath+"/data/" + i0+"/Subcategory",schemaPath:"#/properties/data/items/properties/Subcategory/type",keyword:"type",params:{type: schema12.properties.data.items.properties.Subcategory.type},message:"must be string,null"}];
+return false;
+}
+var valid3 = _errs46 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data4.Tertiary !== undefined){
+let data22 = data4.Tertiary;
+const _errs48 = errors;
+if((typeof data22 !== "string") && (data22 !== null)){
+validate11.errors = [{instancePath:instancePath+"/data/" + i0+"/Tertiary",schemaPath:"#/properties/data/items/properties/Tertiary/type",keyword:"type",params:{type: schema12.properties.data.items.properties.Tertiary.type},message:"must be string,null"}];
+return false;
+}
+var valid3 = _errs48 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data4.RemoteIp !== undefined){
+let data23 = data4.RemoteIp;
+const _errs50 = errors;
+if((typeof data23 !== "string") && (data23 !== null)){
+validate11.errors = [{instancePath:instancePath+"/data/" + i0+"/RemoteIp",schemaPath:"#/properties/data/items/properties/RemoteIp/type",keyword:"type",params:{type: schema12.properties.data.items.properties.RemoteIp.type},message:"must be string,null"}];
+return false;
+}
+var valid3 = _errs50 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data4.userAgent !== undefined){
+let data24 = data4.userAgent;
+const _errs52 = errors;
+if((typeof data24 !== "string") && (data24 !== null)){
+validate11.errors = [{instancePath:instancePath+"/data/" + i0+"/userAgent",schemaPath:"#/properties/data/items/properties/userAgent/type",keyword:"type",params:{type: schema12.properties.data.items.properties.userAgent.type},message:"must be string,null"}];
+return false;
+}
+var valid3 = _errs52 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data4.Referrer !== undefined){
+let data25 = data4.Referrer;
+const _errs54 = errors;
+if((typeof data25 !== "string") && (data25 !== null)){
+validate11.errors = [{instancePath:instancePath+"/data/" + i0+"/Referrer",schemaPath:"#/properties/data/items/properties/Referrer/type",keyword:"type",params:{type: schema12.properties.data.items.properties.Referrer.type},message:"must be string,null"}];
+return false;
+}
+var valid3 = _errs54 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data4.Media !== undefined){
+let data26 = data4.Media;
+const _errs56 = errors;
+if((typeof data26 !== "string") && (data26 !== null)){
+validate11.errors = [{instancePath:instancePath+"/data/" + i0+"/Media",schemaPath:"#/properties/data/items/properties/Media/type",keyword:"type",params:{type: schema12.properties.data.items.properties.Media.type},message:"must be string,null"}];
+return false;
+}
+var valid3 = _errs56 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data4.Summary !== undefined){
+let data27 = data4.Summary;
+const _errs58 = errors;
+if((typeof data27 !== "string") && (data27 !== null)){
+validate11.errors = [{instancePath:instancePath+"/data/" + i0+"/Summary",schemaPath:"#/properties/data/items/properties/Summary/type",keyword:"type",params:{type: schema12.properties.data.items.properties.Summary.type},message:"must be string,null"}];
+return false;
+}
+var valid3 = _errs58 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data4["Handoff Reason"] !== undefined){
+let data28 = data4["Handoff Reason"];
+const _errs60 = errors;
+if((typeof data28 !== "string") && (data28 !== null)){
+validate11.errors = [{instancePath:instancePath+"/data/" + i0+"/Handoff Reason",schemaPath:"#/properties/data/items/properties/Handoff%20Reason/type",keyword:"type",params:{type: schema12.properties.data.items.properties["Handoff Reason"].type},message:"must be string,null"}];
+return false;
+}
+var valid3 = _errs60 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data4.ticketId !== undefined){
+let data29 = data4.ticketId;
+const _errs62 = errors;
+if((typeof data29 !== "string") && (data29 !== null)){
+validate11.errors = [{instancePath:instancePath+"/data/" + i0+"/ticketId",schemaPath:"#/properties/data/items/properties/ticketId/type",keyword:"type",params:{type: schema12.properties.data.items.properties.ticketId.type},message:"must be string,null"}];
+return false;
+}
+var valid3 = _errs62 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data4.ticketUrl !== undefined){
+let data30 = data4.ticketUrl;
+const _errs64 = errors;
+if((typeof data30 !== "string") && (data30 !== null)){
+validate11.errors = [{instancePath:instancePath+"/data/" + i0+"/ticketUrl",schemaPath:"#/properties/data/items/properties/ticketUrl/type",keyword:"type",params:{type: schema12.properties.data.items.properties.ticketUrl.type},message:"must be string,null"}];
+return false;
+}
+var valid3 = _errs64 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data4.ticketKind !== undefined){
+let data31 = data4.ticketKind;
+const _errs66 = errors;
+if((typeof data31 !== "string") && (data31 !== null)){
+validate11.errors = [{instancePath:instancePath+"/data/" + i0+"/ticketKind",schemaPath:"#/properties/data/items/properties/ticketKind/type",keyword:"type",params:{type: schema12.properties.data.items.properties.ticketKind.type},message:"must be string,null"}];
+return false;
+}
+var valid3 = _errs66 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data4.Input !== undefined){
+let data32 = data4.Input;
+const _errs68 = errors;
+if((typeof data32 !== "string") && (data32 !== null)){
+validate11.errors = [{instancePath:instancePath+"/data/" + i0+"/Input",schemaPath:"#/properties/data/items/properties/Input/type",keyword:"type",params:{type: schema12.properties.data.items.properties.Input.type},message:"must be string,null"}];
+return false;
+}
+var valid3 = _errs68 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data4["Contact Name"] !== undefined){
+let data33 = data4["Contact Name"];
+const _errs70 = errors;
+if((typeof data33 !== "string") && (data33 !== null)){
+validate11.errors = [{instancePath:instancePath+"/data/" + i0+"/Contact Name",schemaPath:"#/properties/data/items/properties/Contact%20Name/type",keyword:"type",params:{type: schema12.properties.data.items.properties["Contact Name"].type},message:"must be string,null"}];
+return false;
+}
+var valid3 = _errs70 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data4["Contact Email"] !== undefined){
+let data34 = data4["Contact Email"];
+const _errs72 = errors;
+if((typeof data34 !== "string") && (data34 !== null)){
+validate11.errors = [{instancePath:instancePath+"/data/" + i0+"/Contact Email",schemaPath:"#/properties/data/items/properties/Contact%20Email/type",keyword:"type",params:{type: schema12.properties.data.items.properties["Contact Email"].type},message:"must be string,null"}];
+return false;
+}
+var valid3 = _errs72 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data4["Contact Phone"] !== undefined){
+let data35 = data4["Contact Phone"];
+const _errs74 = errors;
+if((typeof data35 !== "string") && (data35 !== null)){
+validate11.errors = [{instancePath:instancePath+"/data/" + i0+"/Contact Phone",schemaPath:"#/properties/data/items/properties/Contact%20Phone/type",keyword:"type",params:{type: schema12.properties.data.items.properties["Contact Phone"].type},message:"must be string,null"}];
+return false;
+}
+var valid3 = _errs74 === errors;
+}
+else {
+var valid3 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate11.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid2 = _errs11 === errors;
+if(!valid2){
+break;
+}
+}
+}
+else {
+validate11.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs9 === errors;
+}
+else {
+var valid0 = true;
+}
 }
 }
 }
@@ -160,24 +644,26 @@ validate11.errors = vErrors;
 return errors === 0;
 }
 
-export const ConversationPath = validate12;
-const schema13 = {"$id":"ConversationPath","type":"object","required":["tenantId","conversationId"],"additionalProperties":false,"properties":{"tenantId":{"type":"string","minLength":1,"maxLength":128,"pattern":"^[^/\\\\]*$"},"conversationId":{"type":"string","minLength":1,"maxLength":512,"pattern":"^[^/\\\\]*$"}}};
+export const CollectionPath = validate12;
+const schema13 = {"$id":"CollectionPath","type":"object","required":["tenantId","collection"],"additionalProperties":false,"properties":{"tenantId":{"type":"string","minLength":1,"maxLength":128,"pattern":"^[^/\\\\]*$"},"collection":{"type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"}}};
+const pattern1 = new RegExp("^[^/\\\\]*$", "u");
+const pattern2 = new RegExp("^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$", "u");
 
 function validate12(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="ConversationPath" */;
+/*# sourceURL="CollectionPath" */;
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((data.tenantId === undefined) && (missing0 = "tenantId")) || ((data.conversationId === undefined) && (missing0 = "conversationId"))){
+if(((data.tenantId === undefined) && (missing0 = "tenantId")) || ((data.collection === undefined) && (missing0 = "collection"))){
 validate12.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!((key0 === "tenantId") || (key0 === "conversationId"))){
+if(!((key0 === "tenantId") || (key0 === "collection"))){
 validate12.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -217,30 +703,18 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.conversationId !== undefined){
-let data1 = data.conversationId;
+if(data.collection !== undefined){
+let data1 = data.collection;
 const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
-if(func2(data1) > 512){
-validate12.errors = [{instancePath:instancePath+"/conversationId",schemaPath:"#/properties/conversationId/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
-return false;
-}
-else {
-if(func2(data1) < 1){
-validate12.errors = [{instancePath:instancePath+"/conversationId",schemaPath:"#/properties/conversationId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-else {
-if(!pattern1.test(data1)){
-validate12.errors = [{instancePath:instancePath+"/conversationId",schemaPath:"#/properties/conversationId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
+if(!pattern2.test(data1)){
+validate12.errors = [{instancePath:instancePath+"/collection",schemaPath:"#/properties/collection/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"+"\""}];
 return false;
 }
 }
-}
-}
 else {
-validate12.errors = [{instancePath:instancePath+"/conversationId",schemaPath:"#/properties/conversationId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate12.errors = [{instancePath:instancePath+"/collection",schemaPath:"#/properties/collection/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -262,25 +736,127 @@ validate12.errors = vErrors;
 return errors === 0;
 }
 
-export const DocumentBody = validate13;
-const schema14 = {"$id":"DocumentBody","type":"object","description":"An arbitrary JSON object, at most 350 KB as compact JSON."};
+export const ConversationPath = validate13;
+const schema14 = {"$id":"ConversationPath","type":"object","required":["tenantId","conversationId"],"additionalProperties":false,"properties":{"tenantId":{"type":"string","minLength":1,"maxLength":128,"pattern":"^[^/\\\\]*$"},"conversationId":{"type":"string","minLength":1,"maxLength":512,"pattern":"^[^/\\\\]*$"}}};
 
 function validate13(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="DocumentBody" */;
+/*# sourceURL="ConversationPath" */;
 let vErrors = null;
 let errors = 0;
-if(!(data && typeof data == "object" && !Array.isArray(data))){
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.tenantId === undefined) && (missing0 = "tenantId")) || ((data.conversationId === undefined) && (missing0 = "conversationId"))){
+validate13.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((key0 === "tenantId") || (key0 === "conversationId"))){
+validate13.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.tenantId !== undefined){
+let data0 = data.tenantId;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(func2(data0) > 128){
+validate13.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+return false;
+}
+else {
+if(func2(data0) < 1){
+validate13.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern1.test(data0)){
+validate13.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
+return false;
+}
+}
+}
+}
+else {
+validate13.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.conversationId !== undefined){
+let data1 = data.conversationId;
+const _errs4 = errors;
+if(errors === _errs4){
+if(typeof data1 === "string"){
+if(func2(data1) > 512){
+validate13.errors = [{instancePath:instancePath+"/conversationId",schemaPath:"#/properties/conversationId/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
+return false;
+}
+else {
+if(func2(data1) < 1){
+validate13.errors = [{instancePath:instancePath+"/conversationId",schemaPath:"#/properties/conversationId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern1.test(data1)){
+validate13.errors = [{instancePath:instancePath+"/conversationId",schemaPath:"#/properties/conversationId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
+return false;
+}
+}
+}
+}
+else {
+validate13.errors = [{instancePath:instancePath+"/conversationId",schemaPath:"#/properties/conversationId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+else {
 validate13.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
+}
 }
 validate13.errors = vErrors;
 return errors === 0;
 }
 
-export const DocumentList = validate14;
-const schema15 = {"$id":"DocumentList","type":"array","items":{"type":"object","required":["id","data"],"additionalProperties":false,"properties":{"id":{"type":"string"},"data":{"type":"object"}}}};
+export const DocumentBody = validate14;
+const schema15 = {"$id":"DocumentBody","type":"object","description":"An arbitrary JSON object, at most 350 KB as compact JSON."};
 
 function validate14(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="DocumentBody" */;
+let vErrors = null;
+let errors = 0;
+if(!(data && typeof data == "object" && !Array.isArray(data))){
+validate14.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+validate14.errors = vErrors;
+return errors === 0;
+}
+
+export const DocumentList = validate15;
+const schema16 = {"$id":"DocumentList","type":"array","items":{"type":"object","required":["id","data"],"additionalProperties":false,"properties":{"id":{"type":"string"},"data":{"type":"object"}}}};
+
+function validate15(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="DocumentList" */;
 let vErrors = null;
 let errors = 0;
@@ -295,14 +871,14 @@ if(errors === _errs1){
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 let missing0;
 if(((data0.id === undefined) && (missing0 = "id")) || ((data0.data === undefined) && (missing0 = "data"))){
-validate14.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate15.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs3 = errors;
 for(const key0 in data0){
 if(!((key0 === "id") || (key0 === "data"))){
-validate14.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate15.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -311,7 +887,7 @@ if(_errs3 === errors){
 if(data0.id !== undefined){
 const _errs4 = errors;
 if(typeof data0.id !== "string"){
-validate14.errors = [{instancePath:instancePath+"/" + i0+"/id",schemaPath:"#/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate15.errors = [{instancePath:instancePath+"/" + i0+"/id",schemaPath:"#/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid1 = _errs4 === errors;
@@ -324,7 +900,7 @@ if(data0.data !== undefined){
 let data2 = data0.data;
 const _errs6 = errors;
 if(!(data2 && typeof data2 == "object" && !Array.isArray(data2))){
-validate14.errors = [{instancePath:instancePath+"/" + i0+"/data",schemaPath:"#/items/properties/data/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate15.errors = [{instancePath:instancePath+"/" + i0+"/data",schemaPath:"#/items/properties/data/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 var valid1 = _errs6 === errors;
@@ -337,7 +913,7 @@ var valid1 = true;
 }
 }
 else {
-validate14.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate15.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -348,18 +924,18 @@ break;
 }
 }
 else {
-validate14.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate15.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
-validate14.errors = vErrors;
+validate15.errors = vErrors;
 return errors === 0;
 }
 
-export const DocumentPath = validate15;
-const schema16 = {"$id":"DocumentPath","type":"object","required":["tenantId","collection","docId"],"additionalProperties":false,"properties":{"tenantId":{"type":"string","minLength":1,"maxLength":128,"pattern":"^[^/\\\\]*$"},"collection":{"type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"},"docId":{"type":"string","minLength":1,"maxLength":512,"pattern":"^[^/\\\\]*$"}}};
+export const DocumentPath = validate16;
+const schema17 = {"$id":"DocumentPath","type":"object","required":["tenantId","collection","docId"],"additionalProperties":false,"properties":{"tenantId":{"type":"string","minLength":1,"maxLength":128,"pattern":"^[^/\\\\]*$"},"collection":{"type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"},"docId":{"type":"string","minLength":1,"maxLength":512,"pattern":"^[^/\\\\]*$"}}};
 
-function validate15(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate16(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="DocumentPath" */;
 let vErrors = null;
 let errors = 0;
@@ -367,14 +943,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.tenantId === undefined) && (missing0 = "tenantId")) || ((data.collection === undefined) && (missing0 = "collection"))) || ((data.docId === undefined) && (missing0 = "docId"))){
-validate15.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate16.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "tenantId") || (key0 === "collection")) || (key0 === "docId"))){
-validate15.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate16.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -386,24 +962,24 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func2(data0) > 128){
-validate15.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+validate16.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
 if(func2(data0) < 1){
-validate15.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate16.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern1.test(data0)){
-validate15.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
+validate16.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
 return false;
 }
 }
 }
 }
 else {
-validate15.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate16.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -419,12 +995,12 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
 if(!pattern2.test(data1)){
-validate15.errors = [{instancePath:instancePath+"/collection",schemaPath:"#/properties/collection/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"+"\""}];
+validate16.errors = [{instancePath:instancePath+"/collection",schemaPath:"#/properties/collection/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"+"\""}];
 return false;
 }
 }
 else {
-validate15.errors = [{instancePath:instancePath+"/collection",schemaPath:"#/properties/collection/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate16.errors = [{instancePath:instancePath+"/collection",schemaPath:"#/properties/collection/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -440,24 +1016,24 @@ const _errs6 = errors;
 if(errors === _errs6){
 if(typeof data2 === "string"){
 if(func2(data2) > 512){
-validate15.errors = [{instancePath:instancePath+"/docId",schemaPath:"#/properties/docId/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
+validate16.errors = [{instancePath:instancePath+"/docId",schemaPath:"#/properties/docId/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
 else {
 if(func2(data2) < 1){
-validate15.errors = [{instancePath:instancePath+"/docId",schemaPath:"#/properties/docId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate16.errors = [{instancePath:instancePath+"/docId",schemaPath:"#/properties/docId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern1.test(data2)){
-validate15.errors = [{instancePath:instancePath+"/docId",schemaPath:"#/properties/docId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
+validate16.errors = [{instancePath:instancePath+"/docId",schemaPath:"#/properties/docId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
 return false;
 }
 }
 }
 }
 else {
-validate15.errors = [{instancePath:instancePath+"/docId",schemaPath:"#/properties/docId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate16.errors = [{instancePath:instancePath+"/docId",schemaPath:"#/properties/docId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -472,18 +1048,18 @@ var valid0 = true;
 }
 }
 else {
-validate15.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate16.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate15.errors = vErrors;
+validate16.errors = vErrors;
 return errors === 0;
 }
 
-export const ErrorBody = validate16;
-const schema17 = {"$id":"ErrorBody","type":"object","required":["code","message"],"additionalProperties":false,"properties":{"code":{"type":"string","enum":["BadRequest","InvalidCustomField","Unauthenticated","PermissionDenied","EmailChannelNotFound","AssigneeNotFound","NotFound","EmailChannelDisabled","ContactIdentityConflict","OrganizationAmbiguous","AssigneeAmbiguous","Conflict","PayloadTooLarge","RateLimitExceeded","BadGateway","ServiceUnavailable","GatewayTimeout","Unavailable"]},"message":{"type":"string"}}};
+export const ErrorBody = validate17;
+const schema18 = {"$id":"ErrorBody","type":"object","required":["code","message"],"additionalProperties":false,"properties":{"code":{"type":"string","enum":["BadRequest","InvalidCustomField","Unauthenticated","PermissionDenied","EmailChannelNotFound","AssigneeNotFound","NotFound","EmailChannelDisabled","ContactIdentityConflict","OrganizationAmbiguous","AssigneeAmbiguous","Conflict","PayloadTooLarge","RateLimitExceeded","BadGateway","ServiceUnavailable","GatewayTimeout","Unavailable"]},"message":{"type":"string"}}};
 
-function validate16(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate17(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="ErrorBody" */;
 let vErrors = null;
 let errors = 0;
@@ -491,14 +1067,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.code === undefined) && (missing0 = "code")) || ((data.message === undefined) && (missing0 = "message"))){
-validate16.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate17.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "code") || (key0 === "message"))){
-validate16.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate17.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -508,11 +1084,11 @@ if(data.code !== undefined){
 let data0 = data.code;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate16.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate17.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((((((((((((((((((data0 === "BadRequest") || (data0 === "InvalidCustomField")) || (data0 === "Unauthenticated")) || (data0 === "PermissionDenied")) || (data0 === "EmailChannelNotFound")) || (data0 === "AssigneeNotFound")) || (data0 === "NotFound")) || (data0 === "EmailChannelDisabled")) || (data0 === "ContactIdentityConflict")) || (data0 === "OrganizationAmbiguous")) || (data0 === "AssigneeAmbiguous")) || (data0 === "Conflict")) || (data0 === "PayloadTooLarge")) || (data0 === "RateLimitExceeded")) || (data0 === "BadGateway")) || (data0 === "ServiceUnavailable")) || (data0 === "GatewayTimeout")) || (data0 === "Unavailable"))){
-validate16.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/enum",keyword:"enum",params:{allowedValues: schema17.properties.code.enum},message:"must be equal to one of the allowed values"}];
+validate17.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/enum",keyword:"enum",params:{allowedValues: schema18.properties.code.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -524,7 +1100,7 @@ if(valid0){
 if(data.message !== undefined){
 const _errs4 = errors;
 if(typeof data.message !== "string"){
-validate16.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate17.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -537,18 +1113,18 @@ var valid0 = true;
 }
 }
 else {
-validate16.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate17.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate16.errors = vErrors;
+validate17.errors = vErrors;
 return errors === 0;
 }
 
-export const ImportFile = validate17;
-const schema18 = {"$id":"ImportFile","type":"object","additionalProperties":false,"properties":{"conversations":{"type":"array","items":{"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1,"maxLength":512,"pattern":"^[^/\\\\]*$"},"type":{"type":"string","minLength":1},"status":{"type":"string","minLength":1},"mergedInto":{"type":["string","null"]},"lockedUntil":{"anyOf":[{"type":"null"},{"type":"integer","minimum":0},{"type":"string","minLength":1}]},"realtimeOwner":{"type":["string","null"]},"assignee":{"anyOf":[{"type":"null"},{"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1},"active":{"type":"boolean"}}}]}}}},"documents":{"type":"object","propertyNames":{"pattern":"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"},"additionalProperties":{"type":"array","items":{"type":"object","required":["id","data"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1,"maxLength":512,"pattern":"^[^/\\\\]*$"},"data":{"type":"object"}}}}},"assistantConversations":{},"vocConversations":{},"vocJobs":{"type":"array","items":{"type":"object","required":["id","status","started","file","recordingId"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1,"maxLength":512,"pattern":"^[^/\\\\]*$"},"status":{"type":"string","enum":["started","completed","failed"]},"started":{"type":"integer","minimum":0},"file":{"type":"string","minLength":1},"recordingId":{"type":"string","minLength":1}}}}}};
+export const ImportFile = validate18;
+const schema19 = {"$id":"ImportFile","type":"object","additionalProperties":false,"properties":{"conversations":{"type":"array","items":{"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1,"maxLength":512,"pattern":"^[^/\\\\]*$"},"type":{"type":"string","minLength":1},"status":{"type":"string","minLength":1},"mergedInto":{"type":["string","null"]},"lockedUntil":{"anyOf":[{"type":"null"},{"type":"integer","minimum":0},{"type":"string","minLength":1}]},"realtimeOwner":{"type":["string","null"]},"assignee":{"anyOf":[{"type":"null"},{"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1},"active":{"type":"boolean"}}}]}}}},"documents":{"type":"object","propertyNames":{"pattern":"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"},"additionalProperties":{"type":"array","items":{"type":"object","required":["id","data"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1,"maxLength":512,"pattern":"^[^/\\\\]*$"},"data":{"type":"object"}}}}},"assistantConversations":{"type":"array","items":{"type":"object"}},"vocConversations":{"type":"array","items":{"type":"object"}},"vocJobs":{"type":"array","items":{"type":"object","required":["id","status","started","file","recordingId"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1,"maxLength":512,"pattern":"^[^/\\\\]*$"},"status":{"type":"string","enum":["started","completed","failed"]},"started":{"type":"integer","minimum":0},"file":{"type":"string","minLength":1},"recordingId":{"type":"string","minLength":1}}}}}};
 
-function validate17(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate18(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="ImportFile" */;
 let vErrors = null;
 let errors = 0;
@@ -557,7 +1133,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((((key0 === "conversations") || (key0 === "documents")) || (key0 === "assistantConversations")) || (key0 === "vocConversations")) || (key0 === "vocJobs"))){
-validate17.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate18.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -577,14 +1153,14 @@ if(errors === _errs4){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 let missing0;
 if((data1.id === undefined) && (missing0 = "id")){
-validate17.errors = [{instancePath:instancePath+"/conversations/" + i0,schemaPath:"#/properties/conversations/items/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate18.errors = [{instancePath:instancePath+"/conversations/" + i0,schemaPath:"#/properties/conversations/items/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs6 = errors;
 for(const key1 in data1){
 if(!(((((((key1 === "id") || (key1 === "type")) || (key1 === "status")) || (key1 === "mergedInto")) || (key1 === "lockedUntil")) || (key1 === "realtimeOwner")) || (key1 === "assignee"))){
-validate17.errors = [{instancePath:instancePath+"/conversations/" + i0,schemaPath:"#/properties/conversations/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate18.errors = [{instancePath:instancePath+"/conversations/" + i0,schemaPath:"#/properties/conversations/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -596,24 +1172,24 @@ const _errs7 = errors;
 if(errors === _errs7){
 if(typeof data2 === "string"){
 if(func2(data2) > 512){
-validate17.errors = [{instancePath:instancePath+"/conversations/" + i0+"/id",schemaPath:"#/properties/conversations/items/properties/id/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
+validate18.errors = [{instancePath:instancePath+"/conversations/" + i0+"/id",schemaPath:"#/properties/conversations/items/properties/id/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
 else {
 if(func2(data2) < 1){
-validate17.errors = [{instancePath:instancePath+"/conversations/" + i0+"/id",schemaPath:"#/properties/conversations/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate18.errors = [{instancePath:instancePath+"/conversations/" + i0+"/id",schemaPath:"#/properties/conversations/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern1.test(data2)){
-validate17.errors = [{instancePath:instancePath+"/conversations/" + i0+"/id",schemaPath:"#/properties/conversations/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
+validate18.errors = [{instancePath:instancePath+"/conversations/" + i0+"/id",schemaPath:"#/properties/conversations/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
 return false;
 }
 }
 }
 }
 else {
-validate17.errors = [{instancePath:instancePath+"/conversations/" + i0+"/id",schemaPath:"#/properties/conversations/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate18.errors = [{instancePath:instancePath+"/conversations/" + i0+"/id",schemaPath:"#/properties/conversations/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -629,12 +1205,12 @@ const _errs9 = errors;
 if(errors === _errs9){
 if(typeof data3 === "string"){
 if(func2(data3) < 1){
-validate17.errors = [{instancePath:instancePath+"/conversations/" + i0+"/type",schemaPath:"#/properties/conversations/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate18.errors = [{instancePath:instancePath+"/conversations/" + i0+"/type",schemaPath:"#/properties/conversations/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate17.errors = [{instancePath:instancePath+"/conversations/" + i0+"/type",schemaPath:"#/properties/conversations/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate18.errors = [{instancePath:instancePath+"/conversations/" + i0+"/type",schemaPath:"#/properties/conversations/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -650,12 +1226,12 @@ const _errs11 = errors;
 if(errors === _errs11){
 if(typeof data4 === "string"){
 if(func2(data4) < 1){
-validate17.errors = [{instancePath:instancePath+"/conversations/" + i0+"/status",schemaPath:"#/properties/conversations/items/properties/status/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate18.errors = [{instancePath:instancePath+"/conversations/" + i0+"/status",schemaPath:"#/properties/conversations/items/properties/status/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate17.errors = [{instancePath:instancePath+"/conversations/" + i0+"/status",schemaPath:"#/properties/conversations/items/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate18.errors = [{instancePath:instancePath+"/conversations/" + i0+"/status",schemaPath:"#/properties/conversations/items/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -669,7 +1245,7 @@ if(data1.mergedInto !== undefined){
 let data5 = data1.mergedInto;
 const _errs13 = errors;
 if((typeof data5 !== "string") && (data5 !== null)){
-validate17.errors = [{instancePath:instancePath+"/conversations/" + i0+"/mergedInto",schemaPath:"#/properties/conversations/items/properties/mergedInto/type",keyword:"type",params:{type: schema18.properties.conversations.items.properties.mergedInto.type},message:"must be string,null"}];
+validate18.errors = [{instancePath:instancePath+"/conversations/" + i0+"/mergedInto",schemaPath:"#/properties/conversations/items/properties/mergedInto/type",keyword:"type",params:{type: schema19.properties.conversations.items.properties.mergedInto.type},message:"must be string,null"}];
 return false;
 }
 var valid2 = _errs13 === errors;
@@ -763,7 +1339,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate17.errors = vErrors;
+validate18.errors = vErrors;
 return false;
 }
 else {
@@ -787,7 +1363,7 @@ if(data1.realtimeOwner !== undefined){
 let data7 = data1.realtimeOwner;
 const _errs23 = errors;
 if((typeof data7 !== "string") && (data7 !== null)){
-validate17.errors = [{instancePath:instancePath+"/conversations/" + i0+"/realtimeOwner",schemaPath:"#/properties/conversations/items/properties/realtimeOwner/type",keyword:"type",params:{type: schema18.properties.conversations.items.properties.realtimeOwner.type},message:"must be string,null"}];
+validate18.errors = [{instancePath:instancePath+"/conversations/" + i0+"/realtimeOwner",schemaPath:"#/properties/conversations/items/properties/realtimeOwner/type",keyword:"type",params:{type: schema19.properties.conversations.items.properties.realtimeOwner.type},message:"must be string,null"}];
 return false;
 }
 var valid2 = _errs23 === errors;
@@ -922,7 +1498,7 @@ else {
 vErrors.push(err13);
 }
 errors++;
-validate17.errors = vErrors;
+validate18.errors = vErrors;
 return false;
 }
 else {
@@ -951,7 +1527,7 @@ var valid2 = true;
 }
 }
 else {
-validate17.errors = [{instancePath:instancePath+"/conversations/" + i0,schemaPath:"#/properties/conversations/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate18.errors = [{instancePath:instancePath+"/conversations/" + i0,schemaPath:"#/properties/conversations/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -962,7 +1538,7 @@ break;
 }
 }
 else {
-validate17.errors = [{instancePath:instancePath+"/conversations",schemaPath:"#/properties/conversations/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate18.errors = [{instancePath:instancePath+"/conversations",schemaPath:"#/properties/conversations/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -1001,7 +1577,7 @@ else {
 vErrors.push(err15);
 }
 errors++;
-validate17.errors = vErrors;
+validate18.errors = vErrors;
 return false;
 break;
 }
@@ -1021,14 +1597,14 @@ if(errors === _errs42){
 if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
 let missing2;
 if(((data13.id === undefined) && (missing2 = "id")) || ((data13.data === undefined) && (missing2 = "data"))){
-validate17.errors = [{instancePath:instancePath+"/documents/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1,schemaPath:"#/properties/documents/additionalProperties/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate18.errors = [{instancePath:instancePath+"/documents/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1,schemaPath:"#/properties/documents/additionalProperties/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 const _errs44 = errors;
 for(const key5 in data13){
 if(!((key5 === "id") || (key5 === "data"))){
-validate17.errors = [{instancePath:instancePath+"/documents/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1,schemaPath:"#/properties/documents/additionalProperties/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"}];
+validate18.errors = [{instancePath:instancePath+"/documents/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1,schemaPath:"#/properties/documents/additionalProperties/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -1040,24 +1616,24 @@ const _errs45 = errors;
 if(errors === _errs45){
 if(typeof data14 === "string"){
 if(func2(data14) > 512){
-validate17.errors = [{instancePath:instancePath+"/documents/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/id",schemaPath:"#/properties/documents/additionalProperties/items/properties/id/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
+validate18.errors = [{instancePath:instancePath+"/documents/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/id",schemaPath:"#/properties/documents/additionalProperties/items/properties/id/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
 else {
 if(func2(data14) < 1){
-validate17.errors = [{instancePath:instancePath+"/documents/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/id",schemaPath:"#/properties/documents/additionalProperties/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate18.errors = [{instancePath:instancePath+"/documents/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/id",schemaPath:"#/properties/documents/additionalProperties/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern1.test(data14)){
-validate17.errors = [{instancePath:instancePath+"/documents/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/id",schemaPath:"#/properties/documents/additionalProperties/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
+validate18.errors = [{instancePath:instancePath+"/documents/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/id",schemaPath:"#/properties/documents/additionalProperties/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
 return false;
 }
 }
 }
 }
 else {
-validate17.errors = [{instancePath:instancePath+"/documents/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/id",schemaPath:"#/properties/documents/additionalProperties/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate18.errors = [{instancePath:instancePath+"/documents/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/id",schemaPath:"#/properties/documents/additionalProperties/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1071,7 +1647,7 @@ if(data13.data !== undefined){
 let data15 = data13.data;
 const _errs47 = errors;
 if(!(data15 && typeof data15 == "object" && !Array.isArray(data15))){
-validate17.errors = [{instancePath:instancePath+"/documents/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/data",schemaPath:"#/properties/documents/additionalProperties/items/properties/data/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate18.errors = [{instancePath:instancePath+"/documents/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/data",schemaPath:"#/properties/documents/additionalProperties/items/properties/data/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 var valid9 = _errs47 === errors;
@@ -1084,7 +1660,7 @@ var valid9 = true;
 }
 }
 else {
-validate17.errors = [{instancePath:instancePath+"/documents/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1,schemaPath:"#/properties/documents/additionalProperties/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate18.errors = [{instancePath:instancePath+"/documents/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1,schemaPath:"#/properties/documents/additionalProperties/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -1095,7 +1671,7 @@ break;
 }
 }
 else {
-validate17.errors = [{instancePath:instancePath+"/documents/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/documents/additionalProperties/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate18.errors = [{instancePath:instancePath+"/documents/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/documents/additionalProperties/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -1107,7 +1683,7 @@ break;
 }
 }
 else {
-validate17.errors = [{instancePath:instancePath+"/documents",schemaPath:"#/properties/documents/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate18.errors = [{instancePath:instancePath+"/documents",schemaPath:"#/properties/documents/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -1117,8 +1693,8 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.vocJobs !== undefined){
-let data16 = data.vocJobs;
+if(data.assistantConversations !== undefined){
+let data16 = data.assistantConversations;
 const _errs49 = errors;
 if(errors === _errs49){
 if(Array.isArray(data16)){
@@ -1127,146 +1703,9 @@ const len2 = data16.length;
 for(let i2=0; i2<len2; i2++){
 let data17 = data16[i2];
 const _errs51 = errors;
-if(errors === _errs51){
-if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
-let missing3;
-if((((((data17.id === undefined) && (missing3 = "id")) || ((data17.status === undefined) && (missing3 = "status"))) || ((data17.started === undefined) && (missing3 = "started"))) || ((data17.file === undefined) && (missing3 = "file"))) || ((data17.recordingId === undefined) && (missing3 = "recordingId"))){
-validate17.errors = [{instancePath:instancePath+"/vocJobs/" + i2,schemaPath:"#/properties/vocJobs/items/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+if(!(data17 && typeof data17 == "object" && !Array.isArray(data17))){
+validate18.errors = [{instancePath:instancePath+"/assistantConversations/" + i2,schemaPath:"#/properties/assistantConversations/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
-}
-else {
-const _errs53 = errors;
-for(const key6 in data17){
-if(!(((((key6 === "id") || (key6 === "status")) || (key6 === "started")) || (key6 === "file")) || (key6 === "recordingId"))){
-validate17.errors = [{instancePath:instancePath+"/vocJobs/" + i2,schemaPath:"#/properties/vocJobs/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs53 === errors){
-if(data17.id !== undefined){
-let data18 = data17.id;
-const _errs54 = errors;
-if(errors === _errs54){
-if(typeof data18 === "string"){
-if(func2(data18) > 512){
-validate17.errors = [{instancePath:instancePath+"/vocJobs/" + i2+"/id",schemaPath:"#/properties/vocJobs/items/properties/id/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
-return false;
-}
-else {
-if(func2(data18) < 1){
-validate17.errors = [{instancePath:instancePath+"/vocJobs/" + i2+"/id",schemaPath:"#/properties/vocJobs/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-else {
-if(!pattern1.test(data18)){
-validate17.errors = [{instancePath:instancePath+"/vocJobs/" + i2+"/id",schemaPath:"#/properties/vocJobs/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
-return false;
-}
-}
-}
-}
-else {
-validate17.errors = [{instancePath:instancePath+"/vocJobs/" + i2+"/id",schemaPath:"#/properties/vocJobs/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid11 = _errs54 === errors;
-}
-else {
-var valid11 = true;
-}
-if(valid11){
-if(data17.status !== undefined){
-let data19 = data17.status;
-const _errs56 = errors;
-if(typeof data19 !== "string"){
-validate17.errors = [{instancePath:instancePath+"/vocJobs/" + i2+"/status",schemaPath:"#/properties/vocJobs/items/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(!(((data19 === "started") || (data19 === "completed")) || (data19 === "failed"))){
-validate17.errors = [{instancePath:instancePath+"/vocJobs/" + i2+"/status",schemaPath:"#/properties/vocJobs/items/properties/status/enum",keyword:"enum",params:{allowedValues: schema18.properties.vocJobs.items.properties.status.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid11 = _errs56 === errors;
-}
-else {
-var valid11 = true;
-}
-if(valid11){
-if(data17.started !== undefined){
-let data20 = data17.started;
-const _errs58 = errors;
-if(!(((typeof data20 == "number") && (!(data20 % 1) && !isNaN(data20))) && (isFinite(data20)))){
-validate17.errors = [{instancePath:instancePath+"/vocJobs/" + i2+"/started",schemaPath:"#/properties/vocJobs/items/properties/started/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-if(errors === _errs58){
-if((typeof data20 == "number") && (isFinite(data20))){
-if(data20 < 0 || isNaN(data20)){
-validate17.errors = [{instancePath:instancePath+"/vocJobs/" + i2+"/started",schemaPath:"#/properties/vocJobs/items/properties/started/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
-return false;
-}
-}
-}
-var valid11 = _errs58 === errors;
-}
-else {
-var valid11 = true;
-}
-if(valid11){
-if(data17.file !== undefined){
-let data21 = data17.file;
-const _errs60 = errors;
-if(errors === _errs60){
-if(typeof data21 === "string"){
-if(func2(data21) < 1){
-validate17.errors = [{instancePath:instancePath+"/vocJobs/" + i2+"/file",schemaPath:"#/properties/vocJobs/items/properties/file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-}
-else {
-validate17.errors = [{instancePath:instancePath+"/vocJobs/" + i2+"/file",schemaPath:"#/properties/vocJobs/items/properties/file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid11 = _errs60 === errors;
-}
-else {
-var valid11 = true;
-}
-if(valid11){
-if(data17.recordingId !== undefined){
-let data22 = data17.recordingId;
-const _errs62 = errors;
-if(errors === _errs62){
-if(typeof data22 === "string"){
-if(func2(data22) < 1){
-validate17.errors = [{instancePath:instancePath+"/vocJobs/" + i2+"/recordingId",schemaPath:"#/properties/vocJobs/items/properties/recordingId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-}
-else {
-validate17.errors = [{instancePath:instancePath+"/vocJobs/" + i2+"/recordingId",schemaPath:"#/properties/vocJobs/items/properties/recordingId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid11 = _errs62 === errors;
-}
-else {
-var valid11 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate17.errors = [{instancePath:instancePath+"/vocJobs/" + i2,schemaPath:"#/properties/vocJobs/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
 }
 var valid10 = _errs51 === errors;
 if(!valid10){
@@ -1275,7 +1714,7 @@ break;
 }
 }
 else {
-validate17.errors = [{instancePath:instancePath+"/vocJobs",schemaPath:"#/properties/vocJobs/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate18.errors = [{instancePath:instancePath+"/assistantConversations",schemaPath:"#/properties/assistantConversations/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -1284,202 +1723,205 @@ var valid0 = _errs49 === errors;
 else {
 var valid0 = true;
 }
+if(valid0){
+if(data.vocConversations !== undefined){
+let data18 = data.vocConversations;
+const _errs53 = errors;
+if(errors === _errs53){
+if(Array.isArray(data18)){
+var valid11 = true;
+const len3 = data18.length;
+for(let i3=0; i3<len3; i3++){
+let data19 = data18[i3];
+const _errs55 = errors;
+if(!(data19 && typeof data19 == "object" && !Array.isArray(data19))){
+validate18.errors = [{instancePath:instancePath+"/vocConversations/" + i3,schemaPath:"#/properties/vocConversations/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
 }
+var valid11 = _errs55 === errors;
+if(!valid11){
+break;
 }
 }
 }
 else {
-validate17.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate18.errors = [{instancePath:instancePath+"/vocConversations",schemaPath:"#/properties/vocConversations/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
-validate17.errors = vErrors;
-return errors === 0;
+var valid0 = _errs53 === errors;
 }
-
-export const InternalNoteResponse = validate18;
-const schema19 = {"$id":"InternalNoteResponse","type":"object","required":["note"],"additionalProperties":false,"properties":{"note":{"type":"object","required":["id","createdAt","visibility","author"],"additionalProperties":false,"properties":{"id":{"type":"string"},"createdAt":{"type":"string","format":"date-time"},"visibility":{"type":"string","const":"internal"},"author":{"type":"object","required":["type","id","name"],"additionalProperties":false,"properties":{"type":{"type":"string","enum":["agent","system"]},"id":{"type":["string","null"]},"name":{"type":"string","maxLength":256}}}}}}};
-
-function validate18(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="InternalNoteResponse" */;
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.note === undefined) && (missing0 = "note")){
-validate18.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.vocJobs !== undefined){
+let data20 = data.vocJobs;
+const _errs57 = errors;
+if(errors === _errs57){
+if(Array.isArray(data20)){
+var valid12 = true;
+const len4 = data20.length;
+for(let i4=0; i4<len4; i4++){
+let data21 = data20[i4];
+const _errs59 = errors;
+if(errors === _errs59){
+if(data21 && typeof data21 == "object" && !Array.isArray(data21)){
+let missing3;
+if((((((data21.id === undefined) && (missing3 = "id")) || ((data21.status === undefined) && (missing3 = "status"))) || ((data21.started === undefined) && (missing3 = "started"))) || ((data21.file === undefined) && (missing3 = "file"))) || ((data21.recordingId === undefined) && (missing3 = "recordingId"))){
+validate18.errors = [{instancePath:instancePath+"/vocJobs/" + i4,schemaPath:"#/properties/vocJobs/items/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!(key0 === "note")){
-validate18.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+const _errs61 = errors;
+for(const key6 in data21){
+if(!(((((key6 === "id") || (key6 === "status")) || (key6 === "started")) || (key6 === "file")) || (key6 === "recordingId"))){
+validate18.errors = [{instancePath:instancePath+"/vocJobs/" + i4,schemaPath:"#/properties/vocJobs/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs1 === errors){
-if(data.note !== undefined){
-let data0 = data.note;
-const _errs2 = errors;
-if(errors === _errs2){
-if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
-let missing1;
-if(((((data0.id === undefined) && (missing1 = "id")) || ((data0.createdAt === undefined) && (missing1 = "createdAt"))) || ((data0.visibility === undefined) && (missing1 = "visibility"))) || ((data0.author === undefined) && (missing1 = "author"))){
-validate18.errors = [{instancePath:instancePath+"/note",schemaPath:"#/properties/note/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+if(_errs61 === errors){
+if(data21.id !== undefined){
+let data22 = data21.id;
+const _errs62 = errors;
+if(errors === _errs62){
+if(typeof data22 === "string"){
+if(func2(data22) > 512){
+validate18.errors = [{instancePath:instancePath+"/vocJobs/" + i4+"/id",schemaPath:"#/properties/vocJobs/items/properties/id/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
 else {
-const _errs4 = errors;
-for(const key1 in data0){
-if(!((((key1 === "id") || (key1 === "createdAt")) || (key1 === "visibility")) || (key1 === "author"))){
-validate18.errors = [{instancePath:instancePath+"/note",schemaPath:"#/properties/note/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+if(func2(data22) < 1){
+validate18.errors = [{instancePath:instancePath+"/vocJobs/" + i4+"/id",schemaPath:"#/properties/vocJobs/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
+}
+else {
+if(!pattern1.test(data22)){
+validate18.errors = [{instancePath:instancePath+"/vocJobs/" + i4+"/id",schemaPath:"#/properties/vocJobs/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
+return false;
+}
+}
+}
+}
+else {
+validate18.errors = [{instancePath:instancePath+"/vocJobs/" + i4+"/id",schemaPath:"#/properties/vocJobs/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid13 = _errs62 === errors;
+}
+else {
+var valid13 = true;
+}
+if(valid13){
+if(data21.status !== undefined){
+let data23 = data21.status;
+const _errs64 = errors;
+if(typeof data23 !== "string"){
+validate18.errors = [{instancePath:instancePath+"/vocJobs/" + i4+"/status",schemaPath:"#/properties/vocJobs/items/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!(((data23 === "started") || (data23 === "completed")) || (data23 === "failed"))){
+validate18.errors = [{instancePath:instancePath+"/vocJobs/" + i4+"/status",schemaPath:"#/properties/vocJobs/items/properties/status/enum",keyword:"enum",params:{allowedValues: schema19.properties.vocJobs.items.properties.status.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid13 = _errs64 === errors;
+}
+else {
+var valid13 = true;
+}
+if(valid13){
+if(data21.started !== undefined){
+let data24 = data21.started;
+const _errs66 = errors;
+if(!(((typeof data24 == "number") && (!(data24 % 1) && !isNaN(data24))) && (isFinite(data24)))){
+validate18.errors = [{instancePath:instancePath+"/vocJobs/" + i4+"/started",schemaPath:"#/properties/vocJobs/items/properties/started/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs66){
+if((typeof data24 == "number") && (isFinite(data24))){
+if(data24 < 0 || isNaN(data24)){
+validate18.errors = [{instancePath:instancePath+"/vocJobs/" + i4+"/started",schemaPath:"#/properties/vocJobs/items/properties/started/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid13 = _errs66 === errors;
+}
+else {
+var valid13 = true;
+}
+if(valid13){
+if(data21.file !== undefined){
+let data25 = data21.file;
+const _errs68 = errors;
+if(errors === _errs68){
+if(typeof data25 === "string"){
+if(func2(data25) < 1){
+validate18.errors = [{instancePath:instancePath+"/vocJobs/" + i4+"/file",schemaPath:"#/properties/vocJobs/items/properties/file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate18.errors = [{instancePath:instancePath+"/vocJobs/" + i4+"/file",schemaPath:"#/properties/vocJobs/items/properties/file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid13 = _errs68 === errors;
+}
+else {
+var valid13 = true;
+}
+if(valid13){
+if(data21.recordingId !== undefined){
+let data26 = data21.recordingId;
+const _errs70 = errors;
+if(errors === _errs70){
+if(typeof data26 === "string"){
+if(func2(data26) < 1){
+validate18.errors = [{instancePath:instancePath+"/vocJobs/" + i4+"/recordingId",schemaPath:"#/properties/vocJobs/items/properties/recordingId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate18.errors = [{instancePath:instancePath+"/vocJobs/" + i4+"/recordingId",schemaPath:"#/properties/vocJobs/items/properties/recordingId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid13 = _errs70 === errors;
+}
+else {
+var valid13 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate18.errors = [{instancePath:instancePath+"/vocJobs/" + i4,schemaPath:"#/properties/vocJobs/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid12 = _errs59 === errors;
+if(!valid12){
 break;
 }
 }
-if(_errs4 === errors){
-if(data0.id !== undefined){
-const _errs5 = errors;
-if(typeof data0.id !== "string"){
-validate18.errors = [{instancePath:instancePath+"/note/id",schemaPath:"#/properties/note/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid1 = _errs5 === errors;
 }
 else {
-var valid1 = true;
-}
-if(valid1){
-if(data0.createdAt !== undefined){
-const _errs7 = errors;
-if(errors === _errs7){
-if(errors === _errs7){
-if(!(typeof data0.createdAt === "string")){
-validate18.errors = [{instancePath:instancePath+"/note/createdAt",schemaPath:"#/properties/note/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate18.errors = [{instancePath:instancePath+"/vocJobs",schemaPath:"#/properties/vocJobs/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
-}
-var valid1 = _errs7 === errors;
+var valid0 = _errs57 === errors;
 }
 else {
-var valid1 = true;
+var valid0 = true;
 }
-if(valid1){
-if(data0.visibility !== undefined){
-let data3 = data0.visibility;
-const _errs9 = errors;
-if(typeof data3 !== "string"){
-validate18.errors = [{instancePath:instancePath+"/note/visibility",schemaPath:"#/properties/note/properties/visibility/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if("internal" !== data3){
-validate18.errors = [{instancePath:instancePath+"/note/visibility",schemaPath:"#/properties/note/properties/visibility/const",keyword:"const",params:{allowedValue: "internal"},message:"must be equal to constant"}];
-return false;
-}
-var valid1 = _errs9 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data0.author !== undefined){
-let data4 = data0.author;
-const _errs11 = errors;
-if(errors === _errs11){
-if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
-let missing2;
-if((((data4.type === undefined) && (missing2 = "type")) || ((data4.id === undefined) && (missing2 = "id"))) || ((data4.name === undefined) && (missing2 = "name"))){
-validate18.errors = [{instancePath:instancePath+"/note/author",schemaPath:"#/properties/note/properties/author/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
-return false;
-}
-else {
-const _errs13 = errors;
-for(const key2 in data4){
-if(!(((key2 === "type") || (key2 === "id")) || (key2 === "name"))){
-validate18.errors = [{instancePath:instancePath+"/note/author",schemaPath:"#/properties/note/properties/author/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs13 === errors){
-if(data4.type !== undefined){
-let data5 = data4.type;
-const _errs14 = errors;
-if(typeof data5 !== "string"){
-validate18.errors = [{instancePath:instancePath+"/note/author/type",schemaPath:"#/properties/note/properties/author/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(!((data5 === "agent") || (data5 === "system"))){
-validate18.errors = [{instancePath:instancePath+"/note/author/type",schemaPath:"#/properties/note/properties/author/properties/type/enum",keyword:"enum",params:{allowedValues: schema19.properties.note.properties.author.properties.type.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid2 = _errs14 === errors;
-}
-else {
-var valid2 = true;
-}
-if(valid2){
-if(data4.id !== undefined){
-let data6 = data4.id;
-const _errs16 = errors;
-if((typeof data6 !== "string") && (data6 !== null)){
-validate18.errors = [{instancePath:instancePath+"/note/author/id",schemaPath:"#/properties/note/properties/author/properties/id/type",keyword:"type",params:{type: schema19.properties.note.properties.author.properties.id.type},message:"must be string,null"}];
-return false;
-}
-var valid2 = _errs16 === errors;
-}
-else {
-var valid2 = true;
-}
-if(valid2){
-if(data4.name !== undefined){
-let data7 = data4.name;
-const _errs18 = errors;
-if(errors === _errs18){
-if(typeof data7 === "string"){
-if(func2(data7) > 256){
-validate18.errors = [{instancePath:instancePath+"/note/author/name",schemaPath:"#/properties/note/properties/author/properties/name/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"}];
-return false;
-}
-}
-else {
-validate18.errors = [{instancePath:instancePath+"/note/author/name",schemaPath:"#/properties/note/properties/author/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid2 = _errs18 === errors;
-}
-else {
-var valid2 = true;
-}
-}
-}
-}
-}
-}
-else {
-validate18.errors = [{instancePath:instancePath+"/note/author",schemaPath:"#/properties/note/properties/author/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid1 = _errs11 === errors;
-}
-else {
-var valid1 = true;
-}
-}
-}
-}
-}
-}
-}
-else {
-validate18.errors = [{instancePath:instancePath+"/note",schemaPath:"#/properties/note/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
 }
 }
 }
@@ -1495,70 +1937,189 @@ validate18.errors = vErrors;
 return errors === 0;
 }
 
-export const JsonRpcMessage = validate19;
-const schema20 = {"$id":"JsonRpcMessage","type":"object","required":["jsonrpc"],"properties":{"jsonrpc":{"const":"2.0"},"id":{"type":["string","number","null"]},"result":{"type":"object"},"error":{"type":"object"}}};
+export const InternalNoteResponse = validate19;
+const schema20 = {"$id":"InternalNoteResponse","type":"object","required":["note"],"additionalProperties":false,"properties":{"note":{"type":"object","required":["id","createdAt","visibility","author"],"additionalProperties":false,"properties":{"id":{"type":"string"},"createdAt":{"type":"string","format":"date-time"},"visibility":{"type":"string","const":"internal"},"author":{"type":"object","required":["type","id","name"],"additionalProperties":false,"properties":{"type":{"type":"string","enum":["agent","system"]},"id":{"type":["string","null"]},"name":{"type":"string","maxLength":256}}}}}}};
 
 function validate19(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="JsonRpcMessage" */;
+/*# sourceURL="InternalNoteResponse" */;
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((data.jsonrpc === undefined) && (missing0 = "jsonrpc")){
+if((data.note === undefined) && (missing0 = "note")){
 validate19.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
-if(data.jsonrpc !== undefined){
 const _errs1 = errors;
-if("2.0" !== data.jsonrpc){
-validate19.errors = [{instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/const",keyword:"const",params:{allowedValue: "2.0"},message:"must be equal to constant"}];
+for(const key0 in data){
+if(!(key0 === "note")){
+validate19.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
+break;
 }
-var valid0 = _errs1 === errors;
 }
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.id !== undefined){
-let data1 = data.id;
+if(_errs1 === errors){
+if(data.note !== undefined){
+let data0 = data.note;
 const _errs2 = errors;
-if(((typeof data1 !== "string") && (!((typeof data1 == "number") && (isFinite(data1))))) && (data1 !== null)){
-validate19.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: schema20.properties.id.type},message:"must be string,number,null"}];
+if(errors === _errs2){
+if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
+let missing1;
+if(((((data0.id === undefined) && (missing1 = "id")) || ((data0.createdAt === undefined) && (missing1 = "createdAt"))) || ((data0.visibility === undefined) && (missing1 = "visibility"))) || ((data0.author === undefined) && (missing1 = "author"))){
+validate19.errors = [{instancePath:instancePath+"/note",schemaPath:"#/properties/note/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
-var valid0 = _errs2 === errors;
-}
 else {
-var valid0 = true;
-}
-if(valid0){
-if(data.result !== undefined){
-let data2 = data.result;
 const _errs4 = errors;
-if(!(data2 && typeof data2 == "object" && !Array.isArray(data2))){
-validate19.errors = [{instancePath:instancePath+"/result",schemaPath:"#/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+for(const key1 in data0){
+if(!((((key1 === "id") || (key1 === "createdAt")) || (key1 === "visibility")) || (key1 === "author"))){
+validate19.errors = [{instancePath:instancePath+"/note",schemaPath:"#/properties/note/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs4 === errors){
+if(data0.id !== undefined){
+const _errs5 = errors;
+if(typeof data0.id !== "string"){
+validate19.errors = [{instancePath:instancePath+"/note/id",schemaPath:"#/properties/note/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid0 = _errs4 === errors;
+var valid1 = _errs5 === errors;
 }
 else {
-var valid0 = true;
+var valid1 = true;
 }
-if(valid0){
-if(data.error !== undefined){
-let data3 = data.error;
-const _errs6 = errors;
-if(!(data3 && typeof data3 == "object" && !Array.isArray(data3))){
-validate19.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+if(valid1){
+if(data0.createdAt !== undefined){
+const _errs7 = errors;
+if(errors === _errs7){
+if(errors === _errs7){
+if(!(typeof data0.createdAt === "string")){
+validate19.errors = [{instancePath:instancePath+"/note/createdAt",schemaPath:"#/properties/note/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid0 = _errs6 === errors;
+}
+}
+var valid1 = _errs7 === errors;
 }
 else {
-var valid0 = true;
+var valid1 = true;
+}
+if(valid1){
+if(data0.visibility !== undefined){
+let data3 = data0.visibility;
+const _errs9 = errors;
+if(typeof data3 !== "string"){
+validate19.errors = [{instancePath:instancePath+"/note/visibility",schemaPath:"#/properties/note/properties/visibility/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("internal" !== data3){
+validate19.errors = [{instancePath:instancePath+"/note/visibility",schemaPath:"#/properties/note/properties/visibility/const",keyword:"const",params:{allowedValue: "internal"},message:"must be equal to constant"}];
+return false;
+}
+var valid1 = _errs9 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data0.author !== undefined){
+let data4 = data0.author;
+const _errs11 = errors;
+if(errors === _errs11){
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+let missing2;
+if((((data4.type === undefined) && (missing2 = "type")) || ((data4.id === undefined) && (missing2 = "id"))) || ((data4.name === undefined) && (missing2 = "name"))){
+validate19.errors = [{instancePath:instancePath+"/note/author",schemaPath:"#/properties/note/properties/author/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+return false;
+}
+else {
+const _errs13 = errors;
+for(const key2 in data4){
+if(!(((key2 === "type") || (key2 === "id")) || (key2 === "name"))){
+validate19.errors = [{instancePath:instancePath+"/note/author",schemaPath:"#/properties/note/properties/author/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs13 === errors){
+if(data4.type !== undefined){
+let data5 = data4.type;
+const _errs14 = errors;
+if(typeof data5 !== "string"){
+validate19.errors = [{instancePath:instancePath+"/note/author/type",schemaPath:"#/properties/note/properties/author/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!((data5 === "agent") || (data5 === "system"))){
+validate19.errors = [{instancePath:instancePath+"/note/author/type",schemaPath:"#/properties/note/properties/author/properties/type/enum",keyword:"enum",params:{allowedValues: schema20.properties.note.properties.author.properties.type.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid2 = _errs14 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data4.id !== undefined){
+let data6 = data4.id;
+const _errs16 = errors;
+if((typeof data6 !== "string") && (data6 !== null)){
+validate19.errors = [{instancePath:instancePath+"/note/author/id",schemaPath:"#/properties/note/properties/author/properties/id/type",keyword:"type",params:{type: schema20.properties.note.properties.author.properties.id.type},message:"must be string,null"}];
+return false;
+}
+var valid2 = _errs16 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data4.name !== undefined){
+let data7 = data4.name;
+const _errs18 = errors;
+if(errors === _errs18){
+if(typeof data7 === "string"){
+if(func2(data7) > 256){
+validate19.errors = [{instancePath:instancePath+"/note/author/name",schemaPath:"#/properties/note/properties/author/properties/name/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"}];
+return false;
+}
+}
+else {
+validate19.errors = [{instancePath:instancePath+"/note/author/name",schemaPath:"#/properties/note/properties/author/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid2 = _errs18 === errors;
+}
+else {
+var valid2 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate19.errors = [{instancePath:instancePath+"/note/author",schemaPath:"#/properties/note/properties/author/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid1 = _errs11 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate19.errors = [{instancePath:instancePath+"/note",schemaPath:"#/properties/note/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
 }
 }
 }
@@ -1574,11 +2135,90 @@ validate19.errors = vErrors;
 return errors === 0;
 }
 
-export const ListDocumentsQuery = validate20;
-const schema21 = {"$id":"ListDocumentsQuery","type":"object","additionalProperties":false,"properties":{"limit":{"type":"string","pattern":"^(?:[1-9][0-9]{0,2}|1000)$","description":"Page size, 1 to 1000 (default 1000)."},"cursor":{"type":"string","minLength":1,"maxLength":4096,"description":"From the `Link: rel=\"next\"` header of the previous page."}}};
-const pattern12 = new RegExp("^(?:[1-9][0-9]{0,2}|1000)$", "u");
+export const JsonRpcMessage = validate20;
+const schema21 = {"$id":"JsonRpcMessage","type":"object","required":["jsonrpc"],"properties":{"jsonrpc":{"const":"2.0"},"id":{"type":["string","number","null"]},"result":{"type":"object"},"error":{"type":"object"}}};
 
 function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="JsonRpcMessage" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.jsonrpc === undefined) && (missing0 = "jsonrpc")){
+validate20.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.jsonrpc !== undefined){
+const _errs1 = errors;
+if("2.0" !== data.jsonrpc){
+validate20.errors = [{instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/const",keyword:"const",params:{allowedValue: "2.0"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.id !== undefined){
+let data1 = data.id;
+const _errs2 = errors;
+if(((typeof data1 !== "string") && (!((typeof data1 == "number") && (isFinite(data1))))) && (data1 !== null)){
+validate20.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: schema21.properties.id.type},message:"must be string,number,null"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.result !== undefined){
+let data2 = data.result;
+const _errs4 = errors;
+if(!(data2 && typeof data2 == "object" && !Array.isArray(data2))){
+validate20.errors = [{instancePath:instancePath+"/result",schemaPath:"#/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.error !== undefined){
+let data3 = data.error;
+const _errs6 = errors;
+if(!(data3 && typeof data3 == "object" && !Array.isArray(data3))){
+validate20.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate20.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate20.errors = vErrors;
+return errors === 0;
+}
+
+export const ListDocumentsQuery = validate21;
+const schema22 = {"$id":"ListDocumentsQuery","type":"object","additionalProperties":false,"properties":{"limit":{"type":"string","pattern":"^(?:[1-9][0-9]{0,2}|1000)$","description":"Page size, 1 to 1000 (default 1000)."},"cursor":{"type":"string","minLength":1,"maxLength":4096,"description":"From the `Link: rel=\"next\"` header of the previous page."}}};
+const pattern12 = new RegExp("^(?:[1-9][0-9]{0,2}|1000)$", "u");
+
+function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="ListDocumentsQuery" */;
 let vErrors = null;
 let errors = 0;
@@ -1587,7 +2227,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "limit") || (key0 === "cursor"))){
-validate20.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate21.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -1599,12 +2239,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(!pattern12.test(data0)){
-validate20.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/pattern",keyword:"pattern",params:{pattern: "^(?:[1-9][0-9]{0,2}|1000)$"},message:"must match pattern \""+"^(?:[1-9][0-9]{0,2}|1000)$"+"\""}];
+validate21.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/pattern",keyword:"pattern",params:{pattern: "^(?:[1-9][0-9]{0,2}|1000)$"},message:"must match pattern \""+"^(?:[1-9][0-9]{0,2}|1000)$"+"\""}];
 return false;
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate21.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1620,18 +2260,18 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
 if(func2(data1) > 4096){
-validate20.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"}];
+validate21.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"}];
 return false;
 }
 else {
 if(func2(data1) < 1){
-validate20.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate21.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate21.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1639,70 +2279,6 @@ var valid0 = _errs4 === errors;
 }
 else {
 var valid0 = true;
-}
-}
-}
-}
-else {
-validate20.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate20.errors = vErrors;
-return errors === 0;
-}
-
-export const McpPath = validate21;
-const schema22 = {"$id":"McpPath","type":"object","required":["tenantId"],"additionalProperties":false,"properties":{"tenantId":{"type":"string","minLength":1,"maxLength":128,"pattern":"^[^/\\\\]*$"}}};
-
-function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="McpPath" */;
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.tenantId === undefined) && (missing0 = "tenantId")){
-validate21.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!(key0 === "tenantId")){
-validate21.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.tenantId !== undefined){
-let data0 = data.tenantId;
-const _errs2 = errors;
-if(errors === _errs2){
-if(typeof data0 === "string"){
-if(func2(data0) > 128){
-validate21.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
-return false;
-}
-else {
-if(func2(data0) < 1){
-validate21.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-else {
-if(!pattern1.test(data0)){
-validate21.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
-return false;
-}
-}
-}
-}
-else {
-validate21.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
 }
 }
 }
@@ -1716,49 +2292,25 @@ validate21.errors = vErrors;
 return errors === 0;
 }
 
-export const NoQuery = validate22;
-const schema23 = {"$id":"NoQuery","type":"object","additionalProperties":false,"properties":{}};
+export const McpPath = validate22;
+const schema23 = {"$id":"McpPath","type":"object","required":["tenantId"],"additionalProperties":false,"properties":{"tenantId":{"type":"string","minLength":1,"maxLength":128,"pattern":"^[^/\\\\]*$"}}};
 
 function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="NoQuery" */;
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-for(const key0 in data){
-validate22.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-else {
-validate22.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate22.errors = vErrors;
-return errors === 0;
-}
-
-export const VocJobPath = validate23;
-const schema24 = {"$id":"VocJobPath","type":"object","required":["tenantId","jobId"],"additionalProperties":false,"properties":{"tenantId":{"type":"string","minLength":1,"maxLength":128,"pattern":"^[^/\\\\]*$"},"jobId":{"type":"string","minLength":1,"maxLength":512,"pattern":"^[^/\\\\]*$"}}};
-
-function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="VocJobPath" */;
+/*# sourceURL="McpPath" */;
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((data.tenantId === undefined) && (missing0 = "tenantId")) || ((data.jobId === undefined) && (missing0 = "jobId"))){
-validate23.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+if((data.tenantId === undefined) && (missing0 = "tenantId")){
+validate22.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!((key0 === "tenantId") || (key0 === "jobId"))){
-validate23.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(key0 === "tenantId")){
+validate22.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -1770,24 +2322,282 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func2(data0) > 128){
-validate23.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+validate22.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
 if(func2(data0) < 1){
-validate23.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate22.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern1.test(data0)){
-validate23.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
+validate22.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
 return false;
 }
 }
 }
 }
 else {
-validate23.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate22.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+}
+}
+}
+else {
+validate22.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate22.errors = vErrors;
+return errors === 0;
+}
+
+export const NoQuery = validate23;
+const schema24 = {"$id":"NoQuery","type":"object","additionalProperties":false,"properties":{}};
+
+function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="NoQuery" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+for(const key0 in data){
+validate23.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+else {
+validate23.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate23.errors = vErrors;
+return errors === 0;
+}
+
+export const ReportPath = validate24;
+const schema25 = {"$id":"ReportPath","type":"object","required":["tenantId"],"additionalProperties":false,"properties":{"tenantId":{"type":"string","minLength":1,"maxLength":128,"pattern":"^[^/\\\\]*$"}}};
+
+function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="ReportPath" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.tenantId === undefined) && (missing0 = "tenantId")){
+validate24.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(key0 === "tenantId")){
+validate24.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.tenantId !== undefined){
+let data0 = data.tenantId;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(func2(data0) > 128){
+validate24.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+return false;
+}
+else {
+if(func2(data0) < 1){
+validate24.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern1.test(data0)){
+validate24.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
+return false;
+}
+}
+}
+}
+else {
+validate24.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+}
+}
+}
+else {
+validate24.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate24.errors = vErrors;
+return errors === 0;
+}
+
+export const ReportQuery = validate25;
+const schema26 = {"$id":"ReportQuery","type":"object","additionalProperties":false,"properties":{"limit":{"type":"string","description":"Rows per page, 1 to 5000 (default 1000)."},"cursor":{"type":"string","maxLength":4096,"description":"`cursor.next` of the previous page."},"range":{"type":"string","enum":["last_day","last_week","last_month"],"description":"Default last_day when from is absent."},"from":{"type":"string","description":"Window start: ISO 8601 with a zone, or epoch milliseconds."},"to":{"type":"string","description":"Window end (exclusive), default now."}}};
+
+function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="ReportQuery" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((((key0 === "limit") || (key0 === "cursor")) || (key0 === "range")) || (key0 === "from")) || (key0 === "to"))){
+validate25.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.limit !== undefined){
+const _errs2 = errors;
+if(typeof data.limit !== "string"){
+validate25.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.cursor !== undefined){
+let data1 = data.cursor;
+const _errs4 = errors;
+if(errors === _errs4){
+if(typeof data1 === "string"){
+if(func2(data1) > 4096){
+validate25.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"}];
+return false;
+}
+}
+else {
+validate25.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.range !== undefined){
+let data2 = data.range;
+const _errs6 = errors;
+if(typeof data2 !== "string"){
+validate25.errors = [{instancePath:instancePath+"/range",schemaPath:"#/properties/range/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!(((data2 === "last_day") || (data2 === "last_week")) || (data2 === "last_month"))){
+validate25.errors = [{instancePath:instancePath+"/range",schemaPath:"#/properties/range/enum",keyword:"enum",params:{allowedValues: schema26.properties.range.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.from !== undefined){
+const _errs8 = errors;
+if(typeof data.from !== "string"){
+validate25.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.to !== undefined){
+const _errs10 = errors;
+if(typeof data.to !== "string"){
+validate25.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate25.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate25.errors = vErrors;
+return errors === 0;
+}
+
+export const VocJobPath = validate26;
+const schema27 = {"$id":"VocJobPath","type":"object","required":["tenantId","jobId"],"additionalProperties":false,"properties":{"tenantId":{"type":"string","minLength":1,"maxLength":128,"pattern":"^[^/\\\\]*$"},"jobId":{"type":"string","minLength":1,"maxLength":512,"pattern":"^[^/\\\\]*$"}}};
+
+function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="VocJobPath" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.tenantId === undefined) && (missing0 = "tenantId")) || ((data.jobId === undefined) && (missing0 = "jobId"))){
+validate26.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((key0 === "tenantId") || (key0 === "jobId"))){
+validate26.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.tenantId !== undefined){
+let data0 = data.tenantId;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(func2(data0) > 128){
+validate26.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+return false;
+}
+else {
+if(func2(data0) < 1){
+validate26.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern1.test(data0)){
+validate26.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
+return false;
+}
+}
+}
+}
+else {
+validate26.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1803,24 +2613,24 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
 if(func2(data1) > 512){
-validate23.errors = [{instancePath:instancePath+"/jobId",schemaPath:"#/properties/jobId/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
+validate26.errors = [{instancePath:instancePath+"/jobId",schemaPath:"#/properties/jobId/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
 else {
 if(func2(data1) < 1){
-validate23.errors = [{instancePath:instancePath+"/jobId",schemaPath:"#/properties/jobId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate26.errors = [{instancePath:instancePath+"/jobId",schemaPath:"#/properties/jobId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern1.test(data1)){
-validate23.errors = [{instancePath:instancePath+"/jobId",schemaPath:"#/properties/jobId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
+validate26.errors = [{instancePath:instancePath+"/jobId",schemaPath:"#/properties/jobId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
 return false;
 }
 }
 }
 }
 else {
-validate23.errors = [{instancePath:instancePath+"/jobId",schemaPath:"#/properties/jobId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate26.errors = [{instancePath:instancePath+"/jobId",schemaPath:"#/properties/jobId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1834,18 +2644,18 @@ var valid0 = true;
 }
 }
 else {
-validate23.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate26.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate23.errors = vErrors;
+validate26.errors = vErrors;
 return errors === 0;
 }
 
-export const VocJobStatus = validate24;
-const schema25 = {"$id":"VocJobStatus","type":"object","required":["id","status","started","file","recordingId"],"additionalProperties":false,"properties":{"id":{"type":"string","description":"The job execution identifier."},"status":{"type":"string","enum":["started","completed","failed"]},"started":{"type":"integer","description":"When the job started, epoch milliseconds."},"file":{"type":"string","description":"Storage path of the uploaded recording."},"recordingId":{"type":"string"}}};
+export const VocJobStatus = validate27;
+const schema28 = {"$id":"VocJobStatus","type":"object","required":["id","status","started","file","recordingId"],"additionalProperties":false,"properties":{"id":{"type":"string","description":"The job execution identifier."},"status":{"type":"string","enum":["started","completed","failed"]},"started":{"type":"integer","description":"When the job started, epoch milliseconds."},"file":{"type":"string","description":"Storage path of the uploaded recording."},"recordingId":{"type":"string"}}};
 
-function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="VocJobStatus" */;
 let vErrors = null;
 let errors = 0;
@@ -1853,14 +2663,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.id === undefined) && (missing0 = "id")) || ((data.status === undefined) && (missing0 = "status"))) || ((data.started === undefined) && (missing0 = "started"))) || ((data.file === undefined) && (missing0 = "file"))) || ((data.recordingId === undefined) && (missing0 = "recordingId"))){
-validate24.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate27.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((((key0 === "id") || (key0 === "status")) || (key0 === "started")) || (key0 === "file")) || (key0 === "recordingId"))){
-validate24.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate27.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -1869,7 +2679,7 @@ if(_errs1 === errors){
 if(data.id !== undefined){
 const _errs2 = errors;
 if(typeof data.id !== "string"){
-validate24.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate27.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -1882,11 +2692,11 @@ if(data.status !== undefined){
 let data1 = data.status;
 const _errs4 = errors;
 if(typeof data1 !== "string"){
-validate24.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate27.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(((data1 === "started") || (data1 === "completed")) || (data1 === "failed"))){
-validate24.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema25.properties.status.enum},message:"must be equal to one of the allowed values"}];
+validate27.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema28.properties.status.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -1899,7 +2709,7 @@ if(data.started !== undefined){
 let data2 = data.started;
 const _errs6 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate24.errors = [{instancePath:instancePath+"/started",schemaPath:"#/properties/started/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate27.errors = [{instancePath:instancePath+"/started",schemaPath:"#/properties/started/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -1911,7 +2721,7 @@ if(valid0){
 if(data.file !== undefined){
 const _errs8 = errors;
 if(typeof data.file !== "string"){
-validate24.errors = [{instancePath:instancePath+"/file",schemaPath:"#/properties/file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate27.errors = [{instancePath:instancePath+"/file",schemaPath:"#/properties/file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -1923,7 +2733,7 @@ if(valid0){
 if(data.recordingId !== undefined){
 const _errs10 = errors;
 if(typeof data.recordingId !== "string"){
-validate24.errors = [{instancePath:instancePath+"/recordingId",schemaPath:"#/properties/recordingId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate27.errors = [{instancePath:instancePath+"/recordingId",schemaPath:"#/properties/recordingId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs10 === errors;
@@ -1939,10 +2749,607 @@ var valid0 = true;
 }
 }
 else {
-validate24.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate27.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate24.errors = vErrors;
+validate27.errors = vErrors;
+return errors === 0;
+}
+
+export const VocReportList = validate28;
+const schema29 = {"$id":"VocReportList","type":"object","required":["total","cursor","data"],"additionalProperties":false,"properties":{"total":{"type":"integer","minimum":0},"cursor":{"type":"object","additionalProperties":false,"properties":{"next":{"type":"string"}}},"data":{"type":"array","items":{"type":"object","required":["ID","TenantID","Datetime","DatetimeUTC","Duration","Direction","Media","AgentName","AgentId","AgentEmail","CustomerName","CustomerId","CustomerEmail","Groups","Tags","Category","Subcategory","Tertiary","CategoryExplanation","CategoriesId","Summary","CSat","CSatExplanation","Sentiment","SentimentExplanation","Problems","KPIs","SourceSystem","TicketId","TicketUrl"],"additionalProperties":false,"properties":{"ID":{"type":["string","null"]},"TenantID":{"type":["string","null"]},"Datetime":{"type":["string","null"]},"DatetimeUTC":{"type":["string","null"]},"Duration":{"type":["number","null"]},"Direction":{"type":["string","null"]},"Media":{"type":["string","null"]},"AgentName":{"type":["string","null"]},"AgentId":{"type":["string","null"]},"AgentEmail":{"type":["string","null"]},"CustomerName":{"type":["string","null"]},"CustomerId":{"type":["string","null"]},"CustomerEmail":{"type":["string","null"]},"Groups":{"type":["string","null"]},"Tags":{"type":["string","null"]},"Category":{"type":["string","null"]},"Subcategory":{"type":["string","null"]},"Tertiary":{"type":["string","null"]},"CategoryExplanation":{"type":["string","null"]},"CategoriesId":{"type":["string","null"]},"Summary":{"type":["string","null"]},"CSat":{"type":["number","null"]},"CSatExplanation":{"type":["string","null"]},"Sentiment":{"type":["number","null"]},"SentimentExplanation":{"type":["string","null"]},"Problems":{"type":["array","null"],"items":{"type":"object"}},"KPIs":{"type":["array","null"],"items":{"type":"object"}},"SourceSystem":{"type":["string","null"]},"TicketId":{"type":["string","null"]},"TicketUrl":{"type":["string","null"]}}}}}};
+
+function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="VocReportList" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.total === undefined) && (missing0 = "total")) || ((data.cursor === undefined) && (missing0 = "cursor"))) || ((data.data === undefined) && (missing0 = "data"))){
+validate28.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "total") || (key0 === "cursor")) || (key0 === "data"))){
+validate28.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.total !== undefined){
+let data0 = data.total;
+const _errs2 = errors;
+if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
+validate28.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs2){
+if((typeof data0 == "number") && (isFinite(data0))){
+if(data0 < 0 || isNaN(data0)){
+validate28.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.cursor !== undefined){
+let data1 = data.cursor;
+const _errs4 = errors;
+if(errors === _errs4){
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+const _errs6 = errors;
+for(const key1 in data1){
+if(!(key1 === "next")){
+validate28.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs6 === errors){
+if(data1.next !== undefined){
+if(typeof data1.next !== "string"){
+validate28.errors = [{instancePath:instancePath+"/cursor/next",schemaPath:"#/properties/cursor/properties/next/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+}
+else {
+validate28.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.data !== undefined){
+let data3 = data.data;
+const _errs9 = errors;
+if(errors === _errs9){
+if(Array.isArray(data3)){
+var valid2 = true;
+const len0 = data3.length;
+for(let i0=0; i0<len0; i0++){
+let data4 = data3[i0];
+const _errs11 = errors;
+if(errors === _errs11){
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+let missing1;
+if(((((((((((((((((((((((((((((((data4.ID === undefined) && (missing1 = "ID")) || ((data4.TenantID === undefined) && (missing1 = "TenantID"))) || ((data4.Datetime === undefined) && (missing1 = "Datetime"))) || ((data4.DatetimeUTC === undefined) && (missing1 = "DatetimeUTC"))) || ((data4.Duration === undefined) && (missing1 = "Duration"))) || ((data4.Direction === undefined) && (missing1 = "Direction"))) || ((data4.Media === undefined) && (missing1 = "Media"))) || ((data4.AgentName === undefined) && (missing1 = "AgentName"))) || ((data4.AgentId === undefined) && (missing1 = "AgentId"))) || ((data4.AgentEmail === undefined) && (missing1 = "AgentEmail"))) || ((data4.CustomerName === undefined) && (missing1 = "CustomerName"))) || ((data4.CustomerId === undefined) && (missing1 = "CustomerId"))) || ((data4.CustomerEmail === undefined) && (missing1 = "CustomerEmail"))) || ((data4.Groups === undefined) && (missing1 = "Groups"))) || ((data4.Tags === undefined) && (missing1 = "Tags"))) || ((data4.Category === undefined) && (missing1 = "Category"))) || ((data4.Subcategory === undefined) && (missing1 = "Subcategory"))) || ((data4.Tertiary === undefined) && (missing1 = "Tertiary"))) || ((data4.CategoryExplanation === undefined) && (missing1 = "CategoryExplanation"))) || ((data4.CategoriesId === undefined) && (missing1 = "CategoriesId"))) || ((data4.Summary === undefined) && (missing1 = "Summary"))) || ((data4.CSat === undefined) && (missing1 = "CSat"))) || ((data4.CSatExplanation === undefined) && (missing1 = "CSatExplanation"))) || ((data4.Sentiment === undefined) && (missing1 = "Sentiment"))) || ((data4.SentimentExplanation === undefined) && (missing1 = "SentimentExplanation"))) || ((data4.Problems === undefined) && (missing1 = "Problems"))) || ((data4.KPIs === undefined) && (missing1 = "KPIs"))) || ((data4.SourceSystem === undefined) && (missing1 = "SourceSystem"))) || ((data4.TicketId === undefined) && (missing1 = "TicketId"))) || ((data4.TicketUrl === undefined) && (missing1 = "TicketUrl"))){
+validate28.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs13 = errors;
+for(const key2 in data4){
+if(!(func4.call(schema29.properties.data.items.properties, key2))){
+validate28.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs13 === errors){
+if(data4.ID !== undefined){
+let data5 = data4.ID;
+const _errs14 = errors;
+if((typeof data5 !== "string") && (data5 !== null)){
+validate28.errors = [{instancePath:instancePath+"/data/" + i0+"/ID",schemaPath:"#/properties/data/items/properties/ID/type",keyword:"type",params:{type: schema29.properties.data.items.properties.ID.type},message:"must be string,null"}];
+return false;
+}
+var valid3 = _errs14 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data4.TenantID !== undefined){
+let data6 = data4.TenantID;
+const _errs16 = errors;
+if((typeof data6 !== "string") && (data6 !== null)){
+validate28.errors = [{instancePath:instancePath+"/data/" + i0+"/TenantID",schemaPath:"#/properties/data/items/properties/TenantID/type",keyword:"type",params:{type: schema29.properties.data.items.properties.TenantID.type},message:"must be string,null"}];
+return false;
+}
+var valid3 = _errs16 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data4.Datetime !== undefined){
+let data7 = data4.Datetime;
+const _errs18 = errors;
+if((typeof data7 !== "string") && (data7 !== null)){
+validate28.errors = [{instancePath:instancePath+"/data/" + i0+"/Datetime",schemaPath:"#/properties/data/items/properties/Datetime/type",keyword:"type",params:{type: schema29.properties.data.items.properties.Datetime.type},message:"must be string,null"}];
+return false;
+}
+var valid3 = _errs18 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data4.DatetimeUTC !== undefined){
+let data8 = data4.DatetimeUTC;
+const _errs20 = errors;
+if((typeof data8 !== "string") && (data8 !== null)){
+validate28.errors = [{instancePath:instancePath+"/data/" + i0+"/DatetimeUTC",schemaPath:"#/properties/data/items/properties/DatetimeUTC/type",keyword:"type",params:{type: schema29.properties.data.items.properties.DatetimeUTC.type},message:"must be string,null"}];
+return false;
+}
+var valid3 = _errs20 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data4.Duration !== undefined){
+let data9 = data4.Duration;
+const _errs22 = errors;
+if((!((typeof data9 == "number") && (isFinite(data9)))) && (data9 !== null)){
+validate28.errors = [{instancePath:instancePath+"/data/" + i0+"/Duration",schemaPath:"#/properties/data/items/properties/Duration/type",keyword:"type",params:{type: schema29.properties.data.items.properties.Duration.type},message:"must be number,null"}];
+return false;
+}
+var valid3 = _errs22 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data4.Direction !== undefined){
+let data10 = data4.Direction;
+const _errs24 = errors;
+if((typeof data10 !== "string") && (data10 !== null)){
+validate28.errors = [{instancePath:instancePath+"/data/" + i0+"/Direction",schemaPath:"#/properties/data/items/properties/Direction/type",keyword:"type",params:{type: schema29.properties.data.items.properties.Direction.type},message:"must be string,null"}];
+return false;
+}
+var valid3 = _errs24 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data4.Media !== undefined){
+let data11 = data4.Media;
+const _errs26 = errors;
+if((typeof data11 !== "string") && (data11 !== null)){
+validate28.errors = [{instancePath:instancePath+"/data/" + i0+"/Media",schemaPath:"#/properties/data/items/properties/Media/type",keyword:"type",params:{type: schema29.properties.data.items.properties.Media.type},message:"must be string,null"}];
+return false;
+}
+var valid3 = _errs26 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data4.AgentName !== undefined){
+let data12 = data4.AgentName;
+const _errs28 = errors;
+if((typeof data12 !== "string") && (data12 !== null)){
+validate28.errors = [{instancePath:instancePath+"/data/" + i0+"/AgentName",schemaPath:"#/properties/data/items/properties/AgentName/type",keyword:"type",params:{type: schema29.properties.data.items.properties.AgentName.type},message:"must be string,null"}];
+return false;
+}
+var valid3 = _errs28 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data4.AgentId !== undefined){
+let data13 = data4.AgentId;
+const _errs30 = errors;
+if((typeof data13 !== "string") && (data13 !== null)){
+validate28.errors = [{instancePath:instancePath+"/data/" + i0+"/AgentId",schemaPath:"#/properties/data/items/properties/AgentId/type",keyword:"type",params:{type: schema29.properties.data.items.properties.AgentId.type},message:"must be string,null"}];
+return false;
+}
+var valid3 = _errs30 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data4.AgentEmail !== undefined){
+let data14 = data4.AgentEmail;
+const _errs32 = errors;
+if((typeof data14 !== "string") && (data14 !== null)){
+validate28.errors = [{instancePath:instancePath+"/data/" + i0+"/AgentEmail",schemaPath:"#/properties/data/items/properties/AgentEmail/type",keyword:"type",params:{type: schema29.properties.data.items.properties.AgentEmail.type},message:"must be string,null"}];
+return false;
+}
+var valid3 = _errs32 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data4.CustomerName !== undefined){
+let data15 = data4.CustomerName;
+const _errs34 = errors;
+if((typeof data15 !== "string") && (data15 !== null)){
+validate28.errors = [{instancePath:instancePath+"/data/" + i0+"/CustomerName",schemaPath:"#/properties/data/items/properties/CustomerName/type",keyword:"type",params:{type: schema29.properties.data.items.properties.CustomerName.type},message:"must be string,null"}];
+return false;
+}
+var valid3 = _errs34 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data4.CustomerId !== undefined){
+let data16 = data4.CustomerId;
+const _errs36 = errors;
+if((typeof data16 !== "string") && (data16 !== null)){
+validate28.errors = [{instancePath:instancePath+"/data/" + i0+"/CustomerId",schemaPath:"#/properties/data/items/properties/CustomerId/type",keyword:"type",params:{type: schema29.properties.data.items.properties.CustomerId.type},message:"must be string,null"}];
+return false;
+}
+var valid3 = _errs36 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data4.CustomerEmail !== undefined){
+let data17 = data4.CustomerEmail;
+const _errs38 = errors;
+if((typeof data17 !== "string") && (data17 !== null)){
+validate28.errors = [{instancePath:instancePath+"/data/" + i0+"/CustomerEmail",schemaPath:"#/properties/data/items/properties/CustomerEmail/type",keyword:"type",params:{type: schema29.properties.data.items.properties.CustomerEmail.type},message:"must be string,null"}];
+return false;
+}
+var valid3 = _errs38 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data4.Groups !== undefined){
+let data18 = data4.Groups;
+const _errs40 = errors;
+if((typeof data18 !== "string") && (data18 !== null)){
+validate28.errors = [{instancePath:instancePath+"/data/" + i0+"/Groups",schemaPath:"#/properties/data/items/properties/Groups/type",keyword:"type",params:{type: schema29.properties.data.items.properties.Groups.type},message:"must be string,null"}];
+return false;
+}
+var valid3 = _errs40 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data4.Tags !== undefined){
+let data19 = data4.Tags;
+const _errs42 = errors;
+if((typeof data19 !== "string") && (data19 !== null)){
+validate28.errors = [{instancePath:instancePath+"/data/" + i0+"/Tags",schemaPath:"#/properties/data/items/properties/Tags/type",keyword:"type",params:{type: schema29.properties.data.items.properties.Tags.type},message:"must be string,null"}];
+return false;
+}
+var valid3 = _errs42 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data4.Category !== undefined){
+let data20 = data4.Category;
+const _errs44 = errors;
+if((typeof data20 !== "string") && (data20 !== null)){
+validate28.errors = [{instancePath:instancePath+"/data/" + i0+"/Category",schemaPath:"#/properties/data/items/properties/Category/type",keyword:"type",params:{type: schema29.properties.data.items.properties.Category.type},message:"must be string,null"}];
+return false;
+}
+var valid3 = _errs44 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data4.Subcategory !== undefined){
+let data21 = data4.Subcategory;
+const _errs46 = errors;
+if((typeof data21 !== "string") && (data21 !== null)){
+validate28.errors = [{instancePath:instancePath+"/data/" + i0+"/Subcategory",schemaPath:"#/properties/data/items/properties/Subcategory/type",keyword:"type",params:{type: schema29.properties.data.items.properties.Subcategory.type},message:"must be string,null"}];
+return false;
+}
+var valid3 = _errs46 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data4.Tertiary !== undefined){
+let data22 = data4.Tertiary;
+const _errs48 = errors;
+if((typeof data22 !== "string") && (data22 !== null)){
+validate28.errors = [{instancePath:instancePath+"/data/" + i0+"/Tertiary",schemaPath:"#/properties/data/items/properties/Tertiary/type",keyword:"type",params:{type: schema29.properties.data.items.properties.Tertiary.type},message:"must be string,null"}];
+return false;
+}
+var valid3 = _errs48 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data4.CategoryExplanation !== undefined){
+let data23 = data4.CategoryExplanation;
+const _errs50 = errors;
+if((typeof data23 !== "string") && (data23 !== null)){
+validate28.errors = [{instancePath:instancePath+"/data/" + i0+"/CategoryExplanation",schemaPath:"#/properties/data/items/properties/CategoryExplanation/type",keyword:"type",params:{type: schema29.properties.data.items.properties.CategoryExplanation.type},message:"must be string,null"}];
+return false;
+}
+var valid3 = _errs50 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data4.CategoriesId !== undefined){
+let data24 = data4.CategoriesId;
+const _errs52 = errors;
+if((typeof data24 !== "string") && (data24 !== null)){
+validate28.errors = [{instancePath:instancePath+"/data/" + i0+"/CategoriesId",schemaPath:"#/properties/data/items/properties/CategoriesId/type",keyword:"type",params:{type: schema29.properties.data.items.properties.CategoriesId.type},message:"must be string,null"}];
+return false;
+}
+var valid3 = _errs52 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data4.Summary !== undefined){
+let data25 = data4.Summary;
+const _errs54 = errors;
+if((typeof data25 !== "string") && (data25 !== null)){
+validate28.errors = [{instancePath:instancePath+"/data/" + i0+"/Summary",schemaPath:"#/properties/data/items/properties/Summary/type",keyword:"type",params:{type: schema29.properties.data.items.properties.Summary.type},message:"must be string,null"}];
+return false;
+}
+var valid3 = _errs54 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data4.CSat !== undefined){
+let data26 = data4.CSat;
+const _errs56 = errors;
+if((!((typeof data26 == "number") && (isFinite(data26)))) && (data26 !== null)){
+validate28.errors = [{instancePath:instancePath+"/data/" + i0+"/CSat",schemaPath:"#/properties/data/items/properties/CSat/type",keyword:"type",params:{type: schema29.properties.data.items.properties.CSat.type},message:"must be number,null"}];
+return false;
+}
+var valid3 = _errs56 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data4.CSatExplanation !== undefined){
+let data27 = data4.CSatExplanation;
+const _errs58 = errors;
+if((typeof data27 !== "string") && (data27 !== null)){
+validate28.errors = [{instancePath:instancePath+"/data/" + i0+"/CSatExplanation",schemaPath:"#/properties/data/items/properties/CSatExplanation/type",keyword:"type",params:{type: schema29.properties.data.items.properties.CSatExplanation.type},message:"must be string,null"}];
+return false;
+}
+var valid3 = _errs58 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data4.Sentiment !== undefined){
+let data28 = data4.Sentiment;
+const _errs60 = errors;
+if((!((typeof data28 == "number") && (isFinite(data28)))) && (data28 !== null)){
+validate28.errors = [{instancePath:instancePath+"/data/" + i0+"/Sentiment",schemaPath:"#/properties/data/items/properties/Sentiment/type",keyword:"type",params:{type: schema29.properties.data.items.properties.Sentiment.type},message:"must be number,null"}];
+return false;
+}
+var valid3 = _errs60 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data4.SentimentExplanation !== undefined){
+let data29 = data4.SentimentExplanation;
+const _errs62 = errors;
+if((typeof data29 !== "string") && (data29 !== null)){
+validate28.errors = [{instancePath:instancePath+"/data/" + i0+"/SentimentExplanation",schemaPath:"#/properties/data/items/properties/SentimentExplanation/type",keyword:"type",params:{type: schema29.properties.data.items.properties.SentimentExplanation.type},message:"must be string,null"}];
+return false;
+}
+var valid3 = _errs62 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data4.Problems !== undefined){
+let data30 = data4.Problems;
+const _errs64 = errors;
+if((!(Array.isArray(data30))) && (data30 !== null)){
+validate28.errors = [{instancePath:instancePath+"/data/" + i0+"/Problems",schemaPath:"#/properties/data/items/properties/Problems/type",keyword:"type",params:{type: schema29.properties.data.items.properties.Problems.type},message:"must be array,null"}];
+return false;
+}
+if(errors === _errs64){
+if(Array.isArray(data30)){
+var valid4 = true;
+const len1 = data30.length;
+for(let i1=0; i1<len1; i1++){
+let data31 = data30[i1];
+const _errs66 = errors;
+if(!(data31 && typeof data31 == "object" && !Array.isArray(data31))){
+validate28.errors = [{instancePath:instancePath+"/data/" + i0+"/Problems/" + i1,schemaPath:"#/properties/data/items/properties/Problems/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+var valid4 = _errs66 === errors;
+if(!valid4){
+break;
+}
+}
+}
+}
+var valid3 = _errs64 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data4.KPIs !== undefined){
+let data32 = data4.KPIs;
+const _errs68 = errors;
+if((!(Array.isArray(data32))) && (data32 !== null)){
+validate28.errors = [{instancePath:instancePath+"/data/" + i0+"/KPIs",schemaPath:"#/properties/data/items/properties/KPIs/type",keyword:"type",params:{type: schema29.properties.data.items.properties.KPIs.type},message:"must be array,null"}];
+return false;
+}
+if(errors === _errs68){
+if(Array.isArray(data32)){
+var valid5 = true;
+const len2 = data32.length;
+for(let i2=0; i2<len2; i2++){
+let data33 = data32[i2];
+const _errs70 = errors;
+if(!(data33 && typeof data33 == "object" && !Array.isArray(data33))){
+validate28.errors = [{instancePath:instancePath+"/data/" + i0+"/KPIs/" + i2,schemaPath:"#/properties/data/items/properties/KPIs/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+var valid5 = _errs70 === errors;
+if(!valid5){
+break;
+}
+}
+}
+}
+var valid3 = _errs68 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data4.SourceSystem !== undefined){
+let data34 = data4.SourceSystem;
+const _errs72 = errors;
+if((typeof data34 !== "string") && (data34 !== null)){
+validate28.errors = [{instancePath:instancePath+"/data/" + i0+"/SourceSystem",schemaPath:"#/properties/data/items/properties/SourceSystem/type",keyword:"type",params:{type: schema29.properties.data.items.properties.SourceSystem.type},message:"must be string,null"}];
+return false;
+}
+var valid3 = _errs72 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data4.TicketId !== undefined){
+let data35 = data4.TicketId;
+const _errs74 = errors;
+if((typeof data35 !== "string") && (data35 !== null)){
+validate28.errors = [{instancePath:instancePath+"/data/" + i0+"/TicketId",schemaPath:"#/properties/data/items/properties/TicketId/type",keyword:"type",params:{type: schema29.properties.data.items.properties.TicketId.type},message:"must be string,null"}];
+return false;
+}
+var valid3 = _errs74 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data4.TicketUrl !== undefined){
+let data36 = data4.TicketUrl;
+const _errs76 = errors;
+if((typeof data36 !== "string") && (data36 !== null)){
+validate28.errors = [{instancePath:instancePath+"/data/" + i0+"/TicketUrl",schemaPath:"#/properties/data/items/properties/TicketUrl/type",keyword:"type",params:{type: schema29.properties.data.items.properties.TicketUrl.type},message:"must be string,null"}];
+return false;
+}
+var valid3 = _errs76 === errors;
+}
+else {
+var valid3 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate28.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid2 = _errs11 === errors;
+if(!valid2){
+break;
+}
+}
+}
+else {
+validate28.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs9 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate28.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate28.errors = vErrors;
 return errors === 0;
 }

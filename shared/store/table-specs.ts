@@ -2,7 +2,7 @@
  * Every DynamoDB table, declared once. CDK builds the tables from these specs and the local
  * runtime issues CreateTable from them, so a key or index cannot differ between cloud and laptop.
  */
-export type TableId = 'keys' | 'conversations' | 'documents' | 'vocJobs';
+export type TableId = 'keys' | 'conversations' | 'documents' | 'vocJobs' | 'reporting';
 
 export interface KeyAttribute {
   name: string;
@@ -56,6 +56,15 @@ export const tableSpecs: Record<TableId, TableSpec> = {
     indexes: [],
     stream: false,
     envVar: 'CXM_TABLE_VOC_JOBS',
+  },
+  reporting: {
+    id: 'reporting',
+    partitionKey: { name: 'pk', type: 'S' },
+    // The window index: every row of a tenant's list, ordered by Datetime then ID.
+    indexes: [{ name: 'byTime', partitionKey: { name: 'gpk', type: 'S' }, sortKey: { name: 'gsk', type: 'S' } }],
+    // Feeds the OpenSearch indexer.
+    stream: true,
+    envVar: 'CXM_TABLE_REPORTING',
   },
 };
 

@@ -71,13 +71,17 @@ function lambdaBundles(artifact: CloudFormationStackArtifact): Bundle[] {
     });
 }
 
-/** A literal stays; `{Ref: Table}` becomes that table's physical name, as Lambda would see it. */
-function resolveValue(value: unknown, resources: Record<string, { Properties: Record<string, unknown> }>): string {
+/**
+ * A literal stays; `{Ref: Table}` becomes that table's physical name, and `{Ref: Secret}` an ARN
+ * of that secret's name, as Lambda would see them.
+ */
+function resolveValue(value: unknown, resources: Record<string, { Type?: string; Properties: Record<string, unknown> }>): string {
   if (typeof value === 'string') return value;
   const ref = (value as { Ref?: unknown }).Ref;
-  const tableName = typeof ref === 'string' ? resources[ref]?.Properties.TableName : undefined;
-  if (typeof tableName !== 'string') throw new Error(`cannot resolve env value ${JSON.stringify(value)}`);
-  return tableName;
+  const resource = typeof ref === 'string' ? resources[ref] : undefined;
+  const name = resource?.Type === 'AWS::SecretsManager::Secret' ? resource.Properties.Name : resource?.Properties.TableName;
+  if (typeof name !== 'string') throw new Error(`cannot resolve env value ${JSON.stringify(value)}`);
+  return resource?.Type === 'AWS::SecretsManager::Secret' ? `arn:aws:secretsmanager:us-east-1:000000000000:secret:${name}-AbCdEf` : name;
 }
 
 /** Imports a bundle in a new Node with exactly `environment` (plus a region and PATH). */

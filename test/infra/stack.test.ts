@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
+import { Match, Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stageConfig } from '#infra/config';
 import { SERVICE_NAME } from '#infra/constructs/api-function';
@@ -302,6 +302,23 @@ describe('methods', () => {
     });
     expect(resourcePath(method.ResourceId)).toBe(route.path);
     expect(referencedIds(method.Integration)).toContain(functionLogicalId(id));
+  });
+
+  it('a generated secret signs reporting cursors, readable by the reporting functions only', () => {
+    template.hasResourceProperties('AWS::SecretsManager::Secret', { Name: `cxm-${config.stage}-cursor-secret`, GenerateSecretString: Match.objectLike({ PasswordLength: 64 }) });
+    const [secretId] = Object.keys(resourcesOf('AWS::SecretsManager::Secret'));
+    const readers = Object.values(resourcesOf('AWS::IAM::Policy'))
+      .filter((policy) => JSON.stringify(policy.Properties.PolicyDocument).includes('secretsmanager:GetSecretValue'))
+      .flatMap((policy) => (policy.Properties.Roles as Array<{ Ref: string }>).map((role) => role.Ref));
+    const readerFunctions = Object.entries(resourcesOf('AWS::Lambda::Function'))
+      .filter(([, fn]) => readers.includes((fn.Properties.Role as { 'Fn::GetAtt': [string] })['Fn::GetAtt'][0]))
+      .map(([, fn]) => fn.Properties.FunctionName)
+      .sort();
+    expect(readerFunctions).toEqual([`cxm-${config.stage}-listAssistantConversations`, `cxm-${config.stage}-listVocConversations`]);
+    for (const id of ['listAssistantConversations', 'listVocConversations']) {
+      const variables = (resource(functionLogicalId(id)).Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+      expect(variables.CXM_CURSOR_SECRET_ARN).toEqual({ Ref: secretId });
+    }
   });
 
   it('the API stage is named after the stage', () => {

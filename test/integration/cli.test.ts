@@ -119,10 +119,28 @@ describe('cxm import', () => {
     for (let i = 0; i < 2; i++) {
       const result = await cxm('import', '--tenant', importTenant, file);
       expect(result.code).toBe(0);
-      expect(result.stdout).toMatch(/0 conversation\(s\), 3 document\(s\) and 0 VOC job\(s\)/);
+      expect(result.stdout).toMatch(/Imported 3 documents into/);
     }
     expect(await api.documents.get(importTenant, 'bots', 'b1')).toBe(JSON.stringify(bot));
     expect((await api.documents.list(importTenant, 'bots', { limit: 10, maxBytes: 1e6 })).entries.map((e) => e.id)).toEqual(['b1', 'b2']);
+  });
+
+  it('loads reporting rows, served by the lists with TenantID set to the tenant', async () => {
+    const importTenant = uniqueTenant('rows');
+    const file = join(home, 'rows.json');
+    const at = Date.now() - 3_600_000;
+    writeFileSync(file, JSON.stringify({
+      assistantConversations: [{ ID: 'a1', Datetime: at, TenantID: 'someone-else', CSat: 5 }],
+      vocConversations: [{ ID: 'v1', Datetime: new Date(at).toISOString().replace('Z', '+00:00'), Sentiment: -0.5 }],
+    }));
+    const result = await cxm('import', '--tenant', importTenant, file);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/Imported 1 assistantConversations, 1 vocConversations into/);
+    const { key: k } = await api.createKey([importTenant], ['reporting:*']);
+    const assistant = (await api.call('GET', `/api/v1/reporting/tenants/${importTenant}/assistant/conversations`, k)).json as { data: Array<Record<string, unknown>> };
+    expect(assistant.data).toEqual([expect.objectContaining({ ID: 'a1', TenantID: importTenant, CSat: 5, DatetimeUTC: new Date(at).toISOString() })]);
+    const voc = (await api.call('GET', `/api/v1/reporting/tenants/${importTenant}/voc/conversations`, k)).json as { data: Array<Record<string, unknown>> };
+    expect(voc.data).toEqual([expect.objectContaining({ ID: 'v1', Sentiment: -0.5 })]);
   });
 
   it('loads VOC jobs, served by the job status endpoint', async () => {
@@ -132,7 +150,7 @@ describe('cxm import', () => {
     writeFileSync(file, JSON.stringify({ vocJobs: [job] }));
     const result = await cxm('import', '--tenant', importTenant, file);
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/1 VOC job\(s\)/);
+    expect(result.stdout).toMatch(/Imported 1 vocJobs into/);
     const { key: k } = await api.createKey([importTenant], ['voc:*']);
     expect((await api.call('GET', `/api/v1/voc/tenants/${importTenant}/recording/j1/status`, k)).json).toEqual(job);
   });
@@ -145,7 +163,8 @@ describe('cxm import', () => {
     ['a docId over 1024 bytes', { documents: { bots: [{ id: '😀'.repeat(300), data: {} }] } }, /too long to store/],
     ['a document nested too deep', { documents: { bots: [{ id: 'x', data: JSON.parse('{"a":'.repeat(101) + '1' + '}'.repeat(101)) }] } }, /deeper than 100 levels/],
     ['a malformed collection name', { documents: { 'a/b': [] } }, /Name 'a\/b' in 'documents' must be 1 to 64 letters/],
-    ['members of later versions', { conversations: [], vocConversations: [] }, /'vocConversations' cannot be imported yet/],
+    ['a reporting row without Datetime', { assistantConversations: [{ ID: 'a1' }] }, /assistantConversations\[0\]: row 'a1' needs a Datetime in epoch milliseconds/],
+    ['a reporting row with a field rows do not have', { vocConversations: [{ ID: 'v1', Datetime: '2026-01-01T09:00:00+01:00', Transcript: 'x' }] }, /fields the voc rows do not have: Transcript/],
     ['an unknown member', { tickets: [] }, /Unknown property 'tickets'/],
     ['a conversation without id', { conversations: [{ status: 'open' }] }, /'id' is required/],
     ['an id with a separator', { conversations: [{ id: 'a/b' }] }, /must not contain/],

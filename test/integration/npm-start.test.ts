@@ -64,7 +64,7 @@ describe('npm start', () => {
       const state = JSON.parse(readFileSync(join(home, 'local.json'), 'utf8')) as Record<string, unknown>;
       expect(Object.keys(state).sort()).toEqual(['apiUrl', 'demo', 'dynamodbEndpoint', 'pid', 'region', 'stage', 'tables']);
       expect(state.apiUrl).toBe(`http://127.0.0.1:${port}`);
-      expect(state.tables).toEqual({ keys: 'cxm-local-keys', conversations: 'cxm-local-conversations', documents: 'cxm-local-documents', vocJobs: 'cxm-local-voc-jobs' });
+      expect(state.tables).toEqual({ keys: 'cxm-local-keys', conversations: 'cxm-local-conversations', documents: 'cxm-local-documents', vocJobs: 'cxm-local-voc-jobs', reporting: 'cxm-local-reporting' });
       expect(first.output()).toMatch(/Demo key:/);
       firstKey = (state.demo as { key: string }).key;
       expect(first.output()).toContain(firstKey);
@@ -77,6 +77,13 @@ describe('npm start', () => {
       expect(provisioning.match(/^HTTP\/1\.1 \d+/gm)).toEqual(['HTTP/1.1 201', 'HTTP/1.1 200', 'HTTP/1.1 200', 'HTTP/1.1 200']);
       expect(provisioning).toContain('{"name":"Grace","roles":["agent","supervisor"],"profile":{"lang":"en"}}');
       expect(provisioning).toMatch(/^Link: <http:\/\/127\.0\.0\.1:\d+\/api\/v1\/provisioning\/tenants\/demo\/users\?limit=2&cursor=[\w-]+>; rel="next"/m);
+
+      const [assistantPage, vocPage] = runReadmeBlock('reporting', home, String(state.apiUrl)).trim().split('\n').map((line) => JSON.parse(line) as { total: number; cursor: { next?: string }; data: Array<{ TenantID: string }> });
+      expect(assistantPage!.total).toBeGreaterThan(10);
+      expect(assistantPage!.data).toHaveLength(2);
+      expect(assistantPage!.cursor.next).toBeTruthy();
+      expect(vocPage!.total).toBeGreaterThan(assistantPage!.total);
+      expect(vocPage!.data[0]!.TenantID).toBe('demo');
 
       const voc = JSON.parse(runReadmeBlock('voc', home, String(state.apiUrl))) as Record<string, unknown>;
       expect(voc).toMatchObject({ id: 'job-0001', status: 'completed', file: 'recordings/demo/call-0001.wav', recordingId: 'rec-0001' });

@@ -12,6 +12,7 @@ import { createDocumentsStore } from '#shared/store/documents-store';
 import { documentClient } from '#shared/store/dynamo-client';
 import { createKeysStore } from '#shared/store/keys-store';
 import { createVocJobsStore } from '#shared/store/voc-jobs-store';
+import { createReportingRowsStore } from '#shared/store/reporting-rows-store';
 import { bindGateway } from '#infra/local/serve-gateway';
 import { useLocalDynamo } from '#infra/local/use-local-dynamo';
 
@@ -38,6 +39,7 @@ export async function startTestApi(options: { authCacheTtlSeconds?: number } = {
   const conversations = createConversationsStore(client, tables.conversations);
   const documents = createDocumentsStore(client, tables.documents);
   const vocJobs = createVocJobsStore(client, tables.vocJobs);
+  const reportingRows = createReportingRowsStore(client, tables.reporting);
 
   return {
     url: gateway.url,
@@ -45,6 +47,7 @@ export async function startTestApi(options: { authCacheTtlSeconds?: number } = {
     conversations,
     documents,
     vocJobs,
+    reportingRows,
     tables,
     dynamoEndpoint: endpoint,
     close: () => gateway.close(),

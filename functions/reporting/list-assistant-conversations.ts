@@ -1,0 +1,9 @@
+/** GET /api/v1/reporting/tenants/{tenantId}/assistant/conversations (spec endpoint 7, D6). */
+import { createApiHandler } from '#shared/http/create-api-handler';
+import { cursorSecretSource } from '#shared/http/cursor-secret';
+import { serveReportList } from '#shared/http/serve-report-list';
+import { reportingIndex } from '#shared/store/reporting-index-for-function';
+
+const dependencies = { kind: 'assistant', index: reportingIndex(), secret: cursorSecretSource() } as const;
+
+export const handler = createApiHandler('listAssistantConversations', (request) => serveReportList(dependencies, request));

@@ -1,0 +1,70 @@
+/** Query and responses of the reporting lists (spec endpoints 7 and 8, D6). */
+import { ASSISTANT_FIELDS, VOC_FIELDS } from '#shared/domain/reporting/report-rows';
+import { tenantIdParam } from './identifiers.ts';
+
+export const ReportPath = {
+  $id: 'ReportPath',
+  type: 'object',
+  required: ['tenantId'],
+  additionalProperties: false,
+  properties: { tenantId: tenantIdParam },
+} as const;
+
+/** Values are checked by resolveWindow, which names each problem; the schema refuses unknown names. */
+export const ReportQuery = {
+  $id: 'ReportQuery',
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    limit: { type: 'string', description: 'Rows per page, 1 to 5000 (default 1000).' },
+    cursor: { type: 'string', maxLength: 4096, description: '`cursor.next` of the previous page.' },
+    range: { type: 'string', enum: ['last_day', 'last_week', 'last_month'], description: 'Default last_day when from is absent.' },
+    from: { type: 'string', description: 'Window start: ISO 8601 with a zone, or epoch milliseconds.' },
+    to: { type: 'string', description: 'Window end (exclusive), default now.' },
+  },
+} as const;
+
+const nullable = (type: string) => ({ type: [type, 'null'] });
+const objects = { type: ['array', 'null'], items: { type: 'object' } };
+
+const ASSISTANT_TYPES: Record<string, object> = {
+  Datetime: nullable('number'),
+  EndDatetime: nullable('number'),
+  Duration: nullable('number'),
+  Escalated: nullable('boolean'),
+  escalatedAt: nullable('number'),
+  CSat: nullable('number'),
+};
+const VOC_TYPES: Record<string, object> = {
+  Duration: nullable('number'),
+  CSat: nullable('number'),
+  Sentiment: nullable('number'),
+  Problems: objects,
+  KPIs: objects,
+};
+
+function rowSchema(fields: readonly string[], types: Record<string, object>) {
+  return {
+    type: 'object',
+    required: [...fields],
+    additionalProperties: false,
+    properties: Object.fromEntries(fields.map((field) => [field, types[field] ?? nullable('string')])),
+  };
+}
+
+function listSchema(id: string, row: object) {
+  return {
+    $id: id,
+    type: 'object',
+    required: ['total', 'cursor', 'data'],
+    additionalProperties: false,
+    properties: {
+      total: { type: 'integer', minimum: 0 },
+      cursor: { type: 'object', additionalProperties: false, properties: { next: { type: 'string' } } },
+      data: { type: 'array', items: row },
+    },
+  };
+}
+
+export const AssistantReportList = listSchema('AssistantReportList', rowSchema(ASSISTANT_FIELDS, ASSISTANT_TYPES));
+export const VocReportList = listSchema('VocReportList', rowSchema(VOC_FIELDS, VOC_TYPES));

@@ -1,0 +1,79 @@
+/**
+ * The reporting lists on DynamoDB: a Query of the window index, `gsk BETWEEN pad(from) AND pad(to)`
+ * (a key `pad(to)#id` sorts after `pad(to)`, so the window is exactly [from, to)); a page resumes
+ * after the cursor's sort key; the total is a COUNT of the window, asked on the first page only.
+ */
+import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { ReportingIndex } from './reporting-index.ts';
+import { listKey, rowKey, sortKey, timeKey } from './reporting-keys.ts';
+import { tableSpecs } from './table-specs.ts';
+
+const INDEX = tableSpecs.reporting.indexes[0]!.name;
+
+export function createDynamoReportingIndex(client: DynamoDBDocumentClient, table: string): ReportingIndex {
+  const windowCondition = {
+    IndexName: INDEX,
+    KeyConditionExpression: 'gpk = :gpk AND gsk BETWEEN :from AND :to',
+  };
+
+  async function count(gpk: string, from: number, to: number): Promise<number> {
+    let total = 0;
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await client.send(
+        new QueryCommand({
+          TableName: table,
+          ...windowCondition,
+          ExpressionAttributeValues: { ':gpk': gpk, ':from': timeKey(from), ':to': timeKey(to) },
+          Select: 'COUNT',
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      total += page.Count ?? 0;
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    return total;
+  }
+
+  return {
+    async page({ tenantId, kind, window, after, limit, withTotal, maxBytes }) {
+      const gpk = listKey(tenantId, kind);
+      const totalPromise = withTotal ? count(gpk, window.from, window.to) : undefined;
+      const rows: string[] = [];
+      let last: [number, string] | undefined;
+      let bytes = 0;
+      let startKey: Record<string, unknown> | undefined = after
+        ? { gpk, gsk: sortKey(after[0], after[1]), pk: rowKey(tenantId, kind, after[1]) }
+        : undefined;
+      let more = false;
+      for (;;) {
+        const page = await client.send(
+          new QueryCommand({
+            TableName: table,
+            ...windowCondition,
+            ExpressionAttributeValues: { ':gpk': gpk, ':from': timeKey(window.from), ':to': timeKey(window.to) },
+            ProjectionExpression: '#row, datetimeMs, rowId',
+            ExpressionAttributeNames: { '#row': 'row' },
+            ExclusiveStartKey: startKey,
+            // One more than still needed, to know whether more remain.
+            Limit: limit + 1 - rows.length,
+          }),
+        );
+        for (const item of page.Items ?? []) {
+          const row = String(item.row);
+          const size = Buffer.byteLength(JSON.stringify(row)) + 1;
+          if (rows.length === limit || (rows.length > 0 && bytes + size > maxBytes)) {
+            more = true;
+            break;
+          }
+          rows.push(row);
+          bytes += size;
+          last = [Number(item.datetimeMs), String(item.rowId)];
+        }
+        startKey = page.LastEvaluatedKey;
+        if (more || !startKey) break;
+      }
+      return { rows, last, more, total: await totalPromise };
+    },
+  };
+}
