@@ -25,6 +25,19 @@ export interface StageConfig {
   memorySize: number;
   /** Powertools log level (`POWERTOOLS_LOG_LEVEL`). */
   logLevel: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+  /**
+   * Where the reporting lists read: OpenSearch (production), or DynamoDB's window index for
+   * small stages, which then have no search domain at all.
+   */
+  reportingBackend: 'opensearch' | 'dynamodb';
+  /** The search domain's size, when reportingBackend is opensearch. */
+  search: {
+    dataNodeInstanceType: string;
+    dataNodes: number;
+    /** Spread data nodes over this many availability zones (1 turns zone awareness off). */
+    availabilityZones: 1 | 2 | 3;
+    volumeSizeGiB: number;
+  };
 }
 
 export const DEFAULT_STAGE = 'dev';
@@ -38,6 +51,8 @@ const protectiveDefaults: StageSettings = {
   authorizerCacheTtl: Duration.seconds(60),
   memorySize: 1024,
   logLevel: 'INFO',
+  reportingBackend: 'opensearch',
+  search: { dataNodeInstanceType: 'r7g.large.search', dataNodes: 2, availabilityZones: 2, volumeSizeGiB: 100 },
 };
 
 const knownStages: Record<string, StageSettings> = {
@@ -47,10 +62,21 @@ const knownStages: Record<string, StageSettings> = {
     deletionProtection: false,
     logRetention: RetentionDays.ONE_WEEK,
     logLevel: 'DEBUG',
+    // A small single-node domain: enough to develop against, not to lose sleep over.
+    search: { dataNodeInstanceType: 't3.small.search', dataNodes: 1, availabilityZones: 1, volumeSizeGiB: 10 },
   },
   prod: {
     ...protectiveDefaults,
     logRetention: RetentionDays.ONE_YEAR,
+    search: { dataNodeInstanceType: 'r7g.large.search', dataNodes: 3, availabilityZones: 3, volumeSizeGiB: 200 },
+  },
+  // A stage that reads reporting rows from DynamoDB: no search domain, no indexer.
+  lite: {
+    ...protectiveDefaults,
+    removalPolicy: RemovalPolicy.DESTROY,
+    deletionProtection: false,
+    logRetention: RetentionDays.ONE_WEEK,
+    reportingBackend: 'dynamodb',
   },
 };
 

@@ -8,6 +8,8 @@ import type { Construct } from 'constructs';
 import type { StageConfig } from './config.ts';
 import { Api } from './constructs/api.ts';
 import { Data } from './constructs/data.ts';
+import { ReportingIndexer } from './constructs/indexer.ts';
+import { ReportingSearch } from './constructs/search.ts';
 
 export interface CxmStackProps extends StackProps {
   config: StageConfig;
@@ -16,6 +18,8 @@ export interface CxmStackProps extends StackProps {
 export class CxmStack extends Stack {
   readonly data: Data;
   readonly api: Api;
+  readonly search?: ReportingSearch;
+  readonly indexer?: ReportingIndexer;
 
   constructor(scope: Construct, props: CxmStackProps) {
     const { config, ...stackProps } = props;
@@ -28,7 +32,11 @@ export class CxmStack extends Stack {
       ...stackProps,
     });
     this.data = new Data(this, 'Data', config);
-    this.api = new Api(this, 'Api', { config, tables: this.data.tables });
+    if (config.reportingBackend === 'opensearch') {
+      this.search = new ReportingSearch(this, 'Search', config);
+      this.indexer = new ReportingIndexer(this, 'Indexer', { config, table: this.data.tables.reporting, search: this.search });
+    }
+    this.api = new Api(this, 'Api', { config, tables: this.data.tables, search: this.search });
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.restApi.url, description: 'Base URL of the API stage' });
     for (const table of Object.values(this.data.tables)) {

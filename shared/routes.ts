@@ -40,6 +40,11 @@ export interface RouteSpec {
    * (the MCP endpoint's contract).
    */
   faultBody?: 'message-only';
+  /**
+   * Reads the reporting index (D6): OpenSearch on stages that have it (then the `reporting` table
+   * is not granted), else the reporting table's window index.
+   */
+  reportingIndex?: true;
   /** Secrets the function reads (CDK grants it and passes their ARNs; locally an env var). */
   secrets?: readonly SecretId[];
   /** Largest accepted request body in raw UTF-8 bytes (413 above it). */
@@ -152,6 +157,7 @@ export const routes = [
     handler: 'functions/reporting/list-assistant-conversations.ts',
     scope: 'reporting:assistant.read',
     tables: { reporting: 'RO' },
+    reportingIndex: true,
     secrets: ['cursorSecret'],
     schemas: { path: 'ReportPath', query: 'ReportQuery', response: { status: 200, schema: 'AssistantReportList' } },
     summary: 'List assistant conversations (reporting rows, cursor-paginated)',
@@ -164,6 +170,7 @@ export const routes = [
     handler: 'functions/reporting/list-voc-conversations.ts',
     scope: 'reporting:voc.read',
     tables: { reporting: 'RO' },
+    reportingIndex: true,
     secrets: ['cursorSecret'],
     schemas: { path: 'ReportPath', query: 'ReportQuery', response: { status: 200, schema: 'VocReportList' } },
     summary: 'List VOC conversations (reporting rows, cursor-paginated)',

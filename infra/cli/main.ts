@@ -4,6 +4,7 @@ import { CliError } from './cli-error.ts';
 import { ImportError } from './import-data.ts';
 import { registerImportCommand } from './import-command.ts';
 import { registerKeysCommands } from './keys-commands.ts';
+import { registerSeedCommand } from './seed-command.ts';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
@@ -13,6 +14,7 @@ const program = new Command('cxm')
   .exitOverride();
 registerKeysCommands(program);
 registerImportCommand(program);
+registerSeedCommand(program);
 
 try {
   await program.parseAsync(process.argv);

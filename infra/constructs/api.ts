@@ -19,6 +19,7 @@ import type { StageConfig } from '../config.ts';
 import { ApiFunction } from './api-function.ts';
 import type { SpecTable } from './data.ts';
 import { addGatewayResponses } from './gateway-responses.ts';
+import type { ReportingSearch } from './search.ts';
 
 /** How a function learns where its secret is (shared/http/cursor-secret.ts reads it). */
 const SECRET_ENV: Record<SecretId, string> = { cursorSecret: 'CXM_CURSOR_SECRET_ARN' };
@@ -26,6 +27,8 @@ const SECRET_ENV: Record<SecretId, string> = { cursorSecret: 'CXM_CURSOR_SECRET_
 export interface ApiProps {
   config: StageConfig;
   tables: Record<TableId, SpecTable>;
+  /** The search domain, on stages whose reporting lists read OpenSearch. */
+  search?: ReportingSearch;
 }
 
 export class Api extends Construct {
@@ -34,7 +37,7 @@ export class Api extends Construct {
   /** Route id -> its function, for tests and for wiring alarms later. */
   readonly routeFunctions: ReadonlyMap<string, ApiFunction>;
 
-  constructor(scope: Construct, id: string, { config, tables }: ApiProps) {
+  constructor(scope: Construct, id: string, { config, tables, search }: ApiProps) {
     super(scope, id);
     const { stage } = config;
 
@@ -91,7 +94,17 @@ export class Api extends Construct {
         config,
       });
       for (const [tableId, access] of Object.entries(route.tables) as [TableId, TableAccess][]) {
+        // A list reading OpenSearch never touches the reporting table.
+        if (route.reportingIndex && search && tableId === 'reporting') continue;
         fn.bindTable(tables[tableId], access);
+      }
+      if (route.reportingIndex) {
+        fn.addEnvironment('CXM_REPORTING_BACKEND', search ? 'opensearch' : 'dynamodb');
+        if (search) {
+          fn.addEnvironment('CXM_OPENSEARCH_ENDPOINT', `https://${search.domain.domainEndpoint}`);
+          fn.addEnvironment('CXM_OPENSEARCH_INDEX_PREFIX', search.indexPrefix);
+          search.grantSearch(fn);
+        }
       }
       for (const id of route.secrets ?? []) {
         const secret = secretFor(id);

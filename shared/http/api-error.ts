@@ -33,5 +33,10 @@ export const serviceUnavailable = (retryAfterSeconds: number) =>
     'A required service is unavailable; retry later. If the request was a write, it may have completed.',
     { 'Retry-After': String(retryAfterSeconds) },
   );
+/** The reporting lists' backend failed (D3): the same page can be asked again later. */
+export const unavailable = (retryAfterSeconds: number) =>
+  new ApiError(503, 'Unavailable', 'The reporting service is unavailable; retry the same request later.', {
+    'Retry-After': String(retryAfterSeconds),
+  });
 export const gatewayTimeout = () => new ApiError(504, 'GatewayTimeout', GATEWAY_TIMEOUT_MESSAGE);
 export const badGateway = () => new ApiError(502, 'BadGateway', BAD_GATEWAY_MESSAGE);

@@ -3,8 +3,9 @@
  * 502: the same promise API Gateway makes for a crashed integration (the write may have completed).
  */
 import { isServerError, isThrottlingError, isTransientError } from '@smithy/service-error-classification';
+import { SearchUnavailableError } from '#shared/store/opensearch-errors';
 import { StoreUnavailableError } from '#shared/store/store-unavailable-error';
-import { ApiError, badGateway, serviceUnavailable } from './api-error.ts';
+import { ApiError, badGateway, serviceUnavailable, unavailable } from './api-error.ts';
 
 export const RETRY_AFTER_SECONDS = 1;
 
@@ -24,6 +25,8 @@ export interface Classified {
 
 export function classifyError(error: unknown): Classified {
   if (error instanceof ApiError) return { apiError: error, unexpected: error.status >= 500 };
+  // Before the AWS checks: a search failure carries its own code (D3), whatever caused it.
+  if (error instanceof SearchUnavailableError) return { apiError: unavailable(RETRY_AFTER_SECONDS), unexpected: true };
   if (error instanceof StoreUnavailableError || isAwsUnavailable(error)) {
     return { apiError: serviceUnavailable(RETRY_AFTER_SECONDS), unexpected: true };
   }

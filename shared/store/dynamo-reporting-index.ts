@@ -4,11 +4,17 @@
  * after the cursor's sort key; the total is a COUNT of the window, asked on the first page only.
  */
 import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { SearchUnavailableError } from './opensearch-errors.ts';
 import type { ReportingIndex } from './reporting-index.ts';
 import { listKey, rowKey, sortKey, timeKey } from './reporting-keys.ts';
 import { tableSpecs } from './table-specs.ts';
 
 const INDEX = tableSpecs.reporting.indexes[0]!.name;
+
+/** D3: a failing reporting backend is 503 `Unavailable`, whichever backend it is. */
+function unavailable(error: unknown): never {
+  throw new SearchUnavailableError('the reporting table could not be read', { cause: error });
+}
 
 export function createDynamoReportingIndex(client: DynamoDBDocumentClient, table: string): ReportingIndex {
   const windowCondition = {
@@ -20,15 +26,17 @@ export function createDynamoReportingIndex(client: DynamoDBDocumentClient, table
     let total = 0;
     let startKey: Record<string, unknown> | undefined;
     do {
-      const page = await client.send(
-        new QueryCommand({
-          TableName: table,
-          ...windowCondition,
-          ExpressionAttributeValues: { ':gpk': gpk, ':from': timeKey(from), ':to': timeKey(to) },
-          Select: 'COUNT',
-          ExclusiveStartKey: startKey,
-        }),
-      );
+      const page = await client
+        .send(
+          new QueryCommand({
+            TableName: table,
+            ...windowCondition,
+            ExpressionAttributeValues: { ':gpk': gpk, ':from': timeKey(from), ':to': timeKey(to) },
+            Select: 'COUNT',
+            ExclusiveStartKey: startKey,
+          }),
+        )
+        .catch(unavailable);
       total += page.Count ?? 0;
       startKey = page.LastEvaluatedKey;
     } while (startKey);
@@ -47,18 +55,20 @@ export function createDynamoReportingIndex(client: DynamoDBDocumentClient, table
         : undefined;
       let more = false;
       for (;;) {
-        const page = await client.send(
-          new QueryCommand({
-            TableName: table,
-            ...windowCondition,
-            ExpressionAttributeValues: { ':gpk': gpk, ':from': timeKey(window.from), ':to': timeKey(window.to) },
-            ProjectionExpression: '#row, datetimeMs, rowId',
-            ExpressionAttributeNames: { '#row': 'row' },
-            ExclusiveStartKey: startKey,
-            // One more than still needed, to know whether more remain.
-            Limit: limit + 1 - rows.length,
-          }),
-        );
+        const page = await client
+          .send(
+            new QueryCommand({
+              TableName: table,
+              ...windowCondition,
+              ExpressionAttributeValues: { ':gpk': gpk, ':from': timeKey(window.from), ':to': timeKey(window.to) },
+              ProjectionExpression: '#row, datetimeMs, rowId',
+              ExpressionAttributeNames: { '#row': 'row' },
+              ExclusiveStartKey: startKey,
+              // One more than still needed, to know whether more remain.
+              Limit: limit + 1 - rows.length,
+            }),
+          )
+          .catch(unavailable);
         for (const item of page.Items ?? []) {
           const row = String(item.row);
           const size = Buffer.byteLength(JSON.stringify(row)) + 1;

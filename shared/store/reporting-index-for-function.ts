@@ -1,9 +1,22 @@
-/** The reporting index of this function, bound at cold start. */
+/**
+ * The reporting index of this function, chosen by its stage (CXM_REPORTING_BACKEND, set by CDK):
+ * OpenSearch where the stage has a domain, else the reporting table's window index (the local
+ * default). Bound at cold start.
+ */
 import { createDynamoReportingIndex } from './dynamo-reporting-index.ts';
 import { documentClient } from './dynamo-client.ts';
+import { createOpenSearchClient } from './opensearch-client.ts';
+import { createOpenSearchReportingIndex } from './opensearch-reporting-index.ts';
+import { opensearchSettings } from './opensearch-settings.ts';
 import type { ReportingIndex } from './reporting-index.ts';
 import { tableName } from './table-name.ts';
 
 export function reportingIndex(): ReportingIndex {
+  const backend = process.env.CXM_REPORTING_BACKEND ?? 'dynamodb';
+  if (backend === 'opensearch') {
+    const settings = opensearchSettings();
+    return createOpenSearchReportingIndex(createOpenSearchClient({ endpoint: settings.endpoint }), settings.indexPrefix);
+  }
+  if (backend !== 'dynamodb') throw new Error(`CXM_REPORTING_BACKEND must be opensearch or dynamodb, not ${backend}`);
   return createDynamoReportingIndex(documentClient(), tableName('reporting'));
 }

@@ -20,7 +20,7 @@ import { CxmStack } from '#infra/stack';
 
 interface LambdaResource {
   Type: string;
-  Properties: { FunctionName: string; Environment?: { Variables: Record<string, unknown> } };
+  Properties: { FunctionName?: string; Environment?: { Variables: Record<string, unknown> } };
   Metadata?: Record<string, unknown>;
 }
 
@@ -56,13 +56,14 @@ afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 function lambdaBundles(artifact: CloudFormationStackArtifact): Bundle[] {
   const resources = (artifact.template as { Resources: Record<string, LambdaResource> }).Resources;
   return Object.values(resources)
-    .filter((resource) => resource.Type === 'AWS::Lambda::Function')
+    // Ours are named cxm-<stage>-*; CDK's own helpers (the domain's log-policy resource) are not.
+    .filter((resource) => resource.Type === 'AWS::Lambda::Function' && resource.Properties.FunctionName?.startsWith('cxm-'))
     .map((fn) => {
       const assetPath = fn.Metadata?.['aws:asset:path'];
       if (typeof assetPath !== 'string') throw new Error(`${fn.Properties.FunctionName} has no asset path`);
       const variables = fn.Properties.Environment?.Variables ?? {};
       return {
-        functionName: fn.Properties.FunctionName,
+        functionName: fn.Properties.FunctionName!,
         file: join(artifact.assembly.directory, assetPath, 'index.mjs'),
         environment: Object.fromEntries(
           Object.entries(variables).map(([name, value]) => [name, resolveValue(value, resources)]),
@@ -77,6 +78,10 @@ function lambdaBundles(artifact: CloudFormationStackArtifact): Bundle[] {
  */
 function resolveValue(value: unknown, resources: Record<string, { Type?: string; Properties: Record<string, unknown> }>): string {
   if (typeof value === 'string') return value;
+  const join = (value as { 'Fn::Join'?: [string, unknown[]] })['Fn::Join'];
+  if (join) return join[1].map((part) => resolveValue(part, resources)).join(join[0]);
+  // An attribute known only at deploy time (the search domain's endpoint): any host will do here.
+  if ((value as { 'Fn::GetAtt'?: unknown })['Fn::GetAtt']) return 'search-domain.example.com';
   const ref = (value as { Ref?: unknown }).Ref;
   const resource = typeof ref === 'string' ? resources[ref] : undefined;
   const name = resource?.Type === 'AWS::SecretsManager::Secret' ? resource.Properties.Name : resource?.Properties.TableName;

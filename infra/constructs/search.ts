@@ -1,0 +1,71 @@
+/**
+ * The reporting search domain: current OpenSearch 2.x, encrypted at rest and between nodes,
+ * HTTPS only (TLS 1.2+), reachable only by IAM principals granted here (SigV4), slow logs and
+ * error logs to CloudWatch, sized per stage.
+ */
+import { Construct } from 'constructs';
+import { EbsDeviceVolumeType } from 'aws-cdk-lib/aws-ec2';
+import { Grant, type IGrantable } from 'aws-cdk-lib/aws-iam';
+import { LogGroup } from 'aws-cdk-lib/aws-logs';
+import { Domain, EngineVersion, TLSSecurityPolicy } from 'aws-cdk-lib/aws-opensearchservice';
+import type { StageConfig } from '../config.ts';
+
+export class ReportingSearch extends Construct {
+  readonly domain: Domain;
+  /** Indexes are `<prefix>-assistant` and `<prefix>-voc`. */
+  readonly indexPrefix: string;
+
+  constructor(scope: Construct, id: string, config: StageConfig) {
+    super(scope, id);
+    const { search } = config;
+    const logs = (name: string) =>
+      new LogGroup(this, `${name}Logs`, {
+        logGroupName: `/aws/opensearch/cxm-${config.stage}/${name.toLowerCase()}`,
+        retention: config.logRetention,
+        removalPolicy: config.removalPolicy,
+      });
+    this.indexPrefix = `cxm-${config.stage}-reporting`;
+    this.domain = new Domain(this, 'Domain', {
+      domainName: `cxm-${config.stage}-reporting`,
+      version: EngineVersion.OPENSEARCH_2_19,
+      capacity: {
+        dataNodeInstanceType: search.dataNodeInstanceType,
+        dataNodes: search.dataNodes,
+        multiAzWithStandbyEnabled: false,
+      },
+      zoneAwareness: search.availabilityZones > 1 ? { enabled: true, availabilityZoneCount: search.availabilityZones as 2 | 3 } : { enabled: false },
+      ebs: { volumeSize: search.volumeSizeGiB, volumeType: EbsDeviceVolumeType.GP3 },
+      encryptionAtRest: { enabled: true },
+      nodeToNodeEncryption: true,
+      enforceHttps: true,
+      tlsSecurityPolicy: TLSSecurityPolicy.TLS_1_2,
+      logging: {
+        slowSearchLogEnabled: true,
+        slowSearchLogGroup: logs('SlowSearch'),
+        slowIndexLogEnabled: true,
+        slowIndexLogGroup: logs('SlowIndex'),
+        appLogEnabled: true,
+        appLogGroup: logs('App'),
+      },
+      removalPolicy: config.removalPolicy,
+    });
+  }
+
+  /**
+   * Search access for a list function: the client sends `POST <index>/_search`, which
+   * grantIndexRead (GET and HEAD only) would refuse; nothing else of the domain is reachable.
+   */
+  grantSearch(grantee: IGrantable): void {
+    Grant.addToPrincipal({
+      grantee,
+      actions: ['es:ESHttpGet', 'es:ESHttpPost'],
+      resourceArns: [`${this.domain.domainArn}/${this.indexPrefix}-*/_search`],
+    });
+  }
+
+  /** Write access (bulk, index creation) for the indexer. */
+  grantIndexing(grantee: IGrantable): void {
+    this.domain.grantIndexReadWrite(`${this.indexPrefix}-*`, grantee);
+    this.domain.grantPathReadWrite('_bulk', grantee);
+  }
+}

@@ -1,0 +1,169 @@
+/**
+ * From reporting-table stream records to one OpenSearch bulk request, and back from its answer to
+ * the records that must be retried. Pure: the indexer sends what this plans.
+ *
+ * Every operation carries the row key as document id and an external version, so a replayed or
+ * out-of-order record can never overwrite a newer one: OpenSearch refuses an older or equal
+ * version with a 409, which is success here (the index already holds that change or a later one).
+ *
+ * The version comes from the stream record, not from the item: the table's stream shows new images
+ * only, so a REMOVE has no item to read a version from, and deletes must be ordered against the
+ * writes they follow. It is `ApproximateCreationDateTime` (whole seconds) * 10^9 + the last nine
+ * digits of `SequenceNumber`, which fits OpenSearch's signed 64-bit versions until the year 2262.
+ * Across seconds the time orders an item's changes; within one second the sequence number does:
+ * an item's records share a shard, whose sequence numbers increase, and in the numbers DynamoDB
+ * issues the trailing digits count records up, so they misorder only if they wrap past 10^9 within
+ * that very second. (The whole sequence number, 21 to 40 digits, does not fit a long.) A version
+ * stamped by the writer would be exact; it needs NEW_AND_OLD_IMAGES so that deletes carry it too.
+ */
+import type { DynamoDBRecord } from 'aws-lambda';
+import { createHash } from 'node:crypto';
+import type { ReportKind } from '#shared/domain/reporting/report-cursor';
+import { indexedFields, reportingIndexName } from './opensearch-mappings.ts';
+import { rowKey } from './reporting-keys.ts';
+
+const MAX_VERSION = 2n ** 63n - 1n;
+const TIE_BREAK = 10n ** 9n;
+// OpenSearch refuses document ids over 512 bytes.
+const MAX_ID_BYTES = 512;
+
+export interface BulkOperation {
+  /** The stream record this operation comes from: what Lambda is told when it fails. */
+  sequenceNumber: string;
+  action: 'index' | 'delete';
+  index: string;
+  id: string;
+  version: bigint;
+  /** NDJSON lines of the bulk body: the action and, for an index, the document. */
+  lines: string[];
+}
+
+export interface RejectedRecord {
+  sequenceNumber: string;
+  reason: string;
+}
+
+export interface BulkPlan {
+  operations: BulkOperation[];
+  /** Records that cannot become an operation; reported as failures so they reach the DLQ. */
+  rejected: RejectedRecord[];
+}
+
+const isKind = (value: unknown): value is ReportKind => value === 'assistant' || value === 'voc';
+
+/** The external version of a stream record (see above); undefined when the record lacks its parts. */
+export function externalVersion(record: DynamoDBRecord): bigint | undefined {
+  const seconds = record.dynamodb?.ApproximateCreationDateTime;
+  const sequence = record.dynamodb?.SequenceNumber;
+  if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds < 0 || !sequence || !/^\d{1,40}$/.test(sequence)) return undefined;
+  const version = BigInt(Math.floor(seconds)) * TIE_BREAK + (BigInt(sequence) % TIE_BREAK);
+  return version >= 1n && version <= MAX_VERSION ? version : undefined;
+}
+
+/** The row key, or a digest of it when it is too long to be a document id (reads never use ids). */
+export function documentId(pk: string): string {
+  if (Buffer.byteLength(pk) <= MAX_ID_BYTES) return pk;
+  return `sha256:${createHash('sha256').update(pk).digest('hex')}`;
+}
+
+/** Tenant and kind of a row key `<tenant>#<kind>#<id>` (tenant ids hold no `#`; row ids may). */
+function parseRowKey(pk: string): { tenantId: string; kind: ReportKind; id: string } | undefined {
+  const match = /^([^#]+)#([^#]+)#([\s\S]+)$/.exec(pk);
+  if (!match || !isKind(match[2])) return undefined;
+  return { tenantId: match[1]!, kind: match[2], id: match[3]! };
+}
+
+function actionLine(action: 'index' | 'delete', index: string, id: string, version: bigint): string {
+  // Written by hand: versions pass 2^53, which JSON.stringify of a number would round.
+  return `{"${action}":{"_index":${JSON.stringify(index)},"_id":${JSON.stringify(id)},"version":${version},"version_type":"external"}}`;
+}
+
+type Planned = { operation: BulkOperation } | { reason: string };
+
+function planWrite(record: DynamoDBRecord, sequenceNumber: string, version: bigint, prefix: string): Planned {
+  const image = record.dynamodb?.NewImage;
+  if (!image) return { reason: `${record.eventName} without a new image (the stream must show NEW_IMAGE)` };
+  const pk = image.pk?.S;
+  const tenantId = image.tenantId?.S;
+  const kind = image.kind?.S;
+  const rowId = image.rowId?.S;
+  const datetimeMs = Number(image.datetimeMs?.N);
+  const rowText = image.row?.S;
+  if (!pk || !tenantId || !isKind(kind) || !rowId || !Number.isSafeInteger(datetimeMs) || rowText === undefined) {
+    return { reason: 'item is not a reporting row (pk, tenantId, kind, rowId, datetimeMs, row)' };
+  }
+  if (pk !== rowKey(tenantId, kind, rowId)) return { reason: `pk ${pk} does not match tenantId, kind and rowId` };
+  let row: unknown;
+  try {
+    row = JSON.parse(rowText);
+  } catch {
+    return { reason: `row of ${pk} is not JSON` };
+  }
+  if (typeof row !== 'object' || row === null || Array.isArray(row)) return { reason: `row of ${pk} is not a JSON object` };
+  const index = reportingIndexName(prefix, kind);
+  const id = documentId(pk);
+  const document = { tenantId, rowId, datetimeMs, row: rowText, ...indexedFields(kind, row as Record<string, unknown>) };
+  return {
+    operation: { sequenceNumber, action: 'index', index, id, version, lines: [actionLine('index', index, id, version), JSON.stringify(document)] },
+  };
+}
+
+function planRemove(record: DynamoDBRecord, sequenceNumber: string, version: bigint, prefix: string): Planned {
+  const pk = record.dynamodb?.Keys?.pk?.S;
+  const key = pk === undefined ? undefined : parseRowKey(pk);
+  if (!pk || !key) return { reason: 'REMOVE of a key that is not a reporting row key' };
+  const index = reportingIndexName(prefix, key.kind);
+  const id = documentId(pk);
+  return { operation: { sequenceNumber, action: 'delete', index, id, version, lines: [actionLine('delete', index, id, version)] } };
+}
+
+export function planBulk(records: DynamoDBRecord[], prefix: string): BulkPlan {
+  const plan: BulkPlan = { operations: [], rejected: [] };
+  for (const record of records) {
+    const sequenceNumber = record.dynamodb?.SequenceNumber;
+    // Lambda identifies a failed record by its sequence number only: without one, nothing can be reported.
+    if (!sequenceNumber) throw new Error('a record without dynamodb.SequenceNumber is not a DynamoDB stream record');
+    const version = externalVersion(record);
+    const planned: Planned =
+      version === undefined
+        ? { reason: 'record without a usable ApproximateCreationDateTime and SequenceNumber' }
+        : record.eventName === 'REMOVE'
+          ? planRemove(record, sequenceNumber, version, prefix)
+          : record.eventName === 'INSERT' || record.eventName === 'MODIFY'
+            ? planWrite(record, sequenceNumber, version, prefix)
+            : { reason: `unknown event ${String(record.eventName)}` };
+    if ('operation' in planned) plan.operations.push(planned.operation);
+    else plan.rejected.push({ sequenceNumber, reason: planned.reason });
+  }
+  return plan;
+}
+
+export function bulkBody(operations: BulkOperation[]): string[] {
+  return operations.flatMap((operation) => operation.lines);
+}
+
+/** One item of a bulk response: `{index: {...}}` or `{delete: {...}}`, in request order. */
+export type BulkResponseItem = Partial<Record<'index' | 'delete' | 'create' | 'update', { status?: number; error?: unknown }>>;
+
+export interface FailedOperation {
+  operation: BulkOperation;
+  status: number | undefined;
+  error: unknown;
+}
+
+/**
+ * The operations that did not take effect and must be retried. A 409 is an older or equal version
+ * (a replay, or a newer change indexed first) and a 404 on delete is a document already gone:
+ * both leave the index as it should be.
+ */
+export function failedOperations(operations: BulkOperation[], items: BulkResponseItem[]): FailedOperation[] {
+  const failed: FailedOperation[] = [];
+  operations.forEach((operation, i) => {
+    const result = items[i]?.[operation.action];
+    const status = result?.status;
+    const applied =
+      status !== undefined && ((status >= 200 && status < 300) || status === 409 || (operation.action === 'delete' && status === 404));
+    if (!applied) failed.push({ operation, status, error: result?.error ?? 'no result for this operation' });
+  });
+  return failed;
+}

@@ -1,0 +1,65 @@
+/**
+ * The indexer's work: a batch of reporting-table stream records into OpenSearch with bulk
+ * requests, answering which records failed (ReportBatchItemFailures) so Lambda retries exactly
+ * from there. A request the cluster does not answer at all throws: the whole batch is retried
+ * (and bisected), which the external versions make harmless.
+ */
+import type { Client } from '@opensearch-project/opensearch';
+import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
+import { bulkBody, failedOperations, planBulk, type BulkOperation, type BulkResponseItem } from './opensearch-bulk.ts';
+
+// Amazon OpenSearch Service refuses HTTP bodies over 10 MiB on its smallest instances; stay well under.
+const MAX_REQUEST_BYTES = 5 * 1024 * 1024;
+
+export interface IndexingLog {
+  warn(message: string, extra: Record<string, unknown>): void;
+}
+
+function chunks(operations: BulkOperation[]): BulkOperation[][] {
+  const result: BulkOperation[][] = [];
+  let current: BulkOperation[] = [];
+  let bytes = 0;
+  for (const operation of operations) {
+    const size = operation.lines.reduce((sum, line) => sum + Buffer.byteLength(line) + 1, 0);
+    if (current.length > 0 && bytes + size > MAX_REQUEST_BYTES) {
+      result.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push(operation);
+    bytes += size;
+  }
+  if (current.length > 0) result.push(current);
+  return result;
+}
+
+export async function indexReportingRecords(
+  client: Client,
+  prefix: string,
+  records: DynamoDBRecord[],
+  log?: IndexingLog,
+): Promise<DynamoDBBatchResponse> {
+  const { operations, rejected } = planBulk(records, prefix);
+  const failed = new Set<string>();
+  for (const { sequenceNumber, reason } of rejected) {
+    log?.warn('stream record cannot be indexed', { sequenceNumber, reason });
+    failed.add(sequenceNumber);
+  }
+  for (const chunk of chunks(operations)) {
+    // The transport takes our pre-serialised lines as they are (bulk()'s types want objects, whose
+    // 64-bit versions JSON.stringify would round).
+    const response = await client.transport.request({ method: 'POST', path: '/_bulk', bulkBody: bulkBody(chunk) });
+    const items = (response.body as { items?: BulkResponseItem[] }).items ?? [];
+    for (const { operation, status, error } of failedOperations(chunk, items)) {
+      log?.warn('bulk operation failed', { sequenceNumber: operation.sequenceNumber, id: operation.id, index: operation.index, status, error });
+      failed.add(operation.sequenceNumber);
+    }
+  }
+  // In record order, as Lambda resumes from the earliest one reported.
+  return {
+    batchItemFailures: records
+      .map((record) => record.dynamodb?.SequenceNumber ?? '')
+      .filter((sequenceNumber) => failed.has(sequenceNumber))
+      .map((itemIdentifier) => ({ itemIdentifier })),
+  };
+}

@@ -1,0 +1,94 @@
+/**
+ * Both ReportingIndex adapters against one contract (DESIGN D6, issue 4). DynamoDB always, on the
+ * run's DynamoDB Local; OpenSearch when OPENSEARCH_URL names a live cluster (e.g.
+ * `http://localhost:9200` with the security plugin off), in indexes of its own, removed afterwards.
+ * Rows are written by the rows store in both cases; for OpenSearch they then travel the indexer's
+ * path (the stored items as stream records, through the bulk code).
+ */
+import { randomUUID } from 'node:crypto';
+import { DynamoDBClient, QueryCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import type { Client } from '@opensearch-project/opensearch';
+import { afterAll, beforeAll, describe, expect, inject } from 'vitest';
+import { documentClient } from '#shared/store/dynamo-client';
+import { createDynamoReportingIndex } from '#shared/store/dynamo-reporting-index';
+import { createOpenSearchClient } from '#shared/store/opensearch-client';
+import { ensureIndexes } from '#shared/store/opensearch-ensure-indexes';
+import { indexReportingRecords } from '#shared/store/opensearch-index-rows';
+import { reportingIndexName } from '#shared/store/opensearch-mappings';
+import { createOpenSearchReportingIndex } from '#shared/store/opensearch-reporting-index';
+import { listKey } from '#shared/store/reporting-keys';
+import { createReportingRowsStore } from '#shared/store/reporting-rows-store';
+import { tableSpecs } from '#shared/store/table-specs';
+import { useLocalDynamo } from '#infra/local/use-local-dynamo';
+import { reportingIndexContract, type ContractSubject } from '#test/support/reporting-index-contract';
+import { sequenceNumber, writeRecord } from '#test/support/reporting-stream-records';
+
+const OPENSEARCH_URL = process.env.OPENSEARCH_URL;
+
+function localTables() {
+  const { endpoint, tables } = inject('dynamo');
+  useLocalDynamo(endpoint, tables);
+  return tables;
+}
+
+describe('ReportingIndex contract: DynamoDB adapter on DynamoDB Local', () => {
+  let subject: ContractSubject;
+  beforeAll(() => {
+    const tables = localTables();
+    const rows = createReportingRowsStore(documentClient(), tables.reporting);
+    subject = { index: createDynamoReportingIndex(documentClient(), tables.reporting), seed: (tenantId, kind, shaped) => rows.putRows(tenantId, kind, shaped) };
+  });
+  reportingIndexContract(() => subject);
+});
+
+describe.skipIf(!OPENSEARCH_URL)(
+  OPENSEARCH_URL
+    ? `ReportingIndex contract: OpenSearch adapter at ${new URL(OPENSEARCH_URL).host}`
+    : 'ReportingIndex contract: OpenSearch adapter (skipped: set OPENSEARCH_URL to run it against a live cluster)',
+  () => {
+    const prefix = `cxm-contract-${randomUUID().slice(0, 8)}`;
+    let client: Client;
+    let subject: ContractSubject;
+    let sequence = 0n;
+
+    beforeAll(async () => {
+      const tables = localTables();
+      client = createOpenSearchClient({ endpoint: OPENSEARCH_URL!, requestTimeoutMs: 30_000 });
+      await ensureIndexes(client, prefix);
+      const rows = createReportingRowsStore(documentClient(), tables.reporting);
+      const dynamo = new DynamoDBClient({});
+      subject = {
+        index: createOpenSearchReportingIndex(client, prefix),
+        async seed(tenantId, kind, shaped) {
+          await rows.putRows(tenantId, kind, shaped);
+          // The stored items, as the table's stream would carry them to the indexer.
+          const items: Array<Record<string, AttributeValue>> = [];
+          let startKey: Record<string, AttributeValue> | undefined;
+          do {
+            const page = await dynamo.send(
+              new QueryCommand({
+                TableName: tables.reporting,
+                IndexName: tableSpecs.reporting.indexes[0]!.name,
+                KeyConditionExpression: 'gpk = :gpk',
+                ExpressionAttributeValues: { ':gpk': { S: listKey(tenantId, kind) } },
+                ExclusiveStartKey: startKey,
+              }),
+            );
+            items.push(...(page.Items ?? []));
+            startKey = page.LastEvaluatedKey;
+          } while (startKey);
+          const seconds = Math.floor(Date.now() / 1000);
+          const records = items.map((item) => writeRecord(item, { sequenceNumber: sequenceNumber(++sequence), seconds }));
+          expect(await indexReportingRecords(client, prefix, records)).toEqual({ batchItemFailures: [] });
+          await client.indices.refresh({ index: [reportingIndexName(prefix, 'assistant'), reportingIndexName(prefix, 'voc')] });
+        },
+      };
+    });
+
+    afterAll(async () => {
+      await client?.indices.delete({ index: [reportingIndexName(prefix, 'assistant'), reportingIndexName(prefix, 'voc')] });
+    });
+
+    reportingIndexContract(() => subject);
+  },
+);

@@ -1,0 +1,100 @@
+/**
+ * The reporting search path in the synthesized stacks: the OpenSearch domain and the indexer on
+ * stages that read OpenSearch (dev, prod), and neither on a stage configured for DynamoDB (lite).
+ * Bundling is skipped here (test/infra/bundles.test.ts covers the bundles).
+ */
+import { App } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { stageConfig } from '#infra/config';
+import { CxmStack } from '#infra/stack';
+
+const templates = new Map<string, Template>();
+
+beforeAll(() => {
+  for (const stage of ['dev', 'prod', 'lite']) {
+    // No bundling: these tests read the template, not the code.
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const stack = new CxmStack(app, { config: stageConfig(stage) });
+    templates.set(stage, Template.fromStack(stack));
+  }
+});
+
+const functionNamed = (template: Template, name: string) =>
+  Object.values(template.findResources('AWS::Lambda::Function')).find((fn) => fn.Properties.FunctionName === name)!;
+
+describe('the OpenSearch domain', () => {
+  it('dev: a small single-node 2.x domain, encrypted, HTTPS only, slow logs on', () => {
+    templates.get('dev')!.hasResourceProperties('AWS::OpenSearchService::Domain', {
+      EngineVersion: 'OpenSearch_2.19',
+      ClusterConfig: Match.objectLike({ InstanceType: 't3.small.search', InstanceCount: 1, ZoneAwarenessEnabled: false }),
+      EncryptionAtRestOptions: { Enabled: true },
+      NodeToNodeEncryptionOptions: { Enabled: true },
+      DomainEndpointOptions: Match.objectLike({ EnforceHTTPS: true, TLSSecurityPolicy: 'Policy-Min-TLS-1-2-2019-07' }),
+      LogPublishingOptions: Match.objectLike({ SEARCH_SLOW_LOGS: Match.objectLike({ Enabled: true }), INDEX_SLOW_LOGS: Match.objectLike({ Enabled: true }) }),
+    });
+  });
+
+  it('prod: zone-aware across three zones', () => {
+    templates.get('prod')!.hasResourceProperties('AWS::OpenSearchService::Domain', {
+      ClusterConfig: Match.objectLike({ InstanceCount: 3, ZoneAwarenessEnabled: true, ZoneAwarenessConfig: { AvailabilityZoneCount: 3 } }),
+    });
+  });
+
+  it('a stage reading DynamoDB has no domain, no indexer, and its lists read the reporting table', () => {
+    const lite = templates.get('lite')!;
+    lite.resourceCountIs('AWS::OpenSearchService::Domain', 0);
+    lite.resourceCountIs('AWS::Lambda::EventSourceMapping', 0);
+    const list = functionNamed(lite, 'cxm-lite-listAssistantConversations');
+    expect(list.Properties.Environment.Variables).toMatchObject({ CXM_REPORTING_BACKEND: 'dynamodb' });
+    expect(list.Properties.Environment.Variables.CXM_TABLE_REPORTING).toBeDefined();
+  });
+});
+
+describe('the lists on OpenSearch stages', () => {
+  it('read OpenSearch (endpoint and index prefix in their environment) and not the reporting table', () => {
+    for (const id of ['listAssistantConversations', 'listVocConversations']) {
+      const variables = functionNamed(templates.get('dev')!, `cxm-dev-${id}`).Properties.Environment.Variables;
+      expect(variables).toMatchObject({ CXM_REPORTING_BACKEND: 'opensearch', CXM_OPENSEARCH_INDEX_PREFIX: 'cxm-dev-reporting' });
+      expect(variables.CXM_OPENSEARCH_ENDPOINT).toBeDefined();
+      expect(variables.CXM_TABLE_REPORTING).toBeUndefined();
+    }
+  });
+});
+
+describe('the indexer', () => {
+  it('reads the reporting stream with item failures, bisection, bounded retries and a DLQ', () => {
+    const dev = templates.get('dev')!;
+    const [queueId] = Object.keys(dev.findResources('AWS::SQS::Queue'));
+    dev.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      BisectBatchOnFunctionError: true,
+      MaximumRetryAttempts: 5,
+      DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [queueId, 'Arn'] } } },
+    });
+    dev.hasResourceProperties('AWS::SQS::Queue', { QueueName: 'cxm-dev-reporting-indexer-dlq', SqsManagedSseEnabled: true });
+    const indexer = functionNamed(dev, 'cxm-dev-reporting-indexer');
+    expect(indexer.Properties.Environment.Variables).toMatchObject({ CXM_OPENSEARCH_INDEX_PREFIX: 'cxm-dev-reporting' });
+  });
+
+  it('may write the reporting indexes; the list functions may only read them', () => {
+    const dev = templates.get('dev')!;
+    const esActions = (roleNamePart: string) =>
+      Object.values(dev.findResources('AWS::IAM::Policy'))
+        .filter((policy) => JSON.stringify(policy.Properties.Roles).includes(roleNamePart))
+        .flatMap((policy) => policy.Properties.PolicyDocument.Statement as Array<{ Action: string | string[] }>)
+        .flatMap((statement) => [statement.Action].flat())
+        .filter((action) => action.startsWith('es:'));
+    expect(esActions('Indexer')).toEqual(expect.arrayContaining(['es:ESHttpPost', 'es:ESHttpPut']));
+    const listActions = esActions('listAssistantConversations');
+    expect(listActions).toEqual(expect.arrayContaining(['es:ESHttpGet']));
+    expect(listActions).not.toContain('es:ESHttpPut');
+    const listResources = JSON.stringify(
+      Object.values(dev.findResources('AWS::IAM::Policy'))
+        .filter((policy) => JSON.stringify(policy.Properties.Roles).includes('listAssistantConversations'))
+        .flatMap((policy) => (policy.Properties.PolicyDocument.Statement as Array<{ Action: unknown; Resource: unknown }>).filter((st) => JSON.stringify(st.Action).includes('es:'))),
+    );
+    expect(listResources).toContain('cxm-dev-reporting-*/_search');
+    expect(listActions).not.toContain('es:ESHttpDelete');
+  });
+});
