@@ -26,7 +26,8 @@ export class ReportingSearch extends Construct {
       });
     this.indexPrefix = `cxm-${config.stage}-reporting`;
     this.domain = new Domain(this, 'Domain', {
-      domainName: `cxm-${config.stage}-reporting`,
+      // No domainName: OpenSearch allows 28 characters, too few for `cxm-<stage>-reporting` with a
+      // 20-character stage. CloudFormation names it; functions learn the endpoint from their env.
       version: EngineVersion.OPENSEARCH_2_19,
       capacity: {
         dataNodeInstanceType: search.dataNodeInstanceType,

@@ -47,6 +47,9 @@ export function createDynamoReportingIndex(client: DynamoDBDocumentClient, table
     async page({ tenantId, kind, window, after, limit, withTotal, maxBytes }) {
       const gpk = listKey(tenantId, kind);
       const totalPromise = withTotal ? count(gpk, window.from, window.to) : undefined;
+      // If the page query fails first, the count is never awaited: its rejection must not be
+      // left unhandled (Node ends the process for one). The page's own error is what answers.
+      totalPromise?.catch(() => undefined);
       const rows: string[] = [];
       let last: [number, string] | undefined;
       let bytes = 0;

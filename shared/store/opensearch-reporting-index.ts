@@ -32,6 +32,8 @@ export function createOpenSearchReportingIndex(client: Client, prefix: string): 
       try {
         const response = await client.search({
           index,
+          // An index that does not exist yet (a new stage, before its first row) is an empty list.
+          ignore_unavailable: true,
           body: {
             query: {
               bool: {

@@ -12,7 +12,8 @@ import { CxmStack } from '#infra/stack';
 const templates = new Map<string, Template>();
 
 beforeAll(() => {
-  for (const stage of ['dev', 'prod', 'lite']) {
+  // `feature-reports-eu1` is as long as a stage name may be (20): the domain name must still fit.
+  for (const stage of ['dev', 'prod', 'lite', 'feature-reports-eu1']) {
     // No bundling: these tests read the template, not the code.
     const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
     const stack = new CxmStack(app, { config: stageConfig(stage) });
@@ -33,6 +34,13 @@ describe('the OpenSearch domain', () => {
       DomainEndpointOptions: Match.objectLike({ EnforceHTTPS: true, TLSSecurityPolicy: 'Policy-Min-TLS-1-2-2019-07' }),
       LogPublishingOptions: Match.objectLike({ SEARCH_SLOW_LOGS: Match.objectLike({ Enabled: true }), INDEX_SLOW_LOGS: Match.objectLike({ Enabled: true }) }),
     });
+  });
+
+  it('a 20-character stage still synthesizes its domain (CloudFormation names it)', () => {
+    const template = templates.get('feature-reports-eu1')!;
+    template.resourceCountIs('AWS::OpenSearchService::Domain', 1);
+    const [domain] = Object.values(template.findResources('AWS::OpenSearchService::Domain'));
+    expect(domain!.Properties.DomainName).toBeUndefined();
   });
 
   it('prod: zone-aware across three zones', () => {

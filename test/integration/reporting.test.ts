@@ -1,6 +1,8 @@
 /** Spec endpoints 7 and 8 and D6 through the local gateway, on the DynamoDB reporting index. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { encodeReportCursor } from '#shared/domain/reporting/report-cursor';
 import { shapeRow } from '#shared/domain/reporting/report-rows';
+import { documentClient } from '#shared/store/dynamo-client';
 import { validatorFor } from '#shared/http/validator-for';
 import { startTestApi, uniqueTenant, type TestApi } from '#test/support/test-api';
 
@@ -93,6 +95,9 @@ describe('windows (D6)', () => {
     ['?from=yesterday', /'from' must be an ISO 8601/],
     ['?to=2026-02-30T00:00:00Z', /'to' must be an ISO 8601/],
     ['?cursor=abc&from=1', /'cursor' cannot be combined/],
+    ['?cursor=abc&range=last_day', /'cursor' cannot be combined with 'range'/],
+    ['?cursor=abc&to=1', /'cursor' cannot be combined with 'to'/],
+    ['?from=1969-01-01T00:00Z&to=1969-06-01T00:00Z', /at or after 1970/],
     ['?cursor=abc', /not a cursor of this API/],
     ['?page=2', /Unknown query parameter 'page'/],
   ])('%s is 400', async (query, message) => {
@@ -146,6 +151,67 @@ describe('paging', () => {
     const { key: both } = await api.createKey([tenant, other], ['reporting:*']);
     const foreign = await api.call('GET', assistantPath(`?cursor=${cursor}`, other), both);
     expect(foreign.status).toBe(400);
+  });
+});
+
+describe('cursors over time and failures', () => {
+  it('refuses a cursor older than 24 hours (signed by us, only old)', async () => {
+    const { body } = await getList(assistantPath('?limit=1'));
+    const old = encodeReportCursor(
+      { tenantId: tenant, kind: 'assistant', window: { from: now - 86_400_000, to: now }, after: [now - HOUR, 'a-01'], total: 25 },
+      process.env.CXM_CURSOR_SECRET!,
+      Date.now() - 24 * HOUR - 1000,
+    );
+    expect(body.cursor.next).toBeTruthy();
+    const response = await api.call('GET', assistantPath(`?cursor=${old}`), key);
+    expect(response.status).toBe(400);
+    expect((response.json as { message: string }).message).toMatch(/expired/);
+  });
+
+  it('answers 503 Unavailable with Retry-After when the reporting backend fails, and keeps serving', async () => {
+    const client = documentClient();
+    const name = 'fail-reporting-queries';
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === 'QueryCommand' && JSON.stringify(args.input).includes(api.tables.reporting)) {
+          throw Object.assign(new Error('Throughput exceeds the current capacity'), { name: 'ThrottlingException', $metadata: { httpStatusCode: 400 } });
+        }
+        return next(args);
+      },
+      { step: 'initialize', name },
+    );
+    try {
+      const response = await api.call('GET', assistantPath(), key);
+      expect(response.status).toBe(503);
+      expect(response.json).toEqual({ code: 'Unavailable', message: expect.any(String) });
+      expect(Number(response.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    } finally {
+      client.middlewareStack.remove(name);
+    }
+    expect((await api.call('GET', assistantPath(), key)).status).toBe(200);
+  });
+
+  it('stops a page before its body passes 5 MB as Lambda sends it; the cursor continues without gap or repeat', async () => {
+    const t = uniqueTenant('big');
+    const { key: k } = await api.createKey([t], ['reporting:*']);
+    // 30 rows of ~200 KB of quotes: ~400 KB each once escaped in the Lambda envelope, 12 MB in all.
+    const summary = '"'.repeat(100_000);
+    const rows = Array.from({ length: 30 }, (_, i) => shapeRow('assistant', t, { ID: `big-${String(i).padStart(2, '0')}`, Datetime: now - (i + 1) * 60_000, Summary: summary }));
+    await api.reportingRows.putRows(t, 'assistant', rows);
+    const seen: unknown[] = [];
+    let query = '?limit=5000';
+    let pages = 0;
+    for (;;) {
+      const { text, body } = await getList(assistantPath(query, t), k);
+      expect(Buffer.byteLength(JSON.stringify(text))).toBeLessThan(6 * 1024 * 1024);
+      expect(body.total).toBe(30);
+      seen.push(...body.data.map((row) => row.ID));
+      pages++;
+      if (!body.cursor.next) break;
+      query = `?limit=5000&cursor=${body.cursor.next}`;
+    }
+    expect(pages).toBeGreaterThan(1);
+    expect(seen).toEqual(rows.map((row) => row.id).reverse());
   });
 });
 

@@ -51,7 +51,7 @@ describe('the search it sends', () => {
     await index.page(query());
     expect(requests).toHaveLength(1);
     const [request] = requests;
-    expect(request).toMatchObject({ method: 'POST', path: `/${INDEX}/_search`, querystring: '' });
+    expect(request).toMatchObject({ method: 'POST', path: `/${INDEX}/_search`, querystring: 'ignore_unavailable=true' });
     expect(request!.json).toEqual({
       query: { bool: { filter: [{ term: { tenantId: 't1' } }, { range: { datetimeMs: { gte: window.from, lt: window.to } } }] } },
       sort: [{ datetimeMs: 'asc' }, { rowId: 'asc' }],
@@ -146,7 +146,8 @@ describe('failures: SearchUnavailableError, answered 503 Unavailable', () => {
     ['all shards failed (503), also on the one retry', [allShardsFailed, allShardsFailed], 2],
     ['a refused connection, also on the one retry', [{ fail: 'connect ECONNREFUSED 127.0.0.1:9200' }, { fail: 'connect ECONNREFUSED 127.0.0.1:9200' }], 2],
     ['search rejected under load (429, not retried)', [searchRejected], 1],
-    ['a missing index (404)', [indexNotFound(INDEX)], 1],
+    // With ignore_unavailable a missing index answers an empty page; a 404 anyway is a fault.
+    ['a missing index answered with 404 all the same', [indexNotFound(INDEX)], 1],
     ['the domain refusing the role (403)', [accessDenied], 1],
     ['an answer without hits', [{ statusCode: 200, body: { took: 1, timed_out: false } }], 1],
     ['a hit without its row', [{ statusCode: 200, body: { hits: { total: { value: 1 }, hits: [{ _id: 'x', _source: {}, sort: [1, 'x'] }] } } }], 1],

@@ -20,5 +20,8 @@ export function parseInstant(text: string): number | undefined {
   if (hour > 23 || minute > 59 || second > 59 || Number(zh) > 23 || Number(zm) > 59) return undefined;
   const offsetMinutes = zone === 'Z' ? 0 : (sign === '-' ? -1 : 1) * (Number(zh) * 60 + Number(zm));
   const millis = Number(fraction.padEnd(3, '0').slice(0, 3));
-  return Date.UTC(year, month - 1, day, hour, minute, second, millis) - offsetMinutes * 60_000;
+  // Date.UTC reads years 0-99 as 1900-1999; setUTCFullYear takes the year as written.
+  const date = new Date(Date.UTC(2000, month - 1, day, hour, minute, second, millis));
+  date.setUTCFullYear(year);
+  return date.getTime() - offsetMinutes * 60_000;
 }

@@ -22,6 +22,30 @@ export const VOC_FIELDS = [
 
 export const REPORT_FIELDS: Record<ReportKind, readonly string[]> = { assistant: ASSISTANT_FIELDS, voc: VOC_FIELDS };
 
+type FieldType = 'string' | 'number' | 'boolean' | 'objects';
+
+/** The spec's type of each field that is not a string. */
+const FIELD_TYPES: Record<ReportKind, Record<string, FieldType>> = {
+  assistant: { Datetime: 'number', EndDatetime: 'number', Duration: 'number', Escalated: 'boolean', escalatedAt: 'number', CSat: 'number' },
+  voc: { Duration: 'number', CSat: 'number', Sentiment: 'number', Problems: 'objects', KPIs: 'objects' },
+};
+
+/** Instants the lists can order: epoch ms from 1970, at most 15 digits (the window index's keys). */
+const MAX_INSTANT = 999_999_999_999_999;
+
+function hasType(value: unknown, type: FieldType): boolean {
+  switch (type) {
+    case 'number':
+      return typeof value === 'number' && Number.isFinite(value);
+    case 'boolean':
+      return typeof value === 'boolean';
+    case 'objects':
+      return Array.isArray(value) && value.every((item) => typeof item === 'object' && item !== null && !Array.isArray(item));
+    default:
+      return typeof value === 'string';
+  }
+}
+
 export type ReportRow = Record<string, unknown>;
 
 export interface ShapedRow {
@@ -31,7 +55,8 @@ export interface ShapedRow {
   row: ReportRow;
 }
 
-const isoZ = (ms: unknown) => (typeof ms === 'number' && Number.isFinite(ms) ? new Date(ms).toISOString() : null);
+/** ISO 8601 in UTC, or null for what is no instant (a JavaScript Date spans ±8.64e15 ms). */
+const isoZ = (ms: unknown) => (typeof ms === 'number' && Math.abs(ms) <= 8.64e15 ? new Date(ms).toISOString() : null);
 
 /**
  * A row as the lists serve it, from what an import or pipeline provides. Derived fields (the UTC
@@ -42,17 +67,26 @@ export function shapeRow(kind: ReportKind, tenantId: string, input: ReportRow): 
   const id = input.ID;
   if (typeof id !== 'string' || id === '') throw new RangeError('a row needs a non-empty string ID');
   const row: ReportRow = {};
-  for (const field of REPORT_FIELDS[kind]) row[field] = input[field] ?? null;
+  for (const field of REPORT_FIELDS[kind]) {
+    const value = input[field] ?? null;
+    const type = FIELD_TYPES[kind][field] ?? 'string';
+    if (value !== null && !hasType(value, type)) {
+      throw new RangeError(`row '${id}': ${field} must be ${type === 'objects' ? 'an array of objects' : `a ${type}`} or null`);
+    }
+    row[field] = value;
+  }
   row.TenantID = tenantId;
   let datetimeMs: number | undefined;
+  // The UTC forms are always derived, so they can never contradict the instants they restate.
   if (kind === 'assistant') {
-    datetimeMs = typeof input.Datetime === 'number' && Number.isSafeInteger(input.Datetime) ? input.Datetime : undefined;
-    row.DatetimeUTC ??= isoZ(input.Datetime);
-    row.EndDatetimeUTC ??= isoZ(input.EndDatetime);
+    datetimeMs = Number.isSafeInteger(input.Datetime) ? (input.Datetime as number) : undefined;
+    row.DatetimeUTC = isoZ(input.Datetime);
+    row.EndDatetimeUTC = isoZ(input.EndDatetime);
   } else {
     datetimeMs = typeof input.Datetime === 'string' ? parseInstant(input.Datetime) : undefined;
-    row.DatetimeUTC ??= isoZ(datetimeMs);
+    row.DatetimeUTC = isoZ(datetimeMs);
   }
+  if (datetimeMs !== undefined && (datetimeMs < 0 || datetimeMs > MAX_INSTANT)) datetimeMs = undefined;
   if (datetimeMs === undefined) {
     throw new RangeError(
       `row '${id}' needs a Datetime ${kind === 'assistant' ? 'in epoch milliseconds' : 'in ISO 8601 with the tenant offset'}`,

@@ -9,6 +9,13 @@ export const RANGES = { last_day: 86_400_000, last_week: 7 * 86_400_000, last_mo
 export type RangeName = keyof typeof RANGES;
 
 export const DEFAULT_REPORT_LIMIT = 1000;
+/**
+ * Reporting instants are epoch milliseconds from 1970 up to 15 digits (the DynamoDB window index
+ * orders them as zero-padded strings); a bound outside is refused rather than misread.
+ */
+export const MIN_INSTANT = 0;
+export const MAX_INSTANT = 999_999_999_999_999;
+const inRange = (ms: number | undefined) => ms !== undefined && ms >= MIN_INSTANT && ms <= MAX_INSTANT;
 export const MAX_REPORT_LIMIT = 5000;
 
 export interface ReportQuery {
@@ -55,13 +62,16 @@ export function resolveWindow(query: ReportQuery, nowMs: number): Resolved {
   }
   const to = query.to === undefined ? nowMs : parseInstant(query.to);
   if (to === undefined) return refuse("Query parameter 'to' must be an ISO 8601 date-time with a zone or epoch milliseconds.");
+  if (!inRange(to)) return refuse("Query parameter 'to' must be at or after 1970-01-01T00:00:00Z.");
   let from: number;
   if (query.from !== undefined) {
     const parsed = parseInstant(query.from);
     if (parsed === undefined) return refuse("Query parameter 'from' must be an ISO 8601 date-time with a zone or epoch milliseconds.");
+    if (!inRange(parsed)) return refuse("Query parameter 'from' must be at or after 1970-01-01T00:00:00Z.");
     from = parsed;
   } else {
-    from = to - RANGES[(query.range ?? 'last_day') as RangeName];
+    // A range reaching before 1970 simply starts there: no row is older.
+    from = Math.max(MIN_INSTANT, to - RANGES[(query.range ?? 'last_day') as RangeName]);
   }
   if (from >= to) return refuse("Query parameter 'from' must be before 'to'.");
   return { ok: true, limit, window: { from, to }, cursor: undefined };
