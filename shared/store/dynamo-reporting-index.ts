@@ -5,6 +5,7 @@
  */
 import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { SearchUnavailableError } from './opensearch-errors.ts';
+import { ReportPageBudget } from './report-page-budget.ts';
 import type { ReportingIndex } from './reporting-index.ts';
 import { listKey, rowKey, sortKey, timeKey } from './reporting-keys.ts';
 import { tableSpecs } from './table-specs.ts';
@@ -50,15 +51,13 @@ export function createDynamoReportingIndex(client: DynamoDBDocumentClient, table
       // If the page query fails first, the count is never awaited: its rejection must not be
       // left unhandled (Node ends the process for one). The page's own error is what answers.
       totalPromise?.catch(() => undefined);
-      const rows: string[] = [];
-      let last: [number, string] | undefined;
-      let bytes = 0;
+      const page = new ReportPageBudget(limit, maxBytes);
       let startKey: Record<string, unknown> | undefined = after
         ? { gpk, gsk: sortKey(after[0], after[1]), pk: rowKey(tenantId, kind, after[1]) }
         : undefined;
       let more = false;
-      for (;;) {
-        const page = await client
+      while (!more) {
+        const result = await client
           .send(
             new QueryCommand({
               TableName: table,
@@ -67,26 +66,15 @@ export function createDynamoReportingIndex(client: DynamoDBDocumentClient, table
               ProjectionExpression: '#row, datetimeMs, rowId',
               ExpressionAttributeNames: { '#row': 'row' },
               ExclusiveStartKey: startKey,
-              // One more than still needed, to know whether more remain.
-              Limit: limit + 1 - rows.length,
+              Limit: page.wanted,
             }),
           )
           .catch(unavailable);
-        for (const item of page.Items ?? []) {
-          const row = String(item.row);
-          const size = Buffer.byteLength(JSON.stringify(row)) + 1;
-          if (rows.length === limit || (rows.length > 0 && bytes + size > maxBytes)) {
-            more = true;
-            break;
-          }
-          rows.push(row);
-          bytes += size;
-          last = [Number(item.datetimeMs), String(item.rowId)];
-        }
-        startKey = page.LastEvaluatedKey;
-        if (more || !startKey) break;
+        more = !(result.Items ?? []).every((item) => page.offer(String(item.row), [Number(item.datetimeMs), String(item.rowId)]));
+        startKey = result.LastEvaluatedKey;
+        if (!startKey) break;
       }
-      return { rows, last, more, total: await totalPromise };
+      return { rows: page.rows, last: page.last, more, total: await totalPromise };
     },
   };
 }

@@ -9,6 +9,7 @@
 import type { Client } from '@opensearch-project/opensearch';
 import { SearchUnavailableError } from './opensearch-errors.ts';
 import { reportingIndexName } from './opensearch-mappings.ts';
+import { ReportPageBudget } from './report-page-budget.ts';
 import type { ReportingIndex } from './reporting-index.ts';
 
 interface SearchHit {
@@ -58,9 +59,7 @@ export function createOpenSearchReportingIndex(client: Client, prefix: string): 
       if (!Array.isArray(hits) || (withTotal && typeof total !== 'number')) {
         throw new SearchUnavailableError(`search of ${index} answered without ${Array.isArray(hits) ? 'a total' : 'hits'}`);
       }
-      const rows: string[] = [];
-      let last: [number, string] | undefined;
-      let bytes = 0;
+      const page = new ReportPageBudget(limit, maxBytes);
       let more = false;
       for (const hit of hits) {
         const row = hit._source?.row;
@@ -68,16 +67,12 @@ export function createOpenSearchReportingIndex(client: Client, prefix: string): 
         if (typeof row !== 'string' || typeof datetimeMs !== 'number' || typeof rowId !== 'string') {
           throw new SearchUnavailableError(`search of ${index} returned a hit without its row or sort key`);
         }
-        const size = Buffer.byteLength(JSON.stringify(row)) + 1;
-        if (rows.length === limit || (rows.length > 0 && bytes + size > maxBytes)) {
+        if (!page.offer(row, [datetimeMs, rowId])) {
           more = true;
           break;
         }
-        rows.push(row);
-        bytes += size;
-        last = [datetimeMs, rowId];
       }
-      return { rows, last, more, total: withTotal ? (total as number) : undefined };
+      return { rows: page.rows, last: page.last, more, total: withTotal ? (total as number) : undefined };
     },
   };
 }

@@ -11,6 +11,22 @@ export interface ReportingRowsStore {
   putRows(tenantId: string, kind: ReportKind, rows: ShapedRow[]): Promise<void>;
 }
 
+/** The reporting table item of a shaped row (what the indexer later reads from the stream). */
+export function reportingItem(tenantId: string, kind: ReportKind, shaped: ShapedRow) {
+  return {
+    pk: rowKey(tenantId, kind, shaped.id),
+    gpk: listKey(tenantId, kind),
+    gsk: sortKey(shaped.datetimeMs, shaped.id),
+    tenantId,
+    kind,
+    rowId: shaped.id,
+    datetimeMs: shaped.datetimeMs,
+    row: JSON.stringify(shaped.row),
+  };
+}
+
+export type ReportingItem = ReturnType<typeof reportingItem>;
+
 const BATCH = 25;
 const MAX_ATTEMPTS = 8;
 
@@ -18,20 +34,7 @@ export function createReportingRowsStore(client: DynamoDBDocumentClient, table: 
   return {
     async putRows(tenantId, kind, rows) {
       for (let i = 0; i < rows.length; i += BATCH) {
-        let requests = rows.slice(i, i + BATCH).map((shaped) => ({
-          PutRequest: {
-            Item: {
-              pk: rowKey(tenantId, kind, shaped.id),
-              gpk: listKey(tenantId, kind),
-              gsk: sortKey(shaped.datetimeMs, shaped.id),
-              tenantId,
-              kind,
-              rowId: shaped.id,
-              datetimeMs: shaped.datetimeMs,
-              row: JSON.stringify(shaped.row),
-            },
-          },
-        }));
+        let requests = rows.slice(i, i + BATCH).map((shaped) => ({ PutRequest: { Item: reportingItem(tenantId, kind, shaped) } }));
         // BatchWrite may leave some items unprocessed under load: resend exactly those.
         for (let attempt = 0; requests.length > 0; attempt++) {
           if (attempt === MAX_ATTEMPTS) throw new Error(`${requests.length} reporting rows stayed unprocessed after ${MAX_ATTEMPTS} attempts`);

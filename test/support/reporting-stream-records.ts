@@ -5,34 +5,10 @@
 import type { AttributeValue as SdkAttributeValue } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue, DynamoDBRecord } from 'aws-lambda';
-import type { ReportKind } from '#shared/domain/reporting/report-cursor';
-import type { ShapedRow } from '#shared/domain/reporting/report-rows';
-import { listKey, rowKey, sortKey } from '#shared/store/reporting-keys';
 
-export interface ReportingItem {
-  pk: string;
-  gpk: string;
-  gsk: string;
-  tenantId: string;
-  kind: ReportKind;
-  rowId: string;
-  datetimeMs: number;
-  row: string;
-}
-
-/** The item the rows store puts for a shaped row. */
-export function reportingItem(tenantId: string, kind: ReportKind, shaped: ShapedRow): ReportingItem {
-  return {
-    pk: rowKey(tenantId, kind, shaped.id),
-    gpk: listKey(tenantId, kind),
-    gsk: sortKey(shaped.datetimeMs, shaped.id),
-    tenantId,
-    kind,
-    rowId: shaped.id,
-    datetimeMs: shaped.datetimeMs,
-    row: JSON.stringify(shaped.row),
-  };
-}
+/** What the rows store writes, so the stream records hold exactly that. */
+export { reportingItem, type ReportingItem } from '#shared/store/reporting-rows-store';
+import type { ReportingItem } from '#shared/store/reporting-rows-store';
 
 /** The SDK's and aws-lambda's AttributeValue types describe the same wire format. */
 function toStreamImage(image: Record<string, SdkAttributeValue>): Record<string, AttributeValue> {
