@@ -11,6 +11,7 @@ import { FUNCTION_TIMEOUT_SECONDS, type RouteSpec } from '#shared/routes';
 import { AuthorizerCache, policyAllows } from './authorizer-cache.ts';
 import { buildAuthorizerEvent, buildProxyEvent, methodArn, type IncomingParts } from './build-proxy-event.ts';
 import { matchRoute } from './match-route.ts';
+import { TokenBuckets, type RateLimit } from './token-buckets.ts';
 
 /** API Gateway's own payload limit. */
 const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
@@ -23,6 +24,8 @@ export interface LocalGatewayOptions {
   authorizer: AuthorizerHandler;
   handlers: ReadonlyMap<string, ProxyHandler>;
   authCacheTtlSeconds: number;
+  /** Per-key throttling as a usage plan does it; none when undefined. */
+  rateLimit?: RateLimit;
   /** Where faults of the gateway itself are reported. */
   onFault?: (error: unknown) => void;
 }
@@ -95,6 +98,7 @@ function integrationReply(result: unknown, requestId: string): Reply {
 
 export function createLocalGateway(options: LocalGatewayOptions) {
   const cache = new AuthorizerCache(options.authCacheTtlSeconds);
+  const buckets = options.rateLimit ? new TokenBuckets(options.rateLimit) : undefined;
 
   async function handle(req: IncomingMessage): Promise<Reply> {
     const requestId = randomUUID();
@@ -133,6 +137,8 @@ export function createLocalGateway(options: LocalGatewayOptions) {
       return gatewayReply('AUTHORIZER_FAILURE', requestId);
     }
     if (!policyAllows(authorization, methodArn(method, rawPath))) return gatewayReply('ACCESS_DENIED', requestId);
+    // Usage plans throttle after the authorizer, per key (its id, the usage identifier).
+    if (buckets && !buckets.take(authorization.principalId)) return gatewayReply('THROTTLED', requestId);
     if (match.malformed) return gatewayReply('BAD_REQUEST_PARAMETERS', requestId);
 
     const handler = options.handlers.get(match.route.id);

@@ -9,12 +9,13 @@ import { routes } from '#shared/routes';
 import { StartupError } from './dynamodb-local.ts';
 import { loadHandlers } from './load-handlers.ts';
 import { createLocalGateway } from './local-gateway.ts';
+import type { RateLimit } from './token-buckets.ts';
 
 export interface BoundGateway {
   port: number;
   url: string;
   /** Loads the handlers (environment must be set) and starts answering requests. */
-  serve(options: { authCacheTtlSeconds: number; onFault?: (error: unknown) => void }): Promise<void>;
+  serve(options: { authCacheTtlSeconds: number; rateLimit?: RateLimit; onFault?: (error: unknown) => void }): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -55,9 +56,9 @@ export async function bindGateway(port: number, host = '127.0.0.1'): Promise<Bou
   return {
     port: boundPort,
     url: `http://${host}:${boundPort}`,
-    async serve({ authCacheTtlSeconds, onFault }) {
+    async serve({ authCacheTtlSeconds, rateLimit, onFault }) {
       const { authorizer, handlers } = await loadHandlers();
-      const gateway = createLocalGateway({ routes, authorizer, handlers, authCacheTtlSeconds, onFault });
+      const gateway = createLocalGateway({ routes, authorizer, handlers, authCacheTtlSeconds, rateLimit, onFault });
       listener = (req, res) => void gateway(req, res);
     },
     close: () =>

@@ -1,6 +1,7 @@
 /**
  * `npm start`: DynamoDB Local + the local gateway, serving every route (DESIGN section 5).
- *   PORT (3000; 0 picks a free port), CXM_HOME (.cxm), CXM_IN_MEMORY=1, CXM_AUTH_CACHE_TTL (60 s)
+ *   PORT (3000; 0 picks a free port), CXM_HOME (.cxm), CXM_IN_MEMORY=1, CXM_AUTH_CACHE_TTL (60 s),
+ *   CXM_RATE_LIMIT (<rate>/<burst> per key, 50/100)
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -8,6 +9,7 @@ import type { TableId } from '#shared/store/table-specs';
 import { createTables, LOCAL_REGION, startDynamoDbLocal, StartupError, type DynamoDbLocal } from './dynamodb-local.ts';
 import { LOCAL_STAGE } from './build-proxy-event.ts';
 import { localCursorSecret } from './cursor-secret-file.ts';
+import { parseRateLimit } from './token-buckets.ts';
 import { DEMO_TENANT, ensureDemoTenant } from './demo-tenant.ts';
 import { cxmHome, localStatePath, writeLocalState } from './local-state.ts';
 import { bindGateway, type BoundGateway } from './serve-gateway.ts';
@@ -45,6 +47,8 @@ async function main(): Promise<void> {
     const port = numberFromEnv('PORT', 3000, (n) => n <= 65535);
     const authCacheTtlSeconds = numberFromEnv('CXM_AUTH_CACHE_TTL', 60, (n) => n <= 3600);
     const inMemory = process.env.CXM_IN_MEMORY === '1';
+    const rateLimit = parseRateLimit(process.env.CXM_RATE_LIMIT || '50/100');
+    if (!rateLimit) throw new StartupError(`CXM_RATE_LIMIT=${process.env.CXM_RATE_LIMIT} is not valid; give <rate per second>/<burst>, e.g. 50/100.`);
     const home = cxmHome();
     mkdirSync(home, { recursive: true });
     gateway = await bindGateway(port);
@@ -55,6 +59,7 @@ async function main(): Promise<void> {
     const demoKey = await ensureDemoTenant(inMemory ? undefined : home);
     await gateway.serve({
       authCacheTtlSeconds,
+      rateLimit,
       onFault: (error) => console.error('local gateway fault:', error),
     });
     writeLocalState(

@@ -100,3 +100,30 @@ describe('odd requests', () => {
     expect((body as { message: string }).message).toMatch(/percent-encoding/);
   });
 });
+
+describe('per-key rate limit (D10)', () => {
+  it('answers 429 RateLimitExceeded with Retry-After: 1 past the burst, per key, and serves again after a refill', async () => {
+    const limited = await startTestApi({ rateLimit: { rate: 2, burst: 3 } });
+    try {
+      const { key: first } = await limited.createKey([tenant], ['cxm:*']);
+      const { key: second } = await limited.createKey([tenant], ['cxm:*']);
+      const statuses = [];
+      for (let i = 0; i < 4; i++) statuses.push((await limited.postNote(tenant, 'open', first)).status);
+      expect(statuses).toEqual([201, 201, 201, 429]);
+      const throttled = await fetch(limited.notePath(tenant, 'open'), {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${first}`, 'Content-Type': 'application/json' },
+        body: '{"body":"x"}',
+      });
+      expect(throttled.status).toBe(429);
+      expect(throttled.headers.get('retry-after')).toBe('1');
+      expect(throttled.headers.get('x-request-id')).toBeTruthy();
+      expectContractBody(429, await throttled.json());
+      expect((await limited.postNote(tenant, 'open', second)).status).toBe(201);
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      expect((await limited.postNote(tenant, 'open', first)).status).toBe(201);
+    } finally {
+      await limited.close();
+    }
+  });
+});

@@ -131,6 +131,12 @@ describe('npm start', () => {
     expect(ownLines(result.stderr)).toEqual([expect.stringMatching(/^cxm: Java 17 or newer is needed .*JAVA_HOME/)]);
   });
 
+  it('refuses a CXM_RATE_LIMIT that is not <rate>/<burst>', async () => {
+    const result = await run('node', ['--import', 'tsx', 'infra/local/start.ts'], { PORT: '0', CXM_RATE_LIMIT: 'fast', CXM_HOME: mkdtempSync(join(tmpdir(), 'cxm-rate-')) });
+    expect(result.code).toBe(1);
+    expect(ownLines(result.stderr)).toEqual([expect.stringMatching(/CXM_RATE_LIMIT=fast is not valid; give <rate per second>\/<burst>/)]);
+  });
+
   it('refuses a PORT that is not a port number', async () => {
     const result = await run('node', ['--import', 'tsx', 'infra/local/start.ts'], { PORT: 'abc', CXM_HOME: mkdtempSync(join(tmpdir(), 'cxm-port-')) });
     expect(result.code).toBe(1);

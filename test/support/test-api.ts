@@ -14,6 +14,7 @@ import { createKeysStore } from '#shared/store/keys-store';
 import { createVocJobsStore } from '#shared/store/voc-jobs-store';
 import { createReportingRowsStore } from '#shared/store/reporting-rows-store';
 import { bindGateway } from '#infra/local/serve-gateway';
+import type { RateLimit } from '#infra/local/token-buckets';
 import { useLocalDynamo } from '#infra/local/use-local-dynamo';
 
 /**
@@ -29,11 +30,12 @@ export function uniqueTenant(prefix = 't'): string {
   return `${prefix}-${randomUUID().slice(0, 8)}`;
 }
 
-export async function startTestApi(options: { authCacheTtlSeconds?: number } = {}) {
+export async function startTestApi(options: { authCacheTtlSeconds?: number; rateLimit?: RateLimit } = {}) {
   const { endpoint, tables } = inject('dynamo');
   useLocalDynamo(endpoint, tables);
   const gateway = await bindGateway(0);
-  await gateway.serve({ authCacheTtlSeconds: options.authCacheTtlSeconds ?? 0 });
+  // No throttling unless a test asks for it: suites fire many requests with one key.
+  await gateway.serve({ authCacheTtlSeconds: options.authCacheTtlSeconds ?? 0, rateLimit: options.rateLimit });
   const client = documentClient();
   const keys = createKeysStore(client, tables.keys);
   const conversations = createConversationsStore(client, tables.conversations);
