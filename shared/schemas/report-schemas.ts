@@ -1,14 +1,5 @@
 /** Query and responses of the reporting lists (spec endpoints 7 and 8, D6). */
 import { ASSISTANT_FIELDS, VOC_FIELDS } from '#shared/domain/reporting/report-rows';
-import { tenantIdParam } from './identifiers.ts';
-
-export const ReportPath = {
-  $id: 'ReportPath',
-  type: 'object',
-  required: ['tenantId'],
-  additionalProperties: false,
-  properties: { tenantId: tenantIdParam },
-} as const;
 
 /** Values are checked by resolveWindow, which names each problem; the schema refuses unknown names. */
 export const ReportQuery = {

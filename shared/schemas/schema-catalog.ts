@@ -7,10 +7,10 @@ import { ImportFile } from './import-file.ts';
 import { InternalNoteResponse } from './internal-note-response.ts';
 import { ListDocumentsQuery } from './list-documents-query.ts';
 import { JsonRpcMessage } from './json-rpc-message.ts';
-import { McpPath } from './mcp-path.ts';
 import { NoQuery } from './no-query.ts';
 import { CollectionPath, DocumentPath } from './provisioning-paths.ts';
-import { AssistantReportList, ReportPath, ReportQuery, VocReportList } from './report-schemas.ts';
+import { AssistantReportList, ReportQuery, VocReportList } from './report-schemas.ts';
+import { TenantPath } from './tenant-path.ts';
 import { VocJobPath, VocJobStatus } from './voc-schemas.ts';
 
 export const schemaCatalog = {
@@ -26,10 +26,9 @@ export const schemaCatalog = {
   InternalNoteResponse,
   JsonRpcMessage,
   ListDocumentsQuery,
-  McpPath,
   NoQuery,
-  ReportPath,
   ReportQuery,
+  TenantPath,
   VocJobPath,
   VocJobStatus,
   VocReportList,

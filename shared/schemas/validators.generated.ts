@@ -2292,59 +2292,19 @@ validate21.errors = vErrors;
 return errors === 0;
 }
 
-export const McpPath = validate22;
-const schema23 = {"$id":"McpPath","type":"object","required":["tenantId"],"additionalProperties":false,"properties":{"tenantId":{"type":"string","minLength":1,"maxLength":128,"pattern":"^[^/\\\\]*$"}}};
+export const NoQuery = validate22;
+const schema23 = {"$id":"NoQuery","type":"object","additionalProperties":false,"properties":{}};
 
 function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="McpPath" */;
+/*# sourceURL="NoQuery" */;
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.tenantId === undefined) && (missing0 = "tenantId")){
-validate22.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs1 = errors;
 for(const key0 in data){
-if(!(key0 === "tenantId")){
 validate22.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
-}
-}
-if(_errs1 === errors){
-if(data.tenantId !== undefined){
-let data0 = data.tenantId;
-const _errs2 = errors;
-if(errors === _errs2){
-if(typeof data0 === "string"){
-if(func2(data0) > 128){
-validate22.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
-return false;
-}
-else {
-if(func2(data0) < 1){
-validate22.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-else {
-if(!pattern1.test(data0)){
-validate22.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
-return false;
-}
-}
-}
-}
-else {
-validate22.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-}
-}
 }
 }
 else {
@@ -2356,19 +2316,101 @@ validate22.errors = vErrors;
 return errors === 0;
 }
 
-export const NoQuery = validate23;
-const schema24 = {"$id":"NoQuery","type":"object","additionalProperties":false,"properties":{}};
+export const ReportQuery = validate23;
+const schema24 = {"$id":"ReportQuery","type":"object","additionalProperties":false,"properties":{"limit":{"type":"string","description":"Rows per page, 1 to 5000 (default 1000)."},"cursor":{"type":"string","maxLength":4096,"description":"`cursor.next` of the previous page."},"range":{"type":"string","enum":["last_day","last_week","last_month"],"description":"Default last_day when from is absent."},"from":{"type":"string","description":"Window start: ISO 8601 with a zone, or epoch milliseconds."},"to":{"type":"string","description":"Window end (exclusive), default now."}}};
 
 function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="NoQuery" */;
+/*# sourceURL="ReportQuery" */;
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
+const _errs1 = errors;
 for(const key0 in data){
+if(!(((((key0 === "limit") || (key0 === "cursor")) || (key0 === "range")) || (key0 === "from")) || (key0 === "to"))){
 validate23.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
+}
+}
+if(_errs1 === errors){
+if(data.limit !== undefined){
+const _errs2 = errors;
+if(typeof data.limit !== "string"){
+validate23.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.cursor !== undefined){
+let data1 = data.cursor;
+const _errs4 = errors;
+if(errors === _errs4){
+if(typeof data1 === "string"){
+if(func2(data1) > 4096){
+validate23.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"}];
+return false;
+}
+}
+else {
+validate23.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.range !== undefined){
+let data2 = data.range;
+const _errs6 = errors;
+if(typeof data2 !== "string"){
+validate23.errors = [{instancePath:instancePath+"/range",schemaPath:"#/properties/range/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!(((data2 === "last_day") || (data2 === "last_week")) || (data2 === "last_month"))){
+validate23.errors = [{instancePath:instancePath+"/range",schemaPath:"#/properties/range/enum",keyword:"enum",params:{allowedValues: schema24.properties.range.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.from !== undefined){
+const _errs8 = errors;
+if(typeof data.from !== "string"){
+validate23.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.to !== undefined){
+const _errs10 = errors;
+if(typeof data.to !== "string"){
+validate23.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
 }
 }
 else {
@@ -2380,11 +2422,11 @@ validate23.errors = vErrors;
 return errors === 0;
 }
 
-export const ReportPath = validate24;
-const schema25 = {"$id":"ReportPath","type":"object","required":["tenantId"],"additionalProperties":false,"properties":{"tenantId":{"type":"string","minLength":1,"maxLength":128,"pattern":"^[^/\\\\]*$"}}};
+export const TenantPath = validate24;
+const schema25 = {"$id":"TenantPath","type":"object","required":["tenantId"],"additionalProperties":false,"properties":{"tenantId":{"type":"string","minLength":1,"maxLength":128,"pattern":"^[^/\\\\]*$"}}};
 
 function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="ReportPath" */;
+/*# sourceURL="TenantPath" */;
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -2444,116 +2486,10 @@ validate24.errors = vErrors;
 return errors === 0;
 }
 
-export const ReportQuery = validate25;
-const schema26 = {"$id":"ReportQuery","type":"object","additionalProperties":false,"properties":{"limit":{"type":"string","description":"Rows per page, 1 to 5000 (default 1000)."},"cursor":{"type":"string","maxLength":4096,"description":"`cursor.next` of the previous page."},"range":{"type":"string","enum":["last_day","last_week","last_month"],"description":"Default last_day when from is absent."},"from":{"type":"string","description":"Window start: ISO 8601 with a zone, or epoch milliseconds."},"to":{"type":"string","description":"Window end (exclusive), default now."}}};
+export const VocJobPath = validate25;
+const schema26 = {"$id":"VocJobPath","type":"object","required":["tenantId","jobId"],"additionalProperties":false,"properties":{"tenantId":{"type":"string","minLength":1,"maxLength":128,"pattern":"^[^/\\\\]*$"},"jobId":{"type":"string","minLength":1,"maxLength":512,"pattern":"^[^/\\\\]*$"}}};
 
 function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="ReportQuery" */;
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-const _errs1 = errors;
-for(const key0 in data){
-if(!(((((key0 === "limit") || (key0 === "cursor")) || (key0 === "range")) || (key0 === "from")) || (key0 === "to"))){
-validate25.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.limit !== undefined){
-const _errs2 = errors;
-if(typeof data.limit !== "string"){
-validate25.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.cursor !== undefined){
-let data1 = data.cursor;
-const _errs4 = errors;
-if(errors === _errs4){
-if(typeof data1 === "string"){
-if(func2(data1) > 4096){
-validate25.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"}];
-return false;
-}
-}
-else {
-validate25.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.range !== undefined){
-let data2 = data.range;
-const _errs6 = errors;
-if(typeof data2 !== "string"){
-validate25.errors = [{instancePath:instancePath+"/range",schemaPath:"#/properties/range/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(!(((data2 === "last_day") || (data2 === "last_week")) || (data2 === "last_month"))){
-validate25.errors = [{instancePath:instancePath+"/range",schemaPath:"#/properties/range/enum",keyword:"enum",params:{allowedValues: schema26.properties.range.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.from !== undefined){
-const _errs8 = errors;
-if(typeof data.from !== "string"){
-validate25.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs8 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.to !== undefined){
-const _errs10 = errors;
-if(typeof data.to !== "string"){
-validate25.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs10 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-}
-else {
-validate25.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate25.errors = vErrors;
-return errors === 0;
-}
-
-export const VocJobPath = validate26;
-const schema27 = {"$id":"VocJobPath","type":"object","required":["tenantId","jobId"],"additionalProperties":false,"properties":{"tenantId":{"type":"string","minLength":1,"maxLength":128,"pattern":"^[^/\\\\]*$"},"jobId":{"type":"string","minLength":1,"maxLength":512,"pattern":"^[^/\\\\]*$"}}};
-
-function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="VocJobPath" */;
 let vErrors = null;
 let errors = 0;
@@ -2561,14 +2497,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.tenantId === undefined) && (missing0 = "tenantId")) || ((data.jobId === undefined) && (missing0 = "jobId"))){
-validate26.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate25.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "tenantId") || (key0 === "jobId"))){
-validate26.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate25.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -2580,24 +2516,24 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func2(data0) > 128){
-validate26.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+validate25.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
 if(func2(data0) < 1){
-validate26.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate25.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern1.test(data0)){
-validate26.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
+validate25.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
 return false;
 }
 }
 }
 }
 else {
-validate26.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate25.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2613,24 +2549,24 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
 if(func2(data1) > 512){
-validate26.errors = [{instancePath:instancePath+"/jobId",schemaPath:"#/properties/jobId/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
+validate25.errors = [{instancePath:instancePath+"/jobId",schemaPath:"#/properties/jobId/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
 else {
 if(func2(data1) < 1){
-validate26.errors = [{instancePath:instancePath+"/jobId",schemaPath:"#/properties/jobId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate25.errors = [{instancePath:instancePath+"/jobId",schemaPath:"#/properties/jobId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern1.test(data1)){
-validate26.errors = [{instancePath:instancePath+"/jobId",schemaPath:"#/properties/jobId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
+validate25.errors = [{instancePath:instancePath+"/jobId",schemaPath:"#/properties/jobId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
 return false;
 }
 }
 }
 }
 else {
-validate26.errors = [{instancePath:instancePath+"/jobId",schemaPath:"#/properties/jobId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate25.errors = [{instancePath:instancePath+"/jobId",schemaPath:"#/properties/jobId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2644,18 +2580,18 @@ var valid0 = true;
 }
 }
 else {
-validate26.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate25.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate26.errors = vErrors;
+validate25.errors = vErrors;
 return errors === 0;
 }
 
-export const VocJobStatus = validate27;
-const schema28 = {"$id":"VocJobStatus","type":"object","required":["id","status","started","file","recordingId"],"additionalProperties":false,"properties":{"id":{"type":"string","description":"The job execution identifier."},"status":{"type":"string","enum":["started","completed","failed"]},"started":{"type":"integer","description":"When the job started, epoch milliseconds."},"file":{"type":"string","description":"Storage path of the uploaded recording."},"recordingId":{"type":"string"}}};
+export const VocJobStatus = validate26;
+const schema27 = {"$id":"VocJobStatus","type":"object","required":["id","status","started","file","recordingId"],"additionalProperties":false,"properties":{"id":{"type":"string","description":"The job execution identifier."},"status":{"type":"string","enum":["started","completed","failed"]},"started":{"type":"integer","description":"When the job started, epoch milliseconds."},"file":{"type":"string","description":"Storage path of the uploaded recording."},"recordingId":{"type":"string"}}};
 
-function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="VocJobStatus" */;
 let vErrors = null;
 let errors = 0;
@@ -2663,14 +2599,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.id === undefined) && (missing0 = "id")) || ((data.status === undefined) && (missing0 = "status"))) || ((data.started === undefined) && (missing0 = "started"))) || ((data.file === undefined) && (missing0 = "file"))) || ((data.recordingId === undefined) && (missing0 = "recordingId"))){
-validate27.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate26.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((((key0 === "id") || (key0 === "status")) || (key0 === "started")) || (key0 === "file")) || (key0 === "recordingId"))){
-validate27.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate26.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -2679,7 +2615,7 @@ if(_errs1 === errors){
 if(data.id !== undefined){
 const _errs2 = errors;
 if(typeof data.id !== "string"){
-validate27.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate26.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -2692,11 +2628,11 @@ if(data.status !== undefined){
 let data1 = data.status;
 const _errs4 = errors;
 if(typeof data1 !== "string"){
-validate27.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate26.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(((data1 === "started") || (data1 === "completed")) || (data1 === "failed"))){
-validate27.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema28.properties.status.enum},message:"must be equal to one of the allowed values"}];
+validate26.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema27.properties.status.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -2709,7 +2645,7 @@ if(data.started !== undefined){
 let data2 = data.started;
 const _errs6 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate27.errors = [{instancePath:instancePath+"/started",schemaPath:"#/properties/started/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate26.errors = [{instancePath:instancePath+"/started",schemaPath:"#/properties/started/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -2721,7 +2657,7 @@ if(valid0){
 if(data.file !== undefined){
 const _errs8 = errors;
 if(typeof data.file !== "string"){
-validate27.errors = [{instancePath:instancePath+"/file",schemaPath:"#/properties/file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate26.errors = [{instancePath:instancePath+"/file",schemaPath:"#/properties/file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -2733,7 +2669,7 @@ if(valid0){
 if(data.recordingId !== undefined){
 const _errs10 = errors;
 if(typeof data.recordingId !== "string"){
-validate27.errors = [{instancePath:instancePath+"/recordingId",schemaPath:"#/properties/recordingId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate26.errors = [{instancePath:instancePath+"/recordingId",schemaPath:"#/properties/recordingId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs10 === errors;
@@ -2749,18 +2685,18 @@ var valid0 = true;
 }
 }
 else {
-validate27.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate26.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate27.errors = vErrors;
+validate26.errors = vErrors;
 return errors === 0;
 }
 
-export const VocReportList = validate28;
-const schema29 = {"$id":"VocReportList","type":"object","required":["total","cursor","data"],"additionalProperties":false,"properties":{"total":{"type":"integer","minimum":0},"cursor":{"type":"object","additionalProperties":false,"properties":{"next":{"type":"string"}}},"data":{"type":"array","items":{"type":"object","required":["ID","TenantID","Datetime","DatetimeUTC","Duration","Direction","Media","AgentName","AgentId","AgentEmail","CustomerName","CustomerId","CustomerEmail","Groups","Tags","Category","Subcategory","Tertiary","CategoryExplanation","CategoriesId","Summary","CSat","CSatExplanation","Sentiment","SentimentExplanation","Problems","KPIs","SourceSystem","TicketId","TicketUrl"],"additionalProperties":false,"properties":{"ID":{"type":["string","null"]},"TenantID":{"type":["string","null"]},"Datetime":{"type":["string","null"]},"DatetimeUTC":{"type":["string","null"]},"Duration":{"type":["number","null"]},"Direction":{"type":["string","null"]},"Media":{"type":["string","null"]},"AgentName":{"type":["string","null"]},"AgentId":{"type":["string","null"]},"AgentEmail":{"type":["string","null"]},"CustomerName":{"type":["string","null"]},"CustomerId":{"type":["string","null"]},"CustomerEmail":{"type":["string","null"]},"Groups":{"type":["string","null"]},"Tags":{"type":["string","null"]},"Category":{"type":["string","null"]},"Subcategory":{"type":["string","null"]},"Tertiary":{"type":["string","null"]},"CategoryExplanation":{"type":["string","null"]},"CategoriesId":{"type":["string","null"]},"Summary":{"type":["string","null"]},"CSat":{"type":["number","null"]},"CSatExplanation":{"type":["string","null"]},"Sentiment":{"type":["number","null"]},"SentimentExplanation":{"type":["string","null"]},"Problems":{"type":["array","null"],"items":{"type":"object"}},"KPIs":{"type":["array","null"],"items":{"type":"object"}},"SourceSystem":{"type":["string","null"]},"TicketId":{"type":["string","null"]},"TicketUrl":{"type":["string","null"]}}}}}};
+export const VocReportList = validate27;
+const schema28 = {"$id":"VocReportList","type":"object","required":["total","cursor","data"],"additionalProperties":false,"properties":{"total":{"type":"integer","minimum":0},"cursor":{"type":"object","additionalProperties":false,"properties":{"next":{"type":"string"}}},"data":{"type":"array","items":{"type":"object","required":["ID","TenantID","Datetime","DatetimeUTC","Duration","Direction","Media","AgentName","AgentId","AgentEmail","CustomerName","CustomerId","CustomerEmail","Groups","Tags","Category","Subcategory","Tertiary","CategoryExplanation","CategoriesId","Summary","CSat","CSatExplanation","Sentiment","SentimentExplanation","Problems","KPIs","SourceSystem","TicketId","TicketUrl"],"additionalProperties":false,"properties":{"ID":{"type":["string","null"]},"TenantID":{"type":["string","null"]},"Datetime":{"type":["string","null"]},"DatetimeUTC":{"type":["string","null"]},"Duration":{"type":["number","null"]},"Direction":{"type":["string","null"]},"Media":{"type":["string","null"]},"AgentName":{"type":["string","null"]},"AgentId":{"type":["string","null"]},"AgentEmail":{"type":["string","null"]},"CustomerName":{"type":["string","null"]},"CustomerId":{"type":["string","null"]},"CustomerEmail":{"type":["string","null"]},"Groups":{"type":["string","null"]},"Tags":{"type":["string","null"]},"Category":{"type":["string","null"]},"Subcategory":{"type":["string","null"]},"Tertiary":{"type":["string","null"]},"CategoryExplanation":{"type":["string","null"]},"CategoriesId":{"type":["string","null"]},"Summary":{"type":["string","null"]},"CSat":{"type":["number","null"]},"CSatExplanation":{"type":["string","null"]},"Sentiment":{"type":["number","null"]},"SentimentExplanation":{"type":["string","null"]},"Problems":{"type":["array","null"],"items":{"type":"object"}},"KPIs":{"type":["array","null"],"items":{"type":"object"}},"SourceSystem":{"type":["string","null"]},"TicketId":{"type":["string","null"]},"TicketUrl":{"type":["string","null"]}}}}}};
 
-function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="VocReportList" */;
 let vErrors = null;
 let errors = 0;
@@ -2768,14 +2704,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.total === undefined) && (missing0 = "total")) || ((data.cursor === undefined) && (missing0 = "cursor"))) || ((data.data === undefined) && (missing0 = "data"))){
-validate28.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate27.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "total") || (key0 === "cursor")) || (key0 === "data"))){
-validate28.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate27.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -2785,13 +2721,13 @@ if(data.total !== undefined){
 let data0 = data.total;
 const _errs2 = errors;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate28.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate27.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs2){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 < 0 || isNaN(data0)){
-validate28.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate27.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -2810,7 +2746,7 @@ if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 const _errs6 = errors;
 for(const key1 in data1){
 if(!(key1 === "next")){
-validate28.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate27.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -2818,14 +2754,14 @@ break;
 if(_errs6 === errors){
 if(data1.next !== undefined){
 if(typeof data1.next !== "string"){
-validate28.errors = [{instancePath:instancePath+"/cursor/next",schemaPath:"#/properties/cursor/properties/next/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate27.errors = [{instancePath:instancePath+"/cursor/next",schemaPath:"#/properties/cursor/properties/next/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate28.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate27.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -2849,14 +2785,14 @@ if(errors === _errs11){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 let missing1;
 if(((((((((((((((((((((((((((((((data4.ID === undefined) && (missing1 = "ID")) || ((data4.TenantID === undefined) && (missing1 = "TenantID"))) || ((data4.Datetime === undefined) && (missing1 = "Datetime"))) || ((data4.DatetimeUTC === undefined) && (missing1 = "DatetimeUTC"))) || ((data4.Duration === undefined) && (missing1 = "Duration"))) || ((data4.Direction === undefined) && (missing1 = "Direction"))) || ((data4.Media === undefined) && (missing1 = "Media"))) || ((data4.AgentName === undefined) && (missing1 = "AgentName"))) || ((data4.AgentId === undefined) && (missing1 = "AgentId"))) || ((data4.AgentEmail === undefined) && (missing1 = "AgentEmail"))) || ((data4.CustomerName === undefined) && (missing1 = "CustomerName"))) || ((data4.CustomerId === undefined) && (missing1 = "CustomerId"))) || ((data4.CustomerEmail === undefined) && (missing1 = "CustomerEmail"))) || ((data4.Groups === undefined) && (missing1 = "Groups"))) || ((data4.Tags === undefined) && (missing1 = "Tags"))) || ((data4.Category === undefined) && (missing1 = "Category"))) || ((data4.Subcategory === undefined) && (missing1 = "Subcategory"))) || ((data4.Tertiary === undefined) && (missing1 = "Tertiary"))) || ((data4.CategoryExplanation === undefined) && (missing1 = "CategoryExplanation"))) || ((data4.CategoriesId === undefined) && (missing1 = "CategoriesId"))) || ((data4.Summary === undefined) && (missing1 = "Summary"))) || ((data4.CSat === undefined) && (missing1 = "CSat"))) || ((data4.CSatExplanation === undefined) && (missing1 = "CSatExplanation"))) || ((data4.Sentiment === undefined) && (missing1 = "Sentiment"))) || ((data4.SentimentExplanation === undefined) && (missing1 = "SentimentExplanation"))) || ((data4.Problems === undefined) && (missing1 = "Problems"))) || ((data4.KPIs === undefined) && (missing1 = "KPIs"))) || ((data4.SourceSystem === undefined) && (missing1 = "SourceSystem"))) || ((data4.TicketId === undefined) && (missing1 = "TicketId"))) || ((data4.TicketUrl === undefined) && (missing1 = "TicketUrl"))){
-validate28.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate27.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs13 = errors;
 for(const key2 in data4){
-if(!(func4.call(schema29.properties.data.items.properties, key2))){
-validate28.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+if(!(func4.call(schema28.properties.data.items.properties, key2))){
+validate27.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -2866,7 +2802,7 @@ if(data4.ID !== undefined){
 let data5 = data4.ID;
 const _errs14 = errors;
 if((typeof data5 !== "string") && (data5 !== null)){
-validate28.errors = [{instancePath:instancePath+"/data/" + i0+"/ID",schemaPath:"#/properties/data/items/properties/ID/type",keyword:"type",params:{type: schema29.properties.data.items.properties.ID.type},message:"must be string,null"}];
+validate27.errors = [{instancePath:instancePath+"/data/" + i0+"/ID",schemaPath:"#/properties/data/items/properties/ID/type",keyword:"type",params:{type: schema28.properties.data.items.properties.ID.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs14 === errors;
@@ -2879,7 +2815,7 @@ if(data4.TenantID !== undefined){
 let data6 = data4.TenantID;
 const _errs16 = errors;
 if((typeof data6 !== "string") && (data6 !== null)){
-validate28.errors = [{instancePath:instancePath+"/data/" + i0+"/TenantID",schemaPath:"#/properties/data/items/properties/TenantID/type",keyword:"type",params:{type: schema29.properties.data.items.properties.TenantID.type},message:"must be string,null"}];
+validate27.errors = [{instancePath:instancePath+"/data/" + i0+"/TenantID",schemaPath:"#/properties/data/items/properties/TenantID/type",keyword:"type",params:{type: schema28.properties.data.items.properties.TenantID.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs16 === errors;
@@ -2892,7 +2828,7 @@ if(data4.Datetime !== undefined){
 let data7 = data4.Datetime;
 const _errs18 = errors;
 if((typeof data7 !== "string") && (data7 !== null)){
-validate28.errors = [{instancePath:instancePath+"/data/" + i0+"/Datetime",schemaPath:"#/properties/data/items/properties/Datetime/type",keyword:"type",params:{type: schema29.properties.data.items.properties.Datetime.type},message:"must be string,null"}];
+validate27.errors = [{instancePath:instancePath+"/data/" + i0+"/Datetime",schemaPath:"#/properties/data/items/properties/Datetime/type",keyword:"type",params:{type: schema28.properties.data.items.properties.Datetime.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs18 === errors;
@@ -2905,7 +2841,7 @@ if(data4.DatetimeUTC !== undefined){
 let data8 = data4.DatetimeUTC;
 const _errs20 = errors;
 if((typeof data8 !== "string") && (data8 !== null)){
-validate28.errors = [{instancePath:instancePath+"/data/" + i0+"/DatetimeUTC",schemaPath:"#/properties/data/items/properties/DatetimeUTC/type",keyword:"type",params:{type: schema29.properties.data.items.properties.DatetimeUTC.type},message:"must be string,null"}];
+validate27.errors = [{instancePath:instancePath+"/data/" + i0+"/DatetimeUTC",schemaPath:"#/properties/data/items/properties/DatetimeUTC/type",keyword:"type",params:{type: schema28.properties.data.items.properties.DatetimeUTC.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs20 === errors;
@@ -2918,7 +2854,7 @@ if(data4.Duration !== undefined){
 let data9 = data4.Duration;
 const _errs22 = errors;
 if((!((typeof data9 == "number") && (isFinite(data9)))) && (data9 !== null)){
-validate28.errors = [{instancePath:instancePath+"/data/" + i0+"/Duration",schemaPath:"#/properties/data/items/properties/Duration/type",keyword:"type",params:{type: schema29.properties.data.items.properties.Duration.type},message:"must be number,null"}];
+validate27.errors = [{instancePath:instancePath+"/data/" + i0+"/Duration",schemaPath:"#/properties/data/items/properties/Duration/type",keyword:"type",params:{type: schema28.properties.data.items.properties.Duration.type},message:"must be number,null"}];
 return false;
 }
 var valid3 = _errs22 === errors;
@@ -2931,7 +2867,7 @@ if(data4.Direction !== undefined){
 let data10 = data4.Direction;
 const _errs24 = errors;
 if((typeof data10 !== "string") && (data10 !== null)){
-validate28.errors = [{instancePath:instancePath+"/data/" + i0+"/Direction",schemaPath:"#/properties/data/items/properties/Direction/type",keyword:"type",params:{type: schema29.properties.data.items.properties.Direction.type},message:"must be string,null"}];
+validate27.errors = [{instancePath:instancePath+"/data/" + i0+"/Direction",schemaPath:"#/properties/data/items/properties/Direction/type",keyword:"type",params:{type: schema28.properties.data.items.properties.Direction.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs24 === errors;
@@ -2944,7 +2880,7 @@ if(data4.Media !== undefined){
 let data11 = data4.Media;
 const _errs26 = errors;
 if((typeof data11 !== "string") && (data11 !== null)){
-validate28.errors = [{instancePath:instancePath+"/data/" + i0+"/Media",schemaPath:"#/properties/data/items/properties/Media/type",keyword:"type",params:{type: schema29.properties.data.items.properties.Media.type},message:"must be string,null"}];
+validate27.errors = [{instancePath:instancePath+"/data/" + i0+"/Media",schemaPath:"#/properties/data/items/properties/Media/type",keyword:"type",params:{type: schema28.properties.data.items.properties.Media.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs26 === errors;
@@ -2957,7 +2893,7 @@ if(data4.AgentName !== undefined){
 let data12 = data4.AgentName;
 const _errs28 = errors;
 if((typeof data12 !== "string") && (data12 !== null)){
-validate28.errors = [{instancePath:instancePath+"/data/" + i0+"/AgentName",schemaPath:"#/properties/data/items/properties/AgentName/type",keyword:"type",params:{type: schema29.properties.data.items.properties.AgentName.type},message:"must be string,null"}];
+validate27.errors = [{instancePath:instancePath+"/data/" + i0+"/AgentName",schemaPath:"#/properties/data/items/properties/AgentName/type",keyword:"type",params:{type: schema28.properties.data.items.properties.AgentName.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs28 === errors;
@@ -2970,7 +2906,7 @@ if(data4.AgentId !== undefined){
 let data13 = data4.AgentId;
 const _errs30 = errors;
 if((typeof data13 !== "string") && (data13 !== null)){
-validate28.errors = [{instancePath:instancePath+"/data/" + i0+"/AgentId",schemaPath:"#/properties/data/items/properties/AgentId/type",keyword:"type",params:{type: schema29.properties.data.items.properties.AgentId.type},message:"must be string,null"}];
+validate27.errors = [{instancePath:instancePath+"/data/" + i0+"/AgentId",schemaPath:"#/properties/data/items/properties/AgentId/type",keyword:"type",params:{type: schema28.properties.data.items.properties.AgentId.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs30 === errors;
@@ -2983,7 +2919,7 @@ if(data4.AgentEmail !== undefined){
 let data14 = data4.AgentEmail;
 const _errs32 = errors;
 if((typeof data14 !== "string") && (data14 !== null)){
-validate28.errors = [{instancePath:instancePath+"/data/" + i0+"/AgentEmail",schemaPath:"#/properties/data/items/properties/AgentEmail/type",keyword:"type",params:{type: schema29.properties.data.items.properties.AgentEmail.type},message:"must be string,null"}];
+validate27.errors = [{instancePath:instancePath+"/data/" + i0+"/AgentEmail",schemaPath:"#/properties/data/items/properties/AgentEmail/type",keyword:"type",params:{type: schema28.properties.data.items.properties.AgentEmail.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs32 === errors;
@@ -2996,7 +2932,7 @@ if(data4.CustomerName !== undefined){
 let data15 = data4.CustomerName;
 const _errs34 = errors;
 if((typeof data15 !== "string") && (data15 !== null)){
-validate28.errors = [{instancePath:instancePath+"/data/" + i0+"/CustomerName",schemaPath:"#/properties/data/items/properties/CustomerName/type",keyword:"type",params:{type: schema29.properties.data.items.properties.CustomerName.type},message:"must be string,null"}];
+validate27.errors = [{instancePath:instancePath+"/data/" + i0+"/CustomerName",schemaPath:"#/properties/data/items/properties/CustomerName/type",keyword:"type",params:{type: schema28.properties.data.items.properties.CustomerName.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs34 === errors;
@@ -3009,7 +2945,7 @@ if(data4.CustomerId !== undefined){
 let data16 = data4.CustomerId;
 const _errs36 = errors;
 if((typeof data16 !== "string") && (data16 !== null)){
-validate28.errors = [{instancePath:instancePath+"/data/" + i0+"/CustomerId",schemaPath:"#/properties/data/items/properties/CustomerId/type",keyword:"type",params:{type: schema29.properties.data.items.properties.CustomerId.type},message:"must be string,null"}];
+validate27.errors = [{instancePath:instancePath+"/data/" + i0+"/CustomerId",schemaPath:"#/properties/data/items/properties/CustomerId/type",keyword:"type",params:{type: schema28.properties.data.items.properties.CustomerId.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs36 === errors;
@@ -3022,7 +2958,7 @@ if(data4.CustomerEmail !== undefined){
 let data17 = data4.CustomerEmail;
 const _errs38 = errors;
 if((typeof data17 !== "string") && (data17 !== null)){
-validate28.errors = [{instancePath:instancePath+"/data/" + i0+"/CustomerEmail",schemaPath:"#/properties/data/items/properties/CustomerEmail/type",keyword:"type",params:{type: schema29.properties.data.items.properties.CustomerEmail.type},message:"must be string,null"}];
+validate27.errors = [{instancePath:instancePath+"/data/" + i0+"/CustomerEmail",schemaPath:"#/properties/data/items/properties/CustomerEmail/type",keyword:"type",params:{type: schema28.properties.data.items.properties.CustomerEmail.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs38 === errors;
@@ -3035,7 +2971,7 @@ if(data4.Groups !== undefined){
 let data18 = data4.Groups;
 const _errs40 = errors;
 if((typeof data18 !== "string") && (data18 !== null)){
-validate28.errors = [{instancePath:instancePath+"/data/" + i0+"/Groups",schemaPath:"#/properties/data/items/properties/Groups/type",keyword:"type",params:{type: schema29.properties.data.items.properties.Groups.type},message:"must be string,null"}];
+validate27.errors = [{instancePath:instancePath+"/data/" + i0+"/Groups",schemaPath:"#/properties/data/items/properties/Groups/type",keyword:"type",params:{type: schema28.properties.data.items.properties.Groups.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs40 === errors;
@@ -3048,7 +2984,7 @@ if(data4.Tags !== undefined){
 let data19 = data4.Tags;
 const _errs42 = errors;
 if((typeof data19 !== "string") && (data19 !== null)){
-validate28.errors = [{instancePath:instancePath+"/data/" + i0+"/Tags",schemaPath:"#/properties/data/items/properties/Tags/type",keyword:"type",params:{type: schema29.properties.data.items.properties.Tags.type},message:"must be string,null"}];
+validate27.errors = [{instancePath:instancePath+"/data/" + i0+"/Tags",schemaPath:"#/properties/data/items/properties/Tags/type",keyword:"type",params:{type: schema28.properties.data.items.properties.Tags.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs42 === errors;
@@ -3061,7 +2997,7 @@ if(data4.Category !== undefined){
 let data20 = data4.Category;
 const _errs44 = errors;
 if((typeof data20 !== "string") && (data20 !== null)){
-validate28.errors = [{instancePath:instancePath+"/data/" + i0+"/Category",schemaPath:"#/properties/data/items/properties/Category/type",keyword:"type",params:{type: schema29.properties.data.items.properties.Category.type},message:"must be string,null"}];
+validate27.errors = [{instancePath:instancePath+"/data/" + i0+"/Category",schemaPath:"#/properties/data/items/properties/Category/type",keyword:"type",params:{type: schema28.properties.data.items.properties.Category.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs44 === errors;
@@ -3074,7 +3010,7 @@ if(data4.Subcategory !== undefined){
 let data21 = data4.Subcategory;
 const _errs46 = errors;
 if((typeof data21 !== "string") && (data21 !== null)){
-validate28.errors = [{instancePath:instancePath+"/data/" + i0+"/Subcategory",schemaPath:"#/properties/data/items/properties/Subcategory/type",keyword:"type",params:{type: schema29.properties.data.items.properties.Subcategory.type},message:"must be string,null"}];
+validate27.errors = [{instancePath:instancePath+"/data/" + i0+"/Subcategory",schemaPath:"#/properties/data/items/properties/Subcategory/type",keyword:"type",params:{type: schema28.properties.data.items.properties.Subcategory.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs46 === errors;
@@ -3087,7 +3023,7 @@ if(data4.Tertiary !== undefined){
 let data22 = data4.Tertiary;
 const _errs48 = errors;
 if((typeof data22 !== "string") && (data22 !== null)){
-validate28.errors = [{instancePath:instancePath+"/data/" + i0+"/Tertiary",schemaPath:"#/properties/data/items/properties/Tertiary/type",keyword:"type",params:{type: schema29.properties.data.items.properties.Tertiary.type},message:"must be string,null"}];
+validate27.errors = [{instancePath:instancePath+"/data/" + i0+"/Tertiary",schemaPath:"#/properties/data/items/properties/Tertiary/type",keyword:"type",params:{type: schema28.properties.data.items.properties.Tertiary.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs48 === errors;
@@ -3100,7 +3036,7 @@ if(data4.CategoryExplanation !== undefined){
 let data23 = data4.CategoryExplanation;
 const _errs50 = errors;
 if((typeof data23 !== "string") && (data23 !== null)){
-validate28.errors = [{instancePath:instancePath+"/data/" + i0+"/CategoryExplanation",schemaPath:"#/properties/data/items/properties/CategoryExplanation/type",keyword:"type",params:{type: schema29.properties.data.items.properties.CategoryExplanation.type},message:"must be string,null"}];
+validate27.errors = [{instancePath:instancePath+"/data/" + i0+"/CategoryExplanation",schemaPath:"#/properties/data/items/properties/CategoryExplanation/type",keyword:"type",params:{type: schema28.properties.data.items.properties.CategoryExplanation.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs50 === errors;
@@ -3113,7 +3049,7 @@ if(data4.CategoriesId !== undefined){
 let data24 = data4.CategoriesId;
 const _errs52 = errors;
 if((typeof data24 !== "string") && (data24 !== null)){
-validate28.errors = [{instancePath:instancePath+"/data/" + i0+"/CategoriesId",schemaPath:"#/properties/data/items/properties/CategoriesId/type",keyword:"type",params:{type: schema29.properties.data.items.properties.CategoriesId.type},message:"must be string,null"}];
+validate27.errors = [{instancePath:instancePath+"/data/" + i0+"/CategoriesId",schemaPath:"#/properties/data/items/properties/CategoriesId/type",keyword:"type",params:{type: schema28.properties.data.items.properties.CategoriesId.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs52 === errors;
@@ -3126,7 +3062,7 @@ if(data4.Summary !== undefined){
 let data25 = data4.Summary;
 const _errs54 = errors;
 if((typeof data25 !== "string") && (data25 !== null)){
-validate28.errors = [{instancePath:instancePath+"/data/" + i0+"/Summary",schemaPath:"#/properties/data/items/properties/Summary/type",keyword:"type",params:{type: schema29.properties.data.items.properties.Summary.type},message:"must be string,null"}];
+validate27.errors = [{instancePath:instancePath+"/data/" + i0+"/Summary",schemaPath:"#/properties/data/items/properties/Summary/type",keyword:"type",params:{type: schema28.properties.data.items.properties.Summary.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs54 === errors;
@@ -3139,7 +3075,7 @@ if(data4.CSat !== undefined){
 let data26 = data4.CSat;
 const _errs56 = errors;
 if((!((typeof data26 == "number") && (isFinite(data26)))) && (data26 !== null)){
-validate28.errors = [{instancePath:instancePath+"/data/" + i0+"/CSat",schemaPath:"#/properties/data/items/properties/CSat/type",keyword:"type",params:{type: schema29.properties.data.items.properties.CSat.type},message:"must be number,null"}];
+validate27.errors = [{instancePath:instancePath+"/data/" + i0+"/CSat",schemaPath:"#/properties/data/items/properties/CSat/type",keyword:"type",params:{type: schema28.properties.data.items.properties.CSat.type},message:"must be number,null"}];
 return false;
 }
 var valid3 = _errs56 === errors;
@@ -3152,7 +3088,7 @@ if(data4.CSatExplanation !== undefined){
 let data27 = data4.CSatExplanation;
 const _errs58 = errors;
 if((typeof data27 !== "string") && (data27 !== null)){
-validate28.errors = [{instancePath:instancePath+"/data/" + i0+"/CSatExplanation",schemaPath:"#/properties/data/items/properties/CSatExplanation/type",keyword:"type",params:{type: schema29.properties.data.items.properties.CSatExplanation.type},message:"must be string,null"}];
+validate27.errors = [{instancePath:instancePath+"/data/" + i0+"/CSatExplanation",schemaPath:"#/properties/data/items/properties/CSatExplanation/type",keyword:"type",params:{type: schema28.properties.data.items.properties.CSatExplanation.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs58 === errors;
@@ -3165,7 +3101,7 @@ if(data4.Sentiment !== undefined){
 let data28 = data4.Sentiment;
 const _errs60 = errors;
 if((!((typeof data28 == "number") && (isFinite(data28)))) && (data28 !== null)){
-validate28.errors = [{instancePath:instancePath+"/data/" + i0+"/Sentiment",schemaPath:"#/properties/data/items/properties/Sentiment/type",keyword:"type",params:{type: schema29.properties.data.items.properties.Sentiment.type},message:"must be number,null"}];
+validate27.errors = [{instancePath:instancePath+"/data/" + i0+"/Sentiment",schemaPath:"#/properties/data/items/properties/Sentiment/type",keyword:"type",params:{type: schema28.properties.data.items.properties.Sentiment.type},message:"must be number,null"}];
 return false;
 }
 var valid3 = _errs60 === errors;
@@ -3178,7 +3114,7 @@ if(data4.SentimentExplanation !== undefined){
 let data29 = data4.SentimentExplanation;
 const _errs62 = errors;
 if((typeof data29 !== "string") && (data29 !== null)){
-validate28.errors = [{instancePath:instancePath+"/data/" + i0+"/SentimentExplanation",schemaPath:"#/properties/data/items/properties/SentimentExplanation/type",keyword:"type",params:{type: schema29.properties.data.items.properties.SentimentExplanation.type},message:"must be string,null"}];
+validate27.errors = [{instancePath:instancePath+"/data/" + i0+"/SentimentExplanation",schemaPath:"#/properties/data/items/properties/SentimentExplanation/type",keyword:"type",params:{type: schema28.properties.data.items.properties.SentimentExplanation.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs62 === errors;
@@ -3191,7 +3127,7 @@ if(data4.Problems !== undefined){
 let data30 = data4.Problems;
 const _errs64 = errors;
 if((!(Array.isArray(data30))) && (data30 !== null)){
-validate28.errors = [{instancePath:instancePath+"/data/" + i0+"/Problems",schemaPath:"#/properties/data/items/properties/Problems/type",keyword:"type",params:{type: schema29.properties.data.items.properties.Problems.type},message:"must be array,null"}];
+validate27.errors = [{instancePath:instancePath+"/data/" + i0+"/Problems",schemaPath:"#/properties/data/items/properties/Problems/type",keyword:"type",params:{type: schema28.properties.data.items.properties.Problems.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs64){
@@ -3202,7 +3138,7 @@ for(let i1=0; i1<len1; i1++){
 let data31 = data30[i1];
 const _errs66 = errors;
 if(!(data31 && typeof data31 == "object" && !Array.isArray(data31))){
-validate28.errors = [{instancePath:instancePath+"/data/" + i0+"/Problems/" + i1,schemaPath:"#/properties/data/items/properties/Problems/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate27.errors = [{instancePath:instancePath+"/data/" + i0+"/Problems/" + i1,schemaPath:"#/properties/data/items/properties/Problems/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 var valid4 = _errs66 === errors;
@@ -3222,7 +3158,7 @@ if(data4.KPIs !== undefined){
 let data32 = data4.KPIs;
 const _errs68 = errors;
 if((!(Array.isArray(data32))) && (data32 !== null)){
-validate28.errors = [{instancePath:instancePath+"/data/" + i0+"/KPIs",schemaPath:"#/properties/data/items/properties/KPIs/type",keyword:"type",params:{type: schema29.properties.data.items.properties.KPIs.type},message:"must be array,null"}];
+validate27.errors = [{instancePath:instancePath+"/data/" + i0+"/KPIs",schemaPath:"#/properties/data/items/properties/KPIs/type",keyword:"type",params:{type: schema28.properties.data.items.properties.KPIs.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs68){
@@ -3233,7 +3169,7 @@ for(let i2=0; i2<len2; i2++){
 let data33 = data32[i2];
 const _errs70 = errors;
 if(!(data33 && typeof data33 == "object" && !Array.isArray(data33))){
-validate28.errors = [{instancePath:instancePath+"/data/" + i0+"/KPIs/" + i2,schemaPath:"#/properties/data/items/properties/KPIs/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate27.errors = [{instancePath:instancePath+"/data/" + i0+"/KPIs/" + i2,schemaPath:"#/properties/data/items/properties/KPIs/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 var valid5 = _errs70 === errors;
@@ -3253,7 +3189,7 @@ if(data4.SourceSystem !== undefined){
 let data34 = data4.SourceSystem;
 const _errs72 = errors;
 if((typeof data34 !== "string") && (data34 !== null)){
-validate28.errors = [{instancePath:instancePath+"/data/" + i0+"/SourceSystem",schemaPath:"#/properties/data/items/properties/SourceSystem/type",keyword:"type",params:{type: schema29.properties.data.items.properties.SourceSystem.type},message:"must be string,null"}];
+validate27.errors = [{instancePath:instancePath+"/data/" + i0+"/SourceSystem",schemaPath:"#/properties/data/items/properties/SourceSystem/type",keyword:"type",params:{type: schema28.properties.data.items.properties.SourceSystem.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs72 === errors;
@@ -3266,7 +3202,7 @@ if(data4.TicketId !== undefined){
 let data35 = data4.TicketId;
 const _errs74 = errors;
 if((typeof data35 !== "string") && (data35 !== null)){
-validate28.errors = [{instancePath:instancePath+"/data/" + i0+"/TicketId",schemaPath:"#/properties/data/items/properties/TicketId/type",keyword:"type",params:{type: schema29.properties.data.items.properties.TicketId.type},message:"must be string,null"}];
+validate27.errors = [{instancePath:instancePath+"/data/" + i0+"/TicketId",schemaPath:"#/properties/data/items/properties/TicketId/type",keyword:"type",params:{type: schema28.properties.data.items.properties.TicketId.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs74 === errors;
@@ -3279,7 +3215,7 @@ if(data4.TicketUrl !== undefined){
 let data36 = data4.TicketUrl;
 const _errs76 = errors;
 if((typeof data36 !== "string") && (data36 !== null)){
-validate28.errors = [{instancePath:instancePath+"/data/" + i0+"/TicketUrl",schemaPath:"#/properties/data/items/properties/TicketUrl/type",keyword:"type",params:{type: schema29.properties.data.items.properties.TicketUrl.type},message:"must be string,null"}];
+validate27.errors = [{instancePath:instancePath+"/data/" + i0+"/TicketUrl",schemaPath:"#/properties/data/items/properties/TicketUrl/type",keyword:"type",params:{type: schema28.properties.data.items.properties.TicketUrl.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs76 === errors;
@@ -3320,7 +3256,7 @@ var valid3 = true;
 }
 }
 else {
-validate28.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate27.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -3331,7 +3267,7 @@ break;
 }
 }
 else {
-validate28.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate27.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -3346,10 +3282,10 @@ var valid0 = true;
 }
 }
 else {
-validate28.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate27.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate28.errors = vErrors;
+validate27.errors = vErrors;
 return errors === 0;
 }

@@ -1,18 +1,14 @@
 /** `cxm seed` as an operator runs it, against a local stack found through $CXM_HOME/local.json. */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeLocalState } from '#infra/local/local-state';
 import { validatorFor } from '#shared/http/validator-for';
-import { ownLines, run } from '#test/support/run-process';
+import { ownLines } from '#test/support/run-process';
+import { cliFor } from '#test/support/cli-harness';
 import { startTestApi, uniqueTenant, type TestApi } from '#test/support/test-api';
 
 let api: TestApi;
-let home: string;
 const DAY = 86_400_000;
 
-const cxm = (...args: string[]) => run('node', ['infra/cli/cxm.mjs', ...args], { CXM_HOME: home });
+let cxm: ReturnType<typeof cliFor>['cxm'];
 
 type ListBody = { total: number; cursor: { next?: string }; data: Array<Record<string, unknown>> };
 
@@ -24,11 +20,7 @@ async function list(tenant: string, kind: 'assistant' | 'voc', key: string): Pro
 
 beforeAll(async () => {
   api = await startTestApi({ authCacheTtlSeconds: 0 });
-  home = mkdtempSync(join(tmpdir(), 'cxm-seed-'));
-  writeLocalState(
-    { apiUrl: api.url, dynamodbEndpoint: api.dynamoEndpoint, region: 'us-east-1', stage: 'test', tables: api.tables, demo: null, pid: process.pid },
-    home,
-  );
+  ({ cxm } = cliFor(api, 'cxm-seed'));
 });
 afterAll(() => api.close());
 

@@ -3,23 +3,19 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeLocalState } from '#infra/local/local-state';
 import { ownLines, run } from '#test/support/run-process';
+import { cliFor } from '#test/support/cli-harness';
 import { startTestApi, uniqueTenant, type TestApi } from '#test/support/test-api';
 
 let api: TestApi;
 let home: string;
 const tenant = uniqueTenant('cli');
 
-const cxm = (...args: string[]) => run('node', ['infra/cli/cxm.mjs', ...args], { CXM_HOME: home });
+let cxm: ReturnType<typeof cliFor>['cxm'];
 
 beforeAll(async () => {
   api = await startTestApi({ authCacheTtlSeconds: 0 });
-  home = mkdtempSync(join(tmpdir(), 'cxm-cli-'));
-  writeLocalState(
-    { apiUrl: api.url, dynamodbEndpoint: api.dynamoEndpoint, region: 'us-east-1', stage: 'test', tables: api.tables, demo: null, pid: process.pid },
-    home,
-  );
+  ({ home, cxm } = cliFor(api, 'cxm-cli'));
   await api.addConversation(tenant, { id: 'c1' });
 });
 afterAll(() => api.close());

@@ -1,7 +1,8 @@
 import { tenantIdParam } from './identifiers.ts';
 
-export const McpPath = {
-  $id: 'McpPath',
+/** The path of routes addressed by tenant alone (MCP bots, reporting lists). */
+export const TenantPath = {
+  $id: 'TenantPath',
   type: 'object',
   required: ['tenantId'],
   additionalProperties: false,
