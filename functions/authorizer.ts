@@ -12,6 +12,8 @@ import { keyStatus } from '#shared/auth/key-status';
 import { parseBearerToken } from '#shared/auth/parse-bearer-token';
 import { findHeader } from '#shared/http/find-header';
 import { logger } from '#shared/http/logger';
+import { APP_METRICS } from '#shared/http/metric-names';
+import { countMetric, publishMetrics } from '#shared/http/metrics';
 import { documentClient } from '#shared/store/dynamo-client';
 import { createKeysStore } from '#shared/store/keys-store';
 import { tableName } from '#shared/store/table-name';
@@ -20,6 +22,9 @@ const keys = createKeysStore(documentClient(), tableName('keys'));
 
 function refuse(reason: string, keyId?: string): never {
   logger.info('authentication refused', { reason, keyId });
+  // Published here: a refusal is the only way out of this function that counts anything.
+  countMetric(APP_METRICS.authFailure);
+  publishMetrics();
   throw new Error('Unauthorized');
 }
 
@@ -36,5 +41,7 @@ export const handler = async (event: APIGatewayRequestAuthorizerEvent): Promise<
     principalId: key.keyId,
     policyDocument: allowWholeStage(event.methodArn),
     context: encodeCaller({ keyId: key.keyId, tenants: key.tenants, scopes: key.scopes }),
+    // The usage plan throttles per tenant key (D10); a key without one is refused by the gateway.
+    ...(key.usageKey && { usageIdentifierKey: key.usageKey.value }),
   };
 };

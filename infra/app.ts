@@ -1,13 +1,15 @@
 /**
  * CDK entry point (cdk.json `app`): `npx cdk synth -c stage=dev`. The stage picks the settings in
- * config.ts; nothing here looks up an account or region, so synth works offline.
+ * config.ts; nothing here looks up an account or region, so synth works offline. cdk-nag's
+ * AwsSolutions checks run at every synth: an unacknowledged finding fails `cdk synth` and `cdk deploy`.
  */
 import { App } from 'aws-cdk-lib';
 import { DEFAULT_STAGE, stageConfig } from './config.ts';
+import { enforceNagChecks } from './nag-acknowledgements.ts';
 import { CxmStack } from './stack.ts';
 
 const app = new App();
 const stage: unknown = app.node.tryGetContext('stage') ?? DEFAULT_STAGE;
 if (typeof stage !== 'string') throw new Error('context "stage" must be a string, e.g. -c stage=dev');
-new CxmStack(app, { config: stageConfig(stage) });
+enforceNagChecks(new CxmStack(app, { config: stageConfig(stage) }));
 app.synth();

@@ -11,6 +11,7 @@
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { STAGE_NAME_PATTERN } from '#shared/store/table-specs';
+import { DEFAULT_RATE_LIMIT, type RateLimit } from '#infra/local/token-buckets';
 
 export interface StageConfig {
   stage: string;
@@ -21,6 +22,12 @@ export interface StageConfig {
   logRetention: RetentionDays;
   /** How long API Gateway reuses an authorizer decision for the same Authorization header. */
   authorizerCacheTtl: Duration;
+  /**
+   * Per-key throttle of the stage's usage plan (D10): every tenant key gets its own API Gateway
+   * key in that plan, so one busy caller cannot starve the others. The local gateway uses the same
+   * numbers (CXM_RATE_LIMIT).
+   */
+  rateLimit: RateLimit;
   /** Lambda memory (MB); on arm64, CPU scales with it, and cold starts with CPU. */
   memorySize: number;
   /** Powertools log level (`POWERTOOLS_LOG_LEVEL`). */
@@ -38,6 +45,19 @@ export interface StageConfig {
     availabilityZones: 1 | 2 | 3;
     volumeSizeGiB: number;
   };
+  /** Alarm thresholds (infra/constructs/observability.ts); each alarm notifies `cxm-<stage>-alarms`. */
+  alarms: {
+    /** 5XX responses as a percentage of all requests, over 5 minutes. */
+    serverErrorRatePercent: number;
+    /** API p99 latency, sustained for 15 minutes (three 5-minute periods). */
+    latencyP99: Duration;
+    /** 429 responses (usage plan throttles) in 5 minutes. */
+    throttled429Per5Minutes: number;
+    /** DynamoDB SystemErrors of one table in 5 minutes that raise the alarm. */
+    dynamoSystemErrorsPer5Minutes: number;
+    /** Age of the oldest reporting stream record the indexer has not processed yet. */
+    indexerIteratorAge: Duration;
+  };
 }
 
 export const DEFAULT_STAGE = 'dev';
@@ -49,10 +69,18 @@ const protectiveDefaults: StageSettings = {
   deletionProtection: true,
   logRetention: RetentionDays.THREE_MONTHS,
   authorizerCacheTtl: Duration.seconds(60),
+  rateLimit: DEFAULT_RATE_LIMIT,
   memorySize: 1024,
   logLevel: 'INFO',
   reportingBackend: 'opensearch',
   search: { dataNodeInstanceType: 'r7g.large.search', dataNodes: 2, availabilityZones: 2, volumeSizeGiB: 100 },
+  alarms: {
+    serverErrorRatePercent: 1,
+    latencyP99: Duration.seconds(3),
+    throttled429Per5Minutes: 100,
+    dynamoSystemErrorsPer5Minutes: 1,
+    indexerIteratorAge: Duration.minutes(5),
+  },
 };
 
 const knownStages: Record<string, StageSettings> = {

@@ -1,14 +1,17 @@
 /**
  * One stack per stage, `cxm-<stage>`: the tables (stateful) and the API (stateless, rebuilt from
- * the route table). Environment-agnostic on purpose: synth needs no account, region or credentials;
- * `cdk deploy` takes them from the caller's profile.
+ * the route table), the NoteCreated events, and what operators watch (alarms, dashboard).
+ * Environment-agnostic on purpose: synth needs no account, region or credentials; `cdk deploy`
+ * takes them from the caller's profile.
  */
-import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import { Aws, CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import type { StageConfig } from './config.ts';
 import { Api } from './constructs/api.ts';
 import { Data } from './constructs/data.ts';
 import { ReportingIndexer } from './constructs/indexer.ts';
+import { NoteEvents } from './constructs/note-events.ts';
+import { Observability } from './constructs/observability.ts';
 import { ReportingSearch } from './constructs/search.ts';
 
 export interface CxmStackProps extends StackProps {
@@ -20,6 +23,8 @@ export class CxmStack extends Stack {
   readonly api: Api;
   readonly search?: ReportingSearch;
   readonly indexer?: ReportingIndexer;
+  readonly noteEvents: NoteEvents;
+  readonly observability: Observability;
 
   constructor(scope: Construct, props: CxmStackProps) {
     const { config, ...stackProps } = props;
@@ -37,8 +42,30 @@ export class CxmStack extends Stack {
       this.indexer = new ReportingIndexer(this, 'Indexer', { config, table: this.data.tables.reporting, search: this.search });
     }
     this.api = new Api(this, 'Api', { config, tables: this.data.tables, search: this.search });
+    this.noteEvents = new NoteEvents(this, 'NoteEvents', { config, conversations: this.data.tables.conversations });
+    this.observability = new Observability(this, 'Observability', {
+      config,
+      api: this.api,
+      data: this.data,
+      search: this.search,
+      indexer: this.indexer,
+    });
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.restApi.url, description: 'Base URL of the API stage' });
+    new CfnOutput(this, 'EventBusName', {
+      value: this.noteEvents.bus.eventBusName,
+      description: 'EventBridge bus carrying NoteCreated (source cxm.conversations)',
+    });
+    const dashboardName = this.observability.dashboard.dashboardName;
+    new CfnOutput(this, 'DashboardName', { value: dashboardName, description: 'CloudWatch dashboard of the stage' });
+    new CfnOutput(this, 'DashboardUrl', {
+      value: `https://${Aws.REGION}.console.aws.amazon.com/cloudwatch/home?region=${Aws.REGION}#dashboards/dashboard/${dashboardName}`,
+      description: 'The dashboard in the CloudWatch console',
+    });
+    new CfnOutput(this, 'AlarmTopicArn', {
+      value: this.observability.alarmTopic.topicArn,
+      description: 'SNS topic every alarm notifies: subscribe the on-call address to it',
+    });
     for (const table of Object.values(this.data.tables)) {
       new CfnOutput(this, table.node.id + 'Name', {
         value: table.tableName,

@@ -1,7 +1,7 @@
 /**
  * THE route table. CDK builds the REST API, the functions and their grants from it; the local
- * gateway matches requests with it; the OpenAPI document (shared/openapi.ts, to come) will be
- * generated from it. Adding an endpoint is one entry here, one handler file and its schemas.
+ * gateway matches requests with it; the OpenAPI document (shared/openapi.ts) is generated from it.
+ * Adding an endpoint is one entry here, one handler file and its schemas.
  */
 import type { TableId } from '#shared/store/table-specs';
 import type { SchemaId } from '#shared/schemas/schema-ids';
@@ -34,6 +34,10 @@ export interface RouteSpec {
     body?: SchemaId;
     /** Success status and the schema of its body (OpenAPI, contract tests). */
     response: { status: number; schema: SchemaId; otherStatuses?: readonly number[] };
+    /** A body the handler reads itself (MCP's JSON-RPC): documented in OpenAPI, not validated by the chain. */
+    handlerParsedBody?: SchemaId;
+    /** Error statuses whose body is not `{code, message}`, with the schema of what they send instead. */
+    errorBodies?: Readonly<Partial<Record<number, SchemaId>>>;
   };
   /**
    * `message-only`: a fault is answered 500 `{message}` instead of the usual `{code, message}`
@@ -144,7 +148,13 @@ export const routes = [
     handler: 'functions/mcp/bots.ts',
     scope: 'mcp:bots.read',
     tables: { documents: 'RO' },
-    schemas: { path: 'TenantPath', query: 'NoQuery', response: { status: 200, schema: 'JsonRpcMessage', otherStatuses: [202] } },
+    schemas: {
+      path: 'TenantPath',
+      query: 'NoQuery',
+      handlerParsedBody: 'JsonRpcRequest',
+      response: { status: 200, schema: 'JsonRpcMessage', otherStatuses: [202] },
+      errorBodies: { 400: 'JsonRpcBadRequest', 405: 'JsonRpcMessage' },
+    },
     faultBody: 'message-only',
     maxBodyBytes: MCP_REQUEST_MAX_BYTES,
     summary: 'MCP server for bots (Streamable HTTP, JSON-RPC 2.0)',

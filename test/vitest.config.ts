@@ -14,6 +14,8 @@ export default defineConfig({
     pool: 'forks',
     env: {
       POWERTOOLS_LOG_LEVEL: 'SILENT',
+      // No EMF lines in test output; test/unit/metrics.test.ts turns them back on to read them.
+      POWERTOOLS_METRICS_DISABLED: 'true',
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
       // Signs reporting cursors in the test gateways (the local stack generates its own).
       CXM_CURSOR_SECRET: 'test-cursor-secret-0123456789abcdefghijklmnop',

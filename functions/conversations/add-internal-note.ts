@@ -3,6 +3,8 @@ import { ulid } from 'ulid';
 import { buildNote } from '#shared/domain/notes/build-note';
 import { conflict, notFound } from '#shared/http/api-error';
 import { createApiHandler } from '#shared/http/create-api-handler';
+import { APP_METRICS } from '#shared/http/metric-names';
+import { countMetric } from '#shared/http/metrics';
 import { createConversationsStore } from '#shared/store/conversations-store';
 import { documentClient } from '#shared/store/dynamo-client';
 import { tableName } from '#shared/store/table-name';
@@ -18,5 +20,6 @@ export const handler = createApiHandler<AddInternalNoteInput>('addInternalNote',
     const { kind, message } = outcome.rejection;
     throw kind === 'not-found' ? notFound(message) : conflict(message);
   }
+  countMetric(APP_METRICS.noteCreated);
   return { status: 201, body: { note } };
 });

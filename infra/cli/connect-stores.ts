@@ -11,6 +11,8 @@ import { createVocJobsStore, type VocJobsStore } from '#shared/store/voc-jobs-st
 import { allTableSpecs, physicalTableName, STAGE_NAME_PATTERN, type TableId } from '#shared/store/table-specs';
 import { localStatePath, readLocalState } from '#infra/local/local-state';
 import { useLocalDynamo } from '#infra/local/use-local-dynamo';
+import type { UsagePlanKeys } from '#shared/auth/usage-plan-keys';
+import { apiGatewayUsagePlan } from './api-gateway-usage-plan.ts';
 import { CliError } from './cli-error.ts';
 
 export interface CliStores {
@@ -19,6 +21,8 @@ export interface CliStores {
   documents: DocumentsStore;
   vocJobs: VocJobsStore;
   reportingRows: ReportingRowsStore;
+  /** The stage's usage plan (D10); the local stack has none. */
+  usagePlan?: UsagePlanKeys;
   /** Where the stores point, for messages. */
   target: string;
 }
@@ -26,12 +30,14 @@ export interface CliStores {
 export function connectStores(stage: string | undefined): CliStores {
   let tables: Record<TableId, string>;
   let target: string;
+  let usagePlan: UsagePlanKeys | undefined;
   if (stage !== undefined) {
     if (!STAGE_NAME_PATTERN.test(stage)) {
       throw new CliError(`stage '${stage}' is not a stage name: 1-20 lowercase letters, digits or '-', starting with a letter`);
     }
     tables = Object.fromEntries(allTableSpecs.map((spec) => [spec.id, physicalTableName(stage, spec.id)])) as Record<TableId, string>;
     target = `stage ${stage}`;
+    usagePlan = apiGatewayUsagePlan(stage);
   } else {
     const state = readLocalState();
     if (!state) {
@@ -50,6 +56,7 @@ export function connectStores(stage: string | undefined): CliStores {
     documents: createDocumentsStore(client, tables.documents),
     vocJobs: createVocJobsStore(client, tables.vocJobs),
     reportingRows: createReportingRowsStore(client, tables.reporting),
+    ...(usagePlan && { usagePlan }),
     target,
   };
 }

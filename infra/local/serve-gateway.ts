@@ -9,6 +9,7 @@ import { routes } from '#shared/routes';
 import { StartupError } from './dynamodb-local.ts';
 import { loadHandlers } from './load-handlers.ts';
 import { createLocalGateway } from './local-gateway.ts';
+import { createApiDocs } from './serve-api-docs.ts';
 import type { RateLimit } from './token-buckets.ts';
 
 export interface BoundGateway {
@@ -59,7 +60,11 @@ export async function bindGateway(port: number, host = '127.0.0.1'): Promise<Bou
     async serve({ authCacheTtlSeconds, rateLimit, onFault }) {
       const { authorizer, handlers } = await loadHandlers();
       const gateway = createLocalGateway({ routes, authorizer, handlers, authCacheTtlSeconds, rateLimit, onFault });
-      listener = (req, res) => void gateway(req, res);
+      // The OpenAPI document and the reference page are no API operations: no key, no rate limit.
+      const apiDocs = createApiDocs();
+      listener = (req, res) => {
+        if (!apiDocs(req, res)) void gateway(req, res);
+      };
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -9,7 +9,7 @@ import type { TableId } from '#shared/store/table-specs';
 import { createTables, LOCAL_REGION, startDynamoDbLocal, StartupError, type DynamoDbLocal } from './dynamodb-local.ts';
 import { LOCAL_STAGE } from './build-proxy-event.ts';
 import { localCursorSecret } from './cursor-secret-file.ts';
-import { parseRateLimit } from './token-buckets.ts';
+import { DEFAULT_RATE_LIMIT, formatRateLimit, parseRateLimit } from './token-buckets.ts';
 import { DEMO_TENANT, ensureDemoTenant } from './demo-tenant.ts';
 import { cxmHome, localStatePath, writeLocalState } from './local-state.ts';
 import { bindGateway, type BoundGateway } from './serve-gateway.ts';
@@ -27,6 +27,8 @@ async function main(): Promise<void> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   // Handler logs are JSON for CloudWatch; locally only warnings and faults are worth a line.
   process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
+  // EMF metric lines are for CloudWatch; here they would only flood the terminal.
+  process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
   let dynamo: DynamoDbLocal | undefined;
   let gateway: BoundGateway | undefined;
   let stopping = false;
@@ -47,7 +49,7 @@ async function main(): Promise<void> {
     const port = numberFromEnv('PORT', 3000, (n) => n <= 65535);
     const authCacheTtlSeconds = numberFromEnv('CXM_AUTH_CACHE_TTL', 60, (n) => n <= 3600);
     const inMemory = process.env.CXM_IN_MEMORY === '1';
-    const rateLimit = parseRateLimit(process.env.CXM_RATE_LIMIT || '50/100');
+    const rateLimit = parseRateLimit(process.env.CXM_RATE_LIMIT || formatRateLimit(DEFAULT_RATE_LIMIT));
     if (!rateLimit) throw new StartupError(`CXM_RATE_LIMIT=${process.env.CXM_RATE_LIMIT} is not valid; give <rate per second>/<burst>, e.g. 50/100.`);
     const home = cxmHome();
     mkdirSync(home, { recursive: true });

@@ -4,8 +4,17 @@
  * keys the authorizer accepted, so their number is bounded by the keys issued.
  */
 export interface RateLimit {
+  /** Steady requests per second. */
   rate: number;
+  /** Requests allowed at once before the rate applies. */
   burst: number;
+}
+
+/** D10's stage default: the local gateway and a deployed stage's usage plan both start here. */
+export const DEFAULT_RATE_LIMIT: RateLimit = { rate: 50, burst: 100 };
+
+export function formatRateLimit(limit: RateLimit): string {
+  return `${limit.rate}/${limit.burst}`;
 }
 
 interface Bucket {

@@ -1,9 +1,11 @@
 /**
  * The chain every API function uses (DESIGN section 2), in this order: log context,
  * authorization, path/query validation, body size + JSON parse, body validation, handler; error
- * mapping and response headers wrap them all. middy runs `onError` in reverse registration
- * order, so the headers middleware, registered before the error mapping, sees the mapped error.
+ * mapping, response headers and the metrics flush wrap them all. middy runs `onError` in reverse
+ * registration order, so the headers middleware, registered before the error mapping, sees the
+ * mapped error, and the flush, registered before both, publishes what the mapping counted.
  */
+import { setMaxListeners } from 'node:events';
 import middy from '@middy/core';
 import type { APIGatewayProxyResult, Context } from 'aws-lambda';
 import { routeById, type RouteId } from '#shared/routes';
@@ -11,6 +13,7 @@ import { gatewayTimeout } from './api-error.ts';
 import type { ApiRequest, ApiResult, ChainEvent } from './api-types.ts';
 import { addResponseHeaders } from './add-response-headers.ts';
 import { authorizeRequest } from './authorize-request.ts';
+import { flushMetrics } from './flush-metrics.ts';
 import { logContext } from './log-context.ts';
 import { mapError } from './map-error.ts';
 import { parseJsonBody, rawBody } from './parse-json-body.ts';
@@ -32,6 +35,7 @@ export function createApiHandler<Body>(routeId: RouteId, run: (request: ApiReque
     },
   })
     .use(logContext(route))
+    .use(flushMetrics())
     .use(addResponseHeaders())
     .use(mapError(route))
     .use(authorizeRequest(route))
@@ -39,6 +43,9 @@ export function createApiHandler<Body>(routeId: RouteId, run: (request: ApiReque
     .use(parseJsonBody(route))
     .use(validateBody(route))
     .handler(async (event, _context, { signal }) => {
+      // middy hands every invocation in a process the same signal, and each store call listens to
+      // it while in flight: the local gateway runs many at once, which is no leak to warn about.
+      setMaxListeners(0, signal);
       const state = event.cxm;
       // authorizeRequest always sets it; reaching here without it is a wiring fault.
       if (!state) throw new Error('request reached the handler without authorization');

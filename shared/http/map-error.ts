@@ -1,15 +1,22 @@
-/** Chain step 7: every error becomes `{code, message}` with its status; faults are logged. */
+/**
+ * Chain step 7: every error becomes `{code, message}` with its status; faults are logged; refusals
+ * (AuthFailure) and store throttling (Throttled) are counted.
+ */
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import type { RouteSpec } from '#shared/routes';
 import type { ChainEvent } from './api-types.ts';
 import { classifyError } from './classify-error.ts';
 import { logger } from './logger.ts';
+import { APP_METRICS } from './metric-names.ts';
+import { countMetric } from './metrics.ts';
 
 export function mapError(route?: Pick<RouteSpec, 'faultBody'>): MiddlewareObj<ChainEvent, APIGatewayProxyResult> {
   return {
     onError: (request) => {
       const { apiError, unexpected } = classifyError(request.error);
+      if (apiError.status === 401 || apiError.status === 403) countMetric(APP_METRICS.authFailure);
+      else if (apiError.code === 'ServiceUnavailable') countMetric(APP_METRICS.throttled);
       if (unexpected) {
         logger.error('request failed', {
           error: request.error as Error,

@@ -2,10 +2,16 @@
  * One MCP request, statelessly (D8): a new server and a new Web Standard Streamable HTTP transport
  * (no session id, JSON responses) per request, fed a web Request built from the proxy event and
  * answered from its Response. Nothing is reused across requests.
+ *
+ * The SDK (with the zod schemas of the whole protocol, built when its modules load) is imported on
+ * the first POST rather than at init: a 405 never needs it. See the README's Performance section
+ * for what that moves and what it saves.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { ApiRequest, ApiResult } from '#shared/http/api-types';
+
+/** Makes the request's server; the tool's failures that are ours go to `onFault`. */
+export type McpServerFactory = (onFault: (error: unknown) => void) => McpServer | Promise<McpServer>;
 
 /**
  * Headers MCP code never sees: those of the hop to us (the web Request sets its own), and the
@@ -43,10 +49,22 @@ function asBadRequest(body: string): string {
   }
 }
 
-export async function serveMcpRequest(
-  createServer: (onFault: (error: unknown) => void) => McpServer,
-  request: ApiRequest,
-): Promise<ApiResult> {
+/**
+ * MCP dropped JSON-RPC batches (2025-06-18) and the contract takes one JSON-RPC object, but the
+ * SDK still answers an array (with an array, or 202 for `[]`): refuse it as an invalid request.
+ */
+function isBatch(rawBody: Buffer): boolean {
+  const text = rawBody.toString('utf8');
+  if (!/^\s*\[/.test(text)) return false;
+  try {
+    return Array.isArray(JSON.parse(text));
+  } catch {
+    // Not JSON at all: the SDK answers -32700 Parse error.
+    return false;
+  }
+}
+
+export async function serveMcpRequest(createServer: McpServerFactory, request: ApiRequest): Promise<ApiResult> {
   if (request.http.method !== 'POST') {
     return {
       status: 405,
@@ -54,8 +72,13 @@ export async function serveMcpRequest(
       body: { jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this stateless MCP endpoint takes POST only.' }, id: null },
     };
   }
+  if (isBatch(request.http.rawBody)) {
+    const message = 'Invalid Request: JSON-RPC batches are not supported; send one JSON-RPC object per request.';
+    return { status: 400, body: { jsonrpc: '2.0', error: { code: -32600, message }, id: null, code: 'BadRequest', message } };
+  }
+  const { WebStandardStreamableHTTPServerTransport } = await import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js');
   let fault: { error: unknown } | undefined;
-  const server = createServer((error) => (fault ??= { error }));
+  const server = await createServer((error) => (fault ??= { error }));
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   await server.connect(transport);
   try {

@@ -1,4 +1,6 @@
 /** Provisioning documents are arbitrary JSON objects (D5); only their shape as an object is checked. */
+import { MAX_DOCUMENT_LIMIT } from './list-documents-query.ts';
+
 export const DocumentBody = {
   $id: 'DocumentBody',
   type: 'object',
@@ -8,6 +10,7 @@ export const DocumentBody = {
 export const DocumentList = {
   $id: 'DocumentList',
   type: 'array',
+  maxItems: MAX_DOCUMENT_LIMIT,
   items: {
     type: 'object',
     required: ['id', 'data'],

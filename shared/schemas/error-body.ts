@@ -32,3 +32,12 @@ export const ErrorBody = {
     message: { type: 'string' },
   },
 } as const;
+
+/** A fault of the MCP endpoint: 500 with only a message (spec endpoint 2, D8; `faultBody: 'message-only'`). */
+export const MessageOnlyErrorBody = {
+  $id: 'MessageOnlyErrorBody',
+  type: 'object',
+  required: ['message'],
+  additionalProperties: false,
+  properties: { message: { type: 'string' } },
+} as const;

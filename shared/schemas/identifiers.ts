@@ -11,4 +11,4 @@ export const resourceIdParam = { type: 'string', minLength: 1, maxLength: 512, p
 
 /** Collection names (D1): letters, digits, '.', '_' and '-', starting with a letter or digit. */
 export const COLLECTION_NAME = '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$';
-export const collectionParam = { type: 'string', pattern: COLLECTION_NAME } as const;
+export const collectionParam = { type: 'string', maxLength: 64, pattern: COLLECTION_NAME } as const;

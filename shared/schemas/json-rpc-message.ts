@@ -5,3 +5,46 @@ export const JsonRpcMessage = {
   required: ['jsonrpc'],
   properties: { jsonrpc: { const: '2.0' }, id: { type: ['string', 'number', 'null'] }, result: { type: 'object' }, error: { type: 'object' } },
 } as const;
+
+/**
+ * A JSON-RPC 2.0 request or notification as a client POSTs it to the MCP endpoint (spec endpoint
+ * 2). The MCP SDK reads and checks it, not the chain; this schema documents it (OpenAPI).
+ */
+export const JsonRpcRequest = {
+  $id: 'JsonRpcRequest',
+  type: 'object',
+  required: ['jsonrpc', 'method'],
+  additionalProperties: false,
+  properties: {
+    jsonrpc: { const: '2.0' },
+    id: {
+      type: ['string', 'number'],
+      maxLength: 256,
+      description: 'Echoed in the response with its exact type. Absent in a notification, which is answered 202 without a body.',
+    },
+    method: { type: 'string', maxLength: 256, pattern: '^[A-Za-z0-9_./-]+$', description: "For example 'tools/list' or 'tools/call'." },
+    params: { type: 'object', description: "For 'tools/call': `name` (the tool) and `arguments`." },
+  },
+} as const;
+
+/**
+ * A 400 of the MCP endpoint: the spec's `{code: BadRequest, message}`; when the MCP layer refused
+ * the request, its JSON-RPC error envelope is kept alongside (shared/mcp/serve-mcp-request.ts).
+ */
+export const JsonRpcBadRequest = {
+  $id: 'JsonRpcBadRequest',
+  type: 'object',
+  required: ['code', 'message'],
+  additionalProperties: false,
+  properties: {
+    code: { const: 'BadRequest' },
+    message: { type: 'string' },
+    jsonrpc: { const: '2.0' },
+    id: { type: ['string', 'number', 'null'] },
+    error: {
+      type: 'object',
+      required: ['code', 'message'],
+      properties: { code: { type: 'integer' }, message: { type: 'string' } },
+    },
+  },
+} as const;

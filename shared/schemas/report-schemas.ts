@@ -1,17 +1,22 @@
 /** Query and responses of the reporting lists (spec endpoints 7 and 8, D6). */
 import { ASSISTANT_FIELDS, VOC_FIELDS } from '#shared/domain/reporting/report-rows';
+import { MAX_REPORT_LIMIT } from '#shared/domain/reporting/resolve-window';
 
-/** Values are checked by resolveWindow, which names each problem; the schema refuses unknown names. */
+/**
+ * Values are checked by resolveWindow, which names each problem; the schema refuses unknown names
+ * and bounds lengths loosely (no valid value is near them), so an out-of-range
+ * number still gets resolveWindow's message ("1 to 5000"), not a length complaint.
+ */
 export const ReportQuery = {
   $id: 'ReportQuery',
   type: 'object',
   additionalProperties: false,
   properties: {
-    limit: { type: 'string', description: 'Rows per page, 1 to 5000 (default 1000).' },
+    limit: { type: 'string', maxLength: 16, description: 'Rows per page, 1 to 5000 (default 1000).' },
     cursor: { type: 'string', maxLength: 4096, description: '`cursor.next` of the previous page.' },
     range: { type: 'string', enum: ['last_day', 'last_week', 'last_month'], description: 'Default last_day when from is absent.' },
-    from: { type: 'string', description: 'Window start: ISO 8601 with a zone, or epoch milliseconds.' },
-    to: { type: 'string', description: 'Window end (exclusive), default now.' },
+    from: { type: 'string', maxLength: 64, description: 'Window start: ISO 8601 with a zone, or epoch milliseconds.' },
+    to: { type: 'string', maxLength: 64, description: 'Window end (exclusive), default now.' },
   },
 } as const;
 
@@ -50,9 +55,9 @@ function listSchema(id: string, row: object) {
     required: ['total', 'cursor', 'data'],
     additionalProperties: false,
     properties: {
-      total: { type: 'integer', minimum: 0 },
+      total: { type: 'integer', format: 'int64', minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
       cursor: { type: 'object', additionalProperties: false, properties: { next: { type: 'string' } } },
-      data: { type: 'array', items: row },
+      data: { type: 'array', maxItems: MAX_REPORT_LIMIT, items: row },
     },
   };
 }

@@ -2,11 +2,11 @@
 import { AddInternalNoteBody } from './add-internal-note-body.ts';
 import { ConversationPath } from './conversation-path.ts';
 import { DocumentBody, DocumentList } from './document-schemas.ts';
-import { ErrorBody } from './error-body.ts';
+import { ErrorBody, MessageOnlyErrorBody } from './error-body.ts';
 import { ImportFile } from './import-file.ts';
 import { InternalNoteResponse } from './internal-note-response.ts';
 import { ListDocumentsQuery } from './list-documents-query.ts';
-import { JsonRpcMessage } from './json-rpc-message.ts';
+import { JsonRpcBadRequest, JsonRpcMessage, JsonRpcRequest } from './json-rpc-message.ts';
 import { NoQuery } from './no-query.ts';
 import { CollectionPath, DocumentPath } from './provisioning-paths.ts';
 import { AssistantReportList, ReportQuery, VocReportList } from './report-schemas.ts';
@@ -24,8 +24,11 @@ export const schemaCatalog = {
   ErrorBody,
   ImportFile,
   InternalNoteResponse,
+  JsonRpcBadRequest,
   JsonRpcMessage,
+  JsonRpcRequest,
   ListDocumentsQuery,
+  MessageOnlyErrorBody,
   NoQuery,
   ReportQuery,
   TenantPath,

@@ -69,7 +69,7 @@ return errors === 0;
 }
 
 export const AssistantReportList = validate11;
-const schema12 = {"$id":"AssistantReportList","type":"object","required":["total","cursor","data"],"additionalProperties":false,"properties":{"total":{"type":"integer","minimum":0},"cursor":{"type":"object","additionalProperties":false,"properties":{"next":{"type":"string"}}},"data":{"type":"array","items":{"type":"object","required":["ID","TenantID","BotID","BotName","Datetime","EndDatetime","DatetimeUTC","EndDatetimeUTC","Duration","Escalated","escalatedAt","CSat","AgentName","AgentId","AgentEmail","Category","Subcategory","Tertiary","RemoteIp","userAgent","Referrer","Media","Summary","Handoff Reason","ticketId","ticketUrl","ticketKind","Input","Contact Name","Contact Email","Contact Phone"],"additionalProperties":false,"properties":{"ID":{"type":["string","null"]},"TenantID":{"type":["string","null"]},"BotID":{"type":["string","null"]},"BotName":{"type":["string","null"]},"Datetime":{"type":["number","null"]},"EndDatetime":{"type":["number","null"]},"DatetimeUTC":{"type":["string","null"]},"EndDatetimeUTC":{"type":["string","null"]},"Duration":{"type":["number","null"]},"Escalated":{"type":["boolean","null"]},"escalatedAt":{"type":["number","null"]},"CSat":{"type":["number","null"]},"AgentName":{"type":["string","null"]},"AgentId":{"type":["string","null"]},"AgentEmail":{"type":["string","null"]},"Category":{"type":["string","null"]},"Subcategory":{"type":["string","null"]},"Tertiary":{"type":["string","null"]},"RemoteIp":{"type":["string","null"]},"userAgent":{"type":["string","null"]},"Referrer":{"type":["string","null"]},"Media":{"type":["string","null"]},"Summary":{"type":["string","null"]},"Handoff Reason":{"type":["string","null"]},"ticketId":{"type":["string","null"]},"ticketUrl":{"type":["string","null"]},"ticketKind":{"type":["string","null"]},"Input":{"type":["string","null"]},"Contact Name":{"type":["string","null"]},"Contact Email":{"type":["string","null"]},"Contact Phone":{"type":["string","null"]}}}}}};
+const schema12 = {"$id":"AssistantReportList","type":"object","required":["total","cursor","data"],"additionalProperties":false,"properties":{"total":{"type":"integer","format":"int64","minimum":0,"maximum":9007199254740991},"cursor":{"type":"object","additionalProperties":false,"properties":{"next":{"type":"string"}}},"data":{"type":"array","maxItems":5000,"items":{"type":"object","required":["ID","TenantID","BotID","BotName","Datetime","EndDatetime","DatetimeUTC","EndDatetimeUTC","Duration","Escalated","escalatedAt","CSat","AgentName","AgentId","AgentEmail","Category","Subcategory","Tertiary","RemoteIp","userAgent","Referrer","Media","Summary","Handoff Reason","ticketId","ticketUrl","ticketKind","Input","Contact Name","Contact Email","Contact Phone"],"additionalProperties":false,"properties":{"ID":{"type":["string","null"]},"TenantID":{"type":["string","null"]},"BotID":{"type":["string","null"]},"BotName":{"type":["string","null"]},"Datetime":{"type":["number","null"]},"EndDatetime":{"type":["number","null"]},"DatetimeUTC":{"type":["string","null"]},"EndDatetimeUTC":{"type":["string","null"]},"Duration":{"type":["number","null"]},"Escalated":{"type":["boolean","null"]},"escalatedAt":{"type":["number","null"]},"CSat":{"type":["number","null"]},"AgentName":{"type":["string","null"]},"AgentId":{"type":["string","null"]},"AgentEmail":{"type":["string","null"]},"Category":{"type":["string","null"]},"Subcategory":{"type":["string","null"]},"Tertiary":{"type":["string","null"]},"RemoteIp":{"type":["string","null"]},"userAgent":{"type":["string","null"]},"Referrer":{"type":["string","null"]},"Media":{"type":["string","null"]},"Summary":{"type":["string","null"]},"Handoff Reason":{"type":["string","null"]},"ticketId":{"type":["string","null"]},"ticketUrl":{"type":["string","null"]},"ticketKind":{"type":["string","null"]},"Input":{"type":["string","null"]},"Contact Name":{"type":["string","null"]},"Contact Email":{"type":["string","null"]},"Contact Phone":{"type":["string","null"]}}}}}};
 const func4 = Object.prototype.hasOwnProperty;
 
 function validate11(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
@@ -102,9 +102,15 @@ return false;
 }
 if(errors === _errs2){
 if((typeof data0 == "number") && (isFinite(data0))){
+if(data0 > 9007199254740991 || isNaN(data0)){
+validate11.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+return false;
+}
+else {
 if(data0 < 0 || isNaN(data0)){
 validate11.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
+}
 }
 }
 }
@@ -152,6 +158,11 @@ let data3 = data.data;
 const _errs9 = errors;
 if(errors === _errs9){
 if(Array.isArray(data3)){
+if(data3.length > 5000){
+validate11.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/maxItems",keyword:"maxItems",params:{limit: 5000},message:"must NOT have more than 5000 items"}];
+return false;
+}
+else {
 var valid2 = true;
 const len0 = data3.length;
 for(let i0=0; i0<len0; i0++){
@@ -620,6 +631,7 @@ break;
 }
 }
 }
+}
 else {
 validate11.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
@@ -645,7 +657,7 @@ return errors === 0;
 }
 
 export const CollectionPath = validate12;
-const schema13 = {"$id":"CollectionPath","type":"object","required":["tenantId","collection"],"additionalProperties":false,"properties":{"tenantId":{"type":"string","minLength":1,"maxLength":128,"pattern":"^[^/\\\\]*$"},"collection":{"type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"}}};
+const schema13 = {"$id":"CollectionPath","type":"object","required":["tenantId","collection"],"additionalProperties":false,"properties":{"tenantId":{"type":"string","minLength":1,"maxLength":128,"pattern":"^[^/\\\\]*$"},"collection":{"type":"string","maxLength":64,"pattern":"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"}}};
 const pattern1 = new RegExp("^[^/\\\\]*$", "u");
 const pattern2 = new RegExp("^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$", "u");
 
@@ -708,9 +720,15 @@ let data1 = data.collection;
 const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
+if(func2(data1) > 64){
+validate12.errors = [{instancePath:instancePath+"/collection",schemaPath:"#/properties/collection/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+return false;
+}
+else {
 if(!pattern2.test(data1)){
 validate12.errors = [{instancePath:instancePath+"/collection",schemaPath:"#/properties/collection/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"+"\""}];
 return false;
+}
 }
 }
 else {
@@ -854,7 +872,7 @@ return errors === 0;
 }
 
 export const DocumentList = validate15;
-const schema16 = {"$id":"DocumentList","type":"array","items":{"type":"object","required":["id","data"],"additionalProperties":false,"properties":{"id":{"type":"string"},"data":{"type":"object"}}}};
+const schema16 = {"$id":"DocumentList","type":"array","maxItems":1000,"items":{"type":"object","required":["id","data"],"additionalProperties":false,"properties":{"id":{"type":"string"},"data":{"type":"object"}}}};
 
 function validate15(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="DocumentList" */;
@@ -862,6 +880,11 @@ let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(Array.isArray(data)){
+if(data.length > 1000){
+validate15.errors = [{instancePath,schemaPath:"#/maxItems",keyword:"maxItems",params:{limit: 1000},message:"must NOT have more than 1000 items"}];
+return false;
+}
+else {
 var valid0 = true;
 const len0 = data.length;
 for(let i0=0; i0<len0; i0++){
@@ -923,6 +946,7 @@ break;
 }
 }
 }
+}
 else {
 validate15.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
@@ -933,7 +957,7 @@ return errors === 0;
 }
 
 export const DocumentPath = validate16;
-const schema17 = {"$id":"DocumentPath","type":"object","required":["tenantId","collection","docId"],"additionalProperties":false,"properties":{"tenantId":{"type":"string","minLength":1,"maxLength":128,"pattern":"^[^/\\\\]*$"},"collection":{"type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"},"docId":{"type":"string","minLength":1,"maxLength":512,"pattern":"^[^/\\\\]*$"}}};
+const schema17 = {"$id":"DocumentPath","type":"object","required":["tenantId","collection","docId"],"additionalProperties":false,"properties":{"tenantId":{"type":"string","minLength":1,"maxLength":128,"pattern":"^[^/\\\\]*$"},"collection":{"type":"string","maxLength":64,"pattern":"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"},"docId":{"type":"string","minLength":1,"maxLength":512,"pattern":"^[^/\\\\]*$"}}};
 
 function validate16(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="DocumentPath" */;
@@ -994,9 +1018,15 @@ let data1 = data.collection;
 const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
+if(func2(data1) > 64){
+validate16.errors = [{instancePath:instancePath+"/collection",schemaPath:"#/properties/collection/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+return false;
+}
+else {
 if(!pattern2.test(data1)){
 validate16.errors = [{instancePath:instancePath+"/collection",schemaPath:"#/properties/collection/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"+"\""}];
 return false;
+}
 }
 }
 else {
@@ -2135,38 +2165,34 @@ validate19.errors = vErrors;
 return errors === 0;
 }
 
-export const JsonRpcMessage = validate20;
-const schema21 = {"$id":"JsonRpcMessage","type":"object","required":["jsonrpc"],"properties":{"jsonrpc":{"const":"2.0"},"id":{"type":["string","number","null"]},"result":{"type":"object"},"error":{"type":"object"}}};
+export const JsonRpcBadRequest = validate20;
+const schema21 = {"$id":"JsonRpcBadRequest","type":"object","required":["code","message"],"additionalProperties":false,"properties":{"code":{"const":"BadRequest"},"message":{"type":"string"},"jsonrpc":{"const":"2.0"},"id":{"type":["string","number","null"]},"error":{"type":"object","required":["code","message"],"properties":{"code":{"type":"integer"},"message":{"type":"string"}}}}};
 
 function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="JsonRpcMessage" */;
+/*# sourceURL="JsonRpcBadRequest" */;
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((data.jsonrpc === undefined) && (missing0 = "jsonrpc")){
+if(((data.code === undefined) && (missing0 = "code")) || ((data.message === undefined) && (missing0 = "message"))){
 validate20.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
-if(data.jsonrpc !== undefined){
 const _errs1 = errors;
-if("2.0" !== data.jsonrpc){
-validate20.errors = [{instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/const",keyword:"const",params:{allowedValue: "2.0"},message:"must be equal to constant"}];
+for(const key0 in data){
+if(!(((((key0 === "code") || (key0 === "message")) || (key0 === "jsonrpc")) || (key0 === "id")) || (key0 === "error"))){
+validate20.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
+break;
 }
-var valid0 = _errs1 === errors;
 }
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.id !== undefined){
-let data1 = data.id;
+if(_errs1 === errors){
+if(data.code !== undefined){
 const _errs2 = errors;
-if(((typeof data1 !== "string") && (!((typeof data1 == "number") && (isFinite(data1))))) && (data1 !== null)){
-validate20.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: schema21.properties.id.type},message:"must be string,number,null"}];
+if("BadRequest" !== data.code){
+validate20.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/const",keyword:"const",params:{allowedValue: "BadRequest"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -2175,30 +2201,92 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.result !== undefined){
-let data2 = data.result;
-const _errs4 = errors;
-if(!(data2 && typeof data2 == "object" && !Array.isArray(data2))){
-validate20.errors = [{instancePath:instancePath+"/result",schemaPath:"#/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+if(data.message !== undefined){
+const _errs3 = errors;
+if(typeof data.message !== "string"){
+validate20.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid0 = _errs4 === errors;
+var valid0 = _errs3 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
-if(data.error !== undefined){
-let data3 = data.error;
+if(data.jsonrpc !== undefined){
+const _errs5 = errors;
+if("2.0" !== data.jsonrpc){
+validate20.errors = [{instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/const",keyword:"const",params:{allowedValue: "2.0"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.id !== undefined){
+let data3 = data.id;
 const _errs6 = errors;
-if(!(data3 && typeof data3 == "object" && !Array.isArray(data3))){
-validate20.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+if(((typeof data3 !== "string") && (!((typeof data3 == "number") && (isFinite(data3))))) && (data3 !== null)){
+validate20.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: schema21.properties.id.type},message:"must be string,number,null"}];
 return false;
 }
 var valid0 = _errs6 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
+if(data.error !== undefined){
+let data4 = data.error;
+const _errs8 = errors;
+if(errors === _errs8){
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+let missing1;
+if(((data4.code === undefined) && (missing1 = "code")) || ((data4.message === undefined) && (missing1 = "message"))){
+validate20.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+if(data4.code !== undefined){
+let data5 = data4.code;
+const _errs10 = errors;
+if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
+validate20.errors = [{instancePath:instancePath+"/error/code",schemaPath:"#/properties/error/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+var valid1 = _errs10 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data4.message !== undefined){
+const _errs12 = errors;
+if(typeof data4.message !== "string"){
+validate20.errors = [{instancePath:instancePath+"/error/message",schemaPath:"#/properties/error/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid1 = _errs12 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+else {
+validate20.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+}
 }
 }
 }
@@ -2214,39 +2302,39 @@ validate20.errors = vErrors;
 return errors === 0;
 }
 
-export const ListDocumentsQuery = validate21;
-const schema22 = {"$id":"ListDocumentsQuery","type":"object","additionalProperties":false,"properties":{"limit":{"type":"string","pattern":"^(?:[1-9][0-9]{0,2}|1000)$","description":"Page size, 1 to 1000 (default 1000)."},"cursor":{"type":"string","minLength":1,"maxLength":4096,"description":"From the `Link: rel=\"next\"` header of the previous page."}}};
-const pattern12 = new RegExp("^(?:[1-9][0-9]{0,2}|1000)$", "u");
+export const JsonRpcMessage = validate21;
+const schema22 = {"$id":"JsonRpcMessage","type":"object","required":["jsonrpc"],"properties":{"jsonrpc":{"const":"2.0"},"id":{"type":["string","number","null"]},"result":{"type":"object"},"error":{"type":"object"}}};
 
 function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="ListDocumentsQuery" */;
+/*# sourceURL="JsonRpcMessage" */;
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-const _errs1 = errors;
-for(const key0 in data){
-if(!((key0 === "limit") || (key0 === "cursor"))){
-validate21.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+let missing0;
+if((data.jsonrpc === undefined) && (missing0 = "jsonrpc")){
+validate21.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.limit !== undefined){
-let data0 = data.limit;
-const _errs2 = errors;
-if(errors === _errs2){
-if(typeof data0 === "string"){
-if(!pattern12.test(data0)){
-validate21.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/pattern",keyword:"pattern",params:{pattern: "^(?:[1-9][0-9]{0,2}|1000)$"},message:"must match pattern \""+"^(?:[1-9][0-9]{0,2}|1000)$"+"\""}];
-return false;
-}
 }
 else {
-validate21.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(data.jsonrpc !== undefined){
+const _errs1 = errors;
+if("2.0" !== data.jsonrpc){
+validate21.errors = [{instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/const",keyword:"const",params:{allowedValue: "2.0"},message:"must be equal to constant"}];
 return false;
 }
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.id !== undefined){
+let data1 = data.id;
+const _errs2 = errors;
+if(((typeof data1 !== "string") && (!((typeof data1 == "number") && (isFinite(data1))))) && (data1 !== null)){
+validate21.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: schema22.properties.id.type},message:"must be string,number,null"}];
+return false;
 }
 var valid0 = _errs2 === errors;
 }
@@ -2254,31 +2342,32 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.cursor !== undefined){
-let data1 = data.cursor;
+if(data.result !== undefined){
+let data2 = data.result;
 const _errs4 = errors;
-if(errors === _errs4){
-if(typeof data1 === "string"){
-if(func2(data1) > 4096){
-validate21.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"}];
+if(!(data2 && typeof data2 == "object" && !Array.isArray(data2))){
+validate21.errors = [{instancePath:instancePath+"/result",schemaPath:"#/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
-}
-else {
-if(func2(data1) < 1){
-validate21.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-}
-}
-else {
-validate21.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
 }
 var valid0 = _errs4 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
+if(data.error !== undefined){
+let data3 = data.error;
+const _errs6 = errors;
+if(!(data3 && typeof data3 == "object" && !Array.isArray(data3))){
+validate21.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+}
 }
 }
 }
@@ -2292,19 +2381,107 @@ validate21.errors = vErrors;
 return errors === 0;
 }
 
-export const NoQuery = validate22;
-const schema23 = {"$id":"NoQuery","type":"object","additionalProperties":false,"properties":{}};
+export const JsonRpcRequest = validate22;
+const schema23 = {"$id":"JsonRpcRequest","type":"object","required":["jsonrpc","method"],"additionalProperties":false,"properties":{"jsonrpc":{"const":"2.0"},"id":{"type":["string","number"],"maxLength":256,"description":"Echoed in the response with its exact type. Absent in a notification, which is answered 202 without a body."},"method":{"type":"string","maxLength":256,"pattern":"^[A-Za-z0-9_./-]+$","description":"For example 'tools/list' or 'tools/call'."},"params":{"type":"object","description":"For 'tools/call': `name` (the tool) and `arguments`."}}};
+const pattern12 = new RegExp("^[A-Za-z0-9_./-]+$", "u");
 
 function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="NoQuery" */;
+/*# sourceURL="JsonRpcRequest" */;
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.jsonrpc === undefined) && (missing0 = "jsonrpc")) || ((data.method === undefined) && (missing0 = "method"))){
+validate22.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
 for(const key0 in data){
+if(!((((key0 === "jsonrpc") || (key0 === "id")) || (key0 === "method")) || (key0 === "params"))){
 validate22.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
+}
+}
+if(_errs1 === errors){
+if(data.jsonrpc !== undefined){
+const _errs2 = errors;
+if("2.0" !== data.jsonrpc){
+validate22.errors = [{instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/const",keyword:"const",params:{allowedValue: "2.0"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.id !== undefined){
+let data1 = data.id;
+const _errs3 = errors;
+if((typeof data1 !== "string") && (!((typeof data1 == "number") && (isFinite(data1))))){
+validate22.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: schema23.properties.id.type},message:"must be string,number"}];
+return false;
+}
+if(errors === _errs3){
+if(typeof data1 === "string"){
+if(func2(data1) > 256){
+validate22.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"}];
+return false;
+}
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.method !== undefined){
+let data2 = data.method;
+const _errs5 = errors;
+if(errors === _errs5){
+if(typeof data2 === "string"){
+if(func2(data2) > 256){
+validate22.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"}];
+return false;
+}
+else {
+if(!pattern12.test(data2)){
+validate22.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_./-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_./-]+$"+"\""}];
+return false;
+}
+}
+}
+else {
+validate22.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.params !== undefined){
+let data3 = data.params;
+const _errs7 = errors;
+if(!(data3 && typeof data3 == "object" && !Array.isArray(data3))){
+validate22.errors = [{instancePath:instancePath+"/params",schemaPath:"#/properties/params/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
 }
 }
 else {
@@ -2316,18 +2493,19 @@ validate22.errors = vErrors;
 return errors === 0;
 }
 
-export const ReportQuery = validate23;
-const schema24 = {"$id":"ReportQuery","type":"object","additionalProperties":false,"properties":{"limit":{"type":"string","description":"Rows per page, 1 to 5000 (default 1000)."},"cursor":{"type":"string","maxLength":4096,"description":"`cursor.next` of the previous page."},"range":{"type":"string","enum":["last_day","last_week","last_month"],"description":"Default last_day when from is absent."},"from":{"type":"string","description":"Window start: ISO 8601 with a zone, or epoch milliseconds."},"to":{"type":"string","description":"Window end (exclusive), default now."}}};
+export const ListDocumentsQuery = validate23;
+const schema24 = {"$id":"ListDocumentsQuery","type":"object","additionalProperties":false,"properties":{"limit":{"type":"string","maxLength":16,"pattern":"^(?:[1-9][0-9]{0,2}|1000)$","description":"Page size, 1 to 1000 (default 1000)."},"cursor":{"type":"string","minLength":1,"maxLength":4096,"description":"From the `Link: rel=\"next\"` header of the previous page."}}};
+const pattern13 = new RegExp("^(?:[1-9][0-9]{0,2}|1000)$", "u");
 
 function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="ReportQuery" */;
+/*# sourceURL="ListDocumentsQuery" */;
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 in data){
-if(!(((((key0 === "limit") || (key0 === "cursor")) || (key0 === "range")) || (key0 === "from")) || (key0 === "to"))){
+if(!((key0 === "limit") || (key0 === "cursor"))){
 validate23.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -2335,10 +2513,25 @@ break;
 }
 if(_errs1 === errors){
 if(data.limit !== undefined){
+let data0 = data.limit;
 const _errs2 = errors;
-if(typeof data.limit !== "string"){
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(func2(data0) > 16){
+validate23.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maxLength",keyword:"maxLength",params:{limit: 16},message:"must NOT have more than 16 characters"}];
+return false;
+}
+else {
+if(!pattern13.test(data0)){
+validate23.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/pattern",keyword:"pattern",params:{pattern: "^(?:[1-9][0-9]{0,2}|1000)$"},message:"must match pattern \""+"^(?:[1-9][0-9]{0,2}|1000)$"+"\""}];
+return false;
+}
+}
+}
+else {
 validate23.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
+}
 }
 var valid0 = _errs2 === errors;
 }
@@ -2355,6 +2548,12 @@ if(func2(data1) > 4096){
 validate23.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"}];
 return false;
 }
+else {
+if(func2(data1) < 1){
+validate23.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
 }
 else {
 validate23.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "string"},message:"must be string"}];
@@ -2365,50 +2564,6 @@ var valid0 = _errs4 === errors;
 }
 else {
 var valid0 = true;
-}
-if(valid0){
-if(data.range !== undefined){
-let data2 = data.range;
-const _errs6 = errors;
-if(typeof data2 !== "string"){
-validate23.errors = [{instancePath:instancePath+"/range",schemaPath:"#/properties/range/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(!(((data2 === "last_day") || (data2 === "last_week")) || (data2 === "last_month"))){
-validate23.errors = [{instancePath:instancePath+"/range",schemaPath:"#/properties/range/enum",keyword:"enum",params:{allowedValues: schema24.properties.range.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.from !== undefined){
-const _errs8 = errors;
-if(typeof data.from !== "string"){
-validate23.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs8 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.to !== undefined){
-const _errs10 = errors;
-if(typeof data.to !== "string"){
-validate23.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs10 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
 }
 }
 }
@@ -2422,56 +2577,34 @@ validate23.errors = vErrors;
 return errors === 0;
 }
 
-export const TenantPath = validate24;
-const schema25 = {"$id":"TenantPath","type":"object","required":["tenantId"],"additionalProperties":false,"properties":{"tenantId":{"type":"string","minLength":1,"maxLength":128,"pattern":"^[^/\\\\]*$"}}};
+export const MessageOnlyErrorBody = validate24;
+const schema25 = {"$id":"MessageOnlyErrorBody","type":"object","required":["message"],"additionalProperties":false,"properties":{"message":{"type":"string"}}};
 
 function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="TenantPath" */;
+/*# sourceURL="MessageOnlyErrorBody" */;
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((data.tenantId === undefined) && (missing0 = "tenantId")){
+if((data.message === undefined) && (missing0 = "message")){
 validate24.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(key0 === "tenantId")){
+if(!(key0 === "message")){
 validate24.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
 if(_errs1 === errors){
-if(data.tenantId !== undefined){
-let data0 = data.tenantId;
-const _errs2 = errors;
-if(errors === _errs2){
-if(typeof data0 === "string"){
-if(func2(data0) > 128){
-validate24.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+if(data.message !== undefined){
+if(typeof data.message !== "string"){
+validate24.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
-}
-else {
-if(func2(data0) < 1){
-validate24.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-else {
-if(!pattern1.test(data0)){
-validate24.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
-return false;
-}
-}
-}
-}
-else {
-validate24.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
 }
 }
 }
@@ -2486,97 +2619,19 @@ validate24.errors = vErrors;
 return errors === 0;
 }
 
-export const VocJobPath = validate25;
-const schema26 = {"$id":"VocJobPath","type":"object","required":["tenantId","jobId"],"additionalProperties":false,"properties":{"tenantId":{"type":"string","minLength":1,"maxLength":128,"pattern":"^[^/\\\\]*$"},"jobId":{"type":"string","minLength":1,"maxLength":512,"pattern":"^[^/\\\\]*$"}}};
+export const NoQuery = validate25;
+const schema26 = {"$id":"NoQuery","type":"object","additionalProperties":false,"properties":{}};
 
 function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="VocJobPath" */;
+/*# sourceURL="NoQuery" */;
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.tenantId === undefined) && (missing0 = "tenantId")) || ((data.jobId === undefined) && (missing0 = "jobId"))){
-validate25.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs1 = errors;
 for(const key0 in data){
-if(!((key0 === "tenantId") || (key0 === "jobId"))){
 validate25.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
-}
-}
-if(_errs1 === errors){
-if(data.tenantId !== undefined){
-let data0 = data.tenantId;
-const _errs2 = errors;
-if(errors === _errs2){
-if(typeof data0 === "string"){
-if(func2(data0) > 128){
-validate25.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
-return false;
-}
-else {
-if(func2(data0) < 1){
-validate25.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-else {
-if(!pattern1.test(data0)){
-validate25.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
-return false;
-}
-}
-}
-}
-else {
-validate25.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.jobId !== undefined){
-let data1 = data.jobId;
-const _errs4 = errors;
-if(errors === _errs4){
-if(typeof data1 === "string"){
-if(func2(data1) > 512){
-validate25.errors = [{instancePath:instancePath+"/jobId",schemaPath:"#/properties/jobId/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
-return false;
-}
-else {
-if(func2(data1) < 1){
-validate25.errors = [{instancePath:instancePath+"/jobId",schemaPath:"#/properties/jobId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-else {
-if(!pattern1.test(data1)){
-validate25.errors = [{instancePath:instancePath+"/jobId",schemaPath:"#/properties/jobId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
-return false;
-}
-}
-}
-}
-else {
-validate25.errors = [{instancePath:instancePath+"/jobId",schemaPath:"#/properties/jobId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
 }
 }
 else {
@@ -2588,35 +2643,38 @@ validate25.errors = vErrors;
 return errors === 0;
 }
 
-export const VocJobStatus = validate26;
-const schema27 = {"$id":"VocJobStatus","type":"object","required":["id","status","started","file","recordingId"],"additionalProperties":false,"properties":{"id":{"type":"string","description":"The job execution identifier."},"status":{"type":"string","enum":["started","completed","failed"]},"started":{"type":"integer","description":"When the job started, epoch milliseconds."},"file":{"type":"string","description":"Storage path of the uploaded recording."},"recordingId":{"type":"string"}}};
+export const ReportQuery = validate26;
+const schema27 = {"$id":"ReportQuery","type":"object","additionalProperties":false,"properties":{"limit":{"type":"string","maxLength":16,"description":"Rows per page, 1 to 5000 (default 1000)."},"cursor":{"type":"string","maxLength":4096,"description":"`cursor.next` of the previous page."},"range":{"type":"string","enum":["last_day","last_week","last_month"],"description":"Default last_day when from is absent."},"from":{"type":"string","maxLength":64,"description":"Window start: ISO 8601 with a zone, or epoch milliseconds."},"to":{"type":"string","maxLength":64,"description":"Window end (exclusive), default now."}}};
 
 function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="VocJobStatus" */;
+/*# sourceURL="ReportQuery" */;
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((((data.id === undefined) && (missing0 = "id")) || ((data.status === undefined) && (missing0 = "status"))) || ((data.started === undefined) && (missing0 = "started"))) || ((data.file === undefined) && (missing0 = "file"))) || ((data.recordingId === undefined) && (missing0 = "recordingId"))){
-validate26.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(((((key0 === "id") || (key0 === "status")) || (key0 === "started")) || (key0 === "file")) || (key0 === "recordingId"))){
+if(!(((((key0 === "limit") || (key0 === "cursor")) || (key0 === "range")) || (key0 === "from")) || (key0 === "to"))){
 validate26.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
 if(_errs1 === errors){
-if(data.id !== undefined){
+if(data.limit !== undefined){
+let data0 = data.limit;
 const _errs2 = errors;
-if(typeof data.id !== "string"){
-validate26.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(func2(data0) > 16){
+validate26.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maxLength",keyword:"maxLength",params:{limit: 16},message:"must NOT have more than 16 characters"}];
 return false;
+}
+}
+else {
+validate26.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
 }
 var valid0 = _errs2 === errors;
 }
@@ -2624,16 +2682,20 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.status !== undefined){
-let data1 = data.status;
+if(data.cursor !== undefined){
+let data1 = data.cursor;
 const _errs4 = errors;
-if(typeof data1 !== "string"){
-validate26.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(errors === _errs4){
+if(typeof data1 === "string"){
+if(func2(data1) > 4096){
+validate26.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"}];
 return false;
 }
-if(!(((data1 === "started") || (data1 === "completed")) || (data1 === "failed"))){
-validate26.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema27.properties.status.enum},message:"must be equal to one of the allowed values"}];
+}
+else {
+validate26.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
+}
 }
 var valid0 = _errs4 === errors;
 }
@@ -2641,11 +2703,15 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.started !== undefined){
-let data2 = data.started;
+if(data.range !== undefined){
+let data2 = data.range;
 const _errs6 = errors;
-if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate26.errors = [{instancePath:instancePath+"/started",schemaPath:"#/properties/started/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+if(typeof data2 !== "string"){
+validate26.errors = [{instancePath:instancePath+"/range",schemaPath:"#/properties/range/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!(((data2 === "last_day") || (data2 === "last_week")) || (data2 === "last_month"))){
+validate26.errors = [{instancePath:instancePath+"/range",schemaPath:"#/properties/range/enum",keyword:"enum",params:{allowedValues: schema27.properties.range.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -2654,11 +2720,20 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.file !== undefined){
+if(data.from !== undefined){
+let data3 = data.from;
 const _errs8 = errors;
-if(typeof data.file !== "string"){
-validate26.errors = [{instancePath:instancePath+"/file",schemaPath:"#/properties/file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(errors === _errs8){
+if(typeof data3 === "string"){
+if(func2(data3) > 64){
+validate26.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
+}
+}
+else {
+validate26.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
 }
 var valid0 = _errs8 === errors;
 }
@@ -2666,17 +2741,25 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.recordingId !== undefined){
+if(data.to !== undefined){
+let data4 = data.to;
 const _errs10 = errors;
-if(typeof data.recordingId !== "string"){
-validate26.errors = [{instancePath:instancePath+"/recordingId",schemaPath:"#/properties/recordingId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(errors === _errs10){
+if(typeof data4 === "string"){
+if(func2(data4) > 64){
+validate26.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
+}
+}
+else {
+validate26.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
 }
 var valid0 = _errs10 === errors;
 }
 else {
 var valid0 = true;
-}
 }
 }
 }
@@ -2693,10 +2776,295 @@ validate26.errors = vErrors;
 return errors === 0;
 }
 
-export const VocReportList = validate27;
-const schema28 = {"$id":"VocReportList","type":"object","required":["total","cursor","data"],"additionalProperties":false,"properties":{"total":{"type":"integer","minimum":0},"cursor":{"type":"object","additionalProperties":false,"properties":{"next":{"type":"string"}}},"data":{"type":"array","items":{"type":"object","required":["ID","TenantID","Datetime","DatetimeUTC","Duration","Direction","Media","AgentName","AgentId","AgentEmail","CustomerName","CustomerId","CustomerEmail","Groups","Tags","Category","Subcategory","Tertiary","CategoryExplanation","CategoriesId","Summary","CSat","CSatExplanation","Sentiment","SentimentExplanation","Problems","KPIs","SourceSystem","TicketId","TicketUrl"],"additionalProperties":false,"properties":{"ID":{"type":["string","null"]},"TenantID":{"type":["string","null"]},"Datetime":{"type":["string","null"]},"DatetimeUTC":{"type":["string","null"]},"Duration":{"type":["number","null"]},"Direction":{"type":["string","null"]},"Media":{"type":["string","null"]},"AgentName":{"type":["string","null"]},"AgentId":{"type":["string","null"]},"AgentEmail":{"type":["string","null"]},"CustomerName":{"type":["string","null"]},"CustomerId":{"type":["string","null"]},"CustomerEmail":{"type":["string","null"]},"Groups":{"type":["string","null"]},"Tags":{"type":["string","null"]},"Category":{"type":["string","null"]},"Subcategory":{"type":["string","null"]},"Tertiary":{"type":["string","null"]},"CategoryExplanation":{"type":["string","null"]},"CategoriesId":{"type":["string","null"]},"Summary":{"type":["string","null"]},"CSat":{"type":["number","null"]},"CSatExplanation":{"type":["string","null"]},"Sentiment":{"type":["number","null"]},"SentimentExplanation":{"type":["string","null"]},"Problems":{"type":["array","null"],"items":{"type":"object"}},"KPIs":{"type":["array","null"],"items":{"type":"object"}},"SourceSystem":{"type":["string","null"]},"TicketId":{"type":["string","null"]},"TicketUrl":{"type":["string","null"]}}}}}};
+export const TenantPath = validate27;
+const schema28 = {"$id":"TenantPath","type":"object","required":["tenantId"],"additionalProperties":false,"properties":{"tenantId":{"type":"string","minLength":1,"maxLength":128,"pattern":"^[^/\\\\]*$"}}};
 
 function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="TenantPath" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.tenantId === undefined) && (missing0 = "tenantId")){
+validate27.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(key0 === "tenantId")){
+validate27.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.tenantId !== undefined){
+let data0 = data.tenantId;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(func2(data0) > 128){
+validate27.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+return false;
+}
+else {
+if(func2(data0) < 1){
+validate27.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern1.test(data0)){
+validate27.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
+return false;
+}
+}
+}
+}
+else {
+validate27.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+}
+}
+}
+else {
+validate27.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate27.errors = vErrors;
+return errors === 0;
+}
+
+export const VocJobPath = validate28;
+const schema29 = {"$id":"VocJobPath","type":"object","required":["tenantId","jobId"],"additionalProperties":false,"properties":{"tenantId":{"type":"string","minLength":1,"maxLength":128,"pattern":"^[^/\\\\]*$"},"jobId":{"type":"string","minLength":1,"maxLength":512,"pattern":"^[^/\\\\]*$"}}};
+
+function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="VocJobPath" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.tenantId === undefined) && (missing0 = "tenantId")) || ((data.jobId === undefined) && (missing0 = "jobId"))){
+validate28.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((key0 === "tenantId") || (key0 === "jobId"))){
+validate28.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.tenantId !== undefined){
+let data0 = data.tenantId;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(func2(data0) > 128){
+validate28.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+return false;
+}
+else {
+if(func2(data0) < 1){
+validate28.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern1.test(data0)){
+validate28.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
+return false;
+}
+}
+}
+}
+else {
+validate28.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.jobId !== undefined){
+let data1 = data.jobId;
+const _errs4 = errors;
+if(errors === _errs4){
+if(typeof data1 === "string"){
+if(func2(data1) > 512){
+validate28.errors = [{instancePath:instancePath+"/jobId",schemaPath:"#/properties/jobId/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
+return false;
+}
+else {
+if(func2(data1) < 1){
+validate28.errors = [{instancePath:instancePath+"/jobId",schemaPath:"#/properties/jobId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern1.test(data1)){
+validate28.errors = [{instancePath:instancePath+"/jobId",schemaPath:"#/properties/jobId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
+return false;
+}
+}
+}
+}
+else {
+validate28.errors = [{instancePath:instancePath+"/jobId",schemaPath:"#/properties/jobId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+else {
+validate28.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate28.errors = vErrors;
+return errors === 0;
+}
+
+export const VocJobStatus = validate29;
+const schema30 = {"$id":"VocJobStatus","type":"object","required":["id","status","started","file","recordingId"],"additionalProperties":false,"properties":{"id":{"type":"string","description":"The job execution identifier."},"status":{"type":"string","enum":["started","completed","failed"]},"started":{"type":"integer","format":"int64","minimum":0,"maximum":9007199254740991,"description":"When the job started, epoch milliseconds."},"file":{"type":"string","description":"Storage path of the uploaded recording."},"recordingId":{"type":"string"}}};
+
+function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="VocJobStatus" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((((data.id === undefined) && (missing0 = "id")) || ((data.status === undefined) && (missing0 = "status"))) || ((data.started === undefined) && (missing0 = "started"))) || ((data.file === undefined) && (missing0 = "file"))) || ((data.recordingId === undefined) && (missing0 = "recordingId"))){
+validate29.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((((key0 === "id") || (key0 === "status")) || (key0 === "started")) || (key0 === "file")) || (key0 === "recordingId"))){
+validate29.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.id !== undefined){
+const _errs2 = errors;
+if(typeof data.id !== "string"){
+validate29.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.status !== undefined){
+let data1 = data.status;
+const _errs4 = errors;
+if(typeof data1 !== "string"){
+validate29.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!(((data1 === "started") || (data1 === "completed")) || (data1 === "failed"))){
+validate29.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema30.properties.status.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.started !== undefined){
+let data2 = data.started;
+const _errs6 = errors;
+if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
+validate29.errors = [{instancePath:instancePath+"/started",schemaPath:"#/properties/started/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs6){
+if((typeof data2 == "number") && (isFinite(data2))){
+if(data2 > 9007199254740991 || isNaN(data2)){
+validate29.errors = [{instancePath:instancePath+"/started",schemaPath:"#/properties/started/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+return false;
+}
+else {
+if(data2 < 0 || isNaN(data2)){
+validate29.errors = [{instancePath:instancePath+"/started",schemaPath:"#/properties/started/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.file !== undefined){
+const _errs8 = errors;
+if(typeof data.file !== "string"){
+validate29.errors = [{instancePath:instancePath+"/file",schemaPath:"#/properties/file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.recordingId !== undefined){
+const _errs10 = errors;
+if(typeof data.recordingId !== "string"){
+validate29.errors = [{instancePath:instancePath+"/recordingId",schemaPath:"#/properties/recordingId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate29.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate29.errors = vErrors;
+return errors === 0;
+}
+
+export const VocReportList = validate30;
+const schema31 = {"$id":"VocReportList","type":"object","required":["total","cursor","data"],"additionalProperties":false,"properties":{"total":{"type":"integer","format":"int64","minimum":0,"maximum":9007199254740991},"cursor":{"type":"object","additionalProperties":false,"properties":{"next":{"type":"string"}}},"data":{"type":"array","maxItems":5000,"items":{"type":"object","required":["ID","TenantID","Datetime","DatetimeUTC","Duration","Direction","Media","AgentName","AgentId","AgentEmail","CustomerName","CustomerId","CustomerEmail","Groups","Tags","Category","Subcategory","Tertiary","CategoryExplanation","CategoriesId","Summary","CSat","CSatExplanation","Sentiment","SentimentExplanation","Problems","KPIs","SourceSystem","TicketId","TicketUrl"],"additionalProperties":false,"properties":{"ID":{"type":["string","null"]},"TenantID":{"type":["string","null"]},"Datetime":{"type":["string","null"]},"DatetimeUTC":{"type":["string","null"]},"Duration":{"type":["number","null"]},"Direction":{"type":["string","null"]},"Media":{"type":["string","null"]},"AgentName":{"type":["string","null"]},"AgentId":{"type":["string","null"]},"AgentEmail":{"type":["string","null"]},"CustomerName":{"type":["string","null"]},"CustomerId":{"type":["string","null"]},"CustomerEmail":{"type":["string","null"]},"Groups":{"type":["string","null"]},"Tags":{"type":["string","null"]},"Category":{"type":["string","null"]},"Subcategory":{"type":["string","null"]},"Tertiary":{"type":["string","null"]},"CategoryExplanation":{"type":["string","null"]},"CategoriesId":{"type":["string","null"]},"Summary":{"type":["string","null"]},"CSat":{"type":["number","null"]},"CSatExplanation":{"type":["string","null"]},"Sentiment":{"type":["number","null"]},"SentimentExplanation":{"type":["string","null"]},"Problems":{"type":["array","null"],"items":{"type":"object"}},"KPIs":{"type":["array","null"],"items":{"type":"object"}},"SourceSystem":{"type":["string","null"]},"TicketId":{"type":["string","null"]},"TicketUrl":{"type":["string","null"]}}}}}};
+
+function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="VocReportList" */;
 let vErrors = null;
 let errors = 0;
@@ -2704,14 +3072,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.total === undefined) && (missing0 = "total")) || ((data.cursor === undefined) && (missing0 = "cursor"))) || ((data.data === undefined) && (missing0 = "data"))){
-validate27.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate30.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "total") || (key0 === "cursor")) || (key0 === "data"))){
-validate27.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate30.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -2721,14 +3089,20 @@ if(data.total !== undefined){
 let data0 = data.total;
 const _errs2 = errors;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate27.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate30.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs2){
 if((typeof data0 == "number") && (isFinite(data0))){
-if(data0 < 0 || isNaN(data0)){
-validate27.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+if(data0 > 9007199254740991 || isNaN(data0)){
+validate30.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
+}
+else {
+if(data0 < 0 || isNaN(data0)){
+validate30.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
 }
 }
 }
@@ -2746,7 +3120,7 @@ if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 const _errs6 = errors;
 for(const key1 in data1){
 if(!(key1 === "next")){
-validate27.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate30.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -2754,14 +3128,14 @@ break;
 if(_errs6 === errors){
 if(data1.next !== undefined){
 if(typeof data1.next !== "string"){
-validate27.errors = [{instancePath:instancePath+"/cursor/next",schemaPath:"#/properties/cursor/properties/next/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate30.errors = [{instancePath:instancePath+"/cursor/next",schemaPath:"#/properties/cursor/properties/next/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate27.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate30.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -2776,6 +3150,11 @@ let data3 = data.data;
 const _errs9 = errors;
 if(errors === _errs9){
 if(Array.isArray(data3)){
+if(data3.length > 5000){
+validate30.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/maxItems",keyword:"maxItems",params:{limit: 5000},message:"must NOT have more than 5000 items"}];
+return false;
+}
+else {
 var valid2 = true;
 const len0 = data3.length;
 for(let i0=0; i0<len0; i0++){
@@ -2785,14 +3164,14 @@ if(errors === _errs11){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 let missing1;
 if(((((((((((((((((((((((((((((((data4.ID === undefined) && (missing1 = "ID")) || ((data4.TenantID === undefined) && (missing1 = "TenantID"))) || ((data4.Datetime === undefined) && (missing1 = "Datetime"))) || ((data4.DatetimeUTC === undefined) && (missing1 = "DatetimeUTC"))) || ((data4.Duration === undefined) && (missing1 = "Duration"))) || ((data4.Direction === undefined) && (missing1 = "Direction"))) || ((data4.Media === undefined) && (missing1 = "Media"))) || ((data4.AgentName === undefined) && (missing1 = "AgentName"))) || ((data4.AgentId === undefined) && (missing1 = "AgentId"))) || ((data4.AgentEmail === undefined) && (missing1 = "AgentEmail"))) || ((data4.CustomerName === undefined) && (missing1 = "CustomerName"))) || ((data4.CustomerId === undefined) && (missing1 = "CustomerId"))) || ((data4.CustomerEmail === undefined) && (missing1 = "CustomerEmail"))) || ((data4.Groups === undefined) && (missing1 = "Groups"))) || ((data4.Tags === undefined) && (missing1 = "Tags"))) || ((data4.Category === undefined) && (missing1 = "Category"))) || ((data4.Subcategory === undefined) && (missing1 = "Subcategory"))) || ((data4.Tertiary === undefined) && (missing1 = "Tertiary"))) || ((data4.CategoryExplanation === undefined) && (missing1 = "CategoryExplanation"))) || ((data4.CategoriesId === undefined) && (missing1 = "CategoriesId"))) || ((data4.Summary === undefined) && (missing1 = "Summary"))) || ((data4.CSat === undefined) && (missing1 = "CSat"))) || ((data4.CSatExplanation === undefined) && (missing1 = "CSatExplanation"))) || ((data4.Sentiment === undefined) && (missing1 = "Sentiment"))) || ((data4.SentimentExplanation === undefined) && (missing1 = "SentimentExplanation"))) || ((data4.Problems === undefined) && (missing1 = "Problems"))) || ((data4.KPIs === undefined) && (missing1 = "KPIs"))) || ((data4.SourceSystem === undefined) && (missing1 = "SourceSystem"))) || ((data4.TicketId === undefined) && (missing1 = "TicketId"))) || ((data4.TicketUrl === undefined) && (missing1 = "TicketUrl"))){
-validate27.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate30.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs13 = errors;
 for(const key2 in data4){
-if(!(func4.call(schema28.properties.data.items.properties, key2))){
-validate27.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+if(!(func4.call(schema31.properties.data.items.properties, key2))){
+validate30.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -2802,7 +3181,7 @@ if(data4.ID !== undefined){
 let data5 = data4.ID;
 const _errs14 = errors;
 if((typeof data5 !== "string") && (data5 !== null)){
-validate27.errors = [{instancePath:instancePath+"/data/" + i0+"/ID",schemaPath:"#/properties/data/items/properties/ID/type",keyword:"type",params:{type: schema28.properties.data.items.properties.ID.type},message:"must be string,null"}];
+validate30.errors = [{instancePath:instancePath+"/data/" + i0+"/ID",schemaPath:"#/properties/data/items/properties/ID/type",keyword:"type",params:{type: schema31.properties.data.items.properties.ID.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs14 === errors;
@@ -2815,7 +3194,7 @@ if(data4.TenantID !== undefined){
 let data6 = data4.TenantID;
 const _errs16 = errors;
 if((typeof data6 !== "string") && (data6 !== null)){
-validate27.errors = [{instancePath:instancePath+"/data/" + i0+"/TenantID",schemaPath:"#/properties/data/items/properties/TenantID/type",keyword:"type",params:{type: schema28.properties.data.items.properties.TenantID.type},message:"must be string,null"}];
+validate30.errors = [{instancePath:instancePath+"/data/" + i0+"/TenantID",schemaPath:"#/properties/data/items/properties/TenantID/type",keyword:"type",params:{type: schema31.properties.data.items.properties.TenantID.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs16 === errors;
@@ -2828,7 +3207,7 @@ if(data4.Datetime !== undefined){
 let data7 = data4.Datetime;
 const _errs18 = errors;
 if((typeof data7 !== "string") && (data7 !== null)){
-validate27.errors = [{instancePath:instancePath+"/data/" + i0+"/Datetime",schemaPath:"#/properties/data/items/properties/Datetime/type",keyword:"type",params:{type: schema28.properties.data.items.properties.Datetime.type},message:"must be string,null"}];
+validate30.errors = [{instancePath:instancePath+"/data/" + i0+"/Datetime",schemaPath:"#/properties/data/items/properties/Datetime/type",keyword:"type",params:{type: schema31.properties.data.items.properties.Datetime.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs18 === errors;
@@ -2841,7 +3220,7 @@ if(data4.DatetimeUTC !== undefined){
 let data8 = data4.DatetimeUTC;
 const _errs20 = errors;
 if((typeof data8 !== "string") && (data8 !== null)){
-validate27.errors = [{instancePath:instancePath+"/data/" + i0+"/DatetimeUTC",schemaPath:"#/properties/data/items/properties/DatetimeUTC/type",keyword:"type",params:{type: schema28.properties.data.items.properties.DatetimeUTC.type},message:"must be string,null"}];
+validate30.errors = [{instancePath:instancePath+"/data/" + i0+"/DatetimeUTC",schemaPath:"#/properties/data/items/properties/DatetimeUTC/type",keyword:"type",params:{type: schema31.properties.data.items.properties.DatetimeUTC.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs20 === errors;
@@ -2854,7 +3233,7 @@ if(data4.Duration !== undefined){
 let data9 = data4.Duration;
 const _errs22 = errors;
 if((!((typeof data9 == "number") && (isFinite(data9)))) && (data9 !== null)){
-validate27.errors = [{instancePath:instancePath+"/data/" + i0+"/Duration",schemaPath:"#/properties/data/items/properties/Duration/type",keyword:"type",params:{type: schema28.properties.data.items.properties.Duration.type},message:"must be number,null"}];
+validate30.errors = [{instancePath:instancePath+"/data/" + i0+"/Duration",schemaPath:"#/properties/data/items/properties/Duration/type",keyword:"type",params:{type: schema31.properties.data.items.properties.Duration.type},message:"must be number,null"}];
 return false;
 }
 var valid3 = _errs22 === errors;
@@ -2867,7 +3246,7 @@ if(data4.Direction !== undefined){
 let data10 = data4.Direction;
 const _errs24 = errors;
 if((typeof data10 !== "string") && (data10 !== null)){
-validate27.errors = [{instancePath:instancePath+"/data/" + i0+"/Direction",schemaPath:"#/properties/data/items/properties/Direction/type",keyword:"type",params:{type: schema28.properties.data.items.properties.Direction.type},message:"must be string,null"}];
+validate30.errors = [{instancePath:instancePath+"/data/" + i0+"/Direction",schemaPath:"#/properties/data/items/properties/Direction/type",keyword:"type",params:{type: schema31.properties.data.items.properties.Direction.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs24 === errors;
@@ -2880,7 +3259,7 @@ if(data4.Media !== undefined){
 let data11 = data4.Media;
 const _errs26 = errors;
 if((typeof data11 !== "string") && (data11 !== null)){
-validate27.errors = [{instancePath:instancePath+"/data/" + i0+"/Media",schemaPath:"#/properties/data/items/properties/Media/type",keyword:"type",params:{type: schema28.properties.data.items.properties.Media.type},message:"must be string,null"}];
+validate30.errors = [{instancePath:instancePath+"/data/" + i0+"/Media",schemaPath:"#/properties/data/items/properties/Media/type",keyword:"type",params:{type: schema31.properties.data.items.properties.Media.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs26 === errors;
@@ -2893,7 +3272,7 @@ if(data4.AgentName !== undefined){
 let data12 = data4.AgentName;
 const _errs28 = errors;
 if((typeof data12 !== "string") && (data12 !== null)){
-validate27.errors = [{instancePath:instancePath+"/data/" + i0+"/AgentName",schemaPath:"#/properties/data/items/properties/AgentName/type",keyword:"type",params:{type: schema28.properties.data.items.properties.AgentName.type},message:"must be string,null"}];
+validate30.errors = [{instancePath:instancePath+"/data/" + i0+"/AgentName",schemaPath:"#/properties/data/items/properties/AgentName/type",keyword:"type",params:{type: schema31.properties.data.items.properties.AgentName.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs28 === errors;
@@ -2906,7 +3285,7 @@ if(data4.AgentId !== undefined){
 let data13 = data4.AgentId;
 const _errs30 = errors;
 if((typeof data13 !== "string") && (data13 !== null)){
-validate27.errors = [{instancePath:instancePath+"/data/" + i0+"/AgentId",schemaPath:"#/properties/data/items/properties/AgentId/type",keyword:"type",params:{type: schema28.properties.data.items.properties.AgentId.type},message:"must be string,null"}];
+validate30.errors = [{instancePath:instancePath+"/data/" + i0+"/AgentId",schemaPath:"#/properties/data/items/properties/AgentId/type",keyword:"type",params:{type: schema31.properties.data.items.properties.AgentId.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs30 === errors;
@@ -2919,7 +3298,7 @@ if(data4.AgentEmail !== undefined){
 let data14 = data4.AgentEmail;
 const _errs32 = errors;
 if((typeof data14 !== "string") && (data14 !== null)){
-validate27.errors = [{instancePath:instancePath+"/data/" + i0+"/AgentEmail",schemaPath:"#/properties/data/items/properties/AgentEmail/type",keyword:"type",params:{type: schema28.properties.data.items.properties.AgentEmail.type},message:"must be string,null"}];
+validate30.errors = [{instancePath:instancePath+"/data/" + i0+"/AgentEmail",schemaPath:"#/properties/data/items/properties/AgentEmail/type",keyword:"type",params:{type: schema31.properties.data.items.properties.AgentEmail.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs32 === errors;
@@ -2932,7 +3311,7 @@ if(data4.CustomerName !== undefined){
 let data15 = data4.CustomerName;
 const _errs34 = errors;
 if((typeof data15 !== "string") && (data15 !== null)){
-validate27.errors = [{instancePath:instancePath+"/data/" + i0+"/CustomerName",schemaPath:"#/properties/data/items/properties/CustomerName/type",keyword:"type",params:{type: schema28.properties.data.items.properties.CustomerName.type},message:"must be string,null"}];
+validate30.errors = [{instancePath:instancePath+"/data/" + i0+"/CustomerName",schemaPath:"#/properties/data/items/properties/CustomerName/type",keyword:"type",params:{type: schema31.properties.data.items.properties.CustomerName.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs34 === errors;
@@ -2945,7 +3324,7 @@ if(data4.CustomerId !== undefined){
 let data16 = data4.CustomerId;
 const _errs36 = errors;
 if((typeof data16 !== "string") && (data16 !== null)){
-validate27.errors = [{instancePath:instancePath+"/data/" + i0+"/CustomerId",schemaPath:"#/properties/data/items/properties/CustomerId/type",keyword:"type",params:{type: schema28.properties.data.items.properties.CustomerId.type},message:"must be string,null"}];
+validate30.errors = [{instancePath:instancePath+"/data/" + i0+"/CustomerId",schemaPath:"#/properties/data/items/properties/CustomerId/type",keyword:"type",params:{type: schema31.properties.data.items.properties.CustomerId.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs36 === errors;
@@ -2958,7 +3337,7 @@ if(data4.CustomerEmail !== undefined){
 let data17 = data4.CustomerEmail;
 const _errs38 = errors;
 if((typeof data17 !== "string") && (data17 !== null)){
-validate27.errors = [{instancePath:instancePath+"/data/" + i0+"/CustomerEmail",schemaPath:"#/properties/data/items/properties/CustomerEmail/type",keyword:"type",params:{type: schema28.properties.data.items.properties.CustomerEmail.type},message:"must be string,null"}];
+validate30.errors = [{instancePath:instancePath+"/data/" + i0+"/CustomerEmail",schemaPath:"#/properties/data/items/properties/CustomerEmail/type",keyword:"type",params:{type: schema31.properties.data.items.properties.CustomerEmail.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs38 === errors;
@@ -2971,7 +3350,7 @@ if(data4.Groups !== undefined){
 let data18 = data4.Groups;
 const _errs40 = errors;
 if((typeof data18 !== "string") && (data18 !== null)){
-validate27.errors = [{instancePath:instancePath+"/data/" + i0+"/Groups",schemaPath:"#/properties/data/items/properties/Groups/type",keyword:"type",params:{type: schema28.properties.data.items.properties.Groups.type},message:"must be string,null"}];
+validate30.errors = [{instancePath:instancePath+"/data/" + i0+"/Groups",schemaPath:"#/properties/data/items/properties/Groups/type",keyword:"type",params:{type: schema31.properties.data.items.properties.Groups.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs40 === errors;
@@ -2984,7 +3363,7 @@ if(data4.Tags !== undefined){
 let data19 = data4.Tags;
 const _errs42 = errors;
 if((typeof data19 !== "string") && (data19 !== null)){
-validate27.errors = [{instancePath:instancePath+"/data/" + i0+"/Tags",schemaPath:"#/properties/data/items/properties/Tags/type",keyword:"type",params:{type: schema28.properties.data.items.properties.Tags.type},message:"must be string,null"}];
+validate30.errors = [{instancePath:instancePath+"/data/" + i0+"/Tags",schemaPath:"#/properties/data/items/properties/Tags/type",keyword:"type",params:{type: schema31.properties.data.items.properties.Tags.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs42 === errors;
@@ -2997,7 +3376,7 @@ if(data4.Category !== undefined){
 let data20 = data4.Category;
 const _errs44 = errors;
 if((typeof data20 !== "string") && (data20 !== null)){
-validate27.errors = [{instancePath:instancePath+"/data/" + i0+"/Category",schemaPath:"#/properties/data/items/properties/Category/type",keyword:"type",params:{type: schema28.properties.data.items.properties.Category.type},message:"must be string,null"}];
+validate30.errors = [{instancePath:instancePath+"/data/" + i0+"/Category",schemaPath:"#/properties/data/items/properties/Category/type",keyword:"type",params:{type: schema31.properties.data.items.properties.Category.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs44 === errors;
@@ -3010,7 +3389,7 @@ if(data4.Subcategory !== undefined){
 let data21 = data4.Subcategory;
 const _errs46 = errors;
 if((typeof data21 !== "string") && (data21 !== null)){
-validate27.errors = [{instancePath:instancePath+"/data/" + i0+"/Subcategory",schemaPath:"#/properties/data/items/properties/Subcategory/type",keyword:"type",params:{type: schema28.properties.data.items.properties.Subcategory.type},message:"must be string,null"}];
+validate30.errors = [{instancePath:instancePath+"/data/" + i0+"/Subcategory",schemaPath:"#/properties/data/items/properties/Subcategory/type",keyword:"type",params:{type: schema31.properties.data.items.properties.Subcategory.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs46 === errors;
@@ -3023,7 +3402,7 @@ if(data4.Tertiary !== undefined){
 let data22 = data4.Tertiary;
 const _errs48 = errors;
 if((typeof data22 !== "string") && (data22 !== null)){
-validate27.errors = [{instancePath:instancePath+"/data/" + i0+"/Tertiary",schemaPath:"#/properties/data/items/properties/Tertiary/type",keyword:"type",params:{type: schema28.properties.data.items.properties.Tertiary.type},message:"must be string,null"}];
+validate30.errors = [{instancePath:instancePath+"/data/" + i0+"/Tertiary",schemaPath:"#/properties/data/items/properties/Tertiary/type",keyword:"type",params:{type: schema31.properties.data.items.properties.Tertiary.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs48 === errors;
@@ -3036,7 +3415,7 @@ if(data4.CategoryExplanation !== undefined){
 let data23 = data4.CategoryExplanation;
 const _errs50 = errors;
 if((typeof data23 !== "string") && (data23 !== null)){
-validate27.errors = [{instancePath:instancePath+"/data/" + i0+"/CategoryExplanation",schemaPath:"#/properties/data/items/properties/CategoryExplanation/type",keyword:"type",params:{type: schema28.properties.data.items.properties.CategoryExplanation.type},message:"must be string,null"}];
+validate30.errors = [{instancePath:instancePath+"/data/" + i0+"/CategoryExplanation",schemaPath:"#/properties/data/items/properties/CategoryExplanation/type",keyword:"type",params:{type: schema31.properties.data.items.properties.CategoryExplanation.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs50 === errors;
@@ -3049,7 +3428,7 @@ if(data4.CategoriesId !== undefined){
 let data24 = data4.CategoriesId;
 const _errs52 = errors;
 if((typeof data24 !== "string") && (data24 !== null)){
-validate27.errors = [{instancePath:instancePath+"/data/" + i0+"/CategoriesId",schemaPath:"#/properties/data/items/properties/CategoriesId/type",keyword:"type",params:{type: schema28.properties.data.items.properties.CategoriesId.type},message:"must be string,null"}];
+validate30.errors = [{instancePath:instancePath+"/data/" + i0+"/CategoriesId",schemaPath:"#/properties/data/items/properties/CategoriesId/type",keyword:"type",params:{type: schema31.properties.data.items.properties.CategoriesId.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs52 === errors;
@@ -3062,7 +3441,7 @@ if(data4.Summary !== undefined){
 let data25 = data4.Summary;
 const _errs54 = errors;
 if((typeof data25 !== "string") && (data25 !== null)){
-validate27.errors = [{instancePath:instancePath+"/data/" + i0+"/Summary",schemaPath:"#/properties/data/items/properties/Summary/type",keyword:"type",params:{type: schema28.properties.data.items.properties.Summary.type},message:"must be string,null"}];
+validate30.errors = [{instancePath:instancePath+"/data/" + i0+"/Summary",schemaPath:"#/properties/data/items/properties/Summary/type",keyword:"type",params:{type: schema31.properties.data.items.properties.Summary.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs54 === errors;
@@ -3075,7 +3454,7 @@ if(data4.CSat !== undefined){
 let data26 = data4.CSat;
 const _errs56 = errors;
 if((!((typeof data26 == "number") && (isFinite(data26)))) && (data26 !== null)){
-validate27.errors = [{instancePath:instancePath+"/data/" + i0+"/CSat",schemaPath:"#/properties/data/items/properties/CSat/type",keyword:"type",params:{type: schema28.properties.data.items.properties.CSat.type},message:"must be number,null"}];
+validate30.errors = [{instancePath:instancePath+"/data/" + i0+"/CSat",schemaPath:"#/properties/data/items/properties/CSat/type",keyword:"type",params:{type: schema31.properties.data.items.properties.CSat.type},message:"must be number,null"}];
 return false;
 }
 var valid3 = _errs56 === errors;
@@ -3088,7 +3467,7 @@ if(data4.CSatExplanation !== undefined){
 let data27 = data4.CSatExplanation;
 const _errs58 = errors;
 if((typeof data27 !== "string") && (data27 !== null)){
-validate27.errors = [{instancePath:instancePath+"/data/" + i0+"/CSatExplanation",schemaPath:"#/properties/data/items/properties/CSatExplanation/type",keyword:"type",params:{type: schema28.properties.data.items.properties.CSatExplanation.type},message:"must be string,null"}];
+validate30.errors = [{instancePath:instancePath+"/data/" + i0+"/CSatExplanation",schemaPath:"#/properties/data/items/properties/CSatExplanation/type",keyword:"type",params:{type: schema31.properties.data.items.properties.CSatExplanation.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs58 === errors;
@@ -3101,7 +3480,7 @@ if(data4.Sentiment !== undefined){
 let data28 = data4.Sentiment;
 const _errs60 = errors;
 if((!((typeof data28 == "number") && (isFinite(data28)))) && (data28 !== null)){
-validate27.errors = [{instancePath:instancePath+"/data/" + i0+"/Sentiment",schemaPath:"#/properties/data/items/properties/Sentiment/type",keyword:"type",params:{type: schema28.properties.data.items.properties.Sentiment.type},message:"must be number,null"}];
+validate30.errors = [{instancePath:instancePath+"/data/" + i0+"/Sentiment",schemaPath:"#/properties/data/items/properties/Sentiment/type",keyword:"type",params:{type: schema31.properties.data.items.properties.Sentiment.type},message:"must be number,null"}];
 return false;
 }
 var valid3 = _errs60 === errors;
@@ -3114,7 +3493,7 @@ if(data4.SentimentExplanation !== undefined){
 let data29 = data4.SentimentExplanation;
 const _errs62 = errors;
 if((typeof data29 !== "string") && (data29 !== null)){
-validate27.errors = [{instancePath:instancePath+"/data/" + i0+"/SentimentExplanation",schemaPath:"#/properties/data/items/properties/SentimentExplanation/type",keyword:"type",params:{type: schema28.properties.data.items.properties.SentimentExplanation.type},message:"must be string,null"}];
+validate30.errors = [{instancePath:instancePath+"/data/" + i0+"/SentimentExplanation",schemaPath:"#/properties/data/items/properties/SentimentExplanation/type",keyword:"type",params:{type: schema31.properties.data.items.properties.SentimentExplanation.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs62 === errors;
@@ -3127,7 +3506,7 @@ if(data4.Problems !== undefined){
 let data30 = data4.Problems;
 const _errs64 = errors;
 if((!(Array.isArray(data30))) && (data30 !== null)){
-validate27.errors = [{instancePath:instancePath+"/data/" + i0+"/Problems",schemaPath:"#/properties/data/items/properties/Problems/type",keyword:"type",params:{type: schema28.properties.data.items.properties.Problems.type},message:"must be array,null"}];
+validate30.errors = [{instancePath:instancePath+"/data/" + i0+"/Problems",schemaPath:"#/properties/data/items/properties/Problems/type",keyword:"type",params:{type: schema31.properties.data.items.properties.Problems.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs64){
@@ -3138,7 +3517,7 @@ for(let i1=0; i1<len1; i1++){
 let data31 = data30[i1];
 const _errs66 = errors;
 if(!(data31 && typeof data31 == "object" && !Array.isArray(data31))){
-validate27.errors = [{instancePath:instancePath+"/data/" + i0+"/Problems/" + i1,schemaPath:"#/properties/data/items/properties/Problems/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate30.errors = [{instancePath:instancePath+"/data/" + i0+"/Problems/" + i1,schemaPath:"#/properties/data/items/properties/Problems/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 var valid4 = _errs66 === errors;
@@ -3158,7 +3537,7 @@ if(data4.KPIs !== undefined){
 let data32 = data4.KPIs;
 const _errs68 = errors;
 if((!(Array.isArray(data32))) && (data32 !== null)){
-validate27.errors = [{instancePath:instancePath+"/data/" + i0+"/KPIs",schemaPath:"#/properties/data/items/properties/KPIs/type",keyword:"type",params:{type: schema28.properties.data.items.properties.KPIs.type},message:"must be array,null"}];
+validate30.errors = [{instancePath:instancePath+"/data/" + i0+"/KPIs",schemaPath:"#/properties/data/items/properties/KPIs/type",keyword:"type",params:{type: schema31.properties.data.items.properties.KPIs.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs68){
@@ -3169,7 +3548,7 @@ for(let i2=0; i2<len2; i2++){
 let data33 = data32[i2];
 const _errs70 = errors;
 if(!(data33 && typeof data33 == "object" && !Array.isArray(data33))){
-validate27.errors = [{instancePath:instancePath+"/data/" + i0+"/KPIs/" + i2,schemaPath:"#/properties/data/items/properties/KPIs/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate30.errors = [{instancePath:instancePath+"/data/" + i0+"/KPIs/" + i2,schemaPath:"#/properties/data/items/properties/KPIs/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 var valid5 = _errs70 === errors;
@@ -3189,7 +3568,7 @@ if(data4.SourceSystem !== undefined){
 let data34 = data4.SourceSystem;
 const _errs72 = errors;
 if((typeof data34 !== "string") && (data34 !== null)){
-validate27.errors = [{instancePath:instancePath+"/data/" + i0+"/SourceSystem",schemaPath:"#/properties/data/items/properties/SourceSystem/type",keyword:"type",params:{type: schema28.properties.data.items.properties.SourceSystem.type},message:"must be string,null"}];
+validate30.errors = [{instancePath:instancePath+"/data/" + i0+"/SourceSystem",schemaPath:"#/properties/data/items/properties/SourceSystem/type",keyword:"type",params:{type: schema31.properties.data.items.properties.SourceSystem.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs72 === errors;
@@ -3202,7 +3581,7 @@ if(data4.TicketId !== undefined){
 let data35 = data4.TicketId;
 const _errs74 = errors;
 if((typeof data35 !== "string") && (data35 !== null)){
-validate27.errors = [{instancePath:instancePath+"/data/" + i0+"/TicketId",schemaPath:"#/properties/data/items/properties/TicketId/type",keyword:"type",params:{type: schema28.properties.data.items.properties.TicketId.type},message:"must be string,null"}];
+validate30.errors = [{instancePath:instancePath+"/data/" + i0+"/TicketId",schemaPath:"#/properties/data/items/properties/TicketId/type",keyword:"type",params:{type: schema31.properties.data.items.properties.TicketId.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs74 === errors;
@@ -3215,7 +3594,7 @@ if(data4.TicketUrl !== undefined){
 let data36 = data4.TicketUrl;
 const _errs76 = errors;
 if((typeof data36 !== "string") && (data36 !== null)){
-validate27.errors = [{instancePath:instancePath+"/data/" + i0+"/TicketUrl",schemaPath:"#/properties/data/items/properties/TicketUrl/type",keyword:"type",params:{type: schema28.properties.data.items.properties.TicketUrl.type},message:"must be string,null"}];
+validate30.errors = [{instancePath:instancePath+"/data/" + i0+"/TicketUrl",schemaPath:"#/properties/data/items/properties/TicketUrl/type",keyword:"type",params:{type: schema31.properties.data.items.properties.TicketUrl.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs76 === errors;
@@ -3256,7 +3635,7 @@ var valid3 = true;
 }
 }
 else {
-validate27.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate30.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -3266,8 +3645,9 @@ break;
 }
 }
 }
+}
 else {
-validate27.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate30.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -3282,10 +3662,10 @@ var valid0 = true;
 }
 }
 else {
-validate27.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate30.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate27.errors = vErrors;
+validate30.errors = vErrors;
 return errors === 0;
 }

@@ -17,7 +17,7 @@ export const VocJobStatus = {
   properties: {
     id: { type: 'string', description: 'The job execution identifier.' },
     status: { type: 'string', enum: [...JOB_STATUSES] },
-    started: { type: 'integer', description: 'When the job started, epoch milliseconds.' },
+    started: { type: 'integer', format: 'int64', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'When the job started, epoch milliseconds.' },
     file: { type: 'string', description: 'Storage path of the uploaded recording.' },
     recordingId: { type: 'string' },
   },

@@ -13,7 +13,8 @@ import { tenantKey } from './composite-key.ts';
 import { StoreUnavailableError } from './store-unavailable-error.ts';
 
 const CONVERSATION_SK = 'CONVERSATION';
-const NOTE_SK_PREFIX = 'NOTE#';
+/** Every note's sort key starts so; the NoteCreated pipe filters the table's stream on it. */
+export const NOTE_SK_PREFIX = 'NOTE#';
 const MAX_ATTEMPTS = 6;
 
 export interface NewNote {
@@ -106,15 +107,20 @@ export function createConversationsStore(client: DynamoDBDocumentClient, table: 
                 {
                   Put: {
                     TableName: table,
+                    // Plain tenantId, conversationId, id and createdAt: the NoteCreated pipe's template
+                    // reads them from the stream (it cannot split the pk); see infra/constructs/note-events.ts.
                     Item: { pk, sk: `${NOTE_SK_PREFIX}${note.id}`, kind: 'note', tenantId, conversationId, ...note },
                     ConditionExpression: 'attribute_not_exists(pk)',
                   },
                 },
               ],
             }),
+            // At the deadline the SDK stops as well: none of its retries commits after the 504.
+            { abortSignal: signal },
           );
           return { added: true };
         } catch (error) {
+          if (signal?.aborted) throw new StoreUnavailableError(`note on ${conversationId} abandoned at the deadline`, { cause: error });
           if (!(error instanceof TransactionCanceledException)) throw error;
           const [check, put] = error.CancellationReasons ?? [];
           if (check?.Code === 'ConditionalCheckFailed') {

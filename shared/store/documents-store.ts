@@ -137,9 +137,12 @@ export function createDocumentsStore(client: DynamoDBDocumentClient, table: stri
               // A lost race hands back the winner's document: no second read to retry from it.
               ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
             }),
+            // At the deadline the SDK stops as well: none of its retries commits after the 504.
+            { abortSignal: signal },
           );
           return json;
         } catch (error) {
+          if (signal?.aborted) throw new StoreUnavailableError(`update of ${docId} abandoned at the deadline`, { cause: error });
           if (!(error instanceof ConditionalCheckFailedException)) throw error;
           current = error.Item ? unmarshall(error.Item) : undefined;
           await backoff(attempt);

@@ -5,6 +5,7 @@
  */
 import { GetCommand, PutCommand, QueryCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { KeyLifecycle } from '#shared/auth/key-status';
+import type { UsageKey } from '#shared/auth/usage-plan-keys';
 import { tableSpecs } from './table-specs.ts';
 
 export interface StoredKey extends KeyLifecycle {
@@ -14,6 +15,11 @@ export interface StoredKey extends KeyLifecycle {
   scopes: string[];
   name: string;
   createdAt: string;
+  /**
+   * The key's API Gateway key in the stage's usage plan (D10), on deployed stages. Its value is not
+   * a credential: with the key source AUTHORIZER, API Gateway takes it only from our authorizer.
+   */
+  usageKey?: UsageKey | undefined;
 }
 
 export interface KeysStore {
@@ -36,7 +42,14 @@ function toStoredKey(item: Record<string, unknown>): StoredKey {
     createdAt: String(item.createdAt),
     expiresAt: typeof item.expiresAt === 'string' ? item.expiresAt : undefined,
     revokedAt: typeof item.revokedAt === 'string' ? item.revokedAt : undefined,
+    usageKey: toUsageKey(item.usageKey),
   };
+}
+
+function toUsageKey(value: unknown): UsageKey | undefined {
+  if (!value || typeof value !== 'object') return undefined;
+  const { id, value: keyValue } = value as Record<string, unknown>;
+  return typeof id === 'string' && typeof keyValue === 'string' ? { id, value: keyValue } : undefined;
 }
 
 export function createKeysStore(client: DynamoDBDocumentClient, table: string): KeysStore {

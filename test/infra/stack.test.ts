@@ -9,10 +9,12 @@ import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stageConfig } from '#infra/config';
+import { OPENAPI_DOCUMENT_OPERATION } from '#infra/constructs/api-docs';
 import { SERVICE_NAME } from '#infra/constructs/api-function';
 import { errorBodyTemplate, gatewayResponseHeaders } from '#infra/constructs/gateway-responses';
 import { CxmStack } from '#infra/stack';
 import { gatewayResponses } from '#shared/http/gateway-responses';
+import { OPENAPI_DOCUMENT_PATH } from '#shared/openapi';
 import { FUNCTION_TIMEOUT_SECONDS, routes, type RouteSpec } from '#shared/routes';
 import { allTableSpecs, physicalTableName, tableSpecs, type TableId } from '#shared/store/table-specs';
 
@@ -145,13 +147,15 @@ describe('tables', () => {
     ]);
   });
 
-  it('outputs every physical table name and the API URL', () => {
+  it('outputs every physical table name, the API URL, the event bus, the dashboard and the alarm topic', () => {
     const outputs = template.toJSON().Outputs as Record<string, { Value: unknown }>;
     for (const spec of allTableSpecs) {
       expect([...referencedIds(Object.values(outputs).map((o) => o.Value))]).toContain(tableLogicalId(spec.id));
     }
     expect(outputs.ApiUrl).toBeDefined();
-    expect(Object.keys(outputs)).toHaveLength(allTableSpecs.length + 1);
+    // Besides: the NoteCreated bus (note-events.test.ts), the dashboard and alarm topic (observability.test.ts).
+    expect(Object.keys(outputs)).toHaveLength(allTableSpecs.length + 5);
+    for (const name of ['EventBusName', 'DashboardName', 'DashboardUrl', 'AlarmTopicArn']) expect(outputs[name], name).toBeDefined();
   });
 });
 
@@ -222,9 +226,9 @@ describe('functions', () => {
   const boundTables = (route: RouteSpec) =>
     Object.entries(route.tables).filter(([tableId]) => !(route.reportingIndex && config.reportingBackend === 'opensearch' && tableId === 'reporting')) as [TableId, 'RO' | 'RW'][];
 
-  it('one per route plus the authorizer and the reporting indexer (and CDK\'s own log-policy helper)', () => {
+  it('one per route plus the authorizer, the reporting indexer and the OpenAPI document (and CDK\'s own log-policy helper)', () => {
     const ours = Object.values(resourcesOf('AWS::Lambda::Function')).map((fn) => fn.Properties.FunctionName).filter((name): name is string => typeof name === 'string');
-    expect(ours.sort()).toEqual([...functionNames, 'reporting-indexer'].map((name) => `cxm-${config.stage}-${name}`).sort());
+    expect(ours.sort()).toEqual([...functionNames, 'reporting-indexer', OPENAPI_DOCUMENT_OPERATION].map((name) => `cxm-${config.stage}-${name}`).sort());
   });
 
   it.each(functionNames)('%s: Node 22 on arm64, timeout, tracing, own log group with stage retention', (name) => {
@@ -275,9 +279,18 @@ describe('functions', () => {
 });
 
 describe('methods', () => {
-  it('one per route and declared further method, no others', () => {
+  it('one per route and declared further method, and GET /openapi.json; no others', () => {
     const declared = routeSpecs.reduce((sum, route) => sum + 1 + (route.otherMethods?.length ?? 0), 0);
-    template.resourceCountIs('AWS::ApiGateway::Method', declared);
+    template.resourceCountIs('AWS::ApiGateway::Method', declared + 1);
+  });
+
+  it('GET /openapi.json needs neither a key nor a usage-plan key, and reaches its own function', () => {
+    const properties = resource(logicalIdWhere('AWS::ApiGateway::Method', 'OperationName', OPENAPI_DOCUMENT_OPERATION)).Properties;
+    expect(properties).toMatchObject({ HttpMethod: 'GET', AuthorizationType: 'NONE', ApiKeyRequired: false });
+    expect(properties.AuthorizerId).toBeUndefined();
+    expect(resourcePath(properties.ResourceId)).toBe(OPENAPI_DOCUMENT_PATH);
+    expect(referencedIds(properties.Integration)).toContain(functionLogicalId(OPENAPI_DOCUMENT_OPERATION));
+    expect(tableGrants(functionLogicalId(OPENAPI_DOCUMENT_OPERATION)).size).toBe(0);
   });
 
   it('MCP GET and DELETE reach the MCP function itself (which answers 405), behind the authorizer', () => {
@@ -302,6 +315,8 @@ describe('methods', () => {
       HttpMethod: route.method,
       AuthorizationType: 'CUSTOM',
       AuthorizerId: { Ref: authorizerId },
+      // D10: refused without the usage-plan key the authorizer names.
+      ApiKeyRequired: true,
       Integration: { Type: 'AWS_PROXY', IntegrationHttpMethod: 'POST' },
     });
     expect(resourcePath(method.ResourceId)).toBe(route.path);
@@ -327,5 +342,46 @@ describe('methods', () => {
 
   it('the API stage is named after the stage', () => {
     template.hasResourceProperties('AWS::ApiGateway::Stage', { StageName: config.stage, TracingEnabled: true });
+  });
+});
+
+describe('rate limits (D10)', () => {
+  it('the API takes usage-plan keys from the authorizer, never from a client header', () => {
+    template.hasResourceProperties('AWS::ApiGateway::RestApi', { ApiKeySourceType: 'AUTHORIZER' });
+  });
+
+  it('one usage plan, named for the CLI, throttles each key at the stage rate and burst (50/100) on this API stage', () => {
+    template.resourceCountIs('AWS::ApiGateway::UsagePlan', 1);
+    const [plan] = Object.values(resourcesOf('AWS::ApiGateway::UsagePlan'));
+    expect(plan!.Properties).toMatchObject({
+      UsagePlanName: `cxm-${config.stage}`,
+      Throttle: { RateLimit: 50, BurstLimit: 100 },
+      ApiStages: [{ ApiId: { Ref: Object.keys(resourcesOf('AWS::ApiGateway::RestApi'))[0] }, Stage: { Ref: Object.keys(resourcesOf('AWS::ApiGateway::Stage'))[0] } }],
+    });
+    expect(config.rateLimit).toEqual({ rate: 50, burst: 100 });
+    // No API keys in the template: `cxm keys create --stage` adds one per tenant key.
+    template.resourceCountIs('AWS::ApiGateway::ApiKey', 0);
+  });
+
+  it.each<[string, number, string, Record<string, string>?]>([
+    ['THROTTLED', 429, 'RateLimitExceeded', { 'Retry-After': "'1'" }],
+    ['QUOTA_EXCEEDED', 429, 'RateLimitExceeded', { 'Retry-After': "'1'" }],
+    ['REQUEST_TOO_LARGE', 413, 'PayloadTooLarge'],
+    ['INTEGRATION_TIMEOUT', 504, 'GatewayTimeout'],
+    ['AUTHORIZER_FAILURE', 503, 'ServiceUnavailable'],
+    ['AUTHORIZER_CONFIGURATION_ERROR', 503, 'ServiceUnavailable'],
+    ['INVALID_API_KEY', 401, 'Unauthenticated'],
+    ['BAD_REQUEST_BODY', 400, 'BadRequest'],
+    ['BAD_REQUEST_PARAMETERS', 400, 'BadRequest'],
+  ])('gateway response %s is %i %s with the request id', (type, status, code, headers = {}) => {
+    template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
+      ResponseType: type,
+      StatusCode: String(status),
+      ResponseParameters: Match.objectLike({
+        'gatewayresponse.header.X-Request-Id': 'context.requestId',
+        ...Object.fromEntries(Object.entries(headers).map(([name, value]) => [`gatewayresponse.header.${name}`, value])),
+      }),
+      ResponseTemplates: { 'application/json': Match.serializedJson({ code, message: Match.stringLikeRegexp('.') }) },
+    });
   });
 });

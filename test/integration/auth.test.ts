@@ -18,7 +18,7 @@ afterAll(() => api.close());
 async function withAuthorization(value: string | undefined) {
   const headers: Record<string, string> = { 'Content-Type': 'application/json' };
   if (value !== undefined) headers.Authorization = value;
-  const response = await fetch(api.notePath(tenant, 'c1'), { method: 'POST', headers, body: JSON.stringify({ body: 'x' }) });
+  const response = await api.fetch(api.notePath(tenant, 'c1'), { method: 'POST', headers, body: JSON.stringify({ body: 'x' }) });
   return { status: response.status, json: (await response.json()) as Record<string, unknown> };
 }
 

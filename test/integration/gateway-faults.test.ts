@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { freePort } from '#infra/local/dynamodb-local';
 import { bindGateway, type BoundGateway } from '#infra/local/serve-gateway';
 import { useLocalDynamo } from '#infra/local/use-local-dynamo';
+import { documentedFetch } from '#test/support/test-api';
 
 
 let gateway: BoundGateway;
@@ -21,7 +22,7 @@ afterAll(() => gateway.close());
 describe('store unreachable', () => {
   it('answers 503 ServiceUnavailable with Retry-After, twice in a row', async () => {
     for (let i = 0; i < 2; i++) {
-      const response = await fetch(`${gateway.url}/api/v1/cxm/tenants/t/conversations/c/internal-notes`, {
+      const response = await documentedFetch(`${gateway.url}/api/v1/cxm/tenants/t/conversations/c/internal-notes`, {
         method: 'POST',
         headers: { Authorization: `Bearer cxm_aaaaaaaaaaaa_${'A'.repeat(40)}`, 'Content-Type': 'application/json' },
         body: '{"body":"x"}',

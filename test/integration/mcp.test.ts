@@ -31,6 +31,8 @@ async function connect(k = key, t = tenant): Promise<Client> {
   const client = new Client({ name: 'cxm-test', version: '1.0.0' });
   const transport = new StreamableHTTPClientTransport(new URL(`${api.url}${mcpPath(t)}`), {
     requestInit: { headers: { Authorization: `Bearer ${k}` } },
+    // What the SDK receives is held to the OpenAPI document too (its GET for a stream gets the documented 405).
+    fetch: api.fetch,
   });
   await client.connect(transport);
   return client;

@@ -90,6 +90,13 @@ describe('400 BadRequest for the body', () => {
     expect(response.json).toEqual({ code: 'BadRequest', message: expect.stringMatching(message) });
   });
 
+  it('a body with a lone surrogate (not Unicode, cannot be stored as UTF-8) is 400 naming body; a real pair is fine', async () => {
+    const refused = await api.postNote(tenant, 'open', key, '{"body":"refund \\ud83d approved"}');
+    expect(refused.status).toBe(400);
+    expect(refused.json).toEqual({ code: 'BadRequest', message: expect.stringMatching(/'body' holds text that is not valid Unicode/) });
+    expect((await api.postNote(tenant, 'open', key, '{"body":"refund \\ud83d\\ude00 approved"}')).status).toBe(201);
+  });
+
   it('invalid JSON', async () => {
     const response = await api.postNote(tenant, 'open', key, '{"body": "x"');
     expect(response.status).toBe(400);
@@ -111,7 +118,7 @@ describe('400 BadRequest for the body', () => {
   });
 
   it('an unknown query parameter, named in the message', async () => {
-    const response = await fetch(`${api.notePath(tenant, 'open')}?notify=false`, {
+    const response = await api.fetch(`${api.notePath(tenant, 'open')}?notify=false`, {
       method: 'POST',
       headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
       body: JSON.stringify({ body: 'x' }),

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '#infra/project-root';
 import { ownLines, run, startUntil } from '#test/support/run-process';
+import { documentedFetch } from '#test/support/test-api';
 
 const READY = /CXM API listening on http:\/\/127\.0\.0\.1:(\d+)\n/;
 
@@ -103,7 +104,7 @@ describe('npm start', () => {
     try {
       expect(second.output()).toContain(firstKey);
       const state = JSON.parse(readFileSync(join(home, 'local.json'), 'utf8')) as { apiUrl: string };
-      const response = await fetch(`${state.apiUrl}/api/v1/cxm/tenants/demo/conversations/conv-1002/internal-notes`, {
+      const response = await documentedFetch(`${state.apiUrl}/api/v1/cxm/tenants/demo/conversations/conv-1002/internal-notes`, {
         method: 'POST',
         headers: { Authorization: `Bearer ${firstKey}`, 'Content-Type': 'application/json' },
         body: '{"body":"after a restart"}',

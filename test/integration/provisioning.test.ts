@@ -108,6 +108,8 @@ describe('values JSON cannot keep', () => {
   it.each([
     ['a number that overflows', '{"a":{"b":1e400}}', /'a.b' holds a number too large/],
     ['an integer beyond 2^53', '{"list":[1,12345678901234567890]}', /'list\[1\]' holds an integer beyond/],
+    ['a lone surrogate in a value', '{"name":"Gr\\ud800ace"}', /'name' holds text that is not valid Unicode/],
+    ['a lone surrogate in a member name', '{"ok":{"\\udc00":1}}', /'ok.\udc00' holds text that is not valid Unicode/],
   ])('%s is 400 naming the member, for POST and PUT, and nothing changes', async (_name, body, message) => {
     await post('users', 'numbers', { kept: 1 });
     for (const method of ['POST', 'PUT']) {

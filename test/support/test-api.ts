@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect, inject } from 'vitest';
 import { validatorFor } from '#shared/http/validator-for';
+import { buildOpenApiDocument } from '#shared/openapi';
 import { issueKey } from '#shared/auth/issue-key';
 import { conversationWithDefaults, type Conversation } from '#shared/domain/notes/conversation';
 import { createConversationsStore } from '#shared/store/conversations-store';
@@ -16,6 +17,26 @@ import { createReportingRowsStore } from '#shared/store/reporting-rows-store';
 import { bindGateway } from '#infra/local/serve-gateway';
 import type { RateLimit } from '#infra/local/token-buckets';
 import { useLocalDynamo } from '#infra/local/use-local-dynamo';
+import { OpenApiContract } from './validate-against-openapi.ts';
+
+/** The contract every response of the test gateways is held to. */
+const contract = new OpenApiContract(buildOpenApiDocument());
+
+/**
+ * Fails the test when the OpenAPI document does not describe the response: an undocumented
+ * operation or status, a missing documented header, a body off its schema. A drift fails the build.
+ */
+export function expectDocumented(method: string, url: string, response: Response, bodyText: string): void {
+  const problems = contract.check({ method, url, status: response.status, headers: response.headers, bodyText });
+  expect(problems, 'the response is not what the OpenAPI document describes').toEqual([]);
+}
+
+/** `fetch`, with every response checked against the OpenAPI document (its body stays readable). */
+export async function documentedFetch(url: string | URL, init: RequestInit = {}): Promise<Response> {
+  const response = await fetch(url, init);
+  expectDocumented(init.method ?? 'GET', String(url), response, await response.clone().text());
+  return response;
+}
 
 /**
  * Every note response must match the contract: the note schema on 201, else the error schema
@@ -53,6 +74,8 @@ export async function startTestApi(options: { authCacheTtlSeconds?: number; rate
     tables,
     dynamoEndpoint: endpoint,
     close: () => gateway.close(),
+    /** A raw request whose response must be what the OpenAPI document describes. */
+    fetch: documentedFetch,
 
     async createKey(tenants: string[], scopes: string[], extra: { expiresAt?: string } = {}): Promise<{ key: string; keyId: string }> {
       const { key, stored } = await issueKey(keys, { tenants, scopes, name: 'test', expiresAt: extra.expiresAt });
@@ -64,8 +87,8 @@ export async function startTestApi(options: { authCacheTtlSeconds?: number; rate
     },
 
     /**
-     * Any request. `body` is sent as-is when a string, else JSON-encoded; an error response must
-     * be the contract's `{code, message}`.
+     * Any request. `body` is sent as-is when a string, else JSON-encoded; the response must be what
+     * the OpenAPI document describes for it.
      */
     async call(
       method: string,
@@ -73,7 +96,7 @@ export async function startTestApi(options: { authCacheTtlSeconds?: number; rate
       key: string | undefined,
       options: { body?: unknown; headers?: Record<string, string> } = {},
     ): Promise<{ status: number; headers: Headers; text: string; json: unknown }> {
-      const response = await fetch(`${gateway.url}${path}`, {
+      const response = await documentedFetch(`${gateway.url}${path}`, {
         method,
         headers: {
           ...(options.body === undefined ? {} : { 'Content-Type': 'application/json' }),
@@ -84,7 +107,6 @@ export async function startTestApi(options: { authCacheTtlSeconds?: number; rate
       });
       const text = await response.text();
       const json = text === '' ? undefined : (JSON.parse(text) as unknown);
-      if (response.status >= 400 && response.status !== 405 && !path.startsWith('/api/v1/mcp/')) expectContractBody(response.status, json);
       return { status: response.status, headers: response.headers, text, json };
     },
 
@@ -104,7 +126,7 @@ export async function startTestApi(options: { authCacheTtlSeconds?: number; rate
       body: unknown = { body: 'A note' },
       headers: Record<string, string> = {},
     ): Promise<{ status: number; headers: Headers; json: Record<string, unknown> }> {
-      const response = await fetch(this.notePath(tenantId, conversationId), {
+      const response = await documentedFetch(this.notePath(tenantId, conversationId), {
         method: 'POST',
         headers: {
           'Content-Type': 'application/json',

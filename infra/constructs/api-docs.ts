@@ -1,0 +1,30 @@
+/**
+ * GET /openapi.json on the stage: the OpenAPI document (shared/openapi.ts) for whoever can reach the
+ * API, without a key and outside the usage plan. It holds no secret and no tenant data, and a
+ * caller needs it before it has a key. Its own small function: the API functions stay as the route
+ * table makes them, and the document is not an operation of the route table.
+ */
+import { AuthorizationType, LambdaIntegration, type Method, type RestApi } from 'aws-cdk-lib/aws-apigateway';
+import type { Construct } from 'constructs';
+import { OPENAPI_DOCUMENT_PATH } from '#shared/openapi';
+import type { StageConfig } from '../config.ts';
+import { ApiFunction } from './api-function.ts';
+
+export const OPENAPI_DOCUMENT_HANDLER = 'functions/docs/get-openapi-document.ts';
+/** The method's operation name, beside the route ids the API's other methods carry. */
+export const OPENAPI_DOCUMENT_OPERATION = 'getOpenApiDocument';
+
+export function addOpenApiDocument(scope: Construct, restApi: RestApi, config: StageConfig): { fn: ApiFunction; method: Method } {
+  const fn = new ApiFunction(scope, 'OpenApiDocumentFunction', {
+    entry: OPENAPI_DOCUMENT_HANDLER,
+    functionName: `cxm-${config.stage}-${OPENAPI_DOCUMENT_OPERATION}`,
+    description: `GET ${OPENAPI_DOCUMENT_PATH}: the OpenAPI document, without a key`,
+    config,
+  });
+  const method = restApi.root.resourceForPath(OPENAPI_DOCUMENT_PATH).addMethod('GET', new LambdaIntegration(fn, { proxy: true, allowTestInvoke: false }), {
+    authorizationType: AuthorizationType.NONE,
+    apiKeyRequired: false,
+    operationName: OPENAPI_DOCUMENT_OPERATION,
+  });
+  return { fn, method };
+}

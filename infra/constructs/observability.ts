@@ -1,0 +1,337 @@
+/**
+ * What an operator watches: alarms to the SNS topic `cxm-<stage>-alarms` and the dashboard
+ * `cxm-<stage>`. Thresholds come from the stage config (`alarms`). The search and indexer alarms
+ * exist only on stages that have them (reportingBackend opensearch).
+ *
+ * Every alarm treats missing data as fine: an idle API publishes no request metrics, and an alarm
+ * that fires on silence would teach people to ignore the topic.
+ */
+import { Aws, Duration } from 'aws-cdk-lib';
+import { Construct } from 'constructs';
+import {
+  Alarm,
+  AlarmStatusWidget,
+  ComparisonOperator,
+  Dashboard,
+  GraphWidget,
+  MathExpression,
+  Metric,
+  TreatMissingData,
+  type AlarmProps,
+  type IMetric,
+} from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { Operation } from 'aws-cdk-lib/aws-dynamodb';
+import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Key } from 'aws-cdk-lib/aws-kms';
+import { FilterPattern, MetricFilter } from 'aws-cdk-lib/aws-logs';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import { APP_METRICS, METRICS_NAMESPACE, type AppMetric } from '#shared/http/metric-names';
+import type { StageConfig } from '../config.ts';
+import { accessLogGroupOf } from './access-logs.ts';
+import type { Api } from './api.ts';
+import { SERVICE_NAME, type ApiFunction } from './api-function.ts';
+import type { Data, SpecTable } from './data.ts';
+import type { ReportingIndexer } from './indexer.ts';
+import type { ReportingSearch } from './search.ts';
+
+/** Counted from the access logs (the gateway answers 429 without calling a function). */
+export const THROTTLED_429_METRIC = 'Throttled429';
+
+const FIVE_MINUTES = Duration.minutes(5);
+
+/**
+ * The operations the stores, the CLI and the stream readers perform. SystemErrors exists only per
+ * operation; an alarm's metric math holds at most 10 metrics, so not every operation DynamoDB has.
+ */
+const TABLE_OPERATIONS = [
+  Operation.GET_ITEM,
+  Operation.QUERY,
+  Operation.SCAN,
+  Operation.PUT_ITEM,
+  Operation.UPDATE_ITEM,
+  Operation.BATCH_WRITE_ITEM,
+  Operation.TRANSACT_WRITE_ITEMS,
+  Operation.GET_RECORDS,
+];
+
+export interface ObservabilityProps {
+  config: StageConfig;
+  api: Api;
+  data: Data;
+  search?: ReportingSearch;
+  indexer?: ReportingIndexer;
+}
+
+export class Observability extends Construct {
+  readonly alarmTopic: Topic;
+  readonly dashboard: Dashboard;
+  readonly alarms: Alarm[] = [];
+  private readonly stage: string;
+
+  constructor(scope: Construct, id: string, props: ObservabilityProps) {
+    super(scope, id);
+    const { config, api, data, search, indexer } = props;
+    const { alarms: thresholds } = config;
+    this.stage = config.stage;
+    this.alarmTopic = this.createAlarmTopic(config);
+
+    const apiStage = api.restApi.deploymentStage;
+    const requests = apiStage.metricCount({ statistic: 'Sum', period: FIVE_MINUTES });
+    const serverErrors = apiStage.metricServerError({ statistic: 'Sum', period: FIVE_MINUTES });
+    const serverErrorRate = new MathExpression({
+      expression: 'IF(requests > 0, 100 * errors / requests, 0)',
+      usingMetrics: { errors: serverErrors, requests },
+      label: '5XX % of requests',
+      period: FIVE_MINUTES,
+    });
+    this.alarm('api-5xx-rate', {
+      alarmDescription: `More than ${thresholds.serverErrorRatePercent}% of requests answered 5XX over 5 minutes`,
+      metric: serverErrorRate,
+      threshold: thresholds.serverErrorRatePercent,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 1,
+    });
+
+    const latencyP99 = apiStage.metricLatency({ statistic: 'p99', period: FIVE_MINUTES, label: 'Latency p99' });
+    this.alarm('api-latency-p99', {
+      alarmDescription: `API p99 latency above ${thresholds.latencyP99.toMilliseconds()} ms for 15 minutes`,
+      metric: latencyP99,
+      threshold: thresholds.latencyP99.toMilliseconds(),
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      // One slow window of cold starts is not an incident; three in a row are.
+      evaluationPeriods: 3,
+      datapointsToAlarm: 3,
+    });
+
+    // The gateway answers 429 itself: only its access log knows. `stage` is a dimension because the
+    // namespace is shared by every stage of the account.
+    new MetricFilter(this, 'Throttled429Filter', {
+      logGroup: accessLogGroupOf(api),
+      filterPattern: FilterPattern.stringValue('$.status', '=', '429'),
+      metricNamespace: METRICS_NAMESPACE,
+      metricName: THROTTLED_429_METRIC,
+      metricValue: '1',
+      dimensions: { stage: '$.stage' },
+    });
+    const throttled429 = new Metric({
+      namespace: METRICS_NAMESPACE,
+      metricName: THROTTLED_429_METRIC,
+      dimensionsMap: { stage: config.stage },
+      statistic: 'Sum',
+      period: FIVE_MINUTES,
+      label: '429 (usage plan)',
+    });
+    this.alarm('api-throttled-429', {
+      alarmDescription: `More than ${thresholds.throttled429Per5Minutes} requests refused with 429 in 5 minutes`,
+      metric: throttled429,
+      threshold: thresholds.throttled429Per5Minutes,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 1,
+    });
+
+    const tables = Object.values(data.tables);
+    const systemErrors = new Map(tables.map((table) => [table, tableSystemErrors(table)]));
+    for (const [table, metric] of systemErrors) {
+      this.alarm(`${table.spec.id.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}-table-system-errors`, {
+        alarmDescription: `DynamoDB SystemErrors on ${table.spec.id} (5 minutes)`,
+        metric,
+        threshold: thresholds.dynamoSystemErrorsPer5Minutes,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
+      });
+    }
+
+    if (indexer) {
+      this.alarm('indexer-dlq-depth', {
+        alarmDescription: 'Reporting rows the indexer gave up on are waiting in its dead-letter queue',
+        metric: indexer.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', period: FIVE_MINUTES }),
+        threshold: 0,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 1,
+      });
+      this.alarm('indexer-iterator-age', {
+        alarmDescription: `The reporting indexer is more than ${thresholds.indexerIteratorAge.toMinutes()} minutes behind its stream`,
+        metric: indexer.function.metric('IteratorAge', { statistic: 'Maximum', period: FIVE_MINUTES }),
+        threshold: thresholds.indexerIteratorAge.toMilliseconds(),
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 1,
+      });
+    }
+
+    if (search) {
+      this.alarm('search-cluster-red', {
+        alarmDescription: 'The reporting search domain is red: a primary shard is unassigned',
+        metric: search.domain.metricClusterStatusRed({ statistic: 'Maximum', period: Duration.minutes(1) }),
+        threshold: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
+      });
+      // A single node can never place replicas, so yellow is its normal state: only several nodes
+      // staying yellow (a lost node, a full disk) means something.
+      if (config.search.dataNodes > 1) {
+        this.alarm('search-cluster-yellow', {
+          alarmDescription: 'The reporting search domain has been yellow (replicas unassigned) for 10 minutes',
+          metric: search.domain.metricClusterStatusYellow({ statistic: 'Minimum', period: FIVE_MINUTES }),
+          threshold: 1,
+          comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+          evaluationPeriods: 2,
+        });
+      }
+    }
+
+    // Labelled by route id: the dashboard belongs to one stage already.
+    const functions: [string, ApiFunction][] = [
+      ['authorizer', api.authorizerFunction],
+      ...api.routeFunctions,
+      ...(indexer ? [['reporting-indexer', indexer.function] as [string, ApiFunction]] : []),
+    ];
+    this.dashboard = new Dashboard(this, 'Dashboard', { dashboardName: `cxm-${config.stage}`, defaultInterval: Duration.hours(3) });
+    this.dashboard.addWidgets(new AlarmStatusWidget({ title: 'Alarms', alarms: this.alarms, width: 24 }));
+    this.dashboard.addWidgets(
+      graph('Requests, 4XX, 5XX', [requests, apiStage.metricClientError({ statistic: 'Sum', period: FIVE_MINUTES }), serverErrors]),
+      graph('Latency', [
+        apiStage.metricLatency({ statistic: 'p50', period: FIVE_MINUTES, label: 'Latency p50' }),
+        latencyP99,
+        apiStage.metricIntegrationLatency({ statistic: 'p99', period: FIVE_MINUTES, label: 'Integration latency p99' }),
+      ]),
+      graph('Throttles and refusals', [
+        throttled429,
+        this.appMetric(APP_METRICS.throttled, '503 (store throttled)'),
+        this.appMetric(APP_METRICS.authFailure, 'Auth failures'),
+      ]),
+      graph('Notes created', [this.appMetric(APP_METRICS.noteCreated, 'NoteCreated')]),
+    );
+    this.dashboard.addWidgets(
+      graph('Function errors', functions.map(([label, fn]) => fn.metricErrors({ statistic: 'Sum', period: FIVE_MINUTES, label }))),
+      graph('Function duration p99', functions.map(([label, fn]) => fn.metricDuration({ statistic: 'p99', period: FIVE_MINUTES, label }))),
+      graph('Function throttles', functions.map(([label, fn]) => fn.metricThrottles({ statistic: 'Sum', period: FIVE_MINUTES, label }))),
+    );
+    this.dashboard.addWidgets(
+      graph('DynamoDB system errors', [...systemErrors].map(([table, metric]) => metric.with({ label: table.spec.id }))),
+      graph('DynamoDB consumed read units', tables.map((table) => table.metricConsumedReadCapacityUnits({ period: FIVE_MINUTES, label: table.spec.id }))),
+      graph('DynamoDB consumed write units', tables.map((table) => table.metricConsumedWriteCapacityUnits({ period: FIVE_MINUTES, label: table.spec.id }))),
+    );
+    if (indexer && search) {
+      this.dashboard.addWidgets(
+        graph('Indexer', [
+          indexer.function.metric('IteratorAge', { statistic: 'Maximum', period: FIVE_MINUTES, label: 'Iterator age (ms)' }),
+          indexer.function.metricErrors({ statistic: 'Sum', period: FIVE_MINUTES, label: 'Errors' }),
+          indexer.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', period: FIVE_MINUTES, label: 'DLQ depth' }),
+        ]),
+        graph('OpenSearch cluster', [
+          search.domain.metricClusterStatusRed({ statistic: 'Maximum', period: Duration.minutes(1), label: 'Red' }),
+          search.domain.metricClusterStatusYellow({ statistic: 'Maximum', period: Duration.minutes(1), label: 'Yellow' }),
+          search.domain.metricCPUUtilization({ statistic: 'Maximum', period: FIVE_MINUTES, label: 'CPU % (max)' }),
+        ]),
+        graph('OpenSearch storage and search', [
+          search.domain.metricFreeStorageSpace({ statistic: 'Minimum', period: FIVE_MINUTES, label: 'Free storage (MB)' }),
+          search.domain.metricSearchLatency({ statistic: 'p99', period: FIVE_MINUTES, label: 'Search latency p99' }),
+        ]),
+      );
+    }
+  }
+
+  /**
+   * The topic, encrypted with a key of our own: CloudWatch must be allowed to use the key to publish
+   * to an encrypted topic, and the AWS managed key (alias/aws/sns) has a policy nobody can extend,
+   * so alarms would fire into nothing. Key and topic admit CloudWatch for this stage's alarms only.
+   */
+  private createAlarmTopic(config: StageConfig): Topic {
+    const cloudWatch = new ServicePrincipal('cloudwatch.amazonaws.com');
+    const ourAlarmsOnly = {
+      StringEquals: { 'aws:SourceAccount': Aws.ACCOUNT_ID },
+      ArnLike: { 'aws:SourceArn': `arn:${Aws.PARTITION}:cloudwatch:${Aws.REGION}:${Aws.ACCOUNT_ID}:alarm:cxm-${config.stage}-*` },
+    };
+    const key = new Key(this, 'AlarmTopicKey', {
+      description: `Encrypts the SNS topic cxm-${config.stage}-alarms`,
+      enableKeyRotation: true,
+      removalPolicy: config.removalPolicy,
+    });
+    key.addToResourcePolicy(
+      new PolicyStatement({
+        principals: [cloudWatch],
+        actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+        resources: ['*'],
+        conditions: ourAlarmsOnly,
+      }),
+    );
+    const topic = new Topic(this, 'AlarmTopic', {
+      topicName: `cxm-${config.stage}-alarms`,
+      displayName: `CXM ${config.stage} alarms`,
+      masterKey: key,
+      // A topic policy denying every request that is not over TLS.
+      enforceSSL: true,
+    });
+    topic.addToResourcePolicy(
+      new PolicyStatement({
+        principals: [cloudWatch],
+        actions: ['sns:Publish'],
+        resources: [topic.topicArn],
+        conditions: ourAlarmsOnly,
+      }),
+    );
+    return topic;
+  }
+
+  /** An alarm named `cxm-<stage>-<name>`, notifying the topic when it fires and when it clears. */
+  private alarm(name: string, props: Omit<AlarmProps, 'alarmName' | 'treatMissingData'>): Alarm {
+    const alarm = new Alarm(this, pascalCase(name), {
+      ...props,
+      alarmName: `cxm-${this.stage}-${name}`,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+    const action = new SnsAction(this.alarmTopic);
+    alarm.addAlarmAction(action);
+    alarm.addOkAction(action);
+    this.alarms.push(alarm);
+    return alarm;
+  }
+
+  /** A count the functions publish (shared/http/metrics.ts): dimensions service and stage. */
+  private appMetric(name: AppMetric, label: string): Metric {
+    return new Metric({
+      namespace: METRICS_NAMESPACE,
+      metricName: name,
+      dimensionsMap: { service: SERVICE_NAME, stage: this.stage },
+      statistic: 'Sum',
+      period: FIVE_MINUTES,
+      label,
+    });
+  }
+}
+
+/**
+ * SystemErrors of one table, summed over its operations. FILL: an operation without errors
+ * publishes nothing, and a sum with a missing term would be missing too, hiding the others.
+ */
+function tableSystemErrors(table: SpecTable): MathExpression {
+  const usingMetrics = Object.fromEntries(
+    // Ids unique across tables: the dashboard graphs every table's expression together.
+    TABLE_OPERATIONS.map((operation) => [
+      `${table.spec.id}${operation}`,
+      table.metric('SystemErrors', {
+        dimensionsMap: { TableName: table.tableName, Operation: operation },
+        statistic: 'Sum',
+        period: FIVE_MINUTES,
+      }),
+    ]),
+  );
+  return new MathExpression({
+    expression: Object.keys(usingMetrics).map((id) => `FILL(${id}, 0)`).join(' + '),
+    usingMetrics,
+    label: `${table.spec.id} system errors`,
+    period: FIVE_MINUTES,
+  });
+}
+
+function graph(title: string, left: IMetric[]): GraphWidget {
+  return new GraphWidget({ title, left, width: 8, height: 6 });
+}
+
+function pascalCase(kebab: string): string {
+  return kebab
+    .split('-')
+    .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
+    .join('');
+}

@@ -1,0 +1,17 @@
+/**
+ * The application's own CloudWatch metrics (namespace `CXM`, dimensions `service` and `stage`):
+ * written by the functions as EMF log lines (metrics.ts), read by the dashboard and alarms
+ * (infra/constructs/observability.ts). Free of imports, so infra can read it without Powertools.
+ */
+export const METRICS_NAMESPACE = 'CXM';
+
+export const APP_METRICS = {
+  /** An internal note committed (a 201 of addInternalNote). */
+  noteCreated: 'NoteCreated',
+  /** A caller refused: the authorizer's 401s, and the chain's 401 and 403. */
+  authFailure: 'AuthFailure',
+  /** Our 503 ServiceUnavailable: a store stayed throttled or unavailable through its retries. */
+  throttled: 'Throttled',
+} as const;
+
+export type AppMetric = (typeof APP_METRICS)[keyof typeof APP_METRICS];

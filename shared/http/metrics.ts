@@ -1,0 +1,26 @@
+/**
+ * One Powertools Metrics instance per function: counts go out as EMF lines in the function's own
+ * log, which CloudWatch turns into metrics without an API call. Outside Lambda (`npm start`, tests)
+ * POWERTOOLS_METRICS_DISABLED=true keeps those lines off stdout.
+ */
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { METRICS_NAMESPACE, type AppMetric } from './metric-names.ts';
+
+export const metrics = new Metrics({
+  namespace: METRICS_NAMESPACE,
+  // The same service name as the logger (POWERTOOLS_SERVICE_NAME in the deployed functions).
+  serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'cxm-api',
+  defaultDimensions: { stage: process.env.CXM_STAGE ?? 'local' },
+});
+
+export function countMetric(name: AppMetric): void {
+  metrics.addMetric(name, MetricUnit.Count, 1);
+}
+
+/**
+ * Writes what this invocation counted. Most invocations count nothing, and Powertools warns on
+ * every empty flush, so an empty one is skipped.
+ */
+export function publishMetrics(): void {
+  if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
+}

@@ -1,0 +1,196 @@
+/**
+ * The error side of every operation: which statuses a route can answer, and what each looks like.
+ * A route's own `errors` come from the route table; the rest every route can get from the gateway
+ * or the chain (401, 403 and 429 before the function runs; 400 for path and query; 502, 503, 504
+ * for faults, DESIGN section 2). Messages come from the code that sends them, not from here.
+ */
+import { badGateway, gatewayTimeout, payloadTooLarge, serviceUnavailable, type ApiError } from '#shared/http/api-error';
+import { gatewayResponses, type GatewayResponseSpec } from '#shared/http/gateway-responses';
+import type { RouteSpec } from '#shared/routes';
+import type { SchemaId } from '#shared/schemas/schema-ids';
+import type { ExampleObject, HeaderObject, Reference, ResponseObject } from './openapi-types.ts';
+
+const COMPONENT_HEADERS = '#/components/headers/';
+const COMPONENT_RESPONSES = '#/components/responses/';
+
+/** Reusable headers: every response has a request id; 429 and 503 say when to retry (D3, D10). */
+export const headerComponents: Record<'X-Request-Id' | 'Retry-After' | 'Link', HeaderObject> = {
+  'X-Request-Id': {
+    description: 'Identifies the request in the logs; quote it when reporting a problem. Present on every response, errors included.',
+    required: true,
+    schema: { type: 'string', format: 'uuid', maxLength: 36 },
+  },
+  'Retry-After': {
+    description: 'Seconds to wait before retrying.',
+    required: true,
+    schema: { type: 'integer', format: 'int32', minimum: 1, maximum: 3600 },
+    example: 1,
+  },
+  Link: {
+    description: 'The next page (RFC 8288), present only when more entries remain. Follow the URL as it is.',
+    required: false,
+    schema: { type: 'string', maxLength: 8192, pattern: '^<[^>]+>; rel="next"$' },
+  },
+};
+
+export const headerRef = (name: keyof typeof headerComponents): Reference => ({ $ref: `${COMPONENT_HEADERS}${name}` });
+
+const example = (summary: string, body: { code: string; message: string }): ExampleObject => ({
+  summary,
+  value: { code: body.code, message: body.message },
+});
+const fromGateway = (summary: string, spec: GatewayResponseSpec) => example(summary, spec);
+const fromChain = (summary: string, error: ApiError) => example(summary, error);
+
+interface StatusDocs {
+  /** Name of the shared response component, for the statuses every route answers alike. */
+  component?: string;
+  description: string;
+  retryAfter?: true;
+  examples: Record<string, ExampleObject>;
+}
+
+/** Statuses every operation can answer, as the gateway and the chain answer them. */
+const commonStatuses: Record<number, StatusDocs> = {
+  400: {
+    description: 'The path, query or body is invalid; the message names the offending field.',
+    examples: { parameters: fromGateway('A path segment that is not valid percent-encoding', gatewayResponses.BAD_REQUEST_PARAMETERS) },
+  },
+  401: {
+    component: 'Unauthenticated',
+    description: 'The Authorization header is missing or not a Bearer token, or the key is unknown, revoked or expired.',
+    examples: { unauthenticated: fromGateway('No valid key', gatewayResponses.UNAUTHORIZED) },
+  },
+  403: {
+    component: 'PermissionDenied',
+    description: "The key does not hold this path's tenant, or lacks the operation's scope.",
+    examples: { denied: fromGateway('Tenant or scope not granted', gatewayResponses.ACCESS_DENIED) },
+  },
+  429: {
+    component: 'RateLimitExceeded',
+    description: "The key's rate limit was exceeded.",
+    retryAfter: true,
+    examples: { throttled: fromGateway('Too many requests', gatewayResponses.THROTTLED) },
+  },
+  502: {
+    component: 'BadGateway',
+    description: 'A downstream request failed. If the request was a write, it may have completed.',
+    examples: {
+      downstream: fromChain('A downstream request failed', badGateway()),
+      gateway: fromGateway('The gateway could not complete the request', gatewayResponses.DEFAULT_5XX),
+    },
+  },
+  503: {
+    component: 'ServiceUnavailable',
+    description: 'A required service is unavailable. If the request was a write, it may have completed.',
+    retryAfter: true,
+    examples: {
+      unavailable: fromChain('A store is unavailable', serviceUnavailable(1)),
+      authorizer: fromGateway('The key could not be checked', gatewayResponses.AUTHORIZER_FAILURE),
+    },
+  },
+  504: {
+    component: 'GatewayTimeout',
+    description: 'The request timed out. If the request was a write, it may have completed.',
+    examples: { timeout: fromChain('Timed out', gatewayTimeout()) },
+  },
+};
+
+/** Statuses only some routes answer; their examples come with the route (shared/openapi/operation-docs.ts). */
+const routeStatuses: Record<number, Omit<StatusDocs, 'examples'>> = {
+  404: { description: 'The resource is not available in this tenant.' },
+  405: { description: 'This method is not allowed here; `Allow` names the one that is.' },
+  409: { description: 'The resource, in its current state, refuses the operation.' },
+  413: { description: 'The request body is larger than the operation accepts.' },
+  500: { description: 'The request failed unexpectedly; the body holds only a message.' },
+};
+
+/** The shared error responses, as `components/responses`. */
+export function errorResponseComponents(useSchema: (id: SchemaId) => string): Record<string, ResponseObject> {
+  const components: Record<string, ResponseObject> = {};
+  for (const docs of Object.values(commonStatuses)) {
+    if (docs.component) components[docs.component] = errorResponse(docs, useSchema('ErrorBody'), docs.examples);
+  }
+  return components;
+}
+
+export interface ErrorResponseInput {
+  route: RouteSpec;
+  /** The route's main method, or one of its other methods (which its function refuses with 405). */
+  main: boolean;
+  routeExamples: Partial<Record<number, Record<string, ExampleObject>>>;
+  /** Records each schema the responses use, so components/schemas holds exactly those. */
+  useSchema: (id: SchemaId) => string;
+}
+
+/** The error statuses of one operation, in ascending order. */
+function errorStatuses(route: RouteSpec, main: boolean): number[] {
+  const statuses = new Set([400, 401, 403, 429, 502, 503, 504]);
+  if (main) {
+    for (const status of route.errors) if (status !== 405) statuses.add(status);
+    if (route.maxBodyBytes !== undefined) statuses.add(413);
+  } else {
+    statuses.add(405);
+  }
+  // Faults of a message-only route are its 500; the gateway's own 502, 503 and 504 stay.
+  if (route.faultBody === 'message-only') statuses.add(500);
+  return [...statuses].sort((a, b) => a - b);
+}
+
+export function errorResponses({ route, main, routeExamples, useSchema }: ErrorResponseInput): Record<string, ResponseObject | Reference> {
+  const responses: Record<string, ResponseObject | Reference> = {};
+  for (const status of errorStatuses(route, main)) {
+    const common = commonStatuses[status];
+    const own = ownExamples(route, status, routeExamples);
+    const ownSchema = route.schemas.errorBodies?.[status];
+    if (common?.component && own === undefined && ownSchema === undefined) {
+      responses[status] = { $ref: `${COMPONENT_RESPONSES}${common.component}` };
+      continue;
+    }
+    const docs = common ?? routeStatuses[status];
+    if (!docs) throw new Error(`route ${route.id}: no documentation for status ${status}`);
+    if (own === undefined && common === undefined) throw new Error(`route ${route.id}: status ${status} needs examples in operation-docs.ts`);
+    const schema = ownSchema ?? (status === 500 && route.faultBody === 'message-only' ? 'MessageOnlyErrorBody' : 'ErrorBody');
+    const response = errorResponse(docs, useSchema(schema), { ...own, ...common?.examples });
+    if (status === 405) response.headers = { ...response.headers, Allow: allowHeader(route) };
+    responses[status] = response;
+  }
+  return responses;
+}
+
+function errorResponse(docs: Omit<StatusDocs, 'examples'>, schemaRef: string, examples: Record<string, ExampleObject>): ResponseObject {
+  return {
+    description: docs.description,
+    headers: { 'X-Request-Id': headerRef('X-Request-Id'), ...(docs.retryAfter ? { 'Retry-After': headerRef('Retry-After') } : {}) },
+    content: { 'application/json': { schema: { $ref: schemaRef }, examples } },
+  };
+}
+
+/** Examples particular to the route: its own from operation-docs.ts, or made from its limits. */
+function ownExamples(
+  route: RouteSpec,
+  status: number,
+  routeExamples: ErrorResponseInput['routeExamples'],
+): Record<string, ExampleObject> | undefined {
+  switch (status) {
+    case 413:
+      return { ...tooLargeExamples(route), ...routeExamples[413] };
+    case 500:
+      // What the chain sends for a fault of a message-only route (shared/http/map-error.ts).
+      return { fault: { summary: 'An unexpected fault', value: { message: badGateway().message } } };
+    default:
+      return routeExamples[status];
+  }
+}
+
+function tooLargeExamples(route: RouteSpec): Record<string, ExampleObject> {
+  if (route.maxBodyBytes === undefined) throw new Error(`route ${route.id}: 413 without maxBodyBytes`);
+  return {
+    body: fromChain(`Body above ${route.maxBodyBytes} bytes`, payloadTooLarge(route.maxBodyBytes)),
+    gateway: fromGateway("Above the gateway's own payload limit", gatewayResponses.REQUEST_TOO_LARGE),
+  };
+}
+
+function allowHeader(route: RouteSpec): HeaderObject {
+  return { description: 'The method this path takes.', required: true, schema: { type: 'string', const: route.method } };
+}

@@ -1,0 +1,407 @@
+/**
+ * The prose and examples of the OpenAPI document: what a reader needs beyond the route table and
+ * the schemas. Paths, methods, scopes, limits and schemas are never repeated here; they come from
+ * shared/routes.ts and shared/schemas. Every example must validate against its schema
+ * (test/contract/openapi-examples.test.ts), so the values follow the schemas and the decisions
+ * of DESIGN.md (epoch ms, ISO 8601, identifiers of D1).
+ */
+import { DOCUMENT_MAX_BYTES } from '#shared/domain/documents/document-size';
+import { payloadTooLarge, unavailable, type ApiError } from '#shared/http/api-error';
+import type { RouteId } from '#shared/routes';
+import { NOTE_BODY_MAX_CHARS } from '#shared/schemas/add-internal-note-body';
+import type { ExampleObject } from './openapi-types.ts';
+
+/** Response headers a success may carry beyond X-Request-Id (components/headers). */
+export type SuccessHeader = 'Link';
+
+export interface SuccessDocs {
+  description: string;
+  headers?: SuccessHeader[];
+  /** The status answers without a body (MCP's 202 to a notification). */
+  empty?: true;
+  examples?: Record<string, ExampleObject>;
+}
+
+export interface OperationDocs {
+  /** Behaviour a caller must know; scope, limits and statuses are added from the route table. */
+  description: string;
+  requestExamples?: Record<string, ExampleObject>;
+  /** One entry per success status of the route. */
+  success: Record<number, SuccessDocs>;
+  /** Examples of the route's own error statuses (its `errors`); gateway errors have shared ones. */
+  errorExamples: Partial<Record<number, Record<string, ExampleObject>>>;
+}
+
+/** The tags: one per area, the folder of the route's handler (`functions/<area>/`). */
+export const areaDescriptions: Record<string, string> = {
+  conversations: 'Internal notes on customer conversations.',
+  mcp: 'The MCP server for bots: Streamable HTTP, stateless, JSON-RPC 2.0.',
+  provisioning: "Tenant-scoped collections of arbitrary JSON documents, each with a 'current' version.",
+  reporting: 'Cursor-paginated reporting rows of assistant and VOC conversations, without message or transcript content.',
+  voc: 'Voice-of-customer recording jobs.',
+};
+
+/** Path parameters are described here; query parameters by their schemas, which say more (ranges, defaults). */
+export const parameterDocs: Record<string, { description?: string; example: string }> = {
+  tenantId: {
+    description: 'The tenant. The API key must hold exactly this tenant id, else 403.',
+    example: 'acme',
+  },
+  conversationId: { description: 'The customer conversation.', example: 'conv-1002' },
+  collection: { description: "A collection of the tenant, for example 'users', 'bots' or 'jobs'.", example: 'bots' },
+  docId: { description: 'A document of the collection.', example: 'bot-billing' },
+  jobId: { description: 'The VOC job execution identifier returned by the upload.', example: 'job-0001' },
+  limit: { example: '100' },
+  cursor: { example: 'eyJ2IjoxLCJhIjoiYm90LWJpbGxpbmcifQ' },
+  range: { example: 'last_week' },
+  from: { example: '2026-01-01T00:00:00Z' },
+  to: { example: '1767830400000' },
+};
+
+const error = (code: string, message: string) => ({ code, message });
+/** The body the chain sends for an ApiError, so the example says exactly what the code says. */
+const errorOf = (apiError: ApiError) => error(apiError.code, apiError.message);
+const example = (summary: string, value: unknown): ExampleObject => ({ summary, value });
+
+const billingBot = {
+  name: 'Billing helper',
+  language: 'en',
+  channels: ['chat', 'email'],
+  escalation: { queue: 'billing', afterMinutes: 5 },
+};
+
+const assistantRow = {
+  ID: 'asst-000184',
+  TenantID: 'acme',
+  BotID: 'bot-billing',
+  BotName: 'Billing helper',
+  Datetime: 1767258000000,
+  EndDatetime: 1767258252000,
+  DatetimeUTC: '2026-01-01T09:00:00.000Z',
+  EndDatetimeUTC: '2026-01-01T09:04:12.000Z',
+  Duration: 252,
+  Escalated: true,
+  escalatedAt: 1767258190000,
+  CSat: 4,
+  AgentName: 'Ada Agent',
+  AgentId: 'agent-1',
+  AgentEmail: 'ada@example.com',
+  Category: 'Billing',
+  Subcategory: 'Invoices',
+  Tertiary: 'Duplicate charge',
+  RemoteIp: '203.0.113.24',
+  userAgent: 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 Safari/605.1.15',
+  Referrer: 'https://shop.example.com/account/invoices',
+  Media: 'chat',
+  Summary: 'Customer was charged twice for the December invoice; handed over to billing.',
+  'Handoff Reason': 'Refund needs an agent',
+  ticketId: 'T-48213',
+  ticketUrl: 'https://support.example.com/tickets/48213',
+  ticketKind: 'refund',
+  Input: 'web-widget',
+  'Contact Name': 'Grace Hopper',
+  'Contact Email': 'grace@example.org',
+  'Contact Phone': null,
+};
+
+const vocRow = {
+  ID: 'voc-000731',
+  TenantID: 'acme',
+  Datetime: '2026-01-01T10:15:00+01:00',
+  DatetimeUTC: '2026-01-01T09:15:00.000Z',
+  Duration: 384,
+  Direction: 'inbound',
+  Media: 'voice',
+  AgentName: 'Bob Backup',
+  AgentId: 'agent-2',
+  AgentEmail: 'bob@example.com',
+  CustomerName: 'Grace Hopper',
+  CustomerId: 'cust-5521',
+  CustomerEmail: 'grace@example.org',
+  Groups: 'Billing',
+  Tags: 'refund,priority',
+  Category: 'Billing',
+  Subcategory: 'Refunds',
+  Tertiary: null,
+  CategoryExplanation: 'The caller asks for a refund of a duplicate charge.',
+  CategoriesId: 'cat-billing-refunds',
+  Summary: 'Caller reports a duplicate charge; the agent starts a refund.',
+  CSat: 5,
+  CSatExplanation: 'The caller thanks the agent and confirms the issue is solved.',
+  Sentiment: 0.62,
+  SentimentExplanation: 'Frustrated at first, satisfied at the end.',
+  Problems: [{ problem: 'Duplicate charge', severity: 'high' }],
+  KPIs: [{ name: 'First contact resolution', value: true }],
+  SourceSystem: 'cloud-pbx',
+  TicketId: 'T-48213',
+  TicketUrl: 'https://support.example.com/tickets/48213',
+};
+
+const NEXT_CURSOR =
+  'eyJ2IjoxLCJrIjoiYXNzaXN0YW50IiwidCI6ImFjbWUiLCJ3IjpbMTc2NzIyNTYwMDAwMCwxNzY3MzEyMDAwMDAwXX0.3q2UuYtOGRYw0mFh9N5oZ1c7Xk2lB8sJdVfPaQeHr4E';
+
+const reportBadRequests = {
+  combined: example(
+    "'range' with 'from'",
+    error('BadRequest', "Query parameters 'range' and 'from' cannot be combined: give a range, or a from (and optionally a to)."),
+  ),
+  cursor: example(
+    'A cursor with a window',
+    error('BadRequest', "Query parameter 'cursor' cannot be combined with 'from': the cursor carries its window."),
+  ),
+};
+
+const reportUnavailable = {
+  unavailable: example('The reporting backend failed', errorOf(unavailable(1))),
+};
+
+const documentTooLarge = {
+  stored: example('The stored document would pass 350 KB', errorOf(payloadTooLarge(DOCUMENT_MAX_BYTES, 'The document, as compact JSON,'))),
+};
+
+const documentErrors = {
+  notObject: example('Not a JSON object', error('BadRequest', 'The request body must be a JSON object.')),
+  collection: example(
+    'Malformed collection',
+    error('BadRequest', "'collection' must be 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit."),
+  ),
+};
+
+export const operationDocs: Record<RouteId, OperationDocs> = {
+  addInternalNote: {
+    description:
+      `Adds one text-only internal note (1 to ${NOTE_BODY_MAX_CHARS} characters, not blank) to a customer conversation. ` +
+      'The note is never sent to the customer and is attributed to the API as a system author. ' +
+      'The conversation must be a customer conversation, not closed, merged, locked or owned by a realtime session; ' +
+      'these rules are checked atomically with the write.\n\n' +
+      'A 201 means the note is committed; it does not mean internal notifications were delivered. ' +
+      'Repeating the request creates another note: there is no deduplication.',
+    requestExamples: {
+      note: example('A note', { body: 'Customer called back: the refund arrived, no further action needed.' }),
+    },
+    success: {
+      201: {
+        description: 'The note was committed.',
+        examples: {
+          created: example('The created note', {
+            note: {
+              id: '01KE3WZ8M7Q2X9D4C6B1N5R0TA',
+              createdAt: '2026-01-15T09:30:12.345Z',
+              visibility: 'internal',
+              author: { type: 'system', id: null, name: 'API' },
+            },
+          }),
+        },
+      },
+    },
+    errorExamples: {
+      400: {
+        blank: example('A blank body', error('BadRequest', "'body' must not be blank.")),
+        unknown: example('An unknown property', error('BadRequest', "Unknown property 'visibility' in the request body.")),
+      },
+      404: {
+        absent: example('No such customer conversation', error('NotFound', 'No customer conversation with this id is available in this tenant.')),
+        assignee: example('Inactive assignee', error('NotFound', "The conversation's assignee is not active in this tenant.")),
+      },
+      409: {
+        closed: example('Closed', error('Conflict', 'The conversation is closed.')),
+        merged: example('Merged', error('Conflict', 'The conversation was merged into another conversation.')),
+        locked: example('Locked', error('Conflict', 'The conversation is locked until 2026-01-15T10:00:00.000Z.')),
+      },
+    },
+  },
+
+  listDocuments: {
+    description:
+      'Lists the documents of a collection as `{id, data}` entries ordered by id, at most `limit` per page. ' +
+      'When more remain, the response carries a `Link` header (RFC 8288) with `rel="next"`; follow it as it is. ' +
+      'A page may hold fewer entries than `limit` when it would pass the response size bound.',
+    success: {
+      200: {
+        description: 'One page of the collection; `Link` names the next one when more remain.',
+        headers: ['Link'],
+        examples: {
+          page: example('A page of two bots', [
+            { id: 'bot-billing', data: billingBot },
+            { id: 'bot-returns', data: { name: 'Returns assistant', language: 'de', channels: ['chat'] } },
+          ]),
+          empty: example('An empty collection', []),
+        },
+      },
+    },
+    errorExamples: {
+      400: {
+        limit: example('Bad limit', error('BadRequest', "Query parameter 'limit' must be a whole number from 1 to 1000.")),
+        collection: documentErrors.collection,
+      },
+    },
+  },
+
+  getCurrentDocument: {
+    description: "Reads the document's current version: the JSON object exactly as it was stored.",
+    success: { 200: { description: 'The document.', examples: { bot: example('A bot', billingBot) } } },
+    errorExamples: {
+      400: { collection: documentErrors.collection },
+      404: { absent: example('No such document', error('NotFound', "No document 'bot-sales' exists in collection 'bots'.")) },
+    },
+  },
+
+  replaceCurrentDocument: {
+    description:
+      "Creates the document's current version (201), or replaces it as a whole (200): no merge. " +
+      'The stored document is at most 350 KB as compact JSON (else 413). Answers the stored document.',
+    requestExamples: { bot: example('A bot', billingBot) },
+    success: {
+      201: { description: 'The document was created.', examples: { bot: example('The stored bot', billingBot) } },
+      200: { description: 'The document was replaced.', examples: { bot: example('The stored bot', billingBot) } },
+    },
+    errorExamples: {
+      400: { notObject: documentErrors.notObject, collection: documentErrors.collection },
+      413: documentTooLarge,
+    },
+  },
+
+  mergeCurrentDocument: {
+    description:
+      "Applies a JSON Merge Patch (RFC 7396) to the document's current version: objects merge recursively, " +
+      '`null` deletes a member, arrays replace. Concurrent merges never lose an update. Answers the merged document.',
+    requestExamples: {
+      patch: example('Change the queue, drop the language', { escalation: { queue: 'billing-eu' }, language: null }),
+    },
+    success: {
+      200: {
+        description: 'The merged document.',
+        examples: {
+          merged: example('The merged bot', { name: 'Billing helper', channels: ['chat', 'email'], escalation: { queue: 'billing-eu', afterMinutes: 5 } }),
+        },
+      },
+    },
+    errorExamples: {
+      400: { notObject: documentErrors.notObject },
+      404: {
+        absent: example('No such document', error('NotFound', "No document 'bot-sales' exists in collection 'bots'; create it with POST.")),
+      },
+      413: documentTooLarge,
+    },
+  },
+
+  mcpBots: {
+    description:
+      'A stateless MCP server (Streamable HTTP, JSON-RPC 2.0): every request stands alone, no session, no initialize needed. ' +
+      'Send `Accept: application/json, text/event-stream` (or `application/json`); the answer is always JSON.\n\n' +
+      "Methods: `tools/list`, `tools/call`. Tool `list_bots` (argument `limit`, an integer 1 to 100, default 20) returns the tenant's " +
+      '`bots` collection ordered by id as `structuredContent: {bots: [{id, ...data}]}` and the same JSON as a text block. ' +
+      'JSON-RPC ids are echoed with their exact type. A notification (no `id`) is answered 202 without a body. ' +
+      'Faults answer 500 with only a `message`.',
+    requestExamples: {
+      callListBots: example('Call list_bots', { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_bots', arguments: { limit: 2 } } }),
+      listTools: example('List the tools', { jsonrpc: '2.0', id: 'tools-1', method: 'tools/list' }),
+      notification: example('A notification', { jsonrpc: '2.0', method: 'notifications/initialized' }),
+    },
+    success: {
+      200: {
+        description: 'The JSON-RPC response: a `result`, or a JSON-RPC `error` (an unknown method, for example).',
+        examples: {
+          bots: example('list_bots result', {
+            jsonrpc: '2.0',
+            id: 1,
+            result: {
+              content: [{ type: 'text', text: '{"bots":[{"id":"bot-billing","name":"Billing helper"},{"id":"bot-returns","name":"Returns assistant"}]}' }],
+              structuredContent: {
+                bots: [
+                  { id: 'bot-billing', name: 'Billing helper' },
+                  { id: 'bot-returns', name: 'Returns assistant' },
+                ],
+              },
+            },
+          }),
+          unknownMethod: example('Unknown method', { jsonrpc: '2.0', id: 'm-7', error: { code: -32601, message: 'Method not found' } }),
+        },
+      },
+      202: { description: 'A notification was accepted; no body.', empty: true },
+    },
+    errorExamples: {
+      400: {
+        parse: example('Malformed JSON', {
+          jsonrpc: '2.0',
+          id: null,
+          error: { code: -32700, message: 'Parse error: Invalid JSON' },
+          code: 'BadRequest',
+          message: 'Parse error: Invalid JSON',
+        }),
+        path: example('A refused path', error('BadRequest', "'tenantId' must not contain '/' or '\\'.")),
+      },
+      405: {
+        notAllowed: example('Not POST', {
+          jsonrpc: '2.0',
+          error: { code: -32000, message: 'Method not allowed: this stateless MCP endpoint takes POST only.' },
+          id: null,
+        }),
+      },
+    },
+  },
+
+  listAssistantConversations: {
+    description:
+      'Assistant conversation rows of a window, ordered by `Datetime` then `ID`. The window is `[from, to)` when `from` is given, ' +
+      'else `range` (default `last_day`) ending at `to` (default now). `from`/`to` are ISO 8601 with a zone, or epoch milliseconds.\n\n' +
+      '`total` counts the rows of the whole window and stays fixed across pages. When more rows remain, `cursor.next` continues the list: ' +
+      'send it alone (with `limit` at most), never with `range`, `from` or `to`. Cursors last 24 hours. On the last page `cursor` is `{}`.\n\n' +
+      'Units: `Datetime`, `EndDatetime` and `escalatedAt` in epoch ms, `Duration` in seconds. Every row carries every field; unknown values are `null`.',
+    success: {
+      200: {
+        description: 'One page of rows.',
+        examples: {
+          page: example('A page with more to come', { total: 1873, cursor: { next: NEXT_CURSOR }, data: [assistantRow] }),
+          last: example('The last page', { total: 1, cursor: {}, data: [assistantRow] }),
+        },
+      },
+    },
+    errorExamples: { 400: reportBadRequests, 503: reportUnavailable },
+  },
+
+  listVocConversations: {
+    description:
+      'VOC conversation rows of a window; query parameters, ordering, paging and errors are those of the assistant list.\n\n' +
+      "Units: `Datetime` in ISO 8601 with the tenant's offset, `DatetimeUTC` in UTC (`Z`), `Duration` in seconds. " +
+      'Every row carries every field; unknown values are `null`. No transcript content.',
+    success: {
+      200: {
+        description: 'One page of rows.',
+        examples: { page: example('A page with more to come', { total: 2412, cursor: { next: NEXT_CURSOR }, data: [vocRow] }) },
+      },
+    },
+    errorExamples: { 400: reportBadRequests, 503: reportUnavailable },
+  },
+
+  getVocJobStatus: {
+    description:
+      'The status of a VOC recording job. Poll until `completed` or `failed`: a job only moves from `started` to one of them. ' +
+      '`started` is in epoch milliseconds.',
+    success: {
+      200: {
+        description: 'The job.',
+        examples: {
+          completed: example('Completed', {
+            id: 'job-0001',
+            status: 'completed',
+            started: 1767258000000,
+            file: 'recordings/acme/call-0001.wav',
+            recordingId: 'rec-0001',
+          }),
+          started: example('Still running', {
+            id: 'job-0002',
+            status: 'started',
+            started: 1767261600000,
+            file: 'recordings/acme/call-0002.wav',
+            recordingId: 'rec-0002',
+          }),
+        },
+      },
+    },
+    errorExamples: {
+      400: { jobId: example('A refused job id', error('BadRequest', "'jobId' must not contain '/' or '\\'.")) },
+      404: { absent: example('No such job', error('NotFound', "No VOC recording job 'job-9999' exists in this tenant.")) },
+    },
+  },
+};

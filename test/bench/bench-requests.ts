@@ -1,0 +1,89 @@
+/**
+ * The requests the bench sends, in one place: the tenant, key scopes and data it arranges, and
+ * API Gateway proxy events for the in-process measurements (built as the local gateway builds them).
+ */
+import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
+import { encodeCaller } from '#shared/auth/authorizer-context';
+import { routeById, type RouteId } from '#shared/routes';
+import { buildProxyEvent } from '#infra/local/build-proxy-event';
+
+export const BENCH_TENANT = 'bench';
+export const BENCH_COLLECTION = 'bots';
+export const BENCH_DOC_ID = 'bench-bot';
+export const BENCH_CONVERSATION = 'bench-conv';
+export const BENCH_SCOPES = ['provisioning:bots.read', 'cxm:conversations.write', 'mcp:bots.read'];
+/** A bot document of realistic size (some 300 bytes of JSON). */
+export const BENCH_DOCUMENT = {
+  name: 'Billing helper',
+  language: 'en',
+  channels: ['chat', 'email', 'whatsapp'],
+  escalation: { queue: 'billing', afterMinutes: 5, businessHours: { from: '08:00', to: '18:00', zone: 'Europe/Berlin' } },
+  greeting: 'Hello! I can help with invoices, refunds and duplicate charges. What can I do for you?',
+};
+/** The gateway's authorizer cache TTL in the bench: longer than any run, so no entry expires. */
+export const BENCH_AUTH_CACHE_TTL_SECONDS = 300;
+export const BENCH_NOTE_BODY = JSON.stringify({ body: 'Customer called back about the duplicate charge; refund issued.' });
+
+export const documentPath = (tenantId = BENCH_TENANT) =>
+  `/api/v1/provisioning/tenants/${tenantId}/${BENCH_COLLECTION}/${BENCH_DOC_ID}/versions/current`;
+export const notePath = (tenantId = BENCH_TENANT) => `/api/v1/cxm/tenants/${tenantId}/conversations/${BENCH_CONVERSATION}/internal-notes`;
+
+/** The two routes whose speed the bench follows through the whole stack. */
+export interface BenchRoute {
+  id: Extract<RouteId, 'getCurrentDocument' | 'addInternalNote'>;
+  method: 'GET' | 'POST';
+  path: string;
+  body?: string;
+  status: number;
+}
+
+export const BENCH_ROUTES: readonly BenchRoute[] = [
+  { id: 'getCurrentDocument', method: 'GET', path: documentPath(), status: 200 },
+  { id: 'addInternalNote', method: 'POST', path: notePath(), body: BENCH_NOTE_BODY, status: 201 },
+];
+
+/** The proxy event the gateway would send for `route`, after the authorizer allowed the bench key. */
+export function benchEvent(route: BenchRoute): APIGatewayProxyEvent {
+  const spec = routeById(route.id);
+  const keyId = 'benchkey0001';
+  const pathParameters: Record<string, string> =
+    route.id === 'getCurrentDocument'
+      ? { tenantId: BENCH_TENANT, collection: BENCH_COLLECTION, docId: BENCH_DOC_ID }
+      : { tenantId: BENCH_TENANT, conversationId: BENCH_CONVERSATION };
+  const rawHeaders = ['Host', '127.0.0.1', 'Accept', 'application/json', 'User-Agent', 'cxm-bench'];
+  if (route.body !== undefined) rawHeaders.push('Content-Type', 'application/json');
+  return buildProxyEvent(
+    {
+      method: route.method,
+      rawPath: route.path,
+      rawQuery: '',
+      rawHeaders,
+      body: Buffer.from(route.body ?? ''),
+      sourceIp: '127.0.0.1',
+      host: '127.0.0.1',
+      requestId: 'bench-request',
+      now: new Date(),
+    },
+    spec,
+    pathParameters,
+    { ...encodeCaller({ keyId, tenants: [BENCH_TENANT], scopes: BENCH_SCOPES }), principalId: keyId, integrationLatency: 0 },
+  );
+}
+
+/** A Lambda context with the function's full time ahead (the chain arms its deadline from it). */
+export function benchContext(): Context {
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName: 'cxm-bench',
+    functionVersion: '$LATEST',
+    invokedFunctionArn: 'arn:aws:lambda:us-east-1:000000000000:function:cxm-bench',
+    memoryLimitInMB: '1024',
+    awsRequestId: 'bench-request',
+    logGroupName: '/aws/lambda/cxm-bench',
+    logStreamName: 'bench',
+    getRemainingTimeInMillis: () => 10_000,
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}

@@ -1,0 +1,144 @@
+/**
+ * `bundles`: every function's bundle, built with the stack's own esbuild settings (LAMBDA_BUNDLING,
+ * through esbuild's API rather than a synth), against the baseline bundle. A probe bundle, the
+ * baseline plus every generated validator, tells what the one validators module costs each API
+ * function.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { build, type BuildOptions, type Metafile } from 'esbuild';
+import { LAMBDA_BUNDLING, LAMBDA_RUNTIME } from '#infra/constructs/api-function';
+import { OPENAPI_DOCUMENT_HANDLER, OPENAPI_DOCUMENT_OPERATION } from '#infra/constructs/api-docs';
+import { INDEXER_HANDLER } from '#infra/constructs/indexer';
+import { PROJECT_ROOT } from '#infra/project-root';
+import { AUTHORIZER_HANDLER, routes } from '#shared/routes';
+import { round } from './bench-stats.ts';
+
+/** What a bundle serves, which decides its cold-start goal. */
+export type BundleKind = 'baseline' | 'probe' | 'api' | 'mcp' | 'authorizer' | 'stream';
+
+export interface BuiltBundle {
+  name: string;
+  kind: BundleKind;
+  /** Entry module relative to the project root (or a description, for generated entries). */
+  entry: string;
+  file: string;
+  bytes: number;
+  /** Bytes of the bundle by origin: npm package, or `project` for our own modules. */
+  contents: Record<string, number>;
+  /** Bytes of the generated validators module in this bundle. */
+  validatorBytes: number;
+}
+
+export interface BundlesReport {
+  baseline: { bytes: number };
+  functions: Array<{ function: string; entry: string; bytes: number; ratio: number; validatorBytes: number; largest: Record<string, number> }>;
+}
+
+/** The esbuild options CDK derives from LAMBDA_BUNDLING (aws-lambda-nodejs `buildEsbuildArgs`). */
+export function lambdaEsbuildOptions(): BuildOptions {
+  const { format, minify, sourceMap, keepNames, externalModules, mainFields, banner, logLevel, forceDockerBundling: _docker, ...unmapped } = LAMBDA_BUNDLING;
+  // A setting added to LAMBDA_BUNDLING must be mapped here too, or the bench would measure other bundles than the stack deploys.
+  const unknown = Object.keys(unmapped);
+  if (unknown.length > 0) throw new Error(`test/bench/measure-bundles.ts does not map LAMBDA_BUNDLING.${unknown.join(', ')}`);
+  const major = /^nodejs(\d+)/.exec(LAMBDA_RUNTIME.name)?.[1];
+  if (!major) throw new Error(`cannot tell the Node version of runtime ${LAMBDA_RUNTIME.name}`);
+  return {
+    bundle: true,
+    platform: 'node',
+    target: `node${major}`,
+    format,
+    minify,
+    sourcemap: sourceMap,
+    keepNames,
+    external: [...externalModules],
+    mainFields: [...mainFields],
+    banner: { js: banner },
+    logLevel,
+    metafile: true,
+  };
+}
+
+interface BundleSource {
+  name: string;
+  kind: BundleKind;
+  entry: string;
+  /** Generated entry source (TypeScript, resolved from the project root) instead of a file. */
+  contents?: string;
+}
+
+export const BASELINE_ENTRY = 'test/bench/baseline-handler.ts';
+export const VALIDATORS_PROBE = 'baseline + validators';
+
+function sources(): BundleSource[] {
+  return [
+    { name: 'baseline', kind: 'baseline', entry: BASELINE_ENTRY },
+    {
+      name: VALIDATORS_PROBE,
+      kind: 'probe',
+      entry: 'baseline-handler.ts + validators.generated.ts',
+      contents: `export { handler } from './${BASELINE_ENTRY}';
+import * as validators from '#shared/schemas/validators.generated';
+export const validatorCount = Object.keys(validators).length;`,
+    },
+    { name: 'authorizer', kind: 'authorizer', entry: AUTHORIZER_HANDLER },
+    ...routes.map((route): BundleSource => ({ name: route.id, kind: route.id === 'mcpBots' ? 'mcp' : 'api', entry: route.handler })),
+    { name: OPENAPI_DOCUMENT_OPERATION, kind: 'api', entry: OPENAPI_DOCUMENT_HANDLER },
+    { name: 'reportingIndexer', kind: 'stream', entry: INDEXER_HANDLER },
+  ];
+}
+
+function packageOf(input: string): string {
+  const match = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input);
+  return match ? match[1]! : 'project';
+}
+
+function describe(metafile: Metafile): { bytes: number; contents: Record<string, number>; validatorBytes: number } {
+  const output = Object.values(metafile.outputs)[0]!;
+  const contents: Record<string, number> = {};
+  let validatorBytes = 0;
+  for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) {
+    const origin = packageOf(input);
+    contents[origin] = (contents[origin] ?? 0) + bytesInOutput;
+    if (input.endsWith('validators.generated.ts')) validatorBytes += bytesInOutput;
+  }
+  return { bytes: output.bytes, contents, validatorBytes };
+}
+
+/** Builds every bundle into a new temporary directory (the caller removes it). */
+export async function buildBundles(outdir = mkdtempSync(join(tmpdir(), 'cxm-bench-'))): Promise<{ outdir: string; bundles: BuiltBundle[] }> {
+  const options = lambdaEsbuildOptions();
+  const bundles = await Promise.all(
+    sources().map(async (source, index): Promise<BuiltBundle> => {
+      const file = join(outdir, `${String(index).padStart(2, '0')}-${source.name.replace(/\W+/g, '-')}.mjs`);
+      const result = await build({
+        ...options,
+        outfile: file,
+        absWorkingDir: PROJECT_ROOT,
+        ...(source.contents === undefined
+          ? { entryPoints: [join(PROJECT_ROOT, source.entry)] }
+          : { stdin: { contents: source.contents, loader: 'ts', resolveDir: PROJECT_ROOT, sourcefile: `${source.name}.ts` } }),
+      });
+      return { name: source.name, kind: source.kind, entry: source.entry, file, ...describe(result.metafile!) };
+    }),
+  );
+  return { outdir, bundles };
+}
+
+export function bundlesReport(bundles: readonly BuiltBundle[]): BundlesReport {
+  const baseline = bundles.find((bundle) => bundle.kind === 'baseline')!;
+  return {
+    baseline: { bytes: baseline.bytes },
+    functions: bundles
+      .filter((bundle) => bundle.kind !== 'baseline')
+      .map((bundle) => ({
+        function: bundle.name,
+        entry: bundle.entry,
+        bytes: bundle.bytes,
+        ratio: round(bundle.bytes / baseline.bytes),
+        validatorBytes: bundle.validatorBytes,
+        largest: Object.fromEntries(Object.entries(bundle.contents).sort((a, b) => b[1] - a[1]).slice(0, 6)),
+      })),
+  };
+}

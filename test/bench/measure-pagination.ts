@@ -1,0 +1,205 @@
+/**
+ * `pagination`: on the DynamoDB reporting adapter, page 1 against a deep page of a large window
+ * (a page resumes from the cursor's key through ExclusiveStartKey, so a deep page should cost what
+ * a shallow one does), and what a 5000-row page costs to serialise.
+ */
+import { createConversationsStore } from '#shared/store/conversations-store';
+import { createDocumentsStore } from '#shared/store/documents-store';
+import { documentClient } from '#shared/store/dynamo-client';
+import { createDynamoReportingIndex } from '#shared/store/dynamo-reporting-index';
+import { createKeysStore } from '#shared/store/keys-store';
+import type { ReportPage } from '#shared/store/reporting-index';
+import { createReportingRowsStore } from '#shared/store/reporting-rows-store';
+import type { TableId } from '#shared/store/table-specs';
+import { createVocJobsStore } from '#shared/store/voc-jobs-store';
+import { serveReportList } from '#shared/http/serve-report-list';
+import { RESPONSE_BUDGET_BYTES } from '#shared/http/response-budget';
+import { seed, type SeedPlan } from '#infra/cli/seed-command';
+import { atMost, median, pairedRatio, round, type Goal } from './bench-stats.ts';
+
+const DEPTH_GOAL_RATIO = 1.3;
+const SERIALISED_ROWS = 5000;
+/**
+ * The window whose total the first page counts in the bench. The count reads every item of the
+ * window (D6's `total`), and DynamoDB Local takes minutes for 100 000 rows: a few thousand rows
+ * show its cost per row without that wait.
+ */
+const COUNTED_ROWS = 5000;
+const REPORT_TENANT = 'bench-reporting';
+const KIND = 'assistant';
+
+export interface PaginationOptions {
+  rows: number;
+  limit: number;
+  /** The deep page compared with page 1. */
+  page: number;
+  repeats: number;
+}
+
+export interface PaginationFigures {
+  windowRows: number;
+  limit: number;
+  seedSeconds: number;
+  firstPageMs: number;
+  deepPage: number;
+  deepPageMs: number;
+  /** Median over alternating pairs of (deep page / page 1). */
+  ratio: number;
+  goal: Goal;
+  /**
+   * Items DynamoDB read (ScannedCount) and queries sent for each page: equal for a page resumed
+   * from its key, growing with depth for one that skips.
+   */
+  reads: { firstPage: { items: number; queries: number }; deepPage: { items: number; queries: number } };
+  /** Page 1 as a list request asks for it, with the COUNT of its window (D6's `total`), on a smaller window. */
+  firstPageWithTotal: { windowRows: number; ms: number };
+  serialise: {
+    rows: number;
+    bodyBytes: number;
+    /** serveReportList's own work on a page the index returned: cursor and body, ms. */
+    bodyMs: number;
+    /** The Lambda runtime's JSON encoding of the proxy result that carries the body, ms. */
+    envelopeMs: number;
+    /** For comparison: parsing every row and serialising the page again, ms. */
+    parseAndStringifyMs: number;
+  };
+}
+
+/** Counts the Query calls of `work` and the items DynamoDB read for them. */
+async function countReads(work: () => Promise<unknown>): Promise<{ items: number; queries: number }> {
+  const stack = documentClient().middlewareStack;
+  const name = 'benchQueryReads';
+  const counted = { items: 0, queries: 0 };
+  stack.add(
+    (next) => async (args) => {
+      const result = await next(args);
+      const scanned = (result.output as { ScannedCount?: unknown }).ScannedCount;
+      if (typeof scanned === 'number') {
+        counted.queries++;
+        counted.items += scanned;
+      }
+      return result;
+    },
+    { step: 'initialize', name },
+  );
+  try {
+    await work();
+  } finally {
+    stack.remove(name);
+  }
+  return counted;
+}
+
+async function timed<T>(work: () => Promise<T> | T): Promise<{ ms: number; value: T }> {
+  const started = performance.now();
+  const value = await work();
+  return { ms: performance.now() - started, value };
+}
+
+async function medianMs(repeats: number, work: () => unknown): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < repeats; i++) times.push((await timed(async () => work())).ms);
+  return median(times);
+}
+
+export async function measurePagination(
+  tables: Record<TableId, string>,
+  options: PaginationOptions,
+  progress: (message: string) => void,
+): Promise<PaginationFigures> {
+  const client = documentClient();
+  const now = Date.now();
+  const plan: SeedPlan = { tenant: REPORT_TENANT, assistant: options.rows, voc: 0, jobs: 0, days: 30, seed: 1, now };
+  progress(`pagination: seeding ${options.rows} reporting rows (the CLI's seed)`);
+  const seedSeconds = await seed(
+    plan,
+    {
+      keys: createKeysStore(client, tables.keys),
+      conversations: createConversationsStore(client, tables.conversations),
+      documents: createDocumentsStore(client, tables.documents),
+      vocJobs: createVocJobsStore(client, tables.vocJobs),
+      reportingRows: createReportingRowsStore(client, tables.reporting),
+      target: 'bench DynamoDB Local',
+    },
+    process.stderr.isTTY === true,
+  );
+
+  const index = createDynamoReportingIndex(client, tables.reporting);
+  // Every seeded row: they lie in the last `days` days.
+  const window = { from: now - (plan.days + 1) * 86_400_000, to: now + 1 };
+  const page = (after: [number, string] | undefined, limit = options.limit, withTotal = false, within = window) =>
+    index.page({ tenantId: REPORT_TENANT, kind: KIND, window: within, after, limit, withTotal, maxBytes: RESPONSE_BUDGET_BYTES });
+
+  progress(`pagination: walking to page ${options.page}`);
+  let after: [number, string] | undefined;
+  let countedWindow = window;
+  for (let n = 1; n < options.page; n++) {
+    const walked = await page(after);
+    if (walked.rows.length !== options.limit || !walked.last) throw new Error(`page ${n} holds ${walked.rows.length} rows, not ${options.limit}`);
+    after = walked.last;
+    if (countedWindow === window && n * options.limit >= COUNTED_ROWS) countedWindow = { from: window.from, to: after[0] + 1 };
+  }
+  const deepAfter = after;
+
+  progress(`pagination: page 1 against page ${options.page}, ${options.repeats} times each`);
+  const first: number[] = [];
+  const deep: number[] = [];
+  for (let i = 0; i < options.repeats; i++) {
+    const pair = i % 2 === 0 ? ([undefined, deepAfter] as const) : ([deepAfter, undefined] as const);
+    for (const start of pair) {
+      const { ms, value } = await timed(() => page(start));
+      if (value.rows.length !== options.limit) throw new Error(`a measured page holds ${value.rows.length} rows`);
+      (start === undefined ? first : deep).push(ms);
+    }
+  }
+  const ratio = pairedRatio(deep, first);
+  const reads = { firstPage: await countReads(() => page(undefined)), deepPage: await countReads(() => page(deepAfter)) };
+  progress(`pagination: page 1 with the total of a window of about ${COUNTED_ROWS} rows`);
+  const counted = await timed(() => page(undefined, options.limit, true, countedWindow));
+
+  progress(`pagination: serialising a ${SERIALISED_ROWS}-row page`);
+  const big = await page(undefined, SERIALISED_ROWS);
+  if (big.rows.length !== SERIALISED_ROWS) throw new Error(`the ${SERIALISED_ROWS}-row page holds ${big.rows.length} rows`);
+  const serialise = await serialiseFigures(big, window, options.repeats);
+
+  return {
+    windowRows: options.rows,
+    limit: options.limit,
+    seedSeconds: round(seedSeconds, 1),
+    firstPageMs: round(median(first), 1),
+    deepPage: options.page,
+    deepPageMs: round(median(deep), 1),
+    ratio: round(ratio),
+    goal: atMost(ratio, DEPTH_GOAL_RATIO),
+    reads,
+    firstPageWithTotal: { windowRows: counted.value.total ?? 0, ms: round(counted.ms, 1) },
+    serialise,
+  };
+}
+
+async function serialiseFigures(page: ReportPage, window: { from: number; to: number }, repeats: number): Promise<PaginationFigures['serialise']> {
+  // The index answers at once with the rows it returned: what remains is the handler's own work.
+  const dependencies = { kind: KIND, index: { page: async () => ({ ...page, total: 100_000 }) }, secret: async () => 'bench-cursor-secret-0123456789abcdefghijklmnop' } as const;
+  const request = {
+    tenantId: REPORT_TENANT,
+    caller: { keyId: 'benchkey0001', tenants: [REPORT_TENANT], scopes: ['reporting:*'] },
+    path: { tenantId: REPORT_TENANT },
+    query: { from: String(window.from), to: String(window.to), limit: String(SERIALISED_ROWS) },
+    body: undefined,
+    requestId: 'bench',
+    signal: new AbortController().signal,
+    http: { method: 'GET', headers: {}, rawBody: Buffer.alloc(0), selfUrl: 'http://127.0.0.1/bench' },
+  };
+  const result = await serveReportList(dependencies, request);
+  const body = result.bodyText ?? '';
+  const bodyMs = await medianMs(repeats, () => serveReportList(dependencies, request));
+  const envelopeMs = await medianMs(repeats, () => JSON.stringify({ statusCode: 200, headers: { 'Content-Type': 'application/json; charset=utf-8' }, body }));
+  const parseAndStringifyMs = await medianMs(repeats, () => JSON.stringify({ total: 100_000, cursor: {}, data: page.rows.map((row) => JSON.parse(row) as unknown) }));
+  return {
+    rows: page.rows.length,
+    bodyBytes: Buffer.byteLength(body),
+    bodyMs: round(bodyMs, 1),
+    envelopeMs: round(envelopeMs, 1),
+    parseAndStringifyMs: round(parseAndStringifyMs, 1),
+  };
+}

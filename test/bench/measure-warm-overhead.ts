@@ -1,0 +1,150 @@
+/**
+ * `warmOverhead`: what our chain (log context, authorization, validation, body parsing, error
+ * mapping, headers, serialisation) adds per warm request, in process, over a bare function making
+ * the same store call. Both sides reach the real DynamoDB client, whose HTTP layer answers from a
+ * canned response: the SDK's own work (serialise, sign, parse) stays in both, the network in
+ * neither, so the difference is the chain's alone.
+ */
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { ulid } from 'ulid';
+import { buildNote } from '#shared/domain/notes/build-note';
+import { routeById } from '#shared/routes';
+import { createConversationsStore } from '#shared/store/conversations-store';
+import { documentsStore } from '#shared/store/documents-table';
+import { documentClient } from '#shared/store/dynamo-client';
+import { tableName } from '#shared/store/table-name';
+import { PROJECT_ROOT } from '#infra/project-root';
+import { atMost, median, pairedDifference, round, type Goal } from './bench-stats.ts';
+import { BENCH_COLLECTION, BENCH_DOC_ID, BENCH_DOCUMENT, BENCH_ROUTES, BENCH_TENANT, benchContext, benchEvent, type BenchRoute } from './bench-requests.ts';
+
+type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+
+const GOAL_MICROSECONDS = 50;
+const CANNED_MIDDLEWARE = 'benchCannedResponse';
+
+/** DynamoDB's answers by operation (the `X-Amz-Target` of the request). */
+const CANNED_BODIES: Record<string, string> = {
+  GetItem: JSON.stringify({
+    Item: {
+      pk: { S: `${BENCH_TENANT}#${BENCH_COLLECTION}` },
+      sk: { S: BENCH_DOC_ID },
+      data: { S: JSON.stringify(BENCH_DOCUMENT) },
+      version: { N: '1' },
+    },
+  }),
+  TransactWriteItems: '{}',
+};
+
+/** Answers the process's DynamoDB calls from CANNED_BODIES, below the SDK's parsing; returns the undo. */
+function answerFromCannedBodies(): () => void {
+  const stack = documentClient().middlewareStack;
+  stack.add(
+    (next) => async (args) => {
+      const request = args.request as { headers?: Record<string, string> };
+      const operation = request.headers?.['x-amz-target']?.split('.')[1];
+      const body = operation === undefined ? undefined : CANNED_BODIES[operation];
+      if (body === undefined) return next(args);
+      return { response: { statusCode: 200, headers: { 'content-type': 'application/x-amz-json-1.0' }, body: Buffer.from(body) } };
+    },
+    // Innermost: after serialising and signing, where the HTTP handler would send the request.
+    { step: 'deserialize', priority: 'low', name: CANNED_MIDDLEWARE },
+  );
+  return () => void stack.remove(CANNED_MIDDLEWARE);
+}
+
+/** What the route's function does without the chain: the same store call, a plain answer. */
+function bareHandler(route: BenchRoute): ProxyHandler {
+  if (route.id === 'getCurrentDocument') {
+    const documents = documentsStore();
+    return async (event) => {
+      const { tenantId, collection, docId } = event.pathParameters ?? {};
+      const json = await documents.get(tenantId!, collection!, docId!);
+      return json === undefined ? { statusCode: 404, body: '' } : { statusCode: 200, body: json };
+    };
+  }
+  const conversations = createConversationsStore(documentClient(), tableName('conversations'));
+  return async (event) => {
+    const { tenantId, conversationId } = event.pathParameters ?? {};
+    const { body } = JSON.parse(event.body ?? '') as { body: string };
+    const now = new Date();
+    const note = buildNote(ulid(now.getTime()), now);
+    const outcome = await conversations.addNote(tenantId!, conversationId!, { ...note, body }, now);
+    return outcome.added ? { statusCode: 201, body: JSON.stringify({ note }) } : { statusCode: 409, body: '' };
+  };
+}
+
+/**
+ * CPU time of one call (user + system, µs), averaged over `count` sequential calls. CPU time
+ * rather than wall time: a batch preempted by another process would otherwise count the wait.
+ */
+async function timeCalls(handler: ProxyHandler, event: APIGatewayProxyEvent, context: Context, status: number, count: number): Promise<number> {
+  const started = process.cpuUsage();
+  for (let i = 0; i < count; i++) {
+    // The chain marks the event as it goes; each call gets its own, as each invocation does.
+    const result = await handler({ ...event }, context);
+    if (result.statusCode !== status) throw new Error(`warm overhead: expected ${status}, got ${result.statusCode}: ${result.body}`);
+  }
+  const { user, system } = process.cpuUsage(started);
+  return (user + system) / count;
+}
+
+export interface WarmOverheadEntry {
+  route: string;
+  /** Median per-request CPU time through the function's handler (chain included), µs. */
+  chainUs: number;
+  /** The same for the bare function, µs. */
+  bareUs: number;
+  /** Median over rounds of (chain - bare), µs. */
+  overheadUs: number;
+  goal: Goal;
+}
+
+export interface WarmOverheadReport {
+  rounds: number;
+  batch: number;
+  routes: WarmOverheadEntry[];
+}
+
+/** The process environment must point at the tables already (handlers read it at import). */
+export async function measureWarmOverhead(options: { rounds: number; batch: number }, progress: (message: string) => void): Promise<WarmOverheadReport> {
+  const undo = answerFromCannedBodies();
+  const context = benchContext();
+  try {
+    const routes: WarmOverheadEntry[] = [];
+    for (const route of BENCH_ROUTES) {
+      progress(`warm overhead: ${route.id}`);
+      const module = (await import(pathToFileURL(join(PROJECT_ROOT, routeById(route.id).handler)).href)) as { handler: ProxyHandler };
+      const chain = module.handler;
+      const bare = bareHandler(route);
+      const event = benchEvent(route);
+      // Warm-up: JIT, the SDK's first-call work (endpoint, credentials), the chain's lazy state.
+      await timeCalls(chain, event, context, route.status, 1000);
+      await timeCalls(bare, event, context, route.status, 1000);
+      const chainTimes: number[] = [];
+      const bareTimes: number[] = [];
+      for (let round_ = 0; round_ < options.rounds; round_++) {
+        // Alternate which goes first, so neither always runs right after a collection.
+        if (round_ % 2 === 0) {
+          chainTimes.push(await timeCalls(chain, event, context, route.status, options.batch));
+          bareTimes.push(await timeCalls(bare, event, context, route.status, options.batch));
+        } else {
+          bareTimes.push(await timeCalls(bare, event, context, route.status, options.batch));
+          chainTimes.push(await timeCalls(chain, event, context, route.status, options.batch));
+        }
+      }
+      const overhead = pairedDifference(chainTimes, bareTimes);
+      routes.push({
+        route: route.id,
+        chainUs: round(median(chainTimes), 1),
+        bareUs: round(median(bareTimes), 1),
+        overheadUs: round(overhead, 1),
+        goal: atMost(overhead, GOAL_MICROSECONDS),
+      });
+    }
+    return { rounds: options.rounds, batch: options.batch, routes };
+  } finally {
+    undo();
+  }
+}

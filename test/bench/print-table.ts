@@ -1,0 +1,166 @@
+/**
+ * The bench's output: a table for people (stdout), or the report as one JSON object on the last
+ * line (`--json`) for scripts. Both are built from the same report.
+ */
+import type { Goal } from './bench-stats.ts';
+import type { AuthorizerReadsFigures } from './measure-authorizer-reads.ts';
+import type { BundlesReport } from './measure-bundles.ts';
+import type { ColdStartReport } from './measure-cold-start.ts';
+import type { PaginationFigures } from './measure-pagination.ts';
+import type { ThroughputReport } from './measure-throughput.ts';
+import type { WarmOverheadReport } from './measure-warm-overhead.ts';
+
+/** The five figures of issue 6; a section left out with `--only` is null. */
+export interface BenchReport {
+  coldStart: ColdStartReport | null;
+  bundles: BundlesReport | null;
+  warmOverhead: WarmOverheadReport | null;
+  throughput: ThroughputReport | null;
+  pagination: (PaginationFigures & { authorizer: AuthorizerReadsFigures }) | null;
+}
+
+/** Columns padded to their widest cell; a column whose header starts with `>` is right-aligned. */
+export function formatTable(headers: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
+  const right = headers.map((header) => header.startsWith('>'));
+  const titles = headers.map((header) => header.replace(/^>/, ''));
+  const widths = titles.map((title, i) => Math.max(title.length, ...rows.map((row) => (row[i] ?? '').length)));
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((cell, i) => (right[i] ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
+  return [line(titles), line(widths.map((width) => '-'.repeat(width))), ...rows.map(line)].join('\n');
+}
+
+export function formatGoal(goal: Goal | undefined, unit = 'x'): string {
+  if (!goal) return '-';
+  return `${goal.kind === 'max' ? '<=' : '>='} ${goal.limit}${unit} ${goal.met ? 'met' : 'NOT MET'}`;
+}
+
+const kb = (bytes: number) => `${(bytes / 1024).toFixed(0)} KB`;
+const x = (ratio: number) => `${ratio.toFixed(2)}x`;
+
+function bundlesSection(report: BundlesReport): string {
+  return [
+    `Bundles: minified ESM, same esbuild settings as the stack (baseline: bare handler + DynamoDB document client, ${kb(report.baseline.bytes)})`,
+    formatTable(
+      ['function', '>size', '>vs baseline', '>validators', 'largest parts'],
+      report.functions.map((entry) => [
+        entry.function,
+        kb(entry.bytes),
+        x(entry.ratio),
+        entry.validatorBytes > 0 ? kb(entry.validatorBytes) : '-',
+        Object.entries(entry.largest)
+          .slice(0, 3)
+          .map(([origin, bytes]) => `${origin} ${kb(bytes)}`)
+          .join(', '),
+      ]),
+    ),
+  ].join('\n');
+}
+
+function coldStartSection(report: ColdStartReport): string {
+  return [
+    `Cold start: module import in a fresh node process, CPU time (wall beside), median of ${report.runs} paired runs (baseline ${report.baselineCpuMs} ms CPU, ${report.baselineMs} ms wall)`,
+    formatTable(
+      ['function', '>init ms CPU', '>wall ms', '>vs baseline', 'goal', 'note'],
+      report.functions.map((entry) => [
+        entry.function,
+        entry.initCpuMs.toFixed(1),
+        entry.initMs.toFixed(1),
+        x(entry.ratio),
+        formatGoal(entry.goal),
+        entry.firstRequestCpuMs === undefined ? '' : `init + first tools/list: ${entry.firstRequestCpuMs.toFixed(1)} ms CPU (${x(entry.firstRequestRatio!)})`,
+      ]),
+    ),
+  ].join('\n');
+}
+
+function warmSection(report: WarmOverheadReport): string {
+  return [
+    `Warm overhead: CPU time per request in process, chain vs bare function with the same store call (canned DynamoDB answers; median of ${report.rounds} batches of ${report.batch})`,
+    formatTable(
+      ['route', '>chain us', '>bare us', '>overhead us', 'goal'],
+      report.routes.map((entry) => [entry.route, entry.chainUs.toFixed(1), entry.bareUs.toFixed(1), entry.overheadUs.toFixed(1), formatGoal(entry.goal, ' us')]),
+    ),
+  ].join('\n');
+}
+
+function throughputSection(report: ThroughputReport): string {
+  return [
+    `Throughput: local gateway vs bare node:http server, same DynamoDB Local (autocannon, ${report.connections} connections, ${report.rounds} x ${report.seconds} s each)`,
+    formatTable(
+      ['route', '>gateway req/s', '>p50 ms', '>p99 ms', '>bare req/s', '>p50 ms', '>p99 ms', '>ratio', 'goal'],
+      report.routes.map((entry) => [
+        entry.route,
+        entry.gateway.rps.toFixed(0),
+        entry.gateway.p50Ms.toFixed(1),
+        entry.gateway.p99Ms.toFixed(1),
+        entry.bare.rps.toFixed(0),
+        entry.bare.p50Ms.toFixed(1),
+        entry.bare.p99Ms.toFixed(1),
+        x(entry.ratio),
+        formatGoal(entry.goal),
+      ]),
+    ),
+  ].join('\n');
+}
+
+function paginationSection(report: NonNullable<BenchReport['pagination']>): string {
+  const { serialise, authorizer } = report;
+  return [
+    `Pagination: DynamoDB reporting adapter, ${report.windowRows} rows in the window, limit ${report.limit} (seeded in ${report.seedSeconds} s)`,
+    formatTable(
+      ['figure', '>value', 'goal'],
+      [
+        ['page 1', `${report.firstPageMs.toFixed(1)} ms`, ''],
+        [`page ${report.deepPage}`, `${report.deepPageMs.toFixed(1)} ms`, ''],
+        [`page ${report.deepPage} / page 1`, x(report.ratio), formatGoal(report.goal)],
+        [
+          'items read by DynamoDB: page 1 / deep page',
+          `${report.reads.firstPage.items} / ${report.reads.deepPage.items} (${report.reads.firstPage.queries} / ${report.reads.deepPage.queries} queries)`,
+          '',
+        ],
+        [`page 1 with the total of a ${report.firstPageWithTotal.windowRows}-row window (COUNT)`, `${report.firstPageWithTotal.ms.toFixed(1)} ms`, ''],
+        [`serialise ${serialise.rows} rows (${kb(serialise.bodyBytes)} body)`, `${serialise.bodyMs.toFixed(1)} ms`, ''],
+        ['  + Lambda response envelope', `${serialise.envelopeMs.toFixed(1)} ms`, ''],
+        ['  (parse + stringify every row instead)', `${serialise.parseAndStringifyMs.toFixed(1)} ms`, ''],
+        [`authorizer reads, ${authorizer.requests} requests, warm cache`, String(authorizer.reads), ''],
+        [`authorizer reads per key per TTL (${authorizer.keys} keys, TTL ${authorizer.ttlSeconds} s)`, authorizer.readsPerKeyPerTtl.toFixed(2), formatGoal(authorizer.goal, '')],
+        [`authorizer reads, cold cache, ${authorizer.coldBurst.concurrent} concurrent first requests`, String(authorizer.coldBurst.reads), ''],
+      ],
+    ),
+  ].join('\n');
+}
+
+/** Every goal of the report with its name, for the summary line. */
+export function goals(report: BenchReport): Array<{ name: string; goal: Goal }> {
+  const found: Array<{ name: string; goal: Goal }> = [];
+  for (const entry of report.coldStart?.functions ?? []) if (entry.goal) found.push({ name: `cold start ${entry.function}`, goal: entry.goal });
+  for (const entry of report.warmOverhead?.routes ?? []) found.push({ name: `warm overhead ${entry.route}`, goal: entry.goal });
+  for (const entry of report.throughput?.routes ?? []) found.push({ name: `throughput ${entry.route}`, goal: entry.goal });
+  if (report.pagination) {
+    found.push({ name: 'pagination depth', goal: report.pagination.goal });
+    found.push({ name: 'authorizer reads', goal: report.pagination.authorizer.goal });
+  }
+  return found;
+}
+
+export function formatReport(report: BenchReport): string {
+  const sections = [
+    report.bundles && bundlesSection(report.bundles),
+    report.coldStart && coldStartSection(report.coldStart),
+    report.warmOverhead && warmSection(report.warmOverhead),
+    report.throughput && throughputSection(report.throughput),
+    report.pagination && paginationSection(report.pagination),
+  ].filter((section): section is string => Boolean(section));
+  const all = goals(report);
+  const missed = all.filter(({ goal }) => !goal.met).map(({ name }) => name);
+  sections.push(`Goals: ${all.length - missed.length} of ${all.length} met${missed.length > 0 ? `; not met: ${missed.join(', ')}` : ''}.`);
+  return `${sections.join('\n\n')}\n`;
+}
+
+/** The whole report on one line, so `tail -n 1` gives a parseable object. */
+export function formatJson(report: BenchReport): string {
+  return `${JSON.stringify(report)}\n`;
+}

@@ -1,0 +1,186 @@
+/**
+ * `npm run bench [-- --json] [-- --quick] [-- --runs N] [-- --only section,...]`: the figures of
+ * issue 6, each against a baseline measured in the same run (DESIGN section 6). Starts and stops
+ * its own DynamoDB Local (in memory) and servers; progress goes to stderr, the table to stdout,
+ * followed with --json by the report as one JSON object on the last line.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { parseArgs } from 'node:util';
+import { issueKey } from '#shared/auth/issue-key';
+import { conversationWithDefaults } from '#shared/domain/notes/conversation';
+import { createConversationsStore } from '#shared/store/conversations-store';
+import { createDocumentsStore } from '#shared/store/documents-store';
+import { documentClient } from '#shared/store/dynamo-client';
+import { createKeysStore } from '#shared/store/keys-store';
+import type { TableId } from '#shared/store/table-specs';
+import { createTables, startDynamoDbLocal, StartupError, type DynamoDbLocal } from '#infra/local/dynamodb-local';
+import { useLocalDynamo } from '#infra/local/use-local-dynamo';
+import { BENCH_COLLECTION, BENCH_CONVERSATION, BENCH_DOC_ID, BENCH_DOCUMENT, BENCH_SCOPES, BENCH_TENANT } from './bench-requests.ts';
+import { measureAuthorizerReads } from './measure-authorizer-reads.ts';
+import { buildBundles, bundlesReport } from './measure-bundles.ts';
+import { measureColdStart } from './measure-cold-start.ts';
+import { measurePagination } from './measure-pagination.ts';
+import { measureThroughput, startBenchServer, type BenchServer } from './measure-throughput.ts';
+import { measureWarmOverhead } from './measure-warm-overhead.ts';
+import { formatJson, formatReport, type BenchReport } from './print-table.ts';
+
+const SECTIONS = ['coldStart', 'bundles', 'warmOverhead', 'throughput', 'pagination'] as const;
+type Section = (typeof SECTIONS)[number];
+
+/** Sizes of a full run (about 2-3 minutes on 2 cores) and of `--quick` (a smoke run). */
+const SIZES = {
+  full: { coldStartRuns: 11, warmRounds: 60, warmBatch: 25, seconds: 4, rounds: 3, rows: 100_000, limit: 1000, page: 50, repeats: 7, authRequests: 1000 },
+  quick: { coldStartRuns: 3, warmRounds: 10, warmBatch: 25, seconds: 1, rounds: 1, rows: 10_000, limit: 100, page: 50, repeats: 3, authRequests: 1000 },
+};
+
+function parseOptions(argv: string[]) {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      json: { type: 'boolean', default: false },
+      quick: { type: 'boolean', default: false },
+      runs: { type: 'string' },
+      only: { type: 'string' },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) {
+    process.stdout.write('npm run bench [-- --json] [--quick] [--runs <cold-start runs>] [--only coldStart,bundles,warmOverhead,throughput,pagination]\n');
+    process.exit(0);
+  }
+  const sizes = { ...SIZES[values.quick ? 'quick' : 'full'] };
+  if (values.runs !== undefined) {
+    const runs = Number(values.runs);
+    if (!Number.isInteger(runs) || runs < 1 || runs > 100) throw new StartupError(`--runs ${values.runs}: give a whole number from 1 to 100`);
+    sizes.coldStartRuns = runs;
+  }
+  const only = values.only === undefined ? [...SECTIONS] : values.only.split(',').map((name) => name.trim());
+  const unknown = only.filter((name) => !(SECTIONS as readonly string[]).includes(name));
+  if (unknown.length > 0) throw new StartupError(`--only: unknown section(s) ${unknown.join(', ')}; choose from ${SECTIONS.join(', ')}`);
+  return { json: values.json, quick: values.quick, sizes, sections: new Set(only as Section[]) };
+}
+
+/**
+ * Set before any handler module loads (they read it at import): logs and metrics silent, so
+ * nothing but the report reaches stdout; Node 20's SDK warning off (Lambda runs Node 22).
+ */
+function setBenchEnvironment(): void {
+  process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
+  process.env.POWERTOOLS_METRICS_DISABLED = 'true';
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+  process.env.CXM_CURSOR_SECRET = 'bench-cursor-secret-0123456789abcdefghijklmnop';
+  process.env.CXM_REPORTING_BACKEND = 'dynamodb';
+}
+
+/** Everything the bench started, undone on every way out (Ctrl-C included). */
+class Resources {
+  private readonly children = new Set<ChildProcess>();
+  private readonly dirs = new Set<string>();
+  dynamo: DynamoDbLocal | undefined;
+
+  track = (child: ChildProcess) => {
+    this.children.add(child);
+    child.once('exit', () => this.children.delete(child));
+  };
+
+  dir(path: string): void {
+    this.dirs.add(path);
+  }
+
+  /** Synchronous, so it also runs from an `exit` handler. */
+  releaseNow(): void {
+    for (const child of this.children) child.kill('SIGKILL');
+    this.dynamo?.killNow();
+    for (const dir of this.dirs) rmSync(dir, { recursive: true, force: true });
+    this.dirs.clear();
+  }
+
+  async release(): Promise<void> {
+    for (const child of this.children) child.kill('SIGTERM');
+    await this.dynamo?.stop();
+    this.releaseNow();
+  }
+}
+
+async function main(): Promise<number> {
+  const options = parseOptions(process.argv.slice(2));
+  setBenchEnvironment();
+  const started = performance.now();
+  const progress = (message: string) => process.stderr.write(`[bench ${((performance.now() - started) / 1000).toFixed(0).padStart(3)} s] ${message}\n`);
+  const resources = new Resources();
+  process.on('exit', () => resources.releaseNow());
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.once(signal, () => {
+      progress(`${signal}: stopping`);
+      void resources.release().finally(() => process.exit(130));
+    });
+  }
+  const { sizes, sections } = options;
+  const report: BenchReport = { coldStart: null, bundles: null, warmOverhead: null, throughput: null, pagination: null };
+  progress(`${options.quick ? 'quick' : 'full'} run on ${availableParallelism()} cores, node ${process.version}`);
+
+  try {
+    if (sections.has('bundles') || sections.has('coldStart')) {
+      progress('building every function bundle and the baseline');
+      const { outdir, bundles } = await buildBundles();
+      resources.dir(outdir);
+      report.bundles = bundlesReport(bundles);
+      // Before DynamoDB Local starts: a JVM warming up would weigh on every import.
+      if (sections.has('coldStart')) report.coldStart = await measureColdStart(bundles, sizes.coldStartRuns, progress);
+      if (!sections.has('bundles')) report.bundles = null;
+    }
+    if (!['warmOverhead', 'throughput', 'pagination'].some((name) => sections.has(name as Section))) return print(report, options.json);
+
+    progress('starting DynamoDB Local (in memory)');
+    resources.dynamo = await startDynamoDbLocal({});
+    const tables = (await createTables(resources.dynamo.endpoint, 'bench')) as Record<TableId, string>;
+    useLocalDynamo(resources.dynamo.endpoint, tables);
+    const client = documentClient();
+    const keysStore = createKeysStore(client, tables.keys);
+    const createKey = async () => (await issueKey(keysStore, { tenants: [BENCH_TENANT], scopes: BENCH_SCOPES, name: 'bench' })).key;
+    await createDocumentsStore(client, tables.documents).replace(BENCH_TENANT, BENCH_COLLECTION, BENCH_DOC_ID, JSON.stringify(BENCH_DOCUMENT));
+    await createConversationsStore(client, tables.conversations).putConversation(BENCH_TENANT, conversationWithDefaults({ id: BENCH_CONVERSATION }));
+
+    if (sections.has('warmOverhead')) {
+      report.warmOverhead = await measureWarmOverhead({ rounds: sizes.warmRounds, batch: sizes.warmBatch }, progress);
+    }
+    if (sections.has('throughput')) {
+      progress('throughput: starting the local gateway and the bare server');
+      const servers: BenchServer[] = [];
+      try {
+        const [gateway, bare] = await Promise.all([startBenchServer('gateway', resources.track), startBenchServer('bare', resources.track)]);
+        servers.push(gateway, bare);
+        report.throughput = await measureThroughput({ gateway: gateway.url, bare: bare.url }, await createKey(), { seconds: sizes.seconds, rounds: sizes.rounds, connections: 10 }, progress);
+      } finally {
+        for (const server of servers) server.stop();
+      }
+    }
+    if (sections.has('pagination')) {
+      const authorizer = await measureAuthorizerReads(tables.keys, createKey, sizes.authRequests, progress);
+      const pages = await measurePagination(tables, { rows: sizes.rows, limit: sizes.limit, page: sizes.page, repeats: sizes.repeats }, progress);
+      report.pagination = { ...pages, authorizer };
+    }
+    return print(report, options.json);
+  } finally {
+    progress('stopping');
+    await resources.release();
+    progress(`done in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+  }
+}
+
+/** The table; with --json the report follows it as one JSON object on the last line. */
+function print(report: BenchReport, json: boolean): number {
+  process.stdout.write(formatReport(report));
+  if (json) process.stdout.write(`\n${formatJson(report)}`);
+  return 0;
+}
+
+try {
+  // Open SDK sockets and timers would keep the process alive after the report.
+  process.exit(await main());
+} catch (error) {
+  console.error(error instanceof StartupError ? `bench: ${error.message}` : error);
+  process.exit(1);
+}

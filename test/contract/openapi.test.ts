@@ -1,0 +1,116 @@
+/**
+ * The OpenAPI document is valid OpenAPI 3.1 and passes Spectral's OpenAPI and OWASP rulesets with
+ * no error and no warning (test/contract/openapi-lint-ruleset.ts says what is off, and why), and it
+ * describes exactly the route table.
+ */
+import { Document, Ruleset, Spectral, type ISpectralDiagnostic, type RulesetDefinition } from '@stoplight/spectral-core';
+import Parsers from '@stoplight/spectral-parsers';
+import { describe, expect, it } from 'vitest';
+import { buildOpenApiDocument, SECURITY_SCHEME } from '#shared/openapi';
+import { routes, type RouteSpec } from '#shared/routes';
+import { DOCUMENT_SOURCE, lintRuleset, RULESET_SOURCE } from './openapi-lint-ruleset.ts';
+
+const document = buildOpenApiDocument();
+const routeSpecs: readonly RouteSpec[] = routes;
+
+async function lintWith(ruleset: RulesetDefinition, json: unknown): Promise<ISpectralDiagnostic[]> {
+  const spectral = new Spectral();
+  spectral.setRuleset(new Ruleset(ruleset, { source: RULESET_SOURCE }));
+  return spectral.run(new Document(JSON.stringify(json, null, 2), Parsers.Json, DOCUMENT_SOURCE));
+}
+
+const lint = (json: unknown) => lintWith(lintRuleset, json);
+
+const describeFinding = (finding: ISpectralDiagnostic) => `${String(finding.code)} at ${finding.path.join('.')}: ${finding.message}`;
+
+/** Errors (0), warnings (1): anything a reader of the lint would have to act on. */
+const actionable = (findings: ISpectralDiagnostic[]) => findings.filter((finding) => finding.severity <= 1).map(describeFinding);
+
+describe('the OpenAPI document', () => {
+  it('passes the Spectral OpenAPI and OWASP rulesets with no error and no warning', async () => {
+    expect(actionable(await lint(document))).toEqual([]);
+  });
+
+  it('the lint can fail: a response schema that is not a schema, and a request string without a bound, are found', async () => {
+    const broken = structuredClone(document);
+    broken.components.schemas.ErrorBody = { type: 'object', required: 'code' };
+    broken.components.schemas.AddInternalNoteBody = { type: 'object', properties: { body: { type: 'string' } } };
+    const findings = actionable(await lint(broken));
+    expect(findings.some((finding) => finding.startsWith('oas3-schema'))).toBe(true);
+    expect(findings.some((finding) => finding.startsWith('owasp:api4:2023-string-limit at components.schemas.AddInternalNoteBody'))).toBe(true);
+  });
+
+  it('needs every rule it turns off: without them, each one fires', async () => {
+    const unrelaxed = await lintWith({ extends: lintRuleset.extends }, document);
+    const fired = new Set(unrelaxed.map((finding) => String(finding.code)));
+    const relaxed = [...Object.keys(lintRuleset.rules), ...lintRuleset.overrides.flatMap((override) => Object.keys(override.rules))];
+    expect(relaxed.filter((rule) => !fired.has(rule))).toEqual([]);
+  });
+
+  it('is OpenAPI 3.1 with one operation per route method, named by the route id', () => {
+    expect(document.openapi).toMatch(/^3\.1\.\d+$/);
+    const operations = Object.entries(document.paths).flatMap(([path, item]) =>
+      Object.entries(item).map(([method, operation]) => ({ path, method: method.toUpperCase(), id: operation.operationId })),
+    );
+    const expected = routeSpecs.flatMap((route) => [
+      { path: route.path, method: route.method, id: route.id },
+      ...(route.otherMethods ?? []).map((method) => ({ path: route.path, method, id: expect.stringMatching(new RegExp(`^${route.id}`)) })),
+    ]);
+    expect(operations).toEqual(expect.arrayContaining(expected));
+    expect(operations).toHaveLength(expected.length);
+    // What oas3-operation-security-defined would check, were it on: every requirement names a defined scheme.
+    const schemes = Object.keys(document.components.securitySchemes);
+    const required = [document.security, ...Object.values(document.paths).flatMap((item) => Object.values(item).map((operation) => operation.security))];
+    for (const requirement of required.flat()) expect(schemes).toEqual(expect.arrayContaining(Object.keys(requirement)));
+    // The spec's nine endpoints are the routes' main operations.
+    expect(routeSpecs).toHaveLength(9);
+  });
+
+  it.each(routeSpecs.map((route) => [route.id, route] as const))('%s: scope, success statuses, error schema, Retry-After and X-Request-Id', (_id, route) => {
+    const operation = document.paths[route.path]![route.method.toLowerCase() as 'get']!;
+    expect(operation.security).toEqual([{ [SECURITY_SCHEME]: [route.scope] }]);
+    expect(document.components.securitySchemes[SECURITY_SCHEME]).toMatchObject({ type: 'http', scheme: 'bearer' });
+    const statuses = Object.keys(operation.responses).map(Number);
+    for (const status of [route.schemas.response.status, ...(route.schemas.response.otherStatuses ?? []), ...route.errors.filter((s) => s !== 405)]) {
+      expect(statuses).toContain(status);
+    }
+    for (const status of [400, 401, 403, 429, 502, 503, 504]) expect(statuses).toContain(status);
+    const resolve = <T>(value: T | { $ref: string }): T => {
+      if (!('$ref' in (value as object))) return value as T;
+      const [, , kind, name] = (value as { $ref: string }).$ref.split('/');
+      return (document.components as unknown as Record<string, Record<string, T>>)[kind!]![name!]!;
+    };
+    for (const [status, value] of Object.entries(operation.responses)) {
+      const response = resolve(value);
+      expect(Object.keys(response.headers ?? {}), `${status} headers`).toContain('X-Request-Id');
+      if (status === '429' || status === '503') expect(Object.keys(response.headers ?? {})).toContain('Retry-After');
+    }
+    if (route.maxBodyBytes !== undefined) expect(operation.requestBody?.description).toContain(String(route.maxBodyBytes));
+  });
+
+  it('is self-contained: every $ref points inside the document, and no schema keeps an $id', () => {
+    const refs: string[] = [];
+    const ids: string[] = [];
+    const walk = (node: unknown): void => {
+      if (Array.isArray(node)) node.forEach(walk);
+      else if (node && typeof node === 'object') {
+        for (const [key, value] of Object.entries(node)) {
+          if (key === '$ref') refs.push(String(value));
+          else if (key === '$id') ids.push(String(value));
+          else walk(value);
+        }
+      }
+    };
+    walk(document);
+    expect(ids).toEqual([]);
+    for (const ref of refs) {
+      expect(ref).toMatch(/^#\//);
+      const target = ref.slice(2).split('/').reduce<unknown>((node, segment) => (node as Record<string, unknown> | undefined)?.[segment.replaceAll('~1', '/').replaceAll('~0', '~')], document);
+      expect(target, ref).toBeDefined();
+    }
+  });
+
+  it('does not list the unauthenticated helper paths /openapi.json and /docs as operations', () => {
+    expect(Object.keys(document.paths).filter((path) => !path.startsWith('/api/v1/'))).toEqual([]);
+  });
+});

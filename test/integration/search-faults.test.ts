@@ -1,0 +1,82 @@
+/**
+ * OpenSearch failing under the reporting lists, over HTTP through the gateway: the functions run
+ * with the OpenSearch backend (as on stages with a domain) against a stub cluster
+ * (test/support/opensearch-stub.ts), so the real client, its retries and its timeouts run. Every
+ * failure is 503 `Unavailable` with Retry-After (D3), never an empty list, a 502 or a 504, and the
+ * next request is served. SigV4 signing (domain endpoints only) is covered in
+ * test/unit/opensearch-reporting-index.test.ts; the stub is plain HTTP, which is never signed.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { shapeRow } from '#shared/domain/reporting/report-rows';
+import { OPENSEARCH_ENDPOINT_VAR, OPENSEARCH_INDEX_PREFIX_VAR } from '#shared/store/opensearch-settings';
+import { allShardsFailed, searchAnswer, searchRejected } from '#test/support/opensearch-recorded-responses';
+import { startOpenSearchStub, type OpenSearchStub, type StubAnswer } from '#test/support/opensearch-stub';
+import { startTestApi, uniqueTenant, type TestApi } from '#test/support/test-api';
+
+const PREFIX = 'cxm-test-reporting';
+const tenant = uniqueTenant('search');
+let stub: OpenSearchStub;
+let api: TestApi;
+let key: string;
+
+const listPath = (kind: 'assistant' | 'voc') => `/api/v1/reporting/tenants/${tenant}/${kind}/conversations`;
+
+beforeAll(async () => {
+  stub = await startOpenSearchStub();
+  // Read by the reporting functions when the gateway loads them (their cold start).
+  process.env.CXM_REPORTING_BACKEND = 'opensearch';
+  process.env[OPENSEARCH_ENDPOINT_VAR] = stub.url;
+  process.env[OPENSEARCH_INDEX_PREFIX_VAR] = PREFIX;
+  api = await startTestApi();
+  ({ key } = await api.createKey([tenant], ['reporting:read']));
+});
+
+afterAll(async () => {
+  await api?.close();
+  await stub?.close();
+});
+
+describe('the lists on OpenSearch', () => {
+  it('query the cluster, with the tenant filter, and answer its rows', async () => {
+    const shaped = shapeRow('assistant', tenant, { ID: 'a-1', Datetime: Date.now() - 60_000, BotName: 'Helper' });
+    stub.script(searchAnswer(`${PREFIX}-assistant`, [{ id: `${tenant}#assistant#a-1`, row: JSON.stringify(shaped.row), sort: [shaped.datetimeMs, 'a-1'] }], 1));
+    const before = stub.requests.length;
+    const response = await api.call('GET', listPath('assistant'), key);
+    expect(response.status).toBe(200);
+    expect(response.json).toMatchObject({ total: 1, cursor: {}, data: [{ ID: 'a-1', BotName: 'Helper' }] });
+    const [request] = stub.requests.slice(before);
+    expect(request).toMatchObject({ method: 'POST', path: `/${PREFIX}-assistant/_search` });
+    expect(JSON.stringify(request!.json)).toContain(JSON.stringify({ term: { tenantId: tenant } }));
+  });
+
+  // [failure, what the cluster answers, how many requests the client makes (it retries connection
+  // errors, timeouts and 502/503/504 once; never a 429, which asks it to slow down)]
+  it.each<[string, StubAnswer[], number]>([
+    ['500 from the cluster', [{ statusCode: 500, body: { error: { type: 'exception', reason: 'boom' }, status: 500 } }], 1],
+    ['503 all shards failed, twice', [allShardsFailed, allShardsFailed], 2],
+    ['429 search rejected', [searchRejected], 1],
+    ['connection reset, twice', ['reset', 'reset'], 2],
+    ['an answer that is not JSON', [{ statusCode: 200, text: '<html>Bad gateway</html>' }], 1],
+  ])('%s: 503 Unavailable with Retry-After, then served again', async (_name, answers, attempts) => {
+    for (const kind of ['assistant', 'voc'] as const) {
+      stub.script(...answers);
+      const before = stub.requests.length;
+      const failed = await api.call('GET', listPath(kind), key);
+      expect(failed.status).toBe(503);
+      expect(failed.json).toEqual({ code: 'Unavailable', message: expect.any(String) });
+      expect(Number(failed.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect(stub.requests.length - before).toBe(attempts);
+      expect(await api.call('GET', listPath(kind), key)).toMatchObject({ status: 200, json: { total: 0, data: [] } });
+    }
+  });
+
+  it('a cluster that never answers: 503 Unavailable within the function deadline (the client times out first), not 504', async () => {
+    stub.script('no-answer', 'no-answer');
+    const before = stub.requests.length;
+    const failed = await api.call('GET', listPath('assistant'), key);
+    expect(failed.status).toBe(503);
+    expect(failed.json).toEqual({ code: 'Unavailable', message: expect.any(String) });
+    expect(stub.requests.length - before).toBe(2);
+    expect((await api.call('GET', listPath('assistant'), key)).status).toBe(200);
+  }, 60_000);
+});

@@ -1,0 +1,240 @@
+/**
+ * DynamoDB faults injected below the SDK (test/support/dynamo-fault-proxy.ts), so the SDK parses
+ * real error responses and runs its own retries: a fault shorter than the SDK's attempts is
+ * absorbed; a persistent one is 503 ServiceUnavailable with Retry-After after exactly the SDK's
+ * attempts, on the authorizer's path and on a function's; a transaction conflict is retried by the
+ * note write and is never a 409 or 404; an answer lost after a commit is not a second write. After
+ * every fault, every write that got a 2xx is stored.
+ */
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { gatewayResponses } from '#shared/http/gateway-responses';
+import { serviceUnavailable } from '#shared/http/api-error';
+import { documentClient } from '#shared/store/dynamo-client';
+import type { BoundGateway } from '#infra/local/serve-gateway';
+import { callApi, documentPath, noteId, notePath, type ApiAnswer } from '#test/support/call-api';
+import { startDynamoFaultProxy, type DynamoFaultProxy } from '#test/support/dynamo-fault-proxy';
+import { directStores, serveGatewaysOver } from '#test/support/serve-gateway-over';
+import { uniqueTenant } from '#test/support/test-api';
+
+const tenant = uniqueTenant('faults');
+const FUNCTION_UNAVAILABLE = serviceUnavailable(1).message;
+const AUTHORIZER_UNAVAILABLE = gatewayResponses.AUTHORIZER_FAILURE.message;
+
+let proxy: DynamoFaultProxy;
+/** TTL 0: every request runs the authorizer, whose key lookup goes through the proxy. */
+let coldGateway: BoundGateway;
+/** The key cached: a request reaches its function without a store call of the authorizer. */
+let warmGateway: BoundGateway;
+let direct: ReturnType<typeof directStores>;
+let key: string;
+let keyHash: string;
+let sdkMaxAttempts: number;
+
+/** Every 2xx write of this file: notes by conversation, the last stored text of each document. */
+const committedNotes = new Map<string, Array<{ id: string; body: string }>>();
+const committedDocuments = new Map<string, unknown>();
+
+/** The item key as it appears in a request body: exact, so `c-1` never matches `c-10`. */
+const pkText = (id: string) => `"${tenant}#${id}"`;
+const docKeyText = (docId: string) => `"${docId}"`;
+
+async function postNote(conversation: string, body: string, gateway = warmGateway): Promise<ApiAnswer> {
+  const answer = await callApi(gateway.url, 'POST', notePath(tenant, conversation), key, { body });
+  if (answer.status === 201) committedNotes.set(conversation, [...(committedNotes.get(conversation) ?? []), { id: noteId(answer), body }]);
+  return answer;
+}
+
+async function writeDocument(method: 'POST' | 'PUT', docId: string, body: Record<string, unknown>): Promise<ApiAnswer> {
+  const answer = await callApi(warmGateway.url, method, documentPath(tenant, 'users', docId), key, body);
+  if (answer.status < 300) committedDocuments.set(docId, answer.json);
+  return answer;
+}
+
+const getDocument = (docId: string) => callApi(warmGateway.url, 'GET', documentPath(tenant, 'users', docId), key);
+
+async function storedNotes(conversation: string) {
+  return (await direct.conversations.listNotes(tenant, conversation)).map(({ id, body }) => ({ id, body })).sort((a, b) => a.id.localeCompare(b.id));
+}
+
+async function storedDocument(docId: string): Promise<unknown> {
+  const text = await direct.documents.get(tenant, 'users', docId);
+  return text === undefined ? undefined : (JSON.parse(text) as unknown);
+}
+
+function expectUnavailable(answer: ApiAnswer, message: string): void {
+  expect(answer.status).toBe(503);
+  expect(answer.json).toEqual({ code: 'ServiceUnavailable', message });
+  expect(Number(answer.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+}
+
+beforeAll(async () => {
+  const { endpoint, tables } = inject('dynamo');
+  proxy = await startDynamoFaultProxy(endpoint);
+  [coldGateway, warmGateway] = (await serveGatewaysOver(proxy.url, tables, [0, 600])) as [BoundGateway, BoundGateway];
+  // The attempts the functions' client makes (the SDK's default for DynamoDB, or AWS_MAX_ATTEMPTS).
+  sdkMaxAttempts = await documentClient().config.maxAttempts();
+  direct = directStores(endpoint, tables);
+  ({ key, keyHash } = await direct.createKey([tenant], ['cxm:conversations.write', 'provisioning:*']));
+  for (const id of ['absorbed', 'persistent', 'conflict-brief', 'conflict-persistent', 'lost-answer', 'authorizer']) {
+    await direct.addConversation(tenant, id);
+  }
+  // Warm the cache of the warm gateway: from here its requests reach the functions directly.
+  expect((await postNote('absorbed', 'warm-up')).status).toBe(201);
+});
+
+afterAll(async () => {
+  await Promise.all([coldGateway?.close(), warmGateway?.close()]);
+  await proxy?.close();
+  direct?.destroy();
+});
+
+describe('throttling and server errors below the SDK', () => {
+  it('the SDK has retries to run', () => {
+    expect(sdkMaxAttempts).toBeGreaterThan(1);
+  });
+
+  it('a fault on fewer attempts than the SDK makes is absorbed: 2xx, every retry seen, the write stored once', async () => {
+    const times = sdkMaxAttempts - 1;
+    await direct.documents.replace(tenant, 'users', 'read-absorbed', JSON.stringify({ seeded: true }));
+    const noteFault = proxy.inject({ operation: 'TransactWriteItems', bodyContains: pkText('absorbed'), fault: 'ThrottlingException', times });
+    const replaceFault = proxy.inject({ operation: 'UpdateItem', bodyContains: docKeyText('replace-absorbed'), fault: 'ProvisionedThroughputExceededException', times });
+    const readFault = proxy.inject({ operation: 'GetItem', bodyContains: docKeyText('read-absorbed'), fault: 'InternalServerError', times });
+    try {
+      const [note, replaced, read] = await Promise.all([
+        postNote('absorbed', 'throttled then stored'),
+        writeDocument('POST', 'replace-absorbed', { name: 'Ada' }),
+        getDocument('read-absorbed'),
+      ]);
+      expect(note.status).toBe(201);
+      expect(replaced.status).toBe(201);
+      expect(read).toMatchObject({ status: 200, json: { seeded: true } });
+      for (const fault of [noteFault, replaceFault, readFault]) expect({ faulted: fault.faulted, matched: fault.matched }).toEqual({ faulted: times, matched: sdkMaxAttempts });
+      expect(await storedNotes('absorbed')).toEqual(committedNotes.get('absorbed')!.sort((a, b) => a.id.localeCompare(b.id)));
+      expect(await storedDocument('replace-absorbed')).toEqual({ name: 'Ada' });
+    } finally {
+      for (const fault of [noteFault, replaceFault, readFault]) fault.remove();
+    }
+  });
+
+  it("a persistent fault is 503 ServiceUnavailable with Retry-After after exactly the SDK's attempts; nothing is written; the next request succeeds", async () => {
+    expect((await writeDocument('POST', 'persistent', { version: 'first' })).status).toBe(201);
+    const noteFault = proxy.inject({ operation: 'TransactWriteItems', bodyContains: pkText('persistent'), fault: 'ThrottlingException' });
+    const readFault = proxy.inject({ operation: 'GetItem', bodyContains: docKeyText('persistent'), fault: 'ProvisionedThroughputExceededException' });
+    const writeFault = proxy.inject({ operation: 'UpdateItem', bodyContains: docKeyText('persistent'), fault: 'InternalServerError' });
+    let answers: ApiAnswer[];
+    try {
+      answers = await Promise.all([
+        postNote('persistent', 'never stored'),
+        getDocument('persistent'),
+        writeDocument('POST', 'persistent', { version: 'second' }),
+      ]);
+    } finally {
+      for (const fault of [noteFault, readFault, writeFault]) fault.remove();
+    }
+    for (const answer of answers) expectUnavailable(answer, FUNCTION_UNAVAILABLE);
+    for (const fault of [noteFault, readFault, writeFault]) expect(fault.matched).toBe(sdkMaxAttempts);
+    expect(await storedNotes('persistent')).toEqual([]);
+    expect(await storedDocument('persistent')).toEqual({ version: 'first' });
+
+    expect((await postNote('persistent', 'after the fault')).status).toBe(201);
+    expect(await getDocument('persistent')).toMatchObject({ status: 200, json: { version: 'first' } });
+    expect(await storedNotes('persistent')).toEqual(committedNotes.get('persistent'));
+  });
+
+  it("a persistent fault on the authorizer's key lookup is the gateway's 503 ServiceUnavailable after the SDK's attempts", async () => {
+    const fault = proxy.inject({ operation: 'GetItem', bodyContains: keyHash, fault: 'ThrottlingException' });
+    let answer: ApiAnswer;
+    try {
+      answer = await postNote('authorizer', 'never stored', coldGateway);
+    } finally {
+      fault.remove();
+    }
+    expectUnavailable(answer, AUTHORIZER_UNAVAILABLE);
+    expect(fault.matched).toBe(sdkMaxAttempts);
+    expect(await storedNotes('authorizer')).toEqual([]);
+    expect((await postNote('authorizer', 'after the fault', coldGateway)).status).toBe(201);
+    expect(await storedNotes('authorizer')).toEqual(committedNotes.get('authorizer'));
+  });
+});
+
+describe('transaction conflicts on the note write', () => {
+  // The SDK does not retry a cancelled transaction; the note write does (conversations-store.ts),
+  // so each of its attempts is one request the proxy sees.
+  it('a conflict the note write outlasts is retried by it: 201 and exactly one note', async () => {
+    const fault = proxy.inject({ operation: 'TransactWriteItems', bodyContains: pkText('conflict-brief'), fault: 'TransactionConflict', times: 2 });
+    let answer: ApiAnswer;
+    try {
+      answer = await postNote('conflict-brief', 'conflicted then stored');
+    } finally {
+      fault.remove();
+    }
+    expect(answer.status).toBe(201);
+    expect(fault.matched).toBe(3);
+    expect(await storedNotes('conflict-brief')).toEqual(committedNotes.get('conflict-brief'));
+  });
+
+  it('a conflict that outlasts its retries is 503 ServiceUnavailable (the conversation was never refused), and writes nothing', async () => {
+    const fault = proxy.inject({ operation: 'TransactWriteItems', bodyContains: pkText('conflict-persistent'), fault: 'TransactionConflict' });
+    let answer: ApiAnswer;
+    try {
+      answer = await postNote('conflict-persistent', 'never stored');
+    } finally {
+      fault.remove();
+    }
+    // Not 409 (nothing refused the note) and not 404 (the conversation exists): busy, retry later.
+    expectUnavailable(answer, FUNCTION_UNAVAILABLE);
+    expect(fault.matched).toBeGreaterThan(1);
+    expect(await storedNotes('conflict-persistent')).toEqual([]);
+    expect((await postNote('conflict-persistent', 'after the conflicts')).status).toBe(201);
+  });
+});
+
+describe('answers lost after a commit', () => {
+  it('a note whose answer was lost is retried with the same token: 201 and exactly one note', async () => {
+    const fault = proxy.inject({ operation: 'TransactWriteItems', bodyContains: pkText('lost-answer'), fault: 'InternalServerErrorAfterCommit', times: 1 });
+    let answer: ApiAnswer;
+    try {
+      answer = await postNote('lost-answer', 'committed once');
+    } finally {
+      fault.remove();
+    }
+    expect(answer.status).toBe(201);
+    expect(fault.matched).toBe(2);
+    expect(await storedNotes('lost-answer')).toEqual(committedNotes.get('lost-answer'));
+  });
+
+  it('a replace and a merge whose answers were lost leave the document as one application of each', async () => {
+    expect((await writeDocument('POST', 'lost-merge', { list: [1], keep: 'yes', drop: 'me' })).status).toBe(201);
+    const fault = proxy.inject({ operation: 'UpdateItem', bodyContains: docKeyText('lost-merge'), fault: 'InternalServerErrorAfterCommit', times: 1 });
+    let merged: ApiAnswer;
+    try {
+      merged = await writeDocument('PUT', 'lost-merge', { list: [2], drop: null, nested: { a: 1 } });
+    } finally {
+      fault.remove();
+    }
+    expect(merged).toMatchObject({ status: 200, json: { list: [2], keep: 'yes', nested: { a: 1 } } });
+    expect(await storedDocument('lost-merge')).toEqual({ list: [2], keep: 'yes', nested: { a: 1 } });
+
+    const replaceFault = proxy.inject({ operation: 'UpdateItem', bodyContains: docKeyText('lost-replace'), fault: 'InternalServerErrorAfterCommit', times: 1 });
+    let replaced: ApiAnswer;
+    try {
+      replaced = await writeDocument('POST', 'lost-replace', { only: 'this' });
+    } finally {
+      replaceFault.remove();
+    }
+    // The retry finds the document its own first attempt created, so it may say 200 instead of
+    // 201: writes are not deduplicated (spec), but the stored document is exactly the request's.
+    expect([200, 201]).toContain(replaced.status);
+    expect(await storedDocument('lost-replace')).toEqual({ only: 'this' });
+  });
+});
+
+describe('after all the faults', () => {
+  it('every write that got a 2xx is stored, and no note that did not', async () => {
+    expect(committedNotes.size).toBeGreaterThan(0);
+    for (const [conversation, notes] of committedNotes) {
+      expect(await storedNotes(conversation), conversation).toEqual([...notes].sort((a, b) => a.id.localeCompare(b.id)));
+    }
+    for (const [docId, document] of committedDocuments) expect(await storedDocument(docId), docId).toEqual(document);
+  });
+});

@@ -1,0 +1,73 @@
+/**
+ * An HTTP server playing an OpenSearch cluster for the reporting functions (reached over plain
+ * HTTP, so unsigned): each search is answered from a queue of scripted answers (a recorded
+ * response, a reset connection, no answer at all, a body that is not JSON), else with an empty
+ * result. The functions' real client, transport, retries and timeouts run against it.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { RecordedResponse } from './fake-opensearch-connection.ts';
+import { searchAnswer } from './opensearch-recorded-responses.ts';
+
+export type StubAnswer = RecordedResponse | { statusCode: number; text: string } | 'reset' | 'no-answer';
+
+export interface StubRequest {
+  method: string;
+  path: string;
+  json: unknown;
+}
+
+export interface OpenSearchStub {
+  url: string;
+  requests: StubRequest[];
+  /** Answers for the next requests, in order. */
+  script(...answers: StubAnswer[]): void;
+  close(): Promise<void>;
+}
+
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const text = Buffer.concat(chunks).toString('utf8');
+  return text === '' ? undefined : (JSON.parse(text) as unknown);
+}
+
+function send(res: ServerResponse, statusCode: number, text: string): void {
+  res.writeHead(statusCode, { 'Content-Type': 'application/json; charset=UTF-8', 'Content-Length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+export async function startOpenSearchStub(): Promise<OpenSearchStub> {
+  const requests: StubRequest[] = [];
+  const queue: StubAnswer[] = [];
+  const held = new Set<ServerResponse>();
+
+  const server = createServer((req, res) => {
+    void readJson(req).then((json) => {
+      const path = (req.url ?? '/').split('?')[0]!;
+      requests.push({ method: req.method ?? 'GET', path, json });
+      const answer = queue.shift() ?? searchAnswer(path.split('/')[1] ?? '', [], 0);
+      if (answer === 'reset') return req.socket.destroy();
+      if (answer === 'no-answer') {
+        held.add(res);
+        res.on('close', () => held.delete(res));
+        return;
+      }
+      send(res, answer.statusCode, 'text' in answer ? answer.text : JSON.stringify(answer.body));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  if (!address || typeof address !== 'object') throw new Error('the OpenSearch stub has no port');
+
+  return {
+    url: `http://127.0.0.1:${address.port}`,
+    requests,
+    script: (...answers) => void queue.push(...answers),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const res of held) res.destroy();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

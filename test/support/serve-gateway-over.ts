@@ -1,0 +1,51 @@
+/**
+ * A local gateway whose functions reach DynamoDB at `endpoint` (a fault proxy, a DynamoDB Local of
+ * the test's own), plus stores that bypass it to arrange and check data. The functions' DynamoDB
+ * client is one per process and reads its endpoint when first created, so this must run before
+ * anything in the test file touches a store through `documentClient()`; vitest runs each file in
+ * a process of its own.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { issueKey } from '#shared/auth/issue-key';
+import { conversationWithDefaults } from '#shared/domain/notes/conversation';
+import { createConversationsStore } from '#shared/store/conversations-store';
+import { createDocumentsStore } from '#shared/store/documents-store';
+import { createKeysStore } from '#shared/store/keys-store';
+import type { TableId } from '#shared/store/table-specs';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#infra/local/dynamodb-local';
+import { bindGateway, type BoundGateway } from '#infra/local/serve-gateway';
+import { useLocalDynamo } from '#infra/local/use-local-dynamo';
+
+/** Gateways over one endpoint; each with its own authorizer cache TTL. */
+export async function serveGatewaysOver(endpoint: string, tables: Record<TableId, string>, ttls: number[]): Promise<BoundGateway[]> {
+  useLocalDynamo(endpoint, tables);
+  const gateways: BoundGateway[] = [];
+  for (const authCacheTtlSeconds of ttls) {
+    const gateway = await bindGateway(0);
+    await gateway.serve({ authCacheTtlSeconds });
+    gateways.push(gateway);
+  }
+  return gateways;
+}
+
+/** Stores on a client of their own, straight to `endpoint`: no fault rule sees their calls. */
+export function directStores(endpoint: string, tables: Record<TableId, string>) {
+  const client = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS }), {
+    marshallOptions: { removeUndefinedValues: true },
+  });
+  const keys = createKeysStore(client, tables.keys);
+  const conversations = createConversationsStore(client, tables.conversations);
+  return {
+    keys,
+    conversations,
+    documents: createDocumentsStore(client, tables.documents),
+    async createKey(tenants: string[], scopes: string[]): Promise<{ key: string; keyId: string; keyHash: string }> {
+      const { key, stored } = await issueKey(keys, { tenants, scopes, name: 'test' });
+      return { key, keyId: stored.keyId, keyHash: stored.keyHash };
+    },
+    /** An open customer conversation that accepts notes. */
+    addConversation: (tenantId: string, id: string) => conversations.putConversation(tenantId, conversationWithDefaults({ id })),
+    destroy: () => client.destroy(),
+  };
+}

@@ -1,0 +1,83 @@
+/**
+ * Chain step 1 and what authorization adds: every log line of a request carries its request id,
+ * route id, tenant and key id, and the key itself (the Authorization header) never reaches a log,
+ * not even the fault log of an unexpected error.
+ */
+import type { Context } from 'aws-lambda';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { encodeCaller } from '#shared/auth/authorizer-context';
+import type { ChainEvent } from '#shared/http/api-types';
+import { createApiHandler } from '#shared/http/create-api-handler';
+import { logger } from '#shared/http/logger';
+import { captureJsonLines, type CapturedLines } from '#test/support/capture-json-lines';
+
+const SECRET = 'Zx9wQ4rT7uP2sV5yB8nM1kL3jH6gF0dS4aQ7wE2r';
+const KEY = `cxm_k1abcdefghij_${SECRET}`;
+
+function event(requestId: string, caller = { keyId: 'k1abcdefghij', tenants: ['acme'], scopes: ['cxm:*'] }): ChainEvent {
+  return {
+    resource: '',
+    path: '/x',
+    httpMethod: 'POST',
+    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${KEY}` },
+    multiValueHeaders: { Authorization: [`Bearer ${KEY}`] },
+    queryStringParameters: null,
+    multiValueQueryStringParameters: null,
+    pathParameters: { tenantId: caller.tenants[0]!, conversationId: 'c1' },
+    stageVariables: null,
+    requestContext: { requestId, authorizer: encodeCaller(caller) } as unknown as ChainEvent['requestContext'],
+    body: JSON.stringify({ body: 'hello' }),
+    isBase64Encoded: false,
+  };
+}
+
+const context = () => ({ getRemainingTimeInMillis: () => 10_000, functionName: 'cxm-test-addInternalNote' }) as unknown as Context;
+
+let output: CapturedLines;
+const levelBefore = logger.getLevelName();
+
+beforeEach(() => {
+  // The test config silences the logger; here its lines are the subject.
+  logger.setLogLevel('INFO');
+  output = captureJsonLines();
+});
+
+afterEach(() => {
+  output.restore();
+  logger.setLogLevel(levelBefore);
+});
+
+const lineWith = (message: string) => output.lines.find((line) => line.message === message);
+
+describe('the log context', () => {
+  it('a handler\'s log line carries request id, route, tenant and key id, and not the key', async () => {
+    const handler = createApiHandler('addInternalNote', async () => {
+      logger.info('handled');
+      return { status: 201, body: {} };
+    });
+    expect((await handler(event('req-1'), context())).statusCode).toBe(201);
+    expect(lineWith('handled')).toMatchObject({ requestId: 'req-1', route: 'addInternalNote', tenantId: 'acme', keyId: 'k1abcdefghij' });
+    expect(output.text()).not.toContain(SECRET);
+  });
+
+  it('the fault log of an unexpected error carries the same context, and not the key', async () => {
+    const handler = createApiHandler('addInternalNote', () => Promise.reject(new TypeError(`bug while handling request`)));
+    expect((await handler(event('req-2'), context())).statusCode).toBe(502);
+    expect(lineWith('request failed')).toMatchObject({ requestId: 'req-2', route: 'addInternalNote', tenantId: 'acme', keyId: 'k1abcdefghij' });
+    expect(output.text()).not.toContain(SECRET);
+  });
+
+  it('one request\'s caller does not leak into the next request\'s lines', async () => {
+    const handler = createApiHandler('addInternalNote', async () => {
+      logger.info('handled');
+      return { status: 201, body: {} };
+    });
+    await handler(event('req-3'), context());
+    await handler(event('req-4', { keyId: 'k2abcdefghij', tenants: ['beta'], scopes: ['cxm:*'] }), context());
+    const lines = output.lines.filter((line) => line.message === 'handled');
+    expect(lines.map((line) => [line.requestId, line.tenantId, line.keyId])).toEqual([
+      ['req-3', 'acme', 'k1abcdefghij'],
+      ['req-4', 'beta', 'k2abcdefghij'],
+    ]);
+  });
+});
