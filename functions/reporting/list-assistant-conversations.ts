@@ -4,6 +4,6 @@ import { cursorSecretSource } from '#shared/http/cursor-secret';
 import { serveReportList } from '#shared/http/serve-report-list';
 import { reportingIndex } from '#shared/store/reporting-index-for-function';
 
-const dependencies = { kind: 'assistant', index: reportingIndex(), secret: cursorSecretSource() } as const;
+const dependencies = { kind: 'assistant', index: await reportingIndex(), secret: cursorSecretSource() } as const;
 
 export const handler = createApiHandler('listAssistantConversations', (request) => serveReportList(dependencies, request));

@@ -4,6 +4,6 @@ import { cursorSecretSource } from '#shared/http/cursor-secret';
 import { serveReportList } from '#shared/http/serve-report-list';
 import { reportingIndex } from '#shared/store/reporting-index-for-function';
 
-const dependencies = { kind: 'voc', index: reportingIndex(), secret: cursorSecretSource() } as const;
+const dependencies = { kind: 'voc', index: await reportingIndex(), secret: cursorSecretSource() } as const;
 
 export const handler = createApiHandler('listVocConversations', (request) => serveReportList(dependencies, request));

@@ -19,6 +19,19 @@ export function isScopeGranted(granted: readonly string[], required: string): bo
   return grantingScopes(required).some((scope) => granted.includes(scope));
 }
 
+/**
+ * A route's scope check, built once per function: a fixed scope's granting forms are worked out
+ * here rather than on every request; a templated one (`provisioning:{collection}.read`) is filled
+ * from each request's path.
+ */
+export function scopeRule(template: string): (granted: readonly string[], params: Record<string, string | undefined>) => boolean {
+  if (!template.includes('{')) {
+    const granting = grantingScopes(template);
+    return (granted) => granting.some((scope) => granted.includes(scope));
+  }
+  return (granted, params) => isScopeGranted(granted, resolveScope(template, params));
+}
+
 /** Fills `{param}` placeholders of a route's scope template from the request's path. */
 export function resolveScope(template: string, params: Record<string, string | undefined>): string {
   return template.replace(/\{(\w+)\}/g, (_match, name: string) => {

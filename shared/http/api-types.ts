@@ -35,6 +35,8 @@ export interface ChainEvent extends APIGatewayProxyEvent {
   cxm?: {
     tenantId: string;
     caller: Caller;
+    /** The request's bytes, decoded from the event once (parseJsonBody). */
+    rawBody?: Buffer;
     body?: unknown;
   };
 }

@@ -5,13 +5,14 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { decodeCaller } from '#shared/auth/authorizer-context';
-import { isScopeGranted, resolveScope } from '#shared/auth/grant-scope';
+import { scopeRule } from '#shared/auth/grant-scope';
 import type { RouteSpec } from '#shared/routes';
 import { permissionDenied, unauthenticated } from './api-error.ts';
 import type { ChainEvent } from './api-types.ts';
 import { logger } from './logger.ts';
 
 export function authorizeRequest(route: RouteSpec): MiddlewareObj<ChainEvent, APIGatewayProxyResult> {
+  const isGranted = scopeRule(route.scope);
   return {
     before: ({ event }) => {
       // Fail closed: without the authorizer's context nobody is authenticated.
@@ -21,7 +22,7 @@ export function authorizeRequest(route: RouteSpec): MiddlewareObj<ChainEvent, AP
       const params = event.pathParameters ?? {};
       const tenantId = params.tenantId;
       if (tenantId === undefined || !caller.tenants.includes(tenantId)) throw permissionDenied();
-      if (!isScopeGranted(caller.scopes, resolveScope(route.scope, params))) throw permissionDenied();
+      if (!isGranted(caller.scopes, params)) throw permissionDenied();
       logger.appendKeys({ tenantId });
       event.cxm = { tenantId, caller };
     },

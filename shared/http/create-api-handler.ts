@@ -57,7 +57,7 @@ export function createApiHandler<Body>(routeId: RouteId, run: (request: ApiReque
         body: state.body as Body,
         requestId: event.requestContext.requestId,
         signal,
-        http: { method: event.httpMethod, headers: event.headers, rawBody: rawBody(event), selfUrl: selfUrl(event) },
+        http: { method: event.httpMethod, headers: event.headers, rawBody: state.rawBody ?? rawBody(event), selfUrl: selfUrl(event) },
       });
       return {
         statusCode: result.status,

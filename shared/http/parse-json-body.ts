@@ -22,6 +22,8 @@ export function parseJsonBody(route: RouteSpec): MiddlewareObj<ChainEvent, APIGa
   return {
     before: ({ event }) => {
       const bytes = rawBody(event);
+      // Kept for handlers that read the bytes themselves (MCP), so they are decoded once.
+      if (event.cxm) event.cxm.rawBody = bytes;
       if (route.maxBodyBytes !== undefined && bytes.length > route.maxBodyBytes) {
         throw payloadTooLarge(route.maxBodyBytes);
       }

@@ -1,9 +1,13 @@
+const jsonRpcVersion = { const: '2.0' } as const;
+/** A response's id: the request's, with its type, or null when the request's could not be read. */
+const responseId = { type: ['string', 'number', 'null'] } as const;
+
 /** A JSON-RPC 2.0 response or error object (the MCP endpoint's own body, not `{code, message}`). */
 export const JsonRpcMessage = {
   $id: 'JsonRpcMessage',
   type: 'object',
   required: ['jsonrpc'],
-  properties: { jsonrpc: { const: '2.0' }, id: { type: ['string', 'number', 'null'] }, result: { type: 'object' }, error: { type: 'object' } },
+  properties: { jsonrpc: jsonRpcVersion, id: responseId, result: { type: 'object' }, error: { type: 'object' } },
 } as const;
 
 /**
@@ -16,7 +20,7 @@ export const JsonRpcRequest = {
   required: ['jsonrpc', 'method'],
   additionalProperties: false,
   properties: {
-    jsonrpc: { const: '2.0' },
+    jsonrpc: jsonRpcVersion,
     id: {
       type: ['string', 'number'],
       maxLength: 256,
@@ -39,8 +43,8 @@ export const JsonRpcBadRequest = {
   properties: {
     code: { const: 'BadRequest' },
     message: { type: 'string' },
-    jsonrpc: { const: '2.0' },
-    id: { type: ['string', 'number', 'null'] },
+    jsonrpc: jsonRpcVersion,
+    id: responseId,
     error: {
       type: 'object',
       required: ['code', 'message'],

@@ -1,19 +1,22 @@
 /**
  * The reporting index of this function, chosen by its stage (CXM_REPORTING_BACKEND, set by CDK):
  * OpenSearch where the stage has a domain, else the reporting table's window index (the local
- * default). Bound at cold start.
+ * default). Bound at cold start. The OpenSearch adapter is imported only on its own branch, so a
+ * DynamoDB stage never initialises the OpenSearch client and its signer.
  */
 import { createDynamoReportingIndex } from './dynamo-reporting-index.ts';
 import { documentClient } from './dynamo-client.ts';
-import { createOpenSearchClient } from './opensearch-client.ts';
-import { createOpenSearchReportingIndex } from './opensearch-reporting-index.ts';
-import { opensearchSettings } from './opensearch-settings.ts';
 import type { ReportingIndex } from './reporting-index.ts';
 import { tableName } from './table-name.ts';
 
-export function reportingIndex(): ReportingIndex {
+export async function reportingIndex(): Promise<ReportingIndex> {
   const backend = process.env.CXM_REPORTING_BACKEND ?? 'dynamodb';
   if (backend === 'opensearch') {
+    const [{ opensearchSettings }, { createOpenSearchClient }, { createOpenSearchReportingIndex }] = await Promise.all([
+      import('./opensearch-settings.ts'),
+      import('./opensearch-client.ts'),
+      import('./opensearch-reporting-index.ts'),
+    ]);
     const settings = opensearchSettings();
     return createOpenSearchReportingIndex(createOpenSearchClient({ endpoint: settings.endpoint }), settings.indexPrefix);
   }

@@ -96,43 +96,37 @@ describe('throttling and server errors below the SDK', () => {
   it('a fault on fewer attempts than the SDK makes is absorbed: 2xx, every retry seen, the write stored once', async () => {
     const times = sdkMaxAttempts - 1;
     await direct.documents.replace(tenant, 'users', 'read-absorbed', JSON.stringify({ seeded: true }));
-    const noteFault = proxy.inject({ operation: 'TransactWriteItems', bodyContains: pkText('absorbed'), fault: 'ThrottlingException', times });
-    const replaceFault = proxy.inject({ operation: 'UpdateItem', bodyContains: docKeyText('replace-absorbed'), fault: 'ProvisionedThroughputExceededException', times });
-    const readFault = proxy.inject({ operation: 'GetItem', bodyContains: docKeyText('read-absorbed'), fault: 'InternalServerError', times });
-    try {
-      const [note, replaced, read] = await Promise.all([
-        postNote('absorbed', 'throttled then stored'),
-        writeDocument('POST', 'replace-absorbed', { name: 'Ada' }),
-        getDocument('read-absorbed'),
-      ]);
-      expect(note.status).toBe(201);
-      expect(replaced.status).toBe(201);
-      expect(read).toMatchObject({ status: 200, json: { seeded: true } });
-      for (const fault of [noteFault, replaceFault, readFault]) expect({ faulted: fault.faulted, matched: fault.matched }).toEqual({ faulted: times, matched: sdkMaxAttempts });
-      expect(await storedNotes('absorbed')).toEqual(committedNotes.get('absorbed')!.sort((a, b) => a.id.localeCompare(b.id)));
-      expect(await storedDocument('replace-absorbed')).toEqual({ name: 'Ada' });
-    } finally {
-      for (const fault of [noteFault, replaceFault, readFault]) fault.remove();
-    }
+    const {
+      result: [note, replaced, read],
+      faults,
+    } = await proxy.during(
+      [
+        { operation: 'TransactWriteItems', bodyContains: pkText('absorbed'), fault: 'ThrottlingException', times },
+        { operation: 'UpdateItem', bodyContains: docKeyText('replace-absorbed'), fault: 'ProvisionedThroughputExceededException', times },
+        { operation: 'GetItem', bodyContains: docKeyText('read-absorbed'), fault: 'InternalServerError', times },
+      ],
+      () => Promise.all([postNote('absorbed', 'throttled then stored'), writeDocument('POST', 'replace-absorbed', { name: 'Ada' }), getDocument('read-absorbed')]),
+    );
+    expect(note.status).toBe(201);
+    expect(replaced.status).toBe(201);
+    expect(read).toMatchObject({ status: 200, json: { seeded: true } });
+    for (const fault of faults) expect({ faulted: fault.faulted, matched: fault.matched }).toEqual({ faulted: times, matched: sdkMaxAttempts });
+    expect(await storedNotes('absorbed')).toEqual(committedNotes.get('absorbed')!.sort((a, b) => a.id.localeCompare(b.id)));
+    expect(await storedDocument('replace-absorbed')).toEqual({ name: 'Ada' });
   });
 
   it("a persistent fault is 503 ServiceUnavailable with Retry-After after exactly the SDK's attempts; nothing is written; the next request succeeds", async () => {
     expect((await writeDocument('POST', 'persistent', { version: 'first' })).status).toBe(201);
-    const noteFault = proxy.inject({ operation: 'TransactWriteItems', bodyContains: pkText('persistent'), fault: 'ThrottlingException' });
-    const readFault = proxy.inject({ operation: 'GetItem', bodyContains: docKeyText('persistent'), fault: 'ProvisionedThroughputExceededException' });
-    const writeFault = proxy.inject({ operation: 'UpdateItem', bodyContains: docKeyText('persistent'), fault: 'InternalServerError' });
-    let answers: ApiAnswer[];
-    try {
-      answers = await Promise.all([
-        postNote('persistent', 'never stored'),
-        getDocument('persistent'),
-        writeDocument('POST', 'persistent', { version: 'second' }),
-      ]);
-    } finally {
-      for (const fault of [noteFault, readFault, writeFault]) fault.remove();
-    }
+    const { result: answers, faults } = await proxy.during(
+      [
+        { operation: 'TransactWriteItems', bodyContains: pkText('persistent'), fault: 'ThrottlingException' },
+        { operation: 'GetItem', bodyContains: docKeyText('persistent'), fault: 'ProvisionedThroughputExceededException' },
+        { operation: 'UpdateItem', bodyContains: docKeyText('persistent'), fault: 'InternalServerError' },
+      ],
+      () => Promise.all([postNote('persistent', 'never stored'), getDocument('persistent'), writeDocument('POST', 'persistent', { version: 'second' })]),
+    );
     for (const answer of answers) expectUnavailable(answer, FUNCTION_UNAVAILABLE);
-    for (const fault of [noteFault, readFault, writeFault]) expect(fault.matched).toBe(sdkMaxAttempts);
+    for (const fault of faults) expect(fault.matched).toBe(sdkMaxAttempts);
     expect(await storedNotes('persistent')).toEqual([]);
     expect(await storedDocument('persistent')).toEqual({ version: 'first' });
 
@@ -142,13 +136,7 @@ describe('throttling and server errors below the SDK', () => {
   });
 
   it("a persistent fault on the authorizer's key lookup is the gateway's 503 ServiceUnavailable after the SDK's attempts", async () => {
-    const fault = proxy.inject({ operation: 'GetItem', bodyContains: keyHash, fault: 'ThrottlingException' });
-    let answer: ApiAnswer;
-    try {
-      answer = await postNote('authorizer', 'never stored', coldGateway);
-    } finally {
-      fault.remove();
-    }
+    const { result: answer, faults: [fault] } = await proxy.during([{ operation: 'GetItem', bodyContains: keyHash, fault: 'ThrottlingException' }], () => postNote('authorizer', 'never stored', coldGateway));
     expectUnavailable(answer, AUTHORIZER_UNAVAILABLE);
     expect(fault.matched).toBe(sdkMaxAttempts);
     expect(await storedNotes('authorizer')).toEqual([]);
@@ -161,26 +149,14 @@ describe('transaction conflicts on the note write', () => {
   // The SDK does not retry a cancelled transaction; the note write does (conversations-store.ts),
   // so each of its attempts is one request the proxy sees.
   it('a conflict the note write outlasts is retried by it: 201 and exactly one note', async () => {
-    const fault = proxy.inject({ operation: 'TransactWriteItems', bodyContains: pkText('conflict-brief'), fault: 'TransactionConflict', times: 2 });
-    let answer: ApiAnswer;
-    try {
-      answer = await postNote('conflict-brief', 'conflicted then stored');
-    } finally {
-      fault.remove();
-    }
+    const { result: answer, faults: [fault] } = await proxy.during([{ operation: 'TransactWriteItems', bodyContains: pkText('conflict-brief'), fault: 'TransactionConflict', times: 2 }], () => postNote('conflict-brief', 'conflicted then stored'));
     expect(answer.status).toBe(201);
     expect(fault.matched).toBe(3);
     expect(await storedNotes('conflict-brief')).toEqual(committedNotes.get('conflict-brief'));
   });
 
   it('a conflict that outlasts its retries is 503 ServiceUnavailable (the conversation was never refused), and writes nothing', async () => {
-    const fault = proxy.inject({ operation: 'TransactWriteItems', bodyContains: pkText('conflict-persistent'), fault: 'TransactionConflict' });
-    let answer: ApiAnswer;
-    try {
-      answer = await postNote('conflict-persistent', 'never stored');
-    } finally {
-      fault.remove();
-    }
+    const { result: answer, faults: [fault] } = await proxy.during([{ operation: 'TransactWriteItems', bodyContains: pkText('conflict-persistent'), fault: 'TransactionConflict' }], () => postNote('conflict-persistent', 'never stored'));
     // Not 409 (nothing refused the note) and not 404 (the conversation exists): busy, retry later.
     expectUnavailable(answer, FUNCTION_UNAVAILABLE);
     expect(fault.matched).toBeGreaterThan(1);
@@ -191,13 +167,7 @@ describe('transaction conflicts on the note write', () => {
 
 describe('answers lost after a commit', () => {
   it('a note whose answer was lost is retried with the same token: 201 and exactly one note', async () => {
-    const fault = proxy.inject({ operation: 'TransactWriteItems', bodyContains: pkText('lost-answer'), fault: 'InternalServerErrorAfterCommit', times: 1 });
-    let answer: ApiAnswer;
-    try {
-      answer = await postNote('lost-answer', 'committed once');
-    } finally {
-      fault.remove();
-    }
+    const { result: answer, faults: [fault] } = await proxy.during([{ operation: 'TransactWriteItems', bodyContains: pkText('lost-answer'), fault: 'InternalServerErrorAfterCommit', times: 1 }], () => postNote('lost-answer', 'committed once'));
     expect(answer.status).toBe(201);
     expect(fault.matched).toBe(2);
     expect(await storedNotes('lost-answer')).toEqual(committedNotes.get('lost-answer'));
@@ -205,23 +175,11 @@ describe('answers lost after a commit', () => {
 
   it('a replace and a merge whose answers were lost leave the document as one application of each', async () => {
     expect((await writeDocument('POST', 'lost-merge', { list: [1], keep: 'yes', drop: 'me' })).status).toBe(201);
-    const fault = proxy.inject({ operation: 'UpdateItem', bodyContains: docKeyText('lost-merge'), fault: 'InternalServerErrorAfterCommit', times: 1 });
-    let merged: ApiAnswer;
-    try {
-      merged = await writeDocument('PUT', 'lost-merge', { list: [2], drop: null, nested: { a: 1 } });
-    } finally {
-      fault.remove();
-    }
+    const { result: merged } = await proxy.during([{ operation: 'UpdateItem', bodyContains: docKeyText('lost-merge'), fault: 'InternalServerErrorAfterCommit', times: 1 }], () => writeDocument('PUT', 'lost-merge', { list: [2], drop: null, nested: { a: 1 } }));
     expect(merged).toMatchObject({ status: 200, json: { list: [2], keep: 'yes', nested: { a: 1 } } });
     expect(await storedDocument('lost-merge')).toEqual({ list: [2], keep: 'yes', nested: { a: 1 } });
 
-    const replaceFault = proxy.inject({ operation: 'UpdateItem', bodyContains: docKeyText('lost-replace'), fault: 'InternalServerErrorAfterCommit', times: 1 });
-    let replaced: ApiAnswer;
-    try {
-      replaced = await writeDocument('POST', 'lost-replace', { only: 'this' });
-    } finally {
-      replaceFault.remove();
-    }
+    const { result: replaced } = await proxy.during([{ operation: 'UpdateItem', bodyContains: docKeyText('lost-replace'), fault: 'InternalServerErrorAfterCommit', times: 1 }], () => writeDocument('POST', 'lost-replace', { only: 'this' }));
     // The retry finds the document its own first attempt created, so it may say 200 instead of
     // 201: writes are not deduplicated (spec), but the stored document is exactly the request's.
     expect([200, 201]).toContain(replaced.status);

@@ -41,6 +41,8 @@ export interface InjectedFault {
 export interface DynamoFaultProxy {
   url: string;
   inject(rule: FaultRule): InjectedFault;
+  /** Runs `action` with the rules in force and removes them afterwards, whatever happens. */
+  during<T, const R extends readonly FaultRule[]>(rules: R, action: () => Promise<T>): Promise<{ result: T; faults: { [K in keyof R]: InjectedFault } }>;
   close(): Promise<void>;
 }
 
@@ -148,25 +150,36 @@ export async function startDynamoFaultProxy(target: string): Promise<DynamoFault
   const address = server.address();
   if (!address || typeof address !== 'object') throw new Error('the fault proxy has no port');
 
+  const inject = (rule: FaultRule): InjectedFault => {
+    const entry = { ...rule, matched: 0, faulted: 0 };
+    // The newest rule wins, so a test can narrow a broader one for a moment.
+    rules.unshift(entry);
+    return {
+      get matched() {
+        return entry.matched;
+      },
+      get faulted() {
+        return entry.faulted;
+      },
+      remove: () => {
+        const at = rules.indexOf(entry);
+        if (at >= 0) rules.splice(at, 1);
+        for (const [res, rule] of held) if (rule === entry) res.destroy();
+      },
+    };
+  };
+
   return {
     url: `http://127.0.0.1:${address.port}`,
-    inject(rule) {
-      const entry = { ...rule, matched: 0, faulted: 0 };
-      // The newest rule wins, so a test can narrow a broader one for a moment.
-      rules.unshift(entry);
-      return {
-        get matched() {
-          return entry.matched;
-        },
-        get faulted() {
-          return entry.faulted;
-        },
-        remove: () => {
-          const at = rules.indexOf(entry);
-          if (at >= 0) rules.splice(at, 1);
-          for (const [res, rule] of held) if (rule === entry) res.destroy();
-        },
-      };
+    inject,
+    async during(rules, action) {
+      // One fault per rule, in the rules' order: the tuple type says so.
+      const faults = rules.map(inject) as { [K in keyof typeof rules]: InjectedFault };
+      try {
+        return { result: await action(), faults };
+      } finally {
+        for (const fault of faults) fault.remove();
+      }
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeInvalidScope, grantingScopes, isScopeGranted, resolveScope } from '#shared/auth/grant-scope';
+import { describeInvalidScope, grantingScopes, isScopeGranted, resolveScope, scopeRule } from '#shared/auth/grant-scope';
 
 describe('scope grant rule (D2)', () => {
   const required = 'cxm:conversations.write';
@@ -39,6 +39,16 @@ describe('scope grant rule (D2)', () => {
   it('fills path parameters into a scope template', () => {
     expect(resolveScope('provisioning:{collection}.write', { collection: 'users' })).toBe('provisioning:users.write');
     expect(() => resolveScope('provisioning:{collection}.write', {})).toThrow(/collection/);
+  });
+
+  it('a route scope rule, fixed or templated, decides as the rule itself does', () => {
+    const held = [['cxm:conversations.write'], ['cxm:write'], ['cxm:conversations.read'], ['provisioning:users.*'], ['provisioning:bots.read'], []];
+    const params = { collection: 'users' };
+    for (const template of ['cxm:conversations.write', 'provisioning:{collection}.read', 'voc:*']) {
+      const rule = scopeRule(template);
+      for (const granted of held) expect(rule(granted, params), `${template} / ${granted}`).toBe(isScopeGranted(granted, resolveScope(template, params)));
+    }
+    expect(() => scopeRule('provisioning:{collection}.read')(['provisioning:*'], {})).toThrow(/collection/);
   });
 
   it('accepts issuable scopes and names the problem of others', () => {
