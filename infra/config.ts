@@ -37,6 +37,12 @@ export interface StageConfig {
    * small stages, which then have no search domain at all.
    */
   reportingBackend: 'opensearch' | 'dynamodb';
+  /**
+   * Origins (`https://app.example.com`) whose browser pages may call the MCP endpoint (D13); a
+   * request with any other `Origin` is 403. Server-side callers send no Origin and need no entry.
+   * Empty everywhere by default: list an origin only for a browser-based MCP client you trust.
+   */
+  mcpAllowedOrigins: readonly string[];
   /** The search domain's size, when reportingBackend is opensearch. */
   search: {
     dataNodeInstanceType: string;
@@ -73,6 +79,7 @@ const protectiveDefaults: StageSettings = {
   memorySize: 1024,
   logLevel: 'INFO',
   reportingBackend: 'opensearch',
+  mcpAllowedOrigins: [],
   search: { dataNodeInstanceType: 'r7g.large.search', dataNodes: 2, availabilityZones: 2, volumeSizeGiB: 100 },
   alarms: {
     serverErrorRatePercent: 1,
@@ -97,6 +104,16 @@ const knownStages: Record<string, StageSettings> = {
     ...protectiveDefaults,
     logRetention: RetentionDays.ONE_YEAR,
     search: { dataNodeInstanceType: 'r7g.large.search', dataNodes: 3, availabilityZones: 3, volumeSizeGiB: 200 },
+  },
+  // The stage bundle mode synthesizes and serves on one machine (`CXM_RUNTIME=bundles`,
+  // infra/local): DynamoDB's window index for reporting (no OpenSearch runs here), quiet logs.
+  local: {
+    ...protectiveDefaults,
+    removalPolicy: RemovalPolicy.DESTROY,
+    deletionProtection: false,
+    logRetention: RetentionDays.ONE_WEEK,
+    logLevel: 'WARN',
+    reportingBackend: 'dynamodb',
   },
   // A stage that reads reporting rows from DynamoDB: no search domain, no indexer.
   lite: {

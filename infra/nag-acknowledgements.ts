@@ -73,11 +73,6 @@ const PUBLIC_METHODS: Readonly<Record<string, Rationale>> = {
 };
 
 const because = {
-  pinnedRuntime: {
-    decision: 'DESIGN §7',
-    reason:
-      'Lambda runs nodejs22.x on arm64 on purpose: the bundles are built and tested for it, and the same code must also run on the local Node 20. A newer runtime is a deliberate, tested change, not one a cdk-nag release should force.',
-  },
   unscopableActions: {
     decision: 'infra/constructs/api-function.ts',
     reason: `Every function traces with active X-Ray, and the stream indexer lists its stream; ${ACTIONS_WITHOUT_RESOURCE_SCOPE.join(', ')} have no resource-level permissions, so they can only be granted on "*". No other action is granted on "*" (test/infra/nag.test.ts checks it).`,
@@ -167,7 +162,7 @@ export function nagAcknowledgements(stack: CxmStack): NagAcknowledgement[] {
 
   // Functions: every ApiFunction in the stack, whichever construct made it.
   for (const fn of stack.node.findAll().filter((node): node is ApiFunction => node instanceof ApiFunction)) {
-    acknowledge(fn, 'AwsSolutions-L1', because.pinnedRuntime);
+    // No AwsSolutions-L1 acknowledgement: the functions run the latest runtime, nodejs24.x.
     if (!fn.role) throw new Error(`${fn.node.path} has no role`);
     acknowledge(fn.role, 'AwsSolutions-IAM5[Resource::*]', because.unscopableActions);
   }

@@ -13,6 +13,7 @@ import { ReportingIndexer } from './constructs/indexer.ts';
 import { NoteEvents } from './constructs/note-events.ts';
 import { Observability } from './constructs/observability.ts';
 import { ReportingSearch } from './constructs/search.ts';
+import { API_URL_OUTPUT, stackName } from './stack-names.ts';
 
 export interface CxmStackProps extends StackProps {
   config: StageConfig;
@@ -51,7 +52,7 @@ export class CxmStack extends Stack {
       indexer: this.indexer,
     });
 
-    new CfnOutput(this, 'ApiUrl', { value: this.api.restApi.url, description: 'Base URL of the API stage' });
+    new CfnOutput(this, API_URL_OUTPUT, { value: this.api.restApi.url, description: 'Base URL of the API stage' });
     new CfnOutput(this, 'EventBusName', {
       value: this.noteEvents.bus.eventBusName,
       description: 'EventBridge bus carrying NoteCreated (source cxm.conversations)',
@@ -75,6 +76,4 @@ export class CxmStack extends Stack {
   }
 }
 
-export function stackName(stage: string): string {
-  return `cxm-${stage}`;
-}
+export { stackName };

@@ -49,6 +49,12 @@ export interface RouteSpec {
    * is not granted), else the reporting table's window index.
    */
   reportingIndex?: true;
+  /**
+   * Refuse a request whose `Origin` is not allowed, and locally one whose `Host` is foreign (D13):
+   * the MCP transport spec asks this of every Streamable HTTP server, against DNS rebinding. CDK
+   * passes the function the stage's `mcpAllowedOrigins`; the local gateway adds its own origins.
+   */
+  checksOrigin?: true;
   /** Secrets the function reads (CDK grants it and passes their ARNs; locally an env var). */
   secrets?: readonly SecretId[];
   /** Largest accepted request body in raw UTF-8 bytes (413 above it). */
@@ -156,6 +162,7 @@ export const routes = [
       errorBodies: { 400: 'JsonRpcBadRequest', 405: 'JsonRpcMessage' },
     },
     faultBody: 'message-only',
+    checksOrigin: true,
     maxBodyBytes: MCP_REQUEST_MAX_BYTES,
     summary: 'MCP server for bots (Streamable HTTP, JSON-RPC 2.0)',
     errors: [400, 405],
@@ -210,4 +217,13 @@ export function routeById(id: RouteId): RouteSpec {
 /** The scope areas some route requires (`cxm`, ...): the only areas a key may be issued for. */
 export function scopeAreas(): string[] {
   return [...new Set(routes.map((route) => route.scope.split(':')[0]!))].sort();
+}
+
+/** The route's path template with `params` filled in, each percent-encoded. */
+export function fillPath(route: RouteSpec, params: Record<string, string>): string {
+  return route.path.replace(/\{(\w+)\}/g, (_match, name: string) => {
+    const value = params[name];
+    if (value === undefined) throw new Error(`${route.id} needs path parameter ${name}`);
+    return encodeURIComponent(value);
+  });
 }

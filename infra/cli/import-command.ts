@@ -4,7 +4,6 @@ import type { Command } from 'commander';
 import { isValidTenantId } from '#shared/auth/tenant-id';
 import { CliError } from './cli-error.ts';
 import { connectStores } from './connect-stores.ts';
-import { importData, parseImportFile } from './import-data.ts';
 
 export function registerImportCommand(program: Command): void {
   program
@@ -27,8 +26,10 @@ export function registerImportCommand(program: Command): void {
       } catch (error) {
         throw new CliError(`${file} is not valid JSON: ${(error as Error).message}`);
       }
+      // Imported only when this command runs: the import path brings ajv and the generated validators.
+      const { importData, parseImportFile } = await import('./import-data.ts');
       const parsed = parseImportFile(options.tenant, content);
-      const stores = connectStores(options.stage);
+      const stores = await connectStores(options.stage);
       const summary = await importData(options.tenant, parsed, stores, (done, total) => {
         if (process.stderr.isTTY && total >= 100) process.stderr.write(`\rimporting ${done}/${total}`);
       });

@@ -16,10 +16,7 @@ import type { VocJobsStore } from '#shared/store/voc-jobs-store';
 import { isStorableDocId } from '#shared/domain/documents/document-id';
 import { describeUnfaithfulJson } from '#shared/http/check-json-body';
 import { DOCUMENT_MAX_BYTES, jsonBytes } from '#shared/domain/documents/document-size';
-
-export class ImportError extends Error {
-  override readonly name = 'ImportError';
-}
+import { ImportError } from './import-error.ts';
 
 export interface ImportStores {
   conversations: ConversationsStore;

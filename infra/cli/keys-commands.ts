@@ -3,11 +3,13 @@ import type { Command } from 'commander';
 import { describeInvalidScope } from '#shared/auth/grant-scope';
 import { issueKey } from '#shared/auth/issue-key';
 import { keyStatus } from '#shared/auth/key-status';
+import { revokeKey } from '#shared/auth/revoke-key';
 import { isValidTenantId } from '#shared/auth/tenant-id';
 import { scopeAreas } from '#shared/routes';
 import { usagePlanName } from '../usage-plan-name.ts';
 import { CliError } from './cli-error.ts';
 import { connectStores } from './connect-stores.ts';
+import { formatTable } from './format-table.ts';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
@@ -19,11 +21,6 @@ function parseExpiry(value: string | undefined, now: Date): string | undefined {
   }
   if (ms <= now.getTime()) throw new CliError(`--expires '${value}' is in the past`);
   return new Date(ms).toISOString();
-}
-
-function table(rows: string[][]): string {
-  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
-  return rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd()).join('\n');
 }
 
 export function registerKeysCommands(program: Command): void {
@@ -50,7 +47,7 @@ export function registerKeysCommands(program: Command): void {
         if (problem) throw new CliError(problem);
       }
       const expiresAt = parseExpiry(options.expires, now);
-      const stores = connectStores(options.stage);
+      const stores = await connectStores(options.stage);
       const { key, stored } = await issueKey(stores.keys, { tenants: options.tenant, scopes: options.scope, name: options.name, expiresAt }, now, stores.usagePlan);
       if (options.json) {
         console.log(JSON.stringify({ id: stored.keyId, key, tenants: stored.tenants, scopes: stored.scopes, expiresAt: stored.expiresAt ?? null }));
@@ -72,7 +69,7 @@ export function registerKeysCommands(program: Command): void {
     .option('--json', 'print a JSON array')
     .option('--stage <name>', 'deployed stage to use instead of the local stack')
     .action(async (options: { tenant?: string; json?: boolean; stage?: string }) => {
-      const stores = connectStores(options.stage);
+      const stores = await connectStores(options.stage);
       const now = Date.now();
       const listed = (await stores.keys.list(options.tenant)).map((key) => ({
         id: key.keyId,
@@ -94,7 +91,7 @@ export function registerKeysCommands(program: Command): void {
       }
       const header = ['ID', 'STATUS', 'NAME', 'TENANTS', 'SCOPES', 'CREATED', 'EXPIRES'];
       const rows = listed.map((k) => [k.id, k.status, k.name, k.tenants.join(','), k.scopes.join(','), k.createdAt, k.expiresAt ?? '-']);
-      console.log(table([header, ...rows]));
+      console.log(formatTable([header, ...rows]));
     });
 
   keys
@@ -103,15 +100,11 @@ export function registerKeysCommands(program: Command): void {
     .argument('<keyId>', 'the id shown by `cxm keys list`')
     .option('--stage <name>', 'deployed stage to use instead of the local stack')
     .action(async (keyId: string, options: { stage?: string }) => {
-      const stores = connectStores(options.stage);
-      const revoked = await stores.keys.revoke(keyId, new Date());
+      const stores = await connectStores(options.stage);
+      const revoked = await revokeKey(stores.keys, keyId, new Date(), stores.usagePlan);
       if (!revoked) throw new CliError(`no key with id '${keyId}' on the ${stores.target} (see 'cxm keys list')`);
-      console.log(`Revoked key ${keyId} at ${revoked.revokedAt}.`);
-      if (stores.usagePlan && revoked.usageKey) {
-        // Without its usage-plan key the gateway refuses the key even where a cached Allow remains.
-        await stores.usagePlan.remove(revoked.usageKey.id);
-        console.log(`Deleted its API Gateway key ${revoked.usageKey.id} from the usage plan.`);
-      }
+      console.log(`Revoked key ${keyId} at ${revoked.stored.revokedAt}.`);
+      if (revoked.deletedUsageKey) console.log(`Deleted its API Gateway key ${revoked.deletedUsageKey} from the usage plan.`);
       console.log('Gateways that cached it may accept it until their authorizer cache expires (60 s by default).');
     });
 }

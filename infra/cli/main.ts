@@ -1,10 +1,11 @@
-/** The `cxm` operator CLI: keys and data for a local stack or a deployed stage. */
+/** The `cxm` operator CLI: keys, data and smoke checks for a local stack or a deployed stage. */
 import { Command, CommanderError } from 'commander';
 import { CliError } from './cli-error.ts';
-import { ImportError } from './import-data.ts';
+import { ImportError } from './import-error.ts';
 import { registerImportCommand } from './import-command.ts';
 import { registerKeysCommands } from './keys-commands.ts';
 import { registerSeedCommand } from './seed-command.ts';
+import { registerSmokeCommand } from './smoke-command.ts';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
@@ -15,6 +16,7 @@ const program = new Command('cxm')
 registerKeysCommands(program);
 registerImportCommand(program);
 registerSeedCommand(program);
+registerSmokeCommand(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -1,5 +1,5 @@
 /**
- * A Lambda function with the house defaults (DESIGN sections 7 and 8): Node 22 on arm64, one
+ * A Lambda function with the house defaults (DESIGN sections 7 and 8): Node 24 on arm64, one
  * minified ESM bundle with the AWS SDK inside, built by the local esbuild (no Docker), its own log
  * group with the stage's retention (and a role that may write to that group only), X-Ray tracing,
  * and `bindTable` for least-privilege table access.
@@ -27,8 +27,12 @@ export const SERVICE_NAME = 'cxm-api';
 export const ESM_REQUIRE_BANNER =
   "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
 
-/** The runtime of every function (its Node major is esbuild's target). */
-export const LAMBDA_RUNTIME = Runtime.NODEJS_22_X;
+/**
+ * The runtime of every function: the current Lambda LTS (its Node major is esbuild's target). Bundle
+ * mode runs the bundles on the same Node, from the version pinned in package.json's
+ * optionalDependencies (infra/local/lambda-node.ts); a test keeps the two majors equal.
+ */
+export const LAMBDA_RUNTIME = Runtime.NODEJS_24_X;
 
 /**
  * How every function is bundled. Exported so `npm run bench` builds its bundles with exactly these

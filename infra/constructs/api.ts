@@ -14,10 +14,12 @@ import {
   RestApi,
   type UsagePlan,
 } from 'aws-cdk-lib/aws-apigateway';
+import { ALLOWED_ORIGINS_ENV, allowedOriginsValue } from '#shared/http/allowed-origins';
 import { AUTHORIZER_HANDLER, routes, type RouteSpec, type SecretId, type TableAccess } from '#shared/routes';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { TableId } from '#shared/store/table-specs';
 import type { StageConfig } from '../config.ts';
+import { secretName } from '../secret-name.ts';
 import { usagePlanName } from '../usage-plan-name.ts';
 import { accessLogOptions } from './access-logs.ts';
 import { addOpenApiDocument } from './api-docs.ts';
@@ -91,7 +93,7 @@ export class Api extends Construct {
       let secret = secrets.get(id);
       if (!secret) {
         secret = new Secret(this, `${id.charAt(0).toUpperCase()}${id.slice(1)}`, {
-          secretName: `cxm-${stage}-${id.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`,
+          secretName: secretName(stage, id),
           description: 'Signs reporting list cursors (HMAC-SHA256)',
           generateSecretString: { passwordLength: 64, excludePunctuation: true },
           removalPolicy: config.removalPolicy,
@@ -122,6 +124,10 @@ export class Api extends Construct {
           fn.addEnvironment('CXM_OPENSEARCH_INDEX_PREFIX', search.indexPrefix);
           search.grantSearch(fn);
         }
+      }
+      // Set even when empty: the function's configuration then says which origins it allows (D13).
+      if (route.checksOrigin) {
+        fn.addEnvironment(ALLOWED_ORIGINS_ENV, allowedOriginsValue(config.mcpAllowedOrigins, `mcpAllowedOrigins of stage ${stage}`));
       }
       for (const id of route.secrets ?? []) {
         const secret = secretFor(id);

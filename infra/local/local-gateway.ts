@@ -9,6 +9,7 @@ import { commonHeaders } from '#shared/http/response-headers';
 import { gatewayResponses, type GatewayResponseType } from '#shared/http/gateway-responses';
 import { FUNCTION_TIMEOUT_SECONDS, type RouteSpec } from '#shared/routes';
 import { AuthorizerCache, policyAllows } from './authorizer-cache.ts';
+import { AuthorizerConfigurationError, integrationAuthorizerContext } from './authorizer-context.ts';
 import { buildAuthorizerEvent, buildProxyEvent, methodArn, type IncomingParts } from './build-proxy-event.ts';
 import { matchRoute } from './match-route.ts';
 import { TokenBuckets, type RateLimit } from './token-buckets.ts';
@@ -129,12 +130,15 @@ export function createLocalGateway(options: LocalGatewayOptions) {
     const identity = identities[0];
     if (identities.length !== 1 || identity === undefined || identity === '') return gatewayReply('UNAUTHORIZED', requestId);
     let authorization: APIGatewayAuthorizerResult;
+    let authorizerContext: Record<string, string | number>;
+    const authorizerStarted = Date.now();
     try {
       authorization = await cache.get(identity, () => options.authorizer(buildAuthorizerEvent(parts, match.route, match.pathParameters)));
+      authorizerContext = integrationAuthorizerContext(authorization, Date.now() - authorizerStarted);
     } catch (error) {
       if (error instanceof Error && error.message === 'Unauthorized') return gatewayReply('UNAUTHORIZED', requestId);
       options.onFault?.(error);
-      return gatewayReply('AUTHORIZER_FAILURE', requestId);
+      return gatewayReply(error instanceof AuthorizerConfigurationError ? 'AUTHORIZER_CONFIGURATION_ERROR' : 'AUTHORIZER_FAILURE', requestId);
     }
     if (!policyAllows(authorization, methodArn(method, rawPath))) return gatewayReply('ACCESS_DENIED', requestId);
     // Usage plans throttle after the authorizer, per key (its id, the usage identifier).
@@ -143,11 +147,7 @@ export function createLocalGateway(options: LocalGatewayOptions) {
 
     const handler = options.handlers.get(match.route.id);
     if (!handler) return gatewayReply('DEFAULT_5XX', requestId);
-    const event = buildProxyEvent(parts, match.route, match.pathParameters, {
-      ...authorization.context,
-      principalId: authorization.principalId,
-      integrationLatency: 0,
-    });
+    const event = buildProxyEvent(parts, match.route, match.pathParameters, authorizerContext);
     try {
       return integrationReply(await handler(event, lambdaContext(match.route, requestId)), requestId);
     } catch (error) {

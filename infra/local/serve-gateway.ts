@@ -1,22 +1,35 @@
 /**
  * Binds the gateway's port first (so a taken port fails at once, before DynamoDB Local starts),
- * then serves once the handlers are loaded.
+ * then serves once the functions' runtime has started.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type RequestListener, type Server } from 'node:http';
 import { commonHeaders } from '#shared/http/response-headers';
-import { routes } from '#shared/routes';
 import { StartupError } from './dynamodb-local.ts';
-import { loadHandlers } from './load-handlers.ts';
+import type { FunctionRuntime } from './function-runtime.ts';
+import type { LocalLog } from './local-log.ts';
+import { startFunctionRuntime } from './start-function-runtime.ts';
 import { createLocalGateway } from './local-gateway.ts';
+import { ALLOWED_ORIGINS_ENV } from '#shared/http/allowed-origins';
+import { localOrigins, withLocalOrigins } from './local-origins.ts';
 import { createApiDocs } from './serve-api-docs.ts';
 import type { RateLimit } from './token-buckets.ts';
+
+export interface ServeOptions {
+  authCacheTtlSeconds: number;
+  rateLimit?: RateLimit;
+  onFault?: (error: unknown) => void;
+  log?: LocalLog;
+}
 
 export interface BoundGateway {
   port: number;
   url: string;
-  /** Loads the handlers (environment must be set) and starts answering requests. */
-  serve(options: { authCacheTtlSeconds: number; rateLimit?: RateLimit; onFault?: (error: unknown) => void }): Promise<void>;
+  /**
+   * Starts the functions' runtime (`CXM_RUNTIME`; the local wiring must be in the environment) and
+   * answers requests. Resolves with what serves the functions, for the banner.
+   */
+  serve(options: ServeOptions): Promise<{ functions: string }>;
   close(): Promise<void>;
 }
 
@@ -52,24 +65,35 @@ export async function bindGateway(port: number, host = '127.0.0.1'): Promise<Bou
     );
     server.listen(port, host, () => resolve());
   });
+  let runtime: FunctionRuntime | undefined;
   const address = server.address();
   const boundPort = typeof address === 'object' && address ? address.port : port;
   return {
     port: boundPort,
     url: `http://${host}:${boundPort}`,
-    async serve({ authCacheTtlSeconds, rateLimit, onFault }) {
-      const { authorizer, handlers } = await loadHandlers();
+    async serve({ authCacheTtlSeconds, rateLimit, onFault, log }) {
+      // The functions that check origins accept this gateway's own (D13): in this process for the
+      // sources, in a bundle's environment when its template declares the list.
+      Object.assign(process.env, withLocalOrigins(process.env, localOrigins(boundPort)));
+      runtime = await startFunctionRuntime({
+        log,
+        extraEnvironment: (_fn, variables) => (ALLOWED_ORIGINS_ENV in variables ? withLocalOrigins(variables, localOrigins(boundPort)) : undefined),
+      });
+      const { routes, authorizer, handlers } = runtime;
       const gateway = createLocalGateway({ routes, authorizer, handlers, authCacheTtlSeconds, rateLimit, onFault });
       // The OpenAPI document and the reference page are no API operations: no key, no rate limit.
       const apiDocs = createApiDocs();
       listener = (req, res) => {
         if (!apiDocs(req, res)) void gateway(req, res);
       };
+      return { functions: runtime.description };
     },
-    close: () =>
-      new Promise<void>((resolve) => {
+    async close() {
+      await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
-      }),
+      });
+      await runtime?.close();
+    },
   };
 }

@@ -1,7 +1,8 @@
 /**
  * `npm start`: DynamoDB Local + the local gateway, serving every route (DESIGN section 5).
  *   PORT (3000; 0 picks a free port), CXM_HOME (.cxm), CXM_IN_MEMORY=1, CXM_AUTH_CACHE_TTL (60 s),
- *   CXM_RATE_LIMIT (<rate>/<burst> per key, 50/100)
+ *   CXM_RATE_LIMIT (<rate>/<burst> per key, 50/100), CXM_RUNTIME (sources | bundles),
+ *   CXM_LOG_LEVEL (error | warn | info | debug), CXM_FUNCTION_CONCURRENCY (bundle mode, 8)
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,6 +12,8 @@ import { LOCAL_STAGE } from './build-proxy-event.ts';
 import { localCursorSecret } from './cursor-secret-file.ts';
 import { DEFAULT_RATE_LIMIT, formatRateLimit, parseRateLimit } from './token-buckets.ts';
 import { DEMO_TENANT, ensureDemoTenant } from './demo-tenant.ts';
+import { functionRuntimeKind } from './function-runtime.ts';
+import { localLog, parseLocalLogLevel } from './local-log.ts';
 import { cxmHome, localStatePath, writeLocalState } from './local-state.ts';
 import { bindGateway, type BoundGateway } from './serve-gateway.ts';
 import { useLocalDynamo } from './use-local-dynamo.ts';
@@ -24,6 +27,7 @@ function numberFromEnv(name: string, fallback: number, valid: (n: number) => boo
 }
 
 async function main(): Promise<void> {
+  const started = Date.now();
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   // Handler logs are JSON for CloudWatch; locally only warnings and faults are worth a line.
   process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
@@ -49,6 +53,15 @@ async function main(): Promise<void> {
     const port = numberFromEnv('PORT', 3000, (n) => n <= 65535);
     const authCacheTtlSeconds = numberFromEnv('CXM_AUTH_CACHE_TTL', 60, (n) => n <= 3600);
     const inMemory = process.env.CXM_IN_MEMORY === '1';
+    const logLevel = parseLocalLogLevel(process.env.CXM_LOG_LEVEL);
+    if (!logLevel) throw new StartupError(`CXM_LOG_LEVEL=${process.env.CXM_LOG_LEVEL} is not valid; use error, warn, info or debug.`);
+    const runtimeKind = (() => {
+      try {
+        return functionRuntimeKind();
+      } catch (error) {
+        throw new StartupError((error as Error).message);
+      }
+    })();
     const rateLimit = parseRateLimit(process.env.CXM_RATE_LIMIT || formatRateLimit(DEFAULT_RATE_LIMIT));
     if (!rateLimit) throw new StartupError(`CXM_RATE_LIMIT=${process.env.CXM_RATE_LIMIT} is not valid; give <rate per second>/<burst>, e.g. 50/100.`);
     const home = cxmHome();
@@ -59,9 +72,10 @@ async function main(): Promise<void> {
     useLocalDynamo(dynamo.endpoint, tables);
     process.env.CXM_CURSOR_SECRET = localCursorSecret(inMemory ? undefined : home);
     const demoKey = await ensureDemoTenant(inMemory ? undefined : home);
-    await gateway.serve({
+    const { functions } = await gateway.serve({
       authCacheTtlSeconds,
       rateLimit,
+      log: localLog(logLevel),
       onFault: (error) => console.error('local gateway fault:', error),
     });
     writeLocalState(
@@ -77,6 +91,8 @@ async function main(): Promise<void> {
       home,
     );
     console.log(`CXM API listening on ${gateway.url}`);
+    console.log(`Functions:   ${functions}${runtimeKind === 'sources' ? ' (CXM_RUNTIME=bundles serves the deployable bundles)' : ''}`);
+    console.log(`Ready in:    ${((Date.now() - started) / 1000).toFixed(1)} s`);
     console.log(`Demo tenant: ${DEMO_TENANT}`);
     console.log(`Demo key:    ${demoKey}`);
     console.log(`State:       ${inMemory ? 'in memory (CXM_IN_MEMORY=1)' : home} (${localStatePath(home)})`);

@@ -16,12 +16,21 @@ export class ApiError extends Error {
 
 export const UNAUTHENTICATED_MESSAGE = 'An Authorization header with a valid Bearer token is required.';
 export const PERMISSION_DENIED_MESSAGE = 'The API key does not allow this operation.';
+export const FOREIGN_ORIGIN_MESSAGE =
+  "The request's Origin header names an origin this endpoint does not accept (DNS-rebinding protection). " +
+  'Call it from a server, which sends no Origin header, or ask the operator of the API to allow your origin.';
+export const FOREIGN_HOST_MESSAGE =
+  "The request's Host header names a host this server does not answer for (DNS-rebinding protection). " +
+  'Address the API by the host and port it listens on.';
 export const BAD_GATEWAY_MESSAGE = 'A downstream request failed. If the request was a write, it may have completed.';
 export const GATEWAY_TIMEOUT_MESSAGE = 'The request timed out. If the request was a write, it may have completed.';
 
 export const badRequest = (message: string) => new ApiError(400, 'BadRequest', message);
 export const unauthenticated = () => new ApiError(401, 'Unauthenticated', UNAUTHENTICATED_MESSAGE);
 export const permissionDenied = () => new ApiError(403, 'PermissionDenied', PERMISSION_DENIED_MESSAGE);
+/** D13: a browser page of another origin, or a rebound host name, reaching a route that checks it. */
+export const foreignOrigin = () => new ApiError(403, 'PermissionDenied', FOREIGN_ORIGIN_MESSAGE);
+export const foreignHost = () => new ApiError(403, 'PermissionDenied', FOREIGN_HOST_MESSAGE);
 export const notFound = (message: string) => new ApiError(404, 'NotFound', message);
 export const conflict = (message: string) => new ApiError(409, 'Conflict', message);
 export const payloadTooLarge = (limit: number, what = 'The request body') =>

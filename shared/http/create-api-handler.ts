@@ -1,9 +1,10 @@
 /**
  * The chain every API function uses (DESIGN section 2), in this order: log context,
- * authorization, path/query validation, body size + JSON parse, body validation, handler; error
- * mapping, response headers and the metrics flush wrap them all. middy runs `onError` in reverse
- * registration order, so the headers middleware, registered before the error mapping, sees the
- * mapped error, and the flush, registered before both, publishes what the mapping counted.
+ * authorization, the Origin check of routes that declare it (D13), path/query validation, body
+ * size + JSON parse, body validation, handler; error mapping, response headers and the metrics
+ * flush wrap them all. middy runs `onError` in reverse registration order, so the headers
+ * middleware, registered before the error mapping, sees the mapped error, and the flush,
+ * registered before both, publishes what the mapping counted.
  */
 import { setMaxListeners } from 'node:events';
 import middy from '@middy/core';
@@ -17,6 +18,7 @@ import { flushMetrics } from './flush-metrics.ts';
 import { logContext } from './log-context.ts';
 import { mapError } from './map-error.ts';
 import { parseJsonBody, rawBody } from './parse-json-body.ts';
+import { refuseForeignOrigin } from './refuse-foreign-origin.ts';
 import { selfUrl } from './self-url.ts';
 import { validateBody } from './validate-body.ts';
 import { validateParameters } from './validate-parameters.ts';
@@ -39,6 +41,7 @@ export function createApiHandler<Body>(routeId: RouteId, run: (request: ApiReque
     .use(addResponseHeaders())
     .use(mapError(route))
     .use(authorizeRequest(route))
+    .use(route.checksOrigin ? refuseForeignOrigin() : [])
     .use(validateParameters(route))
     .use(parseJsonBody(route))
     .use(validateBody(route))

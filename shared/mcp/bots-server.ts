@@ -66,5 +66,8 @@ export function createBotsServer(documents: DocumentsStore, onFault: (error: unk
       return { structuredContent, content: [{ type: 'text', text: JSON.stringify(structuredContent) }] };
     },
   );
+  // registerTool advertises `tools.listChanged`, but this list never changes and no notification
+  // could reach a stateless client anyway: tell clients not to wait for one (D13).
+  server.server.registerCapabilities({ tools: { listChanged: false } });
   return server;
 }

@@ -4,7 +4,7 @@
  * or the chain (401, 403 and 429 before the function runs; 400 for path and query; 502, 503, 504
  * for faults, DESIGN section 2). Messages come from the code that sends them, not from here.
  */
-import { badGateway, gatewayTimeout, payloadTooLarge, serviceUnavailable, type ApiError } from '#shared/http/api-error';
+import { badGateway, foreignHost, foreignOrigin, gatewayTimeout, payloadTooLarge, serviceUnavailable, type ApiError } from '#shared/http/api-error';
 import { gatewayResponses, type GatewayResponseSpec } from '#shared/http/gateway-responses';
 import type { RouteSpec } from '#shared/routes';
 import type { SchemaId } from '#shared/schemas/schema-ids';
@@ -105,6 +105,14 @@ const routeStatuses: Record<number, Omit<StatusDocs, 'examples'>> = {
   500: { description: 'The request failed unexpectedly; the body holds only a message.' },
 };
 
+/** The 403 of a route that checks the request's Origin (D13): one more reason to be refused. */
+const originChecked403: Omit<StatusDocs, 'examples'> = {
+  description:
+    "The key does not hold this path's tenant, or lacks the operation's scope; or the request has an `Origin` header naming an " +
+    'origin the stage does not allow (DNS-rebinding protection: server-side callers send no Origin), or, on the local gateway, ' +
+    'a `Host` it does not serve.',
+};
+
 /** The shared error responses, as `components/responses`. */
 export function errorResponseComponents(useSchema: (id: SchemaId) => string): Record<string, ResponseObject> {
   const components: Record<string, ResponseObject> = {};
@@ -147,7 +155,7 @@ export function errorResponses({ route, main, routeExamples, useSchema }: ErrorR
       responses[status] = { $ref: `${COMPONENT_RESPONSES}${common.component}` };
       continue;
     }
-    const docs = common ?? routeStatuses[status];
+    const docs = status === 403 && route.checksOrigin ? originChecked403 : (common ?? routeStatuses[status]);
     if (!docs) throw new Error(`route ${route.id}: no documentation for status ${status}`);
     if (own === undefined && common === undefined) throw new Error(`route ${route.id}: status ${status} needs examples in operation-docs.ts`);
     const schema = ownSchema ?? (status === 500 && route.faultBody === 'message-only' ? 'MessageOnlyErrorBody' : 'ErrorBody');
@@ -173,6 +181,10 @@ function ownExamples(
   routeExamples: ErrorResponseInput['routeExamples'],
 ): Record<string, ExampleObject> | undefined {
   switch (status) {
+    case 403:
+      return route.checksOrigin
+        ? { ...routeExamples[403], origin: fromChain('An Origin not allowed', foreignOrigin()), host: fromChain('A foreign Host (local gateway)', foreignHost()) }
+        : routeExamples[403];
     case 413:
       return { ...tooLargeExamples(route), ...routeExamples[413] };
     case 500:

@@ -292,7 +292,9 @@ export const operationDocs: Record<RouteId, OperationDocs> = {
       "Methods: `tools/list`, `tools/call`. Tool `list_bots` (argument `limit`, an integer 1 to 100, default 20) returns the tenant's " +
       '`bots` collection ordered by id as `structuredContent: {bots: [{id, ...data}]}` and the same JSON as a text block. ' +
       'JSON-RPC ids are echoed with their exact type. A notification (no `id`) is answered 202 without a body. ' +
-      'Faults answer 500 with only a `message`.',
+      'Faults answer 500 with only a `message`.\n\n' +
+      'A request with an `Origin` header is refused 403 unless the stage allows that origin (DNS-rebinding protection, ' +
+      'as the MCP transport requires); server-side callers send no Origin. The tool list never changes: `tools.listChanged` is not advertised.',
     requestExamples: {
       callListBots: example('Call list_bots', { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_bots', arguments: { limit: 2 } } }),
       listTools: example('List the tools', { jsonrpc: '2.0', id: 'tools-1', method: 'tools/list' }),

@@ -35,7 +35,7 @@ function functionEnvironment(): Record<string, string> {
   return {
     PATH: process.env.PATH ?? '',
     AWS_REGION: 'eu-west-1',
-    // Lambda runs Node 22; on the Node 20 of this machine the SDK would warn at every import.
+    // Lambda runs Node 24; on the Node 20 of this machine the SDK would warn at every import.
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     POWERTOOLS_SERVICE_NAME: 'cxm-api',
     POWERTOOLS_LOG_LEVEL: 'SILENT',

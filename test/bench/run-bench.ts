@@ -64,7 +64,7 @@ function parseOptions(argv: string[]) {
 
 /**
  * Set before any handler module loads (they read it at import): logs and metrics silent, so
- * nothing but the report reaches stdout; Node 20's SDK warning off (Lambda runs Node 22).
+ * nothing but the report reaches stdout; Node 20's SDK warning off (Lambda runs Node 24).
  */
 function setBenchEnvironment(): void {
   process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { buildOpenApiDocument } from '#shared/openapi';
-import { OpenApiContract } from '#test/support/validate-against-openapi';
+import { OpenApiContract } from '#shared/openapi/check-response';
 
 const document = buildOpenApiDocument();
 const contract = new OpenApiContract(document);

@@ -16,6 +16,7 @@ import type { CloudFormationStackArtifact } from 'aws-cdk-lib/cx-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stageConfig } from '#infra/config';
 import { ESM_REQUIRE_BANNER } from '#infra/constructs/api-function';
+import { lambdaNode } from '#infra/local/lambda-node';
 import { CxmStack } from '#infra/stack';
 
 interface LambdaResource {
@@ -89,11 +90,12 @@ function resolveValue(value: unknown, resources: Record<string, { Type?: string;
   return resource?.Type === 'AWS::SecretsManager::Secret' ? `arn:aws:secretsmanager:us-east-1:000000000000:secret:${name}-AbCdEf` : name;
 }
 
-/** Imports a bundle in a new Node with exactly `environment` (plus a region and PATH). */
+/** Imports a bundle in a new Lambda Node with exactly `environment` (plus a region and PATH). */
 async function importBundle(file: string, environment: Record<string, string>) {
   const script = `const m = await import(process.argv[1]);
 if (typeof m.handler !== 'function') { console.error('no handler export'); process.exit(3); }`;
-  return run(process.execPath, ['--input-type=module', '-e', script, pathToFileURL(file).href], {
+  // On the Node Lambda runs (the bundles target it), not this machine's.
+  return run(lambdaNode().execPath, ['--input-type=module', '-e', script, pathToFileURL(file).href], {
     env: { PATH: process.env.PATH ?? '', AWS_REGION: 'eu-west-1', ...environment },
     timeout: 30_000,
   });

@@ -1,6 +1,6 @@
 /**
  * The synthesized `cxm-dev` template against the route table and table specs it is built from.
- * One synthesis for the whole file (bundling included): every assertion reads the same template.
+ * One synthesis for the whole file: every assertion reads the same template.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,15 +8,17 @@ import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { stageConfig } from '#infra/config';
+import { stageConfig, type StageConfig } from '#infra/config';
 import { OPENAPI_DOCUMENT_OPERATION } from '#infra/constructs/api-docs';
 import { SERVICE_NAME } from '#infra/constructs/api-function';
 import { errorBodyTemplate, gatewayResponseHeaders } from '#infra/constructs/gateway-responses';
 import { CxmStack } from '#infra/stack';
+import { ALLOWED_HOSTS_ENV, ALLOWED_ORIGINS_ENV } from '#shared/http/allowed-origins';
 import { gatewayResponses } from '#shared/http/gateway-responses';
 import { OPENAPI_DOCUMENT_PATH } from '#shared/openapi';
 import { FUNCTION_TIMEOUT_SECONDS, routes, type RouteSpec } from '#shared/routes';
 import { allTableSpecs, physicalTableName, tableSpecs, type TableId } from '#shared/store/table-specs';
+import { BUNDLING_STACKS } from 'aws-cdk-lib/cx-api';
 
 interface CfnResource {
   Type: string;
@@ -33,16 +35,23 @@ const NEVER_GRANTED = ['dynamodb:Scan', 'dynamodb:DeleteItem', 'dynamodb:BatchWr
 
 let outdir: string;
 let template: Template;
+let originsTemplate: Template;
+const withOrigins: StageConfig = { ...stageConfig('lite'), mcpAllowedOrigins: ['https://App.example.com:443', 'http://localhost:8080'] };
 
 beforeAll(() => {
   outdir = mkdtempSync(join(tmpdir(), 'cxm-stack-test-'));
   // The same context (feature flags) as `cdk synth`, so the template under test is the deployed one.
   const cdkJsonFile = new URL('../../cdk.json', import.meta.url);
   const cdkJson = JSON.parse(readFileSync(cdkJsonFile, 'utf8')) as { context: Record<string, unknown> };
-  const app = new App({ outdir, context: { ...cdkJson.context, stage: config.stage } });
+  // No bundling: these assertions read the template; the bundles are proven by bundle mode (the
+  // HTTP suites run against them) and test/infra/bundles.test.ts.
+  const app = new App({ outdir, context: { ...cdkJson.context, stage: config.stage, [BUNDLING_STACKS]: [] } });
   const stack = new CxmStack(app, { config });
+  // A stage that lists MCP origins (D13), in the same synthesis.
+  const originsStack = new CxmStack(app, { config: withOrigins });
   app.synth();
   template = Template.fromStack(stack);
+  originsTemplate = Template.fromStack(originsStack);
 });
 
 afterAll(() => rmSync(outdir, { recursive: true, force: true }));
@@ -231,10 +240,10 @@ describe('functions', () => {
     expect(ours.sort()).toEqual([...functionNames, 'reporting-indexer', OPENAPI_DOCUMENT_OPERATION].map((name) => `cxm-${config.stage}-${name}`).sort());
   });
 
-  it.each(functionNames)('%s: Node 22 on arm64, timeout, tracing, own log group with stage retention', (name) => {
+  it.each(functionNames)('%s: Node 24 on arm64, timeout, tracing, own log group with stage retention', (name) => {
     const fn = resource(functionLogicalId(name));
     expect(fn.Properties).toMatchObject({
-      Runtime: 'nodejs22.x',
+      Runtime: 'nodejs24.x',
       Architectures: ['arm64'],
       Timeout: FUNCTION_TIMEOUT_SECONDS,
       MemorySize: config.memorySize,
@@ -383,5 +392,46 @@ describe('rate limits (D10)', () => {
       }),
       ResponseTemplates: { 'application/json': Match.serializedJson({ code, message: Match.stringLikeRegexp('.') }) },
     });
+  });
+});
+
+/** Function name -> its environment variables, for every function of the stage's stack. */
+function environments(stage: string): Map<string, Record<string, unknown>> {
+  const functions = (stage === withOrigins.stage ? originsTemplate : template).findResources('AWS::Lambda::Function') as Record<string, { Properties: { FunctionName?: string; Environment?: { Variables?: Record<string, unknown> } } }>;
+  return new Map(Object.values(functions).map((fn) => [String(fn.Properties.FunctionName), fn.Properties.Environment?.Variables ?? {}]));
+}
+
+function withVariable(stage: string, name: string): Record<string, unknown> {
+  return Object.fromEntries([...environments(stage)].filter(([, variables]) => name in variables).map(([fn, variables]) => [fn, variables[name]]));
+}
+
+const checkingRoutes = (routes as readonly RouteSpec[]).filter((route) => route.checksOrigin).map((route) => route.id);
+
+describe('CXM_ALLOWED_ORIGINS (D13): the stage\'s MCP origins on the functions of routes that check them', () => {
+  it('the MCP route is the one that checks origins', () => {
+    expect(checkingRoutes).toEqual(['mcpBots']);
+  });
+
+  it('by default: set on the MCP function only, and empty (no Origin allowed)', () => {
+    expect(withVariable('dev', ALLOWED_ORIGINS_ENV)).toEqual(Object.fromEntries(checkingRoutes.map((id) => [`cxm-dev-${id}`, ''])));
+  });
+
+  it("from the stage's mcpAllowedOrigins, normalised, on the MCP function only", () => {
+    expect(withVariable('lite', ALLOWED_ORIGINS_ENV)).toEqual(
+      Object.fromEntries(checkingRoutes.map((id) => [`cxm-lite-${id}`, 'https://app.example.com,http://localhost:8080'])),
+    );
+  });
+
+  it('every stage allows no origin unless its config lists one', () => {
+    for (const stage of ['dev', 'prod', 'lite', 'local', 'staging']) expect(stageConfig(stage).mcpAllowedOrigins).toEqual([]);
+  });
+
+  it('no deployed function gets the local Host list: API Gateway routes by host itself', () => {
+    expect(withVariable('dev', ALLOWED_HOSTS_ENV)).toEqual({});
+  });
+
+  it('a stage listing something that is no origin fails the synth, saying what to write', () => {
+    const config: StageConfig = { ...stageConfig('lite'), mcpAllowedOrigins: ['app.example.com'] };
+    expect(() => new CxmStack(new App({ context: { [BUNDLING_STACKS]: [] } }), { config })).toThrow(/mcpAllowedOrigins of stage lite: "app.example.com" is not an origin: write scheme:\/\/host\[:port\]/);
   });
 });

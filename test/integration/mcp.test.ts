@@ -2,9 +2,10 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PERMISSION_DENIED_MESSAGE, UNAUTHENTICATED_MESSAGE } from '#shared/http/api-error';
+import { FOREIGN_HOST_MESSAGE, FOREIGN_ORIGIN_MESSAGE, PERMISSION_DENIED_MESSAGE, UNAUTHENTICATED_MESSAGE } from '#shared/http/api-error';
 import { validatorFor } from '#shared/http/validator-for';
-import { startTestApi, uniqueTenant, type TestApi } from '#test/support/test-api';
+import { createRawClient } from '#test/support/raw-client';
+import { expectDocumented, startTestApi, uniqueTenant, type TestApi } from '#test/support/test-api';
 
 let api: TestApi;
 const tenant = uniqueTenant('mcp');
@@ -103,6 +104,17 @@ describe('the official SDK client', () => {
     } finally {
       await client.close();
     }
+  });
+});
+
+describe('capabilities', () => {
+  it('initialize does not advertise tools.listChanged: the tool list never changes (D13)', async () => {
+    const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'cxm-test', version: '1.0.0' } } };
+    const response = await rpc(initialize);
+    expect(response.status).toBe(200);
+    const { capabilities } = (response.json as { result: { capabilities: { tools?: { listChanged?: boolean } } } }).result;
+    expect(capabilities.tools).toBeDefined();
+    expect(capabilities.tools!.listChanged).not.toBe(true);
   });
 });
 
@@ -244,3 +256,71 @@ describe('under load and at the limits', () => {
   });
 });
 
+
+describe('Origin and Host (D13: DNS-rebinding protection)', () => {
+  const listTools = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
+  const port = () => new URL(api.url).port;
+
+  it('refuses an Origin the gateway does not serve with 403 PermissionDenied, saying why and what to do, with the common headers', async () => {
+    const response = await rpc(listTools, { Origin: 'http://evil.example.com' });
+    expect(response.status).toBe(403);
+    expect(response.json).toEqual({ code: 'PermissionDenied', message: FOREIGN_ORIGIN_MESSAGE });
+    expect(FOREIGN_ORIGIN_MESSAGE).toMatch(/Origin/);
+    expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(response.headers.get('cache-control')).toBe('no-store');
+    expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(response.headers.get('x-request-id')).toBeTruthy();
+  });
+
+  // `null` is what a sandboxed or file page sends; the others are the gateway's host on another port or scheme.
+  it.each(['null', 'http://127.0.0.1:1', 'https://127.0.0.1'])('refuses Origin %j', async (origin) => {
+    expect((await rpc(listTools, { Origin: origin })).status).toBe(403);
+  });
+
+  it.each(['127.0.0.1', 'localhost', 'LocalHost'])('accepts its own origin http://%s:<port>', async (host) => {
+    const response = await rpc(listTools, { Origin: `http://${host}:${port()}` });
+    expect(response.status).toBe(200);
+    expect((response.json as { result: { tools: unknown[] } }).result.tools).toHaveLength(1);
+  });
+
+  it('accepts a request without Origin: a server-side caller', async () => {
+    expect((await rpc(listTools)).status).toBe(200);
+  });
+
+  it("checks the key first: 401 without one, and the key's own 403 for another tenant, whatever the Origin (D1)", async () => {
+    const evil = { Origin: 'http://evil.example.com' };
+    const anonymous = await api.call('POST', mcpPath(), undefined, { body: listTools, headers: evil });
+    expect(anonymous.json).toEqual({ code: 'Unauthenticated', message: UNAUTHENTICATED_MESSAGE });
+    expect((await rpc(listTools, evil, key, other)).json).toEqual({ code: 'PermissionDenied', message: PERMISSION_DENIED_MESSAGE });
+  });
+
+  it('refuses a foreign Host with 403, even with the matching Origin (a name rebound to 127.0.0.1)', async () => {
+    const raw = createRawClient(api.url);
+    try {
+      const send = async (host: string) => {
+        const body = JSON.stringify(listTools);
+        const response = await raw.send({
+          method: 'POST',
+          target: mcpPath(),
+          headers: { Host: host, Origin: `http://${host}`, Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', Accept: 'application/json' },
+          body,
+        });
+        const headers = new Headers(Object.entries(response.headers).flatMap(([name, value]) => (typeof value === 'string' ? [[name, value] as [string, string]] : [])));
+        expectDocumented('POST', `${api.url}${mcpPath()}`, new Response(null, { status: response.status, headers }), response.text);
+        return response;
+      };
+      const rebound = await send(`evil.example.com:${port()}`);
+      expect(rebound.status).toBe(403);
+      expect(rebound.json).toEqual({ code: 'PermissionDenied', message: FOREIGN_HOST_MESSAGE });
+      expect((await send(`localhost:${port()}`)).status).toBe(200);
+    } finally {
+      raw.close();
+    }
+  });
+
+  it('leaves routes that do not declare the check alone', async () => {
+    const { key: readKey } = await api.createKey([tenant], ['provisioning:bots.read']);
+    const response = await api.call('GET', `/api/v1/provisioning/tenants/${tenant}/bots`, readKey, { headers: { Origin: 'http://evil.example.com' } });
+    expect(response.status).toBe(200);
+  });
+});

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDBClient, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { documentClient } from '#shared/store/dynamo-client';
 import { startTestApi, uniqueTenant, type TestApi } from '#test/support/test-api';
+import { inBundleRuntime } from '#test/support/runtime';
 
 let api: TestApi;
 const tenant = uniqueTenant('notes');
@@ -252,7 +253,9 @@ describe('concurrency', () => {
     expect(stored.map((n) => n.body).sort()).toEqual(Array.from({ length: 20 }, (_, i) => `note ${i}`).sort());
   });
 
-  it('checks the conversation in the same write: a close just before the write refuses the note', async () => {
+  // Hooks the functions' own DynamoDB client, which only the in-process sources share with the
+  // test; the race below proves the same over HTTP in both runtimes.
+  it.skipIf(inBundleRuntime)('checks the conversation in the same write: a close just before the write refuses the note', async () => {
     // Close the conversation from the outside at the last moment before the note's write reaches
     // DynamoDB: a read-then-write would have read "open" already and land the note anyway.
     const id = 'closed-at-the-last-moment';

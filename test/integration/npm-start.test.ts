@@ -6,8 +6,10 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
+import { lambdaNode } from '#infra/local/lambda-node';
 import { PROJECT_ROOT } from '#infra/project-root';
+import { routes } from '#shared/routes';
 import { ownLines, run, startUntil } from '#test/support/run-process';
 import { documentedFetch } from '#test/support/test-api';
 
@@ -54,6 +56,9 @@ async function stopWithCtrlC(started: Awaited<ReturnType<typeof startNpm>>, home
   expect(started.output()).not.toMatch(/Error|error:/);
 }
 
+/** Two starts of the whole stack (a JVM, the demo data) in one test, beside the rest of the run. */
+const TWO_STARTS_MS = 150_000;
+
 describe('npm start', () => {
   it('serves, prints a demo key, runs the README curl (201), stops cleanly and keeps its state', async () => {
     const home = mkdtempSync(join(tmpdir(), 'cxm-start-'));
@@ -62,6 +67,8 @@ describe('npm start', () => {
     try {
       const port = READY.exec(first.output())![1];
       expect(first.output()).toMatch(/Demo key:\s+cxm_[a-z0-9]{12}_[A-Za-z0-9]{40}/);
+      // The default runtime, on this machine's Node.
+      expect(first.output()).toContain(`Functions:   sources on node ${process.version} `);
       const state = JSON.parse(readFileSync(join(home, 'local.json'), 'utf8')) as Record<string, unknown>;
       expect(Object.keys(state).sort()).toEqual(['apiUrl', 'demo', 'dynamodbEndpoint', 'pid', 'region', 'stage', 'tables']);
       expect(state.apiUrl).toBe(`http://127.0.0.1:${port}`);
@@ -119,7 +126,64 @@ describe('npm start', () => {
       await stopWithCtrlC(second, home);
     }
     expect(javaProcessesFor(home)).toEqual([]);
-  });
+  }, TWO_STARTS_MS);
+
+  it('CXM_RUNTIME=bundles: every route served by its bundle on Lambda\'s Node, said in the banner, with REPORT lines at debug', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'cxm-start-bundles-'));
+    // The run's synthesis (global setup), as a second start with unchanged sources would reuse its own.
+    const started = await startUntil(
+      'npm',
+      ['start'],
+      { PORT: '0', CXM_HOME: home, CXM_IN_MEMORY: '1', CXM_RUNTIME: 'bundles', CXM_ASSEMBLY_DIR: inject('assemblyDir'), CXM_LOG_LEVEL: 'debug' },
+      /Press Ctrl-C to stop\./,
+    );
+    try {
+      const node = lambdaNode();
+      expect(started.output()).toContain(`Functions:   bundles on node ${node.version} (cloud assembly `);
+      const state = JSON.parse(readFileSync(join(home, 'local.json'), 'utf8')) as { apiUrl: string; demo: { key: string } };
+      const call = async (method: string, path: string, body?: unknown) => {
+        const response = await documentedFetch(`${state.apiUrl}${path}`, {
+          method,
+          headers: {
+            Authorization: `Bearer ${state.demo.key}`,
+            ...(body !== undefined && { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }),
+          },
+          ...(body !== undefined && { body: JSON.stringify(body) }),
+        });
+        return response.status;
+      };
+      const docs = '/api/v1/provisioning/tenants/demo';
+      // One request per route of the route table: each answers as the sources do.
+      const statuses = {
+        addInternalNote: await call('POST', '/api/v1/cxm/tenants/demo/conversations/conv-1001/internal-notes', { body: 'from a bundle' }),
+        mcpBots: await call('POST', '/api/v1/mcp/tenants/demo/bots', { jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+        listDocuments: await call('GET', `${docs}/bots`),
+        getCurrentDocument: await call('GET', `${docs}/bots/bot-billing/versions/current`),
+        replaceCurrentDocument: await call('POST', `${docs}/users/bundle-user/versions/current`, { name: 'Ada' }),
+        mergeCurrentDocument: await call('PUT', `${docs}/users/bundle-user/versions/current`, { lang: 'en' }),
+        listAssistantConversations: await call('GET', '/api/v1/reporting/tenants/demo/assistant/conversations?limit=5'),
+        listVocConversations: await call('GET', '/api/v1/reporting/tenants/demo/voc/conversations?limit=5'),
+        getVocJobStatus: await call('GET', '/api/v1/voc/tenants/demo/recording/job-0001/status'),
+      };
+      expect(statuses).toEqual({
+        addInternalNote: 201,
+        mcpBots: 200,
+        listDocuments: 200,
+        getCurrentDocument: 200,
+        replaceCurrentDocument: 201,
+        mergeCurrentDocument: 200,
+        listAssistantConversations: 200,
+        listVocConversations: 200,
+        getVocJobStatus: 200,
+      });
+      expect(Object.keys(statuses).sort()).toEqual(routes.map((route) => route.id).sort());
+      expect(started.output()).toMatch(/REPORT RequestId: \S+\tFunction: cxm-local-addInternalNote\tDuration: [\d.]+ ms\tMemory Size: \d+ MB\tMax Memory Used: \d+ MB\tInit Duration: [\d.]+ ms/);
+    } finally {
+      process.kill(-started.child.pid!, 'SIGINT');
+      await started.exited;
+    }
+    expect(started.output()).not.toMatch(/fault|Error/);
+  }, TWO_STARTS_MS);
 
   it('says in one line that Java 17+ is needed when it cannot run java', async () => {
     const result = await run('node', ['--import', 'tsx', 'infra/local/start.ts'], {

@@ -8,8 +8,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PERMISSION_DENIED_MESSAGE } from '#shared/http/api-error';
-import { routes, scopeAreas, type RouteSpec } from '#shared/routes';
-import { arrangeAll, FIXTURE_COLLECTION, FIXTURE_CONVERSATION, fillPath, fixtureCall, fixtureOf, routeMethodPairs } from '#test/support/route-fixtures';
+import { fillPath, routes, scopeAreas, type RouteSpec } from '#shared/routes';
+import { arrangeAll, FIXTURE_COLLECTION, FIXTURE_CONVERSATION, fixtureCall, fixtureOf, routeMethodPairs } from '#test/support/route-fixtures';
 import { tenantItemKeys } from '#test/support/tenant-items';
 import { startTestApi, uniqueTenant, type TestApi } from '#test/support/test-api';
 

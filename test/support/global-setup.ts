@@ -1,10 +1,17 @@
 /**
- * One DynamoDB Local for the whole run (in memory), with the tables of the shared specs. Test
- * files reach it through `inject('dynamo')` and isolate their data by unique tenant ids.
+ * One DynamoDB Local for the whole run (in memory), with the tables of the shared specs, and one
+ * synthesis of the local stage's cloud assembly (reused across runs while the sources are
+ * unchanged: infra/local/local-assembly.ts). Test files reach them through `inject('dynamo')` and
+ * `inject('assemblyDir')` (test/support/runtime-setup.ts hands the latter to the bundles project's
+ * gateways), and isolate their data by unique tenant ids.
+ *
+ * Vitest calls this once per project (sources, bundles); both share what the first call started.
  */
 import type {} from 'vitest';
 import type { TestProject } from 'vitest/node';
 import { createTables, startDynamoDbLocal, type DynamoDbLocal } from '#infra/local/dynamodb-local';
+import { LOCAL_STAGE } from '#infra/local/build-proxy-event';
+import { ensureLocalAssembly } from '#infra/local/local-assembly';
 import type { TableId } from '#shared/store/table-specs';
 
 export interface DynamoFixture {
@@ -15,17 +22,34 @@ export interface DynamoFixture {
 declare module 'vitest' {
   export interface ProvidedContext {
     dynamo: DynamoFixture;
+    /** The local stage's cloud assembly, which the bundles project serves from. */
+    assemblyDir: string;
   }
 }
 
-let dynamo: DynamoDbLocal | undefined;
+interface Shared {
+  dynamo?: Promise<{ local: DynamoDbLocal; fixture: DynamoFixture }>;
+  assembly?: Promise<string>;
+  users: number;
+}
+
+// On globalThis: the setup module may be loaded once per project.
+const shared: Shared = ((globalThis as { cxmTestSetup?: Shared }).cxmTestSetup ??= { users: 0 });
 
 export async function setup(project: TestProject): Promise<void> {
-  dynamo = await startDynamoDbLocal({});
-  const tables = (await createTables(dynamo.endpoint, 'test')) as Record<TableId, string>;
-  project.provide('dynamo', { endpoint: dynamo.endpoint, tables });
+  shared.users++;
+  shared.dynamo ??= (async () => {
+    const local = await startDynamoDbLocal({});
+    const tables = (await createTables(local.endpoint, 'test')) as Record<TableId, string>;
+    return { local, fixture: { endpoint: local.endpoint, tables } };
+  })();
+  shared.assembly ??= ensureLocalAssembly(LOCAL_STAGE, (line) => console.log(`global setup: ${line}`)).then((assembly) => assembly.dir);
+  const [{ fixture }, assemblyDir] = await Promise.all([shared.dynamo, shared.assembly]);
+  project.provide('dynamo', fixture);
+  project.provide('assemblyDir', assemblyDir);
 }
 
 export async function teardown(): Promise<void> {
-  await dynamo?.stop();
+  if (--shared.users > 0) return;
+  await (await shared.dynamo)?.local.stop();
 }

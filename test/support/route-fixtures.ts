@@ -6,7 +6,7 @@
  */
 import { shapeRow } from '#shared/domain/reporting/report-rows';
 import { resolveScope } from '#shared/auth/grant-scope';
-import { routes, type HttpMethod, type RouteId, type RouteSpec } from '#shared/routes';
+import { fillPath, routes, type HttpMethod, type RouteId, type RouteSpec } from '#shared/routes';
 import type { SchemaId } from '#shared/schemas/schema-ids';
 import type { TestApi } from './test-api.ts';
 
@@ -130,14 +130,6 @@ export function routeMethods(route: RouteSpec): HttpMethod[] {
   return [route.method, ...(route.otherMethods ?? [])];
 }
 
-/** The route's path template with `params` filled in, each percent-encoded. */
-export function fillPath(route: RouteSpec, params: Record<string, string>): string {
-  return route.path.replace(/\{(\w+)\}/g, (_match, name: string) => {
-    const value = params[name];
-    if (value === undefined) throw new Error(`${route.id} needs path parameter ${name}`);
-    return encodeURIComponent(value);
-  });
-}
 
 /** The fixture's request for `method` on `tenantId`'s path. */
 export function fixtureCall(route: RouteSpec, tenantId: string, method: HttpMethod, caseId: string): RouteCall {

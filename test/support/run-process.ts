@@ -8,9 +8,17 @@ export interface Finished {
   stderr: string;
 }
 
-export function run(command: string, args: string[], env: Record<string, string | undefined>, timeoutMs = 60_000): Promise<Finished> {
+/** `onSpawn` gets the child, for a test that signals it while it runs. */
+export function run(
+  command: string,
+  args: string[],
+  env: Record<string, string | undefined>,
+  timeoutMs = 60_000,
+  onSpawn?: (child: ChildProcess) => void,
+): Promise<Finished> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd: PROJECT_ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    onSpawn?.(child);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

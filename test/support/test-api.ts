@@ -17,7 +17,7 @@ import { createReportingRowsStore } from '#shared/store/reporting-rows-store';
 import { bindGateway } from '#infra/local/serve-gateway';
 import type { RateLimit } from '#infra/local/token-buckets';
 import { useLocalDynamo } from '#infra/local/use-local-dynamo';
-import { OpenApiContract } from './validate-against-openapi.ts';
+import { OpenApiContract } from '#shared/openapi/check-response';
 
 /** The contract every response of the test gateways is held to. */
 const contract = new OpenApiContract(buildOpenApiDocument());

@@ -1,8 +1,10 @@
 /** The chain of shared/http on synthetic proxy events: paths no real request reaches easily. */
 import { ThrottlingException } from '@aws-sdk/client-dynamodb';
 import type { Context } from 'aws-lambda';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { encodeCaller } from '#shared/auth/authorizer-context';
+import { ALLOWED_HOSTS_ENV, ALLOWED_ORIGINS_ENV } from '#shared/http/allowed-origins';
+import { FOREIGN_HOST_MESSAGE, FOREIGN_ORIGIN_MESSAGE, PERMISSION_DENIED_MESSAGE } from '#shared/http/api-error';
 import { createApiHandler } from '#shared/http/create-api-handler';
 import type { ChainEvent } from '#shared/http/api-types';
 
@@ -94,5 +96,55 @@ describe('the API chain', () => {
     expect(response.statusCode).toBe(500);
     expect(Object.keys(JSON.parse(response.body))).toEqual(['message']);
     expect(response.headers).toMatchObject({ 'X-Request-Id': 'req-1' });
+  });
+});
+
+describe('the Origin check (D13)', () => {
+  afterEach(() => vi.unstubAllEnvs());
+  const mcpCaller = encodeCaller({ keyId: 'k1', tenants: ['acme'], scopes: ['mcp:*'] });
+  const mcpEvent = (headers: Record<string, string>, authorizer: Record<string, unknown> | null = mcpCaller, tenantId = 'acme') =>
+    event({ headers: { 'Content-Type': 'application/json', ...headers }, pathParameters: { tenantId }, body: '{}' }, authorizer);
+  const reached: string[] = [];
+  const mcp = createApiHandler('mcpBots', async ({ tenantId }) => {
+    reached.push(tenantId);
+    return { status: 200, body: {} };
+  });
+
+  it('refuses an Origin not allowed with 403 PermissionDenied and the common headers, before the handler runs', async () => {
+    vi.stubEnv(ALLOWED_ORIGINS_ENV, 'https://app.example.com');
+    reached.length = 0;
+    const response = await mcp(mcpEvent({ Origin: 'https://evil.example.com' }), context());
+    expect(response.statusCode).toBe(403);
+    expect(JSON.parse(response.body)).toEqual({ code: 'PermissionDenied', message: FOREIGN_ORIGIN_MESSAGE });
+    expect(response.headers).toMatchObject({ 'X-Request-Id': 'req-1', 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' });
+    expect(reached).toEqual([]);
+  });
+
+  it('passes an allowed Origin and a request without one', async () => {
+    vi.stubEnv(ALLOWED_ORIGINS_ENV, 'https://app.example.com');
+    expect((await mcp(mcpEvent({ origin: 'https://app.example.com' }), context())).statusCode).toBe(200);
+    expect((await mcp(mcpEvent({}), context())).statusCode).toBe(200);
+  });
+
+  it('runs after authorization: 401 and the key\'s own 403 come first (D1)', async () => {
+    vi.stubEnv(ALLOWED_ORIGINS_ENV, '');
+    expect((await mcp(mcpEvent({ Origin: 'https://evil.example.com' }, null), context())).statusCode).toBe(401);
+    const otherTenant = await mcp(mcpEvent({ Origin: 'https://evil.example.com' }, mcpCaller, 'globex'), context());
+    expect(JSON.parse(otherTenant.body)).toEqual({ code: 'PermissionDenied', message: PERMISSION_DENIED_MESSAGE });
+  });
+
+  it('refuses a Host outside CXM_ALLOWED_HOSTS when that is set (the local gateway)', async () => {
+    vi.stubEnv(ALLOWED_HOSTS_ENV, '127.0.0.1:3000');
+    const foreign = await mcp(mcpEvent({ Host: 'evil.example.com:3000' }), context());
+    expect(foreign.statusCode).toBe(403);
+    expect(JSON.parse(foreign.body)).toEqual({ code: 'PermissionDenied', message: FOREIGN_HOST_MESSAGE });
+    expect((await mcp(mcpEvent({ Host: '127.0.0.1:3000' }), context())).statusCode).toBe(200);
+  });
+
+  it('is left out of routes that do not declare it', async () => {
+    vi.stubEnv(ALLOWED_ORIGINS_ENV, '');
+    vi.stubEnv(ALLOWED_HOSTS_ENV, '127.0.0.1:3000');
+    const response = await ok(event({ headers: { 'Content-Type': 'application/json', Origin: 'https://evil.example.com', Host: 'evil.example.com' } }), context());
+    expect(response.statusCode).toBe(201);
   });
 });

@@ -1,7 +1,7 @@
 /** The response checker of the integration tests finds drift: it passes what the document describes and nothing else. */
 import { describe, expect, it } from 'vitest';
 import { buildOpenApiDocument } from '#shared/openapi';
-import { OpenApiContract, type ObservedResponse } from '#test/support/validate-against-openapi';
+import { OpenApiContract, type ObservedResponse } from '#shared/openapi/check-response';
 
 const contract = new OpenApiContract(buildOpenApiDocument());
 const NOTE_PATH = '/api/v1/cxm/tenants/acme/conversations/conv-1/internal-notes';

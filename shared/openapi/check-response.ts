@@ -1,12 +1,13 @@
 /**
- * Checks an HTTP response the tests received against the OpenAPI document, the contract: the
+ * Checks an HTTP response against the OpenAPI document, the contract: every response the
+ * integration tests receive, and every response of `cxm smoke` from a running stage. The
  * method and path must be an operation (else it must be the gateway's 404 for an unknown route),
  * the status must be documented for it, the documented required headers must be there with values
  * their schemas accept, and the body must match the schema documented for that status (ajv, JSON
  * Schema 2020-12, OpenAPI 3.1's dialect). A response the document does not describe is drift.
  */
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import type { HeaderObject, OpenApiDocument, OperationMethod, ResponseObject } from '#shared/openapi/openapi-types';
+import type { HeaderObject, OpenApiDocument, OperationMethod, ResponseObject } from './openapi-types.ts';
 
 /** The id the document is registered under, so its `#/components/...` refs resolve inside it. */
 const DOCUMENT_ID = 'https://cxm.invalid/openapi.json';
@@ -29,18 +30,26 @@ export class OpenApiContract {
   private readonly ajv: Ajv2020;
   private readonly validators = new Map<string, ValidateFunction>();
 
-  constructor(private readonly document: OpenApiDocument) {
+  /**
+   * `compile: 'up-front'` (the default) compiles every schema now, `'on-demand'` each when first
+   * needed: cheaper for a run that sees a few operations once (`cxm smoke`).
+   */
+  constructor(
+    private readonly document: OpenApiDocument,
+    { compile = 'up-front' }: { compile?: 'up-front' | 'on-demand' } = {},
+  ) {
     // Not strict: the document is registered whole, and OpenAPI's own members are no JSON Schema
     // keywords. The component schemas themselves are compiled strictly by `npm run validators`.
     // Formats (date-time, uuid) are documentation here, as in shared/schemas/compile-validators.ts.
     this.ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
     this.ajv.addSchema(structuredClone(document) as object, DOCUMENT_ID);
-    this.compileAll();
+    if (compile === 'up-front') this.compileAll();
   }
 
   /**
-   * Compiles every response body and header schema up front (a few hundred ms, once per test file),
-   * so checking a response costs well under a millisecond and never skews a timing-sensitive test.
+   * Compiles every response body and header schema up front (a few hundred ms, once per test
+   * file), so checking a response costs well under a millisecond and never skews a
+   * timing-sensitive test.
    */
   private compileAll(): void {
     this.validatorAt(['components', 'schemas', 'ErrorBody']);

@@ -1,10 +1,15 @@
-/** Imports the authorizer and every route's handler module, as the deployed functions do. */
+/**
+ * The `sources` runtime (the default: fast to start for development): the authorizer and every
+ * route's handler module imported into this process from the TypeScript sources, as the deployed
+ * functions import their bundles. The environment the handlers read is this process's own, set by
+ * the local runtime (use-local-dynamo.ts and friends).
+ */
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { AUTHORIZER_HANDLER, routes } from '#shared/routes';
 import { PROJECT_ROOT } from '../project-root.ts';
+import type { FunctionRuntime } from './function-runtime.ts';
 import type { AuthorizerHandler, ProxyHandler } from './local-gateway.ts';
-
 
 async function importHandler<T>(entry: string): Promise<T> {
   const module = (await import(pathToFileURL(join(PROJECT_ROOT, entry)).href)) as { handler?: T };
@@ -12,9 +17,16 @@ async function importHandler<T>(entry: string): Promise<T> {
   return module.handler;
 }
 
-export async function loadHandlers(): Promise<{ authorizer: AuthorizerHandler; handlers: Map<string, ProxyHandler> }> {
+export async function startSourceRuntime(): Promise<FunctionRuntime> {
   const authorizer = await importHandler<AuthorizerHandler>(AUTHORIZER_HANDLER);
   const handlers = new Map<string, ProxyHandler>();
   for (const route of routes) handlers.set(route.id, await importHandler<ProxyHandler>(route.handler));
-  return { authorizer, handlers };
+  return {
+    kind: 'sources',
+    routes,
+    authorizer,
+    handlers,
+    description: `sources on node ${process.version}`,
+    close: async () => undefined,
+  };
 }

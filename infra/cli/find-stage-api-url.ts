@@ -1,0 +1,39 @@
+/**
+ * The base URL of a deployed stage: the `ApiUrl` output of its stack `cxm-<stage>`, read with the
+ * caller's AWS credentials. The endpoint follows the SDK's standard
+ * `AWS_ENDPOINT_URL_CLOUDFORMATION`, which is also how the tests point it at a fake.
+ */
+import { CloudFormationClient, DescribeStacksCommand, type Stack } from '@aws-sdk/client-cloudformation';
+import { API_URL_OUTPUT, stackName } from '../stack-names.ts';
+import { CliError } from './cli-error.ts';
+
+export async function findStageApiUrl(stage: string, client = new CloudFormationClient({})): Promise<string> {
+  const name = stackName(stage);
+  let stack: Stack | undefined;
+  try {
+    stack = (await client.send(new DescribeStacksCommand({ StackName: name }))).Stacks?.[0];
+  } catch (error) {
+    throw explainLookupFailure(error, name, stage);
+  }
+  const url = stack?.Outputs?.find((output) => output.OutputKey === API_URL_OUTPUT)?.OutputValue;
+  if (!url) {
+    throw new CliError(
+      `stack ${name} has no ${API_URL_OUTPUT} output (stack status ${stack?.StackStatus ?? 'unknown'}); finish or repeat its deployment (npx cdk deploy -c stage=${stage})`,
+    );
+  }
+  return url;
+}
+
+/** The failures an operator can fix, as what to do; anything else as it is. */
+function explainLookupFailure(error: unknown, name: string, stage: string): unknown {
+  if (!(error instanceof Error)) return error;
+  // CloudFormation answers an absent stack with a ValidationError "Stack with id ... does not exist".
+  if (error.name === 'ValidationError' && /does not exist/.test(error.message)) {
+    return new CliError(`no stack ${name} in this account and region; deploy the stage first (npx cdk deploy -c stage=${stage}) or check AWS_REGION/AWS_PROFILE`);
+  }
+  if (error.name === 'CredentialsProviderError') {
+    return new CliError(`no AWS credentials to read stack ${name} with: sign in (aws sso login, AWS_PROFILE or AWS_ACCESS_KEY_ID) and try again`);
+  }
+  if (/region is missing/i.test(error.message)) return new CliError(`no AWS region: set AWS_REGION (or a profile's region) to the stage's region`);
+  return error;
+}

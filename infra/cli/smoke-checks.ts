@@ -1,0 +1,248 @@
+/**
+ * What `cxm smoke` asks a running API: one check per operation of the route table (two for the MCP
+ * endpoint: tools/list and tools/call list_bots), the gateway's own answers (401 without a key,
+ * 403 for a tenant the key does not hold, 404 for an unknown route); GET /openapi.json is checked
+ * first, by the runner (run-smoke-checks.ts). Paths and scopes come from the route table.
+ *
+ * Two plans. With a seeded smoke tenant (--stage, or the local stack) the checks meet the rows the
+ * CLI wrote just before: the open conversation takes a note (201), the smoke bot is listed, the
+ * smoke job has a status. Against a tenant the CLI cannot write to (--url) they prove the same
+ * operations without adding data: a note to a conversation that does not exist is 404 (the note
+ * is written only with its conversation, D4), so is the status of an unknown job, and documents
+ * are written to the `cxm-smoke` collection only.
+ */
+import { isDeepStrictEqual } from 'node:util';
+import { resolveScope } from '#shared/auth/grant-scope';
+import type { VocJob } from '#shared/domain/voc/job-status';
+import { fillPath, routeById, routes, type HttpMethod, type RouteId } from '#shared/routes';
+
+/** The provisioning collection the checks write to, in whatever tenant they run. */
+export const SMOKE_COLLECTION = 'cxm-smoke';
+/** The document of SMOKE_COLLECTION the checks overwrite on every run. */
+export const SMOKE_DOCUMENT = 'smoke-check';
+
+/** The rows of the smoke tenant the checks can rely on, written by the CLI before they run. */
+export interface SmokeSeed {
+  conversationId: string;
+  botId: string;
+  job: VocJob;
+}
+
+export interface SmokePlan {
+  tenant: string;
+  /** Absent when the CLI cannot write to the tenant (--url). */
+  seed?: SmokeSeed;
+  /** Unique per run: request ids, the ids that cannot exist, the smoke document's content. */
+  runId: string;
+}
+
+export interface SmokeRequest {
+  method: HttpMethod;
+  /** Relative to the base URL, with the query. */
+  path: string;
+  /** Sends `Authorization: Bearer <key>`. */
+  withKey: boolean;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface SmokeCheck {
+  name: string;
+  /** The operation the check proves; absent for the gateway's own answers. */
+  route?: RouteId;
+  request: SmokeRequest;
+  expectStatus: readonly number[];
+  /**
+   * What is wrong with the body beyond its schema; undefined when it is right. Runs only on a body
+   * of an expected status that passed the schema the OpenAPI document gives it.
+   */
+  inspect?: (body: unknown) => string | undefined;
+}
+
+/** The scopes a key needs for every check: each route's scope, with the smoke collection filled in. */
+export function smokeScopes(): string[] {
+  return [...new Set(routes.map((route) => resolveScope(route.scope, { collection: SMOKE_COLLECTION })))];
+}
+
+const MCP_HEADERS = { Accept: 'application/json, text/event-stream' };
+
+const expectCode = (code: string) => (body: unknown) => {
+  const actual = (body as { code?: unknown }).code;
+  return actual === code ? undefined : `code ${String(actual)}, expected ${code}`;
+};
+
+const expectEqual = (what: string, expected: unknown) => (body: unknown) =>
+  isDeepStrictEqual(body, expected) ? undefined : `${what} differs: ${JSON.stringify(body).slice(0, 120)}`;
+
+/** The JSON-RPC response's `result`, or why there is none. */
+function rpcResult(body: unknown, id: string): { result: Record<string, unknown> } | { problem: string } {
+  const message = body as { id?: unknown; result?: Record<string, unknown>; error?: { message?: unknown } };
+  if (message.id !== id) return { problem: `JSON-RPC id ${JSON.stringify(message.id)}, expected ${JSON.stringify(id)}` };
+  if (!message.result) return { problem: `JSON-RPC error: ${String(message.error?.message)}` };
+  return { result: message.result };
+}
+
+/** The checks of each operation, in the order they run; a route without checks does not compile. */
+function routeChecks({ tenant, seed, runId }: SmokePlan): Record<RouteId, SmokeCheck[]> {
+  const at = (id: RouteId, params: Record<string, string> = {}, query = '') => fillPath(routeById(id), { tenantId: tenant, ...params }) + query;
+  const absent = `cxm-smoke-absent-${runId}`;
+  const document = { smoke: true, run: runId, kept: { a: 1, b: 2 } };
+  const patch = { kept: { b: null, c: 3 } };
+  const merged = { smoke: true, run: runId, kept: { a: 1, c: 3 } };
+  const documentPath = at('replaceCurrentDocument', { collection: SMOKE_COLLECTION, docId: SMOKE_DOCUMENT });
+  const toolsListId = `smoke-${runId}-tools-list`;
+  const listBotsId = `smoke-${runId}-list-bots`;
+
+  return {
+    addInternalNote: [
+      seed
+        ? {
+            name: 'add internal note',
+            route: 'addInternalNote',
+            request: { method: 'POST', path: at('addInternalNote', { conversationId: seed.conversationId }), withKey: true, body: { body: `cxm smoke run ${runId}` } },
+            expectStatus: [201],
+          }
+        : {
+            name: 'internal note, no such conversation',
+            route: 'addInternalNote',
+            request: { method: 'POST', path: at('addInternalNote', { conversationId: absent }), withKey: true, body: { body: `cxm smoke run ${runId}` } },
+            expectStatus: [404],
+            inspect: expectCode('NotFound'),
+          },
+    ],
+    mcpBots: [
+      {
+        name: 'MCP tools/list',
+        route: 'mcpBots',
+        request: { method: 'POST', path: at('mcpBots'), withKey: true, headers: MCP_HEADERS, body: { jsonrpc: '2.0', id: toolsListId, method: 'tools/list' } },
+        expectStatus: [200],
+        inspect: (body) => {
+          const answer = rpcResult(body, toolsListId);
+          if ('problem' in answer) return answer.problem;
+          const tools: unknown = answer.result.tools;
+          return Array.isArray(tools) && tools.some((tool) => (tool as { name?: unknown }).name === 'list_bots') ? undefined : 'no list_bots tool listed';
+        },
+      },
+      {
+        name: 'MCP tools/call list_bots',
+        route: 'mcpBots',
+        request: {
+          method: 'POST',
+          path: at('mcpBots'),
+          withKey: true,
+          headers: MCP_HEADERS,
+          body: { jsonrpc: '2.0', id: listBotsId, method: 'tools/call', params: { name: 'list_bots', arguments: { limit: 10 } } },
+        },
+        expectStatus: [200],
+        inspect: (body) => {
+          const answer = rpcResult(body, listBotsId);
+          if ('problem' in answer) return answer.problem;
+          if (answer.result.isError === true) return `the tool failed: ${JSON.stringify(answer.result.content).slice(0, 120)}`;
+          const bots: unknown = (answer.result.structuredContent as { bots?: unknown } | undefined)?.bots;
+          if (!Array.isArray(bots)) return 'no structuredContent.bots list';
+          return seed && !bots.some((bot) => (bot as { id?: unknown }).id === seed.botId) ? `bot ${seed.botId} is not listed` : undefined;
+        },
+      },
+    ],
+    replaceCurrentDocument: [
+      {
+        name: 'replace document',
+        route: 'replaceCurrentDocument',
+        request: { method: 'POST', path: documentPath, withKey: true, body: document },
+        expectStatus: [201, 200],
+        inspect: expectEqual('the stored document', document),
+      },
+    ],
+    mergeCurrentDocument: [
+      {
+        name: 'merge document',
+        route: 'mergeCurrentDocument',
+        request: { method: 'PUT', path: documentPath, withKey: true, body: patch },
+        expectStatus: [200],
+        inspect: expectEqual('the merged document', merged),
+      },
+    ],
+    getCurrentDocument: [
+      {
+        name: 'get document',
+        route: 'getCurrentDocument',
+        request: { method: 'GET', path: documentPath, withKey: true },
+        expectStatus: [200],
+        inspect: expectEqual('the document', merged),
+      },
+    ],
+    listDocuments: [
+      {
+        name: 'list documents',
+        route: 'listDocuments',
+        request: { method: 'GET', path: at('listDocuments', { collection: SMOKE_COLLECTION }), withKey: true },
+        expectStatus: [200],
+        inspect: (body) => {
+          const entry = (body as { id: string; data: unknown }[]).find((candidate) => candidate.id === SMOKE_DOCUMENT);
+          if (!entry) return `${SMOKE_DOCUMENT} is not listed`;
+          return expectEqual(`the listed ${SMOKE_DOCUMENT}`, merged)(entry.data);
+        },
+      },
+    ],
+    listAssistantConversations: [
+      {
+        name: 'assistant conversations',
+        route: 'listAssistantConversations',
+        request: { method: 'GET', path: at('listAssistantConversations', {}, '?range=last_day&limit=5'), withKey: true },
+        expectStatus: [200],
+      },
+    ],
+    listVocConversations: [
+      {
+        name: 'VOC conversations',
+        route: 'listVocConversations',
+        request: { method: 'GET', path: at('listVocConversations', {}, '?range=last_day&limit=5'), withKey: true },
+        expectStatus: [200],
+      },
+    ],
+    getVocJobStatus: [
+      seed
+        ? {
+            name: 'VOC job status',
+            route: 'getVocJobStatus',
+            request: { method: 'GET', path: at('getVocJobStatus', { jobId: seed.job.id }), withKey: true },
+            expectStatus: [200],
+            inspect: expectEqual('the job', seed.job),
+          }
+        : {
+            name: 'VOC job status, no such job',
+            route: 'getVocJobStatus',
+            request: { method: 'GET', path: at('getVocJobStatus', { jobId: absent }), withKey: true },
+            expectStatus: [404],
+            inspect: expectCode('NotFound'),
+          },
+    ],
+  };
+}
+
+/** Every check after the OpenAPI document, in the order they run. */
+export function smokeChecks(plan: SmokePlan): SmokeCheck[] {
+  const jobPath = (tenantId: string) => fillPath(routeById('getVocJobStatus'), { tenantId, jobId: plan.seed?.job.id ?? `cxm-smoke-absent-${plan.runId}` });
+  const gatewayChecks: SmokeCheck[] = [
+    {
+      name: '401 without a key',
+      request: { method: 'GET', path: jobPath(plan.tenant), withKey: false },
+      expectStatus: [401],
+      inspect: expectCode('Unauthenticated'),
+    },
+    {
+      name: '403 for a tenant not held',
+      // D1: any tenant the key does not hold is 403, whether or not it exists.
+      request: { method: 'GET', path: jobPath(`cxm-smoke-not-held-${plan.runId}`), withKey: true },
+      expectStatus: [403],
+      inspect: expectCode('PermissionDenied'),
+    },
+    {
+      name: '404 for an unknown route',
+      request: { method: 'GET', path: `/api/v1/cxm-smoke/no-such-route-${plan.runId}`, withKey: false },
+      expectStatus: [404],
+      inspect: expectCode('NotFound'),
+    },
+  ];
+  return [...gatewayChecks, ...Object.values(routeChecks(plan)).flat()];
+}

@@ -1,0 +1,43 @@
+/**
+ * What `cxm smoke` writes to the smoke tenant. Its rows, written through the import path (the same stores and validation as
+ * `cxm import`) before the checks run, by id, so every run overwrites the same rows instead of
+ * adding more: an open customer conversation (reset to open), a bot, a completed VOC job, and one
+ * assistant and one VOC reporting row dated a minute ago. The checks add a note to the conversation
+ * and overwrite the `cxm-smoke/smoke-check` document; nothing else is written but the temporary
+ * key, which stays listed once revoked.
+ */
+import type { ImportFileContent } from '#shared/schemas/import-file';
+import type { CliStores } from './connect-stores.ts';
+import type { SmokeSeed } from './smoke-checks.ts';
+
+/** The tenant `cxm smoke` uses on a stage or the local stack unless told another. */
+export const SMOKE_TENANT = 'cxm-smoke';
+
+/** Lifetime of the temporary key: far beyond a run, so only a killed run leaves it working, and not for long. */
+export const TEMPORARY_KEY_MINUTES = 15;
+
+export function smokeTenantRows(tenant: string, now: number): { file: ImportFileContent; seed: SmokeSeed } {
+  const minuteAgo = now - 60_000;
+  const seed: SmokeSeed = {
+    conversationId: 'smoke-open',
+    botId: 'smoke-bot',
+    job: { id: 'smoke-job', status: 'completed', started: minuteAgo, file: `recordings/${tenant}/smoke.wav`, recordingId: 'smoke-recording' },
+  };
+  const file: ImportFileContent = {
+    conversations: [{ id: seed.conversationId, type: 'customer', status: 'open', mergedInto: null, lockedUntil: null, realtimeOwner: null, assignee: null }],
+    documents: { bots: [{ id: seed.botId, data: { name: 'Smoke bot', writtenBy: 'cxm smoke' } }] },
+    vocJobs: [seed.job],
+    assistantConversations: [{ ID: 'smoke-assistant', BotID: seed.botId, BotName: 'Smoke bot', Datetime: minuteAgo, EndDatetime: now, Duration: 60, Summary: 'Written by cxm smoke.' }],
+    vocConversations: [{ ID: 'smoke-voc', Datetime: new Date(minuteAgo).toISOString(), Duration: 60, Summary: 'Written by cxm smoke.' }],
+  };
+  return { file, seed };
+}
+
+export async function seedSmokeTenant(stores: CliStores, tenant: string, now = Date.now()): Promise<SmokeSeed> {
+  const { file, seed } = smokeTenantRows(tenant, now);
+  // Imported only when a run seeds: smoke-command.ts reads this module's names at every `cxm`
+  // start, and the import path brings ajv and the generated validators.
+  const { importData, parseImportFile } = await import('./import-data.ts');
+  await importData(tenant, parseImportFile(tenant, file), stores);
+  return seed;
+}

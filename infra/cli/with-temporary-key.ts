@@ -1,0 +1,63 @@
+/**
+ * A key that lives only while some work runs: issued (on a stage with its usage-plan key, exactly
+ * as `cxm keys create`), then revoked (its usage-plan key deleted, as `cxm keys revoke`) when the
+ * work ends, whether it succeeds, fails, or is interrupted with Ctrl-C or SIGTERM. It also carries
+ * an expiry, so a process killed outright (SIGKILL) leaves a key that stops working by itself.
+ */
+import { constants } from 'node:os';
+import { issueKey, type KeyRequest } from '#shared/auth/issue-key';
+import { revokeKey } from '#shared/auth/revoke-key';
+import { CliError } from './cli-error.ts';
+import type { CliStores } from './connect-stores.ts';
+
+const SIGNALS = ['SIGINT', 'SIGTERM'] as const;
+
+export async function withTemporaryKey<T>(
+  stores: CliStores,
+  request: KeyRequest & { expiresAt: string },
+  use: (key: string) => Promise<T>,
+  log: (line: string) => void,
+): Promise<T> {
+  const issuing = issueKey(stores.keys, request, new Date(), stores.usagePlan);
+  let revoking: Promise<void> | undefined;
+  // Once, whoever asks first (the end of the work or a signal); a key that was never issued needs nothing.
+  const revoke = () =>
+    (revoking ??= issuing.then(
+      async ({ stored }) => {
+        try {
+          const revoked = await revokeKey(stores.keys, stored.keyId, new Date(), stores.usagePlan);
+          const usageKey = revoked?.deletedUsageKey ? ` and deleted its API Gateway key ${revoked.deletedUsageKey}` : '';
+          log(`Revoked the temporary key ${stored.keyId}${usageKey}.`);
+        } catch (error) {
+          throw new CliError(
+            `could not revoke the temporary key ${stored.keyId} (${(error as Error).message}); revoke it with 'cxm keys revoke ${stored.keyId}' (and the same --stage); it expires at ${stored.expiresAt} anyway`,
+          );
+        }
+      },
+      () => undefined,
+    ));
+  const onSignal = (signal: (typeof SIGNALS)[number]) => {
+    log('Interrupted: revoking the temporary key before exiting.');
+    revoke().then(
+      () => process.exit(128 + constants.signals[signal]),
+      (error: Error) => {
+        log(`cxm: ${error.message}`);
+        process.exit(128 + constants.signals[signal]);
+      },
+    );
+  };
+  for (const signal of SIGNALS) process.once(signal, onSignal);
+  try {
+    const { key, stored } = await issuing;
+    const usageKey = stored.usageKey ? ` with API Gateway key ${stored.usageKey.id} in the usage plan` : '';
+    log(`Created the temporary key ${stored.keyId} for tenant ${request.tenants.join(', ')}${usageKey}, expiring at ${stored.expiresAt}.`);
+    return await use(key);
+  } finally {
+    try {
+      await revoke();
+    } finally {
+      // Only now: a signal while revoking waits for the revocation too.
+      for (const signal of SIGNALS) process.off(signal, onSignal);
+    }
+  }
+}

@@ -1,0 +1,28 @@
+/**
+ * What serves the functions behind the local gateway (DESIGN section 2): `sources` (the TS handler
+ * modules in this process) or `bundles` (`CXM_RUNTIME=bundles`: the synthesized bundles in worker
+ * processes on Lambda's Node). The gateway in front is the same for both.
+ */
+import type { RouteSpec } from '#shared/routes';
+import type { AuthorizerHandler, ProxyHandler } from './local-gateway.ts';
+
+export type FunctionRuntimeKind = 'sources' | 'bundles';
+
+export interface FunctionRuntime {
+  kind: FunctionRuntimeKind;
+  /** The routes served, with the methods the deployed API has for them. */
+  routes: readonly RouteSpec[];
+  authorizer: AuthorizerHandler;
+  /** Route id -> the function serving it. */
+  handlers: ReadonlyMap<string, ProxyHandler>;
+  /** For the start banner: `bundles on node v24.21.0 (cloud assembly <dir>)`. */
+  description: string;
+  close(): Promise<void>;
+}
+
+/** `CXM_RUNTIME`: unset or `sources`, or `bundles`; anything else is a mistake worth stopping for. */
+export function functionRuntimeKind(raw = process.env.CXM_RUNTIME): FunctionRuntimeKind {
+  if (raw === undefined || raw === '' || raw === 'sources') return 'sources';
+  if (raw === 'bundles') return 'bundles';
+  throw new Error(`CXM_RUNTIME=${raw} is not valid; use sources (the default) or bundles.`);
+}

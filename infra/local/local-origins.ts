@@ -1,0 +1,36 @@
+/**
+ * The local gateway's own origins and hosts (D13): what the functions of a route that checks
+ * origins accept when served on 127.0.0.1:<port>. A browser page of any other origin, and a name
+ * rebound to 127.0.0.1 (which arrives as a foreign Host), is refused, as the MCP SDK's DNS-rebinding
+ * protection refuses them for local servers.
+ */
+import { ALLOWED_HOSTS_ENV, ALLOWED_ORIGINS_ENV } from '#shared/http/allowed-origins';
+
+/** Both lists, comma-separated, under the names the functions read. */
+export type LocalOriginsEnv = Record<typeof ALLOWED_ORIGINS_ENV | typeof ALLOWED_HOSTS_ENV, string>;
+
+/** The environment additions of a gateway listening on 127.0.0.1:`port`. */
+export function localOrigins(port: number): LocalOriginsEnv {
+  const hosts = [`127.0.0.1:${port}`, `localhost:${port}`];
+  return {
+    [ALLOWED_ORIGINS_ENV]: hosts.map((host) => `http://${host}`).join(','),
+    [ALLOWED_HOSTS_ENV]: hosts.join(','),
+  };
+}
+
+function union(existing: string | undefined, added: string): string {
+  const entries = [...(existing ?? '').split(','), ...added.split(',')].map((entry) => entry.trim()).filter((entry) => entry !== '');
+  return [...new Set(entries)].join(',');
+}
+
+/**
+ * `env` with `additions` merged in: each list becomes the union of both, because one process can
+ * serve several gateways (a test run does), and each must keep accepting its own origins.
+ */
+export function withLocalOrigins<Env extends Record<string, string | undefined>>(env: Env, additions: LocalOriginsEnv): Env & LocalOriginsEnv {
+  return {
+    ...env,
+    [ALLOWED_ORIGINS_ENV]: union(env[ALLOWED_ORIGINS_ENV], additions[ALLOWED_ORIGINS_ENV]),
+    [ALLOWED_HOSTS_ENV]: union(env[ALLOWED_HOSTS_ENV], additions[ALLOWED_HOSTS_ENV]),
+  };
+}

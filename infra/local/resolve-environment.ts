@@ -1,0 +1,93 @@
+/**
+ * A function's environment as Lambda would hand it over, with the template's CloudFormation
+ * references resolved to what stands in for them on this machine: a table's `Ref` to the local
+ * table of the same spec, a secret's `Ref` to the ARN the local Secrets Manager endpoint answers
+ * for, pseudo parameters to the local region and account. A reference nothing local can stand in
+ * for is an error that names the function and the variable, never a silent placeholder.
+ */
+import type { SecretId } from '#shared/routes';
+import { allTableSpecs, physicalTableName, type TableId } from '#shared/store/table-specs';
+import { secretName } from '../secret-name.ts';
+import type { CfnValue, Template } from './read-assembly.ts';
+
+export const LOCAL_ACCOUNT_ID = '000000000000';
+const SECRET_IDS: readonly SecretId[] = ['cursorSecret'];
+
+export interface LocalResources {
+  stage: string;
+  region: string;
+  /** The local physical name of each table spec. */
+  tables: Record<TableId, string>;
+}
+
+/** The ARN a stage's secret has locally (Secrets Manager ARNs end in `-` and six characters). */
+export function localSecretArn(region: string, name: string): string {
+  return `arn:aws:secretsmanager:${region}:${LOCAL_ACCOUNT_ID}:secret:${name}-LOCAL0`;
+}
+
+/** Which of the stage's secrets a template secret is, by the name CDK gave it. */
+export function secretIdOf(stage: string, name: unknown): SecretId | undefined {
+  return SECRET_IDS.find((id) => secretName(stage, id) === name);
+}
+
+export function resolveEnvironment(
+  functionName: string,
+  variables: Record<string, CfnValue>,
+  template: Template,
+  local: LocalResources,
+): Record<string, string> {
+  const resolved: Record<string, string> = {};
+  for (const [name, value] of Object.entries(variables)) {
+    resolved[name] = resolveValue(value, template, local, () => `${functionName}: environment variable ${name} = ${JSON.stringify(value)}`);
+  }
+  return resolved;
+}
+
+function resolveValue(value: CfnValue, template: Template, local: LocalResources, where: () => string): string {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (value && typeof value === 'object' && !Array.isArray(value)) {
+    const join = value['Fn::Join'];
+    if (Array.isArray(join) && typeof join[0] === 'string' && Array.isArray(join[1])) {
+      return join[1].map((part) => resolveValue(part, template, local, where)).join(join[0]);
+    }
+    const ref = value.Ref;
+    if (typeof ref === 'string') return resolveRef(ref, template, local, where);
+    const getAtt = value['Fn::GetAtt'];
+    if (Array.isArray(getAtt) && typeof getAtt[0] === 'string' && getAtt[1] === 'Arn') {
+      const table = tableOf(getAtt[0], template, local);
+      if (table) return `arn:aws:dynamodb:${local.region}:${LOCAL_ACCOUNT_ID}:table/${table}`;
+    }
+  }
+  throw new Error(`${where()}: the local runtime has nothing to stand in for this reference`);
+}
+
+function resolveRef(ref: string, template: Template, local: LocalResources, where: () => string): string {
+  switch (ref) {
+    case 'AWS::Region':
+      return local.region;
+    case 'AWS::AccountId':
+      return LOCAL_ACCOUNT_ID;
+    case 'AWS::Partition':
+      return 'aws';
+    case 'AWS::URLSuffix':
+      return 'amazonaws.com';
+  }
+  const table = tableOf(ref, template, local);
+  if (table) return table;
+  const resource = template.Resources[ref];
+  if (resource?.Type === 'AWS::SecretsManager::Secret') {
+    const name = resource.Properties?.Name;
+    if (typeof name === 'string' && secretIdOf(local.stage, name)) return localSecretArn(local.region, name);
+  }
+  throw new Error(`${where()}: the local runtime has nothing to stand in for ${resource?.Type ?? 'an unknown resource'} ${ref}`);
+}
+
+/** The local table standing in for a template table: the one of the same spec. */
+function tableOf(logicalId: string, template: Template, local: LocalResources): string | undefined {
+  const resource = template.Resources[logicalId];
+  if (resource?.Type !== 'AWS::DynamoDB::Table') return undefined;
+  const name = resource.Properties?.TableName;
+  const spec = allTableSpecs.find((candidate) => physicalTableName(local.stage, candidate.id) === name);
+  return spec ? local.tables[spec.id] : undefined;
+}

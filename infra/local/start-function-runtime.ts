@@ -1,0 +1,70 @@
+/**
+ * Starts the runtime `CXM_RUNTIME` names. Both take the local wiring from this process's
+ * environment, where the local runtime put it (use-local-dynamo.ts, the cursor secret): the sources
+ * read it directly; bundle mode hands it to the bundles only where the template's references ask
+ * for it (a table, a secret, the region), besides Lambda's own variables and the local endpoints.
+ *
+ * Bundle mode uses the cloud assembly in `CXM_ASSEMBLY_DIR` when set (the test run synthesizes one
+ * for all its files), else synthesizes the local stage or reuses the synthesis of the same sources.
+ */
+import { tableSpecs, type TableId } from '#shared/store/table-specs';
+import { stackName } from '../stack-names.ts';
+import { LOCAL_STAGE } from './build-proxy-event.ts';
+import { startBundleRuntime } from './bundle-runtime.ts';
+import { functionRuntimeKind, type FunctionRuntime } from './function-runtime.ts';
+import { lambdaNode } from './lambda-node.ts';
+import { ensureLocalAssembly } from './local-assembly.ts';
+import { localLog, type LocalLog } from './local-log.ts';
+import type { AssemblyFunction } from './read-assembly.ts';
+import { startSourceRuntime } from './source-runtime.ts';
+
+/** Variables of this process that the bundles get too when set: they tune logs, not behaviour. */
+const PASSED_THROUGH = ['POWERTOOLS_LOG_LEVEL', 'POWERTOOLS_METRICS_DISABLED', 'AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'];
+/** Environments of one function alive at once in bundle mode (CXM_FUNCTION_CONCURRENCY). */
+const DEFAULT_MAX_ENVIRONMENTS = 8;
+
+export interface StartFunctionRuntimeOptions {
+  log?: LocalLog;
+  /** Extra variables for a bundle (bundle mode only), e.g. the gateway's own origins. */
+  extraEnvironment?: (fn: AssemblyFunction, variables: Record<string, string>) => Record<string, string> | undefined;
+}
+
+function required(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`bundle mode needs ${name} in the local runtime's environment (the local runtime sets it before serving)`);
+  return value;
+}
+
+function maxEnvironments(): number {
+  const raw = process.env.CXM_FUNCTION_CONCURRENCY;
+  if (raw === undefined || raw === '') return DEFAULT_MAX_ENVIRONMENTS;
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw) || value < 1 || value > 100) throw new Error(`CXM_FUNCTION_CONCURRENCY=${raw} is not valid; give a whole number from 1 to 100.`);
+  return value;
+}
+
+export async function startFunctionRuntime(options: StartFunctionRuntimeOptions = {}): Promise<FunctionRuntime> {
+  const log = options.log ?? localLog('info');
+  if (functionRuntimeKind() === 'sources') return startSourceRuntime();
+
+  const node = lambdaNode();
+  if (node.warning) log.line('warn', `cxm: ${node.warning}`);
+  const stage = LOCAL_STAGE;
+  const assemblyDir = process.env.CXM_ASSEMBLY_DIR || (await ensureLocalAssembly(stage, (line) => log.line('info', `cxm: ${line}`))).dir;
+  const tables = Object.fromEntries(Object.values(tableSpecs).map((spec) => [spec.id, required(spec.envVar)])) as Record<TableId, string>;
+  const overrides = Object.fromEntries(PASSED_THROUGH.flatMap((name) => (process.env[name] === undefined ? [] : [[name, process.env[name]!]])));
+  return startBundleRuntime({
+    assemblyDir,
+    stackId: stackName(stage),
+    stage,
+    region: required('AWS_REGION'),
+    credentials: { accessKeyId: required('AWS_ACCESS_KEY_ID'), secretAccessKey: required('AWS_SECRET_ACCESS_KEY') },
+    dynamoEndpoint: required('AWS_ENDPOINT_URL_DYNAMODB'),
+    tables,
+    secrets: { cursorSecret: process.env.CXM_CURSOR_SECRET },
+    overrides,
+    maxEnvironments: maxEnvironments(),
+    ...(log.enabled('debug') && { report: (line: string) => log.line('debug', line) }),
+    extraEnvironment: options.extraEnvironment,
+  });
+}

@@ -1,0 +1,99 @@
+/**
+ * The allow lists of D13, as the functions receive them: `CXM_ALLOWED_ORIGINS` (CDK sets it from
+ * the stage config on routes that declare `checksOrigin`; the local gateway adds its own origins)
+ * and `CXM_ALLOWED_HOSTS` (set only by the local gateway). Both are comma-separated.
+ *
+ * Matching is the MCP SDK's (`WebStandardStreamableHTTPServerTransport`'s `allowedOrigins` and
+ * `allowedHosts`: membership in the list), after both sides are reduced to what identifies an
+ * origin or a host: scheme, host and port, the host in lower case, a default port dropped. So
+ * `https://App.example.com:443` in the config allows the `https://app.example.com` a browser sends.
+ */
+export const ALLOWED_ORIGINS_ENV = 'CXM_ALLOWED_ORIGINS';
+export const ALLOWED_HOSTS_ENV = 'CXM_ALLOWED_HOSTS';
+
+/** `new URL`, or null where it throws (`URL.parse` needs Node 20.18; package.json allows 20.11). */
+function parseUrl(text: string): URL | null {
+  try {
+    return new URL(text);
+  } catch {
+    return null;
+  }
+}
+
+/** A URL that is nothing but an authority (no credentials, path, query or fragment). */
+function authorityOnly(url: URL): boolean {
+  return url.username === '' && url.password === '' && url.pathname === '/' && url.search === '' && url.hash === '';
+}
+
+/**
+ * `scheme://host[:port]` in its canonical form, or undefined for anything that is no such origin:
+ * `null` (what sandboxed and file pages send), a bare host, a URL with a path.
+ */
+export function normaliseOrigin(value: string): string | undefined {
+  const url = parseUrl(value.trim());
+  if (url === null) return undefined;
+  // Only http(s) have a tuple origin worth allowing; `url.origin` is "null" for the others.
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || !authorityOnly(url)) return undefined;
+  return url.origin;
+}
+
+/** `host[:port]` as a Host header carries it, in canonical form, or undefined when it is no host. */
+export function normaliseHost(value: string): string | undefined {
+  const host = value.trim();
+  const url = host === '' ? null : parseUrl(`http://${host}`);
+  return url !== null && authorityOnly(url) ? url.host : undefined;
+}
+
+function parseList(raw: string, normalise: (entry: string) => string | undefined): ReadonlySet<string> {
+  const entries = raw.split(',').map((entry) => normalise(entry));
+  return new Set(entries.filter((entry): entry is string => entry !== undefined));
+}
+
+/**
+ * Reads a list from the environment at each request: in the local source mode several gateways
+ * share one process and its environment, and each adds its origins when it starts. The parse is
+ * kept for as long as the raw value stays the same, so a request costs one string comparison.
+ */
+function listReader(name: string, normalise: (entry: string) => string | undefined): () => ReadonlySet<string> | undefined {
+  let cached: { raw: string; list: ReadonlySet<string> } | undefined;
+  return () => {
+    const raw = process.env[name];
+    if (raw === undefined) return undefined;
+    if (cached?.raw !== raw) cached = { raw, list: parseList(raw, normalise) };
+    return cached.list;
+  };
+}
+
+const readAllowedOrigins = listReader(ALLOWED_ORIGINS_ENV, normaliseOrigin);
+const readAllowedHosts = listReader(ALLOWED_HOSTS_ENV, normaliseHost);
+
+/** Origins a request may name; unset means none (fail closed), as an empty list does. */
+export function isAllowedOrigin(origin: string): boolean {
+  const normalised = normaliseOrigin(origin);
+  return normalised !== undefined && (readAllowedOrigins()?.has(normalised) ?? false);
+}
+
+/** Hosts a request may address; with no list (a deployed stage: API Gateway routes by host) any. */
+export function isAllowedHost(host: string | undefined): boolean {
+  const allowed = readAllowedHosts();
+  if (allowed === undefined) return true;
+  const normalised = host === undefined ? undefined : normaliseHost(host);
+  return normalised !== undefined && allowed.has(normalised);
+}
+
+/**
+ * The `CXM_ALLOWED_ORIGINS` value of a configured list (CDK); `setting` names where the list is
+ * written. A wrong entry fails the synth, with what to write instead, rather than silently
+ * allowing nothing.
+ */
+export function allowedOriginsValue(origins: readonly string[], setting = 'allowed origins'): string {
+  return origins
+    .map((origin) => {
+      const normalised = normaliseOrigin(origin);
+      if (normalised === undefined) {
+        throw new Error(`${setting}: "${origin}" is not an origin: write scheme://host[:port], for example https://app.example.com`);
+      }
+      return normalised;
+    })
+    .join(',');
+}

@@ -1,0 +1,195 @@
+/**
+ * `cxm smoke` as an operator runs it, a real process against a local gateway over real HTTP.
+ * With --url and a given key every check passes on a healthy API and nothing but the smoke
+ * document lands in the tenant; a wrong URL and a wrong key each fail with one line saying what
+ * to do. With --stage the URL comes from the stack's ApiUrl output (a fake CloudFormation), the
+ * CLI makes a temporary key in the stage's keys table with an API Gateway key in the usage plan
+ * (a fake control plane), and revokes both afterwards: after a passing run, a failing one, and
+ * one interrupted with Ctrl-C. The stage is the one whose tables the gateway reads, so the
+ * CLI's key works there exactly as on AWS; a proxy in front of the gateway breaks or holds the
+ * routes of one tenant, so the tests run side by side.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { routes } from '#shared/routes';
+import { physicalTableName, type TableId } from '#shared/store/table-specs';
+import { smokeScopes } from '#infra/cli/smoke-checks';
+import { freePort } from '#infra/local/dynamodb-local';
+import { API_URL_OUTPUT, stackName } from '#infra/stack-names';
+import { usagePlanName } from '#infra/usage-plan-name';
+import { startApiFaultProxy, type ApiFaultProxy } from '#test/support/api-fault-proxy';
+import { startFakeApiGateway, type FakeApiGateway } from '#test/support/fake-api-gateway';
+import { startFakeCloudFormation, type FakeCloudFormation } from '#test/support/fake-cloudformation';
+import { ownLines, run } from '#test/support/run-process';
+import { tenantItemKeys } from '#test/support/tenant-items';
+import { startTestApi, uniqueTenant, type TestApi } from '#test/support/test-api';
+
+interface Report {
+  url: string;
+  tenant: string;
+  checks: { name: string; route: string | null; method: string; path: string; status: number | null; ms: number; result: 'pass' | 'fail'; reason: string | null }[];
+  passed: number;
+  failed: number;
+}
+
+const PLAN_ID = 'plan-smoke';
+let api: TestApi;
+let proxy: ApiFaultProxy;
+let cloudFormation: FakeCloudFormation;
+let apiGateway: FakeApiGateway;
+let stage: string;
+let urlEnv: Record<string, string>;
+let stageEnv: Record<string, string>;
+
+/** `cxm smoke <args>`; `onSpawn` gets the process, to interrupt it. */
+const smoke = (env: Record<string, string>, args: string[], onSpawn?: (child: ChildProcess) => void) =>
+  run('node', ['infra/cli/cxm.mjs', 'smoke', ...args], env, 60_000, onSpawn);
+
+beforeAll(async () => {
+  api = await startTestApi();
+  // The stage whose tables (`cxm-<stage>-*`) the gateway reads: `--stage` finds them by that name.
+  stage = /^cxm-(.+)-keys$/.exec(api.tables.keys)?.[1] ?? '';
+  for (const [id, table] of Object.entries(api.tables)) expect(table).toBe(physicalTableName(stage, id as TableId));
+  proxy = await startApiFaultProxy(api.url);
+  // An ApiUrl ends in a slash, as API Gateway's does.
+  cloudFormation = await startFakeCloudFormation({ [stackName(stage)]: { [API_URL_OUTPUT]: `${proxy.url}/`, EventBusName: 'unused' } });
+  apiGateway = await startFakeApiGateway([{ id: PLAN_ID, name: usagePlanName(stage) }]);
+  // No local stack in either: the CLI must use what it is told.
+  urlEnv = { CXM_HOME: mkdtempSync(join(tmpdir(), 'cxm-smoke-')) };
+  stageEnv = {
+    ...urlEnv,
+    AWS_ENDPOINT_URL_CLOUDFORMATION: cloudFormation.endpoint,
+    AWS_ENDPOINT_URL_API_GATEWAY: apiGateway.endpoint,
+    AWS_ENDPOINT_URL_DYNAMODB: api.dynamoEndpoint,
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'local',
+    AWS_SECRET_ACCESS_KEY: 'local',
+  };
+});
+afterAll(async () => {
+  await Promise.all([api?.close(), proxy?.close(), cloudFormation?.close(), apiGateway?.close()]);
+});
+
+/** The tenant's only key, which the smoke run made: revoked, and its API Gateway key deleted from the plan. */
+async function expectTemporaryKeyRevoked(tenant: string, stderr: string): Promise<void> {
+  const keys = await api.keys.list(tenant);
+  expect(keys).toHaveLength(1);
+  const [temporary] = keys;
+  expect(temporary).toMatchObject({ name: 'cxm smoke', tenants: [tenant], scopes: smokeScopes(), revokedAt: expect.any(String) });
+  const usageKeyId = temporary!.usageKey!.id;
+  expect(apiGateway.apiKeys.has(usageKeyId)).toBe(false);
+  expect(apiGateway.calls).toContain(`DELETE /apikeys/${usageKeyId}`);
+  expect(stderr).toContain(`Revoked the temporary key ${temporary!.keyId} and deleted its API Gateway key ${usageKeyId}.`);
+}
+
+describe.concurrent('cxm smoke', () => {
+  it('--url: every check passes on a healthy API, --json prints {url, tenant, checks, passed, failed}, and the tenant gains only the smoke document', async () => {
+    const tenant = uniqueTenant('smoke');
+    // The scopes `cxm smoke --help` lists are enough.
+    const { key } = await api.createKey([tenant], smokeScopes());
+    const result = await smoke(urlEnv, ['--url', api.url, '--key', key, '--tenant', tenant, '--json']);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const report = JSON.parse(result.stdout) as Report;
+    expect(Object.keys(report).sort()).toEqual(['checks', 'failed', 'passed', 'tenant', 'url']);
+    expect(report).toMatchObject({ url: api.url, tenant, passed: report.checks.length, failed: 0 });
+    for (const check of report.checks) {
+      expect(Object.keys(check).sort()).toEqual(['method', 'ms', 'name', 'path', 'reason', 'result', 'route', 'status']);
+      expect(check, check.name).toMatchObject({ result: 'pass', reason: null, status: expect.any(Number), ms: expect.any(Number) });
+    }
+    // One check or more per operation of the route table, and the gateway's own answers.
+    expect(new Set(report.checks.map((check) => check.route))).toEqual(new Set([null, ...routes.map((route) => route.id)]));
+    expect(report.checks.filter((check) => check.route === null).map((check) => `${check.name}: ${check.status}`)).toEqual([
+      'OpenAPI document: 200',
+      '401 without a key: 401',
+      '403 for a tenant not held: 403',
+      '404 for an unknown route: 404',
+    ]);
+    expect(report.checks.filter((check) => check.route === 'mcpBots').map((check) => check.name)).toEqual(['MCP tools/list', 'MCP tools/call list_bots']);
+    // The note went to a conversation that does not exist: a 404, nothing written. (No route
+    // writes to the other tables.)
+    const tables = ['conversations', 'documents'] as const;
+    const items = await Promise.all(tables.map(async (table) => (await tenantItemKeys(api.tables[table], tenant)).map((item) => `${table}: ${item}`)));
+    expect(items.flat()).toEqual([`documents: ${tenant}#cxm-smoke smoke-check`]);
+  });
+
+  it('a wrong URL fails with one line saying what to do: nothing listening, or something that is not this API', async () => {
+    const args = ['--key', 'cxm_aaaaaaaaaaaa_bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb', '--tenant', 'acme'];
+    const [refused, notThisApi] = await Promise.all([
+      smoke(urlEnv, ['--url', `http://127.0.0.1:${await freePort()}`, ...args]),
+      smoke(urlEnv, ['--url', `${api.url}/docs/`, ...args]),
+    ]);
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toBe('');
+    expect(ownLines(refused.stderr)).toEqual([expect.stringMatching(/^cxm: cannot reach http:\/\/127\.0\.0\.1:\d+: connection refused\. Check --url: .*ApiUrl/)]);
+    expect(notThisApi.code).toBe(1);
+    expect(ownLines(notThisApi.stderr)).toEqual([
+      expect.stringMatching(/^cxm: http:\/\/127\.0\.0\.1:\d+\/docs does not look like the CXM API: GET \/openapi\.json answered 404 .*Check --url/),
+    ]);
+  });
+
+  it('a wrong key fails with one line saying the key was refused and how to make one, after the table', async () => {
+    const result = await smoke(urlEnv, ['--url', api.url, '--key', 'cxm_aaaaaaaaaaaa_bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb', '--tenant', 'acme']);
+    expect(result.code).toBe(1);
+    // The table still shows what was asked: the keyless checks pass, every other one was refused.
+    expect(result.stdout).toMatch(/\n401 without a key .* pass\n/);
+    expect(result.stdout).toMatch(/\ninternal note, no such conversation .* 401 .* FAIL: expected 404, got 401 Unauthenticated \(the key was refused\)\n/);
+    expect(result.stdout).toMatch(/\n3 passed, \d+ failed\n$/);
+    expect(ownLines(result.stderr)).toEqual([
+      expect.stringMatching(/^cxm: http:\/\/127\.0\.0\.1:\d+ refused the key on every check \(401 Unauthenticated\).*npx cxm keys create .*--tenant acme --scope cxm:conversations\.write/),
+    ]);
+  });
+
+  it('--stage: the URL from the stack, a temporary key with a usage-plan key, every check passes, then both keys are gone', async () => {
+    const tenant = uniqueTenant('smoke-stage');
+    const result = await smoke(stageEnv, ['--stage', stage, '--tenant', tenant]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(new RegExp(`^Smoke test of ${proxy.url}/ as tenant ${tenant}\n`));
+    expect(result.stdout).toMatch(/add internal note .* 201 .* pass\n/);
+    expect(result.stdout).toMatch(/VOC job status .* 200 .* pass\n/);
+    expect(result.stdout).not.toMatch(/FAIL/);
+    expect(result.stdout).toMatch(/\n(\d+) passed, 0 failed\n$/);
+    expect(cloudFormation.calls).toContain(stackName(stage));
+    expect(apiGateway.calls).toContain(`POST /usageplans/${PLAN_ID}/keys`);
+    expect(ownLines(result.stderr)).toEqual([
+      expect.stringMatching(new RegExp(`^Created the temporary key \\w+ for tenant ${tenant} with API Gateway key \\w+ in the usage plan, expiring at `)),
+      expect.stringMatching(/^Revoked the temporary key/),
+    ]);
+    await expectTemporaryKeyRevoked(tenant, result.stderr);
+  });
+
+  it('--stage: a check that fails fails the run (exit 1, the reason in --json), and the temporary key is revoked all the same', async () => {
+    const tenant = uniqueTenant('smoke-fail');
+    // A reporting row without its fields: the response is off the OpenAPI document.
+    proxy.answer(`/reporting/tenants/${tenant}/assistant/`, 200, { total: 1, cursor: {}, data: [{ ID: 'half-a-row' }] });
+    const result = await smoke(stageEnv, ['--stage', stage, '--tenant', tenant, '--json']);
+    expect(result.code).toBe(1);
+    const report = JSON.parse(result.stdout) as Report;
+    expect(report.failed).toBe(1);
+    expect(report.checks.filter((check) => check.result === 'fail')).toEqual([
+      expect.objectContaining({ route: 'listAssistantConversations', status: 200, reason: expect.stringMatching(/^off the OpenAPI document: .*must have required property/) }),
+    ]);
+    expect(ownLines(result.stderr).at(-1)).toMatch(new RegExp(`^cxm: 1 of ${report.checks.length} checks failed against ${proxy.url}/$`));
+    await expectTemporaryKeyRevoked(tenant, result.stderr);
+  });
+
+  it('--stage: Ctrl-C during the checks revokes the temporary key and deletes its usage-plan key before exiting', async () => {
+    const tenant = uniqueTenant('smoke-int');
+    const arrived = proxy.hold(`/reporting/tenants/${tenant}/`);
+    let child: ChildProcess | undefined;
+    const finished = smoke(stageEnv, ['--stage', stage, '--tenant', tenant], (spawned) => (child = spawned));
+    await arrived;
+    // Mid-run the key exists, unrevoked, with its API Gateway key in the stage's plan.
+    const [during] = await api.keys.list(tenant);
+    expect(during).toMatchObject({ name: 'cxm smoke', revokedAt: undefined });
+    expect(apiGateway.apiKeys.get(during!.usageKey!.id)?.usagePlanId).toBe(PLAN_ID);
+    child!.kill('SIGINT');
+    const result = await finished;
+    expect(result.code).toBe(130);
+    expect(result.stderr).toMatch(/Interrupted: revoking the temporary key/);
+    await expectTemporaryKeyRevoked(tenant, result.stderr);
+  });
+});

@@ -1,0 +1,149 @@
+/**
+ * The official MCP conformance suite (`@modelcontextprotocol/conformance`, pinned) against the bots
+ * endpoint through the local gateway: every server scenario that applies to a stateless server
+ * with one tool of its own (the README lists the others, and why they do not apply). The suite
+ * needs Node 22+, so it runs on Lambda's Node; it sends no credentials, so a small proxy in front of
+ * the gateway adds the key and forwards everything else as the suite sent it.
+ */
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, request, type Server } from 'node:http';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { lambdaNode } from '#infra/local/lambda-node';
+import { localOrigins, withLocalOrigins } from '#infra/local/local-origins';
+import { PROJECT_ROOT } from '#infra/project-root';
+import { run, type Finished } from '#test/support/run-process';
+import { expectDocumented, startTestApi, uniqueTenant, type TestApi } from '#test/support/test-api';
+
+/** The scenarios that apply (README, "MCP conformance"). */
+const SCENARIOS = ['server-initialize', 'ping', 'tools-list', 'dns-rebinding-protection'] as const;
+type Scenario = (typeof SCENARIOS)[number];
+
+/** One result of the suite's `checks.json`. */
+interface ConformanceCheck {
+  id: string;
+  status: 'SUCCESS' | 'FAILURE' | 'WARNING' | 'SKIPPED' | 'INFO';
+  errorMessage?: string;
+  details?: Record<string, unknown>;
+}
+
+interface ScenarioRun {
+  finished: Finished;
+  checks: ConformanceCheck[];
+}
+
+function conformanceCli(): string {
+  const require = createRequire(join(PROJECT_ROOT, 'package.json'));
+  const manifestPath = require.resolve('@modelcontextprotocol/conformance/package.json');
+  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as { bin: { conformance: string } };
+  return join(dirname(manifestPath), manifest.bin.conformance);
+}
+
+/** One answer of the gateway to the suite, kept to hold it to the OpenAPI document. */
+interface Exchange {
+  method: string;
+  url: string;
+  status: number;
+  headers: Headers;
+  text: string;
+}
+
+/**
+ * Forwards every request to the gateway with the key added, and nothing else changed: Host and
+ * Origin stay as the suite sent them, so the gateway itself judges a rebound name. Answers are
+ * small JSON (never a stream), so each is read whole and recorded on its way back.
+ */
+async function startKeyProxy(gatewayUrl: string, key: string, exchanges: Exchange[]): Promise<{ port: number; server: Server }> {
+  const upstream = new URL(gatewayUrl);
+  const server = createServer((req, res) => {
+    const forwarded = request(
+      { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: { ...req.headers, authorization: `Bearer ${key}` } },
+      (answer) => {
+        const chunks: Buffer[] = [];
+        answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+        answer.on('end', () => {
+          const body = Buffer.concat(chunks);
+          const status = answer.statusCode ?? 502;
+          const headers = new Headers(Object.entries(answer.headers).flatMap(([name, value]) => (typeof value === 'string' ? [[name, value] as [string, string]] : [])));
+          exchanges.push({ method: req.method ?? 'GET', url: new URL(req.url ?? '/', gatewayUrl).href, status, headers, text: body.toString('utf8') });
+          res.writeHead(status, answer.headers);
+          res.end(body);
+        });
+      },
+    );
+    forwarded.on('error', (error) => res.destroy(error));
+    req.pipe(forwarded);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  if (typeof address !== 'object' || address === null) throw new Error('the proxy has no port');
+  return { port: address.port, server };
+}
+
+let api: TestApi;
+let proxy: Server;
+let outputDir: string;
+const results = new Map<Scenario, ScenarioRun>();
+const exchanges: Exchange[] = [];
+
+beforeAll(async () => {
+  const node = lambdaNode();
+  // The suite's own requirement; a missing pinned Node is reported, not worked around.
+  expect(Number(node.version.slice(1).split('.')[0]), node.warning).toBeGreaterThanOrEqual(22);
+
+  api = await startTestApi();
+  const tenant = uniqueTenant('conformance');
+  const { key } = await api.createKey([tenant], ['mcp:*']);
+  await Promise.all(['bot-a', 'bot-b'].map((id) => api.addDocument(tenant, 'bots', id, { name: `Bot ${id}` })));
+  const front = await startKeyProxy(api.url, key, exchanges);
+  proxy = front.server;
+  // The proxy is the suite's way in, as a custom domain is a stage's: the gateway must take its
+  // origin and host as its own (the lists it gives itself, read at each request), and still refuse
+  // any other.
+  Object.assign(process.env, withLocalOrigins(process.env, localOrigins(front.port)));
+
+  outputDir = mkdtempSync(join(tmpdir(), 'cxm-conformance-'));
+  const url = `http://127.0.0.1:${front.port}/api/v1/mcp/tenants/${tenant}/bots`;
+  const cli = conformanceCli();
+  await Promise.all(
+    SCENARIOS.map(async (scenario) => {
+      const dir = join(outputDir, scenario);
+      const finished = await run(node.execPath, [cli, 'server', '--url', url, '--scenario', scenario, '--output-dir', dir], { NO_COLOR: '1' }, 30_000);
+      // The suite writes <dir>/server-<scenario>-<timestamp>/checks.json.
+      const [resultDir] = readdirSync(dir);
+      const checks = resultDir === undefined ? [] : (JSON.parse(readFileSync(join(dir, resultDir, 'checks.json'), 'utf8')) as ConformanceCheck[]);
+      results.set(scenario, { finished, checks });
+    }),
+  );
+});
+
+afterAll(async () => {
+  proxy?.close();
+  proxy?.closeAllConnections();
+  await api?.close();
+  if (outputDir) rmSync(outputDir, { recursive: true, force: true });
+});
+
+describe('the MCP conformance suite', () => {
+  it.each(SCENARIOS)('%s passes: every check a success, none failed', (scenario) => {
+    const { finished, checks } = results.get(scenario)!;
+    const report = `${finished.stdout}\n${finished.stderr}`;
+    expect(checks.filter((check) => check.status === 'FAILURE'), report).toEqual([]);
+    expect(checks.some((check) => check.status === 'SUCCESS'), report).toBe(true);
+    expect(finished.code, report).toBe(0);
+  });
+
+  it("every answer the suite got is one the OpenAPI document describes (the 403s, GET's 405 and notifications' 202 included)", () => {
+    expect(exchanges.map((exchange) => exchange.status)).toEqual(expect.arrayContaining([200, 202, 403, 405]));
+    for (const { method, url, status, headers, text } of exchanges) expectDocumented(method, url, new Response(null, { status, headers }), text);
+  });
+
+  it('dns-rebinding-protection: a rebound Host and Origin get 403, the gateway\'s own get 200', () => {
+    const { checks } = results.get('dns-rebinding-protection')!;
+    const byId = new Map(checks.map((check) => [check.id, check]));
+    expect(byId.get('localhost-host-rebinding-rejected')).toMatchObject({ status: 'SUCCESS', details: { statusCode: 403, body: { code: 'PermissionDenied' } } });
+    expect(byId.get('localhost-host-valid-accepted')).toMatchObject({ status: 'SUCCESS', details: { statusCode: 200 } });
+  });
+});

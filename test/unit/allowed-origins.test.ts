@@ -1,0 +1,141 @@
+/**
+ * D13's matching: which Origin and Host values pass, read from the environment as the functions
+ * get it; the value CDK writes from a stage's list; and the local gateway's own lists, merged.
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import {
+  ALLOWED_HOSTS_ENV,
+  ALLOWED_ORIGINS_ENV,
+  allowedOriginsValue,
+  isAllowedHost,
+  isAllowedOrigin,
+  normaliseHost,
+  normaliseOrigin,
+} from '#shared/http/allowed-origins';
+import { localOrigins, withLocalOrigins } from '#infra/local/local-origins';
+
+afterEach(() => vi.unstubAllEnvs());
+
+describe('an origin', () => {
+  it.each([
+    ['http://127.0.0.1:3000', 'http://127.0.0.1:3000'],
+    ['HTTP://LocalHost:3000', 'http://localhost:3000'],
+    ['https://app.example.com:443', 'https://app.example.com'],
+    ['http://app.example.com:80', 'http://app.example.com'],
+    ['https://app.example.com/', 'https://app.example.com'],
+    [' https://app.example.com ', 'https://app.example.com'],
+    ['http://[::1]:3000', 'http://[::1]:3000'],
+  ])('%j is %j', (value, normalised) => {
+    expect(normaliseOrigin(value)).toBe(normalised);
+  });
+
+  it.each(['null', '', 'app.example.com', 'https://app.example.com/path', 'https://user@app.example.com', 'https://app.example.com?x=1', 'file:///etc/passwd', 'chrome-extension://abcdef', 'https://'])(
+    '%j is no origin to allow',
+    (value) => {
+      expect(normaliseOrigin(value)).toBeUndefined();
+    },
+  );
+});
+
+describe('a host', () => {
+  it.each([
+    ['127.0.0.1:3000', '127.0.0.1:3000'],
+    ['LOCALHOST:3000', 'localhost:3000'],
+    ['[::1]:3000', '[::1]:3000'],
+    ['example.com:80', 'example.com'],
+  ])('%j is %j', (value, normalised) => {
+    expect(normaliseHost(value)).toBe(normalised);
+  });
+
+  it.each(['', ' ', 'evil.example.com/x', 'user@evil.example.com', 'evil.example.com:99999', 'evil.example.com?x'])('%j is no host', (value) => {
+    expect(normaliseHost(value)).toBeUndefined();
+  });
+});
+
+describe('the allowed origins (CXM_ALLOWED_ORIGINS)', () => {
+  it('allows exactly the listed origins, whatever the case of the host or a default port', () => {
+    vi.stubEnv(ALLOWED_ORIGINS_ENV, 'https://app.example.com, http://127.0.0.1:3000');
+    expect(isAllowedOrigin('https://app.example.com')).toBe(true);
+    expect(isAllowedOrigin('https://APP.example.com:443')).toBe(true);
+    expect(isAllowedOrigin('http://127.0.0.1:3000')).toBe(true);
+    // Another scheme, port or host is another origin.
+    expect(isAllowedOrigin('http://app.example.com')).toBe(false);
+    expect(isAllowedOrigin('https://app.example.com:8443')).toBe(false);
+    expect(isAllowedOrigin('http://127.0.0.1:3001')).toBe(false);
+    expect(isAllowedOrigin('https://app.example.com.evil.example')).toBe(false);
+    expect(isAllowedOrigin('https://evil.example.com')).toBe(false);
+    expect(isAllowedOrigin('null')).toBe(false);
+  });
+
+  it('allows none when empty or unset (fail closed)', () => {
+    vi.stubEnv(ALLOWED_ORIGINS_ENV, '');
+    expect(isAllowedOrigin('http://127.0.0.1:3000')).toBe(false);
+    vi.stubEnv(ALLOWED_ORIGINS_ENV, undefined);
+    expect(isAllowedOrigin('http://127.0.0.1:3000')).toBe(false);
+  });
+
+  it('follows the environment from one request to the next (gateways join the list as they start)', () => {
+    vi.stubEnv(ALLOWED_ORIGINS_ENV, 'http://127.0.0.1:3000');
+    expect(isAllowedOrigin('http://127.0.0.1:4000')).toBe(false);
+    vi.stubEnv(ALLOWED_ORIGINS_ENV, 'http://127.0.0.1:3000,http://127.0.0.1:4000');
+    expect(isAllowedOrigin('http://127.0.0.1:4000')).toBe(true);
+  });
+});
+
+describe('the allowed hosts (CXM_ALLOWED_HOSTS)', () => {
+  it('allows any Host when unset: a deployed stage, where API Gateway routes by host', () => {
+    vi.stubEnv(ALLOWED_HOSTS_ENV, undefined);
+    expect(isAllowedHost('evil.example.com')).toBe(true);
+    expect(isAllowedHost(undefined)).toBe(true);
+  });
+
+  it('when set, allows only the listed hosts, and no missing Host', () => {
+    vi.stubEnv(ALLOWED_HOSTS_ENV, '127.0.0.1:3000,localhost:3000');
+    expect(isAllowedHost('127.0.0.1:3000')).toBe(true);
+    expect(isAllowedHost('LocalHost:3000')).toBe(true);
+    expect(isAllowedHost('127.0.0.1:3001')).toBe(false);
+    expect(isAllowedHost('evil.example.com')).toBe(false);
+    expect(isAllowedHost('evil.example.com:3000')).toBe(false);
+    expect(isAllowedHost('')).toBe(false);
+    expect(isAllowedHost(undefined)).toBe(false);
+  });
+});
+
+describe("a stage's list, as CDK passes it", () => {
+  it('is the normalised origins, comma-separated; none is the empty string', () => {
+    expect(allowedOriginsValue(['https://App.example.com:443', 'http://localhost:8080/'])).toBe('https://app.example.com,http://localhost:8080');
+    expect(allowedOriginsValue([])).toBe('');
+  });
+
+  it.each(['app.example.com', 'https://app.example.com/mcp', '*'])('refuses %j with what to write instead', (entry) => {
+    expect(() => allowedOriginsValue([entry], 'mcpAllowedOrigins')).toThrow(/mcpAllowedOrigins: "[^"]*" is not an origin: write scheme:\/\/host\[:port\]/);
+  });
+});
+
+describe("the local gateway's own lists", () => {
+  it('are its origins and hosts on 127.0.0.1 and localhost', () => {
+    expect(localOrigins(3000)).toEqual({
+      CXM_ALLOWED_ORIGINS: 'http://127.0.0.1:3000,http://localhost:3000',
+      CXM_ALLOWED_HOSTS: '127.0.0.1:3000,localhost:3000',
+    });
+  });
+
+  it('merge into an environment as the union of the lists, keeping everything else', () => {
+    const first = withLocalOrigins({ PATH: '/bin', CXM_ALLOWED_ORIGINS: '' }, localOrigins(3000));
+    const both = withLocalOrigins(first, localOrigins(4000));
+    expect(withLocalOrigins(both, localOrigins(3000))).toEqual(both);
+    expect(both).toEqual({
+      PATH: '/bin',
+      CXM_ALLOWED_ORIGINS: 'http://127.0.0.1:3000,http://localhost:3000,http://127.0.0.1:4000,http://localhost:4000',
+      CXM_ALLOWED_HOSTS: '127.0.0.1:3000,localhost:3000,127.0.0.1:4000,localhost:4000',
+    });
+  });
+
+  it('is what the functions then accept', () => {
+    const env = withLocalOrigins({}, localOrigins(3000));
+    vi.stubEnv(ALLOWED_ORIGINS_ENV, env.CXM_ALLOWED_ORIGINS);
+    vi.stubEnv(ALLOWED_HOSTS_ENV, env.CXM_ALLOWED_HOSTS);
+    expect(isAllowedOrigin('http://localhost:3000') && isAllowedHost('localhost:3000')).toBe(true);
+    expect(isAllowedOrigin('http://evil.example.com') || isAllowedHost('evil.example.com')).toBe(false);
+  });
+});
