@@ -76,4 +76,3 @@ export class CxmStack extends Stack {
   }
 }
 
-export { stackName };

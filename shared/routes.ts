@@ -7,8 +7,9 @@ import type { TableId } from '#shared/store/table-specs';
 import type { SchemaId } from '#shared/schemas/schema-ids';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
-/** `cursorSecret` signs reporting cursors (D6). */
-export type SecretId = 'cursorSecret';
+/** The secrets a route may read: `cursorSecret` signs reporting cursors (D6). */
+export const SECRET_IDS = ['cursorSecret'] as const;
+export type SecretId = (typeof SECRET_IDS)[number];
 export type TableAccess = 'RO' | 'RW';
 
 export interface RouteSpec {

@@ -41,7 +41,12 @@ function modeOf(options: SmokeOptions, keyTypedHere: boolean): SmokeMode {
   if (options.url === undefined) {
     // CXM_KEY in the environment is for --url; only a --key typed with --stage is a mistake.
     if (keyTypedHere) throw new CliError('--key goes with --url; with --stage or the local stack, cxm smoke makes its own temporary key');
-    return { kind: 'own-key', stage: options.stage, tenant: checkedTenant(options.tenant ?? SMOKE_TENANT) };
+    const tenant = checkedTenant(options.tenant ?? SMOKE_TENANT);
+    // It seeds rows (a bot, a job, reporting rows, notes) that the tenant's own users would see.
+    if (!tenant.startsWith(SMOKE_TENANT)) {
+      throw new CliError(`--tenant '${tenant}': with --stage (or the local stack) cxm smoke writes rows to its tenant, so it must be a smoke tenant whose id starts with '${SMOKE_TENANT}'; to check a real tenant, use --url with that tenant's key`);
+    }
+    return { kind: 'own-key', stage: options.stage, tenant };
   }
   if (options.stage !== undefined) throw new CliError('--url and --stage both name the target: give one of them');
   if (!options.key) throw new CliError(`--url needs --key <key> (or CXM_KEY): a key holding --tenant and the scopes ${smokeScopes().join(' ')}`);

@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyResult } from 'aws-lambda';
-import { routes as routeTable, type HttpMethod, type RouteSpec } from '#shared/routes';
+import { routes as routeTable, type HttpMethod, type RouteSpec, type SecretId } from '#shared/routes';
 import type { TableId } from '#shared/store/table-specs';
 import { FunctionPool, type FunctionSpec } from './function-pool.ts';
 import type { FunctionRuntime } from './function-runtime.ts';
@@ -32,7 +32,7 @@ export interface BundleRuntimeOptions {
   /** The local physical name of each table spec. */
   tables: Record<TableId, string>;
   /** Local values of the stage's secrets, by secret id. */
-  secrets: Partial<Record<'cursorSecret', string>>;
+  secrets: Partial<Record<SecretId, string>>;
   /** Variables of this machine that win over the template's (log level, metrics), when set. */
   overrides: Record<string, string>;
   /** Most environments of one function alive at once; further requests wait for one. */
@@ -162,10 +162,10 @@ export async function startBundleRuntime(options: BundleRuntimeOptions): Promise
     }
 
     return {
-      kind: 'bundles',
       routes,
       authorizer,
       handlers,
+      authorizerCacheTtlSeconds: authorizerSpec.ttlSeconds,
       description: `bundles on node ${node.version} (cloud assembly ${options.assemblyDir})`,
       async close() {
         await Promise.all([...pools.values()].map((pool) => pool.close()));

@@ -9,6 +9,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
+import { LOCAL_ACCOUNT } from './build-proxy-event.ts';
 
 const WORKER = fileURLToPath(new URL('./lambda-worker.mjs', import.meta.url));
 /** Lambda's limit on the init phase of an on-demand environment. */
@@ -67,7 +68,7 @@ interface Description {
 type WorkerMessage =
   | { type: 'ready'; initMs: number }
   | { type: 'init-error'; initMs: number; error: Description }
-  | { type: 'result'; id: string; result: unknown; durationMs: number; maxRssKb: number }
+  | { type: 'result'; id: string; json: string; durationMs: number; maxRssKb: number }
   | { type: 'error'; id: string; error: Description; durationMs: number; maxRssKb: number }
   | { type: 'crash'; error: Description };
 
@@ -127,7 +128,9 @@ class Environment {
           reject(new EnvironmentFailure(spec.functionName, 'init-error', `init failed after ${message.initMs.toFixed(0)} ms: ${errorType}: ${errorMessage}`));
           this.kill();
         } else if (message.type === 'crash') {
+          // It is exiting: never hand it out again, even before its exit arrives.
           this.lastCrash = message.error;
+          this.retired = true;
         } else {
           this.settle(message);
         }
@@ -146,7 +149,17 @@ class Environment {
         }
         this.onGone(this);
       });
-      this.child.on('error', (error) => reject(new EnvironmentFailure(spec.functionName, 'crash', `could not start: ${error.message}`)));
+      this.child.on('error', (error) => {
+        const failure = new EnvironmentFailure(spec.functionName, 'crash', `could not start: ${error.message}`);
+        reject(failure);
+        // A process that never started sends no 'exit': it is gone now.
+        if (this.child.pid === undefined) {
+          clearTimeout(initTimer);
+          this.dead = true;
+          this.retired = true;
+          this.onGone(this);
+        }
+      });
     });
     // A rejection nobody awaits yet (an environment that dies before its first use) is no crash of ours.
     this.ready.catch(() => undefined);
@@ -179,7 +192,7 @@ class Environment {
           functionName,
           functionVersion: '$LATEST',
           memoryLimitInMB: String(memoryMb),
-          invokedFunctionArn: `arn:aws:lambda:${this.spec.environment.AWS_REGION}:000000000000:function:${functionName}`,
+          invokedFunctionArn: `arn:aws:lambda:${this.spec.environment.AWS_REGION}:${LOCAL_ACCOUNT}:function:${functionName}`,
           logGroupName: this.spec.environment.AWS_LAMBDA_LOG_GROUP_NAME,
           logStreamName: this.spec.environment.AWS_LAMBDA_LOG_STREAM_NAME,
         },
@@ -193,7 +206,7 @@ class Environment {
     clearTimeout(pending.timer);
     this.pending = undefined;
     pending.onSettled({ durationMs: message.durationMs, maxRssKb: message.maxRssKb, status: message.type === 'result' ? 'ok' : 'error' });
-    if (message.type === 'result') pending.resolve(message.result);
+    if (message.type === 'result') pending.resolve(JSON.parse(message.json) as unknown);
     else pending.reject(new FunctionError(this.spec.functionName, message.error.errorType, message.error.errorMessage, message.error.trace));
   }
 
@@ -235,14 +248,15 @@ export class FunctionPool {
   async close(): Promise<void> {
     this.closed = true;
     for (const waiter of this.waiting.splice(0)) waiter.reject(new EnvironmentFailure(this.spec.functionName, 'crash', 'the local gateway is closing'));
-    const exits = [...this.all].map((env) => new Promise<void>((resolve) => (env.dead ? resolve() : env.child.once('exit', () => resolve()))));
+    const exits = [...this.all].map((env) => new Promise<void>((resolve) => (env.dead || env.child.pid === undefined ? resolve() : env.child.once('exit', () => resolve()))));
     for (const env of this.all) env.kill();
     await Promise.all(exits);
   }
 
   private acquire(): Promise<Environment> {
     if (this.closed) return Promise.reject(new EnvironmentFailure(this.spec.functionName, 'crash', 'the local gateway is closing'));
-    const warm = this.idle.pop();
+    let warm = this.idle.pop();
+    while (warm && (warm.retired || warm.dead)) warm = this.idle.pop();
     if (warm) return Promise.resolve(warm);
     if (this.all.size < this.maxEnvironments) return Promise.resolve(this.spawn());
     return new Promise((resolve, reject) => this.waiting.push({ resolve, reject }));

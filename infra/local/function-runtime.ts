@@ -9,12 +9,13 @@ import type { AuthorizerHandler, ProxyHandler } from './local-gateway.ts';
 export type FunctionRuntimeKind = 'sources' | 'bundles';
 
 export interface FunctionRuntime {
-  kind: FunctionRuntimeKind;
   /** The routes served, with the methods the deployed API has for them. */
   routes: readonly RouteSpec[];
   authorizer: AuthorizerHandler;
   /** Route id -> the function serving it. */
   handlers: ReadonlyMap<string, ProxyHandler>;
+  /** How long the deployed API caches an authorizer result (bundles: the template's authorizer TTL). */
+  authorizerCacheTtlSeconds?: number;
   /** For the start banner: `bundles on node v24.21.0 (cloud assembly <dir>)`. */
   description: string;
   close(): Promise<void>;

@@ -65,12 +65,22 @@ function contextFor(invocation) {
   };
 }
 
+/** Lambda's bound on a synchronous invocation's response; past it the invocation is a function error. */
+const MAX_RESPONSE_BYTES = 6291556;
+
 process.on('message', async (message) => {
   if (message?.type !== 'invoke') return;
   const started = performance.now();
   try {
     const result = await handler(message.event, contextFor(message));
-    send({ type: 'result', id: message.id, result: result ?? null, durationMs: performance.now() - started, maxRssKb: process.resourceUsage().maxRSS });
+    // Serialised here, once: Lambda measures the JSON it would send, and the pool parses it.
+    const json = JSON.stringify(result ?? null);
+    if (Buffer.byteLength(json) > MAX_RESPONSE_BYTES) {
+      const errorMessage = `Response payload size exceeded maximum allowed payload size (${MAX_RESPONSE_BYTES} bytes).`;
+      send({ type: 'error', id: message.id, error: { errorType: 'Function.ResponseSizeTooLarge', errorMessage, trace: [] }, durationMs: performance.now() - started, maxRssKb: process.resourceUsage().maxRSS });
+      return;
+    }
+    send({ type: 'result', id: message.id, json, durationMs: performance.now() - started, maxRssKb: process.resourceUsage().maxRSS });
   } catch (error) {
     send({ type: 'error', id: message.id, error: describeError(error), durationMs: performance.now() - started, maxRssKb: process.resourceUsage().maxRSS });
   }

@@ -8,25 +8,28 @@
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { PROJECT_ROOT } from '../project-root.ts';
 import { stackName } from '../stack-names.ts';
 
 /**
- * Where the assemblies live: outside the project tree, as a deployed bundle is (Lambda's task root
- * has no node_modules above it), so a module a bundle left external fails to load here too instead
- * of being found in the project's node_modules. One directory per checkout. CXM_ASSEMBLY_ROOT
- * overrides it.
+ * Where the assemblies live: the user's cache directory (`$XDG_CACHE_HOME` or `~/.cache`), one
+ * folder per checkout, created private to the user. Outside the project tree on purpose, as a
+ * deployed bundle is (Lambda's task root has no node_modules above it): a module a bundle left
+ * external fails to load here too instead of being found in the project's node_modules.
+ * CXM_ASSEMBLY_ROOT overrides it.
  */
 export function assemblyRoot(): string {
+  if (process.env.CXM_ASSEMBLY_ROOT) return process.env.CXM_ASSEMBLY_ROOT;
   const checkout = createHash('sha256').update(PROJECT_ROOT).digest('hex').slice(0, 8);
-  return process.env.CXM_ASSEMBLY_ROOT || join(tmpdir(), `cxm-assemblies-${checkout}`);
+  return join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'cxm', `assemblies-${checkout}`);
 }
 
+/** infra/cli is left out: the stack never imports the CLI. */
 const INPUT_DIRECTORIES = ['functions', 'shared', 'infra'];
+const IGNORED_DIRECTORIES = [join('infra', 'cli')];
 const INPUT_FILES = ['package-lock.json', 'package.json', 'cdk.json', 'tsconfig.json'];
 /** Synthesized assemblies kept besides the current one (older ones are deleted). */
 const KEEP_OTHERS = 2;
@@ -35,6 +38,7 @@ function listFiles(dir: string): string[] {
   const files: string[] = [];
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
+    if (entry.isDirectory() && IGNORED_DIRECTORIES.includes(relative(PROJECT_ROOT, path))) continue;
     if (entry.isDirectory()) files.push(...listFiles(path));
     else if (entry.isFile()) files.push(path);
   }
@@ -54,8 +58,6 @@ export function assemblyInputsHash(): string {
 export interface LocalAssembly {
   /** The cloud assembly directory. */
   dir: string;
-  /** True when an earlier synthesis with the same inputs was reused. */
-  reused: boolean;
   /** The stack's artifact id in the assembly. */
   stackId: string;
 }
@@ -65,9 +67,14 @@ export async function ensureLocalAssembly(stage: string, log: (line: string) => 
   const stackId = stackName(stage);
   const root = assemblyRoot();
   const dir = join(root, `${stage}-${assemblyInputsHash()}`);
-  if (existsSync(join(dir, 'manifest.json'))) return { dir, reused: true, stackId };
+  if (existsSync(join(dir, 'manifest.json'))) {
+    // Marks it as recently used, so that pruning (by age) keeps it.
+    const now = new Date();
+    utimesSync(dir, now, now);
+    return { dir, stackId };
+  }
 
-  mkdirSync(root, { recursive: true });
+  mkdirSync(root, { recursive: true, mode: 0o700 });
   const staging = `${dir}.tmp-${process.pid}-${Date.now()}`;
   log(`synthesizing the ${stage} stack and bundling its functions into ${dir} (once per change of the sources)...`);
   const started = Date.now();
@@ -86,18 +93,30 @@ export async function ensureLocalAssembly(stage: string, log: (line: string) => 
   }
   log(`synthesized in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   pruneOthers(root, dir, stage);
-  return { dir, reused: false, stackId };
+  return { dir, stackId };
 }
 
-const SYNTH_SCRIPT = fileURLToPath(new URL('./synth-stage.ts', import.meta.url));
+const CDK_APP = join(PROJECT_ROOT, 'infra', 'app.ts');
 
-/** Runs synth-stage.ts in a child Node; its output (CDK's bundling lines) is shown only when it fails. */
+/**
+ * Runs the CDK app (infra/app.ts, cdk-nag included) in a child Node, as the `cdk` CLI runs it: the
+ * output directory in CDK_OUTDIR, cdk.json's context (feature flags) plus the stage in
+ * CDK_CONTEXT_JSON, asset metadata on. A child, because CDK bundles synchronously: the caller's
+ * event loop (a gateway answering "starting", DynamoDB Local's readiness checks) keeps running.
+ * Its output (CDK's bundling lines) is shown only when it fails.
+ */
 function synthesize(stage: string, outdir: string): Promise<void> {
+  const cdkJson = JSON.parse(readFileSync(join(PROJECT_ROOT, 'cdk.json'), 'utf8')) as { context?: Record<string, unknown> };
+  const context = { ...cdkJson.context, stage, 'aws:cdk:enable-asset-metadata': true };
   return new Promise((resolve, reject) => {
     execFile(
       process.execPath,
-      ['--import', 'tsx', SYNTH_SCRIPT, stage, outdir],
-      { cwd: PROJECT_ROOT, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, CDK_DISABLE_VERSION_CHECK: '1' } },
+      ['--import', 'tsx', CDK_APP],
+      {
+        cwd: PROJECT_ROOT,
+        maxBuffer: 64 * 1024 * 1024,
+        env: { ...process.env, CDK_OUTDIR: outdir, CDK_CONTEXT_JSON: JSON.stringify(context), CDK_DISABLE_VERSION_CHECK: '1' },
+      },
       (error, stdout, stderr) => {
         if (error) reject(new Error(`synthesizing the ${stage} stack failed: ${error.message}\n${stdout}${stderr}`));
         else resolve();
@@ -108,9 +127,13 @@ function synthesize(stage: string, outdir: string): Promise<void> {
 
 /** Deletes older assemblies of the stage (temporary ones left by a killed synthesis too), keeping a few. */
 function pruneOthers(root: string, current: string, stage: string): void {
+  // Another process may rename or delete an entry meanwhile: a vanished one is simply skipped.
   const others = readdirSync(root)
     .filter((name) => name.startsWith(`${stage}-`) && join(root, name) !== current)
-    .map((name) => ({ path: join(root, name), mtime: statSync(join(root, name)).mtimeMs }))
+    .flatMap((name) => {
+      const stats = statSync(join(root, name), { throwIfNoEntry: false });
+      return stats ? [{ path: join(root, name), mtime: stats.mtimeMs }] : [];
+    })
     .sort((a, b) => b.mtime - a.mtime);
   const hourAgo = Date.now() - 3600_000;
   others.forEach((other, index) => {

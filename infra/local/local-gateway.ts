@@ -9,7 +9,7 @@ import { commonHeaders } from '#shared/http/response-headers';
 import { gatewayResponses, type GatewayResponseType } from '#shared/http/gateway-responses';
 import { FUNCTION_TIMEOUT_SECONDS, type RouteSpec } from '#shared/routes';
 import { AuthorizerCache, policyAllows } from './authorizer-cache.ts';
-import { AuthorizerConfigurationError, integrationAuthorizerContext } from './authorizer-context.ts';
+import { AuthorizerConfigurationError, integrationAuthorizerContext } from './integration-authorizer-context.ts';
 import { buildAuthorizerEvent, buildProxyEvent, methodArn, type IncomingParts } from './build-proxy-event.ts';
 import { matchRoute } from './match-route.ts';
 import { TokenBuckets, type RateLimit } from './token-buckets.ts';

@@ -5,13 +5,12 @@
  * for, pseudo parameters to the local region and account. A reference nothing local can stand in
  * for is an error that names the function and the variable, never a silent placeholder.
  */
-import type { SecretId } from '#shared/routes';
+import { SECRET_IDS, type SecretId } from '#shared/routes';
 import { allTableSpecs, physicalTableName, type TableId } from '#shared/store/table-specs';
 import { secretName } from '../secret-name.ts';
+import { LOCAL_ACCOUNT } from './build-proxy-event.ts';
 import type { CfnValue, Template } from './read-assembly.ts';
 
-export const LOCAL_ACCOUNT_ID = '000000000000';
-const SECRET_IDS: readonly SecretId[] = ['cursorSecret'];
 
 export interface LocalResources {
   stage: string;
@@ -22,7 +21,7 @@ export interface LocalResources {
 
 /** The ARN a stage's secret has locally (Secrets Manager ARNs end in `-` and six characters). */
 export function localSecretArn(region: string, name: string): string {
-  return `arn:aws:secretsmanager:${region}:${LOCAL_ACCOUNT_ID}:secret:${name}-LOCAL0`;
+  return `arn:aws:secretsmanager:${region}:${LOCAL_ACCOUNT}:secret:${name}-LOCAL0`;
 }
 
 /** Which of the stage's secrets a template secret is, by the name CDK gave it. */
@@ -56,7 +55,7 @@ function resolveValue(value: CfnValue, template: Template, local: LocalResources
     const getAtt = value['Fn::GetAtt'];
     if (Array.isArray(getAtt) && typeof getAtt[0] === 'string' && getAtt[1] === 'Arn') {
       const table = tableOf(getAtt[0], template, local);
-      if (table) return `arn:aws:dynamodb:${local.region}:${LOCAL_ACCOUNT_ID}:table/${table}`;
+      if (table) return `arn:aws:dynamodb:${local.region}:${LOCAL_ACCOUNT}:table/${table}`;
     }
   }
   throw new Error(`${where()}: the local runtime has nothing to stand in for this reference`);
@@ -67,7 +66,7 @@ function resolveRef(ref: string, template: Template, local: LocalResources, wher
     case 'AWS::Region':
       return local.region;
     case 'AWS::AccountId':
-      return LOCAL_ACCOUNT_ID;
+      return LOCAL_ACCOUNT;
     case 'AWS::Partition':
       return 'aws';
     case 'AWS::URLSuffix':

@@ -15,8 +15,12 @@ import { localOrigins, withLocalOrigins } from './local-origins.ts';
 import { createApiDocs } from './serve-api-docs.ts';
 import type { RateLimit } from './token-buckets.ts';
 
+/** The authorizer cache TTL where neither the caller nor the template says (API Gateway's 60 s in our stacks). */
+const DEFAULT_AUTH_CACHE_TTL_SECONDS = 60;
+
 export interface ServeOptions {
-  authCacheTtlSeconds: number;
+  /** Seconds an authorizer result is cached; default: the template's (bundles), else 60. */
+  authCacheTtlSeconds?: number;
   rateLimit?: RateLimit;
   onFault?: (error: unknown) => void;
   log?: LocalLog;
@@ -80,7 +84,14 @@ export async function bindGateway(port: number, host = '127.0.0.1'): Promise<Bou
         extraEnvironment: (_fn, variables) => (ALLOWED_ORIGINS_ENV in variables ? withLocalOrigins(variables, localOrigins(boundPort)) : undefined),
       });
       const { routes, authorizer, handlers } = runtime;
-      const gateway = createLocalGateway({ routes, authorizer, handlers, authCacheTtlSeconds, rateLimit, onFault });
+      const gateway = createLocalGateway({
+        routes,
+        authorizer,
+        handlers,
+        authCacheTtlSeconds: authCacheTtlSeconds ?? runtime.authorizerCacheTtlSeconds ?? DEFAULT_AUTH_CACHE_TTL_SECONDS,
+        rateLimit,
+        onFault,
+      });
       // The OpenAPI document and the reference page are no API operations: no key, no rate limit.
       const apiDocs = createApiDocs();
       listener = (req, res) => {

@@ -22,7 +22,6 @@ export async function startSourceRuntime(): Promise<FunctionRuntime> {
   const handlers = new Map<string, ProxyHandler>();
   for (const route of routes) handlers.set(route.id, await importHandler<ProxyHandler>(route.handler));
   return {
-    kind: 'sources',
     routes,
     authorizer,
     handlers,

@@ -35,7 +35,8 @@ function required(name: string): string {
   return value;
 }
 
-function maxEnvironments(): number {
+/** CXM_FUNCTION_CONCURRENCY, checked (npm start checks it before anything starts). */
+export function maxEnvironments(): number {
   const raw = process.env.CXM_FUNCTION_CONCURRENCY;
   if (raw === undefined || raw === '') return DEFAULT_MAX_ENVIRONMENTS;
   const value = Number(raw);

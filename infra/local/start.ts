@@ -13,17 +13,27 @@ import { localCursorSecret } from './cursor-secret-file.ts';
 import { DEFAULT_RATE_LIMIT, formatRateLimit, parseRateLimit } from './token-buckets.ts';
 import { DEMO_TENANT, ensureDemoTenant } from './demo-tenant.ts';
 import { functionRuntimeKind } from './function-runtime.ts';
+import { maxEnvironments } from './start-function-runtime.ts';
 import { localLog, parseLocalLogLevel } from './local-log.ts';
 import { cxmHome, localStatePath, writeLocalState } from './local-state.ts';
 import { bindGateway, type BoundGateway } from './serve-gateway.ts';
 import { useLocalDynamo } from './use-local-dynamo.ts';
 
-function numberFromEnv(name: string, fallback: number, valid: (n: number) => boolean): number {
+function numberFromEnv<F extends number | undefined>(name: string, fallback: F, valid: (n: number) => boolean): number | F {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
   if (!/^\d+$/.test(raw) || !valid(value)) throw new StartupError(`${name}=${raw} is not valid; unset it or give a whole number in range.`);
   return value;
+}
+
+/** A setting's own check, reported as the one-line startup error it is. */
+function asStartupError<T>(check: () => T): T {
+  try {
+    return check();
+  } catch (error) {
+    throw new StartupError(error instanceof Error ? error.message : String(error));
+  }
 }
 
 async function main(): Promise<void> {
@@ -51,17 +61,13 @@ async function main(): Promise<void> {
 
   try {
     const port = numberFromEnv('PORT', 3000, (n) => n <= 65535);
-    const authCacheTtlSeconds = numberFromEnv('CXM_AUTH_CACHE_TTL', 60, (n) => n <= 3600);
+    // Unset: the deployed authorizer's TTL (bundles read it from the template), else 60 s.
+    const authCacheTtlSeconds = numberFromEnv('CXM_AUTH_CACHE_TTL', undefined, (n) => n <= 3600);
     const inMemory = process.env.CXM_IN_MEMORY === '1';
     const logLevel = parseLocalLogLevel(process.env.CXM_LOG_LEVEL);
     if (!logLevel) throw new StartupError(`CXM_LOG_LEVEL=${process.env.CXM_LOG_LEVEL} is not valid; use error, warn, info or debug.`);
-    const runtimeKind = (() => {
-      try {
-        return functionRuntimeKind();
-      } catch (error) {
-        throw new StartupError((error as Error).message);
-      }
-    })();
+    const runtimeKind = asStartupError(() => functionRuntimeKind());
+    asStartupError(() => maxEnvironments());
     const rateLimit = parseRateLimit(process.env.CXM_RATE_LIMIT || formatRateLimit(DEFAULT_RATE_LIMIT));
     if (!rateLimit) throw new StartupError(`CXM_RATE_LIMIT=${process.env.CXM_RATE_LIMIT} is not valid; give <rate per second>/<burst>, e.g. 50/100.`);
     const home = cxmHome();

@@ -144,7 +144,7 @@ describe.concurrent('cxm smoke', () => {
   });
 
   it('--stage: the URL from the stack, a temporary key with a usage-plan key, every check passes, then both keys are gone', async () => {
-    const tenant = uniqueTenant('smoke-stage');
+    const tenant = uniqueTenant('cxm-smoke-stage');
     const result = await smoke(stageEnv, ['--stage', stage, '--tenant', tenant]);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(new RegExp(`^Smoke test of ${proxy.url}/ as tenant ${tenant}\n`));
@@ -162,7 +162,7 @@ describe.concurrent('cxm smoke', () => {
   });
 
   it('--stage: a check that fails fails the run (exit 1, the reason in --json), and the temporary key is revoked all the same', async () => {
-    const tenant = uniqueTenant('smoke-fail');
+    const tenant = uniqueTenant('cxm-smoke-fail');
     // A reporting row without its fields: the response is off the OpenAPI document.
     proxy.answer(`/reporting/tenants/${tenant}/assistant/`, 200, { total: 1, cursor: {}, data: [{ ID: 'half-a-row' }] });
     const result = await smoke(stageEnv, ['--stage', stage, '--tenant', tenant, '--json']);
@@ -176,8 +176,15 @@ describe.concurrent('cxm smoke', () => {
     await expectTemporaryKeyRevoked(tenant, result.stderr);
   });
 
+  it('--stage refuses a tenant that is not a smoke tenant: its rows would show in a real tenant', async () => {
+    const result = await smoke(stageEnv, ['--stage', stage, '--tenant', 'acme']);
+    expect(result.code).toBe(1);
+    expect(ownLines(result.stderr)).toEqual([expect.stringMatching(/^cxm: --tenant 'acme': .*must be a smoke tenant whose id starts with 'cxm-smoke'; to check a real tenant, use --url/)]);
+    expect(await api.keys.list('acme')).toEqual([]);
+  });
+
   it('--stage: Ctrl-C during the checks revokes the temporary key and deletes its usage-plan key before exiting', async () => {
-    const tenant = uniqueTenant('smoke-int');
+    const tenant = uniqueTenant('cxm-smoke-int');
     const arrived = proxy.hold(`/reporting/tenants/${tenant}/`);
     let child: ChildProcess | undefined;
     const finished = smoke(stageEnv, ['--stage', stage, '--tenant', tenant], (spawned) => (child = spawned));

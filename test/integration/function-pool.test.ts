@@ -119,6 +119,7 @@ describe('failures', () => {
     const first = (await fn.invoke({}, 'before')) as Described;
     const timedOut = fn.invoke({ sleepMs: 5000 }, 'slow');
     await expect(timedOut).rejects.toThrow(EnvironmentFailure);
+    await expect(timedOut).rejects.toMatchObject({ status: 'timeout' });
     await expect(timedOut).rejects.toThrow('cxm-test-slow: Task timed out after 1.00 seconds');
     const after = (await fn.invoke({}, 'after')) as Described;
     expect(after.pid).not.toBe(first.pid);
@@ -132,6 +133,12 @@ describe('failures', () => {
     await expect(failed).rejects.toBeInstanceOf(FunctionError);
     await expect(failed).rejects.toMatchObject({ errorType: 'RangeError', message: 'out of range', functionName: 'cxm-test-throws' });
     expect(await fn.invoke({}, 'ok-again')).toBe(pid);
+  });
+
+  it("a response past Lambda's 6 MB is a function error, as Lambda answers it", async () => {
+    const fn = pool('large', `export const handler = async (event) => ({ statusCode: 200, body: 'x'.repeat(event.bytes) });`);
+    expect(await fn.invoke({ bytes: 6_000_000 }, 'fits')).toMatchObject({ statusCode: 200 });
+    await expect(fn.invoke({ bytes: 6_300_000 }, 'too-large')).rejects.toMatchObject({ errorType: 'Function.ResponseSizeTooLarge' });
   });
 
   it('a crash (an error nobody awaited) ends the environment and the request; the next gets a new one', async () => {

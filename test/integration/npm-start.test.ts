@@ -6,8 +6,10 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { LOCAL_STAGE } from '#infra/local/build-proxy-event';
 import { lambdaNode } from '#infra/local/lambda-node';
+import { ensureLocalAssembly } from '#infra/local/local-assembly';
 import { PROJECT_ROOT } from '#infra/project-root';
 import { routes } from '#shared/routes';
 import { ownLines, run, startUntil } from '#test/support/run-process';
@@ -130,16 +132,19 @@ describe('npm start', () => {
 
   it('CXM_RUNTIME=bundles: every route served by its bundle on Lambda\'s Node, said in the banner, with REPORT lines at debug', async () => {
     const home = mkdtempSync(join(tmpdir(), 'cxm-start-bundles-'));
-    // The run's synthesis (global setup), as a second start with unchanged sources would reuse its own.
+    // Synthesized here (or, in a whole run, reused from the bundles project's synthesis of the same
+    // sources): npm start then finds it by the hash of the sources, as a second start does.
+    const { dir } = await ensureLocalAssembly(LOCAL_STAGE);
     const started = await startUntil(
       'npm',
       ['start'],
-      { PORT: '0', CXM_HOME: home, CXM_IN_MEMORY: '1', CXM_RUNTIME: 'bundles', CXM_ASSEMBLY_DIR: inject('assemblyDir'), CXM_LOG_LEVEL: 'debug' },
+      { PORT: '0', CXM_HOME: home, CXM_IN_MEMORY: '1', CXM_RUNTIME: 'bundles', CXM_ASSEMBLY_DIR: undefined, CXM_LOG_LEVEL: 'debug' },
       /Press Ctrl-C to stop\./,
     );
     try {
       const node = lambdaNode();
-      expect(started.output()).toContain(`Functions:   bundles on node ${node.version} (cloud assembly `);
+      expect(started.output()).toContain(`Functions:   bundles on node ${node.version} (cloud assembly ${dir})`);
+      expect(started.output()).not.toContain('synthesizing');
       const state = JSON.parse(readFileSync(join(home, 'local.json'), 'utf8')) as { apiUrl: string; demo: { key: string } };
       const call = async (method: string, path: string, body?: unknown) => {
         const response = await documentedFetch(`${state.apiUrl}${path}`, {

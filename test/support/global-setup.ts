@@ -1,7 +1,7 @@
 /**
- * One DynamoDB Local for the whole run (in memory), with the tables of the shared specs, and one
- * synthesis of the local stage's cloud assembly (reused across runs while the sources are
- * unchanged: infra/local/local-assembly.ts). Test files reach them through `inject('dynamo')` and
+ * One DynamoDB Local for the whole run (in memory), with the tables of the shared specs, and, for
+ * the bundles project, one synthesis of the local stage's cloud assembly (reused across runs while
+ * the sources are unchanged: infra/local/local-assembly.ts). Test files reach them through `inject('dynamo')` and
  * `inject('assemblyDir')` (test/support/runtime-setup.ts hands the latter to the bundles project's
  * gateways), and isolate their data by unique tenant ids.
  *
@@ -22,7 +22,7 @@ export interface DynamoFixture {
 declare module 'vitest' {
   export interface ProvidedContext {
     dynamo: DynamoFixture;
-    /** The local stage's cloud assembly, which the bundles project serves from. */
+    /** The local stage's cloud assembly, which the bundles project serves from ('' in the others). */
     assemblyDir: string;
   }
 }
@@ -43,10 +43,17 @@ export async function setup(project: TestProject): Promise<void> {
     const tables = (await createTables(local.endpoint, 'test')) as Record<TableId, string>;
     return { local, fixture: { endpoint: local.endpoint, tables } };
   })();
-  shared.assembly ??= ensureLocalAssembly(LOCAL_STAGE, (line) => console.log(`global setup: ${line}`)).then((assembly) => assembly.dir);
-  const [{ fixture }, assemblyDir] = await Promise.all([shared.dynamo, shared.assembly]);
-  project.provide('dynamo', fixture);
-  project.provide('assemblyDir', assemblyDir);
+  const bundles = project.config.env?.CXM_RUNTIME === 'bundles';
+  if (bundles) shared.assembly ??= ensureLocalAssembly(LOCAL_STAGE, (line) => console.log(`global setup: ${line}`)).then((assembly) => assembly.dir);
+  try {
+    const [{ fixture }, assemblyDir] = await Promise.all([shared.dynamo, bundles ? shared.assembly! : Promise.resolve('')]);
+    project.provide('dynamo', fixture);
+    project.provide('assemblyDir', assemblyDir);
+  } catch (error) {
+    // A failed synthesis ends the run before any teardown: DynamoDB Local must not outlive it.
+    (await shared.dynamo.catch(() => undefined))?.local.killNow();
+    throw error;
+  }
 }
 
 export async function teardown(): Promise<void> {

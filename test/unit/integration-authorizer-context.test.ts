@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:http';
 import type { APIGatewayProxyEvent, PolicyDocument } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { AuthorizerConfigurationError, integrationAuthorizerContext } from '#infra/local/authorizer-context';
+import { AuthorizerConfigurationError, integrationAuthorizerContext } from '#infra/local/integration-authorizer-context';
 import { createLocalGateway, type AuthorizerHandler } from '#infra/local/local-gateway';
 import { routes } from '#shared/routes';
 
