@@ -7,9 +7,9 @@ import { documentsStore } from '#shared/store/documents-table';
 
 const documents = documentsStore();
 
-export const handler = createApiHandler<JsonObject>('replaceCurrentDocument', async ({ tenantId, path, body }) => {
+export const handler = createApiHandler<JsonObject>('replaceCurrentDocument', async ({ tenantId, path, body, signal }) => {
   const docId = requireStorableDocId(path.docId!);
   const json = storableDocumentJson(body);
-  const { created } = await documents.replace(tenantId, path.collection!, docId, json);
+  const { created } = await documents.replace(tenantId, path.collection!, docId, json, signal);
   return { status: created ? 201 : 200, bodyText: json };
 });

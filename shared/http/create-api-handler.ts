@@ -6,11 +6,9 @@
  * middleware, registered before the error mapping, sees the mapped error, and the flush,
  * registered before both, publishes what the mapping counted.
  */
-import { setMaxListeners } from 'node:events';
 import middy from '@middy/core';
 import type { APIGatewayProxyResult, Context } from 'aws-lambda';
 import { routeById, type RouteId } from '#shared/routes';
-import { gatewayTimeout } from './api-error.ts';
 import type { ApiRequest, ApiResult, ChainEvent } from './api-types.ts';
 import { addResponseHeaders } from './add-response-headers.ts';
 import { authorizeRequest } from './authorize-request.ts';
@@ -18,24 +16,25 @@ import { flushMetrics } from './flush-metrics.ts';
 import { logContext } from './log-context.ts';
 import { mapError } from './map-error.ts';
 import { parseJsonBody, rawBody } from './parse-json-body.ts';
+import { runWithDeadline } from './run-with-deadline.ts';
 import { refuseForeignOrigin } from './refuse-foreign-origin.ts';
 import { selfUrl } from './self-url.ts';
 import { validateBody } from './validate-body.ts';
 import { validateParameters } from './validate-parameters.ts';
 
-/** Time kept back before the Lambda deadline to answer 504 ourselves instead of being killed. */
-const DEADLINE_MARGIN_MS = 500;
+/**
+ * Time kept back before the Lambda deadline to answer 504 ourselves instead of being killed, and,
+ * within it, how long an aborted store call may take to end before the 504 leaves.
+ */
+const DEADLINE = { marginMs: 500, graceMs: 300 };
 
 export type ApiHandler = (event: ChainEvent, context: Context) => Promise<APIGatewayProxyResult>;
 
 export function createApiHandler<Body>(routeId: RouteId, run: (request: ApiRequest<Body>) => Promise<ApiResult>): ApiHandler {
   const route = routeById(routeId);
-  return middy<ChainEvent, APIGatewayProxyResult, Error, Context>({
-    timeoutEarlyInMillis: DEADLINE_MARGIN_MS,
-    timeoutEarlyResponse: () => {
-      throw gatewayTimeout();
-    },
-  })
+  // The deadline is runWithDeadline's, per invocation: middy's own (timeoutEarly) shares one
+  // AbortController across the invocations of a process.
+  return middy<ChainEvent, APIGatewayProxyResult, Error, Context>({ timeoutEarlyInMillis: 0 })
     .use(logContext(route))
     .use(flushMetrics())
     .use(addResponseHeaders())
@@ -45,14 +44,11 @@ export function createApiHandler<Body>(routeId: RouteId, run: (request: ApiReque
     .use(validateParameters(route))
     .use(parseJsonBody(route))
     .use(validateBody(route))
-    .handler(async (event, _context, { signal }) => {
-      // middy hands every invocation in a process the same signal, and each store call listens to
-      // it while in flight: the local gateway runs many at once, which is no leak to warn about.
-      setMaxListeners(0, signal);
+    .handler(async (event, context) => {
       const state = event.cxm;
       // authorizeRequest always sets it; reaching here without it is a wiring fault.
       if (!state) throw new Error('request reached the handler without authorization');
-      const result = await run({
+      const result = await runWithDeadline(context, DEADLINE, (signal) => run({
         tenantId: state.tenantId,
         caller: state.caller,
         path: (event.pathParameters ?? {}) as Record<string, string>,
@@ -61,7 +57,7 @@ export function createApiHandler<Body>(routeId: RouteId, run: (request: ApiReque
         requestId: event.requestContext.requestId,
         signal,
         http: { method: event.httpMethod, headers: event.headers, rawBody: state.rawBody ?? rawBody(event), selfUrl: selfUrl(event) },
-      });
+      }));
       return {
         statusCode: result.status,
         headers: result.headers,

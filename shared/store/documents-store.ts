@@ -36,7 +36,8 @@ export interface DocumentsStore {
   /** The document as stored (JSON text), or undefined. */
   get(tenantId: string, collection: string, docId: string): Promise<string | undefined>;
   /** Stores `json` as the document; says whether it was created. */
-  replace(tenantId: string, collection: string, docId: string, json: string): Promise<{ created: boolean }>;
+  /** Stores `json` as the document; with `signal`, a call abandoned at the deadline commits nothing afterwards. */
+  replace(tenantId: string, collection: string, docId: string, json: string, signal?: AbortSignal): Promise<{ created: boolean }>;
   /**
    * Replaces the document by `change(current)` (JSON text) unless another write came between,
    * in which case it computes again from that write's result. Undefined when there is no document.
@@ -99,9 +100,10 @@ export function createDocumentsStore(client: DynamoDBDocumentClient, table: stri
       return Item ? String(Item.data) : undefined;
     },
 
-    async replace(tenantId, collection, docId, json) {
+    async replace(tenantId, collection, docId, json, signal) {
       const k = key(tenantId, collection, docId);
       if (!k) throw new RangeError('document key too long to store');
+      if (signal?.aborted) throw new StoreUnavailableError(`replace of ${docId} abandoned at the deadline`);
       const { Attributes } = await client.send(
         new UpdateCommand({
           TableName: table,
@@ -112,6 +114,8 @@ export function createDocumentsStore(client: DynamoDBDocumentClient, table: stri
           // Only attributes that existed come back: none means the document is new.
           ReturnValues: 'UPDATED_OLD',
         }),
+        // At the deadline the SDK stops as well: none of its retries commits after the 504.
+        { abortSignal: signal },
       );
       return { created: Attributes?.version === undefined };
     },

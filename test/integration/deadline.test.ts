@@ -50,7 +50,9 @@ async function dropAndSettle(hang: InjectedFault): Promise<void> {
   expect(hang.matched).toBe(1);
 }
 
-describe('a handler past its deadline', () => {
+// Concurrent: each waits out the function's timeout on its own data (every invocation has its own
+// deadline signal), so the file waits once.
+describe.concurrent('a handler past its deadline', () => {
   it(
     'a note: 504 GatewayTimeout with the common headers, the gateway serving meanwhile, and no late commit',
     async () => {
@@ -85,6 +87,20 @@ describe('a handler past its deadline', () => {
       await dropAndSettle(hang);
       expect(await direct.documents.get(tenant, 'users', 'slow')).toBe(JSON.stringify({ state: 'before' }));
       expect(await callApi(gateway.url, 'PUT', documentPath(tenant, 'users', 'slow'), key, { state: 'merged' })).toMatchObject({ status: 200, json: { state: 'merged' } });
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'a replace: 504 GatewayTimeout, and the document stays as it was (no retry lands it late)',
+    async () => {
+      await direct.documents.replace(tenant, 'users', 'slow-replace', JSON.stringify({ state: 'before' }));
+      const hang = proxy.inject({ operation: 'UpdateItem', bodyContains: '"slow-replace"', fault: 'NoAnswer' });
+      const timedOut = await callApi(gateway.url, 'POST', documentPath(tenant, 'users', 'slow-replace'), key, { state: 'replaced' });
+      expect(timedOut.status).toBe(504);
+      expect(timedOut.json).toEqual({ code: 'GatewayTimeout', message: expect.any(String) });
+      await dropAndSettle(hang);
+      expect(await direct.documents.get(tenant, 'users', 'slow-replace')).toBe(JSON.stringify({ state: 'before' }));
     },
     TEST_TIMEOUT_MS,
   );

@@ -76,6 +76,42 @@ describe('the API chain', () => {
     expect(response.headers).toMatchObject({ 'X-Request-Id': 'req-1' });
   });
 
+  it("one invocation's deadline aborts its own signal only, not another's running beside it", async () => {
+    const signals: AbortSignal[] = [];
+    const handler = createApiHandler('addInternalNote', async ({ signal }) => {
+      signals.push(signal);
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      return { status: signal.aborted ? 500 : 201, body: {} };
+    });
+    // The first reaches its deadline (700 ms less the 500 ms margin) while the second is still running.
+    const [timedOut, unhurried] = await Promise.all([handler(event(), context(700)), handler(event(), context(5_000))]);
+    expect(timedOut.statusCode).toBe(504);
+    expect(unhurried.statusCode).toBe(201);
+    expect(signals.map((signal) => signal.aborted)).toEqual([true, false]);
+  });
+
+  it('at the deadline the work is aborted, and the 504 leaves only once the aborted work has ended', async () => {
+    let endedAt = 0;
+    const handler = createApiHandler('addInternalNote', ({ signal }) => {
+      return new Promise((_resolve, reject) => {
+        // A store call that takes 150 ms to give up once aborted.
+        signal.addEventListener('abort', () => setTimeout(() => ((endedAt = Date.now()), reject(new Error('aborted'))), 150));
+      });
+    });
+    const response = await handler(event(), context(700));
+    const answeredAt = Date.now();
+    expect(response.statusCode).toBe(504);
+    expect(endedAt).toBeGreaterThan(0);
+    expect(endedAt).toBeLessThanOrEqual(answeredAt);
+  });
+
+  it('work that ignores the abort still gets its 504 when the grace is up', async () => {
+    // It never settles: without the grace's own timer this invocation would never answer.
+    const deaf = createApiHandler('addInternalNote', () => new Promise(() => undefined));
+    const response = await deaf(event(), context(700));
+    expect(response.statusCode).toBe(504);
+  });
+
   it('maps store throttling to 503 with Retry-After and the common headers', async () => {
     const throttled = createApiHandler('addInternalNote', () => Promise.reject(new ThrottlingException({ message: 'slow down', $metadata: {} })));
     const response = await throttled(event(), context());

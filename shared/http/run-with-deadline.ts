@@ -1,0 +1,44 @@
+/**
+ * The chain's own deadline, per invocation. `work` gets an AbortSignal of its own, aborted
+ * `marginMs` before the function's deadline; the store calls listening to it stop there (and the
+ * SDK retries nothing after an abort). The invocation then answers 504 GatewayTimeout once the
+ * aborted work has ended, or after `graceMs` at the latest, so that nothing the work started can
+ * commit after the answer has left; the grace stays inside the margin, before Lambda's own kill.
+ *
+ * Not middy's timeoutEarly: it hands every invocation of a process one shared AbortController, so
+ * in the local gateway's source mode, where invocations run side by side in one process, one
+ * request reaching its deadline aborted the store calls of all the others.
+ */
+import type { Context } from 'aws-lambda';
+import { gatewayTimeout } from './api-error.ts';
+
+/** A signal that never aborts, for invocations without a deadline (no Lambda context: tests, tools). */
+const NEVER = new AbortController().signal;
+
+export async function runWithDeadline<T>(
+  context: Context,
+  { marginMs, graceMs }: { marginMs: number; graceMs: number },
+  work: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  if (typeof context?.getRemainingTimeInMillis !== 'function') return work(NEVER);
+  const controller = new AbortController();
+  // Whatever the work ends with once aborted (the store's "abandoned" error, a thrown abort), the answer is the 504.
+  const outcome = work(controller.signal).catch((error: unknown) => {
+    throw controller.signal.aborted ? gatewayTimeout() : error;
+  });
+  let deadlineTimer: NodeJS.Timeout | undefined;
+  let graceTimer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_resolve, reject) => {
+    deadlineTimer = setTimeout(() => {
+      controller.abort();
+      // For work that does not listen to the signal: answer anyway when the grace is up.
+      graceTimer = setTimeout(() => reject(gatewayTimeout()), graceMs);
+    }, Math.max(0, context.getRemainingTimeInMillis() - marginMs));
+  });
+  try {
+    return await Promise.race([outcome, deadline]);
+  } finally {
+    clearTimeout(deadlineTimer);
+    clearTimeout(graceTimer);
+  }
+}
