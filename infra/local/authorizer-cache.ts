@@ -1,7 +1,9 @@
 /**
  * The gateway's authorizer result cache: keyed by the identity source (the Authorization header
  * value), for `ttlSeconds` (0 disables it). Only allowed results are cached, as in API Gateway a
- * refused token is asked again.
+ * refused token is asked again. With the cache on, concurrent first requests of one key wait for
+ * one authorizer call instead of each making its own (one keys-table read, not one per request);
+ * its outcome, a refusal included, is shared by those requests only.
  */
 import type { APIGatewayAuthorizerResult } from 'aws-lambda';
 
@@ -14,6 +16,7 @@ const MAX_ENTRIES = 10_000;
 
 export class AuthorizerCache {
   private readonly entries = new Map<string, Entry>();
+  private readonly inFlight = new Map<string, Promise<APIGatewayAuthorizerResult>>();
 
   constructor(private readonly ttlSeconds: number) {}
 
@@ -22,12 +25,19 @@ export class AuthorizerCache {
     const cached = this.entries.get(identity);
     if (cached && cached.expiresAt > now) return cached.result;
     this.entries.delete(identity);
-    const result = await authorize();
-    if (this.ttlSeconds > 0) {
-      if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
-      this.entries.set(identity, { result, expiresAt: now + this.ttlSeconds * 1000 });
-    }
-    return result;
+    // Without a cache every request is authorized on its own, as API Gateway does then.
+    if (this.ttlSeconds === 0) return authorize();
+    const pending = this.inFlight.get(identity);
+    if (pending) return pending;
+    const lookup = authorize()
+      .then((result) => {
+        if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
+        this.entries.set(identity, { result, expiresAt: now + this.ttlSeconds * 1000 });
+        return result;
+      })
+      .finally(() => this.inFlight.delete(identity));
+    this.inFlight.set(identity, lookup);
+    return lookup;
   }
 }
 

@@ -2,7 +2,7 @@
  * Part of `pagination` in the report (issue 6): how often the authorizer reads the keys table
  * behind the local gateway's cache. Each key is cached by one request; then many requests with
  * those keys should read nothing until the TTL runs out. A cold cache met by concurrent first
- * requests of one key is shown too: the cache does not merge lookups in flight.
+ * requests of one key is shown too: the cache merges lookups in flight, so it should read once.
  */
 import autocannon from 'autocannon';
 import { documentClient } from '#shared/store/dynamo-client';
