@@ -50,6 +50,21 @@ async function dropAndSettle(hang: InjectedFault): Promise<void> {
   expect(hang.matched).toBe(1);
 }
 
+/**
+ * A document write whose store call hangs (`docId` in its UpdateItem): it answers 504
+ * GatewayTimeout, and once the hang breaks, the document is still what it was before.
+ */
+async function expectTimeoutLeavesDocument(method: 'PUT' | 'POST', docId: string, body: unknown): Promise<void> {
+  const before = JSON.stringify({ state: 'before' });
+  await direct.documents.replace(tenant, 'users', docId, before);
+  const hang = proxy.inject({ operation: 'UpdateItem', bodyContains: `"${docId}"`, fault: 'NoAnswer' });
+  const timedOut = await callApi(gateway.url, method, documentPath(tenant, 'users', docId), key, body);
+  expect(timedOut.status).toBe(504);
+  expect(timedOut.json).toEqual({ code: 'GatewayTimeout', message: expect.any(String) });
+  await dropAndSettle(hang);
+  expect(await direct.documents.get(tenant, 'users', docId)).toBe(before);
+}
+
 // Concurrent: each waits out the function's timeout on its own data (every invocation has its own
 // deadline signal), so the file waits once.
 describe.concurrent('a handler past its deadline', () => {
@@ -79,13 +94,7 @@ describe.concurrent('a handler past its deadline', () => {
   it(
     'a merge: 504 GatewayTimeout, and the document stays as it was',
     async () => {
-      await direct.documents.replace(tenant, 'users', 'slow', JSON.stringify({ state: 'before' }));
-      const hang = proxy.inject({ operation: 'UpdateItem', bodyContains: '"slow"', fault: 'NoAnswer' });
-      const timedOut = await callApi(gateway.url, 'PUT', documentPath(tenant, 'users', 'slow'), key, { state: 'merged' });
-      expect(timedOut.status).toBe(504);
-      expect(timedOut.json).toEqual({ code: 'GatewayTimeout', message: expect.any(String) });
-      await dropAndSettle(hang);
-      expect(await direct.documents.get(tenant, 'users', 'slow')).toBe(JSON.stringify({ state: 'before' }));
+      await expectTimeoutLeavesDocument('PUT', 'slow', { state: 'merged' });
       expect(await callApi(gateway.url, 'PUT', documentPath(tenant, 'users', 'slow'), key, { state: 'merged' })).toMatchObject({ status: 200, json: { state: 'merged' } });
     },
     TEST_TIMEOUT_MS,
@@ -93,15 +102,7 @@ describe.concurrent('a handler past its deadline', () => {
 
   it(
     'a replace: 504 GatewayTimeout, and the document stays as it was (no retry lands it late)',
-    async () => {
-      await direct.documents.replace(tenant, 'users', 'slow-replace', JSON.stringify({ state: 'before' }));
-      const hang = proxy.inject({ operation: 'UpdateItem', bodyContains: '"slow-replace"', fault: 'NoAnswer' });
-      const timedOut = await callApi(gateway.url, 'POST', documentPath(tenant, 'users', 'slow-replace'), key, { state: 'replaced' });
-      expect(timedOut.status).toBe(504);
-      expect(timedOut.json).toEqual({ code: 'GatewayTimeout', message: expect.any(String) });
-      await dropAndSettle(hang);
-      expect(await direct.documents.get(tenant, 'users', 'slow-replace')).toBe(JSON.stringify({ state: 'before' }));
-    },
+    () => expectTimeoutLeavesDocument('POST', 'slow-replace', { state: 'replaced' }),
     TEST_TIMEOUT_MS,
   );
 });
