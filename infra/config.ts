@@ -10,6 +10,7 @@
  */
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { DEFAULT_IDEMPOTENCY_TTL_HOURS } from '#shared/store/idempotency-ttl';
 import { STAGE_NAME_PATTERN } from '#shared/store/table-specs';
 import { DEFAULT_RATE_LIMIT, type RateLimit } from '#infra/local/token-buckets';
 
@@ -43,6 +44,11 @@ export interface StageConfig {
    * Empty everywhere by default: list an origin only for a browser-based MCP client you trust.
    */
   mcpAllowedOrigins: readonly string[];
+  /**
+   * How long an Idempotency-Key's answer is kept for replay (D11), in hours: the promise made to
+   * clients about how late a retry may come. 24 like Stripe; DynamoDB TTL deletes records later.
+   */
+  idempotencyTtlHours: number;
   /** The search domain's size, when reportingBackend is opensearch. */
   search: {
     dataNodeInstanceType: string;
@@ -80,6 +86,7 @@ const protectiveDefaults: StageSettings = {
   logLevel: 'INFO',
   reportingBackend: 'opensearch',
   mcpAllowedOrigins: [],
+  idempotencyTtlHours: DEFAULT_IDEMPOTENCY_TTL_HOURS,
   search: { dataNodeInstanceType: 'r7g.large.search', dataNodes: 2, availabilityZones: 2, volumeSizeGiB: 100 },
   alarms: {
     serverErrorRatePercent: 1,

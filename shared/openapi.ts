@@ -11,6 +11,7 @@ import { schemaCatalog } from '#shared/schemas/schema-catalog';
 import type { SchemaId } from '#shared/schemas/schema-ids';
 import { componentSchema, COMPONENT_SCHEMAS, subschemaOf } from './openapi/component-schemas.ts';
 import { errorResponseComponents, errorResponses, headerComponents, headerRef } from './openapi/error-responses.ts';
+import { headerParametersOf } from './openapi/header-parameters.ts';
 import { areaDescriptions, operationDocs, parameterDocs } from './openapi/operation-docs.ts';
 import type {
   OpenApiDocument,
@@ -48,8 +49,10 @@ const INFO_DESCRIPTION = [
   'an MCP server for bots, provisioning documents, reporting lists and VOC job status. Every path is scoped to a tenant.\n\n',
   '**Authentication.** `Authorization: Bearer <key>` with a tenant API key. Keep keys in a trusted backend, never in browser code.\n\n',
   '**Errors** are `{code, message}` JSON (the MCP endpoint adds its JSON-RPC forms). 429 and 503 carry `Retry-After`. ',
-  'Writes are not deduplicated: repeating one repeats its effect, and after a 502, 503 or 504 a write may have completed.\n\n',
-  '**Headers on every response:** `Content-Type: application/json; charset=utf-8`, `Cache-Control: no-store`, ',
+  'Writes are not deduplicated unless they carry an `Idempotency-Key`: repeating one repeats its effect, and after a 502, 503 or ',
+  '504 a write may have completed. With the key, retrying is safe: the write happens once and every retry gets its answer.\n\n',
+  '**Documents** carry an `ETag`; `If-Match` and `If-None-Match` make reads and writes conditional (RFC 9110).\n\n',
+  '**Headers on every response:** `Content-Type: application/json; charset=utf-8` (except a 304, which has no body), `Cache-Control: no-store`, ',
   '`X-Content-Type-Options: nosniff` and `X-Request-Id`.',
 ].join('');
 
@@ -112,7 +115,11 @@ function mainOperation(route: RouteSpec, useSchema: (id: SchemaId) => string): O
     if (!success) throw new Error(`route ${route.id}: success status ${status} is not described in operation-docs.ts`);
     responses[status] = {
       description: success.description,
-      headers: { 'X-Request-Id': headerRef('X-Request-Id'), ...Object.fromEntries((success.headers ?? []).map((name) => [name, headerRef(name)])) },
+      headers: {
+        'X-Request-Id': headerRef('X-Request-Id'),
+        ...Object.fromEntries((success.headers ?? []).map((name) => [name, headerRef(name)])),
+        ...(route.idempotencyKey && { 'Idempotent-Replayed': headerRef('Idempotent-Replayed') }),
+      },
       ...(success.empty ? {} : { content: { 'application/json': { schema: { $ref: useSchema(response.schema) }, examples: success.examples ?? {} } } }),
     };
   }
@@ -171,7 +178,7 @@ function parametersOf(route: RouteSpec): ParameterObject[] {
       parameters.push(parameter(name, 'query', required.has(name), querySchema, schema));
     }
   }
-  return parameters;
+  return [...parameters, ...headerParametersOf(route)];
 }
 
 function parameter(name: string, where: 'path' | 'query', required: boolean, owner: SchemaId, schema: unknown): ParameterObject {

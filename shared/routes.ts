@@ -10,7 +10,8 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 /** The secrets a route may read: `cursorSecret` signs reporting cursors (D6). */
 export const SECRET_IDS = ['cursorSecret'] as const;
 export type SecretId = (typeof SECRET_IDS)[number];
-export type TableAccess = 'RO' | 'RW';
+/** `GetPut`: read and put whole items, never update or query them (the idempotency records). */
+export type TableAccess = 'RO' | 'RW' | 'GetPut';
 
 export interface RouteSpec {
   /** Stable identifier: function name suffix, log field, OpenAPI operationId. */
@@ -56,6 +57,16 @@ export interface RouteSpec {
    * passes the function the stage's `mcpAllowedOrigins`; the local gateway adds its own origins.
    */
   checksOrigin?: true;
+  /**
+   * Accepts `Idempotency-Key` (D11): the chain turns it into a claim, the handler records its
+   * answer in the write's own transaction (the route must then have `idempotency: 'GetPut'`).
+   */
+  idempotencyKey?: true;
+  /**
+   * Conditional requests on a document (D12): `read` takes If-None-Match (304), `write` takes
+   * If-Match and If-None-Match (412); both answer with an ETag.
+   */
+  preconditions?: 'read' | 'write';
   /** Secrets the function reads (CDK grants it and passes their ARNs; locally an env var). */
   secrets?: readonly SecretId[];
   /** Largest accepted request body in raw UTF-8 bytes (413 above it). */
@@ -85,7 +96,7 @@ export const routes = [
     path: '/api/v1/cxm/tenants/{tenantId}/conversations/{conversationId}/internal-notes',
     handler: 'functions/conversations/add-internal-note.ts',
     scope: 'cxm:conversations.write',
-    tables: { conversations: 'RW' },
+    tables: { conversations: 'RW', idempotency: 'GetPut' },
     schemas: {
       path: 'ConversationPath',
       query: 'NoQuery',
@@ -93,8 +104,9 @@ export const routes = [
       response: { status: 201, schema: 'InternalNoteResponse' },
     },
     maxBodyBytes: NOTE_BODY_MAX_BYTES,
+    idempotencyKey: true,
     summary: 'Add an internal note to a customer conversation',
-    errors: [400, 404, 409, 413],
+    errors: [400, 404, 409, 413, 422],
   },
   {
     id: 'listDocuments',
@@ -114,7 +126,8 @@ export const routes = [
     handler: 'functions/provisioning/get-current-document.ts',
     scope: 'provisioning:{collection}.read',
     tables: { documents: 'RO' },
-    schemas: { path: 'DocumentPath', query: 'NoQuery', response: { status: 200, schema: 'DocumentBody' } },
+    schemas: { path: 'DocumentPath', query: 'NoQuery', response: { status: 200, schema: 'DocumentBody', otherStatuses: [304] } },
+    preconditions: 'read',
     summary: 'Get the current version of a document',
     errors: [400, 404],
   },
@@ -124,7 +137,7 @@ export const routes = [
     path: '/api/v1/provisioning/tenants/{tenantId}/{collection}/{docId}/versions/current',
     handler: 'functions/provisioning/replace-current-document.ts',
     scope: 'provisioning:{collection}.write',
-    tables: { documents: 'RW' },
+    tables: { documents: 'RW', idempotency: 'GetPut' },
     schemas: {
       path: 'DocumentPath',
       query: 'NoQuery',
@@ -132,8 +145,10 @@ export const routes = [
       response: { status: 201, schema: 'DocumentBody', otherStatuses: [200] },
     },
     maxBodyBytes: DOCUMENT_REQUEST_MAX_BYTES,
+    idempotencyKey: true,
+    preconditions: 'write',
     summary: 'Create (201) or replace (200) the current version of a document',
-    errors: [400, 413],
+    errors: [400, 412, 413, 422],
   },
   {
     id: 'mergeCurrentDocument',
@@ -141,11 +156,13 @@ export const routes = [
     path: '/api/v1/provisioning/tenants/{tenantId}/{collection}/{docId}/versions/current',
     handler: 'functions/provisioning/merge-current-document.ts',
     scope: 'provisioning:{collection}.write',
-    tables: { documents: 'RW' },
+    tables: { documents: 'RW', idempotency: 'GetPut' },
     schemas: { path: 'DocumentPath', query: 'NoQuery', body: 'DocumentBody', response: { status: 200, schema: 'DocumentBody' } },
     maxBodyBytes: DOCUMENT_REQUEST_MAX_BYTES,
+    idempotencyKey: true,
+    preconditions: 'write',
     summary: 'Merge a JSON Merge Patch (RFC 7396) into the current version of a document',
-    errors: [400, 404, 413],
+    errors: [400, 404, 412, 413, 422],
   },
   {
     id: 'mcpBots',

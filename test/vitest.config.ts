@@ -35,6 +35,8 @@ const HTTP_SUITES = [
   'gateway',
   'gateway-faults',
   'hostile-input',
+  'idempotency',
+  'idempotency-expiry',
   'load',
   'mcp',
   'notes',
@@ -43,6 +45,7 @@ const HTTP_SUITES = [
   'store-faults',
   'tenant-isolation',
   'voc-jobs',
+  'conditional-requests',
 ].map((name) => `test/integration/${name}.test.ts`);
 /** What only bundle mode has: its wiring checks against edited copies of the template. */
 const BUNDLES_ONLY = ['test/integration/bundle-wiring.test.ts'];

@@ -1,25 +1,33 @@
-/** POST .../conversations/{conversationId}/internal-notes (spec endpoint 1, D4). */
+/** POST .../conversations/{conversationId}/internal-notes (spec endpoint 1, D4, D11). */
 import { ulid } from 'ulid';
 import { buildNote } from '#shared/domain/notes/build-note';
 import { conflict, notFound } from '#shared/http/api-error';
 import { createApiHandler } from '#shared/http/create-api-handler';
+import { recordAnswer, replayRecorded } from '#shared/http/idempotent-answer';
 import { APP_METRICS } from '#shared/http/metric-names';
 import { countMetric } from '#shared/http/metrics';
 import { createConversationsStore } from '#shared/store/conversations-store';
 import { documentClient } from '#shared/store/dynamo-client';
+import { idempotencyLedger } from '#shared/store/idempotency-ledger';
 import { tableName } from '#shared/store/table-name';
 import type { AddInternalNoteInput } from '#shared/schemas/add-internal-note-body';
 
 const conversations = createConversationsStore(documentClient(), tableName('conversations'));
+const ledger = idempotencyLedger();
 
-export const handler = createApiHandler<AddInternalNoteInput>('addInternalNote', async ({ tenantId, path, body, signal }) => {
+export const handler = createApiHandler<AddInternalNoteInput>('addInternalNote', async ({ tenantId, path, body, signal, idempotency }) => {
   const now = new Date();
   const note = buildNote(ulid(now.getTime()), now);
-  const outcome = await conversations.addNote(tenantId, path.conversationId!, { ...note, body: body.body }, now, signal);
-  if (!outcome.added) {
+  const answer = { status: 201, body: { note } };
+  const outcome = await conversations.addNote(tenantId, path.conversationId!, { ...note, body: body.body }, now, {
+    signal,
+    record: recordAnswer(ledger, idempotency, () => answer),
+  });
+  if (outcome.kind === 'recorded') return replayRecorded(outcome.record, idempotency);
+  if (outcome.kind === 'rejected') {
     const { kind, message } = outcome.rejection;
     throw kind === 'not-found' ? notFound(message) : conflict(message);
   }
   countMetric(APP_METRICS.noteCreated);
-  return { status: 201, body: { note } };
+  return answer;
 });

@@ -1,15 +1,34 @@
-/** POST .../{collection}/{docId}/versions/current: create (201) or replace (200), no merge (spec endpoint 5, D5). */
+/** POST .../{collection}/{docId}/versions/current: create (201) or replace (200), no merge (spec endpoint 5, D5, D11, D12). */
+import { formatEntityTag } from '#shared/domain/documents/entity-tags';
 import type { JsonObject } from '#shared/domain/documents/json-value';
+import { preconditionFailed } from '#shared/http/api-error';
 import { createApiHandler } from '#shared/http/create-api-handler';
+import { recordAnswer, replayRecorded } from '#shared/http/idempotent-answer';
+import { readPreconditions } from '#shared/http/read-preconditions';
 import { requireStorableDocId } from '#shared/http/require-storable-doc-id';
 import { storableDocumentJson } from '#shared/http/storable-document';
 import { documentsStore } from '#shared/store/documents-table';
+import { idempotencyLedger } from '#shared/store/idempotency-ledger';
 
 const documents = documentsStore();
+const ledger = idempotencyLedger();
 
-export const handler = createApiHandler<JsonObject>('replaceCurrentDocument', async ({ tenantId, path, body, signal }) => {
+export const handler = createApiHandler<JsonObject>('replaceCurrentDocument', async ({ tenantId, path, body, signal, idempotency, http }) => {
   const docId = requireStorableDocId(path.docId!);
   const json = storableDocumentJson(body);
-  const { created } = await documents.replace(tenantId, path.collection!, docId, json, signal);
-  return { status: created ? 201 : 200, bodyText: json };
+  const answer = ({ created, etag }: { created: boolean; etag: string }) => ({
+    status: created ? 201 : 200,
+    bodyText: json,
+    headers: { ETag: formatEntityTag(etag) },
+  });
+  const outcome = await documents.replace(tenantId, path.collection!, docId, json, {
+    signal,
+    preconditions: readPreconditions(http.headers),
+    record: recordAnswer(ledger, idempotency, answer),
+  });
+  if (outcome.kind === 'recorded') return replayRecorded(outcome.record, idempotency);
+  if (outcome.kind === 'precondition-failed') {
+    throw preconditionFailed(path.docId!);
+  }
+  return answer(outcome);
 });

@@ -62,6 +62,7 @@ export const LAMBDA_BUNDLING = {
 export const TABLE_ACTIONS: Record<TableAccess, string[]> = {
   RO: ['dynamodb:GetItem', 'dynamodb:Query'],
   RW: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'],
+  GetPut: ['dynamodb:GetItem', 'dynamodb:PutItem'],
 };
 
 export interface ApiFunctionProps extends Omit<NodejsFunctionProps, 'entry' | 'logGroup' | 'projectRoot'> {

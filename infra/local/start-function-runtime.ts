@@ -7,6 +7,7 @@
  * Bundle mode uses the cloud assembly in `CXM_ASSEMBLY_DIR` when set (the test run synthesizes one
  * for all its files), else synthesizes the local stage or reuses the synthesis of the same sources.
  */
+import { IDEMPOTENCY_TTL_ENV } from '#shared/store/idempotency-ttl';
 import { tableSpecs, type TableId } from '#shared/store/table-specs';
 import { stackName } from '../stack-names.ts';
 import { LOCAL_STAGE } from './build-proxy-event.ts';
@@ -20,6 +21,16 @@ import { startSourceRuntime } from './source-runtime.ts';
 
 /** Variables of this process that the bundles get too when set: they tune logs, not behaviour. */
 const PASSED_THROUGH = ['POWERTOOLS_LOG_LEVEL', 'POWERTOOLS_METRICS_DISABLED', 'AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'];
+/**
+ * Stage settings a developer may change locally through the same variable the function reads: in
+ * bundle mode the value replaces the template's, in the functions whose template sets it.
+ */
+const LOCAL_SETTINGS = [IDEMPOTENCY_TTL_ENV];
+
+function localSettings(variables: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(LOCAL_SETTINGS.flatMap((name) => (name in variables && process.env[name] ? [[name, process.env[name]!]] : [])));
+}
+
 /** Environments of one function alive at once in bundle mode (CXM_FUNCTION_CONCURRENCY). */
 const DEFAULT_MAX_ENVIRONMENTS = 8;
 
@@ -66,6 +77,6 @@ export async function startFunctionRuntime(options: StartFunctionRuntimeOptions 
     overrides,
     maxEnvironments: maxEnvironments(),
     ...(log.enabled('debug') && { report: (line: string) => log.line('debug', line) }),
-    extraEnvironment: options.extraEnvironment,
+    extraEnvironment: (fn, variables) => ({ ...localSettings(variables), ...options.extraEnvironment?.(fn, variables) }),
   });
 }

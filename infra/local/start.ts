@@ -2,10 +2,12 @@
  * `npm start`: DynamoDB Local + the local gateway, serving every route (DESIGN section 5).
  *   PORT (3000; 0 picks a free port), CXM_HOME (.cxm), CXM_IN_MEMORY=1, CXM_AUTH_CACHE_TTL (60 s),
  *   CXM_RATE_LIMIT (<rate>/<burst> per key, 50/100), CXM_RUNTIME (sources | bundles),
- *   CXM_LOG_LEVEL (error | warn | info | debug), CXM_FUNCTION_CONCURRENCY (bundle mode, 8)
+ *   CXM_LOG_LEVEL (error | warn | info | debug), CXM_FUNCTION_CONCURRENCY (bundle mode, 8),
+ *   CXM_IDEMPOTENCY_TTL_HOURS (24; how long an Idempotency-Key's answer is replayed)
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { idempotencyTtlMs } from '#shared/store/idempotency-ttl';
 import type { TableId } from '#shared/store/table-specs';
 import { createTables, LOCAL_REGION, startDynamoDbLocal, StartupError, type DynamoDbLocal } from './dynamodb-local.ts';
 import { LOCAL_STAGE } from './build-proxy-event.ts';
@@ -68,6 +70,7 @@ async function main(): Promise<void> {
     if (!logLevel) throw new StartupError(`CXM_LOG_LEVEL=${process.env.CXM_LOG_LEVEL} is not valid; use error, warn, info or debug.`);
     const runtimeKind = asStartupError(() => functionRuntimeKind());
     asStartupError(() => maxEnvironments());
+    asStartupError(() => idempotencyTtlMs());
     const rateLimit = parseRateLimit(process.env.CXM_RATE_LIMIT || formatRateLimit(DEFAULT_RATE_LIMIT));
     if (!rateLimit) throw new StartupError(`CXM_RATE_LIMIT=${process.env.CXM_RATE_LIMIT} is not valid; give <rate per second>/<burst>, e.g. 50/100.`);
     const home = cxmHome();

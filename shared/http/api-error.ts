@@ -33,6 +33,22 @@ export const foreignOrigin = () => new ApiError(403, 'PermissionDenied', FOREIGN
 export const foreignHost = () => new ApiError(403, 'PermissionDenied', FOREIGN_HOST_MESSAGE);
 export const notFound = (message: string) => new ApiError(404, 'NotFound', message);
 export const conflict = (message: string) => new ApiError(409, 'Conflict', message);
+/** D11: the Idempotency-Key already records another request's answer. */
+export const idempotencyKeyReused = () =>
+  new ApiError(
+    422,
+    'BadRequest',
+    'The Idempotency-Key was already used for a different request (another method, path or body). ' +
+      'Retry with exactly the request that first used it, or use a new key for a new request.',
+  );
+/** D12: If-Match / If-None-Match did not hold for the document; the contract's code for a state conflict. */
+export const preconditionFailed = (docId: string) =>
+  new ApiError(
+    412,
+    'Conflict',
+    `Document '${docId}' does not meet the request's If-Match / If-None-Match: it changed, is absent or exists. ` +
+      'Nothing was written; GET it for its current ETag and decide again.',
+  );
 export const payloadTooLarge = (limit: number, what = 'The request body') =>
   new ApiError(413, 'PayloadTooLarge', `${what} is larger than ${limit} bytes.`);
 export const serviceUnavailable = (retryAfterSeconds: number) =>

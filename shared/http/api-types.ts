@@ -1,5 +1,6 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import type { Caller } from '#shared/auth/authorizer-context';
+import type { IdempotencyClaim } from '#shared/domain/idempotency/recorded-response';
 
 /** What a handler sees: the authorised tenant and validated input, nothing of HTTP. */
 export interface ApiRequest<Body = unknown> {
@@ -11,6 +12,8 @@ export interface ApiRequest<Body = unknown> {
   requestId: string;
   /** Aborted when the function is about to pass its deadline. */
   signal: AbortSignal;
+  /** The request's Idempotency-Key and fingerprint, on the routes that accept one (D11). */
+  idempotency?: IdempotencyClaim;
   /** The HTTP layer, for the few handlers that speak a protocol of their own (MCP). */
   http: {
     method: string;
@@ -38,5 +41,6 @@ export interface ChainEvent extends APIGatewayProxyEvent {
     /** The request's bytes, decoded from the event once (parseJsonBody). */
     rawBody?: Buffer;
     body?: unknown;
+    idempotency?: IdempotencyClaim;
   };
 }

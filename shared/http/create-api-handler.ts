@@ -1,7 +1,7 @@
 /**
  * The chain every API function uses (DESIGN section 2), in this order: log context,
  * authorization, the Origin check of routes that declare it (D13), path/query validation, body
- * size + JSON parse, body validation, handler; error mapping, response headers and the metrics
+ * size + JSON parse, body validation, the Idempotency-Key of routes that accept it (D11), handler; error mapping, response headers and the metrics
  * flush wrap them all. middy runs `onError` in reverse registration order, so the headers
  * middleware, registered before the error mapping, sees the mapped error, and the flush,
  * registered before both, publishes what the mapping counted.
@@ -16,6 +16,7 @@ import { flushMetrics } from './flush-metrics.ts';
 import { logContext } from './log-context.ts';
 import { mapError } from './map-error.ts';
 import { parseJsonBody, rawBody } from './parse-json-body.ts';
+import { readIdempotencyKey } from './read-idempotency-key.ts';
 import { runWithDeadline } from './run-with-deadline.ts';
 import { refuseForeignOrigin } from './refuse-foreign-origin.ts';
 import { selfUrl } from './self-url.ts';
@@ -44,6 +45,7 @@ export function createApiHandler<Body>(routeId: RouteId, run: (request: ApiReque
     .use(validateParameters(route))
     .use(parseJsonBody(route))
     .use(validateBody(route))
+    .use(route.idempotencyKey ? readIdempotencyKey(route) : [])
     .handler(async (event, context) => {
       const state = event.cxm;
       // authorizeRequest always sets it; reaching here without it is a wiring fault.
@@ -56,6 +58,7 @@ export function createApiHandler<Body>(routeId: RouteId, run: (request: ApiReque
         body: state.body as Body,
         requestId: event.requestContext.requestId,
         signal,
+        idempotency: state.idempotency,
         http: { method: event.httpMethod, headers: event.headers, rawBody: state.rawBody ?? rawBody(event), selfUrl: selfUrl(event) },
       }));
       return {

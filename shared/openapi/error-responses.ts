@@ -4,7 +4,16 @@
  * or the chain (401, 403 and 429 before the function runs; 400 for path and query; 502, 503, 504
  * for faults, DESIGN section 2). Messages come from the code that sends them, not from here.
  */
-import { badGateway, foreignHost, foreignOrigin, gatewayTimeout, payloadTooLarge, serviceUnavailable, type ApiError } from '#shared/http/api-error';
+import {
+  badGateway,
+  foreignHost,
+  foreignOrigin,
+  gatewayTimeout,
+  idempotencyKeyReused,
+  payloadTooLarge,
+  serviceUnavailable,
+  type ApiError,
+} from '#shared/http/api-error';
 import { gatewayResponses, type GatewayResponseSpec } from '#shared/http/gateway-responses';
 import type { RouteSpec } from '#shared/routes';
 import type { SchemaId } from '#shared/schemas/schema-ids';
@@ -13,8 +22,11 @@ import type { ExampleObject, HeaderObject, Reference, ResponseObject } from './o
 const COMPONENT_HEADERS = '#/components/headers/';
 const COMPONENT_RESPONSES = '#/components/responses/';
 
-/** Reusable headers: every response has a request id; 429 and 503 say when to retry (D3, D10). */
-export const headerComponents: Record<'X-Request-Id' | 'Retry-After' | 'Link', HeaderObject> = {
+/**
+ * Reusable headers: every response has a request id; 429 and 503 say when to retry (D3, D10); a
+ * document's version is its ETag (D12); a replayed write says so (D11).
+ */
+export const headerComponents: Record<'X-Request-Id' | 'Retry-After' | 'Link' | 'ETag' | 'Idempotent-Replayed', HeaderObject> = {
   'X-Request-Id': {
     description: 'Identifies the request in the logs; quote it when reporting a problem. Present on every response, errors included.',
     required: true,
@@ -30,6 +42,21 @@ export const headerComponents: Record<'X-Request-Id' | 'Retry-After' | 'Link', H
     description: 'The next page (RFC 8288), present only when more entries remain. Follow the URL as it is.',
     required: false,
     schema: { type: 'string', maxLength: 8192, pattern: '^<[^>]+>; rel="next"$' },
+  },
+  ETag: {
+    description:
+      "The document version's strong entity tag (RFC 9110): opaque, new with every write. Send it back in `If-Match` to write " +
+      'only over this version, or in `If-None-Match` to read only when it changed.',
+    required: true,
+    schema: { type: 'string', maxLength: 64, pattern: '^"[\\x21\\x23-\\x7E]+"$' },
+    example: '"k3Jv0cQ9Tz2Wm8Ld"',
+  },
+  'Idempotent-Replayed': {
+    description:
+      'Present (`true`) when this answer is the recorded answer of an earlier request with the same `Idempotency-Key`: nothing was ' +
+      'written this time. Absent on the first execution.',
+    required: false,
+    schema: { type: 'string', const: 'true' },
   },
 };
 
@@ -53,7 +80,7 @@ interface StatusDocs {
 /** Statuses every operation can answer, as the gateway and the chain answer them. */
 const commonStatuses: Record<number, StatusDocs> = {
   400: {
-    description: 'The path, query or body is invalid; the message names the offending field.',
+    description: 'The path, query, body or a request header is invalid; the message names the offending field or header.',
     examples: { parameters: fromGateway('A path segment that is not valid percent-encoding', gatewayResponses.BAD_REQUEST_PARAMETERS) },
   },
   401: {
@@ -101,7 +128,17 @@ const routeStatuses: Record<number, Omit<StatusDocs, 'examples'>> = {
   404: { description: 'The resource is not available in this tenant.' },
   405: { description: 'This method is not allowed here; `Allow` names the one that is.' },
   409: { description: 'The resource, in its current state, refuses the operation.' },
+  412: {
+    description:
+      '`If-Match` or `If-None-Match` does not hold for the current document (code `Conflict`): it changed since you read it, it is ' +
+      'absent (If-Match), or it exists (If-None-Match: *). Nothing was written; GET it for its current ETag.',
+  },
   413: { description: 'The request body is larger than the operation accepts.' },
+  422: {
+    description:
+      'The `Idempotency-Key` was already used, within its retention, for a different request (another method, path or body). ' +
+      'Nothing was written.',
+  },
   500: { description: 'The request failed unexpectedly; the body holds only a message.' },
 };
 
@@ -187,6 +224,8 @@ function ownExamples(
         : routeExamples[403];
     case 413:
       return { ...tooLargeExamples(route), ...routeExamples[413] };
+    case 422:
+      return { reused: fromChain('A key reused for another request', idempotencyKeyReused()) };
     case 500:
       // What the chain sends for a fault of a message-only route (shared/http/map-error.ts).
       return { fault: { summary: 'An unexpected fault', value: { message: badGateway().message } } };

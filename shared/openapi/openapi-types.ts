@@ -33,7 +33,7 @@ export interface ResponseObject {
 
 export interface ParameterObject {
   name: string;
-  in: 'path' | 'query';
+  in: 'path' | 'query' | 'header';
   required: boolean;
   description: string;
   schema: JsonSchema;

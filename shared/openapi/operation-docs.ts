@@ -6,13 +6,13 @@
  * of DESIGN.md (epoch ms, ISO 8601, identifiers of D1).
  */
 import { DOCUMENT_MAX_BYTES } from '#shared/domain/documents/document-size';
-import { payloadTooLarge, unavailable, type ApiError } from '#shared/http/api-error';
+import { payloadTooLarge, preconditionFailed, unavailable, type ApiError } from '#shared/http/api-error';
 import type { RouteId } from '#shared/routes';
 import { NOTE_BODY_MAX_CHARS } from '#shared/schemas/add-internal-note-body';
 import type { ExampleObject } from './openapi-types.ts';
 
 /** Response headers a success may carry beyond X-Request-Id (components/headers). */
-export type SuccessHeader = 'Link';
+export type SuccessHeader = 'Link' | 'ETag';
 
 export interface SuccessDocs {
   description: string;
@@ -165,6 +165,7 @@ const documentErrors = {
     'Malformed collection',
     error('BadRequest', "'collection' must be 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit."),
   ),
+  preconditionFailed: example('The document changed since it was read', errorOf(preconditionFailed('bot-billing'))),
 };
 
 export const operationDocs: Record<RouteId, OperationDocs> = {
@@ -175,7 +176,8 @@ export const operationDocs: Record<RouteId, OperationDocs> = {
       'The conversation must be a customer conversation, not closed, merged, locked or owned by a realtime session; ' +
       'these rules are checked atomically with the write.\n\n' +
       'A 201 means the note is committed; it does not mean internal notifications were delivered. ' +
-      'Repeating the request creates another note: there is no deduplication.',
+      'Repeating the request creates another note, unless it carries the same `Idempotency-Key`: then it is answered with the ' +
+      'first answer and creates nothing.',
     requestExamples: {
       note: example('A note', { body: 'Customer called back: the refund arrived, no further action needed.' }),
     },
@@ -238,8 +240,13 @@ export const operationDocs: Record<RouteId, OperationDocs> = {
   },
 
   getCurrentDocument: {
-    description: "Reads the document's current version: the JSON object exactly as it was stored.",
-    success: { 200: { description: 'The document.', examples: { bot: example('A bot', billingBot) } } },
+    description:
+      "Reads the document's current version: the JSON object exactly as it was stored, with its `ETag`. " +
+      'With `If-None-Match` naming that ETag (or `*`), the answer is 304 without a body: your copy is current.',
+    success: {
+      200: { description: 'The document.', headers: ['ETag'], examples: { bot: example('A bot', billingBot) } },
+      304: { description: "Not modified: `If-None-Match` names the document's current ETag. No body.", headers: ['ETag'], empty: true },
+    },
     errorExamples: {
       400: { collection: documentErrors.collection },
       404: { absent: example('No such document', error('NotFound', "No document 'bot-sales' exists in collection 'bots'.")) },
@@ -249,14 +256,16 @@ export const operationDocs: Record<RouteId, OperationDocs> = {
   replaceCurrentDocument: {
     description:
       "Creates the document's current version (201), or replaces it as a whole (200): no merge. " +
-      'The stored document is at most 350 KB as compact JSON (else 413). Answers the stored document.',
+      'The stored document is at most 350 KB as compact JSON (else 413). Answers the stored document and its new `ETag`. ' +
+      '`If-Match: <ETag>` replaces only that version and `If-None-Match: *` only creates (else 412, nothing written).',
     requestExamples: { bot: example('A bot', billingBot) },
     success: {
-      201: { description: 'The document was created.', examples: { bot: example('The stored bot', billingBot) } },
-      200: { description: 'The document was replaced.', examples: { bot: example('The stored bot', billingBot) } },
+      201: { description: 'The document was created.', headers: ['ETag'], examples: { bot: example('The stored bot', billingBot) } },
+      200: { description: 'The document was replaced.', headers: ['ETag'], examples: { bot: example('The stored bot', billingBot) } },
     },
     errorExamples: {
       400: { notObject: documentErrors.notObject, collection: documentErrors.collection },
+      412: { changed: documentErrors.preconditionFailed },
       413: documentTooLarge,
     },
   },
@@ -264,13 +273,15 @@ export const operationDocs: Record<RouteId, OperationDocs> = {
   mergeCurrentDocument: {
     description:
       "Applies a JSON Merge Patch (RFC 7396) to the document's current version: objects merge recursively, " +
-      '`null` deletes a member, arrays replace. Concurrent merges never lose an update. Answers the merged document.',
+      '`null` deletes a member, arrays replace. Concurrent merges never lose an update. Answers the merged document and its new ' +
+      '`ETag`. `If-Match: <ETag>` merges only into that version (else 412, nothing written).',
     requestExamples: {
       patch: example('Change the queue, drop the language', { escalation: { queue: 'billing-eu' }, language: null }),
     },
     success: {
       200: {
         description: 'The merged document.',
+        headers: ['ETag'],
         examples: {
           merged: example('The merged bot', { name: 'Billing helper', channels: ['chat', 'email'], escalation: { queue: 'billing-eu', afterMinutes: 5 } }),
         },
@@ -281,6 +292,7 @@ export const operationDocs: Record<RouteId, OperationDocs> = {
       404: {
         absent: example('No such document', error('NotFound', "No document 'bot-sales' exists in collection 'bots'; create it with POST.")),
       },
+      412: { changed: documentErrors.preconditionFailed },
       413: documentTooLarge,
     },
   },

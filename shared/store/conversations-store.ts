@@ -7,9 +7,11 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { IdempotencyRecord } from '#shared/domain/idempotency/recorded-response';
 import type { Conversation } from '#shared/domain/notes/conversation';
 import { explainNoteRejection, type NoteRejection } from '#shared/domain/notes/explain-note-rejection';
 import { tenantKey } from './composite-key.ts';
+import type { RecordRequest } from './idempotency-ledger.ts';
 import { StoreUnavailableError } from './store-unavailable-error.ts';
 
 const CONVERSATION_SK = 'CONVERSATION';
@@ -29,10 +31,21 @@ export interface StoredNote extends NewNote {
   conversationId: string;
 }
 
-export type AddNoteOutcome = { added: true } | { added: false; rejection: NoteRejection };
+export type AddNoteOutcome =
+  | { kind: 'added' }
+  | { kind: 'rejected'; rejection: NoteRejection }
+  /** The request's idempotency key already records a committed write: nothing was written. */
+  | { kind: 'recorded'; record: IdempotencyRecord };
+
+export interface AddNoteOptions {
+  /** Aborted at the deadline: nothing commits afterwards. */
+  signal?: AbortSignal;
+  /** Records the response under an idempotency key, in the note's own transaction (D11). */
+  record?: RecordRequest<void>;
+}
 
 export interface ConversationsStore {
-  addNote(tenantId: string, conversationId: string, note: NewNote, now: Date, signal?: AbortSignal): Promise<AddNoteOutcome>;
+  addNote(tenantId: string, conversationId: string, note: NewNote, now: Date, options?: AddNoteOptions): Promise<AddNoteOutcome>;
   putConversation(tenantId: string, conversation: Conversation): Promise<void>;
   getConversation(tenantId: string, conversationId: string): Promise<Conversation | undefined>;
   listNotes(tenantId: string, conversationId: string): Promise<StoredNote[]>;
@@ -73,9 +86,11 @@ const backoff = (attempt: number) =>
 
 export function createConversationsStore(client: DynamoDBDocumentClient, table: string): ConversationsStore {
   return {
-    async addNote(tenantId, conversationId, note, now, signal) {
+    async addNote(tenantId, conversationId, note, now, { signal, record } = {}) {
       const pk = tenantKey(tenantId, conversationId);
-      if (pk === undefined) return { added: false, rejection: explainNoteRejection(undefined, now.getTime())! };
+      if (pk === undefined) return { kind: 'rejected', rejection: explainNoteRejection(undefined, now.getTime())! };
+      // A note's answer does not depend on the write: it is the same on every attempt.
+      const recordItem = record && ((nowMs: number) => record.ledger.recordItem(tenantId, record.claim, record.response(), nowMs));
       for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
         // Past the deadline the caller has answered 504 already: a later commit would surprise it.
         if (signal?.aborted) throw new StoreUnavailableError(`note on ${conversationId} abandoned at the deadline`);
@@ -113,24 +128,29 @@ export function createConversationsStore(client: DynamoDBDocumentClient, table: 
                     ConditionExpression: 'attribute_not_exists(pk)',
                   },
                 },
+                ...(recordItem ? [recordItem(nowMs)] : []),
               ],
             }),
             // At the deadline the SDK stops as well: none of its retries commits after the 504.
             { abortSignal: signal },
           );
-          return { added: true };
+          return { kind: 'added' };
         } catch (error) {
           if (signal?.aborted) throw new StoreUnavailableError(`note on ${conversationId} abandoned at the deadline`, { cause: error });
           if (!(error instanceof TransactionCanceledException)) throw error;
-          const [check, put] = error.CancellationReasons ?? [];
+          const [check, put, claim] = error.CancellationReasons ?? [];
+          // The note's own id exists: ids are fresh ULIDs, so only this very request wrote it (an
+          // earlier attempt whose answer was lost), and its record with it.
+          if (put?.Code === 'ConditionalCheckFailed') return { kind: 'added' };
+          // Then the key: a retry of a committed note replays it even if the conversation has
+          // closed since (DynamoDB reports the reason of every item, not only the first to fail).
+          const held = record?.ledger.heldBy(claim);
+          if (held) return { kind: 'recorded', record: held };
           if (check?.Code === 'ConditionalCheckFailed') {
             const rejection = explainNoteRejection(check.Item ? toConversation(unmarshall(check.Item)) : undefined, nowMs);
-            if (rejection) return { added: false, rejection };
+            if (rejection) return { kind: 'rejected', rejection };
             // The conversation accepts notes again (it changed after the check): try again.
-          } else if (put?.Code === 'ConditionalCheckFailed') {
-            // The note's own id exists: ids are fresh ULIDs, so only this very request wrote it.
-            return { added: true };
-          } else if (![check?.Code, put?.Code].some((code) => code === 'TransactionConflict' || CAPACITY_CODES.has(code ?? ''))) {
+          } else if (![check?.Code, put?.Code, claim?.Code].some((code) => code === 'TransactionConflict' || CAPACITY_CODES.has(code ?? ''))) {
             // A validation or size failure will not pass on a retry: a fault, not a refusal.
             throw error;
           }

@@ -1,18 +1,33 @@
 /**
  * Provisioning documents: pk `<tenant>#<collection>`, sk `<docId>`, the document as JSON text
- * (`data`, so any JSON object round-trips exactly) and a `version` that guards every
- * read-modify-write. A replace is one atomic update; a change computed from the current document
- * (a merge) is written only if the version is still the one it was computed from.
+ * (`data`, so any JSON object round-trips exactly), a `version` that guards every
+ * read-modify-write and an `etag` drawn afresh by every write (D12). A replace is one atomic
+ * update; a change computed from the current document (a merge) is written only if the version is
+ * still the one it was computed from. Preconditions (If-Match, If-None-Match) are conditions of the
+ * write itself. With an idempotency claim (D11) the write and its record commit in one transaction.
  */
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import {
+  GetCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+  type DynamoDBDocumentClient,
+  type TransactWriteCommandInput,
+} from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { isStorableDocId } from '#shared/domain/documents/document-id';
+import { newEntityTag, preconditionsHold, type Preconditions } from '#shared/domain/documents/entity-tags';
 import type { JsonObject } from '#shared/domain/documents/json-value';
+import type { IdempotencyRecord } from '#shared/domain/idempotency/recorded-response';
 import { tenantKey } from './composite-key.ts';
+import type { RecordRequest } from './idempotency-ledger.ts';
+import { allOf, etagOf, preconditionExpression } from './precondition-expression.ts';
 import { StoreUnavailableError } from './store-unavailable-error.ts';
 
 const MAX_UPDATE_ATTEMPTS = 40;
+/** A keyed replace learns at most once that the document's existence differs from its guess, plus conflicts. */
+const MAX_REPLACE_ATTEMPTS = 8;
 
 export interface DocumentEntry {
   id: string;
@@ -20,10 +35,40 @@ export interface DocumentEntry {
   json: string;
 }
 
+export interface StoredDocument {
+  json: string;
+  /** The opaque entity tag of this version (without quotes). */
+  etag: string;
+}
+
 export interface DocumentPage {
   entries: DocumentEntry[];
   /** True when documents after the last entry remain. */
   more: boolean;
+}
+
+/** What a write did: wrote, refused on a precondition, or found its idempotency key recorded. */
+export type WriteOutcome<Written> =
+  | ({ kind: 'written' } & Written)
+  | { kind: 'precondition-failed' }
+  | { kind: 'recorded'; record: IdempotencyRecord };
+
+export interface Replaced {
+  created: boolean;
+  etag: string;
+}
+
+export interface Merged {
+  json: string;
+  etag: string;
+}
+
+export interface WriteOptions<Written> {
+  /** Aborted at the deadline: nothing commits afterwards. */
+  signal?: AbortSignal;
+  preconditions?: Preconditions;
+  /** Records the response under an idempotency key, in the write's own transaction. */
+  record?: RecordRequest<Written>;
 }
 
 export interface DocumentsStore {
@@ -35,21 +80,42 @@ export interface DocumentsStore {
   list(tenantId: string, collection: string, page: { limit: number; after?: string; maxBytes: number }): Promise<DocumentPage>;
   /** The document as stored (JSON text), or undefined. */
   get(tenantId: string, collection: string, docId: string): Promise<string | undefined>;
-  /** Stores `json` as the document; says whether it was created. */
-  /** Stores `json` as the document; with `signal`, a call abandoned at the deadline commits nothing afterwards. */
-  replace(tenantId: string, collection: string, docId: string, json: string, signal?: AbortSignal): Promise<{ created: boolean }>;
+  /** The document and its entity tag, or undefined. */
+  read(tenantId: string, collection: string, docId: string): Promise<StoredDocument | undefined>;
+  /** Stores `json` as the document, created or replaced. */
+  replace(tenantId: string, collection: string, docId: string, json: string, options?: WriteOptions<Replaced>): Promise<WriteOutcome<Replaced>>;
   /**
    * Replaces the document by `change(current)` (JSON text) unless another write came between,
-   * in which case it computes again from that write's result. Undefined when there is no document.
+   * in which case it computes again from that write's result. `absent` when there is no document.
    */
   update(
     tenantId: string,
     collection: string,
     docId: string,
     change: (current: JsonObject) => string,
-    signal?: AbortSignal,
-  ): Promise<string | undefined>;
+    options?: WriteOptions<Merged>,
+  ): Promise<WriteOutcome<Merged> | { kind: 'absent' }>;
 }
+
+/** An update as a transaction takes it; the single-item command takes it too. */
+type UpdateCommandInput = NonNullable<NonNullable<TransactWriteCommandInput['TransactItems']>[number]['Update']>;
+
+/** Cancellation codes that mean "busy, try again" rather than "refused". */
+const RETRYABLE_CODES = new Set(['TransactionConflict', 'ThrottlingError', 'ProvisionedThroughputExceeded', 'RequestLimitExceeded']);
+
+/** An update's condition joined with a precondition's, attribute names and values merged. */
+function withPrecondition(update: UpdateCommandInput, preconditions: Preconditions, extra?: string): UpdateCommandInput {
+  const precondition = preconditionExpression(preconditions);
+  const condition = allOf([extra, update.ConditionExpression, ...(precondition?.terms ?? [])].filter((term): term is string => term !== undefined));
+  return {
+    ...update,
+    ...(condition !== undefined && { ConditionExpression: condition }),
+    ExpressionAttributeNames: { ...update.ExpressionAttributeNames, ...precondition?.names },
+    ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ...precondition?.values },
+  };
+}
+
+const abandoned = (what: string, cause?: unknown) => new StoreUnavailableError(`${what} abandoned at the deadline`, { cause });
 
 const backoff = (attempt: number) =>
   new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(200, 10 * 2 ** attempt)));
@@ -58,6 +124,12 @@ export function createDocumentsStore(client: DynamoDBDocumentClient, table: stri
   const key = (tenantId: string, collection: string, docId: string) => {
     const pk = tenantKey(tenantId, collection);
     return pk !== undefined && isStorableDocId(docId) ? { pk, sk: docId } : undefined;
+  };
+  const read = async (tenantId: string, collection: string, docId: string): Promise<StoredDocument | undefined> => {
+    const k = key(tenantId, collection, docId);
+    if (!k) return undefined;
+    const { Item } = await client.send(new GetCommand({ TableName: table, Key: k, ConsistentRead: true }));
+    return Item ? { json: String(Item.data), etag: etagOf(Item) } : undefined;
   };
 
   return {
@@ -94,61 +166,143 @@ export function createDocumentsStore(client: DynamoDBDocumentClient, table: stri
     },
 
     async get(tenantId, collection, docId) {
-      const k = key(tenantId, collection, docId);
-      if (!k) return undefined;
-      const { Item } = await client.send(new GetCommand({ TableName: table, Key: k, ConsistentRead: true }));
-      return Item ? String(Item.data) : undefined;
+      return (await read(tenantId, collection, docId))?.json;
     },
 
-    async replace(tenantId, collection, docId, json, signal) {
+    read,
+
+    async replace(tenantId, collection, docId, json, { signal, preconditions = {}, record } = {}) {
       const k = key(tenantId, collection, docId);
       if (!k) throw new RangeError('document key too long to store');
-      if (signal?.aborted) throw new StoreUnavailableError(`replace of ${docId} abandoned at the deadline`);
-      const { Attributes } = await client.send(
-        new UpdateCommand({
-          TableName: table,
-          Key: k,
-          UpdateExpression: 'SET #data = :data, #version = if_not_exists(#version, :zero) + :one, updatedAt = :now, tenantId = :tenant, #collection = :collection',
-          ExpressionAttributeNames: { '#data': 'data', '#version': 'version', '#collection': 'collection' },
-          ExpressionAttributeValues: { ':data': json, ':zero': 0, ':one': 1, ':now': new Date().toISOString(), ':tenant': tenantId, ':collection': collection },
-          // Only attributes that existed come back: none means the document is new.
-          ReturnValues: 'UPDATED_OLD',
-        }),
-        // At the deadline the SDK stops as well: none of its retries commits after the 504.
-        { abortSignal: signal },
-      );
-      return { created: Attributes?.version === undefined };
-    },
+      const etag = newEntityTag();
+      const update: UpdateCommandInput = {
+        TableName: table,
+        Key: k,
+        UpdateExpression:
+          'SET #data = :data, #version = if_not_exists(#version, :zero) + :one, #etag = :etag, updatedAt = :now, tenantId = :tenant, #collection = :collection',
+        ExpressionAttributeNames: { '#data': 'data', '#version': 'version', '#etag': 'etag', '#collection': 'collection' },
+        ExpressionAttributeValues: { ':data': json, ':zero': 0, ':one': 1, ':etag': etag, ':now': new Date().toISOString(), ':tenant': tenantId, ':collection': collection },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      };
 
-    async update(tenantId, collection, docId, change, signal) {
-      const k = key(tenantId, collection, docId);
-      if (!k) return undefined;
-      const { Item } = await client.send(new GetCommand({ TableName: table, Key: k, ConsistentRead: true }));
-      let current = Item;
-      for (let attempt = 0; attempt < MAX_UPDATE_ATTEMPTS; attempt++) {
-        if (!current) return undefined;
-        if (signal?.aborted) throw new StoreUnavailableError(`update of ${docId} abandoned at the deadline`);
-        const json = change(JSON.parse(String(current.data)) as JsonObject);
+      if (!record) {
+        if (signal?.aborted) throw abandoned(`replace of ${docId}`);
         try {
-          await client.send(
-            new UpdateCommand({
-              TableName: table,
-              Key: k,
-              UpdateExpression: 'SET #data = :data, #version = :next, updatedAt = :now',
-              ConditionExpression: '#version = :version',
-              ExpressionAttributeNames: { '#data': 'data', '#version': 'version' },
-              ExpressionAttributeValues: { ':data': json, ':version': current.version, ':next': Number(current.version) + 1, ':now': new Date().toISOString() },
-              // A lost race hands back the winner's document: no second read to retry from it.
-              ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-            }),
+          const { Attributes } = await client.send(
+            // Only attributes that existed come back: none means the document is new.
+            new UpdateCommand({ ...withPrecondition(update, preconditions), ReturnValues: 'UPDATED_OLD' }),
             // At the deadline the SDK stops as well: none of its retries commits after the 504.
             { abortSignal: signal },
           );
-          return json;
+          return { kind: 'written', created: Attributes?.version === undefined, etag };
         } catch (error) {
-          if (signal?.aborted) throw new StoreUnavailableError(`update of ${docId} abandoned at the deadline`, { cause: error });
+          if (signal?.aborted) throw abandoned(`replace of ${docId}`, error);
           if (!(error instanceof ConditionalCheckFailedException)) throw error;
-          current = error.Item ? unmarshall(error.Item) : undefined;
+          const current = error.Item ? unmarshall(error.Item) : undefined;
+          // The SDK retried a write whose answer was lost, and the retry met the write itself.
+          if (current?.etag === etag) return { kind: 'written', created: Number(current.version) === 1, etag };
+          return { kind: 'precondition-failed' };
+        }
+      }
+
+      // The recorded answer (201 or 200) must be known before the commit: the write states whether
+      // the document exists, and learns from a refusal when the guess was wrong. Documents are
+      // never deleted, so the guess is corrected at most once, and If-None-Match: * knows already.
+      let exists = preconditions.ifNoneMatch !== '*';
+      for (let attempt = 0; attempt < MAX_REPLACE_ATTEMPTS; attempt++) {
+        if (signal?.aborted) throw abandoned(`replace of ${docId}`);
+        const created = !exists;
+        try {
+          await client.send(
+            new TransactWriteCommand({
+              // The SDK retries a call whose answer was lost; the token makes that retry a no-op.
+              ClientRequestToken: `${etag}.${attempt}`,
+              TransactItems: [
+                { Update: withPrecondition(update, preconditions, exists ? 'attribute_exists(pk)' : 'attribute_not_exists(pk)') },
+                record.ledger.recordItem(tenantId, record.claim, record.response({ created, etag }), Date.now()),
+              ],
+            }),
+            { abortSignal: signal },
+          );
+          return { kind: 'written', created, etag };
+        } catch (error) {
+          if (signal?.aborted) throw abandoned(`replace of ${docId}`, error);
+          if (!(error instanceof TransactionCanceledException)) throw error;
+          const [write, claim] = error.CancellationReasons ?? [];
+          const held = record.ledger.heldBy(claim);
+          if (held) return { kind: 'recorded', record: held };
+          if (write?.Code === 'ConditionalCheckFailed') {
+            const current = write.Item ? unmarshall(write.Item) : undefined;
+            if (!preconditionsHold(current && etagOf(current), preconditions)) return { kind: 'precondition-failed' };
+            exists = current !== undefined;
+            continue;
+          }
+          if (![write?.Code, claim?.Code].some((code) => RETRYABLE_CODES.has(code ?? ''))) throw error;
+          await backoff(attempt);
+        }
+      }
+      throw new StoreUnavailableError(`replace of ${docId} kept conflicting after ${MAX_REPLACE_ATTEMPTS} attempts`);
+    },
+
+    async update(tenantId, collection, docId, change, { signal, preconditions = {}, record } = {}) {
+      const k = key(tenantId, collection, docId);
+      const { Item } = k ? await client.send(new GetCommand({ TableName: table, Key: k, ConsistentRead: true })) : { Item: undefined };
+      let current = Item;
+      for (let attempt = 0; attempt < MAX_UPDATE_ATTEMPTS; attempt++) {
+        if (!current) {
+          // A committed merge leaves its document behind (documents are never deleted), so a key
+          // recorded for another request is the only record to look for: one read, keyed only.
+          const held = record && (await record.ledger.find(tenantId, record.claim.key));
+          if (held) return { kind: 'recorded', record: held };
+          return preconditions.ifMatch !== undefined ? { kind: 'precondition-failed' } : { kind: 'absent' };
+        }
+        if (signal?.aborted) throw abandoned(`update of ${docId}`);
+        // Without a key nothing else can decide the answer: a failed precondition needs no write.
+        if (!record && !preconditionsHold(etagOf(current), preconditions)) return { kind: 'precondition-failed' };
+        const json = change(JSON.parse(String(current.data)) as JsonObject);
+        const etag = newEntityTag();
+        const update = withPrecondition(
+          {
+            TableName: table,
+            Key: k,
+            UpdateExpression: 'SET #data = :data, #version = :next, #etag = :etag, updatedAt = :now',
+            ConditionExpression: '#version = :version',
+            ExpressionAttributeNames: { '#data': 'data', '#version': 'version', '#etag': 'etag' },
+            ExpressionAttributeValues: { ':data': json, ':version': current.version, ':next': Number(current.version) + 1, ':etag': etag, ':now': new Date().toISOString() },
+            // A lost race hands back the winner's document: no second read to retry from it.
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          },
+          preconditions,
+        );
+        try {
+          if (record) {
+            await client.send(
+              new TransactWriteCommand({
+                ClientRequestToken: `${etag}.${attempt}`,
+                TransactItems: [{ Update: update }, record.ledger.recordItem(tenantId, record.claim, record.response({ json, etag }), Date.now())],
+              }),
+              { abortSignal: signal },
+            );
+          } else {
+            // At the deadline the SDK stops as well: none of its retries commits after the 504.
+            await client.send(new UpdateCommand(update), { abortSignal: signal });
+          }
+          return { kind: 'written', json, etag };
+        } catch (error) {
+          if (signal?.aborted) throw abandoned(`update of ${docId}`, error);
+          if (error instanceof ConditionalCheckFailedException) {
+            current = error.Item ? unmarshall(error.Item) : undefined;
+            // The SDK retried a write whose answer was lost, and the retry met the write itself.
+            if (current?.etag === etag) return { kind: 'written', json, etag };
+          } else if (error instanceof TransactionCanceledException) {
+            const [write, claim] = error.CancellationReasons ?? [];
+            const held = record?.ledger.heldBy(claim);
+            if (held) return { kind: 'recorded', record: held };
+            if (write?.Code === 'ConditionalCheckFailed') {
+              current = write.Item ? unmarshall(write.Item) : undefined;
+              if (current && !preconditionsHold(etagOf(current), preconditions)) return { kind: 'precondition-failed' };
+            } else if (![write?.Code, claim?.Code].some((code) => RETRYABLE_CODES.has(code ?? ''))) throw error;
+          } else throw error;
           await backoff(attempt);
         }
       }

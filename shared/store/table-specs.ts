@@ -2,7 +2,7 @@
  * Every DynamoDB table, declared once. CDK builds the tables from these specs and the local
  * runtime issues CreateTable from them, so a key or index cannot differ between cloud and laptop.
  */
-export type TableId = 'keys' | 'conversations' | 'documents' | 'vocJobs' | 'reporting';
+export type TableId = 'keys' | 'conversations' | 'documents' | 'vocJobs' | 'reporting' | 'idempotency';
 
 export interface KeyAttribute {
   name: string;
@@ -24,6 +24,8 @@ export interface TableSpec {
   stream: boolean;
   /** Environment variable through which a function learns the physical table name. */
   envVar: string;
+  /** Attribute holding an epoch-seconds expiry that DynamoDB TTL deletes items by. */
+  timeToLiveAttribute?: string;
 }
 
 export const tableSpecs: Record<TableId, TableSpec> = {
@@ -65,6 +67,16 @@ export const tableSpecs: Record<TableId, TableSpec> = {
     // Feeds the OpenSearch indexer.
     stream: true,
     envVar: 'CXM_TABLE_REPORTING',
+  },
+  idempotency: {
+    id: 'idempotency',
+    // `<tenant>#<Idempotency-Key>`: one record per key and tenant (D11).
+    partitionKey: { name: 'pk', type: 'S' },
+    indexes: [],
+    stream: false,
+    envVar: 'CXM_TABLE_IDEMPOTENCY',
+    // Deletion is lazy (within days): the ledger also treats a record past expiresAtMs as gone.
+    timeToLiveAttribute: 'expiresAt',
   },
 };
 

@@ -31,9 +31,13 @@ export const notePath = (tenantId = BENCH_TENANT) => `/api/v1/cxm/tenants/${tena
 /** The two routes whose speed the bench follows through the whole stack. */
 export interface BenchRoute {
   id: Extract<RouteId, 'getCurrentDocument' | 'addInternalNote'>;
+  /** How the bench names the measurement, when it is not the route id alone. */
+  label?: string;
   method: 'GET' | 'POST';
   path: string;
   body?: string;
+  /** Request headers beyond the common ones, as name, value pairs. */
+  headers?: string[];
   status: number;
 }
 
@@ -41,6 +45,17 @@ export const BENCH_ROUTES: readonly BenchRoute[] = [
   { id: 'getCurrentDocument', method: 'GET', path: documentPath(), status: 200 },
   { id: 'addInternalNote', method: 'POST', path: notePath(), body: BENCH_NOTE_BODY, status: 201 },
 ];
+
+/**
+ * The note again, with an Idempotency-Key (D11): what recording the answer in the note's own
+ * transaction costs a warm request (header check, fingerprint, the record item), first executions
+ * only, since every canned transaction commits.
+ */
+export const KEYED_NOTE_ROUTE: BenchRoute = {
+  ...BENCH_ROUTES[1]!,
+  label: 'addInternalNote + Idempotency-Key',
+  headers: ['Idempotency-Key', '5f0c6e0a-8d1e-4a59-9f3b-0e6c2f1d7a44'],
+};
 
 /** The proxy event the gateway would send for `route`, after the authorizer allowed the bench key. */
 export function benchEvent(route: BenchRoute): APIGatewayProxyEvent {
@@ -52,6 +67,7 @@ export function benchEvent(route: BenchRoute): APIGatewayProxyEvent {
       : { tenantId: BENCH_TENANT, conversationId: BENCH_CONVERSATION };
   const rawHeaders = ['Host', '127.0.0.1', 'Accept', 'application/json', 'User-Agent', 'cxm-bench'];
   if (route.body !== undefined) rawHeaders.push('Content-Type', 'application/json');
+  rawHeaders.push(...(route.headers ?? []));
   return buildProxyEvent(
     {
       method: route.method,

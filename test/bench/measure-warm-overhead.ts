@@ -17,7 +17,17 @@ import { documentClient } from '#shared/store/dynamo-client';
 import { tableName } from '#shared/store/table-name';
 import { PROJECT_ROOT } from '#infra/project-root';
 import { atMost, median, pairedDifference, round, type Goal } from './bench-stats.ts';
-import { BENCH_COLLECTION, BENCH_DOC_ID, BENCH_DOCUMENT, BENCH_ROUTES, BENCH_TENANT, benchContext, benchEvent, type BenchRoute } from './bench-requests.ts';
+import {
+  BENCH_COLLECTION,
+  BENCH_DOC_ID,
+  BENCH_DOCUMENT,
+  BENCH_ROUTES,
+  BENCH_TENANT,
+  benchContext,
+  benchEvent,
+  KEYED_NOTE_ROUTE,
+  type BenchRoute,
+} from './bench-requests.ts';
 
 type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 
@@ -71,7 +81,7 @@ function bareHandler(route: BenchRoute): ProxyHandler {
     const now = new Date();
     const note = buildNote(ulid(now.getTime()), now);
     const outcome = await conversations.addNote(tenantId!, conversationId!, { ...note, body }, now);
-    return outcome.added ? { statusCode: 201, body: JSON.stringify({ note }) } : { statusCode: 409, body: '' };
+    return outcome.kind === 'added' ? { statusCode: 201, body: JSON.stringify({ note }) } : { statusCode: 409, body: '' };
   };
 }
 
@@ -113,8 +123,9 @@ export async function measureWarmOverhead(options: { rounds: number; batch: numb
   const context = benchContext();
   try {
     const routes: WarmOverheadEntry[] = [];
-    for (const route of BENCH_ROUTES) {
-      progress(`warm overhead: ${route.id}`);
+    // The keyed note beside the plain one: both against the same bare function, which records nothing.
+    for (const route of [...BENCH_ROUTES, KEYED_NOTE_ROUTE]) {
+      progress(`warm overhead: ${route.label ?? route.id}`);
       const module = (await import(pathToFileURL(join(PROJECT_ROOT, routeById(route.id).handler)).href)) as { handler: ProxyHandler };
       const chain = module.handler;
       const bare = bareHandler(route);
@@ -136,7 +147,7 @@ export async function measureWarmOverhead(options: { rounds: number; batch: numb
       }
       const overhead = pairedDifference(chainTimes, bareTimes);
       routes.push({
-        route: route.id,
+        route: route.label ?? route.id,
         chainUs: round(median(chainTimes), 1),
         bareUs: round(median(bareTimes), 1),
         overheadUs: round(overhead, 1),

@@ -46,7 +46,7 @@ function startBareServer(): Promise<string> {
         const now = new Date();
         const note = buildNote(ulid(now.getTime()), now);
         const outcome = await conversations.addNote(conversation[1]!, conversation[2]!, { ...note, body }, now);
-        return send(res, outcome.added ? 201 : 409, JSON.stringify({ note }));
+        return send(res, outcome.kind === 'added' ? 201 : 409, JSON.stringify({ note }));
       }
       return send(res, 404, '{}');
     };

@@ -16,7 +16,8 @@ import { CxmStack } from '#infra/stack';
 import { ALLOWED_HOSTS_ENV, ALLOWED_ORIGINS_ENV } from '#shared/http/allowed-origins';
 import { gatewayResponses } from '#shared/http/gateway-responses';
 import { OPENAPI_DOCUMENT_PATH } from '#shared/openapi';
-import { FUNCTION_TIMEOUT_SECONDS, routes, type RouteSpec } from '#shared/routes';
+import { FUNCTION_TIMEOUT_SECONDS, routes, type RouteSpec, type TableAccess } from '#shared/routes';
+import { IDEMPOTENCY_TTL_ENV } from '#shared/store/idempotency-ttl';
 import { allTableSpecs, physicalTableName, tableSpecs, type TableId } from '#shared/store/table-specs';
 import { BUNDLING_STACKS } from 'aws-cdk-lib/cx-api';
 
@@ -233,7 +234,7 @@ describe('functions', () => {
   const functionNames = ['authorizer', ...routeSpecs.map((route) => route.id)];
   /** The tables a route's function is bound to on this stage: a list reading OpenSearch has no reporting table. */
   const boundTables = (route: RouteSpec) =>
-    Object.entries(route.tables).filter(([tableId]) => !(route.reportingIndex && config.reportingBackend === 'opensearch' && tableId === 'reporting')) as [TableId, 'RO' | 'RW'][];
+    Object.entries(route.tables).filter(([tableId]) => !(route.reportingIndex && config.reportingBackend === 'opensearch' && tableId === 'reporting')) as [TableId, TableAccess][];
 
   it('one per route plus the authorizer, the reporting indexer and the OpenAPI document (and CDK\'s own log-policy helper)', () => {
     const ours = Object.values(resourcesOf('AWS::Lambda::Function')).map((fn) => fn.Properties.FunctionName).filter((name): name is string => typeof name === 'string');
@@ -268,22 +269,40 @@ describe('functions', () => {
     }
   });
 
-  it.each(routeSpecs.map((route) => [route.id, route] as const))('%s: grants only its tables, RO without writes', (id, route) => {
+  it.each(routeSpecs.map((route) => [route.id, route] as const))('%s: grants only its tables, RO without writes, GetPut without updates', (id, route) => {
     const grants = tableGrants(functionLogicalId(id));
     expect([...grants.keys()].sort()).toEqual(boundTables(route).map(([tableId]) => tableId).sort());
     for (const [tableId, access] of boundTables(route)) {
       const actions = grants.get(tableId)!;
       expect(actions).toContain('dynamodb:GetItem');
+      if (access === 'GetPut') expect([...actions].sort()).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem']);
       for (const write of ['dynamodb:PutItem', 'dynamodb:UpdateItem']) {
         if (access === 'RW') expect(actions).toContain(write);
-        else expect(actions).not.toContain(write);
+        else if (access === 'RO') expect(actions).not.toContain(write);
       }
       for (const never of NEVER_GRANTED) expect(actions).not.toContain(never);
     }
   });
 
-  it('the note function can touch only the conversations table', () => {
-    expect([...tableGrants(functionLogicalId('addInternalNote')).keys()]).toEqual(['conversations']);
+  it('the note function can touch only the conversations table and its idempotency records', () => {
+    expect([...tableGrants(functionLogicalId('addInternalNote')).keys()].sort()).toEqual(['conversations', 'idempotency']);
+  });
+
+  it('only the three writes that take an Idempotency-Key reach the idempotency table, and they get the TTL setting', () => {
+    const reaching = routeSpecs.filter((route) => tableGrants(functionLogicalId(route.id)).has('idempotency')).map((route) => route.id);
+    expect(reaching.sort()).toEqual(['addInternalNote', 'mergeCurrentDocument', 'replaceCurrentDocument']);
+    expect(routeSpecs.filter((route) => route.idempotencyKey).map((route) => route.id).sort()).toEqual(reaching.sort());
+    for (const id of reaching) {
+      const variables = (resource(functionLogicalId(id)).Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+      expect(variables[IDEMPOTENCY_TTL_ENV]).toBe(String(config.idempotencyTtlHours));
+    }
+  });
+
+  it('the idempotency table expires records by its TTL attribute', () => {
+    expect(resource(tableLogicalId('idempotency')).Properties.TimeToLiveSpecification).toEqual({
+      AttributeName: tableSpecs.idempotency.timeToLiveAttribute,
+      Enabled: true,
+    });
   });
 });
 

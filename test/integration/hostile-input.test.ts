@@ -300,14 +300,18 @@ describe('headers', () => {
     for (const route of allRoutes) if (fixtureOf(route).wrote) expect(await fixtureOf(route).wrote!(api, tenant, 'unauthenticated')).toBe(false);
   });
 
-  /** Headers that shape the exchange itself, or that a route reads (the MCP route's Origin, D13): covered elsewhere. */
-  const FRAMING = /^(?:authorization|content-type|content-length|transfer-encoding|connection|keep-alive|expect|upgrade|te|trailer|host|origin|accept|proxy-.*|mcp-.*)$/i;
+  /**
+   * Headers that shape the exchange itself, or that a route reads (the MCP route's Origin, D13; the
+   * document routes' preconditions, D12; the writes' Idempotency-Key, D11): covered elsewhere.
+   */
+  const FRAMING =
+    /^(?:authorization|content-type|content-length|transfer-encoding|connection|keep-alive|expect|upgrade|te|trailer|host|origin|accept|if-match|if-none-match|idempotency-key|proxy-.*|mcp-.*)$/i;
 
   it('unrelated headers, hostile names and values included, change no answer', async () => {
     const names = fc.oneof(
       headerName,
       fc.constantFrom('X-Forwarded-For', 'X-Forwarded-Host', 'X-Amzn-Trace-Id', 'X-Request-Id', 'X-Tenant-Id', 'X-Api-Key', 'X-Http-Method-Override', 'Cookie'),
-      fc.constantFrom('Content-Encoding', 'Range', 'If-None-Match', 'Accept-Encoding', '__proto__', 'constructor', 'toString', 'hasOwnProperty'),
+      fc.constantFrom('Content-Encoding', 'Range', 'If-Modified-Since', 'Accept-Encoding', '__proto__', 'constructor', 'toString', 'hasOwnProperty'),
     );
     const headers = fc.uniqueArray(fc.tuple(names, headerValue), { minLength: 1, maxLength: 5, selector: ([name]) => name.toLowerCase() });
     let run = 0;
@@ -322,6 +326,41 @@ describe('headers', () => {
         }
       }),
       { numRuns: 8 },
+    );
+  });
+
+  it('hostile If-Match, If-None-Match and Idempotency-Key values are never a 5xx: the usual answer, or the one the header asks for, or 400 naming it', async () => {
+    const tagLike = fc.oneof(
+      headerValue,
+      fc.constantFrom('*', '""', 'W/""', '"x", W/"y"', ',', '*, "a"', '"a\\"b"', 'W/*'),
+      headerValue.map((value) => `"${value}"`),
+    );
+    const pairs = fc.oneof(
+      fc.tuple(fc.constant('If-Match'), tagLike),
+      fc.tuple(fc.constant('If-None-Match'), tagLike),
+      fc.tuple(fc.constant('Idempotency-Key'), fc.oneof(headerValue, fc.string({ minLength: 250, maxLength: 260 }))),
+    );
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(pairs, async ([name, value]) => {
+        run++;
+        for (const { route, method } of routeMethodPairs()) {
+          const reads = (name === 'Idempotency-Key' && route.idempotencyKey) || (name === 'If-Match' && route.preconditions === 'write') || (name === 'If-None-Match' && route.preconditions !== undefined);
+          const response = await send(route, method, { headers: { [name]: value }, caseId: `conditional-${run}` });
+          const what = `${name}: ${JSON.stringify(value)}`;
+          expectContract(route, method, response, what);
+          const usual = fixtureOf(route).permitted[method]!.status;
+          if (!reads || method !== route.method) {
+            expect(response.status, `${method} ${route.id} ${what}`).toBe(usual);
+            continue;
+          }
+          // A key seen in an earlier run with another body is reused (422); a precondition may fail (412) or match (304).
+          const asked = name === 'Idempotency-Key' ? [422] : method === 'GET' ? [304] : [412];
+          expect([usual, 400, ...asked], `${method} ${route.id} ${what} -> ${response.status}`).toContain(response.status);
+          if (response.status === 400) expect((response.json as { message: string }).message).toContain(name);
+        }
+      }),
+      { numRuns: 12 },
     );
   });
 

@@ -74,7 +74,7 @@ describe('npm start', () => {
       const state = JSON.parse(readFileSync(join(home, 'local.json'), 'utf8')) as Record<string, unknown>;
       expect(Object.keys(state).sort()).toEqual(['apiUrl', 'demo', 'dynamodbEndpoint', 'pid', 'region', 'stage', 'tables']);
       expect(state.apiUrl).toBe(`http://127.0.0.1:${port}`);
-      expect(state.tables).toEqual({ keys: 'cxm-local-keys', conversations: 'cxm-local-conversations', documents: 'cxm-local-documents', vocJobs: 'cxm-local-voc-jobs', reporting: 'cxm-local-reporting' });
+      expect(state.tables).toEqual({ keys: 'cxm-local-keys', conversations: 'cxm-local-conversations', documents: 'cxm-local-documents', vocJobs: 'cxm-local-voc-jobs', reporting: 'cxm-local-reporting', idempotency: 'cxm-local-idempotency' });
       expect(first.output()).toMatch(/Demo key:/);
       firstKey = (state.demo as { key: string }).key;
       expect(first.output()).toContain(firstKey);
@@ -87,6 +87,17 @@ describe('npm start', () => {
       expect(provisioning.match(/^HTTP\/1\.1 \d+/gm)).toEqual(['HTTP/1.1 201', 'HTTP/1.1 200', 'HTTP/1.1 200', 'HTTP/1.1 200']);
       expect(provisioning).toContain('{"name":"Grace","roles":["agent","supervisor"],"profile":{"lang":"en"}}');
       expect(provisioning).toMatch(/^Link: <http:\/\/127\.0\.0\.1:\d+\/api\/v1\/provisioning\/tenants\/demo\/users\?limit=2&cursor=[\w-]+>; rel="next"/m);
+
+      const conditional = runReadmeBlock('conditional', home, String(state.apiUrl)).trim().split('\n');
+      expect(conditional.slice(0, 3)).toEqual(['201', '304', '200']);
+      expect(JSON.parse(conditional[3]!)).toMatchObject({ code: 'Conflict' });
+
+      const retried = runReadmeBlock('retry', home, String(state.apiUrl));
+      expect(retried.match(/^HTTP\/1\.1 \d+/gm)).toEqual(['HTTP/1.1 201', 'HTTP/1.1 201']);
+      expect(retried.match(/^Idempotent-Replayed: true/gim)).toHaveLength(1);
+      const noteIds = retried.match(/"id":"(\w+)"/g);
+      expect(noteIds).toHaveLength(2);
+      expect(noteIds![0]).toBe(noteIds![1]);
 
       const [assistantPage, vocPage] = runReadmeBlock('reporting', home, String(state.apiUrl)).trim().split('\n').map((line) => JSON.parse(line) as { total: number; cursor: { next?: string }; data: Array<{ TenantID: string }> });
       expect(assistantPage!.total).toBeGreaterThan(10);
@@ -205,6 +216,12 @@ describe('npm start', () => {
     const result = await run('node', ['--import', 'tsx', 'infra/local/start.ts'], { PORT: '0', CXM_RATE_LIMIT: 'fast', CXM_HOME: mkdtempSync(join(tmpdir(), 'cxm-rate-')) });
     expect(result.code).toBe(1);
     expect(ownLines(result.stderr)).toEqual([expect.stringMatching(/CXM_RATE_LIMIT=fast is not valid; give <rate per second>\/<burst>/)]);
+  });
+
+  it('refuses a CXM_IDEMPOTENCY_TTL_HOURS that is not a positive number of hours', async () => {
+    const result = await run('node', ['--import', 'tsx', 'infra/local/start.ts'], { PORT: '0', CXM_IDEMPOTENCY_TTL_HOURS: '0', CXM_HOME: mkdtempSync(join(tmpdir(), 'cxm-ttl-')) });
+    expect(result.code).toBe(1);
+    expect(ownLines(result.stderr)).toEqual([expect.stringMatching(/CXM_IDEMPOTENCY_TTL_HOURS=0 is not valid; give a number of hours above 0/)]);
   });
 
   it('refuses a PORT that is not a port number', async () => {

@@ -26,22 +26,22 @@ const add = (store: ReturnType<typeof storeFailingWith>['store']) => store.addNo
 describe('addNote and cancellation reasons', () => {
   it('explains a failed conversation check from the old item (409 closed)', async () => {
     const { store } = storeFailingWith([{ Code: 'ConditionalCheckFailed', Item: marshall({ conversationId: 'c1', type: 'customer', status: 'closed' }) }, { Code: 'None' }]);
-    expect(await add(store)).toEqual({ added: false, rejection: { kind: 'conflict', message: 'The conversation is closed.' } });
+    expect(await add(store)).toEqual({ kind: 'rejected', rejection: { kind: 'conflict', message: 'The conversation is closed.' } });
   });
 
   it('reports an absent conversation (no old item) as not found', async () => {
     const { store } = storeFailingWith([{ Code: 'ConditionalCheckFailed' }, { Code: 'None' }]);
-    expect(await add(store)).toMatchObject({ added: false, rejection: { kind: 'not-found' } });
+    expect(await add(store)).toMatchObject({ kind: 'rejected', rejection: { kind: 'not-found' } });
   });
 
   it('takes an existing note id as its own earlier commit, never as 404', async () => {
     const { store } = storeFailingWith([{ Code: 'None' }, { Code: 'ConditionalCheckFailed' }]);
-    expect(await add(store)).toEqual({ added: true });
+    expect(await add(store)).toEqual({ kind: 'added' });
   });
 
   it('retries conflicts and throttling, then commits', async () => {
     const { store, sent } = storeFailingWith([{ Code: 'TransactionConflict' }, { Code: 'None' }], [{ Code: 'ThrottlingError' }, { Code: 'None' }], []);
-    expect(await add(store)).toEqual({ added: true });
+    expect(await add(store)).toEqual({ kind: 'added' });
     expect(sent).toHaveLength(3);
     // Each attempt has its own idempotency token, all derived from the note id.
     expect(sent.map((input) => (input as { ClientRequestToken: string }).ClientRequestToken)).toEqual(['01JNOTE.0', '01JNOTE.1', '01JNOTE.2']);
@@ -62,7 +62,7 @@ describe('addNote and cancellation reasons', () => {
     const { store, sent } = storeFailingWith([]);
     const controller = new AbortController();
     controller.abort();
-    await expect(store.addNote('acme', 'c1', note, new Date(), controller.signal)).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(store.addNote('acme', 'c1', note, new Date(), { signal: controller.signal })).rejects.toBeInstanceOf(StoreUnavailableError);
     expect(sent).toHaveLength(0);
   });
 });

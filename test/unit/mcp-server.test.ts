@@ -19,8 +19,9 @@ function storeFor(byTenant: Record<string, Array<{ id: string; json: string }>>,
       return { entries: byTenant[tenantId] ?? [], more: false };
     },
     get: async () => undefined,
-    replace: async () => ({ created: true }),
-    update: async () => undefined,
+    read: async () => undefined,
+    replace: async () => ({ kind: 'written', created: true, etag: 'unused' }),
+    update: async () => ({ kind: 'absent' }),
   };
 }
 

@@ -1,0 +1,32 @@
+/**
+ * Chain step for the routes that accept `Idempotency-Key` (D11): checks the header (400) and
+ * turns it into a claim, the key plus the fingerprint of this request, for the handler to record
+ * its answer under. Runs after body validation: the fingerprint is of the parsed body, so a retry
+ * that spells the same JSON differently is still the same request.
+ */
+import type { MiddlewareObj } from '@middy/core';
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import { IDEMPOTENCY_KEY_HEADER, idempotencyKeyProblem } from '#shared/domain/idempotency/idempotency-key';
+import { requestFingerprint } from '#shared/domain/idempotency/request-fingerprint';
+import type { RouteSpec } from '#shared/routes';
+import { badRequest } from './api-error.ts';
+import type { ChainEvent } from './api-types.ts';
+import { findHeader } from './find-header.ts';
+
+export function readIdempotencyKey(route: RouteSpec): MiddlewareObj<ChainEvent, APIGatewayProxyResult> {
+  return {
+    before: ({ event }) => {
+      const key = findHeader(event.headers, IDEMPOTENCY_KEY_HEADER);
+      if (key === undefined || !event.cxm) return;
+      const problem = idempotencyKeyProblem(key);
+      if (problem) throw badRequest(problem);
+      const fingerprint = requestFingerprint({
+        method: event.httpMethod,
+        pathTemplate: route.path,
+        pathParameters: (event.pathParameters ?? {}) as Record<string, string>,
+        body: event.cxm.body,
+      });
+      event.cxm.idempotency = { key, fingerprint };
+    },
+  };
+}
