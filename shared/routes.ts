@@ -63,8 +63,8 @@ export interface RouteSpec {
    */
   idempotencyKey?: true;
   /**
-   * Conditional requests on a document (D12): `read` takes If-None-Match (304), `write` takes
-   * If-Match and If-None-Match (412); both answer with an ETag.
+   * Conditional requests on a document (D12): both take If-Match (412) and If-None-Match (304 on
+   * a `read`, 412 on a `write`), and answer with an ETag.
    */
   preconditions?: 'read' | 'write';
   /** Secrets the function reads (CDK grants it and passes their ARNs; locally an env var). */
@@ -129,7 +129,7 @@ export const routes = [
     schemas: { path: 'DocumentPath', query: 'NoQuery', response: { status: 200, schema: 'DocumentBody', otherStatuses: [304] } },
     preconditions: 'read',
     summary: 'Get the current version of a document',
-    errors: [400, 404],
+    errors: [400, 404, 412],
   },
   {
     id: 'replaceCurrentDocument',

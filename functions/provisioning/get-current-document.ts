@@ -1,8 +1,8 @@
 /** GET .../{collection}/{docId}/versions/current (spec endpoint 4, D5, D12). */
-import { formatEntityTag, isNotModified } from '#shared/domain/documents/entity-tags';
-import { notFound } from '#shared/http/api-error';
+import { formatEntityTag, isNotModified, preconditionsHold } from '#shared/domain/documents/entity-tags';
+import { notFound, preconditionFailed } from '#shared/http/api-error';
 import { createApiHandler } from '#shared/http/create-api-handler';
-import { readTagCondition } from '#shared/http/read-preconditions';
+import { readPreconditions } from '#shared/http/read-preconditions';
 import { requireStorableDocId } from '#shared/http/require-storable-doc-id';
 import { documentsStore } from '#shared/store/documents-table';
 
@@ -10,8 +10,10 @@ const documents = documentsStore();
 
 export const handler = createApiHandler('getCurrentDocument', async ({ tenantId, path, http }) => {
   const docId = requireStorableDocId(path.docId!);
-  const ifNoneMatch = readTagCondition(http.headers, 'If-None-Match');
+  const { ifMatch, ifNoneMatch } = readPreconditions(http);
   const document = await documents.read(tenantId, path.collection!, docId);
+  // RFC 9110 section 13.2.2: If-Match first (412, an absent document included), then If-None-Match (304).
+  if (!preconditionsHold(document?.etag, { ifMatch })) throw preconditionFailed(path.docId!);
   if (document === undefined) throw notFound(`No document '${path.docId}' exists in collection '${path.collection}'.`);
   const headers = { ETag: formatEntityTag(document.etag) };
   if (isNotModified(document.etag, ifNoneMatch)) return { status: 304, bodyText: '', headers };

@@ -24,7 +24,7 @@ export const handler = createApiHandler<JsonObject>('mergeCurrentDocument', asyn
     docId,
     // A patch object on an object document always merges to an object.
     (current) => storableDocumentJson(applyMergePatch(current, body) as JsonObject),
-    { signal, preconditions: readPreconditions(http.headers), record: recordAnswer(ledger, idempotency, answer) },
+    { signal, preconditions: readPreconditions(http), record: recordAnswer(ledger, idempotency, answer) },
   );
   switch (outcome.kind) {
     case 'recorded':

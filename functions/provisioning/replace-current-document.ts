@@ -23,7 +23,7 @@ export const handler = createApiHandler<JsonObject>('replaceCurrentDocument', as
   });
   const outcome = await documents.replace(tenantId, path.collection!, docId, json, {
     signal,
-    preconditions: readPreconditions(http.headers),
+    preconditions: readPreconditions(http),
     record: recordAnswer(ledger, idempotency, answer),
   });
   if (outcome.kind === 'recorded') return replayRecorded(outcome.record, idempotency);

@@ -18,6 +18,8 @@ export interface ApiRequest<Body = unknown> {
   http: {
     method: string;
     headers: Record<string, string | undefined>;
+    /** Every line of a repeated header (`headers` holds the last one only, as API Gateway passes them). */
+    multiValueHeaders: Record<string, string[] | undefined>;
     rawBody: Buffer;
     /** Absolute URL of this resource as the caller addressed it, without the query. */
     selfUrl: string;

@@ -1,8 +1,8 @@
 /**
  * The chain every API function uses (DESIGN section 2), in this order: log context,
  * authorization, the Origin check of routes that declare it (D13), path/query validation, body
- * size + JSON parse, body validation, the Idempotency-Key of routes that accept it (D11), handler; error mapping, response headers and the metrics
- * flush wrap them all. middy runs `onError` in reverse registration order, so the headers
+ * size + JSON parse, body validation, the Idempotency-Key of routes that accept it (D11), handler;
+ * error mapping, response headers and the metrics flush wrap them all. middy runs `onError` in reverse registration order, so the headers
  * middleware, registered before the error mapping, sees the mapped error, and the flush,
  * registered before both, publishes what the mapping counted.
  */
@@ -59,7 +59,13 @@ export function createApiHandler<Body>(routeId: RouteId, run: (request: ApiReque
         requestId: event.requestContext.requestId,
         signal,
         idempotency: state.idempotency,
-        http: { method: event.httpMethod, headers: event.headers, rawBody: state.rawBody ?? rawBody(event), selfUrl: selfUrl(event) },
+        http: {
+          method: event.httpMethod,
+          headers: event.headers,
+          multiValueHeaders: event.multiValueHeaders ?? {},
+          rawBody: state.rawBody ?? rawBody(event),
+          selfUrl: selfUrl(event),
+        },
       }));
       return {
         statusCode: result.status,

@@ -10,3 +10,13 @@ export function findHeader(
   }
   return undefined;
 }
+
+/** Every value of a header that may come on several lines (API Gateway's `multiValueHeaders`). */
+export function findHeaderValues(
+  headers: Record<string, string[] | undefined> | null | undefined,
+  name: string,
+): string[] {
+  if (!headers) return [];
+  const wanted = name.toLowerCase();
+  return Object.entries(headers).flatMap(([key, values]) => (key.toLowerCase() === wanted ? (values ?? []) : []));
+}

@@ -11,13 +11,17 @@ import { requestFingerprint } from '#shared/domain/idempotency/request-fingerpri
 import type { RouteSpec } from '#shared/routes';
 import { badRequest } from './api-error.ts';
 import type { ChainEvent } from './api-types.ts';
-import { findHeader } from './find-header.ts';
+import { findHeader, findHeaderValues } from './find-header.ts';
 
 export function readIdempotencyKey(route: RouteSpec): MiddlewareObj<ChainEvent, APIGatewayProxyResult> {
   return {
     before: ({ event }) => {
       const key = findHeader(event.headers, IDEMPOTENCY_KEY_HEADER);
       if (key === undefined || !event.cxm) return;
+      // Two keys on one request: which one would a retry send? Refuse rather than pick.
+      if (findHeaderValues(event.multiValueHeaders, IDEMPOTENCY_KEY_HEADER).length > 1) {
+        throw badRequest(`Header '${IDEMPOTENCY_KEY_HEADER}' is given more than once; send one key per request.`);
+      }
       const problem = idempotencyKeyProblem(key);
       if (problem) throw badRequest(problem);
       const fingerprint = requestFingerprint({

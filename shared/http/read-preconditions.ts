@@ -5,15 +5,24 @@
  */
 import { parseTagCondition, type Preconditions, type TagCondition } from '#shared/domain/documents/entity-tags';
 import { badRequest } from './api-error.ts';
-import { findHeader } from './find-header.ts';
+import type { ApiRequest } from './api-types.ts';
+import { findHeader, findHeaderValues } from './find-header.ts';
 
 /** A DynamoDB condition takes a bounded number of operands; no real client sends more tags. */
 const MAX_TAGS = 20;
 
-/** One precondition header; a GET reads If-None-Match alone. */
-export function readTagCondition(headers: Record<string, string | undefined>, name: 'If-Match' | 'If-None-Match'): TagCondition | undefined {
-  const value = findHeader(headers, name);
+/** A request's header lines: lines of one list field make one list (RFC 9110 section 5.3). */
+type Headers = Pick<ApiRequest['http'], 'headers' | 'multiValueHeaders'>;
+
+/** The most text one condition header may hold: twenty tags with room to spare. */
+const MAX_LENGTH = 2048;
+
+/** One precondition header. */
+function readTagCondition(http: Headers, name: 'If-Match' | 'If-None-Match'): TagCondition | undefined {
+  const lines = findHeaderValues(http.multiValueHeaders, name);
+  const value = lines.length > 1 ? lines.join(', ') : findHeader(http.headers, name);
   if (value === undefined) return undefined;
+  if (value.length > MAX_LENGTH) throw badRequest(`Header '${name}' is longer than ${MAX_LENGTH} characters.`);
   const condition = parseTagCondition(value);
   if (condition === undefined) {
     throw badRequest(`Header '${name}' must be * or a comma-separated list of entity tags as the ETag header gives them, such as "3q2-7wXkR5eQ".`);
@@ -23,6 +32,6 @@ export function readTagCondition(headers: Record<string, string | undefined>, na
   return condition === '*' || condition.length > 0 ? condition : undefined;
 }
 
-export function readPreconditions(headers: Record<string, string | undefined>): Preconditions {
-  return { ifMatch: readTagCondition(headers, 'If-Match'), ifNoneMatch: readTagCondition(headers, 'If-None-Match') };
+export function readPreconditions(http: Headers): Preconditions {
+  return { ifMatch: readTagCondition(http, 'If-Match'), ifNoneMatch: readTagCondition(http, 'If-None-Match') };
 }

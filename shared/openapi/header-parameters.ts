@@ -10,7 +10,8 @@ import type { ParameterObject } from './openapi-types.ts';
 const ENTITY_TAGS = {
   type: 'string',
   maxLength: 2048,
-  pattern: '^\\s*(\\*|(W/)?"[\\x21\\x23-\\x7E]*"(\\s*,\\s*(W/)?"[\\x21\\x23-\\x7E]*")*)\\s*$',
+  // Empty list elements (and a blank value, no condition at all) are allowed, as the list syntax allows them.
+  pattern: '^\\s*(\\*|((W/)?"[\\x21\\x23-\\x7E\\x80-\\xFF]*")?(\\s*,\\s*((W/)?"[\\x21\\x23-\\x7E\\x80-\\xFF]*")?)*)\\s*$',
 } as const;
 
 const idempotencyKey: ParameterObject = {
@@ -46,6 +47,15 @@ const ifNoneMatchWrite: ParameterObject = {
   example: '*',
 };
 
+const ifMatchRead: ParameterObject = {
+  name: 'If-Match',
+  in: 'header',
+  required: false,
+  description: "412 unless the document's current ETag is one of these (strong comparison), or it exists, for `*`.",
+  schema: ENTITY_TAGS,
+  example: '"k3Jv0cQ9Tz2Wm8Ld"',
+};
+
 const ifNoneMatchRead: ParameterObject = {
   name: 'If-None-Match',
   in: 'header',
@@ -59,6 +69,6 @@ export function headerParametersOf(route: RouteSpec): ParameterObject[] {
   return [
     ...(route.idempotencyKey ? [idempotencyKey] : []),
     ...(route.preconditions === 'write' ? [ifMatch, ifNoneMatchWrite] : []),
-    ...(route.preconditions === 'read' ? [ifNoneMatchRead] : []),
+    ...(route.preconditions === 'read' ? [ifMatchRead, ifNoneMatchRead] : []),
   ];
 }

@@ -242,7 +242,8 @@ export const operationDocs: Record<RouteId, OperationDocs> = {
   getCurrentDocument: {
     description:
       "Reads the document's current version: the JSON object exactly as it was stored, with its `ETag`. " +
-      'With `If-None-Match` naming that ETag (or `*`), the answer is 304 without a body: your copy is current.',
+      'With `If-None-Match` naming that ETag (or `*`), the answer is 304 without a body: your copy is current. ' +
+      '`If-Match` makes the read fail with 412 unless the document is still at one of the named ETags.',
     success: {
       200: { description: 'The document.', headers: ['ETag'], examples: { bot: example('A bot', billingBot) } },
       304: { description: "Not modified: `If-None-Match` names the document's current ETag. No body.", headers: ['ETag'], empty: true },
@@ -250,6 +251,7 @@ export const operationDocs: Record<RouteId, OperationDocs> = {
     errorExamples: {
       400: { collection: documentErrors.collection },
       404: { absent: example('No such document', error('NotFound', "No document 'bot-sales' exists in collection 'bots'.")) },
+      412: { changed: documentErrors.preconditionFailed },
     },
   },
 

@@ -90,6 +90,7 @@ export function createConversationsStore(client: DynamoDBDocumentClient, table: 
       const pk = tenantKey(tenantId, conversationId);
       if (pk === undefined) return { kind: 'rejected', rejection: explainNoteRejection(undefined, now.getTime())! };
       // A note's answer does not depend on the write: it is the same on every attempt.
+      let lookedUp = false;
       const recordItem = record && ((nowMs: number) => record.ledger.recordItem(tenantId, record.claim, record.response(), nowMs));
       for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
         // Past the deadline the caller has answered 504 already: a later commit would surprise it.
@@ -153,6 +154,12 @@ export function createConversationsStore(client: DynamoDBDocumentClient, table: 
           } else if (![check?.Code, put?.Code, claim?.Code].some((code) => code === 'TransactionConflict' || CAPACITY_CODES.has(code ?? ''))) {
             // A validation or size failure will not pass on a retry: a fault, not a refusal.
             throw error;
+          } else if (record && !lookedUp && [check?.Code, put?.Code, claim?.Code].includes('TransactionConflict')) {
+            // Concurrent requests with one key conflict on its record until one commits: one
+            // consistent read tells this one to replay instead of contending again.
+            lookedUp = true;
+            const found = await record.ledger.find(tenantId, record.claim.key);
+            if (found) return { kind: 'recorded', record: found };
           }
           await backoff(attempt);
         }

@@ -6,7 +6,7 @@
  * still the one it was computed from. Preconditions (If-Match, If-None-Match) are conditions of the
  * write itself. With an idempotency claim (D11) the write and its record commit in one transaction.
  */
-import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException, TransactionCanceledException, TransactionConflictException } from '@aws-sdk/client-dynamodb';
 import {
   GetCommand,
   QueryCommand,
@@ -115,6 +115,44 @@ function withPrecondition(update: UpdateCommandInput, preconditions: Preconditio
   };
 }
 
+/** Why a write did not commit, when it is an answer rather than a fault. */
+type Refusal =
+  /** The idempotency key records a committed write already. */
+  | { kind: 'held'; record: IdempotencyRecord }
+  /** The write's condition failed; the item as it is (ALL_OLD), undefined when absent. */
+  | { kind: 'refused'; item: Record<string, unknown> | undefined }
+  /** Busy: try again. `conflict` when another transaction held an item of this one. */
+  | { kind: 'busy'; conflict: boolean };
+
+/** Reads a failed write; throws what is a fault. A plain write meeting an item inside a transaction is busy too. */
+function refusalOf(error: unknown, ledger?: RecordRequest<unknown>['ledger']): Refusal {
+  if (error instanceof ConditionalCheckFailedException) return { kind: 'refused', item: error.Item && unmarshall(error.Item) };
+  // DynamoDB refuses a single-item write to an item in an ongoing transaction; the SDK does not retry it.
+  if (error instanceof TransactionConflictException) return { kind: 'busy', conflict: true };
+  if (error instanceof TransactionCanceledException) {
+    const [write, claim] = error.CancellationReasons ?? [];
+    const held = ledger?.heldBy(claim);
+    if (held) return { kind: 'held', record: held };
+    if (write?.Code === 'ConditionalCheckFailed') return { kind: 'refused', item: write.Item && unmarshall(write.Item) };
+    const codes = [write?.Code, claim?.Code];
+    if (codes.some((code) => RETRYABLE_CODES.has(code ?? ''))) return { kind: 'busy', conflict: codes.includes('TransactionConflict') };
+  }
+  throw error;
+}
+
+/**
+ * Concurrent requests with one key keep conflicting on its record until one commits; after a
+ * conflict, one consistent read of the record tells a loser to replay instead of trying again.
+ */
+function lookupOnce(tenantId: string, record: RecordRequest<never> | undefined): () => Promise<IdempotencyRecord | undefined> {
+  let looked = false;
+  return async () => {
+    if (!record || looked) return undefined;
+    looked = true;
+    return record.ledger.find(tenantId, record.claim.key);
+  };
+}
+
 const abandoned = (what: string, cause?: unknown) => new StoreUnavailableError(`${what} abandoned at the deadline`, { cause });
 
 const backoff = (attempt: number) =>
@@ -186,29 +224,39 @@ export function createDocumentsStore(client: DynamoDBDocumentClient, table: stri
       };
 
       if (!record) {
-        if (signal?.aborted) throw abandoned(`replace of ${docId}`);
-        try {
-          const { Attributes } = await client.send(
-            // Only attributes that existed come back: none means the document is new.
-            new UpdateCommand({ ...withPrecondition(update, preconditions), ReturnValues: 'UPDATED_OLD' }),
-            // At the deadline the SDK stops as well: none of its retries commits after the 504.
-            { abortSignal: signal },
-          );
-          return { kind: 'written', created: Attributes?.version === undefined, etag };
-        } catch (error) {
-          if (signal?.aborted) throw abandoned(`replace of ${docId}`, error);
-          if (!(error instanceof ConditionalCheckFailedException)) throw error;
-          const current = error.Item ? unmarshall(error.Item) : undefined;
-          // The SDK retried a write whose answer was lost, and the retry met the write itself.
-          if (current?.etag === etag) return { kind: 'written', created: Number(current.version) === 1, etag };
-          return { kind: 'precondition-failed' };
+        for (let attempt = 0; attempt < MAX_REPLACE_ATTEMPTS; attempt++) {
+          if (signal?.aborted) throw abandoned(`replace of ${docId}`);
+          try {
+            const { Attributes } = await client.send(
+              // Only attributes that existed come back: none means the document is new.
+              new UpdateCommand({ ...withPrecondition(update, preconditions), ReturnValues: 'UPDATED_OLD' }),
+              // At the deadline the SDK stops as well: none of its retries commits after the 504.
+              { abortSignal: signal },
+            );
+            // An SDK retry of a write whose answer was lost finds that write's own tag: its old
+            // image is the first attempt's result, which created the document if it is version 1.
+            const created = Attributes?.etag === etag ? Number(Attributes.version) === 1 : Attributes?.version === undefined;
+            return { kind: 'written', created, etag };
+          } catch (error) {
+            if (signal?.aborted) throw abandoned(`replace of ${docId}`, error);
+            const refusal = refusalOf(error);
+            if (refusal.kind === 'busy') {
+              await backoff(attempt);
+              continue;
+            }
+            // The SDK retried a write whose answer was lost, and the retry met the write itself.
+            if (refusal.kind === 'refused' && refusal.item?.etag === etag) return { kind: 'written', created: Number(refusal.item.version) === 1, etag };
+            return { kind: 'precondition-failed' };
+          }
         }
+        throw new StoreUnavailableError(`replace of ${docId} kept conflicting after ${MAX_REPLACE_ATTEMPTS} attempts`);
       }
 
       // The recorded answer (201 or 200) must be known before the commit: the write states whether
       // the document exists, and learns from a refusal when the guess was wrong. Documents are
       // never deleted, so the guess is corrected at most once, and If-None-Match: * knows already.
       let exists = preconditions.ifNoneMatch !== '*';
+      const concurrentRecord = lookupOnce(tenantId, record);
       for (let attempt = 0; attempt < MAX_REPLACE_ATTEMPTS; attempt++) {
         if (signal?.aborted) throw abandoned(`replace of ${docId}`);
         const created = !exists;
@@ -227,17 +275,19 @@ export function createDocumentsStore(client: DynamoDBDocumentClient, table: stri
           return { kind: 'written', created, etag };
         } catch (error) {
           if (signal?.aborted) throw abandoned(`replace of ${docId}`, error);
-          if (!(error instanceof TransactionCanceledException)) throw error;
-          const [write, claim] = error.CancellationReasons ?? [];
-          const held = record.ledger.heldBy(claim);
-          if (held) return { kind: 'recorded', record: held };
-          if (write?.Code === 'ConditionalCheckFailed') {
-            const current = write.Item ? unmarshall(write.Item) : undefined;
+          const refusal = refusalOf(error, record.ledger);
+          if (refusal.kind === 'held') return { kind: 'recorded', record: refusal.record };
+          if (refusal.kind === 'refused') {
+            const current = refusal.item;
             if (!preconditionsHold(current && etagOf(current), preconditions)) return { kind: 'precondition-failed' };
+            // Only the existence guess can be wrong once the preconditions hold; a condition that
+            // held in code yet failed in DynamoDB is refused, never retried without end.
+            if ((current !== undefined) === exists) return { kind: 'precondition-failed' };
             exists = current !== undefined;
             continue;
           }
-          if (![write?.Code, claim?.Code].some((code) => RETRYABLE_CODES.has(code ?? ''))) throw error;
+          const found = refusal.conflict ? await concurrentRecord() : undefined;
+          if (found) return { kind: 'recorded', record: found };
           await backoff(attempt);
         }
       }
@@ -248,6 +298,7 @@ export function createDocumentsStore(client: DynamoDBDocumentClient, table: stri
       const k = key(tenantId, collection, docId);
       const { Item } = k ? await client.send(new GetCommand({ TableName: table, Key: k, ConsistentRead: true })) : { Item: undefined };
       let current = Item;
+      const concurrentRecord = lookupOnce(tenantId, record);
       for (let attempt = 0; attempt < MAX_UPDATE_ATTEMPTS; attempt++) {
         if (!current) {
           // A committed merge leaves its document behind (documents are never deleted), so a key
@@ -259,6 +310,7 @@ export function createDocumentsStore(client: DynamoDBDocumentClient, table: stri
         if (signal?.aborted) throw abandoned(`update of ${docId}`);
         // Without a key nothing else can decide the answer: a failed precondition needs no write.
         if (!record && !preconditionsHold(etagOf(current), preconditions)) return { kind: 'precondition-failed' };
+        const version = Number(current.version);
         const json = change(JSON.parse(String(current.data)) as JsonObject);
         const etag = newEntityTag();
         const update = withPrecondition(
@@ -268,7 +320,7 @@ export function createDocumentsStore(client: DynamoDBDocumentClient, table: stri
             UpdateExpression: 'SET #data = :data, #version = :next, #etag = :etag, updatedAt = :now',
             ConditionExpression: '#version = :version',
             ExpressionAttributeNames: { '#data': 'data', '#version': 'version', '#etag': 'etag' },
-            ExpressionAttributeValues: { ':data': json, ':version': current.version, ':next': Number(current.version) + 1, ':etag': etag, ':now': new Date().toISOString() },
+            ExpressionAttributeValues: { ':data': json, ':version': version, ':next': version + 1, ':etag': etag, ':now': new Date().toISOString() },
             // A lost race hands back the winner's document: no second read to retry from it.
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           },
@@ -290,19 +342,21 @@ export function createDocumentsStore(client: DynamoDBDocumentClient, table: stri
           return { kind: 'written', json, etag };
         } catch (error) {
           if (signal?.aborted) throw abandoned(`update of ${docId}`, error);
-          if (error instanceof ConditionalCheckFailedException) {
-            current = error.Item ? unmarshall(error.Item) : undefined;
+          const refusal = refusalOf(error, record?.ledger);
+          if (refusal.kind === 'held') return { kind: 'recorded', record: refusal.record };
+          if (refusal.kind === 'refused') {
+            const refused = refusal.item;
             // The SDK retried a write whose answer was lost, and the retry met the write itself.
-            if (current?.etag === etag) return { kind: 'written', json, etag };
-          } else if (error instanceof TransactionCanceledException) {
-            const [write, claim] = error.CancellationReasons ?? [];
-            const held = record?.ledger.heldBy(claim);
-            if (held) return { kind: 'recorded', record: held };
-            if (write?.Code === 'ConditionalCheckFailed') {
-              current = write.Item ? unmarshall(write.Item) : undefined;
-              if (current && !preconditionsHold(etagOf(current), preconditions)) return { kind: 'precondition-failed' };
-            } else if (![write?.Code, claim?.Code].some((code) => RETRYABLE_CODES.has(code ?? ''))) throw error;
-          } else throw error;
+            if (refused?.etag === etag) return { kind: 'written', json, etag };
+            if (refused && !preconditionsHold(etagOf(refused), preconditions)) return { kind: 'precondition-failed' };
+            // A moved version is a lost race: compute again from the winner's document. The same
+            // version refused while the preconditions hold in code is a refusal, not a race.
+            if (refused && Number(refused.version) === version) return { kind: 'precondition-failed' };
+            current = refused;
+          } else {
+            const found = refusal.conflict && record ? await concurrentRecord() : undefined;
+            if (found) return { kind: 'recorded', record: found };
+          }
           await backoff(attempt);
         }
       }

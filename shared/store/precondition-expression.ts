@@ -16,7 +16,8 @@ export interface ConditionPart {
   values: Record<string, unknown>;
 }
 
-const LEGACY_TAG = /^v(\d+)$/;
+/** Exactly the tags `etagOf` gives an untagged document (no leading zero, a safe integer); any other value is opaque. */
+const LEGACY_TAG = /^v([1-9]\d{0,14})$/;
 
 /** The entity tag of a stored document item. */
 export function etagOf(item: Record<string, unknown>): string {

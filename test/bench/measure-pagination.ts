@@ -188,7 +188,7 @@ async function serialiseFigures(page: ReportPage, window: { from: number; to: nu
     body: undefined,
     requestId: 'bench',
     signal: new AbortController().signal,
-    http: { method: 'GET', headers: {}, rawBody: Buffer.alloc(0), selfUrl: 'http://127.0.0.1/bench' },
+    http: { method: 'GET', headers: {}, multiValueHeaders: {}, rawBody: Buffer.alloc(0), selfUrl: 'http://127.0.0.1/bench' },
   };
   const result = await serveReportList(dependencies, request);
   const body = result.bodyText ?? '';

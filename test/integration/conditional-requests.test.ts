@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { documentPath, expectWellFormedError } from '#test/support/call-api';
+import { createRawClient } from '#test/support/raw-client';
 import { startTestApi, uniqueTenant, type TestApi } from '#test/support/test-api';
 
 let api: TestApi;
@@ -220,6 +221,31 @@ describe('malformed conditions', () => {
     expectWellFormedError(answer);
     expect(answer.json).toMatchObject({ code: 'BadRequest', message: expect.stringContaining(header) });
     expect(await current(client, 'doc')).toEqual({ json: { v: 1 }, etag: before });
+  });
+});
+
+describe('a condition on several header lines', () => {
+  // RFC 9110 section 5.3: the lines of a list field are one list. API Gateway's `headers` keeps the
+  // last line only; the current tag on the first line must count all the same.
+  it.each([
+    ['If-None-Match on POST', 'If-None-Match', 412],
+    ['If-Match on PUT', 'If-Match', 200],
+  ] as const)('%s: every line counts', async (_name, header, status) => {
+    const client = await newClient();
+    const before = etagOf(await client.post('doc', { v: 1 }));
+    const raw = createRawClient(api.url);
+    try {
+      const answer = await raw.send({
+        method: header === 'If-Match' ? 'PUT' : 'POST',
+        target: documentPath(client.tenant, COLLECTION, 'doc'),
+        headers: { Authorization: `Bearer ${client.key}`, 'Content-Type': 'application/json', [header]: [before, '"not-the-current-tag"'] },
+        body: JSON.stringify({ v: 2 }),
+      });
+      expect(answer.status, answer.text).toBe(status);
+    } finally {
+      raw.close();
+    }
+    expect((await current(client, 'doc')).json).toEqual(status === 200 ? { v: 2 } : { v: 1 });
   });
 });
 

@@ -38,6 +38,10 @@ const PRECONDITIONS: Array<[string, Preconditions]> = [
   ['If-Match W/current', { ifMatch: [{ opaque: CURRENT, weak: true }] }],
   ['If-Match *', { ifMatch: '*' }],
   ['If-Match v1 (a legacy form)', { ifMatch: strong('v1') }],
+  // Shaped like legacy tags but never issued: opaque, so they match nothing (and are no number to convert).
+  ['If-Match v01', { ifMatch: strong('v01') }],
+  ['If-Match v9007199254740993', { ifMatch: strong('v9007199254740993') }],
+  ['If-None-Match v01', { ifNoneMatch: strong('v01') }],
   ['If-None-Match current', { ifNoneMatch: strong(CURRENT) }],
   ['If-None-Match W/current', { ifNoneMatch: [{ opaque: CURRENT, weak: true }] }],
   ['If-None-Match other', { ifNoneMatch: strong('other') }],

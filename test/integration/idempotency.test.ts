@@ -110,6 +110,24 @@ describe('the Idempotency-Key header', () => {
     expect(await storedNoteIds(tenant, 'c-1')).toEqual([]);
   });
 
+  it('given on two header lines is 400 naming the header, whichever the lines hold, and nothing is written', async () => {
+    const { tenant, key } = await freshTenant();
+    const client = createRawClient(api.url);
+    try {
+      const answer = await client.send({
+        method: 'POST',
+        target: notePath(tenant, 'c-1'),
+        headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', [IDEMPOTENCY_KEY]: ['first-key', 'second-key'] },
+        body: JSON.stringify({ body: 'A note' }),
+      });
+      expect(answer.status, answer.text).toBe(400);
+      expect(answer.json).toEqual({ code: 'BadRequest', message: expect.stringContaining('more than once') });
+    } finally {
+      client.close();
+    }
+    expect(await storedNoteIds(tenant, 'c-1')).toEqual([]);
+  });
+
   it('is checked on the document writes too: a bad key changes no document', async () => {
     const { tenant, key } = await freshTenant();
     const replace = await replaceDocument(tenant, 'absent', key, { v: 1 }, 'two words');

@@ -25,10 +25,18 @@ export function expectWellFormedError(answer: ApiAnswer): void {
   }
 }
 
-export async function callApi(baseUrl: string, method: string, path: string, key: string | undefined, body?: unknown): Promise<ApiAnswer> {
+export async function callApi(
+  baseUrl: string,
+  method: string,
+  path: string,
+  key: string | undefined,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<ApiAnswer> {
   const response = await documentedFetch(`${baseUrl}${path}`, {
     method,
     headers: {
+      ...headers,
       ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
       ...(key === undefined ? {} : { Authorization: `Bearer ${key}` }),
     },

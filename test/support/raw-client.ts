@@ -19,7 +19,8 @@ export interface RawRequest {
   method: string;
   /** Path and query exactly as they go on the request line. */
   target: string;
-  headers?: Record<string, string>;
+  /** An array value goes out as one header line per element. */
+  headers?: Record<string, string | string[]>;
   body?: string | Buffer;
 }
 

@@ -52,6 +52,23 @@ describe('addNote and cancellation reasons', () => {
     await expect(add(store)).rejects.toBeInstanceOf(StoreUnavailableError);
   });
 
+  it('a keyed note conflicting on its record reads the record once and replays the request that won', async () => {
+    const { store, sent } = storeFailingWith([{ Code: 'None' }, { Code: 'None' }, { Code: 'TransactionConflict' }]);
+    const winner = { fingerprint: 'f', response: { status: 201, bodyText: '{}', headers: {} }, createdAt: '2026-11-23T00:00:00.000Z', expiresAtMs: Date.now() + 60_000 };
+    let finds = 0;
+    const record = {
+      ledger: {
+        recordItem: () => ({ Put: { TableName: 'idempotency', Item: { pk: 'acme#k' } } }),
+        heldBy: () => undefined,
+        find: async () => (finds++, winner),
+      },
+      claim: { key: 'k', fingerprint: 'f' },
+      response: () => winner.response,
+    };
+    expect(await store.addNote('acme', 'c1', note, new Date(), { record })).toEqual({ kind: 'recorded', record: winner });
+    expect([sent.length, finds]).toEqual([1, 1]);
+  });
+
   it('rethrows a validation failure as a fault (502), not a 404', async () => {
     const { store, sent } = storeFailingWith([{ Code: 'ValidationError' }, { Code: 'None' }]);
     await expect(add(store)).rejects.toBeInstanceOf(TransactionCanceledException);

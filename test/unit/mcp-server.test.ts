@@ -37,6 +37,7 @@ function request(tenantId: string, body: unknown, method = 'POST'): ApiRequest {
     http: {
       method,
       headers: { Authorization: `Bearer ${KEY}`, Cookie: 'session=1', 'Content-Type': 'application/json', Accept: 'application/json' },
+      multiValueHeaders: {},
       rawBody: Buffer.from(JSON.stringify(body)),
       selfUrl: `http://localhost/api/v1/mcp/tenants/${tenantId}/bots`,
     },

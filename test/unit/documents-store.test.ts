@@ -1,0 +1,92 @@
+/**
+ * What the documents store does with the failures DynamoDB Local does not produce: a plain write
+ * meeting an item inside another request's transaction (TransactionConflictException, which the SDK
+ * does not retry) is a race to run again, never a 502; and keyed writes that keep conflicting on
+ * their record read it once and replay the request that won.
+ */
+import { TransactionCanceledException, TransactionConflictException, type CancellationReason } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it } from 'vitest';
+import type { IdempotencyRecord } from '#shared/domain/idempotency/recorded-response';
+import { createDocumentsStore } from '#shared/store/documents-store';
+import type { IdempotencyLedger, RecordRequest } from '#shared/store/idempotency-ledger';
+
+type Answer = Record<string, unknown> | Error;
+
+/** A client answering each call from `answers` in turn (the last one repeats); records what was sent. */
+function clientAnswering(...answers: Answer[]) {
+  const sent: string[] = [];
+  const client = {
+    send: async (command: { constructor: { name: string } }) => {
+      sent.push(command.constructor.name);
+      const answer = answers[Math.min(sent.length - 1, answers.length - 1)]!;
+      if (answer instanceof Error) throw answer;
+      return answer;
+    },
+  } as unknown as DynamoDBDocumentClient;
+  return { documents: createDocumentsStore(client, 'documents'), sent };
+}
+
+const inTransaction = () => new TransactionConflictException({ message: 'Transaction is ongoing for the item', $metadata: {} });
+const cancelled = (...reasons: CancellationReason[]) => new TransactionCanceledException({ message: 'cancelled', $metadata: {}, CancellationReasons: reasons });
+const stored = { Item: { pk: 't#c', sk: 'd', data: '{"a":1}', version: 3, etag: 'e3' } };
+
+const winner: IdempotencyRecord = {
+  fingerprint: 'f',
+  response: { status: 200, bodyText: '{"a":2}', headers: { ETag: '"w"' } },
+  createdAt: '2026-11-23T00:00:00.000Z',
+  expiresAtMs: Date.now() + 60_000,
+};
+
+function keyed<W>(found: IdempotencyRecord | undefined): { request: RecordRequest<W>; finds: () => number } {
+  let finds = 0;
+  const ledger: IdempotencyLedger = {
+    recordItem: () => ({ Put: { TableName: 'idempotency', Item: { pk: 't#k' } } }),
+    heldBy: () => undefined,
+    find: async () => {
+      finds++;
+      return found;
+    },
+  };
+  return { request: { ledger, claim: { key: 'k', fingerprint: 'f' }, response: () => ({ status: 200, bodyText: '{}', headers: {} }) }, finds: () => finds };
+}
+
+describe('a plain write meeting a transaction', () => {
+  it('a replace tries again and writes', async () => {
+    const { documents, sent } = clientAnswering(inTransaction(), { Attributes: { version: 3 } });
+    expect(await documents.replace('t', 'c', 'd', '{"a":2}')).toMatchObject({ kind: 'written', created: false });
+    expect(sent).toEqual(['UpdateCommand', 'UpdateCommand']);
+  });
+
+  it('a merge tries again and writes', async () => {
+    const { documents, sent } = clientAnswering(stored, inTransaction(), {});
+    expect(await documents.update('t', 'c', 'd', () => '{"a":2}')).toMatchObject({ kind: 'written', json: '{"a":2}' });
+    expect(sent).toEqual(['GetCommand', 'UpdateCommand', 'UpdateCommand']);
+  });
+});
+
+describe('keyed writes that conflict on their record', () => {
+  const conflict = cancelled({ Code: 'None' }, { Code: 'TransactionConflict' });
+
+  it('a replace reads the record once and replays the winner', async () => {
+    const { request, finds } = keyed<{ created: boolean; etag: string }>(winner);
+    const { documents } = clientAnswering(conflict);
+    expect(await documents.replace('t', 'c', 'd', '{"a":2}', { record: request })).toEqual({ kind: 'recorded', record: winner });
+    expect(finds()).toBe(1);
+  });
+
+  it('a merge reads the record once and replays the winner', async () => {
+    const { request, finds } = keyed<{ json: string; etag: string }>(winner);
+    const { documents } = clientAnswering(stored, conflict);
+    expect(await documents.update('t', 'c', 'd', () => '{"a":2}', { record: request })).toEqual({ kind: 'recorded', record: winner });
+    expect(finds()).toBe(1);
+  });
+
+  it('with no record yet, reads once and then only retries the transaction', async () => {
+    const { request, finds } = keyed<{ created: boolean; etag: string }>(undefined);
+    const { documents, sent } = clientAnswering(conflict, conflict, {});
+    expect(await documents.replace('t', 'c', 'd', '{"a":2}', { record: request })).toMatchObject({ kind: 'written' });
+    expect(finds()).toBe(1);
+    expect(sent).toEqual(['TransactWriteCommand', 'TransactWriteCommand', 'TransactWriteCommand']);
+  });
+});
