@@ -2,9 +2,10 @@
  * `bundles`: every function's bundle, built with the stack's own esbuild settings (LAMBDA_BUNDLING,
  * through esbuild's API rather than a synth), against the baseline bundle. A probe bundle, the
  * baseline plus every generated validator, tells what the one validators module costs each API
- * function.
+ * function. The peers' bundles (test/bench/peers) are built the same way for the cold-start
+ * section, and left out of this one, which is about our functions.
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build, type BuildOptions, type Metafile } from 'esbuild';
@@ -14,9 +15,10 @@ import { INDEXER_HANDLER } from '#infra/constructs/indexer';
 import { PROJECT_ROOT } from '#infra/project-root';
 import { AUTHORIZER_HANDLER, routes } from '#shared/routes';
 import { round } from './bench-stats.ts';
+import { PEER_HANDLERS } from './peers/peer-handlers.ts';
 
 /** What a bundle serves, which decides its cold-start goal. */
-export type BundleKind = 'baseline' | 'probe' | 'api' | 'mcp' | 'authorizer' | 'stream';
+export type BundleKind = 'baseline' | 'probe' | 'api' | 'mcp' | 'authorizer' | 'stream' | 'peer';
 
 export interface BuiltBundle {
   name: string;
@@ -29,6 +31,8 @@ export interface BuiltBundle {
   contents: Record<string, number>;
   /** Bytes of the generated validators module in this bundle. */
   validatorBytes: number;
+  /** Peers only: the framework packages it adds, with their installed versions. */
+  packages?: Record<string, string>;
 }
 
 export interface BundlesReport {
@@ -66,6 +70,7 @@ interface BundleSource {
   entry: string;
   /** Generated entry source (TypeScript, resolved from the project root) instead of a file. */
   contents?: string;
+  packages?: readonly string[];
 }
 
 export const BASELINE_ENTRY = 'test/bench/baseline-handler.ts';
@@ -86,7 +91,15 @@ export const validatorCount = Object.keys(validators).length;`,
     ...routes.map((route): BundleSource => ({ name: route.id, kind: route.id === 'mcpBots' ? 'mcp' : 'api', entry: route.handler })),
     { name: OPENAPI_DOCUMENT_OPERATION, kind: 'api', entry: OPENAPI_DOCUMENT_HANDLER },
     { name: 'reportingIndexer', kind: 'stream', entry: INDEXER_HANDLER },
+    ...PEER_HANDLERS.map((peer): BundleSource => ({ name: peer.name, kind: 'peer', entry: peer.entry, packages: peer.packages })),
   ];
+}
+
+/** The installed version of each package, read from its manifest (some export no `./package.json`). */
+function installedVersions(packages: readonly string[]): Record<string, string> {
+  return Object.fromEntries(
+    packages.map((name) => [name, (JSON.parse(readFileSync(join(PROJECT_ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version]),
+  );
 }
 
 function packageOf(input: string): string {
@@ -120,7 +133,9 @@ export async function buildBundles(outdir = mkdtempSync(join(tmpdir(), 'cxm-benc
           ? { entryPoints: [join(PROJECT_ROOT, source.entry)] }
           : { stdin: { contents: source.contents, loader: 'ts', resolveDir: PROJECT_ROOT, sourcefile: `${source.name}.ts` } }),
       });
-      return { name: source.name, kind: source.kind, entry: source.entry, file, ...describe(result.metafile!) };
+      const built: BuiltBundle = { name: source.name, kind: source.kind, entry: source.entry, file, ...describe(result.metafile!) };
+      if (source.packages) built.packages = installedVersions(source.packages);
+      return built;
     }),
   );
   return { outdir, bundles };
@@ -131,7 +146,7 @@ export function bundlesReport(bundles: readonly BuiltBundle[]): BundlesReport {
   return {
     baseline: { bytes: baseline.bytes },
     functions: bundles
-      .filter((bundle) => bundle.kind !== 'baseline')
+      .filter((bundle) => bundle.kind !== 'baseline' && bundle.kind !== 'peer')
       .map((bundle) => ({
         function: bundle.name,
         entry: bundle.entry,

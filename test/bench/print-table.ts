@@ -3,15 +3,29 @@
  * line (`--json`) for scripts. Both are built from the same report.
  */
 import type { Goal } from './bench-stats.ts';
+import { peerStandings } from './compare-peers.ts';
 import type { AuthorizerReadsFigures } from './measure-authorizer-reads.ts';
 import type { BundlesReport } from './measure-bundles.ts';
-import type { ColdStartReport } from './measure-cold-start.ts';
+import type { ColdStartEntry, ColdStartReport } from './measure-cold-start.ts';
 import type { PaginationFigures } from './measure-pagination.ts';
 import type { ThroughputReport } from './measure-throughput.ts';
 import type { WarmOverheadReport } from './measure-warm-overhead.ts';
 
-/** The five figures of issue 6; a section left out with `--only` is null. */
+/** Which Node measured what: the sections' figures depend on its version. */
+export interface BenchNode {
+  /** The Node of the measured processes (cold-start imports, the warm-overhead process): Lambda's, `v24.21.0`, when pinned. */
+  version: string;
+  /** False when Lambda's pinned Node is not installed and the bench's own Node stood in. */
+  pinned: boolean;
+  /** The bench's own Node, which runs the pagination section and the throughput servers. */
+  benchVersion: string;
+  /** Set when not pinned: what is missing. */
+  warning?: string;
+}
+
+/** The five figures of issue 6, and the Node that measured them; a section left out with `--only` is null. */
 export interface BenchReport {
+  node: BenchNode;
   coldStart: ColdStartReport | null;
   bundles: BundlesReport | null;
   warmOverhead: WarmOverheadReport | null;
@@ -59,21 +73,58 @@ function bundlesSection(report: BundlesReport): string {
   ].join('\n');
 }
 
-function coldStartSection(report: ColdStartReport): string {
+/** The note column of a cold-start row: the MCP function's first request, a peer's packages. */
+function coldStartNote(entry: ColdStartEntry): string {
+  if (entry.packages) return Object.entries(entry.packages).map(([name, version]) => `${name} ${version}`).join(', ');
+  if (entry.firstRequestCpuMs === undefined) return '';
+  const goalOn = entry.goalOf === 'init + first request' ? ', the goal\'s figure' : '';
+  return `init + first tools/list: ${entry.firstRequestCpuMs.toFixed(1)} ms CPU (${x(entry.firstRequestRatio!)}${goalOn})`;
+}
+
+function coldStartSection(report: ColdStartReport, node: BenchNode): string {
+  // Ours first, then the peers, named as such: they are what the figures above are held against.
+  const ours = report.functions.filter((entry) => entry.kind !== 'peer');
+  const peers = report.functions.filter((entry) => entry.kind === 'peer');
+  const row = (entry: ColdStartEntry, name: string) => [
+    name,
+    entry.initCpuMs.toFixed(1),
+    entry.initMs.toFixed(1),
+    x(entry.ratio),
+    entry.goalOf === 'init + first request' ? `${formatGoal(entry.goal)} (init + first)` : formatGoal(entry.goal),
+    coldStartNote(entry),
+  ];
   return [
-    `Cold start: module import in a fresh node process, CPU time (wall beside), median of ${report.runs} paired runs (baseline ${report.baselineCpuMs} ms CPU, ${report.baselineMs} ms wall)`,
+    `Cold start: module import in a fresh process of Node ${node.version}, CPU time (wall beside), median of ${report.runs} paired runs (baseline ${report.baselineCpuMs} ms CPU, ${report.baselineMs} ms wall); peers: the baseline's handler in another framework, same esbuild settings, same runs`,
     formatTable(
       ['function', '>init ms CPU', '>wall ms', '>vs baseline', 'goal', 'note'],
-      report.functions.map((entry) => [
-        entry.function,
-        entry.initCpuMs.toFixed(1),
-        entry.initMs.toFixed(1),
-        x(entry.ratio),
-        formatGoal(entry.goal),
-        entry.firstRequestCpuMs === undefined ? '' : `init + first tools/list: ${entry.firstRequestCpuMs.toFixed(1)} ms CPU (${x(entry.firstRequestRatio!)})`,
-      ]),
+      [...ours.map((entry) => row(entry, entry.function)), ...peers.map((entry) => row(entry, `peer: ${entry.function}`))],
     ),
   ].join('\n');
+}
+
+/** One line per peer: which of our functions start faster than it, in this run. */
+export function peersSummary(report: ColdStartReport): string | undefined {
+  const standings = peerStandings(report);
+  if (standings.length === 0) return undefined;
+  const lines = standings.map(({ peer, ratio, ahead, notAhead }) => {
+    const total = ahead.length + notAhead.length;
+    const verdict =
+      notAhead.length === 0 ? `all ${total} ahead` : ahead.length === 0 ? `none of ${total} ahead` : `${ahead.length} of ${total} ahead; not ahead: ${notAhead.join(', ')}`;
+    return `  ${peer} (${x(ratio)}): ${verdict}`;
+  });
+  return [`Against the peers (cold start, init CPU vs the baseline; ahead = lower ratio), our functions:`, ...lines].join('\n');
+}
+
+/** The report's first line: which Node measured, and which sections ran on the bench's own Node. */
+function nodeHeader(report: BenchReport): string {
+  const { node } = report;
+  const onMeasured = [report.coldStart && 'cold start', report.warmOverhead && 'warm overhead'].filter(Boolean);
+  const onBench = [report.pagination && 'pagination', report.throughput && 'throughput'].filter(Boolean);
+  const parts = [
+    onMeasured.length > 0 && `${onMeasured.join(' and ')} measured on Node ${node.version} (${node.pinned ? "Lambda's, pinned" : "NOT Lambda's: the pinned Node is missing"})`,
+    onBench.length > 0 && `${onBench.join(' and ')} on the bench's Node ${node.benchVersion} (in process / the local gateway as npm start runs it)`,
+  ].filter(Boolean);
+  return `Node: ${parts.length > 0 ? parts.join('; ') : `bench on ${node.benchVersion}`}.`;
 }
 
 function warmSection(report: WarmOverheadReport): string {
@@ -148,8 +199,9 @@ export function goals(report: BenchReport): Array<{ name: string; goal: Goal }> 
 
 export function formatReport(report: BenchReport): string {
   const sections = [
+    nodeHeader(report),
     report.bundles && bundlesSection(report.bundles),
-    report.coldStart && coldStartSection(report.coldStart),
+    report.coldStart && coldStartSection(report.coldStart, report.node),
     report.warmOverhead && warmSection(report.warmOverhead),
     report.throughput && throughputSection(report.throughput),
     report.pagination && paginationSection(report.pagination),
@@ -157,6 +209,8 @@ export function formatReport(report: BenchReport): string {
   const all = goals(report);
   const missed = all.filter(({ goal }) => !goal.met).map(({ name }) => name);
   sections.push(`Goals: ${all.length - missed.length} of ${all.length} met${missed.length > 0 ? `; not met: ${missed.join(', ')}` : ''}.`);
+  const peers = report.coldStart && peersSummary(report.coldStart);
+  if (peers) sections.push(peers);
   return `${sections.join('\n\n')}\n`;
 }
 

@@ -3,6 +3,10 @@
  * issue 6, each against a baseline measured in the same run (DESIGN section 6). Starts and stops
  * its own DynamoDB Local (in memory) and servers; progress goes to stderr, the table to stdout,
  * followed with --json by the report as one JSON object on the last line.
+ *
+ * The figures that depend on the Node version (cold-start imports, warm overhead) are measured in
+ * processes of Lambda's Node (infra/local/lambda-node.ts); the bench itself, the pagination section
+ * and the throughput servers (the local gateway, as `npm start` runs it) stay on this machine's.
  */
 import type { ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
@@ -16,14 +20,16 @@ import { documentClient } from '#shared/store/dynamo-client';
 import { createKeysStore } from '#shared/store/keys-store';
 import type { TableId } from '#shared/store/table-specs';
 import { createTables, startDynamoDbLocal, StartupError, type DynamoDbLocal } from '#infra/local/dynamodb-local';
+import { lambdaNode } from '#infra/local/lambda-node';
 import { useLocalDynamo } from '#infra/local/use-local-dynamo';
+import { benchProgress } from './bench-progress.ts';
 import { BENCH_COLLECTION, BENCH_CONVERSATION, BENCH_DOC_ID, BENCH_DOCUMENT, BENCH_SCOPES, BENCH_TENANT } from './bench-requests.ts';
 import { measureAuthorizerReads } from './measure-authorizer-reads.ts';
 import { buildBundles, bundlesReport } from './measure-bundles.ts';
 import { measureColdStart } from './measure-cold-start.ts';
 import { measurePagination } from './measure-pagination.ts';
 import { measureThroughput, startBenchServer, type BenchServer } from './measure-throughput.ts';
-import { measureWarmOverhead } from './measure-warm-overhead.ts';
+import { measureWarmOverheadOn } from './measure-warm-overhead.ts';
 import { formatJson, formatReport, type BenchReport } from './print-table.ts';
 
 const SECTIONS = ['coldStart', 'bundles', 'warmOverhead', 'throughput', 'pagination'] as const;
@@ -107,8 +113,8 @@ class Resources {
 async function main(): Promise<number> {
   const options = parseOptions(process.argv.slice(2));
   setBenchEnvironment();
-  const started = performance.now();
-  const progress = (message: string) => process.stderr.write(`[bench ${((performance.now() - started) / 1000).toFixed(0).padStart(3)} s] ${message}\n`);
+  const startedAtMs = Date.now();
+  const progress = benchProgress(startedAtMs);
   const resources = new Resources();
   process.on('exit', () => resources.releaseNow());
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
@@ -118,8 +124,17 @@ async function main(): Promise<number> {
     });
   }
   const { sizes, sections } = options;
-  const report: BenchReport = { coldStart: null, bundles: null, warmOverhead: null, throughput: null, pagination: null };
-  progress(`${options.quick ? 'quick' : 'full'} run on ${availableParallelism()} cores, node ${process.version}`);
+  const node = lambdaNode();
+  const report: BenchReport = {
+    node: { version: node.version, pinned: node.pinned, benchVersion: process.version, ...(node.warning && { warning: node.warning }) },
+    coldStart: null,
+    bundles: null,
+    warmOverhead: null,
+    throughput: null,
+    pagination: null,
+  };
+  progress(`${options.quick ? 'quick' : 'full'} run on ${availableParallelism()} cores; measured processes on node ${node.version}${node.pinned ? " (Lambda's)" : ''}, the bench on ${process.version}`);
+  if (node.warning) progress(node.warning);
 
   try {
     if (sections.has('bundles') || sections.has('coldStart')) {
@@ -128,7 +143,7 @@ async function main(): Promise<number> {
       resources.dir(outdir);
       report.bundles = bundlesReport(bundles);
       // Before DynamoDB Local starts: a JVM warming up would weigh on every import.
-      if (sections.has('coldStart')) report.coldStart = await measureColdStart(bundles, sizes.coldStartRuns, progress);
+      if (sections.has('coldStart')) report.coldStart = await measureColdStart(bundles, sizes.coldStartRuns, node, progress);
       if (!sections.has('bundles')) report.bundles = null;
     }
     if (!['warmOverhead', 'throughput', 'pagination'].some((name) => sections.has(name as Section))) return print(report, options.json);
@@ -151,7 +166,8 @@ async function main(): Promise<number> {
       report.pagination = { ...pages, authorizer };
     }
     if (sections.has('warmOverhead')) {
-      report.warmOverhead = await measureWarmOverhead({ rounds: sizes.warmRounds, batch: sizes.warmBatch }, progress);
+      progress(`warm overhead: in a process of node ${node.version}`);
+      report.warmOverhead = await measureWarmOverheadOn(node.execPath, { rounds: sizes.warmRounds, batch: sizes.warmBatch }, startedAtMs, resources.track);
     }
     if (sections.has('throughput')) {
       progress('throughput: starting the local gateway and the bare server');
@@ -168,7 +184,7 @@ async function main(): Promise<number> {
   } finally {
     progress('stopping');
     await resources.release();
-    progress(`done in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+    progress(`done in ${((Date.now() - startedAtMs) / 1000).toFixed(0)} s`);
   }
 }
 

@@ -4,7 +4,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { atLeast, atMost, median, pairedDifference, pairedRatio, round } from '#test/bench/bench-stats';
-import { formatJson, formatReport, formatTable, goals, type BenchReport } from '#test/bench/print-table';
+import { withPeerStandings } from '#test/bench/compare-peers';
+import type { ColdStartEntry } from '#test/bench/measure-cold-start';
+import { formatJson, formatReport, formatTable, goals, peersSummary, type BenchReport } from '#test/bench/print-table';
 
 describe('bench statistics', () => {
   it('takes the median of odd and even counts, whatever the order', () => {
@@ -27,12 +29,22 @@ describe('bench statistics', () => {
   });
 });
 
+const row = (name: string, kind: ColdStartEntry['kind'], ratio: number): ColdStartEntry => ({ function: name, kind, initMs: 90 * ratio, initCpuMs: 80 * ratio, ratio, wallRatio: ratio });
+
 const report: BenchReport = {
+  node: { version: 'v24.21.0', pinned: true, benchVersion: 'v20.20.2' },
   coldStart: {
     runs: 3,
     baselineMs: 90,
     baselineCpuMs: 80,
-    functions: [{ function: 'getCurrentDocument', initMs: 99, initCpuMs: 88, ratio: 1.1, wallRatio: 1.1, goal: atMost(1.1, 1.25) }],
+    functions: withPeerStandings([
+      { ...row('getCurrentDocument', 'api', 1.04), goal: atMost(1.04, 1.05), goalOf: 'init' },
+      { ...row('listNotes', 'api', 1.1), goal: atMost(1.1, 1.05), goalOf: 'init' },
+      { ...row('reportingIndexer', 'stream', 1.5) },
+      { ...row('middy + Powertools Logger', 'peer', 1.07), packages: { '@middy/core': '6.4.5', '@aws-lambda-powertools/logger': '2.35.0' } },
+      // A tie with getCurrentDocument, as printed: not ahead.
+      { ...row('Hono (hono/aws-lambda)', 'peer', 1.04), packages: { hono: '4.13.19' } },
+    ]),
   },
   bundles: null,
   warmOverhead: {
@@ -52,14 +64,61 @@ describe('bench output', () => {
   it('prints the report as one JSON object on the last line', () => {
     const lines = formatJson(report).trimEnd().split('\n');
     expect(JSON.parse(lines.at(-1)!)).toEqual(report);
-    expect(Object.keys(JSON.parse(lines.at(-1)!))).toEqual(['coldStart', 'bundles', 'warmOverhead', 'throughput', 'pagination']);
+    expect(Object.keys(JSON.parse(lines.at(-1)!))).toEqual(['node', 'coldStart', 'bundles', 'warmOverhead', 'throughput', 'pagination']);
   });
 
   it('names every goal not met in the table summary', () => {
     expect(goals(report).map(({ name, goal }) => [name, goal.met])).toEqual([
       ['cold start getCurrentDocument', true],
+      ['cold start listNotes', false],
       ['warm overhead getCurrentDocument', false],
     ]);
-    expect(formatReport(report)).toContain('Goals: 1 of 2 met; not met: warm overhead getCurrentDocument.');
+    expect(formatReport(report)).toContain('Goals: 1 of 3 met; not met: cold start listNotes, warm overhead getCurrentDocument.');
+  });
+
+  it('says which Node measured, and which sections stayed on the bench\'s own', () => {
+    const header = formatReport(report).split('\n')[0];
+    expect(header).toBe("Node: cold start and warm overhead measured on Node v24.21.0 (Lambda's, pinned).");
+    const standIn = formatReport({ ...report, node: { version: 'v20.20.2', pinned: false, benchVersion: 'v20.20.2' }, throughput: null, warmOverhead: null });
+    expect(standIn.split('\n')[0]).toBe("Node: cold start measured on Node v20.20.2 (NOT Lambda's: the pinned Node is missing).");
+  });
+});
+
+describe('bench peers', () => {
+  it('marks each of our request-serving functions ahead of a peer only when its ratio is lower', () => {
+    const functions = report.coldStart!.functions;
+    expect(functions.find((entry) => entry.function === 'getCurrentDocument')!.aheadOfPeers).toEqual({ 'middy + Powertools Logger': true, 'Hono (hono/aws-lambda)': false });
+    expect(functions.find((entry) => entry.function === 'listNotes')!.aheadOfPeers).toEqual({ 'middy + Powertools Logger': false, 'Hono (hono/aws-lambda)': false });
+    // The indexer serves no request, and a peer is not compared with peers.
+    expect(functions.filter((entry) => entry.aheadOfPeers === undefined).map((entry) => entry.function)).toEqual(['reportingIndexer', 'middy + Powertools Logger', 'Hono (hono/aws-lambda)']);
+    expect(withPeerStandings([row('getCurrentDocument', 'api', 1)])[0]!.aheadOfPeers).toBeUndefined();
+  });
+
+  it('prints the peers after our functions, labelled, with their packages and no goal', () => {
+    const section = formatReport(report).split('\n\n').find((part) => part.startsWith('Cold start:'))!;
+    const table = section.split('\n').slice(3);
+    const names = table.map((line) => line.split(/\s{2,}/)[0]);
+    expect(names).toEqual(['getCurrentDocument', 'listNotes', 'reportingIndexer', 'peer: middy + Powertools Logger', 'peer: Hono (hono/aws-lambda)']);
+    const hono = table.find((line) => line.startsWith('peer: Hono'))!;
+    expect(hono).toMatch(/1\.04x\s+-\s+hono 4\.13\.19$/);
+    expect(goals(report).some(({ name }) => name.includes('peer') || name.includes('Hono'))).toBe(false);
+  });
+
+  it('keeps the peers in the JSON as coldStart rows of kind peer', () => {
+    const parsed = JSON.parse(formatJson(report)) as BenchReport;
+    expect(parsed.coldStart!.functions.filter((entry) => entry.kind === 'peer').map(({ function: name, ratio, packages }) => ({ name, ratio, packages }))).toEqual([
+      { name: 'middy + Powertools Logger', ratio: 1.07, packages: { '@middy/core': '6.4.5', '@aws-lambda-powertools/logger': '2.35.0' } },
+      { name: 'Hono (hono/aws-lambda)', ratio: 1.04, packages: { hono: '4.13.19' } },
+    ]);
+  });
+
+  it('says in the summary, per peer, which of our functions are ahead of it', () => {
+    expect(peersSummary(report.coldStart!)!.split('\n')).toEqual([
+      'Against the peers (cold start, init CPU vs the baseline; ahead = lower ratio), our functions:',
+      '  middy + Powertools Logger (1.07x): 1 of 2 ahead; not ahead: listNotes',
+      '  Hono (hono/aws-lambda) (1.04x): none of 2 ahead',
+    ]);
+    expect(formatReport(report)).toContain('  Hono (hono/aws-lambda) (1.04x): none of 2 ahead');
+    expect(peersSummary({ ...report.coldStart!, functions: report.coldStart!.functions.filter((entry) => entry.kind !== 'peer') })).toBeUndefined();
   });
 });
