@@ -3,6 +3,7 @@ import { ulid } from 'ulid';
 import { buildNote } from '#shared/domain/notes/build-note';
 import { conflict, notFound } from '#shared/http/api-error';
 import { createApiHandler } from '#shared/http/create-api-handler';
+import { addInternalNote } from '#shared/schemas/route-validators.generated';
 import { recordAnswer, replayRecorded } from '#shared/http/idempotent-answer';
 import { APP_METRICS } from '#shared/http/metric-names';
 import { countMetric } from '#shared/http/metrics';
@@ -15,7 +16,7 @@ import type { AddInternalNoteInput } from '#shared/schemas/add-internal-note-bod
 const conversations = createConversationsStore(documentClient(), tableName('conversations'));
 const ledger = idempotencyLedger();
 
-export const handler = createApiHandler<AddInternalNoteInput>('addInternalNote', async ({ tenantId, path, body, signal, idempotency }) => {
+export const handler = createApiHandler<AddInternalNoteInput>(addInternalNote, async ({ tenantId, path, body, signal, idempotency }) => {
   const now = new Date();
   const note = buildNote(ulid(now.getTime()), now);
   const answer = { status: 201, body: { note } };

@@ -1,11 +1,12 @@
 /** POST /api/v1/mcp/tenants/{tenantId}/bots: the MCP server for bots (spec endpoint 2, D8); GET and DELETE answer 405. */
 import { createApiHandler } from '#shared/http/create-api-handler';
+import { mcpBots } from '#shared/schemas/route-validators.generated';
 import { serveMcpRequest } from '#shared/mcp/serve-mcp-request';
 import { documentsStore } from '#shared/store/documents-table';
 
 const documents = documentsStore();
 
-export const handler = createApiHandler('mcpBots', (request) =>
+export const handler = createApiHandler(mcpBots, (request) =>
   // Loaded on the first POST, with the MCP SDK it needs (see serve-mcp-request.ts).
   serveMcpRequest(async (onFault) => (await import('#shared/mcp/bots-server')).createBotsServer(documents, onFault), request),
 );

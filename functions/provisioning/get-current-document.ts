@@ -2,13 +2,14 @@
 import { formatEntityTag, isNotModified, preconditionsHold } from '#shared/domain/documents/entity-tags';
 import { notFound, preconditionFailed } from '#shared/http/api-error';
 import { createApiHandler } from '#shared/http/create-api-handler';
+import { getCurrentDocument } from '#shared/schemas/route-validators.generated';
 import { readPreconditions } from '#shared/http/read-preconditions';
 import { requireStorableDocId } from '#shared/http/require-storable-doc-id';
 import { documentsStore } from '#shared/store/documents-table';
 
 const documents = documentsStore();
 
-export const handler = createApiHandler('getCurrentDocument', async ({ tenantId, path, http }) => {
+export const handler = createApiHandler(getCurrentDocument, async ({ tenantId, path, http }) => {
   const docId = requireStorableDocId(path.docId!);
   const { ifMatch, ifNoneMatch } = readPreconditions(http);
   const document = await documents.read(tenantId, path.collection!, docId);

@@ -2,6 +2,7 @@
 import { decodeListCursor, encodeListCursor } from '#shared/domain/documents/list-cursor';
 import { badRequest } from '#shared/http/api-error';
 import { createApiHandler } from '#shared/http/create-api-handler';
+import { listDocuments } from '#shared/schemas/route-validators.generated';
 import { nextLink } from '#shared/http/next-link';
 import { RESPONSE_BUDGET_BYTES } from '#shared/http/response-budget';
 import { DEFAULT_DOCUMENT_LIMIT } from '#shared/schemas/list-documents-query';
@@ -9,7 +10,7 @@ import { documentsStore } from '#shared/store/documents-table';
 
 const documents = documentsStore();
 
-export const handler = createApiHandler('listDocuments', async ({ tenantId, path, query, http }) => {
+export const handler = createApiHandler(listDocuments, async ({ tenantId, path, query, http }) => {
   const limit = query.limit === undefined ? DEFAULT_DOCUMENT_LIMIT : Number(query.limit);
   const after = query.cursor === undefined ? undefined : decodeListCursor(query.cursor);
   if (query.cursor !== undefined && after === undefined) {

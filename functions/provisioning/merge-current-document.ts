@@ -4,6 +4,7 @@ import { formatEntityTag } from '#shared/domain/documents/entity-tags';
 import type { JsonObject } from '#shared/domain/documents/json-value';
 import { notFound, preconditionFailed } from '#shared/http/api-error';
 import { createApiHandler } from '#shared/http/create-api-handler';
+import { mergeCurrentDocument } from '#shared/schemas/route-validators.generated';
 import { recordAnswer, replayRecorded } from '#shared/http/idempotent-answer';
 import { readPreconditions } from '#shared/http/read-preconditions';
 import { requireStorableDocId } from '#shared/http/require-storable-doc-id';
@@ -16,7 +17,7 @@ const ledger = idempotencyLedger();
 
 const answer = ({ json, etag }: { json: string; etag: string }) => ({ status: 200, bodyText: json, headers: { ETag: formatEntityTag(etag) } });
 
-export const handler = createApiHandler<JsonObject>('mergeCurrentDocument', async ({ tenantId, path, body, signal, idempotency, http }) => {
+export const handler = createApiHandler<JsonObject>(mergeCurrentDocument, async ({ tenantId, path, body, signal, idempotency, http }) => {
   const docId = requireStorableDocId(path.docId!);
   const outcome = await documents.update(
     tenantId,

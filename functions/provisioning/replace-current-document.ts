@@ -3,6 +3,7 @@ import { formatEntityTag } from '#shared/domain/documents/entity-tags';
 import type { JsonObject } from '#shared/domain/documents/json-value';
 import { preconditionFailed } from '#shared/http/api-error';
 import { createApiHandler } from '#shared/http/create-api-handler';
+import { replaceCurrentDocument } from '#shared/schemas/route-validators.generated';
 import { recordAnswer, replayRecorded } from '#shared/http/idempotent-answer';
 import { readPreconditions } from '#shared/http/read-preconditions';
 import { requireStorableDocId } from '#shared/http/require-storable-doc-id';
@@ -13,7 +14,7 @@ import { idempotencyLedger } from '#shared/store/idempotency-ledger';
 const documents = documentsStore();
 const ledger = idempotencyLedger();
 
-export const handler = createApiHandler<JsonObject>('replaceCurrentDocument', async ({ tenantId, path, body, signal, idempotency, http }) => {
+export const handler = createApiHandler<JsonObject>(replaceCurrentDocument, async ({ tenantId, path, body, signal, idempotency, http }) => {
   const docId = requireStorableDocId(path.docId!);
   const json = storableDocumentJson(body);
   const answer = ({ created, etag }: { created: boolean; etag: string }) => ({

@@ -118,7 +118,9 @@ export async function startDynamoDbLocal(options: { dataDir?: string; port?: num
     stop: async () => {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+      // A JVM slow to exit on a loaded machine must still get to close its database: a SIGKILL
+      // could cost the last acknowledged writes. Only a hung one is killed.
+      const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
       await exited;
       clearTimeout(timer);
     },

@@ -8,7 +8,7 @@
  */
 import middy from '@middy/core';
 import type { APIGatewayProxyResult, Context } from 'aws-lambda';
-import { routeById, type RouteId } from '#shared/routes';
+import { routeById } from '#shared/routes';
 import type { ApiRequest, ApiResult, ChainEvent } from './api-types.ts';
 import { addResponseHeaders } from './add-response-headers.ts';
 import { authorizeRequest } from './authorize-request.ts';
@@ -22,6 +22,7 @@ import { refuseForeignOrigin } from './refuse-foreign-origin.ts';
 import { selfUrl } from './self-url.ts';
 import { validateBody } from './validate-body.ts';
 import { validateParameters } from './validate-parameters.ts';
+import type { RouteValidators } from './validator.ts';
 
 /**
  * Time kept back before the Lambda deadline to answer 504 ourselves instead of being killed, and,
@@ -31,8 +32,12 @@ const DEADLINE = { marginMs: 500, graceMs: 300 };
 
 export type ApiHandler = (event: ChainEvent, context: Context) => Promise<APIGatewayProxyResult>;
 
-export function createApiHandler<Body>(routeId: RouteId, run: (request: ApiRequest<Body>) => Promise<ApiResult>): ApiHandler {
-  const route = routeById(routeId);
+/**
+ * `validators` is the route's entry of shared/schemas/route-validators.generated.ts, imported by
+ * name in the handler's file: it names the route and carries only that route's validators.
+ */
+export function createApiHandler<Body>(validators: RouteValidators, run: (request: ApiRequest<Body>) => Promise<ApiResult>): ApiHandler {
+  const route = routeById(validators.id);
   // The deadline is runWithDeadline's, per invocation: middy's own (timeoutEarly) shares one
   // AbortController across the invocations of a process.
   return middy<ChainEvent, APIGatewayProxyResult, Error, Context>({ timeoutEarlyInMillis: 0 })
@@ -42,9 +47,9 @@ export function createApiHandler<Body>(routeId: RouteId, run: (request: ApiReque
     .use(mapError(route))
     .use(authorizeRequest(route))
     .use(route.checksOrigin ? refuseForeignOrigin() : [])
-    .use(validateParameters(route))
+    .use(validateParameters(validators))
     .use(parseJsonBody(route))
-    .use(validateBody(route))
+    .use(validateBody(validators))
     .use(route.idempotencyKey ? readIdempotencyKey(route) : [])
     .handler(async (event, context) => {
       const state = event.cxm;

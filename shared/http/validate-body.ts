@@ -1,14 +1,12 @@
 /** Chain step 5: the parsed body against the route's schema (`additionalProperties: false`). */
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import type { RouteSpec } from '#shared/routes';
 import { badRequest } from './api-error.ts';
 import type { ChainEvent } from './api-types.ts';
 import { describeValidationError } from './describe-validation-error.ts';
-import { validatorFor } from './validator-for.ts';
+import type { RouteValidators } from './validator.ts';
 
-export function validateBody(route: RouteSpec): MiddlewareObj<ChainEvent, APIGatewayProxyResult> {
-  const validate = route.schemas.body ? validatorFor(route.schemas.body) : undefined;
+export function validateBody({ body: validate }: RouteValidators): MiddlewareObj<ChainEvent, APIGatewayProxyResult> {
   return {
     before: ({ event }) => {
       if (validate && !validate(event.cxm?.body)) {

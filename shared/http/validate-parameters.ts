@@ -1,15 +1,12 @@
 /** Chain step 3: path and query parameters against the route's schemas (400). */
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import type { RouteSpec } from '#shared/routes';
 import { badRequest } from './api-error.ts';
 import type { ChainEvent } from './api-types.ts';
 import { describeValidationError } from './describe-validation-error.ts';
-import { validatorFor } from './validator-for.ts';
+import type { RouteValidators } from './validator.ts';
 
-export function validateParameters(route: RouteSpec): MiddlewareObj<ChainEvent, APIGatewayProxyResult> {
-  const validatePath = route.schemas.path ? validatorFor(route.schemas.path) : undefined;
-  const validateQuery = route.schemas.query ? validatorFor(route.schemas.query) : undefined;
+export function validateParameters({ path: validatePath, query: validateQuery }: RouteValidators): MiddlewareObj<ChainEvent, APIGatewayProxyResult> {
   return {
     before: ({ event }) => {
       if (validatePath && !validatePath(event.pathParameters ?? {})) {

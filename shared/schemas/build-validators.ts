@@ -1,8 +1,13 @@
-/** `npm run validators`: writes the precompiled validators next to the schemas. */
+/** `npm run validators`: writes the precompiled validators, and each route's set of them, next to the schemas. */
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { compileValidators } from './compile-validators.ts';
+import { compileRouteValidators, compileValidators } from './compile-validators.ts';
 
-const target = fileURLToPath(new URL('./validators.generated.ts', import.meta.url));
-writeFileSync(target, compileValidators());
-console.log(`wrote ${target}`);
+for (const [file, code] of [
+  ['./validators.generated.ts', compileValidators()],
+  ['./route-validators.generated.ts', compileRouteValidators()],
+] as const) {
+  const target = fileURLToPath(new URL(file, import.meta.url));
+  writeFileSync(target, code);
+  console.log(`wrote ${target}`);
+}

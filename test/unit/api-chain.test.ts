@@ -6,6 +6,7 @@ import { encodeCaller } from '#shared/auth/authorizer-context';
 import { ALLOWED_HOSTS_ENV, ALLOWED_ORIGINS_ENV } from '#shared/http/allowed-origins';
 import { FOREIGN_HOST_MESSAGE, FOREIGN_ORIGIN_MESSAGE, PERMISSION_DENIED_MESSAGE } from '#shared/http/api-error';
 import { createApiHandler } from '#shared/http/create-api-handler';
+import { addInternalNote, mcpBots } from '#shared/schemas/route-validators.generated';
 import type { ChainEvent } from '#shared/http/api-types';
 
 function event(overrides: Partial<ChainEvent> = {}, authorizer: Record<string, unknown> | null = encodeCaller({ keyId: 'k1', tenants: ['acme'], scopes: ['cxm:*'] })): ChainEvent {
@@ -31,7 +32,7 @@ function context(remainingMs = 10_000): Context {
   return { getRemainingTimeInMillis: () => deadline - Date.now() } as unknown as Context;
 }
 
-const ok = createApiHandler<{ body: string }>('addInternalNote', async ({ tenantId, body }) => ({ status: 201, body: { tenantId, text: body.body } }));
+const ok = createApiHandler<{ body: string }>(addInternalNote, async ({ tenantId, body }) => ({ status: 201, body: { tenantId, text: body.body } }));
 
 describe('the API chain', () => {
   it('passes the authorised tenant and the validated body to the handler', async () => {
@@ -69,7 +70,7 @@ describe('the API chain', () => {
   });
 
   it('answers 504 GatewayTimeout itself before the function deadline', async () => {
-    const slow = createApiHandler('addInternalNote', () => new Promise((resolve) => setTimeout(() => resolve({ status: 201, body: {} }), 5_000)));
+    const slow = createApiHandler(addInternalNote, () => new Promise((resolve) => setTimeout(() => resolve({ status: 201, body: {} }), 5_000)));
     const response = await slow(event(), context(700));
     expect(response.statusCode).toBe(504);
     expect(JSON.parse(response.body)).toEqual({ code: 'GatewayTimeout', message: expect.stringMatching(/may have completed/) });
@@ -78,7 +79,7 @@ describe('the API chain', () => {
 
   it("one invocation's deadline aborts its own signal only, not another's running beside it", async () => {
     const signals: AbortSignal[] = [];
-    const handler = createApiHandler('addInternalNote', async ({ signal }) => {
+    const handler = createApiHandler(addInternalNote, async ({ signal }) => {
       signals.push(signal);
       await new Promise((resolve) => setTimeout(resolve, 1_000));
       return { status: signal.aborted ? 500 : 201, body: {} };
@@ -92,7 +93,7 @@ describe('the API chain', () => {
 
   it('at the deadline the work is aborted, and the 504 leaves only once the aborted work has ended', async () => {
     let endedAt = 0;
-    const handler = createApiHandler('addInternalNote', ({ signal }) => {
+    const handler = createApiHandler(addInternalNote, ({ signal }) => {
       return new Promise((_resolve, reject) => {
         // A store call that takes 150 ms to give up once aborted.
         signal.addEventListener('abort', () => setTimeout(() => ((endedAt = Date.now()), reject(new Error('aborted'))), 150));
@@ -107,27 +108,27 @@ describe('the API chain', () => {
 
   it('work that ignores the abort still gets its 504 when the grace is up', async () => {
     // It never settles: without the grace's own timer this invocation would never answer.
-    const deaf = createApiHandler('addInternalNote', () => new Promise(() => undefined));
+    const deaf = createApiHandler(addInternalNote, () => new Promise(() => undefined));
     const response = await deaf(event(), context(700));
     expect(response.statusCode).toBe(504);
   });
 
   it('maps store throttling to 503 with Retry-After and the common headers', async () => {
-    const throttled = createApiHandler('addInternalNote', () => Promise.reject(new ThrottlingException({ message: 'slow down', $metadata: {} })));
+    const throttled = createApiHandler(addInternalNote, () => Promise.reject(new ThrottlingException({ message: 'slow down', $metadata: {} })));
     const response = await throttled(event(), context());
     expect(response.statusCode).toBe(503);
     expect(response.headers).toMatchObject({ 'Retry-After': '1', 'X-Request-Id': 'req-1', 'Content-Type': 'application/json; charset=utf-8' });
   });
 
   it('maps an unexpected failure to 502 BadGateway', async () => {
-    const broken = createApiHandler('addInternalNote', () => Promise.reject(new TypeError('bug')));
+    const broken = createApiHandler(addInternalNote, () => Promise.reject(new TypeError('bug')));
     const response = await broken(event(), context());
     expect(response.statusCode).toBe(502);
     expect(JSON.parse(response.body).code).toBe('BadGateway');
   });
 
   it('answers a fault of the MCP route with 500 and a body holding only message', async () => {
-    const broken = createApiHandler('mcpBots', () => Promise.reject(new TypeError('bug')));
+    const broken = createApiHandler(mcpBots, () => Promise.reject(new TypeError('bug')));
     const response = await broken(event({ pathParameters: { tenantId: 'acme' } }, encodeCaller({ keyId: 'k1', tenants: ['acme'], scopes: ['mcp:*'] })), context());
     expect(response.statusCode).toBe(500);
     expect(Object.keys(JSON.parse(response.body))).toEqual(['message']);
@@ -141,7 +142,7 @@ describe('the Origin check (D13)', () => {
   const mcpEvent = (headers: Record<string, string>, authorizer: Record<string, unknown> | null = mcpCaller, tenantId = 'acme') =>
     event({ headers: { 'Content-Type': 'application/json', ...headers }, pathParameters: { tenantId }, body: '{}' }, authorizer);
   const reached: string[] = [];
-  const mcp = createApiHandler('mcpBots', async ({ tenantId }) => {
+  const mcp = createApiHandler(mcpBots, async ({ tenantId }) => {
     reached.push(tenantId);
     return { status: 200, body: {} };
   });

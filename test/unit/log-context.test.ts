@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { encodeCaller } from '#shared/auth/authorizer-context';
 import type { ChainEvent } from '#shared/http/api-types';
 import { createApiHandler } from '#shared/http/create-api-handler';
+import { addInternalNote } from '#shared/schemas/route-validators.generated';
 import { logger } from '#shared/http/logger';
 import { captureJsonLines, type CapturedLines } from '#test/support/capture-json-lines';
 
@@ -51,7 +52,7 @@ const lineWith = (message: string) => output.lines.find((line) => line.message =
 
 describe('the log context', () => {
   it('a handler\'s log line carries request id, route, tenant and key id, and not the key', async () => {
-    const handler = createApiHandler('addInternalNote', async () => {
+    const handler = createApiHandler(addInternalNote, async () => {
       logger.info('handled');
       return { status: 201, body: {} };
     });
@@ -61,14 +62,14 @@ describe('the log context', () => {
   });
 
   it('the fault log of an unexpected error carries the same context, and not the key', async () => {
-    const handler = createApiHandler('addInternalNote', () => Promise.reject(new TypeError(`bug while handling request`)));
+    const handler = createApiHandler(addInternalNote, () => Promise.reject(new TypeError(`bug while handling request`)));
     expect((await handler(event('req-2'), context())).statusCode).toBe(502);
     expect(lineWith('request failed')).toMatchObject({ requestId: 'req-2', route: 'addInternalNote', tenantId: 'acme', keyId: 'k1abcdefghij' });
     expect(output.text()).not.toContain(SECRET);
   });
 
   it('one request\'s caller does not leak into the next request\'s lines', async () => {
-    const handler = createApiHandler('addInternalNote', async () => {
+    const handler = createApiHandler(addInternalNote, async () => {
       logger.info('handled');
       return { status: 201, body: {} };
     });

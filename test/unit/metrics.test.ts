@@ -10,6 +10,7 @@ import { encodeCaller } from '#shared/auth/authorizer-context';
 import { conversationWithDefaults } from '#shared/domain/notes/conversation';
 import type { ChainEvent } from '#shared/http/api-types';
 import { createApiHandler, type ApiHandler } from '#shared/http/create-api-handler';
+import { addInternalNote as addInternalNoteRoute } from '#shared/schemas/route-validators.generated';
 import { createConversationsStore } from '#shared/store/conversations-store';
 import { documentClient } from '#shared/store/dynamo-client';
 import { useLocalDynamo } from '#infra/local/use-local-dynamo';
@@ -120,7 +121,7 @@ describe('AuthFailure and Throttled', () => {
   });
 
   it('the chain counts our 503 from store throttling as Throttled', async () => {
-    const throttled = createApiHandler('addInternalNote', () => Promise.reject(new ThrottlingException({ message: 'slow down', $metadata: {} })));
+    const throttled = createApiHandler(addInternalNoteRoute, () => Promise.reject(new ThrottlingException({ message: 'slow down', $metadata: {} })));
     expect((await throttled(noteEvent('open', { body: 'x' }), context())).statusCode).toBe(503);
     expect(counted()).toEqual({ Throttled: 1 });
   });
