@@ -6,14 +6,19 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { METRICS_NAMESPACE, type AppMetric } from './metric-names.ts';
 
-export const metrics = new Metrics({
-  namespace: METRICS_NAMESPACE,
-  // The same service name as the logger (POWERTOOLS_SERVICE_NAME in the deployed functions).
-  serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'cxm-api',
-  defaultDimensions: { stage: process.env.CXM_STAGE ?? 'local' },
-});
+/**
+ * Created on the first count, not at import: constructing Powertools Metrics costs milliseconds of
+ * init, and most invocations (and some whole environments) never count anything.
+ */
+let metrics: Metrics | undefined;
 
 export function countMetric(name: AppMetric): void {
+  metrics ??= new Metrics({
+    namespace: METRICS_NAMESPACE,
+    // The same service name as the logger (POWERTOOLS_SERVICE_NAME in the deployed functions).
+    serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'cxm-api',
+    defaultDimensions: { stage: process.env.CXM_STAGE ?? 'local' },
+  });
   metrics.addMetric(name, MetricUnit.Count, 1);
 }
 
@@ -22,5 +27,5 @@ export function countMetric(name: AppMetric): void {
  * every empty flush, so an empty one is skipped.
  */
 export function publishMetrics(): void {
-  if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
+  if (metrics?.hasStoredMetrics()) metrics.publishStoredMetrics();
 }
