@@ -1,5 +1,5 @@
 /** GET .../{collection}/{docId}/versions/current (spec endpoint 4, D5, D12). */
-import { formatEntityTag, isNotModified, preconditionsHold } from '#shared/domain/documents/entity-tags';
+import { formatEntityTag, preconditionsHold } from '#shared/domain/documents/entity-tags';
 import { notFound, preconditionFailed } from '#shared/http/api-error';
 import { createApiHandler } from '#shared/http/create-api-handler';
 import { getCurrentDocument } from '#shared/schemas/route-validators.generated';
@@ -13,10 +13,11 @@ export const handler = createApiHandler(getCurrentDocument, async ({ tenantId, p
   const docId = requireStorableDocId(path.docId!);
   const { ifMatch, ifNoneMatch } = readPreconditions(http);
   const document = await documents.read(tenantId, path.collection!, docId);
-  // RFC 9110 section 13.2.2: If-Match first (412, an absent document included), then If-None-Match (304).
+  // RFC 9110 section 13.2.2: If-Match first (412, an absent document included), then
+  // If-None-Match, which on a GET means 304 Not Modified rather than 412.
   if (!preconditionsHold(document?.etag, { ifMatch })) throw preconditionFailed(path.docId!);
   if (document === undefined) throw notFound(`No document '${path.docId}' exists in collection '${path.collection}'.`);
   const headers = { ETag: formatEntityTag(document.etag) };
-  if (isNotModified(document.etag, ifNoneMatch)) return { status: 304, bodyText: '', headers };
+  if (!preconditionsHold(document.etag, { ifNoneMatch })) return { status: 304, bodyText: '', headers };
   return { status: 200, bodyText: document.json, headers };
 });

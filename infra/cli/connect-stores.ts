@@ -17,6 +17,8 @@ export interface CliStores extends TableStores {
   usagePlan?: UsagePlanKeys;
   /** Where the stores point, for messages. */
   target: string;
+  /** The local stack's base URL (from local.json); absent for a stage. */
+  apiUrl?: string;
 }
 
 export async function connectStores(stage: string | undefined): Promise<CliStores> {
@@ -37,5 +39,5 @@ export async function connectStores(stage: string | undefined): Promise<CliStore
   const [{ useLocalDynamo }, { openTableStores }] = await Promise.all([import('#infra/local/use-local-dynamo'), import('./open-table-stores.ts')]);
   // Before the document client exists: it reads the endpoint and credentials from the environment.
   useLocalDynamo(state.dynamodbEndpoint, state.tables);
-  return { ...openTableStores(state.tables), target: `local stack at ${state.apiUrl}` };
+  return { ...openTableStores(state.tables), apiUrl: state.apiUrl, target: `local stack at ${state.apiUrl}` };
 }

@@ -6,12 +6,13 @@
  * --stage, the CloudFormation client, which no other command needs.
  */
 import { randomBytes } from 'node:crypto';
-import { localStatePath, readLocalState } from '#infra/local/local-state';
+import { localStatePath } from '#infra/local/local-state';
+import { API_URL_OUTPUT, stackName } from '../stack-names.ts';
 import { CliError } from './cli-error.ts';
 import { connectStores } from './connect-stores.ts';
 import { progressLine, smokeReport, type SmokeReport } from './print-smoke-report.ts';
 import { checkOpenApiDocument, diagnoseKey, runCheck, type CheckResult, type SmokeTarget } from './run-smoke-checks.ts';
-import { smokeChecks, smokeScopes, type SmokePlan } from './smoke-checks.ts';
+import { smokeChecks, smokeScopes, type SmokeCheck, type SmokePlan } from './smoke-checks.ts';
 import { seedSmokeTenant, TEMPORARY_KEY_MINUTES } from './smoke-tenant.ts';
 import { withTemporaryKey } from './with-temporary-key.ts';
 
@@ -43,8 +44,12 @@ function baseUrlOf(raw: string): string {
 const newRunId = () => randomBytes(4).toString('hex');
 
 /** Every check after the document, in order, showing progress on a terminal. */
-async function runChecks(target: SmokeTarget, plan: SmokePlan, document: CheckResult, howToGetAKey: string): Promise<{ results: CheckResult[]; diagnosis?: string | undefined }> {
-  const checks = smokeChecks(plan);
+async function runChecks(
+  target: SmokeTarget,
+  checks: readonly SmokeCheck[],
+  document: CheckResult,
+  howToGetAKey: string,
+): Promise<{ results: CheckResult[]; diagnosis?: string | undefined }> {
   const progress = progressLine(process.stderr);
   const results: CheckResult[] = [];
   try {
@@ -59,8 +64,8 @@ async function runChecks(target: SmokeTarget, plan: SmokePlan, document: CheckRe
 }
 
 /** A new usage-plan key can take a moment to reach every API Gateway node: wait while the stage refuses it. */
-async function waitUntilKeyAccepted(target: SmokeTarget, plan: SmokePlan): Promise<void> {
-  const probe = smokeChecks(plan).find((check) => check.route === 'getVocJobStatus')!;
+async function waitUntilKeyAccepted(target: SmokeTarget, checks: readonly SmokeCheck[]): Promise<void> {
+  const probe = checks.find((check) => check.route === 'getVocJobStatus')!;
   const deadline = Date.now() + KEY_ACCEPTANCE_MS;
   for (let waited = false; ; waited = true) {
     const { status } = await runCheck(probe, target);
@@ -73,23 +78,24 @@ async function waitUntilKeyAccepted(target: SmokeTarget, plan: SmokePlan): Promi
 async function smokeWithOwnKey(stage: string | undefined, tenant: string, timeoutMs: number): Promise<SmokeOutcome> {
   const stores = await connectStores(stage);
   // The CloudFormation client is loaded only for a stage.
-  const url = stage !== undefined ? await (await import('./find-stage-api-url.ts')).findStageApiUrl(stage) : readLocalState()!.apiUrl;
+  const url = stage !== undefined ? await (await import('./find-stage-api-url.ts')).findStageApiUrl(stage) : stores.apiUrl!;
   const whatToDo =
     stage !== undefined
-      ? `That is the ApiUrl output of stack cxm-${stage}: is its deployment complete, and is the API reachable from this network?`
+      ? `That is the ${API_URL_OUTPUT} output of stack ${stackName(stage)}: is its deployment complete, and is the API reachable from this network?`
       : `That is the apiUrl of ${localStatePath()}: is npm start running with the same CXM_HOME?`;
   const target: SmokeTarget = { baseUrl: baseUrlOf(url), key: '', tenant, timeoutMs };
   // Nothing is written before the URL has proved to be this API.
   const document = await checkOpenApiDocument(target, whatToDo);
   const plan: SmokePlan = { tenant, seed: await seedSmokeTenant(stores, tenant), runId: newRunId() };
+  const checks = smokeChecks(plan);
   const expiresAt = new Date(Date.now() + TEMPORARY_KEY_MINUTES * 60_000).toISOString();
   const run = await withTemporaryKey(
     stores,
     { tenants: [tenant], scopes: smokeScopes(), name: 'cxm smoke', expiresAt },
     async (key) => {
       const keyed = { ...target, key };
-      if (stage !== undefined) await waitUntilKeyAccepted(keyed, plan);
-      return runChecks(keyed, plan, document, `The temporary key was stored in the keys table of the ${stores.target}: does the API at ${target.baseUrl} read another one?`);
+      if (stage !== undefined) await waitUntilKeyAccepted(keyed, checks);
+      return runChecks(keyed, checks, document, `The temporary key was stored in the keys table of the ${stores.target}: does the API at ${target.baseUrl} read another one?`);
     },
     log,
   );
@@ -103,7 +109,7 @@ async function smokeWithGivenKey(url: string, key: string, tenant: string, timeo
     'Check --url: it is the base URL of a deployed stage (the ApiUrl output of cdk deploy, e.g. https://abc123.execute-api.eu-west-1.amazonaws.com/dev/) or of npm start (http://127.0.0.1:3000).',
   );
   const keysCreate = `npx cxm keys create [--stage <name>] --tenant ${tenant} ${smokeScopes().map((scope) => `--scope ${scope}`).join(' ')}`;
-  const run = await runChecks(target, { tenant, runId: newRunId() }, document, `Create a key for the checks with: ${keysCreate}; or let 'cxm smoke --stage <name>' make its own.`);
+  const run = await runChecks(target, smokeChecks({ tenant, runId: newRunId() }), document, `Create a key for the checks with: ${keysCreate}; or let 'cxm smoke --stage <name>' make its own.`);
   return { report: smokeReport(url, tenant, run.results), diagnosis: run.diagnosis };
 }
 

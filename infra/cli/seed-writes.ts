@@ -60,7 +60,7 @@ function* rowBatches(plan: SeedPlan, kind: ReportKind): Generator<ShapedRow[]> {
 }
 
 /** VOC job `n` (1-based): mostly completed, some failed, the ones still started recent. */
-export function seedJob(plan: SeedPlan, n: number): VocJob {
+function seedJob(plan: SeedPlan, n: number): VocJob {
   const number = String(n).padStart(6, '0');
   const roll = unit(plan.seed, 3, n, 0);
   const status: JobStatus = roll < 0.8 ? 'completed' : roll < 0.9 ? 'failed' : 'started';

@@ -64,6 +64,9 @@ export function smokeScopes(): string[] {
   return [...new Set(routes.map((route) => resolveScope(route.scope, { collection: SMOKE_COLLECTION })))];
 }
 
+/** A job id no smoke run ever seeds: the 404 probe, and the job path when nothing was seeded. */
+const absentId = (runId: string) => `cxm-smoke-absent-${runId}`;
+
 const MCP_HEADERS = { Accept: 'application/json, text/event-stream' };
 
 const expectCode = (code: string) => (body: unknown) => {
@@ -85,7 +88,7 @@ function rpcResult(body: unknown, id: string): { result: Record<string, unknown>
 /** The checks of each operation, in the order they run; a route without checks does not compile. */
 function routeChecks({ tenant, seed, runId }: SmokePlan): Record<RouteId, SmokeCheck[]> {
   const at = (id: RouteId, params: Record<string, string> = {}, query = '') => fillPath(routeById(id), { tenantId: tenant, ...params }) + query;
-  const absent = `cxm-smoke-absent-${runId}`;
+  const absent = absentId(runId);
   const document = { smoke: true, run: runId, kept: { a: 1, b: 2 } };
   const patch = { kept: { b: null, c: 3 } };
   const merged = { smoke: true, run: runId, kept: { a: 1, c: 3 } };
@@ -222,7 +225,7 @@ function routeChecks({ tenant, seed, runId }: SmokePlan): Record<RouteId, SmokeC
 
 /** Every check after the OpenAPI document, in the order they run. */
 export function smokeChecks(plan: SmokePlan): SmokeCheck[] {
-  const jobPath = (tenantId: string) => fillPath(routeById('getVocJobStatus'), { tenantId, jobId: plan.seed?.job.id ?? `cxm-smoke-absent-${plan.runId}` });
+  const jobPath = (tenantId: string) => fillPath(routeById('getVocJobStatus'), { tenantId, jobId: plan.seed?.job.id ?? absentId(plan.runId) });
   const gatewayChecks: SmokeCheck[] = [
     {
       name: '401 without a key',

@@ -16,7 +16,7 @@ export const SMOKE_TENANT = 'cxm-smoke';
 /** Lifetime of the temporary key: far beyond a run, so only a killed run leaves it working, and not for long. */
 export const TEMPORARY_KEY_MINUTES = 15;
 
-export function smokeTenantRows(tenant: string, now: number): { file: ImportFileContent; seed: SmokeSeed } {
+function smokeTenantRows(tenant: string, now: number): { file: ImportFileContent; seed: SmokeSeed } {
   const minuteAgo = now - 60_000;
   const seed: SmokeSeed = {
     conversationId: 'smoke-open',

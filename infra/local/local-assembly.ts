@@ -21,7 +21,7 @@ import { stackName } from '../stack-names.ts';
  * external fails to load here too instead of being found in the project's node_modules.
  * CXM_ASSEMBLY_ROOT overrides it.
  */
-export function assemblyRoot(): string {
+function assemblyRoot(): string {
   if (process.env.CXM_ASSEMBLY_ROOT) return process.env.CXM_ASSEMBLY_ROOT;
   const checkout = createHash('sha256').update(PROJECT_ROOT).digest('hex').slice(0, 8);
   return join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'cxm', `assemblies-${checkout}`);
@@ -46,7 +46,7 @@ function listFiles(dir: string): string[] {
 }
 
 /** A hash of everything the synthesized stack and its bundles are made from. */
-export function assemblyInputsHash(): string {
+function assemblyInputsHash(): string {
   const hash = createHash('sha256');
   const files = [...INPUT_DIRECTORIES.flatMap((dir) => listFiles(join(PROJECT_ROOT, dir))), ...INPUT_FILES.map((file) => join(PROJECT_ROOT, file))].sort();
   for (const file of files) {

@@ -7,7 +7,6 @@ const LEVELS = ['error', 'warn', 'info', 'debug'] as const;
 export type LocalLogLevel = (typeof LEVELS)[number];
 
 export interface LocalLog {
-  level: LocalLogLevel;
   enabled(level: LocalLogLevel): boolean;
   line(level: LocalLogLevel, text: string): void;
 }
@@ -19,11 +18,11 @@ export function parseLocalLogLevel(raw: string | undefined): LocalLogLevel | und
 
 export function localLog(level: LocalLogLevel, write: (text: string) => void = (text) => console.error(text)): LocalLog {
   const rank = LEVELS.indexOf(level);
+  const enabled = (wanted: LocalLogLevel) => LEVELS.indexOf(wanted) <= rank;
   return {
-    level,
-    enabled: (wanted) => LEVELS.indexOf(wanted) <= rank,
+    enabled,
     line(wanted, text) {
-      if (LEVELS.indexOf(wanted) <= rank) write(text);
+      if (enabled(wanted)) write(text);
     },
   };
 }

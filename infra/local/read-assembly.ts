@@ -21,7 +21,6 @@ export interface Template {
 }
 
 export interface AssemblyFunction {
-  logicalId: string;
   functionName: string;
   handler: string;
   runtime: string;
@@ -40,13 +39,11 @@ export interface AssemblyMethod {
   authorizationType: string;
   /** The logical id of the authorizer, for CUSTOM methods. */
   authorizerId?: string;
-  apiKeyRequired: boolean;
   /** The logical id of the function the AWS_PROXY integration invokes. */
   functionId: string;
 }
 
 export interface AssemblyAuthorizer {
-  logicalId: string;
   type: string;
   identitySource: string;
   ttlSeconds: number;
@@ -72,7 +69,7 @@ export function readStackAssembly(assemblyDir: string, stackId: string): StackAs
   return parseStack(template, assemblyDir);
 }
 
-export function parseStack(template: Template, assemblyDir: string): StackAssembly {
+function parseStack(template: Template, assemblyDir: string): StackAssembly {
   const resources = template.Resources;
   const functions = new Map<string, AssemblyFunction>();
   const methods: AssemblyMethod[] = [];
@@ -84,7 +81,6 @@ export function parseStack(template: Template, assemblyDir: string): StackAssemb
       if (typeof assetPath !== 'string') throw new Error(`function ${logicalId} has no asset path: synthesize with the context aws:cdk:enable-asset-metadata`);
       const environment = (props.Environment as { Variables?: Record<string, CfnValue> } | undefined)?.Variables ?? {};
       functions.set(logicalId, {
-        logicalId,
         functionName: typeof props.FunctionName === 'string' ? props.FunctionName : logicalId,
         handler: String(props.Handler),
         runtime: String(props.Runtime),
@@ -96,7 +92,6 @@ export function parseStack(template: Template, assemblyDir: string): StackAssemb
       });
     } else if (resource.Type === 'AWS::ApiGateway::Authorizer') {
       authorizers.set(logicalId, {
-        logicalId,
         type: String(props.Type),
         identitySource: String(props.IdentitySource),
         ttlSeconds: typeof props.AuthorizerResultTtlInSeconds === 'number' ? props.AuthorizerResultTtlInSeconds : 300,
@@ -116,7 +111,6 @@ export function parseStack(template: Template, assemblyDir: string): StackAssemb
       path: resourcePath(props.ResourceId, resources),
       authorizationType: String(props.AuthorizationType ?? 'NONE'),
       ...(authorizerRef && { authorizerId: authorizerRef }),
-      apiKeyRequired: props.ApiKeyRequired === true,
       functionId: invokedFunction(integration.Uri, resources, logicalId),
     });
   }

@@ -78,10 +78,11 @@ export async function bindGateway(port: number, host = '127.0.0.1'): Promise<Bou
     async serve({ authCacheTtlSeconds, rateLimit, onFault, log }) {
       // The functions that check origins accept this gateway's own (D13): in this process for the
       // sources, in a bundle's environment when its template declares the list.
-      Object.assign(process.env, withLocalOrigins(process.env, localOrigins(boundPort)));
+      const origins = localOrigins(boundPort);
+      Object.assign(process.env, withLocalOrigins(process.env, origins));
       runtime = await startFunctionRuntime({
         log,
-        extraEnvironment: (_fn, variables) => (ALLOWED_ORIGINS_ENV in variables ? withLocalOrigins(variables, localOrigins(boundPort)) : undefined),
+        extraEnvironment: (_fn, variables) => (ALLOWED_ORIGINS_ENV in variables ? withLocalOrigins(variables, origins) : undefined),
       });
       const { routes, authorizer, handlers } = runtime;
       const gateway = createLocalGateway({

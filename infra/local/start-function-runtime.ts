@@ -8,7 +8,7 @@
  * for all its files), else synthesizes the local stage or reuses the synthesis of the same sources.
  */
 import { IDEMPOTENCY_TTL_ENV } from '#shared/store/idempotency-ttl';
-import { tableSpecs, type TableId } from '#shared/store/table-specs';
+import { allTableSpecs, type TableId } from '#shared/store/table-specs';
 import { stackName } from '../stack-names.ts';
 import { LOCAL_STAGE } from './build-proxy-event.ts';
 import { startBundleRuntime } from './bundle-runtime.ts';
@@ -63,7 +63,7 @@ export async function startFunctionRuntime(options: StartFunctionRuntimeOptions 
   if (node.warning) log.line('warn', `cxm: ${node.warning}`);
   const stage = LOCAL_STAGE;
   const assemblyDir = process.env.CXM_ASSEMBLY_DIR || (await ensureLocalAssembly(stage, (line) => log.line('info', `cxm: ${line}`))).dir;
-  const tables = Object.fromEntries(Object.values(tableSpecs).map((spec) => [spec.id, required(spec.envVar)])) as Record<TableId, string>;
+  const tables = Object.fromEntries(allTableSpecs.map((spec) => [spec.id, required(spec.envVar)])) as Record<TableId, string>;
   const overrides = Object.fromEntries(PASSED_THROUGH.flatMap((name) => (process.env[name] === undefined ? [] : [[name, process.env[name]!]])));
   return startBundleRuntime({
     assemblyDir,

@@ -35,6 +35,11 @@ export interface ApiResult {
   headers?: Record<string, string>;
 }
 
+/** The body text a result goes out with: what the chain sends, and what a keyed write records. */
+export function resultBodyText(result: ApiResult): string {
+  return result.bodyText ?? (result.body === undefined ? '' : JSON.stringify(result.body));
+}
+
 /** The proxy event as the chain enriches it, step by step. */
 export interface ChainEvent extends APIGatewayProxyEvent {
   cxm?: {

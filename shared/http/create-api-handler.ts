@@ -9,7 +9,7 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyResult, Context } from 'aws-lambda';
 import { routeById } from '#shared/routes';
-import type { ApiRequest, ApiResult, ChainEvent } from './api-types.ts';
+import { resultBodyText, type ApiRequest, type ApiResult, type ChainEvent } from './api-types.ts';
 import { addResponseHeaders } from './add-response-headers.ts';
 import { authorizeRequest } from './authorize-request.ts';
 import { flushMetrics } from './flush-metrics.ts';
@@ -75,7 +75,7 @@ export function createApiHandler<Body>(validators: RouteValidators, run: (reques
       return {
         statusCode: result.status,
         headers: result.headers,
-        body: result.bodyText ?? (result.body === undefined ? '' : JSON.stringify(result.body)),
+        body: resultBodyText(result),
       };
     }) as ApiHandler;
 }

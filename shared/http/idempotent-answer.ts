@@ -7,7 +7,7 @@ import type { IdempotencyClaim, IdempotencyRecord } from '#shared/domain/idempot
 import { recordedHeaders } from '#shared/domain/idempotency/recorded-response';
 import type { IdempotencyLedger, RecordRequest } from '#shared/store/idempotency-ledger';
 import { idempotencyKeyReused } from './api-error.ts';
-import type { ApiResult } from './api-types.ts';
+import { resultBodyText, type ApiResult } from './api-types.ts';
 
 export const REPLAYED_HEADER = 'Idempotent-Replayed';
 
@@ -23,8 +23,8 @@ export function recordAnswer<Written>(
     claim,
     response: (written) => {
       const result = answer(written);
-      // The very text createApiHandler sends, so a replay is byte for byte the first answer.
-      return { status: result.status, bodyText: result.bodyText ?? JSON.stringify(result.body), headers: recordedHeaders(result.headers) };
+      // The very text the chain sends, so a replay is byte for byte the first answer.
+      return { status: result.status, bodyText: resultBodyText(result), headers: recordedHeaders(result.headers) };
     },
   };
 }

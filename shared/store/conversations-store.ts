@@ -11,7 +11,8 @@ import type { IdempotencyRecord } from '#shared/domain/idempotency/recorded-resp
 import type { Conversation } from '#shared/domain/notes/conversation';
 import { explainNoteRejection, type NoteRejection } from '#shared/domain/notes/explain-note-rejection';
 import { tenantKey } from './composite-key.ts';
-import type { RecordRequest } from './idempotency-ledger.ts';
+import { busyReason } from './busy-cancellation.ts';
+import { recordLookupOnce, type RecordRequest } from './idempotency-ledger.ts';
 import { StoreUnavailableError } from './store-unavailable-error.ts';
 
 const CONVERSATION_SK = 'CONVERSATION';
@@ -78,9 +79,6 @@ function toConversation(item: Record<string, unknown>): Conversation {
   };
 }
 
-/** Cancellation codes that mean "busy, try again later" rather than "refused". */
-const CAPACITY_CODES = new Set(['ThrottlingError', 'ProvisionedThroughputExceeded', 'RequestLimitExceeded']);
-
 const backoff = (attempt: number) =>
   new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(400, 25 * 2 ** attempt)));
 
@@ -90,7 +88,7 @@ export function createConversationsStore(client: DynamoDBDocumentClient, table: 
       const pk = tenantKey(tenantId, conversationId);
       if (pk === undefined) return { kind: 'rejected', rejection: explainNoteRejection(undefined, now.getTime())! };
       // A note's answer does not depend on the write: it is the same on every attempt.
-      let lookedUp = false;
+      const concurrentRecord = recordLookupOnce(tenantId, record);
       const recordItem = record && ((nowMs: number) => record.ledger.recordItem(tenantId, record.claim, record.response(), nowMs));
       for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
         // Past the deadline the caller has answered 504 already: a later commit would surprise it.
@@ -151,14 +149,11 @@ export function createConversationsStore(client: DynamoDBDocumentClient, table: 
             const rejection = explainNoteRejection(check.Item ? toConversation(unmarshall(check.Item)) : undefined, nowMs);
             if (rejection) return { kind: 'rejected', rejection };
             // The conversation accepts notes again (it changed after the check): try again.
-          } else if (![check?.Code, put?.Code, claim?.Code].some((code) => code === 'TransactionConflict' || CAPACITY_CODES.has(code ?? ''))) {
+          } else {
+            const busy = busyReason([check?.Code, put?.Code, claim?.Code]);
             // A validation or size failure will not pass on a retry: a fault, not a refusal.
-            throw error;
-          } else if (record && !lookedUp && [check?.Code, put?.Code, claim?.Code].includes('TransactionConflict')) {
-            // Concurrent requests with one key conflict on its record until one commits: one
-            // consistent read tells this one to replay instead of contending again.
-            lookedUp = true;
-            const found = await record.ledger.find(tenantId, record.claim.key);
+            if (!busy) throw error;
+            const found = busy.conflict ? await concurrentRecord() : undefined;
             if (found) return { kind: 'recorded', record: found };
           }
           await backoff(attempt);

@@ -21,7 +21,8 @@ import { newEntityTag, preconditionsHold, type Preconditions } from '#shared/dom
 import type { JsonObject } from '#shared/domain/documents/json-value';
 import type { IdempotencyRecord } from '#shared/domain/idempotency/recorded-response';
 import { tenantKey } from './composite-key.ts';
-import type { RecordRequest } from './idempotency-ledger.ts';
+import { recordLookupOnce, type RecordRequest } from './idempotency-ledger.ts';
+import { busyReason } from './busy-cancellation.ts';
 import { allOf, etagOf, preconditionExpression } from './precondition-expression.ts';
 import { StoreUnavailableError } from './store-unavailable-error.ts';
 
@@ -100,9 +101,6 @@ export interface DocumentsStore {
 /** An update as a transaction takes it; the single-item command takes it too. */
 type UpdateCommandInput = NonNullable<NonNullable<TransactWriteCommandInput['TransactItems']>[number]['Update']>;
 
-/** Cancellation codes that mean "busy, try again" rather than "refused". */
-const RETRYABLE_CODES = new Set(['TransactionConflict', 'ThrottlingError', 'ProvisionedThroughputExceeded', 'RequestLimitExceeded']);
-
 /** An update's condition joined with a precondition's, attribute names and values merged. */
 function withPrecondition(update: UpdateCommandInput, preconditions: Preconditions, extra?: string): UpdateCommandInput {
   const precondition = preconditionExpression(preconditions);
@@ -134,23 +132,10 @@ function refusalOf(error: unknown, ledger?: RecordRequest<unknown>['ledger']): R
     const held = ledger?.heldBy(claim);
     if (held) return { kind: 'held', record: held };
     if (write?.Code === 'ConditionalCheckFailed') return { kind: 'refused', item: write.Item && unmarshall(write.Item) };
-    const codes = [write?.Code, claim?.Code];
-    if (codes.some((code) => RETRYABLE_CODES.has(code ?? ''))) return { kind: 'busy', conflict: codes.includes('TransactionConflict') };
+    const busy = busyReason([write?.Code, claim?.Code]);
+    if (busy) return { kind: 'busy', ...busy };
   }
   throw error;
-}
-
-/**
- * Concurrent requests with one key keep conflicting on its record until one commits; after a
- * conflict, one consistent read of the record tells a loser to replay instead of trying again.
- */
-function lookupOnce(tenantId: string, record: RecordRequest<never> | undefined): () => Promise<IdempotencyRecord | undefined> {
-  let looked = false;
-  return async () => {
-    if (!record || looked) return undefined;
-    looked = true;
-    return record.ledger.find(tenantId, record.claim.key);
-  };
 }
 
 const abandoned = (what: string, cause?: unknown) => new StoreUnavailableError(`${what} abandoned at the deadline`, { cause });
@@ -256,7 +241,7 @@ export function createDocumentsStore(client: DynamoDBDocumentClient, table: stri
       // the document exists, and learns from a refusal when the guess was wrong. Documents are
       // never deleted, so the guess is corrected at most once, and If-None-Match: * knows already.
       let exists = preconditions.ifNoneMatch !== '*';
-      const concurrentRecord = lookupOnce(tenantId, record);
+      const concurrentRecord = recordLookupOnce(tenantId, record);
       for (let attempt = 0; attempt < MAX_REPLACE_ATTEMPTS; attempt++) {
         if (signal?.aborted) throw abandoned(`replace of ${docId}`);
         const created = !exists;
@@ -298,7 +283,7 @@ export function createDocumentsStore(client: DynamoDBDocumentClient, table: stri
       const k = key(tenantId, collection, docId);
       const { Item } = k ? await client.send(new GetCommand({ TableName: table, Key: k, ConsistentRead: true })) : { Item: undefined };
       let current = Item;
-      const concurrentRecord = lookupOnce(tenantId, record);
+      const concurrentRecord = recordLookupOnce(tenantId, record);
       for (let attempt = 0; attempt < MAX_UPDATE_ATTEMPTS; attempt++) {
         if (!current) {
           // A committed merge leaves its document behind (documents are never deleted), so a key

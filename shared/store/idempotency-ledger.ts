@@ -91,3 +91,17 @@ export function createIdempotencyLedger(client: DynamoDBDocumentClient, table: s
 
 /** This function's ledger, bound to its table and TTL at cold start (a bad setting fails loudly there). */
 export const idempotencyLedger = () => createIdempotencyLedger(documentClient(), tableName('idempotency'), idempotencyTtlMs());
+
+/**
+ * Concurrent requests with one key keep conflicting on its record until one commits; after a
+ * conflict, one consistent read of the record tells a loser to replay instead of trying again.
+ * Reads at most once per request (the rest of the budget is retries of the write).
+ */
+export function recordLookupOnce(tenantId: string, record: RecordRequest<never> | undefined): () => Promise<IdempotencyRecord | undefined> {
+  let looked = false;
+  return async () => {
+    if (!record || looked) return undefined;
+    looked = true;
+    return record.ledger.find(tenantId, record.claim.key);
+  };
+}

@@ -76,7 +76,7 @@ interface BundleSource {
 export const BASELINE_ENTRY = 'test/bench/baseline-handler.ts';
 export const VALIDATORS_PROBE = 'baseline + validators';
 
-function sources(): BundleSource[] {
+function sources(withPeers: boolean): BundleSource[] {
   return [
     { name: 'baseline', kind: 'baseline', entry: BASELINE_ENTRY },
     {
@@ -91,7 +91,8 @@ export const validatorCount = Object.keys(validators).length;`,
     ...routes.map((route): BundleSource => ({ name: route.id, kind: route.id === 'mcpBots' ? 'mcp' : 'api', entry: route.handler })),
     { name: OPENAPI_DOCUMENT_OPERATION, kind: 'api', entry: OPENAPI_DOCUMENT_HANDLER },
     { name: 'reportingIndexer', kind: 'stream', entry: INDEXER_HANDLER },
-    ...PEER_HANDLERS.map((peer): BundleSource => ({ name: peer.name, kind: 'peer', entry: peer.entry, packages: peer.packages })),
+    // Peers are measured by the cold-start section only.
+    ...(withPeers ? PEER_HANDLERS.map((peer): BundleSource => ({ name: peer.name, kind: 'peer', entry: peer.entry, packages: peer.packages })) : []),
   ];
 }
 
@@ -120,10 +121,13 @@ function describe(metafile: Metafile): { bytes: number; contents: Record<string,
 }
 
 /** Builds every bundle into a new temporary directory (the caller removes it). */
-export async function buildBundles(outdir = mkdtempSync(join(tmpdir(), 'cxm-bench-'))): Promise<{ outdir: string; bundles: BuiltBundle[] }> {
+export async function buildBundles(
+  outdir = mkdtempSync(join(tmpdir(), 'cxm-bench-')),
+  { peers = true }: { peers?: boolean } = {},
+): Promise<{ outdir: string; bundles: BuiltBundle[] }> {
   const options = lambdaEsbuildOptions();
   const bundles = await Promise.all(
-    sources().map(async (source, index): Promise<BuiltBundle> => {
+    sources(peers).map(async (source, index): Promise<BuiltBundle> => {
       const file = join(outdir, `${String(index).padStart(2, '0')}-${source.name.replace(/\W+/g, '-')}.mjs`);
       const result = await build({
         ...options,

@@ -23,7 +23,6 @@ import { encodeCaller } from '#shared/auth/authorizer-context';
 import { routeById } from '#shared/routes';
 import { allTableSpecs } from '#shared/store/table-specs';
 import { buildProxyEvent } from '#infra/local/build-proxy-event';
-import type { LambdaNode } from '#infra/local/lambda-node';
 import { atMost, median, pairedRatio, round, type Goal } from './bench-stats.ts';
 import { withPeerStandings } from './compare-peers.ts';
 import type { BuiltBundle, BundleKind } from './measure-bundles.ts';
@@ -159,7 +158,7 @@ export interface ColdStartReport {
 export async function measureColdStart(
   bundles: readonly BuiltBundle[],
   runs: number,
-  node: Pick<LambdaNode, 'execPath'>,
+  nodePath: string,
   progress: (message: string) => void,
 ): Promise<ColdStartReport> {
   const baseline = bundles.find((bundle) => bundle.kind === 'baseline')!;
@@ -169,14 +168,14 @@ export async function measureColdStart(
   const samples = new Map(measured.map((bundle) => [bundle.name, { own: [] as Sample[], baseline: [] as Timing[] }]));
   const baselineAll: Timing[] = [];
   // One throwaway import warms the file cache, so the first pair does not pay for the disk.
-  await importOnce(node.execPath, baseline.file, environment);
+  await importOnce(nodePath, baseline.file, environment);
   for (let round_ = 0; round_ < runs; round_++) {
     progress(`cold start: round ${round_ + 1} of ${runs}`);
     // A different function goes first each round, so none always follows the same neighbour.
     const order = measured.map((_, i) => measured[(i + round_) % measured.length]!);
     for (const bundle of order) {
-      const base = await importOnce(node.execPath, baseline.file, environment);
-      const own = await importOnce(node.execPath, bundle.file, bundle.kind === 'mcp' ? mcpEnvironment : environment);
+      const base = await importOnce(nodePath, baseline.file, environment);
+      const own = await importOnce(nodePath, bundle.file, bundle.kind === 'mcp' ? mcpEnvironment : environment);
       const entry = samples.get(bundle.name)!;
       entry.baseline.push(base.init);
       entry.own.push(own);

@@ -7,21 +7,16 @@ import { peerStandings } from './compare-peers.ts';
 import type { AuthorizerReadsFigures } from './measure-authorizer-reads.ts';
 import type { BundlesReport } from './measure-bundles.ts';
 import type { ColdStartEntry, ColdStartReport } from './measure-cold-start.ts';
+import type { LambdaNode } from '#infra/local/lambda-node';
 import type { PaginationFigures } from './measure-pagination.ts';
 import type { ThroughputReport } from './measure-throughput.ts';
 import type { WarmOverheadReport } from './measure-warm-overhead.ts';
 
 /** Which Node measured what: the sections' figures depend on its version. */
-export interface BenchNode {
-  /** The Node of the measured processes (cold-start imports, the warm-overhead process): Lambda's, `v24.21.0`, when pinned. */
-  version: string;
-  /** False when Lambda's pinned Node is not installed and the bench's own Node stood in. */
-  pinned: boolean;
+export type BenchNode = Omit<LambdaNode, 'execPath'> & {
   /** The bench's own Node, which runs the pagination section and the throughput servers. */
   benchVersion: string;
-  /** Set when not pinned: what is missing. */
-  warning?: string;
-}
+};
 
 /** The five figures of issue 6, and the Node that measured them; a section left out with `--only` is null. */
 export interface BenchReport {

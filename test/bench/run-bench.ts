@@ -139,11 +139,11 @@ async function main(): Promise<number> {
   try {
     if (sections.has('bundles') || sections.has('coldStart')) {
       progress('building every function bundle and the baseline');
-      const { outdir, bundles } = await buildBundles();
+      const { outdir, bundles } = await buildBundles(undefined, { peers: sections.has('coldStart') });
       resources.dir(outdir);
       report.bundles = bundlesReport(bundles);
       // Before DynamoDB Local starts: a JVM warming up would weigh on every import.
-      if (sections.has('coldStart')) report.coldStart = await measureColdStart(bundles, sizes.coldStartRuns, node, progress);
+      if (sections.has('coldStart')) report.coldStart = await measureColdStart(bundles, sizes.coldStartRuns, node.execPath, progress);
       if (!sections.has('bundles')) report.bundles = null;
     }
     if (!['warmOverhead', 'throughput', 'pagination'].some((name) => sections.has(name as Section))) return print(report, options.json);

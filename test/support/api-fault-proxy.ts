@@ -66,22 +66,26 @@ export async function startApiFaultProxy(target: string): Promise<ApiFaultProxy>
       });
     });
 
+  /** The first rule whose path part the request's path contains. */
+  const ruleFor = (rules: Map<string, unknown>, path: string) => [...rules.keys()].find((part) => path.includes(part));
+
   const server = createServer((req, res) => {
     const path = req.url ?? '/';
-    const drop = [...drops.keys()].find((part) => path.includes(part));
+    const drop = ruleFor(drops, path);
     if (drop !== undefined) {
       const dropped = drops.get(drop)!;
       // One response only: the client's retry must get through.
       drops.delete(drop);
       return forwardAndDrop(req, res, dropped);
     }
-    const hold = [...holds.keys()].find((part) => path.includes(part));
+    const hold = ruleFor(holds, path);
     if (hold !== undefined) {
       held.push(res);
       holds.get(hold)!();
       return;
     }
-    const canned = [...answers.entries()].find(([part]) => path.includes(part))?.[1];
+    const part = ruleFor(answers, path);
+    const canned = part === undefined ? undefined : answers.get(part);
     if (!canned) return forward(req, res);
     req.resume();
     res.writeHead(canned.status, { 'Content-Type': 'application/json; charset=utf-8', 'X-Request-Id': 'fault-proxy' });

@@ -24,21 +24,20 @@ export async function startFakeCloudFormation(stacks: Record<string, Record<stri
     req.on('data', (chunk: Buffer) => (body += chunk.toString()));
     req.on('end', () => {
       const form = new URLSearchParams(body);
+      const errorXml = (code: string, message: string) =>
+        `<ErrorResponse xmlns="${NAMESPACE}"><Error><Type>Sender</Type><Code>${code}</Code><Message>${message}</Message></Error><RequestId>fake</RequestId></ErrorResponse>`;
       const reply = (status: number, xml: string) => {
         res.writeHead(status, { 'Content-Type': 'text/xml' });
         res.end(`<?xml version="1.0" encoding="UTF-8"?>\n${xml}`);
       };
       if (form.get('Action') !== 'DescribeStacks') {
-        return reply(400, `<ErrorResponse xmlns="${NAMESPACE}"><Error><Type>Sender</Type><Code>InvalidAction</Code><Message>the fake knows only DescribeStacks</Message></Error><RequestId>fake</RequestId></ErrorResponse>`);
+        return reply(400, errorXml('InvalidAction', 'the fake knows only DescribeStacks'));
       }
       const name = form.get('StackName') ?? '';
       calls.push(name);
       const outputs = stacks[name];
       if (!outputs) {
-        return reply(
-          400,
-          `<ErrorResponse xmlns="${NAMESPACE}"><Error><Type>Sender</Type><Code>ValidationError</Code><Message>Stack with id ${escapeXml(name)} does not exist</Message></Error><RequestId>fake</RequestId></ErrorResponse>`,
-        );
+        return reply(400, errorXml('ValidationError', `Stack with id ${escapeXml(name)} does not exist`));
       }
       const members = Object.entries(outputs)
         .map(([key, value]) => `<member><OutputKey>${escapeXml(key)}</OutputKey><OutputValue>${escapeXml(value)}</OutputValue></member>`)

@@ -10,6 +10,7 @@
 import type {} from 'vitest';
 import type { TestProject } from 'vitest/node';
 import { createTables, startDynamoDbLocal, type DynamoDbLocal } from '#infra/local/dynamodb-local';
+import { functionRuntimeKind } from '#infra/local/function-runtime';
 import { LOCAL_STAGE } from '#infra/local/build-proxy-event';
 import { ensureLocalAssembly } from '#infra/local/local-assembly';
 import type { TableId } from '#shared/store/table-specs';
@@ -43,7 +44,7 @@ export async function setup(project: TestProject): Promise<void> {
     const tables = (await createTables(local.endpoint, 'test')) as Record<TableId, string>;
     return { local, fixture: { endpoint: local.endpoint, tables } };
   })();
-  const bundles = project.config.env?.CXM_RUNTIME === 'bundles';
+  const bundles = functionRuntimeKind(project.config.env?.CXM_RUNTIME) === 'bundles';
   if (bundles) shared.assembly ??= ensureLocalAssembly(LOCAL_STAGE, (line) => console.log(`global setup: ${line}`)).then((assembly) => assembly.dir);
   try {
     const [{ fixture }, assemblyDir] = await Promise.all([shared.dynamo, bundles ? shared.assembly! : Promise.resolve('')]);

@@ -130,7 +130,6 @@ export function routeMethods(route: RouteSpec): HttpMethod[] {
   return [route.method, ...(route.otherMethods ?? [])];
 }
 
-
 /** The fixture's request for `method` on `tenantId`'s path. */
 export function fixtureCall(route: RouteSpec, tenantId: string, method: HttpMethod, caseId: string): RouteCall {
   const fixture = fixtureOf(route);

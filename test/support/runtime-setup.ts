@@ -3,5 +3,6 @@
  * one synthesis (global-setup.ts) instead of synthesizing their own.
  */
 import { inject } from 'vitest';
+import { inBundleRuntime } from './runtime.ts';
 
-if (process.env.CXM_RUNTIME === 'bundles') process.env.CXM_ASSEMBLY_DIR = inject('assemblyDir');
+if (inBundleRuntime) process.env.CXM_ASSEMBLY_DIR = inject('assemblyDir');

@@ -4,7 +4,7 @@
  * held to these by test/integration/document-preconditions.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { formatEntityTag, isNotModified, newEntityTag, parseTagCondition, preconditionsHold } from '#shared/domain/documents/entity-tags';
+import { formatEntityTag, newEntityTag, parseTagCondition, preconditionsHold } from '#shared/domain/documents/entity-tags';
 
 describe('parseTagCondition', () => {
   it.each([
@@ -60,12 +60,12 @@ describe('preconditionsHold', () => {
   });
 });
 
-describe('isNotModified', () => {
-  it('is a weak match of If-None-Match, or *', () => {
-    expect(isNotModified('x', [{ opaque: 'x', weak: true }])).toBe(true);
-    expect(isNotModified('x', '*')).toBe(true);
-    expect(isNotModified('x', [{ opaque: 'y', weak: false }])).toBe(false);
-    expect(isNotModified('x', undefined)).toBe(false);
+describe('If-None-Match on a GET (304 when it fails)', () => {
+  it('fails on a weak match, or *', () => {
+    expect(preconditionsHold('x', { ifNoneMatch: [{ opaque: 'x', weak: true }] })).toBe(false);
+    expect(preconditionsHold('x', { ifNoneMatch: '*' })).toBe(false);
+    expect(preconditionsHold('x', { ifNoneMatch: [{ opaque: 'y', weak: false }] })).toBe(true);
+    expect(preconditionsHold('x', { ifNoneMatch: undefined })).toBe(true);
   });
 });
 

@@ -68,11 +68,3 @@ export function preconditionsHold(current: string | undefined, preconditions: Pr
   if (ifNoneMatch !== undefined && current !== undefined && (ifNoneMatch === '*' || weakMatch(current, ifNoneMatch))) return false;
   return true;
 }
-
-/** A GET whose If-None-Match matches the current tag is answered 304 Not Modified. */
-export function isNotModified(current: string, ifNoneMatch: TagCondition | undefined): boolean {
-  return ifNoneMatch !== undefined && (ifNoneMatch === '*' || weakMatch(current, ifNoneMatch));
-}
-
-export const hasPreconditions = (preconditions: Preconditions) =>
-  preconditions.ifMatch !== undefined || preconditions.ifNoneMatch !== undefined;
