@@ -78,6 +78,24 @@ function spawnJava(command: string, options: Omit<Parameters<typeof spawn>[0] & 
 export const LOCAL_REGION = 'us-east-1';
 export const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 
+/**
+ * DynamoDB Local answers a TransactWriteItems before its SQLite COMMIT has run: the commit is only
+ * queued on its single database thread (SQLiteDBAccess.commitTransaction enqueues the job without
+ * waiting for it). A stop in that window loses a write the client was told had succeeded. Every
+ * read waits its turn on that same thread, so one answered ListTables means every transaction
+ * acknowledged before it has committed. Bounded: a store that does not answer is stopped anyway.
+ */
+async function drainCommits(endpoint: string): Promise<void> {
+  const client = new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, maxAttempts: 1 });
+  try {
+    await client.send(new ListTablesCommand({ Limit: 1 }), { abortSignal: AbortSignal.timeout(5_000) });
+  } catch {
+    // Not answering (hung, or already going): nothing more can be saved by waiting.
+  } finally {
+    client.destroy();
+  }
+}
+
 export async function startDynamoDbLocal(options: { dataDir?: string; port?: number }): Promise<DynamoDbLocal> {
   const command = javaCommand();
   checkJava(command);
@@ -117,6 +135,7 @@ export async function startDynamoDbLocal(options: { dataDir?: string; port?: num
     },
     stop: async () => {
       if (child.exitCode !== null || child.signalCode !== null) return;
+      await drainCommits(endpoint);
       child.kill('SIGTERM');
       // A JVM slow to exit on a loaded machine must still get to close its database: a SIGKILL
       // could cost the last acknowledged writes. Only a hung one is killed.
