@@ -27,6 +27,7 @@ import { addOpenApiDocument } from './api-docs.ts';
 import { ApiFunction } from './api-function.ts';
 import type { SpecTable } from './data.ts';
 import { addGatewayResponses } from './gateway-responses.ts';
+import { REPORTING_BACKEND_ENV, reportingBackendDefine, type ReportingBackend } from './reporting-backend-bundling.ts';
 import type { ReportingSearch } from './search.ts';
 
 /** How a function learns where its secret is (shared/http/cursor-secret.ts reads it). */
@@ -107,11 +108,13 @@ export class Api extends Construct {
     const routeFunctions = new Map<string, ApiFunction>();
     const routeSpecs: readonly RouteSpec[] = routes;
     for (const route of routeSpecs) {
+      const backend: ReportingBackend = search ? 'opensearch' : 'dynamodb';
       const fn = new ApiFunction(this, `${route.id}Function`, {
         entry: route.handler,
         functionName: `cxm-${stage}-${route.id}`,
         description: `${route.method} ${route.path}`,
         config,
+        ...(route.reportingIndex && { bundling: { define: reportingBackendDefine(backend) } }),
       });
       for (const [tableId, access] of Object.entries(route.tables) as [TableId, TableAccess][]) {
         // A list reading OpenSearch never touches the reporting table.
@@ -119,7 +122,7 @@ export class Api extends Construct {
         fn.bindTable(tables[tableId], access);
       }
       if (route.reportingIndex) {
-        fn.addEnvironment('CXM_REPORTING_BACKEND', search ? 'opensearch' : 'dynamodb');
+        fn.addEnvironment(REPORTING_BACKEND_ENV, backend);
         if (search) {
           fn.addEnvironment('CXM_OPENSEARCH_ENDPOINT', `https://${search.domain.domainEndpoint}`);
           fn.addEnvironment('CXM_OPENSEARCH_INDEX_PREFIX', search.indexPrefix);

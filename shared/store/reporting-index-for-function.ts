@@ -2,7 +2,10 @@
  * The reporting index of this function, chosen by its stage (CXM_REPORTING_BACKEND, set by CDK):
  * OpenSearch where the stage has a domain, else the reporting table's window index (the local
  * default). Bound at cold start. The OpenSearch adapter is imported only on its own branch, so a
- * DynamoDB stage never initialises the OpenSearch client and its signer.
+ * DynamoDB stage never initialises the OpenSearch client and its signer; and a deployed bundle has
+ * the variable compiled in (infra/constructs/reporting-backend-bundling.ts), so esbuild leaves the
+ * other backend's branch and modules out of it. The variable is read in each test, not copied to
+ * a local, so that the compiled-in constant folds there.
  */
 import { createDynamoReportingIndex } from './dynamo-reporting-index.ts';
 import { documentClient } from './dynamo-client.ts';
@@ -10,8 +13,7 @@ import type { ReportingIndex } from './reporting-index.ts';
 import { tableName } from './table-name.ts';
 
 export async function reportingIndex(): Promise<ReportingIndex> {
-  const backend = process.env.CXM_REPORTING_BACKEND ?? 'dynamodb';
-  if (backend === 'opensearch') {
+  if (process.env.CXM_REPORTING_BACKEND === 'opensearch') {
     const [{ opensearchSettings }, { createOpenSearchClient }, { createOpenSearchReportingIndex }] = await Promise.all([
       import('./opensearch-settings.ts'),
       import('./opensearch-client.ts'),
@@ -20,6 +22,7 @@ export async function reportingIndex(): Promise<ReportingIndex> {
     const settings = opensearchSettings();
     return createOpenSearchReportingIndex(createOpenSearchClient({ endpoint: settings.endpoint }), settings.indexPrefix);
   }
+  const backend = process.env.CXM_REPORTING_BACKEND ?? 'dynamodb';
   if (backend !== 'dynamodb') throw new Error(`CXM_REPORTING_BACKEND must be opensearch or dynamodb, not ${backend}`);
   return createDynamoReportingIndex(documentClient(), tableName('reporting'));
 }

@@ -7,7 +7,7 @@
 import type { ColdStartEntry, ColdStartReport } from './measure-cold-start.ts';
 
 /** Our functions that answer requests through API Gateway; the stream indexer and the probe do not. */
-const COMPARED_KINDS: ReadonlySet<ColdStartEntry['kind']> = new Set(['api', 'mcp', 'authorizer']);
+const COMPARED_KINDS: ReadonlySet<ColdStartEntry['kind']> = new Set(['api', 'reporting-opensearch', 'mcp', 'authorizer']);
 
 /** The rows, with `aheadOfPeers` set on each compared function when any peer was measured. */
 export function withPeerStandings(entries: readonly ColdStartEntry[]): ColdStartEntry[] {

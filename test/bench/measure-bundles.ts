@@ -13,12 +13,13 @@ import { LAMBDA_BUNDLING, LAMBDA_RUNTIME } from '#infra/constructs/api-function'
 import { OPENAPI_DOCUMENT_HANDLER, OPENAPI_DOCUMENT_OPERATION } from '#infra/constructs/api-docs';
 import { INDEXER_HANDLER } from '#infra/constructs/indexer';
 import { PROJECT_ROOT } from '#infra/project-root';
-import { AUTHORIZER_HANDLER, routes } from '#shared/routes';
+import { REPORTING_BACKEND_ENV, reportingBackendDefine } from '#infra/constructs/reporting-backend-bundling';
+import { AUTHORIZER_HANDLER, routes, type RouteSpec } from '#shared/routes';
 import { round } from './bench-stats.ts';
 import { PEER_HANDLERS } from './peers/peer-handlers.ts';
 
 /** What a bundle serves, which decides its cold-start goal. */
-export type BundleKind = 'baseline' | 'probe' | 'api' | 'mcp' | 'authorizer' | 'stream' | 'peer';
+export type BundleKind = 'baseline' | 'probe' | 'api' | 'reporting-opensearch' | 'mcp' | 'authorizer' | 'stream' | 'peer';
 
 export interface BuiltBundle {
   name: string;
@@ -33,6 +34,8 @@ export interface BuiltBundle {
   validatorBytes: number;
   /** Peers only: the framework packages it adds, with their installed versions. */
   packages?: Record<string, string>;
+  /** What the function's environment adds to the bench's (a stage setting the bundle was built for). */
+  environment?: Record<string, string>;
 }
 
 export interface BundlesReport {
@@ -71,6 +74,26 @@ interface BundleSource {
   /** Generated entry source (TypeScript, resolved from the project root) instead of a file. */
   contents?: string;
   packages?: readonly string[];
+  /** Compiled-in settings, as the stack gives this function (esbuild `define`). */
+  define?: Record<string, string>;
+  environment?: Record<string, string>;
+}
+
+/**
+ * A reporting list is built once per backend, as a stage of each kind deploys it
+ * (infra/constructs/reporting-backend-bundling.ts): under its own name for a DynamoDB stage, and
+ * again for a stage with a search domain.
+ */
+function routeSources(route: RouteSpec): BundleSource[] {
+  const kind = route.id === 'mcpBots' ? 'mcp' : 'api';
+  if (!route.reportingIndex) return [{ name: route.id, kind, entry: route.handler }];
+  return (['dynamodb', 'opensearch'] as const).map((backend) => ({
+    name: backend === 'dynamodb' ? route.id : `${route.id} (OpenSearch stage)`,
+    kind: backend === 'dynamodb' ? kind : 'reporting-opensearch',
+    entry: route.handler,
+    define: reportingBackendDefine(backend),
+    environment: { [REPORTING_BACKEND_ENV]: backend },
+  }));
 }
 
 export const BASELINE_ENTRY = 'test/bench/baseline-handler.ts';
@@ -88,7 +111,7 @@ import * as validators from '#shared/schemas/validators.generated';
 export const validatorCount = Object.keys(validators).length;`,
     },
     { name: 'authorizer', kind: 'authorizer', entry: AUTHORIZER_HANDLER },
-    ...routes.map((route): BundleSource => ({ name: route.id, kind: route.id === 'mcpBots' ? 'mcp' : 'api', entry: route.handler })),
+    ...(routes as readonly RouteSpec[]).flatMap(routeSources),
     { name: OPENAPI_DOCUMENT_OPERATION, kind: 'api', entry: OPENAPI_DOCUMENT_HANDLER },
     { name: 'reportingIndexer', kind: 'stream', entry: INDEXER_HANDLER },
     // Peers are measured by the cold-start section only.
@@ -133,12 +156,14 @@ export async function buildBundles(
         ...options,
         outfile: file,
         absWorkingDir: PROJECT_ROOT,
+        ...(source.define && { define: source.define }),
         ...(source.contents === undefined
           ? { entryPoints: [join(PROJECT_ROOT, source.entry)] }
           : { stdin: { contents: source.contents, loader: 'ts', resolveDir: PROJECT_ROOT, sourcefile: `${source.name}.ts` } }),
       });
       const built: BuiltBundle = { name: source.name, kind: source.kind, entry: source.entry, file, ...describe(result.metafile!) };
       if (source.packages) built.packages = installedVersions(source.packages);
+      if (source.environment) built.environment = source.environment;
       return built;
     }),
   );

@@ -32,6 +32,8 @@ interface Bundle {
 }
 
 const run = promisify(execFile);
+/** In the OpenSearch client's user agent, so in any bundle that carries the client. */
+const OPENSEARCH_CLIENT_MARK = 'opensearch-js/';
 const config = stageConfig('dev');
 
 let outdir: string;
@@ -113,6 +115,16 @@ describe('built bundles', () => {
   it('each imports in a fresh node with only its own environment', async () => {
     for (const bundle of bundles) {
       await expect(importBundle(bundle.file, bundle.environment), bundle.functionName).resolves.toBeDefined();
+    }
+  });
+
+  it("a reporting list is built for its stage's backend: this stage has a search domain, so its lists carry the OpenSearch client", () => {
+    // test/integration/bundle-wiring.test.ts checks the other side on the local (DynamoDB) stage.
+    const lists = bundles.filter((bundle) => bundle.environment.CXM_REPORTING_BACKEND !== undefined);
+    expect(lists.map((bundle) => bundle.functionName).sort()).toEqual([`cxm-${config.stage}-listAssistantConversations`, `cxm-${config.stage}-listVocConversations`]);
+    for (const list of lists) {
+      expect(list.environment.CXM_REPORTING_BACKEND).toBe('opensearch');
+      expect(readFileSync(list.file, 'utf8')).toContain(OPENSEARCH_CLIENT_MARK);
     }
   });
 

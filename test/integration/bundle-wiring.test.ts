@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { bindGateway, type BoundGateway } from '#infra/local/serve-gateway';
 import { useLocalDynamo } from '#infra/local/use-local-dynamo';
-import type { Template } from '#infra/local/read-assembly';
+import { readStackAssembly, type Template } from '#infra/local/read-assembly';
 import { stackName } from '#infra/stack-names';
 import { LOCAL_STAGE } from '#infra/local/build-proxy-event';
 import { callApi, notePath } from '#test/support/call-api';
@@ -79,6 +79,20 @@ async function serve(assembly: string): Promise<{ gateway: BoundGateway; faults:
 }
 
 const jobPath = (jobId: string) => `/api/v1/voc/tenants/${tenant}/recording/${jobId}/status`;
+
+describe('one bundle per reporting backend', () => {
+  it("the local stage reads reporting rows from DynamoDB, so its lists' bundles leave the OpenSearch client out", () => {
+    // test/infra/bundles.test.ts checks that a stage with a search domain gets it.
+    const { functions } = readStackAssembly(assemblyDir, stackName(LOCAL_STAGE));
+    const lists = [...functions.values()].filter((fn) => fn.environment.CXM_REPORTING_BACKEND !== undefined);
+    expect(lists).toHaveLength(2);
+    for (const list of lists) {
+      expect(list.environment.CXM_REPORTING_BACKEND).toBe('dynamodb');
+      // The OpenSearch client's user agent: in every bundle that carries the client.
+      expect(readFileSync(join(list.codeDir, 'index.mjs'), 'utf8')).not.toContain('opensearch-js/');
+    }
+  });
+});
 
 describe('a wiring mistake in the template', () => {
   it('a function without its table variable fails at init: 502, and the fault names the function and the variable', async () => {
