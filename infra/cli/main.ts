@@ -4,6 +4,7 @@ import { CliError } from './cli-error.ts';
 import { ImportError } from './import-error.ts';
 import { registerImportCommand } from './import-command.ts';
 import { registerKeysCommands } from './keys-commands.ts';
+import { registerRecountCommand } from './recount-command.ts';
 import { registerSeedCommand } from './seed-command.ts';
 import { registerSmokeCommand } from './smoke-command.ts';
 
@@ -16,6 +17,7 @@ const program = new Command('cxm')
 registerKeysCommands(program);
 registerImportCommand(program);
 registerSeedCommand(program);
+registerRecountCommand(program);
 registerSmokeCommand(program);
 
 try {

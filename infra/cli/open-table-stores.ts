@@ -22,6 +22,6 @@ export function openTableStores(tables: Record<TableId, string>): TableStores {
     conversations: createConversationsStore(client, tables.conversations),
     documents: createDocumentsStore(client, tables.documents),
     vocJobs: createVocJobsStore(client, tables.vocJobs),
-    reportingRows: createReportingRowsStore(client, tables.reporting),
+    reportingRows: createReportingRowsStore(client, { rows: tables.reporting, counts: tables.reportingCounts }),
   };
 }

@@ -27,6 +27,7 @@ import { addOpenApiDocument } from './api-docs.ts';
 import { ApiFunction } from './api-function.ts';
 import type { SpecTable } from './data.ts';
 import { addGatewayResponses } from './gateway-responses.ts';
+import { DYNAMO_INDEX_TABLES } from '#shared/store/reporting-index-for-function';
 import { REPORTING_BACKEND_ENV, reportingBackendDefine, type ReportingBackend } from './reporting-backend-bundling.ts';
 import type { ReportingSearch } from './search.ts';
 
@@ -118,7 +119,7 @@ export class Api extends Construct {
       });
       for (const [tableId, access] of Object.entries(route.tables) as [TableId, TableAccess][]) {
         // A list reading OpenSearch never touches the reporting table.
-        if (route.reportingIndex && search && tableId === 'reporting') continue;
+        if (route.reportingIndex && search && DYNAMO_INDEX_TABLES.includes(tableId)) continue;
         fn.bindTable(tables[tableId], access);
       }
       if (route.reportingIndex) {

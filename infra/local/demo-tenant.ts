@@ -73,7 +73,7 @@ export async function ensureDemoTenant(home: string | undefined, now = new Date(
     conversations: createConversationsStore(client, tableName('conversations')),
     documents: createDocumentsStore(client, tableName('documents')),
     vocJobs: createVocJobsStore(client, tableName('vocJobs')),
-    reportingRows: createReportingRowsStore(client, tableName('reporting')),
+    reportingRows: createReportingRowsStore(client, { rows: tableName('reporting'), counts: tableName('reportingCounts') }),
   });
   const { key } = await issueKey(keys, {
     tenants: [DEMO_TENANT],

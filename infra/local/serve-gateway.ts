@@ -31,9 +31,10 @@ export interface BoundGateway {
   url: string;
   /**
    * Starts the functions' runtime (`CXM_RUNTIME`; the local wiring must be in the environment) and
-   * answers requests. Resolves with what serves the functions, for the banner.
+   * answers requests. Resolves with what serves the functions, for the banner, and the authorizer
+   * cache TTL in force (the bench reports it beside its authorizer figures).
    */
-  serve(options: ServeOptions): Promise<{ functions: string }>;
+  serve(options: ServeOptions): Promise<{ functions: string; authCacheTtlSeconds: number }>;
   close(): Promise<void>;
 }
 
@@ -85,11 +86,12 @@ export async function bindGateway(port: number, host = '127.0.0.1'): Promise<Bou
         extraEnvironment: (_fn, variables) => (ALLOWED_ORIGINS_ENV in variables ? withLocalOrigins(variables, origins) : undefined),
       });
       const { routes, authorizer, handlers } = runtime;
+      const ttlSeconds = authCacheTtlSeconds ?? runtime.authorizerCacheTtlSeconds ?? DEFAULT_AUTH_CACHE_TTL_SECONDS;
       const gateway = createLocalGateway({
         routes,
         authorizer,
         handlers,
-        authCacheTtlSeconds: authCacheTtlSeconds ?? runtime.authorizerCacheTtlSeconds ?? DEFAULT_AUTH_CACHE_TTL_SECONDS,
+        authCacheTtlSeconds: ttlSeconds,
         rateLimit,
         onFault,
       });
@@ -98,7 +100,7 @@ export async function bindGateway(port: number, host = '127.0.0.1'): Promise<Bou
       listener = (req, res) => {
         if (!apiDocs(req, res)) void gateway(req, res);
       };
-      return { functions: runtime.description };
+      return { functions: runtime.description, authCacheTtlSeconds: ttlSeconds };
     },
     async close() {
       await new Promise<void>((resolve) => {

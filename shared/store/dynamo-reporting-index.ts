@@ -1,13 +1,17 @@
 /**
  * The reporting lists on DynamoDB: a Query of the window index, `gsk BETWEEN pad(from) AND pad(to)`
  * (a key `pad(to)#id` sorts after `pad(to)`, so the window is exactly [from, to)); a page resumes
- * after the cursor's sort key; the total is a COUNT of the window, asked on the first page only.
+ * after the cursor's sort key. The total, asked on the first page only, comes from the list's
+ * maintained counts (count-buckets.ts): a few Queries of whole hours, days and blocks, and a COUNT
+ * of the rows in the parts of an hour at the window's edges, whatever the window's size.
  */
 import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { planWindowCount } from '#shared/domain/reporting/count-buckets';
 import { SearchUnavailableError } from './opensearch-errors.ts';
 import { ReportPageBudget } from './report-page-budget.ts';
 import type { ReportingIndex } from './reporting-index.ts';
-import { listKey, rowKey, sortKey, timeKey } from './reporting-keys.ts';
+import { countKey, listKey, rowKey, sortKey, timeKey } from './reporting-keys.ts';
+import type { ReportingTables } from './reporting-rows-store.ts';
 import { tableSpecs } from './table-specs.ts';
 
 const INDEX = tableSpecs.reporting.indexes[0]!.name;
@@ -17,13 +21,47 @@ function unavailable(error: unknown): never {
   throw new SearchUnavailableError('the reporting table could not be read', { cause: error });
 }
 
-export function createDynamoReportingIndex(client: DynamoDBDocumentClient, table: string): ReportingIndex {
+export function createDynamoReportingIndex(client: DynamoDBDocumentClient, tables: ReportingTables): ReportingIndex {
+  const table = tables.rows;
   const windowCondition = {
     IndexName: INDEX,
     KeyConditionExpression: 'gpk = :gpk AND gsk BETWEEN :from AND :to',
   };
 
-  async function count(gpk: string, from: number, to: number): Promise<number> {
+  /** The rows of one list's buckets in one run (sparse: only buckets that hold rows exist). */
+  async function sumCounts(gpk: string, fromSk: string, toSk: string): Promise<number> {
+    let total = 0;
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await client
+        .send(
+          new QueryCommand({
+            TableName: tables.counts,
+            KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+            ExpressionAttributeValues: { ':pk': gpk, ':from': fromSk, ':to': toSk },
+            ProjectionExpression: '#rows',
+            ExpressionAttributeNames: { '#rows': 'rows' },
+            ExclusiveStartKey: startKey,
+          }),
+        )
+        .catch(unavailable);
+      for (const item of page.Items ?? []) total += Number(item.rows ?? 0);
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    return total;
+  }
+
+  async function windowTotal(gpk: string, from: number, to: number): Promise<number> {
+    const { direct, runs } = planWindowCount(from, to);
+    const parts = await Promise.all([
+      ...direct.map(([low, high]) => countRows(gpk, low, high)),
+      ...runs.map((run) => sumCounts(gpk, countKey(run.level, run.first), countKey(run.level, run.last))),
+    ]);
+    return parts.reduce((sum, part) => sum + part, 0);
+  }
+
+  /** Counts the rows themselves: only ever for spans within two hours (planWindowCount). */
+  async function countRows(gpk: string, from: number, to: number): Promise<number> {
     let total = 0;
     let startKey: Record<string, unknown> | undefined;
     do {
@@ -47,7 +85,7 @@ export function createDynamoReportingIndex(client: DynamoDBDocumentClient, table
   return {
     async page({ tenantId, kind, window, after, limit, withTotal, maxBytes }) {
       const gpk = listKey(tenantId, kind);
-      const totalPromise = withTotal ? count(gpk, window.from, window.to) : undefined;
+      const totalPromise = withTotal ? windowTotal(gpk, window.from, window.to) : undefined;
       // If the page query fails first, the count is never awaited: its rejection must not be
       // left unhandled (Node ends the process for one). The page's own error is what answers.
       totalPromise?.catch(() => undefined);

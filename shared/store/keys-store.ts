@@ -55,7 +55,10 @@ function toUsageKey(value: unknown): UsageKey | undefined {
 export function createKeysStore(client: DynamoDBDocumentClient, table: string): KeysStore {
   return {
     async findByHash(keyHash) {
-      const { Item } = await client.send(new GetCommand({ TableName: table, Key: { keyHash } }));
+      // Strongly consistent: an eventually consistent read may return the record as it was before
+      // a revocation, and the authorizer cache would then keep allowing the key for a whole TTL
+      // more. Revocation must take effect within one TTL (issue 14).
+      const { Item } = await client.send(new GetCommand({ TableName: table, Key: { keyHash }, ConsistentRead: true }));
       return Item ? toStoredKey(Item) : undefined;
     },
 

@@ -11,6 +11,10 @@ import { createDynamoReportingIndex } from './dynamo-reporting-index.ts';
 import { documentClient } from './dynamo-client.ts';
 import type { ReportingIndex } from './reporting-index.ts';
 import { tableName } from './table-name.ts';
+import type { TableId } from './table-specs.ts';
+
+/** The tables the DynamoDB window index reads: a list on an OpenSearch stage has no use for them. */
+export const DYNAMO_INDEX_TABLES: readonly TableId[] = ['reporting', 'reportingCounts'];
 
 export async function reportingIndex(): Promise<ReportingIndex> {
   if (process.env.CXM_REPORTING_BACKEND === 'opensearch') {
@@ -24,5 +28,5 @@ export async function reportingIndex(): Promise<ReportingIndex> {
   }
   const backend = process.env.CXM_REPORTING_BACKEND ?? 'dynamodb';
   if (backend !== 'dynamodb') throw new Error(`CXM_REPORTING_BACKEND must be opensearch or dynamodb, not ${backend}`);
-  return createDynamoReportingIndex(documentClient(), tableName('reporting'));
+  return createDynamoReportingIndex(documentClient(), { rows: tableName('reporting'), counts: tableName('reportingCounts') });
 }

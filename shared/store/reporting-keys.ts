@@ -8,3 +8,6 @@ export const rowKey = (tenantId: string, kind: ReportKind, id: string) => `${ten
 export const listKey = (tenantId: string, kind: ReportKind) => `${tenantId}#${kind}`;
 export const timeKey = (ms: number) => String(ms).padStart(15, '0');
 export const sortKey = (ms: number, id: string) => `${timeKey(ms)}#${id}`;
+
+/** A count bucket's sort key in the counts table (pk: listKey): level, then start, so a run is one range. */
+export const countKey = (level: number, start: number) => `${level}#${timeKey(start)}`;

@@ -2,7 +2,7 @@
  * Every DynamoDB table, declared once. CDK builds the tables from these specs and the local
  * runtime issues CreateTable from them, so a key or index cannot differ between cloud and laptop.
  */
-export type TableId = 'keys' | 'conversations' | 'documents' | 'vocJobs' | 'reporting' | 'idempotency';
+export type TableId = 'keys' | 'conversations' | 'documents' | 'vocJobs' | 'reporting' | 'reportingCounts' | 'idempotency';
 
 export interface KeyAttribute {
   name: string;
@@ -67,6 +67,16 @@ export const tableSpecs: Record<TableId, TableSpec> = {
     // Feeds the OpenSearch indexer.
     stream: true,
     envVar: 'CXM_TABLE_REPORTING',
+  },
+  reportingCounts: {
+    id: 'reportingCounts',
+    // `<tenant>#<kind>` / `<level>#<bucket start>`: the rows of a list per hour, day and longer
+    // blocks (shared/domain/reporting/count-buckets.ts), kept by the writes of the rows themselves.
+    partitionKey: { name: 'pk', type: 'S' },
+    sortKey: { name: 'sk', type: 'S' },
+    indexes: [],
+    stream: false,
+    envVar: 'CXM_TABLE_REPORTING_COUNTS',
   },
   idempotency: {
     id: 'idempotency',

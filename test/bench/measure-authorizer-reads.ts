@@ -28,7 +28,7 @@ export interface AuthorizerReadsFigures {
 }
 
 /** Counts keys-table GetItems that reach DynamoDB from this process (below the SDK's retries). */
-function countKeyReads(keysTable: string): { reads: () => number; stop: () => void } {
+export function countKeyReads(keysTable: string): { reads: () => number; stop: () => void } {
   const stack = documentClient().middlewareStack;
   let reads = 0;
   stack.add(

@@ -5,10 +5,11 @@
 import type { Goal } from './bench-stats.ts';
 import { peerStandings } from './compare-peers.ts';
 import type { AuthorizerReadsFigures } from './measure-authorizer-reads.ts';
+import type { AuthorizerScaleFigures } from './measure-authorizer-scale.ts';
 import type { BundlesReport } from './measure-bundles.ts';
 import type { ColdStartEntry, ColdStartReport } from './measure-cold-start.ts';
 import type { LambdaNode } from '#infra/local/lambda-node';
-import type { PaginationFigures } from './measure-pagination.ts';
+import type { PaginationFigures, ReportingTotalsFigures } from './measure-pagination.ts';
 import type { ThroughputReport } from './measure-throughput.ts';
 import type { WarmOverheadReport } from './measure-warm-overhead.ts';
 
@@ -25,7 +26,11 @@ export interface BenchReport {
   bundles: BundlesReport | null;
   warmOverhead: WarmOverheadReport | null;
   throughput: ThroughputReport | null;
-  pagination: (PaginationFigures & { authorizer: AuthorizerReadsFigures }) | null;
+  pagination: (Omit<PaginationFigures, 'totals'> & { authorizer: AuthorizerReadsFigures }) | null;
+  /** Issue 14: the first page with its total, a 1 000-row window against a 100 000-row one. */
+  reportingTotals: ReportingTotalsFigures | null;
+  /** Issue 14: authorizer store reads per 1 000 requests of many distinct keys, default cache TTL. */
+  authorizerScale: AuthorizerScaleFigures | null;
 }
 
 /** Columns padded to their widest cell; a column whose header starts with `>` is right-aligned. */
@@ -114,7 +119,7 @@ export function peersSummary(report: ColdStartReport): string | undefined {
 function nodeHeader(report: BenchReport): string {
   const { node } = report;
   const onMeasured = [report.coldStart && 'cold start', report.warmOverhead && 'warm overhead'].filter(Boolean);
-  const onBench = [report.pagination && 'pagination', report.throughput && 'throughput'].filter(Boolean);
+  const onBench = [report.pagination && 'pagination', report.throughput && 'throughput', report.authorizerScale && 'authorizer scale'].filter(Boolean);
   const parts = [
     onMeasured.length > 0 && `${onMeasured.join(' and ')} measured on Node ${node.version} (${node.pinned ? "Lambda's, pinned" : "NOT Lambda's: the pinned Node is missing"})`,
     onBench.length > 0 && `${onBench.join(' and ')} on the bench's Node ${node.benchVersion} (in process / the local gateway as npm start runs it)`,
@@ -152,7 +157,7 @@ function throughputSection(report: ThroughputReport): string {
   ].join('\n');
 }
 
-function paginationSection(report: NonNullable<BenchReport['pagination']>): string {
+function paginationSection(report: NonNullable<BenchReport['pagination']>, totals: BenchReport['reportingTotals']): string {
   const { serialise, authorizer } = report;
   return [
     `Pagination: DynamoDB reporting adapter, ${report.windowRows} rows in the window, limit ${report.limit} (seeded in ${report.seedSeconds} s)`,
@@ -167,7 +172,13 @@ function paginationSection(report: NonNullable<BenchReport['pagination']>): stri
           `${report.reads.firstPage.items} / ${report.reads.deepPage.items} (${report.reads.firstPage.queries} / ${report.reads.deepPage.queries} queries)`,
           '',
         ],
-        [`page 1 with the total of a ${report.firstPageWithTotal.windowRows}-row window (COUNT)`, `${report.firstPageWithTotal.ms.toFixed(1)} ms`, ''],
+        ...(totals
+          ? [
+              [`page 1 with the total, ${totals.smallRows}-row window`, `${totals.smallMs.toFixed(1)} ms`, ''],
+              [`page 1 with the total, ${totals.largeRows}-row window (maintained counts)`, `${totals.largeMs.toFixed(1)} ms`, ''],
+              ['  large / small (reportingTotals)', x(totals.ratio), formatGoal(totals.goal)],
+            ]
+          : []),
         [`serialise ${serialise.rows} rows (${kb(serialise.bodyBytes)} body)`, `${serialise.bodyMs.toFixed(1)} ms`, ''],
         ['  + Lambda response envelope', `${serialise.envelopeMs.toFixed(1)} ms`, ''],
         ['  (parse + stringify every row instead)', `${serialise.parseAndStringifyMs.toFixed(1)} ms`, ''],
@@ -179,16 +190,31 @@ function paginationSection(report: NonNullable<BenchReport['pagination']>): stri
   ].join('\n');
 }
 
+function authorizerScaleSection(report: AuthorizerScaleFigures): string {
+  return [
+    `Authorizer at scale: ${report.keys} distinct keys, ${report.requests} requests in shuffled order, ${report.concurrency} at once, through the local gateway (cache TTL ${report.ttlSeconds} s, its default; requests took ${report.seconds.toFixed(1)} s)`,
+    formatTable(
+      ['figure', '>value', 'goal'],
+      [
+        ['keys-table reads', String(report.storeReads), ''],
+        ['reads per 1000 requests', report.storeReadsPer1000.toFixed(1), formatGoal(report.goal, '')],
+      ],
+    ),
+  ].join('\n');
+}
+
 /** Every goal of the report with its name, for the summary line. */
 export function goals(report: BenchReport): Array<{ name: string; goal: Goal }> {
   const found: Array<{ name: string; goal: Goal }> = [];
   for (const entry of report.coldStart?.functions ?? []) if (entry.goal) found.push({ name: `cold start ${entry.function}`, goal: entry.goal });
+  if (report.reportingTotals) found.push({ name: 'reporting totals', goal: report.reportingTotals.goal });
   for (const entry of report.warmOverhead?.routes ?? []) found.push({ name: `warm overhead ${entry.route}`, goal: entry.goal });
   for (const entry of report.throughput?.routes ?? []) found.push({ name: `throughput ${entry.route}`, goal: entry.goal });
   if (report.pagination) {
     found.push({ name: 'pagination depth', goal: report.pagination.goal });
     found.push({ name: 'authorizer reads', goal: report.pagination.authorizer.goal });
   }
+  if (report.authorizerScale) found.push({ name: 'authorizer scale', goal: report.authorizerScale.goal });
   return found;
 }
 
@@ -199,7 +225,8 @@ export function formatReport(report: BenchReport): string {
     report.coldStart && coldStartSection(report.coldStart, report.node),
     report.warmOverhead && warmSection(report.warmOverhead),
     report.throughput && throughputSection(report.throughput),
-    report.pagination && paginationSection(report.pagination),
+    report.pagination && paginationSection(report.pagination, report.reportingTotals),
+    report.authorizerScale && authorizerScaleSection(report.authorizerScale),
   ].filter((section): section is string => Boolean(section));
   const all = goals(report);
   const missed = all.filter(({ goal }) => !goal.met).map(({ name }) => name);

@@ -5,8 +5,9 @@
  * followed with --json by the report as one JSON object on the last line.
  *
  * The figures that depend on the Node version (cold-start imports, warm overhead) are measured in
- * processes of Lambda's Node (infra/local/lambda-node.ts); the bench itself, the pagination section
- * and the throughput servers (the local gateway, as `npm start` runs it) stay on this machine's.
+ * processes of Lambda's Node (infra/local/lambda-node.ts); the bench itself, the pagination and
+ * authorizerScale sections and the throughput servers (the local gateway, as `npm start` runs it)
+ * stay on this machine's.
  */
 import type { ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
@@ -25,6 +26,7 @@ import { useLocalDynamo } from '#infra/local/use-local-dynamo';
 import { benchProgress } from './bench-progress.ts';
 import { BENCH_COLLECTION, BENCH_CONVERSATION, BENCH_DOC_ID, BENCH_DOCUMENT, BENCH_SCOPES, BENCH_TENANT } from './bench-requests.ts';
 import { measureAuthorizerReads } from './measure-authorizer-reads.ts';
+import { measureAuthorizerScale } from './measure-authorizer-scale.ts';
 import { buildBundles, bundlesReport } from './measure-bundles.ts';
 import { measureColdStart } from './measure-cold-start.ts';
 import { measurePagination } from './measure-pagination.ts';
@@ -32,13 +34,13 @@ import { measureThroughput, startBenchServer, type BenchServer } from './measure
 import { measureWarmOverheadOn } from './measure-warm-overhead.ts';
 import { formatJson, formatReport, type BenchReport } from './print-table.ts';
 
-const SECTIONS = ['coldStart', 'bundles', 'warmOverhead', 'throughput', 'pagination'] as const;
+const SECTIONS = ['coldStart', 'bundles', 'warmOverhead', 'throughput', 'pagination', 'authorizerScale'] as const;
 type Section = (typeof SECTIONS)[number];
 
 /** Sizes of a full run (about 2-3 minutes on 2 cores) and of `--quick` (a smoke run). */
 const SIZES = {
-  full: { coldStartRuns: 11, warmRounds: 60, warmBatch: 25, seconds: 2, rounds: 6, rows: 100_000, limit: 1000, page: 50, repeats: 7, authRequests: 1000 },
-  quick: { coldStartRuns: 3, warmRounds: 10, warmBatch: 25, seconds: 1, rounds: 1, rows: 10_000, limit: 100, page: 50, repeats: 3, authRequests: 1000 },
+  full: { coldStartRuns: 11, warmRounds: 60, warmBatch: 25, seconds: 2, rounds: 6, rows: 100_000, limit: 1000, page: 50, repeats: 7, authRequests: 1000, authScale: { keys: 1000, uses: 5, concurrency: 20 } },
+  quick: { coldStartRuns: 3, warmRounds: 10, warmBatch: 25, seconds: 1, rounds: 1, rows: 10_000, limit: 100, page: 50, repeats: 3, authRequests: 1000, authScale: { keys: 200, uses: 5, concurrency: 20 } },
 };
 
 function parseOptions(argv: string[]) {
@@ -53,7 +55,7 @@ function parseOptions(argv: string[]) {
     },
   });
   if (values.help) {
-    process.stdout.write('npm run bench [-- --json] [--quick] [--runs <cold-start runs>] [--only coldStart,bundles,warmOverhead,throughput,pagination]\n');
+    process.stdout.write('npm run bench [-- --json] [--quick] [--runs <cold-start runs>] [--only coldStart,bundles,warmOverhead,throughput,pagination,authorizerScale]\n');
     process.exit(0);
   }
   const sizes = { ...SIZES[values.quick ? 'quick' : 'full'] };
@@ -132,6 +134,8 @@ async function main(): Promise<number> {
     warmOverhead: null,
     throughput: null,
     pagination: null,
+    reportingTotals: null,
+    authorizerScale: null,
   };
   progress(`${options.quick ? 'quick' : 'full'} run on ${availableParallelism()} cores; measured processes on node ${node.version}${node.pinned ? " (Lambda's)" : ''}, the bench on ${process.version}`);
   if (node.warning) progress(node.warning);
@@ -146,7 +150,7 @@ async function main(): Promise<number> {
       if (sections.has('coldStart')) report.coldStart = await measureColdStart(bundles, sizes.coldStartRuns, node.execPath, progress);
       if (!sections.has('bundles')) report.bundles = null;
     }
-    if (!['warmOverhead', 'throughput', 'pagination'].some((name) => sections.has(name as Section))) return print(report, options.json);
+    if (!['warmOverhead', 'throughput', 'pagination', 'authorizerScale'].some((name) => sections.has(name as Section))) return print(report, options.json);
 
     progress('starting DynamoDB Local (in memory)');
     resources.dynamo = await startDynamoDbLocal({});
@@ -162,9 +166,11 @@ async function main(): Promise<number> {
     // four to five times as long to take the same 100 000 rows.
     if (sections.has('pagination')) {
       const authorizer = await measureAuthorizerReads(tables.keys, createKey, sizes.authRequests, progress);
-      const pages = await measurePagination(tables, { rows: sizes.rows, limit: sizes.limit, page: sizes.page, repeats: sizes.repeats }, progress);
+      const { totals, ...pages } = await measurePagination(tables, { rows: sizes.rows, limit: sizes.limit, page: sizes.page, repeats: sizes.repeats }, progress);
       report.pagination = { ...pages, authorizer };
+      report.reportingTotals = totals;
     }
+    if (sections.has('authorizerScale')) report.authorizerScale = await measureAuthorizerScale(tables.keys, createKey, sizes.authScale, progress);
     if (sections.has('warmOverhead')) {
       progress(`warm overhead: in a process of node ${node.version}`);
       report.warmOverhead = await measureWarmOverheadOn(node.execPath, { rounds: sizes.warmRounds, batch: sizes.warmBatch }, startedAtMs, resources.track);

@@ -35,8 +35,8 @@ describe('ReportingIndex contract: DynamoDB adapter on DynamoDB Local', () => {
   let subject: ContractSubject;
   beforeAll(() => {
     const tables = localTables();
-    const rows = createReportingRowsStore(documentClient(), tables.reporting);
-    subject = { index: createDynamoReportingIndex(documentClient(), tables.reporting), seed: (tenantId, kind, shaped) => rows.putRows(tenantId, kind, shaped) };
+    const rows = createReportingRowsStore(documentClient(), { rows: tables.reporting, counts: tables.reportingCounts });
+    subject = { index: createDynamoReportingIndex(documentClient(), { rows: tables.reporting, counts: tables.reportingCounts }), seed: (tenantId, kind, shaped) => rows.putRows(tenantId, kind, shaped) };
   });
   reportingIndexContract(() => subject);
 });
@@ -55,7 +55,7 @@ describe.skipIf(!OPENSEARCH_URL)(
       const tables = localTables();
       client = createOpenSearchClient({ endpoint: OPENSEARCH_URL!, requestTimeoutMs: 30_000 });
       await ensureIndexes(client, prefix);
-      const rows = createReportingRowsStore(documentClient(), tables.reporting);
+      const rows = createReportingRowsStore(documentClient(), { rows: tables.reporting, counts: tables.reportingCounts });
       const dynamo = new DynamoDBClient({});
       subject = {
         index: createOpenSearchReportingIndex(client, prefix),

@@ -18,6 +18,7 @@ import { gatewayResponses } from '#shared/http/gateway-responses';
 import { OPENAPI_DOCUMENT_PATH } from '#shared/openapi';
 import { FUNCTION_TIMEOUT_SECONDS, routes, type RouteSpec, type TableAccess } from '#shared/routes';
 import { IDEMPOTENCY_TTL_ENV } from '#shared/store/idempotency-ttl';
+import { DYNAMO_INDEX_TABLES } from '#shared/store/reporting-index-for-function';
 import { allTableSpecs, physicalTableName, tableSpecs, type TableId } from '#shared/store/table-specs';
 import { BUNDLING_STACKS } from 'aws-cdk-lib/cx-api';
 
@@ -234,7 +235,7 @@ describe('functions', () => {
   const functionNames = ['authorizer', ...routeSpecs.map((route) => route.id)];
   /** The tables a route's function is bound to on this stage: a list reading OpenSearch has no reporting table. */
   const boundTables = (route: RouteSpec) =>
-    Object.entries(route.tables).filter(([tableId]) => !(route.reportingIndex && config.reportingBackend === 'opensearch' && tableId === 'reporting')) as [TableId, TableAccess][];
+    Object.entries(route.tables).filter(([tableId]) => !(route.reportingIndex && config.reportingBackend === 'opensearch' && DYNAMO_INDEX_TABLES.includes(tableId as TableId))) as [TableId, TableAccess][];
 
   it('one per route plus the authorizer, the reporting indexer and the OpenAPI document (and CDK\'s own log-policy helper)', () => {
     const ours = Object.values(resourcesOf('AWS::Lambda::Function')).map((fn) => fn.Properties.FunctionName).filter((name): name is string => typeof name === 'string');

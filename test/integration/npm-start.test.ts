@@ -74,7 +74,7 @@ describe('npm start', () => {
       const state = JSON.parse(readFileSync(join(home, 'local.json'), 'utf8')) as Record<string, unknown>;
       expect(Object.keys(state).sort()).toEqual(['apiUrl', 'demo', 'dynamodbEndpoint', 'pid', 'region', 'stage', 'tables']);
       expect(state.apiUrl).toBe(`http://127.0.0.1:${port}`);
-      expect(state.tables).toEqual({ keys: 'cxm-local-keys', conversations: 'cxm-local-conversations', documents: 'cxm-local-documents', vocJobs: 'cxm-local-voc-jobs', reporting: 'cxm-local-reporting', idempotency: 'cxm-local-idempotency' });
+      expect(state.tables).toEqual({ keys: 'cxm-local-keys', conversations: 'cxm-local-conversations', documents: 'cxm-local-documents', vocJobs: 'cxm-local-voc-jobs', reporting: 'cxm-local-reporting', reportingCounts: 'cxm-local-reporting-counts', idempotency: 'cxm-local-idempotency' });
       expect(first.output()).toMatch(/Demo key:/);
       firstKey = (state.demo as { key: string }).key;
       expect(first.output()).toContain(firstKey);

@@ -4,7 +4,8 @@
  * absorbed; a persistent one is 503 ServiceUnavailable with Retry-After after exactly the SDK's
  * attempts, on the authorizer's path and on a function's; a transaction conflict is retried by the
  * note write and is never a 409 or 404; an answer lost after a commit is not a second write. After
- * every fault, every write that got a 2xx is stored.
+ * every fault, every write that got a 2xx is stored. On the same wire: the authorizer's key lookup
+ * is a strongly consistent read, so a revocation is seen by the next lookup.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { gatewayResponses } from '#shared/http/gateway-responses';
@@ -249,6 +250,36 @@ describe('DynamoDB round trips of the idempotency path', () => {
     const mergeKey = { 'Idempotency-Key': `${tenant}-trips-merge` };
     expect((await roundTrips(() => writeDocument('PUT', 'trips', { m: 2 }, mergeKey))).calls).toEqual({ GetItem: 1, TransactWriteItems: 1 });
     expect((await roundTrips(() => writeDocument('PUT', 'trips', { m: 2 }, mergeKey))).calls).toEqual({ GetItem: 1, TransactWriteItems: 1 });
+  });
+});
+
+/**
+ * Issue 14: an eventually consistent GetItem may return a key record from before its revocation,
+ * and a cache would keep that answer a whole TTL more. DynamoDB Local is always consistent, so the
+ * revocation test alone would pass without the flag: the request body on the wire is what proves it.
+ */
+describe("the authorizer's key lookup", () => {
+  const consistentReads = (bodies: readonly string[]) => bodies.map((body) => (JSON.parse(body) as { ConsistentRead?: unknown }).ConsistentRead);
+
+  it('is a strongly consistent GetItem, with the cache off and on the first lookup with it on', async () => {
+    const fresh = await direct.createKey([tenant], ['provisioning:*']);
+    const recording = proxy.record({ operation: 'GetItem', bodyContains: fresh.keyHash });
+    try {
+      for (const gateway of [coldGateway, warmGateway]) {
+        expect((await callApi(gateway.url, 'GET', documentPath(tenant, 'users', 'key-lookup'), fresh.key)).status).toBe(404);
+      }
+    } finally {
+      recording.remove();
+    }
+    expect(consistentReads(recording.bodies)).toEqual([true, true]);
+  });
+
+  it('sees a revocation on the next lookup', async () => {
+    const fresh = await direct.createKey([tenant], ['provisioning:*']);
+    const path = documentPath(tenant, 'users', 'revoked-lookup');
+    expect((await callApi(coldGateway.url, 'GET', path, fresh.key)).status).toBe(404);
+    await direct.keys.revoke(fresh.keyId, new Date());
+    expect(await callApi(coldGateway.url, 'GET', path, fresh.key)).toMatchObject({ status: 401, json: { code: gatewayResponses.UNAUTHORIZED.code } });
   });
 });
 

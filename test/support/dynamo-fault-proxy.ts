@@ -4,7 +4,8 @@
  * answers matching requests with DynamoDB's error wire format (JSON 1.0: HTTP 400 or 500 with
  * `__type` in the body, as the service sends it) a given number of times; everything else is
  * forwarded unchanged. Each rule counts the requests it matched, so a test can count the SDK's
- * attempts of one call.
+ * attempts of one call. A recording keeps the bodies of matching requests, faulted or not, so a
+ * test can check what the client sent on the wire (a parameter the SDK would drop silently).
  */
 import { randomUUID } from 'node:crypto';
 import { Agent, createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -38,9 +39,17 @@ export interface InjectedFault {
   remove(): void;
 }
 
+/** The raw JSON bodies of the requests a recording matched, in arrival order. */
+export interface RecordedRequests {
+  readonly bodies: readonly string[];
+  /** Stops recording; the bodies so far stay. */
+  remove(): void;
+}
+
 export interface DynamoFaultProxy {
   url: string;
   inject(rule: FaultRule): InjectedFault;
+  record(match: Pick<FaultRule, 'operation' | 'bodyContains'>): RecordedRequests;
   /** Runs `action` with the rules in force and removes them afterwards, whatever happens. */
   during<T, const R extends readonly FaultRule[]>(rules: R, action: () => Promise<T>): Promise<{ result: T; faults: { [K in keyof R]: InjectedFault } }>;
   close(): Promise<void>;
@@ -94,6 +103,7 @@ export async function startDynamoFaultProxy(target: string): Promise<DynamoFault
   const agent = new Agent({ keepAlive: true });
   const rules: Array<FaultRule & { matched: number; faulted: number }> = [];
   const held = new Map<ServerResponse, FaultRule>();
+  const recordings = new Set<Pick<FaultRule, 'operation' | 'bodyContains'> & { bodies: string[] }>();
 
   function forward(req: IncomingMessage, body: Buffer): Promise<{ status: number; headers: IncomingMessage['headers']; body: Buffer }> {
     return new Promise((resolve, reject) => {
@@ -112,6 +122,9 @@ export async function startDynamoFaultProxy(target: string): Promise<DynamoFault
     const body = await readAll(req);
     const operation = String(req.headers['x-amz-target'] ?? '').split('.').pop() ?? '';
     const text = body.toString('utf8');
+    for (const recording of recordings) {
+      if (recording.operation === operation && (recording.bodyContains === undefined || text.includes(recording.bodyContains))) recording.bodies.push(text);
+    }
     const rule = rules.find((r) => r.operation === operation && (r.bodyContains === undefined || text.includes(r.bodyContains)));
     const fault = rule && rule.faulted < (rule.times ?? Infinity) ? rule.fault : undefined;
     if (rule) {
@@ -172,6 +185,11 @@ export async function startDynamoFaultProxy(target: string): Promise<DynamoFault
   return {
     url: `http://127.0.0.1:${address.port}`,
     inject,
+    record(match) {
+      const recording = { ...match, bodies: [] as string[] };
+      recordings.add(recording);
+      return { bodies: recording.bodies, remove: () => void recordings.delete(recording) };
+    },
     async during(rules, action) {
       // One fault per rule, in the rules' order: the tuple type says so.
       const faults = rules.map(inject) as { [K in keyof typeof rules]: InjectedFault };

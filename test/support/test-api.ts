@@ -62,7 +62,7 @@ export async function startTestApi(options: { authCacheTtlSeconds?: number; rate
   const conversations = createConversationsStore(client, tables.conversations);
   const documents = createDocumentsStore(client, tables.documents);
   const vocJobs = createVocJobsStore(client, tables.vocJobs);
-  const reportingRows = createReportingRowsStore(client, tables.reporting);
+  const reportingRows = createReportingRowsStore(client, { rows: tables.reporting, counts: tables.reportingCounts });
 
   return {
     url: gateway.url,

@@ -54,6 +54,8 @@ const report: BenchReport = {
   },
   throughput: null,
   pagination: null,
+  reportingTotals: null,
+  authorizerScale: null,
 };
 
 describe('bench output', () => {
@@ -64,7 +66,7 @@ describe('bench output', () => {
   it('prints the report as one JSON object on the last line', () => {
     const lines = formatJson(report).trimEnd().split('\n');
     expect(JSON.parse(lines.at(-1)!)).toEqual(report);
-    expect(Object.keys(JSON.parse(lines.at(-1)!))).toEqual(['node', 'coldStart', 'bundles', 'warmOverhead', 'throughput', 'pagination']);
+    expect(Object.keys(JSON.parse(lines.at(-1)!))).toEqual(['node', 'coldStart', 'bundles', 'warmOverhead', 'throughput', 'pagination', 'reportingTotals', 'authorizerScale']);
   });
 
   it('names every goal not met in the table summary', () => {
@@ -81,6 +83,25 @@ describe('bench output', () => {
     expect(header).toBe("Node: cold start and warm overhead measured on Node v24.21.0 (Lambda's, pinned).");
     const standIn = formatReport({ ...report, node: { version: 'v20.20.2', pinned: false, benchVersion: 'v20.20.2' }, throughput: null, warmOverhead: null });
     expect(standIn.split('\n')[0]).toBe("Node: cold start measured on Node v20.20.2 (NOT Lambda's: the pinned Node is missing).");
+  });
+});
+
+describe('bench authorizer at scale', () => {
+  const scale = { ttlSeconds: 60, keys: 1000, requests: 5000, concurrency: 20, seconds: 6.2, storeReads: 1000, storeReadsPer1000: 200, goal: atMost(200, 200) };
+  const withScale: BenchReport = { ...report, coldStart: null, warmOverhead: null, authorizerScale: scale };
+
+  it('is a top-level JSON field with the keys, the reads and the reads per 1 000 requests', () => {
+    expect((JSON.parse(formatJson(withScale)) as BenchReport).authorizerScale).toEqual(scale);
+  });
+
+  it('prints its own section, counts its goal, and says it ran on the bench\'s Node', () => {
+    const printed = formatReport(withScale);
+    expect(printed.split('\n')[0]).toBe("Node: authorizer scale on the bench's Node v20.20.2 (in process / the local gateway as npm start runs it).");
+    const section = printed.split('\n\n').find((part) => part.startsWith('Authorizer at scale:'))!;
+    expect(section).toContain('1000 distinct keys, 5000 requests in shuffled order, 20 at once');
+    expect(section).toMatch(/reads per 1000 requests\s+200\.0\s+<= 200 met/);
+    expect(goals(withScale)).toEqual([{ name: 'authorizer scale', goal: atMost(200, 200) }]);
+    expect(goals({ ...withScale, authorizerScale: { ...scale, storeReads: 5000, storeReadsPer1000: 1000, goal: atMost(1000, 200) } })[0]!.goal.met).toBe(false);
   });
 });
 

@@ -8,7 +8,8 @@ import type { Window } from './resolve-window.ts';
 
 export const CURSOR_MAX_AGE_MS = 24 * 3_600_000;
 
-export type ReportKind = 'assistant' | 'voc';
+export const REPORT_KINDS = ['assistant', 'voc'] as const;
+export type ReportKind = (typeof REPORT_KINDS)[number];
 
 export interface CursorState {
   tenantId: string;

@@ -1,0 +1,33 @@
+/**
+ * `cxm reporting recount [--stage <name>]`: recomputes the reporting lists' maintained counts from
+ * the rows. Once when a stage first gets its counts table (rows written before it are not counted
+ * yet), and after rows were written around the reporting rows store. It replaces the counts, so
+ * run it while nothing imports rows.
+ */
+import type { Command } from 'commander';
+import { isValidTenantId } from '#shared/auth/tenant-id';
+import { CliError } from './cli-error.ts';
+import { connectStores } from './connect-stores.ts';
+
+export function registerRecountCommand(program: Command): void {
+  program
+    .command('reporting')
+    .description('reporting list maintenance')
+    .command('recount')
+    .description("recompute the reporting lists' counts (the `total` of a window) from the rows; run while nothing imports")
+    .option('--tenant <id>', 'only this tenant (its lists are read through the window index)')
+    .option('--stage <name>', 'deployed stage to use instead of the local stack')
+    .action(async (options: { tenant?: string; stage?: string }) => {
+      if (options.tenant !== undefined && !isValidTenantId(options.tenant)) throw new CliError(`tenant '${options.tenant}' is not a valid tenant id`);
+      const stores = await connectStores(options.stage);
+      const started = Date.now();
+      const { lists, rows } = await stores.reportingRows.rebuildCounts({
+        ...(options.tenant !== undefined && { tenantId: options.tenant }),
+        onProgress: (scanned) => {
+          if (process.stderr.isTTY) process.stderr.write(`\rcounted ${scanned} rows`);
+        },
+      });
+      if (process.stderr.isTTY) process.stderr.write('\n');
+      console.log(`Recounted ${rows} reporting rows in ${lists} lists on the ${stores.target} (${((Date.now() - started) / 1000).toFixed(1)} s).`);
+    });
+}
