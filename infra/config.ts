@@ -56,6 +56,15 @@ export interface StageConfig {
     /** Spread data nodes over this many availability zones (1 turns zone awareness off). */
     availabilityZones: 1 | 2 | 3;
     volumeSizeGiB: number;
+    /**
+     * Shards of each year index (one per list kind and UTC year, created on its first row): read
+     * by the indexer into the index templates, so a change shapes the next index created, never
+     * an existing one. Size primaries so a year's shard stays within 10-30 GiB (README, "Choosing
+     * the reporting backend": about 2.5 KB a row on disk, so 1 primary holds ~10 million rows);
+     * replicas 1 wherever there are two data nodes or more, 0 on one node (a replica would never
+     * be assigned there and leave the domain yellow).
+     */
+    indexShards: { primaries: number; replicas: number };
   };
   /** Alarm thresholds (infra/constructs/observability.ts); each alarm notifies `cxm-<stage>-alarms`. */
   alarms: {
@@ -87,7 +96,13 @@ const protectiveDefaults: StageSettings = {
   reportingBackend: 'opensearch',
   mcpAllowedOrigins: [],
   idempotencyTtlHours: DEFAULT_IDEMPOTENCY_TTL_HOURS,
-  search: { dataNodeInstanceType: 'r7g.large.search', dataNodes: 2, availabilityZones: 2, volumeSizeGiB: 100 },
+  search: {
+    dataNodeInstanceType: 'r7g.large.search',
+    dataNodes: 2,
+    availabilityZones: 2,
+    volumeSizeGiB: 100,
+    indexShards: { primaries: 1, replicas: 1 },
+  },
   alarms: {
     serverErrorRatePercent: 1,
     latencyP99: Duration.seconds(3),
@@ -105,12 +120,24 @@ const knownStages: Record<string, StageSettings> = {
     logRetention: RetentionDays.ONE_WEEK,
     logLevel: 'DEBUG',
     // A small single-node domain: enough to develop against, not to lose sleep over.
-    search: { dataNodeInstanceType: 't3.small.search', dataNodes: 1, availabilityZones: 1, volumeSizeGiB: 10 },
+    search: {
+      dataNodeInstanceType: 't3.small.search',
+      dataNodes: 1,
+      availabilityZones: 1,
+      volumeSizeGiB: 10,
+      indexShards: { primaries: 1, replicas: 0 },
+    },
   },
   prod: {
     ...protectiveDefaults,
     logRetention: RetentionDays.ONE_YEAR,
-    search: { dataNodeInstanceType: 'r7g.large.search', dataNodes: 3, availabilityZones: 3, volumeSizeGiB: 200 },
+    search: {
+      dataNodeInstanceType: 'r7g.large.search',
+      dataNodes: 3,
+      availabilityZones: 3,
+      volumeSizeGiB: 200,
+      indexShards: { primaries: 1, replicas: 1 },
+    },
   },
   // The stage bundle mode synthesizes and serves on one machine (`CXM_RUNTIME=bundles`,
   // infra/local): DynamoDB's window index for reporting (no OpenSearch runs here), quiet logs.

@@ -145,12 +145,12 @@ const because = {
   searchIndexPaths: {
     decision: 'D6',
     reason:
-      'A reporting list function may only search (GET or POST _search) this stage\'s reporting indexes, `<stage prefix>-assistant` and `<stage prefix>-voc`; the wildcard spans the stage\'s own index prefix, nothing else of the domain.',
+      'A reporting list function may only search (GET or POST _search) this stage\'s reporting indexes, through their read aliases `<stage prefix>-assistant-read` and `<stage prefix>-voc-read` (one index per kind and year behind each); the wildcard spans the stage\'s own index prefix, nothing else of the domain.',
   },
   indexerIndexPaths: {
     decision: 'DESIGN §4',
     reason:
-      'The indexer creates this stage\'s reporting indexes and writes their documents (reporting stream -> OpenSearch), so it needs the index paths and the document paths under them; both wildcards stay inside the stage\'s own index prefix.',
+      'The indexer writes this stage\'s reporting documents into one index per list kind and year, `<stage prefix>-<kind>-<year>`, which its first write creates from the index template (reporting stream -> OpenSearch); the years are not known at deploy time, so it needs the index paths and the document paths under the stage\'s own index prefix, and nothing outside it.',
   },
 } as const satisfies Record<string, Rationale>;
 

@@ -31,7 +31,7 @@ export class SpecTable extends Table {
       encryption: TableEncryption.AWS_MANAGED,
       deletionProtection: config.deletionProtection,
       removalPolicy: config.removalPolicy,
-      ...(spec.stream && { stream: StreamViewType.NEW_IMAGE }),
+      ...(spec.stream && { stream: StreamViewType[spec.stream] }),
       ...(spec.timeToLiveAttribute && { timeToLiveAttribute: spec.timeToLiveAttribute }),
     });
     for (const index of spec.indexes) {

@@ -8,6 +8,12 @@ import { Construct } from 'constructs';
 import { StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import {
+  OPENSEARCH_ENDPOINT_VAR,
+  OPENSEARCH_INDEX_PREFIX_VAR,
+  OPENSEARCH_PRIMARY_SHARDS_VAR,
+  OPENSEARCH_REPLICAS_VAR,
+} from '#shared/store/opensearch-settings';
 import type { StageConfig } from '../config.ts';
 import { ApiFunction } from './api-function.ts';
 import type { SpecTable } from './data.ts';
@@ -22,6 +28,13 @@ export class ReportingIndexer extends Construct {
   constructor(scope: Construct, id: string, props: { config: StageConfig; table: SpecTable; search: ReportingSearch }) {
     super(scope, id);
     const { config, table, search } = props;
+    const { indexShards, dataNodes } = config.search;
+    // OpenSearch never puts a replica on its primary's node: more replicas than other nodes would
+    // stay unassigned and keep the domain yellow. Refused at synth, not found after a deploy.
+    const { primaries, replicas } = indexShards;
+    if (!Number.isInteger(primaries) || primaries < 1 || !Number.isInteger(replicas) || replicas < 0 || replicas >= dataNodes) {
+      throw new Error(`stage ${config.stage}: search.indexShards needs primaries >= 1 and 0 <= replicas < dataNodes (${dataNodes})`);
+    }
     this.deadLetterQueue = new Queue(this, 'DeadLetters', {
       queueName: `cxm-${config.stage}-reporting-indexer-dlq`,
       encryption: QueueEncryption.SQS_MANAGED,
@@ -35,8 +48,11 @@ export class ReportingIndexer extends Construct {
       timeout: Duration.seconds(60),
       config,
       environment: {
-        CXM_OPENSEARCH_ENDPOINT: `https://${search.domain.domainEndpoint}`,
-        CXM_OPENSEARCH_INDEX_PREFIX: search.indexPrefix,
+        [OPENSEARCH_ENDPOINT_VAR]: `https://${search.domain.domainEndpoint}`,
+        [OPENSEARCH_INDEX_PREFIX_VAR]: search.indexPrefix,
+        // Put into the index templates: the shards of each year index created from now on.
+        [OPENSEARCH_PRIMARY_SHARDS_VAR]: String(primaries),
+        [OPENSEARCH_REPLICAS_VAR]: String(replicas),
       },
     });
     search.grantIndexing(this.function);

@@ -8,11 +8,16 @@ import { EbsDeviceVolumeType } from 'aws-cdk-lib/aws-ec2';
 import { Grant, type IGrantable } from 'aws-cdk-lib/aws-iam';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Domain, EngineVersion, TLSSecurityPolicy } from 'aws-cdk-lib/aws-opensearchservice';
+import { REPORT_KINDS } from '#shared/domain/reporting/report-cursor';
+import { reportingTemplateName } from '#shared/store/opensearch-index-names';
 import type { StageConfig } from '../config.ts';
 
 export class ReportingSearch extends Construct {
   readonly domain: Domain;
-  /** Indexes are `<prefix>-assistant` and `<prefix>-voc`. */
+  /**
+   * Names the reporting layout: year indexes `<prefix>-<kind>-<year>`, their templates
+   * `<prefix>-<kind>` and read aliases `<prefix>-<kind>-read` (shared/store/opensearch-index-names.ts).
+   */
   readonly indexPrefix: string;
 
   constructor(scope: Construct, id: string, config: StageConfig) {
@@ -53,7 +58,7 @@ export class ReportingSearch extends Construct {
   }
 
   /**
-   * Search access for a list function: the client sends `POST <index>/_search`, which
+   * Search access for a list function: the client sends `POST <read alias>/_search`, which
    * grantIndexRead (GET and HEAD only) would refuse; nothing else of the domain is reachable.
    */
   grantSearch(grantee: IGrantable): void {
@@ -64,9 +69,13 @@ export class ReportingSearch extends Construct {
     });
   }
 
-  /** Write access (bulk, index creation) for the indexer. */
+  /**
+   * Write access for the indexer: bulk writes into the year indexes (which creates them) and its
+   * own two index templates, by exact name (`POST _index_template/<prefix>-<kind>`).
+   */
   grantIndexing(grantee: IGrantable): void {
     this.domain.grantIndexReadWrite(`${this.indexPrefix}-*`, grantee);
     this.domain.grantPathReadWrite('_bulk', grantee);
+    for (const kind of REPORT_KINDS) this.domain.grantPathReadWrite(`_index_template/${reportingTemplateName(this.indexPrefix, kind)}`, grantee);
   }
 }

@@ -23,6 +23,6 @@ export function createTableInput(spec: TableSpec, name: string): CreateTableComm
     KeySchema,
     AttributeDefinitions: [...attributes.values()].map((a) => ({ AttributeName: a.name, AttributeType: a.type })),
     ...(indexes.length > 0 ? { GlobalSecondaryIndexes: indexes } : {}),
-    ...(spec.stream ? { StreamSpecification: { StreamEnabled: true, StreamViewType: 'NEW_IMAGE' } } : {}),
+    ...(spec.stream ? { StreamSpecification: { StreamEnabled: true, StreamViewType: spec.stream } } : {}),
   };
 }

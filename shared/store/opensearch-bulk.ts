@@ -2,24 +2,33 @@
  * From reporting-table stream records to one OpenSearch bulk request, and back from its answer to
  * the records that must be retried. Pure: the indexer sends what this plans.
  *
+ * Where: a row is written to the year index of its own Datetime (opensearch-index-names.ts),
+ * routed by its tenant. The stream shows old images too (NEW_AND_OLD_IMAGES), so a MODIFY whose
+ * old Datetime lies in another year also deletes the old copy from that year's index, in the same
+ * request, and a REMOVE deletes from the index of the old image's year.
+ *
  * Every operation carries the row key as document id and an external version, so a replayed or
  * out-of-order record can never overwrite a newer one: OpenSearch refuses an older or equal
  * version with a 409, which is success here (the index already holds that change or a later one).
  *
- * The version comes from the stream record, not from the item: the table's stream shows new images
- * only, so a REMOVE has no item to read a version from, and deletes must be ordered against the
- * writes they follow. It is `ApproximateCreationDateTime` (whole seconds) * 10^9 + the last nine
- * digits of `SequenceNumber`, which fits OpenSearch's signed 64-bit versions until the year 2262.
- * Across seconds the time orders an item's changes; within one second the sequence number does:
- * an item's records share a shard, whose sequence numbers increase, and in the numbers DynamoDB
- * issues the trailing digits count records up, so they misorder only if they wrap past 10^9 within
- * that very second. (The whole sequence number, 21 to 40 digits, does not fit a long.) A version
- * stamped by the writer would be exact; it needs NEW_AND_OLD_IMAGES so that deletes carry it too.
+ * The version comes from the stream record, not from the item: a REMOVE's item is gone, and
+ * deletes must be ordered against the writes they follow. It is `ApproximateCreationDateTime`
+ * (whole seconds) * 10^9 + the last nine digits of `SequenceNumber`, which fits OpenSearch's
+ * signed 64-bit versions until the year 2262. Across seconds the time orders an item's changes;
+ * within one second the sequence number does: an item's records share a shard, whose sequence
+ * numbers increase, and in the numbers DynamoDB issues the trailing digits count records up, so
+ * they misorder only if they wrap past 10^9 within that very second. (The whole sequence number,
+ * 21 to 40 digits, does not fit a long.) A version stamped by the writer would be exact.
+ *
+ * An externally versioned delete makes OpenSearch create a missing index (to keep the version as
+ * a tombstone): a delete aimed at a year that was never indexed leaves an empty year index, made
+ * from the template like any other; the bounded years (opensearch-index-names.ts) bound that too.
  */
-import type { DynamoDBRecord } from 'aws-lambda';
+import type { AttributeValue, DynamoDBRecord } from 'aws-lambda';
 import { createHash } from 'node:crypto';
 import type { ReportKind } from '#shared/domain/reporting/report-cursor';
-import { indexedFields, reportingIndexName } from './opensearch-mappings.ts';
+import { reportingYearIndex } from './opensearch-index-names.ts';
+import { indexedFields } from './opensearch-mappings.ts';
 import { rowKey } from './reporting-keys.ts';
 
 const MAX_VERSION = 2n ** 63n - 1n;
@@ -31,8 +40,11 @@ export interface BulkOperation {
   /** The stream record this operation comes from: what Lambda is told when it fails. */
   sequenceNumber: string;
   action: 'index' | 'delete';
+  /** The year index (opensearch-index-names.ts). */
   index: string;
   id: string;
+  /** The tenant: every document is routed by it (the mappings require a routing). */
+  routing: string;
   version: bigint;
   /** NDJSON lines of the bulk body: the action and, for an index, the document. */
   lines: string[];
@@ -44,10 +56,14 @@ export interface RejectedRecord {
 }
 
 export interface BulkPlan {
+  /** In record order; a record that moves a row to another year gives two (index, then delete). */
   operations: BulkOperation[];
   /** Records that cannot become an operation; reported as failures so they reach the DLQ. */
   rejected: RejectedRecord[];
 }
+
+type Image = Record<string, AttributeValue> | undefined;
+type Target = Pick<BulkOperation, 'index' | 'id' | 'routing' | 'version'>;
 
 const isKind = (value: unknown): value is ReportKind => value === 'assistant' || value === 'voc';
 
@@ -73,16 +89,25 @@ function parseRowKey(pk: string): { tenantId: string; kind: ReportKind; id: stri
   return { tenantId: match[1]!, kind: match[2], id: match[3]! };
 }
 
-function actionLine(action: 'index' | 'delete', index: string, id: string, version: bigint): string {
+function operation(sequenceNumber: string, action: 'index' | 'delete', target: Target, document?: string): BulkOperation {
+  const { index, id, routing, version } = target;
   // Written by hand: versions pass 2^53, which JSON.stringify of a number would round.
-  return `{"${action}":{"_index":${JSON.stringify(index)},"_id":${JSON.stringify(id)},"version":${version},"version_type":"external"}}`;
+  const meta = `"_index":${JSON.stringify(index)},"_id":${JSON.stringify(id)},"routing":${JSON.stringify(routing)}`;
+  const line = `{"${action}":{${meta},"version":${version},"version_type":"external"}}`;
+  return { sequenceNumber, action, ...target, lines: document === undefined ? [line] : [line, document] };
 }
 
-type Planned = { operation: BulkOperation } | { reason: string };
+/** The year index an image of a reporting row was written to; undefined when the image holds no Datetime. */
+function yearIndexOf(image: Image, kind: ReportKind, prefix: string): string | undefined {
+  const datetimeMs = Number(image?.datetimeMs?.N);
+  return Number.isSafeInteger(datetimeMs) ? reportingYearIndex(prefix, kind, datetimeMs) : undefined;
+}
+
+type Planned = { operations: BulkOperation[] } | { reason: string };
 
 function planWrite(record: DynamoDBRecord, sequenceNumber: string, version: bigint, prefix: string): Planned {
   const image = record.dynamodb?.NewImage;
-  if (!image) return { reason: `${record.eventName} without a new image (the stream must show NEW_IMAGE)` };
+  if (!image) return { reason: `${record.eventName} without a new image (the stream must show NEW_AND_OLD_IMAGES)` };
   const pk = image.pk?.S;
   const tenantId = image.tenantId?.S;
   const kind = image.kind?.S;
@@ -100,21 +125,29 @@ function planWrite(record: DynamoDBRecord, sequenceNumber: string, version: bigi
     return { reason: `row of ${pk} is not JSON` };
   }
   if (typeof row !== 'object' || row === null || Array.isArray(row)) return { reason: `row of ${pk} is not a JSON object` };
-  const index = reportingIndexName(prefix, kind);
-  const id = documentId(pk);
+  const target: Target = { index: reportingYearIndex(prefix, kind, datetimeMs), id: documentId(pk), routing: tenantId, version };
   const document = { tenantId, rowId, datetimeMs, row: rowText, ...indexedFields(kind, row as Record<string, unknown>) };
-  return {
-    operation: { sequenceNumber, action: 'index', index, id, version, lines: [actionLine('index', index, id, version), JSON.stringify(document)] },
-  };
+  const operations = [operation(sequenceNumber, 'index', target, JSON.stringify(document))];
+  // A MODIFY that moved the row to another year: its old copy must not stay listed at the old
+  // time. The same version orders this delete against the old index's own history. (A MODIFY
+  // without an old image, from a stream that showed new images only, cannot tell; an old image
+  // without a Datetime was no reporting row, so nothing of it was indexed.)
+  const previous = record.eventName === 'MODIFY' ? yearIndexOf(record.dynamodb?.OldImage, kind, prefix) : undefined;
+  if (previous !== undefined && previous !== target.index) operations.push(operation(sequenceNumber, 'delete', { ...target, index: previous }));
+  return { operations };
 }
 
 function planRemove(record: DynamoDBRecord, sequenceNumber: string, version: bigint, prefix: string): Planned {
   const pk = record.dynamodb?.Keys?.pk?.S;
   const key = pk === undefined ? undefined : parseRowKey(pk);
   if (!pk || !key) return { reason: 'REMOVE of a key that is not a reporting row key' };
-  const index = reportingIndexName(prefix, key.kind);
-  const id = documentId(pk);
-  return { operation: { sequenceNumber, action: 'delete', index, id, version, lines: [actionLine('delete', index, id, version)] } };
+  const oldImage = record.dynamodb?.OldImage;
+  // Without the old Datetime the row's year index is unknown: fail the record (it reaches the DLQ
+  // and its alarm) rather than leave the row listed with no trace.
+  if (!oldImage) return { reason: 'REMOVE without an old image (the stream must show NEW_AND_OLD_IMAGES): the year index of the row is unknown' };
+  const index = yearIndexOf(oldImage, key.kind, prefix);
+  if (index === undefined) return { reason: `REMOVE of ${pk} whose old image has no datetimeMs` };
+  return { operations: [operation(sequenceNumber, 'delete', { index, id: documentId(pk), routing: key.tenantId, version })] };
 }
 
 export function planBulk(records: DynamoDBRecord[], prefix: string): BulkPlan {
@@ -132,7 +165,7 @@ export function planBulk(records: DynamoDBRecord[], prefix: string): BulkPlan {
           : record.eventName === 'INSERT' || record.eventName === 'MODIFY'
             ? planWrite(record, sequenceNumber, version, prefix)
             : { reason: `unknown event ${String(record.eventName)}` };
-    if ('operation' in planned) plan.operations.push(planned.operation);
+    if ('operations' in planned) plan.operations.push(...planned.operations);
     else plan.rejected.push({ sequenceNumber, reason: planned.reason });
   }
   return plan;

@@ -1,9 +1,9 @@
 /**
- * The reporting indexes: one per list kind (`<prefix>-assistant`, `<prefix>-voc`), with explicit
- * mappings for the spec fields so dashboards and future filters get the right types. Reads never
- * use those fields: a document also carries the row exactly as stored (`row`, JSON text, kept in
- * `_source` only) and our own `tenantId`, `rowId`, `datetimeMs` for the tenant filter, the window
- * and the [Datetime, ID] order (DESIGN section 4, D6).
+ * The mappings of the reporting indexes (one per list kind and year, opensearch-index-names.ts),
+ * with explicit types for the spec fields so dashboards and future filters get the right types.
+ * Reads never use those fields: a document also carries the row exactly as stored (`row`, JSON
+ * text, kept in `_source` only) and our own `tenantId`, `rowId`, `datetimeMs` for the tenant
+ * filter, the window and the [Datetime, ID] order (DESIGN section 4, D6).
  */
 import type { Types } from '@opensearch-project/opensearch';
 import type { ReportKind } from '#shared/domain/reporting/report-cursor';
@@ -93,10 +93,6 @@ export const FIELD_TYPES: Record<ReportKind, Record<string, FieldType>> = {
   },
 };
 
-export function reportingIndexName(prefix: string, kind: ReportKind): string {
-  return `${prefix}-${kind}`;
-}
-
 const keyword: Property = { type: 'keyword', ignore_above: KEYWORD_IGNORE_ABOVE };
 
 function property(type: FieldType): Property {
@@ -126,6 +122,9 @@ export function reportingMappings(kind: ReportKind): TypeMapping {
     // Whatever a row holds beyond the declared fields stays in _source and is not indexed:
     // upstream data must never add or change a mapping.
     dynamic: false,
+    // Documents are routed by tenant, so one tenant's list is on one shard of each year index; a
+    // write or delete that forgets the routing would land on another shard and must fail instead.
+    _routing: { required: true },
     properties: {
       tenantId: { type: 'keyword' },
       rowId: { type: 'keyword' },

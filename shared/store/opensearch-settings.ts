@@ -5,13 +5,30 @@
  */
 export const OPENSEARCH_ENDPOINT_VAR = 'CXM_OPENSEARCH_ENDPOINT';
 export const OPENSEARCH_INDEX_PREFIX_VAR = 'CXM_OPENSEARCH_INDEX_PREFIX';
+export const OPENSEARCH_PRIMARY_SHARDS_VAR = 'CXM_OPENSEARCH_PRIMARY_SHARDS';
+export const OPENSEARCH_REPLICAS_VAR = 'CXM_OPENSEARCH_REPLICAS';
 
 export interface OpenSearchSettings {
   /** `https://<domain endpoint>`, or `http://host:port` for a local cluster. */
   endpoint: string;
-  /** Indexes are `<prefix>-assistant` and `<prefix>-voc`, e.g. `cxm-<stage>-reporting`. */
+  /**
+   * Names the indexes, e.g. `cxm-<stage>-reporting`: `<prefix>-<kind>-<year>` (opensearch-index-names.ts).
+   */
   indexPrefix: string;
 }
+
+/** The shards of each new year index (the stage's `search.indexShards`, infra/config.ts). */
+export interface IndexShards {
+  primaries: number;
+  replicas: number;
+}
+
+/**
+ * OpenSearch's own defaults, for a function started without the variables (CDK always sets them
+ * on the indexer). Amazon OpenSearch Service would otherwise give an index 5 primaries, which
+ * for a year of a kind's rows is too many small shards (see the README's sizing rule).
+ */
+export const DEFAULT_INDEX_SHARDS: IndexShards = { primaries: 1, replicas: 1 };
 
 export function opensearchSettings(env: NodeJS.ProcessEnv = process.env): OpenSearchSettings {
   const read = (name: string) => {
@@ -20,4 +37,18 @@ export function opensearchSettings(env: NodeJS.ProcessEnv = process.env): OpenSe
     return value;
   };
   return { endpoint: read(OPENSEARCH_ENDPOINT_VAR), indexPrefix: read(OPENSEARCH_INDEX_PREFIX_VAR) };
+}
+
+/** Only the indexer needs these: it puts them into the index templates. */
+export function opensearchIndexShards(env: NodeJS.ProcessEnv = process.env): IndexShards {
+  const count = (name: string, fallback: number, min: number) => {
+    const value = env[name];
+    if (value === undefined || value === '') return fallback;
+    if (!/^\d{1,4}$/.test(value) || Number(value) < min) throw new Error(`environment variable ${name} must be an integer >= ${min}, not ${value}`);
+    return Number(value);
+  };
+  return {
+    primaries: count(OPENSEARCH_PRIMARY_SHARDS_VAR, DEFAULT_INDEX_SHARDS.primaries, 1),
+    replicas: count(OPENSEARCH_REPLICAS_VAR, DEFAULT_INDEX_SHARDS.replicas, 0),
+  };
 }

@@ -20,8 +20,11 @@ export interface TableSpec {
   partitionKey: KeyAttribute;
   sortKey?: KeyAttribute;
   indexes: IndexSpec[];
-  /** A stream of new images feeds events (NoteCreated) and indexers. */
-  stream: boolean;
+  /**
+   * What the table's stream shows, if it has one: new images feed events (NoteCreated); the
+   * OpenSearch indexer needs old images too, to find a row's previous year index.
+   */
+  stream: false | 'NEW_IMAGE' | 'NEW_AND_OLD_IMAGES';
   /** Environment variable through which a function learns the physical table name. */
   envVar: string;
   /** Attribute holding an epoch-seconds expiry that DynamoDB TTL deletes items by. */
@@ -41,7 +44,7 @@ export const tableSpecs: Record<TableId, TableSpec> = {
     partitionKey: { name: 'pk', type: 'S' },
     sortKey: { name: 'sk', type: 'S' },
     indexes: [],
-    stream: true,
+    stream: 'NEW_IMAGE',
     envVar: 'CXM_TABLE_CONVERSATIONS',
   },
   documents: {
@@ -64,8 +67,9 @@ export const tableSpecs: Record<TableId, TableSpec> = {
     partitionKey: { name: 'pk', type: 'S' },
     // The window index: every row of a tenant's list, ordered by Datetime then ID.
     indexes: [{ name: 'byTime', partitionKey: { name: 'gpk', type: 'S' }, sortKey: { name: 'gsk', type: 'S' } }],
-    // Feeds the OpenSearch indexer.
-    stream: true,
+    // Feeds the OpenSearch indexer: a MODIFY's old image says which year index held the row, a
+    // REMOVE's which one holds it (shared/store/opensearch-bulk.ts).
+    stream: 'NEW_AND_OLD_IMAGES',
     envVar: 'CXM_TABLE_REPORTING',
   },
   reportingCounts: {

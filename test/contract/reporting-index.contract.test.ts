@@ -1,9 +1,11 @@
 /**
  * Both ReportingIndex adapters against one contract (DESIGN D6, issue 4). DynamoDB always, on the
  * run's DynamoDB Local; OpenSearch when OPENSEARCH_URL names a live cluster (e.g.
- * `http://localhost:9200` with the security plugin off), in indexes of its own, removed afterwards.
- * Rows are written by the rows store in both cases; for OpenSearch they then travel the indexer's
- * path (the stored items as stream records, through the bulk code).
+ * `http://localhost:9200` with the security plugin off), under an index prefix of its own: the
+ * index templates are put as the indexer puts them, the year indexes they make and the templates
+ * are removed afterwards. Rows are written by the rows store in both cases; for OpenSearch they
+ * then travel the indexer's path (the stored items as NEW_AND_OLD_IMAGES stream records, through
+ * the bulk code).
  */
 import { randomUUID } from 'node:crypto';
 import { DynamoDBClient, QueryCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
@@ -12,9 +14,9 @@ import { afterAll, beforeAll, describe, expect, inject } from 'vitest';
 import { documentClient } from '#shared/store/dynamo-client';
 import { createDynamoReportingIndex } from '#shared/store/dynamo-reporting-index';
 import { createOpenSearchClient } from '#shared/store/opensearch-client';
-import { ensureIndexes } from '#shared/store/opensearch-ensure-indexes';
+import { ensureIndexTemplates } from '#shared/store/opensearch-ensure-index-templates';
+import { reportingIndexPattern, reportingTemplateName } from '#shared/store/opensearch-index-names';
 import { indexReportingRecords } from '#shared/store/opensearch-index-rows';
-import { reportingIndexName } from '#shared/store/opensearch-mappings';
 import { createOpenSearchReportingIndex } from '#shared/store/opensearch-reporting-index';
 import { listKey } from '#shared/store/reporting-keys';
 import { createReportingRowsStore } from '#shared/store/reporting-rows-store';
@@ -50,11 +52,16 @@ describe.skipIf(!OPENSEARCH_URL)(
     let client: Client;
     let subject: ContractSubject;
     let sequence = 0n;
+    // What the stream's old images would show: the item as last sent, by key.
+    const sent = new Map<string, Record<string, AttributeValue>>();
+    const kinds = ['assistant', 'voc'] as const;
 
     beforeAll(async () => {
       const tables = localTables();
       client = createOpenSearchClient({ endpoint: OPENSEARCH_URL!, requestTimeoutMs: 30_000 });
-      await ensureIndexes(client, prefix);
+      // Two primaries, so the routing picks a shard and a write routed otherwise than the search
+      // would lose rows; no replica, which a one-node test cluster could not assign.
+      await ensureIndexTemplates(client, prefix, { primaries: 2, replicas: 0 });
       const rows = createReportingRowsStore(documentClient(), { rows: tables.reporting, counts: tables.reportingCounts });
       const dynamo = new DynamoDBClient({});
       subject = {
@@ -78,15 +85,24 @@ describe.skipIf(!OPENSEARCH_URL)(
             startKey = page.LastEvaluatedKey;
           } while (startKey);
           const seconds = Math.floor(Date.now() / 1000);
-          const records = items.map((item) => writeRecord(item, { sequenceNumber: sequenceNumber(++sequence), seconds }));
+          const records = items.map((item) => {
+            const before = sent.get(item.pk!.S!);
+            sent.set(item.pk!.S!, item);
+            return writeRecord(item, { sequenceNumber: sequenceNumber(++sequence), seconds }, before ? 'MODIFY' : 'INSERT', before);
+          });
           expect(await indexReportingRecords(client, prefix, records)).toEqual({ batchItemFailures: [] });
-          await client.indices.refresh({ index: [reportingIndexName(prefix, 'assistant'), reportingIndexName(prefix, 'voc')] });
+          await client.indices.refresh({ index: kinds.map((kind) => reportingIndexPattern(prefix, kind)) });
         },
       };
     });
 
     afterAll(async () => {
-      await client?.indices.delete({ index: [reportingIndexName(prefix, 'assistant'), reportingIndexName(prefix, 'voc')] });
+      if (!client) return;
+      // By name: a cluster may refuse wildcard deletes (action.destructive_requires_name).
+      const { body } = await client.indices.get({ index: kinds.map((kind) => reportingIndexPattern(prefix, kind)) });
+      const names = Object.keys(body);
+      if (names.length > 0) await client.indices.delete({ index: names });
+      await Promise.all(kinds.map((kind) => client.indices.deleteIndexTemplate({ name: reportingTemplateName(prefix, kind) })));
     });
 
     reportingIndexContract(() => subject);

@@ -85,6 +85,24 @@ describe('the indexer', () => {
     expect(indexer.Properties.Environment.Variables).toMatchObject({ CXM_OPENSEARCH_INDEX_PREFIX: 'cxm-dev-reporting' });
   });
 
+  it("reads a stream that shows old images too (a row's previous year index), and gives the stage's shard counts for new year indexes", () => {
+    for (const [stage, shards] of [['dev', { primaries: '1', replicas: '0' }], ['prod', { primaries: '1', replicas: '1' }]] as const) {
+      const template = templates.get(stage)!;
+      const [reporting] = Object.values(template.findResources('AWS::DynamoDB::Table')).filter((table) => table.Properties.TableName === `cxm-${stage}-reporting`);
+      expect(reporting!.Properties.StreamSpecification).toEqual({ StreamViewType: 'NEW_AND_OLD_IMAGES' });
+      expect(functionNamed(template, `cxm-${stage}-reporting-indexer`).Properties.Environment.Variables).toMatchObject({
+        CXM_OPENSEARCH_PRIMARY_SHARDS: shards.primaries,
+        CXM_OPENSEARCH_REPLICAS: shards.replicas,
+      });
+    }
+  });
+
+  it('refuses, at synth, replicas that the domain has no node for', () => {
+    const config = stageConfig('dev');
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    expect(() => new CxmStack(app, { config: { ...config, search: { ...config.search, indexShards: { primaries: 1, replicas: 1 } } } })).toThrow(/replicas < dataNodes/);
+  });
+
   it('may write the reporting indexes; the list functions may only read them', () => {
     const dev = templates.get('dev')!;
     const esActions = (roleNamePart: string) =>
@@ -104,5 +122,14 @@ describe('the indexer', () => {
     );
     expect(listResources).toContain('cxm-dev-reporting-*/_search');
     expect(listActions).not.toContain('es:ESHttpDelete');
+    // The indexer's own two index templates, by exact name: no other template of the domain.
+    const indexerResources = JSON.stringify(
+      Object.values(dev.findResources('AWS::IAM::Policy'))
+        .filter((policy) => JSON.stringify(policy.Properties.Roles).includes('Indexer'))
+        .map((policy) => policy.Properties.PolicyDocument),
+    );
+    expect(indexerResources).toContain('/_index_template/cxm-dev-reporting-assistant"');
+    expect(indexerResources).toContain('/_index_template/cxm-dev-reporting-voc"');
+    expect(indexerResources).not.toContain('_index_template/*');
   });
 });

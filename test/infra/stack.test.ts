@@ -148,7 +148,7 @@ describe('tables', () => {
     });
     expect(table.DeletionPolicy).toBe('Delete');
     const stream = table.Properties.StreamSpecification;
-    expect(stream).toEqual(spec.stream ? { StreamViewType: 'NEW_IMAGE' } : undefined);
+    expect(stream).toEqual(spec.stream ? { StreamViewType: spec.stream } : undefined);
   });
 
   it('conversations has a NEW_IMAGE stream and keys a GSI on keyId', () => {

@@ -37,15 +37,15 @@ afterAll(async () => {
 });
 
 describe('the lists on OpenSearch', () => {
-  it('query the cluster, with the tenant filter, and answer its rows', async () => {
+  it("query the kind's read alias, routed by tenant, with the tenant filter, and answer its rows", async () => {
     const shaped = shapeRow('assistant', tenant, { ID: 'a-1', Datetime: Date.now() - 60_000, BotName: 'Helper' });
-    stub.script(searchAnswer(`${PREFIX}-assistant`, [{ id: `${tenant}#assistant#a-1`, row: JSON.stringify(shaped.row), sort: [shaped.datetimeMs, 'a-1'] }], 1));
+    stub.script(searchAnswer(`${PREFIX}-assistant-read`, [{ id: `${tenant}#assistant#a-1`, row: JSON.stringify(shaped.row), sort: [shaped.datetimeMs, 'a-1'] }], 1));
     const before = stub.requests.length;
     const response = await api.call('GET', listPath('assistant'), key);
     expect(response.status).toBe(200);
     expect(response.json).toMatchObject({ total: 1, cursor: {}, data: [{ ID: 'a-1', BotName: 'Helper' }] });
     const [request] = stub.requests.slice(before);
-    expect(request).toMatchObject({ method: 'POST', path: `/${PREFIX}-assistant/_search` });
+    expect(request).toMatchObject({ method: 'POST', path: `/${PREFIX}-assistant-read/_search`, query: { routing: tenant, allow_partial_search_results: 'false' } });
     expect(JSON.stringify(request!.json)).toContain(JSON.stringify({ term: { tenantId: tenant } }));
   });
 

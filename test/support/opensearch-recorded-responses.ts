@@ -1,7 +1,8 @@
 /**
  * Responses of an OpenSearch 2.x cluster, in the shapes it sends them (search with and without
- * `track_total_hits`, bulk with mixed item outcomes, index creation, and the errors the adapters
- * must turn into 503s or retries). Builders fill in the ids and rows a test asks for.
+ * `track_total_hits`, bulk with mixed item outcomes, index template puts, and the errors the
+ * adapters must turn into 503s, empty lists or retries). Builders fill in the ids and rows a test
+ * asks for.
  */
 import type { RecordedResponse } from './fake-opensearch-connection.ts';
 
@@ -13,8 +14,11 @@ export interface RecordedHit {
 
 const shards = { total: 1, successful: 1, skipped: 0, failed: 0 };
 
-/** `POST /<index>/_search` with `_source: ["row"]`; `total` only when the request tracked it. */
-export function searchAnswer(index: string, hits: RecordedHit[], total?: number): RecordedResponse {
+/**
+ * `POST /<alias>/_search` with `_source: ["row"]`; `total` only when the request tracked it. A hit
+ * names the index it came from: `index`, or the hit's own (a year index behind the alias).
+ */
+export function searchAnswer(index: string, hits: Array<RecordedHit & { index?: string }>, total?: number): RecordedResponse {
   return {
     statusCode: 200,
     body: {
@@ -24,8 +28,21 @@ export function searchAnswer(index: string, hits: RecordedHit[], total?: number)
       hits: {
         ...(total === undefined ? {} : { total: { value: total, relation: 'eq' } }),
         max_score: null,
-        hits: hits.map(({ id, row, sort }) => ({ _index: index, _id: id, _score: null, _source: { row }, sort })),
+        hits: hits.map(({ id, row, sort, index: hitIndex }) => ({ _index: hitIndex ?? index, _id: id, _routing: id.split('#')[0], _score: null, _source: { row }, sort })),
       },
+    },
+  };
+}
+
+/** A 200 that lost shards on the way (what a proxy or an older cluster can answer despite allow_partial_search_results=false). */
+export function searchWithFailedShards(index: string): RecordedResponse {
+  const answer = searchAnswer(index, [], 0);
+  const body = answer.body as Record<string, unknown>;
+  return {
+    ...answer,
+    body: {
+      ...body,
+      _shards: { total: 3, successful: 2, skipped: 0, failed: 1, failures: [{ shard: 0, index: `${index}-2025`, status: 'SERVICE_UNAVAILABLE', reason: { type: 'no_shard_available_action_exception', reason: null } }] },
     },
   };
 }
@@ -68,14 +85,14 @@ export const accessDenied: RecordedResponse = {
   body: { Message: 'User: arn:aws:sts::123456789012:assumed-role/cxm-dev-list/fn is not authorized to perform: es:ESHttpPost' },
 };
 
-export function indexCreated(index: string): RecordedResponse {
-  return { statusCode: 200, body: { acknowledged: true, shards_acknowledged: true, index } };
-}
-
-export function indexAlreadyExists(index: string): RecordedResponse {
-  const cause = { type: 'resource_already_exists_exception', reason: `index [${index}/Yc3OhX7dQkOqlkB1cF0uBw] already exists`, index_uuid: 'Yc3OhX7dQkOqlkB1cF0uBw', index };
+/** A search of an alias one of whose indexes is closed (without ignore_unavailable). */
+export function indexClosed(index: string): RecordedResponse {
+  const cause = { type: 'index_closed_exception', reason: 'closed', index_uuid: 'Yc3OhX7dQkOqlkB1cF0uBw', index };
   return { statusCode: 400, body: { error: { root_cause: [cause], ...cause }, status: 400 } };
 }
+
+/** `POST /_index_template/<name>` (the client's verb; PUT is the same): created or replaced alike. */
+export const templateAcknowledged: RecordedResponse = { statusCode: 200, body: { acknowledged: true } };
 
 export type BulkOutcome = 'created' | 'updated' | 'deleted' | 'not_found' | 'conflict' | 'rejected' | 'mapping';
 

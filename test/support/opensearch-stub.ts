@@ -13,6 +13,8 @@ export type StubAnswer = RecordedResponse | { statusCode: number; text: string }
 export interface StubRequest {
   method: string;
   path: string;
+  /** The query string's parameters (routing, ...). */
+  query: Record<string, string>;
   json: unknown;
 }
 
@@ -43,8 +45,9 @@ export async function startOpenSearchStub(): Promise<OpenSearchStub> {
 
   const server = createServer((req, res) => {
     void readJson(req).then((json) => {
-      const path = (req.url ?? '/').split('?')[0]!;
-      requests.push({ method: req.method ?? 'GET', path, json });
+      const url = new URL(req.url ?? '/', 'http://stub');
+      const path = url.pathname;
+      requests.push({ method: req.method ?? 'GET', path, query: Object.fromEntries(url.searchParams), json });
       const answer = queue.shift() ?? searchAnswer(path.split('/')[1] ?? '', [], 0);
       if (answer === 'reset') return req.socket.destroy();
       if (answer === 'no-answer') {

@@ -2,7 +2,9 @@
  * The one contract every ReportingIndex adapter passes (D6): the window is [from, to); rows come
  * in [Datetime, ID] order, equal Datetimes included; a page resumes strictly after `after`;
  * `limit` and `more` agree; the total counts the window on the first page only; tenants and list
- * kinds never mix; a page stops at the byte budget (measured escaped) but always serves one row.
+ * kinds never mix; a page stops at the byte budget (measured escaped) but always serves one row;
+ * a window across New Year (OpenSearch: two year indexes) is one order; a row re-written at
+ * another time, in another year, is listed once, at its new time.
  * Each test seeds its own tenant through the subject's real writer.
  */
 import { randomUUID } from 'node:crypto';
@@ -17,6 +19,7 @@ export interface ContractSubject {
   seed(tenantId: string, kind: ReportKind, rows: ShapedRow[]): Promise<void>;
 }
 
+/** 2026-01-01T00:00:00Z: rows just before it are in 2025. */
 const BASE = 1_767_225_600_000;
 const WINDOW = { from: BASE, to: BASE + 10 };
 const BIG_BUDGET = 5 * 1024 * 1024;
@@ -135,5 +138,36 @@ export function reportingIndexContract(subject: () => ContractSubject): void {
     const rest = await page({ tenantId: t, after: fits.last, withTotal: false });
     expect(rest).toEqual({ rows: text(rows.slice(2)), last: [BASE + 3, 'b-3'], more: false, total: undefined });
     expect(await page({ tenantId: t, maxBytes: 1 })).toMatchObject({ rows: text(rows.slice(0, 1)), more: true });
+  });
+
+  it('a window across New Year is one order: pages cross from the last rows of a year to the first of the next', async () => {
+    const t = tenant();
+    const rows = [assistant(t, 'y-3', BASE + 1), assistant(t, 'y-1', BASE - 2), assistant(t, 'y-4', BASE + 1), assistant(t, 'y-2', BASE - 1)];
+    await subject().seed(t, 'assistant', rows);
+    const window = { from: BASE - 5, to: BASE + 5 };
+    const ordered = text([rows[1]!, rows[3]!, rows[0]!, rows[2]!]);
+    expect(await page({ tenantId: t, window })).toEqual({ rows: ordered, last: [BASE + 1, 'y-4'], more: false, total: 4 });
+    const first = await page({ tenantId: t, window, limit: 2 });
+    expect(first).toEqual({ rows: ordered.slice(0, 2), last: [BASE - 1, 'y-2'], more: true, total: 4 });
+    expect(await page({ tenantId: t, window, limit: 2, after: first.last, withTotal: false })).toEqual({
+      rows: ordered.slice(2),
+      last: [BASE + 1, 'y-4'],
+      more: false,
+      total: undefined,
+    });
+  });
+
+  it('a row written again at a time in another year is listed once, at its new time, and counted once', async () => {
+    const t = tenant();
+    await subject().seed(t, 'assistant', [assistant(t, 'm-1', BASE + 3), assistant(t, 'm-2', BASE + 4)]);
+    const moved = [assistant(t, 'm-1', BASE - 3, { BotName: 'Moved' }), assistant(t, 'm-2', BASE + 4)];
+    await subject().seed(t, 'assistant', moved);
+    expect(await page({ tenantId: t, window: { from: BASE - 10, to: BASE + 10 } })).toEqual({
+      rows: text(moved),
+      last: [BASE + 4, 'm-2'],
+      more: false,
+      total: 2,
+    });
+    expect(await page({ tenantId: t, window: { from: BASE, to: BASE + 10 } })).toMatchObject({ rows: text(moved.slice(1)), total: 1 });
   });
 }

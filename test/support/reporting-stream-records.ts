@@ -1,6 +1,8 @@
 /**
- * DynamoDB stream records of the reporting table as Lambda delivers them (NEW_IMAGE view: a
- * REMOVE carries only the keys), built from items shaped as the rows store writes them.
+ * DynamoDB stream records of the reporting table as Lambda delivers them (NEW_AND_OLD_IMAGES view:
+ * a MODIFY carries the item before and after, a REMOVE the item before), built from items shaped
+ * as the rows store writes them. Records without an old image stand for a stream that showed new
+ * images only (before the view changed).
  */
 import type { AttributeValue as SdkAttributeValue } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
@@ -10,8 +12,11 @@ import type { AttributeValue, DynamoDBRecord } from 'aws-lambda';
 export { reportingItem, type ReportingItem } from '#shared/store/reporting-rows-store';
 import type { ReportingItem } from '#shared/store/reporting-rows-store';
 
+type Item = ReportingItem | Record<string, SdkAttributeValue>;
+
 /** The SDK's and aws-lambda's AttributeValue types describe the same wire format. */
-function toStreamImage(image: Record<string, SdkAttributeValue>): Record<string, AttributeValue> {
+function toStreamImage(item: Item): Record<string, AttributeValue> {
+  const image = 'pk' in item && typeof item.pk === 'string' ? marshall(item) : (item as Record<string, SdkAttributeValue>);
   return image as unknown as Record<string, AttributeValue>;
 }
 
@@ -35,36 +40,37 @@ const base = (position: RecordPosition) => ({
   eventSourceARN: 'arn:aws:dynamodb:eu-west-1:123456789012:table/cxm-test-reporting/stream/2026-01-01T00:00:00.000',
 });
 
-export function writeRecord(
-  item: ReportingItem | Record<string, SdkAttributeValue>,
-  position: RecordPosition,
-  eventName: 'INSERT' | 'MODIFY' = 'INSERT',
-): DynamoDBRecord {
-  const image = 'pk' in item && typeof item.pk === 'string' ? marshall(item) : (item as Record<string, SdkAttributeValue>);
+/** An INSERT, or with `eventName: 'MODIFY'` an overwrite; `before` is the item it replaced. */
+export function writeRecord(item: Item, position: RecordPosition, eventName: 'INSERT' | 'MODIFY' = 'INSERT', before?: Item): DynamoDBRecord {
+  const image = toStreamImage(item);
   return {
     ...base(position),
     eventName,
     dynamodb: {
       ApproximateCreationDateTime: position.seconds,
-      Keys: { pk: toStreamImage(image).pk! },
-      NewImage: toStreamImage(image),
+      Keys: { pk: image.pk! },
+      NewImage: image,
+      ...(before && { OldImage: toStreamImage(before) }),
       SequenceNumber: position.sequenceNumber,
       SizeBytes: 512,
-      StreamViewType: 'NEW_IMAGE',
+      StreamViewType: 'NEW_AND_OLD_IMAGES',
     },
   };
 }
 
-export function removeRecord(pk: string, position: RecordPosition): DynamoDBRecord {
+/** The REMOVE of `item`; given only its key, the REMOVE of a stream that showed new images only. */
+export function removeRecord(item: Item | string, position: RecordPosition): DynamoDBRecord {
+  const image = typeof item === 'string' ? undefined : toStreamImage(item);
   return {
     ...base(position),
     eventName: 'REMOVE',
     dynamodb: {
       ApproximateCreationDateTime: position.seconds,
-      Keys: { pk: { S: pk } },
+      Keys: { pk: image?.pk ?? { S: item as string } },
+      ...(image && { OldImage: image }),
       SequenceNumber: position.sequenceNumber,
       SizeBytes: 64,
-      StreamViewType: 'NEW_IMAGE',
+      StreamViewType: image ? 'NEW_AND_OLD_IMAGES' : 'NEW_IMAGE',
     },
   };
 }

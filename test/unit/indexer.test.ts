@@ -1,27 +1,37 @@
 /**
  * The reporting indexer: stream records to bulk operations (pure), and the bulk request and its
- * answer through the official client with recorded responses. Failed items are reported exactly;
- * version conflicts and deletes of absent documents are success; REMOVE deletes; external versions
- * grow with the stream order, so a replay can never overwrite a newer row.
+ * answer through the official client with recorded responses. Rows go to the year index of their
+ * own Datetime, routed by tenant; a MODIFY that moves a row to another year deletes the old copy
+ * in the same request; REMOVE deletes from the old image's year. Failed items are reported
+ * exactly; version conflicts and deletes of absent documents are success; external versions grow
+ * with the stream order, so a replay can never overwrite a newer row. And the index templates the
+ * year indexes are made from.
  */
 import type { DynamoDBRecord } from 'aws-lambda';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { shapeRow, ASSISTANT_FIELDS, VOC_FIELDS } from '#shared/domain/reporting/report-rows';
 import { documentId, externalVersion, failedOperations, planBulk } from '#shared/store/opensearch-bulk';
 import { createOpenSearchClient } from '#shared/store/opensearch-client';
-import { ensureIndexes } from '#shared/store/opensearch-ensure-indexes';
+import { ensureIndexTemplates } from '#shared/store/opensearch-ensure-index-templates';
+import { reportingYearIndex } from '#shared/store/opensearch-index-names';
 import { indexReportingRecords } from '#shared/store/opensearch-index-rows';
 import { FIELD_TYPES, indexedFields, reportingMappings } from '#shared/store/opensearch-mappings';
+import { opensearchIndexShards } from '#shared/store/opensearch-settings';
 import { fakeOpenSearch, type ConnectionFailure, type RecordedResponse } from '#test/support/fake-opensearch-connection';
-import { bulkAnswer, bulkItem, indexAlreadyExists, indexCreated, type BulkOutcome } from '#test/support/opensearch-recorded-responses';
+import { bulkAnswer, bulkItem, templateAcknowledged, type BulkOutcome } from '#test/support/opensearch-recorded-responses';
 import { removeRecord, reportingItem, sequenceNumber, writeRecord } from '#test/support/reporting-stream-records';
 
 const PREFIX = 'cxm-test-reporting';
+/** 2026-01-01T00:00:00Z: the first instant of 2026. */
 const SECOND = 1_767_225_600;
 const DATETIME = SECOND * 1000;
+const Y2026 = `${PREFIX}-assistant-2026`;
+const Y2025 = `${PREFIX}-assistant-2025`;
 
 const assistantRow = (id: string, extra: Record<string, unknown> = {}) =>
   reportingItem('t1', 'assistant', shapeRow('assistant', 't1', { ID: id, Datetime: DATETIME, BotName: 'Helper', CSat: 4, Escalated: false, ...extra }));
+/** The same row one millisecond earlier: the last instant of 2025. */
+const movedTo2025 = (id: string) => assistantRow(id, { Datetime: DATETIME - 1 });
 const vocRow = (id: string) =>
   reportingItem('t1', 'voc', shapeRow('voc', 't1', { ID: id, Datetime: '2026-01-01T09:00:00+01:00', Problems: [{ name: 'hold', severity: 'low' }], KPIs: [{ name: 'FCR', value: true }] }));
 
@@ -42,14 +52,15 @@ function answerFor(records: DynamoDBRecord[], outcomes: BulkOutcome[]): Recorded
 }
 
 describe('stream records to bulk operations', () => {
-  it('INSERT/MODIFY index the row under its row key with an external version; REMOVE deletes', () => {
+  it('INSERT/MODIFY index the row into its year, routed by tenant, under its row key with an external version; REMOVE deletes', () => {
     const row = assistantRow('a-1');
-    const records = [writeRecord(row, at(1)), removeRecord('t1#voc#v-9', at(2, SECOND + 1))];
+    const gone = vocRow('v-9');
+    const records = [writeRecord(row, at(1)), removeRecord(gone, at(2, SECOND + 1))];
     const { operations, rejected } = planBulk(records, PREFIX);
     expect(rejected).toEqual([]);
     expect(operations.map(({ lines }) => lines)).toEqual([
       [
-        `{"index":{"_index":"${PREFIX}-assistant","_id":"t1#assistant#a-1","version":${SECOND}000000001,"version_type":"external"}}`,
+        `{"index":{"_index":"${Y2026}","_id":"t1#assistant#a-1","routing":"t1","version":${SECOND}000000001,"version_type":"external"}}`,
         JSON.stringify({
           tenantId: 't1',
           rowId: 'a-1',
@@ -58,8 +69,51 @@ describe('stream records to bulk operations', () => {
           ...indexedFields('assistant', JSON.parse(row.row) as Record<string, unknown>),
         }),
       ],
-      [`{"delete":{"_index":"${PREFIX}-voc","_id":"t1#voc#v-9","version":${SECOND + 1}000000002,"version_type":"external"}}`],
+      // The VOC row's Datetime, 2026-01-01T09:00+01:00, is 08:00 UTC: 2026.
+      [`{"delete":{"_index":"${PREFIX}-voc-2026","_id":"t1#voc#v-9","routing":"t1","version":${SECOND + 1}000000002,"version_type":"external"}}`],
     ]);
+  });
+
+  it("the UTC year of the row's own Datetime picks the index; Datetimes outside 2000-2099 share one", () => {
+    const year = (ms: number) => reportingYearIndex(PREFIX, 'voc', ms);
+    expect(year(DATETIME)).toBe(`${PREFIX}-voc-2026`);
+    expect(year(DATETIME - 1)).toBe(`${PREFIX}-voc-2025`);
+    expect(year(Date.UTC(2000, 0, 1))).toBe(`${PREFIX}-voc-2000`);
+    expect(year(Date.UTC(2099, 11, 31, 23, 59, 59, 999))).toBe(`${PREFIX}-voc-2099`);
+    for (const outlying of [0, Date.UTC(2000, 0, 1) - 1, Date.UTC(2100, 0, 1), 999_999_999_999_999]) expect(year(outlying)).toBe(`${PREFIX}-voc-other`);
+    // A VOC Datetime in the tenant's zone counts in UTC: 00:30 at +01:00 on New Year is still 2025.
+    const early = reportingItem('t1', 'voc', shapeRow('voc', 't1', { ID: 'v-1', Datetime: '2026-01-01T00:30:00+01:00' }));
+    expect(planBulk([writeRecord(early, at(1))], PREFIX).operations[0]!.index).toBe(`${PREFIX}-voc-2025`);
+  });
+
+  it('a MODIFY that moves the row to another year indexes it there and deletes the old copy, same id, routing and version', () => {
+    const before = assistantRow('a-1');
+    const record = writeRecord(movedTo2025('a-1'), at(7), 'MODIFY', before);
+    const { operations, rejected } = planBulk([record], PREFIX);
+    expect(rejected).toEqual([]);
+    expect(operations.map(({ action, index, id, routing, version, sequenceNumber: seq }) => ({ action, index, id, routing, version, seq }))).toEqual([
+      { action: 'index', index: Y2025, id: 't1#assistant#a-1', routing: 't1', version: BigInt(`${SECOND}000000007`), seq: sequenceNumber(7) },
+      { action: 'delete', index: Y2026, id: 't1#assistant#a-1', routing: 't1', version: BigInt(`${SECOND}000000007`), seq: sequenceNumber(7) },
+    ]);
+    expect(operations[1]!.lines).toEqual([`{"delete":{"_index":"${Y2026}","_id":"t1#assistant#a-1","routing":"t1","version":${SECOND}000000007,"version_type":"external"}}`]);
+  });
+
+  it('a MODIFY within the year, and one without an old image (a NEW_IMAGE stream), only index', () => {
+    const sameYear = writeRecord(assistantRow('a-1', { Datetime: DATETIME + 86_400_000 }), at(1), 'MODIFY', assistantRow('a-1'));
+    const noOldImage = writeRecord(movedTo2025('a-2'), at(2), 'MODIFY');
+    const notARow = writeRecord(movedTo2025('a-3'), at(3), 'MODIFY', { pk: { S: 't1#assistant#a-3' } });
+    const { operations } = planBulk([sameYear, noOldImage, notARow], PREFIX);
+    expect(operations.map((op) => [op.action, op.index])).toEqual([
+      ['index', Y2026],
+      ['index', Y2025],
+      ['index', Y2025],
+    ]);
+  });
+
+  it('a REMOVE deletes from the year of its old image; without one (a NEW_IMAGE stream) it is rejected, naming the stream view', () => {
+    const { operations, rejected } = planBulk([removeRecord(movedTo2025('a-1'), at(1)), removeRecord('t1#assistant#a-2', at(2))], PREFIX);
+    expect(operations.map((op) => [op.action, op.index, op.routing])).toEqual([['delete', Y2025, 't1']]);
+    expect(rejected).toEqual([{ sequenceNumber: sequenceNumber(2), reason: expect.stringContaining('NEW_AND_OLD_IMAGES') }]);
   });
 
   it('the document keeps the stored row text exactly and the typed spec fields beside it', () => {
@@ -88,7 +142,7 @@ describe('stream records to bulk operations', () => {
       writeRecord(item, at(42), 'MODIFY'),
       // The next second, with a sequence number whose tail happens to be smaller.
       writeRecord(item, { sequenceNumber: sequenceNumber(7, '4421584600000'), seconds: SECOND + 1 }, 'MODIFY'),
-      removeRecord(item.pk, at(43, SECOND + 2)),
+      removeRecord(item, at(43, SECOND + 2)),
     ];
     const versions = planBulk(records, PREFIX).operations.map((op) => op.version);
     expect(versions).toHaveLength(4);
@@ -129,7 +183,7 @@ describe('stream records to bulk operations', () => {
 
   it('which bulk items count as applied', () => {
     const records = [1, 2, 3, 4, 5].map((n) => writeRecord(assistantRow(`a-${n}`), at(n)));
-    const { operations } = planBulk([...records, removeRecord('t1#assistant#gone', at(6)), removeRecord('t1#assistant#a-1', at(7))], PREFIX);
+    const { operations } = planBulk([...records, removeRecord(assistantRow('gone'), at(6)), removeRecord(assistantRow('a-1'), at(7))], PREFIX);
     const outcomes: BulkOutcome[] = ['created', 'updated', 'conflict', 'rejected', 'mapping', 'not_found', 'deleted'];
     const items = operations.map((op, i) => bulkItem(op.action, op.index, op.id, op.version, outcomes[i]!));
     expect(failedOperations(operations, items).map((f) => [f.operation.sequenceNumber, f.status])).toEqual([
@@ -147,7 +201,7 @@ describe('a batch through the client', () => {
       writeRecord(assistantRow('a-1'), at(1)),
       writeRecord(assistantRow('a-2'), at(2)),
       writeRecord(vocRow('v-1'), at(3)),
-      removeRecord('t1#assistant#a-0', at(4)),
+      removeRecord(assistantRow('a-0'), at(4)),
     ];
     const { run, requests, warnings } = indexer(answerFor(records, ['created', 'rejected', 'created', 'deleted']));
     expect(await run(records)).toEqual({ batchItemFailures: [{ itemIdentifier: sequenceNumber(2) }] });
@@ -158,11 +212,27 @@ describe('a batch through the client', () => {
     expect(warnings).toEqual([expect.objectContaining({ sequenceNumber: sequenceNumber(2), status: 429 })]);
   });
 
+  it('a move to another year: the index and the delete of the old copy travel in one request; either failing fails the record', async () => {
+    const move = writeRecord(movedTo2025('a-1'), at(1), 'MODIFY', assistantRow('a-1'));
+    const next = writeRecord(assistantRow('a-2'), at(2));
+    const { run, requests } = indexer(answerFor([move, next], ['updated', 'rejected', 'created']), answerFor([move, next], ['created', 'not_found', 'created']));
+    expect(await run([move, next])).toEqual({ batchItemFailures: [{ itemIdentifier: sequenceNumber(1) }] });
+    expect(requests).toHaveLength(1);
+    const actions = (requests[0]!.json as Array<Record<string, { _index?: string; routing?: string }>>).filter((line) => 'index' in line || 'delete' in line);
+    expect(actions.map((line) => Object.entries(line).map(([action, meta]) => [action, meta._index, meta.routing])[0])).toEqual([
+      ['index', Y2025, 't1'],
+      ['delete', Y2026, 't1'],
+      ['index', Y2026, 't1'],
+    ]);
+    // Retried, the old copy already gone (404) is success like the rest.
+    expect(await run([move, next])).toEqual({ batchItemFailures: [] });
+  });
+
   it('version conflicts (a replay, or a newer change indexed first) and deletes of absent rows are success', async () => {
     const item = assistantRow('a-1');
     const newer = writeRecord(item, at(9), 'MODIFY');
     const replayedOlder = writeRecord(item, at(8), 'MODIFY');
-    const remove = removeRecord('t1#assistant#never-indexed', at(10));
+    const remove = removeRecord(assistantRow('never-indexed'), at(10));
     const records = [replayedOlder, newer, remove];
     const { run, requests } = indexer(answerFor(records, ['conflict', 'conflict', 'not_found']));
     expect(await run(records)).toEqual({ batchItemFailures: [] });
@@ -247,20 +317,47 @@ describe('indexes and mappings', () => {
     expect(indexedFields('voc', { Problems: 'hold', KPIs: [{ name: 'x', value: 1 }, 'odd', { name: { deep: true } }] })).toEqual({ KPIs: [{ name: 'x' }, {}] });
   });
 
-  it('ensureIndexes creates both indexes with their mappings, and accepts ones that exist', async () => {
-    const fake = fakeOpenSearch(indexCreated(`${PREFIX}-assistant`), indexAlreadyExists(`${PREFIX}-voc`));
-    await ensureIndexes(createOpenSearchClient({ endpoint: 'http://127.0.0.1:9200', Connection: fake.Connection }), PREFIX);
-    expect(fake.requests.map((r) => [r.method, r.path]).sort()).toEqual([
-      ['PUT', `/${PREFIX}-assistant`],
-      ['PUT', `/${PREFIX}-voc`],
-    ]);
-    const assistant = fake.requests.find((r) => r.path.endsWith('-assistant'))!;
-    expect(assistant.json).toEqual({ settings: { 'index.mapping.ignore_malformed': true }, mappings: reportingMappings('assistant') });
+  it('routing is required: a write or delete without it fails instead of landing on another shard', () => {
+    expect(reportingMappings('assistant')._routing).toEqual({ required: true });
+    expect(reportingMappings('voc')._routing).toEqual({ required: true });
   });
 
-  it('ensureIndexes fails on any other error', async () => {
-    const fake = fakeOpenSearch(indexCreated(`${PREFIX}-assistant`), { statusCode: 403, body: { Message: 'not authorized' } });
-    await expect(ensureIndexes(createOpenSearchClient({ endpoint: 'http://127.0.0.1:9200', Connection: fake.Connection }), PREFIX)).rejects.toThrow();
+  it('ensureIndexTemplates puts one composable template per kind: the year indexes, their shards, mappings and read alias', async () => {
+    const fake = fakeOpenSearch(templateAcknowledged, templateAcknowledged);
+    await ensureIndexTemplates(createOpenSearchClient({ endpoint: 'http://127.0.0.1:9200', Connection: fake.Connection }), PREFIX, { primaries: 3, replicas: 1 });
+    expect(fake.requests.map((r) => [r.method, r.path]).sort()).toEqual([
+      ['POST', `/_index_template/${PREFIX}-assistant`],
+      ['POST', `/_index_template/${PREFIX}-voc`],
+    ]);
+    for (const kind of ['assistant', 'voc'] as const) {
+      const request = fake.requests.find((r) => r.path.endsWith(`-${kind}`))!;
+      // Replaced at every cold start (no ?create=true), so a deploy's mappings and shards reach the next year.
+      expect(request.querystring).toBe('');
+      expect(request.json).toEqual({
+        index_patterns: [`${PREFIX}-${kind}-*`],
+        priority: 200,
+        template: {
+          settings: { 'index.mapping.ignore_malformed': true, 'index.number_of_shards': 3, 'index.number_of_replicas': 1 },
+          mappings: reportingMappings(kind),
+          aliases: { [`${PREFIX}-${kind}-read`]: {} },
+        },
+        _meta: { description: expect.stringContaining('one index per UTC year') },
+      });
+    }
+  });
+
+  it('ensureIndexTemplates fails on any error', async () => {
+    const fake = fakeOpenSearch(templateAcknowledged, { statusCode: 403, body: { Message: 'not authorized' } });
+    await expect(
+      ensureIndexTemplates(createOpenSearchClient({ endpoint: 'http://127.0.0.1:9200', Connection: fake.Connection }), PREFIX, { primaries: 1, replicas: 1 }),
+    ).rejects.toThrow();
+  });
+
+  it("the shard counts come from the indexer's environment, with OpenSearch's defaults (1 and 1) when unset", () => {
+    expect(opensearchIndexShards({})).toEqual({ primaries: 1, replicas: 1 });
+    expect(opensearchIndexShards({ CXM_OPENSEARCH_PRIMARY_SHARDS: '4', CXM_OPENSEARCH_REPLICAS: '0' })).toEqual({ primaries: 4, replicas: 0 });
+    expect(() => opensearchIndexShards({ CXM_OPENSEARCH_PRIMARY_SHARDS: '0' })).toThrow(/CXM_OPENSEARCH_PRIMARY_SHARDS/);
+    expect(() => opensearchIndexShards({ CXM_OPENSEARCH_REPLICAS: 'one' })).toThrow(/CXM_OPENSEARCH_REPLICAS/);
   });
 });
 
@@ -275,15 +372,12 @@ describe('the Lambda handler', () => {
     vi.doUnmock('#shared/store/opensearch-client');
   });
 
-  it('creates the indexes once per container, then indexes each batch', async () => {
+  it('puts the index templates once per container, before any write, then indexes each batch', async () => {
+    vi.stubEnv('CXM_OPENSEARCH_PRIMARY_SHARDS', '2');
+    vi.stubEnv('CXM_OPENSEARCH_REPLICAS', '1');
     const first = [writeRecord(assistantRow('a-1'), at(1)), writeRecord(assistantRow('a-2'), at(2))];
-    const second = [removeRecord('t1#assistant#a-1', at(3))];
-    const fake = fakeOpenSearch(
-      indexCreated(`${PREFIX}-assistant`),
-      indexCreated(`${PREFIX}-voc`),
-      answerFor(first, ['created', 'mapping']),
-      answerFor(second, ['deleted']),
-    );
+    const second = [removeRecord(assistantRow('a-1'), at(3))];
+    const fake = fakeOpenSearch(templateAcknowledged, templateAcknowledged, answerFor(first, ['created', 'mapping']), answerFor(second, ['deleted']));
     vi.doMock('#shared/store/opensearch-client', async (importOriginal) => {
       const original = await importOriginal<typeof import('#shared/store/opensearch-client')>();
       return { ...original, createOpenSearchClient: (options: Parameters<typeof original.createOpenSearchClient>[0]) => original.createOpenSearchClient({ ...options, Connection: fake.Connection }) };
@@ -291,7 +385,27 @@ describe('the Lambda handler', () => {
     const { handler } = await import('#functions/indexer/index-reporting-rows');
     expect(await handler({ Records: first })).toEqual({ batchItemFailures: [{ itemIdentifier: sequenceNumber(2) }] });
     expect(await handler({ Records: second })).toEqual({ batchItemFailures: [] });
-    expect(fake.requests.map((r) => `${r.method} ${r.path}`)).toEqual([`PUT /${PREFIX}-assistant`, `PUT /${PREFIX}-voc`, 'POST /_bulk', 'POST /_bulk']);
+    expect(fake.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+      `POST /_index_template/${PREFIX}-assistant`,
+      `POST /_index_template/${PREFIX}-voc`,
+      'POST /_bulk',
+      'POST /_bulk',
+    ]);
+    expect(fake.requests[0]!.json).toMatchObject({ template: { settings: { 'index.number_of_shards': 2, 'index.number_of_replicas': 1 } } });
+  });
+
+  it('a failed template put fails the batch (no write without the template) and is tried again by the next one', async () => {
+    const records = [writeRecord(assistantRow('a-1'), at(1))];
+    const fake = fakeOpenSearch({ statusCode: 403, body: { Message: 'not authorized' } }, templateAcknowledged, templateAcknowledged, templateAcknowledged, answerFor(records, ['created']));
+    vi.doMock('#shared/store/opensearch-client', async (importOriginal) => {
+      const original = await importOriginal<typeof import('#shared/store/opensearch-client')>();
+      return { ...original, createOpenSearchClient: (options: Parameters<typeof original.createOpenSearchClient>[0]) => original.createOpenSearchClient({ ...options, Connection: fake.Connection, maxRetries: 0 }) };
+    });
+    const { handler } = await import('#functions/indexer/index-reporting-rows');
+    await expect(handler({ Records: records })).rejects.toThrow();
+    expect(fake.requests.some((r) => r.path === '/_bulk')).toBe(false);
+    expect(await handler({ Records: records })).toEqual({ batchItemFailures: [] });
+    expect(fake.requests.map((r) => r.path).filter((path) => path.startsWith('/_index_template/'))).toHaveLength(4);
   });
 
   it('fails at cold start without its settings', async () => {

@@ -1,7 +1,9 @@
 /**
  * The OpenSearch reporting index through the official client, with its HTTP layer answering from
- * recorded responses: the exact search it sends, how it reads hits and totals, and that every
- * failure becomes a 503 `Unavailable` with Retry-After.
+ * recorded responses: the exact search it sends (the kind's read alias over every year index,
+ * routed by tenant, no partial results), how it reads hits and totals, deep pages across year
+ * indexes without a point in time, and that every failure becomes a 503 `Unavailable` with
+ * Retry-After while a stage without any year index yet lists nothing.
  */
 import { describe, expect, it, vi } from 'vitest';
 import { classifyError } from '#shared/http/classify-error';
@@ -13,14 +15,17 @@ import { fakeOpenSearch, type ConnectionFailure, type RecordedResponse } from '#
 import {
   accessDenied,
   allShardsFailed,
+  indexClosed,
   indexNotFound,
   searchAnswer,
   searchRejected,
+  searchWithFailedShards,
   type RecordedHit,
 } from '#test/support/opensearch-recorded-responses';
 
 const PREFIX = 'cxm-test-reporting';
-const INDEX = `${PREFIX}-assistant`;
+/** What the assistant list searches: the read alias every assistant year index carries. */
+const INDEX = `${PREFIX}-assistant-read`;
 const window = { from: 1_767_225_600_000, to: 1_767_312_000_000 };
 
 const hit = (id: string, datetimeMs: number, extra = ''): RecordedHit => ({
@@ -35,6 +40,8 @@ function subject(...answers: Array<RecordedResponse | ConnectionFailure>) {
   return { index: createOpenSearchReportingIndex(client, PREFIX), requests: fake.requests };
 }
 
+const parameters = (querystring: string) => Object.fromEntries(new URLSearchParams(querystring));
+
 const query = (overrides: Partial<ReportPageQuery> = {}): ReportPageQuery => ({
   tenantId: 't1',
   kind: 'assistant',
@@ -46,12 +53,14 @@ const query = (overrides: Partial<ReportPageQuery> = {}): ReportPageQuery => ({
 });
 
 describe('the search it sends', () => {
-  it('first page: tenant filter, window [from, to), [Datetime, ID] order, limit + 1, total tracked', async () => {
+  it('first page: the read alias, routed by tenant, tenant filter, window [from, to), [Datetime, ID] order, limit + 1, total tracked', async () => {
     const { index, requests } = subject(searchAnswer(INDEX, [], 0));
     await index.page(query());
     expect(requests).toHaveLength(1);
     const [request] = requests;
-    expect(request).toMatchObject({ method: 'POST', path: `/${INDEX}/_search`, querystring: 'ignore_unavailable=true' });
+    expect(request).toMatchObject({ method: 'POST', path: `/${INDEX}/_search` });
+    // No ignore_unavailable (it would skip a closed year index and its rows without a word).
+    expect(parameters(request!.querystring)).toEqual({ routing: 't1', allow_partial_search_results: 'false' });
     expect(request!.json).toEqual({
       query: { bool: { filter: [{ term: { tenantId: 't1' } }, { range: { datetimeMs: { gte: window.from, lt: window.to } } }] } },
       sort: [{ datetimeMs: 'asc' }, { rowId: 'asc' }],
@@ -61,13 +70,14 @@ describe('the search it sends', () => {
     });
   });
 
-  it('later pages: search_after the cursor sort key, no total; the kind picks the index', async () => {
-    const { index, requests } = subject(searchAnswer(`${PREFIX}-voc`, []));
-    await index.page(query({ kind: 'voc', after: [window.from + 5, 'v-07'], withTotal: false, limit: 1000 }));
+  it('later pages: search_after the cursor sort key, no total; the kind picks the alias, the tenant the routing', async () => {
+    const { index, requests } = subject(searchAnswer(`${PREFIX}-voc-read`, []));
+    await index.page(query({ tenantId: 'acme.eu', kind: 'voc', after: [window.from + 5, 'v-07'], withTotal: false, limit: 1000 }));
     const [request] = requests;
-    expect(request!.path).toBe(`/${PREFIX}-voc/_search`);
+    expect(request!.path).toBe(`/${PREFIX}-voc-read/_search`);
+    expect(parameters(request!.querystring)).toEqual({ routing: 'acme.eu', allow_partial_search_results: 'false' });
     expect(request!.json).toEqual({
-      query: { bool: { filter: [{ term: { tenantId: 't1' } }, { range: { datetimeMs: { gte: window.from, lt: window.to } } }] } },
+      query: { bool: { filter: [{ term: { tenantId: 'acme.eu' } }, { range: { datetimeMs: { gte: window.from, lt: window.to } } }] } },
       sort: [{ datetimeMs: 'asc' }, { rowId: 'asc' }],
       search_after: [window.from + 5, 'v-07'],
       size: 1001,
@@ -134,6 +144,34 @@ describe('the page it answers', () => {
     expect(await index.page(query({ limit: 10, maxBytes: exactlyTwo - 1 }))).toMatchObject({ rows: [hits[0]!.row], last: [window.from, 'a-01'], more: true });
   });
 
+  it('deep pages across year indexes: each page resumes after the last key served, whichever index held it; no point in time', async () => {
+    const newYear = Date.UTC(2026, 0, 1);
+    const hits = [
+      { ...hit('a-08', newYear - 2), index: `${PREFIX}-assistant-2025` },
+      { ...hit('a-09', newYear - 1), index: `${PREFIX}-assistant-2025` },
+      { ...hit('a-01', newYear), index: `${PREFIX}-assistant-2026` },
+    ];
+    const { index, requests } = subject(searchAnswer(INDEX, hits, 3), searchAnswer(INDEX, hits.slice(2), 3));
+    const yearWindow = { from: newYear - 10, to: newYear + 10 };
+    const first = await index.page(query({ window: yearWindow, limit: 2 }));
+    expect(first).toEqual({ rows: [hits[0]!.row, hits[1]!.row], last: [newYear - 1, 'a-09'], more: true, total: 3 });
+    const second = await index.page(query({ window: yearWindow, limit: 2, after: first.last, withTotal: false }));
+    expect(second).toEqual({ rows: [hits[2]!.row], last: [newYear, 'a-01'], more: false, total: undefined });
+    for (const request of requests) {
+      expect(request.path).toBe(`/${INDEX}/_search`);
+      expect(request.json).not.toHaveProperty('pit');
+      expect(parameters(request.querystring)).not.toHaveProperty('scroll');
+    }
+    expect(requests[1]!.json).toMatchObject({ search_after: [newYear - 1, 'a-09'], track_total_hits: false });
+  });
+
+  it('no year index yet (a new stage: the alias comes with the first one): an empty list, total 0', async () => {
+    const { index, requests } = subject(indexNotFound(INDEX), indexNotFound(INDEX));
+    expect(await index.page(query())).toEqual({ rows: [], last: undefined, more: false, total: 0 });
+    expect(await index.page(query({ withTotal: false, after: [window.from, 'a-01'] }))).toEqual({ rows: [], last: undefined, more: false, total: undefined });
+    expect(requests).toHaveLength(2);
+  });
+
   it('serves a first row larger than the whole budget on its own, so paging always advances', async () => {
     const hits = [hit('a-01', window.from, 'z'.repeat(500)), hit('a-02', window.from + 1)];
     const { index } = subject(searchAnswer(INDEX, hits, 2));
@@ -146,8 +184,10 @@ describe('failures: SearchUnavailableError, answered 503 Unavailable', () => {
     ['all shards failed (503), also on the one retry', [allShardsFailed, allShardsFailed], 2],
     ['a refused connection, also on the one retry', [{ fail: 'connect ECONNREFUSED 127.0.0.1:9200' }, { fail: 'connect ECONNREFUSED 127.0.0.1:9200' }], 2],
     ['search rejected under load (429, not retried)', [searchRejected], 1],
-    // With ignore_unavailable a missing index answers an empty page; a 404 anyway is a fault.
-    ['a missing index answered with 404 all the same', [indexNotFound(INDEX)], 1],
+    // Only the read alias missing means "nothing indexed yet"; any other missing index is a fault.
+    ['a 404 naming another index than the read alias', [indexNotFound(`${PREFIX}-assistant-2026`)], 1],
+    ['a closed year index behind the alias (never skipped as if empty)', [indexClosed(`${PREFIX}-assistant-2024`)], 1],
+    ['an answer that lost shards', [searchWithFailedShards(INDEX)], 1],
     ['the domain refusing the role (403)', [accessDenied], 1],
     ['an answer without hits', [{ statusCode: 200, body: { took: 1, timed_out: false } }], 1],
     ['a hit without its row', [{ statusCode: 200, body: { hits: { total: { value: 1 }, hits: [{ _id: 'x', _source: {}, sort: [1, 'x'] }] } } }], 1],
