@@ -73,6 +73,8 @@ const PACKED_ITEMS = 80;
 /** And until its rows' size nears a quarter below the 4 MB a transaction may carry (a row may be up to 400 KB). */
 const PACKED_BYTES = 3_000_000;
 const MAX_ATTEMPTS = 12;
+/** Attempts of a batch before it is halved because others keep changing its rows. */
+const CONTENDED_ATTEMPTS = 3;
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
@@ -111,7 +113,7 @@ export function createReportingRowsStore(client: DynamoDBDocumentClient, tables:
     return deltas;
   }
 
-  function rowItem(tenantId: string, kind: ReportKind, change: Change, before: Expected): TransactItem | undefined {
+  function rowItem(tenantId: string, kind: ReportKind, change: Change, before: Expected): TransactItem {
     const Key = { pk: rowKey(tenantId, kind, change.id) };
     const condition = before.exists
       ? { ConditionExpression: 'datetimeMs = :was', ExpressionAttributeValues: { ':was': before.datetimeMs } }
@@ -127,14 +129,16 @@ export function createReportingRowsStore(client: DynamoDBDocumentClient, tables:
     const expected = new Map<string, Expected>(changes.map((change) => [change.id, { exists: false }]));
     for (let attempt = 0; ; attempt++) {
       const deltas = countDeltas(changes, expected);
-      if (changes.length + deltas.size > TRANSACTION_ITEMS && changes.length > 1) {
-        // Rows spread over many hours move too many buckets for one transaction: halve the batch.
+      // Rows spread over many hours move too many buckets for one transaction, or other writers
+      // keep changing rows of this batch under it (concurrent imports of the same rows): halve
+      // the batch; smaller transactions meet fewer of the others' rows.
+      if (changes.length > 1 && (changes.length + deltas.size > TRANSACTION_ITEMS || attempt >= CONTENDED_ATTEMPTS)) {
         const half = Math.ceil(changes.length / 2);
         await commit(tenantId, kind, changes.slice(0, half));
         return commit(tenantId, kind, changes.slice(half));
       }
       const TransactItems: TransactItem[] = [
-        ...changes.map((change) => rowItem(tenantId, kind, change, expected.get(change.id)!)!),
+        ...changes.map((change) => rowItem(tenantId, kind, change, expected.get(change.id)!)),
         ...[...deltas].map(([sk, delta]) => ({
           Update: {
             TableName: tables.counts,
@@ -161,8 +165,9 @@ export function createReportingRowsStore(client: DynamoDBDocumentClient, tables:
         // Neither a row that changed nor a busy item: a refusal that no retry passes.
         if (!learned && !busyReason(reasons.map((reason) => reason.Code))) throw error;
         if (attempt + 1 >= MAX_ATTEMPTS) throw new Error(`reporting rows of ${tenantId}/${kind} kept conflicting after ${MAX_ATTEMPTS} attempts`, { cause: error });
-        // A row's version was learned: the next attempt can pass at once. Busy: wait a little.
-        if (!learned) await backoff(attempt);
+        // A row's version was learned: the next attempt can pass at once, unless other writers
+        // keep changing the same rows (then back off too, so one of them gets through). Busy: wait.
+        if (!learned || attempt >= 2) await backoff(attempt);
       }
     }
   }
