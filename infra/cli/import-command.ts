@@ -1,5 +1,9 @@
-/** `cxm import --tenant <id> <file.json>` (DESIGN section 5). */
-import { readFileSync } from 'node:fs';
+/**
+ * `cxm import --tenant <id> <file.json> [--resume]` (DESIGN section 5): streams the file, checks
+ * it whole before writing, writes with progress on stderr, and after an interruption continues
+ * where it stopped with `--resume` (import-file.ts).
+ */
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { isValidTenantId } from '#shared/auth/tenant-id';
 import { CliError } from './cli-error.ts';
@@ -12,29 +16,29 @@ export function registerImportCommand(program: Command): void {
     .requiredOption('--tenant <id>', 'tenant to load the data into')
     .argument('<file>', 'JSON import file')
     .option('--stage <name>', 'deployed stage to use instead of the local stack')
-    .action(async (file: string, options: { tenant: string; stage?: string }) => {
+    .option('--resume', 'continue an interrupted import of the same file into the same tenant and target')
+    .action(async (file: string, options: { tenant: string; stage?: string; resume?: boolean }) => {
       if (!isValidTenantId(options.tenant)) throw new CliError(`tenant '${options.tenant}' is not a valid tenant id`);
-      let text: string;
-      try {
-        text = readFileSync(file, 'utf8');
-      } catch (error) {
-        throw new CliError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
-      }
-      let content: unknown;
-      try {
-        content = JSON.parse(text);
-      } catch (error) {
-        throw new CliError(`${file} is not valid JSON: ${(error as Error).message}`);
-      }
-      // Imported only when this command runs: the import path brings ajv and the generated validators.
-      const { importData, parseImportFile } = await import('./import-data.ts');
-      const parsed = parseImportFile(options.tenant, content);
+      // A long import meets throttling (a stage at its capacity): the SDK's adaptive mode slows the
+      // client down when it does, with more attempts than its default 3. Before the client exists;
+      // the operator's own AWS_RETRY_MODE / AWS_MAX_ATTEMPTS win.
+      process.env.AWS_RETRY_MODE ??= 'adaptive';
+      process.env.AWS_MAX_ATTEMPTS ??= '10';
       const stores = await connectStores(options.stage);
-      const summary = await importData(options.tenant, parsed, stores, (done, total) => {
-        if (process.stderr.isTTY && total >= 100) process.stderr.write(`\rimporting ${done}/${total}`);
+      // Imported only when this command runs: the import path brings ajv, the generated validators
+      // and the streaming parser.
+      const { importFile } = await import('./import-file.ts');
+      const { summary } = await importFile({
+        file: resolve(file),
+        shownAs: file,
+        tenant: options.tenant,
+        target: stores.target,
+        targetKey: options.stage === undefined ? 'local stack' : `stage ${options.stage}`,
+        stores,
+        resume: options.resume === true,
+        tty: process.stderr.isTTY === true,
       });
       const counts = Object.entries(summary).filter(([, n]) => n > 0);
-      if (process.stderr.isTTY && counts.reduce((sum, [, n]) => sum + n, 0) >= 100) process.stderr.write('\n');
       const what = counts.length === 0 ? 'nothing' : counts.map(([member, n]) => `${n} ${member}`).join(', ');
       console.log(`Imported ${what} into tenant ${options.tenant} on the ${stores.target}.`);
     });

@@ -8,6 +8,7 @@ import type { AuthorizerReadsFigures } from './measure-authorizer-reads.ts';
 import type { AuthorizerScaleFigures } from './measure-authorizer-scale.ts';
 import type { BundlesReport } from './measure-bundles.ts';
 import type { ColdStartEntry, ColdStartReport } from './measure-cold-start.ts';
+import type { ImportFigures } from './measure-import.ts';
 import type { LambdaNode } from '#infra/local/lambda-node';
 import type { PaginationFigures, ReportingTotalsFigures } from './measure-pagination.ts';
 import type { ThroughputReport } from './measure-throughput.ts';
@@ -31,6 +32,8 @@ export interface BenchReport {
   reportingTotals: ReportingTotalsFigures | null;
   /** Issue 14: authorizer store reads per 1 000 requests of many distinct keys, default cache TTL. */
   authorizerScale: AuthorizerScaleFigures | null;
+  /** Issue 14: the real `cxm import`'s rows per second into DynamoDB Local, and its peak memory on a large file. */
+  import: ImportFigures | null;
 }
 
 /** Columns padded to their widest cell; a column whose header starts with `>` is right-aligned. */
@@ -119,7 +122,7 @@ export function peersSummary(report: ColdStartReport): string | undefined {
 function nodeHeader(report: BenchReport): string {
   const { node } = report;
   const onMeasured = [report.coldStart && 'cold start', report.warmOverhead && 'warm overhead'].filter(Boolean);
-  const onBench = [report.pagination && 'pagination', report.throughput && 'throughput', report.authorizerScale && 'authorizer scale'].filter(Boolean);
+  const onBench = [report.pagination && 'pagination', report.throughput && 'throughput', report.authorizerScale && 'authorizer scale', report.import && 'import'].filter(Boolean);
   const parts = [
     onMeasured.length > 0 && `${onMeasured.join(' and ')} measured on Node ${node.version} (${node.pinned ? "Lambda's, pinned" : "NOT Lambda's: the pinned Node is missing"})`,
     onBench.length > 0 && `${onBench.join(' and ')} on the bench's Node ${node.benchVersion} (in process / the local gateway as npm start runs it)`,
@@ -203,6 +206,19 @@ function authorizerScaleSection(report: AuthorizerScaleFigures): string {
   ].join('\n');
 }
 
+function importSection(report: ImportFigures): string {
+  return [
+    `Import: the real \`cxm import\` (a child process), files of generated assistant and VOC rows, checked in a first pass and written in a second`,
+    formatTable(
+      ['figure', '>value', 'goal'],
+      [
+        [`rows/s, ${report.rows} rows into DynamoDB Local (whole command)`, `${report.rowsPerSecond} (${report.seconds.toFixed(1)} s)`, ''],
+        [`peak RSS, ${report.rssRows} rows (${report.rssFileMb} MB file; writes acknowledged at once, ${report.rssSeconds.toFixed(1)} s)`, `${report.peakRssMb} MB`, formatGoal(report.goal, ' MB')],
+      ],
+    ),
+  ].join('\n');
+}
+
 /** Every goal of the report with its name, for the summary line. */
 export function goals(report: BenchReport): Array<{ name: string; goal: Goal }> {
   const found: Array<{ name: string; goal: Goal }> = [];
@@ -215,6 +231,7 @@ export function goals(report: BenchReport): Array<{ name: string; goal: Goal }> 
     found.push({ name: 'authorizer reads', goal: report.pagination.authorizer.goal });
   }
   if (report.authorizerScale) found.push({ name: 'authorizer scale', goal: report.authorizerScale.goal });
+  if (report.import) found.push({ name: 'import peak memory', goal: report.import.goal });
   return found;
 }
 
@@ -227,6 +244,7 @@ export function formatReport(report: BenchReport): string {
     report.throughput && throughputSection(report.throughput),
     report.pagination && paginationSection(report.pagination, report.reportingTotals),
     report.authorizerScale && authorizerScaleSection(report.authorizerScale),
+    report.import && importSection(report.import),
   ].filter((section): section is string => Boolean(section));
   const all = goals(report);
   const missed = all.filter(({ goal }) => !goal.met).map(({ name }) => name);

@@ -29,18 +29,19 @@ import { measureAuthorizerReads } from './measure-authorizer-reads.ts';
 import { measureAuthorizerScale } from './measure-authorizer-scale.ts';
 import { buildBundles, bundlesReport } from './measure-bundles.ts';
 import { measureColdStart } from './measure-cold-start.ts';
+import { measureImport } from './measure-import.ts';
 import { measurePagination } from './measure-pagination.ts';
 import { measureThroughput, startBenchServer, type BenchServer } from './measure-throughput.ts';
 import { measureWarmOverheadOn } from './measure-warm-overhead.ts';
 import { formatJson, formatReport, type BenchReport } from './print-table.ts';
 
-const SECTIONS = ['coldStart', 'bundles', 'warmOverhead', 'throughput', 'pagination', 'authorizerScale'] as const;
+const SECTIONS = ['coldStart', 'bundles', 'warmOverhead', 'throughput', 'pagination', 'authorizerScale', 'import'] as const;
 type Section = (typeof SECTIONS)[number];
 
-/** Sizes of a full run (about 2-3 minutes on 2 cores) and of `--quick` (a smoke run). */
+/** Sizes of a full run (about 15 minutes on 2 cores, most of it seeding 100 000 counted rows and the import section) and of `--quick` (a smoke run). */
 const SIZES = {
-  full: { coldStartRuns: 11, warmRounds: 60, warmBatch: 25, seconds: 2, rounds: 6, rows: 100_000, limit: 1000, page: 50, repeats: 7, authRequests: 1000, authScale: { keys: 1000, uses: 5, concurrency: 20 } },
-  quick: { coldStartRuns: 3, warmRounds: 10, warmBatch: 25, seconds: 1, rounds: 1, rows: 10_000, limit: 100, page: 50, repeats: 3, authRequests: 1000, authScale: { keys: 200, uses: 5, concurrency: 20 } },
+  full: { coldStartRuns: 11, warmRounds: 60, warmBatch: 25, seconds: 2, rounds: 6, rows: 100_000, limit: 1000, page: 50, repeats: 7, authRequests: 1000, authScale: { keys: 1000, uses: 5, concurrency: 20 }, import: { rows: 100_000, rssRows: 500_000 } },
+  quick: { coldStartRuns: 3, warmRounds: 10, warmBatch: 25, seconds: 1, rounds: 1, rows: 10_000, limit: 100, page: 50, repeats: 3, authRequests: 1000, authScale: { keys: 200, uses: 5, concurrency: 20 }, import: { rows: 5_000, rssRows: 50_000 } },
 };
 
 function parseOptions(argv: string[]) {
@@ -55,7 +56,7 @@ function parseOptions(argv: string[]) {
     },
   });
   if (values.help) {
-    process.stdout.write('npm run bench [-- --json] [--quick] [--runs <cold-start runs>] [--only coldStart,bundles,warmOverhead,throughput,pagination,authorizerScale]\n');
+    process.stdout.write('npm run bench [-- --json] [--quick] [--runs <cold-start runs>] [--only coldStart,bundles,warmOverhead,throughput,pagination,authorizerScale,import]\n');
     process.exit(0);
   }
   const sizes = { ...SIZES[values.quick ? 'quick' : 'full'] };
@@ -136,6 +137,7 @@ async function main(): Promise<number> {
     pagination: null,
     reportingTotals: null,
     authorizerScale: null,
+    import: null,
   };
   progress(`${options.quick ? 'quick' : 'full'} run on ${availableParallelism()} cores; measured processes on node ${node.version}${node.pinned ? " (Lambda's)" : ''}, the bench on ${process.version}`);
   if (node.warning) progress(node.warning);
@@ -150,7 +152,7 @@ async function main(): Promise<number> {
       if (sections.has('coldStart')) report.coldStart = await measureColdStart(bundles, sizes.coldStartRuns, node.execPath, progress);
       if (!sections.has('bundles')) report.bundles = null;
     }
-    if (!['warmOverhead', 'throughput', 'pagination', 'authorizerScale'].some((name) => sections.has(name as Section))) return print(report, options.json);
+    if (!['warmOverhead', 'throughput', 'pagination', 'authorizerScale', 'import'].some((name) => sections.has(name as Section))) return print(report, options.json);
 
     progress('starting DynamoDB Local (in memory)');
     resources.dynamo = await startDynamoDbLocal({});
@@ -171,6 +173,8 @@ async function main(): Promise<number> {
       report.reportingTotals = totals;
     }
     if (sections.has('authorizerScale')) report.authorizerScale = await measureAuthorizerScale(tables.keys, createKey, sizes.authScale, progress);
+    // Before the throughput runs, for the same reason as the seeding above.
+    if (sections.has('import')) report.import = await measureImport({ endpoint: resources.dynamo.endpoint, tables }, sizes.import, progress, resources.track);
     if (sections.has('warmOverhead')) {
       progress(`warm overhead: in a process of node ${node.version}`);
       report.warmOverhead = await measureWarmOverheadOn(node.execPath, { rounds: sizes.warmRounds, batch: sizes.warmBatch }, startedAtMs, resources.track);

@@ -114,7 +114,9 @@ async function warmUp(gateway: TestApi): Promise<void> {
 
 describe('per-key rate limit (D10)', () => {
   it('answers 429 RateLimitExceeded with Retry-After: 1 past the burst, per key, and serves again after a refill', async () => {
-    const limited = await startTestApi({ rateLimit: { rate: 2, burst: 3 } });
+    // One token per 4 s: the timed requests finish long before a refill even on a loaded machine
+    // (at 2/s, four notes slower than 500 ms once got a fourth token back).
+    const limited = await startTestApi({ rateLimit: { rate: 0.25, burst: 3 } });
     try {
       const { key: first } = await limited.createKey([tenant], ['cxm:*']);
       const { key: second } = await limited.createKey([tenant], ['cxm:*']);
@@ -132,7 +134,7 @@ describe('per-key rate limit (D10)', () => {
       expect(throttled.headers.get('x-request-id')).toBeTruthy();
       expectContractBody(429, await throttled.json());
       expect((await limited.postNote(tenant, 'open', second)).status).toBe(201);
-      await new Promise((resolve) => setTimeout(resolve, 600));
+      await new Promise((resolve) => setTimeout(resolve, 4_100));
       expect((await limited.postNote(tenant, 'open', first)).status).toBe(201);
     } finally {
       await limited.close();

@@ -56,6 +56,7 @@ const report: BenchReport = {
   pagination: null,
   reportingTotals: null,
   authorizerScale: null,
+  import: null,
 };
 
 describe('bench output', () => {
@@ -66,7 +67,7 @@ describe('bench output', () => {
   it('prints the report as one JSON object on the last line', () => {
     const lines = formatJson(report).trimEnd().split('\n');
     expect(JSON.parse(lines.at(-1)!)).toEqual(report);
-    expect(Object.keys(JSON.parse(lines.at(-1)!))).toEqual(['node', 'coldStart', 'bundles', 'warmOverhead', 'throughput', 'pagination', 'reportingTotals', 'authorizerScale']);
+    expect(Object.keys(JSON.parse(lines.at(-1)!))).toEqual(['node', 'coldStart', 'bundles', 'warmOverhead', 'throughput', 'pagination', 'reportingTotals', 'authorizerScale', 'import']);
   });
 
   it('names every goal not met in the table summary', () => {
@@ -102,6 +103,22 @@ describe('bench authorizer at scale', () => {
     expect(section).toMatch(/reads per 1000 requests\s+200\.0\s+<= 200 met/);
     expect(goals(withScale)).toEqual([{ name: 'authorizer scale', goal: atMost(200, 200) }]);
     expect(goals({ ...withScale, authorizerScale: { ...scale, storeReads: 5000, storeReadsPer1000: 1000, goal: atMost(1000, 200) } })[0]!.goal.met).toBe(false);
+  });
+});
+
+describe('bench import', () => {
+  const figures = { rows: 100_000, seconds: 290.2, rowsPerSecond: 345, rssRows: 500_000, rssFileMb: 397, rssSeconds: 113.6, peakRssMb: 242, goal: atMost(242, 300) };
+  const withImport: BenchReport = { ...report, coldStart: null, warmOverhead: null, import: figures };
+
+  it('is a top-level JSON field with rows, rows per second and the peak memory', () => {
+    expect((JSON.parse(formatJson(withImport)) as BenchReport).import).toMatchObject({ rows: 100_000, rowsPerSecond: 345, peakRssMb: 242 });
+  });
+
+  it('prints its own section and counts its memory goal', () => {
+    const section = formatReport(withImport).split('\n\n').find((part) => part.startsWith('Import:'))!;
+    expect(section).toMatch(/rows\/s, 100000 rows into DynamoDB Local \(whole command\)\s+345 \(290\.2 s\)/);
+    expect(section).toMatch(/peak RSS, 500000 rows \(397 MB file; .*\)\s+242 MB\s+<= 300 MB met/);
+    expect(goals(withImport)).toEqual([{ name: 'import peak memory', goal: atMost(242, 300) }]);
   });
 });
 
