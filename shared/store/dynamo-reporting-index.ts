@@ -5,7 +5,7 @@
  * maintained counts (count-buckets.ts): a few Queries of whole hours, days and blocks, and a COUNT
  * of the rows in the parts of an hour at the window's edges, whatever the window's size.
  */
-import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, type DynamoDBDocumentClient, type QueryCommandInput, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { planWindowCount } from '#shared/domain/reporting/count-buckets';
 import { SearchUnavailableError } from './opensearch-errors.ts';
 import { ReportPageBudget } from './report-page-budget.ts';
@@ -28,24 +28,13 @@ export function createDynamoReportingIndex(client: DynamoDBDocumentClient, table
     KeyConditionExpression: 'gpk = :gpk AND gsk BETWEEN :from AND :to',
   };
 
-  /** The rows of one list's buckets in one run (sparse: only buckets that hold rows exist). */
-  async function sumCounts(gpk: string, fromSk: string, toSk: string): Promise<number> {
+  /** Adds up what `measure` finds on every page of a Query (a failure is the backend's 503). */
+  async function sumQuery(input: Omit<QueryCommandInput, 'ExclusiveStartKey'>, measure: (page: QueryCommandOutput) => number): Promise<number> {
     let total = 0;
     let startKey: Record<string, unknown> | undefined;
     do {
-      const page = await client
-        .send(
-          new QueryCommand({
-            TableName: tables.counts,
-            KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-            ExpressionAttributeValues: { ':pk': gpk, ':from': fromSk, ':to': toSk },
-            ProjectionExpression: '#rows',
-            ExpressionAttributeNames: { '#rows': 'rows' },
-            ExclusiveStartKey: startKey,
-          }),
-        )
-        .catch(unavailable);
-      for (const item of page.Items ?? []) total += Number(item.rows ?? 0);
+      const page = await client.send(new QueryCommand({ ...input, ExclusiveStartKey: startKey })).catch(unavailable);
+      total += measure(page);
       startKey = page.LastEvaluatedKey;
     } while (startKey);
     return total;
@@ -54,32 +43,28 @@ export function createDynamoReportingIndex(client: DynamoDBDocumentClient, table
   async function windowTotal(gpk: string, from: number, to: number): Promise<number> {
     const { direct, runs } = planWindowCount(from, to);
     const parts = await Promise.all([
-      ...direct.map(([low, high]) => countRows(gpk, low, high)),
-      ...runs.map((run) => sumCounts(gpk, countKey(run.level, run.first), countKey(run.level, run.last))),
+      // The rows themselves: only ever spans within two hours (planWindowCount).
+      ...direct.map(([low, high]) =>
+        sumQuery(
+          { TableName: table, ...windowCondition, ExpressionAttributeValues: { ':gpk': gpk, ':from': timeKey(low), ':to': timeKey(high) }, Select: 'COUNT' },
+          (page) => page.Count ?? 0,
+        ),
+      ),
+      // A run of buckets (sparse: only buckets that hold rows exist).
+      ...runs.map((run) =>
+        sumQuery(
+          {
+            TableName: tables.counts,
+            KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+            ExpressionAttributeValues: { ':pk': gpk, ':from': countKey(run.level, run.first), ':to': countKey(run.level, run.last) },
+            ProjectionExpression: '#rows',
+            ExpressionAttributeNames: { '#rows': 'rows' },
+          },
+          (page) => (page.Items ?? []).reduce((sum, item) => sum + Number(item.rows ?? 0), 0),
+        ),
+      ),
     ]);
     return parts.reduce((sum, part) => sum + part, 0);
-  }
-
-  /** Counts the rows themselves: only ever for spans within two hours (planWindowCount). */
-  async function countRows(gpk: string, from: number, to: number): Promise<number> {
-    let total = 0;
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await client
-        .send(
-          new QueryCommand({
-            TableName: table,
-            ...windowCondition,
-            ExpressionAttributeValues: { ':gpk': gpk, ':from': timeKey(from), ':to': timeKey(to) },
-            Select: 'COUNT',
-            ExclusiveStartKey: startKey,
-          }),
-        )
-        .catch(unavailable);
-      total += page.Count ?? 0;
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
-    return total;
   }
 
   return {
