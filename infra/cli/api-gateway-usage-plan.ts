@@ -1,17 +1,26 @@
 /**
- * The usage-plan port on a deployed stage (D10): one API Gateway key per tenant key, in the plan
- * the stack named `cxm-<stage>`, with the caller's AWS credentials. The endpoint follows the SDK's
- * standard `AWS_ENDPOINT_URL_API_GATEWAY`, which is also how the tests point it at a fake.
+ * The usage-plan port on a deployed stage (issue 14): one API Gateway key per tenant, named
+ * `cxm-<stage>-tenant-<id>` with its derived value, in the plan the stack named `cxm-<stage>`, with
+ * the caller's AWS credentials. Every operation first looks, then creates or deletes only what is
+ * missing or extra, so a rerun (or two operators at once) converges instead of duplicating. The
+ * endpoint follows the SDK's standard `AWS_ENDPOINT_URL_API_GATEWAY`, which is also how the tests
+ * point it at a fake.
  */
 import {
   APIGatewayClient,
+  ConflictException,
   CreateApiKeyCommand,
   CreateUsagePlanKeyCommand,
   DeleteApiKeyCommand,
+  GetUsagePlanKeyCommand,
   NotFoundException,
+  UpdateApiKeyCommand,
+  paginateGetApiKeys,
   paginateGetUsagePlans,
+  type ApiKey,
 } from '@aws-sdk/client-api-gateway';
-import type { UsageKey, UsagePlanKeys } from '#shared/auth/usage-plan-keys';
+import { tenantUsageKeyName, tenantUsageKeyValue } from '#shared/auth/usage-identity';
+import type { StageUsageKey, UsageKey, UsagePlanKeys } from '#shared/auth/usage-plan-keys';
 import { usagePlanName } from '../usage-plan-name.ts';
 import { CliError } from './cli-error.ts';
 
@@ -27,35 +36,106 @@ export function apiGatewayUsagePlan(stage: string, client = new APIGatewayClient
     throw new CliError(`stage ${stage} has no usage plan named '${name}' in this account and region; deploy the stage first (npx cdk deploy -c stage=${stage}) or check AWS_REGION/AWS_PROFILE`);
   }
 
+  /** Keys named exactly `name` (nameQuery narrows the listing; the exact match is ours). */
+  async function keysNamed(name: string, includeValues: boolean): Promise<ApiKey[]> {
+    const found: ApiKey[] = [];
+    for await (const page of paginateGetApiKeys({ client }, { nameQuery: name, includeValues, limit: 500 })) {
+      found.push(...(page.items ?? []).filter((key) => key.name === name && key.id));
+    }
+    return found;
+  }
+
+  async function deleteKey(id: string): Promise<void> {
+    try {
+      await client.send(new DeleteApiKeyCommand({ apiKey: id }));
+    } catch (error) {
+      if (!(error instanceof NotFoundException)) throw error;
+    }
+  }
+
+  async function inPlan(usagePlanId: string, keyId: string): Promise<boolean> {
+    try {
+      await client.send(new GetUsagePlanKeyCommand({ usagePlanId, keyId }));
+      return true;
+    } catch (error) {
+      if (error instanceof NotFoundException) return false;
+      throw error;
+    }
+  }
+
+  async function createKey(tenantId: string, name: string, value: string): Promise<ApiKey | undefined> {
+    try {
+      return await client.send(
+        new CreateApiKeyCommand({
+          name,
+          value,
+          description: `Usage-plan identity of tenant ${tenantId}: every key of the tenant is throttled through it (cxm keys)`,
+          enabled: true,
+          tags: { project: 'cxm-api', stage, tenant: tenantId },
+        }),
+      );
+    } catch (error) {
+      // Values are unique per region: another `cxm keys` created this tenant's key just now.
+      if (error instanceof ConflictException) return undefined;
+      throw error;
+    }
+  }
+
   return {
-    async add(keyId): Promise<UsageKey> {
+    async ensureTenant(tenantId): Promise<UsageKey> {
       // Find the plan before creating anything, so a wrong stage leaves no key behind.
       planId ??= findPlanId();
       const usagePlanId = await planId;
-      const created = await client.send(
-        new CreateApiKeyCommand({
-          name: `cxm-${stage}-${keyId}`,
-          description: `Usage-plan key of tenant key ${keyId} (created by cxm keys create)`,
-          enabled: true,
-          tags: { project: 'cxm-api', stage },
-        }),
-      );
-      if (!created.id || !created.value) throw new Error('API Gateway created a key without an id or value');
-      try {
-        await client.send(new CreateUsagePlanKeyCommand({ usagePlanId, keyId: created.id, keyType: 'API_KEY' }));
-      } catch (error) {
-        await client.send(new DeleteApiKeyCommand({ apiKey: created.id }));
-        throw error;
+      const name = tenantUsageKeyName(stage, tenantId);
+      const value = tenantUsageKeyValue(stage, tenantId);
+      let existing = await keysNamed(name, true);
+      // A key of that name with another value (made by hand) would never match what the
+      // authorizer names: replace it. Values cannot be changed in place.
+      for (const stale of existing.filter((key) => key.value !== value)) await deleteKey(stale.id!);
+      let key = existing.find((candidate) => candidate.value === value);
+      if (!key) {
+        key = await createKey(tenantId, name, value);
+        if (!key) {
+          existing = await keysNamed(name, true);
+          key = existing.find((candidate) => candidate.value === value);
+        }
+        if (!key?.id) {
+          throw new CliError(`API Gateway refused the usage key '${name}' as a duplicate value, and no key of that name holds it; delete the API key holding that value and run 'cxm keys sync --stage ${stage}'`);
+        }
       }
-      return { id: created.id, value: created.value };
+      if (key.enabled === false) {
+        await client.send(new UpdateApiKeyCommand({ apiKey: key.id, patchOperations: [{ op: 'replace', path: '/enabled', value: 'true' }] }));
+      }
+      if (!(await inPlan(usagePlanId, key.id!))) {
+        try {
+          await client.send(new CreateUsagePlanKeyCommand({ usagePlanId, keyId: key.id, keyType: 'API_KEY' }));
+        } catch (error) {
+          // Added by a concurrent run in between: what we wanted. Anything else (a full plan) stands.
+          if (!(error instanceof ConflictException && (await inPlan(usagePlanId, key.id!)))) throw error;
+        }
+      }
+      return { id: key.id!, value };
     },
 
-    async remove(usageKeyId) {
-      try {
-        await client.send(new DeleteApiKeyCommand({ apiKey: usageKeyId }));
-      } catch (error) {
-        if (!(error instanceof NotFoundException)) throw error;
+    async removeTenant(tenantId) {
+      const ids = (await keysNamed(tenantUsageKeyName(stage, tenantId), false)).map((key) => key.id!);
+      for (const id of ids) await deleteKey(id);
+      return ids;
+    },
+
+    remove: deleteKey,
+
+    async list(): Promise<StageUsageKey[]> {
+      // The whole listing, filtered here: at most 10 000 keys a region, 500 a page. The stage tag
+      // (set on every key `cxm keys` made) keeps stage `prod` from taking `prod-eu`'s keys.
+      const prefix = `cxm-${stage}-`;
+      const keys: StageUsageKey[] = [];
+      for await (const page of paginateGetApiKeys({ client }, { limit: 500 })) {
+        for (const key of page.items ?? []) {
+          if (key.id && key.name?.startsWith(prefix) && key.tags?.stage === stage) keys.push({ id: key.id, name: key.name });
+        }
       }
+      return keys;
     },
   };
 }

@@ -1,4 +1,4 @@
-/** `cxm keys create | list | revoke` (DESIGN section 5, D9). */
+/** `cxm keys create | list | revoke | sync` (DESIGN section 5, D9; usage plan per tenant: issue 14). */
 import type { Command } from 'commander';
 import { describeInvalidScope } from '#shared/auth/grant-scope';
 import { issueKey } from '#shared/auth/issue-key';
@@ -10,6 +10,7 @@ import { usagePlanName } from '../usage-plan-name.ts';
 import { CliError } from './cli-error.ts';
 import { connectStores } from './connect-stores.ts';
 import { formatTable } from './format-table.ts';
+import { importProgress, type Progress } from './import-progress.ts';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
@@ -48,7 +49,7 @@ export function registerKeysCommands(program: Command): void {
       }
       const expiresAt = parseExpiry(options.expires, now);
       const stores = await connectStores(options.stage);
-      const { key, stored } = await issueKey(stores.keys, { tenants: options.tenant, scopes: options.scope, name: options.name, expiresAt }, now, stores.usagePlan);
+      const { key, stored, usageKeys } = await issueKey(stores.keys, { tenants: options.tenant, scopes: options.scope, name: options.name, expiresAt }, now, stores.usagePlan);
       if (options.json) {
         console.log(JSON.stringify({ id: stored.keyId, key, tenants: stored.tenants, scopes: stored.scopes, expiresAt: stored.expiresAt ?? null }));
         return;
@@ -57,7 +58,9 @@ export function registerKeysCommands(program: Command): void {
       console.log(`Tenants: ${stored.tenants.join(', ')}`);
       console.log(`Scopes:  ${stored.scopes.join(', ')}`);
       console.log(`Expires: ${stored.expiresAt ?? 'never'}`);
-      if (stored.usageKey) console.log(`Usage plan: API Gateway key ${stored.usageKey.id} in plan ${usagePlanName(options.stage ?? '')}`);
+      for (const usage of usageKeys) {
+        console.log(`Usage plan: tenant ${usage.tenantId} is throttled through API Gateway key ${usage.id} in plan ${usagePlanName(options.stage ?? '')}, shared by its keys`);
+      }
       console.log(`Key:     ${key}`);
       console.log('Store the key now: it is shown only once. Send it as "Authorization: Bearer <key>".');
     });
@@ -104,7 +107,38 @@ export function registerKeysCommands(program: Command): void {
       const revoked = await revokeKey(stores.keys, keyId, new Date(), stores.usagePlan);
       if (!revoked) throw new CliError(`no key with id '${keyId}' on the ${stores.target} (see 'cxm keys list')`);
       console.log(`Revoked key ${keyId} at ${revoked.stored.revokedAt}.`);
-      if (revoked.deletedUsageKey) console.log(`Deleted its API Gateway key ${revoked.deletedUsageKey} from the usage plan.`);
+      if (revoked.deletedUsageKeys.length > 0) {
+        const plural = revoked.deletedUsageKeys.length > 1 ? 's' : '';
+        console.log(`Deleted API Gateway key${plural} ${revoked.deletedUsageKeys.join(', ')} from the usage plan (of tenants no other active key holds), so the gateway refuses this key there at once.`);
+      }
+      if (revoked.sharedTenants.length > 0) {
+        console.log(`Kept the usage-plan key of ${revoked.sharedTenants.join(', ')}: other active keys share it.`);
+      }
       console.log('Gateways that cached it may accept it until their authorizer cache expires (60 s by default).');
+    });
+
+  keys
+    .command('sync')
+    .description("give every tenant with an active key its usage-plan key, and delete the keys of tenants without one (a deployed stage only; safe to rerun)")
+    .requiredOption('--stage <name>', 'the deployed stage')
+    .option('--prune-legacy', 'also delete the per-key API Gateway keys made before keys shared a tenant\'s; run it once the new authorizer is deployed')
+    .action(async (options: { stage: string; pruneLegacy?: boolean }) => {
+      const stores = await connectStores(options.stage);
+      if (!stores.usagePlan) throw new CliError(`the ${stores.target} has no usage plan to sync`);
+      const { syncUsagePlan } = await import('#shared/auth/sync-usage-plan');
+      let progress: Progress | undefined;
+      const synced = await syncUsagePlan(stores.keys, stores.usagePlan, options.stage, {
+        pruneLegacy: options.pruneLegacy ?? false,
+        onTenant: (done, total) => {
+          progress ??= importProgress({ label: 'tenant usage keys', total, unit: 'items', tty: process.stderr.isTTY === true });
+          progress.update(done);
+        },
+      });
+      progress?.finish();
+      console.log(`${synced.tenants.length} tenant${synced.tenants.length === 1 ? '' : 's'} with active keys: each has its API Gateway key in plan ${usagePlanName(options.stage)}.`);
+      for (const deleted of synced.deleted) console.log(`Deleted API Gateway key ${deleted.id} (${deleted.name}).`);
+      if (synced.legacy > 0) {
+        console.log(`${synced.legacy} per-key API Gateway key${synced.legacy === 1 ? '' : 's'} from before per-tenant limits remain; once this stage's authorizer names tenant keys, delete them with 'cxm keys sync --stage ${options.stage} --prune-legacy'.`);
+      }
     });
 }

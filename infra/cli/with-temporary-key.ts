@@ -1,6 +1,6 @@
 /**
- * A key that lives only while some work runs: issued (on a stage with its usage-plan key, exactly
- * as `cxm keys create`), then revoked (its usage-plan key deleted, as `cxm keys revoke`) when the
+ * A key that lives only while some work runs: issued (on a stage with its tenant's usage-plan key,
+ * exactly as `cxm keys create`), then revoked (as `cxm keys revoke`) when the
  * work ends, whether it succeeds, fails, or is interrupted with Ctrl-C or SIGTERM. It also carries
  * an expiry, so a process killed outright (SIGKILL) leaves a key that stops working by itself.
  */
@@ -26,7 +26,8 @@ export async function withTemporaryKey<T>(
       async ({ stored }) => {
         try {
           const revoked = await revokeKey(stores.keys, stored.keyId, new Date(), stores.usagePlan);
-          const usageKey = revoked?.deletedUsageKey ? ` and deleted its API Gateway key ${revoked.deletedUsageKey}` : '';
+          const deleted = revoked?.deletedUsageKeys ?? [];
+          const usageKey = deleted.length > 0 ? ` and deleted the usage-plan key ${deleted.join(', ')} no other key needs` : '';
           log(`Revoked the temporary key ${stored.keyId}${usageKey}.`);
         } catch (error) {
           throw new CliError(
@@ -48,8 +49,8 @@ export async function withTemporaryKey<T>(
   };
   for (const signal of SIGNALS) process.once(signal, onSignal);
   try {
-    const { key, stored } = await issuing;
-    const usageKey = stored.usageKey ? ` with API Gateway key ${stored.usageKey.id} in the usage plan` : '';
+    const { key, stored, usageKeys } = await issuing;
+    const usageKey = usageKeys.length > 0 ? `, throttled through its tenant's API Gateway key ${usageKeys.map((usage) => usage.id).join(', ')}` : '';
     log(`Created the temporary key ${stored.keyId} for tenant ${request.tenants.join(', ')}${usageKey}, expiring at ${stored.expiresAt}.`);
     return await use(key);
   } finally {

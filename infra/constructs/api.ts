@@ -8,7 +8,6 @@ import {
   ApiKeySourceType,
   AuthorizationType,
   EndpointType,
-  IdentitySource,
   LambdaIntegration,
   RequestAuthorizer,
   RestApi,
@@ -30,6 +29,7 @@ import { addGatewayResponses } from './gateway-responses.ts';
 import { DYNAMO_INDEX_TABLES } from '#shared/store/reporting-index-for-function';
 import { REPORTING_BACKEND_ENV, reportingBackendDefine, type ReportingBackend } from './reporting-backend-bundling.ts';
 import type { ReportingSearch } from './search.ts';
+import { AUTHORIZER_IDENTITY_SOURCES } from '../authorizer-identity-sources.ts';
 
 /** How a function learns where its secret is (shared/http/cursor-secret.ts reads it). */
 const SECRET_ENV: Record<SecretId, string> = { cursorSecret: 'CXM_CURSOR_SECRET_ARN' };
@@ -44,7 +44,7 @@ export interface ApiProps {
 export class Api extends Construct {
   readonly restApi: RestApi;
   readonly authorizerFunction: ApiFunction;
-  /** Throttles each tenant key through its own API Gateway key (D10). */
+  /** Throttles each tenant through its own API Gateway key (issue 14; D10 had one per tenant key). */
   readonly usagePlan: UsagePlan;
   /** Route id -> its function, for tests and for wiring alarms later. */
   readonly routeFunctions: ReadonlyMap<string, ApiFunction>;
@@ -68,10 +68,10 @@ export class Api extends Construct {
     // The stack outputs the URL once, as `ApiUrl`; RestApi's own hash-named output would repeat it.
     this.restApi.node.tryRemoveChild('Endpoint');
     addGatewayResponses(this.restApi);
-    // Every key gets the stage's rate and burst for itself; `cxm keys create --stage` adds keys.
+    // Every tenant gets the stage's rate and burst, shared by its keys; `cxm keys` adds tenants.
     this.usagePlan = this.restApi.addUsagePlan('UsagePlan', {
       name: usagePlanName(stage),
-      description: `Per-key throttle of stage ${stage}: each tenant key has its own API key in this plan`,
+      description: `Per-tenant throttle of stage ${stage}: each tenant has one API key in this plan`,
       throttle: { rateLimit: config.rateLimit.rate, burstLimit: config.rateLimit.burst },
       apiStages: [{ api: this.restApi, stage: this.restApi.deploymentStage }],
     });
@@ -85,8 +85,10 @@ export class Api extends Construct {
     this.authorizerFunction.bindTable(tables.keys, 'RO');
     const authorizer = new RequestAuthorizer(this, 'KeyAuthorizer', {
       handler: this.authorizerFunction,
-      identitySources: [IdentitySource.header('Authorization')],
-      // Keyed on the Authorization header; the Allow covers the stage, so one decision serves all routes.
+      // A cached decision is per key and path (issue 14): the usage key it names is the path's
+      // tenant's, so a key of several tenants is throttled by the tenant it calls for. The cost is
+      // one authorizer call per key, path and TTL instead of per key and TTL (README, Deploying).
+      identitySources: [...AUTHORIZER_IDENTITY_SOURCES],
       resultsCacheTtl: config.authorizerCacheTtl,
     });
 

@@ -1,6 +1,6 @@
 /**
- * The gateway's authorizer result cache: keyed by the identity source (the Authorization header
- * value), for `ttlSeconds` (0 disables it). Only allowed results are cached, as in API Gateway a
+ * The gateway's authorizer result cache: keyed by the identity sources (the Authorization header
+ * value and the path), for `ttlSeconds` (0 disables it). Only allowed results are cached, as in API Gateway a
  * refused token is asked again. With the cache on, concurrent first requests of one key wait for
  * one authorizer call instead of each making its own (one keys-table read, not one per request);
  * its outcome, a refusal included, is shared by those requests only.

@@ -17,9 +17,10 @@ import type { AuthorizerHandler, ProxyHandler } from './local-gateway.ts';
 import { startLocalSecretsManager, type LocalSecret, type LocalSecretsManager } from './local-secrets-manager.ts';
 import { readStackAssembly, type AssemblyFunction, type StackAssembly } from './read-assembly.ts';
 import { localSecretArn, resolveEnvironment, secretIdOf } from './resolve-environment.ts';
+import { AUTHORIZER_IDENTITY_SOURCES } from '../authorizer-identity-sources.ts';
 
 /** The identity source the local gateway reads, as the stack's authorizer must declare it. */
-const AUTHORIZATION_IDENTITY_SOURCE = 'method.request.header.Authorization';
+const AUTHORIZATION_IDENTITY_SOURCE = AUTHORIZER_IDENTITY_SOURCES.join(',');
 
 export interface BundleRuntimeOptions {
   assemblyDir: string;

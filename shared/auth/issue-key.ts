@@ -1,7 +1,9 @@
 /**
  * Issues a key: generates it, stores only its hash, and returns it once for the operator. On a
- * deployed stage the key first gets its own API Gateway key in the usage plan (D10), which is
- * deleted again if the key cannot be stored, so no orphan keeps a plan slot.
+ * deployed stage each of its tenants first gets its usage-plan key if it has none yet (issue 14:
+ * one API Gateway key per tenant, shared by all of the tenant's keys), so the key is throttled
+ * from its first request. A tenant key that cannot be stored leaves at most those tenant usage
+ * keys behind, which `cxm keys sync` deletes when no active key holds the tenant.
  */
 import type { KeysStore, StoredKey } from '#shared/store/keys-store';
 import { generateKey } from './key-format.ts';
@@ -17,6 +19,8 @@ export interface KeyRequest {
 export interface IssuedKey {
   key: string;
   stored: StoredKey;
+  /** The API Gateway key of each tenant on a deployed stage, in the key's tenant order. */
+  usageKeys: { tenantId: string; id: string }[];
 }
 
 export async function issueKey(
@@ -26,26 +30,19 @@ export async function issueKey(
   usagePlan?: UsagePlanKeys,
 ): Promise<IssuedKey> {
   const { keyId, key, keyHash } = generateKey();
-  const usageKey = await usagePlan?.add(keyId);
+  const tenants = [...new Set(request.tenants)];
+  const usageKeys: IssuedKey['usageKeys'] = [];
+  // One at a time: a plan that refuses a key stops here, before the tenant key exists.
+  for (const tenantId of usagePlan ? tenants : []) usageKeys.push({ tenantId, id: (await usagePlan!.ensureTenant(tenantId)).id });
   const stored: StoredKey = {
     keyId,
     keyHash,
-    tenants: [...new Set(request.tenants)],
+    tenants,
     scopes: [...new Set(request.scopes)],
     name: request.name,
     createdAt: now.toISOString(),
     expiresAt: request.expiresAt,
-    usageKey,
   };
-  try {
-    await store.create(stored);
-  } catch (error) {
-    if (usagePlan && usageKey) {
-      await usagePlan.remove(usageKey.id).catch((cleanup: unknown) => {
-        throw new AggregateError([error, cleanup], `the key could not be stored, and its API Gateway key ${usageKey.id} could not be deleted; delete it by hand`);
-      });
-    }
-    throw error;
-  }
-  return { key, stored };
+  await store.create(stored);
+  return { key, stored, usageKeys };
 }

@@ -1,22 +1,37 @@
 /**
- * Revokes a key: marks it revoked, then on a deployed stage deletes its API Gateway key from the
- * usage plan (D10), so the gateway refuses it even where an authorizer cache still allows it.
+ * Revokes a key: marks it revoked, then on a deployed stage deletes the usage-plan key of each of
+ * its tenants that no other active key holds (issue 14), so the gateway refuses the tenant's last
+ * key at once even where an authorizer cache still allows it; a tenant with other keys keeps its
+ * key and its rate, and the revoked key stops within the authorizer cache TTL. A key made before
+ * issue 14 also loses the API Gateway key of its own that it had then (D10). Safe to run again.
  * The counterpart of issueKey, used by `cxm keys revoke` and by `cxm smoke` for its temporary key.
  */
 import type { KeysStore, StoredKey } from '#shared/store/keys-store';
+import { keyStatus } from './key-status.ts';
 import type { UsagePlanKeys } from './usage-plan-keys.ts';
 
 export interface RevokedKey {
   stored: StoredKey;
-  /** The id of the API Gateway key deleted with it, when it had one and a plan was given. */
-  deletedUsageKey?: string;
+  /** API Gateway keys deleted with it: its tenants' that no other active key holds, and its D10 one. */
+  deletedUsageKeys: string[];
+  /** Tenants whose usage-plan key stays, because another active key holds them. */
+  sharedTenants: string[];
 }
 
 /** Undefined when no key has that id. */
 export async function revokeKey(store: KeysStore, keyId: string, at = new Date(), usagePlan?: UsagePlanKeys): Promise<RevokedKey | undefined> {
   const stored = await store.revoke(keyId, at);
   if (!stored) return undefined;
-  if (!usagePlan || !stored.usageKey) return { stored };
-  await usagePlan.remove(stored.usageKey.id);
-  return { stored, deletedUsageKey: stored.usageKey.id };
+  const revoked: RevokedKey = { stored, deletedUsageKeys: [], sharedTenants: [] };
+  if (!usagePlan) return revoked;
+  if (stored.usageKey) {
+    await usagePlan.remove(stored.usageKey.id);
+    revoked.deletedUsageKeys.push(stored.usageKey.id);
+  }
+  for (const tenantId of stored.tenants) {
+    const others = (await store.list(tenantId)).filter((key) => key.keyId !== keyId && keyStatus(key, at.getTime()) === 'active');
+    if (others.length > 0) revoked.sharedTenants.push(tenantId);
+    else revoked.deletedUsageKeys.push(...(await usagePlan.removeTenant(tenantId)));
+  }
+  return revoked;
 }

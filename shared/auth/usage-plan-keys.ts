@@ -1,18 +1,32 @@
 /**
- * The port to a stage's usage plan (D10). On a deployed stage every tenant key has its own API
- * Gateway key in the plan; the authorizer names it (`usageIdentifierKey`) so API Gateway throttles
- * each tenant key separately. The local stack has no plan: its gateway keeps a bucket per key id.
+ * The port to a stage's usage plan (issue 14). On a deployed stage every tenant that holds an
+ * active key has one API Gateway key in the plan (see usage-identity.ts); the authorizer names it
+ * (`usageIdentifierKey`) so API Gateway throttles each tenant, whichever of its keys calls. The
+ * local stack has no plan: its gateway keeps a token bucket per usage identity instead.
  */
 export interface UsageKey {
-  /** API Gateway's id of the key, to delete it on revocation. */
+  /** API Gateway's id of the key. */
   id: string;
   /** The key's value, which the authorizer returns as `usageIdentifierKey`. */
   value: string;
 }
 
+/** An API Gateway key of the stage, as `list` finds it. */
+export interface StageUsageKey {
+  id: string;
+  name: string;
+}
+
 export interface UsagePlanKeys {
-  /** Creates an API Gateway key for the tenant key `keyId` and adds it to the stage's plan. */
-  add(keyId: string): Promise<UsageKey>;
-  /** Deletes the API Gateway key; one already gone is not an error. */
+  /**
+   * Makes sure the tenant's API Gateway key exists with its derived value, is enabled and is in
+   * the stage's plan; creates or repairs only what is missing, so running it again changes nothing.
+   */
+  ensureTenant(tenantId: string): Promise<UsageKey>;
+  /** Deletes the tenant's API Gateway key; the ids deleted (none when it had none). */
+  removeTenant(tenantId: string): Promise<string[]>;
+  /** Deletes an API Gateway key by id (the per-key ones D10 made); one already gone is not an error. */
   remove(usageKeyId: string): Promise<void>;
+  /** Every API Gateway key whose name starts with the stage's `cxm-<stage>-`. */
+  list(): Promise<StageUsageKey[]>;
 }

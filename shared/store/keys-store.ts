@@ -16,8 +16,9 @@ export interface StoredKey extends KeyLifecycle {
   name: string;
   createdAt: string;
   /**
-   * The key's API Gateway key in the stage's usage plan (D10), on deployed stages. Its value is not
-   * a credential: with the key source AUTHORIZER, API Gateway takes it only from our authorizer.
+   * Only on keys made before issue 14: the key's own API Gateway key (D10), which `revoke` and
+   * `cxm keys sync --prune-legacy` delete. Keys are now throttled through their tenant's key
+   * (usage-identity.ts), which no key record holds.
    */
   usageKey?: UsageKey | undefined;
 }

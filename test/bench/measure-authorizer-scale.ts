@@ -4,11 +4,13 @@
  * cache on with its default TTL, the default rate limit). Every key is used `uses` times in a
  * shuffled order by `concurrency` clients, so a key's first requests often overlap: the ideal is
  * one read per key per TTL, whatever the overlap, i.e. 1 000 / uses reads per 1 000 requests.
+ * Each key is its own tenant's (many tenants, as the issue has it): the gateway throttles per
+ * tenant, and one tenant at this rate would be refused with 429 long before the end.
  */
 import { DEFAULT_RATE_LIMIT } from '#infra/local/token-buckets';
 import { bindGateway } from '#infra/local/serve-gateway';
 import { atMost, round, type Goal } from './bench-stats.ts';
-import { documentPath } from './bench-requests.ts';
+import { BENCH_COLLECTION } from './bench-requests.ts';
 import { countKeyReads } from './measure-authorizer-reads.ts';
 
 /** Key writes in flight while the keys are created (straight to the keys store, not timed). */
@@ -78,14 +80,17 @@ function shuffled<T>(items: readonly T[], seed: number): T[] {
 /** The gateway runs in this process, so its authorizer's reads pass the counter. */
 export async function measureAuthorizerScale(
   keysTable: string,
-  createKey: () => Promise<string>,
+  createKey: (tenantId: string) => Promise<string>,
   sizes: AuthorizerScaleSizes,
   progress: (message: string) => void,
 ): Promise<AuthorizerScaleFigures> {
   progress(`authorizer at scale: creating ${sizes.keys} keys`);
-  const keys: string[] = [];
-  await runBounded(sizes.keys, WRITE_CONCURRENCY, async () => void keys.push(await createKey()));
-  const warmUpKey = await createKey();
+  const keys: { tenantId: string; key: string }[] = [];
+  await runBounded(sizes.keys, WRITE_CONCURRENCY, async (i) => {
+    const tenantId = `bench-scale-${i}`;
+    keys.push({ tenantId, key: await createKey(tenantId) });
+  });
+  const warmUp = { tenantId: 'bench-scale-warm-up', key: await createKey('bench-scale-warm-up') };
   const order = shuffled(
     keys.flatMap((key) => Array.from({ length: sizes.uses }, () => key)),
     SHUFFLE_SEED,
@@ -97,9 +102,9 @@ export async function measureAuthorizerScale(
     // No TTL given: the gateway's default, as `npm start` without CXM_AUTH_CACHE_TTL.
     const { authCacheTtlSeconds } = await gateway.serve({ rateLimit: DEFAULT_RATE_LIMIT });
     progress(`authorizer at scale: ${order.length} requests, ${sizes.keys} keys, ${sizes.concurrency} at once (cache TTL ${authCacheTtlSeconds} s)`);
-    const url = `${gateway.url}${documentPath()}`;
-    const get = async (key: string) => {
-      const response = await fetch(url, { headers: { Authorization: `Bearer ${key}` } });
+    // A list of the tenant's documents: 200 (empty) for every tenant, nothing to seed.
+    const get = async ({ tenantId, key }: { tenantId: string; key: string }) => {
+      const response = await fetch(`${gateway.url}/api/v1/provisioning/tenants/${tenantId}/${BENCH_COLLECTION}`, { headers: { Authorization: `Bearer ${key}` } });
       await response.arrayBuffer();
       // A refused or throttled request would not measure the cache.
       if (response.status !== 200) throw new Error(`authorizer at scale: GET answered ${response.status}`);
@@ -107,7 +112,7 @@ export async function measureAuthorizerScale(
     // The first request pays for what a fresh process sets up once (the SDK's endpoint and
     // credentials, the first connections); it has a key of its own, so the figure counts only
     // the measured keys' reads and its time only their requests.
-    await get(warmUpKey);
+    await get(warmUp);
     const before = counter.reads();
     const started = performance.now();
     await runBounded(order.length, sizes.concurrency, (i) => get(order[i]!));

@@ -172,7 +172,10 @@ async function main(): Promise<number> {
       report.pagination = { ...pages, authorizer };
       report.reportingTotals = totals;
     }
-    if (sections.has('authorizerScale')) report.authorizerScale = await measureAuthorizerScale(tables.keys, createKey, sizes.authScale, progress);
+    if (sections.has('authorizerScale')) {
+      const createTenantKey = async (tenantId: string) => (await issueKey(keysStore, { tenants: [tenantId], scopes: BENCH_SCOPES, name: 'bench' })).key;
+      report.authorizerScale = await measureAuthorizerScale(tables.keys, createTenantKey, sizes.authScale, progress);
+    }
     // Before the throughput runs, for the same reason as the seeding above.
     if (sections.has('import')) report.import = await measureImport({ endpoint: resources.dynamo.endpoint, tables }, sizes.import, progress, resources.track);
     if (sections.has('warmOverhead')) {

@@ -171,12 +171,12 @@ describe('tables', () => {
 });
 
 describe('authorizer', () => {
-  it('is a cached REQUEST authorizer on the Authorization header, backed by the authorizer function', () => {
+  it('is a REQUEST authorizer cached per Authorization header and path (the usage key is the path tenant\'s), backed by the authorizer function', () => {
     const [authorizer, ...others] = Object.values(resourcesOf('AWS::ApiGateway::Authorizer'));
     expect(others).toHaveLength(0);
     expect(authorizer!.Properties).toMatchObject({
       Type: 'REQUEST',
-      IdentitySource: 'method.request.header.Authorization',
+      IdentitySource: 'method.request.header.Authorization,context.path',
       AuthorizerResultTtlInSeconds: 60,
     });
     expect(referencedIds(authorizer!.Properties.AuthorizerUri)).toContain(functionLogicalId('authorizer'));

@@ -3,8 +3,8 @@
  * With --url and a given key every check passes on a healthy API and nothing but the smoke
  * document lands in the tenant; a wrong URL and a wrong key each fail with one line saying what
  * to do. With --stage the URL comes from the stack's ApiUrl output (a fake CloudFormation), the
- * CLI makes a temporary key in the stage's keys table with an API Gateway key in the usage plan
- * (a fake control plane), and revokes both afterwards: after a passing run, a failing one, and
+ * CLI makes a temporary key in the stage's keys table and its tenant's API Gateway key in the
+ * usage plan (a fake control plane), and revokes both afterwards: after a passing run, a failing one, and
  * one interrupted with Ctrl-C. The stage is the one whose tables the gateway reads, so the
  * CLI's key works there exactly as on AWS; a proxy in front of the gateway breaks or holds the
  * routes of one tenant, so the tests run side by side.
@@ -14,6 +14,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tenantUsageKeyName } from '#shared/auth/usage-identity';
 import { routes } from '#shared/routes';
 import { physicalTableName, type TableId } from '#shared/store/table-specs';
 import { smokeScopes } from '#infra/cli/smoke-checks';
@@ -73,16 +74,22 @@ afterAll(async () => {
   await Promise.all([api?.close(), proxy?.close(), cloudFormation?.close(), apiGateway?.close()]);
 });
 
-/** The tenant's only key, which the smoke run made: revoked, and its API Gateway key deleted from the plan. */
+/** The smoke tenant's API Gateway keys (its usage-plan key, shared by its keys). */
+const tenantUsageKeys = (tenant: string) => [...apiGateway.apiKeys].filter(([, key]) => key.name === tenantUsageKeyName(stage, tenant));
+
+/**
+ * The tenant's only key, which the smoke run made: revoked, and (no other key holding the tenant)
+ * the tenant's API Gateway key deleted from the plan.
+ */
 async function expectTemporaryKeyRevoked(tenant: string, stderr: string): Promise<void> {
   const keys = await api.keys.list(tenant);
   expect(keys).toHaveLength(1);
   const [temporary] = keys;
   expect(temporary).toMatchObject({ name: 'cxm smoke', tenants: [tenant], scopes: smokeScopes(), revokedAt: expect.any(String) });
-  const usageKeyId = temporary!.usageKey!.id;
-  expect(apiGateway.apiKeys.has(usageKeyId)).toBe(false);
+  const usageKeyId = new RegExp(`Revoked the temporary key ${temporary!.keyId} and deleted the usage-plan key (\\w+) no other key needs\\.`).exec(stderr)?.[1];
+  expect(usageKeyId, stderr).toBeDefined();
   expect(apiGateway.calls).toContain(`DELETE /apikeys/${usageKeyId}`);
-  expect(stderr).toContain(`Revoked the temporary key ${temporary!.keyId} and deleted its API Gateway key ${usageKeyId}.`);
+  expect(tenantUsageKeys(tenant)).toEqual([]);
 }
 
 describe.concurrent('cxm smoke', () => {
@@ -155,7 +162,7 @@ describe.concurrent('cxm smoke', () => {
     expect(cloudFormation.calls).toContain(stackName(stage));
     expect(apiGateway.calls).toContain(`POST /usageplans/${PLAN_ID}/keys`);
     expect(ownLines(result.stderr)).toEqual([
-      expect.stringMatching(new RegExp(`^Created the temporary key \\w+ for tenant ${tenant} with API Gateway key \\w+ in the usage plan, expiring at `)),
+      expect.stringMatching(new RegExp(`^Created the temporary key \\w+ for tenant ${tenant}, throttled through its tenant's API Gateway key \\w+, expiring at `)),
       expect.stringMatching(/^Revoked the temporary key/),
     ]);
     await expectTemporaryKeyRevoked(tenant, result.stderr);
@@ -189,10 +196,10 @@ describe.concurrent('cxm smoke', () => {
     let child: ChildProcess | undefined;
     const finished = smoke(stageEnv, ['--stage', stage, '--tenant', tenant], (spawned) => (child = spawned));
     await arrived;
-    // Mid-run the key exists, unrevoked, with its API Gateway key in the stage's plan.
+    // Mid-run the key exists, unrevoked, and its tenant's API Gateway key is in the stage's plan.
     const [during] = await api.keys.list(tenant);
     expect(during).toMatchObject({ name: 'cxm smoke', revokedAt: undefined });
-    expect(apiGateway.apiKeys.get(during!.usageKey!.id)?.usagePlanId).toBe(PLAN_ID);
+    expect(tenantUsageKeys(tenant).map(([, key]) => key.usagePlanId)).toEqual([PLAN_ID]);
     child!.kill('SIGINT');
     const result = await finished;
     expect(result.code).toBe(130);

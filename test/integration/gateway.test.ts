@@ -108,23 +108,29 @@ describe('odd requests', () => {
  * on the first request, which takes longer than a token's refill) before the timed requests.
  */
 async function warmUp(gateway: TestApi): Promise<void> {
-  const { key } = await gateway.createKey([tenant], ['cxm:*']);
-  expect((await gateway.postNote(tenant, 'open', key)).status).toBe(201);
+  // Another tenant: the tenants under test keep every token of their buckets.
+  const warm = uniqueTenant('gw-warm');
+  await gateway.addConversation(warm, { id: 'open' });
+  const { key } = await gateway.createKey([warm], ['cxm:*']);
+  expect((await gateway.postNote(warm, 'open', key)).status).toBe(201);
 }
 
-describe('per-key rate limit (D10)', () => {
-  it('answers 429 RateLimitExceeded with Retry-After: 1 past the burst, per key, and serves again after a refill', async () => {
+describe('per-tenant rate limit (D10, per tenant since issue 14)', () => {
+  it('answers 429 RateLimitExceeded with Retry-After: 1 past the burst, per tenant, and serves again after a refill', async () => {
     // One token per 4 s: the timed requests finish long before a refill even on a loaded machine
     // (at 2/s, four notes slower than 500 ms once got a fourth token back).
     const limited = await startTestApi({ rateLimit: { rate: 0.25, burst: 3 } });
+    const [busy, other] = [uniqueTenant('gw-busy'), uniqueTenant('gw-other')];
     try {
-      const { key: first } = await limited.createKey([tenant], ['cxm:*']);
-      const { key: second } = await limited.createKey([tenant], ['cxm:*']);
+      for (const id of [busy, other]) await limited.addConversation(id, { id: 'open' });
+      const { key: first } = await limited.createKey([busy], ['cxm:*']);
+      const { key: second } = await limited.createKey([busy], ['cxm:*']);
+      const { key: otherKey } = await limited.createKey([other], ['cxm:*']);
       await warmUp(limited);
       const statuses = [];
-      for (let i = 0; i < 4; i++) statuses.push((await limited.postNote(tenant, 'open', first)).status);
+      for (let i = 0; i < 4; i++) statuses.push((await limited.postNote(busy, 'open', first)).status);
       expect(statuses).toEqual([201, 201, 201, 429]);
-      const throttled = await limited.fetch(limited.notePath(tenant, 'open'), {
+      const throttled = await limited.fetch(limited.notePath(busy, 'open'), {
         method: 'POST',
         headers: { Authorization: `Bearer ${first}`, 'Content-Type': 'application/json' },
         body: '{"body":"x"}',
@@ -133,9 +139,34 @@ describe('per-key rate limit (D10)', () => {
       expect(throttled.headers.get('retry-after')).toBe('1');
       expect(throttled.headers.get('x-request-id')).toBeTruthy();
       expectContractBody(429, await throttled.json());
-      expect((await limited.postNote(tenant, 'open', second)).status).toBe(201);
+      // The tenant's other key shares its rate (a new key is no way around the limit)...
+      expect((await limited.postNote(busy, 'open', second)).status).toBe(429);
+      // ...and another tenant has its own.
+      expect((await limited.postNote(other, 'open', otherKey)).status).toBe(201);
       await new Promise((resolve) => setTimeout(resolve, 4_100));
-      expect((await limited.postNote(tenant, 'open', first)).status).toBe(201);
+      expect((await limited.postNote(busy, 'open', first)).status).toBe(201);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it('a key of several tenants is throttled by the tenant of the path, and a tenant it does not hold spends none of that tenant\'s rate', async () => {
+    // The authorizer cache on, as deployed: a cached decision must still count the path's tenant.
+    const limited = await startTestApi({ rateLimit: { rate: 0.25, burst: 2 }, authCacheTtlSeconds: 60 });
+    const [a, b, stranger] = [uniqueTenant('gw-a'), uniqueTenant('gw-b'), uniqueTenant('gw-x')];
+    try {
+      for (const id of [a, b, stranger]) await limited.addConversation(id, { id: 'open' });
+      const { key: both } = await limited.createKey([a, b], ['cxm:*']);
+      const { key: strangerKey } = await limited.createKey([stranger], ['cxm:*']);
+      // Requests for a tenant the key does not hold are refused, and counted against its own first tenant (a).
+      expect((await limited.postNote(stranger, 'open', both)).status).toBe(403);
+      expect((await limited.postNote(stranger, 'open', both)).status).toBe(403);
+      expect((await limited.postNote(stranger, 'open', strangerKey)).status).toBe(201);
+      expect((await limited.postNote(a, 'open', both)).status).toBe(429);
+      // b has its whole burst, then its own 429.
+      const statuses = [];
+      for (let i = 0; i < 3; i++) statuses.push((await limited.postNote(b, 'open', both)).status);
+      expect(statuses).toEqual([201, 201, 429]);
     } finally {
       await limited.close();
     }
