@@ -88,7 +88,7 @@ export function createConversationsStore(client: DynamoDBDocumentClient, table: 
       const pk = tenantKey(tenantId, conversationId);
       if (pk === undefined) return { kind: 'rejected', rejection: explainNoteRejection(undefined, now.getTime())! };
       // A note's answer does not depend on the write: it is the same on every attempt.
-      const concurrentRecord = recordLookupOnce(tenantId, record);
+      const concurrentRecord = recordLookupOnce(tenantId, record, signal);
       const recordItem = record && ((nowMs: number) => record.ledger.recordItem(tenantId, record.claim, record.response(), nowMs));
       for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
         // Past the deadline the caller has answered 504 already: a later commit would surprise it.

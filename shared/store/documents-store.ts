@@ -241,7 +241,7 @@ export function createDocumentsStore(client: DynamoDBDocumentClient, table: stri
       // the document exists, and learns from a refusal when the guess was wrong. Documents are
       // never deleted, so the guess is corrected at most once, and If-None-Match: * knows already.
       let exists = preconditions.ifNoneMatch !== '*';
-      const concurrentRecord = recordLookupOnce(tenantId, record);
+      const concurrentRecord = recordLookupOnce(tenantId, record, signal);
       for (let attempt = 0; attempt < MAX_REPLACE_ATTEMPTS; attempt++) {
         if (signal?.aborted) throw abandoned(`replace of ${docId}`);
         const created = !exists;
@@ -281,14 +281,14 @@ export function createDocumentsStore(client: DynamoDBDocumentClient, table: stri
 
     async update(tenantId, collection, docId, change, { signal, preconditions = {}, record } = {}) {
       const k = key(tenantId, collection, docId);
-      const { Item } = k ? await client.send(new GetCommand({ TableName: table, Key: k, ConsistentRead: true })) : { Item: undefined };
+      const { Item } = k ? await client.send(new GetCommand({ TableName: table, Key: k, ConsistentRead: true }), { abortSignal: signal }) : { Item: undefined };
       let current = Item;
-      const concurrentRecord = recordLookupOnce(tenantId, record);
+      const concurrentRecord = recordLookupOnce(tenantId, record, signal);
       for (let attempt = 0; attempt < MAX_UPDATE_ATTEMPTS; attempt++) {
         if (!current) {
           // A committed merge leaves its document behind (documents are never deleted), so a key
           // recorded for another request is the only record to look for: one read, keyed only.
-          const held = record && (await record.ledger.find(tenantId, record.claim.key));
+          const held = record && (await record.ledger.find(tenantId, record.claim.key, signal));
           if (held) return { kind: 'recorded', record: held };
           return preconditions.ifMatch !== undefined ? { kind: 'precondition-failed' } : { kind: 'absent' };
         }

@@ -34,7 +34,7 @@ export interface IdempotencyLedger {
   /** The live record that refused `recordItem`, read from that item's cancellation reason. */
   heldBy(reason: CancellationReason | undefined): IdempotencyRecord | undefined;
   /** The live record of a key, read (strongly consistent) when no transaction could tell. */
-  find(tenantId: string, key: string): Promise<IdempotencyRecord | undefined>;
+  find(tenantId: string, key: string, signal?: AbortSignal): Promise<IdempotencyRecord | undefined>;
 }
 
 function toRecord(item: Record<string, unknown>): IdempotencyRecord {
@@ -79,10 +79,10 @@ export function createIdempotencyLedger(client: DynamoDBDocumentClient, table: s
       return reason?.Code === 'ConditionalCheckFailed' && reason.Item ? toRecord(unmarshall(reason.Item)) : undefined;
     },
 
-    async find(tenantId, key) {
+    async find(tenantId, key, signal) {
       const pk = tenantKey(tenantId, key);
       if (pk === undefined) return undefined;
-      const { Item } = await client.send(new GetCommand({ TableName: table, Key: { pk }, ConsistentRead: true }));
+      const { Item } = await client.send(new GetCommand({ TableName: table, Key: { pk }, ConsistentRead: true }), { abortSignal: signal });
       // DynamoDB deletes expired items late: an expired record is no record.
       return Item && Number(Item.expiresAtMs) > Date.now() ? toRecord(Item) : undefined;
     },
@@ -97,11 +97,15 @@ export const idempotencyLedger = () => createIdempotencyLedger(documentClient(),
  * conflict, one consistent read of the record tells a loser to replay instead of trying again.
  * Reads at most once per request (the rest of the budget is retries of the write).
  */
-export function recordLookupOnce(tenantId: string, record: RecordRequest<never> | undefined): () => Promise<IdempotencyRecord | undefined> {
+export function recordLookupOnce(
+  tenantId: string,
+  record: RecordRequest<never> | undefined,
+  signal: AbortSignal | undefined,
+): () => Promise<IdempotencyRecord | undefined> {
   let looked = false;
   return async () => {
     if (!record || looked) return undefined;
     looked = true;
-    return record.ledger.find(tenantId, record.claim.key);
+    return record.ledger.find(tenantId, record.claim.key, signal);
   };
 }

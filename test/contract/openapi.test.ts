@@ -88,6 +88,36 @@ describe('the OpenAPI document', () => {
     if (route.maxBodyBytes !== undefined) expect(operation.requestBody?.description).toContain(String(route.maxBodyBytes));
   });
 
+  it('documents the safe-retry and conditional headers (D11, D12) on exactly the operations that honour them', () => {
+    const operationOf = (id: string) => {
+      const route = routeSpecs.find((candidate) => candidate.id === id)!;
+      return document.paths[route.path]![route.method.toLowerCase() as 'get']!;
+    };
+    const headerNames = (id: string) =>
+      (operationOf(id).parameters ?? []).filter((parameter) => 'in' in parameter && parameter.in === 'header').map((parameter) => (parameter as { name: string }).name);
+    const successHeaders = (id: string) => {
+      const route = routeSpecs.find((candidate) => candidate.id === id)!;
+      return [route.schemas.response.status, ...(route.schemas.response.otherStatuses ?? []).filter((status) => status < 300)].map((status) => {
+        const response = operationOf(id).responses[String(status)] as { headers?: Record<string, unknown> };
+        return Object.keys(response.headers ?? {});
+      });
+    };
+    const writes = ['addInternalNote', 'replaceCurrentDocument', 'mergeCurrentDocument'];
+    for (const id of writes) {
+      expect(headerNames(id), id).toContain('Idempotency-Key');
+      for (const headers of successHeaders(id)) expect(headers, id).toContain('Idempotent-Replayed');
+      expect(Object.keys(operationOf(id).responses), id).toContain('422');
+    }
+    for (const id of ['replaceCurrentDocument', 'mergeCurrentDocument']) expect(headerNames(id), id).toContain('If-Match');
+    for (const id of ['replaceCurrentDocument', 'getCurrentDocument']) expect(headerNames(id), id).toContain('If-None-Match');
+    for (const id of ['getCurrentDocument', 'replaceCurrentDocument', 'mergeCurrentDocument']) {
+      for (const headers of successHeaders(id)) expect(headers, id).toContain('ETag');
+    }
+    expect(Object.keys(operationOf('getCurrentDocument').responses)).toContain('304');
+    // The reads take no key: a client sending one would believe it protects something.
+    for (const route of routeSpecs.filter((candidate) => !writes.includes(candidate.id))) expect(headerNames(route.id), route.id).not.toContain('Idempotency-Key');
+  });
+
   it('is self-contained: every $ref points inside the document, and no schema keeps an $id', () => {
     const refs: string[] = [];
     const ids: string[] = [];

@@ -51,18 +51,26 @@ async function dropAndSettle(hang: InjectedFault): Promise<void> {
 }
 
 /**
- * A document write whose store call hangs (`docId` in its UpdateItem): it answers 504
- * GatewayTimeout, and once the hang breaks, the document is still what it was before.
+ * A document write whose store call hangs (`docId` in its UpdateItem, or with an Idempotency-Key
+ * in the TransactWriteItems that also records the key): it answers 504 GatewayTimeout, and once
+ * the hang breaks, the document is still what it was before. A keyed write recorded nothing, so
+ * its retry with the same key runs afresh (no replay of an answer never given).
  */
-async function expectTimeoutLeavesDocument(method: 'PUT' | 'POST', docId: string, body: unknown): Promise<void> {
+async function expectTimeoutLeavesDocument(method: 'PUT' | 'POST', docId: string, body: unknown, idempotencyKey?: string): Promise<void> {
   const before = JSON.stringify({ state: 'before' });
   await direct.documents.replace(tenant, 'users', docId, before);
-  const hang = proxy.inject({ operation: 'UpdateItem', bodyContains: `"${docId}"`, fault: 'NoAnswer' });
-  const timedOut = await callApi(gateway.url, method, documentPath(tenant, 'users', docId), key, body);
+  const headers: Record<string, string> = idempotencyKey ? { 'Idempotency-Key': idempotencyKey } : {};
+  const hang = proxy.inject({ operation: idempotencyKey ? 'TransactWriteItems' : 'UpdateItem', bodyContains: `"${docId}"`, fault: 'NoAnswer' });
+  const timedOut = await callApi(gateway.url, method, documentPath(tenant, 'users', docId), key, body, headers);
   expect(timedOut.status).toBe(504);
   expect(timedOut.json).toEqual({ code: 'GatewayTimeout', message: expect.any(String) });
   await dropAndSettle(hang);
   expect(await direct.documents.get(tenant, 'users', docId)).toBe(before);
+  if (idempotencyKey) {
+    const retried = await callApi(gateway.url, method, documentPath(tenant, 'users', docId), key, body, headers);
+    expect(retried).toMatchObject({ status: 200, json: body });
+    expect(retried.headers.get('idempotent-replayed')).toBeNull();
+  }
 }
 
 // Concurrent: each waits out the function's timeout on its own data (every invocation has its own
@@ -103,6 +111,16 @@ describe.concurrent('a handler past its deadline', () => {
   it(
     'a replace: 504 GatewayTimeout, and the document stays as it was (no retry lands it late)',
     () => expectTimeoutLeavesDocument('POST', 'slow-replace', { state: 'replaced' }),
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'a keyed replace and a keyed merge: 504, the document stays as it was, and the retry with the same key runs afresh',
+    () =>
+      Promise.all([
+        expectTimeoutLeavesDocument('POST', 'slow-keyed-replace', { state: 'replaced' }, `deadline-${tenant}-replace`),
+        expectTimeoutLeavesDocument('PUT', 'slow-keyed-merge', { state: 'merged' }, `deadline-${tenant}-merge`),
+      ]),
     TEST_TIMEOUT_MS,
   );
 });

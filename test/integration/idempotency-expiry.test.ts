@@ -51,8 +51,16 @@ describe('an expired Idempotency-Key', () => {
     expectExecuted(firstReplace, 201);
     expectReplayOf(await replace(), firstReplace);
 
+    // A merge of an absent document reads the key's record (no write can tell): the note's live
+    // record makes it 422, another request...
+    const mergeAbsent = () => api.call('PUT', documentPath(tenant, 'users', 'ghost'), key, { body: { v: 2 }, headers });
+    expect((await mergeAbsent()).status).toBe(422);
+
     // Both records were written before now.
     await sleep(TTL_MS + EXPIRY_MARGIN_MS);
+
+    // ...and once it has expired, the merge is new: 404, as without a key.
+    expect(await mergeAbsent()).toMatchObject({ status: 404, json: { code: 'NotFound' } });
 
     const secondNote = await note();
     expectExecuted(secondNote, 201);

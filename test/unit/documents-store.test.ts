@@ -90,3 +90,24 @@ describe('keyed writes that conflict on their record', () => {
     expect(sent).toEqual(['TransactWriteCommand', 'TransactWriteCommand', 'TransactWriteCommand']);
   });
 });
+
+describe('the deadline reaches every DynamoDB call of a merge', () => {
+  it("the first read of the document and the read of the key's record carry the invocation's abort signal", async () => {
+    const signals: (AbortSignal | undefined)[] = [];
+    const client = {
+      send: async (_command: unknown, options?: { abortSignal?: AbortSignal }) => {
+        signals.push(options?.abortSignal);
+        return { Item: undefined };
+      },
+    } as unknown as DynamoDBDocumentClient;
+    const documents = createDocumentsStore(client, 'documents');
+    const ledgerSignals: (AbortSignal | undefined)[] = [];
+    const { request } = keyed<{ json: string; etag: string }>(undefined);
+    const ledger: IdempotencyLedger = { ...request.ledger, find: async (_tenant, _key, signal) => void ledgerSignals.push(signal) };
+    const signal = new AbortController().signal;
+    // An absent document with a key: the merge reads the document, then the key's record, and answers absent.
+    expect(await documents.update('t', 'c', 'd', (data) => JSON.stringify(data), { signal, record: { ...request, ledger } })).toEqual({ kind: 'absent' });
+    expect(signals).toEqual([signal]);
+    expect(ledgerSignals).toEqual([signal]);
+  });
+});
