@@ -3,7 +3,8 @@
  * (on disk, so its data outlives the process), gateways over it, and writers running throughout.
  * While it is down every request that needs the store is 503 ServiceUnavailable with Retry-After,
  * quickly and well-formed: from the gateway when the authorizer cannot look the key up, from the
- * function's error mapping when the key is cached; requests that need no store are answered as
+ * function's error mapping when the key is cached for that path (the authorizer's cache is per key
+ * and path, as API Gateway's is with context.path in the identity source); requests that need no store are answered as
  * usual. Once it is back on the same port the same requests succeed, on the same SDK client (its
  * sockets to the dead process are gone), and every write that got a 2xx is there (except a note
  * the emulator itself acknowledged while it was being stopped: it answers a transaction before
@@ -124,6 +125,9 @@ describe('DynamoDB stopped and started again', () => {
     expect((await writeDocument(warmGateway, 'POST', 'profile', { name: 'Ada', langs: ['en'] })).status).toBe(201);
     expect(await writeDocument(warmGateway, 'PUT', 'profile', { langs: ['en', 'fr'] })).toMatchObject({ status: 200 });
     committed.documents.set('profile', { name: 'Ada', langs: ['en', 'fr'] });
+    // The warm gateway caches per key and path: a read of 'other' (404) caches the path the outage
+    // writes to; the 'before' note and 'profile' paths are cached by the writes above.
+    expect((await readDocument(warmGateway, 'other')).status).toBe(404);
 
     const writers = [0, 1, 2].map(startWriter);
     // Let every writer get some writes in before the store goes away.
@@ -140,9 +144,9 @@ describe('DynamoDB stopped and started again', () => {
 
     // The authorizer cannot check the key: the gateway's own 503.
     expectUnavailable(await note(coldGateway, 'during', 'never stored'), gatewayResponses.AUTHORIZER_FAILURE.message);
-    // The key is cached: each function's own store call fails, and the chain maps it to 503.
+    // The key is cached for these paths: each function's own store call fails, and the chain maps it to 503.
     const duringOutage = await Promise.all([
-      note(warmGateway, 'during', 'never stored'),
+      note(warmGateway, 'before', 'never stored'),
       readDocument(warmGateway, 'profile'),
       writeDocument(warmGateway, 'PUT', 'profile', { name: 'Grace' }),
       writeDocument(warmGateway, 'POST', 'other', { name: 'Grace' }),
