@@ -36,21 +36,35 @@ export function apiGatewayUsagePlan(stage: string, client = new APIGatewayClient
     throw new CliError(`stage ${stage} has no usage plan named '${name}' in this account and region; deploy the stage first (npx cdk deploy -c stage=${stage}) or check AWS_REGION/AWS_PROFILE`);
   }
 
-  /** Keys named exactly `name` (nameQuery narrows the listing; the exact match is ours). */
+  /**
+   * This stage's keys named exactly `name` (nameQuery narrows the listing; the exact match is
+   * ours): tagged with this stage, or untagged (made by hand). Another stage's key can bear the
+   * same name, since stage and tenant ids may both hold `-tenant-` (stage `eu`'s tenant
+   * `x-tenant-y` and stage `eu-tenant-x`'s tenant `y`), and is never ours to replace or delete.
+   */
   async function keysNamed(name: string, includeValues: boolean): Promise<ApiKey[]> {
     const found: ApiKey[] = [];
     for await (const page of paginateGetApiKeys({ client }, { nameQuery: name, includeValues, limit: 500 })) {
-      found.push(...(page.items ?? []).filter((key) => key.name === name && key.id));
+      found.push(...(page.items ?? []).filter((key) => key.name === name && key.id && (key.tags?.stage ?? stage) === stage));
     }
     return found;
   }
 
-  async function deleteKey(id: string): Promise<void> {
+  /** False when the key was already gone (deleted by a concurrent run, or by hand). */
+  async function deleteKey(id: string): Promise<boolean> {
     try {
       await client.send(new DeleteApiKeyCommand({ apiKey: id }));
+      return true;
     } catch (error) {
-      if (!(error instanceof NotFoundException)) throw error;
+      if (error instanceof NotFoundException) return false;
+      throw error;
     }
+  }
+
+  /** The plan's id, looked up once: a wrong stage fails before anything is created or deleted. */
+  function stagePlanId(): Promise<string> {
+    planId ??= findPlanId();
+    return planId;
   }
 
   async function inPlan(usagePlanId: string, keyId: string): Promise<boolean> {
@@ -83,9 +97,7 @@ export function apiGatewayUsagePlan(stage: string, client = new APIGatewayClient
 
   return {
     async ensureTenant(tenantId): Promise<UsageKey> {
-      // Find the plan before creating anything, so a wrong stage leaves no key behind.
-      planId ??= findPlanId();
-      const usagePlanId = await planId;
+      const usagePlanId = await stagePlanId();
       const name = tenantUsageKeyName(stage, tenantId);
       const value = tenantUsageKeyValue(stage, tenantId);
       let existing = await keysNamed(name, true);
@@ -118,14 +130,16 @@ export function apiGatewayUsagePlan(stage: string, client = new APIGatewayClient
     },
 
     async removeTenant(tenantId) {
-      const ids = (await keysNamed(tenantUsageKeyName(stage, tenantId), false)).map((key) => key.id!);
-      for (const id of ids) await deleteKey(id);
-      return ids;
+      const deleted: string[] = [];
+      for (const key of await keysNamed(tenantUsageKeyName(stage, tenantId), false)) if (await deleteKey(key.id!)) deleted.push(key.id!);
+      return deleted;
     },
 
     remove: deleteKey,
 
     async list(): Promise<StageUsageKey[]> {
+      // What sync then deletes is judged against this stage: a stage with no plan is refused here.
+      await stagePlanId();
       // The whole listing, filtered here: at most 10 000 keys a region, 500 a page. The stage tag
       // (set on every key `cxm keys` made) keeps stage `prod` from taking `prod-eu`'s keys.
       const prefix = `cxm-${stage}-`;

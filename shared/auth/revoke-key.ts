@@ -24,10 +24,8 @@ export async function revokeKey(store: KeysStore, keyId: string, at = new Date()
   if (!stored) return undefined;
   const revoked: RevokedKey = { stored, deletedUsageKeys: [], sharedTenants: [] };
   if (!usagePlan) return revoked;
-  if (stored.usageKey) {
-    await usagePlan.remove(stored.usageKey.id);
-    revoked.deletedUsageKeys.push(stored.usageKey.id);
-  }
+  // Reported only when this run deleted it: revoking again does not claim it a second time.
+  if (stored.usageKey && (await usagePlan.remove(stored.usageKey.id))) revoked.deletedUsageKeys.push(stored.usageKey.id);
   for (const tenantId of stored.tenants) {
     const others = (await store.list(tenantId)).filter((key) => key.keyId !== keyId && keyStatus(key, at.getTime()) === 'active');
     if (others.length > 0) revoked.sharedTenants.push(tenantId);

@@ -52,8 +52,7 @@ export async function syncUsagePlan(
     } else {
       continue; // not one of ours
     }
-    await usagePlan.remove(key.id);
-    result.deleted.push(key);
+    if (await usagePlan.remove(key.id)) result.deleted.push(key);
   }
   return result;
 }

@@ -23,10 +23,13 @@ export interface UsagePlanKeys {
    * the stage's plan; creates or repairs only what is missing, so running it again changes nothing.
    */
   ensureTenant(tenantId: string): Promise<UsageKey>;
-  /** Deletes the tenant's API Gateway key; the ids deleted (none when it had none). */
+  /** Deletes the tenant's API Gateway key; the ids it deleted (none when it had none). */
   removeTenant(tenantId: string): Promise<string[]>;
-  /** Deletes an API Gateway key by id (the per-key ones D10 made); one already gone is not an error. */
-  remove(usageKeyId: string): Promise<void>;
-  /** Every API Gateway key whose name starts with the stage's `cxm-<stage>-`. */
+  /**
+   * Deletes an API Gateway key by id (the per-key ones D10 made); false when it was already gone,
+   * which is not an error.
+   */
+  remove(usageKeyId: string): Promise<boolean>;
+  /** Every API Gateway key of the stage (tagged with it) whose name starts with `cxm-<stage>-`; refused for a stage without a plan. */
   list(): Promise<StageUsageKey[]>;
 }

@@ -3,9 +3,11 @@
  * With --url and a given key every check passes on a healthy API and nothing but the smoke
  * document lands in the tenant; a wrong URL and a wrong key each fail with one line saying what
  * to do. With --stage the URL comes from the stack's ApiUrl output (a fake CloudFormation), the
- * CLI makes a temporary key in the stage's keys table and its tenant's API Gateway key in the
- * usage plan (a fake control plane), and revokes both afterwards: after a passing run, a failing one, and
- * one interrupted with Ctrl-C. The stage is the one whose tables the gateway reads, so the
+ * CLI makes a temporary key in the stage's keys table and its tenant's API Gateway key
+ * (`cxm-<stage>-tenant-<tenant>`) in the usage plan (a fake control plane), and revokes the key
+ * afterwards, deleting the tenant's API Gateway key when no other active key holds the tenant:
+ * after a passing run, a failing one, and one interrupted with Ctrl-C; a tenant with a key of its
+ * own keeps its API Gateway key. The stage is the one whose tables the gateway reads, so the
  * CLI's key works there exactly as on AWS; a proxy in front of the gateway breaks or holds the
  * routes of one tenant, so the tests run side by side.
  */
@@ -14,7 +16,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tenantUsageKeyName } from '#shared/auth/usage-identity';
+import { tenantUsageKeyName, tenantUsageKeyValue } from '#shared/auth/usage-identity';
 import { routes } from '#shared/routes';
 import { physicalTableName, type TableId } from '#shared/store/table-specs';
 import { smokeScopes } from '#infra/cli/smoke-checks';
@@ -74,21 +76,31 @@ afterAll(async () => {
   await Promise.all([api?.close(), proxy?.close(), cloudFormation?.close(), apiGateway?.close()]);
 });
 
-/** The smoke tenant's API Gateway keys (its usage-plan key, shared by its keys). */
+/** The smoke tenant's API Gateway keys (its usage-plan key, shared by its keys), as [id, key]. */
 const tenantUsageKeys = (tenant: string) => [...apiGateway.apiKeys].filter(([, key]) => key.name === tenantUsageKeyName(stage, tenant));
 
+/** The id of the API Gateway key the temporary key was throttled through, from its `Created` line. */
+function createdUsageKeyId(tenant: string, stderr: string): string {
+  const id = new RegExp(`^Created the temporary key \\w+ for tenant ${tenant}, throttled through its tenant's API Gateway key (\\w+), expiring at `, 'm').exec(stderr)?.[1];
+  expect(id, stderr).toBeDefined();
+  return id!;
+}
+
 /**
- * The tenant's only key, which the smoke run made: revoked, and (no other key holding the tenant)
- * the tenant's API Gateway key deleted from the plan.
+ * The tenant's only key, which the smoke run made: revoked, with no usage key of its own on its
+ * record, and (no other key holding the tenant) the tenant's API Gateway key, the one it was
+ * throttled through, deleted from the plan.
  */
 async function expectTemporaryKeyRevoked(tenant: string, stderr: string): Promise<void> {
   const keys = await api.keys.list(tenant);
   expect(keys).toHaveLength(1);
   const [temporary] = keys;
   expect(temporary).toMatchObject({ name: 'cxm smoke', tenants: [tenant], scopes: smokeScopes(), revokedAt: expect.any(String) });
-  const usageKeyId = new RegExp(`Revoked the temporary key ${temporary!.keyId} and deleted the usage-plan key (\\w+) no other key needs\\.`).exec(stderr)?.[1];
-  expect(usageKeyId, stderr).toBeDefined();
+  expect(temporary!.usageKey).toBeUndefined();
+  const usageKeyId = createdUsageKeyId(tenant, stderr);
+  expect(stderr).toContain(`Revoked the temporary key ${temporary!.keyId} and deleted the usage-plan key ${usageKeyId} no other key needs.`);
   expect(apiGateway.calls).toContain(`DELETE /apikeys/${usageKeyId}`);
+  expect(apiGateway.apiKeys.has(usageKeyId)).toBe(false);
   expect(tenantUsageKeys(tenant)).toEqual([]);
 }
 
@@ -168,6 +180,26 @@ describe.concurrent('cxm smoke', () => {
     await expectTemporaryKeyRevoked(tenant, result.stderr);
   });
 
+  it("--stage, for a tenant with another active key: the temporary key is throttled through the tenant's key, which stays when it is revoked", async () => {
+    const tenant = uniqueTenant('cxm-smoke-shared');
+    // A key of the tenant made as an operator makes one, with the tenant's usage key.
+    const created = await run('node', ['infra/cli/cxm.mjs', 'keys', 'create', '--stage', stage, '--tenant', tenant, '--scope', 'cxm:*', '--json'], stageEnv);
+    expect(created.code, created.stderr).toBe(0);
+    const other = (JSON.parse(created.stdout) as { id: string }).id;
+    const [[usageKeyId, usageKey]] = tenantUsageKeys(tenant) as [[string, unknown]];
+
+    const result = await smoke(stageEnv, ['--stage', stage, '--tenant', tenant]);
+    expect(result.code).toBe(0);
+    expect(createdUsageKeyId(tenant, result.stderr)).toBe(usageKeyId);
+    const temporary = (await api.keys.list(tenant)).find((key) => key.keyId !== other);
+    expect(temporary).toMatchObject({ name: 'cxm smoke', revokedAt: expect.any(String) });
+    expect(ownLines(result.stderr).at(-1)).toBe(`Revoked the temporary key ${temporary!.keyId}.`);
+    // Still there, unchanged, in the plan: the operator's key keeps working through it.
+    expect(apiGateway.calls).not.toContain(`DELETE /apikeys/${usageKeyId}`);
+    expect(tenantUsageKeys(tenant)).toEqual([[usageKeyId, usageKey]]);
+    expect(usageKey).toMatchObject({ value: tenantUsageKeyValue(stage, tenant), enabled: true, usagePlanId: PLAN_ID });
+  });
+
   it('--stage: a check that fails fails the run (exit 1, the reason in --json), and the temporary key is revoked all the same', async () => {
     const tenant = uniqueTenant('cxm-smoke-fail');
     // A reporting row without its fields: the response is off the OpenAPI document.
@@ -196,14 +228,19 @@ describe.concurrent('cxm smoke', () => {
     let child: ChildProcess | undefined;
     const finished = smoke(stageEnv, ['--stage', stage, '--tenant', tenant], (spawned) => (child = spawned));
     await arrived;
-    // Mid-run the key exists, unrevoked, and its tenant's API Gateway key is in the stage's plan.
+    // Mid-run the key exists, unrevoked, and its tenant's API Gateway key (its name, its derived
+    // value) is in the stage's plan.
     const [during] = await api.keys.list(tenant);
     expect(during).toMatchObject({ name: 'cxm smoke', revokedAt: undefined });
-    expect(tenantUsageKeys(tenant).map(([, key]) => key.usagePlanId)).toEqual([PLAN_ID]);
+    expect(tenantUsageKeys(tenant).map(([, key]) => key)).toEqual([
+      { name: tenantUsageKeyName(stage, tenant), value: tenantUsageKeyValue(stage, tenant), enabled: true, usagePlanId: PLAN_ID, tags: { project: 'cxm-api', stage, tenant } },
+    ]);
+    const [[duringId]] = tenantUsageKeys(tenant) as [[string, unknown]];
     child!.kill('SIGINT');
     const result = await finished;
     expect(result.code).toBe(130);
     expect(result.stderr).toMatch(/Interrupted: revoking the temporary key/);
+    expect(createdUsageKeyId(tenant, result.stderr)).toBe(duringId);
     await expectTemporaryKeyRevoked(tenant, result.stderr);
   });
 });

@@ -1,10 +1,12 @@
 /**
  * Rate limits per tenant on a deployed stage (issue 14): `cxm keys create --stage` gives each
- * tenant one API Gateway key in the stage's usage plan, shared by all of its keys; the authorizer
- * names the path tenant's key as `usageIdentifierKey`; `revoke` deletes a tenant's key with its
- * last active key; `sync` makes the plan match the keys table. The CLI runs as an operator runs it,
- * against DynamoDB Local tables named as the stage's (`cxm-<stage>-*`) and a fake API Gateway
- * control plane reached through the SDK's own endpoint variable.
+ * tenant one API Gateway key (`cxm-<stage>-tenant-<id>`, its value derived from stage and tenant)
+ * in the stage's usage plan, shared by all of its keys; the authorizer names the path tenant's key
+ * as `usageIdentifierKey`; `revoke` deletes a tenant's key with its last active key; `sync` makes
+ * the plan match the keys table and migrates D10's per-key keys. The CLI runs as an operator runs
+ * it, against DynamoDB Local tables named as the stage's (`cxm-<stage>-*`) and a fake API Gateway
+ * control plane reached through the SDK's own endpoint variable. The fake lists two keys a page
+ * and the stage's plan is on the second page of plans, so every listing must follow `position`.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
@@ -24,62 +26,82 @@ import { startFakeApiGateway, type FakeApiGateway, type FakeApiKey } from '#test
 import { run } from '#test/support/run-process';
 import { uniqueTenant } from '#test/support/test-api';
 
+/** The stage the authorizer runs as; create and revoke are tested on it. */
 const STAGE = 'rltest';
 const PLAN = 'plan-rl';
+/** A stage of its own for `sync`, which works on the whole stage: its outcome is exact. */
+const SYNC = 'rlsync';
+const SYNC_PLAN = 'plan-rlsync';
 let fake: FakeApiGateway;
 let keys: KeysStore;
+let dynamoEndpoint: string;
 let authorize: (token: string, pathTenant: string) => Promise<APIGatewayAuthorizerResult>;
 let env: Record<string, string>;
 const stageBefore = process.env.CXM_STAGE;
 
 const cxm = (...args: string[]) => run('node', ['infra/cli/cxm.mjs', ...args], env);
 
-async function create(...tenants: string[]): Promise<{ id: string; key: string; stdout: string }> {
-  const created = await cxm('keys', 'create', '--stage', STAGE, ...tenants.flatMap((tenant) => ['--tenant', tenant]), '--scope', 'cxm:*');
+async function createOn(stage: string, tenants: string[]): Promise<{ id: string; key: string; stdout: string }> {
+  const created = await cxm('keys', 'create', '--stage', stage, ...tenants.flatMap((tenant) => ['--tenant', tenant]), '--scope', 'cxm:*');
   expect(created.stderr).toBe('');
   expect(created.code).toBe(0);
   const id = /Created key (\w+)/.exec(created.stdout)![1]!;
   const key = /Key: +(\S+)/.exec(created.stdout)![1]!;
   return { id, key, stdout: created.stdout };
 }
+const create = (...tenants: string[]) => createOn(STAGE, tenants);
 
-/** The fake's keys named as the tenant's usage key. */
-const tenantKeys = (tenant: string) => [...fake.apiKeys].filter(([, key]) => key.name === tenantUsageKeyName(STAGE, tenant));
+/** The fake's keys named as the tenant's usage key on the stage, as [id, key]. */
+const tenantKeys = (tenant: string, stage = STAGE) => [...fake.apiKeys].filter(([, key]) => key.name === tenantUsageKeyName(stage, tenant));
 /** The tenant's one usage key, as [id, key]. */
-function onlyTenantKey(tenant: string): [string, FakeApiKey] {
-  const found = tenantKeys(tenant);
-  expect(found).toHaveLength(1);
+function onlyTenantKey(tenant: string, stage = STAGE): [string, FakeApiKey] {
+  const found = tenantKeys(tenant, stage);
+  expect(found, `API Gateway keys of tenant ${tenant}`).toHaveLength(1);
   return found[0]!;
 }
+/** What a tenant's usage key must be: its name, its derived value, enabled, in the stage's plan, tagged. */
+const healthyTenantKey = (tenant: string, stage = STAGE, plan = PLAN) => ({
+  name: tenantUsageKeyName(stage, tenant),
+  value: tenantUsageKeyValue(stage, tenant),
+  enabled: true,
+  usagePlanId: plan,
+  tags: { project: 'cxm-api', stage, tenant },
+});
+/** Every request since `from` that changed something (anything but a GET). */
 const writes = (from: number) => fake.calls.slice(from).filter((call) => !call.startsWith('GET '));
+/** The `Deleted API Gateway key <id> (<name>).` lines of `cxm keys sync`, as `<id> <name>`. */
+const deletedLines = (stdout: string) => [...stdout.matchAll(/^Deleted API Gateway key (\w+) \((\S+)\)\.$/gm)].map((match) => `${match[1]} ${match[2]}`).sort();
 
 beforeAll(async () => {
-  const { endpoint } = inject('dynamo');
+  dynamoEndpoint = inject('dynamo').endpoint;
   fake = await startFakeApiGateway(
     [
       { id: 'plan-other', name: 'cxm-other' },
+      // A stage whose name starts alike: the plan is found by its exact name.
+      { id: 'plan-rl-eu', name: `cxm-${STAGE}-eu` },
       { id: PLAN, name: `cxm-${STAGE}` },
+      { id: SYNC_PLAN, name: `cxm-${SYNC}` },
     ],
     // Small pages: every listing the CLI makes must follow `position`.
     { pageSize: 2 },
   );
-  const tables = await createTables(endpoint, STAGE);
+  const tables = await createTables(dynamoEndpoint, STAGE);
   env = {
     AWS_ENDPOINT_URL_API_GATEWAY: fake.endpoint,
-    AWS_ENDPOINT_URL_DYNAMODB: endpoint,
+    AWS_ENDPOINT_URL_DYNAMODB: dynamoEndpoint,
     AWS_REGION: 'us-east-1',
     AWS_ACCESS_KEY_ID: 'local',
     AWS_SECRET_ACCESS_KEY: 'local',
     // No local stack: the CLI must use the stage, not $CXM_HOME.
     CXM_HOME: mkdtempSync(join(tmpdir(), 'cxm-rl-')),
   };
-  useLocalDynamo(endpoint, tables as Parameters<typeof useLocalDynamo>[1]);
+  useLocalDynamo(dynamoEndpoint, tables as Parameters<typeof useLocalDynamo>[1]);
   keys = createKeysStore(documentClient(), tables.keys!);
   // The stage's authorizer: its function has CXM_STAGE set by the stack.
   process.env.CXM_STAGE = STAGE;
   const { handler } = await import('#functions/authorizer');
   const route = routes.find((candidate) => candidate.id === 'listDocuments')!;
-  // The event API Gateway sends, as the local gateway builds it.
+  // The event API Gateway sends for GET /provisioning/tenants/<pathTenant>/bots, as the local gateway builds it.
   authorize = (token, pathTenant) =>
     handler(
       buildAuthorizerEvent(
@@ -102,61 +124,153 @@ beforeAll(async () => {
 afterAll(async () => {
   if (stageBefore === undefined) delete process.env.CXM_STAGE;
   else process.env.CXM_STAGE = stageBefore;
-  await fake.close();
+  await fake?.close();
 });
 
 describe('cxm keys create --stage: one usage-plan key per tenant', () => {
   it("creates the tenant's API Gateway key with its derived value in the stage plan; the authorizer names it", async () => {
     const tenant = uniqueTenant('rl');
+    const before = fake.calls.length;
     const { id, key, stdout } = await create(tenant);
-    const [[usageId, apiKey] = []] = tenantKeys(tenant);
-    expect(apiKey).toMatchObject({ value: tenantUsageKeyValue(STAGE, tenant), enabled: true, usagePlanId: PLAN, tags: { project: 'cxm-api', stage: STAGE, tenant } });
+    const [usageId, apiKey] = onlyTenantKey(tenant);
+    expect(apiKey).toEqual(healthyTenantKey(tenant));
+    expect(writes(before)).toEqual(['POST /apikeys', `POST /usageplans/${PLAN}/keys`]);
     expect(stdout).toContain(`Usage plan: tenant ${tenant} is throttled through API Gateway key ${usageId} in plan cxm-${STAGE}, shared by its keys`);
+    // The record holds no usage key of its own (that was D10).
+    const [stored] = await keys.list(tenant);
+    expect(stored).toMatchObject({ keyId: id, tenants: [tenant] });
+    expect(stored!.usageKey).toBeUndefined();
 
     const result = await authorize(key, tenant);
     expect(result.principalId).toBe(id);
-    expect(result.usageIdentifierKey).toBe(apiKey!.value);
+    expect(result.usageIdentifierKey).toBe(apiKey.value);
   });
 
   it("a tenant's second key shares its usage key: nothing new in API Gateway, the same usageIdentifierKey", async () => {
     const tenant = uniqueTenant('rl');
     const first = await create(tenant);
+    const [usageId] = onlyTenantKey(tenant);
     const before = fake.calls.length;
     const second = await create(tenant);
     expect(writes(before)).toEqual([]);
-    expect(tenantKeys(tenant)).toHaveLength(1);
+    expect(onlyTenantKey(tenant)[0]).toBe(usageId);
+    expect(second.stdout).toContain(`Usage plan: tenant ${tenant} is throttled through API Gateway key ${usageId} in plan`);
     const [a, b] = await Promise.all([authorize(first.key, tenant), authorize(second.key, tenant)]);
-    expect(a.principalId).not.toBe(b.principalId);
-    expect(a.usageIdentifierKey).toBe(b.usageIdentifierKey);
+    expect([a.principalId, b.principalId]).toEqual([first.id, second.id]);
+    expect(a.usageIdentifierKey).toBe(tenantUsageKeyValue(STAGE, tenant));
+    expect(b.usageIdentifierKey).toBe(a.usageIdentifierKey);
   });
 
   it("a key of two tenants is counted against the path's tenant, and against its first tenant for a path it does not hold", async () => {
-    const [first, second, stranger] = [uniqueTenant('rl'), uniqueTenant('rl'), uniqueTenant('rl')];
-    const { key } = await create(first, second);
-    expect(tenantKeys(first)).toHaveLength(1);
-    expect(tenantKeys(second)).toHaveLength(1);
-    expect((await authorize(key, first)).usageIdentifierKey).toBe(tenantKeys(first)[0]![1].value);
-    expect((await authorize(key, second)).usageIdentifierKey).toBe(tenantKeys(second)[0]![1].value);
-    expect((await authorize(key, stranger)).usageIdentifierKey).toBe(tenantKeys(first)[0]![1].value);
-    expect(tenantKeys(stranger)).toHaveLength(0);
+    // Listed second-first: "first" is the key's own order, not an alphabetical one.
+    const [second, first, stranger] = ['rl-a', 'rl-b', 'rl-c'].map((prefix) => uniqueTenant(prefix));
+    const { key, stdout } = await create(first!, second!);
+    const [firstId, firstKey] = onlyTenantKey(first!);
+    const [secondId, secondKey] = onlyTenantKey(second!);
+    expect(firstKey).toEqual(healthyTenantKey(first!));
+    expect(secondKey).toEqual(healthyTenantKey(second!));
+    expect(firstKey.value).not.toBe(secondKey.value);
+    expect(stdout).toContain(`tenant ${first} is throttled through API Gateway key ${firstId}`);
+    expect(stdout).toContain(`tenant ${second} is throttled through API Gateway key ${secondId}`);
+
+    expect((await authorize(key, first!)).usageIdentifierKey).toBe(firstKey.value);
+    expect((await authorize(key, second!)).usageIdentifierKey).toBe(secondKey.value);
+    expect((await authorize(key, stranger!)).usageIdentifierKey).toBe(firstKey.value);
+    expect(tenantKeys(stranger!)).toEqual([]);
   });
 
-  it('repairs a tenant key that was deleted, disabled, taken out of the plan or given another value by hand', async () => {
+  it('repairs a tenant key that was disabled, taken out of the plan, deleted or given another value by hand, keeping the derived value', async () => {
     const tenant = uniqueTenant('rl');
     await create(tenant);
     const [usageId, apiKey] = onlyTenantKey(tenant);
     apiKey.enabled = false;
     delete apiKey.usagePlanId;
+    let before = fake.calls.length;
     await create(tenant);
-    expect(fake.apiKeys.get(usageId)).toMatchObject({ enabled: true, usagePlanId: PLAN });
+    // Repaired in place: the same key, no new one.
+    expect(writes(before)).toEqual([`PATCH /apikeys/${usageId}`, `POST /usageplans/${PLAN}/keys`]);
+    expect(onlyTenantKey(tenant)).toEqual([usageId, healthyTenantKey(tenant)]);
 
     fake.apiKeys.delete(usageId);
+    await create(tenant);
+    const [recreatedId, recreated] = onlyTenantKey(tenant);
+    expect(recreatedId).not.toBe(usageId);
+    expect(recreated).toEqual(healthyTenantKey(tenant));
+
+    // A key of that name with a value the authorizer never names is replaced.
+    fake.apiKeys.delete(recreatedId);
     const wrong = fake.addApiKey({ name: tenantUsageKeyName(STAGE, tenant), value: 'x'.repeat(30), usagePlanId: PLAN });
+    before = fake.calls.length;
     const { key } = await create(tenant);
+    expect(writes(before)[0]).toBe(`DELETE /apikeys/${wrong}`);
     expect(fake.apiKeys.has(wrong)).toBe(false);
-    const [, repaired] = onlyTenantKey(tenant);
-    expect(repaired).toMatchObject({ value: tenantUsageKeyValue(STAGE, tenant), usagePlanId: PLAN });
-    expect((await authorize(key, tenant)).usageIdentifierKey).toBe(repaired.value);
+    const [, replaced] = onlyTenantKey(tenant);
+    expect(replaced).toEqual(healthyTenantKey(tenant));
+    expect((await authorize(key, tenant)).usageIdentifierKey).toBe(replaced.value);
+  });
+
+  it("another stage's tenant key bearing the same name is never replaced or deleted: create and revoke touch only this stage's", async () => {
+    // Stage `rltest`'s tenant `x-tenant-<id>` and stage `rltest-tenant-x`'s tenant `<id>` are both
+    // `cxm-rltest-tenant-x-tenant-<id>`: the stage tag tells them apart.
+    const suffix = uniqueTenant('rl');
+    const tenant = `x-tenant-${suffix}`;
+    const otherStage = `${STAGE}-tenant-x`;
+    expect(tenantUsageKeyName(otherStage, suffix)).toBe(tenantUsageKeyName(STAGE, tenant));
+    const foreignId = fake.addApiKey({
+      name: tenantUsageKeyName(otherStage, suffix),
+      value: tenantUsageKeyValue(otherStage, suffix),
+      usagePlanId: 'plan-other',
+      tags: { project: 'cxm-api', stage: otherStage, tenant: suffix },
+    });
+    const foreignBefore = structuredClone(fake.apiKeys.get(foreignId));
+
+    const created = await create(tenant);
+    expect(fake.apiKeys.get(foreignId)).toEqual(foreignBefore);
+    const ours = tenantKeys(tenant).filter(([id]) => id !== foreignId);
+    expect(ours.map(([, key]) => key)).toEqual([healthyTenantKey(tenant)]);
+
+    const revoked = await cxm('keys', 'revoke', created.id, '--stage', STAGE);
+    expect(revoked.code).toBe(0);
+    expect(revoked.stdout).toContain(`Deleted API Gateway key ${ours[0]![0]} from the usage plan`);
+    expect(revoked.stdout).not.toContain(foreignId);
+    expect(tenantKeys(tenant)).toEqual([[foreignId, foreignBefore]]);
+    fake.apiKeys.delete(foreignId);
+  });
+
+  it('keys create of one tenant at once in two processes: both succeed, with one tenant key in the plan', async () => {
+    const tenant = uniqueTenant('rl');
+    const [a, b] = await Promise.all([create(tenant), create(tenant)]);
+    const [usageId, apiKey] = onlyTenantKey(tenant);
+    expect(apiKey).toEqual(healthyTenantKey(tenant));
+    for (const created of [a, b]) expect(created.stdout).toContain(`tenant ${tenant} is throttled through API Gateway key ${usageId}`);
+  });
+
+  it('a concurrent creator of the same tenant key (409 on CreateApiKey, or on CreateUsagePlanKey) is what was wanted', async () => {
+    const tenant = uniqueTenant('rl');
+    fake.raceNextApiKey();
+    let before = fake.calls.length;
+    await create(tenant);
+    expect(writes(before)).toEqual(['POST /apikeys', `POST /usageplans/${PLAN}/keys`]);
+    expect(onlyTenantKey(tenant)[1]).toEqual(healthyTenantKey(tenant));
+
+    const other = uniqueTenant('rl');
+    fake.raceNextPlanKey();
+    before = fake.calls.length;
+    await create(other);
+    expect(writes(before)).toEqual(['POST /apikeys', `POST /usageplans/${PLAN}/keys`]);
+    expect(onlyTenantKey(other)[1]).toEqual(healthyTenantKey(other));
+  });
+
+  it("a key elsewhere holding the tenant key's value is refused with what to do, and no tenant API key is stored", async () => {
+    const tenant = uniqueTenant('rl');
+    const squatter = fake.addApiKey({ name: 'made-by-hand', value: tenantUsageKeyValue(STAGE, tenant) });
+    const refused = await cxm('keys', 'create', '--stage', STAGE, '--tenant', tenant, '--scope', 'cxm:*');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`API Gateway refused the usage key '${tenantUsageKeyName(STAGE, tenant)}' as a duplicate value`);
+    expect(refused.stderr).toContain(`cxm keys sync --stage ${STAGE}`);
+    expect(await keys.list(tenant)).toEqual([]);
+    expect(tenantKeys(tenant)).toEqual([]);
+    fake.apiKeys.delete(squatter);
   });
 
   it('a stage without a usage plan is refused before any key is created', async () => {
@@ -164,16 +278,25 @@ describe('cxm keys create --stage: one usage-plan key per tenant', () => {
     const refused = await cxm('keys', 'create', '--stage', 'noplan', '--tenant', uniqueTenant('rl'), '--scope', 'cxm:*');
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/stage noplan has no usage plan named 'cxm-noplan'.*deploy the stage first/);
-    expect(fake.calls.slice(before)).toEqual(['GET /usageplans']);
+    // Both pages of plans read, nothing else.
+    expect(fake.calls.slice(before)).toEqual(['GET /usageplans', 'GET /usageplans']);
   });
 
-  it('when the plan refuses the tenant key, no tenant API key is stored', async () => {
+  it('when the plan refuses the tenant key, no tenant API key is stored; the next create puts the key made in the plan', async () => {
     const tenant = uniqueTenant('rl');
     fake.failNextPlanKey();
     const refused = await cxm('keys', 'create', '--stage', STAGE, '--tenant', tenant, '--scope', 'cxm:*');
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toMatch(/the plan cannot take this key/);
     expect(await keys.list(tenant)).toEqual([]);
+    const [usageId, leftOver] = onlyTenantKey(tenant);
+    expect(leftOver.usagePlanId).toBeUndefined();
+
+    const before = fake.calls.length;
+    const { key } = await create(tenant);
+    expect(writes(before)).toEqual([`POST /usageplans/${PLAN}/keys`]);
+    expect(onlyTenantKey(tenant)).toEqual([usageId, healthyTenantKey(tenant)]);
+    expect((await authorize(key, tenant)).usageIdentifierKey).toBe(tenantUsageKeyValue(STAGE, tenant));
   });
 });
 
@@ -184,19 +307,45 @@ describe('cxm keys revoke --stage', () => {
     const second = await create(tenant);
     const [usageId] = onlyTenantKey(tenant);
 
+    let before = fake.calls.length;
     const kept = await cxm('keys', 'revoke', first.id, '--stage', STAGE);
     expect(kept.code).toBe(0);
     expect(kept.stdout).toContain(`Kept the usage-plan key of ${tenant}: other active keys share it.`);
+    expect(kept.stdout).not.toContain('Deleted');
+    expect(writes(before)).toEqual([]);
     expect(fake.apiKeys.has(usageId)).toBe(true);
+    // The other key still passes, through the same tenant key.
+    expect((await authorize(second.key, tenant)).usageIdentifierKey).toBe(tenantUsageKeyValue(STAGE, tenant));
 
     const last = await cxm('keys', 'revoke', second.id, '--stage', STAGE);
     expect(last.code).toBe(0);
     expect(last.stdout).toContain(`Deleted API Gateway key ${usageId} from the usage plan`);
-    expect(fake.apiKeys.has(usageId)).toBe(false);
+    expect(last.stdout).not.toContain('Kept');
+    expect(tenantKeys(tenant)).toEqual([]);
+    await expect(authorize(second.key, tenant)).rejects.toThrow('Unauthorized');
 
+    before = fake.calls.length;
     const again = await cxm('keys', 'revoke', second.id, '--stage', STAGE);
     expect(again.code).toBe(0);
     expect(again.stdout).not.toContain('Deleted');
+    expect(writes(before)).toEqual([]);
+    expect(tenantKeys(tenant)).toEqual([]);
+  });
+
+  it("a key of two tenants, one shared with another key: deletes only the other tenant's usage key", async () => {
+    const [shared, alone] = [uniqueTenant('rl'), uniqueTenant('rl')];
+    const both = await create(shared, alone);
+    const other = await create(shared);
+    const [sharedId] = onlyTenantKey(shared);
+    const [aloneId] = onlyTenantKey(alone);
+
+    const revoked = await cxm('keys', 'revoke', both.id, '--stage', STAGE);
+    expect(revoked.code).toBe(0);
+    expect(revoked.stdout).toContain(`Deleted API Gateway key ${aloneId} from the usage plan`);
+    expect(revoked.stdout).toContain(`Kept the usage-plan key of ${shared}: other active keys share it.`);
+    expect(tenantKeys(alone)).toEqual([]);
+    expect(onlyTenantKey(shared)[0]).toBe(sharedId);
+    expect((await authorize(other.key, shared)).usageIdentifierKey).toBe(tenantUsageKeyValue(STAGE, shared));
   });
 
   it('an expired key does not keep a tenant: revoking the last active one deletes the usage key', async () => {
@@ -204,14 +353,16 @@ describe('cxm keys revoke --stage', () => {
     await issueKey(keys, { tenants: [tenant], scopes: ['cxm:*'], name: 'old', expiresAt: new Date(Date.now() + 1_000).toISOString() });
     const active = await create(tenant);
     await new Promise((resolve) => setTimeout(resolve, 1_100));
-    expect((await cxm('keys', 'revoke', active.id, '--stage', STAGE)).code).toBe(0);
+    const revoked = await cxm('keys', 'revoke', active.id, '--stage', STAGE);
+    expect(revoked.code).toBe(0);
+    expect(revoked.stdout).not.toContain('Kept');
     expect(tenantKeys(tenant)).toEqual([]);
   });
 
-  it('a key from before per-tenant limits loses its own API Gateway key too', async () => {
+  it("a key from before per-tenant limits loses its own API Gateway key too, and its tenant's with it when it was the last", async () => {
     const tenant = uniqueTenant('rl');
     const keyId = randomBytes(6).toString('hex');
-    const legacyId = fake.addApiKey({ name: `cxm-${STAGE}-${keyId}`, value: randomBytes(20).toString('hex'), usagePlanId: PLAN, tags: { stage: STAGE } });
+    const legacyId = fake.addApiKey({ name: `cxm-${STAGE}-${keyId}`, usagePlanId: PLAN, tags: { project: 'cxm-api', stage: STAGE } });
     // As D10 stored it: the key's own API Gateway key on its record.
     await keys.create({
       keyId,
@@ -222,43 +373,122 @@ describe('cxm keys revoke --stage', () => {
       createdAt: new Date().toISOString(),
       usageKey: { id: legacyId, value: fake.apiKeys.get(legacyId)!.value },
     });
+    // The tenant got its tenant key since (as `cxm keys sync` gives it).
+    const tenantKeyId = fake.addApiKey({ name: tenantUsageKeyName(STAGE, tenant), value: tenantUsageKeyValue(STAGE, tenant), usagePlanId: PLAN });
     const revoked = await cxm('keys', 'revoke', keyId, '--stage', STAGE);
     expect(revoked.code).toBe(0);
-    expect(revoked.stdout).toContain(legacyId);
+    expect(revoked.stdout).toContain(`Deleted API Gateway keys ${legacyId}, ${tenantKeyId} from the usage plan`);
     expect(fake.apiKeys.has(legacyId)).toBe(false);
+    expect(fake.apiKeys.has(tenantKeyId)).toBe(false);
+
+    // Again: both are gone already, and nothing claims to delete them a second time.
+    const again = await cxm('keys', 'revoke', keyId, '--stage', STAGE);
+    expect(again.code).toBe(0);
+    expect(again.stdout).not.toContain('Deleted');
   });
 });
 
 describe('cxm keys sync --stage', () => {
-  it('gives every tenant with an active key its usage key, deletes the rest of the stage\'s, keeps D10 keys until --prune-legacy, and a rerun changes nothing', async () => {
-    const [missing, orphan] = [uniqueTenant('rl'), uniqueTenant('rl')];
-    // A key issued without the CLI (no usage key made), and a usage key whose tenant has no key.
-    await issueKey(keys, { tenants: [missing], scopes: ['cxm:*'], name: 'direct' });
-    const orphanId = fake.addApiKey({ name: tenantUsageKeyName(STAGE, orphan), value: tenantUsageKeyValue(STAGE, orphan), usagePlanId: PLAN, tags: { stage: STAGE } });
-    const legacyId = fake.addApiKey({ name: `cxm-${STAGE}-abcdefabcdef`, value: 'd'.repeat(40), usagePlanId: PLAN, tags: { stage: STAGE } });
-    // Not this stage's: another stage whose name starts alike, and a key nobody tagged.
-    const otherStage = fake.addApiKey({ name: `cxm-${STAGE}-tenant-eu-x`, value: 'e'.repeat(40), tags: { stage: `${STAGE}-tenant-eu` } });
-    const untagged = fake.addApiKey({ name: tenantUsageKeyName(STAGE, 'hand-made'), value: 'h'.repeat(40) });
+  it("gives every tenant with an active key its usage key, deletes those of tenants without one, keeps D10 keys until --prune-legacy and other stages' keys always; a rerun changes nothing", async () => {
+    const syncKeys = createKeysStore(documentClient(), (await createTables(dynamoEndpoint, SYNC)).keys!);
+    const [healthy, missing, lost, unplanned, wrongValue, orphan, revoked, expired] = ['ok', 'missing', 'lost', 'unplanned', 'wrong', 'orphan', 'revoked', 'expired'].map(
+      (label) => uniqueTenant(`sy-${label}`),
+    ) as [string, string, string, string, string, string, string, string];
+    // Through the CLI, each with its usage key...
+    for (const t of [healthy, lost, unplanned, wrongValue]) await createOn(SYNC, [t]);
+    const [healthyId] = onlyTenantKey(healthy, SYNC);
+    const [lostId] = onlyTenantKey(lost, SYNC);
+    const [unplannedId, unplannedKey] = onlyTenantKey(unplanned, SYNC);
+    const [wrongValueId, wrongValueKey] = onlyTenantKey(wrongValue, SYNC);
+    // ...then broken by hand: deleted, disabled and out of the plan, another value.
+    fake.apiKeys.delete(lostId);
+    unplannedKey.enabled = false;
+    delete unplannedKey.usagePlanId;
+    wrongValueKey.value = 'w'.repeat(40);
+    // A key issued without the CLI (no usage key made).
+    await issueKey(syncKeys, { tenants: [missing], scopes: ['cxm:*'], name: 'direct' });
+    // Tenants without an active key whose usage key stayed: none at all, only a revoked one, only an expired one.
+    const stale = Object.fromEntries(
+      [orphan, revoked, expired].map((t) => [t, fake.addApiKey({ name: tenantUsageKeyName(SYNC, t), value: tenantUsageKeyValue(SYNC, t), usagePlanId: SYNC_PLAN, tags: { project: 'cxm-api', stage: SYNC, tenant: t } })]),
+    );
+    const { stored: revokedKey } = await issueKey(syncKeys, { tenants: [revoked], scopes: ['cxm:*'], name: 'revoked' });
+    await syncKeys.revoke(revokedKey.keyId, new Date());
+    await issueKey(syncKeys, { tenants: [expired], scopes: ['cxm:*'], name: 'expired', expiresAt: new Date(Date.now() - 1_000).toISOString() });
+    // A D10 key of this stage (as D10 made it: named after the key id, tagged with the stage).
+    const legacyName = `cxm-${SYNC}-abcdef012345`;
+    const legacyId = fake.addApiKey({ name: legacyName, usagePlanId: SYNC_PLAN, tags: { project: 'cxm-api', stage: SYNC } });
+    // Not this stage's, though named `cxm-rlsync-...`: another stage's tenant key; a D10 key of
+    // stage rlsync-tenant-eu, which reads as tenant `eu-abcdef012345`'s key here; a tenant key of
+    // stage rlsync-tenant, which reads as tenant `tenant-acme`'s; a key of this stage the CLI did
+    // not make; a tenant key made by hand without tags.
+    const foreign = [
+      fake.addApiKey({ name: `cxm-${SYNC}-eu-tenant-${healthy}`, value: tenantUsageKeyValue(`${SYNC}-eu`, healthy), tags: { project: 'cxm-api', stage: `${SYNC}-eu`, tenant: healthy } }),
+      fake.addApiKey({ name: `cxm-${SYNC}-tenant-eu-abcdef012345`, tags: { project: 'cxm-api', stage: `${SYNC}-tenant-eu` } }),
+      fake.addApiKey({ name: `cxm-${SYNC}-tenant-tenant-acme`, tags: { project: 'cxm-api', stage: `${SYNC}-tenant`, tenant: 'acme' } }),
+      fake.addApiKey({ name: `cxm-${SYNC}-dashboard`, tags: { stage: SYNC } }),
+      fake.addApiKey({ name: tenantUsageKeyName(SYNC, 'hand-made'), value: tenantUsageKeyValue(SYNC, 'hand-made') }),
+    ];
+    const snapshot = (ids: string[]) => ids.map((id) => structuredClone(fake.apiKeys.get(id)));
+    const foreignBefore = snapshot(foreign);
 
-    const synced = await cxm('keys', 'sync', '--stage', STAGE);
+    const synced = await cxm('keys', 'sync', '--stage', SYNC);
+    expect(synced.stderr).toBe('');
     expect(synced.code).toBe(0);
-    expect(tenantKeys(missing)).toHaveLength(1);
-    expect(tenantKeys(missing)[0]![1]).toMatchObject({ value: tenantUsageKeyValue(STAGE, missing), usagePlanId: PLAN });
-    expect(fake.apiKeys.has(orphanId)).toBe(false);
-    expect(synced.stdout).toContain(`Deleted API Gateway key ${orphanId} (${tenantUsageKeyName(STAGE, orphan)}).`);
+    const active = [healthy, missing, lost, unplanned, wrongValue];
+    expect(synced.stdout).toContain(`5 tenants with active keys: each has its API Gateway key in plan cxm-${SYNC}.`);
+    for (const t of active) expect(onlyTenantKey(t, SYNC)[1], t).toEqual(healthyTenantKey(t, SYNC, SYNC_PLAN));
+    // Repaired in place where the key was there with its value; made again where not.
+    expect(onlyTenantKey(healthy, SYNC)[0]).toBe(healthyId);
+    expect(onlyTenantKey(unplanned, SYNC)[0]).toBe(unplannedId);
+    expect(fake.apiKeys.has(wrongValueId)).toBe(false);
+    // Deleted: the usage keys of tenants without an active key, and nothing else.
+    expect(deletedLines(synced.stdout)).toEqual(Object.entries(stale).map(([t, id]) => `${id} ${tenantUsageKeyName(SYNC, t)}`).sort());
+    for (const id of Object.values(stale)) expect(fake.apiKeys.has(id)).toBe(false);
     expect(fake.apiKeys.has(legacyId)).toBe(true);
-    expect(synced.stdout).toMatch(/per-key API Gateway keys? from before per-tenant limits remain.*--prune-legacy/);
-    for (const id of [otherStage, untagged]) expect(fake.apiKeys.has(id)).toBe(true);
+    expect(synced.stdout).toContain(`1 per-key API Gateway key from before per-tenant limits remain; once this stage's authorizer names tenant keys, delete them with 'cxm keys sync --stage ${SYNC} --prune-legacy'.`);
+    expect(snapshot(foreign)).toEqual(foreignBefore);
 
-    const before = fake.calls.length;
-    const rerun = await cxm('keys', 'sync', '--stage', STAGE);
+    let before = fake.calls.length;
+    const rerun = await cxm('keys', 'sync', '--stage', SYNC);
     expect(rerun.code).toBe(0);
     expect(writes(before)).toEqual([]);
+    expect(deletedLines(rerun.stdout)).toEqual([]);
+    expect(rerun.stdout).toContain('1 per-key API Gateway key from before');
 
-    const pruned = await cxm('keys', 'sync', '--stage', STAGE, '--prune-legacy');
+    const pruned = await cxm('keys', 'sync', '--stage', SYNC, '--prune-legacy');
     expect(pruned.code).toBe(0);
+    expect(deletedLines(pruned.stdout)).toEqual([`${legacyId} ${legacyName}`]);
+    expect(pruned.stdout).not.toContain('per-key API Gateway key');
     expect(fake.apiKeys.has(legacyId)).toBe(false);
-    for (const id of [otherStage, untagged]) expect(fake.apiKeys.has(id)).toBe(true);
+    expect(snapshot(foreign)).toEqual(foreignBefore);
+    for (const t of active) expect(onlyTenantKey(t, SYNC)[1]).toEqual(healthyTenantKey(t, SYNC, SYNC_PLAN));
+
+    before = fake.calls.length;
+    const again = await cxm('keys', 'sync', '--stage', SYNC, '--prune-legacy');
+    expect(again.code).toBe(0);
+    expect(writes(before)).toEqual([]);
+  });
+
+  it('a stage without a usage plan is refused before anything changes', async () => {
+    const stage = 'rlnoplan';
+    const noPlanKeys = createKeysStore(documentClient(), (await createTables(dynamoEndpoint, stage)).keys!);
+    await issueKey(noPlanKeys, { tenants: [uniqueTenant('rl')], scopes: ['cxm:*'], name: 'direct' });
+    const before = fake.calls.length;
+    const refused = await cxm('keys', 'sync', '--stage', stage);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(new RegExp(`stage ${stage} has no usage plan named 'cxm-${stage}'`));
+    expect(writes(before)).toEqual([]);
+  });
+
+  it('a stage without a usage plan and without keys is refused too, not reported in sync', async () => {
+    const stage = 'rlempty';
+    await createTables(dynamoEndpoint, stage);
+    const before = fake.calls.length;
+    const refused = await cxm('keys', 'sync', '--stage', stage);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(new RegExp(`stage ${stage} has no usage plan named 'cxm-${stage}'`));
+    expect(refused.stdout).not.toMatch(/tenants with active keys/);
+    expect(writes(before)).toEqual([]);
   });
 
   it('needs a stage', async () => {

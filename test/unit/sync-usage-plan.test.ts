@@ -1,0 +1,143 @@
+/**
+ * `syncUsagePlan` (issue 14) against in-memory ports: which tenants get their usage key, and which
+ * of the stage's API Gateway keys it deletes, by name: `cxm-<stage>-tenant-<id>` of a tenant
+ * without an active key always, D10's `cxm-<stage>-<keyId>` only with `pruneLegacy`, anything else
+ * never. (The CLI against a fake API Gateway: test/integration/usage-plan-keys.test.ts.)
+ */
+import { describe, expect, it } from 'vitest';
+import { syncUsagePlan } from '#shared/auth/sync-usage-plan';
+import { tenantUsageKeyName, tenantUsageKeyValue } from '#shared/auth/usage-identity';
+import type { StageUsageKey, UsagePlanKeys } from '#shared/auth/usage-plan-keys';
+import type { KeysStore, StoredKey } from '#shared/store/keys-store';
+
+const STAGE = 'prod';
+const NOW = new Date('2027-03-01T12:00:00Z');
+
+let keyCount = 0;
+function storedKey(tenants: string[], lifecycle: Pick<StoredKey, 'expiresAt' | 'revokedAt'> = {}): StoredKey {
+  keyCount++;
+  return { keyId: `k${String(keyCount).padStart(11, '0')}`, keyHash: `h${keyCount}`, tenants, scopes: ['cxm:*'], name: 'test', createdAt: '2027-01-01T00:00:00Z', ...lifecycle };
+}
+
+function memoryStore(keys: StoredKey[]): KeysStore {
+  return {
+    findByHash: async (hash) => keys.find((key) => key.keyHash === hash),
+    create: async (key) => void keys.push(key),
+    list: async (tenantId) => keys.filter((key) => tenantId === undefined || key.tenants.includes(tenantId)),
+    revoke: async () => undefined,
+  };
+}
+
+/** The stage's API Gateway keys by id, and what was done to them, in order. */
+function memoryPlan(initial: Record<string, string> = {}) {
+  const keys = new Map(Object.entries(initial));
+  const log: string[] = [];
+  let next = 0;
+  const plan: UsagePlanKeys = {
+    async ensureTenant(tenantId) {
+      log.push(`ensure ${tenantId}`);
+      const name = tenantUsageKeyName(STAGE, tenantId);
+      let id = [...keys].find(([, existing]) => existing === name)?.[0];
+      if (!id) keys.set((id = `new${next++}`), name);
+      return { id, value: tenantUsageKeyValue(STAGE, tenantId) };
+    },
+    async removeTenant() {
+      throw new Error('sync deletes by id, from the listing');
+    },
+    async remove(id) {
+      log.push(`remove ${id}`);
+      return keys.delete(id);
+    },
+    list: async (): Promise<StageUsageKey[]> => [...keys].map(([id, name]) => ({ id, name })),
+  };
+  return { plan, keys, log };
+}
+
+describe('syncUsagePlan', () => {
+  it('ensures, once each and in order, every tenant an active key holds; revoked and expired keys hold none', async () => {
+    const store = memoryStore([
+      storedKey(['globex', 'acme']),
+      storedKey(['acme']),
+      storedKey(['initech'], { revokedAt: '2027-02-01T00:00:00Z' }),
+      storedKey(['umbrella'], { expiresAt: '2027-03-01T11:59:59Z' }),
+      storedKey(['hooli'], { expiresAt: '2027-03-01T12:00:01Z' }),
+    ]);
+    const { plan, log } = memoryPlan();
+    const progress: string[] = [];
+    const synced = await syncUsagePlan(store, plan, STAGE, { now: NOW, onTenant: (done, total) => progress.push(`${done}/${total}`) });
+    expect(synced).toEqual({ tenants: ['acme', 'globex', 'hooli'], deleted: [], legacy: 0 });
+    expect(log).toEqual(['ensure acme', 'ensure globex', 'ensure hooli']);
+    expect(progress).toEqual(['1/3', '2/3', '3/3']);
+  });
+
+  it("deletes the tenant keys of tenants without an active key, and only those of the stage's tenant keys", async () => {
+    const store = memoryStore([storedKey(['acme']), storedKey(['initech'], { revokedAt: '2027-02-01T00:00:00Z' })]);
+    const { plan, keys, log } = memoryPlan({
+      a: tenantUsageKeyName(STAGE, 'acme'),
+      i: tenantUsageKeyName(STAGE, 'initech'),
+      g: tenantUsageKeyName(STAGE, 'gone'),
+    });
+    const synced = await syncUsagePlan(store, plan, STAGE, { now: NOW });
+    expect(synced.deleted).toEqual([
+      { id: 'i', name: 'cxm-prod-tenant-initech' },
+      { id: 'g', name: 'cxm-prod-tenant-gone' },
+    ]);
+    expect([...keys.keys()]).toEqual(['a']);
+    expect(log).toEqual(['ensure acme', 'remove i', 'remove g']);
+  });
+
+  it('a tenant whose id looks like a D10 key id is still a tenant: its key stays while it has an active key, and goes with the last', async () => {
+    const store = memoryStore([storedKey(['abcdef012345'])]);
+    const { plan, keys } = memoryPlan({ t: tenantUsageKeyName(STAGE, 'abcdef012345'), u: tenantUsageKeyName(STAGE, '999999999999') });
+    const synced = await syncUsagePlan(store, plan, STAGE, { now: NOW });
+    expect(synced).toEqual({ tenants: ['abcdef012345'], deleted: [{ id: 'u', name: 'cxm-prod-tenant-999999999999' }], legacy: 0 });
+    expect([...keys.keys()]).toEqual(['t']);
+  });
+
+  it('counts D10 keys (cxm-<stage>- and 12 of [a-z0-9]) and leaves them, unless pruneLegacy; then deletes them', async () => {
+    const legacy = { d1: 'cxm-prod-abcdef012345', d2: 'cxm-prod-000000000000' };
+    const counted = memoryPlan(legacy);
+    expect(await syncUsagePlan(memoryStore([]), counted.plan, STAGE, { now: NOW })).toEqual({ tenants: [], deleted: [], legacy: 2 });
+    expect(counted.log).toEqual([]);
+
+    const pruned = memoryPlan(legacy);
+    expect(await syncUsagePlan(memoryStore([]), pruned.plan, STAGE, { now: NOW, pruneLegacy: true })).toEqual({
+      tenants: [],
+      deleted: [
+        { id: 'd1', name: 'cxm-prod-abcdef012345' },
+        { id: 'd2', name: 'cxm-prod-000000000000' },
+      ],
+      legacy: 0,
+    });
+    expect(pruned.keys.size).toBe(0);
+  });
+
+  it('leaves every other name alone, even with pruneLegacy', async () => {
+    const others = {
+      o1: 'cxm-prod-dashboard',
+      o2: 'cxm-prod-abcdef01234', // 11 characters
+      o3: 'cxm-prod-abcdef0123456', // 13
+      o4: 'cxm-prod-ABCDEF012345', // key ids are lowercase
+      o5: 'cxm-prod-abcdef-12345',
+      o6: 'cxm-prod-tenant', // no tenant after the prefix's dash
+      o7: 'cxm-prod-', // the stage prefix alone
+    };
+    const { plan, keys, log } = memoryPlan(others);
+    const synced = await syncUsagePlan(memoryStore([]), plan, STAGE, { now: NOW, pruneLegacy: true });
+    expect(synced).toEqual({ tenants: [], deleted: [], legacy: 0 });
+    expect(log).toEqual([]);
+    expect([...keys.keys()]).toEqual(Object.keys(others));
+  });
+
+  it('a second run changes nothing', async () => {
+    const store = memoryStore([storedKey(['acme']), storedKey(['globex'])]);
+    const { plan, keys, log } = memoryPlan({ x: tenantUsageKeyName(STAGE, 'gone'), d: 'cxm-prod-abcdef012345' });
+    await syncUsagePlan(store, plan, STAGE, { now: NOW, pruneLegacy: true });
+    const after = [...keys];
+    log.length = 0;
+    const again = await syncUsagePlan(store, plan, STAGE, { now: NOW, pruneLegacy: true });
+    expect(again).toEqual({ tenants: ['acme', 'globex'], deleted: [], legacy: 0 });
+    expect([...keys]).toEqual(after);
+    expect(log).toEqual(['ensure acme', 'ensure globex']);
+  });
+});
