@@ -49,7 +49,10 @@ export function registerKeysCommands(program: Command): void {
       }
       const expiresAt = parseExpiry(options.expires, now);
       const stores = await connectStores(options.stage);
-      const { key, stored, usageKeys } = await issueKey(stores.keys, { tenants: options.tenant, scopes: options.scope, name: options.name, expiresAt }, now, stores.usagePlan);
+      const { key, stored, usageKeys, unconfirmed } = await issueKey(stores.keys, { tenants: options.tenant, scopes: options.scope, name: options.name, expiresAt }, now, stores.usagePlan);
+      for (const { tenantId, reason } of unconfirmed) {
+        console.error(`cxm: warning: the key is created, but tenant ${tenantId}'s usage-plan key could not be checked again after storing it (${reason}); run 'cxm keys sync --stage ${options.stage}' to be sure it is in the plan`);
+      }
       if (options.json) {
         console.log(JSON.stringify({ id: stored.keyId, key, tenants: stored.tenants, scopes: stored.scopes, expiresAt: stored.expiresAt ?? null }));
         return;

@@ -49,9 +49,10 @@ export async function withTemporaryKey<T>(
   };
   for (const signal of SIGNALS) process.once(signal, onSignal);
   try {
-    const { key, stored, usageKeys } = await issuing;
+    const { key, stored, usageKeys, unconfirmed } = await issuing;
     const usageKey = usageKeys.length > 0 ? `, throttled through its tenant's API Gateway key ${usageKeys.map((usage) => usage.id).join(', ')}` : '';
     log(`Created the temporary key ${stored.keyId} for tenant ${request.tenants.join(', ')}${usageKey}, expiring at ${stored.expiresAt}.`);
+    for (const { tenantId, reason } of unconfirmed) log(`Warning: tenant ${tenantId}'s usage-plan key could not be checked again after the key was stored (${reason}); checks may be refused by the gateway.`);
     return await use(key);
   } finally {
     try {

@@ -26,10 +26,22 @@ export async function revokeKey(store: KeysStore, keyId: string, at = new Date()
   if (!usagePlan) return revoked;
   // Reported only when this run deleted it: revoking again does not claim it a second time.
   if (stored.usageKey && (await usagePlan.remove(stored.usageKey.id))) revoked.deletedUsageKeys.push(stored.usageKey.id);
+  const othersActive = async (tenantId: string) =>
+    (await store.list(tenantId)).some((key) => key.keyId !== keyId && keyStatus(key, at.getTime()) === 'active');
   for (const tenantId of stored.tenants) {
-    const others = (await store.list(tenantId)).filter((key) => key.keyId !== keyId && keyStatus(key, at.getTime()) === 'active');
-    if (others.length > 0) revoked.sharedTenants.push(tenantId);
-    else revoked.deletedUsageKeys.push(...(await usagePlan.removeTenant(tenantId)));
+    if (await othersActive(tenantId)) {
+      revoked.sharedTenants.push(tenantId);
+      continue;
+    }
+    const deleted = await usagePlan.removeTenant(tenantId);
+    // A key of the tenant created meanwhile ensured the usage key before this delete: look again
+    // (its create ensures it once more after storing, so one of the two always puts it back).
+    if (deleted.length > 0 && (await othersActive(tenantId))) {
+      await usagePlan.ensureTenant(tenantId);
+      revoked.sharedTenants.push(tenantId);
+    } else {
+      revoked.deletedUsageKeys.push(...deleted);
+    }
   }
   return revoked;
 }

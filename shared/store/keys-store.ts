@@ -76,6 +76,10 @@ export function createKeysStore(client: DynamoDBDocumentClient, table: string): 
         const page = await client.send(
           new ScanCommand({
             TableName: table,
+            // Strongly consistent: revoke and sync decide from this list whether a tenant keeps its
+            // usage-plan key, and a key created a moment ago (a rotation: create, then revoke the
+            // old one) must count, or its tenant's usage key goes and the new key is refused.
+            ConsistentRead: true,
             ExclusiveStartKey: startKey,
             ...(tenantId === undefined
               ? {}

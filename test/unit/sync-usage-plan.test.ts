@@ -6,51 +6,18 @@
  */
 import { describe, expect, it } from 'vitest';
 import { syncUsagePlan } from '#shared/auth/sync-usage-plan';
-import { tenantUsageKeyName, tenantUsageKeyValue } from '#shared/auth/usage-identity';
-import type { StageUsageKey, UsagePlanKeys } from '#shared/auth/usage-plan-keys';
-import type { KeysStore, StoredKey } from '#shared/store/keys-store';
+import { tenantUsageKeyName } from '#shared/auth/usage-identity';
+import { MEMORY_STAGE as STAGE, memoryPlan as memoryPlanWithRemoveTenant, memoryStore, storedKey } from '#test/support/memory-key-ports';
 
-const STAGE = 'prod';
 const NOW = new Date('2027-03-01T12:00:00Z');
 
-let keyCount = 0;
-function storedKey(tenants: string[], lifecycle: Pick<StoredKey, 'expiresAt' | 'revokedAt'> = {}): StoredKey {
-  keyCount++;
-  return { keyId: `k${String(keyCount).padStart(11, '0')}`, keyHash: `h${keyCount}`, tenants, scopes: ['cxm:*'], name: 'test', createdAt: '2027-01-01T00:00:00Z', ...lifecycle };
-}
-
-function memoryStore(keys: StoredKey[]): KeysStore {
-  return {
-    findByHash: async (hash) => keys.find((key) => key.keyHash === hash),
-    create: async (key) => void keys.push(key),
-    list: async (tenantId) => keys.filter((key) => tenantId === undefined || key.tenants.includes(tenantId)),
-    revoke: async () => undefined,
-  };
-}
-
-/** The stage's API Gateway keys by id, and what was done to them, in order. */
+/** Sync deletes by id, from the listing: it never deletes a tenant's key by name. */
 function memoryPlan(initial: Record<string, string> = {}) {
-  const keys = new Map(Object.entries(initial));
-  const log: string[] = [];
-  let next = 0;
-  const plan: UsagePlanKeys = {
-    async ensureTenant(tenantId) {
-      log.push(`ensure ${tenantId}`);
-      const name = tenantUsageKeyName(STAGE, tenantId);
-      let id = [...keys].find(([, existing]) => existing === name)?.[0];
-      if (!id) keys.set((id = `new${next++}`), name);
-      return { id, value: tenantUsageKeyValue(STAGE, tenantId) };
-    },
-    async removeTenant() {
-      throw new Error('sync deletes by id, from the listing');
-    },
-    async remove(id) {
-      log.push(`remove ${id}`);
-      return keys.delete(id);
-    },
-    list: async (): Promise<StageUsageKey[]> => [...keys].map(([id, name]) => ({ id, name })),
+  const ports = memoryPlanWithRemoveTenant(initial);
+  ports.plan.removeTenant = () => {
+    throw new Error('sync deletes by id, from the listing');
   };
-  return { plan, keys, log };
+  return ports;
 }
 
 describe('syncUsagePlan', () => {

@@ -1,0 +1,85 @@
+/**
+ * Two operators at once on one tenant (issue 14): a `cxm keys create` and a `cxm keys revoke` of
+ * the tenant's last other key, interleaved at the two points where they can cross. Whatever the
+ * order, a tenant left with an active key keeps its usage-plan key: without it API Gateway refuses
+ * every request of the new key (403) until `cxm keys sync`. The in-memory ports let each test put
+ * the other operator's whole run exactly there.
+ */
+import { describe, expect, it } from 'vitest';
+import { issueKey } from '#shared/auth/issue-key';
+import { keyStatus } from '#shared/auth/key-status';
+import { revokeKey } from '#shared/auth/revoke-key';
+import { tenantUsageKeyName } from '#shared/auth/usage-identity';
+import { MEMORY_STAGE, memoryPlan, memoryStore, storedKey } from '#test/support/memory-key-ports';
+
+const request = { tenants: ['acme'], scopes: ['cxm:*'], name: 'rotated' };
+const activeKeys = (keys: ReturnType<typeof storedKey>[]) => keys.filter((key) => keyStatus(key, Date.now()) === 'active');
+
+describe('a create and a revoke of one tenant at once', () => {
+  it("a revoke that deletes the usage key between the create's first ensure and its store: the create puts it back", async () => {
+    const old = storedKey(['acme']);
+    const keys = [old];
+    const { plan, hasTenantKey, log } = memoryPlan({ u0: tenantUsageKeyName(MEMORY_STAGE, 'acme') });
+    let revoked: Awaited<ReturnType<typeof revokeKey>>;
+    // The revoke runs whole just before the new key is stored: it sees no other key, and deletes.
+    const store = memoryStore(keys, { beforeCreate: async () => void (revoked = await revokeKey(store, old.keyId, new Date(), plan)) });
+
+    const issued = await issueKey(store, request, new Date(), plan);
+    expect(revoked!.deletedUsageKeys).toEqual(['u0']);
+    expect(activeKeys(keys).map((key) => key.keyId)).toEqual([issued.stored.keyId]);
+    expect(hasTenantKey('acme')).toBe(true);
+    // The id the operator is shown is the key now in the plan, not the one deleted.
+    expect(issued.usageKeys).toEqual([{ tenantId: 'acme', id: 'new0' }]);
+    expect(issued.unconfirmed).toEqual([]);
+    expect(log).toEqual(['ensure acme', 'removeTenant acme', 'ensure acme']);
+  });
+
+  it("a create that lands between the revoke's check and its delete: the revoke looks again and puts it back", async () => {
+    const old = storedKey(['acme']);
+    const keys = [old];
+    let issued: Awaited<ReturnType<typeof issueKey>>;
+    const ports = memoryPlan({ u0: tenantUsageKeyName(MEMORY_STAGE, 'acme') }, { beforeRemoveTenant: async () => void (issued = await issueKey(store, request, new Date(), ports.plan)) });
+    const store = memoryStore(keys);
+
+    const revoked = await revokeKey(store, old.keyId, new Date(), ports.plan);
+    expect(activeKeys(keys).map((key) => key.keyId)).toEqual([issued!.stored.keyId]);
+    expect(ports.hasTenantKey('acme')).toBe(true);
+    expect(revoked).toMatchObject({ deletedUsageKeys: [], sharedTenants: ['acme'] });
+    expect(ports.log).toEqual(['ensure acme', 'ensure acme', 'removeTenant acme', 'ensure acme']);
+  });
+
+  it('without a create the last key still takes its usage key with it (no second look keeps it)', async () => {
+    const old = storedKey(['acme']);
+    const { plan, hasTenantKey, log } = memoryPlan({ u0: tenantUsageKeyName(MEMORY_STAGE, 'acme') });
+    const revoked = await revokeKey(memoryStore([old]), old.keyId, new Date(), plan);
+    expect(revoked).toMatchObject({ deletedUsageKeys: ['u0'], sharedTenants: [] });
+    expect(hasTenantKey('acme')).toBe(false);
+    expect(log).toEqual(['removeTenant acme']);
+  });
+
+  it('a second ensure that fails once the key is stored: the key is returned all the same, the tenant named as unconfirmed', async () => {
+    let ensures = 0;
+    const { plan } = memoryPlan({}, {
+      ensureTenant: () => {
+        if (++ensures === 2) throw new Error('Rate exceeded');
+      },
+    });
+    const keys: ReturnType<typeof storedKey>[] = [];
+    const issued = await issueKey(memoryStore(keys), request, new Date(), plan);
+    expect(keys.map((key) => key.keyId)).toEqual([issued.stored.keyId]);
+    expect(issued.key).toMatch(/\S{20,}/);
+    expect(issued.usageKeys).toEqual([{ tenantId: 'acme', id: 'new0' }]);
+    expect(issued.unconfirmed).toEqual([{ tenantId: 'acme', reason: 'Rate exceeded' }]);
+  });
+
+  it('a first ensure that fails stores nothing', async () => {
+    const { plan } = memoryPlan({}, {
+      ensureTenant: () => {
+        throw new Error('the plan cannot take this key');
+      },
+    });
+    const keys: ReturnType<typeof storedKey>[] = [];
+    await expect(issueKey(memoryStore(keys), request, new Date(), plan)).rejects.toThrow('the plan cannot take this key');
+    expect(keys).toEqual([]);
+  });
+});
