@@ -8,6 +8,7 @@ import type { Command } from 'commander';
 import { isValidTenantId } from '#shared/auth/tenant-id';
 import { CliError } from './cli-error.ts';
 import { connectStores, type CliStores } from './connect-stores.ts';
+import { runBounded } from './run-bounded.ts';
 
 /** Write requests in flight at once. */
 const CONCURRENCY = 16;
@@ -36,22 +37,6 @@ function wholeNumber(option: string, value: string, min: number, max: number): n
   const n = /^\d{1,10}$/.test(value) ? Number(value) : Number.NaN;
   if (!(n >= min && n <= max)) throw new CliError(`--${option} '${value}' must be a whole number from ${min} to ${max}`);
   return n;
-}
-
-/** Runs the tasks with at most `concurrency` in flight; stops taking new ones after a failure. */
-async function runBounded(tasks: Iterator<() => Promise<number>>, concurrency: number, onDone: (n: number) => void): Promise<void> {
-  let failed = false;
-  const worker = async () => {
-    for (let next = tasks.next(); !failed && !next.done; next = tasks.next()) {
-      try {
-        onDone(await next.value());
-      } catch (error) {
-        failed = true;
-        throw error;
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: concurrency }, worker));
 }
 
 function progressLine(done: number, total: number, seconds: number): string {

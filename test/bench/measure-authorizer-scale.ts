@@ -7,6 +7,7 @@
  * Each key is its own tenant's (many tenants, as the issue has it): the gateway throttles per
  * tenant, and one tenant at this rate would be refused with 429 long before the end.
  */
+import { indexedTasks, runBounded } from '#infra/cli/run-bounded';
 import { DEFAULT_RATE_LIMIT } from '#infra/local/token-buckets';
 import { bindGateway } from '#infra/local/serve-gateway';
 import { atMost, round, type Goal } from './bench-stats.ts';
@@ -41,24 +42,6 @@ export interface AuthorizerScaleFigures {
   goal: Goal;
 }
 
-/** Runs `task(i)` for i in 0..count-1 with at most `concurrency` in flight; the first failure ends it. */
-async function runBounded(count: number, concurrency: number, task: (i: number) => Promise<void>): Promise<void> {
-  let next = 0;
-  let failed = false;
-  const worker = async () => {
-    while (!failed && next < count) {
-      const i = next++;
-      try {
-        await task(i);
-      } catch (error) {
-        failed = true;
-        throw error;
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
-}
-
 /** Fisher-Yates with a small seeded generator (mulberry32), so the order is the same every run. */
 function shuffled<T>(items: readonly T[], seed: number): T[] {
   let state = seed >>> 0;
@@ -86,10 +69,10 @@ export async function measureAuthorizerScale(
 ): Promise<AuthorizerScaleFigures> {
   progress(`authorizer at scale: creating ${sizes.keys} keys`);
   const keys: { tenantId: string; key: string }[] = [];
-  await runBounded(sizes.keys, WRITE_CONCURRENCY, async (i) => {
+  await runBounded(indexedTasks(sizes.keys, async (i) => {
     const tenantId = `bench-scale-${i}`;
     keys.push({ tenantId, key: await createKey(tenantId) });
-  });
+  }), WRITE_CONCURRENCY);
   const warmUp = { tenantId: 'bench-scale-warm-up', key: await createKey('bench-scale-warm-up') };
   const order = shuffled(
     keys.flatMap((key) => Array.from({ length: sizes.uses }, () => key)),
@@ -115,7 +98,7 @@ export async function measureAuthorizerScale(
     await get(warmUp);
     const before = counter.reads();
     const started = performance.now();
-    await runBounded(order.length, sizes.concurrency, (i) => get(order[i]!));
+    await runBounded(indexedTasks(order.length, (i) => get(order[i]!)), sizes.concurrency);
     const seconds = (performance.now() - started) / 1000;
     const storeReads = counter.reads() - before;
     const per1000 = (storeReads / order.length) * 1000;
