@@ -1,6 +1,6 @@
 /** POST .../conversations/{conversationId}/internal-notes (spec endpoint 1, D4, D11). */
-import { ulid } from 'ulid';
 import { buildNote } from '#shared/domain/notes/build-note';
+import { newNoteId } from '#shared/domain/notes/new-note-id';
 import { conflict, notFound } from '#shared/http/api-error';
 import { createApiHandler } from '#shared/http/create-api-handler';
 import { addInternalNote } from '#shared/schemas/route-validators.generated';
@@ -18,7 +18,7 @@ const ledger = idempotencyLedger();
 
 export const handler = createApiHandler<AddInternalNoteInput>(addInternalNote, async ({ tenantId, path, body, signal, idempotency }) => {
   const now = new Date();
-  const note = buildNote(ulid(now.getTime()), now);
+  const note = buildNote(newNoteId(now.getTime()), now);
   const answer = { status: 201, body: { note } };
   const outcome = await conversations.addNote(tenantId, path.conversationId!, { ...note, body: body.body }, now, {
     signal,

@@ -13,8 +13,8 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { ulid } from 'ulid';
 import { buildNote } from '#shared/domain/notes/build-note';
+import { newNoteId } from '#shared/domain/notes/new-note-id';
 import { routeById } from '#shared/routes';
 import { createConversationsStore } from '#shared/store/conversations-store';
 import { documentsStore } from '#shared/store/documents-table';
@@ -84,7 +84,7 @@ function bareHandler(route: BenchRoute): ProxyHandler {
     const { tenantId, conversationId } = event.pathParameters ?? {};
     const { body } = JSON.parse(event.body ?? '') as { body: string };
     const now = new Date();
-    const note = buildNote(ulid(now.getTime()), now);
+    const note = buildNote(newNoteId(now.getTime()), now);
     const outcome = await conversations.addNote(tenantId!, conversationId!, { ...note, body }, now);
     return outcome.kind === 'added' ? { statusCode: 201, body: JSON.stringify({ note }) } : { statusCode: 409, body: '' };
   };

@@ -7,8 +7,8 @@
  *   node --import tsx test/bench/start-bench-server.ts gateway|bare
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { ulid } from 'ulid';
 import { buildNote } from '#shared/domain/notes/build-note';
+import { newNoteId } from '#shared/domain/notes/new-note-id';
 import { createConversationsStore } from '#shared/store/conversations-store';
 import { documentsStore } from '#shared/store/documents-table';
 import { documentClient } from '#shared/store/dynamo-client';
@@ -44,7 +44,7 @@ function startBareServer(): Promise<string> {
       if (req.method === 'POST' && conversation) {
         const { body } = JSON.parse(await readBody(req)) as { body: string };
         const now = new Date();
-        const note = buildNote(ulid(now.getTime()), now);
+        const note = buildNote(newNoteId(now.getTime()), now);
         const outcome = await conversations.addNote(conversation[1]!, conversation[2]!, { ...note, body }, now);
         return send(res, outcome.kind === 'added' ? 201 : 409, JSON.stringify({ note }));
       }
