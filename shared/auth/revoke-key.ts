@@ -26,17 +26,20 @@ export async function revokeKey(store: KeysStore, keyId: string, at = new Date()
   if (!usagePlan) return revoked;
   // Reported only when this run deleted it: revoking again does not claim it a second time.
   if (stored.usageKey && (await usagePlan.remove(stored.usageKey.id))) revoked.deletedUsageKeys.push(stored.usageKey.id);
-  const othersActive = async (tenantId: string) =>
-    (await store.list(tenantId)).some((key) => key.keyId !== keyId && keyStatus(key, at.getTime()) === 'active');
+  // A filtered Scan reads the whole table anyway: one listing answers for every tenant of the key.
+  const heldByOthers = async () =>
+    new Set((await store.list()).filter((key) => key.keyId !== keyId && keyStatus(key, at.getTime()) === 'active').flatMap((key) => key.tenants));
+  const held = await heldByOthers();
+  const removed = new Map<string, string[]>();
   for (const tenantId of stored.tenants) {
-    if (await othersActive(tenantId)) {
-      revoked.sharedTenants.push(tenantId);
-      continue;
-    }
-    const deleted = await usagePlan.removeTenant(tenantId);
-    // A key of the tenant created meanwhile ensured the usage key before this delete: look again
-    // (its create ensures it once more after storing, so one of the two always puts it back).
-    if (deleted.length > 0 && (await othersActive(tenantId))) {
+    if (held.has(tenantId)) revoked.sharedTenants.push(tenantId);
+    else removed.set(tenantId, await usagePlan.removeTenant(tenantId));
+  }
+  // A key of a tenant created meanwhile ensured the usage key before these deletes: look again
+  // (its create ensures it once more after storing, so one of the two always puts it back).
+  const heldNow = [...removed.values()].some((ids) => ids.length > 0) ? await heldByOthers() : new Set<string>();
+  for (const [tenantId, deleted] of removed) {
+    if (deleted.length > 0 && heldNow.has(tenantId)) {
       await usagePlan.ensureTenant(tenantId);
       revoked.sharedTenants.push(tenantId);
     } else {
