@@ -11,6 +11,8 @@
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { DEFAULT_IDEMPOTENCY_TTL_HOURS } from '#shared/store/idempotency-ttl';
+import { DEFAULT_RECORDING_LIMITS } from '#shared/domain/voc/recording-upload';
+import { DEFAULT_PROCESSING_WINDOW_SECONDS } from '#shared/store/recording-settings';
 import { STAGE_NAME_PATTERN } from '#shared/store/table-specs';
 import { DEFAULT_RATE_LIMIT, type RateLimit } from '#infra/local/token-buckets';
 
@@ -49,6 +51,21 @@ export interface StageConfig {
    * clients about how late a retry may come. 24 like Stripe; DynamoDB TTL deletes records later.
    */
   idempotencyTtlHours: number;
+  /**
+   * VOC recording uploads (infra/constructs/recordings.ts): the largest file accepted (S3 enforces
+   * it through the signed Content-Length), how long an upload URL lives, the grace after it before a
+   * job whose file never came is failed, how long processing may take after the file arrived, how
+   * many days recordings and their analysis output are kept, and the origins of browser pages
+   * allowed to upload (CORS on the bucket; empty: uploads come from servers only).
+   */
+  recordings: {
+    maxUploadBytes: number;
+    uploadUrlTtl: Duration;
+    uploadGrace: Duration;
+    processingWindow: Duration;
+    retentionDays: number;
+    browserUploadOrigins: readonly string[];
+  };
   /** The search domain's size, when reportingBackend is opensearch. */
   search: {
     dataNodeInstanceType: string;
@@ -96,6 +113,14 @@ const protectiveDefaults: StageSettings = {
   reportingBackend: 'opensearch',
   mcpAllowedOrigins: [],
   idempotencyTtlHours: DEFAULT_IDEMPOTENCY_TTL_HOURS,
+  recordings: {
+    maxUploadBytes: DEFAULT_RECORDING_LIMITS.maxBytes,
+    uploadUrlTtl: Duration.seconds(DEFAULT_RECORDING_LIMITS.uploadUrlTtlSeconds),
+    uploadGrace: Duration.seconds(DEFAULT_RECORDING_LIMITS.uploadGraceSeconds),
+    processingWindow: Duration.seconds(DEFAULT_PROCESSING_WINDOW_SECONDS),
+    retentionDays: 90,
+    browserUploadOrigins: [],
+  },
   search: {
     dataNodeInstanceType: 'r7g.large.search',
     dataNodes: 2,

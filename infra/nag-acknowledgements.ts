@@ -152,6 +152,26 @@ const because = {
     reason:
       'The indexer writes this stage\'s reporting documents into one index per list kind and year, `<stage prefix>-<kind>-<year>`, which its first write creates from the index template (reporting stream -> OpenSearch); the years are not known at deploy time, so it needs the index paths and the document paths under the stage\'s own index prefix, and nothing outside it.',
   },
+  recordingObjects: {
+    decision: 'infra/constructs/recordings.ts',
+    reason:
+      'Recording objects are created per job at run time (`recordings/<tenant>/<job>.<ext>`, analysis output under `analysis/<tenant>/<job>/`): the upload function may only put (and so presign) objects under `recordings/`, the processor only read `recordings/` and `analysis/`, Transcribe\'s role only read `recordings/` and write `analysis/`. No list, delete or other prefix.',
+  },
+  stageAnalysisJobs: {
+    decision: 'infra/constructs/recordings.ts',
+    reason:
+      'Call Analytics jobs are named per VOC job at run time; the processor may start and read only jobs whose names carry this stage\'s prefix (`cxm.<stage>.`).',
+  },
+  recordingDlq: {
+    decision: 'infra/constructs/recordings.ts',
+    reason:
+      'This queue is the dead-letter queue itself: events the processor failed on after Lambda\'s retries (its on-failure destination) and events EventBridge could not deliver land here, with an alarm on its depth. A queue behind it would only move failures further away.',
+  },
+  noBucketAccessLogs: {
+    decision: 'infra/constructs/recordings.ts',
+    reason:
+      'Objects are only written through presigned URLs the API issues per job and read by the processor and Transcribe; every upload is an event the processor logs with its tenant and job. S3 server access logs would need a second bucket and duplicate that trail; CloudTrail data events can be turned on for the bucket where an audit requires it.',
+  },
 } as const satisfies Record<string, Rationale>;
 
 /** Every acknowledgement for this stack, at the constructs that cause the findings. */
@@ -223,6 +243,24 @@ export function nagAcknowledgements(stack: CxmStack): NagAcknowledgement[] {
       acknowledge(indexer.deadLetterQueue, 'AwsSolutions-SQS3', because.dlqIsTheDlq);
     }
   }
+
+  // VOC recordings.
+  const { recordings } = stack;
+  const bucketArn = arnToken(recordings.bucket.node.defaultChild as CfnResource);
+  acknowledge(recordings.bucket, 'AwsSolutions-S1', because.noBucketAccessLogs);
+  acknowledge(recordings.deadLetterQueue, 'AwsSolutions-SQS3', because.recordingDlq);
+  const upload = stack.api.routeFunctions.get('createRecording')?.role;
+  if (!upload || !recordings.processor.role) throw new Error('the recording functions have no roles');
+  acknowledge(upload, `AwsSolutions-IAM5[Resource::${bucketArn}/recordings/*]`, because.recordingObjects);
+  for (const role of [recordings.processor.role, recordings.transcribeRole]) {
+    acknowledge(role, `AwsSolutions-IAM5[Resource::${bucketArn}/recordings/*]`, because.recordingObjects);
+    acknowledge(role, `AwsSolutions-IAM5[Resource::${bucketArn}/analysis/*]`, because.recordingObjects);
+  }
+  acknowledge(
+    recordings.processor.role,
+    `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:transcribe:<AWS::Region>:<AWS::AccountId>:analytics/cxm.${recordings.stage}.*]`,
+    because.stageAnalysisJobs,
+  );
 
   return acknowledgements;
 }

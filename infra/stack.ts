@@ -12,6 +12,7 @@ import { Data } from './constructs/data.ts';
 import { ReportingIndexer } from './constructs/indexer.ts';
 import { NoteEvents } from './constructs/note-events.ts';
 import { Observability } from './constructs/observability.ts';
+import { Recordings } from './constructs/recordings.ts';
 import { ReportingSearch } from './constructs/search.ts';
 import { API_URL_OUTPUT, stackName } from './stack-names.ts';
 
@@ -25,6 +26,7 @@ export class CxmStack extends Stack {
   readonly search?: ReportingSearch;
   readonly indexer?: ReportingIndexer;
   readonly noteEvents: NoteEvents;
+  readonly recordings: Recordings;
   readonly observability: Observability;
 
   constructor(scope: Construct, props: CxmStackProps) {
@@ -42,7 +44,8 @@ export class CxmStack extends Stack {
       this.search = new ReportingSearch(this, 'Search', config);
       this.indexer = new ReportingIndexer(this, 'Indexer', { config, table: this.data.tables.reporting, search: this.search });
     }
-    this.api = new Api(this, 'Api', { config, tables: this.data.tables, search: this.search });
+    this.recordings = new Recordings(this, 'Recordings', { config, tables: this.data.tables });
+    this.api = new Api(this, 'Api', { config, tables: this.data.tables, search: this.search, recordings: this.recordings });
     this.noteEvents = new NoteEvents(this, 'NoteEvents', { config, conversations: this.data.tables.conversations });
     this.observability = new Observability(this, 'Observability', {
       config,
@@ -50,7 +53,9 @@ export class CxmStack extends Stack {
       data: this.data,
       search: this.search,
       indexer: this.indexer,
+      recordings: this.recordings,
     });
+    new CfnOutput(this, 'RecordingsBucketName', { value: this.recordings.bucket.bucketName, description: 'S3 bucket of VOC recording uploads' });
 
     new CfnOutput(this, API_URL_OUTPUT, { value: this.api.restApi.url, description: 'Base URL of the API stage' });
     new CfnOutput(this, 'EventBusName', {

@@ -67,6 +67,12 @@ export interface RouteSpec {
    * a `read`, 412 on a `write`), and answer with an ETag.
    */
   preconditions?: 'read' | 'write';
+  /**
+   * The recordings bucket: `presign` signs upload URLs (the function may put recording objects, so
+   * its URLs may too) and learns the stage's upload limits; `deadlines` learns only how long a job
+   * may wait, to fail one whose upload or processing is overdue when it is read.
+   */
+  recordings?: 'presign' | 'deadlines';
   /** Secrets the function reads (CDK grants it and passes their ARNs; locally an env var). */
   secrets?: readonly SecretId[];
   /** Largest accepted request body in raw UTF-8 bytes (413 above it). */
@@ -84,6 +90,8 @@ export const NOTE_BODY_MAX_BYTES = 32768;
 export const DOCUMENT_REQUEST_MAX_BYTES = 1024 * 1024;
 /** A JSON-RPC request to the bots endpoint is small; anything larger is refused before MCP reads it. */
 export const MCP_REQUEST_MAX_BYTES = 256 * 1024;
+/** An upload request is three small fields. */
+export const RECORDING_UPLOAD_REQUEST_MAX_BYTES = 4096;
 /** The REQUEST authorizer every route sits behind. */
 export const AUTHORIZER_HANDLER = 'functions/authorizer.ts';
 /** Function timeout; the chain answers 504 itself just before it. */
@@ -212,12 +220,32 @@ export const routes = [
     errors: [400, 503],
   },
   {
+    id: 'createRecording',
+    method: 'POST',
+    path: '/api/v1/voc/tenants/{tenantId}/recordings',
+    handler: 'functions/voc/create-recording-upload.ts',
+    scope: 'voc:recordings.write',
+    tables: { vocJobs: 'RW', idempotency: 'GetPut' },
+    recordings: 'presign',
+    schemas: {
+      path: 'TenantPath',
+      query: 'NoQuery',
+      body: 'CreateRecordingUploadBody',
+      response: { status: 201, schema: 'RecordingUpload' },
+    },
+    maxBodyBytes: RECORDING_UPLOAD_REQUEST_MAX_BYTES,
+    idempotencyKey: true,
+    summary: 'Start a VOC recording job: answers where to upload the file (a presigned PUT straight to storage)',
+    errors: [400, 413, 422],
+  },
+  {
     id: 'getVocJobStatus',
     method: 'GET',
     path: '/api/v1/voc/tenants/{tenantId}/recording/{jobId}/status',
     handler: 'functions/voc/get-job-status.ts',
     scope: 'voc:recordings.read',
-    tables: { vocJobs: 'RO' },
+    tables: { vocJobs: 'RW' },
+    recordings: 'deadlines',
     schemas: { path: 'VocJobPath', query: 'NoQuery', response: { status: 200, schema: 'VocJobStatus' } },
     summary: 'Get the status of a VOC recording job',
     errors: [400, 404],

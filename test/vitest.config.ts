@@ -45,6 +45,7 @@ const HTTP_SUITES = [
   'store-faults',
   'tenant-isolation',
   'voc-jobs',
+  'voc-recordings',
   'conditional-requests',
 ].map((name) => `test/integration/${name}.test.ts`);
 /** What only bundle mode has: its wiring checks against edited copies of the template. */

@@ -1,15 +1,31 @@
-/** GET /api/v1/voc/tenants/{tenantId}/recording/{jobId}/status (spec endpoint 9, D7). */
+/**
+ * GET /api/v1/voc/tenants/{tenantId}/recording/{jobId}/status (spec endpoint 9, D7). A job whose
+ * upload or processing is overdue is failed here, by the same conditional transition the processor
+ * uses, so a poller never waits on a job that can no longer finish.
+ */
+import { overdueReason, type StoredVocJob, type VocJob } from '#shared/domain/voc/job-status';
 import { notFound } from '#shared/http/api-error';
 import { createApiHandler } from '#shared/http/create-api-handler';
 import { getVocJobStatus } from '#shared/schemas/route-validators.generated';
 import { documentClient } from '#shared/store/dynamo-client';
+import { jobDeadlines } from '#shared/store/recording-settings';
 import { tableName } from '#shared/store/table-name';
 import { createVocJobsStore } from '#shared/store/voc-jobs-store';
 
 const jobs = createVocJobsStore(documentClient(), tableName('vocJobs'));
+const deadlines = jobDeadlines();
+
+const contractView = ({ upload: _upload, ...job }: StoredVocJob): VocJob => job;
 
 export const handler = createApiHandler(getVocJobStatus, async ({ tenantId, path }) => {
-  const job = await jobs.get(tenantId, path.jobId!);
-  if (!job) throw notFound(`No VOC recording job '${path.jobId}' exists in this tenant.`);
-  return { status: 200, body: job };
+  const jobId = path.jobId!;
+  let job = await jobs.get(tenantId, jobId);
+  if (!job) throw notFound(`No VOC recording job '${jobId}' exists in this tenant.`);
+  const reason = overdueReason(job, Date.now(), deadlines);
+  if (reason) {
+    await jobs.finish(tenantId, jobId, 'failed', reason);
+    // Whoever won the transition (this read or the processor), the job now says so.
+    job = (await jobs.get(tenantId, jobId)) ?? job;
+  }
+  return { status: 200, body: contractView(job) };
 });

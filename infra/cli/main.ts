@@ -5,6 +5,7 @@ import { ImportError } from './import-error.ts';
 import { registerImportCommand } from './import-command.ts';
 import { registerKeysCommands } from './keys-commands.ts';
 import { registerRecountCommand } from './recount-command.ts';
+import { registerSampleRecordingCommand } from './sample-recording-command.ts';
 import { registerSeedCommand } from './seed-command.ts';
 import { registerSmokeCommand } from './smoke-command.ts';
 
@@ -19,6 +20,7 @@ registerImportCommand(program);
 registerSeedCommand(program);
 registerRecountCommand(program);
 registerSmokeCommand(program);
+registerSampleRecordingCommand(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -12,6 +12,7 @@ import { CliError } from './cli-error.ts';
 import { connectStores } from './connect-stores.ts';
 import { progressLine, smokeReport, type SmokeReport } from './print-smoke-report.ts';
 import { checkOpenApiDocument, diagnoseKey, runCheck, type CheckResult, type SmokeTarget } from './run-smoke-checks.ts';
+import { runRecordingJourney } from './run-recording-journey.ts';
 import { smokeChecks, smokeScopes, type SmokeCheck, type SmokePlan } from './smoke-checks.ts';
 import { seedSmokeTenant, TEMPORARY_KEY_MINUTES } from './smoke-tenant.ts';
 import { withTemporaryKey } from './with-temporary-key.ts';
@@ -27,6 +28,12 @@ export interface SmokeOutcome {
   /** What is wrong with the key, when every keyed check was refused alike. */
   diagnosis?: string | undefined;
 }
+
+/**
+ * How long the recording journey waits for its job: locally the stand-in answers at once; on a
+ * stage Amazon Transcribe takes its minutes.
+ */
+const RECORDING_SETTLE_MS = { local: 30_000, stage: 600_000 };
 
 /** How long a stage may take to accept a new key (API Gateway learns a new usage-plan key with a delay). */
 const KEY_ACCEPTANCE_MS = 60_000;
@@ -95,7 +102,10 @@ async function smokeWithOwnKey(stage: string | undefined, tenant: string, timeou
     async (key) => {
       const keyed = { ...target, key };
       if (stage !== undefined) await waitUntilKeyAccepted(keyed, checks);
-      return runChecks(keyed, checks, document, `The temporary key was stored in the keys table of the ${stores.target}: does the API at ${target.baseUrl} read another one?`);
+      const run = await runChecks(keyed, checks, document, `The temporary key was stored in the keys table of the ${stores.target}: does the API at ${target.baseUrl} read another one?`);
+      // Only in the smoke tenant: it writes a VOC row, which a customer's reports should not show.
+      run.results.push(await runRecordingJourney(keyed, plan.runId, stage === undefined ? RECORDING_SETTLE_MS.local : RECORDING_SETTLE_MS.stage));
+      return run;
     },
     log,
   );

@@ -203,6 +203,28 @@ function routeChecks({ tenant, seed, runId }: SmokePlan): Record<RouteId, SmokeC
         expectStatus: [200],
       },
     ],
+    createRecording: [
+      seed
+        ? {
+            name: 'VOC recording upload',
+            route: 'createRecording',
+            request: { method: 'POST', path: at('createRecording'), withKey: true, body: { fileName: `cxm-smoke-${runId}.wav`, contentType: 'audio/wav', sizeBytes: 44 } },
+            expectStatus: [201],
+            inspect: (body) => {
+              const { upload } = body as { upload: { headers: Record<string, string> } };
+              return upload.headers['Content-Type'] === 'audio/wav' && upload.headers['Content-Length'] === '44' ? undefined : `upload headers ${JSON.stringify(upload.headers)}`;
+            },
+          }
+        : {
+            // Not the smoke tenant: a size no stage accepts (over S3's 5 GB for one PUT) proves the
+            // route without starting a job in the tenant.
+            name: 'VOC recording upload, over the size limit',
+            route: 'createRecording',
+            request: { method: 'POST', path: at('createRecording'), withKey: true, body: { fileName: `cxm-smoke-${runId}.wav`, contentType: 'audio/wav', sizeBytes: 5_000_000_001 } },
+            expectStatus: [400],
+            inspect: expectCode('BadRequest'),
+          },
+    ],
     getVocJobStatus: [
       seed
         ? {

@@ -16,6 +16,7 @@ import {
 import { ALLOWED_ORIGINS_ENV, allowedOriginsValue } from '#shared/http/allowed-origins';
 import { AUTHORIZER_HANDLER, routes, type RouteSpec, type SecretId, type TableAccess } from '#shared/routes';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { IDEMPOTENCY_TTL_ENV, idempotencyTtlMs } from '#shared/store/idempotency-ttl';
 import type { TableId } from '#shared/store/table-specs';
 import type { StageConfig } from '../config.ts';
@@ -30,6 +31,15 @@ import { DYNAMO_INDEX_TABLES } from '#shared/store/reporting-index-for-function'
 import { REPORTING_BACKEND_ENV, reportingBackendDefine, type ReportingBackend } from './reporting-backend-bundling.ts';
 import type { ReportingSearch } from './search.ts';
 import { AUTHORIZER_IDENTITY_SOURCES } from '../authorizer-identity-sources.ts';
+import { RECORDINGS_PREFIX } from '#shared/domain/voc/recording-upload';
+import {
+  RECORDING_GRACE_ENV,
+  RECORDING_MAX_BYTES_ENV,
+  RECORDING_PROCESSING_WINDOW_ENV,
+  RECORDING_URL_TTL_ENV,
+  RECORDINGS_BUCKET_ENV,
+} from '#shared/store/recording-settings';
+import type { Recordings } from './recordings.ts';
 
 /** How a function learns where its secret is (shared/http/cursor-secret.ts reads it). */
 const SECRET_ENV: Record<SecretId, string> = { cursorSecret: 'CXM_CURSOR_SECRET_ARN' };
@@ -39,6 +49,7 @@ export interface ApiProps {
   tables: Record<TableId, SpecTable>;
   /** The search domain, on stages whose reporting lists read OpenSearch. */
   search?: ReportingSearch;
+  recordings: Recordings;
 }
 
 export class Api extends Construct {
@@ -49,7 +60,7 @@ export class Api extends Construct {
   /** Route id -> its function, for tests and for wiring alarms later. */
   readonly routeFunctions: ReadonlyMap<string, ApiFunction>;
 
-  constructor(scope: Construct, id: string, { config, tables, search }: ApiProps) {
+  constructor(scope: Construct, id: string, { config, tables, search, recordings }: ApiProps) {
     super(scope, id);
     const { stage } = config;
 
@@ -140,6 +151,17 @@ export class Api extends Construct {
       // Set even when empty: the function's configuration then says which origins it allows (D13).
       if (route.checksOrigin) {
         fn.addEnvironment(ALLOWED_ORIGINS_ENV, allowedOriginsValue(config.mcpAllowedOrigins, `mcpAllowedOrigins of stage ${stage}`));
+      }
+      if (route.recordings === 'presign') {
+        // A presigned URL acts with the signer's rights: these, on recording keys only.
+        fn.addToRolePolicy(new PolicyStatement({ actions: ['s3:PutObject'], resources: [recordings.bucket.arnForObjects(`${RECORDINGS_PREFIX}*`)] }));
+        fn.addEnvironment(RECORDINGS_BUCKET_ENV, recordings.bucket.bucketName);
+        fn.addEnvironment(RECORDING_MAX_BYTES_ENV, String(config.recordings.maxUploadBytes));
+        fn.addEnvironment(RECORDING_URL_TTL_ENV, String(config.recordings.uploadUrlTtl.toSeconds()));
+      }
+      if (route.recordings === 'deadlines') {
+        fn.addEnvironment(RECORDING_GRACE_ENV, String(config.recordings.uploadGrace.toSeconds()));
+        fn.addEnvironment(RECORDING_PROCESSING_WINDOW_ENV, String(config.recordings.processingWindow.toSeconds()));
       }
       for (const id of route.secrets ?? []) {
         const secret = secretFor(id);

@@ -33,6 +33,8 @@ import type { Api } from './api.ts';
 import { SERVICE_NAME, type ApiFunction } from './api-function.ts';
 import type { Data, SpecTable } from './data.ts';
 import type { ReportingIndexer } from './indexer.ts';
+import type { Recordings } from './recordings.ts';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { ReportingSearch } from './search.ts';
 
 /** Counted from the access logs (the gateway answers 429 without calling a function). */
@@ -61,6 +63,7 @@ export interface ObservabilityProps {
   data: Data;
   search?: ReportingSearch;
   indexer?: ReportingIndexer;
+  recordings?: Recordings;
 }
 
 export class Observability extends Construct {
@@ -71,7 +74,7 @@ export class Observability extends Construct {
 
   constructor(scope: Construct, id: string, props: ObservabilityProps) {
     super(scope, id);
-    const { config, api, data, search, indexer } = props;
+    const { config, api, data, search, indexer, recordings } = props;
     const { alarms: thresholds } = config;
     this.stage = config.stage;
     this.alarmTopic = this.createAlarmTopic(config);
@@ -142,14 +145,12 @@ export class Observability extends Construct {
       });
     }
 
+    if (recordings) {
+      this.deadLetterAlarm('recording-processor-dlq-depth', recordings.deadLetterQueue, 'VOC recording events the processor gave up on are waiting in its dead-letter queue (their jobs fail by their window)');
+    }
+
     if (indexer) {
-      this.alarm('indexer-dlq-depth', {
-        alarmDescription: 'Reporting rows the indexer gave up on are waiting in its dead-letter queue',
-        metric: indexer.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', period: FIVE_MINUTES }),
-        threshold: 0,
-        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-        evaluationPeriods: 1,
-      });
+      this.deadLetterAlarm('indexer-dlq-depth', indexer.deadLetterQueue, 'Reporting rows the indexer gave up on are waiting in its dead-letter queue');
       this.alarm('indexer-iterator-age', {
         alarmDescription: `The reporting indexer is more than ${thresholds.indexerIteratorAge.toMinutes()} minutes behind its stream`,
         metric: indexer.function.metric('IteratorAge', { statistic: 'Maximum', period: FIVE_MINUTES }),
@@ -185,6 +186,7 @@ export class Observability extends Construct {
       ['authorizer', api.authorizerFunction],
       ...api.routeFunctions,
       ...(indexer ? [['reporting-indexer', indexer.function] as [string, ApiFunction]] : []),
+      ...(recordings ? [['recording-processor', recordings.processor] as [string, ApiFunction]] : []),
     ];
     this.dashboard = new Dashboard(this, 'Dashboard', { dashboardName: `cxm-${config.stage}`, defaultInterval: Duration.hours(3) });
     this.dashboard.addWidgets(new AlarmStatusWidget({ title: 'Alarms', alarms: this.alarms, width: 24 }));
@@ -286,6 +288,17 @@ export class Observability extends Construct {
     alarm.addOkAction(action);
     this.alarms.push(alarm);
     return alarm;
+  }
+
+  /** Any message in a dead-letter queue: something was given up on and wants a look. */
+  private deadLetterAlarm(name: string, queue: IQueue, alarmDescription: string): Alarm {
+    return this.alarm(name, {
+      alarmDescription,
+      metric: queue.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', period: FIVE_MINUTES }),
+      threshold: 0,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 1,
+    });
   }
 
   /** A count the functions publish (shared/http/metrics.ts): dimensions service and stage. */

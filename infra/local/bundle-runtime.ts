@@ -16,7 +16,8 @@ import { lambdaNode } from './lambda-node.ts';
 import type { AuthorizerHandler, ProxyHandler } from './local-gateway.ts';
 import { startLocalSecretsManager, type LocalSecret, type LocalSecretsManager } from './local-secrets-manager.ts';
 import { readStackAssembly, type AssemblyFunction, type StackAssembly } from './read-assembly.ts';
-import { localSecretArn, resolveEnvironment, secretIdOf } from './resolve-environment.ts';
+import { localSecretArn, resolveEnvironment, resolveStructure, secretIdOf } from './resolve-environment.ts';
+import type { EventTarget } from './deliver-events.ts';
 import { AUTHORIZER_IDENTITY_SOURCES } from '../authorizer-identity-sources.ts';
 
 /** The identity source the local gateway reads, as the stack's authorizer must declare it. */
@@ -30,6 +31,8 @@ export interface BundleRuntimeOptions {
   region: string;
   credentials: { accessKeyId: string; secretAccessKey: string };
   dynamoEndpoint: string;
+  /** The local S3 server (the recordings bucket). */
+  s3Endpoint: string;
   /** The local physical name of each table spec. */
   tables: Record<TableId, string>;
   /** Local values of the stage's secrets, by secret id. */
@@ -122,6 +125,7 @@ export async function startBundleRuntime(options: BundleRuntimeOptions): Promise
         ...templateVariables,
         // Where the AWS services of the template are on this machine.
         AWS_ENDPOINT_URL_DYNAMODB: options.dynamoEndpoint,
+        AWS_ENDPOINT_URL_S3: options.s3Endpoint,
         ...(secretsManager && { AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsManager.endpoint }),
         ...options.overrides,
       };
@@ -162,10 +166,23 @@ export async function startBundleRuntime(options: BundleRuntimeOptions): Promise
       });
     }
 
+    // The rules of the template, each target a function invoked as EventBridge invokes it (asynchronously).
+    const local = { stage: options.stage, region: options.region, tables: options.tables };
+    const eventTargets: EventTarget[] = [];
+    for (const rule of assembly.rules) {
+      const pattern = resolveStructure(rule.pattern, assembly.template, local, 'an EventBridge rule') as Record<string, unknown>;
+      for (const functionId of rule.functionIds) {
+        const existing = eventTargets.find((target) => target.name === functionId);
+        if (existing) existing.patterns.push(pattern);
+        else eventTargets.push({ name: functionId, patterns: [pattern], invoke: (event) => poolFor(functionId).invoke(event, randomUUID()) });
+      }
+    }
+
     return {
       routes,
       authorizer,
       handlers,
+      eventTargets,
       authorizerCacheTtlSeconds: authorizerSpec.ttlSeconds,
       description: `bundles on node ${node.version} (cloud assembly ${options.assemblyDir})`,
       async close() {

@@ -4,6 +4,7 @@
  * processes on Lambda's Node). The gateway in front is the same for both.
  */
 import type { RouteSpec } from '#shared/routes';
+import type { EventTarget } from './deliver-events.ts';
 import type { AuthorizerHandler, ProxyHandler } from './local-gateway.ts';
 
 export type FunctionRuntimeKind = 'sources' | 'bundles';
@@ -14,6 +15,8 @@ export interface FunctionRuntime {
   authorizer: AuthorizerHandler;
   /** Route id -> the function serving it. */
   handlers: ReadonlyMap<string, ProxyHandler>;
+  /** The functions EventBridge rules invoke (the recording processor), with their rules' patterns. */
+  eventTargets: EventTarget[];
   /** How long the deployed API caches an authorizer result (bundles: the template's authorizer TTL). */
   authorizerCacheTtlSeconds?: number;
   /** For the start banner: `bundles on node v24.21.0 (cloud assembly <dir>)`. */

@@ -8,6 +8,9 @@ import type { TableId } from '#shared/store/table-specs';
 export interface LocalState {
   apiUrl: string;
   dynamodbEndpoint: string;
+  /** The local S3 server and the recordings bucket in it. */
+  s3Endpoint?: string;
+  recordingsBucket?: string;
   region: string;
   stage: string;
   tables: Record<TableId, string>;

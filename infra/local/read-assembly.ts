@@ -50,8 +50,15 @@ export interface AssemblyAuthorizer {
   functionId: string;
 }
 
+/** An EventBridge rule of the stack: its pattern (references unresolved) and the functions it targets. */
+export interface AssemblyRule {
+  pattern: CfnValue;
+  functionIds: string[];
+}
+
 export interface StackAssembly {
   template: Template;
+  rules: AssemblyRule[];
   functions: Map<string, AssemblyFunction>;
   methods: AssemblyMethod[];
   authorizers: Map<string, AssemblyAuthorizer>;
@@ -74,9 +81,18 @@ function parseStack(template: Template, assemblyDir: string): StackAssembly {
   const functions = new Map<string, AssemblyFunction>();
   const methods: AssemblyMethod[] = [];
   const authorizers = new Map<string, AssemblyAuthorizer>();
+  const rules: AssemblyRule[] = [];
   for (const [logicalId, resource] of Object.entries(resources)) {
     const props = resource.Properties ?? {};
-    if (resource.Type === 'AWS::Lambda::Function') {
+    if (resource.Type === 'AWS::Events::Rule' && props.EventPattern && props.State !== 'DISABLED') {
+      const targets = Array.isArray(props.Targets) ? props.Targets : [];
+      const functionIds = targets.flatMap((target) => {
+        const arn = target && typeof target === 'object' && !Array.isArray(target) ? target.Arn : undefined;
+        const getAtt = arn && typeof arn === 'object' && !Array.isArray(arn) ? arn['Fn::GetAtt'] : undefined;
+        return Array.isArray(getAtt) && typeof getAtt[0] === 'string' && resources[getAtt[0]]?.Type === 'AWS::Lambda::Function' ? [getAtt[0]] : [];
+      });
+      if (functionIds.length > 0) rules.push({ pattern: props.EventPattern, functionIds });
+    } else if (resource.Type === 'AWS::Lambda::Function') {
       const assetPath = resource.Metadata?.['aws:asset:path'];
       if (typeof assetPath !== 'string') throw new Error(`function ${logicalId} has no asset path: synthesize with the context aws:cdk:enable-asset-metadata`);
       const environment = (props.Environment as { Variables?: Record<string, CfnValue> } | undefined)?.Variables ?? {};
@@ -114,7 +130,7 @@ function parseStack(template: Template, assemblyDir: string): StackAssembly {
       functionId: invokedFunction(integration.Uri, resources, logicalId),
     });
   }
-  return { template, functions, methods, authorizers };
+  return { template, rules, functions, methods, authorizers };
 }
 
 /** The function whose `Arn` an integration or authorizer URI is built from (exactly one). */

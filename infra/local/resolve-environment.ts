@@ -42,6 +42,20 @@ export function resolveEnvironment(
   return resolved;
 }
 
+/**
+ * A template structure (an event pattern) with every reference in it resolved: an object that is a
+ * reference becomes its local string, anything else keeps its shape.
+ */
+export function resolveStructure(value: CfnValue, template: Template, local: LocalResources, where: string): CfnValue {
+  if (Array.isArray(value)) return value.map((item) => resolveStructure(item, template, local, where));
+  if (value && typeof value === 'object') {
+    const keys = Object.keys(value);
+    if (keys.length === 1 && (keys[0] === 'Ref' || keys[0]!.startsWith('Fn::'))) return resolveValue(value, template, local, () => where);
+    return Object.fromEntries(keys.map((key) => [key, resolveStructure(value[key]!, template, local, where)]));
+  }
+  return value;
+}
+
 function resolveValue(value: CfnValue, template: Template, local: LocalResources, where: () => string): string {
   if (typeof value === 'string') return value;
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
@@ -56,6 +70,8 @@ function resolveValue(value: CfnValue, template: Template, local: LocalResources
     if (Array.isArray(getAtt) && typeof getAtt[0] === 'string' && getAtt[1] === 'Arn') {
       const table = tableOf(getAtt[0], template, local);
       if (table) return `arn:aws:dynamodb:${local.region}:${LOCAL_ACCOUNT}:table/${table}`;
+      // A role's ARN is only ever passed on (to Transcribe, which does not run here): a name suffices.
+      if (template.Resources[getAtt[0]]?.Type === 'AWS::IAM::Role') return `arn:aws:iam::${LOCAL_ACCOUNT}:role/${getAtt[0]}`;
     }
   }
   throw new Error(`${where()}: the local runtime has nothing to stand in for this reference`);
@@ -75,6 +91,10 @@ function resolveRef(ref: string, template: Template, local: LocalResources, wher
   const table = tableOf(ref, template, local);
   if (table) return table;
   const resource = template.Resources[ref];
+  // A bucket is named by its template (recordings-events.ts): the local S3 holds one of that name.
+  if (resource?.Type === 'AWS::S3::Bucket' && resource.Properties?.BucketName !== undefined) {
+    return resolveValue(resource.Properties.BucketName, template, local, where);
+  }
   if (resource?.Type === 'AWS::SecretsManager::Secret') {
     const name = resource.Properties?.Name;
     if (typeof name === 'string' && secretIdOf(local.stage, name)) return localSecretArn(local.region, name);

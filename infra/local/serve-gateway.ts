@@ -14,6 +14,12 @@ import { ALLOWED_ORIGINS_ENV } from '#shared/http/allowed-origins';
 import { localOrigins, withLocalOrigins } from './local-origins.ts';
 import { createApiDocs } from './serve-api-docs.ts';
 import type { RateLimit } from './token-buckets.ts';
+import { recordingsBucketName } from '#shared/recording-events';
+import { RECORDINGS_BUCKET_ENV } from '#shared/store/recording-settings';
+import { LOCAL_ACCOUNT, LOCAL_STAGE } from './build-proxy-event.ts';
+import { createEventDelivery, type EventDelivery } from './deliver-events.ts';
+import { LOCAL_REGION } from './dynamodb-local.ts';
+import { startLocalS3, type LocalS3 } from './local-s3.ts';
 
 /** The authorizer cache TTL where neither the caller nor the template says (API Gateway's 60 s in our stacks). */
 const DEFAULT_AUTH_CACHE_TTL_SECONDS = 60;
@@ -24,6 +30,8 @@ export interface ServeOptions {
   rateLimit?: RateLimit;
   onFault?: (error: unknown) => void;
   log?: LocalLog;
+  /** Where the local S3 keeps recordings (npm start: $CXM_HOME/recordings); default a temporary folder. */
+  recordingsDir?: string;
 }
 
 export interface BoundGateway {
@@ -34,7 +42,9 @@ export interface BoundGateway {
    * answers requests. Resolves with what serves the functions, for the banner, and the authorizer
    * cache TTL in force (the bench reports it beside its authorizer figures).
    */
-  serve(options: ServeOptions): Promise<{ functions: string; authCacheTtlSeconds: number }>;
+  serve(options: ServeOptions): Promise<{ functions: string; authCacheTtlSeconds: number; s3Endpoint: string; recordingsBucket: string }>;
+  /** Resolves once every event delivered so far (recordings arrived) has been processed or given up on. */
+  eventsSettled(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -71,12 +81,18 @@ export async function bindGateway(port: number, host = '127.0.0.1'): Promise<Bou
     server.listen(port, host, () => resolve());
   });
   let runtime: FunctionRuntime | undefined;
+  let s3: LocalS3 | undefined;
+  let events: EventDelivery | undefined;
   const address = server.address();
   const boundPort = typeof address === 'object' && address ? address.port : port;
   return {
     port: boundPort,
     url: `http://${host}:${boundPort}`,
-    async serve({ authCacheTtlSeconds, rateLimit, onFault, log }) {
+    async serve({ authCacheTtlSeconds, rateLimit, onFault, log, recordingsDir }) {
+      // The recordings bucket first: the functions learn its endpoint and name from the environment.
+      s3 = await startLocalS3({ bucket: recordingsBucketName(LOCAL_STAGE, LOCAL_ACCOUNT, LOCAL_REGION), dataDir: recordingsDir });
+      process.env.AWS_ENDPOINT_URL_S3 = s3.endpoint;
+      process.env[RECORDINGS_BUCKET_ENV] = s3.bucket;
       // The functions that check origins accept this gateway's own (D13): in this process for the
       // sources, in a bundle's environment when its template declares the list.
       const origins = localOrigins(boundPort);
@@ -86,6 +102,12 @@ export async function bindGateway(port: number, host = '127.0.0.1'): Promise<Bou
         extraEnvironment: (_fn, variables) => (ALLOWED_ORIGINS_ENV in variables ? withLocalOrigins(variables, origins) : undefined),
       });
       const { routes, authorizer, handlers } = runtime;
+      const delivery = createEventDelivery(runtime.eventTargets, (line, error) => {
+        if (log) log.line('warn', `cxm: ${line}${error instanceof Error ? `: ${error.message}` : ''}`);
+        else onFault?.(error ?? new Error(line));
+      });
+      events = delivery;
+      s3.onObjectCreated((event) => delivery.put(event));
       const ttlSeconds = authCacheTtlSeconds ?? runtime.authorizerCacheTtlSeconds ?? DEFAULT_AUTH_CACHE_TTL_SECONDS;
       const gateway = createLocalGateway({
         routes,
@@ -100,14 +122,17 @@ export async function bindGateway(port: number, host = '127.0.0.1'): Promise<Bou
       listener = (req, res) => {
         if (!apiDocs(req, res)) void gateway(req, res);
       };
-      return { functions: runtime.description, authCacheTtlSeconds: ttlSeconds };
+      return { functions: runtime.description, authCacheTtlSeconds: ttlSeconds, s3Endpoint: s3.endpoint, recordingsBucket: s3.bucket };
     },
+    eventsSettled: async () => events?.settled(),
     async close() {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
       });
+      await events?.settled();
       await runtime?.close();
+      await s3?.close();
     },
   };
 }

@@ -6,7 +6,9 @@
  */
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { RECORDING_PROCESSOR, recordingArrivedPattern } from '#shared/recording-events';
 import { AUTHORIZER_HANDLER, routes } from '#shared/routes';
+import { recordingsBucket } from '#shared/store/recording-settings';
 import { PROJECT_ROOT } from '../project-root.ts';
 import type { FunctionRuntime } from './function-runtime.ts';
 import type { AuthorizerHandler, ProxyHandler } from './local-gateway.ts';
@@ -21,10 +23,12 @@ export async function startSourceRuntime(): Promise<FunctionRuntime> {
   const authorizer = await importHandler<AuthorizerHandler>(AUTHORIZER_HANDLER);
   const handlers = new Map<string, ProxyHandler>();
   for (const route of routes) handlers.set(route.id, await importHandler<ProxyHandler>(route.handler));
+  const processRecording = await importHandler<(event: unknown) => Promise<unknown>>(RECORDING_PROCESSOR.handler);
   return {
     routes,
     authorizer,
     handlers,
+    eventTargets: [{ name: RECORDING_PROCESSOR.id, patterns: [recordingArrivedPattern(recordingsBucket())], invoke: (event) => processRecording(event) }],
     description: `sources on node ${process.version}`,
     close: async () => undefined,
   };

@@ -8,6 +8,7 @@
  * for all its files), else synthesizes the local stage or reuses the synthesis of the same sources.
  */
 import { IDEMPOTENCY_TTL_ENV } from '#shared/store/idempotency-ttl';
+import { RECORDING_ANALYSIS_ENV, RECORDING_SETTING_ENVS } from '#shared/store/recording-settings';
 import { allTableSpecs, type TableId } from '#shared/store/table-specs';
 import { stackName } from '../stack-names.ts';
 import { LOCAL_STAGE } from './build-proxy-event.ts';
@@ -25,10 +26,14 @@ const PASSED_THROUGH = ['POWERTOOLS_LOG_LEVEL', 'POWERTOOLS_METRICS_DISABLED', '
  * Stage settings a developer may change locally through the same variable the function reads: in
  * bundle mode the value replaces the template's, in the functions whose template sets it.
  */
-const LOCAL_SETTINGS = [IDEMPOTENCY_TTL_ENV];
+const LOCAL_SETTINGS = [IDEMPOTENCY_TTL_ENV, ...RECORDING_SETTING_ENVS];
 
 function localSettings(variables: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(LOCAL_SETTINGS.flatMap((name) => (name in variables && process.env[name] ? [[name, process.env[name]!]] : [])));
+  return {
+    ...Object.fromEntries(LOCAL_SETTINGS.flatMap((name) => (name in variables && process.env[name] ? [[name, process.env[name]!]] : []))),
+    // Amazon Transcribe does not run here: the processor takes the local stand-in (the README says what it fills).
+    ...(RECORDING_ANALYSIS_ENV in variables && { [RECORDING_ANALYSIS_ENV]: 'local' }),
+  };
 }
 
 /** Environments of one function alive at once in bundle mode (CXM_FUNCTION_CONCURRENCY). */
@@ -72,6 +77,7 @@ export async function startFunctionRuntime(options: StartFunctionRuntimeOptions 
     region: required('AWS_REGION'),
     credentials: { accessKeyId: required('AWS_ACCESS_KEY_ID'), secretAccessKey: required('AWS_SECRET_ACCESS_KEY') },
     dynamoEndpoint: required('AWS_ENDPOINT_URL_DYNAMODB'),
+    s3Endpoint: required('AWS_ENDPOINT_URL_S3'),
     tables,
     secrets: { cursorSecret: process.env.CXM_CURSOR_SECRET },
     overrides,

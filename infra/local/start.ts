@@ -81,7 +81,8 @@ async function main(): Promise<void> {
     useLocalDynamo(dynamo.endpoint, tables);
     process.env.CXM_CURSOR_SECRET = localCursorSecret(inMemory ? undefined : home);
     const demoKey = await ensureDemoTenant(inMemory ? undefined : home);
-    const { functions } = await gateway.serve({
+    const { functions, s3Endpoint, recordingsBucket } = await gateway.serve({
+      recordingsDir: inMemory ? undefined : join(home, 'recordings'),
       authCacheTtlSeconds,
       rateLimit,
       log: localLog(logLevel),
@@ -91,6 +92,8 @@ async function main(): Promise<void> {
       {
         apiUrl: gateway.url,
         dynamodbEndpoint: dynamo.endpoint,
+        s3Endpoint,
+        recordingsBucket,
         region: LOCAL_REGION,
         stage: LOCAL_STAGE,
         tables,
@@ -101,6 +104,7 @@ async function main(): Promise<void> {
     );
     console.log(`CXM API listening on ${gateway.url}`);
     console.log(`Functions:   ${functions}${runtimeKind === 'sources' ? ' (CXM_RUNTIME=bundles serves the deployable bundles)' : ''}`);
+    console.log(`Recordings:  ${s3Endpoint}/${recordingsBucket} (local S3; VOC uploads go here)`);
     console.log(`Ready in:    ${((Date.now() - started) / 1000).toFixed(1)} s`);
     console.log(`Demo tenant: ${DEMO_TENANT}`);
     console.log(`Demo key:    ${demoKey}`);

@@ -390,6 +390,40 @@ export const operationDocs: Record<RouteId, OperationDocs> = {
     errorExamples: { 400: reportBadRequests, 503: reportUnavailable },
   },
 
+  createRecording: {
+    description:
+      'Starts a VOC recording job and answers where to send the file: a presigned `PUT` straight to storage (the recording ' +
+      'never passes through this API, whose requests are limited to 10 MB). Send the file with exactly the answered headers ' +
+      '(`curl -T call.wav -H "Content-Type: audio/wav" "<url>"`); storage refuses a file of another type or size, and the URL ' +
+      'after `expiresAt`. The job is `started` from now on: its arrival starts the analysis, which writes the recording\'s row ' +
+      'to the VOC list (`ID` = the job\'s `recordingId`) and then completes the job; a file that is not readable audio of the ' +
+      'declared type fails it with a `failureReason`, and so does an upload that never arrives before the URL expires. ' +
+      '`Idempotency-Key` makes a retry answer the same job.',
+    requestExamples: {
+      wav: example('A WAV recording', { fileName: 'call-0001.wav', contentType: 'audio/wav', sizeBytes: 1048576 }),
+    },
+    success: {
+      201: {
+        description: 'The job is `started`; upload the file to `upload.url` before `upload.expiresAt`.',
+        examples: {
+          created: example('Where to upload', {
+            jobId: '01JF3ZK6Q5V2X8M4N7R9T1W3Y5',
+            upload: {
+              method: 'PUT',
+              url: 'https://cxm-prod-recordings-123456789012-eu-west-1.s3.eu-west-1.amazonaws.com/recordings/acme/01JF3ZK6Q5V2X8M4N7R9T1W3Y5.wav?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Expires=900&X-Amz-SignedHeaders=content-length%3Bcontent-type%3Bhost&X-Amz-Signature=...',
+              headers: { 'Content-Type': 'audio/wav', 'Content-Length': '1048576' },
+              expiresAt: '2026-01-01T09:15:00.000Z',
+            },
+          }),
+        },
+      },
+    },
+    errorExamples: {
+      400: {
+        tooLarge: example('Over the size limit', error('BadRequest', 'sizeBytes 600000000 is over the limit of 500 MB (500000000 bytes) for one recording.')),
+      },
+    },
+  },
   getVocJobStatus: {
     description:
       'The status of a VOC recording job. Poll until `completed` or `failed`: a job only moves from `started` to one of them. ' +
@@ -411,6 +445,14 @@ export const operationDocs: Record<RouteId, OperationDocs> = {
             started: 1767261600000,
             file: 'recordings/acme/call-0002.wav',
             recordingId: 'rec-0002',
+          }),
+          failed: example('Failed, and why', {
+            id: '01JF3ZK6Q5V2X8M4N7R9T1W3Y5',
+            status: 'failed',
+            started: 1767258000000,
+            file: 'recordings/acme/01JF3ZK6Q5V2X8M4N7R9T1W3Y5.wav',
+            recordingId: 'rec-01JF3ZK6Q5V2X8M4N7R9T1W3Y5',
+            failureReason: 'The file is not readable audio/wav: it holds no WAVE audio.',
           }),
         },
       },

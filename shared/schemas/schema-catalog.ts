@@ -11,13 +11,14 @@ import { NoQuery } from './no-query.ts';
 import { CollectionPath, DocumentPath } from './provisioning-paths.ts';
 import { AssistantReportList, ReportQuery, VocReportList } from './report-schemas.ts';
 import { TenantPath } from './tenant-path.ts';
-import { VocJobPath, VocJobStatus } from './voc-schemas.ts';
+import { CreateRecordingUploadBody, RecordingUpload, VocJobPath, VocJobStatus } from './voc-schemas.ts';
 
 export const schemaCatalog = {
   AddInternalNoteBody,
   AssistantReportList,
   CollectionPath,
   ConversationPath,
+  CreateRecordingUploadBody,
   DocumentBody,
   DocumentList,
   DocumentPath,
@@ -30,6 +31,7 @@ export const schemaCatalog = {
   ListDocumentsQuery,
   MessageOnlyErrorBody,
   NoQuery,
+  RecordingUpload,
   ReportQuery,
   TenantPath,
   VocJobPath,

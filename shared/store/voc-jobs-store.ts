@@ -1,54 +1,148 @@
 /**
- * VOC recording jobs, one item each at pk `<tenant>#<jobId>`. Status changes are conditional
- * updates, so a job leaves `started` once and for all, whatever races it.
+ * VOC recording jobs, one item each at pk `<tenant>#<jobId>`. Every status change is a conditional
+ * update on `status = started`, so a job leaves `started` once and for all, whatever races it
+ * (duplicate events, a retry beside a deadline, an operator). A job created by an upload is one
+ * transaction with its Idempotency-Key record (D11), as every keyed write.
  */
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { JOB_STATUSES, type FinalJobStatus, type JobStatus, type VocJob } from '#shared/domain/voc/job-status';
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { IdempotencyRecord } from '#shared/domain/idempotency/recorded-response';
+import { JOB_STATUSES, type FinalJobStatus, type JobStatus, type StoredVocJob, type VocJob, type VocJobUpload } from '#shared/domain/voc/job-status';
 import { tenantKey } from './composite-key.ts';
+import { recordLookupOnce, type RecordRequest } from './idempotency-ledger.ts';
+import { StoreUnavailableError } from './store-unavailable-error.ts';
 
 export type TransitionOutcome = 'done' | 'not-found' | 'not-started';
 
+export type CreateJobOutcome = { kind: 'created' } | { kind: 'recorded'; record: IdempotencyRecord };
+
+/** A processing attempt's view of its job: the job as it stood, or why there is nothing to do. */
+export type AttemptOutcome = { kind: 'attempt'; job: StoredVocJob; attempt: number } | { kind: 'not-found' } | { kind: 'not-started'; job: StoredVocJob };
+
 export interface VocJobsStore {
-  get(tenantId: string, jobId: string): Promise<VocJob | undefined>;
+  get(tenantId: string, jobId: string): Promise<StoredVocJob | undefined>;
+  /** An operator's import: the job as given, overwriting one of the same id. */
   put(tenantId: string, job: VocJob): Promise<void>;
-  /** started -> completed | failed, or why not. */
-  finish(tenantId: string, jobId: string, status: FinalJobStatus): Promise<TransitionOutcome>;
+  /** A new upload's job, with its Idempotency-Key record when the request has one. */
+  create(tenantId: string, job: StoredVocJob, options?: { signal?: AbortSignal; record?: RecordRequest<void> }): Promise<CreateJobOutcome>;
+  /** Counts one processing attempt of a `started` job and notes when its file first arrived. */
+  beginAttempt(tenantId: string, jobId: string, nowMs: number): Promise<AttemptOutcome>;
+  /** started -> completed | failed, or why not. A failure keeps its reason. */
+  finish(tenantId: string, jobId: string, status: FinalJobStatus, reason?: string): Promise<TransitionOutcome>;
 }
 
-function toJob(item: Record<string, unknown>): VocJob {
+const UPLOAD_FIELDS = ['contentType', 'sizeBytes', 'fileName', 'uploadExpiresAt', 'uploadedAt', 'attempts'] as const;
+
+function toJob(item: Record<string, unknown>): StoredVocJob {
   const status = JOB_STATUSES.includes(item.status as JobStatus) ? (item.status as JobStatus) : 'started';
-  return { id: String(item.jobId), status, started: Number(item.started), file: String(item.file), recordingId: String(item.recordingId) };
+  const job: StoredVocJob = { id: String(item.jobId), status, started: Number(item.started), file: String(item.file), recordingId: String(item.recordingId) };
+  if (status === 'failed' && typeof item.failureReason === 'string') job.failureReason = item.failureReason;
+  if (typeof item.uploadExpiresAt === 'number') {
+    job.upload = Object.fromEntries(UPLOAD_FIELDS.flatMap((field) => (item[field] === undefined ? [] : [[field, item[field]]]))) as unknown as VocJobUpload;
+  }
+  return job;
 }
+
+function jobItem(pk: string, tenantId: string, job: StoredVocJob): Record<string, unknown> {
+  const { id, upload, ...fields } = job;
+  return { pk, tenantId, jobId: id, ...fields, ...upload };
+}
+
+const MAX_ATTEMPTS = 5;
+const backoff = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(400, 25 * 2 ** attempt)));
 
 export function createVocJobsStore(client: DynamoDBDocumentClient, table: string): VocJobsStore {
+  const key = (tenantId: string, jobId: string) => tenantKey(tenantId, jobId);
   return {
     async get(tenantId, jobId) {
-      const pk = tenantKey(tenantId, jobId);
+      const pk = key(tenantId, jobId);
       if (pk === undefined) return undefined;
-      const { Item } = await client.send(new GetCommand({ TableName: table, Key: { pk } }));
+      const { Item } = await client.send(new GetCommand({ TableName: table, Key: { pk }, ConsistentRead: true }));
       return Item ? toJob(Item) : undefined;
     },
 
     async put(tenantId, job) {
-      const pk = tenantKey(tenantId, job.id);
+      const pk = key(tenantId, job.id);
       if (pk === undefined) throw new RangeError('job id too long to store');
-      const { id, ...fields } = job;
-      await client.send(new PutCommand({ TableName: table, Item: { pk, tenantId, jobId: id, ...fields } }));
+      await client.send(new PutCommand({ TableName: table, Item: jobItem(pk, tenantId, job) }));
     },
 
-    async finish(tenantId, jobId, status) {
-      const pk = tenantKey(tenantId, jobId);
+    async create(tenantId, job, { signal, record } = {}) {
+      const pk = key(tenantId, job.id);
+      if (pk === undefined) throw new RangeError('job id too long to store');
+      const concurrentRecord = recordLookupOnce(tenantId, record, signal);
+      for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+        if (signal?.aborted) throw new StoreUnavailableError(`job ${job.id} abandoned at the deadline`);
+        const nowMs = Date.now();
+        const put = { TableName: table, Item: jobItem(pk, tenantId, job), ConditionExpression: 'attribute_not_exists(pk)' };
+        try {
+          if (!record) {
+            await client.send(new PutCommand(put), { abortSignal: signal });
+            return { kind: 'created' };
+          }
+          await client.send(
+            new TransactWriteCommand({
+              // A retried call whose answer was lost is a no-op rather than a refusal of its own job.
+              ClientRequestToken: `${job.id}.${attempt}`,
+              TransactItems: [{ Put: put }, record.ledger.recordItem(tenantId, record.claim, record.response(), nowMs)],
+            }),
+            { abortSignal: signal },
+          );
+          return { kind: 'created' };
+        } catch (error) {
+          if (signal?.aborted) throw new StoreUnavailableError(`job ${job.id} abandoned at the deadline`, { cause: error });
+          // Job ids are fresh ULIDs: the id exists only if this very request wrote it already.
+          if (error instanceof ConditionalCheckFailedException) return { kind: 'created' };
+          if (!(error instanceof TransactionCanceledException)) throw error;
+          const [jobReason, claim] = error.CancellationReasons ?? [];
+          if (jobReason?.Code === 'ConditionalCheckFailed') return { kind: 'created' };
+          const held = record?.ledger.heldBy(claim);
+          if (held) return { kind: 'recorded', record: held };
+          const found = await concurrentRecord();
+          if (found) return { kind: 'recorded', record: found };
+          await backoff(attempt);
+        }
+      }
+      throw new StoreUnavailableError(`job ${job.id} kept conflicting after ${MAX_ATTEMPTS} attempts`);
+    },
+
+    async beginAttempt(tenantId, jobId, nowMs) {
+      const pk = key(tenantId, jobId);
+      if (pk === undefined) return { kind: 'not-found' };
+      try {
+        const { Attributes } = await client.send(
+          new UpdateCommand({
+            TableName: table,
+            Key: { pk },
+            UpdateExpression: 'SET uploadedAt = if_not_exists(uploadedAt, :now) ADD attempts :one',
+            ConditionExpression: '#status = :started',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: { ':now': nowMs, ':one': 1, ':started': 'started' },
+            ReturnValues: 'ALL_NEW',
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          }),
+        );
+        const job = toJob(Attributes!);
+        return { kind: 'attempt', job, attempt: job.upload?.attempts ?? 1 };
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+        return error.Item ? { kind: 'not-started', job: toJob(unmarshall(error.Item)) } : { kind: 'not-found' };
+      }
+    },
+
+    async finish(tenantId, jobId, status, reason) {
+      const pk = key(tenantId, jobId);
       if (pk === undefined) return 'not-found';
       try {
         await client.send(
           new UpdateCommand({
             TableName: table,
             Key: { pk },
-            UpdateExpression: 'SET #status = :to, finishedAt = :now',
+            UpdateExpression: `SET #status = :to, finishedAt = :now${reason === undefined ? '' : ', failureReason = :reason'}`,
             ConditionExpression: '#status = :started',
             ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: { ':to': status, ':started': 'started', ':now': Date.now() },
+            ExpressionAttributeValues: { ':to': status, ':started': 'started', ':now': Date.now(), ...(reason !== undefined && { ':reason': reason }) },
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           }),
         );

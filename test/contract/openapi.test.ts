@@ -62,8 +62,8 @@ describe('the OpenAPI document', () => {
     const schemes = Object.keys(document.components.securitySchemes);
     const required = [document.security, ...Object.values(document.paths).flatMap((item) => Object.values(item).map((operation) => operation.security))];
     for (const requirement of required.flat()) expect(schemes).toEqual(expect.arrayContaining(Object.keys(requirement)));
-    // The spec's nine endpoints are the routes' main operations.
-    expect(routeSpecs).toHaveLength(9);
+    // The spec's nine endpoints and the upload it refers to ("returned by the upload endpoint") are the routes' main operations.
+    expect(routeSpecs).toHaveLength(10);
   });
 
   it.each(routeSpecs.map((route) => [route.id, route] as const))('%s: scope, success statuses, error schema, Retry-After and X-Request-Id', (_id, route) => {
@@ -102,7 +102,7 @@ describe('the OpenAPI document', () => {
         return Object.keys(response.headers ?? {});
       });
     };
-    const writes = ['addInternalNote', 'replaceCurrentDocument', 'mergeCurrentDocument'];
+    const writes = ['addInternalNote', 'replaceCurrentDocument', 'mergeCurrentDocument', 'createRecording'];
     for (const id of writes) {
       expect(headerNames(id), id).toContain('Idempotency-Key');
       for (const headers of successHeaders(id)) expect(headers, id).toContain('Idempotent-Replayed');

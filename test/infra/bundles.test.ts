@@ -86,7 +86,11 @@ function resolveValue(value: unknown, resources: Record<string, { Type?: string;
   // An attribute known only at deploy time (the search domain's endpoint): any host will do here.
   if ((value as { 'Fn::GetAtt'?: unknown })['Fn::GetAtt']) return 'search-domain.example.com';
   const ref = (value as { Ref?: unknown }).Ref;
+  const pseudo: Record<string, string> = { 'AWS::AccountId': '000000000000', 'AWS::Region': 'us-east-1', 'AWS::Partition': 'aws', 'AWS::URLSuffix': 'amazonaws.com' };
+  if (typeof ref === 'string' && pseudo[ref]) return pseudo[ref];
   const resource = typeof ref === 'string' ? resources[ref] : undefined;
+  // A bucket's Ref is its name, which the template gives (the recordings bucket).
+  if (resource?.Type === 'AWS::S3::Bucket') return resolveValue(resource.Properties.BucketName, resources);
   const name = resource?.Type === 'AWS::SecretsManager::Secret' ? resource.Properties.Name : resource?.Properties.TableName;
   if (typeof name !== 'string') throw new Error(`cannot resolve env value ${JSON.stringify(value)}`);
   return resource?.Type === 'AWS::SecretsManager::Secret' ? `arn:aws:secretsmanager:us-east-1:000000000000:secret:${name}-AbCdEf` : name;

@@ -67,6 +67,7 @@ describe('alarms', () => {
     ['api-latency-p99', ['Latency'], config.alarms.latencyP99.toMilliseconds(), 'GreaterThanThreshold'],
     ['api-throttled-429', ['Throttled429'], config.alarms.throttled429Per5Minutes, 'GreaterThanThreshold'],
     ...tableAlarmNames.map((name) => [name, ['SystemErrors'], config.alarms.dynamoSystemErrorsPer5Minutes, 'GreaterThanOrEqualToThreshold'] as [string, string[], number, string]),
+    ['recording-processor-dlq-depth', ['ApproximateNumberOfMessagesVisible'], 0, 'GreaterThanThreshold'],
     ['indexer-dlq-depth', ['ApproximateNumberOfMessagesVisible'], 0, 'GreaterThanThreshold'],
     ['indexer-iterator-age', ['IteratorAge'], 5 * 60 * 1000, 'GreaterThanThreshold'],
     ['search-cluster-red', ['ClusterStatus.red'], 1, 'GreaterThanOrEqualToThreshold'],
@@ -125,7 +126,12 @@ describe('alarms', () => {
   it('indexer and search alarms watch the indexer function, its DLQ and the domain', () => {
     const [functionId] = Object.entries(resources('dev', 'AWS::Lambda::Function')).find(([, fn]) => fn.Properties.FunctionName === 'cxm-dev-reporting-indexer')!;
     expect(alarm('dev', 'indexer-iterator-age')).toMatchObject({ Statistic: 'Maximum', Dimensions: [{ Name: 'FunctionName', Value: { Ref: functionId } }] });
-    const [queueId] = only('dev', 'AWS::SQS::Queue');
+    const queueNamed = (name: string) => Object.entries(resources('dev', 'AWS::SQS::Queue')).find(([, queue]) => queue.Properties.QueueName === name)![0];
+    const queueId = queueNamed('cxm-dev-reporting-indexer-dlq');
+    expect(alarm('dev', 'recording-processor-dlq-depth')).toMatchObject({
+      Statistic: 'Maximum',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [queueNamed('cxm-dev-recording-processor-dlq'), 'QueueName'] } }],
+    });
     expect(alarm('dev', 'indexer-dlq-depth')).toMatchObject({ Statistic: 'Maximum', Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [queueId, 'QueueName'] } }] });
     const [domainId] = only('dev', 'AWS::OpenSearchService::Domain');
     expect(JSON.stringify(alarm('dev', 'search-cluster-red').Dimensions)).toContain(domainId);

@@ -164,9 +164,9 @@ describe('tables', () => {
       expect([...referencedIds(Object.values(outputs).map((o) => o.Value))]).toContain(tableLogicalId(spec.id));
     }
     expect(outputs.ApiUrl).toBeDefined();
-    // Besides: the NoteCreated bus (note-events.test.ts), the dashboard and alarm topic (observability.test.ts).
-    expect(Object.keys(outputs)).toHaveLength(allTableSpecs.length + 5);
-    for (const name of ['EventBusName', 'DashboardName', 'DashboardUrl', 'AlarmTopicArn']) expect(outputs[name], name).toBeDefined();
+    // Besides: the NoteCreated bus (note-events.test.ts), the dashboard and alarm topic (observability.test.ts), the recordings bucket.
+    expect(Object.keys(outputs)).toHaveLength(allTableSpecs.length + 6);
+    for (const name of ['EventBusName', 'DashboardName', 'DashboardUrl', 'AlarmTopicArn', 'RecordingsBucketName']) expect(outputs[name], name).toBeDefined();
   });
 });
 
@@ -237,9 +237,9 @@ describe('functions', () => {
   const boundTables = (route: RouteSpec) =>
     Object.entries(route.tables).filter(([tableId]) => !(route.reportingIndex && config.reportingBackend === 'opensearch' && DYNAMO_INDEX_TABLES.includes(tableId as TableId))) as [TableId, TableAccess][];
 
-  it('one per route plus the authorizer, the reporting indexer and the OpenAPI document (and CDK\'s own log-policy helper)', () => {
+  it('one per route plus the authorizer, the reporting indexer, the recording processor and the OpenAPI document (and CDK\'s own log-policy helper)', () => {
     const ours = Object.values(resourcesOf('AWS::Lambda::Function')).map((fn) => fn.Properties.FunctionName).filter((name): name is string => typeof name === 'string');
-    expect(ours.sort()).toEqual([...functionNames, 'reporting-indexer', OPENAPI_DOCUMENT_OPERATION].map((name) => `cxm-${config.stage}-${name}`).sort());
+    expect(ours.sort()).toEqual([...functionNames, 'reporting-indexer', 'processRecording', OPENAPI_DOCUMENT_OPERATION].map((name) => `cxm-${config.stage}-${name}`).sort());
   });
 
   it.each(functionNames)('%s: Node 24 on arm64, timeout, tracing, own log group with stage retention', (name) => {
@@ -289,9 +289,9 @@ describe('functions', () => {
     expect([...tableGrants(functionLogicalId('addInternalNote')).keys()].sort()).toEqual(['conversations', 'idempotency']);
   });
 
-  it('only the three writes that take an Idempotency-Key reach the idempotency table, and they get the TTL setting', () => {
+  it('only the four writes that take an Idempotency-Key reach the idempotency table, and they get the TTL setting', () => {
     const reaching = routeSpecs.filter((route) => tableGrants(functionLogicalId(route.id)).has('idempotency')).map((route) => route.id);
-    expect(reaching.sort()).toEqual(['addInternalNote', 'mergeCurrentDocument', 'replaceCurrentDocument']);
+    expect(reaching.sort()).toEqual(['addInternalNote', 'createRecording', 'mergeCurrentDocument', 'replaceCurrentDocument']);
     expect(routeSpecs.filter((route) => route.idempotencyKey).map((route) => route.id).sort()).toEqual(reaching.sort());
     for (const id of reaching) {
       const variables = (resource(functionLogicalId(id)).Properties.Environment as { Variables: Record<string, unknown> }).Variables;

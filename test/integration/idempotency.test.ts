@@ -14,7 +14,7 @@ import { REPLAYED_HEADER } from '#shared/http/idempotent-answer';
 import { startApiFaultProxy, type ApiFaultProxy } from '#test/support/api-fault-proxy';
 import { documentPath, notePath } from '#test/support/call-api';
 import { expectExecuted, expectReplayOf, type Answer } from '#test/support/idempotent-answers';
-import { matchesEventPattern } from '#test/support/match-event-pattern';
+import { matchesEventPattern } from '#infra/local/match-event-pattern';
 import { createRawClient } from '#test/support/raw-client';
 import { readTableStream } from '#test/support/read-table-stream';
 import { documentedFetch, startTestApi, uniqueTenant, type TestApi } from '#test/support/test-api';

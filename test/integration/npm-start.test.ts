@@ -72,7 +72,8 @@ describe('npm start', () => {
       // The default runtime, on this machine's Node.
       expect(first.output()).toContain(`Functions:   sources on node ${process.version} `);
       const state = JSON.parse(readFileSync(join(home, 'local.json'), 'utf8')) as Record<string, unknown>;
-      expect(Object.keys(state).sort()).toEqual(['apiUrl', 'demo', 'dynamodbEndpoint', 'pid', 'region', 'stage', 'tables']);
+      expect(Object.keys(state).sort()).toEqual(['apiUrl', 'demo', 'dynamodbEndpoint', 'pid', 'recordingsBucket', 'region', 's3Endpoint', 'stage', 'tables']);
+      expect(state.s3Endpoint).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       expect(state.apiUrl).toBe(`http://127.0.0.1:${port}`);
       expect(state.tables).toEqual({ keys: 'cxm-local-keys', conversations: 'cxm-local-conversations', documents: 'cxm-local-documents', vocJobs: 'cxm-local-voc-jobs', reporting: 'cxm-local-reporting', reportingCounts: 'cxm-local-reporting-counts', idempotency: 'cxm-local-idempotency' });
       expect(first.output()).toMatch(/Demo key:/);
@@ -106,9 +107,11 @@ describe('npm start', () => {
       expect(vocPage!.total).toBeGreaterThan(assistantPage!.total);
       expect(vocPage!.data[0]!.TenantID).toBe('demo');
 
-      const voc = JSON.parse(runReadmeBlock('voc', home, String(state.apiUrl))) as Record<string, unknown>;
-      expect(voc).toMatchObject({ id: 'job-0001', status: 'completed', file: 'recordings/demo/call-0001.wav', recordingId: 'rec-0001' });
-      expect(Number.isSafeInteger(voc.started)).toBe(true);
+      // The upload, as a reader pastes it: the job's status, then its row in the VOC list.
+      const [vocStatus, vocRow] = runReadmeBlock('voc', home, String(state.apiUrl)).trim().split('\n').slice(-2).map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(vocStatus).toMatchObject({ status: 'completed', file: expect.stringMatching(/^recordings\/demo\/[0-9A-Z]{26}\.wav$/) });
+      expect(Number.isSafeInteger(vocStatus!.started)).toBe(true);
+      expect(vocRow).toMatchObject({ ID: vocStatus!.recordingId, TenantID: 'demo', Duration: 2, Media: 'voice', SourceSystem: 'cxm-upload' });
 
       const mcp = JSON.parse(runReadmeBlock('mcp', home, String(state.apiUrl))) as { id: number; result: { structuredContent: { bots: Array<{ id: string }> } } };
       expect(mcp.id).toBe(1);
@@ -179,6 +182,7 @@ describe('npm start', () => {
         mergeCurrentDocument: await call('PUT', `${docs}/users/bundle-user/versions/current`, { lang: 'en' }),
         listAssistantConversations: await call('GET', '/api/v1/reporting/tenants/demo/assistant/conversations?limit=5'),
         listVocConversations: await call('GET', '/api/v1/reporting/tenants/demo/voc/conversations?limit=5'),
+        createRecording: await call('POST', '/api/v1/voc/tenants/demo/recordings', { fileName: 'call.wav', contentType: 'audio/wav', sizeBytes: 44 }),
         getVocJobStatus: await call('GET', '/api/v1/voc/tenants/demo/recording/job-0001/status'),
       };
       expect(statuses).toEqual({
@@ -190,6 +194,7 @@ describe('npm start', () => {
         mergeCurrentDocument: 200,
         listAssistantConversations: 200,
         listVocConversations: 200,
+        createRecording: 201,
         getVocJobStatus: 200,
       });
       expect(Object.keys(statuses).sort()).toEqual(routes.map((route) => route.id).sort());

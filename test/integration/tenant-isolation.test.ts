@@ -53,7 +53,11 @@ async function snapshot(tenantId: string, key: string) {
   }
   const notes = (await api.conversations.listNotes(tenantId, FIXTURE_CONVERSATION)).map(({ id, body }) => ({ id, body }));
   const conversation = await api.conversations.getConversation(tenantId, FIXTURE_CONVERSATION);
-  const items = [...(await tenantItemKeys(api.tables.conversations, tenantId)), ...(await tenantItemKeys(api.tables.documents, tenantId))];
+  const items = [
+    ...(await tenantItemKeys(api.tables.conversations, tenantId)),
+    ...(await tenantItemKeys(api.tables.documents, tenantId)),
+    ...(await tenantItemKeys(api.tables.vocJobs, tenantId)),
+  ];
   return { reads, notes, conversation, items };
 }
 

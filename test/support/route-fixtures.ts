@@ -4,7 +4,9 @@
  * their requests from here, so a route added to the table without a fixture fails their guards
  * (and does not compile: the map is typed by route id).
  */
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { shapeRow } from '#shared/domain/reporting/report-rows';
+import { documentClient } from '#shared/store/dynamo-client';
 import { resolveScope } from '#shared/auth/grant-scope';
 import { fillPath, routes, type HttpMethod, type RouteId, type RouteSpec } from '#shared/routes';
 import type { SchemaId } from '#shared/schemas/schema-ids';
@@ -110,6 +112,22 @@ export const routeFixtures = {
       ]),
     params: () => ({}),
     permitted: { GET: { status: 200, schema: 'VocReportList' } },
+  },
+  createRecording: {
+    arrange: async () => undefined,
+    params: () => ({}),
+    body: (caseId) => ({ fileName: `call-${caseId}.wav`, contentType: 'audio/wav', sizeBytes: 44 }),
+    permitted: { POST: { status: 201, schema: 'RecordingUpload' } },
+    wrote: async (api, tenantId, caseId) => {
+      const { Items } = await documentClient().send(
+        new ScanCommand({
+          TableName: api.tables.vocJobs,
+          FilterExpression: 'tenantId = :tenant AND fileName = :file',
+          ExpressionAttributeValues: { ':tenant': tenantId, ':file': `call-${caseId}.wav` },
+        }),
+      );
+      return (Items ?? []).length > 0;
+    },
   },
   getVocJobStatus: {
     arrange: (api, tenantId) =>

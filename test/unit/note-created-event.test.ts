@@ -13,7 +13,7 @@ import { NoteEvents } from '#infra/constructs/note-events';
 import { conversationWithDefaults } from '#shared/domain/notes/conversation';
 import { buildNote } from '#shared/domain/notes/build-note';
 import { conversationStreamRecord, storedConversationItem, storedNoteItem } from '#test/support/conversation-stream-records';
-import { matchesEventPattern } from '#test/support/match-event-pattern';
+import { matchesEventPattern } from '#infra/local/match-event-pattern';
 import { renderPipeTemplate } from '#test/support/render-pipe-template';
 
 interface PipeProperties {

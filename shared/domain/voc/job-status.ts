@@ -1,6 +1,8 @@
 /**
- * A VOC recording job (D7): all five fields always present, `started` in epoch milliseconds. The
- * only transitions are started -> completed and started -> failed.
+ * A VOC recording job (D7): the five contract fields always present, `started` in epoch
+ * milliseconds, and `failureReason` once a job has failed (an addition the contract leaves room
+ * for: it says why, in a sentence a caller can act on). The only transitions are
+ * started -> completed and started -> failed.
  */
 export const JOB_STATUSES = ['started', 'completed', 'failed'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
@@ -12,8 +14,48 @@ export interface VocJob {
   started: number;
   file: string;
   recordingId: string;
+  failureReason?: string;
 }
+
+/**
+ * What the upload path keeps beside the contract fields, absent on jobs imported by an operator:
+ * the declared upload, when its URL expires, and the processing attempts so far.
+ */
+export interface VocJobUpload {
+  contentType: string;
+  sizeBytes: number;
+  fileName: string;
+  /** Epoch ms after which S3 refuses the upload URL. */
+  uploadExpiresAt: number;
+  /** Epoch ms the processor first saw the object, once it has. */
+  uploadedAt?: number;
+  attempts?: number;
+}
+
+export type StoredVocJob = VocJob & { upload?: VocJobUpload };
 
 export function canTransition(from: JobStatus, to: JobStatus): boolean {
   return from === 'started' && (to === 'completed' || to === 'failed');
+}
+
+/** How long a job may stay `started`: the upload's grace after its URL expires, the processing window after it arrived. */
+export interface JobDeadlines {
+  uploadGraceMs: number;
+  processingWindowMs: number;
+}
+
+/**
+ * Why a job still `started` at `nowMs` can no longer complete, or undefined while it still can: its
+ * file never arrived before the URL expired (plus the grace), or processing, retries included, did
+ * not finish in its window (a processor that crashed on its last attempt).
+ */
+export function overdueReason(job: StoredVocJob, nowMs: number, deadlines: JobDeadlines): string | undefined {
+  const upload = job.upload;
+  if (job.status !== 'started' || !upload) return undefined;
+  if (upload.uploadedAt === undefined) {
+    if (nowMs <= upload.uploadExpiresAt + deadlines.uploadGraceMs) return undefined;
+    return `The recording was not uploaded before its upload URL expired (${new Date(upload.uploadExpiresAt).toISOString()}). Create a new upload to try again.`;
+  }
+  if (nowMs <= upload.uploadedAt + deadlines.processingWindowMs) return undefined;
+  return `Processing did not finish within ${Math.round(deadlines.processingWindowMs / 60_000)} minutes of the upload, retries included. Create a new upload to try again.`;
 }

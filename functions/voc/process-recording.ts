@@ -1,0 +1,117 @@
+/**
+ * Runs VOC recording jobs (EventBridge): "Object Created" for a recording starts one, "Call
+ * Analytics Job State Change" finishes one on a stage. A job is checked against the object that
+ * arrived (the key must be the job's own file, under the job's tenant), the file must be readable
+ * audio of the declared type, the analysis runs, its row is written to the VOC list, and only then
+ * is the job `completed`. Every transition is conditional on `started`: a re-delivered event
+ * changes nothing. An unexpected error is thrown so Lambda retries the event; on the last attempt
+ * the job is failed instead, and a crash there is failed when the job is next read (its window).
+ */
+import { TranscribeClient } from '@aws-sdk/client-transcribe';
+import type { EventBridgeEvent } from 'aws-lambda';
+import { shapeRow } from '#shared/domain/reporting/report-rows';
+import { declaredTypeMismatch } from '#shared/domain/voc/audio-probe';
+import type { StoredVocJob } from '#shared/domain/voc/job-status';
+import { isRecordingContentType, parseRecordingKey } from '#shared/domain/voc/recording-upload';
+import { recordingRow, type RecordingAnalysisFields } from '#shared/domain/voc/recording-row';
+import { createCallAnalyticsAnalysis, parseAnalysisJobName } from '#shared/analysis/call-analytics-analysis';
+import { createLocalAudioAnalysis } from '#shared/analysis/local-audio-analysis';
+import { NotAudioError, probeAudio } from '#shared/analysis/probe-audio';
+import type { AnalysisOutcome } from '#shared/analysis/recording-analysis';
+import { logger } from '#shared/http/logger';
+import { documentClient } from '#shared/store/dynamo-client';
+import { RECORDING_ANALYSIS_ENV, recordingsBucket, TRANSCRIBE_ROLE_ENV } from '#shared/store/recording-settings';
+import { createRecordingsBucket, s3Client } from '#shared/store/recordings-bucket';
+import { createReportingRowsStore } from '#shared/store/reporting-rows-store';
+import { tableName } from '#shared/store/table-name';
+import { createVocJobsStore } from '#shared/store/voc-jobs-store';
+
+/** Deliveries of one event: Lambda's first try and its two retries of an asynchronous invocation. */
+export const MAX_PROCESSING_ATTEMPTS = 3;
+
+const bucketName = recordingsBucket();
+const bucket = createRecordingsBucket(s3Client(), bucketName);
+const jobs = createVocJobsStore(documentClient(), tableName('vocJobs'));
+const rows = createReportingRowsStore(documentClient(), { rows: tableName('reporting'), counts: tableName('reportingCounts') });
+const stage = process.env.CXM_STAGE ?? 'local';
+const callAnalytics =
+  process.env[RECORDING_ANALYSIS_ENV] === 'call-analytics'
+    ? createCallAnalyticsAnalysis(new TranscribeClient({}), s3Client(), { stage, dataAccessRoleArn: process.env[TRANSCRIBE_ROLE_ENV] ?? '' })
+    : undefined;
+const analysis = callAnalytics ?? createLocalAudioAnalysis();
+
+interface ObjectCreatedDetail {
+  bucket?: { name?: string };
+  object?: { key?: string; size?: number };
+}
+
+interface AnalysisStateDetail {
+  JobName?: string;
+  JobStatus?: string;
+}
+
+type ProcessorEvent = EventBridgeEvent<string, ObjectCreatedDetail | AnalysisStateDetail>;
+
+async function fail(tenantId: string, jobId: string, reason: string): Promise<void> {
+  const outcome = await jobs.finish(tenantId, jobId, 'failed', reason);
+  logger.info('job failed', { tenantId, jobId, reason, outcome });
+}
+
+/** The row first, then the transition: a job is never `completed` without its row. */
+async function complete(tenantId: string, job: StoredVocJob, fields: RecordingAnalysisFields): Promise<void> {
+  await rows.putRows(tenantId, 'voc', [shapeRow('voc', tenantId, recordingRow(job, fields))]);
+  const outcome = await jobs.finish(tenantId, job.id, 'completed');
+  logger.info('job completed', { tenantId, jobId: job.id, recordingId: job.recordingId, outcome });
+}
+
+async function settle(tenantId: string, job: StoredVocJob, outcome: AnalysisOutcome): Promise<void> {
+  if (outcome.kind === 'done') await complete(tenantId, job, outcome.fields);
+  else if (outcome.kind === 'failed') await fail(tenantId, job.id, outcome.reason);
+}
+
+async function onRecordingArrived(detail: ObjectCreatedDetail): Promise<void> {
+  const key = detail.object?.key ?? '';
+  const owner = detail.bucket?.name === bucketName ? parseRecordingKey(key) : undefined;
+  if (!owner) return logger.warn('object is no recording of this stage', { bucket: detail.bucket?.name, key });
+  const { tenantId, jobId } = owner;
+  const begun = await jobs.beginAttempt(tenantId, jobId, Date.now());
+  if (begun.kind === 'not-found') return logger.warn('recording without a job', { tenantId, jobId, key });
+  if (begun.kind === 'not-started') return logger.info('job already finished: event ignored', { tenantId, jobId, status: begun.job.status });
+  const { job, attempt } = begun;
+  // The key names the tenant and job, and the job names its file: both must agree, so no object
+  // can start another tenant's job, whatever its key.
+  const upload = job.upload;
+  if (job.file !== key || !upload) return logger.warn('object is not the file of its job', { tenantId, jobId, key, file: job.file });
+  try {
+    const object = await bucket.open(key);
+    if (!object) return logger.warn('recording vanished before it was read', { tenantId, jobId, key });
+    const contentType = upload.contentType;
+    if (object.size !== upload.sizeBytes || !isRecordingContentType(contentType)) {
+      object.body.destroy();
+      return fail(tenantId, jobId, `The file has ${object.size} bytes, not the ${upload.sizeBytes} declared.`);
+    }
+    const probe = await probeAudio(object.body, object.size);
+    const mismatch = declaredTypeMismatch(contentType, probe);
+    if (mismatch) return fail(tenantId, jobId, mismatch);
+    await settle(tenantId, job, await analysis.start({ tenantId, jobId, bucket: bucketName, key, probe }));
+  } catch (error) {
+    if (error instanceof NotAudioError) return fail(tenantId, jobId, `The file is not readable ${upload.contentType}: ${error.message}.`);
+    if (attempt < MAX_PROCESSING_ATTEMPTS) throw error;
+    logger.error('processing failed on its last attempt', { tenantId, jobId, attempt, error });
+    await fail(tenantId, jobId, `Processing failed after ${attempt} attempts (${error instanceof Error ? error.name : 'error'}). Create a new upload to try again.`);
+  }
+}
+
+async function onAnalysisStateChanged(detail: AnalysisStateDetail): Promise<void> {
+  const owner = detail.JobName ? parseAnalysisJobName(detail.JobName, stage) : undefined;
+  if (!owner || !callAnalytics) return logger.warn('analysis job is not one of this stage', { jobName: detail.JobName });
+  const job = await jobs.get(owner.tenantId, owner.jobId);
+  if (!job || job.status !== 'started') return logger.info('analysis of a finished or unknown job: event ignored', owner);
+  await settle(owner.tenantId, job, await callAnalytics.collect(owner.tenantId, owner.jobId));
+}
+
+export const handler = async (event: ProcessorEvent): Promise<void> => {
+  if (event.source === 'aws.s3') await onRecordingArrived(event.detail as ObjectCreatedDetail);
+  else if (event.source === 'aws.transcribe') await onAnalysisStateChanged(event.detail as AnalysisStateDetail);
+  else logger.warn('event of an unexpected source ignored', { source: event.source, detailType: event['detail-type'] });
+};

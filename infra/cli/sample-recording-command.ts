@@ -1,0 +1,25 @@
+/**
+ * `cxm recordings sample <file>`: writes a short test tone as a WAV file, so a first VOC upload
+ * needs no recording at hand (the README's curl lines upload it; `cxm smoke` uploads the same).
+ */
+import { writeFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { CliError } from './cli-error.ts';
+import { tinyWav } from './tiny-wav.ts';
+
+export function registerSampleRecordingCommand(program: Command): void {
+  program
+    .command('recordings')
+    .description('VOC recordings')
+    .command('sample')
+    .description('write a test tone as a WAV file (16-bit PCM, mono, 8 kHz) to upload as a VOC recording')
+    .argument('<file>', 'where to write it')
+    .option('--seconds <n>', 'length in seconds, 1 to 600', '2')
+    .action((file: string, options: { seconds: string }) => {
+      const seconds = Number(options.seconds);
+      if (!/^\d+$/.test(options.seconds) || seconds < 1 || seconds > 600) throw new CliError(`--seconds ${options.seconds} is not valid; give a whole number from 1 to 600`);
+      const wav = tinyWav(seconds);
+      writeFileSync(file, wav);
+      console.log(`Wrote ${file}: ${seconds} s of audio/wav, ${wav.length} bytes.`);
+    });
+}

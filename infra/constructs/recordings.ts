@@ -1,0 +1,126 @@
+/**
+ * VOC recordings on a stage: the bucket uploads go to (presigned PUTs, never through API Gateway),
+ * its "Object Created" events on EventBridge, the processor they invoke, Amazon Transcribe Call
+ * Analytics' role and its "job state change" events back to the processor, and the dead-letter queue
+ * of events the processor gave up on. The processor's contract is in functions/voc/process-recording.ts.
+ */
+import { Aws, Duration } from 'aws-cdk-lib';
+import { Construct } from 'constructs';
+import { Rule, type EventPattern } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
+import { BlockPublicAccess, Bucket, BucketEncryption, HttpMethods, ObjectOwnership, type CfnBucket } from 'aws-cdk-lib/aws-s3';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { RECORDINGS_PREFIX } from '#shared/domain/voc/recording-upload';
+import { ANALYSIS_PREFIX } from '#shared/analysis/call-analytics-analysis';
+import { analysisFinishedPattern, RECORDING_PROCESSOR, recordingArrivedPattern, recordingsBucketName } from '#shared/recording-events';
+import type { TableAccess } from '#shared/routes';
+import { RECORDING_ANALYSIS_ENV, RECORDINGS_BUCKET_ENV, TRANSCRIBE_ROLE_ENV } from '#shared/store/recording-settings';
+import type { TableId } from '#shared/store/table-specs';
+import type { StageConfig } from '../config.ts';
+import { ApiFunction } from './api-function.ts';
+import type { SpecTable } from './data.ts';
+
+/** A pattern as shared/recording-events.ts writes it (EventBridge's JSON) -> CDK's EventPattern. */
+function cdkPattern(pattern: { source: string[]; 'detail-type': string[]; detail: Record<string, unknown> }): EventPattern {
+  return { source: pattern.source, detailType: pattern['detail-type'], detail: pattern.detail };
+}
+
+export class Recordings extends Construct {
+  readonly bucket: Bucket;
+  readonly processor: ApiFunction;
+  readonly deadLetterQueue: Queue;
+  readonly transcribeRole: Role;
+  readonly stage: string;
+
+  constructor(scope: Construct, id: string, props: { config: StageConfig; tables: Record<TableId, SpecTable> }) {
+    super(scope, id);
+    const { config, tables } = props;
+    const { stage, recordings } = config;
+    this.stage = stage;
+    const retention = Duration.days(recordings.retentionDays);
+
+    this.bucket = new Bucket(this, 'Bucket', {
+      bucketName: recordingsBucketName(stage, Aws.ACCOUNT_ID, Aws.REGION),
+      encryption: BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      removalPolicy: config.removalPolicy,
+      lifecycleRules: [
+        { id: 'recordings', prefix: RECORDINGS_PREFIX, expiration: retention, abortIncompleteMultipartUploadAfter: Duration.days(1) },
+        { id: 'analysis', prefix: ANALYSIS_PREFIX, expiration: retention },
+      ],
+      // Only where a stage lets browser pages upload: servers need no CORS.
+      ...(recordings.browserUploadOrigins.length > 0 && {
+        cors: [{ allowedMethods: [HttpMethods.PUT], allowedOrigins: [...recordings.browserUploadOrigins], allowedHeaders: ['content-type'], maxAge: 3000 }],
+      }),
+    });
+
+    // Every object event goes to EventBridge; the rule below picks the recordings. Set on the
+    // resource itself: CDK's `eventBridgeEnabled` adds a custom resource (a Lambda function with a
+    // managed policy) to do what one property does.
+    (this.bucket.node.defaultChild as CfnBucket).notificationConfiguration = { eventBridgeConfiguration: { eventBridgeEnabled: true } };
+    const objects = (prefix: string) => this.bucket.arnForObjects(`${prefix}*`);
+
+    // Transcribe reads the recording and writes its output with this role, nothing else.
+    const transcribeRole = (this.transcribeRole = new Role(this, 'TranscribeRole', {
+      description: 'Amazon Transcribe Call Analytics: reads VOC recordings, writes their analysis',
+      assumedBy: new ServicePrincipal('transcribe.amazonaws.com', { conditions: { StringEquals: { 'aws:SourceAccount': Aws.ACCOUNT_ID } } }),
+    }));
+    transcribeRole.addToPolicy(new PolicyStatement({ actions: ['s3:GetObject'], resources: [objects(RECORDINGS_PREFIX)] }));
+    transcribeRole.addToPolicy(new PolicyStatement({ actions: ['s3:PutObject'], resources: [objects(ANALYSIS_PREFIX)] }));
+
+    this.deadLetterQueue = new Queue(this, 'DeadLetters', {
+      queueName: `cxm-${stage}-recording-processor-dlq`,
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+
+    this.processor = new ApiFunction(this, 'Processor', {
+      entry: RECORDING_PROCESSOR.handler,
+      functionName: `cxm-${stage}-${RECORDING_PROCESSOR.id}`,
+      description: 'VOC recordings: object created -> check, analyse, write the VOC row, complete the job',
+      // Reading a long recording's headers over the network; Ogg files are read whole.
+      timeout: Duration.minutes(5),
+      config,
+      environment: {
+        [RECORDINGS_BUCKET_ENV]: this.bucket.bucketName,
+        [RECORDING_ANALYSIS_ENV]: 'call-analytics',
+        [TRANSCRIBE_ROLE_ENV]: transcribeRole.roleArn,
+      },
+      // Lambda's own retries of an event (2), then the dead-letter queue; an event older than an
+      // hour is not worth running (its job is failed by its processing window anyway).
+      retryAttempts: 2,
+      maxEventAge: Duration.hours(1),
+      onFailure: new SqsDestination(this.deadLetterQueue),
+    });
+    for (const [tableId, access] of Object.entries(RECORDING_PROCESSOR.tables) as [TableId, TableAccess][]) this.processor.bindTable(tables[tableId], access);
+    this.processor.addToRolePolicy(new PolicyStatement({ actions: ['s3:GetObject'], resources: [objects(RECORDINGS_PREFIX), objects(ANALYSIS_PREFIX)] }));
+    this.processor.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['transcribe:StartCallAnalyticsJob', 'transcribe:GetCallAnalyticsJob'],
+        // This stage's jobs only: their names start `cxm.<stage>.` (call-analytics-analysis.ts).
+        resources: [`arn:${Aws.PARTITION}:transcribe:${Aws.REGION}:${Aws.ACCOUNT_ID}:analytics/cxm.${stage}.*`],
+      }),
+    );
+    transcribeRole.grantPassRole(this.processor.grantPrincipal);
+
+    // EventBridge gives up on a target after its own retries: those events land in the same queue.
+    const target = new LambdaFunction(this.processor, { deadLetterQueue: this.deadLetterQueue, retryAttempts: 8, maxEventAge: Duration.hours(1) });
+    new Rule(this, 'RecordingArrived', {
+      ruleName: `cxm-${stage}-recording-arrived`,
+      description: 'A VOC recording was uploaded: run its job',
+      eventPattern: cdkPattern(recordingArrivedPattern(this.bucket.bucketName)),
+      targets: [target],
+    });
+    new Rule(this, 'AnalysisFinished', {
+      ruleName: `cxm-${stage}-recording-analysis-finished`,
+      description: 'Amazon Transcribe finished a Call Analytics job: finish its VOC job',
+      eventPattern: cdkPattern(analysisFinishedPattern(stage)),
+      targets: [target],
+    });
+  }
+}

@@ -1,0 +1,105 @@
+/**
+ * The local S3: an S3-compatible server from the registry (@20minutes/s3rver, which checks SigV4
+ * signatures, expiry included, as S3 does), bound to 127.0.0.1, holding the recordings bucket. Its
+ * object-created notifications become the EventBridge "Object Created" events S3 sends a bucket
+ * with EventBridge notifications on.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import S3rver from '@20minutes/s3rver';
+import { DUMMY_ACCOUNT } from '@20minutes/s3rver/lib/models/account.js';
+import { LOCAL_ACCOUNT } from './build-proxy-event.ts';
+import { LOCAL_CREDENTIALS, LOCAL_REGION, StartupError } from './dynamodb-local.ts';
+
+export interface LocalS3 {
+  endpoint: string;
+  bucket: string;
+  /** Called with the EventBridge event of every object created in the bucket. */
+  onObjectCreated(listener: (event: ObjectCreatedEvent) => void): void;
+  close(): Promise<void>;
+}
+
+export interface ObjectCreatedEvent {
+  version: '0';
+  id: string;
+  'detail-type': 'Object Created';
+  source: 'aws.s3';
+  account: string;
+  time: string;
+  region: string;
+  resources: string[];
+  detail: {
+    version: '0';
+    bucket: { name: string };
+    object: { key: string; size: number; etag?: string; sequencer?: string };
+    'request-id': string;
+    requester: string;
+    reason: 'PutObject' | 'PostObject' | 'CopyObject';
+  };
+}
+
+interface S3rverRecord {
+  eventName?: string;
+  eventTime?: string;
+  s3?: { bucket?: { name?: string }; object?: { key?: string; size?: number; eTag?: string; sequencer?: string } };
+  responseElements?: Record<string, string>;
+}
+
+const REASONS: Record<string, ObjectCreatedEvent['detail']['reason']> = {
+  'ObjectCreated:Put': 'PutObject',
+  'ObjectCreated:Post': 'PostObject',
+  'ObjectCreated:Copy': 'CopyObject',
+};
+
+/** `dataDir` keeps the objects across restarts; without it they live in a temporary folder removed on close. */
+export async function startLocalS3(options: { bucket: string; dataDir?: string }): Promise<LocalS3> {
+  const directory = options.dataDir ?? mkdtempSync(join(tmpdir(), 'cxm-s3-'));
+  mkdirSync(directory, { recursive: true, mode: 0o700 });
+  // The SDK signs with the local credentials; the server must know them to check signatures.
+  DUMMY_ACCOUNT.createKeyPair(LOCAL_CREDENTIALS.accessKeyId, LOCAL_CREDENTIALS.secretAccessKey);
+  const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory, configureBuckets: [{ name: options.bucket }] });
+  let port: number;
+  try {
+    ({ port } = await server.run());
+  } catch (error) {
+    throw new StartupError(`the local S3 server did not start: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const listeners: ((event: ObjectCreatedEvent) => void)[] = [];
+  server.on('event', (notification: { Records?: S3rverRecord[] }) => {
+    for (const record of notification.Records ?? []) {
+      const reason = REASONS[record.eventName ?? ''];
+      const key = record.s3?.object?.key;
+      if (!reason || key === undefined || record.s3?.bucket?.name !== options.bucket) continue;
+      const event: ObjectCreatedEvent = {
+        version: '0',
+        id: randomUUID(),
+        'detail-type': 'Object Created',
+        source: 'aws.s3',
+        account: LOCAL_ACCOUNT,
+        time: record.eventTime ?? new Date().toISOString(),
+        region: LOCAL_REGION,
+        resources: [`arn:aws:s3:::${options.bucket}`],
+        detail: {
+          version: '0',
+          bucket: { name: options.bucket },
+          object: { key, size: record.s3?.object?.size ?? 0, etag: record.s3?.object?.eTag, sequencer: record.s3?.object?.sequencer },
+          'request-id': record.responseElements?.['x-amz-request-id'] ?? randomUUID(),
+          requester: LOCAL_ACCOUNT,
+          reason,
+        },
+      };
+      for (const listener of listeners) listener(event);
+    }
+  });
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    bucket: options.bucket,
+    onObjectCreated: (listener) => void listeners.push(listener),
+    async close() {
+      await server.close();
+      if (!options.dataDir) rmSync(directory, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,51 @@
+/**
+ * The stage's recording settings as the functions read them from their environment (CDK sets them
+ * from the stage config; locally npm start passes them through), checked at cold start so a bad
+ * value fails loudly there. One module of names for CDK, the local runtime and the functions.
+ */
+import { DEFAULT_RECORDING_LIMITS } from '#shared/domain/voc/recording-upload';
+import type { JobDeadlines } from '#shared/domain/voc/job-status';
+
+export const RECORDINGS_BUCKET_ENV = 'CXM_RECORDINGS_BUCKET';
+export const RECORDING_MAX_BYTES_ENV = 'CXM_RECORDING_MAX_BYTES';
+export const RECORDING_URL_TTL_ENV = 'CXM_RECORDING_UPLOAD_URL_TTL_SECONDS';
+export const RECORDING_GRACE_ENV = 'CXM_RECORDING_UPLOAD_GRACE_SECONDS';
+export const RECORDING_PROCESSING_WINDOW_ENV = 'CXM_RECORDING_PROCESSING_WINDOW_SECONDS';
+/** Which analysis runs: `call-analytics` (Amazon Transcribe Call Analytics, on a stage) or `local` (the local stand-in). */
+export const RECORDING_ANALYSIS_ENV = 'CXM_RECORDING_ANALYSIS';
+/** The role Transcribe assumes to read a recording and write its output (call-analytics only). */
+export const TRANSCRIBE_ROLE_ENV = 'CXM_TRANSCRIBE_ROLE_ARN';
+export const RECORDING_SETTING_ENVS = [RECORDING_MAX_BYTES_ENV, RECORDING_URL_TTL_ENV, RECORDING_GRACE_ENV, RECORDING_PROCESSING_WINDOW_ENV] as const;
+
+/**
+ * Processing may take this long after the file arrived before a `started` job counts as failed:
+ * Transcribe's own run plus Lambda's two retries of an asynchronous event (up to 6 hours of
+ * event age are allowed; the processor keeps it at 1 hour).
+ */
+export const DEFAULT_PROCESSING_WINDOW_SECONDS = 2 * 3600;
+
+function whole(name: string, fallback: number, min: number, max: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw) || value < min || value > max) throw new Error(`${name}=${raw} is not valid; give a whole number from ${min} to ${max}.`);
+  return value;
+}
+
+export function recordingsBucket(): string {
+  const bucket = process.env[RECORDINGS_BUCKET_ENV];
+  if (!bucket) throw new Error(`environment variable ${RECORDINGS_BUCKET_ENV} (the recordings bucket) is not set`);
+  return bucket;
+}
+
+/** The largest recording S3 may accept (a single PUT takes at most 5 GB). */
+export const maxRecordingBytes = () => whole(RECORDING_MAX_BYTES_ENV, DEFAULT_RECORDING_LIMITS.maxBytes, 1, 5_000_000_000);
+/** How long an upload URL stays valid: at most 12 hours, what a role's session may last. */
+export const uploadUrlTtlSeconds = () => whole(RECORDING_URL_TTL_ENV, DEFAULT_RECORDING_LIMITS.uploadUrlTtlSeconds, 1, 43_200);
+
+export function jobDeadlines(): JobDeadlines {
+  return {
+    uploadGraceMs: whole(RECORDING_GRACE_ENV, DEFAULT_RECORDING_LIMITS.uploadGraceSeconds, 0, 86_400) * 1000,
+    processingWindowMs: whole(RECORDING_PROCESSING_WINDOW_ENV, DEFAULT_PROCESSING_WINDOW_SECONDS, 1, 86_400) * 1000,
+  };
+}

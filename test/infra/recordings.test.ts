@@ -1,0 +1,170 @@
+/**
+ * VOC recordings in the synthesized stack: the bucket (encrypted, TLS only, private, expiring,
+ * EventBridge on, CORS only where a stage asks), the two rules to the processor, its retries and
+ * dead-letter queue, and every grant at its least: the upload function puts recordings, the
+ * processor reads them and runs this stage's Transcribe jobs, Transcribe's role reads recordings
+ * and writes analysis. Bundling is skipped: these assertions read resource properties.
+ */
+import { App } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { BUNDLING_STACKS } from 'aws-cdk-lib/cx-api';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { stageConfig, type StageConfig } from '#infra/config';
+import { CxmStack } from '#infra/stack';
+import { recordingArrivedPattern } from '#shared/recording-events';
+
+interface CfnResource {
+  Type: string;
+  Properties: Record<string, unknown>;
+}
+
+interface Statement {
+  Effect: string;
+  Action: string | string[];
+  Resource: unknown;
+  Principal?: unknown;
+  Condition?: unknown;
+}
+
+function synth(config: StageConfig): Template {
+  const app = new App({ context: { [BUNDLING_STACKS]: [] } });
+  return Template.fromStack(new CxmStack(app, { config }));
+}
+
+let dev: Template;
+let browser: Template;
+
+beforeAll(() => {
+  dev = synth(stageConfig('dev'));
+  const config = stageConfig('lite');
+  browser = synth({ ...config, recordings: { ...config.recordings, browserUploadOrigins: ['https://app.example.com'] } });
+});
+
+const resources = (template: Template, type: string) => Object.entries(template.findResources(type)) as [string, CfnResource][];
+const only = (template: Template, type: string) => {
+  const found = resources(template, type);
+  expect(found, type).toHaveLength(1);
+  return found[0]!;
+};
+const functionNamed = (template: Template, name: string) => resources(template, 'AWS::Lambda::Function').find(([, fn]) => fn.Properties.FunctionName === name)!;
+
+/** Every statement of the policies attached to a role. */
+function statementsOf(template: Template, roleId: string): Statement[] {
+  return resources(template, 'AWS::IAM::Policy')
+    .filter(([, policy]) => JSON.stringify(policy.Properties.Roles) === JSON.stringify([{ Ref: roleId }]))
+    .flatMap(([, policy]) => (policy.Properties.PolicyDocument as { Statement: Statement[] }).Statement);
+}
+
+const roleOf = (template: Template, functionName: string) => ((functionNamed(template, functionName)[1].Properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0]);
+const actions = (statement: Statement) => [statement.Action].flat();
+const s3Statements = (template: Template, roleId: string) => statementsOf(template, roleId).filter((statement) => actions(statement).some((action) => action.startsWith('s3:')));
+
+describe('the recordings bucket', () => {
+  it('is named per stage, account and region, encrypted, private, owner-enforced, with EventBridge notifications', () => {
+    const [, bucket] = only(dev, 'AWS::S3::Bucket');
+    expect(bucket.Properties).toMatchObject({
+      BucketName: { 'Fn::Join': ['', ['cxm-dev-recordings-', { Ref: 'AWS::AccountId' }, '-', { Ref: 'AWS::Region' }]] },
+      BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
+      PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
+      OwnershipControls: { Rules: [{ ObjectOwnership: 'BucketOwnerEnforced' }] },
+      NotificationConfiguration: { EventBridgeConfiguration: { EventBridgeEnabled: true } },
+    });
+    expect(bucket.Properties.CorsConfiguration).toBeUndefined();
+    // No custom resource (a Lambda function with a managed policy) stands in for that property.
+    expect(resources(dev, 'Custom::S3BucketNotifications')).toEqual([]);
+  });
+
+  it('expires recordings and their analysis after the stage retention, and aborts stale multipart uploads', () => {
+    const [, bucket] = only(dev, 'AWS::S3::Bucket');
+    const days = stageConfig('dev').recordings.retentionDays;
+    expect((bucket.Properties.LifecycleConfiguration as { Rules: unknown[] }).Rules).toEqual([
+      { Id: 'recordings', Prefix: 'recordings/', ExpirationInDays: days, AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 }, Status: 'Enabled' },
+      { Id: 'analysis', Prefix: 'analysis/', ExpirationInDays: days, Status: 'Enabled' },
+    ]);
+  });
+
+  it('refuses every request without TLS', () => {
+    const [, policy] = only(dev, 'AWS::S3::BucketPolicy');
+    const statements = (policy.Properties.PolicyDocument as { Statement: Statement[] }).Statement;
+    expect(statements).toEqual([expect.objectContaining({ Effect: 'Deny', Action: 's3:*', Principal: { AWS: '*' }, Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]);
+  });
+
+  it('allows browser uploads (PUT with Content-Type) only from the origins a stage lists', () => {
+    const [, bucket] = only(browser, 'AWS::S3::Bucket');
+    expect(bucket.Properties.CorsConfiguration).toEqual({
+      CorsRules: [{ AllowedMethods: ['PUT'], AllowedOrigins: ['https://app.example.com'], AllowedHeaders: ['content-type'], MaxAge: 3000 }],
+    });
+  });
+});
+
+describe('events to the processor', () => {
+  it('a rule for recordings created in this bucket, and one for this stage\'s Transcribe jobs, both to the processor with a DLQ', () => {
+    const [processorId] = functionNamed(dev, 'cxm-dev-processRecording');
+    const [bucketId] = only(dev, 'AWS::S3::Bucket');
+    const rules = new Map(resources(dev, 'AWS::Events::Rule').map(([, rule]) => [rule.Properties.Name as string, rule.Properties]));
+    const arrived = rules.get('cxm-dev-recording-arrived')!;
+    expect(arrived.EventPattern).toEqual({ ...recordingArrivedPattern('X'), detail: { ...recordingArrivedPattern('X').detail, bucket: { name: [{ Ref: bucketId }] } } });
+    expect(rules.get('cxm-dev-recording-analysis-finished')!.EventPattern).toEqual({
+      source: ['aws.transcribe'],
+      'detail-type': ['Call Analytics Job State Change'],
+      detail: { JobStatus: ['COMPLETED', 'FAILED'], JobName: [{ prefix: 'cxm.dev.' }] },
+    });
+    const queues = new Map(resources(dev, 'AWS::SQS::Queue').map(([id, queue]) => [queue.Properties.QueueName, id]));
+    const dlqId = queues.get('cxm-dev-recording-processor-dlq')!;
+    for (const rule of [arrived, rules.get('cxm-dev-recording-analysis-finished')!]) {
+      expect(rule.Targets).toEqual([expect.objectContaining({ Arn: { 'Fn::GetAtt': [processorId, 'Arn'] }, DeadLetterConfig: { Arn: { 'Fn::GetAtt': [dlqId, 'Arn'] } } })]);
+    }
+    const [, invokeConfig] = only(dev, 'AWS::Lambda::EventInvokeConfig');
+    expect(invokeConfig.Properties).toMatchObject({
+      MaximumRetryAttempts: 2,
+      MaximumEventAgeInSeconds: 3600,
+      DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [dlqId, 'Arn'] } } },
+    });
+  });
+});
+
+describe('least privilege', () => {
+  const bucketArn = () => ({ 'Fn::GetAtt': [only(dev, 'AWS::S3::Bucket')[0], 'Arn'] });
+  const objects = (prefix: string) => ({ 'Fn::Join': ['', [bucketArn(), `/${prefix}*`]] });
+
+  it('the upload function may put recordings, and nothing else in the bucket', () => {
+    expect(s3Statements(dev, roleOf(dev, 'cxm-dev-createRecording'))).toEqual([{ Effect: 'Allow', Action: 's3:PutObject', Resource: objects('recordings/') }]);
+  });
+
+  it('the processor reads recordings and analysis output, starts and reads only this stage\'s Transcribe jobs, passes only Transcribe\'s role', () => {
+    const roleId = roleOf(dev, 'cxm-dev-processRecording');
+    expect(s3Statements(dev, roleId)).toEqual([{ Effect: 'Allow', Action: 's3:GetObject', Resource: [objects('recordings/'), objects('analysis/')] }]);
+    const statements = statementsOf(dev, roleId);
+    const transcribe = statements.find((statement) => actions(statement).includes('transcribe:StartCallAnalyticsJob'))!;
+    expect(actions(transcribe).sort()).toEqual(['transcribe:GetCallAnalyticsJob', 'transcribe:StartCallAnalyticsJob']);
+    expect(JSON.stringify(transcribe.Resource)).toContain(':analytics/cxm.dev.*');
+    const [transcribeRoleId] = resources(dev, 'AWS::IAM::Role').find(([, role]) => JSON.stringify(role.Properties.AssumeRolePolicyDocument).includes('transcribe.amazonaws.com'))!;
+    const passRole = statements.find((statement) => actions(statement).includes('iam:PassRole'))!;
+    expect(passRole.Resource).toEqual({ 'Fn::GetAtt': [transcribeRoleId, 'Arn'] });
+  });
+
+  it('Transcribe\'s role reads recordings and writes analysis, assumed by Transcribe of this account only', () => {
+    const [roleId, role] = resources(dev, 'AWS::IAM::Role').find(([, candidate]) => JSON.stringify(candidate.Properties.AssumeRolePolicyDocument).includes('transcribe.amazonaws.com'))!;
+    expect(JSON.stringify(role.Properties.AssumeRolePolicyDocument)).toContain('aws:SourceAccount');
+    expect(s3Statements(dev, roleId)).toEqual([
+      { Effect: 'Allow', Action: 's3:GetObject', Resource: objects('recordings/') },
+      { Effect: 'Allow', Action: 's3:PutObject', Resource: objects('analysis/') },
+    ]);
+  });
+
+  it('the status function learns the deadlines and gets no bucket access; the upload function learns the limits', () => {
+    const variables = (name: string) => (functionNamed(dev, name)[1].Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+    const { recordings } = stageConfig('dev');
+    expect(variables('cxm-dev-getVocJobStatus')).toMatchObject({
+      CXM_RECORDING_UPLOAD_GRACE_SECONDS: String(recordings.uploadGrace.toSeconds()),
+      CXM_RECORDING_PROCESSING_WINDOW_SECONDS: String(recordings.processingWindow.toSeconds()),
+    });
+    expect(s3Statements(dev, roleOf(dev, 'cxm-dev-getVocJobStatus'))).toEqual([]);
+    expect(variables('cxm-dev-createRecording')).toMatchObject({
+      CXM_RECORDINGS_BUCKET: { Ref: only(dev, 'AWS::S3::Bucket')[0] },
+      CXM_RECORDING_MAX_BYTES: String(recordings.maxUploadBytes),
+      CXM_RECORDING_UPLOAD_URL_TTL_SECONDS: String(recordings.uploadUrlTtl.toSeconds()),
+    });
+    expect(variables('cxm-dev-processRecording')).toMatchObject({ CXM_RECORDING_ANALYSIS: 'call-analytics' });
+  });
+});

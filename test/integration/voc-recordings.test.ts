@@ -1,0 +1,276 @@
+/**
+ * VOC recordings end to end over real HTTP, against DynamoDB Local and the local S3 server, in
+ * both runtimes: create an upload, PUT the file to the presigned URL, poll the job to `completed`,
+ * find its row in the VOC list; and every way it can go wrong (S3 refusing, a file that is not
+ * audio, an upload that never comes, a duplicate event, a processor that fails, two tenants).
+ */
+import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { tinyWav } from '#infra/cli/tiny-wav';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#infra/local/dynamodb-local';
+import type { BoundGateway } from '#infra/local/serve-gateway';
+import { fillPath, routeById } from '#shared/routes';
+import { documentedFetch, uniqueTenant } from '#test/support/test-api';
+import { directStores, serveGatewaysOver } from '#test/support/serve-gateway-over';
+import { startDynamoFaultProxy, type DynamoFaultProxy } from '#test/support/dynamo-fault-proxy';
+import { createVocJobsStore } from '#shared/store/voc-jobs-store';
+import { documentClient } from '#shared/store/dynamo-client';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+
+// Stage settings of this file's functions (both runtimes read them through the same variables).
+process.env.CXM_RECORDING_MAX_BYTES = '2000000';
+// Long enough for a create and its PUT on a loaded machine, short enough to wait out once.
+process.env.CXM_RECORDING_UPLOAD_URL_TTL_SECONDS = '8';
+process.env.CXM_RECORDING_UPLOAD_GRACE_SECONDS = '0';
+
+interface Upload {
+  jobId: string;
+  upload: { method: string; url: string; headers: Record<string, string>; expiresAt: string };
+}
+
+interface JobStatus {
+  id: string;
+  status: string;
+  started: number;
+  file: string;
+  recordingId: string;
+  failureReason?: string;
+}
+
+let proxy: DynamoFaultProxy;
+let gateway: BoundGateway;
+let direct: ReturnType<typeof directStores>;
+let s3Endpoint: string;
+let bucket: string;
+const tenant = uniqueTenant('rec');
+const other = uniqueTenant('rec-other');
+let key: string;
+let otherKey: string;
+/** The upload whose file never comes: created first, so its URL expires while the other tests run. */
+let expiring: { created: Upload; wav: Buffer };
+
+beforeAll(async () => {
+  const { endpoint, tables } = inject('dynamo');
+  proxy = await startDynamoFaultProxy(endpoint);
+  [gateway] = (await serveGatewaysOver(proxy.url, tables, [0])) as [BoundGateway];
+  s3Endpoint = process.env.AWS_ENDPOINT_URL_S3!;
+  bucket = process.env.CXM_RECORDINGS_BUCKET!;
+  direct = directStores(endpoint, tables);
+  ({ key } = await direct.createKey([tenant], ['voc:*', 'reporting:voc.read']));
+  ({ key: otherKey } = await direct.createKey([other], ['voc:*', 'reporting:voc.read']));
+  const wav = tinyWav(0.25);
+  expiring = { created: await createUpload(wav), wav };
+});
+
+afterAll(async () => {
+  await gateway?.close();
+  await proxy?.close();
+  direct?.destroy();
+});
+
+const jobsStore = () => {
+  const { endpoint, tables } = inject('dynamo');
+  const client = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS }));
+  return createVocJobsStore(client, tables.vocJobs);
+};
+
+async function api(method: string, path: string, apiKey: string, body?: unknown, headers: Record<string, string> = {}) {
+  const response = await documentedFetch(`${gateway.url}${path}`, {
+    method,
+    headers: { Authorization: `Bearer ${apiKey}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }), ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, json: (text ? JSON.parse(text) : undefined) as unknown };
+}
+
+const uploadsPath = (t = tenant) => fillPath(routeById('createRecording'), { tenantId: t });
+const statusPath = (jobId: string, t = tenant) => fillPath(routeById('getVocJobStatus'), { tenantId: t, jobId });
+
+async function createUpload(file: Buffer, contentType = 'audio/wav', t = tenant, k = key): Promise<Upload> {
+  const answer = await api('POST', uploadsPath(t), k, { fileName: 'call.wav', contentType, sizeBytes: file.length });
+  expect(answer.status, JSON.stringify(answer.json)).toBe(201);
+  return answer.json as Upload;
+}
+
+/** The PUT `curl -T` sends: the file, with the answered headers (fetch sets Content-Length itself). */
+async function put(upload: Upload['upload'], body: Buffer, contentType = upload.headers['Content-Type']!) {
+  const response = await fetch(upload.url, { method: upload.method, body, headers: { 'Content-Type': contentType } });
+  return { status: response.status, text: await response.text() };
+}
+
+async function status(jobId: string, t = tenant, k = key): Promise<JobStatus> {
+  const answer = await api('GET', statusPath(jobId, t), k);
+  expect(answer.status).toBe(200);
+  return answer.json as JobStatus;
+}
+
+/** Polls as a client would, until the job leaves `started` (events are delivered asynchronously). */
+async function settled(jobId: string, t = tenant, k = key): Promise<JobStatus> {
+  for (const deadline = Date.now() + 45_000; Date.now() < deadline; ) {
+    await gateway.eventsSettled();
+    const job = await status(jobId, t, k);
+    if (job.status !== 'started') return job;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`job ${jobId} still started`);
+}
+
+async function vocList(t = tenant, k = key) {
+  const answer = await api('GET', `${fillPath(routeById('listVocConversations'), { tenantId: t })}?range=last_day`, k);
+  expect(answer.status).toBe(200);
+  return answer.json as { total: number; data: Record<string, unknown>[] };
+}
+
+describe('a recording, end to end', () => {
+  it('upload, poll to completed, and its row in the VOC list with its duration (totals included)', async () => {
+    const before = await vocList();
+    const wav = tinyWav(1.5);
+    const created = await createUpload(wav);
+    expect(created.upload).toMatchObject({ method: 'PUT', headers: { 'Content-Type': 'audio/wav', 'Content-Length': String(wav.length) } });
+    expect(new URL(created.upload.url).origin).toBe(s3Endpoint);
+    const started = await status(created.jobId);
+    expect(started).toEqual({
+      id: created.jobId,
+      status: 'started',
+      started: expect.any(Number),
+      file: `recordings/${tenant}/${created.jobId}.wav`,
+      recordingId: `rec-${created.jobId}`,
+    });
+    expect((await put(created.upload, wav)).status).toBe(200);
+    const done = await settled(created.jobId);
+    expect(done).toEqual({ ...started, status: 'completed' });
+    const after = await vocList();
+    expect(after.total).toBe(before.total + 1);
+    const row = after.data.find((candidate) => candidate.ID === done.recordingId);
+    expect(row).toMatchObject({ ID: done.recordingId, TenantID: tenant, Duration: 1.5, Media: 'voice', SourceSystem: 'cxm-upload', Summary: null });
+    expect(row!.DatetimeUTC).toBe(new Date(started.started).toISOString());
+  });
+
+  it('a duplicate event (the same object put again) changes nothing', async () => {
+    const wav = tinyWav(0.5);
+    const created = await createUpload(wav);
+    expect((await put(created.upload, wav)).status).toBe(200);
+    const done = await settled(created.jobId);
+    const rows = await vocList();
+    expect((await put(created.upload, wav)).status).toBe(200);
+    await gateway.eventsSettled();
+    expect(await status(created.jobId)).toEqual(done);
+    expect(await vocList()).toEqual(rows);
+  });
+
+  it('Idempotency-Key: a retried create answers the same job', async () => {
+    const body = { fileName: 'retry.wav', contentType: 'audio/wav', sizeBytes: 44 };
+    const first = await api('POST', uploadsPath(), key, body, { 'Idempotency-Key': `rec-${tenant}` });
+    const again = await api('POST', uploadsPath(), key, body, { 'Idempotency-Key': `rec-${tenant}` });
+    expect(first.status).toBe(201);
+    expect(again.json).toEqual(first.json);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect((await api('POST', uploadsPath(), key, { ...body, sizeBytes: 45 }, { 'Idempotency-Key': `rec-${tenant}` })).status).toBe(422);
+  });
+});
+
+describe('bad input gets a clear answer', () => {
+  it.each([
+    [{ fileName: 'a.aac', contentType: 'audio/aac', sizeBytes: 10 }, /contentType/],
+    [{ fileName: 'a.wav', contentType: 'audio/wav', sizeBytes: 2_000_001 }, /over the limit of 2 MB \(2000000 bytes\)/],
+    [{ fileName: 'a.wav', contentType: 'audio/wav', sizeBytes: 0 }, /sizeBytes/],
+    [{ fileName: 'a/b.wav', contentType: 'audio/wav', sizeBytes: 10 }, /fileName/],
+    [{ fileName: 'a.wav', contentType: 'audio/wav', sizeBytes: 10, extra: 1 }, /extra/],
+  ])('%j: 400', async (body, message) => {
+    const answer = await api('POST', uploadsPath(), key, body);
+    expect(answer.status).toBe(400);
+    expect((answer.json as { message: string }).message).toMatch(message);
+  });
+
+  it('S3 refuses a file bigger than declared, of another type, or with a forged signature; the job waits for the right one', async () => {
+    const wav = tinyWav(0.25);
+    const created = await createUpload(wav);
+    expect((await put(created.upload, Buffer.concat([wav, Buffer.alloc(10)]))).status).toBe(403);
+    expect((await put(created.upload, wav, 'audio/mpeg')).status).toBe(403);
+    // One hex digit of the signature changed (to another digit, whatever it was).
+    const forged = { ...created.upload, url: created.upload.url.replace(/X-Amz-Signature=(.)/, (_all, digit: string) => `X-Amz-Signature=${digit === '0' ? '1' : '0'}`) };
+    expect((await put(forged, wav)).status).toBe(403);
+    await gateway.eventsSettled();
+    expect((await status(created.jobId)).status).toBe('started');
+    expect((await put(created.upload, wav)).status).toBe(200);
+    expect((await settled(created.jobId)).status).toBe('completed');
+  });
+
+  it('a file that is not audio ends failed with the reason', async () => {
+    const junk = Buffer.from('this is a text file, not a recording at all\n'.repeat(20));
+    const created = await createUpload(junk);
+    expect((await put(created.upload, junk)).status).toBe(200);
+    const job = await settled(created.jobId);
+    expect(job.status).toBe('failed');
+    expect(job.failureReason).toMatch(/^The file is not readable audio\/wav: /);
+  });
+
+  it('audio of another type than declared ends failed, naming both', async () => {
+    const wav = tinyWav(0.25);
+    const created = await createUpload(wav, 'audio/flac');
+    expect((await put(created.upload, wav)).status).toBe(200);
+    const job = await settled(created.jobId);
+    expect(job).toMatchObject({ status: 'failed', failureReason: expect.stringMatching(/declared audio\/flac but holds WAVE/) });
+  });
+});
+
+describe('two tenants', () => {
+  it("a tenant cannot read another's job, and an object under another tenant's prefix starts nothing", async () => {
+    const wav = tinyWav(0.25);
+    const mine = await createUpload(wav);
+    expect((await api('GET', statusPath(mine.jobId, other), otherKey)).status).toBe(404);
+    expect((await api('GET', statusPath(mine.jobId, other), key)).status).toBe(403);
+    // Written straight to the bucket (as an operator could): the other tenant's prefix, my job's id.
+    const s3 = new S3Client({ endpoint: s3Endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, forcePathStyle: true });
+    await s3.send(new PutObjectCommand({ Bucket: bucket, Key: `recordings/${other}/${mine.jobId}.wav`, Body: wav, ContentType: 'audio/wav' }));
+    await gateway.eventsSettled();
+    expect((await status(mine.jobId)).status).toBe('started');
+    expect((await vocList(other, otherKey)).data.some((row) => row.ID === mine.jobId || row.ID === `rec-${mine.jobId}`)).toBe(false);
+    s3.destroy();
+  });
+});
+
+describe('a processor that fails', () => {
+  it('is retried, and the job completes once the store answers again', async () => {
+    const wav = tinyWav(0.25);
+    const created = await createUpload(wav);
+    // The row's write fails for every SDK attempt of the first processing attempt (the SDK's
+    // default, which the bundles' clients have too).
+    const sdkAttempts = await documentClient().config.maxAttempts();
+    const fault = proxy.inject({ operation: 'TransactWriteItems', bodyContains: `rec-${created.jobId}`, fault: 'InternalServerError', times: sdkAttempts });
+    expect((await put(created.upload, wav)).status).toBe(200);
+    const job = await settled(created.jobId);
+    fault.remove();
+    expect(fault.faulted).toBe(sdkAttempts);
+    expect(job.status).toBe('completed');
+    expect((await jobsStore().get(tenant, created.jobId))?.upload?.attempts).toBe(2);
+  });
+
+  it('after its retries the job is failed, never stuck', async () => {
+    const wav = tinyWav(0.25);
+    const created = await createUpload(wav);
+    const fault = proxy.inject({ operation: 'TransactWriteItems', bodyContains: `rec-${created.jobId}`, fault: 'InternalServerError' });
+    expect((await put(created.upload, wav)).status).toBe(200);
+    const job = await settled(created.jobId);
+    fault.remove();
+    expect(job.status).toBe('failed');
+    expect(job.failureReason).toMatch(/^Processing failed after 3 attempts/);
+    expect((await vocList()).data.some((row) => row.ID === job.recordingId)).toBe(false);
+  });
+});
+
+describe('an upload that never comes', () => {
+  it('S3 refuses the URL after it expires, and the job whose file never came is failed, saying why', async () => {
+    // Created before the other tests ran (beforeAll): its URL has mostly run out by now.
+    const { created, wav } = expiring;
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, Date.parse(created.upload.expiresAt) - Date.now() + 1100)));
+    const late = await put(created.upload, wav);
+    expect(late.status).toBe(403);
+    expect(late.text).toContain('Request has expired');
+    const job = await status(created.jobId);
+    expect(job.status).toBe('failed');
+    expect(job.failureReason).toMatch(/not uploaded before its upload URL expired/);
+  });
+});
