@@ -74,14 +74,16 @@ async function onRecordingArrived(detail: ObjectCreatedDetail): Promise<void> {
   const owner = detail.bucket?.name === bucketName ? parseRecordingKey(key) : undefined;
   if (!owner) return logger.warn('object is no recording of this stage', { bucket: detail.bucket?.name, key });
   const { tenantId, jobId } = owner;
+  // The key names the tenant and the job, and the job names its file: both must agree before
+  // anything is counted, so no object can start (or start the clock of) another job, whatever its key.
+  const found = await jobs.get(tenantId, jobId);
+  if (!found) return logger.warn('recording without a job', { tenantId, jobId, key });
+  if (found.file !== key || !found.upload) return logger.warn('object is not the file of its job', { tenantId, jobId, key, file: found.file });
   const begun = await jobs.beginAttempt(tenantId, jobId, Date.now());
   if (begun.kind === 'not-found') return logger.warn('recording without a job', { tenantId, jobId, key });
   if (begun.kind === 'not-started') return logger.info('job already finished: event ignored', { tenantId, jobId, status: begun.job.status });
   const { job, attempt } = begun;
-  // The key names the tenant and job, and the job names its file: both must agree, so no object
-  // can start another tenant's job, whatever its key.
-  const upload = job.upload;
-  if (job.file !== key || !upload) return logger.warn('object is not the file of its job', { tenantId, jobId, key, file: job.file });
+  const upload = job.upload!;
   try {
     const object = await bucket.open(key);
     if (!object) return logger.warn('recording vanished before it was read', { tenantId, jobId, key });
