@@ -15,6 +15,7 @@ import { INDEXER_HANDLER } from '#infra/constructs/indexer';
 import { PROJECT_ROOT } from '#infra/project-root';
 import { REPORTING_BACKEND_ENV, reportingBackendDefine } from '#infra/constructs/reporting-backend-bundling';
 import { AUTHORIZER_HANDLER, routes, type RouteSpec } from '#shared/routes';
+import { RECORDING_PROCESSOR } from '#shared/recording-events';
 import { round } from './bench-stats.ts';
 import { PEER_HANDLERS } from './peers/peer-handlers.ts';
 
@@ -114,6 +115,7 @@ export const validatorCount = Object.keys(validators).length;`,
     ...(routes as readonly RouteSpec[]).flatMap(routeSources),
     { name: OPENAPI_DOCUMENT_OPERATION, kind: 'api', entry: OPENAPI_DOCUMENT_HANDLER },
     { name: 'reportingIndexer', kind: 'stream', entry: INDEXER_HANDLER },
+    { name: RECORDING_PROCESSOR.id, kind: 'stream', entry: RECORDING_PROCESSOR.handler },
     // Peers are measured by the cold-start section only.
     ...(withPeers ? PEER_HANDLERS.map((peer): BundleSource => ({ name: peer.name, kind: 'peer', entry: peer.entry, packages: peer.packages })) : []),
   ];

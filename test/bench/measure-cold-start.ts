@@ -21,6 +21,7 @@ import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { encodeCaller } from '#shared/auth/authorizer-context';
 import { routeById } from '#shared/routes';
+import { RECORDINGS_BUCKET_ENV } from '#shared/store/recording-settings';
 import { allTableSpecs } from '#shared/store/table-specs';
 import { buildProxyEvent } from '#infra/local/build-proxy-event';
 import { atMost, median, pairedRatio, round, type Goal } from './bench-stats.ts';
@@ -65,6 +66,7 @@ function functionEnvironment(): Record<string, string> {
     CXM_OPENSEARCH_ENDPOINT: 'https://search-domain.example.com',
     CXM_OPENSEARCH_INDEX_PREFIX: 'cxm-bench-reporting',
     ...Object.fromEntries(allTableSpecs.map((spec) => [spec.envVar, `cxm-bench-${spec.id}`])),
+    [RECORDINGS_BUCKET_ENV]: 'cxm-bench-recordings',
   };
 }
 
