@@ -58,6 +58,8 @@ export const ACTIONS_WITHOUT_RESOURCE_SCOPE: readonly string[] = [
   'xray:PutTraceSegments',
   'xray:PutTelemetryRecords',
   'dynamodb:ListStreams',
+  // The recording processor; held to this stage's bucket by a condition (infra/constructs/recordings.ts).
+  'transcribe:StartCallAnalyticsJob',
 ];
 
 /**
@@ -160,7 +162,7 @@ const because = {
   stageAnalysisJobs: {
     decision: 'infra/constructs/recordings.ts',
     reason:
-      'Call Analytics jobs are named per VOC job at run time; the processor may start and read only jobs whose names carry this stage\'s prefix (`cxm.<stage>.`).',
+      'Call Analytics jobs are named per VOC job at run time; the processor may read only jobs whose names carry this stage\'s prefix (`cxm.<stage>.`). Starting one has no resource type, so it is granted on "*" with a condition on the output bucket.',
   },
   recordingDlq: {
     decision: 'infra/constructs/recordings.ts',

@@ -23,7 +23,8 @@ export const handler = createApiHandler(getVocJobStatus, async ({ tenantId, path
   if (!job) throw notFound(`No VOC recording job '${jobId}' exists in this tenant.`);
   const reason = overdueReason(job, Date.now(), deadlines);
   if (reason) {
-    await jobs.finish(tenantId, jobId, 'failed', reason);
+    // Only if the file is still as absent (or as long arrived) as the verdict saw it.
+    await jobs.finish(tenantId, jobId, 'failed', reason, { uploadedAt: job.upload?.uploadedAt });
     // Whoever won the transition (this read or the processor), the job now says so.
     job = (await jobs.get(tenantId, jobId)) ?? job;
   }

@@ -57,11 +57,18 @@ async function fail(tenantId: string, jobId: string, reason: string): Promise<vo
   logger.info('job failed', { tenantId, jobId, reason, outcome });
 }
 
-/** The row first, then the transition: a job is never `completed` without its row. */
+/**
+ * The row first, then the transition: a job is never `completed` without its row. Should the job
+ * have been failed meanwhile (its window ran out while this attempt ran), the row goes again: a
+ * failed job has no row in the list.
+ */
 async function complete(tenantId: string, job: StoredVocJob, fields: RecordingAnalysisFields): Promise<void> {
   await rows.putRows(tenantId, 'voc', [shapeRow('voc', tenantId, recordingRow(job, fields))]);
   const outcome = await jobs.finish(tenantId, job.id, 'completed');
-  logger.info('job completed', { tenantId, jobId: job.id, recordingId: job.recordingId, outcome });
+  if (outcome === 'done') return logger.info('job completed', { tenantId, jobId: job.id, recordingId: job.recordingId });
+  const now = await jobs.get(tenantId, job.id);
+  if (now?.status !== 'completed') await rows.deleteRows(tenantId, 'voc', [job.recordingId]);
+  logger.warn('job finished elsewhere while its row was written', { tenantId, jobId: job.id, status: now?.status });
 }
 
 async function settle(tenantId: string, job: StoredVocJob, outcome: AnalysisOutcome): Promise<void> {
@@ -69,7 +76,14 @@ async function settle(tenantId: string, job: StoredVocJob, outcome: AnalysisOutc
   else if (outcome.kind === 'failed') await fail(tenantId, job.id, outcome.reason);
 }
 
-async function onRecordingArrived(detail: ObjectCreatedDetail): Promise<void> {
+/** An unexpected error: thrown for Lambda to retry the event, except on its last attempt, which fails the job. */
+async function retryOrFail(tenantId: string, jobId: string, attempt: number, error: unknown): Promise<void> {
+  if (attempt < MAX_PROCESSING_ATTEMPTS) throw error;
+  logger.error('processing failed on its last attempt', { tenantId, jobId, attempt, error });
+  await fail(tenantId, jobId, `Processing failed after ${attempt} attempts (${error instanceof Error ? error.name : 'error'}). Create a new upload to try again.`);
+}
+
+async function onRecordingArrived(eventId: string, detail: ObjectCreatedDetail): Promise<void> {
   const key = detail.object?.key ?? '';
   const owner = detail.bucket?.name === bucketName ? parseRecordingKey(key) : undefined;
   if (!owner) return logger.warn('object is no recording of this stage', { bucket: detail.bucket?.name, key });
@@ -79,7 +93,7 @@ async function onRecordingArrived(detail: ObjectCreatedDetail): Promise<void> {
   const found = await jobs.get(tenantId, jobId);
   if (!found) return logger.warn('recording without a job', { tenantId, jobId, key });
   if (found.file !== key || !found.upload) return logger.warn('object is not the file of its job', { tenantId, jobId, key, file: found.file });
-  const begun = await jobs.beginAttempt(tenantId, jobId, Date.now());
+  const begun = await jobs.beginAttempt(tenantId, jobId, eventId, Date.now());
   if (begun.kind === 'not-found') return logger.warn('recording without a job', { tenantId, jobId, key });
   if (begun.kind === 'not-started') return logger.info('job already finished: event ignored', { tenantId, jobId, status: begun.job.status });
   const { job, attempt } = begun;
@@ -98,22 +112,25 @@ async function onRecordingArrived(detail: ObjectCreatedDetail): Promise<void> {
     await settle(tenantId, job, await analysis.start({ tenantId, jobId, bucket: bucketName, key, probe }));
   } catch (error) {
     if (error instanceof NotAudioError) return fail(tenantId, jobId, `The file is not readable ${upload.contentType}: ${error.message}.`);
-    if (attempt < MAX_PROCESSING_ATTEMPTS) throw error;
-    logger.error('processing failed on its last attempt', { tenantId, jobId, attempt, error });
-    await fail(tenantId, jobId, `Processing failed after ${attempt} attempts (${error instanceof Error ? error.name : 'error'}). Create a new upload to try again.`);
+    await retryOrFail(tenantId, jobId, attempt, error);
   }
 }
 
-async function onAnalysisStateChanged(detail: AnalysisStateDetail): Promise<void> {
+async function onAnalysisStateChanged(eventId: string, detail: AnalysisStateDetail): Promise<void> {
   const owner = detail.JobName ? parseAnalysisJobName(detail.JobName, stage) : undefined;
   if (!owner || !callAnalytics) return logger.warn('analysis job is not one of this stage', { jobName: detail.JobName });
-  const job = await jobs.get(owner.tenantId, owner.jobId);
-  if (!job || job.status !== 'started') return logger.info('analysis of a finished or unknown job: event ignored', owner);
-  await settle(owner.tenantId, job, await callAnalytics.collect(owner.tenantId, owner.jobId));
+  const { tenantId, jobId } = owner;
+  const begun = await jobs.beginAttempt(tenantId, jobId, eventId, Date.now());
+  if (begun.kind !== 'attempt') return logger.info('analysis of a finished or unknown job: event ignored', owner);
+  try {
+    await settle(tenantId, begun.job, await callAnalytics.collect(tenantId, jobId));
+  } catch (error) {
+    await retryOrFail(tenantId, jobId, begun.attempt, error);
+  }
 }
 
 export const handler = async (event: ProcessorEvent): Promise<void> => {
-  if (event.source === 'aws.s3') await onRecordingArrived(event.detail as ObjectCreatedDetail);
-  else if (event.source === 'aws.transcribe') await onAnalysisStateChanged(event.detail as AnalysisStateDetail);
+  if (event.source === 'aws.s3') await onRecordingArrived(event.id, event.detail as ObjectCreatedDetail);
+  else if (event.source === 'aws.transcribe') await onAnalysisStateChanged(event.id, event.detail as AnalysisStateDetail);
   else logger.warn('event of an unexpected source ignored', { source: event.source, detailType: event['detail-type'] });
 };

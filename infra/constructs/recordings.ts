@@ -22,6 +22,9 @@ import type { StageConfig } from '../config.ts';
 import { ApiFunction } from './api-function.ts';
 import type { SpecTable } from './data.ts';
 
+/** How long an event may wait for the processor, EventBridge's retries and Lambda's together. */
+const MAX_EVENT_AGE = Duration.minutes(15);
+
 /** A pattern as shared/recording-events.ts writes it (EventBridge's JSON) -> CDK's EventPattern. */
 function cdkPattern(pattern: { source: string[]; 'detail-type': string[]; detail: Record<string, unknown> }): EventPattern {
   return { source: pattern.source, detailType: pattern['detail-type'], detail: pattern.detail };
@@ -91,25 +94,41 @@ export class Recordings extends Construct {
         [RECORDING_ANALYSIS_ENV]: 'call-analytics',
         [TRANSCRIBE_ROLE_ENV]: transcribeRole.roleArn,
       },
-      // Lambda's own retries of an event (2), then the dead-letter queue; an event older than an
-      // hour is not worth running (its job is failed by its processing window anyway).
+      // Lambda's own retries of an event (2), then the dead-letter queue. An event waits at most
+      // 15 minutes, less than the upload grace (20 by default): a job is never failed as "not
+      // uploaded" while its file's event may still come.
       retryAttempts: 2,
-      maxEventAge: Duration.hours(1),
+      maxEventAge: MAX_EVENT_AGE,
       onFailure: new SqsDestination(this.deadLetterQueue),
     });
     for (const [tableId, access] of Object.entries(RECORDING_PROCESSOR.tables) as [TableId, TableAccess][]) this.processor.bindTable(tables[tableId], access);
     this.processor.addToRolePolicy(new PolicyStatement({ actions: ['s3:GetObject'], resources: [objects(RECORDINGS_PREFIX), objects(ANALYSIS_PREFIX)] }));
     this.processor.addToRolePolicy(
       new PolicyStatement({
-        actions: ['transcribe:StartCallAnalyticsJob', 'transcribe:GetCallAnalyticsJob'],
+        actions: ['transcribe:GetCallAnalyticsJob'],
         // This stage's jobs only: their names start `cxm.<stage>.` (call-analytics-analysis.ts).
         resources: [`arn:${Aws.PARTITION}:transcribe:${Aws.REGION}:${Aws.ACCOUNT_ID}:analytics/cxm.${stage}.*`],
       }),
     );
-    transcribeRole.grantPassRole(this.processor.grantPrincipal);
+    this.processor.addToRolePolicy(
+      new PolicyStatement({
+        // Starting a job has no resource type to scope it to (Service Authorization Reference):
+        // "*", held to output in this bucket where the request names it.
+        actions: ['transcribe:StartCallAnalyticsJob'],
+        resources: ['*'],
+        conditions: { StringEqualsIfExists: { 'transcribe:OutputBucketName': this.bucket.bucketName } },
+      }),
+    );
+    this.processor.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['iam:PassRole'],
+        resources: [transcribeRole.roleArn],
+        conditions: { StringEquals: { 'iam:PassedToService': 'transcribe.amazonaws.com' } },
+      }),
+    );
 
     // EventBridge gives up on a target after its own retries: those events land in the same queue.
-    const target = new LambdaFunction(this.processor, { deadLetterQueue: this.deadLetterQueue, retryAttempts: 8, maxEventAge: Duration.hours(1) });
+    const target = new LambdaFunction(this.processor, { deadLetterQueue: this.deadLetterQueue, retryAttempts: 8, maxEventAge: MAX_EVENT_AGE });
     new Rule(this, 'RecordingArrived', {
       ruleName: `cxm-${stage}-recording-arrived`,
       description: 'A VOC recording was uploaded: run its job',

@@ -16,8 +16,8 @@ import { LOCAL_CREDENTIALS, LOCAL_REGION, StartupError } from './dynamodb-local.
 export interface LocalS3 {
   endpoint: string;
   bucket: string;
-  /** Called with the EventBridge event of every object created in the bucket. */
-  onObjectCreated(listener: (event: ObjectCreatedEvent) => void): void;
+  /** Calls `listener` with the EventBridge event of every object created in the bucket; returns the unsubscribe. */
+  onObjectCreated(listener: (event: ObjectCreatedEvent) => void): () => void;
   close(): Promise<void>;
 }
 
@@ -53,8 +53,38 @@ const REASONS: Record<string, ObjectCreatedEvent['detail']['reason']> = {
   'ObjectCreated:Copy': 'CopyObject',
 };
 
+/**
+ * One local S3 per process and folder, shared by whoever asks (reference-counted): the functions of
+ * the sources runtime live in this process and read one endpoint from its environment, so two
+ * gateways in one process (the fault tests) must share the server too. Closed with its last user.
+ */
+const running = new Map<string, { users: number; started: Promise<LocalS3> }>();
+
+export async function acquireLocalS3(options: { bucket: string; dataDir?: string }): Promise<LocalS3> {
+  const id = `${options.bucket}\0${options.dataDir ?? ''}`;
+  let entry = running.get(id);
+  if (!entry) {
+    entry = { users: 0, started: startLocalS3(options) };
+    running.set(id, entry);
+    entry.started.catch(() => running.delete(id));
+  }
+  entry.users++;
+  const s3 = await entry.started;
+  let released = false;
+  return {
+    ...s3,
+    async close() {
+      if (released) return;
+      released = true;
+      if (--entry.users > 0) return;
+      running.delete(id);
+      await s3.close();
+    },
+  };
+}
+
 /** `dataDir` keeps the objects across restarts; without it they live in a temporary folder removed on close. */
-export async function startLocalS3(options: { bucket: string; dataDir?: string }): Promise<LocalS3> {
+async function startLocalS3(options: { bucket: string; dataDir?: string }): Promise<LocalS3> {
   const directory = options.dataDir ?? mkdtempSync(join(tmpdir(), 'cxm-s3-'));
   mkdirSync(directory, { recursive: true, mode: 0o700 });
   // The SDK signs with the local credentials; the server must know them to check signatures.
@@ -64,9 +94,10 @@ export async function startLocalS3(options: { bucket: string; dataDir?: string }
   try {
     ({ port } = await server.run());
   } catch (error) {
+    if (!options.dataDir) rmSync(directory, { recursive: true, force: true });
     throw new StartupError(`the local S3 server did not start: ${error instanceof Error ? error.message : String(error)}`);
   }
-  const listeners: ((event: ObjectCreatedEvent) => void)[] = [];
+  const listeners = new Set<(event: ObjectCreatedEvent) => void>();
   server.on('event', (notification: { Records?: S3rverRecord[] }) => {
     for (const record of notification.Records ?? []) {
       const reason = REASONS[record.eventName ?? ''];
@@ -96,7 +127,10 @@ export async function startLocalS3(options: { bucket: string; dataDir?: string }
   return {
     endpoint: `http://127.0.0.1:${port}`,
     bucket: options.bucket,
-    onObjectCreated: (listener) => void listeners.push(listener),
+    onObjectCreated(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
     async close() {
       await server.close();
       if (!options.dataDir) rmSync(directory, { recursive: true, force: true });

@@ -19,7 +19,7 @@ import { RECORDINGS_BUCKET_ENV } from '#shared/store/recording-settings';
 import { LOCAL_ACCOUNT, LOCAL_STAGE } from './build-proxy-event.ts';
 import { createEventDelivery, type EventDelivery } from './deliver-events.ts';
 import { LOCAL_REGION } from './dynamodb-local.ts';
-import { startLocalS3, type LocalS3 } from './local-s3.ts';
+import { acquireLocalS3, type LocalS3 } from './local-s3.ts';
 
 /** The authorizer cache TTL where neither the caller nor the template says (API Gateway's 60 s in our stacks). */
 const DEFAULT_AUTH_CACHE_TTL_SECONDS = 60;
@@ -83,6 +83,7 @@ export async function bindGateway(port: number, host = '127.0.0.1'): Promise<Bou
   let runtime: FunctionRuntime | undefined;
   let s3: LocalS3 | undefined;
   let events: EventDelivery | undefined;
+  let unsubscribe: (() => void) | undefined;
   const address = server.address();
   const boundPort = typeof address === 'object' && address ? address.port : port;
   return {
@@ -90,7 +91,7 @@ export async function bindGateway(port: number, host = '127.0.0.1'): Promise<Bou
     url: `http://${host}:${boundPort}`,
     async serve({ authCacheTtlSeconds, rateLimit, onFault, log, recordingsDir }) {
       // The recordings bucket first: the functions learn its endpoint and name from the environment.
-      s3 = await startLocalS3({ bucket: recordingsBucketName(LOCAL_STAGE, LOCAL_ACCOUNT, LOCAL_REGION), dataDir: recordingsDir });
+      s3 = await acquireLocalS3({ bucket: recordingsBucketName(LOCAL_STAGE, LOCAL_ACCOUNT, LOCAL_REGION), dataDir: recordingsDir });
       process.env.AWS_ENDPOINT_URL_S3 = s3.endpoint;
       process.env[RECORDINGS_BUCKET_ENV] = s3.bucket;
       // The functions that check origins accept this gateway's own (D13): in this process for the
@@ -107,7 +108,7 @@ export async function bindGateway(port: number, host = '127.0.0.1'): Promise<Bou
         else onFault?.(error ?? new Error(line));
       });
       events = delivery;
-      s3.onObjectCreated((event) => delivery.put(event));
+      unsubscribe = s3.onObjectCreated((event) => delivery.put(event));
       const ttlSeconds = authCacheTtlSeconds ?? runtime.authorizerCacheTtlSeconds ?? DEFAULT_AUTH_CACHE_TTL_SECONDS;
       const gateway = createLocalGateway({
         routes,
@@ -130,9 +131,11 @@ export async function bindGateway(port: number, host = '127.0.0.1'): Promise<Bou
         server.close(() => resolve());
         server.closeAllConnections();
       });
+      // No new events first, then the ones under way, then what runs them.
+      unsubscribe?.();
+      await s3?.close();
       await events?.settled();
       await runtime?.close();
-      await s3?.close();
     },
   };
 }

@@ -4,7 +4,7 @@
  * Transcribe then emits "Call Analytics Job State Change", and `collect` turns the finished job's
  * output into the row's fields. Stereo recordings are read as agent on channel 0, customer on 1.
  */
-import { ConflictException, GetCallAnalyticsJobCommand, StartCallAnalyticsJobCommand, type TranscribeClient } from '@aws-sdk/client-transcribe';
+import { BadRequestException, ConflictException, GetCallAnalyticsJobCommand, StartCallAnalyticsJobCommand, type TranscribeClient } from '@aws-sdk/client-transcribe';
 import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { callAnalyticsFields, type CallAnalyticsOutput } from '#shared/domain/voc/call-analytics-row';
 import type { AnalysisOutcome, RecordingAnalysis } from './recording-analysis.ts';
@@ -53,7 +53,10 @@ export function createCallAnalyticsAnalysis(transcribe: TranscribeClient, s3: S3
         );
       } catch (error) {
         // Submitted by an earlier delivery of the same event: its state change will come.
-        if (!(error instanceof ConflictException)) throw error;
+        if (error instanceof ConflictException) return { kind: 'pending' };
+        // Refused for what the recording is (too short, no speech channel...): no retry changes that.
+        if (error instanceof BadRequestException) return { kind: 'failed', reason: `The analysis refused the recording: ${error.message}` };
+        throw error;
       }
       return { kind: 'pending' };
     },

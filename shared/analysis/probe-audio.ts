@@ -12,6 +12,10 @@ export class NotAudioError extends Error {
 }
 
 export async function probeAudio(body: Readable, sizeBytes: number): Promise<AudioProbe> {
+  // A failure of the stream itself (the connection to storage) says nothing of the file: it is
+  // thrown as it is, for the event to be retried.
+  let streamError: unknown;
+  body.once('error', (error) => (streamError ??= error));
   try {
     const { format } = await parseStream(body, { size: sizeBytes }, { duration: false, skipCovers: true, skipPostHeaders: true });
     if (!format.container || !format.hasAudio) throw new NotAudioError('it holds no audio this service can read');
@@ -25,6 +29,7 @@ export async function probeAudio(body: Readable, sizeBytes: number): Promise<Aud
       sampleRate: format.sampleRate,
     };
   } catch (error) {
+    if (streamError !== undefined) throw streamError;
     if (error instanceof NotAudioError) throw error;
     // The reader's own errors (unknown format, truncated or corrupt headers) mean the same to a caller.
     throw new NotAudioError(error instanceof Error ? error.message.replace(/\.$/, '').toLowerCase() : String(error));

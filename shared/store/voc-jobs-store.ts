@@ -8,7 +8,7 @@ import { ConditionalCheckFailedException, TransactionCanceledException } from '@
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { IdempotencyRecord } from '#shared/domain/idempotency/recorded-response';
-import { JOB_STATUSES, type FinalJobStatus, type JobStatus, type StoredVocJob, type VocJob, type VocJobUpload } from '#shared/domain/voc/job-status';
+import { JOB_STATUSES, type FinalJobStatus, type JobStatus, type OverdueBasis, type StoredVocJob, type VocJob, type VocJobUpload } from '#shared/domain/voc/job-status';
 import { tenantKey } from './composite-key.ts';
 import { recordLookupOnce, type RecordRequest } from './idempotency-ledger.ts';
 import { StoreUnavailableError } from './store-unavailable-error.ts';
@@ -26,13 +26,19 @@ export interface VocJobsStore {
   put(tenantId: string, job: VocJob): Promise<void>;
   /** A new upload's job, with its Idempotency-Key record when the request has one. */
   create(tenantId: string, job: StoredVocJob, options?: { signal?: AbortSignal; record?: RecordRequest<void> }): Promise<CreateJobOutcome>;
-  /** Counts one processing attempt of a `started` job and notes when its file first arrived. */
-  beginAttempt(tenantId: string, jobId: string, nowMs: number): Promise<AttemptOutcome>;
-  /** started -> completed | failed, or why not. A failure keeps its reason. */
-  finish(tenantId: string, jobId: string, status: FinalJobStatus, reason?: string): Promise<TransitionOutcome>;
+  /**
+   * Counts one attempt at `eventId` for a `started` job (a new event starts again at 1: a duplicate
+   * delivery is no retry) and notes when its file first arrived.
+   */
+  beginAttempt(tenantId: string, jobId: string, eventId: string, nowMs: number): Promise<AttemptOutcome>;
+  /**
+   * started -> completed | failed, or why not. A failure keeps its reason; `basis` makes the
+   * transition conditional on what an overdue verdict saw (the file had not arrived, or arrived then).
+   */
+  finish(tenantId: string, jobId: string, status: FinalJobStatus, reason?: string, basis?: OverdueBasis): Promise<TransitionOutcome>;
 }
 
-const UPLOAD_FIELDS = ['contentType', 'sizeBytes', 'fileName', 'uploadExpiresAt', 'uploadedAt', 'attempts'] as const;
+const UPLOAD_FIELDS = ['contentType', 'sizeBytes', 'fileName', 'uploadExpiresAt', 'uploadedAt', 'attempts', 'attemptEvent'] as const;
 
 function toJob(item: Record<string, unknown>): StoredVocJob {
   const status = JOB_STATUSES.includes(item.status as JobStatus) ? (item.status as JobStatus) : 'started';
@@ -107,42 +113,59 @@ export function createVocJobsStore(client: DynamoDBDocumentClient, table: string
       throw new StoreUnavailableError(`job ${job.id} kept conflicting after ${MAX_ATTEMPTS} attempts`);
     },
 
-    async beginAttempt(tenantId, jobId, nowMs) {
+    async beginAttempt(tenantId, jobId, eventId, nowMs) {
       const pk = key(tenantId, jobId);
       if (pk === undefined) return { kind: 'not-found' };
-      try {
-        const { Attributes } = await client.send(
+      const update = (sameEvent: boolean) =>
+        client.send(
           new UpdateCommand({
             TableName: table,
             Key: { pk },
-            UpdateExpression: 'SET uploadedAt = if_not_exists(uploadedAt, :now) ADD attempts :one',
-            ConditionExpression: '#status = :started',
+            UpdateExpression: sameEvent
+              ? 'SET uploadedAt = if_not_exists(uploadedAt, :now) ADD attempts :one'
+              : 'SET uploadedAt = if_not_exists(uploadedAt, :now), attempts = :one, attemptEvent = :event',
+            ConditionExpression: sameEvent ? '#status = :started AND attemptEvent = :event' : '#status = :started AND (attribute_not_exists(attemptEvent) OR attemptEvent <> :event)',
             ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: { ':now': nowMs, ':one': 1, ':started': 'started' },
+            ExpressionAttributeValues: { ':now': nowMs, ':one': 1, ':started': 'started', ':event': eventId },
             ReturnValues: 'ALL_NEW',
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           }),
         );
-        const job = toJob(Attributes!);
-        return { kind: 'attempt', job, attempt: job.upload?.attempts ?? 1 };
-      } catch (error) {
-        if (!(error instanceof ConditionalCheckFailedException)) throw error;
-        return error.Item ? { kind: 'not-started', job: toJob(unmarshall(error.Item)) } : { kind: 'not-found' };
+      // First as a retry of the event the job last saw (the common case on a retry), else as a new one.
+      for (const sameEvent of [true, false]) {
+        try {
+          const { Attributes } = await update(sameEvent);
+          const job = toJob(Attributes!);
+          return { kind: 'attempt', job, attempt: job.upload?.attempts ?? 1 };
+        } catch (error) {
+          if (!(error instanceof ConditionalCheckFailedException)) throw error;
+          if (!error.Item) return { kind: 'not-found' };
+          const job = toJob(unmarshall(error.Item));
+          if (job.status !== 'started') return { kind: 'not-started', job };
+        }
       }
+      throw new StoreUnavailableError(`job ${jobId} changed between its two attempt updates`);
     },
 
-    async finish(tenantId, jobId, status, reason) {
+    async finish(tenantId, jobId, status, reason, basis) {
       const pk = key(tenantId, jobId);
       if (pk === undefined) return 'not-found';
+      const seen = basis === undefined ? '' : basis.uploadedAt === undefined ? ' AND attribute_not_exists(uploadedAt)' : ' AND uploadedAt = :seen';
       try {
         await client.send(
           new UpdateCommand({
             TableName: table,
             Key: { pk },
             UpdateExpression: `SET #status = :to, finishedAt = :now${reason === undefined ? '' : ', failureReason = :reason'}`,
-            ConditionExpression: '#status = :started',
+            ConditionExpression: `#status = :started${seen}`,
             ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: { ':to': status, ':started': 'started', ':now': Date.now(), ...(reason !== undefined && { ':reason': reason }) },
+            ExpressionAttributeValues: {
+              ':to': status,
+              ':started': 'started',
+              ':now': Date.now(),
+              ...(reason !== undefined && { ':reason': reason }),
+              ...(basis?.uploadedAt !== undefined && { ':seen': basis.uploadedAt }),
+            },
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           }),
         );

@@ -117,7 +117,7 @@ describe('events to the processor', () => {
     const [, invokeConfig] = only(dev, 'AWS::Lambda::EventInvokeConfig');
     expect(invokeConfig.Properties).toMatchObject({
       MaximumRetryAttempts: 2,
-      MaximumEventAgeInSeconds: 3600,
+      MaximumEventAgeInSeconds: 900,
       DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [dlqId, 'Arn'] } } },
     });
   });
@@ -131,16 +131,24 @@ describe('least privilege', () => {
     expect(s3Statements(dev, roleOf(dev, 'cxm-dev-createRecording'))).toEqual([{ Effect: 'Allow', Action: 's3:PutObject', Resource: objects('recordings/') }]);
   });
 
-  it('the processor reads recordings and analysis output, starts and reads only this stage\'s Transcribe jobs, passes only Transcribe\'s role', () => {
+  it('the processor reads recordings and analysis output, reads this stage\'s Transcribe jobs, starts jobs writing to this bucket, passes Transcribe\'s role to Transcribe only', () => {
     const roleId = roleOf(dev, 'cxm-dev-processRecording');
     expect(s3Statements(dev, roleId)).toEqual([{ Effect: 'Allow', Action: 's3:GetObject', Resource: [objects('recordings/'), objects('analysis/')] }]);
     const statements = statementsOf(dev, roleId);
-    const transcribe = statements.find((statement) => actions(statement).includes('transcribe:StartCallAnalyticsJob'))!;
-    expect(actions(transcribe).sort()).toEqual(['transcribe:GetCallAnalyticsJob', 'transcribe:StartCallAnalyticsJob']);
-    expect(JSON.stringify(transcribe.Resource)).toContain(':analytics/cxm.dev.*');
+    const read = statements.find((statement) => actions(statement).includes('transcribe:GetCallAnalyticsJob'))!;
+    expect(actions(read)).toEqual(['transcribe:GetCallAnalyticsJob']);
+    expect(JSON.stringify(read.Resource)).toContain(':analytics/cxm.dev.*');
+    const start = statements.find((statement) => actions(statement).includes('transcribe:StartCallAnalyticsJob'))!;
+    expect(start).toEqual({
+      Effect: 'Allow',
+      Action: 'transcribe:StartCallAnalyticsJob',
+      Resource: '*',
+      Condition: { StringEqualsIfExists: { 'transcribe:OutputBucketName': { Ref: only(dev, 'AWS::S3::Bucket')[0] } } },
+    });
     const [transcribeRoleId] = resources(dev, 'AWS::IAM::Role').find(([, role]) => JSON.stringify(role.Properties.AssumeRolePolicyDocument).includes('transcribe.amazonaws.com'))!;
-    const passRole = statements.find((statement) => actions(statement).includes('iam:PassRole'))!;
-    expect(passRole.Resource).toEqual({ 'Fn::GetAtt': [transcribeRoleId, 'Arn'] });
+    expect(statements.filter((statement) => actions(statement).includes('iam:PassRole'))).toEqual([
+      { Effect: 'Allow', Action: 'iam:PassRole', Resource: { 'Fn::GetAtt': [transcribeRoleId, 'Arn'] }, Condition: { StringEquals: { 'iam:PassedToService': 'transcribe.amazonaws.com' } } },
+    ]);
   });
 
   it('Transcribe\'s role reads recordings and writes analysis, assumed by Transcribe of this account only', () => {

@@ -82,3 +82,31 @@ describe('job transitions (D7)', () => {
     expect(outcomes.filter((o) => o === 'not-started')).toHaveLength(9);
   });
 });
+
+describe('processing attempts and overdue verdicts', () => {
+  const upload = { contentType: 'audio/wav', sizeBytes: 44, fileName: 'a.wav', uploadExpiresAt: started + 60_000 };
+
+  it('counts attempts per event: a retry of the same event adds one, a new event (a duplicate delivery) starts again at 1', async () => {
+    await api.vocJobs.create(tenant, { id: 'attempts-2', status: 'started', started, file: 'f', recordingId: 'r', upload });
+    const attempt = async (event: string) => {
+      const outcome = await api.vocJobs.beginAttempt(tenant, 'attempts-2', event, started + 1000);
+      return outcome.kind === 'attempt' ? outcome.attempt : outcome.kind;
+    };
+    expect([await attempt('e1'), await attempt('e1'), await attempt('e2'), await attempt('e1'), await attempt('e1')]).toEqual([1, 2, 1, 1, 2]);
+    expect((await api.vocJobs.get(tenant, 'attempts-2'))?.upload).toMatchObject({ uploadedAt: started + 1000, attempts: 2, attemptEvent: 'e1' });
+    expect(await api.vocJobs.finish(tenant, 'attempts-2', 'completed')).toBe('done');
+    expect(await attempt('e3')).toBe('not-started');
+    expect(await api.vocJobs.beginAttempt(tenant, 'no-such-job', 'e1', started)).toEqual({ kind: 'not-found' });
+  });
+
+  it('an overdue verdict holds only while the file is as it saw it: a file that arrived meanwhile keeps the job', async () => {
+    await api.vocJobs.create(tenant, { id: 'overdue', status: 'started', started, file: 'f', recordingId: 'r', upload });
+    // The verdict saw no upload; the file's event begins processing before the verdict is written.
+    await api.vocJobs.beginAttempt(tenant, 'overdue', 'e1', started + 2000);
+    expect(await api.vocJobs.finish(tenant, 'overdue', 'failed', 'never came', { uploadedAt: undefined })).toBe('not-started');
+    expect((await api.vocJobs.get(tenant, 'overdue'))?.status).toBe('started');
+    // A verdict on the processing window, seeing this very arrival, does fail it.
+    expect(await api.vocJobs.finish(tenant, 'overdue', 'failed', 'too slow', { uploadedAt: started + 2000 })).toBe('done');
+    expect(await api.vocJobs.get(tenant, 'overdue')).toMatchObject({ status: 'failed', failureReason: 'too slow' });
+  });
+});

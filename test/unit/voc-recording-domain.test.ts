@@ -73,6 +73,21 @@ describe('the audio probe', () => {
     expect(declaredTypeMismatch('audio/ogg', probe)).toMatch(/declared audio\/ogg but holds WAVE \(PCM\)/);
   });
 
+  it('accepts an MP4 file by any of its brands', () => {
+    for (const container of ['M4A/isom/mp42', 'mp41/isom', 'isom/iso2/mp41', 'M4B']) {
+      expect(declaredTypeMismatch('audio/mp4', { container, channels: 2, sampleRate: 44100 }), container).toBeUndefined();
+    }
+    expect(declaredTypeMismatch('audio/mp4', { container: 'WAVE', channels: 1, sampleRate: 8000 })).toMatch(/declared audio\/mp4/);
+  });
+
+  it('a failing stream (the connection to storage) is no verdict on the file: its error is thrown as it is', async () => {
+    const body = new PassThrough();
+    body.write(tinyWav(1).subarray(0, 12));
+    const reset = Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
+    setTimeout(() => body.destroy(reset), 10);
+    await expect(probeAudio(body, 16_044)).rejects.toBe(reset);
+  });
+
   it.each([
     ['text', Buffer.from('not audio at all '.repeat(10))],
     ['zeros', Buffer.alloc(4096)],

@@ -17,8 +17,9 @@ export interface AudioProbe {
 /** Why the probe does not fit the declared type, or undefined when it does. */
 export function declaredTypeMismatch(contentType: RecordingContentType, probe: AudioProbe): string | undefined {
   const containers: readonly string[] = RECORDING_TYPES[contentType].containers;
-  const family = probe.container.split('/')[0]!;
-  if (!containers.includes(probe.container) && !containers.includes(family)) {
+  // An MP4 file names its container by all its brands (`M4A/isom/mp42`): any known one will do.
+  const names = probe.container.split('/');
+  if (!names.some((name) => containers.includes(name))) {
     return `The file was declared ${contentType} but holds ${probe.container}${probe.codec ? ` (${probe.codec})` : ''} audio. Upload it again with its own content type.`;
   }
   return undefined;

@@ -29,7 +29,9 @@ export interface VocJobUpload {
   uploadExpiresAt: number;
   /** Epoch ms the processor first saw the object, once it has. */
   uploadedAt?: number;
+  /** Attempts at the event being processed (`attemptEvent`): Lambda retries the same event id. */
   attempts?: number;
+  attemptEvent?: string;
 }
 
 export type StoredVocJob = VocJob & { upload?: VocJobUpload };
@@ -43,6 +45,12 @@ export interface JobDeadlines {
   uploadGraceMs: number;
   processingWindowMs: number;
 }
+
+/**
+ * What an overdue verdict was based on: the job is failed only if this still holds, so a file that
+ * arrives while the verdict is being written is never failed as "not uploaded".
+ */
+export type OverdueBasis = { uploadedAt: number | undefined };
 
 /**
  * Why a job still `started` at `nowMs` can no longer complete, or undefined while it still can: its

@@ -9,7 +9,8 @@
 export const RECORDING_TYPES = {
   'audio/wav': { extension: 'wav', containers: ['WAVE'] },
   'audio/mpeg': { extension: 'mp3', containers: ['MPEG'] },
-  'audio/mp4': { extension: 'm4a', containers: ['M4A', 'MPEG-4', 'mp42', 'isom', 'M4A/mp42', 'M4A/isom'] },
+  // ISO base media brands an audio MP4 is written with (music-metadata names the container by them).
+  'audio/mp4': { extension: 'm4a', containers: ['M4A', 'M4B', 'MPEG-4', 'mp41', 'mp42', 'isom', 'iso2', 'iso4', 'iso5', 'iso6', 'dash', 'f4a', 'qt', '3gp4', '3gp5', '3gp6', '3g2a'] },
   'audio/flac': { extension: 'flac', containers: ['FLAC'] },
   'audio/ogg': { extension: 'ogg', containers: ['Ogg'] },
 } as const satisfies Record<string, { extension: string; containers: readonly string[] }>;
@@ -20,8 +21,12 @@ export const RECORDING_CONTENT_TYPES = Object.keys(RECORDING_TYPES) as Recording
 /** Every recording object lives under this prefix, one folder per tenant. */
 export const RECORDINGS_PREFIX = 'recordings/';
 
-/** The stage defaults: 500 MB, a URL valid 15 minutes, 10 minutes of grace for a slow upload's end. */
-export const DEFAULT_RECORDING_LIMITS = { maxBytes: 500_000_000, uploadUrlTtlSeconds: 900, uploadGraceSeconds: 600 };
+/**
+ * The stage defaults: 500 MB, a URL valid 15 minutes, and 20 minutes of grace after it before a job
+ * whose file never came is failed: longer than the processor's events may wait (15 minutes,
+ * infra/constructs/recordings.ts), so a file that came in time is never failed as missing.
+ */
+export const DEFAULT_RECORDING_LIMITS = { maxBytes: 500_000_000, uploadUrlTtlSeconds: 900, uploadGraceSeconds: 1200 };
 
 export function recordingKey(tenantId: string, jobId: string, contentType: RecordingContentType): string {
   return `${RECORDINGS_PREFIX}${tenantId}/${jobId}.${RECORDING_TYPES[contentType].extension}`;
