@@ -23,12 +23,14 @@ export async function startSourceRuntime(): Promise<FunctionRuntime> {
   const authorizer = await importHandler<AuthorizerHandler>(AUTHORIZER_HANDLER);
   const handlers = new Map<string, ProxyHandler>();
   for (const route of routes) handlers.set(route.id, await importHandler<ProxyHandler>(route.handler));
-  const processRecording = await importHandler<(event: unknown) => Promise<unknown>>(RECORDING_PROCESSOR.handler);
+  // Imported with the first recording's event, not at start: most runs (and test files) never
+  // upload one, and the processor brings the S3 and Transcribe clients and the audio reader.
+  let processRecording: Promise<(event: unknown) => Promise<unknown>> | undefined;
   return {
     routes,
     authorizer,
     handlers,
-    eventTargets: [{ name: RECORDING_PROCESSOR.id, patterns: [recordingArrivedPattern(recordingsBucket())], invoke: (event) => processRecording(event) }],
+    eventTargets: [{ name: RECORDING_PROCESSOR.id, patterns: [recordingArrivedPattern(recordingsBucket())], invoke: async (event) => (await (processRecording ??= importHandler(RECORDING_PROCESSOR.handler)))(event) }],
     description: `sources on node ${process.version}`,
     close: async () => undefined,
   };
