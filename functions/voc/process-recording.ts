@@ -1,23 +1,13 @@
 /**
- * Runs VOC recording jobs (EventBridge): "Object Created" for a recording starts one, "Call
- * Analytics Job State Change" finishes one on a stage. A job is checked against the object that
- * arrived (the key must be the job's own file, under the job's tenant), the file must be readable
- * audio of the declared type, the analysis runs, its row is written to the VOC list, and only then
- * is the job `completed`. Every transition is conditional on `started`: a re-delivered event
- * changes nothing. An unexpected error is thrown so Lambda retries the event; on the last attempt
- * the job is failed instead, and a crash there is failed when the job is next read (its window).
+ * The recording processor (EventBridge): the use case in shared/analysis/run-recording-job.ts,
+ * wired to this stage's stores, bucket and analysis (Amazon Transcribe Call Analytics when the
+ * stage asks for it, else the local stand-in).
  */
 import { TranscribeClient } from '@aws-sdk/client-transcribe';
 import type { EventBridgeEvent } from 'aws-lambda';
-import { shapeRow } from '#shared/domain/reporting/report-rows';
-import { declaredTypeMismatch } from '#shared/domain/voc/audio-probe';
-import type { StoredVocJob } from '#shared/domain/voc/job-status';
-import { isRecordingContentType, parseRecordingKey } from '#shared/domain/voc/recording-upload';
-import { recordingRow, type RecordingAnalysisFields } from '#shared/domain/voc/recording-row';
-import { createCallAnalyticsAnalysis, parseAnalysisJobName } from '#shared/analysis/call-analytics-analysis';
+import { createCallAnalyticsAnalysis } from '#shared/analysis/call-analytics-analysis';
 import { createLocalAudioAnalysis } from '#shared/analysis/local-audio-analysis';
-import { NotAudioError, probeAudio } from '#shared/analysis/probe-audio';
-import type { AnalysisOutcome } from '#shared/analysis/recording-analysis';
+import { createRecordingJobRunner, type AnalysisStateDetail, type ObjectCreatedDetail } from '#shared/analysis/run-recording-job';
 import { logger } from '#shared/http/logger';
 import { documentClient } from '#shared/store/dynamo-client';
 import { RECORDING_ANALYSIS_ENV, recordingsBucket, TRANSCRIBE_ROLE_ENV } from '#shared/store/recording-settings';
@@ -26,111 +16,25 @@ import { createReportingRowsStore } from '#shared/store/reporting-rows-store';
 import { tableName } from '#shared/store/table-name';
 import { createVocJobsStore } from '#shared/store/voc-jobs-store';
 
-/** Deliveries of one event: Lambda's first try and its two retries of an asynchronous invocation. */
-export const MAX_PROCESSING_ATTEMPTS = 3;
-
 const bucketName = recordingsBucket();
-const bucket = createRecordingsBucket(s3Client(), bucketName);
-const jobs = createVocJobsStore(documentClient(), tableName('vocJobs'));
-const rows = createReportingRowsStore(documentClient(), { rows: tableName('reporting'), counts: tableName('reportingCounts') });
 const stage = process.env.CXM_STAGE ?? 'local';
 const callAnalytics =
   process.env[RECORDING_ANALYSIS_ENV] === 'call-analytics'
     ? createCallAnalyticsAnalysis(new TranscribeClient({}), s3Client(), { stage, dataAccessRoleArn: process.env[TRANSCRIBE_ROLE_ENV] ?? '' })
     : undefined;
-const analysis = callAnalytics ?? createLocalAudioAnalysis();
+const runner = createRecordingJobRunner({
+  stage,
+  bucketName,
+  bucket: createRecordingsBucket(s3Client(), bucketName),
+  jobs: createVocJobsStore(documentClient(), tableName('vocJobs')),
+  rows: createReportingRowsStore(documentClient(), { rows: tableName('reporting'), counts: tableName('reportingCounts') }),
+  analysis: callAnalytics ?? createLocalAudioAnalysis(),
+  ...(callAnalytics && { callAnalytics }),
+  logger,
+});
 
-interface ObjectCreatedDetail {
-  bucket?: { name?: string };
-  object?: { key?: string; size?: number };
-}
-
-interface AnalysisStateDetail {
-  JobName?: string;
-  JobStatus?: string;
-}
-
-type ProcessorEvent = EventBridgeEvent<string, ObjectCreatedDetail | AnalysisStateDetail>;
-
-async function fail(tenantId: string, jobId: string, reason: string): Promise<void> {
-  const outcome = await jobs.finish(tenantId, jobId, 'failed', reason);
-  logger.info('job failed', { tenantId, jobId, reason, outcome });
-}
-
-/**
- * The row first, then the transition: a job is never `completed` without its row. Should the job
- * have been failed meanwhile (its window ran out while this attempt ran), the row goes again: a
- * failed job has no row in the list.
- */
-async function complete(tenantId: string, job: StoredVocJob, fields: RecordingAnalysisFields): Promise<void> {
-  await rows.putRows(tenantId, 'voc', [shapeRow('voc', tenantId, recordingRow(job, fields))]);
-  const outcome = await jobs.finish(tenantId, job.id, 'completed');
-  if (outcome === 'done') return logger.info('job completed', { tenantId, jobId: job.id, recordingId: job.recordingId });
-  const now = await jobs.get(tenantId, job.id);
-  if (now?.status !== 'completed') await rows.deleteRows(tenantId, 'voc', [job.recordingId]);
-  logger.warn('job finished elsewhere while its row was written', { tenantId, jobId: job.id, status: now?.status });
-}
-
-async function settle(tenantId: string, job: StoredVocJob, outcome: AnalysisOutcome): Promise<void> {
-  if (outcome.kind === 'done') await complete(tenantId, job, outcome.fields);
-  else if (outcome.kind === 'failed') await fail(tenantId, job.id, outcome.reason);
-}
-
-/** An unexpected error: thrown for Lambda to retry the event, except on its last attempt, which fails the job. */
-async function retryOrFail(tenantId: string, jobId: string, attempt: number, error: unknown): Promise<void> {
-  if (attempt < MAX_PROCESSING_ATTEMPTS) throw error;
-  logger.error('processing failed on its last attempt', { tenantId, jobId, attempt, error });
-  await fail(tenantId, jobId, `Processing failed after ${attempt} attempts (${error instanceof Error ? error.name : 'error'}). Create a new upload to try again.`);
-}
-
-async function onRecordingArrived(eventId: string, detail: ObjectCreatedDetail): Promise<void> {
-  const key = detail.object?.key ?? '';
-  const owner = detail.bucket?.name === bucketName ? parseRecordingKey(key) : undefined;
-  if (!owner) return logger.warn('object is no recording of this stage', { bucket: detail.bucket?.name, key });
-  const { tenantId, jobId } = owner;
-  // The key names the tenant and the job, and the job names its file: both must agree before
-  // anything is counted, so no object can start (or start the clock of) another job, whatever its key.
-  const found = await jobs.get(tenantId, jobId);
-  if (!found) return logger.warn('recording without a job', { tenantId, jobId, key });
-  if (found.file !== key || !found.upload) return logger.warn('object is not the file of its job', { tenantId, jobId, key, file: found.file });
-  const begun = await jobs.beginAttempt(tenantId, jobId, eventId, Date.now());
-  if (begun.kind === 'not-found') return logger.warn('recording without a job', { tenantId, jobId, key });
-  if (begun.kind === 'not-started') return logger.info('job already finished: event ignored', { tenantId, jobId, status: begun.job.status });
-  const { job, attempt } = begun;
-  const upload = job.upload!;
-  try {
-    const object = await bucket.open(key);
-    if (!object) return logger.warn('recording vanished before it was read', { tenantId, jobId, key });
-    const contentType = upload.contentType;
-    if (object.size !== upload.sizeBytes || !isRecordingContentType(contentType)) {
-      object.body.destroy();
-      return fail(tenantId, jobId, `The file has ${object.size} bytes, not the ${upload.sizeBytes} declared.`);
-    }
-    const probe = await probeAudio(object.body, object.size);
-    const mismatch = declaredTypeMismatch(contentType, probe);
-    if (mismatch) return fail(tenantId, jobId, mismatch);
-    await settle(tenantId, job, await analysis.start({ tenantId, jobId, bucket: bucketName, key, probe }));
-  } catch (error) {
-    if (error instanceof NotAudioError) return fail(tenantId, jobId, `The file is not readable ${upload.contentType}: ${error.message}.`);
-    await retryOrFail(tenantId, jobId, attempt, error);
-  }
-}
-
-async function onAnalysisStateChanged(eventId: string, detail: AnalysisStateDetail): Promise<void> {
-  const owner = detail.JobName ? parseAnalysisJobName(detail.JobName, stage) : undefined;
-  if (!owner || !callAnalytics) return logger.warn('analysis job is not one of this stage', { jobName: detail.JobName });
-  const { tenantId, jobId } = owner;
-  const begun = await jobs.beginAttempt(tenantId, jobId, eventId, Date.now());
-  if (begun.kind !== 'attempt') return logger.info('analysis of a finished or unknown job: event ignored', owner);
-  try {
-    await settle(tenantId, begun.job, await callAnalytics.collect(tenantId, jobId));
-  } catch (error) {
-    await retryOrFail(tenantId, jobId, begun.attempt, error);
-  }
-}
-
-export const handler = async (event: ProcessorEvent): Promise<void> => {
-  if (event.source === 'aws.s3') await onRecordingArrived(event.id, event.detail as ObjectCreatedDetail);
-  else if (event.source === 'aws.transcribe') await onAnalysisStateChanged(event.id, event.detail as AnalysisStateDetail);
+export const handler = async (event: EventBridgeEvent<string, ObjectCreatedDetail | AnalysisStateDetail>): Promise<void> => {
+  if (event.source === 'aws.s3') await runner.onRecordingArrived(event.id, event.detail as ObjectCreatedDetail);
+  else if (event.source === 'aws.transcribe') await runner.onAnalysisStateChanged(event.id, event.detail as AnalysisStateDetail);
   else logger.warn('event of an unexpected source ignored', { source: event.source, detailType: event['detail-type'] });
 };
