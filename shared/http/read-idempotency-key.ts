@@ -1,8 +1,9 @@
 /**
  * Chain step for the routes that accept `Idempotency-Key` (D11): checks the header (400) and
  * turns it into a claim, the key plus the fingerprint of this request, for the handler to record
- * its answer under. Runs after body validation: the fingerprint is of the parsed body, so a retry
- * that spells the same JSON differently is still the same request.
+ * its answer under. Runs after body validation: the fingerprint is of the parsed body and the parsed
+ * preconditions, so a retry that spells the same JSON or the same tags differently is still the
+ * same request, and one conditional on another version is not.
  */
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyResult } from 'aws-lambda';
@@ -12,6 +13,7 @@ import type { RouteSpec } from '#shared/routes';
 import { badRequest } from './api-error.ts';
 import type { ChainEvent } from './api-types.ts';
 import { findHeader, findHeaderValues } from './find-header.ts';
+import { readPreconditions } from './read-preconditions.ts';
 
 export function readIdempotencyKey(route: RouteSpec): MiddlewareObj<ChainEvent, APIGatewayProxyResult> {
   return {
@@ -29,6 +31,7 @@ export function readIdempotencyKey(route: RouteSpec): MiddlewareObj<ChainEvent, 
         pathTemplate: route.path,
         pathParameters: (event.pathParameters ?? {}) as Record<string, string>,
         body: event.cxm.body,
+        ...(route.preconditions && { preconditions: readPreconditions({ headers: event.headers, multiValueHeaders: event.multiValueHeaders ?? {} }) }),
       });
       event.cxm.idempotency = { key, fingerprint };
     },

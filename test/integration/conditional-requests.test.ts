@@ -351,4 +351,22 @@ describe('with Idempotency-Key', () => {
     expect(retry.headers.get('idempotent-replayed')).toBe('true');
     expect(await current(client, 'doc')).toEqual({ json: { v: 1 }, etag: written });
   });
+
+  it('the same key with other preconditions is another request: 422, nothing written, whether the condition changed, appeared or went', async () => {
+    const client = await newClient();
+    const original = etagOf(await client.post('doc', { v: 1 }));
+    const key = randomUUID();
+    const first = await client.put('doc', { v: 2 }, { 'If-Match': original, 'Idempotency-Key': key });
+    expect(first.status).toBe(200);
+    const written = etagOf(first);
+    const others: Record<string, string>[] = [{ 'If-Match': written }, { 'If-Match': '*' }, { 'If-None-Match': '*' }, {}];
+    for (const headers of others) {
+      const reused = await client.put('doc', { v: 2 }, { ...headers, 'Idempotency-Key': key });
+      expect(reused.status, JSON.stringify(headers)).toBe(422);
+    }
+    // Spelled otherwise, the same condition is the same request: replayed.
+    const respelled = await client.put('doc', { v: 2 }, { 'If-Match': ` ${original} `, 'Idempotency-Key': key });
+    expect(respelled.headers.get('idempotent-replayed')).toBe('true');
+    expect(await current(client, 'doc')).toEqual({ json: { v: 2 }, etag: written });
+  });
 });
