@@ -9,12 +9,17 @@ import { ALLOWED_HOSTS_ENV, ALLOWED_ORIGINS_ENV } from '#shared/http/allowed-ori
 /** Both lists, comma-separated, under the names the functions read. */
 export type LocalOriginsEnv = Record<typeof ALLOWED_ORIGINS_ENV | typeof ALLOWED_HOSTS_ENV, string>;
 
-/** The environment additions of a gateway listening on 127.0.0.1:`port`. */
+/** The names a local server answers to, on any port (the MCP SDK's `localhostHostValidation` list). */
+export const LOCAL_HOST_NAMES = ['127.0.0.1', 'localhost', '[::1]'];
+
+/**
+ * The environment additions of a gateway listening on 127.0.0.1:`port`: its own origins, and the
+ * local host names on any port, so a port forward reaches it while a rebound name does not.
+ */
 export function localOrigins(port: number): LocalOriginsEnv {
-  const hosts = [`127.0.0.1:${port}`, `localhost:${port}`];
   return {
-    [ALLOWED_ORIGINS_ENV]: hosts.map((host) => `http://${host}`).join(','),
-    [ALLOWED_HOSTS_ENV]: hosts.join(','),
+    [ALLOWED_ORIGINS_ENV]: [`127.0.0.1:${port}`, `localhost:${port}`].map((host) => `http://${host}`).join(','),
+    [ALLOWED_HOSTS_ENV]: LOCAL_HOST_NAMES.join(','),
   };
 }
 

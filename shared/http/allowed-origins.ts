@@ -1,7 +1,8 @@
 /**
  * The allow lists of D13, as the functions receive them: `CXM_ALLOWED_ORIGINS` (CDK sets it from
  * the stage config on routes that declare `checksOrigin`; the local gateway adds its own origins)
- * and `CXM_ALLOWED_HOSTS` (set only by the local gateway). Both are comma-separated.
+ * and `CXM_ALLOWED_HOSTS` (set only by the local gateway: host names, any port). Both are
+ * comma-separated.
  *
  * Matching is the MCP SDK's (`WebStandardStreamableHTTPServerTransport`'s `allowedOrigins` and
  * `allowedHosts`: membership in the list), after both sides are reduced to what identifies an
@@ -64,21 +65,40 @@ function listReader(name: string, normalise: (entry: string) => string | undefin
   };
 }
 
-const readAllowedOrigins = listReader(ALLOWED_ORIGINS_ENV, normaliseOrigin);
-const readAllowedHosts = listReader(ALLOWED_HOSTS_ENV, normaliseHost);
-
-/** Origins a request may name; unset means none (fail closed), as an empty list does. */
-export function isAllowedOrigin(origin: string): boolean {
-  const normalised = normaliseOrigin(origin);
-  return normalised !== undefined && (readAllowedOrigins()?.has(normalised) ?? false);
+/** The host name of a `host[:port]`, lower case, or undefined when it is no host. */
+function hostName(value: string): string | undefined {
+  const host = normaliseHost(value);
+  return host === undefined ? undefined : (parseUrl(`http://${host}`)?.hostname ?? undefined);
 }
 
-/** Hosts a request may address; with no list (a deployed stage: API Gateway routes by host) any. */
+const readAllowedHostNames = listReader(ALLOWED_HOSTS_ENV, hostName);
+
+const readAllowedOrigins = listReader(ALLOWED_ORIGINS_ENV, normaliseOrigin);
+
+/**
+ * Origins a request may name; unset means none (fail closed), as an empty list does. Where a list
+ * of host names is set (the local gateway), an http origin on one of them is the machine's own on
+ * any port, as its Host is: a page reached through a port forward, not a rebound name.
+ */
+export function isAllowedOrigin(origin: string): boolean {
+  const normalised = normaliseOrigin(origin);
+  if (normalised === undefined) return false;
+  if (readAllowedOrigins()?.has(normalised)) return true;
+  const url = new URL(normalised);
+  return url.protocol === 'http:' && (readAllowedHostNames()?.has(url.hostname) ?? false);
+}
+
+/**
+ * Hosts a request may address; with no list (a deployed stage: API Gateway routes by host) any.
+ * The host name alone is compared, as the MCP SDK's `localhostHostValidation` does: DNS rebinding
+ * arrives under a foreign name, while a port forward (`ssh -L 9000:127.0.0.1:3000`, an editor's
+ * forwarded port) keeps the name and changes only the port.
+ */
 export function isAllowedHost(host: string | undefined): boolean {
-  const allowed = readAllowedHosts();
+  const allowed = readAllowedHostNames();
   if (allowed === undefined) return true;
-  const normalised = host === undefined ? undefined : normaliseHost(host);
-  return normalised !== undefined && allowed.has(normalised);
+  const name = host === undefined ? undefined : hostName(host);
+  return name !== undefined && allowed.has(name);
 }
 
 /**

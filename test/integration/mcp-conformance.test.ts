@@ -7,12 +7,12 @@
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
+import { connect, createServer as createNetServer, type Server as NetServer } from 'node:net';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lambdaNode } from '#infra/local/lambda-node';
-import { localOrigins, withLocalOrigins } from '#infra/local/local-origins';
 import { PROJECT_ROOT } from '#infra/project-root';
 import { run, type Finished } from '#test/support/run-process';
 import { expectDocumented, startTestApi, uniqueTenant, type TestApi } from '#test/support/test-api';
@@ -84,6 +84,7 @@ async function startKeyProxy(gatewayUrl: string, key: string, exchanges: Exchang
 
 let api: TestApi;
 let proxy: Server;
+let forward: { port: number; server: NetServer };
 let outputDir: string;
 const results = new Map<Scenario, ScenarioRun>();
 const exchanges: Exchange[] = [];
@@ -99,13 +100,13 @@ beforeAll(async () => {
   await Promise.all(['bot-a', 'bot-b'].map((id) => api.addDocument(tenant, 'bots', id, { name: `Bot ${id}` })));
   const front = await startKeyProxy(api.url, key, exchanges);
   proxy = front.server;
-  // The proxy is the suite's way in, as a custom domain is a stage's: the gateway must take its
-  // origin and host as its own (the lists it gives itself, read at each request), and still refuse
-  // any other.
-  Object.assign(process.env, withLocalOrigins(process.env, localOrigins(front.port)));
+  // The suite's way in is a plain TCP forward on another port, as `ssh -L` or an editor's port
+  // forward is: its Host names 127.0.0.1 with the forward's port, which no list of the gateway's
+  // holds. The gateway must serve it (DNS-rebinding checks compare the host name), not refuse it.
+  forward = await startTcpForward(front.port);
 
   outputDir = mkdtempSync(join(tmpdir(), 'cxm-conformance-'));
-  const url = `http://127.0.0.1:${front.port}/api/v1/mcp/tenants/${tenant}/bots`;
+  const url = `http://127.0.0.1:${forward.port}/api/v1/mcp/tenants/${tenant}/bots`;
   const cli = conformanceCli();
   await Promise.all(
     SCENARIOS.map(async (scenario) => {
@@ -119,7 +120,23 @@ beforeAll(async () => {
   );
 });
 
+/** Bytes in, bytes out, between a port of its own and `port`: nothing read, nothing rewritten. */
+async function startTcpForward(port: number): Promise<{ port: number; server: NetServer }> {
+  const server = createNetServer((socket) => {
+    const upstream = connect(port, '127.0.0.1');
+    socket.pipe(upstream).pipe(socket);
+    const end = () => (socket.destroy(), upstream.destroy());
+    socket.on('error', end);
+    upstream.on('error', end);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  if (typeof address !== 'object' || address === null) throw new Error('the forward has no port');
+  return { port: address.port, server };
+}
+
 afterAll(async () => {
+  forward?.server.close();
   proxy?.close();
   proxy?.closeAllConnections();
   await api?.close();

@@ -272,9 +272,16 @@ describe('Origin and Host (D13: DNS-rebinding protection)', () => {
     expect(response.headers.get('x-request-id')).toBeTruthy();
   });
 
-  // `null` is what a sandboxed or file page sends; the others are the gateway's host on another port or scheme.
-  it.each(['null', 'http://127.0.0.1:1', 'https://127.0.0.1'])('refuses Origin %j', async (origin) => {
+  // `null` is what a sandboxed or file page sends; then the machine's name over another scheme, and
+  // names that only contain or resemble it (what a rebound name looks like).
+  it.each(['null', 'https://127.0.0.1', 'http://127.0.0.1.evil.example.com', 'http://localhost.evil.example.com:3000'])('refuses Origin %j', async (origin) => {
     expect((await rpc(listTools, { Origin: origin })).status).toBe(403);
+  });
+
+  // A port forward (ssh -L 9000:127.0.0.1:<port>) keeps the machine's name and changes the port,
+  // as the MCP SDK's localhost validation allows.
+  it.each(['http://127.0.0.1:1', 'http://localhost:9000', 'http://[::1]:9000'])('accepts Origin %j, the machine\'s own name on another port', async (origin) => {
+    expect((await rpc(listTools, { Origin: origin })).status).toBe(200);
   });
 
   it.each(['127.0.0.1', 'localhost', 'LocalHost'])('accepts its own origin http://%s:<port>', async (host) => {
@@ -297,12 +304,12 @@ describe('Origin and Host (D13: DNS-rebinding protection)', () => {
   it('refuses a foreign Host with 403, even with the matching Origin (a name rebound to 127.0.0.1)', async () => {
     const raw = createRawClient(api.url);
     try {
-      const send = async (host: string) => {
+      const send = async (host: string, origin: string | undefined = `http://${host}`) => {
         const body = JSON.stringify(listTools);
         const response = await raw.send({
           method: 'POST',
           target: mcpPath(),
-          headers: { Host: host, Origin: `http://${host}`, Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', Accept: 'application/json' },
+          headers: { Host: host, ...(origin && { Origin: origin }), Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', Accept: 'application/json' },
           body,
         });
         const headers = new Headers(Object.entries(response.headers).flatMap(([name, value]) => (typeof value === 'string' ? [[name, value] as [string, string]] : [])));
@@ -313,6 +320,11 @@ describe('Origin and Host (D13: DNS-rebinding protection)', () => {
       expect(rebound.status).toBe(403);
       expect(rebound.json).toEqual({ code: 'PermissionDenied', message: FOREIGN_HOST_MESSAGE });
       expect((await send(`localhost:${port()}`)).status).toBe(200);
+      // A port forward (ssh -L 9000:127.0.0.1:<port>, an editor's forwarded port) keeps the name
+      // and changes the port: a server-side client through it is served, a rebound name on it is not.
+      expect((await send('127.0.0.1:9000', undefined)).status).toBe(200);
+      expect((await send('localhost:9000', undefined)).status).toBe(200);
+      expect((await send('evil.example.com:9000', undefined)).status).toBe(403);
     } finally {
       raw.close();
     }

@@ -89,13 +89,17 @@ describe('the allowed hosts (CXM_ALLOWED_HOSTS)', () => {
     expect(isAllowedHost(undefined)).toBe(true);
   });
 
-  it('when set, allows only the listed hosts, and no missing Host', () => {
-    vi.stubEnv(ALLOWED_HOSTS_ENV, '127.0.0.1:3000,localhost:3000');
+  it('when set, allows the listed host names on any port (a port forward), no other name, and no missing Host', () => {
+    vi.stubEnv(ALLOWED_HOSTS_ENV, '127.0.0.1,localhost,[::1]');
     expect(isAllowedHost('127.0.0.1:3000')).toBe(true);
     expect(isAllowedHost('LocalHost:3000')).toBe(true);
-    expect(isAllowedHost('127.0.0.1:3001')).toBe(false);
+    expect(isAllowedHost('127.0.0.1:9000')).toBe(true);
+    expect(isAllowedHost('localhost')).toBe(true);
+    expect(isAllowedHost('[::1]:8080')).toBe(true);
     expect(isAllowedHost('evil.example.com')).toBe(false);
     expect(isAllowedHost('evil.example.com:3000')).toBe(false);
+    expect(isAllowedHost('127.0.0.1.evil.example.com:3000')).toBe(false);
+    expect(isAllowedHost('localhost@evil.example.com')).toBe(false);
     expect(isAllowedHost('')).toBe(false);
     expect(isAllowedHost(undefined)).toBe(false);
   });
@@ -116,7 +120,7 @@ describe("the local gateway's own lists", () => {
   it('are its origins and hosts on 127.0.0.1 and localhost', () => {
     expect(localOrigins(3000)).toEqual({
       CXM_ALLOWED_ORIGINS: 'http://127.0.0.1:3000,http://localhost:3000',
-      CXM_ALLOWED_HOSTS: '127.0.0.1:3000,localhost:3000',
+      CXM_ALLOWED_HOSTS: '127.0.0.1,localhost,[::1]',
     });
   });
 
@@ -127,7 +131,7 @@ describe("the local gateway's own lists", () => {
     expect(both).toEqual({
       PATH: '/bin',
       CXM_ALLOWED_ORIGINS: 'http://127.0.0.1:3000,http://localhost:3000,http://127.0.0.1:4000,http://localhost:4000',
-      CXM_ALLOWED_HOSTS: '127.0.0.1:3000,localhost:3000,127.0.0.1:4000,localhost:4000',
+      CXM_ALLOWED_HOSTS: '127.0.0.1,localhost,[::1]',
     });
   });
 
@@ -136,6 +140,9 @@ describe("the local gateway's own lists", () => {
     vi.stubEnv(ALLOWED_ORIGINS_ENV, env.CXM_ALLOWED_ORIGINS);
     vi.stubEnv(ALLOWED_HOSTS_ENV, env.CXM_ALLOWED_HOSTS);
     expect(isAllowedOrigin('http://localhost:3000') && isAllowedHost('localhost:3000')).toBe(true);
+    // Through a port forward: the machine's names on any port.
+    expect(isAllowedOrigin('http://127.0.0.1:9000') && isAllowedHost('127.0.0.1:9000')).toBe(true);
     expect(isAllowedOrigin('http://evil.example.com') || isAllowedHost('evil.example.com')).toBe(false);
+    expect(isAllowedOrigin('https://127.0.0.1:9000')).toBe(false);
   });
 });

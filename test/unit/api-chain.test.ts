@@ -170,17 +170,18 @@ describe('the Origin check (D13)', () => {
     expect(JSON.parse(otherTenant.body)).toEqual({ code: 'PermissionDenied', message: PERMISSION_DENIED_MESSAGE });
   });
 
-  it('refuses a Host outside CXM_ALLOWED_HOSTS when that is set (the local gateway)', async () => {
-    vi.stubEnv(ALLOWED_HOSTS_ENV, '127.0.0.1:3000');
+  it('refuses a Host name outside CXM_ALLOWED_HOSTS when that is set (the local gateway), on any port', async () => {
+    vi.stubEnv(ALLOWED_HOSTS_ENV, '127.0.0.1');
     const foreign = await mcp(mcpEvent({ Host: 'evil.example.com:3000' }), context());
     expect(foreign.statusCode).toBe(403);
     expect(JSON.parse(foreign.body)).toEqual({ code: 'PermissionDenied', message: FOREIGN_HOST_MESSAGE });
     expect((await mcp(mcpEvent({ Host: '127.0.0.1:3000' }), context())).statusCode).toBe(200);
+    expect((await mcp(mcpEvent({ Host: '127.0.0.1:9000' }), context())).statusCode).toBe(200);
   });
 
   it('is left out of routes that do not declare it', async () => {
     vi.stubEnv(ALLOWED_ORIGINS_ENV, '');
-    vi.stubEnv(ALLOWED_HOSTS_ENV, '127.0.0.1:3000');
+    vi.stubEnv(ALLOWED_HOSTS_ENV, '127.0.0.1');
     const response = await ok(event({ headers: { 'Content-Type': 'application/json', Origin: 'https://evil.example.com', Host: 'evil.example.com' } }), context());
     expect(response.statusCode).toBe(201);
   });
