@@ -86,11 +86,9 @@ export function createRecordingJobRunner({ stage, bucketName, bucket, jobs, rows
     const { tenantId, jobId } = owner;
     // The key names the tenant and the job, and the job names its file: both must agree before
     // anything is counted, so no object can start (or start the clock of) another job, whatever its key.
-    const found = await jobs.get(tenantId, jobId);
-    if (!found) return logger.warn('recording without a job', { tenantId, jobId, key });
-    if (found.file !== key || !found.upload) return logger.warn('object is not the file of its job', { tenantId, jobId, key, file: found.file });
-    const begun = await jobs.beginAttempt(tenantId, jobId, eventId, Date.now());
+    const begun = await jobs.beginAttempt(tenantId, jobId, eventId, Date.now(), key);
     if (begun.kind === 'not-found') return logger.warn('recording without a job', { tenantId, jobId, key });
+    if (begun.kind === 'other-file') return logger.warn('object is not the file of its job', { tenantId, jobId, key, file: begun.job.file });
     if (begun.kind === 'not-started') return logger.info('job already finished: event ignored', { tenantId, jobId, status: begun.job.status });
     const { job, attempt } = begun;
     const upload = job.upload!;

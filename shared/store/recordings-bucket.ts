@@ -29,7 +29,6 @@ export interface PresignedUpload {
 
 export interface RecordingObject {
   size: number;
-  contentType: string | undefined;
   body: Readable;
 }
 
@@ -62,7 +61,7 @@ export function createRecordingsBucket(s3: S3Client, bucket: string): Recordings
     async open(key, signal) {
       try {
         const out = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }), { abortSignal: signal });
-        return { size: out.ContentLength ?? 0, contentType: out.ContentType, body: out.Body as Readable };
+        return { size: out.ContentLength ?? 0, body: out.Body as Readable };
       } catch (error) {
         if (error instanceof Error && (error.name === 'NoSuchKey' || error.name === 'NotFound')) return undefined;
         throw error;

@@ -18,7 +18,12 @@ export type TransitionOutcome = 'done' | 'not-found' | 'not-started';
 export type CreateJobOutcome = { kind: 'created' } | { kind: 'recorded'; record: IdempotencyRecord };
 
 /** A processing attempt's view of its job: the job as it stood, or why there is nothing to do. */
-export type AttemptOutcome = { kind: 'attempt'; job: StoredVocJob; attempt: number } | { kind: 'not-found' } | { kind: 'not-started'; job: StoredVocJob };
+export type AttemptOutcome =
+  | { kind: 'attempt'; job: StoredVocJob; attempt: number }
+  | { kind: 'not-found' }
+  | { kind: 'not-started'; job: StoredVocJob }
+  /** The job exists but its file is another (or it has no upload): nothing was counted. */
+  | { kind: 'other-file'; job: StoredVocJob };
 
 export interface VocJobsStore {
   get(tenantId: string, jobId: string): Promise<StoredVocJob | undefined>;
@@ -28,9 +33,10 @@ export interface VocJobsStore {
   create(tenantId: string, job: StoredVocJob, options?: { signal?: AbortSignal; record?: RecordRequest<void> }): Promise<CreateJobOutcome>;
   /**
    * Counts one attempt at `eventId` for a `started` job (a new event starts again at 1: a duplicate
-   * delivery is no retry) and notes when its file first arrived.
+   * delivery is no retry) and notes when its file first arrived. With `file`, only if that is the
+   * job's own upload: checked in the same conditional update, so a stray object counts nothing.
    */
-  beginAttempt(tenantId: string, jobId: string, eventId: string, nowMs: number): Promise<AttemptOutcome>;
+  beginAttempt(tenantId: string, jobId: string, eventId: string, nowMs: number, file?: string): Promise<AttemptOutcome>;
   /**
    * started -> completed | failed, or why not. A failure keeps its reason; `basis` makes the
    * transition conditional on what an overdue verdict saw (the file had not arrived, or arrived then).
@@ -113,7 +119,7 @@ export function createVocJobsStore(client: DynamoDBDocumentClient, table: string
       throw new StoreUnavailableError(`job ${job.id} kept conflicting after ${MAX_ATTEMPTS} attempts`);
     },
 
-    async beginAttempt(tenantId, jobId, eventId, nowMs) {
+    async beginAttempt(tenantId, jobId, eventId, nowMs, file) {
       const pk = key(tenantId, jobId);
       if (pk === undefined) return { kind: 'not-found' };
       const update = (sameEvent: boolean) =>
@@ -124,9 +130,11 @@ export function createVocJobsStore(client: DynamoDBDocumentClient, table: string
             UpdateExpression: sameEvent
               ? 'SET uploadedAt = if_not_exists(uploadedAt, :now) ADD attempts :one'
               : 'SET uploadedAt = if_not_exists(uploadedAt, :now), attempts = :one, attemptEvent = :event',
-            ConditionExpression: sameEvent ? '#status = :started AND attemptEvent = :event' : '#status = :started AND (attribute_not_exists(attemptEvent) OR attemptEvent <> :event)',
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: { ':now': nowMs, ':one': 1, ':started': 'started', ':event': eventId },
+            ConditionExpression:
+              (sameEvent ? '#status = :started AND attemptEvent = :event' : '#status = :started AND (attribute_not_exists(attemptEvent) OR attemptEvent <> :event)') +
+              (file === undefined ? '' : ' AND #file = :file AND attribute_exists(uploadExpiresAt)'),
+            ExpressionAttributeNames: { '#status': 'status', ...(file !== undefined && { '#file': 'file' }) },
+            ExpressionAttributeValues: { ':now': nowMs, ':one': 1, ':started': 'started', ':event': eventId, ...(file !== undefined && { ':file': file }) },
             ReturnValues: 'ALL_NEW',
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           }),
@@ -142,6 +150,7 @@ export function createVocJobsStore(client: DynamoDBDocumentClient, table: string
           if (!error.Item) return { kind: 'not-found' };
           const job = toJob(unmarshall(error.Item));
           if (job.status !== 'started') return { kind: 'not-started', job };
+          if (file !== undefined && (job.file !== file || !job.upload)) return { kind: 'other-file', job };
         }
       }
       throw new StoreUnavailableError(`job ${jobId} changed between its two attempt updates`);

@@ -35,7 +35,7 @@ beforeAll(() => {
 const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
 const bucket: RecordingsBucket = {
   presignUpload: () => Promise.reject(new Error('not used')),
-  open: async () => ({ size: wav.length, contentType: 'audio/wav', body: new PassThrough().end(wav) }),
+  open: async () => ({ size: wav.length, body: new PassThrough().end(wav) }),
 };
 
 function runner(collect: (tenantId: string, jobId: string) => Promise<AnalysisOutcome>) {

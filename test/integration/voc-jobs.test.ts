@@ -99,6 +99,15 @@ describe('processing attempts and overdue verdicts', () => {
     expect(await api.vocJobs.beginAttempt(tenant, 'no-such-job', 'e1', started)).toEqual({ kind: 'not-found' });
   });
 
+  it('with a file, counts nothing unless it is the job\'s own upload', async () => {
+    await api.vocJobs.create(tenant, { id: 'own-file', status: 'started', started, file: 'recordings/t/own-file.wav', recordingId: 'r', upload });
+    await api.vocJobs.put(tenant, { id: 'imported', status: 'started', started, file: 'recordings/t/imported.wav', recordingId: 'r' });
+    expect((await api.vocJobs.beginAttempt(tenant, 'own-file', 'e1', started, 'recordings/t/other.wav')).kind).toBe('other-file');
+    expect((await api.vocJobs.beginAttempt(tenant, 'imported', 'e1', started, 'recordings/t/imported.wav')).kind).toBe('other-file');
+    expect((await api.vocJobs.get(tenant, 'own-file'))?.upload?.uploadedAt).toBeUndefined();
+    expect(await api.vocJobs.beginAttempt(tenant, 'own-file', 'e1', started, 'recordings/t/own-file.wav')).toMatchObject({ kind: 'attempt', attempt: 1 });
+  });
+
   it('an overdue verdict holds only while the file is as it saw it: a file that arrived meanwhile keeps the job', async () => {
     await api.vocJobs.create(tenant, { id: 'overdue', status: 'started', started, file: 'f', recordingId: 'r', upload });
     // The verdict saw no upload; the file's event begins processing before the verdict is written.
