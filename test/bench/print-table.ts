@@ -6,6 +6,7 @@ import type { Goal } from './bench-stats.ts';
 import { peerStandings } from './compare-peers.ts';
 import type { AuthorizerReadsFigures } from './measure-authorizer-reads.ts';
 import type { AuthorizerScaleFigures } from './measure-authorizer-scale.ts';
+import type { BodyCheckFigures } from './measure-body-check.ts';
 import type { BundlesReport } from './measure-bundles.ts';
 import type { ColdStartEntry, ColdStartReport } from './measure-cold-start.ts';
 import type { ImportFigures } from './measure-import.ts';
@@ -25,6 +26,8 @@ export interface BenchReport {
   node: BenchNode;
   coldStart: ColdStartReport | null;
   bundles: BundlesReport | null;
+  /** Issue 21: the JSON body check on hostile 1 MiB bodies, time and memory. */
+  bodyCheck: BodyCheckFigures | null;
   warmOverhead: WarmOverheadReport | null;
   throughput: ThroughputReport | null;
   pagination: (Omit<PaginationFigures, 'totals'> & { authorizer: AuthorizerReadsFigures }) | null;
@@ -206,6 +209,17 @@ function authorizerScaleSection(report: AuthorizerScaleFigures): string {
   ].join('\n');
 }
 
+function bodyCheckSection(report: BodyCheckFigures): string {
+  return [
+    'Body check: hostile JSON bodies of about 1 MiB, parsed first; the check alone (median time; peak RSS and heap it added)',
+    formatTable(
+      ['body', '>MiB', '>ms', '>peak RSS +MB', '>heap +MB', 'kept'],
+      report.cases.map((entry) => [entry.name, entry.bodyMib.toFixed(2), entry.ms.toFixed(1), entry.peakRssGrowthMb.toFixed(1), entry.heapGrowthMb.toFixed(1), entry.accepted ? 'yes' : 'NO']),
+    ),
+    `worst: ${report.worstMs.toFixed(1)} ms (${formatGoal(report.goal.ms, ' ms')}), ${report.worstMb.toFixed(1)} MB (${formatGoal(report.goal.mb, ' MB')})`,
+  ].join('\n');
+}
+
 function importSection(report: ImportFigures): string {
   return [
     `Import: the real \`cxm import\` (a child process), files of generated assistant and VOC rows, checked in a first pass and written in a second`,
@@ -223,6 +237,10 @@ function importSection(report: ImportFigures): string {
 export function goals(report: BenchReport): Array<{ name: string; goal: Goal }> {
   const found: Array<{ name: string; goal: Goal }> = [];
   for (const entry of report.coldStart?.functions ?? []) if (entry.goal) found.push({ name: `cold start ${entry.function}`, goal: entry.goal });
+  if (report.bodyCheck) {
+    found.push({ name: 'body check time', goal: report.bodyCheck.goal.ms });
+    found.push({ name: 'body check memory', goal: report.bodyCheck.goal.mb });
+  }
   if (report.reportingTotals) found.push({ name: 'reporting totals', goal: report.reportingTotals.goal });
   for (const entry of report.warmOverhead?.routes ?? []) found.push({ name: `warm overhead ${entry.route}`, goal: entry.goal });
   for (const entry of report.throughput?.routes ?? []) found.push({ name: `throughput ${entry.route}`, goal: entry.goal });
@@ -240,6 +258,7 @@ export function formatReport(report: BenchReport): string {
     nodeHeader(report),
     report.bundles && bundlesSection(report.bundles),
     report.coldStart && coldStartSection(report.coldStart, report.node),
+    report.bodyCheck && bodyCheckSection(report.bodyCheck),
     report.warmOverhead && warmSection(report.warmOverhead),
     report.throughput && throughputSection(report.throughput),
     report.pagination && paginationSection(report.pagination, report.reportingTotals),

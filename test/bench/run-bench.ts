@@ -27,6 +27,7 @@ import { benchProgress } from './bench-progress.ts';
 import { BENCH_COLLECTION, BENCH_CONVERSATION, BENCH_DOC_ID, BENCH_DOCUMENT, BENCH_SCOPES, BENCH_TENANT } from './bench-requests.ts';
 import { measureAuthorizerReads } from './measure-authorizer-reads.ts';
 import { measureAuthorizerScale } from './measure-authorizer-scale.ts';
+import { measureBodyCheck } from './measure-body-check.ts';
 import { buildBundles, bundlesReport } from './measure-bundles.ts';
 import { measureColdStart } from './measure-cold-start.ts';
 import { measureImport } from './measure-import.ts';
@@ -35,13 +36,13 @@ import { measureThroughput, startBenchServer, type BenchServer } from './measure
 import { measureWarmOverheadOn } from './measure-warm-overhead.ts';
 import { formatJson, formatReport, type BenchReport } from './print-table.ts';
 
-const SECTIONS = ['coldStart', 'bundles', 'warmOverhead', 'throughput', 'pagination', 'authorizerScale', 'import'] as const;
+const SECTIONS = ['coldStart', 'bundles', 'bodyCheck', 'warmOverhead', 'throughput', 'pagination', 'authorizerScale', 'import'] as const;
 type Section = (typeof SECTIONS)[number];
 
 /** Sizes of a full run (about 15 minutes on 2 cores, most of it seeding 100 000 counted rows and the import section) and of `--quick` (a smoke run). */
 const SIZES = {
-  full: { coldStartRuns: 11, warmRounds: 60, warmBatch: 25, seconds: 2, rounds: 6, rows: 100_000, limit: 1000, page: 50, repeats: 7, authRequests: 1000, authScale: { keys: 1000, uses: 5, concurrency: 20 }, import: { rows: 100_000, rssRows: 500_000 } },
-  quick: { coldStartRuns: 3, warmRounds: 10, warmBatch: 25, seconds: 1, rounds: 1, rows: 10_000, limit: 100, page: 50, repeats: 3, authRequests: 1000, authScale: { keys: 200, uses: 5, concurrency: 20 }, import: { rows: 5_000, rssRows: 50_000 } },
+  full: { coldStartRuns: 11, bodyCheckRepeats: 7, warmRounds: 60, warmBatch: 25, seconds: 2, rounds: 6, rows: 100_000, limit: 1000, page: 50, repeats: 7, authRequests: 1000, authScale: { keys: 1000, uses: 5, concurrency: 20 }, import: { rows: 100_000, rssRows: 500_000 } },
+  quick: { coldStartRuns: 3, bodyCheckRepeats: 3, warmRounds: 10, warmBatch: 25, seconds: 1, rounds: 1, rows: 10_000, limit: 100, page: 50, repeats: 3, authRequests: 1000, authScale: { keys: 200, uses: 5, concurrency: 20 }, import: { rows: 5_000, rssRows: 50_000 } },
 };
 
 function parseOptions(argv: string[]) {
@@ -56,7 +57,7 @@ function parseOptions(argv: string[]) {
     },
   });
   if (values.help) {
-    process.stdout.write('npm run bench [-- --json] [--quick] [--runs <cold-start runs>] [--only coldStart,bundles,warmOverhead,throughput,pagination,authorizerScale,import]\n');
+    process.stdout.write('npm run bench [-- --json] [--quick] [--runs <cold-start runs>] [--only coldStart,bundles,bodyCheck,warmOverhead,throughput,pagination,authorizerScale,import]\n');
     process.exit(0);
   }
   const sizes = { ...SIZES[values.quick ? 'quick' : 'full'] };
@@ -132,6 +133,7 @@ async function main(): Promise<number> {
     node: { version: node.version, pinned: node.pinned, benchVersion: process.version, ...(node.warning && { warning: node.warning }) },
     coldStart: null,
     bundles: null,
+    bodyCheck: null,
     warmOverhead: null,
     throughput: null,
     pagination: null,
@@ -151,6 +153,10 @@ async function main(): Promise<number> {
       // Before DynamoDB Local starts: a JVM warming up would weigh on every import.
       if (sections.has('coldStart')) report.coldStart = await measureColdStart(bundles, sizes.coldStartRuns, node.execPath, progress);
       if (!sections.has('bundles')) report.bundles = null;
+    }
+    if (sections.has('bodyCheck')) {
+      progress(`body check: hostile 1 MiB bodies in a process of node ${node.version}`);
+      report.bodyCheck = await measureBodyCheck(node.execPath, sizes.bodyCheckRepeats, resources.track);
     }
     if (!['warmOverhead', 'throughput', 'pagination', 'authorizerScale', 'import'].some((name) => sections.has(name as Section))) return print(report, options.json);
 

@@ -47,6 +47,7 @@ const report: BenchReport = {
     ]),
   },
   bundles: null,
+  bodyCheck: null,
   warmOverhead: {
     rounds: 2,
     batch: 10,
@@ -67,7 +68,7 @@ describe('bench output', () => {
   it('prints the report as one JSON object on the last line', () => {
     const lines = formatJson(report).trimEnd().split('\n');
     expect(JSON.parse(lines.at(-1)!)).toEqual(report);
-    expect(Object.keys(JSON.parse(lines.at(-1)!))).toEqual(['node', 'coldStart', 'bundles', 'warmOverhead', 'throughput', 'pagination', 'reportingTotals', 'authorizerScale', 'import']);
+    expect(Object.keys(JSON.parse(lines.at(-1)!))).toEqual(['node', 'coldStart', 'bundles', 'bodyCheck', 'warmOverhead', 'throughput', 'pagination', 'reportingTotals', 'authorizerScale', 'import']);
   });
 
   it('names every goal not met in the table summary', () => {
