@@ -2,8 +2,11 @@
  * The `sources` runtime (the default: fast to start for development): the authorizer and every
  * route's handler module imported into this process from the TypeScript sources, as the deployed
  * functions import their bundles. The environment the handlers read is this process's own, set by
- * the local runtime (use-local-dynamo.ts and friends).
+ * the local runtime (use-local-dynamo.ts and friends). Each invocation runs in its own
+ * invocation scope (invocation-scope.ts), as concurrent invocations do on Lambda, so one request's
+ * log keys and metrics never reach another's.
  */
+import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { RECORDING_PROCESSOR, recordingArrivedPattern } from '#shared/recording-events';
@@ -11,6 +14,7 @@ import { AUTHORIZER_HANDLER, routes } from '#shared/routes';
 import { recordingsBucket } from '#shared/store/recording-settings';
 import { PROJECT_ROOT } from '../project-root.ts';
 import type { FunctionRuntime } from './function-runtime.ts';
+import { invocationScope } from './invocation-scope.ts';
 import type { AuthorizerHandler, ProxyHandler } from './local-gateway.ts';
 
 async function importHandler<T>(entry: string): Promise<T> {
@@ -20,9 +24,14 @@ async function importHandler<T>(entry: string): Promise<T> {
 }
 
 export async function startSourceRuntime(): Promise<FunctionRuntime> {
-  const authorizer = await importHandler<AuthorizerHandler>(AUTHORIZER_HANDLER);
-  const handlers = new Map<string, ProxyHandler>();
-  for (const route of routes) handlers.set(route.id, await importHandler<ProxyHandler>(route.handler));
+  const authorize = await importHandler<AuthorizerHandler>(AUTHORIZER_HANDLER);
+  const imported = new Map<string, ProxyHandler>();
+  for (const route of routes) imported.set(route.id, await importHandler<ProxyHandler>(route.handler));
+  const run = await invocationScope();
+  const authorizer: AuthorizerHandler = (event) => run(event.requestContext.requestId, () => authorize(event));
+  const handlers = new Map<string, ProxyHandler>(
+    [...imported].map(([id, handler]) => [id, (event, context) => run(context.awsRequestId, () => handler(event, context))]),
+  );
   // Imported with the first recording's event, not at start: most runs (and test files) never
   // upload one, and the processor brings the S3 and Transcribe clients and the audio reader.
   let processRecording: Promise<(event: unknown) => Promise<unknown>> | undefined;
@@ -30,7 +39,14 @@ export async function startSourceRuntime(): Promise<FunctionRuntime> {
     routes,
     authorizer,
     handlers,
-    eventTargets: [{ name: RECORDING_PROCESSOR.id, patterns: [recordingArrivedPattern(recordingsBucket())], invoke: async (event) => (await (processRecording ??= importHandler(RECORDING_PROCESSOR.handler)))(event) }],
+    eventTargets: [
+      {
+        name: RECORDING_PROCESSOR.id,
+        patterns: [recordingArrivedPattern(recordingsBucket())],
+        invoke: (event) =>
+          run(randomUUID(), async () => (await (processRecording ??= importHandler(RECORDING_PROCESSOR.handler)))(event)),
+      },
+    ],
     description: `sources on node ${process.version}`,
     close: async () => undefined,
   };

@@ -82,3 +82,43 @@ describe('the log context', () => {
     ]);
   });
 });
+
+describe('the log context of concurrent requests in one process (the sources runtime)', () => {
+  let restoreEnv: () => void = () => undefined;
+  afterEach(() => restoreEnv());
+
+  it('each request\'s lines carry its own tenant and key id, however their steps interleave', async () => {
+    // The local runtime serves every function in this one process, as `npm start` does. The
+    // store's port is closed, so each request fails at its first store call and logs that, after
+    // the other requests' chains have set their own keys in between.
+    const saved = { ...process.env };
+    restoreEnv = () => {
+      for (const name of Object.keys(process.env)) if (!(name in saved)) delete process.env[name];
+      Object.assign(process.env, saved);
+    };
+    const { freePort } = await import('#infra/local/dynamodb-local');
+    const { useLocalDynamo } = await import('#infra/local/use-local-dynamo');
+    const { allTableSpecs, physicalTableName } = await import('#shared/store/table-specs');
+    useLocalDynamo(`http://127.0.0.1:${await freePort()}`, Object.fromEntries(allTableSpecs.map((spec) => [spec.id, physicalTableName('test', spec.id)])) as Parameters<typeof useLocalDynamo>[1]);
+    process.env.CXM_RECORDINGS_BUCKET = 'cxm-test-recordings';
+    const { startSourceRuntime } = await import('#infra/local/source-runtime');
+    const runtime = await startSourceRuntime();
+    const handler = runtime.handlers.get('addInternalNote')!;
+    const callers = [
+      { keyId: 'k1abcdefghij', tenants: ['acme'], scopes: ['cxm:*'] },
+      { keyId: 'k2abcdefghij', tenants: ['beta'], scopes: ['cxm:*'] },
+    ];
+    const requests = Array.from({ length: 8 }, (_, i) => ({ requestId: `req-c${i}`, caller: callers[i % 2]! }));
+    const answers = await Promise.all(
+      requests.map(({ requestId, caller }) => handler(event(requestId, caller), { ...context(), awsRequestId: requestId } as Context)),
+    );
+    expect(answers.map((answer) => answer.statusCode)).toEqual(requests.map(() => 503));
+    const failures = output.lines.filter((line) => line.message === 'request failed');
+    expect(failures).toHaveLength(requests.length);
+    for (const line of failures) {
+      const sent = requests.find((request) => request.requestId === line.requestId)!;
+      expect([line.requestId, line.tenantId, line.keyId]).toEqual([sent.requestId, sent.caller.tenants[0], sent.caller.keyId]);
+    }
+    await runtime.close();
+  });
+});
