@@ -102,7 +102,7 @@ const because = {
   cursorSecretNotRotated: {
     decision: 'D6',
     reason:
-      'The secret is the HMAC key of reporting list cursors, which live 24 hours and carry no data beyond the window and position they sign. Scheduled rotation would invalidate every open cursor at once; an operator rotates it by hand (a new secret version) when it may have leaked.',
+      'The secret is the HMAC key of reporting list cursors, which live 24 hours and carry no data beyond the window and position they sign. Each cursor names its key and the lists accept the AWSCURRENT and AWSPREVIOUS versions, so a rotation breaks no open cursor; a second rotation within 24 hours would. An operator rotates it by hand (put-secret-value, README "Rotating the cursor secret") when it may have leaked, at most once a day; a scheduled rotation needs a rotation Lambda for a value nothing else derives.',
   },
   signedRequestsOnly: {
     decision: 'DESIGN §7',

@@ -1,10 +1,10 @@
 /** GET /api/v1/reporting/tenants/{tenantId}/assistant/conversations (spec endpoint 7, D6). */
 import { createApiHandler } from '#shared/http/create-api-handler';
 import { listAssistantConversations } from '#shared/schemas/route-validators.generated';
-import { cursorSecretSource } from '#shared/http/cursor-secret';
+import { cursorKeysSource } from '#shared/http/cursor-secret';
 import { serveReportList } from '#shared/http/serve-report-list';
 import { reportingIndex } from '#shared/store/reporting-index-for-function';
 
-const dependencies = { kind: 'assistant', index: await reportingIndex(), secret: cursorSecretSource() } as const;
+const dependencies = { kind: 'assistant', index: await reportingIndex(), keys: cursorKeysSource() } as const;
 
 export const handler = createApiHandler(listAssistantConversations, (request) => serveReportList(dependencies, request));

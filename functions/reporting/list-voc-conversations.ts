@@ -1,10 +1,10 @@
 /** GET /api/v1/reporting/tenants/{tenantId}/voc/conversations (spec endpoint 8, D6). */
 import { createApiHandler } from '#shared/http/create-api-handler';
 import { listVocConversations } from '#shared/schemas/route-validators.generated';
-import { cursorSecretSource } from '#shared/http/cursor-secret';
+import { cursorKeysSource } from '#shared/http/cursor-secret';
 import { serveReportList } from '#shared/http/serve-report-list';
 import { reportingIndex } from '#shared/store/reporting-index-for-function';
 
-const dependencies = { kind: 'voc', index: await reportingIndex(), secret: cursorSecretSource() } as const;
+const dependencies = { kind: 'voc', index: await reportingIndex(), keys: cursorKeysSource() } as const;
 
 export const handler = createApiHandler(listVocConversations, (request) => serveReportList(dependencies, request));

@@ -35,8 +35,8 @@ export interface BundleRuntimeOptions {
   s3Endpoint: string;
   /** The local physical name of each table spec. */
   tables: Record<TableId, string>;
-  /** Local values of the stage's secrets, by secret id. */
-  secrets: Partial<Record<SecretId, string>>;
+  /** Local values of the stage's secrets, by secret id: the current version and, after a rotation, the previous one. */
+  secrets: Partial<Record<SecretId, { current: string | undefined; previous?: string | undefined }>>;
   /** Variables of this machine that win over the template's (log level, metrics), when set. */
   overrides: Record<string, string>;
   /** Most environments of one function alive at once; further requests wait for one. */
@@ -76,8 +76,10 @@ function localSecrets(assembly: StackAssembly, options: BundleRuntimeOptions): L
     if (resource.Type !== 'AWS::SecretsManager::Secret') continue;
     const name = resource.Properties?.Name;
     const id = secretIdOf(options.stage, name);
-    const value = id && options.secrets[id];
-    if (typeof name === 'string' && value) secrets.push({ name, arn: localSecretArn(options.region, name), value });
+    const versions = id ? options.secrets[id] : undefined;
+    if (typeof name === 'string' && versions?.current) {
+      secrets.push({ name, arn: localSecretArn(options.region, name), value: versions.current, ...(versions.previous && { previous: versions.previous }) });
+    }
   }
   return secrets;
 }

@@ -1,7 +1,8 @@
 /**
  * The stand-in for Secrets Manager that bundle mode points the functions at
  * (`AWS_ENDPOINT_URL_SECRETS_MANAGER`): no Secrets Manager runs on this machine, so this answers
- * the one call the functions make, `GetSecretValue`, for the stage's secrets, in the service's own
+ * the one call the functions make, `GetSecretValue` (of AWSCURRENT, or of AWSPREVIOUS after a
+ * rotation), for the stage's secrets, in the service's own
  * wire format (JSON 1.1 protocol). The functions' code path stays the deployed one: Powertools
  * Parameters, the SDK client, signing and HTTP. Anything else is answered as the service would
  * answer an unknown secret or action.
@@ -13,6 +14,8 @@ export interface LocalSecret {
   arn: string;
   name: string;
   value: string;
+  /** The version a rotation replaced (AWSPREVIOUS); a secret never rotated has none. */
+  previous?: string;
 }
 
 export interface LocalSecretsManager {
@@ -55,12 +58,17 @@ export async function startLocalSecretsManager(secrets: readonly LocalSecret[]):
       if (!secret) {
         return reply(res, 400, { __type: 'ResourceNotFoundException', message: "Secrets Manager can't find the specified secret." }, 'ResourceNotFoundException');
       }
+      const stage = body.VersionStage ?? 'AWSCURRENT';
+      const value = stage === 'AWSCURRENT' ? secret.value : stage === 'AWSPREVIOUS' ? secret.previous : undefined;
+      if (value === undefined) {
+        return reply(res, 400, { __type: 'ResourceNotFoundException', message: `Secrets Manager can't find the specified secret value for staging label: ${String(stage)}` }, 'ResourceNotFoundException');
+      }
       reply(res, 200, {
         ARN: secret.arn,
         Name: secret.name,
-        SecretString: secret.value,
-        VersionId: '00000000-0000-4000-8000-000000000000',
-        VersionStages: ['AWSCURRENT'],
+        SecretString: value,
+        VersionId: stage === 'AWSCURRENT' ? '00000000-0000-4000-8000-000000000001' : '00000000-0000-4000-8000-000000000000',
+        VersionStages: [stage],
         CreatedDate: created,
       });
     });

@@ -79,7 +79,7 @@ export async function startFunctionRuntime(options: StartFunctionRuntimeOptions 
     dynamoEndpoint: required('AWS_ENDPOINT_URL_DYNAMODB'),
     s3Endpoint: required('AWS_ENDPOINT_URL_S3'),
     tables,
-    secrets: { cursorSecret: process.env.CXM_CURSOR_SECRET },
+    secrets: { cursorSecret: { current: process.env.CXM_CURSOR_SECRET, previous: process.env.CXM_CURSOR_SECRET_PREVIOUS } },
     overrides,
     maxEnvironments: maxEnvironments(),
     ...(log.enabled('debug') && { report: (line: string) => log.line('debug', line) }),

@@ -1,24 +1,87 @@
 /**
- * The key that signs reporting cursors: configuration, never a constant in code. Locally
- * `CXM_CURSOR_SECRET` (generated into CXM_HOME); in the cloud `CXM_CURSOR_SECRET_ARN`, a Secrets
- * Manager secret read through Powertools Parameters (cached for five minutes). Checked when the
+ * The keys that sign reporting cursors: configuration, never a constant in code. Locally
+ * `CXM_CURSOR_SECRET` (generated into CXM_HOME), and `CXM_CURSOR_SECRET_PREVIOUS` while a rotated
+ * key's cursors are still open; in the cloud `CXM_CURSOR_SECRET_ARN`, a Secrets Manager secret
+ * whose AWSCURRENT version signs and whose AWSPREVIOUS version (the one a rotation replaced) is
+ * still accepted, read through Powertools Parameters and cached here for five minutes. Checked when the
  * function starts, so a function without either fails at cold start, not on the first request.
+ *
+ * Rotation without a broken export: a cursor names its key. A container whose cache predates a
+ * rotation meets a cursor of the new key it does not know yet, and reads the secret again at once
+ * (at most every few seconds, so forged key ids cannot turn every request into a Secrets Manager
+ * call) instead of refusing it for up to five minutes.
  */
-const MIN_LENGTH = 32;
+import type { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
+import { cursorKey, type CursorKey } from '#shared/domain/reporting/report-cursor';
 
-export function cursorSecretSource(): () => Promise<string> {
+const MIN_LENGTH = 32;
+const MAX_AGE_MS = 300_000;
+/** The least time between two reads forced by a cursor of a key this container does not know. */
+const FORCED_READ_INTERVAL_MS = 5_000;
+
+/** The accepted keys, the current first; `fresh` reads them again unless that was done just now. */
+export type CursorKeysSource = (options?: { fresh?: boolean }) => Promise<readonly CursorKey[]>;
+
+function checked(secret: unknown, what: string): string {
+  if (typeof secret !== 'string' || secret.length < MIN_LENGTH) throw new Error(`${what} is missing or shorter than ${MIN_LENGTH} characters`);
+  return secret;
+}
+
+function isNotFound(error: unknown): boolean {
+  const cause = (error as { cause?: { name?: string } } | null)?.cause;
+  return (error as { name?: string } | null)?.name === 'ResourceNotFoundException' || cause?.name === 'ResourceNotFoundException';
+}
+
+export function cursorKeysSource(): CursorKeysSource {
   const direct = process.env.CXM_CURSOR_SECRET;
   if (direct !== undefined && direct !== '') {
-    if (direct.length < MIN_LENGTH) throw new Error(`CXM_CURSOR_SECRET must be at least ${MIN_LENGTH} characters`);
-    return async () => direct;
+    const keys = [cursorKey(checked(direct, 'CXM_CURSOR_SECRET'))];
+    const previous = process.env.CXM_CURSOR_SECRET_PREVIOUS;
+    if (previous) keys.push(cursorKey(checked(previous, 'CXM_CURSOR_SECRET_PREVIOUS')));
+    return async () => keys;
   }
   const arn = process.env.CXM_CURSOR_SECRET_ARN;
   if (!arn) throw new Error('neither CXM_CURSOR_SECRET nor CXM_CURSOR_SECRET_ARN is set: reporting cursors cannot be signed');
-  return async () => {
-    // Loaded on first use: the Secrets Manager client is not part of every cold start's work.
-    const { getSecret } = await import('@aws-lambda-powertools/parameters/secrets');
-    const secret = await getSecret(arn, { maxAge: 300 });
-    if (typeof secret !== 'string' || secret.length < MIN_LENGTH) throw new Error('the cursor secret is missing or too short');
-    return secret;
+  // The two versions are read together and cached together, the absence of a previous one
+  // included (a never-rotated secret must not cost a Secrets Manager call per request).
+  let cached: { readAt: number; keys: Promise<readonly CursorKey[]> } | undefined;
+  let lastForcedAt = -Infinity;
+  return ({ fresh = false } = {}) => {
+    const now = Date.now();
+    const forced = fresh && now - lastForcedAt >= FORCED_READ_INTERVAL_MS;
+    if (forced) lastForcedAt = now;
+    if (!cached || forced || now - cached.readAt >= MAX_AGE_MS) {
+      const entry = { readAt: now, keys: readKeys(arn) };
+      cached = entry;
+      // A failed read is not kept: the next request tries again.
+      entry.keys.catch(() => {
+        if (cached === entry) cached = undefined;
+      });
+    }
+    return cached.keys;
   };
+}
+
+async function readKeys(arn: string): Promise<readonly CursorKey[]> {
+  // Loaded on first use: the Secrets Manager client is not part of every cold start's work.
+  const secrets = await secretsProvider();
+  // forceFetch: this module keeps the cache (Powertools keys its own by name alone, so the two
+  // version stages of one secret would share an entry).
+  const [current, previous] = await Promise.all([
+    secrets.get(arn, { forceFetch: true }),
+    secrets.get(arn, { forceFetch: true, sdkOptions: { VersionStage: 'AWSPREVIOUS' } }).catch((error: unknown) => {
+      // A secret never rotated has no AWSPREVIOUS version: only the current key is accepted.
+      if (isNotFound(error)) return undefined;
+      throw error;
+    }),
+  ]);
+  const keys = [cursorKey(checked(current, 'the cursor secret'))];
+  if (previous !== undefined) keys.push(cursorKey(checked(previous, 'the previous cursor secret')));
+  return keys;
+}
+
+let provider: Promise<SecretsProvider> | undefined;
+function secretsProvider(): Promise<SecretsProvider> {
+  provider ??= import('@aws-lambda-powertools/parameters/secrets').then(({ SecretsProvider }) => new SecretsProvider());
+  return provider;
 }

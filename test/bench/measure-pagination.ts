@@ -6,6 +6,7 @@
  * against the whole large window, same limit: the total comes from maintained counts, so the
  * large window should cost about what the small one does (issue 14: within 1.5x).
  */
+import { cursorKey } from '#shared/domain/reporting/report-cursor';
 import { createConversationsStore } from '#shared/store/conversations-store';
 import { createDocumentsStore } from '#shared/store/documents-store';
 import { documentClient } from '#shared/store/dynamo-client';
@@ -19,6 +20,8 @@ import { serveReportList } from '#shared/http/serve-report-list';
 import { RESPONSE_BUDGET_BYTES } from '#shared/http/response-budget';
 import { seed, type SeedPlan } from '#infra/cli/seed-command';
 import { atMost, median, pairedRatio, round, type Goal } from './bench-stats.ts';
+
+const BENCH_CURSOR_KEYS = [cursorKey('bench-cursor-secret-0123456789abcdefghijklmnop')];
 
 const DEPTH_GOAL_RATIO = 1.3;
 const SERIALISED_ROWS = 5000;
@@ -216,7 +219,7 @@ async function measureTotals(
 
 async function serialiseFigures(page: ReportPage, window: { from: number; to: number }, repeats: number): Promise<PaginationFigures['serialise']> {
   // The index answers at once with the rows it returned: what remains is the handler's own work.
-  const dependencies = { kind: KIND, index: { page: async () => ({ ...page, total: 100_000 }) }, secret: async () => 'bench-cursor-secret-0123456789abcdefghijklmnop' } as const;
+  const dependencies = { kind: KIND, index: { page: async () => ({ ...page, total: 100_000 }) }, keys: async () => BENCH_CURSOR_KEYS } as const;
   const request = {
     tenantId: REPORT_TENANT,
     caller: { keyId: 'benchkey0001', tenants: [REPORT_TENANT], scopes: ['reporting:*'] },

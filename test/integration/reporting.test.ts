@@ -1,6 +1,6 @@
 /** Spec endpoints 7 and 8 and D6 through the local gateway, on the DynamoDB reporting index. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeReportCursor } from '#shared/domain/reporting/report-cursor';
+import { cursorKey, decodeReportCursor, encodeReportCursor } from '#shared/domain/reporting/report-cursor';
 import { shapeRow } from '#shared/domain/reporting/report-rows';
 import { documentClient } from '#shared/store/dynamo-client';
 import { validatorFor } from '#shared/http/validator-for';
@@ -160,13 +160,31 @@ describe('cursors over time and failures', () => {
     const { body } = await getList(assistantPath('?limit=1'));
     const old = encodeReportCursor(
       { tenantId: tenant, kind: 'assistant', window: { from: now - 86_400_000, to: now }, after: [now - HOUR, 'a-01'], total: 25 },
-      process.env.CXM_CURSOR_SECRET!,
+      cursorKey(process.env.CXM_CURSOR_SECRET!),
       Date.now() - 24 * HOUR - 1000,
     );
     expect(body.cursor.next).toBeTruthy();
     const response = await api.call('GET', assistantPath(`?cursor=${old}`), key);
     expect(response.status).toBe(400);
     expect((response.json as { message: string }).message).toMatch(/expired/);
+  });
+
+  it('continues a list from a cursor of the previous signing key, and refuses one of a key retired before it', async () => {
+    // The test stage runs with a current and a previous key, as a stage does after one rotation
+    // (bundles: AWSCURRENT and AWSPREVIOUS of the Secrets Manager secret).
+    const { body: first } = await getList(assistantPath('?limit=5'));
+    const served = decodeReportCursor(first.cursor.next!, { tenantId: tenant, kind: 'assistant' }, [cursorKey(process.env.CXM_CURSOR_SECRET!)], Date.now());
+    if (!served.ok) throw new Error(`the first page's cursor does not decode: ${served.reason}`);
+    const { state } = served;
+    const ofPrevious = encodeReportCursor(state, cursorKey(process.env.CXM_CURSOR_SECRET_PREVIOUS!), Date.now());
+    const continued = await api.call('GET', assistantPath(`?cursor=${ofPrevious}`), key);
+    expect(continued.status).toBe(200);
+    const { body: second } = await getList(assistantPath(`?cursor=${encodeURIComponent(first.cursor.next!)}`));
+    expect(continued.json).toEqual(second);
+    const ofRetired = encodeReportCursor(state, cursorKey('a-key-retired-two-rotations-ago-0123456789'), Date.now());
+    const refused = await api.call('GET', assistantPath(`?cursor=${ofRetired}`), key);
+    expect(refused.status).toBe(400);
+    expect(refused.json).toEqual({ code: expect.any(String), message: expect.stringMatching(/no longer accepts.*start again without a cursor/) });
   });
 
   // Hooks the functions' own DynamoDB client, which only the in-process sources share with the

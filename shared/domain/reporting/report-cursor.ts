@@ -2,8 +2,12 @@
  * The reporting cursor (D6): opaque to clients, it carries the window, the last sort key
  * [Datetime, ID], the tenant and list kind, the total fixed at the first page and its issue time,
  * signed with HMAC-SHA256. A tampered, foreign-tenant, other-list or expired cursor is refused.
+ *
+ * The signing key rotates without breaking open cursors: each cursor names the key that signed it
+ * (an id derived from the key, so the secret stays the only thing to configure), and a list accepts
+ * the current key and the one before it. A cursor of a key older than that is 'retired'.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { Window } from './resolve-window.ts';
 
 export const CURSOR_MAX_AGE_MS = 24 * 3_600_000;
@@ -20,8 +24,21 @@ export interface CursorState {
   total: number;
 }
 
+/** A signing key and its id: current first, then the previous one while it is kept. */
+export interface CursorKey {
+  id: string;
+  secret: string;
+}
+
+/** Public: the id says which key signed, never anything about the key beyond that. */
+export function cursorKey(secret: string): CursorKey {
+  return { id: createHash('sha256').update(`cxm cursor key\n${secret}`).digest('base64url').slice(0, 8), secret };
+}
+
 interface Payload {
   v: 1;
+  /** The signing key's id; cursors issued before key ids have none and are tried with each key. */
+  s?: string;
   t: string;
   k: ReportKind;
   f: number;
@@ -35,36 +52,51 @@ function sign(body: string, secret: string): Buffer {
   return createHmac('sha256', secret).update(body).digest();
 }
 
-export function encodeReportCursor(state: CursorState, secret: string, nowMs: number): string {
-  const payload: Payload = { v: 1, t: state.tenantId, k: state.kind, f: state.window.from, u: state.window.to, a: state.after, n: state.total, i: nowMs };
+export function encodeReportCursor(state: CursorState, key: CursorKey, nowMs: number): string {
+  const payload: Payload = { v: 1, s: key.id, t: state.tenantId, k: state.kind, f: state.window.from, u: state.window.to, a: state.after, n: state.total, i: nowMs };
   const body = Buffer.from(JSON.stringify(payload)).toString('base64url');
-  return `${body}.${sign(body, secret).toString('base64url')}`;
+  return `${body}.${sign(body, key.secret).toString('base64url')}`;
 }
 
-export type DecodedCursor = { ok: true; state: CursorState } | { ok: false; reason: 'malformed' | 'tampered' | 'foreign' | 'expired' };
+export type DecodedCursor = { ok: true; state: CursorState } | { ok: false; reason: 'malformed' | 'tampered' | 'retired' | 'foreign' | 'expired' };
 
 function isPayload(value: unknown): value is Payload {
   const p = value as Partial<Payload> | null;
   return (
-    typeof p === 'object' && p !== null && p.v === 1 && typeof p.t === 'string' && (p.k === 'assistant' || p.k === 'voc') &&
+    typeof p === 'object' && p !== null && p.v === 1 && (p.s === undefined || typeof p.s === 'string') && typeof p.t === 'string' && (p.k === 'assistant' || p.k === 'voc') &&
     Number.isSafeInteger(p.f) && Number.isSafeInteger(p.u) && Number.isSafeInteger(p.n) && Number.isSafeInteger(p.i) &&
     Array.isArray(p.a) && p.a.length === 2 && Number.isSafeInteger(p.a[0]) && typeof p.a[1] === 'string'
   );
 }
 
-export function decodeReportCursor(cursor: string, expected: { tenantId: string; kind: ReportKind }, secret: string, nowMs: number): DecodedCursor {
+function signedBy(body: string, signature: Buffer, key: CursorKey): boolean {
+  const wanted = sign(body, key.secret);
+  return signature.length === wanted.length && timingSafeEqual(signature, wanted);
+}
+
+/** The payload as sent, before its signature is checked: read only for the key id. */
+function unverifiedKeyId(body: string): string | undefined | null {
+  try {
+    const value = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as { s?: unknown } | null;
+    if (typeof value !== 'object' || value === null) return null;
+    return typeof value.s === 'string' ? value.s : undefined;
+  } catch {
+    return null;
+  }
+}
+
+/** `keys`: the keys accepted, the current one first. */
+export function decodeReportCursor(cursor: string, expected: { tenantId: string; kind: ReportKind }, keys: readonly CursorKey[], nowMs: number): DecodedCursor {
   const match = /^([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]{43})$/.exec(cursor);
   if (!match) return { ok: false, reason: 'malformed' };
   const [, body = '', signature = ''] = match;
+  const keyId = unverifiedKeyId(body);
+  if (keyId === null) return { ok: false, reason: 'malformed' };
+  const candidates = keyId === undefined ? keys : keys.filter((key) => key.id === keyId);
+  if (candidates.length === 0) return { ok: false, reason: 'retired' };
   const given = Buffer.from(signature, 'base64url');
-  const wanted = sign(body, secret);
-  if (given.length !== wanted.length || !timingSafeEqual(given, wanted)) return { ok: false, reason: 'tampered' };
-  let payload: unknown;
-  try {
-    payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));
-  } catch {
-    return { ok: false, reason: 'malformed' };
-  }
+  if (!candidates.some((key) => signedBy(body, given, key))) return { ok: false, reason: 'tampered' };
+  const payload: unknown = JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));
   if (!isPayload(payload)) return { ok: false, reason: 'malformed' };
   if (payload.t !== expected.tenantId || payload.k !== expected.kind) return { ok: false, reason: 'foreign' };
   if (nowMs - payload.i > CURSOR_MAX_AGE_MS || payload.i - nowMs > 60_000) return { ok: false, reason: 'expired' };

@@ -1,0 +1,123 @@
+/**
+ * Rotating the cursor secret of a stage (issue 21, item 5), on the path a deployed function takes:
+ * Powertools Parameters and the Secrets Manager client against the local stand-in that bundle mode
+ * uses, whose secret is rotated here as `aws secretsmanager put-secret-value` would (the new value
+ * becomes AWSCURRENT, the replaced one AWSPREVIOUS).
+ */
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { cursorKey, encodeReportCursor, type ReportKind } from '#shared/domain/reporting/report-cursor';
+import { cursorKeysSource } from '#shared/http/cursor-secret';
+import { serveReportList } from '#shared/http/serve-report-list';
+import type { ApiRequest } from '#shared/http/api-types';
+import { startLocalSecretsManager, type LocalSecret, type LocalSecretsManager } from '#infra/local/local-secrets-manager';
+
+const KEY_1 = 'the-first-cursor-secret-of-this-stage-0123456789';
+const KEY_2 = 'the-second-cursor-secret-after-rotation-0123456789';
+const KEY_3 = 'the-third-cursor-secret-after-another-rotation-0123';
+/** One secret per test: Powertools' cache (five minutes, per process) must not carry between them. */
+const secrets: LocalSecret[] = [];
+let secret: LocalSecret;
+let secretsManager: LocalSecretsManager;
+/** In front of the stand-in: counts the GetSecretValue calls the functions' code makes. */
+let counter: Server;
+let calls = 0;
+const saved = { ...process.env };
+
+beforeAll(async () => {
+  secretsManager = await startLocalSecretsManager(secrets);
+  const target = new URL(secretsManager.endpoint);
+  counter = createServer((req, res) => {
+    calls++;
+    req.pipe(httpRequest({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers }, (answer) => {
+      res.writeHead(answer.statusCode!, answer.headers);
+      answer.pipe(res);
+    }));
+  });
+  await new Promise<void>((resolve) => counter.listen(0, '127.0.0.1', resolve));
+  delete process.env.CXM_CURSOR_SECRET;
+  delete process.env.CXM_CURSOR_SECRET_PREVIOUS;
+  Object.assign(process.env, {
+    AWS_ENDPOINT_URL_SECRETS_MANAGER: `http://127.0.0.1:${(counter.address() as AddressInfo).port}`,
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'test',
+    AWS_SECRET_ACCESS_KEY: 'test',
+  });
+});
+afterAll(async () => {
+  counter.closeAllConnections();
+  await new Promise((resolve) => counter.close(resolve));
+  await secretsManager.close();
+  for (const name of Object.keys(process.env)) if (!(name in saved)) delete process.env[name];
+  Object.assign(process.env, saved);
+});
+beforeEach(() => {
+  const name = `cxm-test-cursor-secret-${secrets.length}`;
+  secret = { name, arn: `arn:aws:secretsmanager:us-east-1:000000000000:secret:${name}-LOCAL0`, value: KEY_1 };
+  secrets.push(secret);
+  process.env.CXM_CURSOR_SECRET_ARN = secret.arn;
+});
+
+const rotate = (next: string) => {
+  secret.previous = secret.value;
+  secret.value = next;
+};
+
+const ids = (keys: readonly { id: string }[]) => keys.map((key) => key.id);
+const NOW = Date.now();
+const request = (cursor: string): ApiRequest => ({
+  tenantId: 'acme',
+  caller: { keyId: 'k1abcdefghij', tenants: ['acme'], scopes: ['reporting:*'] },
+  path: { tenantId: 'acme' },
+  query: { cursor },
+  body: undefined,
+  requestId: 'r1',
+  signal: new AbortController().signal,
+  http: { method: 'GET', headers: {}, multiValueHeaders: {}, rawBody: Buffer.alloc(0), selfUrl: 'http://127.0.0.1/x' },
+});
+const cursorOf = (secretValue: string) =>
+  encodeReportCursor({ tenantId: 'acme', kind: 'assistant', window: { from: NOW - 3_600_000, to: NOW }, after: [NOW - 1000, 'row-1'], total: 3 }, cursorKey(secretValue), NOW);
+const lastPage = { kind: 'assistant' as ReportKind, index: { page: async () => ({ total: undefined, rows: ['{"ID":"row-2"}'], more: false }) } };
+
+describe('the cursor keys of a stage (Secrets Manager)', () => {
+  it('accepts only the current key while the secret has never been rotated', async () => {
+    expect(ids(await cursorKeysSource()())).toEqual(ids([cursorKey(KEY_1)]));
+  });
+
+  it('reads both versions once per five minutes, a secret never rotated included, and once for concurrent requests', async () => {
+    const keys = cursorKeysSource();
+    const before = calls;
+    await Promise.all(Array.from({ length: 20 }, () => keys()));
+    for (let i = 0; i < 20; i++) await keys();
+    expect(calls - before).toBe(2);
+  });
+
+  it('accepts the current and the previous version after a rotation', async () => {
+    rotate(KEY_2);
+    expect(ids(await cursorKeysSource()())).toEqual(ids([cursorKey(KEY_2), cursorKey(KEY_1)]));
+  });
+
+  it('a container whose cache predates a rotation continues a cursor of the new key, reading the secret again', async () => {
+    const keys = cursorKeysSource();
+    expect(ids(await keys())).toEqual(ids([cursorKey(KEY_1)]));
+    rotate(KEY_2);
+    // Still cached (five minutes): what this container signs with has not changed yet...
+    expect(ids(await keys())).toEqual(ids([cursorKey(KEY_1)]));
+    // ...but another container already signs with the new key, and its cursor is served here.
+    const served = await serveReportList({ ...lastPage, keys }, request(cursorOf(KEY_2)));
+    expect(served.status).toBe(200);
+    expect(JSON.parse(served.bodyText!)).toEqual({ total: 3, cursor: {}, data: [{ ID: 'row-2' }] });
+    expect(ids(await keys())).toEqual(ids([cursorKey(KEY_2), cursorKey(KEY_1)]));
+  });
+
+  it('reads the secret again at most every few seconds, however many unknown key ids arrive', async () => {
+    const keys = cursorKeysSource();
+    await keys({ fresh: true });
+    rotate(KEY_2);
+    const before = calls;
+    expect(ids(await keys({ fresh: true }))).toEqual(ids([cursorKey(KEY_1)]));
+    expect(calls).toBe(before);
+    await expect(serveReportList({ ...lastPage, keys }, request(cursorOf(KEY_3)))).rejects.toMatchObject({ status: 400, message: expect.stringMatching(/no longer accepts/) });
+  });
+});
