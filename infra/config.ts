@@ -14,7 +14,7 @@ import { DEFAULT_IDEMPOTENCY_TTL_HOURS } from '#shared/store/idempotency-ttl';
 import { DEFAULT_RECORDING_LIMITS } from '#shared/domain/voc/recording-upload';
 import { DEFAULT_PROCESSING_WINDOW_SECONDS } from '#shared/store/recording-settings';
 import { STAGE_NAME_PATTERN } from '#shared/store/table-specs';
-import { DEFAULT_RATE_LIMIT, type RateLimit } from '#infra/local/token-buckets';
+import { DEFAULT_RATE_LIMIT, DEFAULT_STAGE_RATE_LIMIT, type RateLimit } from '#infra/local/token-buckets';
 
 export interface StageConfig {
   stage: string;
@@ -31,6 +31,25 @@ export interface StageConfig {
    * numbers (CXM_RATE_LIMIT).
    */
   rateLimit: RateLimit;
+  /**
+   * What limits requests before the authorizer has answered (a random well-formed token costs an
+   * authorizer invocation and a strongly consistent read; `/openapi.json` needs no key at all), so
+   * that no flood can use up the region's Lambda concurrency every tenant's functions share:
+   * - `stageRateLimit`: API Gateway's stage throttle, over every request of the stage together
+   *   (429 beyond it); above the per-tenant `rateLimit` times the tenants busy at once.
+   * - `authorizerReservedConcurrency`, `documentReservedConcurrency`: reserved concurrency of the
+   *   authorizer and of the OpenAPI document function, a cap on what they can take (and a
+   *   guarantee of it). Undefined leaves a function unreserved: accounts whose concurrency quota
+   *   is still the new-account 10 cannot reserve (Lambda keeps 100 unreserved).
+   * - `wafRequestsPerIpPer5Minutes`: a WAF web ACL on the stage whose rate-based rule blocks an IP
+   *   address (429) that sends more in any 5 minutes; undefined: no web ACL.
+   */
+  edge: {
+    stageRateLimit: RateLimit;
+    authorizerReservedConcurrency: number | undefined;
+    documentReservedConcurrency: number | undefined;
+    wafRequestsPerIpPer5Minutes: number | undefined;
+  };
   /** Lambda memory (MB); on arm64, CPU scales with it, and cold starts with CPU. */
   memorySize: number;
   /** Powertools log level (`POWERTOOLS_LOG_LEVEL`). */
@@ -108,6 +127,14 @@ const protectiveDefaults: StageSettings = {
   logRetention: RetentionDays.THREE_MONTHS,
   authorizerCacheTtl: Duration.seconds(60),
   rateLimit: DEFAULT_RATE_LIMIT,
+  edge: {
+    stageRateLimit: DEFAULT_STAGE_RATE_LIMIT,
+    authorizerReservedConcurrency: 50,
+    documentReservedConcurrency: 2,
+    // About 333 a second from one address, kept up for 5 minutes: a partner calling for several
+    // tenants at their full rate (50 a second each) stays under it.
+    wafRequestsPerIpPer5Minutes: 100_000,
+  },
   memorySize: 1024,
   logLevel: 'INFO',
   reportingBackend: 'opensearch',

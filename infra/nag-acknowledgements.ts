@@ -90,9 +90,9 @@ const because = {
       'Requests are validated in the function (middy chain, ajv against the route\'s JSON Schema, DESIGN §2) after authorization, because D1 fixes the order 401 -> 403 -> 400 -> 413 and D3 wants 400 messages that name the field. An API Gateway request validator would answer 400 before the tenant check could answer 403, in its own words.',
   },
   noWebAcl: {
-    decision: 'D10',
+    decision: 'infra/config.ts',
     reason:
-      'The API serves trusted server-side callers, not browsers: every route needs a valid tenant key and each key is throttled by its own usage plan (D10). A WAF web ACL (about $5 a month plus per rule and per million requests) can be attached to the stage later without touching the stack.',
+      'This stage was configured without a web ACL (edge.wafRequestsPerIpPer5Minutes unset; every listed stage has one). What still limits requests before the authorizer answers: the stage throttle over all requests together and the reserved concurrency of the authorizer and the document function. The usage plan throttles per tenant only after the authorizer has accepted a key, so it does not limit a flood of invalid tokens.',
   },
   accessLogsNotExecutionLogs: {
     decision: 'infra/constructs/access-logs.ts',
@@ -192,7 +192,7 @@ export function nagAcknowledgements(stack: CxmStack): NagAcknowledgement[] {
   // The API.
   const { restApi } = stack.api;
   acknowledge(restApi, 'AwsSolutions-APIG2', because.validationInFunction);
-  acknowledge(restApi.deploymentStage, 'AwsSolutions-APIG3', because.noWebAcl);
+  if (!stack.api.webAcl) acknowledge(restApi.deploymentStage, 'AwsSolutions-APIG3', because.noWebAcl);
   acknowledge(restApi.deploymentStage, 'AwsSolutions-APIG6', because.accessLogsNotExecutionLogs);
   for (const method of restApi.methods) {
     const authorizationType = (method.node.defaultChild as CfnMethod).authorizationType;

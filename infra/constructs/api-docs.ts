@@ -20,6 +20,8 @@ export function addOpenApiDocument(scope: Construct, restApi: RestApi, config: S
     functionName: `cxm-${config.stage}-${OPENAPI_DOCUMENT_OPERATION}`,
     description: `GET ${OPENAPI_DOCUMENT_PATH}: the OpenAPI document, without a key`,
     config,
+    // Anyone can make it run: capped, so a flood cannot take the region's concurrency.
+    ...(config.edge.documentReservedConcurrency !== undefined && { reservedConcurrentExecutions: config.edge.documentReservedConcurrency }),
   });
   const method = restApi.root.resourceForPath(OPENAPI_DOCUMENT_PATH).addMethod('GET', new LambdaIntegration(fn, { proxy: true, allowTestInvoke: false }), {
     authorizationType: AuthorizationType.NONE,

@@ -3,6 +3,7 @@
  * each with its own function granted only the route's tables, all behind one cached REQUEST
  * authorizer. Every error API Gateway makes by itself is reshaped into `{code, message}`.
  */
+import type { CfnWebACL } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import {
   ApiKeySourceType,
@@ -24,6 +25,7 @@ import { secretName } from '../secret-name.ts';
 import { usagePlanName } from '../usage-plan-name.ts';
 import { accessLogOptions } from './access-logs.ts';
 import { addOpenApiDocument } from './api-docs.ts';
+import { EdgeWebAcl } from './edge-protection.ts';
 import { ApiFunction } from './api-function.ts';
 import type { SpecTable } from './data.ts';
 import { addGatewayResponses } from './gateway-responses.ts';
@@ -57,6 +59,8 @@ export class Api extends Construct {
   readonly authorizerFunction: ApiFunction;
   /** Throttles each tenant through its own API Gateway key (issue 14; D10 had one per tenant key). */
   readonly usagePlan: UsagePlan;
+  /** The stage's web ACL, when the stage has one (edge.wafRequestsPerIpPer5Minutes). */
+  readonly webAcl: CfnWebACL | undefined;
   /** Route id -> its function, for tests and for wiring alarms later. */
   readonly routeFunctions: ReadonlyMap<string, ApiFunction>;
 
@@ -71,7 +75,14 @@ export class Api extends Construct {
       endpointTypes: [EndpointType.REGIONAL],
       // The account-wide CloudWatch role is account setup, not something one stack should own.
       cloudWatchRole: false,
-      deployOptions: { stageName: stage, tracingEnabled: true, ...accessLogOptions(this, config) },
+      deployOptions: {
+        stageName: stage,
+        tracingEnabled: true,
+        // Every request of the stage together, before any authorizer runs (edge-protection.ts).
+        throttlingRateLimit: config.edge.stageRateLimit.rate,
+        throttlingBurstLimit: config.edge.stageRateLimit.burst,
+        ...accessLogOptions(this, config),
+      },
       // The usage-plan key comes from the authorizer (`usageIdentifierKey`), never from the client:
       // callers send only their tenant key, and an `x-api-key` header has no effect.
       apiKeySourceType: ApiKeySourceType.AUTHORIZER,
@@ -92,6 +103,8 @@ export class Api extends Construct {
       functionName: `cxm-${stage}-authorizer`,
       description: 'REQUEST authorizer: tenant API key -> tenants and scopes',
       config,
+      // Any well-formed token makes it run: capped, so a flood cannot take the region's concurrency.
+      ...(config.edge.authorizerReservedConcurrency !== undefined && { reservedConcurrentExecutions: config.edge.authorizerReservedConcurrency }),
     });
     this.authorizerFunction.bindTable(tables.keys, 'RO');
     const authorizer = new RequestAuthorizer(this, 'KeyAuthorizer', {
@@ -185,5 +198,12 @@ export class Api extends Construct {
     }
     this.routeFunctions = routeFunctions;
     addOpenApiDocument(this, this.restApi, config);
+    if (config.edge.wafRequestsPerIpPer5Minutes !== undefined) {
+      this.webAcl = new EdgeWebAcl(this, 'EdgeWebAcl', {
+        stage: this.restApi.deploymentStage,
+        stageName: stage,
+        requestsPerIpPer5Minutes: config.edge.wafRequestsPerIpPer5Minutes,
+      }).webAcl;
+    }
   }
 }

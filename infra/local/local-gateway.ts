@@ -27,6 +27,8 @@ export interface LocalGatewayOptions {
   authCacheTtlSeconds: number;
   /** Per-key throttling as a usage plan does it; none when undefined. */
   rateLimit?: RateLimit;
+  /** The stage throttle: every request together, before any authorizer runs (API Gateway's stage throttling). */
+  stageRateLimit?: RateLimit;
   /** Where faults of the gateway itself are reported. */
   onFault?: (error: unknown) => void;
 }
@@ -100,6 +102,7 @@ function integrationReply(result: unknown, requestId: string): Reply {
 export function createLocalGateway(options: LocalGatewayOptions) {
   const cache = new AuthorizerCache(options.authCacheTtlSeconds);
   const buckets = options.rateLimit ? new TokenBuckets(options.rateLimit) : undefined;
+  const stageBucket = options.stageRateLimit ? new TokenBuckets(options.stageRateLimit) : undefined;
 
   async function handle(req: IncomingMessage): Promise<Reply> {
     const requestId = randomUUID();
@@ -109,6 +112,9 @@ export function createLocalGateway(options: LocalGatewayOptions) {
     const method = req.method ?? 'GET';
     const match = matchRoute(options.routes, method, rawPath);
     if (match.kind === 'no-route') return gatewayReply('MISSING_AUTHENTICATION_TOKEN', requestId);
+    // The stage's throttle comes before the authorizer: a flood of made-up tokens is refused
+    // without invoking it (a usage plan's throttle, below, needs the authorizer's answer first).
+    if (stageBucket && !stageBucket.take('stage')) return gatewayReply('THROTTLED', requestId);
 
     const body = await readBody(req);
     if (body === 'too-large') return gatewayReply('REQUEST_TOO_LARGE', requestId);

@@ -28,6 +28,8 @@ export interface ServeOptions {
   /** Seconds an authorizer result is cached; default: the template's (bundles), else 60. */
   authCacheTtlSeconds?: number;
   rateLimit?: RateLimit;
+  /** The stage throttle over all requests, before the authorizer; default none. */
+  stageRateLimit?: RateLimit;
   onFault?: (error: unknown) => void;
   log?: LocalLog;
   /** Where the local S3 keeps recordings (npm start: $CXM_HOME/recordings); default a temporary folder. */
@@ -89,7 +91,7 @@ export async function bindGateway(port: number, host = '127.0.0.1'): Promise<Bou
   return {
     port: boundPort,
     url: `http://${host}:${boundPort}`,
-    async serve({ authCacheTtlSeconds, rateLimit, onFault, log, recordingsDir }) {
+    async serve({ authCacheTtlSeconds, rateLimit, stageRateLimit, onFault, log, recordingsDir }) {
       // The recordings bucket first: the functions learn its endpoint and name from the environment.
       s3 = await acquireLocalS3({ bucket: recordingsBucketName(LOCAL_STAGE, LOCAL_ACCOUNT, LOCAL_REGION), dataDir: recordingsDir });
       process.env.AWS_ENDPOINT_URL_S3 = s3.endpoint;
@@ -116,6 +118,7 @@ export async function bindGateway(port: number, host = '127.0.0.1'): Promise<Bou
         handlers,
         authCacheTtlSeconds: ttlSeconds,
         rateLimit,
+        stageRateLimit,
         onFault,
       });
       // The OpenAPI document and the reference page are no API operations: no key, no rate limit.

@@ -1,7 +1,8 @@
 /**
  * `npm start`: DynamoDB Local + the local gateway, serving every route (DESIGN section 5).
  *   PORT (3000; 0 picks a free port), CXM_HOME (.cxm), CXM_IN_MEMORY=1, CXM_AUTH_CACHE_TTL (60 s),
- *   CXM_RATE_LIMIT (<rate>/<burst> per key, 50/100), CXM_RUNTIME (sources | bundles),
+ *   CXM_RATE_LIMIT (<rate>/<burst> per tenant, 50/100), CXM_STAGE_RATE_LIMIT (all requests, before
+ *   the authorizer, 2000/4000), CXM_RUNTIME (sources | bundles),
  *   CXM_LOG_LEVEL (error | warn | info | debug), CXM_FUNCTION_CONCURRENCY (bundle mode, 8),
  *   CXM_IDEMPOTENCY_TTL_HOURS (24; how long an Idempotency-Key's answer is replayed)
  */
@@ -12,7 +13,7 @@ import type { TableId } from '#shared/store/table-specs';
 import { createTables, LOCAL_REGION, startDynamoDbLocal, StartupError, type DynamoDbLocal } from './dynamodb-local.ts';
 import { LOCAL_STAGE } from './build-proxy-event.ts';
 import { localCursorSecret } from './cursor-secret-file.ts';
-import { DEFAULT_RATE_LIMIT, formatRateLimit, parseRateLimit } from './token-buckets.ts';
+import { DEFAULT_RATE_LIMIT, DEFAULT_STAGE_RATE_LIMIT, formatRateLimit, parseRateLimit } from './token-buckets.ts';
 import { DEMO_TENANT, ensureDemoTenant } from './demo-tenant.ts';
 import { functionRuntimeKind } from './function-runtime.ts';
 import { maxEnvironments } from './start-function-runtime.ts';
@@ -73,6 +74,8 @@ async function main(): Promise<void> {
     asStartupError(() => idempotencyTtlMs());
     const rateLimit = parseRateLimit(process.env.CXM_RATE_LIMIT || formatRateLimit(DEFAULT_RATE_LIMIT));
     if (!rateLimit) throw new StartupError(`CXM_RATE_LIMIT=${process.env.CXM_RATE_LIMIT} is not valid; give <rate per second>/<burst>, e.g. 50/100.`);
+    const stageRateLimit = parseRateLimit(process.env.CXM_STAGE_RATE_LIMIT || formatRateLimit(DEFAULT_STAGE_RATE_LIMIT));
+    if (!stageRateLimit) throw new StartupError(`CXM_STAGE_RATE_LIMIT=${process.env.CXM_STAGE_RATE_LIMIT} is not valid; give <rate per second>/<burst>, e.g. 2000/4000.`);
     const home = cxmHome();
     mkdirSync(home, { recursive: true });
     gateway = await bindGateway(port);
@@ -85,6 +88,7 @@ async function main(): Promise<void> {
       recordingsDir: inMemory ? undefined : join(home, 'recordings'),
       authCacheTtlSeconds,
       rateLimit,
+      stageRateLimit,
       log: localLog(logLevel),
       onFault: (error) => console.error('local gateway fault:', error),
     });

@@ -38,7 +38,12 @@ const NEVER_GRANTED = ['dynamodb:Scan', 'dynamodb:DeleteItem', 'dynamodb:BatchWr
 let outdir: string;
 let template: Template;
 let originsTemplate: Template;
-const withOrigins: StageConfig = { ...stageConfig('lite'), mcpAllowedOrigins: ['https://App.example.com:443', 'http://localhost:8080'] };
+const withOrigins: StageConfig = {
+  ...stageConfig('lite'),
+  mcpAllowedOrigins: ['https://App.example.com:443', 'http://localhost:8080'],
+  // And a stage that opts out of the web ACL and of reserved concurrency.
+  edge: { stageRateLimit: { rate: 10, burst: 20 }, authorizerReservedConcurrency: undefined, documentReservedConcurrency: undefined, wafRequestsPerIpPer5Minutes: undefined },
+};
 
 beforeAll(() => {
   outdir = mkdtempSync(join(tmpdir(), 'cxm-stack-test-'));
@@ -412,6 +417,64 @@ describe('rate limits (D10)', () => {
       }),
       ResponseTemplates: { 'application/json': Match.serializedJson({ code, message: Match.stringLikeRegexp('.') }) },
     });
+  });
+});
+
+describe('before the authorizer (issue 21): stage throttle, reserved concurrency, web ACL', () => {
+  const functionNamed = (t: Template, name: string) =>
+    Object.values(t.findResources('AWS::Lambda::Function')).find((fn) => (fn as CfnResource).Properties.FunctionName === name) as CfnResource;
+
+  it('the stage throttles all its requests together at the stage setting', () => {
+    expect(config.edge.stageRateLimit).toEqual({ rate: 2000, burst: 4000 });
+    template.hasResourceProperties('AWS::ApiGateway::Stage', {
+      StageName: config.stage,
+      MethodSettings: Match.arrayWith([Match.objectLike({ HttpMethod: '*', ResourcePath: '/*', ThrottlingRateLimit: 2000, ThrottlingBurstLimit: 4000 })]),
+    });
+    originsTemplate.hasResourceProperties('AWS::ApiGateway::Stage', {
+      MethodSettings: Match.arrayWith([Match.objectLike({ ThrottlingRateLimit: 10, ThrottlingBurstLimit: 20 })]),
+    });
+  });
+
+  it('the authorizer and the document function, which callers without a valid key can make run, have reserved concurrency; no other function does', () => {
+    expect(functionNamed(template, `cxm-${config.stage}-authorizer`).Properties.ReservedConcurrentExecutions).toBe(config.edge.authorizerReservedConcurrency);
+    expect(functionNamed(template, `cxm-${config.stage}-${OPENAPI_DOCUMENT_OPERATION}`).Properties.ReservedConcurrentExecutions).toBe(config.edge.documentReservedConcurrency);
+    expect([config.edge.authorizerReservedConcurrency, config.edge.documentReservedConcurrency]).toEqual([50, 2]);
+    const reserved = Object.values(template.findResources('AWS::Lambda::Function')).filter((fn) => (fn as CfnResource).Properties.ReservedConcurrentExecutions !== undefined);
+    expect(reserved).toHaveLength(2);
+    expect(Object.values(originsTemplate.findResources('AWS::Lambda::Function')).filter((fn) => (fn as CfnResource).Properties.ReservedConcurrentExecutions !== undefined)).toHaveLength(0);
+  });
+
+  it('a regional web ACL on the stage blocks an address past its rate per 5 minutes with 429 RateLimitExceeded and Retry-After', () => {
+    template.resourceCountIs('AWS::WAFv2::WebACL', 1);
+    const [acl] = Object.entries(resourcesOf('AWS::WAFv2::WebACL'));
+    expect(acl![1].Properties).toMatchObject({
+      Scope: 'REGIONAL',
+      DefaultAction: { Allow: {} },
+      CustomResponseBodies: { RateLimited: { ContentType: 'APPLICATION_JSON', Content: expect.any(String) } },
+      Rules: [
+        {
+          Statement: { RateBasedStatement: { AggregateKeyType: 'IP', Limit: config.edge.wafRequestsPerIpPer5Minutes, EvaluationWindowSec: 300 } },
+          Action: { Block: { CustomResponse: { ResponseCode: 429, CustomResponseBodyKey: 'RateLimited', ResponseHeaders: [{ Name: 'Retry-After', Value: '60' }] } } },
+        },
+      ],
+    });
+    const body = JSON.parse((acl![1].Properties as { CustomResponseBodies: { RateLimited: { Content: string } } }).CustomResponseBodies.RateLimited.Content) as unknown;
+    expect(body).toEqual({ code: 'RateLimitExceeded', message: expect.stringMatching(/retry after 60 seconds/) });
+    const [association] = Object.values(resourcesOf('AWS::WAFv2::WebACLAssociation'));
+    expect(association!.Properties.WebACLArn).toEqual({ 'Fn::GetAtt': [acl![0], 'Arn'] });
+    const arn = JSON.stringify(association!.Properties.ResourceArn);
+    expect(arn).toContain(Object.keys(resourcesOf('AWS::ApiGateway::RestApi'))[0]);
+    expect(arn).toContain('/stages/');
+    expect(arn).toContain(Object.keys(resourcesOf('AWS::ApiGateway::Stage'))[0]);
+    originsTemplate.resourceCountIs('AWS::WAFv2::WebACL', 0);
+  });
+
+  it('every listed stage has a web ACL and a stage throttle above its per-tenant rate', () => {
+    for (const stage of ['dev', 'prod', 'lite', 'local', 'alice']) {
+      const { edge, rateLimit } = stageConfig(stage);
+      expect(edge.wafRequestsPerIpPer5Minutes).toBeGreaterThan(rateLimit.rate * 300);
+      expect(edge.stageRateLimit.rate).toBeGreaterThan(rateLimit.rate);
+    }
   });
 });
 

@@ -1,4 +1,5 @@
 /** What the local gateway answers by itself, and the headers every response carries (D3, DESIGN section 2). */
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectContractBody, startTestApi, uniqueTenant, type TestApi } from '#test/support/test-api';
 
@@ -200,6 +201,33 @@ describe('per-tenant rate limit (D10, per tenant since issue 14)', () => {
         expect(response.headers.get('retry-after')).toBe('1');
         expectContractBody(429, await response.json());
       }
+    } finally {
+      await limited.close();
+    }
+  });
+});
+
+describe('the stage throttle, before the authorizer (issue 21)', () => {
+  it('a flood of made-up well-formed tokens is refused with 429 past the stage burst, without the authorizer answering each', async () => {
+    // One token per 10 s: nothing refills while the flood is sent, even on a loaded machine.
+    const limited = await startTestApi({ stageRateLimit: { rate: 0.1, burst: 5 } });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 15; i++) {
+        const forged = `cxm_${randomBytes(9).toString('base64url').slice(0, 12)}_${randomBytes(30).toString('base64url').slice(0, 40)}`;
+        const response = await limited.fetch(limited.notePath('t-flood', 'c1'), {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${forged}`, 'Content-Type': 'application/json' },
+          body: '{"body":"x"}',
+        });
+        statuses.push(response.status);
+        if (response.status === 429) {
+          expect(response.headers.get('retry-after')).toBe('1');
+          expectContractBody(429, await response.json());
+        } else await response.arrayBuffer();
+      }
+      // The authorizer answered (401) only the burst's five; the other ten never reached it.
+      expect(statuses).toEqual([...Array(5).fill(401), ...Array(10).fill(429)]);
     } finally {
       await limited.close();
     }

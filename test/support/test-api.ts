@@ -51,12 +51,12 @@ export function uniqueTenant(prefix = 't'): string {
   return `${prefix}-${randomUUID().slice(0, 8)}`;
 }
 
-export async function startTestApi(options: { authCacheTtlSeconds?: number; rateLimit?: RateLimit } = {}) {
+export async function startTestApi(options: { authCacheTtlSeconds?: number; rateLimit?: RateLimit; stageRateLimit?: RateLimit } = {}) {
   const { endpoint, tables } = inject('dynamo');
   useLocalDynamo(endpoint, tables);
   const gateway = await bindGateway(0);
   // No throttling unless a test asks for it: suites fire many requests with one key.
-  await gateway.serve({ authCacheTtlSeconds: options.authCacheTtlSeconds ?? 0, rateLimit: options.rateLimit });
+  await gateway.serve({ authCacheTtlSeconds: options.authCacheTtlSeconds ?? 0, rateLimit: options.rateLimit, stageRateLimit: options.stageRateLimit });
   const client = documentClient();
   const keys = createKeysStore(client, tables.keys);
   const conversations = createConversationsStore(client, tables.conversations);
