@@ -38,6 +38,9 @@ export async function connectStores(stage: string | undefined): Promise<CliStore
   }
   const [{ useLocalDynamo }, { openTableStores }] = await Promise.all([import('#infra/local/use-local-dynamo'), import('./open-table-stores.ts')]);
   // Before the document client exists: it reads the endpoint and credentials from the environment.
-  useLocalDynamo(state.dynamodbEndpoint, state.tables);
+  if (!state.dynamodbCredentials) {
+    throw new CliError(`${localStatePath()} was written by an older version of the local stack; restart 'npm start' and try again.`);
+  }
+  useLocalDynamo({ endpoint: state.dynamodbEndpoint, credentials: state.dynamodbCredentials }, state.tables);
   return { ...openTableStores(state.tables), apiUrl: state.apiUrl, target: `local stack at ${state.apiUrl}` };
 }

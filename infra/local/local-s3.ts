@@ -5,13 +5,13 @@
  * with EventBridge notifications on.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import S3rver from '@20minutes/s3rver';
 import { DUMMY_ACCOUNT } from '@20minutes/s3rver/lib/models/account.js';
 import { LOCAL_ACCOUNT } from './build-proxy-event.ts';
-import { LOCAL_CREDENTIALS, LOCAL_REGION, StartupError } from './dynamodb-local.ts';
+import { LOCAL_REGION, StartupError, type LocalCredentials } from './dynamodb-local.ts';
 
 export interface LocalS3 {
   endpoint: string;
@@ -60,7 +60,7 @@ const REASONS: Record<string, ObjectCreatedEvent['detail']['reason']> = {
  */
 const running = new Map<string, { users: number; started: Promise<LocalS3> }>();
 
-export async function acquireLocalS3(options: { bucket: string; dataDir?: string }): Promise<LocalS3> {
+export async function acquireLocalS3(options: { bucket: string; dataDir?: string; credentials: LocalCredentials }): Promise<LocalS3> {
   const id = `${options.bucket}\0${options.dataDir ?? ''}`;
   let entry = running.get(id);
   if (!entry) {
@@ -84,11 +84,14 @@ export async function acquireLocalS3(options: { bucket: string; dataDir?: string
 }
 
 /** `dataDir` keeps the objects across restarts; without it they live in a temporary folder removed on close. */
-async function startLocalS3(options: { bucket: string; dataDir?: string }): Promise<LocalS3> {
+async function startLocalS3(options: { bucket: string; dataDir?: string; credentials: LocalCredentials }): Promise<LocalS3> {
   const directory = options.dataDir ?? mkdtempSync(join(tmpdir(), 'cxm-s3-'));
   mkdirSync(directory, { recursive: true, mode: 0o700 });
-  // The SDK signs with the local credentials; the server must know them to check signatures.
-  DUMMY_ACCOUNT.createKeyPair(LOCAL_CREDENTIALS.accessKeyId, LOCAL_CREDENTIALS.secretAccessKey);
+  chmodSync(directory, 0o700);
+  // The SDK signs with the installation's credentials; the server must know them to check
+  // signatures, and no other pair: s3rver's built-in S3RVER/S3RVER would sign anything.
+  DUMMY_ACCOUNT.revokeAccessKey('S3RVER');
+  DUMMY_ACCOUNT.createKeyPair(options.credentials.accessKeyId, options.credentials.secretAccessKey);
   const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory, configureBuckets: [{ name: options.bucket }] });
   let port: number;
   try {

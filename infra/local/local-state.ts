@@ -1,13 +1,16 @@
 /**
  * `$CXM_HOME/local.json`: how the CLI and scripts find a running local stack (DESIGN section 5).
  */
-import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { TableId } from '#shared/store/table-specs';
+import type { LocalCredentials } from './dynamodb-local.ts';
 
 export interface LocalState {
   apiUrl: string;
   dynamodbEndpoint: string;
+  /** The key id selects the store's database (dynamodb-local.ts): without it the tables are not there. */
+  dynamodbCredentials: LocalCredentials;
   /** The local S3 server and the recordings bucket in it. */
   s3Endpoint?: string;
   recordingsBucket?: string;
@@ -28,6 +31,9 @@ export function localStatePath(home = cxmHome()): string {
 
 export function writeLocalState(state: LocalState, home = cxmHome()): void {
   const path = localStatePath(home);
+  // The state directory holds the store's credentials and the demo key: its owner's only.
+  mkdirSync(home, { recursive: true, mode: 0o700 });
+  chmodSync(home, 0o700);
   writeFileSync(path, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 });
   // It holds the demo key: readable by its owner only, even if the file already existed.
   chmodSync(path, 0o600);

@@ -20,5 +20,5 @@ declare module '@20minutes/s3rver' {
 }
 
 declare module '@20minutes/s3rver/lib/models/account.js' {
-  export const DUMMY_ACCOUNT: { createKeyPair(accessKeyId: string, secretAccessKey: string): void };
+  export const DUMMY_ACCOUNT: { createKeyPair(accessKeyId: string, secretAccessKey: string): void; revokeAccessKey(accessKeyId: string): void };
 }

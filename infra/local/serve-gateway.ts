@@ -93,7 +93,10 @@ export async function bindGateway(port: number, host = '127.0.0.1'): Promise<Bou
     url: `http://${host}:${boundPort}`,
     async serve({ authCacheTtlSeconds, rateLimit, stageRateLimit, onFault, log, recordingsDir }) {
       // The recordings bucket first: the functions learn its endpoint and name from the environment.
-      s3 = await acquireLocalS3({ bucket: recordingsBucketName(LOCAL_STAGE, LOCAL_ACCOUNT, LOCAL_REGION), dataDir: recordingsDir });
+      // Signed with the credentials the local store gave this process (use-local-dynamo.ts).
+      const credentials = { accessKeyId: process.env.AWS_ACCESS_KEY_ID ?? '', secretAccessKey: process.env.AWS_SECRET_ACCESS_KEY ?? '' };
+      if (!credentials.accessKeyId || !credentials.secretAccessKey) throw new Error('serve() needs the local store\'s credentials in this process (useLocalDynamo) first');
+      s3 = await acquireLocalS3({ bucket: recordingsBucketName(LOCAL_STAGE, LOCAL_ACCOUNT, LOCAL_REGION), dataDir: recordingsDir, credentials });
       process.env.AWS_ENDPOINT_URL_S3 = s3.endpoint;
       process.env[RECORDINGS_BUCKET_ENV] = s3.bucket;
       // The functions that check origins accept this gateway's own (D13): in this process for the

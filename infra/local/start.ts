@@ -6,7 +6,7 @@
  *   CXM_LOG_LEVEL (error | warn | info | debug), CXM_FUNCTION_CONCURRENCY (bundle mode, 8),
  *   CXM_IDEMPOTENCY_TTL_HOURS (24; how long an Idempotency-Key's answer is replayed)
  */
-import { mkdirSync } from 'node:fs';
+import { chmodSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { idempotencyTtlMs } from '#shared/store/idempotency-ttl';
 import type { TableId } from '#shared/store/table-specs';
@@ -77,11 +77,13 @@ async function main(): Promise<void> {
     const stageRateLimit = parseRateLimit(process.env.CXM_STAGE_RATE_LIMIT || formatRateLimit(DEFAULT_STAGE_RATE_LIMIT));
     if (!stageRateLimit) throw new StartupError(`CXM_STAGE_RATE_LIMIT=${process.env.CXM_STAGE_RATE_LIMIT} is not valid; give <rate per second>/<burst>, e.g. 2000/4000.`);
     const home = cxmHome();
-    mkdirSync(home, { recursive: true });
+    // Keys, the store's credentials, its data: readable by the user only, however it was made.
+    mkdirSync(home, { recursive: true, mode: 0o700 });
+    chmodSync(home, 0o700);
     gateway = await bindGateway(port);
     dynamo = await startDynamoDbLocal({ dataDir: inMemory ? undefined : join(home, 'dynamodb') });
-    const tables = (await createTables(dynamo.endpoint, LOCAL_STAGE)) as Record<TableId, string>;
-    useLocalDynamo(dynamo.endpoint, tables);
+    const tables = (await createTables(dynamo, LOCAL_STAGE)) as Record<TableId, string>;
+    useLocalDynamo(dynamo, tables);
     process.env.CXM_CURSOR_SECRET = localCursorSecret(inMemory ? undefined : home);
     const demoKey = await ensureDemoTenant(inMemory ? undefined : home);
     const { functions, s3Endpoint, recordingsBucket } = await gateway.serve({
@@ -96,6 +98,7 @@ async function main(): Promise<void> {
       {
         apiUrl: gateway.url,
         dynamodbEndpoint: dynamo.endpoint,
+        dynamodbCredentials: dynamo.credentials,
         s3Endpoint,
         recordingsBucket,
         region: LOCAL_REGION,

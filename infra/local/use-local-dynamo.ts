@@ -1,15 +1,16 @@
 /**
  * Points this process's store code at DynamoDB Local: the standard endpoint variable, a region,
- * dummy credentials, and the table-name variables CDK sets on a deployed function.
+ * the installation's own credentials (they select its database: dynamodb-local.ts), and the
+ * table-name variables CDK sets on a deployed function.
  */
 import { tableSpecs, type TableId } from '#shared/store/table-specs';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from './dynamodb-local.ts';
+import { LOCAL_REGION, type LocalDynamoConnection } from './dynamodb-local.ts';
 
-export function useLocalDynamo(endpoint: string, tables: Record<TableId, string>): void {
+export function useLocalDynamo({ endpoint, credentials }: LocalDynamoConnection, tables: Record<TableId, string>): void {
   process.env.AWS_ENDPOINT_URL_DYNAMODB = endpoint;
   process.env.AWS_REGION = LOCAL_REGION;
-  process.env.AWS_ACCESS_KEY_ID = LOCAL_CREDENTIALS.accessKeyId;
-  process.env.AWS_SECRET_ACCESS_KEY = LOCAL_CREDENTIALS.secretAccessKey;
+  process.env.AWS_ACCESS_KEY_ID = credentials.accessKeyId;
+  process.env.AWS_SECRET_ACCESS_KEY = credentials.secretAccessKey;
   delete process.env.AWS_SESSION_TOKEN;
   delete process.env.AWS_PROFILE;
   for (const [id, name] of Object.entries(tables)) process.env[tableSpecs[id as TableId].envVar] = name;

@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { allTableSpecs, type TableId } from '#shared/store/table-specs';
-import { LOCAL_REGION } from '#infra/local/dynamodb-local';
+import { LOCAL_REGION, type LocalDynamoConnection } from '#infra/local/dynamodb-local';
 import { writeLocalState } from '#infra/local/local-state';
 import { PROJECT_ROOT } from '#infra/project-root';
 import { writeImportFile } from '#test/support/write-import-file';
@@ -78,15 +78,15 @@ async function runImport(home: string, file: string, progress: Progress, track: 
 }
 
 /** A CXM_HOME whose local.json points the CLI at `endpoint`. */
-function homeFor(dir: string, name: string, endpoint: string, tables: Record<TableId, string>): string {
+function homeFor(dir: string, name: string, { endpoint, credentials }: LocalDynamoConnection, tables: Record<TableId, string>): string {
   const home = join(dir, name);
   mkdirSync(home);
-  writeLocalState({ apiUrl: 'http://127.0.0.1:9', dynamodbEndpoint: endpoint, region: LOCAL_REGION, stage: 'bench', tables, demo: null, pid: process.pid }, home);
+  writeLocalState({ apiUrl: 'http://127.0.0.1:9', dynamodbEndpoint: endpoint, dynamodbCredentials: credentials, region: LOCAL_REGION, stage: 'bench', tables, demo: null, pid: process.pid }, home);
   return home;
 }
 
 export async function measureImport(
-  dynamo: { endpoint: string; tables: Record<TableId, string> },
+  dynamo: LocalDynamoConnection & { tables: Record<TableId, string> },
   sizes: ImportSizes,
   progress: Progress,
   track: (child: ChildProcess) => void,
@@ -99,7 +99,7 @@ export async function measureImport(
     const rateFile = join(dir, 'rate.json');
     await writeImportFile(rateFile, half(sizes.rows));
     progress(`import: cxm import of ${sizes.rows} rows into DynamoDB Local`);
-    const rate = await runImport(homeFor(dir, 'rate', dynamo.endpoint, dynamo.tables), rateFile, progress, track);
+    const rate = await runImport(homeFor(dir, 'rate', dynamo, dynamo.tables), rateFile, progress, track);
     rmSync(rateFile);
 
     progress(`import: writing a file of ${sizes.rssRows} rows`);
@@ -110,7 +110,7 @@ export async function measureImport(
     try {
       progress(`import: cxm import of ${sizes.rssRows} rows (${(bytes / 1_048_576).toFixed(0)} MB), writes acknowledged at once; peak memory`);
       const tables = Object.fromEntries(allTableSpecs.map((spec) => [spec.id, `bench-import-${spec.id}`])) as Record<TableId, string>;
-      memory = await runImport(homeFor(dir, 'rss', sink.url, tables), rssFile, progress, track);
+      memory = await runImport(homeFor(dir, 'rss', { endpoint: sink.url, credentials: dynamo.credentials }, tables), rssFile, progress, track);
     } finally {
       await sink.close();
     }

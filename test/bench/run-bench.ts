@@ -162,8 +162,8 @@ async function main(): Promise<number> {
 
     progress('starting DynamoDB Local (in memory)');
     resources.dynamo = await startDynamoDbLocal({});
-    const tables = (await createTables(resources.dynamo.endpoint, 'bench')) as Record<TableId, string>;
-    useLocalDynamo(resources.dynamo.endpoint, tables);
+    const tables = (await createTables(resources.dynamo, 'bench')) as Record<TableId, string>;
+    useLocalDynamo(resources.dynamo, tables);
     const client = documentClient();
     const keysStore = createKeysStore(client, tables.keys);
     const createKey = async () => (await issueKey(keysStore, { tenants: [BENCH_TENANT], scopes: BENCH_SCOPES, name: 'bench' })).key;
@@ -183,7 +183,7 @@ async function main(): Promise<number> {
       report.authorizerScale = await measureAuthorizerScale(tables.keys, createTenantKey, sizes.authScale, progress);
     }
     // Before the throughput runs, for the same reason as the seeding above.
-    if (sections.has('import')) report.import = await measureImport({ endpoint: resources.dynamo.endpoint, tables }, sizes.import, progress, resources.track);
+    if (sections.has('import')) report.import = await measureImport({ endpoint: resources.dynamo.endpoint, credentials: resources.dynamo.credentials, tables }, sizes.import, progress, resources.track);
     if (sections.has('warmOverhead')) {
       progress(`warm overhead: in a process of node ${node.version}`);
       report.warmOverhead = await measureWarmOverheadOn(node.execPath, { rounds: sizes.warmRounds, batch: sizes.warmBatch }, startedAtMs, resources.track);

@@ -28,8 +28,8 @@ import { sequenceNumber, writeRecord } from '#test/support/reporting-stream-reco
 const OPENSEARCH_URL = process.env.OPENSEARCH_URL;
 
 function localTables() {
-  const { endpoint, tables } = inject('dynamo');
-  useLocalDynamo(endpoint, tables);
+  const { tables, ...store } = inject('dynamo');
+  useLocalDynamo(store, tables);
   return tables;
 }
 

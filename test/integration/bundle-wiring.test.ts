@@ -26,9 +26,9 @@ let direct: ReturnType<typeof directStores>;
 let key: string;
 
 beforeAll(async () => {
-  const { endpoint, tables } = inject('dynamo');
-  useLocalDynamo(endpoint, tables);
-  direct = directStores(endpoint, tables);
+  const store = inject('dynamo');
+  useLocalDynamo(store, store.tables);
+  direct = directStores(store, store.tables);
   ({ key } = await direct.createKey([tenant], ['cxm:*', 'voc:*']));
   await direct.addConversation(tenant, 'open');
 });

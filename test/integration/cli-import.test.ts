@@ -19,7 +19,7 @@ import { shapeRow, type ReportRow } from '#shared/domain/reporting/report-rows';
 import { listKey, rowKey } from '#shared/store/reporting-keys';
 import { reportingItem } from '#shared/store/reporting-rows-store';
 import { tableSpecs, type TableId } from '#shared/store/table-specs';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#infra/local/dynamodb-local';
+import { LOCAL_REGION } from '#infra/local/dynamodb-local';
 import { writeLocalState } from '#infra/local/local-state';
 import { startDynamoFaultProxy, type DynamoFaultProxy, type InjectedFault, type RecordedRequests } from '#test/support/dynamo-fault-proxy';
 import { ownLines, run, type Finished } from '#test/support/run-process';
@@ -39,9 +39,9 @@ beforeAll(async () => {
   const dynamo = inject('dynamo');
   tables = dynamo.tables;
   proxy = await startDynamoFaultProxy(dynamo.endpoint);
-  client = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint: dynamo.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS }));
+  client = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint: dynamo.endpoint, region: LOCAL_REGION, credentials: dynamo.credentials }));
   home = mkdtempSync(join(tmpdir(), 'cxm-import-'));
-  writeLocalState({ apiUrl: 'http://127.0.0.1:9', dynamodbEndpoint: proxy.url, region: LOCAL_REGION, stage: 'test', tables, demo: null, pid: process.pid }, home);
+  writeLocalState({ apiUrl: 'http://127.0.0.1:9', dynamodbEndpoint: proxy.url, dynamodbCredentials: dynamo.credentials, region: LOCAL_REGION, stage: 'test', tables, demo: null, pid: process.pid }, home);
 });
 afterAll(async () => {
   client.destroy();

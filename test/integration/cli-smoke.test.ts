@@ -66,10 +66,10 @@ beforeAll(async () => {
     ...urlEnv,
     AWS_ENDPOINT_URL_CLOUDFORMATION: cloudFormation.endpoint,
     AWS_ENDPOINT_URL_API_GATEWAY: apiGateway.endpoint,
-    AWS_ENDPOINT_URL_DYNAMODB: api.dynamoEndpoint,
+    AWS_ENDPOINT_URL_DYNAMODB: api.dynamo.endpoint,
     AWS_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'local',
-    AWS_SECRET_ACCESS_KEY: 'local',
+    AWS_ACCESS_KEY_ID: api.dynamo.credentials.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: api.dynamo.credentials.secretAccessKey,
   };
 });
 afterAll(async () => {

@@ -23,10 +23,10 @@ let direct: ReturnType<typeof directStores>;
 let key: string;
 
 beforeAll(async () => {
-  const { endpoint, tables } = inject('dynamo');
+  const { endpoint, credentials, tables } = inject('dynamo');
   proxy = await startDynamoFaultProxy(endpoint);
-  [gateway] = (await serveGatewaysOver(proxy.url, tables, [600])) as [BoundGateway];
-  direct = directStores(endpoint, tables);
+  [gateway] = (await serveGatewaysOver({ endpoint: proxy.url, credentials }, tables, [600])) as [BoundGateway];
+  direct = directStores({ endpoint, credentials }, tables);
   ({ key } = await direct.createKey([tenant], ['cxm:conversations.write', 'provisioning:*']));
   for (const id of ['hangs', 'healthy']) {
     await direct.addConversation(tenant, id);

@@ -13,7 +13,7 @@ let gateway: BoundGateway;
 
 beforeAll(async () => {
   // A port nothing listens on: every store call is refused.
-  useLocalDynamo(`http://127.0.0.1:${await freePort()}`, inject('dynamo').tables);
+  useLocalDynamo({ endpoint: `http://127.0.0.1:${await freePort()}`, credentials: inject('dynamo').credentials }, inject('dynamo').tables);
   gateway = await bindGateway(0);
   await gateway.serve({ authCacheTtlSeconds: 0 });
 });

@@ -74,7 +74,7 @@ function expectKeyReused(answer: Answer): void {
  * rolled back later would still have announced a note that does not exist.
  */
 async function noteCreatedEvents(tenant: string, conversation: string): Promise<string[]> {
-  const records = await readTableStream(api.dynamoEndpoint, api.tables.conversations);
+  const records = await readTableStream(api.dynamo, api.tables.conversations);
   return records
     .filter((record) => matchesEventPattern(NOTE_INSERT_PATTERN, record))
     .map((record) => record.dynamodb?.NewImage)

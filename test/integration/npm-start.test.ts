@@ -3,7 +3,7 @@
  * stopping DynamoDB Local too, state kept across restarts, and one-line startup errors.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -72,7 +72,15 @@ describe('npm start', () => {
       // The default runtime, on this machine's Node.
       expect(first.output()).toContain(`Functions:   sources on node ${process.version} `);
       const state = JSON.parse(readFileSync(join(home, 'local.json'), 'utf8')) as Record<string, unknown>;
-      expect(Object.keys(state).sort()).toEqual(['apiUrl', 'demo', 'dynamodbEndpoint', 'pid', 'recordingsBucket', 'region', 's3Endpoint', 'stage', 'tables']);
+      expect(Object.keys(state).sort()).toEqual(['apiUrl', 'demo', 'dynamodbCredentials', 'dynamodbEndpoint', 'pid', 'recordingsBucket', 'region', 's3Endpoint', 'stage', 'tables']);
+      // The store's key id selects its database and is a secret of this installation (issue 21):
+      // the state directory, the data and the credentials are the user's only.
+      expect((state.dynamodbCredentials as { accessKeyId: string }).accessKeyId).toMatch(/^LCXM[A-Z2-7]{16}$/);
+      expect(statSync(home).mode & 0o777).toBe(0o700);
+      expect(statSync(join(home, 'local.json')).mode & 0o777).toBe(0o600);
+      expect(statSync(join(home, 'dynamodb')).mode & 0o777).toBe(0o700);
+      expect(statSync(join(home, 'dynamodb', 'credentials.json')).mode & 0o777).toBe(0o600);
+      expect(readdirSync(join(home, 'dynamodb')).filter((name) => name.endsWith('.db'))).toEqual([`${(state.dynamodbCredentials as { accessKeyId: string }).accessKeyId}_us-east-1.db`]);
       expect(state.s3Endpoint).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       expect(state.apiUrl).toBe(`http://127.0.0.1:${port}`);
       expect(state.tables).toEqual({ keys: 'cxm-local-keys', conversations: 'cxm-local-conversations', documents: 'cxm-local-documents', vocJobs: 'cxm-local-voc-jobs', reporting: 'cxm-local-reporting', reportingCounts: 'cxm-local-reporting-counts', idempotency: 'cxm-local-idempotency' });

@@ -28,7 +28,7 @@ let tables: ReturnType<typeof inject<'dynamo'>>['tables'];
 
 beforeAll(() => {
   const dynamo = inject('dynamo');
-  useLocalDynamo(dynamo.endpoint, dynamo.tables);
+  useLocalDynamo(dynamo, dynamo.tables);
   tables = dynamo.tables;
 });
 

@@ -18,7 +18,7 @@ import { listKey, timeKey } from '#shared/store/reporting-keys';
 import { createTableInput } from '#shared/store/create-table-input';
 import { createReportingRowsStore, reportingItem, type ReportingTables } from '#shared/store/reporting-rows-store';
 import { physicalTableName, tableSpecs } from '#shared/store/table-specs';
-import { createTables, LOCAL_CREDENTIALS, LOCAL_REGION } from '#infra/local/dynamodb-local';
+import { createTables, LOCAL_REGION } from '#infra/local/dynamodb-local';
 import { writeLocalState } from '#infra/local/local-state';
 import { useLocalDynamo } from '#infra/local/use-local-dynamo';
 import { startDynamoFaultProxy, type DynamoFaultProxy } from '#test/support/dynamo-fault-proxy';
@@ -33,8 +33,8 @@ let tables: ReportingTables;
 let proxy: DynamoFaultProxy;
 
 beforeAll(async () => {
-  const { endpoint, tables: all } = inject('dynamo');
-  useLocalDynamo(endpoint, all);
+  const { endpoint, credentials, tables: all } = inject('dynamo');
+  useLocalDynamo({ endpoint, credentials }, all);
   tables = { rows: all.reporting, counts: all.reportingCounts };
   proxy = await startDynamoFaultProxy(endpoint);
 });
@@ -139,7 +139,7 @@ describe('maintained reporting counts', () => {
 
   it('stay exact when an import whose answers were lost after the commit is run again', async () => {
     const tenantId = uniqueTenant('counts');
-    const viaProxy = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint: proxy.url, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS }));
+    const viaProxy = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint: proxy.url, region: LOCAL_REGION, credentials: inject('dynamo').credentials }));
     const rows = rowsAt(tenantId, ids('l', 60), 3);
     // Every attempt of the SDK loses its answer: the first commits, its retries (same
     // ClientRequestToken) are no-ops, and the import fails, as `cxm import` then says.
@@ -166,9 +166,10 @@ describe('maintained reporting counts', () => {
   });
 
   it('a data directory from before the counts table gets its rows counted when the local runtime creates the table', async () => {
-    const { endpoint } = inject('dynamo');
+    const store = inject('dynamo');
+    const { endpoint } = store;
     const stage = `upgrade${Date.now().toString(36)}`;
-    const raw = new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+    const raw = new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: store.credentials });
     const rowsTable = physicalTableName(stage, 'reporting');
     await raw.send(new CreateTableCommand(createTableInput(tableSpecs.reporting, rowsTable)));
     const tenantId = uniqueTenant('counts');
@@ -177,7 +178,7 @@ describe('maintained reporting counts', () => {
     for (let i = 0; i < rows.length; i += 25) {
       await documentClient().send(new BatchWriteCommand({ RequestItems: { [rowsTable]: rows.slice(i, i + 25).map((row) => ({ PutRequest: { Item: reportingItem(tenantId, 'assistant', row) } })) } }));
     }
-    const names = await createTables(endpoint, stage);
+    const names = await createTables(store, stage);
     const index = createDynamoReportingIndex(documentClient(), { rows: rowsTable, counts: names.reportingCounts! });
     const page = await index.page({ tenantId, kind: 'assistant', window: { from: 0, to: 4_000_000_000_000 }, limit: 1, withTotal: true, maxBytes: 1_000_000 });
     expect(page.total).toBe(50);
@@ -185,9 +186,9 @@ describe('maintained reporting counts', () => {
   });
 
   it('cxm reporting recount --tenant counts rows written around the store, for that tenant only', async () => {
-    const { endpoint, tables: all } = inject('dynamo');
+    const { endpoint, credentials, tables: all } = inject('dynamo');
     const home = mkdtempSync(join(tmpdir(), 'cxm-recount-'));
-    writeLocalState({ apiUrl: 'http://127.0.0.1:9', dynamodbEndpoint: endpoint, region: LOCAL_REGION, stage: 'test', tables: all, demo: null, pid: process.pid }, home);
+    writeLocalState({ apiUrl: 'http://127.0.0.1:9', dynamodbEndpoint: endpoint, dynamodbCredentials: credentials, region: LOCAL_REGION, stage: 'test', tables: all, demo: null, pid: process.pid }, home);
     const tenantId = uniqueTenant('counts');
     const rows = rowsAt(tenantId, ids('w', 30), 7);
     await documentClient().send(new BatchWriteCommand({ RequestItems: { [tables.rows]: rows.slice(0, 25).map((row) => ({ PutRequest: { Item: reportingItem(tenantId, 'assistant', row) } })) } }));

@@ -70,12 +70,12 @@ function expectUnavailable(answer: ApiAnswer, message: string): void {
 }
 
 beforeAll(async () => {
-  const { endpoint, tables } = inject('dynamo');
+  const { endpoint, credentials, tables } = inject('dynamo');
   proxy = await startDynamoFaultProxy(endpoint);
-  [coldGateway, warmGateway] = (await serveGatewaysOver(proxy.url, tables, [0, 600])) as [BoundGateway, BoundGateway];
+  [coldGateway, warmGateway] = (await serveGatewaysOver({ endpoint: proxy.url, credentials }, tables, [0, 600])) as [BoundGateway, BoundGateway];
   // The attempts the functions' client makes (the SDK's default for DynamoDB, or AWS_MAX_ATTEMPTS).
   sdkMaxAttempts = await documentClient().config.maxAttempts();
-  direct = directStores(endpoint, tables);
+  direct = directStores({ endpoint, credentials }, tables);
   ({ key, keyHash } = await direct.createKey([tenant], ['cxm:conversations.write', 'provisioning:*']));
   for (const id of ['absorbed', 'persistent', 'conflict-brief', 'conflict-persistent', 'lost-answer', 'lost-keyed', 'authorizer', 'round-trips']) {
     await direct.addConversation(tenant, id);

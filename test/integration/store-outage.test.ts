@@ -94,9 +94,9 @@ async function restartThroughJavaHome(): Promise<DynamoDbLocal> {
 beforeAll(async () => {
   port = await freePort();
   dynamo = await startDynamoDbLocal({ dataDir, port });
-  tables = (await createTables(dynamo.endpoint, 'outage')) as Record<TableId, string>;
-  [coldGateway, warmGateway] = (await serveGatewaysOver(dynamo.endpoint, tables, [0, 600])) as [BoundGateway, BoundGateway];
-  direct = directStores(dynamo.endpoint, tables);
+  tables = (await createTables(dynamo, 'outage')) as Record<TableId, string>;
+  [coldGateway, warmGateway] = (await serveGatewaysOver(dynamo, tables, [0, 600])) as [BoundGateway, BoundGateway];
+  direct = directStores(dynamo, tables);
   ({ key } = await direct.createKey([tenant], ['cxm:conversations.write', 'provisioning:*']));
   for (const id of ['before', 'during', 'writer-0', 'writer-1', 'writer-2']) {
     await direct.addConversation(tenant, id);

@@ -20,7 +20,7 @@ import { documentClient } from '#shared/store/dynamo-client';
 import { createKeysStore, type KeysStore } from '#shared/store/keys-store';
 import { routes } from '#shared/routes';
 import { buildAuthorizerEvent } from '#infra/local/build-proxy-event';
-import { createTables } from '#infra/local/dynamodb-local';
+import { createTables, type LocalDynamoConnection } from '#infra/local/dynamodb-local';
 import { useLocalDynamo } from '#infra/local/use-local-dynamo';
 import { startFakeApiGateway, type FakeApiGateway, type FakeApiKey } from '#test/support/fake-api-gateway';
 import { run } from '#test/support/run-process';
@@ -34,7 +34,7 @@ const SYNC = 'rlsync';
 const SYNC_PLAN = 'plan-rlsync';
 let fake: FakeApiGateway;
 let keys: KeysStore;
-let dynamoEndpoint: string;
+let store: LocalDynamoConnection;
 let authorize: (token: string, pathTenant: string) => Promise<APIGatewayAuthorizerResult>;
 let env: Record<string, string>;
 const stageBefore = process.env.CXM_STAGE;
@@ -73,7 +73,8 @@ const writes = (from: number) => fake.calls.slice(from).filter((call) => !call.s
 const deletedLines = (stdout: string) => [...stdout.matchAll(/^Deleted API Gateway key (\w+) \((\S+)\)\.$/gm)].map((match) => `${match[1]} ${match[2]}`).sort();
 
 beforeAll(async () => {
-  dynamoEndpoint = inject('dynamo').endpoint;
+  const { endpoint, credentials } = inject('dynamo');
+  store = { endpoint, credentials };
   fake = await startFakeApiGateway(
     [
       { id: 'plan-other', name: 'cxm-other' },
@@ -85,17 +86,17 @@ beforeAll(async () => {
     // Small pages: every listing the CLI makes must follow `position`.
     { pageSize: 2 },
   );
-  const tables = await createTables(dynamoEndpoint, STAGE);
+  const tables = await createTables(store, STAGE);
   env = {
     AWS_ENDPOINT_URL_API_GATEWAY: fake.endpoint,
-    AWS_ENDPOINT_URL_DYNAMODB: dynamoEndpoint,
+    AWS_ENDPOINT_URL_DYNAMODB: store.endpoint,
     AWS_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'local',
-    AWS_SECRET_ACCESS_KEY: 'local',
+    AWS_ACCESS_KEY_ID: store.credentials.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: store.credentials.secretAccessKey,
     // No local stack: the CLI must use the stage, not $CXM_HOME.
     CXM_HOME: mkdtempSync(join(tmpdir(), 'cxm-rl-')),
   };
-  useLocalDynamo(dynamoEndpoint, tables as Parameters<typeof useLocalDynamo>[1]);
+  useLocalDynamo(store, tables as Parameters<typeof useLocalDynamo>[1]);
   keys = createKeysStore(documentClient(), tables.keys!);
   // The stage's authorizer: its function has CXM_STAGE set by the stack.
   process.env.CXM_STAGE = STAGE;
@@ -390,7 +391,7 @@ describe('cxm keys revoke --stage', () => {
 
 describe('cxm keys sync --stage', () => {
   it("gives every tenant with an active key its usage key, deletes those of tenants without one, keeps D10 keys until --prune-legacy and other stages' keys always; a rerun changes nothing", async () => {
-    const syncKeys = createKeysStore(documentClient(), (await createTables(dynamoEndpoint, SYNC)).keys!);
+    const syncKeys = createKeysStore(documentClient(), (await createTables(store, SYNC)).keys!);
     const [healthy, missing, lost, unplanned, wrongValue, orphan, revoked, expired] = ['ok', 'missing', 'lost', 'unplanned', 'wrong', 'orphan', 'revoked', 'expired'].map(
       (label) => uniqueTenant(`sy-${label}`),
     ) as [string, string, string, string, string, string, string, string];
@@ -471,7 +472,7 @@ describe('cxm keys sync --stage', () => {
 
   it('a stage without a usage plan is refused before anything changes', async () => {
     const stage = 'rlnoplan';
-    const noPlanKeys = createKeysStore(documentClient(), (await createTables(dynamoEndpoint, stage)).keys!);
+    const noPlanKeys = createKeysStore(documentClient(), (await createTables(store, stage)).keys!);
     await issueKey(noPlanKeys, { tenants: [uniqueTenant('rl')], scopes: ['cxm:*'], name: 'direct' });
     const before = fake.calls.length;
     const refused = await cxm('keys', 'sync', '--stage', stage);
@@ -482,7 +483,7 @@ describe('cxm keys sync --stage', () => {
 
   it('a stage without a usage plan and without keys is refused too, not reported in sync', async () => {
     const stage = 'rlempty';
-    await createTables(dynamoEndpoint, stage);
+    await createTables(store, stage);
     const before = fake.calls.length;
     const refused = await cxm('keys', 'sync', '--stage', stage);
     expect(refused.code).toBe(1);

@@ -7,7 +7,7 @@
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { tinyWav } from '#infra/cli/tiny-wav';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#infra/local/dynamodb-local';
+import { LOCAL_REGION } from '#infra/local/dynamodb-local';
 import type { BoundGateway } from '#infra/local/serve-gateway';
 import { fillPath, routeById } from '#shared/routes';
 import { documentedFetch, uniqueTenant } from '#test/support/test-api';
@@ -51,12 +51,12 @@ let otherKey: string;
 let expiring: { created: Upload; wav: Buffer };
 
 beforeAll(async () => {
-  const { endpoint, tables } = inject('dynamo');
+  const { endpoint, credentials, tables } = inject('dynamo');
   proxy = await startDynamoFaultProxy(endpoint);
-  [gateway] = (await serveGatewaysOver(proxy.url, tables, [0])) as [BoundGateway];
+  [gateway] = (await serveGatewaysOver({ endpoint: proxy.url, credentials }, tables, [0])) as [BoundGateway];
   s3Endpoint = process.env.AWS_ENDPOINT_URL_S3!;
   bucket = process.env.CXM_RECORDINGS_BUCKET!;
-  direct = directStores(endpoint, tables);
+  direct = directStores({ endpoint, credentials }, tables);
   ({ key } = await direct.createKey([tenant], ['voc:*', 'reporting:voc.read']));
   ({ key: otherKey } = await direct.createKey([other], ['voc:*', 'reporting:voc.read']));
   const wav = tinyWav(0.25);
@@ -70,8 +70,8 @@ afterAll(async () => {
 });
 
 const jobsStore = () => {
-  const { endpoint, tables } = inject('dynamo');
-  const client = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS }));
+  const { endpoint, credentials, tables } = inject('dynamo');
+  const client = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials }));
   return createVocJobsStore(client, tables.vocJobs);
 };
 
@@ -223,7 +223,7 @@ describe('two tenants', () => {
     expect((await api('GET', statusPath(mine.jobId, other), otherKey)).status).toBe(404);
     expect((await api('GET', statusPath(mine.jobId, other), key)).status).toBe(403);
     // Written straight to the bucket (as an operator could): the other tenant's prefix, my job's id.
-    const s3 = new S3Client({ endpoint: s3Endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, forcePathStyle: true });
+    const s3 = new S3Client({ endpoint: s3Endpoint, region: LOCAL_REGION, credentials: inject('dynamo').credentials, forcePathStyle: true });
     await s3.send(new PutObjectCommand({ Bucket: bucket, Key: `recordings/${other}/${mine.jobId}.wav`, Body: wav, ContentType: 'audio/wav' }));
     await gateway.eventsSettled();
     expect((await status(mine.jobId)).status).toBe('started');

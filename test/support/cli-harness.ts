@@ -12,7 +12,7 @@ import type { TestApi } from './test-api.ts';
 export function cliFor(api: TestApi, prefix: string) {
   const home = mkdtempSync(join(tmpdir(), `${prefix}-`));
   writeLocalState(
-    { apiUrl: api.url, dynamodbEndpoint: api.dynamoEndpoint, region: 'us-east-1', stage: 'test', tables: api.tables, demo: null, pid: process.pid },
+    { apiUrl: api.url, dynamodbEndpoint: api.dynamo.endpoint, dynamodbCredentials: api.dynamo.credentials, region: 'us-east-1', stage: 'test', tables: api.tables, demo: null, pid: process.pid },
     home,
   );
   return { home, cxm: (...args: string[]) => run('node', ['infra/cli/cxm.mjs', ...args], { CXM_HOME: home }) };

@@ -9,14 +9,14 @@
  */
 import type {} from 'vitest';
 import type { TestProject } from 'vitest/node';
-import { createTables, startDynamoDbLocal, type DynamoDbLocal } from '#infra/local/dynamodb-local';
+import { createTables, startDynamoDbLocal, type DynamoDbLocal, type LocalDynamoConnection } from '#infra/local/dynamodb-local';
 import { functionRuntimeKind } from '#infra/local/function-runtime';
 import { LOCAL_STAGE } from '#infra/local/build-proxy-event';
 import { ensureLocalAssembly } from '#infra/local/local-assembly';
 import type { TableId } from '#shared/store/table-specs';
 
-export interface DynamoFixture {
-  endpoint: string;
+/** The store's endpoint and the credentials that select its database, with the test tables. */
+export interface DynamoFixture extends LocalDynamoConnection {
   tables: Record<TableId, string>;
 }
 
@@ -41,8 +41,8 @@ export async function setup(project: TestProject): Promise<void> {
   shared.users++;
   shared.dynamo ??= (async () => {
     const local = await startDynamoDbLocal({});
-    const tables = (await createTables(local.endpoint, 'test')) as Record<TableId, string>;
-    return { local, fixture: { endpoint: local.endpoint, tables } };
+    const tables = (await createTables(local, 'test')) as Record<TableId, string>;
+    return { local, fixture: { endpoint: local.endpoint, credentials: local.credentials, tables } };
   })();
   const bundles = functionRuntimeKind(project.config.env?.CXM_RUNTIME) === 'bundles';
   if (bundles) shared.assembly ??= ensureLocalAssembly(LOCAL_STAGE, (line) => console.log(`global setup: ${line}`)).then((assembly) => assembly.dir);

@@ -6,15 +6,15 @@
  */
 import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DescribeStreamCommand, DynamoDBStreamsClient, GetRecordsCommand, GetShardIteratorCommand, type _Record, type Shard } from '@aws-sdk/client-dynamodb-streams';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#infra/local/dynamodb-local';
+import { LOCAL_REGION, type LocalDynamoConnection } from '#infra/local/dynamodb-local';
 
 export type StreamRecord = _Record;
 
 /** GetRecords' own maximum: fewer round trips on a stream the whole run writes to. */
 const PAGE = 1000;
 
-async function streamArn(endpoint: string, table: string): Promise<string> {
-  const client = new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+async function streamArn({ endpoint, credentials }: LocalDynamoConnection, table: string): Promise<string> {
+  const client = new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials });
   try {
     const { Table } = await client.send(new DescribeTableCommand({ TableName: table }));
     if (!Table?.LatestStreamArn) throw new Error(`table ${table} has no stream`);
@@ -51,9 +51,9 @@ async function shardRecords(streams: DynamoDBStreamsClient, arn: string, shardId
 }
 
 /** All records of `table`'s stream, shard by shard in the order DescribeStream lists them. */
-export async function readTableStream(endpoint: string, table: string): Promise<StreamRecord[]> {
-  const arn = await streamArn(endpoint, table);
-  const streams = new DynamoDBStreamsClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+export async function readTableStream(store: LocalDynamoConnection, table: string): Promise<StreamRecord[]> {
+  const arn = await streamArn(store, table);
+  const streams = new DynamoDBStreamsClient({ endpoint: store.endpoint, region: LOCAL_REGION, credentials: store.credentials });
   try {
     const records: StreamRecord[] = [];
     for (const shard of await allShards(streams, arn)) {

@@ -13,13 +13,13 @@ import { createConversationsStore } from '#shared/store/conversations-store';
 import { createDocumentsStore } from '#shared/store/documents-store';
 import { createKeysStore } from '#shared/store/keys-store';
 import type { TableId } from '#shared/store/table-specs';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#infra/local/dynamodb-local';
+import { LOCAL_REGION, type LocalDynamoConnection } from '#infra/local/dynamodb-local';
 import { bindGateway, type BoundGateway } from '#infra/local/serve-gateway';
 import { useLocalDynamo } from '#infra/local/use-local-dynamo';
 
 /** Gateways over one endpoint; each with its own authorizer cache TTL. */
-export async function serveGatewaysOver(endpoint: string, tables: Record<TableId, string>, ttls: number[]): Promise<BoundGateway[]> {
-  useLocalDynamo(endpoint, tables);
+export async function serveGatewaysOver(store: LocalDynamoConnection, tables: Record<TableId, string>, ttls: number[]): Promise<BoundGateway[]> {
+  useLocalDynamo(store, tables);
   const gateways: BoundGateway[] = [];
   for (const authCacheTtlSeconds of ttls) {
     const gateway = await bindGateway(0);
@@ -30,8 +30,8 @@ export async function serveGatewaysOver(endpoint: string, tables: Record<TableId
 }
 
 /** Stores on a client of their own, straight to `endpoint`: no fault rule sees their calls. */
-export function directStores(endpoint: string, tables: Record<TableId, string>) {
-  const client = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS }), {
+export function directStores({ endpoint, credentials }: LocalDynamoConnection, tables: Record<TableId, string>) {
+  const client = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials }), {
     marshallOptions: { removeUndefinedValues: true },
   });
   const keys = createKeysStore(client, tables.keys);

@@ -52,8 +52,8 @@ export function uniqueTenant(prefix = 't'): string {
 }
 
 export async function startTestApi(options: { authCacheTtlSeconds?: number; rateLimit?: RateLimit; stageRateLimit?: RateLimit } = {}) {
-  const { endpoint, tables } = inject('dynamo');
-  useLocalDynamo(endpoint, tables);
+  const { endpoint, credentials, tables } = inject('dynamo');
+  useLocalDynamo({ endpoint, credentials }, tables);
   const gateway = await bindGateway(0);
   // No throttling unless a test asks for it: suites fire many requests with one key.
   await gateway.serve({ authCacheTtlSeconds: options.authCacheTtlSeconds ?? 0, rateLimit: options.rateLimit, stageRateLimit: options.stageRateLimit });
@@ -72,7 +72,8 @@ export async function startTestApi(options: { authCacheTtlSeconds?: number; rate
     vocJobs,
     reportingRows,
     tables,
-    dynamoEndpoint: endpoint,
+    /** The store and the credentials that reach its tables. */
+    dynamo: { endpoint, credentials },
     close: () => gateway.close(),
     /** A raw request whose response must be what the OpenAPI document describes. */
     fetch: documentedFetch,

@@ -96,10 +96,10 @@ describe('the log context of concurrent requests in one process (the sources run
       for (const name of Object.keys(process.env)) if (!(name in saved)) delete process.env[name];
       Object.assign(process.env, saved);
     };
-    const { freePort } = await import('#infra/local/dynamodb-local');
+    const { freePort, newLocalCredentials } = await import('#infra/local/dynamodb-local');
     const { useLocalDynamo } = await import('#infra/local/use-local-dynamo');
     const { allTableSpecs, physicalTableName } = await import('#shared/store/table-specs');
-    useLocalDynamo(`http://127.0.0.1:${await freePort()}`, Object.fromEntries(allTableSpecs.map((spec) => [spec.id, physicalTableName('test', spec.id)])) as Parameters<typeof useLocalDynamo>[1]);
+    useLocalDynamo({ endpoint: `http://127.0.0.1:${await freePort()}`, credentials: newLocalCredentials() }, Object.fromEntries(allTableSpecs.map((spec) => [spec.id, physicalTableName('test', spec.id)])) as Parameters<typeof useLocalDynamo>[1]);
     process.env.CXM_RECORDINGS_BUCKET = 'cxm-test-recordings';
     const { startSourceRuntime } = await import('#infra/local/source-runtime');
     const runtime = await startSourceRuntime();

@@ -33,8 +33,8 @@ let authorize: (event: APIGatewayRequestAuthorizerEvent) => Promise<unknown>;
 let output: CapturedLines;
 
 beforeAll(async () => {
-  const { endpoint, tables } = inject('dynamo');
-  useLocalDynamo(endpoint, tables);
+  const { tables, ...store } = inject('dynamo');
+  useLocalDynamo(store, tables);
   const conversations = createConversationsStore(documentClient(), tables.conversations);
   await conversations.putConversation(tenant, conversationWithDefaults({ id: 'open' }));
   await conversations.putConversation(tenant, conversationWithDefaults({ id: 'closed', status: 'closed' }));
