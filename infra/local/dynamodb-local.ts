@@ -82,7 +82,7 @@ export interface LocalDynamoConnection {
 
 const KEY_ID_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
 
-/** A random key id in the shape of an AWS one (20 characters, 120 random bits) and a secret. */
+/** A random key id in the shape of an AWS one (20 characters, 16 of them random: 80 bits) and a secret. */
 export function newLocalCredentials(): LocalCredentials {
   const id = [...randomBytes(16)].map((byte) => KEY_ID_ALPHABET[byte % 32]).join('');
   return { accessKeyId: `LCXM${id}`, secretAccessKey: randomBytes(30).toString('base64url') };
