@@ -26,7 +26,7 @@ export const BENCH_NOTE_BODY = JSON.stringify({ body: 'Customer called back abou
 
 export const documentPath = (tenantId = BENCH_TENANT) =>
   `/api/v1/provisioning/tenants/${tenantId}/${BENCH_COLLECTION}/${BENCH_DOC_ID}/versions/current`;
-export const notePath = (tenantId = BENCH_TENANT) => `/api/v1/cxm/tenants/${tenantId}/conversations/${BENCH_CONVERSATION}/internal-notes`;
+export const notePath = (tenantId = BENCH_TENANT, conversationId = BENCH_CONVERSATION) => `/api/v1/cxm/tenants/${tenantId}/conversations/${conversationId}/internal-notes`;
 
 /** The two routes whose speed the bench follows through the whole stack. */
 export interface BenchRoute {

@@ -8,7 +8,7 @@ import autocannon from 'autocannon';
 import { documentClient } from '#shared/store/dynamo-client';
 import { bindGateway } from '#infra/local/serve-gateway';
 import { atMost, round, type Goal } from './bench-stats.ts';
-import { BENCH_AUTH_CACHE_TTL_SECONDS, documentPath } from './bench-requests.ts';
+import { BENCH_AUTH_CACHE_TTL_SECONDS, BENCH_NOTE_BODY, BENCH_TENANT, documentPath, notePath } from './bench-requests.ts';
 
 const COUNTER = 'benchKeyReads';
 const COLD_BURST = 10;
@@ -25,6 +25,12 @@ export interface AuthorizerReadsFigures {
   readsPerKeyPerTtl: number;
   goal: Goal;
   coldBurst: { concurrent: number; reads: number };
+  /**
+   * Issue 22: one key adding a note to each of `notes` distinct conversations, within one TTL, as
+   * a backend working through its queue does: authorizer calls (each a keys-table read) per key
+   * and TTL. Goal 1; per key and path (issue 14's cache) it is one per conversation.
+   */
+  distinctPaths: { notes: number; authorizerCalls: number; callsPerKeyPerTtl: number; goal: Goal };
 }
 
 /** Counts keys-table GetItems that reach DynamoDB from this process (below the SDK's retries). */
@@ -45,12 +51,21 @@ export function countKeyReads(keysTable: string): { reads: () => number; stop: (
   return { reads: () => reads, stop: () => void stack.remove(COUNTER) };
 }
 
+/** `items`, `limit` at a time. */
+async function runPool<T>(items: readonly T[], limit: number, run: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(Array.from({ length: limit }, async () => {
+    while (next < items.length) await run(items[next++]!);
+  }));
+}
+
 /** The gateway runs in this process, so its authorizer's reads pass the counter. */
 export async function measureAuthorizerReads(
   keysTable: string,
   createKey: () => Promise<string>,
   requests: number,
   progress: (message: string) => void,
+  distinct: { notes: number; addConversation: (id: string) => Promise<void> },
 ): Promise<AuthorizerReadsFigures> {
   progress(`authorizer reads: ${requests} requests with a warm cache`);
   const keys = [await createKey(), await createKey()];
@@ -84,6 +99,22 @@ export async function measureAuthorizerReads(
     if (result.non2xx > 0 || result.errors > 0) throw new Error(`authorizer reads: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
     const reads = counter.reads() - before;
     const perKey = (warmUpReads + reads) / keys.length;
+
+    progress(`authorizer reads: one key, notes to ${distinct.notes} distinct conversations`);
+    const conversations = Array.from({ length: distinct.notes }, (_, i) => `bench-distinct-${String(i).padStart(5, '0')}`);
+    await runPool(conversations, 20, distinct.addConversation);
+    const noteKey = await createKey();
+    before = counter.reads();
+    await runPool(conversations, 10, async (conversationId) => {
+      const response = await fetch(`${gateway.url}${notePath(BENCH_TENANT, conversationId)}`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${noteKey}`, 'Content-Type': 'application/json' },
+        body: BENCH_NOTE_BODY,
+      });
+      await response.arrayBuffer();
+      if (response.status !== 201) throw new Error(`authorizer reads: a note answered ${response.status}`);
+    });
+    const authorizerCalls = counter.reads() - before;
     return {
       ttlSeconds: BENCH_AUTH_CACHE_TTL_SECONDS,
       keys: keys.length,
@@ -94,6 +125,7 @@ export async function measureAuthorizerReads(
       readsPerKeyPerTtl: round(perKey),
       goal: atMost(perKey, 1),
       coldBurst: { concurrent: COLD_BURST, reads: burstReads },
+      distinctPaths: { notes: distinct.notes, authorizerCalls, callsPerKeyPerTtl: authorizerCalls, goal: atMost(authorizerCalls, 1) },
     };
   } finally {
     counter.stop();

@@ -191,6 +191,7 @@ function paginationSection(report: NonNullable<BenchReport['pagination']>, total
         [`authorizer reads, ${authorizer.requests} requests, warm cache`, String(authorizer.reads), ''],
         [`authorizer reads per key per TTL (${authorizer.keys} keys, TTL ${authorizer.ttlSeconds} s)`, authorizer.readsPerKeyPerTtl.toFixed(2), formatGoal(authorizer.goal, '')],
         [`authorizer reads, cold cache, ${authorizer.coldBurst.concurrent} concurrent first requests`, String(authorizer.coldBurst.reads), ''],
+        [`authorizer calls, one key, notes to ${authorizer.distinctPaths.notes} distinct conversations in one TTL`, String(authorizer.distinctPaths.authorizerCalls), formatGoal(authorizer.distinctPaths.goal, '')],
       ],
     ),
   ].join('\n');
@@ -247,6 +248,7 @@ export function goals(report: BenchReport): Array<{ name: string; goal: Goal }> 
   if (report.pagination) {
     found.push({ name: 'pagination depth', goal: report.pagination.goal });
     found.push({ name: 'authorizer reads', goal: report.pagination.authorizer.goal });
+    found.push({ name: 'authorizer calls per key across paths', goal: report.pagination.authorizer.distinctPaths.goal });
   }
   if (report.authorizerScale) found.push({ name: 'authorizer scale', goal: report.authorizerScale.goal });
   if (report.import) found.push({ name: 'import peak memory', goal: report.import.goal });

@@ -41,8 +41,8 @@ type Section = (typeof SECTIONS)[number];
 
 /** Sizes of a full run (about 15 minutes on 2 cores, most of it seeding 100 000 counted rows and the import section) and of `--quick` (a smoke run). */
 const SIZES = {
-  full: { coldStartRuns: 11, bodyCheckRepeats: 7, warmRounds: 60, warmBatch: 25, seconds: 2, rounds: 6, rows: 100_000, limit: 1000, page: 50, repeats: 7, authRequests: 1000, authScale: { keys: 1000, uses: 5, concurrency: 20 }, import: { rows: 100_000, rssRows: 500_000 } },
-  quick: { coldStartRuns: 3, bodyCheckRepeats: 3, warmRounds: 10, warmBatch: 25, seconds: 1, rounds: 1, rows: 10_000, limit: 100, page: 50, repeats: 3, authRequests: 1000, authScale: { keys: 200, uses: 5, concurrency: 20 }, import: { rows: 5_000, rssRows: 50_000 } },
+  full: { coldStartRuns: 11, bodyCheckRepeats: 7, warmRounds: 60, warmBatch: 25, seconds: 2, rounds: 6, rows: 100_000, limit: 1000, page: 50, repeats: 7, authRequests: 1000, distinctNotes: 1000, authScale: { keys: 1000, uses: 5, concurrency: 20 }, import: { rows: 100_000, rssRows: 500_000 } },
+  quick: { coldStartRuns: 3, bodyCheckRepeats: 3, warmRounds: 10, warmBatch: 25, seconds: 1, rounds: 1, rows: 10_000, limit: 100, page: 50, repeats: 3, authRequests: 1000, distinctNotes: 200, authScale: { keys: 200, uses: 5, concurrency: 20 }, import: { rows: 5_000, rssRows: 50_000 } },
 };
 
 function parseOptions(argv: string[]) {
@@ -173,7 +173,11 @@ async function main(): Promise<number> {
     // Seeding first: after the throughput runs' thousands of transactions, DynamoDB Local takes
     // four to five times as long to take the same 100 000 rows.
     if (sections.has('pagination')) {
-      const authorizer = await measureAuthorizerReads(tables.keys, createKey, sizes.authRequests, progress);
+      const conversationsStore = createConversationsStore(client, tables.conversations);
+      const authorizer = await measureAuthorizerReads(tables.keys, createKey, sizes.authRequests, progress, {
+        notes: sizes.distinctNotes,
+        addConversation: (id) => conversationsStore.putConversation(BENCH_TENANT, conversationWithDefaults({ id })),
+      });
       const { totals, ...pages } = await measurePagination(tables, { rows: sizes.rows, limit: sizes.limit, page: sizes.page, repeats: sizes.repeats }, progress);
       report.pagination = { ...pages, authorizer };
       report.reportingTotals = totals;
