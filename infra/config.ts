@@ -35,8 +35,9 @@ export interface StageConfig {
    * What limits requests before the authorizer has answered (a random well-formed token costs an
    * authorizer invocation and a strongly consistent read; `/openapi.json` needs no key at all), so
    * that no flood can use up the region's Lambda concurrency every tenant's functions share:
-   * - `stageRateLimit`: API Gateway's stage throttle, over every request of the stage together
-   *   (429 beyond it); above the per-tenant `rateLimit` times the tenants busy at once.
+   * - `stageRateLimit`: API Gateway's stage throttle, which it applies to each method of the stage
+   *   (429 beyond it, before the authorizer); above the per-tenant `rateLimit` times the tenants
+   *   busy at once on one route. The total per client address is the web ACL's.
    * - `authorizerReservedConcurrency`, `documentReservedConcurrency`: reserved concurrency of the
    *   authorizer and of the OpenAPI document function, a cap on what they can take (and a
    *   guarantee of it). Undefined leaves a function unreserved: accounts whose concurrency quota

@@ -92,7 +92,7 @@ const because = {
   noWebAcl: {
     decision: 'infra/config.ts',
     reason:
-      'This stage was configured without a web ACL (edge.wafRequestsPerIpPer5Minutes unset; every listed stage has one). What still limits requests before the authorizer answers: the stage throttle over all requests together and the reserved concurrency of the authorizer and the document function. The usage plan throttles per tenant only after the authorizer has accepted a key, so it does not limit a flood of invalid tokens.',
+      'This stage was configured without a web ACL (edge.wafRequestsPerIpPer5Minutes unset; every listed stage has one). What still limits requests before the authorizer answers: the stage throttle of each method and the reserved concurrency of the authorizer and the document function. The usage plan throttles per tenant only after the authorizer has accepted a key, so it does not limit a flood of invalid tokens.',
   },
   accessLogsNotExecutionLogs: {
     decision: 'infra/constructs/access-logs.ts',

@@ -100,16 +100,27 @@ function dataDirCredentials(dataDir: string): LocalCredentials {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   chmodSync(dataDir, 0o700);
   const file = join(dataDir, CREDENTIALS_FILE);
-  if (existsSync(file)) {
-    chmodSync(file, 0o600);
-    const stored = JSON.parse(readFileSync(file, 'utf8')) as Partial<LocalCredentials>;
-    if (typeof stored.accessKeyId === 'string' && typeof stored.secretAccessKey === 'string') return { accessKeyId: stored.accessKeyId, secretAccessKey: stored.secretAccessKey };
-    throw new StartupError(`${file} is not this store's credentials; move it away to start over with an empty store.`);
-  }
-  const credentials = newLocalCredentials();
   const shared = join(dataDir, SHARED_DB_FILE);
-  if (existsSync(shared)) renameSync(shared, join(dataDir, `${credentials.accessKeyId}_${LOCAL_REGION}.db`));
-  writeFileSync(file, `${JSON.stringify(credentials)}\n`, { mode: 0o600 });
+  if (!existsSync(file)) {
+    // Kept first (written whole, then renamed into place), so the shared database is only ever
+    // moved to a key id that is on disk: a start cut short leaves it where the next start finds it.
+    const fresh = newLocalCredentials();
+    writeFileSync(`${file}.new`, `${JSON.stringify(fresh)}\n`, { mode: 0o600 });
+    renameSync(`${file}.new`, file);
+  }
+  chmodSync(file, 0o600);
+  let stored: Partial<LocalCredentials> | null;
+  try {
+    stored = JSON.parse(readFileSync(file, 'utf8')) as Partial<LocalCredentials> | null;
+  } catch {
+    stored = null;
+  }
+  if (typeof stored?.accessKeyId !== 'string' || typeof stored.secretAccessKey !== 'string') {
+    throw new StartupError(`${file} is not this store's credentials: restore it, or move the folder away to start over with an empty store.`);
+  }
+  const credentials = { accessKeyId: stored.accessKeyId, secretAccessKey: stored.secretAccessKey };
+  const own = join(dataDir, `${credentials.accessKeyId}_${LOCAL_REGION}.db`);
+  if (existsSync(shared) && !existsSync(own)) renameSync(shared, own);
   return credentials;
 }
 

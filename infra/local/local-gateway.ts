@@ -27,7 +27,7 @@ export interface LocalGatewayOptions {
   authCacheTtlSeconds: number;
   /** Per-key throttling as a usage plan does it; none when undefined. */
   rateLimit?: RateLimit;
-  /** The stage throttle: every request together, before any authorizer runs (API Gateway's stage throttling). */
+  /** The stage throttle: one bucket per route and method, before any authorizer runs, as API Gateway applies a stage's throttle to each method. */
   stageRateLimit?: RateLimit;
   /** Where faults of the gateway itself are reported. */
   onFault?: (error: unknown) => void;
@@ -114,7 +114,7 @@ export function createLocalGateway(options: LocalGatewayOptions) {
     if (match.kind === 'no-route') return gatewayReply('MISSING_AUTHENTICATION_TOKEN', requestId);
     // The stage's throttle comes before the authorizer: a flood of made-up tokens is refused
     // without invoking it (a usage plan's throttle, below, needs the authorizer's answer first).
-    if (stageBucket && !stageBucket.take('stage')) return gatewayReply('THROTTLED', requestId);
+    if (stageBucket && !stageBucket.take(`${method} ${match.route.path}`)) return gatewayReply('THROTTLED', requestId);
 
     const body = await readBody(req);
     if (body === 'too-large') return gatewayReply('REQUEST_TOO_LARGE', requestId);

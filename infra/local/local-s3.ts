@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import S3rver from '@20minutes/s3rver';
+import S3rver, { type S3rverContext } from '@20minutes/s3rver';
 import { DUMMY_ACCOUNT } from '@20minutes/s3rver/lib/models/account.js';
 import { LOCAL_ACCOUNT } from './build-proxy-event.ts';
 import { LOCAL_REGION, StartupError, type LocalCredentials } from './dynamodb-local.ts';
@@ -83,6 +83,17 @@ export async function acquireLocalS3(options: { bucket: string; dataDir?: string
   };
 }
 
+/** S3's answer to an anonymous request for a private bucket. */
+async function refuseUnsigned(ctx: S3rverContext, next: () => Promise<unknown>): Promise<unknown> {
+  const query = new URLSearchParams(ctx.querystring);
+  const signed = ctx.get('Authorization') !== '' || query.has('X-Amz-Signature') || query.has('Signature');
+  if (signed || ctx.method === 'OPTIONS') return next();
+  ctx.status = 403;
+  ctx.type = 'application/xml';
+  ctx.body = '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>AccessDenied</Code><Message>Access Denied</Message></Error>';
+  return undefined;
+}
+
 /** `dataDir` keeps the objects across restarts; without it they live in a temporary folder removed on close. */
 async function startLocalS3(options: { bucket: string; dataDir?: string; credentials: LocalCredentials }): Promise<LocalS3> {
   const directory = options.dataDir ?? mkdtempSync(join(tmpdir(), 'cxm-s3-'));
@@ -93,6 +104,10 @@ async function startLocalS3(options: { bucket: string; dataDir?: string; credent
   DUMMY_ACCOUNT.revokeAccessKey('S3RVER');
   DUMMY_ACCOUNT.createKeyPair(options.credentials.accessKeyId, options.credentials.secretAccessKey);
   const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory, configureBuckets: [{ name: options.bucket }] });
+  // s3rver serves a request that carries no signature at all as anonymous; S3 refuses it (the
+  // bucket is private), and so must this, or the credentials above would protect nothing. First in
+  // its middleware chain; a CORS preflight carries none anywhere and is let through.
+  server.middleware.unshift(refuseUnsigned);
   let port: number;
   try {
     ({ port } = await server.run());

@@ -1,7 +1,7 @@
 /**
  * `$CXM_HOME/local.json`: how the CLI and scripts find a running local stack (DESIGN section 5).
  */
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { TableId } from '#shared/store/table-specs';
 import type { LocalCredentials } from './dynamodb-local.ts';
@@ -29,11 +29,28 @@ export function localStatePath(home = cxmHome()): string {
   return join(home, 'local.json');
 }
 
+/**
+ * Makes the state directory its owner's only (it holds the store's credentials and the demo key):
+ * created so, or tightened when it is already ours (empty, or holding our state). A folder that
+ * holds other things (CXM_HOME=$HOME, say) is left as it is: the secrets in it are mode 600.
+ */
+export function restrictStateDir(home = cxmHome()): void {
+  if (!existsSync(home)) {
+    mkdirSync(home, { recursive: true, mode: 0o700 });
+    return;
+  }
+  const entries = readdirSync(home);
+  if (entries.length > 0 && !entries.includes('local.json') && !entries.includes('dynamodb')) return;
+  try {
+    chmodSync(home, 0o700);
+  } catch {
+    // Not ours to change (another owner's folder): its files keep their own modes.
+  }
+}
+
 export function writeLocalState(state: LocalState, home = cxmHome()): void {
   const path = localStatePath(home);
-  // The state directory holds the store's credentials and the demo key: its owner's only.
-  mkdirSync(home, { recursive: true, mode: 0o700 });
-  chmodSync(home, 0o700);
+  restrictStateDir(home);
   writeFileSync(path, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 });
   // It holds the demo key: readable by its owner only, even if the file already existed.
   chmodSync(path, 0o600);

@@ -12,8 +12,20 @@ declare module '@20minutes/s3rver' {
     configureBuckets?: { name: string; configs?: (string | Buffer)[] }[];
   }
 
+  /** The part of Koa's context the local runtime's own middleware reads and sets. */
+  export interface S3rverContext {
+    method: string;
+    querystring: string;
+    get(header: string): string;
+    status: number;
+    type: string;
+    body: unknown;
+  }
+
+  /** A Koa application: its middleware runs in this order. */
   export default class S3rver extends EventEmitter {
     constructor(options: S3rverOptions);
+    middleware: Array<(ctx: S3rverContext, next: () => Promise<unknown>) => unknown>;
     run(): Promise<AddressInfo>;
     close(): Promise<void>;
   }

@@ -28,7 +28,7 @@ export interface ServeOptions {
   /** Seconds an authorizer result is cached; default: the template's (bundles), else 60. */
   authCacheTtlSeconds?: number;
   rateLimit?: RateLimit;
-  /** The stage throttle over all requests, before the authorizer; default none. */
+  /** The stage throttle of each route and method, before the authorizer; default none. */
   stageRateLimit?: RateLimit;
   onFault?: (error: unknown) => void;
   log?: LocalLog;

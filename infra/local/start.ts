@@ -1,24 +1,25 @@
 /**
  * `npm start`: DynamoDB Local + the local gateway, serving every route (DESIGN section 5).
  *   PORT (3000; 0 picks a free port), CXM_HOME (.cxm), CXM_IN_MEMORY=1, CXM_AUTH_CACHE_TTL (60 s),
- *   CXM_RATE_LIMIT (<rate>/<burst> per tenant, 50/100), CXM_STAGE_RATE_LIMIT (all requests, before
+ *   CXM_RATE_LIMIT (<rate>/<burst> per tenant, 50/100), CXM_STAGE_RATE_LIMIT (each route, before
  *   the authorizer, 2000/4000), CXM_RUNTIME (sources | bundles),
  *   CXM_LOG_LEVEL (error | warn | info | debug), CXM_FUNCTION_CONCURRENCY (bundle mode, 8),
- *   CXM_IDEMPOTENCY_TTL_HOURS (24; how long an Idempotency-Key's answer is replayed)
+ *   CXM_IDEMPOTENCY_TTL_HOURS (24; how long an Idempotency-Key's answer is replayed),
+ *   CXM_CURSOR_SECRET_PREVIOUS (a rotated cursor key still accepted)
  */
-import { chmodSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { idempotencyTtlMs } from '#shared/store/idempotency-ttl';
 import type { TableId } from '#shared/store/table-specs';
 import { createTables, LOCAL_REGION, startDynamoDbLocal, StartupError, type DynamoDbLocal } from './dynamodb-local.ts';
 import { LOCAL_STAGE } from './build-proxy-event.ts';
 import { localCursorSecret } from './cursor-secret-file.ts';
+import { prepareInvocationStore } from './invocation-scope.ts';
 import { DEFAULT_RATE_LIMIT, DEFAULT_STAGE_RATE_LIMIT, formatRateLimit, parseRateLimit } from './token-buckets.ts';
 import { DEMO_TENANT, ensureDemoTenant } from './demo-tenant.ts';
 import { functionRuntimeKind } from './function-runtime.ts';
 import { maxEnvironments } from './start-function-runtime.ts';
 import { localLog, parseLocalLogLevel } from './local-log.ts';
-import { cxmHome, localStatePath, writeLocalState } from './local-state.ts';
+import { cxmHome, localStatePath, restrictStateDir, writeLocalState } from './local-state.ts';
 import { bindGateway, type BoundGateway } from './serve-gateway.ts';
 import { useLocalDynamo } from './use-local-dynamo.ts';
 
@@ -41,6 +42,8 @@ function asStartupError<T>(check: () => T): T {
 
 async function main(): Promise<void> {
   const started = Date.now();
+  // Before any AWS SDK call (DynamoDB Local's first answer included): see invocation-scope.ts.
+  await prepareInvocationStore();
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   // Handler logs are JSON for CloudWatch; locally only warnings and faults are worth a line.
   process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
@@ -77,9 +80,8 @@ async function main(): Promise<void> {
     const stageRateLimit = parseRateLimit(process.env.CXM_STAGE_RATE_LIMIT || formatRateLimit(DEFAULT_STAGE_RATE_LIMIT));
     if (!stageRateLimit) throw new StartupError(`CXM_STAGE_RATE_LIMIT=${process.env.CXM_STAGE_RATE_LIMIT} is not valid; give <rate per second>/<burst>, e.g. 2000/4000.`);
     const home = cxmHome();
-    // Keys, the store's credentials, its data: readable by the user only, however it was made.
-    mkdirSync(home, { recursive: true, mode: 0o700 });
-    chmodSync(home, 0o700);
+    // Keys, the store's credentials, its data: readable by the user only (local-state.ts).
+    restrictStateDir(home);
     gateway = await bindGateway(port);
     dynamo = await startDynamoDbLocal({ dataDir: inMemory ? undefined : join(home, 'dynamodb') });
     const tables = (await createTables(dynamo, LOCAL_STAGE)) as Record<TableId, string>;

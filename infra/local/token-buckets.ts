@@ -14,7 +14,7 @@ export interface RateLimit {
 export const DEFAULT_RATE_LIMIT: RateLimit = { rate: 50, burst: 100 };
 
 /**
- * The stage's throttle over all its requests together, before any authorizer (issue 21): 40 busy
+ * The stage's throttle of each method, before any authorizer (issue 21): 40 busy
  * tenants at their full rate, within API Gateway's regional account limit (10 000/5 000).
  */
 export const DEFAULT_STAGE_RATE_LIMIT: RateLimit = { rate: 2000, burst: 4000 };

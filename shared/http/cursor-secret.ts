@@ -13,6 +13,7 @@
  */
 import type { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
 import { cursorKey, type CursorKey } from '#shared/domain/reporting/report-cursor';
+import { logger } from './logger.ts';
 
 const MIN_LENGTH = 32;
 const MAX_AGE_MS = 300_000;
@@ -51,12 +52,18 @@ export function cursorKeysSource(): CursorKeysSource {
     const forced = fresh && now - lastForcedAt >= FORCED_READ_INTERVAL_MS;
     if (forced) lastForcedAt = now;
     if (!cached || forced || now - cached.readAt >= MAX_AGE_MS) {
+      const before = cached;
       const entry = { readAt: now, keys: readKeys(arn) };
       cached = entry;
-      // A failed read is not kept: the next request tries again.
       entry.keys.catch(() => {
-        if (cached === entry) cached = undefined;
+        if (cached !== entry) return;
+        // A read forced by an unknown key id (a forged one, maybe) that fails must not cost the
+        // keys read before: they stay until their own time is up. A failed expiry read is not
+        // kept either: the next request tries again.
+        cached = forced && before && now - before.readAt < MAX_AGE_MS ? before : undefined;
       });
+      // This request, though, sees what the forced read found, or the keys it had.
+      if (forced && before) return entry.keys.catch(() => before.keys);
     }
     return cached.keys;
   };
@@ -76,7 +83,9 @@ async function readKeys(arn: string): Promise<readonly CursorKey[]> {
     }),
   ]);
   const keys = [cursorKey(checked(current, 'the cursor secret'))];
-  if (previous !== undefined) keys.push(cursorKey(checked(previous, 'the previous cursor secret')));
+  if (typeof previous === 'string' && previous.length >= MIN_LENGTH) keys.push(cursorKey(previous));
+  // Only the cursors of a too-short (hand-set) previous version are lost, not every list.
+  else if (previous !== undefined) logger.warn('the AWSPREVIOUS version of the cursor secret is not a key (missing or too short); only AWSCURRENT is accepted');
   return keys;
 }
 

@@ -21,6 +21,7 @@ import { documentClient } from '#shared/store/dynamo-client';
 import { createKeysStore } from '#shared/store/keys-store';
 import type { TableId } from '#shared/store/table-specs';
 import { createTables, startDynamoDbLocal, StartupError, type DynamoDbLocal } from '#infra/local/dynamodb-local';
+import { prepareInvocationStore } from '#infra/local/invocation-scope';
 import { lambdaNode } from '#infra/local/lambda-node';
 import { useLocalDynamo } from '#infra/local/use-local-dynamo';
 import { benchProgress } from './bench-progress.ts';
@@ -115,6 +116,8 @@ class Resources {
 }
 
 async function main(): Promise<number> {
+  // The gateways this process serves run the sources runtime: before any AWS SDK call (invocation-scope.ts).
+  await prepareInvocationStore();
   const options = parseOptions(process.argv.slice(2));
   setBenchEnvironment();
   const startedAtMs = Date.now();

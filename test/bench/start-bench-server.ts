@@ -14,6 +14,7 @@ import { documentsStore } from '#shared/store/documents-table';
 import { documentClient } from '#shared/store/dynamo-client';
 import { tableName } from '#shared/store/table-name';
 import { bindGateway } from '#infra/local/serve-gateway';
+import { prepareInvocationStore } from '#infra/local/invocation-scope';
 import { BENCH_AUTH_CACHE_TTL_SECONDS } from './bench-requests.ts';
 
 const DOCUMENT_PATH = /^\/api\/v1\/provisioning\/tenants\/([^/]+)\/([^/]+)\/([^/]+)\/versions\/current$/;
@@ -61,6 +62,7 @@ function startBareServer(): Promise<string> {
 }
 
 async function startGateway(): Promise<string> {
+  await prepareInvocationStore();
   const gateway = await bindGateway(0);
   // No rate limit: the figure is the gateway's cost, not the usage plan's.
   await gateway.serve({ authCacheTtlSeconds: BENCH_AUTH_CACHE_TTL_SECONDS, onFault: (error) => console.error('bench gateway fault:', error) });

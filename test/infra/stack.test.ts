@@ -424,7 +424,7 @@ describe('before the authorizer (issue 21): stage throttle, reserved concurrency
   const functionNamed = (t: Template, name: string) =>
     Object.values(t.findResources('AWS::Lambda::Function')).find((fn) => (fn as CfnResource).Properties.FunctionName === name) as CfnResource;
 
-  it('the stage throttles all its requests together at the stage setting', () => {
+  it('the stage throttles each of its methods at the stage setting (MethodSettings */*)', () => {
     expect(config.edge.stageRateLimit).toEqual({ rate: 2000, burst: 4000 });
     template.hasResourceProperties('AWS::ApiGateway::Stage', {
       StageName: config.stage,

@@ -228,6 +228,10 @@ describe('the stage throttle, before the authorizer (issue 21)', () => {
       }
       // The authorizer answered (401) only the burst's five; the other ten never reached it.
       expect(statuses).toEqual([...Array(5).fill(401), ...Array(10).fill(429)]);
+      // Per method, as API Gateway applies a stage's throttle: another route still reaches the authorizer.
+      const other = await limited.fetch(`${limited.url}/api/v1/provisioning/tenants/t-flood/users/u1/versions/current`, { headers: { Authorization: 'Bearer cxm_aaaaaaaaaaaa_' + 'A'.repeat(40) } });
+      expect(other.status).toBe(401);
+      await other.arrayBuffer();
     } finally {
       await limited.close();
     }

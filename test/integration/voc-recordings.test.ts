@@ -184,7 +184,7 @@ describe('bad input gets a clear answer', () => {
     expect((answer.json as { message: string }).message).toMatch(message);
   });
 
-  it('S3 refuses a file bigger than declared, of another type, or with a forged signature; the job waits for the right one', async () => {
+  it('S3 refuses a file bigger than declared, of another type, with a forged signature or none (an anonymous PUT, GET or listing); the job waits for the right one', async () => {
     const wav = tinyWav(0.25);
     const created = await createUpload(wav);
     expect((await put(created.upload, Buffer.concat([wav, Buffer.alloc(10)]))).status).toBe(403);
@@ -192,6 +192,13 @@ describe('bad input gets a clear answer', () => {
     // One hex digit of the signature changed (to another digit, whatever it was).
     const forged = { ...created.upload, url: created.upload.url.replace(/X-Amz-Signature=(.)/, (_all, digit: string) => `X-Amz-Signature=${digit === '0' ? '1' : '0'}`) };
     expect((await put(forged, wav)).status).toBe(403);
+    // The URL with its signature stripped is an anonymous request, which a private bucket refuses.
+    const unsigned = new URL(created.upload.url);
+    for (const name of [...unsigned.searchParams.keys()]) if (name.startsWith('X-Amz-')) unsigned.searchParams.delete(name);
+    expect((await put({ ...created.upload, url: unsigned.toString() }, wav)).status).toBe(403);
+    const bucketUrl = `${unsigned.origin}${unsigned.pathname.split('/').slice(0, 2).join('/')}`;
+    expect((await fetch(unsigned)).status).toBe(403);
+    expect((await fetch(`${bucketUrl}?list-type=2`)).status).toBe(403);
     await gateway.eventsSettled();
     expect((await status(created.jobId)).status).toBe('started');
     expect((await put(created.upload, wav)).status).toBe(200);

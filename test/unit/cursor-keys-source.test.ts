@@ -111,6 +111,22 @@ describe('the cursor keys of a stage (Secrets Manager)', () => {
     expect(ids(await keys())).toEqual(ids([cursorKey(KEY_2), cursorKey(KEY_1)]));
   });
 
+  it('a forced read that fails (Secrets Manager down, say) keeps the keys read before, for that request and the next', async () => {
+    const keys = cursorKeysSource();
+    expect(ids(await keys())).toEqual(ids([cursorKey(KEY_1)]));
+    const name = secret.name;
+    secret.name = 'gone';
+    secret.arn = 'gone';
+    try {
+      expect(ids(await keys({ fresh: true }))).toEqual(ids([cursorKey(KEY_1)]));
+      expect(ids(await keys())).toEqual(ids([cursorKey(KEY_1)]));
+      const served = await serveReportList({ ...lastPage, keys }, request(cursorOf(KEY_1)));
+      expect(served.status).toBe(200);
+    } finally {
+      secret.name = name;
+    }
+  });
+
   it('reads the secret again at most every few seconds, however many unknown key ids arrive', async () => {
     const keys = cursorKeysSource();
     await keys({ fresh: true });

@@ -3,6 +3,8 @@
  * route id, tenant and key id, and the key itself (the Authorization header) never reaches a log,
  * not even the fault log of an unexpected error.
  */
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import type { Context } from 'aws-lambda';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { encodeCaller } from '#shared/auth/authorizer-context';
@@ -84,6 +86,18 @@ describe('the log context', () => {
 });
 
 describe('the log context of concurrent requests in one process (the sources runtime)', () => {
+  it('refuses to start the scope in a process whose first AWS SDK call made the store single-context', () => {
+    // A fresh process, as one that forgot prepareInvocationStore would be.
+    const script = `
+      const { InvokeStore } = await import('@aws/lambda-invoke-store');
+      await InvokeStore.getInstanceAsync();
+      const { invocationScope } = await import(${JSON.stringify(fileURLToPath(new URL('../../infra/local/invocation-scope.ts', import.meta.url)))});
+      await invocationScope().then(() => process.stdout.write('started'), (error) => process.stdout.write(error.message));
+    `;
+    const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 60_000, env: Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== 'AWS_LAMBDA_MAX_CONCURRENCY')) });
+    expect(run.stdout).toMatch(/single-context before the sources runtime started/);
+  });
+
   let restoreEnv: () => void = () => undefined;
   afterEach(() => restoreEnv());
 
@@ -101,6 +115,10 @@ describe('the log context of concurrent requests in one process (the sources run
     const { allTableSpecs, physicalTableName } = await import('#shared/store/table-specs');
     useLocalDynamo({ endpoint: `http://127.0.0.1:${await freePort()}`, credentials: newLocalCredentials() }, Object.fromEntries(allTableSpecs.map((spec) => [spec.id, physicalTableName('test', spec.id)])) as Parameters<typeof useLocalDynamo>[1]);
     process.env.CXM_RECORDINGS_BUCKET = 'cxm-test-recordings';
+    // An AWS SDK call first, as npm start makes before its runtime starts (DynamoDB Local's first
+    // answer): the per-invocation store must already be this process's (test/support/runtime-setup.ts).
+    const { DynamoDBClient, ListTablesCommand } = await import('@aws-sdk/client-dynamodb');
+    await new DynamoDBClient({ maxAttempts: 1 }).send(new ListTablesCommand({})).catch(() => undefined);
     const { startSourceRuntime } = await import('#infra/local/source-runtime');
     const runtime = await startSourceRuntime();
     const handler = runtime.handlers.get('addInternalNote')!;
