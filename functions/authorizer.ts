@@ -1,9 +1,10 @@
 /**
- * REQUEST authorizer (D9). Identity sources: the Authorization header and the request path, so a
- * cached result belongs to one key and one path, and with it one tenant (issue 14: the usage key
- * it names is the path's tenant's). Every failure is the gateway's 401 (thrown 'Unauthorized'); a
- * store failure is any other error, which API Gateway answers as AUTHORIZER_FAILURE (503). The
- * Allow covers the whole stage (see allow-whole-stage.ts); tenant and scope are each function's.
+ * REQUEST authorizer (D9). Identity source: the Authorization header alone (issue 22), so a cached
+ * result belongs to one key and serves every path: its answer depends on the key only. The usage
+ * key it names is the key's usage owner's (usage-identity.ts). Every failure is the gateway's 401
+ * (thrown 'Unauthorized'); a store failure is any other error, which API Gateway answers as
+ * AUTHORIZER_FAILURE (503). The Allow covers the whole stage (see allow-whole-stage.ts); tenant and
+ * scope are each function's.
  */
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { allowWholeStage } from '#shared/auth/allow-whole-stage';
@@ -11,7 +12,7 @@ import { encodeCaller } from '#shared/auth/authorizer-context';
 import { hashKey, parseKeyId } from '#shared/auth/key-format';
 import { keyStatus } from '#shared/auth/key-status';
 import { parseBearerToken } from '#shared/auth/parse-bearer-token';
-import { tenantUsageKeyValue, usageTenant } from '#shared/auth/usage-identity';
+import { usageKeyValue, usageOwner } from '#shared/auth/usage-identity';
 import { findHeader } from '#shared/http/find-header';
 import { logger } from '#shared/http/logger';
 import { APP_METRICS } from '#shared/http/metric-names';
@@ -40,14 +41,15 @@ export const handler = async (event: APIGatewayRequestAuthorizerEvent): Promise<
   if (!key || key.keyId !== keyId) refuse('unknown key', keyId);
   const status = keyStatus(key, Date.now());
   if (status !== 'active') refuse(`${status} key`, keyId);
-  const tenant = usageTenant(key.tenants, event.pathParameters?.tenantId);
-  if (tenant === undefined) refuse('key holds no tenant', keyId);
+  const owner = usageOwner(key);
+  if (owner === undefined) refuse('key holds no tenant', keyId);
   return {
     principalId: key.keyId,
     policyDocument: allowWholeStage(event.methodArn),
     context: encodeCaller({ keyId: key.keyId, tenants: key.tenants, scopes: key.scopes }),
-    // The usage plan throttles per tenant (issue 14): the path's, when this key holds it. A tenant
-    // without its API Gateway key is refused by the gateway (`cxm keys sync` makes them).
-    usageIdentifierKey: tenantUsageKeyValue(stage, tenant),
+    // The usage plan throttles per usage owner: the tenant of a key of one tenant, or a key of
+    // several tenants itself. An owner without its API Gateway key is refused by the gateway
+    // (`cxm keys sync` makes them).
+    usageIdentifierKey: usageKeyValue(stage, owner),
   };
 };

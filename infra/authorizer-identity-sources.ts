@@ -1,7 +1,8 @@
 /**
- * The REQUEST authorizer's identity sources, which are also its cache key: the key and the path
- * (issue 14), so a cached decision names the usage key of the path's tenant. The stack declares
- * them; bundle mode refuses a template with others, since the local gateway's cache (key + path)
- * emulates exactly these.
+ * The REQUEST authorizer's identity sources, which are also its cache key: the Authorization header
+ * alone (issue 22), so one authorizer call per key and TTL serves every path (a backend adding
+ * notes to a thousand conversations makes one, not a thousand). The authorizer's answer depends on
+ * the key only (functions/authorizer.ts). The stack declares them; bundle mode refuses a template
+ * with others, since the local gateway's cache (per key) emulates exactly these.
  */
-export const AUTHORIZER_IDENTITY_SOURCES = ['method.request.header.Authorization', 'context.path'] as const;
+export const AUTHORIZER_IDENTITY_SOURCES = ['method.request.header.Authorization'] as const;

@@ -1,6 +1,7 @@
 /**
- * The usage-plan port on a deployed stage (issue 14): one API Gateway key per tenant, named
- * `cxm-<stage>-tenant-<id>` with its derived value, in the plan the stack named `cxm-<stage>`, with
+ * The usage-plan port on a deployed stage (issues 14 and 22): one API Gateway key per usage owner,
+ * named `cxm-<stage>-tenant-<id>` for a tenant and `cxm-<stage>-key-<keyId>` for a key of several
+ * tenants, with its derived value, in the plan the stack named `cxm-<stage>`, with
  * the caller's AWS credentials. Every operation first looks, then creates or deletes only what is
  * missing or extra, so a rerun (or two operators at once) converges instead of duplicating. The
  * endpoint follows the SDK's standard `AWS_ENDPOINT_URL_API_GATEWAY`, which is also how the tests
@@ -19,7 +20,7 @@ import {
   paginateGetUsagePlans,
   type ApiKey,
 } from '@aws-sdk/client-api-gateway';
-import { tenantUsageKeyName, tenantUsageKeyValue } from '#shared/auth/usage-identity';
+import { usageKeyName, usageKeyValue, type UsageOwner } from '#shared/auth/usage-identity';
 import type { StageUsageKey, UsageKey, UsagePlanKeys } from '#shared/auth/usage-plan-keys';
 import { usagePlanName } from '../usage-plan-name.ts';
 import { CliError } from './cli-error.ts';
@@ -77,15 +78,18 @@ export function apiGatewayUsagePlan(stage: string, client = new APIGatewayClient
     }
   }
 
-  async function createKey(tenantId: string, name: string, value: string): Promise<ApiKey | undefined> {
+  async function createKey(owner: UsageOwner, name: string, value: string): Promise<ApiKey | undefined> {
     try {
       return await client.send(
         new CreateApiKeyCommand({
           name,
           value,
-          description: `Usage-plan identity of tenant ${tenantId}: every key of the tenant is throttled through it (cxm keys)`,
+          description:
+            owner.kind === 'tenant'
+              ? `Usage-plan identity of tenant ${owner.tenantId}: every key of the tenant alone is throttled through it (cxm keys)`
+              : `Usage-plan identity of key ${owner.keyId}, a key of several tenants, throttled through it alone (cxm keys)`,
           enabled: true,
-          tags: { project: 'cxm-api', stage, tenant: tenantId },
+          tags: { project: 'cxm-api', stage, ...(owner.kind === 'tenant' ? { tenant: owner.tenantId } : { key: owner.keyId }) },
         }),
       );
     } catch (error) {
@@ -96,17 +100,18 @@ export function apiGatewayUsagePlan(stage: string, client = new APIGatewayClient
   }
 
   return {
-    async ensureTenant(tenantId): Promise<UsageKey> {
+    stage,
+    async ensure(owner): Promise<UsageKey> {
       const usagePlanId = await stagePlanId();
-      const name = tenantUsageKeyName(stage, tenantId);
-      const value = tenantUsageKeyValue(stage, tenantId);
+      const name = usageKeyName(stage, owner);
+      const value = usageKeyValue(stage, owner);
       let existing = await keysNamed(name, true);
       // A key of that name with another value (made by hand) would never match what the
       // authorizer names: replace it. Values cannot be changed in place.
       for (const stale of existing.filter((key) => key.value !== value)) await deleteKey(stale.id!);
       let key = existing.find((candidate) => candidate.value === value);
       if (!key) {
-        key = await createKey(tenantId, name, value);
+        key = await createKey(owner, name, value);
         if (!key) {
           existing = await keysNamed(name, true);
           key = existing.find((candidate) => candidate.value === value);
@@ -129,9 +134,9 @@ export function apiGatewayUsagePlan(stage: string, client = new APIGatewayClient
       return { id: key.id!, value };
     },
 
-    async removeTenant(tenantId) {
+    async removeOwner(owner) {
       const deleted: string[] = [];
-      for (const key of await keysNamed(tenantUsageKeyName(stage, tenantId), false)) if (await deleteKey(key.id!)) deleted.push(key.id!);
+      for (const key of await keysNamed(usageKeyName(stage, owner), false)) if (await deleteKey(key.id!)) deleted.push(key.id!);
       return deleted;
     },
 

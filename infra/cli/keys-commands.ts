@@ -49,9 +49,9 @@ export function registerKeysCommands(program: Command): void {
       }
       const expiresAt = parseExpiry(options.expires, now);
       const stores = await connectStores(options.stage);
-      const { key, stored, usageKeys, unconfirmed } = await issueKey(stores.keys, { tenants: options.tenant, scopes: options.scope, name: options.name, expiresAt }, now, stores.usagePlan);
-      for (const { tenantId, reason } of unconfirmed) {
-        console.error(`cxm: warning: the key is created, but tenant ${tenantId}'s usage-plan key could not be checked again after storing it (${reason}); run 'cxm keys sync --stage ${options.stage}' to be sure it is in the plan`);
+      const { key, stored, usageKey, unconfirmed } = await issueKey(stores.keys, { tenants: options.tenant, scopes: options.scope, name: options.name, expiresAt }, now, stores.usagePlan);
+      if (unconfirmed) {
+        console.error(`cxm: warning: the key is created, but its usage-plan key ${usageKey?.name} could not be checked again after storing it (${unconfirmed}); run 'cxm keys sync --stage ${options.stage}' to be sure it is in the plan`);
       }
       if (options.json) {
         console.log(JSON.stringify({ id: stored.keyId, key, tenants: stored.tenants, scopes: stored.scopes, expiresAt: stored.expiresAt ?? null }));
@@ -61,8 +61,10 @@ export function registerKeysCommands(program: Command): void {
       console.log(`Tenants: ${stored.tenants.join(', ')}`);
       console.log(`Scopes:  ${stored.scopes.join(', ')}`);
       console.log(`Expires: ${stored.expiresAt ?? 'never'}`);
-      for (const usage of usageKeys) {
-        console.log(`Usage plan: tenant ${usage.tenantId} is throttled through API Gateway key ${usage.id} in plan ${usagePlanName(options.stage ?? '')}, shared by its keys`);
+      if (usageKey?.owner.kind === 'tenant') {
+        console.log(`Usage plan: tenant ${usageKey.owner.tenantId} is throttled through API Gateway key ${usageKey.id} in plan ${usagePlanName(options.stage ?? '')}, shared by its keys`);
+      } else if (usageKey) {
+        console.log(`Usage plan: this key of several tenants is throttled through an API Gateway key of its own, ${usageKey.id} (${usageKey.name}), in plan ${usagePlanName(options.stage ?? '')}`);
       }
       console.log(`Key:     ${key}`);
       console.log('Store the key now: it is shown only once. Send it as "Authorization: Bearer <key>".');
@@ -112,19 +114,19 @@ export function registerKeysCommands(program: Command): void {
       console.log(`Revoked key ${keyId} at ${revoked.stored.revokedAt}.`);
       if (revoked.deletedUsageKeys.length > 0) {
         const plural = revoked.deletedUsageKeys.length > 1 ? 's' : '';
-        console.log(`Deleted API Gateway key${plural} ${revoked.deletedUsageKeys.join(', ')} from the usage plan (of tenants no other active key holds), so the gateway refuses this key there at once.`);
+        console.log(`Deleted API Gateway key${plural} ${revoked.deletedUsageKeys.join(', ')} from the usage plan (no other active key is throttled through it), so the gateway refuses this key at once.`);
       }
-      if (revoked.sharedTenants.length > 0) {
-        console.log(`Kept the usage-plan key of ${revoked.sharedTenants.join(', ')}: other active keys share it.`);
+      if (revoked.sharedTenant) {
+        console.log(`Kept the usage-plan key of ${revoked.sharedTenant}: other active keys share it.`);
       }
       console.log('Gateways that cached it may accept it until their authorizer cache expires (60 s by default).');
     });
 
   keys
     .command('sync')
-    .description("give every tenant with an active key its usage-plan key, and delete the keys of tenants without one (a deployed stage only; safe to rerun)")
+    .description("give every tenant and every key of several tenants with an active key its usage-plan key, and delete the ones no active key needs (a deployed stage only; safe to rerun)")
     .requiredOption('--stage <name>', 'the deployed stage')
-    .option('--prune-legacy', 'also delete the per-key API Gateway keys made before keys shared a tenant\'s; run it once the new authorizer is deployed')
+    .option('--prune-legacy', 'also delete the API Gateway keys older authorizers named (per key before issue 14; the tenant keys of keys of several tenants before issue 22); run it once the new authorizer is deployed')
     .action(async (options: { stage: string; pruneLegacy?: boolean }) => {
       const stores = await connectStores(options.stage);
       if (!stores.usagePlan) throw new CliError(`the ${stores.target} has no usage plan to sync`);
@@ -132,16 +134,16 @@ export function registerKeysCommands(program: Command): void {
       let progress: Progress | undefined;
       const synced = await syncUsagePlan(stores.keys, stores.usagePlan, options.stage, {
         pruneLegacy: options.pruneLegacy ?? false,
-        onTenant: (done, total) => {
-          progress ??= importProgress({ label: 'tenant usage keys', total, unit: 'items', tty: process.stderr.isTTY === true });
+        onOwner: (done, total) => {
+          progress ??= importProgress({ label: 'usage keys', total, unit: 'items', tty: process.stderr.isTTY === true });
           progress.update(done);
         },
       });
       progress?.finish();
-      console.log(`${synced.tenants.length} tenant${synced.tenants.length === 1 ? '' : 's'} with active keys: each has its API Gateway key in plan ${usagePlanName(options.stage)}.`);
+      console.log(`${synced.owners.length} usage owner${synced.owners.length === 1 ? '' : 's'} with active keys (tenants, and keys of several tenants): each has its API Gateway key in plan ${usagePlanName(options.stage)}.`);
       for (const deleted of synced.deleted) console.log(`Deleted API Gateway key ${deleted.id} (${deleted.name}).`);
       if (synced.legacy > 0) {
-        console.log(`${synced.legacy} per-key API Gateway key${synced.legacy === 1 ? '' : 's'} from before per-tenant limits remain; once this stage's authorizer names tenant keys, delete them with 'cxm keys sync --stage ${options.stage} --prune-legacy'.`);
+        console.log(`${synced.legacy} API Gateway key${synced.legacy === 1 ? ' that an older authorizer named remains' : 's that an older authorizer named remain'}; once this stage's authorizer is the current one, delete them with 'cxm keys sync --stage ${options.stage} --prune-legacy'.`);
       }
     });
 }

@@ -49,10 +49,11 @@ export async function withTemporaryKey<T>(
   };
   for (const signal of SIGNALS) process.once(signal, onSignal);
   try {
-    const { key, stored, usageKeys, unconfirmed } = await issuing;
-    const usageKey = usageKeys.length > 0 ? `, throttled through its tenant's API Gateway key ${usageKeys.map((usage) => usage.id).join(', ')}` : '';
-    log(`Created the temporary key ${stored.keyId} for tenant ${request.tenants.join(', ')}${usageKey}, expiring at ${stored.expiresAt}.`);
-    for (const { tenantId, reason } of unconfirmed) log(`Warning: tenant ${tenantId}'s usage-plan key could not be checked again after the key was stored (${reason}); checks may be refused by the gateway.`);
+    const { key, stored, usageKey, unconfirmed } = await issuing;
+    const whose = usageKey?.owner.kind === 'tenant' ? "its tenant's" : 'its own';
+    const throttled = usageKey ? `, throttled through ${whose} API Gateway key ${usageKey.id}` : '';
+    log(`Created the temporary key ${stored.keyId} for tenant ${request.tenants.join(', ')}${throttled}, expiring at ${stored.expiresAt}.`);
+    if (unconfirmed) log(`Warning: the usage-plan key ${usageKey?.name} could not be checked again after the key was stored (${unconfirmed}); checks may be refused by the gateway.`);
     return await use(key);
   } finally {
     try {

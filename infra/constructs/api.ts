@@ -109,9 +109,8 @@ export class Api extends Construct {
     this.authorizerFunction.bindTable(tables.keys, 'RO');
     const authorizer = new RequestAuthorizer(this, 'KeyAuthorizer', {
       handler: this.authorizerFunction,
-      // A cached decision is per key and path (issue 14): the usage key it names is the path's
-      // tenant's, so a key of several tenants is throttled by the tenant it calls for. The cost is
-      // one authorizer call per key, path and TTL instead of per key and TTL (README, Deploying).
+      // A cached decision is per key (issue 22): its answer, usage key included, is the same for
+      // every path, so one authorizer call per key and TTL serves them all.
       identitySources: [...AUTHORIZER_IDENTITY_SOURCES],
       resultsCacheTtl: config.authorizerCacheTtl,
     });

@@ -139,8 +139,8 @@ export function createLocalGateway(options: LocalGatewayOptions) {
     let authorizerContext: Record<string, string | number>;
     const authorizerStarted = Date.now();
     try {
-      // Cached per key and path: AUTHORIZER_IDENTITY_SOURCES, the stack's (bundle mode checks the template's).
-      authorization = await cache.get(`${identity}\n${rawPath}`, () => options.authorizer(buildAuthorizerEvent(parts, match.route, match.pathParameters)));
+      // Cached per key: AUTHORIZER_IDENTITY_SOURCES, the stack's (bundle mode checks the template's).
+      authorization = await cache.get(identity, () => options.authorizer(buildAuthorizerEvent(parts, match.route, match.pathParameters)));
       authorizerContext = integrationAuthorizerContext(authorization, Date.now() - authorizerStarted);
     } catch (error) {
       if (error instanceof Error && error.message === 'Unauthorized') return gatewayReply('UNAUTHORIZED', requestId);
@@ -148,7 +148,7 @@ export function createLocalGateway(options: LocalGatewayOptions) {
       return gatewayReply(error instanceof AuthorizerConfigurationError ? 'AUTHORIZER_CONFIGURATION_ERROR' : 'AUTHORIZER_FAILURE', requestId);
     }
     if (!policyAllows(authorization, methodArn(method, rawPath))) return gatewayReply('ACCESS_DENIED', requestId);
-    // Usage plans throttle after the authorizer, per usage identifier: the tenant's (issue 14).
+    // Usage plans throttle after the authorizer, per usage identifier: the key's usage owner's.
     if (buckets && !buckets.take(authorization.usageIdentifierKey ?? authorization.principalId)) return gatewayReply('THROTTLED', requestId);
     if (match.malformed) return gatewayReply('BAD_REQUEST_PARAMETERS', requestId);
 

@@ -1,22 +1,26 @@
 /**
- * Brings a stage's usage plan in line with its keys table (issue 14): every tenant held by an
- * active key has its API Gateway key in the plan, and no tenant without one keeps a key (a slot of
- * the region's 10 000). `cxm keys create` and `revoke` keep this true one key at a time; this
- * repairs what they cannot see: keys issued before issue 14, a create and a revoke that crossed, a
- * key deleted by hand, keys that expired. With `pruneLegacy` it also deletes the per-key API
- * Gateway keys D10 made, once the authorizer that names tenant keys is deployed.
+ * Brings a stage's usage plan in line with its keys table (issues 14 and 22): every usage owner of
+ * an active key (its tenant, or the key itself when it holds several) has its API Gateway key in the
+ * plan, and no owner without one keeps a key (a slot of the region's 10 000). `cxm keys create` and
+ * `revoke` keep this true one key at a time; this repairs what they cannot see: keys issued before,
+ * a create and a revoke that crossed, a key deleted by hand, keys that expired.
+ *
+ * Legacy keys wait for `pruneLegacy`, which is for after the authorizer that no longer names them
+ * is deployed: the per-key keys D10 made (`cxm-<stage>-<keyId>`), and the tenant keys that issue 14
+ * gave the tenants of keys of several tenants (now throttled through a key of their own). So an
+ * upgrade is: sync (the new keys exist), deploy, sync with pruneLegacy.
  */
 import type { KeysStore } from '#shared/store/keys-store';
 import { keyStatus } from './key-status.ts';
-import { tenantUsageKeyPrefix } from './usage-identity.ts';
+import { keyUsageKeyPrefix, tenantUsageKeyPrefix, usageKeyName, usageOwner, type UsageOwner } from './usage-identity.ts';
 import type { UsagePlanKeys } from './usage-plan-keys.ts';
 
 export interface UsagePlanSync {
-  /** Tenants whose key was checked (and created or repaired where needed), sorted. */
-  tenants: string[];
-  /** API Gateway keys deleted: tenants without an active key, and D10 keys when pruned. */
+  /** The API Gateway key names checked (and created or repaired where needed), sorted. */
+  owners: string[];
+  /** API Gateway keys deleted: owners without an active key, and legacy keys when pruned. */
   deleted: { id: string; name: string }[];
-  /** D10 per-key keys left in place (without `pruneLegacy`). */
+  /** Legacy keys left in place (without `pruneLegacy`). */
   legacy: number;
 }
 
@@ -27,30 +31,43 @@ export async function syncUsagePlan(
   store: KeysStore,
   usagePlan: UsagePlanKeys,
   stage: string,
-  options: { pruneLegacy?: boolean; now?: Date; onTenant?: (done: number, total: number) => void } = {},
+  options: { pruneLegacy?: boolean; now?: Date; onOwner?: (done: number, total: number) => void } = {},
 ): Promise<UsagePlanSync> {
   const nowMs = (options.now ?? new Date()).getTime();
-  const active = new Set<string>();
-  for (const key of await store.list()) if (keyStatus(key, nowMs) === 'active') for (const tenant of key.tenants) active.add(tenant);
-  const tenants = [...active].sort();
-  for (const [index, tenantId] of tenants.entries()) {
-    await usagePlan.ensureTenant(tenantId);
-    options.onTenant?.(index + 1, tenants.length);
+  const wanted = new Map<string, UsageOwner>();
+  /** Tenants of active keys of several tenants: their tenant keys are issue 14's, legacy now. */
+  const heldByShared = new Set<string>();
+  for (const key of await store.list()) {
+    if (keyStatus(key, nowMs) !== 'active') continue;
+    const owner = usageOwner(key);
+    if (owner) wanted.set(usageKeyName(stage, owner), owner);
+    if (owner?.kind === 'key') for (const tenant of key.tenants) heldByShared.add(tenant);
+  }
+  const owners = [...wanted.keys()].sort();
+  for (const [index, name] of owners.entries()) {
+    await usagePlan.ensure(wanted.get(name)!);
+    options.onOwner?.(index + 1, owners.length);
   }
 
-  const result: UsagePlanSync = { tenants, deleted: [], legacy: 0 };
+  const result: UsagePlanSync = { owners, deleted: [], legacy: 0 };
   const tenantPrefix = tenantUsageKeyPrefix(stage);
+  const keyPrefix = keyUsageKeyPrefix(stage);
   const stagePrefix = `cxm-${stage}-`;
   for (const key of await usagePlan.list()) {
+    let legacy = false;
     if (key.name.startsWith(tenantPrefix)) {
-      if (active.has(key.name.slice(tenantPrefix.length))) continue;
+      if (wanted.has(key.name)) continue;
+      legacy = heldByShared.has(key.name.slice(tenantPrefix.length));
+    } else if (key.name.startsWith(keyPrefix)) {
+      if (wanted.has(key.name)) continue;
     } else if (LEGACY_KEY_ID.test(key.name.slice(stagePrefix.length))) {
-      if (!options.pruneLegacy) {
-        result.legacy++;
-        continue;
-      }
+      legacy = true;
     } else {
       continue; // not one of ours
+    }
+    if (legacy && !options.pruneLegacy) {
+      result.legacy++;
+      continue;
     }
     if (await usagePlan.remove(key.id)) result.deleted.push(key);
   }

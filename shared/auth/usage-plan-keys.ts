@@ -1,9 +1,12 @@
 /**
- * The port to a stage's usage plan (issue 14). On a deployed stage every tenant that holds an
- * active key has one API Gateway key in the plan (see usage-identity.ts); the authorizer names it
- * (`usageIdentifierKey`) so API Gateway throttles each tenant, whichever of its keys calls. The
- * local stack has no plan: its gateway keeps a token bucket per usage identity instead.
+ * The port to a stage's usage plan (issue 14, issue 22). On a deployed stage every usage owner of
+ * an active key (its tenant, or the key itself when it holds several tenants: usage-identity.ts)
+ * has one API Gateway key in the plan; the authorizer names it (`usageIdentifierKey`) so API
+ * Gateway throttles each tenant, whichever of its keys calls. The local stack has no plan: its
+ * gateway keeps a token bucket per usage identity instead.
  */
+import type { UsageOwner } from './usage-identity.ts';
+
 export interface UsageKey {
   /** API Gateway's id of the key. */
   id: string;
@@ -18,13 +21,15 @@ export interface StageUsageKey {
 }
 
 export interface UsagePlanKeys {
+  /** The stage whose plan this is (its keys' names carry it). */
+  readonly stage: string;
   /**
-   * Makes sure the tenant's API Gateway key exists with its derived value, is enabled and is in
+   * Makes sure the owner's API Gateway key exists with its derived value, is enabled and is in
    * the stage's plan; creates or repairs only what is missing, so running it again changes nothing.
    */
-  ensureTenant(tenantId: string): Promise<UsageKey>;
-  /** Deletes the tenant's API Gateway key; the ids it deleted (none when it had none). */
-  removeTenant(tenantId: string): Promise<string[]>;
+  ensure(owner: UsageOwner): Promise<UsageKey>;
+  /** Deletes the owner's API Gateway key; the ids it deleted (none when it had none). */
+  removeOwner(owner: UsageOwner): Promise<string[]>;
   /**
    * Deletes an API Gateway key by id (the per-key ones D10 made); false when it was already gone,
    * which is not an error.

@@ -28,7 +28,7 @@ export interface AuthorizerReadsFigures {
   /**
    * Issue 22: one key adding a note to each of `notes` distinct conversations, within one TTL, as
    * a backend working through its queue does: authorizer calls (each a keys-table read) per key
-   * and TTL. Goal 1; per key and path (issue 14's cache) it is one per conversation.
+   * and TTL. Goal 1 (per key, issue 22); with issue 14's cache per key and path it was one per conversation.
    */
   distinctPaths: { notes: number; authorizerCalls: number; callsPerKeyPerTtl: number; goal: Goal };
 }

@@ -176,12 +176,12 @@ describe('tables', () => {
 });
 
 describe('authorizer', () => {
-  it('is a REQUEST authorizer cached per Authorization header and path (the usage key is the path tenant\'s), backed by the authorizer function', () => {
+  it('is a REQUEST authorizer cached per Authorization header alone (its answer, usage key included, is the same on every path), backed by the authorizer function', () => {
     const [authorizer, ...others] = Object.values(resourcesOf('AWS::ApiGateway::Authorizer'));
     expect(others).toHaveLength(0);
     expect(authorizer!.Properties).toMatchObject({
       Type: 'REQUEST',
-      IdentitySource: 'method.request.header.Authorization,context.path',
+      IdentitySource: 'method.request.header.Authorization',
       AuthorizerResultTtlInSeconds: 60,
     });
     expect(referencedIds(authorizer!.Properties.AuthorizerUri)).toContain(functionLogicalId('authorizer'));

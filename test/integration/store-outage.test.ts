@@ -3,8 +3,8 @@
  * (on disk, so its data outlives the process), gateways over it, and writers running throughout.
  * While it is down every request that needs the store is 503 ServiceUnavailable with Retry-After,
  * quickly and well-formed: from the gateway when the authorizer cannot look the key up, from the
- * function's error mapping when the key is cached for that path (the authorizer's cache is per key
- * and path, as API Gateway's is with context.path in the identity source); requests that need no store are answered as
+ * function's error mapping when the key is cached (the authorizer's cache is per key, as API
+ * Gateway's is with the Authorization header as its identity source); requests that need no store are answered as
  * usual. Once it is back on the same port the same requests succeed, on the same SDK client (its
  * sockets to the dead process are gone), and every write that got a 2xx is there (except a note
  * the emulator itself acknowledged while it was being stopped: it answers a transaction before
@@ -125,8 +125,8 @@ describe('DynamoDB stopped and started again', () => {
     expect((await writeDocument(warmGateway, 'POST', 'profile', { name: 'Ada', langs: ['en'] })).status).toBe(201);
     expect(await writeDocument(warmGateway, 'PUT', 'profile', { langs: ['en', 'fr'] })).toMatchObject({ status: 200 });
     committed.documents.set('profile', { name: 'Ada', langs: ['en', 'fr'] });
-    // The warm gateway caches per key and path: a read of 'other' (404) caches the path the outage
-    // writes to; the 'before' note and 'profile' paths are cached by the writes above.
+    // The warm gateway caches per key: the writes above cached it; a read of 'other' (404) before
+    // the outage, as before.
     expect((await readDocument(warmGateway, 'other')).status).toBe(404);
 
     const writers = [0, 1, 2].map(startWriter);

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import type { APIGatewayAuthorizerResult } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { issueKey } from '#shared/auth/issue-key';
-import { tenantUsageKeyName, tenantUsageKeyValue } from '#shared/auth/usage-identity';
+import { tenantUsageKeyName, tenantUsageKeyValue, usageKeyName, usageKeyValue } from '#shared/auth/usage-identity';
 import { documentClient } from '#shared/store/dynamo-client';
 import { createKeysStore, type KeysStore } from '#shared/store/keys-store';
 import { routes } from '#shared/routes';
@@ -162,22 +162,21 @@ describe('cxm keys create --stage: one usage-plan key per tenant', () => {
     expect(b.usageIdentifierKey).toBe(a.usageIdentifierKey);
   });
 
-  it("a key of two tenants is counted against the path's tenant, and against its first tenant for a path it does not hold", async () => {
-    // Listed second-first: "first" is the key's own order, not an alphabetical one.
-    const [second, first, stranger] = ['rl-a', 'rl-b', 'rl-c'].map((prefix) => uniqueTenant(prefix));
-    const { key, stdout } = await create(first!, second!);
-    const [firstId, firstKey] = onlyTenantKey(first!);
-    const [secondId, secondKey] = onlyTenantKey(second!);
-    expect(firstKey).toEqual(healthyTenantKey(first!));
-    expect(secondKey).toEqual(healthyTenantKey(second!));
-    expect(firstKey.value).not.toBe(secondKey.value);
-    expect(stdout).toContain(`tenant ${first} is throttled through API Gateway key ${firstId}`);
-    expect(stdout).toContain(`tenant ${second} is throttled through API Gateway key ${secondId}`);
-
-    expect((await authorize(key, first!)).usageIdentifierKey).toBe(firstKey.value);
-    expect((await authorize(key, second!)).usageIdentifierKey).toBe(secondKey.value);
-    expect((await authorize(key, stranger!)).usageIdentifierKey).toBe(firstKey.value);
-    expect(tenantKeys(stranger!)).toEqual([]);
+  it('a key of two tenants is throttled through an API Gateway key of its own, the same on every path; its tenants get none from it (issue 22)', async () => {
+    const [first, second, stranger] = ['rl-a', 'rl-b', 'rl-c'].map((prefix) => uniqueTenant(prefix));
+    const before = fake.calls.length;
+    const { id, key, stdout } = await create(first!, second!);
+    const owner = { kind: 'key', keyId: id } as const;
+    const own = [...fake.apiKeys].filter(([, apiKey]) => apiKey.name === usageKeyName(STAGE, owner));
+    expect(own).toHaveLength(1);
+    const [ownId, ownKey] = own[0]!;
+    expect(ownKey).toEqual({ name: `cxm-${STAGE}-key-${id}`, value: usageKeyValue(STAGE, owner), enabled: true, usagePlanId: PLAN, tags: { project: 'cxm-api', stage: STAGE, key: id } });
+    expect(writes(before)).toEqual(['POST /apikeys', `POST /usageplans/${PLAN}/keys`]);
+    expect(tenantKeys(first!)).toEqual([]);
+    expect(tenantKeys(second!)).toEqual([]);
+    expect(stdout).toContain(`Usage plan: this key of several tenants is throttled through an API Gateway key of its own, ${ownId} (cxm-${STAGE}-key-${id}), in plan cxm-${STAGE}`);
+    // The authorizer's answer is the same whatever the path: the gateway caches it per key.
+    for (const path of [first!, second!, stranger!]) expect((await authorize(key, path)).usageIdentifierKey).toBe(ownKey.value);
   });
 
   it('repairs a tenant key that was disabled, taken out of the plan, deleted or given another value by hand, keeping the derived value', async () => {
@@ -333,17 +332,17 @@ describe('cxm keys revoke --stage', () => {
     expect(tenantKeys(tenant)).toEqual([]);
   });
 
-  it("a key of two tenants, one shared with another key: deletes only the other tenant's usage key", async () => {
+  it("a key of two tenants takes its own usage key with it, and leaves its tenants' keys to their own keys", async () => {
     const [shared, alone] = [uniqueTenant('rl'), uniqueTenant('rl')];
     const both = await create(shared, alone);
     const other = await create(shared);
     const [sharedId] = onlyTenantKey(shared);
-    const [aloneId] = onlyTenantKey(alone);
+    const [ownId] = [...fake.apiKeys].find(([, apiKey]) => apiKey.name === usageKeyName(STAGE, { kind: 'key', keyId: both.id }))!;
 
     const revoked = await cxm('keys', 'revoke', both.id, '--stage', STAGE);
     expect(revoked.code).toBe(0);
-    expect(revoked.stdout).toContain(`Deleted API Gateway key ${aloneId} from the usage plan`);
-    expect(revoked.stdout).toContain(`Kept the usage-plan key of ${shared}: other active keys share it.`);
+    expect(revoked.stdout).toContain(`Deleted API Gateway key ${ownId} from the usage plan`);
+    expect(fake.apiKeys.has(ownId)).toBe(false);
     expect(tenantKeys(alone)).toEqual([]);
     expect(onlyTenantKey(shared)[0]).toBe(sharedId);
     expect((await authorize(other.key, shared)).usageIdentifierKey).toBe(tenantUsageKeyValue(STAGE, shared));
@@ -436,7 +435,7 @@ describe('cxm keys sync --stage', () => {
     expect(synced.stderr).toBe('');
     expect(synced.code).toBe(0);
     const active = [healthy, missing, lost, unplanned, wrongValue];
-    expect(synced.stdout).toContain(`5 tenants with active keys: each has its API Gateway key in plan cxm-${SYNC}.`);
+    expect(synced.stdout).toContain(`5 usage owners with active keys (tenants, and keys of several tenants): each has its API Gateway key in plan cxm-${SYNC}.`);
     for (const t of active) expect(onlyTenantKey(t, SYNC)[1], t).toEqual(healthyTenantKey(t, SYNC, SYNC_PLAN));
     // Repaired in place where the key was there with its value; made again where not.
     expect(onlyTenantKey(healthy, SYNC)[0]).toBe(healthyId);
@@ -446,7 +445,7 @@ describe('cxm keys sync --stage', () => {
     expect(deletedLines(synced.stdout)).toEqual(Object.entries(stale).map(([t, id]) => `${id} ${tenantUsageKeyName(SYNC, t)}`).sort());
     for (const id of Object.values(stale)) expect(fake.apiKeys.has(id)).toBe(false);
     expect(fake.apiKeys.has(legacyId)).toBe(true);
-    expect(synced.stdout).toContain(`1 per-key API Gateway key from before per-tenant limits remain; once this stage's authorizer names tenant keys, delete them with 'cxm keys sync --stage ${SYNC} --prune-legacy'.`);
+    expect(synced.stdout).toContain(`1 API Gateway key that an older authorizer named remains; once this stage's authorizer is the current one, delete them with 'cxm keys sync --stage ${SYNC} --prune-legacy'.`);
     expect(snapshot(foreign)).toEqual(foreignBefore);
 
     let before = fake.calls.length;
@@ -454,12 +453,12 @@ describe('cxm keys sync --stage', () => {
     expect(rerun.code).toBe(0);
     expect(writes(before)).toEqual([]);
     expect(deletedLines(rerun.stdout)).toEqual([]);
-    expect(rerun.stdout).toContain('1 per-key API Gateway key from before');
+    expect(rerun.stdout).toContain('1 API Gateway key that an older authorizer named remains');
 
     const pruned = await cxm('keys', 'sync', '--stage', SYNC, '--prune-legacy');
     expect(pruned.code).toBe(0);
     expect(deletedLines(pruned.stdout)).toEqual([`${legacyId} ${legacyName}`]);
-    expect(pruned.stdout).not.toContain('per-key API Gateway key');
+    expect(pruned.stdout).not.toContain('an older authorizer named');
     expect(fake.apiKeys.has(legacyId)).toBe(false);
     expect(snapshot(foreign)).toEqual(foreignBefore);
     for (const t of active) expect(onlyTenantKey(t, SYNC)[1]).toEqual(healthyTenantKey(t, SYNC, SYNC_PLAN));
@@ -488,7 +487,7 @@ describe('cxm keys sync --stage', () => {
     const refused = await cxm('keys', 'sync', '--stage', stage);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(new RegExp(`stage ${stage} has no usage plan named 'cxm-${stage}'`));
-    expect(refused.stdout).not.toMatch(/tenants with active keys/);
+    expect(refused.stdout).not.toMatch(/usage owners? with active keys/);
     expect(writes(before)).toEqual([]);
   });
 

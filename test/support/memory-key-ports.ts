@@ -4,7 +4,7 @@
  * which the CLI tests against DynamoDB Local and the fake API Gateway cannot interleave on demand).
  * Each port takes hooks that run just before an operation, where a test puts the other operator.
  */
-import { tenantUsageKeyName, tenantUsageKeyValue } from '#shared/auth/usage-identity';
+import { tenantUsageKeyName, usageKeyName, usageKeyValue, type UsageOwner } from '#shared/auth/usage-identity';
 import type { StageUsageKey, UsagePlanKeys } from '#shared/auth/usage-plan-keys';
 import type { KeysStore, StoredKey } from '#shared/store/keys-store';
 
@@ -33,25 +33,29 @@ export function memoryStore(keys: StoredKey[], hooks: { beforeCreate?: () => Pro
   };
 }
 
+/** How the log names an owner: a tenant by its id, a key of several tenants as `key:<keyId>`. */
+export const ownerLabel = (owner: UsageOwner) => (owner.kind === 'tenant' ? owner.tenantId : `key:${owner.keyId}`);
+
 /** The stage's API Gateway keys by id (id -> name), and what was done to them, in order. */
-export function memoryPlan(initial: Record<string, string> = {}, hooks: { beforeRemoveTenant?: () => Promise<void>; ensureTenant?: (tenantId: string) => void } = {}) {
+export function memoryPlan(initial: Record<string, string> = {}, hooks: { beforeRemoveOwner?: () => Promise<void>; ensure?: (owner: string) => void } = {}) {
   const keys = new Map(Object.entries(initial));
   const log: string[] = [];
   let next = 0;
   const idOf = (name: string) => [...keys].find(([, existing]) => existing === name)?.[0];
   const plan: UsagePlanKeys = {
-    async ensureTenant(tenantId) {
-      log.push(`ensure ${tenantId}`);
-      hooks.ensureTenant?.(tenantId);
-      const name = tenantUsageKeyName(MEMORY_STAGE, tenantId);
+    stage: MEMORY_STAGE,
+    async ensure(owner) {
+      log.push(`ensure ${ownerLabel(owner)}`);
+      hooks.ensure?.(ownerLabel(owner));
+      const name = usageKeyName(MEMORY_STAGE, owner);
       let id = idOf(name);
       if (!id) keys.set((id = `new${next++}`), name);
-      return { id, value: tenantUsageKeyValue(MEMORY_STAGE, tenantId) };
+      return { id, value: usageKeyValue(MEMORY_STAGE, owner) };
     },
-    async removeTenant(tenantId) {
-      await hooks.beforeRemoveTenant?.();
-      log.push(`removeTenant ${tenantId}`);
-      const id = idOf(tenantUsageKeyName(MEMORY_STAGE, tenantId));
+    async removeOwner(owner) {
+      await hooks.beforeRemoveOwner?.();
+      log.push(`removeOwner ${ownerLabel(owner)}`);
+      const id = idOf(usageKeyName(MEMORY_STAGE, owner));
       return id && keys.delete(id) ? [id] : [];
     },
     async remove(id) {
@@ -62,5 +66,7 @@ export function memoryPlan(initial: Record<string, string> = {}, hooks: { before
   };
   /** Whether the tenant has its usage key now. */
   const hasTenantKey = (tenantId: string) => idOf(tenantUsageKeyName(MEMORY_STAGE, tenantId)) !== undefined;
-  return { plan, keys, log, hasTenantKey };
+  /** Whether a key of several tenants has its own usage key now. */
+  const hasKeyKey = (keyId: string) => idOf(usageKeyName(MEMORY_STAGE, { kind: 'key', keyId })) !== undefined;
+  return { plan, keys, log, hasTenantKey, hasKeyKey };
 }

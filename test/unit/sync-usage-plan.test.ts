@@ -1,12 +1,14 @@
 /**
- * `syncUsagePlan` (issue 14) against in-memory ports: which tenants get their usage key, and which
- * of the stage's API Gateway keys it deletes, by name: `cxm-<stage>-tenant-<id>` of a tenant
- * without an active key always, D10's `cxm-<stage>-<keyId>` only with `pruneLegacy`, anything else
- * never. (The CLI against a fake API Gateway: test/integration/usage-plan-keys.test.ts.)
+ * `syncUsagePlan` (issues 14 and 22) against in-memory ports: which usage owners get their usage
+ * key, and which of the stage's API Gateway keys it deletes, by name: `cxm-<stage>-tenant-<id>` and
+ * `cxm-<stage>-key-<keyId>` that no active key needs always, legacy ones (D10's
+ * `cxm-<stage>-<keyId>`, and the tenant keys of tenants held only by keys of several tenants) only
+ * with `pruneLegacy`, anything else never. (The CLI against a fake API Gateway:
+ * test/integration/usage-plan-keys.test.ts.)
  */
 import { describe, expect, it } from 'vitest';
 import { syncUsagePlan } from '#shared/auth/sync-usage-plan';
-import { tenantUsageKeyName } from '#shared/auth/usage-identity';
+import { tenantUsageKeyName, usageKeyName } from '#shared/auth/usage-identity';
 import { MEMORY_STAGE as STAGE, memoryPlan as memoryPlanWithRemoveTenant, memoryStore, storedKey } from '#test/support/memory-key-ports';
 
 const NOW = new Date('2027-03-01T12:00:00Z');
@@ -14,16 +16,17 @@ const NOW = new Date('2027-03-01T12:00:00Z');
 /** Sync deletes by id, from the listing: it never deletes a tenant's key by name. */
 function memoryPlan(initial: Record<string, string> = {}) {
   const ports = memoryPlanWithRemoveTenant(initial);
-  ports.plan.removeTenant = () => {
+  ports.plan.removeOwner = () => {
     throw new Error('sync deletes by id, from the listing');
   };
   return ports;
 }
 
 describe('syncUsagePlan', () => {
-  it('ensures, once each and in order, every tenant an active key holds; revoked and expired keys hold none', async () => {
+  it('ensures, once each and in order, every usage owner of an active key; revoked and expired keys need none', async () => {
+    const partner = storedKey(['globex', 'acme']);
     const store = memoryStore([
-      storedKey(['globex', 'acme']),
+      partner,
       storedKey(['acme']),
       storedKey(['initech'], { revokedAt: '2027-02-01T00:00:00Z' }),
       storedKey(['umbrella'], { expiresAt: '2027-03-01T11:59:59Z' }),
@@ -31,9 +34,11 @@ describe('syncUsagePlan', () => {
     ]);
     const { plan, log } = memoryPlan();
     const progress: string[] = [];
-    const synced = await syncUsagePlan(store, plan, STAGE, { now: NOW, onTenant: (done, total) => progress.push(`${done}/${total}`) });
-    expect(synced).toEqual({ tenants: ['acme', 'globex', 'hooli'], deleted: [], legacy: 0 });
-    expect(log).toEqual(['ensure acme', 'ensure globex', 'ensure hooli']);
+    const synced = await syncUsagePlan(store, plan, STAGE, { now: NOW, onOwner: (done, total) => progress.push(`${done}/${total}`) });
+    const partnerKey = usageKeyName(STAGE, { kind: 'key', keyId: partner.keyId });
+    expect(synced).toEqual({ owners: [partnerKey, tenantUsageKeyName(STAGE, 'acme'), tenantUsageKeyName(STAGE, 'hooli')], deleted: [], legacy: 0 });
+    // globex is held only by the key of several tenants: it needs no tenant key.
+    expect(log).toEqual([`ensure key:${partner.keyId}`, 'ensure acme', 'ensure hooli']);
     expect(progress).toEqual(['1/3', '2/3', '3/3']);
   });
 
@@ -57,19 +62,19 @@ describe('syncUsagePlan', () => {
     const store = memoryStore([storedKey(['abcdef012345'])]);
     const { plan, keys } = memoryPlan({ t: tenantUsageKeyName(STAGE, 'abcdef012345'), u: tenantUsageKeyName(STAGE, '999999999999') });
     const synced = await syncUsagePlan(store, plan, STAGE, { now: NOW });
-    expect(synced).toEqual({ tenants: ['abcdef012345'], deleted: [{ id: 'u', name: 'cxm-prod-tenant-999999999999' }], legacy: 0 });
+    expect(synced).toEqual({ owners: [tenantUsageKeyName(STAGE, 'abcdef012345')], deleted: [{ id: 'u', name: 'cxm-prod-tenant-999999999999' }], legacy: 0 });
     expect([...keys.keys()]).toEqual(['t']);
   });
 
   it('counts D10 keys (cxm-<stage>- and 12 of [a-z0-9]) and leaves them, unless pruneLegacy; then deletes them', async () => {
     const legacy = { d1: 'cxm-prod-abcdef012345', d2: 'cxm-prod-000000000000' };
     const counted = memoryPlan(legacy);
-    expect(await syncUsagePlan(memoryStore([]), counted.plan, STAGE, { now: NOW })).toEqual({ tenants: [], deleted: [], legacy: 2 });
+    expect(await syncUsagePlan(memoryStore([]), counted.plan, STAGE, { now: NOW })).toEqual({ owners: [], deleted: [], legacy: 2 });
     expect(counted.log).toEqual([]);
 
     const pruned = memoryPlan(legacy);
     expect(await syncUsagePlan(memoryStore([]), pruned.plan, STAGE, { now: NOW, pruneLegacy: true })).toEqual({
-      tenants: [],
+      owners: [],
       deleted: [
         { id: 'd1', name: 'cxm-prod-abcdef012345' },
         { id: 'd2', name: 'cxm-prod-000000000000' },
@@ -91,9 +96,24 @@ describe('syncUsagePlan', () => {
     };
     const { plan, keys, log } = memoryPlan(others);
     const synced = await syncUsagePlan(memoryStore([]), plan, STAGE, { now: NOW, pruneLegacy: true });
-    expect(synced).toEqual({ tenants: [], deleted: [], legacy: 0 });
+    expect(synced).toEqual({ owners: [], deleted: [], legacy: 0 });
     expect(log).toEqual([]);
     expect([...keys.keys()]).toEqual(Object.keys(others));
+  });
+
+  it("keeps the tenant key of a tenant held only by keys of several tenants (an older authorizer names it) until pruneLegacy, and deletes the key of a key of several tenants no longer active", async () => {
+    const partner = storedKey(['acme', 'globex']);
+    const gone = storedKey(['acme', 'initech'], { revokedAt: '2027-02-01T00:00:00Z' });
+    const initial = { a: tenantUsageKeyName(STAGE, 'acme'), g: tenantUsageKeyName(STAGE, 'globex'), x: usageKeyName(STAGE, { kind: 'key', keyId: gone.keyId }) };
+    const kept = memoryPlan(initial);
+    const synced = await syncUsagePlan(memoryStore([partner, gone]), kept.plan, STAGE, { now: NOW });
+    expect(synced).toEqual({ owners: [usageKeyName(STAGE, { kind: 'key', keyId: partner.keyId })], deleted: [{ id: 'x', name: initial.x }], legacy: 2 });
+    expect([...kept.keys.keys()]).toEqual(['a', 'g', 'new0']);
+
+    const pruned = memoryPlan(initial);
+    const prunedSync = await syncUsagePlan(memoryStore([partner, gone]), pruned.plan, STAGE, { now: NOW, pruneLegacy: true });
+    expect(prunedSync.deleted.map((key) => key.id)).toEqual(['a', 'g', 'x']);
+    expect([...pruned.keys.keys()]).toEqual(['new0']);
   });
 
   it('a second run changes nothing', async () => {
@@ -103,7 +123,7 @@ describe('syncUsagePlan', () => {
     const after = [...keys];
     log.length = 0;
     const again = await syncUsagePlan(store, plan, STAGE, { now: NOW, pruneLegacy: true });
-    expect(again).toEqual({ tenants: ['acme', 'globex'], deleted: [], legacy: 0 });
+    expect(again).toEqual({ owners: [tenantUsageKeyName(STAGE, 'acme'), tenantUsageKeyName(STAGE, 'globex')], deleted: [], legacy: 0 });
     expect([...keys]).toEqual(after);
     expect(log).toEqual(['ensure acme', 'ensure globex']);
   });

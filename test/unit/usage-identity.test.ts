@@ -1,21 +1,31 @@
-/** Which tenant a request is throttled as, and the API Gateway key that stands for it (issue 14). */
+/** Whose rate a key is throttled by, and the API Gateway key that stands for it (issues 14 and 22). */
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { tenantUsageKeyName, tenantUsageKeyValue, usageTenant } from '#shared/auth/usage-identity';
+import { tenantUsageKeyName, tenantUsageKeyValue, usageKeyName, usageKeyValue, usageOwner } from '#shared/auth/usage-identity';
 
-describe('usageTenant', () => {
-  it('is the path tenant when the key holds it, whichever of its tenants it is', () => {
-    expect(usageTenant(['acme', 'acme-eu'], 'acme')).toBe('acme');
-    expect(usageTenant(['acme', 'acme-eu'], 'acme-eu')).toBe('acme-eu');
+describe('usageOwner', () => {
+  it("is the tenant of a key of one tenant, whatever path it calls: all of the tenant's keys share its rate", () => {
+    expect(usageOwner({ keyId: 'k1abcdefghij', tenants: ['acme'] })).toEqual({ kind: 'tenant', tenantId: 'acme' });
   });
 
-  it("is the key's first tenant for a path tenant it does not hold, so another tenant's rate is never spent", () => {
-    expect(usageTenant(['acme', 'acme-eu'], 'globex')).toBe('acme');
-    expect(usageTenant(['acme'], 'ACME')).toBe('acme');
-    expect(usageTenant(['acme'], undefined)).toBe('acme');
+  it('is the key itself for a key of several tenants, so its usage key is the same on every path (issue 22)', () => {
+    expect(usageOwner({ keyId: 'k1abcdefghij', tenants: ['acme', 'acme-eu'] })).toEqual({ kind: 'key', keyId: 'k1abcdefghij' });
   });
 
   it('is undefined for a key without tenants (the authorizer refuses it)', () => {
-    expect(usageTenant([], 'acme')).toBeUndefined();
+    expect(usageOwner({ keyId: 'k1abcdefghij', tenants: [] })).toBeUndefined();
+  });
+});
+
+describe("a key's own usage key", () => {
+  it('is named cxm-<stage>-key-<keyId>, with a value distinct from every tenant key and per stage', () => {
+    const owner = { kind: 'key', keyId: 'k1abcdefghij' } as const;
+    expect(usageKeyName('prod', owner)).toBe('cxm-prod-key-k1abcdefghij');
+    const value = usageKeyValue('prod', owner);
+    expect(value).toMatch(/^[0-9a-f]{64}$/);
+    expect(usageKeyValue('staging', owner)).not.toBe(value);
+    expect(value).not.toBe(tenantUsageKeyValue('prod', 'k1abcdefghij'));
+    expect(value).not.toBe(tenantUsageKeyValue('prod', 'key\0k1abcdefghij'));
   });
 });
 
@@ -26,6 +36,8 @@ describe('the tenant usage key', () => {
 
   it('has a value API Gateway accepts (20-128 characters), the same on every call, distinct per tenant and per stage', () => {
     const value = tenantUsageKeyValue('prod', 'acme');
+    // What deployed tenant keys hold since issue 14: it must never change.
+    expect(value).toBe(createHash('sha256').update('cxm usage identity\0prod\0acme', 'utf8').digest('hex'));
     expect(value).toMatch(/^[0-9a-f]{64}$/);
     expect(tenantUsageKeyValue('prod', 'acme')).toBe(value);
     expect(tenantUsageKeyValue('prod', 'acme-eu')).not.toBe(value);

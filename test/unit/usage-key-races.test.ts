@@ -29,38 +29,38 @@ describe('a create and a revoke of one tenant at once', () => {
     expect(activeKeys(keys).map((key) => key.keyId)).toEqual([issued.stored.keyId]);
     expect(hasTenantKey('acme')).toBe(true);
     // The id the operator is shown is the key now in the plan, not the one deleted.
-    expect(issued.usageKeys).toEqual([{ tenantId: 'acme', id: 'new0' }]);
-    expect(issued.unconfirmed).toEqual([]);
-    expect(log).toEqual(['ensure acme', 'removeTenant acme', 'ensure acme']);
+    expect(issued.usageKey).toEqual({ owner: { kind: 'tenant', tenantId: 'acme' }, name: tenantUsageKeyName(MEMORY_STAGE, 'acme'), id: 'new0' });
+    expect(issued.unconfirmed).toBeUndefined();
+    expect(log).toEqual(['ensure acme', 'removeOwner acme', 'ensure acme']);
   });
 
   it("a create that lands between the revoke's check and its delete: the revoke looks again and puts it back", async () => {
     const old = storedKey(['acme']);
     const keys = [old];
     let issued: Awaited<ReturnType<typeof issueKey>>;
-    const ports = memoryPlan({ u0: tenantUsageKeyName(MEMORY_STAGE, 'acme') }, { beforeRemoveTenant: async () => void (issued = await issueKey(store, request, new Date(), ports.plan)) });
+    const ports = memoryPlan({ u0: tenantUsageKeyName(MEMORY_STAGE, 'acme') }, { beforeRemoveOwner: async () => void (issued = await issueKey(store, request, new Date(), ports.plan)) });
     const store = memoryStore(keys);
 
     const revoked = await revokeKey(store, old.keyId, new Date(), ports.plan);
     expect(activeKeys(keys).map((key) => key.keyId)).toEqual([issued!.stored.keyId]);
     expect(ports.hasTenantKey('acme')).toBe(true);
-    expect(revoked).toMatchObject({ deletedUsageKeys: [], sharedTenants: ['acme'] });
-    expect(ports.log).toEqual(['ensure acme', 'ensure acme', 'removeTenant acme', 'ensure acme']);
+    expect(revoked).toMatchObject({ deletedUsageKeys: [], sharedTenant: 'acme' });
+    expect(ports.log).toEqual(['ensure acme', 'ensure acme', 'removeOwner acme', 'ensure acme']);
   });
 
   it('without a create the last key still takes its usage key with it (no second look keeps it)', async () => {
     const old = storedKey(['acme']);
     const { plan, hasTenantKey, log } = memoryPlan({ u0: tenantUsageKeyName(MEMORY_STAGE, 'acme') });
     const revoked = await revokeKey(memoryStore([old]), old.keyId, new Date(), plan);
-    expect(revoked).toMatchObject({ deletedUsageKeys: ['u0'], sharedTenants: [] });
+    expect(revoked).toMatchObject({ deletedUsageKeys: ['u0'], sharedTenant: undefined });
     expect(hasTenantKey('acme')).toBe(false);
-    expect(log).toEqual(['removeTenant acme']);
+    expect(log).toEqual(['removeOwner acme']);
   });
 
   it('a second ensure that fails once the key is stored: the key is returned all the same, the tenant named as unconfirmed', async () => {
     let ensures = 0;
     const { plan } = memoryPlan({}, {
-      ensureTenant: () => {
+      ensure: () => {
         if (++ensures === 2) throw new Error('Rate exceeded');
       },
     });
@@ -68,18 +68,45 @@ describe('a create and a revoke of one tenant at once', () => {
     const issued = await issueKey(memoryStore(keys), request, new Date(), plan);
     expect(keys.map((key) => key.keyId)).toEqual([issued.stored.keyId]);
     expect(issued.key).toMatch(/\S{20,}/);
-    expect(issued.usageKeys).toEqual([{ tenantId: 'acme', id: 'new0' }]);
-    expect(issued.unconfirmed).toEqual([{ tenantId: 'acme', reason: 'Rate exceeded' }]);
+    expect(issued.usageKey).toMatchObject({ owner: { kind: 'tenant', tenantId: 'acme' }, id: 'new0' });
+    expect(issued.unconfirmed).toBe('Rate exceeded');
   });
 
   it('a first ensure that fails stores nothing', async () => {
     const { plan } = memoryPlan({}, {
-      ensureTenant: () => {
+      ensure: () => {
         throw new Error('the plan cannot take this key');
       },
     });
     const keys: ReturnType<typeof storedKey>[] = [];
     await expect(issueKey(memoryStore(keys), request, new Date(), plan)).rejects.toThrow('the plan cannot take this key');
     expect(keys).toEqual([]);
+  });
+});
+
+describe('a key of several tenants (issue 22)', () => {
+  it('is throttled through a usage key of its own, made before it is stored; its revoke takes that key and leaves its tenants\' alone', async () => {
+    const single = storedKey(['acme']);
+    const keys = [single];
+    const { plan, log, hasTenantKey, hasKeyKey } = memoryPlan({ u0: tenantUsageKeyName(MEMORY_STAGE, 'acme') });
+    const store = memoryStore(keys);
+    const issued = await issueKey(store, { tenants: ['acme', 'globex'], scopes: ['cxm:*'], name: 'partner' }, new Date(), plan);
+    expect(issued.usageKey).toEqual({ owner: { kind: 'key', keyId: issued.stored.keyId }, name: `cxm-${MEMORY_STAGE}-key-${issued.stored.keyId}`, id: 'new0' });
+    expect(log).toEqual([`ensure key:${issued.stored.keyId}`, `ensure key:${issued.stored.keyId}`]);
+    // Its tenants get no usage key from it.
+    expect(hasTenantKey('globex')).toBe(false);
+    const revoked = await revokeKey(store, issued.stored.keyId, new Date(), plan);
+    expect(revoked).toMatchObject({ deletedUsageKeys: ['new0'], sharedTenant: undefined });
+    expect(hasKeyKey(issued.stored.keyId)).toBe(false);
+    expect(hasTenantKey('acme')).toBe(true);
+  });
+
+  it("a tenant's usage key goes with its last key of that tenant alone, whatever keys of several tenants still hold the tenant", async () => {
+    const single = storedKey(['acme']);
+    const partner = storedKey(['acme', 'globex']);
+    const { plan, hasTenantKey } = memoryPlan({ u0: tenantUsageKeyName(MEMORY_STAGE, 'acme') });
+    const revoked = await revokeKey(memoryStore([single, partner]), single.keyId, new Date(), plan);
+    expect(revoked).toMatchObject({ deletedUsageKeys: ['u0'] });
+    expect(hasTenantKey('acme')).toBe(false);
   });
 });
