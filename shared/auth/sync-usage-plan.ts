@@ -34,15 +34,19 @@ export async function syncUsagePlan(
   options: { pruneLegacy?: boolean; now?: Date; onOwner?: (done: number, total: number) => void } = {},
 ): Promise<UsagePlanSync> {
   const nowMs = (options.now ?? new Date()).getTime();
-  const wanted = new Map<string, UsageOwner>();
-  /** Tenants of active keys of several tenants: their tenant keys are issue 14's, legacy now. */
-  const heldByShared = new Set<string>();
-  for (const key of await store.list()) {
-    if (keyStatus(key, nowMs) !== 'active') continue;
-    const owner = usageOwner(key);
-    if (owner) wanted.set(usageKeyName(stage, owner), owner);
-    if (owner?.kind === 'key') for (const tenant of key.tenants) heldByShared.add(tenant);
-  }
+  /** Usage keys the active keys need, by name; and the tenants of active keys of several tenants, whose tenant keys are issue 14's, legacy now. */
+  const needed = async () => {
+    const wanted = new Map<string, UsageOwner>();
+    const heldByShared = new Set<string>();
+    for (const key of await store.list()) {
+      if (keyStatus(key, nowMs) !== 'active') continue;
+      const owner = usageOwner(key);
+      if (owner) wanted.set(usageKeyName(stage, owner), owner);
+      if (owner?.kind === 'key') for (const tenant of key.tenants) heldByShared.add(tenant);
+    }
+    return { wanted, heldByShared };
+  };
+  const { wanted, heldByShared } = await needed();
   const owners = [...wanted.keys()].sort();
   for (const [index, name] of owners.entries()) {
     await usagePlan.ensure(wanted.get(name)!);
@@ -70,6 +74,15 @@ export async function syncUsagePlan(
       continue;
     }
     if (await usagePlan.remove(key.id)) result.deleted.push(key);
+  }
+  // A key created since the listing above may have ensured one of these just before its delete:
+  // look again, as revoke does, and put back what an active key now needs (its create also ensures
+  // it once more after storing, so one of the two always does).
+  if (result.deleted.length > 0) {
+    const now = (await needed()).wanted;
+    const restored = result.deleted.filter((key) => now.has(key.name));
+    for (const key of restored) await usagePlan.ensure(now.get(key.name)!);
+    result.deleted = result.deleted.filter((key) => !restored.includes(key));
   }
   return result;
 }

@@ -173,4 +173,20 @@ describe('the authorizer cache', () => {
       await cached.close();
     }
   });
+
+  it('caches one answer per key for every path (issue 22): a path the key never called is served from it, without the authorizer', async () => {
+    const cached = await startTestApi({ authCacheTtlSeconds: 60 });
+    try {
+      await api.addConversation(tenant, { id: 'c3' });
+      const k = await api.createKey([tenant], ['cxm:*']);
+      expect((await cached.postNote(tenant, 'c1', k.key)).status).toBe(201);
+      // Revoked in the store: only an authorizer call could now refuse it. Cached per key and path,
+      // the new conversation's path would have made one (401).
+      await api.keys.revoke(k.keyId, new Date());
+      expect((await cached.postNote(tenant, 'c3', k.key)).status).toBe(201);
+      expect((await api.postNote(tenant, 'c3', k.key)).status).toBe(401);
+    } finally {
+      await cached.close();
+    }
+  });
 });

@@ -37,7 +37,7 @@ export function memoryStore(keys: StoredKey[], hooks: { beforeCreate?: () => Pro
 export const ownerLabel = (owner: UsageOwner) => (owner.kind === 'tenant' ? owner.tenantId : `key:${owner.keyId}`);
 
 /** The stage's API Gateway keys by id (id -> name), and what was done to them, in order. */
-export function memoryPlan(initial: Record<string, string> = {}, hooks: { beforeRemoveOwner?: () => Promise<void>; ensure?: (owner: string) => void } = {}) {
+export function memoryPlan(initial: Record<string, string> = {}, hooks: { beforeRemoveOwner?: () => Promise<void>; beforeRemove?: () => Promise<void>; ensure?: (owner: string) => void } = {}) {
   const keys = new Map(Object.entries(initial));
   const log: string[] = [];
   let next = 0;
@@ -59,6 +59,7 @@ export function memoryPlan(initial: Record<string, string> = {}, hooks: { before
       return id && keys.delete(id) ? [id] : [];
     },
     async remove(id) {
+      await hooks.beforeRemove?.();
       log.push(`remove ${id}`);
       return keys.delete(id);
     },

@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { issueKey } from '#shared/auth/issue-key';
 import { keyStatus } from '#shared/auth/key-status';
 import { revokeKey } from '#shared/auth/revoke-key';
+import { syncUsagePlan } from '#shared/auth/sync-usage-plan';
 import { tenantUsageKeyName } from '#shared/auth/usage-identity';
 import { MEMORY_STAGE, memoryPlan, memoryStore, storedKey } from '#test/support/memory-key-ports';
 
@@ -108,5 +109,25 @@ describe('a key of several tenants (issue 22)', () => {
     const revoked = await revokeKey(memoryStore([single, partner]), single.keyId, new Date(), plan);
     expect(revoked).toMatchObject({ deletedUsageKeys: ['u0'] });
     expect(hasTenantKey('acme')).toBe(false);
+  });
+});
+
+describe('a sync and a create at once', () => {
+  it("a create that stores its key after sync's listing and before sync deletes that usage key: sync looks again and puts it back", async () => {
+    const keys: ReturnType<typeof storedKey>[] = [];
+    const store = memoryStore(keys);
+    let created = false;
+    // The tenant's usage key is left over (no active key) when sync lists; the create lands just before the delete.
+    const ports = memoryPlan({ u0: tenantUsageKeyName(MEMORY_STAGE, 'acme') }, {
+      beforeRemove: async () => {
+        if (created) return;
+        created = true;
+        await issueKey(store, request, new Date(), ports.plan);
+      },
+    });
+    const synced = await syncUsagePlan(store, ports.plan, MEMORY_STAGE);
+    expect(ports.hasTenantKey('acme')).toBe(true);
+    expect(synced.deleted).toEqual([]);
+    expect(ports.log).toEqual(['ensure acme', 'ensure acme', 'remove u0', 'ensure acme']);
   });
 });
