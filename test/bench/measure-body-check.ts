@@ -3,12 +3,11 @@
  * walked once for numbers, text and depth JSON.parse lets through. The goal: a 1 MiB worst case
  * within 50 ms and a few MB, so a hostile body costs no more than its size says.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
+import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { atMost, type Goal } from './bench-stats.ts';
+import { runSectionProcess } from './run-section-process.ts';
 
-const PROJECT_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const PROCESS_SCRIPT = fileURLToPath(new URL('body-check-process.ts', import.meta.url));
 const GOAL_MS = 50;
 /** "A few MB": the worst of the peak RSS growth and the heap the first check allocated, its short-lived garbage (one key list per object) included. */
@@ -35,17 +34,7 @@ export interface BodyCheckFigures {
 }
 
 export async function measureBodyCheck(node: string, repeats: number, track: (child: ChildProcess) => void): Promise<BodyCheckFigures> {
-  const child = spawn(node, ['--expose-gc', '--import', 'tsx', PROCESS_SCRIPT, JSON.stringify({ repeats })], {
-    cwd: PROJECT_ROOT,
-    env: process.env,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  track(child);
-  const chunks: Buffer[] = [];
-  child.stdout!.on('data', (chunk: Buffer) => chunks.push(chunk));
-  const [code] = (await once(child, 'close')) as [number | null];
-  if (code !== 0) throw new Error(`the body-check process on ${node} exited with code ${code}`);
-  const cases = JSON.parse(Buffer.concat(chunks).toString('utf8').trimEnd().split('\n').at(-1)!) as BodyCheckCase[];
+  const cases = await runSectionProcess<BodyCheckCase[]>(node, ['--expose-gc'], PROCESS_SCRIPT, { repeats }, track);
   const worstMs = Math.max(...cases.map((entry) => entry.ms));
   const worstMb = Math.max(...cases.map((entry) => Math.max(entry.peakRssGrowthMb, entry.heapGrowthMb)));
   return { cases, worstMs, worstMb, goal: { ms: atMost(worstMs, GOAL_MS), mb: atMost(worstMb, GOAL_MB) } };

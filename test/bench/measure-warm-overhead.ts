@@ -8,8 +8,7 @@
  * The bench runs it in a child process on Lambda's Node (`measureWarmOverheadOn`,
  * test/bench/warm-overhead-process.ts), not in its own process on this machine's.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
+import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
@@ -21,6 +20,7 @@ import { documentsStore } from '#shared/store/documents-table';
 import { documentClient } from '#shared/store/dynamo-client';
 import { tableName } from '#shared/store/table-name';
 import { PROJECT_ROOT } from '#infra/project-root';
+import { runSectionProcess } from './run-section-process.ts';
 import { atMost, median, pairedDifference, round, type Goal } from './bench-stats.ts';
 import {
   BENCH_COLLECTION,
@@ -167,28 +167,12 @@ export async function measureWarmOverhead(options: { rounds: number; batch: numb
 
 const PROCESS_SCRIPT = fileURLToPath(new URL('./warm-overhead-process.ts', import.meta.url));
 
-/**
- * Runs the section in a child process on `node` with this process's environment, which already
- * holds what the handlers read at import (table names, silent logs). `track` hears of the child,
- * so the bench can kill it on every way out.
- */
+/** Runs the section in a child process on `node` (run-section-process.ts). */
 export async function measureWarmOverheadOn(
   node: string,
   options: { rounds: number; batch: number },
   startedAtMs: number,
   track: (child: ChildProcess) => void,
 ): Promise<WarmOverheadReport> {
-  const child = spawn(node, ['--import', 'tsx', PROCESS_SCRIPT, JSON.stringify({ ...options, startedAtMs })], {
-    cwd: PROJECT_ROOT,
-    env: process.env,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  track(child);
-  const chunks: Buffer[] = [];
-  child.stdout!.on('data', (chunk: Buffer) => chunks.push(chunk));
-  // `close`, not `exit`: stdout may still hold the report when the process has exited.
-  const [code] = (await once(child, 'close')) as [number | null];
-  if (code !== 0) throw new Error(`the warm-overhead process on ${node} exited with code ${code}`);
-  // The last line: anything a module printed at import comes before it.
-  return JSON.parse(Buffer.concat(chunks).toString('utf8').trimEnd().split('\n').at(-1)!) as WarmOverheadReport;
+  return runSectionProcess<WarmOverheadReport>(node, [], PROCESS_SCRIPT, { ...options, startedAtMs }, track);
 }
