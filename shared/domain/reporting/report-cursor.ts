@@ -74,14 +74,13 @@ function signedBy(body: string, signature: Buffer, key: CursorKey): boolean {
   return signature.length === wanted.length && timingSafeEqual(signature, wanted);
 }
 
-/** The payload as sent, before its signature is checked: read only for the key id. */
-function unverifiedKeyId(body: string): string | undefined | null {
+/** The payload as sent, parsed once: trusted only after its signature has been checked. */
+function parseBody(body: string): { s?: unknown } | undefined {
   try {
-    const value = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as { s?: unknown } | null;
-    if (typeof value !== 'object' || value === null) return null;
-    return typeof value.s === 'string' ? value.s : undefined;
+    const value: unknown = JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));
+    return typeof value === 'object' && value !== null ? (value as { s?: unknown }) : undefined;
   } catch {
-    return null;
+    return undefined;
   }
 }
 
@@ -90,13 +89,13 @@ export function decodeReportCursor(cursor: string, expected: { tenantId: string;
   const match = /^([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]{43})$/.exec(cursor);
   if (!match) return { ok: false, reason: 'malformed' };
   const [, body = '', signature = ''] = match;
-  const keyId = unverifiedKeyId(body);
-  if (keyId === null) return { ok: false, reason: 'malformed' };
-  const candidates = keyId === undefined ? keys : keys.filter((key) => key.id === keyId);
+  const payload = parseBody(body);
+  if (payload === undefined) return { ok: false, reason: 'malformed' };
+  // Read before the signature only to pick the key to check it with.
+  const candidates = typeof payload.s === 'string' ? keys.filter((key) => key.id === payload.s) : keys;
   if (candidates.length === 0) return { ok: false, reason: 'retired' };
   const given = Buffer.from(signature, 'base64url');
   if (!candidates.some((key) => signedBy(body, given, key))) return { ok: false, reason: 'tampered' };
-  const payload: unknown = JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));
   if (!isPayload(payload)) return { ok: false, reason: 'malformed' };
   if (payload.t !== expected.tenantId || payload.k !== expected.kind) return { ok: false, reason: 'foreign' };
   if (nowMs - payload.i > CURSOR_MAX_AGE_MS || payload.i - nowMs > 60_000) return { ok: false, reason: 'expired' };
