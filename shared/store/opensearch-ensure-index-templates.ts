@@ -12,16 +12,16 @@
  * `DELETE <prefix>-<kind>-<year>` with the matching table rows (README, "Choosing the reporting
  * backend").
  */
-import type { Client } from '@opensearch-project/opensearch';
 import { REPORT_KINDS } from '#shared/domain/reporting/report-cursor';
+import type { OpenSearchClient } from './opensearch-client.ts';
 import { reportingTemplateName } from './opensearch-index-names.ts';
 import { reportingIndexTemplate } from './opensearch-index-template.ts';
 import type { IndexShards } from './opensearch-settings.ts';
 
-export async function ensureIndexTemplates(client: Client, prefix: string, shards: IndexShards): Promise<void> {
+export async function ensureIndexTemplates(client: OpenSearchClient, prefix: string, shards: IndexShards): Promise<void> {
   await Promise.all(
     REPORT_KINDS.map((kind) =>
-      client.indices.putIndexTemplate({ name: reportingTemplateName(prefix, kind), body: reportingIndexTemplate(prefix, kind, shards) }),
+      client.request({ method: 'POST', path: `/_index_template/${reportingTemplateName(prefix, kind)}`, body: reportingIndexTemplate(prefix, kind, shards) }),
     ),
   );
 }

@@ -4,8 +4,8 @@
  * from there. A request the cluster does not answer at all throws: the whole batch is retried
  * (and bisected), which the external versions make harmless.
  */
-import type { Client } from '@opensearch-project/opensearch';
 import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
+import type { OpenSearchClient } from './opensearch-client.ts';
 import { bulkBody, failedOperations, planBulk, type BulkOperation, type BulkResponseItem } from './opensearch-bulk.ts';
 
 // Amazon OpenSearch Service refuses HTTP bodies over 10 MiB on its smallest instances; stay well under.
@@ -34,7 +34,7 @@ function chunks(operations: BulkOperation[]): BulkOperation[][] {
 }
 
 export async function indexReportingRecords(
-  client: Client,
+  client: OpenSearchClient,
   prefix: string,
   records: DynamoDBRecord[],
   log?: IndexingLog,
@@ -46,9 +46,8 @@ export async function indexReportingRecords(
     failed.add(sequenceNumber);
   }
   for (const chunk of chunks(operations)) {
-    // The transport takes our pre-serialised lines as they are (bulk()'s types want objects, whose
-    // 64-bit versions JSON.stringify would round).
-    const response = await client.transport.request({ method: 'POST', path: '/_bulk', bulkBody: bulkBody(chunk) });
+    // Our pre-serialised lines, as they are: their 64-bit versions would not survive JSON.stringify of numbers.
+    const response = await client.request({ method: 'POST', path: '/_bulk', ndjson: bulkBody(chunk) });
     const items = (response.body as { items?: BulkResponseItem[] }).items ?? [];
     for (const { operation, status, error } of failedOperations(chunk, items)) {
       log?.warn('bulk operation failed', { sequenceNumber: operation.sequenceNumber, id: operation.id, index: operation.index, status, error });

@@ -4,11 +4,18 @@
  * mappings (routing required), the stage's shard counts and the read alias, and no index is ever
  * created by hand or by a dynamic mapping.
  */
-import type { API } from '@opensearch-project/opensearch';
 import type { ReportKind } from '#shared/domain/reporting/report-cursor';
 import { reportingIndexPattern, reportingReadAlias } from './opensearch-index-names.ts';
-import { REPORTING_INDEX_SETTINGS, reportingMappings } from './opensearch-mappings.ts';
+import { REPORTING_INDEX_SETTINGS, reportingMappings, type TypeMapping } from './opensearch-mappings.ts';
 import type { IndexShards } from './opensearch-settings.ts';
+
+/** The body of `PUT _index_template/<name>` (a composable template), as far as ours fills it. */
+export interface IndexTemplate {
+  index_patterns: string[];
+  priority: number;
+  template: { settings: Record<string, string | number | boolean>; mappings: TypeMapping; aliases: Record<string, object> };
+  _meta: { description: string };
+}
 
 /**
  * Above OpenSearch's 0 and any catch-all template an operator might add (`*`): two templates of
@@ -16,7 +23,7 @@ import type { IndexShards } from './opensearch-settings.ts';
  */
 const TEMPLATE_PRIORITY = 200;
 
-export function reportingIndexTemplate(prefix: string, kind: ReportKind, shards: IndexShards): API.Indices_PutIndexTemplate_RequestBody {
+export function reportingIndexTemplate(prefix: string, kind: ReportKind, shards: IndexShards): IndexTemplate {
   return {
     index_patterns: [reportingIndexPattern(prefix, kind)],
     priority: TEMPLATE_PRIORITY,

@@ -5,12 +5,24 @@
  * text, kept in `_source` only) and our own `tenantId`, `rowId`, `datetimeMs` for the tenant
  * filter, the window and the [Datetime, ID] order (DESIGN section 4, D6).
  */
-import type { Types } from '@opensearch-project/opensearch';
 import type { ReportKind } from '#shared/domain/reporting/report-cursor';
 import { REPORT_FIELDS, type ReportRow } from '#shared/domain/reporting/report-rows';
 
-type Property = Types.Common_Mapping.Property;
-type TypeMapping = Types.Common_Mapping.TypeMapping;
+/** The part of OpenSearch's mapping language these indexes use. */
+export interface Property {
+  type: 'keyword' | 'text' | 'float' | 'boolean' | 'date' | 'long' | 'nested';
+  ignore_above?: number;
+  format?: string;
+  index?: boolean;
+  fields?: Record<string, Property>;
+  properties?: Record<string, Property>;
+}
+
+export interface TypeMapping {
+  dynamic: boolean;
+  _routing: { required: boolean };
+  properties: Record<string, Property>;
+}
 
 /** How a spec field is indexed; the same table decides the mapping and which values are sent. */
 type FieldType =

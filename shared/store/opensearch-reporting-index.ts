@@ -22,7 +22,7 @@
  * plain search_after fallback anyway (as would a node restart or blue/green deploy, which lose
  * every PIT), making the snapshot a matter of timing that no client could rely on.
  */
-import { errors, type Client } from '@opensearch-project/opensearch';
+import { OpenSearchResponseError, type OpenSearchClient } from './opensearch-client.ts';
 import { SearchUnavailableError } from './opensearch-errors.ts';
 import { reportingReadAlias } from './opensearch-index-names.ts';
 import { ReportPageBudget } from './report-page-budget.ts';
@@ -47,23 +47,23 @@ function explain(error: unknown): string {
  * stage): then the list is empty. Any other 404, or a missing index behind an alias, is a fault.
  */
 function aliasMissing(error: unknown, alias: string): boolean {
-  if (!(error instanceof errors.ResponseError) || error.statusCode !== 404) return false;
+  if (!(error instanceof OpenSearchResponseError) || error.statusCode !== 404) return false;
   const cause = (error.body as { error?: { type?: unknown; index?: unknown } } | undefined)?.error;
   return cause?.type === 'index_not_found_exception' && cause.index === alias;
 }
 
-export function createOpenSearchReportingIndex(client: Client, prefix: string): ReportingIndex {
+export function createOpenSearchReportingIndex(client: OpenSearchClient, prefix: string): ReportingIndex {
   return {
     async page({ tenantId, kind, window, after, limit, withTotal, maxBytes }) {
       const alias = reportingReadAlias(prefix, kind);
       let body: SearchBody;
       try {
-        const response = await client.search({
-          index: alias,
-          routing: tenantId,
+        const response = await client.request({
+          method: 'POST',
+          path: `/${alias}/_search`,
           // Not ignore_unavailable: it would also skip a closed year index and answer its rows
           // as absent. And a shard that cannot answer fails the search instead of leaving a hole.
-          allow_partial_search_results: false,
+          query: { routing: tenantId, allow_partial_search_results: 'false' },
           body: {
             query: {
               bool: {

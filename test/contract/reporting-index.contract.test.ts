@@ -9,11 +9,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { DynamoDBClient, QueryCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
-import type { Client } from '@opensearch-project/opensearch';
 import { afterAll, beforeAll, describe, expect, inject } from 'vitest';
 import { documentClient } from '#shared/store/dynamo-client';
 import { createDynamoReportingIndex } from '#shared/store/dynamo-reporting-index';
-import { createOpenSearchClient } from '#shared/store/opensearch-client';
+import { createOpenSearchClient, type OpenSearchClient } from '#shared/store/opensearch-client';
 import { ensureIndexTemplates } from '#shared/store/opensearch-ensure-index-templates';
 import { reportingIndexPattern, reportingTemplateName } from '#shared/store/opensearch-index-names';
 import { indexReportingRecords } from '#shared/store/opensearch-index-rows';
@@ -49,7 +48,7 @@ describe.skipIf(!OPENSEARCH_URL)(
     : 'ReportingIndex contract: OpenSearch adapter (skipped: set OPENSEARCH_URL to run it against a live cluster)',
   () => {
     const prefix = `cxm-contract-${randomUUID().slice(0, 8)}`;
-    let client: Client;
+    let client: OpenSearchClient;
     let subject: ContractSubject;
     let sequence = 0n;
     // What the stream's old images would show: the item as last sent, by key.
@@ -91,7 +90,7 @@ describe.skipIf(!OPENSEARCH_URL)(
             return writeRecord(item, { sequenceNumber: sequenceNumber(++sequence), seconds }, before ? 'MODIFY' : 'INSERT', before);
           });
           expect(await indexReportingRecords(client, prefix, records)).toEqual({ batchItemFailures: [] });
-          await client.indices.refresh({ index: kinds.map((kind) => reportingIndexPattern(prefix, kind)) });
+          await client.request({ method: 'POST', path: `/${kinds.map((kind) => reportingIndexPattern(prefix, kind)).join(',')}/_refresh` });
         },
       };
     });
@@ -99,10 +98,10 @@ describe.skipIf(!OPENSEARCH_URL)(
     afterAll(async () => {
       if (!client) return;
       // By name: a cluster may refuse wildcard deletes (action.destructive_requires_name).
-      const { body } = await client.indices.get({ index: kinds.map((kind) => reportingIndexPattern(prefix, kind)) });
-      const names = Object.keys(body);
-      if (names.length > 0) await client.indices.delete({ index: names });
-      await Promise.all(kinds.map((kind) => client.indices.deleteIndexTemplate({ name: reportingTemplateName(prefix, kind) })));
+      const { body } = await client.request({ method: 'GET', path: `/${kinds.map((kind) => reportingIndexPattern(prefix, kind)).join(',')}` });
+      const names = Object.keys(body as Record<string, unknown>);
+      if (names.length > 0) await client.request({ method: 'DELETE', path: `/${names.join(',')}` });
+      await Promise.all(kinds.map((kind) => client.request({ method: 'DELETE', path: `/_index_template/${reportingTemplateName(prefix, kind)}` })));
     });
 
     reportingIndexContract(() => subject);

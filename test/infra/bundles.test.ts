@@ -32,8 +32,8 @@ interface Bundle {
 }
 
 const run = promisify(execFile);
-/** In the OpenSearch client's user agent, so in any bundle that carries the client. */
-const OPENSEARCH_CLIENT_MARK = 'opensearch-js/';
+/** The name of the OpenSearch client's error (shared/store/opensearch-client.ts), a string in any bundle that carries the client. */
+const OPENSEARCH_CLIENT_MARK = 'OpenSearchResponseError';
 const config = stageConfig('dev');
 
 let outdir: string;

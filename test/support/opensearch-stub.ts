@@ -5,7 +5,7 @@
  * result. The functions' real client, transport, retries and timeouts run against it.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { RecordedResponse } from './fake-opensearch-connection.ts';
+import type { RecordedResponse } from './fake-opensearch-fetch.ts';
 import { searchAnswer } from './opensearch-recorded-responses.ts';
 
 export type StubAnswer = RecordedResponse | { statusCode: number; text: string } | 'reset' | 'no-answer';

@@ -1,6 +1,6 @@
 /**
  * The reporting indexer: stream records to bulk operations (pure), and the bulk request and its
- * answer through the official client with recorded responses. Rows go to the year index of their
+ * answer through our OpenSearch client with recorded responses. Rows go to the year index of their
  * own Datetime, routed by tenant; a MODIFY that moves a row to another year deletes the old copy
  * in the same request; REMOVE deletes from the old image's year. Failed items are reported
  * exactly; version conflicts and deletes of absent documents are success; external versions grow
@@ -17,7 +17,7 @@ import { reportingYearIndex } from '#shared/store/opensearch-index-names';
 import { indexReportingRecords } from '#shared/store/opensearch-index-rows';
 import { FIELD_TYPES, indexedFields, reportingMappings } from '#shared/store/opensearch-mappings';
 import { opensearchIndexShards } from '#shared/store/opensearch-settings';
-import { fakeOpenSearch, type ConnectionFailure, type RecordedResponse } from '#test/support/fake-opensearch-connection';
+import { fakeOpenSearch, type ConnectionFailure, type RecordedResponse } from '#test/support/fake-opensearch-fetch';
 import { bulkAnswer, bulkItem, templateAcknowledged, type BulkOutcome } from '#test/support/opensearch-recorded-responses';
 import { removeRecord, reportingItem, sequenceNumber, writeRecord } from '#test/support/reporting-stream-records';
 
@@ -39,7 +39,7 @@ const at = (n: number, seconds = SECOND) => ({ sequenceNumber: sequenceNumber(n)
 
 function indexer(...answers: Array<RecordedResponse | ConnectionFailure>) {
   const fake = fakeOpenSearch(...answers);
-  const client = createOpenSearchClient({ endpoint: 'http://127.0.0.1:9200', Connection: fake.Connection, maxRetries: 0 });
+  const client = createOpenSearchClient({ endpoint: 'http://127.0.0.1:9200', fetch: fake.fetch, maxRetries: 0 });
   const warnings: Array<Record<string, unknown>> = [];
   const run = (records: DynamoDBRecord[]) => indexReportingRecords(client, PREFIX, records, { warn: (_message, extra) => warnings.push(extra) });
   return { run, requests: fake.requests, warnings };
@@ -324,7 +324,7 @@ describe('indexes and mappings', () => {
 
   it('ensureIndexTemplates puts one composable template per kind: the year indexes, their shards, mappings and read alias', async () => {
     const fake = fakeOpenSearch(templateAcknowledged, templateAcknowledged);
-    await ensureIndexTemplates(createOpenSearchClient({ endpoint: 'http://127.0.0.1:9200', Connection: fake.Connection }), PREFIX, { primaries: 3, replicas: 1 });
+    await ensureIndexTemplates(createOpenSearchClient({ endpoint: 'http://127.0.0.1:9200', fetch: fake.fetch }), PREFIX, { primaries: 3, replicas: 1 });
     expect(fake.requests.map((r) => [r.method, r.path]).sort()).toEqual([
       ['POST', `/_index_template/${PREFIX}-assistant`],
       ['POST', `/_index_template/${PREFIX}-voc`],
@@ -349,7 +349,7 @@ describe('indexes and mappings', () => {
   it('ensureIndexTemplates fails on any error', async () => {
     const fake = fakeOpenSearch(templateAcknowledged, { statusCode: 403, body: { Message: 'not authorized' } });
     await expect(
-      ensureIndexTemplates(createOpenSearchClient({ endpoint: 'http://127.0.0.1:9200', Connection: fake.Connection }), PREFIX, { primaries: 1, replicas: 1 }),
+      ensureIndexTemplates(createOpenSearchClient({ endpoint: 'http://127.0.0.1:9200', fetch: fake.fetch }), PREFIX, { primaries: 1, replicas: 1 }),
     ).rejects.toThrow();
   });
 
@@ -380,7 +380,7 @@ describe('the Lambda handler', () => {
     const fake = fakeOpenSearch(templateAcknowledged, templateAcknowledged, answerFor(first, ['created', 'mapping']), answerFor(second, ['deleted']));
     vi.doMock('#shared/store/opensearch-client', async (importOriginal) => {
       const original = await importOriginal<typeof import('#shared/store/opensearch-client')>();
-      return { ...original, createOpenSearchClient: (options: Parameters<typeof original.createOpenSearchClient>[0]) => original.createOpenSearchClient({ ...options, Connection: fake.Connection }) };
+      return { ...original, createOpenSearchClient: (options: Parameters<typeof original.createOpenSearchClient>[0]) => original.createOpenSearchClient({ ...options, fetch: fake.fetch }) };
     });
     const { handler } = await import('#functions/indexer/index-reporting-rows');
     expect(await handler({ Records: first })).toEqual({ batchItemFailures: [{ itemIdentifier: sequenceNumber(2) }] });
@@ -399,7 +399,7 @@ describe('the Lambda handler', () => {
     const fake = fakeOpenSearch({ statusCode: 403, body: { Message: 'not authorized' } }, templateAcknowledged, templateAcknowledged, templateAcknowledged, answerFor(records, ['created']));
     vi.doMock('#shared/store/opensearch-client', async (importOriginal) => {
       const original = await importOriginal<typeof import('#shared/store/opensearch-client')>();
-      return { ...original, createOpenSearchClient: (options: Parameters<typeof original.createOpenSearchClient>[0]) => original.createOpenSearchClient({ ...options, Connection: fake.Connection, maxRetries: 0 }) };
+      return { ...original, createOpenSearchClient: (options: Parameters<typeof original.createOpenSearchClient>[0]) => original.createOpenSearchClient({ ...options, fetch: fake.fetch, maxRetries: 0 }) };
     });
     const { handler } = await import('#functions/indexer/index-reporting-rows');
     await expect(handler({ Records: records })).rejects.toThrow();

@@ -1,17 +1,18 @@
 /**
- * The OpenSearch reporting index through the official client, with its HTTP layer answering from
+ * The OpenSearch reporting index through our OpenSearch client (opensearch-client.ts), with its fetch answering from
  * recorded responses: the exact search it sends (the kind's read alias over every year index,
  * routed by tenant, no partial results), how it reads hits and totals, deep pages across year
  * indexes without a point in time, and that every failure becomes a 503 `Unavailable` with
  * Retry-After while a stage without any year index yet lists nothing.
  */
+import { createHash, createHmac } from 'node:crypto';
 import { describe, expect, it, vi } from 'vitest';
 import { classifyError } from '#shared/http/classify-error';
 import { createOpenSearchClient, signsRequests } from '#shared/store/opensearch-client';
 import { SearchUnavailableError } from '#shared/store/opensearch-errors';
 import { createOpenSearchReportingIndex } from '#shared/store/opensearch-reporting-index';
 import type { ReportPageQuery } from '#shared/store/reporting-index';
-import { fakeOpenSearch, type ConnectionFailure, type RecordedResponse } from '#test/support/fake-opensearch-connection';
+import { fakeOpenSearch, type ConnectionFailure, type RecordedResponse, type SentRequest } from '#test/support/fake-opensearch-fetch';
 import {
   accessDenied,
   allShardsFailed,
@@ -36,8 +37,39 @@ const hit = (id: string, datetimeMs: number, extra = ''): RecordedHit => ({
 
 function subject(...answers: Array<RecordedResponse | ConnectionFailure>) {
   const fake = fakeOpenSearch(...answers);
-  const client = createOpenSearchClient({ endpoint: 'http://127.0.0.1:9200', Connection: fake.Connection });
+  const client = createOpenSearchClient({ endpoint: 'http://127.0.0.1:9200', fetch: fake.fetch });
   return { index: createOpenSearchReportingIndex(client, PREFIX), requests: fake.requests };
+}
+
+/**
+ * SigV4 as AWS documents it ("Create a signed AWS API request"), independently of the SDK's
+ * signer: the canonical request from what was sent, the string to sign, the derived key.
+ */
+function verifySigV4(request: SentRequest, secretAccessKey: string): { valid: boolean; signedHeaders: string[] } {
+  const match = /^AWS4-HMAC-SHA256 Credential=[^/]+\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, SignedHeaders=([^,]+), Signature=([0-9a-f]{64})$/.exec(request.headers.authorization ?? '');
+  if (!match) return { valid: false, signedHeaders: [] };
+  const [, date, region, service, signedList, signature] = match as unknown as string[];
+  const signedHeaders = signedList!.split(';');
+  const headerValue = (name: string) => (name === 'host' ? request.host : request.headers[name]!.trim());
+  const encode = (value: string) => encodeURIComponent(value).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  const canonicalQuery = [...new URLSearchParams(request.querystring)]
+    .map(([name, value]) => `${encode(name)}=${encode(value)}`)
+    .sort()
+    .join('&');
+  const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+  const canonicalRequest = [
+    request.method,
+    request.path,
+    canonicalQuery,
+    ...signedHeaders.map((name) => `${name}:${headerValue(name)}`),
+    '',
+    signedList,
+    sha256(request.body),
+  ].join('\n');
+  const scope = `${date}/${region}/${service}/aws4_request`;
+  const stringToSign = ['AWS4-HMAC-SHA256', request.headers['x-amz-date'], scope, sha256(canonicalRequest)].join('\n');
+  const key = [date!, region!, service!, 'aws4_request'].reduce<Buffer>((k, part) => createHmac('sha256', k).update(part).digest(), Buffer.from(`AWS4${secretAccessKey}`));
+  return { valid: createHmac('sha256', key).update(stringToSign).digest('hex') === signature, signedHeaders };
 }
 
 const parameters = (querystring: string) => Object.fromEntries(new URLSearchParams(querystring));
@@ -88,17 +120,36 @@ describe('the search it sends', () => {
 
   it('signs with SigV4 (service es) for a domain endpoint, and not for a local cluster', async () => {
     const fake = fakeOpenSearch(searchAnswer(INDEX, [], 0));
+    const secretAccessKey = 'wJalrXUtnFEMI/K7MDENG';
     const client = createOpenSearchClient({
       endpoint: 'https://search-cxm-dev-reporting-abc.eu-west-1.es.amazonaws.com',
       region: 'eu-west-1',
-      credentials: async () => ({ accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG' }),
-      Connection: fake.Connection,
+      credentials: async () => ({ accessKeyId: 'AKIDEXAMPLE', secretAccessKey, sessionToken: 'session-token-of-the-role' }),
+      fetch: fake.fetch,
     });
     await createOpenSearchReportingIndex(client, PREFIX).page(query());
-    expect(String(fake.requests[0]!.headers.Authorization)).toMatch(/^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/\d{8}\/eu-west-1\/es\/aws4_request, /);
+    const [request] = fake.requests;
+    expect(request!.headers.authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/\d{8}\/eu-west-1\/es\/aws4_request, /);
+    // A role's temporary credentials: the token travels and is signed.
+    expect(request!.headers['x-amz-security-token']).toBe('session-token-of-the-role');
+    // The signature checked as the domain checks it (AWS's documented algorithm, written out here):
+    // the Host fetch sends, the routing query and the exact body are all covered.
+    expect(verifySigV4(request!, secretAccessKey)).toEqual({ valid: true, signedHeaders: expect.arrayContaining(['host', 'x-amz-date', 'x-amz-security-token']) });
+    expect(verifySigV4({ ...request!, querystring: 'routing=another-tenant&allow_partial_search_results=false' }, secretAccessKey).valid).toBe(false);
+    expect(verifySigV4({ ...request!, body: request!.body.replace('"t1"', '"t2"') }, secretAccessKey).valid).toBe(false);
     expect(signsRequests('http://localhost:9200')).toBe(false);
     expect(signsRequests('https://admin:secret@localhost:9200')).toBe(false);
     expect(signsRequests('https://search-x.eu-west-1.es.amazonaws.com')).toBe(true);
+  });
+
+  it("a local cluster's user:password goes as Basic authorization, never in the URL, and unsigned", async () => {
+    const fake = fakeOpenSearch(searchAnswer(INDEX, [], 0));
+    const client = createOpenSearchClient({ endpoint: 'https://admin:s%3Acret@localhost:9200', fetch: fake.fetch });
+    await createOpenSearchReportingIndex(client, PREFIX).page(query());
+    const [request] = fake.requests;
+    expect(request!.host).toBe('localhost:9200');
+    expect(request!.headers.authorization).toBe(`Basic ${Buffer.from('admin:s:cret').toString('base64')}`);
+    expect(request!.headers['x-amz-date']).toBeUndefined();
   });
 
   it('refuses to build a signing client without a region', () => {

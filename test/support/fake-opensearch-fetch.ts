@@ -1,0 +1,53 @@
+/**
+ * The HTTP layer of the OpenSearch client, replaced: its `fetch` records each request as the
+ * client sends it (after signing, when the client signs) and answers from a queue of recorded
+ * responses, so adapters are tested through the real client, its signing, retries and parsing.
+ * Over real HTTP, test/support/opensearch-stub.ts plays the cluster instead.
+ */
+export interface RecordedResponse {
+  statusCode: number;
+  body: unknown;
+}
+
+/** A connection-level failure (refused, reset) instead of an answer. */
+export interface ConnectionFailure {
+  fail: string;
+}
+
+export interface SentRequest {
+  method: string;
+  /** What fetch sends as Host: the URL's host. */
+  host: string;
+  path: string;
+  querystring: string;
+  /** By lower-case name. */
+  headers: Record<string, string>;
+  body: string;
+  /** The body parsed: one JSON value, or a list of them for NDJSON. */
+  json: unknown;
+}
+
+function parseBody(body: string): unknown {
+  if (body === '') return undefined;
+  if (body.endsWith('\n')) return body.trimEnd().split('\n').map((line) => JSON.parse(line) as unknown);
+  return JSON.parse(body) as unknown;
+}
+
+export function fakeOpenSearch(...answers: Array<RecordedResponse | ConnectionFailure>) {
+  const requests: SentRequest[] = [];
+  const queue = [...answers];
+
+  const fakeFetch = async (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
+    const url = new URL(input instanceof Request ? input.url : input);
+    const body = typeof init.body === 'string' ? init.body : '';
+    const headers = Object.fromEntries([...new Headers(init.headers).entries()]);
+    requests.push({ method: init.method ?? 'GET', host: url.host, path: url.pathname, querystring: url.search.slice(1), headers, body, json: parseBody(body) });
+    const answer = queue.shift() ?? { statusCode: 599, body: { error: 'the test recorded no response for this request' } };
+    await new Promise((resolve) => setImmediate(resolve));
+    // As undici rejects when no answer comes: a TypeError whose cause is the socket's error.
+    if ('fail' in answer) throw new TypeError('fetch failed', { cause: new Error(answer.fail) });
+    return new Response(JSON.stringify(answer.body), { status: answer.statusCode, headers: { 'content-type': 'application/json; charset=UTF-8' } });
+  };
+
+  return { fetch: fakeFetch as typeof fetch, requests, pending: () => queue.length };
+}
