@@ -9,13 +9,13 @@ import { createRecording } from '#shared/schemas/route-validators.generated';
 import { documentClient } from '#shared/store/dynamo-client';
 import { idempotencyLedger } from '#shared/store/idempotency-ledger';
 import { maxRecordingBytes, recordingsBucket, uploadUrlTtlSeconds } from '#shared/store/recording-settings';
-import { createRecordingsBucket, s3Client } from '#shared/store/recordings-bucket';
+import { createUploadPresigner } from '#shared/store/presign-recording-upload';
 import { tableName } from '#shared/store/table-name';
 import { createVocJobsStore } from '#shared/store/voc-jobs-store';
 
 const jobs = createVocJobsStore(documentClient(), tableName('vocJobs'));
 const ledger = idempotencyLedger();
-const bucket = createRecordingsBucket(s3Client(), recordingsBucket());
+const bucket = createUploadPresigner({ bucket: recordingsBucket() });
 const maxBytes = maxRecordingBytes();
 const ttlSeconds = uploadUrlTtlSeconds();
 

@@ -34,7 +34,6 @@ beforeAll(() => {
 
 const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
 const bucket: RecordingsBucket = {
-  presignUpload: () => Promise.reject(new Error('not used')),
   open: async () => ({ size: wav.length, body: new PassThrough().end(wav) }),
 };
 
