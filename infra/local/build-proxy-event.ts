@@ -60,7 +60,7 @@ function requestTime(now: Date): string {
   return `${pad(now.getUTCDate())}/${months[now.getUTCMonth()]}/${now.getUTCFullYear()}:${pad(now.getUTCHours())}:${pad(now.getUTCMinutes())}:${pad(now.getUTCSeconds())} +0000`;
 }
 
-function requestContext(parts: IncomingParts, route: RouteSpec, headers: Record<string, string>): APIGatewayEventRequestContext {
+function requestContext(parts: IncomingParts, route: RouteIdentity, headers: Record<string, string>): APIGatewayEventRequestContext {
   const userAgent = findHeader(headers, 'user-agent') ?? null;
   return {
     accountId: LOCAL_ACCOUNT,
@@ -99,13 +99,16 @@ function requestContext(parts: IncomingParts, route: RouteSpec, headers: Record<
   };
 }
 
+/** What an event takes from its route: the resource id and path (the OpenAPI document's route is not in the table). */
+export type RouteIdentity = Pick<RouteSpec, 'path'> & { id: string };
+
 export function methodArn(method: string, rawPath: string): string {
   return `arn:aws:execute-api:us-east-1:${LOCAL_ACCOUNT}:${LOCAL_API_ID}/${LOCAL_STAGE}/${method}${rawPath}`;
 }
 
 export function buildAuthorizerEvent(
   parts: IncomingParts,
-  route: RouteSpec,
+  route: RouteIdentity,
   pathParameters: Record<string, string>,
 ): APIGatewayRequestAuthorizerEvent {
   const { headers, multi } = headerMaps(parts.rawHeaders);
@@ -128,7 +131,7 @@ export function buildAuthorizerEvent(
 
 export function buildProxyEvent(
   parts: IncomingParts,
-  route: RouteSpec,
+  route: RouteIdentity,
   pathParameters: Record<string, string>,
   authorizer: Record<string, unknown>,
 ): APIGatewayProxyEvent {

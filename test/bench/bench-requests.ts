@@ -59,30 +59,47 @@ export const KEYED_NOTE_ROUTE: BenchRoute = {
 
 /** The proxy event the gateway would send for `route`, after the authorizer allowed the bench key. */
 export function benchEvent(route: BenchRoute): APIGatewayProxyEvent {
-  const spec = routeById(route.id);
-  const keyId = 'benchkey0001';
   const pathParameters: Record<string, string> =
     route.id === 'getCurrentDocument'
       ? { tenantId: BENCH_TENANT, collection: BENCH_COLLECTION, docId: BENCH_DOC_ID }
       : { tenantId: BENCH_TENANT, conversationId: BENCH_CONVERSATION };
-  const rawHeaders = ['Host', '127.0.0.1', 'Accept', 'application/json', 'User-Agent', 'cxm-bench'];
-  if (route.body !== undefined) rawHeaders.push('Content-Type', 'application/json');
-  rawHeaders.push(...(route.headers ?? []));
+  return routeEvent(route.id, { ...route, pathParameters, scopes: BENCH_SCOPES });
+}
+
+export interface RouteRequest {
+  method: string;
+  path: string;
+  pathParameters: Record<string, string>;
+  query?: string;
+  body?: string;
+  /** Request headers beyond the common ones (or replacing one of them), as name, value pairs. */
+  headers?: string[];
+  /** The bench key's scopes. */
+  scopes: string[];
+}
+
+/** The proxy event the gateway would send for a request to route `id`, the bench key allowed. */
+export function routeEvent(id: RouteId, request: RouteRequest): APIGatewayProxyEvent {
+  const keyId = 'benchkey0001';
+  const own = request.headers ?? [];
+  const given = new Set(own.filter((_, i) => i % 2 === 0).map((name) => name.toLowerCase()));
+  const common = ['Host', '127.0.0.1', 'Accept', 'application/json', 'User-Agent', 'cxm-bench', ...(request.body === undefined ? [] : ['Content-Type', 'application/json'])];
+  const rawHeaders = [...common.flatMap((value, i, all) => (i % 2 === 0 && !given.has(value.toLowerCase()) ? [value, all[i + 1]!] : [])), ...own];
   return buildProxyEvent(
     {
-      method: route.method,
-      rawPath: route.path,
-      rawQuery: '',
+      method: request.method,
+      rawPath: request.path,
+      rawQuery: request.query ?? '',
       rawHeaders,
-      body: Buffer.from(route.body ?? ''),
+      body: Buffer.from(request.body ?? ''),
       sourceIp: '127.0.0.1',
       host: '127.0.0.1',
       requestId: 'bench-request',
       now: new Date(),
     },
-    spec,
-    pathParameters,
-    { ...encodeCaller({ keyId, tenants: [BENCH_TENANT], scopes: BENCH_SCOPES }), principalId: keyId, integrationLatency: 0 },
+    routeById(id),
+    request.pathParameters,
+    { ...encodeCaller({ keyId, tenants: [BENCH_TENANT], scopes: request.scopes }), principalId: keyId, integrationLatency: 0 },
   );
 }
 

@@ -38,7 +38,8 @@ function send(res: ServerResponse, statusCode: number, text: string): void {
   res.end(text);
 }
 
-export async function startOpenSearchStub(): Promise<OpenSearchStub> {
+/** With nothing scripted: an empty result, or what `answer` gives for the search's path. */
+export async function startOpenSearchStub(answer: (path: string) => StubAnswer = (path) => searchAnswer(path.split('/')[1] ?? '', [], 0)): Promise<OpenSearchStub> {
   const requests: StubRequest[] = [];
   const queue: StubAnswer[] = [];
   const held = new Set<ServerResponse>();
@@ -48,14 +49,14 @@ export async function startOpenSearchStub(): Promise<OpenSearchStub> {
       const url = new URL(req.url ?? '/', 'http://stub');
       const path = url.pathname;
       requests.push({ method: req.method ?? 'GET', path, query: Object.fromEntries(url.searchParams), json });
-      const answer = queue.shift() ?? searchAnswer(path.split('/')[1] ?? '', [], 0);
-      if (answer === 'reset') return req.socket.destroy();
-      if (answer === 'no-answer') {
+      const next = queue.shift() ?? answer(path);
+      if (next === 'reset') return req.socket.destroy();
+      if (next === 'no-answer') {
         held.add(res);
         res.on('close', () => held.delete(res));
         return;
       }
-      send(res, answer.statusCode, 'text' in answer ? answer.text : JSON.stringify(answer.body));
+      send(res, next.statusCode, 'text' in next ? next.text : JSON.stringify(next.body));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

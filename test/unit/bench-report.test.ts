@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { atLeast, atMost, median, pairedDifference, pairedRatio, round } from '#test/bench/bench-stats';
 import { withPeerStandings } from '#test/bench/compare-peers';
-import type { ColdStartEntry } from '#test/bench/measure-cold-start';
+import { withColdRequestGoals, type ColdStartEntry } from '#test/bench/measure-cold-start';
 import { formatJson, formatReport, formatTable, goals, peersSummary, type BenchReport } from '#test/bench/print-table';
 
 describe('bench statistics', () => {
@@ -29,7 +29,16 @@ describe('bench statistics', () => {
   });
 });
 
-const row = (name: string, kind: ColdStartEntry['kind'], ratio: number): ColdStartEntry => ({ function: name, kind, initMs: 90 * ratio, initCpuMs: 80 * ratio, ratio, wallRatio: ratio });
+const row = (name: string, kind: ColdStartEntry['kind'], ratio: number, coldRequestRatio = ratio): ColdStartEntry => ({
+  function: name,
+  kind,
+  initMs: 90 * ratio,
+  initCpuMs: 80 * ratio,
+  ratio,
+  wallRatio: ratio,
+  // The stream functions serve no request.
+  ...(kind !== 'stream' && { coldRequestMs: 130 * coldRequestRatio, coldRequestCpuMs: 100 * coldRequestRatio, coldRequestRatio }),
+});
 
 const report: BenchReport = {
   node: { version: 'v24.21.0', pinned: true, benchVersion: 'v20.20.2' },
@@ -37,14 +46,16 @@ const report: BenchReport = {
     runs: 3,
     baselineMs: 90,
     baselineCpuMs: 80,
-    functions: withPeerStandings([
-      { ...row('getCurrentDocument', 'api', 1.04), goal: atMost(1.04, 1.05), goalOf: 'init' },
-      { ...row('listNotes', 'api', 1.1), goal: atMost(1.1, 1.05), goalOf: 'init' },
+    baselineColdRequestMs: 130,
+    baselineColdRequestCpuMs: 100,
+    functions: withPeerStandings(withColdRequestGoals([
+      { ...row('getCurrentDocument', 'api', 1.04), initGoal: atMost(1.04, 1.05) },
+      { ...row('listNotes', 'api', 1.03, 1.1), initGoal: atMost(1.03, 1.05) },
       { ...row('reportingIndexer', 'stream', 1.5) },
       { ...row('middy + Powertools Logger', 'peer', 1.07), packages: { '@middy/core': '6.4.5', '@aws-lambda-powertools/logger': '2.35.0' } },
       // A tie with getCurrentDocument, as printed: not ahead.
       { ...row('Hono (hono/aws-lambda)', 'peer', 1.04), packages: { hono: '4.13.19' } },
-    ]),
+    ])),
   },
   bundles: null,
   bodyCheck: null,
@@ -73,11 +84,13 @@ describe('bench output', () => {
 
   it('names every goal not met in the table summary', () => {
     expect(goals(report).map(({ name, goal }) => [name, goal.met])).toEqual([
-      ['cold start getCurrentDocument', true],
-      ['cold start listNotes', false],
+      ['init getCurrentDocument', true],
+      ['cold request getCurrentDocument', true],
+      ['init listNotes', true],
+      ['cold request listNotes', false],
       ['warm overhead getCurrentDocument', false],
     ]);
-    expect(formatReport(report)).toContain('Goals: 1 of 3 met; not met: cold start listNotes, warm overhead getCurrentDocument.');
+    expect(formatReport(report)).toContain('Goals: 3 of 5 met; not met: cold request listNotes, warm overhead getCurrentDocument.');
   });
 
   it('says which Node measured, and which sections stayed on the bench\'s own', () => {
@@ -124,7 +137,20 @@ describe('bench import', () => {
 });
 
 describe('bench peers', () => {
-  it('marks each of our request-serving functions ahead of a peer only when its ratio is lower', () => {
+  it("holds each request-serving function's cold request to the best peer's + 0.02, and its import to its own goal", () => {
+    expect(goals(report).filter(({ name }) => name.startsWith('cold request') || name.startsWith('init'))).toEqual([
+      { name: 'init getCurrentDocument', goal: atMost(1.04, 1.05) },
+      { name: 'cold request getCurrentDocument', goal: atMost(1.04, 1.06) },
+      { name: 'init listNotes', goal: atMost(1.03, 1.05) },
+      { name: 'cold request listNotes', goal: atMost(1.1, 1.06) },
+    ]);
+    const section = formatReport(report).split('\n\n').find((part) => part.startsWith('Cold start'))!;
+    expect(section.split('\n').find((line) => line.startsWith('listNotes'))).toMatch(/1\.03x\s+<= 1\.05x met\s+110\.0\s+143\.0\s+1\.10x\s+<= 1\.06x NOT MET/);
+    // Without peers there is nothing to hold a cold request to.
+    expect(withColdRequestGoals([row('getCurrentDocument', 'api', 1)])[0]!.coldRequestGoal).toBeUndefined();
+  });
+
+  it('marks each of our request-serving functions ahead of a peer only when its cold-request ratio is lower', () => {
     const functions = report.coldStart!.functions;
     expect(functions.find((entry) => entry.function === 'getCurrentDocument')!.aheadOfPeers).toEqual({ 'middy + Powertools Logger': true, 'Hono (hono/aws-lambda)': false });
     expect(functions.find((entry) => entry.function === 'listNotes')!.aheadOfPeers).toEqual({ 'middy + Powertools Logger': false, 'Hono (hono/aws-lambda)': false });
@@ -134,7 +160,7 @@ describe('bench peers', () => {
   });
 
   it('prints the peers after our functions, labelled, with their packages and no goal', () => {
-    const section = formatReport(report).split('\n\n').find((part) => part.startsWith('Cold start:'))!;
+    const section = formatReport(report).split('\n\n').find((part) => part.startsWith('Cold start'))!;
     const table = section.split('\n').slice(3);
     const names = table.map((line) => line.split(/\s{2,}/)[0]);
     expect(names).toEqual(['getCurrentDocument', 'listNotes', 'reportingIndexer', 'peer: middy + Powertools Logger', 'peer: Hono (hono/aws-lambda)']);
@@ -153,7 +179,7 @@ describe('bench peers', () => {
 
   it('says in the summary, per peer, which of our functions are ahead of it', () => {
     expect(peersSummary(report.coldStart!)!.split('\n')).toEqual([
-      'Against the peers (cold start, init CPU vs the baseline; ahead = lower ratio), our functions:',
+      "Against the peers (cold request CPU vs the baseline's; ahead = lower ratio), our functions:",
       '  middy + Powertools Logger (1.07x): 1 of 2 ahead; not ahead: listNotes',
       '  Hono (hono/aws-lambda) (1.04x): none of 2 ahead',
     ]);

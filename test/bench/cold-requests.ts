@@ -1,0 +1,202 @@
+/**
+ * The first request of each bundle in the cold-start section: what a fresh process answers right
+ * after its import, against DynamoDB Local (and, for the lists of an OpenSearch stage, the
+ * OpenSearch stub over loopback HTTP), with the data it reads arranged beforehand.
+ *
+ * The baseline and every peer make the baseline's request (GET the bench bot document), which is
+ * also what getCurrentDocument serves, so that row compares like with like. Every other function
+ * makes a typical successful request of its own route; the stream functions serve none. Each
+ * process gets the environment a deployed function gets (tables, region, credentials as Lambda
+ * passes them, in variables, the cursor secret's ARN), pointed at the local parts: the lists read
+ * their cursor keys through the local Secrets Manager stand-in, as bundle mode runs them.
+ */
+import { randomBytes } from 'node:crypto';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { issueKey } from '#shared/auth/issue-key';
+import { conversationWithDefaults } from '#shared/domain/notes/conversation';
+import { REPORT_KINDS, type ReportKind } from '#shared/domain/reporting/report-cursor';
+import { shapeRow, type ShapedRow } from '#shared/domain/reporting/report-rows';
+import type { RouteId } from '#shared/routes';
+import { createConversationsStore } from '#shared/store/conversations-store';
+import { documentClient } from '#shared/store/dynamo-client';
+import { createDocumentsStore } from '#shared/store/documents-store';
+import { createKeysStore } from '#shared/store/keys-store';
+import { OPENSEARCH_ENDPOINT_VAR } from '#shared/store/opensearch-settings';
+import { createReportingRowsStore } from '#shared/store/reporting-rows-store';
+import { allTableSpecs, type TableId } from '#shared/store/table-specs';
+import { createVocJobsStore } from '#shared/store/voc-jobs-store';
+import { buildAuthorizerEvent, buildProxyEvent } from '#infra/local/build-proxy-event';
+import { LOCAL_REGION, type LocalDynamoConnection } from '#infra/local/dynamodb-local';
+import { startLocalSecretsManager } from '#infra/local/local-secrets-manager';
+import { AUTHORIZER_HANDLER, routeById } from '#shared/routes';
+import { OPENAPI_DOCUMENT_OPERATION } from '#infra/constructs/api-docs';
+import { searchAnswer } from '#test/support/opensearch-recorded-responses';
+import { startOpenSearchStub, type OpenSearchStub } from '#test/support/opensearch-stub';
+import { BENCH_COLLECTION, BENCH_DOC_ID, BENCH_DOCUMENT, BENCH_TENANT, routeEvent, type RouteRequest } from './bench-requests.ts';
+import type { BuiltBundle } from './measure-bundles.ts';
+
+/** What a first request must answer: an HTTP status, or the authorizer's Allow. */
+export type ColdAnswer = number | 'Allow';
+
+export interface ColdRequest {
+  /** The event, as JSON (it travels to the process in an environment variable). */
+  event: string;
+  accepted: readonly ColdAnswer[];
+}
+
+const SCOPES = [
+  `provisioning:${BENCH_COLLECTION}.read`,
+  `provisioning:${BENCH_COLLECTION}.write`,
+  'cxm:conversations.write',
+  'mcp:bots.read',
+  'reporting:assistant.read',
+  'reporting:voc.read',
+  'voc:recordings.write',
+  'voc:recordings.read',
+];
+const CONVERSATION = 'bench-cold-conv';
+const VOC_JOB = 'bench-cold-job';
+/** Replaced by each cold replace, so the bench document that others read stays as it is. */
+const REPLACED_DOC = 'bench-cold-replaced';
+const REPORT_ROWS = 20;
+const CURSOR_SECRET_ARN = 'arn:aws:secretsmanager:us-east-1:000000000000:secret:cxm-bench-cursor-secret-AbCdEf';
+
+const documentPath = (docId: string) => `/api/v1/provisioning/tenants/${BENCH_TENANT}/${BENCH_COLLECTION}/${docId}/versions/current`;
+const documentParameters = (docId: string) => ({ tenantId: BENCH_TENANT, collection: BENCH_COLLECTION, docId });
+const tenantParameters = { tenantId: BENCH_TENANT };
+
+/** One typical successful request per route; a route added to the table must be added here. */
+const ROUTE_REQUESTS: Record<RouteId, { request: Omit<RouteRequest, 'scopes'>; accepted: number[] }> = {
+  addInternalNote: {
+    request: {
+      method: 'POST',
+      path: `/api/v1/cxm/tenants/${BENCH_TENANT}/conversations/${CONVERSATION}/internal-notes`,
+      pathParameters: { tenantId: BENCH_TENANT, conversationId: CONVERSATION },
+      body: JSON.stringify({ body: 'Customer called back about the duplicate charge; refund issued.' }),
+    },
+    accepted: [201],
+  },
+  listDocuments: {
+    request: { method: 'GET', path: `/api/v1/provisioning/tenants/${BENCH_TENANT}/${BENCH_COLLECTION}`, pathParameters: { tenantId: BENCH_TENANT, collection: BENCH_COLLECTION } },
+    accepted: [200],
+  },
+  getCurrentDocument: { request: { method: 'GET', path: documentPath(BENCH_DOC_ID), pathParameters: documentParameters(BENCH_DOC_ID) }, accepted: [200] },
+  replaceCurrentDocument: {
+    request: { method: 'POST', path: documentPath(REPLACED_DOC), pathParameters: documentParameters(REPLACED_DOC), body: JSON.stringify(BENCH_DOCUMENT) },
+    // 201 the first time the document is made, 200 after.
+    accepted: [200, 201],
+  },
+  mergeCurrentDocument: {
+    request: { method: 'PUT', path: documentPath(BENCH_DOC_ID), pathParameters: documentParameters(BENCH_DOC_ID), body: JSON.stringify({ language: 'en' }) },
+    accepted: [200],
+  },
+  mcpBots: {
+    // The bot reads its tenant's bots: the MCP form of the baseline's read.
+    request: {
+      method: 'POST',
+      path: `/api/v1/mcp/tenants/${BENCH_TENANT}/bots`,
+      pathParameters: tenantParameters,
+      headers: ['Accept', 'application/json, text/event-stream'],
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_bots', arguments: {} } }),
+    },
+    accepted: [200],
+  },
+  listAssistantConversations: {
+    request: { method: 'GET', path: `/api/v1/reporting/tenants/${BENCH_TENANT}/assistant/conversations`, pathParameters: tenantParameters, query: 'range=last_day' },
+    accepted: [200],
+  },
+  listVocConversations: {
+    request: { method: 'GET', path: `/api/v1/reporting/tenants/${BENCH_TENANT}/voc/conversations`, pathParameters: tenantParameters, query: 'range=last_day' },
+    accepted: [200],
+  },
+  createRecording: {
+    request: {
+      method: 'POST',
+      path: `/api/v1/voc/tenants/${BENCH_TENANT}/recordings`,
+      pathParameters: tenantParameters,
+      body: JSON.stringify({ fileName: 'call-2026-11-25.mp3', contentType: 'audio/mpeg', sizeBytes: 2_400_000 }),
+    },
+    accepted: [201],
+  },
+  getVocJobStatus: {
+    request: { method: 'GET', path: `/api/v1/voc/tenants/${BENCH_TENANT}/recording/${VOC_JOB}/status`, pathParameters: { tenantId: BENCH_TENANT, jobId: VOC_JOB } },
+    accepted: [200],
+  },
+};
+
+function proxyRequest(method: string, rawPath: string, rawHeaders: string[] = []) {
+  return { method, rawPath, rawQuery: '', rawHeaders: ['Host', '127.0.0.1', ...rawHeaders], body: Buffer.alloc(0), sourceIp: '127.0.0.1', host: '127.0.0.1', requestId: 'bench-request', now: new Date() };
+}
+
+export interface ColdRequests {
+  /** What every measured process's environment adds: the local endpoints, credentials and tables. */
+  environment: Record<string, string>;
+  /** The first request of a bundle; undefined for the stream functions, which serve none. */
+  requestFor(bundle: BuiltBundle): ColdRequest | undefined;
+  close(): Promise<void>;
+}
+
+/** Arranges what the first requests read (a key, a conversation, a job, report rows) and starts the OpenSearch stub. */
+export async function arrangeColdRequests(dynamo: LocalDynamoConnection, tables: Record<TableId, string>): Promise<ColdRequests> {
+  const client = documentClient();
+  const now = Date.now();
+  const { key } = await issueKey(createKeysStore(client, tables.keys), { tenants: [BENCH_TENANT], scopes: SCOPES, name: 'bench cold requests' });
+  await createDocumentsStore(client, tables.documents).replace(BENCH_TENANT, BENCH_COLLECTION, BENCH_DOC_ID, JSON.stringify(BENCH_DOCUMENT));
+  await createConversationsStore(client, tables.conversations).putConversation(BENCH_TENANT, conversationWithDefaults({ id: CONVERSATION }));
+  await createVocJobsStore(client, tables.vocJobs).put(BENCH_TENANT, { id: VOC_JOB, status: 'completed', started: now - 60_000, file: 'call.mp3', recordingId: 'bench-recording' });
+  const rows = createReportingRowsStore(client, { rows: tables.reporting, counts: tables.reportingCounts });
+  const shaped = Object.fromEntries(
+    REPORT_KINDS.map((kind) => [
+      kind,
+      Array.from({ length: REPORT_ROWS }, (_, i) => {
+        const datetimeMs = now - (i + 1) * 60_000;
+        // An assistant row's Datetime is epoch milliseconds, a VOC row's ISO 8601 with a zone.
+        return shapeRow(kind, BENCH_TENANT, { ID: `cold-${i}`, Datetime: kind === 'assistant' ? datetimeMs : new Date(datetimeMs).toISOString(), Summary: 'Asked about a duplicate charge.' });
+      }),
+    ]),
+  ) as Record<ReportKind, ShapedRow[]>;
+  for (const kind of REPORT_KINDS) await rows.putRows(BENCH_TENANT, kind, shaped[kind]);
+  // The search answers the same rows as the table holds, oldest first as the list orders them.
+  // The lists read their cursor keys from Secrets Manager on their first request, as deployed.
+  const secrets = await startLocalSecretsManager([{ arn: CURSOR_SECRET_ARN, name: 'cxm-bench-cursor-secret', value: randomBytes(32).toString('base64url') }]);
+  const search: OpenSearchStub = await startOpenSearchStub((path) => {
+    const kind = REPORT_KINDS.find((candidate) => path.includes(`-${candidate}-`)) ?? 'assistant';
+    const hits = shaped[kind].map((row) => ({ id: `${BENCH_TENANT}#${kind}#${row.id}`, row: JSON.stringify(row.row), sort: [row.datetimeMs, row.id] as [number, string] })).reverse();
+    return searchAnswer(path.split('/')[1] ?? '', hits, hits.length);
+  });
+
+  const environment: Record<string, string> = {
+    AWS_REGION: LOCAL_REGION,
+    AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
+    AWS_ACCESS_KEY_ID: dynamo.credentials.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: dynamo.credentials.secretAccessKey,
+    ...Object.fromEntries(allTableSpecs.map((spec) => [spec.envVar, tables[spec.id]])),
+    [OPENSEARCH_ENDPOINT_VAR]: search.url,
+    AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint,
+    CXM_CURSOR_SECRET_ARN: CURSOR_SECRET_ARN,
+  };
+
+  const documentRequest = JSON.stringify(routeEvent('getCurrentDocument', { ...ROUTE_REQUESTS.getCurrentDocument.request, scopes: SCOPES }));
+  const authorizerEvent = JSON.stringify(
+    buildAuthorizerEvent(proxyRequest('GET', documentPath(BENCH_DOC_ID), ['Authorization', `Bearer ${key}`]), routeById('getCurrentDocument'), documentParameters(BENCH_DOC_ID)),
+  );
+  const openApiEvent: APIGatewayProxyEvent = buildProxyEvent(proxyRequest('GET', '/openapi.json'), { id: OPENAPI_DOCUMENT_OPERATION, path: '/openapi.json' }, {}, {});
+
+  return {
+    environment,
+    requestFor(bundle) {
+      // The probe is the baseline plus the validators module: the baseline's request too.
+      if (bundle.kind === 'baseline' || bundle.kind === 'peer' || bundle.kind === 'probe') return { event: documentRequest, accepted: [200] };
+      if (bundle.kind === 'stream') return undefined;
+      if (bundle.entry === AUTHORIZER_HANDLER) return { event: authorizerEvent, accepted: ['Allow'] };
+      if (bundle.name === OPENAPI_DOCUMENT_OPERATION) return { event: JSON.stringify(openApiEvent), accepted: [200] };
+      const id = bundle.name.replace(/ \(OpenSearch stage\)$/, '') as RouteId;
+      const planned = ROUTE_REQUESTS[id];
+      if (!planned) throw new Error(`no cold request is planned for ${bundle.name} (test/bench/cold-requests.ts)`);
+      return { event: JSON.stringify(routeEvent(id, { ...planned.request, scopes: SCOPES })), accepted: planned.accepted };
+    },
+    close: async () => {
+      await Promise.all([search.close(), secrets.close()]);
+    },
+  };
+}
