@@ -1,4 +1,5 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
+import type { AbortSignal as OneSlotAbortSignal } from '@smithy/types';
 import type { Caller } from '#shared/auth/authorizer-context';
 import type { IdempotencyClaim } from '#shared/domain/idempotency/recorded-response';
 
@@ -11,7 +12,7 @@ export interface ApiRequest<Body = unknown> {
   body: Body;
   requestId: string;
   /** Aborted when the function is about to pass its deadline. */
-  signal: AbortSignal;
+  signal: OneSlotAbortSignal;
   /** The request's Idempotency-Key and fingerprint, on the routes that accept one (D11). */
   idempotency?: IdempotencyClaim;
   /** The HTTP layer, for the few handlers that speak a protocol of their own (MCP). */

@@ -1,5 +1,5 @@
 /**
- * The chain's own deadline, per invocation. `work` gets an AbortSignal of its own, aborted
+ * The chain's own deadline, per invocation. `work` gets a signal of its own (deadline-signal.ts), aborted
  * `marginMs` before the function's deadline; the store calls listening to it stop there (and the
  * SDK retries nothing after an abort). The invocation then answers 504 GatewayTimeout once the
  * aborted work has ended, or after `graceMs` at the latest, so that nothing the work started can
@@ -10,27 +10,26 @@
  * request reaching its deadline aborted the store calls of all the others.
  */
 import type { Context } from 'aws-lambda';
+import type { AbortSignal as OneSlotAbortSignal } from '@smithy/types';
 import { gatewayTimeout } from './api-error.ts';
-
-/** A signal that never aborts, for invocations without a deadline (no Lambda context: tests, tools). */
-const NEVER = new AbortController().signal;
+import { DeadlineSignal, NEVER_ABORTED } from './deadline-signal.ts';
 
 export async function runWithDeadline<T>(
   context: Context,
   { marginMs, graceMs }: { marginMs: number; graceMs: number },
-  work: (signal: AbortSignal) => Promise<T>,
+  work: (signal: OneSlotAbortSignal) => Promise<T>,
 ): Promise<T> {
-  if (typeof context?.getRemainingTimeInMillis !== 'function') return work(NEVER);
-  const controller = new AbortController();
+  if (typeof context?.getRemainingTimeInMillis !== 'function') return work(NEVER_ABORTED);
+  const signal = new DeadlineSignal();
   // Whatever the work ends with once aborted (the store's "abandoned" error, a thrown abort), the answer is the 504.
-  const outcome = work(controller.signal).catch((error: unknown) => {
-    throw controller.signal.aborted ? gatewayTimeout() : error;
+  const outcome = work(signal).catch((error: unknown) => {
+    throw signal.aborted ? gatewayTimeout() : error;
   });
   let deadlineTimer: NodeJS.Timeout | undefined;
   let graceTimer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_resolve, reject) => {
     deadlineTimer = setTimeout(() => {
-      controller.abort();
+      signal.abort();
       // For work that does not listen to the signal: answer anyway when the grace is up.
       graceTimer = setTimeout(() => reject(gatewayTimeout()), graceMs);
     }, Math.max(0, context.getRemainingTimeInMillis() - marginMs));

@@ -14,6 +14,7 @@ import { tenantKey } from './composite-key.ts';
 import { busyReason } from './busy-cancellation.ts';
 import { recordLookupOnce, type RecordRequest } from './idempotency-ledger.ts';
 import { StoreUnavailableError } from './store-unavailable-error.ts';
+import type { StopSignal } from './stop-signal.ts';
 
 const CONVERSATION_SK = 'CONVERSATION';
 /** Every note's sort key starts so; the NoteCreated pipe filters the table's stream on it. */
@@ -40,7 +41,7 @@ export type AddNoteOutcome =
 
 export interface AddNoteOptions {
   /** Aborted at the deadline: nothing commits afterwards. */
-  signal?: AbortSignal;
+  signal?: StopSignal;
   /** Records the response under an idempotency key, in the note's own transaction (D11). */
   record?: RecordRequest<void>;
 }

@@ -25,6 +25,7 @@ import { recordLookupOnce, type RecordRequest } from './idempotency-ledger.ts';
 import { busyReason } from './busy-cancellation.ts';
 import { allOf, etagOf, preconditionExpression } from './precondition-expression.ts';
 import { StoreUnavailableError } from './store-unavailable-error.ts';
+import type { StopSignal } from './stop-signal.ts';
 
 const MAX_UPDATE_ATTEMPTS = 40;
 /** A keyed replace learns at most once that the document's existence differs from its guess, plus conflicts. */
@@ -66,7 +67,7 @@ export interface Merged {
 
 export interface WriteOptions<Written> {
   /** Aborted at the deadline: nothing commits afterwards. */
-  signal?: AbortSignal;
+  signal?: StopSignal;
   preconditions?: Preconditions;
   /** Records the response under an idempotency key, in the write's own transaction. */
   record?: RecordRequest<Written>;

@@ -14,6 +14,7 @@ import { documentClient } from './dynamo-client.ts';
 import { idempotencyTtlMs } from './idempotency-ttl.ts';
 import { tableName } from './table-name.ts';
 import { tableSpecs } from './table-specs.ts';
+import type { StopSignal } from './stop-signal.ts';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
@@ -34,7 +35,7 @@ export interface IdempotencyLedger {
   /** The live record that refused `recordItem`, read from that item's cancellation reason. */
   heldBy(reason: CancellationReason | undefined): IdempotencyRecord | undefined;
   /** The live record of a key, read (strongly consistent) when no transaction could tell. */
-  find(tenantId: string, key: string, signal?: AbortSignal): Promise<IdempotencyRecord | undefined>;
+  find(tenantId: string, key: string, signal?: StopSignal): Promise<IdempotencyRecord | undefined>;
 }
 
 function toRecord(item: Record<string, unknown>): IdempotencyRecord {
@@ -100,7 +101,7 @@ export const idempotencyLedger = () => createIdempotencyLedger(documentClient(),
 export function recordLookupOnce(
   tenantId: string,
   record: RecordRequest<never> | undefined,
-  signal: AbortSignal | undefined,
+  signal: StopSignal | undefined,
 ): () => Promise<IdempotencyRecord | undefined> {
   let looked = false;
   return async () => {

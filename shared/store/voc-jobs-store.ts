@@ -12,6 +12,7 @@ import { JOB_STATUSES, type FinalJobStatus, type JobStatus, type OverdueBasis, t
 import { tenantKey } from './composite-key.ts';
 import { recordLookupOnce, type RecordRequest } from './idempotency-ledger.ts';
 import { StoreUnavailableError } from './store-unavailable-error.ts';
+import type { StopSignal } from './stop-signal.ts';
 
 export type TransitionOutcome = 'done' | 'not-found' | 'not-started';
 
@@ -30,7 +31,7 @@ export interface VocJobsStore {
   /** An operator's import: the job as given, overwriting one of the same id. */
   put(tenantId: string, job: VocJob): Promise<void>;
   /** A new upload's job, with its Idempotency-Key record when the request has one. */
-  create(tenantId: string, job: StoredVocJob, options?: { signal?: AbortSignal; record?: RecordRequest<void> }): Promise<CreateJobOutcome>;
+  create(tenantId: string, job: StoredVocJob, options?: { signal?: StopSignal; record?: RecordRequest<void> }): Promise<CreateJobOutcome>;
   /**
    * Counts one attempt at `eventId` for a `started` job (a new event starts again at 1: a duplicate
    * delivery is no retry) and notes when its file first arrived. With `file`, only if that is the

@@ -6,6 +6,7 @@
  */
 import { TransactionCanceledException, TransactionConflictException, type CancellationReason } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { StopSignal } from '#shared/store/stop-signal';
 import { describe, expect, it } from 'vitest';
 import type { IdempotencyRecord } from '#shared/domain/idempotency/recorded-response';
 import { createDocumentsStore } from '#shared/store/documents-store';
@@ -93,15 +94,15 @@ describe('keyed writes that conflict on their record', () => {
 
 describe('the deadline reaches every DynamoDB call of a merge', () => {
   it("the first read of the document and the read of the key's record carry the invocation's abort signal", async () => {
-    const signals: (AbortSignal | undefined)[] = [];
+    const signals: (StopSignal | undefined)[] = [];
     const client = {
-      send: async (_command: unknown, options?: { abortSignal?: AbortSignal }) => {
+      send: async (_command: unknown, options?: { abortSignal?: StopSignal }) => {
         signals.push(options?.abortSignal);
         return { Item: undefined };
       },
     } as unknown as DynamoDBDocumentClient;
     const documents = createDocumentsStore(client, 'documents');
-    const ledgerSignals: (AbortSignal | undefined)[] = [];
+    const ledgerSignals: (StopSignal | undefined)[] = [];
     const { request } = keyed<{ json: string; etag: string }>(undefined);
     const ledger: IdempotencyLedger = { ...request.ledger, find: async (_tenant, _key, signal) => void ledgerSignals.push(signal) };
     const signal = new AbortController().signal;
