@@ -15,6 +15,9 @@ import { InvokeStore, InvokeStoreBase } from '@aws/lambda-invoke-store';
 
 export type RunInvocation = <T>(requestId: string, invocation: () => T) => T;
 
+/** Set by Lambda on Managed Instances (and by invocationScope here): Powertools then keeps its state per invocation. */
+export const MAX_CONCURRENCY_ENV = 'AWS_LAMBDA_MAX_CONCURRENCY';
+
 /**
  * Makes this process's InvokeStore the per-invocation kind. Harmless on its own: Powertools uses
  * it only once AWS_LAMBDA_MAX_CONCURRENCY is set (invocationScope), and the SDK reads no context
@@ -46,7 +49,7 @@ export async function invocationScope(): Promise<RunInvocation> {
     );
   }
   // Any value: Powertools only asks whether it is set. Lambda sets the environment's limit.
-  process.env.AWS_LAMBDA_MAX_CONCURRENCY ??= '1000';
+  process.env[MAX_CONCURRENCY_ENV] ??= '1000';
   const requestIdKey = InvokeStoreBase.PROTECTED_KEYS.REQUEST_ID;
   return (requestId, invocation) => store.run({ [requestIdKey]: requestId }, invocation);
 }

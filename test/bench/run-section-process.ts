@@ -1,11 +1,12 @@
 /**
  * A bench section run in a child process on `node` (Lambda's, where the section's figure depends
  * on the Node version) with this process's environment, which already holds what the code under
- * measure reads at import (table names, silent logs). `track` hears of the child, so the bench can
+ * measure reads at import (table names, silent logs), less the sources runtime's per-invocation mode. `track` hears of the child, so the bench can
  * kill it on every way out. The section's report is the JSON on the last line of its stdout.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { MAX_CONCURRENCY_ENV } from '#infra/local/invocation-scope';
 import { PROJECT_ROOT } from '#infra/project-root';
 
 export async function runSectionProcess<T>(
@@ -15,9 +16,13 @@ export async function runSectionProcess<T>(
   input: unknown,
   track: (child: ChildProcess) => void,
 ): Promise<T> {
+  // The section calls handlers one at a time, as a classic Lambda environment does. A bench that
+  // served the sources runtime before has set the per-invocation mode, in which Powertools' Logger
+  // refuses to work outside an invocation scope the child never opens.
+  const { [MAX_CONCURRENCY_ENV]: _perInvocation, ...environment } = process.env;
   const child = spawn(node, [...nodeArgs, '--import', 'tsx', script, JSON.stringify(input)], {
     cwd: PROJECT_ROOT,
-    env: process.env,
+    env: environment,
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   track(child);
