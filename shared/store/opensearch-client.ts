@@ -7,9 +7,12 @@
  *
  * Why not the official client: it is most of what a list on an OpenSearch stage loads at cold start
  * (264 KB of the bundle, a 1.5x import against a bare function), for three requests whose shape we
- * build ourselves anyway. What we keep of it is its behaviour: a timeout per attempt, retries of
- * connection failures, timeouts and 502/503/504 (never of 429, which asks the caller to slow down),
- * and an error carrying the status and body of any answer >= 400.
+ * build ourselves anyway. What we keep of it is its behaviour: retries of connection failures,
+ * timeouts and 502/503/504 (never of 429, which asks the caller to slow down), and an error
+ * carrying the status and body of any answer >= 400 (and of a redirect, never followed). The
+ * timeout is stricter: it covers the whole attempt, the answer's body included (the official
+ * client's stopped counting once the headers came), so the indexer's largest bulk (5 MiB) has its
+ * 20 s per attempt in all.
  */
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import { Sha256 } from '@smithy/core/checksum';
@@ -49,13 +52,13 @@ export interface OpenSearchResponse {
 
 export interface OpenSearchClient {
   /**
-   * Resolves for a 2xx answer with a JSON body; throws OpenSearchResponseError for a status >= 400,
+   * Resolves for a 2xx answer with a JSON body (or none); throws OpenSearchResponseError for a status >= 300,
    * OpenSearchConnectionError when no answer came, and an Error for a 2xx whose body is not JSON.
    */
   request(request: OpenSearchRequest): Promise<OpenSearchResponse>;
 }
 
-/** The cluster answered with a status >= 400 (after the retries that status allows). */
+/** The cluster answered with a status >= 400 (after the retries that status allows), or a redirect. */
 export class OpenSearchResponseError extends Error {
   override readonly name = 'OpenSearchResponseError';
   constructor(
@@ -109,6 +112,10 @@ function basicAuthorization(url: URL): string | undefined {
   return `Basic ${Buffer.from(pair).toString('base64')}`;
 }
 
+function escapeQueryPart(text: string): string {
+  return encodeURIComponent(text).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+}
+
 function describe(error: unknown): string {
   const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : '';
   return error instanceof Error ? `${error.message}${cause}` : String(error);
@@ -139,7 +146,9 @@ export function createOpenSearchClient(options: OpenSearchClientOptions): OpenSe
     let status: number;
     let text: string;
     try {
-      const response = await send(url, { method: request.method, headers, body, signal: AbortSignal.timeout(requestTimeoutMs) });
+      // No redirects: a re-sent request would carry a signature for another URL, or lose its
+      // authorization across origins. A 3xx is answered as the error it is here.
+      const response = await send(url, { method: request.method, headers, body, redirect: 'manual', signal: AbortSignal.timeout(requestTimeoutMs) });
       status = response.status;
       text = await response.text();
     } catch (error) {
@@ -153,14 +162,18 @@ export function createOpenSearchClient(options: OpenSearchClientOptions): OpenSe
       if (status < 400) throw new Error(`${request.method} ${url.pathname} answered ${status} with a body that is not JSON`);
       parsed = text;
     }
-    if (status >= 400) throw new OpenSearchResponseError(status, parsed);
+    if (status >= 300) throw new OpenSearchResponseError(status, parsed);
     return { statusCode: status, body: parsed };
   }
 
   return {
     async request(request) {
       const url = new URL(`${root}${request.path}`, base);
-      for (const [name, value] of Object.entries(request.query ?? {})) url.searchParams.set(name, value);
+      // Escaped as SigV4 canonicalises it (RFC 3986), so the bytes sent are the bytes signed;
+      // URLSearchParams would send a space as '+', which the signature covers as '%20'.
+      url.search = Object.entries(request.query ?? {})
+        .map(([name, value]) => `${escapeQueryPart(name)}=${escapeQueryPart(value)}`)
+        .join('&');
       // NDJSON ends with a newline after its last line, or OpenSearch refuses the bulk.
       const body = request.ndjson ? `${request.ndjson.join('\n')}\n` : request.body === undefined ? undefined : JSON.stringify(request.body);
       for (let tries = 0; ; tries++) {

@@ -48,7 +48,8 @@ export async function indexReportingRecords(
   for (const chunk of chunks(operations)) {
     // Our pre-serialised lines, as they are: their 64-bit versions would not survive JSON.stringify of numbers.
     const response = await client.request({ method: 'POST', path: '/_bulk', ndjson: bulkBody(chunk) });
-    const items = (response.body as { items?: BulkResponseItem[] }).items ?? [];
+    // No items (an empty answer included): every operation of the chunk counts as failed, and is retried.
+    const items = (response.body as { items?: BulkResponseItem[] } | undefined)?.items ?? [];
     for (const { operation, status, error } of failedOperations(chunk, items)) {
       log?.warn('bulk operation failed', { sequenceNumber: operation.sequenceNumber, id: operation.id, index: operation.index, status, error });
       failed.add(operation.sequenceNumber);

@@ -9,7 +9,7 @@ import { reportingIndexPattern, reportingReadAlias } from './opensearch-index-na
 import { REPORTING_INDEX_SETTINGS, reportingMappings, type TypeMapping } from './opensearch-mappings.ts';
 import type { IndexShards } from './opensearch-settings.ts';
 
-/** The body of `PUT _index_template/<name>` (a composable template), as far as ours fills it. */
+/** The body of `POST _index_template/<name>` (a composable template), as far as ours fills it. */
 export interface IndexTemplate {
   index_patterns: string[];
   priority: number;

@@ -78,7 +78,8 @@ export function createOpenSearchReportingIndex(client: OpenSearchClient, prefix:
             _source: ['row'],
           },
         });
-        body = response.body as SearchBody;
+        // An empty answer has no hits: the check below makes it the 503 it is.
+        body = (response.body ?? {}) as SearchBody;
       } catch (error) {
         if (aliasMissing(error, alias)) return { rows: [], last: undefined, more: false, total: withTotal ? 0 : undefined };
         throw new SearchUnavailableError(`search of ${alias} failed: ${explain(error)}`, { cause: error });

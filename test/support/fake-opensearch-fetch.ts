@@ -9,6 +9,12 @@ export interface RecordedResponse {
   body: unknown;
 }
 
+/** An answer whose body is this text as it is (empty, or not JSON). */
+export interface RawResponse {
+  statusCode: number;
+  text: string;
+}
+
 /** A connection-level failure (refused, reset) instead of an answer. */
 export interface ConnectionFailure {
   fail: string;
@@ -33,7 +39,7 @@ function parseBody(body: string): unknown {
   return JSON.parse(body) as unknown;
 }
 
-export function fakeOpenSearch(...answers: Array<RecordedResponse | ConnectionFailure>) {
+export function fakeOpenSearch(...answers: Array<RecordedResponse | RawResponse | ConnectionFailure>) {
   const requests: SentRequest[] = [];
   const queue = [...answers];
 
@@ -46,7 +52,11 @@ export function fakeOpenSearch(...answers: Array<RecordedResponse | ConnectionFa
     await new Promise((resolve) => setImmediate(resolve));
     // As undici rejects when no answer comes: a TypeError whose cause is the socket's error.
     if ('fail' in answer) throw new TypeError('fetch failed', { cause: new Error(answer.fail) });
-    return new Response(JSON.stringify(answer.body), { status: answer.statusCode, headers: { 'content-type': 'application/json; charset=UTF-8' } });
+    const text = 'text' in answer ? answer.text : JSON.stringify(answer.body);
+    // A redirect carries where it points, which a client following it would go to.
+    const answerHeaders: Record<string, string> = { 'content-type': 'application/json; charset=UTF-8' };
+    if (answer.statusCode >= 300 && answer.statusCode < 400) answerHeaders.location = 'https://elsewhere.example.com/';
+    return new Response(text === '' ? null : text, { status: answer.statusCode, headers: answerHeaders });
   };
 
   return { fetch: fakeFetch as typeof fetch, requests, pending: () => queue.length };

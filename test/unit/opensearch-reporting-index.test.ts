@@ -12,7 +12,7 @@ import { createOpenSearchClient, signsRequests } from '#shared/store/opensearch-
 import { SearchUnavailableError } from '#shared/store/opensearch-errors';
 import { createOpenSearchReportingIndex } from '#shared/store/opensearch-reporting-index';
 import type { ReportPageQuery } from '#shared/store/reporting-index';
-import { fakeOpenSearch, type ConnectionFailure, type RecordedResponse, type SentRequest } from '#test/support/fake-opensearch-fetch';
+import { fakeOpenSearch, type ConnectionFailure, type RawResponse, type RecordedResponse, type SentRequest } from '#test/support/fake-opensearch-fetch';
 import {
   accessDenied,
   allShardsFailed,
@@ -35,7 +35,7 @@ const hit = (id: string, datetimeMs: number, extra = ''): RecordedHit => ({
   sort: [datetimeMs, id],
 });
 
-function subject(...answers: Array<RecordedResponse | ConnectionFailure>) {
+function subject(...answers: Array<RecordedResponse | RawResponse | ConnectionFailure>) {
   const fake = fakeOpenSearch(...answers);
   const client = createOpenSearchClient({ endpoint: 'http://127.0.0.1:9200', fetch: fake.fetch });
   return { index: createOpenSearchReportingIndex(client, PREFIX), requests: fake.requests };
@@ -142,6 +142,21 @@ describe('the search it sends', () => {
     expect(signsRequests('https://search-x.eu-west-1.es.amazonaws.com')).toBe(true);
   });
 
+  it('sends the query escaped exactly as it is signed (RFC 3986: a space is %20, never +)', async () => {
+    const fake = fakeOpenSearch({ statusCode: 200, body: { acknowledged: true } });
+    const secretAccessKey = 'wJalrXUtnFEMI/K7MDENG';
+    const client = createOpenSearchClient({
+      endpoint: 'https://search-cxm-dev-reporting-abc.eu-west-1.es.amazonaws.com',
+      region: 'eu-west-1',
+      credentials: async () => ({ accessKeyId: 'AKIDEXAMPLE', secretAccessKey }),
+      fetch: fake.fetch,
+    });
+    await client.request({ method: 'POST', path: `/${INDEX}/_search`, query: { routing: "a b~*'!()+", q: 'x/y=z' }, body: {} });
+    const [request] = fake.requests;
+    expect(request!.querystring).toBe('routing=a%20b~%2A%27%21%28%29%2B&q=x%2Fy%3Dz');
+    expect(verifySigV4(request!, secretAccessKey).valid).toBe(true);
+  });
+
   it("a local cluster's user:password goes as Basic authorization, never in the URL, and unsigned", async () => {
     const fake = fakeOpenSearch(searchAnswer(INDEX, [], 0));
     const client = createOpenSearchClient({ endpoint: 'https://admin:s%3Acret@localhost:9200', fetch: fake.fetch });
@@ -231,7 +246,7 @@ describe('the page it answers', () => {
 });
 
 describe('failures: SearchUnavailableError, answered 503 Unavailable', () => {
-  const failing: Array<[string, Array<RecordedResponse | ConnectionFailure>, number]> = [
+  const failing: Array<[string, Array<RecordedResponse | RawResponse | ConnectionFailure>, number]> = [
     ['all shards failed (503), also on the one retry', [allShardsFailed, allShardsFailed], 2],
     ['a refused connection, also on the one retry', [{ fail: 'connect ECONNREFUSED 127.0.0.1:9200' }, { fail: 'connect ECONNREFUSED 127.0.0.1:9200' }], 2],
     ['search rejected under load (429, not retried)', [searchRejected], 1],
@@ -241,6 +256,9 @@ describe('failures: SearchUnavailableError, answered 503 Unavailable', () => {
     ['an answer that lost shards', [searchWithFailedShards(INDEX)], 1],
     ['the domain refusing the role (403)', [accessDenied], 1],
     ['an answer without hits', [{ statusCode: 200, body: { took: 1, timed_out: false } }], 1],
+    ['an empty answer', [{ statusCode: 200, text: '' }], 1],
+    ['an answer that is not JSON (a proxy page)', [{ statusCode: 200, text: '<html>Bad gateway</html>' }], 1],
+    ['a redirect, never followed (a re-sent request would carry the wrong signature)', [{ statusCode: 301, text: '' }], 1],
     ['a hit without its row', [{ statusCode: 200, body: { hits: { total: { value: 1 }, hits: [{ _id: 'x', _source: {}, sort: [1, 'x'] }] } } }], 1],
     ['a total asked for but absent', [searchAnswer(INDEX, [])], 1],
   ];
