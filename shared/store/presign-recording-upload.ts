@@ -9,9 +9,9 @@
  * at cold start (some 150 KB of bundle, 1.3-1.4x the baseline's import). The same signature: a test
  * compares the URL with the SDK presigner's for the same inputs.
  *
- * Where: the standard `AWS_ENDPOINT_URL_S3` when set (the local S3 server), path-style; else the
- * bucket's regional virtual-hosted endpoint, or path-style for a bucket name with dots, which
- * would not match S3's certificate as a host name.
+ * Where: the standard `AWS_ENDPOINT_URL_S3` (or `AWS_ENDPOINT_URL`) when set (the local S3
+ * server), path-style; else the bucket's regional virtual-hosted endpoint in the region's partition,
+ * or path-style for a bucket name with dots, which would not match S3's certificate as a host name.
  */
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import { Sha256 } from '@smithy/core/checksum';
@@ -33,7 +33,7 @@ export interface UploadPresignerOptions {
   bucket: string;
   /** Defaults to AWS_REGION. */
   region?: string;
-  /** Defaults to AWS_ENDPOINT_URL_S3; unset means S3 itself. */
+  /** Defaults to AWS_ENDPOINT_URL_S3, then AWS_ENDPOINT_URL; unset or empty means S3 itself. */
   endpoint?: string;
   /** Defaults to the standard provider chain (in Lambda, the function role's variables). */
   credentials?: AwsCredentialIdentityProvider;
@@ -44,16 +44,31 @@ function escapeSegment(segment: string): string {
   return encodeURIComponent(segment).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 }
 
+/** S3's DNS suffix in the region's partition: the China regions have their own. */
+function dnsSuffix(region: string): string {
+  return region.startsWith('cn-') ? 'amazonaws.com.cn' : 'amazonaws.com';
+}
+
 function bucketUrl(bucket: string, region: string, endpoint: string | undefined): { base: URL; prefix: string } {
   if (endpoint) return { base: new URL(endpoint), prefix: `/${bucket}` };
-  if (bucket.includes('.')) return { base: new URL(`https://s3.${region}.amazonaws.com`), prefix: `/${bucket}` };
-  return { base: new URL(`https://${bucket}.s3.${region}.amazonaws.com`), prefix: '' };
+  const suffix = dnsSuffix(region);
+  if (bucket.includes('.')) return { base: new URL(`https://s3.${region}.${suffix}`), prefix: `/${bucket}` };
+  return { base: new URL(`https://${bucket}.s3.${region}.${suffix}`), prefix: '' };
+}
+
+/** FIPS and dual-stack endpoints are not built here: refused at cold start rather than signed for the wrong host. */
+function refuseUnsupportedEndpoints(env: NodeJS.ProcessEnv): void {
+  for (const name of ['AWS_USE_FIPS_ENDPOINT', 'AWS_USE_DUALSTACK_ENDPOINT']) {
+    if (env[name]?.toLowerCase() === 'true') throw new Error(`${name}=true is not supported by the recording upload presigner: set AWS_ENDPOINT_URL_S3 to the endpoint to use`);
+  }
 }
 
 export function createUploadPresigner(options: UploadPresignerOptions): UploadPresigner {
   const region = options.region ?? process.env.AWS_REGION;
   if (!region) throw new Error('cannot presign recording uploads: AWS_REGION is not set');
-  const { base, prefix } = bucketUrl(options.bucket, region, options.endpoint ?? process.env.AWS_ENDPOINT_URL_S3);
+  const endpoint = options.endpoint ?? (process.env.AWS_ENDPOINT_URL_S3 || process.env.AWS_ENDPOINT_URL);
+  if (!endpoint) refuseUnsupportedEndpoints(process.env);
+  const { base, prefix } = bucketUrl(options.bucket, region, endpoint);
   const signer = new SignatureV4({
     service: 's3',
     region,

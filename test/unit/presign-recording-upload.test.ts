@@ -7,7 +7,7 @@
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl, S3RequestPresigner } from '@aws-sdk/s3-request-presigner';
 import { Sha256 } from '@smithy/core/checksum';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createUploadPresigner } from '#shared/store/presign-recording-upload';
 
 const credentials = { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY', sessionToken: 'IQoJb3JpZ2luX2VjE+/token=' };
@@ -40,6 +40,23 @@ describe('a presigned recording upload', () => {
     expect(url.searchParams.get('X-Amz-Security-Token')).toBe(credentials.sessionToken);
     expect(url.searchParams.get('X-Amz-Expires')).toBe('900');
     expect(ours).toMatchObject({ method: 'PUT', headers: { 'Content-Type': 'audio/mpeg', 'Content-Length': '2400000' }, expiresAt: '2026-11-25T10:15:00.000Z' });
+  });
+
+  it("uses the partition's DNS suffix, as the SDK resolves it for a China region", async () => {
+    const ours = await createUploadPresigner({ bucket: 'cxm-cn-recordings', region: 'cn-north-1', endpoint: '', credentials: async () => credentials }).presignUpload(...upload);
+    const url = new URL(ours.url);
+    const sdk = await sdkUrl('cxm-cn-recordings', 'cn-north-1');
+    expect(`${url.origin}${url.pathname}`).toBe(`${sdk.origin}${sdk.pathname}`);
+    expect(url.host).toBe('cxm-cn-recordings.s3.cn-north-1.amazonaws.com.cn');
+  });
+
+  it('refuses FIPS or dual-stack settings it does not build endpoints for, instead of signing for the wrong host', () => {
+    vi.stubEnv('AWS_USE_FIPS_ENDPOINT', 'true');
+    try {
+      expect(() => createUploadPresigner({ bucket: 'b', region: 'us-east-1', endpoint: '' })).toThrow(/AWS_USE_FIPS_ENDPOINT/);
+    } finally {
+      vi.unstubAllEnvs();
+    }
   });
 
   it('a bucket name with dots goes path-style, where the certificate matches', async () => {
