@@ -38,7 +38,14 @@ export class DeadlineSignal implements OneSlotAbortSignal {
   abort(): void {
     if (this.#aborted) return;
     this.#aborted = true;
-    for (const handler of this.#handlers.splice(0)) handler.call(this);
+    // Each handler is one call's: one that throws must not keep the others from stopping.
+    for (const handler of this.#handlers.splice(0)) {
+      try {
+        handler.call(this);
+      } catch {
+        // That call ends by its own error or timeout; the deadline's 504 leaves all the same.
+      }
+    }
   }
 }
 
