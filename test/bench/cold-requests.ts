@@ -1,16 +1,26 @@
 /**
  * The first request of each bundle in the cold-start section: what a fresh process answers right
  * after its import, against DynamoDB Local (and, for the lists of an OpenSearch stage, the
- * OpenSearch stub over loopback HTTP), with the data it reads arranged beforehand.
+ * OpenSearch stub over loopback HTTPS), with the data it reads arranged beforehand.
  *
  * The baseline and every peer make the baseline's request (GET the bench bot document), which is
  * also what getCurrentDocument serves, so that row compares like with like. Every other function
  * makes a typical successful request of its own route; the stream functions serve none. Each
  * process gets the environment a deployed function gets (tables, region, credentials as Lambda
- * passes them, in variables, the cursor secret's ARN), pointed at the local parts: the lists read
- * their cursor keys through the local Secrets Manager stand-in, as bundle mode runs them.
+ * passes them, in variables, the cursor secret's ARN), pointed at the local parts: the lists ask
+ * for a page short of their rows, so they sign a cursor with the keys they read through the local
+ * Secrets Manager stand-in, as bundle mode runs them; a list of an OpenSearch stage searches the
+ * OpenSearch stub over HTTPS, so it signs as deployed.
+ *
+ * Only getCurrentDocument's request is the peers' own: the other rows' first requests do their
+ * route's work (a transaction, a list's count queries, no store call at all for the OpenAPI
+ * document), so their ratios also measure that work, not the chain alone.
  */
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { issueKey } from '#shared/auth/issue-key';
 import { conversationWithDefaults } from '#shared/domain/notes/conversation';
@@ -59,6 +69,7 @@ const VOC_JOB = 'bench-cold-job';
 /** Replaced by each cold replace, so the bench document that others read stays as it is. */
 const REPLACED_DOC = 'bench-cold-replaced';
 const REPORT_ROWS = 20;
+const REPORT_PAGE = 10;
 const CURSOR_SECRET_ARN = 'arn:aws:secretsmanager:us-east-1:000000000000:secret:cxm-bench-cursor-secret-AbCdEf';
 
 const documentPath = (docId: string) => `/api/v1/provisioning/tenants/${BENCH_TENANT}/${BENCH_COLLECTION}/${docId}/versions/current`;
@@ -101,12 +112,13 @@ const ROUTE_REQUESTS: Record<RouteId, { request: Omit<RouteRequest, 'scopes'>; a
     },
     accepted: [200],
   },
+  // A page short of the rows, so it signs a cursor with the keys it reads from Secrets Manager, as an export's first page does.
   listAssistantConversations: {
-    request: { method: 'GET', path: `/api/v1/reporting/tenants/${BENCH_TENANT}/assistant/conversations`, pathParameters: tenantParameters, query: 'range=last_day' },
+    request: { method: 'GET', path: `/api/v1/reporting/tenants/${BENCH_TENANT}/assistant/conversations`, pathParameters: tenantParameters, query: `range=last_day&limit=${REPORT_PAGE}` },
     accepted: [200],
   },
   listVocConversations: {
-    request: { method: 'GET', path: `/api/v1/reporting/tenants/${BENCH_TENANT}/voc/conversations`, pathParameters: tenantParameters, query: 'range=last_day' },
+    request: { method: 'GET', path: `/api/v1/reporting/tenants/${BENCH_TENANT}/voc/conversations`, pathParameters: tenantParameters, query: `range=last_day&limit=${REPORT_PAGE}` },
     accepted: [200],
   },
   createRecording: {
@@ -126,6 +138,14 @@ const ROUTE_REQUESTS: Record<RouteId, { request: Omit<RouteRequest, 'scopes'>; a
 
 function proxyRequest(method: string, rawPath: string, rawHeaders: string[] = []) {
   return { method, rawPath, rawQuery: '', rawHeaders: ['Host', '127.0.0.1', ...rawHeaders], body: Buffer.alloc(0), sourceIp: '127.0.0.1', host: '127.0.0.1', requestId: 'bench-request', now: new Date() };
+}
+
+/** A throwaway key and certificate for 127.0.0.1 (openssl), trusted by the measured processes through NODE_EXTRA_CA_CERTS. */
+function selfSignedLoopbackCertificate(dir: string): { key: string; cert: string; certFile: string } {
+  const keyFile = join(dir, 'key.pem');
+  const certFile = join(dir, 'cert.pem');
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', keyFile, '-out', certFile, '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
+  return { key: readFileSync(keyFile, 'utf8'), cert: readFileSync(certFile, 'utf8'), certFile };
 }
 
 export interface ColdRequests {
@@ -156,14 +176,21 @@ export async function arrangeColdRequests(dynamo: LocalDynamoConnection, tables:
     ]),
   ) as Record<ReportKind, ShapedRow[]>;
   for (const kind of REPORT_KINDS) await rows.putRows(BENCH_TENANT, kind, shaped[kind]);
-  // The search answers the same rows as the table holds, oldest first as the list orders them.
   // The lists read their cursor keys from Secrets Manager on their first request, as deployed.
   const secrets = await startLocalSecretsManager([{ arn: CURSOR_SECRET_ARN, name: 'cxm-bench-cursor-secret', value: randomBytes(32).toString('base64url') }]);
-  const search: OpenSearchStub = await startOpenSearchStub((path) => {
-    const kind = REPORT_KINDS.find((candidate) => path.includes(`-${candidate}-`)) ?? 'assistant';
-    const hits = shaped[kind].map((row) => ({ id: `${BENCH_TENANT}#${kind}#${row.id}`, row: JSON.stringify(row.row), sort: [row.datetimeMs, row.id] as [number, string] })).reverse();
-    return searchAnswer(path.split('/')[1] ?? '', hits, hits.length);
-  });
+  // Over HTTPS, as a domain is reached, so the lists' client signs its search (credentials, SigV4)
+  // as deployed; their rows pay a TLS handshake the DynamoDB rows do not (DynamoDB Local is plain HTTP).
+  const tlsDir = mkdtempSync(join(tmpdir(), 'cxm-bench-tls-'));
+  const tls = selfSignedLoopbackCertificate(tlsDir);
+  // One page and one more hit, as the list asks (limit + 1), oldest first as the list orders them.
+  const search: OpenSearchStub = await startOpenSearchStub(
+    (path) => {
+      const kind = REPORT_KINDS.find((candidate) => path.includes(`-${candidate}-`)) ?? 'assistant';
+      const hits = shaped[kind].map((row) => ({ id: `${BENCH_TENANT}#${kind}#${row.id}`, row: JSON.stringify(row.row), sort: [row.datetimeMs, row.id] as [number, string] })).reverse();
+      return searchAnswer(path.split('/')[1] ?? '', hits.slice(0, REPORT_PAGE + 1), hits.length);
+    },
+    { tls },
+  );
 
   const environment: Record<string, string> = {
     AWS_REGION: LOCAL_REGION,
@@ -173,6 +200,7 @@ export async function arrangeColdRequests(dynamo: LocalDynamoConnection, tables:
     ...Object.fromEntries(allTableSpecs.map((spec) => [spec.envVar, tables[spec.id]])),
     [OPENSEARCH_ENDPOINT_VAR]: search.url,
     AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint,
+    NODE_EXTRA_CA_CERTS: tls.certFile,
     CXM_CURSOR_SECRET_ARN: CURSOR_SECRET_ARN,
   };
 
@@ -197,6 +225,10 @@ export async function arrangeColdRequests(dynamo: LocalDynamoConnection, tables:
     },
     close: async () => {
       await Promise.all([search.close(), secrets.close()]);
+      rmSync(tlsDir, { recursive: true, force: true });
+      // Every search came signed, or the OpenSearch stage's rows measured another path than deployed.
+      const unsigned = search.requests.filter((request) => !request.signed).length;
+      if (unsigned > 0) throw new Error(`${unsigned} of ${search.requests.length} searches reached the OpenSearch stub unsigned`);
     },
   };
 }

@@ -1,10 +1,12 @@
 /**
  * An HTTP server playing an OpenSearch cluster for the reporting functions (reached over plain
- * HTTP, so unsigned): each search is answered from a queue of scripted answers (a recorded
+ * HTTP, so unsigned; or over HTTPS with a certificate of the caller's, so signed as a domain's
+ * requests are): each search is answered from a queue of scripted answers (a recorded
  * response, a reset connection, no answer at all, a body that is not JSON), else with an empty
  * result. The functions' real client, transport, retries and timeouts run against it.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createSecureServer } from 'node:https';
 import type { RecordedResponse } from './fake-opensearch-fetch.ts';
 import { searchAnswer } from './opensearch-recorded-responses.ts';
 
@@ -16,6 +18,8 @@ export interface StubRequest {
   /** The query string's parameters (routing, ...). */
   query: Record<string, string>;
   json: unknown;
+  /** Whether it came with a SigV4 Authorization header. */
+  signed: boolean;
 }
 
 export interface OpenSearchStub {
@@ -38,17 +42,23 @@ function send(res: ServerResponse, statusCode: number, text: string): void {
   res.end(text);
 }
 
-/** With nothing scripted: an empty result, or what `answer` gives for the search's path. */
-export async function startOpenSearchStub(answer: (path: string) => StubAnswer = (path) => searchAnswer(path.split('/')[1] ?? '', [], 0)): Promise<OpenSearchStub> {
+/**
+ * With nothing scripted: an empty result, or what `answer` gives for the search's path. With `tls`
+ * it serves HTTPS, as a domain does, so the functions' client signs its requests.
+ */
+export async function startOpenSearchStub(
+  answer: (path: string) => StubAnswer = (path) => searchAnswer(path.split('/')[1] ?? '', [], 0),
+  { tls }: { tls?: { key: string; cert: string } } = {},
+): Promise<OpenSearchStub> {
   const requests: StubRequest[] = [];
   const queue: StubAnswer[] = [];
   const held = new Set<ServerResponse>();
 
-  const server = createServer((req, res) => {
+  const serve = (req: IncomingMessage, res: ServerResponse) => {
     void readJson(req).then((json) => {
       const url = new URL(req.url ?? '/', 'http://stub');
       const path = url.pathname;
-      requests.push({ method: req.method ?? 'GET', path, query: Object.fromEntries(url.searchParams), json });
+      requests.push({ method: req.method ?? 'GET', path, query: Object.fromEntries(url.searchParams), json, signed: /^AWS4-HMAC-SHA256 /.test(req.headers.authorization ?? '') });
       const next = queue.shift() ?? answer(path);
       if (next === 'reset') return req.socket.destroy();
       if (next === 'no-answer') {
@@ -58,13 +68,14 @@ export async function startOpenSearchStub(answer: (path: string) => StubAnswer =
       }
       send(res, next.statusCode, 'text' in next ? next.text : JSON.stringify(next.body));
     });
-  });
+  };
+  const server = tls ? createSecureServer(tls, serve) : createServer(serve);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
   if (!address || typeof address !== 'object') throw new Error('the OpenSearch stub has no port');
 
   return {
-    url: `http://127.0.0.1:${address.port}`,
+    url: `${tls ? 'https' : 'http'}://127.0.0.1:${address.port}`,
     requests,
     script: (...answers) => void queue.push(...answers),
     close: () =>
