@@ -18,6 +18,7 @@ import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import { Sha256 } from '@smithy/core/checksum';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
+import { escapeRfc3986 } from './escape-rfc3986.ts';
 
 export interface OpenSearchClientOptions {
   /** `https://<domain endpoint>` (signed) or a local `http://host:port`. */
@@ -112,10 +113,6 @@ function basicAuthorization(url: URL): string | undefined {
   return `Basic ${Buffer.from(pair).toString('base64')}`;
 }
 
-function escapeQueryPart(text: string): string {
-  return encodeURIComponent(text).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-}
-
 function describe(error: unknown): string {
   const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : '';
   return error instanceof Error ? `${error.message}${cause}` : String(error);
@@ -172,7 +169,7 @@ export function createOpenSearchClient(options: OpenSearchClientOptions): OpenSe
       // Escaped as SigV4 canonicalises it (RFC 3986), so the bytes sent are the bytes signed;
       // URLSearchParams would send a space as '+', which the signature covers as '%20'.
       url.search = Object.entries(request.query ?? {})
-        .map(([name, value]) => `${escapeQueryPart(name)}=${escapeQueryPart(value)}`)
+        .map(([name, value]) => `${escapeRfc3986(name)}=${escapeRfc3986(value)}`)
         .join('&');
       // NDJSON ends with a newline after its last line, or OpenSearch refuses the bulk.
       const body = request.ndjson ? `${request.ndjson.join('\n')}\n` : request.body === undefined ? undefined : JSON.stringify(request.body);

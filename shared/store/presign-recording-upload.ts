@@ -17,6 +17,7 @@ import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import { Sha256 } from '@smithy/core/checksum';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
+import { escapeRfc3986 } from './escape-rfc3986.ts';
 
 export interface PresignedUpload {
   method: 'PUT';
@@ -37,11 +38,6 @@ export interface UploadPresignerOptions {
   endpoint?: string;
   /** Defaults to the standard provider chain (in Lambda, the function role's variables). */
   credentials?: AwsCredentialIdentityProvider;
-}
-
-/** RFC 3986 escaping of a path segment or a query name or value, as S3 canonicalises them. */
-function escapeSegment(segment: string): string {
-  return encodeURIComponent(segment).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 }
 
 /** S3's DNS suffix in the region's partition: the China regions have their own. */
@@ -83,7 +79,7 @@ export function createUploadPresigner(options: UploadPresignerOptions): UploadPr
 
   return {
     async presignUpload(key, contentType, sizeBytes, ttlSeconds, now) {
-      const path = `${basePath}${prefix}/${key.split('/').map(escapeSegment).join('/')}`;
+      const path = `${basePath}${prefix}/${key.split('/').map(escapeRfc3986).join('/')}`;
       const signed = await signer.presign(
         {
           method: 'PUT',
@@ -104,7 +100,7 @@ export function createUploadPresigner(options: UploadPresignerOptions): UploadPr
         { expiresIn: ttlSeconds, signingDate: now, signableHeaders: new Set(['content-type', 'content-length']) },
       );
       const query = Object.entries(signed.query ?? {})
-        .map(([name, value]) => `${escapeSegment(name)}=${escapeSegment(String(value))}`)
+        .map(([name, value]) => `${escapeRfc3986(name)}=${escapeRfc3986(String(value))}`)
         .join('&');
       return {
         method: 'PUT',
