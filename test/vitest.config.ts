@@ -1,6 +1,7 @@
 import { delimiter, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { configDefaults, defineConfig } from 'vitest/config';
+import { TEST_ENV } from './support/test-env.ts';
 
 // The global setup runs in this process: keep it as quiet as the workers.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
@@ -9,16 +10,7 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 // does, so its directory goes first for every process of the run.
 process.env.PATH = [dirname(process.execPath), process.env.PATH].join(delimiter);
 
-const env = {
-  POWERTOOLS_LOG_LEVEL: 'SILENT',
-  // No EMF lines in test output; test/unit/metrics.test.ts turns them back on to read them.
-  POWERTOOLS_METRICS_DISABLED: 'true',
-  AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-  // Signs reporting cursors in the test gateways (the local stack generates its own).
-  CXM_CURSOR_SECRET: 'test-cursor-secret-0123456789abcdefghijklmnop',
-  // As after one rotation: cursors of the key before are still accepted.
-  CXM_CURSOR_SECRET_PREVIOUS: 'test-cursor-secret-previous-0123456789abcdefghij',
-};
+const env = TEST_ENV;
 
 /**
  * The suites that prove behaviour over HTTP through the local gateway: the bundles project runs
