@@ -14,11 +14,9 @@
  * client's stopped counting once the headers came), so the indexer's largest bulk (5 MiB) has its
  * 20 s per attempt in all.
  */
-import { defaultProvider } from '@aws-sdk/credential-provider-node';
-import { Sha256 } from '@smithy/core/checksum';
-import { SignatureV4 } from '@smithy/signature-v4';
-import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
+import type { AwsCredentialIdentityProvider } from '@smithy/types';
 import { escapeRfc3986 } from './escape-rfc3986.ts';
+import { signingRegion, sigV4Signer, type SigV4Options } from './sigv4-signer.ts';
 
 export interface OpenSearchClientOptions {
   /** `https://<domain endpoint>` (signed) or a local `http://host:port`. */
@@ -85,8 +83,8 @@ export function signsRequests(endpoint: string): boolean {
 
 type Signer = (request: { method: string; url: URL; headers: Record<string, string>; body: string | undefined }) => Promise<Record<string, string>>;
 
-function sigV4Signer(region: string, credentials: AwsCredentialIdentityProvider): Signer {
-  const signer = new SignatureV4({ service: 'es', region, credentials, sha256: Sha256 });
+function headerSigner(options: SigV4Options): Signer {
+  const signer = sigV4Signer(options);
   return async ({ method, url, headers, body }) => {
     const signed = await signer.sign({
       method,
@@ -125,11 +123,8 @@ export function createOpenSearchClient(options: OpenSearchClientOptions): OpenSe
   const basic = basicAuthorization(base);
   let sign: Signer | undefined;
   if (signsRequests(options.endpoint)) {
-    const region = options.region ?? process.env.AWS_REGION;
-    if (!region) throw new Error(`cannot sign requests to ${options.endpoint}: AWS_REGION is not set`);
-    // The chain caches what it resolves and refreshes it before it expires.
-    const credentials: AwsCredentialIdentityProvider = options.credentials ?? (defaultProvider() as () => Promise<AwsCredentialIdentity>);
-    sign = sigV4Signer(region, credentials);
+    const region = signingRegion(`requests to ${options.endpoint}`, options.region);
+    sign = headerSigner({ service: 'es', region, ...(options.credentials && { credentials: options.credentials }) });
   }
   const root = base.pathname.replace(/\/$/, '');
 

@@ -13,11 +13,9 @@
  * server), path-style; else the bucket's regional virtual-hosted endpoint in the region's partition,
  * or path-style for a bucket name with dots, which would not match S3's certificate as a host name.
  */
-import { defaultProvider } from '@aws-sdk/credential-provider-node';
-import { Sha256 } from '@smithy/core/checksum';
-import { SignatureV4 } from '@smithy/signature-v4';
-import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
+import type { AwsCredentialIdentityProvider } from '@smithy/types';
 import { escapeRfc3986 } from './escape-rfc3986.ts';
+import { signingRegion, sigV4Signer } from './sigv4-signer.ts';
 
 export interface PresignedUpload {
   method: 'PUT';
@@ -60,21 +58,11 @@ function refuseUnsupportedEndpoints(env: NodeJS.ProcessEnv): void {
 }
 
 export function createUploadPresigner(options: UploadPresignerOptions): UploadPresigner {
-  const region = options.region ?? process.env.AWS_REGION;
-  if (!region) throw new Error('cannot presign recording uploads: AWS_REGION is not set');
+  const region = signingRegion('recording upload URLs', options.region);
   const endpoint = options.endpoint ?? (process.env.AWS_ENDPOINT_URL_S3 || process.env.AWS_ENDPOINT_URL);
   if (!endpoint) refuseUnsupportedEndpoints(process.env);
   const { base, prefix } = bucketUrl(options.bucket, region, endpoint);
-  const signer = new SignatureV4({
-    service: 's3',
-    region,
-    // The chain caches what it resolves and refreshes it before it expires.
-    credentials: options.credentials ?? (defaultProvider() as () => Promise<AwsCredentialIdentity>),
-    sha256: Sha256,
-    // S3 signs the path as sent, escaped once (the escaping below), not escaped again.
-    uriEscapePath: false,
-    applyChecksum: false,
-  });
+  const signer = sigV4Signer({ service: 's3', region, ...(options.credentials && { credentials: options.credentials }) });
   const basePath = base.pathname.replace(/\/$/, '');
 
   return {
