@@ -5,7 +5,7 @@
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { encodeCaller } from '#shared/auth/authorizer-context';
 import { routeById, type RouteId } from '#shared/routes';
-import { buildProxyEvent } from '#infra/local/build-proxy-event';
+import { buildProxyEvent, type IncomingParts } from '#infra/local/build-proxy-event';
 
 export const BENCH_TENANT = 'bench';
 export const BENCH_COLLECTION = 'bots';
@@ -78,6 +78,11 @@ export interface RouteRequest {
   scopes: string[];
 }
 
+/** A request as the local gateway receives it from the bench's client on loopback. */
+export function benchRequestParts(method: string, rawPath: string, rawHeaders: string[], { rawQuery = '', body = '' }: { rawQuery?: string | undefined; body?: string | undefined } = {}): IncomingParts {
+  return { method, rawPath, rawQuery, rawHeaders, body: Buffer.from(body), sourceIp: '127.0.0.1', host: '127.0.0.1', requestId: 'bench-request', now: new Date() };
+}
+
 /** The proxy event the gateway would send for a request to route `id`, the bench key allowed. */
 export function routeEvent(id: RouteId, request: RouteRequest): APIGatewayProxyEvent {
   const keyId = 'benchkey0001';
@@ -86,17 +91,7 @@ export function routeEvent(id: RouteId, request: RouteRequest): APIGatewayProxyE
   const common = ['Host', '127.0.0.1', 'Accept', 'application/json', 'User-Agent', 'cxm-bench', ...(request.body === undefined ? [] : ['Content-Type', 'application/json'])];
   const rawHeaders = [...common.flatMap((value, i, all) => (i % 2 === 0 && !given.has(value.toLowerCase()) ? [value, all[i + 1]!] : [])), ...own];
   return buildProxyEvent(
-    {
-      method: request.method,
-      rawPath: request.path,
-      rawQuery: request.query ?? '',
-      rawHeaders,
-      body: Buffer.from(request.body ?? ''),
-      sourceIp: '127.0.0.1',
-      host: '127.0.0.1',
-      requestId: 'bench-request',
-      now: new Date(),
-    },
+    benchRequestParts(request.method, request.path, rawHeaders, { rawQuery: request.query, body: request.body }),
     routeById(id),
     request.pathParameters,
     { ...encodeCaller({ keyId, tenants: [BENCH_TENANT], scopes: request.scopes }), principalId: keyId, integrationLatency: 0 },

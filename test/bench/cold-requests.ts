@@ -42,7 +42,7 @@ import { AUTHORIZER_HANDLER, routeById } from '#shared/routes';
 import { OPENAPI_DOCUMENT_OPERATION } from '#infra/constructs/api-docs';
 import { searchAnswer } from '#test/support/opensearch-recorded-responses';
 import { startOpenSearchStub, type OpenSearchStub } from '#test/support/opensearch-stub';
-import { BENCH_COLLECTION, BENCH_DOC_ID, BENCH_DOCUMENT, BENCH_TENANT, routeEvent, type RouteRequest } from './bench-requests.ts';
+import { BENCH_COLLECTION, BENCH_DOC_ID, BENCH_DOCUMENT, BENCH_TENANT, benchRequestParts, routeEvent, type RouteRequest } from './bench-requests.ts';
 import type { BuiltBundle } from './measure-bundles.ts';
 
 /** What a first request must answer: an HTTP status, or the authorizer's Allow. */
@@ -136,10 +136,6 @@ const ROUTE_REQUESTS: Record<RouteId, { request: Omit<RouteRequest, 'scopes'>; a
   },
 };
 
-function proxyRequest(method: string, rawPath: string, rawHeaders: string[] = []) {
-  return { method, rawPath, rawQuery: '', rawHeaders: ['Host', '127.0.0.1', ...rawHeaders], body: Buffer.alloc(0), sourceIp: '127.0.0.1', host: '127.0.0.1', requestId: 'bench-request', now: new Date() };
-}
-
 /** A throwaway key and certificate for 127.0.0.1 (openssl), trusted by the measured processes through NODE_EXTRA_CA_CERTS. */
 function selfSignedLoopbackCertificate(dir: string): { key: string; cert: string; certFile: string } {
   const keyFile = join(dir, 'key.pem');
@@ -206,9 +202,9 @@ export async function arrangeColdRequests(dynamo: LocalDynamoConnection, tables:
 
   const documentRequest = JSON.stringify(routeEvent('getCurrentDocument', { ...ROUTE_REQUESTS.getCurrentDocument.request, scopes: SCOPES }));
   const authorizerEvent = JSON.stringify(
-    buildAuthorizerEvent(proxyRequest('GET', documentPath(BENCH_DOC_ID), ['Authorization', `Bearer ${key}`]), routeById('getCurrentDocument'), documentParameters(BENCH_DOC_ID)),
+    buildAuthorizerEvent(benchRequestParts('GET', documentPath(BENCH_DOC_ID), ['Host', '127.0.0.1', 'Authorization', `Bearer ${key}`]), routeById('getCurrentDocument'), documentParameters(BENCH_DOC_ID)),
   );
-  const openApiEvent: APIGatewayProxyEvent = buildProxyEvent(proxyRequest('GET', '/openapi.json'), { id: OPENAPI_DOCUMENT_OPERATION, path: '/openapi.json' }, {}, {});
+  const openApiEvent: APIGatewayProxyEvent = buildProxyEvent(benchRequestParts('GET', '/openapi.json', ['Host', '127.0.0.1']), { id: OPENAPI_DOCUMENT_OPERATION, path: '/openapi.json' }, {}, {});
 
   return {
     environment,
