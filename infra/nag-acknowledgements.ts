@@ -17,14 +17,14 @@
  * reuse) a rationale below, and acknowledge at the construct the path names. The same test fails on
  * an acknowledgement that matches no finding, so stale ones do not pile up.
  */
-import { Stack, Validations, type CfnResource } from 'aws-cdk-lib';
+import { type CfnResource, Stack, Validations } from 'aws-cdk-lib';
 import { AuthorizationType, type CfnMethod } from 'aws-cdk-lib/aws-apigateway';
 import type { CfnDomain } from 'aws-cdk-lib/aws-opensearchservice';
 import { AwsCustomResource } from 'aws-cdk-lib/custom-resources';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { OPENAPI_DOCUMENT_PATH } from '#shared/openapi';
-import { routes, type RouteSpec } from '#shared/routes';
+import { type RouteSpec, routes } from '#shared/routes';
 import { ApiFunction } from './constructs/api-function.ts';
 import type { CxmStack } from './stack.ts';
 
@@ -87,7 +87,7 @@ const because = {
   validationInFunction: {
     decision: 'D1',
     reason:
-      'Requests are validated in the function (middy chain, ajv against the route\'s JSON Schema, DESIGN §2) after authorization, because D1 fixes the order 401 -> 403 -> 400 -> 413 and D3 wants 400 messages that name the field. An API Gateway request validator would answer 400 before the tenant check could answer 403, in its own words.',
+      "Requests are validated in the function (middy chain, ajv against the route's JSON Schema, DESIGN §2) after authorization, because D1 fixes the order 401 -> 403 -> 400 -> 413 and D3 wants 400 messages that name the field. An API Gateway request validator would answer 400 before the tenant check could answer 403, in its own words.",
   },
   noWebAcl: {
     decision: 'infra/config.ts',
@@ -97,7 +97,7 @@ const because = {
   accessLogsNotExecutionLogs: {
     decision: 'infra/constructs/access-logs.ts',
     reason:
-      'Every request is logged once, as a JSON access log line in a log group the stack owns (retention per stage), with the gateway\'s own error message, the authorizer error and latencies; functions log through Powertools and trace with X-Ray. Execution logs would go to a group API Gateway creates outside the stack, kept forever, and at INFO they record request details.',
+      "Every request is logged once, as a JSON access log line in a log group the stack owns (retention per stage), with the gateway's own error message, the authorizer error and latencies; functions log through Powertools and trace with X-Ray. Execution logs would go to a group API Gateway creates outside the stack, kept forever, and at INFO they record request details.",
   },
   cursorSecretNotRotated: {
     decision: 'D6',
@@ -107,12 +107,11 @@ const because = {
   signedRequestsOnly: {
     decision: 'DESIGN §7',
     reason:
-      'The domain answers only SigV4-signed requests of IAM principals granted here (the reporting functions on _search, the indexer on its indexes); the client signs with the function\'s role. A VPC would move every reporting Lambda into it (ENIs, NAT or endpoints for DynamoDB and Secrets Manager) without adding a boundary IAM does not already draw.',
+      "The domain answers only SigV4-signed requests of IAM principals granted here (the reporting functions on _search, the indexer on its indexes); the client signs with the function's role. A VPC would move every reporting Lambda into it (ENIs, NAT or endpoints for DynamoDB and Secrets Manager) without adding a boundary IAM does not already draw.",
   },
   noIpAllowList: {
     decision: 'DESIGN §7',
-    reason:
-      'The callers are Lambda functions, which have no fixed source addresses; access is granted per IAM role and index path (SigV4 signed requests), which an IP allow list could not express.',
+    reason: 'The callers are Lambda functions, which have no fixed source addresses; access is granted per IAM role and index path (SigV4 signed requests), which an IP allow list could not express.',
   },
   noDomainPolicy: {
     decision: 'DESIGN §7',
@@ -122,7 +121,7 @@ const because = {
   derivedIndex: {
     decision: 'DESIGN §4',
     reason:
-      'The domain is a derived copy of the reporting table (the table\'s stream feeds the indexer), so losing it loses no data: it is rebuilt by replaying the table. Sized per stage in infra/config.ts; dedicated cluster-manager nodes would more than double the node count of these 1-3 node domains.',
+      "The domain is a derived copy of the reporting table (the table's stream feeds the indexer), so losing it loses no data: it is rebuilt by replaying the table. Sized per stage in infra/config.ts; dedicated cluster-manager nodes would more than double the node count of these 1-3 node domains.",
   },
   singleZoneDevDomain: {
     decision: 'DESIGN §4',
@@ -137,27 +136,27 @@ const because = {
   customResourceProvider: {
     decision: 'infra/constructs/search.ts',
     reason:
-      'This is the function behind CDK\'s AwsCustomResource (here the search domain\'s log resource policy); CDK creates its role with AWSLambdaBasicExecutionRole and offers no way to replace it, and it runs only during deployments.',
+      "This is the function behind CDK's AwsCustomResource (here the search domain's log resource policy); CDK creates its role with AWSLambdaBasicExecutionRole and offers no way to replace it, and it runs only during deployments.",
   },
   dlqIsTheDlq: {
     decision: 'infra/constructs/indexer.ts',
     reason:
-      'This queue is the dead-letter queue itself: the indexer\'s stream mapping sends records that still fail after retries here (onFailure). cdk-nag only recognizes queues named in a redrive policy; a dead-letter queue for the dead-letter queue would only move failures further away.',
+      "This queue is the dead-letter queue itself: the indexer's stream mapping sends records that still fail after retries here (onFailure). cdk-nag only recognizes queues named in a redrive policy; a dead-letter queue for the dead-letter queue would only move failures further away.",
   },
   searchIndexPaths: {
     decision: 'D6',
     reason:
-      'A reporting list function may only search (GET or POST _search) this stage\'s reporting indexes, through their read aliases `<stage prefix>-assistant-read` and `<stage prefix>-voc-read` (one index per kind and year behind each); the wildcard spans the stage\'s own index prefix, nothing else of the domain.',
+      "A reporting list function may only search (GET or POST _search) this stage's reporting indexes, through their read aliases `<stage prefix>-assistant-read` and `<stage prefix>-voc-read` (one index per kind and year behind each); the wildcard spans the stage's own index prefix, nothing else of the domain.",
   },
   indexerIndexPaths: {
     decision: 'DESIGN §4',
     reason:
-      'The indexer writes this stage\'s reporting documents into one index per list kind and year, `<stage prefix>-<kind>-<year>`, which its first write creates from the index template (reporting stream -> OpenSearch); the years are not known at deploy time, so it needs the index paths and the document paths under the stage\'s own index prefix, and nothing outside it.',
+      "The indexer writes this stage's reporting documents into one index per list kind and year, `<stage prefix>-<kind>-<year>`, which its first write creates from the index template (reporting stream -> OpenSearch); the years are not known at deploy time, so it needs the index paths and the document paths under the stage's own index prefix, and nothing outside it.",
   },
   recordingObjects: {
     decision: 'infra/constructs/recordings.ts',
     reason:
-      'Recording objects are created per job at run time (`recordings/<tenant>/<job>.<ext>`, analysis output under `analysis/<tenant>/<job>/`): the upload function may only put (and so presign) objects under `recordings/`, the processor only read `recordings/` and `analysis/`, Transcribe\'s role only read `recordings/` and write `analysis/`. No list, delete or other prefix.',
+      "Recording objects are created per job at run time (`recordings/<tenant>/<job>.<ext>`, analysis output under `analysis/<tenant>/<job>/`): the upload function may only put (and so presign) objects under `recordings/`, the processor only read `recordings/` and `analysis/`, Transcribe's role only read `recordings/` and write `analysis/`. No list, delete or other prefix.",
   },
   stageAnalysisJobs: {
     decision: 'infra/constructs/recordings.ts',
@@ -167,7 +166,7 @@ const because = {
   recordingDlq: {
     decision: 'infra/constructs/recordings.ts',
     reason:
-      'This queue is the dead-letter queue itself: events the processor failed on after Lambda\'s retries (its on-failure destination) and events EventBridge could not deliver land here, with an alarm on its depth. A queue behind it would only move failures further away.',
+      "This queue is the dead-letter queue itself: events the processor failed on after Lambda's retries (its on-failure destination) and events EventBridge could not deliver land here, with an alarm on its depth. A queue behind it would only move failures further away.",
   },
   noBucketAccessLogs: {
     decision: 'infra/constructs/recordings.ts',
@@ -179,8 +178,7 @@ const because = {
 /** Every acknowledgement for this stack, at the constructs that cause the findings. */
 export function nagAcknowledgements(stack: CxmStack): NagAcknowledgement[] {
   const acknowledgements: NagAcknowledgement[] = [];
-  const acknowledge = (scope: IConstruct, id: NagFindingId, rationale: Rationale) =>
-    acknowledgements.push({ scope, id, ...rationale });
+  const acknowledge = (scope: IConstruct, id: NagFindingId, rationale: Rationale) => acknowledgements.push({ scope, id, ...rationale });
 
   // Functions: every ApiFunction in the stack, whichever construct made it.
   for (const fn of stack.node.findAll().filter((node): node is ApiFunction => node instanceof ApiFunction)) {
@@ -258,11 +256,7 @@ export function nagAcknowledgements(stack: CxmStack): NagAcknowledgement[] {
     acknowledge(role, `AwsSolutions-IAM5[Resource::${bucketArn}/recordings/*]`, because.recordingObjects);
     acknowledge(role, `AwsSolutions-IAM5[Resource::${bucketArn}/analysis/*]`, because.recordingObjects);
   }
-  acknowledge(
-    recordings.processor.role,
-    `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:transcribe:<AWS::Region>:<AWS::AccountId>:analytics/cxm.${recordings.stage}.*]`,
-    because.stageAnalysisJobs,
-  );
+  acknowledge(recordings.processor.role, `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:transcribe:<AWS::Region>:<AWS::AccountId>:analytics/cxm.${recordings.stage}.*]`, because.stageAnalysisJobs);
 
   return acknowledgements;
 }

@@ -73,11 +73,10 @@ export class CxmStack extends Stack {
       description: 'SNS topic every alarm notifies: subscribe the on-call address to it',
     });
     for (const table of Object.values(this.data.tables)) {
-      new CfnOutput(this, table.node.id + 'Name', {
+      new CfnOutput(this, `${table.node.id}Name`, {
         value: table.tableName,
         description: `Physical name of the ${table.spec.id} table`,
       });
     }
   }
 }
-

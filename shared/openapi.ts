@@ -6,22 +6,14 @@
  * limit or schema; prose and examples live in shared/openapi/operation-docs.ts.
  */
 import { grantingScopes } from '#shared/auth/grant-scope';
-import { routes, type RouteId, type RouteSpec } from '#shared/routes';
+import { type RouteId, type RouteSpec, routes } from '#shared/routes';
 import { schemaCatalog } from '#shared/schemas/schema-catalog';
 import type { SchemaId } from '#shared/schemas/schema-ids';
-import { componentSchema, COMPONENT_SCHEMAS, subschemaOf } from './openapi/component-schemas.ts';
+import { COMPONENT_SCHEMAS, componentSchema, subschemaOf } from './openapi/component-schemas.ts';
 import { errorResponseComponents, errorResponses, headerComponents, headerRef } from './openapi/error-responses.ts';
 import { headerParametersOf } from './openapi/header-parameters.ts';
+import type { OpenApiDocument, OperationMethod, OperationObject, ParameterObject, PathItemObject, ResponseObject, ServerObject } from './openapi/openapi-types.ts';
 import { areaDescriptions, operationDocs, parameterDocs } from './openapi/operation-docs.ts';
-import type {
-  OpenApiDocument,
-  OperationMethod,
-  OperationObject,
-  ParameterObject,
-  PathItemObject,
-  ResponseObject,
-  ServerObject,
-} from './openapi/openapi-types.ts';
 
 /**
  * Where the document is served, beside the API and without a key: by the deployed stage
@@ -79,7 +71,8 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
   const paths: Record<string, PathItemObject> = {};
   const routeSpecs: readonly RouteSpec[] = routes;
   for (const route of routeSpecs) {
-    const item = (paths[route.path] ??= {});
+    const item = paths[route.path] ?? {};
+    paths[route.path] = item;
     item[methodKey(route.method)] = mainOperation(route, useSchema);
     for (const method of route.otherMethods ?? []) item[methodKey(method)] = refusedOperation(route, method, useSchema);
   }
@@ -201,10 +194,7 @@ function requiredOf(id: SchemaId): readonly string[] {
 function scopeNote(route: RouteSpec): string {
   const [required, ...broader] = grantingScopes(route.scope);
   const template = /\{(\w+)\}/.exec(route.scope)?.[1];
-  return [
-    `**Scope:** \`${required}\`, or a broader \`${broader.join('`, `')}\`.`,
-    template ? ` \`{${template}}\` stands for the path's ${template}.` : '',
-  ].join('');
+  return [`**Scope:** \`${required}\`, or a broader \`${broader.join('`, `')}\`.`, template ? ` \`{${template}}\` stands for the path's ${template}.` : ''].join('');
 }
 
 function bodyNote(route: RouteSpec): string {

@@ -2,9 +2,10 @@
  * The event-driven function of VOC recordings, declared once like the routes: CDK builds its rules,
  * grants and environment from it, and the local runtime serves it and delivers it the same events.
  */
+
+import { RECORDINGS_PREFIX } from '#shared/domain/voc/recording-upload';
 import type { TableAccess } from '#shared/routes';
 import type { TableId } from '#shared/store/table-specs';
-import { RECORDINGS_PREFIX } from '#shared/domain/voc/recording-upload';
 
 export const RECORDING_PROCESSOR = {
   id: 'processRecording',

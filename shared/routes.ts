@@ -3,8 +3,9 @@
  * gateway matches requests with it; the OpenAPI document (shared/openapi.ts) is generated from it.
  * Adding an endpoint is one entry here, one handler file and its schemas.
  */
-import type { TableId } from '#shared/store/table-specs';
+
 import type { SchemaId } from '#shared/schemas/schema-ids';
+import type { TableId } from '#shared/store/table-specs';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 /** The secrets a route may read: `cursorSecret` signs reporting cursors (D6). */

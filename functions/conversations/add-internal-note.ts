@@ -3,15 +3,15 @@ import { buildNote } from '#shared/domain/notes/build-note';
 import { newNoteId } from '#shared/domain/notes/new-note-id';
 import { conflict, notFound } from '#shared/http/api-error';
 import { createApiHandler } from '#shared/http/create-api-handler';
-import { addInternalNote } from '#shared/schemas/route-validators.generated';
 import { recordAnswer, replayRecorded } from '#shared/http/idempotent-answer';
 import { APP_METRICS } from '#shared/http/metric-names';
 import { countMetric } from '#shared/http/metrics';
+import type { AddInternalNoteInput } from '#shared/schemas/add-internal-note-body';
+import { addInternalNote } from '#shared/schemas/route-validators.generated';
 import { createConversationsStore } from '#shared/store/conversations-store';
 import { documentClient } from '#shared/store/dynamo-client';
 import { idempotencyLedger } from '#shared/store/idempotency-ledger';
 import { tableName } from '#shared/store/table-name';
-import type { AddInternalNoteInput } from '#shared/schemas/add-internal-note-body';
 
 const conversations = createConversationsStore(documentClient(), tableName('conversations'));
 const ledger = idempotencyLedger();

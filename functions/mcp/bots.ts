@@ -1,7 +1,7 @@
 /** POST /api/v1/mcp/tenants/{tenantId}/bots: the MCP server for bots (spec endpoint 2, D8); GET and DELETE answer 405. */
 import { createApiHandler } from '#shared/http/create-api-handler';
-import { mcpBots } from '#shared/schemas/route-validators.generated';
 import { serveMcpRequest } from '#shared/mcp/serve-mcp-request';
+import { mcpBots } from '#shared/schemas/route-validators.generated';
 import { documentsStore } from '#shared/store/documents-table';
 
 const documents = documentsStore();

@@ -2,9 +2,9 @@
 import { formatEntityTag, preconditionsHold } from '#shared/domain/documents/entity-tags';
 import { notFound, preconditionFailed } from '#shared/http/api-error';
 import { createApiHandler } from '#shared/http/create-api-handler';
-import { getCurrentDocument } from '#shared/schemas/route-validators.generated';
 import { readPreconditions } from '#shared/http/read-preconditions';
 import { requireStorableDocId } from '#shared/http/require-storable-doc-id';
+import { getCurrentDocument } from '#shared/schemas/route-validators.generated';
 import { documentsStore } from '#shared/store/documents-table';
 
 const documents = documentsStore();

@@ -2,10 +2,10 @@
 import { decodeListCursor, encodeListCursor } from '#shared/domain/documents/list-cursor';
 import { badRequest } from '#shared/http/api-error';
 import { createApiHandler } from '#shared/http/create-api-handler';
-import { listDocuments } from '#shared/schemas/route-validators.generated';
 import { nextLink } from '#shared/http/next-link';
 import { RESPONSE_BUDGET_BYTES } from '#shared/http/response-budget';
 import { DEFAULT_DOCUMENT_LIMIT } from '#shared/schemas/list-documents-query';
+import { listDocuments } from '#shared/schemas/route-validators.generated';
 import { documentsStore } from '#shared/store/documents-table';
 
 const documents = documentsStore();

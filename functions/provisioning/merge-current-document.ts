@@ -4,11 +4,11 @@ import { formatEntityTag } from '#shared/domain/documents/entity-tags';
 import type { JsonObject } from '#shared/domain/documents/json-value';
 import { notFound, preconditionFailed } from '#shared/http/api-error';
 import { createApiHandler } from '#shared/http/create-api-handler';
-import { mergeCurrentDocument } from '#shared/schemas/route-validators.generated';
 import { recordAnswer, replayRecorded } from '#shared/http/idempotent-answer';
 import { readPreconditions } from '#shared/http/read-preconditions';
 import { requireStorableDocId } from '#shared/http/require-storable-doc-id';
 import { storableDocumentJson } from '#shared/http/storable-document';
+import { mergeCurrentDocument } from '#shared/schemas/route-validators.generated';
 import { documentsStore } from '#shared/store/documents-table';
 import { idempotencyLedger } from '#shared/store/idempotency-ledger';
 

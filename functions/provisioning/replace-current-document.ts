@@ -3,11 +3,11 @@ import { formatEntityTag } from '#shared/domain/documents/entity-tags';
 import type { JsonObject } from '#shared/domain/documents/json-value';
 import { preconditionFailed } from '#shared/http/api-error';
 import { createApiHandler } from '#shared/http/create-api-handler';
-import { replaceCurrentDocument } from '#shared/schemas/route-validators.generated';
 import { recordAnswer, replayRecorded } from '#shared/http/idempotent-answer';
 import { readPreconditions } from '#shared/http/read-preconditions';
 import { requireStorableDocId } from '#shared/http/require-storable-doc-id';
 import { storableDocumentJson } from '#shared/http/storable-document';
+import { replaceCurrentDocument } from '#shared/schemas/route-validators.generated';
 import { documentsStore } from '#shared/store/documents-table';
 import { idempotencyLedger } from '#shared/store/idempotency-ledger';
 

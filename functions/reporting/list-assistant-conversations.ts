@@ -1,8 +1,8 @@
 /** GET /api/v1/reporting/tenants/{tenantId}/assistant/conversations (spec endpoint 7, D6). */
 import { createApiHandler } from '#shared/http/create-api-handler';
-import { listAssistantConversations } from '#shared/schemas/route-validators.generated';
 import { cursorKeysSource } from '#shared/http/cursor-secret';
 import { serveReportList } from '#shared/http/serve-report-list';
+import { listAssistantConversations } from '#shared/schemas/route-validators.generated';
 import { reportingIndex } from '#shared/store/reporting-index-for-function';
 
 const dependencies = { kind: 'assistant', index: await reportingIndex(), keys: cursorKeysSource() } as const;

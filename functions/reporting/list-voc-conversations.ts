@@ -1,8 +1,8 @@
 /** GET /api/v1/reporting/tenants/{tenantId}/voc/conversations (spec endpoint 8, D6). */
 import { createApiHandler } from '#shared/http/create-api-handler';
-import { listVocConversations } from '#shared/schemas/route-validators.generated';
 import { cursorKeysSource } from '#shared/http/cursor-secret';
 import { serveReportList } from '#shared/http/serve-report-list';
+import { listVocConversations } from '#shared/schemas/route-validators.generated';
 import { reportingIndex } from '#shared/store/reporting-index-for-function';
 
 const dependencies = { kind: 'voc', index: await reportingIndex(), keys: cursorKeysSource() } as const;

@@ -4,12 +4,12 @@ import { formatBytes, recordingKey } from '#shared/domain/voc/recording-upload';
 import { badRequest } from '#shared/http/api-error';
 import { createApiHandler } from '#shared/http/create-api-handler';
 import { recordAnswer, replayRecorded } from '#shared/http/idempotent-answer';
-import type { CreateRecordingUploadInput } from '#shared/schemas/voc-schemas';
 import { createRecording } from '#shared/schemas/route-validators.generated';
+import type { CreateRecordingUploadInput } from '#shared/schemas/voc-schemas';
 import { documentClient } from '#shared/store/dynamo-client';
 import { idempotencyLedger } from '#shared/store/idempotency-ledger';
-import { maxRecordingBytes, recordingsBucket, uploadUrlTtlSeconds } from '#shared/store/recording-settings';
 import { createUploadPresigner } from '#shared/store/presign-recording-upload';
+import { maxRecordingBytes, recordingsBucket, uploadUrlTtlSeconds } from '#shared/store/recording-settings';
 import { tableName } from '#shared/store/table-name';
 import { createVocJobsStore } from '#shared/store/voc-jobs-store';
 

@@ -7,7 +7,7 @@ import { TranscribeClient } from '@aws-sdk/client-transcribe';
 import type { EventBridgeEvent } from 'aws-lambda';
 import { createCallAnalyticsAnalysis } from '#shared/analysis/call-analytics-analysis';
 import { createLocalAudioAnalysis } from '#shared/analysis/local-audio-analysis';
-import { createRecordingJobRunner, type AnalysisStateDetail, type ObjectCreatedDetail } from '#shared/analysis/run-recording-job';
+import { type AnalysisStateDetail, createRecordingJobRunner, type ObjectCreatedDetail } from '#shared/analysis/run-recording-job';
 import { logger } from '#shared/http/logger';
 import { documentClient } from '#shared/store/dynamo-client';
 import { RECORDING_ANALYSIS_ENV, recordingsBucket, TRANSCRIBE_ROLE_ENV } from '#shared/store/recording-settings';

@@ -9,18 +9,18 @@
  */
 import {
   APIGatewayClient,
+  type ApiKey,
   ConflictException,
   CreateApiKeyCommand,
   CreateUsagePlanKeyCommand,
   DeleteApiKeyCommand,
   GetUsagePlanKeyCommand,
   NotFoundException,
-  UpdateApiKeyCommand,
   paginateGetApiKeys,
   paginateGetUsagePlans,
-  type ApiKey,
+  UpdateApiKeyCommand,
 } from '@aws-sdk/client-api-gateway';
-import { usageKeyName, usageKeyValue, type UsageOwner } from '#shared/auth/usage-identity';
+import { type UsageOwner, usageKeyName, usageKeyValue } from '#shared/auth/usage-identity';
 import type { StageUsageKey, UsageKey, UsagePlanKeys } from '#shared/auth/usage-plan-keys';
 import { usagePlanName } from '../usage-plan-name.ts';
 import { CliError } from './cli-error.ts';
@@ -117,7 +117,9 @@ export function apiGatewayUsagePlan(stage: string, client = new APIGatewayClient
           key = existing.find((candidate) => candidate.value === value);
         }
         if (!key?.id) {
-          throw new CliError(`API Gateway refused the usage key '${name}' as a duplicate value, and no key of that name holds it; delete the API key holding that value and run 'cxm keys sync --stage ${stage}'`);
+          throw new CliError(
+            `API Gateway refused the usage key '${name}' as a duplicate value, and no key of that name holds it; delete the API key holding that value and run 'cxm keys sync --stage ${stage}'`,
+          );
         }
       }
       if (key.enabled === false) {

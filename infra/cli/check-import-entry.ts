@@ -9,9 +9,9 @@
 import type { ErrorObject } from 'ajv';
 import { isStorableDocId } from '#shared/domain/documents/document-id';
 import { DOCUMENT_MAX_BYTES, jsonBytes } from '#shared/domain/documents/document-size';
-import { conversationWithDefaults, type Conversation } from '#shared/domain/notes/conversation';
+import { type Conversation, conversationWithDefaults } from '#shared/domain/notes/conversation';
 import type { ReportKind } from '#shared/domain/reporting/report-cursor';
-import { shapeRow, type ReportRow, type ShapedRow } from '#shared/domain/reporting/report-rows';
+import { type ReportRow, type ShapedRow, shapeRow } from '#shared/domain/reporting/report-rows';
 import type { VocJob } from '#shared/domain/voc/job-status';
 import { describeUnfaithfulJson } from '#shared/http/check-json-body';
 import { describeValidationError } from '#shared/http/describe-validation-error';

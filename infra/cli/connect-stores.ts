@@ -6,9 +6,10 @@
  * clients (DynamoDB; API Gateway for a stage) are imported only when a command connects. Loaded up
  * front they cost each `cxm` process, `--help` included, about 0.3 s of CPU.
  */
+
+import { localStatePath, readLocalState } from '#infra/local/local-state';
 import type { UsagePlanKeys } from '#shared/auth/usage-plan-keys';
 import { allTableSpecs, physicalTableName, STAGE_NAME_PATTERN, type TableId } from '#shared/store/table-specs';
-import { localStatePath, readLocalState } from '#infra/local/local-state';
 import { CliError } from './cli-error.ts';
 import type { TableStores } from './open-table-stores.ts';
 
@@ -32,9 +33,7 @@ export async function connectStores(stage: string | undefined): Promise<CliStore
   }
   const state = readLocalState();
   if (!state) {
-    throw new CliError(
-      `no local stack found (${localStatePath()} is missing). Start one with 'npm start', set CXM_HOME to its state directory, or target a deployed stage with --stage <name>.`,
-    );
+    throw new CliError(`no local stack found (${localStatePath()} is missing). Start one with 'npm start', set CXM_HOME to its state directory, or target a deployed stage with --stage <name>.`);
   }
   const [{ useLocalDynamo }, { openTableStores }] = await Promise.all([import('#infra/local/use-local-dynamo'), import('./open-table-stores.ts')]);
   // Before the document client exists: it reads the endpoint and credentials from the environment.

@@ -17,9 +17,7 @@ export async function findStageApiUrl(stage: string, client = new CloudFormation
   }
   const url = stack?.Outputs?.find((output) => output.OutputKey === API_URL_OUTPUT)?.OutputValue;
   if (!url) {
-    throw new CliError(
-      `stack ${name} has no ${API_URL_OUTPUT} output (stack status ${stack?.StackStatus ?? 'unknown'}); finish or repeat its deployment (npx cdk deploy -c stage=${stage})`,
-    );
+    throw new CliError(`stack ${name} has no ${API_URL_OUTPUT} output (stack status ${stack?.StackStatus ?? 'unknown'}); finish or repeat its deployment (npx cdk deploy -c stage=${stage})`);
   }
   return url;
 }

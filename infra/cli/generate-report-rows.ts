@@ -16,8 +16,17 @@ function random(seed: number): () => number {
   };
 }
 
-const BOTS = [['bot-billing', 'Billing helper'], ['bot-returns', 'Returns assistant'], ['bot-onboarding', 'Onboarding guide']] as const;
-const AGENTS = [['agent-1', 'Ada Agent'], ['agent-2', 'Bob Backup'], ['agent-3', 'Chen Li'], ['agent-4', 'Dara Okafor']] as const;
+const BOTS = [
+  ['bot-billing', 'Billing helper'],
+  ['bot-returns', 'Returns assistant'],
+  ['bot-onboarding', 'Onboarding guide'],
+] as const;
+const AGENTS = [
+  ['agent-1', 'Ada Agent'],
+  ['agent-2', 'Bob Backup'],
+  ['agent-3', 'Chen Li'],
+  ['agent-4', 'Dara Okafor'],
+] as const;
 const CUSTOMERS = ['Maria Garcia', 'John Smith', 'Aiko Tanaka', 'Lars Nilsson', 'Fatima Zahra', 'Priya Patel'] as const;
 const CATEGORIES = [
   ['Billing', 'Invoice', 'Duplicate charge'],

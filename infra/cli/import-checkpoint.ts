@@ -29,7 +29,10 @@ export interface ImportCheckpoint {
 }
 
 export function checkpointPath(absoluteFile: string, tenant: string, target: string, home = cxmHome()): string {
-  const key = createHash('sha256').update(JSON.stringify([absoluteFile, tenant, target])).digest('hex').slice(0, 32);
+  const key = createHash('sha256')
+    .update(JSON.stringify([absoluteFile, tenant, target]))
+    .digest('hex')
+    .slice(0, 32);
   return join(home, 'imports', `${key}.json`);
 }
 

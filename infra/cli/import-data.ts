@@ -5,9 +5,9 @@
  * exactly alike.
  */
 import type { ImportFileContent } from '#shared/schemas/import-file';
-import { importChecker, type ImportMember, type ImportWrite } from './check-import-entry.ts';
+import { type ImportMember, type ImportWrite, importChecker } from './check-import-entry.ts';
 import { entriesOf } from './import-entries.ts';
-import { writeImport, type ImportStores } from './write-import.ts';
+import { type ImportStores, writeImport } from './write-import.ts';
 
 export type { ImportStores } from './write-import.ts';
 

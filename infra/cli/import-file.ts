@@ -7,13 +7,13 @@
  */
 import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
-import { importChecker, type ImportWrite } from './check-import-entry.ts';
+import { type ImportWrite, importChecker } from './check-import-entry.ts';
 import { CliError } from './cli-error.ts';
-import { checkpointPath, readCheckpoint, removeCheckpoint, saveCheckpoint, type ImportCheckpoint } from './import-checkpoint.ts';
+import { checkpointPath, type ImportCheckpoint, readCheckpoint, removeCheckpoint, saveCheckpoint } from './import-checkpoint.ts';
 import { emptySummary, type ImportSummary } from './import-data.ts';
 import { importProgress } from './import-progress.ts';
 import { readImportFile } from './read-import-file.ts';
-import { writeImport, type ImportStores } from './write-import.ts';
+import { type ImportStores, writeImport } from './write-import.ts';
 
 export interface ImportFileRun {
   /** The file's absolute path. */

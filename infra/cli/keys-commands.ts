@@ -51,7 +51,9 @@ export function registerKeysCommands(program: Command): void {
       const stores = await connectStores(options.stage);
       const { key, stored, usageKey, unconfirmed } = await issueKey(stores.keys, { tenants: options.tenant, scopes: options.scope, name: options.name, expiresAt }, now, stores.usagePlan);
       if (unconfirmed) {
-        console.error(`cxm: warning: the key is created, but its usage-plan key ${usageKey?.name} could not be checked again after storing it (${unconfirmed}); run 'cxm keys sync --stage ${options.stage}' to be sure it is in the plan`);
+        console.error(
+          `cxm: warning: the key is created, but its usage-plan key ${usageKey?.name} could not be checked again after storing it (${unconfirmed}); run 'cxm keys sync --stage ${options.stage}' to be sure it is in the plan`,
+        );
       }
       if (options.json) {
         console.log(JSON.stringify({ id: stored.keyId, key, tenants: stored.tenants, scopes: stored.scopes, expiresAt: stored.expiresAt ?? null }));
@@ -114,7 +116,9 @@ export function registerKeysCommands(program: Command): void {
       console.log(`Revoked key ${keyId} at ${revoked.stored.revokedAt}.`);
       if (revoked.deletedUsageKeys.length > 0) {
         const plural = revoked.deletedUsageKeys.length > 1 ? 's' : '';
-        console.log(`Deleted API Gateway key${plural} ${revoked.deletedUsageKeys.join(', ')} from the usage plan (no other active key is throttled through it), so the gateway refuses this key at once.`);
+        console.log(
+          `Deleted API Gateway key${plural} ${revoked.deletedUsageKeys.join(', ')} from the usage plan (no other active key is throttled through it), so the gateway refuses this key at once.`,
+        );
       }
       if (revoked.sharedTenant) {
         console.log(`Kept the usage-plan key of ${revoked.sharedTenant}: other active keys share it.`);
@@ -124,9 +128,12 @@ export function registerKeysCommands(program: Command): void {
 
   keys
     .command('sync')
-    .description("give every tenant and every key of several tenants with an active key its usage-plan key, and delete the ones no active key needs (a deployed stage only; safe to rerun)")
+    .description('give every tenant and every key of several tenants with an active key its usage-plan key, and delete the ones no active key needs (a deployed stage only; safe to rerun)')
     .requiredOption('--stage <name>', 'the deployed stage')
-    .option('--prune-legacy', 'also delete the API Gateway keys older authorizers named (per key before issue 14; the tenant keys of keys of several tenants before issue 22); run it once the new authorizer is deployed')
+    .option(
+      '--prune-legacy',
+      'also delete the API Gateway keys older authorizers named (per key before issue 14; the tenant keys of keys of several tenants before issue 22); run it once the new authorizer is deployed',
+    )
     .action(async (options: { stage: string; pruneLegacy?: boolean }) => {
       const stores = await connectStores(options.stage);
       if (!stores.usagePlan) throw new CliError(`the ${stores.target} has no usage plan to sync`);
@@ -140,10 +147,14 @@ export function registerKeysCommands(program: Command): void {
         },
       });
       progress?.finish();
-      console.log(`${synced.owners.length} usage owner${synced.owners.length === 1 ? '' : 's'} with active keys (tenants, and keys of several tenants): each has its API Gateway key in plan ${usagePlanName(options.stage)}.`);
+      console.log(
+        `${synced.owners.length} usage owner${synced.owners.length === 1 ? '' : 's'} with active keys (tenants, and keys of several tenants): each has its API Gateway key in plan ${usagePlanName(options.stage)}.`,
+      );
       for (const deleted of synced.deleted) console.log(`Deleted API Gateway key ${deleted.id} (${deleted.name}).`);
       if (synced.legacy > 0) {
-        console.log(`${synced.legacy} API Gateway key${synced.legacy === 1 ? ' that an older authorizer named remains' : 's that an older authorizer named remain'}; once this stage's authorizer is the current one, delete them with 'cxm keys sync --stage ${options.stage} --prune-legacy'.`);
+        console.log(
+          `${synced.legacy} API Gateway key${synced.legacy === 1 ? ' that an older authorizer named remains' : 's that an older authorizer named remain'}; once this stage's authorizer is the current one, delete them with 'cxm keys sync --stage ${options.stage} --prune-legacy'.`,
+        );
       }
     });
 }

@@ -1,8 +1,8 @@
 /** The `cxm` operator CLI: keys, data and smoke checks for a local stack or a deployed stage. */
 import { Command, CommanderError } from 'commander';
 import { CliError } from './cli-error.ts';
-import { ImportError } from './import-error.ts';
 import { registerImportCommand } from './import-command.ts';
+import { ImportError } from './import-error.ts';
 import { registerKeysCommands } from './keys-commands.ts';
 import { registerRecountCommand } from './recount-command.ts';
 import { registerSampleRecordingCommand } from './sample-recording-command.ts';
@@ -11,10 +11,7 @@ import { registerSmokeCommand } from './smoke-command.ts';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
-const program = new Command('cxm')
-  .description('CXM API operator CLI. Targets the local stack ($CXM_HOME/local.json) unless --stage is given.')
-  .showHelpAfterError()
-  .exitOverride();
+const program = new Command('cxm').description('CXM API operator CLI. Targets the local stack ($CXM_HOME/local.json) unless --stage is given.').showHelpAfterError().exitOverride();
 registerKeysCommands(program);
 registerImportCommand(program);
 registerSeedCommand(program);

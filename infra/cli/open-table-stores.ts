@@ -1,5 +1,5 @@
 /** The CLI's stores on a set of DynamoDB tables, all through the process's one document client. */
-import { createConversationsStore, type ConversationsStore } from '#shared/store/conversations-store';
+import { type ConversationsStore, createConversationsStore } from '#shared/store/conversations-store';
 import { createDocumentsStore, type DocumentsStore } from '#shared/store/documents-store';
 import { documentClient } from '#shared/store/dynamo-client';
 import { createKeysStore, type KeysStore } from '#shared/store/keys-store';

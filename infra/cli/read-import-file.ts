@@ -54,7 +54,10 @@ class EntryCollector {
       else if (token.name === 'endObject' || token.name === 'endArray') this.skipping--;
       return;
     }
-    if (!this.element.done) return this.assemble(token);
+    if (!this.element.done) {
+      this.assemble(token);
+      return;
+    }
     const shape = VALUE_SHAPES[token.name];
     switch (this.level) {
       case 'start':
@@ -145,7 +148,7 @@ export async function* readImportFile(path: string, onBytes?: (chunk: Buffer) =>
   let first = true;
   /** Tokenizes text (none: the end of the file); the parser's error when the text is not JSON. */
   const feed = (text: string | typeof none): unknown => {
-    let result;
+    let result: ReturnType<typeof tokenize>;
     try {
       result = typeof text === 'string' ? tokenize(text) : flush(text);
     } catch (error) {

@@ -5,11 +5,12 @@
  * target must prove it is this API: GET /openapi.json must answer with the CXM document, else the
  * run stops with what to do (a wrong URL fails there, not with a table of connection errors).
  */
+
+import { resolveScope } from '#shared/auth/grant-scope';
 import { buildOpenApiDocument, OPENAPI_DOCUMENT_PATH } from '#shared/openapi';
 import { OpenApiContract } from '#shared/openapi/check-response';
 import type { OpenApiDocument } from '#shared/openapi/openapi-types';
-import { resolveScope } from '#shared/auth/grant-scope';
-import { routeById, type RouteId } from '#shared/routes';
+import { type RouteId, routeById } from '#shared/routes';
 import { CliError } from './cli-error.ts';
 import { SMOKE_COLLECTION, type SmokeCheck, type SmokeRequest } from './smoke-checks.ts';
 

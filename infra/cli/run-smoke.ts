@@ -10,10 +10,10 @@ import { localStatePath } from '#infra/local/local-state';
 import { API_URL_OUTPUT, stackName } from '../stack-names.ts';
 import { CliError } from './cli-error.ts';
 import { connectStores } from './connect-stores.ts';
-import { progressLine, smokeReport, type SmokeReport } from './print-smoke-report.ts';
-import { checkOpenApiDocument, diagnoseKey, runCheck, type CheckResult, type SmokeTarget } from './run-smoke-checks.ts';
+import { progressLine, type SmokeReport, smokeReport } from './print-smoke-report.ts';
 import { runRecordingJourney } from './run-recording-journey.ts';
-import { smokeChecks, smokeScopes, type SmokeCheck, type SmokePlan } from './smoke-checks.ts';
+import { type CheckResult, checkOpenApiDocument, diagnoseKey, runCheck, type SmokeTarget } from './run-smoke-checks.ts';
+import { type SmokeCheck, type SmokePlan, smokeChecks, smokeScopes } from './smoke-checks.ts';
 import { seedSmokeTenant, TEMPORARY_KEY_MINUTES } from './smoke-tenant.ts';
 import { withTemporaryKey } from './with-temporary-key.ts';
 
@@ -51,12 +51,7 @@ function baseUrlOf(raw: string): string {
 const newRunId = () => randomBytes(4).toString('hex');
 
 /** Every check after the document, in order, showing progress on a terminal. */
-async function runChecks(
-  target: SmokeTarget,
-  checks: readonly SmokeCheck[],
-  document: CheckResult,
-  howToGetAKey: string,
-): Promise<{ results: CheckResult[]; diagnosis?: string | undefined }> {
+async function runChecks(target: SmokeTarget, checks: readonly SmokeCheck[], document: CheckResult, howToGetAKey: string): Promise<{ results: CheckResult[]; diagnosis?: string | undefined }> {
   const progress = progressLine(process.stderr);
   const results: CheckResult[] = [];
   try {
@@ -118,7 +113,9 @@ async function smokeWithGivenKey(url: string, key: string, tenant: string, timeo
     target,
     'Check --url: it is the base URL of a deployed stage (the ApiUrl output of cdk deploy, e.g. https://abc123.execute-api.eu-west-1.amazonaws.com/dev/) or of npm start (http://127.0.0.1:3000).',
   );
-  const keysCreate = `npx cxm keys create [--stage <name>] --tenant ${tenant} ${smokeScopes().map((scope) => `--scope ${scope}`).join(' ')}`;
+  const keysCreate = `npx cxm keys create [--stage <name>] --tenant ${tenant} ${smokeScopes()
+    .map((scope) => `--scope ${scope}`)
+    .join(' ')}`;
   const run = await runChecks(target, smokeChecks({ tenant, runId: newRunId() }), document, `Create a key for the checks with: ${keysCreate}; or let 'cxm smoke --stage <name>' make its own.`);
   return { report: smokeReport(url, tenant, run.results), diagnosis: run.diagnosis };
 }

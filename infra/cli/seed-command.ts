@@ -7,7 +7,7 @@
 import type { Command } from 'commander';
 import { isValidTenantId } from '#shared/auth/tenant-id';
 import { CliError } from './cli-error.ts';
-import { connectStores, type CliStores } from './connect-stores.ts';
+import { type CliStores, connectStores } from './connect-stores.ts';
 import { runBounded } from './run-bounded.ts';
 
 /** Write requests in flight at once. */
@@ -101,8 +101,7 @@ export function registerSeedCommand(program: Command): void {
       const seconds = await seed(plan, stores, process.stderr.isTTY === true && total >= 100);
       const rate = seconds > 0 ? Math.round((plan.assistant + plan.voc) / seconds) : 0;
       console.log(
-        `Seeded ${plan.assistant} assistant rows, ${plan.voc} VOC rows and ${plan.jobs} VOC jobs into tenant ${plan.tenant} ` +
-          `in ${seconds.toFixed(1)} s (${rate} rows/s) on the ${stores.target}.`,
+        `Seeded ${plan.assistant} assistant rows, ${plan.voc} VOC rows and ${plan.jobs} VOC jobs into tenant ${plan.tenant} ` + `in ${seconds.toFixed(1)} s (${rate} rows/s) on the ${stores.target}.`,
       );
     });
 }

@@ -5,7 +5,7 @@
  * gives the same content (times relative to now).
  */
 import type { ReportKind } from '#shared/domain/reporting/report-cursor';
-import { shapeRow, type ReportRow, type ShapedRow } from '#shared/domain/reporting/report-rows';
+import { type ReportRow, type ShapedRow, shapeRow } from '#shared/domain/reporting/report-rows';
 import type { JobStatus, VocJob } from '#shared/domain/voc/job-status';
 import type { CliStores } from './connect-stores.ts';
 import { generateAssistantRows, generateVocRows } from './generate-report-rows.ts';

@@ -14,7 +14,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { resolveScope } from '#shared/auth/grant-scope';
 import type { VocJob } from '#shared/domain/voc/job-status';
-import { fillPath, routeById, routes, type HttpMethod, type RouteId } from '#shared/routes';
+import { fillPath, type HttpMethod, type RouteId, routeById, routes } from '#shared/routes';
 
 /** The provisioning collection the checks write to, in whatever tenant they run. */
 export const SMOKE_COLLECTION = 'cxm-smoke';
@@ -74,8 +74,7 @@ const expectCode = (code: string) => (body: unknown) => {
   return actual === code ? undefined : `code ${String(actual)}, expected ${code}`;
 };
 
-const expectEqual = (what: string, expected: unknown) => (body: unknown) =>
-  isDeepStrictEqual(body, expected) ? undefined : `${what} differs: ${JSON.stringify(body).slice(0, 120)}`;
+const expectEqual = (what: string, expected: unknown) => (body: unknown) => (isDeepStrictEqual(body, expected) ? undefined : `${what} differs: ${JSON.stringify(body).slice(0, 120)}`);
 
 /** The JSON-RPC response's `result`, or why there is none. */
 function rpcResult(body: unknown, id: string): { result: Record<string, unknown> } | { problem: string } {

@@ -7,7 +7,7 @@
  * `--url --key --tenant` (any running API, with the caller's key and no seeding). The run itself
  * is loaded only when the command runs (run-smoke.ts), so other commands start as fast as before.
  */
-import { Option, type Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { isValidTenantId } from '#shared/auth/tenant-id';
 import { CliError } from './cli-error.ts';
 import { formatSmokeReport } from './print-smoke-report.ts';
@@ -44,7 +44,9 @@ function modeOf(options: SmokeOptions, keyTypedHere: boolean): SmokeMode {
     const tenant = checkedTenant(options.tenant ?? SMOKE_TENANT);
     // It seeds rows (a bot, a job, reporting rows, notes) that the tenant's own users would see.
     if (!tenant.startsWith(SMOKE_TENANT)) {
-      throw new CliError(`--tenant '${tenant}': with --stage (or the local stack) cxm smoke writes rows to its tenant, so it must be a smoke tenant whose id starts with '${SMOKE_TENANT}'; to check a real tenant, use --url with that tenant's key`);
+      throw new CliError(
+        `--tenant '${tenant}': with --stage (or the local stack) cxm smoke writes rows to its tenant, so it must be a smoke tenant whose id starts with '${SMOKE_TENANT}'; to check a real tenant, use --url with that tenant's key`,
+      );
     }
     return { kind: 'own-key', stage: options.stage, tenant };
   }

@@ -3,9 +3,10 @@
  * the gateway-made answers (401, 429, 413...) included, which no function log sees. The caller is
  * named by key id only (the authorizer's context); tenants and the key itself never appear.
  */
-import type { Construct } from 'constructs';
+
 import { AccessLogFormat, LogGroupLogDestination, type StageOptions } from 'aws-cdk-lib/aws-apigateway';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
 import type { StageConfig } from '../config.ts';
 
 const ACCESS_LOG_GROUP_ID = 'AccessLogs';
@@ -36,9 +37,7 @@ export const ACCESS_LOG_FIELDS = {
 const SELF_QUOTED = new Set<string>(['$context.error.messageString']);
 
 export function accessLogFormat(): string {
-  const members = Object.entries(ACCESS_LOG_FIELDS).map(
-    ([field, variable]) => `"${field}":${SELF_QUOTED.has(variable) ? variable : `"${variable}"`}`,
-  );
+  const members = Object.entries(ACCESS_LOG_FIELDS).map(([field, variable]) => `"${field}":${SELF_QUOTED.has(variable) ? variable : `"${variable}"`}`);
   return `{${members.join(',')}}`;
 }
 

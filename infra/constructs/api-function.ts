@@ -6,16 +6,15 @@
  */
 import { join } from 'node:path';
 import { Duration } from 'aws-cdk-lib';
-import type { Construct } from 'constructs';
 import { Grant, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
-import { LogLevel, NodejsFunction, OutputFormat, type BundlingOptions, type NodejsFunctionProps } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { type BundlingOptions, LogLevel, NodejsFunction, type NodejsFunctionProps, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
 import { FUNCTION_TIMEOUT_SECONDS, type TableAccess } from '#shared/routes';
-import { PROJECT_ROOT } from '../project-root.ts';
 import type { StageConfig } from '../config.ts';
+import { PROJECT_ROOT } from '../project-root.ts';
 import type { SpecTable } from './data.ts';
-
 
 /** The service name in every log line and trace (Powertools). */
 export const SERVICE_NAME = 'cxm-api';
@@ -24,8 +23,7 @@ export const SERVICE_NAME = 'cxm-api';
 // require of node:https is not supported" at import. mainFields ['module', 'main'] already picks the
 // SDK's ESM builds (without it the note bundle fails exactly so); the banner gives whatever stays
 // CommonJS a real `require`. test/infra/bundles.test.ts imports every bundle to keep this true.
-export const ESM_REQUIRE_BANNER =
-  "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
+export const ESM_REQUIRE_BANNER = "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
 
 /**
  * The runtime of every function: the current Lambda LTS (its Node major is esbuild's target). Bundle

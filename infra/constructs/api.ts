@@ -3,45 +3,32 @@
  * each with its own function granted only the route's tables, all behind one cached REQUEST
  * authorizer. Every error API Gateway makes by itself is reshaped into `{code, message}`.
  */
+
+import { ApiKeySourceType, AuthorizationType, EndpointType, LambdaIntegration, RequestAuthorizer, RestApi, type UsagePlan } from 'aws-cdk-lib/aws-apigateway';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { CfnWebACL } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
-import {
-  ApiKeySourceType,
-  AuthorizationType,
-  EndpointType,
-  LambdaIntegration,
-  RequestAuthorizer,
-  RestApi,
-  type UsagePlan,
-} from 'aws-cdk-lib/aws-apigateway';
+import { RECORDINGS_PREFIX } from '#shared/domain/voc/recording-upload';
 import { ALLOWED_ORIGINS_ENV, allowedOriginsValue } from '#shared/http/allowed-origins';
-import { AUTHORIZER_HANDLER, routes, type RouteSpec, type SecretId, type TableAccess } from '#shared/routes';
-import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
-import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { AUTHORIZER_HANDLER, type RouteSpec, routes, type SecretId, type TableAccess } from '#shared/routes';
 import { IDEMPOTENCY_TTL_ENV, idempotencyTtlMs } from '#shared/store/idempotency-ttl';
+import { RECORDING_GRACE_ENV, RECORDING_MAX_BYTES_ENV, RECORDING_PROCESSING_WINDOW_ENV, RECORDING_URL_TTL_ENV, RECORDINGS_BUCKET_ENV } from '#shared/store/recording-settings';
+import { DYNAMO_INDEX_TABLES } from '#shared/store/reporting-index-for-function';
 import type { TableId } from '#shared/store/table-specs';
+import { AUTHORIZER_IDENTITY_SOURCES } from '../authorizer-identity-sources.ts';
 import type { StageConfig } from '../config.ts';
 import { secretName } from '../secret-name.ts';
 import { usagePlanName } from '../usage-plan-name.ts';
 import { accessLogOptions } from './access-logs.ts';
 import { addOpenApiDocument } from './api-docs.ts';
-import { EdgeWebAcl } from './edge-protection.ts';
 import { ApiFunction } from './api-function.ts';
 import type { SpecTable } from './data.ts';
+import { EdgeWebAcl } from './edge-protection.ts';
 import { addGatewayResponses } from './gateway-responses.ts';
-import { DYNAMO_INDEX_TABLES } from '#shared/store/reporting-index-for-function';
-import { REPORTING_BACKEND_ENV, reportingBackendDefine, type ReportingBackend } from './reporting-backend-bundling.ts';
-import type { ReportingSearch } from './search.ts';
-import { AUTHORIZER_IDENTITY_SOURCES } from '../authorizer-identity-sources.ts';
-import { RECORDINGS_PREFIX } from '#shared/domain/voc/recording-upload';
-import {
-  RECORDING_GRACE_ENV,
-  RECORDING_MAX_BYTES_ENV,
-  RECORDING_PROCESSING_WINDOW_ENV,
-  RECORDING_URL_TTL_ENV,
-  RECORDINGS_BUCKET_ENV,
-} from '#shared/store/recording-settings';
 import type { Recordings } from './recordings.ts';
+import { REPORTING_BACKEND_ENV, type ReportingBackend, reportingBackendDefine } from './reporting-backend-bundling.ts';
+import type { ReportingSearch } from './search.ts';
 
 /** How a function learns where its secret is (shared/http/cursor-secret.ts reads it). */
 const SECRET_ENV: Record<SecretId, string> = { cursorSecret: 'CXM_CURSOR_SECRET_ARN' };

@@ -3,16 +3,10 @@
  * `shared/store/table-specs.ts` (the local runtime creates its tables from the same specs), so
  * nothing about a table is declared here except how AWS should run it.
  */
+
+import { type Attribute, AttributeType, BillingMode, StreamViewType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
-import {
-  AttributeType,
-  BillingMode,
-  StreamViewType,
-  Table,
-  TableEncryption,
-  type Attribute,
-} from 'aws-cdk-lib/aws-dynamodb';
-import { allTableSpecs, physicalTableName, type KeyAttribute, type TableId, type TableSpec } from '#shared/store/table-specs';
+import { allTableSpecs, type KeyAttribute, physicalTableName, type TableId, type TableSpec } from '#shared/store/table-specs';
 import type { StageConfig } from '../config.ts';
 
 /** A table that remembers its spec, so a function bound to it learns the right env var. */

@@ -4,16 +4,11 @@
  * bounded number of times, and what still fails lands in an SQS dead-letter queue.
  */
 import { Duration } from 'aws-cdk-lib';
-import { Construct } from 'constructs';
 import { StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
-import {
-  OPENSEARCH_ENDPOINT_VAR,
-  OPENSEARCH_INDEX_PREFIX_VAR,
-  OPENSEARCH_PRIMARY_SHARDS_VAR,
-  OPENSEARCH_REPLICAS_VAR,
-} from '#shared/store/opensearch-settings';
+import { Construct } from 'constructs';
+import { OPENSEARCH_ENDPOINT_VAR, OPENSEARCH_INDEX_PREFIX_VAR, OPENSEARCH_PRIMARY_SHARDS_VAR, OPENSEARCH_REPLICAS_VAR } from '#shared/store/opensearch-settings';
 import type { StageConfig } from '../config.ts';
 import { ApiFunction } from './api-function.ts';
 import type { SpecTable } from './data.ts';

@@ -5,10 +5,10 @@
  * on it. Delivery is at least once (a retried batch is sent again): subscribers deduplicate on noteId.
  */
 import { Aws } from 'aws-cdk-lib';
-import { Construct } from 'constructs';
 import { EventBus } from 'aws-cdk-lib/aws-events';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { CfnPipe } from 'aws-cdk-lib/aws-pipes';
+import { Construct } from 'constructs';
 import { NOTE_SK_PREFIX } from '#shared/store/conversations-store';
 import { tableSpecs } from '#shared/store/table-specs';
 import type { StageConfig } from '../config.ts';

@@ -7,34 +7,23 @@
  * that fires on silence would teach people to ignore the topic.
  */
 import { Aws, Duration } from 'aws-cdk-lib';
-import { Construct } from 'constructs';
-import {
-  Alarm,
-  AlarmStatusWidget,
-  ComparisonOperator,
-  Dashboard,
-  GraphWidget,
-  MathExpression,
-  Metric,
-  TreatMissingData,
-  type AlarmProps,
-  type IMetric,
-} from 'aws-cdk-lib/aws-cloudwatch';
+import { Alarm, type AlarmProps, AlarmStatusWidget, ComparisonOperator, Dashboard, GraphWidget, type IMetric, MathExpression, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { Operation } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import { FilterPattern, MetricFilter } from 'aws-cdk-lib/aws-logs';
 import { Topic } from 'aws-cdk-lib/aws-sns';
-import { APP_METRICS, METRICS_NAMESPACE, type AppMetric } from '#shared/http/metric-names';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { APP_METRICS, type AppMetric, METRICS_NAMESPACE } from '#shared/http/metric-names';
 import type { StageConfig } from '../config.ts';
 import { accessLogGroupOf } from './access-logs.ts';
 import type { Api } from './api.ts';
-import { SERVICE_NAME, type ApiFunction } from './api-function.ts';
+import { type ApiFunction, SERVICE_NAME } from './api-function.ts';
 import type { Data, SpecTable } from './data.ts';
 import type { ReportingIndexer } from './indexer.ts';
 import type { Recordings } from './recordings.ts';
-import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { ReportingSearch } from './search.ts';
 
 /** Counted from the access logs (the gateway answers 429 without calling a function). */
@@ -146,7 +135,11 @@ export class Observability extends Construct {
     }
 
     if (recordings) {
-      this.deadLetterAlarm('recording-processor-dlq-depth', recordings.deadLetterQueue, 'VOC recording events the processor gave up on are waiting in its dead-letter queue (their jobs fail by their window)');
+      this.deadLetterAlarm(
+        'recording-processor-dlq-depth',
+        recordings.deadLetterQueue,
+        'VOC recording events the processor gave up on are waiting in its dead-letter queue (their jobs fail by their window)',
+      );
     }
 
     if (indexer) {
@@ -197,22 +190,36 @@ export class Observability extends Construct {
         latencyP99,
         apiStage.metricIntegrationLatency({ statistic: 'p99', period: FIVE_MINUTES, label: 'Integration latency p99' }),
       ]),
-      graph('Throttles and refusals', [
-        throttled429,
-        this.appMetric(APP_METRICS.throttled, '503 (store throttled)'),
-        this.appMetric(APP_METRICS.authFailure, 'Auth failures'),
-      ]),
+      graph('Throttles and refusals', [throttled429, this.appMetric(APP_METRICS.throttled, '503 (store throttled)'), this.appMetric(APP_METRICS.authFailure, 'Auth failures')]),
       graph('Notes created', [this.appMetric(APP_METRICS.noteCreated, 'NoteCreated')]),
     );
     this.dashboard.addWidgets(
-      graph('Function errors', functions.map(([label, fn]) => fn.metricErrors({ statistic: 'Sum', period: FIVE_MINUTES, label }))),
-      graph('Function duration p99', functions.map(([label, fn]) => fn.metricDuration({ statistic: 'p99', period: FIVE_MINUTES, label }))),
-      graph('Function throttles', functions.map(([label, fn]) => fn.metricThrottles({ statistic: 'Sum', period: FIVE_MINUTES, label }))),
+      graph(
+        'Function errors',
+        functions.map(([label, fn]) => fn.metricErrors({ statistic: 'Sum', period: FIVE_MINUTES, label })),
+      ),
+      graph(
+        'Function duration p99',
+        functions.map(([label, fn]) => fn.metricDuration({ statistic: 'p99', period: FIVE_MINUTES, label })),
+      ),
+      graph(
+        'Function throttles',
+        functions.map(([label, fn]) => fn.metricThrottles({ statistic: 'Sum', period: FIVE_MINUTES, label })),
+      ),
     );
     this.dashboard.addWidgets(
-      graph('DynamoDB system errors', [...systemErrors].map(([table, metric]) => metric.with({ label: table.spec.id }))),
-      graph('DynamoDB consumed read units', tables.map((table) => table.metricConsumedReadCapacityUnits({ period: FIVE_MINUTES, label: table.spec.id }))),
-      graph('DynamoDB consumed write units', tables.map((table) => table.metricConsumedWriteCapacityUnits({ period: FIVE_MINUTES, label: table.spec.id }))),
+      graph(
+        'DynamoDB system errors',
+        [...systemErrors].map(([table, metric]) => metric.with({ label: table.spec.id })),
+      ),
+      graph(
+        'DynamoDB consumed read units',
+        tables.map((table) => table.metricConsumedReadCapacityUnits({ period: FIVE_MINUTES, label: table.spec.id })),
+      ),
+      graph(
+        'DynamoDB consumed write units',
+        tables.map((table) => table.metricConsumedWriteCapacityUnits({ period: FIVE_MINUTES, label: table.spec.id })),
+      ),
     );
     if (indexer && search) {
       this.dashboard.addWidgets(
@@ -331,7 +338,9 @@ function tableSystemErrors(table: SpecTable): MathExpression {
     ]),
   );
   return new MathExpression({
-    expression: Object.keys(usingMetrics).map((id) => `FILL(${id}, 0)`).join(' + '),
+    expression: Object.keys(usingMetrics)
+      .map((id) => `FILL(${id}, 0)`)
+      .join(' + '),
     usingMetrics,
     label: `${table.spec.id} system errors`,
     period: FIVE_MINUTES,

@@ -5,15 +5,15 @@
  * of events the processor gave up on. The processor's contract is in functions/voc/process-recording.ts.
  */
 import { Aws, Duration } from 'aws-cdk-lib';
-import { Construct } from 'constructs';
-import { Rule, type EventPattern } from 'aws-cdk-lib/aws-events';
+import { type EventPattern, Rule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
-import { BlockPublicAccess, Bucket, BucketEncryption, HttpMethods, ObjectOwnership, type CfnBucket } from 'aws-cdk-lib/aws-s3';
+import { BlockPublicAccess, Bucket, BucketEncryption, type CfnBucket, HttpMethods, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
-import { RECORDINGS_PREFIX } from '#shared/domain/voc/recording-upload';
+import { Construct } from 'constructs';
 import { ANALYSIS_PREFIX } from '#shared/analysis/call-analytics-analysis';
+import { RECORDINGS_PREFIX } from '#shared/domain/voc/recording-upload';
 import { analysisFinishedPattern, RECORDING_PROCESSOR, recordingArrivedPattern, recordingsBucketName } from '#shared/recording-events';
 import type { TableAccess } from '#shared/routes';
 import { RECORDING_ANALYSIS_ENV, RECORDINGS_BUCKET_ENV, TRANSCRIBE_ROLE_ENV } from '#shared/store/recording-settings';
@@ -68,10 +68,11 @@ export class Recordings extends Construct {
     const objects = (prefix: string) => this.bucket.arnForObjects(`${prefix}*`);
 
     // Transcribe reads the recording and writes its output with this role, nothing else.
-    const transcribeRole = (this.transcribeRole = new Role(this, 'TranscribeRole', {
+    const transcribeRole = new Role(this, 'TranscribeRole', {
       description: 'Amazon Transcribe Call Analytics: reads VOC recordings, writes their analysis',
       assumedBy: new ServicePrincipal('transcribe.amazonaws.com', { conditions: { StringEquals: { 'aws:SourceAccount': Aws.ACCOUNT_ID } } }),
-    }));
+    });
+    this.transcribeRole = transcribeRole;
     transcribeRole.addToPolicy(new PolicyStatement({ actions: ['s3:GetObject'], resources: [objects(RECORDINGS_PREFIX)] }));
     transcribeRole.addToPolicy(new PolicyStatement({ actions: ['s3:PutObject'], resources: [objects(ANALYSIS_PREFIX)] }));
 

@@ -3,11 +3,12 @@
  * HTTPS only (TLS 1.2+), reachable only by IAM principals granted here (SigV4), slow logs and
  * error logs to CloudWatch, sized per stage.
  */
-import { Construct } from 'constructs';
+
 import { EbsDeviceVolumeType } from 'aws-cdk-lib/aws-ec2';
 import { Grant, type IGrantable } from 'aws-cdk-lib/aws-iam';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Domain, EngineVersion, TLSSecurityPolicy } from 'aws-cdk-lib/aws-opensearchservice';
+import { Construct } from 'constructs';
 import { REPORT_KINDS } from '#shared/domain/reporting/report-cursor';
 import { reportingTemplateName } from '#shared/store/opensearch-index-names';
 import type { StageConfig } from '../config.ts';

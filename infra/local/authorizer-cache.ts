@@ -47,7 +47,10 @@ export function policyAllows(result: APIGatewayAuthorizerResult, arn: string): b
   for (const statement of result.policyDocument.Statement) {
     const resources = 'Resource' in statement ? [statement.Resource].flat() : [];
     const matches = resources.some((resource) => {
-      const pattern = String(resource).replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+      const pattern = String(resource)
+        .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+        .replace(/\*/g, '.*')
+        .replace(/\?/g, '.');
       return new RegExp(`^${pattern}$`).test(arn);
     });
     if (!matches) continue;

@@ -106,11 +106,7 @@ export function methodArn(method: string, rawPath: string): string {
   return `arn:aws:execute-api:us-east-1:${LOCAL_ACCOUNT}:${LOCAL_API_ID}/${LOCAL_STAGE}/${method}${rawPath}`;
 }
 
-export function buildAuthorizerEvent(
-  parts: IncomingParts,
-  route: RouteIdentity,
-  pathParameters: Record<string, string>,
-): APIGatewayRequestAuthorizerEvent {
+export function buildAuthorizerEvent(parts: IncomingParts, route: RouteIdentity, pathParameters: Record<string, string>): APIGatewayRequestAuthorizerEvent {
   const { headers, multi } = headerMaps(parts.rawHeaders);
   const query = queryMaps(parts.rawQuery);
   return {
@@ -129,12 +125,7 @@ export function buildAuthorizerEvent(
   };
 }
 
-export function buildProxyEvent(
-  parts: IncomingParts,
-  route: RouteIdentity,
-  pathParameters: Record<string, string>,
-  authorizer: Record<string, unknown>,
-): APIGatewayProxyEvent {
+export function buildProxyEvent(parts: IncomingParts, route: RouteIdentity, pathParameters: Record<string, string>, authorizer: Record<string, unknown>): APIGatewayProxyEvent {
   const { headers, multi } = headerMaps(parts.rawHeaders);
   const query = queryMaps(parts.rawQuery);
   let body: string | null = null;

@@ -8,17 +8,17 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyResult } from 'aws-lambda';
-import { routes as routeTable, type HttpMethod, type RouteSpec, type SecretId } from '#shared/routes';
+import { type HttpMethod, type RouteSpec, routes as routeTable, type SecretId } from '#shared/routes';
 import type { TableId } from '#shared/store/table-specs';
+import { AUTHORIZER_IDENTITY_SOURCES } from '../authorizer-identity-sources.ts';
+import type { EventTarget } from './deliver-events.ts';
 import { FunctionPool, type FunctionSpec } from './function-pool.ts';
 import type { FunctionRuntime } from './function-runtime.ts';
 import { lambdaNode } from './lambda-node.ts';
 import type { AuthorizerHandler, ProxyHandler } from './local-gateway.ts';
-import { startLocalSecretsManager, type LocalSecret, type LocalSecretsManager } from './local-secrets-manager.ts';
-import { readStackAssembly, type AssemblyFunction, type StackAssembly } from './read-assembly.ts';
+import { type LocalSecret, type LocalSecretsManager, startLocalSecretsManager } from './local-secrets-manager.ts';
+import { type AssemblyFunction, readStackAssembly, type StackAssembly } from './read-assembly.ts';
 import { localSecretArn, resolveEnvironment, resolveStructure, secretIdOf } from './resolve-environment.ts';
-import type { EventTarget } from './deliver-events.ts';
-import { AUTHORIZER_IDENTITY_SOURCES } from '../authorizer-identity-sources.ts';
 
 /** The identity source the local gateway reads, as the stack's authorizer must declare it. */
 const AUTHORIZATION_IDENTITY_SOURCE = AUTHORIZER_IDENTITY_SOURCES.join(',');
@@ -197,4 +197,3 @@ export async function startBundleRuntime(options: BundleRuntimeOptions): Promise
     throw error;
   }
 }
-

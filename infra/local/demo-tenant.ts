@@ -4,20 +4,20 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { generateAssistantRows, generateVocRows } from '#infra/cli/generate-report-rows';
+import { importData } from '#infra/cli/import-data';
 import { issueKey } from '#shared/auth/issue-key';
 import { hashKey } from '#shared/auth/key-format';
+import { shapeRow } from '#shared/domain/reporting/report-rows';
 import { scopeAreas } from '#shared/routes';
 import type { ImportFileContent } from '#shared/schemas/import-file';
 import { createConversationsStore } from '#shared/store/conversations-store';
 import { createDocumentsStore } from '#shared/store/documents-store';
 import { documentClient } from '#shared/store/dynamo-client';
 import { createKeysStore } from '#shared/store/keys-store';
+import { createReportingRowsStore } from '#shared/store/reporting-rows-store';
 import { tableName } from '#shared/store/table-name';
 import { createVocJobsStore } from '#shared/store/voc-jobs-store';
-import { createReportingRowsStore } from '#shared/store/reporting-rows-store';
-import { shapeRow } from '#shared/domain/reporting/report-rows';
-import { generateAssistantRows, generateVocRows } from '#infra/cli/generate-report-rows';
-import { importData } from '#infra/cli/import-data';
 
 export const DEMO_TENANT = 'demo';
 
@@ -82,8 +82,16 @@ export async function ensureDemoTenant(home: string | undefined, now = new Date(
   // buckets per transaction, against one per 25 rows in file order (on disk, each commit syncs:
   // about 3 s for the demo's rows instead of 7-10).
   await Promise.all([
-    reportingRows.putRows(DEMO_TENANT, 'assistant', assistantConversations.map((row) => shapeRow('assistant', DEMO_TENANT, row))),
-    reportingRows.putRows(DEMO_TENANT, 'voc', vocConversations.map((row) => shapeRow('voc', DEMO_TENANT, row))),
+    reportingRows.putRows(
+      DEMO_TENANT,
+      'assistant',
+      assistantConversations.map((row) => shapeRow('assistant', DEMO_TENANT, row)),
+    ),
+    reportingRows.putRows(
+      DEMO_TENANT,
+      'voc',
+      vocConversations.map((row) => shapeRow('voc', DEMO_TENANT, row)),
+    ),
   ]);
   const { key } = await issueKey(keys, {
     tenants: [DEMO_TENANT],

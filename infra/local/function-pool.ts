@@ -6,7 +6,7 @@
  * reuses warm ones. A function past its timeout is killed and replaced, as Lambda does; so is one
  * whose process crashes or whose init fails.
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, fork } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { LOCAL_ACCOUNT } from './build-proxy-event.ts';

@@ -34,7 +34,11 @@ function packageName(platform: NodeJS.Platform, arch: string): string {
 /** The pinned version: the one exact version every binary package in optionalDependencies has. */
 export function pinnedLambdaNodeVersion(): string {
   const manifest = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { optionalDependencies?: Record<string, string> };
-  const versions = new Set(Object.entries(manifest.optionalDependencies ?? {}).filter(([name]) => /^node-[a-z]+-[a-z0-9]+$/.test(name)).map(([, v]) => v));
+  const versions = new Set(
+    Object.entries(manifest.optionalDependencies ?? {})
+      .filter(([name]) => /^node-[a-z]+-[a-z0-9]+$/.test(name))
+      .map(([, v]) => v),
+  );
   const [version, ...others] = versions;
   if (!version || others.length > 0 || !/^\d+\.\d+\.\d+$/.test(version)) {
     throw new Error(`package.json must pin every node-<os>-<cpu> optional dependency to one exact version (found ${[...versions].join(', ') || 'none'})`);

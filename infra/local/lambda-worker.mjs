@@ -77,7 +77,13 @@ process.on('message', async (message) => {
     const json = JSON.stringify(result ?? null);
     if (Buffer.byteLength(json) > MAX_RESPONSE_BYTES) {
       const errorMessage = `Response payload size exceeded maximum allowed payload size (${MAX_RESPONSE_BYTES} bytes).`;
-      send({ type: 'error', id: message.id, error: { errorType: 'Function.ResponseSizeTooLarge', errorMessage, trace: [] }, durationMs: performance.now() - started, maxRssKb: process.resourceUsage().maxRSS });
+      send({
+        type: 'error',
+        id: message.id,
+        error: { errorType: 'Function.ResponseSizeTooLarge', errorMessage, trace: [] },
+        durationMs: performance.now() - started,
+        maxRssKb: process.resourceUsage().maxRSS,
+      });
       return;
     }
     send({ type: 'result', id: message.id, json, durationMs: performance.now() - started, maxRssKb: process.resourceUsage().maxRSS });

@@ -5,14 +5,14 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
+import { type GatewayResponseType, gatewayResponses } from '#shared/http/gateway-responses';
 import { commonHeaders } from '#shared/http/response-headers';
-import { gatewayResponses, type GatewayResponseType } from '#shared/http/gateway-responses';
 import { FUNCTION_TIMEOUT_SECONDS, type RouteSpec } from '#shared/routes';
 import { AuthorizerCache, policyAllows } from './authorizer-cache.ts';
+import { buildAuthorizerEvent, buildProxyEvent, type IncomingParts, methodArn } from './build-proxy-event.ts';
 import { AuthorizerConfigurationError, integrationAuthorizerContext } from './integration-authorizer-context.ts';
-import { buildAuthorizerEvent, buildProxyEvent, methodArn, type IncomingParts } from './build-proxy-event.ts';
 import { matchRoute } from './match-route.ts';
-import { TokenBuckets, type RateLimit } from './token-buckets.ts';
+import { type RateLimit, TokenBuckets } from './token-buckets.ts';
 
 /** API Gateway's own payload limit. */
 const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import S3rver, { type S3rverContext } from '@20minutes/s3rver';
 import { DUMMY_ACCOUNT } from '@20minutes/s3rver/lib/models/account.js';
 import { LOCAL_ACCOUNT } from './build-proxy-event.ts';
-import { LOCAL_REGION, StartupError, type LocalCredentials } from './dynamodb-local.ts';
+import { LOCAL_REGION, type LocalCredentials, StartupError } from './dynamodb-local.ts';
 
 export interface LocalS3 {
   endpoint: string;

@@ -61,7 +61,12 @@ export async function startLocalSecretsManager(secrets: readonly LocalSecret[]):
       const stage = body.VersionStage ?? 'AWSCURRENT';
       const value = stage === 'AWSCURRENT' ? secret.value : stage === 'AWSPREVIOUS' ? secret.previous : undefined;
       if (value === undefined) {
-        return reply(res, 400, { __type: 'ResourceNotFoundException', message: `Secrets Manager can't find the specified secret value for staging label: ${String(stage)}` }, 'ResourceNotFoundException');
+        return reply(
+          res,
+          400,
+          { __type: 'ResourceNotFoundException', message: `Secrets Manager can't find the specified secret value for staging label: ${String(stage)}` },
+          'ResourceNotFoundException',
+        );
       }
       reply(res, 200, {
         ARN: secret.arn,

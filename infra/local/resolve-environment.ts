@@ -11,7 +11,6 @@ import { secretName } from '../secret-name.ts';
 import { LOCAL_ACCOUNT } from './build-proxy-event.ts';
 import type { CfnValue, Template } from './read-assembly.ts';
 
-
 export interface LocalResources {
   stage: string;
   region: string;
@@ -29,12 +28,7 @@ export function secretIdOf(stage: string, name: unknown): SecretId | undefined {
   return SECRET_IDS.find((id) => secretName(stage, id) === name);
 }
 
-export function resolveEnvironment(
-  functionName: string,
-  variables: Record<string, CfnValue>,
-  template: Template,
-  local: LocalResources,
-): Record<string, string> {
+export function resolveEnvironment(functionName: string, variables: Record<string, CfnValue>, template: Template, local: LocalResources): Record<string, string> {
   const resolved: Record<string, string> = {};
   for (const [name, value] of Object.entries(variables)) {
     resolved[name] = resolveValue(value, template, local, () => `${functionName}: environment variable ${name} = ${JSON.stringify(value)}`);

@@ -112,8 +112,7 @@ export function createApiDocs(): (req: IncomingMessage, res: ServerResponse) => 
     [OPENAPI_DOCUMENT_PATH]: {
       contentType: 'application/json; charset=utf-8',
       // Relative to the page's origin: "Try it out" in the reference calls this very gateway.
-      body: async () =>
-        (document ??= Buffer.from(JSON.stringify(buildOpenApiDocument({ servers: [{ url: '/', description: 'local: this npm start gateway', 'x-internal': true }] })))),
+      body: async () => (document ??= Buffer.from(JSON.stringify(buildOpenApiDocument({ servers: [{ url: '/', description: 'local: this npm start gateway', 'x-internal': true }] })))),
     },
     [DOCS_PATH]: {
       contentType: 'text/html; charset=utf-8',
@@ -124,9 +123,7 @@ export function createApiDocs(): (req: IncomingMessage, res: ServerResponse) => 
       contentType: 'text/javascript; charset=utf-8',
       body: async () => Buffer.from(initScript),
     },
-    ...Object.fromEntries(
-      Object.entries(SWAGGER_UI_ASSETS).map(([name, contentType]) => [`${ASSETS_PATH}/${name}`, { contentType, body: swaggerUiFile(name) }]),
-    ),
+    ...Object.fromEntries(Object.entries(SWAGGER_UI_ASSETS).map(([name, contentType]) => [`${ASSETS_PATH}/${name}`, { contentType, body: swaggerUiFile(name) }])),
   };
 
   return (req, res) => {

@@ -4,22 +4,21 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type RequestListener, type Server } from 'node:http';
-import { commonHeaders } from '#shared/http/response-headers';
-import { StartupError } from './dynamodb-local.ts';
-import type { FunctionRuntime } from './function-runtime.ts';
-import type { LocalLog } from './local-log.ts';
-import { startFunctionRuntime } from './start-function-runtime.ts';
-import { createLocalGateway } from './local-gateway.ts';
 import { ALLOWED_ORIGINS_ENV } from '#shared/http/allowed-origins';
-import { localOrigins, withLocalOrigins } from './local-origins.ts';
-import { createApiDocs } from './serve-api-docs.ts';
-import type { RateLimit } from './token-buckets.ts';
+import { commonHeaders } from '#shared/http/response-headers';
 import { recordingsBucketName } from '#shared/recording-events';
 import { RECORDINGS_BUCKET_ENV } from '#shared/store/recording-settings';
 import { LOCAL_ACCOUNT, LOCAL_STAGE } from './build-proxy-event.ts';
 import { createEventDelivery, type EventDelivery } from './deliver-events.ts';
-import { LOCAL_REGION } from './dynamodb-local.ts';
+import { LOCAL_REGION, StartupError } from './dynamodb-local.ts';
+import type { FunctionRuntime } from './function-runtime.ts';
+import { createLocalGateway } from './local-gateway.ts';
+import type { LocalLog } from './local-log.ts';
+import { localOrigins, withLocalOrigins } from './local-origins.ts';
 import { acquireLocalS3, type LocalS3 } from './local-s3.ts';
+import { createApiDocs } from './serve-api-docs.ts';
+import { startFunctionRuntime } from './start-function-runtime.ts';
+import type { RateLimit } from './token-buckets.ts';
 
 /** The authorizer cache TTL where neither the caller nor the template says (API Gateway's 60 s in our stacks). */
 const DEFAULT_AUTH_CACHE_TTL_SECONDS = 60;
@@ -74,11 +73,7 @@ export async function bindGateway(port: number, host = '127.0.0.1'): Promise<Bou
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) =>
-      reject(
-        error.code === 'EADDRINUSE'
-          ? new StartupError(`Port ${port} is already in use. Stop the process using it, or choose another with PORT=<port> (PORT=0 picks a free one).`)
-          : error,
-      ),
+      reject(error.code === 'EADDRINUSE' ? new StartupError(`Port ${port} is already in use. Stop the process using it, or choose another with PORT=<port> (PORT=0 picks a free one).`) : error),
     );
     server.listen(port, host, () => resolve());
   });
@@ -95,7 +90,7 @@ export async function bindGateway(port: number, host = '127.0.0.1'): Promise<Bou
       // The recordings bucket first: the functions learn its endpoint and name from the environment.
       // Signed with the credentials the local store gave this process (use-local-dynamo.ts).
       const credentials = { accessKeyId: process.env.AWS_ACCESS_KEY_ID ?? '', secretAccessKey: process.env.AWS_SECRET_ACCESS_KEY ?? '' };
-      if (!credentials.accessKeyId || !credentials.secretAccessKey) throw new Error('serve() needs the local store\'s credentials in this process (useLocalDynamo) first');
+      if (!credentials.accessKeyId || !credentials.secretAccessKey) throw new Error("serve() needs the local store's credentials in this process (useLocalDynamo) first");
       s3 = await acquireLocalS3({ bucket: recordingsBucketName(LOCAL_STAGE, LOCAL_ACCOUNT, LOCAL_REGION), dataDir: recordingsDir, credentials });
       process.env.AWS_ENDPOINT_URL_S3 = s3.endpoint;
       process.env[RECORDINGS_BUCKET_ENV] = s3.bucket;

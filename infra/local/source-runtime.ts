@@ -29,9 +29,7 @@ export async function startSourceRuntime(): Promise<FunctionRuntime> {
   for (const route of routes) imported.set(route.id, await importHandler<ProxyHandler>(route.handler));
   const run = await invocationScope();
   const authorizer: AuthorizerHandler = (event) => run(event.requestContext.requestId, () => authorize(event));
-  const handlers = new Map<string, ProxyHandler>(
-    [...imported].map(([id, handler]) => [id, (event, context) => run(context.awsRequestId, () => handler(event, context))]),
-  );
+  const handlers = new Map<string, ProxyHandler>([...imported].map(([id, handler]) => [id, (event, context) => run(context.awsRequestId, () => handler(event, context))]));
   // Imported with the first recording's event, not at start: most runs (and test files) never
   // upload one, and the processor brings the S3 and Transcribe clients and the audio reader.
   let processRecording: Promise<(event: unknown) => Promise<unknown>> | undefined;
@@ -44,7 +42,10 @@ export async function startSourceRuntime(): Promise<FunctionRuntime> {
         name: RECORDING_PROCESSOR.id,
         patterns: [recordingArrivedPattern(recordingsBucket())],
         invoke: (event) =>
-          run(randomUUID(), async () => (await (processRecording ??= importHandler(RECORDING_PROCESSOR.handler)))(event)),
+          run(randomUUID(), async () => {
+            processRecording ??= importHandler(RECORDING_PROCESSOR.handler);
+            return (await processRecording)(event);
+          }),
       },
     ],
     description: `sources on node ${process.version}`,

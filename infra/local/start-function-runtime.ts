@@ -13,10 +13,10 @@ import { allTableSpecs, type TableId } from '#shared/store/table-specs';
 import { stackName } from '../stack-names.ts';
 import { LOCAL_STAGE } from './build-proxy-event.ts';
 import { startBundleRuntime } from './bundle-runtime.ts';
-import { functionRuntimeKind, type FunctionRuntime } from './function-runtime.ts';
+import { type FunctionRuntime, functionRuntimeKind } from './function-runtime.ts';
 import { lambdaNode } from './lambda-node.ts';
 import { ensureLocalAssembly } from './local-assembly.ts';
-import { localLog, type LocalLog } from './local-log.ts';
+import { type LocalLog, localLog } from './local-log.ts';
 import type { AssemblyFunction } from './read-assembly.ts';
 import { startSourceRuntime } from './source-runtime.ts';
 

@@ -10,17 +10,17 @@
 import { join } from 'node:path';
 import { idempotencyTtlMs } from '#shared/store/idempotency-ttl';
 import type { TableId } from '#shared/store/table-specs';
-import { createTables, LOCAL_REGION, startDynamoDbLocal, StartupError, type DynamoDbLocal } from './dynamodb-local.ts';
 import { LOCAL_STAGE } from './build-proxy-event.ts';
 import { localCursorSecret } from './cursor-secret-file.ts';
-import { prepareInvocationStore } from './invocation-scope.ts';
-import { DEFAULT_RATE_LIMIT, DEFAULT_STAGE_RATE_LIMIT, formatRateLimit, parseRateLimit } from './token-buckets.ts';
 import { DEMO_TENANT, ensureDemoTenant } from './demo-tenant.ts';
+import { createTables, type DynamoDbLocal, LOCAL_REGION, StartupError, startDynamoDbLocal } from './dynamodb-local.ts';
 import { functionRuntimeKind } from './function-runtime.ts';
-import { maxEnvironments } from './start-function-runtime.ts';
+import { prepareInvocationStore } from './invocation-scope.ts';
 import { localLog, parseLocalLogLevel } from './local-log.ts';
 import { cxmHome, localStatePath, restrictStateDir, writeLocalState } from './local-state.ts';
-import { bindGateway, type BoundGateway } from './serve-gateway.ts';
+import { type BoundGateway, bindGateway } from './serve-gateway.ts';
+import { maxEnvironments } from './start-function-runtime.ts';
+import { DEFAULT_RATE_LIMIT, DEFAULT_STAGE_RATE_LIMIT, formatRateLimit, parseRateLimit } from './token-buckets.ts';
 import { useLocalDynamo } from './use-local-dynamo.ts';
 
 function numberFromEnv<F extends number | undefined>(name: string, fallback: F, valid: (n: number) => boolean): number | F {

@@ -3,7 +3,7 @@
  * the installation's own credentials (they select its database: dynamodb-local.ts), and the
  * table-name variables CDK sets on a deployed function.
  */
-import { tableSpecs, type TableId } from '#shared/store/table-specs';
+import { type TableId, tableSpecs } from '#shared/store/table-specs';
 import { LOCAL_REGION, type LocalDynamoConnection } from './dynamodb-local.ts';
 
 export function useLocalDynamo({ endpoint, credentials }: LocalDynamoConnection, tables: Record<TableId, string>): void {

@@ -4,9 +4,10 @@
  * Transcribe then emits "Call Analytics Job State Change", and `collect` turns the finished job's
  * output into the row's fields. Stereo recordings are read as agent on channel 0, customer on 1.
  */
-import { BadRequestException, ConflictException, GetCallAnalyticsJobCommand, StartCallAnalyticsJobCommand, type TranscribeClient } from '@aws-sdk/client-transcribe';
+
 import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { callAnalyticsFields, type CallAnalyticsOutput } from '#shared/domain/voc/call-analytics-row';
+import { BadRequestException, ConflictException, GetCallAnalyticsJobCommand, StartCallAnalyticsJobCommand, type TranscribeClient } from '@aws-sdk/client-transcribe';
+import { type CallAnalyticsOutput, callAnalyticsFields } from '#shared/domain/voc/call-analytics-row';
 import type { AnalysisOutcome, RecordingAnalysis } from './recording-analysis.ts';
 
 /** Output of a job lands beside the recordings, under its own prefix. */
@@ -62,9 +63,7 @@ export function createCallAnalyticsAnalysis(transcribe: TranscribeClient, s3: S3
     },
 
     async collect(tenantId, jobId) {
-      const { CallAnalyticsJob: job } = await transcribe.send(
-        new GetCallAnalyticsJobCommand({ CallAnalyticsJobName: analysisJobName(settings.stage, tenantId, jobId) }),
-      );
+      const { CallAnalyticsJob: job } = await transcribe.send(new GetCallAnalyticsJobCommand({ CallAnalyticsJobName: analysisJobName(settings.stage, tenantId, jobId) }));
       if (job?.CallAnalyticsJobStatus === 'FAILED') return { kind: 'failed', reason: `The analysis failed: ${job.FailureReason ?? 'Amazon Transcribe gave no reason'}.` };
       if (job?.CallAnalyticsJobStatus !== 'COMPLETED') return { kind: 'pending' };
       const uri = job.Transcript?.TranscriptFileUri;

@@ -12,7 +12,7 @@
  */
 import type { KeysStore, StoredKey } from '#shared/store/keys-store';
 import { generateKey } from './key-format.ts';
-import { usageKeyName, usageOwner, type UsageOwner } from './usage-identity.ts';
+import { type UsageOwner, usageKeyName, usageOwner } from './usage-identity.ts';
 import type { UsagePlanKeys } from './usage-plan-keys.ts';
 
 export interface KeyRequest {
@@ -34,12 +34,7 @@ export interface IssuedKey {
   unconfirmed: string | undefined;
 }
 
-export async function issueKey(
-  store: KeysStore,
-  request: KeyRequest,
-  now = new Date(),
-  usagePlan?: UsagePlanKeys,
-): Promise<IssuedKey> {
+export async function issueKey(store: KeysStore, request: KeyRequest, now = new Date(), usagePlan?: UsagePlanKeys): Promise<IssuedKey> {
   const { keyId, key, keyHash } = generateKey();
   const tenants = [...new Set(request.tenants)];
   const owner = usageOwner({ keyId, tenants });

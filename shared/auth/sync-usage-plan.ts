@@ -12,7 +12,7 @@
  */
 import type { KeysStore } from '#shared/store/keys-store';
 import { keyStatus } from './key-status.ts';
-import { keyUsageKeyPrefix, tenantUsageKeyPrefix, usageKeyName, usageOwner, type UsageOwner } from './usage-identity.ts';
+import { keyUsageKeyPrefix, tenantUsageKeyPrefix, type UsageOwner, usageKeyName, usageOwner } from './usage-identity.ts';
 import type { UsagePlanKeys } from './usage-plan-keys.ts';
 
 export interface UsagePlanSync {

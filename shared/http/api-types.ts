@@ -1,5 +1,5 @@
-import type { APIGatewayProxyEvent } from 'aws-lambda';
 import type { AbortSignal as OneSlotAbortSignal } from '@smithy/types';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
 import type { Caller } from '#shared/auth/authorizer-context';
 import type { IdempotencyClaim } from '#shared/domain/idempotency/recorded-response';
 

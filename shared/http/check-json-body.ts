@@ -29,7 +29,12 @@ function notUnicode(path: readonly PathPart[]): string {
 }
 
 function memberPath(path: readonly PathPart[]): string {
-  return path.map((part) => (typeof part === 'number' ? `[${part}]` : `.${part}`)).join('').replace(/^\./, '') || 'the body';
+  return (
+    path
+      .map((part) => (typeof part === 'number' ? `[${part}]` : `.${part}`))
+      .join('')
+      .replace(/^\./, '') || 'the body'
+  );
 }
 
 /** Why a scalar cannot be kept as sent, or undefined when it can. */

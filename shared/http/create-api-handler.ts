@@ -9,16 +9,16 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyResult, Context } from 'aws-lambda';
 import { routeById } from '#shared/routes';
-import { resultBodyText, type ApiRequest, type ApiResult, type ChainEvent } from './api-types.ts';
 import { addResponseHeaders } from './add-response-headers.ts';
+import { type ApiRequest, type ApiResult, type ChainEvent, resultBodyText } from './api-types.ts';
 import { authorizeRequest } from './authorize-request.ts';
 import { flushMetrics } from './flush-metrics.ts';
 import { logContext } from './log-context.ts';
 import { mapError } from './map-error.ts';
 import { parseJsonBody, rawBody } from './parse-json-body.ts';
 import { readIdempotencyKey } from './read-idempotency-key.ts';
-import { runWithDeadline } from './run-with-deadline.ts';
 import { refuseForeignOrigin } from './refuse-foreign-origin.ts';
+import { runWithDeadline } from './run-with-deadline.ts';
 import { selfUrl } from './self-url.ts';
 import { validateBody } from './validate-body.ts';
 import { validateParameters } from './validate-parameters.ts';
@@ -55,23 +55,25 @@ export function createApiHandler<Body>(validators: RouteValidators, run: (reques
       const state = event.cxm;
       // authorizeRequest always sets it; reaching here without it is a wiring fault.
       if (!state) throw new Error('request reached the handler without authorization');
-      const result = await runWithDeadline(context, DEADLINE, (signal) => run({
-        tenantId: state.tenantId,
-        caller: state.caller,
-        path: (event.pathParameters ?? {}) as Record<string, string>,
-        query: (event.queryStringParameters ?? {}) as Record<string, string>,
-        body: state.body as Body,
-        requestId: event.requestContext.requestId,
-        signal,
-        idempotency: state.idempotency,
-        http: {
-          method: event.httpMethod,
-          headers: event.headers,
-          multiValueHeaders: event.multiValueHeaders ?? {},
-          rawBody: state.rawBody ?? rawBody(event),
-          selfUrl: selfUrl(event),
-        },
-      }));
+      const result = await runWithDeadline(context, DEADLINE, (signal) =>
+        run({
+          tenantId: state.tenantId,
+          caller: state.caller,
+          path: (event.pathParameters ?? {}) as Record<string, string>,
+          query: (event.queryStringParameters ?? {}) as Record<string, string>,
+          body: state.body as Body,
+          requestId: event.requestContext.requestId,
+          signal,
+          idempotency: state.idempotency,
+          http: {
+            method: event.httpMethod,
+            headers: event.headers,
+            multiValueHeaders: event.multiValueHeaders ?? {},
+            rawBody: state.rawBody ?? rawBody(event),
+            selfUrl: selfUrl(event),
+          },
+        }),
+      );
       return {
         statusCode: result.status,
         headers: result.headers,

@@ -12,7 +12,7 @@
  * call) instead of refusing it for up to five minutes.
  */
 import type { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
-import { cursorKey, type CursorKey } from '#shared/domain/reporting/report-cursor';
+import { type CursorKey, cursorKey } from '#shared/domain/reporting/report-cursor';
 import { logger } from './logger.ts';
 
 const MIN_LENGTH = 32;

@@ -16,7 +16,7 @@
 import type { AbortHandler, AbortSignal as OneSlotAbortSignal } from '@smithy/types';
 
 type Handler = (this: OneSlotAbortSignal) => void;
-type SlotValue = AbortHandler | Function | null;
+type SlotValue = AbortHandler | ((...args: never[]) => unknown) | null;
 
 export class DeadlineSignal implements OneSlotAbortSignal {
   #aborted = false;

@@ -16,7 +16,11 @@ const PATTERN_MEANINGS: Record<string, string> = {
 };
 
 function fieldName(target: ValidationTarget, instancePath: string): string {
-  const field = instancePath.split('/').slice(1).map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~')).join('.');
+  const field = instancePath
+    .split('/')
+    .slice(1)
+    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .join('.');
   if (field !== '') return target === 'query' ? `query parameter '${field}'` : `'${field}'`;
   return target === 'body' ? 'the request body' : `the ${target} parameters`;
 }
@@ -24,10 +28,7 @@ function fieldName(target: ValidationTarget, instancePath: string): string {
 export function describeValidationError(target: ValidationTarget, error: ErrorObject | undefined): string {
   if (!error) return `The ${target} is invalid.`;
   // A member name that breaks `propertyNames`: name the member, not the object holding it.
-  const field =
-    error.propertyName !== undefined
-      ? `name '${error.propertyName}' in ${fieldName(target, error.instancePath)}`
-      : fieldName(target, error.instancePath);
+  const field = error.propertyName !== undefined ? `name '${error.propertyName}' in ${fieldName(target, error.instancePath)}` : fieldName(target, error.instancePath);
   const params = error.params as Record<string, unknown>;
   switch (error.keyword) {
     case 'required':
@@ -43,9 +44,7 @@ export function describeValidationError(target: ValidationTarget, error: ErrorOb
       return `${capitalise(field)} must be ${article} ${type}.`;
     }
     case 'minLength':
-      return Number(params.limit) === 1
-        ? `${capitalise(field)} must not be empty.`
-        : `${capitalise(field)} must be at least ${String(params.limit)} characters.`;
+      return Number(params.limit) === 1 ? `${capitalise(field)} must not be empty.` : `${capitalise(field)} must be at least ${String(params.limit)} characters.`;
     case 'maxLength':
       return `${capitalise(field)} must be at most ${String(params.limit)} characters.`;
     case 'pattern':

@@ -7,16 +7,12 @@ import type { IdempotencyClaim, IdempotencyRecord } from '#shared/domain/idempot
 import { recordedHeaders } from '#shared/domain/idempotency/recorded-response';
 import type { IdempotencyLedger, RecordRequest } from '#shared/store/idempotency-ledger';
 import { idempotencyKeyReused } from './api-error.ts';
-import { resultBodyText, type ApiResult } from './api-types.ts';
+import { type ApiResult, resultBodyText } from './api-types.ts';
 
 export const REPLAYED_HEADER = 'Idempotent-Replayed';
 
 /** The record request of a keyed write, or undefined without a key. */
-export function recordAnswer<Written>(
-  ledger: IdempotencyLedger,
-  claim: IdempotencyClaim | undefined,
-  answer: (written: Written) => ApiResult,
-): RecordRequest<Written> | undefined {
+export function recordAnswer<Written>(ledger: IdempotencyLedger, claim: IdempotencyClaim | undefined, answer: (written: Written) => ApiResult): RecordRequest<Written> | undefined {
   if (!claim) return undefined;
   return {
     ledger,

@@ -4,7 +4,7 @@
  * POWERTOOLS_METRICS_DISABLED=true keeps those lines off stdout.
  */
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import { METRICS_NAMESPACE, type AppMetric } from './metric-names.ts';
+import { type AppMetric, METRICS_NAMESPACE } from './metric-names.ts';
 
 /**
  * Created on the first count, not at import: constructing Powertools Metrics costs milliseconds of

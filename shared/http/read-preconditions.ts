@@ -3,7 +3,7 @@
  * nor a list of entity tags is a 400 that names the header, not a condition silently ignored. A
  * blank value (an empty list) is no condition.
  */
-import { parseTagCondition, type Preconditions, type TagCondition } from '#shared/domain/documents/entity-tags';
+import { type Preconditions, parseTagCondition, type TagCondition } from '#shared/domain/documents/entity-tags';
 import { badRequest } from './api-error.ts';
 import type { ApiRequest } from './api-types.ts';
 import { findHeader, findHeaderValues } from './find-header.ts';

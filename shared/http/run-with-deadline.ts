@@ -9,16 +9,13 @@
  * in the local gateway's source mode, where invocations run side by side in one process, one
  * request reaching its deadline aborted the store calls of all the others.
  */
-import type { Context } from 'aws-lambda';
+
 import type { AbortSignal as OneSlotAbortSignal } from '@smithy/types';
+import type { Context } from 'aws-lambda';
 import { gatewayTimeout } from './api-error.ts';
 import { DeadlineSignal, NEVER_ABORTED } from './deadline-signal.ts';
 
-export async function runWithDeadline<T>(
-  context: Context,
-  { marginMs, graceMs }: { marginMs: number; graceMs: number },
-  work: (signal: OneSlotAbortSignal) => Promise<T>,
-): Promise<T> {
+export async function runWithDeadline<T>(context: Context, { marginMs, graceMs }: { marginMs: number; graceMs: number }, work: (signal: OneSlotAbortSignal) => Promise<T>): Promise<T> {
   if (typeof context?.getRemainingTimeInMillis !== 'function') return work(NEVER_ABORTED);
   const signal = new DeadlineSignal();
   // Whatever the work ends with once aborted (the store's "abandoned" error, a thrown abort), the answer is the 504.
@@ -28,11 +25,14 @@ export async function runWithDeadline<T>(
   let deadlineTimer: NodeJS.Timeout | undefined;
   let graceTimer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_resolve, reject) => {
-    deadlineTimer = setTimeout(() => {
-      signal.abort();
-      // For work that does not listen to the signal: answer anyway when the grace is up.
-      graceTimer = setTimeout(() => reject(gatewayTimeout()), graceMs);
-    }, Math.max(0, context.getRemainingTimeInMillis() - marginMs));
+    deadlineTimer = setTimeout(
+      () => {
+        signal.abort();
+        // For work that does not listen to the signal: answer anyway when the grace is up.
+        graceTimer = setTimeout(() => reject(gatewayTimeout()), graceMs);
+      },
+      Math.max(0, context.getRemainingTimeInMillis() - marginMs),
+    );
   });
   try {
     return await Promise.race([outcome, deadline]);

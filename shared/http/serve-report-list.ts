@@ -6,9 +6,9 @@
 import { decodeReportCursor, encodeReportCursor, type ReportKind } from '#shared/domain/reporting/report-cursor';
 import { resolveWindow, type Window } from '#shared/domain/reporting/resolve-window';
 import type { ReportingIndex } from '#shared/store/reporting-index';
-import type { CursorKeysSource } from './cursor-secret.ts';
 import { badRequest } from './api-error.ts';
 import type { ApiRequest, ApiResult } from './api-types.ts';
+import type { CursorKeysSource } from './cursor-secret.ts';
 import { RESPONSE_BUDGET_BYTES } from './response-budget.ts';
 
 const CURSOR_PROBLEMS = {
@@ -43,8 +43,7 @@ export async function serveReportList({ kind, index, keys }: ReportListDependenc
   }
   const page = await index.page({ tenantId, kind, window, after, limit: resolved.limit, withTotal: total === undefined, maxBytes: RESPONSE_BUDGET_BYTES });
   const fixedTotal = total ?? page.total ?? 0;
-  const next =
-    page.more && page.last ? encodeReportCursor({ tenantId, kind, window, after: page.last, total: fixedTotal }, (await keys())[0]!, now) : undefined;
+  const next = page.more && page.last ? encodeReportCursor({ tenantId, kind, window, after: page.last, total: fixedTotal }, (await keys())[0]!, now) : undefined;
   // Rows are stored as JSON text: splice them in rather than parse and serialise each.
   return {
     status: 200,

@@ -4,17 +4,8 @@
  * or the chain (401, 403 and 429 before the function runs; 400 for path and query; 502, 503, 504
  * for faults, DESIGN section 2). Messages come from the code that sends them, not from here.
  */
-import {
-  badGateway,
-  foreignHost,
-  foreignOrigin,
-  gatewayTimeout,
-  idempotencyKeyReused,
-  payloadTooLarge,
-  serviceUnavailable,
-  type ApiError,
-} from '#shared/http/api-error';
-import { gatewayResponses, type GatewayResponseSpec } from '#shared/http/gateway-responses';
+import { type ApiError, badGateway, foreignHost, foreignOrigin, gatewayTimeout, idempotencyKeyReused, payloadTooLarge, serviceUnavailable } from '#shared/http/api-error';
+import { type GatewayResponseSpec, gatewayResponses } from '#shared/http/gateway-responses';
 import type { RouteSpec } from '#shared/routes';
 import type { SchemaId } from '#shared/schemas/schema-ids';
 import type { ExampleObject, HeaderObject, Reference, ResponseObject } from './openapi-types.ts';
@@ -52,9 +43,7 @@ export const headerComponents: Record<'X-Request-Id' | 'Retry-After' | 'Link' | 
     example: '"k3Jv0cQ9Tz2Wm8Ld"',
   },
   'Idempotent-Replayed': {
-    description:
-      'Present (`true`) when this answer is the recorded answer of an earlier request with the same `Idempotency-Key`: nothing was ' +
-      'written this time. Absent on the first execution.',
+    description: 'Present (`true`) when this answer is the recorded answer of an earlier request with the same `Idempotency-Key`: nothing was ' + 'written this time. Absent on the first execution.',
     required: false,
     schema: { type: 'string', const: 'true' },
   },
@@ -135,9 +124,7 @@ const routeStatuses: Record<number, Omit<StatusDocs, 'examples'>> = {
   },
   413: { description: 'The request body is larger than the operation accepts.' },
   422: {
-    description:
-      'The `Idempotency-Key` was already used, within its retention, for a different request (another method, path or body). ' +
-      'Nothing was written.',
+    description: 'The `Idempotency-Key` was already used, within its retention, for a different request (another method, path or body). ' + 'Nothing was written.',
   },
   500: { description: 'The request failed unexpectedly; the body holds only a message.' },
 };
@@ -212,11 +199,7 @@ function errorResponse(docs: Omit<StatusDocs, 'examples'>, schemaRef: string, ex
 }
 
 /** Examples particular to the route: its own from operation-docs.ts, or made from its limits. */
-function ownExamples(
-  route: RouteSpec,
-  status: number,
-  routeExamples: ErrorResponseInput['routeExamples'],
-): Record<string, ExampleObject> | undefined {
+function ownExamples(route: RouteSpec, status: number, routeExamples: ErrorResponseInput['routeExamples']): Record<string, ExampleObject> | undefined {
   switch (status) {
     case 403:
       return route.checksOrigin

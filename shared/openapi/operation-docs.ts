@@ -6,7 +6,7 @@
  * of DESIGN.md (epoch ms, ISO 8601, identifiers of D1).
  */
 import { DOCUMENT_MAX_BYTES } from '#shared/domain/documents/document-size';
-import { payloadTooLarge, preconditionFailed, unavailable, type ApiError } from '#shared/http/api-error';
+import { type ApiError, payloadTooLarge, preconditionFailed, unavailable } from '#shared/http/api-error';
 import type { RouteId } from '#shared/routes';
 import { NOTE_BODY_MAX_CHARS } from '#shared/schemas/add-internal-note-body';
 import type { ExampleObject } from './openapi-types.ts';
@@ -137,18 +137,11 @@ const vocRow = {
   TicketUrl: 'https://support.example.com/tickets/48213',
 };
 
-const NEXT_CURSOR =
-  'eyJ2IjoxLCJrIjoiYXNzaXN0YW50IiwidCI6ImFjbWUiLCJ3IjpbMTc2NzIyNTYwMDAwMCwxNzY3MzEyMDAwMDAwXX0.3q2UuYtOGRYw0mFh9N5oZ1c7Xk2lB8sJdVfPaQeHr4E';
+const NEXT_CURSOR = 'eyJ2IjoxLCJrIjoiYXNzaXN0YW50IiwidCI6ImFjbWUiLCJ3IjpbMTc2NzIyNTYwMDAwMCwxNzY3MzEyMDAwMDAwXX0.3q2UuYtOGRYw0mFh9N5oZ1c7Xk2lB8sJdVfPaQeHr4E';
 
 const reportBadRequests = {
-  combined: example(
-    "'range' with 'from'",
-    error('BadRequest', "Query parameters 'range' and 'from' cannot be combined: give a range, or a from (and optionally a to)."),
-  ),
-  cursor: example(
-    'A cursor with a window',
-    error('BadRequest', "Query parameter 'cursor' cannot be combined with 'from': the cursor carries its window."),
-  ),
+  combined: example("'range' with 'from'", error('BadRequest', "Query parameters 'range' and 'from' cannot be combined: give a range, or a from (and optionally a to).")),
+  cursor: example('A cursor with a window', error('BadRequest', "Query parameter 'cursor' cannot be combined with 'from': the cursor carries its window.")),
 };
 
 const reportUnavailable = {
@@ -161,10 +154,7 @@ const documentTooLarge = {
 
 const documentErrors = {
   notObject: example('Not a JSON object', error('BadRequest', 'The request body must be a JSON object.')),
-  collection: example(
-    'Malformed collection',
-    error('BadRequest', "'collection' must be 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit."),
-  ),
+  collection: example('Malformed collection', error('BadRequest', "'collection' must be 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit.")),
   preconditionFailed: example('The document changed since it was read', errorOf(preconditionFailed('bot-billing'))),
 };
 
@@ -395,8 +385,8 @@ export const operationDocs: Record<RouteId, OperationDocs> = {
       'Starts a VOC recording job and answers where to send the file: a presigned `PUT` straight to storage (the recording ' +
       'never passes through this API, whose requests are limited to 10 MB). Send the file with exactly the answered headers ' +
       '(`curl -T call.wav -H "Content-Type: audio/wav" "<url>"`); storage refuses a file of another type or size, and the URL ' +
-      'after `expiresAt`. The job is `started` from now on: its arrival starts the analysis, which writes the recording\'s row ' +
-      'to the VOC list (`ID` = the job\'s `recordingId`) and then completes the job; a file that is not readable audio of the ' +
+      "after `expiresAt`. The job is `started` from now on: its arrival starts the analysis, which writes the recording's row " +
+      "to the VOC list (`ID` = the job's `recordingId`) and then completes the job; a file that is not readable audio of the " +
       'declared type fails it with a `failureReason`, and so does an upload that never arrives before the URL expires. ' +
       '`Idempotency-Key` makes a retry answer the same job.',
     requestExamples: {
@@ -425,9 +415,7 @@ export const operationDocs: Record<RouteId, OperationDocs> = {
     },
   },
   getVocJobStatus: {
-    description:
-      'The status of a VOC recording job. Poll until `completed` or `failed`: a job only moves from `started` to one of them. ' +
-      '`started` is in epoch milliseconds.',
+    description: 'The status of a VOC recording job. Poll until `completed` or `failed`: a job only moves from `started` to one of them. ' + '`started` is in epoch milliseconds.',
     success: {
       200: {
         description: 'The job.',

@@ -1,6 +1,7 @@
 /** The `cxm import` file (DESIGN section 5); every member is optional. */
-import { JOB_STATUSES } from '#shared/domain/voc/job-status';
+
 import type { VocJob } from '#shared/domain/voc/job-status';
+import { JOB_STATUSES } from '#shared/domain/voc/job-status';
 import { COLLECTION_NAME, resourceIdParam } from './identifiers.ts';
 
 export const SUPPORTED_IMPORT_MEMBERS = ['conversations', 'documents', 'vocJobs', 'assistantConversations', 'vocConversations'] as const;

@@ -37,7 +37,7 @@ export const CreateRecordingUploadBody = {
   required: ['fileName', 'contentType', 'sizeBytes'],
   additionalProperties: false,
   properties: {
-    fileName: { type: 'string', minLength: 1, maxLength: 255, pattern: FILE_NAME, description: 'The recording\'s file name, 1 to 255 characters, no `/`, `\\` or control characters.' },
+    fileName: { type: 'string', minLength: 1, maxLength: 255, pattern: FILE_NAME, description: "The recording's file name, 1 to 255 characters, no `/`, `\\` or control characters." },
     contentType: { type: 'string', enum: [...RECORDING_CONTENT_TYPES], description: 'The audio type of the file; the upload must send exactly this Content-Type.' },
     sizeBytes: {
       type: 'integer',

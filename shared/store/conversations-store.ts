@@ -5,16 +5,16 @@
  * notes, whatever races it.
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { IdempotencyRecord } from '#shared/domain/idempotency/recorded-response';
 import type { Conversation } from '#shared/domain/notes/conversation';
 import { explainNoteRejection, type NoteRejection } from '#shared/domain/notes/explain-note-rejection';
-import { tenantKey } from './composite-key.ts';
 import { busyReason } from './busy-cancellation.ts';
-import { recordLookupOnce, type RecordRequest } from './idempotency-ledger.ts';
-import { StoreUnavailableError } from './store-unavailable-error.ts';
+import { tenantKey } from './composite-key.ts';
+import { type RecordRequest, recordLookupOnce } from './idempotency-ledger.ts';
 import type { StopSignal } from './stop-signal.ts';
+import { StoreUnavailableError } from './store-unavailable-error.ts';
 
 const CONVERSATION_SK = 'CONVERSATION';
 /** Every note's sort key starts so; the NoteCreated pipe filters the table's stream on it. */
@@ -80,8 +80,7 @@ function toConversation(item: Record<string, unknown>): Conversation {
   };
 }
 
-const backoff = (attempt: number) =>
-  new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(400, 25 * 2 ** attempt)));
+const backoff = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(400, 25 * 2 ** attempt)));
 
 export function createConversationsStore(client: DynamoDBDocumentClient, table: string): ConversationsStore {
   return {

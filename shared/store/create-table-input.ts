@@ -6,10 +6,7 @@ export function createTableInput(spec: TableSpec, name: string): CreateTableComm
   const attributes = new Map<string, KeyAttribute>();
   const keyOf = (partitionKey: KeyAttribute, sortKey?: KeyAttribute) => {
     for (const attribute of [partitionKey, sortKey]) if (attribute) attributes.set(attribute.name, attribute);
-    return [
-      { AttributeName: partitionKey.name, KeyType: 'HASH' as const },
-      ...(sortKey ? [{ AttributeName: sortKey.name, KeyType: 'RANGE' as const }] : []),
-    ];
+    return [{ AttributeName: partitionKey.name, KeyType: 'HASH' as const }, ...(sortKey ? [{ AttributeName: sortKey.name, KeyType: 'RANGE' as const }] : [])];
   };
   const KeySchema = keyOf(spec.partitionKey, spec.sortKey);
   const indexes = spec.indexes.map((index) => ({

@@ -7,25 +7,18 @@
  * write itself. With an idempotency claim (D11) the write and its record commit in one transaction.
  */
 import { ConditionalCheckFailedException, TransactionCanceledException, TransactionConflictException } from '@aws-sdk/client-dynamodb';
-import {
-  GetCommand,
-  QueryCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-  type DynamoDBDocumentClient,
-  type TransactWriteCommandInput,
-} from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, QueryCommand, TransactWriteCommand, type TransactWriteCommandInput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { isStorableDocId } from '#shared/domain/documents/document-id';
-import { newEntityTag, preconditionsHold, type Preconditions } from '#shared/domain/documents/entity-tags';
+import { newEntityTag, type Preconditions, preconditionsHold } from '#shared/domain/documents/entity-tags';
 import type { JsonObject } from '#shared/domain/documents/json-value';
 import type { IdempotencyRecord } from '#shared/domain/idempotency/recorded-response';
-import { tenantKey } from './composite-key.ts';
-import { recordLookupOnce, type RecordRequest } from './idempotency-ledger.ts';
 import { busyReason } from './busy-cancellation.ts';
+import { tenantKey } from './composite-key.ts';
+import { type RecordRequest, recordLookupOnce } from './idempotency-ledger.ts';
 import { allOf, etagOf, preconditionExpression } from './precondition-expression.ts';
-import { StoreUnavailableError } from './store-unavailable-error.ts';
 import type { StopSignal } from './stop-signal.ts';
+import { StoreUnavailableError } from './store-unavailable-error.ts';
 
 const MAX_UPDATE_ATTEMPTS = 40;
 /** A keyed replace learns at most once that the document's existence differs from its guess, plus conflicts. */
@@ -50,10 +43,7 @@ export interface DocumentPage {
 }
 
 /** What a write did: wrote, refused on a precondition, or found its idempotency key recorded. */
-export type WriteOutcome<Written> =
-  | ({ kind: 'written' } & Written)
-  | { kind: 'precondition-failed' }
-  | { kind: 'recorded'; record: IdempotencyRecord };
+export type WriteOutcome<Written> = ({ kind: 'written' } & Written) | { kind: 'precondition-failed' } | { kind: 'recorded'; record: IdempotencyRecord };
 
 export interface Replaced {
   created: boolean;
@@ -90,13 +80,7 @@ export interface DocumentsStore {
    * Replaces the document by `change(current)` (JSON text) unless another write came between,
    * in which case it computes again from that write's result. `absent` when there is no document.
    */
-  update(
-    tenantId: string,
-    collection: string,
-    docId: string,
-    change: (current: JsonObject) => string,
-    options?: WriteOptions<Merged>,
-  ): Promise<WriteOutcome<Merged> | { kind: 'absent' }>;
+  update(tenantId: string, collection: string, docId: string, change: (current: JsonObject) => string, options?: WriteOptions<Merged>): Promise<WriteOutcome<Merged> | { kind: 'absent' }>;
 }
 
 /** An update as a transaction takes it; the single-item command takes it too. */
@@ -141,8 +125,7 @@ function refusalOf(error: unknown, ledger?: RecordRequest<unknown>['ledger']): R
 
 const abandoned = (what: string, cause?: unknown) => new StoreUnavailableError(`${what} abandoned at the deadline`, { cause });
 
-const backoff = (attempt: number) =>
-  new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(200, 10 * 2 ** attempt)));
+const backoff = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(200, 10 * 2 ** attempt)));
 
 export function createDocumentsStore(client: DynamoDBDocumentClient, table: string): DocumentsStore {
   const key = (tenantId: string, collection: string, docId: string) => {
@@ -202,8 +185,7 @@ export function createDocumentsStore(client: DynamoDBDocumentClient, table: stri
       const update: UpdateCommandInput = {
         TableName: table,
         Key: k,
-        UpdateExpression:
-          'SET #data = :data, #version = if_not_exists(#version, :zero) + :one, #etag = :etag, updatedAt = :now, tenantId = :tenant, #collection = :collection',
+        UpdateExpression: 'SET #data = :data, #version = if_not_exists(#version, :zero) + :one, #etag = :etag, updatedAt = :now, tenantId = :tenant, #collection = :collection',
         ExpressionAttributeNames: { '#data': 'data', '#version': 'version', '#etag': 'etag', '#collection': 'collection' },
         ExpressionAttributeValues: { ':data': json, ':zero': 0, ':one': 1, ':etag': etag, ':now': new Date().toISOString(), ':tenant': tenantId, ':collection': collection },
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',

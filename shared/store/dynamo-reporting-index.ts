@@ -5,7 +5,7 @@
  * maintained counts (count-buckets.ts): a few Queries of whole hours, days and blocks, and a COUNT
  * of the rows in the parts of an hour at the window's edges, whatever the window's size.
  */
-import { QueryCommand, type DynamoDBDocumentClient, type QueryCommandInput, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, QueryCommand, type QueryCommandInput, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { planWindowCount } from '#shared/domain/reporting/count-buckets';
 import { SearchUnavailableError } from './opensearch-errors.ts';
 import { ReportPageBudget } from './report-page-budget.ts';
@@ -45,10 +45,7 @@ export function createDynamoReportingIndex(client: DynamoDBDocumentClient, table
     const parts = await Promise.all([
       // The rows themselves: only ever spans within two hours (planWindowCount).
       ...direct.map(([low, high]) =>
-        sumQuery(
-          { TableName: table, ...windowCondition, ExpressionAttributeValues: { ':gpk': gpk, ':from': timeKey(low), ':to': timeKey(high) }, Select: 'COUNT' },
-          (page) => page.Count ?? 0,
-        ),
+        sumQuery({ TableName: table, ...windowCondition, ExpressionAttributeValues: { ':gpk': gpk, ':from': timeKey(low), ':to': timeKey(high) }, Select: 'COUNT' }, (page) => page.Count ?? 0),
       ),
       // A run of buckets (sparse: only buckets that hold rows exist).
       ...runs.map((run) =>
@@ -75,9 +72,7 @@ export function createDynamoReportingIndex(client: DynamoDBDocumentClient, table
       // left unhandled (Node ends the process for one). The page's own error is what answers.
       totalPromise?.catch(() => undefined);
       const page = new ReportPageBudget(limit, maxBytes);
-      let startKey: Record<string, unknown> | undefined = after
-        ? { gpk, gsk: sortKey(after[0], after[1]), pk: rowKey(tenantId, kind, after[1]) }
-        : undefined;
+      let startKey: Record<string, unknown> | undefined = after ? { gpk, gsk: sortKey(after[0], after[1]), pk: rowKey(tenantId, kind, after[1]) } : undefined;
       let more = false;
       while (!more) {
         const result = await client

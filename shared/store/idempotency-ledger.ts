@@ -6,15 +6,15 @@
  * cancellation reason carries the record (ALL_OLD): replaying costs no read.
  */
 import type { CancellationReason } from '@aws-sdk/client-dynamodb';
-import { GetCommand, type DynamoDBDocumentClient, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { IdempotencyClaim, IdempotencyRecord, RecordedResponse } from '#shared/domain/idempotency/recorded-response';
 import { tenantKey } from './composite-key.ts';
 import { documentClient } from './dynamo-client.ts';
 import { idempotencyTtlMs } from './idempotency-ttl.ts';
+import type { StopSignal } from './stop-signal.ts';
 import { tableName } from './table-name.ts';
 import { tableSpecs } from './table-specs.ts';
-import type { StopSignal } from './stop-signal.ts';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
@@ -98,11 +98,7 @@ export const idempotencyLedger = () => createIdempotencyLedger(documentClient(),
  * conflict, one consistent read of the record tells a loser to replay instead of trying again.
  * Reads at most once per request (the rest of the budget is retries of the write).
  */
-export function recordLookupOnce(
-  tenantId: string,
-  record: RecordRequest<never> | undefined,
-  signal: StopSignal | undefined,
-): () => Promise<IdempotencyRecord | undefined> {
+export function recordLookupOnce(tenantId: string, record: RecordRequest<never> | undefined, signal: StopSignal | undefined): () => Promise<IdempotencyRecord | undefined> {
   let looked = false;
   return async () => {
     if (!record || looked) return undefined;

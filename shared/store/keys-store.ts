@@ -3,7 +3,7 @@
  * Unlike every other store this one is not tenant-scoped: the authorizer looks a key up before it
  * knows the tenant, and the operator CLI manages keys across tenants.
  */
-import { GetCommand, PutCommand, QueryCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { KeyLifecycle } from '#shared/auth/key-status';
 import type { UsageKey } from '#shared/auth/usage-plan-keys';
 import { tableSpecs } from './table-specs.ts';
@@ -64,9 +64,7 @@ export function createKeysStore(client: DynamoDBDocumentClient, table: string): 
     },
 
     async create(key) {
-      await client.send(
-        new PutCommand({ TableName: table, Item: key, ConditionExpression: 'attribute_not_exists(keyHash)' }),
-      );
+      await client.send(new PutCommand({ TableName: table, Item: key, ConditionExpression: 'attribute_not_exists(keyHash)' }));
     },
 
     async list(tenantId) {
@@ -81,9 +79,7 @@ export function createKeysStore(client: DynamoDBDocumentClient, table: string): 
             // old one) must count, or its tenant's usage key goes and the new key is refused.
             ConsistentRead: true,
             ExclusiveStartKey: startKey,
-            ...(tenantId === undefined
-              ? {}
-              : { FilterExpression: 'contains(tenants, :tenant)', ExpressionAttributeValues: { ':tenant': tenantId } }),
+            ...(tenantId === undefined ? {} : { FilterExpression: 'contains(tenants, :tenant)', ExpressionAttributeValues: { ':tenant': tenantId } }),
           }),
         );
         keys.push(...(page.Items ?? []).map(toStoredKey));

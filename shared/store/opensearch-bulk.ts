@@ -24,8 +24,9 @@
  * a tombstone): a delete aimed at a year that was never indexed leaves an empty year index, made
  * from the template like any other; the bounded years (opensearch-index-names.ts) bound that too.
  */
-import type { AttributeValue, DynamoDBRecord } from 'aws-lambda';
+
 import { createHash } from 'node:crypto';
+import type { AttributeValue, DynamoDBRecord } from 'aws-lambda';
 import type { ReportKind } from '#shared/domain/reporting/report-cursor';
 import { reportingYearIndex } from './opensearch-index-names.ts';
 import { indexedFields } from './opensearch-mappings.ts';
@@ -194,8 +195,7 @@ export function failedOperations(operations: BulkOperation[], items: BulkRespons
   operations.forEach((operation, i) => {
     const result = items[i]?.[operation.action];
     const status = result?.status;
-    const applied =
-      status !== undefined && ((status >= 200 && status < 300) || status === 409 || (operation.action === 'delete' && status === 404));
+    const applied = status !== undefined && ((status >= 200 && status < 300) || status === 409 || (operation.action === 'delete' && status === 404));
     if (!applied) failed.push({ operation, status, error: result?.error ?? 'no result for this operation' });
   });
   return failed;

@@ -16,7 +16,7 @@
  */
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
 import { escapeRfc3986 } from './escape-rfc3986.ts';
-import { signingRegion, sigV4Signer, type SigV4Options } from './sigv4-signer.ts';
+import { type SigV4Options, signingRegion, sigV4Signer } from './sigv4-signer.ts';
 
 export interface OpenSearchClientOptions {
   /** `https://<domain endpoint>` (signed) or a local `http://host:port`. */

@@ -5,8 +5,8 @@
  * (and bisected), which the external versions make harmless.
  */
 import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
+import { type BulkOperation, type BulkResponseItem, bulkBody, failedOperations, planBulk } from './opensearch-bulk.ts';
 import type { OpenSearchClient } from './opensearch-client.ts';
-import { bulkBody, failedOperations, planBulk, type BulkOperation, type BulkResponseItem } from './opensearch-bulk.ts';
 
 // Amazon OpenSearch Service refuses HTTP bodies over 10 MiB on its smallest instances; stay well under.
 const MAX_REQUEST_BYTES = 5 * 1024 * 1024;
@@ -33,12 +33,7 @@ function chunks(operations: BulkOperation[]): BulkOperation[][] {
   return result;
 }
 
-export async function indexReportingRecords(
-  client: OpenSearchClient,
-  prefix: string,
-  records: DynamoDBRecord[],
-  log?: IndexingLog,
-): Promise<DynamoDBBatchResponse> {
+export async function indexReportingRecords(client: OpenSearchClient, prefix: string, records: DynamoDBRecord[], log?: IndexingLog): Promise<DynamoDBBatchResponse> {
   const { operations, rejected } = planBulk(records, prefix);
   const failed = new Set<string>();
   for (const { sequenceNumber, reason } of rejected) {

@@ -22,7 +22,7 @@
  * plain search_after fallback anyway (as would a node restart or blue/green deploy, which lose
  * every PIT), making the snapshot a matter of timing that no client could rely on.
  */
-import { OpenSearchResponseError, type OpenSearchClient } from './opensearch-client.ts';
+import { type OpenSearchClient, OpenSearchResponseError } from './opensearch-client.ts';
 import { SearchUnavailableError } from './opensearch-errors.ts';
 import { reportingReadAlias } from './opensearch-index-names.ts';
 import { ReportPageBudget } from './report-page-budget.ts';

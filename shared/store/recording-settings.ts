@@ -3,8 +3,9 @@
  * from the stage config; locally npm start passes them through), checked at cold start so a bad
  * value fails loudly there. One module of names for CDK, the local runtime and the functions.
  */
-import { DEFAULT_RECORDING_LIMITS } from '#shared/domain/voc/recording-upload';
+
 import type { JobDeadlines } from '#shared/domain/voc/job-status';
+import { DEFAULT_RECORDING_LIMITS } from '#shared/domain/voc/recording-upload';
 
 export const RECORDINGS_BUCKET_ENV = 'CXM_RECORDINGS_BUCKET';
 export const RECORDING_MAX_BYTES_ENV = 'CXM_RECORDING_MAX_BYTES';

@@ -4,8 +4,9 @@
  * addressing (a bucket name is no host name on 127.0.0.1). Uploads are presigned without the
  * client (presign-recording-upload.ts).
  */
-import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
+
 import type { Readable } from 'node:stream';
+import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 
 let client: S3Client | undefined;
 

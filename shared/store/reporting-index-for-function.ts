@@ -7,8 +7,9 @@
  * other backend's branch and modules out of it. The variable is read in each test, not copied to
  * a local, so that the compiled-in constant folds there.
  */
-import { createDynamoReportingIndex } from './dynamo-reporting-index.ts';
+
 import { documentClient } from './dynamo-client.ts';
+import { createDynamoReportingIndex } from './dynamo-reporting-index.ts';
 import type { ReportingIndex } from './reporting-index.ts';
 import { tableName } from './table-name.ts';
 import type { TableId } from './table-specs.ts';

@@ -11,16 +11,8 @@
  * concurrent writers of one row, and an SDK retry of a transaction that had committed, land on the
  * right counts: whoever loses learns the row's current version and tries again.
  */
-import { TransactionCanceledException, type AttributeValue } from '@aws-sdk/client-dynamodb';
-import {
-  QueryCommand,
-  ScanCommand,
-  TransactWriteCommand,
-  type DynamoDBDocumentClient,
-  type QueryCommandInput,
-  type ScanCommandInput,
-  type TransactWriteCommandInput,
-} from '@aws-sdk/lib-dynamodb';
+import { type AttributeValue, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBDocumentClient, QueryCommand, type QueryCommandInput, ScanCommand, type ScanCommandInput, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { bucketsOf } from '#shared/domain/reporting/count-buckets';
 import { REPORT_KINDS, type ReportKind } from '#shared/domain/reporting/report-cursor';
 import type { ShapedRow } from '#shared/domain/reporting/report-rows';
@@ -115,9 +107,7 @@ export function createReportingRowsStore(client: DynamoDBDocumentClient, tables:
 
   function rowItem(tenantId: string, kind: ReportKind, change: Change, before: Expected): TransactItem {
     const Key = { pk: rowKey(tenantId, kind, change.id) };
-    const condition = before.exists
-      ? { ConditionExpression: 'datetimeMs = :was', ExpressionAttributeValues: { ':was': before.datetimeMs } }
-      : { ConditionExpression: 'attribute_not_exists(pk)' };
+    const condition = before.exists ? { ConditionExpression: 'datetimeMs = :was', ExpressionAttributeValues: { ':was': before.datetimeMs } } : { ConditionExpression: 'attribute_not_exists(pk)' };
     const common = { TableName: tables.rows, ...condition, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const };
     if (change.next) return { Put: { ...common, Item: reportingItem(tenantId, kind, change.next) } };
     // Removing a row believed absent: only check that it is, so a present one reports its version.
@@ -176,9 +166,10 @@ export function createReportingRowsStore(client: DynamoDBDocumentClient, tables:
   async function* pages(input: QueryCommandInput | ScanCommandInput): AsyncGenerator<Array<Record<string, unknown>>> {
     let startKey: Record<string, unknown> | undefined;
     do {
-      const page = 'KeyConditionExpression' in input
-        ? await client.send(new QueryCommand({ ...input, ExclusiveStartKey: startKey }))
-        : await client.send(new ScanCommand({ ...input, ExclusiveStartKey: startKey }));
+      const page =
+        'KeyConditionExpression' in input
+          ? await client.send(new QueryCommand({ ...input, ExclusiveStartKey: startKey }))
+          : await client.send(new ScanCommand({ ...input, ExclusiveStartKey: startKey }));
       yield page.Items ?? [];
       startKey = page.LastEvaluatedKey;
     } while (startKey);
@@ -214,8 +205,18 @@ export function createReportingRowsStore(client: DynamoDBDocumentClient, tables:
   }
 
   return {
-    putRows: (tenantId, kind, rows) => apply(tenantId, kind, rows.map((row) => ({ id: row.id, next: row }))),
-    deleteRows: (tenantId, kind, ids) => apply(tenantId, kind, ids.map((id) => ({ id }))),
+    putRows: (tenantId, kind, rows) =>
+      apply(
+        tenantId,
+        kind,
+        rows.map((row) => ({ id: row.id, next: row })),
+      ),
+    deleteRows: (tenantId, kind, ids) =>
+      apply(
+        tenantId,
+        kind,
+        ids.map((id) => ({ id })),
+      ),
 
     async rebuildCounts({ tenantId, onProgress } = {}) {
       // One tenant: its lists through the window index and its count items. Every tenant: both tables whole.
@@ -247,10 +248,7 @@ export function createReportingRowsStore(client: DynamoDBDocumentClient, tables:
           for (const { pk, sk } of items as Array<{ pk: string; sk: string }>) if (!counts.get(pk)?.has(sk)) stale.push({ pk, sk });
         }
       }
-      const writes = [
-        ...stale.map(({ pk, sk }) => ({ pk, sk, rows: 0 })),
-        ...[...counts].flatMap(([pk, list]) => [...list].map(([sk, n]) => ({ pk, sk, rows: n }))),
-      ];
+      const writes = [...stale.map(({ pk, sk }) => ({ pk, sk, rows: 0 })), ...[...counts].flatMap(([pk, list]) => [...list].map(([sk, n]) => ({ pk, sk, rows: n })))];
       for (let i = 0; i < writes.length; i += 25) {
         await client.send(new TransactWriteCommand({ TransactItems: writes.slice(i, i + 25).map((Item) => ({ Put: { TableName: tables.counts, Item } })) }));
       }

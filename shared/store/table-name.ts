@@ -1,4 +1,4 @@
-import { tableSpecs, type TableId } from './table-specs.ts';
+import { type TableId, tableSpecs } from './table-specs.ts';
 
 /**
  * The physical name of a table, from the environment CDK (or the local runtime) set for the

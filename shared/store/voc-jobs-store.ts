@@ -5,14 +5,14 @@
  * transaction with its Idempotency-Key record (D11), as every keyed write.
  */
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { IdempotencyRecord } from '#shared/domain/idempotency/recorded-response';
-import { JOB_STATUSES, type FinalJobStatus, type JobStatus, type OverdueBasis, type StoredVocJob, type VocJob, type VocJobUpload } from '#shared/domain/voc/job-status';
+import { type FinalJobStatus, JOB_STATUSES, type JobStatus, type OverdueBasis, type StoredVocJob, type VocJob, type VocJobUpload } from '#shared/domain/voc/job-status';
 import { tenantKey } from './composite-key.ts';
-import { recordLookupOnce, type RecordRequest } from './idempotency-ledger.ts';
-import { StoreUnavailableError } from './store-unavailable-error.ts';
+import { type RecordRequest, recordLookupOnce } from './idempotency-ledger.ts';
 import type { StopSignal } from './stop-signal.ts';
+import { StoreUnavailableError } from './store-unavailable-error.ts';
 
 export type TransitionOutcome = 'done' | 'not-found' | 'not-started';
 

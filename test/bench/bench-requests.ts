@@ -3,9 +3,9 @@
  * API Gateway proxy events for the in-process measurements (built as the local gateway builds them).
  */
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
-import { encodeCaller } from '#shared/auth/authorizer-context';
-import { routeById, type RouteId } from '#shared/routes';
 import { buildProxyEvent, type IncomingParts } from '#infra/local/build-proxy-event';
+import { encodeCaller } from '#shared/auth/authorizer-context';
+import { type RouteId, routeById } from '#shared/routes';
 
 export const BENCH_TENANT = 'bench';
 export const BENCH_COLLECTION = 'bots';
@@ -24,8 +24,7 @@ export const BENCH_DOCUMENT = {
 export const BENCH_AUTH_CACHE_TTL_SECONDS = 300;
 export const BENCH_NOTE_BODY = JSON.stringify({ body: 'Customer called back about the duplicate charge; refund issued.' });
 
-export const documentPath = (tenantId = BENCH_TENANT) =>
-  `/api/v1/provisioning/tenants/${tenantId}/${BENCH_COLLECTION}/${BENCH_DOC_ID}/versions/current`;
+export const documentPath = (tenantId = BENCH_TENANT) => `/api/v1/provisioning/tenants/${tenantId}/${BENCH_COLLECTION}/${BENCH_DOC_ID}/versions/current`;
 export const notePath = (tenantId = BENCH_TENANT, conversationId = BENCH_CONVERSATION) => `/api/v1/cxm/tenants/${tenantId}/conversations/${conversationId}/internal-notes`;
 
 /** The two routes whose speed the bench follows through the whole stack. */
@@ -60,9 +59,7 @@ export const KEYED_NOTE_ROUTE: BenchRoute = {
 /** The proxy event the gateway would send for `route`, after the authorizer allowed the bench key. */
 export function benchEvent(route: BenchRoute): APIGatewayProxyEvent {
   const pathParameters: Record<string, string> =
-    route.id === 'getCurrentDocument'
-      ? { tenantId: BENCH_TENANT, collection: BENCH_COLLECTION, docId: BENCH_DOC_ID }
-      : { tenantId: BENCH_TENANT, conversationId: BENCH_CONVERSATION };
+    route.id === 'getCurrentDocument' ? { tenantId: BENCH_TENANT, collection: BENCH_COLLECTION, docId: BENCH_DOC_ID } : { tenantId: BENCH_TENANT, conversationId: BENCH_CONVERSATION };
   return routeEvent(route.id, { ...route, pathParameters, scopes: BENCH_SCOPES });
 }
 
@@ -79,7 +76,12 @@ export interface RouteRequest {
 }
 
 /** A request as the local gateway receives it from the bench's client on loopback. */
-export function benchRequestParts(method: string, rawPath: string, rawHeaders: string[], { rawQuery = '', body = '' }: { rawQuery?: string | undefined; body?: string | undefined } = {}): IncomingParts {
+export function benchRequestParts(
+  method: string,
+  rawPath: string,
+  rawHeaders: string[],
+  { rawQuery = '', body = '' }: { rawQuery?: string | undefined; body?: string | undefined } = {},
+): IncomingParts {
   return { method, rawPath, rawQuery, rawHeaders, body: Buffer.from(body), sourceIp: '127.0.0.1', host: '127.0.0.1', requestId: 'bench-request', now: new Date() };
 }
 
@@ -90,12 +92,11 @@ export function routeEvent(id: RouteId, request: RouteRequest): APIGatewayProxyE
   const given = new Set(own.filter((_, i) => i % 2 === 0).map((name) => name.toLowerCase()));
   const common = ['Host', '127.0.0.1', 'Accept', 'application/json', 'User-Agent', 'cxm-bench', ...(request.body === undefined ? [] : ['Content-Type', 'application/json'])];
   const rawHeaders = [...common.flatMap((value, i, all) => (i % 2 === 0 && !given.has(value.toLowerCase()) ? [value, all[i + 1]!] : [])), ...own];
-  return buildProxyEvent(
-    benchRequestParts(request.method, request.path, rawHeaders, { rawQuery: request.query, body: request.body }),
-    routeById(id),
-    request.pathParameters,
-    { ...encodeCaller({ keyId, tenants: [BENCH_TENANT], scopes: request.scopes }), principalId: keyId, integrationLatency: 0 },
-  );
+  return buildProxyEvent(benchRequestParts(request.method, request.path, rawHeaders, { rawQuery: request.query, body: request.body }), routeById(id), request.pathParameters, {
+    ...encodeCaller({ keyId, tenants: [BENCH_TENANT], scopes: request.scopes }),
+    principalId: keyId,
+    integrationLatency: 0,
+  });
 }
 
 /** A Lambda context with the function's full time ahead (the chain arms its deadline from it). */

@@ -13,9 +13,11 @@ const MIB = 1024 * 1024;
 /** Hostile bodies as a client could send them, each filling about 1 MiB (the API's body limit is larger than none of them need). */
 function hostileBodies(): Array<{ name: string; text: string }> {
   const zeros = (count: number) => Array(count).fill('0').join(',');
-  const deepArrays = '['.repeat(99) + `[${zeros(520_000)}]` + ']'.repeat(99);
+  const deepArrays = `${'['.repeat(99)}[${zeros(520_000)}]${']'.repeat(99)}`;
   const wideObject = `{${Array.from({ length: 60_000 }, (_, i) => `"k${i}":0`).join(',')}}`;
-  const deepObjects = `[${Array(9_000).fill(`${'{"a":'.repeat(9)}[0]${'}'.repeat(9)}`).join(',')}]`;
+  const deepObjects = `[${Array(9_000)
+    .fill(`${'{"a":'.repeat(9)}[0]${'}'.repeat(9)}`)
+    .join(',')}]`;
   const longText = JSON.stringify({ text: 'é'.repeat(MIB / 2) });
   return [
     { name: '100 nested arrays holding 520 000 zeros', text: deepArrays },

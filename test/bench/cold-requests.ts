@@ -22,27 +22,27 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { OPENAPI_DOCUMENT_OPERATION } from '#infra/constructs/api-docs';
+import { buildAuthorizerEvent, buildProxyEvent } from '#infra/local/build-proxy-event';
+import { LOCAL_REGION, type LocalDynamoConnection } from '#infra/local/dynamodb-local';
+import { startLocalSecretsManager } from '#infra/local/local-secrets-manager';
 import { issueKey } from '#shared/auth/issue-key';
 import { conversationWithDefaults } from '#shared/domain/notes/conversation';
 import { REPORT_KINDS, type ReportKind } from '#shared/domain/reporting/report-cursor';
-import { shapeRow, type ShapedRow } from '#shared/domain/reporting/report-rows';
+import { type ShapedRow, shapeRow } from '#shared/domain/reporting/report-rows';
 import type { RouteId } from '#shared/routes';
+import { AUTHORIZER_HANDLER, routeById } from '#shared/routes';
 import { createConversationsStore } from '#shared/store/conversations-store';
-import { documentClient } from '#shared/store/dynamo-client';
 import { createDocumentsStore } from '#shared/store/documents-store';
+import { documentClient } from '#shared/store/dynamo-client';
 import { createKeysStore } from '#shared/store/keys-store';
 import { OPENSEARCH_ENDPOINT_VAR } from '#shared/store/opensearch-settings';
 import { createReportingRowsStore } from '#shared/store/reporting-rows-store';
 import { allTableSpecs, type TableId } from '#shared/store/table-specs';
 import { createVocJobsStore } from '#shared/store/voc-jobs-store';
-import { buildAuthorizerEvent, buildProxyEvent } from '#infra/local/build-proxy-event';
-import { LOCAL_REGION, type LocalDynamoConnection } from '#infra/local/dynamodb-local';
-import { startLocalSecretsManager } from '#infra/local/local-secrets-manager';
-import { AUTHORIZER_HANDLER, routeById } from '#shared/routes';
-import { OPENAPI_DOCUMENT_OPERATION } from '#infra/constructs/api-docs';
 import { searchAnswer } from '#test/support/opensearch-recorded-responses';
-import { startOpenSearchStub, type OpenSearchStub } from '#test/support/opensearch-stub';
-import { BENCH_COLLECTION, BENCH_DOC_ID, BENCH_DOCUMENT, BENCH_TENANT, benchRequestParts, routeEvent, type RouteRequest } from './bench-requests.ts';
+import { type OpenSearchStub, startOpenSearchStub } from '#test/support/opensearch-stub';
+import { BENCH_COLLECTION, BENCH_DOC_ID, BENCH_DOCUMENT, BENCH_TENANT, benchRequestParts, type RouteRequest, routeEvent } from './bench-requests.ts';
 import type { BuiltBundle } from './measure-bundles.ts';
 
 /** What a first request must answer: an HTTP status, or the authorizer's Allow. */
@@ -140,7 +140,29 @@ const ROUTE_REQUESTS: Record<RouteId, { request: Omit<RouteRequest, 'scopes'>; a
 function selfSignedLoopbackCertificate(dir: string): { key: string; cert: string; certFile: string } {
   const keyFile = join(dir, 'key.pem');
   const certFile = join(dir, 'cert.pem');
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', keyFile, '-out', certFile, '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      keyFile,
+      '-out',
+      certFile,
+      '-days',
+      '1',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+    ],
+    { stdio: 'ignore' },
+  );
   return { key: readFileSync(keyFile, 'utf8'), cert: readFileSync(certFile, 'utf8'), certFile };
 }
 
@@ -202,7 +224,11 @@ export async function arrangeColdRequests(dynamo: LocalDynamoConnection, tables:
 
   const documentRequest = JSON.stringify(routeEvent('getCurrentDocument', { ...ROUTE_REQUESTS.getCurrentDocument.request, scopes: SCOPES }));
   const authorizerEvent = JSON.stringify(
-    buildAuthorizerEvent(benchRequestParts('GET', documentPath(BENCH_DOC_ID), ['Host', '127.0.0.1', 'Authorization', `Bearer ${key}`]), routeById('getCurrentDocument'), documentParameters(BENCH_DOC_ID)),
+    buildAuthorizerEvent(
+      benchRequestParts('GET', documentPath(BENCH_DOC_ID), ['Host', '127.0.0.1', 'Authorization', `Bearer ${key}`]),
+      routeById('getCurrentDocument'),
+      documentParameters(BENCH_DOC_ID),
+    ),
   );
   const openApiEvent: APIGatewayProxyEvent = buildProxyEvent(benchRequestParts('GET', '/openapi.json', ['Host', '127.0.0.1']), { id: OPENAPI_DOCUMENT_OPERATION, path: '/openapi.json' }, {}, {});
 

@@ -17,9 +17,7 @@ export const figure = (entry: ColdStartEntry): number => entry.coldRequestRatio 
 export function withPeerStandings(entries: readonly ColdStartEntry[]): ColdStartEntry[] {
   const peers = entries.filter((entry) => entry.kind === 'peer');
   if (peers.length === 0) return [...entries];
-  return entries.map((entry) =>
-    COMPARED_KINDS.has(entry.kind) ? { ...entry, aheadOfPeers: Object.fromEntries(peers.map((peer) => [peer.function, figure(entry) < figure(peer)])) } : entry,
-  );
+  return entries.map((entry) => (COMPARED_KINDS.has(entry.kind) ? { ...entry, aheadOfPeers: Object.fromEntries(peers.map((peer) => [peer.function, figure(entry) < figure(peer)])) } : entry));
 }
 
 export interface PeerStanding {

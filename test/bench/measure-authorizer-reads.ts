@@ -5,10 +5,10 @@
  * requests of one key is shown too: the cache merges lookups in flight, so it should read once.
  */
 import autocannon from 'autocannon';
-import { documentClient } from '#shared/store/dynamo-client';
 import { bindGateway } from '#infra/local/serve-gateway';
-import { atMost, round, type Goal } from './bench-stats.ts';
+import { documentClient } from '#shared/store/dynamo-client';
 import { BENCH_AUTH_CACHE_TTL_SECONDS, BENCH_NOTE_BODY, BENCH_TENANT, documentPath, notePath } from './bench-requests.ts';
+import { atMost, type Goal, round } from './bench-stats.ts';
 
 const COUNTER = 'benchKeyReads';
 const COLD_BURST = 10;
@@ -54,9 +54,11 @@ export function countKeyReads(keysTable: string): { reads: () => number; stop: (
 /** `items`, `limit` at a time. */
 async function runPool<T>(items: readonly T[], limit: number, run: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: limit }, async () => {
-    while (next < items.length) await run(items[next++]!);
-  }));
+  await Promise.all(
+    Array.from({ length: limit }, async () => {
+      while (next < items.length) await run(items[next++]!);
+    }),
+  );
 }
 
 /** The gateway runs in this process, so its authorizer's reads pass the counter. */

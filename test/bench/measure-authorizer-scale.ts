@@ -8,10 +8,10 @@
  * tenant, and one tenant at this rate would be refused with 429 long before the end.
  */
 import { indexedTasks, runBounded } from '#infra/cli/run-bounded';
-import { DEFAULT_RATE_LIMIT } from '#infra/local/token-buckets';
 import { bindGateway } from '#infra/local/serve-gateway';
-import { atMost, round, type Goal } from './bench-stats.ts';
+import { DEFAULT_RATE_LIMIT } from '#infra/local/token-buckets';
 import { BENCH_COLLECTION } from './bench-requests.ts';
+import { atMost, type Goal, round } from './bench-stats.ts';
 import { countKeyReads } from './measure-authorizer-reads.ts';
 
 /** Key writes in flight while the keys are created (straight to the keys store, not timed). */
@@ -69,10 +69,13 @@ export async function measureAuthorizerScale(
 ): Promise<AuthorizerScaleFigures> {
   progress(`authorizer at scale: creating ${sizes.keys} keys`);
   const keys: { tenantId: string; key: string }[] = [];
-  await runBounded(indexedTasks(sizes.keys, async (i) => {
-    const tenantId = `bench-scale-${i}`;
-    keys.push({ tenantId, key: await createKey(tenantId) });
-  }), WRITE_CONCURRENCY);
+  await runBounded(
+    indexedTasks(sizes.keys, async (i) => {
+      const tenantId = `bench-scale-${i}`;
+      keys.push({ tenantId, key: await createKey(tenantId) });
+    }),
+    WRITE_CONCURRENCY,
+  );
   const warmUp = { tenantId: 'bench-scale-warm-up', key: await createKey('bench-scale-warm-up') };
   const order = shuffled(
     keys.flatMap((key) => Array.from({ length: sizes.uses }, () => key)),
@@ -98,7 +101,10 @@ export async function measureAuthorizerScale(
     await get(warmUp);
     const before = counter.reads();
     const started = performance.now();
-    await runBounded(indexedTasks(order.length, (i) => get(order[i]!)), sizes.concurrency);
+    await runBounded(
+      indexedTasks(order.length, (i) => get(order[i]!)),
+      sizes.concurrency,
+    );
     const seconds = (performance.now() - started) / 1000;
     const storeReads = counter.reads() - before;
     const per1000 = (storeReads / order.length) * 1000;

@@ -8,14 +8,14 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { build, type BuildOptions, type Metafile } from 'esbuild';
-import { LAMBDA_BUNDLING, LAMBDA_RUNTIME } from '#infra/constructs/api-function';
+import { type BuildOptions, build, type Metafile } from 'esbuild';
 import { OPENAPI_DOCUMENT_HANDLER, OPENAPI_DOCUMENT_OPERATION } from '#infra/constructs/api-docs';
+import { LAMBDA_BUNDLING, LAMBDA_RUNTIME } from '#infra/constructs/api-function';
 import { INDEXER_HANDLER } from '#infra/constructs/indexer';
-import { PROJECT_ROOT } from '#infra/project-root';
 import { REPORTING_BACKEND_ENV, reportingBackendDefine } from '#infra/constructs/reporting-backend-bundling';
-import { AUTHORIZER_HANDLER, routes, type RouteSpec } from '#shared/routes';
+import { PROJECT_ROOT } from '#infra/project-root';
 import { RECORDING_PROCESSOR } from '#shared/recording-events';
+import { AUTHORIZER_HANDLER, type RouteSpec, routes } from '#shared/routes';
 import { round } from './bench-stats.ts';
 import { PEER_HANDLERS } from './peers/peer-handlers.ts';
 
@@ -123,9 +123,7 @@ export const validatorCount = Object.keys(validators).length;`,
 
 /** The installed version of each package, read from its manifest (some export no `./package.json`). */
 function installedVersions(packages: readonly string[]): Record<string, string> {
-  return Object.fromEntries(
-    packages.map((name) => [name, (JSON.parse(readFileSync(join(PROJECT_ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version]),
-  );
+  return Object.fromEntries(packages.map((name) => [name, (JSON.parse(readFileSync(join(PROJECT_ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version]));
 }
 
 function packageOf(input: string): string {
@@ -146,10 +144,7 @@ function describe(metafile: Metafile): { bytes: number; contents: Record<string,
 }
 
 /** Builds every bundle into a new temporary directory (the caller removes it). */
-export async function buildBundles(
-  outdir = mkdtempSync(join(tmpdir(), 'cxm-bench-')),
-  { peers = true }: { peers?: boolean } = {},
-): Promise<{ outdir: string; bundles: BuiltBundle[] }> {
+export async function buildBundles(outdir = mkdtempSync(join(tmpdir(), 'cxm-bench-')), { peers = true }: { peers?: boolean } = {}): Promise<{ outdir: string; bundles: BuiltBundle[] }> {
   const options = lambdaEsbuildOptions();
   const bundles = await Promise.all(
     sources(peers).map(async (source, index): Promise<BuiltBundle> => {
@@ -184,7 +179,11 @@ export function bundlesReport(bundles: readonly BuiltBundle[]): BundlesReport {
         bytes: bundle.bytes,
         ratio: round(bundle.bytes / baseline.bytes),
         validatorBytes: bundle.validatorBytes,
-        largest: Object.fromEntries(Object.entries(bundle.contents).sort((a, b) => b[1] - a[1]).slice(0, 6)),
+        largest: Object.fromEntries(
+          Object.entries(bundle.contents)
+            .sort((a, b) => b[1] - a[1])
+            .slice(0, 6),
+        ),
       })),
   };
 }

@@ -21,7 +21,7 @@ import { execFile } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { RECORDINGS_BUCKET_ENV } from '#shared/store/recording-settings';
-import { atMost, median, pairedRatio, round, type Goal } from './bench-stats.ts';
+import { atMost, type Goal, median, pairedRatio, round } from './bench-stats.ts';
 import type { ColdRequest, ColdRequests } from './cold-requests.ts';
 import { COMPARED_KINDS, withPeerStandings } from './compare-peers.ts';
 import type { BuiltBundle, BundleKind } from './measure-bundles.ts';
@@ -133,13 +133,7 @@ export interface ColdStartReport {
 
 const total = (sample: Sample): Timing => ({ wall: sample.init.wall + sample.first!.wall, cpu: sample.init.cpu + sample.first!.cpu });
 
-export async function measureColdStart(
-  bundles: readonly BuiltBundle[],
-  runs: number,
-  nodePath: string,
-  progress: (message: string) => void,
-  requests: ColdRequests,
-): Promise<ColdStartReport> {
+export async function measureColdStart(bundles: readonly BuiltBundle[], runs: number, nodePath: string, progress: (message: string) => void, requests: ColdRequests): Promise<ColdStartReport> {
   const baseline = bundles.find((bundle) => bundle.kind === 'baseline')!;
   const measured = bundles.filter((bundle): bundle is BuiltBundle & { kind: ColdStartEntry['kind'] } => bundle.kind !== 'baseline');
   const common = { ...functionEnvironment(), ...requests.environment };

@@ -13,18 +13,18 @@
  *   which is its busiest; into DynamoDB Local the same run would take over an hour. The peak is the
  *   kernel's (report-max-rss.mjs), not a sample.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { allTableSpecs, type TableId } from '#shared/store/table-specs';
 import { LOCAL_REGION, type LocalDynamoConnection } from '#infra/local/dynamodb-local';
 import { writeLocalState } from '#infra/local/local-state';
 import { PROJECT_ROOT } from '#infra/project-root';
+import { allTableSpecs, type TableId } from '#shared/store/table-specs';
 import { writeImportFile } from '#test/support/write-import-file';
 import type { Progress } from './bench-progress.ts';
-import { atMost, round, type Goal } from './bench-stats.ts';
+import { atMost, type Goal, round } from './bench-stats.ts';
 import { startAcknowledgingDynamo } from './start-acknowledging-dynamo.ts';
 
 const PEAK_RSS_GOAL_MB = 300;

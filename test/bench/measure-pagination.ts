@@ -6,7 +6,11 @@
  * against the whole large window, same limit: the total comes from maintained counts, so the
  * large window should cost about what the small one does (issue 14: within 1.5x).
  */
+
+import { type SeedPlan, seed } from '#infra/cli/seed-command';
 import { cursorKey } from '#shared/domain/reporting/report-cursor';
+import { RESPONSE_BUDGET_BYTES } from '#shared/http/response-budget';
+import { serveReportList } from '#shared/http/serve-report-list';
 import { createConversationsStore } from '#shared/store/conversations-store';
 import { createDocumentsStore } from '#shared/store/documents-store';
 import { documentClient } from '#shared/store/dynamo-client';
@@ -16,10 +20,7 @@ import type { ReportPage } from '#shared/store/reporting-index';
 import { createReportingRowsStore } from '#shared/store/reporting-rows-store';
 import type { TableId } from '#shared/store/table-specs';
 import { createVocJobsStore } from '#shared/store/voc-jobs-store';
-import { serveReportList } from '#shared/http/serve-report-list';
-import { RESPONSE_BUDGET_BYTES } from '#shared/http/response-budget';
-import { seed, type SeedPlan } from '#infra/cli/seed-command';
-import { atMost, median, pairedRatio, round, type Goal } from './bench-stats.ts';
+import { atMost, type Goal, median, pairedRatio, round } from './bench-stats.ts';
 
 const BENCH_CURSOR_KEYS = [cursorKey('bench-cursor-secret-0123456789abcdefghijklmnop')];
 
@@ -116,11 +117,7 @@ async function medianMs(repeats: number, work: () => unknown): Promise<number> {
   return median(times);
 }
 
-export async function measurePagination(
-  tables: Record<TableId, string>,
-  options: PaginationOptions,
-  progress: (message: string) => void,
-): Promise<PaginationFigures> {
+export async function measurePagination(tables: Record<TableId, string>, options: PaginationOptions, progress: (message: string) => void): Promise<PaginationFigures> {
   const client = documentClient();
   const now = Date.now();
   const plan: SeedPlan = { tenant: REPORT_TENANT, assistant: options.rows, voc: 0, jobs: 0, days: 30, seed: 1, now };

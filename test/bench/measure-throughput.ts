@@ -5,12 +5,12 @@
  * both over loopback from this process; each server runs in a process of its own. Runs alternate
  * between the two, and the ratio is the median of the paired runs' ratios.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { atLeast, median, pairedRatio, round, type Goal } from './bench-stats.ts';
 import { BENCH_ROUTES, type BenchRoute } from './bench-requests.ts';
+import { atLeast, type Goal, median, pairedRatio, round } from './bench-stats.ts';
 
 const GOAL_RATIO = 0.7;
 const SERVER_SCRIPT = fileURLToPath(new URL('./start-bench-server.ts', import.meta.url));

@@ -12,6 +12,7 @@ import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { PROJECT_ROOT } from '#infra/project-root';
 import { buildNote } from '#shared/domain/notes/build-note';
 import { newNoteId } from '#shared/domain/notes/new-note-id';
 import { routeById } from '#shared/routes';
@@ -19,20 +20,9 @@ import { createConversationsStore } from '#shared/store/conversations-store';
 import { documentsStore } from '#shared/store/documents-table';
 import { documentClient } from '#shared/store/dynamo-client';
 import { tableName } from '#shared/store/table-name';
-import { PROJECT_ROOT } from '#infra/project-root';
+import { BENCH_COLLECTION, BENCH_DOC_ID, BENCH_DOCUMENT, BENCH_ROUTES, BENCH_TENANT, type BenchRoute, benchContext, benchEvent, KEYED_NOTE_ROUTE } from './bench-requests.ts';
+import { atMost, type Goal, median, pairedDifference, round } from './bench-stats.ts';
 import { runSectionProcess } from './run-section-process.ts';
-import { atMost, median, pairedDifference, round, type Goal } from './bench-stats.ts';
-import {
-  BENCH_COLLECTION,
-  BENCH_DOC_ID,
-  BENCH_DOCUMENT,
-  BENCH_ROUTES,
-  BENCH_TENANT,
-  benchContext,
-  benchEvent,
-  KEYED_NOTE_ROUTE,
-  type BenchRoute,
-} from './bench-requests.ts';
 
 type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 
@@ -168,11 +158,6 @@ export async function measureWarmOverhead(options: { rounds: number; batch: numb
 const PROCESS_SCRIPT = fileURLToPath(new URL('./warm-overhead-process.ts', import.meta.url));
 
 /** Runs the section in a child process on `node` (run-section-process.ts). */
-export async function measureWarmOverheadOn(
-  node: string,
-  options: { rounds: number; batch: number },
-  startedAtMs: number,
-  track: (child: ChildProcess) => void,
-): Promise<WarmOverheadReport> {
+export async function measureWarmOverheadOn(node: string, options: { rounds: number; batch: number }, startedAtMs: number, track: (child: ChildProcess) => void): Promise<WarmOverheadReport> {
   return runSectionProcess<WarmOverheadReport>(node, [], PROCESS_SCRIPT, { ...options, startedAtMs }, track);
 }

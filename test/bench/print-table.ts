@@ -2,6 +2,8 @@
  * The bench's output: a table for people (stdout), or the report as one JSON object on the last
  * line (`--json`) for scripts. Both are built from the same report.
  */
+
+import type { LambdaNode } from '#infra/local/lambda-node';
 import type { Goal } from './bench-stats.ts';
 import { peerStandings } from './compare-peers.ts';
 import type { AuthorizerReadsFigures } from './measure-authorizer-reads.ts';
@@ -10,7 +12,6 @@ import type { BodyCheckFigures } from './measure-body-check.ts';
 import type { BundlesReport } from './measure-bundles.ts';
 import type { ColdStartEntry, ColdStartReport } from './measure-cold-start.ts';
 import type { ImportFigures } from './measure-import.ts';
-import type { LambdaNode } from '#infra/local/lambda-node';
 import type { PaginationFigures, ReportingTotalsFigures } from './measure-pagination.ts';
 import type { ThroughputReport } from './measure-throughput.ts';
 import type { WarmOverheadReport } from './measure-warm-overhead.ts';
@@ -92,7 +93,11 @@ function coldStartSection(report: ColdStartReport, node: BenchNode): string {
     entry.coldRequestMs === undefined ? '-' : entry.coldRequestMs.toFixed(1),
     entry.coldRequestRatio === undefined ? '-' : x(entry.coldRequestRatio),
     formatGoal(entry.coldRequestGoal),
-    entry.packages ? Object.entries(entry.packages).map(([name, version]) => `${name} ${version}`).join(', ') : '',
+    entry.packages
+      ? Object.entries(entry.packages)
+          .map(([name, version]) => `${name} ${version}`)
+          .join(', ')
+      : '',
   ];
   return [
     `Cold start on Node ${node.version}: a fresh process imports the bundle (init), then answers its first request against DynamoDB Local (cold request = init + that request). CPU time, median of ${report.runs} runs, each paired with a baseline process just before it (baseline: init ${report.baselineCpuMs} ms CPU, cold request ${report.baselineColdRequestCpuMs} ms CPU, ${report.baselineColdRequestMs} ms wall). Peers: the baseline's handler and request in another framework, same esbuild settings, same runs. Goals: init <= 1.05x (1.15x for a list of an OpenSearch stage); cold request <= the best peer's + 0.02`,
@@ -109,8 +114,7 @@ export function peersSummary(report: ColdStartReport): string | undefined {
   if (standings.length === 0) return undefined;
   const lines = standings.map(({ peer, ratio, ahead, notAhead }) => {
     const total = ahead.length + notAhead.length;
-    const verdict =
-      notAhead.length === 0 ? `all ${total} ahead` : ahead.length === 0 ? `none of ${total} ahead` : `${ahead.length} of ${total} ahead; not ahead: ${notAhead.join(', ')}`;
+    const verdict = notAhead.length === 0 ? `all ${total} ahead` : ahead.length === 0 ? `none of ${total} ahead` : `${ahead.length} of ${total} ahead; not ahead: ${notAhead.join(', ')}`;
     return `  ${peer} (${x(ratio)}): ${verdict}`;
   });
   return [`Against the peers (cold request CPU vs the baseline's; ahead = lower ratio), our functions:`, ...lines].join('\n');
@@ -186,7 +190,11 @@ function paginationSection(report: NonNullable<BenchReport['pagination']>, total
         [`authorizer reads, ${authorizer.requests} requests, warm cache`, String(authorizer.reads), ''],
         [`authorizer reads per key per TTL (${authorizer.keys} keys, TTL ${authorizer.ttlSeconds} s)`, authorizer.readsPerKeyPerTtl.toFixed(2), formatGoal(authorizer.goal, '')],
         [`authorizer reads, cold cache, ${authorizer.coldBurst.concurrent} concurrent first requests`, String(authorizer.coldBurst.reads), ''],
-        [`authorizer calls, one key, notes to ${authorizer.distinctPaths.notes} distinct conversations in one TTL`, String(authorizer.distinctPaths.authorizerCalls), formatGoal(authorizer.distinctPaths.goal, '')],
+        [
+          `authorizer calls, one key, notes to ${authorizer.distinctPaths.notes} distinct conversations in one TTL`,
+          String(authorizer.distinctPaths.authorizerCalls),
+          formatGoal(authorizer.distinctPaths.goal, ''),
+        ],
       ],
     ),
   ].join('\n');

@@ -13,6 +13,10 @@ import type { ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
+import { createTables, type DynamoDbLocal, StartupError, startDynamoDbLocal } from '#infra/local/dynamodb-local';
+import { prepareInvocationStore } from '#infra/local/invocation-scope';
+import { lambdaNode } from '#infra/local/lambda-node';
+import { useLocalDynamo } from '#infra/local/use-local-dynamo';
 import { issueKey } from '#shared/auth/issue-key';
 import { conversationWithDefaults } from '#shared/domain/notes/conversation';
 import { createConversationsStore } from '#shared/store/conversations-store';
@@ -20,31 +24,57 @@ import { createDocumentsStore } from '#shared/store/documents-store';
 import { documentClient } from '#shared/store/dynamo-client';
 import { createKeysStore } from '#shared/store/keys-store';
 import type { TableId } from '#shared/store/table-specs';
-import { createTables, startDynamoDbLocal, StartupError, type DynamoDbLocal } from '#infra/local/dynamodb-local';
-import { prepareInvocationStore } from '#infra/local/invocation-scope';
-import { lambdaNode } from '#infra/local/lambda-node';
-import { useLocalDynamo } from '#infra/local/use-local-dynamo';
 import { benchProgress } from './bench-progress.ts';
 import { BENCH_COLLECTION, BENCH_CONVERSATION, BENCH_DOC_ID, BENCH_DOCUMENT, BENCH_SCOPES, BENCH_TENANT } from './bench-requests.ts';
+import { arrangeColdRequests } from './cold-requests.ts';
 import { measureAuthorizerReads } from './measure-authorizer-reads.ts';
 import { measureAuthorizerScale } from './measure-authorizer-scale.ts';
 import { measureBodyCheck } from './measure-body-check.ts';
-import { buildBundles, bundlesReport, type BuiltBundle } from './measure-bundles.ts';
-import { arrangeColdRequests } from './cold-requests.ts';
+import { type BuiltBundle, buildBundles, bundlesReport } from './measure-bundles.ts';
 import { measureColdStart } from './measure-cold-start.ts';
 import { measureImport } from './measure-import.ts';
 import { measurePagination } from './measure-pagination.ts';
-import { measureThroughput, startBenchServer, type BenchServer } from './measure-throughput.ts';
+import { type BenchServer, measureThroughput, startBenchServer } from './measure-throughput.ts';
 import { measureWarmOverheadOn } from './measure-warm-overhead.ts';
-import { formatJson, formatReport, type BenchReport } from './print-table.ts';
+import { type BenchReport, formatJson, formatReport } from './print-table.ts';
 
 const SECTIONS = ['coldStart', 'bundles', 'bodyCheck', 'warmOverhead', 'throughput', 'pagination', 'authorizerScale', 'import'] as const;
 type Section = (typeof SECTIONS)[number];
 
 /** Sizes of a full run (about 15 minutes on 2 cores, most of it seeding 100 000 counted rows and the import section) and of `--quick` (a smoke run). */
 const SIZES = {
-  full: { coldStartRuns: 11, bodyCheckRepeats: 7, warmRounds: 60, warmBatch: 25, seconds: 2, rounds: 6, rows: 100_000, limit: 1000, page: 50, repeats: 7, authRequests: 1000, distinctNotes: 1000, authScale: { keys: 1000, uses: 5, concurrency: 20 }, import: { rows: 100_000, rssRows: 500_000 } },
-  quick: { coldStartRuns: 3, bodyCheckRepeats: 3, warmRounds: 10, warmBatch: 25, seconds: 1, rounds: 1, rows: 10_000, limit: 100, page: 50, repeats: 3, authRequests: 1000, distinctNotes: 200, authScale: { keys: 200, uses: 5, concurrency: 20 }, import: { rows: 5_000, rssRows: 50_000 } },
+  full: {
+    coldStartRuns: 11,
+    bodyCheckRepeats: 7,
+    warmRounds: 60,
+    warmBatch: 25,
+    seconds: 2,
+    rounds: 6,
+    rows: 100_000,
+    limit: 1000,
+    page: 50,
+    repeats: 7,
+    authRequests: 1000,
+    distinctNotes: 1000,
+    authScale: { keys: 1000, uses: 5, concurrency: 20 },
+    import: { rows: 100_000, rssRows: 500_000 },
+  },
+  quick: {
+    coldStartRuns: 3,
+    bodyCheckRepeats: 3,
+    warmRounds: 10,
+    warmBatch: 25,
+    seconds: 1,
+    rounds: 1,
+    rows: 10_000,
+    limit: 100,
+    page: 50,
+    repeats: 3,
+    authRequests: 1000,
+    distinctNotes: 200,
+    authScale: { keys: 200, uses: 5, concurrency: 20 },
+    import: { rows: 5_000, rssRows: 50_000 },
+  },
 };
 
 function parseOptions(argv: string[]) {
@@ -145,7 +175,9 @@ async function main(): Promise<number> {
     authorizerScale: null,
     import: null,
   };
-  progress(`${options.quick ? 'quick' : 'full'} run on ${availableParallelism()} cores; measured processes on node ${node.version}${node.pinned ? " (Lambda's)" : ''}, the bench on ${process.version}`);
+  progress(
+    `${options.quick ? 'quick' : 'full'} run on ${availableParallelism()} cores; measured processes on node ${node.version}${node.pinned ? " (Lambda's)" : ''}, the bench on ${process.version}`,
+  );
   if (node.warning) progress(node.warning);
 
   try {
@@ -201,7 +233,8 @@ async function main(): Promise<number> {
       report.authorizerScale = await measureAuthorizerScale(tables.keys, createTenantKey, sizes.authScale, progress);
     }
     // Before the throughput runs, for the same reason as the seeding above.
-    if (sections.has('import')) report.import = await measureImport({ endpoint: resources.dynamo.endpoint, credentials: resources.dynamo.credentials, tables }, sizes.import, progress, resources.track);
+    if (sections.has('import'))
+      report.import = await measureImport({ endpoint: resources.dynamo.endpoint, credentials: resources.dynamo.credentials, tables }, sizes.import, progress, resources.track);
     if (sections.has('warmOverhead')) {
       progress(`warm overhead: in a process of node ${node.version}`);
       report.warmOverhead = await measureWarmOverheadOn(node.execPath, { rounds: sizes.warmRounds, batch: sizes.warmBatch }, startedAtMs, resources.track);

@@ -4,18 +4,12 @@
  * measure reads at import (table names, silent logs), less the sources runtime's per-invocation mode. `track` hears of the child, so the bench can
  * kill it on every way out. The section's report is the JSON on the last line of its stdout.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { MAX_CONCURRENCY_ENV } from '#infra/local/invocation-scope';
 import { PROJECT_ROOT } from '#infra/project-root';
 
-export async function runSectionProcess<T>(
-  node: string,
-  nodeArgs: readonly string[],
-  script: string,
-  input: unknown,
-  track: (child: ChildProcess) => void,
-): Promise<T> {
+export async function runSectionProcess<T>(node: string, nodeArgs: readonly string[], script: string, input: unknown, track: (child: ChildProcess) => void): Promise<T> {
   // The section calls handlers one at a time, as a classic Lambda environment does. A bench that
   // served the sources runtime before has set the per-invocation mode, in which Powertools' Logger
   // refuses to work outside an invocation scope the child never opens.

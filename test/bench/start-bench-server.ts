@@ -7,14 +7,14 @@
  *   node --import tsx test/bench/start-bench-server.ts gateway|bare
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { prepareInvocationStore } from '#infra/local/invocation-scope';
+import { bindGateway } from '#infra/local/serve-gateway';
 import { buildNote } from '#shared/domain/notes/build-note';
 import { newNoteId } from '#shared/domain/notes/new-note-id';
 import { createConversationsStore } from '#shared/store/conversations-store';
 import { documentsStore } from '#shared/store/documents-table';
 import { documentClient } from '#shared/store/dynamo-client';
 import { tableName } from '#shared/store/table-name';
-import { bindGateway } from '#infra/local/serve-gateway';
-import { prepareInvocationStore } from '#infra/local/invocation-scope';
 import { BENCH_AUTH_CACHE_TTL_SECONDS } from './bench-requests.ts';
 
 const DOCUMENT_PATH = /^\/api\/v1\/provisioning\/tenants\/([^/]+)\/([^/]+)\/([^/]+)\/versions\/current$/;
@@ -55,10 +55,12 @@ function startBareServer(): Promise<string> {
   });
   // As the gateway's server does.
   server.keepAliveTimeout = 1000;
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => {
-    const address = server.address();
-    resolve(`http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`);
-  }));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      resolve(`http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`);
+    }),
+  );
 }
 
 async function startGateway(): Promise<string> {

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '#infra/project-root';
 import { routes } from '#shared/routes';
 import { launchChromium } from '#test/support/launch-chromium';
-import { startTestApi, uniqueTenant, type TestApi } from '#test/support/test-api';
+import { startTestApi, type TestApi, uniqueTenant } from '#test/support/test-api';
 
 const ARTIFACTS = join(PROJECT_ROOT, 'test-artifacts');
 
@@ -124,10 +124,13 @@ describe('GET /docs in Chromium', () => {
     await page.locator('.opblock').first().waitFor({ timeout: 20_000 });
     // Through Swagger UI's own layout state, in one batch: clicked one by one, each opening
     // re-renders every open operation, 20 s on a busy two-core machine.
-    await page.evaluate((things) => {
-      const { ui } = globalThis as unknown as PageGlobals;
-      for (const thing of things) ui.layoutActions.show(thing, true);
-    }, operations.map((operation) => ['operations', operation.tags[0]!, operation.operationId]));
+    await page.evaluate(
+      (things) => {
+        const { ui } = globalThis as unknown as PageGlobals;
+        for (const thing of things) ui.layoutActions.show(thing, true);
+      },
+      operations.map((operation) => ['operations', operation.tags[0]!, operation.operationId]),
+    );
     await expect.poll(() => page.locator('.opblock .responses-wrapper').count(), { timeout: 40_000 }).toBe(operations.length);
     await expectClean(watched);
     await page.close();

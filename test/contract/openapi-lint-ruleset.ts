@@ -6,7 +6,7 @@
 import type { RulesetDefinition } from '@stoplight/spectral-core';
 import owasp from '@stoplight/spectral-owasp-ruleset';
 import { oas } from '@stoplight/spectral-rulesets';
-import { routes, type RouteSpec } from '#shared/routes';
+import { type RouteSpec, routes } from '#shared/routes';
 import type { SchemaId } from '#shared/schemas/schema-ids';
 
 /** Where Spectral believes the document and the ruleset are; pointer overrides are matched against these. */

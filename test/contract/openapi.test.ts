@@ -3,11 +3,11 @@
  * no error and no warning (test/contract/openapi-lint-ruleset.ts says what is off, and why), and it
  * describes exactly the route table.
  */
-import { Document, Ruleset, Spectral, type ISpectralDiagnostic, type RulesetDefinition } from '@stoplight/spectral-core';
+import { Document, type ISpectralDiagnostic, Ruleset, type RulesetDefinition, Spectral } from '@stoplight/spectral-core';
 import Parsers from '@stoplight/spectral-parsers';
 import { describe, expect, it } from 'vitest';
 import { buildOpenApiDocument, SECURITY_SCHEME } from '#shared/openapi';
-import { routes, type RouteSpec } from '#shared/routes';
+import { type RouteSpec, routes } from '#shared/routes';
 import { DOCUMENT_SOURCE, lintRuleset, RULESET_SOURCE } from './openapi-lint-ruleset.ts';
 
 const document = buildOpenApiDocument();
@@ -49,9 +49,7 @@ describe('the OpenAPI document', () => {
 
   it('is OpenAPI 3.1 with one operation per route method, named by the route id', () => {
     expect(document.openapi).toMatch(/^3\.1\.\d+$/);
-    const operations = Object.entries(document.paths).flatMap(([path, item]) =>
-      Object.entries(item).map(([method, operation]) => ({ path, method: method.toUpperCase(), id: operation.operationId })),
-    );
+    const operations = Object.entries(document.paths).flatMap(([path, item]) => Object.entries(item).map(([method, operation]) => ({ path, method: method.toUpperCase(), id: operation.operationId })));
     const expected = routeSpecs.flatMap((route) => [
       { path: route.path, method: route.method, id: route.id },
       ...(route.otherMethods ?? []).map((method) => ({ path: route.path, method, id: expect.stringMatching(new RegExp(`^${route.id}`)) })),
@@ -135,7 +133,10 @@ describe('the OpenAPI document', () => {
     expect(ids).toEqual([]);
     for (const ref of refs) {
       expect(ref).toMatch(/^#\//);
-      const target = ref.slice(2).split('/').reduce<unknown>((node, segment) => (node as Record<string, unknown> | undefined)?.[segment.replaceAll('~1', '/').replaceAll('~0', '~')], document);
+      const target = ref
+        .slice(2)
+        .split('/')
+        .reduce<unknown>((node, segment) => (node as Record<string, unknown> | undefined)?.[segment.replaceAll('~1', '/').replaceAll('~0', '~')], document);
       expect(target, ref).toBeDefined();
     }
   });

@@ -8,8 +8,9 @@
  * the bulk code).
  */
 import { randomUUID } from 'node:crypto';
-import { DynamoDBClient, QueryCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { type AttributeValue, DynamoDBClient, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject } from 'vitest';
+import { useLocalDynamo } from '#infra/local/use-local-dynamo';
 import { documentClient } from '#shared/store/dynamo-client';
 import { createDynamoReportingIndex } from '#shared/store/dynamo-reporting-index';
 import { createOpenSearchClient, type OpenSearchClient } from '#shared/store/opensearch-client';
@@ -20,8 +21,7 @@ import { createOpenSearchReportingIndex } from '#shared/store/opensearch-reporti
 import { listKey } from '#shared/store/reporting-keys';
 import { createReportingRowsStore } from '#shared/store/reporting-rows-store';
 import { tableSpecs } from '#shared/store/table-specs';
-import { useLocalDynamo } from '#infra/local/use-local-dynamo';
-import { reportingIndexContract, type ContractSubject } from '#test/support/reporting-index-contract';
+import { type ContractSubject, reportingIndexContract } from '#test/support/reporting-index-contract';
 import { sequenceNumber, writeRecord } from '#test/support/reporting-stream-records';
 
 const OPENSEARCH_URL = process.env.OPENSEARCH_URL;
@@ -37,7 +37,10 @@ describe('ReportingIndex contract: DynamoDB adapter on DynamoDB Local', () => {
   beforeAll(() => {
     const tables = localTables();
     const rows = createReportingRowsStore(documentClient(), { rows: tables.reporting, counts: tables.reportingCounts });
-    subject = { index: createDynamoReportingIndex(documentClient(), { rows: tables.reporting, counts: tables.reportingCounts }), seed: (tenantId, kind, shaped) => rows.putRows(tenantId, kind, shaped) };
+    subject = {
+      index: createDynamoReportingIndex(documentClient(), { rows: tables.reporting, counts: tables.reportingCounts }),
+      seed: (tenantId, kind, shaped) => rows.putRows(tenantId, kind, shaped),
+    };
   });
   reportingIndexContract(() => subject);
 });

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { validatorFor } from '#shared/http/validator-for';
 import { routes } from '#shared/routes';
 import { compileRouteValidators, compileValidators } from '#shared/schemas/compile-validators';
 import * as routeValidators from '#shared/schemas/route-validators.generated';
-import { validatorFor } from '#shared/http/validator-for';
 
 describe('precompiled validators', () => {
   it('are up to date with the schemas (run `npm run validators` after editing a schema)', () => {

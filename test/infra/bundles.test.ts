@@ -58,21 +58,21 @@ afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
 function lambdaBundles(artifact: CloudFormationStackArtifact): Bundle[] {
   const resources = (artifact.template as { Resources: Record<string, LambdaResource> }).Resources;
-  return Object.values(resources)
-    // Ours are named cxm-<stage>-*; CDK's own helpers (the domain's log-policy resource) are not.
-    .filter((resource) => resource.Type === 'AWS::Lambda::Function' && resource.Properties.FunctionName?.startsWith('cxm-'))
-    .map((fn) => {
-      const assetPath = fn.Metadata?.['aws:asset:path'];
-      if (typeof assetPath !== 'string') throw new Error(`${fn.Properties.FunctionName} has no asset path`);
-      const variables = fn.Properties.Environment?.Variables ?? {};
-      return {
-        functionName: fn.Properties.FunctionName!,
-        file: join(artifact.assembly.directory, assetPath, 'index.mjs'),
-        environment: Object.fromEntries(
-          Object.entries(variables).map(([name, value]) => [name, resolveValue(value, resources)]),
-        ),
-      };
-    });
+  return (
+    Object.values(resources)
+      // Ours are named cxm-<stage>-*; CDK's own helpers (the domain's log-policy resource) are not.
+      .filter((resource) => resource.Type === 'AWS::Lambda::Function' && resource.Properties.FunctionName?.startsWith('cxm-'))
+      .map((fn) => {
+        const assetPath = fn.Metadata?.['aws:asset:path'];
+        if (typeof assetPath !== 'string') throw new Error(`${fn.Properties.FunctionName} has no asset path`);
+        const variables = fn.Properties.Environment?.Variables ?? {};
+        return {
+          functionName: fn.Properties.FunctionName!,
+          file: join(artifact.assembly.directory, assetPath, 'index.mjs'),
+          environment: Object.fromEntries(Object.entries(variables).map(([name, value]) => [name, resolveValue(value, resources)])),
+        };
+      })
+  );
 }
 
 /**
@@ -134,9 +134,7 @@ describe('built bundles', () => {
 
   it('a bundle without its table variable fails at import (the check above can fail)', async () => {
     const bundle = bundles.find((b) => Object.keys(b.environment).some((name) => name.startsWith('CXM_TABLE_')))!;
-    const environment = Object.fromEntries(
-      Object.entries(bundle.environment).filter(([name]) => !name.startsWith('CXM_TABLE_')),
-    );
+    const environment = Object.fromEntries(Object.entries(bundle.environment).filter(([name]) => !name.startsWith('CXM_TABLE_')));
     await expect(importBundle(bundle.file, environment)).rejects.toThrow(/CXM_TABLE_/);
   });
 });

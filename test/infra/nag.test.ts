@@ -12,21 +12,15 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
-import { BUNDLING_STACKS, CDK_APP_MODE_CONTEXT, VALIDATION_REPORT_FILE } from 'aws-cdk-lib/cx-api';
-import { AuthorizationType, MockIntegration, type CfnMethod } from 'aws-cdk-lib/aws-apigateway';
+import { AuthorizationType, type CfnMethod, MockIntegration } from 'aws-cdk-lib/aws-apigateway';
 import { CfnPolicy, type Role } from 'aws-cdk-lib/aws-iam';
+import { BUNDLING_STACKS, CDK_APP_MODE_CONTEXT, VALIDATION_REPORT_FILE } from 'aws-cdk-lib/cx-api';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stageConfig } from '#infra/config';
 import { ApiFunction } from '#infra/constructs/api-function';
-import {
-  ACTIONS_WITHOUT_RESOURCE_SCOPE,
-  applyNagAcknowledgements,
-  enforceNagChecks,
-  nagAcknowledgements,
-  type NagAcknowledgement,
-} from '#infra/nag-acknowledgements';
+import { ACTIONS_WITHOUT_RESOURCE_SCOPE, applyNagAcknowledgements, enforceNagChecks, type NagAcknowledgement, nagAcknowledgements } from '#infra/nag-acknowledgements';
 import { PROJECT_ROOT } from '#infra/project-root';
 import { CxmStack } from '#infra/stack';
 import { OPENAPI_DOCUMENT_PATH } from '#shared/openapi';
@@ -75,8 +69,7 @@ const named = (ack: NagAcknowledgement) => `${ack.id} at ${ack.scope.node.path}`
 const key = (f: Finding) => `${f.id} at ${f.path}`;
 
 /** cdk-nag's own rule: an acknowledgement on a construct covers the resources at and under it. */
-const covers = (ack: NagAcknowledgement, finding: Finding) =>
-  finding.id === ack.id && (finding.path === ack.scope.node.path || finding.path.startsWith(`${ack.scope.node.path}/`));
+const covers = (ack: NagAcknowledgement, finding: Finding) => finding.id === ack.id && (finding.path === ack.scope.node.path || finding.path.startsWith(`${ack.scope.node.path}/`));
 
 interface StageResult {
   stack: CxmStack;
@@ -110,10 +103,9 @@ describe.each(STAGES)('%s stage', (stage) => {
 
   it('has no unacknowledged finding, neither error nor warning', () => {
     const { remaining } = result();
-    expect(
-      remaining,
-      `cdk-nag findings without an acknowledgement: fix them in their construct, or acknowledge them with a reason in infra/nag-acknowledgements.ts\n${listed(remaining)}\n`,
-    ).toEqual([]);
+    expect(remaining, `cdk-nag findings without an acknowledgement: fix them in their construct, or acknowledge them with a reason in infra/nag-acknowledgements.ts\n${listed(remaining)}\n`).toEqual(
+      [],
+    );
   });
 
   it('every acknowledgement matches a finding of its own rule at or under its construct', () => {
@@ -148,7 +140,15 @@ describe('leaving acknowledgements out', () => {
   // shows, for all of them at once, that each is what silences its findings: they come back when it
   // is left out, and stay away when only the others are. An acknowledgement cannot be taken back,
   // so each half gets a fresh stack.
-  it.each(STAGES.flatMap((stage) => [[stage, 0], [stage, 1]] as const))('%s, leaving out every other acknowledgement (index parity %i): exactly their findings come back', (stage, parity) => {
+  it.each(
+    STAGES.flatMap(
+      (stage) =>
+        [
+          [stage, 0],
+          [stage, 1],
+        ] as const,
+    ),
+  )('%s, leaving out every other acknowledgement (index parity %i): exactly their findings come back', (stage, parity) => {
     const { raw, acknowledgements } = results.get(stage)!;
     const { stack } = build(stage);
     const fresh = nagAcknowledgements(stack);
@@ -158,7 +158,11 @@ describe('leaving acknowledgements out', () => {
     const leftOut = acknowledgements.filter((_, index) => isLeftOut(index));
     const expected = raw.filter((finding) => leftOut.some((ack) => covers(ack, finding)));
     expect(findings(stack).map(key).sort()).toEqual(expected.map(key).sort());
-    for (const ack of leftOut) expect(expected.some((finding) => covers(ack, finding)), `${named(ack)} brings nothing back`).toBe(true);
+    for (const ack of leftOut)
+      expect(
+        expected.some((finding) => covers(ack, finding)),
+        `${named(ack)} brings nothing back`,
+      ).toBe(true);
   });
 });
 
@@ -167,7 +171,12 @@ describe('unauthenticated methods', () => {
     const { stack, acknowledgements } = results.get('lite')!;
     const open = stack.api.restApi.methods.filter((method) => (method.node.defaultChild as CfnMethod).authorizationType !== AuthorizationType.CUSTOM);
     expect(open.map((method) => `${method.httpMethod} ${method.resource.path}`)).toEqual([`GET ${OPENAPI_DOCUMENT_PATH}`]);
-    expect(acknowledgements.filter((ack) => ack.scope === open[0]).map((ack) => ack.id).sort()).toEqual(['AwsSolutions-APIG4', 'AwsSolutions-COG4']);
+    expect(
+      acknowledgements
+        .filter((ack) => ack.scope === open[0])
+        .map((ack) => ack.id)
+        .sort(),
+    ).toEqual(['AwsSolutions-APIG4', 'AwsSolutions-COG4']);
   });
 
   it('a method without the authorizer that is not listed as public stays a finding', () => {
@@ -196,15 +205,16 @@ describe('at synth, as app.ts runs it', () => {
   it('a missing acknowledgement fails the synthesis and names the rule and the resource', () => {
     const { app, stack } = build('lite', inMemory);
     const acknowledgements = nagAcknowledgements(stack);
-    enforceNagChecks(stack, acknowledgements.filter((ack) => ack.id !== 'AwsSolutions-APIG2'));
+    enforceNagChecks(
+      stack,
+      acknowledgements.filter((ack) => ack.id !== 'AwsSolutions-APIG2'),
+    );
     expect(() => app.synth()).toThrow(/cxm-lite\/Api\/RestApi\/Resource[\s\S]*AwsSolutions-APIG2/);
     const report = JSON.parse(readFileSync(join(app.outdir, VALIDATION_REPORT_FILE), 'utf8')) as {
       pluginReports: Array<{ violations: Array<{ ruleName: string; violatingConstructs: Array<{ constructPath: string }> }> }>;
     };
     const violations = report.pluginReports.flatMap((plugin) => plugin.violations);
-    expect(violations.map((v) => [v.ruleName, v.violatingConstructs.map((c) => c.constructPath)])).toEqual([
-      ['AwsSolutions-APIG2', ['cxm-lite/Api/RestApi/Resource']],
-    ]);
+    expect(violations.map((v) => [v.ruleName, v.violatingConstructs.map((c) => c.constructPath)])).toEqual([['AwsSolutions-APIG2', ['cxm-lite/Api/RestApi/Resource']]]);
   });
 });
 
@@ -223,7 +233,7 @@ describe('reasons', () => {
     }
   });
 
-  it('every reason explains itself: several sentences\' worth, not a restatement of the rule', () => {
+  it("every reason explains itself: several sentences' worth, not a restatement of the rule", () => {
     const descriptions = new Map([...results.values()].flatMap((result) => result.raw.map((finding) => [finding.id, finding.description] as const)));
     for (const ack of all()) {
       expect(ack.reason.length, named(ack)).toBeGreaterThanOrEqual(120);
@@ -245,7 +255,10 @@ describe('fixed instead of acknowledged', () => {
         .flatMap((policy) => (stack.resolve(policy.policyDocument) as { Statement: PolicyStatement[] }).Statement);
       const logStatements = statements.filter((s) => [s.Action].flat().some((action) => action.startsWith('logs:')));
       const logGroupArn = stack.resolve(fn.logGroup.logGroupArn);
-      expect(logStatements.map((s) => s.Resource), fn.node.path).toEqual([logGroupArn]);
+      expect(
+        logStatements.map((s) => s.Resource),
+        fn.node.path,
+      ).toEqual([logGroupArn]);
     }
   });
 

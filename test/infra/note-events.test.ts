@@ -43,9 +43,7 @@ function only(template: Template, type: string): [string, CfnResource] {
 }
 
 function logicalIdOfTable(template: Template, stage: string): string {
-  const [id] = Object.entries(template.findResources('AWS::DynamoDB::Table')).find(
-    ([, table]) => (table as CfnResource).Properties.TableName === physicalTableName(stage, 'conversations'),
-  )!;
+  const [id] = Object.entries(template.findResources('AWS::DynamoDB::Table')).find(([, table]) => (table as CfnResource).Properties.TableName === physicalTableName(stage, 'conversations'))!;
   return id;
 }
 
@@ -67,9 +65,7 @@ describe('the NoteCreated pipe', () => {
   it('filters note inserts: eventName INSERT and a sort key beginning NOTE#', () => {
     const [, pipe] = only(dev(), 'AWS::Pipes::Pipe');
     const { Filters } = (pipe.Properties.SourceParameters as { FilterCriteria: { Filters: Array<{ Pattern: string }> } }).FilterCriteria;
-    expect(Filters.map((filter) => JSON.parse(filter.Pattern) as unknown)).toEqual([
-      { eventName: ['INSERT'], dynamodb: { Keys: { sk: { S: [{ prefix: 'NOTE#' }] } } } },
-    ]);
+    expect(Filters.map((filter) => JSON.parse(filter.Pattern) as unknown)).toEqual([{ eventName: ['INSERT'], dynamodb: { Keys: { sk: { S: [{ prefix: 'NOTE#' }] } } } }]);
   });
 
   it('sends source cxm.conversations, detail-type NoteCreated, and the detail template', () => {
@@ -91,9 +87,7 @@ describe('the NoteCreated pipe', () => {
     expect(trust[0]).toMatchObject({ Effect: 'Allow', Action: 'sts:AssumeRole', Principal: { Service: 'pipes.amazonaws.com' } });
     expect(JSON.stringify(trust[0]!.Condition)).toContain(':pipe/cxm-dev-note-created');
 
-    const policies = Object.entries(template).filter(
-      ([, resource]) => resource.Type === 'AWS::IAM::Policy' && JSON.stringify(resource.Properties.Roles).includes(roleId),
-    );
+    const policies = Object.entries(template).filter(([, resource]) => resource.Type === 'AWS::IAM::Policy' && JSON.stringify(resource.Properties.Roles).includes(roleId));
     expect(policies).toHaveLength(1);
     const [policyId, policy] = policies[0]!;
     const statements = (policy.Properties.PolicyDocument as { Statement: Statement[] }).Statement;

@@ -104,9 +104,7 @@ describe('alarms', () => {
   });
 
   it('DynamoDB SystemErrors: per table, every operation filled with 0 before summing', () => {
-    const tableIds = new Map(
-      Object.entries(resources('dev', 'AWS::DynamoDB::Table')).map(([id, table]) => [table.Properties.TableName as string, id]),
-    );
+    const tableIds = new Map(Object.entries(resources('dev', 'AWS::DynamoDB::Table')).map(([id, table]) => [table.Properties.TableName as string, id]));
     for (const spec of allTableSpecs) {
       const queries = alarm('dev', `${physicalTableName('dev', spec.id).replace(/^cxm-dev-/, '')}-table-system-errors`).Metrics as MetricQuery[];
       const metrics = queries.filter((query) => query.MetricStat);
@@ -140,7 +138,12 @@ describe('alarms', () => {
   it('lite (no search domain) has no indexer or search alarms, and keeps all the others', () => {
     const names = [...alarms('lite').keys()];
     expect(names.filter((name) => /indexer|search/.test(name))).toEqual([]);
-    expect(names.sort()).toEqual(expected.filter(([name]) => !/indexer|search/.test(name)).map(([name]) => `cxm-lite-${name}`).sort());
+    expect(names.sort()).toEqual(
+      expected
+        .filter(([name]) => !/indexer|search/.test(name))
+        .map(([name]) => `cxm-lite-${name}`)
+        .sort(),
+    );
   });
 
   it('a multi-node domain (prod) also alarms on a lasting yellow; a single node (dev) cannot place replicas, so it does not', () => {
@@ -150,7 +153,7 @@ describe('alarms', () => {
 });
 
 describe('the alarm topic', () => {
-  it('is named after the stage and encrypted with a rotated key CloudWatch may use for this stage\'s alarms', () => {
+  it("is named after the stage and encrypted with a rotated key CloudWatch may use for this stage's alarms", () => {
     const [keyId, key] = only('dev', 'AWS::KMS::Key');
     const [, topic] = only('dev', 'AWS::SNS::Topic');
     expect(topic.Properties).toMatchObject({ TopicName: 'cxm-dev-alarms', KmsMasterKeyId: { 'Fn::GetAtt': [keyId, 'Arn'] } });
@@ -161,7 +164,7 @@ describe('the alarm topic', () => {
     expect(JSON.stringify(cloudWatch.Condition)).toContain(':alarm:cxm-dev-*');
   });
 
-  it('refuses publishing without TLS and lets only this stage\'s alarms publish', () => {
+  it("refuses publishing without TLS and lets only this stage's alarms publish", () => {
     const [topicId] = only('dev', 'AWS::SNS::Topic');
     const [, policy] = only('dev', 'AWS::SNS::TopicPolicy');
     expect(policy.Properties.Topics).toEqual([{ Ref: topicId }]);
@@ -178,7 +181,17 @@ describe('the dashboard', () => {
     const [, dashboard] = only('dev', 'AWS::CloudWatch::Dashboard');
     expect(dashboard.Properties.DashboardName).toBe('cxm-dev');
     const body = JSON.stringify(dashboard.Properties.DashboardBody);
-    for (const title of ['Requests, 4XX, 5XX', 'Latency', 'Throttles and refusals', 'Notes created', 'Function errors', 'Function duration p99', 'DynamoDB system errors', 'Indexer', 'OpenSearch cluster']) {
+    for (const title of [
+      'Requests, 4XX, 5XX',
+      'Latency',
+      'Throttles and refusals',
+      'Notes created',
+      'Function errors',
+      'Function duration p99',
+      'DynamoDB system errors',
+      'Indexer',
+      'OpenSearch cluster',
+    ]) {
       expect(body).toContain(`\\"title\\":\\"${title}\\"`);
     }
     // The functions' own counts: namespace CXM, dimensions service and stage.
@@ -209,9 +222,31 @@ describe('access logs', () => {
     // API Gateway fills `messageString` with a quoted, escaped string; everything else sits in quotes.
     const line = JSON.parse(setting.Format.replace('$context.error.messageString', '"Too Many \\"Requests\\""')) as Record<string, string>;
     expect(Object.keys(line).sort()).toEqual(
-      ['requestId', 'stage', 'ip', 'keyId', 'method', 'resourcePath', 'path', 'status', 'responseLength', 'requestTime', 'integrationLatency', 'responseLatency', 'errorMessage', 'errorType', 'authorizerError'].sort(),
+      [
+        'requestId',
+        'stage',
+        'ip',
+        'keyId',
+        'method',
+        'resourcePath',
+        'path',
+        'status',
+        'responseLength',
+        'requestTime',
+        'integrationLatency',
+        'responseLatency',
+        'errorMessage',
+        'errorType',
+        'authorizerError',
+      ].sort(),
     );
-    expect(line).toMatchObject({ requestId: '$context.requestId', ip: '$context.identity.sourceIp', keyId: '$context.authorizer.keyId', status: '$context.status', errorMessage: 'Too Many "Requests"' });
+    expect(line).toMatchObject({
+      requestId: '$context.requestId',
+      ip: '$context.identity.sourceIp',
+      keyId: '$context.authorizer.keyId',
+      status: '$context.status',
+      errorMessage: 'Too Many "Requests"',
+    });
     // The caller is its key id; tenants and scopes stay out of the log.
     expect(setting.Format).not.toMatch(/tenants|scopes/);
     expect(Object.keys(line).sort()).toEqual(Object.keys(ACCESS_LOG_FIELDS).sort());

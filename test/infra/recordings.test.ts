@@ -9,7 +9,7 @@ import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { BUNDLING_STACKS } from 'aws-cdk-lib/cx-api';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { stageConfig, type StageConfig } from '#infra/config';
+import { type StageConfig, stageConfig } from '#infra/config';
 import { CxmStack } from '#infra/stack';
 import { recordingArrivedPattern } from '#shared/recording-events';
 
@@ -55,7 +55,7 @@ function statementsOf(template: Template, roleId: string): Statement[] {
     .flatMap(([, policy]) => (policy.Properties.PolicyDocument as { Statement: Statement[] }).Statement);
 }
 
-const roleOf = (template: Template, functionName: string) => ((functionNamed(template, functionName)[1].Properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0]);
+const roleOf = (template: Template, functionName: string) => (functionNamed(template, functionName)[1].Properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
 const actions = (statement: Statement) => [statement.Action].flat();
 const s3Statements = (template: Template, roleId: string) => statementsOf(template, roleId).filter((statement) => actions(statement).some((action) => action.startsWith('s3:')));
 
@@ -98,7 +98,7 @@ describe('the recordings bucket', () => {
 });
 
 describe('events to the processor', () => {
-  it('a rule for recordings created in this bucket, and one for this stage\'s Transcribe jobs, both to the processor with a DLQ', () => {
+  it("a rule for recordings created in this bucket, and one for this stage's Transcribe jobs, both to the processor with a DLQ", () => {
     const [processorId] = functionNamed(dev, 'cxm-dev-processRecording');
     const [bucketId] = only(dev, 'AWS::S3::Bucket');
     const rules = new Map(resources(dev, 'AWS::Events::Rule').map(([, rule]) => [rule.Properties.Name as string, rule.Properties]));
@@ -131,7 +131,7 @@ describe('least privilege', () => {
     expect(s3Statements(dev, roleOf(dev, 'cxm-dev-createRecording'))).toEqual([{ Effect: 'Allow', Action: 's3:PutObject', Resource: objects('recordings/') }]);
   });
 
-  it('the processor reads recordings and analysis output, reads this stage\'s Transcribe jobs, starts jobs writing to this bucket, passes Transcribe\'s role to Transcribe only', () => {
+  it("the processor reads recordings and analysis output, reads this stage's Transcribe jobs, starts jobs writing to this bucket, passes Transcribe's role to Transcribe only", () => {
     const roleId = roleOf(dev, 'cxm-dev-processRecording');
     expect(s3Statements(dev, roleId)).toEqual([{ Effect: 'Allow', Action: 's3:GetObject', Resource: [objects('recordings/'), objects('analysis/')] }]);
     const statements = statementsOf(dev, roleId);
@@ -151,7 +151,7 @@ describe('least privilege', () => {
     ]);
   });
 
-  it('Transcribe\'s role reads recordings and writes analysis, assumed by Transcribe of this account only', () => {
+  it("Transcribe's role reads recordings and writes analysis, assumed by Transcribe of this account only", () => {
     const [roleId, role] = resources(dev, 'AWS::IAM::Role').find(([, candidate]) => JSON.stringify(candidate.Properties.AssumeRolePolicyDocument).includes('transcribe.amazonaws.com'))!;
     expect(JSON.stringify(role.Properties.AssumeRolePolicyDocument)).toContain('aws:SourceAccount');
     expect(s3Statements(dev, roleId)).toEqual([

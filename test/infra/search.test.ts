@@ -21,8 +21,7 @@ beforeAll(() => {
   }
 });
 
-const functionNamed = (template: Template, name: string) =>
-  Object.values(template.findResources('AWS::Lambda::Function')).find((fn) => fn.Properties.FunctionName === name)!;
+const functionNamed = (template: Template, name: string) => Object.values(template.findResources('AWS::Lambda::Function')).find((fn) => fn.Properties.FunctionName === name)!;
 
 describe('the OpenSearch domain', () => {
   it('dev: a small single-node 2.x domain, encrypted, HTTPS only, slow logs on', () => {
@@ -86,7 +85,10 @@ describe('the indexer', () => {
   });
 
   it("reads a stream that shows old images too (a row's previous year index), and gives the stage's shard counts for new year indexes", () => {
-    for (const [stage, shards] of [['dev', { primaries: '1', replicas: '0' }], ['prod', { primaries: '1', replicas: '1' }]] as const) {
+    for (const [stage, shards] of [
+      ['dev', { primaries: '1', replicas: '0' }],
+      ['prod', { primaries: '1', replicas: '1' }],
+    ] as const) {
       const template = templates.get(stage)!;
       const [reporting] = Object.values(template.findResources('AWS::DynamoDB::Table')).filter((table) => table.Properties.TableName === `cxm-${stage}-reporting`);
       expect(reporting!.Properties.StreamSpecification).toEqual({ StreamViewType: 'NEW_AND_OLD_IMAGES' });

@@ -7,8 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
+import { BUNDLING_STACKS } from 'aws-cdk-lib/cx-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { stageConfig, type StageConfig } from '#infra/config';
+import { type StageConfig, stageConfig } from '#infra/config';
 import { OPENAPI_DOCUMENT_OPERATION } from '#infra/constructs/api-docs';
 import { SERVICE_NAME } from '#infra/constructs/api-function';
 import { errorBodyTemplate, gatewayResponseHeaders } from '#infra/constructs/gateway-responses';
@@ -16,11 +17,10 @@ import { CxmStack } from '#infra/stack';
 import { ALLOWED_HOSTS_ENV, ALLOWED_ORIGINS_ENV } from '#shared/http/allowed-origins';
 import { gatewayResponses } from '#shared/http/gateway-responses';
 import { OPENAPI_DOCUMENT_PATH } from '#shared/openapi';
-import { FUNCTION_TIMEOUT_SECONDS, routes, type RouteSpec, type TableAccess } from '#shared/routes';
+import { FUNCTION_TIMEOUT_SECONDS, type RouteSpec, routes, type TableAccess } from '#shared/routes';
 import { IDEMPOTENCY_TTL_ENV } from '#shared/store/idempotency-ttl';
 import { DYNAMO_INDEX_TABLES } from '#shared/store/reporting-index-for-function';
-import { allTableSpecs, physicalTableName, tableSpecs, type TableId } from '#shared/store/table-specs';
-import { BUNDLING_STACKS } from 'aws-cdk-lib/cx-api';
+import { allTableSpecs, physicalTableName, type TableId, tableSpecs } from '#shared/store/table-specs';
 
 interface CfnResource {
   Type: string;
@@ -146,10 +146,7 @@ describe('tables', () => {
       PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
       SSESpecification: { SSEEnabled: true },
       DeletionProtectionEnabled: false,
-      KeySchema: [
-        { AttributeName: spec.partitionKey.name, KeyType: 'HASH' },
-        ...(spec.sortKey ? [{ AttributeName: spec.sortKey.name, KeyType: 'RANGE' }] : []),
-      ],
+      KeySchema: [{ AttributeName: spec.partitionKey.name, KeyType: 'HASH' }, ...(spec.sortKey ? [{ AttributeName: spec.sortKey.name, KeyType: 'RANGE' }] : [])],
     });
     expect(table.DeletionPolicy).toBe('Delete');
     const stream = table.Properties.StreamSpecification;
@@ -196,8 +193,7 @@ describe('authorizer', () => {
 });
 
 describe('gateway responses', () => {
-  const responses = () =>
-    new Map(Object.values(resourcesOf('AWS::ApiGateway::GatewayResponse')).map((r) => [r.Properties.ResponseType, r.Properties]));
+  const responses = () => new Map(Object.values(resourcesOf('AWS::ApiGateway::GatewayResponse')).map((r) => [r.Properties.ResponseType, r.Properties]));
 
   it('one per shared spec', () => {
     expect([...responses().keys()].sort()).toEqual(Object.keys(gatewayResponses).sort());
@@ -230,9 +226,7 @@ describe('gateway response rendering', () => {
   });
 
   it('refuses a static header value that would break its quoting', () => {
-    expect(() => gatewayResponseHeaders({ code: 'BadRequest', message: 'm', headers: { 'X-Note': "it's" } })).toThrow(
-      /single quote/,
-    );
+    expect(() => gatewayResponseHeaders({ code: 'BadRequest', message: 'm', headers: { 'X-Note': "it's" } })).toThrow(/single quote/);
   });
 });
 
@@ -240,10 +234,15 @@ describe('functions', () => {
   const functionNames = ['authorizer', ...routeSpecs.map((route) => route.id)];
   /** The tables a route's function is bound to on this stage: a list reading OpenSearch has no reporting table. */
   const boundTables = (route: RouteSpec) =>
-    Object.entries(route.tables).filter(([tableId]) => !(route.reportingIndex && config.reportingBackend === 'opensearch' && DYNAMO_INDEX_TABLES.includes(tableId as TableId))) as [TableId, TableAccess][];
+    Object.entries(route.tables).filter(([tableId]) => !(route.reportingIndex && config.reportingBackend === 'opensearch' && DYNAMO_INDEX_TABLES.includes(tableId as TableId))) as [
+      TableId,
+      TableAccess,
+    ][];
 
-  it('one per route plus the authorizer, the reporting indexer, the recording processor and the OpenAPI document (and CDK\'s own log-policy helper)', () => {
-    const ours = Object.values(resourcesOf('AWS::Lambda::Function')).map((fn) => fn.Properties.FunctionName).filter((name): name is string => typeof name === 'string');
+  it("one per route plus the authorizer, the reporting indexer, the recording processor and the OpenAPI document (and CDK's own log-policy helper)", () => {
+    const ours = Object.values(resourcesOf('AWS::Lambda::Function'))
+      .map((fn) => fn.Properties.FunctionName)
+      .filter((name): name is string => typeof name === 'string');
     expect(ours.sort()).toEqual([...functionNames, 'reporting-indexer', 'processRecording', OPENAPI_DOCUMENT_OPERATION].map((name) => `cxm-${config.stage}-${name}`).sort());
   });
 
@@ -277,7 +276,11 @@ describe('functions', () => {
 
   it.each(routeSpecs.map((route) => [route.id, route] as const))('%s: grants only its tables, RO without writes, GetPut without updates', (id, route) => {
     const grants = tableGrants(functionLogicalId(id));
-    expect([...grants.keys()].sort()).toEqual(boundTables(route).map(([tableId]) => tableId).sort());
+    expect([...grants.keys()].sort()).toEqual(
+      boundTables(route)
+        .map(([tableId]) => tableId)
+        .sort(),
+    );
     for (const [tableId, access] of boundTables(route)) {
       const actions = grants.get(tableId)!;
       expect(actions).toContain('dynamodb:GetItem');
@@ -297,7 +300,12 @@ describe('functions', () => {
   it('only the four writes that take an Idempotency-Key reach the idempotency table, and they get the TTL setting', () => {
     const reaching = routeSpecs.filter((route) => tableGrants(functionLogicalId(route.id)).has('idempotency')).map((route) => route.id);
     expect(reaching.sort()).toEqual(['addInternalNote', 'createRecording', 'mergeCurrentDocument', 'replaceCurrentDocument']);
-    expect(routeSpecs.filter((route) => route.idempotencyKey).map((route) => route.id).sort()).toEqual(reaching.sort());
+    expect(
+      routeSpecs
+        .filter((route) => route.idempotencyKey)
+        .map((route) => route.id)
+        .sort(),
+    ).toEqual(reaching.sort());
     for (const id of reaching) {
       const variables = (resource(functionLogicalId(id)).Properties.Environment as { Variables: Record<string, unknown> }).Variables;
       expect(variables[IDEMPOTENCY_TTL_ENV]).toBe(String(config.idempotencyTtlHours));
@@ -328,7 +336,10 @@ describe('methods', () => {
   });
 
   it('MCP GET and DELETE reach the MCP function itself (which answers 405), behind the authorizer', () => {
-    for (const [method, operation] of [['GET', 'mcpBotsGet'], ['DELETE', 'mcpBotsDelete']] as const) {
+    for (const [method, operation] of [
+      ['GET', 'mcpBotsGet'],
+      ['DELETE', 'mcpBotsDelete'],
+    ] as const) {
       const properties = resource(logicalIdWhere('AWS::ApiGateway::Method', 'OperationName', operation)).Properties;
       expect(properties).toMatchObject({ HttpMethod: method, AuthorizationType: 'CUSTOM' });
       expect(resourcePath(properties.ResourceId)).toBe('/api/v1/mcp/tenants/{tenantId}/bots');
@@ -421,8 +432,7 @@ describe('rate limits (D10)', () => {
 });
 
 describe('before the authorizer (issue 21): stage throttle, reserved concurrency, web ACL', () => {
-  const functionNamed = (t: Template, name: string) =>
-    Object.values(t.findResources('AWS::Lambda::Function')).find((fn) => (fn as CfnResource).Properties.FunctionName === name) as CfnResource;
+  const functionNamed = (t: Template, name: string) => Object.values(t.findResources('AWS::Lambda::Function')).find((fn) => (fn as CfnResource).Properties.FunctionName === name) as CfnResource;
 
   it('the stage throttles each of its methods at the stage setting (MethodSettings */*)', () => {
     expect(config.edge.stageRateLimit).toEqual({ rate: 2000, burst: 4000 });
@@ -480,7 +490,10 @@ describe('before the authorizer (issue 21): stage throttle, reserved concurrency
 
 /** Function name -> its environment variables, for every function of the stage's stack. */
 function environments(stage: string): Map<string, Record<string, unknown>> {
-  const functions = (stage === withOrigins.stage ? originsTemplate : template).findResources('AWS::Lambda::Function') as Record<string, { Properties: { FunctionName?: string; Environment?: { Variables?: Record<string, unknown> } } }>;
+  const functions = (stage === withOrigins.stage ? originsTemplate : template).findResources('AWS::Lambda::Function') as Record<
+    string,
+    { Properties: { FunctionName?: string; Environment?: { Variables?: Record<string, unknown> } } }
+  >;
   return new Map(Object.values(functions).map((fn) => [String(fn.Properties.FunctionName), fn.Properties.Environment?.Variables ?? {}]));
 }
 
@@ -490,7 +503,7 @@ function withVariable(stage: string, name: string): Record<string, unknown> {
 
 const checkingRoutes = (routes as readonly RouteSpec[]).filter((route) => route.checksOrigin).map((route) => route.id);
 
-describe('CXM_ALLOWED_ORIGINS (D13): the stage\'s MCP origins on the functions of routes that check them', () => {
+describe("CXM_ALLOWED_ORIGINS (D13): the stage's MCP origins on the functions of routes that check them", () => {
   it('the MCP route is the one that checks origins', () => {
     expect(checkingRoutes).toEqual(['mcpBots']);
   });
@@ -500,9 +513,7 @@ describe('CXM_ALLOWED_ORIGINS (D13): the stage\'s MCP origins on the functions o
   });
 
   it("from the stage's mcpAllowedOrigins, normalised, on the MCP function only", () => {
-    expect(withVariable('lite', ALLOWED_ORIGINS_ENV)).toEqual(
-      Object.fromEntries(checkingRoutes.map((id) => [`cxm-lite-${id}`, 'https://app.example.com,http://localhost:8080'])),
-    );
+    expect(withVariable('lite', ALLOWED_ORIGINS_ENV)).toEqual(Object.fromEntries(checkingRoutes.map((id) => [`cxm-lite-${id}`, 'https://app.example.com,http://localhost:8080'])));
   });
 
   it('every stage allows no origin unless its config lists one', () => {
@@ -515,6 +526,8 @@ describe('CXM_ALLOWED_ORIGINS (D13): the stage\'s MCP origins on the functions o
 
   it('a stage listing something that is no origin fails the synth, saying what to write', () => {
     const config: StageConfig = { ...stageConfig('lite'), mcpAllowedOrigins: ['app.example.com'] };
-    expect(() => new CxmStack(new App({ context: { [BUNDLING_STACKS]: [] } }), { config })).toThrow(/mcpAllowedOrigins of stage lite: "app.example.com" is not an origin: write scheme:\/\/host\[:port\]/);
+    expect(() => new CxmStack(new App({ context: { [BUNDLING_STACKS]: [] } }), { config })).toThrow(
+      /mcpAllowedOrigins of stage lite: "app.example.com" is not an origin: write scheme:\/\/host\[:port\]/,
+    );
   });
 });

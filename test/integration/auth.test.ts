@@ -2,7 +2,7 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PERMISSION_DENIED_MESSAGE, UNAUTHENTICATED_MESSAGE } from '#shared/http/api-error';
-import { startTestApi, uniqueTenant, type TestApi } from '#test/support/test-api';
+import { startTestApi, type TestApi, uniqueTenant } from '#test/support/test-api';
 
 let api: TestApi;
 const tenant = uniqueTenant('auth');

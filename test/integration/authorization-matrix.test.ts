@@ -9,9 +9,9 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PERMISSION_DENIED_MESSAGE, UNAUTHENTICATED_MESSAGE } from '#shared/http/api-error';
 import { validatorFor } from '#shared/http/validator-for';
-import { routes, scopeAreas, type RouteSpec } from '#shared/routes';
+import { type RouteSpec, routes, scopeAreas } from '#shared/routes';
 import { arrangeAll, fixtureCall, fixtureOf, fixtureScope, routeFixtures, routeMethodPairs, routeMethods } from '#test/support/route-fixtures';
-import { startTestApi, uniqueTenant, type TestApi } from '#test/support/test-api';
+import { startTestApi, type TestApi, uniqueTenant } from '#test/support/test-api';
 
 let api: TestApi;
 const tenant = uniqueTenant('matrix');
@@ -39,11 +39,7 @@ function lackingScopes(route: RouteSpec): string[] {
   const resource = rest.slice(0, rest.lastIndexOf('.'));
   const action = rest.slice(rest.lastIndexOf('.') + 1);
   const otherActions = ['read', 'write'].filter((candidate) => candidate !== action);
-  const nearMisses = [
-    ...otherActions.flatMap((other) => [`${area}:${resource}.${other}`, `${area}:${other}`]),
-    `${area}:other-${resource}.${action}`,
-    `${area}:other-${resource}.*`,
-  ];
+  const nearMisses = [...otherActions.flatMap((other) => [`${area}:${resource}.${other}`, `${area}:${other}`]), `${area}:other-${resource}.${action}`, `${area}:other-${resource}.*`];
   const universe = new Set([...routes.flatMap((r) => grantingForms(fixtureScope(r))), ...nearMisses]);
   for (const form of grantingForms(required)) universe.delete(form);
   return [...universe].sort();
@@ -87,9 +83,15 @@ describe('coverage guard', () => {
   it('the lacking key of each route still holds a scope of every other route', () => {
     for (const route of routes) {
       const lacking = lackingScopes(route);
-      expect(lacking.filter((scope) => grantingForms(fixtureScope(route)).includes(scope)), route.id).toEqual([]);
+      expect(
+        lacking.filter((scope) => grantingForms(fixtureScope(route)).includes(scope)),
+        route.id,
+      ).toEqual([]);
       for (const other of routes.filter((candidate) => fixtureScope(candidate) !== fixtureScope(route))) {
-        expect(grantingForms(fixtureScope(other)).some((form) => lacking.includes(form)), `${route.id} vs ${other.id}`).toBe(true);
+        expect(
+          grantingForms(fixtureScope(other)).some((form) => lacking.includes(form)),
+          `${route.id} vs ${other.id}`,
+        ).toBe(true);
       }
     }
   });
@@ -121,11 +123,13 @@ function matrixCases(route: RouteSpec): MatrixCase[] {
     { name: "another tenant's key with every scope", outcome: 'denied', authorization: () => `Bearer ${keys.foreign}` },
     { name: 'a key with every scope but this one', outcome: 'denied', authorization: (r) => `Bearer ${keys.lacking.get(r.id)!}` },
     { name: 'a key with no scope at all', outcome: 'denied', authorization: () => `Bearer ${keys.scopeless}` },
-    ...grantingForms(fixtureScope(route)).map((scope): MatrixCase => ({
-      name: `a key granted ${scope}`,
-      outcome: 'permitted',
-      authorization: () => `Bearer ${keys.granting.get(scope)!}`,
-    })),
+    ...grantingForms(fixtureScope(route)).map(
+      (scope): MatrixCase => ({
+        name: `a key granted ${scope}`,
+        outcome: 'permitted',
+        authorization: () => `Bearer ${keys.granting.get(scope)!}`,
+      }),
+    ),
   ];
 }
 

@@ -9,11 +9,11 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { bindGateway, type BoundGateway } from '#infra/local/serve-gateway';
-import { useLocalDynamo } from '#infra/local/use-local-dynamo';
-import { readStackAssembly, type Template } from '#infra/local/read-assembly';
-import { stackName } from '#infra/stack-names';
 import { LOCAL_STAGE } from '#infra/local/build-proxy-event';
+import { readStackAssembly, type Template } from '#infra/local/read-assembly';
+import { type BoundGateway, bindGateway } from '#infra/local/serve-gateway';
+import { useLocalDynamo } from '#infra/local/use-local-dynamo';
+import { stackName } from '#infra/stack-names';
 import { callApi, notePath } from '#test/support/call-api';
 import { directStores } from '#test/support/serve-gateway-over';
 import { uniqueTenant } from '#test/support/test-api';

@@ -7,22 +7,23 @@
  * import without sending again what was stored before the stop; a throttled write is retried by
  * the import itself when the SDK gives up.
  */
+
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ChildProcess } from 'node:child_process';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { ReportKind } from '#shared/domain/reporting/report-cursor';
-import { shapeRow, type ReportRow } from '#shared/domain/reporting/report-rows';
-import { listKey, rowKey } from '#shared/store/reporting-keys';
-import { reportingItem } from '#shared/store/reporting-rows-store';
-import { tableSpecs, type TableId } from '#shared/store/table-specs';
 import { LOCAL_REGION } from '#infra/local/dynamodb-local';
 import { writeLocalState } from '#infra/local/local-state';
-import { startDynamoFaultProxy, type DynamoFaultProxy, type InjectedFault, type RecordedRequests } from '#test/support/dynamo-fault-proxy';
-import { ownLines, run, type Finished } from '#test/support/run-process';
+import type { ReportKind } from '#shared/domain/reporting/report-cursor';
+import { type ReportRow, shapeRow } from '#shared/domain/reporting/report-rows';
+import { listKey, rowKey } from '#shared/store/reporting-keys';
+import { reportingItem } from '#shared/store/reporting-rows-store';
+import { type TableId, tableSpecs } from '#shared/store/table-specs';
+import { type DynamoFaultProxy, type InjectedFault, type RecordedRequests, startDynamoFaultProxy } from '#test/support/dynamo-fault-proxy';
+import { type Finished, ownLines, run } from '#test/support/run-process';
 import { uniqueTenant } from '#test/support/test-api';
 import { writeImportFile } from '#test/support/write-import-file';
 
@@ -41,7 +42,10 @@ beforeAll(async () => {
   proxy = await startDynamoFaultProxy(dynamo.endpoint);
   client = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint: dynamo.endpoint, region: LOCAL_REGION, credentials: dynamo.credentials }));
   home = mkdtempSync(join(tmpdir(), 'cxm-import-'));
-  writeLocalState({ apiUrl: 'http://127.0.0.1:9', dynamodbEndpoint: proxy.url, dynamodbCredentials: dynamo.credentials, region: LOCAL_REGION, stage: 'test', tables, demo: null, pid: process.pid }, home);
+  writeLocalState(
+    { apiUrl: 'http://127.0.0.1:9', dynamodbEndpoint: proxy.url, dynamodbCredentials: dynamo.credentials, region: LOCAL_REGION, stage: 'test', tables, demo: null, pid: process.pid },
+    home,
+  );
 });
 afterAll(async () => {
   client.destroy();
@@ -182,7 +186,14 @@ describe('cxm import of a large file', () => {
     // Sent, not answered: with 16 in flight, 40 sent means some two dozen batches are stored.
     const interrupted = await recordingRowWrites(tenant, (requests) => {
       let stop = () => {};
-      return cxmImport(tenant, file, { onSpawn: (child) => (stop = when(() => requests().length, 40, () => child.kill('SIGINT'))) }).finally(() => stop());
+      return cxmImport(tenant, file, {
+        onSpawn: (child) =>
+          (stop = when(
+            () => requests().length,
+            40,
+            () => child.kill('SIGINT'),
+          )),
+      }).finally(() => stop());
     });
     expect(interrupted.result.code).toBe(130);
     expect(interrupted.result.stderr).toMatch(/cxm: SIGINT: stopped after \d+ of 1600 items were stored; run the same command with --resume/);
@@ -192,7 +203,15 @@ describe('cxm import of a large file', () => {
     // A crash: no handler runs, the checkpoint is whatever was saved last (at most a second old).
     const killed = await recordingRowWrites(tenant, (requests) => {
       let stop = () => {};
-      return cxmImport(tenant, file, { resume: true, onSpawn: (child) => (stop = when(() => requests().length, 10, () => child.kill('SIGKILL'))) }).finally(() => stop());
+      return cxmImport(tenant, file, {
+        resume: true,
+        onSpawn: (child) =>
+          (stop = when(
+            () => requests().length,
+            10,
+            () => child.kill('SIGKILL'),
+          )),
+      }).finally(() => stop());
     });
     expect(killed.result.code).toBe(null);
     expect(resentAmong(killed.bodies, tenant, file, stored)).toEqual([]);

@@ -1,9 +1,9 @@
 /** `cxm seed` as an operator runs it, against a local stack found through $CXM_HOME/local.json. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validatorFor } from '#shared/http/validator-for';
-import { ownLines } from '#test/support/run-process';
 import { cliFor } from '#test/support/cli-harness';
-import { startTestApi, uniqueTenant, type TestApi } from '#test/support/test-api';
+import { ownLines } from '#test/support/run-process';
+import { startTestApi, type TestApi, uniqueTenant } from '#test/support/test-api';
 
 let api: TestApi;
 const DAY = 86_400_000;
@@ -117,9 +117,7 @@ describe('cxm seed', () => {
     expect((await list(tenant, 'voc', key)).total).toBe(80);
     // Times move with "now"; everything else is the same row.
     const content = (body: ListBody) =>
-      body.data
-        .map(({ Datetime: _a, EndDatetime: _b, DatetimeUTC: _c, EndDatetimeUTC: _d, escalatedAt: _e, ...rest }) => rest)
-        .sort((a, b) => String(a.ID).localeCompare(String(b.ID)));
+      body.data.map(({ Datetime: _a, EndDatetime: _b, DatetimeUTC: _c, EndDatetimeUTC: _d, escalatedAt: _e, ...rest }) => rest).sort((a, b) => String(a.ID).localeCompare(String(b.ID)));
     expect(content(again)).toEqual(content(firstAssistant));
   });
 });

@@ -16,19 +16,19 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tenantUsageKeyName, tenantUsageKeyValue } from '#shared/auth/usage-identity';
-import { routes } from '#shared/routes';
-import { physicalTableName, type TableId } from '#shared/store/table-specs';
 import { smokeScopes } from '#infra/cli/smoke-checks';
 import { freePort } from '#infra/local/dynamodb-local';
 import { API_URL_OUTPUT, stackName } from '#infra/stack-names';
 import { usagePlanName } from '#infra/usage-plan-name';
-import { startApiFaultProxy, type ApiFaultProxy } from '#test/support/api-fault-proxy';
-import { startFakeApiGateway, type FakeApiGateway } from '#test/support/fake-api-gateway';
-import { startFakeCloudFormation, type FakeCloudFormation } from '#test/support/fake-cloudformation';
+import { tenantUsageKeyName, tenantUsageKeyValue } from '#shared/auth/usage-identity';
+import { routes } from '#shared/routes';
+import { physicalTableName, type TableId } from '#shared/store/table-specs';
+import { type ApiFaultProxy, startApiFaultProxy } from '#test/support/api-fault-proxy';
+import { type FakeApiGateway, startFakeApiGateway } from '#test/support/fake-api-gateway';
+import { type FakeCloudFormation, startFakeCloudFormation } from '#test/support/fake-cloudformation';
 import { ownLines, run } from '#test/support/run-process';
 import { tenantItemKeys } from '#test/support/tenant-items';
-import { startTestApi, uniqueTenant, type TestApi } from '#test/support/test-api';
+import { startTestApi, type TestApi, uniqueTenant } from '#test/support/test-api';
 
 interface Report {
   url: string;
@@ -48,8 +48,7 @@ let urlEnv: Record<string, string>;
 let stageEnv: Record<string, string>;
 
 /** `cxm smoke <args>`; `onSpawn` gets the process, to interrupt it. */
-const smoke = (env: Record<string, string>, args: string[], onSpawn?: (child: ChildProcess) => void) =>
-  run('node', ['infra/cli/cxm.mjs', 'smoke', ...args], env, 60_000, onSpawn);
+const smoke = (env: Record<string, string>, args: string[], onSpawn?: (child: ChildProcess) => void) => run('node', ['infra/cli/cxm.mjs', 'smoke', ...args], env, 60_000, onSpawn);
 
 beforeAll(async () => {
   api = await startTestApi();
@@ -137,17 +136,12 @@ describe.concurrent('cxm smoke', () => {
 
   it('a wrong URL fails with one line saying what to do: nothing listening, or something that is not this API', async () => {
     const args = ['--key', 'cxm_aaaaaaaaaaaa_bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb', '--tenant', 'acme'];
-    const [refused, notThisApi] = await Promise.all([
-      smoke(urlEnv, ['--url', `http://127.0.0.1:${await freePort()}`, ...args]),
-      smoke(urlEnv, ['--url', `${api.url}/docs/`, ...args]),
-    ]);
+    const [refused, notThisApi] = await Promise.all([smoke(urlEnv, ['--url', `http://127.0.0.1:${await freePort()}`, ...args]), smoke(urlEnv, ['--url', `${api.url}/docs/`, ...args])]);
     expect(refused.code).toBe(1);
     expect(refused.stdout).toBe('');
     expect(ownLines(refused.stderr)).toEqual([expect.stringMatching(/^cxm: cannot reach http:\/\/127\.0\.0\.1:\d+: connection refused\. Check --url: .*ApiUrl/)]);
     expect(notThisApi.code).toBe(1);
-    expect(ownLines(notThisApi.stderr)).toEqual([
-      expect.stringMatching(/^cxm: http:\/\/127\.0\.0\.1:\d+\/docs does not look like the CXM API: GET \/openapi\.json answered 404 .*Check --url/),
-    ]);
+    expect(ownLines(notThisApi.stderr)).toEqual([expect.stringMatching(/^cxm: http:\/\/127\.0\.0\.1:\d+\/docs does not look like the CXM API: GET \/openapi\.json answered 404 .*Check --url/)]);
   });
 
   it('a wrong key fails with one line saying the key was refused and how to make one, after the table', async () => {

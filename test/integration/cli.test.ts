@@ -3,9 +3,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ownLines, run } from '#test/support/run-process';
 import { cliFor } from '#test/support/cli-harness';
-import { startTestApi, uniqueTenant, type TestApi } from '#test/support/test-api';
+import { ownLines, run } from '#test/support/run-process';
+import { startTestApi, type TestApi, uniqueTenant } from '#test/support/test-api';
 
 let api: TestApi;
 let home: string;
@@ -111,7 +111,18 @@ describe('cxm import', () => {
     const importTenant = uniqueTenant('docs');
     const file = join(home, 'documents.json');
     const bot = { name: 'Helper', nested: { list: [1, { a: null }] }, unicode: 'ü😀' };
-    writeFileSync(file, JSON.stringify({ documents: { bots: [{ id: 'b1', data: bot }, { id: 'b2', data: {} }], users: [{ id: 'u1', data: { n: 1 } }] } }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        documents: {
+          bots: [
+            { id: 'b1', data: bot },
+            { id: 'b2', data: {} },
+          ],
+          users: [{ id: 'u1', data: { n: 1 } }],
+        },
+      }),
+    );
     for (let i = 0; i < 2; i++) {
       const result = await cxm('import', '--tenant', importTenant, file);
       expect(result.code).toBe(0);
@@ -125,10 +136,13 @@ describe('cxm import', () => {
     const importTenant = uniqueTenant('rows');
     const file = join(home, 'rows.json');
     const at = Date.now() - 3_600_000;
-    writeFileSync(file, JSON.stringify({
-      assistantConversations: [{ ID: 'a1', Datetime: at, TenantID: 'someone-else', CSat: 5 }],
-      vocConversations: [{ ID: 'v1', Datetime: new Date(at).toISOString().replace('Z', '+00:00'), Sentiment: -0.5 }],
-    }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        assistantConversations: [{ ID: 'a1', Datetime: at, TenantID: 'someone-else', CSat: 5 }],
+        vocConversations: [{ ID: 'v1', Datetime: new Date(at).toISOString().replace('Z', '+00:00'), Sentiment: -0.5 }],
+      }),
+    );
     const result = await cxm('import', '--tenant', importTenant, file);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/Imported 1 assistantConversations, 1 vocConversations into/);
@@ -157,7 +171,7 @@ describe('cxm import', () => {
     ['a document that is not an object', { documents: { bots: [{ id: 'x', data: [1] }] } }, /'documents.bots.0.data' must be an object/],
     ['a document over 350 KB', { documents: { bots: [{ id: 'x', data: { v: 'x'.repeat(360 * 1024) } }] } }, /larger than 358400 bytes/],
     ['a docId over 1024 bytes', { documents: { bots: [{ id: '😀'.repeat(300), data: {} }] } }, /too long to store/],
-    ['a document nested too deep', { documents: { bots: [{ id: 'x', data: JSON.parse('{"a":'.repeat(101) + '1' + '}'.repeat(101)) }] } }, /deeper than 100 levels/],
+    ['a document nested too deep', { documents: { bots: [{ id: 'x', data: JSON.parse(`${'{"a":'.repeat(101)}1${'}'.repeat(101)}`) }] } }, /deeper than 100 levels/],
     ['a malformed collection name', { documents: { 'a/b': [] } }, /Name 'a\/b' in 'documents' must be 1 to 64 letters/],
     ['a reporting row without Datetime', { assistantConversations: [{ ID: 'a1' }] }, /assistantConversations\[0\]: row 'a1' needs a Datetime in epoch milliseconds/],
     ['a reporting row with a field rows do not have', { vocConversations: [{ ID: 'v1', Datetime: '2026-01-01T09:00:00+01:00', Transcript: 'x' }] }, /fields the voc rows do not have: Transcript/],

@@ -6,12 +6,13 @@
  * (notes.test.ts and provisioning.test.ts have the smaller races: single notes around a close,
  * merges of distinct members, one replace against one merge.)
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UNAUTHENTICATED_MESSAGE } from '#shared/http/api-error';
 import { documentClient } from '#shared/store/dynamo-client';
-import { callApi, documentPath, noteId, notePath, type ApiAnswer } from '#test/support/call-api';
-import { startTestApi, uniqueTenant, type TestApi } from '#test/support/test-api';
+import { type ApiAnswer, callApi, documentPath, noteId, notePath } from '#test/support/call-api';
+import { startTestApi, type TestApi, uniqueTenant } from '#test/support/test-api';
 
 let api: TestApi;
 const tenant = uniqueTenant('race');
@@ -67,10 +68,7 @@ describe('a key revoked while requests are in flight (authorizer cache TTL 0)', 
       clients: 6,
       send: async (client, seq) => {
         const body = `client ${client} request ${seq}`;
-        const answer =
-          seq % 2 === 0
-            ? await callApi(api.url, 'POST', notePath(tenant, 'revocation'), key, { body })
-            : await callApi(api.url, 'GET', documentPath(tenant, 'users', 'revocation'), key);
+        const answer = seq % 2 === 0 ? await callApi(api.url, 'POST', notePath(tenant, 'revocation'), key, { body }) : await callApi(api.url, 'GET', documentPath(tenant, 'users', 'revocation'), key);
         return { body, answer };
       },
       ready: (s) => s.filter((r) => r.answer.status < 300).length >= 12,

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { documentPath, expectWellFormedError } from '#test/support/call-api';
 import { createRawClient } from '#test/support/raw-client';
-import { startTestApi, uniqueTenant, type TestApi } from '#test/support/test-api';
+import { startTestApi, type TestApi, uniqueTenant } from '#test/support/test-api';
 
 let api: TestApi;
 
@@ -88,7 +88,6 @@ describe('ETag', () => {
 
     expect(new Set([createdTag, replacedTag, mergedTag]).size).toBe(3);
   });
-
 });
 
 describe('GET with If-None-Match', () => {

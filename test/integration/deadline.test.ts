@@ -8,10 +8,10 @@
  * deadline arithmetic; this waits out the real timeout on purpose (no test-only knob in the runtime).
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { FUNCTION_TIMEOUT_SECONDS } from '#shared/routes';
 import type { BoundGateway } from '#infra/local/serve-gateway';
+import { FUNCTION_TIMEOUT_SECONDS } from '#shared/routes';
 import { callApi, documentPath, noteId, notePath } from '#test/support/call-api';
-import { startDynamoFaultProxy, type DynamoFaultProxy, type InjectedFault } from '#test/support/dynamo-fault-proxy';
+import { type DynamoFaultProxy, type InjectedFault, startDynamoFaultProxy } from '#test/support/dynamo-fault-proxy';
 import { directStores, serveGatewaysOver } from '#test/support/serve-gateway-over';
 import { uniqueTenant } from '#test/support/test-api';
 
@@ -108,11 +108,7 @@ describe.concurrent('a handler past its deadline', () => {
     TEST_TIMEOUT_MS,
   );
 
-  it(
-    'a replace: 504 GatewayTimeout, and the document stays as it was (no retry lands it late)',
-    () => expectTimeoutLeavesDocument('POST', 'slow-replace', { state: 'replaced' }),
-    TEST_TIMEOUT_MS,
-  );
+  it('a replace: 504 GatewayTimeout, and the document stays as it was (no retry lands it late)', () => expectTimeoutLeavesDocument('POST', 'slow-replace', { state: 'replaced' }), TEST_TIMEOUT_MS);
 
   it(
     'a keyed replace and a keyed merge: 504, the document stays as it was, and the retry with the same key runs afresh',

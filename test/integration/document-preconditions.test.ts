@@ -10,7 +10,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { LOCAL_REGION } from '#infra/local/dynamodb-local';
-import { preconditionsHold, type Preconditions } from '#shared/domain/documents/entity-tags';
+import { type Preconditions, preconditionsHold } from '#shared/domain/documents/entity-tags';
 import { tenantKey } from '#shared/store/composite-key';
 import { createDocumentsStore } from '#shared/store/documents-store';
 import { createIdempotencyLedger } from '#shared/store/idempotency-ledger';

@@ -142,7 +142,10 @@ describe('failures', () => {
   });
 
   it('a crash (an error nobody awaited) ends the environment and the request; the next gets a new one', async () => {
-    const fn = pool('crashes', `export const handler = async (event) => { if (event.crash) { setTimeout(() => { throw new Error('boom'); }, 10); await new Promise(() => {}); } return process.pid; };`);
+    const fn = pool(
+      'crashes',
+      `export const handler = async (event) => { if (event.crash) { setTimeout(() => { throw new Error('boom'); }, 10); await new Promise(() => {}); } return process.pid; };`,
+    );
     const pid = await fn.invoke({}, 'ok');
     await expect(fn.invoke({ crash: true }, 'crash')).rejects.toThrow(/cxm-test-crashes: Runtime exited .*Error: boom/);
     const next = await fn.invoke({}, 'next');

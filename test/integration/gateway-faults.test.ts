@@ -4,10 +4,9 @@
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { freePort } from '#infra/local/dynamodb-local';
-import { bindGateway, type BoundGateway } from '#infra/local/serve-gateway';
+import { type BoundGateway, bindGateway } from '#infra/local/serve-gateway';
 import { useLocalDynamo } from '#infra/local/use-local-dynamo';
 import { documentedFetch } from '#test/support/test-api';
-
 
 let gateway: BoundGateway;
 

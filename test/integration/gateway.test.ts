@@ -1,7 +1,7 @@
 /** What the local gateway answers by itself, and the headers every response carries (D3, DESIGN section 2). */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectContractBody, startTestApi, uniqueTenant, type TestApi } from '#test/support/test-api';
+import { expectContractBody, startTestApi, type TestApi, uniqueTenant } from '#test/support/test-api';
 
 let api: TestApi;
 const tenant = uniqueTenant('gw');
@@ -67,8 +67,7 @@ describe('headers on every response', () => {
 });
 
 describe('odd requests', () => {
-  const post = (path: string, headers: Record<string, string> = auth()) =>
-    api.fetch(`${api.url}${path}`, { method: 'POST', headers, body: '{"body":"x"}' });
+  const post = (path: string, headers: Record<string, string> = auth()) => api.fetch(`${api.url}${path}`, { method: 'POST', headers, body: '{"body":"x"}' });
   const notes = (conversation: string) => `/api/v1/cxm/tenants/${tenant}/conversations/${conversation}/internal-notes`;
 
   it.each(['constructor', '__proto__', 'toString', 'hasOwnProperty'])('a query parameter named %s is an unknown parameter (400)', async (name) => {
@@ -228,7 +227,7 @@ describe('the stage throttle, before the authorizer (issue 21)', () => {
       // The authorizer answered (401) only the burst's five; the other ten never reached it.
       expect(statuses).toEqual([...Array(5).fill(401), ...Array(10).fill(429)]);
       // Per method, as API Gateway applies a stage's throttle: another route still reaches the authorizer.
-      const other = await limited.fetch(`${limited.url}/api/v1/provisioning/tenants/t-flood/users/u1/versions/current`, { headers: { Authorization: 'Bearer cxm_aaaaaaaaaaaa_' + 'A'.repeat(40) } });
+      const other = await limited.fetch(`${limited.url}/api/v1/provisioning/tenants/t-flood/users/u1/versions/current`, { headers: { Authorization: `Bearer cxm_aaaaaaaaaaaa_${'A'.repeat(40)}` } });
       expect(other.status).toBe(401);
       await other.arrayBuffer();
     } finally {

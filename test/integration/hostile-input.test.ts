@@ -11,12 +11,12 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DOCUMENT_MAX_BYTES } from '#shared/domain/documents/document-size';
 import { validatorFor } from '#shared/http/validator-for';
-import { DOCUMENT_REQUEST_MAX_BYTES, MCP_REQUEST_MAX_BYTES, NOTE_BODY_MAX_BYTES, routes, scopeAreas, type HttpMethod, type RouteSpec } from '#shared/routes';
+import { DOCUMENT_REQUEST_MAX_BYTES, type HttpMethod, MCP_REQUEST_MAX_BYTES, NOTE_BODY_MAX_BYTES, type RouteSpec, routes, scopeAreas } from '#shared/routes';
 import { headerName, headerValue, hostileQuery, hostileSegment, oddText, queryToken } from '#test/support/hostile-arbitraries';
 import { createRawClient, type RawClient, type RawResponse } from '#test/support/raw-client';
 import { arrangeAll, FIXTURE_COLLECTION, FIXTURE_CONVERSATION, FIXTURE_DOC, fixtureOf, routeMethodPairs } from '#test/support/route-fixtures';
 import { tenantItemKeys } from '#test/support/tenant-items';
-import { expectDocumented, startTestApi, uniqueTenant, type TestApi } from '#test/support/test-api';
+import { expectDocumented, startTestApi, type TestApi, uniqueTenant } from '#test/support/test-api';
 
 let api: TestApi;
 let raw: RawClient;
@@ -28,7 +28,10 @@ const routeById = (id: string) => allRoutes.find((route) => route.id === id)!;
 beforeAll(async () => {
   api = await startTestApi();
   raw = createRawClient(api.url);
-  ({ key } = await api.createKey([tenant], scopeAreas().map((area) => `${area}:*`)));
+  ({ key } = await api.createKey(
+    [tenant],
+    scopeAreas().map((area) => `${area}:*`),
+  ));
   await arrangeAll(api, tenant);
 });
 afterAll(async () => {
@@ -199,11 +202,21 @@ describe('query parameters', () => {
   it('the provisioning list: limit 1-1000 in digits and a cursor of ours, anything else 400', async () => {
     const route = routeById('listDocuments');
     const limits = fc.oneof(fc.integer({ min: -5, max: 1005 }).map(String), fc.constantFrom('01', '1.0', '1e3', ' 5', '5 ', '0x10', '', '٣').map(encodeURIComponent), queryToken([]));
-    const cursors = fc.oneof(fc.base64String().map((text) => text.replace(/=+$/, '')), queryToken(['e30', 'eyJ2IjoxfQ']));
-    const pairs = fc.array(fc.oneof(limits.map((v) => ['limit', v] as const), cursors.map((v) => ['cursor', v] as const), fc.tuple(queryToken([]), queryToken([]))), {
-      minLength: 1,
-      maxLength: 3,
-    });
+    const cursors = fc.oneof(
+      fc.base64String().map((text) => text.replace(/=+$/, '')),
+      queryToken(['e30', 'eyJ2IjoxfQ']),
+    );
+    const pairs = fc.array(
+      fc.oneof(
+        limits.map((v) => ['limit', v] as const),
+        cursors.map((v) => ['cursor', v] as const),
+        fc.tuple(queryToken([]), queryToken([])),
+      ),
+      {
+        minLength: 1,
+        maxLength: 3,
+      },
+    );
     await fc.assert(
       fc.asyncProperty(pairs, async (entries) => {
         const query = entries.map(([name, value]) => `${name}=${value}`).join('&');
@@ -212,10 +225,7 @@ describe('query parameters', () => {
         const parsed = [...new URLSearchParams(query)];
         const names = parsed.map(([name]) => name);
         const limit = parsed.find(([name]) => name === 'limit')?.[1];
-        const refused =
-          names.some((name) => name !== 'limit' && name !== 'cursor') ||
-          new Set(names).size !== names.length ||
-          (limit !== undefined && !/^(?:[1-9][0-9]{0,2}|1000)$/.test(limit));
+        const refused = names.some((name) => name !== 'limit' && name !== 'cursor') || new Set(names).size !== names.length || (limit !== undefined && !/^(?:[1-9][0-9]{0,2}|1000)$/.test(limit));
         if (refused) expect(response.status, `?${query}`).toBe(400);
         else if (!names.includes('cursor')) expect(response.status, `?${query}`).toBe(200);
         else expect([200, 400]).toContain(response.status);
@@ -241,10 +251,7 @@ describe('query parameters', () => {
         from: instants,
         to: instants,
       })[name]!;
-    const pair = fc.oneof(
-      ...['limit', 'cursor', 'range', 'from', 'to'].map((name) => value(name).map((v) => [name, v] as const)),
-      fc.tuple(queryToken(['page', 'sort']), queryToken([])),
-    );
+    const pair = fc.oneof(...['limit', 'cursor', 'range', 'from', 'to'].map((name) => value(name).map((v) => [name, v] as const)), fc.tuple(queryToken(['page', 'sort']), queryToken([])));
     await fc.assert(
       fc.asyncProperty(fc.array(pair, { minLength: 1, maxLength: 4 }), async (entries) => {
         const query = entries.map(([name, v]) => `${name}=${v}`).join('&');
@@ -272,13 +279,11 @@ describe('query parameters', () => {
 
 describe('headers', () => {
   it('any Authorization that is not a key of ours is 401 on every route and method', async () => {
-    const mutatedKey = fc
-      .tuple(fc.nat(), fc.constantFrom(...'aZ09_-.:/+= '))
-      .map(([at, char]) => {
-        const index = 4 + (at % (key.length - 4));
-        const replacement = key[index] === char ? (char === 'a' ? 'b' : 'a') : char;
-        return `Bearer ${key.slice(0, index)}${replacement}${key.slice(index + 1)}`;
-      });
+    const mutatedKey = fc.tuple(fc.nat(), fc.constantFrom(...'aZ09_-.:/+= ')).map(([at, char]) => {
+      const index = 4 + (at % (key.length - 4));
+      const replacement = key[index] === char ? (char === 'a' ? 'b' : 'a') : char;
+      return `Bearer ${key.slice(0, index)}${replacement}${key.slice(index + 1)}`;
+    });
     const authorization = fc.oneof(
       headerValue,
       headerValue.map((token) => `Bearer ${token}`),
@@ -346,7 +351,8 @@ describe('headers', () => {
       fc.asyncProperty(pairs, async ([name, value]) => {
         run++;
         for (const { route, method } of routeMethodPairs()) {
-          const reads = (name === 'Idempotency-Key' && route.idempotencyKey) || (name === 'If-Match' && route.preconditions !== undefined) || (name === 'If-None-Match' && route.preconditions !== undefined);
+          const reads =
+            (name === 'Idempotency-Key' && route.idempotencyKey) || (name === 'If-Match' && route.preconditions !== undefined) || (name === 'If-None-Match' && route.preconditions !== undefined);
           const response = await send(route, method, { headers: { [name]: value }, caseId: `conditional-${run}` });
           const what = `${name}: ${JSON.stringify(value)}`;
           expectContract(route, method, response, what);
@@ -459,9 +465,16 @@ describe('bodies', () => {
       jsonValues,
       fc.record({ body: fc.oneof(oddText(40), fc.constantFrom('', ' ', '\u00a0\u2003\n', '\u200b', 'x')) }),
       // Unknown properties beside a valid body.
-      fc.tuple(oddText(20), fc.dictionary(oddText(8).filter((name) => name !== 'body'), jsonValues, { minKeys: 1, maxKeys: 3 })).map(([body, extra]) =>
-        Object.fromEntries([['body', `ok ${body}`], ...Object.entries(extra)]),
-      ),
+      fc
+        .tuple(
+          oddText(20),
+          fc.dictionary(
+            oddText(8).filter((name) => name !== 'body'),
+            jsonValues,
+            { minKeys: 1, maxKeys: 3 },
+          ),
+        )
+        .map(([body, extra]) => Object.fromEntries([['body', `ok ${body}`], ...Object.entries(extra)])),
     );
     await fc.assert(
       fc.asyncProperty(noteBodies, async (value) => {
@@ -469,13 +482,7 @@ describe('bodies', () => {
         const response = await send(route, 'POST', { body: JSON.stringify(value) });
         expectContract(route, 'POST', response, JSON.stringify(value).slice(0, 200));
         const text = isObject(value) ? value.body : undefined;
-        const accepted =
-          isObject(value) &&
-          Object.keys(value).length === 1 &&
-          typeof text === 'string' &&
-          [...text].length <= 20000 &&
-          /\S/u.test(text) &&
-          !holdsLoneSurrogate(value);
+        const accepted = isObject(value) && Object.keys(value).length === 1 && typeof text === 'string' && [...text].length <= 20000 && /\S/u.test(text) && !holdsLoneSurrogate(value);
         expect(response.status, JSON.stringify(value).slice(0, 200)).toBe(accepted ? 201 : 400);
         if (typeof text === 'string' && !unstorable(value) && Object.keys(value as object).some((name) => name !== 'body')) {
           expect((response.json as { message: string }).message).toMatch(/Unknown property/);
@@ -526,14 +533,8 @@ describe('bodies', () => {
     {
       jsonrpc: fc.oneof({ weight: 4, arbitrary: fc.constant('2.0') }, jsonValues),
       id: fc.oneof(oddText(10), fc.integer(), fc.double(), fc.constant(null), jsonValues),
-      method: fc.oneof(
-        { weight: 4, arbitrary: fc.constantFrom('tools/list', 'tools/call', 'initialize', 'ping', 'notifications/initialized', 'resources/list') },
-        oddText(20),
-      ),
-      params: fc.oneof(
-        jsonValues,
-        fc.record({ name: fc.oneof(fc.constant('list_bots'), oddText(10)), arguments: fc.oneof(jsonValues, fc.record({ limit: jsonValues })) }),
-      ),
+      method: fc.oneof({ weight: 4, arbitrary: fc.constantFrom('tools/list', 'tools/call', 'initialize', 'ping', 'notifications/initialized', 'resources/list') }, oddText(20)),
+      params: fc.oneof(jsonValues, fc.record({ name: fc.oneof(fc.constant('list_bots'), oddText(10)), arguments: fc.oneof(jsonValues, fc.record({ limit: jsonValues })) })),
     },
     { requiredKeys: [] },
   );
@@ -565,7 +566,18 @@ describe('bodies', () => {
         expectContract(route, 'POST', response, JSON.stringify(batch).slice(0, 200));
         expect(response.status, `${JSON.stringify(batch).slice(0, 200)} -> ${response.text.slice(0, 100)}`).toBe(400);
       }),
-      { numRuns: 15, examples: [[[]], [[{ jsonrpc: '2.0', id: 1, method: 'ping' }, { jsonrpc: '2.0', id: 2, method: 'tools/list' }]]] },
+      {
+        numRuns: 15,
+        examples: [
+          [[]],
+          [
+            [
+              { jsonrpc: '2.0', id: 1, method: 'ping' },
+              { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+            ],
+          ],
+        ],
+      },
     );
   });
 
@@ -595,13 +607,19 @@ describe('bodies', () => {
   it('a body sent to a route that takes none is ignored', async () => {
     const bodyless = routeMethodPairs().filter(({ method }) => method === 'GET' || method === 'DELETE');
     await fc.assert(
-      fc.asyncProperty(fc.oneof(fc.uint8Array({ maxLength: 64 }).map((bytes) => Buffer.from(bytes)), jsonValues.map((value) => JSON.stringify(value))), async (body) => {
-        for (const { route, method } of bodyless) {
-          const response = await send(route, method, { body });
-          expectContract(route, method, response, String(body).slice(0, 100));
-          expect(response.status, `${method} ${route.id}`).toBe(fixtureOf(route).permitted[method]!.status);
-        }
-      }),
+      fc.asyncProperty(
+        fc.oneof(
+          fc.uint8Array({ maxLength: 64 }).map((bytes) => Buffer.from(bytes)),
+          jsonValues.map((value) => JSON.stringify(value)),
+        ),
+        async (body) => {
+          for (const { route, method } of bodyless) {
+            const response = await send(route, method, { body });
+            expectContract(route, method, response, String(body).slice(0, 100));
+            expect(response.status, `${method} ${route.id}`).toBe(fixtureOf(route).permitted[method]!.status);
+          }
+        },
+      ),
       { numRuns: 10 },
     );
   });
@@ -620,8 +638,7 @@ function padTo(bytes: number, prefix: string, build: (text: string) => string): 
 }
 
 /** Sizes within `spread` of a limit, the limit itself and one byte over it drawn often. */
-const sizesAround = (limit: number, spread: number) =>
-  fc.oneof(fc.constantFrom(limit, limit + 1), fc.integer({ min: limit - spread, max: limit + spread }));
+const sizesAround = (limit: number, spread: number) => fc.oneof(fc.constantFrom(limit, limit + 1), fc.integer({ min: limit - spread, max: limit + spread }));
 
 describe('byte limits are exact', () => {
   it(`a note request of up to ${NOTE_BODY_MAX_BYTES} raw bytes is taken, one more is 413 and writes nothing`, async () => {

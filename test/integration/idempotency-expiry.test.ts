@@ -9,8 +9,8 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { documentPath, notePath } from '#test/support/call-api';
-import { expectExecuted, expectReplayOf, type Answer } from '#test/support/idempotent-answers';
-import { startTestApi, uniqueTenant, type TestApi } from '#test/support/test-api';
+import { type Answer, expectExecuted, expectReplayOf } from '#test/support/idempotent-answers';
+import { startTestApi, type TestApi, uniqueTenant } from '#test/support/test-api';
 
 // Hoisted above the imports: nothing may read the variable before it is set.
 const TTL_HOURS = vi.hoisted(() => {

@@ -10,15 +10,14 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NOTE_INSERT_PATTERN } from '#infra/constructs/note-events';
-import { REPLAYED_HEADER } from '#shared/http/idempotent-answer';
-import { startApiFaultProxy, type ApiFaultProxy } from '#test/support/api-fault-proxy';
-import { documentPath, notePath } from '#test/support/call-api';
-import { expectExecuted, expectReplayOf, type Answer } from '#test/support/idempotent-answers';
 import { matchesEventPattern } from '#infra/local/match-event-pattern';
+import { REPLAYED_HEADER } from '#shared/http/idempotent-answer';
+import { type ApiFaultProxy, startApiFaultProxy } from '#test/support/api-fault-proxy';
+import { documentPath, notePath } from '#test/support/call-api';
+import { type Answer, expectExecuted, expectReplayOf } from '#test/support/idempotent-answers';
 import { createRawClient } from '#test/support/raw-client';
 import { readTableStream } from '#test/support/read-table-stream';
-import { documentedFetch, startTestApi, uniqueTenant, type TestApi } from '#test/support/test-api';
-
+import { documentedFetch, startTestApi, type TestApi, uniqueTenant } from '#test/support/test-api';
 
 const IDEMPOTENCY_KEY = 'Idempotency-Key';
 const REPLAYED = REPLAYED_HEADER;
@@ -46,8 +45,7 @@ async function freshTenant(conversations: string[] = ['c-1']): Promise<{ tenant:
 }
 
 const newIdempotencyKey = () => `idem-${randomUUID()}`;
-const keyed = (idempotencyKey: string | undefined): Record<string, string> =>
-  idempotencyKey === undefined ? {} : { [IDEMPOTENCY_KEY]: idempotencyKey };
+const keyed = (idempotencyKey: string | undefined): Record<string, string> => (idempotencyKey === undefined ? {} : { [IDEMPOTENCY_KEY]: idempotencyKey });
 
 const postNote = (tenant: string, conversation: string, key: string, body: unknown, idempotencyKey?: string) =>
   api.call('POST', notePath(tenant, conversation), key, { body, headers: keyed(idempotencyKey) });
@@ -58,8 +56,7 @@ const mergeDocument = (tenant: string, docId: string, key: string, body: unknown
 const readDocument = (tenant: string, docId: string, key: string) => api.call('GET', documentPath(tenant, COLLECTION, docId), key);
 
 const noteIdOf = (answer: { json: unknown }) => (answer.json as { note: { id: string } }).note.id;
-const storedNoteIds = async (tenant: string, conversation: string) =>
-  (await api.conversations.listNotes(tenant, conversation)).map((note) => note.id);
+const storedNoteIds = async (tenant: string, conversation: string) => (await api.conversations.listNotes(tenant, conversation)).map((note) => note.id);
 
 /** The answer to a key used before for another request. */
 function expectKeyReused(answer: Answer): void {

@@ -7,8 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shapeRow } from '#shared/domain/reporting/report-rows';
-import { callApi, collectionPath, documentPath, noteId, notePath, type ApiAnswer } from '#test/support/call-api';
-import { startTestApi, uniqueTenant, type TestApi } from '#test/support/test-api';
+import { type ApiAnswer, callApi, collectionPath, documentPath, noteId, notePath } from '#test/support/call-api';
+import { startTestApi, type TestApi, uniqueTenant } from '#test/support/test-api';
 
 const CLIENTS = 12;
 const RUN_MS = 3000;

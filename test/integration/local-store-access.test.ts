@@ -11,7 +11,7 @@ import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CreateTableCommand, DynamoDBClient, GetItemCommand, ListTablesCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { emulatorDir, freePort, javaCommand, LOCAL_REGION, newLocalCredentials, startDynamoDbLocal, type LocalCredentials } from '#infra/local/dynamodb-local';
+import { emulatorDir, freePort, javaCommand, LOCAL_REGION, type LocalCredentials, newLocalCredentials, startDynamoDbLocal } from '#infra/local/dynamodb-local';
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -56,7 +56,10 @@ describe('a persisted store', () => {
     dirs.push(dataDir);
     const port = await freePort();
     const dir = emulatorDir();
-    const old = spawn(javaCommand(), [`-Djava.library.path=${join(dir, 'DynamoDBLocal_lib')}`, '-jar', join(dir, 'DynamoDBLocal.jar'), '-port', String(port), '-dbPath', dataDir, '-sharedDb'], { cwd: dir, stdio: 'ignore' });
+    const old = spawn(javaCommand(), [`-Djava.library.path=${join(dir, 'DynamoDBLocal_lib')}`, '-jar', join(dir, 'DynamoDBLocal.jar'), '-port', String(port), '-dbPath', dataDir, '-sharedDb'], {
+      cwd: dir,
+      stdio: 'ignore',
+    });
     const before = client(`http://127.0.0.1:${port}`, { accessKeyId: 'local', secretAccessKey: 'local' });
     for (let i = 0; ; i++) {
       try {
@@ -67,7 +70,14 @@ describe('a persisted store', () => {
         await new Promise((resolve) => setTimeout(resolve, 150));
       }
     }
-    await before.send(new CreateTableCommand({ TableName: 'kept', AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }], KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }], BillingMode: 'PAY_PER_REQUEST' }));
+    await before.send(
+      new CreateTableCommand({
+        TableName: 'kept',
+        AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
+        KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
+        BillingMode: 'PAY_PER_REQUEST',
+      }),
+    );
     await before.send(new PutItemCommand({ TableName: 'kept', Item: { pk: { S: 'written-before' } } }));
     await before.send(new ListTablesCommand({}));
     before.destroy();

@@ -7,15 +7,15 @@
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
-import { connect, createServer as createNetServer, type Server as NetServer } from 'node:net';
 import { createRequire } from 'node:module';
+import { connect, createServer as createNetServer, type Server as NetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lambdaNode } from '#infra/local/lambda-node';
 import { PROJECT_ROOT } from '#infra/project-root';
-import { run, type Finished } from '#test/support/run-process';
-import { expectDocumented, startTestApi, uniqueTenant, type TestApi } from '#test/support/test-api';
+import { type Finished, run } from '#test/support/run-process';
+import { expectDocumented, startTestApi, type TestApi, uniqueTenant } from '#test/support/test-api';
 
 /** The scenarios that apply (README, "MCP conformance"). */
 const SCENARIOS = ['server-initialize', 'ping', 'tools-list', 'dns-rebinding-protection'] as const;
@@ -58,21 +58,18 @@ interface Exchange {
 async function startKeyProxy(gatewayUrl: string, key: string, exchanges: Exchange[]): Promise<{ port: number; server: Server }> {
   const upstream = new URL(gatewayUrl);
   const server = createServer((req, res) => {
-    const forwarded = request(
-      { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: { ...req.headers, authorization: `Bearer ${key}` } },
-      (answer) => {
-        const chunks: Buffer[] = [];
-        answer.on('data', (chunk: Buffer) => chunks.push(chunk));
-        answer.on('end', () => {
-          const body = Buffer.concat(chunks);
-          const status = answer.statusCode ?? 502;
-          const headers = new Headers(Object.entries(answer.headers).flatMap(([name, value]) => (typeof value === 'string' ? [[name, value] as [string, string]] : [])));
-          exchanges.push({ method: req.method ?? 'GET', url: new URL(req.url ?? '/', gatewayUrl).href, status, headers, text: body.toString('utf8') });
-          res.writeHead(status, answer.headers);
-          res.end(body);
-        });
-      },
-    );
+    const forwarded = request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: { ...req.headers, authorization: `Bearer ${key}` } }, (answer) => {
+      const chunks: Buffer[] = [];
+      answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+      answer.on('end', () => {
+        const body = Buffer.concat(chunks);
+        const status = answer.statusCode ?? 502;
+        const headers = new Headers(Object.entries(answer.headers).flatMap(([name, value]) => (typeof value === 'string' ? [[name, value] as [string, string]] : [])));
+        exchanges.push({ method: req.method ?? 'GET', url: new URL(req.url ?? '/', gatewayUrl).href, status, headers, text: body.toString('utf8') });
+        res.writeHead(status, answer.headers);
+        res.end(body);
+      });
+    });
     forwarded.on('error', (error) => res.destroy(error));
     req.pipe(forwarded);
   });
@@ -125,7 +122,10 @@ async function startTcpForward(port: number): Promise<{ port: number; server: Ne
   const server = createNetServer((socket) => {
     const upstream = connect(port, '127.0.0.1');
     socket.pipe(upstream).pipe(socket);
-    const end = () => (socket.destroy(), upstream.destroy());
+    const end = () => {
+      socket.destroy();
+      upstream.destroy();
+    };
     socket.on('error', end);
     upstream.on('error', end);
   });
@@ -147,8 +147,14 @@ describe('the MCP conformance suite', () => {
   it.each(SCENARIOS)('%s passes: every check a success, none failed', (scenario) => {
     const { finished, checks } = results.get(scenario)!;
     const report = `${finished.stdout}\n${finished.stderr}`;
-    expect(checks.filter((check) => check.status === 'FAILURE'), report).toEqual([]);
-    expect(checks.some((check) => check.status === 'SUCCESS'), report).toBe(true);
+    expect(
+      checks.filter((check) => check.status === 'FAILURE'),
+      report,
+    ).toEqual([]);
+    expect(
+      checks.some((check) => check.status === 'SUCCESS'),
+      report,
+    ).toBe(true);
     expect(finished.code, report).toBe(0);
   });
 
@@ -157,7 +163,7 @@ describe('the MCP conformance suite', () => {
     for (const { method, url, status, headers, text } of exchanges) expectDocumented(method, url, new Response(null, { status, headers }), text);
   });
 
-  it('dns-rebinding-protection: a rebound Host and Origin get 403, the gateway\'s own get 200', () => {
+  it("dns-rebinding-protection: a rebound Host and Origin get 403, the gateway's own get 200", () => {
     const { checks } = results.get('dns-rebinding-protection')!;
     const byId = new Map(checks.map((check) => [check.id, check]));
     expect(byId.get('localhost-host-rebinding-rejected')).toMatchObject({ status: 'SUCCESS', details: { statusCode: 403, body: { code: 'PermissionDenied' } } });

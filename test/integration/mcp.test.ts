@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FOREIGN_HOST_MESSAGE, FOREIGN_ORIGIN_MESSAGE, PERMISSION_DENIED_MESSAGE, UNAUTHENTICATED_MESSAGE } from '#shared/http/api-error';
 import { validatorFor } from '#shared/http/validator-for';
 import { createRawClient } from '#test/support/raw-client';
-import { expectDocumented, startTestApi, uniqueTenant, type TestApi } from '#test/support/test-api';
+import { expectDocumented, startTestApi, type TestApi, uniqueTenant } from '#test/support/test-api';
 
 let api: TestApi;
 const tenant = uniqueTenant('mcp');
@@ -221,7 +221,10 @@ describe('under load and at the limits', () => {
     const { key: otherKey } = await api.createKey([other], ['mcp:bots.read']);
     const calls = Array.from({ length: 40 }, (_, i) => {
       const mine = i % 2 === 0;
-      return rpc({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'list_bots', arguments: { limit: 100 } } }, {}, mine ? key : otherKey, mine ? tenant : other).then((response) => ({ mine, response }));
+      return rpc({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'list_bots', arguments: { limit: 100 } } }, {}, mine ? key : otherKey, mine ? tenant : other).then((response) => ({
+        mine,
+        response,
+      }));
     });
     for (const { mine, response } of await Promise.all(calls)) {
       const ids = (response.json as { result: { structuredContent: { bots: Array<{ id: string }> } } }).result.structuredContent.bots.map((b) => b.id);
@@ -256,7 +259,6 @@ describe('under load and at the limits', () => {
   });
 });
 
-
 describe('Origin and Host (D13: DNS-rebinding protection)', () => {
   const listTools = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
   const port = () => new URL(api.url).port;
@@ -280,7 +282,7 @@ describe('Origin and Host (D13: DNS-rebinding protection)', () => {
 
   // A port forward (ssh -L 9000:127.0.0.1:<port>) keeps the machine's name and changes the port,
   // as the MCP SDK's localhost validation allows.
-  it.each(['http://127.0.0.1:1', 'http://localhost:9000', 'http://[::1]:9000'])('accepts Origin %j, the machine\'s own name on another port', async (origin) => {
+  it.each(['http://127.0.0.1:1', 'http://localhost:9000', 'http://[::1]:9000'])("accepts Origin %j, the machine's own name on another port", async (origin) => {
     expect((await rpc(listTools, { Origin: origin })).status).toBe(200);
   });
 

@@ -6,15 +6,15 @@
 import { ThrottlingException } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
 import { afterEach, beforeAll, beforeEach, describe, expect, inject, it, vi } from 'vitest';
+import { useLocalDynamo } from '#infra/local/use-local-dynamo';
 import { encodeCaller } from '#shared/auth/authorizer-context';
 import { conversationWithDefaults } from '#shared/domain/notes/conversation';
 import type { ChainEvent } from '#shared/http/api-types';
-import { createApiHandler, type ApiHandler } from '#shared/http/create-api-handler';
+import { type ApiHandler, createApiHandler } from '#shared/http/create-api-handler';
 import { addInternalNote as addInternalNoteRoute } from '#shared/schemas/route-validators.generated';
 import { createConversationsStore } from '#shared/store/conversations-store';
 import { documentClient } from '#shared/store/dynamo-client';
-import { useLocalDynamo } from '#infra/local/use-local-dynamo';
-import { captureJsonLines, type CapturedLines } from '#test/support/capture-json-lines';
+import { type CapturedLines, captureJsonLines } from '#test/support/capture-json-lines';
 import { uniqueTenant } from '#test/support/test-api';
 
 // The test config turns metrics off; here they are the subject. Before any import builds Metrics.
@@ -86,9 +86,7 @@ describe('NoteCreated', () => {
     expect((await addInternalNote(noteEvent('open', { body: 'first' }), context())).statusCode).toBe(201);
     expect(emfLines()).toHaveLength(1);
     const [line] = emfLines();
-    expect(line!._aws.CloudWatchMetrics).toEqual([
-      { Namespace: 'CXM', Dimensions: [['service', 'stage']], Metrics: [{ Name: 'NoteCreated', Unit: 'Count' }] },
-    ]);
+    expect(line!._aws.CloudWatchMetrics).toEqual([{ Namespace: 'CXM', Dimensions: [['service', 'stage']], Metrics: [{ Name: 'NoteCreated', Unit: 'Count' }] }]);
     expect(line).toMatchObject({ service: 'cxm-api', stage: 'local', NoteCreated: 1 });
 
     expect((await addInternalNote(noteEvent('open', { body: 'second' }), context())).statusCode).toBe(201);

@@ -1,9 +1,10 @@
 /** Spec endpoint 1 and D4 through the local gateway and DynamoDB Local. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
 import { DynamoDBClient, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { documentClient } from '#shared/store/dynamo-client';
-import { startTestApi, uniqueTenant, type TestApi } from '#test/support/test-api';
 import { inBundleRuntime } from '#test/support/runtime';
+import { startTestApi, type TestApi, uniqueTenant } from '#test/support/test-api';
 
 let api: TestApi;
 const tenant = uniqueTenant('notes');
@@ -267,13 +268,15 @@ describe('concurrency', () => {
         const input = JSON.stringify(args.input);
         if (context.commandName !== 'GetItemCommand' && context.commandName !== 'QueryCommand' && input.includes(id) && input.includes('NOTE#')) {
           const other = new DynamoDBClient({});
-          await other.send(new UpdateItemCommand({
-            TableName: api.tables.conversations,
-            Key: { pk: { S: `${tenant}#${id}` }, sk: { S: 'CONVERSATION' } },
-            UpdateExpression: 'SET #s = :closed',
-            ExpressionAttributeNames: { '#s': 'status' },
-            ExpressionAttributeValues: { ':closed': { S: 'closed' } },
-          }));
+          await other.send(
+            new UpdateItemCommand({
+              TableName: api.tables.conversations,
+              Key: { pk: { S: `${tenant}#${id}` }, sk: { S: 'CONVERSATION' } },
+              UpdateExpression: 'SET #s = :closed',
+              ExpressionAttributeNames: { '#s': 'status' },
+              ExpressionAttributeValues: { ':closed': { S: 'closed' } },
+            }),
+          );
           other.destroy();
         }
         return next(args);

@@ -1,7 +1,7 @@
 /** Spec endpoints 3-6 and D5 through the local gateway and DynamoDB Local. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DOCUMENT_MAX_BYTES } from '#shared/domain/documents/document-size';
-import { startTestApi, uniqueTenant, type TestApi } from '#test/support/test-api';
+import { startTestApi, type TestApi, uniqueTenant } from '#test/support/test-api';
 
 let api: TestApi;
 const tenant = uniqueTenant('prov');
@@ -121,7 +121,7 @@ describe('values JSON cannot keep', () => {
   });
 
   it('accepts nesting of 100 levels and refuses 101, and a very deep body is 400, never 5xx', async () => {
-    const nested = (depth: number) => '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
+    const nested = (depth: number) => `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
     expect((await post('users', 'deep', nested(100))).status).toBe(201);
     expect((await put('users', 'deep', nested(100))).status).toBe(200);
     const refused = await post('users', 'deep', nested(101));
@@ -240,13 +240,10 @@ describe('list', () => {
     expect(second.headers.get('link')).toBeNull();
   });
 
-  it.each(['?limit=0', '?limit=1001', '?limit=abc', '?limit=1.5', '?limit=-1', '?limit=', '?cursor=garbage!', '?cursor=e30', '?page=2', '?limit=1&limit=2'])(
-    '%s is 400',
-    async (query) => {
-      const response = await list('paged', query);
-      expect(response.status).toBe(400);
-    },
-  );
+  it.each(['?limit=0', '?limit=1001', '?limit=abc', '?limit=1.5', '?limit=-1', '?limit=', '?cursor=garbage!', '?cursor=e30', '?page=2', '?limit=1&limit=2'])('%s is 400', async (query) => {
+    const response = await list('paged', query);
+    expect(response.status).toBe(400);
+  });
 });
 
 describe('identifiers (D1)', () => {
@@ -295,7 +292,11 @@ describe('tenant isolation', () => {
     const other = uniqueTenant('other');
     const theirs = await api.createKey([other], ['provisioning:*']);
     await post('users', 'shared-id', { owner: tenant });
-    for (const [method, body] of [['GET', undefined], ['POST', { x: 1 }], ['PUT', { x: 1 }]] as const) {
+    for (const [method, body] of [
+      ['GET', undefined],
+      ['POST', { x: 1 }],
+      ['PUT', { x: 1 }],
+    ] as const) {
       expect((await api.call(method, current('users', 'shared-id'), theirs.key, { body })).status).toBe(403);
       expect((await api.call(method, current('users', 'shared-id', other), key, { body })).status).toBe(403);
     }

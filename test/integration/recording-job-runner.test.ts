@@ -4,8 +4,9 @@
  * on a stage (start -> pending -> "Call Analytics Job State Change" -> collect -> row -> completed),
  * its retries per event, and a completion that loses to an overdue verdict.
  */
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+
 import { PassThrough } from 'node:stream';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { tinyWav } from '#infra/cli/tiny-wav';
 import { useLocalDynamo } from '#infra/local/use-local-dynamo';
@@ -48,7 +49,12 @@ function runner(collect: (tenantId: string, jobId: string) => Promise<AnalysisOu
     bucket,
     jobs,
     rows,
-    analysis: { start: async ({ jobId }) => (started.push(jobId), { kind: 'pending' }) },
+    analysis: {
+      start: async ({ jobId }) => {
+        started.push(jobId);
+        return { kind: 'pending' };
+      },
+    },
     callAnalytics: { collect },
     logger: silent,
   });

@@ -11,17 +11,17 @@ import { join } from 'node:path';
 import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { shapeRow, type ShapedRow } from '#shared/domain/reporting/report-rows';
-import { documentClient } from '#shared/store/dynamo-client';
-import { createDynamoReportingIndex } from '#shared/store/dynamo-reporting-index';
-import { listKey, timeKey } from '#shared/store/reporting-keys';
-import { createTableInput } from '#shared/store/create-table-input';
-import { createReportingRowsStore, reportingItem, type ReportingTables } from '#shared/store/reporting-rows-store';
-import { physicalTableName, tableSpecs } from '#shared/store/table-specs';
 import { createTables, LOCAL_REGION } from '#infra/local/dynamodb-local';
 import { writeLocalState } from '#infra/local/local-state';
 import { useLocalDynamo } from '#infra/local/use-local-dynamo';
-import { startDynamoFaultProxy, type DynamoFaultProxy } from '#test/support/dynamo-fault-proxy';
+import { type ShapedRow, shapeRow } from '#shared/domain/reporting/report-rows';
+import { createTableInput } from '#shared/store/create-table-input';
+import { documentClient } from '#shared/store/dynamo-client';
+import { createDynamoReportingIndex } from '#shared/store/dynamo-reporting-index';
+import { listKey, timeKey } from '#shared/store/reporting-keys';
+import { createReportingRowsStore, type ReportingTables, reportingItem } from '#shared/store/reporting-rows-store';
+import { physicalTableName, tableSpecs } from '#shared/store/table-specs';
+import { type DynamoFaultProxy, startDynamoFaultProxy } from '#test/support/dynamo-fault-proxy';
 import { run } from '#test/support/run-process';
 import { uniqueTenant } from '#test/support/test-api';
 
@@ -188,7 +188,10 @@ describe('maintained reporting counts', () => {
   it('cxm reporting recount --tenant counts rows written around the store, for that tenant only', async () => {
     const { endpoint, credentials, tables: all } = inject('dynamo');
     const home = mkdtempSync(join(tmpdir(), 'cxm-recount-'));
-    writeLocalState({ apiUrl: 'http://127.0.0.1:9', dynamodbEndpoint: endpoint, dynamodbCredentials: credentials, region: LOCAL_REGION, stage: 'test', tables: all, demo: null, pid: process.pid }, home);
+    writeLocalState(
+      { apiUrl: 'http://127.0.0.1:9', dynamodbEndpoint: endpoint, dynamodbCredentials: credentials, region: LOCAL_REGION, stage: 'test', tables: all, demo: null, pid: process.pid },
+      home,
+    );
     const tenantId = uniqueTenant('counts');
     const rows = rowsAt(tenantId, ids('w', 30), 7);
     await documentClient().send(new BatchWriteCommand({ RequestItems: { [tables.rows]: rows.slice(0, 25).map((row) => ({ PutRequest: { Item: reportingItem(tenantId, 'assistant', row) } })) } }));
@@ -204,4 +207,3 @@ describe('maintained reporting counts', () => {
     rmSync(home, { recursive: true, force: true });
   });
 });
-

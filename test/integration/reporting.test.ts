@@ -2,10 +2,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cursorKey, decodeReportCursor, encodeReportCursor } from '#shared/domain/reporting/report-cursor';
 import { shapeRow } from '#shared/domain/reporting/report-rows';
-import { documentClient } from '#shared/store/dynamo-client';
 import { validatorFor } from '#shared/http/validator-for';
-import { startTestApi, uniqueTenant, type TestApi } from '#test/support/test-api';
+import { documentClient } from '#shared/store/dynamo-client';
 import { inBundleRuntime } from '#test/support/runtime';
+import { startTestApi, type TestApi, uniqueTenant } from '#test/support/test-api';
 
 let api: TestApi;
 const tenant = uniqueTenant('rep');
@@ -33,12 +33,20 @@ const getList = async (path: string, k = key) => {
 beforeAll(async () => {
   api = await startTestApi();
   ({ key } = await api.createKey([tenant], ['reporting:read']));
-  await api.reportingRows.putRows(tenant, 'assistant', [...inDay, ...outside].map((row) => shapeRow('assistant', tenant, { ...row, BotName: 'Helper', Duration: 42 })));
+  await api.reportingRows.putRows(
+    tenant,
+    'assistant',
+    [...inDay, ...outside].map((row) => shapeRow('assistant', tenant, { ...row, BotName: 'Helper', Duration: 42 })),
+  );
   await api.reportingRows.putRows(tenant, 'voc', [
-    shapeRow('voc', tenant, { ID: 'v-1', Datetime: new Date(now - HOUR + 2 * HOUR).toISOString().slice(0, 19) + '+02:00', CSat: 4, Problems: [{ name: 'hold' }], KPIs: [] }),
+    shapeRow('voc', tenant, { ID: 'v-1', Datetime: `${new Date(now - HOUR + 2 * HOUR).toISOString().slice(0, 19)}+02:00`, CSat: 4, Problems: [{ name: 'hold' }], KPIs: [] }),
   ]);
   // The same ids in another tenant: never visible here.
-  await api.reportingRows.putRows(other, 'assistant', inDay.slice(0, 5).map((row) => shapeRow('assistant', other, { ...row, BotName: 'Foreign' })));
+  await api.reportingRows.putRows(
+    other,
+    'assistant',
+    inDay.slice(0, 5).map((row) => shapeRow('assistant', other, { ...row, BotName: 'Foreign' })),
+  );
 });
 afterAll(() => api.close());
 
@@ -133,7 +141,11 @@ describe('paging', () => {
   it('keeps the first page total even when rows arrive while paging', async () => {
     const t = uniqueTenant('growing');
     const { key: k } = await api.createKey([t], ['reporting:assistant.read']);
-    await api.reportingRows.putRows(t, 'assistant', inDay.slice(0, 4).map((row) => shapeRow('assistant', t, row)));
+    await api.reportingRows.putRows(
+      t,
+      'assistant',
+      inDay.slice(0, 4).map((row) => shapeRow('assistant', t, row)),
+    );
     const first = await getList(assistantPath('?limit=2', t), k);
     await api.reportingRows.putRows(t, 'assistant', [shapeRow('assistant', t, { ID: 'late', Datetime: now - 1000 })]);
     const second = await getList(assistantPath(`?limit=2&cursor=${first.body.cursor.next}`, t), k);

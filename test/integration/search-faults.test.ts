@@ -10,8 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shapeRow } from '#shared/domain/reporting/report-rows';
 import { OPENSEARCH_ENDPOINT_VAR, OPENSEARCH_INDEX_PREFIX_VAR } from '#shared/store/opensearch-settings';
 import { allShardsFailed, searchAnswer, searchRejected } from '#test/support/opensearch-recorded-responses';
-import { startOpenSearchStub, type OpenSearchStub, type StubAnswer } from '#test/support/opensearch-stub';
-import { startTestApi, uniqueTenant, type TestApi } from '#test/support/test-api';
+import { type OpenSearchStub, type StubAnswer, startOpenSearchStub } from '#test/support/opensearch-stub';
+import { startTestApi, type TestApi, uniqueTenant } from '#test/support/test-api';
 
 const PREFIX = 'cxm-test-reporting';
 const tenant = uniqueTenant('search');

@@ -8,12 +8,12 @@
  * is a strongly consistent read, so a revocation is seen by the next lookup.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { gatewayResponses } from '#shared/http/gateway-responses';
-import { serviceUnavailable } from '#shared/http/api-error';
-import { documentClient } from '#shared/store/dynamo-client';
 import type { BoundGateway } from '#infra/local/serve-gateway';
-import { callApi, documentPath, noteId, notePath, type ApiAnswer } from '#test/support/call-api';
-import { startDynamoFaultProxy, type DynamoFaultProxy } from '#test/support/dynamo-fault-proxy';
+import { serviceUnavailable } from '#shared/http/api-error';
+import { gatewayResponses } from '#shared/http/gateway-responses';
+import { documentClient } from '#shared/store/dynamo-client';
+import { type ApiAnswer, callApi, documentPath, noteId, notePath } from '#test/support/call-api';
+import { type DynamoFaultProxy, startDynamoFaultProxy } from '#test/support/dynamo-fault-proxy';
 import { directStores, serveGatewaysOver } from '#test/support/serve-gateway-over';
 import { uniqueTenant } from '#test/support/test-api';
 
@@ -138,7 +138,10 @@ describe('throttling and server errors below the SDK', () => {
   });
 
   it("a persistent fault on the authorizer's key lookup is the gateway's 503 ServiceUnavailable after the SDK's attempts", async () => {
-    const { result: answer, faults: [fault] } = await proxy.during([{ operation: 'GetItem', bodyContains: keyHash, fault: 'ThrottlingException' }], () => postNote('authorizer', 'never stored', coldGateway));
+    const {
+      result: answer,
+      faults: [fault],
+    } = await proxy.during([{ operation: 'GetItem', bodyContains: keyHash, fault: 'ThrottlingException' }], () => postNote('authorizer', 'never stored', coldGateway));
     expectUnavailable(answer, AUTHORIZER_UNAVAILABLE);
     expect(fault.matched).toBe(sdkMaxAttempts);
     expect(await storedNotes('authorizer')).toEqual([]);
@@ -151,14 +154,22 @@ describe('transaction conflicts on the note write', () => {
   // The SDK does not retry a cancelled transaction; the note write does (conversations-store.ts),
   // so each of its attempts is one request the proxy sees.
   it('a conflict the note write outlasts is retried by it: 201 and exactly one note', async () => {
-    const { result: answer, faults: [fault] } = await proxy.during([{ operation: 'TransactWriteItems', bodyContains: pkText('conflict-brief'), fault: 'TransactionConflict', times: 2 }], () => postNote('conflict-brief', 'conflicted then stored'));
+    const {
+      result: answer,
+      faults: [fault],
+    } = await proxy.during([{ operation: 'TransactWriteItems', bodyContains: pkText('conflict-brief'), fault: 'TransactionConflict', times: 2 }], () =>
+      postNote('conflict-brief', 'conflicted then stored'),
+    );
     expect(answer.status).toBe(201);
     expect(fault.matched).toBe(3);
     expect(await storedNotes('conflict-brief')).toEqual(committedNotes.get('conflict-brief'));
   });
 
   it('a conflict that outlasts its retries is 503 ServiceUnavailable (the conversation was never refused), and writes nothing', async () => {
-    const { result: answer, faults: [fault] } = await proxy.during([{ operation: 'TransactWriteItems', bodyContains: pkText('conflict-persistent'), fault: 'TransactionConflict' }], () => postNote('conflict-persistent', 'never stored'));
+    const {
+      result: answer,
+      faults: [fault],
+    } = await proxy.during([{ operation: 'TransactWriteItems', bodyContains: pkText('conflict-persistent'), fault: 'TransactionConflict' }], () => postNote('conflict-persistent', 'never stored'));
     // Not 409 (nothing refused the note) and not 404 (the conversation exists): busy, retry later.
     expectUnavailable(answer, FUNCTION_UNAVAILABLE);
     expect(fault.matched).toBeGreaterThan(1);
@@ -169,7 +180,12 @@ describe('transaction conflicts on the note write', () => {
 
 describe('answers lost after a commit', () => {
   it('a note whose answer was lost is retried with the same token: 201 and exactly one note', async () => {
-    const { result: answer, faults: [fault] } = await proxy.during([{ operation: 'TransactWriteItems', bodyContains: pkText('lost-answer'), fault: 'InternalServerErrorAfterCommit', times: 1 }], () => postNote('lost-answer', 'committed once'));
+    const {
+      result: answer,
+      faults: [fault],
+    } = await proxy.during([{ operation: 'TransactWriteItems', bodyContains: pkText('lost-answer'), fault: 'InternalServerErrorAfterCommit', times: 1 }], () =>
+      postNote('lost-answer', 'committed once'),
+    );
     expect(answer.status).toBe(201);
     expect(fault.matched).toBe(2);
     expect(await storedNotes('lost-answer')).toEqual(committedNotes.get('lost-answer'));
@@ -177,11 +193,15 @@ describe('answers lost after a commit', () => {
 
   it('a replace and a merge whose answers were lost leave the document as one application of each', async () => {
     expect((await writeDocument('POST', 'lost-merge', { list: [1], keep: 'yes', drop: 'me' })).status).toBe(201);
-    const { result: merged } = await proxy.during([{ operation: 'UpdateItem', bodyContains: docKeyText('lost-merge'), fault: 'InternalServerErrorAfterCommit', times: 1 }], () => writeDocument('PUT', 'lost-merge', { list: [2], drop: null, nested: { a: 1 } }));
+    const { result: merged } = await proxy.during([{ operation: 'UpdateItem', bodyContains: docKeyText('lost-merge'), fault: 'InternalServerErrorAfterCommit', times: 1 }], () =>
+      writeDocument('PUT', 'lost-merge', { list: [2], drop: null, nested: { a: 1 } }),
+    );
     expect(merged).toMatchObject({ status: 200, json: { list: [2], keep: 'yes', nested: { a: 1 } } });
     expect(await storedDocument('lost-merge')).toEqual({ list: [2], keep: 'yes', nested: { a: 1 } });
 
-    const { result: replaced } = await proxy.during([{ operation: 'UpdateItem', bodyContains: docKeyText('lost-replace'), fault: 'InternalServerErrorAfterCommit', times: 1 }], () => writeDocument('POST', 'lost-replace', { only: 'this' }));
+    const { result: replaced } = await proxy.during([{ operation: 'UpdateItem', bodyContains: docKeyText('lost-replace'), fault: 'InternalServerErrorAfterCommit', times: 1 }], () =>
+      writeDocument('POST', 'lost-replace', { only: 'this' }),
+    );
     // The retry finds the document its own first attempt created, and knows it by its ETag.
     expect(replaced.status).toBe(201);
     expect(await storedDocument('lost-replace')).toEqual({ only: 'this' });
@@ -189,24 +209,24 @@ describe('answers lost after a commit', () => {
 
   it('a keyed note, replace and merge whose answers were lost commit once and answer as first executions, not replays', async () => {
     const lost = (operation: string, bodyContains: string) => [{ operation, bodyContains, fault: 'InternalServerErrorAfterCommit', times: 1 }] as const;
-    const { result: note, faults: [noteFault] } = await proxy.during(lost('TransactWriteItems', pkText('lost-keyed')), () =>
-      postNote('lost-keyed', 'keyed, committed once', warmGateway, { 'Idempotency-Key': `${tenant}-note` }),
-    );
+    const {
+      result: note,
+      faults: [noteFault],
+    } = await proxy.during(lost('TransactWriteItems', pkText('lost-keyed')), () => postNote('lost-keyed', 'keyed, committed once', warmGateway, { 'Idempotency-Key': `${tenant}-note` }));
     expect(note.status).toBe(201);
     expect(noteFault.matched).toBe(2);
     expect(note.headers.get('idempotent-replayed')).toBeNull();
     expect(await storedNotes('lost-keyed')).toEqual(committedNotes.get('lost-keyed'));
 
     expect((await writeDocument('POST', 'lost-keyed', { v: 0, keep: 'yes' })).status).toBe(201);
-    const { result: replaced, faults: [replaceFault] } = await proxy.during(lost('TransactWriteItems', docKeyText('lost-keyed')), () =>
-      writeDocument('POST', 'lost-keyed', { v: 1 }, { 'Idempotency-Key': `${tenant}-replace` }),
-    );
+    const {
+      result: replaced,
+      faults: [replaceFault],
+    } = await proxy.during(lost('TransactWriteItems', docKeyText('lost-keyed')), () => writeDocument('POST', 'lost-keyed', { v: 1 }, { 'Idempotency-Key': `${tenant}-replace` }));
     expect(replaceFault.matched).toBe(2);
     expect(replaced).toMatchObject({ status: 200, json: { v: 1 } });
     expect(replaced.headers.get('idempotent-replayed')).toBeNull();
-    const { result: merged } = await proxy.during(lost('TransactWriteItems', docKeyText('lost-keyed')), () =>
-      writeDocument('PUT', 'lost-keyed', { n: 1 }, { 'Idempotency-Key': `${tenant}-merge` }),
-    );
+    const { result: merged } = await proxy.during(lost('TransactWriteItems', docKeyText('lost-keyed')), () => writeDocument('PUT', 'lost-keyed', { n: 1 }, { 'Idempotency-Key': `${tenant}-merge` }));
     expect(merged).toMatchObject({ status: 200, json: { v: 1, n: 1 } });
     expect(merged.headers.get('idempotent-replayed')).toBeNull();
     expect(await storedDocument('lost-keyed')).toEqual({ v: 1, n: 1 });

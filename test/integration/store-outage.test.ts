@@ -17,12 +17,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTables, type DynamoDbLocal, freePort, startDynamoDbLocal } from '#infra/local/dynamodb-local';
+import type { BoundGateway } from '#infra/local/serve-gateway';
 import { serviceUnavailable } from '#shared/http/api-error';
 import { gatewayResponses } from '#shared/http/gateway-responses';
 import type { TableId } from '#shared/store/table-specs';
-import { createTables, freePort, startDynamoDbLocal, type DynamoDbLocal } from '#infra/local/dynamodb-local';
-import type { BoundGateway } from '#infra/local/serve-gateway';
-import { callApi, documentPath, noteId, notePath, type ApiAnswer } from '#test/support/call-api';
+import { type ApiAnswer, callApi, documentPath, noteId, notePath } from '#test/support/call-api';
 import { directStores, serveGatewaysOver } from '#test/support/serve-gateway-over';
 import { uniqueTenant } from '#test/support/test-api';
 
@@ -40,8 +40,7 @@ let key: string;
 
 const note = (gateway: BoundGateway, conversation: string, body: string) => callApi(gateway.url, 'POST', notePath(tenant, conversation), key, { body });
 const readDocument = (gateway: BoundGateway, docId: string) => callApi(gateway.url, 'GET', documentPath(tenant, 'users', docId), key);
-const writeDocument = (gateway: BoundGateway, method: 'POST' | 'PUT', docId: string, body: Record<string, unknown>) =>
-  callApi(gateway.url, method, documentPath(tenant, 'users', docId), key, body);
+const writeDocument = (gateway: BoundGateway, method: 'POST' | 'PUT', docId: string, body: Record<string, unknown>) => callApi(gateway.url, method, documentPath(tenant, 'users', docId), key, body);
 
 function expectUnavailable(answer: ApiAnswer, message: string): void {
   expect(answer.status).toBe(503);
@@ -180,10 +179,7 @@ describe('DynamoDB stopped and started again', () => {
     await Promise.all(writers.map((w) => w.stop()));
 
     // Nothing committed is lost: notes and documents of this test...
-    const storedNotes = [
-      ...(await direct.conversations.listNotes(tenant, 'before')),
-      ...(await direct.conversations.listNotes(tenant, 'during')),
-    ].map(({ id, body }) => ({ id, body }));
+    const storedNotes = [...(await direct.conversations.listNotes(tenant, 'before')), ...(await direct.conversations.listNotes(tenant, 'during'))].map(({ id, body }) => ({ id, body }));
     expect(storedNotes.sort((a, b) => a.id.localeCompare(b.id))).toEqual(committed.notes.sort((a, b) => a.id.localeCompare(b.id)));
     for (const [docId, document] of committed.documents) expect(JSON.parse((await direct.documents.get(tenant, 'users', docId))!)).toEqual(document);
 

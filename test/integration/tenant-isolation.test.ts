@@ -8,10 +8,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PERMISSION_DENIED_MESSAGE } from '#shared/http/api-error';
-import { fillPath, routes, scopeAreas, type RouteSpec } from '#shared/routes';
+import { fillPath, type RouteSpec, routes, scopeAreas } from '#shared/routes';
 import { arrangeAll, FIXTURE_COLLECTION, FIXTURE_CONVERSATION, fixtureCall, fixtureOf, routeMethodPairs } from '#test/support/route-fixtures';
 import { tenantItemKeys } from '#test/support/tenant-items';
-import { startTestApi, uniqueTenant, type TestApi } from '#test/support/test-api';
+import { startTestApi, type TestApi, uniqueTenant } from '#test/support/test-api';
 
 let api: TestApi;
 const tenantA = uniqueTenant('iso-a');
@@ -53,11 +53,7 @@ async function snapshot(tenantId: string, key: string) {
   }
   const notes = (await api.conversations.listNotes(tenantId, FIXTURE_CONVERSATION)).map(({ id, body }) => ({ id, body }));
   const conversation = await api.conversations.getConversation(tenantId, FIXTURE_CONVERSATION);
-  const items = [
-    ...(await tenantItemKeys(api.tables.conversations, tenantId)),
-    ...(await tenantItemKeys(api.tables.documents, tenantId)),
-    ...(await tenantItemKeys(api.tables.vocJobs, tenantId)),
-  ];
+  const items = [...(await tenantItemKeys(api.tables.conversations, tenantId)), ...(await tenantItemKeys(api.tables.documents, tenantId)), ...(await tenantItemKeys(api.tables.vocJobs, tenantId))];
   return { reads, notes, conversation, items };
 }
 

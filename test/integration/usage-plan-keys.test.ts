@@ -13,16 +13,16 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { APIGatewayAuthorizerResult } from 'aws-lambda';
-import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
-import { issueKey } from '#shared/auth/issue-key';
-import { tenantUsageKeyName, tenantUsageKeyValue, usageKeyName, usageKeyValue } from '#shared/auth/usage-identity';
-import { documentClient } from '#shared/store/dynamo-client';
-import { createKeysStore, type KeysStore } from '#shared/store/keys-store';
-import { routes } from '#shared/routes';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { buildAuthorizerEvent } from '#infra/local/build-proxy-event';
 import { createTables, type LocalDynamoConnection } from '#infra/local/dynamodb-local';
 import { useLocalDynamo } from '#infra/local/use-local-dynamo';
-import { startFakeApiGateway, type FakeApiGateway, type FakeApiKey } from '#test/support/fake-api-gateway';
+import { issueKey } from '#shared/auth/issue-key';
+import { tenantUsageKeyName, tenantUsageKeyValue, usageKeyName, usageKeyValue } from '#shared/auth/usage-identity';
+import { routes } from '#shared/routes';
+import { documentClient } from '#shared/store/dynamo-client';
+import { createKeysStore, type KeysStore } from '#shared/store/keys-store';
+import { type FakeApiGateway, type FakeApiKey, startFakeApiGateway } from '#test/support/fake-api-gateway';
 import { run } from '#test/support/run-process';
 import { uniqueTenant } from '#test/support/test-api';
 
@@ -391,8 +391,8 @@ describe('cxm keys revoke --stage', () => {
 describe('cxm keys sync --stage', () => {
   it("gives every tenant with an active key its usage key, deletes those of tenants without one, keeps D10 keys until --prune-legacy and other stages' keys always; a rerun changes nothing", async () => {
     const syncKeys = createKeysStore(documentClient(), (await createTables(store, SYNC)).keys!);
-    const [healthy, missing, lost, unplanned, wrongValue, orphan, revoked, expired] = ['ok', 'missing', 'lost', 'unplanned', 'wrong', 'orphan', 'revoked', 'expired'].map(
-      (label) => uniqueTenant(`sy-${label}`),
+    const [healthy, missing, lost, unplanned, wrongValue, orphan, revoked, expired] = ['ok', 'missing', 'lost', 'unplanned', 'wrong', 'orphan', 'revoked', 'expired'].map((label) =>
+      uniqueTenant(`sy-${label}`),
     ) as [string, string, string, string, string, string, string, string];
     // Through the CLI, each with its usage key...
     for (const t of [healthy, lost, unplanned, wrongValue]) await createOn(SYNC, [t]);
@@ -409,7 +409,10 @@ describe('cxm keys sync --stage', () => {
     await issueKey(syncKeys, { tenants: [missing], scopes: ['cxm:*'], name: 'direct' });
     // Tenants without an active key whose usage key stayed: none at all, only a revoked one, only an expired one.
     const stale = Object.fromEntries(
-      [orphan, revoked, expired].map((t) => [t, fake.addApiKey({ name: tenantUsageKeyName(SYNC, t), value: tenantUsageKeyValue(SYNC, t), usagePlanId: SYNC_PLAN, tags: { project: 'cxm-api', stage: SYNC, tenant: t } })]),
+      [orphan, revoked, expired].map((t) => [
+        t,
+        fake.addApiKey({ name: tenantUsageKeyName(SYNC, t), value: tenantUsageKeyValue(SYNC, t), usagePlanId: SYNC_PLAN, tags: { project: 'cxm-api', stage: SYNC, tenant: t } }),
+      ]),
     );
     const { stored: revokedKey } = await issueKey(syncKeys, { tenants: [revoked], scopes: ['cxm:*'], name: 'revoked' });
     await syncKeys.revoke(revokedKey.keyId, new Date());
@@ -442,10 +445,16 @@ describe('cxm keys sync --stage', () => {
     expect(onlyTenantKey(unplanned, SYNC)[0]).toBe(unplannedId);
     expect(fake.apiKeys.has(wrongValueId)).toBe(false);
     // Deleted: the usage keys of tenants without an active key, and nothing else.
-    expect(deletedLines(synced.stdout)).toEqual(Object.entries(stale).map(([t, id]) => `${id} ${tenantUsageKeyName(SYNC, t)}`).sort());
+    expect(deletedLines(synced.stdout)).toEqual(
+      Object.entries(stale)
+        .map(([t, id]) => `${id} ${tenantUsageKeyName(SYNC, t)}`)
+        .sort(),
+    );
     for (const id of Object.values(stale)) expect(fake.apiKeys.has(id)).toBe(false);
     expect(fake.apiKeys.has(legacyId)).toBe(true);
-    expect(synced.stdout).toContain(`1 API Gateway key that an older authorizer named remains; once this stage's authorizer is the current one, delete them with 'cxm keys sync --stage ${SYNC} --prune-legacy'.`);
+    expect(synced.stdout).toContain(
+      `1 API Gateway key that an older authorizer named remains; once this stage's authorizer is the current one, delete them with 'cxm keys sync --stage ${SYNC} --prune-legacy'.`,
+    );
     expect(snapshot(foreign)).toEqual(foreignBefore);
 
     let before = fake.calls.length;

@@ -1,7 +1,7 @@
 /** Spec endpoint 9 and D7 through the local gateway, and the job store's transition rule. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validatorFor } from '#shared/http/validator-for';
-import { startTestApi, uniqueTenant, type TestApi } from '#test/support/test-api';
+import { startTestApi, type TestApi, uniqueTenant } from '#test/support/test-api';
 
 let api: TestApi;
 const tenant = uniqueTenant('voc');
@@ -99,7 +99,7 @@ describe('processing attempts and overdue verdicts', () => {
     expect(await api.vocJobs.beginAttempt(tenant, 'no-such-job', 'e1', started)).toEqual({ kind: 'not-found' });
   });
 
-  it('with a file, counts nothing unless it is the job\'s own upload', async () => {
+  it("with a file, counts nothing unless it is the job's own upload", async () => {
     await api.vocJobs.create(tenant, { id: 'own-file', status: 'started', started, file: 'recordings/t/own-file.wav', recordingId: 'r', upload });
     await api.vocJobs.put(tenant, { id: 'imported', status: 'started', started, file: 'recordings/t/imported.wav', recordingId: 'r' });
     expect((await api.vocJobs.beginAttempt(tenant, 'own-file', 'e1', started, 'recordings/t/other.wav')).kind).toBe('other-file');

@@ -4,19 +4,20 @@
  * find its row in the VOC list; and every way it can go wrong (S3 refusing, a file that is not
  * audio, an upload that never comes, a duplicate event, a processor that fails, two tenants).
  */
+
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { tinyWav } from '#infra/cli/tiny-wav';
 import { LOCAL_REGION } from '#infra/local/dynamodb-local';
 import type { BoundGateway } from '#infra/local/serve-gateway';
 import { fillPath, routeById } from '#shared/routes';
-import { documentedFetch, uniqueTenant } from '#test/support/test-api';
-import { directStores, serveGatewaysOver } from '#test/support/serve-gateway-over';
-import { startDynamoFaultProxy, type DynamoFaultProxy } from '#test/support/dynamo-fault-proxy';
-import { createVocJobsStore } from '#shared/store/voc-jobs-store';
 import { documentClient } from '#shared/store/dynamo-client';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { createVocJobsStore } from '#shared/store/voc-jobs-store';
+import { type DynamoFaultProxy, startDynamoFaultProxy } from '#test/support/dynamo-fault-proxy';
+import { directStores, serveGatewaysOver } from '#test/support/serve-gateway-over';
+import { documentedFetch, uniqueTenant } from '#test/support/test-api';
 
 // Stage settings of this file's functions (both runtimes read them through the same variables).
 process.env.CXM_RECORDING_MAX_BYTES = '2000000';

@@ -9,7 +9,7 @@
  * balancer fails after the server committed. A retrying client cannot tell that from a request that
  * never arrived.
  */
-import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, request, type ServerResponse } from 'node:http';
 
 /** The answer the gateway gave to a request whose response the client never got. */
 export interface DroppedResponse {
@@ -40,10 +40,7 @@ export async function startApiFaultProxy(target: string): Promise<ApiFaultProxy>
   const upstream = new URL(target);
 
   const forwardTo = (req: IncomingMessage, res: ServerResponse, onAnswer: (answer: IncomingMessage) => void) => {
-    const outbound = request(
-      { hostname: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: { ...req.headers, host: upstream.host } },
-      onAnswer,
-    );
+    const outbound = request({ hostname: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: { ...req.headers, host: upstream.host } }, onAnswer);
     outbound.on('error', () => res.destroy());
     req.pipe(outbound);
   };

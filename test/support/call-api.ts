@@ -25,14 +25,7 @@ export function expectWellFormedError(answer: ApiAnswer): void {
   }
 }
 
-export async function callApi(
-  baseUrl: string,
-  method: string,
-  path: string,
-  key: string | undefined,
-  body?: unknown,
-  headers: Record<string, string> = {},
-): Promise<ApiAnswer> {
+export async function callApi(baseUrl: string, method: string, path: string, key: string | undefined, body?: unknown, headers: Record<string, string> = {}): Promise<ApiAnswer> {
   const response = await documentedFetch(`${baseUrl}${path}`, {
     method,
     headers: {
@@ -48,10 +41,8 @@ export async function callApi(
   return answer;
 }
 
-export const notePath = (tenant: string, conversation: string) =>
-  `/api/v1/cxm/tenants/${tenant}/conversations/${encodeURIComponent(conversation)}/internal-notes`;
-export const documentPath = (tenant: string, collection: string, docId: string) =>
-  `/api/v1/provisioning/tenants/${tenant}/${collection}/${encodeURIComponent(docId)}/versions/current`;
+export const notePath = (tenant: string, conversation: string) => `/api/v1/cxm/tenants/${tenant}/conversations/${encodeURIComponent(conversation)}/internal-notes`;
+export const documentPath = (tenant: string, collection: string, docId: string) => `/api/v1/provisioning/tenants/${tenant}/${collection}/${encodeURIComponent(docId)}/versions/current`;
 export const collectionPath = (tenant: string, collection: string) => `/api/v1/provisioning/tenants/${tenant}/${collection}`;
 
 /** The note id of a 201. */

@@ -40,6 +40,8 @@ export function captureJsonLines(): CapturedLines {
   return {
     lines,
     text: () => chunks.join(''),
-    restore: () => spies.forEach((spy) => spy.mockRestore()),
+    restore: () => {
+      for (const spy of spies) spy.mockRestore();
+    },
   };
 }

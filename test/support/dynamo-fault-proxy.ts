@@ -8,7 +8,7 @@
  * test can check what the client sent on the wire (a parameter the SDK would drop silently).
  */
 import { randomUUID } from 'node:crypto';
-import { Agent, createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
+import { Agent, createServer, type IncomingMessage, request, type ServerResponse } from 'node:http';
 
 export type DynamoFault =
   | 'ThrottlingException'
@@ -107,12 +107,9 @@ export async function startDynamoFaultProxy(target: string): Promise<DynamoFault
 
   function forward(req: IncomingMessage, body: Buffer): Promise<{ status: number; headers: IncomingMessage['headers']; body: Buffer }> {
     return new Promise((resolve, reject) => {
-      const outgoing = request(
-        { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers, agent },
-        (response) => {
-          readAll(response).then((data) => resolve({ status: response.statusCode ?? 502, headers: response.headers, body: data }), reject);
-        },
-      );
+      const outgoing = request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers, agent }, (response) => {
+        readAll(response).then((data) => resolve({ status: response.statusCode ?? 502, headers: response.headers, body: data }), reject);
+      });
       outgoing.on('error', reject);
       outgoing.end(body);
     });
@@ -120,7 +117,10 @@ export async function startDynamoFaultProxy(target: string): Promise<DynamoFault
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const body = await readAll(req);
-    const operation = String(req.headers['x-amz-target'] ?? '').split('.').pop() ?? '';
+    const operation =
+      String(req.headers['x-amz-target'] ?? '')
+        .split('.')
+        .pop() ?? '';
     const text = body.toString('utf8');
     for (const recording of recordings) {
       if (recording.operation === operation && (recording.bodyContains === undefined || text.includes(recording.bodyContains))) recording.bodies.push(text);
@@ -134,7 +134,7 @@ export async function startDynamoFaultProxy(target: string): Promise<DynamoFault
     switch (fault) {
       case undefined:
       case 'InternalServerErrorAfterCommit': {
-        let reply;
+        let reply: Awaited<ReturnType<typeof forward>>;
         try {
           reply = await forward(req, body);
         } catch {

@@ -35,7 +35,11 @@ export interface SentRequest {
 
 function parseBody(body: string): unknown {
   if (body === '') return undefined;
-  if (body.endsWith('\n')) return body.trimEnd().split('\n').map((line) => JSON.parse(line) as unknown);
+  if (body.endsWith('\n'))
+    return body
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as unknown);
   return JSON.parse(body) as unknown;
 }
 

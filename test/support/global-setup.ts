@@ -9,9 +9,9 @@
  */
 import type {} from 'vitest';
 import type { TestProject } from 'vitest/node';
-import { createTables, startDynamoDbLocal, type DynamoDbLocal, type LocalDynamoConnection } from '#infra/local/dynamodb-local';
-import { functionRuntimeKind } from '#infra/local/function-runtime';
 import { LOCAL_STAGE } from '#infra/local/build-proxy-event';
+import { createTables, type DynamoDbLocal, type LocalDynamoConnection, startDynamoDbLocal } from '#infra/local/dynamodb-local';
+import { functionRuntimeKind } from '#infra/local/function-runtime';
 import { ensureLocalAssembly } from '#infra/local/local-assembly';
 import type { TableId } from '#shared/store/table-specs';
 
@@ -35,7 +35,9 @@ interface Shared {
 }
 
 // On globalThis: the setup module may be loaded once per project.
-const shared: Shared = ((globalThis as { cxmTestSetup?: Shared }).cxmTestSetup ??= { users: 0 });
+const holder = globalThis as { cxmTestSetup?: Shared };
+holder.cxmTestSetup ??= { users: 0 };
+const shared: Shared = holder.cxmTestSetup;
 
 export async function setup(project: TestProject): Promise<void> {
   shared.users++;

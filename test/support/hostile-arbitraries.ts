@@ -14,10 +14,7 @@ export function percentEncodeLoose(text: string): string {
   let out = '';
   for (const char of text) {
     const code = char.codePointAt(0)!;
-    out +=
-      code >= 0xd800 && code <= 0xdfff
-        ? [0xe0 | (code >> 12), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f)].map(hex).join('')
-        : encodeURIComponent(char);
+    out += code >= 0xd800 && code <= 0xdfff ? [0xe0 | (code >> 12), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f)].map(hex).join('') : encodeURIComponent(char);
   }
   return out;
 }
@@ -63,11 +60,7 @@ const anyChar = fc.oneof(
 /** Text of any code points, lone surrogates included. */
 export const oddText = (maxLength: number) => fc.string({ unit: anyChar, minLength: 1, maxLength });
 
-const piece = fc.oneof(
-  fc.constantFrom(...SEPARATORS, ...INVALID_ENCODINGS, ...ODD_UNICODE),
-  oddText(8).map(percentEncodeLoose),
-  fc.stringMatching(/^[A-Za-z0-9._-]{1,8}$/),
-);
+const piece = fc.oneof(fc.constantFrom(...SEPARATORS, ...INVALID_ENCODINGS, ...ODD_UNICODE), oddText(8).map(percentEncodeLoose), fc.stringMatching(/^[A-Za-z0-9._-]{1,8}$/));
 
 /** A path segment as it goes on the request line: pieces of the above, or one repeated past every length bound. */
 export const hostileSegment: fc.Arbitrary<string> = fc.oneof(

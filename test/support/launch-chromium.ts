@@ -4,16 +4,14 @@
  * component updates, sync), so it starts quickly and quietly.
  */
 import { existsSync } from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import { type Browser, chromium } from 'playwright-core';
 
 const CANDIDATES = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'];
 
 export function chromiumPath(): string {
   const found = CANDIDATES.find((path): path is string => !!path && existsSync(path));
   if (!found) {
-    throw new Error(
-      "Chromium not found: the /docs browser test needs Debian's chromium (sudo apt-get install chromium; .ci/run installs it) or CHROMIUM_PATH pointing at a Chromium binary.",
-    );
+    throw new Error("Chromium not found: the /docs browser test needs Debian's chromium (sudo apt-get install chromium; .ci/run installs it) or CHROMIUM_PATH pointing at a Chromium binary.");
   }
   return found;
 }
@@ -23,16 +21,7 @@ export async function launchChromium(): Promise<{ browser: Browser; close: () =>
   const browser = await chromium.launch({
     executablePath: chromiumPath(),
     headless: true,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
   return {
     browser,

@@ -4,7 +4,7 @@
  * which the CLI tests against DynamoDB Local and the fake API Gateway cannot interleave on demand).
  * Each port takes hooks that run just before an operation, where a test puts the other operator.
  */
-import { tenantUsageKeyName, usageKeyName, usageKeyValue, type UsageOwner } from '#shared/auth/usage-identity';
+import { tenantUsageKeyName, type UsageOwner, usageKeyName, usageKeyValue } from '#shared/auth/usage-identity';
 import type { StageUsageKey, UsagePlanKeys } from '#shared/auth/usage-plan-keys';
 import type { KeysStore, StoredKey } from '#shared/store/keys-store';
 
@@ -49,7 +49,10 @@ export function memoryPlan(initial: Record<string, string> = {}, hooks: { before
       hooks.ensure?.(ownerLabel(owner));
       const name = usageKeyName(MEMORY_STAGE, owner);
       let id = idOf(name);
-      if (!id) keys.set((id = `new${next++}`), name);
+      if (!id) {
+        id = `new${next++}`;
+        keys.set(id, name);
+      }
       return { id, value: usageKeyValue(MEMORY_STAGE, owner) };
     },
     async removeOwner(owner) {

@@ -42,7 +42,13 @@ export function searchWithFailedShards(index: string): RecordedResponse {
     ...answer,
     body: {
       ...body,
-      _shards: { total: 3, successful: 2, skipped: 0, failed: 1, failures: [{ shard: 0, index: `${index}-2025`, status: 'SERVICE_UNAVAILABLE', reason: { type: 'no_shard_available_action_exception', reason: null } }] },
+      _shards: {
+        total: 3,
+        successful: 2,
+        skipped: 0,
+        failed: 1,
+        failures: [{ shard: 0, index: `${index}-2025`, status: 'SERVICE_UNAVAILABLE', reason: { type: 'no_shard_available_action_exception', reason: null } }],
+      },
     },
   };
 }
@@ -115,7 +121,11 @@ export function bulkItem(action: 'index' | 'delete', index: string, id: string, 
     case 'conflict':
       return error(409, 'version_conflict_engine_exception', `[${id}]: version conflict, current version [${version + 1n}] is higher or equal to the one provided [${version}]`);
     case 'rejected':
-      return error(429, 'rejected_execution_exception', 'rejected execution of coordinating operation [coordinating_and_primary_bytes=0, replica_bytes=0, all_bytes=0, coordinating_operation_bytes=52428800, max_coordinating_and_primary_bytes=53687091]');
+      return error(
+        429,
+        'rejected_execution_exception',
+        'rejected execution of coordinating operation [coordinating_and_primary_bytes=0, replica_bytes=0, all_bytes=0, coordinating_operation_bytes=52428800, max_coordinating_and_primary_bytes=53687091]',
+      );
     case 'mapping':
       return error(400, 'mapper_parsing_exception', `failed to parse field [CSat] of type [float] in document with id '${id}'`);
   }

@@ -3,7 +3,7 @@
  * hostile client would send as is (it resolves `..`, turns `\` into `/`, merges header names), so
  * the hostile-input and isolation tests speak through this instead.
  */
-import { Agent, request, type IncomingHttpHeaders } from 'node:http';
+import { Agent, type IncomingHttpHeaders, request } from 'node:http';
 
 export interface RawResponse {
   /** The request target the response answers (path and query as sent). */

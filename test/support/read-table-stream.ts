@@ -5,7 +5,7 @@
  * callers pick their own records out (by tenant, by conversation).
  */
 import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DescribeStreamCommand, DynamoDBStreamsClient, GetRecordsCommand, GetShardIteratorCommand, type _Record, type Shard } from '@aws-sdk/client-dynamodb-streams';
+import { type _Record, DescribeStreamCommand, DynamoDBStreamsClient, GetRecordsCommand, GetShardIteratorCommand, type Shard } from '@aws-sdk/client-dynamodb-streams';
 import { LOCAL_REGION, type LocalDynamoConnection } from '#infra/local/dynamodb-local';
 
 export type StreamRecord = _Record;

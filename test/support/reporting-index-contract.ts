@@ -10,8 +10,8 @@
 import { randomUUID } from 'node:crypto';
 import { expect, it } from 'vitest';
 import type { ReportKind } from '#shared/domain/reporting/report-cursor';
-import { shapeRow, type ShapedRow } from '#shared/domain/reporting/report-rows';
-import type { ReportPage, ReportPageQuery, ReportingIndex } from '#shared/store/reporting-index';
+import { type ShapedRow, shapeRow } from '#shared/domain/reporting/report-rows';
+import type { ReportingIndex, ReportPage, ReportPageQuery } from '#shared/store/reporting-index';
 
 export interface ContractSubject {
   index: ReportingIndex;
@@ -30,8 +30,7 @@ const assistant = (tenantId: string, id: string, datetimeMs: number, extra: Reco
   shapeRow('assistant', tenantId, { ID: id, Datetime: datetimeMs, BotName: 'Helper', ...extra });
 
 /** VOC Datetime as ISO 8601 with a +02:00 tenant offset. */
-const voc = (tenantId: string, id: string, datetimeMs: number) =>
-  shapeRow('voc', tenantId, { ID: id, Datetime: `${new Date(datetimeMs + 2 * 3_600_000).toISOString().slice(0, 23)}+02:00` });
+const voc = (tenantId: string, id: string, datetimeMs: number) => shapeRow('voc', tenantId, { ID: id, Datetime: `${new Date(datetimeMs + 2 * 3_600_000).toISOString().slice(0, 23)}+02:00` });
 
 /** Rows around WINDOW: two outside each edge, equal Datetimes whose IDs sort otherwise than they were written. */
 function windowRows(tenantId: string): { all: ShapedRow[]; inside: ShapedRow[] } {
@@ -108,7 +107,11 @@ export function reportingIndexContract(subject: () => ContractSubject): void {
     const other = tenant();
     const { all, inside } = windowRows(t);
     await subject().seed(t, 'assistant', all);
-    await subject().seed(other, 'assistant', windowRows(other).all.map((row) => ({ ...row, row: { ...row.row, BotName: 'Foreign' } })));
+    await subject().seed(
+      other,
+      'assistant',
+      windowRows(other).all.map((row) => ({ ...row, row: { ...row.row, BotName: 'Foreign' } })),
+    );
     const result = await page({ tenantId: t });
     expect(result.rows).toEqual(text(inside));
     expect(result.total).toBe(6);

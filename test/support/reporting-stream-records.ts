@@ -9,7 +9,8 @@ import { marshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue, DynamoDBRecord } from 'aws-lambda';
 
 /** What the rows store writes, so the stream records hold exactly that. */
-export { reportingItem, type ReportingItem } from '#shared/store/reporting-rows-store';
+export { type ReportingItem, reportingItem } from '#shared/store/reporting-rows-store';
+
 import type { ReportingItem } from '#shared/store/reporting-rows-store';
 
 type Item = ReportingItem | Record<string, SdkAttributeValue>;

@@ -5,11 +5,11 @@
  * (and does not compile: the map is typed by route id).
  */
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { shapeRow } from '#shared/domain/reporting/report-rows';
-import { documentClient } from '#shared/store/dynamo-client';
 import { resolveScope } from '#shared/auth/grant-scope';
-import { fillPath, routes, type HttpMethod, type RouteId, type RouteSpec } from '#shared/routes';
+import { shapeRow } from '#shared/domain/reporting/report-rows';
+import { fillPath, type HttpMethod, type RouteId, type RouteSpec, routes } from '#shared/routes';
 import type { SchemaId } from '#shared/schemas/schema-ids';
+import { documentClient } from '#shared/store/dynamo-client';
 import type { TestApi } from './test-api.ts';
 
 export interface RouteCall {
@@ -59,8 +59,7 @@ export const routeFixtures = {
     params: () => ({ conversationId: FIXTURE_CONVERSATION }),
     body: (caseId, tenantId) => ({ body: `note ${caseId} for ${tenantId}` }),
     permitted: { POST: { status: 201, schema: 'InternalNoteResponse' } },
-    wrote: async (api, tenantId, caseId) =>
-      (await api.conversations.listNotes(tenantId, FIXTURE_CONVERSATION)).some((note) => note.body.startsWith(`note ${caseId} `)),
+    wrote: async (api, tenantId, caseId) => (await api.conversations.listNotes(tenantId, FIXTURE_CONVERSATION)).some((note) => note.body.startsWith(`note ${caseId} `)),
   },
   listDocuments: {
     arrange: (api, tenantId) => api.addDocument(tenantId, FIXTURE_COLLECTION, FIXTURE_DOC, { name: 'Ada', owner: tenantId }),
@@ -100,16 +99,12 @@ export const routeFixtures = {
     },
   },
   listAssistantConversations: {
-    arrange: (api, tenantId) =>
-      api.reportingRows.putRows(tenantId, 'assistant', [shapeRow('assistant', tenantId, { ID: FIXTURE_ROW, Datetime: Date.now() - HOUR, BotName: tenantId })]),
+    arrange: (api, tenantId) => api.reportingRows.putRows(tenantId, 'assistant', [shapeRow('assistant', tenantId, { ID: FIXTURE_ROW, Datetime: Date.now() - HOUR, BotName: tenantId })]),
     params: () => ({}),
     permitted: { GET: { status: 200, schema: 'AssistantReportList' } },
   },
   listVocConversations: {
-    arrange: (api, tenantId) =>
-      api.reportingRows.putRows(tenantId, 'voc', [
-        shapeRow('voc', tenantId, { ID: FIXTURE_ROW, Datetime: new Date(Date.now() - HOUR).toISOString(), Summary: tenantId }),
-      ]),
+    arrange: (api, tenantId) => api.reportingRows.putRows(tenantId, 'voc', [shapeRow('voc', tenantId, { ID: FIXTURE_ROW, Datetime: new Date(Date.now() - HOUR).toISOString(), Summary: tenantId })]),
     params: () => ({}),
     permitted: { GET: { status: 200, schema: 'VocReportList' } },
   },
@@ -130,8 +125,7 @@ export const routeFixtures = {
     },
   },
   getVocJobStatus: {
-    arrange: (api, tenantId) =>
-      api.vocJobs.put(tenantId, { id: FIXTURE_JOB, status: 'started', started: Date.now() - HOUR, file: `recordings/${tenantId}/1.wav`, recordingId: 'rec-1' }),
+    arrange: (api, tenantId) => api.vocJobs.put(tenantId, { id: FIXTURE_JOB, status: 'started', started: Date.now() - HOUR, file: `recordings/${tenantId}/1.wav`, recordingId: 'rec-1' }),
     params: () => ({ jobId: FIXTURE_JOB }),
     permitted: { GET: { status: 200, schema: 'VocJobStatus' } },
   },

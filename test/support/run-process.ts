@@ -1,5 +1,5 @@
 /** Runs a project command as a user would, and collects what it prints. */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { PROJECT_ROOT } from '#infra/project-root';
 
 export interface Finished {
@@ -9,13 +9,7 @@ export interface Finished {
 }
 
 /** `onSpawn` gets the child, for a test that signals it while it runs. */
-export function run(
-  command: string,
-  args: string[],
-  env: Record<string, string | undefined>,
-  timeoutMs = 60_000,
-  onSpawn?: (child: ChildProcess) => void,
-): Promise<Finished> {
+export function run(command: string, args: string[], env: Record<string, string | undefined>, timeoutMs = 60_000, onSpawn?: (child: ChildProcess) => void): Promise<Finished> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd: PROJECT_ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     onSpawn?.(child);

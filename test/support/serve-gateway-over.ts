@@ -7,15 +7,15 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { LOCAL_REGION, type LocalDynamoConnection } from '#infra/local/dynamodb-local';
+import { type BoundGateway, bindGateway } from '#infra/local/serve-gateway';
+import { useLocalDynamo } from '#infra/local/use-local-dynamo';
 import { issueKey } from '#shared/auth/issue-key';
 import { conversationWithDefaults } from '#shared/domain/notes/conversation';
 import { createConversationsStore } from '#shared/store/conversations-store';
 import { createDocumentsStore } from '#shared/store/documents-store';
 import { createKeysStore } from '#shared/store/keys-store';
 import type { TableId } from '#shared/store/table-specs';
-import { LOCAL_REGION, type LocalDynamoConnection } from '#infra/local/dynamodb-local';
-import { bindGateway, type BoundGateway } from '#infra/local/serve-gateway';
-import { useLocalDynamo } from '#infra/local/use-local-dynamo';
 
 /** Gateways over one endpoint; each with its own authorizer cache TTL. */
 export async function serveGatewaysOver(store: LocalDynamoConnection, tables: Record<TableId, string>, ttls: number[]): Promise<BoundGateway[]> {

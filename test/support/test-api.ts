@@ -4,20 +4,20 @@
  */
 import { randomUUID } from 'node:crypto';
 import { expect, inject } from 'vitest';
+import { bindGateway } from '#infra/local/serve-gateway';
+import type { RateLimit } from '#infra/local/token-buckets';
+import { useLocalDynamo } from '#infra/local/use-local-dynamo';
+import { issueKey } from '#shared/auth/issue-key';
+import { type Conversation, conversationWithDefaults } from '#shared/domain/notes/conversation';
 import { validatorFor } from '#shared/http/validator-for';
 import { buildOpenApiDocument } from '#shared/openapi';
-import { issueKey } from '#shared/auth/issue-key';
-import { conversationWithDefaults, type Conversation } from '#shared/domain/notes/conversation';
+import { OpenApiContract } from '#shared/openapi/check-response';
 import { createConversationsStore } from '#shared/store/conversations-store';
 import { createDocumentsStore } from '#shared/store/documents-store';
 import { documentClient } from '#shared/store/dynamo-client';
 import { createKeysStore } from '#shared/store/keys-store';
-import { createVocJobsStore } from '#shared/store/voc-jobs-store';
 import { createReportingRowsStore } from '#shared/store/reporting-rows-store';
-import { bindGateway } from '#infra/local/serve-gateway';
-import type { RateLimit } from '#infra/local/token-buckets';
-import { useLocalDynamo } from '#infra/local/use-local-dynamo';
-import { OpenApiContract } from '#shared/openapi/check-response';
+import { createVocJobsStore } from '#shared/store/voc-jobs-store';
 
 /** The contract every response of the test gateways is held to. */
 const contract = new OpenApiContract(buildOpenApiDocument());

@@ -6,9 +6,9 @@
  */
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
+import { generateAssistantRows, generateVocRows } from '#infra/cli/generate-report-rows';
 import type { ReportKind } from '#shared/domain/reporting/report-cursor';
 import type { ReportRow } from '#shared/domain/reporting/report-rows';
-import { generateAssistantRows, generateVocRows } from '#infra/cli/generate-report-rows';
 
 export interface ImportFileSpec {
   assistant: number;

@@ -3,16 +3,8 @@
  * get it; the value CDK writes from a stage's list; and the local gateway's own lists, merged.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import {
-  ALLOWED_HOSTS_ENV,
-  ALLOWED_ORIGINS_ENV,
-  allowedOriginsValue,
-  isAllowedHost,
-  isAllowedOrigin,
-  normaliseHost,
-  normaliseOrigin,
-} from '#shared/http/allowed-origins';
 import { localOrigins, withLocalOrigins } from '#infra/local/local-origins';
+import { ALLOWED_HOSTS_ENV, ALLOWED_ORIGINS_ENV, allowedOriginsValue, isAllowedHost, isAllowedOrigin, normaliseHost, normaliseOrigin } from '#shared/http/allowed-origins';
 
 afterEach(() => vi.unstubAllEnvs());
 
@@ -29,12 +21,19 @@ describe('an origin', () => {
     expect(normaliseOrigin(value)).toBe(normalised);
   });
 
-  it.each(['null', '', 'app.example.com', 'https://app.example.com/path', 'https://user@app.example.com', 'https://app.example.com?x=1', 'file:///etc/passwd', 'chrome-extension://abcdef', 'https://'])(
-    '%j is no origin to allow',
-    (value) => {
-      expect(normaliseOrigin(value)).toBeUndefined();
-    },
-  );
+  it.each([
+    'null',
+    '',
+    'app.example.com',
+    'https://app.example.com/path',
+    'https://user@app.example.com',
+    'https://app.example.com?x=1',
+    'file:///etc/passwd',
+    'chrome-extension://abcdef',
+    'https://',
+  ])('%j is no origin to allow', (value) => {
+    expect(normaliseOrigin(value)).toBeUndefined();
+  });
 });
 
 describe('a host', () => {

@@ -5,9 +5,9 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { encodeCaller } from '#shared/auth/authorizer-context';
 import { ALLOWED_HOSTS_ENV, ALLOWED_ORIGINS_ENV } from '#shared/http/allowed-origins';
 import { FOREIGN_HOST_MESSAGE, FOREIGN_ORIGIN_MESSAGE, PERMISSION_DENIED_MESSAGE } from '#shared/http/api-error';
+import type { ChainEvent } from '#shared/http/api-types';
 import { createApiHandler } from '#shared/http/create-api-handler';
 import { addInternalNote, mcpBots } from '#shared/schemas/route-validators.generated';
-import type { ChainEvent } from '#shared/http/api-types';
 
 function event(overrides: Partial<ChainEvent> = {}, authorizer: Record<string, unknown> | null = encodeCaller({ keyId: 'k1', tenants: ['acme'], scopes: ['cxm:*'] })): ChainEvent {
   return {
@@ -96,7 +96,11 @@ describe('the API chain', () => {
     const handler = createApiHandler(addInternalNote, ({ signal }) => {
       return new Promise((_resolve, reject) => {
         // A store call that takes 150 ms to give up once aborted.
-        signal.onabort = () => setTimeout(() => ((endedAt = Date.now()), reject(new Error('aborted'))), 150);
+        signal.onabort = () =>
+          setTimeout(() => {
+            endedAt = Date.now();
+            reject(new Error('aborted'));
+          }, 150);
       });
     });
     const response = await handler(event(), context(700));
@@ -163,7 +167,7 @@ describe('the Origin check (D13)', () => {
     expect((await mcp(mcpEvent({}), context())).statusCode).toBe(200);
   });
 
-  it('runs after authorization: 401 and the key\'s own 403 come first (D1)', async () => {
+  it("runs after authorization: 401 and the key's own 403 come first (D1)", async () => {
     vi.stubEnv(ALLOWED_ORIGINS_ENV, '');
     expect((await mcp(mcpEvent({ Origin: 'https://evil.example.com' }, null), context())).statusCode).toBe(401);
     const otherTenant = await mcp(mcpEvent({ Origin: 'https://evil.example.com' }, mcpCaller, 'globex'), context());

@@ -5,8 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { atLeast, atMost, median, pairedDifference, pairedRatio, round } from '#test/bench/bench-stats';
 import { withPeerStandings } from '#test/bench/compare-peers';
-import { withColdRequestGoals, type ColdStartEntry } from '#test/bench/measure-cold-start';
-import { formatJson, formatReport, formatTable, goals, peersSummary, type BenchReport } from '#test/bench/print-table';
+import { type ColdStartEntry, withColdRequestGoals } from '#test/bench/measure-cold-start';
+import { type BenchReport, formatJson, formatReport, formatTable, goals, peersSummary } from '#test/bench/print-table';
 
 describe('bench statistics', () => {
   it('takes the median of odd and even counts, whatever the order', () => {
@@ -48,14 +48,16 @@ const report: BenchReport = {
     baselineCpuMs: 80,
     baselineColdRequestMs: 130,
     baselineColdRequestCpuMs: 100,
-    functions: withPeerStandings(withColdRequestGoals([
-      { ...row('getCurrentDocument', 'api', 1.04), initGoal: atMost(1.04, 1.05) },
-      { ...row('listNotes', 'api', 1.03, 1.1), initGoal: atMost(1.03, 1.05) },
-      { ...row('reportingIndexer', 'stream', 1.5) },
-      { ...row('middy + Powertools Logger', 'peer', 1.07), packages: { '@middy/core': '6.4.5', '@aws-lambda-powertools/logger': '2.35.0' } },
-      // A tie with getCurrentDocument, as printed: not ahead.
-      { ...row('Hono (hono/aws-lambda)', 'peer', 1.04), packages: { hono: '4.13.19' } },
-    ])),
+    functions: withPeerStandings(
+      withColdRequestGoals([
+        { ...row('getCurrentDocument', 'api', 1.04), initGoal: atMost(1.04, 1.05) },
+        { ...row('listNotes', 'api', 1.03, 1.1), initGoal: atMost(1.03, 1.05) },
+        { ...row('reportingIndexer', 'stream', 1.5) },
+        { ...row('middy + Powertools Logger', 'peer', 1.07), packages: { '@middy/core': '6.4.5', '@aws-lambda-powertools/logger': '2.35.0' } },
+        // A tie with getCurrentDocument, as printed: not ahead.
+        { ...row('Hono (hono/aws-lambda)', 'peer', 1.04), packages: { hono: '4.13.19' } },
+      ]),
+    ),
   },
   bundles: null,
   bodyCheck: null,
@@ -73,7 +75,15 @@ const report: BenchReport = {
 
 describe('bench output', () => {
   it('aligns columns, right-aligning those marked >', () => {
-    expect(formatTable(['name', '>n'], [['a', '1'], ['bbb', '22']]).split('\n')).toEqual(['name   n', '----  --', 'a      1', 'bbb   22']);
+    expect(
+      formatTable(
+        ['name', '>n'],
+        [
+          ['a', '1'],
+          ['bbb', '22'],
+        ],
+      ).split('\n'),
+    ).toEqual(['name   n', '----  --', 'a      1', 'bbb   22']);
   });
 
   it('prints the report as one JSON object on the last line', () => {
@@ -93,7 +103,7 @@ describe('bench output', () => {
     expect(formatReport(report)).toContain('Goals: 3 of 5 met; not met: cold request listNotes, warm overhead getCurrentDocument.');
   });
 
-  it('says which Node measured, and which sections stayed on the bench\'s own', () => {
+  it("says which Node measured, and which sections stayed on the bench's own", () => {
     const header = formatReport(report).split('\n')[0];
     expect(header).toBe("Node: cold start and warm overhead measured on Node v24.21.0 (Lambda's, pinned).");
     const standIn = formatReport({ ...report, node: { version: 'v20.20.2', pinned: false, benchVersion: 'v20.20.2' }, throughput: null, warmOverhead: null });
@@ -109,7 +119,7 @@ describe('bench authorizer at scale', () => {
     expect((JSON.parse(formatJson(withScale)) as BenchReport).authorizerScale).toEqual(scale);
   });
 
-  it('prints its own section, counts its goal, and says it ran on the bench\'s Node', () => {
+  it("prints its own section, counts its goal, and says it ran on the bench's Node", () => {
     const printed = formatReport(withScale);
     expect(printed.split('\n')[0]).toBe("Node: authorizer scale on the bench's Node v20.20.2 (in process / the local gateway as npm start runs it).");
     const section = printed.split('\n\n').find((part) => part.startsWith('Authorizer at scale:'))!;
@@ -129,7 +139,9 @@ describe('bench import', () => {
   });
 
   it('prints its own section and counts its memory goal', () => {
-    const section = formatReport(withImport).split('\n\n').find((part) => part.startsWith('Import:'))!;
+    const section = formatReport(withImport)
+      .split('\n\n')
+      .find((part) => part.startsWith('Import:'))!;
     expect(section).toMatch(/rows\/s, 100000 rows into DynamoDB Local \(whole command\)\s+345 \(290\.2 s\)/);
     expect(section).toMatch(/peak RSS, 500000 rows \(397 MB file; .*\)\s+242 MB\s+<= 300 MB met/);
     expect(goals(withImport)).toEqual([{ name: 'import peak memory', goal: atMost(242, 300) }]);
@@ -144,7 +156,9 @@ describe('bench peers', () => {
       { name: 'init listNotes', goal: atMost(1.03, 1.05) },
       { name: 'cold request listNotes', goal: atMost(1.1, 1.06) },
     ]);
-    const section = formatReport(report).split('\n\n').find((part) => part.startsWith('Cold start'))!;
+    const section = formatReport(report)
+      .split('\n\n')
+      .find((part) => part.startsWith('Cold start'))!;
     expect(section.split('\n').find((line) => line.startsWith('listNotes'))).toMatch(/1\.03x\s+<= 1\.05x met\s+110\.0\s+143\.0\s+1\.10x\s+<= 1\.06x NOT MET/);
     // Without peers there is nothing to hold a cold request to.
     expect(withColdRequestGoals([row('getCurrentDocument', 'api', 1)])[0]!.coldRequestGoal).toBeUndefined();
@@ -160,7 +174,9 @@ describe('bench peers', () => {
   });
 
   it('prints the peers after our functions, labelled, with their packages and no goal', () => {
-    const section = formatReport(report).split('\n\n').find((part) => part.startsWith('Cold start'))!;
+    const section = formatReport(report)
+      .split('\n\n')
+      .find((part) => part.startsWith('Cold start'))!;
     const table = section.split('\n').slice(3);
     const names = table.map((line) => line.split(/\s{2,}/)[0]);
     expect(names).toEqual(['getCurrentDocument', 'listNotes', 'reportingIndexer', 'peer: middy + Powertools Logger', 'peer: Hono (hono/aws-lambda)']);

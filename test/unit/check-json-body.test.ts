@@ -19,7 +19,7 @@ describe('describeUnfaithfulJson', () => {
     expect(describeUnfaithfulJson({ a: [1, 2, { b: '\ud800' }] })).toMatch(/^'a\[2\]\.b' holds text that is not valid Unicode/);
     expect(describeUnfaithfulJson({ x: { y: [0, 0, Infinity] } })).toMatch(/^'x\.y\[2\]' holds a number too large/);
     expect(describeUnfaithfulJson([[[2 ** 60]]])).toMatch(/^'\[0\]\[0\]\[0\]' holds an integer beyond/);
-    expect(describeUnfaithfulJson({ ok: 1, ['bad\udc00']: 1 })).toMatch(/^'bad\udc00' holds text that is not valid Unicode/);
+    expect(describeUnfaithfulJson({ ok: 1, 'bad\udc00': 1 })).toMatch(/^'bad\udc00' holds text that is not valid Unicode/);
     expect(describeUnfaithfulJson('\udfff')).toMatch(/^'the body' holds text/);
   });
 
@@ -27,7 +27,7 @@ describe('describeUnfaithfulJson', () => {
     expect(describeUnfaithfulJson(nested(MAX_JSON_DEPTH, '1'))).toBeUndefined();
     expect(describeUnfaithfulJson(nested(MAX_JSON_DEPTH + 1, ''))).toBeUndefined();
     expect(describeUnfaithfulJson(nested(MAX_JSON_DEPTH + 1, '1'))).toBe(`The request body is nested deeper than ${MAX_JSON_DEPTH} levels.`);
-    const objects = JSON.parse('{"a":'.repeat(MAX_JSON_DEPTH + 1) + '1' + '}'.repeat(MAX_JSON_DEPTH + 1)) as unknown;
+    const objects = JSON.parse(`${'{"a":'.repeat(MAX_JSON_DEPTH + 1)}1${'}'.repeat(MAX_JSON_DEPTH + 1)}`) as unknown;
     expect(describeUnfaithfulJson(objects)).toMatch(/deeper than 100 levels/);
   });
 

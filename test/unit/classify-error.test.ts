@@ -2,10 +2,10 @@ import { ThrottlingException } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { describe, expect, it, vi } from 'vitest';
 import { ApiError } from '#shared/http/api-error';
+import type { ChainEvent } from '#shared/http/api-types';
 import { classifyError } from '#shared/http/classify-error';
 import { logger } from '#shared/http/logger';
 import { mapError } from '#shared/http/map-error';
-import type { ChainEvent } from '#shared/http/api-types';
 import { StoreUnavailableError } from '#shared/store/store-unavailable-error';
 
 describe('error classification (chain step 7)', () => {

@@ -1,5 +1,5 @@
 /** How addNote reads a cancelled transaction: each cancellation reason leads to its own answer. */
-import { TransactionCanceledException, type CancellationReason } from '@aws-sdk/client-dynamodb';
+import { type CancellationReason, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { describe, expect, it } from 'vitest';
@@ -60,7 +60,10 @@ describe('addNote and cancellation reasons', () => {
       ledger: {
         recordItem: () => ({ Put: { TableName: 'idempotency', Item: { pk: 'acme#k' } } }),
         heldBy: () => undefined,
-        find: async () => (finds++, winner),
+        find: async () => {
+          finds++;
+          return winner;
+        },
       },
       claim: { key: 'k', fingerprint: 'f' },
       response: () => winner.response,

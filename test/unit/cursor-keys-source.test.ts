@@ -7,11 +7,11 @@
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type LocalSecret, type LocalSecretsManager, startLocalSecretsManager } from '#infra/local/local-secrets-manager';
 import { cursorKey, encodeReportCursor, type ReportKind } from '#shared/domain/reporting/report-cursor';
+import type { ApiRequest } from '#shared/http/api-types';
 import { cursorKeysSource } from '#shared/http/cursor-secret';
 import { serveReportList } from '#shared/http/serve-report-list';
-import type { ApiRequest } from '#shared/http/api-types';
-import { startLocalSecretsManager, type LocalSecret, type LocalSecretsManager } from '#infra/local/local-secrets-manager';
 
 const KEY_1 = 'the-first-cursor-secret-of-this-stage-0123456789';
 const KEY_2 = 'the-second-cursor-secret-after-rotation-0123456789';
@@ -30,10 +30,12 @@ beforeAll(async () => {
   const target = new URL(secretsManager.endpoint);
   counter = createServer((req, res) => {
     calls++;
-    req.pipe(httpRequest({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers }, (answer) => {
-      res.writeHead(answer.statusCode!, answer.headers);
-      answer.pipe(res);
-    }));
+    req.pipe(
+      httpRequest({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers }, (answer) => {
+        res.writeHead(answer.statusCode!, answer.headers);
+        answer.pipe(res);
+      }),
+    );
   });
   await new Promise<void>((resolve) => counter.listen(0, '127.0.0.1', resolve));
   delete process.env.CXM_CURSOR_SECRET;

@@ -4,13 +4,13 @@
  * does not retry) is a race to run again, never a 502; and keyed writes that keep conflicting on
  * their record read it once and replay the request that won.
  */
-import { TransactionCanceledException, TransactionConflictException, type CancellationReason } from '@aws-sdk/client-dynamodb';
+import { type CancellationReason, TransactionCanceledException, TransactionConflictException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { StopSignal } from '#shared/store/stop-signal';
 import { describe, expect, it } from 'vitest';
 import type { IdempotencyRecord } from '#shared/domain/idempotency/recorded-response';
 import { createDocumentsStore } from '#shared/store/documents-store';
 import type { IdempotencyLedger, RecordRequest } from '#shared/store/idempotency-ledger';
+import type { StopSignal } from '#shared/store/stop-signal';
 
 type Answer = Record<string, unknown> | Error;
 

@@ -12,9 +12,28 @@ describe('parseTagCondition', () => {
     [' * ', '*'],
     ['"abc"', [{ opaque: 'abc', weak: false }]],
     ['W/"abc"', [{ opaque: 'abc', weak: true }]],
-    ['"a", W/"b" ,"c"', [{ opaque: 'a', weak: false }, { opaque: 'b', weak: true }, { opaque: 'c', weak: false }]],
-    ['"a,b", "c"', [{ opaque: 'a,b', weak: false }, { opaque: 'c', weak: false }]],
-    ['"a",,"b",', [{ opaque: 'a', weak: false }, { opaque: 'b', weak: false }]],
+    [
+      '"a", W/"b" ,"c"',
+      [
+        { opaque: 'a', weak: false },
+        { opaque: 'b', weak: true },
+        { opaque: 'c', weak: false },
+      ],
+    ],
+    [
+      '"a,b", "c"',
+      [
+        { opaque: 'a,b', weak: false },
+        { opaque: 'c', weak: false },
+      ],
+    ],
+    [
+      '"a",,"b",',
+      [
+        { opaque: 'a', weak: false },
+        { opaque: 'b', weak: false },
+      ],
+    ],
     ['""', [{ opaque: '', weak: false }]],
     ['', []],
     [' , ,', []],

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { conversationWithDefaults, type Conversation } from '#shared/domain/notes/conversation';
+import { type Conversation, conversationWithDefaults } from '#shared/domain/notes/conversation';
 import { explainNoteRejection } from '#shared/domain/notes/explain-note-rejection';
 
 const now = Date.parse('2026-06-01T12:00:00Z');

@@ -8,19 +8,12 @@ describe('scope grant rule (D2)', () => {
     expect(isScopeGranted([scope], required)).toBe(true);
   });
 
-  it.each([
-    'cxm:conversations.read',
-    'cxm:read',
-    'cxm:conversation.write',
-    'cxm:conversations.writer',
-    'mcp:*',
-    'provisioning:write',
-    '*',
-    'cxm:conversations',
-    'CXM:*',
-  ])('%s does not grant it', (scope) => {
-    expect(isScopeGranted([scope], required)).toBe(false);
-  });
+  it.each(['cxm:conversations.read', 'cxm:read', 'cxm:conversation.write', 'cxm:conversations.writer', 'mcp:*', 'provisioning:write', '*', 'cxm:conversations', 'CXM:*'])(
+    '%s does not grant it',
+    (scope) => {
+      expect(isScopeGranted([scope], required)).toBe(false);
+    },
+  );
 
   it('grants when any one of several scopes grants', () => {
     expect(isScopeGranted(['cxm:read', 'mcp:*', 'cxm:write'], required)).toBe(true);
@@ -28,12 +21,7 @@ describe('scope grant rule (D2)', () => {
   });
 
   it('takes the action after the last dot, so resources may hold dots', () => {
-    expect(grantingScopes('provisioning:my.users.read')).toEqual([
-      'provisioning:my.users.read',
-      'provisioning:my.users.*',
-      'provisioning:read',
-      'provisioning:*',
-    ]);
+    expect(grantingScopes('provisioning:my.users.read')).toEqual(['provisioning:my.users.read', 'provisioning:my.users.*', 'provisioning:read', 'provisioning:*']);
   });
 
   it('fills path parameters into a scope template', () => {

@@ -9,7 +9,7 @@
  */
 import type { DynamoDBRecord } from 'aws-lambda';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { shapeRow, ASSISTANT_FIELDS, VOC_FIELDS } from '#shared/domain/reporting/report-rows';
+import { ASSISTANT_FIELDS, shapeRow, VOC_FIELDS } from '#shared/domain/reporting/report-rows';
 import { documentId, externalVersion, failedOperations, planBulk } from '#shared/store/opensearch-bulk';
 import { createOpenSearchClient } from '#shared/store/opensearch-client';
 import { ensureIndexTemplates } from '#shared/store/opensearch-ensure-index-templates';
@@ -17,8 +17,8 @@ import { reportingYearIndex } from '#shared/store/opensearch-index-names';
 import { indexReportingRecords } from '#shared/store/opensearch-index-rows';
 import { FIELD_TYPES, indexedFields, reportingMappings } from '#shared/store/opensearch-mappings';
 import { opensearchIndexShards } from '#shared/store/opensearch-settings';
-import { fakeOpenSearch, type ConnectionFailure, type RecordedResponse } from '#test/support/fake-opensearch-fetch';
-import { bulkAnswer, bulkItem, templateAcknowledged, type BulkOutcome } from '#test/support/opensearch-recorded-responses';
+import { type ConnectionFailure, fakeOpenSearch, type RecordedResponse } from '#test/support/fake-opensearch-fetch';
+import { type BulkOutcome, bulkAnswer, bulkItem, templateAcknowledged } from '#test/support/opensearch-recorded-responses';
 import { removeRecord, reportingItem, sequenceNumber, writeRecord } from '#test/support/reporting-stream-records';
 
 const PREFIX = 'cxm-test-reporting';
@@ -197,12 +197,7 @@ describe('stream records to bulk operations', () => {
 
 describe('a batch through the client', () => {
   it('sends one bulk request and reports exactly the item that failed', async () => {
-    const records = [
-      writeRecord(assistantRow('a-1'), at(1)),
-      writeRecord(assistantRow('a-2'), at(2)),
-      writeRecord(vocRow('v-1'), at(3)),
-      removeRecord(assistantRow('a-0'), at(4)),
-    ];
+    const records = [writeRecord(assistantRow('a-1'), at(1)), writeRecord(assistantRow('a-2'), at(2)), writeRecord(vocRow('v-1'), at(3)), removeRecord(assistantRow('a-0'), at(4))];
     const { run, requests, warnings } = indexer(answerFor(records, ['created', 'rejected', 'created', 'deleted']));
     expect(await run(records)).toEqual({ batchItemFailures: [{ itemIdentifier: sequenceNumber(2) }] });
     expect(requests).toHaveLength(1);
@@ -348,9 +343,7 @@ describe('indexes and mappings', () => {
 
   it('ensureIndexTemplates fails on any error', async () => {
     const fake = fakeOpenSearch(templateAcknowledged, { statusCode: 403, body: { Message: 'not authorized' } });
-    await expect(
-      ensureIndexTemplates(createOpenSearchClient({ endpoint: 'http://127.0.0.1:9200', fetch: fake.fetch }), PREFIX, { primaries: 1, replicas: 1 }),
-    ).rejects.toThrow();
+    await expect(ensureIndexTemplates(createOpenSearchClient({ endpoint: 'http://127.0.0.1:9200', fetch: fake.fetch }), PREFIX, { primaries: 1, replicas: 1 })).rejects.toThrow();
   });
 
   it("the shard counts come from the indexer's environment, with OpenSearch's defaults (1 and 1) when unset", () => {
@@ -385,12 +378,7 @@ describe('the Lambda handler', () => {
     const { handler } = await import('#functions/indexer/index-reporting-rows');
     expect(await handler({ Records: first })).toEqual({ batchItemFailures: [{ itemIdentifier: sequenceNumber(2) }] });
     expect(await handler({ Records: second })).toEqual({ batchItemFailures: [] });
-    expect(fake.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
-      `POST /_index_template/${PREFIX}-assistant`,
-      `POST /_index_template/${PREFIX}-voc`,
-      'POST /_bulk',
-      'POST /_bulk',
-    ]);
+    expect(fake.requests.map((r) => `${r.method} ${r.path}`)).toEqual([`POST /_index_template/${PREFIX}-assistant`, `POST /_index_template/${PREFIX}-voc`, 'POST /_bulk', 'POST /_bulk']);
     expect(fake.requests[0]!.json).toMatchObject({ template: { settings: { 'index.number_of_shards': 2, 'index.number_of_replicas': 1 } } });
   });
 
@@ -399,7 +387,10 @@ describe('the Lambda handler', () => {
     const fake = fakeOpenSearch({ statusCode: 403, body: { Message: 'not authorized' } }, templateAcknowledged, templateAcknowledged, templateAcknowledged, answerFor(records, ['created']));
     vi.doMock('#shared/store/opensearch-client', async (importOriginal) => {
       const original = await importOriginal<typeof import('#shared/store/opensearch-client')>();
-      return { ...original, createOpenSearchClient: (options: Parameters<typeof original.createOpenSearchClient>[0]) => original.createOpenSearchClient({ ...options, fetch: fake.fetch, maxRetries: 0 }) };
+      return {
+        ...original,
+        createOpenSearchClient: (options: Parameters<typeof original.createOpenSearchClient>[0]) => original.createOpenSearchClient({ ...options, fetch: fake.fetch, maxRetries: 0 }),
+      };
     });
     const { handler } = await import('#functions/indexer/index-reporting-rows');
     await expect(handler({ Records: records })).rejects.toThrow();

@@ -3,12 +3,13 @@
  * strings, beside principalId and integrationLatency; a value that is not a string, number or
  * boolean is the authorizer's misconfiguration, which the gateway answers itself.
  */
-import type { AddressInfo } from 'node:net';
+
 import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEvent, PolicyDocument } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { AuthorizerConfigurationError, integrationAuthorizerContext } from '#infra/local/integration-authorizer-context';
-import { createLocalGateway, type AuthorizerHandler } from '#infra/local/local-gateway';
+import { type AuthorizerHandler, createLocalGateway } from '#infra/local/local-gateway';
 import { routes } from '#shared/routes';
 
 const allow: PolicyDocument = { Version: '2012-10-17', Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: '*' }] };
@@ -35,7 +36,15 @@ describe('integrationAuthorizerContext', () => {
 
 describe('the gateway with such an authorizer', () => {
   async function serve(authorizer: AuthorizerHandler, seen: APIGatewayProxyEvent[]) {
-    const handlers = new Map(routes.map((route) => [route.id, async (event: APIGatewayProxyEvent) => (seen.push(event), { statusCode: 200, body: '{}' })]));
+    const handlers = new Map(
+      routes.map((route) => [
+        route.id,
+        async (event: APIGatewayProxyEvent) => {
+          seen.push(event);
+          return { statusCode: 200, body: '{}' };
+        },
+      ]),
+    );
     const gateway = createLocalGateway({ routes, authorizer, handlers, authCacheTtlSeconds: 0 });
     const server = createServer((req, res) => void gateway(req, res));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -29,11 +29,11 @@ describe('key format (D9)', () => {
     '',
     'cxm_',
     'cxm_abcdefghijkl_short',
-    'cxm_ABCDEFGHIJKL_' + 'a'.repeat(40),
-    'cxm_abcdefghijk_' + 'a'.repeat(41),
-    'xyz_abcdefghijkl_' + 'a'.repeat(40),
-    'cxm_abcdefghijkl_' + 'a'.repeat(39) + '!',
-    ' cxm_abcdefghijkl_' + 'a'.repeat(40),
+    `cxm_ABCDEFGHIJKL_${'a'.repeat(40)}`,
+    `cxm_abcdefghijk_${'a'.repeat(41)}`,
+    `xyz_abcdefghijkl_${'a'.repeat(40)}`,
+    `cxm_abcdefghijkl_${'a'.repeat(39)}!`,
+    ` cxm_abcdefghijkl_${'a'.repeat(40)}`,
   ])('refuses the malformed key %j', (key) => {
     expect(parseKeyId(key)).toBeUndefined();
   });
@@ -68,8 +68,6 @@ describe('the authorizer policy', () => {
   it('allows every method and path of the request stage, nothing beyond it', async () => {
     const { allowWholeStage } = await import('#shared/auth/allow-whole-stage');
     const policy = allowWholeStage('arn:aws:execute-api:eu-west-1:123456789012:abc123/prod/POST/api/v1/cxm/tenants/t/conversations/c/internal-notes');
-    expect(policy.Statement).toEqual([
-      { Action: 'execute-api:Invoke', Effect: 'Allow', Resource: 'arn:aws:execute-api:eu-west-1:123456789012:abc123/prod/*/*' },
-    ]);
+    expect(policy.Statement).toEqual([{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: 'arn:aws:execute-api:eu-west-1:123456789012:abc123/prod/*/*' }]);
   });
 });

@@ -22,7 +22,7 @@ function recordingClient(pages: Array<{ Items: Record<string, unknown>[]; LastEv
 const item = (keyId: string, tenants: string[]) => ({ keyId, keyHash: `h-${keyId}`, tenants, scopes: ['cxm:*'], name: keyId, createdAt: '2027-01-01T00:00:00Z' });
 
 describe('keys store list', () => {
-  it("scans strongly consistent, every page, for one tenant and for all", async () => {
+  it('scans strongly consistent, every page, for one tenant and for all', async () => {
     const { keys, sent } = recordingClient([{ Items: [item('b', ['acme'])], LastEvaluatedKey: { keyHash: 'h-b' } }, { Items: [item('a', ['acme'])] }]);
     expect((await keys.list('acme')).map((key) => key.keyId)).toEqual(['a', 'b']);
     expect(sent.map(({ name, input }) => [name, input.ConsistentRead, input.ExclusiveStartKey])).toEqual([

@@ -10,9 +10,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { encodeCaller } from '#shared/auth/authorizer-context';
 import type { ChainEvent } from '#shared/http/api-types';
 import { createApiHandler } from '#shared/http/create-api-handler';
-import { addInternalNote } from '#shared/schemas/route-validators.generated';
 import { logger } from '#shared/http/logger';
-import { captureJsonLines, type CapturedLines } from '#test/support/capture-json-lines';
+import { addInternalNote } from '#shared/schemas/route-validators.generated';
+import { type CapturedLines, captureJsonLines } from '#test/support/capture-json-lines';
 
 const SECRET = 'Zx9wQ4rT7uP2sV5yB8nM1kL3jH6gF0dS4aQ7wE2r';
 const KEY = `cxm_k1abcdefghij_${SECRET}`;
@@ -53,7 +53,7 @@ afterEach(() => {
 const lineWith = (message: string) => output.lines.find((line) => line.message === message);
 
 describe('the log context', () => {
-  it('a handler\'s log line carries request id, route, tenant and key id, and not the key', async () => {
+  it("a handler's log line carries request id, route, tenant and key id, and not the key", async () => {
     const handler = createApiHandler(addInternalNote, async () => {
       logger.info('handled');
       return { status: 201, body: {} };
@@ -70,7 +70,7 @@ describe('the log context', () => {
     expect(output.text()).not.toContain(SECRET);
   });
 
-  it('one request\'s caller does not leak into the next request\'s lines', async () => {
+  it("one request's caller does not leak into the next request's lines", async () => {
     const handler = createApiHandler(addInternalNote, async () => {
       logger.info('handled');
       return { status: 201, body: {} };
@@ -94,14 +94,18 @@ describe('the log context of concurrent requests in one process (the sources run
       const { invocationScope } = await import(${JSON.stringify(fileURLToPath(new URL('../../infra/local/invocation-scope.ts', import.meta.url)))});
       await invocationScope().then(() => process.stdout.write('started'), (error) => process.stdout.write(error.message));
     `;
-    const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 60_000, env: Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== 'AWS_LAMBDA_MAX_CONCURRENCY')) });
+    const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      encoding: 'utf8',
+      timeout: 60_000,
+      env: Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== 'AWS_LAMBDA_MAX_CONCURRENCY')),
+    });
     expect(run.stdout).toMatch(/single-context before the sources runtime started/);
   });
 
   let restoreEnv: () => void = () => undefined;
   afterEach(() => restoreEnv());
 
-  it('each request\'s lines carry its own tenant and key id, however their steps interleave', async () => {
+  it("each request's lines carry its own tenant and key id, however their steps interleave", async () => {
     // The local runtime serves every function in this one process, as `npm start` does. The
     // store's port is closed, so each request fails at its first store call and logs that, after
     // the other requests' chains have set their own keys in between.
@@ -113,7 +117,10 @@ describe('the log context of concurrent requests in one process (the sources run
     const { freePort, newLocalCredentials } = await import('#infra/local/dynamodb-local');
     const { useLocalDynamo } = await import('#infra/local/use-local-dynamo');
     const { allTableSpecs, physicalTableName } = await import('#shared/store/table-specs');
-    useLocalDynamo({ endpoint: `http://127.0.0.1:${await freePort()}`, credentials: newLocalCredentials() }, Object.fromEntries(allTableSpecs.map((spec) => [spec.id, physicalTableName('test', spec.id)])) as Parameters<typeof useLocalDynamo>[1]);
+    useLocalDynamo(
+      { endpoint: `http://127.0.0.1:${await freePort()}`, credentials: newLocalCredentials() },
+      Object.fromEntries(allTableSpecs.map((spec) => [spec.id, physicalTableName('test', spec.id)])) as Parameters<typeof useLocalDynamo>[1],
+    );
     process.env.CXM_RECORDINGS_BUCKET = 'cxm-test-recordings';
     // An AWS SDK call first, as npm start makes before its runtime starts (DynamoDB Local's first
     // answer): the per-invocation store must already be this process's (test/support/runtime-setup.ts).
@@ -127,9 +134,7 @@ describe('the log context of concurrent requests in one process (the sources run
       { keyId: 'k2abcdefghij', tenants: ['beta'], scopes: ['cxm:*'] },
     ];
     const requests = Array.from({ length: 8 }, (_, i) => ({ requestId: `req-c${i}`, caller: callers[i % 2]! }));
-    const answers = await Promise.all(
-      requests.map(({ requestId, caller }) => handler(event(requestId, caller), { ...context(), awsRequestId: requestId } as Context)),
-    );
+    const answers = await Promise.all(requests.map(({ requestId, caller }) => handler(event(requestId, caller), { ...context(), awsRequestId: requestId } as Context)));
     expect(answers.map((answer) => answer.statusCode)).toEqual(requests.map(() => 503));
     const failures = output.lines.filter((line) => line.message === 'request failed');
     expect(failures).toHaveLength(requests.length);

@@ -10,10 +10,10 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { stageConfig } from '#infra/config';
 import { Data } from '#infra/constructs/data';
 import { NoteEvents } from '#infra/constructs/note-events';
-import { conversationWithDefaults } from '#shared/domain/notes/conversation';
-import { buildNote } from '#shared/domain/notes/build-note';
-import { conversationStreamRecord, storedConversationItem, storedNoteItem } from '#test/support/conversation-stream-records';
 import { matchesEventPattern } from '#infra/local/match-event-pattern';
+import { buildNote } from '#shared/domain/notes/build-note';
+import { conversationWithDefaults } from '#shared/domain/notes/conversation';
+import { conversationStreamRecord, storedConversationItem, storedNoteItem } from '#test/support/conversation-stream-records';
 import { renderPipeTemplate } from '#test/support/render-pipe-template';
 
 interface PipeProperties {

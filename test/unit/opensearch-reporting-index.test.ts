@@ -12,17 +12,8 @@ import { createOpenSearchClient, signsRequests } from '#shared/store/opensearch-
 import { SearchUnavailableError } from '#shared/store/opensearch-errors';
 import { createOpenSearchReportingIndex } from '#shared/store/opensearch-reporting-index';
 import type { ReportPageQuery } from '#shared/store/reporting-index';
-import { fakeOpenSearch, type ConnectionFailure, type RawResponse, type RecordedResponse, type SentRequest } from '#test/support/fake-opensearch-fetch';
-import {
-  accessDenied,
-  allShardsFailed,
-  indexClosed,
-  indexNotFound,
-  searchAnswer,
-  searchRejected,
-  searchWithFailedShards,
-  type RecordedHit,
-} from '#test/support/opensearch-recorded-responses';
+import { type ConnectionFailure, fakeOpenSearch, type RawResponse, type RecordedResponse, type SentRequest } from '#test/support/fake-opensearch-fetch';
+import { accessDenied, allShardsFailed, indexClosed, indexNotFound, type RecordedHit, searchAnswer, searchRejected, searchWithFailedShards } from '#test/support/opensearch-recorded-responses';
 
 const PREFIX = 'cxm-test-reporting';
 /** What the assistant list searches: the read alias every assistant year index carries. */
@@ -57,15 +48,7 @@ function verifySigV4(request: SentRequest, secretAccessKey: string): { valid: bo
     .sort()
     .join('&');
   const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
-  const canonicalRequest = [
-    request.method,
-    request.path,
-    canonicalQuery,
-    ...signedHeaders.map((name) => `${name}:${headerValue(name)}`),
-    '',
-    signedList,
-    sha256(request.body),
-  ].join('\n');
+  const canonicalRequest = [request.method, request.path, canonicalQuery, ...signedHeaders.map((name) => `${name}:${headerValue(name)}`), '', signedList, sha256(request.body)].join('\n');
   const scope = `${date}/${region}/${service}/aws4_request`;
   const stringToSign = ['AWS4-HMAC-SHA256', request.headers['x-amz-date'], scope, sha256(canonicalRequest)].join('\n');
   const key = [date!, region!, service!, 'aws4_request'].reduce<Buffer>((k, part) => createHmac('sha256', k).update(part).digest(), Buffer.from(`AWS4${secretAccessKey}`));

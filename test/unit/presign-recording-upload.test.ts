@@ -68,7 +68,13 @@ describe('a presigned recording upload', () => {
 
   it('goes path-style to AWS_ENDPOINT_URL_S3 (the local S3 server), and escapes each key segment once', async () => {
     const odd = 'recordings/t 1/(a)*b.mp3';
-    const ours = await createUploadPresigner({ bucket: 'local-recordings', region: 'us-east-1', endpoint: 'http://127.0.0.1:4569', credentials: async () => credentials }).presignUpload(odd, 'audio/mpeg', 2_400_000, 900, now);
+    const ours = await createUploadPresigner({ bucket: 'local-recordings', region: 'us-east-1', endpoint: 'http://127.0.0.1:4569', credentials: async () => credentials }).presignUpload(
+      odd,
+      'audio/mpeg',
+      2_400_000,
+      900,
+      now,
+    );
     const url = new URL(ours.url);
     expect(`${url.origin}${url.pathname}`).toBe('http://127.0.0.1:4569/local-recordings/recordings/t%201/%28a%29%2Ab.mp3');
     expect(Object.fromEntries(url.searchParams)).toEqual(await sdkQuery(url, 'us-east-1'));

@@ -67,8 +67,25 @@ describe('readImportFile', () => {
 
 describe('the per-entry checker', () => {
   it.each<[string, unknown, RegExp]>([
-    ['a late VOC job', { vocJobs: [1, 2, 3].map((n) => ({ id: `j${n}`, status: 'started', started: 1, file: 'f', recordingId: 'r' })).concat([{ id: 'j4', status: 'running', started: 1, file: 'f', recordingId: 'r' }]) }, /'vocJobs.3.status' must be one of started, completed, failed/],
-    ['a late document', { documents: { bots: [{ id: 'a', data: {} }, { id: 'b', data: 5 }] } }, /'documents.bots.1.data' must be an object/],
+    [
+      'a late VOC job',
+      {
+        vocJobs: [1, 2, 3].map((n) => ({ id: `j${n}`, status: 'started', started: 1, file: 'f', recordingId: 'r' })).concat([{ id: 'j4', status: 'running', started: 1, file: 'f', recordingId: 'r' }]),
+      },
+      /'vocJobs.3.status' must be one of started, completed, failed/,
+    ],
+    [
+      'a late document',
+      {
+        documents: {
+          bots: [
+            { id: 'a', data: {} },
+            { id: 'b', data: 5 },
+          ],
+        },
+      },
+      /'documents.bots.1.data' must be an object/,
+    ],
     ['a late row that is no object', { vocConversations: [{ ID: 'v', Datetime: '2026-01-01T09:00:00+01:00' }, 'x'] }, /'vocConversations.1' must be an object/],
     ['a member that is no array', { conversations: { id: 'x' } }, /'conversations' must be an array/],
     ['a root that is no object', [1], /must be a JSON object/],

@@ -1,7 +1,7 @@
+import { createHmac } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createHmac } from 'node:crypto';
-import { CURSOR_MAX_AGE_MS, cursorKey, decodeReportCursor, encodeReportCursor, type CursorState } from '#shared/domain/reporting/report-cursor';
+import { CURSOR_MAX_AGE_MS, type CursorState, cursorKey, decodeReportCursor, encodeReportCursor } from '#shared/domain/reporting/report-cursor';
 
 const SECRET = 'test-secret-of-enough-length-0123456789';
 const KEY = cursorKey(SECRET);
@@ -19,10 +19,12 @@ describe('reporting cursor (D6)', () => {
       after: fc.tuple(fc.nat(), fc.string()),
       total: fc.nat(),
     });
-    fc.assert(fc.property(states, (s) => {
-      const decoded = decodeReportCursor(encodeReportCursor(s, KEY, NOW), s, KEYS, NOW);
-      return decoded.ok && JSON.stringify(decoded.state) === JSON.stringify(s);
-    }));
+    fc.assert(
+      fc.property(states, (s) => {
+        const decoded = decodeReportCursor(encodeReportCursor(s, KEY, NOW), s, KEYS, NOW);
+        return decoded.ok && JSON.stringify(decoded.state) === JSON.stringify(s);
+      }),
+    );
   });
 
   it('is opaque: URL-safe, and holds no readable tenant name', () => {
@@ -33,11 +35,13 @@ describe('reporting cursor (D6)', () => {
 
   it('refuses any change to any character as tampered or malformed', () => {
     const cursor = encodeReportCursor(state, KEY, NOW);
-    fc.assert(fc.property(fc.nat(cursor.length - 1), fc.constantFrom(...'ABCabc019_-.'.split('')), (index, replacement) => {
-      fc.pre(cursor[index] !== replacement);
-      const changed = cursor.slice(0, index) + replacement + cursor.slice(index + 1);
-      return !decodeReportCursor(changed, expected, KEYS, NOW).ok;
-    }));
+    fc.assert(
+      fc.property(fc.nat(cursor.length - 1), fc.constantFrom(...'ABCabc019_-.'.split('')), (index, replacement) => {
+        fc.pre(cursor[index] !== replacement);
+        const changed = cursor.slice(0, index) + replacement + cursor.slice(index + 1);
+        return !decodeReportCursor(changed, expected, KEYS, NOW).ok;
+      }),
+    );
   });
 
   it('refuses a cursor signed with a key it does not hold, and one whose key id was changed', () => {

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseInstant } from '#shared/domain/reporting/parse-instant';
-import { RANGES, resolveWindow, type ReportQuery } from '#shared/domain/reporting/resolve-window';
+import { RANGES, type ReportQuery, resolveWindow } from '#shared/domain/reporting/resolve-window';
 
 const NOW = Date.parse('2026-06-15T12:00:00Z');
 // A day inside 0000-9999 on both sides, so every zone's local time has a four-digit year.
@@ -29,10 +29,12 @@ describe('parseInstant', () => {
   });
 
   it('never throws, whatever the text', () => {
-    fc.assert(fc.property(fc.string(), (text) => {
-      const result = parseInstant(text);
-      return result === undefined || Number.isFinite(result);
-    }));
+    fc.assert(
+      fc.property(fc.string(), (text) => {
+        const result = parseInstant(text);
+        return result === undefined || Number.isFinite(result);
+      }),
+    );
   });
 
   it.each([
@@ -115,10 +117,12 @@ describe('resolveWindow (D6)', () => {
   });
 
   it('accepts limits 1 to 5000 written in digits', () => {
-    fc.assert(fc.property(fc.integer({ min: 1, max: 5000 }), (limit) => {
-      const resolved = resolveWindow({ limit: String(limit) }, NOW);
-      return resolved.ok && resolved.limit === limit;
-    }));
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 5000 }), (limit) => {
+        const resolved = resolveWindow({ limit: String(limit) }, NOW);
+        return resolved.ok && resolved.limit === limit;
+      }),
+    );
   });
 
   it('passes a cursor on without a window of its own', () => {
@@ -127,9 +131,11 @@ describe('resolveWindow (D6)', () => {
 
   it('never throws on arbitrary query values', () => {
     const value = fc.option(fc.string(), { nil: undefined });
-    fc.assert(fc.property(value, value, value, value, value, (limit, cursor, range, from, to) => {
-      const resolved = resolveWindow({ limit, cursor, range, from, to }, NOW);
-      return resolved.ok ? resolved.limit >= 1 && (resolved.window === undefined || resolved.window.from < resolved.window.to) : resolved.message.length > 0;
-    }));
+    fc.assert(
+      fc.property(value, value, value, value, value, (limit, cursor, range, from, to) => {
+        const resolved = resolveWindow({ limit, cursor, range, from, to }, NOW);
+        return resolved.ok ? resolved.limit >= 1 && (resolved.window === undefined || resolved.window.from < resolved.window.to) : resolved.message.length > 0;
+      }),
+    );
   });
 });

@@ -22,7 +22,10 @@ describe('a bench section in its own process', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cxm-section-'));
     dirs.push(dir);
     const script = join(dir, 'section.ts');
-    writeFileSync(script, `console.log('a line before');\nconsole.log(JSON.stringify({ input: JSON.parse(process.argv[2]!), table: process.env.CXM_SECTION_PROBE ?? null, mode: process.env.${MAX_CONCURRENCY_ENV} ?? null }));\n`);
+    writeFileSync(
+      script,
+      `console.log('a line before');\nconsole.log(JSON.stringify({ input: JSON.parse(process.argv[2]!), table: process.env.CXM_SECTION_PROBE ?? null, mode: process.env.${MAX_CONCURRENCY_ENV} ?? null }));\n`,
+    );
     vi.stubEnv('CXM_SECTION_PROBE', 'bench-table');
     vi.stubEnv(MAX_CONCURRENCY_ENV, '1000');
     const report = await runSectionProcess<unknown>(process.execPath, [], script, { rounds: 2 }, () => undefined);

@@ -9,7 +9,7 @@
 import { describe, expect, it } from 'vitest';
 import { syncUsagePlan } from '#shared/auth/sync-usage-plan';
 import { tenantUsageKeyName, usageKeyName } from '#shared/auth/usage-identity';
-import { MEMORY_STAGE as STAGE, memoryPlan as memoryPlanWithRemoveTenant, memoryStore, storedKey } from '#test/support/memory-key-ports';
+import { memoryPlan as memoryPlanWithRemoveTenant, memoryStore, MEMORY_STAGE as STAGE, storedKey } from '#test/support/memory-key-ports';
 
 const NOW = new Date('2027-03-01T12:00:00Z');
 
@@ -101,7 +101,7 @@ describe('syncUsagePlan', () => {
     expect([...keys.keys()]).toEqual(Object.keys(others));
   });
 
-  it("keeps the tenant key of a tenant held only by keys of several tenants (an older authorizer names it) until pruneLegacy, and deletes the key of a key of several tenants no longer active", async () => {
+  it('keeps the tenant key of a tenant held only by keys of several tenants (an older authorizer names it) until pruneLegacy, and deletes the key of a key of several tenants no longer active', async () => {
     const partner = storedKey(['acme', 'globex']);
     const gone = storedKey(['acme', 'initech'], { revokedAt: '2027-02-01T00:00:00Z' });
     const initial = { a: tenantUsageKeyName(STAGE, 'acme'), g: tenantUsageKeyName(STAGE, 'globex'), x: usageKeyName(STAGE, { kind: 'key', keyId: gone.keyId }) };

@@ -23,7 +23,11 @@ describe('a create and a revoke of one tenant at once', () => {
     const { plan, hasTenantKey, log } = memoryPlan({ u0: tenantUsageKeyName(MEMORY_STAGE, 'acme') });
     let revoked: Awaited<ReturnType<typeof revokeKey>>;
     // The revoke runs whole just before the new key is stored: it sees no other key, and deletes.
-    const store = memoryStore(keys, { beforeCreate: async () => void (revoked = await revokeKey(store, old.keyId, new Date(), plan)) });
+    const store = memoryStore(keys, {
+      beforeCreate: async () => {
+        revoked = await revokeKey(store, old.keyId, new Date(), plan);
+      },
+    });
 
     const issued = await issueKey(store, request, new Date(), plan);
     expect(revoked!.deletedUsageKeys).toEqual(['u0']);
@@ -39,7 +43,14 @@ describe('a create and a revoke of one tenant at once', () => {
     const old = storedKey(['acme']);
     const keys = [old];
     let issued: Awaited<ReturnType<typeof issueKey>>;
-    const ports = memoryPlan({ u0: tenantUsageKeyName(MEMORY_STAGE, 'acme') }, { beforeRemoveOwner: async () => void (issued = await issueKey(store, request, new Date(), ports.plan)) });
+    const ports = memoryPlan(
+      { u0: tenantUsageKeyName(MEMORY_STAGE, 'acme') },
+      {
+        beforeRemoveOwner: async () => {
+          issued = await issueKey(store, request, new Date(), ports.plan);
+        },
+      },
+    );
     const store = memoryStore(keys);
 
     const revoked = await revokeKey(store, old.keyId, new Date(), ports.plan);
@@ -60,11 +71,14 @@ describe('a create and a revoke of one tenant at once', () => {
 
   it('a second ensure that fails once the key is stored: the key is returned all the same, the tenant named as unconfirmed', async () => {
     let ensures = 0;
-    const { plan } = memoryPlan({}, {
-      ensure: () => {
-        if (++ensures === 2) throw new Error('Rate exceeded');
+    const { plan } = memoryPlan(
+      {},
+      {
+        ensure: () => {
+          if (++ensures === 2) throw new Error('Rate exceeded');
+        },
       },
-    });
+    );
     const keys: ReturnType<typeof storedKey>[] = [];
     const issued = await issueKey(memoryStore(keys), request, new Date(), plan);
     expect(keys.map((key) => key.keyId)).toEqual([issued.stored.keyId]);
@@ -74,11 +88,14 @@ describe('a create and a revoke of one tenant at once', () => {
   });
 
   it('a first ensure that fails stores nothing', async () => {
-    const { plan } = memoryPlan({}, {
-      ensure: () => {
-        throw new Error('the plan cannot take this key');
+    const { plan } = memoryPlan(
+      {},
+      {
+        ensure: () => {
+          throw new Error('the plan cannot take this key');
+        },
       },
-    });
+    );
     const keys: ReturnType<typeof storedKey>[] = [];
     await expect(issueKey(memoryStore(keys), request, new Date(), plan)).rejects.toThrow('the plan cannot take this key');
     expect(keys).toEqual([]);
@@ -86,7 +103,7 @@ describe('a create and a revoke of one tenant at once', () => {
 });
 
 describe('a key of several tenants (issue 22)', () => {
-  it('is throttled through a usage key of its own, made before it is stored; its revoke takes that key and leaves its tenants\' alone', async () => {
+  it("is throttled through a usage key of its own, made before it is stored; its revoke takes that key and leaves its tenants' alone", async () => {
     const single = storedKey(['acme']);
     const keys = [single];
     const { plan, log, hasTenantKey, hasKeyKey } = memoryPlan({ u0: tenantUsageKeyName(MEMORY_STAGE, 'acme') });
@@ -118,13 +135,16 @@ describe('a sync and a create at once', () => {
     const store = memoryStore(keys);
     let created = false;
     // The tenant's usage key is left over (no active key) when sync lists; the create lands just before the delete.
-    const ports = memoryPlan({ u0: tenantUsageKeyName(MEMORY_STAGE, 'acme') }, {
-      beforeRemove: async () => {
-        if (created) return;
-        created = true;
-        await issueKey(store, request, new Date(), ports.plan);
+    const ports = memoryPlan(
+      { u0: tenantUsageKeyName(MEMORY_STAGE, 'acme') },
+      {
+        beforeRemove: async () => {
+          if (created) return;
+          created = true;
+          await issueKey(store, request, new Date(), ports.plan);
+        },
       },
-    });
+    );
     const synced = await syncUsagePlan(store, ports.plan, MEMORY_STAGE);
     expect(ports.hasTenantKey('acme')).toBe(true);
     expect(synced.deleted).toEqual([]);

@@ -1,7 +1,7 @@
 /** The response checker of the integration tests finds drift: it passes what the document describes and nothing else. */
 import { describe, expect, it } from 'vitest';
 import { buildOpenApiDocument } from '#shared/openapi';
-import { OpenApiContract, type ObservedResponse } from '#shared/openapi/check-response';
+import { type ObservedResponse, OpenApiContract } from '#shared/openapi/check-response';
 
 const contract = new OpenApiContract(buildOpenApiDocument());
 const NOTE_PATH = '/api/v1/cxm/tenants/acme/conversations/conv-1/internal-notes';
@@ -41,9 +41,7 @@ describe('checking a response against the OpenAPI document', () => {
   it('fails a response without X-Request-Id, a 429 without Retry-After, and a Retry-After that is not a positive integer', () => {
     expect(contract.check(observed({ headerValues: { 'content-type': 'application/json' } }))).toEqual([expect.stringMatching(/X-Request-Id is missing/)]);
     const throttled = { status: 429, body: { code: 'RateLimitExceeded', message: 'Slow down.' } };
-    expect(contract.check(observed({ ...throttled, headerValues: { 'content-type': 'application/json', 'x-request-id': REQUEST_ID } }))).toEqual([
-      expect.stringMatching(/Retry-After is missing/),
-    ]);
+    expect(contract.check(observed({ ...throttled, headerValues: { 'content-type': 'application/json', 'x-request-id': REQUEST_ID } }))).toEqual([expect.stringMatching(/Retry-After is missing/)]);
     expect(contract.check(observed({ ...throttled, headerValues: { 'content-type': 'application/json', 'x-request-id': REQUEST_ID, 'retry-after': '0' } }))).toEqual([
       expect.stringMatching(/header Retry-After: '0'/),
     ]);

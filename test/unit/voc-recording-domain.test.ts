@@ -8,12 +8,12 @@ import { describe, expect, it } from 'vitest';
 import { tinyWav } from '#infra/cli/tiny-wav';
 import { analysisJobName, parseAnalysisJobName, s3Location } from '#shared/analysis/call-analytics-analysis';
 import { NotAudioError, probeAudio } from '#shared/analysis/probe-audio';
-import { declaredTypeMismatch } from '#shared/domain/voc/audio-probe';
-import { callAnalyticsFields, type CallAnalyticsOutput } from '#shared/domain/voc/call-analytics-row';
-import { overdueReason, type StoredVocJob } from '#shared/domain/voc/job-status';
-import { parseRecordingKey, recordingKey } from '#shared/domain/voc/recording-upload';
-import { recordingRow } from '#shared/domain/voc/recording-row';
 import { shapeRow } from '#shared/domain/reporting/report-rows';
+import { declaredTypeMismatch } from '#shared/domain/voc/audio-probe';
+import { type CallAnalyticsOutput, callAnalyticsFields } from '#shared/domain/voc/call-analytics-row';
+import { overdueReason, type StoredVocJob } from '#shared/domain/voc/job-status';
+import { recordingRow } from '#shared/domain/voc/recording-row';
+import { parseRecordingKey, recordingKey } from '#shared/domain/voc/recording-upload';
 
 const JOB = '01M89WW6HFQDQHKJHKZ4SFBVGX';
 const stream = (bytes: Buffer) => new PassThrough().end(bytes);

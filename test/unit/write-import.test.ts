@@ -4,10 +4,11 @@
  * finished (so resuming from it skips nothing unwritten), a failure stops it with an exact count,
  * a resumed run sends nothing before that count, and a throttled write is sent again.
  */
-import { describe, expect, it } from 'vitest';
+
 import { ThrottlingException } from '@aws-sdk/client-dynamodb';
+import { describe, expect, it } from 'vitest';
 import type { ImportWrite } from '#infra/cli/check-import-entry';
-import { writeImport, type ImportStores } from '#infra/cli/write-import';
+import { type ImportStores, writeImport } from '#infra/cli/write-import';
 import { conversationWithDefaults } from '#shared/domain/notes/conversation';
 import type { ShapedRow } from '#shared/domain/reporting/report-rows';
 

@@ -10,12 +10,9 @@ export interface NoteRejection {
   message: string;
 }
 
-export function explainNoteRejection(
-  conversation: Conversation | undefined,
-  nowMs: number,
-): NoteRejection | undefined {
+export function explainNoteRejection(conversation: Conversation | undefined, nowMs: number): NoteRejection | undefined {
   // One message for absent and non-customer records, so a caller cannot probe what else exists.
-  if (!conversation || conversation.type !== 'customer') {
+  if (conversation?.type !== 'customer') {
     return { kind: 'not-found', message: 'No customer conversation with this id is available in this tenant.' };
   }
   if (conversation.assignee && conversation.assignee.active === false) {

@@ -63,9 +63,20 @@ export type DecodedCursor = { ok: true; state: CursorState } | { ok: false; reas
 function isPayload(value: unknown): value is Payload {
   const p = value as Partial<Payload> | null;
   return (
-    typeof p === 'object' && p !== null && p.v === 1 && (p.s === undefined || typeof p.s === 'string') && typeof p.t === 'string' && (p.k === 'assistant' || p.k === 'voc') &&
-    Number.isSafeInteger(p.f) && Number.isSafeInteger(p.u) && Number.isSafeInteger(p.n) && Number.isSafeInteger(p.i) &&
-    Array.isArray(p.a) && p.a.length === 2 && Number.isSafeInteger(p.a[0]) && typeof p.a[1] === 'string'
+    typeof p === 'object' &&
+    p !== null &&
+    p.v === 1 &&
+    (p.s === undefined || typeof p.s === 'string') &&
+    typeof p.t === 'string' &&
+    (p.k === 'assistant' || p.k === 'voc') &&
+    Number.isSafeInteger(p.f) &&
+    Number.isSafeInteger(p.u) &&
+    Number.isSafeInteger(p.n) &&
+    Number.isSafeInteger(p.i) &&
+    Array.isArray(p.a) &&
+    p.a.length === 2 &&
+    Number.isSafeInteger(p.a[0]) &&
+    typeof p.a[1] === 'string'
   );
 }
 

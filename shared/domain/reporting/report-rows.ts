@@ -4,20 +4,75 @@
  * Units (D6): assistant Datetime, EndDatetime, escalatedAt in epoch ms and Duration in seconds;
  * VOC Datetime in ISO 8601 with the tenant's offset, DatetimeUTC ending in Z.
  */
-import type { ReportKind } from './report-cursor.ts';
+
 import { parseInstant } from './parse-instant.ts';
+import type { ReportKind } from './report-cursor.ts';
 
 export const ASSISTANT_FIELDS = [
-  'ID', 'TenantID', 'BotID', 'BotName', 'Datetime', 'EndDatetime', 'DatetimeUTC', 'EndDatetimeUTC', 'Duration', 'Escalated',
-  'escalatedAt', 'CSat', 'AgentName', 'AgentId', 'AgentEmail', 'Category', 'Subcategory', 'Tertiary', 'RemoteIp', 'userAgent',
-  'Referrer', 'Media', 'Summary', 'Handoff Reason', 'ticketId', 'ticketUrl', 'ticketKind', 'Input', 'Contact Name', 'Contact Email',
+  'ID',
+  'TenantID',
+  'BotID',
+  'BotName',
+  'Datetime',
+  'EndDatetime',
+  'DatetimeUTC',
+  'EndDatetimeUTC',
+  'Duration',
+  'Escalated',
+  'escalatedAt',
+  'CSat',
+  'AgentName',
+  'AgentId',
+  'AgentEmail',
+  'Category',
+  'Subcategory',
+  'Tertiary',
+  'RemoteIp',
+  'userAgent',
+  'Referrer',
+  'Media',
+  'Summary',
+  'Handoff Reason',
+  'ticketId',
+  'ticketUrl',
+  'ticketKind',
+  'Input',
+  'Contact Name',
+  'Contact Email',
   'Contact Phone',
 ] as const;
 
 export const VOC_FIELDS = [
-  'ID', 'TenantID', 'Datetime', 'DatetimeUTC', 'Duration', 'Direction', 'Media', 'AgentName', 'AgentId', 'AgentEmail', 'CustomerName',
-  'CustomerId', 'CustomerEmail', 'Groups', 'Tags', 'Category', 'Subcategory', 'Tertiary', 'CategoryExplanation', 'CategoriesId',
-  'Summary', 'CSat', 'CSatExplanation', 'Sentiment', 'SentimentExplanation', 'Problems', 'KPIs', 'SourceSystem', 'TicketId', 'TicketUrl',
+  'ID',
+  'TenantID',
+  'Datetime',
+  'DatetimeUTC',
+  'Duration',
+  'Direction',
+  'Media',
+  'AgentName',
+  'AgentId',
+  'AgentEmail',
+  'CustomerName',
+  'CustomerId',
+  'CustomerEmail',
+  'Groups',
+  'Tags',
+  'Category',
+  'Subcategory',
+  'Tertiary',
+  'CategoryExplanation',
+  'CategoriesId',
+  'Summary',
+  'CSat',
+  'CSatExplanation',
+  'Sentiment',
+  'SentimentExplanation',
+  'Problems',
+  'KPIs',
+  'SourceSystem',
+  'TicketId',
+  'TicketUrl',
 ] as const;
 
 export const REPORT_FIELDS: Record<ReportKind, readonly string[]> = { assistant: ASSISTANT_FIELDS, voc: VOC_FIELDS };
@@ -88,9 +143,7 @@ export function shapeRow(kind: ReportKind, tenantId: string, input: ReportRow): 
   }
   if (datetimeMs !== undefined && (datetimeMs < 0 || datetimeMs > MAX_INSTANT)) datetimeMs = undefined;
   if (datetimeMs === undefined) {
-    throw new RangeError(
-      `row '${id}' needs a Datetime ${kind === 'assistant' ? 'in epoch milliseconds' : 'in ISO 8601 with the tenant offset'}`,
-    );
+    throw new RangeError(`row '${id}' needs a Datetime ${kind === 'assistant' ? 'in epoch milliseconds' : 'in ISO 8601 with the tenant offset'}`);
   }
   const unknown = Object.keys(input).filter((field) => !REPORT_FIELDS[kind].includes(field));
   if (unknown.length > 0) throw new RangeError(`row '${id}' has fields the ${kind} rows do not have: ${unknown.join(', ')}`);

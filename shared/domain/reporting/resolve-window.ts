@@ -31,9 +31,7 @@ export interface Window {
   to: number;
 }
 
-export type Resolved =
-  | { ok: true; limit: number; window: Window | undefined; cursor: string | undefined }
-  | { ok: false; message: string };
+export type Resolved = { ok: true; limit: number; window: Window | undefined; cursor: string | undefined } | { ok: false; message: string };
 
 const refuse = (message: string): Resolved => ({ ok: false, message });
 

@@ -64,9 +64,7 @@ function kpis(characteristics: NonNullable<CallAnalyticsOutput['ConversationChar
     ['Agent words per minute', num(characteristics.TalkSpeed?.DetailsByParticipant?.AGENT?.AverageWordsPerMinute)],
     ['Customer words per minute', num(characteristics.TalkSpeed?.DetailsByParticipant?.CUSTOMER?.AverageWordsPerMinute)],
   ];
-  return entries.flatMap(([name, value]) =>
-    value === undefined ? [] : [{ name, value: name.endsWith('(s)') ? round(value / 1000, 3) : value }],
-  );
+  return entries.flatMap(([name, value]) => (value === undefined ? [] : [{ name, value: name.endsWith('(s)') ? round(value / 1000, 3) : value }]));
 }
 
 export function callAnalyticsFields(output: CallAnalyticsOutput): RecordingAnalysisFields {
@@ -87,8 +85,7 @@ export function callAnalyticsFields(output: CallAnalyticsOutput): RecordingAnaly
     // Transcribe scores -5 (most negative) to 5; the rows keep -1..1.
     fields.Sentiment = round(Math.max(-5, Math.min(5, customer)) / 5, 2);
     const agent = num(overall.AGENT);
-    fields.SentimentExplanation =
-      `Amazon Transcribe Call Analytics: customer overall sentiment ${customer} on -5..5` + (agent === undefined ? '.' : `, agent ${agent}.`);
+    fields.SentimentExplanation = `Amazon Transcribe Call Analytics: customer overall sentiment ${customer} on -5..5${agent === undefined ? '.' : `, agent ${agent}.`}`;
   }
   return fields;
 }

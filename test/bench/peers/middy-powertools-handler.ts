@@ -2,9 +2,10 @@
  * Peer (a): the baseline's GetItem behind middy with Powertools Logger, the usual way that pair is
  * wired (a Logger at module scope, `injectLambdaContext` adding the Lambda context to its lines).
  */
-import middy from '@middy/core';
+
 import { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { readBenchDocument } from '../read-bench-document.ts';
 
