@@ -6,7 +6,6 @@ import { createApiHandler } from '#shared/http/create-api-handler';
 import { recordAnswer, replayRecorded } from '#shared/http/idempotent-answer';
 import { APP_METRICS } from '#shared/http/metric-names';
 import { countMetric } from '#shared/http/metrics';
-import type { AddInternalNoteInput } from '#shared/schemas/add-internal-note-body';
 import { addInternalNote } from '#shared/schemas/route-validators.generated';
 import { createConversationsStore } from '#shared/store/conversations-store';
 import { documentClient } from '#shared/store/dynamo-client';
@@ -16,11 +15,11 @@ import { tableName } from '#shared/store/table-name';
 const conversations = createConversationsStore(documentClient(), tableName('conversations'));
 const ledger = idempotencyLedger();
 
-export const handler = createApiHandler<AddInternalNoteInput>(addInternalNote, async ({ tenantId, path, body, signal, idempotency }) => {
+export const handler = createApiHandler(addInternalNote, async ({ tenantId, path, body, signal, idempotency }) => {
   const now = new Date();
   const note = buildNote(newNoteId(now.getTime()), now);
   const answer = { status: 201, body: { note } };
-  const outcome = await conversations.addNote(tenantId, path.conversationId!, { ...note, body: body.body }, now, {
+  const outcome = await conversations.addNote(tenantId, path.conversationId, { ...note, body: body.body }, now, {
     signal,
     record: recordAnswer(ledger, idempotency, () => answer),
   });

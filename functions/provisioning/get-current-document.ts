@@ -10,12 +10,12 @@ import { documentsStore } from '#shared/store/documents-table';
 const documents = documentsStore();
 
 export const handler = createApiHandler(getCurrentDocument, async ({ tenantId, path, http }) => {
-  const docId = requireStorableDocId(path.docId!);
+  const docId = requireStorableDocId(path.docId);
   const { ifMatch, ifNoneMatch } = readPreconditions(http);
-  const document = await documents.read(tenantId, path.collection!, docId);
+  const document = await documents.read(tenantId, path.collection, docId);
   // RFC 9110 section 13.2.2: If-Match first (412, an absent document included), then
   // If-None-Match, which on a GET means 304 Not Modified rather than 412.
-  if (!preconditionsHold(document?.etag, { ifMatch })) throw preconditionFailed(path.docId!);
+  if (!preconditionsHold(document?.etag, { ifMatch })) throw preconditionFailed(path.docId);
   if (document === undefined) throw notFound(`No document '${path.docId}' exists in collection '${path.collection}'.`);
   const headers = { ETag: formatEntityTag(document.etag) };
   if (!preconditionsHold(document.etag, { ifNoneMatch })) return { status: 304, bodyText: '', headers };

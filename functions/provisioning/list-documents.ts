@@ -16,7 +16,7 @@ export const handler = createApiHandler(listDocuments, async ({ tenantId, path, 
   if (query.cursor !== undefined && after === undefined) {
     throw badRequest("Query parameter 'cursor' is not a cursor of this API; take it from the Link header of the previous page.");
   }
-  const page = await documents.list(tenantId, path.collection!, { limit, after, maxBytes: RESPONSE_BUDGET_BYTES });
+  const page = await documents.list(tenantId, path.collection, { limit, after, maxBytes: RESPONSE_BUDGET_BYTES });
   const last = page.entries.at(-1);
   const link = page.more && last ? { Link: nextLink(http.selfUrl, { limit: query.limit, cursor: encodeListCursor(last.id) }) } : undefined;
   // Documents are stored as JSON text: splice them in rather than parse and serialise each.

@@ -1,7 +1,6 @@
 /** PUT .../{collection}/{docId}/versions/current: RFC 7396 merge into the existing document (spec endpoint 6, D5, D11, D12). */
 import { applyMergePatch } from '#shared/domain/documents/apply-merge-patch';
 import { formatEntityTag } from '#shared/domain/documents/entity-tags';
-import type { JsonObject } from '#shared/domain/documents/json-value';
 import { notFound, preconditionFailed } from '#shared/http/api-error';
 import { createApiHandler } from '#shared/http/create-api-handler';
 import { recordAnswer, replayRecorded } from '#shared/http/idempotent-answer';
@@ -17,23 +16,20 @@ const ledger = idempotencyLedger();
 
 const answer = ({ json, etag }: { json: string; etag: string }) => ({ status: 200, bodyText: json, headers: { ETag: formatEntityTag(etag) } });
 
-export const handler = createApiHandler<JsonObject>(mergeCurrentDocument, async ({ tenantId, path, body, signal, idempotency, http }) => {
-  const docId = requireStorableDocId(path.docId!);
-  const outcome = await documents.update(
-    tenantId,
-    path.collection!,
-    docId,
-    // A patch object on an object document always merges to an object.
-    (current) => storableDocumentJson(applyMergePatch(current, body) as JsonObject),
-    { signal, preconditions: readPreconditions(http), record: recordAnswer(ledger, idempotency, answer) },
-  );
+export const handler = createApiHandler(mergeCurrentDocument, async ({ tenantId, path, body, signal, idempotency, http }) => {
+  const docId = requireStorableDocId(path.docId);
+  const outcome = await documents.update(tenantId, path.collection, docId, (current) => storableDocumentJson(applyMergePatch(current, body)), {
+    signal,
+    preconditions: readPreconditions(http),
+    record: recordAnswer(ledger, idempotency, answer),
+  });
   switch (outcome.kind) {
     case 'recorded':
       return replayRecorded(outcome.record, idempotency);
     case 'absent':
       throw notFound(`No document '${path.docId}' exists in collection '${path.collection}'; create it with POST.`);
     case 'precondition-failed':
-      throw preconditionFailed(path.docId!);
+      throw preconditionFailed(path.docId);
     default:
       return answer(outcome);
   }

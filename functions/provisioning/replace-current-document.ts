@@ -1,6 +1,5 @@
 /** POST .../{collection}/{docId}/versions/current: create (201) or replace (200), no merge (spec endpoint 5, D5, D11, D12). */
 import { formatEntityTag } from '#shared/domain/documents/entity-tags';
-import type { JsonObject } from '#shared/domain/documents/json-value';
 import { preconditionFailed } from '#shared/http/api-error';
 import { createApiHandler } from '#shared/http/create-api-handler';
 import { recordAnswer, replayRecorded } from '#shared/http/idempotent-answer';
@@ -14,22 +13,22 @@ import { idempotencyLedger } from '#shared/store/idempotency-ledger';
 const documents = documentsStore();
 const ledger = idempotencyLedger();
 
-export const handler = createApiHandler<JsonObject>(replaceCurrentDocument, async ({ tenantId, path, body, signal, idempotency, http }) => {
-  const docId = requireStorableDocId(path.docId!);
+export const handler = createApiHandler(replaceCurrentDocument, async ({ tenantId, path, body, signal, idempotency, http }) => {
+  const docId = requireStorableDocId(path.docId);
   const json = storableDocumentJson(body);
   const answer = ({ created, etag }: { created: boolean; etag: string }) => ({
     status: created ? 201 : 200,
     bodyText: json,
     headers: { ETag: formatEntityTag(etag) },
   });
-  const outcome = await documents.replace(tenantId, path.collection!, docId, json, {
+  const outcome = await documents.replace(tenantId, path.collection, docId, json, {
     signal,
     preconditions: readPreconditions(http),
     record: recordAnswer(ledger, idempotency, answer),
   });
   if (outcome.kind === 'recorded') return replayRecorded(outcome.record, idempotency);
   if (outcome.kind === 'precondition-failed') {
-    throw preconditionFailed(path.docId!);
+    throw preconditionFailed(path.docId);
   }
   return answer(outcome);
 });

@@ -5,7 +5,6 @@ import { badRequest } from '#shared/http/api-error';
 import { createApiHandler } from '#shared/http/create-api-handler';
 import { recordAnswer, replayRecorded } from '#shared/http/idempotent-answer';
 import { createRecording } from '#shared/schemas/route-validators.generated';
-import type { CreateRecordingUploadInput } from '#shared/schemas/voc-schemas';
 import { documentClient } from '#shared/store/dynamo-client';
 import { idempotencyLedger } from '#shared/store/idempotency-ledger';
 import { createUploadPresigner } from '#shared/store/presign-recording-upload';
@@ -19,7 +18,7 @@ const bucket = createUploadPresigner({ bucket: recordingsBucket() });
 const maxBytes = maxRecordingBytes();
 const ttlSeconds = uploadUrlTtlSeconds();
 
-export const handler = createApiHandler<CreateRecordingUploadInput>(createRecording, async ({ tenantId, body, signal, idempotency }) => {
+export const handler = createApiHandler(createRecording, async ({ tenantId, body, signal, idempotency }) => {
   if (body.sizeBytes > maxBytes) {
     throw badRequest(`sizeBytes ${body.sizeBytes} is over the limit of ${formatBytes(maxBytes)} (${maxBytes} bytes) for one recording.`);
   }

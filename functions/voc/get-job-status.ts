@@ -18,7 +18,7 @@ const deadlines = jobDeadlines();
 const contractView = ({ upload: _upload, ...job }: StoredVocJob): VocJob => job;
 
 export const handler = createApiHandler(getVocJobStatus, async ({ tenantId, path }) => {
-  const jobId = path.jobId!;
+  const jobId = path.jobId;
   let job = await jobs.get(tenantId, jobId);
   if (!job) throw notFound(`No VOC recording job '${jobId}' exists in this tenant.`);
   const reason = overdueReason(job, Date.now(), deadlines);

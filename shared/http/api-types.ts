@@ -3,13 +3,20 @@ import type { APIGatewayProxyEvent } from 'aws-lambda';
 import type { Caller } from '#shared/auth/authorizer-context';
 import type { IdempotencyClaim } from '#shared/domain/idempotency/recorded-response';
 
+/** A route's validated input, by part (shared/schemas/route-validators.generated.ts, `RouteInputs`). */
+export interface RouteInput {
+  path: object;
+  query: object;
+  body: unknown;
+}
+
 /** What a handler sees: the authorised tenant and validated input, nothing of HTTP. */
-export interface ApiRequest<Body = unknown> {
+export interface ApiRequest<Input extends RouteInput = { path: Record<string, string>; query: Record<string, string | undefined>; body: unknown }> {
   tenantId: string;
   caller: Caller;
-  path: Record<string, string>;
-  query: Record<string, string>;
-  body: Body;
+  path: Input['path'];
+  query: Input['query'];
+  body: Input['body'];
   requestId: string;
   /** Aborted when the function is about to pass its deadline. */
   signal: OneSlotAbortSignal;

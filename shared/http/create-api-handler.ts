@@ -8,7 +8,8 @@
  */
 import middy from '@middy/core';
 import type { APIGatewayProxyResult, Context } from 'aws-lambda';
-import { routeById } from '#shared/routes';
+import { type RouteId, routeById } from '#shared/routes';
+import type { RouteInputs } from '#shared/schemas/route-validators.generated';
 import { addResponseHeaders } from './add-response-headers.ts';
 import { type ApiRequest, type ApiResult, type ChainEvent, resultBodyText } from './api-types.ts';
 import { authorizeRequest } from './authorize-request.ts';
@@ -34,9 +35,10 @@ export type ApiHandler = (event: ChainEvent, context: Context) => Promise<APIGat
 
 /**
  * `validators` is the route's entry of shared/schemas/route-validators.generated.ts, imported by
- * name in the handler's file: it names the route and carries only that route's validators.
+ * name in the handler's file: it names the route and carries only that route's validators. Its id
+ * picks the route's input types, so `run` gets a typed path, query and body.
  */
-export function createApiHandler<Body>(validators: RouteValidators, run: (request: ApiRequest<Body>) => Promise<ApiResult>): ApiHandler {
+export function createApiHandler<Id extends RouteId>(validators: RouteValidators & { id: Id }, run: (request: ApiRequest<RouteInputs[Id]>) => Promise<ApiResult>): ApiHandler {
   const route = routeById(validators.id);
   // The deadline is runWithDeadline's, per invocation: middy's own (timeoutEarly) shares one
   // AbortController across the invocations of a process.
@@ -59,9 +61,10 @@ export function createApiHandler<Body>(validators: RouteValidators, run: (reques
         run({
           tenantId: state.tenantId,
           caller: state.caller,
-          path: (event.pathParameters ?? {}) as Record<string, string>,
-          query: (event.queryStringParameters ?? {}) as Record<string, string>,
-          body: state.body as Body,
+          // What validateParameters and validateBody let through: the route's types hold.
+          path: (event.pathParameters ?? {}) as RouteInputs[Id]['path'],
+          query: (event.queryStringParameters ?? {}) as RouteInputs[Id]['query'],
+          body: state.body as RouteInputs[Id]['body'],
           requestId: event.requestContext.requestId,
           signal,
           idempotency: state.idempotency,

@@ -17,7 +17,3 @@ export const AddInternalNoteBody = {
     },
   },
 } as const;
-
-export interface AddInternalNoteInput {
-  body: string;
-}

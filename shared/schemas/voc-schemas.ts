@@ -49,12 +49,6 @@ export const CreateRecordingUploadBody = {
   },
 } as const;
 
-export interface CreateRecordingUploadInput {
-  fileName: string;
-  contentType: (typeof RECORDING_CONTENT_TYPES)[number];
-  sizeBytes: number;
-}
-
 export const RecordingUpload = {
   $id: 'RecordingUpload',
   type: 'object',

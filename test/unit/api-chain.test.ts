@@ -32,7 +32,7 @@ function context(remainingMs = 10_000): Context {
   return { getRemainingTimeInMillis: () => deadline - Date.now() } as unknown as Context;
 }
 
-const ok = createApiHandler<{ body: string }>(addInternalNote, async ({ tenantId, body }) => ({ status: 201, body: { tenantId, text: body.body } }));
+const ok = createApiHandler(addInternalNote, async ({ tenantId, body }) => ({ status: 201, body: { tenantId, text: body.body } }));
 
 describe('the API chain', () => {
   it('passes the authorised tenant and the validated body to the handler', async () => {

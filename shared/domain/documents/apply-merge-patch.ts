@@ -10,6 +10,9 @@ function setOwn(target: JsonObject, key: string, value: JsonValue): void {
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
+/** A patch object always merges to an object, whatever the target. */
+export function applyMergePatch(target: JsonValue | undefined, patch: JsonObject): JsonObject;
+export function applyMergePatch(target: JsonValue | undefined, patch: JsonValue): JsonValue;
 export function applyMergePatch(target: JsonValue | undefined, patch: JsonValue): JsonValue {
   if (!isJsonObject(patch)) return patch;
   const result: JsonObject = {};
