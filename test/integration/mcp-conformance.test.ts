@@ -1,7 +1,7 @@
 /**
  * The official MCP conformance suite (`@modelcontextprotocol/conformance`, pinned) against the bots
  * endpoint through the local gateway: every server scenario that applies to a stateless server
- * with one tool of its own (the README lists the others, and why they do not apply). The suite
+ * with one tool of its own (functions/README.md lists the others, and why they do not apply). The suite
  * needs Node 22+, so it runs on Lambda's Node; it sends no credentials, so a small proxy in front of
  * the gateway adds the key and forwards everything else as the suite sent it.
  */
@@ -17,7 +17,7 @@ import { PROJECT_ROOT } from '#infra/project-root';
 import { type Finished, run } from '#test/support/run-process';
 import { expectDocumented, startTestApi, type TestApi, uniqueTenant } from '#test/support/test-api';
 
-/** The scenarios that apply (README, "MCP conformance"). */
+/** The scenarios that apply (functions/README.md, "MCP conformance"). */
 const SCENARIOS = ['server-initialize', 'ping', 'tools-list', 'dns-rebinding-protection'] as const;
 type Scenario = (typeof SCENARIOS)[number];
 

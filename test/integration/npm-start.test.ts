@@ -28,11 +28,15 @@ function javaProcessesFor(home: string): string[] {
   }
 }
 
-/** Runs a marked shell block of the README against a started stack, as a reader would paste it. */
+/** The README and the folder guides: a marked block may sit in any of them, and in exactly one. */
+const READMES = ['README.md', 'functions/README.md', 'infra/README.md', 'infra/local/README.md', 'shared/README.md', 'test/README.md'];
+
+/** Runs a marked shell block of the READMEs against a started stack, as a reader would paste it. */
 function runReadmeBlock(name: string, home: string, apiUrl: string): string {
-  const readme = readFileSync(join(PROJECT_ROOT, 'README.md'), 'utf8');
-  const block = new RegExp(`<!-- readme-${name}[^>]*-->\\n\`\`\`sh\\n([\\s\\S]*?)\`\`\``).exec(readme)?.[1];
-  if (!block) throw new Error(`README.md has no readme-${name} block`);
+  const marked = new RegExp(`<!-- readme-${name}[^>]*-->\\n\`\`\`sh\\n([\\s\\S]*?)\`\`\``);
+  const found = READMES.flatMap((file) => marked.exec(readFileSync(join(PROJECT_ROOT, file), 'utf8'))?.[1] ?? []);
+  if (found.length !== 1) throw new Error(`${READMES.join(', ')} hold ${found.length} readme-${name} blocks, not one`);
+  const block = found[0]!;
   const script = block.replaceAll('http://127.0.0.1:3000', apiUrl).replaceAll('./.cxm/local.json', join(home, 'local.json'));
   return execFileSync('bash', ['-euo', 'pipefail', '-c', script], { encoding: 'utf8', cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
 }
