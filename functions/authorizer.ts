@@ -1,5 +1,5 @@
 /**
- * REQUEST authorizer (D9). Identity source: the Authorization header alone (issue 22), so a cached
+ * REQUEST authorizer. Identity source: the Authorization header alone, so a cached
  * result belongs to one key and serves every path: its answer depends on the key only. The usage
  * key it names is the key's usage owner's (usage-identity.ts). Every failure is the gateway's 401
  * (thrown 'Unauthorized'); a store failure is any other error, which API Gateway answers as

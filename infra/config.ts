@@ -26,9 +26,9 @@ export interface StageConfig {
   /** How long API Gateway reuses an authorizer decision for the same Authorization header. */
   authorizerCacheTtl: Duration;
   /**
-   * Per-key throttle of the stage's usage plan (D10): every tenant key gets its own API Gateway
-   * key in that plan, so one busy caller cannot starve the others. The local gateway uses the same
-   * numbers (CXM_RATE_LIMIT).
+   * Per-tenant throttle of the stage's usage plan: every tenant (and every key of several tenants)
+   * gets its own API Gateway key in that plan, so one busy caller cannot starve the others. The
+   * local gateway uses the same numbers (CXM_RATE_LIMIT).
    */
   rateLimit: RateLimit;
   /**
@@ -61,13 +61,13 @@ export interface StageConfig {
    */
   reportingBackend: 'opensearch' | 'dynamodb';
   /**
-   * Origins (`https://app.example.com`) whose browser pages may call the MCP endpoint (D13); a
+   * Origins (`https://app.example.com`) whose browser pages may call the MCP endpoint; a
    * request with any other `Origin` is 403. Server-side callers send no Origin and need no entry.
    * Empty everywhere by default: list an origin only for a browser-based MCP client you trust.
    */
   mcpAllowedOrigins: readonly string[];
   /**
-   * How long an Idempotency-Key's answer is kept for replay (D11), in hours: the promise made to
+   * How long an Idempotency-Key's answer is kept for replay, in hours: the promise made to
    * clients about how late a retry may come. 24 like Stripe; DynamoDB TTL deletes records later.
    */
   idempotencyTtlHours: number;
@@ -94,12 +94,12 @@ export interface StageConfig {
     availabilityZones: 1 | 2 | 3;
     volumeSizeGiB: number;
     /**
-     * Shards of each year index (one per list kind and UTC year, created on its first row): read
-     * by the indexer into the index templates, so a change shapes the next index created, never
-     * an existing one. Size primaries so a year's shard stays within 10-30 GiB (README, "Choosing
-     * the reporting backend": about 2.5 KB a row on disk, so 1 primary holds ~10 million rows);
-     * replicas 1 wherever there are two data nodes or more, 0 on one node (a replica would never
-     * be assigned there and leave the domain yellow).
+     * Shards of each year index (one per list kind and UTC year, created on its first row): read by
+     * the indexer into the index templates, so a change shapes the next index created, never an
+     * existing one. Size primaries so a year's shard stays within 10-30 GiB (infra/README.md,
+     * "Choosing the reporting backend": about 2.5 KB a row on disk, so 1 primary holds ~10 million
+     * rows); replicas 1 wherever there are two data nodes or more, 0 on one node (a replica would
+     * never be assigned there and leave the domain yellow).
      */
     indexShards: { primaries: number; replicas: number };
   };

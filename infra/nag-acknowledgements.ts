@@ -29,10 +29,10 @@ import { ApiFunction } from './constructs/api-function.ts';
 import type { CxmStack } from './stack.ts';
 
 /**
- * Where a decision is written: an interface decision (DESIGN section 3, D1-D10), a DESIGN section,
- * or the infra module whose doc comment records it.
+ * Where a decision is written: a section of one of the repository's READMEs (`<file>#<heading
+ * anchor>`), or the infra module whose doc comment records it.
  */
-export type DecisionRef = `D${number}` | `DESIGN §${number}` | `infra/${string}.ts`;
+export type DecisionRef = `${'functions' | 'infra' | 'shared' | 'test'}/${string}README.md#${string}` | `infra/${string}.ts`;
 
 export interface Rationale {
   readonly decision: DecisionRef;
@@ -68,7 +68,7 @@ export const ACTIONS_WITHOUT_RESOURCE_SCOPE: readonly string[] = [
  */
 const PUBLIC_METHODS: Readonly<Record<string, Rationale>> = {
   [`GET ${OPENAPI_DOCUMENT_PATH}`]: {
-    decision: 'DESIGN §5',
+    decision: 'functions/README.md#reference-openapijson-and-docs',
     reason:
       'The OpenAPI document describes the public contract (paths, schemas, error bodies) and holds no tenant data or secret; callers and their tooling read it before they have a key, and the local gateway serves it without auth the same way.',
   },
@@ -80,14 +80,14 @@ const because = {
     reason: `Every function traces with active X-Ray, and the stream indexer lists its stream; ${ACTIONS_WITHOUT_RESOURCE_SCOPE.join(', ')} have no resource-level permissions, so they can only be granted on "*". No other action is granted on "*" (test/infra/nag.test.ts checks it).`,
   },
   tenantKeyAuthorizer: {
-    decision: 'D9',
+    decision: 'functions/README.md#decisions-a-user-must-know',
     reason:
       'Callers are trusted server-side systems that authenticate with tenant API keys; the Lambda REQUEST authorizer checks the key (hash, expiry, revocation) and hands its tenants and scopes to the function. There are no end users, hence no Cognito user pool to authorize against.',
   },
   validationInFunction: {
-    decision: 'D1',
+    decision: 'functions/README.md#decisions-a-user-must-know',
     reason:
-      "Requests are validated in the function (middy chain, ajv against the route's JSON Schema, DESIGN §2) after authorization, because D1 fixes the order 401 -> 403 -> 400 -> 413 and D3 wants 400 messages that name the field. An API Gateway request validator would answer 400 before the tenant check could answer 403, in its own words.",
+      "Requests are validated in the function (middy chain, ajv against the route's JSON Schema) after authorization, because the identifier rules fix the order 401 -> 403 -> 400 -> 413 and the error bodies want 400 messages that name the field. An API Gateway request validator would answer 400 before the tenant check could answer 403, in its own words.",
   },
   noWebAcl: {
     decision: 'infra/config.ts',
@@ -100,31 +100,31 @@ const because = {
       "Every request is logged once, as a JSON access log line in a log group the stack owns (retention per stage), with the gateway's own error message, the authorizer error and latencies; functions log through Powertools and trace with X-Ray. Execution logs would go to a group API Gateway creates outside the stack, kept forever, and at INFO they record request details.",
   },
   cursorSecretNotRotated: {
-    decision: 'D6',
+    decision: 'infra/README.md#operating-a-stage',
     reason:
-      'The secret is the HMAC key of reporting list cursors, which live 24 hours and carry no data beyond the window and position they sign. Each cursor names its key and the lists accept the AWSCURRENT and AWSPREVIOUS versions, so a rotation breaks no open cursor; a second rotation within 24 hours would. An operator rotates it by hand (put-secret-value, README "Rotating the cursor secret") when it may have leaked, at most once a day; a scheduled rotation needs a rotation Lambda for a value nothing else derives.',
+      'The secret is the HMAC key of reporting list cursors, which live 24 hours and carry no data beyond the window and position they sign. Each cursor names its key and the lists accept the AWSCURRENT and AWSPREVIOUS versions, so a rotation breaks no open cursor; a second rotation within 24 hours would. An operator rotates it by hand (put-secret-value, infra/README.md "Rotating the cursor secret") when it may have leaked, at most once a day; a scheduled rotation needs a rotation Lambda for a value nothing else derives.',
   },
   signedRequestsOnly: {
-    decision: 'DESIGN §7',
+    decision: 'infra/README.md#choosing-the-reporting-backend',
     reason:
       "The domain answers only SigV4-signed requests of IAM principals granted here (the reporting functions on _search, the indexer on its indexes); the client signs with the function's role. A VPC would move every reporting Lambda into it (ENIs, NAT or endpoints for DynamoDB and Secrets Manager) without adding a boundary IAM does not already draw.",
   },
   noIpAllowList: {
-    decision: 'DESIGN §7',
+    decision: 'infra/README.md#choosing-the-reporting-backend',
     reason: 'The callers are Lambda functions, which have no fixed source addresses; access is granted per IAM role and index path (SigV4 signed requests), which an IP allow list could not express.',
   },
   noDomainPolicy: {
-    decision: 'DESIGN §7',
+    decision: 'infra/README.md#choosing-the-reporting-backend',
     reason:
       'The domain has no resource-based access policy at all, so there is no "*" principal and no anonymous or cross-account access: only requests signed by this account\'s principals whose identity policies allow es:ESHttp* on the path get through. An account-wide policy would only add a custom resource.',
   },
   derivedIndex: {
-    decision: 'DESIGN §4',
+    decision: 'infra/README.md#choosing-the-reporting-backend',
     reason:
       "The domain is a derived copy of the reporting table (the table's stream feeds the indexer), so losing it loses no data: it is rebuilt by replaying the table. Sized per stage in infra/config.ts; dedicated cluster-manager nodes would more than double the node count of these 1-3 node domains.",
   },
   singleZoneDevDomain: {
-    decision: 'DESIGN §4',
+    decision: 'infra/README.md#choosing-the-reporting-backend',
     reason:
       'This stage runs its domain on one data node in one zone on purpose (infra/config.ts): it is a derived copy of the reporting table, rebuilt by replaying it, and stages with several data nodes spread them over zones.',
   },
@@ -144,12 +144,12 @@ const because = {
       "This queue is the dead-letter queue itself: the indexer's stream mapping sends records that still fail after retries here (onFailure). cdk-nag only recognizes queues named in a redrive policy; a dead-letter queue for the dead-letter queue would only move failures further away.",
   },
   searchIndexPaths: {
-    decision: 'D6',
+    decision: 'infra/README.md#choosing-the-reporting-backend',
     reason:
       "A reporting list function may only search (GET or POST _search) this stage's reporting indexes, through their read aliases `<stage prefix>-assistant-read` and `<stage prefix>-voc-read` (one index per kind and year behind each); the wildcard spans the stage's own index prefix, nothing else of the domain.",
   },
   indexerIndexPaths: {
-    decision: 'DESIGN §4',
+    decision: 'infra/README.md#choosing-the-reporting-backend',
     reason:
       "The indexer writes this stage's reporting documents into one index per list kind and year, `<stage prefix>-<kind>-<year>`, which its first write creates from the index template (reporting stream -> OpenSearch); the years are not known at deploy time, so it needs the index paths and the document paths under the stage's own index prefix, and nothing outside it.",
   },

@@ -8,7 +8,7 @@ import type { SchemaId } from '#shared/schemas/schema-ids';
 import type { TableId } from '#shared/store/table-specs';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
-/** The secrets a route may read: `cursorSecret` signs reporting cursors (D6). */
+/** The secrets a route may read: `cursorSecret` signs reporting cursors. */
 export const SECRET_IDS = ['cursorSecret'] as const;
 export type SecretId = (typeof SECRET_IDS)[number];
 /** `GetPut`: read and put whole items, never update or query them (the idempotency records). */
@@ -25,7 +25,7 @@ export interface RouteSpec {
   /** Handler module, relative to the project root; it exports `handler`. */
   handler: string;
   /**
-   * Scope the key must be granted (D2). `{param}` placeholders are filled from the path, so a
+   * Scope the key must be granted. `{param}` placeholders are filled from the path, so a
    * provisioning route can require `provisioning:{collection}.read`.
    */
   scope: string;
@@ -48,23 +48,23 @@ export interface RouteSpec {
    */
   faultBody?: 'message-only';
   /**
-   * Reads the reporting index (D6): OpenSearch on stages that have it (then the `reporting` table
+   * Reads the reporting index: OpenSearch on stages that have it (then the `reporting` table
    * is not granted), else the reporting table's window index.
    */
   reportingIndex?: true;
   /**
-   * Refuse a request whose `Origin` is not allowed, and locally one whose `Host` is foreign (D13):
+   * Refuse a request whose `Origin` is not allowed, and locally one whose `Host` is foreign:
    * the MCP transport spec asks this of every Streamable HTTP server, against DNS rebinding. CDK
    * passes the function the stage's `mcpAllowedOrigins`; the local gateway adds its own origins.
    */
   checksOrigin?: true;
   /**
-   * Accepts `Idempotency-Key` (D11): the chain turns it into a claim, the handler records its
+   * Accepts `Idempotency-Key`: the chain turns it into a claim, the handler records its
    * answer in the write's own transaction (the route must then have `idempotency: 'GetPut'`).
    */
   idempotencyKey?: true;
   /**
-   * Conditional requests on a document (D12): both take If-Match (412) and If-None-Match (304 on
+   * Conditional requests on a document: both take If-Match (412) and If-None-Match (304 on
    * a `read`, 412 on a `write`), and answer with an ETag.
    */
   preconditions?: 'read' | 'write';
@@ -86,7 +86,7 @@ export interface RouteSpec {
 export const NOTE_BODY_MAX_BYTES = 32768;
 /**
  * Raw request bytes a provisioning write may send. The stored document's own bound (350 KB of
- * compact JSON, D5) is checked after parsing; this one stops a huge body before it is parsed.
+ * compact JSON) is checked after parsing; this one stops a huge body before it is parsed.
  */
 export const DOCUMENT_REQUEST_MAX_BYTES = 1024 * 1024;
 /** A JSON-RPC request to the bots endpoint is small; anything larger is refused before MCP reads it. */

@@ -14,11 +14,12 @@ const env = TEST_ENV;
 
 /**
  * The suites that prove behaviour over HTTP through the local gateway: the bundles project runs
- * them again with every function served by its synthesized bundle on Lambda's Node (DESIGN
- * section 2), so anything wired only in CDK is proven too. Unit, contract and infra tests run once,
- * and so do search-faults (it points the sources at a stub OpenSearch in-process; the local stage
- * has no OpenSearch) and store-outage (it stops and restarts a DynamoDB Local of its own, two JVM
- * starts; the bundles meet store faults in store-faults, gateway-faults and deadline).
+ * them again with every function served by its synthesized bundle on Lambda's Node
+ * (infra/local/README.md, bundle mode), so anything wired only in CDK is proven too. Unit, contract
+ * and infra tests run once, and so do search-faults (it points the sources at a stub OpenSearch
+ * in-process; the local stage has no OpenSearch) and store-outage (it stops and restarts a DynamoDB
+ * Local of its own, two JVM starts; the bundles meet store faults in store-faults, gateway-faults
+ * and deadline).
  */
 const HTTP_SUITES = [
   'auth',

@@ -1,4 +1,4 @@
-/** POST .../conversations/{conversationId}/internal-notes (spec endpoint 1, D4, D11). */
+/** POST .../conversations/{conversationId}/internal-notes (endpoint 1; note rules, safe retries). */
 import { buildNote } from '#shared/domain/notes/build-note';
 import { newNoteId } from '#shared/domain/notes/new-note-id';
 import { conflict, notFound } from '#shared/http/api-error';

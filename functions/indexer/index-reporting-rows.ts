@@ -1,8 +1,8 @@
 /**
- * The reporting table's stream -> OpenSearch (DESIGN section 4). Puts the index templates once per
- * container (the year indexes are created from them by the first write to each), then indexes the
- * batch and reports the records to retry (ReportBatchItemFailures).
- * Env: CXM_OPENSEARCH_ENDPOINT, CXM_OPENSEARCH_INDEX_PREFIX, CXM_OPENSEARCH_PRIMARY_SHARDS,
+ * The reporting table's stream -> OpenSearch (infra/README.md, OpenSearch layout). Puts the index
+ * templates once per container (the year indexes are created from them by the first write to each),
+ * then indexes the batch and reports the records to retry (ReportBatchItemFailures). Env:
+ * CXM_OPENSEARCH_ENDPOINT, CXM_OPENSEARCH_INDEX_PREFIX, CXM_OPENSEARCH_PRIMARY_SHARDS,
  * CXM_OPENSEARCH_REPLICAS (and AWS_REGION for signing).
  */
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';

@@ -1,4 +1,4 @@
-/** POST .../{collection}/{docId}/versions/current: create (201) or replace (200), no merge (spec endpoint 5, D5, D11, D12). */
+/** POST .../{collection}/{docId}/versions/current: create (201) or replace (200), no merge (endpoint 5; provisioning documents, safe retries, conditional requests). */
 import { formatEntityTag } from '#shared/domain/documents/entity-tags';
 import { preconditionFailed } from '#shared/http/api-error';
 import { createApiHandler } from '#shared/http/create-api-handler';

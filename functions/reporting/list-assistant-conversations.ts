@@ -1,4 +1,4 @@
-/** GET /api/v1/reporting/tenants/{tenantId}/assistant/conversations (spec endpoint 7, D6). */
+/** GET /api/v1/reporting/tenants/{tenantId}/assistant/conversations (endpoint 7; reporting lists). */
 import { createApiHandler } from '#shared/http/create-api-handler';
 import { cursorKeysSource } from '#shared/http/cursor-secret';
 import { serveReportList } from '#shared/http/serve-report-list';

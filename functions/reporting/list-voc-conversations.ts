@@ -1,4 +1,4 @@
-/** GET /api/v1/reporting/tenants/{tenantId}/voc/conversations (spec endpoint 8, D6). */
+/** GET /api/v1/reporting/tenants/{tenantId}/voc/conversations (endpoint 8; reporting lists). */
 import { createApiHandler } from '#shared/http/create-api-handler';
 import { cursorKeysSource } from '#shared/http/cursor-secret';
 import { serveReportList } from '#shared/http/serve-report-list';

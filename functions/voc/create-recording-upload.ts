@@ -1,4 +1,4 @@
-/** POST /api/v1/voc/tenants/{tenantId}/recordings: a new VOC job and where to upload its file (D11 applies). */
+/** POST /api/v1/voc/tenants/{tenantId}/recordings: a new VOC job and where to upload its file (safe retries apply). */
 import { newUlid } from '#shared/domain/ids/new-ulid';
 import { formatBytes, recordingKey } from '#shared/domain/voc/recording-upload';
 import { badRequest } from '#shared/http/api-error';

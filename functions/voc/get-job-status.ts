@@ -1,7 +1,7 @@
 /**
- * GET /api/v1/voc/tenants/{tenantId}/recording/{jobId}/status (spec endpoint 9, D7). A job whose
- * upload or processing is overdue is failed here, by the same conditional transition the processor
- * uses, so a poller never waits on a job that can no longer finish.
+ * GET /api/v1/voc/tenants/{tenantId}/recording/{jobId}/status (endpoint 9; VOC job status). A job
+ * whose upload or processing is overdue is failed here, by the same conditional transition the
+ * processor uses, so a poller never waits on a job that can no longer finish.
  */
 import { overdueReason, type StoredVocJob, type VocJob } from '#shared/domain/voc/job-status';
 import { notFound } from '#shared/http/api-error';

@@ -1,8 +1,8 @@
 /**
- * The usage-plan port on a deployed stage (issues 14 and 22): one API Gateway key per usage owner,
- * named `cxm-<stage>-tenant-<id>` for a tenant and `cxm-<stage>-key-<keyId>` for a key of several
- * tenants, with its derived value, in the plan the stack named `cxm-<stage>`, with
- * the caller's AWS credentials. Every operation first looks, then creates or deletes only what is
+ * The usage-plan port on a deployed stage (rate limits per tenant): one API Gateway key per usage
+ * owner, named `cxm-<stage>-tenant-<id>` for a tenant and `cxm-<stage>-key-<keyId>` for a key of
+ * several tenants, with its derived value, in the plan the stack named `cxm-<stage>`, with the
+ * caller's AWS credentials. Every operation first looks, then creates or deletes only what is
  * missing or extra, so a rerun (or two operators at once) converges instead of duplicating. The
  * endpoint follows the SDK's standard `AWS_ENDPOINT_URL_API_GATEWAY`, which is also how the tests
  * point it at a fake.

@@ -14,7 +14,7 @@ import { CliError } from './cli-error.ts';
 import type { TableStores } from './open-table-stores.ts';
 
 export interface CliStores extends TableStores {
-  /** The stage's usage plan (D10); the local stack has none. */
+  /** The stage's usage plan; the local stack has none. */
   usagePlan?: UsagePlanKeys;
   /** Where the stores point, for messages. */
   target: string;

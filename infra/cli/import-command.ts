@@ -1,7 +1,7 @@
 /**
- * `cxm import --tenant <id> <file.json> [--resume]` (DESIGN section 5): streams the file, checks
- * it whole before writing, writes with progress on stderr, and after an interruption continues
- * where it stopped with `--resume` (import-file.ts).
+ * `cxm import --tenant <id> <file.json> [--resume]` (infra/README.md, the operator CLI): streams
+ * the file, checks it whole before writing, writes with progress on stderr, and after an
+ * interruption continues where it stopped with `--resume` (import-file.ts).
  */
 import { resolve } from 'node:path';
 import type { Command } from 'commander';

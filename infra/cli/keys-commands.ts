@@ -1,4 +1,4 @@
-/** `cxm keys create | list | revoke | sync` (DESIGN section 5, D9; usage plan per tenant: issue 14). */
+/** `cxm keys create | list | revoke | sync` (infra/README.md: keys on a deployed stage; usage plan per tenant). */
 import type { Command } from 'commander';
 import { describeInvalidScope } from '#shared/auth/grant-scope';
 import { issueKey } from '#shared/auth/issue-key';
@@ -132,7 +132,7 @@ export function registerKeysCommands(program: Command): void {
     .requiredOption('--stage <name>', 'the deployed stage')
     .option(
       '--prune-legacy',
-      'also delete the API Gateway keys older authorizers named (per key before issue 14; the tenant keys of keys of several tenants before issue 22); run it once the new authorizer is deployed',
+      'also delete the API Gateway keys older authorizers named (per key before rate limits were per tenant; the tenant keys of keys of several tenants before those had their own); run it once the new authorizer is deployed',
     )
     .action(async (options: { stage: string; pruneLegacy?: boolean }) => {
       const stores = await connectStores(options.stage);

@@ -91,7 +91,7 @@ function parseJson(text: string): unknown {
 
 /**
  * `404 NotFound "No operation matches..."` for an error body, else the status alone; a refusal of
- * the key says what it means instead of its fixed message (D3).
+ * the key says what it means instead of its fixed message.
  */
 function describeStatus(answer: Answer, check: SmokeCheck, target: SmokeTarget): string {
   const body = parseJson(answer.bodyText) as { code?: unknown; message?: unknown } | undefined;

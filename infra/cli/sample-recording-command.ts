@@ -1,6 +1,7 @@
 /**
  * `cxm recordings sample <file>`: writes a short test tone as a WAV file, so a first VOC upload
- * needs no recording at hand (the README's curl lines upload it; `cxm smoke` uploads the same).
+ * needs no recording at hand (the curl lines of functions/README.md upload it; `cxm smoke` uploads
+ * the same).
  */
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';

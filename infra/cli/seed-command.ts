@@ -1,8 +1,8 @@
 /**
- * `cxm seed --tenant <id> [--assistant N] [--voc N] [--jobs N] [--days D] [--seed S]` (DESIGN
- * section 5): realistic demo data, fast enough for 100 000 rows. What is written, and why a re-run
- * overwrites instead of adding, is seed-writes.ts; here the writes run, at most CONCURRENCY
- * requests in flight, taken one at a time so memory stays flat whatever the count.
+ * `cxm seed --tenant <id> [--assistant N] [--voc N] [--jobs N] [--days D] [--seed S]`: realistic
+ * demo data, fast enough for 100 000 rows. What is written, and why a re-run overwrites instead of
+ * adding, is seed-writes.ts; here the writes run, at most CONCURRENCY requests in flight, taken one
+ * at a time so memory stays flat whatever the count.
  */
 import type { Command } from 'commander';
 import { isValidTenantId } from '#shared/auth/tenant-id';

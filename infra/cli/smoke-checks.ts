@@ -8,7 +8,7 @@
  * CLI wrote just before: the open conversation takes a note (201), the smoke bot is listed, the
  * smoke job has a status. Against a tenant the CLI cannot write to (--url) they prove the same
  * operations without adding data: a note to a conversation that does not exist is 404 (the note
- * is written only with its conversation, D4), so is the status of an unknown job, and documents
+ * is written only with its conversation), so is the status of an unknown job, and documents
  * are written to the `cxm-smoke` collection only.
  */
 import { isDeepStrictEqual } from 'node:util';
@@ -256,7 +256,7 @@ export function smokeChecks(plan: SmokePlan): SmokeCheck[] {
     },
     {
       name: '403 for a tenant not held',
-      // D1: any tenant the key does not hold is 403, whether or not it exists.
+      // The identifier rules: any tenant the key does not hold is 403, whether or not it exists.
       request: { method: 'GET', path: jobPath(`cxm-smoke-not-held-${plan.runId}`), withKey: true },
       expectStatus: [403],
       inspect: expectCode('PermissionDenied'),

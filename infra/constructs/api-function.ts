@@ -1,5 +1,5 @@
 /**
- * A Lambda function with the house defaults (DESIGN sections 7 and 8): Node 24 on arm64, one
+ * A Lambda function with the house defaults: Node 24 on arm64, one
  * minified ESM bundle with the AWS SDK inside, built by the local esbuild (no Docker), its own log
  * group with the stage's retention (and a role that may write to that group only), X-Ray tracing,
  * and `bindTable` for least-privilege table access.

@@ -44,7 +44,7 @@ export interface ApiProps {
 export class Api extends Construct {
   readonly restApi: RestApi;
   readonly authorizerFunction: ApiFunction;
-  /** Throttles each tenant through its own API Gateway key (issue 14; D10 had one per tenant key). */
+  /** Throttles each tenant through its own API Gateway key (not one per tenant key: a tenant could multiply its rate by making keys). */
   readonly usagePlan: UsagePlan;
   /** The stage's web ACL, when the stage has one (edge.wafRequestsPerIpPer5Minutes). */
   readonly webAcl: CfnWebACL | undefined;
@@ -96,7 +96,7 @@ export class Api extends Construct {
     this.authorizerFunction.bindTable(tables.keys, 'RO');
     const authorizer = new RequestAuthorizer(this, 'KeyAuthorizer', {
       handler: this.authorizerFunction,
-      // A cached decision is per key (issue 22): its answer, usage key included, is the same for
+      // A cached decision is per key: its answer, usage key included, is the same for
       // every path, so one authorizer call per key and TTL serves them all.
       identitySources: [...AUTHORIZER_IDENTITY_SOURCES],
       resultsCacheTtl: config.authorizerCacheTtl,
@@ -147,7 +147,7 @@ export class Api extends Construct {
         idempotencyTtlMs(hours); // a bad stage setting fails the synthesis, not the first request
         fn.addEnvironment(IDEMPOTENCY_TTL_ENV, hours);
       }
-      // Set even when empty: the function's configuration then says which origins it allows (D13).
+      // Set even when empty: the function's configuration then says which origins it allows.
       if (route.checksOrigin) {
         fn.addEnvironment(ALLOWED_ORIGINS_ENV, allowedOriginsValue(config.mcpAllowedOrigins, `mcpAllowedOrigins of stage ${stage}`));
       }

@@ -1,5 +1,5 @@
 /**
- * What stands before the authorizer (issue 21, item 3): a request with a random well-formed token
+ * What stands before the authorizer: a request with a random well-formed token
  * costs an authorizer invocation and a strongly consistent read, and `/openapi.json` runs a
  * function with no key at all, so a flood of either could use up the region's Lambda concurrency
  * that every tenant's functions share. Three limits, each a stage setting (`edge` in config.ts):

@@ -1,5 +1,5 @@
 /**
- * NoteCreated (D4): every committed internal note becomes an event on the stage's bus `cxm-<stage>`,
+ * NoteCreated: every committed internal note becomes an event on the stage's bus `cxm-<stage>`,
  * carried from the conversations table's stream by an EventBridge Pipe (filter + input template, no
  * code). The note function publishes nothing itself, so a 201 never waits for the event nor fails
  * on it. Delivery is at least once (a retried batch is sent again): subscribers deduplicate on noteId.
@@ -36,8 +36,8 @@ const DETAIL_SOURCES = { tenantId: 'tenantId', conversationId: 'conversationId',
  * The event detail `{tenantId, conversationId, noteId, createdAt}`. Every placeholder stands alone
  * inside JSON quotes, the form the Pipes documentation prescribes for string values ("to ensure a
  * valid JSON output"). That escaping matters: a conversationId may hold `"` or control characters
- * (D1 only forbids `/` and `\`), while tenant ids cannot (TENANT_ID_PATTERN) and note ids and
- * timestamps are ours. test/support/render-pipe-template.ts renders it the same way.
+ * (the identifier rules only forbid `/` and `\`), while tenant ids cannot (TENANT_ID_PATTERN) and
+ * note ids and timestamps are ours. test/support/render-pipe-template.ts renders it the same way.
  */
 export const NOTE_CREATED_TEMPLATE = `{${Object.entries(DETAIL_SOURCES)
   .map(([field, attribute]) => `"${field}":"<$.dynamodb.NewImage.${attribute}.S>"`)

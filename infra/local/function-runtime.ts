@@ -1,7 +1,7 @@
 /**
- * What serves the functions behind the local gateway (DESIGN section 2): `sources` (the TS handler
- * modules in this process) or `bundles` (`CXM_RUNTIME=bundles`: the synthesized bundles in worker
- * processes on Lambda's Node). The gateway in front is the same for both.
+ * What serves the functions behind the local gateway (infra/local/README.md): `sources` (the TS
+ * handler modules in this process) or `bundles` (`CXM_RUNTIME=bundles`: the synthesized bundles in
+ * worker processes on Lambda's Node). The gateway in front is the same for both.
  */
 import type { RouteSpec } from '#shared/routes';
 import type { EventTarget } from './deliver-events.ts';

@@ -1,5 +1,5 @@
 /**
- * The local gateway's own origins and hosts (D13): what the functions of a route that checks
+ * The local gateway's own origins and hosts: what the functions of a route that checks
  * origins accept when served on 127.0.0.1:<port>. A browser page of any other origin, and a name
  * rebound to 127.0.0.1 (which arrives as a foreign Host), is refused, as the MCP SDK's DNS-rebinding
  * protection refuses them for local servers.

@@ -1,5 +1,6 @@
 /**
- * `$CXM_HOME/local.json`: how the CLI and scripts find a running local stack (DESIGN section 5).
+ * `$CXM_HOME/local.json`: how the CLI and scripts find a running local stack
+ * (infra/local/README.md).
  */
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';

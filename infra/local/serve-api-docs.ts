@@ -1,6 +1,6 @@
 /**
- * The local gateway's two helper pages beside the API (DESIGN section 5), both without a key and
- * outside the rate limit, because they are not API operations: `GET /openapi.json`, the OpenAPI
+ * The local gateway's two helper pages beside the API (infra/local/README.md), both without a key
+ * and outside the rate limit, because they are not API operations: `GET /openapi.json`, the OpenAPI
  * document, and `GET /docs`, an interactive reference rendered by Swagger UI. Swagger UI's browser
  * bundle and stylesheet are served from the `swagger-ui-dist` package and configured to fetch
  * nothing from anywhere else (no validator badge, no fonts), so the page works offline, and its

@@ -94,7 +94,7 @@ export async function bindGateway(port: number, host = '127.0.0.1'): Promise<Bou
       s3 = await acquireLocalS3({ bucket: recordingsBucketName(LOCAL_STAGE, LOCAL_ACCOUNT, LOCAL_REGION), dataDir: recordingsDir, credentials });
       process.env.AWS_ENDPOINT_URL_S3 = s3.endpoint;
       process.env[RECORDINGS_BUCKET_ENV] = s3.bucket;
-      // The functions that check origins accept this gateway's own (D13): in this process for the
+      // The functions that check origins accept this gateway's own: in this process for the
       // sources, in a bundle's environment when its template declares the list.
       const origins = localOrigins(boundPort);
       Object.assign(process.env, withLocalOrigins(process.env, origins));

@@ -31,7 +31,8 @@ const LOCAL_SETTINGS = [IDEMPOTENCY_TTL_ENV, ...RECORDING_SETTING_ENVS];
 function localSettings(variables: Record<string, string>): Record<string, string> {
   return {
     ...Object.fromEntries(LOCAL_SETTINGS.flatMap((name) => (name in variables && process.env[name] ? [[name, process.env[name]!]] : []))),
-    // Amazon Transcribe does not run here: the processor takes the local stand-in (the README says what it fills).
+    // Amazon Transcribe does not run here: the processor takes the local stand-in
+    // (functions/README.md says what it fills).
     ...(RECORDING_ANALYSIS_ENV in variables && { [RECORDING_ANALYSIS_ENV]: 'local' }),
   };
 }

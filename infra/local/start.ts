@@ -1,5 +1,5 @@
 /**
- * `npm start`: DynamoDB Local + the local gateway, serving every route (DESIGN section 5).
+ * `npm start`: DynamoDB Local + the local gateway, serving every route (infra/local/README.md).
  *   PORT (3000; 0 picks a free port), CXM_HOME (.cxm), CXM_IN_MEMORY=1, CXM_AUTH_CACHE_TTL (60 s),
  *   CXM_RATE_LIMIT (<rate>/<burst> per tenant, 50/100), CXM_STAGE_RATE_LIMIT (each route, before
  *   the authorizer, 2000/4000), CXM_RUNTIME (sources | bundles),

@@ -1,5 +1,6 @@
 /**
- * The local gateway's per-key rate limit (D10): a token bucket per key that holds `burst` tokens
+ * The local gateway's rate limit: a token bucket per usage key (the authorizer's
+ * `usageIdentifierKey`: the tenant's, or a key of several tenants' own) that holds `burst` tokens
  * and refills `rate` per second, as an API Gateway usage plan throttles. Buckets exist only for
  * keys the authorizer accepted, so their number is bounded by the keys issued.
  */
@@ -10,11 +11,11 @@ export interface RateLimit {
   burst: number;
 }
 
-/** D10's stage default: the local gateway and a deployed stage's usage plan both start here. */
+/** The stage's default rate limit: the local gateway and a deployed stage's usage plan both start here. */
 export const DEFAULT_RATE_LIMIT: RateLimit = { rate: 50, burst: 100 };
 
 /**
- * The stage's throttle of each method, before any authorizer (issue 21): 40 busy
+ * The stage's throttle of each method, before any authorizer: 40 busy
  * tenants at their full rate, within API Gateway's regional account limit (10 000/5 000).
  */
 export const DEFAULT_STAGE_RATE_LIMIT: RateLimit = { rate: 2000, burst: 4000 };

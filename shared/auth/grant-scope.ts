@@ -1,7 +1,8 @@
 /**
- * The scope rule of D2. Scopes read `area:resource.action`; a required `a:r.x` is granted by
- * `a:r.x`, `a:r.*`, `a:x` or `a:*` (the spec's four note scopes, generalised). The resource may
- * itself hold dots (a collection name), so the action is what follows the last dot.
+ * The scope grant rule (functions/README.md). Scopes read `area:resource.action`; a required
+ * `a:r.x` is granted by `a:r.x`, `a:r.*`, `a:x` or `a:*` (the spec's four note scopes,
+ * generalised). The resource may itself hold dots (a collection name), so the action is what
+ * follows the last dot.
  */
 export function grantingScopes(required: string): string[] {
   const colon = required.indexOf(':');

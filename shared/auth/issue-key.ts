@@ -1,6 +1,6 @@
 /**
  * Issues a key: generates it, stores only its hash, and returns it once for the operator. On a
- * deployed stage its usage owner first gets its usage-plan key if it has none yet (issue 22: the
+ * deployed stage its usage owner first gets its usage-plan key if it has none yet (the
  * tenant's for a key of one tenant, shared by all of the tenant's keys; a key of its own for a key
  * of several tenants), so the key is throttled from its first request. A tenant key that cannot be
  * stored leaves at most that usage key behind, which `cxm keys sync` deletes when no active key

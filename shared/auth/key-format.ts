@@ -1,5 +1,5 @@
 /**
- * Tenant API keys (D9): `cxm_<keyId>_<secret>`, keyId 12 characters [a-z0-9], secret 40
+ * Tenant API keys: `cxm_<keyId>_<secret>`, keyId 12 characters [a-z0-9], secret 40
  * characters base62 (~238 bits). Only the SHA-256 of the whole key is ever stored.
  */
 import { createHash, randomInt } from 'node:crypto';

@@ -1,4 +1,4 @@
-/** The lifecycle of a key record (D9): usable until revoked or past its expiry. */
+/** The lifecycle of a key record: usable until revoked or past its expiry. */
 export interface KeyLifecycle {
   expiresAt?: string | undefined;
   revokedAt?: string | undefined;

@@ -1,12 +1,12 @@
 /**
  * Revokes a key: marks it revoked, then on a deployed stage deletes its usage-plan key where no
- * other active key needs it (issue 22): a key of several tenants takes its own with it; a key of one
- * tenant takes its tenant's when no other active key of that tenant alone remains, so the gateway
- * refuses the tenant's last key at once even where an authorizer cache still allows it. A tenant
- * with other keys keeps its key and its rate, and the revoked key stops within the authorizer cache
- * TTL. A key made before issue 14 also loses the API Gateway key of its own that it had then (D10).
- * Safe to run again. The counterpart of issueKey, used by `cxm keys revoke` and by `cxm smoke` for
- * its temporary key.
+ * other active key needs it: a key of several tenants takes its own with it; a key of one tenant
+ * takes its tenant's when no other active key of that tenant alone remains, so the gateway refuses
+ * the tenant's last key at once even where an authorizer cache still allows it. A tenant with other
+ * keys keeps its key and its rate, and the revoked key stops within the authorizer cache TTL. A key
+ * made before per-tenant limits also loses the API Gateway key of its own that it had then. Safe to
+ * run again. The counterpart of issueKey, used by `cxm keys revoke` and by `cxm smoke` for its
+ * temporary key.
  */
 import type { KeysStore, StoredKey } from '#shared/store/keys-store';
 import { keyStatus } from './key-status.ts';
@@ -15,7 +15,7 @@ import type { UsagePlanKeys } from './usage-plan-keys.ts';
 
 export interface RevokedKey {
   stored: StoredKey;
-  /** API Gateway keys deleted with it: its usage key when no other active key needs it, and its D10 one. */
+  /** API Gateway keys deleted with it: its usage key when no other active key needs it, and its legacy per-key one. */
   deletedUsageKeys: string[];
   /** The tenant whose usage key stays because another active key of that tenant alone needs it. */
   sharedTenant: string | undefined;

@@ -1,14 +1,15 @@
 /**
- * Brings a stage's usage plan in line with its keys table (issues 14 and 22): every usage owner of
- * an active key (its tenant, or the key itself when it holds several) has its API Gateway key in the
- * plan, and no owner without one keeps a key (a slot of the region's 10 000). `cxm keys create` and
- * `revoke` keep this true one key at a time; this repairs what they cannot see: keys issued before,
- * a create and a revoke that crossed, a key deleted by hand, keys that expired.
+ * Brings a stage's usage plan in line with its keys table (rate limits per tenant): every usage
+ * owner of an active key (its tenant, or the key itself when it holds several) has its API Gateway
+ * key in the plan, and no owner without one keeps a key (a slot of the region's 10 000). `cxm keys
+ * create` and `revoke` keep this true one key at a time; this repairs what they cannot see: keys
+ * issued before, a create and a revoke that crossed, a key deleted by hand, keys that expired.
  *
  * Legacy keys wait for `pruneLegacy`, which is for after the authorizer that no longer names them
- * is deployed: the per-key keys D10 made (`cxm-<stage>-<keyId>`), and the tenant keys that issue 14
- * gave the tenants of keys of several tenants (now throttled through a key of their own). So an
- * upgrade is: sync (the new keys exist), deploy, sync with pruneLegacy.
+ * is deployed: the per-key keys of stages from before per-tenant limits (`cxm-<stage>-<keyId>`),
+ * and the tenant keys that the first per-tenant authorizer gave the tenants of keys of several
+ * tenants (now throttled through a key of their own). So an upgrade is: sync (the new keys exist),
+ * deploy, sync with pruneLegacy.
  */
 import type { KeysStore } from '#shared/store/keys-store';
 import { keyStatus } from './key-status.ts';
@@ -24,7 +25,7 @@ export interface UsagePlanSync {
   legacy: number;
 }
 
-/** A D10 key is named `cxm-<stage>-<keyId>`, keyId being 12 of [a-z0-9] (key-format.ts). */
+/** A legacy per-key key is named `cxm-<stage>-<keyId>`, keyId being 12 of [a-z0-9] (key-format.ts). */
 const LEGACY_KEY_ID = /^[a-z0-9]{12}$/;
 
 export async function syncUsagePlan(
@@ -34,7 +35,7 @@ export async function syncUsagePlan(
   options: { pruneLegacy?: boolean; now?: Date; onOwner?: (done: number, total: number) => void } = {},
 ): Promise<UsagePlanSync> {
   const nowMs = (options.now ?? new Date()).getTime();
-  /** Usage keys the active keys need, by name; and the tenants of active keys of several tenants, whose tenant keys are issue 14's, legacy now. */
+  /** Usage keys the active keys need, by name; and the tenants of active keys of several tenants, whose tenant keys are legacy now (the first per-tenant authorizer named them). */
   const needed = async () => {
     const wanted = new Map<string, UsageOwner>();
     const heldByShared = new Set<string>();

@@ -1,4 +1,4 @@
-/** Tenant ids the CLI issues keys for (D1): they can never hold `#`, `/` or white space. */
+/** Tenant ids the CLI issues keys for: they can never hold `#`, `/` or white space. */
 export const TENANT_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
 export function isValidTenantId(tenantId: string): boolean {

@@ -1,6 +1,6 @@
 /**
- * Usage-plan identity (issue 14, per key again since issue 22). Every request is counted against
- * one API Gateway key, its usage owner's:
+ * Usage-plan identity (rate limits per tenant; a key of several tenants has its own). Every request
+ * is counted against one API Gateway key, its usage owner's:
  * - a key of one tenant is throttled through its tenant's key, so all keys of a tenant share its
  *   rate (as Zendesk and Intercom limit per account) and a new key is no way around the limit;
  * - a key of several tenants (rare: a partner acting for tenants) is throttled through a key of its
@@ -39,7 +39,7 @@ export function usageKeyName(stage: string, owner: UsageOwner): string {
 /**
  * The value of an owner's API Gateway key: 64 hex characters (API Gateway wants 20 to 128), with
  * the stage inside, because values are unique per region and two stages may share one. A tenant's
- * is what it has been since issue 14, so deployed tenant keys keep their value.
+ * is what it has been since the limits became per tenant, so deployed tenant keys keep their value.
  */
 export function usageKeyValue(stage: string, owner: UsageOwner): string {
   // A key's differs from every tenant's before the stage even starts, whatever the tenant id holds.

@@ -1,6 +1,6 @@
 /**
- * The port to a stage's usage plan (issue 14, issue 22). On a deployed stage every usage owner of
- * an active key (its tenant, or the key itself when it holds several tenants: usage-identity.ts)
+ * The port to a stage's usage plan (rate limits per tenant). On a deployed stage every usage owner
+ * of an active key (its tenant, or the key itself when it holds several tenants: usage-identity.ts)
  * has one API Gateway key in the plan; the authorizer names it (`usageIdentifierKey`) so API
  * Gateway throttles each tenant, whichever of its keys calls. The local stack has no plan: its
  * gateway keeps a token bucket per usage identity instead.
@@ -31,8 +31,8 @@ export interface UsagePlanKeys {
   /** Deletes the owner's API Gateway key; the ids it deleted (none when it had none). */
   removeOwner(owner: UsageOwner): Promise<string[]>;
   /**
-   * Deletes an API Gateway key by id (the per-key ones D10 made); false when it was already gone,
-   * which is not an error.
+   * Deletes an API Gateway key by id (the legacy per-key ones of stages from before per-tenant
+   * limits); false when it was already gone, which is not an error.
    */
   remove(usageKeyId: string): Promise<boolean>;
   /** Every API Gateway key of the stage (tagged with it) whose name starts with `cxm-<stage>-`; refused for a stage without a plan. */

@@ -1,8 +1,8 @@
 /**
- * The allow lists of D13, as the functions receive them: `CXM_ALLOWED_ORIGINS` (CDK sets it from
- * the stage config on routes that declare `checksOrigin`; the local gateway adds its own origins)
- * and `CXM_ALLOWED_HOSTS` (set only by the local gateway: host names, any port). Both are
- * comma-separated.
+ * The allow lists of the MCP origin check, as the functions receive them: `CXM_ALLOWED_ORIGINS`
+ * (CDK sets it from the stage config on routes that declare `checksOrigin`; the local gateway adds
+ * its own origins) and `CXM_ALLOWED_HOSTS` (set only by the local gateway: host names, any port).
+ * Both are comma-separated.
  *
  * Matching is the MCP SDK's (`WebStandardStreamableHTTPServerTransport`'s `allowedOrigins` and
  * `allowedHosts`: membership in the list), after both sides are reduced to what identifies an

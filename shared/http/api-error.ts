@@ -26,19 +26,19 @@ export const GATEWAY_TIMEOUT_MESSAGE = 'The request timed out. If the request wa
 export const badRequest = (message: string) => new ApiError(400, 'BadRequest', message);
 export const unauthenticated = () => new ApiError(401, 'Unauthenticated', UNAUTHENTICATED_MESSAGE);
 export const permissionDenied = () => new ApiError(403, 'PermissionDenied', PERMISSION_DENIED_MESSAGE);
-/** D13: a browser page of another origin, or a rebound host name, reaching a route that checks it. */
+/** The MCP origin check: a browser page of another origin, or a rebound host name, reaching a route that checks it. */
 export const foreignOrigin = () => new ApiError(403, 'PermissionDenied', FOREIGN_ORIGIN_MESSAGE);
 export const foreignHost = () => new ApiError(403, 'PermissionDenied', FOREIGN_HOST_MESSAGE);
 export const notFound = (message: string) => new ApiError(404, 'NotFound', message);
 export const conflict = (message: string) => new ApiError(409, 'Conflict', message);
-/** D11: the Idempotency-Key already records another request's answer. */
+/** Safe retries: the Idempotency-Key already records another request's answer. */
 export const idempotencyKeyReused = () =>
   new ApiError(
     422,
     'BadRequest',
     'The Idempotency-Key was already used for a different request (another method, path or body). ' + 'Retry with exactly the request that first used it, or use a new key for a new request.',
   );
-/** D12: If-Match / If-None-Match did not hold for the document; the contract's code for a state conflict. */
+/** Conditional requests: If-Match / If-None-Match did not hold for the document; the contract's code for a state conflict. */
 export const preconditionFailed = (docId: string) =>
   new ApiError(
     412,
@@ -48,7 +48,7 @@ export const preconditionFailed = (docId: string) =>
 export const payloadTooLarge = (limit: number, what = 'The request body') => new ApiError(413, 'PayloadTooLarge', `${what} is larger than ${limit} bytes.`);
 export const serviceUnavailable = (retryAfterSeconds: number) =>
   new ApiError(503, 'ServiceUnavailable', 'A required service is unavailable; retry later. If the request was a write, it may have completed.', { 'Retry-After': String(retryAfterSeconds) });
-/** The reporting lists' backend failed (D3): the same page can be asked again later. */
+/** The reporting lists' backend failed: the same page can be asked again later. */
 export const unavailable = (retryAfterSeconds: number) =>
   new ApiError(503, 'Unavailable', 'The reporting service is unavailable; retry the same request later.', {
     'Retry-After': String(retryAfterSeconds),

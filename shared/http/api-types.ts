@@ -20,7 +20,7 @@ export interface ApiRequest<Input extends RouteInput = { path: Record<string, st
   requestId: string;
   /** Aborted when the function is about to pass its deadline. */
   signal: OneSlotAbortSignal;
-  /** The request's Idempotency-Key and fingerprint, on the routes that accept one (D11). */
+  /** The request's Idempotency-Key and fingerprint, on the routes that accept one. */
   idempotency?: IdempotencyClaim;
   /** The HTTP layer, for the few handlers that speak a protocol of their own (MCP). */
   http: {

@@ -1,6 +1,6 @@
 /**
  * Chain step 2. The tenant comes only from the authorizer's context: the path's tenantId must be
- * one the key holds (exact comparison, D1) and the route's scope must be granted (D2).
+ * one the key holds (exact comparison) and the route's scope must be granted.
  */
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyResult } from 'aws-lambda';

@@ -25,7 +25,7 @@ export interface Classified {
 
 export function classifyError(error: unknown): Classified {
   if (error instanceof ApiError) return { apiError: error, unexpected: error.status >= 500 };
-  // Before the AWS checks: a search failure carries its own code (D3), whatever caused it.
+  // Before the AWS checks: a search failure carries its own code, whatever caused it.
   if (error instanceof SearchUnavailableError) return { apiError: unavailable(RETRY_AFTER_SECONDS), unexpected: true };
   if (error instanceof StoreUnavailableError || isAwsUnavailable(error)) {
     return { apiError: serviceUnavailable(RETRY_AFTER_SECONDS), unexpected: true };

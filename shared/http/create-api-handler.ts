@@ -1,10 +1,10 @@
 /**
- * The chain every API function uses (DESIGN section 2), in this order: log context,
- * authorization, the Origin check of routes that declare it (D13), path/query validation, body
- * size + JSON parse, body validation, the Idempotency-Key of routes that accept it (D11), handler;
- * error mapping, response headers and the metrics flush wrap them all. middy runs `onError` in reverse registration order, so the headers
- * middleware, registered before the error mapping, sees the mapped error, and the flush,
- * registered before both, publishes what the mapping counted.
+ * The chain every API function uses (shared/README.md, the way of a request), in this order: log
+ * context, authorization, the Origin check of routes that declare it, path/query validation, body
+ * size + JSON parse, body validation, the Idempotency-Key of routes that accept it, handler; error
+ * mapping, response headers and the metrics flush wrap them all. middy runs `onError` in reverse
+ * registration order, so the headers middleware, registered before the error mapping, sees the
+ * mapped error, and the flush, registered before both, publishes what the mapping counted.
  */
 import middy from '@middy/core';
 import type { APIGatewayProxyResult, Context } from 'aws-lambda';

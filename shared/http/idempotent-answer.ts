@@ -1,7 +1,7 @@
 /**
- * A handler's side of D11: the answer a keyed write records in its own transaction, and the
- * answer to a request whose key is already recorded: the same status, body and headers plus
- * `Idempotent-Replayed: true` when it is the same request, 422 when it is another.
+ * A handler's side of safe retries (Idempotency-Key): the answer a keyed write records in its own
+ * transaction, and the answer to a request whose key is already recorded: the same status, body and
+ * headers plus `Idempotent-Replayed: true` when it is the same request, 422 when it is another.
  */
 import type { IdempotencyClaim, IdempotencyRecord } from '#shared/domain/idempotency/recorded-response';
 import { recordedHeaders } from '#shared/domain/idempotency/recorded-response';

@@ -1,5 +1,5 @@
 /**
- * `If-Match` and `If-None-Match` of a document request (D12), parsed; a value that is neither `*`
+ * `If-Match` and `If-None-Match` of a document request, parsed; a value that is neither `*`
  * nor a list of entity tags is a 400 that names the header, not a condition silently ignored. A
  * blank value (an empty list) is no condition.
  */

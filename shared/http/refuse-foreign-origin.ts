@@ -1,10 +1,10 @@
 /**
- * Chain step 2b, for routes that declare `checksOrigin` (D13): the MCP transport spec requires a
+ * Chain step 2b, for routes that declare `checksOrigin`: the MCP transport spec requires a
  * server to refuse an `Origin` it does not expect, so that a web page in a browser cannot drive
  * it (DNS rebinding). A request without `Origin` comes from a server and passes. Where a list of
  * hosts is set (the local gateway), a `Host` outside it is refused too: a rebound name reaches a
  * local server with that name as its Host, and the browser's own Origin would then match it.
- * It runs after authorization, so the order 401 -> 403 stays (D1).
+ * It runs after authorization, so the order 401 -> 403 stays.
  */
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyResult } from 'aws-lambda';

@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 
-/** Headers every API response carries, errors included (DESIGN section 2, step 8). */
+/** Headers every API response carries, errors included (chain step 8, shared/README.md). */
 export function commonHeaders(requestId: string): Record<string, string> {
   return {
     'Content-Type': 'application/json; charset=utf-8',

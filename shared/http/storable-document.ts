@@ -1,4 +1,4 @@
-/** A document as the JSON text to store, or 413 when it passes the stored-document bound (D5). */
+/** A document as the JSON text to store, or 413 when it passes the stored-document bound. */
 import { DOCUMENT_MAX_BYTES, jsonBytes } from '#shared/domain/documents/document-size';
 import type { JsonObject } from '#shared/domain/documents/json-value';
 import { payloadTooLarge } from './api-error.ts';

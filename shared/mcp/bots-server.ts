@@ -1,5 +1,5 @@
 /**
- * The MCP server of the bots endpoint (D8): one tool, `list_bots`, over the tenant's `bots`
+ * The MCP server of the bots endpoint: one tool, `list_bots`, over the tenant's `bots`
  * provisioning collection. The tenant arrives in the SDK's `authInfo`, set per request by the
  * handler from the authorizer's context; nothing about the caller lives in module state.
  *
@@ -67,7 +67,7 @@ export function createBotsServer(documents: DocumentsStore, onFault: (error: unk
     },
   );
   // registerTool advertises `tools.listChanged`, but this list never changes and no notification
-  // could reach a stateless client anyway: tell clients not to wait for one (D13).
+  // could reach a stateless client anyway: tell clients not to wait for one.
   server.server.registerCapabilities({ tools: { listChanged: false } });
   return server;
 }

@@ -1,10 +1,10 @@
 /**
- * One MCP request, statelessly (D8): a new server and a new Web Standard Streamable HTTP transport
+ * One MCP request, statelessly: a new server and a new Web Standard Streamable HTTP transport
  * (no session id, JSON responses) per request, fed a web Request built from the proxy event and
  * answered from its Response. Nothing is reused across requests.
  *
  * The SDK (with the zod schemas of the whole protocol, built when its modules load) is imported on
- * the first POST rather than at init: a 405 never needs it. See the README's Performance section
+ * the first POST rather than at init: a 405 never needs it. See test/README.md, Performance,
  * for what that moves and what it saves.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -87,7 +87,7 @@ export async function serveMcpRequest(createServer: McpServerFactory, request: A
       authInfo: { token: '', clientId: request.caller.keyId, scopes: request.caller.scopes, extra: { tenantId: request.tenantId } },
     });
     const text = await response.text();
-    // The chain maps it: a logged 500 whose body holds only a message (D8).
+    // The chain maps it: a logged 500 whose body holds only a message.
     if (fault) throw fault.error;
     const headers: Record<string, string> = {};
     // The common Content-Type (with its charset) applies; the SDK's adds nothing.

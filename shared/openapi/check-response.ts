@@ -70,7 +70,7 @@ export class OpenApiContract {
     const operation = this.findOperation(observed.method, path);
     const where = `${observed.method} ${path} -> ${observed.status}`;
     if (!operation) {
-      // The gateway's answer to a method and path no operation has (D3): 404 NotFound, nothing else.
+      // The gateway's answer to a method and path no operation has: 404 NotFound, nothing else.
       if (observed.status !== 404) return [`${where}: no operation matches, so only 404 NotFound is possible`];
       return this.checkBody(where, observed, ['components', 'schemas', 'ErrorBody']);
     }

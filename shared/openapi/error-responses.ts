@@ -1,8 +1,9 @@
 /**
- * The error side of every operation: which statuses a route can answer, and what each looks like.
- * A route's own `errors` come from the route table; the rest every route can get from the gateway
- * or the chain (401, 403 and 429 before the function runs; 400 for path and query; 502, 503, 504
- * for faults, DESIGN section 2). Messages come from the code that sends them, not from here.
+ * The error side of every operation: which statuses a route can answer, and what each looks like. A
+ * route's own `errors` come from the route table; the rest every route can get from the gateway or
+ * the chain (401, 403 and 429 before the function runs; 400 for path and query; 502, 503, 504 for
+ * faults: shared/README.md, the way of a request). Messages come from the code that sends them, not
+ * from here.
  */
 import { type ApiError, badGateway, foreignHost, foreignOrigin, gatewayTimeout, idempotencyKeyReused, payloadTooLarge, serviceUnavailable } from '#shared/http/api-error';
 import { type GatewayResponseSpec, gatewayResponses } from '#shared/http/gateway-responses';
@@ -14,8 +15,8 @@ const COMPONENT_HEADERS = '#/components/headers/';
 const COMPONENT_RESPONSES = '#/components/responses/';
 
 /**
- * Reusable headers: every response has a request id; 429 and 503 say when to retry (D3, D10); a
- * document's version is its ETag (D12); a replayed write says so (D11).
+ * Reusable headers: every response has a request id; 429 and 503 say when to retry ; a
+ * document's version is its ETag; a replayed write says so.
  */
 export const headerComponents: Record<'X-Request-Id' | 'Retry-After' | 'Link' | 'ETag' | 'Idempotent-Replayed', HeaderObject> = {
   'X-Request-Id': {
@@ -129,7 +130,7 @@ const routeStatuses: Record<number, Omit<StatusDocs, 'examples'>> = {
   500: { description: 'The request failed unexpectedly; the body holds only a message.' },
 };
 
-/** The 403 of a route that checks the request's Origin (D13): one more reason to be refused. */
+/** The 403 of a route that checks the request's Origin: one more reason to be refused. */
 const originChecked403: Omit<StatusDocs, 'examples'> = {
   description:
     "The key does not hold this path's tenant, or lacks the operation's scope; or the request has an `Origin` header naming an " +

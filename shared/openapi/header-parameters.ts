@@ -1,6 +1,7 @@
 /**
- * The request headers some operations read (D11, D12), as OpenAPI parameters. The rules are the
- * code's: the key's length and alphabet come from the domain module that checks them.
+ * The request headers some operations read (safe retries, conditional requests), as OpenAPI
+ * parameters. The rules are the code's: the key's length and alphabet come from the domain module
+ * that checks them.
  */
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_MAX_LENGTH } from '#shared/domain/idempotency/idempotency-key';
 import type { RouteSpec } from '#shared/routes';

@@ -3,7 +3,7 @@
  * the schemas. Paths, methods, scopes, limits and schemas are never repeated here; they come from
  * shared/routes.ts and shared/schemas. Every example must validate against its schema
  * (test/contract/openapi-examples.test.ts), so the values follow the schemas and the decisions
- * of DESIGN.md (epoch ms, ISO 8601, identifiers of D1).
+ * of functions/README.md (epoch ms, ISO 8601, identifiers).
  */
 import { DOCUMENT_MAX_BYTES } from '#shared/domain/documents/document-size';
 import { type ApiError, payloadTooLarge, preconditionFailed, unavailable } from '#shared/http/api-error';

@@ -1,4 +1,4 @@
-/** Provisioning documents are arbitrary JSON objects (D5); only their shape as an object is checked. */
+/** Provisioning documents are arbitrary JSON objects; only their shape as an object is checked. */
 import { MAX_DOCUMENT_LIMIT } from './list-documents-query.ts';
 
 export const DocumentBody = {

@@ -33,7 +33,7 @@ export const ErrorBody = {
   },
 } as const;
 
-/** A fault of the MCP endpoint: 500 with only a message (spec endpoint 2, D8; `faultBody: 'message-only'`). */
+/** A fault of the MCP endpoint: 500 with only a message (endpoint 2, stateless MCP; `faultBody: 'message-only'`). */
 export const MessageOnlyErrorBody = {
   $id: 'MessageOnlyErrorBody',
   type: 'object',

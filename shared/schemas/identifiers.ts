@@ -1,6 +1,7 @@
 /**
- * Path identifier rules of D1. Lengths count Unicode code points (ajv's default), and the pattern
- * refuses separators that survive URL-decoding, so `a%2Fb` can never address another resource.
+ * Path identifier rules (functions/README.md, identifiers and the order of checks). Lengths count
+ * Unicode code points (ajv's default), and the pattern refuses separators that survive
+ * URL-decoding, so `a%2Fb` can never address another resource.
  */
 export const NO_SEPARATORS = '^[^/\\\\]*$';
 /** A string with at least one non-white-space character. */
@@ -9,6 +10,6 @@ export const NOT_BLANK = '\\S';
 export const tenantIdParam = { type: 'string', minLength: 1, maxLength: 128, pattern: NO_SEPARATORS } as const;
 export const resourceIdParam = { type: 'string', minLength: 1, maxLength: 512, pattern: NO_SEPARATORS } as const;
 
-/** Collection names (D1): letters, digits, '.', '_' and '-', starting with a letter or digit. */
+/** Collection names: letters, digits, '.', '_' and '-', starting with a letter or digit. */
 export const COLLECTION_NAME = '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$';
 export const collectionParam = { type: 'string', maxLength: 64, pattern: COLLECTION_NAME } as const;

@@ -1,4 +1,4 @@
-/** The `cxm import` file (DESIGN section 5); every member is optional. */
+/** The `cxm import` file (infra/README.md, the operator CLI); every member is optional. */
 
 import type { VocJob } from '#shared/domain/voc/job-status';
 import { JOB_STATUSES } from '#shared/domain/voc/job-status';

@@ -11,7 +11,7 @@ export const JsonRpcMessage = {
 } as const;
 
 /**
- * A JSON-RPC 2.0 request or notification as a client POSTs it to the MCP endpoint (spec endpoint
+ * A JSON-RPC 2.0 request or notification as a client POSTs it to the MCP endpoint (endpoint
  * 2). The MCP SDK reads and checks it, not the chain; this schema documents it (OpenAPI).
  */
 export const JsonRpcRequest = {

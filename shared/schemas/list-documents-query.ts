@@ -1,4 +1,4 @@
-/** Query of the provisioning list (D5): `limit` 1-1000 written in digits, an opaque `cursor`. */
+/** Query of the provisioning list: `limit` 1-1000 written in digits, an opaque `cursor`. */
 export const DOCUMENT_LIMIT = '^(?:[1-9][0-9]{0,2}|1000)$';
 export const DEFAULT_DOCUMENT_LIMIT = 1000;
 /** Most entries a page holds (`limit` at its largest). */

@@ -1,4 +1,4 @@
-/** For routes that take no query parameters: any parameter is an unknown one (400, D3). */
+/** For routes that take no query parameters: any parameter is an unknown one (400). */
 export const NoQuery = {
   $id: 'NoQuery',
   type: 'object',

@@ -1,4 +1,4 @@
-/** Query and responses of the reporting lists (spec endpoints 7 and 8, D6). */
+/** Query and responses of the reporting lists (endpoints 7 and 8). */
 import { ASSISTANT_FIELDS, VOC_FIELDS } from '#shared/domain/reporting/report-rows';
 import { MAX_REPORT_LIMIT } from '#shared/domain/reporting/resolve-window';
 

@@ -42,7 +42,7 @@ export type AddNoteOutcome =
 export interface AddNoteOptions {
   /** Aborted at the deadline: nothing commits afterwards. */
   signal?: StopSignal;
-  /** Records the response under an idempotency key, in the note's own transaction (D11). */
+  /** Records the response under an idempotency key, in the note's own transaction. */
   record?: RecordRequest<void>;
 }
 
@@ -54,8 +54,8 @@ export interface ConversationsStore {
 }
 
 /**
- * The conditions of D4 as one expression; explainNoteRejection states the same rules in code.
- * Absent and NULL attributes both count as unset.
+ * The note rules on the conversation as one expression; explainNoteRejection states the same rules
+ * in code. Absent and NULL attributes both count as unset.
  */
 const ACCEPTS_NOTES = [
   'attribute_exists(pk)',

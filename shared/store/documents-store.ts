@@ -1,10 +1,10 @@
 /**
  * Provisioning documents: pk `<tenant>#<collection>`, sk `<docId>`, the document as JSON text
  * (`data`, so any JSON object round-trips exactly), a `version` that guards every
- * read-modify-write and an `etag` drawn afresh by every write (D12). A replace is one atomic
+ * read-modify-write and an `etag` drawn afresh by every write. A replace is one atomic
  * update; a change computed from the current document (a merge) is written only if the version is
  * still the one it was computed from. Preconditions (If-Match, If-None-Match) are conditions of the
- * write itself. With an idempotency claim (D11) the write and its record commit in one transaction.
+ * write itself. With an idempotency claim the write and its record commit in one transaction.
  */
 import { ConditionalCheckFailedException, TransactionCanceledException, TransactionConflictException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, QueryCommand, TransactWriteCommand, type TransactWriteCommandInput, UpdateCommand } from '@aws-sdk/lib-dynamodb';

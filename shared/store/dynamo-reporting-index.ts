@@ -16,7 +16,7 @@ import { tableSpecs } from './table-specs.ts';
 
 const INDEX = tableSpecs.reporting.indexes[0]!.name;
 
-/** D3: a failing reporting backend is 503 `Unavailable`, whichever backend it is. */
+/** A failing reporting backend is 503 `Unavailable`, whichever backend it is. */
 function unavailable(error: unknown): never {
   throw new SearchUnavailableError('the reporting table could not be read', { cause: error });
 }

@@ -1,5 +1,5 @@
 /**
- * The idempotency table (D11): one record per `<tenant>#<key>`, written only as an item of the
+ * The idempotency table: one record per `<tenant>#<key>`, written only as an item of the
  * transaction that commits the write it guards, on condition that no live record holds the key.
  * So a record exists if and only if its write committed, there is no in-progress state to clean
  * up, and a request that fails records nothing. When the key is taken, the transaction's

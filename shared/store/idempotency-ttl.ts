@@ -1,4 +1,4 @@
-/** How long an idempotency record answers for its key (D11): the stage's setting, read at cold start. */
+/** How long an idempotency record answers for its key: the stage's setting, read at cold start. */
 export const DEFAULT_IDEMPOTENCY_TTL_HOURS = 24;
 /** The stage setting, on the functions that write records (CDK sets it; locally npm start passes it). */
 export const IDEMPOTENCY_TTL_ENV = 'CXM_IDEMPOTENCY_TTL_HOURS';

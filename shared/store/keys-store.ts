@@ -16,8 +16,8 @@ export interface StoredKey extends KeyLifecycle {
   name: string;
   createdAt: string;
   /**
-   * Only on keys made before issue 14: the key's own API Gateway key (D10), which `revoke` and
-   * `cxm keys sync --prune-legacy` delete. Keys are now throttled through their tenant's key
+   * Only on keys made before per-tenant rate limits: the key's own API Gateway key, which `revoke`
+   * and `cxm keys sync --prune-legacy` delete. Keys are now throttled through their tenant's key
    * (usage-identity.ts), which no key record holds.
    */
   usageKey?: UsageKey | undefined;
@@ -58,7 +58,7 @@ export function createKeysStore(client: DynamoDBDocumentClient, table: string): 
     async findByHash(keyHash) {
       // Strongly consistent: an eventually consistent read may return the record as it was before
       // a revocation, and the authorizer cache would then keep allowing the key for a whole TTL
-      // more. Revocation must take effect within one TTL (issue 14).
+      // more. Revocation must take effect within one TTL.
       const { Item } = await client.send(new GetCommand({ TableName: table, Key: { keyHash }, ConsistentRead: true }));
       return Item ? toStoredKey(Item) : undefined;
     },

@@ -9,8 +9,8 @@
  * for as long as the table holds it, so none of ISM's actions fits an older year (read-only or
  * force-merged indexes would refuse or waste a re-import's writes, fewer replicas would risk the
  * data, deleting one would drop rows the table still lists). Retention, once decided, is a
- * `DELETE <prefix>-<kind>-<year>` with the matching table rows (README, "Choosing the reporting
- * backend").
+ * `DELETE <prefix>-<kind>-<year>` with the matching table rows (infra/README.md, "Choosing
+ * the reporting backend").
  */
 import { REPORT_KINDS } from '#shared/domain/reporting/report-cursor';
 import type { OpenSearchClient } from './opensearch-client.ts';

@@ -1,5 +1,6 @@
 /**
- * The names of the reporting layout on OpenSearch (DESIGN section 4). Per list kind:
+ * The names of the reporting layout on OpenSearch (infra/README.md, OpenSearch layout). Per list
+ * kind:
  * - year indexes `<prefix>-<kind>-<yyyy>`: a row lives in the one of its own Datetime's UTC year,
  *   so the writer always knows where a row is (and, from the stream's old image, where it was);
  * - one index template `<prefix>-<kind>` from which OpenSearch creates each year index on its

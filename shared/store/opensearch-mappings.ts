@@ -3,7 +3,7 @@
  * with explicit types for the spec fields so dashboards and future filters get the right types.
  * Reads never use those fields: a document also carries the row exactly as stored (`row`, JSON
  * text, kept in `_source` only) and our own `tenantId`, `rowId`, `datetimeMs` for the tenant
- * filter, the window and the [Datetime, ID] order (DESIGN section 4, D6).
+ * filter, the window and the [Datetime, ID] order (the reporting lists).
  */
 import type { ReportKind } from '#shared/domain/reporting/report-cursor';
 import { REPORT_FIELDS, type ReportRow } from '#shared/domain/reporting/report-rows';
@@ -32,7 +32,7 @@ type FieldType =
   | 'text+keyword'
   | 'float'
   | 'boolean'
-  /** Epoch milliseconds (assistant Datetime, EndDatetime, escalatedAt; D6 units). */
+  /** Epoch milliseconds (assistant Datetime, EndDatetime, escalatedAt). */
   | 'epoch-ms'
   /** ISO 8601 with a zone (DatetimeUTC, VOC Datetime with the tenant offset). */
   | 'iso-date'

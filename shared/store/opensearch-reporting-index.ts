@@ -1,5 +1,5 @@
 /**
- * The reporting lists on OpenSearch (production, D6): one search of the kind's read alias (every
+ * The reporting lists on OpenSearch (production): one search of the kind's read alias (every
  * year index, opensearch-index-names.ts), routed by tenant so it reads one shard per year index,
  * with the tenant filter always applied (a shard holds many tenants) and the window [from, to) on
  * `datetimeMs`, sorted by [datetimeMs, rowId] and resumed with `search_after`; one hit more than

@@ -26,7 +26,7 @@ export interface IndexShards {
 /**
  * OpenSearch's own defaults, for a function started without the variables (CDK always sets them
  * on the indexer). Amazon OpenSearch Service would otherwise give an index 5 primaries, which
- * for a year of a kind's rows is too many small shards (see the README's sizing rule).
+ * for a year of a kind's rows is too many small shards (see the sizing rule in infra/README.md).
  */
 export const DEFAULT_INDEX_SHARDS: IndexShards = { primaries: 1, replicas: 1 };
 

@@ -1,5 +1,5 @@
 /**
- * RFC 9110 preconditions on a document (D12) as a DynamoDB condition, so they are checked by the
+ * RFC 9110 preconditions on a document as a DynamoDB condition, so they are checked by the
  * write itself, never by a read before it. The same rule in code is `preconditionsHold`
  * (shared/domain/documents/entity-tags.ts): the store uses it to tell a failed precondition from
  * another failed condition.

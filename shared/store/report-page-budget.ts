@@ -1,5 +1,5 @@
 /**
- * The page rule both reporting adapters share (D6): at most `limit` rows, and rows stop before
+ * The page rule both reporting adapters share: at most `limit` rows, and rows stop before
  * the page passes `maxBytes` measured as the rows travel in a Lambda response (escaped inside its
  * JSON envelope). The first row always fits, so paging always advances.
  */

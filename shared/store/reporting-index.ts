@@ -1,5 +1,5 @@
 /**
- * The port of the reporting lists (D6): one page of a tenant's rows of one kind in a window,
+ * The port of the reporting lists: one page of a tenant's rows of one kind in a window,
  * ordered by [Datetime, ID]. Two adapters implement it: DynamoDB (local default, small stages)
  * and OpenSearch (production); both pass one contract test.
  */

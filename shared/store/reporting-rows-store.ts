@@ -1,8 +1,8 @@
 /**
- * Writes shaped reporting rows to the reporting table, the lists' source of truth (DESIGN
- * section 4), and keeps the list's counts exact in the same transactions (count-buckets.ts): by
- * import and seed here, and by any pipeline that writes rows, which must come through this store
- * (a row written around it is not counted until `rebuildCounts`).
+ * Writes shaped reporting rows to the reporting table, the lists' source of truth, and keeps the
+ * list's counts exact in the same transactions (count-buckets.ts): by import and seed here, and by
+ * any pipeline that writes rows, which must come through this store (a row written around it is not
+ * counted until `rebuildCounts`).
  *
  * Each batch is one transaction of its rows and the count buckets they move. A row's old Datetime
  * is not known before the write, so the first attempt expects every row to be new; a row that

@@ -84,7 +84,7 @@ export const tableSpecs: Record<TableId, TableSpec> = {
   },
   idempotency: {
     id: 'idempotency',
-    // `<tenant>#<Idempotency-Key>`: one record per key and tenant (D11).
+    // `<tenant>#<Idempotency-Key>`: one record per key and tenant.
     partitionKey: { name: 'pk', type: 'S' },
     indexes: [],
     stream: false,
@@ -104,6 +104,6 @@ export const STAGE_NAME_PATTERN = /^[a-z][a-z0-9-]{0,19}$/;
 
 /** Physical names follow `cxm-<stage>-<table>` so the CLI can find a stage's tables by name. */
 export function physicalTableName(stage: string, id: TableId): string {
-  // Table ids are camelCase in code (`vocJobs`), kebab-case in names (`voc-jobs`, DESIGN section 4).
+  // Table ids are camelCase in code (`vocJobs`), kebab-case in names (`voc-jobs`).
   return `cxm-${stage}-${id.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`;
 }

@@ -2,7 +2,7 @@
  * VOC recording jobs, one item each at pk `<tenant>#<jobId>`. Every status change is a conditional
  * update on `status = started`, so a job leaves `started` once and for all, whatever races it
  * (duplicate events, a retry beside a deadline, an operator). A job created by an upload is one
- * transaction with its Idempotency-Key record (D11), as every keyed write.
+ * transaction with its Idempotency-Key record, as every keyed write.
  */
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';

@@ -46,7 +46,7 @@ export const BENCH_ROUTES: readonly BenchRoute[] = [
 ];
 
 /**
- * The note again, with an Idempotency-Key (D11): what recording the answer in the note's own
+ * The note again, with an Idempotency-Key: what recording the answer in the note's own
  * transaction costs a warm request (header check, fingerprint, the record item), first executions
  * only, since every canned transaction commits.
  */

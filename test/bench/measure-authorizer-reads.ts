@@ -1,5 +1,5 @@
 /**
- * Part of `pagination` in the report (issue 6): how often the authorizer reads the keys table
+ * Part of `pagination` in the report: how often the authorizer reads the keys table
  * behind the local gateway's cache. Each key is cached by one request; then many requests with
  * those keys should read nothing until the TTL runs out. A cold cache met by concurrent first
  * requests of one key is shown too: the cache merges lookups in flight, so it should read once.
@@ -26,9 +26,9 @@ export interface AuthorizerReadsFigures {
   goal: Goal;
   coldBurst: { concurrent: number; reads: number };
   /**
-   * Issue 22: one key adding a note to each of `notes` distinct conversations, within one TTL, as
-   * a backend working through its queue does: authorizer calls (each a keys-table read) per key
-   * and TTL. Goal 1 (per key, issue 22); with issue 14's cache per key and path it was one per conversation.
+   * One key adding a note to each of `notes` distinct conversations, within one TTL, as a backend
+   * working through its queue does: authorizer calls (each a keys-table read) per key and TTL. Goal
+   * 1 (the cache is per key); with the earlier cache per key and path it was one per conversation.
    */
   distinctPaths: { notes: number; authorizerCalls: number; callsPerKeyPerTtl: number; goal: Goal };
 }

@@ -1,5 +1,5 @@
 /**
- * `authorizerScale` (issue 14): keys-table reads of the authorizer per 1 000 requests when many
+ * `authorizerScale`: keys-table reads of the authorizer per 1 000 requests when many
  * distinct keys call at once, through the local gateway as `npm start` runs it (the authorizer
  * cache on with its default TTL, the default rate limit). Every key is used `uses` times in a
  * shuffled order by `concurrency` clients, so a key's first requests often overlap: the ideal is

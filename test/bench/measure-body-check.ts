@@ -1,5 +1,5 @@
 /**
- * The body check's cost on hostile input (issue 21, item 2): every JSON body the API keeps is
+ * The body check's cost on hostile input: every JSON body the API keeps is
  * walked once for numbers, text and depth JSON.parse lets through. The goal: a 1 MiB worst case
  * within 50 ms and a few MB, so a hostile body costs no more than its size says.
  */

@@ -1,5 +1,5 @@
 /**
- * `import` (issue 14, big imports): the real `cxm import` as an operator runs it, a child process
+ * `import` (big imports): the real `cxm import` as an operator runs it, a child process
  * on the bench's Node, over files of realistic reporting rows generated into a temporary directory
  * by a streaming writer.
  *

@@ -4,7 +4,7 @@
  * a shallow one does), and what a 5000-row page costs to serialise. `reportingTotals`: the first
  * page as a list request asks for it, with its window's `total`, on a window of about 1 000 rows
  * against the whole large window, same limit: the total comes from maintained counts, so the
- * large window should cost about what the small one does (issue 14: within 1.5x).
+ * large window should cost about what the small one does (within 1.5x).
  */
 
 import { type SeedPlan, seed } from '#infra/cli/seed-command';
@@ -40,7 +40,7 @@ export interface PaginationOptions {
   repeats: number;
 }
 
-/** Page 1 with its window's total (D6), small window against large, medians of alternating pairs. */
+/** Page 1 with its window's total, small window against large, medians of alternating pairs. */
 export interface ReportingTotalsFigures {
   smallRows: number;
   largeRows: number;

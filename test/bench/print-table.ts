@@ -22,21 +22,21 @@ export type BenchNode = Omit<LambdaNode, 'execPath'> & {
   benchVersion: string;
 };
 
-/** The five figures of issue 6, and the Node that measured them; a section left out with `--only` is null. */
+/** The five main figures, and the Node that measured them; a section left out with `--only` is null. */
 export interface BenchReport {
   node: BenchNode;
   coldStart: ColdStartReport | null;
   bundles: BundlesReport | null;
-  /** Issue 21: the JSON body check on hostile 1 MiB bodies, time and memory. */
+  /** The JSON body check on hostile 1 MiB bodies, time and memory. */
   bodyCheck: BodyCheckFigures | null;
   warmOverhead: WarmOverheadReport | null;
   throughput: ThroughputReport | null;
   pagination: (Omit<PaginationFigures, 'totals'> & { authorizer: AuthorizerReadsFigures }) | null;
-  /** Issue 14: the first page with its total, a 1 000-row window against a 100 000-row one. */
+  /** The first page with its total, a 1 000-row window against a 100 000-row one. */
   reportingTotals: ReportingTotalsFigures | null;
-  /** Issue 14: authorizer store reads per 1 000 requests of many distinct keys, default cache TTL. */
+  /** Authorizer store reads per 1 000 requests of many distinct keys, default cache TTL. */
   authorizerScale: AuthorizerScaleFigures | null;
-  /** Issue 14: the real `cxm import`'s rows per second into DynamoDB Local, and its peak memory on a large file. */
+  /** The real `cxm import`'s rows per second into DynamoDB Local, and its peak memory on a large file. */
   import: ImportFigures | null;
 }
 

@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- --json] [-- --quick] [-- --runs N] [-- --only section,...]`: the figures of
- * issue 6, each against a baseline measured in the same run (DESIGN section 6). Starts and stops
+ * test/README.md, each against a baseline measured in the same run. Starts and stops
  * its own DynamoDB Local (in memory) and servers; progress goes to stderr, the table to stdout,
  * followed with --json by the report as one JSON object on the last line.
  *

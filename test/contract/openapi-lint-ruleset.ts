@@ -1,7 +1,8 @@
 /**
  * The Spectral ruleset the OpenAPI document must pass with no error and no warning: every rule of
- * Spectral's OpenAPI ruleset and of the OWASP API Security ruleset, minus the rules below. Each rule
- * turned off says why, tied to a decision of DESIGN.md or the spec; prefer fixing the document.
+ * Spectral's OpenAPI ruleset and of the OWASP API Security ruleset, minus the rules below. Each
+ * rule turned off says why, tied to a decision of functions/README.md or the contract; prefer
+ * fixing the document.
  */
 import type { RulesetDefinition } from '@stoplight/spectral-core';
 import owasp from '@stoplight/spectral-owasp-ruleset';
@@ -42,8 +43,9 @@ interface Relaxation {
 
 const relaxations: Relaxation[] = [
   {
-    // D8: GET and DELETE reach the MCP function only to be refused with 405 (stateless Streamable
-    // HTTP, no server-sent event stream, no session to delete); they have no success response.
+    // Stateless MCP: GET and DELETE reach the MCP function only to be refused with 405 (stateless
+    // Streamable HTTP, no server-sent event stream, no session to delete); they have no success
+    // response.
     files: pathOf('mcpBots').flatMap((path) => [at('paths', path, 'get'), at('paths', path, 'delete')]),
     rules: { 'operation-success-response': 'off' },
   },
@@ -62,15 +64,16 @@ const relaxations: Relaxation[] = [
     },
   },
   {
-    // JSON-RPC 2.0 allows any string as a request id, the empty one included, and D8 echoes it as
-    // sent; a pattern would be untrue. Its length is bounded.
+    // JSON-RPC 2.0 allows any string as a request id, the empty one included, and the MCP endpoint
+    // echoes it as sent; a pattern would be untrue. Its length is bounded.
     files: [at('components', 'schemas', 'JsonRpcRequest', 'properties', 'id')],
     rules: { 'owasp:api4:2023-string-restricted': 'off' },
   },
   {
-    // D3, D5, D6: window bounds, limits and cursors are parsed by the handlers, whose refusals name
-    // the problem ("'from' must be before 'to'", "not a cursor of this API"); a schema pattern would
-    // refuse first with a regular expression. Their lengths stay bounded by the schema.
+    // Error bodies, provisioning documents, reporting lists: window bounds, limits and cursors are
+    // parsed by the handlers, whose refusals name the problem ("'from' must be before 'to'", "not a
+    // cursor of this API"); a schema pattern would refuse first with a regular expression. Their
+    // lengths stay bounded by the schema.
     files: pathOf('listDocuments', 'listAssistantConversations', 'listVocConversations').map((path) => at('paths', path, 'get', 'parameters')),
     rules: { 'owasp:api4:2023-string-restricted': 'off' },
   },
@@ -82,16 +85,17 @@ export const lintRuleset = {
     [owasp as RulesetDefinition, 'all'],
   ],
   rules: {
-    // D10: rate limits are API Gateway usage plans, which send no RateLimit or X-RateLimit headers;
+    // Rate limits are API Gateway usage plans, which send no RateLimit or X-RateLimit headers;
     // a throttled request gets 429 with Retry-After, which the document declares on every operation.
     'owasp:api4:2023-rate-limit': 'off',
-    // DESIGN section 2, step 7: an unexpected fault is 502 BadGateway, as API Gateway answers a
-    // crashed integration; no route answers 500 except the MCP endpoint, whose 500 is documented.
+    // Chain step 7 (shared/README.md): an unexpected fault is 502 BadGateway, as API Gateway
+    // answers a crashed integration; no route answers 500 except the MCP endpoint, whose 500 is
+    // documented.
     'owasp:api8:2023-define-error-responses-500': 'off',
     // Spec, Authentication 1: keys belong in trusted backends, never in browser code. The API sends
     // no CORS headers on purpose, so no browser page on another origin can call it.
     'owasp:api8:2023-define-cors-origin': 'off',
-    // The scopes of D2 are role names of the bearer scheme, which OpenAPI 3.1 allows for any scheme
+    // The scopes are role names of the bearer scheme, which OpenAPI 3.1 allows for any scheme
     // type ("the array MAY contain a list of role names"); this rule only knows OAuth flow scopes.
     // That every requirement names the defined scheme is checked by test/contract/openapi.test.ts.
     'oas3-operation-security-defined': 'off',

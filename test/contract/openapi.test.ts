@@ -86,7 +86,7 @@ describe('the OpenAPI document', () => {
     if (route.maxBodyBytes !== undefined) expect(operation.requestBody?.description).toContain(String(route.maxBodyBytes));
   });
 
-  it('documents the safe-retry and conditional headers (D11, D12) on exactly the operations that honour them', () => {
+  it('documents the safe-retry and conditional headers (safe retries, conditional requests) on exactly the operations that honour them', () => {
     const operationOf = (id: string) => {
       const route = routeSpecs.find((candidate) => candidate.id === id)!;
       return document.paths[route.path]![route.method.toLowerCase() as 'get']!;

@@ -1,5 +1,5 @@
 /**
- * Both ReportingIndex adapters against one contract (DESIGN D6, issue 4). DynamoDB always, on the
+ * Both ReportingIndex adapters against one contract (the reporting lists). DynamoDB always, on the
  * run's DynamoDB Local; OpenSearch when OPENSEARCH_URL names a live cluster (e.g.
  * `http://localhost:9200` with the security plugin off), under an index prefix of its own: the
  * index templates are put as the indexer puts them, the year indexes they make and the templates

@@ -218,18 +218,27 @@ describe('at synth, as app.ts runs it', () => {
   });
 });
 
+/** The anchors GitHub gives a Markdown file's headings (outside code blocks): lower case, punctuation dropped, spaces as '-'. */
+function headingAnchors(file: string): string[] {
+  const text = readFileSync(join(PROJECT_ROOT, file), 'utf8').replace(/^```[\s\S]*?^```/gm, '');
+  return [...text.matchAll(/^#+\s+(.+)$/gm)].map(([, heading]) =>
+    heading!
+      .trim()
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+      .replace(/\s/g, '-'),
+  );
+}
+
 describe('reasons', () => {
   const all = () => [...results.values()].flatMap((result) => result.acknowledgements);
 
   it('every acknowledgement names the decision it rests on, and that decision exists', () => {
     for (const ack of all()) {
-      const { decision } = ack;
-      // D1-D10 are DESIGN's interface decisions, sections run 1-8; a module must exist.
-      const interfaceDecision = /^D(\d+)$/.exec(decision)?.[1];
-      const designSection = /^DESIGN §(\d+)$/.exec(decision)?.[1];
-      if (interfaceDecision) expect(Number(interfaceDecision), named(ack)).toSatisfy((n: number) => n >= 1 && n <= 10);
-      else if (designSection) expect(Number(designSection), named(ack)).toSatisfy((n: number) => n >= 1 && n <= 8);
-      else expect(existsSync(join(PROJECT_ROOT, decision)), `${named(ack)}: ${decision}`).toBe(true);
+      const [file, anchor] = ack.decision.split('#') as [string, string | undefined];
+      // A module, or a README section: the file must exist, and the anchor be one of its headings.
+      expect(existsSync(join(PROJECT_ROOT, file)), `${named(ack)}: ${file}`).toBe(true);
+      if (anchor !== undefined) expect(headingAnchors(file), `${named(ack)}: ${ack.decision}`).toContain(anchor);
     }
   });
 

@@ -54,7 +54,7 @@ beforeAll(() => {
   // HTTP suites run against them) and test/infra/bundles.test.ts.
   const app = new App({ outdir, context: { ...cdkJson.context, stage: config.stage, [BUNDLING_STACKS]: [] } });
   const stack = new CxmStack(app, { config });
-  // A stage that lists MCP origins (D13), in the same synthesis.
+  // A stage that lists MCP origins, in the same synthesis.
   const originsStack = new CxmStack(app, { config: withOrigins });
   app.synth();
   template = Template.fromStack(stack);
@@ -360,7 +360,7 @@ describe('methods', () => {
       HttpMethod: route.method,
       AuthorizationType: 'CUSTOM',
       AuthorizerId: { Ref: authorizerId },
-      // D10: refused without the usage-plan key the authorizer names.
+      // Rate limits per tenant: refused without the usage-plan key the authorizer names.
       ApiKeyRequired: true,
       Integration: { Type: 'AWS_PROXY', IntegrationHttpMethod: 'POST' },
     });
@@ -390,7 +390,7 @@ describe('methods', () => {
   });
 });
 
-describe('rate limits (D10)', () => {
+describe('rate limits', () => {
   it('the API takes usage-plan keys from the authorizer, never from a client header', () => {
     template.hasResourceProperties('AWS::ApiGateway::RestApi', { ApiKeySourceType: 'AUTHORIZER' });
   });
@@ -431,7 +431,7 @@ describe('rate limits (D10)', () => {
   });
 });
 
-describe('before the authorizer (issue 21): stage throttle, reserved concurrency, web ACL', () => {
+describe('before the authorizer: stage throttle, reserved concurrency, web ACL', () => {
   const functionNamed = (t: Template, name: string) => Object.values(t.findResources('AWS::Lambda::Function')).find((fn) => (fn as CfnResource).Properties.FunctionName === name) as CfnResource;
 
   it('the stage throttles each of its methods at the stage setting (MethodSettings */*)', () => {
@@ -503,7 +503,7 @@ function withVariable(stage: string, name: string): Record<string, unknown> {
 
 const checkingRoutes = (routes as readonly RouteSpec[]).filter((route) => route.checksOrigin).map((route) => route.id);
 
-describe("CXM_ALLOWED_ORIGINS (D13): the stage's MCP origins on the functions of routes that check them", () => {
+describe("CXM_ALLOWED_ORIGINS: the stage's MCP origins on the functions of routes that check them", () => {
   it('the MCP route is the one that checks origins', () => {
     expect(checkingRoutes).toEqual(['mcpBots']);
   });

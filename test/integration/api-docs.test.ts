@@ -1,7 +1,7 @@
 /**
- * The local gateway's helper pages (DESIGN section 5): the OpenAPI document at /openapi.json and the
- * Swagger UI reference at /docs, without a key, outside the rate limit, with every asset served
- * locally from swagger-ui-dist.
+ * The local gateway's helper pages (infra/local/README.md): the OpenAPI document at /openapi.json
+ * and the Swagger UI reference at /docs, without a key, outside the rate limit, with every asset
+ * served locally from swagger-ui-dist.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -1,4 +1,4 @@
-/** Authentication and authorization of the note endpoint, through the local gateway (spec Authentication, D2, D3, D9). */
+/** Authentication and authorization of the note endpoint, through the local gateway (the contract's Authentication; scope grants, error bodies, API keys). */
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PERMISSION_DENIED_MESSAGE, UNAUTHENTICATED_MESSAGE } from '#shared/http/api-error';
@@ -91,7 +91,7 @@ describe('403 PermissionDenied', () => {
     expect(json).toEqual({ code: 'PermissionDenied', message: PERMISSION_DENIED_MESSAGE });
   });
 
-  it('is answered before the body is validated (D1 order)', async () => {
+  it('is answered before the body is validated (the order of checks)', async () => {
     const readOnly = await api.createKey([tenant], ['cxm:conversations.read']);
     const response = await api.postNote(tenant, 'c1', readOnly.key, '{not json');
     expect(response.status).toBe(403);
@@ -174,7 +174,7 @@ describe('the authorizer cache', () => {
     }
   });
 
-  it('caches one answer per key for every path (issue 22): a path the key never called is served from it, without the authorizer', async () => {
+  it('caches one answer per key for every path: a path the key never called is served from it, without the authorizer', async () => {
     const cached = await startTestApi({ authCacheTtlSeconds: 60 });
     try {
       await api.addConversation(tenant, { id: 'c3' });

@@ -1,9 +1,9 @@
 /**
- * The authorization matrix (spec Authentication, D2, D3, D9), generated from the route table:
- * every route, with every method it declares, against every kind of credential. The 401 and 403
- * bodies are exact; a permitted request answers the route's own success and leaves its effect, a
- * refused one leaves none. A route without a fixture fails the coverage guard, so no route ships
- * without these checks.
+ * The authorization matrix (the contract's Authentication; scope grants, error bodies, API keys),
+ * generated from the route table: every route, with every method it declares, against every kind of
+ * credential. The 401 and 403 bodies are exact; a permitted request answers the route's own success
+ * and leaves its effect, a refused one leaves none. A route without a fixture fails the coverage
+ * guard, so no route ships without these checks.
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,8 +19,9 @@ const otherTenant = uniqueTenant('matrix-other');
 const everyArea = scopeAreas().map((area) => `${area}:*`);
 
 /**
- * D2 written out independently of shared/auth: `a:r.x` is granted by `a:r.x`, `a:r.*`, `a:x`
- * and `a:*`. The resource may hold dots (a collection name), so the action follows the last dot.
+ * The scope grant rule written out independently of shared/auth: `a:r.x` is granted by `a:r.x`,
+ * `a:r.*`, `a:x` and `a:*`. The resource may hold dots (a collection name), so the action follows
+ * the last dot.
  */
 function grantingForms(required: string): string[] {
   const [area, rest] = required.split(/:(.*)/s) as [string, string];

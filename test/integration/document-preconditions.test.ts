@@ -1,10 +1,10 @@
 /**
- * D12's preconditions are checked by DynamoDB, as conditions of the write (never read-then-write),
- * and the store tells a failed precondition from a lost race by the same rule in code. This holds
- * the two to each other on DynamoDB Local: for every kind of stored document (absent, tagged, and
- * one written before entity tags existed, whose tag is `v<version>`) and every precondition form,
- * each write path (a replace, a keyed replace, a merge, a keyed merge) writes exactly when
- * `preconditionsHold` says it may, and otherwise leaves the document as it was.
+ * Conditional requests' preconditions are checked by DynamoDB, as conditions of the write (never
+ * read-then-write), and the store tells a failed precondition from a lost race by the same rule in
+ * code. This holds the two to each other on DynamoDB Local: for every kind of stored document
+ * (absent, tagged, and one written before entity tags existed, whose tag is `v<version>`) and every
+ * precondition form, each write path (a replace, a keyed replace, a merge, a keyed merge) writes
+ * exactly when `preconditionsHold` says it may, and otherwise leaves the document as it was.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
@@ -63,7 +63,8 @@ async function arrange(state: State): Promise<{ docId: string; etag: string | un
   const docId = `doc-${++docs}`;
   if (state === 'absent') return { docId, etag: undefined };
   if (state === 'legacy') {
-    // As the store wrote documents before D12: data and version, no etag attribute.
+    // As the store wrote documents before conditional requests: data and version, no etag
+    // attribute.
     await client.send(new PutCommand({ TableName: tables.documents, Item: { pk: tenantKey(tenant, COLLECTION), sk: docId, data: '{"v":0}', version: 1 } }));
     return { docId, etag: 'v1' };
   }

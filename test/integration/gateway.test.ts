@@ -1,4 +1,4 @@
-/** What the local gateway answers by itself, and the headers every response carries (D3, DESIGN section 2). */
+/** What the local gateway answers by itself, and the headers every response carries (error bodies; chain step 8 in shared/README.md). */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectContractBody, startTestApi, type TestApi, uniqueTenant } from '#test/support/test-api';
@@ -115,7 +115,7 @@ async function warmUp(gateway: TestApi): Promise<void> {
   expect((await gateway.postNote(warm, 'open', key)).status).toBe(201);
 }
 
-describe('rate limit per tenant (D10, per tenant since issue 14; a key of several tenants its own since issue 22)', () => {
+describe('rate limit per tenant (a key of several tenants has its own)', () => {
   it('answers 429 RateLimitExceeded with Retry-After: 1 past the burst, per tenant, and serves again after a refill', async () => {
     // One token per 4 s: the timed requests finish long before a refill even on a loaded machine
     // (at 2/s, four notes slower than 500 ms once got a fourth token back).
@@ -150,7 +150,7 @@ describe('rate limit per tenant (D10, per tenant since issue 14; a key of severa
     }
   });
 
-  it('a key of several tenants has a rate of its own, across all its tenants, apart from theirs (issue 22)', async () => {
+  it('a key of several tenants has a rate of its own, across all its tenants, apart from theirs', async () => {
     // The authorizer cache on, as deployed: one cached answer per key serves every path.
     const limited = await startTestApi({ rateLimit: { rate: 0.25, burst: 2 }, authCacheTtlSeconds: 60 });
     const [a, b] = [uniqueTenant('gw-a'), uniqueTenant('gw-b')];
@@ -205,7 +205,7 @@ describe('rate limit per tenant (D10, per tenant since issue 14; a key of severa
   });
 });
 
-describe('the stage throttle, before the authorizer (issue 21)', () => {
+describe('the stage throttle, before the authorizer', () => {
   it('a flood of made-up well-formed tokens is refused with 429 past the stage burst, without the authorizer answering each', async () => {
     // One token per 10 s: nothing refills while the flood is sent, even on a loaded machine.
     const limited = await startTestApi({ stageRateLimit: { rate: 0.1, burst: 5 } });

@@ -124,7 +124,7 @@ const pathParams = (route: RouteSpec) => [...route.path.matchAll(/\{(\w+)\}/g)].
 const COLLECTION_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 /**
- * The statuses a path segment may get in `param` (D1): undefined when a raw `/` splits it (the
+ * The statuses a path segment may get in `param`: undefined when a raw `/` splits it (the
  * path is then another route's or none). Other tenants are 403, bad encodings and bad ids 400,
  * and a valid id that addresses nothing is the route's answer for an absent resource.
  */
@@ -307,8 +307,8 @@ describe('headers', () => {
   });
 
   /**
-   * Headers that shape the exchange itself, or that a route reads (the MCP route's Origin, D13; the
-   * document routes' preconditions, D12; the writes' Idempotency-Key, D11): covered elsewhere.
+   * Headers that shape the exchange itself, or that a route reads (the MCP route's Origin; the
+   * document routes' preconditions; the writes' Idempotency-Key): covered elsewhere.
    */
   const FRAMING =
     /^(?:authorization|content-type|content-length|transfer-encoding|connection|keep-alive|expect|upgrade|te|trailer|host|origin|accept|if-match|if-none-match|idempotency-key|proxy-.*|mcp-.*)$/i;
@@ -371,7 +371,7 @@ describe('headers', () => {
     );
   });
 
-  it('a hostile Host or X-Forwarded-Proto is never a 5xx: the answer is the usual one, or 400 naming Host (403 where the route checks it, D13)', async () => {
+  it('a hostile Host or X-Forwarded-Proto is never a 5xx: the answer is the usual one, or 400 naming Host (403 where the route checks it)', async () => {
     const hostHeaders = fc.oneof(
       fc.record({ Host: headerValue.filter((value) => value.trim() !== '') }),
       fc.record({ 'X-Forwarded-Proto': headerValue }),
@@ -435,7 +435,7 @@ function mergePatch(target: unknown, patch: unknown): unknown {
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** Numbers JSON.parse reads but a document could not keep exactly (D5): integers past 2^53. */
+/** Numbers JSON.parse reads but a document could not keep exactly: integers past 2^53. */
 function holdsUnsafeInteger(value: unknown): boolean {
   if (typeof value === 'number') return Number.isInteger(value) && !Number.isSafeInteger(value);
   if (Array.isArray(value)) return value.some(holdsUnsafeInteger);

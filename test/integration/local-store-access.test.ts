@@ -1,5 +1,5 @@
 /**
- * The local store is not open to the network (issue 21, item 1). DynamoDB Local cannot bind to
+ * The local store is not open to the network. DynamoDB Local cannot bind to
  * loopback and checks no signature, so what keeps another host out is that this installation's
  * data sits in the database of a random key id only it holds: these tests are the attack from
  * another machine, made from this one over every address it has.

@@ -1,4 +1,4 @@
-/** Spec endpoint 2 and D8: the official MCP SDK client and raw JSON-RPC through the local gateway. */
+/** Endpoint 2, stateless MCP: the official MCP SDK client and raw JSON-RPC through the local gateway. */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -108,7 +108,7 @@ describe('the official SDK client', () => {
 });
 
 describe('capabilities', () => {
-  it('initialize does not advertise tools.listChanged: the tool list never changes (D13)', async () => {
+  it('initialize does not advertise tools.listChanged: the tool list never changes', async () => {
     const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'cxm-test', version: '1.0.0' } } };
     const response = await rpc(initialize);
     expect(response.status).toBe(200);
@@ -259,7 +259,7 @@ describe('under load and at the limits', () => {
   });
 });
 
-describe('Origin and Host (D13: DNS-rebinding protection)', () => {
+describe('Origin and Host (the MCP origin check: DNS-rebinding protection)', () => {
   const listTools = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
   const port = () => new URL(api.url).port;
 
@@ -296,7 +296,7 @@ describe('Origin and Host (D13: DNS-rebinding protection)', () => {
     expect((await rpc(listTools)).status).toBe(200);
   });
 
-  it("checks the key first: 401 without one, and the key's own 403 for another tenant, whatever the Origin (D1)", async () => {
+  it("checks the key first: 401 without one, and the key's own 403 for another tenant, whatever the Origin", async () => {
     const evil = { Origin: 'http://evil.example.com' };
     const anonymous = await api.call('POST', mcpPath(), undefined, { body: listTools, headers: evil });
     expect(anonymous.json).toEqual({ code: 'Unauthenticated', message: UNAUTHENTICATED_MESSAGE });

@@ -1,4 +1,4 @@
-/** Spec endpoint 1 and D4 through the local gateway and DynamoDB Local. */
+/** Endpoint 1 and the note rules through the local gateway and DynamoDB Local. */
 
 import { DynamoDBClient, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -29,7 +29,7 @@ function bodyOfBytes(bytes: number): string {
 }
 
 describe('201 Created', () => {
-  it('answers exactly the note of D4, free of key material', async () => {
+  it('answers exactly the documented note, free of key material', async () => {
     const before = Date.now();
     const response = await api.postNote(tenant, 'open', key, { body: 'Customer called back' });
     expect(response.status).toBe(201);
@@ -193,7 +193,7 @@ describe('limits', () => {
   });
 });
 
-describe('conversation rules (D4)', () => {
+describe('conversation rules', () => {
   const future = () => Date.now() + 3_600_000;
 
   it.each<[string, Record<string, unknown>]>([

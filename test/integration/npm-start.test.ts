@@ -82,7 +82,7 @@ describe('npm start', () => {
         expect(first.output()).toContain(`Functions:   sources on node ${process.version} `);
         const state = JSON.parse(readFileSync(join(home, 'local.json'), 'utf8')) as Record<string, unknown>;
         expect(Object.keys(state).sort()).toEqual(['apiUrl', 'demo', 'dynamodbCredentials', 'dynamodbEndpoint', 'pid', 'recordingsBucket', 'region', 's3Endpoint', 'stage', 'tables']);
-        // The store's key id selects its database and is a secret of this installation (issue 21):
+        // The store's key id selects its database and is a secret of this installation:
         // the state directory, the data and the credentials are the user's only.
         expect((state.dynamodbCredentials as { accessKeyId: string }).accessKeyId).toMatch(/^LCXM[A-Z2-7]{16}$/);
         expect(statSync(home).mode & 0o777).toBe(0o700);

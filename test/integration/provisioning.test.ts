@@ -1,4 +1,4 @@
-/** Spec endpoints 3-6 and D5 through the local gateway and DynamoDB Local. */
+/** Endpoints 3-6 and the provisioning rules through the local gateway and DynamoDB Local. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DOCUMENT_MAX_BYTES } from '#shared/domain/documents/document-size';
 import { startTestApi, type TestApi, uniqueTenant } from '#test/support/test-api';
@@ -246,7 +246,7 @@ describe('list', () => {
   });
 });
 
-describe('identifiers (D1)', () => {
+describe('identifiers', () => {
   it.each([
     ['a collection with a separator', `${base()}/us%2Fers`],
     ['a collection starting with a dot', `${base()}/.hidden`],
@@ -317,7 +317,7 @@ describe('tenant isolation', () => {
   });
 });
 
-describe('scopes (D2, the collection as resource)', () => {
+describe('scopes (the collection as resource)', () => {
   it('provisioning:users.write writes users only, and does not read them', async () => {
     const { key: writer } = await api.createKey([tenant], ['provisioning:users.write']);
     expect((await post('users', 'scoped', { a: 1 }, writer)).status).toBe(201);

@@ -1,5 +1,5 @@
 /**
- * A DynamoDB-backed list's `total` comes from counts that the row writes keep (issue 14): it must
+ * A DynamoDB-backed list's `total` comes from counts that the row writes keep: it must
  * equal counting the window's rows one by one, after imports, re-imports that move rows in time,
  * deletes, concurrent imports of the same rows, and an SDK retry of a transaction that had
  * committed. The truth each time is a COUNT query of the window index, which is what the total

@@ -1,4 +1,4 @@
-/** Spec endpoints 7 and 8 and D6 through the local gateway, on the DynamoDB reporting index. */
+/** Endpoints 7 and 8 and the reporting lists' rules through the local gateway, on the DynamoDB reporting index. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cursorKey, decodeReportCursor, encodeReportCursor } from '#shared/domain/reporting/report-cursor';
 import { shapeRow } from '#shared/domain/reporting/report-rows';
@@ -73,7 +73,7 @@ describe('the list envelope and rows', () => {
   });
 });
 
-describe('windows (D6)', () => {
+describe('windows', () => {
   const ids = async (query: string) => (await getList(assistantPath(query))).body.data.map((row) => row.ID);
 
   it('defaults to the last day, ordered by Datetime then ID', async () => {

@@ -2,7 +2,7 @@
  * OpenSearch failing under the reporting lists, over HTTP through the gateway: the functions run
  * with the OpenSearch backend (as on stages with a domain) against a stub cluster
  * (test/support/opensearch-stub.ts), so the real client, its retries and its timeouts run. Every
- * failure is 503 `Unavailable` with Retry-After (D3), never an empty list, a 502 or a 504, and the
+ * failure is 503 `Unavailable` with Retry-After, never an empty list, a 502 or a 504, and the
  * next request is served. SigV4 signing (domain endpoints only) is covered in
  * test/unit/opensearch-reporting-index.test.ts; the stub is plain HTTP, which is never signed.
  */

@@ -234,9 +234,9 @@ describe('answers lost after a commit', () => {
 });
 
 /**
- * D11's cost, counted on the wire: the DynamoDB requests that carry this tenant's data (the
- * authorizer's key lookup is cached here), per request. Without a key nothing is added; with one,
- * the record rides in the write's own transaction, and a replay reads nothing beyond it.
+ * The cost of safe retries, counted on the wire: the DynamoDB requests that carry this tenant's
+ * data (the authorizer's key lookup is cached here), per request. Without a key nothing is added;
+ * with one, the record rides in the write's own transaction, and a replay reads nothing beyond it.
  */
 describe('DynamoDB round trips of the idempotency path', () => {
   const OPERATIONS = ['GetItem', 'PutItem', 'UpdateItem', 'TransactWriteItems', 'Query'] as const;
@@ -274,9 +274,10 @@ describe('DynamoDB round trips of the idempotency path', () => {
 });
 
 /**
- * Issue 14: an eventually consistent GetItem may return a key record from before its revocation,
- * and a cache would keep that answer a whole TTL more. DynamoDB Local is always consistent, so the
- * revocation test alone would pass without the flag: the request body on the wire is what proves it.
+ * Revocation within one TTL: an eventually consistent GetItem may return a key record from before
+ * its revocation, and a cache would keep that answer a whole TTL more. DynamoDB Local is always
+ * consistent, so the revocation test alone would pass without the flag: the request body on the
+ * wire is what proves it.
  */
 describe("the authorizer's key lookup", () => {
   const consistentReads = (bodies: readonly string[]) => bodies.map((body) => (JSON.parse(body) as { ConsistentRead?: unknown }).ConsistentRead);

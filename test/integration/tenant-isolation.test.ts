@@ -1,10 +1,11 @@
 /**
- * Tenant isolation (DESIGN sections 1 and 4, D1): two tenants hold the very same ids (the
- * conversation, the documents of one collection, the bot, the reporting rows of both lists, the
- * VOC job) and every route is exercised on them. Nothing one tenant's key does reads or changes
- * the other's data: lists included (provisioning, MCP list_bots, both reporting lists on the
- * DynamoDB index), and a key used on the other tenant's path is 403 and changes nothing. Each
- * tenant's data carries its tenant id, so any leak shows as the other id in a response.
+ * Tenant isolation (shared/README.md: every store method takes the tenant first, every key starts
+ * with it): two tenants hold the very same ids (the conversation, the documents of one collection,
+ * the bot, the reporting rows of both lists, the VOC job) and every route is exercised on them.
+ * Nothing one tenant's key does reads or changes the other's data: lists included (provisioning,
+ * MCP list_bots, both reporting lists on the DynamoDB index), and a key used on the other tenant's
+ * path is 403 and changes nothing. Each tenant's data carries its tenant id, so any leak shows as
+ * the other id in a response.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PERMISSION_DENIED_MESSAGE } from '#shared/http/api-error';

@@ -1,12 +1,12 @@
 /**
- * Rate limits per tenant on a deployed stage (issue 14): `cxm keys create --stage` gives each
- * tenant one API Gateway key (`cxm-<stage>-tenant-<id>`, its value derived from stage and tenant)
- * in the stage's usage plan, shared by all of its keys; the authorizer names the path tenant's key
- * as `usageIdentifierKey`; `revoke` deletes a tenant's key with its last active key; `sync` makes
- * the plan match the keys table and migrates D10's per-key keys. The CLI runs as an operator runs
+ * Rate limits per tenant on a deployed stage: `cxm keys create --stage` gives each tenant one API
+ * Gateway key (`cxm-<stage>-tenant-<id>`, its value derived from stage and tenant) in the stage's
+ * usage plan, shared by all of its keys; the authorizer names the path tenant's key as
+ * `usageIdentifierKey`; `revoke` deletes a tenant's key with its last active key; `sync` makes the
+ * plan match the keys table and migrates the legacy per-key keys. The CLI runs as an operator runs
  * it, against DynamoDB Local tables named as the stage's (`cxm-<stage>-*`) and a fake API Gateway
- * control plane reached through the SDK's own endpoint variable. The fake lists two keys a page
- * and the stage's plan is on the second page of plans, so every listing must follow `position`.
+ * control plane reached through the SDK's own endpoint variable. The fake lists two keys a page and
+ * the stage's plan is on the second page of plans, so every listing must follow `position`.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
@@ -137,7 +137,7 @@ describe('cxm keys create --stage: one usage-plan key per tenant', () => {
     expect(apiKey).toEqual(healthyTenantKey(tenant));
     expect(writes(before)).toEqual(['POST /apikeys', `POST /usageplans/${PLAN}/keys`]);
     expect(stdout).toContain(`Usage plan: tenant ${tenant} is throttled through API Gateway key ${usageId} in plan cxm-${STAGE}, shared by its keys`);
-    // The record holds no usage key of its own (that was D10).
+    // The record holds no usage key of its own (that was the legacy per-key scheme).
     const [stored] = await keys.list(tenant);
     expect(stored).toMatchObject({ keyId: id, tenants: [tenant] });
     expect(stored!.usageKey).toBeUndefined();
@@ -162,7 +162,7 @@ describe('cxm keys create --stage: one usage-plan key per tenant', () => {
     expect(b.usageIdentifierKey).toBe(a.usageIdentifierKey);
   });
 
-  it('a key of two tenants is throttled through an API Gateway key of its own, the same on every path; its tenants get none from it (issue 22)', async () => {
+  it('a key of two tenants is throttled through an API Gateway key of its own, the same on every path; its tenants get none from it', async () => {
     const [first, second, stranger] = ['rl-a', 'rl-b', 'rl-c'].map((prefix) => uniqueTenant(prefix));
     const before = fake.calls.length;
     const { id, key, stdout } = await create(first!, second!);
@@ -363,7 +363,7 @@ describe('cxm keys revoke --stage', () => {
     const tenant = uniqueTenant('rl');
     const keyId = randomBytes(6).toString('hex');
     const legacyId = fake.addApiKey({ name: `cxm-${STAGE}-${keyId}`, usagePlanId: PLAN, tags: { project: 'cxm-api', stage: STAGE } });
-    // As D10 stored it: the key's own API Gateway key on its record.
+    // As the legacy per-key scheme stored it: the key's own API Gateway key on its record.
     await keys.create({
       keyId,
       keyHash: randomBytes(32).toString('hex'),
@@ -389,7 +389,7 @@ describe('cxm keys revoke --stage', () => {
 });
 
 describe('cxm keys sync --stage', () => {
-  it("gives every tenant with an active key its usage key, deletes those of tenants without one, keeps D10 keys until --prune-legacy and other stages' keys always; a rerun changes nothing", async () => {
+  it("gives every tenant with an active key its usage key, deletes those of tenants without one, keeps legacy per-key keys until --prune-legacy and other stages' keys always; a rerun changes nothing", async () => {
     const syncKeys = createKeysStore(documentClient(), (await createTables(store, SYNC)).keys!);
     const [healthy, missing, lost, unplanned, wrongValue, orphan, revoked, expired] = ['ok', 'missing', 'lost', 'unplanned', 'wrong', 'orphan', 'revoked', 'expired'].map((label) =>
       uniqueTenant(`sy-${label}`),
@@ -417,13 +417,14 @@ describe('cxm keys sync --stage', () => {
     const { stored: revokedKey } = await issueKey(syncKeys, { tenants: [revoked], scopes: ['cxm:*'], name: 'revoked' });
     await syncKeys.revoke(revokedKey.keyId, new Date());
     await issueKey(syncKeys, { tenants: [expired], scopes: ['cxm:*'], name: 'expired', expiresAt: new Date(Date.now() - 1_000).toISOString() });
-    // A D10 key of this stage (as D10 made it: named after the key id, tagged with the stage).
+    // A legacy per-key key of this stage (as that scheme made it: named after the key id, tagged
+    // with the stage).
     const legacyName = `cxm-${SYNC}-abcdef012345`;
     const legacyId = fake.addApiKey({ name: legacyName, usagePlanId: SYNC_PLAN, tags: { project: 'cxm-api', stage: SYNC } });
-    // Not this stage's, though named `cxm-rlsync-...`: another stage's tenant key; a D10 key of
-    // stage rlsync-tenant-eu, which reads as tenant `eu-abcdef012345`'s key here; a tenant key of
-    // stage rlsync-tenant, which reads as tenant `tenant-acme`'s; a key of this stage the CLI did
-    // not make; a tenant key made by hand without tags.
+    // Not this stage's, though named `cxm-rlsync-...`: another stage's tenant key; a legacy per-key
+    // key of stage rlsync-tenant-eu, which reads as tenant `eu-abcdef012345`'s key here; a tenant
+    // key of stage rlsync-tenant, which reads as tenant `tenant-acme`'s; a key of this stage the
+    // CLI did not make; a tenant key made by hand without tags.
     const foreign = [
       fake.addApiKey({ name: `cxm-${SYNC}-eu-tenant-${healthy}`, value: tenantUsageKeyValue(`${SYNC}-eu`, healthy), tags: { project: 'cxm-api', stage: `${SYNC}-eu`, tenant: healthy } }),
       fake.addApiKey({ name: `cxm-${SYNC}-tenant-eu-abcdef012345`, tags: { project: 'cxm-api', stage: `${SYNC}-tenant-eu` } }),

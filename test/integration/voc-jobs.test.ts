@@ -1,4 +1,4 @@
-/** Spec endpoint 9 and D7 through the local gateway, and the job store's transition rule. */
+/** Endpoint 9 and the VOC job status rules through the local gateway, and the job store's transition rule. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validatorFor } from '#shared/http/validator-for';
 import { startTestApi, type TestApi, uniqueTenant } from '#test/support/test-api';
@@ -63,7 +63,7 @@ describe('GET VOC job status', () => {
   });
 });
 
-describe('job transitions (D7)', () => {
+describe('job transitions', () => {
   it('allows started -> completed and started -> failed, and nothing after', async () => {
     for (const final of ['completed', 'failed'] as const) {
       const id = `t-${final}`;

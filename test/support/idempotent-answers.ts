@@ -1,4 +1,4 @@
-/** How a test tells a first execution of a keyed write from a replay of it (D11). */
+/** How a test tells a first execution of a keyed write from a replay of it. */
 import { expect } from 'vitest';
 import { REPLAYED_HEADER } from '#shared/http/idempotent-answer';
 import type { TestApi } from './test-api.ts';

@@ -1,5 +1,5 @@
 /**
- * The one contract every ReportingIndex adapter passes (D6): the window is [from, to); rows come
+ * The one contract every ReportingIndex adapter passes: the window is [from, to); rows come
  * in [Datetime, ID] order, equal Datetimes included; a page resumes strictly after `after`;
  * `limit` and `more` agree; the total counts the window on the first page only; tenants and list
  * kinds never mix; a page stops at the byte budget (measured escaped) but always serves one row;

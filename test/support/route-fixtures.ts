@@ -93,7 +93,7 @@ export const routeFixtures = {
     headers: mcpHeaders,
     permitted: {
       POST: { status: 200, schema: 'JsonRpcMessage' },
-      // The stateless MCP endpoint answers the other declared methods itself (D8).
+      // The stateless MCP endpoint answers the other declared methods itself.
       GET: { status: 405, schema: 'JsonRpcMessage' },
       DELETE: { status: 405, schema: 'JsonRpcMessage' },
     },

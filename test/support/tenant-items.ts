@@ -1,7 +1,7 @@
 /**
- * The keys of every item a tenant owns in a table (partition keys start `<tenant>#`, DESIGN
- * section 4), found by a scan rather than by the keys a test expects: a write that landed
- * somewhere unexpected shows up too.
+ * The keys of every item a tenant owns in a table (partition keys start `<tenant>#`:
+ * shared/README.md, tables), found by a scan rather than by the keys a test expects: a write that
+ * landed somewhere unexpected shows up too.
  */
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '#shared/store/dynamo-client';

@@ -1,6 +1,7 @@
 /**
- * D13's matching: which Origin and Host values pass, read from the environment as the functions
- * get it; the value CDK writes from a stage's list; and the local gateway's own lists, merged.
+ * The MCP origin check's matching: which Origin and Host values pass, read from the environment as
+ * the functions get it; the value CDK writes from a stage's list; and the local gateway's own
+ * lists, merged.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { localOrigins, withLocalOrigins } from '#infra/local/local-origins';

@@ -140,7 +140,7 @@ describe('the API chain', () => {
   });
 });
 
-describe('the Origin check (D13)', () => {
+describe('the Origin check', () => {
   afterEach(() => vi.unstubAllEnvs());
   const mcpCaller = encodeCaller({ keyId: 'k1', tenants: ['acme'], scopes: ['mcp:*'] });
   const mcpEvent = (headers: Record<string, string>, authorizer: Record<string, unknown> | null = mcpCaller, tenantId = 'acme') =>
@@ -167,7 +167,7 @@ describe('the Origin check (D13)', () => {
     expect((await mcp(mcpEvent({}), context())).statusCode).toBe(200);
   });
 
-  it("runs after authorization: 401 and the key's own 403 come first (D1)", async () => {
+  it("runs after authorization: 401 and the key's own 403 come first", async () => {
     vi.stubEnv(ALLOWED_ORIGINS_ENV, '');
     expect((await mcp(mcpEvent({ Origin: 'https://evil.example.com' }, null), context())).statusCode).toBe(401);
     const otherTenant = await mcp(mcpEvent({ Origin: 'https://evil.example.com' }, mcpCaller, 'globex'), context());

@@ -1,6 +1,6 @@
 /**
  * The bench's arithmetic and output (test/bench), not the bench itself: speed is never asserted
- * in tests (DESIGN section 6).
+ * in tests (test/README.md).
  */
 import { describe, expect, it } from 'vitest';
 import { atLeast, atMost, median, pairedDifference, pairedRatio, round } from '#test/bench/bench-stats';

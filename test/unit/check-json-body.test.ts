@@ -1,6 +1,6 @@
 /**
  * The check every kept JSON body passes (shared/http/check-json-body.ts): what it refuses, named
- * by member path, and (issue 21, item 2) that a hostile body costs what its size says: 1 MiB of
+ * by member path, and that a hostile body costs what its size says: 1 MiB of
  * nested arrays once took 0.9 GB, so here it must pass in a process whose heap is capped far below.
  */
 import { spawnSync } from 'node:child_process';

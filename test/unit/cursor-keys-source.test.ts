@@ -1,5 +1,5 @@
 /**
- * Rotating the cursor secret of a stage (issue 21, item 5), on the path a deployed function takes:
+ * Rotating the cursor secret of a stage, on the path a deployed function takes:
  * Powertools Parameters and the Secrets Manager client against the local stand-in that bundle mode
  * uses, whose secret is rotated here as `aws secretsmanager put-secret-value` would (the new value
  * becomes AWSCURRENT, the replaced one AWSPREVIOUS).

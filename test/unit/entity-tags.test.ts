@@ -1,5 +1,5 @@
 /**
- * Entity tags and the RFC 9110 precondition rules (D12) in code: the list syntax, strong versus
+ * Entity tags and the RFC 9110 precondition rules in code: the list syntax, strong versus
  * weak comparison, and If-Match before If-None-Match. The same rules as DynamoDB conditions are
  * held to these by test/integration/document-preconditions.test.ts.
  */

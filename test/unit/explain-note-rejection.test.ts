@@ -5,7 +5,7 @@ import { explainNoteRejection } from '#shared/domain/notes/explain-note-rejectio
 const now = Date.parse('2026-06-01T12:00:00Z');
 const open: Conversation = conversationWithDefaults({ id: 'c1' });
 
-describe('why a conversation refuses a note (D4)', () => {
+describe('why a conversation refuses a note', () => {
   it('accepts an open customer conversation', () => {
     expect(explainNoteRejection(open, now)).toBeUndefined();
     expect(explainNoteRejection({ ...open, assignee: { id: 'a', active: true } }, now)).toBeUndefined();

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { describeInvalidScope, grantingScopes, isScopeGranted, resolveScope, scopeRule } from '#shared/auth/grant-scope';
 
-describe('scope grant rule (D2)', () => {
+describe('scope grant rule', () => {
   const required = 'cxm:conversations.write';
 
   it.each(['cxm:conversations.write', 'cxm:conversations.*', 'cxm:write', 'cxm:*'])('%s grants the note scope', (scope) => {

@@ -1,6 +1,6 @@
 /**
- * The pieces of D11 that are pure: which header values are keys, and what makes two requests
- * "the same" (method, path, JSON body; never the spelling of the JSON).
+ * The pieces of safe retries that are pure: which header values are keys, and what makes two
+ * requests "the same" (method, path, JSON body; never the spelling of the JSON).
  */
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '#shared/domain/idempotency/canonical-json';

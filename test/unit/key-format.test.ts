@@ -5,7 +5,7 @@ import { keyStatus } from '#shared/auth/key-status';
 import { parseBearerToken } from '#shared/auth/parse-bearer-token';
 import { findHeader } from '#shared/http/find-header';
 
-describe('key format (D9)', () => {
+describe('key format', () => {
   it('is cxm_<12 [a-z0-9]>_<40 base62> and carries its id', () => {
     const { key, keyId, keyHash } = generateKey();
     expect(key).toMatch(/^cxm_[a-z0-9]{12}_[A-Za-z0-9]{40}$/);

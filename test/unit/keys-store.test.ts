@@ -1,7 +1,7 @@
 /**
  * What the keys store asks DynamoDB for where DynamoDB Local cannot show the difference: it reads
  * strongly consistent whatever the flag, and DynamoDB does not. `list` decides whether a tenant
- * keeps its usage-plan key on revoke and sync (issue 14): a key created a moment before (a
+ * keeps its usage-plan key on revoke and sync: a key created a moment before (a
  * rotation: create the new key, then revoke the old one) must be in it.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';

@@ -10,7 +10,7 @@ const NOW = Date.parse('2026-06-15T12:00:00Z');
 const state: CursorState = { tenantId: 'acme', kind: 'assistant', window: { from: NOW - 86_400_000, to: NOW }, after: [NOW - 1000, 'row-42'], total: 1234 };
 const expected = { tenantId: 'acme', kind: 'assistant' } as const;
 
-describe('reporting cursor (D6)', () => {
+describe('reporting cursor', () => {
   it('round-trips any state', () => {
     const states = fc.record({
       tenantId: fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9._-]{0,20}$/),

@@ -61,7 +61,7 @@ describe('parseInstant', () => {
   });
 });
 
-describe('resolveWindow (D6)', () => {
+describe('resolveWindow', () => {
   const ok = (query: ReportQuery) => {
     const resolved = resolveWindow(query, NOW);
     if (!resolved.ok) throw new Error(resolved.message);

@@ -1,7 +1,7 @@
 /**
- * `syncUsagePlan` (issues 14 and 22) against in-memory ports: which usage owners get their usage
+ * `syncUsagePlan` against in-memory ports: which usage owners get their usage
  * key, and which of the stage's API Gateway keys it deletes, by name: `cxm-<stage>-tenant-<id>` and
- * `cxm-<stage>-key-<keyId>` that no active key needs always, legacy ones (D10's
+ * `cxm-<stage>-key-<keyId>` that no active key needs always, legacy ones (the per-key
  * `cxm-<stage>-<keyId>`, and the tenant keys of tenants held only by keys of several tenants) only
  * with `pruneLegacy`, anything else never. (The CLI against a fake API Gateway:
  * test/integration/usage-plan-keys.test.ts.)
@@ -58,7 +58,7 @@ describe('syncUsagePlan', () => {
     expect(log).toEqual(['ensure acme', 'remove i', 'remove g']);
   });
 
-  it('a tenant whose id looks like a D10 key id is still a tenant: its key stays while it has an active key, and goes with the last', async () => {
+  it('a tenant whose id looks like a legacy per-key key id is still a tenant: its key stays while it has an active key, and goes with the last', async () => {
     const store = memoryStore([storedKey(['abcdef012345'])]);
     const { plan, keys } = memoryPlan({ t: tenantUsageKeyName(STAGE, 'abcdef012345'), u: tenantUsageKeyName(STAGE, '999999999999') });
     const synced = await syncUsagePlan(store, plan, STAGE, { now: NOW });
@@ -66,7 +66,7 @@ describe('syncUsagePlan', () => {
     expect([...keys.keys()]).toEqual(['t']);
   });
 
-  it('counts D10 keys (cxm-<stage>- and 12 of [a-z0-9]) and leaves them, unless pruneLegacy; then deletes them', async () => {
+  it('counts legacy per-key keys (cxm-<stage>- and 12 of [a-z0-9]) and leaves them, unless pruneLegacy; then deletes them', async () => {
     const legacy = { d1: 'cxm-prod-abcdef012345', d2: 'cxm-prod-000000000000' };
     const counted = memoryPlan(legacy);
     expect(await syncUsagePlan(memoryStore([]), counted.plan, STAGE, { now: NOW })).toEqual({ owners: [], deleted: [], legacy: 2 });

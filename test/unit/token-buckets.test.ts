@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseRateLimit, TokenBuckets } from '#infra/local/token-buckets';
 
-describe('per-key token buckets (D10, local gateway)', () => {
+describe('token buckets per usage key (local gateway)', () => {
   it('allows a burst, then the refill rate, per key', () => {
     let now = 0;
     const buckets = new TokenBuckets({ rate: 2, burst: 3 }, () => now);

@@ -1,4 +1,4 @@
-/** Whose rate a key is throttled by, and the API Gateway key that stands for it (issues 14 and 22). */
+/** Whose rate a key is throttled by, and the API Gateway key that stands for it. */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { tenantUsageKeyName, tenantUsageKeyValue, usageKeyName, usageKeyValue, usageOwner } from '#shared/auth/usage-identity';
@@ -8,7 +8,7 @@ describe('usageOwner', () => {
     expect(usageOwner({ keyId: 'k1abcdefghij', tenants: ['acme'] })).toEqual({ kind: 'tenant', tenantId: 'acme' });
   });
 
-  it('is the key itself for a key of several tenants, so its usage key is the same on every path (issue 22)', () => {
+  it('is the key itself for a key of several tenants, so its usage key is the same on every path', () => {
     expect(usageOwner({ keyId: 'k1abcdefghij', tenants: ['acme', 'acme-eu'] })).toEqual({ kind: 'key', keyId: 'k1abcdefghij' });
   });
 
@@ -36,7 +36,7 @@ describe('the tenant usage key', () => {
 
   it('has a value API Gateway accepts (20-128 characters), the same on every call, distinct per tenant and per stage', () => {
     const value = tenantUsageKeyValue('prod', 'acme');
-    // What deployed tenant keys hold since issue 14: it must never change.
+    // What deployed tenant keys hold since rate limits became per tenant: it must never change.
     expect(value).toBe(createHash('sha256').update('cxm usage identity\0prod\0acme', 'utf8').digest('hex'));
     expect(value).toMatch(/^[0-9a-f]{64}$/);
     expect(tenantUsageKeyValue('prod', 'acme')).toBe(value);

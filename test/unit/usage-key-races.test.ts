@@ -1,5 +1,5 @@
 /**
- * Two operators at once on one tenant (issue 14): a `cxm keys create` and a `cxm keys revoke` of
+ * Two operators at once on one tenant: a `cxm keys create` and a `cxm keys revoke` of
  * the tenant's last other key, interleaved at the two points where they can cross. Whatever the
  * order, a tenant left with an active key keeps its usage-plan key: without it API Gateway refuses
  * every request of the new key (403) until `cxm keys sync`. The in-memory ports let each test put
@@ -102,7 +102,7 @@ describe('a create and a revoke of one tenant at once', () => {
   });
 });
 
-describe('a key of several tenants (issue 22)', () => {
+describe('a key of several tenants', () => {
   it("is throttled through a usage key of its own, made before it is stored; its revoke takes that key and leaves its tenants' alone", async () => {
     const single = storedKey(['acme']);
     const keys = [single];

@@ -1,5 +1,5 @@
 /**
- * A docId is 1-512 characters (D1, checked by the path schema) and, stored as a DynamoDB sort
+ * A docId is 1-512 characters (checked by the path schema) and, stored as a DynamoDB sort
  * key, at most 1024 bytes of UTF-8: 512 four-byte characters would not fit.
  */
 export const MAX_DOC_ID_BYTES = 1024;

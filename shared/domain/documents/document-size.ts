@@ -1,5 +1,5 @@
 /**
- * A stored document is at most 350 KB (358 400 bytes) as compact UTF-8 JSON (D5): it then fits a
+ * A stored document is at most 350 KB (358 400 bytes) as compact UTF-8 JSON: it then fits a
  * DynamoDB item (400 KB) with its keys, whatever white space the request carried.
  */
 export const DOCUMENT_MAX_BYTES = 350 * 1024;

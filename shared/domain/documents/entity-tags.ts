@@ -1,6 +1,6 @@
 /**
  * Entity tags of provisioning documents and the preconditions on them (RFC 9110 sections 8.8.3 and
- * 13.1, D12). A document's tag is an opaque token drawn afresh by every write, so it changes on every
+ * 13.1). A document's tag is an opaque token drawn afresh by every write, so it changes on every
  * change (a write of identical content included), and is known before the write commits: a
  * transaction can record the response that carries it.
  */

@@ -1,5 +1,5 @@
 /**
- * The `Idempotency-Key` request header (D11): 1 to 255 visible ASCII characters (0x21-0x7E), the
+ * The `Idempotency-Key` request header: 1 to 255 visible ASCII characters (0x21-0x7E), the
  * rule of the IETF httpapi draft's examples and of Stripe's keys. Anything else is refused rather
  * than trimmed or truncated: two different keys must never be mistaken for one.
  */

@@ -1,5 +1,5 @@
 /**
- * The idempotency record (D11): a committed write's response, kept under its key so the same
+ * The idempotency record: a committed write's response, kept under its key so the same
  * request can be answered again byte for byte, and the fingerprint that says what "the same
  * request" is.
  */

@@ -1,5 +1,5 @@
 /**
- * What identifies "the same request" for an idempotency key (D11): the method, the path (its
+ * What identifies "the same request" for an idempotency key: the method, the path (its
  * template and decoded parameters, so percent-encoding variants agree), the body as JSON, and the
  * request's preconditions (If-Match, If-None-Match, parsed): a write conditional on another version
  * is another request. Other headers are left out on purpose: a retry may carry a fresh

@@ -1,4 +1,4 @@
-/** The note of D4: internal, text-only, attributed to the API as a system author. */
+/** The internal note: internal, text-only, attributed to the API as a system author. */
 export interface InternalNote {
   id: string;
   createdAt: string;

@@ -1,5 +1,5 @@
 /**
- * Why a conversation refused a note (D4), read from the conversation as it was when the atomic
+ * Why a conversation refused a note, read from the conversation as it was when the atomic
  * write's condition failed. The store's condition expression and this function state the same
  * rules; the integration tests exercise each rule through both.
  */

@@ -1,5 +1,5 @@
 /**
- * A reporting time bound (D6): ISO 8601 date-time with a zone (`Z` or `±hh:mm`), or epoch
+ * A reporting time bound: ISO 8601 date-time with a zone (`Z` or `±hh:mm`), or epoch
  * milliseconds written in digits only. Undefined for anything else, including calendar dates that
  * do not exist: `Date.parse` would roll 2026-02-30 over to March.
  */

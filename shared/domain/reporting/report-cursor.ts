@@ -1,5 +1,5 @@
 /**
- * The reporting cursor (D6): opaque to clients, it carries the window, the last sort key
+ * The reporting cursor: opaque to clients, it carries the window, the last sort key
  * [Datetime, ID], the tenant and list kind, the total fixed at the first page and its issue time,
  * signed with HMAC-SHA256. A tampered, foreign-tenant, other-list or expired cursor is refused.
  *

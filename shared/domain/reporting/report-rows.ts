@@ -1,7 +1,7 @@
 /**
  * The reporting rows of the spec, field by field (two names hold a space). Every row carries
- * every field, unknown values as null, and nothing else (D6): rows are shaped once, when written.
- * Units (D6): assistant Datetime, EndDatetime, escalatedAt in epoch ms and Duration in seconds;
+ * every field, unknown values as null, and nothing else: rows are shaped once, when written.
+ * Units: assistant Datetime, EndDatetime, escalatedAt in epoch ms and Duration in seconds;
  * VOC Datetime in ISO 8601 with the tenant's offset, DatetimeUTC ending in Z.
  */
 

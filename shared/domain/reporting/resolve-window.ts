@@ -1,5 +1,5 @@
 /**
- * The time window and page size of a reporting list request (D6), or the reason it is refused.
+ * The time window and page size of a reporting list request, or the reason it is refused.
  * Window: `from` given -> [from, to); else [to - range, to); `to` defaults to now, `range` to
  * last_day. A cursor carries its own window, so it cannot be combined with range, from or to.
  */

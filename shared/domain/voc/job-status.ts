@@ -1,5 +1,5 @@
 /**
- * A VOC recording job (D7): the five contract fields always present, `started` in epoch
+ * A VOC recording job: the five contract fields always present, `started` in epoch
  * milliseconds, and `failureReason` once a job has failed (an addition the contract leaves room
  * for: it says why, in a sentence a caller can act on). The only transitions are
  * started -> completed and started -> failed.

@@ -1,7 +1,7 @@
 /**
  * The VOC reporting row a recording job writes: its ID is the job's recordingId (one recording,
  * one row, however often the job is retried), its Datetime the instant the upload was created,
- * and the rest what the analysis found. Fields nobody found stay null (D6).
+ * and the rest what the analysis found. Fields nobody found stay null.
  */
 import type { ReportRow } from '#shared/domain/reporting/report-rows';
 import type { VocJob } from './job-status.ts';

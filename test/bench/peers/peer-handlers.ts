@@ -1,5 +1,5 @@
 /**
- * The peers of issue 13: the baseline's handler (one GetItem through the same document client)
+ * The peers: the baseline's handler (one GetItem through the same document client)
  * written with a popular Lambda framework each, so that every cold-start run re-measures how our
  * functions stand against them. Their bundles are built with the stack's esbuild settings and
  * imported in the same interleaved rounds as ours (test/bench/measure-cold-start.ts).
