@@ -17,11 +17,9 @@ import { findHeader } from '#shared/http/find-header';
 import { logger } from '#shared/http/logger';
 import { APP_METRICS } from '#shared/http/metric-names';
 import { countMetric, publishMetrics } from '#shared/http/metrics';
-import { documentClient } from '#shared/store/dynamo-client';
-import { createKeysStore } from '#shared/store/keys-store';
-import { tableName } from '#shared/store/table-name';
+import { keysStore } from '#shared/store/function-stores';
 
-const keys = createKeysStore(documentClient(), tableName('keys'));
+const keys = keysStore();
 const stage = process.env.CXM_STAGE ?? 'local';
 
 function refuse(reason: string, keyId?: string): never {

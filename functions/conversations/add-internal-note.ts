@@ -7,12 +7,9 @@ import { recordAnswer, replayRecorded } from '#shared/http/idempotent-answer';
 import { APP_METRICS } from '#shared/http/metric-names';
 import { countMetric } from '#shared/http/metrics';
 import { addInternalNote } from '#shared/schemas/route-validators.generated';
-import { createConversationsStore } from '#shared/store/conversations-store';
-import { documentClient } from '#shared/store/dynamo-client';
-import { idempotencyLedger } from '#shared/store/idempotency-ledger';
-import { tableName } from '#shared/store/table-name';
+import { conversationsStore, idempotencyLedger } from '#shared/store/function-stores';
 
-const conversations = createConversationsStore(documentClient(), tableName('conversations'));
+const conversations = conversationsStore();
 const ledger = idempotencyLedger();
 
 export const handler = createApiHandler(addInternalNote, async ({ tenantId, path, body, signal, idempotency }) => {

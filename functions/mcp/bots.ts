@@ -2,7 +2,7 @@
 import { createApiHandler } from '#shared/http/create-api-handler';
 import { serveMcpRequest } from '#shared/mcp/serve-mcp-request';
 import { mcpBots } from '#shared/schemas/route-validators.generated';
-import { documentsStore } from '#shared/store/documents-table';
+import { documentsStore } from '#shared/store/function-stores';
 
 const documents = documentsStore();
 

@@ -5,7 +5,7 @@ import { createApiHandler } from '#shared/http/create-api-handler';
 import { readPreconditions } from '#shared/http/read-preconditions';
 import { requireStorableDocId } from '#shared/http/require-storable-doc-id';
 import { getCurrentDocument } from '#shared/schemas/route-validators.generated';
-import { documentsStore } from '#shared/store/documents-table';
+import { documentsStore } from '#shared/store/function-stores';
 
 const documents = documentsStore();
 

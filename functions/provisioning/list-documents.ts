@@ -6,7 +6,7 @@ import { nextLink } from '#shared/http/next-link';
 import { RESPONSE_BUDGET_BYTES } from '#shared/http/response-budget';
 import { DEFAULT_DOCUMENT_LIMIT } from '#shared/schemas/list-documents-query';
 import { listDocuments } from '#shared/schemas/route-validators.generated';
-import { documentsStore } from '#shared/store/documents-table';
+import { documentsStore } from '#shared/store/function-stores';
 
 const documents = documentsStore();
 

@@ -8,8 +8,7 @@ import { readPreconditions } from '#shared/http/read-preconditions';
 import { requireStorableDocId } from '#shared/http/require-storable-doc-id';
 import { storableDocumentJson } from '#shared/http/storable-document';
 import { mergeCurrentDocument } from '#shared/schemas/route-validators.generated';
-import { documentsStore } from '#shared/store/documents-table';
-import { idempotencyLedger } from '#shared/store/idempotency-ledger';
+import { documentsStore, idempotencyLedger } from '#shared/store/function-stores';
 
 const documents = documentsStore();
 const ledger = idempotencyLedger();

@@ -3,7 +3,7 @@ import { createApiHandler } from '#shared/http/create-api-handler';
 import { cursorKeysSource } from '#shared/http/cursor-secret';
 import { serveReportList } from '#shared/http/serve-report-list';
 import { listAssistantConversations } from '#shared/schemas/route-validators.generated';
-import { reportingIndex } from '#shared/store/reporting-index-for-function';
+import { reportingIndex } from '#shared/store/function-stores';
 
 const dependencies = { kind: 'assistant', index: await reportingIndex(), keys: cursorKeysSource() } as const;
 

@@ -5,14 +5,11 @@ import { badRequest } from '#shared/http/api-error';
 import { createApiHandler } from '#shared/http/create-api-handler';
 import { recordAnswer, replayRecorded } from '#shared/http/idempotent-answer';
 import { createRecording } from '#shared/schemas/route-validators.generated';
-import { documentClient } from '#shared/store/dynamo-client';
-import { idempotencyLedger } from '#shared/store/idempotency-ledger';
+import { idempotencyLedger, vocJobsStore } from '#shared/store/function-stores';
 import { createUploadPresigner } from '#shared/store/presign-recording-upload';
 import { maxRecordingBytes, recordingsBucket, uploadUrlTtlSeconds } from '#shared/store/recording-settings';
-import { tableName } from '#shared/store/table-name';
-import { createVocJobsStore } from '#shared/store/voc-jobs-store';
 
-const jobs = createVocJobsStore(documentClient(), tableName('vocJobs'));
+const jobs = vocJobsStore();
 const ledger = idempotencyLedger();
 const bucket = createUploadPresigner({ bucket: recordingsBucket() });
 const maxBytes = maxRecordingBytes();

@@ -7,12 +7,10 @@ import { overdueReason, type StoredVocJob, type VocJob } from '#shared/domain/vo
 import { notFound } from '#shared/http/api-error';
 import { createApiHandler } from '#shared/http/create-api-handler';
 import { getVocJobStatus } from '#shared/schemas/route-validators.generated';
-import { documentClient } from '#shared/store/dynamo-client';
+import { vocJobsStore } from '#shared/store/function-stores';
 import { jobDeadlines } from '#shared/store/recording-settings';
-import { tableName } from '#shared/store/table-name';
-import { createVocJobsStore } from '#shared/store/voc-jobs-store';
 
-const jobs = createVocJobsStore(documentClient(), tableName('vocJobs'));
+const jobs = vocJobsStore();
 const deadlines = jobDeadlines();
 
 const contractView = ({ upload: _upload, ...job }: StoredVocJob): VocJob => job;

@@ -9,12 +9,9 @@ import { createCallAnalyticsAnalysis } from '#shared/analysis/call-analytics-ana
 import { createLocalAudioAnalysis } from '#shared/analysis/local-audio-analysis';
 import { type AnalysisStateDetail, createRecordingJobRunner, type ObjectCreatedDetail } from '#shared/analysis/run-recording-job';
 import { logger } from '#shared/http/logger';
-import { documentClient } from '#shared/store/dynamo-client';
+import { reportingRowsStore, vocJobsStore } from '#shared/store/function-stores';
 import { RECORDING_ANALYSIS_ENV, recordingsBucket, TRANSCRIBE_ROLE_ENV } from '#shared/store/recording-settings';
 import { createRecordingsBucket, s3Client } from '#shared/store/recordings-bucket';
-import { createReportingRowsStore } from '#shared/store/reporting-rows-store';
-import { tableName } from '#shared/store/table-name';
-import { createVocJobsStore } from '#shared/store/voc-jobs-store';
 
 const bucketName = recordingsBucket();
 const stage = process.env.CXM_STAGE ?? 'local';
@@ -26,8 +23,8 @@ const runner = createRecordingJobRunner({
   stage,
   bucketName,
   bucket: createRecordingsBucket(s3Client(), bucketName),
-  jobs: createVocJobsStore(documentClient(), tableName('vocJobs')),
-  rows: createReportingRowsStore(documentClient(), { rows: tableName('reporting'), counts: tableName('reportingCounts') }),
+  jobs: vocJobsStore(),
+  rows: reportingRowsStore(),
   analysis: callAnalytics ?? createLocalAudioAnalysis(),
   ...(callAnalytics && { callAnalytics }),
   logger,

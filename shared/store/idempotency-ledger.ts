@@ -10,10 +10,7 @@ import { type DynamoDBDocumentClient, GetCommand, type TransactWriteCommandInput
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { IdempotencyClaim, IdempotencyRecord, RecordedResponse } from '#shared/domain/idempotency/recorded-response';
 import { tenantKey } from './composite-key.ts';
-import { documentClient } from './dynamo-client.ts';
-import { idempotencyTtlMs } from './idempotency-ttl.ts';
 import type { StopSignal } from './stop-signal.ts';
-import { tableName } from './table-name.ts';
 import { tableSpecs } from './table-specs.ts';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
@@ -89,9 +86,6 @@ export function createIdempotencyLedger(client: DynamoDBDocumentClient, table: s
     },
   };
 }
-
-/** This function's ledger, bound to its table and TTL at cold start (a bad setting fails loudly there). */
-export const idempotencyLedger = () => createIdempotencyLedger(documentClient(), tableName('idempotency'), idempotencyTtlMs());
 
 /**
  * Concurrent requests with one key keep conflicting on its record until one commits; after a

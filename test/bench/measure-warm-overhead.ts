@@ -16,10 +16,8 @@ import { PROJECT_ROOT } from '#infra/project-root';
 import { buildNote } from '#shared/domain/notes/build-note';
 import { newNoteId } from '#shared/domain/notes/new-note-id';
 import { routeById } from '#shared/routes';
-import { createConversationsStore } from '#shared/store/conversations-store';
-import { documentsStore } from '#shared/store/documents-table';
 import { documentClient } from '#shared/store/dynamo-client';
-import { tableName } from '#shared/store/table-name';
+import { conversationsStore, documentsStore } from '#shared/store/function-stores';
 import { BENCH_COLLECTION, BENCH_DOC_ID, BENCH_DOCUMENT, BENCH_ROUTES, BENCH_TENANT, type BenchRoute, benchContext, benchEvent, KEYED_NOTE_ROUTE } from './bench-requests.ts';
 import { atMost, type Goal, median, pairedDifference, round } from './bench-stats.ts';
 import { runSectionProcess } from './run-section-process.ts';
@@ -69,7 +67,7 @@ function bareHandler(route: BenchRoute): ProxyHandler {
       return json === undefined ? { statusCode: 404, body: '' } : { statusCode: 200, body: json };
     };
   }
-  const conversations = createConversationsStore(documentClient(), tableName('conversations'));
+  const conversations = conversationsStore();
   return async (event) => {
     const { tenantId, conversationId } = event.pathParameters ?? {};
     const { body } = JSON.parse(event.body ?? '') as { body: string };

@@ -11,10 +11,7 @@ import { prepareInvocationStore } from '#infra/local/invocation-scope';
 import { bindGateway } from '#infra/local/serve-gateway';
 import { buildNote } from '#shared/domain/notes/build-note';
 import { newNoteId } from '#shared/domain/notes/new-note-id';
-import { createConversationsStore } from '#shared/store/conversations-store';
-import { documentsStore } from '#shared/store/documents-table';
-import { documentClient } from '#shared/store/dynamo-client';
-import { tableName } from '#shared/store/table-name';
+import { conversationsStore, documentsStore } from '#shared/store/function-stores';
 import { BENCH_AUTH_CACHE_TTL_SECONDS } from './bench-requests.ts';
 
 const DOCUMENT_PATH = /^\/api\/v1\/provisioning\/tenants\/([^/]+)\/([^/]+)\/([^/]+)\/versions\/current$/;
@@ -28,7 +25,7 @@ async function readBody(req: IncomingMessage): Promise<string> {
 
 function startBareServer(): Promise<string> {
   const documents = documentsStore();
-  const conversations = createConversationsStore(documentClient(), tableName('conversations'));
+  const conversations = conversationsStore();
   const send = (res: ServerResponse, status: number, body: string) => {
     res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
     res.end(body);

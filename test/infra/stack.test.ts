@@ -18,8 +18,8 @@ import { ALLOWED_HOSTS_ENV, ALLOWED_ORIGINS_ENV } from '#shared/http/allowed-ori
 import { gatewayResponses } from '#shared/http/gateway-responses';
 import { OPENAPI_DOCUMENT_PATH } from '#shared/openapi';
 import { FUNCTION_TIMEOUT_SECONDS, type RouteSpec, routes, type TableAccess } from '#shared/routes';
+import { DYNAMO_INDEX_TABLES } from '#shared/store/function-stores';
 import { IDEMPOTENCY_TTL_ENV } from '#shared/store/idempotency-ttl';
-import { DYNAMO_INDEX_TABLES } from '#shared/store/reporting-index-for-function';
 import { allTableSpecs, physicalTableName, type TableId, tableSpecs } from '#shared/store/table-specs';
 
 interface CfnResource {

@@ -1,0 +1,56 @@
+/**
+ * A function's stores, each bound at cold start to its table (named by the environment CDK or the
+ * local runtime set: a misconfigured function fails there, loudly) and the process's one document
+ * client. Functions take their stores from here and only here. The store modules themselves take
+ * a client and table names, so the CLI, the local runtime and the tests bind them as they need.
+ *
+ * One export per store, not an object of them: esbuild keeps in a bundle only the stores its
+ * function calls for.
+ */
+import { createConversationsStore } from './conversations-store.ts';
+import { createDocumentsStore } from './documents-store.ts';
+import { documentClient } from './dynamo-client.ts';
+import { createDynamoReportingIndex } from './dynamo-reporting-index.ts';
+import { createIdempotencyLedger } from './idempotency-ledger.ts';
+import { idempotencyTtlMs } from './idempotency-ttl.ts';
+import { createKeysStore } from './keys-store.ts';
+import type { ReportingIndex } from './reporting-index.ts';
+import { createReportingRowsStore } from './reporting-rows-store.ts';
+import { tableName } from './table-name.ts';
+import type { TableId } from './table-specs.ts';
+import { createVocJobsStore } from './voc-jobs-store.ts';
+
+export const keysStore = () => createKeysStore(documentClient(), tableName('keys'));
+export const conversationsStore = () => createConversationsStore(documentClient(), tableName('conversations'));
+export const documentsStore = () => createDocumentsStore(documentClient(), tableName('documents'));
+export const vocJobsStore = () => createVocJobsStore(documentClient(), tableName('vocJobs'));
+export const reportingRowsStore = () => createReportingRowsStore(documentClient(), { rows: tableName('reporting'), counts: tableName('reportingCounts') });
+export const idempotencyLedger = () => createIdempotencyLedger(documentClient(), tableName('idempotency'), idempotencyTtlMs());
+
+/** The tables the DynamoDB window index reads: a list on an OpenSearch stage has no use for them. */
+export const DYNAMO_INDEX_TABLES: readonly TableId[] = ['reporting', 'reportingCounts'];
+
+/**
+ * The reporting index, chosen by the stage (CXM_REPORTING_BACKEND, set by CDK): OpenSearch where
+ * the stage has a domain, else the reporting table's window index (the local default). The
+ * OpenSearch adapter is imported only on its own branch, so a DynamoDB stage never initialises the
+ * OpenSearch client and its signer; and a deployed bundle has the variable compiled in
+ * (infra/constructs/reporting-backend-bundling.ts), so esbuild leaves the other backend's branch
+ * and modules out of it. The variable is read in each test, written out as
+ * `process.env.CXM_REPORTING_BACKEND` and not copied to a local, so that the compiled-in constant
+ * folds there.
+ */
+export async function reportingIndex(): Promise<ReportingIndex> {
+  if (process.env.CXM_REPORTING_BACKEND === 'opensearch') {
+    const [{ opensearchSettings }, { createOpenSearchClient }, { createOpenSearchReportingIndex }] = await Promise.all([
+      import('./opensearch-settings.ts'),
+      import('./opensearch-client.ts'),
+      import('./opensearch-reporting-index.ts'),
+    ]);
+    const settings = opensearchSettings();
+    return createOpenSearchReportingIndex(createOpenSearchClient({ endpoint: settings.endpoint }), settings.indexPrefix);
+  }
+  const backend = process.env.CXM_REPORTING_BACKEND ?? 'dynamodb';
+  if (backend !== 'dynamodb') throw new Error(`CXM_REPORTING_BACKEND must be opensearch or dynamodb, not ${backend}`);
+  return createDynamoReportingIndex(documentClient(), { rows: tableName('reporting'), counts: tableName('reportingCounts') });
+}
