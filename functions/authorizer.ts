@@ -13,6 +13,7 @@ import { hashKey, parseKeyId } from '#shared/auth/key-format';
 import { keyStatus } from '#shared/auth/key-status';
 import { parseBearerToken } from '#shared/auth/parse-bearer-token';
 import { usageKeyValue, usageOwner } from '#shared/auth/usage-identity';
+import { FUNCTION_ENV } from '#shared/function-env';
 import { findHeader } from '#shared/http/find-header';
 import { logger } from '#shared/http/logger';
 import { APP_METRICS } from '#shared/http/metric-names';
@@ -20,7 +21,7 @@ import { countMetric, publishMetrics } from '#shared/http/metrics';
 import { keysStore } from '#shared/store/function-stores';
 
 const keys = keysStore();
-const stage = process.env.CXM_STAGE ?? 'local';
+const stage = process.env[FUNCTION_ENV.stage] ?? 'local';
 
 function refuse(reason: string, keyId?: string): never {
   logger.info('authentication refused', { reason, keyId });

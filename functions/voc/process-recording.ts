@@ -8,16 +8,17 @@ import type { EventBridgeEvent } from 'aws-lambda';
 import { createCallAnalyticsAnalysis } from '#shared/analysis/call-analytics-analysis';
 import { createLocalAudioAnalysis } from '#shared/analysis/local-audio-analysis';
 import { type AnalysisStateDetail, createRecordingJobRunner, type ObjectCreatedDetail } from '#shared/analysis/run-recording-job';
+import { FUNCTION_ENV } from '#shared/function-env';
 import { logger } from '#shared/http/logger';
 import { reportingRowsStore, vocJobsStore } from '#shared/store/function-stores';
-import { RECORDING_ANALYSIS_ENV, recordingsBucket, TRANSCRIBE_ROLE_ENV } from '#shared/store/recording-settings';
+import { recordingsBucket } from '#shared/store/recording-settings';
 import { createRecordingsBucket, s3Client } from '#shared/store/recordings-bucket';
 
 const bucketName = recordingsBucket();
-const stage = process.env.CXM_STAGE ?? 'local';
+const stage = process.env[FUNCTION_ENV.stage] ?? 'local';
 const callAnalytics =
-  process.env[RECORDING_ANALYSIS_ENV] === 'call-analytics'
-    ? createCallAnalyticsAnalysis(new TranscribeClient({}), s3Client(), { stage, dataAccessRoleArn: process.env[TRANSCRIBE_ROLE_ENV] ?? '' })
+  process.env[FUNCTION_ENV.recordingAnalysis] === 'call-analytics'
+    ? createCallAnalyticsAnalysis(new TranscribeClient({}), s3Client(), { stage, dataAccessRoleArn: process.env[FUNCTION_ENV.transcribeRoleArn] ?? '' })
     : undefined;
 const runner = createRecordingJobRunner({
   stage,

@@ -11,6 +11,7 @@ import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { type BundlingOptions, LogLevel, NodejsFunction, type NodejsFunctionProps, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import { FUNCTION_ENV } from '#shared/function-env';
 import { FUNCTION_TIMEOUT_SECONDS, type TableAccess } from '#shared/routes';
 import type { StageConfig } from '../config.ts';
 import { PROJECT_ROOT } from '../project-root.ts';
@@ -101,7 +102,7 @@ export class ApiFunction extends NodejsFunction {
       environment: {
         POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
         POWERTOOLS_LOG_LEVEL: config.logLevel,
-        CXM_STAGE: config.stage,
+        [FUNCTION_ENV.stage]: config.stage,
         ...environment,
       },
       bundling: { ...LAMBDA_BUNDLING, ...bundling },

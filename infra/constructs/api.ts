@@ -10,11 +10,11 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { CfnWebACL } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { RECORDINGS_PREFIX } from '#shared/domain/voc/recording-upload';
-import { ALLOWED_ORIGINS_ENV, allowedOriginsValue } from '#shared/http/allowed-origins';
+import { FUNCTION_ENV } from '#shared/function-env';
+import { allowedOriginsValue } from '#shared/http/allowed-origins';
 import { AUTHORIZER_HANDLER, type RouteSpec, routes, type SecretId, type TableAccess } from '#shared/routes';
 import { DYNAMO_INDEX_TABLES } from '#shared/store/function-stores';
-import { IDEMPOTENCY_TTL_ENV, idempotencyTtlMs } from '#shared/store/idempotency-ttl';
-import { RECORDING_GRACE_ENV, RECORDING_MAX_BYTES_ENV, RECORDING_PROCESSING_WINDOW_ENV, RECORDING_URL_TTL_ENV, RECORDINGS_BUCKET_ENV } from '#shared/store/recording-settings';
+import { idempotencyTtlMs } from '#shared/store/idempotency-ttl';
 import type { TableId } from '#shared/store/table-specs';
 import { AUTHORIZER_IDENTITY_SOURCES } from '../authorizer-identity-sources.ts';
 import type { StageConfig } from '../config.ts';
@@ -27,11 +27,11 @@ import type { SpecTable } from './data.ts';
 import { EdgeWebAcl } from './edge-protection.ts';
 import { addGatewayResponses } from './gateway-responses.ts';
 import type { Recordings } from './recordings.ts';
-import { REPORTING_BACKEND_ENV, type ReportingBackend, reportingBackendDefine } from './reporting-backend-bundling.ts';
+import { type ReportingBackend, reportingBackendDefine } from './reporting-backend-bundling.ts';
 import type { ReportingSearch } from './search.ts';
 
 /** How a function learns where its secret is (shared/http/cursor-secret.ts reads it). */
-const SECRET_ENV: Record<SecretId, string> = { cursorSecret: 'CXM_CURSOR_SECRET_ARN' };
+const SECRET_ENV: Record<SecretId, string> = { cursorSecret: FUNCTION_ENV.cursorSecretArn };
 
 export interface ApiProps {
   config: StageConfig;
@@ -135,32 +135,32 @@ export class Api extends Construct {
         fn.bindTable(tables[tableId], access);
       }
       if (route.reportingIndex) {
-        fn.addEnvironment(REPORTING_BACKEND_ENV, backend);
+        fn.addEnvironment(FUNCTION_ENV.reportingBackend, backend);
         if (search) {
-          fn.addEnvironment('CXM_OPENSEARCH_ENDPOINT', `https://${search.domain.domainEndpoint}`);
-          fn.addEnvironment('CXM_OPENSEARCH_INDEX_PREFIX', search.indexPrefix);
+          fn.addEnvironment(FUNCTION_ENV.opensearchEndpoint, `https://${search.domain.domainEndpoint}`);
+          fn.addEnvironment(FUNCTION_ENV.opensearchIndexPrefix, search.indexPrefix);
           search.grantSearch(fn);
         }
       }
       if (route.idempotencyKey) {
         const hours = String(config.idempotencyTtlHours);
         idempotencyTtlMs(hours); // a bad stage setting fails the synthesis, not the first request
-        fn.addEnvironment(IDEMPOTENCY_TTL_ENV, hours);
+        fn.addEnvironment(FUNCTION_ENV.idempotencyTtlHours, hours);
       }
       // Set even when empty: the function's configuration then says which origins it allows.
       if (route.checksOrigin) {
-        fn.addEnvironment(ALLOWED_ORIGINS_ENV, allowedOriginsValue(config.mcpAllowedOrigins, `mcpAllowedOrigins of stage ${stage}`));
+        fn.addEnvironment(FUNCTION_ENV.allowedOrigins, allowedOriginsValue(config.mcpAllowedOrigins, `mcpAllowedOrigins of stage ${stage}`));
       }
       if (route.recordings === 'presign') {
         // A presigned URL acts with the signer's rights: these, on recording keys only.
         fn.addToRolePolicy(new PolicyStatement({ actions: ['s3:PutObject'], resources: [recordings.bucket.arnForObjects(`${RECORDINGS_PREFIX}*`)] }));
-        fn.addEnvironment(RECORDINGS_BUCKET_ENV, recordings.bucket.bucketName);
-        fn.addEnvironment(RECORDING_MAX_BYTES_ENV, String(config.recordings.maxUploadBytes));
-        fn.addEnvironment(RECORDING_URL_TTL_ENV, String(config.recordings.uploadUrlTtl.toSeconds()));
+        fn.addEnvironment(FUNCTION_ENV.recordingsBucket, recordings.bucket.bucketName);
+        fn.addEnvironment(FUNCTION_ENV.recordingMaxBytes, String(config.recordings.maxUploadBytes));
+        fn.addEnvironment(FUNCTION_ENV.recordingUploadUrlTtlSeconds, String(config.recordings.uploadUrlTtl.toSeconds()));
       }
       if (route.recordings === 'deadlines') {
-        fn.addEnvironment(RECORDING_GRACE_ENV, String(config.recordings.uploadGrace.toSeconds()));
-        fn.addEnvironment(RECORDING_PROCESSING_WINDOW_ENV, String(config.recordings.processingWindow.toSeconds()));
+        fn.addEnvironment(FUNCTION_ENV.recordingUploadGraceSeconds, String(config.recordings.uploadGrace.toSeconds()));
+        fn.addEnvironment(FUNCTION_ENV.recordingProcessingWindowSeconds, String(config.recordings.processingWindow.toSeconds()));
       }
       for (const id of route.secrets ?? []) {
         const secret = secretFor(id);

@@ -8,7 +8,7 @@ import { StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { OPENSEARCH_ENDPOINT_VAR, OPENSEARCH_INDEX_PREFIX_VAR, OPENSEARCH_PRIMARY_SHARDS_VAR, OPENSEARCH_REPLICAS_VAR } from '#shared/store/opensearch-settings';
+import { FUNCTION_ENV } from '#shared/function-env';
 import type { StageConfig } from '../config.ts';
 import { ApiFunction } from './api-function.ts';
 import type { SpecTable } from './data.ts';
@@ -43,11 +43,11 @@ export class ReportingIndexer extends Construct {
       timeout: Duration.seconds(60),
       config,
       environment: {
-        [OPENSEARCH_ENDPOINT_VAR]: `https://${search.domain.domainEndpoint}`,
-        [OPENSEARCH_INDEX_PREFIX_VAR]: search.indexPrefix,
+        [FUNCTION_ENV.opensearchEndpoint]: `https://${search.domain.domainEndpoint}`,
+        [FUNCTION_ENV.opensearchIndexPrefix]: search.indexPrefix,
         // Put into the index templates: the shards of each year index created from now on.
-        [OPENSEARCH_PRIMARY_SHARDS_VAR]: String(primaries),
-        [OPENSEARCH_REPLICAS_VAR]: String(replicas),
+        [FUNCTION_ENV.opensearchPrimaryShards]: String(primaries),
+        [FUNCTION_ENV.opensearchReplicas]: String(replicas),
       },
     });
     search.grantIndexing(this.function);

@@ -14,9 +14,9 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ANALYSIS_PREFIX } from '#shared/analysis/call-analytics-analysis';
 import { RECORDINGS_PREFIX } from '#shared/domain/voc/recording-upload';
+import { FUNCTION_ENV } from '#shared/function-env';
 import { analysisFinishedPattern, RECORDING_PROCESSOR, recordingArrivedPattern, recordingsBucketName } from '#shared/recording-events';
 import type { TableAccess } from '#shared/routes';
-import { RECORDING_ANALYSIS_ENV, RECORDINGS_BUCKET_ENV, TRANSCRIBE_ROLE_ENV } from '#shared/store/recording-settings';
 import type { TableId } from '#shared/store/table-specs';
 import type { StageConfig } from '../config.ts';
 import { ApiFunction } from './api-function.ts';
@@ -91,9 +91,9 @@ export class Recordings extends Construct {
       timeout: Duration.minutes(5),
       config,
       environment: {
-        [RECORDINGS_BUCKET_ENV]: this.bucket.bucketName,
-        [RECORDING_ANALYSIS_ENV]: 'call-analytics',
-        [TRANSCRIBE_ROLE_ENV]: transcribeRole.roleArn,
+        [FUNCTION_ENV.recordingsBucket]: this.bucket.bucketName,
+        [FUNCTION_ENV.recordingAnalysis]: 'call-analytics',
+        [FUNCTION_ENV.transcribeRoleArn]: transcribeRole.roleArn,
       },
       // Lambda's own retries of an event (2), then the dead-letter queue. An event waits at most
       // 15 minutes, less than the upload grace (20 by default): a job is never failed as "not

@@ -5,12 +5,12 @@
  * DynamoDB stage's list then carries no OpenSearch client (264 KB) to parse at every cold start.
  * The environment variable stays set too: it is what source mode and the indexer read.
  */
+
+import { FUNCTION_ENV } from '#shared/function-env';
 import type { StageConfig } from '../config.ts';
 
 export type ReportingBackend = StageConfig['reportingBackend'];
 
-export const REPORTING_BACKEND_ENV = 'CXM_REPORTING_BACKEND';
-
 export function reportingBackendDefine(backend: ReportingBackend): Record<string, string> {
-  return { [`process.env.${REPORTING_BACKEND_ENV}`]: JSON.stringify(backend) };
+  return { [`process.env.${FUNCTION_ENV.reportingBackend}`]: JSON.stringify(backend) };
 }

@@ -4,10 +4,10 @@
  * rebound to 127.0.0.1 (which arrives as a foreign Host), is refused, as the MCP SDK's DNS-rebinding
  * protection refuses them for local servers.
  */
-import { ALLOWED_HOSTS_ENV, ALLOWED_ORIGINS_ENV } from '#shared/http/allowed-origins';
+import { FUNCTION_ENV } from '#shared/function-env';
 
 /** Both lists, comma-separated, under the names the functions read. */
-export type LocalOriginsEnv = Record<typeof ALLOWED_ORIGINS_ENV | typeof ALLOWED_HOSTS_ENV, string>;
+export type LocalOriginsEnv = Record<typeof FUNCTION_ENV.allowedOrigins | typeof FUNCTION_ENV.allowedHosts, string>;
 
 /** The names a local server answers to, on any port (the MCP SDK's `localhostHostValidation` list). */
 export const LOCAL_HOST_NAMES = ['127.0.0.1', 'localhost', '[::1]'];
@@ -18,8 +18,8 @@ export const LOCAL_HOST_NAMES = ['127.0.0.1', 'localhost', '[::1]'];
  */
 export function localOrigins(port: number): LocalOriginsEnv {
   return {
-    [ALLOWED_ORIGINS_ENV]: [`127.0.0.1:${port}`, `localhost:${port}`].map((host) => `http://${host}`).join(','),
-    [ALLOWED_HOSTS_ENV]: LOCAL_HOST_NAMES.join(','),
+    [FUNCTION_ENV.allowedOrigins]: [`127.0.0.1:${port}`, `localhost:${port}`].map((host) => `http://${host}`).join(','),
+    [FUNCTION_ENV.allowedHosts]: LOCAL_HOST_NAMES.join(','),
   };
 }
 
@@ -35,7 +35,7 @@ function union(existing: string | undefined, added: string): string {
 export function withLocalOrigins<Env extends Record<string, string | undefined>>(env: Env, additions: LocalOriginsEnv): Env & LocalOriginsEnv {
   return {
     ...env,
-    [ALLOWED_ORIGINS_ENV]: union(env[ALLOWED_ORIGINS_ENV], additions[ALLOWED_ORIGINS_ENV]),
-    [ALLOWED_HOSTS_ENV]: union(env[ALLOWED_HOSTS_ENV], additions[ALLOWED_HOSTS_ENV]),
+    [FUNCTION_ENV.allowedOrigins]: union(env[FUNCTION_ENV.allowedOrigins], additions[FUNCTION_ENV.allowedOrigins]),
+    [FUNCTION_ENV.allowedHosts]: union(env[FUNCTION_ENV.allowedHosts], additions[FUNCTION_ENV.allowedHosts]),
   };
 }

@@ -4,10 +4,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type RequestListener, type Server } from 'node:http';
-import { ALLOWED_ORIGINS_ENV } from '#shared/http/allowed-origins';
+import { FUNCTION_ENV } from '#shared/function-env';
 import { commonHeaders } from '#shared/http/response-headers';
 import { recordingsBucketName } from '#shared/recording-events';
-import { RECORDINGS_BUCKET_ENV } from '#shared/store/recording-settings';
 import { LOCAL_ACCOUNT, LOCAL_STAGE } from './build-proxy-event.ts';
 import { createEventDelivery, type EventDelivery } from './deliver-events.ts';
 import { LOCAL_REGION, StartupError } from './dynamodb-local.ts';
@@ -93,14 +92,14 @@ export async function bindGateway(port: number, host = '127.0.0.1'): Promise<Bou
       if (!credentials.accessKeyId || !credentials.secretAccessKey) throw new Error("serve() needs the local store's credentials in this process (useLocalDynamo) first");
       s3 = await acquireLocalS3({ bucket: recordingsBucketName(LOCAL_STAGE, LOCAL_ACCOUNT, LOCAL_REGION), dataDir: recordingsDir, credentials });
       process.env.AWS_ENDPOINT_URL_S3 = s3.endpoint;
-      process.env[RECORDINGS_BUCKET_ENV] = s3.bucket;
+      process.env[FUNCTION_ENV.recordingsBucket] = s3.bucket;
       // The functions that check origins accept this gateway's own: in this process for the
       // sources, in a bundle's environment when its template declares the list.
       const origins = localOrigins(boundPort);
       Object.assign(process.env, withLocalOrigins(process.env, origins));
       runtime = await startFunctionRuntime({
         log,
-        extraEnvironment: (_fn, variables) => (ALLOWED_ORIGINS_ENV in variables ? withLocalOrigins(variables, origins) : undefined),
+        extraEnvironment: (_fn, variables) => (FUNCTION_ENV.allowedOrigins in variables ? withLocalOrigins(variables, origins) : undefined),
       });
       const { routes, authorizer, handlers } = runtime;
       const delivery = createEventDelivery(runtime.eventTargets, (line, error) => {

@@ -7,8 +7,9 @@
  * Bundle mode uses the cloud assembly in `CXM_ASSEMBLY_DIR` when set (the test run synthesizes one
  * for all its files), else synthesizes the local stage or reuses the synthesis of the same sources.
  */
-import { IDEMPOTENCY_TTL_ENV } from '#shared/store/idempotency-ttl';
-import { RECORDING_ANALYSIS_ENV, RECORDING_SETTING_ENVS } from '#shared/store/recording-settings';
+
+import { FUNCTION_ENV } from '#shared/function-env';
+import { RECORDING_SETTING_ENVS } from '#shared/store/recording-settings';
 import { allTableSpecs, type TableId } from '#shared/store/table-specs';
 import { stackName } from '../stack-names.ts';
 import { LOCAL_STAGE } from './build-proxy-event.ts';
@@ -26,14 +27,14 @@ const PASSED_THROUGH = ['POWERTOOLS_LOG_LEVEL', 'POWERTOOLS_METRICS_DISABLED', '
  * Stage settings a developer may change locally through the same variable the function reads: in
  * bundle mode the value replaces the template's, in the functions whose template sets it.
  */
-const LOCAL_SETTINGS = [IDEMPOTENCY_TTL_ENV, ...RECORDING_SETTING_ENVS];
+const LOCAL_SETTINGS = [FUNCTION_ENV.idempotencyTtlHours, ...RECORDING_SETTING_ENVS];
 
 function localSettings(variables: Record<string, string>): Record<string, string> {
   return {
     ...Object.fromEntries(LOCAL_SETTINGS.flatMap((name) => (name in variables && process.env[name] ? [[name, process.env[name]!]] : []))),
     // Amazon Transcribe does not run here: the processor takes the local stand-in
     // (functions/README.md says what it fills).
-    ...(RECORDING_ANALYSIS_ENV in variables && { [RECORDING_ANALYSIS_ENV]: 'local' }),
+    ...(FUNCTION_ENV.recordingAnalysis in variables && { [FUNCTION_ENV.recordingAnalysis]: 'local' }),
   };
 }
 
@@ -80,7 +81,7 @@ export async function startFunctionRuntime(options: StartFunctionRuntimeOptions 
     dynamoEndpoint: required('AWS_ENDPOINT_URL_DYNAMODB'),
     s3Endpoint: required('AWS_ENDPOINT_URL_S3'),
     tables,
-    secrets: { cursorSecret: { current: process.env.CXM_CURSOR_SECRET, previous: process.env.CXM_CURSOR_SECRET_PREVIOUS } },
+    secrets: { cursorSecret: { current: process.env[FUNCTION_ENV.cursorSecret], previous: process.env[FUNCTION_ENV.cursorSecretPrevious] } },
     overrides,
     maxEnvironments: maxEnvironments(),
     ...(log.enabled('debug') && { report: (line: string) => log.line('debug', line) }),

@@ -8,6 +8,7 @@
  *   CXM_CURSOR_SECRET_PREVIOUS (a rotated cursor key still accepted)
  */
 import { join } from 'node:path';
+import { FUNCTION_ENV } from '#shared/function-env';
 import { idempotencyTtlMs } from '#shared/store/idempotency-ttl';
 import type { TableId } from '#shared/store/table-specs';
 import { LOCAL_STAGE } from './build-proxy-event.ts';
@@ -86,7 +87,7 @@ async function main(): Promise<void> {
     dynamo = await startDynamoDbLocal({ dataDir: inMemory ? undefined : join(home, 'dynamodb') });
     const tables = (await createTables(dynamo, LOCAL_STAGE)) as Record<TableId, string>;
     useLocalDynamo(dynamo, tables);
-    process.env.CXM_CURSOR_SECRET = localCursorSecret(inMemory ? undefined : home);
+    process.env[FUNCTION_ENV.cursorSecret] = localCursorSecret(inMemory ? undefined : home);
     const demoKey = await ensureDemoTenant(inMemory ? undefined : home);
     const { functions, s3Endpoint, recordingsBucket } = await gateway.serve({
       recordingsDir: inMemory ? undefined : join(home, 'recordings'),

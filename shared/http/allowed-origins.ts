@@ -1,16 +1,4 @@
-/**
- * The allow lists of the MCP origin check, as the functions receive them: `CXM_ALLOWED_ORIGINS`
- * (CDK sets it from the stage config on routes that declare `checksOrigin`; the local gateway adds
- * its own origins) and `CXM_ALLOWED_HOSTS` (set only by the local gateway: host names, any port).
- * Both are comma-separated.
- *
- * Matching is the MCP SDK's (`WebStandardStreamableHTTPServerTransport`'s `allowedOrigins` and
- * `allowedHosts`: membership in the list), after both sides are reduced to what identifies an
- * origin or a host: scheme, host and port, the host in lower case, a default port dropped. So
- * `https://App.example.com:443` in the config allows the `https://app.example.com` a browser sends.
- */
-export const ALLOWED_ORIGINS_ENV = 'CXM_ALLOWED_ORIGINS';
-export const ALLOWED_HOSTS_ENV = 'CXM_ALLOWED_HOSTS';
+import { FUNCTION_ENV } from '#shared/function-env';
 
 /** `new URL`, or null where it throws (`URL.parse` needs Node 20.18; package.json allows 20.11). */
 function parseUrl(text: string): URL | null {
@@ -71,9 +59,9 @@ function hostName(value: string): string | undefined {
   return host === undefined ? undefined : (parseUrl(`http://${host}`)?.hostname ?? undefined);
 }
 
-const readAllowedHostNames = listReader(ALLOWED_HOSTS_ENV, hostName);
+const readAllowedHostNames = listReader(FUNCTION_ENV.allowedHosts, hostName);
 
-const readAllowedOrigins = listReader(ALLOWED_ORIGINS_ENV, normaliseOrigin);
+const readAllowedOrigins = listReader(FUNCTION_ENV.allowedOrigins, normaliseOrigin);
 
 /**
  * Origins a request may name; unset means none (fail closed), as an empty list does. Where a list

@@ -13,6 +13,7 @@
  */
 import type { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
 import { type CursorKey, cursorKey } from '#shared/domain/reporting/report-cursor';
+import { FUNCTION_ENV } from '#shared/function-env';
 import { logger } from './logger.ts';
 
 const MIN_LENGTH = 32;
@@ -34,15 +35,15 @@ function isNotFound(error: unknown): boolean {
 }
 
 export function cursorKeysSource(): CursorKeysSource {
-  const direct = process.env.CXM_CURSOR_SECRET;
+  const direct = process.env[FUNCTION_ENV.cursorSecret];
   if (direct !== undefined && direct !== '') {
-    const keys = [cursorKey(checked(direct, 'CXM_CURSOR_SECRET'))];
-    const previous = process.env.CXM_CURSOR_SECRET_PREVIOUS;
-    if (previous) keys.push(cursorKey(checked(previous, 'CXM_CURSOR_SECRET_PREVIOUS')));
+    const keys = [cursorKey(checked(direct, FUNCTION_ENV.cursorSecret))];
+    const previous = process.env[FUNCTION_ENV.cursorSecretPrevious];
+    if (previous) keys.push(cursorKey(checked(previous, FUNCTION_ENV.cursorSecretPrevious)));
     return async () => keys;
   }
-  const arn = process.env.CXM_CURSOR_SECRET_ARN;
-  if (!arn) throw new Error('neither CXM_CURSOR_SECRET nor CXM_CURSOR_SECRET_ARN is set: reporting cursors cannot be signed');
+  const arn = process.env[FUNCTION_ENV.cursorSecretArn];
+  if (!arn) throw new Error(`neither ${FUNCTION_ENV.cursorSecret} nor ${FUNCTION_ENV.cursorSecretArn} is set: reporting cursors cannot be signed`);
   // The two versions are read together and cached together, the absence of a previous one
   // included (a never-rotated secret must not cost a Secrets Manager call per request).
   let cached: { readAt: number; keys: Promise<readonly CursorKey[]> } | undefined;

@@ -4,6 +4,7 @@
  * POWERTOOLS_METRICS_DISABLED=true keeps those lines off stdout.
  */
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { FUNCTION_ENV } from '#shared/function-env';
 import { type AppMetric, METRICS_NAMESPACE } from './metric-names.ts';
 
 /**
@@ -17,7 +18,7 @@ export function countMetric(name: AppMetric): void {
     namespace: METRICS_NAMESPACE,
     // The same service name as the logger (POWERTOOLS_SERVICE_NAME in the deployed functions).
     serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'cxm-api',
-    defaultDimensions: { stage: process.env.CXM_STAGE ?? 'local' },
+    defaultDimensions: { stage: process.env[FUNCTION_ENV.stage] ?? 'local' },
   });
   metrics.addMetric(name, MetricUnit.Count, 1);
 }

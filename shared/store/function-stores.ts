@@ -7,6 +7,8 @@
  * One export per store, not an object of them: esbuild keeps in a bundle only the stores its
  * function calls for.
  */
+
+import { FUNCTION_ENV } from '#shared/function-env';
 import { createConversationsStore } from './conversations-store.ts';
 import { createDocumentsStore } from './documents-store.ts';
 import { documentClient } from './dynamo-client.ts';
@@ -38,7 +40,8 @@ export const DYNAMO_INDEX_TABLES: readonly TableId[] = ['reporting', 'reportingC
  * (infra/constructs/reporting-backend-bundling.ts), so esbuild leaves the other backend's branch
  * and modules out of it. The variable is read in each test, written out as
  * `process.env.CXM_REPORTING_BACKEND` and not copied to a local, so that the compiled-in constant
- * folds there.
+ * folds there. FUNCTION_ENV.reportingBackend names it for the define; should the two part, a
+ * DynamoDB stage's list would carry the OpenSearch client, which integration/bundle-wiring refuses.
  */
 export async function reportingIndex(): Promise<ReportingIndex> {
   if (process.env.CXM_REPORTING_BACKEND === 'opensearch') {
@@ -51,6 +54,6 @@ export async function reportingIndex(): Promise<ReportingIndex> {
     return createOpenSearchReportingIndex(createOpenSearchClient({ endpoint: settings.endpoint }), settings.indexPrefix);
   }
   const backend = process.env.CXM_REPORTING_BACKEND ?? 'dynamodb';
-  if (backend !== 'dynamodb') throw new Error(`CXM_REPORTING_BACKEND must be opensearch or dynamodb, not ${backend}`);
+  if (backend !== 'dynamodb') throw new Error(`${FUNCTION_ENV.reportingBackend} must be opensearch or dynamodb, not ${backend}`);
   return createDynamoReportingIndex(documentClient(), { rows: tableName('reporting'), counts: tableName('reportingCounts') });
 }

@@ -1,12 +1,4 @@
-/**
- * Where a function finds the reporting search cluster: set by CDK on the indexer and on the list
- * functions of stages that use OpenSearch. Read at cold start, so a misconfigured function fails
- * loudly there instead of answering 503 to every request.
- */
-export const OPENSEARCH_ENDPOINT_VAR = 'CXM_OPENSEARCH_ENDPOINT';
-export const OPENSEARCH_INDEX_PREFIX_VAR = 'CXM_OPENSEARCH_INDEX_PREFIX';
-export const OPENSEARCH_PRIMARY_SHARDS_VAR = 'CXM_OPENSEARCH_PRIMARY_SHARDS';
-export const OPENSEARCH_REPLICAS_VAR = 'CXM_OPENSEARCH_REPLICAS';
+import { FUNCTION_ENV } from '#shared/function-env';
 
 export interface OpenSearchSettings {
   /** `https://<domain endpoint>`, or `http://host:port` for a local cluster. */
@@ -36,7 +28,7 @@ export function opensearchSettings(env: NodeJS.ProcessEnv = process.env): OpenSe
     if (!value) throw new Error(`environment variable ${name} is not set`);
     return value;
   };
-  return { endpoint: read(OPENSEARCH_ENDPOINT_VAR), indexPrefix: read(OPENSEARCH_INDEX_PREFIX_VAR) };
+  return { endpoint: read(FUNCTION_ENV.opensearchEndpoint), indexPrefix: read(FUNCTION_ENV.opensearchIndexPrefix) };
 }
 
 /** Only the indexer needs these: it puts them into the index templates. */
@@ -48,7 +40,7 @@ export function opensearchIndexShards(env: NodeJS.ProcessEnv = process.env): Ind
     return Number(value);
   };
   return {
-    primaries: count(OPENSEARCH_PRIMARY_SHARDS_VAR, DEFAULT_INDEX_SHARDS.primaries, 1),
-    replicas: count(OPENSEARCH_REPLICAS_VAR, DEFAULT_INDEX_SHARDS.replicas, 0),
+    primaries: count(FUNCTION_ENV.opensearchPrimaryShards, DEFAULT_INDEX_SHARDS.primaries, 1),
+    replicas: count(FUNCTION_ENV.opensearchReplicas, DEFAULT_INDEX_SHARDS.replicas, 0),
   };
 }

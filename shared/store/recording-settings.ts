@@ -6,17 +6,14 @@
 
 import type { JobDeadlines } from '#shared/domain/voc/job-status';
 import { DEFAULT_RECORDING_LIMITS } from '#shared/domain/voc/recording-upload';
+import { FUNCTION_ENV } from '#shared/function-env';
 
-export const RECORDINGS_BUCKET_ENV = 'CXM_RECORDINGS_BUCKET';
-export const RECORDING_MAX_BYTES_ENV = 'CXM_RECORDING_MAX_BYTES';
-export const RECORDING_URL_TTL_ENV = 'CXM_RECORDING_UPLOAD_URL_TTL_SECONDS';
-export const RECORDING_GRACE_ENV = 'CXM_RECORDING_UPLOAD_GRACE_SECONDS';
-export const RECORDING_PROCESSING_WINDOW_ENV = 'CXM_RECORDING_PROCESSING_WINDOW_SECONDS';
-/** Which analysis runs: `call-analytics` (Amazon Transcribe Call Analytics, on a stage) or `local` (the local stand-in). */
-export const RECORDING_ANALYSIS_ENV = 'CXM_RECORDING_ANALYSIS';
-/** The role Transcribe assumes to read a recording and write its output (call-analytics only). */
-export const TRANSCRIBE_ROLE_ENV = 'CXM_TRANSCRIBE_ROLE_ARN';
-export const RECORDING_SETTING_ENVS = [RECORDING_MAX_BYTES_ENV, RECORDING_URL_TTL_ENV, RECORDING_GRACE_ENV, RECORDING_PROCESSING_WINDOW_ENV] as const;
+export const RECORDING_SETTING_ENVS = [
+  FUNCTION_ENV.recordingMaxBytes,
+  FUNCTION_ENV.recordingUploadUrlTtlSeconds,
+  FUNCTION_ENV.recordingUploadGraceSeconds,
+  FUNCTION_ENV.recordingProcessingWindowSeconds,
+] as const;
 
 /**
  * Processing may take this long after the file arrived before a `started` job counts as failed:
@@ -34,19 +31,19 @@ function whole(name: string, fallback: number, min: number, max: number): number
 }
 
 export function recordingsBucket(): string {
-  const bucket = process.env[RECORDINGS_BUCKET_ENV];
-  if (!bucket) throw new Error(`environment variable ${RECORDINGS_BUCKET_ENV} (the recordings bucket) is not set`);
+  const bucket = process.env[FUNCTION_ENV.recordingsBucket];
+  if (!bucket) throw new Error(`environment variable ${FUNCTION_ENV.recordingsBucket} (the recordings bucket) is not set`);
   return bucket;
 }
 
 /** The largest recording S3 may accept (a single PUT takes at most 5 GB). */
-export const maxRecordingBytes = () => whole(RECORDING_MAX_BYTES_ENV, DEFAULT_RECORDING_LIMITS.maxBytes, 1, 5_000_000_000);
+export const maxRecordingBytes = () => whole(FUNCTION_ENV.recordingMaxBytes, DEFAULT_RECORDING_LIMITS.maxBytes, 1, 5_000_000_000);
 /** How long an upload URL stays valid: at most 12 hours, what a role's session may last. */
-export const uploadUrlTtlSeconds = () => whole(RECORDING_URL_TTL_ENV, DEFAULT_RECORDING_LIMITS.uploadUrlTtlSeconds, 1, 43_200);
+export const uploadUrlTtlSeconds = () => whole(FUNCTION_ENV.recordingUploadUrlTtlSeconds, DEFAULT_RECORDING_LIMITS.uploadUrlTtlSeconds, 1, 43_200);
 
 export function jobDeadlines(): JobDeadlines {
   return {
-    uploadGraceMs: whole(RECORDING_GRACE_ENV, DEFAULT_RECORDING_LIMITS.uploadGraceSeconds, 0, 86_400) * 1000,
-    processingWindowMs: whole(RECORDING_PROCESSING_WINDOW_ENV, DEFAULT_PROCESSING_WINDOW_SECONDS, 1, 86_400) * 1000,
+    uploadGraceMs: whole(FUNCTION_ENV.recordingUploadGraceSeconds, DEFAULT_RECORDING_LIMITS.uploadGraceSeconds, 0, 86_400) * 1000,
+    processingWindowMs: whole(FUNCTION_ENV.recordingProcessingWindowSeconds, DEFAULT_PROCESSING_WINDOW_SECONDS, 1, 86_400) * 1000,
   };
 }

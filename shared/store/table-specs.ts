@@ -2,6 +2,7 @@
  * Every DynamoDB table, declared once. CDK builds the tables from these specs and the local
  * runtime issues CreateTable from them, so a key or index cannot differ between cloud and laptop.
  */
+import { FUNCTION_ENV } from '#shared/function-env';
 export type TableId = 'keys' | 'conversations' | 'documents' | 'vocJobs' | 'reporting' | 'reportingCounts' | 'idempotency';
 
 export interface KeyAttribute {
@@ -37,7 +38,7 @@ export const tableSpecs: Record<TableId, TableSpec> = {
     partitionKey: { name: 'keyHash', type: 'S' },
     indexes: [{ name: 'byKeyId', partitionKey: { name: 'keyId', type: 'S' } }],
     stream: false,
-    envVar: 'CXM_TABLE_KEYS',
+    envVar: FUNCTION_ENV.tables.keys,
   },
   conversations: {
     id: 'conversations',
@@ -45,7 +46,7 @@ export const tableSpecs: Record<TableId, TableSpec> = {
     sortKey: { name: 'sk', type: 'S' },
     indexes: [],
     stream: 'NEW_IMAGE',
-    envVar: 'CXM_TABLE_CONVERSATIONS',
+    envVar: FUNCTION_ENV.tables.conversations,
   },
   documents: {
     id: 'documents',
@@ -53,14 +54,14 @@ export const tableSpecs: Record<TableId, TableSpec> = {
     sortKey: { name: 'sk', type: 'S' },
     indexes: [],
     stream: false,
-    envVar: 'CXM_TABLE_DOCUMENTS',
+    envVar: FUNCTION_ENV.tables.documents,
   },
   vocJobs: {
     id: 'vocJobs',
     partitionKey: { name: 'pk', type: 'S' },
     indexes: [],
     stream: false,
-    envVar: 'CXM_TABLE_VOC_JOBS',
+    envVar: FUNCTION_ENV.tables.vocJobs,
   },
   reporting: {
     id: 'reporting',
@@ -70,7 +71,7 @@ export const tableSpecs: Record<TableId, TableSpec> = {
     // Feeds the OpenSearch indexer: a MODIFY's old image says which year index held the row, a
     // REMOVE's which one holds it (shared/store/opensearch-bulk.ts).
     stream: 'NEW_AND_OLD_IMAGES',
-    envVar: 'CXM_TABLE_REPORTING',
+    envVar: FUNCTION_ENV.tables.reporting,
   },
   reportingCounts: {
     id: 'reportingCounts',
@@ -80,7 +81,7 @@ export const tableSpecs: Record<TableId, TableSpec> = {
     sortKey: { name: 'sk', type: 'S' },
     indexes: [],
     stream: false,
-    envVar: 'CXM_TABLE_REPORTING_COUNTS',
+    envVar: FUNCTION_ENV.tables.reportingCounts,
   },
   idempotency: {
     id: 'idempotency',
@@ -88,7 +89,7 @@ export const tableSpecs: Record<TableId, TableSpec> = {
     partitionKey: { name: 'pk', type: 'S' },
     indexes: [],
     stream: false,
-    envVar: 'CXM_TABLE_IDEMPOTENCY',
+    envVar: FUNCTION_ENV.tables.idempotency,
     // Deletion is lazy (within days): the ledger also treats a record past expiresAtMs as gone.
     timeToLiveAttribute: 'expiresAt',
   },

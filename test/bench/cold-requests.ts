@@ -30,13 +30,13 @@ import { issueKey } from '#shared/auth/issue-key';
 import { conversationWithDefaults } from '#shared/domain/notes/conversation';
 import { REPORT_KINDS, type ReportKind } from '#shared/domain/reporting/report-cursor';
 import { type ShapedRow, shapeRow } from '#shared/domain/reporting/report-rows';
+import { FUNCTION_ENV } from '#shared/function-env';
 import type { RouteId } from '#shared/routes';
 import { AUTHORIZER_HANDLER, routeById } from '#shared/routes';
 import { createConversationsStore } from '#shared/store/conversations-store';
 import { createDocumentsStore } from '#shared/store/documents-store';
 import { documentClient } from '#shared/store/dynamo-client';
 import { createKeysStore } from '#shared/store/keys-store';
-import { OPENSEARCH_ENDPOINT_VAR } from '#shared/store/opensearch-settings';
 import { createReportingRowsStore } from '#shared/store/reporting-rows-store';
 import { allTableSpecs, type TableId } from '#shared/store/table-specs';
 import { createVocJobsStore } from '#shared/store/voc-jobs-store';
@@ -216,7 +216,7 @@ export async function arrangeColdRequests(dynamo: LocalDynamoConnection, tables:
     AWS_ACCESS_KEY_ID: dynamo.credentials.accessKeyId,
     AWS_SECRET_ACCESS_KEY: dynamo.credentials.secretAccessKey,
     ...Object.fromEntries(allTableSpecs.map((spec) => [spec.envVar, tables[spec.id]])),
-    [OPENSEARCH_ENDPOINT_VAR]: search.url,
+    [FUNCTION_ENV.opensearchEndpoint]: search.url,
     AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint,
     NODE_EXTRA_CA_CERTS: tls.certFile,
     CXM_CURSOR_SECRET_ARN: CURSOR_SECRET_ARN,

@@ -12,8 +12,9 @@ import { type BuildOptions, build, type Metafile } from 'esbuild';
 import { OPENAPI_DOCUMENT_HANDLER, OPENAPI_DOCUMENT_OPERATION } from '#infra/constructs/api-docs';
 import { LAMBDA_BUNDLING, LAMBDA_RUNTIME } from '#infra/constructs/api-function';
 import { INDEXER_HANDLER } from '#infra/constructs/indexer';
-import { REPORTING_BACKEND_ENV, reportingBackendDefine } from '#infra/constructs/reporting-backend-bundling';
+import { reportingBackendDefine } from '#infra/constructs/reporting-backend-bundling';
 import { PROJECT_ROOT } from '#infra/project-root';
+import { FUNCTION_ENV } from '#shared/function-env';
 import { RECORDING_PROCESSOR } from '#shared/recording-events';
 import { AUTHORIZER_HANDLER, type RouteSpec, routes } from '#shared/routes';
 import { round } from './bench-stats.ts';
@@ -93,7 +94,7 @@ function routeSources(route: RouteSpec): BundleSource[] {
     kind: backend === 'dynamodb' ? kind : 'reporting-opensearch',
     entry: route.handler,
     define: reportingBackendDefine(backend),
-    environment: { [REPORTING_BACKEND_ENV]: backend },
+    environment: { [FUNCTION_ENV.reportingBackend]: backend },
   }));
 }
 

@@ -20,7 +20,7 @@
 import { execFile } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { RECORDINGS_BUCKET_ENV } from '#shared/store/recording-settings';
+import { FUNCTION_ENV } from '#shared/function-env';
 import { atMost, type Goal, median, pairedRatio, round } from './bench-stats.ts';
 import type { ColdRequest, ColdRequests } from './cold-requests.ts';
 import { COMPARED_KINDS, withPeerStandings } from './compare-peers.ts';
@@ -50,7 +50,7 @@ function functionEnvironment(): Record<string, string> {
     CXM_STAGE: 'bench',
     CXM_REPORTING_BACKEND: 'dynamodb',
     CXM_OPENSEARCH_INDEX_PREFIX: 'cxm-bench-reporting',
-    [RECORDINGS_BUCKET_ENV]: 'cxm-bench-recordings',
+    [FUNCTION_ENV.recordingsBucket]: 'cxm-bench-recordings',
   };
 }
 

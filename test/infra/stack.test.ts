@@ -14,12 +14,11 @@ import { OPENAPI_DOCUMENT_OPERATION } from '#infra/constructs/api-docs';
 import { SERVICE_NAME } from '#infra/constructs/api-function';
 import { errorBodyTemplate, gatewayResponseHeaders } from '#infra/constructs/gateway-responses';
 import { CxmStack } from '#infra/stack';
-import { ALLOWED_HOSTS_ENV, ALLOWED_ORIGINS_ENV } from '#shared/http/allowed-origins';
+import { FUNCTION_ENV } from '#shared/function-env';
 import { gatewayResponses } from '#shared/http/gateway-responses';
 import { OPENAPI_DOCUMENT_PATH } from '#shared/openapi';
 import { FUNCTION_TIMEOUT_SECONDS, type RouteSpec, routes, type TableAccess } from '#shared/routes';
 import { DYNAMO_INDEX_TABLES } from '#shared/store/function-stores';
-import { IDEMPOTENCY_TTL_ENV } from '#shared/store/idempotency-ttl';
 import { allTableSpecs, physicalTableName, type TableId, tableSpecs } from '#shared/store/table-specs';
 
 interface CfnResource {
@@ -308,7 +307,7 @@ describe('functions', () => {
     ).toEqual(reaching.sort());
     for (const id of reaching) {
       const variables = (resource(functionLogicalId(id)).Properties.Environment as { Variables: Record<string, unknown> }).Variables;
-      expect(variables[IDEMPOTENCY_TTL_ENV]).toBe(String(config.idempotencyTtlHours));
+      expect(variables[FUNCTION_ENV.idempotencyTtlHours]).toBe(String(config.idempotencyTtlHours));
     }
   });
 
@@ -509,11 +508,11 @@ describe("CXM_ALLOWED_ORIGINS: the stage's MCP origins on the functions of route
   });
 
   it('by default: set on the MCP function only, and empty (no Origin allowed)', () => {
-    expect(withVariable('dev', ALLOWED_ORIGINS_ENV)).toEqual(Object.fromEntries(checkingRoutes.map((id) => [`cxm-dev-${id}`, ''])));
+    expect(withVariable('dev', FUNCTION_ENV.allowedOrigins)).toEqual(Object.fromEntries(checkingRoutes.map((id) => [`cxm-dev-${id}`, ''])));
   });
 
   it("from the stage's mcpAllowedOrigins, normalised, on the MCP function only", () => {
-    expect(withVariable('lite', ALLOWED_ORIGINS_ENV)).toEqual(Object.fromEntries(checkingRoutes.map((id) => [`cxm-lite-${id}`, 'https://app.example.com,http://localhost:8080'])));
+    expect(withVariable('lite', FUNCTION_ENV.allowedOrigins)).toEqual(Object.fromEntries(checkingRoutes.map((id) => [`cxm-lite-${id}`, 'https://app.example.com,http://localhost:8080'])));
   });
 
   it('every stage allows no origin unless its config lists one', () => {
@@ -521,7 +520,7 @@ describe("CXM_ALLOWED_ORIGINS: the stage's MCP origins on the functions of route
   });
 
   it('no deployed function gets the local Host list: API Gateway routes by host itself', () => {
-    expect(withVariable('dev', ALLOWED_HOSTS_ENV)).toEqual({});
+    expect(withVariable('dev', FUNCTION_ENV.allowedHosts)).toEqual({});
   });
 
   it('a stage listing something that is no origin fails the synth, saying what to write', () => {

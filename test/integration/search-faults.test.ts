@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shapeRow } from '#shared/domain/reporting/report-rows';
-import { OPENSEARCH_ENDPOINT_VAR, OPENSEARCH_INDEX_PREFIX_VAR } from '#shared/store/opensearch-settings';
+import { FUNCTION_ENV } from '#shared/function-env';
 import { allShardsFailed, searchAnswer, searchRejected } from '#test/support/opensearch-recorded-responses';
 import { type OpenSearchStub, type StubAnswer, startOpenSearchStub } from '#test/support/opensearch-stub';
 import { startTestApi, type TestApi, uniqueTenant } from '#test/support/test-api';
@@ -25,8 +25,8 @@ beforeAll(async () => {
   stub = await startOpenSearchStub();
   // Read by the reporting functions when the gateway loads them (their cold start).
   process.env.CXM_REPORTING_BACKEND = 'opensearch';
-  process.env[OPENSEARCH_ENDPOINT_VAR] = stub.url;
-  process.env[OPENSEARCH_INDEX_PREFIX_VAR] = PREFIX;
+  process.env[FUNCTION_ENV.opensearchEndpoint] = stub.url;
+  process.env[FUNCTION_ENV.opensearchIndexPrefix] = PREFIX;
   api = await startTestApi();
   ({ key } = await api.createKey([tenant], ['reporting:read']));
 });

@@ -5,7 +5,8 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { localOrigins, withLocalOrigins } from '#infra/local/local-origins';
-import { ALLOWED_HOSTS_ENV, ALLOWED_ORIGINS_ENV, allowedOriginsValue, isAllowedHost, isAllowedOrigin, normaliseHost, normaliseOrigin } from '#shared/http/allowed-origins';
+import { FUNCTION_ENV } from '#shared/function-env';
+import { allowedOriginsValue, isAllowedHost, isAllowedOrigin, normaliseHost, normaliseOrigin } from '#shared/http/allowed-origins';
 
 afterEach(() => vi.unstubAllEnvs());
 
@@ -54,7 +55,7 @@ describe('a host', () => {
 
 describe('the allowed origins (CXM_ALLOWED_ORIGINS)', () => {
   it('allows exactly the listed origins, whatever the case of the host or a default port', () => {
-    vi.stubEnv(ALLOWED_ORIGINS_ENV, 'https://app.example.com, http://127.0.0.1:3000');
+    vi.stubEnv(FUNCTION_ENV.allowedOrigins, 'https://app.example.com, http://127.0.0.1:3000');
     expect(isAllowedOrigin('https://app.example.com')).toBe(true);
     expect(isAllowedOrigin('https://APP.example.com:443')).toBe(true);
     expect(isAllowedOrigin('http://127.0.0.1:3000')).toBe(true);
@@ -68,29 +69,29 @@ describe('the allowed origins (CXM_ALLOWED_ORIGINS)', () => {
   });
 
   it('allows none when empty or unset (fail closed)', () => {
-    vi.stubEnv(ALLOWED_ORIGINS_ENV, '');
+    vi.stubEnv(FUNCTION_ENV.allowedOrigins, '');
     expect(isAllowedOrigin('http://127.0.0.1:3000')).toBe(false);
-    vi.stubEnv(ALLOWED_ORIGINS_ENV, undefined);
+    vi.stubEnv(FUNCTION_ENV.allowedOrigins, undefined);
     expect(isAllowedOrigin('http://127.0.0.1:3000')).toBe(false);
   });
 
   it('follows the environment from one request to the next (gateways join the list as they start)', () => {
-    vi.stubEnv(ALLOWED_ORIGINS_ENV, 'http://127.0.0.1:3000');
+    vi.stubEnv(FUNCTION_ENV.allowedOrigins, 'http://127.0.0.1:3000');
     expect(isAllowedOrigin('http://127.0.0.1:4000')).toBe(false);
-    vi.stubEnv(ALLOWED_ORIGINS_ENV, 'http://127.0.0.1:3000,http://127.0.0.1:4000');
+    vi.stubEnv(FUNCTION_ENV.allowedOrigins, 'http://127.0.0.1:3000,http://127.0.0.1:4000');
     expect(isAllowedOrigin('http://127.0.0.1:4000')).toBe(true);
   });
 });
 
 describe('the allowed hosts (CXM_ALLOWED_HOSTS)', () => {
   it('allows any Host when unset: a deployed stage, where API Gateway routes by host', () => {
-    vi.stubEnv(ALLOWED_HOSTS_ENV, undefined);
+    vi.stubEnv(FUNCTION_ENV.allowedHosts, undefined);
     expect(isAllowedHost('evil.example.com')).toBe(true);
     expect(isAllowedHost(undefined)).toBe(true);
   });
 
   it('when set, allows the listed host names on any port (a port forward), no other name, and no missing Host', () => {
-    vi.stubEnv(ALLOWED_HOSTS_ENV, '127.0.0.1,localhost,[::1]');
+    vi.stubEnv(FUNCTION_ENV.allowedHosts, '127.0.0.1,localhost,[::1]');
     expect(isAllowedHost('127.0.0.1:3000')).toBe(true);
     expect(isAllowedHost('LocalHost:3000')).toBe(true);
     expect(isAllowedHost('127.0.0.1:9000')).toBe(true);
@@ -137,8 +138,8 @@ describe("the local gateway's own lists", () => {
 
   it('is what the functions then accept', () => {
     const env = withLocalOrigins({}, localOrigins(3000));
-    vi.stubEnv(ALLOWED_ORIGINS_ENV, env.CXM_ALLOWED_ORIGINS);
-    vi.stubEnv(ALLOWED_HOSTS_ENV, env.CXM_ALLOWED_HOSTS);
+    vi.stubEnv(FUNCTION_ENV.allowedOrigins, env.CXM_ALLOWED_ORIGINS);
+    vi.stubEnv(FUNCTION_ENV.allowedHosts, env.CXM_ALLOWED_HOSTS);
     expect(isAllowedOrigin('http://localhost:3000') && isAllowedHost('localhost:3000')).toBe(true);
     // Through a port forward: the machine's names on any port.
     expect(isAllowedOrigin('http://127.0.0.1:9000') && isAllowedHost('127.0.0.1:9000')).toBe(true);

@@ -3,7 +3,7 @@ import { ThrottlingException } from '@aws-sdk/client-dynamodb';
 import type { Context } from 'aws-lambda';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { encodeCaller } from '#shared/auth/authorizer-context';
-import { ALLOWED_HOSTS_ENV, ALLOWED_ORIGINS_ENV } from '#shared/http/allowed-origins';
+import { FUNCTION_ENV } from '#shared/function-env';
 import { FOREIGN_HOST_MESSAGE, FOREIGN_ORIGIN_MESSAGE, PERMISSION_DENIED_MESSAGE } from '#shared/http/api-error';
 import type { ChainEvent } from '#shared/http/api-types';
 import { createApiHandler } from '#shared/http/create-api-handler';
@@ -152,7 +152,7 @@ describe('the Origin check', () => {
   });
 
   it('refuses an Origin not allowed with 403 PermissionDenied and the common headers, before the handler runs', async () => {
-    vi.stubEnv(ALLOWED_ORIGINS_ENV, 'https://app.example.com');
+    vi.stubEnv(FUNCTION_ENV.allowedOrigins, 'https://app.example.com');
     reached.length = 0;
     const response = await mcp(mcpEvent({ Origin: 'https://evil.example.com' }), context());
     expect(response.statusCode).toBe(403);
@@ -162,20 +162,20 @@ describe('the Origin check', () => {
   });
 
   it('passes an allowed Origin and a request without one', async () => {
-    vi.stubEnv(ALLOWED_ORIGINS_ENV, 'https://app.example.com');
+    vi.stubEnv(FUNCTION_ENV.allowedOrigins, 'https://app.example.com');
     expect((await mcp(mcpEvent({ origin: 'https://app.example.com' }), context())).statusCode).toBe(200);
     expect((await mcp(mcpEvent({}), context())).statusCode).toBe(200);
   });
 
   it("runs after authorization: 401 and the key's own 403 come first", async () => {
-    vi.stubEnv(ALLOWED_ORIGINS_ENV, '');
+    vi.stubEnv(FUNCTION_ENV.allowedOrigins, '');
     expect((await mcp(mcpEvent({ Origin: 'https://evil.example.com' }, null), context())).statusCode).toBe(401);
     const otherTenant = await mcp(mcpEvent({ Origin: 'https://evil.example.com' }, mcpCaller, 'globex'), context());
     expect(JSON.parse(otherTenant.body)).toEqual({ code: 'PermissionDenied', message: PERMISSION_DENIED_MESSAGE });
   });
 
   it('refuses a Host name outside CXM_ALLOWED_HOSTS when that is set (the local gateway), on any port', async () => {
-    vi.stubEnv(ALLOWED_HOSTS_ENV, '127.0.0.1');
+    vi.stubEnv(FUNCTION_ENV.allowedHosts, '127.0.0.1');
     const foreign = await mcp(mcpEvent({ Host: 'evil.example.com:3000' }), context());
     expect(foreign.statusCode).toBe(403);
     expect(JSON.parse(foreign.body)).toEqual({ code: 'PermissionDenied', message: FOREIGN_HOST_MESSAGE });
@@ -184,8 +184,8 @@ describe('the Origin check', () => {
   });
 
   it('is left out of routes that do not declare it', async () => {
-    vi.stubEnv(ALLOWED_ORIGINS_ENV, '');
-    vi.stubEnv(ALLOWED_HOSTS_ENV, '127.0.0.1');
+    vi.stubEnv(FUNCTION_ENV.allowedOrigins, '');
+    vi.stubEnv(FUNCTION_ENV.allowedHosts, '127.0.0.1');
     const response = await ok(event({ headers: { 'Content-Type': 'application/json', Origin: 'https://evil.example.com', Host: 'evil.example.com' } }), context());
     expect(response.statusCode).toBe(201);
   });

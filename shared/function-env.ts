@@ -1,0 +1,46 @@
+/**
+ * Every environment variable of ours a function reads, named by what it holds. CDK sets them
+ * (infra/constructs), npm start passes them (infra/local), the functions read them (shared/): one
+ * list for all three, so a rename cannot leave the writer and the reader apart. AWS's own variables
+ * (AWS_REGION, POWERTOOLS_*) keep their documented names where they are used.
+ */
+export const FUNCTION_ENV = {
+  /** The stage's name (`local` under npm start): metrics, usage-plan key names. */
+  stage: 'CXM_STAGE',
+  /** Each table's physical name (shared/store/table-specs.ts binds them to the tables). */
+  tables: {
+    keys: 'CXM_TABLE_KEYS',
+    conversations: 'CXM_TABLE_CONVERSATIONS',
+    documents: 'CXM_TABLE_DOCUMENTS',
+    vocJobs: 'CXM_TABLE_VOC_JOBS',
+    reporting: 'CXM_TABLE_REPORTING',
+    reportingCounts: 'CXM_TABLE_REPORTING_COUNTS',
+    idempotency: 'CXM_TABLE_IDEMPOTENCY',
+  },
+  /** `opensearch` or `dynamodb`: where the reporting lists search (compiled into their bundles too). */
+  reportingBackend: 'CXM_REPORTING_BACKEND',
+  /** Where the reporting search cluster is, on the indexer and the lists of an OpenSearch stage. */
+  opensearchEndpoint: 'CXM_OPENSEARCH_ENDPOINT',
+  opensearchIndexPrefix: 'CXM_OPENSEARCH_INDEX_PREFIX',
+  opensearchPrimaryShards: 'CXM_OPENSEARCH_PRIMARY_SHARDS',
+  opensearchReplicas: 'CXM_OPENSEARCH_REPLICAS',
+  /** How long an Idempotency-Key answers for its first request, in hours. */
+  idempotencyTtlHours: 'CXM_IDEMPOTENCY_TTL_HOURS',
+  /** The browser origins (and, locally, the hosts) the MCP endpoint accepts. */
+  allowedOrigins: 'CXM_ALLOWED_ORIGINS',
+  allowedHosts: 'CXM_ALLOWED_HOSTS',
+  /** The reporting cursors' signing key: the secret's ARN on a stage, the key itself locally. */
+  cursorSecretArn: 'CXM_CURSOR_SECRET_ARN',
+  cursorSecret: 'CXM_CURSOR_SECRET',
+  cursorSecretPrevious: 'CXM_CURSOR_SECRET_PREVIOUS',
+  /** Recordings: the bucket, the upload's limits, the job's deadlines and which analysis runs. */
+  recordingsBucket: 'CXM_RECORDINGS_BUCKET',
+  recordingMaxBytes: 'CXM_RECORDING_MAX_BYTES',
+  recordingUploadUrlTtlSeconds: 'CXM_RECORDING_UPLOAD_URL_TTL_SECONDS',
+  recordingUploadGraceSeconds: 'CXM_RECORDING_UPLOAD_GRACE_SECONDS',
+  recordingProcessingWindowSeconds: 'CXM_RECORDING_PROCESSING_WINDOW_SECONDS',
+  /** `call-analytics` (Amazon Transcribe Call Analytics, on a stage) or `local` (the local stand-in). */
+  recordingAnalysis: 'CXM_RECORDING_ANALYSIS',
+  /** The role Transcribe assumes to read a recording and write its output (call-analytics only). */
+  transcribeRoleArn: 'CXM_TRANSCRIBE_ROLE_ARN',
+} as const;
