@@ -1,8 +1,10 @@
 /** The CLI's stores on a set of DynamoDB tables, all through the process's one document client. */
+
+import type { KeysStore } from '#shared/auth/key-records';
 import { type ConversationsStore, createConversationsStore } from '#shared/store/conversations-store';
 import { createDocumentsStore, type DocumentsStore } from '#shared/store/documents-store';
 import { documentClient } from '#shared/store/dynamo-client';
-import { createKeysStore, type KeysStore } from '#shared/store/keys-store';
+import { createKeysStore } from '#shared/store/keys-store';
 import { createReportingRowsStore, type ReportingRowsStore } from '#shared/store/reporting-rows-store';
 import type { TableId } from '#shared/store/table-specs';
 import { createVocJobsStore, type VocJobsStore } from '#shared/store/voc-jobs-store';

@@ -10,8 +10,9 @@
  * keys before this one existed); after the store, either that revoke sees this key and keeps the
  * usage key, or its delete came first and the second ensure puts it back.
  */
-import type { KeysStore, StoredKey } from '#shared/store/keys-store';
+
 import { generateKey } from './key-format.ts';
+import type { KeysStore, StoredKey } from './key-records.ts';
 import { type UsageOwner, usageKeyName, usageOwner } from './usage-identity.ts';
 import type { UsagePlanKeys } from './usage-plan-keys.ts';
 

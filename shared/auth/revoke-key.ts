@@ -8,7 +8,7 @@
  * run again. The counterpart of issueKey, used by `cxm keys revoke` and by `cxm smoke` for its
  * temporary key.
  */
-import type { KeysStore, StoredKey } from '#shared/store/keys-store';
+import type { KeysStore, StoredKey } from './key-records.ts';
 import { keyStatus } from './key-status.ts';
 import { usageOwner } from './usage-identity.ts';
 import type { UsagePlanKeys } from './usage-plan-keys.ts';

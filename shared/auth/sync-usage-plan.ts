@@ -11,7 +11,7 @@
  * tenants (now throttled through a key of their own). So an upgrade is: sync (the new keys exist),
  * deploy, sync with pruneLegacy.
  */
-import type { KeysStore } from '#shared/store/keys-store';
+import type { KeysStore } from './key-records.ts';
 import { keyStatus } from './key-status.ts';
 import { keyUsageKeyPrefix, tenantUsageKeyPrefix, type UsageOwner, usageKeyName, usageOwner } from './usage-identity.ts';
 import type { UsagePlanKeys } from './usage-plan-keys.ts';

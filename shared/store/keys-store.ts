@@ -1,35 +1,13 @@
 /**
  * Tenant API keys, stored by the SHA-256 of the whole key (the key itself is never stored).
  * Unlike every other store this one is not tenant-scoped: the authorizer looks a key up before it
- * knows the tenant, and the operator CLI manages keys across tenants.
+ * knows the tenant, and the operator CLI manages keys across tenants. The port it implements, and
+ * the record it keeps, are shared/auth/key-records.ts.
  */
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { KeyLifecycle } from '#shared/auth/key-status';
+import type { KeysStore, StoredKey } from '#shared/auth/key-records';
 import type { UsageKey } from '#shared/auth/usage-plan-keys';
 import { tableSpecs } from './table-specs.ts';
-
-export interface StoredKey extends KeyLifecycle {
-  keyId: string;
-  keyHash: string;
-  tenants: string[];
-  scopes: string[];
-  name: string;
-  createdAt: string;
-  /**
-   * Only on keys made before per-tenant rate limits: the key's own API Gateway key, which `revoke`
-   * and `cxm keys sync --prune-legacy` delete. Keys are now throttled through their tenant's key
-   * (usage-identity.ts), which no key record holds.
-   */
-  usageKey?: UsageKey | undefined;
-}
-
-export interface KeysStore {
-  findByHash(keyHash: string): Promise<StoredKey | undefined>;
-  create(key: StoredKey): Promise<void>;
-  list(tenantId?: string): Promise<StoredKey[]>;
-  /** Marks the key revoked; undefined when no key has that id. */
-  revoke(keyId: string, at: Date): Promise<StoredKey | undefined>;
-}
 
 const BY_KEY_ID = tableSpecs.keys.indexes[0]!.name;
 

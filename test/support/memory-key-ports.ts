@@ -4,9 +4,10 @@
  * which the CLI tests against DynamoDB Local and the fake API Gateway cannot interleave on demand).
  * Each port takes hooks that run just before an operation, where a test puts the other operator.
  */
+
+import type { KeysStore, StoredKey } from '#shared/auth/key-records';
 import { tenantUsageKeyName, type UsageOwner, usageKeyName, usageKeyValue } from '#shared/auth/usage-identity';
 import type { StageUsageKey, UsagePlanKeys } from '#shared/auth/usage-plan-keys';
-import type { KeysStore, StoredKey } from '#shared/store/keys-store';
 
 export const MEMORY_STAGE = 'prod';
 

@@ -1,0 +1,31 @@
+/**
+ * The port to the keys table: what a key record holds and what issuing, revoking, syncing and the
+ * authorizer ask of the store that keeps them. It lives with the key rules, not the DynamoDB
+ * adapter (shared/store/keys-store.ts), so those rules depend on no store and the adapter depends
+ * on them, never the other way round.
+ */
+import type { KeyLifecycle } from './key-status.ts';
+import type { UsageKey } from './usage-plan-keys.ts';
+
+export interface StoredKey extends KeyLifecycle {
+  keyId: string;
+  keyHash: string;
+  tenants: string[];
+  scopes: string[];
+  name: string;
+  createdAt: string;
+  /**
+   * Only on keys made before issue 14: the key's own API Gateway key (D10), which `revoke` and
+   * `cxm keys sync --prune-legacy` delete. Keys are now throttled through their usage owner's key
+   * (usage-identity.ts), which no key record holds.
+   */
+  usageKey?: UsageKey | undefined;
+}
+
+export interface KeysStore {
+  findByHash(keyHash: string): Promise<StoredKey | undefined>;
+  create(key: StoredKey): Promise<void>;
+  list(tenantId?: string): Promise<StoredKey[]>;
+  /** Marks the key revoked; undefined when no key has that id. */
+  revoke(keyId: string, at: Date): Promise<StoredKey | undefined>;
+}
