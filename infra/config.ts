@@ -10,7 +10,7 @@
  */
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { DEFAULT_RATE_LIMIT, DEFAULT_STAGE_RATE_LIMIT, type RateLimit } from '#infra/local/token-buckets';
+import { DEFAULT_RATE_LIMIT, DEFAULT_STAGE_RATE_LIMIT, type RateLimit } from '#infra/default-rate-limits';
 import { DEFAULT_RECORDING_LIMITS } from '#shared/domain/voc/recording-upload';
 import { DEFAULT_IDEMPOTENCY_TTL_HOURS } from '#shared/store/idempotency-ttl';
 import { DEFAULT_PROCESSING_WINDOW_SECONDS } from '#shared/store/recording-settings';
@@ -26,9 +26,10 @@ export interface StageConfig {
   /** How long API Gateway reuses an authorizer decision for the same Authorization header. */
   authorizerCacheTtl: Duration;
   /**
-   * Per-tenant throttle of the stage's usage plan: every tenant (and every key of several tenants)
-   * gets its own API Gateway key in that plan, so one busy caller cannot starve the others. The
-   * local gateway uses the same numbers (CXM_RATE_LIMIT).
+   * Per-tenant throttle of the stage's usage plan: every tenant has one API Gateway
+   * key in that plan, which each of its keys of that tenant alone is throttled through (a key of
+   * several tenants gets one of its own), so one busy tenant cannot starve the others. The local
+   * gateway uses the same numbers (CXM_RATE_LIMIT).
    */
   rateLimit: RateLimit;
   /**

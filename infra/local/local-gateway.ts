@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
+import type { RateLimit } from '#infra/default-rate-limits';
 import { type GatewayResponseType, gatewayResponses } from '#shared/http/gateway-responses';
 import { commonHeaders } from '#shared/http/response-headers';
 import { FUNCTION_TIMEOUT_SECONDS, type RouteSpec } from '#shared/routes';
@@ -12,7 +13,7 @@ import { AuthorizerCache, policyAllows } from './authorizer-cache.ts';
 import { buildAuthorizerEvent, buildProxyEvent, type IncomingParts, methodArn } from './build-proxy-event.ts';
 import { AuthorizerConfigurationError, integrationAuthorizerContext } from './integration-authorizer-context.ts';
 import { matchRoute } from './match-route.ts';
-import { type RateLimit, TokenBuckets } from './token-buckets.ts';
+import { TokenBuckets } from './token-buckets.ts';
 
 /** API Gateway's own payload limit. */
 const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
@@ -25,7 +26,7 @@ export interface LocalGatewayOptions {
   authorizer: AuthorizerHandler;
   handlers: ReadonlyMap<string, ProxyHandler>;
   authCacheTtlSeconds: number;
-  /** Per-key throttling as a usage plan does it; none when undefined. */
+  /** Throttling per usage identity (a tenant, or a key of several tenants) as a usage plan does it; none when undefined. */
   rateLimit?: RateLimit;
   /** The stage throttle: one bucket per route and method, before any authorizer runs, as API Gateway applies a stage's throttle to each method. */
   stageRateLimit?: RateLimit;

@@ -4,6 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type RequestListener, type Server } from 'node:http';
+import type { RateLimit } from '#infra/default-rate-limits';
 import { FUNCTION_ENV } from '#shared/function-env';
 import { commonHeaders } from '#shared/http/response-headers';
 import { recordingsBucketName } from '#shared/recording-events';
@@ -17,7 +18,6 @@ import { localOrigins, withLocalOrigins } from './local-origins.ts';
 import { acquireLocalS3, type LocalS3 } from './local-s3.ts';
 import { createApiDocs } from './serve-api-docs.ts';
 import { startFunctionRuntime } from './start-function-runtime.ts';
-import type { RateLimit } from './token-buckets.ts';
 
 /** The authorizer cache TTL where neither the caller nor the template says (API Gateway's 60 s in our stacks). */
 const DEFAULT_AUTH_CACHE_TTL_SECONDS = 60;

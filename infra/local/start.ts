@@ -8,6 +8,7 @@
  *   CXM_CURSOR_SECRET_PREVIOUS (a rotated cursor key still accepted)
  */
 import { join } from 'node:path';
+import { DEFAULT_RATE_LIMIT, DEFAULT_STAGE_RATE_LIMIT } from '#infra/default-rate-limits';
 import { FUNCTION_ENV } from '#shared/function-env';
 import { idempotencyTtlMs } from '#shared/store/idempotency-ttl';
 import type { TableId } from '#shared/store/table-specs';
@@ -21,7 +22,7 @@ import { localLog, parseLocalLogLevel } from './local-log.ts';
 import { cxmHome, localStatePath, restrictStateDir, writeLocalState } from './local-state.ts';
 import { type BoundGateway, bindGateway } from './serve-gateway.ts';
 import { maxEnvironments } from './start-function-runtime.ts';
-import { DEFAULT_RATE_LIMIT, DEFAULT_STAGE_RATE_LIMIT, formatRateLimit, parseRateLimit } from './token-buckets.ts';
+import { formatRateLimit, parseRateLimit } from './token-buckets.ts';
 import { useLocalDynamo } from './use-local-dynamo.ts';
 
 function numberFromEnv<F extends number | undefined>(name: string, fallback: F, valid: (n: number) => boolean): number | F {

@@ -1,24 +1,10 @@
 /**
- * The local gateway's rate limit: a token bucket per usage key (the authorizer's
- * `usageIdentifierKey`: the tenant's, or a key of several tenants' own) that holds `burst` tokens
- * and refills `rate` per second, as an API Gateway usage plan throttles. Buckets exist only for
+ * The local gateway's rate limit: a token bucket per usage identity (a tenant, or a
+ * key of several tenants: shared/auth/usage-identity.ts) that holds `burst` tokens and refills
+ * `rate` per second, as an API Gateway usage plan throttles. Buckets exist only for identities of
  * keys the authorizer accepted, so their number is bounded by the keys issued.
  */
-export interface RateLimit {
-  /** Steady requests per second. */
-  rate: number;
-  /** Requests allowed at once before the rate applies. */
-  burst: number;
-}
-
-/** The stage's default rate limit: the local gateway and a deployed stage's usage plan both start here. */
-export const DEFAULT_RATE_LIMIT: RateLimit = { rate: 50, burst: 100 };
-
-/**
- * The stage's throttle of each method, before any authorizer: 40 busy
- * tenants at their full rate, within API Gateway's regional account limit (10 000/5 000).
- */
-export const DEFAULT_STAGE_RATE_LIMIT: RateLimit = { rate: 2000, burst: 4000 };
+import type { RateLimit } from '#infra/default-rate-limits';
 
 export function formatRateLimit(limit: RateLimit): string {
   return `${limit.rate}/${limit.burst}`;

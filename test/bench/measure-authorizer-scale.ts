@@ -8,8 +8,8 @@
  * tenant, and one tenant at this rate would be refused with 429 long before the end.
  */
 import { indexedTasks, runBounded } from '#infra/cli/run-bounded';
+import { DEFAULT_RATE_LIMIT } from '#infra/default-rate-limits';
 import { bindGateway } from '#infra/local/serve-gateway';
-import { DEFAULT_RATE_LIMIT } from '#infra/local/token-buckets';
 import { BENCH_COLLECTION } from './bench-requests.ts';
 import { atMost, type Goal, round } from './bench-stats.ts';
 import { countKeyReads } from './measure-authorizer-reads.ts';

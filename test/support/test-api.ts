@@ -4,8 +4,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { expect, inject } from 'vitest';
+import type { RateLimit } from '#infra/default-rate-limits';
 import { bindGateway } from '#infra/local/serve-gateway';
-import type { RateLimit } from '#infra/local/token-buckets';
 import { useLocalDynamo } from '#infra/local/use-local-dynamo';
 import { issueKey } from '#shared/auth/issue-key';
 import { type Conversation, conversationWithDefaults } from '#shared/domain/notes/conversation';
