@@ -9,6 +9,8 @@ import { isValidTenantId } from '#shared/auth/tenant-id';
 import { CliError } from './cli-error.ts';
 import { type CliStores, connectStores } from './connect-stores.ts';
 import { runBounded } from './run-bounded.ts';
+// Type only: the writes module itself is imported when seeding (below).
+import type { SeedPlan } from './seed-writes.ts';
 
 /** Write requests in flight at once. */
 const CONCURRENCY = 16;
@@ -21,16 +23,6 @@ interface SeedOptions {
   days: string;
   seed: string;
   stage?: string;
-}
-
-export interface SeedPlan {
-  tenant: string;
-  assistant: number;
-  voc: number;
-  jobs: number;
-  days: number;
-  seed: number;
-  now: number;
 }
 
 function wholeNumber(option: string, value: string, min: number, max: number): number {

@@ -9,7 +9,17 @@ import { type ReportRow, type ShapedRow, shapeRow } from '#shared/domain/reporti
 import type { JobStatus, VocJob } from '#shared/domain/voc/job-status';
 import type { CliStores } from './connect-stores.ts';
 import { generateAssistantRows, generateVocRows } from './generate-report-rows.ts';
-import type { SeedPlan } from './seed-command.ts';
+
+/** What to seed, from `cxm seed`'s options; `now` is the instant the rows' times count back from. */
+export interface SeedPlan {
+  tenant: string;
+  assistant: number;
+  voc: number;
+  jobs: number;
+  days: number;
+  seed: number;
+  now: number;
+}
 
 /** Rows per generator call. Fixed: the rows of a seed depend on it. */
 const CHUNK = 1000;

@@ -7,7 +7,8 @@
  * large window should cost about what the small one does (within 1.5x).
  */
 
-import { type SeedPlan, seed } from '#infra/cli/seed-command';
+import { seed } from '#infra/cli/seed-command';
+import type { SeedPlan } from '#infra/cli/seed-writes';
 import { cursorKey } from '#shared/domain/reporting/report-cursor';
 import { RESPONSE_BUDGET_BYTES } from '#shared/http/response-budget';
 import { serveReportList } from '#shared/http/serve-report-list';
