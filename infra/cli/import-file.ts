@@ -9,9 +9,9 @@ import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { type ImportWrite, importChecker } from './check-import-entry.ts';
 import { CliError } from './cli-error.ts';
+import { countProgress } from './count-progress.ts';
 import { checkpointPath, type ImportCheckpoint, readCheckpoint, removeCheckpoint, saveCheckpoint } from './import-checkpoint.ts';
 import { emptySummary, type ImportSummary } from './import-data.ts';
-import { importProgress } from './import-progress.ts';
 import { readImportFile } from './read-import-file.ts';
 import { type ImportStores, writeImport } from './write-import.ts';
 
@@ -58,7 +58,7 @@ async function checkFile(run: ImportFileRun, size: number): Promise<{ summary: I
   const hash = createHash('sha256');
   const summary = emptySummary();
   let bytes = 0;
-  const progress = importProgress({ label: 'checking', unit: 'bytes', total: size, tty: run.tty });
+  const progress = countProgress({ label: 'checking', unit: 'bytes', total: size, tty: run.tty });
   for await (const entry of readImportFile(run.file, (chunk) => {
     hash.update(chunk);
     bytes += chunk.length;
@@ -112,10 +112,7 @@ export async function importFile(run: ImportFileRun): Promise<{ summary: ImportS
   save();
 
   let throttled = 0;
-  const progress = importProgress(
-    { label: 'importing', unit: 'items', total: items, tty: run.tty, detail: () => (throttled > 0 ? `${throttled} writes throttled and retried` : undefined) },
-    resumedAt,
-  );
+  const progress = countProgress({ label: 'importing', unit: 'items', total: items, tty: run.tty, detail: () => (throttled > 0 ? `${throttled} writes throttled and retried` : undefined) }, resumedAt);
   let savedAt = performance.now();
   const stop = (signal: NodeJS.Signals) => {
     save();

@@ -9,8 +9,8 @@ import { scopeAreas } from '#shared/routes';
 import { usagePlanName } from '../usage-plan-name.ts';
 import { CliError } from './cli-error.ts';
 import { connectStores } from './connect-stores.ts';
+import { countProgress, type Progress } from './count-progress.ts';
 import { formatTable } from './format-table.ts';
-import { importProgress, type Progress } from './import-progress.ts';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
@@ -142,7 +142,7 @@ export function registerKeysCommands(program: Command): void {
       const synced = await syncUsagePlan(stores.keys, stores.usagePlan, options.stage, {
         pruneLegacy: options.pruneLegacy ?? false,
         onOwner: (done, total) => {
-          progress ??= importProgress({ label: 'usage keys', total, unit: 'items', tty: process.stderr.isTTY === true });
+          progress ??= countProgress({ label: 'usage keys', total, unit: 'items', tty: process.stderr.isTTY === true });
           progress.update(done);
         },
       });

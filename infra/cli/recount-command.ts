@@ -8,6 +8,7 @@ import type { Command } from 'commander';
 import { isValidTenantId } from '#shared/auth/tenant-id';
 import { CliError } from './cli-error.ts';
 import { connectStores } from './connect-stores.ts';
+import { countProgress } from './count-progress.ts';
 
 export function registerRecountCommand(program: Command): void {
   program
@@ -21,13 +22,13 @@ export function registerRecountCommand(program: Command): void {
       if (options.tenant !== undefined && !isValidTenantId(options.tenant)) throw new CliError(`tenant '${options.tenant}' is not a valid tenant id`);
       const stores = await connectStores(options.stage);
       const started = Date.now();
+      // The rows are not known in advance: a count and a rate, without a total or an ETA.
+      const progress = countProgress({ label: 'counting rows', unit: 'items', tty: process.stderr.isTTY === true });
       const { lists, rows } = await stores.reportingRows.rebuildCounts({
         ...(options.tenant !== undefined && { tenantId: options.tenant }),
-        onProgress: (scanned) => {
-          if (process.stderr.isTTY) process.stderr.write(`\rcounted ${scanned} rows`);
-        },
+        onProgress: (scanned) => progress.update(scanned),
       });
-      if (process.stderr.isTTY) process.stderr.write('\n');
+      progress.finish();
       console.log(`Recounted ${rows} reporting rows in ${lists} lists on the ${stores.target} (${((Date.now() - started) / 1000).toFixed(1)} s).`);
     });
 }

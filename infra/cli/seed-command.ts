@@ -8,6 +8,7 @@ import type { Command } from 'commander';
 import { isValidTenantId } from '#shared/auth/tenant-id';
 import { CliError } from './cli-error.ts';
 import { type CliStores, connectStores } from './connect-stores.ts';
+import { countProgress } from './count-progress.ts';
 import { runBounded } from './run-bounded.ts';
 // Type only: the writes module itself is imported when seeding (below).
 import type { SeedPlan } from './seed-writes.ts';
@@ -31,35 +32,20 @@ function wholeNumber(option: string, value: string, min: number, max: number): n
   return n;
 }
 
-function progressLine(done: number, total: number, seconds: number): string {
-  const width = 24;
-  const filled = total === 0 ? width : Math.round((done / total) * width);
-  const rate = seconds > 0 ? done / seconds : 0;
-  const eta = rate > 0 && done < total ? `, ${Math.ceil((total - done) / rate)} s left` : '';
-  return `\rseeding [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total} (${Math.round(rate)}/s${eta})   `;
-}
-
 export async function seed(plan: SeedPlan, stores: CliStores, progress: boolean): Promise<number> {
   // Imported when seeding, not at every `cxm` start: the row generators serve this command only.
   const { seedWrites } = await import('./seed-writes.ts');
   const total = plan.assistant + plan.voc + plan.jobs;
   const started = performance.now();
+  const counter = progress ? countProgress({ label: 'seeding', unit: 'items', total, tty: true }) : undefined;
   let done = 0;
-  let drawnAt = 0;
-  const draw = () => process.stderr.write(progressLine(done, total, (performance.now() - started) / 1000));
   try {
     await runBounded(seedWrites(plan, stores), CONCURRENCY, (n) => {
       done += n;
-      if (progress && performance.now() - drawnAt >= 200) {
-        drawnAt = performance.now();
-        draw();
-      }
+      counter?.update(done);
     });
   } finally {
-    if (progress) {
-      draw();
-      process.stderr.write('\n');
-    }
+    counter?.finish();
   }
   return (performance.now() - started) / 1000;
 }

@@ -1,15 +1,16 @@
 /**
- * `cxm import`'s progress on stderr (stdout keeps only the summary line): on a terminal one line
- * redrawn in place a few times a second; elsewhere (CI logs, a file) a plain line every few
- * seconds, so a long import shows it is alive without flooding the log, and one that ends within
- * the first interval prints nothing at all.
+ * The CLI's one progress renderer for its long counted runs (`cxm import`, `cxm keys sync`,
+ * `cxm seed`, `cxm reporting recount`), on stderr (stdout keeps only the summary line): on a
+ * terminal one line redrawn in place a few times a second; elsewhere (CI logs, a file) a plain
+ * line every few seconds, so a long run shows it is alive without flooding the log, and one that
+ * ends within the first interval prints nothing at all.
  */
 export interface ProgressOptions {
-  /** What is counted, e.g. `checking` or `importing`. */
+  /** What is being done, e.g. `checking`, `importing` or `seeding`. */
   label: string;
   /** The count that means done, when known (for the ETA). */
   total?: number;
-  /** Counted in bytes (the first pass reads the file) or items. */
+  /** Counted in bytes (the first pass of an import reads the file) or items. */
   unit: 'bytes' | 'items';
   tty: boolean;
   /** Milliseconds between plain lines when not on a terminal. */
@@ -42,7 +43,7 @@ function duration(seconds: number): string {
  * `from`: the count the run started at (a resumed import starts past what an earlier run stored),
  * so the rate and ETA count only this run's work.
  */
-export function importProgress(options: ProgressOptions, from = 0): Progress {
+export function countProgress(options: ProgressOptions, from = 0): Progress {
   const { label, total, unit, tty, everyMs = 5_000 } = options;
   const write = options.write ?? ((text: string) => process.stderr.write(text));
   const started = performance.now();
