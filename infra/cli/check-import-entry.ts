@@ -10,6 +10,7 @@ import type { ErrorObject } from 'ajv';
 import { isStorableDocId } from '#shared/domain/documents/document-id';
 import { DOCUMENT_MAX_BYTES, jsonBytes } from '#shared/domain/documents/document-size';
 import { type Conversation, conversationWithDefaults } from '#shared/domain/notes/conversation';
+import { parseIsoDateTime } from '#shared/domain/reporting/parse-instant';
 import type { ReportKind } from '#shared/domain/reporting/report-cursor';
 import { type ReportRow, type ShapedRow, shapeRow } from '#shared/domain/reporting/report-rows';
 import type { VocJob } from '#shared/domain/voc/job-status';
@@ -38,10 +39,8 @@ const SAMPLES: Record<JsonShape, unknown> = { object: {}, array: [], string: '',
 function lockedUntilMs(value: ImportConversation['lockedUntil'], id: string): number | null {
   if (value === null || value === undefined) return null;
   if (typeof value === 'number') return value;
-  const ms = Date.parse(value);
-  if (Number.isNaN(ms) || !/^\d{4}-\d{2}-\d{2}T.*(Z|[+-]\d{2}:?\d{2})$/.test(value)) {
-    throw new ImportError(`conversation '${id}': lockedUntil '${value}' is neither ISO 8601 with a zone nor epoch milliseconds`);
-  }
+  const ms = parseIsoDateTime(value);
+  if (ms === undefined) throw new ImportError(`conversation '${id}': lockedUntil '${value}' is neither an ISO 8601 date-time with a zone, on a day that exists, nor epoch milliseconds`);
   return ms;
 }
 

@@ -5,6 +5,7 @@ import { issueKey } from '#shared/auth/issue-key';
 import { keyStatus } from '#shared/auth/key-status';
 import { revokeKey } from '#shared/auth/revoke-key';
 import { isValidTenantId } from '#shared/auth/tenant-id';
+import { parseIsoDateTime } from '#shared/domain/reporting/parse-instant';
 import { scopeAreas } from '#shared/routes';
 import { usagePlanName } from '../usage-plan-name.ts';
 import { CliError } from './cli-error.ts';
@@ -12,14 +13,15 @@ import { connectStores } from './connect-stores.ts';
 import { countProgress, type Progress } from './count-progress.ts';
 import { formatTable } from './format-table.ts';
 
+const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 function parseExpiry(value: string | undefined, now: Date): string | undefined {
   if (value === undefined) return undefined;
-  const ms = Date.parse(value);
-  if (Number.isNaN(ms) || !/^\d{4}-\d{2}-\d{2}(T.*(Z|[+-]\d{2}:?\d{2}))?$/.test(value)) {
-    throw new CliError(`--expires '${value}' is not an ISO 8601 date or date-time with a zone (e.g. 2027-01-31T00:00:00Z)`);
-  }
+  // A date alone means its start in UTC, as ISO 8601's date-only form always has in JavaScript.
+  const ms = parseIsoDateTime(DATE_ONLY.test(value) ? `${value}T00:00:00Z` : value);
+  if (ms === undefined) throw new CliError(`--expires '${value}' is not an ISO 8601 date or date-time with a zone, on a day that exists (e.g. 2027-01-31T00:00:00Z)`);
   if (ms <= now.getTime()) throw new CliError(`--expires '${value}' is in the past`);
   return new Date(ms).toISOString();
 }

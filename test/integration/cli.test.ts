@@ -60,6 +60,9 @@ describe('cxm keys', () => {
     ['a tenant with a separator', ['--tenant', 'a/b', '--scope', 'cxm:*'], /tenant 'a\/b'/],
     ['an expiry in the past', ['--tenant', 'acme', '--scope', 'cxm:*', '--expires', '2001-01-01T00:00:00Z'], /in the past/],
     ['an expiry that is not ISO 8601', ['--tenant', 'acme', '--scope', 'cxm:*', '--expires', 'tomorrow'], /ISO 8601/],
+    // Date.parse would roll these over to March (the second into a future March, so a key was issued).
+    ['an expiry date that does not exist', ['--tenant', 'acme', '--scope', 'cxm:*', '--expires', '2026-02-30'], /--expires '2026-02-30' is not .*on a day that exists/],
+    ['an expiry time on a day that does not exist', ['--tenant', 'acme', '--scope', 'cxm:*', '--expires', '2099-02-30T00:00:00Z'], /--expires '2099-02-30T00:00:00Z' is not .*on a day that exists/],
   ])('create refuses %s with one clear line', async (_name, args, message) => {
     const result = await cxm('keys', 'create', ...args);
     expect(result.code).toBe(1);
@@ -179,6 +182,7 @@ describe('cxm import', () => {
     ['a conversation without id', { conversations: [{ status: 'open' }] }, /'id' is required/],
     ['an id with a separator', { conversations: [{ id: 'a/b' }] }, /must not contain/],
     ['a lock that is not a time', { conversations: [{ id: 'x', lockedUntil: 'soon' }] }, /lockedUntil 'soon'/],
+    ['a lock on a day that does not exist', { conversations: [{ id: 'x', lockedUntil: '2026-02-30T00:00:00Z' }] }, /lockedUntil '2026-02-30T00:00:00Z' is neither .*on a day that exists/],
     ['a duplicate id', { conversations: [{ id: 'x' }, { id: 'x' }] }, /appears more than once/],
     ['an id too long for the store', { conversations: [{ id: 'x' }, { id: '😀'.repeat(512) }] }, /too long to store/],
   ])('refuses %s and writes nothing', async (_name, content, message) => {

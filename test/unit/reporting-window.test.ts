@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseInstant } from '#shared/domain/reporting/parse-instant';
+import { parseInstant, parseIsoDateTime } from '#shared/domain/reporting/parse-instant';
 import { RANGES, type ReportQuery, resolveWindow } from '#shared/domain/reporting/resolve-window';
 
 const NOW = Date.parse('2026-06-15T12:00:00Z');
@@ -54,6 +54,11 @@ describe('parseInstant', () => {
     '',
   ])('refuses %j', (text) => {
     expect(parseInstant(text)).toBeUndefined();
+  });
+
+  it('reads the ISO form alone through parseIsoDateTime: no epoch digits, no day that does not exist', () => {
+    expect(parseIsoDateTime('2026-03-02T00:00:00Z')).toBe(Date.parse('2026-03-02T00:00:00Z'));
+    for (const text of ['1767225600000', '2026-02-30T00:00:00Z', '2026-02-29T00:00:00+01:00', '2026-02-28']) expect(parseIsoDateTime(text)).toBeUndefined();
   });
 
   it('accepts a leap day and fractions to the nanosecond (kept to the millisecond)', () => {

@@ -1,7 +1,8 @@
 /**
- * A reporting time bound: ISO 8601 date-time with a zone (`Z` or `±hh:mm`), or epoch
- * milliseconds written in digits only. Undefined for anything else, including calendar dates that
- * do not exist: `Date.parse` would roll 2026-02-30 over to March.
+ * The project's one reader of ISO 8601 instants, strict where `Date.parse` is lax: `Date.parse`
+ * would roll 2026-02-30 over to March, and take a time without a zone as the machine's local time.
+ * Reporting bounds read it with epoch milliseconds besides (parseInstant); the CLI's key
+ * expiry and the import file's lock times read the ISO form alone (parseIsoDateTime).
  */
 const ISO_WITH_ZONE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|([+-])(\d{2}):?(\d{2}))$/;
 const EPOCH_MS = /^\d{1,15}$/;
@@ -10,8 +11,11 @@ function daysInMonth(year: number, month: number): number {
   return new Date(Date.UTC(year, month, 0)).getUTCDate();
 }
 
-export function parseInstant(text: string): number | undefined {
-  if (EPOCH_MS.test(text)) return Number(text);
+/**
+ * An ISO 8601 date-time with a zone (`Z` or `±hh:mm`), as epoch milliseconds. Undefined for
+ * anything else, including calendar dates and times that do not exist.
+ */
+export function parseIsoDateTime(text: string): number | undefined {
   const match = ISO_WITH_ZONE.exec(text);
   if (!match) return undefined;
   const [, y, mo, d, h, mi, s = '0', fraction = '', zone, sign, zh = '0', zm = '0'] = match;
@@ -24,4 +28,12 @@ export function parseInstant(text: string): number | undefined {
   const date = new Date(Date.UTC(2000, month - 1, day, hour, minute, second, millis));
   date.setUTCFullYear(year);
   return date.getTime() - offsetMinutes * 60_000;
+}
+
+/**
+ * A reporting time bound (D6): an ISO 8601 date-time with a zone, or epoch milliseconds written in
+ * digits only. Undefined for anything else.
+ */
+export function parseInstant(text: string): number | undefined {
+  return EPOCH_MS.test(text) ? Number(text) : parseIsoDateTime(text);
 }
