@@ -5,8 +5,8 @@
  */
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { CliError } from './cli-error.ts';
 import { tinyWav } from './tiny-wav.ts';
+import { wholeNumberOption } from './whole-number-option.ts';
 
 export function registerSampleRecordingCommand(program: Command): void {
   program
@@ -17,8 +17,7 @@ export function registerSampleRecordingCommand(program: Command): void {
     .argument('<file>', 'where to write it')
     .option('--seconds <n>', 'length in seconds, 1 to 600', '2')
     .action((file: string, options: { seconds: string }) => {
-      const seconds = Number(options.seconds);
-      if (!/^\d+$/.test(options.seconds) || seconds < 1 || seconds > 600) throw new CliError(`--seconds ${options.seconds} is not valid; give a whole number from 1 to 600`);
+      const seconds = wholeNumberOption('seconds', options.seconds, 1, 600);
       const wav = tinyWav(seconds);
       writeFileSync(file, wav);
       console.log(`Wrote ${file}: ${seconds} s of audio/wav, ${wav.length} bytes.`);

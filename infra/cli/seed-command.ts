@@ -12,6 +12,7 @@ import { countProgress } from './count-progress.ts';
 import { runBounded } from './run-bounded.ts';
 // Type only: the writes module itself is imported when seeding (below).
 import type { SeedPlan } from './seed-writes.ts';
+import { wholeNumberOption } from './whole-number-option.ts';
 
 /** Write requests in flight at once. */
 const CONCURRENCY = 16;
@@ -24,12 +25,6 @@ interface SeedOptions {
   days: string;
   seed: string;
   stage?: string;
-}
-
-function wholeNumber(option: string, value: string, min: number, max: number): number {
-  const n = /^\d{1,10}$/.test(value) ? Number(value) : Number.NaN;
-  if (!(n >= min && n <= max)) throw new CliError(`--${option} '${value}' must be a whole number from ${min} to ${max}`);
-  return n;
 }
 
 export async function seed(plan: SeedPlan, stores: CliStores, progress: boolean): Promise<number> {
@@ -67,11 +62,11 @@ export function registerSeedCommand(program: Command): void {
       }
       const plan: SeedPlan = {
         tenant: options.tenant,
-        assistant: wholeNumber('assistant', options.assistant, 0, 1_000_000),
-        voc: wholeNumber('voc', options.voc, 0, 1_000_000),
-        jobs: wholeNumber('jobs', options.jobs, 0, 1_000_000),
-        days: wholeNumber('days', options.days, 1, 3650),
-        seed: wholeNumber('seed', options.seed, 0, 4_294_967_295),
+        assistant: wholeNumberOption('assistant', options.assistant, 0, 1_000_000),
+        voc: wholeNumberOption('voc', options.voc, 0, 1_000_000),
+        jobs: wholeNumberOption('jobs', options.jobs, 0, 1_000_000),
+        days: wholeNumberOption('days', options.days, 1, 3650),
+        seed: wholeNumberOption('seed', options.seed, 0, 4_294_967_295),
         now: Date.now(),
       };
       const stores = await connectStores(options.stage);

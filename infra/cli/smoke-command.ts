@@ -14,6 +14,7 @@ import { formatSmokeReport } from './print-smoke-report.ts';
 import type { SmokeMode } from './run-smoke.ts';
 import { SMOKE_COLLECTION, SMOKE_DOCUMENT, smokeScopes } from './smoke-checks.ts';
 import { SMOKE_TENANT, TEMPORARY_KEY_MINUTES } from './smoke-tenant.ts';
+import { wholeNumberOption } from './whole-number-option.ts';
 
 interface SmokeOptions {
   stage?: string;
@@ -25,9 +26,7 @@ interface SmokeOptions {
 }
 
 function timeoutMsOf(value: string): number {
-  const seconds = /^\d{1,3}$/.test(value) ? Number(value) : Number.NaN;
-  if (!(seconds >= 1 && seconds <= 300)) throw new CliError(`--timeout '${value}' must be a whole number of seconds from 1 to 300`);
-  return seconds * 1000;
+  return wholeNumberOption('timeout', value, 1, 300, 'seconds') * 1000;
 }
 
 function checkedTenant(tenant: string): string {

@@ -13,6 +13,7 @@ import type { ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
+import { parseWholeNumber } from '#infra/cli/whole-number-option';
 import { createTables, type DynamoDbLocal, StartupError, startDynamoDbLocal } from '#infra/local/dynamodb-local';
 import { prepareInvocationStore } from '#infra/local/invocation-scope';
 import { lambdaNode } from '#infra/local/lambda-node';
@@ -94,8 +95,8 @@ function parseOptions(argv: string[]) {
   }
   const sizes = { ...SIZES[values.quick ? 'quick' : 'full'] };
   if (values.runs !== undefined) {
-    const runs = Number(values.runs);
-    if (!Number.isInteger(runs) || runs < 1 || runs > 100) throw new StartupError(`--runs ${values.runs}: give a whole number from 1 to 100`);
+    const runs = parseWholeNumber(values.runs, 1, 100);
+    if (runs === undefined) throw new StartupError(`--runs ${values.runs}: give a whole number from 1 to 100`);
     sizes.coldStartRuns = runs;
   }
   const only = values.only === undefined ? [...SECTIONS] : values.only.split(',').map((name) => name.trim());
