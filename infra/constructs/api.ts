@@ -44,7 +44,7 @@ export interface ApiProps {
 export class Api extends Construct {
   readonly restApi: RestApi;
   readonly authorizerFunction: ApiFunction;
-  /** Throttles each tenant through its own API Gateway key (not one per tenant key: a tenant could multiply its rate by making keys). */
+  /** Throttles each tenant through its own API Gateway key, and each key of several tenants through one of its own (not one per key: a tenant could multiply its rate by making keys). */
   readonly usagePlan: UsagePlan;
   /** The stage's web ACL, when the stage has one (edge.wafRequestsPerIpPer5Minutes). */
   readonly webAcl: CfnWebACL | undefined;

@@ -394,7 +394,7 @@ describe('rate limits', () => {
     template.hasResourceProperties('AWS::ApiGateway::RestApi', { ApiKeySourceType: 'AUTHORIZER' });
   });
 
-  it('one usage plan, named for the CLI, throttles each key at the stage rate and burst (50/100) on this API stage', () => {
+  it('one usage plan, named for the CLI, throttles each tenant (each usage identity) at the stage rate and burst (50/100) on this API stage', () => {
     template.resourceCountIs('AWS::ApiGateway::UsagePlan', 1);
     const [plan] = Object.values(resourcesOf('AWS::ApiGateway::UsagePlan'));
     expect(plan!.Properties).toMatchObject({

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseRateLimit, TokenBuckets } from '#infra/local/token-buckets';
 
-describe('token buckets per usage key (local gateway)', () => {
-  it('allows a burst, then the refill rate, per key', () => {
+describe('token buckets per usage identity (a tenant, or a key of several tenants; local gateway)', () => {
+  it('allows a burst, then the refill rate, per identity', () => {
     let now = 0;
     const buckets = new TokenBuckets({ rate: 2, burst: 3 }, () => now);
     expect([1, 2, 3, 4].map(() => buckets.take('k1'))).toEqual([true, true, true, false]);
