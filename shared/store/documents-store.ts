@@ -70,8 +70,6 @@ export interface DocumentsStore {
    * so every quote and backslash of a document counts twice.
    */
   list(tenantId: string, collection: string, page: { limit: number; after?: string; maxBytes: number }): Promise<DocumentPage>;
-  /** The document as stored (JSON text), or undefined. */
-  get(tenantId: string, collection: string, docId: string): Promise<string | undefined>;
   /** The document and its entity tag, or undefined. */
   read(tenantId: string, collection: string, docId: string): Promise<StoredDocument | undefined>;
   /** Stores `json` as the document, created or replaced. */
@@ -170,10 +168,6 @@ export function createDocumentsStore(client: DynamoDBDocumentClient, table: stri
         startKey = page.LastEvaluatedKey;
         if (!startKey) return { entries, more: false };
       }
-    },
-
-    async get(tenantId, collection, docId) {
-      return (await read(tenantId, collection, docId))?.json;
     },
 
     read,

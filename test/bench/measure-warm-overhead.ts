@@ -63,7 +63,7 @@ function bareHandler(route: BenchRoute): ProxyHandler {
     const documents = documentsStore();
     return async (event) => {
       const { tenantId, collection, docId } = event.pathParameters ?? {};
-      const json = await documents.get(tenantId!, collection!, docId!);
+      const json = (await documents.read(tenantId!, collection!, docId!))?.json;
       return json === undefined ? { statusCode: 404, body: '' } : { statusCode: 200, body: json };
     };
   }

@@ -35,7 +35,7 @@ function startBareServer(): Promise<string> {
       const url = req.url ?? '';
       const document = DOCUMENT_PATH.exec(url);
       if (req.method === 'GET' && document) {
-        const json = await documents.get(document[1]!, document[2]!, document[3]!);
+        const json = (await documents.read(document[1]!, document[2]!, document[3]!))?.json;
         return json === undefined ? send(res, 404, '{}') : send(res, 200, json);
       }
       const conversation = NOTE_PATH.exec(url);

@@ -131,7 +131,7 @@ describe('cxm import', () => {
       expect(result.code).toBe(0);
       expect(result.stdout).toMatch(/Imported 3 documents into/);
     }
-    expect(await api.documents.get(importTenant, 'bots', 'b1')).toBe(JSON.stringify(bot));
+    expect((await api.documents.read(importTenant, 'bots', 'b1'))?.json).toBe(JSON.stringify(bot));
     expect((await api.documents.list(importTenant, 'bots', { limit: 10, maxBytes: 1e6 })).entries.map((e) => e.id)).toEqual(['b1', 'b2']);
   });
 

@@ -65,7 +65,7 @@ async function expectTimeoutLeavesDocument(method: 'PUT' | 'POST', docId: string
   expect(timedOut.status).toBe(504);
   expect(timedOut.json).toEqual({ code: 'GatewayTimeout', message: expect.any(String) });
   await dropAndSettle(hang);
-  expect(await direct.documents.get(tenant, 'users', docId)).toBe(before);
+  expect((await direct.documents.read(tenant, 'users', docId))?.json).toBe(before);
   if (idempotencyKey) {
     const retried = await callApi(gateway.url, method, documentPath(tenant, 'users', docId), key, body, headers);
     expect(retried).toMatchObject({ status: 200, json: body });

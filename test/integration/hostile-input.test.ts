@@ -50,8 +50,8 @@ const documentItem = (collection: string, docId: string) => `${tenant}#${collect
 async function writableState() {
   return {
     notes: (await api.conversations.listNotes(tenant, FIXTURE_CONVERSATION)).length,
-    merged: await api.documents.get(tenant, FIXTURE_COLLECTION, FIXTURE_DOC),
-    replaced: await api.documents.get(tenant, FIXTURE_COLLECTION, 'new-hostile'),
+    merged: (await api.documents.read(tenant, FIXTURE_COLLECTION, FIXTURE_DOC))?.json,
+    replaced: (await api.documents.read(tenant, FIXTURE_COLLECTION, 'new-hostile'))?.json,
   };
 }
 
@@ -503,7 +503,7 @@ describe('bodies', () => {
         expectContract(route, 'POST', response, JSON.stringify(value).slice(0, 200));
         const accepted = isObject(value) && !unstorable(value);
         expect(response.status, JSON.stringify(value).slice(0, 200)).toBe(accepted ? 201 : 400);
-        const stored = await api.documents.get(tenant, FIXTURE_COLLECTION, docId);
+        const stored = (await api.documents.read(tenant, FIXTURE_COLLECTION, docId))?.json;
         expect(stored).toBe(accepted ? JSON.stringify(value) : undefined);
       }),
       { numRuns: 30 },
@@ -523,7 +523,7 @@ describe('bodies', () => {
         expect(response.status, JSON.stringify(patch).slice(0, 200)).toBe(accepted ? 200 : 400);
         // The model merges what went on the wire: JSON has no -0 (JSON.stringify(-0) is "0").
         if (accepted) current = mergePatch(current, JSON.parse(JSON.stringify(patch)));
-        expect(JSON.parse((await api.documents.get(tenant, FIXTURE_COLLECTION, docId))!)).toEqual(current);
+        expect(JSON.parse((await api.documents.read(tenant, FIXTURE_COLLECTION, docId))!.json)).toEqual(current);
       }),
       { numRuns: 30 },
     );
@@ -672,7 +672,7 @@ describe('byte limits are exact', () => {
         expectContract(route, method, response, `${size} bytes`);
         const fits = size <= DOCUMENT_MAX_BYTES;
         expect(response.status, `${method} ${size} bytes`).toBe(fits ? fixtureOf(route).permitted[method]!.status : 413);
-        const stored = await api.documents.get(tenant, FIXTURE_COLLECTION, docId);
+        const stored = (await api.documents.read(tenant, FIXTURE_COLLECTION, docId))?.json;
         expect(stored).toBe(fits ? compact : method === 'PUT' ? '{}' : undefined);
       }),
       { numRuns: 8 },

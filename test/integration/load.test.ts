@@ -130,10 +130,10 @@ describe('a bounded mixed load, two tenants', () => {
       // Each client's own document is its last write; the shared one holds every merge.
       for (let client = index; client < CLIENTS; client += 2) {
         const last = mine.filter((o) => o.client === client && o.own).at(-1)!.own!.seq;
-        expect(JSON.parse((await api.documents.get(tenant, 'users', `own-${client}`))!)).toEqual({ client, seq: last });
+        expect(JSON.parse((await api.documents.read(tenant, 'users', `own-${client}`))!.json)).toEqual({ client, seq: last });
       }
       const members = Object.fromEntries(mine.filter((o) => o.merged).map((o) => [o.merged!.member, o.merged!.value]));
-      expect(JSON.parse((await api.documents.get(tenant, 'users', 'shared'))!)).toEqual({ members });
+      expect(JSON.parse((await api.documents.read(tenant, 'users', 'shared'))!.json)).toEqual({ members });
       // The other tenant's clients wrote nothing here.
       const ownDocs = (await api.documents.list(tenant, 'users', { limit: 100, maxBytes: 1e6 })).entries.map((e) => e.id);
       expect(ownDocs.sort()).toEqual(['shared', ...Array.from({ length: CLIENTS / 2 }, (_, i) => `own-${2 * i + index}`)].sort());

@@ -59,7 +59,7 @@ async function storedNotes(conversation: string) {
 }
 
 async function storedDocument(docId: string): Promise<unknown> {
-  const text = await direct.documents.get(tenant, 'users', docId);
+  const text = (await direct.documents.read(tenant, 'users', docId))?.json;
   return text === undefined ? undefined : (JSON.parse(text) as unknown);
 }
 

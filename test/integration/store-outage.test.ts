@@ -181,7 +181,7 @@ describe('DynamoDB stopped and started again', () => {
     // Nothing committed is lost: notes and documents of this test...
     const storedNotes = [...(await direct.conversations.listNotes(tenant, 'before')), ...(await direct.conversations.listNotes(tenant, 'during'))].map(({ id, body }) => ({ id, body }));
     expect(storedNotes.sort((a, b) => a.id.localeCompare(b.id))).toEqual(committed.notes.sort((a, b) => a.id.localeCompare(b.id)));
-    for (const [docId, document] of committed.documents) expect(JSON.parse((await direct.documents.get(tenant, 'users', docId))!)).toEqual(document);
+    for (const [docId, document] of committed.documents) expect(JSON.parse((await direct.documents.read(tenant, 'users', docId))!.json)).toEqual(document);
 
     // ...and the writers': only 201s and 503s; every 201 note stored once, nothing never asked for.
     // A 503 write may have completed (the contract says so), so a note that got one may be stored.
@@ -202,7 +202,7 @@ describe('DynamoDB stopped and started again', () => {
       expect(storedBodies.filter((body) => !asked.has(body))).toEqual([]);
       // The document holds the last replace that got a 2xx, or a later one that got a 503.
       const lastOk = writer.replaces.filter((r) => r.answer.status < 300).at(-1)!;
-      const final = JSON.parse((await direct.documents.get(tenant, 'users', `writer-${worker}`))!) as { worker: number; seq: number };
+      const final = JSON.parse((await direct.documents.read(tenant, 'users', `writer-${worker}`))!.json) as { worker: number; seq: number };
       expect(final.worker).toBe(worker);
       expect(final.seq).toBeGreaterThanOrEqual(lastOk.seq);
       expect(writer.replaces.find((r) => r.seq === final.seq)?.answer.status).toBeDefined();

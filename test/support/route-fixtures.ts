@@ -47,7 +47,7 @@ export const FIXTURE_JOB = 'job-1';
 const HOUR = 3_600_000;
 
 async function storedDocument(api: TestApi, tenantId: string, docId: string): Promise<Record<string, unknown> | undefined> {
-  const json = await api.documents.get(tenantId, FIXTURE_COLLECTION, docId);
+  const json = (await api.documents.read(tenantId, FIXTURE_COLLECTION, docId))?.json;
   return json === undefined ? undefined : (JSON.parse(json) as Record<string, unknown>);
 }
 

@@ -18,7 +18,6 @@ function storeFor(byTenant: Record<string, Array<{ id: string; json: string }>>,
       seen.push(`${tenantId}/${collection}`);
       return { entries: byTenant[tenantId] ?? [], more: false };
     },
-    get: async () => undefined,
     read: async () => undefined,
     replace: async () => ({ kind: 'written', created: true, etag: 'unused' }),
     update: async () => ({ kind: 'absent' }),
