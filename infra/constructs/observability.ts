@@ -190,7 +190,7 @@ export class Observability extends Construct {
         latencyP99,
         apiStage.metricIntegrationLatency({ statistic: 'p99', period: FIVE_MINUTES, label: 'Integration latency p99' }),
       ]),
-      graph('Throttles and refusals', [throttled429, this.appMetric(APP_METRICS.throttled, '503 (store throttled)'), this.appMetric(APP_METRICS.authFailure, 'Auth failures')]),
+      graph('Throttles and refusals', [throttled429, this.appMetric(APP_METRICS.serviceUnavailable, '503 (store throttled or unavailable)'), this.appMetric(APP_METRICS.authFailure, 'Auth failures')]),
       graph('Notes created', [this.appMetric(APP_METRICS.noteCreated, 'NoteCreated')]),
     );
     this.dashboard.addWidgets(

@@ -1,6 +1,6 @@
 /**
  * Chain step 7: every error becomes `{code, message}` with its status; faults are logged; refusals
- * (AuthFailure) and store throttling (Throttled) are counted.
+ * (AuthFailure) and our 503 ServiceUnavailable (emitted as Throttled) are counted.
  */
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyResult } from 'aws-lambda';
@@ -16,7 +16,7 @@ export function mapError(route?: Pick<RouteSpec, 'faultBody'>): MiddlewareObj<Ch
     onError: (request) => {
       const { apiError, unexpected } = classifyError(request.error);
       if (apiError.status === 401 || apiError.status === 403) countMetric(APP_METRICS.authFailure);
-      else if (apiError.code === 'ServiceUnavailable') countMetric(APP_METRICS.throttled);
+      else if (apiError.code === 'ServiceUnavailable') countMetric(APP_METRICS.serviceUnavailable);
       if (unexpected) {
         logger.error('request failed', {
           error: request.error as Error,

@@ -10,8 +10,12 @@ export const APP_METRICS = {
   noteCreated: 'NoteCreated',
   /** A caller refused: the authorizer's 401s, and the chain's 401 and 403. */
   authFailure: 'AuthFailure',
-  /** Our 503 ServiceUnavailable: a store stayed throttled or unavailable through its retries. */
-  throttled: 'Throttled',
+  /**
+   * Every 503 ServiceUnavailable of ours: a store stayed throttled, or unavailable (conflicts, AWS
+   * unavailable errors), through its retries. Emitted as `Throttled`, the name it had when it only
+   * meant throttling: the README and the dashboards know it by that name.
+   */
+  serviceUnavailable: 'Throttled',
 } as const;
 
 export type AppMetric = (typeof APP_METRICS)[keyof typeof APP_METRICS];

@@ -1,7 +1,8 @@
 /**
  * The functions' own metrics, read from the EMF lines they write: NoteCreated once per committed
  * note (the real note handler on DynamoDB Local) and never on a refusal; AuthFailure for the
- * authorizer's and the chain's refusals; Throttled for our 503; and nothing at all otherwise.
+ * authorizer's and the chain's refusals; Throttled for each of our 503 ServiceUnavailable
+ * answers; and nothing at all otherwise.
  */
 import { ThrottlingException } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
@@ -14,6 +15,7 @@ import { type ApiHandler, createApiHandler } from '#shared/http/create-api-handl
 import { addInternalNote as addInternalNoteRoute } from '#shared/schemas/route-validators.generated';
 import { createConversationsStore } from '#shared/store/conversations-store';
 import { documentClient } from '#shared/store/dynamo-client';
+import { StoreUnavailableError } from '#shared/store/store-unavailable-error';
 import { type CapturedLines, captureJsonLines } from '#test/support/capture-json-lines';
 import { uniqueTenant } from '#test/support/test-api';
 
@@ -121,6 +123,12 @@ describe('AuthFailure and Throttled', () => {
   it('the chain counts our 503 from store throttling as Throttled', async () => {
     const throttled = createApiHandler(addInternalNoteRoute, () => Promise.reject(new ThrottlingException({ message: 'slow down', $metadata: {} })));
     expect((await throttled(noteEvent('open', { body: 'x' }), context())).statusCode).toBe(503);
+    expect(counted()).toEqual({ Throttled: 1 });
+  });
+
+  it('counts every 503 ServiceUnavailable as Throttled, a store unavailable for another reason too', async () => {
+    const unavailable = createApiHandler(addInternalNoteRoute, () => Promise.reject(new StoreUnavailableError('transaction conflicts outlasted the retries')));
+    expect((await unavailable(noteEvent('open', { body: 'x' }), context())).statusCode).toBe(503);
     expect(counted()).toEqual({ Throttled: 1 });
   });
 
