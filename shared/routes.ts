@@ -1,7 +1,7 @@
 /**
  * THE route table. CDK builds the REST API, the functions and their grants from it; the local
- * gateway matches requests with it; the OpenAPI document (shared/openapi.ts) is generated from it.
- * Adding an endpoint is one entry here, one handler file and its schemas.
+ * gateway matches requests with it; the OpenAPI document is generated from it
+ * (shared/openapi/build-openapi-document.ts). Adding an endpoint is one entry here, one handler file and its schemas.
  */
 
 import type { SchemaId } from '#shared/schemas/schema-ids';

@@ -5,7 +5,7 @@
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { commonHeaders } from '#shared/http/response-headers';
-import { buildOpenApiDocument } from '#shared/openapi';
+import { buildOpenApiDocument } from '#shared/openapi/build-openapi-document';
 import type { ServerObject } from '#shared/openapi/openapi-types';
 
 const document = buildOpenApiDocument();

@@ -7,7 +7,7 @@
  */
 
 import { resolveScope } from '#shared/auth/grant-scope';
-import { buildOpenApiDocument, OPENAPI_DOCUMENT_PATH } from '#shared/openapi';
+import { buildOpenApiDocument, OPENAPI_DOCUMENT_PATH } from '#shared/openapi/build-openapi-document';
 import { OpenApiContract } from '#shared/openapi/check-response';
 import type { OpenApiDocument } from '#shared/openapi/openapi-types';
 import { type RouteId, routeById } from '#shared/routes';

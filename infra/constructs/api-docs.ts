@@ -1,12 +1,13 @@
 /**
- * GET /openapi.json on the stage: the OpenAPI document (shared/openapi.ts) for whoever can reach the
- * API, without a key and outside the usage plan. It holds no secret and no tenant data, and a
- * caller needs it before it has a key. Its own small function: the API functions stay as the route
- * table makes them, and the document is not an operation of the route table.
+ * GET /openapi.json on the stage: the OpenAPI document (shared/openapi/build-openapi-document.ts)
+ * for whoever can reach the API, without a key and outside the usage plan. It holds no secret and
+ * no tenant data, and a caller needs it before it has a key. Its own small function: the API
+ * functions stay as the route table makes them, and the document is not an operation of the route
+ * table.
  */
 import { AuthorizationType, LambdaIntegration, type Method, type RestApi } from 'aws-cdk-lib/aws-apigateway';
 import type { Construct } from 'constructs';
-import { OPENAPI_DOCUMENT_PATH } from '#shared/openapi';
+import { OPENAPI_DOCUMENT_PATH } from '#shared/openapi/build-openapi-document';
 import type { StageConfig } from '../config.ts';
 import { ApiFunction } from './api-function.ts';
 

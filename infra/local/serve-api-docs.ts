@@ -11,7 +11,7 @@ import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { commonHeaders } from '#shared/http/response-headers';
-import { buildOpenApiDocument, OPENAPI_DOCUMENT_PATH } from '#shared/openapi';
+import { buildOpenApiDocument, OPENAPI_DOCUMENT_PATH } from '#shared/openapi/build-openapi-document';
 
 const DOCS_PATH = '/docs';
 const ASSETS_PATH = '/docs/assets';

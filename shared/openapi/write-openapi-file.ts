@@ -2,7 +2,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildOpenApiDocument } from '#shared/openapi';
+import { buildOpenApiDocument } from './build-openapi-document.ts';
 
 const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
 // npm runs scripts in the project root; a relative path means where the command was typed (INIT_CWD).

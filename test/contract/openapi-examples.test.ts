@@ -4,7 +4,7 @@
  * must be a request the API accepts, or a response it could send.
  */
 import { describe, expect, it } from 'vitest';
-import { buildOpenApiDocument } from '#shared/openapi';
+import { buildOpenApiDocument } from '#shared/openapi/build-openapi-document';
 import { OpenApiContract } from '#shared/openapi/check-response';
 
 const document = buildOpenApiDocument();

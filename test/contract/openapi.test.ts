@@ -6,7 +6,7 @@
 import { Document, type ISpectralDiagnostic, Ruleset, type RulesetDefinition, Spectral } from '@stoplight/spectral-core';
 import Parsers from '@stoplight/spectral-parsers';
 import { describe, expect, it } from 'vitest';
-import { buildOpenApiDocument, SECURITY_SCHEME } from '#shared/openapi';
+import { buildOpenApiDocument, SECURITY_SCHEME } from '#shared/openapi/build-openapi-document';
 import { type RouteSpec, routes } from '#shared/routes';
 import { DOCUMENT_SOURCE, lintRuleset, RULESET_SOURCE } from './openapi-lint-ruleset.ts';
 

@@ -23,7 +23,7 @@ import { ApiFunction } from '#infra/constructs/api-function';
 import { ACTIONS_WITHOUT_RESOURCE_SCOPE, applyNagAcknowledgements, enforceNagChecks, type NagAcknowledgement, nagAcknowledgements } from '#infra/nag-acknowledgements';
 import { PROJECT_ROOT } from '#infra/project-root';
 import { CxmStack } from '#infra/stack';
-import { OPENAPI_DOCUMENT_PATH } from '#shared/openapi';
+import { OPENAPI_DOCUMENT_PATH } from '#shared/openapi/build-openapi-document';
 
 interface Finding {
   /** `AwsSolutions-<rule>` or `AwsSolutions-<rule>[<finding>]`. */

@@ -16,7 +16,7 @@ import { errorBodyTemplate, gatewayResponseHeaders } from '#infra/constructs/gat
 import { CxmStack } from '#infra/stack';
 import { FUNCTION_ENV } from '#shared/function-env';
 import { gatewayResponses } from '#shared/http/gateway-responses';
-import { OPENAPI_DOCUMENT_PATH } from '#shared/openapi';
+import { OPENAPI_DOCUMENT_PATH } from '#shared/openapi/build-openapi-document';
 import { FUNCTION_TIMEOUT_SECONDS, type RouteSpec, routes, type TableAccess } from '#shared/routes';
 import { DYNAMO_INDEX_TABLES } from '#shared/store/function-stores';
 import { allTableSpecs, physicalTableName, type TableId, tableSpecs } from '#shared/store/table-specs';

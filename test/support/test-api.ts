@@ -10,7 +10,7 @@ import { useLocalDynamo } from '#infra/local/use-local-dynamo';
 import { issueKey } from '#shared/auth/issue-key';
 import { type Conversation, conversationWithDefaults } from '#shared/domain/notes/conversation';
 import { validatorFor } from '#shared/http/validator-for';
-import { buildOpenApiDocument } from '#shared/openapi';
+import { buildOpenApiDocument } from '#shared/openapi/build-openapi-document';
 import { OpenApiContract } from '#shared/openapi/check-response';
 import { createConversationsStore } from '#shared/store/conversations-store';
 import { createDocumentsStore } from '#shared/store/documents-store';

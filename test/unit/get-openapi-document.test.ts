@@ -2,7 +2,7 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { handler } from '#functions/docs/get-openapi-document';
-import { buildOpenApiDocument } from '#shared/openapi';
+import { buildOpenApiDocument } from '#shared/openapi/build-openapi-document';
 
 function event(domainName: string, path: string): APIGatewayProxyEvent {
   return {

@@ -1,6 +1,6 @@
 /** The response checker of the integration tests finds drift: it passes what the document describes and nothing else. */
 import { describe, expect, it } from 'vitest';
-import { buildOpenApiDocument } from '#shared/openapi';
+import { buildOpenApiDocument } from '#shared/openapi/build-openapi-document';
 import { type ObservedResponse, OpenApiContract } from '#shared/openapi/check-response';
 
 const contract = new OpenApiContract(buildOpenApiDocument());

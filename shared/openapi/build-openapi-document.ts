@@ -3,17 +3,17 @@
  * route (and per further method its function refuses), parameters from the route's path and query
  * schemas, bodies and responses as `$ref`s to the catalog's schemas, every error status the route
  * can answer, the bearer scheme with each route's scope. Nothing here re-declares a path, scope,
- * limit or schema; prose and examples live in shared/openapi/operation-docs.ts.
+ * limit or schema; prose and examples live in operation-docs.ts.
  */
 import { grantingScopes } from '#shared/auth/grant-scope';
 import { type RouteId, type RouteSpec, routes } from '#shared/routes';
 import { schemaCatalog } from '#shared/schemas/schema-catalog';
 import type { SchemaId } from '#shared/schemas/schema-ids';
-import { COMPONENT_SCHEMAS, componentSchema, subschemaOf } from './openapi/component-schemas.ts';
-import { errorResponseComponents, errorResponses, headerComponents, headerRef } from './openapi/error-responses.ts';
-import { headerParametersOf } from './openapi/header-parameters.ts';
-import type { OpenApiDocument, OperationMethod, OperationObject, ParameterObject, PathItemObject, ResponseObject, ServerObject } from './openapi/openapi-types.ts';
-import { areaDescriptions, operationDocs, parameterDocs } from './openapi/operation-docs.ts';
+import { COMPONENT_SCHEMAS, componentSchema, subschemaOf } from './component-schemas.ts';
+import { errorResponseComponents, errorResponses, headerComponents, headerRef } from './error-responses.ts';
+import { headerParametersOf } from './header-parameters.ts';
+import type { OpenApiDocument, OperationMethod, OperationObject, ParameterObject, PathItemObject, ResponseObject, ServerObject } from './openapi-types.ts';
+import { areaDescriptions, operationDocs, parameterDocs } from './operation-docs.ts';
 
 /**
  * Where the document is served, beside the API and without a key: by the deployed stage
