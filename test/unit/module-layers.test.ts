@@ -1,0 +1,100 @@
+/**
+ * The layers hold (house style: pure domain, adapters at the edge): no import cycle among the
+ * source files, and no layer importing one above it. Read from the import specifiers of the
+ * files themselves (type-only and dynamic imports included: a type is a dependency too), with a
+ * regex rather than a module-graph tool, so it stays fast and needs nothing installed.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { PROJECT_ROOT } from '#infra/project-root';
+
+const SOURCE_ROOTS = ['shared', 'functions', 'infra'];
+/** `from '…'` of an import or export, a bare `import '…'`, and `import('…')`. */
+const SPECIFIER = /^\s*(?:import|export)\s[^'";]*?\bfrom\s*['"]([^'"]+)['"]|^\s*import\s*['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/gm;
+/** package.json "imports": `#shared/x` is shared/x.ts, and so on. */
+const ALIAS = /^#(shared|functions|infra|test)\/(.+)$/;
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(join(PROJECT_ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
+    const path = `${dir}/${entry.name}`;
+    if (entry.isDirectory()) return sourceFiles(path);
+    return /\.(ts|mjs)$/.test(entry.name) ? [path] : [];
+  });
+}
+
+/** Each source file (relative to the root, with `/`) and the project files it imports. */
+function importGraph(): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  for (const file of SOURCE_ROOTS.flatMap(sourceFiles)) {
+    const targets = new Set<string>();
+    for (const match of readFileSync(join(PROJECT_ROOT, file), 'utf8').matchAll(SPECIFIER)) {
+      const specifier = match[1] ?? match[2] ?? match[3] ?? '';
+      const alias = ALIAS.exec(specifier);
+      if (alias) targets.add(`${alias[1]}/${alias[2]}.ts`);
+      else if (specifier.startsWith('.'))
+        targets.add(
+          relative(PROJECT_ROOT, resolve(PROJECT_ROOT, dirname(file), specifier))
+            .split('\\')
+            .join('/'),
+        );
+    }
+    graph.set(file, [...targets]);
+  }
+  return graph;
+}
+
+/** The import cycles, one path each (a file repeated at its end), found by depth-first search. */
+function cycles(graph: Map<string, string[]>): string[][] {
+  const found: string[][] = [];
+  const state = new Map<string, 'open' | 'done'>();
+  const path: string[] = [];
+  const visit = (file: string) => {
+    state.set(file, 'open');
+    path.push(file);
+    for (const target of graph.get(file) ?? []) {
+      if (state.get(target) === 'open') found.push([...path.slice(path.indexOf(target)), target]);
+      else if (!state.has(target)) visit(target);
+    }
+    path.pop();
+    state.set(file, 'done');
+  };
+  for (const file of graph.keys()) if (!state.has(file)) visit(file);
+  return found;
+}
+
+const under = (file: string, folder: string) => file.startsWith(`${folder}/`);
+
+/** Which imports each layer may not make: [importing files, imported files], as folders. */
+const FORBIDDEN: Array<{ layer: string; from: (file: string) => boolean; mayNotImport: string[] }> = [
+  { layer: 'shared (runs in the functions)', from: (file) => under(file, 'shared'), mayNotImport: ['infra', 'functions', 'test'] },
+  { layer: 'shared/domain (pure rules)', from: (file) => under(file, 'shared/domain'), mayNotImport: ['shared/store', 'shared/http', 'shared/mcp', 'shared/analysis', 'infra', 'functions'] },
+  { layer: 'shared/auth (key rules; the keys table is a port)', from: (file) => under(file, 'shared/auth'), mayNotImport: ['shared/store', 'shared/http'] },
+  { layer: 'functions (handlers)', from: (file) => under(file, 'functions'), mayNotImport: ['infra', 'test'] },
+  {
+    layer: 'the deployed stack (infra outside local/ and cli/)',
+    from: (file) => under(file, 'infra') && !under(file, 'infra/local') && !under(file, 'infra/cli'),
+    mayNotImport: ['infra/local', 'infra/cli'],
+  },
+];
+
+describe('the module layers', () => {
+  const graph = importGraph();
+
+  it('reads the imports it checks (a regex that matched nothing would pass every rule)', () => {
+    expect(graph.get('shared/store/keys-store.ts')).toContain('shared/auth/key-records.ts');
+    expect(graph.get('infra/cli/seed-command.ts')).toContain('infra/cli/seed-writes.ts');
+    for (const targets of graph.values()) for (const target of targets) expect(graph.has(target), target).toBe(true);
+  });
+
+  it('have no import cycle', () => {
+    expect(cycles(graph).map((cycle) => cycle.join(' -> '))).toEqual([]);
+  });
+
+  it.each(FORBIDDEN)('$layer imports no layer above it', ({ from, mayNotImport }) => {
+    const violations = [...graph]
+      .filter(([file]) => from(file))
+      .flatMap(([file, targets]) => targets.filter((target) => mayNotImport.some((folder) => under(target, folder))).map((target) => `${file} -> ${target}`));
+    expect(violations).toEqual([]);
+  });
+});
