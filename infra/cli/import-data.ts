@@ -9,8 +9,6 @@ import { type ImportMember, type ImportWrite, importChecker } from './check-impo
 import { entriesOf } from './import-entries.ts';
 import { type ImportStores, writeImport } from './write-import.ts';
 
-export type { ImportStores } from './write-import.ts';
-
 /** Items imported per member, in the order the summary line names them. */
 export type ImportSummary = Record<ImportMember, number>;
 

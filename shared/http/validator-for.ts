@@ -2,8 +2,6 @@ import type { SchemaId } from '#shared/schemas/schema-ids';
 import * as validators from '#shared/schemas/validators.generated';
 import type { Validator } from './validator.ts';
 
-export type { Validator } from './validator.ts';
-
 /**
  * The precompiled validator of a schema (see shared/schemas/compile-validators.ts), looked up by
  * id: for tools, tests and the CLI. The functions' chain takes its route's validators by name

@@ -36,10 +36,6 @@ export interface VocJobUpload {
 
 export type StoredVocJob = VocJob & { upload?: VocJobUpload };
 
-export function canTransition(from: JobStatus, to: JobStatus): boolean {
-  return from === 'started' && (to === 'completed' || to === 'failed');
-}
-
 /** How long a job may stay `started`: the upload's grace after its URL expires, the processing window after it arrived. */
 export interface JobDeadlines {
   uploadGraceMs: number;
