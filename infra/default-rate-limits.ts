@@ -11,13 +11,13 @@ export interface RateLimit {
 }
 
 /**
- * D10's stage default for each usage identity (issue 22): a tenant, whichever of its keys calls;
+ * The stage's default rate for each usage identity: a tenant, whichever of its keys calls;
  * a key of several tenants on its own (shared/auth/usage-identity.ts).
  */
 export const DEFAULT_RATE_LIMIT: RateLimit = { rate: 50, burst: 100 };
 
 /**
- * The stage's throttle of each method, before any authorizer (issue 21): 40 busy
+ * The stage's throttle of each method, before any authorizer: 40 busy
  * tenants at their full rate, within API Gateway's regional account limit (10 000/5 000).
  */
 export const DEFAULT_STAGE_RATE_LIMIT: RateLimit = { rate: 2000, burst: 4000 };

@@ -15,7 +15,7 @@ export interface StoredKey extends KeyLifecycle {
   name: string;
   createdAt: string;
   /**
-   * Only on keys made before issue 14: the key's own API Gateway key (D10), which `revoke` and
+   * Only on keys made before per-tenant rate limits: the key's own API Gateway key, which `revoke` and
    * `cxm keys sync --prune-legacy` delete. Keys are now throttled through their usage owner's key
    * (usage-identity.ts), which no key record holds.
    */

@@ -31,7 +31,7 @@ export function parseIsoDateTime(text: string): number | undefined {
 }
 
 /**
- * A reporting time bound (D6): an ISO 8601 date-time with a zone, or epoch milliseconds written in
+ * A reporting time bound: an ISO 8601 date-time with a zone, or epoch milliseconds written in
  * digits only. Undefined for anything else.
  */
 export function parseInstant(text: string): number | undefined {
