@@ -4,8 +4,6 @@ import type { VocJob } from '#shared/domain/voc/job-status';
 import { JOB_STATUSES } from '#shared/domain/voc/job-status';
 import { COLLECTION_NAME, resourceIdParam } from './identifiers.ts';
 
-export const SUPPORTED_IMPORT_MEMBERS = ['conversations', 'documents', 'vocJobs', 'assistantConversations', 'vocConversations'] as const;
-
 const nullableString = { type: ['string', 'null'] } as const;
 
 export const ImportFile = {
