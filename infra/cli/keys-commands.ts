@@ -5,7 +5,7 @@ import { issueKey } from '#shared/auth/issue-key';
 import { keyStatus } from '#shared/auth/key-status';
 import { revokeKey } from '#shared/auth/revoke-key';
 import { isValidTenantId } from '#shared/auth/tenant-id';
-import { parseIsoDateTime } from '#shared/domain/reporting/parse-instant';
+import { parseIsoDateTime } from '#shared/domain/time/parse-instant';
 import { scopeAreas } from '#shared/routes';
 import { usagePlanName } from '../usage-plan-name.ts';
 import { CliError } from './cli-error.ts';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { parseInstant } from '#shared/domain/reporting/parse-instant';
 import { shapeRow } from '#shared/domain/reporting/report-rows';
 import { resolveWindow } from '#shared/domain/reporting/resolve-window';
+import { parseInstant } from '#shared/domain/time/parse-instant';
 
 describe('instants at the edges', () => {
   it('reads years 0-99 as written, not as 19xx', () => {

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseInstant, parseIsoDateTime } from '#shared/domain/reporting/parse-instant';
 import { RANGES, type ReportQuery, resolveWindow } from '#shared/domain/reporting/resolve-window';
+import { parseInstant, parseIsoDateTime } from '#shared/domain/time/parse-instant';
 
 const NOW = Date.parse('2026-06-15T12:00:00Z');
 // A day inside 0000-9999 on both sides, so every zone's local time has a four-digit year.

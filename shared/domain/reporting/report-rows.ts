@@ -5,7 +5,7 @@
  * VOC Datetime in ISO 8601 with the tenant's offset, DatetimeUTC ending in Z.
  */
 
-import { parseInstant } from './parse-instant.ts';
+import { parseInstant } from '#shared/domain/time/parse-instant';
 import type { ReportKind } from './report-cursor.ts';
 
 export const ASSISTANT_FIELDS = [

@@ -3,7 +3,7 @@
  * Window: `from` given -> [from, to); else [to - range, to); `to` defaults to now, `range` to
  * last_day. A cursor carries its own window, so it cannot be combined with range, from or to.
  */
-import { parseInstant } from './parse-instant.ts';
+import { parseInstant } from '#shared/domain/time/parse-instant';
 
 export const RANGES = { last_day: 86_400_000, last_week: 7 * 86_400_000, last_month: 30 * 86_400_000 } as const;
 export type RangeName = keyof typeof RANGES;
