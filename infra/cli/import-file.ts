@@ -7,13 +7,13 @@
  */
 import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
-import { type ImportWrite, importChecker } from './check-import-entry.ts';
+import { type ImportWrite, importChecker } from '#infra/tenant-data/check-import-entry';
+import { emptySummary, type ImportSummary } from '#infra/tenant-data/import-data';
+import { type ImportStores, writeImport } from '#infra/tenant-data/write-import';
 import { CliError } from './cli-error.ts';
 import { countProgress } from './count-progress.ts';
 import { checkpointPath, type ImportCheckpoint, readCheckpoint, removeCheckpoint, saveCheckpoint } from './import-checkpoint.ts';
-import { emptySummary, type ImportSummary } from './import-data.ts';
 import { readImportFile } from './read-import-file.ts';
-import { type ImportStores, writeImport } from './write-import.ts';
 
 export interface ImportFileRun {
   /** The file's absolute path. */

@@ -1,8 +1,8 @@
 /** The `cxm` operator CLI: keys, data and smoke checks for a local stack or a deployed stage. */
 import { Command, CommanderError } from 'commander';
+import { ImportError } from '#infra/tenant-data/import-error';
 import { CliError } from './cli-error.ts';
 import { registerImportCommand } from './import-command.ts';
-import { ImportError } from './import-error.ts';
 import { registerKeysCommands } from './keys-commands.ts';
 import { registerRecountCommand } from './recount-command.ts';
 import { registerSampleRecordingCommand } from './sample-recording-command.ts';

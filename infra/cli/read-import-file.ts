@@ -11,8 +11,8 @@ import { getManyValues, isMany, none } from 'stream-chain/defs.js';
 import { Assembler } from 'stream-json/assembler.js';
 import { jsonParser, type Token } from 'stream-json/parser.js';
 import { jsonVerifier, type VerifierError } from 'stream-json/utils/verifier.js';
-import type { ImportEntry, ImportSection, JsonShape } from './import-entries.ts';
-import { ImportError } from './import-error.ts';
+import type { ImportEntry, ImportSection, JsonShape } from '#infra/tenant-data/import-entries';
+import { ImportError } from '#infra/tenant-data/import-error';
 
 const VALUE_SHAPES: Partial<Record<Token['name'], JsonShape>> = {
   startObject: 'object',

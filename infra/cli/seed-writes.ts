@@ -4,11 +4,12 @@
  * `job-000001`), so a re-run overwrites the same items instead of adding more; the same --seed
  * gives the same content (times relative to now).
  */
+
+import { generateAssistantRows, generateVocRows } from '#infra/tenant-data/generate-report-rows';
 import type { ReportKind } from '#shared/domain/reporting/report-cursor';
 import { type ReportRow, type ShapedRow, shapeRow } from '#shared/domain/reporting/report-rows';
 import type { JobStatus, VocJob } from '#shared/domain/voc/job-status';
 import type { CliStores } from './connect-stores.ts';
-import { generateAssistantRows, generateVocRows } from './generate-report-rows.ts';
 
 /** What to seed, from `cxm seed`'s options; `now` is the instant the rows' times count back from. */
 export interface SeedPlan {

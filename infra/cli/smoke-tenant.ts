@@ -37,7 +37,7 @@ export async function seedSmokeTenant(stores: CliStores, tenant: string, now = D
   const { file, seed } = smokeTenantRows(tenant, now);
   // Imported only when a run seeds: smoke-command.ts reads this module's names at every `cxm`
   // start, and the import path brings ajv and the generated validators.
-  const { importData, parseImportFile } = await import('./import-data.ts');
+  const { importData, parseImportFile } = await import('#infra/tenant-data/import-data');
   await importData(tenant, parseImportFile(tenant, file), stores);
   return seed;
 }

@@ -4,8 +4,8 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { generateAssistantRows, generateVocRows } from '#infra/cli/generate-report-rows';
-import { importData } from '#infra/cli/import-data';
+import { generateAssistantRows, generateVocRows } from '#infra/tenant-data/generate-report-rows';
+import { importData } from '#infra/tenant-data/import-data';
 import { issueKey } from '#shared/auth/issue-key';
 import { hashKey } from '#shared/auth/key-format';
 import { shapeRow } from '#shared/domain/reporting/report-rows';

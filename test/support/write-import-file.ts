@@ -1,12 +1,12 @@
 /**
  * Writes a large `cxm import` file a chunk of rows at a time, with the stream's backpressure
  * respected, so generating half a million rows needs no more memory than a few thousand: realistic
- * assistant and VOC rows (infra/cli/generate-report-rows.ts) with ids numbered `<prefix>a-000001`,
+ * assistant and VOC rows (infra/tenant-data/generate-report-rows.ts) with ids numbered `<prefix>a-000001`,
  * `<prefix>v-000001`. `edit` may change a row on the way (a test's bad element).
  */
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
-import { generateAssistantRows, generateVocRows } from '#infra/cli/generate-report-rows';
+import { generateAssistantRows, generateVocRows } from '#infra/tenant-data/generate-report-rows';
 import type { ReportKind } from '#shared/domain/reporting/report-cursor';
 import type { ReportRow } from '#shared/domain/reporting/report-rows';
 

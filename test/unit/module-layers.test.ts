@@ -72,10 +72,14 @@ const FORBIDDEN: Array<{ layer: string; from: (file: string) => boolean; mayNotI
   { layer: 'shared/auth (key rules; the keys table is a port)', from: (file) => under(file, 'shared/auth'), mayNotImport: ['shared/store', 'shared/http'] },
   { layer: 'functions (handlers)', from: (file) => under(file, 'functions'), mayNotImport: ['infra', 'test'] },
   {
-    layer: 'the deployed stack (infra outside local/ and cli/)',
-    from: (file) => under(file, 'infra') && !under(file, 'infra/local') && !under(file, 'infra/cli'),
-    mayNotImport: ['infra/local', 'infra/cli'],
+    layer: 'the deployed stack (infra outside local/, cli/ and tenant-data/)',
+    from: (file) => under(file, 'infra') && !['infra/local', 'infra/cli', 'infra/tenant-data'].some((folder) => under(file, folder)),
+    mayNotImport: ['infra/local', 'infra/cli', 'infra/tenant-data'],
   },
+  // The CLI drives a local stack (its state file, its store); the local stack never drives the CLI.
+  { layer: 'infra/local (the local stack)', from: (file) => under(file, 'infra/local'), mayNotImport: ['infra/cli'] },
+  // What the import, seed and the demo tenant write with: below both of its users.
+  { layer: "infra/tenant-data (writing a tenant's data)", from: (file) => under(file, 'infra/tenant-data'), mayNotImport: ['infra/local', 'infra/cli'] },
 ];
 
 describe('the module layers', () => {

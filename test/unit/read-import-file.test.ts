@@ -9,10 +9,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { importChecker } from '#infra/cli/check-import-entry';
-import { parseImportFile } from '#infra/cli/import-data';
-import { entriesOf, type ImportEntry } from '#infra/cli/import-entries';
 import { readImportFile } from '#infra/cli/read-import-file';
+import { importChecker } from '#infra/tenant-data/check-import-entry';
+import { parseImportFile } from '#infra/tenant-data/import-data';
+import { entriesOf, type ImportEntry } from '#infra/tenant-data/import-entries';
 
 const dir = mkdtempSync(join(tmpdir(), 'cxm-read-import-'));
 let files = 0;

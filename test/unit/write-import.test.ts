@@ -7,8 +7,8 @@
 
 import { ThrottlingException } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
-import type { ImportWrite } from '#infra/cli/check-import-entry';
-import { type ImportStores, writeImport } from '#infra/cli/write-import';
+import type { ImportWrite } from '#infra/tenant-data/check-import-entry';
+import { type ImportStores, writeImport } from '#infra/tenant-data/write-import';
 import { conversationWithDefaults } from '#shared/domain/notes/conversation';
 import type { ShapedRow } from '#shared/domain/reporting/report-rows';
 
