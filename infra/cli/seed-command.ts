@@ -27,12 +27,16 @@ interface SeedOptions {
   stage?: string;
 }
 
-export async function seed(plan: SeedPlan, stores: CliStores, progress: boolean): Promise<number> {
+/**
+ * `progress`: how to show it, as import does (redrawn on a terminal; elsewhere a plain line every
+ * 5 s of a long run, nothing for a short one); undefined shows none (the bench's seeding).
+ */
+export async function seed(plan: SeedPlan, stores: CliStores, progress: { tty: boolean } | undefined): Promise<number> {
   // Imported when seeding, not at every `cxm` start: the row generators serve this command only.
   const { seedWrites } = await import('./seed-writes.ts');
   const total = plan.assistant + plan.voc + plan.jobs;
   const started = performance.now();
-  const counter = progress ? countProgress({ label: 'seeding', unit: 'items', total, tty: true }) : undefined;
+  const counter = progress ? countProgress({ label: 'seeding', unit: 'items', total, tty: progress.tty }) : undefined;
   let done = 0;
   try {
     await runBounded(seedWrites(plan, stores), CONCURRENCY, (n) => {
@@ -70,8 +74,7 @@ export function registerSeedCommand(program: Command): void {
         now: Date.now(),
       };
       const stores = await connectStores(options.stage);
-      const total = plan.assistant + plan.voc + plan.jobs;
-      const seconds = await seed(plan, stores, process.stderr.isTTY === true && total >= 100);
+      const seconds = await seed(plan, stores, { tty: process.stderr.isTTY === true });
       const rate = seconds > 0 ? Math.round((plan.assistant + plan.voc) / seconds) : 0;
       console.log(
         `Seeded ${plan.assistant} assistant rows, ${plan.voc} VOC rows and ${plan.jobs} VOC jobs into tenant ${plan.tenant} ` + `in ${seconds.toFixed(1)} s (${rate} rows/s) on the ${stores.target}.`,

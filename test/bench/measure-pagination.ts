@@ -133,7 +133,7 @@ export async function measurePagination(tables: Record<TableId, string>, options
       reportingRows: createReportingRowsStore(client, { rows: tables.reporting, counts: tables.reportingCounts }),
       target: 'bench DynamoDB Local',
     },
-    process.stderr.isTTY === true,
+    process.stderr.isTTY === true ? { tty: true } : undefined,
   );
 
   const index = createDynamoReportingIndex(client, { rows: tables.reporting, counts: tables.reportingCounts });

@@ -54,6 +54,17 @@ describe('cxm keys', () => {
     expect((await api.postNote(tenant, 'c1', json.key as string)).status).toBe(201);
   });
 
+  it('create --expires takes a date alone as its start in UTC, and a date-time with an offset as that instant', async () => {
+    for (const [given, stored] of [
+      ['2099-01-31', '2099-01-31T00:00:00.000Z'],
+      ['2099-02-28T23:30:00+02:00', '2099-02-28T21:30:00.000Z'],
+    ]) {
+      const created = await cxm('keys', 'create', '--tenant', tenant, '--scope', 'cxm:*', '--expires', given!, '--json');
+      expect(created.code, given).toBe(0);
+      expect((JSON.parse(created.stdout) as { expiresAt: string }).expiresAt).toBe(stored);
+    }
+  });
+
   it.each<[string, string[], RegExp]>([
     ['an unknown scope area', ['--tenant', 'acme', '--scope', 'crm:*'], /unknown area 'crm'/],
     ['a malformed scope', ['--tenant', 'acme', '--scope', 'write'], /area:resource.action/],
