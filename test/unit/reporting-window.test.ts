@@ -63,6 +63,9 @@ describe('parseInstant', () => {
 
   it('accepts a leap day and fractions to the nanosecond (kept to the millisecond)', () => {
     expect(parseInstant('2024-02-29T10:00:00.123456789+02:00')).toBe(Date.parse('2024-02-29T08:00:00.123Z'));
+    // Years below 100 as written (Date.UTC would read 0000 as 1900, which has no 29 February).
+    expect(parseIsoDateTime('0000-02-29T00:00:00Z')).toBe(Date.parse('0000-02-29T00:00:00Z'));
+    expect(parseIsoDateTime('0100-02-29T00:00:00Z')).toBeUndefined();
   });
 });
 

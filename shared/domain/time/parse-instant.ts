@@ -8,7 +8,10 @@ const ISO_WITH_ZONE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(
 const EPOCH_MS = /^\d{1,15}$/;
 
 function daysInMonth(year: number, month: number): number {
-  return new Date(Date.UTC(year, month, 0)).getUTCDate();
+  // The day before the next month's first; setUTCFullYear, as below, so year 0000 is a leap year.
+  const date = new Date(0);
+  date.setUTCFullYear(year, month, 0);
+  return date.getUTCDate();
 }
 
 /**
