@@ -1,16 +1,6 @@
-/**
- * The CLI's one reader of whole-number options (counts, days, seconds, runs). Digits only: Number()
- * alone would take `1e3`, ` 5`, `0x10` or `1.0`, and an option that says a whole number should
- * refuse what it does not show as one.
- */
+/** The CLI's whole-number options (counts, days, seconds, runs), read as every whole number is (parse-whole-number.ts). */
+import { parseWholeNumber } from '#shared/domain/parse-whole-number';
 import { CliError } from './cli-error.ts';
-
-/** The number when `value` is digits within min..max; undefined otherwise. */
-export function parseWholeNumber(value: string, min: number, max: number): number | undefined {
-  if (!/^\d{1,16}$/.test(value)) return undefined;
-  const n = Number(value);
-  return n >= min && n <= max ? n : undefined;
-}
 
 /**
  * The option's number, or the CLI's one-line refusal naming the option, the value and the range;

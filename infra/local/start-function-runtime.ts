@@ -11,6 +11,7 @@
 import { FUNCTION_ENV } from '#shared/function-env';
 import { RECORDING_SETTING_ENVS } from '#shared/store/recording-settings';
 import { allTableSpecs, type TableId } from '#shared/store/table-specs';
+import { wholeNumberSetting } from '#shared/whole-number-setting';
 import { stackName } from '../stack-names.ts';
 import { LOCAL_STAGE } from './build-proxy-event.ts';
 import { startBundleRuntime } from './bundle-runtime.ts';
@@ -55,11 +56,7 @@ function required(name: string): string {
 
 /** CXM_FUNCTION_CONCURRENCY, checked (npm start checks it before anything starts). */
 export function maxEnvironments(): number {
-  const raw = process.env.CXM_FUNCTION_CONCURRENCY;
-  if (raw === undefined || raw === '') return DEFAULT_MAX_ENVIRONMENTS;
-  const value = Number(raw);
-  if (!/^\d+$/.test(raw) || value < 1 || value > 100) throw new Error(`CXM_FUNCTION_CONCURRENCY=${raw} is not valid; give a whole number from 1 to 100.`);
-  return value;
+  return wholeNumberSetting('CXM_FUNCTION_CONCURRENCY', DEFAULT_MAX_ENVIRONMENTS, 1, 100);
 }
 
 export async function startFunctionRuntime(options: StartFunctionRuntimeOptions = {}): Promise<FunctionRuntime> {

@@ -12,6 +12,7 @@ import { DEFAULT_RATE_LIMIT, DEFAULT_STAGE_RATE_LIMIT } from '#infra/default-rat
 import { FUNCTION_ENV } from '#shared/function-env';
 import { idempotencyTtlMs } from '#shared/store/idempotency-ttl';
 import type { TableId } from '#shared/store/table-specs';
+import { wholeNumberSetting } from '#shared/whole-number-setting';
 import { LOCAL_STAGE } from './build-proxy-event.ts';
 import { localCursorSecret } from './cursor-secret-file.ts';
 import { DEMO_TENANT, ensureDemoTenant } from './demo-tenant.ts';
@@ -24,14 +25,6 @@ import { type BoundGateway, bindGateway } from './serve-gateway.ts';
 import { maxEnvironments } from './start-function-runtime.ts';
 import { formatRateLimit, parseRateLimit } from './token-buckets.ts';
 import { useLocalDynamo } from './use-local-dynamo.ts';
-
-function numberFromEnv<F extends number | undefined>(name: string, fallback: F, valid: (n: number) => boolean): number | F {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!/^\d+$/.test(raw) || !valid(value)) throw new StartupError(`${name}=${raw} is not valid; unset it or give a whole number in range.`);
-  return value;
-}
 
 /** A setting's own check, reported as the one-line startup error it is. */
 function asStartupError<T>(check: () => T): T {
@@ -68,9 +61,9 @@ async function main(): Promise<void> {
   process.on('exit', () => dynamo?.killNow());
 
   try {
-    const port = numberFromEnv('PORT', 3000, (n) => n <= 65535);
+    const port = asStartupError(() => wholeNumberSetting('PORT', 3000, 0, 65535));
     // Unset: the deployed authorizer's TTL (bundles read it from the template), else 60 s.
-    const authCacheTtlSeconds = numberFromEnv('CXM_AUTH_CACHE_TTL', undefined, (n) => n <= 3600);
+    const authCacheTtlSeconds = asStartupError(() => wholeNumberSetting('CXM_AUTH_CACHE_TTL', undefined, 0, 3600));
     const inMemory = process.env.CXM_IN_MEMORY === '1';
     const logLevel = parseLocalLogLevel(process.env.CXM_LOG_LEVEL);
     if (!logLevel) throw new StartupError(`CXM_LOG_LEVEL=${process.env.CXM_LOG_LEVEL} is not valid; use error, warn, info or debug.`);

@@ -1,4 +1,5 @@
 import { FUNCTION_ENV } from '#shared/function-env';
+import { wholeNumberSetting } from '#shared/whole-number-setting';
 
 export interface OpenSearchSettings {
   /** `https://<domain endpoint>`, or `http://host:port` for a local cluster. */
@@ -33,14 +34,8 @@ export function opensearchSettings(env: NodeJS.ProcessEnv = process.env): OpenSe
 
 /** Only the indexer needs these: it puts them into the index templates. */
 export function opensearchIndexShards(env: NodeJS.ProcessEnv = process.env): IndexShards {
-  const count = (name: string, fallback: number, min: number) => {
-    const value = env[name];
-    if (value === undefined || value === '') return fallback;
-    if (!/^\d{1,4}$/.test(value) || Number(value) < min) throw new Error(`environment variable ${name} must be an integer >= ${min}, not ${value}`);
-    return Number(value);
-  };
   return {
-    primaries: count(FUNCTION_ENV.opensearchPrimaryShards, DEFAULT_INDEX_SHARDS.primaries, 1),
-    replicas: count(FUNCTION_ENV.opensearchReplicas, DEFAULT_INDEX_SHARDS.replicas, 0),
+    primaries: wholeNumberSetting(FUNCTION_ENV.opensearchPrimaryShards, DEFAULT_INDEX_SHARDS.primaries, 1, 9999, env),
+    replicas: wholeNumberSetting(FUNCTION_ENV.opensearchReplicas, DEFAULT_INDEX_SHARDS.replicas, 0, 9999, env),
   };
 }

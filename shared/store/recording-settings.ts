@@ -7,6 +7,7 @@
 import type { JobDeadlines } from '#shared/domain/voc/job-status';
 import { DEFAULT_RECORDING_LIMITS } from '#shared/domain/voc/recording-upload';
 import { FUNCTION_ENV } from '#shared/function-env';
+import { wholeNumberSetting } from '#shared/whole-number-setting';
 
 export const RECORDING_SETTING_ENVS = [
   FUNCTION_ENV.recordingMaxBytes,
@@ -22,14 +23,6 @@ export const RECORDING_SETTING_ENVS = [
  */
 export const DEFAULT_PROCESSING_WINDOW_SECONDS = 2 * 3600;
 
-function whole(name: string, fallback: number, min: number, max: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!/^\d+$/.test(raw) || value < min || value > max) throw new Error(`${name}=${raw} is not valid; give a whole number from ${min} to ${max}.`);
-  return value;
-}
-
 export function recordingsBucket(): string {
   const bucket = process.env[FUNCTION_ENV.recordingsBucket];
   if (!bucket) throw new Error(`environment variable ${FUNCTION_ENV.recordingsBucket} (the recordings bucket) is not set`);
@@ -37,13 +30,13 @@ export function recordingsBucket(): string {
 }
 
 /** The largest recording S3 may accept (a single PUT takes at most 5 GB). */
-export const maxRecordingBytes = () => whole(FUNCTION_ENV.recordingMaxBytes, DEFAULT_RECORDING_LIMITS.maxBytes, 1, 5_000_000_000);
+export const maxRecordingBytes = () => wholeNumberSetting(FUNCTION_ENV.recordingMaxBytes, DEFAULT_RECORDING_LIMITS.maxBytes, 1, 5_000_000_000);
 /** How long an upload URL stays valid: at most 12 hours, what a role's session may last. */
-export const uploadUrlTtlSeconds = () => whole(FUNCTION_ENV.recordingUploadUrlTtlSeconds, DEFAULT_RECORDING_LIMITS.uploadUrlTtlSeconds, 1, 43_200);
+export const uploadUrlTtlSeconds = () => wholeNumberSetting(FUNCTION_ENV.recordingUploadUrlTtlSeconds, DEFAULT_RECORDING_LIMITS.uploadUrlTtlSeconds, 1, 43_200);
 
 export function jobDeadlines(): JobDeadlines {
   return {
-    uploadGraceMs: whole(FUNCTION_ENV.recordingUploadGraceSeconds, DEFAULT_RECORDING_LIMITS.uploadGraceSeconds, 0, 86_400) * 1000,
-    processingWindowMs: whole(FUNCTION_ENV.recordingProcessingWindowSeconds, DEFAULT_PROCESSING_WINDOW_SECONDS, 1, 86_400) * 1000,
+    uploadGraceMs: wholeNumberSetting(FUNCTION_ENV.recordingUploadGraceSeconds, DEFAULT_RECORDING_LIMITS.uploadGraceSeconds, 0, 86_400) * 1000,
+    processingWindowMs: wholeNumberSetting(FUNCTION_ENV.recordingProcessingWindowSeconds, DEFAULT_PROCESSING_WINDOW_SECONDS, 1, 86_400) * 1000,
   };
 }
