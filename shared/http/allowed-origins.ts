@@ -1,3 +1,14 @@
+/**
+ * The allow lists of the Origin check (routes that declare `checksOrigin`: MCP), as the functions
+ * receive them: `CXM_ALLOWED_ORIGINS` (CDK sets it from the stage config on those routes; the local
+ * gateway adds its own origins) and `CXM_ALLOWED_HOSTS` (set only by the local gateway: host names,
+ * any port), named in FUNCTION_ENV. Both are comma-separated.
+ *
+ * Matching is the MCP SDK's (`WebStandardStreamableHTTPServerTransport`'s `allowedOrigins` and
+ * `allowedHosts`: membership in the list), after both sides are reduced to what identifies an
+ * origin or a host: scheme, host and port, the host in lower case, a default port dropped. So
+ * `https://App.example.com:443` in the config allows the `https://app.example.com` a browser sends.
+ */
 import { FUNCTION_ENV } from '#shared/function-env';
 
 /** `new URL`, or null where it throws (`URL.parse` needs Node 20.18; package.json allows 20.11). */

@@ -23,6 +23,11 @@ export interface IndexShards {
  */
 export const DEFAULT_INDEX_SHARDS: IndexShards = { primaries: 1, replicas: 1 };
 
+/**
+ * Where a function finds the reporting search cluster: set by CDK on the indexer and on the list
+ * functions of stages that use OpenSearch. Read at cold start, so a misconfigured function fails
+ * loudly there instead of answering 503 to every request.
+ */
 export function opensearchSettings(env: NodeJS.ProcessEnv = process.env): OpenSearchSettings {
   const read = (name: string) => {
     const value = env[name];
