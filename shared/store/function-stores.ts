@@ -26,7 +26,10 @@ export const keysStore = () => createKeysStore(documentClient(), tableName('keys
 export const conversationsStore = () => createConversationsStore(documentClient(), tableName('conversations'));
 export const documentsStore = () => createDocumentsStore(documentClient(), tableName('documents'));
 export const vocJobsStore = () => createVocJobsStore(documentClient(), tableName('vocJobs'));
-export const reportingRowsStore = () => createReportingRowsStore(documentClient(), { rows: tableName('reporting'), counts: tableName('reportingCounts') });
+/** The reporting rows and their counts: written by the rows store, read by the DynamoDB window index. */
+const reportingTables = () => ({ rows: tableName('reporting'), counts: tableName('reportingCounts') });
+
+export const reportingRowsStore = () => createReportingRowsStore(documentClient(), reportingTables());
 export const idempotencyLedger = () => createIdempotencyLedger(documentClient(), tableName('idempotency'), idempotencyTtlMs());
 
 /** The tables the DynamoDB window index reads: a list on an OpenSearch stage has no use for them. */
@@ -55,5 +58,5 @@ export async function reportingIndex(): Promise<ReportingIndex> {
   }
   const backend = process.env.CXM_REPORTING_BACKEND ?? 'dynamodb';
   if (backend !== 'dynamodb') throw new Error(`${FUNCTION_ENV.reportingBackend} must be opensearch or dynamodb, not ${backend}`);
-  return createDynamoReportingIndex(documentClient(), { rows: tableName('reporting'), counts: tableName('reportingCounts') });
+  return createDynamoReportingIndex(documentClient(), reportingTables());
 }
