@@ -78,6 +78,28 @@ function when(count: () => number, at: number, then: () => void): () => void {
   return () => clearInterval(timer);
 }
 
+/** cxmImport, broken part-way: `interrupt` runs once `sent()` holds `at` requests; the watch ends with the run. */
+function cxmImportBrokenAt(
+  tenant: string,
+  file: string,
+  sent: () => readonly string[],
+  at: number,
+  interrupt: (child: ChildProcess) => void,
+  options: { resume?: boolean; env?: Record<string, string> } = {},
+): Promise<Finished> {
+  let stop = () => {};
+  return cxmImport(tenant, file, {
+    ...options,
+    onSpawn: (child) => {
+      stop = when(
+        () => sent().length,
+        at,
+        () => interrupt(child),
+      );
+    },
+  }).finally(() => stop());
+}
+
 async function storedRows(tenant: string, kind: ReportKind): Promise<Map<string, Record<string, unknown>>> {
   const rows = new Map<string, Record<string, unknown>>();
   let ExclusiveStartKey: Record<string, unknown> | undefined;
@@ -157,11 +179,8 @@ describe('cxm import of a large file', () => {
     await writeImportFile(file, { assistant: 500, voc: 300, days: 1 });
     const faults: InjectedFault[] = [];
     // The SDK's two attempts fail too: the outage outlasts them.
-    const { result: broken } = await recordingRowWrites(tenant, (requests) => {
-      let stop = () => {};
-      const outage = () => faults.push(...ROW_WRITES.map((operation) => proxy.inject({ operation, bodyContains: `"${tenant}#`, fault: 'InternalServerError' })));
-      return cxmImport(tenant, file, { env: { AWS_MAX_ATTEMPTS: '2' }, onSpawn: () => (stop = when(() => requests().length, 12, outage)) }).finally(() => stop());
-    });
+    const outage = () => faults.push(...ROW_WRITES.map((operation) => proxy.inject({ operation, bodyContains: `"${tenant}#`, fault: 'InternalServerError' })));
+    const { result: broken } = await recordingRowWrites(tenant, (requests) => cxmImportBrokenAt(tenant, file, requests, 12, outage, { env: { AWS_MAX_ATTEMPTS: '2' } }));
     for (const fault of faults) fault.remove();
     expect(broken.code).toBe(1);
     expect(broken.stderr).toMatch(/cxm: the import stopped after \d+ of 800 items were stored \(.*\); run the same command with --resume to continue from there/);
@@ -184,35 +203,14 @@ describe('cxm import of a large file', () => {
     const file = join(home, `${tenant}.json`);
     await writeImportFile(file, { assistant: 900, voc: 700, days: 1 });
     // Sent, not answered: with 16 in flight, 40 sent means some two dozen batches are stored.
-    const interrupted = await recordingRowWrites(tenant, (requests) => {
-      let stop = () => {};
-      return cxmImport(tenant, file, {
-        onSpawn: (child) =>
-          (stop = when(
-            () => requests().length,
-            40,
-            () => child.kill('SIGINT'),
-          )),
-      }).finally(() => stop());
-    });
+    const interrupted = await recordingRowWrites(tenant, (requests) => cxmImportBrokenAt(tenant, file, requests, 40, (child) => child.kill('SIGINT')));
     expect(interrupted.result.code).toBe(130);
     expect(interrupted.result.stderr).toMatch(/cxm: SIGINT: stopped after \d+ of 1600 items were stored; run the same command with --resume/);
     const stored = storedCount(interrupted.result.stderr);
     expect(stored).toBeGreaterThan(0);
 
     // A crash: no handler runs, the checkpoint is whatever was saved last (at most a second old).
-    const killed = await recordingRowWrites(tenant, (requests) => {
-      let stop = () => {};
-      return cxmImport(tenant, file, {
-        resume: true,
-        onSpawn: (child) =>
-          (stop = when(
-            () => requests().length,
-            10,
-            () => child.kill('SIGKILL'),
-          )),
-      }).finally(() => stop());
-    });
+    const killed = await recordingRowWrites(tenant, (requests) => cxmImportBrokenAt(tenant, file, requests, 10, (child) => child.kill('SIGKILL'), { resume: true }));
     expect(killed.result.code).toBe(null);
     expect(resentAmong(killed.bodies, tenant, file, stored)).toEqual([]);
 
