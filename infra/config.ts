@@ -77,7 +77,10 @@ export interface StageConfig {
    * it through the signed Content-Length), how long an upload URL lives, the grace after it before a
    * job whose file never came is failed, how long processing may take after the file arrived, how
    * many days recordings and their analysis output are kept, and the origins of browser pages
-   * allowed to upload (CORS on the bucket; empty: uploads come from servers only).
+   * allowed to upload (CORS on the bucket; empty: uploads come from servers only). `callSummaries`
+   * asks Call Analytics for a generative summary of each two-channel call (the row's `Summary`):
+   * offered in few regions and for English only (infra/call-summary-regions.ts), so a stage that
+   * asks for it elsewhere does not deploy.
    */
   recordings: {
     maxUploadBytes: number;
@@ -86,6 +89,7 @@ export interface StageConfig {
     processingWindow: Duration;
     retentionDays: number;
     browserUploadOrigins: readonly string[];
+    callSummaries: boolean;
   };
   /** The search domain's size, when reportingBackend is opensearch. */
   search: {
@@ -149,6 +153,7 @@ const protectiveDefaults: StageSettings = {
     processingWindow: Duration.seconds(DEFAULT_PROCESSING_WINDOW_SECONDS),
     retentionDays: 90,
     browserUploadOrigins: [],
+    callSummaries: true,
   },
   search: {
     dataNodeInstanceType: 'r7g.large.search',

@@ -41,6 +41,8 @@ export const FUNCTION_ENV = {
   recordingProcessingWindowSeconds: 'CXM_RECORDING_PROCESSING_WINDOW_SECONDS',
   /** `call-analytics` (Amazon Transcribe Call Analytics, on a stage) or `local` (the local stand-in). */
   recordingAnalysis: 'CXM_RECORDING_ANALYSIS',
+  /** `true` or `false`: whether Call Analytics is asked for a generative call summary. */
+  recordingCallSummaries: 'CXM_RECORDING_CALL_SUMMARIES',
   /** The role Transcribe assumes to read a recording and write its output (call-analytics only). */
   transcribeRoleArn: 'CXM_TRANSCRIBE_ROLE_ARN',
 } as const;

@@ -18,7 +18,11 @@ const bucketName = recordingsBucket();
 const stage = process.env[FUNCTION_ENV.stage] ?? 'local';
 const callAnalytics =
   process.env[FUNCTION_ENV.recordingAnalysis] === 'call-analytics'
-    ? createCallAnalyticsAnalysis(new TranscribeClient({}), s3Client(), { stage, dataAccessRoleArn: process.env[FUNCTION_ENV.transcribeRoleArn] ?? '' })
+    ? createCallAnalyticsAnalysis(new TranscribeClient({}), s3Client(), {
+        stage,
+        dataAccessRoleArn: process.env[FUNCTION_ENV.transcribeRoleArn] ?? '',
+        callSummaries: process.env[FUNCTION_ENV.recordingCallSummaries] === 'true',
+      })
     : undefined;
 const runner = createRecordingJobRunner({
   stage,

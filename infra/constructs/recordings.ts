@@ -4,7 +4,7 @@
  * Analytics' role and its "job state change" events back to the processor, and the dead-letter queue
  * of events the processor gave up on. The processor's contract is in functions/voc/process-recording.ts.
  */
-import { Aws, Duration } from 'aws-cdk-lib';
+import { Aws, CfnRule, Duration, Fn, Stack, Token } from 'aws-cdk-lib';
 import { type EventPattern, Rule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
@@ -18,6 +18,7 @@ import { FUNCTION_ENV } from '#shared/function-env';
 import { analysisFinishedPattern, RECORDING_PROCESSOR, recordingArrivedPattern, recordingsBucketName } from '#shared/recording-events';
 import type { TableAccess } from '#shared/routes';
 import type { TableId } from '#shared/store/table-specs';
+import { CALL_SUMMARY_REGIONS, callSummariesOffered, callSummariesRefusal } from '../call-summary-regions.ts';
 import type { StageConfig } from '../config.ts';
 import { ApiFunction } from './api-function.ts';
 import type { SpecTable } from './data.ts';
@@ -76,6 +77,8 @@ export class Recordings extends Construct {
     transcribeRole.addToPolicy(new PolicyStatement({ actions: ['s3:GetObject'], resources: [objects(RECORDINGS_PREFIX)] }));
     transcribeRole.addToPolicy(new PolicyStatement({ actions: ['s3:PutObject'], resources: [objects(ANALYSIS_PREFIX)] }));
 
+    if (recordings.callSummaries) refuseRegionsWithoutSummaries(this, stage);
+
     this.deadLetterQueue = new Queue(this, 'DeadLetters', {
       queueName: `cxm-${stage}-recording-processor-dlq`,
       encryption: QueueEncryption.SQS_MANAGED,
@@ -94,6 +97,7 @@ export class Recordings extends Construct {
         [FUNCTION_ENV.recordingsBucket]: this.bucket.bucketName,
         [FUNCTION_ENV.recordingAnalysis]: 'call-analytics',
         [FUNCTION_ENV.transcribeRoleArn]: transcribeRole.roleArn,
+        [FUNCTION_ENV.recordingCallSummaries]: String(recordings.callSummaries),
       },
       // Lambda's own retries of an event (2), then the dead-letter queue. An event waits at most
       // 15 minutes, less than the upload grace (20 by default): a job is never failed as "not
@@ -143,4 +147,20 @@ export class Recordings extends Construct {
       targets: [target],
     });
   }
+}
+
+/**
+ * Generative call summaries exist in few regions: a stage that asks for them elsewhere is refused
+ * at synth when its region is known, else by a template rule that CloudFormation checks before it
+ * creates anything, with the same sentence.
+ */
+function refuseRegionsWithoutSummaries(scope: Construct, stage: string): void {
+  const region = Stack.of(scope).region;
+  if (!Token.isUnresolved(region)) {
+    if (!callSummariesOffered(region)) throw new Error(callSummariesRefusal(stage, region));
+    return;
+  }
+  new CfnRule(scope, 'CallSummariesRegion', {
+    assertions: [{ assert: Fn.conditionContains([...CALL_SUMMARY_REGIONS], Aws.REGION), assertDescription: callSummariesRefusal(stage, 'this region') }],
+  });
 }

@@ -31,6 +31,8 @@ export interface CallAnalyticsSettings {
   stage: string;
   /** The role Transcribe assumes to read the recording and write its output. */
   dataAccessRoleArn: string;
+  /** Ask for a generative call summary (offered in few regions; the stack refuses the others). */
+  callSummaries: boolean;
 }
 
 export function createCallAnalyticsAnalysis(transcribe: TranscribeClient, s3: S3Client, settings: CallAnalyticsSettings) {
@@ -49,7 +51,7 @@ export function createCallAnalyticsAnalysis(transcribe: TranscribeClient, s3: S3
                 { ChannelId: 1, ParticipantRole: 'CUSTOMER' },
               ],
             }),
-            Settings: { Summarization: { GenerateAbstractiveSummary: true } },
+            ...(settings.callSummaries && { Settings: { Summarization: { GenerateAbstractiveSummary: true } } }),
           }),
         );
       } catch (error) {

@@ -176,3 +176,39 @@ describe('least privilege', () => {
     expect(variables('cxm-dev-processRecording')).toMatchObject({ CXM_RECORDING_ANALYSIS: 'call-analytics' });
   });
 });
+
+describe('generative call summaries, only where AWS offers them', () => {
+  const summariesOff = (config: StageConfig): StageConfig => ({ ...config, recordings: { ...config.recordings, callSummaries: false } });
+  const inRegion = (config: StageConfig, region: string) => new CxmStack(new App({ context: { [BUNDLING_STACKS]: [] } }), { config, env: { region } });
+  /** The template's rules but CDK's own bootstrap-version check. */
+  const stageRules = (template: Template) => Object.fromEntries(Object.entries((template.toJSON().Rules ?? {}) as Record<string, unknown>).filter(([id]) => id !== 'CheckBootstrapVersion'));
+
+  it('a stage of unknown region carries a rule that CloudFormation checks before it creates anything', () => {
+    expect(Object.values(stageRules(dev))).toEqual([
+      {
+        Assertions: [
+          {
+            Assert: { 'Fn::Contains': [['us-east-1', 'us-west-2'], { Ref: 'AWS::Region' }] },
+            AssertDescription: expect.stringContaining('set recordings.callSummaries to false for this stage in infra/config.ts'),
+          },
+        ],
+      },
+    ]);
+    const variables = (functionNamed(dev, 'cxm-dev-processRecording')[1].Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+    expect(variables.CXM_RECORDING_CALL_SUMMARIES).toBe('true');
+  });
+
+  it('synthesis refuses a stage asking for summaries in a region without them, saying how to go on', () => {
+    expect(() => inRegion(stageConfig('dev'), 'eu-west-1')).toThrow(
+      'stage dev asks for generative call summaries (recordings.callSummaries), which Amazon Transcribe offers only in us-east-1 and us-west-2, not in eu-west-1',
+    );
+    expect(stageRules(Template.fromStack(inRegion(stageConfig('dev'), 'us-west-2')))).toEqual({});
+  });
+
+  it('a stage without summaries deploys anywhere and does not ask for them', () => {
+    const template = Template.fromStack(inRegion(summariesOff(stageConfig('lite')), 'eu-west-1'));
+    expect(stageRules(template)).toEqual({});
+    const variables = (functionNamed(template, 'cxm-lite-processRecording')[1].Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+    expect(variables.CXM_RECORDING_CALL_SUMMARIES).toBe('false');
+  });
+});
