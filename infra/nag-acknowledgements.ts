@@ -58,8 +58,10 @@ export const ACTIONS_WITHOUT_RESOURCE_SCOPE: readonly string[] = [
   'xray:PutTraceSegments',
   'xray:PutTelemetryRecords',
   'dynamodb:ListStreams',
-  // The recording processor; held to this stage's bucket by a condition (infra/constructs/recordings.ts).
+  // The recording processor; held to this stage's bucket's analysis prefix by the condition keys
+  // each action supports (infra/constructs/recordings.ts).
   'transcribe:StartCallAnalyticsJob',
+  'transcribe:StartTranscriptionJob',
 ];
 
 /**
@@ -156,12 +158,12 @@ const because = {
   recordingObjects: {
     decision: 'infra/constructs/recordings.ts',
     reason:
-      "Recording objects are created per job at run time (`recordings/<tenant>/<job>.<ext>`, analysis output under `analysis/<tenant>/<job>/`): the upload function may only put (and so presign) objects under `recordings/`, the processor only read `recordings/` and `analysis/`, Transcribe's role only read `recordings/` and write `analysis/`. No list, delete or other prefix.",
+      "Recording objects are created per job at run time (`recordings/<tenant>/<job>.<ext>`, analysis output under `analysis/<tenant>/<job>/`): the upload function may only put (and so presign) objects under `recordings/`, the processor only read `recordings/` and `analysis/`, Transcribe's role only read `recordings/` and write `analysis/` (and list the bucket, as AWS's example data-access role does). No delete or other prefix.",
   },
   stageAnalysisJobs: {
     decision: 'infra/constructs/recordings.ts',
     reason:
-      'Call Analytics jobs are named per VOC job at run time; the processor may read only jobs whose names carry this stage\'s prefix (`cxm.<stage>.`). Starting one has no resource type, so it is granted on "*" with a condition on the output bucket.',
+      'Transcribe jobs (Call Analytics for two-channel calls, transcription jobs for mono ones) are named per VOC job at run time; the processor may read only jobs whose names carry this stage\'s prefix (`cxm.<stage>.`). Starting one has no resource type, so it is granted on "*" with conditions holding its output to this bucket\'s `analysis/` prefix.',
   },
   recordingDlq: {
     decision: 'infra/constructs/recordings.ts',
@@ -256,7 +258,9 @@ export function nagAcknowledgements(stack: CxmStack): NagAcknowledgement[] {
     acknowledge(role, `AwsSolutions-IAM5[Resource::${bucketArn}/recordings/*]`, because.recordingObjects);
     acknowledge(role, `AwsSolutions-IAM5[Resource::${bucketArn}/analysis/*]`, because.recordingObjects);
   }
-  acknowledge(recordings.processor.role, `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:transcribe:<AWS::Region>:<AWS::AccountId>:analytics/cxm.${recordings.stage}.*]`, because.stageAnalysisJobs);
+  for (const jobs of ['analytics', 'transcription-job']) {
+    acknowledge(recordings.processor.role, `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:transcribe:<AWS::Region>:<AWS::AccountId>:${jobs}/cxm.${recordings.stage}.*]`, because.stageAnalysisJobs);
+  }
 
   return acknowledgements;
 }

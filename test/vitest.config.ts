@@ -41,6 +41,7 @@ const HTTP_SUITES = [
   'tenant-isolation',
   'voc-jobs',
   'voc-recordings',
+  'voc-lost-events',
   'conditional-requests',
 ].map((name) => `test/integration/${name}.test.ts`);
 /** What only bundle mode has: its wiring checks against edited copies of the template. */

@@ -28,7 +28,7 @@ export function formatSmokeReport(report: SmokeReport): string {
     `${check.method} ${cut(check.path, 90)}`,
     check.status === null ? '-' : String(check.status),
     String(check.ms),
-    check.result === 'pass' ? 'pass' : `FAIL: ${cut(check.reason ?? '', 140)}`,
+    check.result === 'pass' ? `pass${check.detail ? `: ${check.detail}` : ''}` : `FAIL: ${cut(check.reason ?? '', 140)}`,
   ]);
   return [`Smoke test of ${report.url} as tenant ${report.tenant}`, '', formatTable([header, ...rows]), '', `${report.passed} passed, ${report.failed} failed`].join('\n');
 }

@@ -32,6 +32,8 @@ export interface CheckResult {
   ms: number;
   result: 'pass' | 'fail';
   reason: string | null;
+  /** What the check learned beside pass or fail (a recording: the analysis it took); null for most. */
+  detail: string | null;
 }
 
 interface Answer {
@@ -121,10 +123,10 @@ export async function runCheck(check: SmokeCheck, target: SmokeTarget): Promise<
   try {
     answer = await send(target, check.request);
   } catch (error) {
-    return { ...row, status: null, ms: Math.round(performance.now() - started), result: 'fail', reason: describeNoAnswer(error, target.timeoutMs) };
+    return { ...row, status: null, ms: Math.round(performance.now() - started), result: 'fail', reason: describeNoAnswer(error, target.timeoutMs), detail: null };
   }
   const reason = judge(check, answer, target);
-  return { ...row, status: answer.status, ms: answer.ms, result: reason === null ? 'pass' : 'fail', reason };
+  return { ...row, status: answer.status, ms: answer.ms, result: reason === null ? 'pass' : 'fail', reason, detail: null };
 }
 
 /** `METHOD path` of every operation of a document. */
@@ -166,7 +168,7 @@ export async function checkOpenApiDocument(target: SmokeTarget, whatToDo: string
     );
   }
   const reason = describeDrift(served as OpenApiDocument) ?? null;
-  return { ...row, status: answer.status, ms: answer.ms, result: reason === null ? 'pass' : 'fail', reason };
+  return { ...row, status: answer.status, ms: answer.ms, result: reason === null ? 'pass' : 'fail', reason, detail: null };
 }
 
 /**

@@ -1,10 +1,12 @@
 /**
- * `cxm recordings sample <file>`: writes a short test tone as a WAV file, so a first VOC upload
- * needs no recording at hand (the curl lines of functions/README.md upload it; `cxm smoke` uploads
- * the same).
+ * `cxm recordings sample <file>`: writes a short recording to upload as a first VOC recording, so
+ * none need be at hand (the curl lines of functions/README.md upload it): by default the sample
+ * call (two-channel speech, FLAC: Call Analytics on a stage), or with `--tone` a mono test tone as
+ * WAV (a transcription job on a stage).
  */
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
+import { SAMPLE_CALL, sampleCall } from './sample-call.ts';
 import { tinyWav } from './tiny-wav.ts';
 import { wholeNumberOption } from './whole-number-option.ts';
 
@@ -13,13 +15,20 @@ export function registerSampleRecordingCommand(program: Command): void {
     .command('recordings')
     .description('VOC recordings')
     .command('sample')
-    .description('write a test tone as a WAV file (16-bit PCM, mono, 8 kHz) to upload as a VOC recording')
+    .description('write a sample recording to upload: a two-channel call as FLAC (agent left, customer right), or with --tone a mono test tone as WAV')
     .argument('<file>', 'where to write it')
-    .option('--seconds <n>', 'length in seconds, 1 to 600', '2')
-    .action((file: string, options: { seconds: string }) => {
+    .option('--tone', 'a mono test tone (16-bit PCM WAV, 8 kHz) instead of the call')
+    .option('--seconds <n>', 'length of the tone in seconds, 1 to 600', '2')
+    .action((file: string, options: { tone?: boolean; seconds: string }) => {
+      if (!options.tone) {
+        const call = sampleCall();
+        writeFileSync(file, call);
+        console.log(`Wrote ${file}: a two-channel call (agent left, customer right), ${SAMPLE_CALL.contentType}, ${call.length} bytes.`);
+        return;
+      }
       const seconds = wholeNumberOption('seconds', options.seconds, 1, 600);
       const wav = tinyWav(seconds);
       writeFileSync(file, wav);
-      console.log(`Wrote ${file}: ${seconds} s of audio/wav, ${wav.length} bytes.`);
+      console.log(`Wrote ${file}: ${seconds} s of audio/wav (a mono tone), ${wav.length} bytes.`);
     });
 }

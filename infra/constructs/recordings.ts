@@ -1,21 +1,31 @@
 /**
  * VOC recordings on a stage: the bucket uploads go to (presigned PUTs, never through API Gateway),
- * its "Object Created" events on EventBridge, the processor they invoke, Amazon Transcribe Call
- * Analytics' role and its "job state change" events back to the processor, and the dead-letter queue
- * of events the processor gave up on. The processor's contract is in functions/voc/process-recording.ts.
+ * its "Object Created" events on EventBridge, the processor they invoke, the role Amazon Transcribe
+ * reads and writes with (Call Analytics for two-channel calls, a transcription job for mono ones),
+ * Transcribe's "job state change" events back to the processor, the schedule of the sweep that
+ * collects an analysis whose event was lost, and the dead-letter queue of events the processor gave
+ * up on. The processor's contract is in functions/voc/process-recording.ts.
  */
 import { Aws, CfnRule, Duration, Fn, Stack, Token } from 'aws-cdk-lib';
-import { type EventPattern, Rule } from 'aws-cdk-lib/aws-events';
+import { type EventPattern, Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import { BlockPublicAccess, Bucket, BucketEncryption, type CfnBucket, HttpMethods, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { ANALYSIS_PREFIX } from '#shared/analysis/call-analytics-analysis';
+import { ANALYSIS_PREFIX, analysisJobNamePrefix } from '#shared/domain/voc/analysis-job-names';
 import { RECORDINGS_PREFIX } from '#shared/domain/voc/recording-upload';
 import { FUNCTION_ENV } from '#shared/function-env';
-import { analysisFinishedPattern, RECORDING_PROCESSOR, recordingArrivedPattern, recordingsBucketName } from '#shared/recording-events';
+import {
+  ANALYSIS_SWEEP_MINUTES,
+  analysisFinishedPattern,
+  analysisSweepRuleName,
+  RECORDING_PROCESSOR,
+  type RecordingEventPattern,
+  recordingArrivedPattern,
+  recordingsBucketName,
+} from '#shared/recording-events';
 import type { TableAccess } from '#shared/routes';
 import type { TableId } from '#shared/store/table-specs';
 import { CALL_SUMMARY_REGIONS, callSummariesOffered, callSummariesRefusal } from '../call-summary-regions.ts';
@@ -27,7 +37,7 @@ import type { SpecTable } from './data.ts';
 const MAX_EVENT_AGE = Duration.minutes(15);
 
 /** A pattern as shared/recording-events.ts writes it (EventBridge's JSON) -> CDK's EventPattern. */
-function cdkPattern(pattern: { source: string[]; 'detail-type': string[]; detail: Record<string, unknown> }): EventPattern {
+function cdkPattern(pattern: RecordingEventPattern): EventPattern {
   return { source: pattern.source, detailType: pattern['detail-type'], detail: pattern.detail };
 }
 
@@ -68,13 +78,25 @@ export class Recordings extends Construct {
     (this.bucket.node.defaultChild as CfnBucket).notificationConfiguration = { eventBridgeConfiguration: { eventBridgeEnabled: true } };
     const objects = (prefix: string) => this.bucket.arnForObjects(`${prefix}*`);
 
-    // Transcribe reads the recording and writes its output with this role, nothing else.
+    // This stage's Transcribe jobs, of both kinds: their names start `cxm.<stage>.` (analysis-job-names.ts).
+    const jobArns = (resourceType: 'analytics' | 'transcription-job') => `arn:${Aws.PARTITION}:transcribe:${Aws.REGION}:${Aws.ACCOUNT_ID}:${resourceType}/${analysisJobNamePrefix(stage)}*`;
+
+    // Transcribe reads the recording and writes its output with this role: what AWS's example
+    // data-access role grants (GetObject and ListBucket on the input, PutObject on the output) and
+    // no more, assumed only by Transcribe for this stage's jobs (aws:SourceArn, against a confused
+    // deputy) in this account.
     const transcribeRole = new Role(this, 'TranscribeRole', {
-      description: 'Amazon Transcribe Call Analytics: reads VOC recordings, writes their analysis',
-      assumedBy: new ServicePrincipal('transcribe.amazonaws.com', { conditions: { StringEquals: { 'aws:SourceAccount': Aws.ACCOUNT_ID } } }),
+      description: "Amazon Transcribe: reads VOC recordings, writes their analysis, for this stage's jobs only",
+      assumedBy: new ServicePrincipal('transcribe.amazonaws.com', {
+        conditions: {
+          StringEquals: { 'aws:SourceAccount': Aws.ACCOUNT_ID },
+          ArnLike: { 'aws:SourceArn': [jobArns('analytics'), jobArns('transcription-job')] },
+        },
+      }),
     });
     this.transcribeRole = transcribeRole;
     transcribeRole.addToPolicy(new PolicyStatement({ actions: ['s3:GetObject'], resources: [objects(RECORDINGS_PREFIX)] }));
+    transcribeRole.addToPolicy(new PolicyStatement({ actions: ['s3:ListBucket'], resources: [this.bucket.bucketArn] }));
     transcribeRole.addToPolicy(new PolicyStatement({ actions: ['s3:PutObject'], resources: [objects(ANALYSIS_PREFIX)] }));
 
     if (recordings.callSummaries) refuseRegionsWithoutSummaries(this, stage);
@@ -95,7 +117,7 @@ export class Recordings extends Construct {
       config,
       environment: {
         [FUNCTION_ENV.recordingsBucket]: this.bucket.bucketName,
-        [FUNCTION_ENV.recordingAnalysis]: 'call-analytics',
+        [FUNCTION_ENV.recordingProcessingWindowSeconds]: String(recordings.processingWindow.toSeconds()),
         [FUNCTION_ENV.transcribeRoleArn]: transcribeRole.roleArn,
         [FUNCTION_ENV.recordingCallSummaries]: String(recordings.callSummaries),
       },
@@ -108,20 +130,26 @@ export class Recordings extends Construct {
     });
     for (const [tableId, access] of Object.entries(RECORDING_PROCESSOR.tables) as [TableId, TableAccess][]) this.processor.bindTable(tables[tableId], access);
     this.processor.addToRolePolicy(new PolicyStatement({ actions: ['s3:GetObject'], resources: [objects(RECORDINGS_PREFIX), objects(ANALYSIS_PREFIX)] }));
+    this.processor.addToRolePolicy(new PolicyStatement({ actions: ['transcribe:GetCallAnalyticsJob'], resources: [jobArns('analytics')] }));
+    this.processor.addToRolePolicy(new PolicyStatement({ actions: ['transcribe:GetTranscriptionJob'], resources: [jobArns('transcription-job')] }));
+    // Starting a job has no resource type to scope it to (Service Authorization Reference): "*",
+    // held by the condition keys each action supports to output in this bucket's analysis prefix,
+    // and nowhere else (a request that names no output has no key, and is refused too).
     this.processor.addToRolePolicy(
       new PolicyStatement({
-        actions: ['transcribe:GetCallAnalyticsJob'],
-        // This stage's jobs only: their names start `cxm.<stage>.` (call-analytics-analysis.ts).
-        resources: [`arn:${Aws.PARTITION}:transcribe:${Aws.REGION}:${Aws.ACCOUNT_ID}:analytics/cxm.${stage}.*`],
+        actions: ['transcribe:StartCallAnalyticsJob'],
+        resources: ['*'],
+        conditions: { StringLike: { 'transcribe:OutputLocation': `s3://${this.bucket.bucketName}/${ANALYSIS_PREFIX}*` } },
       }),
     );
     this.processor.addToRolePolicy(
       new PolicyStatement({
-        // Starting a job has no resource type to scope it to (Service Authorization Reference):
-        // "*", held to output in this bucket where the request names it.
-        actions: ['transcribe:StartCallAnalyticsJob'],
+        actions: ['transcribe:StartTranscriptionJob'],
         resources: ['*'],
-        conditions: { StringEqualsIfExists: { 'transcribe:OutputBucketName': this.bucket.bucketName } },
+        conditions: {
+          StringEquals: { 'transcribe:OutputBucketName': this.bucket.bucketName },
+          StringLike: { 'transcribe:OutputKey': `${ANALYSIS_PREFIX}*` },
+        },
       }),
     );
     this.processor.addToRolePolicy(
@@ -142,8 +170,22 @@ export class Recordings extends Construct {
     });
     new Rule(this, 'AnalysisFinished', {
       ruleName: `cxm-${stage}-recording-analysis-finished`,
-      description: 'Amazon Transcribe finished a Call Analytics job: finish its VOC job',
-      eventPattern: cdkPattern(analysisFinishedPattern(stage)),
+      description: 'Amazon Transcribe finished a Call Analytics job (a two-channel call): finish its VOC job',
+      eventPattern: cdkPattern(analysisFinishedPattern(stage, 'call-analytics')),
+      targets: [target],
+    });
+    new Rule(this, 'TranscriptionFinished', {
+      ruleName: `cxm-${stage}-recording-transcription-finished`,
+      description: 'Amazon Transcribe finished a transcription job (a mono call): finish its VOC job',
+      eventPattern: cdkPattern(analysisFinishedPattern(stage, 'transcription')),
+      targets: [target],
+    });
+    // EventBridge delivers Transcribe's events on a best-effort basis: the sweep asks about every
+    // analysis still under way, so a lost event delays a job by minutes instead of failing it.
+    new Rule(this, 'AnalysisSweep', {
+      ruleName: analysisSweepRuleName(stage),
+      description: 'Collect VOC analyses whose state-change event was lost; fail those past their window',
+      schedule: Schedule.rate(Duration.minutes(ANALYSIS_SWEEP_MINUTES)),
       targets: [target],
     });
   }

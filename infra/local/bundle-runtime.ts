@@ -33,6 +33,8 @@ export interface BundleRuntimeOptions {
   dynamoEndpoint: string;
   /** The local S3 server (the recordings bucket). */
   s3Endpoint: string;
+  /** The local stand-in for Amazon Transcribe. */
+  transcribeEndpoint: string;
   /** The local physical name of each table spec. */
   tables: Record<TableId, string>;
   /** Local values of the stage's secrets, by secret id: the current version and, after a rotation, the previous one. */
@@ -128,6 +130,7 @@ export async function startBundleRuntime(options: BundleRuntimeOptions): Promise
         // Where the AWS services of the template are on this machine.
         AWS_ENDPOINT_URL_DYNAMODB: options.dynamoEndpoint,
         AWS_ENDPOINT_URL_S3: options.s3Endpoint,
+        AWS_ENDPOINT_URL_TRANSCRIBE: options.transcribeEndpoint,
         ...(secretsManager && { AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsManager.endpoint }),
         ...options.overrides,
       };
@@ -171,12 +174,18 @@ export async function startBundleRuntime(options: BundleRuntimeOptions): Promise
     // The rules of the template, each target a function invoked as EventBridge invokes it (asynchronously).
     const local = { stage: options.stage, region: options.region, tables: options.tables };
     const eventTargets: EventTarget[] = [];
+    const targetOf = (functionId: string): EventTarget => {
+      let target = eventTargets.find((candidate) => candidate.name === functionId);
+      if (!target) {
+        target = { name: functionId, patterns: [], schedules: [], invoke: (event) => poolFor(functionId).invoke(event, randomUUID()) };
+        eventTargets.push(target);
+      }
+      return target;
+    };
     for (const rule of assembly.rules) {
-      const pattern = resolveStructure(rule.pattern, assembly.template, local, 'an EventBridge rule') as Record<string, unknown>;
       for (const functionId of rule.functionIds) {
-        const existing = eventTargets.find((target) => target.name === functionId);
-        if (existing) existing.patterns.push(pattern);
-        else eventTargets.push({ name: functionId, patterns: [pattern], invoke: (event) => poolFor(functionId).invoke(event, randomUUID()) });
+        if ('pattern' in rule) targetOf(functionId).patterns.push(resolveStructure(rule.pattern, assembly.template, local, 'an EventBridge rule') as Record<string, unknown>);
+        else targetOf(functionId).schedules.push({ ruleName: rule.ruleName, everyMs: rule.everyMs });
       }
     }
 

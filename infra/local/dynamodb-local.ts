@@ -14,9 +14,9 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
-import { CreateTableCommand, DynamoDBClient, ListTablesCommand, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ListTablesCommand, UpdateTableCommand, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { createTableInput } from '#shared/store/create-table-input';
+import { addIndexInput, createTableInput } from '#shared/store/create-table-input';
 import { createReportingRowsStore } from '#shared/store/reporting-rows-store';
 import { allTableSpecs, physicalTableName } from '#shared/store/table-specs';
 
@@ -224,7 +224,17 @@ export async function startDynamoDbLocal(options: { dataDir?: string; port?: num
   };
 }
 
-/** Creates every table of the shared specs that does not exist yet; returns their names. */
+/** Waits for an index being added to be ACTIVE: DynamoDB Local fails writes to its table while it is CREATING. */
+async function indexActive(client: DynamoDBClient, table: string, index: string): Promise<void> {
+  for (const deadline = Date.now() + 60_000; Date.now() < deadline; ) {
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: table }));
+    if (Table?.GlobalSecondaryIndexes?.find((candidate) => candidate.IndexName === index)?.IndexStatus === 'ACTIVE') return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new StartupError(`the index ${index} added to the local table ${table} did not become active within a minute`);
+}
+
+/** Creates every table of the shared specs that does not exist yet, and adds the indexes an older one lacks; returns their names. */
 export async function createTables({ endpoint, credentials }: LocalDynamoConnection, stage: string): Promise<Record<string, string>> {
   const client = new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: { ...credentials } });
   try {
@@ -233,7 +243,17 @@ export async function createTables({ endpoint, credentials }: LocalDynamoConnect
     for (const spec of allTableSpecs) {
       const name = physicalTableName(stage, spec.id);
       names[spec.id] = name;
-      if (existing.has(name)) continue;
+      if (existing.has(name)) {
+        // A data folder from before an index was added: the table gets it, as a deploy does.
+        const { Table } = await client.send(new DescribeTableCommand({ TableName: name }));
+        const indexes = new Set((Table?.GlobalSecondaryIndexes ?? []).map((index) => index.IndexName));
+        for (const index of spec.indexes) {
+          if (indexes.has(index.name)) continue;
+          await client.send(new UpdateTableCommand(addIndexInput(spec, name, index)));
+          await indexActive(client, name, index.name);
+        }
+        continue;
+      }
       await client.send(new CreateTableCommand(createTableInput(spec, name)));
       if (spec.timeToLiveAttribute) {
         // As the stack does; expiry is also enforced on read, so nothing waits for the deletion.

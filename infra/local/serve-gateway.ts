@@ -16,6 +16,8 @@ import { createLocalGateway } from './local-gateway.ts';
 import type { LocalLog } from './local-log.ts';
 import { localOrigins, withLocalOrigins } from './local-origins.ts';
 import { acquireLocalS3, type LocalS3 } from './local-s3.ts';
+import { acquireLocalTranscribe, type LocalTranscribe } from './local-transcribe.ts';
+import { runSchedules } from './run-schedules.ts';
 import { createApiDocs } from './serve-api-docs.ts';
 import { startFunctionRuntime } from './start-function-runtime.ts';
 
@@ -32,7 +34,14 @@ export interface ServeOptions {
   log?: LocalLog;
   /** Where the local S3 keeps recordings (npm start: $CXM_HOME/recordings); default a temporary folder. */
   recordingsDir?: string;
+  /** Every scheduled rule (the analysis sweep) runs at this period instead of its rate (CXM_SCHEDULE_SECONDS). */
+  scheduleEverySeconds?: number;
+  /** Events the bus loses, as EventBridge may lose an AWS service's event: a test's way to lose one. */
+  losesEvents?: (event: unknown) => boolean;
 }
+
+/** The role the processor passes to Transcribe, as the sources see it (bundles read the template's). */
+const LOCAL_TRANSCRIBE_ROLE_ARN = `arn:aws:iam::${LOCAL_ACCOUNT}:role/cxm-${LOCAL_STAGE}-transcribe`;
 
 export interface BoundGateway {
   port: number;
@@ -43,7 +52,7 @@ export interface BoundGateway {
    * cache TTL in force (the bench reports it beside its authorizer figures).
    */
   serve(options: ServeOptions): Promise<{ functions: string; authCacheTtlSeconds: number; s3Endpoint: string; recordingsBucket: string }>;
-  /** Resolves once every event delivered so far (recordings arrived) has been processed or given up on. */
+  /** Resolves once every event delivered so far (recordings arrived, analyses ended) has been processed or given up on. */
   eventsSettled(): Promise<void>;
   close(): Promise<void>;
 }
@@ -78,14 +87,15 @@ export async function bindGateway(port: number, host = '127.0.0.1'): Promise<Bou
   });
   let runtime: FunctionRuntime | undefined;
   let s3: LocalS3 | undefined;
+  let transcribe: LocalTranscribe | undefined;
   let events: EventDelivery | undefined;
-  let unsubscribe: (() => void) | undefined;
+  const stops: (() => void)[] = [];
   const address = server.address();
   const boundPort = typeof address === 'object' && address ? address.port : port;
   return {
     port: boundPort,
     url: `http://${host}:${boundPort}`,
-    async serve({ authCacheTtlSeconds, rateLimit, stageRateLimit, onFault, log, recordingsDir }) {
+    async serve({ authCacheTtlSeconds, rateLimit, stageRateLimit, onFault, log, recordingsDir, scheduleEverySeconds, losesEvents }) {
       // The recordings bucket first: the functions learn its endpoint and name from the environment.
       // Signed with the credentials the local store gave this process (use-local-dynamo.ts).
       const credentials = { accessKeyId: process.env.AWS_ACCESS_KEY_ID ?? '', secretAccessKey: process.env.AWS_SECRET_ACCESS_KEY ?? '' };
@@ -93,6 +103,10 @@ export async function bindGateway(port: number, host = '127.0.0.1'): Promise<Bou
       s3 = await acquireLocalS3({ bucket: recordingsBucketName(LOCAL_STAGE, LOCAL_ACCOUNT, LOCAL_REGION), dataDir: recordingsDir, credentials });
       process.env.AWS_ENDPOINT_URL_S3 = s3.endpoint;
       process.env[FUNCTION_ENV.recordingsBucket] = s3.bucket;
+      // Amazon Transcribe's stand-in reads the recordings and writes its output through that S3.
+      transcribe = await acquireLocalTranscribe({ region: LOCAL_REGION, s3Endpoint: s3.endpoint, credentials });
+      process.env.AWS_ENDPOINT_URL_TRANSCRIBE = transcribe.endpoint;
+      process.env[FUNCTION_ENV.transcribeRoleArn] ??= LOCAL_TRANSCRIBE_ROLE_ARN;
       // The functions that check origins accept this gateway's own: in this process for the
       // sources, in a bundle's environment when its template declares the list.
       const origins = localOrigins(boundPort);
@@ -102,12 +116,18 @@ export async function bindGateway(port: number, host = '127.0.0.1'): Promise<Bou
         extraEnvironment: (_fn, variables) => (FUNCTION_ENV.allowedOrigins in variables ? withLocalOrigins(variables, origins) : undefined),
       });
       const { routes, authorizer, handlers } = runtime;
-      const delivery = createEventDelivery(runtime.eventTargets, (line, error) => {
-        if (log) log.line('warn', `cxm: ${line}${error instanceof Error ? `: ${error.message}` : ''}`);
-        else onFault?.(error ?? new Error(line));
-      });
+      const delivery = createEventDelivery(
+        runtime.eventTargets,
+        (line, error) => {
+          if (log) log.line('warn', `cxm: ${line}${error instanceof Error ? `: ${error.message}` : ''}`);
+          else onFault?.(error ?? new Error(line));
+        },
+        { loses: losesEvents },
+      );
       events = delivery;
-      unsubscribe = s3.onObjectCreated((event) => delivery.put(event));
+      stops.push(s3.onObjectCreated((event) => delivery.put(event)));
+      stops.push(transcribe.onStateChange((event) => delivery.put(event)));
+      stops.push(runSchedules(runtime.eventTargets, delivery, { region: LOCAL_REGION, everyMs: scheduleEverySeconds === undefined ? undefined : scheduleEverySeconds * 1000 }));
       const ttlSeconds = authCacheTtlSeconds ?? runtime.authorizerCacheTtlSeconds ?? DEFAULT_AUTH_CACHE_TTL_SECONDS;
       const gateway = createLocalGateway({
         routes,
@@ -125,16 +145,26 @@ export async function bindGateway(port: number, host = '127.0.0.1'): Promise<Bou
       };
       return { functions: runtime.description, authCacheTtlSeconds: ttlSeconds, s3Endpoint: s3.endpoint, recordingsBucket: s3.bucket };
     },
-    eventsSettled: async () => events?.settled(),
+    async eventsSettled() {
+      // An event's processing may submit an analysis, whose end is one more event: until both rest.
+      for (;;) {
+        await events?.settled();
+        await transcribe?.settled();
+        if (!events?.busy() && !transcribe?.busy()) return;
+      }
+    },
     async close() {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
       });
-      // No new events first, then the ones under way, then what runs them.
-      unsubscribe?.();
-      await s3?.close();
+      // No new events first, then the ones under way (an analysis under way ends first: it
+      // emits one more), then what runs them, then the stand-in and the S3 it reads.
+      for (const stop of stops.splice(0)) stop();
+      await transcribe?.settled();
       await events?.settled();
+      await transcribe?.close();
+      await s3?.close();
       await runtime?.close();
     },
   };

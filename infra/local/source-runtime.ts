@@ -9,10 +9,12 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { RECORDING_PROCESSOR, recordingArrivedPattern } from '#shared/recording-events';
+import { ANALYSIS_KINDS } from '#shared/domain/voc/analysis-kind';
+import { ANALYSIS_SWEEP_MINUTES, analysisFinishedPattern, analysisSweepRuleName, RECORDING_PROCESSOR, recordingArrivedPattern } from '#shared/recording-events';
 import { AUTHORIZER_HANDLER, routes } from '#shared/routes';
 import { recordingsBucket } from '#shared/store/recording-settings';
 import { PROJECT_ROOT } from '../project-root.ts';
+import { LOCAL_STAGE } from './build-proxy-event.ts';
 import type { FunctionRuntime } from './function-runtime.ts';
 import { invocationScope } from './invocation-scope.ts';
 import type { AuthorizerHandler, ProxyHandler } from './local-gateway.ts';
@@ -40,7 +42,9 @@ export async function startSourceRuntime(): Promise<FunctionRuntime> {
     eventTargets: [
       {
         name: RECORDING_PROCESSOR.id,
-        patterns: [recordingArrivedPattern(recordingsBucket())],
+        // The processor's rules as the stack declares them (infra/constructs/recordings.ts).
+        patterns: [recordingArrivedPattern(recordingsBucket()), ...ANALYSIS_KINDS.map((kind) => analysisFinishedPattern(LOCAL_STAGE, kind))],
+        schedules: [{ ruleName: analysisSweepRuleName(LOCAL_STAGE), everyMs: ANALYSIS_SWEEP_MINUTES * 60_000 }],
         invoke: (event) =>
           run(randomUUID(), async () => {
             processRecording ??= importHandler(RECORDING_PROCESSOR.handler);

@@ -31,12 +31,7 @@ const PASSED_THROUGH = ['POWERTOOLS_LOG_LEVEL', 'POWERTOOLS_METRICS_DISABLED', '
 const LOCAL_SETTINGS = [FUNCTION_ENV.idempotencyTtlHours, ...RECORDING_SETTING_ENVS];
 
 function localSettings(variables: Record<string, string>): Record<string, string> {
-  return {
-    ...Object.fromEntries(LOCAL_SETTINGS.flatMap((name) => (name in variables && process.env[name] ? [[name, process.env[name]!]] : []))),
-    // Amazon Transcribe does not run here: the processor takes the local stand-in
-    // (functions/README.md says what it fills).
-    ...(FUNCTION_ENV.recordingAnalysis in variables && { [FUNCTION_ENV.recordingAnalysis]: 'local' }),
-  };
+  return Object.fromEntries(LOCAL_SETTINGS.flatMap((name) => (name in variables && process.env[name] ? [[name, process.env[name]!]] : [])));
 }
 
 /** Environments of one function alive at once in bundle mode (CXM_FUNCTION_CONCURRENCY). */
@@ -77,6 +72,7 @@ export async function startFunctionRuntime(options: StartFunctionRuntimeOptions 
     credentials: { accessKeyId: required('AWS_ACCESS_KEY_ID'), secretAccessKey: required('AWS_SECRET_ACCESS_KEY') },
     dynamoEndpoint: required('AWS_ENDPOINT_URL_DYNAMODB'),
     s3Endpoint: required('AWS_ENDPOINT_URL_S3'),
+    transcribeEndpoint: required('AWS_ENDPOINT_URL_TRANSCRIBE'),
     tables,
     secrets: { cursorSecret: { current: process.env[FUNCTION_ENV.cursorSecret], previous: process.env[FUNCTION_ENV.cursorSecretPrevious] } },
     overrides,

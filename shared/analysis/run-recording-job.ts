@@ -1,38 +1,39 @@
 /**
  * Running a VOC recording job, the use case behind functions/voc/process-recording.ts (which wires
- * the real stores, bucket and analysis): "Object Created" for a recording starts one, "Call
- * Analytics Job State Change" finishes one on a stage. A job is checked against the object that
- * arrived (the key must be the job's own file, under the job's tenant), the file must be readable
- * audio of the declared type, the analysis runs, its row is written to the VOC list, and only then
- * is the job `completed`. Every transition is conditional on `started`: a re-delivered event
- * changes nothing. An unexpected error is thrown so Lambda retries the event; on the last attempt
- * at the same event the job is failed instead, and a crash there is failed when the job is next
- * read (its processing window).
+ * the real stores, bucket and analysis): "Object Created" for a recording starts one; Transcribe's
+ * job state change finishes one; the sweep on a schedule finishes one whose state change was lost
+ * (EventBridge delivers Transcribe's events on a best-effort basis). A job is checked against the
+ * object that arrived (the key must be the job's own file, under the job's tenant), the file must be
+ * readable audio of the declared type that an analysis takes (two channels: Call Analytics; mono: a
+ * transcription; anything else refused before any money is spent), the analysis runs, its row is
+ * written to the VOC list, and only then is the job `completed`. Every transition is conditional on
+ * `started`: a re-delivered event changes nothing. An unexpected error is thrown so Lambda retries
+ * the event; on the last attempt at the same event the job is failed instead, and a crash there is
+ * failed when the job is next read (its processing window).
  */
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { shapeRow } from '#shared/domain/reporting/report-rows';
+import { parseAnalysisJobName } from '#shared/domain/voc/analysis-job-names';
+import { type AnalysisKind, chooseAnalysis } from '#shared/domain/voc/analysis-kind';
 import { declaredTypeMismatch } from '#shared/domain/voc/audio-probe';
-import type { StoredVocJob } from '#shared/domain/voc/job-status';
+import { analysisOverdueReason, type JobDeadlines, type StoredVocJob } from '#shared/domain/voc/job-status';
 import { type RecordingAnalysisFields, recordingRow } from '#shared/domain/voc/recording-row';
 import { isRecordingContentType, parseRecordingKey } from '#shared/domain/voc/recording-upload';
 import type { RecordingsBucket } from '#shared/store/recordings-bucket';
 import type { ReportingRowsStore } from '#shared/store/reporting-rows-store';
 import type { VocJobsStore } from '#shared/store/voc-jobs-store';
-import { parseAnalysisJobName } from './call-analytics-analysis.ts';
 import { NotAudioError, probeAudio } from './probe-audio.ts';
 import type { AnalysisOutcome, RecordingAnalysis } from './recording-analysis.ts';
 
 /** Deliveries of one event: Lambda's first try and its two retries of an asynchronous invocation. */
 export const MAX_PROCESSING_ATTEMPTS = 3;
 
+/** The most jobs one sweep asks Transcribe about, oldest first (the next sweep takes the rest). */
+export const SWEEP_LIMIT = 1000;
+
 export interface ObjectCreatedDetail {
   bucket?: { name?: string };
   object?: { key?: string; size?: number };
-}
-
-export interface AnalysisStateDetail {
-  JobName?: string;
-  JobStatus?: string;
 }
 
 export interface RecordingJobPorts {
@@ -42,12 +43,12 @@ export interface RecordingJobPorts {
   jobs: VocJobsStore;
   rows: ReportingRowsStore;
   analysis: RecordingAnalysis;
-  /** On a stage: the analysis whose result comes back as its own event. */
-  callAnalytics?: { collect(tenantId: string, jobId: string): Promise<AnalysisOutcome> };
+  /** The processing window, after which the sweep gives up on an analysis still running. */
+  deadlines: JobDeadlines;
   logger: Pick<Logger, 'info' | 'warn' | 'error'>;
 }
 
-export function createRecordingJobRunner({ stage, bucketName, bucket, jobs, rows, analysis, callAnalytics, logger }: RecordingJobPorts) {
+export function createRecordingJobRunner({ stage, bucketName, bucket, jobs, rows, analysis, deadlines, logger }: RecordingJobPorts) {
   async function fail(tenantId: string, jobId: string, reason: string): Promise<void> {
     const outcome = await jobs.finish(tenantId, jobId, 'failed', reason);
     logger.info('job failed', { tenantId, jobId, reason, outcome });
@@ -61,7 +62,7 @@ export function createRecordingJobRunner({ stage, bucketName, bucket, jobs, rows
   async function complete(tenantId: string, job: StoredVocJob, fields: RecordingAnalysisFields): Promise<void> {
     await rows.putRows(tenantId, 'voc', [shapeRow('voc', tenantId, recordingRow(job, fields))]);
     const outcome = await jobs.finish(tenantId, job.id, 'completed');
-    if (outcome === 'done') return logger.info('job completed', { tenantId, jobId: job.id, recordingId: job.recordingId });
+    if (outcome === 'done') return logger.info('job completed', { tenantId, jobId: job.id, recordingId: job.recordingId, analysis: job.analysis });
     const now = await jobs.get(tenantId, job.id);
     if (now?.status !== 'completed') await rows.deleteRows(tenantId, 'voc', [job.recordingId]);
     logger.warn('job finished elsewhere while its row was written', { tenantId, jobId: job.id, status: now?.status });
@@ -103,25 +104,59 @@ export function createRecordingJobRunner({ stage, bucketName, bucket, jobs, rows
       const probe = await probeAudio(object.body, object.size);
       const mismatch = declaredTypeMismatch(contentType, probe);
       if (mismatch) return fail(tenantId, jobId, mismatch);
-      await settle(tenantId, job, await analysis.start({ tenantId, jobId, bucket: bucketName, key, probe }));
+      const choice = chooseAnalysis(probe, object.size);
+      if ('refused' in choice) return fail(tenantId, jobId, choice.refused);
+      const outcome = await analysis.start({ tenantId, jobId, kind: choice.kind, bucket: bucketName, key, probe });
+      if (outcome.kind === 'pending') {
+        await jobs.markAnalysisSubmitted(tenantId, jobId, choice.kind, Date.now(), probe.durationSeconds);
+        return logger.info('analysis submitted', { tenantId, jobId, analysis: choice.kind });
+      }
+      await settle(tenantId, { ...job, analysis: choice.kind }, outcome);
     } catch (error) {
       if (error instanceof NotAudioError) return fail(tenantId, jobId, `The file is not readable ${upload.contentType}: ${error.message}.`);
       await retryOrFail(tenantId, jobId, attempt, error);
     }
   }
 
-  async function onAnalysisStateChanged(eventId: string, detail: AnalysisStateDetail): Promise<void> {
-    const owner = detail.JobName ? parseAnalysisJobName(detail.JobName, stage) : undefined;
-    if (!owner || !callAnalytics) return logger.warn('analysis job is not one of this stage', { jobName: detail.JobName });
+  /** Transcribe reports that the analysis `jobName` (of `kind`) ended, either way. */
+  async function onAnalysisStateChanged(eventId: string, kind: AnalysisKind, jobName: string | undefined): Promise<void> {
+    const owner = jobName ? parseAnalysisJobName(jobName, stage) : undefined;
+    if (!owner) return logger.warn('analysis job is not one of this stage', { jobName });
     const { tenantId, jobId } = owner;
     const begun = await jobs.beginAttempt(tenantId, jobId, eventId, Date.now());
     if (begun.kind !== 'attempt') return logger.info('analysis of a finished or unknown job: event ignored', owner);
     try {
-      await settle(tenantId, begun.job, await callAnalytics.collect(tenantId, jobId));
+      await settle(tenantId, begun.job, await analysis.collect(tenantId, jobId, begun.job.analysis ?? kind, begun.job.upload?.audioSeconds));
     } catch (error) {
       await retryOrFail(tenantId, jobId, begun.attempt, error);
     }
   }
 
-  return { onRecordingArrived, onAnalysisStateChanged };
+  /**
+   * Every analysis under way, asked about once: a finished one is settled as its event would have
+   * (lost or not), one still running past the processing window is failed. One job's error is
+   * logged and left to the next sweep, never the others'.
+   */
+  async function sweepAnalyses(nowMs: number): Promise<{ asked: number; settled: number }> {
+    let settled = 0;
+    const pending = await jobs.pendingAnalyses(nowMs, SWEEP_LIMIT);
+    for (const { tenantId, jobId } of pending) {
+      try {
+        const job = await jobs.get(tenantId, jobId);
+        if (job?.status !== 'started' || !job.analysis) continue;
+        const outcome = await analysis.collect(tenantId, jobId, job.analysis, job.upload?.audioSeconds);
+        const overdue = outcome.kind === 'pending' ? analysisOverdueReason(job, nowMs, deadlines) : undefined;
+        if (outcome.kind === 'pending' && !overdue) continue;
+        settled++;
+        if (overdue) await fail(tenantId, jobId, overdue);
+        else await settle(tenantId, job, outcome);
+      } catch (error) {
+        logger.error('sweep could not settle a job; the next sweep tries again', { tenantId, jobId, error });
+      }
+    }
+    if (pending.length > 0) logger.info('analyses swept', { asked: pending.length, settled });
+    return { asked: pending.length, settled };
+  }
+
+  return { onRecordingArrived, onAnalysisStateChanged, sweepAnalyses };
 }

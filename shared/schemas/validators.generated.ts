@@ -3300,7 +3300,7 @@ return errors === 0;
 }
 
 export const VocJobStatus = validate31;
-const schema32 = {"$id":"VocJobStatus","type":"object","required":["id","status","started","file","recordingId"],"additionalProperties":false,"properties":{"id":{"type":"string","description":"The job execution identifier."},"status":{"type":"string","enum":["started","completed","failed"]},"started":{"type":"integer","format":"int64","minimum":0,"maximum":9007199254740991,"description":"When the job started, epoch milliseconds."},"file":{"type":"string","description":"Storage path of the uploaded recording."},"recordingId":{"type":"string","description":"ID of the VOC conversation row the job writes (its `ID` in the VOC list)."},"failureReason":{"type":"string","description":"Present only when `status` is `failed`: why, and what to do about it."}}};
+const schema32 = {"$id":"VocJobStatus","type":"object","required":["id","status","started","file","recordingId"],"additionalProperties":false,"properties":{"id":{"type":"string","description":"The job execution identifier."},"status":{"type":"string","enum":["started","completed","failed"]},"started":{"type":"integer","format":"int64","minimum":0,"maximum":9007199254740991,"description":"When the job started, epoch milliseconds."},"file":{"type":"string","description":"Storage path of the uploaded recording."},"recordingId":{"type":"string","description":"ID of the VOC conversation row the job writes (its `ID` in the VOC list)."},"failureReason":{"type":"string","description":"Present only when `status` is `failed`: why, and what to do about it."},"analysis":{"type":"string","enum":["call-analytics","transcription"],"description":"Present once the recording went to an analysis: `call-analytics` (a two-channel call: the row gets sentiment, issues, categories, talk times and, where the stage offers it, a summary) or `transcription` (a mono call: the row gets its length and each voice's talk time only). The API guide lists the fields of each."}}};
 
 function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="VocJobStatus" */;
@@ -3316,7 +3316,7 @@ return false;
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!((((((key0 === "id") || (key0 === "status")) || (key0 === "started")) || (key0 === "file")) || (key0 === "recordingId")) || (key0 === "failureReason"))){
+if(!(((((((key0 === "id") || (key0 === "status")) || (key0 === "started")) || (key0 === "file")) || (key0 === "recordingId")) || (key0 === "failureReason")) || (key0 === "analysis"))){
 validate31.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -3413,6 +3413,24 @@ var valid0 = _errs12 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
+if(data.analysis !== undefined){
+let data6 = data.analysis;
+const _errs14 = errors;
+if(typeof data6 !== "string"){
+validate31.errors = [{instancePath:instancePath+"/analysis",schemaPath:"#/properties/analysis/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!((data6 === "call-analytics") || (data6 === "transcription"))){
+validate31.errors = [{instancePath:instancePath+"/analysis",schemaPath:"#/properties/analysis/enum",keyword:"enum",params:{allowedValues: schema32.properties.analysis.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs14 === errors;
+}
+else {
+var valid0 = true;
+}
 }
 }
 }

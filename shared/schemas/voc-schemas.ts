@@ -1,3 +1,4 @@
+import { ANALYSIS_KINDS } from '#shared/domain/voc/analysis-kind';
 import { JOB_STATUSES } from '#shared/domain/voc/job-status';
 import { RECORDING_CONTENT_TYPES } from '#shared/domain/voc/recording-upload';
 import { resourceIdParam, tenantIdParam } from './identifiers.ts';
@@ -22,6 +23,12 @@ export const VocJobStatus = {
     file: { type: 'string', description: 'Storage path of the uploaded recording.' },
     recordingId: { type: 'string', description: 'ID of the VOC conversation row the job writes (its `ID` in the VOC list).' },
     failureReason: { type: 'string', description: 'Present only when `status` is `failed`: why, and what to do about it.' },
+    analysis: {
+      type: 'string',
+      enum: [...ANALYSIS_KINDS],
+      description:
+        "Present once the recording went to an analysis: `call-analytics` (a two-channel call: the row gets sentiment, issues, categories, talk times and, where the stage offers it, a summary) or `transcription` (a mono call: the row gets its length and each voice's talk time only). The API guide lists the fields of each.",
+    },
   },
 } as const;
 

@@ -59,7 +59,9 @@ export const tableSpecs: Record<TableId, TableSpec> = {
   vocJobs: {
     id: 'vocJobs',
     partitionKey: { name: 'pk', type: 'S' },
-    indexes: [],
+    // Sparse: only jobs whose analysis is under way, oldest first, for the processor's sweep that
+    // collects an analysis whose completion event was lost (voc-jobs-store.ts).
+    indexes: [{ name: 'byPendingAnalysis', partitionKey: { name: 'pendingAnalysis', type: 'S' }, sortKey: { name: 'analysisSubmittedAt', type: 'N' } }],
     stream: false,
     envVar: FUNCTION_ENV.tables.vocJobs,
   },

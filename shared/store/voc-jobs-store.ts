@@ -5,9 +5,10 @@
  * transaction with its Idempotency-Key record, as every keyed write.
  */
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { type DynamoDBDocumentClient, GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { IdempotencyRecord } from '#shared/domain/idempotency/recorded-response';
+import { ANALYSIS_KINDS, type AnalysisKind } from '#shared/domain/voc/analysis-kind';
 import { type FinalJobStatus, JOB_STATUSES, type JobStatus, type OverdueBasis, type StoredVocJob, type VocJob, type VocJobUpload } from '#shared/domain/voc/job-status';
 import { tenantKey } from './composite-key.ts';
 import { type RecordRequest, recordLookupOnce } from './idempotency-ledger.ts';
@@ -43,14 +44,29 @@ export interface VocJobsStore {
    * transition conditional on what an overdue verdict saw (the file had not arrived, or arrived then).
    */
   finish(tenantId: string, jobId: string, status: FinalJobStatus, reason?: string, basis?: OverdueBasis): Promise<TransitionOutcome>;
+  /**
+   * Notes that a `started` job's recording went to `kind` (and how long the file is): from then on
+   * the job is listed by `pendingAnalyses` until it finishes. The first submission's time stays.
+   */
+  markAnalysisSubmitted(tenantId: string, jobId: string, kind: AnalysisKind, nowMs: number, audioSeconds?: number): Promise<TransitionOutcome>;
+  /**
+   * The jobs whose analysis was submitted before `submittedBeforeMs` and has not finished, oldest
+   * first, at most `limit`: across tenants, the one read that is, for the processor's sweep (each
+   * job is then read and finished through the tenant's own calls).
+   */
+  pendingAnalyses(submittedBeforeMs: number, limit: number): Promise<{ tenantId: string; jobId: string }[]>;
 }
 
-const UPLOAD_FIELDS = ['contentType', 'sizeBytes', 'fileName', 'uploadExpiresAt', 'uploadedAt', 'attempts', 'attemptEvent'] as const;
+/** The value of `pendingAnalysis` on a job of the sparse index `byPendingAnalysis`. */
+const PENDING = 'pending';
+
+const UPLOAD_FIELDS = ['contentType', 'sizeBytes', 'fileName', 'uploadExpiresAt', 'uploadedAt', 'attempts', 'attemptEvent', 'audioSeconds', 'analysisSubmittedAt'] as const;
 
 function toJob(item: Record<string, unknown>): StoredVocJob {
   const status = JOB_STATUSES.includes(item.status as JobStatus) ? (item.status as JobStatus) : 'started';
   const job: StoredVocJob = { id: String(item.jobId), status, started: Number(item.started), file: String(item.file), recordingId: String(item.recordingId) };
   if (status === 'failed' && typeof item.failureReason === 'string') job.failureReason = item.failureReason;
+  if (ANALYSIS_KINDS.includes(item.analysis as AnalysisKind)) job.analysis = item.analysis as AnalysisKind;
   if (typeof item.uploadExpiresAt === 'number') {
     job.upload = Object.fromEntries(UPLOAD_FIELDS.flatMap((field) => (item[field] === undefined ? [] : [[field, item[field]]]))) as unknown as VocJobUpload;
   }
@@ -166,7 +182,8 @@ export function createVocJobsStore(client: DynamoDBDocumentClient, table: string
           new UpdateCommand({
             TableName: table,
             Key: { pk },
-            UpdateExpression: `SET #status = :to, finishedAt = :now${reason === undefined ? '' : ', failureReason = :reason'}`,
+            // A finished job leaves the sparse index of analyses under way.
+            UpdateExpression: `SET #status = :to, finishedAt = :now${reason === undefined ? '' : ', failureReason = :reason'} REMOVE pendingAnalysis`,
             ConditionExpression: `#status = :started${seen}`,
             ExpressionAttributeNames: { '#status': 'status' },
             ExpressionAttributeValues: {
@@ -184,6 +201,49 @@ export function createVocJobsStore(client: DynamoDBDocumentClient, table: string
         if (!(error instanceof ConditionalCheckFailedException)) throw error;
         return error.Item ? 'not-started' : 'not-found';
       }
+    },
+
+    async markAnalysisSubmitted(tenantId, jobId, kind, nowMs, audioSeconds) {
+      const pk = key(tenantId, jobId);
+      if (pk === undefined) return 'not-found';
+      try {
+        await client.send(
+          new UpdateCommand({
+            TableName: table,
+            Key: { pk },
+            UpdateExpression: `SET analysis = :kind, analysisSubmittedAt = if_not_exists(analysisSubmittedAt, :now), pendingAnalysis = :pending${audioSeconds === undefined ? '' : ', audioSeconds = :seconds'}`,
+            ConditionExpression: '#status = :started',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: { ':kind': kind, ':now': nowMs, ':pending': PENDING, ':started': 'started', ...(audioSeconds !== undefined && { ':seconds': audioSeconds }) },
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          }),
+        );
+        return 'done';
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+        return error.Item ? 'not-started' : 'not-found';
+      }
+    },
+
+    async pendingAnalyses(submittedBeforeMs, limit) {
+      const found: { tenantId: string; jobId: string }[] = [];
+      let start: Record<string, unknown> | undefined;
+      do {
+        const page = await client.send(
+          new QueryCommand({
+            TableName: table,
+            IndexName: 'byPendingAnalysis',
+            KeyConditionExpression: 'pendingAnalysis = :pending AND analysisSubmittedAt < :before',
+            ExpressionAttributeValues: { ':pending': PENDING, ':before': submittedBeforeMs },
+            ProjectionExpression: 'tenantId, jobId',
+            Limit: limit - found.length,
+            ExclusiveStartKey: start,
+          }),
+        );
+        for (const item of page.Items ?? []) found.push({ tenantId: String(item.tenantId), jobId: String(item.jobId) });
+        start = page.LastEvaluatedKey;
+      } while (start && found.length < limit);
+      return found;
     },
   };
 }

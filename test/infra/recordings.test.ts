@@ -1,9 +1,11 @@
 /**
  * VOC recordings in the synthesized stack: the bucket (encrypted, TLS only, private, expiring,
- * EventBridge on, CORS only where a stage asks), the two rules to the processor, its retries and
- * dead-letter queue, and every grant at its least: the upload function puts recordings, the
- * processor reads them and runs this stage's Transcribe jobs, Transcribe's role reads recordings
- * and writes analysis. Bundling is skipped: these assertions read resource properties.
+ * EventBridge on, CORS only where a stage asks), the rules to the processor (a recording arrived,
+ * either kind of analysis ended, the sweep's schedule), its retries and dead-letter queue, and
+ * every grant at its least: the upload function puts recordings, the processor reads them and runs
+ * this stage's Transcribe jobs with their output held to the analysis prefix, Transcribe's role
+ * does what AWS's example data-access role does for this stage's jobs only. Bundling is skipped:
+ * these assertions read resource properties.
  */
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
@@ -98,7 +100,7 @@ describe('the recordings bucket', () => {
 });
 
 describe('events to the processor', () => {
-  it("a rule for recordings created in this bucket, and one for this stage's Transcribe jobs, both to the processor with a DLQ", () => {
+  it("a rule for recordings created in this bucket, one for each kind of this stage's Transcribe jobs, and the sweep's schedule, all to the processor with a DLQ", () => {
     const [processorId] = functionNamed(dev, 'cxm-dev-processRecording');
     const [bucketId] = only(dev, 'AWS::S3::Bucket');
     const rules = new Map(resources(dev, 'AWS::Events::Rule').map(([, rule]) => [rule.Properties.Name as string, rule.Properties]));
@@ -109,9 +111,15 @@ describe('events to the processor', () => {
       'detail-type': ['Call Analytics Job State Change'],
       detail: { JobStatus: ['COMPLETED', 'FAILED'], JobName: [{ prefix: 'cxm.dev.' }] },
     });
-    const queues = new Map(resources(dev, 'AWS::SQS::Queue').map(([id, queue]) => [queue.Properties.QueueName, id]));
-    const dlqId = queues.get('cxm-dev-recording-processor-dlq')!;
-    for (const rule of [arrived, rules.get('cxm-dev-recording-analysis-finished')!]) {
+    expect(rules.get('cxm-dev-recording-transcription-finished')!.EventPattern).toEqual({
+      source: ['aws.transcribe'],
+      'detail-type': ['Transcribe Job State Change'],
+      detail: { TranscriptionJobStatus: ['COMPLETED', 'FAILED'], TranscriptionJobName: [{ prefix: 'cxm.dev.' }] },
+    });
+    const sweep = rules.get('cxm-dev-recording-analysis-sweep')!;
+    expect(sweep.ScheduleExpression).toBe('rate(5 minutes)');
+    const [dlqId] = resources(dev, 'AWS::SQS::Queue').find(([, queue]) => queue.Properties.QueueName === 'cxm-dev-recording-processor-dlq')!;
+    for (const rule of [arrived, rules.get('cxm-dev-recording-analysis-finished')!, rules.get('cxm-dev-recording-transcription-finished')!, sweep]) {
       expect(rule.Targets).toEqual([expect.objectContaining({ Arn: { 'Fn::GetAtt': [processorId, 'Arn'] }, DeadLetterConfig: { Arn: { 'Fn::GetAtt': [dlqId, 'Arn'] } } })]);
     }
     const [, invokeConfig] = only(dev, 'AWS::Lambda::EventInvokeConfig');
@@ -131,33 +139,56 @@ describe('least privilege', () => {
     expect(s3Statements(dev, roleOf(dev, 'cxm-dev-createRecording'))).toEqual([{ Effect: 'Allow', Action: 's3:PutObject', Resource: objects('recordings/') }]);
   });
 
-  it("the processor reads recordings and analysis output, reads this stage's Transcribe jobs, starts jobs writing to this bucket, passes Transcribe's role to Transcribe only", () => {
+  it("the processor reads recordings and analysis output, reads this stage's Transcribe jobs, starts jobs whose output stays in the analysis prefix, passes Transcribe's role to Transcribe only", () => {
     const roleId = roleOf(dev, 'cxm-dev-processRecording');
+    const bucketRef = { Ref: only(dev, 'AWS::S3::Bucket')[0] };
     expect(s3Statements(dev, roleId)).toEqual([{ Effect: 'Allow', Action: 's3:GetObject', Resource: [objects('recordings/'), objects('analysis/')] }]);
     const statements = statementsOf(dev, roleId);
-    const read = statements.find((statement) => actions(statement).includes('transcribe:GetCallAnalyticsJob'))!;
-    expect(actions(read)).toEqual(['transcribe:GetCallAnalyticsJob']);
-    expect(JSON.stringify(read.Resource)).toContain(':analytics/cxm.dev.*');
-    const start = statements.find((statement) => actions(statement).includes('transcribe:StartCallAnalyticsJob'))!;
-    expect(start).toEqual({
-      Effect: 'Allow',
-      Action: 'transcribe:StartCallAnalyticsJob',
-      Resource: '*',
-      Condition: { StringEqualsIfExists: { 'transcribe:OutputBucketName': { Ref: only(dev, 'AWS::S3::Bucket')[0] } } },
-    });
+    const transcribe = statements.filter((statement) => actions(statement).some((action) => action.startsWith('transcribe:')));
+    const jobArn = (type: string) => ({ 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':transcribe:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, `:${type}/cxm.dev.*`]] });
+    expect(transcribe).toEqual([
+      { Effect: 'Allow', Action: 'transcribe:GetCallAnalyticsJob', Resource: jobArn('analytics') },
+      { Effect: 'Allow', Action: 'transcribe:GetTranscriptionJob', Resource: jobArn('transcription-job') },
+      {
+        Effect: 'Allow',
+        Action: 'transcribe:StartCallAnalyticsJob',
+        Resource: '*',
+        // The condition key this action supports (Service Authorization Reference): transcribe:OutputLocation.
+        Condition: { StringLike: { 'transcribe:OutputLocation': { 'Fn::Join': ['', ['s3://', bucketRef, '/analysis/*']] } } },
+      },
+      {
+        Effect: 'Allow',
+        Action: 'transcribe:StartTranscriptionJob',
+        Resource: '*',
+        Condition: { StringEquals: { 'transcribe:OutputBucketName': bucketRef }, StringLike: { 'transcribe:OutputKey': 'analysis/*' } },
+      },
+    ]);
     const [transcribeRoleId] = resources(dev, 'AWS::IAM::Role').find(([, role]) => JSON.stringify(role.Properties.AssumeRolePolicyDocument).includes('transcribe.amazonaws.com'))!;
     expect(statements.filter((statement) => actions(statement).includes('iam:PassRole'))).toEqual([
       { Effect: 'Allow', Action: 'iam:PassRole', Resource: { 'Fn::GetAtt': [transcribeRoleId, 'Arn'] }, Condition: { StringEquals: { 'iam:PassedToService': 'transcribe.amazonaws.com' } } },
     ]);
   });
 
-  it("Transcribe's role reads recordings and writes analysis, assumed by Transcribe of this account only", () => {
+  it("Transcribe's role does what AWS's example data-access role does, and is assumed by Transcribe for this stage's jobs in this account only", () => {
     const [roleId, role] = resources(dev, 'AWS::IAM::Role').find(([, candidate]) => JSON.stringify(candidate.Properties.AssumeRolePolicyDocument).includes('transcribe.amazonaws.com'))!;
-    expect(JSON.stringify(role.Properties.AssumeRolePolicyDocument)).toContain('aws:SourceAccount');
+    const jobArn = (type: string) => ({ 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':transcribe:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, `:${type}/cxm.dev.*`]] });
+    expect((role.Properties.AssumeRolePolicyDocument as { Statement: Statement[] }).Statement).toEqual([
+      {
+        Effect: 'Allow',
+        Action: 'sts:AssumeRole',
+        Principal: { Service: 'transcribe.amazonaws.com' },
+        Condition: {
+          StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } },
+          ArnLike: { 'aws:SourceArn': [jobArn('analytics'), jobArn('transcription-job')] },
+        },
+      },
+    ]);
     expect(s3Statements(dev, roleId)).toEqual([
       { Effect: 'Allow', Action: 's3:GetObject', Resource: objects('recordings/') },
+      { Effect: 'Allow', Action: 's3:ListBucket', Resource: bucketArn() },
       { Effect: 'Allow', Action: 's3:PutObject', Resource: objects('analysis/') },
     ]);
+    expect(statementsOf(dev, roleId).length).toBe(3);
   });
 
   it('the status function learns the deadlines and gets no bucket access; the upload function learns the limits', () => {
@@ -173,7 +204,7 @@ describe('least privilege', () => {
       CXM_RECORDING_MAX_BYTES: String(recordings.maxUploadBytes),
       CXM_RECORDING_UPLOAD_URL_TTL_SECONDS: String(recordings.uploadUrlTtl.toSeconds()),
     });
-    expect(variables('cxm-dev-processRecording')).toMatchObject({ CXM_RECORDING_ANALYSIS: 'call-analytics' });
+    expect(variables('cxm-dev-processRecording')).toMatchObject({ CXM_RECORDING_PROCESSING_WINDOW_SECONDS: String(recordings.processingWindow.toSeconds()) });
   });
 });
 

@@ -33,7 +33,7 @@ import { startTestApi, type TestApi, uniqueTenant } from '#test/support/test-api
 interface Report {
   url: string;
   tenant: string;
-  checks: { name: string; route: string | null; method: string; path: string; status: number | null; ms: number; result: 'pass' | 'fail'; reason: string | null }[];
+  checks: { name: string; route: string | null; method: string; path: string; status: number | null; ms: number; result: 'pass' | 'fail'; reason: string | null; detail: string | null }[];
   passed: number;
   failed: number;
 }
@@ -115,7 +115,7 @@ describe.concurrent('cxm smoke', () => {
     expect(Object.keys(report).sort()).toEqual(['checks', 'failed', 'passed', 'tenant', 'url']);
     expect(report).toMatchObject({ url: api.url, tenant, passed: report.checks.length, failed: 0 });
     for (const check of report.checks) {
-      expect(Object.keys(check).sort()).toEqual(['method', 'ms', 'name', 'path', 'reason', 'result', 'route', 'status']);
+      expect(Object.keys(check).sort()).toEqual(['detail', 'method', 'ms', 'name', 'path', 'reason', 'result', 'route', 'status']);
       expect(check, check.name).toMatchObject({ result: 'pass', reason: null, status: expect.any(Number), ms: expect.any(Number) });
     }
     // One check or more per operation of the route table, and the gateway's own answers.
@@ -163,6 +163,9 @@ describe.concurrent('cxm smoke', () => {
     expect(result.stdout).toMatch(new RegExp(`^Smoke test of ${proxy.url}/ as tenant ${tenant}\n`));
     expect(result.stdout).toMatch(/add internal note .* 201 .* pass\n/);
     expect(result.stdout).toMatch(/VOC job status .* 200 .* pass\n/);
+    // Each recording says which analysis it took: the two-channel call Call Analytics, the mono one a transcription.
+    expect(result.stdout).toMatch(/VOC call, two channels .* 200 .* pass: call-analytics\n/);
+    expect(result.stdout).toMatch(/VOC call, mono .* 200 .* pass: transcription\n/);
     expect(result.stdout).not.toMatch(/FAIL/);
     expect(result.stdout).toMatch(/\n(\d+) passed, 0 failed\n$/);
     expect(cloudFormation.calls).toContain(stackName(stage));

@@ -141,9 +141,10 @@ describe('npm start', () => {
           .split('\n')
           .slice(-2)
           .map((line) => JSON.parse(line) as Record<string, unknown>);
-        expect(vocStatus).toMatchObject({ status: 'completed', file: expect.stringMatching(/^recordings\/demo\/[0-9A-Z]{26}\.wav$/) });
+        // The sample call has two channels: Amazon Transcribe Call Analytics (its local stand-in) analyses it.
+        expect(vocStatus).toMatchObject({ status: 'completed', analysis: 'call-analytics', file: expect.stringMatching(/^recordings\/demo\/[0-9A-Z]{26}\.flac$/) });
         expect(Number.isSafeInteger(vocStatus!.started)).toBe(true);
-        expect(vocRow).toMatchObject({ ID: vocStatus!.recordingId, TenantID: 'demo', Duration: 2, Media: 'voice', SourceSystem: 'cxm-upload' });
+        expect(vocRow).toMatchObject({ ID: vocStatus!.recordingId, TenantID: 'demo', Duration: 14.659, Media: 'voice', SourceSystem: 'cxm-upload' });
 
         const mcp = JSON.parse(runReadmeBlock('mcp', home, String(state.apiUrl))) as { id: number; result: { structuredContent: { bots: Array<{ id: string }> } } };
         expect(mcp.id).toBe(1);

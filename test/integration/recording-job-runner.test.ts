@@ -1,24 +1,31 @@
 /**
  * The recording job runner against DynamoDB Local, with the analysis and the bucket as test
- * doubles: the paths the HTTP suites cannot reach locally, chiefly the one Amazon Transcribe takes
- * on a stage (start -> pending -> "Call Analytics Job State Change" -> collect -> row -> completed),
- * its retries per event, and a completion that loses to an overdue verdict.
+ * doubles: the choice of analysis by channels (and the refusals before any is submitted), the
+ * path Amazon Transcribe takes (start -> pending -> state change -> collect -> row -> completed),
+ * its retries per event, the sweep that collects an analysis whose event was lost and gives up on
+ * one past its window, and a completion that loses to an overdue verdict.
  */
 
+import { randomUUID } from 'node:crypto';
 import { PassThrough } from 'node:stream';
+import { CreateTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { tinyWav } from '#infra/cli/tiny-wav';
+import { createTables, LOCAL_REGION } from '#infra/local/dynamodb-local';
 import { useLocalDynamo } from '#infra/local/use-local-dynamo';
-import { analysisJobName } from '#shared/analysis/call-analytics-analysis';
-import type { AnalysisOutcome } from '#shared/analysis/recording-analysis';
+import type { AnalysisOutcome, AnalysisRequest } from '#shared/analysis/recording-analysis';
 import { createRecordingJobRunner } from '#shared/analysis/run-recording-job';
 import { newUlid } from '#shared/domain/ids/new-ulid';
+import { analysisJobName } from '#shared/domain/voc/analysis-job-names';
+import type { AnalysisKind } from '#shared/domain/voc/analysis-kind';
 import { recordingKey } from '#shared/domain/voc/recording-upload';
+import { createTableInput } from '#shared/store/create-table-input';
 import { documentClient } from '#shared/store/dynamo-client';
 import type { RecordingsBucket } from '#shared/store/recordings-bucket';
 import { rowKey } from '#shared/store/reporting-keys';
 import { createReportingRowsStore } from '#shared/store/reporting-rows-store';
+import { physicalTableName, tableSpecs } from '#shared/store/table-specs';
 import { createVocJobsStore } from '#shared/store/voc-jobs-store';
 import { uniqueTenant } from '#test/support/test-api';
 
@@ -27,52 +34,58 @@ const tenant = uniqueTenant('runner');
 const wav = tinyWav(1);
 let tables: ReturnType<typeof inject<'dynamo'>>['tables'];
 
-beforeAll(() => {
+beforeAll(async () => {
   const dynamo = inject('dynamo');
   useLocalDynamo(dynamo, dynamo.tables);
-  tables = dynamo.tables;
+  // A jobs table of this file's own: its sweeps list every analysis under way in the table, and
+  // must not settle (with this file's test doubles) the jobs of files running beside it.
+  const vocJobs = `runner-voc-jobs-${randomUUID()}`;
+  await documentClient().send(new CreateTableCommand(createTableInput(tableSpecs.vocJobs, vocJobs)));
+  tables = { ...dynamo.tables, vocJobs };
 });
 
 const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
-const bucket: RecordingsBucket = {
-  open: async () => ({ size: wav.length, body: new PassThrough().end(wav) }),
-};
+const bucketOf = (file: Buffer): RecordingsBucket => ({ open: async () => ({ size: file.length, body: new PassThrough().end(file) }) });
+const WINDOW_MS = 7_200_000;
 
-function runner(collect: (tenantId: string, jobId: string) => Promise<AnalysisOutcome>) {
+type Collect = (tenantId: string, jobId: string, kind: AnalysisKind, audioSeconds?: number) => Promise<AnalysisOutcome>;
+
+function runner(collect: Collect, file = wav) {
   const client = documentClient();
   const jobs = createVocJobsStore(client, tables.vocJobs);
   const rows = createReportingRowsStore(client, { rows: tables.reporting, counts: tables.reportingCounts });
-  const started: string[] = [];
+  const started: AnalysisRequest[] = [];
   const run = createRecordingJobRunner({
     stage: 'test',
     bucketName: BUCKET,
-    bucket,
+    bucket: bucketOf(file),
     jobs,
     rows,
     analysis: {
-      start: async ({ jobId }) => {
-        started.push(jobId);
+      start: async (request) => {
+        started.push(request);
         return { kind: 'pending' };
       },
+      collect,
     },
-    callAnalytics: { collect },
+    deadlines: { uploadGraceMs: 0, processingWindowMs: WINDOW_MS },
     logger: silent,
   });
-  return { run, jobs, started };
+  return { run, jobs, started, file };
 }
 
-async function uploadedJob(jobs: ReturnType<typeof runner>['jobs'], run: ReturnType<typeof runner>['run']) {
+async function uploadedJob({ jobs, run, file }: Pick<ReturnType<typeof runner>, 'jobs' | 'run' | 'file'>) {
   const id = newUlid(Date.now());
-  const file = recordingKey(tenant, id, 'audio/wav');
+  const key = recordingKey(tenant, id, 'audio/wav');
   await jobs.create(tenant, {
     id,
     status: 'started',
     started: Date.now(),
-    file,
+    file: key,
     recordingId: `rec-${id}`,
-    upload: { contentType: 'audio/wav', sizeBytes: wav.length, fileName: 'a.wav', uploadExpiresAt: Date.now() + 60_000 },
+    upload: { contentType: 'audio/wav', sizeBytes: file.length, fileName: 'a.wav', uploadExpiresAt: Date.now() + 60_000 },
   });
-  await run.onRecordingArrived(`s3-${id}`, { bucket: { name: BUCKET }, object: { key: file, size: wav.length } });
+  await run.onRecordingArrived(`s3-${id}`, { bucket: { name: BUCKET }, object: { key, size: file.length } });
   return id;
 }
 
@@ -81,58 +94,159 @@ async function row(id: string) {
   return Item ? (JSON.parse(String(Item.row)) as Record<string, unknown>) : undefined;
 }
 
-const finished = (jobName: string, status = 'COMPLETED') => ({ JobName: jobName, JobStatus: status });
+const ended = (id: string, stage = 'test') => analysisJobName(stage, tenant, id);
 
-describe('the analysis that reports back (Amazon Transcribe on a stage)', () => {
+describe('the analysis a recording gets, chosen before any is submitted', () => {
+  it('a two-channel call goes to Call Analytics, a mono one to a transcription, each noted on the job', async () => {
+    const collect: Collect = () => Promise.reject(new Error('not asked'));
+    const stereo = runner(collect, tinyWav(1, { channels: 2 }));
+    const stereoId = await uploadedJob(stereo);
+    expect(stereo.started.map((request) => request.kind)).toEqual(['call-analytics']);
+    expect(await stereo.jobs.get(tenant, stereoId)).toMatchObject({ status: 'started', analysis: 'call-analytics', upload: { audioSeconds: 1, analysisSubmittedAt: expect.any(Number) } });
+    const mono = runner(collect);
+    const monoId = await uploadedJob(mono);
+    expect(mono.started.map((request) => request.kind)).toEqual(['transcription']);
+    expect((await mono.jobs.get(tenant, monoId))?.analysis).toBe('transcription');
+  });
+
+  it('three channels, or a sample rate Transcribe does not take, fail the job with what to do, and nothing is submitted', async () => {
+    const collect: Collect = () => Promise.reject(new Error('not asked'));
+    const surround = runner(collect, tinyWav(1, { channels: 3 }));
+    const surroundId = await uploadedJob(surround);
+    expect(surround.started).toEqual([]);
+    expect(await surround.jobs.get(tenant, surroundId)).toMatchObject({ status: 'failed', failureReason: expect.stringContaining('The recording has 3 channels; the analysis takes mono audio') });
+    const muffled = runner(collect, tinyWav(1, { sampleRate: 4000 }));
+    const muffledId = await uploadedJob(muffled);
+    expect(muffled.started).toEqual([]);
+    expect((await muffled.jobs.get(tenant, muffledId))?.failureReason).toBe('The recording is sampled at 4000 Hz; the analysis takes 8000 to 48000 Hz. Resample it and upload it again.');
+  });
+});
+
+describe('the analysis that reports back (Amazon Transcribe)', () => {
   it('starts the analysis and waits; its completion writes the row and completes the job; a repeat of the event changes nothing', async () => {
-    const { run, jobs, started } = runner(async () => ({ kind: 'done', fields: { Duration: 42.46, Summary: 'Cancelled, then kept with a discount.', Media: 'voice' } }));
-    const id = await uploadedJob(jobs, run);
-    expect(started).toEqual([id]);
-    expect((await jobs.get(tenant, id))?.status).toBe('started');
-    await run.onAnalysisStateChanged('tr-1', finished(analysisJobName('test', tenant, id)));
-    expect((await jobs.get(tenant, id))?.status).toBe('completed');
+    const asked: unknown[][] = [];
+    const setup = runner(async (...args) => {
+      asked.push(args);
+      return { kind: 'done', fields: { Duration: 42.46, Summary: 'Cancelled, then kept with a discount.', Media: 'voice' } };
+    });
+    const id = await uploadedJob(setup);
+    expect(setup.started.map((request) => request.jobId)).toEqual([id]);
+    expect((await setup.jobs.get(tenant, id))?.status).toBe('started');
+    await setup.run.onAnalysisStateChanged('tr-1', 'transcription', ended(id));
+    expect(asked).toEqual([[tenant, id, 'transcription', 1]]);
+    expect(await setup.jobs.get(tenant, id)).toMatchObject({ status: 'completed', analysis: 'transcription' });
     expect(await row(id)).toMatchObject({ ID: `rec-${id}`, TenantID: tenant, Duration: 42.46, Summary: 'Cancelled, then kept with a discount.', SourceSystem: 'cxm-upload' });
-    await run.onAnalysisStateChanged('tr-1', finished(analysisJobName('test', tenant, id)));
-    expect((await jobs.get(tenant, id))?.status).toBe('completed');
+    await setup.run.onAnalysisStateChanged('tr-1', 'transcription', ended(id));
+    expect((await setup.jobs.get(tenant, id))?.status).toBe('completed');
   });
 
   it('a failed analysis fails the job with its reason, and writes no row', async () => {
-    const { run, jobs } = runner(async () => ({ kind: 'failed', reason: 'The analysis failed: no speech found.' }));
-    const id = await uploadedJob(jobs, run);
-    await run.onAnalysisStateChanged('tr-2', finished(analysisJobName('test', tenant, id), 'FAILED'));
-    expect(await jobs.get(tenant, id)).toMatchObject({ status: 'failed', failureReason: 'The analysis failed: no speech found.' });
+    const setup = runner(async () => ({ kind: 'failed', reason: 'The analysis failed: no speech found.' }));
+    const id = await uploadedJob(setup);
+    await setup.run.onAnalysisStateChanged('tr-2', 'transcription', ended(id));
+    expect(await setup.jobs.get(tenant, id)).toMatchObject({ status: 'failed', failureReason: 'The analysis failed: no speech found.' });
     expect(await row(id)).toBeUndefined();
   });
 
   it('an error reading the result is retried with the event, and its third attempt fails the job', async () => {
-    const { run, jobs } = runner(() => Promise.reject(Object.assign(new Error('slow down'), { name: 'ThrottlingException' })));
-    const id = await uploadedJob(jobs, run);
-    const event = finished(analysisJobName('test', tenant, id));
-    await expect(run.onAnalysisStateChanged('tr-3', event)).rejects.toThrow('slow down');
-    await expect(run.onAnalysisStateChanged('tr-3', event)).rejects.toThrow('slow down');
-    await run.onAnalysisStateChanged('tr-3', event);
-    expect(await jobs.get(tenant, id)).toMatchObject({ status: 'failed', failureReason: expect.stringMatching(/^Processing failed after 3 attempts \(ThrottlingException\)/) });
+    const setup = runner(() => Promise.reject(Object.assign(new Error('slow down'), { name: 'ThrottlingException' })));
+    const id = await uploadedJob(setup);
+    await expect(setup.run.onAnalysisStateChanged('tr-3', 'transcription', ended(id))).rejects.toThrow('slow down');
+    await expect(setup.run.onAnalysisStateChanged('tr-3', 'transcription', ended(id))).rejects.toThrow('slow down');
+    await setup.run.onAnalysisStateChanged('tr-3', 'transcription', ended(id));
+    expect(await setup.jobs.get(tenant, id)).toMatchObject({ status: 'failed', failureReason: expect.stringMatching(/^Processing failed after 3 attempts \(ThrottlingException\)/) });
   });
 
   it("ignores another stage's or a foreign job name", async () => {
-    const { run, jobs } = runner(() => Promise.reject(new Error('must not be called')));
-    const id = await uploadedJob(jobs, run);
-    await run.onAnalysisStateChanged('tr-4', finished(analysisJobName('prod', tenant, id)));
-    await run.onAnalysisStateChanged('tr-5', finished('somebody-elses-job'));
-    expect((await jobs.get(tenant, id))?.status).toBe('started');
+    const setup = runner(() => Promise.reject(new Error('must not be called')));
+    const id = await uploadedJob(setup);
+    await setup.run.onAnalysisStateChanged('tr-4', 'transcription', ended(id, 'prod'));
+    await setup.run.onAnalysisStateChanged('tr-5', 'call-analytics', 'somebody-elses-job');
+    expect((await setup.jobs.get(tenant, id))?.status).toBe('started');
   });
 
   it('a completion that loses to an overdue verdict takes its row back: a failed job has no row', async () => {
     let runnerJobs: ReturnType<typeof runner>['jobs'] | undefined;
-    const { run, jobs } = runner(async (tenantId, jobId) => {
-      // The status read fails the job while the analysis result is being turned into a row.
+    const setup = runner(async (tenantId, jobId) => {
+      // The job is failed elsewhere while the analysis result is being turned into a row.
       await runnerJobs!.finish(tenantId, jobId, 'failed', 'Processing did not finish within 120 minutes of the upload, retries included.');
       return { kind: 'done', fields: { Duration: 1 } };
     });
-    runnerJobs = jobs;
-    const id = await uploadedJob(jobs, run);
-    await run.onAnalysisStateChanged('tr-6', finished(analysisJobName('test', tenant, id)));
-    expect((await jobs.get(tenant, id))?.status).toBe('failed');
+    runnerJobs = setup.jobs;
+    const id = await uploadedJob(setup);
+    await setup.run.onAnalysisStateChanged('tr-6', 'transcription', ended(id));
+    expect((await setup.jobs.get(tenant, id))?.status).toBe('failed');
     expect(await row(id)).toBeUndefined();
+  });
+});
+
+describe('the sweep: an analysis whose state change never came', () => {
+  /** The sweep's view: which of this file's jobs are listed as under way. */
+  const listed = async (setup: ReturnType<typeof runner>, ids: string[]) =>
+    (await setup.jobs.pendingAnalyses(Date.now() + 1, 10_000)).filter((job) => job.tenantId === tenant && ids.includes(job.jobId)).map((job) => job.jobId);
+
+  it('is collected and completed as its event would have; a finished job leaves the list', async () => {
+    const setup = runner(async () => ({ kind: 'done', fields: { Duration: 1, Media: 'voice' } }));
+    const id = await uploadedJob(setup);
+    expect(await listed(setup, [id])).toEqual([id]);
+    await setup.run.sweepAnalyses(Date.now() + 1);
+    expect((await setup.jobs.get(tenant, id))?.status).toBe('completed');
+    expect(await row(id)).toMatchObject({ ID: `rec-${id}`, Duration: 1 });
+    expect(await listed(setup, [id])).toEqual([]);
+  });
+
+  it('an analysis still running is asked about again later, and failed once past its processing window', async () => {
+    const setup = runner(async () => ({ kind: 'pending' }));
+    const id = await uploadedJob(setup);
+    await setup.run.sweepAnalyses(Date.now() + 1);
+    expect((await setup.jobs.get(tenant, id))?.status).toBe('started');
+    expect(await listed(setup, [id])).toEqual([id]);
+    await setup.run.sweepAnalyses(Date.now() + WINDOW_MS + 60_000);
+    expect(await setup.jobs.get(tenant, id)).toMatchObject({ status: 'failed', failureReason: 'The analysis did not finish within 120 minutes of the upload. Create a new upload to try again.' });
+    expect(await listed(setup, [id])).toEqual([]);
+  });
+
+  it("one job's error is left to the next sweep, the others are settled", async () => {
+    let calls = 0;
+    const setup = runner(async () => {
+      calls++;
+      if (calls === 1) throw Object.assign(new Error('slow down'), { name: 'ThrottlingException' });
+      return { kind: 'done', fields: { Duration: 1 } };
+    });
+    const first = await uploadedJob(setup);
+    const second = await uploadedJob(setup);
+    const outcome = await setup.run.sweepAnalyses(Date.now() + 1);
+    expect(outcome.settled).toBeGreaterThanOrEqual(1);
+    const statuses = [(await setup.jobs.get(tenant, first))?.status, (await setup.jobs.get(tenant, second))?.status];
+    expect(statuses.sort()).toEqual(['completed', 'started']);
+    await setup.run.sweepAnalyses(Date.now() + 1);
+    expect((await setup.jobs.get(tenant, first))?.status).toBe('completed');
+    expect((await setup.jobs.get(tenant, second))?.status).toBe('completed');
+  });
+});
+
+describe('a local data folder from before the index of analyses under way', () => {
+  it('its jobs table gets the index when the local runtime starts, as a deploy adds it', async () => {
+    const store = inject('dynamo');
+    const stage = `upgrade${Date.now().toString(36)}`;
+    const name = physicalTableName(stage, 'vocJobs');
+    const raw = new DynamoDBClient({ endpoint: store.endpoint, region: LOCAL_REGION, credentials: store.credentials });
+    await raw.send(new CreateTableCommand(createTableInput({ ...tableSpecs.vocJobs, indexes: [] }, name)));
+    await createTables(store, stage);
+    const { Table } = await raw.send(new DescribeTableCommand({ TableName: name }));
+    expect(Table?.GlobalSecondaryIndexes?.map((index) => index.IndexName)).toEqual(['byPendingAnalysis']);
+    const jobs = createVocJobsStore(documentClient(), name);
+    const id = newUlid(Date.now());
+    await jobs.create(tenant, {
+      id,
+      status: 'started',
+      started: Date.now(),
+      file: 'f',
+      recordingId: `rec-${id}`,
+      upload: { contentType: 'audio/wav', sizeBytes: 1, fileName: 'a', uploadExpiresAt: Date.now() },
+    });
+    expect(await jobs.markAnalysisSubmitted(tenant, id, 'transcription', Date.now())).toBe('done');
+    expect(await jobs.pendingAnalyses(Date.now() + 1, 10)).toEqual([{ tenantId: tenant, jobId: id }]);
+    raw.destroy();
   });
 });

@@ -1,14 +1,17 @@
 /**
- * VOC recordings end to end over real HTTP, against DynamoDB Local and the local S3 server, in
- * both runtimes: create an upload, PUT the file to the presigned URL, poll the job to `completed`,
- * find its row in the VOC list; and every way it can go wrong (S3 refusing, a file that is not
- * audio, an upload that never comes, a duplicate event, a processor that fails, two tenants).
+ * VOC recordings end to end over real HTTP, against DynamoDB Local, the local S3 server and the
+ * local stand-in for Amazon Transcribe, in both runtimes: create an upload, PUT the file to the
+ * presigned URL, poll the job to `completed` (a mono file through a transcription job, a
+ * two-channel call through Call Analytics), find its row in the VOC list; and every way it can go
+ * wrong (S3 refusing, a file that is not audio, one no analysis takes, an upload that never comes,
+ * a duplicate event, a processor that fails, two tenants).
  */
 
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { SAMPLE_CALL, sampleCall } from '#infra/cli/sample-call';
 import { tinyWav } from '#infra/cli/tiny-wav';
 import { LOCAL_REGION } from '#infra/local/dynamodb-local';
 import type { BoundGateway } from '#infra/local/serve-gateway';
@@ -37,6 +40,7 @@ interface JobStatus {
   file: string;
   recordingId: string;
   failureReason?: string;
+  analysis?: string;
 }
 
 let proxy: DynamoFaultProxy;
@@ -141,12 +145,33 @@ describe('a recording, end to end', () => {
     });
     expect((await put(created.upload, wav)).status).toBe(200);
     const done = await settled(created.jobId);
-    expect(done).toEqual({ ...started, status: 'completed' });
+    // A mono file: a transcription job, which tells voices apart but finds no sentiment or summary.
+    expect(done).toEqual({ ...started, status: 'completed', analysis: 'transcription' });
     const after = await vocList();
     expect(after.total).toBe(before.total + 1);
     const row = after.data.find((candidate) => candidate.ID === done.recordingId);
     expect(row).toMatchObject({ ID: done.recordingId, TenantID: tenant, Duration: 1.5, Media: 'voice', SourceSystem: 'cxm-upload', Summary: null });
     expect(row!.DatetimeUTC).toBe(new Date(started.started).toISOString());
+  });
+
+  it('a two-channel call goes to Call Analytics (agent and customer channels) and completes with its length', async () => {
+    const call = sampleCall();
+    const created = await createUpload(call, SAMPLE_CALL.contentType);
+    expect((await put(created.upload, call)).status).toBe(200);
+    const done = await settled(created.jobId);
+    expect(done).toMatchObject({ status: 'completed', analysis: 'call-analytics' });
+    const row = (await vocList()).data.find((candidate) => candidate.ID === done.recordingId);
+    // What the local stand-in hears: the length from the file's headers; a listener's fields stay null.
+    expect(row).toMatchObject({ ID: done.recordingId, Duration: 14.659, Media: 'voice', Sentiment: null, Summary: null, KPIs: null, Problems: null });
+  });
+
+  it('a recording no analysis takes (three channels) fails before any analysis, saying what to do', async () => {
+    const wav = tinyWav(0.25, { channels: 3 });
+    const created = await createUpload(wav);
+    expect((await put(created.upload, wav)).status).toBe(200);
+    const done = await settled(created.jobId);
+    expect(done).toMatchObject({ status: 'failed', failureReason: expect.stringContaining('The recording has 3 channels; the analysis takes mono audio') });
+    expect(done.analysis).toBeUndefined();
   });
 
   it('a duplicate event (the same object put again) changes nothing', async () => {

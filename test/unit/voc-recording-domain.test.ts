@@ -1,19 +1,23 @@
 /**
  * The pure parts of VOC recordings: storage keys, job deadlines, the declared-type check, the audio
- * probe on real bytes, and the mapping of Amazon Transcribe Call Analytics output to row fields,
- * against the output format AWS documents ("Post-call analytics output", compiled example).
+ * probe on real bytes, the choice of analysis, and the mapping of Amazon Transcribe output to row
+ * fields, against the output formats AWS documents ("Post-call analytics output", compiled
+ * example; "Transcribing with speaker diarization").
  */
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { tinyWav } from '#infra/cli/tiny-wav';
-import { analysisJobName, parseAnalysisJobName, s3Location } from '#shared/analysis/call-analytics-analysis';
 import { NotAudioError, probeAudio } from '#shared/analysis/probe-audio';
+import { s3Location } from '#shared/analysis/transcribe-analysis';
 import { shapeRow } from '#shared/domain/reporting/report-rows';
+import { analysisJobName, parseAnalysisJobName } from '#shared/domain/voc/analysis-job-names';
+import { chooseAnalysis } from '#shared/domain/voc/analysis-kind';
 import { declaredTypeMismatch } from '#shared/domain/voc/audio-probe';
 import { type CallAnalyticsOutput, callAnalyticsFields } from '#shared/domain/voc/call-analytics-row';
-import { overdueReason, type StoredVocJob } from '#shared/domain/voc/job-status';
+import { analysisOverdueReason, overdueReason, type StoredVocJob } from '#shared/domain/voc/job-status';
 import { recordingRow } from '#shared/domain/voc/recording-row';
 import { parseRecordingKey, recordingKey } from '#shared/domain/voc/recording-upload';
+import { type TranscriptionOutput, transcriptionFields } from '#shared/domain/voc/transcription-row';
 
 const JOB = '01M89WW6HFQDQHKJHKZ4SFBVGX';
 const stream = (bytes: Buffer) => new PassThrough().end(bytes);
@@ -156,7 +160,8 @@ describe('Call Analytics output -> VOC row fields', () => {
 
   it('an output with nothing in it still makes a valid row, every unknown field null', () => {
     const fields = callAnalyticsFields({});
-    expect(fields).toEqual({ Media: 'voice', Problems: [], KPIs: [] });
+    // Nothing measured is nothing claimed: no transcript is no "no problems", no KPIs no zeros.
+    expect(fields).toEqual({ Media: 'voice' });
     const shaped = shapeRow('voc', 'acme', recordingRow({ id: JOB, status: 'started', started: 1767258000000, file: 'f', recordingId: `rec-${JOB}` }, fields));
     expect(shaped.row).toMatchObject({ ID: `rec-${JOB}`, TenantID: 'acme', DatetimeUTC: '2026-01-01T09:00:00.000Z', Sentiment: null, Summary: null, SourceSystem: 'cxm-upload' });
   });
@@ -180,5 +185,94 @@ describe('Transcribe job names and output locations', () => {
     ['https://b.s3.eu-west-1.amazonaws.com/analysis/t/j/x.json', { Bucket: 'b', Key: 'analysis/t/j/x.json' }],
   ])('%s', (uri, expected) => {
     expect(s3Location(uri)).toEqual(expected);
+  });
+});
+
+describe('which analysis a recording gets', () => {
+  const probe = { container: 'WAVE', channels: 2, sampleRate: 8000, durationSeconds: 60 };
+
+  it('two channels: Call Analytics; mono: a transcription with speaker labels', () => {
+    expect(chooseAnalysis(probe, 1_000_000)).toEqual({ kind: 'call-analytics' });
+    expect(chooseAnalysis({ ...probe, channels: 1 }, 1_000_000)).toEqual({ kind: 'transcription' });
+  });
+
+  it.each([
+    ['more than two channels', { ...probe, channels: 6 }, 1_000, 'The recording has 6 channels'],
+    ['a sample rate under 8 kHz', { ...probe, sampleRate: 6000 }, 1_000, 'sampled at 6000 Hz'],
+    ['a sample rate over 48 kHz', { ...probe, sampleRate: 96_000 }, 1_000, 'sampled at 96000 Hz'],
+    ['more than 4 hours', { ...probe, durationSeconds: 4 * 3600 + 1 }, 1_000, 'lasts 240 minutes'],
+    ['more than 2 GB', probe, 2_000_000_001, 'at most 2 GB'],
+  ])('refuses %s, saying what to do', (_name, probed, size, reason) => {
+    const choice = chooseAnalysis(probed, size);
+    expect(choice).toEqual({ refused: expect.stringContaining(reason) });
+  });
+});
+
+/** A diarized transcript in the documented format: two speakers, times as strings of seconds. */
+const DIARIZED: TranscriptionOutput = {
+  results: {
+    speaker_labels: {
+      speakers: 2,
+      segments: [
+        { speaker_label: 'spk_0', start_time: '0.5', end_time: '3.5' },
+        { speaker_label: 'spk_1', start_time: '4.0', end_time: '8.0' },
+        { speaker_label: 'spk_0', start_time: '7.5', end_time: '9.0' },
+      ],
+    },
+    items: [
+      ...['Acme', 'support', 'how', 'can', 'I', 'help'].map((word, i) => ({ type: 'pronunciation', speaker_label: 'spk_0', start_time: String(0.5 + i * 0.5), end_time: String(1 + i * 0.5), word })),
+      { type: 'punctuation' },
+      ...['my', 'order', 'arrived', 'damaged'].map((word, i) => ({ type: 'pronunciation', speaker_label: 'spk_1', start_time: String(4 + i), end_time: String(4.5 + i), word })),
+    ],
+  },
+};
+
+describe('Transcription output (a mono call) -> VOC row fields', () => {
+  it("each speaker's talk time and words per minute, in order of first speech, and the time no one spoke", () => {
+    expect(transcriptionFields(DIARIZED, 12)).toEqual({
+      Media: 'voice',
+      Duration: 12,
+      KPIs: [
+        { name: 'Speaker 1 talk time (s)', value: 4.5 },
+        { name: 'Speaker 1 words per minute', value: 80 },
+        { name: 'Speaker 2 talk time (s)', value: 4 },
+        { name: 'Speaker 2 words per minute', value: 60 },
+        // 12 s less the union of 0.5-3.5 and 4.0-9.0.
+        { name: 'Non-talk time (s)', value: 4 },
+      ],
+    });
+  });
+
+  it('without the file length, the duration is where the last word ends; nothing heard, nothing claimed', () => {
+    expect(transcriptionFields(DIARIZED).Duration).toBe(7.5);
+    expect(transcriptionFields({ results: {} }, 3.25)).toEqual({ Media: 'voice', Duration: 3.25 });
+    expect(transcriptionFields({})).toEqual({ Media: 'voice' });
+  });
+
+  it('a row of a transcription leaves what only Call Analytics finds null', () => {
+    const shaped = shapeRow('voc', 'acme', recordingRow({ id: JOB, status: 'started', started: 1767258000000, file: 'f', recordingId: `rec-${JOB}` }, transcriptionFields(DIARIZED, 12)));
+    expect(shaped.row).toMatchObject({ Duration: 12, Sentiment: null, Summary: null, Category: null, Problems: null, SourceSystem: 'cxm-upload' });
+  });
+});
+
+describe("an analysis under way is the processor's to end", () => {
+  const deadlines = { uploadGraceMs: 60_000, processingWindowMs: 7_200_000 };
+  const submitted: StoredVocJob = {
+    id: JOB,
+    status: 'started',
+    started: 0,
+    file: 'f',
+    recordingId: 'r',
+    analysis: 'call-analytics',
+    upload: { contentType: 'audio/wav', sizeBytes: 1, fileName: 'a.wav', uploadExpiresAt: 1000, uploadedAt: 500, analysisSubmittedAt: 600 },
+  };
+
+  it('the status read never fails it (Transcribe may have finished, its event lost)', () => {
+    expect(overdueReason(submitted, 500 + 7_200_001, deadlines)).toBeUndefined();
+  });
+
+  it('the sweep fails it past the processing window from the arrival, not before', () => {
+    expect(analysisOverdueReason(submitted, 500 + 7_200_000, deadlines)).toBeUndefined();
+    expect(analysisOverdueReason(submitted, 500 + 7_200_001, deadlines)).toBe('The analysis did not finish within 120 minutes of the upload. Create a new upload to try again.');
   });
 });

@@ -69,7 +69,11 @@ function kpis(characteristics: NonNullable<CallAnalyticsOutput['ConversationChar
 
 export function callAnalyticsFields(output: CallAnalyticsOutput): RecordingAnalysisFields {
   const characteristics = output.ConversationCharacteristics ?? {};
-  const fields: RecordingAnalysisFields = { Media: 'voice', Problems: problems(output.Transcript ?? []), KPIs: kpis(characteristics) };
+  const fields: RecordingAnalysisFields = { Media: 'voice' };
+  // What the output does not hold stays null: an absent transcript is no "no problems".
+  if (output.Transcript) fields.Problems = problems(output.Transcript);
+  const measured = kpis(characteristics);
+  if (measured.length > 0) fields.KPIs = measured;
   const durationMs = num(characteristics.TotalConversationDurationMillis);
   if (durationMs !== undefined) fields.Duration = round(durationMs / 1000, 3);
   const categories = (output.Categories?.MatchedCategories ?? []).map((name) => name.trim()).filter(Boolean);

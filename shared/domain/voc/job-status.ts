@@ -1,9 +1,12 @@
 /**
  * A VOC recording job: the five contract fields always present, `started` in epoch
- * milliseconds, and `failureReason` once a job has failed (an addition the contract leaves room
- * for: it says why, in a sentence a caller can act on). The only transitions are
+ * milliseconds, `failureReason` once a job has failed (an addition the contract leaves room
+ * for: it says why, in a sentence a caller can act on), and `analysis` once the recording went to
+ * one (which one says which row fields it can fill). The only transitions are
  * started -> completed and started -> failed.
  */
+import type { AnalysisKind } from './analysis-kind.ts';
+
 export const JOB_STATUSES = ['started', 'completed', 'failed'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
 export type FinalJobStatus = Exclude<JobStatus, 'started'>;
@@ -15,6 +18,7 @@ export interface VocJob {
   file: string;
   recordingId: string;
   failureReason?: string;
+  analysis?: AnalysisKind;
 }
 
 /**
@@ -32,6 +36,10 @@ export interface VocJobUpload {
   /** Attempts at the event being processed (`attemptEvent`): Lambda retries the same event id. */
   attempts?: number;
   attemptEvent?: string;
+  /** The file's length as the processor read it, in seconds (when its headers say). */
+  audioSeconds?: number;
+  /** Epoch ms the analysis was submitted: from then on, its end is the analysis's to report. */
+  analysisSubmittedAt?: number;
 }
 
 export type StoredVocJob = VocJob & { upload?: VocJobUpload };
@@ -51,15 +59,29 @@ export type OverdueBasis = { uploadedAt: number | undefined };
 /**
  * Why a job still `started` at `nowMs` can no longer complete, or undefined while it still can: its
  * file never arrived before the URL expired (plus the grace), or processing, retries included, did
- * not finish in its window (a processor that crashed on its last attempt).
+ * not finish in its window (a processor that crashed on its last attempt). A job whose analysis was
+ * submitted is never overdue here: Transcribe may have finished although its event was lost, so
+ * only the processor, having asked Transcribe, fails it (`analysisOverdueReason`).
  */
 export function overdueReason(job: StoredVocJob, nowMs: number, deadlines: JobDeadlines): string | undefined {
   const upload = job.upload;
-  if (job.status !== 'started' || !upload) return undefined;
+  if (job.status !== 'started' || !upload || upload.analysisSubmittedAt !== undefined) return undefined;
   if (upload.uploadedAt === undefined) {
     if (nowMs <= upload.uploadExpiresAt + deadlines.uploadGraceMs) return undefined;
     return `The recording was not uploaded before its upload URL expired (${new Date(upload.uploadExpiresAt).toISOString()}). Create a new upload to try again.`;
   }
   if (nowMs <= upload.uploadedAt + deadlines.processingWindowMs) return undefined;
   return `Processing did not finish within ${Math.round(deadlines.processingWindowMs / 60_000)} minutes of the upload, retries included. Create a new upload to try again.`;
+}
+
+/**
+ * Why a job whose analysis is still running at `nowMs` is given up on, or undefined while it may
+ * still finish: its processing window, counted from the file's arrival as for any job.
+ *
+ * @example analysisOverdueReason(job, Date.now(), { uploadGraceMs: 0, processingWindowMs: 7_200_000 })
+ */
+export function analysisOverdueReason(job: StoredVocJob, nowMs: number, deadlines: JobDeadlines): string | undefined {
+  const arrived = job.upload?.uploadedAt;
+  if (job.status !== 'started' || arrived === undefined || nowMs <= arrived + deadlines.processingWindowMs) return undefined;
+  return `The analysis did not finish within ${Math.round(deadlines.processingWindowMs / 60_000)} minutes of the upload. Create a new upload to try again.`;
 }
