@@ -5,7 +5,9 @@
  *   the authorizer, 2000/4000), CXM_RUNTIME (sources | bundles),
  *   CXM_LOG_LEVEL (error | warn | info | debug), CXM_FUNCTION_CONCURRENCY (bundle mode, 8),
  *   CXM_IDEMPOTENCY_TTL_HOURS (24; how long an Idempotency-Key's answer is replayed),
- *   CXM_CURSOR_SECRET_PREVIOUS (a rotated cursor key still accepted)
+ *   CXM_CURSOR_SECRET_PREVIOUS (a rotated cursor key still accepted),
+ *   CXM_SCHEDULE_SECONDS (run the stage's scheduled rules, the analysis sweep, this often instead
+ *   of their rate)
  */
 import { join } from 'node:path';
 import { DEFAULT_RATE_LIMIT, DEFAULT_STAGE_RATE_LIMIT } from '#infra/default-rate-limits';
@@ -64,6 +66,7 @@ async function main(): Promise<void> {
     const port = asStartupError(() => wholeNumberSetting('PORT', 3000, 0, 65535));
     // Unset: the deployed authorizer's TTL (bundles read it from the template), else 60 s.
     const authCacheTtlSeconds = asStartupError(() => wholeNumberSetting('CXM_AUTH_CACHE_TTL', undefined, 0, 3600));
+    const scheduleEverySeconds = asStartupError(() => wholeNumberSetting('CXM_SCHEDULE_SECONDS', undefined, 1, 86_400));
     const inMemory = process.env.CXM_IN_MEMORY === '1';
     const logLevel = parseLocalLogLevel(process.env.CXM_LOG_LEVEL);
     if (!logLevel) throw new StartupError(`CXM_LOG_LEVEL=${process.env.CXM_LOG_LEVEL} is not valid; use error, warn, info or debug.`);
@@ -86,6 +89,7 @@ async function main(): Promise<void> {
     const { functions, s3Endpoint, recordingsBucket } = await gateway.serve({
       recordingsDir: inMemory ? undefined : join(home, 'recordings'),
       authCacheTtlSeconds,
+      scheduleEverySeconds,
       rateLimit,
       stageRateLimit,
       log: localLog(logLevel),
