@@ -14,6 +14,7 @@ import { NoteEvents } from './constructs/note-events.ts';
 import { Observability } from './constructs/observability.ts';
 import { Recordings } from './constructs/recordings.ts';
 import { ReportingSearch } from './constructs/search.ts';
+import { SEARCH_CONSTRUCT_ID } from './search-log-policy-name.ts';
 import { API_URL_OUTPUT, stackName } from './stack-names.ts';
 
 export interface CxmStackProps extends StackProps {
@@ -41,7 +42,7 @@ export class CxmStack extends Stack {
     });
     this.data = new Data(this, 'Data', config);
     if (config.reportingBackend === 'opensearch') {
-      this.search = new ReportingSearch(this, 'Search', config);
+      this.search = new ReportingSearch(this, SEARCH_CONSTRUCT_ID, config);
       this.indexer = new ReportingIndexer(this, 'Indexer', { config, table: this.data.tables.reporting, search: this.search });
     }
     this.recordings = new Recordings(this, 'Recordings', { config, tables: this.data.tables });

@@ -1,9 +1,10 @@
-/** The `cxm` operator CLI: keys, data and smoke checks for a local stack or a deployed stage. */
+/** The `cxm` operator CLI: keys, data and smoke checks for a local stack or a deployed stage, and the preflight of a deploy. */
 import { Command, CommanderError } from 'commander';
 import { ImportError } from '#infra/tenant-data/import-error';
 import { CliError } from './cli-error.ts';
 import { registerImportCommand } from './import-command.ts';
 import { registerKeysCommands } from './keys-commands.ts';
+import { registerPreflightCommand } from './preflight-command.ts';
 import { registerRecountCommand } from './recount-command.ts';
 import { registerSampleRecordingCommand } from './sample-recording-command.ts';
 import { registerSeedCommand } from './seed-command.ts';
@@ -17,6 +18,7 @@ registerImportCommand(program);
 registerSeedCommand(program);
 registerRecountCommand(program);
 registerSmokeCommand(program);
+registerPreflightCommand(program);
 registerSampleRecordingCommand(program);
 
 try {

@@ -8,6 +8,7 @@
 import { AuthorizationType, LambdaIntegration, type Method, type RestApi } from 'aws-cdk-lib/aws-apigateway';
 import type { Construct } from 'constructs';
 import { OPENAPI_DOCUMENT_PATH } from '#shared/openapi/build-openapi-document';
+import { reservedConcurrency } from '../concurrency-reservations.ts';
 import type { StageConfig } from '../config.ts';
 import { ApiFunction } from './api-function.ts';
 
@@ -22,7 +23,7 @@ export function addOpenApiDocument(scope: Construct, restApi: RestApi, config: S
     description: `GET ${OPENAPI_DOCUMENT_PATH}: the OpenAPI document, without a key`,
     config,
     // Anyone can make it run: capped, so a flood cannot take the region's concurrency.
-    ...(config.edge.documentReservedConcurrency !== undefined && { reservedConcurrentExecutions: config.edge.documentReservedConcurrency }),
+    ...reservedConcurrency(config, OPENAPI_DOCUMENT_OPERATION),
   });
   const method = restApi.root.resourceForPath(OPENAPI_DOCUMENT_PATH).addMethod('GET', new LambdaIntegration(fn, { proxy: true, allowTestInvoke: false }), {
     authorizationType: AuthorizationType.NONE,

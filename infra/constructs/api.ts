@@ -17,6 +17,7 @@ import { DYNAMO_INDEX_TABLES } from '#shared/store/function-stores';
 import { idempotencyTtlMs } from '#shared/store/idempotency-ttl';
 import type { TableId } from '#shared/store/table-specs';
 import { AUTHORIZER_IDENTITY_SOURCES } from '../authorizer-identity-sources.ts';
+import { reservedConcurrency } from '../concurrency-reservations.ts';
 import type { StageConfig } from '../config.ts';
 import { secretName } from '../secret-name.ts';
 import { usagePlanName } from '../usage-plan-name.ts';
@@ -91,7 +92,7 @@ export class Api extends Construct {
       description: 'REQUEST authorizer: tenant API key -> tenants and scopes',
       config,
       // Any well-formed token makes it run: capped, so a flood cannot take the region's concurrency.
-      ...(config.edge.authorizerReservedConcurrency !== undefined && { reservedConcurrentExecutions: config.edge.authorizerReservedConcurrency }),
+      ...reservedConcurrency(config, 'authorizer'),
     });
     this.authorizerFunction.bindTable(tables.keys, 'RO');
     const authorizer = new RequestAuthorizer(this, 'KeyAuthorizer', {

@@ -12,6 +12,7 @@ import { Construct } from 'constructs';
 import { REPORT_KINDS } from '#shared/domain/reporting/report-cursor';
 import { reportingTemplateName } from '#shared/store/opensearch-index-names';
 import type { StageConfig } from '../config.ts';
+import { SEARCH_DOMAIN_ID } from '../search-log-policy-name.ts';
 
 export class ReportingSearch extends Construct {
   readonly domain: Domain;
@@ -31,7 +32,7 @@ export class ReportingSearch extends Construct {
         removalPolicy: config.removalPolicy,
       });
     this.indexPrefix = `cxm-${config.stage}-reporting`;
-    this.domain = new Domain(this, 'Domain', {
+    this.domain = new Domain(this, SEARCH_DOMAIN_ID, {
       // No domainName: OpenSearch allows 28 characters, too few for `cxm-<stage>-reporting` with a
       // 20-character stage. CloudFormation names it; functions learn the endpoint from their env.
       version: EngineVersion.OPENSEARCH_2_19,

@@ -7,6 +7,7 @@ import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { stageConfig } from '#infra/config';
+import { searchLogPolicyName } from '#infra/search-log-policy-name';
 import { CxmStack } from '#infra/stack';
 
 const templates = new Map<string, Template>();
@@ -40,6 +41,20 @@ describe('the OpenSearch domain', () => {
     template.resourceCountIs('AWS::OpenSearchService::Domain', 1);
     const [domain] = Object.values(template.findResources('AWS::OpenSearchService::Domain'));
     expect(domain!.Properties.DomainName).toBeUndefined();
+  });
+
+  it("adds one Logs resource policy, for the domain's log delivery, named as cxm preflight looks for it", () => {
+    for (const stage of ['dev', 'prod', 'feature-reports-eu1']) {
+      const policies = Object.values(templates.get(stage)!.findResources('Custom::CloudwatchLogResourcePolicy'));
+      expect(policies, stage).toHaveLength(1);
+      templates.get(stage)!.resourceCountIs('AWS::Logs::ResourcePolicy', 0);
+      // The custom resource's SDK call (PutResourcePolicy and its name) is a JSON string in the template.
+      const call = JSON.stringify(policies[0]!.Properties.Create);
+      expect(call).toContain('putResourcePolicy');
+      expect(call).toContain(searchLogPolicyName(stage));
+    }
+    templates.get('lite')!.resourceCountIs('Custom::CloudwatchLogResourcePolicy', 0);
+    templates.get('lite')!.resourceCountIs('AWS::Logs::ResourcePolicy', 0);
   });
 
   it('prod: zone-aware across three zones', () => {

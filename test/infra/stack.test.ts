@@ -9,6 +9,7 @@ import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { BUNDLING_STACKS } from 'aws-cdk-lib/cx-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { concurrencyReservations, stageReservedConcurrency } from '#infra/concurrency-reservations';
 import { type StageConfig, stageConfig } from '#infra/config';
 import { OPENAPI_DOCUMENT_OPERATION } from '#infra/constructs/api-docs';
 import { SERVICE_NAME } from '#infra/constructs/api-function';
@@ -451,6 +452,20 @@ describe('before the authorizer: stage throttle, reserved concurrency, web ACL',
     const reserved = Object.values(template.findResources('AWS::Lambda::Function')).filter((fn) => (fn as CfnResource).Properties.ReservedConcurrentExecutions !== undefined);
     expect(reserved).toHaveLength(2);
     expect(Object.values(originsTemplate.findResources('AWS::Lambda::Function')).filter((fn) => (fn as CfnResource).Properties.ReservedConcurrentExecutions !== undefined)).toHaveLength(0);
+  });
+
+  it('the template reserves what stageReservedConcurrency says, function by function: the sum cxm preflight holds the account to', () => {
+    for (const [t, stage] of [
+      [template, config],
+      [originsTemplate, withOrigins],
+    ] as const) {
+      const reservedIn = (name: string) => functionNamed(t, name)?.Properties.ReservedConcurrentExecutions;
+      const reserved = Object.values(t.findResources('AWS::Lambda::Function')).map((fn) => ((fn as CfnResource).Properties.ReservedConcurrentExecutions as number | undefined) ?? 0);
+      expect(reserved.reduce((total, executions) => total + executions, 0)).toBe(stageReservedConcurrency(stage));
+      for (const reservation of concurrencyReservations(stage)) expect(reservedIn(reservation.functionName), reservation.functionName).toBe(reservation.executions);
+    }
+    expect(stageReservedConcurrency(config)).toBe(52);
+    expect(stageReservedConcurrency(withOrigins)).toBe(0);
   });
 
   it('a regional web ACL on the stage blocks an address past its rate per 5 minutes with 429 RateLimitExceeded and Retry-After', () => {

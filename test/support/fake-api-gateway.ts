@@ -12,10 +12,13 @@
  * - CreateUsagePlanKey: 404 for an unknown plan or key, 409 for a key already in the plan;
  * - UpdateApiKey (`replace /enabled`), DeleteApiKey (202; 404 for an unknown key, and the key
  *   leaves its plan with it).
- * GetUsagePlans pages the same way as GetApiKeys.
+ * GetUsagePlans pages the same way as GetApiKeys. Calls it does not play itself (GetAccount), or
+ * that a test wants answered otherwise (AccessDenied), it answers from recorded answers
+ * (recorded-aws-answer.ts) given by `METHOD /path`.
  */
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
+import { type RecordedAnswer, sendRecordedAnswer } from './recorded-aws-answer.ts';
 
 export interface FakeApiKey {
   name: string;
@@ -60,8 +63,11 @@ const DEFAULT_LIMIT = 25;
 
 export async function startFakeApiGateway(
   usagePlans: { id: string; name: string }[],
-  /** `pageSize` caps every page below what `limit` asks for, so that paging is exercised. */
-  options: { pageSize?: number } = {},
+  /**
+   * `pageSize` caps every page below what `limit` asks for, so that paging is exercised;
+   * `recorded` answers `METHOD /path` as given, before anything the fake plays.
+   */
+  options: { pageSize?: number; recorded?: Record<string, RecordedAnswer> } = {},
 ): Promise<FakeApiGateway> {
   const calls: string[] = [];
   const apiKeys: FakeApiGateway['apiKeys'] = new Map();
@@ -110,6 +116,8 @@ export async function startFakeApiGateway(
         });
       };
       const plan = (id: string) => usagePlans.find((candidate) => candidate.id === id);
+      const recorded = options.recorded?.[`${req.method} ${url.pathname}`];
+      if (recorded) return sendRecordedAnswer(res, recorded);
 
       if (req.method === 'GET' && url.pathname === '/usageplans') return page(usagePlans);
       if (req.method === 'GET' && url.pathname === '/apikeys') {
