@@ -148,12 +148,7 @@ const because = {
   searchIndexPaths: {
     decision: 'infra/README.md#choosing-the-reporting-backend',
     reason:
-      "A reporting list function may only search (GET or POST _search) this stage's reporting indexes, through their read aliases `<stage prefix>-assistant-read` and `<stage prefix>-voc-read` (one index per kind and year behind each); the wildcard spans the stage's own index prefix, nothing else of the domain.",
-  },
-  indexerIndexPaths: {
-    decision: 'infra/README.md#choosing-the-reporting-backend',
-    reason:
-      "The indexer writes this stage's reporting documents into one index per list kind and year, `<stage prefix>-<kind>-<year>`, which its first write creates from the index template (reporting stream -> OpenSearch); the years are not known at deploy time, so it needs the index paths and the document paths under the stage's own index prefix, and nothing outside it.",
+      "A reporting list function may only search (POST _search) this stage's reporting indexes, through their read aliases `<stage prefix>-assistant-read` and `<stage prefix>-voc-read` (one index per kind and year behind each); the wildcard spans the stage's own index prefix, nothing else of the domain.",
   },
   recordingObjects: {
     decision: 'infra/constructs/recordings.ts',
@@ -237,13 +232,7 @@ export function nagAcknowledgements(stack: CxmStack): NagAcknowledgement[] {
       if (!role) throw new Error(`no function with a role for route ${route.id}`);
       acknowledge(role, `AwsSolutions-IAM5[Resource::${domainArn}/${search.indexPrefix}-*/_search]`, because.searchIndexPaths);
     }
-    if (indexer) {
-      const role = indexer.function.role;
-      if (!role) throw new Error(`${indexer.function.node.path} has no role`);
-      acknowledge(role, `AwsSolutions-IAM5[Resource::${domainArn}/${search.indexPrefix}-*]`, because.indexerIndexPaths);
-      acknowledge(role, `AwsSolutions-IAM5[Resource::${domainArn}/${search.indexPrefix}-*/*]`, because.indexerIndexPaths);
-      acknowledge(indexer.deadLetterQueue, 'AwsSolutions-SQS3', because.dlqIsTheDlq);
-    }
+    if (indexer) acknowledge(indexer.deadLetterQueue, 'AwsSolutions-SQS3', because.dlqIsTheDlq);
   }
 
   // VOC recordings.

@@ -12,7 +12,13 @@ import type { TableId } from '#shared/store/table-specs';
 export const RECORDING_PROCESSOR = {
   id: 'processRecording',
   handler: 'functions/voc/process-recording.ts',
-  tables: { vocJobs: 'RW', reporting: 'RW', reportingCounts: 'RW' } satisfies Partial<Record<TableId, TableAccess>>,
+  tables: {
+    // Jobs: read and moved along, and the sweep's index of analyses under way.
+    vocJobs: { operations: ['GetItem', 'UpdateItem'], indexQueries: ['byPendingAnalysis'] },
+    // A row is put with its count buckets; taken back (or found absent) when its job was failed meanwhile.
+    reporting: { operations: ['PutItem', 'DeleteItem', 'ConditionCheckItem'] },
+    reportingCounts: { operations: ['UpdateItem'] },
+  } satisfies Partial<Record<TableId, TableAccess>>,
 } as const;
 
 /** An EventBridge event pattern as EventBridge writes it (CDK's own type renames its keys). */

@@ -11,8 +11,25 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 /** The secrets a route may read: `cursorSecret` signs reporting cursors. */
 export const SECRET_IDS = ['cursorSecret'] as const;
 export type SecretId = (typeof SECRET_IDS)[number];
-/** `GetPut`: read and put whole items, never update or query them (the idempotency records). */
-export type TableAccess = 'RO' | 'RW' | 'GetPut';
+/** An item operation of DynamoDB a function makes on a table: its IAM action is `dynamodb:<operation>`. */
+export type TableOperation = 'GetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'ConditionCheckItem' | 'Query';
+
+/**
+ * What a function does with one table, exactly: the operations it makes on the table (a
+ * transaction needs each of its parts' operations) and the indexes it queries. CDK grants these
+ * and nothing else; test/infra/iam-simulation.test.ts holds every grant to a recorded call.
+ */
+export interface TableAccess {
+  operations?: readonly TableOperation[];
+  /** Indexes of the table's spec it queries (`dynamodb:Query` on the index). */
+  indexQueries?: readonly string[];
+}
+
+/**
+ * The idempotency records of a keyed write: put in the write's own transaction, and read only when
+ * a concurrent request of the same key holds its claim (shared/store/idempotency-ledger.ts).
+ */
+export const IDEMPOTENCY_RECORDS: TableAccess = { operations: ['GetItem', 'PutItem'] };
 
 export interface RouteSpec {
   /** Stable identifier: function name suffix, log field, OpenAPI operationId. */
@@ -29,7 +46,7 @@ export interface RouteSpec {
    * provisioning route can require `provisioning:{collection}.read`.
    */
   scope: string;
-  /** The only tables the function may touch, and how. Drives IAM grants and env vars. */
+  /** The only tables the function may touch, and exactly how. Drives IAM grants and env vars. */
   tables: Partial<Record<TableId, TableAccess>>;
   schemas: {
     path?: SchemaId;
@@ -60,7 +77,7 @@ export interface RouteSpec {
   checksOrigin?: true;
   /**
    * Accepts `Idempotency-Key`: the chain turns it into a claim, the handler records its
-   * answer in the write's own transaction (the route must then have `idempotency: 'GetPut'`).
+   * answer in the write's own transaction (the route must then have `idempotency: IDEMPOTENCY_RECORDS`).
    */
   idempotencyKey?: true;
   /**
@@ -95,6 +112,8 @@ export const MCP_REQUEST_MAX_BYTES = 256 * 1024;
 export const RECORDING_UPLOAD_REQUEST_MAX_BYTES = 4096;
 /** The REQUEST authorizer every route sits behind. */
 export const AUTHORIZER_HANDLER = 'functions/authorizer.ts';
+/** The authorizer reads a key's record by its hash, and nothing else. */
+export const AUTHORIZER_TABLES = { keys: { operations: ['GetItem'] } } as const satisfies Partial<Record<TableId, TableAccess>>;
 /** Function timeout; the chain answers 504 itself just before it. */
 export const FUNCTION_TIMEOUT_SECONDS = 10;
 
@@ -105,7 +124,7 @@ export const routes = [
     path: '/api/v1/cxm/tenants/{tenantId}/conversations/{conversationId}/internal-notes',
     handler: 'functions/conversations/add-internal-note.ts',
     scope: 'cxm:conversations.write',
-    tables: { conversations: 'RW', idempotency: 'GetPut' },
+    tables: { conversations: { operations: ['ConditionCheckItem', 'PutItem'] }, idempotency: IDEMPOTENCY_RECORDS },
     schemas: {
       path: 'ConversationPath',
       query: 'NoQuery',
@@ -123,7 +142,7 @@ export const routes = [
     path: '/api/v1/provisioning/tenants/{tenantId}/{collection}',
     handler: 'functions/provisioning/list-documents.ts',
     scope: 'provisioning:{collection}.read',
-    tables: { documents: 'RO' },
+    tables: { documents: { operations: ['Query'] } },
     schemas: { path: 'CollectionPath', query: 'ListDocumentsQuery', response: { status: 200, schema: 'DocumentList' } },
     summary: 'List a provisioning collection, ordered by document id',
     errors: [400],
@@ -134,7 +153,7 @@ export const routes = [
     path: '/api/v1/provisioning/tenants/{tenantId}/{collection}/{docId}/versions/current',
     handler: 'functions/provisioning/get-current-document.ts',
     scope: 'provisioning:{collection}.read',
-    tables: { documents: 'RO' },
+    tables: { documents: { operations: ['GetItem'] } },
     schemas: { path: 'DocumentPath', query: 'NoQuery', response: { status: 200, schema: 'DocumentBody', otherStatuses: [304] } },
     preconditions: 'read',
     summary: 'Get the current version of a document',
@@ -146,7 +165,7 @@ export const routes = [
     path: '/api/v1/provisioning/tenants/{tenantId}/{collection}/{docId}/versions/current',
     handler: 'functions/provisioning/replace-current-document.ts',
     scope: 'provisioning:{collection}.write',
-    tables: { documents: 'RW', idempotency: 'GetPut' },
+    tables: { documents: { operations: ['UpdateItem'] }, idempotency: IDEMPOTENCY_RECORDS },
     schemas: {
       path: 'DocumentPath',
       query: 'NoQuery',
@@ -165,7 +184,7 @@ export const routes = [
     path: '/api/v1/provisioning/tenants/{tenantId}/{collection}/{docId}/versions/current',
     handler: 'functions/provisioning/merge-current-document.ts',
     scope: 'provisioning:{collection}.write',
-    tables: { documents: 'RW', idempotency: 'GetPut' },
+    tables: { documents: { operations: ['GetItem', 'UpdateItem'] }, idempotency: IDEMPOTENCY_RECORDS },
     schemas: { path: 'DocumentPath', query: 'NoQuery', body: 'DocumentBody', response: { status: 200, schema: 'DocumentBody' } },
     maxBodyBytes: DOCUMENT_REQUEST_MAX_BYTES,
     idempotencyKey: true,
@@ -180,7 +199,7 @@ export const routes = [
     path: '/api/v1/mcp/tenants/{tenantId}/bots',
     handler: 'functions/mcp/bots.ts',
     scope: 'mcp:bots.read',
-    tables: { documents: 'RO' },
+    tables: { documents: { operations: ['Query'] } },
     schemas: {
       path: 'TenantPath',
       query: 'NoQuery',
@@ -200,7 +219,7 @@ export const routes = [
     path: '/api/v1/reporting/tenants/{tenantId}/assistant/conversations',
     handler: 'functions/reporting/list-assistant-conversations.ts',
     scope: 'reporting:assistant.read',
-    tables: { reporting: 'RO', reportingCounts: 'RO' },
+    tables: { reporting: { indexQueries: ['byTime'] }, reportingCounts: { operations: ['Query'] } },
     reportingIndex: true,
     secrets: ['cursorSecret'],
     schemas: { path: 'TenantPath', query: 'ReportQuery', response: { status: 200, schema: 'AssistantReportList' } },
@@ -213,7 +232,7 @@ export const routes = [
     path: '/api/v1/reporting/tenants/{tenantId}/voc/conversations',
     handler: 'functions/reporting/list-voc-conversations.ts',
     scope: 'reporting:voc.read',
-    tables: { reporting: 'RO', reportingCounts: 'RO' },
+    tables: { reporting: { indexQueries: ['byTime'] }, reportingCounts: { operations: ['Query'] } },
     reportingIndex: true,
     secrets: ['cursorSecret'],
     schemas: { path: 'TenantPath', query: 'ReportQuery', response: { status: 200, schema: 'VocReportList' } },
@@ -226,7 +245,7 @@ export const routes = [
     path: '/api/v1/voc/tenants/{tenantId}/recordings',
     handler: 'functions/voc/create-recording-upload.ts',
     scope: 'voc:recordings.write',
-    tables: { vocJobs: 'RW', idempotency: 'GetPut' },
+    tables: { vocJobs: { operations: ['PutItem'] }, idempotency: IDEMPOTENCY_RECORDS },
     recordings: 'presign',
     schemas: {
       path: 'TenantPath',
@@ -245,7 +264,7 @@ export const routes = [
     path: '/api/v1/voc/tenants/{tenantId}/recording/{jobId}/status',
     handler: 'functions/voc/get-job-status.ts',
     scope: 'voc:recordings.read',
-    tables: { vocJobs: 'RW' },
+    tables: { vocJobs: { operations: ['GetItem', 'UpdateItem'] } },
     recordings: 'deadlines',
     schemas: { path: 'VocJobPath', query: 'NoQuery', response: { status: 200, schema: 'VocJobStatus' } },
     summary: 'Get the status of a VOC recording job',

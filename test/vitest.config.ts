@@ -46,6 +46,8 @@ const HTTP_SUITES = [
 ].map((name) => `test/integration/${name}.test.ts`);
 /** What only bundle mode has: its wiring checks against edited copies of the template. */
 const BUNDLES_ONLY = ['test/integration/bundle-wiring.test.ts'];
+/** Reads what every other file's functions called (the run's recorded AWS calls): runs after them. */
+const AFTER_THE_OTHERS = ['test/infra/iam-simulation.test.ts'];
 
 export default defineConfig({
   root: fileURLToPath(new URL('..', import.meta.url)),
@@ -59,8 +61,9 @@ export default defineConfig({
     // both cores busy (with 3, a quarter of the CPU stayed idle on this 2-core machine).
     maxWorkers: 4,
     projects: [
-      { extends: true, test: { name: 'sources', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...BUNDLES_ONLY], env } },
-      { extends: true, test: { name: 'bundles', include: [...HTTP_SUITES, ...BUNDLES_ONLY], env: { ...env, CXM_RUNTIME: 'bundles' } } },
+      { extends: true, test: { name: 'sources', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...BUNDLES_ONLY, ...AFTER_THE_OTHERS], env, sequence: { groupOrder: 0 } } },
+      { extends: true, test: { name: 'bundles', include: [...HTTP_SUITES, ...BUNDLES_ONLY], env: { ...env, CXM_RUNTIME: 'bundles' }, sequence: { groupOrder: 0 } } },
+      { extends: true, test: { name: 'iam', include: AFTER_THE_OTHERS, env, sequence: { groupOrder: 1 } } },
     ],
   },
 });

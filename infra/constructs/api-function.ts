@@ -53,17 +53,6 @@ export const LAMBDA_BUNDLING = {
   logLevel: LogLevel.WARNING,
 } satisfies BundlingOptions;
 
-/**
- * The DynamoDB actions the stores use, and no more: CDK's grantReadWriteData would add Scan,
- * DeleteItem and BatchWriteItem, which no function needs. A transaction needs the actions of its
- * parts (ConditionCheckItem, PutItem).
- */
-export const TABLE_ACTIONS: Record<TableAccess, string[]> = {
-  RO: ['dynamodb:GetItem', 'dynamodb:Query'],
-  RW: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'],
-  GetPut: ['dynamodb:GetItem', 'dynamodb:PutItem'],
-};
-
 export interface ApiFunctionProps extends Omit<NodejsFunctionProps, 'entry' | 'logGroup' | 'projectRoot'> {
   /** Handler module relative to the project root, as in the route table (`functions/...ts`). */
   entry: string;
@@ -114,9 +103,14 @@ export class ApiFunction extends NodejsFunction {
    * tells the function the table's physical name through the spec's environment variable.
    */
   bindTable(table: SpecTable, access: TableAccess): void {
-    // The table and the indexes its spec names, rather than CDK's `index/*`: no wildcard to audit.
-    const indexArns = table.spec.indexes.map((index) => `${table.tableArn}/index/${index.name}`);
-    Grant.addToPrincipal({ grantee: this, actions: TABLE_ACTIONS[access], resourceArns: [table.tableArn, ...indexArns] });
+    // Exactly the operations the route table names, on the table; Query on the indexes it names.
+    // No index wildcard to audit, and no write action on an index, where none applies.
+    const operations = access.operations ?? [];
+    if (operations.length > 0) Grant.addToPrincipal({ grantee: this, actions: operations.map((operation) => `dynamodb:${operation}`), resourceArns: [table.tableArn] });
+    const unknown = (access.indexQueries ?? []).filter((name) => !table.spec.indexes.some((index) => index.name === name));
+    if (unknown.length > 0) throw new Error(`${this.node.path}: table ${table.spec.id} has no index ${unknown.join(', ')}`);
+    const indexArns = (access.indexQueries ?? []).map((name) => `${table.tableArn}/index/${name}`);
+    if (indexArns.length > 0) Grant.addToPrincipal({ grantee: this, actions: ['dynamodb:Query'], resourceArns: indexArns });
     this.addEnvironment(table.spec.envVar, table.tableName);
   }
 }

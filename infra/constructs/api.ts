@@ -12,7 +12,7 @@ import { Construct } from 'constructs';
 import { RECORDINGS_PREFIX } from '#shared/domain/voc/recording-upload';
 import { FUNCTION_ENV } from '#shared/function-env';
 import { allowedOriginsValue } from '#shared/http/allowed-origins';
-import { AUTHORIZER_HANDLER, type RouteSpec, routes, type SecretId, type TableAccess } from '#shared/routes';
+import { AUTHORIZER_HANDLER, AUTHORIZER_TABLES, type RouteSpec, routes, type SecretId, type TableAccess } from '#shared/routes';
 import { DYNAMO_INDEX_TABLES } from '#shared/store/function-stores';
 import { idempotencyTtlMs } from '#shared/store/idempotency-ttl';
 import type { TableId } from '#shared/store/table-specs';
@@ -94,7 +94,7 @@ export class Api extends Construct {
       // Any well-formed token makes it run: capped, so a flood cannot take the region's concurrency.
       ...reservedConcurrency(config, 'authorizer'),
     });
-    this.authorizerFunction.bindTable(tables.keys, 'RO');
+    for (const [tableId, access] of Object.entries(AUTHORIZER_TABLES) as [TableId, TableAccess][]) this.authorizerFunction.bindTable(tables[tableId], access);
     const authorizer = new RequestAuthorizer(this, 'KeyAuthorizer', {
       handler: this.authorizerFunction,
       // A cached decision is per key: its answer, usage key included, is the same for
@@ -165,7 +165,9 @@ export class Api extends Construct {
       }
       for (const id of route.secrets ?? []) {
         const secret = secretFor(id);
-        secret.grantRead(fn);
+        // The value only: grantRead would add DescribeSecret, which Powertools' getSecret never
+        // calls. The secret is encrypted with AWS's managed key, whose use needs no grant.
+        fn.addToRolePolicy(new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [secret.secretArn] }));
         fn.addEnvironment(SECRET_ENV[id], secret.secretArn);
       }
       // Console test-invoke is not needed; the permission stays scoped to the deployed stage.

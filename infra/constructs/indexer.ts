@@ -14,6 +14,9 @@ import { ApiFunction } from './api-function.ts';
 import type { SpecTable } from './data.ts';
 import type { ReportingSearch } from './search.ts';
 
+/** The indexer's name within its stage (`cxm-<stage>-reporting-indexer`). */
+export const INDEXER_FUNCTION_ID = 'reporting-indexer';
+
 export const INDEXER_HANDLER = 'functions/indexer/index-reporting-rows.ts';
 
 export class ReportingIndexer extends Construct {
@@ -38,7 +41,7 @@ export class ReportingIndexer extends Construct {
     });
     this.function = new ApiFunction(this, 'Function', {
       entry: INDEXER_HANDLER,
-      functionName: `cxm-${config.stage}-reporting-indexer`,
+      functionName: `cxm-${config.stage}-${INDEXER_FUNCTION_ID}`,
       description: 'Reporting table stream -> OpenSearch (bulk, external versions)',
       timeout: Duration.seconds(60),
       config,

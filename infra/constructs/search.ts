@@ -60,24 +60,26 @@ export class ReportingSearch extends Construct {
   }
 
   /**
-   * Search access for a list function: the client sends `POST <read alias>/_search`, which
-   * grantIndexRead (GET and HEAD only) would refuse; nothing else of the domain is reachable.
+   * Search access for a list function: the client sends `POST <read alias>/_search` (a search
+   * always has a body), which grantIndexRead (GET and HEAD only) would refuse; nothing else of the
+   * domain is reachable.
    */
   grantSearch(grantee: IGrantable): void {
     Grant.addToPrincipal({
       grantee,
-      actions: ['es:ESHttpGet', 'es:ESHttpPost'],
+      actions: ['es:ESHttpPost'],
       resourceArns: [`${this.domain.domainArn}/${this.indexPrefix}-*/_search`],
     });
   }
 
   /**
-   * Write access for the indexer: bulk writes into the year indexes (which creates them) and its
-   * own two index templates, by exact name (`POST _index_template/<prefix>-<kind>`).
+   * Write access for the indexer, exactly what it sends: `POST _bulk` (writes into the year indexes,
+   * which the first write creates from the templates; IAM authorizes a request by its path, so the
+   * indexes named inside a bulk body need no grant of their own) and `POST _index_template/<name>`
+   * of its own two templates, by exact name.
    */
   grantIndexing(grantee: IGrantable): void {
-    this.domain.grantIndexReadWrite(`${this.indexPrefix}-*`, grantee);
-    this.domain.grantPathReadWrite('_bulk', grantee);
-    for (const kind of REPORT_KINDS) this.domain.grantPathReadWrite(`_index_template/${reportingTemplateName(this.indexPrefix, kind)}`, grantee);
+    const paths = ['_bulk', ...REPORT_KINDS.map((kind) => `_index_template/${reportingTemplateName(this.indexPrefix, kind)}`)];
+    Grant.addToPrincipal({ grantee, actions: ['es:ESHttpPost'], resourceArns: paths.map((path) => `${this.domain.domainArn}/${path}`) });
   }
 }

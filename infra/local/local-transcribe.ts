@@ -24,6 +24,7 @@ import { NotAudioError, probeAudio } from '#shared/analysis/probe-audio';
 import type { AnalysisKind } from '#shared/domain/voc/analysis-kind';
 import { ANALYSIS_STATE_EVENTS } from '#shared/recording-events';
 import { LOCAL_ACCOUNT } from './build-proxy-event.ts';
+import { actingAs } from './record-aws-calls.ts';
 
 /** The EventBridge event Transcribe emits when a job ends ("Call Analytics Job State Change" or "Transcribe Job State Change"). */
 export interface AnalysisStateEvent {
@@ -78,6 +79,9 @@ class ServiceError extends Error {
     super(message);
   }
 }
+
+/** Who the stand-in's own S3 calls are recorded as: the role a stage's Transcribe assumes. */
+export const TRANSCRIBE_DATA_ACCESS = 'transcribeDataAccess';
 
 const JOB_NAME = /^[0-9a-zA-Z._-]{1,200}$/;
 const ROLE_ARN = /^arn:(aws|aws-cn|aws-us-gov|aws-iso-?[a-z]?):iam::[0-9]{0,63}:role\/[A-Za-z0-9:_/+=,@.-]{0,1024}$/;
@@ -332,7 +336,8 @@ async function startLocalTranscribe(options: LocalTranscribeOptions): Promise<Lo
     outputLocation(operation.kind, request, name);
     const job: LocalJob = { kind: operation.kind, name, request, status: 'IN_PROGRESS', created: Date.now() };
     jobs.set(id, job);
-    const done = run(job).finally(() => running.delete(done));
+    // Transcribe reads and writes through the data-access role the request passed: its calls are that role's.
+    const done = actingAs(TRANSCRIBE_DATA_ACCESS, () => run(job)).finally(() => running.delete(done));
     running.add(done);
     return describe(job);
   }

@@ -18,6 +18,7 @@ import { LOCAL_STAGE } from './build-proxy-event.ts';
 import type { FunctionRuntime } from './function-runtime.ts';
 import { invocationScope } from './invocation-scope.ts';
 import type { AuthorizerHandler, ProxyHandler } from './local-gateway.ts';
+import { AWS_CALL_LOG_ENV, actingAs, startRecordingAwsCalls } from './record-aws-calls.ts';
 
 async function importHandler<T>(entry: string): Promise<T> {
   const module = (await import(pathToFileURL(join(PROJECT_ROOT, entry)).href)) as { handler?: T };
@@ -26,12 +27,15 @@ async function importHandler<T>(entry: string): Promise<T> {
 }
 
 export async function startSourceRuntime(): Promise<FunctionRuntime> {
+  // The IAM simulation's record of every AWS call, by function (record-aws-calls.ts).
+  const callLog = process.env[AWS_CALL_LOG_ENV];
+  if (callLog) startRecordingAwsCalls(callLog);
   const authorize = await importHandler<AuthorizerHandler>(AUTHORIZER_HANDLER);
   const imported = new Map<string, ProxyHandler>();
   for (const route of routes) imported.set(route.id, await importHandler<ProxyHandler>(route.handler));
   const run = await invocationScope();
-  const authorizer: AuthorizerHandler = (event) => run(event.requestContext.requestId, () => authorize(event));
-  const handlers = new Map<string, ProxyHandler>([...imported].map(([id, handler]) => [id, (event, context) => run(context.awsRequestId, () => handler(event, context))]));
+  const authorizer: AuthorizerHandler = (event) => run(event.requestContext.requestId, () => actingAs('authorizer', () => authorize(event)));
+  const handlers = new Map<string, ProxyHandler>([...imported].map(([id, handler]) => [id, (event, context) => run(context.awsRequestId, () => actingAs(id, () => handler(event, context)))]));
   // Imported with the first recording's event, not at start: most runs (and test files) never
   // upload one, and the processor brings the S3 and Transcribe clients and the audio reader.
   let processRecording: Promise<(event: unknown) => Promise<unknown>> | undefined;
@@ -46,10 +50,12 @@ export async function startSourceRuntime(): Promise<FunctionRuntime> {
         patterns: [recordingArrivedPattern(recordingsBucket()), ...ANALYSIS_KINDS.map((kind) => analysisFinishedPattern(LOCAL_STAGE, kind))],
         schedules: [{ ruleName: analysisSweepRuleName(LOCAL_STAGE), everyMs: ANALYSIS_SWEEP_MINUTES * 60_000 }],
         invoke: (event) =>
-          run(randomUUID(), async () => {
-            processRecording ??= importHandler(RECORDING_PROCESSOR.handler);
-            return (await processRecording)(event);
-          }),
+          run(randomUUID(), () =>
+            actingAs(RECORDING_PROCESSOR.id, async () => {
+              processRecording ??= importHandler(RECORDING_PROCESSOR.handler);
+              return (await processRecording)(event);
+            }),
+          ),
       },
     ],
     description: `sources on node ${process.version}`,

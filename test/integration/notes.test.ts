@@ -2,6 +2,7 @@
 
 import { DynamoDBClient, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { asNoOne } from '#infra/local/record-aws-calls';
 import { documentClient } from '#shared/store/dynamo-client';
 import { inBundleRuntime } from '#test/support/runtime';
 import { startTestApi, type TestApi, uniqueTenant } from '#test/support/test-api';
@@ -268,14 +269,17 @@ describe('concurrency', () => {
         const input = JSON.stringify(args.input);
         if (context.commandName !== 'GetItemCommand' && context.commandName !== 'QueryCommand' && input.includes(id) && input.includes('NOTE#')) {
           const other = new DynamoDBClient({});
-          await other.send(
-            new UpdateItemCommand({
-              TableName: api.tables.conversations,
-              Key: { pk: { S: `${tenant}#${id}` }, sk: { S: 'CONVERSATION' } },
-              UpdateExpression: 'SET #s = :closed',
-              ExpressionAttributeNames: { '#s': 'status' },
-              ExpressionAttributeValues: { ':closed': { S: 'closed' } },
-            }),
+          // Another party's write, not the function's (the IAM simulation's record of its calls).
+          await asNoOne(() =>
+            other.send(
+              new UpdateItemCommand({
+                TableName: api.tables.conversations,
+                Key: { pk: { S: `${tenant}#${id}` }, sk: { S: 'CONVERSATION' } },
+                UpdateExpression: 'SET #s = :closed',
+                ExpressionAttributeNames: { '#s': 'status' },
+                ExpressionAttributeValues: { ':closed': { S: 'closed' } },
+              }),
+            ),
           );
           other.destroy();
         }

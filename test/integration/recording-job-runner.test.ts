@@ -13,6 +13,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { tinyWav } from '#infra/cli/tiny-wav';
 import { createTables, LOCAL_REGION } from '#infra/local/dynamodb-local';
+import { AWS_CALL_LOG_ENV, actingAs, startRecordingAwsCalls } from '#infra/local/record-aws-calls';
 import { useLocalDynamo } from '#infra/local/use-local-dynamo';
 import type { AnalysisOutcome, AnalysisRequest } from '#shared/analysis/recording-analysis';
 import { createRecordingJobRunner } from '#shared/analysis/run-recording-job';
@@ -20,6 +21,7 @@ import { newUlid } from '#shared/domain/ids/new-ulid';
 import { analysisJobName } from '#shared/domain/voc/analysis-job-names';
 import type { AnalysisKind } from '#shared/domain/voc/analysis-kind';
 import { recordingKey } from '#shared/domain/voc/recording-upload';
+import { RECORDING_PROCESSOR } from '#shared/recording-events';
 import { createTableInput } from '#shared/store/create-table-input';
 import { documentClient } from '#shared/store/dynamo-client';
 import type { RecordingsBucket } from '#shared/store/recordings-bucket';
@@ -37,9 +39,12 @@ let tables: ReturnType<typeof inject<'dynamo'>>['tables'];
 beforeAll(async () => {
   const dynamo = inject('dynamo');
   useLocalDynamo(dynamo, dynamo.tables);
+  // No gateway here to start recording, as a sources runtime does.
+  const callLog = process.env[AWS_CALL_LOG_ENV];
+  if (callLog) startRecordingAwsCalls(callLog);
   // A jobs table of this file's own: its sweeps list every analysis under way in the table, and
   // must not settle (with this file's test doubles) the jobs of files running beside it.
-  const vocJobs = `runner-voc-jobs-${randomUUID()}`;
+  const vocJobs = physicalTableName(`runner${randomUUID().slice(0, 8)}`, 'vocJobs');
   await documentClient().send(new CreateTableCommand(createTableInput(tableSpecs.vocJobs, vocJobs)));
   tables = { ...dynamo.tables, vocJobs };
 });
@@ -55,7 +60,7 @@ function runner(collect: Collect, file = wav) {
   const jobs = createVocJobsStore(client, tables.vocJobs);
   const rows = createReportingRowsStore(client, { rows: tables.reporting, counts: tables.reportingCounts });
   const started: AnalysisRequest[] = [];
-  const run = createRecordingJobRunner({
+  const runner = createRecordingJobRunner({
     stage: 'test',
     bucketName: BUCKET,
     bucket: bucketOf(file),
@@ -71,6 +76,13 @@ function runner(collect: Collect, file = wav) {
     deadlines: { uploadGraceMs: 0, processingWindowMs: WINDOW_MS },
     logger: silent,
   });
+  // The processor's use case, its store calls recorded as the processor's (the IAM simulation):
+  // the paths here (a row taken back, the sweep) are ones the HTTP suites seldom reach.
+  const run: typeof runner = {
+    onRecordingArrived: (...args) => actingAs(RECORDING_PROCESSOR.id, () => runner.onRecordingArrived(...args)),
+    onAnalysisStateChanged: (...args) => actingAs(RECORDING_PROCESSOR.id, () => runner.onAnalysisStateChanged(...args)),
+    sweepAnalyses: (...args) => actingAs(RECORDING_PROCESSOR.id, () => runner.sweepAnalyses(...args)),
+  };
   return { run, jobs, started, file };
 }
 

@@ -5,8 +5,15 @@
  * `inject('assemblyDir')` (test/support/runtime-setup.ts hands the latter to the bundles project's
  * gateways), and isolate their data by unique tenant ids.
  *
- * Vitest calls this once per project (sources, bundles); both share what the first call started.
+ * It also makes the run's folder of recorded AWS calls (`inject('awsCallLog')`): every sources
+ * gateway of the run records there what its functions call (infra/local/record-aws-calls.ts), and
+ * the IAM simulation, which runs after every other file, holds each call to the function's policies.
+ *
+ * Vitest calls this once per project (sources, bundles, iam); all share what the first call started.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type {} from 'vitest';
 import type { TestProject } from 'vitest/node';
 import { LOCAL_STAGE } from '#infra/local/build-proxy-event';
@@ -25,12 +32,15 @@ declare module 'vitest' {
     dynamo: DynamoFixture;
     /** The local stage's cloud assembly, which the bundles project serves from ('' in the others). */
     assemblyDir: string;
+    /** The folder of this run's recorded AWS calls (CXM_AWS_CALL_LOG of every test file). */
+    awsCallLog: string;
   }
 }
 
 interface Shared {
   dynamo?: Promise<{ local: DynamoDbLocal; fixture: DynamoFixture }>;
   assembly?: Promise<string>;
+  awsCallLog?: string;
   users: number;
 }
 
@@ -41,6 +51,8 @@ const shared: Shared = holder.cxmTestSetup;
 
 export async function setup(project: TestProject): Promise<void> {
   shared.users++;
+  shared.awsCallLog ??= mkdtempSync(join(tmpdir(), 'cxm-aws-calls-'));
+  project.provide('awsCallLog', shared.awsCallLog);
   shared.dynamo ??= (async () => {
     const local = await startDynamoDbLocal({});
     const tables = (await createTables(local, 'test')) as Record<TableId, string>;
@@ -62,4 +74,5 @@ export async function setup(project: TestProject): Promise<void> {
 export async function teardown(): Promise<void> {
   if (--shared.users > 0) return;
   await (await shared.dynamo)?.local.stop();
+  if (shared.awsCallLog) rmSync(shared.awsCallLog, { recursive: true, force: true });
 }
