@@ -17,7 +17,6 @@
  * categories or summary); a summary asked for is reported skipped. Jobs live in memory.
  */
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { NotAudioError, probeAudio } from '#shared/analysis/probe-audio';
@@ -25,6 +24,7 @@ import type { AnalysisKind } from '#shared/domain/voc/analysis-kind';
 import { ANALYSIS_STATE_EVENTS } from '#shared/recording-events';
 import { LOCAL_ACCOUNT } from './build-proxy-event.ts';
 import { actingAs } from './record-aws-calls.ts';
+import { type JsonOperation, ServiceError, serveJsonService } from './serve-json-service.ts';
 
 /** The EventBridge event Transcribe emits when a job ends ("Call Analytics Job State Change" or "Transcribe Job State Change"). */
 export interface AnalysisStateEvent {
@@ -69,15 +69,6 @@ interface LocalJob {
   failureReason?: string;
   outputUri?: string;
   summarySkipped?: boolean;
-}
-
-class ServiceError extends Error {
-  constructor(
-    readonly type: 'BadRequestException' | 'ConflictException' | 'NotFoundException' | 'UnknownOperationException',
-    message: string,
-  ) {
-    super(message);
-  }
 }
 
 /** Who the stand-in's own S3 calls are recorded as: the role a stage's Transcribe assumes. */
@@ -178,27 +169,6 @@ function describe(job: LocalJob): Record<string, unknown> {
       ...failure,
     },
   };
-}
-
-function reply(res: ServerResponse, status: number, body: unknown, errorType?: string): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, {
-    'Content-Type': 'application/x-amz-json-1.1',
-    'Content-Length': Buffer.byteLength(text),
-    'x-amzn-RequestId': randomUUID(),
-    ...(errorType && { 'x-amzn-ErrorType': errorType }),
-  });
-  res.end(text);
-}
-
-async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  try {
-    return asObject(JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}'));
-  } catch {
-    throw new ServiceError('BadRequestException', 'The request body is not valid JSON.');
-  }
 }
 
 const OPERATIONS: Record<string, { kind: AnalysisKind; start: boolean; nameField: string }> = {
@@ -319,48 +289,33 @@ async function startLocalTranscribe(options: LocalTranscribeOptions): Promise<Lo
     for (const listener of listeners) listener(event);
   }
 
-  function handle(target: string, request: Record<string, unknown>): Record<string, unknown> {
-    const operation = OPERATIONS[target];
-    if (!operation)
-      throw new ServiceError('UnknownOperationException', `The local stand-in for Amazon Transcribe answers ${Object.keys(OPERATIONS).join(', ')}, not ${target || 'a request without X-Amz-Target'}.`);
-    const name = jobName(request, operation.nameField);
-    const id = `${operation.kind}/${name}`;
-    if (!operation.start) {
-      const job = jobs.get(id);
-      if (!job) throw new ServiceError('NotFoundException', "The requested job couldn't be found. Check the job name and try your request again.");
+  /** A Get answers the job as it stands; a Start checks the request as the service does, then runs the job. */
+  function operation(target: string): JsonOperation {
+    const { kind, start, nameField } = OPERATIONS[target]!;
+    return (request) => {
+      const name = jobName(request, nameField);
+      const id = `${kind}/${name}`;
+      if (!start) {
+        const job = jobs.get(id);
+        if (!job) throw new ServiceError('NotFoundException', "The requested job couldn't be found. Check the job name and try your request again.");
+        return describe(job);
+      }
+      if (jobs.has(id)) throw new ServiceError('ConflictException', 'The requested job name already exists. Use a different job name.');
+      mediaLocation(request);
+      checkRequest(kind, request);
+      outputLocation(kind, request, name);
+      const job: LocalJob = { kind, name, request, status: 'IN_PROGRESS', created: Date.now() };
+      jobs.set(id, job);
+      // Transcribe reads and writes through the data-access role the request passed: its calls are that role's.
+      const done = actingAs(TRANSCRIBE_DATA_ACCESS, () => run(job)).finally(() => running.delete(done));
+      running.add(done);
       return describe(job);
-    }
-    if (jobs.has(id)) throw new ServiceError('ConflictException', 'The requested job name already exists. Use a different job name.');
-    mediaLocation(request);
-    checkRequest(operation.kind, request);
-    outputLocation(operation.kind, request, name);
-    const job: LocalJob = { kind: operation.kind, name, request, status: 'IN_PROGRESS', created: Date.now() };
-    jobs.set(id, job);
-    // Transcribe reads and writes through the data-access role the request passed: its calls are that role's.
-    const done = actingAs(TRANSCRIBE_DATA_ACCESS, () => run(job)).finally(() => running.delete(done));
-    running.add(done);
-    return describe(job);
+    };
   }
 
-  const server = createServer((req, res) => {
-    void (async () => {
-      try {
-        if (req.method !== 'POST') throw new ServiceError('UnknownOperationException', `The local stand-in for Amazon Transcribe answers POST requests, not ${req.method}.`);
-        reply(res, 200, handle(String(req.headers['x-amz-target'] ?? ''), await readJson(req)));
-      } catch (error) {
-        const serviceError = error instanceof ServiceError ? error : new ServiceError('BadRequestException', String(error));
-        reply(res, 400, { __type: serviceError.type, Message: serviceError.message }, serviceError.type);
-      }
-    })();
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
+  const server = await serveJsonService('Amazon Transcribe', Object.fromEntries(Object.keys(OPERATIONS).map((target) => [target, operation(target)])));
   return {
-    endpoint: `http://127.0.0.1:${port}`,
+    endpoint: server.endpoint,
     onStateChange(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
@@ -370,10 +325,7 @@ async function startLocalTranscribe(options: LocalTranscribeOptions): Promise<Lo
     },
     busy: () => running.size > 0,
     async close() {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
+      await server.close();
       while (running.size > 0) await Promise.all([...running]);
       s3.destroy();
     },
