@@ -59,7 +59,9 @@ export async function runRecordingJourney(target: SmokeTarget, runId: string, se
     const created = await call('POST', path, { fileName: `cxm-smoke-${runId}.${recording.extension}`, contentType: recording.contentType, sizeBytes: file.length });
     if (created.status !== 201) return finish(created.status, `the upload was not created (${created.status})`);
     const { jobId, upload } = created.json as UploadAnswer;
-    const put = await fetch(upload.url, { method: upload.method, body: file, headers: { 'Content-Type': upload.headers['Content-Type']! }, signal: AbortSignal.timeout(target.timeoutMs) });
+    // Exactly the answered headers, as a client must (fetch sets Content-Length from the body).
+    const { 'Content-Length': _length, ...headers } = upload.headers;
+    const put = await fetch(upload.url, { method: upload.method, body: file, headers, signal: AbortSignal.timeout(target.timeoutMs) });
     if (!put.ok) return finish(put.status, `storage refused the upload (${put.status}): ${(await put.text()).slice(0, 160)}`);
     const statusPath = fillPath(routeById('getVocJobStatus'), { tenantId: target.tenant, jobId });
     const deadline = Date.now() + settleMs;

@@ -211,7 +211,9 @@ function routeChecks({ tenant, seed, runId }: SmokePlan): Record<RouteId, SmokeC
             expectStatus: [201],
             inspect: (body) => {
               const { upload } = body as { upload: { headers: Record<string, string> } };
-              return upload.headers['Content-Type'] === 'audio/wav' && upload.headers['Content-Length'] === '44' ? undefined : `upload headers ${JSON.stringify(upload.headers)}`;
+              return upload.headers['Content-Type'] === 'audio/wav' && upload.headers['Content-Length'] === '44' && upload.headers['If-None-Match'] === '*'
+                ? undefined
+                : `upload headers ${JSON.stringify(upload.headers)}`;
             },
           }
         : {

@@ -9,7 +9,7 @@
 import { Aws, CfnRule, Duration, Fn, Stack, Token } from 'aws-cdk-lib';
 import { type EventPattern, Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
-import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { AnyPrincipal, Effect, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import { BlockPublicAccess, Bucket, BucketEncryption, type CfnBucket, HttpMethods, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
@@ -77,6 +77,20 @@ export class Recordings extends Construct {
     // managed policy) to do what one property does.
     (this.bucket.node.defaultChild as CfnBucket).notificationConfiguration = { eventBridgeConfiguration: { eventBridgeEnabled: true } };
     const objects = (prefix: string) => this.bucket.arnForObjects(`${prefix}*`);
+    // A recording's key is written once: the upload URL signs `If-None-Match: *` (S3 refuses a
+    // second PUT with 412), and this refuses any PUT to recordings/ without it, whoever signs it, so
+    // the file the processor probed is the file Transcribe reads later.
+    this.bucket.addToResourcePolicy(
+      new PolicyStatement({
+        sid: 'RecordingsAreWrittenOnce',
+        effect: Effect.DENY,
+        principals: [new AnyPrincipal()],
+        actions: ['s3:PutObject'],
+        resources: [objects(RECORDINGS_PREFIX)],
+        // A negated operator also matches a request without the header.
+        conditions: { StringNotEquals: { 's3:if-none-match': '*' } },
+      }),
+    );
 
     // This stage's Transcribe jobs, of both kinds: their names start `cxm.<stage>.` (analysis-job-names.ts).
     const jobArns = (resourceType: 'analytics' | 'transcription-job') => `arn:${Aws.PARTITION}:transcribe:${Aws.REGION}:${Aws.ACCOUNT_ID}:${resourceType}/${analysisJobNamePrefix(stage)}*`;

@@ -1,15 +1,19 @@
 /**
  * The local S3: an S3-compatible server from the registry (@20minutes/s3rver, which checks SigV4
- * signatures, expiry included, as S3 does), bound to 127.0.0.1, holding the recordings bucket. Its
- * object-created notifications become the EventBridge "Object Created" events S3 sends a bucket
- * with EventBridge notifications on.
+ * signatures, expiry included, as S3 does), bound to 127.0.0.1, holding the recordings bucket,
+ * refusing what S3 refuses (an anonymous request, a write over a key with `If-None-Match: *`, a
+ * read whose `If-Match` is not the object's). Its object-created notifications become the
+ * EventBridge "Object Created" events S3 sends a bucket with EventBridge notifications on.
  */
+
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import S3rver, { type S3rverContext } from '@20minutes/s3rver';
+import S3rver, { type S3rverContext, type S3rverStore } from '@20minutes/s3rver';
 import { DUMMY_ACCOUNT } from '@20minutes/s3rver/lib/models/account.js';
+import S3Error from '@20minutes/s3rver/lib/models/error.js';
 import { LOCAL_ACCOUNT } from './build-proxy-event.ts';
 import { LOCAL_REGION, type LocalCredentials, StartupError } from './dynamodb-local.ts';
 
@@ -83,15 +87,69 @@ export async function acquireLocalS3(options: { bucket: string; dataDir?: string
   };
 }
 
-/** S3's answer to an anonymous request for a private bucket. */
-async function refuseUnsigned(ctx: S3rverContext, next: () => Promise<unknown>): Promise<unknown> {
-  const query = new URLSearchParams(ctx.querystring);
-  const signed = ctx.get('Authorization') !== '' || query.has('X-Amz-Signature') || query.has('Signature');
-  if (signed || ctx.method === 'OPTIONS') return next();
-  ctx.status = 403;
-  ctx.type = 'application/xml';
-  ctx.body = '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>AccessDenied</Code><Message>Access Denied</Message></Error>';
-  return undefined;
+/**
+ * Whether s3rver checks this request's signature: it does only when the request names one of its
+ * three mechanisms (its authentication middleware), and serves any other as anonymous. A query
+ * with `X-Amz-Signature` alone, or `X-Amz-Credential` alone, names none of them.
+ */
+function namesAnAuthMechanism(ctx: S3rverContext): boolean {
+  return 'authorization' in ctx.headers || 'Signature' in ctx.query || 'X-Amz-Algorithm' in ctx.query;
+}
+
+/**
+ * S3's answer to an anonymous request for a private bucket: every request s3rver would serve as
+ * anonymous is refused here, first in its chain, so what reaches s3rver is checked. A CORS
+ * preflight carries no credentials anywhere and is let through, as S3 does. The request's
+ * conditional headers are kept for the store (conditionalWrites) while s3rver serves it.
+ */
+async function refuseAnonymous(ctx: S3rverContext, next: () => Promise<unknown>): Promise<unknown> {
+  if (ctx.method !== 'OPTIONS' && !namesAnAuthMechanism(ctx)) {
+    ctx.status = 403;
+    ctx.type = 'application/xml';
+    ctx.body = '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>AccessDenied</Code><Message>Access Denied</Message></Error>';
+    return undefined;
+  }
+  return conditions.run({ ifNoneMatch: ctx.get('If-None-Match'), ifMatch: ctx.get('If-Match') }, next);
+}
+
+/** The conditional headers of the request being served (s3rver's store sees objects, not requests). */
+const conditions = new AsyncLocalStorage<{ ifNoneMatch: string; ifMatch: string }>();
+
+const unquoted = (etag: string) => etag.replace(/^(W\/)?"(.*)"$/, '$2');
+
+/**
+ * S3's conditional requests, which s3rver lacks, done in its store once the request is
+ * authenticated: a PUT with `If-None-Match: *` writes only a key that holds nothing yet (else 412,
+ * one write at a time per key, as S3's are atomic), and a GET with `If-Match` reads only the object
+ * of that ETag (else 412).
+ */
+function conditionalWrites(store: S3rverStore): void {
+  const { putObject, getObject } = { putObject: store.putObject.bind(store), getObject: store.getObject.bind(store) };
+  const writing = new Map<string, Promise<unknown>>();
+  store.putObject = (object) => {
+    if (conditions.getStore()?.ifNoneMatch !== '*') return putObject(object);
+    const id = `${object.bucket}/${object.key}`;
+    const write = (writing.get(id) ?? Promise.resolve())
+      .catch(() => undefined)
+      .then(async () => {
+        if (await store.existsObject(object.bucket, object.key)) {
+          throw new S3Error('PreconditionFailed', 'At least one of the pre-conditions you specified did not hold', { Condition: 'If-None-Match' });
+        }
+        return putObject(object);
+      });
+    writing.set(id, write);
+    void write.finally(() => writing.get(id) === write && writing.delete(id)).catch(() => undefined);
+    return write;
+  };
+  store.getObject = async (bucket, key, options) => {
+    const object = await getObject(bucket, key, options);
+    const ifMatch = conditions.getStore()?.ifMatch;
+    if (object && ifMatch && ifMatch !== '*' && unquoted(ifMatch) !== unquoted(object.metadata.etag ?? '')) {
+      object.content?.destroy();
+      throw new S3Error('PreconditionFailed', 'At least one of the pre-conditions you specified did not hold', { Condition: 'If-Match' });
+    }
+    return object;
+  };
 }
 
 /** `dataDir` keeps the objects across restarts; without it they live in a temporary folder removed on close. */
@@ -104,10 +162,10 @@ async function startLocalS3(options: { bucket: string; dataDir?: string; credent
   DUMMY_ACCOUNT.revokeAccessKey('S3RVER');
   DUMMY_ACCOUNT.createKeyPair(options.credentials.accessKeyId, options.credentials.secretAccessKey);
   const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory, configureBuckets: [{ name: options.bucket }] });
-  // s3rver serves a request that carries no signature at all as anonymous; S3 refuses it (the
-  // bucket is private), and so must this, or the credentials above would protect nothing. First in
-  // its middleware chain; a CORS preflight carries none anywhere and is let through.
-  server.middleware.unshift(refuseUnsigned);
+  // s3rver serves a request that names no signature as anonymous; S3 refuses it (the bucket is
+  // private), and so must this, or the credentials above would protect nothing.
+  server.middleware.unshift(refuseAnonymous);
+  conditionalWrites(server.store);
   let port: number;
   try {
     ({ port } = await server.run());
@@ -133,7 +191,8 @@ async function startLocalS3(options: { bucket: string; dataDir?: string; credent
         detail: {
           version: '0',
           bucket: { name: options.bucket },
-          object: { key, size: record.s3?.object?.size ?? 0, etag: record.s3?.object?.eTag, sequencer: record.s3?.object?.sequencer },
+          // S3's event names the ETag without its quotes.
+          object: { key, size: record.s3?.object?.size ?? 0, etag: record.s3?.object?.eTag?.replaceAll('"', ''), sequencer: record.s3?.object?.sequencer },
           'request-id': record.responseElements?.['x-amz-request-id'] ?? randomUUID(),
           requester: LOCAL_ACCOUNT,
           reason,

@@ -29,8 +29,11 @@ export interface RecordedAwsCall {
   /** The SDK's operation (`GetItem`, `PutObject`...), or for a signed request its HTTP method. */
   operation: string;
   input: Record<string, unknown>;
-  /** A request we signed ourselves (presigned or signed), not sent by an SDK client. */
-  signed?: { method: string; host: string; path: string; headers: string[] };
+  /**
+   * A request we signed ourselves (presigned or signed), not sent by an SDK client: its signed
+   * header names, and the values of those that are IAM condition keys (`if-none-match`).
+   */
+  signed?: { method: string; host: string; path: string; headers: string[]; conditions: Record<string, string> };
 }
 
 /** Request fields that name a resource or a condition; everything else (items, bodies) is left out. */
@@ -68,6 +71,8 @@ function naming(input: Record<string, unknown>): Record<string, unknown> {
 }
 
 const TAPPED = Symbol.for('cxm.record-aws-calls');
+/** Signed headers whose values IAM reads as condition keys (`s3:if-none-match`). */
+const CONDITION_HEADERS = ['if-none-match', 'if-match'];
 const principals = new AsyncLocalStorage<string>();
 /** Set while an SDK client sends: its own signing is part of that call, not one of ours. */
 const insideClient = new AsyncLocalStorage<true>();
@@ -122,7 +127,17 @@ function instrumentSigner(prototype: SignatureV4): void {
           service: this.service,
           operation: request.method,
           input: {},
-          signed: { method: request.method, host: request.hostname, path: request.path, headers: Object.keys(request.headers ?? {}).map((name) => name.toLowerCase()) },
+          signed: {
+            method: request.method,
+            host: request.hostname,
+            path: request.path,
+            headers: Object.keys(request.headers ?? {}).map((name) => name.toLowerCase()),
+            conditions: Object.fromEntries(
+              Object.entries(request.headers ?? {})
+                .filter(([name]) => CONDITION_HEADERS.includes(name.toLowerCase()))
+                .map(([name, value]) => [name.toLowerCase(), value]),
+            ),
+          },
         });
       }
       return original.call(this, request, ...rest);

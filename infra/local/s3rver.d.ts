@@ -16,6 +16,10 @@ declare module '@20minutes/s3rver' {
   export interface S3rverContext {
     method: string;
     querystring: string;
+    /** Request headers, lower-cased names. */
+    headers: Record<string, string | string[] | undefined>;
+    /** The parsed query string. */
+    query: Record<string, string | string[] | undefined>;
     get(header: string): string;
     status: number;
     type: string;
@@ -23,9 +27,17 @@ declare module '@20minutes/s3rver' {
   }
 
   /** A Koa application: its middleware runs in this order. */
+  /** The filesystem store behind the server: the calls the local runtime wraps. */
+  export interface S3rverStore {
+    existsObject(bucket: string, key: string): Promise<boolean>;
+    getObject(bucket: string, key: string, options?: unknown): Promise<{ metadata: Record<string, string>; content?: { destroy(): void } | null } | null>;
+    putObject(object: { bucket: string; key: string }): Promise<{ size: number; md5: string }>;
+  }
+
   export default class S3rver extends EventEmitter {
     constructor(options: S3rverOptions);
     middleware: Array<(ctx: S3rverContext, next: () => Promise<unknown>) => unknown>;
+    store: S3rverStore;
     run(): Promise<AddressInfo>;
     close(): Promise<void>;
   }
@@ -33,4 +45,11 @@ declare module '@20minutes/s3rver' {
 
 declare module '@20minutes/s3rver/lib/models/account.js' {
   export const DUMMY_ACCOUNT: { createKeyPair(accessKeyId: string, secretAccessKey: string): void; revokeAccessKey(accessKeyId: string): void };
+}
+
+declare module '@20minutes/s3rver/lib/models/error.js' {
+  /** An S3 error: s3rver answers it with its status and S3's XML body. */
+  export default class S3Error extends Error {
+    constructor(code: string, message: string, details?: Record<string, string>);
+  }
 }

@@ -19,7 +19,7 @@ import { declaredTypeMismatch } from '#shared/domain/voc/audio-probe';
 import { analysisOverdueReason, type JobDeadlines, type StoredVocJob } from '#shared/domain/voc/job-status';
 import { type RecordingAnalysisFields, recordingRow } from '#shared/domain/voc/recording-row';
 import { isRecordingContentType, parseRecordingKey } from '#shared/domain/voc/recording-upload';
-import type { RecordingsBucket } from '#shared/store/recordings-bucket';
+import { ObjectChangedError, type RecordingsBucket } from '#shared/store/recordings-bucket';
 import type { ReportingRowsStore } from '#shared/store/reporting-rows-store';
 import type { VocJobsStore } from '#shared/store/voc-jobs-store';
 import { NotAudioError, probeAudio } from './probe-audio.ts';
@@ -33,7 +33,7 @@ export const SWEEP_LIMIT = 1000;
 
 export interface ObjectCreatedDetail {
   bucket?: { name?: string };
-  object?: { key?: string; size?: number };
+  object?: { key?: string; size?: number; etag?: string };
 }
 
 export interface RecordingJobPorts {
@@ -94,7 +94,8 @@ export function createRecordingJobRunner({ stage, bucketName, bucket, jobs, rows
     const { job, attempt } = begun;
     const upload = job.upload!;
     try {
-      const object = await bucket.open(key);
+      // The object the event named, by its ETag: the URL writes its key once, and this proves it.
+      const object = await bucket.open(key, { etag: detail.object?.etag });
       if (!object) return logger.warn('recording vanished before it was read', { tenantId, jobId, key });
       const contentType = upload.contentType;
       if (object.size !== upload.sizeBytes || !isRecordingContentType(contentType)) {
@@ -114,6 +115,7 @@ export function createRecordingJobRunner({ stage, bucketName, bucket, jobs, rows
       await settle(tenantId, { ...job, analysis: choice.kind }, outcome);
     } catch (error) {
       if (error instanceof NotAudioError) return fail(tenantId, jobId, `The file is not readable ${upload.contentType}: ${error.message}.`);
+      if (error instanceof ObjectChangedError) return fail(tenantId, jobId, 'The file changed after it arrived. Create a new upload to try again.');
       await retryOrFail(tenantId, jobId, attempt, error);
     }
   }

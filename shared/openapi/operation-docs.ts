@@ -384,8 +384,9 @@ export const operationDocs: Record<RouteId, OperationDocs> = {
     description:
       'Starts a VOC recording job and answers where to send the file: a presigned `PUT` straight to storage (the recording ' +
       'never passes through this API, whose requests are limited to 10 MB). Send the file with exactly the answered headers ' +
-      '(`curl -T call.wav -H "Content-Type: audio/wav" "<url>"`); storage refuses a file of another type or size, and the URL ' +
-      "after `expiresAt`. The job is `started` from now on: its arrival starts the analysis, which writes the recording's row " +
+      '(`curl -T call.wav -H "Content-Type: audio/wav" -H "If-None-Match: *" "<url>"`); storage refuses a file of another type or size, ' +
+      'a PUT without `If-None-Match: *`, the URL after `expiresAt`, and a second PUT to it (412: a URL writes its file once). ' +
+      "The job is `started` from now on: its arrival starts the analysis (Call Analytics for a two-channel call, a transcription for a mono one), which writes the recording's row " +
       "to the VOC list (`ID` = the job's `recordingId`) and then completes the job; a file that is not readable audio of the " +
       'declared type fails it with a `failureReason`, and so does an upload that never arrives before the URL expires. ' +
       '`Idempotency-Key` makes a retry answer the same job.',
@@ -400,8 +401,8 @@ export const operationDocs: Record<RouteId, OperationDocs> = {
             jobId: '01JF3ZK6Q5V2X8M4N7R9T1W3Y5',
             upload: {
               method: 'PUT',
-              url: 'https://cxm-prod-recordings-123456789012-eu-west-1.s3.eu-west-1.amazonaws.com/recordings/acme/01JF3ZK6Q5V2X8M4N7R9T1W3Y5.wav?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Expires=900&X-Amz-SignedHeaders=content-length%3Bcontent-type%3Bhost&X-Amz-Signature=...',
-              headers: { 'Content-Type': 'audio/wav', 'Content-Length': '1048576' },
+              url: 'https://cxm-prod-recordings-123456789012-eu-west-1.s3.eu-west-1.amazonaws.com/recordings/acme/01JF3ZK6Q5V2X8M4N7R9T1W3Y5.wav?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Expires=900&X-Amz-SignedHeaders=content-length%3Bcontent-type%3Bhost%3Bif-none-match&X-Amz-Signature=...',
+              headers: { 'Content-Type': 'audio/wav', 'Content-Length': '1048576', 'If-None-Match': '*' },
               expiresAt: '2026-01-01T09:15:00.000Z',
             },
           }),

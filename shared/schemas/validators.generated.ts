@@ -2759,7 +2759,7 @@ return errors === 0;
 }
 
 export const RecordingUpload = validate27;
-const schema28 = {"$id":"RecordingUpload","type":"object","required":["jobId","upload"],"additionalProperties":false,"properties":{"jobId":{"type":"string","pattern":"^[0-9A-HJKMNP-TV-Z]{26}$","maxLength":26,"description":"The job to poll at `GET .../recording/{jobId}/status`; it is `started` from now on."},"upload":{"type":"object","required":["method","url","headers","expiresAt"],"additionalProperties":false,"description":"How to send the file: straight to storage, not through this API.","properties":{"method":{"type":"string","enum":["PUT"]},"url":{"type":"string","format":"uri","maxLength":8192,"description":"A presigned URL for this one file; anyone holding it can upload until it expires."},"headers":{"type":"object","required":["Content-Type","Content-Length"],"additionalProperties":false,"description":"Send exactly these headers: storage refuses an upload of another type or size (403).","properties":{"Content-Type":{"type":"string","enum":["audio/wav","audio/mpeg","audio/mp4","audio/flac","audio/ogg"]},"Content-Length":{"type":"string","pattern":"^[0-9]+$","maxLength":16}}},"expiresAt":{"type":"string","format":"date-time","maxLength":32,"description":"After this instant storage refuses the URL."}}}}};
+const schema28 = {"$id":"RecordingUpload","type":"object","required":["jobId","upload"],"additionalProperties":false,"properties":{"jobId":{"type":"string","pattern":"^[0-9A-HJKMNP-TV-Z]{26}$","maxLength":26,"description":"The job to poll at `GET .../recording/{jobId}/status`; it is `started` from now on."},"upload":{"type":"object","required":["method","url","headers","expiresAt"],"additionalProperties":false,"description":"How to send the file: straight to storage, not through this API.","properties":{"method":{"type":"string","enum":["PUT"]},"url":{"type":"string","format":"uri","maxLength":8192,"description":"A presigned URL for this one file; anyone holding it can upload until it expires."},"headers":{"type":"object","required":["Content-Type","Content-Length","If-None-Match"],"additionalProperties":false,"description":"Send exactly these headers: storage refuses an upload of another type or size, or without `If-None-Match: *` (403), and a second upload to the same URL (412: the URL writes its file once).","properties":{"Content-Type":{"type":"string","enum":["audio/wav","audio/mpeg","audio/mp4","audio/flac","audio/ogg"]},"Content-Length":{"type":"string","pattern":"^[0-9]+$","maxLength":16},"If-None-Match":{"type":"string","enum":["*"]}}},"expiresAt":{"type":"string","format":"date-time","maxLength":32,"description":"After this instant storage refuses the URL."}}}}};
 const pattern15 = new RegExp("^[0-9A-HJKMNP-TV-Z]{26}$", "u");
 const pattern16 = new RegExp("^[0-9]+$", "u");
 
@@ -2877,14 +2877,14 @@ const _errs11 = errors;
 if(errors === _errs11){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 let missing2;
-if(((data4["Content-Type"] === undefined) && (missing2 = "Content-Type")) || ((data4["Content-Length"] === undefined) && (missing2 = "Content-Length"))){
+if((((data4["Content-Type"] === undefined) && (missing2 = "Content-Type")) || ((data4["Content-Length"] === undefined) && (missing2 = "Content-Length"))) || ((data4["If-None-Match"] === undefined) && (missing2 = "If-None-Match"))){
 validate27.errors = [{instancePath:instancePath+"/upload/headers",schemaPath:"#/properties/upload/properties/headers/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 const _errs13 = errors;
 for(const key2 in data4){
-if(!((key2 === "Content-Type") || (key2 === "Content-Length"))){
+if(!(((key2 === "Content-Type") || (key2 === "Content-Length")) || (key2 === "If-None-Match"))){
 validate27.errors = [{instancePath:instancePath+"/upload/headers",schemaPath:"#/properties/upload/properties/headers/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -2934,6 +2934,24 @@ var valid2 = _errs16 === errors;
 else {
 var valid2 = true;
 }
+if(valid2){
+if(data4["If-None-Match"] !== undefined){
+let data7 = data4["If-None-Match"];
+const _errs18 = errors;
+if(typeof data7 !== "string"){
+validate27.errors = [{instancePath:instancePath+"/upload/headers/If-None-Match",schemaPath:"#/properties/upload/properties/headers/properties/If-None-Match/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!(data7 === "*")){
+validate27.errors = [{instancePath:instancePath+"/upload/headers/If-None-Match",schemaPath:"#/properties/upload/properties/headers/properties/If-None-Match/enum",keyword:"enum",params:{allowedValues: schema28.properties.upload.properties.headers.properties["If-None-Match"].enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid2 = _errs18 === errors;
+}
+else {
+var valid2 = true;
+}
+}
 }
 }
 }
@@ -2950,12 +2968,12 @@ var valid1 = true;
 }
 if(valid1){
 if(data1.expiresAt !== undefined){
-let data7 = data1.expiresAt;
-const _errs18 = errors;
-if(errors === _errs18){
-if(errors === _errs18){
-if(typeof data7 === "string"){
-if(func2(data7) > 32){
+let data8 = data1.expiresAt;
+const _errs20 = errors;
+if(errors === _errs20){
+if(errors === _errs20){
+if(typeof data8 === "string"){
+if(func2(data8) > 32){
 validate27.errors = [{instancePath:instancePath+"/upload/expiresAt",schemaPath:"#/properties/upload/properties/expiresAt/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"}];
 return false;
 }
@@ -2966,7 +2984,7 @@ return false;
 }
 }
 }
-var valid1 = _errs18 === errors;
+var valid1 = _errs20 === errors;
 }
 else {
 var valid1 = true;

@@ -73,12 +73,14 @@ export const RecordingUpload = {
         url: { type: 'string', format: 'uri', maxLength: 8192, description: 'A presigned URL for this one file; anyone holding it can upload until it expires.' },
         headers: {
           type: 'object',
-          required: ['Content-Type', 'Content-Length'],
+          required: ['Content-Type', 'Content-Length', 'If-None-Match'],
           additionalProperties: false,
-          description: 'Send exactly these headers: storage refuses an upload of another type or size (403).',
+          description:
+            'Send exactly these headers: storage refuses an upload of another type or size, or without `If-None-Match: *` (403), and a second upload to the same URL (412: the URL writes its file once).',
           properties: {
             'Content-Type': { type: 'string', enum: [...RECORDING_CONTENT_TYPES] },
             'Content-Length': { type: 'string', pattern: '^[0-9]+$', maxLength: 16 },
+            'If-None-Match': { type: 'string', enum: ['*'] },
           },
         },
         expiresAt: { type: 'string', format: 'date-time', maxLength: 32, description: 'After this instant storage refuses the URL.' },

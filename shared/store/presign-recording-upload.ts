@@ -2,7 +2,9 @@
  * A presigned PUT URL for one recording: SigV4 query signing as S3 expects it (service `s3`, the
  * path escaped once, `UNSIGNED-PAYLOAD`), done by the SDK's own SignatureV4. Content-Type and
  * Content-Length are signed, so S3 refuses (403) a file of another type or size, as it refuses the
- * URL after `ttlSeconds`.
+ * URL after `ttlSeconds`. `If-None-Match: *` is signed too: the URL writes its key once, and S3
+ * refuses a second PUT with 412 (a conditional write), so the file the processor probes is the only
+ * one that key ever holds; the bucket's policy refuses any PUT to `recordings/` without it.
  *
  * Why not the S3 client's `getSignedUrl`: presigning is a signature over a URL, with no request to
  * S3, and the client and presigner are two thirds of what the upload function would otherwise load
@@ -20,7 +22,7 @@ import { signingRegion, sigV4Signer } from './sigv4-signer.ts';
 export interface PresignedUpload {
   method: 'PUT';
   url: string;
-  headers: { 'Content-Type': string; 'Content-Length': string };
+  headers: { 'Content-Type': string; 'Content-Length': string; 'If-None-Match': '*' };
   expiresAt: string;
 }
 
@@ -80,12 +82,13 @@ export function createUploadPresigner(options: UploadPresignerOptions): UploadPr
             host: base.host,
             'content-type': contentType,
             'content-length': String(sizeBytes),
+            'if-none-match': '*',
             // The file's bytes are not known here: S3 takes the payload unsigned, the size signed.
             // Spelled as S3's own presigner spells it: hoisted into the query as it is, and signed so.
             'X-Amz-Content-Sha256': 'UNSIGNED-PAYLOAD',
           },
         },
-        { expiresIn: ttlSeconds, signingDate: now, signableHeaders: new Set(['content-type', 'content-length']) },
+        { expiresIn: ttlSeconds, signingDate: now, signableHeaders: new Set(['content-type', 'content-length', 'if-none-match']) },
       );
       const query = Object.entries(signed.query ?? {})
         .map(([name, value]) => `${escapeRfc3986(name)}=${escapeRfc3986(String(value))}`)
@@ -93,7 +96,7 @@ export function createUploadPresigner(options: UploadPresignerOptions): UploadPr
       return {
         method: 'PUT',
         url: `${base.protocol}//${base.host}${path}?${query}`,
-        headers: { 'Content-Type': contentType, 'Content-Length': String(sizeBytes) },
+        headers: { 'Content-Type': contentType, 'Content-Length': String(sizeBytes), 'If-None-Match': '*' },
         expiresAt: new Date(now.getTime() + ttlSeconds * 1000).toISOString(),
       };
     },

@@ -163,8 +163,22 @@ describe.each(VARIANTS)('on a %s stage', (variant) => {
       ["Transcribe's role cannot read another bucket", TRANSCRIBE_DATA_ACCESS, { action: 's3:GetObject', resource: `arn:aws:s3:::other-bucket/recordings/acme/${JOB}.wav`, context: SECURE }],
       ['the status function cannot put a job', 'getVocJobStatus', { action: 'dynamodb:PutItem', resource: table(view.stage, 'vocJobs'), context: {} }],
       ['the status function cannot start an analysis', 'getVocJobStatus', { action: 'transcribe:StartCallAnalyticsJob', resource: '*', context: output(`s3://${view.bucketName}/analysis/x/`) }],
-      ['the upload function cannot write analysis output', 'createRecording', { action: 's3:PutObject', resource: object(`analysis/acme/${JOB}/out.json`), context: SECURE }],
-      ['the upload function cannot write outside recordings/', 'createRecording', { action: 's3:PutObject', resource: object('elsewhere/x.wav'), context: SECURE }],
+      [
+        'an upload that is not a write-once (no If-None-Match: *) is refused by the bucket',
+        'createRecording',
+        { action: 's3:PutObject', resource: object(`recordings/acme/${JOB}.wav`), context: SECURE },
+      ],
+      [
+        'an upload with another If-None-Match is refused by the bucket',
+        'createRecording',
+        { action: 's3:PutObject', resource: object(`recordings/acme/${JOB}.wav`), context: { ...SECURE, 's3:if-none-match': '"abc"' } },
+      ],
+      [
+        'the upload function cannot write analysis output',
+        'createRecording',
+        { action: 's3:PutObject', resource: object(`analysis/acme/${JOB}/out.json`), context: { ...SECURE, 's3:if-none-match': '*' } },
+      ],
+      ['the upload function cannot write outside recordings/', 'createRecording', { action: 's3:PutObject', resource: object('elsewhere/x.wav'), context: { ...SECURE, 's3:if-none-match': '*' } }],
       ['the upload function cannot read a recording', 'createRecording', { action: 's3:GetObject', resource: object(`recordings/acme/${JOB}.wav`), context: SECURE }],
       [
         'the processor cannot send analysis output to another bucket',

@@ -85,10 +85,21 @@ describe('the recordings bucket', () => {
     ]);
   });
 
-  it('refuses every request without TLS', () => {
+  it('refuses every request without TLS, and any PUT to recordings/ that is not a write-once (If-None-Match: *)', () => {
     const [, policy] = only(dev, 'AWS::S3::BucketPolicy');
     const statements = (policy.Properties.PolicyDocument as { Statement: Statement[] }).Statement;
-    expect(statements).toEqual([expect.objectContaining({ Effect: 'Deny', Action: 's3:*', Principal: { AWS: '*' }, Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]);
+    const [bucketId] = only(dev, 'AWS::S3::Bucket');
+    expect(statements).toEqual([
+      expect.objectContaining({ Effect: 'Deny', Action: 's3:*', Principal: { AWS: '*' }, Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+      expect.objectContaining({
+        Sid: 'RecordingsAreWrittenOnce',
+        Effect: 'Deny',
+        Action: 's3:PutObject',
+        Principal: { AWS: '*' },
+        Resource: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [bucketId, 'Arn'] }, '/recordings/*']] },
+        Condition: { StringNotEquals: { 's3:if-none-match': '*' } },
+      }),
+    ]);
   });
 
   it('allows browser uploads (PUT with Content-Type) only from the origins a stage lists', () => {

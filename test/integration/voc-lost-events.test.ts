@@ -57,7 +57,7 @@ async function upload(file: Buffer, contentType: string) {
   const created = await api('POST', fillPath(routeById('createRecording'), { tenantId: tenant }), { fileName: 'call', contentType, sizeBytes: file.length });
   expect(created.status).toBe(201);
   const { jobId, upload: target } = created.json as { jobId: string; upload: { url: string } };
-  expect((await fetch(target.url, { method: 'PUT', body: file, headers: { 'Content-Type': contentType } })).status).toBe(200);
+  expect((await fetch(target.url, { method: 'PUT', body: file, headers: { 'Content-Type': contentType, 'If-None-Match': '*' } })).status).toBe(200);
   for (const deadline = Date.now() + 45_000; Date.now() < deadline; ) {
     const job = await api('GET', fillPath(routeById('getVocJobStatus'), { tenantId: tenant, jobId }));
     if (job.json.status !== 'started') return job.json;

@@ -100,8 +100,8 @@ async function createUpload(file: Buffer, contentType = 'audio/wav', t = tenant,
 }
 
 /** The PUT `curl -T` sends: the file, with the answered headers (fetch sets Content-Length itself). */
-async function put(upload: Upload['upload'], body: Buffer, contentType = upload.headers['Content-Type']!) {
-  const response = await fetch(upload.url, { method: upload.method, body, headers: { 'Content-Type': contentType } });
+async function put(upload: Upload['upload'], body: Buffer, contentType = upload.headers['Content-Type']!, headers: Record<string, string> = { 'If-None-Match': '*' }) {
+  const response = await fetch(upload.url, { method: upload.method, body, headers: { 'Content-Type': contentType, ...headers } });
   return { status: response.status, text: await response.text() };
 }
 
@@ -174,13 +174,16 @@ describe('a recording, end to end', () => {
     expect(done.analysis).toBeUndefined();
   });
 
-  it('a duplicate event (the same object put again) changes nothing', async () => {
+  it('a duplicate event (the same object written again, which only the local S3 lets an operator do) changes nothing', async () => {
     const wav = tinyWav(0.5);
     const created = await createUpload(wav);
     expect((await put(created.upload, wav)).status).toBe(200);
     const done = await settled(created.jobId);
     const rows = await vocList();
-    expect((await put(created.upload, wav)).status).toBe(200);
+    // A stage's bucket policy refuses a PUT without If-None-Match; locally it makes a second "Object Created" of the same bytes.
+    const operator = new S3Client({ endpoint: s3Endpoint, region: LOCAL_REGION, forcePathStyle: true });
+    await operator.send(new PutObjectCommand({ Bucket: bucket, Key: done.file, Body: wav, ContentType: 'audio/wav' }));
+    operator.destroy();
     await gateway.eventsSettled();
     expect(await status(created.jobId)).toEqual(done);
     expect(await vocList()).toEqual(rows);
@@ -229,6 +232,59 @@ describe('bad input gets a clear answer', () => {
     expect((await status(created.jobId)).status).toBe('started');
     expect((await put(created.upload, wav)).status).toBe(200);
     expect((await settled(created.jobId)).status).toBe('completed');
+  });
+
+  it('S3 serves nothing to a request that only pretends to be signed: a signature or credential in the query alone, a bogus Authorization, a signature of another key', async () => {
+    const wav = tinyWav(0.25);
+    const created = await createUpload(wav);
+    const url = new URL(created.upload.url);
+    const bucketUrl = `${url.origin}${url.pathname.split('/').slice(0, 2).join('/')}`;
+    const credential = url.searchParams.get('X-Amz-Credential')!;
+    const pretending = [
+      `${bucketUrl}?X-Amz-Signature=x`,
+      `${bucketUrl}?list-type=2&X-Amz-Signature=${url.searchParams.get('X-Amz-Signature')}`,
+      `${bucketUrl}?X-Amz-Credential=${encodeURIComponent(credential)}&X-Amz-Signature=x`,
+      `${url.origin}${url.pathname}?X-Amz-Signature=x`,
+    ];
+    for (const target of pretending) {
+      expect((await fetch(target)).status, target).toBe(403);
+      expect((await fetch(target, { method: 'PUT', body: wav, headers: { 'Content-Type': 'audio/wav' } })).status, target).toBe(403);
+    }
+    const amzDate = new Date().toISOString().replace(/[-:]|\.\d{3}/g, '');
+    const bogus = {
+      Authorization: `AWS4-HMAC-SHA256 Credential=${credential}, SignedHeaders=host;x-amz-date, Signature=${'0'.repeat(64)}`,
+      'x-amz-date': amzDate,
+      'x-amz-content-sha256': 'UNSIGNED-PAYLOAD',
+    };
+    expect((await fetch(bucketUrl, { headers: bogus })).status).toBe(403);
+    // Signed properly, with a key pair the local S3 never issued.
+    const stranger = new S3Client({
+      endpoint: s3Endpoint,
+      region: LOCAL_REGION,
+      forcePathStyle: true,
+      credentials: { accessKeyId: 'AKIASTRANGER0000000', secretAccessKey: 'not-a-key-of-this-installation' },
+    });
+    await expect(stranger.send(new PutObjectCommand({ Bucket: bucket, Key: `recordings/${tenant}/${created.jobId}.wav`, Body: wav }))).rejects.toMatchObject({ $metadata: { httpStatusCode: 403 } });
+    stranger.destroy();
+    await gateway.eventsSettled();
+    expect((await status(created.jobId)).status).toBe('started');
+  });
+
+  it('an upload URL writes its file once: a second PUT is 412 and changes neither the job nor its row; a PUT without If-None-Match is refused', async () => {
+    const wav = tinyWav(0.5);
+    const created = await createUpload(wav);
+    expect((await put(created.upload, wav, 'audio/wav', {})).status).toBe(403);
+    expect((await put(created.upload, wav)).status).toBe(200);
+    const done = await settled(created.jobId);
+    expect(done.status).toBe('completed');
+    const rows = await vocList();
+    const other = Buffer.concat([wav.subarray(0, 44), Buffer.alloc(wav.length - 44, 7)]);
+    const again = await put(created.upload, other);
+    expect(again.status).toBe(412);
+    expect(again.text).toContain('<Code>PreconditionFailed</Code>');
+    await gateway.eventsSettled();
+    expect(await status(created.jobId)).toEqual(done);
+    expect(await vocList()).toEqual(rows);
   });
 
   it('a file that is not audio ends failed with the reason', async () => {

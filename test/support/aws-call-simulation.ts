@@ -203,7 +203,9 @@ export function iamRequests(call: RecordedAwsCall, view: StageView): IamRequest[
       const [, bucketName, ...key] = call.signed.path.split('/');
       const action = call.signed.method === 'PUT' ? 's3:PutObject' : call.signed.method === 'GET' ? 's3:GetObject' : undefined;
       if (!action) throw new Error(`a signed S3 ${call.signed.method} has no action here`);
-      return [{ action, resource: `arn:aws:s3:::${bucket(bucketName)}/${key.map(decodeURIComponent).join('/')}`, context: secure }];
+      // The signed conditional headers are S3's condition keys (`s3:if-none-match`).
+      const conditions = Object.fromEntries(Object.entries(call.signed.conditions ?? {}).map(([name, value]) => [`s3:${name}`, value]));
+      return [{ action, resource: `arn:aws:s3:::${bucket(bucketName)}/${key.map(decodeURIComponent).join('/')}`, context: { ...secure, ...conditions } }];
     }
     if (call.service === 'es') {
       if (!view.domainArn) throw new Error(`stage ${view.stage} has no search domain for a search of ${call.principal}`);

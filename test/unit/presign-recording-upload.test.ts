@@ -17,14 +17,23 @@ const upload = [key, 'audio/mpeg', 2_400_000, 900, now] as const;
 
 async function sdkUrl(bucket: string, region: string): Promise<URL> {
   const client = new S3Client({ region, credentials, requestChecksumCalculation: 'WHEN_REQUIRED' });
-  return new URL(await getSignedUrl(client, new PutObjectCommand({ Bucket: bucket, Key: key, ContentType: 'audio/mpeg', ContentLength: 2_400_000 }), { expiresIn: 900, signingDate: now }));
+  return new URL(
+    await getSignedUrl(client, new PutObjectCommand({ Bucket: bucket, Key: key, ContentType: 'audio/mpeg', ContentLength: 2_400_000, IfNoneMatch: '*' }), { expiresIn: 900, signingDate: now }),
+  );
 }
 
 async function sdkQuery(url: URL, region: string): Promise<Record<string, string>> {
   const presigner = new S3RequestPresigner({ region, credentials, sha256: Sha256 });
   const signed = await presigner.presign(
-    { method: 'PUT', protocol: url.protocol, hostname: url.hostname, path: url.pathname, query: {}, headers: { host: url.host, 'content-type': 'audio/mpeg', 'content-length': '2400000' } },
-    { expiresIn: 900, signingDate: now, signableHeaders: new Set(['content-type', 'content-length']) },
+    {
+      method: 'PUT',
+      protocol: url.protocol,
+      hostname: url.hostname,
+      path: url.pathname,
+      query: {},
+      headers: { host: url.host, 'content-type': 'audio/mpeg', 'content-length': '2400000', 'if-none-match': '*' },
+    },
+    { expiresIn: 900, signingDate: now, signableHeaders: new Set(['content-type', 'content-length', 'if-none-match']) },
   );
   return signed.query as Record<string, string>;
 }
@@ -36,10 +45,11 @@ describe('a presigned recording upload', () => {
     const sdk = await sdkUrl('cxm-dev-recordings-1a2b3c', 'eu-west-1');
     expect(`${url.origin}${url.pathname}`).toBe(`${sdk.origin}${sdk.pathname}`);
     expect(Object.fromEntries(url.searchParams)).toEqual(await sdkQuery(url, 'eu-west-1'));
-    expect(url.searchParams.get('X-Amz-SignedHeaders')).toBe('content-length;content-type;host');
+    // Write-once: the URL signs If-None-Match: *, so S3 refuses a second PUT to the key (412).
+    expect(url.searchParams.get('X-Amz-SignedHeaders')).toBe('content-length;content-type;host;if-none-match');
     expect(url.searchParams.get('X-Amz-Security-Token')).toBe(credentials.sessionToken);
     expect(url.searchParams.get('X-Amz-Expires')).toBe('900');
-    expect(ours).toMatchObject({ method: 'PUT', headers: { 'Content-Type': 'audio/mpeg', 'Content-Length': '2400000' }, expiresAt: '2026-11-25T10:15:00.000Z' });
+    expect(ours).toMatchObject({ method: 'PUT', headers: { 'Content-Type': 'audio/mpeg', 'Content-Length': '2400000', 'If-None-Match': '*' }, expiresAt: '2026-11-25T10:15:00.000Z' });
   });
 
   it("uses the partition's DNS suffix, as the SDK resolves it for a China region", async () => {
