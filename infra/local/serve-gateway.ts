@@ -12,6 +12,7 @@ import { LOCAL_ACCOUNT, LOCAL_STAGE } from './build-proxy-event.ts';
 import { createEventDelivery, type EventDelivery } from './deliver-events.ts';
 import { LOCAL_REGION, StartupError } from './dynamodb-local.ts';
 import type { FunctionRuntime } from './function-runtime.ts';
+import { gateLocalDynamo } from './local-dynamo-gate.ts';
 import { createLocalGateway } from './local-gateway.ts';
 import type { LocalLog } from './local-log.ts';
 import { localOrigins, withLocalOrigins } from './local-origins.ts';
@@ -87,6 +88,7 @@ export async function bindGateway(port: number, host = '127.0.0.1'): Promise<Bou
   });
   let runtime: FunctionRuntime | undefined;
   let s3: LocalS3 | undefined;
+  let releaseGate: (() => Promise<void>) | undefined;
   let transcribe: LocalTranscribe | undefined;
   let events: EventDelivery | undefined;
   const stops: (() => void)[] = [];
@@ -96,10 +98,13 @@ export async function bindGateway(port: number, host = '127.0.0.1'): Promise<Bou
     port: boundPort,
     url: `http://${host}:${boundPort}`,
     async serve({ authCacheTtlSeconds, rateLimit, stageRateLimit, onFault, log, recordingsDir, scheduleEverySeconds, losesEvents }) {
-      // The recordings bucket first: the functions learn its endpoint and name from the environment.
-      // Signed with the credentials the local store gave this process (use-local-dynamo.ts).
-      const credentials = { accessKeyId: process.env.AWS_ACCESS_KEY_ID ?? '', secretAccessKey: process.env.AWS_SECRET_ACCESS_KEY ?? '' };
-      if (!credentials.accessKeyId || !credentials.secretAccessKey) throw new Error("serve() needs the local store's credentials in this process (useLocalDynamo) first");
+      // The store behind its gate first: from here on this process signs with the local functions'
+      // own credentials, which the gate, the local S3 and the Transcribe stand-in accept, and which
+      // are all an upload URL carries (the store's own key id stays with the gate).
+      const gated = await gateLocalDynamo();
+      releaseGate = gated.release;
+      const { credentials } = gated;
+      // The recordings bucket next: the functions learn its endpoint and name from the environment.
       s3 = await acquireLocalS3({ bucket: recordingsBucketName(LOCAL_STAGE, LOCAL_ACCOUNT, LOCAL_REGION), dataDir: recordingsDir, credentials });
       process.env.AWS_ENDPOINT_URL_S3 = s3.endpoint;
       process.env[FUNCTION_ENV.recordingsBucket] = s3.bucket;
@@ -166,6 +171,7 @@ export async function bindGateway(port: number, host = '127.0.0.1'): Promise<Bou
       await transcribe?.close();
       await s3?.close();
       await runtime?.close();
+      await releaseGate?.();
     },
   };
 }

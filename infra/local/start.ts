@@ -85,7 +85,6 @@ async function main(): Promise<void> {
     const tables = (await createTables(dynamo, LOCAL_STAGE)) as Record<TableId, string>;
     useLocalDynamo(dynamo, tables);
     process.env[FUNCTION_ENV.cursorSecret] = localCursorSecret(inMemory ? undefined : home);
-    const demoKey = await ensureDemoTenant(inMemory ? undefined : home);
     const { functions, s3Endpoint, recordingsBucket } = await gateway.serve({
       recordingsDir: inMemory ? undefined : join(home, 'recordings'),
       authCacheTtlSeconds,
@@ -95,6 +94,8 @@ async function main(): Promise<void> {
       log: localLog(logLevel),
       onFault: (error) => console.error('local gateway fault:', error),
     });
+    // Through the store's gate, as every call of this process from serve() on.
+    const demoKey = await ensureDemoTenant(inMemory ? undefined : home);
     writeLocalState(
       {
         apiUrl: gateway.url,

@@ -2,7 +2,9 @@
  * The local store is not open to the network. DynamoDB Local cannot bind to
  * loopback and checks no signature, so what keeps another host out is that this installation's
  * data sits in the database of a random key id only it holds: these tests are the attack from
- * another machine, made from this one over every address it has.
+ * another machine, made from this one over every address it has. And no local server's
+ * credential opens another: the functions sign with credentials of their own, which the local S3
+ * and the store's gate check with their secret, and an upload URL carries only their key id.
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -10,8 +12,10 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CreateTableCommand, DynamoDBClient, GetItemCommand, ListTablesCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { emulatorDir, freePort, javaCommand, LOCAL_REGION, type LocalCredentials, newLocalCredentials, startDynamoDbLocal } from '#infra/local/dynamodb-local';
+import { startTestApi, uniqueTenant } from '#test/support/test-api';
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -112,6 +116,42 @@ describe('a persisted store', () => {
       reader.destroy();
     } finally {
       await again.stop();
+    }
+  });
+});
+
+describe('the credential an upload URL carries', () => {
+  it("opens neither the store, nor its gate without the secret, nor the local S3; the store's own key id is in no answer", async () => {
+    const api = await startTestApi();
+    try {
+      const { endpoint, credentials: store, tables } = inject('dynamo');
+      const tenant = uniqueTenant('leak');
+      const { key } = await api.createKey([tenant], ['voc:*']);
+      const created = await api.call('POST', `/api/v1/voc/tenants/${tenant}/recordings`, key, { body: { fileName: 'a.wav', contentType: 'audio/wav', sizeBytes: 44 } });
+      expect(created.status).toBe(201);
+      expect(created.text).not.toContain(store.accessKeyId);
+      const url = new URL((created.json as { upload: { url: string } }).upload.url);
+      const [carried] = url.searchParams.get('X-Amz-Credential')!.split('/');
+      expect(carried).not.toBe(store.accessKeyId);
+      const leaked = { accessKeyId: carried!, secretAccessKey: 'guessed' };
+      // DynamoDB Local itself, on every address: the carried key id has a database of its own, empty.
+      for (const address of addresses(Number(new URL(endpoint).port))) {
+        const other = client(address, leaked);
+        expect((await other.send(new ListTablesCommand({}))).TableNames ?? []).not.toContain(tables.keys);
+        await expect(other.send(new GetItemCommand({ TableName: tables.keys, Key: { keyHash: { S: 'x' } } }))).rejects.toMatchObject({ name: 'ResourceNotFoundException' });
+        other.destroy();
+      }
+      // The gate the functions reach the store through checks the signature with the secret.
+      const gate = client(process.env.AWS_ENDPOINT_URL_DYNAMODB!, leaked);
+      await expect(gate.send(new ListTablesCommand({}))).rejects.toMatchObject({ name: 'InvalidSignatureException' });
+      await expect(client(process.env.AWS_ENDPOINT_URL_DYNAMODB!, store).send(new ListTablesCommand({}))).rejects.toMatchObject({ name: 'UnrecognizedClientException' });
+      gate.destroy();
+      // The local S3 checks it too.
+      const s3 = new S3Client({ endpoint: url.origin, region: LOCAL_REGION, forcePathStyle: true, credentials: leaked, maxAttempts: 1 });
+      await expect(s3.send(new ListObjectsV2Command({ Bucket: url.pathname.split('/')[1]! }))).rejects.toMatchObject({ $metadata: { httpStatusCode: 403 } });
+      s3.destroy();
+    } finally {
+      await api.close();
     }
   });
 });

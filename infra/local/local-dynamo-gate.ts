@@ -1,0 +1,190 @@
+/**
+ * The gate in front of DynamoDB Local: DynamoDB Local checks no signature and has no option to
+ * listen on loopback only; it keeps one database per access key id, so its key id is all that
+ * guards its data. The gate, on 127.0.0.1, checks each request's SigV4 signature against the
+ * credentials of the local functions (the local "role", which the local S3 also accepts) and
+ * forwards it to DynamoDB Local under the store's own key id, which no function, request or answer
+ * ever carries. So the key id an upload URL carries opens nothing: DynamoDB Local shows it an empty
+ * database of its own, and the gate refuses it without the secret.
+ */
+import { timingSafeEqual } from 'node:crypto';
+import { Agent, createServer, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { Sha256 } from '@smithy/core/checksum';
+import { SignatureV4 } from '@smithy/signature-v4';
+import { type LocalCredentials, newLocalCredentials } from './dynamodb-local.ts';
+
+export interface LocalDynamoGate {
+  endpoint: string;
+  close(): Promise<void>;
+}
+
+export interface LocalDynamoGateOptions {
+  /** DynamoDB Local (or a proxy before it) and the credentials of the store's own database. */
+  target: { endpoint: string; credentials: LocalCredentials };
+  /** The credentials requests must be signed with. */
+  accepted: LocalCredentials;
+}
+
+/** How far a request's signing time may stray from now, as AWS allows. */
+const MAX_CLOCK_SKEW_MS = 15 * 60_000;
+
+const AUTHORIZATION = /^AWS4-HMAC-SHA256 Credential=([^/,\s]+)\/(\d{8})\/([^/,\s]+)\/([^/,\s]+)\/aws4_request,\s*SignedHeaders=([^,\s]+),\s*Signature=([0-9a-f]{64})$/;
+
+/** DynamoDB's answer to a request it cannot authenticate. */
+function refusal(type: 'UnrecognizedClientException' | 'InvalidSignatureException' | 'MissingAuthenticationTokenException', message: string) {
+  return { status: 400, body: JSON.stringify({ __type: `com.amazon.coral.service#${type}`, message }) };
+}
+
+/** `20261126T101500Z` -> its Date, or undefined. */
+function amzDate(value: string | undefined): Date | undefined {
+  const match = value && /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(value);
+  return match ? new Date(Date.UTC(+match[1]!, +match[2]! - 1, +match[3]!, +match[4]!, +match[5]!, +match[6]!)) : undefined;
+}
+
+/**
+ * Whether `headers` and `body` carry a valid signature of `accepted`; why not otherwise.
+ *
+ * @example await verify('POST', '/', headers, body, accepted) // undefined when it is valid
+ */
+export async function verifySignature(method: string, path: string, headers: IncomingHttpHeaders, body: Buffer, accepted: LocalCredentials): Promise<ReturnType<typeof refusal> | undefined> {
+  const authorization = headers.authorization;
+  if (!authorization) return refusal('MissingAuthenticationTokenException', 'Request is missing Authentication Token');
+  const match = AUTHORIZATION.exec(authorization);
+  if (!match) return refusal('InvalidSignatureException', 'The Authorization header is not a SigV4 signature.');
+  const [, keyId, , region, service, signedHeaders, signature] = match;
+  if (keyId !== accepted.accessKeyId) return refusal('UnrecognizedClientException', 'The security token included in the request is invalid.');
+  const signingDate = amzDate(String(headers['x-amz-date'] ?? ''));
+  if (!signingDate || Math.abs(Date.now() - signingDate.getTime()) > MAX_CLOCK_SKEW_MS) return refusal('InvalidSignatureException', 'Signature expired or not yet current: check x-amz-date.');
+  const names = signedHeaders!.split(';');
+  const [pathname, query = ''] = path.split('?');
+  const signer = new SignatureV4({ service: service!, region: region!, credentials: accepted, sha256: Sha256, applyChecksum: false });
+  const signed = await signer.sign(
+    {
+      method,
+      protocol: 'http:',
+      hostname: String(headers.host ?? '').replace(/:\d+$/, ''),
+      path: pathname!,
+      query: Object.fromEntries(new URLSearchParams(query)),
+      headers: Object.fromEntries(names.map((name) => [name, String(headers[name] ?? '')])),
+      body,
+    },
+    { signingDate, signableHeaders: new Set(names) },
+  );
+  const expected = /Signature=([0-9a-f]{64})$/.exec(String(signed.headers.authorization ?? ''))?.[1] ?? '';
+  if (expected.length !== 64 || !timingSafeEqual(Buffer.from(expected), Buffer.from(signature!))) {
+    return refusal('InvalidSignatureException', 'The request signature we calculated does not match the signature you provided.');
+  }
+  return undefined;
+}
+
+/**
+ * Starts the gate on a free port of 127.0.0.1.
+ *
+ * @example const gate = await startLocalDynamoGate({ target: { endpoint, credentials: store }, accepted: functions });
+ */
+export async function startLocalDynamoGate({ target, accepted }: LocalDynamoGateOptions): Promise<LocalDynamoGate> {
+  const targetUrl = new URL(target.endpoint);
+  const agent = new Agent({ keepAlive: true });
+  const server = createServer((req, res) => {
+    void (async () => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      const body = Buffer.concat(chunks);
+      const refused = await verifySignature(req.method ?? 'GET', req.url ?? '/', req.headers, body, accepted);
+      if (refused) {
+        res.writeHead(refused.status, { 'Content-Type': 'application/x-amz-json-1.0', 'Content-Length': Buffer.byteLength(refused.body) });
+        res.end(refused.body);
+        return;
+      }
+      // DynamoDB Local reads the key id, not the signature: the store's own key id, in place.
+      const headers = {
+        ...req.headers,
+        authorization: String(req.headers.authorization).replace(`Credential=${accepted.accessKeyId}/`, `Credential=${target.credentials.accessKeyId}/`),
+        host: targetUrl.host,
+      };
+      const forward = httpRequest({ host: targetUrl.hostname, port: targetUrl.port, method: req.method, path: req.url, headers, agent }, (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      });
+      forward.on('error', () => {
+        if (!res.headersSent) res.writeHead(502, { 'Content-Type': 'text/plain' });
+        res.end();
+      });
+      forward.end(body);
+    })().catch(() => {
+      if (!res.headersSent) res.writeHead(500);
+      res.end();
+    });
+  });
+  server.keepAliveTimeout = 1000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+        agent.destroy();
+      }),
+  };
+}
+
+/** What signs this process's requests to the local services: the local functions' own credentials. */
+let functionCredentials: LocalCredentials | undefined;
+/** The gates of this process, by the endpoint they guard; and that endpoint, by the gate's own. */
+const gates = new Map<string, { users: number; started: Promise<LocalDynamoGate>; store: { endpoint: string; credentials: LocalCredentials } }>();
+const guardedBy = new Map<string, string>();
+
+/**
+ * Puts this process's AWS calls behind the gate: from the store the environment names
+ * (useLocalDynamo) to a gate before it, signed with the local functions' credentials, made once per
+ * process (the local S3 and the Transcribe stand-in take them too). Every gateway of the process
+ * shares them, as the sources runtime's functions share the process's one DynamoDB client. Returns
+ * those credentials and the release of the gate (closed with its last user).
+ *
+ * @example const { credentials, release } = await gateLocalDynamo();
+ */
+export async function gateLocalDynamo(env: NodeJS.ProcessEnv = process.env): Promise<{ credentials: LocalCredentials; release(): Promise<void> }> {
+  const endpoint = env.AWS_ENDPOINT_URL_DYNAMODB ?? '';
+  const store = { accessKeyId: env.AWS_ACCESS_KEY_ID ?? '', secretAccessKey: env.AWS_SECRET_ACCESS_KEY ?? '' };
+  if (!endpoint || !store.accessKeyId || !store.secretAccessKey) throw new Error("the local gateway needs the local store's endpoint and credentials in this process (useLocalDynamo) first");
+  functionCredentials ??= newLocalCredentials();
+  const credentials = functionCredentials;
+  // A second gateway of the process finds the environment pointing at a gate already.
+  const key = guardedBy.get(endpoint) ?? endpoint;
+  let entry = gates.get(key);
+  if (!entry) {
+    entry = { users: 0, started: startLocalDynamoGate({ target: { endpoint, credentials: store }, accepted: credentials }), store: { endpoint, credentials: store } };
+    gates.set(key, entry);
+    entry.started.catch(() => gates.delete(key));
+  }
+  entry.users++;
+  const gate = await entry.started;
+  guardedBy.set(gate.endpoint, key);
+  env.AWS_ENDPOINT_URL_DYNAMODB = gate.endpoint;
+  env.AWS_ACCESS_KEY_ID = credentials.accessKeyId;
+  env.AWS_SECRET_ACCESS_KEY = credentials.secretAccessKey;
+  let released = false;
+  return {
+    credentials,
+    async release() {
+      if (released) return;
+      released = true;
+      if (--entry.users > 0) return;
+      gates.delete(key);
+      guardedBy.delete(gate.endpoint);
+      // The process's next gateway starts from the store again, not from a gate that is gone.
+      if (env.AWS_ENDPOINT_URL_DYNAMODB === gate.endpoint) {
+        env.AWS_ENDPOINT_URL_DYNAMODB = entry.store.endpoint;
+        env.AWS_ACCESS_KEY_ID = entry.store.credentials.accessKeyId;
+        env.AWS_SECRET_ACCESS_KEY = entry.store.credentials.secretAccessKey;
+      }
+      await gate.close();
+    },
+  };
+}
