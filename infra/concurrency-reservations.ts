@@ -1,6 +1,6 @@
 /**
  * The Lambda concurrency a stage reserves, in one place: the constructs take each function's
- * reservation from here (api.ts, api-docs.ts), and `cxm preflight` adds them up to tell whether
+ * reservation from here (api.ts, api-docs.ts, recordings.ts), and `cxm preflight` adds them up to tell whether
  * the account can hold them before a deploy finds out. test/infra/stack.test.ts holds the
  * synthesized template's sum of ReservedConcurrentExecutions to `stageReservedConcurrency`, so a
  * function that reserves concurrency some other way fails there instead of at a deploy.
@@ -9,19 +9,18 @@
  */
 import type { StageConfig } from './config.ts';
 
-/** The `edge` settings that hold a reservation (a number of executions, or undefined for none). */
-type ReservationSetting = Extract<keyof StageConfig['edge'], `${string}ReservedConcurrency`>;
-
 /**
  * Every function that may reserve concurrency, by the id its name ends with (`cxm-<stage>-<id>`),
- * and the setting its reservation comes from. A function reserving concurrency belongs here.
+ * and the stage setting its reservation comes from (a number of executions, or undefined for
+ * none). A function reserving concurrency belongs here.
  */
 const RESERVING_FUNCTIONS = {
-  authorizer: 'authorizerReservedConcurrency',
-  getOpenApiDocument: 'documentReservedConcurrency',
-} as const satisfies Record<string, ReservationSetting>;
+  authorizer: { setting: 'edge.authorizerReservedConcurrency', executions: (config) => config.edge.authorizerReservedConcurrency },
+  getOpenApiDocument: { setting: 'edge.documentReservedConcurrency', executions: (config) => config.edge.documentReservedConcurrency },
+  processRecording: { setting: 'recordings.processorReservedConcurrency', executions: (config) => config.recordings.processorReservedConcurrency },
+} as const satisfies Record<string, { setting: string; executions: (config: StageConfig) => number | undefined }>;
 
-/** The id of a function that may reserve concurrency: `authorizer`, `getOpenApiDocument`. */
+/** The id of a function that may reserve concurrency: `authorizer`, `getOpenApiDocument`, `processRecording`. */
 export type ReservingFunctionId = keyof typeof RESERVING_FUNCTIONS;
 
 /**
@@ -37,7 +36,7 @@ export interface ConcurrencyReservation {
   /** The deployed function's name, `cxm-<stage>-<id>`. */
   functionName: string;
   /** Where to change it, as infra/config.ts spells it. */
-  setting: `edge.${ReservationSetting}`;
+  setting: (typeof RESERVING_FUNCTIONS)[ReservingFunctionId]['setting'];
   /** Reserved executions; undefined: the function shares the account's unreserved pool. */
   executions: number | undefined;
 }
@@ -49,21 +48,21 @@ export interface ConcurrencyReservation {
  * @example
  * concurrencyReservations(stageConfig('dev'))
  * // [{ functionId: 'authorizer', functionName: 'cxm-dev-authorizer', setting: 'edge.authorizerReservedConcurrency', executions: 50 },
- * //  { functionId: 'getOpenApiDocument', functionName: 'cxm-dev-getOpenApiDocument', setting: 'edge.documentReservedConcurrency', executions: 2 }]
+ * //  { functionId: 'getOpenApiDocument', ..., executions: 2 }, { functionId: 'processRecording', ..., executions: 10 }]
  */
 export function concurrencyReservations(config: StageConfig): ConcurrencyReservation[] {
-  return Object.entries(RESERVING_FUNCTIONS).map(([functionId, setting]) => ({
+  return Object.entries(RESERVING_FUNCTIONS).map(([functionId, { setting, executions }]) => ({
     functionId: functionId as ReservingFunctionId,
     functionName: `cxm-${config.stage}-${functionId}`,
-    setting: `edge.${setting}`,
-    executions: config.edge[setting],
+    setting,
+    executions: executions(config),
   }));
 }
 
 /**
  * The executions the whole stage reserves: what a deploy takes from the account's unreserved pool.
  *
- * @example stageReservedConcurrency(stageConfig('dev')) // 52
+ * @example stageReservedConcurrency(stageConfig('dev')) // 62
  */
 export function stageReservedConcurrency(config: StageConfig): number {
   return concurrencyReservations(config).reduce((total, reservation) => total + (reservation.executions ?? 0), 0);

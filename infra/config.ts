@@ -13,7 +13,7 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { DEFAULT_RATE_LIMIT, DEFAULT_STAGE_RATE_LIMIT, type RateLimit } from '#infra/default-rate-limits';
 import { DEFAULT_RECORDING_LIMITS } from '#shared/domain/voc/recording-upload';
 import { DEFAULT_IDEMPOTENCY_TTL_HOURS } from '#shared/store/idempotency-ttl';
-import { DEFAULT_PROCESSING_WINDOW_SECONDS } from '#shared/store/recording-settings';
+import { DEFAULT_MAX_IN_FLIGHT_PER_TENANT, DEFAULT_MAX_RECORDING_SECONDS, DEFAULT_PROCESSING_WINDOW_SECONDS } from '#shared/store/recording-settings';
 import { STAGE_NAME_PATTERN } from '#shared/store/table-specs';
 
 export interface StageConfig {
@@ -90,6 +90,19 @@ export interface StageConfig {
     retentionDays: number;
     browserUploadOrigins: readonly string[];
     callSummaries: boolean;
+    /**
+     * A tenant's recordings in flight (upload jobs still `started`) at most: past it a new upload
+     * is 429, so one tenant's burst cannot fill the analysis queue the account shares, nor push
+     * other tenants' jobs past their processing window.
+     */
+    maxInFlightPerTenant: number;
+    /** The longest recording analysed (read from the file; Transcribe takes at most 4 hours). */
+    maxDuration: Duration;
+    /**
+     * Reserved concurrency of the recording processor: a burst of recordings takes at most this
+     * much of the account's concurrency, and always has it (undefined: none reserved).
+     */
+    processorReservedConcurrency: number | undefined;
   };
   /** The search domain's size, when reportingBackend is opensearch. */
   search: {
@@ -154,6 +167,9 @@ const protectiveDefaults: StageSettings = {
     retentionDays: 90,
     browserUploadOrigins: [],
     callSummaries: true,
+    maxInFlightPerTenant: DEFAULT_MAX_IN_FLIGHT_PER_TENANT,
+    maxDuration: Duration.seconds(DEFAULT_MAX_RECORDING_SECONDS),
+    processorReservedConcurrency: 10,
   },
   search: {
     dataNodeInstanceType: 'r7g.large.search',

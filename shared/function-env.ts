@@ -39,6 +39,8 @@ export const FUNCTION_ENV = {
   recordingUploadUrlTtlSeconds: 'CXM_RECORDING_UPLOAD_URL_TTL_SECONDS',
   recordingUploadGraceSeconds: 'CXM_RECORDING_UPLOAD_GRACE_SECONDS',
   recordingProcessingWindowSeconds: 'CXM_RECORDING_PROCESSING_WINDOW_SECONDS',
+  recordingMaxInFlightPerTenant: 'CXM_RECORDING_MAX_IN_FLIGHT',
+  recordingMaxSeconds: 'CXM_RECORDING_MAX_SECONDS',
   /** `true` or `false`: whether Call Analytics is asked for a generative call summary. */
   recordingCallSummaries: 'CXM_RECORDING_CALL_SUMMARIES',
   /** The role Transcribe assumes to read a recording and write its output (both kinds of job). */

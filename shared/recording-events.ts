@@ -13,8 +13,11 @@ export const RECORDING_PROCESSOR = {
   id: 'processRecording',
   handler: 'functions/voc/process-recording.ts',
   tables: {
-    // Jobs: read and moved along, and the sweep's index of analyses under way.
-    vocJobs: { operations: ['GetItem', 'UpdateItem'], indexQueries: ['byPendingAnalysis'] },
+    // Jobs: read and moved along (with their tenant's count of recordings in flight), and the
+    // sweep's index of open jobs.
+    vocJobs: { operations: ['GetItem', 'UpdateItem'], indexQueries: ['byOpenJob'] },
+    // The key that created an upload, by its id: its file is refused if the key was revoked first.
+    keys: { indexQueries: ['byKeyId'] },
     // A row is put with its count buckets; taken back (or found absent) when its job was failed meanwhile.
     reporting: { operations: ['PutItem', 'DeleteItem', 'ConditionCheckItem'] },
     reportingCounts: { operations: ['UpdateItem'] },

@@ -245,7 +245,8 @@ export const routes = [
     path: '/api/v1/voc/tenants/{tenantId}/recordings',
     handler: 'functions/voc/create-recording-upload.ts',
     scope: 'voc:recordings.write',
-    tables: { vocJobs: { operations: ['PutItem'] }, idempotency: IDEMPOTENCY_RECORDS },
+    // The job is put and its tenant's count of recordings in flight updated in one transaction.
+    tables: { vocJobs: { operations: ['PutItem', 'UpdateItem'] }, idempotency: IDEMPOTENCY_RECORDS },
     recordings: 'presign',
     schemas: {
       path: 'TenantPath',
@@ -256,7 +257,7 @@ export const routes = [
     maxBodyBytes: RECORDING_UPLOAD_REQUEST_MAX_BYTES,
     idempotencyKey: true,
     summary: 'Start a VOC recording job: answers where to upload the file (a presigned PUT straight to storage)',
-    errors: [400, 413, 422],
+    errors: [400, 409, 413, 422],
   },
   {
     id: 'getVocJobStatus',

@@ -42,6 +42,7 @@ const HTTP_SUITES = [
   'voc-jobs',
   'voc-recordings',
   'voc-lost-events',
+  'voc-fair-share',
   'conditional-requests',
 ].map((name) => `test/integration/${name}.test.ts`);
 /** What only bundle mode has: its wiring checks against edited copies of the template. */

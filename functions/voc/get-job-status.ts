@@ -22,7 +22,7 @@ export const handler = createApiHandler(getVocJobStatus, async ({ tenantId, path
   const reason = overdueReason(job, Date.now(), deadlines);
   if (reason) {
     // Only if the file is still as absent (or as long arrived) as the verdict saw it.
-    await jobs.finish(tenantId, jobId, 'failed', reason, { uploadedAt: job.upload?.uploadedAt });
+    await jobs.finish(tenantId, job, 'failed', { reason, basis: { uploadedAt: job.upload?.uploadedAt } });
     // Whoever won the transition (this read or the processor), the job now says so.
     job = (await jobs.get(tenantId, jobId)) ?? job;
   }

@@ -2,7 +2,7 @@
  * The recording processor (EventBridge): the use case in shared/analysis/run-recording-job.ts,
  * wired to this stage's stores, bucket and Amazon Transcribe (under npm start, the local stand-in
  * that speaks Transcribe's API). Three kinds of event: a recording arrived (S3), an analysis ended
- * (Transcribe, either kind of job), and the schedule of the sweep.
+ * (Transcribe, either kind of job), and the schedule of the sweep of open jobs.
  */
 import { TranscribeClient } from '@aws-sdk/client-transcribe';
 import type { EventBridgeEvent } from 'aws-lambda';
@@ -12,8 +12,8 @@ import { ANALYSIS_KINDS } from '#shared/domain/voc/analysis-kind';
 import { FUNCTION_ENV } from '#shared/function-env';
 import { logger } from '#shared/http/logger';
 import { ANALYSIS_STATE_EVENTS } from '#shared/recording-events';
-import { reportingRowsStore, vocJobsStore } from '#shared/store/function-stores';
-import { jobDeadlines, recordingsBucket } from '#shared/store/recording-settings';
+import { keysStore, reportingRowsStore, vocJobsStore } from '#shared/store/function-stores';
+import { jobDeadlines, maxRecordingSeconds, recordingsBucket } from '#shared/store/recording-settings';
 import { createRecordingsBucket, s3Client } from '#shared/store/recordings-bucket';
 
 const bucketName = recordingsBucket();
@@ -29,7 +29,9 @@ const runner = createRecordingJobRunner({
     dataAccessRoleArn: process.env[FUNCTION_ENV.transcribeRoleArn] ?? '',
     callSummaries: process.env[FUNCTION_ENV.recordingCallSummaries] === 'true',
   }),
+  keys: keysStore(),
   deadlines: jobDeadlines(),
+  maxRecordingSeconds: maxRecordingSeconds(),
   logger,
 });
 
@@ -43,7 +45,7 @@ export const handler = async (event: EventBridgeEvent<string, Record<string, unk
     }
   }
   if (event.source === 'aws.events' && event['detail-type'] === 'Scheduled Event') {
-    await runner.sweepAnalyses(Date.now());
+    await runner.sweepJobs(Date.now());
     return;
   }
   logger.warn('event of an unexpected source ignored', { source: event.source, detailType: event['detail-type'] });

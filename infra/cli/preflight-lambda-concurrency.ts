@@ -66,7 +66,7 @@ export async function checkLambdaConcurrency(lambda: LambdaClient, config: Stage
   const neededQuota = quota - unreserved - heldNow + reserves + LAMBDA_UNRESERVED_MINIMUM;
   const fix =
     `ask for a Lambda "Concurrent executions" quota of at least ${neededQuota} in Service Quotas (now ${quota}${quota <= LAMBDA_UNRESERVED_MINIMUM ? ': new accounts often start at 10 or 50' : ''}), ` +
-    `or set ${reserving.map((reservation) => reservation.setting).join(' and ')} of stage ${config.stage} to undefined in infra/config.ts`;
+    `or set ${new Intl.ListFormat('en', { type: 'conjunction' }).format(reserving.map((reservation) => reservation.setting))} of stage ${config.stage} to undefined in infra/config.ts`;
   if (unread !== undefined) {
     const refused = notChecked(CHECK, GET_FUNCTION_CONCURRENCY, unread);
     return checkRow(CHECK, 'warn', `${found}, unless the stage holds them already (${refused.detail})`, {

@@ -158,6 +158,7 @@ export class Api extends Construct {
         fn.addEnvironment(FUNCTION_ENV.recordingsBucket, recordings.bucket.bucketName);
         fn.addEnvironment(FUNCTION_ENV.recordingMaxBytes, String(config.recordings.maxUploadBytes));
         fn.addEnvironment(FUNCTION_ENV.recordingUploadUrlTtlSeconds, String(config.recordings.uploadUrlTtl.toSeconds()));
+        fn.addEnvironment(FUNCTION_ENV.recordingMaxInFlightPerTenant, String(config.recordings.maxInFlightPerTenant));
       }
       if (route.recordings === 'deadlines') {
         fn.addEnvironment(FUNCTION_ENV.recordingUploadGraceSeconds, String(config.recordings.uploadGrace.toSeconds()));

@@ -29,6 +29,7 @@ import {
 import type { TableAccess } from '#shared/routes';
 import type { TableId } from '#shared/store/table-specs';
 import { CALL_SUMMARY_REGIONS, callSummariesOffered, callSummariesRefusal } from '../call-summary-regions.ts';
+import { reservedConcurrency } from '../concurrency-reservations.ts';
 import type { StageConfig } from '../config.ts';
 import { ApiFunction } from './api-function.ts';
 import type { SpecTable } from './data.ts';
@@ -131,7 +132,9 @@ export class Recordings extends Construct {
       config,
       environment: {
         [FUNCTION_ENV.recordingsBucket]: this.bucket.bucketName,
+        [FUNCTION_ENV.recordingUploadGraceSeconds]: String(recordings.uploadGrace.toSeconds()),
         [FUNCTION_ENV.recordingProcessingWindowSeconds]: String(recordings.processingWindow.toSeconds()),
+        [FUNCTION_ENV.recordingMaxSeconds]: String(recordings.maxDuration.toSeconds()),
         [FUNCTION_ENV.transcribeRoleArn]: transcribeRole.roleArn,
         [FUNCTION_ENV.recordingCallSummaries]: String(recordings.callSummaries),
       },
@@ -141,6 +144,7 @@ export class Recordings extends Construct {
       retryAttempts: 2,
       maxEventAge: MAX_EVENT_AGE,
       onFailure: new SqsDestination(this.deadLetterQueue),
+      ...reservedConcurrency(config, RECORDING_PROCESSOR.id),
     });
     for (const [tableId, access] of Object.entries(RECORDING_PROCESSOR.tables) as [TableId, TableAccess][]) this.processor.bindTable(tables[tableId], access);
     this.processor.addToRolePolicy(new PolicyStatement({ actions: ['s3:GetObject'], resources: [objects(RECORDINGS_PREFIX), objects(ANALYSIS_PREFIX)] }));

@@ -12,11 +12,13 @@
  * failed when the job is next read (its processing window).
  */
 import type { Logger } from '@aws-lambda-powertools/logger';
+import type { KeysStore } from '#shared/auth/key-records';
+import { keyStatus } from '#shared/auth/key-status';
 import { shapeRow } from '#shared/domain/reporting/report-rows';
 import { parseAnalysisJobName } from '#shared/domain/voc/analysis-job-names';
 import { type AnalysisKind, chooseAnalysis } from '#shared/domain/voc/analysis-kind';
 import { declaredTypeMismatch } from '#shared/domain/voc/audio-probe';
-import { analysisOverdueReason, type JobDeadlines, type StoredVocJob } from '#shared/domain/voc/job-status';
+import { analysisOverdueReason, type JobDeadlines, type OverdueBasis, overdueReason, type StoredVocJob } from '#shared/domain/voc/job-status';
 import { type RecordingAnalysisFields, recordingRow } from '#shared/domain/voc/recording-row';
 import { isRecordingContentType, parseRecordingKey } from '#shared/domain/voc/recording-upload';
 import { ObjectChangedError, type RecordingsBucket } from '#shared/store/recordings-bucket';
@@ -28,7 +30,7 @@ import type { AnalysisOutcome, RecordingAnalysis } from './recording-analysis.ts
 /** Deliveries of one event: Lambda's first try and its two retries of an asynchronous invocation. */
 export const MAX_PROCESSING_ATTEMPTS = 3;
 
-/** The most jobs one sweep asks Transcribe about, oldest first (the next sweep takes the rest). */
+/** The most jobs one sweep looks at, oldest first (the next sweep takes the rest). */
 export const SWEEP_LIMIT = 1000;
 
 export interface ObjectCreatedDetail {
@@ -43,15 +45,31 @@ export interface RecordingJobPorts {
   jobs: VocJobsStore;
   rows: ReportingRowsStore;
   analysis: RecordingAnalysis;
-  /** The processing window, after which the sweep gives up on an analysis still running. */
+  /** The key records, to refuse the file of an upload whose key was revoked before it arrived. */
+  keys: Pick<KeysStore, 'findByKeyId'>;
+  /** The upload's grace and the processing window: past them the sweep fails a job nobody reads. */
   deadlines: JobDeadlines;
+  /** The longest recording accepted, in seconds (a stage setting). */
+  maxRecordingSeconds: number;
   logger: Pick<Logger, 'info' | 'warn' | 'error'>;
 }
 
-export function createRecordingJobRunner({ stage, bucketName, bucket, jobs, rows, analysis, deadlines, logger }: RecordingJobPorts) {
-  async function fail(tenantId: string, jobId: string, reason: string): Promise<void> {
-    const outcome = await jobs.finish(tenantId, jobId, 'failed', reason);
-    logger.info('job failed', { tenantId, jobId, reason, outcome });
+export function createRecordingJobRunner({ stage, bucketName, bucket, jobs, rows, analysis, keys, deadlines, maxRecordingSeconds, logger }: RecordingJobPorts) {
+  async function fail(tenantId: string, job: StoredVocJob, reason: string, basis?: OverdueBasis): Promise<void> {
+    const outcome = await jobs.finish(tenantId, job, 'failed', { reason, ...(basis && { basis }) });
+    logger.info('job failed', { tenantId, jobId: job.id, reason, outcome });
+  }
+
+  /** Why the file of `job`'s upload is refused for its key (revoked or expired before it arrived), or undefined. */
+  async function keyRefusal(job: StoredVocJob): Promise<string | undefined> {
+    const keyId = job.upload?.keyId;
+    if (!keyId) return undefined;
+    const key = await keys.findByKeyId(keyId);
+    const arrivedAt = job.upload?.uploadedAt ?? Date.now();
+    if (!key) return `The API key ${keyId} that created this upload no longer exists, so its file is refused. Create a new upload with an active key.`;
+    if (keyStatus(key, arrivedAt) === 'active') return undefined;
+    const when = key.revokedAt ? `was revoked at ${key.revokedAt}` : `expired at ${key.expiresAt}`;
+    return `The API key ${keyId} that created this upload ${when}, before its file arrived, so the file is refused. Create a new upload with an active key.`;
   }
 
   /**
@@ -61,7 +79,7 @@ export function createRecordingJobRunner({ stage, bucketName, bucket, jobs, rows
    */
   async function complete(tenantId: string, job: StoredVocJob, fields: RecordingAnalysisFields): Promise<void> {
     await rows.putRows(tenantId, 'voc', [shapeRow('voc', tenantId, recordingRow(job, fields))]);
-    const outcome = await jobs.finish(tenantId, job.id, 'completed');
+    const outcome = await jobs.finish(tenantId, job, 'completed');
     if (outcome === 'done') return logger.info('job completed', { tenantId, jobId: job.id, recordingId: job.recordingId, analysis: job.analysis });
     const now = await jobs.get(tenantId, job.id);
     if (now?.status !== 'completed') await rows.deleteRows(tenantId, 'voc', [job.recordingId]);
@@ -70,14 +88,14 @@ export function createRecordingJobRunner({ stage, bucketName, bucket, jobs, rows
 
   async function settle(tenantId: string, job: StoredVocJob, outcome: AnalysisOutcome): Promise<void> {
     if (outcome.kind === 'done') await complete(tenantId, job, outcome.fields);
-    else if (outcome.kind === 'failed') await fail(tenantId, job.id, outcome.reason);
+    else if (outcome.kind === 'failed') await fail(tenantId, job, outcome.reason);
   }
 
   /** An unexpected error: thrown for Lambda to retry the event, except on its last attempt, which fails the job. */
-  async function retryOrFail(tenantId: string, jobId: string, attempt: number, error: unknown): Promise<void> {
+  async function retryOrFail(tenantId: string, job: StoredVocJob, attempt: number, error: unknown): Promise<void> {
     if (attempt < MAX_PROCESSING_ATTEMPTS) throw error;
-    logger.error('processing failed on its last attempt', { tenantId, jobId, attempt, error });
-    await fail(tenantId, jobId, `Processing failed after ${attempt} attempts (${error instanceof Error ? error.name : 'error'}). Create a new upload to try again.`);
+    logger.error('processing failed on its last attempt', { tenantId, jobId: job.id, attempt, error });
+    await fail(tenantId, job, `Processing failed after ${attempt} attempts (${error instanceof Error ? error.name : 'error'}). Create a new upload to try again.`);
   }
 
   async function onRecordingArrived(eventId: string, detail: ObjectCreatedDetail): Promise<void> {
@@ -94,19 +112,21 @@ export function createRecordingJobRunner({ stage, bucketName, bucket, jobs, rows
     const { job, attempt } = begun;
     const upload = job.upload!;
     try {
+      const refused = await keyRefusal(job);
+      if (refused) return fail(tenantId, job, refused);
       // The object the event named, by its ETag: the URL writes its key once, and this proves it.
       const object = await bucket.open(key, { etag: detail.object?.etag });
       if (!object) return logger.warn('recording vanished before it was read', { tenantId, jobId, key });
       const contentType = upload.contentType;
       if (object.size !== upload.sizeBytes || !isRecordingContentType(contentType)) {
         object.body.destroy();
-        return fail(tenantId, jobId, `The file has ${object.size} bytes, not the ${upload.sizeBytes} declared.`);
+        return fail(tenantId, job, `The file has ${object.size} bytes, not the ${upload.sizeBytes} declared.`);
       }
       const probe = await probeAudio(object.body, object.size);
       const mismatch = declaredTypeMismatch(contentType, probe);
-      if (mismatch) return fail(tenantId, jobId, mismatch);
-      const choice = chooseAnalysis(probe, object.size);
-      if ('refused' in choice) return fail(tenantId, jobId, choice.refused);
+      if (mismatch) return fail(tenantId, job, mismatch);
+      const choice = chooseAnalysis(probe, object.size, maxRecordingSeconds);
+      if ('refused' in choice) return fail(tenantId, job, choice.refused);
       const outcome = await analysis.start({ tenantId, jobId, kind: choice.kind, bucket: bucketName, key, probe });
       if (outcome.kind === 'pending') {
         await jobs.markAnalysisSubmitted(tenantId, jobId, choice.kind, Date.now(), probe.durationSeconds);
@@ -114,9 +134,9 @@ export function createRecordingJobRunner({ stage, bucketName, bucket, jobs, rows
       }
       await settle(tenantId, { ...job, analysis: choice.kind }, outcome);
     } catch (error) {
-      if (error instanceof NotAudioError) return fail(tenantId, jobId, `The file is not readable ${upload.contentType}: ${error.message}.`);
-      if (error instanceof ObjectChangedError) return fail(tenantId, jobId, 'The file changed after it arrived. Create a new upload to try again.');
-      await retryOrFail(tenantId, jobId, attempt, error);
+      if (error instanceof NotAudioError) return fail(tenantId, job, `The file is not readable ${upload.contentType}: ${error.message}.`);
+      if (error instanceof ObjectChangedError) return fail(tenantId, job, 'The file changed after it arrived. Create a new upload to try again.');
+      await retryOrFail(tenantId, job, attempt, error);
     }
   }
 
@@ -130,35 +150,44 @@ export function createRecordingJobRunner({ stage, bucketName, bucket, jobs, rows
     try {
       await settle(tenantId, begun.job, await analysis.collect(tenantId, jobId, begun.job.analysis ?? kind, begun.job.upload?.audioSeconds));
     } catch (error) {
-      await retryOrFail(tenantId, jobId, begun.attempt, error);
+      await retryOrFail(tenantId, begun.job, begun.attempt, error);
     }
   }
 
   /**
-   * Every analysis under way, asked about once: a finished one is settled as its event would have
-   * (lost or not), one still running past the processing window is failed. One job's error is
-   * logged and left to the next sweep, never the others'.
+   * Every upload job still `started`, looked at once: an analysis under way is asked about, and
+   * settled as its event would have settled it (lost or not), or failed once past its processing
+   * window; a job not yet analysed is failed once overdue (its file never came, or its processing
+   * died), even when nobody reads its status, so it no longer counts against its tenant's
+   * recordings in flight. One job's error is logged and left to the next sweep, never the others'.
    */
-  async function sweepAnalyses(nowMs: number): Promise<{ asked: number; settled: number }> {
+  async function sweepJobs(nowMs: number): Promise<{ looked: number; settled: number }> {
     let settled = 0;
-    const pending = await jobs.pendingAnalyses(nowMs, SWEEP_LIMIT);
-    for (const { tenantId, jobId } of pending) {
+    const open = await jobs.openJobs(nowMs, SWEEP_LIMIT);
+    for (const { tenantId, jobId } of open) {
       try {
         const job = await jobs.get(tenantId, jobId);
-        if (job?.status !== 'started' || !job.analysis) continue;
+        if (job?.status !== 'started') continue;
+        if (!job.analysis) {
+          const overdue = overdueReason(job, nowMs, deadlines);
+          if (!overdue) continue;
+          settled++;
+          await fail(tenantId, job, overdue, { uploadedAt: job.upload?.uploadedAt });
+          continue;
+        }
         const outcome = await analysis.collect(tenantId, jobId, job.analysis, job.upload?.audioSeconds);
         const overdue = outcome.kind === 'pending' ? analysisOverdueReason(job, nowMs, deadlines) : undefined;
         if (outcome.kind === 'pending' && !overdue) continue;
         settled++;
-        if (overdue) await fail(tenantId, jobId, overdue);
+        if (overdue) await fail(tenantId, job, overdue);
         else await settle(tenantId, job, outcome);
       } catch (error) {
         logger.error('sweep could not settle a job; the next sweep tries again', { tenantId, jobId, error });
       }
     }
-    if (pending.length > 0) logger.info('analyses swept', { asked: pending.length, settled });
-    return { asked: pending.length, settled };
+    if (open.length > 0) logger.info('open jobs swept', { looked: open.length, settled });
+    return { looked: open.length, settled };
   }
 
-  return { onRecordingArrived, onAnalysisStateChanged, sweepAnalyses };
+  return { onRecordingArrived, onAnalysisStateChanged, sweepJobs };
 }

@@ -24,6 +24,8 @@ export interface StoredKey extends KeyLifecycle {
 
 export interface KeysStore {
   findByHash(keyHash: string): Promise<StoredKey | undefined>;
+  /** A key's record by its id (the id is on every key, the key itself on none). */
+  findByKeyId(keyId: string): Promise<StoredKey | undefined>;
   create(key: StoredKey): Promise<void>;
   list(tenantId?: string): Promise<StoredKey[]>;
   /** Marks the key revoked; undefined when no key has that id. */

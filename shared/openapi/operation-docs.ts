@@ -386,7 +386,7 @@ export const operationDocs: Record<RouteId, OperationDocs> = {
       'never passes through this API, whose requests are limited to 10 MB). Send the file with exactly the answered headers ' +
       '(`curl -T call.wav -H "Content-Type: audio/wav" -H "If-None-Match: *" "<url>"`); storage refuses a file of another type or size, ' +
       'a PUT without `If-None-Match: *`, the URL after `expiresAt`, and a second PUT to it (412: a URL writes its file once). ' +
-      "The job is `started` from now on: its arrival starts the analysis (Call Analytics for a two-channel call, a transcription for a mono one), which writes the recording's row " +
+      "The job is `started` from now on, and counts among the tenant's recordings in flight (at most 20 by default: 429 past it) until it ends: its arrival starts the analysis (Call Analytics for a two-channel call, a transcription for a mono one), which writes the recording's row " +
       "to the VOC list (`ID` = the job's `recordingId`) and then completes the job; a file that is not readable audio of the " +
       'declared type fails it with a `failureReason`, and so does an upload that never arrives before the URL expires. ' +
       '`Idempotency-Key` makes a retry answer the same job.',
@@ -412,6 +412,21 @@ export const operationDocs: Record<RouteId, OperationDocs> = {
     errorExamples: {
       400: {
         tooLarge: example('Over the size limit', error('BadRequest', 'sizeBytes 600000000 is over the limit of 500 MB (500000000 bytes) for one recording.')),
+      },
+      409: {
+        expired: example(
+          'A keyed retry after the URL expired',
+          error(
+            'Conflict',
+            'The upload this Idempotency-Key created has a URL that expired at 2026-01-01T09:15:00.000Z: its job waits for no file and will fail. Create a new upload with a new Idempotency-Key.',
+          ),
+        ),
+      },
+      429: {
+        inFlight: example(
+          "The tenant's recordings in flight",
+          error('RateLimitExceeded', 'This tenant has 20 recordings in flight, the most it may: upload their files (or let them fail) before creating more, and retry.'),
+        ),
       },
     },
   },

@@ -32,6 +32,17 @@ function toUsageKey(value: unknown): UsageKey | undefined {
 }
 
 export function createKeysStore(client: DynamoDBDocumentClient, table: string): KeysStore {
+  const findByKeyId = async (keyId: string): Promise<StoredKey | undefined> => {
+    const { Items } = await client.send(
+      new QueryCommand({
+        TableName: table,
+        IndexName: BY_KEY_ID,
+        KeyConditionExpression: 'keyId = :keyId',
+        ExpressionAttributeValues: { ':keyId': keyId },
+      }),
+    );
+    return Items?.[0] ? toStoredKey(Items[0]) : undefined;
+  };
   return {
     async findByHash(keyHash) {
       // Strongly consistent: an eventually consistent read may return the record as it was before
@@ -66,16 +77,10 @@ export function createKeysStore(client: DynamoDBDocumentClient, table: string): 
       return keys.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.keyId.localeCompare(b.keyId));
     },
 
+    findByKeyId,
+
     async revoke(keyId, at) {
-      const { Items } = await client.send(
-        new QueryCommand({
-          TableName: table,
-          IndexName: BY_KEY_ID,
-          KeyConditionExpression: 'keyId = :keyId',
-          ExpressionAttributeValues: { ':keyId': keyId },
-        }),
-      );
-      const found = Items?.[0];
+      const found = await findByKeyId(keyId);
       if (!found) return undefined;
       const { Attributes } = await client.send(
         new UpdateCommand({

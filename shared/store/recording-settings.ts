@@ -14,7 +14,18 @@ export const RECORDING_SETTING_ENVS = [
   FUNCTION_ENV.recordingUploadUrlTtlSeconds,
   FUNCTION_ENV.recordingUploadGraceSeconds,
   FUNCTION_ENV.recordingProcessingWindowSeconds,
+  FUNCTION_ENV.recordingMaxInFlightPerTenant,
+  FUNCTION_ENV.recordingMaxSeconds,
 ] as const;
+
+/**
+ * A tenant's recordings in flight (upload jobs still `started`) at most: past it a new upload is
+ * 429, so no tenant's burst fills the analysis queue every tenant shares.
+ */
+export const DEFAULT_MAX_IN_FLIGHT_PER_TENANT = 20;
+
+/** The longest recording accepted, in seconds (Transcribe takes up to 4 hours). */
+export const DEFAULT_MAX_RECORDING_SECONDS = 2 * 3600;
 
 /**
  * Processing may take this long after the file arrived before a `started` job counts as failed:
@@ -40,3 +51,8 @@ export function jobDeadlines(): JobDeadlines {
     processingWindowMs: wholeNumberSetting(FUNCTION_ENV.recordingProcessingWindowSeconds, DEFAULT_PROCESSING_WINDOW_SECONDS, 1, 86_400) * 1000,
   };
 }
+
+/** How many recordings of one tenant may be in flight at once. */
+export const maxInFlightPerTenant = () => wholeNumberSetting(FUNCTION_ENV.recordingMaxInFlightPerTenant, DEFAULT_MAX_IN_FLIGHT_PER_TENANT, 1, 10_000);
+/** The longest recording accepted, in seconds: at most Transcribe's 4 hours. */
+export const maxRecordingSeconds = () => wholeNumberSetting(FUNCTION_ENV.recordingMaxSeconds, DEFAULT_MAX_RECORDING_SECONDS, 1, 4 * 3600);

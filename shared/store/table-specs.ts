@@ -59,9 +59,10 @@ export const tableSpecs: Record<TableId, TableSpec> = {
   vocJobs: {
     id: 'vocJobs',
     partitionKey: { name: 'pk', type: 'S' },
-    // Sparse: only jobs whose analysis is under way, oldest first, for the processor's sweep that
-    // collects an analysis whose completion event was lost (voc-jobs-store.ts).
-    indexes: [{ name: 'byPendingAnalysis', partitionKey: { name: 'pendingAnalysis', type: 'S' }, sortKey: { name: 'analysisSubmittedAt', type: 'N' } }],
+    // Sparse: only the upload jobs still `started`, oldest first, for the processor's sweep, which
+    // collects an analysis whose completion event was lost and fails a job past its deadlines even
+    // when nobody reads it (voc-jobs-store.ts). The table also holds each tenant's count of them.
+    indexes: [{ name: 'byOpenJob', partitionKey: { name: 'openJob', type: 'S' }, sortKey: { name: 'openedAt', type: 'N' } }],
     stream: false,
     envVar: FUNCTION_ENV.tables.vocJobs,
   },

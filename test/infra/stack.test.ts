@@ -42,6 +42,7 @@ const withOrigins: StageConfig = {
   mcpAllowedOrigins: ['https://App.example.com:443', 'http://localhost:8080'],
   // And a stage that opts out of the web ACL and of reserved concurrency.
   edge: { stageRateLimit: { rate: 10, burst: 20 }, authorizerReservedConcurrency: undefined, documentReservedConcurrency: undefined, wafRequestsPerIpPer5Minutes: undefined },
+  recordings: { ...stageConfig('lite').recordings, processorReservedConcurrency: undefined },
 };
 
 beforeAll(() => {
@@ -438,12 +439,13 @@ describe('before the authorizer: stage throttle, reserved concurrency, web ACL',
     });
   });
 
-  it('the authorizer and the document function, which callers without a valid key can make run, have reserved concurrency; no other function does', () => {
+  it('the authorizer and the document function (which callers without a valid key can make run) and the recording processor (which one tenant could flood) have reserved concurrency; no other function does', () => {
     expect(functionNamed(template, `cxm-${config.stage}-authorizer`).Properties.ReservedConcurrentExecutions).toBe(config.edge.authorizerReservedConcurrency);
     expect(functionNamed(template, `cxm-${config.stage}-${OPENAPI_DOCUMENT_OPERATION}`).Properties.ReservedConcurrentExecutions).toBe(config.edge.documentReservedConcurrency);
-    expect([config.edge.authorizerReservedConcurrency, config.edge.documentReservedConcurrency]).toEqual([50, 2]);
+    expect(functionNamed(template, `cxm-${config.stage}-processRecording`).Properties.ReservedConcurrentExecutions).toBe(config.recordings.processorReservedConcurrency);
+    expect([config.edge.authorizerReservedConcurrency, config.edge.documentReservedConcurrency, config.recordings.processorReservedConcurrency]).toEqual([50, 2, 10]);
     const reserved = Object.values(template.findResources('AWS::Lambda::Function')).filter((fn) => (fn as CfnResource).Properties.ReservedConcurrentExecutions !== undefined);
-    expect(reserved).toHaveLength(2);
+    expect(reserved).toHaveLength(3);
     expect(Object.values(originsTemplate.findResources('AWS::Lambda::Function')).filter((fn) => (fn as CfnResource).Properties.ReservedConcurrentExecutions !== undefined)).toHaveLength(0);
   });
 
@@ -457,7 +459,7 @@ describe('before the authorizer: stage throttle, reserved concurrency, web ACL',
       expect(reserved.reduce((total, executions) => total + executions, 0)).toBe(stageReservedConcurrency(stage));
       for (const reservation of concurrencyReservations(stage)) expect(reservedIn(reservation.functionName), reservation.functionName).toBe(reservation.executions);
     }
-    expect(stageReservedConcurrency(config)).toBe(52);
+    expect(stageReservedConcurrency(config)).toBe(62);
     expect(stageReservedConcurrency(withOrigins)).toBe(0);
   });
 

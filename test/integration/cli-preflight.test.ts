@@ -11,6 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { callSummariesRefusal } from '#infra/call-summary-regions';
+import { concurrencyReservations } from '#infra/concurrency-reservations';
+import { stageConfig } from '#infra/config';
 import { searchLogPolicyName } from '#infra/search-log-policy-name';
 import { startFakeApiGateway } from '#test/support/fake-api-gateway';
 import { type RecordedAnswer, recordedAnswer, recordedPages } from '#test/support/recorded-aws-answer';
@@ -60,7 +62,7 @@ async function preflight(stage: string, account: Partial<Account>, args: string[
   const concurrency = (id: string) => `GET /2019-09-30/functions/cxm-${stage}-${id}/concurrency`;
   const replay = await startAwsReplay({
     [GET_ACCOUNT_SETTINGS]: recordedAnswer(lambdaSettings),
-    ...Object.fromEntries(['authorizer', 'getOpenApiDocument'].map((id) => [concurrency(id), recordedAnswer(reservedNow[`cxm-${stage}-${id}`] ?? 'lambda-function-not-found')])),
+    ...Object.fromEntries(concurrencyReservations(stageConfig(stage)).map(({ functionId: id }) => [concurrency(id), recordedAnswer(reservedNow[`cxm-${stage}-${id}`] ?? 'lambda-function-not-found')])),
     [DESCRIBE_RESOURCE_POLICIES]: recordedPages(logsPolicies),
     [LIST_CATEGORIES]: recordedAnswer(transcribe),
     ...replaced,
@@ -121,7 +123,9 @@ describe('cxm preflight', () => {
     expect(code).toBe(0);
     expect(stdout.split('\n')[0]).toBe('Preflight of stage dev in us-east-1');
     expect(findings(stdout)).toEqual(allOk);
-    expect(row(stdout, 'Lambda concurrency').found).toBe('quota 1000, 1000 unreserved; the stage reserves 52 (authorizer 50, getOpenApiDocument 2), leaving 948 unreserved (Lambda keeps 100)');
+    expect(row(stdout, 'Lambda concurrency').found).toBe(
+      'quota 1000, 1000 unreserved; the stage reserves 62 (authorizer 50, getOpenApiDocument 2, processRecording 10), leaving 938 unreserved (Lambda keeps 100)',
+    );
     expect(row(stdout, 'API Gateway CloudWatch role').found).toBe('cloudwatchRoleArn arn:aws:iam::123456789012:role/apigateway-cloudwatch-logs');
     expect(row(stdout, 'CloudWatch Logs resource policies').found).toBe(`3 of 10 used in us-east-1; the stage adds ${searchLogPolicyName('dev')} for its search domain's logs, making 4`);
     expect(row(stdout, 'API Gateway API keys').found).toMatch(/^12 of 10000 used in us-east-1, 9988 left/);
@@ -136,10 +140,12 @@ describe('cxm preflight', () => {
     const { code, stdout, stderr } = await preflight('dev', { lambdaSettings: 'lambda-account-settings-new-account' });
     expect(code).toBe(1);
     expect(findings(stdout)).toEqual({ ...allOk, 'Lambda concurrency': 'blocked' });
-    expect(row(stdout, 'Lambda concurrency').found).toBe('quota 10, 10 unreserved; the stage reserves 52 (authorizer 50, getOpenApiDocument 2), leaving -42 unreserved (Lambda keeps 100)');
+    expect(row(stdout, 'Lambda concurrency').found).toBe(
+      'quota 10, 10 unreserved; the stage reserves 62 (authorizer 50, getOpenApiDocument 2, processRecording 10), leaving -52 unreserved (Lambda keeps 100)',
+    );
     expect(whatToDo(stdout, 'Lambda concurrency').line).toBe(
-      '- Lambda concurrency (blocked): ask for a Lambda "Concurrent executions" quota of at least 152 in Service Quotas (now 10: new accounts often start at 10 or 50), ' +
-        'or set edge.authorizerReservedConcurrency and edge.documentReservedConcurrency of stage dev to undefined in infra/config.ts',
+      '- Lambda concurrency (blocked): ask for a Lambda "Concurrent executions" quota of at least 162 in Service Quotas (now 10: new accounts often start at 10 or 50), ' +
+        'or set edge.authorizerReservedConcurrency, edge.documentReservedConcurrency, and recordings.processorReservedConcurrency of stage dev to undefined in infra/config.ts',
     );
     expect(stdout).toContain('5 ok, 0 warn, 1 blocked');
     expect(stderr.trim()).toBe('cxm: 1 of 6 checks block the deploy of stage dev in us-east-1; fix them and run cxm preflight again');
@@ -148,23 +154,27 @@ describe('cxm preflight', () => {
   it("a redeploy: the stage's reservations, already taken from the unreserved count, are counted back (and its Logs policy once): ok; the same account before a first deploy is blocked", async () => {
     const [deployed, first] = await Promise.all([
       preflight('dev', {
-        lambdaSettings: 'lambda-account-settings-quota-200-52-reserved',
-        reservedNow: { 'cxm-dev-authorizer': 'lambda-function-concurrency-50', 'cxm-dev-getOpenApiDocument': 'lambda-function-concurrency-2' },
+        lambdaSettings: 'lambda-account-settings-quota-200-62-reserved',
+        reservedNow: {
+          'cxm-dev-authorizer': 'lambda-function-concurrency-50',
+          'cxm-dev-getOpenApiDocument': 'lambda-function-concurrency-2',
+          'cxm-dev-processRecording': 'lambda-function-concurrency-10',
+        },
         logsPolicies: 'logs-resource-policies-ten-with-dev-search',
       }),
-      preflight('dev', { lambdaSettings: 'lambda-account-settings-quota-200-52-reserved' }),
+      preflight('dev', { lambdaSettings: 'lambda-account-settings-quota-200-62-reserved' }),
     ]);
     expect(deployed.stderr).toBe('');
     expect(deployed.code).toBe(0);
     expect(findings(deployed.stdout)).toEqual(allOk);
     expect(row(deployed.stdout, 'Lambda concurrency').found).toBe(
-      'quota 200, 148 unreserved; the stage reserves 52 (authorizer 50, getOpenApiDocument 2), 52 of them already (deployed), leaving 148 unreserved (Lambda keeps 100)',
+      'quota 200, 138 unreserved; the stage reserves 62 (authorizer 50, getOpenApiDocument 2, processRecording 10), 62 of them already (deployed), leaving 138 unreserved (Lambda keeps 100)',
     );
     expect(row(deployed.stdout, 'CloudWatch Logs resource policies').found).toBe(`10 of 10 used in us-east-1, the stage's own ${searchLogPolicyName('dev')} (its search domain's logs) among them`);
 
     expect(first.code).toBe(1);
-    expect(row(first.stdout, 'Lambda concurrency')).toEqual({ finding: 'blocked', found: expect.stringContaining('leaving 96 unreserved') });
-    expect(whatToDo(first.stdout, 'Lambda concurrency').line).toContain('quota of at least 204 in Service Quotas (now 200),');
+    expect(row(first.stdout, 'Lambda concurrency')).toEqual({ finding: 'blocked', found: expect.stringContaining('leaving 76 unreserved') });
+    expect(whatToDo(first.stdout, 'Lambda concurrency').line).toContain('quota of at least 224 in Service Quotas (now 200),');
   });
 
   it("no CloudWatch role for API Gateway: blocked, with the commands of infra/README.md's prerequisites for this region", async () => {
@@ -265,10 +275,10 @@ describe('cxm preflight', () => {
     const [concurrency, role, policies, , , keys] = report.checks;
     expect(concurrency).toMatchObject({
       finding: 'blocked',
-      fix: expect.stringContaining('at least 152'),
+      fix: expect.stringContaining('at least 162'),
       needs: null,
       checked: true,
-      figures: { quota: 10, unreserved: 10, stageReserves: 52, stageHoldsNow: 0, unreservedAfter: -42 },
+      figures: { quota: 10, unreserved: 10, stageReserves: 62, stageHoldsNow: 0, unreservedAfter: -52 },
     });
     expect(role).toMatchObject({ finding: 'ok', fix: null, commands: [], needs: null });
     expect(policies).toMatchObject({ finding: 'warn', needs: 'logs:DescribeResourcePolicies', checked: false, figures: {} });

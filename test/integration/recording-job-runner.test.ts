@@ -17,6 +17,8 @@ import { AWS_CALL_LOG_ENV, actingAs, startRecordingAwsCalls } from '#infra/local
 import { useLocalDynamo } from '#infra/local/use-local-dynamo';
 import type { AnalysisOutcome, AnalysisRequest } from '#shared/analysis/recording-analysis';
 import { createRecordingJobRunner } from '#shared/analysis/run-recording-job';
+import { issueKey } from '#shared/auth/issue-key';
+import { revokeKey } from '#shared/auth/revoke-key';
 import { newUlid } from '#shared/domain/ids/new-ulid';
 import { analysisJobName } from '#shared/domain/voc/analysis-job-names';
 import type { AnalysisKind } from '#shared/domain/voc/analysis-kind';
@@ -24,6 +26,7 @@ import { recordingKey } from '#shared/domain/voc/recording-upload';
 import { RECORDING_PROCESSOR } from '#shared/recording-events';
 import { createTableInput } from '#shared/store/create-table-input';
 import { documentClient } from '#shared/store/dynamo-client';
+import { createKeysStore } from '#shared/store/keys-store';
 import type { RecordingsBucket } from '#shared/store/recordings-bucket';
 import { rowKey } from '#shared/store/reporting-keys';
 import { createReportingRowsStore } from '#shared/store/reporting-rows-store';
@@ -55,7 +58,7 @@ const WINDOW_MS = 7_200_000;
 
 type Collect = (tenantId: string, jobId: string, kind: AnalysisKind, audioSeconds?: number) => Promise<AnalysisOutcome>;
 
-function runner(collect: Collect, file = wav) {
+function runner(collect: Collect, file = wav, maxRecordingSeconds = 7200) {
   const client = documentClient();
   const jobs = createVocJobsStore(client, tables.vocJobs);
   const rows = createReportingRowsStore(client, { rows: tables.reporting, counts: tables.reportingCounts });
@@ -73,7 +76,9 @@ function runner(collect: Collect, file = wav) {
       },
       collect,
     },
+    keys: createKeysStore(client, tables.keys),
     deadlines: { uploadGraceMs: 0, processingWindowMs: WINDOW_MS },
+    maxRecordingSeconds,
     logger: silent,
   });
   // The processor's use case, its store calls recorded as the processor's (the IAM simulation):
@@ -81,22 +86,27 @@ function runner(collect: Collect, file = wav) {
   const run: typeof runner = {
     onRecordingArrived: (...args) => actingAs(RECORDING_PROCESSOR.id, () => runner.onRecordingArrived(...args)),
     onAnalysisStateChanged: (...args) => actingAs(RECORDING_PROCESSOR.id, () => runner.onAnalysisStateChanged(...args)),
-    sweepAnalyses: (...args) => actingAs(RECORDING_PROCESSOR.id, () => runner.sweepAnalyses(...args)),
+    sweepJobs: (...args) => actingAs(RECORDING_PROCESSOR.id, () => runner.sweepJobs(...args)),
   };
   return { run, jobs, started, file };
 }
 
-async function uploadedJob({ jobs, run, file }: Pick<ReturnType<typeof runner>, 'jobs' | 'run' | 'file'>) {
+/** A job whose upload was created (by `keyId`, when given), and whose file then arrives. */
+async function uploadedJob({ jobs, run, file }: Pick<ReturnType<typeof runner>, 'jobs' | 'run' | 'file'>, keyId?: string) {
   const id = newUlid(Date.now());
   const key = recordingKey(tenant, id, 'audio/wav');
-  await jobs.create(tenant, {
-    id,
-    status: 'started',
-    started: Date.now(),
-    file: key,
-    recordingId: `rec-${id}`,
-    upload: { contentType: 'audio/wav', sizeBytes: file.length, fileName: 'a.wav', uploadExpiresAt: Date.now() + 60_000 },
-  });
+  await jobs.create(
+    tenant,
+    {
+      id,
+      status: 'started',
+      started: Date.now(),
+      file: key,
+      recordingId: `rec-${id}`,
+      upload: { contentType: 'audio/wav', sizeBytes: file.length, fileName: 'a.wav', uploadExpiresAt: Date.now() + 60_000, ...(keyId && { keyId }) },
+    },
+    { inFlightLimit: 10_000 },
+  );
   await run.onRecordingArrived(`s3-${id}`, { bucket: { name: BUCKET }, object: { key, size: file.length } });
   return id;
 }
@@ -181,7 +191,7 @@ describe('the analysis that reports back (Amazon Transcribe)', () => {
     let runnerJobs: ReturnType<typeof runner>['jobs'] | undefined;
     const setup = runner(async (tenantId, jobId) => {
       // The job is failed elsewhere while the analysis result is being turned into a row.
-      await runnerJobs!.finish(tenantId, jobId, 'failed', 'Processing did not finish within 120 minutes of the upload, retries included.');
+      await runnerJobs!.finish(tenantId, (await runnerJobs!.get(tenantId, jobId))!, 'failed', { reason: 'Processing did not finish within 120 minutes of the upload, retries included.' });
       return { kind: 'done', fields: { Duration: 1 } };
     });
     runnerJobs = setup.jobs;
@@ -192,16 +202,43 @@ describe('the analysis that reports back (Amazon Transcribe)', () => {
   });
 });
 
+describe('the key that created the upload', () => {
+  it('revoked before the file arrived: the file is refused, saying which key and when; still active: the job goes on', async () => {
+    const keys = createKeysStore(documentClient(), tables.keys);
+    const revoked = await issueKey(keys, { tenants: [tenant], scopes: ['voc:*'], name: 'test' });
+    await revokeKey(keys, revoked.stored.keyId, new Date(Date.now() - 1000));
+    const active = await issueKey(keys, { tenants: [tenant], scopes: ['voc:*'], name: 'test' });
+    const setup = runner(async () => ({ kind: 'pending' }));
+    const refused = await uploadedJob(setup, revoked.stored.keyId);
+    expect(setup.started).toEqual([]);
+    expect(await setup.jobs.get(tenant, refused)).toMatchObject({
+      status: 'failed',
+      failureReason: expect.stringMatching(new RegExp(`^The API key ${revoked.stored.keyId} that created this upload was revoked at .*, before its file arrived, so the file is refused\\.`)),
+    });
+    const accepted = await uploadedJob(setup, active.stored.keyId);
+    expect(setup.started.map((request) => request.jobId)).toEqual([accepted]);
+  });
+});
+
+describe('the longest recording', () => {
+  it("a file longer than the stage's limit fails before any analysis, saying the limit", async () => {
+    const setup = runner(() => Promise.reject(new Error('not asked')), tinyWav(3), 2);
+    const id = await uploadedJob(setup);
+    expect(setup.started).toEqual([]);
+    expect((await setup.jobs.get(tenant, id))?.failureReason).toBe('The recording lasts 3 seconds; this API analyses recordings of at most 2 seconds. Split it and upload the parts.');
+  });
+});
+
 describe('the sweep: an analysis whose state change never came', () => {
   /** The sweep's view: which of this file's jobs are listed as under way. */
   const listed = async (setup: ReturnType<typeof runner>, ids: string[]) =>
-    (await setup.jobs.pendingAnalyses(Date.now() + 1, 10_000)).filter((job) => job.tenantId === tenant && ids.includes(job.jobId)).map((job) => job.jobId);
+    (await setup.jobs.openJobs(Date.now() + 1, 100_000)).filter((job) => job.tenantId === tenant && ids.includes(job.jobId)).map((job) => job.jobId);
 
   it('is collected and completed as its event would have; a finished job leaves the list', async () => {
     const setup = runner(async () => ({ kind: 'done', fields: { Duration: 1, Media: 'voice' } }));
     const id = await uploadedJob(setup);
     expect(await listed(setup, [id])).toEqual([id]);
-    await setup.run.sweepAnalyses(Date.now() + 1);
+    await setup.run.sweepJobs(Date.now() + 1);
     expect((await setup.jobs.get(tenant, id))?.status).toBe('completed');
     expect(await row(id)).toMatchObject({ ID: `rec-${id}`, Duration: 1 });
     expect(await listed(setup, [id])).toEqual([]);
@@ -210,12 +247,35 @@ describe('the sweep: an analysis whose state change never came', () => {
   it('an analysis still running is asked about again later, and failed once past its processing window', async () => {
     const setup = runner(async () => ({ kind: 'pending' }));
     const id = await uploadedJob(setup);
-    await setup.run.sweepAnalyses(Date.now() + 1);
+    await setup.run.sweepJobs(Date.now() + 1);
     expect((await setup.jobs.get(tenant, id))?.status).toBe('started');
     expect(await listed(setup, [id])).toEqual([id]);
-    await setup.run.sweepAnalyses(Date.now() + WINDOW_MS + 60_000);
+    await setup.run.sweepJobs(Date.now() + WINDOW_MS + 60_000);
     expect(await setup.jobs.get(tenant, id)).toMatchObject({ status: 'failed', failureReason: 'The analysis did not finish within 120 minutes of the upload. Create a new upload to try again.' });
     expect(await listed(setup, [id])).toEqual([]);
+  });
+
+  it('a job whose file never came is failed by the sweep once overdue, though nobody reads it, and frees its place', async () => {
+    const setup = runner(() => Promise.reject(new Error('not asked')));
+    const id = newUlid(Date.now());
+    await setup.jobs.create(
+      tenant,
+      {
+        id,
+        status: 'started',
+        started: Date.now(),
+        file: recordingKey(tenant, id, 'audio/wav'),
+        recordingId: `rec-${id}`,
+        upload: { contentType: 'audio/wav', sizeBytes: 44, fileName: 'a.wav', uploadExpiresAt: Date.now() + 60_000 },
+      },
+      { inFlightLimit: 10_000 },
+    );
+    const before = await setup.jobs.inFlight(tenant);
+    await setup.run.sweepJobs(Date.now() + 1);
+    expect((await setup.jobs.get(tenant, id))?.status).toBe('started');
+    await setup.run.sweepJobs(Date.now() + 60_001);
+    expect(await setup.jobs.get(tenant, id)).toMatchObject({ status: 'failed', failureReason: expect.stringMatching(/^The recording was not uploaded before its upload URL expired/) });
+    expect(await setup.jobs.inFlight(tenant)).toBe(before - 1);
   });
 
   it("one job's error is left to the next sweep, the others are settled", async () => {
@@ -227,17 +287,17 @@ describe('the sweep: an analysis whose state change never came', () => {
     });
     const first = await uploadedJob(setup);
     const second = await uploadedJob(setup);
-    const outcome = await setup.run.sweepAnalyses(Date.now() + 1);
+    const outcome = await setup.run.sweepJobs(Date.now() + 1);
     expect(outcome.settled).toBeGreaterThanOrEqual(1);
     const statuses = [(await setup.jobs.get(tenant, first))?.status, (await setup.jobs.get(tenant, second))?.status];
     expect(statuses.sort()).toEqual(['completed', 'started']);
-    await setup.run.sweepAnalyses(Date.now() + 1);
+    await setup.run.sweepJobs(Date.now() + 1);
     expect((await setup.jobs.get(tenant, first))?.status).toBe('completed');
     expect((await setup.jobs.get(tenant, second))?.status).toBe('completed');
   });
 });
 
-describe('a local data folder from before the index of analyses under way', () => {
+describe('a local data folder from before the index of open jobs', () => {
   it('its jobs table gets the index when the local runtime starts, as a deploy adds it', async () => {
     const store = inject('dynamo');
     const stage = `upgrade${Date.now().toString(36)}`;
@@ -246,19 +306,15 @@ describe('a local data folder from before the index of analyses under way', () =
     await raw.send(new CreateTableCommand(createTableInput({ ...tableSpecs.vocJobs, indexes: [] }, name)));
     await createTables(store, stage);
     const { Table } = await raw.send(new DescribeTableCommand({ TableName: name }));
-    expect(Table?.GlobalSecondaryIndexes?.map((index) => index.IndexName)).toEqual(['byPendingAnalysis']);
+    expect(Table?.GlobalSecondaryIndexes?.map((index) => index.IndexName)).toEqual(['byOpenJob']);
     const jobs = createVocJobsStore(documentClient(), name);
     const id = newUlid(Date.now());
-    await jobs.create(tenant, {
-      id,
-      status: 'started',
-      started: Date.now(),
-      file: 'f',
-      recordingId: `rec-${id}`,
-      upload: { contentType: 'audio/wav', sizeBytes: 1, fileName: 'a', uploadExpiresAt: Date.now() },
-    });
-    expect(await jobs.markAnalysisSubmitted(tenant, id, 'transcription', Date.now())).toBe('done');
-    expect(await jobs.pendingAnalyses(Date.now() + 1, 10)).toEqual([{ tenantId: tenant, jobId: id }]);
+    await jobs.create(
+      tenant,
+      { id, status: 'started', started: Date.now(), file: 'f', recordingId: `rec-${id}`, upload: { contentType: 'audio/wav', sizeBytes: 1, fileName: 'a', uploadExpiresAt: Date.now() } },
+      { inFlightLimit: 1 },
+    );
+    expect(await jobs.openJobs(Date.now() + 1, 10)).toEqual([{ tenantId: tenant, jobId: id }]);
     raw.destroy();
   });
 });

@@ -21,6 +21,7 @@ export function storedKey(tenants: string[], lifecycle: Pick<StoredKey, 'expires
 export function memoryStore(keys: StoredKey[], hooks: { beforeCreate?: () => Promise<void> } = {}): KeysStore {
   return {
     findByHash: async (hash) => keys.find((key) => key.keyHash === hash),
+    findByKeyId: async (keyId) => keys.find((key) => key.keyId === keyId),
     async create(key) {
       await hooks.beforeCreate?.();
       keys.push(key);

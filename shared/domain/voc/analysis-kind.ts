@@ -22,11 +22,12 @@ export const TRANSCRIBE_MEDIA_LIMITS = { minSampleRate: 8000, maxSampleRate: 48_
 export type AnalysisChoice = { kind: AnalysisKind } | { refused: string };
 
 /**
- * The analysis for a probed recording, or why none can take it.
+ * The analysis for a probed recording, or why none can take it: `maxSeconds` is the stage's
+ * longest recording (never past Transcribe's 4 hours).
  *
  * @example chooseAnalysis({ container: 'WAVE', channels: 2, sampleRate: 8000 }, 64_000) // { kind: 'call-analytics' }
  */
-export function chooseAnalysis(probe: AudioProbe, sizeBytes: number): AnalysisChoice {
+export function chooseAnalysis(probe: AudioProbe, sizeBytes: number, maxSeconds: number = TRANSCRIBE_MEDIA_LIMITS.maxSeconds): AnalysisChoice {
   const limits = TRANSCRIBE_MEDIA_LIMITS;
   if (probe.channels > 2) {
     return {
@@ -36,11 +37,17 @@ export function chooseAnalysis(probe: AudioProbe, sizeBytes: number): AnalysisCh
   if (probe.sampleRate < limits.minSampleRate || probe.sampleRate > limits.maxSampleRate) {
     return { refused: `The recording is sampled at ${probe.sampleRate} Hz; the analysis takes 8000 to 48000 Hz. Resample it and upload it again.` };
   }
-  if (probe.durationSeconds !== undefined && probe.durationSeconds > limits.maxSeconds) {
-    return { refused: `The recording lasts ${Math.round(probe.durationSeconds / 60)} minutes; the analysis takes at most 4 hours. Split it and upload the parts.` };
+  const longest = Math.min(maxSeconds, limits.maxSeconds);
+  if (probe.durationSeconds !== undefined && probe.durationSeconds > longest) {
+    return { refused: `The recording lasts ${spoken(probe.durationSeconds)}; this API analyses recordings of at most ${spoken(longest)}. Split it and upload the parts.` };
   }
   if (sizeBytes > limits.maxBytes) {
     return { refused: `The recording has ${sizeBytes} bytes; the analysis takes at most 2 GB a file. Compress or split it and upload it again.` };
   }
   return { kind: probe.channels === 2 ? 'call-analytics' : 'transcription' };
+}
+
+/** A length as a sentence says it: seconds up to a minute and a half, else minutes. */
+function spoken(seconds: number): string {
+  return seconds < 90 ? `${Math.round(seconds)} seconds` : `${Math.round(seconds / 60)} minutes`;
 }

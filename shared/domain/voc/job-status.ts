@@ -40,6 +40,10 @@ export interface VocJobUpload {
   audioSeconds?: number;
   /** Epoch ms the analysis was submitted: from then on, its end is the analysis's to report. */
   analysisSubmittedAt?: number;
+  /** The API key that created the upload: its file is refused if that key is revoked or expired by then. */
+  keyId?: string;
+  /** Counted among its tenant's recordings in flight until it finishes. */
+  countsInFlight?: boolean;
 }
 
 export type StoredVocJob = VocJob & { upload?: VocJobUpload };
