@@ -43,14 +43,31 @@ export interface StageConfig {
    *   authorizer and of the OpenAPI document function, a cap on what they can take (and a
    *   guarantee of it). Undefined leaves a function unreserved: accounts whose concurrency quota
    *   is still the new-account 10 cannot reserve (Lambda keeps 100 unreserved).
-   * - `wafRequestsPerIpPer5Minutes`: a WAF web ACL on the stage whose rate-based rule blocks an IP
-   *   address (429) that sends more in any 5 minutes; undefined: no web ACL.
+   * - `acceptUntaggedKeys`: whether the authorizer still accepts keys issued before key tags
+   *   (`cxm_<keyId>_<secret>`), each at the cost of a read; off, an untagged token is refused as
+   *   cheaply as a forged tag (shared/auth/key-tag.ts). On by default: stages deployed before tags
+   *   hold keys without one (infra/README.md says how to replace them, then turn it off).
+   * - The stage's WAF web ACL (edge-protection.ts), which exists when any of its rules is asked for:
+   *   - `wafRequestsPerIpPer5Minutes`: blocks an IP address (429) that sends more requests in any 5
+   *     minutes; undefined: no such rule.
+   *   - `wafMalformedKeyRequestsPerIpPer5Minutes`: the same, far lower, for the requests whose
+   *     `Authorization` header cannot hold a key (missing, another scheme, another shape; untagged
+   *     keys count too once `acceptUntaggedKeys` is off); only those requests of the address are
+   *     blocked. Undefined: no such rule.
+   *   - `wafIpReputationList`, `wafAnonymousIpList`: AWS's managed rule groups
+   *     AWSManagedRulesAmazonIpReputationList (addresses Amazon's threat intelligence has seen
+   *     attack or scan) and AWSManagedRulesAnonymousIpList (VPNs, proxies, Tor; its hosting-provider
+   *     rule only counts, since our callers are servers that run at hosting providers).
    */
   edge: {
     stageRateLimit: RateLimit;
     authorizerReservedConcurrency: number | undefined;
     documentReservedConcurrency: number | undefined;
+    acceptUntaggedKeys: boolean;
     wafRequestsPerIpPer5Minutes: number | undefined;
+    wafMalformedKeyRequestsPerIpPer5Minutes: number | undefined;
+    wafIpReputationList: boolean;
+    wafAnonymousIpList: boolean;
   };
   /** Lambda memory (MB); on arm64, CPU scales with it, and cold starts with CPU. */
   memorySize: number;
@@ -129,6 +146,10 @@ export interface StageConfig {
     latencyP99: Duration;
     /** 429 responses (usage plan throttles) in 5 minutes. */
     throttled429Per5Minutes: number;
+    /** 401 responses (keys refused, by the authorizer or the gateway) in 5 minutes. */
+    unauthenticated401Per5Minutes: number;
+    /** Throttled invocations of the authorizer in 5 minutes: each one a 503 for a tenant whose cached answer had expired. */
+    authorizerThrottlesPer5Minutes: number;
     /** DynamoDB SystemErrors of one table in 5 minutes that raise the alarm. */
     dynamoSystemErrorsPer5Minutes: number;
     /** Age of the oldest reporting stream record the indexer has not processed yet. */
@@ -150,9 +171,18 @@ const protectiveDefaults: StageSettings = {
     stageRateLimit: DEFAULT_STAGE_RATE_LIMIT,
     authorizerReservedConcurrency: 50,
     documentReservedConcurrency: 2,
+    acceptUntaggedKeys: true,
     // About 333 a second from one address, kept up for 5 minutes: a partner calling for several
     // tenants at their full rate (50 a second each) stays under it.
     wafRequestsPerIpPer5Minutes: 100_000,
+    // About 3 a second from one address, kept up for 5 minutes: far more than a client's mistakes
+    // (a key left out, a key mistyped, the OpenAPI document fetched), a hundredth of the total.
+    wafMalformedKeyRequestsPerIpPer5Minutes: 1_000,
+    // Few false positives (addresses seen attacking), and callers are servers: on everywhere.
+    wafIpReputationList: true,
+    // Off: a tenant's backend may leave through a commercial proxy or VPN (a static egress
+    // address, say), which this list blocks. A stage that knows its callers can turn it on.
+    wafAnonymousIpList: false,
   },
   memorySize: 1024,
   logLevel: 'INFO',
@@ -182,6 +212,9 @@ const protectiveDefaults: StageSettings = {
     serverErrorRatePercent: 1,
     latencyP99: Duration.seconds(3),
     throttled429Per5Minutes: 100,
+    // More than 3 a second for 5 minutes: a client stuck on a revoked key, or a flood of made-up ones.
+    unauthenticated401Per5Minutes: 1_000,
+    authorizerThrottlesPer5Minutes: 1,
     dynamoSystemErrorsPer5Minutes: 1,
     indexerIteratorAge: Duration.minutes(5),
   },

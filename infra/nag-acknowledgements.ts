@@ -94,7 +94,7 @@ const because = {
   noWebAcl: {
     decision: 'infra/config.ts',
     reason:
-      'This stage was configured without a web ACL (edge.wafRequestsPerIpPer5Minutes unset; every listed stage has one). What still limits requests before the authorizer answers: the stage throttle of each method and the reserved concurrency of the authorizer and the document function. The usage plan throttles per tenant only after the authorizer has accepted a key, so it does not limit a flood of invalid tokens.',
+      'This stage was configured without a web ACL (every edge.waf* setting off; every listed stage has one). What still limits requests before the authorizer answers: the stage throttle of each method and the reserved concurrency of the authorizer and the document function. The usage plan throttles per tenant only after the authorizer has accepted a key, so it does not limit a flood of invalid tokens.',
   },
   accessLogsNotExecutionLogs: {
     decision: 'infra/constructs/access-logs.ts',
@@ -105,6 +105,11 @@ const because = {
     decision: 'infra/README.md#operating-a-stage',
     reason:
       'The secret is the HMAC key of reporting list cursors, which live 24 hours and carry no data beyond the window and position they sign. Each cursor names its key and the lists accept the AWSCURRENT and AWSPREVIOUS versions, so a rotation breaks no open cursor; a second rotation within 24 hours would. An operator rotates it by hand (put-secret-value, infra/README.md "Rotating the cursor secret") when it may have leaked, at most once a day; a scheduled rotation needs a rotation Lambda for a value nothing else derives.',
+  },
+  keyTagSecretNotRotated: {
+    decision: 'infra/README.md#operating-a-stage',
+    reason:
+      'The secret is the HMAC key of API key tags, which only spare the authorizer a read for a made-up key; the key itself is the credential (its SHA-256 is what the authorizer looks up). The authorizer accepts the AWSCURRENT and AWSPREVIOUS versions, so one rotation breaks no key, but a second drops every key tagged before the first: a rotation means reissuing the stage\'s keys. An operator rotates it by hand (put-secret-value, infra/README.md "Rotating the key-tag secret") only when it may have leaked; a scheduled rotation would break tenants\' keys.',
   },
   signedRequestsOnly: {
     decision: 'infra/README.md#choosing-the-reporting-backend',
@@ -202,6 +207,7 @@ export function nagAcknowledgements(stack: CxmStack): NagAcknowledgement[] {
     }
   }
   acknowledge(child(stack.api, 'CursorSecret'), 'AwsSolutions-SMG4', because.cursorSecretNotRotated);
+  acknowledge(child(stack.api, 'KeyTagSecret'), 'AwsSolutions-SMG4', because.keyTagSecretNotRotated);
 
   // Reporting search, on stages that have a domain.
   const { search, indexer } = stack;

@@ -48,6 +48,12 @@ export const UNEXERCISED_GRANTS: readonly UnexercisedGrant[] = [
     resource: '*:secret:cxm-<stage>-cursor-secret-*',
     why: 'The cursor key is read from Secrets Manager on a stage and in bundle mode (through the local stand-in, test/integration/bundle-wiring); the sources runtime, whose calls are recorded, is handed the key in its environment.',
   })),
+  {
+    principal: 'authorizer',
+    action: 'secretsmanager:GetSecretValue',
+    resource: '*:secret:cxm-<stage>-key-tag-secret-*',
+    why: 'The key-tag secret is read from Secrets Manager on a stage and in bundle mode (through the local stand-in: test/integration/key-tags proves a tagged key, and one tagged under AWSPREVIOUS, over it); the sources runtime, whose calls are recorded, is handed the secret in its environment.',
+  },
   ...['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'].map((action) => ({
     principal: 'processRecording',
     action,

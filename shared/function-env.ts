@@ -33,6 +33,12 @@ export const FUNCTION_ENV = {
   cursorSecretArn: 'CXM_CURSOR_SECRET_ARN',
   cursorSecret: 'CXM_CURSOR_SECRET',
   cursorSecretPrevious: 'CXM_CURSOR_SECRET_PREVIOUS',
+  /** The key-tag secret (shared/auth/key-tag.ts) the authorizer checks tags with: its ARN on a stage, the secret itself locally. */
+  keyTagSecretArn: 'CXM_KEY_TAG_SECRET_ARN',
+  keyTagSecret: 'CXM_KEY_TAG_SECRET',
+  keyTagSecretPrevious: 'CXM_KEY_TAG_SECRET_PREVIOUS',
+  /** `true` or `false`: whether the authorizer still accepts keys issued before tags (`edge.acceptUntaggedKeys`). */
+  acceptUntaggedKeys: 'CXM_ACCEPT_UNTAGGED_KEYS',
   /** Recordings: the bucket, the upload's limits, the job's deadlines and which analysis runs. */
   recordingsBucket: 'CXM_RECORDINGS_BUCKET',
   recordingMaxBytes: 'CXM_RECORDING_MAX_BYTES',

@@ -8,8 +8,11 @@ import type { SchemaId } from '#shared/schemas/schema-ids';
 import type { TableId } from '#shared/store/table-specs';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
-/** The secrets a route may read: `cursorSecret` signs reporting cursors. */
-export const SECRET_IDS = ['cursorSecret'] as const;
+/**
+ * The stage's secrets: `cursorSecret` signs reporting cursors (routes declare it), `keyTagSecret`
+ * tags API keys (the authorizer's, AUTHORIZER_SECRETS).
+ */
+export const SECRET_IDS = ['cursorSecret', 'keyTagSecret'] as const;
 export type SecretId = (typeof SECRET_IDS)[number];
 /** An item operation of DynamoDB a function makes on a table: its IAM action is `dynamodb:<operation>`. */
 export type TableOperation = 'GetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'ConditionCheckItem' | 'Query';
@@ -114,6 +117,8 @@ export const RECORDING_UPLOAD_REQUEST_MAX_BYTES = 4096;
 export const AUTHORIZER_HANDLER = 'functions/authorizer.ts';
 /** The authorizer reads a key's record by its hash, and nothing else. */
 export const AUTHORIZER_TABLES = { keys: { operations: ['GetItem'] } } as const satisfies Partial<Record<TableId, TableAccess>>;
+/** The authorizer checks a key's tag before any read (shared/auth/key-tag.ts). */
+export const AUTHORIZER_SECRETS = ['keyTagSecret'] as const satisfies readonly SecretId[];
 /** Function timeout; the chain answers 504 itself just before it. */
 export const FUNCTION_TIMEOUT_SECONDS = 10;
 

@@ -20,6 +20,11 @@ export interface CliStores extends TableStores {
   target: string;
   /** The local stack's base URL (from local.json); absent for a stage. */
   apiUrl?: string;
+  /**
+   * The secret new keys are tagged under: the local stack's (local.json), or the stage's
+   * AWSCURRENT version (stage-key-tag-secret.ts), read only when a command issues a key.
+   */
+  keyTagSecret(): Promise<string>;
 }
 
 export async function connectStores(stage: string | undefined): Promise<CliStores> {
@@ -29,7 +34,8 @@ export async function connectStores(stage: string | undefined): Promise<CliStore
     }
     const tables = Object.fromEntries(allTableSpecs.map((spec) => [spec.id, physicalTableName(stage, spec.id)])) as Record<TableId, string>;
     const [{ apiGatewayUsagePlan }, { openTableStores }] = await Promise.all([import('./api-gateway-usage-plan.ts'), import('./open-table-stores.ts')]);
-    return { ...openTableStores(tables), usagePlan: apiGatewayUsagePlan(stage), target: `stage ${stage}` };
+    const keyTagSecret = async () => (await import('./stage-key-tag-secret.ts')).stageKeyTagSecret(stage);
+    return { ...openTableStores(tables), usagePlan: apiGatewayUsagePlan(stage), target: `stage ${stage}`, keyTagSecret };
   }
   const state = readLocalState();
   if (!state) {
@@ -41,5 +47,14 @@ export async function connectStores(stage: string | undefined): Promise<CliStore
     throw new CliError(`${localStatePath()} was written by an older version of the local stack; restart 'npm start' and try again.`);
   }
   useLocalDynamo({ endpoint: state.dynamodbEndpoint, credentials: state.dynamodbCredentials }, state.tables);
-  return { ...openTableStores(state.tables), apiUrl: state.apiUrl, target: `local stack at ${state.apiUrl}` };
+  const { keyTagSecret } = state;
+  return {
+    ...openTableStores(state.tables),
+    apiUrl: state.apiUrl,
+    target: `local stack at ${state.apiUrl}`,
+    keyTagSecret: async () => {
+      if (!keyTagSecret) throw new CliError(`${localStatePath()} was written by a version of the local stack without key tags; restart 'npm start' and try again.`);
+      return keyTagSecret;
+    },
+  };
 }

@@ -51,7 +51,13 @@ export function registerKeysCommands(program: Command): void {
       }
       const expiresAt = parseExpiry(options.expires, now);
       const stores = await connectStores(options.stage);
-      const { key, stored, usageKey, unconfirmed } = await issueKey(stores.keys, { tenants: options.tenant, scopes: options.scope, name: options.name, expiresAt }, now, stores.usagePlan);
+      // Before anything is written: without the secret no key can be issued.
+      const tagSecret = await stores.keyTagSecret();
+      const { key, stored, usageKey, unconfirmed } = await issueKey(
+        stores.keys,
+        { tenants: options.tenant, scopes: options.scope, name: options.name, expiresAt },
+        { tagSecret, now, usagePlan: stores.usagePlan },
+      );
       if (unconfirmed) {
         console.error(
           `cxm: warning: the key is created, but its usage-plan key ${usageKey?.name} could not be checked again after storing it (${unconfirmed}); run 'cxm keys sync --stage ${options.stage}' to be sure it is in the plan`,
@@ -76,7 +82,7 @@ export function registerKeysCommands(program: Command): void {
 
   keys
     .command('list')
-    .description('list keys (never the keys themselves)')
+    .description('list keys (never the keys themselves), and which active ones have no tag')
     .option('--tenant <id>', 'only keys that hold this tenant')
     .option('--json', 'print a JSON array')
     .option('--stage <name>', 'deployed stage to use instead of the local stack')
@@ -92,6 +98,7 @@ export function registerKeysCommands(program: Command): void {
         expiresAt: key.expiresAt ?? null,
         revokedAt: key.revokedAt ?? null,
         status: keyStatus(key, now),
+        tagged: key.tagged === true,
       }));
       if (options.json) {
         console.log(JSON.stringify(listed));
@@ -101,9 +108,15 @@ export function registerKeysCommands(program: Command): void {
         console.log(`No keys${options.tenant ? ` for tenant ${options.tenant}` : ''} on the ${stores.target}.`);
         return;
       }
-      const header = ['ID', 'STATUS', 'NAME', 'TENANTS', 'SCOPES', 'CREATED', 'EXPIRES'];
-      const rows = listed.map((k) => [k.id, k.status, k.name, k.tenants.join(','), k.scopes.join(','), k.createdAt, k.expiresAt ?? '-']);
+      const header = ['ID', 'STATUS', 'TAG', 'NAME', 'TENANTS', 'SCOPES', 'CREATED', 'EXPIRES'];
+      const rows = listed.map((k) => [k.id, k.status, k.tagged ? 'yes' : 'no', k.name, k.tenants.join(','), k.scopes.join(','), k.createdAt, k.expiresAt ?? '-']);
       console.log(formatTable([header, ...rows]));
+      const untagged = listed.filter((k) => k.status === 'active' && !k.tagged).length;
+      if (untagged > 0) {
+        console.log(
+          `${untagged} active key${untagged === 1 ? ' has' : 's have'} no tag (issued before key tags): ${untagged === 1 ? 'it works' : 'they work'} only while the stage accepts untagged keys (edge.acceptUntaggedKeys). Replace ${untagged === 1 ? 'it' : 'them'} with 'cxm keys create', then 'cxm keys revoke' (infra/README.md, "Keys without a tag").`,
+        );
+      }
     });
 
   keys

@@ -7,11 +7,11 @@
 import type { Command } from 'commander';
 import { isValidTenantId } from '#shared/auth/tenant-id';
 import { CliError } from './cli-error.ts';
-import { type CliStores, connectStores } from './connect-stores.ts';
+import { connectStores } from './connect-stores.ts';
 import { countProgress } from './count-progress.ts';
 import { runBounded } from './run-bounded.ts';
 // Type only: the writes module itself is imported when seeding (below).
-import type { SeedPlan } from './seed-writes.ts';
+import type { SeedPlan, SeedStores } from './seed-writes.ts';
 import { wholeNumberOption } from './whole-number-option.ts';
 
 /** Write requests in flight at once. */
@@ -31,7 +31,7 @@ interface SeedOptions {
  * `progress`: how to show it, as import does (redrawn on a terminal; elsewhere a plain line every
  * 5 s of a long run, nothing for a short one); undefined shows none (the bench's seeding).
  */
-export async function seed(plan: SeedPlan, stores: CliStores, progress: { tty: boolean } | undefined): Promise<number> {
+export async function seed(plan: SeedPlan, stores: SeedStores, progress: { tty: boolean } | undefined): Promise<number> {
   // Imported when seeding, not at every `cxm` start: the row generators serve this command only.
   const { seedWrites } = await import('./seed-writes.ts');
   const total = plan.assistant + plan.voc + plan.jobs;

@@ -11,6 +11,9 @@ import { type ReportRow, type ShapedRow, shapeRow } from '#shared/domain/reporti
 import type { JobStatus, VocJob } from '#shared/domain/voc/job-status';
 import type { CliStores } from './connect-stores.ts';
 
+/** What seeding writes with: the stores, never a key (so no key-tag secret). */
+export type SeedStores = Omit<CliStores, 'keyTagSecret'>;
+
 /** What to seed, from `cxm seed`'s options; `now` is the instant the rows' times count back from. */
 export interface SeedPlan {
   tenant: string;
@@ -87,7 +90,7 @@ function seedJob(plan: SeedPlan, n: number): VocJob {
 }
 
 /** Every write of the plan, lazily; each resolves to the number of items it wrote. */
-export function* seedWrites(plan: SeedPlan, stores: CliStores): Generator<() => Promise<number>> {
+export function* seedWrites(plan: SeedPlan, stores: SeedStores): Generator<() => Promise<number>> {
   for (const kind of ['assistant', 'voc'] as const) {
     for (const batch of rowBatches(plan, kind)) {
       yield () => stores.reportingRows.putRows(plan.tenant, kind, batch).then(() => batch.length);

@@ -13,7 +13,7 @@ import type { CliStores } from './connect-stores.ts';
 const SIGNALS = ['SIGINT', 'SIGTERM'] as const;
 
 export async function withTemporaryKey<T>(stores: CliStores, request: KeyRequest & { expiresAt: string }, use: (key: string) => Promise<T>, log: (line: string) => void): Promise<T> {
-  const issuing = issueKey(stores.keys, request, new Date(), stores.usagePlan);
+  const issuing = stores.keyTagSecret().then((tagSecret) => issueKey(stores.keys, request, { tagSecret, usagePlan: stores.usagePlan }));
   let revoking: Promise<void> | undefined;
   // Once, whoever asks first (the end of the work or a signal); a key that was never issued needs nothing.
   const revoke = () =>

@@ -12,7 +12,7 @@ import { Construct } from 'constructs';
 import { RECORDINGS_PREFIX } from '#shared/domain/voc/recording-upload';
 import { FUNCTION_ENV } from '#shared/function-env';
 import { allowedOriginsValue } from '#shared/http/allowed-origins';
-import { AUTHORIZER_HANDLER, AUTHORIZER_TABLES, type RouteSpec, routes, type SecretId, type TableAccess } from '#shared/routes';
+import { AUTHORIZER_HANDLER, AUTHORIZER_SECRETS, AUTHORIZER_TABLES, type RouteSpec, routes, type SecretId, type TableAccess } from '#shared/routes';
 import { DYNAMO_INDEX_TABLES } from '#shared/store/function-stores';
 import { idempotencyTtlMs } from '#shared/store/idempotency-ttl';
 import type { TableId } from '#shared/store/table-specs';
@@ -25,14 +25,18 @@ import { accessLogOptions } from './access-logs.ts';
 import { addOpenApiDocument } from './api-docs.ts';
 import { ApiFunction } from './api-function.ts';
 import type { SpecTable } from './data.ts';
-import { EdgeWebAcl } from './edge-protection.ts';
+import { EdgeWebAcl, wantsWebAcl } from './edge-protection.ts';
 import { addGatewayResponses } from './gateway-responses.ts';
 import type { Recordings } from './recordings.ts';
 import { type ReportingBackend, reportingBackendDefine } from './reporting-backend-bundling.ts';
 import type { ReportingSearch } from './search.ts';
 
-/** How a function learns where its secret is (shared/http/cursor-secret.ts reads it). */
-const SECRET_ENV: Record<SecretId, string> = { cursorSecret: FUNCTION_ENV.cursorSecretArn };
+/** How a function learns where its secret is (shared/http/cursor-secret.ts and key-tag-secrets.ts read it). */
+const SECRET_ENV: Record<SecretId, string> = { cursorSecret: FUNCTION_ENV.cursorSecretArn, keyTagSecret: FUNCTION_ENV.keyTagSecretArn };
+const SECRET_DESCRIPTIONS: Record<SecretId, string> = {
+  cursorSecret: 'Signs reporting list cursors (HMAC-SHA256)',
+  keyTagSecret: "Tags tenant API keys (HMAC-SHA256) so the authorizer refuses a made-up key before any read; 'cxm keys create' reads it",
+};
 
 export interface ApiProps {
   config: StageConfig;
@@ -47,7 +51,7 @@ export class Api extends Construct {
   readonly authorizerFunction: ApiFunction;
   /** Throttles each tenant through its own API Gateway key, and each key of several tenants through one of its own (not one per key: a tenant could multiply its rate by making keys). */
   readonly usagePlan: UsagePlan;
-  /** The stage's web ACL, when the stage has one (edge.wafRequestsPerIpPer5Minutes). */
+  /** The stage's web ACL, when its settings ask for one of its rules (edge.waf*). */
   readonly webAcl: CfnWebACL | undefined;
   /** Route id -> its function, for tests and for wiring alarms later. */
   readonly routeFunctions: ReadonlyMap<string, ApiFunction>;
@@ -86,6 +90,31 @@ export class Api extends Construct {
       apiStages: [{ api: this.restApi, stage: this.restApi.deploymentStage }],
     });
 
+    // One generated secret per kind the authorizer or a route declares, readable only by those functions.
+    const secrets = new Map<SecretId, Secret>();
+    const secretFor = (id: SecretId) => {
+      let secret = secrets.get(id);
+      if (!secret) {
+        secret = new Secret(this, `${id.charAt(0).toUpperCase()}${id.slice(1)}`, {
+          secretName: secretName(stage, id),
+          description: SECRET_DESCRIPTIONS[id],
+          generateSecretString: { passwordLength: 64, excludePunctuation: true },
+          removalPolicy: config.removalPolicy,
+        });
+        secrets.set(id, secret);
+      }
+      return secret;
+    };
+    const grantSecrets = (fn: ApiFunction, ids: readonly SecretId[]) => {
+      for (const id of ids) {
+        const secret = secretFor(id);
+        // The value only: grantRead would add DescribeSecret, which Powertools' getSecret never
+        // calls. The secret is encrypted with AWS's managed key, whose use needs no grant.
+        fn.addToRolePolicy(new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [secret.secretArn] }));
+        fn.addEnvironment(SECRET_ENV[id], secret.secretArn);
+      }
+    };
+
     this.authorizerFunction = new ApiFunction(this, 'Authorizer', {
       entry: AUTHORIZER_HANDLER,
       functionName: `cxm-${stage}-authorizer`,
@@ -95,6 +124,8 @@ export class Api extends Construct {
       ...reservedConcurrency(config, 'authorizer'),
     });
     for (const [tableId, access] of Object.entries(AUTHORIZER_TABLES) as [TableId, TableAccess][]) this.authorizerFunction.bindTable(tables[tableId], access);
+    grantSecrets(this.authorizerFunction, AUTHORIZER_SECRETS);
+    this.authorizerFunction.addEnvironment(FUNCTION_ENV.acceptUntaggedKeys, String(config.edge.acceptUntaggedKeys));
     const authorizer = new RequestAuthorizer(this, 'KeyAuthorizer', {
       handler: this.authorizerFunction,
       // A cached decision is per key: its answer, usage key included, is the same for
@@ -102,22 +133,6 @@ export class Api extends Construct {
       identitySources: [...AUTHORIZER_IDENTITY_SOURCES],
       resultsCacheTtl: config.authorizerCacheTtl,
     });
-
-    // One generated secret per kind a route declares, readable only by those routes' functions.
-    const secrets = new Map<SecretId, Secret>();
-    const secretFor = (id: SecretId) => {
-      let secret = secrets.get(id);
-      if (!secret) {
-        secret = new Secret(this, `${id.charAt(0).toUpperCase()}${id.slice(1)}`, {
-          secretName: secretName(stage, id),
-          description: 'Signs reporting list cursors (HMAC-SHA256)',
-          generateSecretString: { passwordLength: 64, excludePunctuation: true },
-          removalPolicy: config.removalPolicy,
-        });
-        secrets.set(id, secret);
-      }
-      return secret;
-    };
 
     const routeFunctions = new Map<string, ApiFunction>();
     const routeSpecs: readonly RouteSpec[] = routes;
@@ -164,13 +179,7 @@ export class Api extends Construct {
         fn.addEnvironment(FUNCTION_ENV.recordingUploadGraceSeconds, String(config.recordings.uploadGrace.toSeconds()));
         fn.addEnvironment(FUNCTION_ENV.recordingProcessingWindowSeconds, String(config.recordings.processingWindow.toSeconds()));
       }
-      for (const id of route.secrets ?? []) {
-        const secret = secretFor(id);
-        // The value only: grantRead would add DescribeSecret, which Powertools' getSecret never
-        // calls. The secret is encrypted with AWS's managed key, whose use needs no grant.
-        fn.addToRolePolicy(new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [secret.secretArn] }));
-        fn.addEnvironment(SECRET_ENV[id], secret.secretArn);
-      }
+      grantSecrets(fn, route.secrets ?? []);
       // Console test-invoke is not needed; the permission stays scoped to the deployed stage.
       const integration = new LambdaIntegration(fn, { proxy: true, allowTestInvoke: false });
       const resource = this.restApi.root.resourceForPath(route.path);
@@ -188,12 +197,6 @@ export class Api extends Construct {
     }
     this.routeFunctions = routeFunctions;
     addOpenApiDocument(this, this.restApi, config);
-    if (config.edge.wafRequestsPerIpPer5Minutes !== undefined) {
-      this.webAcl = new EdgeWebAcl(this, 'EdgeWebAcl', {
-        stage: this.restApi.deploymentStage,
-        stageName: stage,
-        requestsPerIpPer5Minutes: config.edge.wafRequestsPerIpPer5Minutes,
-      }).webAcl;
-    }
+    if (wantsWebAcl(config.edge)) this.webAcl = new EdgeWebAcl(this, 'EdgeWebAcl', { stage: this.restApi.deploymentStage, config }).webAcl;
   }
 }

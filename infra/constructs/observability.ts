@@ -28,6 +28,11 @@ import type { ReportingSearch } from './search.ts';
 
 /** Counted from the access logs (the gateway answers 429 without calling a function). */
 export const THROTTLED_429_METRIC = 'Throttled429';
+/**
+ * Counted from the access logs too: every 401, the authorizer's and the gateway's own (a missing
+ * header never reaches the authorizer, so its AuthFailure count misses those).
+ */
+export const UNAUTHENTICATED_401_METRIC = 'Unauthenticated401';
 
 const FIVE_MINUTES = Duration.minutes(5);
 
@@ -96,29 +101,34 @@ export class Observability extends Construct {
       datapointsToAlarm: 3,
     });
 
-    // The gateway answers 429 itself: only its access log knows. `stage` is a dimension because the
-    // namespace is shared by every stage of the account.
-    new MetricFilter(this, 'Throttled429Filter', {
-      logGroup: accessLogGroupOf(api),
-      filterPattern: FilterPattern.stringValue('$.status', '=', '429'),
-      metricNamespace: METRICS_NAMESPACE,
-      metricName: THROTTLED_429_METRIC,
-      metricValue: '1',
-      dimensions: { stage: '$.stage' },
-    });
-    const throttled429 = new Metric({
-      namespace: METRICS_NAMESPACE,
-      metricName: THROTTLED_429_METRIC,
-      dimensionsMap: { stage: config.stage },
-      statistic: 'Sum',
-      period: FIVE_MINUTES,
-      label: '429 (usage plan)',
-    });
+    // The gateway answers 429 itself: only its access log knows.
+    const throttled429 = this.accessLogCount(api, 'Throttled429Filter', '429', THROTTLED_429_METRIC, '429 (usage plan)');
     this.alarm('api-throttled-429', {
       alarmDescription: `More than ${thresholds.throttled429Per5Minutes} requests refused with 429 in 5 minutes`,
       metric: throttled429,
       threshold: thresholds.throttled429Per5Minutes,
       comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 1,
+    });
+
+    // A client stuck on a revoked key, or a flood of made-up ones (those with a wrong tag cost no
+    // read, but each is still an authorizer invocation).
+    const unauthenticated401 = this.accessLogCount(api, 'Unauthenticated401Filter', '401', UNAUTHENTICATED_401_METRIC, '401 (keys refused)');
+    this.alarm('api-unauthenticated-401', {
+      alarmDescription: `More than ${thresholds.unauthenticated401Per5Minutes} requests refused with 401 in 5 minutes: a client on a revoked or expired key, or a flood of made-up keys`,
+      metric: unauthenticated401,
+      threshold: thresholds.unauthenticated401Per5Minutes,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 1,
+    });
+
+    // At its reserved concurrency the authorizer is throttled, and every tenant whose cached
+    // answer expires meanwhile gets 503.
+    this.alarm('authorizer-throttles', {
+      alarmDescription: `The authorizer was throttled ${thresholds.authorizerThrottlesPer5Minutes} time(s) or more in 5 minutes: requests needing a fresh answer got 503`,
+      metric: api.authorizerFunction.metricThrottles({ statistic: 'Sum', period: FIVE_MINUTES }),
+      threshold: thresholds.authorizerThrottlesPer5Minutes,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       evaluationPeriods: 1,
     });
 
@@ -190,7 +200,12 @@ export class Observability extends Construct {
         latencyP99,
         apiStage.metricIntegrationLatency({ statistic: 'p99', period: FIVE_MINUTES, label: 'Integration latency p99' }),
       ]),
-      graph('Throttles and refusals', [throttled429, this.appMetric(APP_METRICS.serviceUnavailable, '503 (store throttled or unavailable)'), this.appMetric(APP_METRICS.authFailure, 'Auth failures')]),
+      graph('Throttles and refusals', [
+        throttled429,
+        unauthenticated401,
+        this.appMetric(APP_METRICS.serviceUnavailable, '503 (store throttled or unavailable)'),
+        this.appMetric(APP_METRICS.authFailure, 'Auth failures'),
+      ]),
       graph('Notes created', [this.appMetric(APP_METRICS.noteCreated, 'NoteCreated')]),
     );
     this.dashboard.addWidgets(
@@ -295,6 +310,22 @@ export class Observability extends Construct {
     alarm.addOkAction(action);
     this.alarms.push(alarm);
     return alarm;
+  }
+
+  /**
+   * The stage's responses of one status, counted from its access log by a metric filter. `stage` is
+   * a dimension because the namespace is shared by every stage of the account.
+   */
+  private accessLogCount(api: Api, filterId: string, status: string, metricName: string, label: string): Metric {
+    new MetricFilter(this, filterId, {
+      logGroup: accessLogGroupOf(api),
+      filterPattern: FilterPattern.stringValue('$.status', '=', status),
+      metricNamespace: METRICS_NAMESPACE,
+      metricName,
+      metricValue: '1',
+      dimensions: { stage: '$.stage' },
+    });
+    return new Metric({ namespace: METRICS_NAMESPACE, metricName, dimensionsMap: { stage: this.stage }, statistic: 'Sum', period: FIVE_MINUTES, label });
   }
 
   /** Any message in a dead-letter queue: something was given up on and wants a look. */

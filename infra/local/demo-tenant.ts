@@ -7,7 +7,9 @@ import { join } from 'node:path';
 import { generateAssistantRows, generateVocRows } from '#infra/tenant-data/generate-report-rows';
 import { importData } from '#infra/tenant-data/import-data';
 import { issueKey } from '#shared/auth/issue-key';
-import { hashKey } from '#shared/auth/key-format';
+import { hashKey, parseKey } from '#shared/auth/key-format';
+import type { KeysStore } from '#shared/auth/key-records';
+import { verifyKeyTag } from '#shared/auth/key-tag';
 import { shapeRow } from '#shared/domain/reporting/report-rows';
 import { scopeAreas } from '#shared/routes';
 import type { ImportFileContent } from '#shared/schemas/import-file';
@@ -55,20 +57,45 @@ export function demoData(now: Date): ImportFileContent {
   };
 }
 
+/** Issues the demo key and keeps it in `keyFile`. */
+async function issueDemoKey(keys: KeysStore, tagSecret: string, keyFile: string | undefined): Promise<string> {
+  const { key } = await issueKey(
+    keys,
+    {
+      tenants: [DEMO_TENANT],
+      scopes: scopeAreas().map((area) => `${area}:*`),
+      name: 'demo key (created by npm start)',
+    },
+    { tagSecret },
+  );
+  if (keyFile) writeFileSync(keyFile, `${key}\n`, { mode: 0o600 });
+  return key;
+}
+
 /**
  * Seeds the demo tenant unless this state directory has done so before, and returns the demo
  * key. Unlike every other key, the demo key is kept in plain text in `<home>/demo-key` (mode 600)
  * so later starts can print it again: a local convenience for a local-only tenant. The keys table
  * holds only its hash, as for every key; if that record is gone (the data was deleted), the
- * tenant is seeded again.
+ * tenant is seeded again. A saved key not tagged under `tagSecret` (made before key tags, or
+ * before the local secret was replaced) is revoked and a new one issued, so the demo key always works.
+ *
+ * @example
+ * const demoKey = await ensureDemoTenant(home, keyTagSecret); // 'cxm_<keyId>_<secret>_<tag>'
  */
-export async function ensureDemoTenant(home: string | undefined, now = new Date()): Promise<string> {
+export async function ensureDemoTenant(home: string | undefined, tagSecret: string, now = new Date()): Promise<string> {
   const keyFile = home ? join(home, 'demo-key') : undefined;
   const client = documentClient();
   const keys = createKeysStore(client, tableName('keys'));
   if (keyFile && existsSync(keyFile)) {
     const saved = readFileSync(keyFile, 'utf8').trim();
-    if (await keys.findByHash(hashKey(saved))) return saved;
+    const stored = await keys.findByHash(hashKey(saved));
+    if (stored) {
+      const parsed = parseKey(saved);
+      if (parsed?.tag !== undefined && verifyKeyTag([tagSecret], parsed.body, parsed.tag)) return saved;
+      await keys.revoke(stored.keyId, now);
+      return issueDemoKey(keys, tagSecret, keyFile);
+    }
   }
   const reportingRows = createReportingRowsStore(client, { rows: tableName('reporting'), counts: tableName('reportingCounts') });
   const { assistantConversations = [], vocConversations = [], ...rest } = demoData(now);
@@ -93,11 +120,5 @@ export async function ensureDemoTenant(home: string | undefined, now = new Date(
       vocConversations.map((row) => shapeRow('voc', DEMO_TENANT, row)),
     ),
   ]);
-  const { key } = await issueKey(keys, {
-    tenants: [DEMO_TENANT],
-    scopes: scopeAreas().map((area) => `${area}:*`),
-    name: 'demo key (created by npm start)',
-  });
-  if (keyFile) writeFileSync(keyFile, `${key}\n`, { mode: 0o600 });
-  return key;
+  return issueDemoKey(keys, tagSecret, keyFile);
 }

@@ -19,6 +19,8 @@ export interface LocalState {
   stage: string;
   tables: Record<TableId, string>;
   demo: { tenant: string; key: string } | null;
+  /** What `cxm keys create` tags keys under (the stack's `$CXM_HOME/key-tag-secret`, or this run's in memory). */
+  keyTagSecret?: string;
   pid: number;
 }
 

@@ -1,6 +1,6 @@
 /**
  * Starts the runtime `CXM_RUNTIME` names. Both take the local wiring from this process's
- * environment, where the local runtime put it (use-local-dynamo.ts, the cursor secret): the sources
+ * environment, where the local runtime put it (use-local-dynamo.ts, the local secrets): the sources
  * read it directly; bundle mode hands it to the bundles only where the template's references ask
  * for it (a table, a secret, the region), besides Lambda's own variables and the local endpoints.
  *
@@ -28,7 +28,7 @@ const PASSED_THROUGH = ['POWERTOOLS_LOG_LEVEL', 'POWERTOOLS_METRICS_DISABLED', '
  * Stage settings a developer may change locally through the same variable the function reads: in
  * bundle mode the value replaces the template's, in the functions whose template sets it.
  */
-const LOCAL_SETTINGS = [FUNCTION_ENV.idempotencyTtlHours, ...RECORDING_SETTING_ENVS];
+const LOCAL_SETTINGS = [FUNCTION_ENV.idempotencyTtlHours, FUNCTION_ENV.acceptUntaggedKeys, ...RECORDING_SETTING_ENVS];
 
 function localSettings(variables: Record<string, string>): Record<string, string> {
   return Object.fromEntries(LOCAL_SETTINGS.flatMap((name) => (name in variables && process.env[name] ? [[name, process.env[name]!]] : [])));
@@ -74,7 +74,10 @@ export async function startFunctionRuntime(options: StartFunctionRuntimeOptions 
     s3Endpoint: required('AWS_ENDPOINT_URL_S3'),
     transcribeEndpoint: required('AWS_ENDPOINT_URL_TRANSCRIBE'),
     tables,
-    secrets: { cursorSecret: { current: process.env[FUNCTION_ENV.cursorSecret], previous: process.env[FUNCTION_ENV.cursorSecretPrevious] } },
+    secrets: {
+      cursorSecret: { current: process.env[FUNCTION_ENV.cursorSecret], previous: process.env[FUNCTION_ENV.cursorSecretPrevious] },
+      keyTagSecret: { current: process.env[FUNCTION_ENV.keyTagSecret], previous: process.env[FUNCTION_ENV.keyTagSecretPrevious] },
+    },
     overrides,
     maxEnvironments: maxEnvironments(),
     ...(log.enabled('debug') && { report: (line: string) => log.line('debug', line) }),

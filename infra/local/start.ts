@@ -5,23 +5,26 @@
  *   the authorizer, 2000/4000), CXM_RUNTIME (sources | bundles),
  *   CXM_LOG_LEVEL (error | warn | info | debug), CXM_FUNCTION_CONCURRENCY (bundle mode, 8),
  *   CXM_IDEMPOTENCY_TTL_HOURS (24; how long an Idempotency-Key's answer is replayed),
- *   CXM_CURSOR_SECRET_PREVIOUS (a rotated cursor key still accepted),
+ *   CXM_CURSOR_SECRET_PREVIOUS (a rotated cursor key still accepted), CXM_KEY_TAG_SECRET_PREVIOUS
+ *   (a rotated key-tag secret still accepted), CXM_ACCEPT_UNTAGGED_KEYS (true | false, keys issued
+ *   before tags; true),
  *   CXM_SCHEDULE_SECONDS (run the stage's scheduled rules, the analysis sweep, this often instead
  *   of their rate)
  */
 import { join } from 'node:path';
 import { DEFAULT_RATE_LIMIT, DEFAULT_STAGE_RATE_LIMIT } from '#infra/default-rate-limits';
+import { acceptsUntaggedKeys } from '#shared/auth/untagged-keys';
 import { FUNCTION_ENV } from '#shared/function-env';
 import { idempotencyTtlMs } from '#shared/store/idempotency-ttl';
 import type { TableId } from '#shared/store/table-specs';
 import { wholeNumberSetting } from '#shared/whole-number-setting';
 import { LOCAL_STAGE } from './build-proxy-event.ts';
-import { localCursorSecret } from './cursor-secret-file.ts';
 import { DEMO_TENANT, ensureDemoTenant } from './demo-tenant.ts';
 import { createTables, type DynamoDbLocal, LOCAL_REGION, StartupError, startDynamoDbLocal } from './dynamodb-local.ts';
 import { functionRuntimeKind } from './function-runtime.ts';
 import { prepareInvocationStore } from './invocation-scope.ts';
 import { localLog, parseLocalLogLevel } from './local-log.ts';
+import { LOCAL_SECRET_FILES, localSecret } from './local-secret-file.ts';
 import { cxmHome, localStatePath, restrictStateDir, writeLocalState } from './local-state.ts';
 import { type BoundGateway, bindGateway } from './serve-gateway.ts';
 import { maxEnvironments } from './start-function-runtime.ts';
@@ -73,6 +76,7 @@ async function main(): Promise<void> {
     const runtimeKind = asStartupError(() => functionRuntimeKind());
     asStartupError(() => maxEnvironments());
     asStartupError(() => idempotencyTtlMs());
+    asStartupError(() => acceptsUntaggedKeys());
     const rateLimit = parseRateLimit(process.env.CXM_RATE_LIMIT || formatRateLimit(DEFAULT_RATE_LIMIT));
     if (!rateLimit) throw new StartupError(`CXM_RATE_LIMIT=${process.env.CXM_RATE_LIMIT} is not valid; give <rate per second>/<burst>, e.g. 50/100.`);
     const stageRateLimit = parseRateLimit(process.env.CXM_STAGE_RATE_LIMIT || formatRateLimit(DEFAULT_STAGE_RATE_LIMIT));
@@ -84,7 +88,9 @@ async function main(): Promise<void> {
     dynamo = await startDynamoDbLocal({ dataDir: inMemory ? undefined : join(home, 'dynamodb') });
     const tables = (await createTables(dynamo, LOCAL_STAGE)) as Record<TableId, string>;
     useLocalDynamo(dynamo, tables);
-    process.env[FUNCTION_ENV.cursorSecret] = localCursorSecret(inMemory ? undefined : home);
+    process.env[FUNCTION_ENV.cursorSecret] = localSecret(inMemory ? undefined : home, LOCAL_SECRET_FILES.cursorSecret);
+    const keyTagSecret = localSecret(inMemory ? undefined : home, LOCAL_SECRET_FILES.keyTagSecret);
+    process.env[FUNCTION_ENV.keyTagSecret] = keyTagSecret;
     const { functions, s3Endpoint, recordingsBucket } = await gateway.serve({
       recordingsDir: inMemory ? undefined : join(home, 'recordings'),
       authCacheTtlSeconds,
@@ -95,7 +101,7 @@ async function main(): Promise<void> {
       onFault: (error) => console.error('local gateway fault:', error),
     });
     // Through the store's gate, as every call of this process from serve() on.
-    const demoKey = await ensureDemoTenant(inMemory ? undefined : home);
+    const demoKey = await ensureDemoTenant(inMemory ? undefined : home, keyTagSecret);
     writeLocalState(
       {
         apiUrl: gateway.url,
@@ -107,6 +113,7 @@ async function main(): Promise<void> {
         stage: LOCAL_STAGE,
         tables,
         demo: { tenant: DEMO_TENANT, key: demoKey },
+        keyTagSecret,
         pid: process.pid,
       },
       home,

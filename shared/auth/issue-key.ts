@@ -1,5 +1,6 @@
 /**
- * Issues a key: generates it, stores only its hash, and returns it once for the operator. On a
+ * Issues a key: generates it, tagged under the stage's current key-tag secret (key-tag.ts), stores
+ * only its hash, and returns it once for the operator. On a
  * deployed stage its usage owner first gets its usage-plan key if it has none yet (the
  * tenant's for a key of one tenant, shared by all of the tenant's keys; a key of its own for a key
  * of several tenants), so the key is throttled from its first request. A tenant key that cannot be
@@ -35,8 +36,22 @@ export interface IssuedKey {
   unconfirmed: string | undefined;
 }
 
-export async function issueKey(store: KeysStore, request: KeyRequest, now = new Date(), usagePlan?: UsagePlanKeys): Promise<IssuedKey> {
-  const { keyId, key, keyHash } = generateKey();
+/** How a key is issued: the tag secret (AWSCURRENT of the stage's, or the local one), when, and the stage's usage plan. */
+export interface IssueOptions {
+  tagSecret: string;
+  now?: Date;
+  usagePlan?: UsagePlanKeys | undefined;
+}
+
+/**
+ * Issues a key for `request`; the key itself is in the answer and nowhere else.
+ *
+ * @example
+ * const { key, stored } = await issueKey(store, { tenants: ['acme'], scopes: ['cxm:*'], name: 'billing' }, { tagSecret, usagePlan });
+ * // key: 'cxm_<keyId>_<secret>_<tag>'; stored: its record, keyed by the key's SHA-256
+ */
+export async function issueKey(store: KeysStore, request: KeyRequest, { tagSecret, now = new Date(), usagePlan }: IssueOptions): Promise<IssuedKey> {
+  const { keyId, key, keyHash } = generateKey(tagSecret);
   const tenants = [...new Set(request.tenants)];
   const owner = usageOwner({ keyId, tenants });
   let usageKey: IssuedKey['usageKey'];
@@ -49,6 +64,7 @@ export async function issueKey(store: KeysStore, request: KeyRequest, now = new 
     scopes: [...new Set(request.scopes)],
     name: request.name,
     createdAt: now.toISOString(),
+    tagged: true,
     expiresAt: request.expiresAt,
   };
   await store.create(stored);

@@ -15,6 +15,11 @@ export interface StoredKey extends KeyLifecycle {
   name: string;
   createdAt: string;
   /**
+   * True on a key issued with a tag (`cxm_<keyId>_<secret>_<tag>`); absent on one issued before
+   * tags, which works only while the stage accepts untagged keys (`cxm keys list` shows which).
+   */
+  tagged?: true | undefined;
+  /**
    * Only on keys made before per-tenant rate limits: the key's own API Gateway key, which `revoke` and
    * `cxm keys sync --prune-legacy` delete. Keys are now throttled through their usage owner's key
    * (usage-identity.ts), which no key record holds.

@@ -49,7 +49,8 @@ const INFO_DESCRIPTION = [
 ].join('');
 
 const SECURITY_DESCRIPTION = [
-  'A tenant API key: `cxm_<keyId>_<secret>`, keyId 12 characters `[a-z0-9]`, secret 40 characters base62, ',
+  'A tenant API key: `cxm_<keyId>_<secret>_<tag>`, keyId 12 characters `[a-z0-9]`, secret 40 characters base62, tag 8 ',
+  'characters base62 (keys issued before tags have none, and work while the stage accepts them), ',
   'sent as `Authorization: Bearer <key>`. A key holds tenants and scopes; the scope an operation requires is listed in its ',
   'security requirement. A scope `area:resource.action` is also granted by `area:resource.*`, `area:action` and `area:*`. ',
   'Only the SHA-256 of a key is stored; it is shown once, when created. A revoked key may keep working for up to the ',
@@ -92,7 +93,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
       responses,
       headers: headerComponents,
       securitySchemes: {
-        [SECURITY_SCHEME]: { type: 'http', scheme: 'bearer', bearerFormat: 'cxm_<keyId>_<secret>', description: SECURITY_DESCRIPTION },
+        [SECURITY_SCHEME]: { type: 'http', scheme: 'bearer', bearerFormat: 'cxm_<keyId>_<secret>_<tag>', description: SECURITY_DESCRIPTION },
       },
     },
   };

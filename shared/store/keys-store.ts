@@ -19,6 +19,7 @@ function toStoredKey(item: Record<string, unknown>): StoredKey {
     scopes: (item.scopes as string[] | undefined) ?? [],
     name: String(item.name ?? ''),
     createdAt: String(item.createdAt),
+    tagged: item.tagged === true ? true : undefined,
     expiresAt: typeof item.expiresAt === 'string' ? item.expiresAt : undefined,
     revokedAt: typeof item.revokedAt === 'string' ? item.revokedAt : undefined,
     usageKey: toUsageKey(item.usageKey),

@@ -71,6 +71,7 @@ const REPLACED_DOC = 'bench-cold-replaced';
 const REPORT_ROWS = 20;
 const REPORT_PAGE = 10;
 const CURSOR_SECRET_ARN = 'arn:aws:secretsmanager:us-east-1:000000000000:secret:cxm-bench-cursor-secret-AbCdEf';
+const KEY_TAG_SECRET_ARN = 'arn:aws:secretsmanager:us-east-1:000000000000:secret:cxm-bench-key-tag-secret-AbCdEf';
 
 const documentPath = (docId: string) => `/api/v1/provisioning/tenants/${BENCH_TENANT}/${BENCH_COLLECTION}/${docId}/versions/current`;
 const documentParameters = (docId: string) => ({ tenantId: BENCH_TENANT, collection: BENCH_COLLECTION, docId });
@@ -178,7 +179,8 @@ export interface ColdRequests {
 export async function arrangeColdRequests(dynamo: LocalDynamoConnection, tables: Record<TableId, string>): Promise<ColdRequests> {
   const client = documentClient();
   const now = Date.now();
-  const { key } = await issueKey(createKeysStore(client, tables.keys), { tenants: [BENCH_TENANT], scopes: SCOPES, name: 'bench cold requests' });
+  const keyTagSecret = randomBytes(32).toString('base64url');
+  const { key } = await issueKey(createKeysStore(client, tables.keys), { tenants: [BENCH_TENANT], scopes: SCOPES, name: 'bench cold requests' }, { tagSecret: keyTagSecret });
   await createDocumentsStore(client, tables.documents).replace(BENCH_TENANT, BENCH_COLLECTION, BENCH_DOC_ID, JSON.stringify(BENCH_DOCUMENT));
   await createConversationsStore(client, tables.conversations).putConversation(BENCH_TENANT, conversationWithDefaults({ id: CONVERSATION }));
   await createVocJobsStore(client, tables.vocJobs).put(BENCH_TENANT, { id: VOC_JOB, status: 'completed', started: now - 60_000, file: 'call.mp3', recordingId: 'bench-recording' });
@@ -194,8 +196,12 @@ export async function arrangeColdRequests(dynamo: LocalDynamoConnection, tables:
     ]),
   ) as Record<ReportKind, ShapedRow[]>;
   for (const kind of REPORT_KINDS) await rows.putRows(BENCH_TENANT, kind, shaped[kind]);
-  // The lists read their cursor keys from Secrets Manager on their first request, as deployed.
-  const secrets = await startLocalSecretsManager([{ arn: CURSOR_SECRET_ARN, name: 'cxm-bench-cursor-secret', value: randomBytes(32).toString('base64url') }]);
+  // The lists read their cursor keys, and the authorizer its key-tag secret, from Secrets Manager
+  // on their first request, as deployed.
+  const secrets = await startLocalSecretsManager([
+    { arn: CURSOR_SECRET_ARN, name: 'cxm-bench-cursor-secret', value: randomBytes(32).toString('base64url') },
+    { arn: KEY_TAG_SECRET_ARN, name: 'cxm-bench-key-tag-secret', value: keyTagSecret },
+  ]);
   // Over HTTPS, as a domain is reached, so the lists' client signs its search (credentials, SigV4)
   // as deployed; their rows pay a TLS handshake the DynamoDB rows do not (DynamoDB Local is plain HTTP).
   const tlsDir = mkdtempSync(join(tmpdir(), 'cxm-bench-tls-'));
@@ -220,6 +226,7 @@ export async function arrangeColdRequests(dynamo: LocalDynamoConnection, tables:
     AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint,
     NODE_EXTRA_CA_CERTS: tls.certFile,
     CXM_CURSOR_SECRET_ARN: CURSOR_SECRET_ARN,
+    CXM_KEY_TAG_SECRET_ARN: KEY_TAG_SECRET_ARN,
   };
 
   const documentRequest = JSON.stringify(routeEvent('getCurrentDocument', { ...ROUTE_REQUESTS.getCurrentDocument.request, scopes: SCOPES }));

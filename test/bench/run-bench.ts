@@ -105,6 +105,9 @@ function parseOptions(argv: string[]) {
   return { json: values.json, quick: values.quick, sizes, sections: new Set(only as Section[]) };
 }
 
+/** What the bench's keys are tagged under, and its authorizer checks tags with. */
+const BENCH_KEY_TAG_SECRET = 'bench-key-tag-secret-0123456789abcdefghijklmnop';
+
 /**
  * Set before any handler module loads (they read it at import): logs and metrics silent, so
  * nothing but the report reaches stdout; Node 20's SDK warning off (Lambda runs Node 24).
@@ -114,6 +117,7 @@ function setBenchEnvironment(): void {
   process.env.POWERTOOLS_METRICS_DISABLED = 'true';
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
   process.env.CXM_CURSOR_SECRET = 'bench-cursor-secret-0123456789abcdefghijklmnop';
+  process.env.CXM_KEY_TAG_SECRET = BENCH_KEY_TAG_SECRET;
   process.env.CXM_REPORTING_BACKEND = 'dynamodb';
 }
 
@@ -202,7 +206,7 @@ async function main(): Promise<number> {
     useLocalDynamo(resources.dynamo, tables);
     const client = documentClient();
     const keysStore = createKeysStore(client, tables.keys);
-    const createKey = async () => (await issueKey(keysStore, { tenants: [BENCH_TENANT], scopes: BENCH_SCOPES, name: 'bench' })).key;
+    const createKey = async () => (await issueKey(keysStore, { tenants: [BENCH_TENANT], scopes: BENCH_SCOPES, name: 'bench' }, { tagSecret: BENCH_KEY_TAG_SECRET })).key;
     await createDocumentsStore(client, tables.documents).replace(BENCH_TENANT, BENCH_COLLECTION, BENCH_DOC_ID, JSON.stringify(BENCH_DOCUMENT));
     await createConversationsStore(client, tables.conversations).putConversation(BENCH_TENANT, conversationWithDefaults({ id: BENCH_CONVERSATION }));
 
@@ -230,7 +234,7 @@ async function main(): Promise<number> {
       report.reportingTotals = totals;
     }
     if (sections.has('authorizerScale')) {
-      const createTenantKey = async (tenantId: string) => (await issueKey(keysStore, { tenants: [tenantId], scopes: BENCH_SCOPES, name: 'bench' })).key;
+      const createTenantKey = async (tenantId: string) => (await issueKey(keysStore, { tenants: [tenantId], scopes: BENCH_SCOPES, name: 'bench' }, { tagSecret: BENCH_KEY_TAG_SECRET })).key;
       report.authorizerScale = await measureAuthorizerScale(tables.keys, createTenantKey, sizes.authScale, progress);
     }
     // Before the throughput runs, for the same reason as the seeding above.

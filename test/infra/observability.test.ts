@@ -1,7 +1,7 @@
 /**
  * Observability in the synthesized stacks: the alarms (metric, threshold, actions to the stage's
- * topic), the topic's encryption and policy, the dashboard, the JSON access log and its 429 metric
- * filter, tracing, and the search alarms only where a search domain exists. Bundling is skipped.
+ * topic), the topic's encryption and policy, the dashboard, the JSON access log and its 429 and
+ * 401 metric filters, tracing, and the search alarms only where a search domain exists. Bundling is skipped.
  */
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
@@ -66,6 +66,8 @@ describe('alarms', () => {
     ['api-5xx-rate', ['5XXError', 'Count'], config.alarms.serverErrorRatePercent, 'GreaterThanThreshold'],
     ['api-latency-p99', ['Latency'], config.alarms.latencyP99.toMilliseconds(), 'GreaterThanThreshold'],
     ['api-throttled-429', ['Throttled429'], config.alarms.throttled429Per5Minutes, 'GreaterThanThreshold'],
+    ['api-unauthenticated-401', ['Unauthenticated401'], config.alarms.unauthenticated401Per5Minutes, 'GreaterThanThreshold'],
+    ['authorizer-throttles', ['Throttles'], config.alarms.authorizerThrottlesPer5Minutes, 'GreaterThanOrEqualToThreshold'],
     ...tableAlarmNames.map((name) => [name, ['SystemErrors'], config.alarms.dynamoSystemErrorsPer5Minutes, 'GreaterThanOrEqualToThreshold'] as [string, string[], number, string]),
     ['recording-processor-dlq-depth', ['ApproximateNumberOfMessagesVisible'], 0, 'GreaterThanThreshold'],
     ['indexer-dlq-depth', ['ApproximateNumberOfMessagesVisible'], 0, 'GreaterThanThreshold'],
@@ -119,6 +121,18 @@ describe('alarms', () => {
       expect(operations).toEqual(expect.arrayContaining(['GetItem', 'Query', 'PutItem', 'UpdateItem', 'TransactWriteItems', 'GetRecords']));
       expect(queries.find((query) => query.Expression)!.Expression).toBe(metrics.map((query) => `FILL(${query.Id}, 0)`).join(' + '));
     }
+  });
+
+  it("the authorizer's throttles: any throttled invocation in 5 minutes is a tenant's 503", () => {
+    const [functionId] = Object.entries(resources('dev', 'AWS::Lambda::Function')).find(([, fn]) => fn.Properties.FunctionName === 'cxm-dev-authorizer')!;
+    expect(config.alarms.authorizerThrottlesPer5Minutes).toBe(1);
+    expect(alarm('dev', 'authorizer-throttles')).toMatchObject({
+      Namespace: 'AWS/Lambda',
+      MetricName: 'Throttles',
+      Statistic: 'Sum',
+      Period: 300,
+      Dimensions: [{ Name: 'FunctionName', Value: { Ref: functionId } }],
+    });
   });
 
   it('indexer and search alarms watch the indexer function, its DLQ and the domain', () => {
@@ -254,16 +268,22 @@ describe('access logs', () => {
     expect(logGroup.Properties).toEqual({ LogGroupName: '/aws/apigateway/cxm-dev/access', RetentionInDays: config.logRetention });
   });
 
-  it('a metric filter counts 429s from the access log as CXM Throttled429 per stage', () => {
+  it.each([
+    ['429', 'Throttled429', 'api-throttled-429'],
+    ['401', 'Unauthenticated401', 'api-unauthenticated-401'],
+  ])('a metric filter counts %ss from the access log as CXM %s per stage, which its alarm reads', (status, metricName, alarmName) => {
     const [, stage] = only('dev', 'AWS::ApiGateway::Stage');
     const logGroupId = (stage.Properties.AccessLogSetting as { DestinationArn: { 'Fn::GetAtt': [string, string] } }).DestinationArn['Fn::GetAtt'][0];
-    const [, filter] = only('dev', 'AWS::Logs::MetricFilter');
-    expect(filter.Properties).toEqual({
+    const filters = Object.values(resources('dev', 'AWS::Logs::MetricFilter'));
+    expect(filters).toHaveLength(2);
+    expect(filters.map((filter) => filter.Properties)).toContainEqual({
       LogGroupName: { Ref: logGroupId },
-      FilterPattern: '{ $.status = "429" }',
-      MetricTransformations: [{ MetricNamespace: 'CXM', MetricName: 'Throttled429', MetricValue: '1', Dimensions: [{ Key: 'stage', Value: '$.stage' }] }],
+      FilterPattern: `{ $.status = "${status}" }`,
+      MetricTransformations: [{ MetricNamespace: 'CXM', MetricName: metricName, MetricValue: '1', Dimensions: [{ Key: 'stage', Value: '$.stage' }] }],
     });
-    expect(alarm('dev', 'api-throttled-429').Metrics).toMatchObject([{ MetricStat: { Metric: { Namespace: 'CXM', MetricName: 'Throttled429', Dimensions: [{ Name: 'stage', Value: 'dev' }] } } }]);
+    expect(alarm('dev', alarmName).Metrics).toMatchObject([
+      { MetricStat: { Metric: { Namespace: 'CXM', MetricName: metricName, Dimensions: [{ Name: 'stage', Value: 'dev' }] }, Stat: 'Sum', Period: 300 } },
+    ]);
   });
 });
 

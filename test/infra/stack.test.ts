@@ -13,14 +13,17 @@ import { concurrencyReservations, stageReservedConcurrency } from '#infra/concur
 import { type StageConfig, stageConfig } from '#infra/config';
 import { OPENAPI_DOCUMENT_OPERATION } from '#infra/constructs/api-docs';
 import { SERVICE_NAME } from '#infra/constructs/api-function';
+import { keyHeaderPatterns } from '#infra/constructs/edge-protection';
 import { errorBodyTemplate, gatewayResponseHeaders } from '#infra/constructs/gateway-responses';
 import { CxmStack } from '#infra/stack';
+import { generateKey } from '#shared/auth/key-format';
 import { FUNCTION_ENV } from '#shared/function-env';
 import { gatewayResponses } from '#shared/http/gateway-responses';
 import { OPENAPI_DOCUMENT_PATH } from '#shared/openapi/build-openapi-document';
 import { FUNCTION_TIMEOUT_SECONDS, type RouteSpec, routes, type TableAccess } from '#shared/routes';
 import { DYNAMO_INDEX_TABLES } from '#shared/store/function-stores';
 import { allTableSpecs, physicalTableName, type TableId, tableSpecs } from '#shared/store/table-specs';
+import { type CfnTemplate, stageTemplate } from '#test/support/stage-templates';
 
 interface CfnResource {
   Type: string;
@@ -40,8 +43,17 @@ let originsTemplate: Template;
 const withOrigins: StageConfig = {
   ...stageConfig('lite'),
   mcpAllowedOrigins: ['https://App.example.com:443', 'http://localhost:8080'],
-  // And a stage that opts out of the web ACL and of reserved concurrency.
-  edge: { stageRateLimit: { rate: 10, burst: 20 }, authorizerReservedConcurrency: undefined, documentReservedConcurrency: undefined, wafRequestsPerIpPer5Minutes: undefined },
+  // And a stage that opts out of the web ACL (every rule of it), of reserved concurrency and of untagged keys.
+  edge: {
+    stageRateLimit: { rate: 10, burst: 20 },
+    authorizerReservedConcurrency: undefined,
+    documentReservedConcurrency: undefined,
+    acceptUntaggedKeys: false,
+    wafRequestsPerIpPer5Minutes: undefined,
+    wafMalformedKeyRequestsPerIpPer5Minutes: undefined,
+    wafIpReputationList: false,
+    wafAnonymousIpList: false,
+  },
   recordings: { ...stageConfig('lite').recordings, processorReservedConcurrency: undefined },
 };
 
@@ -362,21 +374,48 @@ describe('methods', () => {
     expect(referencedIds(method.Integration)).toContain(functionLogicalId(id));
   });
 
+  /** The functions whose policies allow GetSecretValue on the secret `secretId`, by name. */
+  function readersOf(secretId: string): string[] {
+    const readers = Object.values(resourcesOf('AWS::IAM::Policy'))
+      .filter((policy) =>
+        (policy.Properties.PolicyDocument as { Statement: Array<{ Action: unknown; Resource: unknown }> }).Statement.some(
+          (statement) => JSON.stringify(statement.Action).includes('secretsmanager:GetSecretValue') && JSON.stringify(statement.Resource) === JSON.stringify({ Ref: secretId }),
+        ),
+      )
+      .flatMap((policy) => (policy.Properties.Roles as Array<{ Ref: string }>).map((role) => role.Ref));
+    return Object.entries(resourcesOf('AWS::Lambda::Function'))
+      .filter(([, fn]) => readers.includes((fn.Properties.Role as { 'Fn::GetAtt': [string] })['Fn::GetAtt'][0]))
+      .map(([, fn]) => String(fn.Properties.FunctionName))
+      .sort();
+  }
+
+  it('every GetSecretValue grant names one secret of the stage: no function reads a secret it is not listed for below', () => {
+    const secrets = Object.keys(resourcesOf('AWS::SecretsManager::Secret'));
+    expect(secrets).toHaveLength(2);
+    const grants = Object.values(resourcesOf('AWS::IAM::Policy')).flatMap((policy) =>
+      (policy.Properties.PolicyDocument as { Statement: Array<{ Action: unknown; Resource: unknown }> }).Statement.filter((statement) => JSON.stringify(statement.Action).includes('secretsmanager:')),
+    );
+    for (const grant of grants) expect(secrets.map((id) => ({ Ref: id }))).toContainEqual(grant.Resource);
+  });
+
   it('a generated secret signs reporting cursors, readable by the reporting functions only', () => {
     template.hasResourceProperties('AWS::SecretsManager::Secret', { Name: `cxm-${config.stage}-cursor-secret`, GenerateSecretString: Match.objectLike({ PasswordLength: 64 }) });
-    const [secretId] = Object.keys(resourcesOf('AWS::SecretsManager::Secret'));
-    const readers = Object.values(resourcesOf('AWS::IAM::Policy'))
-      .filter((policy) => JSON.stringify(policy.Properties.PolicyDocument).includes('secretsmanager:GetSecretValue'))
-      .flatMap((policy) => (policy.Properties.Roles as Array<{ Ref: string }>).map((role) => role.Ref));
-    const readerFunctions = Object.entries(resourcesOf('AWS::Lambda::Function'))
-      .filter(([, fn]) => readers.includes((fn.Properties.Role as { 'Fn::GetAtt': [string] })['Fn::GetAtt'][0]))
-      .map(([, fn]) => fn.Properties.FunctionName)
-      .sort();
-    expect(readerFunctions).toEqual([`cxm-${config.stage}-listAssistantConversations`, `cxm-${config.stage}-listVocConversations`]);
+    const secretId = logicalIdWhere('AWS::SecretsManager::Secret', 'Name', `cxm-${config.stage}-cursor-secret`);
+    expect(readersOf(secretId)).toEqual([`cxm-${config.stage}-listAssistantConversations`, `cxm-${config.stage}-listVocConversations`]);
     for (const id of ['listAssistantConversations', 'listVocConversations']) {
       const variables = (resource(functionLogicalId(id)).Properties.Environment as { Variables: Record<string, unknown> }).Variables;
       expect(variables.CXM_CURSOR_SECRET_ARN).toEqual({ Ref: secretId });
     }
+  });
+
+  it('a generated secret tags API keys, readable by the authorizer only, which is told whether untagged keys are accepted', () => {
+    template.hasResourceProperties('AWS::SecretsManager::Secret', { Name: `cxm-${config.stage}-key-tag-secret`, GenerateSecretString: Match.objectLike({ PasswordLength: 64 }) });
+    const secretId = logicalIdWhere('AWS::SecretsManager::Secret', 'Name', `cxm-${config.stage}-key-tag-secret`);
+    expect(readersOf(secretId)).toEqual([`cxm-${config.stage}-authorizer`]);
+    expect(withVariable(config.stage, FUNCTION_ENV.keyTagSecretArn)).toEqual({ [`cxm-${config.stage}-authorizer`]: { Ref: secretId } });
+    expect(config.edge.acceptUntaggedKeys).toBe(true);
+    expect(withVariable(config.stage, FUNCTION_ENV.acceptUntaggedKeys)).toEqual({ [`cxm-${config.stage}-authorizer`]: 'true' });
+    expect(withVariable(withOrigins.stage, FUNCTION_ENV.acceptUntaggedKeys)).toEqual({ [`cxm-${withOrigins.stage}-authorizer`]: 'false' });
   });
 
   it('the API stage is named after the stage', () => {
@@ -470,12 +509,10 @@ describe('before the authorizer: stage throttle, reserved concurrency, web ACL',
       Scope: 'REGIONAL',
       DefaultAction: { Allow: {} },
       CustomResponseBodies: { RateLimited: { ContentType: 'APPLICATION_JSON', Content: expect.any(String) } },
-      Rules: [
-        {
-          Statement: { RateBasedStatement: { AggregateKeyType: 'IP', Limit: config.edge.wafRequestsPerIpPer5Minutes, EvaluationWindowSec: 300 } },
-          Action: { Block: { CustomResponse: { ResponseCode: 429, CustomResponseBodyKey: 'RateLimited', ResponseHeaders: [{ Name: 'Retry-After', Value: '60' }] } } },
-        },
-      ],
+    });
+    expect(wafRule(template, 'RequestsPerIp')).toMatchObject({
+      Statement: { RateBasedStatement: { AggregateKeyType: 'IP', Limit: config.edge.wafRequestsPerIpPer5Minutes, EvaluationWindowSec: 300 } },
+      Action: { Block: { CustomResponse: { ResponseCode: 429, CustomResponseBodyKey: 'RateLimited', ResponseHeaders: [{ Name: 'Retry-After', Value: '60' }] } } },
     });
     const body = JSON.parse((acl![1].Properties as { CustomResponseBodies: { RateLimited: { Content: string } } }).CustomResponseBodies.RateLimited.Content) as unknown;
     expect(body).toEqual({ code: 'RateLimitExceeded', message: expect.stringMatching(/retry after 60 seconds/) });
@@ -495,7 +532,79 @@ describe('before the authorizer: stage throttle, reserved concurrency, web ACL',
       expect(edge.stageRateLimit.rate).toBeGreaterThan(rateLimit.rate);
     }
   });
+
+  it("AWS's IP reputation list is on by default and blocks (the gateway's WAF_FILTERED: 403 in our shape); the anonymous IP list is off", () => {
+    for (const stage of ['dev', 'prod', 'lite', 'local', 'alice']) expect(stageConfig(stage).edge).toMatchObject({ wafIpReputationList: true, wafAnonymousIpList: false });
+    expect(wafRule(template, 'AWSManagedRulesAmazonIpReputationList')).toEqual({
+      Name: 'AWSManagedRulesAmazonIpReputationList',
+      Priority: 0,
+      OverrideAction: { None: {} },
+      Statement: { ManagedRuleGroupStatement: { VendorName: 'AWS', Name: 'AWSManagedRulesAmazonIpReputationList' } },
+      VisibilityConfig: expect.objectContaining({ MetricName: `cxm-${config.stage}-AWSManagedRulesAmazonIpReputationList` }),
+    });
+    expect(wafRules(template).map((rule) => rule.Name)).not.toContain('AWSManagedRulesAnonymousIpList');
+    template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', { ResponseType: 'WAF_FILTERED', StatusCode: '403' });
+  });
+
+  it('each managed rule group follows its setting; the anonymous list, when on, only counts hosting providers (where callers run)', () => {
+    const flipped = stageTemplate('lite-flipped');
+    expect(flipped.config.edge).toMatchObject({ wafIpReputationList: false, wafAnonymousIpList: true });
+    const names = wafRules(flipped.template).map((rule) => rule.Name);
+    expect(names).not.toContain('AWSManagedRulesAmazonIpReputationList');
+    expect(wafRules(flipped.template).find((rule) => rule.Name === 'AWSManagedRulesAnonymousIpList')).toMatchObject({
+      OverrideAction: { None: {} },
+      Statement: {
+        ManagedRuleGroupStatement: { VendorName: 'AWS', Name: 'AWSManagedRulesAnonymousIpList', RuleActionOverrides: [{ Name: 'HostingProviderIPList', ActionToUse: { Count: {} } }] },
+      },
+    });
+    // With every WAF setting off there is no web ACL at all.
+    originsTemplate.resourceCountIs('AWS::WAFv2::WebACL', 0);
+  });
+
+  it('a second rate rule, far lower, counts only requests whose Authorization cannot hold a key, and blocks only those (429 in our shape)', () => {
+    expect(config.edge.wafMalformedKeyRequestsPerIpPer5Minutes).toBe(1000);
+    const rule = wafRule(template, 'MalformedKeyRequestsPerIp') as { Statement: { RateBasedStatement: Record<string, unknown> }; Action: unknown };
+    expect(rule.Action).toEqual(wafRule(template, 'RequestsPerIp').Action);
+    const { ScopeDownStatement: scopeDown, ...rate } = rule.Statement.RateBasedStatement;
+    expect(rate).toEqual({ AggregateKeyType: 'IP', Limit: 1000, EvaluationWindowSec: 300 });
+    // Not (a tagged key, or an untagged one while the stage accepts them), in the lower-cased header.
+    const patterns = (scopeDown as { NotStatement: { Statement: { OrStatement: { Statements: Array<{ RegexMatchStatement: Record<string, unknown> }> } } } }).NotStatement.Statement.OrStatement
+      .Statements;
+    expect(patterns.map((pattern) => pattern.RegexMatchStatement)).toEqual(
+      keyHeaderPatterns(true).map((RegexString) => ({ FieldToMatch: { SingleHeader: { Name: 'authorization' } }, RegexString, TextTransformations: [{ Priority: 0, Type: 'LOWERCASE' }] })),
+    );
+    // Once untagged keys are refused, only the tagged form holds a key: one pattern, no Or.
+    const flipped = wafRules(stageTemplate('lite-flipped').template).find((candidate) => candidate.Name === 'MalformedKeyRequestsPerIp') as typeof rule;
+    expect(flipped.Statement.RateBasedStatement.ScopeDownStatement).toEqual({
+      NotStatement: { Statement: { RegexMatchStatement: expect.objectContaining({ RegexString: keyHeaderPatterns(false)[0] }) } },
+    });
+  });
+
+  it("the key patterns are what the authorizer accepts: any Bearer case, the key's forms, nothing else", () => {
+    const holdsKey = (header: string, acceptUntagged: boolean) => keyHeaderPatterns(acceptUntagged).some((pattern) => new RegExp(pattern).test(header.toLowerCase()));
+    const tagged = generateKey('a-key-tag-secret-for-the-patterns-0123456789').key;
+    const untagged = tagged.slice(0, -9);
+    for (const header of [`Bearer ${tagged}`, `bearer ${tagged}`, `BEARER\t${tagged} `]) expect(holdsKey(header, false), header).toBe(true);
+    expect(holdsKey(`Bearer ${untagged}`, true)).toBe(true);
+    expect(holdsKey(`Bearer ${untagged}`, false)).toBe(false);
+    for (const header of ['', 'Bearer', `Basic ${tagged}`, tagged, `Bearer ${tagged}x`, `Bearer ${tagged.slice(0, -1)}`, `Bearer cxm_${'a'.repeat(12)}`, `Bearer ${tagged} ${tagged}`]) {
+      expect(holdsKey(header, true), header).toBe(false);
+    }
+  });
 });
+
+/** The rules of the template's one web ACL (a synthesized stack, or a stage variant's template). */
+function wafRules(t: Template | CfnTemplate): Array<Record<string, unknown>> {
+  const resources = (t instanceof Template ? t.toJSON() : t).Resources as Record<string, { Type: string; Properties?: Record<string, unknown> }>;
+  const acl = Object.values(resources).find((candidate) => candidate.Type === 'AWS::WAFv2::WebACL');
+  return (acl?.Properties?.Rules as Array<Record<string, unknown>> | undefined) ?? [];
+}
+
+function wafRule(t: Template | CfnTemplate, name: string): Record<string, unknown> {
+  const rule = wafRules(t).find((candidate) => candidate.Name === name);
+  if (!rule) throw new Error(`no web ACL rule ${name}`);
+  return rule;
+}
 
 /** Function name -> its environment variables, for every function of the stage's stack. */
 function environments(stage: string): Map<string, Record<string, unknown>> {

@@ -3,7 +3,8 @@
  * With --url and a given key every check passes on a healthy API and nothing but the smoke
  * document lands in the tenant; a wrong URL and a wrong key each fail with one line saying what
  * to do. With --stage the URL comes from the stack's ApiUrl output (a fake CloudFormation), the
- * CLI makes a temporary key in the stage's keys table and its tenant's API Gateway key
+ * CLI makes a temporary key, tagged under the stage's key-tag secret (bundle mode's Secrets Manager
+ * stand-in), in the stage's keys table and its tenant's API Gateway key
  * (`cxm-<stage>-tenant-<tenant>`) in the usage plan (a fake control plane), and revokes the key
  * afterwards, deleting the tenant's API Gateway key when no other active key holds the tenant:
  * after a passing run, a failing one, and one interrupted with Ctrl-C; a tenant with a key of its
@@ -18,6 +19,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { smokeScopes } from '#infra/cli/smoke-checks';
 import { freePort } from '#infra/local/dynamodb-local';
+import { type LocalSecretsManager, startLocalSecretsManager } from '#infra/local/local-secrets-manager';
+import { localSecretArn } from '#infra/local/resolve-environment';
+import { secretName } from '#infra/secret-name';
 import { API_URL_OUTPUT, stackName } from '#infra/stack-names';
 import { usagePlanName } from '#infra/usage-plan-name';
 import { tenantUsageKeyName, tenantUsageKeyValue } from '#shared/auth/usage-identity';
@@ -29,6 +33,7 @@ import { type FakeCloudFormation, startFakeCloudFormation } from '#test/support/
 import { ownLines, run } from '#test/support/run-process';
 import { tenantItemKeys } from '#test/support/tenant-items';
 import { startTestApi, type TestApi, uniqueTenant } from '#test/support/test-api';
+import { TEST_KEY_TAG_SECRET } from '#test/support/test-env';
 
 interface Report {
   url: string;
@@ -43,6 +48,7 @@ let api: TestApi;
 let proxy: ApiFaultProxy;
 let cloudFormation: FakeCloudFormation;
 let apiGateway: FakeApiGateway;
+let secrets: LocalSecretsManager;
 let stage: string;
 let urlEnv: Record<string, string>;
 let stageEnv: Record<string, string>;
@@ -59,12 +65,16 @@ beforeAll(async () => {
   // An ApiUrl ends in a slash, as API Gateway's does.
   cloudFormation = await startFakeCloudFormation({ [stackName(stage)]: { [API_URL_OUTPUT]: `${proxy.url}/`, EventBusName: 'unused' } });
   apiGateway = await startFakeApiGateway([{ id: PLAN_ID, name: usagePlanName(stage) }]);
+  // The stage's key-tag secret, which the temporary key is tagged under: the gateway's own.
+  const tagSecretName = secretName(stage, 'keyTagSecret');
+  secrets = await startLocalSecretsManager([{ name: tagSecretName, arn: localSecretArn('us-east-1', tagSecretName), value: TEST_KEY_TAG_SECRET }]);
   // No local stack in either: the CLI must use what it is told.
   urlEnv = { CXM_HOME: mkdtempSync(join(tmpdir(), 'cxm-smoke-')) };
   stageEnv = {
     ...urlEnv,
     AWS_ENDPOINT_URL_CLOUDFORMATION: cloudFormation.endpoint,
     AWS_ENDPOINT_URL_API_GATEWAY: apiGateway.endpoint,
+    AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint,
     AWS_ENDPOINT_URL_DYNAMODB: api.dynamo.endpoint,
     AWS_REGION: 'us-east-1',
     AWS_ACCESS_KEY_ID: api.dynamo.credentials.accessKeyId,
@@ -72,7 +82,7 @@ beforeAll(async () => {
   };
 });
 afterAll(async () => {
-  await Promise.all([api?.close(), proxy?.close(), cloudFormation?.close(), apiGateway?.close()]);
+  await Promise.all([api?.close(), proxy?.close(), cloudFormation?.close(), apiGateway?.close(), secrets?.close()]);
 });
 
 /** The smoke tenant's API Gateway keys (its usage-plan key, shared by its keys), as [id, key]. */

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliFor } from '#test/support/cli-harness';
 import { ownLines, run } from '#test/support/run-process';
 import { startTestApi, type TestApi, uniqueTenant } from '#test/support/test-api';
+import { storeUntaggedKey } from '#test/support/untagged-key';
 
 let api: TestApi;
 let home: string;
@@ -25,22 +26,43 @@ describe('cxm keys', () => {
     const created = await cxm('keys', 'create', '--tenant', tenant, '--scope', 'cxm:conversations.write', '--name', 'ops');
     expect(created.code).toBe(0);
     const key = /Key:\s+(cxm_\S+)/.exec(created.stdout)?.[1];
-    expect(key).toMatch(/^cxm_[a-z0-9]{12}_[A-Za-z0-9]{40}$/);
+    expect(key).toMatch(/^cxm_[a-z0-9]{12}_[A-Za-z0-9]{40}_[A-Za-z0-9]{8}$/);
     expect(created.stdout).toMatch(/shown only once/);
     expect((await api.postNote(tenant, 'c1', key)).status).toBe(201);
 
     const keyId = key!.slice(4, 16);
     const listed = await cxm('keys', 'list', '--tenant', tenant);
     expect(listed.code).toBe(0);
-    expect(listed.stdout).toContain(keyId);
-    expect(listed.stdout).toMatch(/active/);
-    expect(listed.stdout).not.toContain(key!.slice(17));
+    expect(listed.stdout).toMatch(new RegExp(`\\n${keyId} +active +yes +ops `));
+    expect(listed.stdout).not.toContain(key!.slice(17, 57));
 
     const revoked = await cxm('keys', 'revoke', keyId);
     expect(revoked.code).toBe(0);
     expect(revoked.stdout).toMatch(new RegExp(`Revoked key ${keyId}`));
     expect((await api.postNote(tenant, 'c1', key)).status).toBe(401);
     expect((await cxm('keys', 'list', '--tenant', tenant)).stdout).toMatch(/revoked/);
+  });
+
+  it('list shows which active keys have no tag (issued before key tags) and says how to replace them', async () => {
+    const owner = uniqueTenant('cli-untagged');
+    const untagged = await storeUntaggedKey(api.keys, [owner], ['cxm:*']);
+    const tagged = JSON.parse((await cxm('keys', 'create', '--tenant', owner, '--scope', 'cxm:*', '--json')).stdout) as { id: string };
+    const listed = await cxm('keys', 'list', '--tenant', owner);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toMatch(/^ID +STATUS +TAG +NAME /);
+    expect(listed.stdout).toMatch(new RegExp(`\\n${untagged.keyId} +active +no `));
+    expect(listed.stdout).toMatch(new RegExp(`\\n${tagged.id} +active +yes `));
+    expect(listed.stdout).toMatch(/\n1 active key has no tag \(issued before key tags\): .*edge\.acceptUntaggedKeys.*'cxm keys create', then 'cxm keys revoke'/);
+    const json = JSON.parse((await cxm('keys', 'list', '--tenant', owner, '--json')).stdout) as Array<{ id: string; tagged: boolean }>;
+    expect(json.map(({ id, tagged }) => ({ id, tagged }))).toEqual(
+      expect.arrayContaining([
+        { id: untagged.keyId, tagged: false },
+        { id: tagged.id, tagged: true },
+      ]),
+    );
+    // Replaced: the untagged key revoked, nothing left to say.
+    await cxm('keys', 'revoke', untagged.keyId);
+    expect((await cxm('keys', 'list', '--tenant', owner)).stdout).not.toMatch(/no tag/);
   });
 
   it('create --json prints {id, key, tenants, scopes, expiresAt}, and the key stored is only its hash', async () => {

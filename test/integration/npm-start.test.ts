@@ -77,11 +77,14 @@ describe('npm start', () => {
       let firstKey: string;
       try {
         const port = READY.exec(first.output())![1];
-        expect(first.output()).toMatch(/Demo key:\s+cxm_[a-z0-9]{12}_[A-Za-z0-9]{40}/);
+        expect(first.output()).toMatch(/Demo key:\s+cxm_[a-z0-9]{12}_[A-Za-z0-9]{40}_[A-Za-z0-9]{8}\n/);
         // The default runtime, on this machine's Node.
         expect(first.output()).toContain(`Functions:   sources on node ${process.version} `);
         const state = JSON.parse(readFileSync(join(home, 'local.json'), 'utf8')) as Record<string, unknown>;
-        expect(Object.keys(state).sort()).toEqual(['apiUrl', 'demo', 'dynamodbCredentials', 'dynamodbEndpoint', 'pid', 'recordingsBucket', 'region', 's3Endpoint', 'stage', 'tables']);
+        expect(Object.keys(state).sort()).toEqual(['apiUrl', 'demo', 'dynamodbCredentials', 'dynamodbEndpoint', 'keyTagSecret', 'pid', 'recordingsBucket', 'region', 's3Endpoint', 'stage', 'tables']);
+        // The key-tag secret the CLI tags keys with is the one kept in the state directory, the user's only.
+        expect(state.keyTagSecret).toBe(readFileSync(join(home, 'key-tag-secret'), 'utf8').trim());
+        expect(statSync(join(home, 'key-tag-secret')).mode & 0o777).toBe(0o600);
         // The store's key id selects its database and is a secret of this installation:
         // the state directory, the data and the credentials are the user's only.
         expect((state.dynamodbCredentials as { accessKeyId: string }).accessKeyId).toMatch(/^LCXM[A-Z2-7]{16}$/);
@@ -266,6 +269,12 @@ describe('npm start', () => {
     const result = await run('node', ['--import', 'tsx', 'infra/local/start.ts'], { PORT: '0', CXM_IDEMPOTENCY_TTL_HOURS: '0', CXM_HOME: mkdtempSync(join(tmpdir(), 'cxm-ttl-')) });
     expect(result.code).toBe(1);
     expect(ownLines(result.stderr)).toEqual([expect.stringMatching(/CXM_IDEMPOTENCY_TTL_HOURS=0 is not valid; give a number of hours above 0/)]);
+  });
+
+  it('refuses a CXM_ACCEPT_UNTAGGED_KEYS that is not true or false', async () => {
+    const result = await run('node', ['--import', 'tsx', 'infra/local/start.ts'], { PORT: '0', CXM_ACCEPT_UNTAGGED_KEYS: 'no', CXM_HOME: mkdtempSync(join(tmpdir(), 'cxm-untagged-')) });
+    expect(result.code).toBe(1);
+    expect(ownLines(result.stderr)).toEqual(['cxm: CXM_ACCEPT_UNTAGGED_KEYS must be true or false, not "no"']);
   });
 
   it('refuses a PORT that is not a port number', async () => {

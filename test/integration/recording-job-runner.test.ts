@@ -33,6 +33,7 @@ import { createReportingRowsStore } from '#shared/store/reporting-rows-store';
 import { physicalTableName, tableSpecs } from '#shared/store/table-specs';
 import { createVocJobsStore } from '#shared/store/voc-jobs-store';
 import { uniqueTenant } from '#test/support/test-api';
+import { TEST_KEY_TAG_SECRET } from '#test/support/test-env';
 
 const BUCKET = 'cxm-test-recordings';
 const tenant = uniqueTenant('runner');
@@ -205,9 +206,9 @@ describe('the analysis that reports back (Amazon Transcribe)', () => {
 describe('the key that created the upload', () => {
   it('revoked before the file arrived: the file is refused, saying which key and when; still active: the job goes on', async () => {
     const keys = createKeysStore(documentClient(), tables.keys);
-    const revoked = await issueKey(keys, { tenants: [tenant], scopes: ['voc:*'], name: 'test' });
+    const revoked = await issueKey(keys, { tenants: [tenant], scopes: ['voc:*'], name: 'test' }, { tagSecret: TEST_KEY_TAG_SECRET });
     await revokeKey(keys, revoked.stored.keyId, new Date(Date.now() - 1000));
-    const active = await issueKey(keys, { tenants: [tenant], scopes: ['voc:*'], name: 'test' });
+    const active = await issueKey(keys, { tenants: [tenant], scopes: ['voc:*'], name: 'test' }, { tagSecret: TEST_KEY_TAG_SECRET });
     const setup = runner(async () => ({ kind: 'pending' }));
     const refused = await uploadedJob(setup, revoked.stored.keyId);
     expect(setup.started).toEqual([]);

@@ -4,8 +4,9 @@
  * usage plan, shared by all of its keys; the authorizer names the path tenant's key as
  * `usageIdentifierKey`; `revoke` deletes a tenant's key with its last active key; `sync` makes the
  * plan match the keys table and migrates the legacy per-key keys. The CLI runs as an operator runs
- * it, against DynamoDB Local tables named as the stage's (`cxm-<stage>-*`) and a fake API Gateway
- * control plane reached through the SDK's own endpoint variable. The fake lists two keys a page and
+ * it, against DynamoDB Local tables named as the stage's (`cxm-<stage>-*`), a fake API Gateway
+ * control plane reached through the SDK's own endpoint variable, and the stages' key-tag secrets
+ * in bundle mode's Secrets Manager stand-in (keys are tagged under them). The fake lists two keys a page and
  * the stage's plan is on the second page of plans, so every listing must follow `position`.
  */
 import { randomBytes } from 'node:crypto';
@@ -16,9 +17,14 @@ import type { APIGatewayAuthorizerResult } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { buildAuthorizerEvent } from '#infra/local/build-proxy-event';
 import { createTables, type LocalDynamoConnection } from '#infra/local/dynamodb-local';
+import { type LocalSecretsManager, startLocalSecretsManager } from '#infra/local/local-secrets-manager';
+import { localSecretArn } from '#infra/local/resolve-environment';
 import { useLocalDynamo } from '#infra/local/use-local-dynamo';
+import { secretName } from '#infra/secret-name';
 import { issueKey } from '#shared/auth/issue-key';
+import { parseKey } from '#shared/auth/key-format';
 import type { KeysStore } from '#shared/auth/key-records';
+import { verifyKeyTag } from '#shared/auth/key-tag';
 import { tenantUsageKeyName, tenantUsageKeyValue, usageKeyName, usageKeyValue } from '#shared/auth/usage-identity';
 import { routes } from '#shared/routes';
 import { documentClient } from '#shared/store/dynamo-client';
@@ -26,7 +32,10 @@ import { createKeysStore } from '#shared/store/keys-store';
 import { type FakeApiGateway, type FakeApiKey, startFakeApiGateway } from '#test/support/fake-api-gateway';
 import { run } from '#test/support/run-process';
 import { uniqueTenant } from '#test/support/test-api';
+import { TEST_KEY_TAG_SECRET } from '#test/support/test-env';
 
+/** How this file's keys made without the CLI are issued: as the CLI would, under the stages' secret. */
+const TAGGED = { tagSecret: TEST_KEY_TAG_SECRET };
 /** The stage the authorizer runs as; create and revoke are tested on it. */
 const STAGE = 'rltest';
 const PLAN = 'plan-rl';
@@ -34,6 +43,8 @@ const PLAN = 'plan-rl';
 const SYNC = 'rlsync';
 const SYNC_PLAN = 'plan-rlsync';
 let fake: FakeApiGateway;
+/** The stages' key-tag secrets, as Secrets Manager holds them (bundle mode's stand-in). */
+let secrets: LocalSecretsManager;
 let keys: KeysStore;
 let store: LocalDynamoConnection;
 let authorize: (token: string, pathTenant: string) => Promise<APIGatewayAuthorizerResult>;
@@ -88,8 +99,16 @@ beforeAll(async () => {
     { pageSize: 2 },
   );
   const tables = await createTables(store, STAGE);
+  // Every stage the CLI is pointed at has its key-tag secret: the one the authorizer below checks with.
+  secrets = await startLocalSecretsManager(
+    [STAGE, SYNC, 'noplan'].map((stage) => {
+      const name = secretName(stage, 'keyTagSecret');
+      return { name, arn: localSecretArn('us-east-1', name), value: TEST_KEY_TAG_SECRET };
+    }),
+  );
   env = {
     AWS_ENDPOINT_URL_API_GATEWAY: fake.endpoint,
+    AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint,
     AWS_ENDPOINT_URL_DYNAMODB: store.endpoint,
     AWS_REGION: 'us-east-1',
     AWS_ACCESS_KEY_ID: store.credentials.accessKeyId,
@@ -127,6 +146,7 @@ afterAll(async () => {
   if (stageBefore === undefined) delete process.env.CXM_STAGE;
   else process.env.CXM_STAGE = stageBefore;
   await fake?.close();
+  await secrets?.close();
 });
 
 describe('cxm keys create --stage: one usage-plan key per tenant', () => {
@@ -274,6 +294,23 @@ describe('cxm keys create --stage: one usage-plan key per tenant', () => {
     fake.apiKeys.delete(squatter);
   });
 
+  it("tags the key under the stage's key-tag secret, read from Secrets Manager, and records it as tagged", async () => {
+    const tenant = uniqueTenant('rl');
+    const { id, key } = await create(tenant);
+    const parsed = parseKey(key)!;
+    expect(verifyKeyTag([TEST_KEY_TAG_SECRET], parsed.body, parsed.tag!)).toBe(true);
+    expect(await keys.list(tenant)).toEqual([expect.objectContaining({ keyId: id, tagged: true })]);
+  });
+
+  it('a stage without a key-tag secret (deployed before key tags) is refused with what to do, before anything is written', async () => {
+    const before = fake.calls.length;
+    const tenant = uniqueTenant('rl');
+    const refused = await cxm('keys', 'create', '--stage', 'notags', '--tenant', tenant, '--scope', 'cxm:*');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/stage notags has no secret cxm-notags-key-tag-secret in this account and region: deploy the stage first/);
+    expect(fake.calls.slice(before)).toEqual([]);
+  });
+
   it('a stage without a usage plan is refused before any key is created', async () => {
     const before = fake.calls.length;
     const refused = await cxm('keys', 'create', '--stage', 'noplan', '--tenant', uniqueTenant('rl'), '--scope', 'cxm:*');
@@ -351,7 +388,7 @@ describe('cxm keys revoke --stage', () => {
 
   it('an expired key does not keep a tenant: revoking the last active one deletes the usage key', async () => {
     const tenant = uniqueTenant('rl');
-    await issueKey(keys, { tenants: [tenant], scopes: ['cxm:*'], name: 'old', expiresAt: new Date(Date.now() + 1_000).toISOString() });
+    await issueKey(keys, { tenants: [tenant], scopes: ['cxm:*'], name: 'old', expiresAt: new Date(Date.now() + 1_000).toISOString() }, TAGGED);
     const active = await create(tenant);
     await new Promise((resolve) => setTimeout(resolve, 1_100));
     const revoked = await cxm('keys', 'revoke', active.id, '--stage', STAGE);
@@ -407,7 +444,7 @@ describe('cxm keys sync --stage', () => {
     delete unplannedKey.usagePlanId;
     wrongValueKey.value = 'w'.repeat(40);
     // A key issued without the CLI (no usage key made).
-    await issueKey(syncKeys, { tenants: [missing], scopes: ['cxm:*'], name: 'direct' });
+    await issueKey(syncKeys, { tenants: [missing], scopes: ['cxm:*'], name: 'direct' }, TAGGED);
     // Tenants without an active key whose usage key stayed: none at all, only a revoked one, only an expired one.
     const stale = Object.fromEntries(
       [orphan, revoked, expired].map((t) => [
@@ -415,9 +452,9 @@ describe('cxm keys sync --stage', () => {
         fake.addApiKey({ name: tenantUsageKeyName(SYNC, t), value: tenantUsageKeyValue(SYNC, t), usagePlanId: SYNC_PLAN, tags: { project: 'cxm-api', stage: SYNC, tenant: t } }),
       ]),
     );
-    const { stored: revokedKey } = await issueKey(syncKeys, { tenants: [revoked], scopes: ['cxm:*'], name: 'revoked' });
+    const { stored: revokedKey } = await issueKey(syncKeys, { tenants: [revoked], scopes: ['cxm:*'], name: 'revoked' }, TAGGED);
     await syncKeys.revoke(revokedKey.keyId, new Date());
-    await issueKey(syncKeys, { tenants: [expired], scopes: ['cxm:*'], name: 'expired', expiresAt: new Date(Date.now() - 1_000).toISOString() });
+    await issueKey(syncKeys, { tenants: [expired], scopes: ['cxm:*'], name: 'expired', expiresAt: new Date(Date.now() - 1_000).toISOString() }, TAGGED);
     // A legacy per-key key of this stage (as that scheme made it: named after the key id, tagged
     // with the stage).
     const legacyName = `cxm-${SYNC}-abcdef012345`;
@@ -483,7 +520,7 @@ describe('cxm keys sync --stage', () => {
   it('a stage without a usage plan is refused before anything changes', async () => {
     const stage = 'rlnoplan';
     const noPlanKeys = createKeysStore(documentClient(), (await createTables(store, stage)).keys!);
-    await issueKey(noPlanKeys, { tenants: [uniqueTenant('rl')], scopes: ['cxm:*'], name: 'direct' });
+    await issueKey(noPlanKeys, { tenants: [uniqueTenant('rl')], scopes: ['cxm:*'], name: 'direct' }, TAGGED);
     const before = fake.calls.length;
     const refused = await cxm('keys', 'sync', '--stage', stage);
     expect(refused.code).toBe(1);

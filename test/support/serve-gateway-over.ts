@@ -16,6 +16,8 @@ import { createConversationsStore } from '#shared/store/conversations-store';
 import { createDocumentsStore } from '#shared/store/documents-store';
 import { createKeysStore } from '#shared/store/keys-store';
 import type { TableId } from '#shared/store/table-specs';
+import { TEST_KEY_TAG_SECRET } from './test-env.ts';
+import { storeUntaggedKey } from './untagged-key.ts';
 
 /** Gateways over one endpoint; each with its own authorizer cache TTL. */
 export async function serveGatewaysOver(store: LocalDynamoConnection, tables: Record<TableId, string>, ttls: number[]): Promise<BoundGateway[]> {
@@ -40,10 +42,13 @@ export function directStores({ endpoint, credentials }: LocalDynamoConnection, t
     keys,
     conversations,
     documents: createDocumentsStore(client, tables.documents),
-    async createKey(tenants: string[], scopes: string[]): Promise<{ key: string; keyId: string; keyHash: string }> {
-      const { key, stored } = await issueKey(keys, { tenants, scopes, name: 'test' });
+    /** A key tagged under the gateways' current key-tag secret, unless `tagSecret` says another. */
+    async createKey(tenants: string[], scopes: string[], tagSecret = TEST_KEY_TAG_SECRET): Promise<{ key: string; keyId: string; keyHash: string }> {
+      const { key, stored } = await issueKey(keys, { tenants, scopes, name: 'test' }, { tagSecret });
       return { key, keyId: stored.keyId, keyHash: stored.keyHash };
     },
+    /** A key as issued before key tags (`cxm_<keyId>_<secret>`), its record without `tagged`. */
+    createUntaggedKey: (tenants: string[], scopes: string[]) => storeUntaggedKey(keys, tenants, scopes),
     /** An open customer conversation that accepts notes. */
     addConversation: (tenantId: string, id: string) => conversations.putConversation(tenantId, conversationWithDefaults({ id })),
     destroy: () => client.destroy(),

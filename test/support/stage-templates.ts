@@ -7,8 +7,8 @@
  *
  * The variants between them take every branch the stack has on its stage settings: reporting on
  * OpenSearch (one zone, several zones) or on DynamoDB, tables kept or deleted on destroy, and the
- * optional parts (web ACL, reserved concurrency, browser upload CORS, MCP origins, call summaries)
- * on and off.
+ * optional parts (each rule of the web ACL, reserved concurrency, browser upload CORS, MCP
+ * origins, call summaries) on and off.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -62,11 +62,20 @@ export const STAGE_VARIANTS: readonly StageVariant[] = [
   { name: 'prod', covers: 'a zone-aware OpenSearch domain over 3 zones; tables and logs retained and deletion-protected', config: stageConfig('prod') },
   {
     name: 'lite-flipped',
-    covers: 'every optional setting the other way: no web ACL, no reserved concurrency, browser upload origins (bucket CORS), MCP origins, no call summaries (no region rule)',
+    covers:
+      'every optional setting the other way: a web ACL of only the anonymous-IP list and the malformed-key rule (untagged keys refused: one pattern), no reserved concurrency, browser upload origins (bucket CORS), MCP origins, no call summaries (no region rule)',
     config: {
       ...lite,
       mcpAllowedOrigins: ['https://app.example.com'],
-      edge: { ...lite.edge, authorizerReservedConcurrency: undefined, documentReservedConcurrency: undefined, wafRequestsPerIpPer5Minutes: undefined },
+      edge: {
+        ...lite.edge,
+        authorizerReservedConcurrency: undefined,
+        documentReservedConcurrency: undefined,
+        acceptUntaggedKeys: false,
+        wafRequestsPerIpPer5Minutes: undefined,
+        wafIpReputationList: false,
+        wafAnonymousIpList: true,
+      },
       recordings: { ...lite.recordings, browserUploadOrigins: ['https://app.example.com'], callSummaries: false },
     },
   },

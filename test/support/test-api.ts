@@ -18,6 +18,7 @@ import { documentClient } from '#shared/store/dynamo-client';
 import { createKeysStore } from '#shared/store/keys-store';
 import { createReportingRowsStore } from '#shared/store/reporting-rows-store';
 import { createVocJobsStore } from '#shared/store/voc-jobs-store';
+import { TEST_KEY_TAG_SECRET } from './test-env.ts';
 
 /** The contract every response of the test gateways is held to. */
 const contract = new OpenApiContract(buildOpenApiDocument());
@@ -78,8 +79,9 @@ export async function startTestApi(options: { authCacheTtlSeconds?: number; rate
     /** A raw request whose response must be what the OpenAPI document describes. */
     fetch: documentedFetch,
 
-    async createKey(tenants: string[], scopes: string[], extra: { expiresAt?: string } = {}): Promise<{ key: string; keyId: string }> {
-      const { key, stored } = await issueKey(keys, { tenants, scopes, name: 'test', expiresAt: extra.expiresAt });
+    /** A key as `cxm keys create` issues it: tagged under the gateway's current key-tag secret, unless `tagSecret` says another. */
+    async createKey(tenants: string[], scopes: string[], extra: { expiresAt?: string; tagSecret?: string } = {}): Promise<{ key: string; keyId: string }> {
+      const { key, stored } = await issueKey(keys, { tenants, scopes, name: 'test', expiresAt: extra.expiresAt }, { tagSecret: extra.tagSecret ?? TEST_KEY_TAG_SECRET });
       return { key, keyId: stored.keyId };
     },
 

@@ -1,3 +1,8 @@
+/** What the test gateways tag keys with (the local stack generates its own): the current secret... */
+export const TEST_KEY_TAG_SECRET = 'test-key-tag-secret-0123456789abcdefghijklmnop';
+/** ...and the one before it, as after one rotation: keys tagged under it still work. */
+export const TEST_KEY_TAG_SECRET_PREVIOUS = 'test-key-tag-secret-previous-0123456789abcdefghij';
+
 /** The environment of every test process, in `npm test` and `npm run test:unit` alike. */
 export const TEST_ENV = {
   POWERTOOLS_LOG_LEVEL: 'SILENT',
@@ -8,4 +13,6 @@ export const TEST_ENV = {
   CXM_CURSOR_SECRET: 'test-cursor-secret-0123456789abcdefghijklmnop',
   // As after one rotation: cursors of the key before are still accepted.
   CXM_CURSOR_SECRET_PREVIOUS: 'test-cursor-secret-previous-0123456789abcdefghij',
+  CXM_KEY_TAG_SECRET: TEST_KEY_TAG_SECRET,
+  CXM_KEY_TAG_SECRET_PREVIOUS: TEST_KEY_TAG_SECRET_PREVIOUS,
 };

@@ -1,23 +1,38 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { generateKey, hashKey, parseKeyId } from '#shared/auth/key-format';
+import { generateKey, hashKey, parseKey } from '#shared/auth/key-format';
 import { keyStatus } from '#shared/auth/key-status';
+import { keyTag } from '#shared/auth/key-tag';
 import { parseBearerToken } from '#shared/auth/parse-bearer-token';
 import { findHeader } from '#shared/http/find-header';
 
+const TAG_SECRET = 'a-key-tag-secret-of-this-stage-0123456789';
+
 describe('key format', () => {
-  it('is cxm_<12 [a-z0-9]>_<40 base62> and carries its id', () => {
-    const { key, keyId, keyHash } = generateKey();
-    expect(key).toMatch(/^cxm_[a-z0-9]{12}_[A-Za-z0-9]{40}$/);
+  it('is cxm_<12 [a-z0-9]>_<40 base62>_<8 base62 tag>, one URL-safe word that carries its id', () => {
+    const { key, keyId, keyHash } = generateKey(TAG_SECRET);
+    expect(key).toMatch(/^cxm_[a-z0-9]{12}_[A-Za-z0-9]{40}_[A-Za-z0-9]{8}$/);
+    expect(encodeURIComponent(key)).toBe(key);
     expect(key.slice(4, 16)).toBe(keyId);
-    expect(parseKeyId(key)).toBe(keyId);
+    expect(parseKey(key)).toEqual({ keyId, body: key.slice(0, 57), tag: key.slice(58) });
     expect(keyHash).toBe(createHash('sha256').update(key).digest('hex'));
   });
 
+  it('its tag is the HMAC of the rest under the secret it was generated with', () => {
+    const { key } = generateKey(TAG_SECRET);
+    expect(key.slice(58)).toBe(keyTag(TAG_SECRET, key.slice(0, 57)));
+    expect(key.slice(58)).not.toBe(keyTag(`${TAG_SECRET}-other`, key.slice(0, 57)));
+  });
+
+  it('reads a key issued before tags, without its tag', () => {
+    const old = `cxm_abcdefghijkl_${'a'.repeat(40)}`;
+    expect(parseKey(old)).toEqual({ keyId: 'abcdefghijkl', body: old, tag: undefined });
+  });
+
   it('never repeats and uses the whole alphabet', () => {
-    const keys = Array.from({ length: 500 }, () => generateKey().key);
+    const keys = Array.from({ length: 500 }, () => generateKey(TAG_SECRET).key);
     expect(new Set(keys).size).toBe(500);
-    const secretChars = new Set(keys.flatMap((k) => [...k.slice(17)]));
+    const secretChars = new Set(keys.flatMap((k) => [...k.slice(17, 57)]));
     expect(secretChars.size).toBe(62);
   });
 
@@ -34,8 +49,13 @@ describe('key format', () => {
     `xyz_abcdefghijkl_${'a'.repeat(40)}`,
     `cxm_abcdefghijkl_${'a'.repeat(39)}!`,
     ` cxm_abcdefghijkl_${'a'.repeat(40)}`,
+    `cxm_abcdefghijkl_${'a'.repeat(40)}_`,
+    `cxm_abcdefghijkl_${'a'.repeat(40)}_abcdefg`,
+    `cxm_abcdefghijkl_${'a'.repeat(40)}_abcdefghi`,
+    `cxm_abcdefghijkl_${'a'.repeat(40)}_abcdefg-`,
+    `cxm_abcdefghijkl_${'a'.repeat(40)}abcdefgh`,
   ])('refuses the malformed key %j', (key) => {
-    expect(parseKeyId(key)).toBeUndefined();
+    expect(parseKey(key)).toBeUndefined();
   });
 
   it('is active until revoked or expired', () => {

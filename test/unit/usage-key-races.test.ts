@@ -12,6 +12,7 @@ import { revokeKey } from '#shared/auth/revoke-key';
 import { syncUsagePlan } from '#shared/auth/sync-usage-plan';
 import { tenantUsageKeyName } from '#shared/auth/usage-identity';
 import { MEMORY_STAGE, memoryPlan, memoryStore, storedKey } from '#test/support/memory-key-ports';
+import { TEST_KEY_TAG_SECRET } from '#test/support/test-env';
 
 const request = { tenants: ['acme'], scopes: ['cxm:*'], name: 'rotated' };
 const activeKeys = (keys: ReturnType<typeof storedKey>[]) => keys.filter((key) => keyStatus(key, Date.now()) === 'active');
@@ -29,7 +30,7 @@ describe('a create and a revoke of one tenant at once', () => {
       },
     });
 
-    const issued = await issueKey(store, request, new Date(), plan);
+    const issued = await issueKey(store, request, { tagSecret: TEST_KEY_TAG_SECRET, usagePlan: plan });
     expect(revoked!.deletedUsageKeys).toEqual(['u0']);
     expect(activeKeys(keys).map((key) => key.keyId)).toEqual([issued.stored.keyId]);
     expect(hasTenantKey('acme')).toBe(true);
@@ -47,7 +48,7 @@ describe('a create and a revoke of one tenant at once', () => {
       { u0: tenantUsageKeyName(MEMORY_STAGE, 'acme') },
       {
         beforeRemoveOwner: async () => {
-          issued = await issueKey(store, request, new Date(), ports.plan);
+          issued = await issueKey(store, request, { tagSecret: TEST_KEY_TAG_SECRET, usagePlan: ports.plan });
         },
       },
     );
@@ -80,7 +81,7 @@ describe('a create and a revoke of one tenant at once', () => {
       },
     );
     const keys: ReturnType<typeof storedKey>[] = [];
-    const issued = await issueKey(memoryStore(keys), request, new Date(), plan);
+    const issued = await issueKey(memoryStore(keys), request, { tagSecret: TEST_KEY_TAG_SECRET, usagePlan: plan });
     expect(keys.map((key) => key.keyId)).toEqual([issued.stored.keyId]);
     expect(issued.key).toMatch(/\S{20,}/);
     expect(issued.usageKey).toMatchObject({ owner: { kind: 'tenant', tenantId: 'acme' }, id: 'new0' });
@@ -97,7 +98,7 @@ describe('a create and a revoke of one tenant at once', () => {
       },
     );
     const keys: ReturnType<typeof storedKey>[] = [];
-    await expect(issueKey(memoryStore(keys), request, new Date(), plan)).rejects.toThrow('the plan cannot take this key');
+    await expect(issueKey(memoryStore(keys), request, { tagSecret: TEST_KEY_TAG_SECRET, usagePlan: plan })).rejects.toThrow('the plan cannot take this key');
     expect(keys).toEqual([]);
   });
 });
@@ -108,7 +109,7 @@ describe('a key of several tenants', () => {
     const keys = [single];
     const { plan, log, hasTenantKey, hasKeyKey } = memoryPlan({ u0: tenantUsageKeyName(MEMORY_STAGE, 'acme') });
     const store = memoryStore(keys);
-    const issued = await issueKey(store, { tenants: ['acme', 'globex'], scopes: ['cxm:*'], name: 'partner' }, new Date(), plan);
+    const issued = await issueKey(store, { tenants: ['acme', 'globex'], scopes: ['cxm:*'], name: 'partner' }, { tagSecret: TEST_KEY_TAG_SECRET, usagePlan: plan });
     expect(issued.usageKey).toEqual({ owner: { kind: 'key', keyId: issued.stored.keyId }, name: `cxm-${MEMORY_STAGE}-key-${issued.stored.keyId}`, id: 'new0' });
     expect(log).toEqual([`ensure key:${issued.stored.keyId}`, `ensure key:${issued.stored.keyId}`]);
     // Its tenants get no usage key from it.
@@ -141,7 +142,7 @@ describe('a sync and a create at once', () => {
         beforeRemove: async () => {
           if (created) return;
           created = true;
-          await issueKey(store, request, new Date(), ports.plan);
+          await issueKey(store, request, { tagSecret: TEST_KEY_TAG_SECRET, usagePlan: ports.plan });
         },
       },
     );

@@ -1,0 +1,32 @@
+/**
+ * The secrets the authorizer checks key tags with (shared/auth/key-tag.ts): `CXM_KEY_TAG_SECRET`
+ * locally (generated into CXM_HOME), and `CXM_KEY_TAG_SECRET_PREVIOUS` after a local rotation; in
+ * the cloud `CXM_KEY_TAG_SECRET_ARN`, whose AWSCURRENT version tags new keys and whose AWSPREVIOUS
+ * version still verifies the keys tagged before the last rotation (secret-versions.ts reads both on
+ * a container's first request and again every five minutes).
+ *
+ * Never read fresh on a tag that fails: that is exactly what a forged token brings, and a flood of
+ * them must not become Secrets Manager calls. A key issued in the five minutes after a rotation may
+ * therefore be refused by a container still holding the versions before it (infra/README.md says to
+ * wait that long before issuing keys).
+ */
+import { FUNCTION_ENV } from '#shared/function-env';
+import { type SecretVersionsSource, secretVersionsSource } from './secret-versions.ts';
+
+/**
+ * The key-tag secrets of this function's stage, the current first.
+ *
+ * @example
+ * const tagSecrets = keyTagSecretsSource(); // at module scope: fails at cold start without the secret
+ * verifyKeyTag(await tagSecrets(), parsed.body, parsed.tag);
+ */
+export function keyTagSecretsSource(): SecretVersionsSource<string> {
+  return secretVersionsSource(
+    {
+      what: 'the key-tag secret',
+      without: 'key tags cannot be checked',
+      env: { value: FUNCTION_ENV.keyTagSecret, previous: FUNCTION_ENV.keyTagSecretPrevious, arn: FUNCTION_ENV.keyTagSecretArn },
+    },
+    (secret) => secret,
+  );
+}

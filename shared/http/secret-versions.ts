@@ -1,0 +1,113 @@
+/**
+ * A stage secret that rotates without breaking what its previous value made (reporting cursors,
+ * key tags): the values a function accepts, the current one first. Configuration, never a constant
+ * in code. Locally two environment variables hold the value and, after a local rotation, the one
+ * before; in the cloud a third holds the ARN of a Secrets Manager secret whose AWSCURRENT version
+ * is the value and whose AWSPREVIOUS version (the one a rotation replaced) is still accepted, read
+ * together through Powertools Parameters and cached here for five minutes. Checked when the
+ * function starts, so a function without either fails at cold start, not on the first request.
+ *
+ * A caller that meets something made with a value it has not read yet (a cursor naming a key id it
+ * does not know) may ask for a fresh read, which happens at most every few seconds, so forged input
+ * cannot turn every request into a Secrets Manager call.
+ */
+import type { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
+import { logger } from './logger.ts';
+
+const MIN_LENGTH = 32;
+const MAX_AGE_MS = 300_000;
+/** The least time between two reads forced by a caller. */
+const FORCED_READ_INTERVAL_MS = 5_000;
+
+/** Where a secret is configured, and what to say when it is not. */
+export interface SecretSetting {
+  /** The secret, for messages: `the cursor secret`. */
+  what: string;
+  /** What fails without it, for the message at cold start: `reporting cursors cannot be signed`. */
+  without: string;
+  /** The environment variables: the value, the value before a local rotation, the Secrets Manager ARN. */
+  env: { value: string; previous: string; arn: string };
+}
+
+/** The accepted values, the current first; `fresh` reads them again unless that was done just now. */
+export type SecretVersionsSource<T> = (options?: { fresh?: boolean }) => Promise<readonly T[]>;
+
+function checked(secret: unknown, what: string): string {
+  if (typeof secret !== 'string' || secret.length < MIN_LENGTH) throw new Error(`${what} is missing or shorter than ${MIN_LENGTH} characters`);
+  return secret;
+}
+
+function isNotFound(error: unknown): boolean {
+  const cause = (error as { cause?: { name?: string } } | null)?.cause;
+  return (error as { name?: string } | null)?.name === 'ResourceNotFoundException' || cause?.name === 'ResourceNotFoundException';
+}
+
+/**
+ * The accepted values of `setting`, each turned by `toValue` once per read (a derived key, say).
+ *
+ * @example
+ * const keys = secretVersionsSource({ what: 'the cursor secret', without: 'reporting cursors cannot be signed', env: { value: 'CXM_CURSOR_SECRET', previous: 'CXM_CURSOR_SECRET_PREVIOUS', arn: 'CXM_CURSOR_SECRET_ARN' } }, cursorKey);
+ * const [current, previous] = await keys(); // previous: undefined until the secret is rotated
+ */
+export function secretVersionsSource<T>(setting: SecretSetting, toValue: (secret: string) => T): SecretVersionsSource<T> {
+  const { env } = setting;
+  const direct = process.env[env.value];
+  if (direct !== undefined && direct !== '') {
+    const values = [toValue(checked(direct, env.value))];
+    const previous = process.env[env.previous];
+    if (previous) values.push(toValue(checked(previous, env.previous)));
+    return async () => values;
+  }
+  const arn = process.env[env.arn];
+  if (!arn) throw new Error(`neither ${env.value} nor ${env.arn} is set: ${setting.without}`);
+  // The two versions are read together and cached together, the absence of a previous one
+  // included (a never-rotated secret must not cost a Secrets Manager call per request).
+  let cached: { readAt: number; values: Promise<readonly T[]> } | undefined;
+  let lastForcedAt = -Infinity;
+  return ({ fresh = false } = {}) => {
+    const now = Date.now();
+    const forced = fresh && now - lastForcedAt >= FORCED_READ_INTERVAL_MS;
+    if (forced) lastForcedAt = now;
+    if (!cached || forced || now - cached.readAt >= MAX_AGE_MS) {
+      const before = cached;
+      const entry = { readAt: now, values: readVersions(arn, setting.what, toValue) };
+      cached = entry;
+      entry.values.catch(() => {
+        if (cached !== entry) return;
+        // A forced read that fails (forged input may have asked for it) must not cost the values
+        // read before: they stay until their own time is up. A failed expiry read is not kept
+        // either: the next request tries again.
+        cached = forced && before && now - before.readAt < MAX_AGE_MS ? before : undefined;
+      });
+      // This request, though, sees what the forced read found, or the values it had.
+      if (forced && before) return entry.values.catch(() => before.values);
+    }
+    return cached.values;
+  };
+}
+
+async function readVersions<T>(arn: string, what: string, toValue: (secret: string) => T): Promise<readonly T[]> {
+  // Loaded on first use: the Secrets Manager client is not part of every cold start's work.
+  const secrets = await secretsProvider();
+  // forceFetch: this module keeps the cache (Powertools keys its own by name alone, so the two
+  // version stages of one secret would share an entry).
+  const [current, previous] = await Promise.all([
+    secrets.get(arn, { forceFetch: true }),
+    secrets.get(arn, { forceFetch: true, sdkOptions: { VersionStage: 'AWSPREVIOUS' } }).catch((error: unknown) => {
+      // A secret never rotated has no AWSPREVIOUS version: only the current value is accepted.
+      if (isNotFound(error)) return undefined;
+      throw error;
+    }),
+  ]);
+  const values = [toValue(checked(current, what))];
+  if (typeof previous === 'string' && previous.length >= MIN_LENGTH) values.push(toValue(previous));
+  // Only what a too-short (hand-set) previous version made is lost, not everything.
+  else if (previous !== undefined) logger.warn(`the AWSPREVIOUS version of ${what} is missing or too short; only AWSCURRENT is accepted`);
+  return values;
+}
+
+let provider: Promise<SecretsProvider> | undefined;
+function secretsProvider(): Promise<SecretsProvider> {
+  provider ??= import('@aws-lambda-powertools/parameters/secrets').then(({ SecretsProvider }) => new SecretsProvider());
+  return provider;
+}
