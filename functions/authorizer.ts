@@ -21,10 +21,10 @@ import { acceptsUntaggedKeys } from '#shared/auth/untagged-keys';
 import { usageKeyValue, usageOwner } from '#shared/auth/usage-identity';
 import { FUNCTION_ENV } from '#shared/function-env';
 import { findHeader } from '#shared/http/find-header';
-import { keyTagSecretsSource } from '#shared/http/key-tag-secrets';
 import { logger } from '#shared/http/logger';
 import { APP_METRICS } from '#shared/http/metric-names';
 import { countMetric, publishMetrics } from '#shared/http/metrics';
+import { keyTagSecretsSource } from '#shared/secrets/key-tag-secrets';
 import { keysStore } from '#shared/store/function-stores';
 
 const keys = keysStore();

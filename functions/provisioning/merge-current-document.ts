@@ -5,8 +5,8 @@ import { notFound, preconditionFailed } from '#shared/http/api-error';
 import { createApiHandler } from '#shared/http/create-api-handler';
 import { recordAnswer, replayRecorded } from '#shared/http/idempotent-answer';
 import { readPreconditions } from '#shared/http/read-preconditions';
+import { documentJsonOr413 } from '#shared/http/refuse-oversized-document';
 import { requireStorableDocId } from '#shared/http/require-storable-doc-id';
-import { storableDocumentJson } from '#shared/http/storable-document';
 import { mergeCurrentDocument } from '#shared/schemas/route-validators.generated';
 import { documentsStore, idempotencyLedger } from '#shared/store/function-stores';
 
@@ -17,7 +17,7 @@ const answer = ({ json, etag }: { json: string; etag: string }) => ({ status: 20
 
 export const handler = createApiHandler(mergeCurrentDocument, async ({ tenantId, path, body, signal, idempotency, http }) => {
   const docId = requireStorableDocId(path.docId);
-  const outcome = await documents.update(tenantId, path.collection, docId, (current) => storableDocumentJson(applyMergePatch(current, body)), {
+  const outcome = await documents.update(tenantId, path.collection, docId, (current) => documentJsonOr413(applyMergePatch(current, body)), {
     signal,
     preconditions: readPreconditions(http),
     record: recordAnswer(ledger, idempotency, answer),

@@ -4,8 +4,8 @@ import { preconditionFailed } from '#shared/http/api-error';
 import { createApiHandler } from '#shared/http/create-api-handler';
 import { recordAnswer, replayRecorded } from '#shared/http/idempotent-answer';
 import { readPreconditions } from '#shared/http/read-preconditions';
+import { documentJsonOr413 } from '#shared/http/refuse-oversized-document';
 import { requireStorableDocId } from '#shared/http/require-storable-doc-id';
-import { storableDocumentJson } from '#shared/http/storable-document';
 import { replaceCurrentDocument } from '#shared/schemas/route-validators.generated';
 import { documentsStore, idempotencyLedger } from '#shared/store/function-stores';
 
@@ -14,7 +14,7 @@ const ledger = idempotencyLedger();
 
 export const handler = createApiHandler(replaceCurrentDocument, async ({ tenantId, path, body, signal, idempotency, http }) => {
   const docId = requireStorableDocId(path.docId);
-  const json = storableDocumentJson(body);
+  const json = documentJsonOr413(body);
   const answer = ({ created, etag }: { created: boolean; etag: string }) => ({
     status: created ? 201 : 200,
     bodyText: json,

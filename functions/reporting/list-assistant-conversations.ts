@@ -1,8 +1,8 @@
 /** GET /api/v1/reporting/tenants/{tenantId}/assistant/conversations (endpoint 7; reporting lists). */
 import { createApiHandler } from '#shared/http/create-api-handler';
-import { cursorKeysSource } from '#shared/http/cursor-secret';
-import { serveReportList } from '#shared/http/serve-report-list';
+import { serveReportList } from '#shared/reporting/serve-report-list';
 import { listAssistantConversations } from '#shared/schemas/route-validators.generated';
+import { cursorKeysSource } from '#shared/secrets/cursor-keys';
 import { reportingIndex } from '#shared/store/function-stores';
 
 const dependencies = { kind: 'assistant', index: await reportingIndex(), keys: cursorKeysSource() } as const;

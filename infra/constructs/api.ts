@@ -31,7 +31,7 @@ import type { Recordings } from './recordings.ts';
 import { type ReportingBackend, reportingBackendDefine } from './reporting-backend-bundling.ts';
 import type { ReportingSearch } from './search.ts';
 
-/** How a function learns where its secret is (shared/http/cursor-secret.ts and key-tag-secrets.ts read it). */
+/** How a function learns where its secret is (shared/secrets/cursor-keys.ts and key-tag-secrets.ts read it). */
 const SECRET_ENV: Record<SecretId, string> = { cursorSecret: FUNCTION_ENV.cursorSecretArn, keyTagSecret: FUNCTION_ENV.keyTagSecretArn };
 const SECRET_DESCRIPTIONS: Record<SecretId, string> = {
   cursorSecret: 'Signs reporting list cursors (HMAC-SHA256)',

@@ -9,12 +9,12 @@
 import type { ErrorObject } from 'ajv';
 import { isStorableDocId } from '#shared/domain/documents/document-id';
 import { DOCUMENT_MAX_BYTES, jsonBytes } from '#shared/domain/documents/document-size';
+import { describeUnfaithfulJson } from '#shared/domain/json/describe-unfaithful-json';
 import { type Conversation, conversationWithDefaults } from '#shared/domain/notes/conversation';
 import type { ReportKind } from '#shared/domain/reporting/report-cursor';
 import { type ReportRow, type ShapedRow, shapeRow } from '#shared/domain/reporting/report-rows';
 import { parseIsoDateTime } from '#shared/domain/time/parse-instant';
 import type { VocJob } from '#shared/domain/voc/job-status';
-import { describeUnfaithfulJson } from '#shared/http/check-json-body';
 import { describeValidationError } from '#shared/http/describe-validation-error';
 import { validatorFor } from '#shared/http/validator-for';
 import type { ImportConversation } from '#shared/schemas/import-file';

@@ -4,11 +4,11 @@
  */
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyResult } from 'aws-lambda';
+import { describeUnfaithfulJson } from '#shared/domain/json/describe-unfaithful-json';
 import { findHeader } from '#shared/http/find-header';
 import type { RouteSpec } from '#shared/routes';
 import { badRequest, payloadTooLarge } from './api-error.ts';
 import type { ChainEvent } from './api-types.ts';
-import { describeUnfaithfulJson } from './check-json-body.ts';
 
 // application/json or application/*+json, optionally with a UTF-8 charset (spelt utf-8 or utf8).
 const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;\s*charset\s*=\s*"?utf-?8"?\s*)?$/i;

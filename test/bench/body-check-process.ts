@@ -4,7 +4,7 @@
  * the peak memory it adds are its own. Prints the cases as JSON on stdout.
  *   node --expose-gc --import tsx test/bench/body-check-process.ts '{"repeats":5}'
  */
-import { describeUnfaithfulJson } from '#shared/http/check-json-body';
+import { describeUnfaithfulJson } from '#shared/domain/json/describe-unfaithful-json';
 import { median, round } from './bench-stats.ts';
 import type { BodyCheckCase } from './measure-body-check.ts';
 

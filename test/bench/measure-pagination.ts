@@ -11,7 +11,7 @@ import { seed } from '#infra/cli/seed-command';
 import type { SeedPlan } from '#infra/cli/seed-writes';
 import { cursorKey } from '#shared/domain/reporting/report-cursor';
 import { RESPONSE_BUDGET_BYTES } from '#shared/http/response-budget';
-import { serveReportList } from '#shared/http/serve-report-list';
+import { serveReportList } from '#shared/reporting/serve-report-list';
 import { createConversationsStore } from '#shared/store/conversations-store';
 import { createDocumentsStore } from '#shared/store/documents-store';
 import { documentClient } from '#shared/store/dynamo-client';

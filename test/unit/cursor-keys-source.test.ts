@@ -10,8 +10,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type LocalSecret, type LocalSecretsManager, startLocalSecretsManager } from '#infra/local/local-secrets-manager';
 import { cursorKey, encodeReportCursor, type ReportKind } from '#shared/domain/reporting/report-cursor';
 import type { ApiRequest } from '#shared/http/api-types';
-import { cursorKeysSource } from '#shared/http/cursor-secret';
-import { serveReportList } from '#shared/http/serve-report-list';
+import { serveReportList } from '#shared/reporting/serve-report-list';
+import { cursorKeysSource } from '#shared/secrets/cursor-keys';
 
 const KEY_1 = 'the-first-cursor-secret-of-this-stage-0123456789';
 const KEY_2 = 'the-second-cursor-secret-after-rotation-0123456789';

@@ -1,12 +1,12 @@
 /**
- * The check every kept JSON body passes (shared/http/check-json-body.ts): what it refuses, named
+ * The check every kept JSON body passes (shared/domain/json/describe-unfaithful-json.ts): what it refuses, named
  * by member path, and that a hostile body costs what its size says: 1 MiB of
  * nested arrays once took 0.9 GB, so here it must pass in a process whose heap is capped far below.
  */
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { describeUnfaithfulJson, MAX_JSON_DEPTH } from '#shared/http/check-json-body';
+import { describeUnfaithfulJson, MAX_JSON_DEPTH } from '#shared/domain/json/describe-unfaithful-json';
 
 const nested = (levels: number, inner: string) => JSON.parse('['.repeat(levels) + inner + ']'.repeat(levels)) as unknown;
 
@@ -39,7 +39,7 @@ describe('describeUnfaithfulJson', () => {
   it('checks 1 MiB of 100 nested arrays holding 520 000 zeros in a process with a 40 MB heap', () => {
     // The attack of the review: the old walk copied the member path for each element (0.9 GB).
     const script = `
-      const { describeUnfaithfulJson } = await import(${JSON.stringify(fileURLToPath(new URL('../../shared/http/check-json-body.ts', import.meta.url)))});
+      const { describeUnfaithfulJson } = await import(${JSON.stringify(fileURLToPath(new URL('../../shared/domain/json/describe-unfaithful-json.ts', import.meta.url)))});
       const text = '['.repeat(99) + '[' + Array(520000).fill('0').join(',') + ']' + ']'.repeat(99);
       const verdict = describeUnfaithfulJson(JSON.parse(text));
       process.stdout.write(JSON.stringify({ mib: text.length / 1048576, verdict: verdict ?? null }));

@@ -5,11 +5,11 @@
  */
 import { decodeReportCursor, encodeReportCursor, type ReportKind } from '#shared/domain/reporting/report-cursor';
 import { resolveWindow, type Window } from '#shared/domain/reporting/resolve-window';
+import { badRequest } from '#shared/http/api-error';
+import type { ApiRequest, ApiResult } from '#shared/http/api-types';
+import { RESPONSE_BUDGET_BYTES } from '#shared/http/response-budget';
+import type { CursorKeysSource } from '#shared/secrets/cursor-keys';
 import type { ReportingIndex } from '#shared/store/reporting-index';
-import { badRequest } from './api-error.ts';
-import type { ApiRequest, ApiResult } from './api-types.ts';
-import type { CursorKeysSource } from './cursor-secret.ts';
-import { RESPONSE_BUDGET_BYTES } from './response-budget.ts';
 
 const CURSOR_PROBLEMS = {
   malformed: "Query parameter 'cursor' is not a cursor of this API; take it from cursor.next of the previous page.",

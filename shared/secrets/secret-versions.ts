@@ -12,7 +12,7 @@
  * cannot turn every request into a Secrets Manager call.
  */
 import type { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
-import { logger } from './logger.ts';
+import { logger } from '#shared/http/logger';
 
 const MIN_LENGTH = 32;
 const MAX_AGE_MS = 300_000;
