@@ -202,7 +202,7 @@ export const routes = [
     method: 'POST',
     otherMethods: ['GET', 'DELETE'],
     path: '/api/v1/mcp/tenants/{tenantId}/bots',
-    handler: 'functions/mcp/bots.ts',
+    handler: 'functions/mcp/serve-bots.ts',
     scope: 'mcp:bots.read',
     tables: { documents: { operations: ['Query'] } },
     schemas: {

@@ -1,4 +1,4 @@
-/** POST .../conversations/{conversationId}/internal-notes (endpoint 1; note rules, safe retries). */
+/** POST .../conversations/{conversationId}/internal-notes (note rules, safe retries). */
 import { buildNote } from '#shared/domain/notes/build-note';
 import { newNoteId } from '#shared/domain/notes/new-note-id';
 import { conflict, notFound } from '#shared/http/api-error';

@@ -1,4 +1,4 @@
-/** GET .../{collection}/{docId}/versions/current (endpoint 4; provisioning documents, conditional requests). */
+/** GET .../{collection}/{docId}/versions/current (provisioning documents, conditional requests). */
 import { formatEntityTag, preconditionsHold } from '#shared/domain/documents/entity-tags';
 import { notFound, preconditionFailed } from '#shared/http/api-error';
 import { createApiHandler } from '#shared/http/create-api-handler';

@@ -1,4 +1,4 @@
-/** GET /api/v1/provisioning/tenants/{tenantId}/{collection} (endpoint 3; provisioning documents). */
+/** GET /api/v1/provisioning/tenants/{tenantId}/{collection} (provisioning documents). */
 import { decodeListCursor, encodeListCursor } from '#shared/domain/documents/list-cursor';
 import { badRequest } from '#shared/http/api-error';
 import { createApiHandler } from '#shared/http/create-api-handler';

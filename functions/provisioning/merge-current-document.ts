@@ -1,4 +1,4 @@
-/** PUT .../{collection}/{docId}/versions/current: RFC 7396 merge into the existing document (endpoint 6; provisioning documents, safe retries, conditional requests). */
+/** PUT .../{collection}/{docId}/versions/current: RFC 7396 merge into the existing document (provisioning documents, safe retries, conditional requests). */
 import { applyMergePatch } from '#shared/domain/documents/apply-merge-patch';
 import { formatEntityTag } from '#shared/domain/documents/entity-tags';
 import { notFound, preconditionFailed } from '#shared/http/api-error';

@@ -1,4 +1,4 @@
-/** POST .../{collection}/{docId}/versions/current: create (201) or replace (200), no merge (endpoint 5; provisioning documents, safe retries, conditional requests). */
+/** POST .../{collection}/{docId}/versions/current: create (201) or replace (200), no merge (provisioning documents, safe retries, conditional requests). */
 import { formatEntityTag } from '#shared/domain/documents/entity-tags';
 import { preconditionFailed } from '#shared/http/api-error';
 import { createApiHandler } from '#shared/http/create-api-handler';

@@ -1,4 +1,4 @@
-/** GET /api/v1/reporting/tenants/{tenantId}/assistant/conversations (endpoint 7; reporting lists). */
+/** GET /api/v1/reporting/tenants/{tenantId}/assistant/conversations (reporting lists). */
 import { createApiHandler } from '#shared/http/create-api-handler';
 import { serveReportList } from '#shared/reporting/serve-report-list';
 import { listAssistantConversations } from '#shared/schemas/route-validators.generated';

@@ -1,4 +1,4 @@
-/** GET /api/v1/reporting/tenants/{tenantId}/voc/conversations (endpoint 8; reporting lists). */
+/** GET /api/v1/reporting/tenants/{tenantId}/voc/conversations (reporting lists). */
 import { createApiHandler } from '#shared/http/create-api-handler';
 import { serveReportList } from '#shared/reporting/serve-report-list';
 import { listVocConversations } from '#shared/schemas/route-validators.generated';

@@ -1,5 +1,5 @@
 /**
- * GET /api/v1/voc/tenants/{tenantId}/recording/{jobId}/status (endpoint 9; VOC job status). A job
+ * GET /api/v1/voc/tenants/{tenantId}/recording/{jobId}/status (VOC job status). A job
  * whose upload or processing is overdue is failed here, by the same conditional transition the
  * processor uses, so a poller never waits on a job that can no longer finish.
  */

@@ -52,7 +52,7 @@ function contextFor(invocation) {
     ...fields,
     callbackWaitsForEmptyEventLoop: true,
     getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-    // Lambda's Node 24 runtime no longer offers the legacy completion methods; they throw if used.
+    // Lambda's Node 24 runtime does not offer the callback-era completion methods; they throw if used.
     done: () => {
       throw new Error('context.done is not supported: return a promise from the handler');
     },

@@ -1,4 +1,4 @@
-/** Chain step 8: the common headers on every response, errors included. */
+/** The chain's last step: the common headers on every response, errors included. */
 import type { MiddlewareObj, Request } from '@middy/core';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import type { ChainEvent } from './api-types.ts';

@@ -1,5 +1,5 @@
 /**
- * Chain step 2. The tenant comes only from the authorizer's context: the path's tenantId must be
+ * The chain's authorization, right after the log context. The tenant comes only from the authorizer's context: the path's tenantId must be
  * one the key holds (exact comparison) and the route's scope must be granted.
  */
 import type { MiddlewareObj } from '@middy/core';

@@ -1,5 +1,5 @@
 /**
- * Chain step 7's decision: which response an error becomes. Anything we did not foresee is a
+ * The chain's error mapping, its decision: which response an error becomes. Anything we did not foresee is a
  * 502: the same promise API Gateway makes for a crashed integration (the write may have completed).
  */
 import { isServerError, isThrottlingError, isTransientError } from '@smithy/service-error-classification';

@@ -1,5 +1,5 @@
 /**
- * Chain step 1: every log line of the request carries its request id and route; authorization
+ * The chain's first step: every log line of the request carries its request id and route; authorization
  * adds the key id and the tenant once they are established (a path value is not yet a tenant).
  */
 import type { MiddlewareObj } from '@middy/core';

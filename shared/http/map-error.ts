@@ -1,5 +1,5 @@
 /**
- * Chain step 7: every error becomes `{code, message}` with its status; faults are logged; refusals
+ * The chain's error mapping: every error becomes `{code, message}` with its status; faults are logged; refusals
  * (AuthFailure) and our 503 ServiceUnavailable (emitted as Throttled) are counted.
  */
 import type { MiddlewareObj } from '@middy/core';

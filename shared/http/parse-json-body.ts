@@ -1,5 +1,5 @@
 /**
- * Chain step 4: the size limit on the raw bytes (base64-aware) before anything is parsed (413),
+ * In the chain, after the parameters: the size limit on the raw bytes (base64-aware) before anything is parsed (413),
  * then the media type and the JSON parse (400).
  */
 import type { MiddlewareObj } from '@middy/core';

@@ -1,5 +1,5 @@
 /**
- * Chain step for the routes that accept `Idempotency-Key`: checks the header (400) and
+ * The chain's step for the routes that accept `Idempotency-Key`: checks the header (400) and
  * turns it into a claim, the key plus the fingerprint of this request, for the handler to record
  * its answer under. Runs after body validation: the fingerprint is of the parsed body and the parsed
  * preconditions, so a retry that spells the same JSON or the same tags differently is still the

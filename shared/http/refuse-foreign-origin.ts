@@ -1,5 +1,5 @@
 /**
- * Chain step 2b, for routes that declare `checksOrigin`: the MCP transport spec requires a
+ * In the chain right after authorization, for routes that declare `checksOrigin`: the MCP transport spec requires a
  * server to refuse an `Origin` it does not expect, so that a web page in a browser cannot drive
  * it (DNS rebinding). A request without `Origin` comes from a server and passes. Where a list of
  * hosts is set (the local gateway), a `Host` outside it is refused too: a rebound name reaches a

@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 
-/** Headers every API response carries, errors included (chain step 8, shared/README.md). */
+/** Headers every API response carries, errors included (the chain's last step, shared/README.md). */
 export function commonHeaders(requestId: string): Record<string, string> {
   return {
     'Content-Type': 'application/json; charset=utf-8',

@@ -1,4 +1,4 @@
-/** Chain step 5: the parsed body against the route's schema (`additionalProperties: false`). */
+/** In the chain, after the parse: the parsed body against the route's schema (`additionalProperties: false`). */
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { badRequest } from './api-error.ts';

@@ -1,4 +1,4 @@
-/** Chain step 3: path and query parameters against the route's schemas (400). */
+/** In the chain, after authorization: path and query parameters against the route's schemas (400). */
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { badRequest } from './api-error.ts';

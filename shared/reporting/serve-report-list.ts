@@ -1,5 +1,5 @@
 /**
- * A page of a reporting list (endpoints 7 and 8): resolve the window (or take it from
+ * A page of a reporting list (the assistant and VOC conversation lists): resolve the window (or take it from
  * the cursor), ask the index for one page, and answer `{total, cursor, data}` with `total` fixed
  * at the first page and carried by the cursor, and `cursor: {}` on the last page.
  */

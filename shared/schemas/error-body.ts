@@ -33,7 +33,7 @@ export const ErrorBody = {
   },
 } as const;
 
-/** A fault of the MCP endpoint: 500 with only a message (endpoint 2, stateless MCP; `faultBody: 'message-only'`). */
+/** A fault of the MCP endpoint: 500 with only a message (the MCP endpoint, stateless; `faultBody: 'message-only'`). */
 export const MessageOnlyErrorBody = {
   $id: 'MessageOnlyErrorBody',
   type: 'object',

@@ -1,4 +1,4 @@
-/** Query and responses of the reporting lists (endpoints 7 and 8). */
+/** Query and responses of the reporting lists (the assistant and VOC conversation lists). */
 import { ASSISTANT_FIELDS, VOC_FIELDS } from '#shared/domain/reporting/report-rows';
 import { MAX_REPORT_LIMIT } from '#shared/domain/reporting/resolve-window';
 

@@ -88,7 +88,7 @@ export const lintRuleset = {
     // Rate limits are API Gateway usage plans, which send no RateLimit or X-RateLimit headers;
     // a throttled request gets 429 with Retry-After, which the document declares on every operation.
     'owasp:api4:2023-rate-limit': 'off',
-    // Chain step 7 (shared/README.md): an unexpected fault is 502 BadGateway, as API Gateway
+    // The chain's error mapping (shared/README.md): an unexpected fault is 502 BadGateway, as API Gateway
     // answers a crashed integration; no route answers 500 except the MCP endpoint, whose 500 is
     // documented.
     'owasp:api8:2023-define-error-responses-500': 'off',

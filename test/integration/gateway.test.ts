@@ -1,4 +1,4 @@
-/** What the local gateway answers by itself, and the headers every response carries (error bodies; chain step 8 in shared/README.md). */
+/** What the local gateway answers by itself, and the headers every response carries (error bodies; the chain's last step in shared/README.md). */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectContractBody, startTestApi, type TestApi, uniqueTenant } from '#test/support/test-api';

@@ -2,8 +2,8 @@
  * A DynamoDB-backed list's `total` comes from counts that the row writes keep: it must
  * equal counting the window's rows one by one, after imports, re-imports that move rows in time,
  * deletes, concurrent imports of the same rows, and an SDK retry of a transaction that had
- * committed. The truth each time is a COUNT query of the window index, which is what the total
- * used to cost; `rebuildCounts` recomputing the same counts from the rows proves none drifted.
+ * committed. The truth each time is a COUNT query of the window index (what counting one by one
+ * costs, which the counts avoid); `rebuildCounts` recomputing the same counts from the rows proves none drifted.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -8,7 +8,7 @@ import { logger } from '#shared/http/logger';
 import { mapError } from '#shared/http/map-error';
 import { StoreUnavailableError } from '#shared/store/store-unavailable-error';
 
-describe('error classification (chain step 7)', () => {
+describe("error classification (the chain's error mapping)", () => {
   it('keeps ApiErrors as they are', () => {
     const error = new ApiError(409, 'Conflict', 'closed');
     expect(classifyError(error)).toEqual({ apiError: error, unexpected: false });

@@ -1,5 +1,5 @@
 /**
- * Chain step 1 and what authorization adds: every log line of a request carries its request id,
+ * The chain's log context and what authorization adds: every log line of a request carries its request id,
  * route id, tenant and key id, and the key itself (the Authorization header) never reaches a log,
  * not even the fault log of an unexpected error.
  */

@@ -1,4 +1,4 @@
-/** POST /api/v1/mcp/tenants/{tenantId}/bots: the MCP server for bots (endpoint 2; stateless MCP); GET and DELETE answer 405. */
+/** POST /api/v1/mcp/tenants/{tenantId}/bots: the MCP server for bots (stateless MCP); GET and DELETE answer 405. */
 import { createApiHandler } from '#shared/http/create-api-handler';
 import { serveMcpRequest } from '#shared/mcp/serve-mcp-request';
 import { mcpBots } from '#shared/schemas/route-validators.generated';
