@@ -3,9 +3,11 @@
  * no error and no warning (test/contract/openapi-lint-ruleset.ts says what is off, and why), and it
  * describes exactly the route table.
  */
+import { readFileSync } from 'node:fs';
 import { Document, type ISpectralDiagnostic, Ruleset, type RulesetDefinition, Spectral } from '@stoplight/spectral-core';
 import Parsers from '@stoplight/spectral-parsers';
 import { describe, expect, it } from 'vitest';
+import { PROJECT_ROOT } from '#infra/project-root';
 import { buildOpenApiDocument, SECURITY_SCHEME } from '#shared/openapi/build-openapi-document';
 import { type RouteSpec, routes } from '#shared/routes';
 import { DOCUMENT_SOURCE, lintRuleset, RULESET_SOURCE } from './openapi-lint-ruleset.ts';
@@ -60,8 +62,28 @@ describe('the OpenAPI document', () => {
     const schemes = Object.keys(document.components.securitySchemes);
     const required = [document.security, ...Object.values(document.paths).flatMap((item) => Object.values(item).map((operation) => operation.security))];
     for (const requirement of required.flat()) expect(schemes).toEqual(expect.arrayContaining(Object.keys(requirement)));
-    // The spec's nine endpoints and the upload it refers to ("returned by the upload endpoint") are the routes' main operations.
-    expect(routeSpecs).toHaveLength(10);
+  });
+
+  it("the README's endpoint table (the spec's endpoints and the upload they refer to) is the route table: each row's method, path, scope and success statuses", () => {
+    const readme = readFileSync(`${PROJECT_ROOT}/README.md`, 'utf8');
+    const table = readme.slice(readme.indexOf('## Endpoints'));
+    // | 5 | `POST .../{collection}/{docId}/versions/current` (create or replace) | `provisioning:{collection}.write` | 201 / 200 |
+    const rows = [...table.matchAll(/^\| (?:\d+|\+) \| `(\w+) ([^`]+)`[^|]* \| `([^`]+)` \| ([\d /]+) \|$/gm)].map(([, method, path, scope, statuses]) => ({
+      method,
+      path: path!,
+      scope,
+      statuses: statuses!.split('/').map((status) => Number(status.trim())),
+    }));
+    const matches = (route: RouteSpec, path: string) => (path.startsWith('...') ? route.path.endsWith(path.slice(3)) : route.path === path);
+    const described = rows.map((row) => {
+      const found = routeSpecs.filter((route) => route.method === row.method && matches(route, row.path));
+      expect(found, `${row.method} ${row.path}`).toHaveLength(1);
+      const route = found[0]!;
+      expect(row.scope, route.id).toBe(route.scope);
+      expect(row.statuses.sort(), route.id).toEqual([route.schemas.response.status, ...(route.schemas.response.otherStatuses ?? []).filter((status) => status < 300)].sort());
+      return route.id;
+    });
+    expect(described.sort()).toEqual(routeSpecs.map((route) => route.id).sort());
   });
 
   it.each(routeSpecs.map((route) => [route.id, route] as const))('%s: scope, success statuses, error schema, Retry-After and X-Request-Id', (_id, route) => {
