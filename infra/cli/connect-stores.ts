@@ -10,7 +10,9 @@
 import { localStatePath, readLocalState } from '#infra/local/local-state';
 import type { UsagePlanKeys } from '#shared/auth/usage-plan-keys';
 import { allTableSpecs, physicalTableName, STAGE_NAME_PATTERN, type TableId } from '#shared/store/table-specs';
+import type { CliContext } from './cli-context.ts';
 import { CliError } from './cli-error.ts';
+import type { CliEnv } from './cli-io.ts';
 import type { TableStores } from './open-table-stores.ts';
 
 export interface CliStores extends TableStores {
@@ -22,38 +24,59 @@ export interface CliStores extends TableStores {
   apiUrl?: string;
   /**
    * The secret new keys are tagged under: the local stack's (local.json), or the stage's
-   * AWSCURRENT version (stage-key-tag-secret.ts), read only when a command issues a key.
+   * AWSCURRENT version (keys/stage-key-tag-secret.ts), read only when a command issues a key.
    */
   keyTagSecret(): Promise<string>;
 }
 
-export async function connectStores(stage: string | undefined): Promise<CliStores> {
+/**
+ * The stores of the local stack (`stage` undefined) or of a deployed stage, with SDK clients the
+ * run owns. `env` is what the clients read (the run's, unless a command sets defaults of its own).
+ *
+ * @example const stores = await connectStores(cli, options.stage);
+ */
+export async function connectStores(cli: CliContext, stage: string | undefined, env: CliEnv = cli.env): Promise<CliStores> {
   if (stage !== undefined) {
     if (!STAGE_NAME_PATTERN.test(stage)) {
       throw new CliError(`stage '${stage}' is not a stage name: 1-20 lowercase letters, digits or '-', starting with a letter`);
     }
     const tables = Object.fromEntries(allTableSpecs.map((spec) => [spec.id, physicalTableName(stage, spec.id)])) as Record<TableId, string>;
-    const [{ apiGatewayUsagePlan }, { openTableStores }] = await Promise.all([import('./api-gateway-usage-plan.ts'), import('./open-table-stores.ts')]);
-    const keyTagSecret = async () => (await import('./stage-key-tag-secret.ts')).stageKeyTagSecret(stage);
-    return { ...openTableStores(tables), usagePlan: apiGatewayUsagePlan(stage), target: `stage ${stage}`, keyTagSecret };
+    const [{ APIGatewayClient }, { apiGatewayUsagePlan }, { openTableStores }, { awsClientConfig }] = await Promise.all([
+      import('@aws-sdk/client-api-gateway'),
+      import('./keys/api-gateway-usage-plan.ts'),
+      import('./open-table-stores.ts'),
+      import('./aws-client-config.ts'),
+    ]);
+    const keyTagSecret = async () => {
+      const [{ SecretsManagerClient }, { stageKeyTagSecret }] = await Promise.all([import('@aws-sdk/client-secrets-manager'), import('./keys/stage-key-tag-secret.ts')]);
+      return stageKeyTagSecret(stage, cli.own(new SecretsManagerClient(awsClientConfig(env, 'Secrets Manager'))));
+    };
+    return {
+      ...openTableStores(cli, tables, awsClientConfig(env, 'DynamoDB')),
+      usagePlan: apiGatewayUsagePlan(stage, cli.own(new APIGatewayClient(awsClientConfig(env, 'API Gateway')))),
+      target: `stage ${stage}`,
+      keyTagSecret,
+    };
   }
-  const state = readLocalState();
+  const state = readLocalState(cli.home);
   if (!state) {
-    throw new CliError(`no local stack found (${localStatePath()} is missing). Start one with 'npm start', set CXM_HOME to its state directory, or target a deployed stage with --stage <name>.`);
+    throw new CliError(
+      `no local stack found (${localStatePath(cli.home)} is missing). Start one with 'npm start', set CXM_HOME to its state directory, or target a deployed stage with --stage <name>.`,
+    );
   }
-  const [{ useLocalDynamo }, { openTableStores }] = await Promise.all([import('#infra/local/use-local-dynamo'), import('./open-table-stores.ts')]);
-  // Before the document client exists: it reads the endpoint and credentials from the environment.
   if (!state.dynamodbCredentials) {
-    throw new CliError(`${localStatePath()} was written by an older version of the local stack; restart 'npm start' and try again.`);
+    throw new CliError(`${localStatePath(cli.home)} was written by an older version of the local stack; restart 'npm start' and try again.`);
   }
-  useLocalDynamo({ endpoint: state.dynamodbEndpoint, credentials: state.dynamodbCredentials }, state.tables);
+  const [{ LOCAL_REGION }, { openTableStores }, { awsRetryConfig }] = await Promise.all([import('#infra/local/dynamodb-local'), import('./open-table-stores.ts'), import('./aws-client-config.ts')]);
+  // The installation's own credentials and region: they select DynamoDB Local's database.
+  const config = { ...awsRetryConfig(env), endpoint: state.dynamodbEndpoint, region: LOCAL_REGION, credentials: state.dynamodbCredentials };
   const { keyTagSecret } = state;
   return {
-    ...openTableStores(state.tables),
+    ...openTableStores(cli, state.tables, config),
     apiUrl: state.apiUrl,
     target: `local stack at ${state.apiUrl}`,
     keyTagSecret: async () => {
-      if (!keyTagSecret) throw new CliError(`${localStatePath()} was written by a version of the local stack without key tags; restart 'npm start' and try again.`);
+      if (!keyTagSecret) throw new CliError(`${localStatePath(cli.home)} was written by a version of the local stack without key tags; restart 'npm start' and try again.`);
       return keyTagSecret;
     },
   };

@@ -5,6 +5,8 @@
  * line every few seconds, so a long run shows it is alive without flooding the log, and one that
  * ends within the first interval prints nothing at all.
  */
+import type { CliOutput } from './cli-io.ts';
+
 export interface ProgressOptions {
   /** What is being done, e.g. `checking`, `importing` or `seeding`. */
   label: string;
@@ -12,12 +14,14 @@ export interface ProgressOptions {
   total?: number;
   /** Counted in bytes (the first pass of an import reads the file) or items. */
   unit: 'bytes' | 'items';
+  /** On a terminal: one line redrawn in place. */
   tty: boolean;
   /** Milliseconds between plain lines when not on a terminal. */
   everyMs?: number;
   /** Anything else worth a line's end (e.g. writes throttled so far), when there is. */
   detail?: () => string | undefined;
-  write?: (text: string) => void;
+  /** Where the line goes: stderr (progressOn). */
+  write: (text: string) => void;
 }
 
 export interface Progress {
@@ -28,6 +32,15 @@ export interface Progress {
 }
 
 const REDRAW_MS = 200;
+
+/**
+ * Where a progress line goes, and whether it is redrawn there: the run's stderr.
+ *
+ * @example countProgress({ label: 'seeding', unit: 'items', total, ...progressOn(cli.stderr) })
+ */
+export function progressOn(output: CliOutput): Pick<ProgressOptions, 'tty' | 'write'> {
+  return { tty: output.isTTY === true, write: (text) => output.write(text) };
+}
 
 function amount(n: number, unit: ProgressOptions['unit']): string {
   return unit === 'bytes' ? `${(n / 1_048_576).toFixed(n >= 10_485_760 ? 0 : 1)} MB` : String(n);
@@ -44,8 +57,7 @@ function duration(seconds: number): string {
  * so the rate and ETA count only this run's work.
  */
 export function countProgress(options: ProgressOptions, from = 0): Progress {
-  const { label, total, unit, tty, everyMs = 5_000 } = options;
-  const write = options.write ?? ((text: string) => process.stderr.write(text));
+  const { label, total, unit, tty, write, everyMs = 5_000 } = options;
   const started = performance.now();
   let shownAt = started;
   let shown = false;

@@ -1,13 +1,15 @@
-/** The CLI's stores on a set of DynamoDB tables, all through the process's one document client. */
+/** The CLI's stores on a set of DynamoDB tables, all through one document client of the run. */
 
+import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { KeysStore } from '#shared/auth/key-records';
 import { type ConversationsStore, createConversationsStore } from '#shared/store/conversations-store';
 import { createDocumentsStore, type DocumentsStore } from '#shared/store/documents-store';
-import { documentClient } from '#shared/store/dynamo-client';
 import { createKeysStore } from '#shared/store/keys-store';
 import { createReportingRowsStore, type ReportingRowsStore } from '#shared/store/reporting-rows-store';
 import type { TableId } from '#shared/store/table-specs';
 import { createVocJobsStore, type VocJobsStore } from '#shared/store/voc-jobs-store';
+import type { CliContext } from './cli-context.ts';
 
 export interface TableStores {
   keys: KeysStore;
@@ -17,8 +19,14 @@ export interface TableStores {
   reportingRows: ReportingRowsStore;
 }
 
-export function openTableStores(tables: Record<TableId, string>): TableStores {
-  const client = documentClient();
+/**
+ * Every store of the CLI on `tables`, through a DynamoDB client built with `config` that the run
+ * owns (destroyed when it ends).
+ *
+ * @example const stores = openTableStores(cli, tables, awsClientConfig(cli.env, 'DynamoDB'));
+ */
+export function openTableStores(cli: Pick<CliContext, 'own'>, tables: Record<TableId, string>, config: DynamoDBClientConfig): TableStores {
+  const client = DynamoDBDocumentClient.from(cli.own(new DynamoDBClient(config)), { marshallOptions: { removeUndefinedValues: true } });
   return {
     keys: createKeysStore(client, tables.keys),
     conversations: createConversationsStore(client, tables.conversations),

@@ -24,8 +24,14 @@ export interface LocalState {
   pid: number;
 }
 
-export function cxmHome(): string {
-  return resolve(process.env.CXM_HOME ?? '.cxm');
+/**
+ * The state directory: `$CXM_HOME`, else `.cxm`, against the working directory. The CLI passes
+ * its run's environment and directory; everything else runs with the process's.
+ *
+ * @example cxmHome({ CXM_HOME: '/tmp/cxm' }) // '/tmp/cxm'
+ */
+export function cxmHome(env: Readonly<Record<string, string | undefined>> = process.env, cwd = process.cwd()): string {
+  return resolve(cwd, env.CXM_HOME ?? '.cxm');
 }
 
 export function localStatePath(home = cxmHome()): string {

@@ -1,9 +1,9 @@
 /**
  * An import file (infra/README.md, the operator CLI) as a sequence of entries in file order: the
  * root, each member, each collection of `documents`, and each element of their arrays. The
- * streaming reader (read-import-file.ts) produces them from a file of any size, `entriesOf` from a
- * file already in memory (the smoke and demo tenants), and one checker (check-import-entry.ts)
- * holds both to the same rules.
+ * streaming reader (infra/cli/import/read-import-file.ts) produces them from a file of any size,
+ * `entriesOf` from a file already in memory (the smoke and demo tenants), and one checker
+ * (check-import-entry.ts) holds both to the same rules.
  */
 import type { ImportFileContent } from '#shared/schemas/import-file';
 

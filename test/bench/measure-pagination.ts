@@ -7,8 +7,8 @@
  * large window should cost about what the small one does (within 1.5x).
  */
 
-import { seed } from '#infra/cli/seed-command';
-import type { SeedPlan } from '#infra/cli/seed-writes';
+import { seed } from '#infra/cli/seed/seed-command';
+import type { SeedPlan } from '#infra/cli/seed/seed-writes';
 import { cursorKey } from '#shared/domain/reporting/report-cursor';
 import { RESPONSE_BUDGET_BYTES } from '#shared/http/response-budget';
 import { serveReportList } from '#shared/reporting/serve-report-list';
@@ -133,7 +133,7 @@ export async function measurePagination(tables: Record<TableId, string>, options
       reportingRows: createReportingRowsStore(client, { rows: tables.reporting, counts: tables.reportingCounts }),
       target: 'bench DynamoDB Local',
     },
-    process.stderr.isTTY === true ? { tty: true } : undefined,
+    process.stderr.isTTY === true ? process.stderr : undefined,
   );
 
   const index = createDynamoReportingIndex(client, { rows: tables.reporting, counts: tables.reportingCounts });

@@ -15,9 +15,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { runRecordingJourney, SMOKE_RECORDINGS } from '#infra/cli/run-recording-journey';
-import { runSmoke } from '#infra/cli/run-smoke';
-import { smokeScopes } from '#infra/cli/smoke-checks';
+import { runRecordingJourney, SMOKE_RECORDINGS } from '#infra/cli/smoke/run-recording-journey';
+import { runSmoke } from '#infra/cli/smoke/run-smoke';
+import { smokeScopes } from '#infra/cli/smoke/smoke-checks';
 import { OPENAPI_DOCUMENT_OPERATION } from '#infra/constructs/api-docs';
 import { INDEXER_FUNCTION_ID } from '#infra/constructs/indexer';
 import { TRANSCRIBE_DATA_ACCESS } from '#infra/local/local-transcribe';
@@ -41,6 +41,7 @@ import {
   stageView,
   tableIdOf,
 } from '#test/support/aws-call-simulation';
+import { testCliContext } from '#test/support/cli-harness';
 import { directStores } from '#test/support/serve-gateway-over';
 import { stageTemplate } from '#test/support/stage-templates';
 import { uniqueTenant } from '#test/support/test-api';
@@ -65,7 +66,7 @@ beforeAll(async () => {
   try {
     const tenant = uniqueTenant('iam');
     const { key } = await direct.createKey([tenant], smokeScopes());
-    const { report } = await runSmoke({ kind: 'given-key', url: gateway.url, key, tenant }, 15_000);
+    const { report } = await runSmoke({ kind: 'given-key', url: gateway.url, key, tenant }, 15_000, testCliContext());
     expect(report.checks.filter((check) => check.result === 'fail')).toEqual([]);
     const target = { baseUrl: gateway.url, key, tenant, timeoutMs: 15_000 };
     for (const recording of SMOKE_RECORDINGS) expect((await runRecordingJourney(target, 'iam', 30_000, recording)).reason).toBeNull();

@@ -1,5 +1,6 @@
 /**
- * `cxm import` of files with thousands of rows, as an operator runs it: the CLI as a child process
+ * `cxm import` of files with thousands of rows, as an operator runs it: the CLI in this process
+ * (test/support/cli-harness.ts), and as a child process where a signal stops it (Ctrl-C, a kill),
  * against the run's DynamoDB Local through the fault proxy (test/support/dynamo-fault-proxy.ts),
  * which records the row writes (TransactWriteItems, or BatchWriteItem) each run sends. The file is
  * streamed and every row lands as shaped; a bad element late in the file changes nothing; a store
@@ -22,6 +23,7 @@ import { type ReportRow, shapeRow } from '#shared/domain/reporting/report-rows';
 import { listKey, rowKey } from '#shared/store/reporting-keys';
 import { reportingItem } from '#shared/store/reporting-rows-store';
 import { type TableId, tableSpecs } from '#shared/store/table-specs';
+import { cxm } from '#test/support/cli-harness';
 import { type DynamoFaultProxy, type InjectedFault, type RecordedRequests, startDynamoFaultProxy } from '#test/support/dynamo-fault-proxy';
 import { type Finished, ownLines, run } from '#test/support/run-process';
 import { uniqueTenant } from '#test/support/test-api';
@@ -63,9 +65,16 @@ async function recordingRowWrites<T>(tenant: string, action: (requests: () => re
   }
 }
 
-function cxmImport(tenant: string, file: string, options: { resume?: boolean; env?: Record<string, string>; onSpawn?: (child: ChildProcess) => void } = {}): Promise<Finished> {
-  const args = ['infra/cli/cxm.mjs', 'import', '--tenant', tenant, file, ...(options.resume ? ['--resume'] : [])];
-  return run('node', args, { CXM_HOME: home, ...options.env }, 120_000, options.onSpawn);
+const importArgs = (tenant: string, file: string, resume: boolean | undefined) => ['import', '--tenant', tenant, file, ...(resume ? ['--resume'] : [])];
+
+/** `cxm import` in this process. */
+function cxmImport(tenant: string, file: string, options: { resume?: boolean; env?: Record<string, string> } = {}): Promise<Finished> {
+  return cxm(importArgs(tenant, file, options.resume), { CXM_HOME: home, ...options.env });
+}
+
+/** `cxm import` as a child process (the bin), for a test that signals it: `onSpawn` gets the child. */
+function cxmImportProcess(tenant: string, file: string, options: { resume?: boolean; onSpawn: (child: ChildProcess) => void }): Promise<Finished> {
+  return run('node', ['infra/cli/cxm.mjs', ...importArgs(tenant, file, options.resume)], { CXM_HOME: home }, 120_000, options.onSpawn);
 }
 
 /** Calls `then` once `count()` reaches `at` (polled), e.g. to break a run part-way. */
@@ -78,26 +87,28 @@ function when(count: () => number, at: number, then: () => void): () => void {
   return () => clearInterval(timer);
 }
 
-/** cxmImport, broken part-way: `interrupt` runs once `sent()` holds `at` requests; the watch ends with the run. */
-function cxmImportBrokenAt(
+/** An import run by `start`, broken part-way: `interrupt` runs once `sent()` holds `at` requests; the watch ends with the run. */
+function brokenAt(sent: () => readonly string[], at: number, interrupt: () => void, start: () => Promise<Finished>): Promise<Finished> {
+  const stop = when(() => sent().length, at, interrupt);
+  return start().finally(stop);
+}
+
+/** cxmImportProcess, signalled part-way: `interrupt` gets the child once `sent()` holds `at` requests. */
+function cxmImportProcessBrokenAt(
   tenant: string,
   file: string,
   sent: () => readonly string[],
   at: number,
   interrupt: (child: ChildProcess) => void,
-  options: { resume?: boolean; env?: Record<string, string> } = {},
+  options: { resume?: boolean } = {},
 ): Promise<Finished> {
-  let stop = () => {};
-  return cxmImport(tenant, file, {
-    ...options,
-    onSpawn: (child) => {
-      stop = when(
-        () => sent().length,
-        at,
-        () => interrupt(child),
-      );
-    },
-  }).finally(() => stop());
+  let spawned: ChildProcess | undefined;
+  return brokenAt(
+    sent,
+    at,
+    () => interrupt(spawned!),
+    () => cxmImportProcess(tenant, file, { ...options, onSpawn: (child) => (spawned = child) }),
+  );
 }
 
 async function storedRows(tenant: string, kind: ReportKind): Promise<Map<string, Record<string, unknown>>> {
@@ -180,7 +191,7 @@ describe('cxm import of a large file', () => {
     const faults: InjectedFault[] = [];
     // The SDK's two attempts fail too: the outage outlasts them.
     const outage = () => faults.push(...ROW_WRITES.map((operation) => proxy.inject({ operation, bodyContains: `"${tenant}#`, fault: 'InternalServerError' })));
-    const { result: broken } = await recordingRowWrites(tenant, (requests) => cxmImportBrokenAt(tenant, file, requests, 12, outage, { env: { AWS_MAX_ATTEMPTS: '2' } }));
+    const { result: broken } = await recordingRowWrites(tenant, (requests) => brokenAt(requests, 12, outage, () => cxmImport(tenant, file, { env: { AWS_MAX_ATTEMPTS: '2' } })));
     for (const fault of faults) fault.remove();
     expect(broken.code).toBe(1);
     expect(broken.stderr).toMatch(/cxm: the import stopped after \d+ of 800 items were stored \(.*\); run the same command with --resume to continue from there/);
@@ -198,19 +209,19 @@ describe('cxm import of a large file', () => {
     expect((await cxmImport(tenant, file, { resume: true })).stderr).toMatch(/nothing to resume/);
   }, 180_000);
 
-  it('after Ctrl-C, and after a kill of the resumed run, --resume still completes it', async () => {
+  it('after Ctrl-C, and after a kill of the resumed run, --resume still completes it (the bin, as a process: signals)', async () => {
     const tenant = uniqueTenant('killed');
     const file = join(home, `${tenant}.json`);
     await writeImportFile(file, { assistant: 900, voc: 700, days: 1 });
     // Sent, not answered: with 16 in flight, 40 sent means some two dozen batches are stored.
-    const interrupted = await recordingRowWrites(tenant, (requests) => cxmImportBrokenAt(tenant, file, requests, 40, (child) => child.kill('SIGINT')));
+    const interrupted = await recordingRowWrites(tenant, (requests) => cxmImportProcessBrokenAt(tenant, file, requests, 40, (child) => child.kill('SIGINT')));
     expect(interrupted.result.code).toBe(130);
     expect(interrupted.result.stderr).toMatch(/cxm: SIGINT: stopped after \d+ of 1600 items were stored; run the same command with --resume/);
     const stored = storedCount(interrupted.result.stderr);
     expect(stored).toBeGreaterThan(0);
 
     // A crash: no handler runs, the checkpoint is whatever was saved last (at most a second old).
-    const killed = await recordingRowWrites(tenant, (requests) => cxmImportBrokenAt(tenant, file, requests, 10, (child) => child.kill('SIGKILL'), { resume: true }));
+    const killed = await recordingRowWrites(tenant, (requests) => cxmImportProcessBrokenAt(tenant, file, requests, 10, (child) => child.kill('SIGKILL'), { resume: true }));
     expect(killed.result.code).toBe(null);
     expect(resentAmong(killed.bodies, tenant, file, stored)).toEqual([]);
 

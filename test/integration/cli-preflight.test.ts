@@ -1,10 +1,11 @@
 /**
- * `cxm preflight --stage <name>` as an operator runs it: a real process, with the real SDK clients
- * pointed (AWS_ENDPOINT_URL_<SERVICE>) at recorded answers over real HTTP: Lambda, CloudWatch Logs
- * and Transcribe from test/support/aws-answers/ through a replay, API Gateway from its fake (its
- * GetAccount recorded, its API keys listed in pages as the service does). The answers are written
- * after each API's reference, not captured from an account. Each case starts from a healthy
- * account and changes one thing: what the table says, what to do, and the exit code.
+ * `cxm preflight --stage <name>` as an operator runs it (in this process:
+ * test/support/cli-harness.ts), with the real SDK clients pointed (AWS_ENDPOINT_URL_<SERVICE>) at
+ * recorded answers over real HTTP: Lambda, CloudWatch Logs and Transcribe from
+ * test/support/aws-answers/ through a replay, API Gateway from its fake (its GetAccount recorded,
+ * its API keys listed in pages as the service does). The answers are written after each API's
+ * reference, not captured from an account. Each case starts from a healthy account and changes one
+ * thing: what the table says, what to do, and the exit code.
  */
 import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,10 +15,10 @@ import { callSummariesRefusal } from '#infra/call-summary-regions';
 import { concurrencyReservations } from '#infra/concurrency-reservations';
 import { stageConfig } from '#infra/config';
 import { searchLogPolicyName } from '#infra/search-log-policy-name';
+import { cxm } from '#test/support/cli-harness';
 import { startFakeApiGateway } from '#test/support/fake-api-gateway';
 import { type RecordedAnswer, recordedAnswer, recordedPages } from '#test/support/recorded-aws-answer';
 import { startAwsReplay } from '#test/support/replay-aws-answers';
-import { run } from '#test/support/run-process';
 
 /** The account a case runs against, by fixture name; each case changes what it is about. */
 interface Account {
@@ -70,7 +71,7 @@ async function preflight(stage: string, account: Partial<Account>, args: string[
   const apiGateway = await startFakeApiGateway([], { recorded: { 'GET /account': recordedAnswer(apiGatewayAccount), ...replaced } });
   for (let i = 0; i < apiKeys; i++) apiGateway.addApiKey({ name: `cxm-${stage}-tenant-t${i}` });
   try {
-    const result = await run('node', ['infra/cli/cxm.mjs', 'preflight', '--stage', stage, ...args], {
+    const result = await cxm(['preflight', '--stage', stage, ...args], {
       AWS_ENDPOINT_URL_LAMBDA: replay.endpoint,
       AWS_ENDPOINT_URL_CLOUDWATCH_LOGS: replay.endpoint,
       AWS_ENDPOINT_URL_TRANSCRIBE: replay.endpoint,
@@ -114,8 +115,6 @@ function whatToDo(stdout: string, name: string): { line: string; commands: strin
 const findings = (stdout: string) => Object.fromEntries(CHECK_NAMES.map((name) => [name, row(stdout, name).finding]));
 const allOk = Object.fromEntries(CHECK_NAMES.map((name) => [name, 'ok']));
 
-// One case after another: each runs one or two CLI processes, CPU-bound at start-up; all at once
-// they would only queue for the same cores (and for a test run beside them).
 describe('cxm preflight', () => {
   it('a healthy account: every check ok, nothing to do, exit 0; the stage reading its functions by name and Transcribe asked for one category', async () => {
     const { code, stdout, stderr, calls } = await preflight('dev', {});

@@ -1,5 +1,6 @@
 /**
- * `cxm smoke` as an operator runs it, a real process against a local gateway over real HTTP.
+ * `cxm smoke` as an operator runs it, in this process (test/support/cli-harness.ts; as the bin
+ * itself where Ctrl-C stops it) against a local gateway over real HTTP.
  * With --url and a given key every check passes on a healthy API and nothing but the smoke
  * document lands in the tenant; a wrong URL and a wrong key each fail with one line saying what
  * to do. With --stage the URL comes from the stack's ApiUrl output (a fake CloudFormation), the
@@ -17,7 +18,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { smokeScopes } from '#infra/cli/smoke-checks';
+import { smokeScopes } from '#infra/cli/smoke/smoke-checks';
 import { freePort } from '#infra/local/dynamodb-local';
 import { type LocalSecretsManager, startLocalSecretsManager } from '#infra/local/local-secrets-manager';
 import { localSecretArn } from '#infra/local/resolve-environment';
@@ -28,6 +29,7 @@ import { tenantUsageKeyName, tenantUsageKeyValue } from '#shared/auth/usage-iden
 import { routes } from '#shared/routes';
 import { physicalTableName, type TableId } from '#shared/store/table-specs';
 import { type ApiFaultProxy, startApiFaultProxy } from '#test/support/api-fault-proxy';
+import { cxm } from '#test/support/cli-harness';
 import { type FakeApiGateway, startFakeApiGateway } from '#test/support/fake-api-gateway';
 import { type FakeCloudFormation, startFakeCloudFormation } from '#test/support/fake-cloudformation';
 import { ownLines, run } from '#test/support/run-process';
@@ -53,8 +55,10 @@ let stage: string;
 let urlEnv: Record<string, string>;
 let stageEnv: Record<string, string>;
 
-/** `cxm smoke <args>`; `onSpawn` gets the process, to interrupt it. */
-const smoke = (env: Record<string, string>, args: string[], onSpawn?: (child: ChildProcess) => void) => run('node', ['infra/cli/cxm.mjs', 'smoke', ...args], env, 60_000, onSpawn);
+/** `cxm smoke <args>` in this process. */
+const smoke = (env: Record<string, string>, args: string[]) => cxm(['smoke', ...args], env);
+/** `cxm smoke <args>` as a child process (the bin), for a test that signals it: `onSpawn` gets the child. */
+const smokeProcess = (env: Record<string, string>, args: string[], onSpawn: (child: ChildProcess) => void) => run('node', ['infra/cli/cxm.mjs', 'smoke', ...args], env, 60_000, onSpawn);
 
 beforeAll(async () => {
   api = await startTestApi();
@@ -190,7 +194,7 @@ describe.concurrent('cxm smoke', () => {
   it("--stage, for a tenant with another active key: the temporary key is throttled through the tenant's key, which stays when it is revoked", async () => {
     const tenant = uniqueTenant('cxm-smoke-shared');
     // A key of the tenant made as an operator makes one, with the tenant's usage key.
-    const created = await run('node', ['infra/cli/cxm.mjs', 'keys', 'create', '--stage', stage, '--tenant', tenant, '--scope', 'cxm:*', '--json'], stageEnv);
+    const created = await cxm(['keys', 'create', '--stage', stage, '--tenant', tenant, '--scope', 'cxm:*', '--json'], stageEnv);
     expect(created.code, created.stderr).toBe(0);
     const other = (JSON.parse(created.stdout) as { id: string }).id;
     const [[usageKeyId, usageKey]] = tenantUsageKeys(tenant) as [[string, unknown]];
@@ -229,11 +233,11 @@ describe.concurrent('cxm smoke', () => {
     expect(await api.keys.list('acme')).toEqual([]);
   });
 
-  it('--stage: Ctrl-C during the checks revokes the temporary key and deletes its usage-plan key before exiting', async () => {
+  it('--stage: Ctrl-C during the checks revokes the temporary key and deletes its usage-plan key before exiting (the bin, as a process: signals)', async () => {
     const tenant = uniqueTenant('cxm-smoke-int');
     const arrived = proxy.hold(`/reporting/tenants/${tenant}/`);
     let child: ChildProcess | undefined;
-    const finished = smoke(stageEnv, ['--stage', stage, '--tenant', tenant], (spawned) => (child = spawned));
+    const finished = smokeProcess(stageEnv, ['--stage', stage, '--tenant', tenant], (spawned) => (child = spawned));
     await arrived;
     // Mid-run the key exists, unrevoked, and its tenant's API Gateway key (its name, its derived
     // value) is in the stage's plan.

@@ -1,4 +1,8 @@
-/** The `cxm` CLI as an operator runs it, against a local stack found through $CXM_HOME/local.json. */
+/**
+ * The `cxm` CLI as an operator runs it, against a local stack found through $CXM_HOME/local.json:
+ * in this process (runCli, test/support/cli-harness.ts), and as the bin itself for what only a
+ * process shows (its exit code and stderr without a stack, `npx cxm --help`).
+ */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -108,10 +112,22 @@ describe('cxm keys', () => {
     expect(result.stderr).toMatch(/no key with id 'zzzzzzzzzzzz'.*cxm keys list/);
   });
 
-  it('without a local stack it says how to start one', async () => {
+  it('without a local stack it says how to start one (the bin, as a process)', async () => {
     const result = await run('node', ['infra/cli/cxm.mjs', 'keys', 'list'], { CXM_HOME: mkdtempSync(join(tmpdir(), 'cxm-none-')) });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/no local stack found.*npm start/);
+  });
+});
+
+describe('cxm --help', () => {
+  it('npx cxm --help lists every command on stdout and exits 0, as in process', async () => {
+    const commands = ['keys', 'import', 'seed', 'reporting', 'smoke', 'preflight', 'recordings'];
+    const spawned = await run('npx', ['cxm', '--help'], {});
+    expect(spawned.code).toBe(0);
+    expect(ownLines(spawned.stderr)).toEqual([]);
+    expect(spawned.stdout).toMatch(/^Usage: cxm \[options\] \[command\]\n/);
+    for (const command of commands) expect(spawned.stdout).toMatch(new RegExp(`\\n  ${command}\\b`));
+    expect(await cxm('--help')).toEqual({ code: 0, stdout: spawned.stdout, stderr: '' });
   });
 });
 

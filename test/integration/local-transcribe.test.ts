@@ -16,8 +16,8 @@ import {
   TranscribeClient,
 } from '@aws-sdk/client-transcribe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sampleCall } from '#infra/cli/sample-call';
-import { tinyWav } from '#infra/cli/tiny-wav';
+import { sampleCall } from '#infra/cli/recordings/sample-call';
+import { tinyWav } from '#infra/cli/recordings/tiny-wav';
 import { acquireLocalS3, type LocalS3 } from '#infra/local/local-s3';
 import { type AnalysisStateEvent, acquireLocalTranscribe, type LocalTranscribe } from '#infra/local/local-transcribe';
 

@@ -11,7 +11,7 @@ import { PassThrough } from 'node:stream';
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { tinyWav } from '#infra/cli/tiny-wav';
+import { tinyWav } from '#infra/cli/recordings/tiny-wav';
 import { createTables, LOCAL_REGION } from '#infra/local/dynamodb-local';
 import { AWS_CALL_LOG_ENV, actingAs, startRecordingAwsCalls } from '#infra/local/record-aws-calls';
 import { useLocalDynamo } from '#infra/local/use-local-dynamo';

@@ -21,8 +21,8 @@ import { createDynamoReportingIndex } from '#shared/store/dynamo-reporting-index
 import { listKey, timeKey } from '#shared/store/reporting-keys';
 import { createReportingRowsStore, type ReportingTables, reportingItem } from '#shared/store/reporting-rows-store';
 import { physicalTableName, tableSpecs } from '#shared/store/table-specs';
+import { cxm } from '#test/support/cli-harness';
 import { type DynamoFaultProxy, startDynamoFaultProxy } from '#test/support/dynamo-fault-proxy';
-import { run } from '#test/support/run-process';
 import { uniqueTenant } from '#test/support/test-api';
 
 const HOUR = 3_600_000;
@@ -199,7 +199,7 @@ describe('maintained reporting counts', () => {
     const everything = { from: 0, to: 4_000_000_000_000 };
     const total = async () => (await createDynamoReportingIndex(documentClient(), tables).page({ tenantId, kind: 'assistant', window: everything, limit: 1, withTotal: true, maxBytes: 1e6 })).total;
     expect(await total()).toBe(5);
-    const result = await run('node', ['infra/cli/cxm.mjs', 'reporting', 'recount', '--tenant', tenantId], { CXM_HOME: home });
+    const result = await cxm(['reporting', 'recount', '--tenant', tenantId], { CXM_HOME: home });
     expect(result.stdout).toMatch(/^Recounted 30 reporting rows in 1 lists on the local stack/);
     expect(result.code).toBe(0);
     expect(await total()).toBe(30);

@@ -4,10 +4,11 @@
  * usage plan, shared by all of its keys; the authorizer names the path tenant's key as
  * `usageIdentifierKey`; `revoke` deletes a tenant's key with its last active key; `sync` makes the
  * plan match the keys table and migrates the legacy per-key keys. The CLI runs as an operator runs
- * it, against DynamoDB Local tables named as the stage's (`cxm-<stage>-*`), a fake API Gateway
- * control plane reached through the SDK's own endpoint variable, and the stages' key-tag secrets
- * in bundle mode's Secrets Manager stand-in (keys are tagged under them). The fake lists two keys a page and
- * the stage's plan is on the second page of plans, so every listing must follow `position`.
+ * it (in this process: test/support/cli-harness.ts), against DynamoDB Local tables named as the
+ * stage's (`cxm-<stage>-*`), a fake API Gateway control plane reached through the SDK's own
+ * endpoint variable, and the stages' key-tag secrets in bundle mode's Secrets Manager stand-in
+ * (keys are tagged under them). The fake lists two keys a page and the stage's plan is on the
+ * second page of plans, so every listing must follow `position`.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
@@ -29,8 +30,8 @@ import { tenantUsageKeyName, tenantUsageKeyValue, usageKeyName, usageKeyValue } 
 import { routes } from '#shared/routes';
 import { documentClient } from '#shared/store/dynamo-client';
 import { createKeysStore } from '#shared/store/keys-store';
+import { cxm as runCxm } from '#test/support/cli-harness';
 import { type FakeApiGateway, type FakeApiKey, startFakeApiGateway } from '#test/support/fake-api-gateway';
-import { run } from '#test/support/run-process';
 import { uniqueTenant } from '#test/support/test-api';
 import { TEST_KEY_TAG_SECRET } from '#test/support/test-env';
 
@@ -51,7 +52,7 @@ let authorize: (token: string, pathTenant: string) => Promise<APIGatewayAuthoriz
 let env: Record<string, string>;
 const stageBefore = process.env.CXM_STAGE;
 
-const cxm = (...args: string[]) => run('node', ['infra/cli/cxm.mjs', ...args], env);
+const cxm = (...args: string[]) => runCxm(args, env);
 
 async function createOn(stage: string, tenants: string[]): Promise<{ id: string; key: string; stdout: string }> {
   const created = await cxm('keys', 'create', '--stage', stage, ...tenants.flatMap((tenant) => ['--tenant', tenant]), '--scope', 'cxm:*');
@@ -258,7 +259,7 @@ describe('cxm keys create --stage: one usage-plan key per tenant', () => {
     fake.apiKeys.delete(foreignId);
   });
 
-  it('keys create of one tenant at once in two processes: both succeed, with one tenant key in the plan', async () => {
+  it('keys create of one tenant in two runs at once: both succeed, with one tenant key in the plan', async () => {
     const tenant = uniqueTenant('rl');
     const [a, b] = await Promise.all([create(tenant), create(tenant)]);
     const [usageId, apiKey] = onlyTenantKey(tenant);

@@ -7,7 +7,7 @@
  * refused, naming the key.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { tinyWav } from '#infra/cli/tiny-wav';
+import { tinyWav } from '#infra/cli/recordings/tiny-wav';
 import { type BoundGateway, bindGateway } from '#infra/local/serve-gateway';
 import { useLocalDynamo } from '#infra/local/use-local-dynamo';
 import { revokeKey } from '#shared/auth/revoke-key';

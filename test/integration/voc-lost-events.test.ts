@@ -6,8 +6,8 @@
  * until the status read failed them at their window, although their analysis had finished.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { SAMPLE_CALL, sampleCall } from '#infra/cli/sample-call';
-import { tinyWav } from '#infra/cli/tiny-wav';
+import { SAMPLE_CALL, sampleCall } from '#infra/cli/recordings/sample-call';
+import { tinyWav } from '#infra/cli/recordings/tiny-wav';
 import { type BoundGateway, bindGateway } from '#infra/local/serve-gateway';
 import { useLocalDynamo } from '#infra/local/use-local-dynamo';
 import { fillPath, routeById } from '#shared/routes';

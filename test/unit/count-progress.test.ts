@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { countProgress } from '#infra/cli/count-progress';
+import { countProgress, progressOn } from '#infra/cli/count-progress';
 
 afterEach(() => vi.useRealTimers());
 
@@ -37,5 +37,17 @@ describe('countProgress, the CLI progress line of import, keys sync, seed and re
     progress.update(10);
     progress.finish();
     expect(written).toEqual([]);
+  });
+
+  it("goes to the run's stderr, redrawn in place when that is a terminal", () => {
+    vi.useFakeTimers();
+    const { written, write } = recorder();
+    const terminal = progressOn({ isTTY: true, columns: 80, write });
+    expect(terminal.tty).toBe(true);
+    const progress = countProgress({ label: 'importing', unit: 'items', total: 10, ...terminal });
+    vi.advanceTimersByTime(1_000);
+    progress.update(5);
+    expect(written).toEqual([expect.stringMatching(/^\rimporting: 5 of 10 items \(50%\)/)]);
+    expect(progressOn({ write }).tty).toBe(false);
   });
 });

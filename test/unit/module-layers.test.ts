@@ -91,7 +91,7 @@ describe('the module layers', () => {
 
   it('reads the imports it checks (a regex that matched nothing would pass every rule)', () => {
     expect(graph.get('shared/store/keys-store.ts')).toContain('shared/auth/key-records.ts');
-    expect(graph.get('infra/cli/seed-command.ts')).toContain('infra/cli/seed-writes.ts');
+    expect(graph.get('infra/cli/seed/seed-command.ts')).toContain('infra/cli/seed/seed-writes.ts');
     for (const targets of graph.values()) for (const target of targets) expect(graph.has(target), target).toBe(true);
   });
 

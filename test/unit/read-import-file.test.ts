@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { readImportFile } from '#infra/cli/read-import-file';
+import { readImportFile } from '#infra/cli/import/read-import-file';
 import { importChecker } from '#infra/tenant-data/check-import-entry';
 import { parseImportFile } from '#infra/tenant-data/import-data';
 import { entriesOf, type ImportEntry } from '#infra/tenant-data/import-entries';

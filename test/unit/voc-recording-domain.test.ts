@@ -6,7 +6,7 @@
  */
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { tinyWav } from '#infra/cli/tiny-wav';
+import { tinyWav } from '#infra/cli/recordings/tiny-wav';
 import { NotAudioError, probeAudio } from '#shared/analysis/probe-audio';
 import { s3Location } from '#shared/analysis/transcribe-analysis';
 import { shapeRow } from '#shared/domain/reporting/report-rows';

@@ -3,15 +3,17 @@
  * synthesis), the region and credentials as the SDK finds them (or `--region`), then every check at
  * once, each on its own: a call AWS refuses costs its row, never the others. Loaded only when
  * `cxm preflight` runs: it brings four SDK clients and aws-cdk-lib (through infra/config.ts), which
- * no other command needs. The endpoints follow the SDK's standard `AWS_ENDPOINT_URL_<SERVICE>`,
- * which is also how the tests point them at recorded answers.
+ * no other command needs. The endpoints follow the SDK's standard `AWS_ENDPOINT_URL_<SERVICE>`
+ * (aws-client-config.ts), which is also how the tests point them at recorded answers.
  */
 import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import { TranscribeClient } from '@aws-sdk/client-transcribe';
-import { stageConfig } from '../config.ts';
-import { CliError } from './cli-error.ts';
+import { stageConfig } from '../../config.ts';
+import { type AwsServiceId, awsClientConfig } from '../aws-client-config.ts';
+import type { CliContext } from '../cli-context.ts';
+import { CliError } from '../cli-error.ts';
 import { checkApiKeys, checkCloudWatchRole } from './preflight-api-gateway.ts';
 import type { PreflightCheck } from './preflight-finding.ts';
 import { checkLambdaConcurrency } from './preflight-lambda-concurrency.ts';
@@ -54,22 +56,23 @@ export interface PreflightOutcome {
 }
 
 /**
- * Reads what the account must have before stage `stage` deploys, and finds on each check.
+ * Reads what the account must have before stage `stage` deploys, and finds on each check, with SDK
+ * clients of the run `cli` (in `regionOption`, else the environment's region).
  *
- * @example const { report } = await runPreflight('dev', 'eu-west-1'); report.blocked // 0 when nothing stands in the way
+ * @example const { report } = await runPreflight(cli, 'dev', 'eu-west-1'); report.blocked // 0 when nothing stands in the way
  */
-export async function runPreflight(stage: string, regionOption: string | undefined): Promise<PreflightOutcome> {
+export async function runPreflight(cli: Pick<CliContext, 'env' | 'own'>, stage: string, regionOption: string | undefined): Promise<PreflightOutcome> {
   const config = stageConfig(stage);
-  const clientConfig = regionOption === undefined ? {} : { region: regionOption };
-  const lambda = new LambdaClient(clientConfig);
+  const clientConfig = (service: AwsServiceId) => ({ ...awsClientConfig(cli.env, service), ...(regionOption !== undefined && { region: regionOption }) });
+  const lambda = cli.own(new LambdaClient(clientConfig('Lambda')));
   const region = await resolveRegion(lambda);
   await requireCredentials(lambda);
-  const apiGateway = new APIGatewayClient(clientConfig);
+  const apiGateway = cli.own(new APIGatewayClient(clientConfig('API Gateway')));
   const [concurrency, role, policies, transcribe, keys] = await Promise.all([
     checkLambdaConcurrency(lambda, config),
     checkCloudWatchRole(apiGateway, region),
-    checkLogsResourcePolicies(new CloudWatchLogsClient(clientConfig), config, region),
-    checkTranscribe(new TranscribeClient(clientConfig), region),
+    checkLogsResourcePolicies(cli.own(new CloudWatchLogsClient(clientConfig('CloudWatch Logs'))), config, region),
+    checkTranscribe(cli.own(new TranscribeClient(clientConfig('Transcribe'))), region),
     checkApiKeys(apiGateway, region, stage),
   ]);
   const checks = [concurrency, role, policies, transcribe, checkCallSummaries(config, region), keys];

@@ -6,8 +6,8 @@
  * once.
  */
 import { type CloudWatchLogsClient, DescribeResourcePoliciesCommand } from '@aws-sdk/client-cloudwatch-logs';
-import type { StageConfig } from '../config.ts';
-import { searchLogPolicyName } from '../search-log-policy-name.ts';
+import type { StageConfig } from '../../config.ts';
+import { searchLogPolicyName } from '../../search-log-policy-name.ts';
 import { checkRow, notChecked, type PreflightCheck } from './preflight-finding.ts';
 
 const CHECK = { id: 'logs-resource-policies', name: 'CloudWatch Logs resource policies' };

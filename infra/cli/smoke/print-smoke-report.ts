@@ -2,7 +2,8 @@
  * What `cxm smoke` shows: a line per check while it runs (on a terminal only, on stderr, so it
  * never mixes with the table or the JSON on stdout), then the table or one JSON object.
  */
-import { formatTable } from './format-table.ts';
+import type { CliOutput } from '../cli-io.ts';
+import { formatTable } from '../format-table.ts';
 import type { CheckResult } from './run-smoke-checks.ts';
 
 export interface SmokeReport {
@@ -34,7 +35,7 @@ export function formatSmokeReport(report: SmokeReport): string {
 }
 
 /** Progress on a terminal: the check running now, on one line that the next one overwrites. */
-export function progressLine(stream: NodeJS.WriteStream): { show(text: string): void; clear(): void } {
+export function progressLine(stream: CliOutput): { show(text: string): void; clear(): void } {
   const enabled = stream.isTTY === true;
   return {
     show: (text) => enabled && stream.write(`\r\x1b[K${cut(text, (stream.columns || 100) - 1)}`),

@@ -7,11 +7,12 @@ import { revokeKey } from '#shared/auth/revoke-key';
 import { isValidTenantId } from '#shared/auth/tenant-id';
 import { parseIsoDateTime } from '#shared/domain/time/parse-instant';
 import { scopeAreas } from '#shared/routes';
-import { usagePlanName } from '../usage-plan-name.ts';
-import { CliError } from './cli-error.ts';
-import { connectStores } from './connect-stores.ts';
-import { countProgress, type Progress } from './count-progress.ts';
-import { formatTable } from './format-table.ts';
+import { usagePlanName } from '../../usage-plan-name.ts';
+import type { CliContext } from '../cli-context.ts';
+import { CliError } from '../cli-error.ts';
+import { connectStores } from '../connect-stores.ts';
+import { countProgress, type Progress, progressOn } from '../count-progress.ts';
+import { formatTable } from '../format-table.ts';
 
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -26,7 +27,12 @@ function parseExpiry(value: string | undefined, now: Date): string | undefined {
   return new Date(ms).toISOString();
 }
 
-export function registerKeysCommands(program: Command): void {
+/**
+ * Adds `cxm keys create | list | revoke | sync` to the program, for the run `cli`.
+ *
+ * @example registerKeysCommands(program, cli) // then: cxm keys create --tenant acme --scope cxm:*
+ */
+export function registerKeysCommands(program: Command, cli: CliContext): void {
   const keys = program.command('keys').description('manage tenant API keys');
 
   keys
@@ -50,7 +56,7 @@ export function registerKeysCommands(program: Command): void {
         if (problem) throw new CliError(problem);
       }
       const expiresAt = parseExpiry(options.expires, now);
-      const stores = await connectStores(options.stage);
+      const stores = await connectStores(cli, options.stage);
       // Before anything is written: without the secret no key can be issued.
       const tagSecret = await stores.keyTagSecret();
       const { key, stored, usageKey, unconfirmed } = await issueKey(
@@ -59,25 +65,25 @@ export function registerKeysCommands(program: Command): void {
         { tagSecret, now, usagePlan: stores.usagePlan },
       );
       if (unconfirmed) {
-        console.error(
+        cli.warn(
           `cxm: warning: the key is created, but its usage-plan key ${usageKey?.name} could not be checked again after storing it (${unconfirmed}); run 'cxm keys sync --stage ${options.stage}' to be sure it is in the plan`,
         );
       }
       if (options.json) {
-        console.log(JSON.stringify({ id: stored.keyId, key, tenants: stored.tenants, scopes: stored.scopes, expiresAt: stored.expiresAt ?? null }));
+        cli.print(JSON.stringify({ id: stored.keyId, key, tenants: stored.tenants, scopes: stored.scopes, expiresAt: stored.expiresAt ?? null }));
         return;
       }
-      console.log(`Created key ${stored.keyId} ('${stored.name}') on the ${stores.target}`);
-      console.log(`Tenants: ${stored.tenants.join(', ')}`);
-      console.log(`Scopes:  ${stored.scopes.join(', ')}`);
-      console.log(`Expires: ${stored.expiresAt ?? 'never'}`);
+      cli.print(`Created key ${stored.keyId} ('${stored.name}') on the ${stores.target}`);
+      cli.print(`Tenants: ${stored.tenants.join(', ')}`);
+      cli.print(`Scopes:  ${stored.scopes.join(', ')}`);
+      cli.print(`Expires: ${stored.expiresAt ?? 'never'}`);
       if (usageKey?.owner.kind === 'tenant') {
-        console.log(`Usage plan: tenant ${usageKey.owner.tenantId} is throttled through API Gateway key ${usageKey.id} in plan ${usagePlanName(options.stage ?? '')}, shared by its keys`);
+        cli.print(`Usage plan: tenant ${usageKey.owner.tenantId} is throttled through API Gateway key ${usageKey.id} in plan ${usagePlanName(options.stage ?? '')}, shared by its keys`);
       } else if (usageKey) {
-        console.log(`Usage plan: this key of several tenants is throttled through an API Gateway key of its own, ${usageKey.id} (${usageKey.name}), in plan ${usagePlanName(options.stage ?? '')}`);
+        cli.print(`Usage plan: this key of several tenants is throttled through an API Gateway key of its own, ${usageKey.id} (${usageKey.name}), in plan ${usagePlanName(options.stage ?? '')}`);
       }
-      console.log(`Key:     ${key}`);
-      console.log('Store the key now: it is shown only once. Send it as "Authorization: Bearer <key>".');
+      cli.print(`Key:     ${key}`);
+      cli.print('Store the key now: it is shown only once. Send it as "Authorization: Bearer <key>".');
     });
 
   keys
@@ -87,7 +93,7 @@ export function registerKeysCommands(program: Command): void {
     .option('--json', 'print a JSON array')
     .option('--stage <name>', 'deployed stage to use instead of the local stack')
     .action(async (options: { tenant?: string; json?: boolean; stage?: string }) => {
-      const stores = await connectStores(options.stage);
+      const stores = await connectStores(cli, options.stage);
       const now = Date.now();
       const listed = (await stores.keys.list(options.tenant)).map((key) => ({
         id: key.keyId,
@@ -101,19 +107,19 @@ export function registerKeysCommands(program: Command): void {
         tagged: key.tagged === true,
       }));
       if (options.json) {
-        console.log(JSON.stringify(listed));
+        cli.print(JSON.stringify(listed));
         return;
       }
       if (listed.length === 0) {
-        console.log(`No keys${options.tenant ? ` for tenant ${options.tenant}` : ''} on the ${stores.target}.`);
+        cli.print(`No keys${options.tenant ? ` for tenant ${options.tenant}` : ''} on the ${stores.target}.`);
         return;
       }
       const header = ['ID', 'STATUS', 'TAG', 'NAME', 'TENANTS', 'SCOPES', 'CREATED', 'EXPIRES'];
       const rows = listed.map((k) => [k.id, k.status, k.tagged ? 'yes' : 'no', k.name, k.tenants.join(','), k.scopes.join(','), k.createdAt, k.expiresAt ?? '-']);
-      console.log(formatTable([header, ...rows]));
+      cli.print(formatTable([header, ...rows]));
       const untagged = listed.filter((k) => k.status === 'active' && !k.tagged).length;
       if (untagged > 0) {
-        console.log(
+        cli.print(
           `${untagged} active key${untagged === 1 ? ' has' : 's have'} no tag (issued before key tags): ${untagged === 1 ? 'it works' : 'they work'} only while the stage accepts untagged keys (edge.acceptUntaggedKeys). Replace ${untagged === 1 ? 'it' : 'them'} with 'cxm keys create', then 'cxm keys revoke' (infra/README.md, "Keys without a tag").`,
         );
       }
@@ -125,20 +131,20 @@ export function registerKeysCommands(program: Command): void {
     .argument('<keyId>', 'the id shown by `cxm keys list`')
     .option('--stage <name>', 'deployed stage to use instead of the local stack')
     .action(async (keyId: string, options: { stage?: string }) => {
-      const stores = await connectStores(options.stage);
+      const stores = await connectStores(cli, options.stage);
       const revoked = await revokeKey(stores.keys, keyId, new Date(), stores.usagePlan);
       if (!revoked) throw new CliError(`no key with id '${keyId}' on the ${stores.target} (see 'cxm keys list')`);
-      console.log(`Revoked key ${keyId} at ${revoked.stored.revokedAt}.`);
+      cli.print(`Revoked key ${keyId} at ${revoked.stored.revokedAt}.`);
       if (revoked.deletedUsageKeys.length > 0) {
         const plural = revoked.deletedUsageKeys.length > 1 ? 's' : '';
-        console.log(
+        cli.print(
           `Deleted API Gateway key${plural} ${revoked.deletedUsageKeys.join(', ')} from the usage plan (no other active key is throttled through it), so the gateway refuses this key at once.`,
         );
       }
       if (revoked.sharedTenant) {
-        console.log(`Kept the usage-plan key of ${revoked.sharedTenant}: other active keys share it.`);
+        cli.print(`Kept the usage-plan key of ${revoked.sharedTenant}: other active keys share it.`);
       }
-      console.log('Gateways that cached it may accept it until their authorizer cache expires (60 s by default).');
+      cli.print('Gateways that cached it may accept it until their authorizer cache expires (60 s by default).');
     });
 
   keys
@@ -150,24 +156,24 @@ export function registerKeysCommands(program: Command): void {
       'also delete the API Gateway keys older authorizers named (per key before rate limits were per tenant; the tenant keys of keys of several tenants before those had their own); run it once the new authorizer is deployed',
     )
     .action(async (options: { stage: string; pruneLegacy?: boolean }) => {
-      const stores = await connectStores(options.stage);
+      const stores = await connectStores(cli, options.stage);
       if (!stores.usagePlan) throw new CliError(`the ${stores.target} has no usage plan to sync`);
       const { syncUsagePlan } = await import('#shared/auth/sync-usage-plan');
       let progress: Progress | undefined;
       const synced = await syncUsagePlan(stores.keys, stores.usagePlan, options.stage, {
         pruneLegacy: options.pruneLegacy ?? false,
         onOwner: (done, total) => {
-          progress ??= countProgress({ label: 'usage keys', total, unit: 'items', tty: process.stderr.isTTY === true });
+          progress ??= countProgress({ label: 'usage keys', total, unit: 'items', ...progressOn(cli.stderr) });
           progress.update(done);
         },
       });
       progress?.finish();
-      console.log(
+      cli.print(
         `${synced.owners.length} usage owner${synced.owners.length === 1 ? '' : 's'} with active keys (tenants, and keys of several tenants): each has its API Gateway key in plan ${usagePlanName(options.stage)}.`,
       );
-      for (const deleted of synced.deleted) console.log(`Deleted API Gateway key ${deleted.id} (${deleted.name}).`);
+      for (const deleted of synced.deleted) cli.print(`Deleted API Gateway key ${deleted.id} (${deleted.name}).`);
       if (synced.legacy > 0) {
-        console.log(
+        cli.print(
           `${synced.legacy} API Gateway key${synced.legacy === 1 ? ' that an older authorizer named remains' : 's that an older authorizer named remain'}; once this stage's authorizer is the current one, delete them with 'cxm keys sync --stage ${options.stage} --prune-legacy'.`,
         );
       }

@@ -1,13 +1,22 @@
 /**
  * The base URL of a deployed stage: the `ApiUrl` output of its stack `cxm-<stage>`, read with the
  * caller's AWS credentials. The endpoint follows the SDK's standard
- * `AWS_ENDPOINT_URL_CLOUDFORMATION`, which is also how the tests point it at a fake.
+ * `AWS_ENDPOINT_URL_CLOUDFORMATION` (aws-client-config.ts), which is also how the tests point it at
+ * a fake.
  */
 import { CloudFormationClient, DescribeStacksCommand, type Stack } from '@aws-sdk/client-cloudformation';
-import { API_URL_OUTPUT, stackName } from '../stack-names.ts';
-import { CliError } from './cli-error.ts';
+import { API_URL_OUTPUT, stackName } from '../../stack-names.ts';
+import { awsClientConfig } from '../aws-client-config.ts';
+import type { CliContext } from '../cli-context.ts';
+import { CliError } from '../cli-error.ts';
 
-export async function findStageApiUrl(stage: string, client = new CloudFormationClient({})): Promise<string> {
+/**
+ * The `ApiUrl` of stage `stage`, with a CloudFormation client of the run `cli`.
+ *
+ * @example const url = await findStageApiUrl(cli, 'prod'); // https://abc123.execute-api.eu-west-1.amazonaws.com/prod/
+ */
+export async function findStageApiUrl(cli: Pick<CliContext, 'env' | 'own'>, stage: string): Promise<string> {
+  const client = cli.own(new CloudFormationClient(awsClientConfig(cli.env, 'CloudFormation')));
   const name = stackName(stage);
   let stack: Stack | undefined;
   try {

@@ -10,8 +10,10 @@ import { statSync } from 'node:fs';
 import { type ImportWrite, importChecker } from '#infra/tenant-data/check-import-entry';
 import { emptySummary, type ImportSummary } from '#infra/tenant-data/import-data';
 import { type ImportStores, writeImport } from '#infra/tenant-data/write-import';
-import { CliError } from './cli-error.ts';
-import { countProgress } from './count-progress.ts';
+import type { CliContext } from '../cli-context.ts';
+import { CliError } from '../cli-error.ts';
+import type { CliSignal } from '../cli-io.ts';
+import { countProgress, progressOn } from '../count-progress.ts';
 import { checkpointPath, type ImportCheckpoint, readCheckpoint, removeCheckpoint, saveCheckpoint } from './import-checkpoint.ts';
 import { readImportFile } from './read-import-file.ts';
 
@@ -30,8 +32,6 @@ export interface ImportFileRun {
   targetKey: string;
   stores: ImportStores;
   resume: boolean;
-  /** Progress on a terminal (redrawn) or as plain lines every few seconds. */
-  tty: boolean;
 }
 
 /** The checkpoint is rewritten at most this often while items commit (and at every stop). */
@@ -53,12 +53,12 @@ function identity(file: string, shownAs: string): FileIdentity {
 }
 
 /** The first pass: every entry checked; the items per member and the file's SHA-256. */
-async function checkFile(run: ImportFileRun, size: number): Promise<{ summary: ImportSummary; items: number; sha256: string }> {
+async function checkFile(cli: CliContext, run: ImportFileRun, size: number): Promise<{ summary: ImportSummary; items: number; sha256: string }> {
   const check = importChecker(run.tenant);
   const hash = createHash('sha256');
   const summary = emptySummary();
   let bytes = 0;
-  const progress = countProgress({ label: 'checking', unit: 'bytes', total: size, tty: run.tty });
+  const progress = countProgress({ label: 'checking', unit: 'bytes', total: size, ...progressOn(cli.stderr) });
   for await (const entry of readImportFile(run.file, (chunk) => {
     hash.update(chunk);
     bytes += chunk.length;
@@ -83,10 +83,17 @@ async function* writesIn(run: ImportFileRun): AsyncGenerator<ImportWrite> {
 
 const resumeHint = 'run the same command with --resume to continue from there';
 
-export async function importFile(run: ImportFileRun): Promise<{ summary: ImportSummary; resumedAt: number }> {
+/**
+ * Imports the file of `run` for the CLI run `cli`: its progress and notes on the run's stderr, its
+ * checkpoint in the run's state directory. Ctrl-C or SIGTERM saves the checkpoint and ends the run
+ * with 130 or 143.
+ *
+ * @example const { summary } = await importFile(cli, { file, shownAs: 'data.json', tenant, target, targetKey: 'local stack', stores, resume: false });
+ */
+export async function importFile(cli: CliContext, run: ImportFileRun): Promise<{ summary: ImportSummary; resumedAt: number }> {
   const { size, mtimeMs } = identity(run.file, run.shownAs);
   const where = `into tenant ${run.tenant} on the ${run.target}`;
-  const path = checkpointPath(run.file, run.tenant, run.targetKey);
+  const path = checkpointPath(run.file, run.tenant, run.targetKey, cli.home);
   const earlier = readCheckpoint(path);
   if (run.resume) {
     if (!earlier) {
@@ -96,10 +103,10 @@ export async function importFile(run: ImportFileRun): Promise<{ summary: ImportS
       throw new CliError(`${run.shownAs} changed since the interrupted import (size or modification time differ); run the command without --resume to import it from the start`);
     }
   } else if (earlier) {
-    process.stderr.write(`An interrupted import of this file ${where} had stored ${earlier.stored} of ${earlier.items} items; starting over (--resume would continue it).\n`);
+    cli.warn(`An interrupted import of this file ${where} had stored ${earlier.stored} of ${earlier.items} items; starting over (--resume would continue it).`);
   }
 
-  const { summary, items, sha256 } = await checkFile(run, size);
+  const { summary, items, sha256 } = await checkFile(cli, run, size);
   if (run.resume && earlier!.sha256 !== sha256) {
     throw new CliError(`${run.shownAs} changed since the interrupted import (its content differs); run the command without --resume to import it from the start`);
   }
@@ -112,15 +119,16 @@ export async function importFile(run: ImportFileRun): Promise<{ summary: ImportS
   save();
 
   let throttled = 0;
-  const progress = countProgress({ label: 'importing', unit: 'items', total: items, tty: run.tty, detail: () => (throttled > 0 ? `${throttled} writes throttled and retried` : undefined) }, resumedAt);
+  const progress = countProgress(
+    { label: 'importing', unit: 'items', total: items, ...progressOn(cli.stderr), detail: () => (throttled > 0 ? `${throttled} writes throttled and retried` : undefined) },
+    resumedAt,
+  );
   let savedAt = performance.now();
-  const stop = (signal: NodeJS.Signals) => {
+  const stopListening = cli.onInterrupt((signal: CliSignal) => {
     save();
-    process.stderr.write(`\ncxm: ${signal}: stopped after ${checkpoint.stored} of ${items} items were stored; ${resumeHint}.\n`);
-    process.exit(signal === 'SIGINT' ? 130 : 143);
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+    cli.warn(`\ncxm: ${signal}: stopped after ${checkpoint.stored} of ${items} items were stored; ${resumeHint}.`);
+    cli.exit(signal === 'SIGINT' ? 130 : 143);
+  });
   try {
     await writeImport(run.tenant, writesIn(run), run.stores, {
       skip: resumedAt,
@@ -140,8 +148,7 @@ export async function importFile(run: ImportFileRun): Promise<{ summary: ImportS
     const reason = (error as Error).message || (error as NodeJS.ErrnoException).code || String(error);
     throw new CliError(`the import stopped after ${checkpoint.stored} of ${items} items were stored (${reason}); ${resumeHint}`, { cause: error });
   } finally {
-    process.off('SIGINT', stop);
-    process.off('SIGTERM', stop);
+    stopListening();
   }
   removeCheckpoint(path);
   progress.finish(resumedAt > 0 ? `resumed after item ${resumedAt}` : undefined);

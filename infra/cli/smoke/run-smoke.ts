@@ -7,9 +7,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import { localStatePath } from '#infra/local/local-state';
-import { API_URL_OUTPUT, stackName } from '../stack-names.ts';
-import { CliError } from './cli-error.ts';
-import { connectStores } from './connect-stores.ts';
+import { API_URL_OUTPUT, stackName } from '../../stack-names.ts';
+import type { CliContext } from '../cli-context.ts';
+import { CliError } from '../cli-error.ts';
+import { connectStores } from '../connect-stores.ts';
 import { progressLine, type SmokeReport, smokeReport } from './print-smoke-report.ts';
 import { runRecordingJourney, SMOKE_RECORDINGS } from './run-recording-journey.ts';
 import { type CheckResult, checkOpenApiDocument, diagnoseKey, runCheck, type SmokeTarget } from './run-smoke-checks.ts';
@@ -38,8 +39,6 @@ const RECORDING_SETTLE_MS = { local: 30_000, stage: 600_000 };
 /** How long a stage may take to accept a new key (API Gateway learns a new usage-plan key with a delay). */
 const KEY_ACCEPTANCE_MS = 60_000;
 
-const log = (line: string) => console.error(line);
-
 function baseUrlOf(raw: string): string {
   const url = URL.canParse(raw) ? new URL(raw) : undefined;
   if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.search || url.hash) {
@@ -51,8 +50,14 @@ function baseUrlOf(raw: string): string {
 const newRunId = () => randomBytes(4).toString('hex');
 
 /** Every check after the document, in order, showing progress on a terminal. */
-async function runChecks(target: SmokeTarget, checks: readonly SmokeCheck[], document: CheckResult, howToGetAKey: string): Promise<{ results: CheckResult[]; diagnosis?: string | undefined }> {
-  const progress = progressLine(process.stderr);
+async function runChecks(
+  cli: CliContext,
+  target: SmokeTarget,
+  checks: readonly SmokeCheck[],
+  document: CheckResult,
+  howToGetAKey: string,
+): Promise<{ results: CheckResult[]; diagnosis?: string | undefined }> {
+  const progress = progressLine(cli.stderr);
   const results: CheckResult[] = [];
   try {
     for (const [i, check] of checks.entries()) {
@@ -66,49 +71,44 @@ async function runChecks(target: SmokeTarget, checks: readonly SmokeCheck[], doc
 }
 
 /** A new usage-plan key can take a moment to reach every API Gateway node: wait while the stage refuses it. */
-async function waitUntilKeyAccepted(target: SmokeTarget, checks: readonly SmokeCheck[]): Promise<void> {
+async function waitUntilKeyAccepted(cli: CliContext, target: SmokeTarget, checks: readonly SmokeCheck[]): Promise<void> {
   const probe = checks.find((check) => check.route === 'getVocJobStatus')!;
   const deadline = Date.now() + KEY_ACCEPTANCE_MS;
   for (let waited = false; ; waited = true) {
     const { status } = await runCheck(probe, target);
     if ((status !== 401 && status !== 403) || Date.now() > deadline) return;
-    if (!waited) log(`Waiting up to ${KEY_ACCEPTANCE_MS / 1000} s for the stage to accept the new key...`);
+    if (!waited) cli.warn(`Waiting up to ${KEY_ACCEPTANCE_MS / 1000} s for the stage to accept the new key...`);
     await new Promise((resolve) => setTimeout(resolve, 2000));
   }
 }
 
-async function smokeWithOwnKey(stage: string | undefined, tenant: string, timeoutMs: number): Promise<SmokeOutcome> {
-  const stores = await connectStores(stage);
+async function smokeWithOwnKey(cli: CliContext, stage: string | undefined, tenant: string, timeoutMs: number): Promise<SmokeOutcome> {
+  const stores = await connectStores(cli, stage);
   // The CloudFormation client is loaded only for a stage.
-  const url = stage !== undefined ? await (await import('./find-stage-api-url.ts')).findStageApiUrl(stage) : stores.apiUrl!;
+  const url = stage !== undefined ? await (await import('./find-stage-api-url.ts')).findStageApiUrl(cli, stage) : stores.apiUrl!;
   const whatToDo =
     stage !== undefined
       ? `That is the ${API_URL_OUTPUT} output of stack ${stackName(stage)}: is its deployment complete, and is the API reachable from this network?`
-      : `That is the apiUrl of ${localStatePath()}: is npm start running with the same CXM_HOME?`;
+      : `That is the apiUrl of ${localStatePath(cli.home)}: is npm start running with the same CXM_HOME?`;
   const target: SmokeTarget = { baseUrl: baseUrlOf(url), key: '', tenant, timeoutMs };
   // Nothing is written before the URL has proved to be this API.
   const document = await checkOpenApiDocument(target, whatToDo);
   const plan: SmokePlan = { tenant, seed: await seedSmokeTenant(stores, tenant), runId: newRunId() };
   const checks = smokeChecks(plan);
   const expiresAt = new Date(Date.now() + TEMPORARY_KEY_MINUTES * 60_000).toISOString();
-  const run = await withTemporaryKey(
-    stores,
-    { tenants: [tenant], scopes: smokeScopes(), name: 'cxm smoke', expiresAt },
-    async (key) => {
-      const keyed = { ...target, key };
-      if (stage !== undefined) await waitUntilKeyAccepted(keyed, checks);
-      const run = await runChecks(keyed, checks, document, `The temporary key was stored in the keys table of the ${stores.target}: does the API at ${target.baseUrl} read another one?`);
-      // Only in the smoke tenant: each writes a VOC row, which a customer's reports should not show.
-      const settleMs = stage === undefined ? RECORDING_SETTLE_MS.local : RECORDING_SETTLE_MS.stage;
-      for (const recording of SMOKE_RECORDINGS) run.results.push(await runRecordingJourney(keyed, plan.runId, settleMs, recording));
-      return run;
-    },
-    log,
-  );
+  const run = await withTemporaryKey(cli, stores, { tenants: [tenant], scopes: smokeScopes(), name: 'cxm smoke', expiresAt }, async (key) => {
+    const keyed = { ...target, key };
+    if (stage !== undefined) await waitUntilKeyAccepted(cli, keyed, checks);
+    const run = await runChecks(cli, keyed, checks, document, `The temporary key was stored in the keys table of the ${stores.target}: does the API at ${target.baseUrl} read another one?`);
+    // Only in the smoke tenant: each writes a VOC row, which a customer's reports should not show.
+    const settleMs = stage === undefined ? RECORDING_SETTLE_MS.local : RECORDING_SETTLE_MS.stage;
+    for (const recording of SMOKE_RECORDINGS) run.results.push(await runRecordingJourney(keyed, plan.runId, settleMs, recording));
+    return run;
+  });
   return { report: smokeReport(url, tenant, run.results), diagnosis: run.diagnosis };
 }
 
-async function smokeWithGivenKey(url: string, key: string, tenant: string, timeoutMs: number): Promise<SmokeOutcome> {
+async function smokeWithGivenKey(cli: CliContext, url: string, key: string, tenant: string, timeoutMs: number): Promise<SmokeOutcome> {
   const target: SmokeTarget = { baseUrl: baseUrlOf(url), key, tenant, timeoutMs };
   const document = await checkOpenApiDocument(
     target,
@@ -117,10 +117,16 @@ async function smokeWithGivenKey(url: string, key: string, tenant: string, timeo
   const keysCreate = `npx cxm keys create [--stage <name>] --tenant ${tenant} ${smokeScopes()
     .map((scope) => `--scope ${scope}`)
     .join(' ')}`;
-  const run = await runChecks(target, smokeChecks({ tenant, runId: newRunId() }), document, `Create a key for the checks with: ${keysCreate}; or let 'cxm smoke --stage <name>' make its own.`);
+  const run = await runChecks(cli, target, smokeChecks({ tenant, runId: newRunId() }), document, `Create a key for the checks with: ${keysCreate}; or let 'cxm smoke --stage <name>' make its own.`);
   return { report: smokeReport(url, tenant, run.results), diagnosis: run.diagnosis };
 }
 
-export function runSmoke(mode: SmokeMode, timeoutMs: number): Promise<SmokeOutcome> {
-  return mode.kind === 'given-key' ? smokeWithGivenKey(mode.url, mode.key, mode.tenant, timeoutMs) : smokeWithOwnKey(mode.stage, mode.tenant, timeoutMs);
+/**
+ * A smoke run in `mode` for the CLI run `cli` (its progress and notes on the run's stderr), each
+ * request allowed `timeoutMs`.
+ *
+ * @example const { report, diagnosis } = await runSmoke({ kind: 'given-key', url, key, tenant: 'acme' }, 15_000, cli);
+ */
+export function runSmoke(mode: SmokeMode, timeoutMs: number, cli: CliContext): Promise<SmokeOutcome> {
+  return mode.kind === 'given-key' ? smokeWithGivenKey(cli, mode.url, mode.key, mode.tenant, timeoutMs) : smokeWithOwnKey(cli, mode.stage, mode.tenant, timeoutMs);
 }

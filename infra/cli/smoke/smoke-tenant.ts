@@ -7,7 +7,7 @@
  * key, which stays listed once revoked.
  */
 import type { ImportFileContent } from '#shared/schemas/import-file';
-import type { CliStores } from './connect-stores.ts';
+import type { CliStores } from '../connect-stores.ts';
 import type { SmokeSeed } from './smoke-checks.ts';
 
 /** The tenant `cxm smoke` uses on a stage or the local stack unless told another. */

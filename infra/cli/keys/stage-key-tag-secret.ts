@@ -2,23 +2,24 @@
  * The key-tag secret of a deployed stage (`cxm-<stage>-key-tag-secret`), which `cxm keys create
  * --stage` and `cxm smoke --stage` tag new keys under: its AWSCURRENT version, read with the
  * caller's AWS credentials (`secretsmanager:GetSecretValue` on that secret). The endpoint follows
- * the SDK's standard `AWS_ENDPOINT_URL_SECRETS_MANAGER`, which is how the tests point it at the
- * local stand-in.
+ * the SDK's standard `AWS_ENDPOINT_URL_SECRETS_MANAGER` (aws-client-config.ts), which is how the
+ * tests point it at the local stand-in.
  */
-import { GetSecretValueCommand, ResourceNotFoundException, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { secretName } from '../secret-name.ts';
-import { CliError } from './cli-error.ts';
+import { GetSecretValueCommand, ResourceNotFoundException, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { secretName } from '../../secret-name.ts';
+import { CliError } from '../cli-error.ts';
 
 const ACCESS_DENIED = new Set(['AccessDeniedException', 'AccessDenied']);
 
 /**
- * The stage's current key-tag secret, or a CliError saying what to do.
+ * The stage's current key-tag secret, or a CliError saying what to do; `client` is the run's,
+ * which destroys it.
  *
  * @example
- * const tagSecret = await stageKeyTagSecret('prod');
+ * const tagSecret = await stageKeyTagSecret('prod', new SecretsManagerClient(awsClientConfig(env, 'Secrets Manager')));
  * await issueKey(keys, request, { tagSecret, usagePlan });
  */
-export async function stageKeyTagSecret(stage: string, client = new SecretsManagerClient({})): Promise<string> {
+export async function stageKeyTagSecret(stage: string, client: SecretsManagerClient): Promise<string> {
   const name = secretName(stage, 'keyTagSecret');
   try {
     const { SecretString } = await client.send(new GetSecretValueCommand({ SecretId: name }));
@@ -34,7 +35,5 @@ export async function stageKeyTagSecret(stage: string, client = new SecretsManag
       throw new CliError(`your AWS credentials may not read secret ${name}: keys are tagged with it; grant secretsmanager:GetSecretValue on it (${error.message})`);
     }
     throw error;
-  } finally {
-    client.destroy();
   }
 }

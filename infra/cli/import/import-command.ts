@@ -3,13 +3,18 @@
  * the file, checks it whole before writing, writes with progress on stderr, and after an
  * interruption continues where it stopped with `--resume` (import-file.ts).
  */
-import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { isValidTenantId } from '#shared/auth/tenant-id';
-import { CliError } from './cli-error.ts';
-import { connectStores } from './connect-stores.ts';
+import type { CliContext } from '../cli-context.ts';
+import { CliError } from '../cli-error.ts';
+import { connectStores } from '../connect-stores.ts';
 
-export function registerImportCommand(program: Command): void {
+/**
+ * Adds `cxm import` to the program, for the run `cli`.
+ *
+ * @example registerImportCommand(program, cli) // then: cxm import --tenant acme data.json [--resume]
+ */
+export function registerImportCommand(program: Command, cli: CliContext): void {
   program
     .command('import')
     .description('load an import file into a tenant (idempotent by id: re-import overwrites)')
@@ -20,26 +25,24 @@ export function registerImportCommand(program: Command): void {
     .action(async (file: string, options: { tenant: string; stage?: string; resume?: boolean }) => {
       if (!isValidTenantId(options.tenant)) throw new CliError(`tenant '${options.tenant}' is not a valid tenant id`);
       // A long import meets throttling (a stage at its capacity): the SDK's adaptive mode slows the
-      // client down when it does, with more attempts than its default 3. Before the client exists;
-      // the operator's own AWS_RETRY_MODE / AWS_MAX_ATTEMPTS win.
-      process.env.AWS_RETRY_MODE ??= 'adaptive';
-      process.env.AWS_MAX_ATTEMPTS ??= '10';
-      const stores = await connectStores(options.stage);
+      // client down when it does, with more attempts than its default 3. The operator's own
+      // AWS_RETRY_MODE / AWS_MAX_ATTEMPTS win.
+      const { AWS_RETRY_MODE = 'adaptive', AWS_MAX_ATTEMPTS = '10' } = cli.env;
+      const stores = await connectStores(cli, options.stage, { ...cli.env, AWS_RETRY_MODE, AWS_MAX_ATTEMPTS });
       // Imported only when this command runs: the import path brings ajv, the generated validators
       // and the streaming parser.
       const { importFile } = await import('./import-file.ts');
-      const { summary } = await importFile({
-        file: resolve(file),
+      const { summary } = await importFile(cli, {
+        file: cli.resolvePath(file),
         shownAs: file,
         tenant: options.tenant,
         target: stores.target,
         targetKey: options.stage === undefined ? 'local stack' : `stage ${options.stage}`,
         stores,
         resume: options.resume === true,
-        tty: process.stderr.isTTY === true,
       });
       const counts = Object.entries(summary).filter(([, n]) => n > 0);
       const what = counts.length === 0 ? 'nothing' : counts.map(([member, n]) => `${n} ${member}`).join(', ');
-      console.log(`Imported ${what} into tenant ${options.tenant} on the ${stores.target}.`);
+      cli.print(`Imported ${what} into tenant ${options.tenant} on the ${stores.target}.`);
     });
 }

@@ -11,10 +11,10 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PROJECT_ROOT } from '../project-root.ts';
+import { PROJECT_ROOT } from '../../project-root.ts';
 
 export const SAMPLE_CALL = {
-  path: join(PROJECT_ROOT, 'infra/cli/sample-call.flac'),
+  path: join(PROJECT_ROOT, 'infra/cli/recordings/sample-call.flac'),
   contentType: 'audio/flac',
   fileName: 'sample-call.flac',
   channels: 2,

@@ -5,13 +5,13 @@
  * sentence (callSummariesRefusal's, a quota to ask for) that would stretch every row past a
  * terminal's width; `--json` has everything.
  */
-import { formatTable } from './format-table.ts';
+import { formatTable } from '../format-table.ts';
 import type { PreflightReport } from './run-preflight.ts';
 
 /**
  * The report as the terminal shows it.
  *
- * @example console.log(formatPreflightReport(await runPreflight('dev', undefined)))
+ * @example cli.print(formatPreflightReport((await runPreflight(cli, 'dev', undefined)).report))
  */
 export function formatPreflightReport(report: PreflightReport): string {
   const header = ['CHECK', 'FINDING', 'FOUND'];

@@ -7,7 +7,8 @@
  */
 import type { Command } from 'commander';
 import { STAGE_NAME_PATTERN } from '#shared/store/table-specs';
-import { CliError } from './cli-error.ts';
+import type { CliContext } from '../cli-context.ts';
+import { CliError } from '../cli-error.ts';
 
 interface PreflightOptions {
   stage: string;
@@ -26,11 +27,11 @@ const HELP_AFTER = [
 ].join('\n');
 
 /**
- * Adds `cxm preflight` to the CLI.
+ * Adds `cxm preflight` to the program, for the run `cli`.
  *
- * @example registerPreflightCommand(new Command('cxm')) // then: cxm preflight --stage dev [--region eu-west-1] [--json]
+ * @example registerPreflightCommand(new Command('cxm'), cli) // then: cxm preflight --stage dev [--region eu-west-1] [--json]
  */
-export function registerPreflightCommand(program: Command): void {
+export function registerPreflightCommand(program: Command, cli: CliContext): void {
   program
     .command('preflight')
     .description('before deploying a stage: what in the AWS account and region would block the deploy, and how to fix it')
@@ -43,8 +44,8 @@ export function registerPreflightCommand(program: Command): void {
         throw new CliError(`stage '${options.stage}' is not a stage name: 1-20 lowercase letters, digits or '-', starting with a letter`);
       }
       const [{ runPreflight }, { formatPreflightReport }] = await Promise.all([import('./run-preflight.ts'), import('./print-preflight-report.ts')]);
-      const { report, diagnosis } = await runPreflight(options.stage, options.region);
-      console.log(options.json ? JSON.stringify(report) : formatPreflightReport(report));
+      const { report, diagnosis } = await runPreflight(cli, options.stage, options.region);
+      cli.print(options.json ? JSON.stringify(report) : formatPreflightReport(report));
       if (diagnosis) throw new CliError(diagnosis);
       if (report.blocked > 0) {
         throw new CliError(`${report.blocked} of ${report.checks.length} checks block the deploy of stage ${report.stage} in ${report.region}; fix them and run cxm preflight again`);

@@ -6,11 +6,17 @@
  */
 import type { Command } from 'commander';
 import { isValidTenantId } from '#shared/auth/tenant-id';
-import { CliError } from './cli-error.ts';
-import { connectStores } from './connect-stores.ts';
-import { countProgress } from './count-progress.ts';
+import type { CliContext } from '../cli-context.ts';
+import { CliError } from '../cli-error.ts';
+import { connectStores } from '../connect-stores.ts';
+import { countProgress, progressOn } from '../count-progress.ts';
 
-export function registerRecountCommand(program: Command): void {
+/**
+ * Adds `cxm reporting recount` to the program, for the run `cli`.
+ *
+ * @example registerRecountCommand(program, cli) // then: cxm reporting recount --tenant acme
+ */
+export function registerRecountCommand(program: Command, cli: CliContext): void {
   program
     .command('reporting')
     .description('reporting list maintenance')
@@ -20,15 +26,15 @@ export function registerRecountCommand(program: Command): void {
     .option('--stage <name>', 'deployed stage to use instead of the local stack')
     .action(async (options: { tenant?: string; stage?: string }) => {
       if (options.tenant !== undefined && !isValidTenantId(options.tenant)) throw new CliError(`tenant '${options.tenant}' is not a valid tenant id`);
-      const stores = await connectStores(options.stage);
+      const stores = await connectStores(cli, options.stage);
       const started = Date.now();
       // The rows are not known in advance: a count and a rate, without a total or an ETA.
-      const progress = countProgress({ label: 'counting rows', unit: 'items', tty: process.stderr.isTTY === true });
+      const progress = countProgress({ label: 'counting rows', unit: 'items', ...progressOn(cli.stderr) });
       const { lists, rows } = await stores.reportingRows.rebuildCounts({
         ...(options.tenant !== undefined && { tenantId: options.tenant }),
         onProgress: (scanned) => progress.update(scanned),
       });
       progress.finish();
-      console.log(`Recounted ${rows} reporting rows in ${lists} lists on the ${stores.target} (${((Date.now() - started) / 1000).toFixed(1)} s).`);
+      cli.print(`Recounted ${rows} reporting rows in ${lists} lists on the ${stores.target} (${((Date.now() - started) / 1000).toFixed(1)} s).`);
     });
 }

@@ -6,11 +6,17 @@
  */
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
+import type { CliContext } from '../cli-context.ts';
+import { wholeNumberOption } from '../whole-number-option.ts';
 import { SAMPLE_CALL, sampleCall } from './sample-call.ts';
 import { tinyWav } from './tiny-wav.ts';
-import { wholeNumberOption } from './whole-number-option.ts';
 
-export function registerSampleRecordingCommand(program: Command): void {
+/**
+ * Adds `cxm recordings sample` to the program, for the run `cli`.
+ *
+ * @example registerSampleRecordingCommand(program, cli) // then: cxm recordings sample call.flac
+ */
+export function registerSampleRecordingCommand(program: Command, cli: CliContext): void {
   program
     .command('recordings')
     .description('VOC recordings')
@@ -22,13 +28,13 @@ export function registerSampleRecordingCommand(program: Command): void {
     .action((file: string, options: { tone?: boolean; seconds: string }) => {
       if (!options.tone) {
         const call = sampleCall();
-        writeFileSync(file, call);
-        console.log(`Wrote ${file}: a two-channel call (agent left, customer right), ${SAMPLE_CALL.contentType}, ${call.length} bytes.`);
+        writeFileSync(cli.resolvePath(file), call);
+        cli.print(`Wrote ${file}: a two-channel call (agent left, customer right), ${SAMPLE_CALL.contentType}, ${call.length} bytes.`);
         return;
       }
       const seconds = wholeNumberOption('seconds', options.seconds, 1, 600);
       const wav = tinyWav(seconds);
-      writeFileSync(file, wav);
-      console.log(`Wrote ${file}: ${seconds} s of audio/wav (a mono tone), ${wav.length} bytes.`);
+      writeFileSync(cli.resolvePath(file), wav);
+      cli.print(`Wrote ${file}: ${seconds} s of audio/wav (a mono tone), ${wav.length} bytes.`);
     });
 }

@@ -6,13 +6,15 @@
  */
 import type { Command } from 'commander';
 import { isValidTenantId } from '#shared/auth/tenant-id';
-import { CliError } from './cli-error.ts';
-import { connectStores } from './connect-stores.ts';
-import { countProgress } from './count-progress.ts';
+import type { CliContext } from '../cli-context.ts';
+import { CliError } from '../cli-error.ts';
+import type { CliOutput } from '../cli-io.ts';
+import { connectStores } from '../connect-stores.ts';
+import { countProgress, progressOn } from '../count-progress.ts';
+import { wholeNumberOption } from '../whole-number-option.ts';
 import { runBounded } from './run-bounded.ts';
 // Type only: the writes module itself is imported when seeding (below).
 import type { SeedPlan, SeedStores } from './seed-writes.ts';
-import { wholeNumberOption } from './whole-number-option.ts';
 
 /** Write requests in flight at once. */
 const CONCURRENCY = 16;
@@ -28,15 +30,18 @@ interface SeedOptions {
 }
 
 /**
- * `progress`: how to show it, as import does (redrawn on a terminal; elsewhere a plain line every
- * 5 s of a long run, nothing for a short one); undefined shows none (the bench's seeding).
+ * Writes the plan's items and answers the seconds it took. `progress`: where to show it, as import
+ * does (redrawn on a terminal; elsewhere a plain line every 5 s of a long run, nothing for a short
+ * one); undefined shows none (the bench's seeding).
+ *
+ * @example const seconds = await seed(plan, stores, cli.stderr);
  */
-export async function seed(plan: SeedPlan, stores: SeedStores, progress: { tty: boolean } | undefined): Promise<number> {
+export async function seed(plan: SeedPlan, stores: SeedStores, progress: CliOutput | undefined): Promise<number> {
   // Imported when seeding, not at every `cxm` start: the row generators serve this command only.
   const { seedWrites } = await import('./seed-writes.ts');
   const total = plan.assistant + plan.voc + plan.jobs;
   const started = performance.now();
-  const counter = progress ? countProgress({ label: 'seeding', unit: 'items', total, tty: progress.tty }) : undefined;
+  const counter = progress ? countProgress({ label: 'seeding', unit: 'items', total, ...progressOn(progress) }) : undefined;
   let done = 0;
   try {
     await runBounded(seedWrites(plan, stores), CONCURRENCY, (n) => {
@@ -49,7 +54,12 @@ export async function seed(plan: SeedPlan, stores: SeedStores, progress: { tty: 
   return (performance.now() - started) / 1000;
 }
 
-export function registerSeedCommand(program: Command): void {
+/**
+ * Adds `cxm seed` to the program, for the run `cli`.
+ *
+ * @example registerSeedCommand(program, cli) // then: cxm seed --tenant acme --assistant 1000
+ */
+export function registerSeedCommand(program: Command, cli: CliContext): void {
   program
     .command('seed')
     .description('generate realistic reporting rows and VOC jobs for a tenant (re-running overwrites the same ids)')
@@ -73,10 +83,10 @@ export function registerSeedCommand(program: Command): void {
         seed: wholeNumberOption('seed', options.seed, 0, 4_294_967_295),
         now: Date.now(),
       };
-      const stores = await connectStores(options.stage);
-      const seconds = await seed(plan, stores, { tty: process.stderr.isTTY === true });
+      const stores = await connectStores(cli, options.stage);
+      const seconds = await seed(plan, stores, cli.stderr);
       const rate = seconds > 0 ? Math.round((plan.assistant + plan.voc) / seconds) : 0;
-      console.log(
+      cli.print(
         `Seeded ${plan.assistant} assistant rows, ${plan.voc} VOC rows and ${plan.jobs} VOC jobs into tenant ${plan.tenant} ` + `in ${seconds.toFixed(1)} s (${rate} rows/s) on the ${stores.target}.`,
       );
     });

@@ -7,12 +7,19 @@
 import { constants } from 'node:os';
 import { issueKey, type KeyRequest } from '#shared/auth/issue-key';
 import { revokeKey } from '#shared/auth/revoke-key';
-import { CliError } from './cli-error.ts';
-import type { CliStores } from './connect-stores.ts';
+import type { CliContext } from '../cli-context.ts';
+import { CliError } from '../cli-error.ts';
+import type { CliSignal } from '../cli-io.ts';
+import type { CliStores } from '../connect-stores.ts';
 
-const SIGNALS = ['SIGINT', 'SIGTERM'] as const;
-
-export async function withTemporaryKey<T>(stores: CliStores, request: KeyRequest & { expiresAt: string }, use: (key: string) => Promise<T>, log: (line: string) => void): Promise<T> {
+/**
+ * Runs `use` with a key issued for `request` and revokes it afterwards, also when the run `cli`
+ * is interrupted (which then ends with 128 + the signal's number once the key is revoked); what
+ * happens to the key goes to the run's stderr.
+ *
+ * @example await withTemporaryKey(cli, stores, { tenants: ['cxm-smoke'], scopes, name: 'cxm smoke', expiresAt }, (key) => runChecks(key));
+ */
+export async function withTemporaryKey<T>(cli: CliContext, stores: CliStores, request: KeyRequest & { expiresAt: string }, use: (key: string) => Promise<T>): Promise<T> {
   const issuing = stores.keyTagSecret().then((tagSecret) => issueKey(stores.keys, request, { tagSecret, usagePlan: stores.usagePlan }));
   let revoking: Promise<void> | undefined;
   // Once, whoever asks first (the end of the work or a signal); a key that was never issued needs nothing.
@@ -23,7 +30,7 @@ export async function withTemporaryKey<T>(stores: CliStores, request: KeyRequest
           const revoked = await revokeKey(stores.keys, stored.keyId, new Date(), stores.usagePlan);
           const deleted = revoked?.deletedUsageKeys ?? [];
           const usageKey = deleted.length > 0 ? ` and deleted the usage-plan key ${deleted.join(', ')} no other key needs` : '';
-          log(`Revoked the temporary key ${stored.keyId}${usageKey}.`);
+          cli.warn(`Revoked the temporary key ${stored.keyId}${usageKey}.`);
         } catch (error) {
           throw new CliError(
             `could not revoke the temporary key ${stored.keyId} (${(error as Error).message}); revoke it with 'cxm keys revoke ${stored.keyId}' (and the same --stage); it expires at ${stored.expiresAt} anyway`,
@@ -32,30 +39,29 @@ export async function withTemporaryKey<T>(stores: CliStores, request: KeyRequest
       },
       () => undefined,
     ));
-  const onSignal = (signal: (typeof SIGNALS)[number]) => {
-    log('Interrupted: revoking the temporary key before exiting.');
+  const stopListening = cli.onInterrupt((signal: CliSignal) => {
+    cli.warn('Interrupted: revoking the temporary key before exiting.');
     revoke().then(
-      () => process.exit(128 + constants.signals[signal]),
+      () => cli.exit(128 + constants.signals[signal]),
       (error: Error) => {
-        log(`cxm: ${error.message}`);
-        process.exit(128 + constants.signals[signal]);
+        cli.warn(`cxm: ${error.message}`);
+        cli.exit(128 + constants.signals[signal]);
       },
     );
-  };
-  for (const signal of SIGNALS) process.once(signal, onSignal);
+  });
   try {
     const { key, stored, usageKey, unconfirmed } = await issuing;
     const whose = usageKey?.owner.kind === 'tenant' ? "its tenant's" : 'its own';
     const throttled = usageKey ? `, throttled through ${whose} API Gateway key ${usageKey.id}` : '';
-    log(`Created the temporary key ${stored.keyId} for tenant ${request.tenants.join(', ')}${throttled}, expiring at ${stored.expiresAt}.`);
-    if (unconfirmed) log(`Warning: the usage-plan key ${usageKey?.name} could not be checked again after the key was stored (${unconfirmed}); checks may be refused by the gateway.`);
+    cli.warn(`Created the temporary key ${stored.keyId} for tenant ${request.tenants.join(', ')}${throttled}, expiring at ${stored.expiresAt}.`);
+    if (unconfirmed) cli.warn(`Warning: the usage-plan key ${usageKey?.name} could not be checked again after the key was stored (${unconfirmed}); checks may be refused by the gateway.`);
     return await use(key);
   } finally {
     try {
       await revoke();
     } finally {
       // Only now: a signal while revoking waits for the revocation too.
-      for (const signal of SIGNALS) process.off(signal, onSignal);
+      stopListening();
     }
   }
 }

@@ -10,7 +10,6 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { cxmHome } from '#infra/local/local-state';
 
 export interface ImportCheckpoint {
   /** The import file's absolute path, for people reading the checkpoint. */
@@ -28,7 +27,12 @@ export interface ImportCheckpoint {
   updatedAt: string;
 }
 
-export function checkpointPath(absoluteFile: string, tenant: string, target: string, home = cxmHome()): string {
+/**
+ * The checkpoint of an import of `absoluteFile` into `tenant` on `target`, in the state directory `home`.
+ *
+ * @example checkpointPath('/data/acme.json', 'acme', 'local stack', cli.home) // <home>/imports/<32 hex>.json
+ */
+export function checkpointPath(absoluteFile: string, tenant: string, target: string, home: string): string {
   const key = createHash('sha256')
     .update(JSON.stringify([absoluteFile, tenant, target]))
     .digest('hex')

@@ -7,14 +7,15 @@
  * `--url --key --tenant` (any running API, with the caller's key and no seeding). The run itself
  * is loaded only when the command runs (run-smoke.ts), so other commands start as fast as before.
  */
-import { type Command, Option } from 'commander';
+import type { Command } from 'commander';
 import { isValidTenantId } from '#shared/auth/tenant-id';
-import { CliError } from './cli-error.ts';
+import type { CliContext } from '../cli-context.ts';
+import { CliError } from '../cli-error.ts';
+import { wholeNumberOption } from '../whole-number-option.ts';
 import { formatSmokeReport } from './print-smoke-report.ts';
 import type { SmokeMode } from './run-smoke.ts';
 import { SMOKE_COLLECTION, SMOKE_DOCUMENT, smokeScopes } from './smoke-checks.ts';
 import { SMOKE_TENANT, TEMPORARY_KEY_MINUTES } from './smoke-tenant.ts';
-import { wholeNumberOption } from './whole-number-option.ts';
 
 interface SmokeOptions {
   stage?: string;
@@ -72,23 +73,29 @@ const HELP_AFTER = [
   'Exit code 0 when every check passes, 1 otherwise.',
 ].join('\n');
 
-export function registerSmokeCommand(program: Command): void {
+/**
+ * Adds `cxm smoke` to the program, for the run `cli`.
+ *
+ * @example registerSmokeCommand(program, cli) // then: cxm smoke --url <base-url> --key <key> --tenant acme
+ */
+export function registerSmokeCommand(program: Command, cli: CliContext): void {
   program
     .command('smoke')
     .description('check that a running API is alive and correct: every operation, 401/403/404 and /openapi.json, each answer held to the OpenAPI document')
     .option('--stage <name>', 'the deployed stage: its URL from stack cxm-<name>, a temporary key, the smoke tenant')
     .option('--url <base-url>', 'any running API, with --key and --tenant')
-    .addOption(new Option('--key <key>', 'with --url: a key holding --tenant and the scopes below').env('CXM_KEY'))
+    // CXM_KEY is read from the run's environment below, not by commander (which reads the process's).
+    .option('--key <key>', 'with --url: a key holding --tenant and the scopes below (env: CXM_KEY)')
     .option('--tenant <id>', `with --url: a tenant of the key; else the smoke tenant (default ${SMOKE_TENANT})`)
     .option('--timeout <seconds>', 'time allowed for each request', '15')
     .option('--json', 'print one JSON object: {url, tenant, checks: [...], passed, failed}')
     .addHelpText('after', HELP_AFTER)
     .action(async (options: SmokeOptions, command: Command) => {
       const timeoutMs = timeoutMsOf(options.timeout);
-      const mode = modeOf(options, command.getOptionValueSource('key') === 'cli');
+      const mode = modeOf({ ...options, key: options.key ?? cli.env.CXM_KEY }, command.getOptionValueSource('key') === 'cli');
       const { runSmoke } = await import('./run-smoke.ts');
-      const { report, diagnosis } = await runSmoke(mode, timeoutMs);
-      console.log(options.json ? JSON.stringify(report) : formatSmokeReport(report));
+      const { report, diagnosis } = await runSmoke(mode, timeoutMs, cli);
+      cli.print(options.json ? JSON.stringify(report) : formatSmokeReport(report));
       if (diagnosis) throw new CliError(diagnosis);
       if (report.failed > 0) throw new CliError(`${report.failed} of ${report.checks.length} checks failed against ${report.url}`);
     });

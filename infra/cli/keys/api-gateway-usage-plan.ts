@@ -4,11 +4,11 @@
  * several tenants, with its derived value, in the plan the stack named `cxm-<stage>`, with the
  * caller's AWS credentials. Every operation first looks, then creates or deletes only what is
  * missing or extra, so a rerun (or two operators at once) converges instead of duplicating. The
- * endpoint follows the SDK's standard `AWS_ENDPOINT_URL_API_GATEWAY`, which is also how the tests
- * point it at a fake.
+ * endpoint follows the SDK's standard `AWS_ENDPOINT_URL_API_GATEWAY` (aws-client-config.ts), which
+ * is also how the tests point it at a fake.
  */
 import {
-  APIGatewayClient,
+  type APIGatewayClient,
   type ApiKey,
   ConflictException,
   CreateApiKeyCommand,
@@ -22,10 +22,15 @@ import {
 } from '@aws-sdk/client-api-gateway';
 import { type UsageOwner, usageKeyName, usageKeyValue } from '#shared/auth/usage-identity';
 import type { StageUsageKey, UsageKey, UsagePlanKeys } from '#shared/auth/usage-plan-keys';
-import { usagePlanName } from '../usage-plan-name.ts';
-import { CliError } from './cli-error.ts';
+import { usagePlanName } from '../../usage-plan-name.ts';
+import { CliError } from '../cli-error.ts';
 
-export function apiGatewayUsagePlan(stage: string, client = new APIGatewayClient({})): UsagePlanKeys {
+/**
+ * The usage-plan port of stage `stage`, through `client` (the run's, which it destroys).
+ *
+ * @example const usagePlan = apiGatewayUsagePlan('prod', new APIGatewayClient(awsClientConfig(env, 'API Gateway')));
+ */
+export function apiGatewayUsagePlan(stage: string, client: APIGatewayClient): UsagePlanKeys {
   let planId: Promise<string> | undefined;
 
   async function findPlanId(): Promise<string> {

@@ -7,9 +7,9 @@
  */
 import type { AnalysisKind } from '#shared/domain/voc/analysis-kind';
 import { fillPath, routeById } from '#shared/routes';
+import { SAMPLE_CALL, sampleCall } from '../recordings/sample-call.ts';
+import { tinyWav } from '../recordings/tiny-wav.ts';
 import type { CheckResult, SmokeTarget } from './run-smoke-checks.ts';
-import { SAMPLE_CALL, sampleCall } from './sample-call.ts';
-import { tinyWav } from './tiny-wav.ts';
 
 interface UploadAnswer {
   jobId: string;

@@ -7,8 +7,8 @@
  * them back before taking them again, is not reported as blocked.
  */
 import { GetAccountSettingsCommand, GetFunctionConcurrencyCommand, type LambdaClient, ResourceNotFoundException } from '@aws-sdk/client-lambda';
-import { concurrencyReservations, LAMBDA_UNRESERVED_MINIMUM, stageReservedConcurrency } from '../concurrency-reservations.ts';
-import type { StageConfig } from '../config.ts';
+import { concurrencyReservations, LAMBDA_UNRESERVED_MINIMUM, stageReservedConcurrency } from '../../concurrency-reservations.ts';
+import type { StageConfig } from '../../config.ts';
 import { type AwsCall, checkRow, notChecked, type PreflightCheck } from './preflight-finding.ts';
 
 const CHECK = { id: 'lambda-concurrency', name: 'Lambda concurrency' };

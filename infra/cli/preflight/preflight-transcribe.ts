@@ -6,8 +6,8 @@
  * credentials or rights Transcribe refuses are reported as that, never as a missing feature.
  */
 import { ListCallAnalyticsCategoriesCommand, type TranscribeClient } from '@aws-sdk/client-transcribe';
-import { CALL_SUMMARY_REGIONS, callSummariesOffered, callSummariesRefusal } from '../call-summary-regions.ts';
-import type { StageConfig } from '../config.ts';
+import { CALL_SUMMARY_REGIONS, callSummariesOffered, callSummariesRefusal } from '../../call-summary-regions.ts';
+import type { StageConfig } from '../../config.ts';
 import { checkRow, networkFailure, notChecked, type PreflightCheck } from './preflight-finding.ts';
 
 const SERVICE_CHECK = { id: 'transcribe', name: 'Amazon Transcribe' };
