@@ -5,7 +5,6 @@
  * on them, never the other way round.
  */
 import type { KeyLifecycle } from './key-status.ts';
-import type { UsageKey } from './usage-plan-keys.ts';
 
 export interface StoredKey extends KeyLifecycle {
   keyId: string;
@@ -19,12 +18,6 @@ export interface StoredKey extends KeyLifecycle {
    * tags, which works only while the stage accepts untagged keys (`cxm keys list` shows which).
    */
   tagged?: true | undefined;
-  /**
-   * Only on keys made before per-tenant rate limits: the key's own API Gateway key, which `revoke` and
-   * `cxm keys sync --prune-legacy` delete. Keys are now throttled through their usage owner's key
-   * (usage-identity.ts), which no key record holds.
-   */
-  usageKey?: UsageKey | undefined;
 }
 
 export interface KeysStore {

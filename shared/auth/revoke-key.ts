@@ -3,9 +3,8 @@
  * other active key needs it: a key of several tenants takes its own with it; a key of one tenant
  * takes its tenant's when no other active key of that tenant alone remains, so the gateway refuses
  * the tenant's last key at once even where an authorizer cache still allows it. A tenant with other
- * keys keeps its key and its rate, and the revoked key stops within the authorizer cache TTL. A key
- * made before per-tenant limits also loses the API Gateway key of its own that it had then. Safe to
- * run again. The counterpart of issueKey, used by `cxm keys revoke` and by `cxm smoke` for its
+ * keys keeps its key and its rate, and the revoked key stops within the authorizer cache TTL. Safe
+ * to run again. The counterpart of issueKey, used by `cxm keys revoke` and by `cxm smoke` for its
  * temporary key.
  */
 import type { KeysStore, StoredKey } from './key-records.ts';
@@ -15,7 +14,7 @@ import type { UsagePlanKeys } from './usage-plan-keys.ts';
 
 export interface RevokedKey {
   stored: StoredKey;
-  /** API Gateway keys deleted with it: its usage key when no other active key needs it, and its legacy per-key one. */
+  /** API Gateway keys deleted with it: its usage key, when no other active key needs it. */
   deletedUsageKeys: string[];
   /** The tenant whose usage key stays because another active key of that tenant alone needs it. */
   sharedTenant: string | undefined;
@@ -27,8 +26,6 @@ export async function revokeKey(store: KeysStore, keyId: string, at = new Date()
   if (!stored) return undefined;
   const revoked: RevokedKey = { stored, deletedUsageKeys: [], sharedTenant: undefined };
   if (!usagePlan) return revoked;
-  // Reported only when this run deleted it: revoking again does not claim it a second time.
-  if (stored.usageKey && (await usagePlan.remove(stored.usageKey.id))) revoked.deletedUsageKeys.push(stored.usageKey.id);
   const owner = usageOwner(stored);
   if (!owner) return revoked;
   if (owner.kind === 'key') {

@@ -31,8 +31,8 @@ export interface UsagePlanKeys {
   /** Deletes the owner's API Gateway key; the ids it deleted (none when it had none). */
   removeOwner(owner: UsageOwner): Promise<string[]>;
   /**
-   * Deletes an API Gateway key by id (the legacy per-key ones of stages from before per-tenant
-   * limits); false when it was already gone, which is not an error.
+   * Deletes an API Gateway key by id (`sync` deletes what list found unneeded); false when it was
+   * already gone, which is not an error.
    */
   remove(usageKeyId: string): Promise<boolean>;
   /** Every API Gateway key of the stage (tagged with it) whose name starts with `cxm-<stage>-`; refused for a stage without a plan. */

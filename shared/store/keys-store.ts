@@ -6,7 +6,6 @@
  */
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { KeysStore, StoredKey } from '#shared/auth/key-records';
-import type { UsageKey } from '#shared/auth/usage-plan-keys';
 import { tableSpecs } from './table-specs.ts';
 
 const BY_KEY_ID = tableSpecs.keys.indexes[0]!.name;
@@ -22,14 +21,7 @@ function toStoredKey(item: Record<string, unknown>): StoredKey {
     tagged: item.tagged === true ? true : undefined,
     expiresAt: typeof item.expiresAt === 'string' ? item.expiresAt : undefined,
     revokedAt: typeof item.revokedAt === 'string' ? item.revokedAt : undefined,
-    usageKey: toUsageKey(item.usageKey),
   };
-}
-
-function toUsageKey(value: unknown): UsageKey | undefined {
-  if (!value || typeof value !== 'object') return undefined;
-  const { id, value: keyValue } = value as Record<string, unknown>;
-  return typeof id === 'string' && typeof keyValue === 'string' ? { id, value: keyValue } : undefined;
 }
 
 export function createKeysStore(client: DynamoDBDocumentClient, table: string): KeysStore {

@@ -3,14 +3,13 @@
  * Gateway key (`cxm-<stage>-tenant-<id>`, its value derived from stage and tenant) in the stage's
  * usage plan, shared by all of its keys; the authorizer names the path tenant's key as
  * `usageIdentifierKey`; `revoke` deletes a tenant's key with its last active key; `sync` makes the
- * plan match the keys table and migrates the legacy per-key keys. The CLI runs as an operator runs
+ * plan match the keys table. The CLI runs as an operator runs
  * it (in this process: test/support/cli-harness.ts), against DynamoDB Local tables named as the
  * stage's (`cxm-<stage>-*`), a fake API Gateway control plane reached through the SDK's own
  * endpoint variable, and the stages' key-tag secrets in bundle mode's Secrets Manager stand-in
  * (keys are tagged under them). The fake lists two keys a page and the stage's plan is on the
  * second page of plans, so every listing must follow `position`.
  */
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -159,10 +158,8 @@ describe('cxm keys create --stage: one usage-plan key per tenant', () => {
     expect(apiKey).toEqual(healthyTenantKey(tenant));
     expect(writes(before)).toEqual(['POST /apikeys', `POST /usageplans/${PLAN}/keys`]);
     expect(stdout).toContain(`Usage plan: tenant ${tenant} is throttled through API Gateway key ${usageId} in plan cxm-${STAGE}, shared by its keys`);
-    // The record holds no usage key of its own (that was the legacy per-key scheme).
     const [stored] = await keys.list(tenant);
     expect(stored).toMatchObject({ keyId: id, tenants: [tenant] });
-    expect(stored!.usageKey).toBeUndefined();
 
     const result = await authorize(key, tenant);
     expect(result.principalId).toBe(id);
@@ -397,38 +394,10 @@ describe('cxm keys revoke --stage', () => {
     expect(revoked.stdout).not.toContain('Kept');
     expect(tenantKeys(tenant)).toEqual([]);
   });
-
-  it("a key from before per-tenant limits loses its own API Gateway key too, and its tenant's with it when it was the last", async () => {
-    const tenant = uniqueTenant('rl');
-    const keyId = randomBytes(6).toString('hex');
-    const legacyId = fake.addApiKey({ name: `cxm-${STAGE}-${keyId}`, usagePlanId: PLAN, tags: { project: 'cxm-api', stage: STAGE } });
-    // As the legacy per-key scheme stored it: the key's own API Gateway key on its record.
-    await keys.create({
-      keyId,
-      keyHash: randomBytes(32).toString('hex'),
-      tenants: [tenant],
-      scopes: ['cxm:*'],
-      name: 'd10',
-      createdAt: new Date().toISOString(),
-      usageKey: { id: legacyId, value: fake.apiKeys.get(legacyId)!.value },
-    });
-    // The tenant got its tenant key since (as `cxm keys sync` gives it).
-    const tenantKeyId = fake.addApiKey({ name: tenantUsageKeyName(STAGE, tenant), value: tenantUsageKeyValue(STAGE, tenant), usagePlanId: PLAN });
-    const revoked = await cxm('keys', 'revoke', keyId, '--stage', STAGE);
-    expect(revoked.code).toBe(0);
-    expect(revoked.stdout).toContain(`Deleted API Gateway keys ${legacyId}, ${tenantKeyId} from the usage plan`);
-    expect(fake.apiKeys.has(legacyId)).toBe(false);
-    expect(fake.apiKeys.has(tenantKeyId)).toBe(false);
-
-    // Again: both are gone already, and nothing claims to delete them a second time.
-    const again = await cxm('keys', 'revoke', keyId, '--stage', STAGE);
-    expect(again.code).toBe(0);
-    expect(again.stdout).not.toContain('Deleted');
-  });
 });
 
 describe('cxm keys sync --stage', () => {
-  it("gives every tenant with an active key its usage key, deletes those of tenants without one, keeps legacy per-key keys until --prune-legacy and other stages' keys always; a rerun changes nothing", async () => {
+  it("gives every tenant with an active key its usage key, deletes those of tenants without one, leaves every key that is not this stage's usage key; a rerun changes nothing", async () => {
     const syncKeys = createKeysStore(documentClient(), (await createTables(store, SYNC)).keys!);
     const [healthy, missing, lost, unplanned, wrongValue, orphan, revoked, expired] = ['ok', 'missing', 'lost', 'unplanned', 'wrong', 'orphan', 'revoked', 'expired'].map((label) =>
       uniqueTenant(`sy-${label}`),
@@ -456,15 +425,12 @@ describe('cxm keys sync --stage', () => {
     const { stored: revokedKey } = await issueKey(syncKeys, { tenants: [revoked], scopes: ['cxm:*'], name: 'revoked' }, TAGGED);
     await syncKeys.revoke(revokedKey.keyId, new Date());
     await issueKey(syncKeys, { tenants: [expired], scopes: ['cxm:*'], name: 'expired', expiresAt: new Date(Date.now() - 1_000).toISOString() }, TAGGED);
-    // A legacy per-key key of this stage (as that scheme made it: named after the key id, tagged
-    // with the stage).
-    const legacyName = `cxm-${SYNC}-abcdef012345`;
-    const legacyId = fake.addApiKey({ name: legacyName, usagePlanId: SYNC_PLAN, tags: { project: 'cxm-api', stage: SYNC } });
-    // Not this stage's, though named `cxm-rlsync-...`: another stage's tenant key; a legacy per-key
-    // key of stage rlsync-tenant-eu, which reads as tenant `eu-abcdef012345`'s key here; a tenant
-    // key of stage rlsync-tenant, which reads as tenant `tenant-acme`'s; a key of this stage the
-    // CLI did not make; a tenant key made by hand without tags.
+    // Not this stage's usage keys, though named `cxm-rlsync-...`: another stage's tenant key; a key
+    // of stage rlsync-tenant-eu, which reads as tenant `eu-abcdef012345`'s key here; a tenant key of
+    // stage rlsync-tenant, which reads as tenant `tenant-acme`'s; keys of this stage the CLI did not
+    // make (one named after a key id, in the plan); a tenant key made by hand without tags.
     const foreign = [
+      fake.addApiKey({ name: `cxm-${SYNC}-abcdef012345`, usagePlanId: SYNC_PLAN, tags: { project: 'cxm-api', stage: SYNC } }),
       fake.addApiKey({ name: `cxm-${SYNC}-eu-tenant-${healthy}`, value: tenantUsageKeyValue(`${SYNC}-eu`, healthy), tags: { project: 'cxm-api', stage: `${SYNC}-eu`, tenant: healthy } }),
       fake.addApiKey({ name: `cxm-${SYNC}-tenant-eu-abcdef012345`, tags: { project: 'cxm-api', stage: `${SYNC}-tenant-eu` } }),
       fake.addApiKey({ name: `cxm-${SYNC}-tenant-tenant-acme`, tags: { project: 'cxm-api', stage: `${SYNC}-tenant`, tenant: 'acme' } }),
@@ -491,31 +457,15 @@ describe('cxm keys sync --stage', () => {
         .sort(),
     );
     for (const id of Object.values(stale)) expect(fake.apiKeys.has(id)).toBe(false);
-    expect(fake.apiKeys.has(legacyId)).toBe(true);
-    expect(synced.stdout).toContain(
-      `1 API Gateway key that an older authorizer named remains; once this stage's authorizer is the current one, delete them with 'cxm keys sync --stage ${SYNC} --prune-legacy'.`,
-    );
     expect(snapshot(foreign)).toEqual(foreignBefore);
 
-    let before = fake.calls.length;
+    const before = fake.calls.length;
     const rerun = await cxm('keys', 'sync', '--stage', SYNC);
     expect(rerun.code).toBe(0);
     expect(writes(before)).toEqual([]);
     expect(deletedLines(rerun.stdout)).toEqual([]);
-    expect(rerun.stdout).toContain('1 API Gateway key that an older authorizer named remains');
-
-    const pruned = await cxm('keys', 'sync', '--stage', SYNC, '--prune-legacy');
-    expect(pruned.code).toBe(0);
-    expect(deletedLines(pruned.stdout)).toEqual([`${legacyId} ${legacyName}`]);
-    expect(pruned.stdout).not.toContain('an older authorizer named');
-    expect(fake.apiKeys.has(legacyId)).toBe(false);
     expect(snapshot(foreign)).toEqual(foreignBefore);
     for (const t of active) expect(onlyTenantKey(t, SYNC)[1]).toEqual(healthyTenantKey(t, SYNC, SYNC_PLAN));
-
-    before = fake.calls.length;
-    const again = await cxm('keys', 'sync', '--stage', SYNC, '--prune-legacy');
-    expect(again.code).toBe(0);
-    expect(writes(before)).toEqual([]);
   });
 
   it('a stage without a usage plan is refused before anything changes', async () => {

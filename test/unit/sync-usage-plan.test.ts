@@ -1,9 +1,7 @@
 /**
  * `syncUsagePlan` against in-memory ports: which usage owners get their usage
  * key, and which of the stage's API Gateway keys it deletes, by name: `cxm-<stage>-tenant-<id>` and
- * `cxm-<stage>-key-<keyId>` that no active key needs always, legacy ones (the per-key
- * `cxm-<stage>-<keyId>`, and the tenant keys of tenants held only by keys of several tenants) only
- * with `pruneLegacy`, anything else never. (The CLI against a fake API Gateway:
+ * `cxm-<stage>-key-<keyId>` that no active key needs, anything else never. (The CLI against a fake API Gateway:
  * test/integration/usage-plan-keys.test.ts.)
  */
 import { describe, expect, it } from 'vitest';
@@ -36,7 +34,7 @@ describe('syncUsagePlan', () => {
     const progress: string[] = [];
     const synced = await syncUsagePlan(store, plan, STAGE, { now: NOW, onOwner: (done, total) => progress.push(`${done}/${total}`) });
     const partnerKey = usageKeyName(STAGE, { kind: 'key', keyId: partner.keyId });
-    expect(synced).toEqual({ owners: [partnerKey, tenantUsageKeyName(STAGE, 'acme'), tenantUsageKeyName(STAGE, 'hooli')], deleted: [], legacy: 0 });
+    expect(synced).toEqual({ owners: [partnerKey, tenantUsageKeyName(STAGE, 'acme'), tenantUsageKeyName(STAGE, 'hooli')], deleted: [] });
     // globex is held only by the key of several tenants: it needs no tenant key.
     expect(log).toEqual([`ensure key:${partner.keyId}`, 'ensure acme', 'ensure hooli']);
     expect(progress).toEqual(['1/3', '2/3', '3/3']);
@@ -58,34 +56,18 @@ describe('syncUsagePlan', () => {
     expect(log).toEqual(['ensure acme', 'remove i', 'remove g']);
   });
 
-  it('a tenant whose id looks like a legacy per-key key id is still a tenant: its key stays while it has an active key, and goes with the last', async () => {
+  it('a tenant whose id looks like a key id is still a tenant: its key stays while it has an active key, and goes with the last', async () => {
     const store = memoryStore([storedKey(['abcdef012345'])]);
     const { plan, keys } = memoryPlan({ t: tenantUsageKeyName(STAGE, 'abcdef012345'), u: tenantUsageKeyName(STAGE, '999999999999') });
     const synced = await syncUsagePlan(store, plan, STAGE, { now: NOW });
-    expect(synced).toEqual({ owners: [tenantUsageKeyName(STAGE, 'abcdef012345')], deleted: [{ id: 'u', name: 'cxm-prod-tenant-999999999999' }], legacy: 0 });
+    expect(synced).toEqual({ owners: [tenantUsageKeyName(STAGE, 'abcdef012345')], deleted: [{ id: 'u', name: 'cxm-prod-tenant-999999999999' }] });
     expect([...keys.keys()]).toEqual(['t']);
   });
 
-  it('counts legacy per-key keys (cxm-<stage>- and 12 of [a-z0-9]) and leaves them, unless pruneLegacy; then deletes them', async () => {
-    const legacy = { d1: 'cxm-prod-abcdef012345', d2: 'cxm-prod-000000000000' };
-    const counted = memoryPlan(legacy);
-    expect(await syncUsagePlan(memoryStore([]), counted.plan, STAGE, { now: NOW })).toEqual({ owners: [], deleted: [], legacy: 2 });
-    expect(counted.log).toEqual([]);
-
-    const pruned = memoryPlan(legacy);
-    expect(await syncUsagePlan(memoryStore([]), pruned.plan, STAGE, { now: NOW, pruneLegacy: true })).toEqual({
-      owners: [],
-      deleted: [
-        { id: 'd1', name: 'cxm-prod-abcdef012345' },
-        { id: 'd2', name: 'cxm-prod-000000000000' },
-      ],
-      legacy: 0,
-    });
-    expect(pruned.keys.size).toBe(0);
-  });
-
-  it('leaves every other name alone, even with pruneLegacy', async () => {
+  it("leaves every other name alone, the stage's prefix followed by anything but tenant- or key-", async () => {
     const others = {
+      d1: 'cxm-prod-abcdef012345', // a key id after the prefix
+      d2: 'cxm-prod-000000000000',
       o1: 'cxm-prod-dashboard',
       o2: 'cxm-prod-abcdef01234', // 11 characters
       o3: 'cxm-prod-abcdef0123456', // 13
@@ -95,35 +77,38 @@ describe('syncUsagePlan', () => {
       o7: 'cxm-prod-', // the stage prefix alone
     };
     const { plan, keys, log } = memoryPlan(others);
-    const synced = await syncUsagePlan(memoryStore([]), plan, STAGE, { now: NOW, pruneLegacy: true });
-    expect(synced).toEqual({ owners: [], deleted: [], legacy: 0 });
+    const synced = await syncUsagePlan(memoryStore([]), plan, STAGE, { now: NOW });
+    expect(synced).toEqual({ owners: [], deleted: [] });
     expect(log).toEqual([]);
     expect([...keys.keys()]).toEqual(Object.keys(others));
   });
 
-  it('keeps the tenant key of a tenant held only by keys of several tenants (an older authorizer names it) until pruneLegacy, and deletes the key of a key of several tenants no longer active', async () => {
+  it('deletes the tenant keys of tenants held only by keys of several tenants (those are throttled through keys of their own), and the key of a key of several tenants no longer active', async () => {
     const partner = storedKey(['acme', 'globex']);
     const gone = storedKey(['acme', 'initech'], { revokedAt: '2027-02-01T00:00:00Z' });
     const initial = { a: tenantUsageKeyName(STAGE, 'acme'), g: tenantUsageKeyName(STAGE, 'globex'), x: usageKeyName(STAGE, { kind: 'key', keyId: gone.keyId }) };
-    const kept = memoryPlan(initial);
-    const synced = await syncUsagePlan(memoryStore([partner, gone]), kept.plan, STAGE, { now: NOW });
-    expect(synced).toEqual({ owners: [usageKeyName(STAGE, { kind: 'key', keyId: partner.keyId })], deleted: [{ id: 'x', name: initial.x }], legacy: 2 });
-    expect([...kept.keys.keys()]).toEqual(['a', 'g', 'new0']);
-
-    const pruned = memoryPlan(initial);
-    const prunedSync = await syncUsagePlan(memoryStore([partner, gone]), pruned.plan, STAGE, { now: NOW, pruneLegacy: true });
-    expect(prunedSync.deleted.map((key) => key.id)).toEqual(['a', 'g', 'x']);
-    expect([...pruned.keys.keys()]).toEqual(['new0']);
+    const { plan, keys } = memoryPlan(initial);
+    const synced = await syncUsagePlan(memoryStore([partner, gone]), plan, STAGE, { now: NOW });
+    expect(synced).toEqual({
+      owners: [usageKeyName(STAGE, { kind: 'key', keyId: partner.keyId })],
+      deleted: [
+        { id: 'a', name: initial.a },
+        { id: 'g', name: initial.g },
+        { id: 'x', name: initial.x },
+      ],
+    });
+    expect([...keys.keys()]).toEqual(['new0']);
   });
 
   it('a second run changes nothing', async () => {
     const store = memoryStore([storedKey(['acme']), storedKey(['globex'])]);
     const { plan, keys, log } = memoryPlan({ x: tenantUsageKeyName(STAGE, 'gone'), d: 'cxm-prod-abcdef012345' });
-    await syncUsagePlan(store, plan, STAGE, { now: NOW, pruneLegacy: true });
+    await syncUsagePlan(store, plan, STAGE, { now: NOW });
     const after = [...keys];
+    expect(after.map(([id]) => id)).toEqual(['d', 'new0', 'new1']);
     log.length = 0;
-    const again = await syncUsagePlan(store, plan, STAGE, { now: NOW, pruneLegacy: true });
-    expect(again).toEqual({ owners: [tenantUsageKeyName(STAGE, 'acme'), tenantUsageKeyName(STAGE, 'globex')], deleted: [], legacy: 0 });
+    const again = await syncUsagePlan(store, plan, STAGE, { now: NOW });
+    expect(again).toEqual({ owners: [tenantUsageKeyName(STAGE, 'acme'), tenantUsageKeyName(STAGE, 'globex')], deleted: [] });
     expect([...keys]).toEqual(after);
     expect(log).toEqual(['ensure acme', 'ensure globex']);
   });

@@ -151,17 +151,12 @@ export function registerKeysCommands(program: Command, cli: CliContext): void {
     .command('sync')
     .description('give every tenant and every key of several tenants with an active key its usage-plan key, and delete the ones no active key needs (a deployed stage only; safe to rerun)')
     .requiredOption('--stage <name>', 'the deployed stage')
-    .option(
-      '--prune-legacy',
-      'also delete the API Gateway keys older authorizers named (per key before rate limits were per tenant; the tenant keys of keys of several tenants before those had their own); run it once the new authorizer is deployed',
-    )
-    .action(async (options: { stage: string; pruneLegacy?: boolean }) => {
+    .action(async (options: { stage: string }) => {
       const stores = await connectStores(cli, options.stage);
       if (!stores.usagePlan) throw new CliError(`the ${stores.target} has no usage plan to sync`);
       const { syncUsagePlan } = await import('#shared/auth/sync-usage-plan');
       let progress: Progress | undefined;
       const synced = await syncUsagePlan(stores.keys, stores.usagePlan, options.stage, {
-        pruneLegacy: options.pruneLegacy ?? false,
         onOwner: (done, total) => {
           progress ??= countProgress({ label: 'usage keys', total, unit: 'items', ...progressOn(cli.stderr) });
           progress.update(done);
@@ -172,10 +167,5 @@ export function registerKeysCommands(program: Command, cli: CliContext): void {
         `${synced.owners.length} usage owner${synced.owners.length === 1 ? '' : 's'} with active keys (tenants, and keys of several tenants): each has its API Gateway key in plan ${usagePlanName(options.stage)}.`,
       );
       for (const deleted of synced.deleted) cli.print(`Deleted API Gateway key ${deleted.id} (${deleted.name}).`);
-      if (synced.legacy > 0) {
-        cli.print(
-          `${synced.legacy} API Gateway key${synced.legacy === 1 ? ' that an older authorizer named remains' : 's that an older authorizer named remain'}; once this stage's authorizer is the current one, delete them with 'cxm keys sync --stage ${options.stage} --prune-legacy'.`,
-        );
-      }
     });
 }
