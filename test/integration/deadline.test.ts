@@ -4,7 +4,7 @@
  * (FUNCTION_TIMEOUT_SECONDS, the value CDK deploys; the local gateway gives each invocation the
  * same budget), well-formed, while the gateway goes on serving. When the hung connection finally
  * breaks, the SDK must not retry the write: a commit long after the 504 would surprise a client
- * that checked, found nothing and wrote again. test/unit/api-chain.test.ts covers the chain's
+ * that checked, found nothing and wrote again. test/unit/shared/http/api-chain.test.ts covers the chain's
  * deadline arithmetic; this waits out the real timeout on purpose (no test-only knob in the runtime).
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';

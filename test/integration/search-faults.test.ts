@@ -4,7 +4,7 @@
  * (test/support/opensearch-stub.ts), so the real client, its retries and its timeouts run. Every
  * failure is 503 `Unavailable` with Retry-After, never an empty list, a 502 or a 504, and the
  * next request is served. SigV4 signing (domain endpoints only) is covered in
- * test/unit/opensearch-reporting-index.test.ts; the stub is plain HTTP, which is never signed.
+ * test/unit/shared/store/opensearch-reporting-index.test.ts; the stub is plain HTTP, which is never signed.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shapeRow } from '#shared/domain/reporting/report-rows';

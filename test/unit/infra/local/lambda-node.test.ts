@@ -31,7 +31,7 @@ describe("Lambda's Node", () => {
   });
 
   it('installs without install scripts (npm ci stays clean)', () => {
-    const lock = JSON.parse(readFileSync(new URL('../../package-lock.json', import.meta.url), 'utf8')) as {
+    const lock = JSON.parse(readFileSync(new URL('../../../../package-lock.json', import.meta.url), 'utf8')) as {
       packages: Record<string, { optional?: boolean; hasInstallScript?: boolean; version?: string }>;
     };
     const binaries = Object.entries(lock.packages).filter(([path]) => /^node_modules\/node-[a-z]+-[a-z0-9]+$/.test(path));

@@ -39,7 +39,7 @@ describe('describeUnfaithfulJson', () => {
   it('checks 1 MiB of 100 nested arrays holding 520 000 zeros in a process with a 40 MB heap', () => {
     // The attack of the review: the old walk copied the member path for each element (0.9 GB).
     const script = `
-      const { describeUnfaithfulJson } = await import(${JSON.stringify(fileURLToPath(new URL('../../shared/domain/json/describe-unfaithful-json.ts', import.meta.url)))});
+      const { describeUnfaithfulJson } = await import(${JSON.stringify(fileURLToPath(new URL('../../../../../shared/domain/json/describe-unfaithful-json.ts', import.meta.url)))});
       const text = '['.repeat(99) + '[' + Array(520000).fill('0').join(',') + ']' + ']'.repeat(99);
       const verdict = describeUnfaithfulJson(JSON.parse(text));
       process.stdout.write(JSON.stringify({ mib: text.length / 1048576, verdict: verdict ?? null }));

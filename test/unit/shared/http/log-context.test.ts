@@ -91,7 +91,7 @@ describe('the log context of concurrent requests in one process (the sources run
     const script = `
       const { InvokeStore } = await import('@aws/lambda-invoke-store');
       await InvokeStore.getInstanceAsync();
-      const { invocationScope } = await import(${JSON.stringify(fileURLToPath(new URL('../../infra/local/invocation-scope.ts', import.meta.url)))});
+      const { invocationScope } = await import(${JSON.stringify(fileURLToPath(new URL('../../../../infra/local/invocation-scope.ts', import.meta.url)))});
       await invocationScope().then(() => process.stdout.write('started'), (error) => process.stdout.write(error.message));
     `;
     const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
