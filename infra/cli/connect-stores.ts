@@ -7,13 +7,14 @@
  * front they cost each `cxm` process, `--help` included, about 0.3 s of CPU.
  */
 
+import type { DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { localStatePath, readLocalState } from '#infra/local/local-state';
 import type { UsagePlanKeys } from '#shared/auth/usage-plan-keys';
 import { allTableSpecs, physicalTableName, STAGE_NAME_PATTERN, type TableId } from '#shared/store/table-specs';
+import type { TableStores } from '#shared/store/table-stores';
 import type { CliContext } from './cli-context.ts';
 import { CliError } from './cli-error.ts';
 import type { CliEnv } from './cli-io.ts';
-import type { TableStores } from './open-table-stores.ts';
 
 export interface CliStores extends TableStores {
   /** The stage's usage plan; the local stack has none. */
@@ -29,6 +30,16 @@ export interface CliStores extends TableStores {
   keyTagSecret(): Promise<string>;
 }
 
+/** Every data store on `tables`, through a DynamoDB client built with `config` that the run owns (destroyed when it ends). */
+async function storesOn(cli: CliContext, tables: Record<TableId, string>, config: DynamoDBClientConfig): Promise<TableStores> {
+  const [{ DynamoDBClient }, { documentClientOver }, { bindTableStores }] = await Promise.all([
+    import('@aws-sdk/client-dynamodb'),
+    import('#shared/store/dynamo-client'),
+    import('#shared/store/table-stores'),
+  ]);
+  return bindTableStores(documentClientOver(cli.own(new DynamoDBClient(config))), tables);
+}
+
 /**
  * The stores of the local stack (`stage` undefined) or of a deployed stage, with SDK clients the
  * run owns. `env` is what the clients read (the run's, unless a command sets defaults of its own).
@@ -41,10 +52,9 @@ export async function connectStores(cli: CliContext, stage: string | undefined, 
       throw new CliError(`stage '${stage}' is not a stage name: 1-20 lowercase letters, digits or '-', starting with a letter`);
     }
     const tables = Object.fromEntries(allTableSpecs.map((spec) => [spec.id, physicalTableName(stage, spec.id)])) as Record<TableId, string>;
-    const [{ APIGatewayClient }, { apiGatewayUsagePlan }, { openTableStores }, { awsClientConfig }] = await Promise.all([
+    const [{ APIGatewayClient }, { apiGatewayUsagePlan }, { awsClientConfig }] = await Promise.all([
       import('@aws-sdk/client-api-gateway'),
       import('./keys/api-gateway-usage-plan.ts'),
-      import('./open-table-stores.ts'),
       import('./aws-client-config.ts'),
     ]);
     const keyTagSecret = async () => {
@@ -52,7 +62,7 @@ export async function connectStores(cli: CliContext, stage: string | undefined, 
       return stageKeyTagSecret(stage, cli.own(new SecretsManagerClient(awsClientConfig(env, 'Secrets Manager'))));
     };
     return {
-      ...openTableStores(cli, tables, awsClientConfig(env, 'DynamoDB')),
+      ...(await storesOn(cli, tables, awsClientConfig(env, 'DynamoDB'))),
       usagePlan: apiGatewayUsagePlan(stage, cli.own(new APIGatewayClient(awsClientConfig(env, 'API Gateway')))),
       target: `stage ${stage}`,
       keyTagSecret,
@@ -67,12 +77,12 @@ export async function connectStores(cli: CliContext, stage: string | undefined, 
   if (!state.dynamodbCredentials) {
     throw new CliError(`${localStatePath(cli.home)} was written by an older version of the local stack; restart 'npm start' and try again.`);
   }
-  const [{ LOCAL_REGION }, { openTableStores }, { awsRetryConfig }] = await Promise.all([import('#infra/local/dynamodb-local'), import('./open-table-stores.ts'), import('./aws-client-config.ts')]);
+  const [{ LOCAL_REGION }, { awsRetryConfig }] = await Promise.all([import('#infra/local/dynamodb-local'), import('./aws-client-config.ts')]);
   // The installation's own credentials and region: they select DynamoDB Local's database.
   const config = { ...awsRetryConfig(env), endpoint: state.dynamodbEndpoint, region: LOCAL_REGION, credentials: state.dynamodbCredentials };
   const { keyTagSecret } = state;
   return {
-    ...openTableStores(cli, state.tables, config),
+    ...(await storesOn(cli, state.tables, config)),
     apiUrl: state.apiUrl,
     target: `local stack at ${state.apiUrl}`,
     keyTagSecret: async () => {

@@ -13,13 +13,9 @@ import { verifyKeyTag } from '#shared/auth/key-tag';
 import { shapeRow } from '#shared/domain/reporting/report-rows';
 import { scopeAreas } from '#shared/routes';
 import type { ImportFileContent } from '#shared/schemas/import-file';
-import { createConversationsStore } from '#shared/store/conversations-store';
-import { createDocumentsStore } from '#shared/store/documents-store';
 import { documentClient } from '#shared/store/dynamo-client';
-import { createKeysStore } from '#shared/store/keys-store';
-import { createReportingRowsStore } from '#shared/store/reporting-rows-store';
 import { tableName } from '#shared/store/table-name';
-import { createVocJobsStore } from '#shared/store/voc-jobs-store';
+import { bindTableStores } from '#shared/store/table-stores';
 
 export const DEMO_TENANT = 'demo';
 
@@ -85,8 +81,7 @@ async function issueDemoKey(keys: KeysStore, tagSecret: string, keyFile: string 
  */
 export async function ensureDemoTenant(home: string | undefined, tagSecret: string, now = new Date()): Promise<string> {
   const keyFile = home ? join(home, 'demo-key') : undefined;
-  const client = documentClient();
-  const keys = createKeysStore(client, tableName('keys'));
+  const { keys, reportingRows, ...stores } = bindTableStores(documentClient(), tableName);
   if (keyFile && existsSync(keyFile)) {
     const saved = readFileSync(keyFile, 'utf8').trim();
     const stored = await keys.findByHash(hashKey(saved));
@@ -97,14 +92,8 @@ export async function ensureDemoTenant(home: string | undefined, tagSecret: stri
       return issueDemoKey(keys, tagSecret, keyFile);
     }
   }
-  const reportingRows = createReportingRowsStore(client, { rows: tableName('reporting'), counts: tableName('reportingCounts') });
   const { assistantConversations = [], vocConversations = [], ...rest } = demoData(now);
-  await importData(DEMO_TENANT, rest, {
-    conversations: createConversationsStore(client, tableName('conversations')),
-    documents: createDocumentsStore(client, tableName('documents')),
-    vocJobs: createVocJobsStore(client, tableName('vocJobs')),
-    reportingRows,
-  });
+  await importData(DEMO_TENANT, rest, { ...stores, reportingRows });
   // Each list in one call: the store sorts its rows by time and packs some sixty with their
   // buckets per transaction, against one per 25 rows in file order (on disk, each commit syncs:
   // about 3 s for the demo's rows instead of 7-10).

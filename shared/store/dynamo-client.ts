@@ -8,9 +8,18 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 
 let client: DynamoDBDocumentClient | undefined;
 
+/**
+ * A document client over `dynamo`, marshalling as every store expects: attributes left undefined
+ * are left out of the item.
+ *
+ * @example const stores = bindTableStores(documentClientOver(new DynamoDBClient({ endpoint })), tables);
+ */
+export function documentClientOver(dynamo: DynamoDBClient): DynamoDBDocumentClient {
+  return DynamoDBDocumentClient.from(dynamo, { marshallOptions: { removeUndefinedValues: true } });
+}
+
+/** The process's one document client (a function's stores share it). */
 export function documentClient(): DynamoDBDocumentClient {
-  client ??= DynamoDBDocumentClient.from(new DynamoDBClient({}), {
-    marshallOptions: { removeUndefinedValues: true },
-  });
+  client ??= documentClientOver(new DynamoDBClient({}));
   return client;
 }

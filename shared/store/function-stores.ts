@@ -1,36 +1,27 @@
 /**
  * A function's stores, each bound at cold start to its table (named by the environment CDK or the
  * local runtime set: a misconfigured function fails there, loudly) and the process's one document
- * client. Functions take their stores from here and only here. The store modules themselves take
- * a client and table names, so the CLI, the local runtime and the tests bind them as they need.
+ * client. Functions take their stores from here and only here; which table a store works on is
+ * said once, in table-stores.ts, which the CLI, the local runtime and the tests bind through too.
  *
  * One export per store, not an object of them: esbuild keeps in a bundle only the stores its
  * function calls for.
  */
 
 import { FUNCTION_ENV } from '#shared/function-env';
-import { createConversationsStore } from './conversations-store.ts';
-import { createDocumentsStore } from './documents-store.ts';
 import { documentClient } from './dynamo-client.ts';
-import { createDynamoReportingIndex } from './dynamo-reporting-index.ts';
-import { createIdempotencyLedger } from './idempotency-ledger.ts';
 import { idempotencyTtlMs } from './idempotency-ttl.ts';
-import { createKeysStore } from './keys-store.ts';
 import type { ReportingIndex } from './reporting-index.ts';
-import { createReportingRowsStore } from './reporting-rows-store.ts';
 import { tableName } from './table-name.ts';
 import type { TableId } from './table-specs.ts';
-import { createVocJobsStore } from './voc-jobs-store.ts';
+import { bindConversationsStore, bindDocumentsStore, bindDynamoReportingIndex, bindIdempotencyLedger, bindKeysStore, bindReportingRowsStore, bindVocJobsStore } from './table-stores.ts';
 
-export const keysStore = () => createKeysStore(documentClient(), tableName('keys'));
-export const conversationsStore = () => createConversationsStore(documentClient(), tableName('conversations'));
-export const documentsStore = () => createDocumentsStore(documentClient(), tableName('documents'));
-export const vocJobsStore = () => createVocJobsStore(documentClient(), tableName('vocJobs'));
-/** The reporting rows and their counts: written by the rows store, read by the DynamoDB window index. */
-const reportingTables = () => ({ rows: tableName('reporting'), counts: tableName('reportingCounts') });
-
-export const reportingRowsStore = () => createReportingRowsStore(documentClient(), reportingTables());
-export const idempotencyLedger = () => createIdempotencyLedger(documentClient(), tableName('idempotency'), idempotencyTtlMs());
+export const keysStore = () => bindKeysStore(documentClient(), tableName);
+export const conversationsStore = () => bindConversationsStore(documentClient(), tableName);
+export const documentsStore = () => bindDocumentsStore(documentClient(), tableName);
+export const vocJobsStore = () => bindVocJobsStore(documentClient(), tableName);
+export const reportingRowsStore = () => bindReportingRowsStore(documentClient(), tableName);
+export const idempotencyLedger = () => bindIdempotencyLedger(documentClient(), tableName, idempotencyTtlMs());
 
 /** The tables the DynamoDB window index reads: a list on an OpenSearch stage has no use for them. */
 export const DYNAMO_INDEX_TABLES: readonly TableId[] = ['reporting', 'reportingCounts'];
@@ -58,5 +49,5 @@ export async function reportingIndex(): Promise<ReportingIndex> {
   }
   const backend = process.env.CXM_REPORTING_BACKEND ?? 'dynamodb';
   if (backend !== 'dynamodb') throw new Error(`${FUNCTION_ENV.reportingBackend} must be opensearch or dynamodb, not ${backend}`);
-  return createDynamoReportingIndex(documentClient(), reportingTables());
+  return bindDynamoReportingIndex(documentClient(), tableName);
 }

@@ -16,6 +16,7 @@
  * route's work (a transaction, a list's count queries, no store call at all for the OpenAPI
  * document), so their ratios also measure that work, not the chain alone.
  */
+
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -33,13 +34,9 @@ import { type ShapedRow, shapeRow } from '#shared/domain/reporting/report-rows';
 import { FUNCTION_ENV } from '#shared/function-env';
 import type { RouteId } from '#shared/routes';
 import { AUTHORIZER_HANDLER, routeById } from '#shared/routes';
-import { createConversationsStore } from '#shared/store/conversations-store';
-import { createDocumentsStore } from '#shared/store/documents-store';
 import { documentClient } from '#shared/store/dynamo-client';
-import { createKeysStore } from '#shared/store/keys-store';
-import { createReportingRowsStore } from '#shared/store/reporting-rows-store';
 import { allTableSpecs, type TableId } from '#shared/store/table-specs';
-import { createVocJobsStore } from '#shared/store/voc-jobs-store';
+import { bindTableStores } from '#shared/store/table-stores';
 import { searchAnswer } from '#test/support/opensearch-recorded-responses';
 import { type OpenSearchStub, startOpenSearchStub } from '#test/support/opensearch-stub';
 import { BENCH_COLLECTION, BENCH_DOC_ID, BENCH_DOCUMENT, BENCH_TENANT, benchRequestParts, type RouteRequest, routeEvent } from './bench-requests.ts';
@@ -177,14 +174,14 @@ export interface ColdRequests {
 
 /** Arranges what the first requests read (a key, a conversation, a job, report rows) and starts the OpenSearch stub. */
 export async function arrangeColdRequests(dynamo: LocalDynamoConnection, tables: Record<TableId, string>): Promise<ColdRequests> {
-  const client = documentClient();
+  const stores = bindTableStores(documentClient(), tables);
   const now = Date.now();
   const keyTagSecret = randomBytes(32).toString('base64url');
-  const { key } = await issueKey(createKeysStore(client, tables.keys), { tenants: [BENCH_TENANT], scopes: SCOPES, name: 'bench cold requests' }, { tagSecret: keyTagSecret });
-  await createDocumentsStore(client, tables.documents).replace(BENCH_TENANT, BENCH_COLLECTION, BENCH_DOC_ID, JSON.stringify(BENCH_DOCUMENT));
-  await createConversationsStore(client, tables.conversations).putConversation(BENCH_TENANT, conversationWithDefaults({ id: CONVERSATION }));
-  await createVocJobsStore(client, tables.vocJobs).put(BENCH_TENANT, { id: VOC_JOB, status: 'completed', started: now - 60_000, file: 'call.mp3', recordingId: 'bench-recording' });
-  const rows = createReportingRowsStore(client, { rows: tables.reporting, counts: tables.reportingCounts });
+  const { key } = await issueKey(stores.keys, { tenants: [BENCH_TENANT], scopes: SCOPES, name: 'bench cold requests' }, { tagSecret: keyTagSecret });
+  await stores.documents.replace(BENCH_TENANT, BENCH_COLLECTION, BENCH_DOC_ID, JSON.stringify(BENCH_DOCUMENT));
+  await stores.conversations.putConversation(BENCH_TENANT, conversationWithDefaults({ id: CONVERSATION }));
+  await stores.vocJobs.put(BENCH_TENANT, { id: VOC_JOB, status: 'completed', started: now - 60_000, file: 'call.mp3', recordingId: 'bench-recording' });
+  const rows = stores.reportingRows;
   const shaped = Object.fromEntries(
     REPORT_KINDS.map((kind) => [
       kind,

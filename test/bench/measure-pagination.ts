@@ -12,15 +12,10 @@ import type { SeedPlan } from '#infra/cli/seed/seed-writes';
 import { cursorKey } from '#shared/domain/reporting/report-cursor';
 import { RESPONSE_BUDGET_BYTES } from '#shared/http/response-budget';
 import { serveReportList } from '#shared/reporting/serve-report-list';
-import { createConversationsStore } from '#shared/store/conversations-store';
-import { createDocumentsStore } from '#shared/store/documents-store';
 import { documentClient } from '#shared/store/dynamo-client';
-import { createDynamoReportingIndex } from '#shared/store/dynamo-reporting-index';
-import { createKeysStore } from '#shared/store/keys-store';
 import type { ReportPage } from '#shared/store/reporting-index';
-import { createReportingRowsStore } from '#shared/store/reporting-rows-store';
 import type { TableId } from '#shared/store/table-specs';
-import { createVocJobsStore } from '#shared/store/voc-jobs-store';
+import { bindDynamoReportingIndex, bindTableStores } from '#shared/store/table-stores';
 import { atMost, type Goal, median, pairedRatio, round } from './bench-stats.ts';
 
 const BENCH_CURSOR_KEYS = [cursorKey('bench-cursor-secret-0123456789abcdefghijklmnop')];
@@ -123,20 +118,9 @@ export async function measurePagination(tables: Record<TableId, string>, options
   const now = Date.now();
   const plan: SeedPlan = { tenant: REPORT_TENANT, assistant: options.rows, voc: 0, jobs: 0, days: 30, seed: 1, now };
   progress(`pagination: seeding ${options.rows} reporting rows (the CLI's seed)`);
-  const seedSeconds = await seed(
-    plan,
-    {
-      keys: createKeysStore(client, tables.keys),
-      conversations: createConversationsStore(client, tables.conversations),
-      documents: createDocumentsStore(client, tables.documents),
-      vocJobs: createVocJobsStore(client, tables.vocJobs),
-      reportingRows: createReportingRowsStore(client, { rows: tables.reporting, counts: tables.reportingCounts }),
-      target: 'bench DynamoDB Local',
-    },
-    process.stderr.isTTY === true ? process.stderr : undefined,
-  );
+  const seedSeconds = await seed(plan, { ...bindTableStores(client, tables), target: 'bench DynamoDB Local' }, process.stderr.isTTY === true ? process.stderr : undefined);
 
-  const index = createDynamoReportingIndex(client, { rows: tables.reporting, counts: tables.reportingCounts });
+  const index = bindDynamoReportingIndex(client, tables);
   // Every seeded row: they lie in the last `days` days.
   const window = { from: now - (plan.days + 1) * 86_400_000, to: now + 1 };
   const page = (after: [number, string] | undefined, limit = options.limit, withTotal = false, within = window) =>

@@ -9,6 +9,7 @@
  * authorizerScale sections and the throughput servers (the local gateway, as `npm start` runs it)
  * stay on this machine's.
  */
+
 import type { ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -20,11 +21,9 @@ import { useLocalDynamo } from '#infra/local/use-local-dynamo';
 import { issueKey } from '#shared/auth/issue-key';
 import { conversationWithDefaults } from '#shared/domain/notes/conversation';
 import { parseWholeNumber } from '#shared/domain/parse-whole-number';
-import { createConversationsStore } from '#shared/store/conversations-store';
-import { createDocumentsStore } from '#shared/store/documents-store';
 import { documentClient } from '#shared/store/dynamo-client';
-import { createKeysStore } from '#shared/store/keys-store';
 import type { TableId } from '#shared/store/table-specs';
+import { bindTableStores } from '#shared/store/table-stores';
 import { benchProgress } from './bench-progress.ts';
 import { BENCH_COLLECTION, BENCH_CONVERSATION, BENCH_DOC_ID, BENCH_DOCUMENT, BENCH_SCOPES, BENCH_TENANT } from './bench-requests.ts';
 import { arrangeColdRequests } from './cold-requests.ts';
@@ -204,11 +203,10 @@ async function main(): Promise<number> {
     resources.dynamo = await startDynamoDbLocal({});
     const tables = (await createTables(resources.dynamo, 'bench')) as Record<TableId, string>;
     useLocalDynamo(resources.dynamo, tables);
-    const client = documentClient();
-    const keysStore = createKeysStore(client, tables.keys);
-    const createKey = async () => (await issueKey(keysStore, { tenants: [BENCH_TENANT], scopes: BENCH_SCOPES, name: 'bench' }, { tagSecret: BENCH_KEY_TAG_SECRET })).key;
-    await createDocumentsStore(client, tables.documents).replace(BENCH_TENANT, BENCH_COLLECTION, BENCH_DOC_ID, JSON.stringify(BENCH_DOCUMENT));
-    await createConversationsStore(client, tables.conversations).putConversation(BENCH_TENANT, conversationWithDefaults({ id: BENCH_CONVERSATION }));
+    const stores = bindTableStores(documentClient(), tables);
+    const createKey = async () => (await issueKey(stores.keys, { tenants: [BENCH_TENANT], scopes: BENCH_SCOPES, name: 'bench' }, { tagSecret: BENCH_KEY_TAG_SECRET })).key;
+    await stores.documents.replace(BENCH_TENANT, BENCH_COLLECTION, BENCH_DOC_ID, JSON.stringify(BENCH_DOCUMENT));
+    await stores.conversations.putConversation(BENCH_TENANT, conversationWithDefaults({ id: BENCH_CONVERSATION }));
 
     // First: a cold request should find DynamoDB Local as a new Lambda environment finds
     // DynamoDB, not busy with the other sections' thousands of writes.
@@ -224,17 +222,16 @@ async function main(): Promise<number> {
     // Seeding first: after the throughput runs' thousands of transactions, DynamoDB Local takes
     // four to five times as long to take the same 100 000 rows.
     if (sections.has('pagination')) {
-      const conversationsStore = createConversationsStore(client, tables.conversations);
       const authorizer = await measureAuthorizerReads(tables.keys, createKey, sizes.authRequests, progress, {
         notes: sizes.distinctNotes,
-        addConversation: (id) => conversationsStore.putConversation(BENCH_TENANT, conversationWithDefaults({ id })),
+        addConversation: (id) => stores.conversations.putConversation(BENCH_TENANT, conversationWithDefaults({ id })),
       });
       const { totals, ...pages } = await measurePagination(tables, { rows: sizes.rows, limit: sizes.limit, page: sizes.page, repeats: sizes.repeats }, progress);
       report.pagination = { ...pages, authorizer };
       report.reportingTotals = totals;
     }
     if (sections.has('authorizerScale')) {
-      const createTenantKey = async (tenantId: string) => (await issueKey(keysStore, { tenants: [tenantId], scopes: BENCH_SCOPES, name: 'bench' }, { tagSecret: BENCH_KEY_TAG_SECRET })).key;
+      const createTenantKey = async (tenantId: string) => (await issueKey(stores.keys, { tenants: [tenantId], scopes: BENCH_SCOPES, name: 'bench' }, { tagSecret: BENCH_KEY_TAG_SECRET })).key;
       report.authorizerScale = await measureAuthorizerScale(tables.keys, createTenantKey, sizes.authScale, progress);
     }
     // Before the throughput runs, for the same reason as the seeding above.

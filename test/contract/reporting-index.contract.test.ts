@@ -7,20 +7,20 @@
  * then travel the indexer's path (the stored items as NEW_AND_OLD_IMAGES stream records, through
  * the bulk code).
  */
+
 import { randomUUID } from 'node:crypto';
 import { type AttributeValue, DynamoDBClient, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject } from 'vitest';
 import { useLocalDynamo } from '#infra/local/use-local-dynamo';
 import { documentClient } from '#shared/store/dynamo-client';
-import { createDynamoReportingIndex } from '#shared/store/dynamo-reporting-index';
 import { createOpenSearchClient, type OpenSearchClient } from '#shared/store/opensearch-client';
 import { ensureIndexTemplates } from '#shared/store/opensearch-ensure-index-templates';
 import { reportingIndexPattern, reportingTemplateName } from '#shared/store/opensearch-index-names';
 import { indexReportingRecords } from '#shared/store/opensearch-index-rows';
 import { createOpenSearchReportingIndex } from '#shared/store/opensearch-reporting-index';
 import { listKey } from '#shared/store/reporting-keys';
-import { createReportingRowsStore } from '#shared/store/reporting-rows-store';
 import { tableSpecs } from '#shared/store/table-specs';
+import { bindDynamoReportingIndex, bindReportingRowsStore } from '#shared/store/table-stores';
 import { type ContractSubject, reportingIndexContract } from '#test/support/reporting-index-contract';
 import { sequenceNumber, writeRecord } from '#test/support/reporting-stream-records';
 
@@ -36,9 +36,9 @@ describe('ReportingIndex contract: DynamoDB adapter on DynamoDB Local', () => {
   let subject: ContractSubject;
   beforeAll(() => {
     const tables = localTables();
-    const rows = createReportingRowsStore(documentClient(), { rows: tables.reporting, counts: tables.reportingCounts });
+    const rows = bindReportingRowsStore(documentClient(), tables);
     subject = {
-      index: createDynamoReportingIndex(documentClient(), { rows: tables.reporting, counts: tables.reportingCounts }),
+      index: bindDynamoReportingIndex(documentClient(), tables),
       seed: (tenantId, kind, shaped) => rows.putRows(tenantId, kind, shaped),
     };
   });
@@ -64,7 +64,7 @@ describe.skipIf(!OPENSEARCH_URL)(
       // Two primaries, so the routing picks a shard and a write routed otherwise than the search
       // would lose rows; no replica, which a one-node test cluster could not assign.
       await ensureIndexTemplates(client, prefix, { primaries: 2, replicas: 0 });
-      const rows = createReportingRowsStore(documentClient(), { rows: tables.reporting, counts: tables.reportingCounts });
+      const rows = bindReportingRowsStore(documentClient(), tables);
       const dynamo = new DynamoDBClient({});
       subject = {
         index: createOpenSearchReportingIndex(client, prefix),

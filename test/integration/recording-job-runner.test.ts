@@ -29,8 +29,8 @@ import { documentClient } from '#shared/store/dynamo-client';
 import { createKeysStore } from '#shared/store/keys-store';
 import type { RecordingsBucket } from '#shared/store/recordings-bucket';
 import { rowKey } from '#shared/store/reporting-keys';
-import { createReportingRowsStore } from '#shared/store/reporting-rows-store';
 import { physicalTableName, tableSpecs } from '#shared/store/table-specs';
+import { bindTableStores } from '#shared/store/table-stores';
 import { createVocJobsStore } from '#shared/store/voc-jobs-store';
 import { uniqueTenant } from '#test/support/test-api';
 import { TEST_KEY_TAG_SECRET } from '#test/support/test-env';
@@ -60,9 +60,7 @@ const WINDOW_MS = 7_200_000;
 type Collect = (tenantId: string, jobId: string, kind: AnalysisKind, audioSeconds?: number) => Promise<AnalysisOutcome>;
 
 function runner(collect: Collect, file = wav, maxRecordingSeconds = 7200) {
-  const client = documentClient();
-  const jobs = createVocJobsStore(client, tables.vocJobs);
-  const rows = createReportingRowsStore(client, { rows: tables.reporting, counts: tables.reportingCounts });
+  const { vocJobs: jobs, reportingRows: rows, keys } = bindTableStores(documentClient(), tables);
   const started: AnalysisRequest[] = [];
   const runner = createRecordingJobRunner({
     stage: 'test',
@@ -77,7 +75,7 @@ function runner(collect: Collect, file = wav, maxRecordingSeconds = 7200) {
       },
       collect,
     },
-    keys: createKeysStore(client, tables.keys),
+    keys,
     deadlines: { uploadGraceMs: 0, processingWindowMs: WINDOW_MS },
     maxRecordingSeconds,
     logger: silent,

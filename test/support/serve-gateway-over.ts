@@ -6,16 +6,14 @@
  * a process of its own.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { LOCAL_REGION, type LocalDynamoConnection } from '#infra/local/dynamodb-local';
 import { type BoundGateway, bindGateway } from '#infra/local/serve-gateway';
 import { useLocalDynamo } from '#infra/local/use-local-dynamo';
 import { issueKey } from '#shared/auth/issue-key';
 import { conversationWithDefaults } from '#shared/domain/notes/conversation';
-import { createConversationsStore } from '#shared/store/conversations-store';
-import { createDocumentsStore } from '#shared/store/documents-store';
-import { createKeysStore } from '#shared/store/keys-store';
+import { documentClientOver } from '#shared/store/dynamo-client';
 import type { TableId } from '#shared/store/table-specs';
+import { bindTableStores } from '#shared/store/table-stores';
 import { TEST_KEY_TAG_SECRET } from './test-env.ts';
 import { storeUntaggedKey } from './untagged-key.ts';
 
@@ -33,15 +31,11 @@ export async function serveGatewaysOver(store: LocalDynamoConnection, tables: Re
 
 /** Stores on a client of their own, straight to `endpoint`: no fault rule sees their calls. */
 export function directStores({ endpoint, credentials }: LocalDynamoConnection, tables: Record<TableId, string>) {
-  const client = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials }), {
-    marshallOptions: { removeUndefinedValues: true },
-  });
-  const keys = createKeysStore(client, tables.keys);
-  const conversations = createConversationsStore(client, tables.conversations);
+  const client = documentClientOver(new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials }));
+  const stores = bindTableStores(client, tables);
+  const { keys, conversations } = stores;
   return {
-    keys,
-    conversations,
-    documents: createDocumentsStore(client, tables.documents),
+    ...stores,
     /** A key tagged under the gateways' current key-tag secret, unless `tagSecret` says another. */
     async createKey(tenants: string[], scopes: string[], tagSecret = TEST_KEY_TAG_SECRET): Promise<{ key: string; keyId: string; keyHash: string }> {
       const { key, stored } = await issueKey(keys, { tenants, scopes, name: 'test' }, { tagSecret });

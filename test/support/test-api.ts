@@ -12,12 +12,8 @@ import { type Conversation, conversationWithDefaults } from '#shared/domain/note
 import { validatorFor } from '#shared/http/validator-for';
 import { buildOpenApiDocument } from '#shared/openapi/build-openapi-document';
 import { OpenApiContract } from '#shared/openapi/check-response';
-import { createConversationsStore } from '#shared/store/conversations-store';
-import { createDocumentsStore } from '#shared/store/documents-store';
 import { documentClient } from '#shared/store/dynamo-client';
-import { createKeysStore } from '#shared/store/keys-store';
-import { createReportingRowsStore } from '#shared/store/reporting-rows-store';
-import { createVocJobsStore } from '#shared/store/voc-jobs-store';
+import { bindTableStores } from '#shared/store/table-stores';
 import { TEST_KEY_TAG_SECRET } from './test-env.ts';
 
 /** The contract every response of the test gateways is held to. */
@@ -58,12 +54,7 @@ export async function startTestApi(options: { authCacheTtlSeconds?: number; rate
   const gateway = await bindGateway(0);
   // No throttling unless a test asks for it: suites fire many requests with one key.
   await gateway.serve({ authCacheTtlSeconds: options.authCacheTtlSeconds ?? 0, rateLimit: options.rateLimit, stageRateLimit: options.stageRateLimit });
-  const client = documentClient();
-  const keys = createKeysStore(client, tables.keys);
-  const conversations = createConversationsStore(client, tables.conversations);
-  const documents = createDocumentsStore(client, tables.documents);
-  const vocJobs = createVocJobsStore(client, tables.vocJobs);
-  const reportingRows = createReportingRowsStore(client, { rows: tables.reporting, counts: tables.reportingCounts });
+  const { keys, conversations, documents, vocJobs, reportingRows } = bindTableStores(documentClient(), tables);
 
   return {
     url: gateway.url,
