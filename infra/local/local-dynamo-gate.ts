@@ -142,7 +142,7 @@ const guardedBy = new Map<string, string>();
 
 /**
  * Puts this process's AWS calls behind the gate: from the store the environment names
- * (useLocalDynamo) to a gate before it, signed with the local functions' credentials, made once per
+ * (pointAtLocalDynamo) to a gate before it, signed with the local functions' credentials, made once per
  * process (the local S3 and the Transcribe stand-in take them too). Every gateway of the process
  * shares them, as the sources runtime's functions share the process's one DynamoDB client. Returns
  * those credentials and the release of the gate (closed with its last user).
@@ -152,7 +152,7 @@ const guardedBy = new Map<string, string>();
 export async function gateLocalDynamo(env: NodeJS.ProcessEnv = process.env): Promise<{ credentials: LocalCredentials; release(): Promise<void> }> {
   const endpoint = env.AWS_ENDPOINT_URL_DYNAMODB ?? '';
   const store = { accessKeyId: env.AWS_ACCESS_KEY_ID ?? '', secretAccessKey: env.AWS_SECRET_ACCESS_KEY ?? '' };
-  if (!endpoint || !store.accessKeyId || !store.secretAccessKey) throw new Error("the local gateway needs the local store's endpoint and credentials in this process (useLocalDynamo) first");
+  if (!endpoint || !store.accessKeyId || !store.secretAccessKey) throw new Error("the local gateway needs the local store's endpoint and credentials in this process (pointAtLocalDynamo) first");
   functionCredentials ??= newLocalCredentials();
   const credentials = functionCredentials;
   // A second gateway of the process finds the environment pointing at a gate already.

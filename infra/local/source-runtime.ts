@@ -2,7 +2,7 @@
  * The `sources` runtime (the default: fast to start for development): the authorizer and every
  * route's handler module imported into this process from the TypeScript sources, as the deployed
  * functions import their bundles. The environment the handlers read is this process's own, set by
- * the local runtime (use-local-dynamo.ts and friends). Each invocation runs in its own
+ * the local runtime (point-at-local-dynamo.ts and friends). Each invocation runs in its own
  * invocation scope (invocation-scope.ts), as concurrent invocations do on Lambda, so one request's
  * log keys and metrics never reach another's.
  */

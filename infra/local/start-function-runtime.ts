@@ -1,6 +1,6 @@
 /**
  * Starts the runtime `CXM_RUNTIME` names. Both take the local wiring from this process's
- * environment, where the local runtime put it (use-local-dynamo.ts, the local secrets): the sources
+ * environment, where the local runtime put it (point-at-local-dynamo.ts, the local secrets): the sources
  * read it directly; bundle mode hands it to the bundles only where the template's references ask
  * for it (a table, a secret, the region), besides Lambda's own variables and the local endpoints.
  *

@@ -26,10 +26,10 @@ import { prepareInvocationStore } from './invocation-scope.ts';
 import { localLog, parseLocalLogLevel } from './local-log.ts';
 import { LOCAL_SECRET_FILES, localSecret } from './local-secret-file.ts';
 import { cxmHome, localStatePath, restrictStateDir, writeLocalState } from './local-state.ts';
+import { pointAtLocalDynamo } from './point-at-local-dynamo.ts';
 import { type BoundGateway, bindGateway } from './serve-gateway.ts';
 import { maxEnvironments } from './start-function-runtime.ts';
 import { formatRateLimit, parseRateLimit } from './token-buckets.ts';
-import { useLocalDynamo } from './use-local-dynamo.ts';
 
 /** A setting's own check, reported as the one-line startup error it is. */
 function asStartupError<T>(check: () => T): T {
@@ -87,7 +87,7 @@ async function main(): Promise<void> {
     gateway = await bindGateway(port);
     dynamo = await startDynamoDbLocal({ dataDir: inMemory ? undefined : join(home, 'dynamodb') });
     const tables = (await createTables(dynamo, LOCAL_STAGE)) as Record<TableId, string>;
-    useLocalDynamo(dynamo, tables);
+    pointAtLocalDynamo(dynamo, tables);
     process.env[FUNCTION_ENV.cursorSecret] = localSecret(inMemory ? undefined : home, LOCAL_SECRET_FILES.cursorSecret);
     const keyTagSecret = localSecret(inMemory ? undefined : home, LOCAL_SECRET_FILES.keyTagSecret);
     process.env[FUNCTION_ENV.keyTagSecret] = keyTagSecret;

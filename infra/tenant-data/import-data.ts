@@ -1,7 +1,7 @@
 /**
  * Loads import data already in memory into a tenant (idempotent by id: re-import overwrites):
  * the local runtime's demo tenant and `cxm smoke`'s rows. `cxm import` streams its file instead
- * (infra/cli/import/import-file.ts); both go through the same checker and writer, so they accept,
+ * (infra/cli/import/run-import.ts); both go through the same checker and writer, so they accept,
  * refuse and write exactly alike.
  */
 import type { ImportFileContent } from '#shared/schemas/import-file';

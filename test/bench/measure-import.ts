@@ -22,7 +22,7 @@ import { LOCAL_REGION, type LocalDynamoConnection } from '#infra/local/dynamodb-
 import { writeLocalState } from '#infra/local/local-state';
 import { PROJECT_ROOT } from '#infra/project-root';
 import { allTableSpecs, type TableId } from '#shared/store/table-specs';
-import { writeImportFile } from '#test/support/write-import-file';
+import { generateImportFile } from '#test/support/generate-import-file';
 import type { Progress } from './bench-progress.ts';
 import { atMost, type Goal, round } from './bench-stats.ts';
 import { startAcknowledgingDynamo } from './start-acknowledging-dynamo.ts';
@@ -97,14 +97,14 @@ export async function measureImport(
 
     progress(`import: writing a file of ${sizes.rows} rows`);
     const rateFile = join(dir, 'rate.json');
-    await writeImportFile(rateFile, half(sizes.rows));
+    await generateImportFile(rateFile, half(sizes.rows));
     progress(`import: cxm import of ${sizes.rows} rows into DynamoDB Local`);
     const rate = await runImport(homeFor(dir, 'rate', dynamo, dynamo.tables), rateFile, progress, track);
     rmSync(rateFile);
 
     progress(`import: writing a file of ${sizes.rssRows} rows`);
     const rssFile = join(dir, 'rss.json');
-    const { bytes } = await writeImportFile(rssFile, half(sizes.rssRows));
+    const { bytes } = await generateImportFile(rssFile, half(sizes.rssRows));
     const sink = await startAcknowledgingDynamo();
     let memory: CliRun;
     try {

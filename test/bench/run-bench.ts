@@ -17,7 +17,7 @@ import { parseArgs } from 'node:util';
 import { createTables, type DynamoDbLocal, StartupError, startDynamoDbLocal } from '#infra/local/dynamodb-local';
 import { prepareInvocationStore } from '#infra/local/invocation-scope';
 import { lambdaNode } from '#infra/local/lambda-node';
-import { useLocalDynamo } from '#infra/local/use-local-dynamo';
+import { pointAtLocalDynamo } from '#infra/local/point-at-local-dynamo';
 import { issueKey } from '#shared/auth/issue-key';
 import { conversationWithDefaults } from '#shared/domain/notes/conversation';
 import { parseWholeNumber } from '#shared/domain/parse-whole-number';
@@ -202,7 +202,7 @@ async function main(): Promise<number> {
     progress('starting DynamoDB Local (in memory)');
     resources.dynamo = await startDynamoDbLocal({});
     const tables = (await createTables(resources.dynamo, 'bench')) as Record<TableId, string>;
-    useLocalDynamo(resources.dynamo, tables);
+    pointAtLocalDynamo(resources.dynamo, tables);
     const stores = bindTableStores(documentClient(), tables);
     const createKey = async () => (await issueKey(stores.keys, { tenants: [BENCH_TENANT], scopes: BENCH_SCOPES, name: 'bench' }, { tagSecret: BENCH_KEY_TAG_SECRET })).key;
     await stores.documents.replace(BENCH_TENANT, BENCH_COLLECTION, BENCH_DOC_ID, JSON.stringify(BENCH_DOCUMENT));

@@ -11,7 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import { type AttributeValue, DynamoDBClient, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject } from 'vitest';
-import { useLocalDynamo } from '#infra/local/use-local-dynamo';
+import { pointAtLocalDynamo } from '#infra/local/point-at-local-dynamo';
 import { documentClient } from '#shared/store/dynamo-client';
 import { createOpenSearchClient, type OpenSearchClient } from '#shared/store/opensearch-client';
 import { ensureIndexTemplates } from '#shared/store/opensearch-ensure-index-templates';
@@ -28,7 +28,7 @@ const OPENSEARCH_URL = process.env.OPENSEARCH_URL;
 
 function localTables() {
   const { tables, ...store } = inject('dynamo');
-  useLocalDynamo(store, tables);
+  pointAtLocalDynamo(store, tables);
   return tables;
 }
 

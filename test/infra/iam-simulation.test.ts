@@ -21,9 +21,9 @@ import { smokeScopes } from '#infra/cli/smoke/smoke-checks';
 import { OPENAPI_DOCUMENT_OPERATION } from '#infra/constructs/api-docs';
 import { INDEXER_FUNCTION_ID } from '#infra/constructs/indexer';
 import { TRANSCRIBE_DATA_ACCESS } from '#infra/local/local-transcribe';
+import { pointAtLocalDynamo } from '#infra/local/point-at-local-dynamo';
 import type { RecordedAwsCall } from '#infra/local/record-aws-calls';
 import { type BoundGateway, bindGateway } from '#infra/local/serve-gateway';
-import { useLocalDynamo } from '#infra/local/use-local-dynamo';
 import { UNEXERCISED_GRANTS, type UnexercisedGrant } from '#infra/unexercised-grants';
 import { RECORDING_PROCESSOR } from '#shared/recording-events';
 import { routes } from '#shared/routes';
@@ -59,7 +59,7 @@ let wholeRun = false;
 
 beforeAll(async () => {
   const { endpoint, credentials, tables } = inject('dynamo');
-  useLocalDynamo({ endpoint, credentials }, tables);
+  pointAtLocalDynamo({ endpoint, credentials }, tables);
   const gateway: BoundGateway = await bindGateway(0);
   await gateway.serve({ authCacheTtlSeconds: 0 });
   const direct = directStores({ endpoint, credentials }, tables);

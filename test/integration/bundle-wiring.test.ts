@@ -10,9 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { LOCAL_STAGE } from '#infra/local/build-proxy-event';
+import { pointAtLocalDynamo } from '#infra/local/point-at-local-dynamo';
 import { readStackAssembly, type Template } from '#infra/local/read-assembly';
 import { type BoundGateway, bindGateway } from '#infra/local/serve-gateway';
-import { useLocalDynamo } from '#infra/local/use-local-dynamo';
 import { stackName } from '#infra/stack-names';
 import { callApi, notePath } from '#test/support/call-api';
 import { directStores } from '#test/support/serve-gateway-over';
@@ -27,7 +27,7 @@ let key: string;
 
 beforeAll(async () => {
   const store = inject('dynamo');
-  useLocalDynamo(store, store.tables);
+  pointAtLocalDynamo(store, store.tables);
   direct = directStores(store, store.tables);
   ({ key } = await direct.createKey([tenant], ['cxm:*', 'voc:*']));
   await direct.addConversation(tenant, 'open');

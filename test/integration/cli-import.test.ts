@@ -25,9 +25,9 @@ import { reportingItem } from '#shared/store/reporting-rows-store';
 import { type TableId, tableSpecs } from '#shared/store/table-specs';
 import { cxm } from '#test/support/cli-harness';
 import { type DynamoFaultProxy, type InjectedFault, type RecordedRequests, startDynamoFaultProxy } from '#test/support/dynamo-fault-proxy';
+import { generateImportFile } from '#test/support/generate-import-file';
 import { type Finished, ownLines, run } from '#test/support/run-process';
 import { uniqueTenant } from '#test/support/test-api';
-import { writeImportFile } from '#test/support/write-import-file';
 
 /** The operations a reporting-rows write may use. */
 const ROW_WRITES = ['TransactWriteItems', 'BatchWriteItem'] as const;
@@ -130,7 +130,7 @@ async function storedRows(tenant: string, kind: ReportKind): Promise<Map<string,
   return rows;
 }
 
-/** The file's rows in file order, as written by writeImportFile (assistant first, then VOC). */
+/** The file's rows in file order, as written by generateImportFile (assistant first, then VOC). */
 function fileRows(file: string): Array<{ kind: ReportKind; input: ReportRow }> {
   const content = JSON.parse(readFileSync(file, 'utf8')) as { assistantConversations: ReportRow[]; vocConversations: ReportRow[] };
   return [...content.assistantConversations.map((input) => ({ kind: 'assistant' as const, input })), ...content.vocConversations.map((input) => ({ kind: 'voc' as const, input }))];
@@ -160,7 +160,7 @@ describe('cxm import of a large file', () => {
   it('streams a file of 600 rows and stores every row as shaped', async () => {
     const tenant = uniqueTenant('stream');
     const file = join(home, `${tenant}.json`);
-    await writeImportFile(file, { assistant: 360, voc: 240, days: 2 });
+    await generateImportFile(file, { assistant: 360, voc: 240, days: 2 });
     const { result, bodies } = await recordingRowWrites(tenant, () => cxmImport(tenant, file));
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(`Imported 360 assistantConversations, 240 vocConversations into tenant ${tenant} on the local stack at http://127.0.0.1:9.\n`);
@@ -172,7 +172,7 @@ describe('cxm import of a large file', () => {
   it('refuses a bad element near the end of the file and writes nothing', async () => {
     const tenant = uniqueTenant('late-bad');
     const file = join(home, `${tenant}.json`);
-    await writeImportFile(file, { assistant: 1500, voc: 1500, edit: (kind, index, row) => (kind === 'voc' && index === 1490 ? { ...row, Datetime: null } : row) });
+    await generateImportFile(file, { assistant: 1500, voc: 1500, edit: (kind, index, row) => (kind === 'voc' && index === 1490 ? { ...row, Datetime: null } : row) });
     const { result, bodies } = await recordingRowWrites(tenant, () => cxmImport(tenant, file));
     expect(result.code).toBe(1);
     expect(ownLines(result.stderr)).toEqual([expect.stringMatching(/^cxm: vocConversations\[1490\]: row 'v-001491' needs a Datetime in ISO 8601/)]);
@@ -187,7 +187,7 @@ describe('cxm import of a large file', () => {
   it('after a store outage mid-import exits with the --resume hint; --resume completes it without starting over', async () => {
     const tenant = uniqueTenant('outage');
     const file = join(home, `${tenant}.json`);
-    await writeImportFile(file, { assistant: 500, voc: 300, days: 1 });
+    await generateImportFile(file, { assistant: 500, voc: 300, days: 1 });
     const faults: InjectedFault[] = [];
     // The SDK's two attempts fail too: the outage outlasts them.
     const outage = () => faults.push(...ROW_WRITES.map((operation) => proxy.inject({ operation, bodyContains: `"${tenant}#`, fault: 'InternalServerError' })));
@@ -212,7 +212,7 @@ describe('cxm import of a large file', () => {
   it('after Ctrl-C, and after a kill of the resumed run, --resume still completes it (the bin, as a process: signals)', async () => {
     const tenant = uniqueTenant('killed');
     const file = join(home, `${tenant}.json`);
-    await writeImportFile(file, { assistant: 900, voc: 700, days: 1 });
+    await generateImportFile(file, { assistant: 900, voc: 700, days: 1 });
     // Sent, not answered: with 16 in flight, 40 sent means some two dozen batches are stored.
     const interrupted = await recordingRowWrites(tenant, (requests) => cxmImportProcessBrokenAt(tenant, file, requests, 40, (child) => child.kill('SIGINT')));
     expect(interrupted.result.code).toBe(130);
@@ -234,7 +234,7 @@ describe('cxm import of a large file', () => {
   it('retries throttled writes itself when the SDK does not', async () => {
     const tenant = uniqueTenant('throttled');
     const file = join(home, `${tenant}.json`);
-    await writeImportFile(file, { assistant: 100, voc: 100, now: Date.now() - HOUR });
+    await generateImportFile(file, { assistant: 100, voc: 100, now: Date.now() - HOUR });
     const throttles = ROW_WRITES.map((operation) => proxy.inject({ operation, bodyContains: `"${tenant}#`, fault: 'ThrottlingException', times: 3 }));
     try {
       // One attempt per SDK call: each throttle reaches the import's own retry.

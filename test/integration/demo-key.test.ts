@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { DEMO_TENANT, ensureDemoTenant } from '#infra/local/demo-tenant';
-import { useLocalDynamo } from '#infra/local/use-local-dynamo';
+import { pointAtLocalDynamo } from '#infra/local/point-at-local-dynamo';
 import { hashKey, parseKey } from '#shared/auth/key-format';
 import type { KeysStore } from '#shared/auth/key-records';
 import { keyStatus } from '#shared/auth/key-status';
@@ -35,7 +35,7 @@ const statusOf = async (key: string) => {
 
 beforeAll(() => {
   const { endpoint, credentials, tables } = inject('dynamo');
-  useLocalDynamo({ endpoint, credentials }, tables);
+  pointAtLocalDynamo({ endpoint, credentials }, tables);
   keys = createKeysStore(documentClient(), tables.keys);
 });
 

@@ -4,15 +4,15 @@
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { freePort } from '#infra/local/dynamodb-local';
+import { pointAtLocalDynamo } from '#infra/local/point-at-local-dynamo';
 import { type BoundGateway, bindGateway } from '#infra/local/serve-gateway';
-import { useLocalDynamo } from '#infra/local/use-local-dynamo';
 import { documentedFetch } from '#test/support/test-api';
 
 let gateway: BoundGateway;
 
 beforeAll(async () => {
   // A port nothing listens on: every store call is refused.
-  useLocalDynamo({ endpoint: `http://127.0.0.1:${await freePort()}`, credentials: inject('dynamo').credentials }, inject('dynamo').tables);
+  pointAtLocalDynamo({ endpoint: `http://127.0.0.1:${await freePort()}`, credentials: inject('dynamo').credentials }, inject('dynamo').tables);
   gateway = await bindGateway(0);
   await gateway.serve({ authCacheTtlSeconds: 0 });
 });

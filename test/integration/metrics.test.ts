@@ -7,7 +7,7 @@
 import { ThrottlingException } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
 import { afterEach, beforeAll, beforeEach, describe, expect, inject, it, vi } from 'vitest';
-import { useLocalDynamo } from '#infra/local/use-local-dynamo';
+import { pointAtLocalDynamo } from '#infra/local/point-at-local-dynamo';
 import { encodeCaller } from '#shared/auth/authorizer-context';
 import { conversationWithDefaults } from '#shared/domain/notes/conversation';
 import type { ChainEvent } from '#shared/http/api-types';
@@ -36,7 +36,7 @@ let output: CapturedLines;
 
 beforeAll(async () => {
   const { tables, ...store } = inject('dynamo');
-  useLocalDynamo(store, tables);
+  pointAtLocalDynamo(store, tables);
   const conversations = createConversationsStore(documentClient(), tables.conversations);
   await conversations.putConversation(tenant, conversationWithDefaults({ id: 'open' }));
   await conversations.putConversation(tenant, conversationWithDefaults({ id: 'closed', status: 'closed' }));

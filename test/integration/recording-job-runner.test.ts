@@ -13,8 +13,8 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { tinyWav } from '#infra/cli/recordings/tiny-wav';
 import { createTables, LOCAL_REGION } from '#infra/local/dynamodb-local';
+import { pointAtLocalDynamo } from '#infra/local/point-at-local-dynamo';
 import { AWS_CALL_LOG_ENV, actingAs, startRecordingAwsCalls } from '#infra/local/record-aws-calls';
-import { useLocalDynamo } from '#infra/local/use-local-dynamo';
 import type { AnalysisOutcome, AnalysisRequest } from '#shared/analysis/recording-analysis';
 import { createRecordingJobRunner } from '#shared/analysis/run-recording-job';
 import { issueKey } from '#shared/auth/issue-key';
@@ -42,7 +42,7 @@ let tables: ReturnType<typeof inject<'dynamo'>>['tables'];
 
 beforeAll(async () => {
   const dynamo = inject('dynamo');
-  useLocalDynamo(dynamo, dynamo.tables);
+  pointAtLocalDynamo(dynamo, dynamo.tables);
   // No gateway here to start recording, as a sources runtime does.
   const callLog = process.env[AWS_CALL_LOG_ENV];
   if (callLog) startRecordingAwsCalls(callLog);

@@ -13,7 +13,7 @@ import { BatchWriteCommand, DynamoDBDocumentClient, QueryCommand } from '@aws-sd
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createTables, LOCAL_REGION } from '#infra/local/dynamodb-local';
 import { writeLocalState } from '#infra/local/local-state';
-import { useLocalDynamo } from '#infra/local/use-local-dynamo';
+import { pointAtLocalDynamo } from '#infra/local/point-at-local-dynamo';
 import { type ShapedRow, shapeRow } from '#shared/domain/reporting/report-rows';
 import { createTableInput } from '#shared/store/create-table-input';
 import { documentClient } from '#shared/store/dynamo-client';
@@ -34,7 +34,7 @@ let proxy: DynamoFaultProxy;
 
 beforeAll(async () => {
   const { endpoint, credentials, tables: all } = inject('dynamo');
-  useLocalDynamo({ endpoint, credentials }, all);
+  pointAtLocalDynamo({ endpoint, credentials }, all);
   tables = { rows: all.reporting, counts: all.reportingCounts };
   proxy = await startDynamoFaultProxy(endpoint);
 });

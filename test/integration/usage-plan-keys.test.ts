@@ -18,8 +18,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { buildAuthorizerEvent } from '#infra/local/build-proxy-event';
 import { createTables, type LocalDynamoConnection } from '#infra/local/dynamodb-local';
 import { type LocalSecretsManager, startLocalSecretsManager } from '#infra/local/local-secrets-manager';
+import { pointAtLocalDynamo } from '#infra/local/point-at-local-dynamo';
 import { localSecretArn } from '#infra/local/resolve-environment';
-import { useLocalDynamo } from '#infra/local/use-local-dynamo';
 import { secretName } from '#infra/secret-name';
 import { issueKey } from '#shared/auth/issue-key';
 import { parseKey } from '#shared/auth/key-format';
@@ -116,7 +116,7 @@ beforeAll(async () => {
     // No local stack: the CLI must use the stage, not $CXM_HOME.
     CXM_HOME: mkdtempSync(join(tmpdir(), 'cxm-rl-')),
   };
-  useLocalDynamo(store, tables as Parameters<typeof useLocalDynamo>[1]);
+  pointAtLocalDynamo(store, tables as Parameters<typeof pointAtLocalDynamo>[1]);
   keys = createKeysStore(documentClient(), tables.keys!);
   // The stage's authorizer: its function has CXM_STAGE set by the stack.
   process.env.CXM_STAGE = STAGE;

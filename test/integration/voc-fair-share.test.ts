@@ -8,8 +8,8 @@
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { tinyWav } from '#infra/cli/recordings/tiny-wav';
+import { pointAtLocalDynamo } from '#infra/local/point-at-local-dynamo';
 import { type BoundGateway, bindGateway } from '#infra/local/serve-gateway';
-import { useLocalDynamo } from '#infra/local/use-local-dynamo';
 import { revokeKey } from '#shared/auth/revoke-key';
 import { fillPath, routeById } from '#shared/routes';
 import { directStores } from '#test/support/serve-gateway-over';
@@ -25,7 +25,7 @@ let direct: ReturnType<typeof directStores>;
 
 beforeAll(async () => {
   const { endpoint, credentials, tables } = inject('dynamo');
-  useLocalDynamo({ endpoint, credentials }, tables);
+  pointAtLocalDynamo({ endpoint, credentials }, tables);
   gateway = await bindGateway(0);
   // The sweep every second: a job nobody reads is failed once overdue.
   await gateway.serve({ authCacheTtlSeconds: 0, scheduleEverySeconds: 1 });

@@ -8,8 +8,8 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { SAMPLE_CALL, sampleCall } from '#infra/cli/recordings/sample-call';
 import { tinyWav } from '#infra/cli/recordings/tiny-wav';
+import { pointAtLocalDynamo } from '#infra/local/point-at-local-dynamo';
 import { type BoundGateway, bindGateway } from '#infra/local/serve-gateway';
-import { useLocalDynamo } from '#infra/local/use-local-dynamo';
 import { fillPath, routeById } from '#shared/routes';
 import { directStores } from '#test/support/serve-gateway-over';
 import { documentedFetch, uniqueTenant } from '#test/support/test-api';
@@ -22,7 +22,7 @@ const lost: string[] = [];
 
 beforeAll(async () => {
   const { endpoint, credentials, tables } = inject('dynamo');
-  useLocalDynamo({ endpoint, credentials }, tables);
+  pointAtLocalDynamo({ endpoint, credentials }, tables);
   gateway = await bindGateway(0);
   await gateway.serve({
     authCacheTtlSeconds: 0,

@@ -7,8 +7,8 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { LOCAL_REGION, type LocalDynamoConnection } from '#infra/local/dynamodb-local';
+import { pointAtLocalDynamo } from '#infra/local/point-at-local-dynamo';
 import { type BoundGateway, bindGateway } from '#infra/local/serve-gateway';
-import { useLocalDynamo } from '#infra/local/use-local-dynamo';
 import { issueKey } from '#shared/auth/issue-key';
 import { conversationWithDefaults } from '#shared/domain/notes/conversation';
 import { documentClientOver } from '#shared/store/dynamo-client';
@@ -19,7 +19,7 @@ import { storeUntaggedKey } from './untagged-key.ts';
 
 /** Gateways over one endpoint; each with its own authorizer cache TTL. */
 export async function serveGatewaysOver(store: LocalDynamoConnection, tables: Record<TableId, string>, ttls: number[]): Promise<BoundGateway[]> {
-  useLocalDynamo(store, tables);
+  pointAtLocalDynamo(store, tables);
   const gateways: BoundGateway[] = [];
   for (const authCacheTtlSeconds of ttls) {
     const gateway = await bindGateway(0);

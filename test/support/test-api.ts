@@ -5,8 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import { expect, inject } from 'vitest';
 import type { RateLimit } from '#infra/default-rate-limits';
+import { pointAtLocalDynamo } from '#infra/local/point-at-local-dynamo';
 import { bindGateway } from '#infra/local/serve-gateway';
-import { useLocalDynamo } from '#infra/local/use-local-dynamo';
 import { issueKey } from '#shared/auth/issue-key';
 import { type Conversation, conversationWithDefaults } from '#shared/domain/notes/conversation';
 import { validatorFor } from '#shared/http/validator-for';
@@ -50,7 +50,7 @@ export function uniqueTenant(prefix = 't'): string {
 
 export async function startTestApi(options: { authCacheTtlSeconds?: number; rateLimit?: RateLimit; stageRateLimit?: RateLimit } = {}) {
   const { endpoint, credentials, tables } = inject('dynamo');
-  useLocalDynamo({ endpoint, credentials }, tables);
+  pointAtLocalDynamo({ endpoint, credentials }, tables);
   const gateway = await bindGateway(0);
   // No throttling unless a test asks for it: suites fire many requests with one key.
   await gateway.serve({ authCacheTtlSeconds: options.authCacheTtlSeconds ?? 0, rateLimit: options.rateLimit, stageRateLimit: options.stageRateLimit });

@@ -31,8 +31,8 @@ export function registerImportCommand(program: Command, cli: CliContext): void {
       const stores = await connectStores(cli, options.stage, { ...cli.env, AWS_RETRY_MODE, AWS_MAX_ATTEMPTS });
       // Imported only when this command runs: the import path brings ajv, the generated validators
       // and the streaming parser.
-      const { importFile } = await import('./import-file.ts');
-      const { summary } = await importFile(cli, {
+      const { runImport } = await import('./run-import.ts');
+      const { summary } = await runImport(cli, {
         file: cli.resolvePath(file),
         shownAs: file,
         tenant: options.tenant,

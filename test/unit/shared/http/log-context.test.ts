@@ -115,11 +115,11 @@ describe('the log context of concurrent requests in one process (the sources run
       Object.assign(process.env, saved);
     };
     const { freePort, newLocalCredentials } = await import('#infra/local/dynamodb-local');
-    const { useLocalDynamo } = await import('#infra/local/use-local-dynamo');
+    const { pointAtLocalDynamo } = await import('#infra/local/point-at-local-dynamo');
     const { allTableSpecs, physicalTableName } = await import('#shared/store/table-specs');
-    useLocalDynamo(
+    pointAtLocalDynamo(
       { endpoint: `http://127.0.0.1:${await freePort()}`, credentials: newLocalCredentials() },
-      Object.fromEntries(allTableSpecs.map((spec) => [spec.id, physicalTableName('test', spec.id)])) as Parameters<typeof useLocalDynamo>[1],
+      Object.fromEntries(allTableSpecs.map((spec) => [spec.id, physicalTableName('test', spec.id)])) as Parameters<typeof pointAtLocalDynamo>[1],
     );
     process.env.CXM_RECORDINGS_BUCKET = 'cxm-test-recordings';
     // An AWS SDK call first, as npm start makes before its runtime starts (DynamoDB Local's first

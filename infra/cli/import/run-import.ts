@@ -17,7 +17,7 @@ import { countProgress, progressOn } from '../count-progress.ts';
 import { checkpointPath, type ImportCheckpoint, readCheckpoint, removeCheckpoint, saveCheckpoint } from './import-checkpoint.ts';
 import { readImportFile } from './read-import-file.ts';
 
-export interface ImportFileRun {
+export interface ImportRun {
   /** The file's absolute path. */
   file: string;
   /** As the operator named it, for messages. */
@@ -53,7 +53,7 @@ function identity(file: string, shownAs: string): FileIdentity {
 }
 
 /** The first pass: every entry checked; the items per member and the file's SHA-256. */
-async function checkFile(cli: CliContext, run: ImportFileRun, size: number): Promise<{ summary: ImportSummary; items: number; sha256: string }> {
+async function checkFile(cli: CliContext, run: ImportRun, size: number): Promise<{ summary: ImportSummary; items: number; sha256: string }> {
   const check = importChecker(run.tenant);
   const hash = createHash('sha256');
   const summary = emptySummary();
@@ -73,7 +73,7 @@ async function checkFile(cli: CliContext, run: ImportFileRun, size: number): Pro
 }
 
 /** The second pass's writes: the file read again, each item shaped as the first pass checked it. */
-async function* writesIn(run: ImportFileRun): AsyncGenerator<ImportWrite> {
+async function* writesIn(run: ImportRun): AsyncGenerator<ImportWrite> {
   const check = importChecker(run.tenant, { duplicates: false });
   for await (const entry of readImportFile(run.file)) {
     const write = check(entry);
@@ -88,9 +88,9 @@ const resumeHint = 'run the same command with --resume to continue from there';
  * checkpoint in the run's state directory. Ctrl-C or SIGTERM saves the checkpoint and ends the run
  * with 130 or 143.
  *
- * @example const { summary } = await importFile(cli, { file, shownAs: 'data.json', tenant, target, targetKey: 'local stack', stores, resume: false });
+ * @example const { summary } = await runImport(cli, { file, shownAs: 'data.json', tenant, target, targetKey: 'local stack', stores, resume: false });
  */
-export async function importFile(cli: CliContext, run: ImportFileRun): Promise<{ summary: ImportSummary; resumedAt: number }> {
+export async function runImport(cli: CliContext, run: ImportRun): Promise<{ summary: ImportSummary; resumedAt: number }> {
   const { size, mtimeMs } = identity(run.file, run.shownAs);
   const where = `into tenant ${run.tenant} on the ${run.target}`;
   const path = checkpointPath(run.file, run.tenant, run.targetKey, cli.home);

@@ -22,7 +22,7 @@ export interface ImportFileSpec {
 
 const CHUNK = 1000;
 
-export async function writeImportFile(path: string, spec: ImportFileSpec): Promise<{ bytes: number; rows: number }> {
+export async function generateImportFile(path: string, spec: ImportFileSpec): Promise<{ bytes: number; rows: number }> {
   const out = createWriteStream(path);
   const write = async (text: string) => {
     if (!out.write(text)) await once(out, 'drain');

@@ -6,7 +6,12 @@
 import { type TableId, tableSpecs } from '#shared/store/table-specs';
 import { LOCAL_REGION, type LocalDynamoConnection } from './dynamodb-local.ts';
 
-export function useLocalDynamo({ endpoint, credentials }: LocalDynamoConnection, tables: Record<TableId, string>): void {
+/**
+ * Sets this process's DynamoDB variables to `store` and `tables`, before its first store call.
+ *
+ * @example pointAtLocalDynamo(dynamo, await createTables(dynamo, LOCAL_STAGE));
+ */
+export function pointAtLocalDynamo({ endpoint, credentials }: LocalDynamoConnection, tables: Record<TableId, string>): void {
   process.env.AWS_ENDPOINT_URL_DYNAMODB = endpoint;
   process.env.AWS_REGION = LOCAL_REGION;
   process.env.AWS_ACCESS_KEY_ID = credentials.accessKeyId;
