@@ -1,6 +1,6 @@
 /**
  * Every environment variable of ours a function reads, named by what it holds. CDK sets them
- * (infra/constructs), npm start passes them (infra/local), the functions read them (shared/): one
+ * (infra/cdk/constructs), npm start passes them (infra/local), the functions read them (shared/): one
  * list for all three, so a rename cannot leave the writer and the reader apart. AWS's own variables
  * (AWS_REGION, POWERTOOLS_*) keep their documented names where they are used.
  */

@@ -1,6 +1,6 @@
 /**
  * GET /openapi.json on a deployed stage: the OpenAPI document, without a key (it holds no secret and
- * no tenant data; infra/constructs/api-docs.ts). Built once per container; only `servers` is filled
+ * no tenant data; infra/cdk/constructs/api-docs.ts). Built once per container; only `servers` is filled
  * in per request, with the URL the caller used for this stage.
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';

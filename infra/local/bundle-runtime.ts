@@ -8,9 +8,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyResult } from 'aws-lambda';
+import { AUTHORIZER_IDENTITY_SOURCES } from '#infra/stage-names';
 import { type HttpMethod, type RouteSpec, routes as routeTable, type SecretId } from '#shared/routes';
 import type { TableId } from '#shared/store/table-specs';
-import { AUTHORIZER_IDENTITY_SOURCES } from '../authorizer-identity-sources.ts';
 import type { EventTarget } from './deliver-events.ts';
 import { FunctionPool, type FunctionSpec } from './function-pool.ts';
 import type { FunctionRuntime } from './function-runtime.ts';

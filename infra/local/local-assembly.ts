@@ -11,8 +11,8 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, relative } from 'node:path';
+import { stackName } from '#infra/stage-names';
 import { PROJECT_ROOT } from '../project-root.ts';
-import { stackName } from '../stack-names.ts';
 
 /**
  * Where the assemblies live: the user's cache directory (`$XDG_CACHE_HOME` or `~/.cache`), one
@@ -96,10 +96,10 @@ export async function ensureLocalAssembly(stage: string, log: (line: string) => 
   return { dir, stackId };
 }
 
-const CDK_APP = join(PROJECT_ROOT, 'infra', 'app.ts');
+const CDK_APP = join(PROJECT_ROOT, 'infra', 'cdk', 'app.ts');
 
 /**
- * Runs the CDK app (infra/app.ts, cdk-nag included) in a child Node, as the `cdk` CLI runs it: the
+ * Runs the CDK app (infra/cdk/app.ts, cdk-nag included) in a child Node, as the `cdk` CLI runs it: the
  * output directory in CDK_OUTDIR, cdk.json's context (feature flags) plus the stage in
  * CDK_CONTEXT_JSON, asset metadata on. A child, because CDK bundles synchronously: the caller's
  * event loop (a gateway answering "starting", DynamoDB Local's readiness checks) keeps running.

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
-import type { RateLimit } from '#infra/default-rate-limits';
+import type { RateLimit } from '#infra/cdk/default-rate-limits';
 import { type GatewayResponseType, gatewayResponses } from '#shared/http/gateway-responses';
 import { commonHeaders } from '#shared/http/response-headers';
 import { FUNCTION_TIMEOUT_SECONDS, type RouteSpec } from '#shared/routes';

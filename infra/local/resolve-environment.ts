@@ -5,9 +5,10 @@
  * for, pseudo parameters to the local region and account. A reference nothing local can stand in
  * for is an error that names the function and the variable, never a silent placeholder.
  */
+
+import { secretName } from '#infra/stage-names';
 import { SECRET_IDS, type SecretId } from '#shared/routes';
 import { allTableSpecs, physicalTableName, type TableId } from '#shared/store/table-specs';
-import { secretName } from '../secret-name.ts';
 import { LOCAL_ACCOUNT } from './build-proxy-event.ts';
 import type { CfnValue, Template } from './read-assembly.ts';
 

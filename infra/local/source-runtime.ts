@@ -46,7 +46,7 @@ export async function startSourceRuntime(): Promise<FunctionRuntime> {
     eventTargets: [
       {
         name: RECORDING_PROCESSOR.id,
-        // The processor's rules as the stack declares them (infra/constructs/recordings.ts).
+        // The processor's rules as the stack declares them (infra/cdk/constructs/recordings.ts).
         patterns: [recordingArrivedPattern(recordingsBucket()), ...ANALYSIS_KINDS.map((kind) => analysisFinishedPattern(LOCAL_STAGE, kind))],
         schedules: [{ ruleName: analysisSweepRuleName(LOCAL_STAGE), everyMs: ANALYSIS_SWEEP_MINUTES * 60_000 }],
         invoke: (event) =>

@@ -8,11 +8,11 @@
  * for all its files), else synthesizes the local stage or reuses the synthesis of the same sources.
  */
 
+import { stackName } from '#infra/stage-names';
 import { FUNCTION_ENV } from '#shared/function-env';
 import { RECORDING_SETTING_ENVS } from '#shared/store/recording-settings';
 import { allTableSpecs, type TableId } from '#shared/store/table-specs';
 import { wholeNumberSetting } from '#shared/whole-number-setting';
-import { stackName } from '../stack-names.ts';
 import { LOCAL_STAGE } from './build-proxy-event.ts';
 import { startBundleRuntime } from './bundle-runtime.ts';
 import { type FunctionRuntime, functionRuntimeKind } from './function-runtime.ts';

@@ -12,7 +12,7 @@
  *   of their rate)
  */
 import { join } from 'node:path';
-import { DEFAULT_RATE_LIMIT, DEFAULT_STAGE_RATE_LIMIT } from '#infra/default-rate-limits';
+import { DEFAULT_RATE_LIMIT, DEFAULT_STAGE_RATE_LIMIT } from '#infra/cdk/default-rate-limits';
 import { acceptsUntaggedKeys } from '#shared/auth/untagged-keys';
 import { FUNCTION_ENV } from '#shared/function-env';
 import { idempotencyTtlMs } from '#shared/store/idempotency-ttl';

@@ -4,7 +4,7 @@
  * `rate` per second, as an API Gateway usage plan throttles. Buckets exist only for identities of
  * keys the authorizer accepted, so their number is bounded by the keys issued.
  */
-import type { RateLimit } from '#infra/default-rate-limits';
+import type { RateLimit } from '#infra/cdk/default-rate-limits';
 
 export function formatRateLimit(limit: RateLimit): string {
   return `${limit.rate}/${limit.burst}`;

@@ -1,7 +1,7 @@
 /**
  * The application's own CloudWatch metrics (namespace `CXM`, dimensions `service` and `stage`):
  * written by the functions as EMF log lines (metrics.ts), read by the dashboard and alarms
- * (infra/constructs/observability.ts). Free of imports, so infra can read it without Powertools.
+ * (infra/cdk/constructs/observability.ts). Free of imports, so infra can read it without Powertools.
  */
 export const METRICS_NAMESPACE = 'CXM';
 

@@ -143,7 +143,7 @@ function mainOperation(route: RouteSpec, useSchema: (id: SchemaId) => string): O
 function refusedOperation(route: RouteSpec, method: RouteSpec['method'], useSchema: (id: SchemaId) => string): OperationObject {
   const docs = operationDocs[route.id as RouteId];
   return {
-    // The same names CDK gives these methods (infra/constructs/api.ts).
+    // The same names CDK gives these methods (infra/cdk/constructs/api.ts).
     operationId: `${route.id}${method.charAt(0)}${method.slice(1).toLowerCase()}`,
     summary: `${method} is not allowed (405)`,
     description: `This path takes ${route.method} only; ${method} is answered 405 with \`Allow: ${route.method}\`, after the key is checked.`,

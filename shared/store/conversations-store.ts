@@ -122,7 +122,7 @@ export function createConversationsStore(client: DynamoDBDocumentClient, table: 
                   Put: {
                     TableName: table,
                     // Plain tenantId, conversationId, id and createdAt: the NoteCreated pipe's template
-                    // reads them from the stream (it cannot split the pk); see infra/constructs/note-events.ts.
+                    // reads them from the stream (it cannot split the pk); see infra/cdk/constructs/note-events.ts.
                     Item: { pk, sk: `${NOTE_SK_PREFIX}${note.id}`, kind: 'note', tenantId, conversationId, ...note },
                     ConditionExpression: 'attribute_not_exists(pk)',
                   },

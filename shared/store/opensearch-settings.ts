@@ -10,7 +10,7 @@ export interface OpenSearchSettings {
   indexPrefix: string;
 }
 
-/** The shards of each new year index (the stage's `search.indexShards`, infra/config.ts). */
+/** The shards of each new year index (the stage's `search.indexShards`, infra/cdk/config.ts). */
 export interface IndexShards {
   primaries: number;
   replicas: number;

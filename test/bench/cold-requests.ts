@@ -23,7 +23,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { OPENAPI_DOCUMENT_OPERATION } from '#infra/constructs/api-docs';
+import { OPENAPI_DOCUMENT_OPERATION } from '#infra/cdk/constructs/api-docs';
 import { buildAuthorizerEvent, buildProxyEvent } from '#infra/local/build-proxy-event';
 import { LOCAL_REGION, type LocalDynamoConnection } from '#infra/local/dynamodb-local';
 import { startLocalSecretsManager } from '#infra/local/local-secrets-manager';

@@ -7,8 +7,9 @@
  * Each key is its own tenant's (many tenants, as the issue has it): the gateway throttles per
  * tenant, and one tenant at this rate would be refused with 429 long before the end.
  */
+
+import { DEFAULT_RATE_LIMIT } from '#infra/cdk/default-rate-limits';
 import { indexedTasks, runBounded } from '#infra/cli/seed/run-bounded';
-import { DEFAULT_RATE_LIMIT } from '#infra/default-rate-limits';
 import { bindGateway } from '#infra/local/serve-gateway';
 import { BENCH_COLLECTION } from './bench-requests.ts';
 import { atMost, type Goal, round } from './bench-stats.ts';

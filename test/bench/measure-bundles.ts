@@ -9,10 +9,10 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BuildOptions, build, type Metafile } from 'esbuild';
-import { OPENAPI_DOCUMENT_HANDLER, OPENAPI_DOCUMENT_OPERATION } from '#infra/constructs/api-docs';
-import { LAMBDA_BUNDLING, LAMBDA_RUNTIME } from '#infra/constructs/api-function';
-import { INDEXER_HANDLER } from '#infra/constructs/indexer';
-import { reportingBackendDefine } from '#infra/constructs/reporting-backend-bundling';
+import { OPENAPI_DOCUMENT_HANDLER, OPENAPI_DOCUMENT_OPERATION } from '#infra/cdk/constructs/api-docs';
+import { LAMBDA_BUNDLING, LAMBDA_RUNTIME } from '#infra/cdk/constructs/api-function';
+import { INDEXER_HANDLER } from '#infra/cdk/constructs/indexer';
+import { reportingBackendDefine } from '#infra/cdk/constructs/reporting-backend-bundling';
 import { PROJECT_ROOT } from '#infra/project-root';
 import { FUNCTION_ENV } from '#shared/function-env';
 import { RECORDING_PROCESSOR } from '#shared/recording-events';
@@ -83,7 +83,7 @@ interface BundleSource {
 
 /**
  * A reporting list is built once per backend, as a stage of each kind deploys it
- * (infra/constructs/reporting-backend-bundling.ts): under its own name for a DynamoDB stage, and
+ * (infra/cdk/constructs/reporting-backend-bundling.ts): under its own name for a DynamoDB stage, and
  * again for a stage with a search domain.
  */
 function routeSources(route: RouteSpec): BundleSource[] {

@@ -14,10 +14,10 @@ import { promisify } from 'node:util';
 import { App } from 'aws-cdk-lib';
 import type { CloudFormationStackArtifact } from 'aws-cdk-lib/cx-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { stageConfig } from '#infra/config';
-import { ESM_REQUIRE_BANNER } from '#infra/constructs/api-function';
+import { stageConfig } from '#infra/cdk/config';
+import { ESM_REQUIRE_BANNER } from '#infra/cdk/constructs/api-function';
+import { CxmStack } from '#infra/cdk/stack';
 import { lambdaNode } from '#infra/local/lambda-node';
-import { CxmStack } from '#infra/stack';
 
 interface LambdaResource {
   Type: string;

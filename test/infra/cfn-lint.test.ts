@@ -4,14 +4,14 @@
  * region its caller's profile names): what CloudFormation's resource schemas accept (property names
  * and types, allowed values, patterns and ranges, what each region offers) and cfn-lint's other
  * rules, checked offline, before any deploy. Zero findings may remain but those acknowledged, with
- * their reasons, in infra/cfn-lint-acknowledgements.ts, and every acknowledgement must cover a
+ * their reasons, in infra/cdk/cfn-lint-acknowledgements.ts, and every acknowledgement must cover a
  * finding. The templates are linted side by side, one cfn-lint run per core.
  *
  * cfn-lint is a Python program that npm does not install: without it on PATH the suite says so and
  * is skipped, except under CI (`CI` set), where it fails with what to install.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { acknowledgementCovers, CFN_LINT_IGNORED_RULES, type CfnLintAcknowledgement, cfnLintAcknowledgements } from '#infra/cfn-lint-acknowledgements';
+import { acknowledgementCovers, CFN_LINT_IGNORED_RULES, type CfnLintAcknowledgement, cfnLintAcknowledgements } from '#infra/cdk/cfn-lint-acknowledgements';
 import { CFN_LINT_INSTALL_HINT, type CfnLintFinding, describeFinding, installedCfnLint, lintTemplates } from '#test/support/cfn-lint';
 import { type CfnTemplate, STAGE_VARIANT_NAMES, stageTemplate, stageTemplates } from '#test/support/stage-templates';
 
@@ -58,7 +58,7 @@ describe.skipIf(!installed && !required)(title, () => {
     const remaining = unacknowledged(findings.get(name)!);
     expect(
       remaining.map(describeFinding),
-      `cfn-lint findings without an acknowledgement: fix them in their construct, or acknowledge them with a reason in infra/cfn-lint-acknowledgements.ts\n${listed(remaining)}\n`,
+      `cfn-lint findings without an acknowledgement: fix them in their construct, or acknowledge them with a reason in infra/cdk/cfn-lint-acknowledgements.ts\n${listed(remaining)}\n`,
     ).toEqual([]);
   });
 

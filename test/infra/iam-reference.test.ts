@@ -22,7 +22,7 @@ beforeAll(() => {
 describe.each(STAGE_VARIANT_NAMES)('%s stage template', (name) => {
   it('every action exists, and every condition key exists and is supported by the actions it is used with', async () => {
     const problems = await problemsOf(stageTemplate(name).template);
-    expect(problems, 'statements the Service Authorization Reference refuses: fix them in their construct (infra/constructs/*)\n').toEqual([]);
+    expect(problems, 'statements the Service Authorization Reference refuses: fix them in their construct (infra/cdk/constructs/*)\n').toEqual([]);
   });
 });
 

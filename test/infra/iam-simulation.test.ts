@@ -10,21 +10,21 @@
  *   is held to its own stage's backend);
  * - a table of requests that must be denied is denied;
  * - every (action, resource) a function is granted is exercised by some recorded call, or listed
- *   in infra/unexercised-grants.ts with why it is granted all the same.
+ *   in infra/cdk/unexercised-grants.ts with why it is granted all the same.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { OPENAPI_DOCUMENT_OPERATION } from '#infra/cdk/constructs/api-docs';
+import { INDEXER_FUNCTION_ID } from '#infra/cdk/constructs/indexer';
+import { UNEXERCISED_GRANTS, type UnexercisedGrant } from '#infra/cdk/unexercised-grants';
 import { runRecordingJourney, SMOKE_RECORDINGS } from '#infra/cli/smoke/run-recording-journey';
 import { runSmoke } from '#infra/cli/smoke/run-smoke';
 import { smokeScopes } from '#infra/cli/smoke/smoke-checks';
-import { OPENAPI_DOCUMENT_OPERATION } from '#infra/constructs/api-docs';
-import { INDEXER_FUNCTION_ID } from '#infra/constructs/indexer';
 import { TRANSCRIBE_DATA_ACCESS } from '#infra/local/local-transcribe';
 import { pointAtLocalDynamo } from '#infra/local/point-at-local-dynamo';
 import type { RecordedAwsCall } from '#infra/local/record-aws-calls';
 import { type BoundGateway, bindGateway } from '#infra/local/serve-gateway';
-import { UNEXERCISED_GRANTS, type UnexercisedGrant } from '#infra/unexercised-grants';
 import { RECORDING_PROCESSOR } from '#shared/recording-events';
 import { routes } from '#shared/routes';
 import { allTableSpecs, physicalTableName, type TableId } from '#shared/store/table-specs';

@@ -2,7 +2,7 @@
  * cdk-nag's AwsSolutions pack on the synthesized stacks of the three kinds of stage: dev (a
  * one-node OpenSearch domain), lite (reporting on DynamoDB, no domain) and prod (a zone-aware
  * domain). Zero findings may remain, warnings included (the pack fails a synthesis on either);
- * every acknowledgement in infra/nag-acknowledgements.ts must silence a finding that really occurs,
+ * every acknowledgement in infra/cdk/nag-acknowledgements.ts must silence a finding that really occurs,
  * and leaving it out must bring exactly that finding back.
  *
  * Bundling is skipped: the pack reads resource properties, not code, and esbuild for every function
@@ -18,11 +18,11 @@ import { BUNDLING_STACKS, CDK_APP_MODE_CONTEXT, VALIDATION_REPORT_FILE } from 'a
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { stageConfig } from '#infra/config';
-import { ApiFunction } from '#infra/constructs/api-function';
-import { ACTIONS_WITHOUT_RESOURCE_SCOPE, applyNagAcknowledgements, enforceNagChecks, type NagAcknowledgement, nagAcknowledgements } from '#infra/nag-acknowledgements';
+import { stageConfig } from '#infra/cdk/config';
+import { ApiFunction } from '#infra/cdk/constructs/api-function';
+import { ACTIONS_WITHOUT_RESOURCE_SCOPE, applyNagAcknowledgements, enforceNagChecks, type NagAcknowledgement, nagAcknowledgements } from '#infra/cdk/nag-acknowledgements';
+import { CxmStack } from '#infra/cdk/stack';
 import { PROJECT_ROOT } from '#infra/project-root';
-import { CxmStack } from '#infra/stack';
 import { OPENAPI_DOCUMENT_PATH } from '#shared/openapi/build-openapi-document';
 
 interface Finding {
@@ -103,9 +103,10 @@ describe.each(STAGES)('%s stage', (stage) => {
 
   it('has no unacknowledged finding, neither error nor warning', () => {
     const { remaining } = result();
-    expect(remaining, `cdk-nag findings without an acknowledgement: fix them in their construct, or acknowledge them with a reason in infra/nag-acknowledgements.ts\n${listed(remaining)}\n`).toEqual(
-      [],
-    );
+    expect(
+      remaining,
+      `cdk-nag findings without an acknowledgement: fix them in their construct, or acknowledge them with a reason in infra/cdk/nag-acknowledgements.ts\n${listed(remaining)}\n`,
+    ).toEqual([]);
   });
 
   it('every acknowledgement matches a finding of its own rule at or under its construct', () => {

@@ -7,8 +7,8 @@ import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { BUNDLING_STACKS } from 'aws-cdk-lib/cx-api';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { stageConfig } from '#infra/config';
-import { CxmStack } from '#infra/stack';
+import { stageConfig } from '#infra/cdk/config';
+import { CxmStack } from '#infra/cdk/stack';
 import { physicalTableName } from '#shared/store/table-specs';
 
 interface CfnResource {

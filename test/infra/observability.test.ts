@@ -7,9 +7,9 @@ import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { BUNDLING_STACKS } from 'aws-cdk-lib/cx-api';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { stageConfig } from '#infra/config';
-import { ACCESS_LOG_FIELDS } from '#infra/constructs/access-logs';
-import { CxmStack } from '#infra/stack';
+import { stageConfig } from '#infra/cdk/config';
+import { ACCESS_LOG_FIELDS } from '#infra/cdk/constructs/access-logs';
+import { CxmStack } from '#infra/cdk/stack';
 import { allTableSpecs, physicalTableName } from '#shared/store/table-specs';
 
 interface CfnResource {

@@ -11,8 +11,8 @@ import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { BUNDLING_STACKS } from 'aws-cdk-lib/cx-api';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type StageConfig, stageConfig } from '#infra/config';
-import { CxmStack } from '#infra/stack';
+import { type StageConfig, stageConfig } from '#infra/cdk/config';
+import { CxmStack } from '#infra/cdk/stack';
 import { recordingArrivedPattern } from '#shared/recording-events';
 
 interface CfnResource {
@@ -231,7 +231,7 @@ describe('generative call summaries, only where AWS offers them', () => {
         Assertions: [
           {
             Assert: { 'Fn::Contains': [['us-east-1', 'us-west-2'], { Ref: 'AWS::Region' }] },
-            AssertDescription: expect.stringContaining('set recordings.callSummaries to false for this stage in infra/config.ts'),
+            AssertDescription: expect.stringContaining('set recordings.callSummaries to false for this stage in infra/cdk/config.ts'),
           },
         ],
       },

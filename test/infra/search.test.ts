@@ -6,9 +6,9 @@
 import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { stageConfig } from '#infra/config';
-import { searchLogPolicyName } from '#infra/search-log-policy-name';
-import { CxmStack } from '#infra/stack';
+import { stageConfig } from '#infra/cdk/config';
+import { CxmStack } from '#infra/cdk/stack';
+import { searchLogPolicyName } from '#infra/stage-names';
 
 const templates = new Map<string, Template>();
 

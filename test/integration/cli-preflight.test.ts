@@ -11,10 +11,10 @@ import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { callSummariesRefusal } from '#infra/call-summary-regions';
-import { concurrencyReservations } from '#infra/concurrency-reservations';
-import { stageConfig } from '#infra/config';
-import { searchLogPolicyName } from '#infra/search-log-policy-name';
+import { callSummariesRefusal } from '#infra/cdk/call-summary-regions';
+import { concurrencyReservations } from '#infra/cdk/concurrency-reservations';
+import { stageConfig } from '#infra/cdk/config';
+import { searchLogPolicyName } from '#infra/stage-names';
 import { cxm } from '#test/support/cli-harness';
 import { startFakeApiGateway } from '#test/support/fake-api-gateway';
 import { type RecordedAnswer, recordedAnswer, recordedPages } from '#test/support/recorded-aws-answer';
@@ -144,7 +144,7 @@ describe('cxm preflight', () => {
     );
     expect(whatToDo(stdout, 'Lambda concurrency').line).toBe(
       '- Lambda concurrency (blocked): ask for a Lambda "Concurrent executions" quota of at least 162 in Service Quotas (now 10: new accounts often start at 10 or 50), ' +
-        'or set edge.authorizerReservedConcurrency, edge.documentReservedConcurrency, and recordings.processorReservedConcurrency of stage dev to undefined in infra/config.ts',
+        'or set edge.authorizerReservedConcurrency, edge.documentReservedConcurrency, and recordings.processorReservedConcurrency of stage dev to undefined in infra/cdk/config.ts',
     );
     expect(stdout).toContain('5 ok, 0 warn, 1 blocked');
     expect(stderr.trim()).toBe('cxm: 1 of 6 checks block the deploy of stage dev in us-east-1; fix them and run cxm preflight again');

@@ -20,7 +20,7 @@ import { createTables, type LocalDynamoConnection } from '#infra/local/dynamodb-
 import { type LocalSecretsManager, startLocalSecretsManager } from '#infra/local/local-secrets-manager';
 import { pointAtLocalDynamo } from '#infra/local/point-at-local-dynamo';
 import { localSecretArn } from '#infra/local/resolve-environment';
-import { secretName } from '#infra/secret-name';
+import { secretName } from '#infra/stage-names';
 import { issueKey } from '#shared/auth/issue-key';
 import { parseKey } from '#shared/auth/key-format';
 import type { KeysStore } from '#shared/auth/key-records';

@@ -13,7 +13,7 @@
 import { runSimulation } from '@cloud-copilot/iam-simulate';
 import { TRANSCRIBE_DATA_ACCESS } from '#infra/local/local-transcribe';
 import type { RecordedAwsCall } from '#infra/local/record-aws-calls';
-import { secretName } from '#infra/secret-name';
+import { secretName } from '#infra/stage-names';
 import { SECRET_IDS } from '#shared/routes';
 import { allTableSpecs, physicalTableName, type TableId } from '#shared/store/table-specs';
 import type { CfnResource, CfnTemplate, StageTemplate } from './stage-templates.ts';

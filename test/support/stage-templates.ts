@@ -15,9 +15,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { BUNDLING_STACKS } from 'aws-cdk-lib/cx-api';
-import { type StageConfig, stageConfig } from '#infra/config';
+import { type StageConfig, stageConfig } from '#infra/cdk/config';
+import { CxmStack } from '#infra/cdk/stack';
 import { PROJECT_ROOT } from '#infra/project-root';
-import { CxmStack } from '#infra/stack';
 
 /** One resource of a template, as CloudFormation reads it. */
 export interface CfnResource {
@@ -37,7 +37,7 @@ export interface CfnTemplate {
 
 export const STAGE_VARIANT_NAMES = ['lite', 'dev', 'prod', 'lite-flipped'] as const;
 
-/** How the tests name a variant: a stage of infra/config.ts, or `lite-flipped` (see STAGE_VARIANTS). */
+/** How the tests name a variant: a stage of infra/cdk/config.ts, or `lite-flipped` (see STAGE_VARIANTS). */
 export type StageVariantName = (typeof STAGE_VARIANT_NAMES)[number];
 
 export interface StageVariant {

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { expect, inject } from 'vitest';
-import type { RateLimit } from '#infra/default-rate-limits';
+import type { RateLimit } from '#infra/cdk/default-rate-limits';
 import { pointAtLocalDynamo } from '#infra/local/point-at-local-dynamo';
 import { bindGateway } from '#infra/local/serve-gateway';
 import { issueKey } from '#shared/auth/issue-key';

@@ -75,10 +75,13 @@ const FORBIDDEN: Array<{ layer: string; from: (file: string) => boolean; mayNotI
   },
   { layer: 'shared/auth (key rules; the keys table is a port)', from: (file) => under(file, 'shared/auth'), mayNotImport: ['shared/store', 'shared/http'] },
   { layer: 'functions (handlers)', from: (file) => under(file, 'functions'), mayNotImport: ['infra', 'test'] },
+  { layer: 'infra/cdk (the deployed stack)', from: (file) => under(file, 'infra/cdk'), mayNotImport: ['infra/local', 'infra/cli', 'infra/tenant-data'] },
+  // The names both sides agree on, and the project root: read by the CLI and the local runtime
+  // without loading the CDK app.
   {
-    layer: 'the deployed stack (infra outside local/, cli/ and tenant-data/)',
-    from: (file) => under(file, 'infra') && !['infra/local', 'infra/cli', 'infra/tenant-data'].some((folder) => under(file, folder)),
-    mayNotImport: ['infra/local', 'infra/cli', 'infra/tenant-data'],
+    layer: "infra's own modules (stage-names.ts, project-root.ts)",
+    from: (file) => under(file, 'infra') && !file.slice('infra/'.length).includes('/'),
+    mayNotImport: ['infra/cdk', 'infra/local', 'infra/cli', 'infra/tenant-data'],
   },
   // The CLI drives a local stack (its state file, its store); the local stack never drives the CLI.
   { layer: 'infra/local (the local stack)', from: (file) => under(file, 'infra/local'), mayNotImport: ['infra/cli'] },

@@ -20,9 +20,9 @@ import {
   paginateGetUsagePlans,
   UpdateApiKeyCommand,
 } from '@aws-sdk/client-api-gateway';
+import { usagePlanName } from '#infra/stage-names';
 import { type UsageOwner, usageKeyName, usageKeyValue } from '#shared/auth/usage-identity';
 import type { StageUsageKey, UsageKey, UsagePlanKeys } from '#shared/auth/usage-plan-keys';
-import { usagePlanName } from '../../usage-plan-name.ts';
 import { CliError } from '../cli-error.ts';
 
 /**

@@ -1,5 +1,6 @@
 /** `cxm keys create | list | revoke | sync` (infra/README.md: keys on a deployed stage; usage plan per tenant). */
 import type { Command } from 'commander';
+import { usagePlanName } from '#infra/stage-names';
 import { describeInvalidScope } from '#shared/auth/grant-scope';
 import { issueKey } from '#shared/auth/issue-key';
 import { keyStatus } from '#shared/auth/key-status';
@@ -7,7 +8,6 @@ import { revokeKey } from '#shared/auth/revoke-key';
 import { isValidTenantId } from '#shared/auth/tenant-id';
 import { parseIsoDateTime } from '#shared/domain/time/parse-instant';
 import { scopeAreas } from '#shared/routes';
-import { usagePlanName } from '../../usage-plan-name.ts';
 import type { CliContext } from '../cli-context.ts';
 import { CliError } from '../cli-error.ts';
 import { connectStores } from '../connect-stores.ts';

@@ -6,7 +6,7 @@
  * tests point it at the local stand-in.
  */
 import { GetSecretValueCommand, ResourceNotFoundException, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { secretName } from '../../secret-name.ts';
+import { secretName } from '#infra/stage-names';
 import { CliError } from '../cli-error.ts';
 
 const ACCESS_DENIED = new Set(['AccessDeniedException', 'AccessDenied']);

@@ -35,7 +35,7 @@ export function registerPreflightCommand(program: Command, cli: CliContext): voi
   program
     .command('preflight')
     .description('before deploying a stage: what in the AWS account and region would block the deploy, and how to fix it')
-    .requiredOption('--stage <name>', 'the stage to deploy (its settings from infra/config.ts, as cdk deploy -c stage=<name> reads them)')
+    .requiredOption('--stage <name>', 'the stage to deploy (its settings from infra/cdk/config.ts, as cdk deploy -c stage=<name> reads them)')
     .option('--region <region>', 'the region to deploy to (default: AWS_REGION or the profile)')
     .option('--json', 'print one JSON object: {stage, region, checks: [{id, name, finding, detail, fix, commands, needs, figures, checked}], ok, warn, blocked}')
     .addHelpText('after', HELP_AFTER)

@@ -1,13 +1,13 @@
 /**
  * `cxm preflight`'s CloudWatch Logs check: room for the stage's resource policy. An account holds
  * at most 10 Logs resource policies per region, a quota AWS does not raise, and an OpenSearch stage
- * adds one for its domain's logs (infra/search-log-policy-name.ts): when the 10 are taken, its
+ * adds one for its domain's logs (infra/stage-names.ts): when the 10 are taken, its
  * deploy fails creating the domain. A stage deployed before already has its policy, which counts
  * once.
  */
 import { type CloudWatchLogsClient, DescribeResourcePoliciesCommand } from '@aws-sdk/client-cloudwatch-logs';
-import type { StageConfig } from '../../config.ts';
-import { searchLogPolicyName } from '../../search-log-policy-name.ts';
+import type { StageConfig } from '#infra/cdk/config';
+import { searchLogPolicyName } from '#infra/stage-names';
 import { checkRow, notChecked, type PreflightCheck } from './preflight-finding.ts';
 
 const CHECK = { id: 'logs-resource-policies', name: 'CloudWatch Logs resource policies' };
@@ -55,7 +55,7 @@ export async function checkLogsResourcePolicies(logs: CloudWatchLogsClient, conf
   return checkRow(CHECK, 'blocked', found, {
     fix:
       `the ${LOGS_RESOURCE_POLICIES_QUOTA} cannot be raised: delete a policy nothing uses any more (the commands below list them and delete one by name), ` +
-      `or let stage ${config.stage} read reporting from DynamoDB (reportingBackend 'dynamodb' in infra/config.ts), which needs none`,
+      `or let stage ${config.stage} read reporting from DynamoDB (reportingBackend 'dynamodb' in infra/cdk/config.ts), which needs none`,
     commands: [`aws logs describe-resource-policies --region ${region} --query 'resourcePolicies[].policyName'`, `aws logs delete-resource-policy --region ${region} --policy-name <name>`],
     figures,
   });

@@ -5,7 +5,7 @@
  * a fake.
  */
 import { CloudFormationClient, DescribeStacksCommand, type Stack } from '@aws-sdk/client-cloudformation';
-import { API_URL_OUTPUT, stackName } from '../../stack-names.ts';
+import { API_URL_OUTPUT, stackName } from '#infra/stage-names';
 import { awsClientConfig } from '../aws-client-config.ts';
 import type { CliContext } from '../cli-context.ts';
 import { CliError } from '../cli-error.ts';

@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { localStatePath } from '#infra/local/local-state';
-import { API_URL_OUTPUT, stackName } from '../../stack-names.ts';
+import { API_URL_OUTPUT, stackName } from '#infra/stage-names';
 import type { CliContext } from '../cli-context.ts';
 import { CliError } from '../cli-error.ts';
 import { connectStores } from '../connect-stores.ts';

@@ -24,7 +24,7 @@ export const RECORDINGS_PREFIX = 'recordings/';
 /**
  * The stage defaults: 500 MB, a URL valid 15 minutes, and 20 minutes of grace after it before a job
  * whose file never came is failed: longer than the processor's events may wait (15 minutes,
- * infra/constructs/recordings.ts), so a file that came in time is never failed as missing.
+ * infra/cdk/constructs/recordings.ts), so a file that came in time is never failed as missing.
  */
 export const DEFAULT_RECORDING_LIMITS = { maxBytes: 500_000_000, uploadUrlTtlSeconds: 900, uploadGraceSeconds: 1200 };
 

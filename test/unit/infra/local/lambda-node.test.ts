@@ -6,7 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { LAMBDA_RUNTIME } from '#infra/constructs/api-function';
+import { LAMBDA_RUNTIME } from '#infra/cdk/constructs/api-function';
 import { lambdaNode, pinnedLambdaNodeVersion, resolveLambdaNode } from '#infra/local/lambda-node';
 
 describe("Lambda's Node", () => {

@@ -59,7 +59,7 @@ export const ACTIONS_WITHOUT_RESOURCE_SCOPE: readonly string[] = [
   'xray:PutTelemetryRecords',
   'dynamodb:ListStreams',
   // The recording processor; held to this stage's bucket's analysis prefix by the condition keys
-  // each action supports (infra/constructs/recordings.ts).
+  // each action supports (infra/cdk/constructs/recordings.ts).
   'transcribe:StartCallAnalyticsJob',
   'transcribe:StartTranscriptionJob',
 ];
@@ -78,7 +78,7 @@ const PUBLIC_METHODS: Readonly<Record<string, Rationale>> = {
 
 const because = {
   unscopableActions: {
-    decision: 'infra/constructs/api-function.ts',
+    decision: 'infra/cdk/constructs/api-function.ts',
     reason: `Every function traces with active X-Ray, and the stream indexer lists its stream; ${ACTIONS_WITHOUT_RESOURCE_SCOPE.join(', ')} have no resource-level permissions, so they can only be granted on "*". No other action is granted on "*" (test/infra/nag.test.ts checks it).`,
   },
   tenantKeyAuthorizer: {
@@ -92,12 +92,12 @@ const because = {
       "Requests are validated in the function (middy chain, ajv against the route's JSON Schema) after authorization, because the identifier rules fix the order 401 -> 403 -> 400 -> 413 and the error bodies want 400 messages that name the field. An API Gateway request validator would answer 400 before the tenant check could answer 403, in its own words.",
   },
   noWebAcl: {
-    decision: 'infra/config.ts',
+    decision: 'infra/cdk/config.ts',
     reason:
       'This stage was configured without a web ACL (every edge.waf* setting off; every listed stage has one). What still limits requests before the authorizer answers: the stage throttle of each method and the reserved concurrency of the authorizer and the document function. The usage plan throttles per tenant only after the authorizer has accepted a key, so it does not limit a flood of invalid tokens.',
   },
   accessLogsNotExecutionLogs: {
-    decision: 'infra/constructs/access-logs.ts',
+    decision: 'infra/cdk/constructs/access-logs.ts',
     reason:
       "Every request is logged once, as a JSON access log line in a log group the stack owns (retention per stage), with the gateway's own error message, the authorizer error and latencies; functions log through Powertools and trace with X-Ray. Execution logs would go to a group API Gateway creates outside the stack, kept forever, and at INFO they record request details.",
   },
@@ -128,25 +128,25 @@ const because = {
   derivedIndex: {
     decision: 'infra/README.md#choosing-the-reporting-backend',
     reason:
-      "The domain is a derived copy of the reporting table (the table's stream feeds the indexer), so losing it loses no data: it is rebuilt by replaying the table. Sized per stage in infra/config.ts; dedicated cluster-manager nodes would more than double the node count of these 1-3 node domains.",
+      "The domain is a derived copy of the reporting table (the table's stream feeds the indexer), so losing it loses no data: it is rebuilt by replaying the table. Sized per stage in infra/cdk/config.ts; dedicated cluster-manager nodes would more than double the node count of these 1-3 node domains.",
   },
   singleZoneDevDomain: {
     decision: 'infra/README.md#choosing-the-reporting-backend',
     reason:
-      'This stage runs its domain on one data node in one zone on purpose (infra/config.ts): it is a derived copy of the reporting table, rebuilt by replaying it, and stages with several data nodes spread them over zones.',
+      'This stage runs its domain on one data node in one zone on purpose (infra/cdk/config.ts): it is a derived copy of the reporting table, rebuilt by replaying it, and stages with several data nodes spread them over zones.',
   },
   domainLogPolicy: {
-    decision: 'infra/constructs/search.ts',
+    decision: 'infra/cdk/constructs/search.ts',
     reason:
       'CDK\'s custom resource that lets OpenSearch publish its slow and error logs to CloudWatch writes a CloudWatch Logs resource policy; logs:PutResourcePolicy and logs:DeleteResourcePolicy have no resource-level permissions, so CDK grants them on "*".',
   },
   customResourceProvider: {
-    decision: 'infra/constructs/search.ts',
+    decision: 'infra/cdk/constructs/search.ts',
     reason:
       "This is the function behind CDK's AwsCustomResource (here the search domain's log resource policy); CDK creates its role with AWSLambdaBasicExecutionRole and offers no way to replace it, and it runs only during deployments.",
   },
   dlqIsTheDlq: {
-    decision: 'infra/constructs/indexer.ts',
+    decision: 'infra/cdk/constructs/indexer.ts',
     reason:
       "This queue is the dead-letter queue itself: the indexer's stream mapping sends records that still fail after retries here (onFailure). cdk-nag only recognizes queues named in a redrive policy; a dead-letter queue for the dead-letter queue would only move failures further away.",
   },
@@ -156,22 +156,22 @@ const because = {
       "A reporting list function may only search (POST _search) this stage's reporting indexes, through their read aliases `<stage prefix>-assistant-read` and `<stage prefix>-voc-read` (one index per kind and year behind each); the wildcard spans the stage's own index prefix, nothing else of the domain.",
   },
   recordingObjects: {
-    decision: 'infra/constructs/recordings.ts',
+    decision: 'infra/cdk/constructs/recordings.ts',
     reason:
       "Recording objects are created per job at run time (`recordings/<tenant>/<job>.<ext>`, analysis output under `analysis/<tenant>/<job>/`): the upload function may only put (and so presign) objects under `recordings/`, the processor only read `recordings/` and `analysis/`, Transcribe's role only read `recordings/` and write `analysis/` (and list the bucket, as AWS's example data-access role does). No delete or other prefix.",
   },
   stageAnalysisJobs: {
-    decision: 'infra/constructs/recordings.ts',
+    decision: 'infra/cdk/constructs/recordings.ts',
     reason:
       'Transcribe jobs (Call Analytics for two-channel calls, transcription jobs for mono ones) are named per VOC job at run time; the processor may read only jobs whose names carry this stage\'s prefix (`cxm.<stage>.`). Starting one has no resource type, so it is granted on "*" with conditions holding its output to this bucket\'s `analysis/` prefix.',
   },
   recordingDlq: {
-    decision: 'infra/constructs/recordings.ts',
+    decision: 'infra/cdk/constructs/recordings.ts',
     reason:
       "This queue is the dead-letter queue itself: events the processor failed on after Lambda's retries (its on-failure destination) and events EventBridge could not deliver land here, with an alarm on its depth. A queue behind it would only move failures further away.",
   },
   noBucketAccessLogs: {
-    decision: 'infra/constructs/recordings.ts',
+    decision: 'infra/cdk/constructs/recordings.ts',
     reason:
       'Objects are only written through presigned URLs the API issues per job and read by the processor and Transcribe; every upload is an event the processor logs with its tenant and job. S3 server access logs would need a second bucket and duplicate that trail; CloudTrail data events can be turned on for the bucket where an audit requires it.',
   },
@@ -223,7 +223,7 @@ export function nagAcknowledgements(stack: CxmStack): NagAcknowledgement[] {
       acknowledge(domain, 'AwsSolutions-OS7', because.singleZoneDevDomain);
     }
     const logPolicy = domain.node.children.find((node) => node.node.id.startsWith('ESLogGroupPolicy'));
-    if (!logPolicy) throw new Error(`${domain.node.path}: no ESLogGroupPolicy custom resource (see infra/nag-acknowledgements.ts)`);
+    if (!logPolicy) throw new Error(`${domain.node.path}: no ESLogGroupPolicy custom resource (see infra/cdk/nag-acknowledgements.ts)`);
     acknowledge(logPolicy, 'AwsSolutions-IAM5[Resource::*]', because.domainLogPolicy);
     acknowledge(
       child(stack, `AWS${AwsCustomResource.PROVIDER_FUNCTION_UUID.replaceAll('-', '')}`),
@@ -283,6 +283,6 @@ function arnToken(resource: CfnResource): string {
 
 function child(scope: IConstruct, id: string): IConstruct {
   const found = scope.node.tryFindChild(id);
-  if (!found) throw new Error(`${scope.node.path} has no child ${id}: update infra/nag-acknowledgements.ts`);
+  if (!found) throw new Error(`${scope.node.path} has no child ${id}: update infra/cdk/nag-acknowledgements.ts`);
   return found;
 }

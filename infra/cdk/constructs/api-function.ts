@@ -11,10 +11,10 @@ import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { type BundlingOptions, LogLevel, NodejsFunction, type NodejsFunctionProps, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import { PROJECT_ROOT } from '#infra/project-root';
 import { FUNCTION_ENV } from '#shared/function-env';
 import { FUNCTION_TIMEOUT_SECONDS, type TableAccess } from '#shared/routes';
 import type { StageConfig } from '../config.ts';
-import { PROJECT_ROOT } from '../project-root.ts';
 import type { SpecTable } from './data.ts';
 
 /** The service name in every log line and trace (Powertools). */

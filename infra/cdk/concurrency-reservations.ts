@@ -35,7 +35,7 @@ export interface ConcurrencyReservation {
   functionId: ReservingFunctionId;
   /** The deployed function's name, `cxm-<stage>-<id>`. */
   functionName: string;
-  /** Where to change it, as infra/config.ts spells it. */
+  /** Where to change it, as infra/cdk/config.ts spells it. */
   setting: (typeof RESERVING_FUNCTIONS)[ReservingFunctionId]['setting'];
   /** Reserved executions; undefined: the function shares the account's unreserved pool. */
   executions: number | undefined;

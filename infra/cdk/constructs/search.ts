@@ -9,10 +9,10 @@ import { Grant, type IGrantable } from 'aws-cdk-lib/aws-iam';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Domain, EngineVersion, TLSSecurityPolicy } from 'aws-cdk-lib/aws-opensearchservice';
 import { Construct } from 'constructs';
+import { SEARCH_DOMAIN_ID } from '#infra/stage-names';
 import { REPORT_KINDS } from '#shared/domain/reporting/report-cursor';
 import { reportingTemplateName } from '#shared/store/opensearch-index-names';
 import type { StageConfig } from '../config.ts';
-import { SEARCH_DOMAIN_ID } from '../search-log-policy-name.ts';
 
 export class ReportingSearch extends Construct {
   readonly domain: Domain;

@@ -20,6 +20,6 @@ export function callSummariesOffered(region: string): boolean {
 export function callSummariesRefusal(stage: string, region: string): string {
   return (
     `stage ${stage} asks for generative call summaries (recordings.callSummaries), which Amazon Transcribe offers only in ${CALL_SUMMARY_REGIONS.join(' and ')}, not in ${region}: ` +
-    `set recordings.callSummaries to false for this stage in infra/config.ts (rows then have no Summary), or deploy it to one of those regions`
+    `set recordings.callSummaries to false for this stage in infra/cdk/config.ts (rows then have no Summary), or deploy it to one of those regions`
   );
 }

@@ -6,6 +6,7 @@
  */
 import { Aws, CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
+import { API_URL_OUTPUT, SEARCH_CONSTRUCT_ID, stackName } from '#infra/stage-names';
 import type { StageConfig } from './config.ts';
 import { Api } from './constructs/api.ts';
 import { Data } from './constructs/data.ts';
@@ -14,8 +15,6 @@ import { NoteEvents } from './constructs/note-events.ts';
 import { Observability } from './constructs/observability.ts';
 import { Recordings } from './constructs/recordings.ts';
 import { ReportingSearch } from './constructs/search.ts';
-import { SEARCH_CONSTRUCT_ID } from './search-log-policy-name.ts';
-import { API_URL_OUTPUT, stackName } from './stack-names.ts';
 
 export interface CxmStackProps extends StackProps {
   config: StageConfig;

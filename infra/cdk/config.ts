@@ -10,7 +10,7 @@
  */
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { DEFAULT_RATE_LIMIT, DEFAULT_STAGE_RATE_LIMIT, type RateLimit } from '#infra/default-rate-limits';
+import { DEFAULT_RATE_LIMIT, DEFAULT_STAGE_RATE_LIMIT, type RateLimit } from '#infra/cdk/default-rate-limits';
 import { DEFAULT_RECORDING_LIMITS } from '#shared/domain/voc/recording-upload';
 import { DEFAULT_IDEMPOTENCY_TTL_HOURS } from '#shared/store/idempotency-ttl';
 import { DEFAULT_MAX_IN_FLIGHT_PER_TENANT, DEFAULT_MAX_RECORDING_SECONDS, DEFAULT_PROCESSING_WINDOW_SECONDS } from '#shared/store/recording-settings';
@@ -90,13 +90,13 @@ export interface StageConfig {
    */
   idempotencyTtlHours: number;
   /**
-   * VOC recording uploads (infra/constructs/recordings.ts): the largest file accepted (S3 enforces
+   * VOC recording uploads (infra/cdk/constructs/recordings.ts): the largest file accepted (S3 enforces
    * it through the signed Content-Length), how long an upload URL lives, the grace after it before a
    * job whose file never came is failed, how long processing may take after the file arrived, how
    * many days recordings and their analysis output are kept, and the origins of browser pages
    * allowed to upload (CORS on the bucket; empty: uploads come from servers only). `callSummaries`
    * asks Call Analytics for a generative summary of each two-channel call (the row's `Summary`):
-   * offered in few regions and for English only (infra/call-summary-regions.ts), so a stage that
+   * offered in few regions and for English only (infra/cdk/call-summary-regions.ts), so a stage that
    * asks for it elsewhere does not deploy.
    */
   recordings: {
@@ -138,7 +138,7 @@ export interface StageConfig {
      */
     indexShards: { primaries: number; replicas: number };
   };
-  /** Alarm thresholds (infra/constructs/observability.ts); each alarm notifies `cxm-<stage>-alarms`. */
+  /** Alarm thresholds (infra/cdk/constructs/observability.ts); each alarm notifies `cxm-<stage>-alarms`. */
   alarms: {
     /** 5XX responses as a percentage of all requests, over 5 minutes. */
     serverErrorRatePercent: number;

@@ -1,0 +1,71 @@
+/**
+ * The names the CDK app gives a stage's resources, and by which the operator CLI and the local
+ * runtime find them again: each side reads them here, so the two agree. Free of aws-cdk-lib, so
+ * the CLI can name a resource without loading it.
+ */
+import { Construct } from 'constructs';
+import type { SecretId } from '#shared/routes';
+
+/**
+ * A stage's CloudFormation stack; `cxm smoke --stage` finds the stage's base URL in its outputs.
+ *
+ * @example stackName('dev') // 'cxm-dev'
+ */
+export function stackName(stage: string): string {
+  return `cxm-${stage}`;
+}
+
+/** The stack output holding the stage's base URL (`https://<api>.execute-api.<region>.amazonaws.com/<stage>/`). */
+export const API_URL_OUTPUT = 'ApiUrl';
+
+/**
+ * The stage's usage plan, which `cxm keys create --stage` finds by name to attach each tenant's
+ * API Gateway key.
+ *
+ * @example usagePlanName('dev') // 'cxm-dev'
+ */
+export function usagePlanName(stage: string): string {
+  return `cxm-${stage}`;
+}
+
+/**
+ * The Secrets Manager name of a stage's secret; bundle mode (infra/local) recognises it by this
+ * name to serve its local value.
+ *
+ * @example secretName('dev', 'cursorSecret') // 'cxm-dev-cursor-secret'
+ */
+export function secretName(stage: string, id: SecretId): string {
+  return `cxm-${stage}-${id.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`;
+}
+
+/**
+ * The REQUEST authorizer's identity sources, which are also its cache key: the Authorization header
+ * alone, so one authorizer call per key and TTL serves every path (a backend adding notes to a
+ * thousand conversations makes one, not a thousand). The authorizer's answer depends on the key
+ * only (functions/authorizer.ts). The stack declares them; bundle mode refuses a template with
+ * others, since the local gateway's cache (per key) emulates exactly these.
+ */
+export const AUTHORIZER_IDENTITY_SOURCES = ['method.request.header.Authorization'] as const;
+
+/** The id of the stage's ReportingSearch in its stack (cdk/stack.ts). */
+export const SEARCH_CONSTRUCT_ID = 'Search';
+/** The id of the OpenSearch Domain in ReportingSearch (cdk/constructs/search.ts). */
+export const SEARCH_DOMAIN_ID = 'Domain';
+
+/**
+ * The CloudWatch Logs resource policy an OpenSearch stage adds to its account and region. CDK's
+ * OpenSearch Domain lets the service write the domain's slow and error logs through an
+ * account-wide policy (a custom resource calling `PutResourcePolicy`) named `ESLogPolicy` and the
+ * domain's construct address, a hash of its path in the construct tree. Only 10 such policies fit
+ * in an account and region, so `cxm preflight` counts them, and must know this stage's own to
+ * count it once on a redeploy. test/infra/search.test.ts holds the name to the synthesized template.
+ *
+ * @example searchLogPolicyName('dev') // 'ESLogPolicyc81217a9da220e84b698f579837465195e91db4f97'
+ */
+export function searchLogPolicyName(stage: string): string {
+  // The same tree as the app's, down to the domain, so `node.addr` is the one CDK names the policy
+  // with; the root of a tree has no scope (CDK's App has none either).
+  const root = new Construct(undefined as never, '');
+  const domain = new Construct(new Construct(new Construct(root, stackName(stage)), SEARCH_CONSTRUCT_ID), SEARCH_DOMAIN_ID);
+  return `ESLogPolicy${domain.node.addr}`;
+}
