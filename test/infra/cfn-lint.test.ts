@@ -13,7 +13,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { acknowledgementCovers, CFN_LINT_IGNORED_RULES, type CfnLintAcknowledgement, cfnLintAcknowledgements } from '#infra/cdk/cfn-lint-acknowledgements';
 import { CFN_LINT_INSTALL_HINT, type CfnLintFinding, describeFinding, installedCfnLint, lintTemplates } from '#test/support/cfn-lint';
-import { type CfnTemplate, STAGE_VARIANT_NAMES, stageTemplate, stageTemplates } from '#test/support/stage-templates';
+import { type CfnTemplate, loadStageTemplates, STAGE_VARIANT_NAMES, stageTemplate } from '#test/support/stage-templates';
 
 const REGIONS = ['us-east-1', 'eu-west-1'];
 const installed = installedCfnLint();
@@ -49,8 +49,9 @@ describe.skipIf(!installed && !required)(title, () => {
 
   beforeAll(async () => {
     if (!installed) throw new Error(`cfn-lint is not on PATH, and CI needs it to check the synthesized templates; install it: ${CFN_LINT_INSTALL_HINT}`);
+    const variants = await loadStageTemplates();
     broken = brokenTemplate();
-    const templates = new Map<string, unknown>([...stageTemplates().map(({ name, template }) => [name, template] as const), [BROKEN, broken.template]]);
+    const templates = new Map<string, unknown>([...variants.map(({ name, template }) => [name, template] as const), [BROKEN, broken.template]]);
     findings = await lintTemplates(templates, { regions: REGIONS, ignoreRules: Object.keys(CFN_LINT_IGNORED_RULES) });
   }, 300_000);
 

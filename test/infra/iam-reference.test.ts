@@ -9,15 +9,14 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { describeProblem, referenceProblems } from '#test/support/iam-reference-check';
-import { type CfnTemplate, STAGE_VARIANT_NAMES, stageTemplate, stageTemplates } from '#test/support/stage-templates';
+import { type CfnTemplate, loadStageTemplates, STAGE_VARIANT_NAMES, stageTemplate } from '#test/support/stage-templates';
 import { type PolicyStatement, policyStatements } from '#test/support/template-policy-documents';
 
 const problemsOf = async (template: CfnTemplate) => (await referenceProblems(policyStatements(template))).map(describeProblem);
 
-// Every variant synthesized once, up front: seconds each, on a busy machine more than a test's time.
-beforeAll(() => {
-  stageTemplates();
-}, 180_000);
+// Every variant up front (synthesized once per run, by this file or another): on a busy machine
+// more than a test's time.
+beforeAll(() => loadStageTemplates(), 180_000);
 
 describe.each(STAGE_VARIANT_NAMES)('%s stage template', (name) => {
   it('every action exists, and every condition key exists and is supported by the actions it is used with', async () => {

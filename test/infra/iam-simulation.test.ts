@@ -43,7 +43,7 @@ import {
 } from '#test/support/aws-call-simulation';
 import { testCliContext } from '#test/support/cli-harness';
 import { directStores } from '#test/support/serve-gateway-over';
-import { stageTemplate } from '#test/support/stage-templates';
+import { loadStageTemplates, stageTemplate } from '#test/support/stage-templates';
 import { uniqueTenant } from '#test/support/test-api';
 
 const VARIANTS = ['lite', 'dev'] as const;
@@ -58,6 +58,8 @@ let calls: RecordedAwsCall[] = [];
 let wholeRun = false;
 
 beforeAll(async () => {
+  // Synthesized by the run's infra files before this project runs (alone: by this file, here).
+  await loadStageTemplates(VARIANTS);
   const { endpoint, credentials, tables } = inject('dynamo');
   pointAtLocalDynamo({ endpoint, credentials }, tables);
   const gateway: BoundGateway = await bindGateway(0);

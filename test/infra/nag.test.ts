@@ -5,6 +5,11 @@
  * every acknowledgement in infra/cdk/nag-acknowledgements.ts must silence a finding that really occurs,
  * and leaving it out must bring exactly that finding back.
  *
+ * The pack reads the construct tree, which no synthesized template keeps: this file builds its own
+ * stacks of each stage (the other infra files read the run's one synthesis of each,
+ * test/support/stage-templates.ts): two per stage, one for each half of the acknowledgements (an
+ * acknowledgement cannot be taken back), and a few more for what it changes on purpose (a method
+ * added, an acknowledgement left out, the pack run at synth).
  * Bundling is skipped: the pack reads resource properties, not code, and esbuild for every function
  * would cost tens of seconds per stage (bundles.test.ts and stack.test.ts cover the bundles).
  */
@@ -24,6 +29,7 @@ import { ACTIONS_WITHOUT_RESOURCE_SCOPE, applyNagAcknowledgements, enforceNagChe
 import { CxmStack } from '#infra/cdk/stack';
 import { PROJECT_ROOT } from '#infra/project-root';
 import { OPENAPI_DOCUMENT_PATH } from '#shared/openapi/build-openapi-document';
+import { CDK_JSON_CONTEXT } from '#test/support/cdk-json-context';
 
 interface Finding {
   /** `AwsSolutions-<rule>` or `AwsSolutions-<rule>[<finding>]`. */
@@ -41,14 +47,13 @@ interface PolicyStatement {
 const STAGES = ['dev', 'lite', 'prod'] as const;
 type StageName = (typeof STAGES)[number];
 
-// The same context (feature flags) as `cdk synth`, so the stack under test is the deployed one.
-const cdkContext = (JSON.parse(readFileSync(join(PROJECT_ROOT, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> }).context;
 const outdirs: string[] = [];
 
+/** The stage's stack with the same context (feature flags) as `cdk synth`: the deployed one. */
 function build(stage: string, context: Record<string, unknown> = {}): { app: App; stack: CxmStack } {
   const outdir = mkdtempSync(join(tmpdir(), `cxm-nag-${stage}-`));
   outdirs.push(outdir);
-  const app = new App({ outdir, context: { ...cdkContext, stage, [BUNDLING_STACKS]: [], ...context } });
+  const app = new App({ outdir, context: { ...CDK_JSON_CONTEXT, stage, [BUNDLING_STACKS]: [], ...context } });
   return { app, stack: new CxmStack(app, { config: stageConfig(stage) }) };
 }
 
@@ -76,8 +81,19 @@ interface StageResult {
   /** Before any acknowledgement. */
   raw: Finding[];
   acknowledgements: NagAcknowledgement[];
-  /** After all of them. */
+  /** After the first half of them alone (halves below). */
+  afterFirstHalf: Finding[];
+  /** After all of them: the second half applied on top of the first. */
   remaining: Finding[];
+  /** The acknowledgements of a second stack of the stage, built the same way. */
+  rebuiltAcknowledgements: NagAcknowledgement[];
+  /** That second stack after the second half alone. */
+  afterSecondHalf: Finding[];
+}
+
+/** Every other acknowledgement (even indexes), and the rest: each half is left out once below. */
+function halves(acknowledgements: readonly NagAcknowledgement[]): [NagAcknowledgement[], NagAcknowledgement[]] {
+  return [acknowledgements.filter((_, index) => index % 2 === 0), acknowledgements.filter((_, index) => index % 2 === 1)];
 }
 
 const results = new Map<StageName, StageResult>();
@@ -89,8 +105,17 @@ beforeAll(() => {
     const { stack } = build(stage);
     const raw = findings(stack);
     const acknowledgements = nagAcknowledgements(stack);
-    applyNagAcknowledgements(acknowledgements);
-    results.set(stage, { stack, raw, acknowledgements, remaining: findings(stack) });
+    const [first, second] = halves(acknowledgements);
+    applyNagAcknowledgements(first);
+    const afterFirstHalf = findings(stack);
+    applyNagAcknowledgements(second);
+    const remaining = findings(stack);
+    // On the stack above the second half meets findings the first half already silenced, so what
+    // it alone silences is seen on a stack of its own.
+    const rebuilt = build(stage).stack;
+    const rebuiltAcknowledgements = nagAcknowledgements(rebuilt);
+    applyNagAcknowledgements(halves(rebuiltAcknowledgements)[1]);
+    results.set(stage, { stack, raw, acknowledgements, afterFirstHalf, remaining, rebuiltAcknowledgements, afterSecondHalf: findings(rebuilt) });
   }
 });
 
@@ -139,26 +164,25 @@ describe.each(STAGES)('%s stage', (stage) => {
 describe('leaving acknowledgements out', () => {
   // Each finding has exactly one acknowledgement (tested above), so leaving out every other one
   // shows, for all of them at once, that each is what silences its findings: they come back when it
-  // is left out, and stay away when only the others are. An acknowledgement cannot be taken back,
-  // so each half gets a fresh stack.
+  // is left out, and stay away when only the others are. Each half is left out on a stack where
+  // only the other was applied (an acknowledgement cannot be taken back): the first half alone on
+  // the stack of the checks above, the second alone on a second stack of the stage.
   it.each(
     STAGES.flatMap(
       (stage) =>
         [
-          [stage, 0],
-          [stage, 1],
+          [stage, 'second'],
+          [stage, 'first'],
         ] as const,
     ),
-  )('%s, leaving out every other acknowledgement (index parity %i): exactly their findings come back', (stage, parity) => {
-    const { raw, acknowledgements } = results.get(stage)!;
-    const { stack } = build(stage);
-    const fresh = nagAcknowledgements(stack);
-    expect(fresh.map(named)).toEqual(acknowledgements.map(named));
-    const isLeftOut = (index: number) => index % 2 === parity;
-    applyNagAcknowledgements(fresh.filter((_, index) => !isLeftOut(index)));
-    const leftOut = acknowledgements.filter((_, index) => isLeftOut(index));
+  )('%s, leaving out the %s half of the acknowledgements: exactly their findings come back', (stage, half) => {
+    const { raw, acknowledgements, rebuiltAcknowledgements, afterFirstHalf, afterSecondHalf } = results.get(stage)!;
+    expect(rebuiltAcknowledgements.map(named)).toEqual(acknowledgements.map(named));
+    const [first, second] = halves(acknowledgements);
+    const leftOut = half === 'second' ? second : first;
+    const found = half === 'second' ? afterFirstHalf : afterSecondHalf;
     const expected = raw.filter((finding) => leftOut.some((ack) => covers(ack, finding)));
-    expect(findings(stack).map(key).sort()).toEqual(expected.map(key).sort());
+    expect(found.map(key).sort()).toEqual(expected.map(key).sort());
     for (const ack of leftOut)
       expect(
         expected.some((finding) => covers(ack, finding)),
@@ -183,7 +207,10 @@ describe('unauthenticated methods', () => {
   it('a method without the authorizer that is not listed as public stays a finding', () => {
     const { stack } = build('lite');
     const method = stack.api.restApi.root.addResource('unlisted').addMethod('GET', new MockIntegration(), { authorizationType: AuthorizationType.NONE });
-    applyNagAcknowledgements(nagAcknowledgements(stack));
+    const acknowledgements = nagAcknowledgements(stack);
+    // The same acknowledgements as on the lite stack of the checks above, built again: none for the method.
+    expect(acknowledgements.map(named)).toEqual(results.get('lite')!.acknowledgements.map(named));
+    applyNagAcknowledgements(acknowledgements);
     const onMethod = findings(stack).filter((finding) => finding.path.startsWith(`${method.node.path}/`));
     expect(onMethod.map((finding) => finding.id).sort()).toEqual(['AwsSolutions-APIG4', 'AwsSolutions-COG4']);
   });

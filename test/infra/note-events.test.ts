@@ -1,15 +1,12 @@
 /**
  * NoteCreated in the synthesized stack: the conversations stream feeds one pipe that filters note
  * inserts, shapes the detail and puts it on the stage bus, with a role that can do nothing else.
- * Bundling is skipped: these assertions read resource properties, not code.
+ * The templates are the run's syntheses of the stages (test/support/stage-templates.ts).
  */
-import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { BUNDLING_STACKS } from 'aws-cdk-lib/cx-api';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { stageConfig } from '#infra/cdk/config';
-import { CxmStack } from '#infra/cdk/stack';
 import { physicalTableName } from '#shared/store/table-specs';
+import { loadStageTemplates } from '#test/support/stage-templates';
 
 interface CfnResource {
   Type: string;
@@ -27,11 +24,8 @@ interface Statement {
 
 const templates = new Map<string, Template>();
 
-beforeAll(() => {
-  for (const stage of ['dev', 'lite']) {
-    const app = new App({ context: { [BUNDLING_STACKS]: [] } });
-    templates.set(stage, Template.fromStack(new CxmStack(app, { config: stageConfig(stage) })));
-  }
+beforeAll(async () => {
+  for (const { name, template } of await loadStageTemplates(['dev', 'lite'])) templates.set(name, Template.fromJSON(template));
 });
 
 const dev = () => templates.get('dev')!;

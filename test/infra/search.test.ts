@@ -1,25 +1,27 @@
 /**
  * The reporting search path in the synthesized stacks: the OpenSearch domain and the indexer on
  * stages that read OpenSearch (dev, prod), and neither on a stage configured for DynamoDB (lite).
- * Bundling is skipped here (test/infra/bundles.test.ts covers the bundles).
+ * Those are the run's syntheses of the stages (test/support/stage-templates.ts); the longest stage
+ * name is this file's own. Bundling is skipped (test/infra/bundles.test.ts covers the bundles).
  */
 import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
+import { BUNDLING_STACKS } from 'aws-cdk-lib/cx-api';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { stageConfig } from '#infra/cdk/config';
 import { CxmStack } from '#infra/cdk/stack';
 import { searchLogPolicyName } from '#infra/stage-names';
+import { CDK_JSON_CONTEXT } from '#test/support/cdk-json-context';
+import { loadStageTemplates } from '#test/support/stage-templates';
 
+/** As long as a stage name may be (20): the domain name must still fit. */
+const LONGEST_STAGE = 'feature-reports-eu1';
 const templates = new Map<string, Template>();
 
-beforeAll(() => {
-  // `feature-reports-eu1` is as long as a stage name may be (20): the domain name must still fit.
-  for (const stage of ['dev', 'prod', 'lite', 'feature-reports-eu1']) {
-    // No bundling: these tests read the template, not the code.
-    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-    const stack = new CxmStack(app, { config: stageConfig(stage) });
-    templates.set(stage, Template.fromStack(stack));
-  }
+beforeAll(async () => {
+  for (const { name, template } of await loadStageTemplates(['dev', 'prod', 'lite'])) templates.set(name, Template.fromJSON(template));
+  const app = new App({ context: { ...CDK_JSON_CONTEXT, stage: LONGEST_STAGE, [BUNDLING_STACKS]: [] } });
+  templates.set(LONGEST_STAGE, Template.fromStack(new CxmStack(app, { config: stageConfig(LONGEST_STAGE) })));
 });
 
 const functionNamed = (template: Template, name: string) => Object.values(template.findResources('AWS::Lambda::Function')).find((fn) => fn.Properties.FunctionName === name)!;
@@ -37,14 +39,14 @@ describe('the OpenSearch domain', () => {
   });
 
   it('a 20-character stage still synthesizes its domain (CloudFormation names it)', () => {
-    const template = templates.get('feature-reports-eu1')!;
+    const template = templates.get(LONGEST_STAGE)!;
     template.resourceCountIs('AWS::OpenSearchService::Domain', 1);
     const [domain] = Object.values(template.findResources('AWS::OpenSearchService::Domain'));
     expect(domain!.Properties.DomainName).toBeUndefined();
   });
 
   it("adds one Logs resource policy, for the domain's log delivery, named as cxm preflight looks for it", () => {
-    for (const stage of ['dev', 'prod', 'feature-reports-eu1']) {
+    for (const stage of ['dev', 'prod', LONGEST_STAGE]) {
       const policies = Object.values(templates.get(stage)!.findResources('Custom::CloudwatchLogResourcePolicy'));
       expect(policies, stage).toHaveLength(1);
       templates.get(stage)!.resourceCountIs('AWS::Logs::ResourcePolicy', 0);
@@ -116,7 +118,7 @@ describe('the indexer', () => {
 
   it('refuses, at synth, replicas that the domain has no node for', () => {
     const config = stageConfig('dev');
-    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const app = new App({ context: { [BUNDLING_STACKS]: [] } });
     expect(() => new CxmStack(app, { config: { ...config, search: { ...config.search, indexShards: { primaries: 1, replicas: 1 } } } })).toThrow(/replicas < dataNodes/);
   });
 

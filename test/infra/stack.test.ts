@@ -1,14 +1,13 @@
 /**
- * The synthesized `cxm-dev` template against the route table and table specs it is built from.
- * One synthesis for the whole file: every assertion reads the same template.
+ * The synthesized `cxm-dev` template against the route table and table specs it is built from,
+ * with a stage that opts out of every protection before the authorizer (`lite-unguarded`) and one
+ * with every optional setting flipped (`lite-flipped`) beside it: the run's syntheses of those
+ * variants (test/support/stage-templates.ts), read by every assertion.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { BUNDLING_STACKS } from 'aws-cdk-lib/cx-api';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { concurrencyReservations, stageReservedConcurrency } from '#infra/cdk/concurrency-reservations';
 import { type StageConfig, stageConfig } from '#infra/cdk/config';
 import { OPENAPI_DOCUMENT_OPERATION } from '#infra/cdk/constructs/api-docs';
@@ -23,7 +22,7 @@ import { OPENAPI_DOCUMENT_PATH } from '#shared/openapi/build-openapi-document';
 import { FUNCTION_TIMEOUT_SECONDS, type RouteSpec, routes, type TableAccess } from '#shared/routes';
 import { DYNAMO_INDEX_TABLES } from '#shared/store/function-stores';
 import { allTableSpecs, physicalTableName, type TableId, tableSpecs } from '#shared/store/table-specs';
-import { type CfnTemplate, stageTemplate } from '#test/support/stage-templates';
+import { type CfnTemplate, loadStageTemplates, stageTemplate, stageVariant } from '#test/support/stage-templates';
 
 interface CfnResource {
   Type: string;
@@ -32,48 +31,21 @@ interface CfnResource {
   DeletionPolicy?: string;
 }
 
-const config = stageConfig('dev');
+const config = stageVariant('dev').config;
 const routeSpecs: readonly RouteSpec[] = routes;
 /** What no function needs: reading a whole table or deleting from it. */
 const NEVER_GRANTED = ['dynamodb:Scan', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem', 'dynamodb:*'];
 
-let outdir: string;
 let template: Template;
 let originsTemplate: Template;
-const withOrigins: StageConfig = {
-  ...stageConfig('lite'),
-  mcpAllowedOrigins: ['https://App.example.com:443', 'http://localhost:8080'],
-  // And a stage that opts out of the web ACL (every rule of it), of reserved concurrency and of untagged keys.
-  edge: {
-    stageRateLimit: { rate: 10, burst: 20 },
-    authorizerReservedConcurrency: undefined,
-    documentReservedConcurrency: undefined,
-    acceptUntaggedKeys: false,
-    wafRequestsPerIpPer5Minutes: undefined,
-    wafMalformedKeyRequestsPerIpPer5Minutes: undefined,
-    wafIpReputationList: false,
-    wafAnonymousIpList: false,
-  },
-  recordings: { ...stageConfig('lite').recordings, processorReservedConcurrency: undefined },
-};
+/** A stage that lists MCP origins and opts out of the web ACL (every rule of it), of reserved concurrency and of untagged keys. */
+const withOrigins: StageConfig = stageVariant('lite-unguarded').config;
 
-beforeAll(() => {
-  outdir = mkdtempSync(join(tmpdir(), 'cxm-stack-test-'));
-  // The same context (feature flags) as `cdk synth`, so the template under test is the deployed one.
-  const cdkJsonFile = new URL('../../cdk.json', import.meta.url);
-  const cdkJson = JSON.parse(readFileSync(cdkJsonFile, 'utf8')) as { context: Record<string, unknown> };
-  // No bundling: these assertions read the template; the bundles are proven by bundle mode (the
-  // HTTP suites run against them) and test/infra/bundles.test.ts.
-  const app = new App({ outdir, context: { ...cdkJson.context, stage: config.stage, [BUNDLING_STACKS]: [] } });
-  const stack = new CxmStack(app, { config });
-  // A stage that lists MCP origins, in the same synthesis.
-  const originsStack = new CxmStack(app, { config: withOrigins });
-  app.synth();
-  template = Template.fromStack(stack);
-  originsTemplate = Template.fromStack(originsStack);
+beforeAll(async () => {
+  await loadStageTemplates(['dev', 'lite-unguarded', 'lite-flipped']);
+  template = Template.fromJSON(stageTemplate('dev').template);
+  originsTemplate = Template.fromJSON(stageTemplate('lite-unguarded').template);
 });
-
-afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
 function resourcesOf(type: string): Record<string, CfnResource> {
   return template.findResources(type) as Record<string, CfnResource>;

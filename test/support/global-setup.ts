@@ -8,6 +8,9 @@
  * It also makes the run's folder of recorded AWS calls (`inject('awsCallLog')`): every sources
  * gateway of the run records there what its functions call (infra/local/record-aws-calls.ts), and
  * the IAM simulation, which runs after every other file, holds each call to the function's policies.
+ * And the run's folder of stage assemblies (`inject('stageAssemblies')`): each stage variant the
+ * infra tests read is synthesized there once, by the first file that needs it
+ * (test/support/stage-templates.ts).
  *
  * Vitest calls this once per project (sources, bundles, iam); all share what the first call started.
  */
@@ -34,6 +37,8 @@ declare module 'vitest' {
     assemblyDir: string;
     /** The folder of this run's recorded AWS calls (CXM_AWS_CALL_LOG of every test file). */
     awsCallLog: string;
+    /** The folder where this run's stage variants are synthesized, once each (test/support/stage-templates.ts). */
+    stageAssemblies: string;
   }
 }
 
@@ -41,6 +46,7 @@ interface Shared {
   dynamo?: Promise<{ local: DynamoDbLocal; fixture: DynamoFixture }>;
   assembly?: Promise<string>;
   awsCallLog?: string;
+  stageAssemblies?: string;
   users: number;
 }
 
@@ -53,6 +59,8 @@ export async function setup(project: TestProject): Promise<void> {
   shared.users++;
   shared.awsCallLog ??= mkdtempSync(join(tmpdir(), 'cxm-aws-calls-'));
   project.provide('awsCallLog', shared.awsCallLog);
+  shared.stageAssemblies ??= mkdtempSync(join(tmpdir(), 'cxm-stage-assemblies-'));
+  project.provide('stageAssemblies', shared.stageAssemblies);
   shared.dynamo ??= (async () => {
     const local = await startDynamoDbLocal({});
     const tables = (await createTables(local, 'test')) as Record<TableId, string>;
@@ -74,5 +82,5 @@ export async function setup(project: TestProject): Promise<void> {
 export async function teardown(): Promise<void> {
   if (--shared.users > 0) return;
   await (await shared.dynamo)?.local.stop();
-  if (shared.awsCallLog) rmSync(shared.awsCallLog, { recursive: true, force: true });
+  for (const folder of [shared.awsCallLog, shared.stageAssemblies]) if (folder) rmSync(folder, { recursive: true, force: true });
 }

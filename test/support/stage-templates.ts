@@ -1,23 +1,27 @@
 /**
- * The synthesized CloudFormation template of every kind of stage the stack can be, for the tests
- * that hold a whole template to what AWS accepts (test/infra/cfn-lint.test.ts,
- * test/infra/iam-reference.test.ts). Each variant is synthesized on first use and kept for the rest
- * of the test process, with cdk.json's context (the feature flags of `cdk synth`) and bundling
- * skipped: these checks read resources, not code (bundles.test.ts covers the code).
+ * The synthesized CloudFormation template of every kind of stage the stack can be, and of the
+ * other stage settings the infra tests assert on, synthesized once per test run and shared by every
+ * test file that reads it: the first file that needs a variant synthesizes its cloud assembly into
+ * the run's folder (`inject('stageAssemblies')`, made by the global setup; made-once-per-run.ts),
+ * the others read its template. With cdk.json's context (the feature flags of `cdk synth`) and
+ * bundling skipped: these checks read resources, not code (bundles.test.ts covers the code). A
+ * test that needs the construct tree (cdk-nag) or a deliberately different setting (a refusal, a
+ * region) builds its own stack.
  *
- * The variants between them take every branch the stack has on its stage settings: reporting on
- * OpenSearch (one zone, several zones) or on DynamoDB, tables kept or deleted on destroy, and the
- * optional parts (each rule of the web ACL, reserved concurrency, browser upload CORS, MCP
- * origins, call summaries) on and off.
+ * The four kinds (STAGE_VARIANT_NAMES) between them take every branch the stack has on its stage
+ * settings: reporting on OpenSearch (one zone, several zones) or on DynamoDB, tables kept or
+ * deleted on destroy, and the optional parts (each rule of the web ACL, reserved concurrency,
+ * browser upload CORS, MCP origins, call summaries) on and off; the whole-template checks
+ * (test/infra/cfn-lint.test.ts, test/infra/iam-reference.test.ts) hold each to AWS's references.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { App } from 'aws-cdk-lib';
-import { BUNDLING_STACKS } from 'aws-cdk-lib/cx-api';
+import { inject } from 'vitest';
 import { type StageConfig, stageConfig } from '#infra/cdk/config';
-import { CxmStack } from '#infra/cdk/stack';
-import { PROJECT_ROOT } from '#infra/project-root';
+import { stackName } from '#infra/stage-names';
+import { CDK_JSON_CONTEXT } from './cdk-json-context.ts';
+import { madeOncePerRun } from './made-once-per-run.ts';
 
 /** One resource of a template, as CloudFormation reads it. */
 export interface CfnResource {
@@ -35,10 +39,14 @@ export interface CfnTemplate {
   [section: string]: unknown;
 }
 
+/** The kinds of stage: every branch of the stack's settings, each held to AWS's references. */
 export const STAGE_VARIANT_NAMES = ['lite', 'dev', 'prod', 'lite-flipped'] as const;
 
-/** How the tests name a variant: a stage of infra/cdk/config.ts, or `lite-flipped` (see STAGE_VARIANTS). */
-export type StageVariantName = (typeof STAGE_VARIANT_NAMES)[number];
+/**
+ * How the tests name a variant: a stage of infra/cdk/config.ts, `lite-flipped`, or `lite-unguarded`
+ * (a setting test/infra/stack.test.ts asserts on beside the kinds; see STAGE_VARIANTS).
+ */
+export type StageVariantName = (typeof STAGE_VARIANT_NAMES)[number] | 'lite-unguarded';
 
 export interface StageVariant {
   readonly name: StageVariantName;
@@ -55,7 +63,7 @@ export interface StageTemplate extends StageVariant {
 
 const lite = stageConfig('lite');
 
-/** The variants, in the order tests list them. */
+/** The variants, in the order tests list them: the kinds, then the other settings. */
 export const STAGE_VARIANTS: readonly StageVariant[] = [
   { name: 'lite', covers: 'reporting on DynamoDB: no search domain, no indexer', config: lite },
   { name: 'dev', covers: 'reporting on a one-node, one-zone OpenSearch domain and its indexer; resources deleted on destroy', config: stageConfig('dev') },
@@ -79,37 +87,90 @@ export const STAGE_VARIANTS: readonly StageVariant[] = [
       recordings: { ...lite.recordings, browserUploadOrigins: ['https://app.example.com'], callSummaries: false },
     },
   },
+  {
+    name: 'lite-unguarded',
+    covers:
+      'MCP origins written loosely (normalised in the function), a stage throttle of its own, and nothing else before the authorizer: no web ACL (every WAF setting off), no reserved concurrency (the processor neither), untagged keys refused',
+    config: {
+      ...lite,
+      mcpAllowedOrigins: ['https://App.example.com:443', 'http://localhost:8080'],
+      edge: {
+        stageRateLimit: { rate: 10, burst: 20 },
+        authorizerReservedConcurrency: undefined,
+        documentReservedConcurrency: undefined,
+        acceptUntaggedKeys: false,
+        wafRequestsPerIpPer5Minutes: undefined,
+        wafMalformedKeyRequestsPerIpPer5Minutes: undefined,
+        wafIpReputationList: false,
+        wafAnonymousIpList: false,
+      },
+      recordings: { ...lite.recordings, processorReservedConcurrency: undefined },
+    },
+  },
 ];
 
-const cdkContext = (JSON.parse(readFileSync(join(PROJECT_ROOT, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> }).context;
-const synthesized = new Map<StageVariantName, StageTemplate>();
+const loaded = new Map<StageVariantName, StageTemplate>();
 
-/** The variant's template, synthesized on the first call of the process. */
+/**
+ * Loads the variants' templates into this process, each synthesized once per run (here, or awaited
+ * from the test file that took it): call it in `beforeAll`, then read them with stageTemplate.
+ *
+ * @example
+ * beforeAll(() => loadStageTemplates(['dev', 'lite']));
+ */
+export async function loadStageTemplates(names: readonly StageVariantName[] = STAGE_VARIANT_NAMES): Promise<StageTemplate[]> {
+  const missing = names.filter((name) => !loaded.has(name));
+  if (missing.length > 0) {
+    const dirs = await madeOncePerRun(assembliesRoot(), missing, synthesizeVariant);
+    for (const name of missing) {
+      const variant = stageVariant(name);
+      const template = JSON.parse(readFileSync(join(dirs.get(name)!, `${stackName(variant.config.stage)}.template.json`), 'utf8')) as CfnTemplate;
+      loaded.set(name, { ...variant, template: deepFreeze(template) });
+    }
+  }
+  return names.map(stageTemplate);
+}
+
+/** A variant's template, once loaded (loadStageTemplates). */
 export function stageTemplate(name: StageVariantName): StageTemplate {
-  const cached = synthesized.get(name);
-  if (cached) return cached;
+  const found = loaded.get(name);
+  if (!found) throw new Error(`stage variant ${name} is not loaded: await loadStageTemplates([..., '${name}']) in beforeAll`);
+  return found;
+}
+
+/** Every kind's template (STAGE_VARIANT_NAMES), once loaded. */
+export function stageTemplates(): StageTemplate[] {
+  return STAGE_VARIANT_NAMES.map(stageTemplate);
+}
+
+/** A variant's name, settings and what it covers, without its template. */
+export function stageVariant(name: StageVariantName): StageVariant {
   const variant = STAGE_VARIANTS.find((candidate) => candidate.name === name);
   if (!variant) throw new Error(`no stage variant ${name}`);
-  const result: StageTemplate = { ...variant, template: deepFreeze(synthesize(variant.config)) };
-  synthesized.set(name, result);
-  return result;
+  return variant;
 }
 
-/** Every variant's template, in STAGE_VARIANTS order. */
-export function stageTemplates(): StageTemplate[] {
-  return STAGE_VARIANTS.map((variant) => stageTemplate(variant.name));
-}
+let processRoot: string | undefined;
 
-function synthesize(config: StageConfig): CfnTemplate {
-  // The assembly is only a way to the template: it is read, then deleted.
-  const outdir = mkdtempSync(join(tmpdir(), `cxm-stage-template-${config.stage}-`));
-  try {
-    const app = new App({ outdir, context: { ...cdkContext, stage: config.stage, [BUNDLING_STACKS]: [] } });
-    const stack = new CxmStack(app, { config });
-    return app.synth().getStackByName(stack.stackName).template as CfnTemplate;
-  } finally {
-    rmSync(outdir, { recursive: true, force: true });
+/** The run's folder of assemblies; outside a run with the global setup, one for this process. */
+function assembliesRoot(): string {
+  const provided = inject('stageAssemblies');
+  if (provided) return provided;
+  if (!processRoot) {
+    const root = mkdtempSync(join(tmpdir(), 'cxm-stage-assemblies-'));
+    process.on('exit', () => rmSync(root, { recursive: true, force: true }));
+    processRoot = root;
   }
+  return processRoot;
+}
+
+/** Synthesizes a variant's cloud assembly into `outdir`; the stack's modules load only in a file that does. */
+async function synthesizeVariant(name: string, outdir: string): Promise<void> {
+  const [{ App }, { BUNDLING_STACKS }, { CxmStack }] = await Promise.all([import('aws-cdk-lib'), import('aws-cdk-lib/cx-api'), import('#infra/cdk/stack')]);
+  const { config } = stageVariant(name as StageVariantName);
+  const app = new App({ outdir, context: { ...CDK_JSON_CONTEXT, stage: config.stage, [BUNDLING_STACKS]: [] } });
+  new CxmStack(app, { config });
+  app.synth();
 }
 
 function deepFreeze<T>(value: T): T {

@@ -1,0 +1,96 @@
+/**
+ * Folders a test run makes once and shares between its test files, whichever file asks first (a
+ * stage's synthesized cloud assembly: test/support/stage-templates.ts). The files run in separate
+ * processes, so they agree through the run's folder: a name is claimed by creating
+ * `<name>.claim` (mkdir is atomic: one process wins), made under a temporary name and renamed into
+ * place when complete, and awaited by every other process that asks for it. A maker that fails
+ * leaves `<name>.error`, which its waiters throw; a claim whose process is gone is taken over.
+ */
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/** Fills `dir` (which does not exist yet) with what `name` stands for. */
+export type MakeFolder = (name: string, dir: string) => void | Promise<void>;
+
+const POLL_MS = 100;
+
+const madePath = (root: string, name: string) => join(root, name);
+const claimPath = (root: string, name: string) => join(root, `${name}.claim`);
+const errorPath = (root: string, name: string) => join(root, `${name}.error`);
+
+function claim(root: string, name: string): boolean {
+  try {
+    mkdirSync(claimPath(root, name));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  }
+  writeFileSync(join(claimPath(root, name), 'pid'), String(process.pid));
+  return true;
+}
+
+async function makeClaimed(root: string, name: string, make: MakeFolder): Promise<void> {
+  const staging = join(root, `${name}.tmp-${process.pid}`);
+  try {
+    // Made meanwhile by the process whose claim this one followed.
+    if (existsSync(madePath(root, name))) return;
+    await make(name, staging);
+    try {
+      renameSync(staging, madePath(root, name));
+    } catch (error) {
+      // Two takers of an abandoned claim: the first one's folder stands.
+      if (!existsSync(madePath(root, name))) throw error;
+      rmSync(staging, { recursive: true, force: true });
+    }
+  } catch (error) {
+    rmSync(staging, { recursive: true, force: true });
+    writeFileSync(errorPath(root, name), error instanceof Error ? (error.stack ?? error.message) : String(error));
+    throw error;
+  } finally {
+    rmSync(claimPath(root, name), { recursive: true, force: true });
+  }
+}
+
+/** Whether the claim's process is gone (a claim just made has no pid yet: its maker is alive). */
+function abandoned(root: string, name: string): boolean {
+  let pid: number;
+  try {
+    pid = Number(readFileSync(join(claimPath(root, name), 'pid'), 'utf8'));
+  } catch {
+    return false;
+  }
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+async function awaitMade(root: string, name: string, make: MakeFolder): Promise<string> {
+  for (;;) {
+    if (existsSync(madePath(root, name))) return madePath(root, name);
+    if (existsSync(errorPath(root, name))) throw new Error(`making ${name} for this run failed in another test file:\n${readFileSync(errorPath(root, name), 'utf8')}`);
+    if (!existsSync(claimPath(root, name)) || abandoned(root, name)) {
+      if (existsSync(claimPath(root, name))) rmSync(claimPath(root, name), { recursive: true, force: true });
+      if (claim(root, name)) await makeClaimed(root, name, make);
+      continue;
+    }
+    await sleep(POLL_MS);
+  }
+}
+
+/**
+ * The folders of `names` under `root` (the run's folder), each made once per run: `make` fills,
+ * in this process and one after the other, those that no other process has claimed, then the
+ * others are awaited. Answers each name's folder.
+ *
+ * @example
+ * const dirs = await madeOncePerRun(inject('stageAssemblies'), ['dev', 'lite'], synthesizeVariant);
+ */
+export async function madeOncePerRun(root: string, names: readonly string[], make: MakeFolder): Promise<Map<string, string>> {
+  for (const name of names.filter((candidate) => !existsSync(madePath(root, candidate)) && claim(root, candidate))) await makeClaimed(root, name, make);
+  const dirs = await Promise.all(names.map(async (name) => [name, await awaitMade(root, name, make)] as const));
+  return new Map(dirs);
+}
