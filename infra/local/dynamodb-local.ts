@@ -24,11 +24,16 @@ export class StartupError extends Error {
   override readonly name = 'StartupError';
 }
 
-/** `$JAVA_HOME/bin/java` when JAVA_HOME is set, else `java` from PATH. */
-export function javaCommand(): string {
-  return process.env.JAVA_HOME ? join(process.env.JAVA_HOME, 'bin', 'java') : 'java';
+/**
+ * `$JAVA_HOME/bin/java` when JAVA_HOME is set, else `java` from PATH.
+ *
+ * @example javaCommand('/usr/lib/jvm/java-17'); // '/usr/lib/jvm/java-17/bin/java'
+ */
+export function javaCommand(javaHome = process.env.JAVA_HOME): string {
+  return javaHome ? join(javaHome, 'bin', 'java') : 'java';
 }
 
+/** Runs `command -version`: a StartupError, saying what to install, unless it is Java 17 or newer. */
 export function checkJava(command = javaCommand()): void {
   const result = spawnSync(command, ['-version'], { encoding: 'utf8' });
   if (result.error) {
@@ -172,8 +177,9 @@ async function drainCommits({ endpoint, credentials }: LocalDynamoConnection): P
   }
 }
 
-export async function startDynamoDbLocal(options: { dataDir?: string; port?: number }): Promise<DynamoDbLocal> {
-  const command = javaCommand();
+/** Starts DynamoDB Local on `java` (default: javaCommand()), in memory or over `dataDir`, and waits until it answers. */
+export async function startDynamoDbLocal(options: { dataDir?: string; port?: number; java?: string }): Promise<DynamoDbLocal> {
+  const command = options.java ?? javaCommand();
   checkJava(command);
   const port = options.port ?? (await freePort());
   const credentials = options.dataDir ? dataDirCredentials(options.dataDir) : newLocalCredentials();

@@ -4,6 +4,7 @@
  * worker processes on Lambda's Node). The gateway in front is the same for both.
  */
 import type { RouteSpec } from '#shared/routes';
+import { wholeNumberSetting } from '#shared/whole-number-setting';
 import type { EventTarget } from './deliver-events.ts';
 import type { AuthorizerHandler, ProxyHandler } from './local-gateway.ts';
 
@@ -22,6 +23,14 @@ export interface FunctionRuntime {
   /** For the start banner: `bundles on node v24.21.0 (cloud assembly <dir>)`. */
   description: string;
   close(): Promise<void>;
+}
+
+/** Environments of one function alive at once in bundle mode (CXM_FUNCTION_CONCURRENCY). */
+const DEFAULT_MAX_ENVIRONMENTS = 8;
+
+/** CXM_FUNCTION_CONCURRENCY, checked (npm start checks it before anything starts). */
+export function maxEnvironments(env: NodeJS.ProcessEnv = process.env): number {
+  return wholeNumberSetting('CXM_FUNCTION_CONCURRENCY', DEFAULT_MAX_ENVIRONMENTS, 1, 100, env);
 }
 
 /** `CXM_RUNTIME`: unset or `sources`, or `bundles`; anything else is a mistake worth stopping for. */

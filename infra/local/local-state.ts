@@ -29,6 +29,7 @@ export interface LocalState {
  * its run's environment and directory; everything else runs with the process's.
  *
  * @example cxmHome({ CXM_HOME: '/tmp/cxm' }) // '/tmp/cxm'
+ * @example cxmHome({ CXM_HOME: 'state' }, '/work/app') // '/work/app/state'
  */
 export function cxmHome(env: Readonly<Record<string, string | undefined>> = process.env, cwd = process.cwd()): string {
   return resolve(cwd, env.CXM_HOME ?? '.cxm');

@@ -12,10 +12,9 @@ import { stackName } from '#infra/stage-names';
 import { FUNCTION_ENV } from '#shared/function-env';
 import { RECORDING_SETTING_ENVS } from '#shared/store/recording-settings';
 import { allTableSpecs, type TableId } from '#shared/store/table-specs';
-import { wholeNumberSetting } from '#shared/whole-number-setting';
 import { LOCAL_STAGE } from './build-proxy-event.ts';
 import { startBundleRuntime } from './bundle-runtime.ts';
-import { type FunctionRuntime, functionRuntimeKind } from './function-runtime.ts';
+import { type FunctionRuntime, functionRuntimeKind, maxEnvironments } from './function-runtime.ts';
 import { lambdaNode } from './lambda-node.ts';
 import { ensureLocalAssembly } from './local-assembly.ts';
 import { type LocalLog, localLog } from './local-log.ts';
@@ -34,9 +33,6 @@ function localSettings(variables: Record<string, string>): Record<string, string
   return Object.fromEntries(LOCAL_SETTINGS.flatMap((name) => (name in variables && process.env[name] ? [[name, process.env[name]!]] : [])));
 }
 
-/** Environments of one function alive at once in bundle mode (CXM_FUNCTION_CONCURRENCY). */
-const DEFAULT_MAX_ENVIRONMENTS = 8;
-
 export interface StartFunctionRuntimeOptions {
   log?: LocalLog;
   /** Extra variables for a bundle (bundle mode only), e.g. the gateway's own origins. */
@@ -47,11 +43,6 @@ function required(name: string): string {
   const value = process.env[name];
   if (!value) throw new Error(`bundle mode needs ${name} in the local runtime's environment (the local runtime sets it before serving)`);
   return value;
-}
-
-/** CXM_FUNCTION_CONCURRENCY, checked (npm start checks it before anything starts). */
-export function maxEnvironments(): number {
-  return wholeNumberSetting('CXM_FUNCTION_CONCURRENCY', DEFAULT_MAX_ENVIRONMENTS, 1, 100);
 }
 
 export async function startFunctionRuntime(options: StartFunctionRuntimeOptions = {}): Promise<FunctionRuntime> {

@@ -9,36 +9,22 @@
  *   (a rotated key-tag secret still accepted), CXM_ACCEPT_UNTAGGED_KEYS (true | false, keys issued
  *   before tags; true),
  *   CXM_SCHEDULE_SECONDS (run the stage's scheduled rules, the analysis sweep, this often instead
- *   of their rate)
+ *   of their rate). read-start-settings.ts reads and checks them before anything starts, but for
+ *   CXM_CURSOR_SECRET_PREVIOUS and CXM_KEY_TAG_SECRET_PREVIOUS, which the functions read.
  */
 import { join } from 'node:path';
-import { DEFAULT_RATE_LIMIT, DEFAULT_STAGE_RATE_LIMIT } from '#infra/cdk/default-rate-limits';
-import { acceptsUntaggedKeys } from '#shared/auth/untagged-keys';
 import { FUNCTION_ENV } from '#shared/function-env';
-import { idempotencyTtlMs } from '#shared/store/idempotency-ttl';
 import type { TableId } from '#shared/store/table-specs';
-import { wholeNumberSetting } from '#shared/whole-number-setting';
 import { LOCAL_STAGE } from './build-proxy-event.ts';
 import { DEMO_TENANT, ensureDemoTenant } from './demo-tenant.ts';
 import { createTables, type DynamoDbLocal, LOCAL_REGION, StartupError, startDynamoDbLocal } from './dynamodb-local.ts';
-import { functionRuntimeKind } from './function-runtime.ts';
 import { prepareInvocationStore } from './invocation-scope.ts';
-import { localLog, parseLocalLogLevel } from './local-log.ts';
+import { localLog } from './local-log.ts';
 import { LOCAL_SECRET_FILES, localSecret } from './local-secret-file.ts';
-import { cxmHome, localStatePath, restrictStateDir, writeLocalState } from './local-state.ts';
+import { localStatePath, restrictStateDir, writeLocalState } from './local-state.ts';
 import { pointAtLocalDynamo } from './point-at-local-dynamo.ts';
+import { readStartSettings } from './read-start-settings.ts';
 import { type BoundGateway, bindGateway } from './serve-gateway.ts';
-import { maxEnvironments } from './start-function-runtime.ts';
-import { formatRateLimit, parseRateLimit } from './token-buckets.ts';
-
-/** A setting's own check, reported as the one-line startup error it is. */
-function asStartupError<T>(check: () => T): T {
-  try {
-    return check();
-  } catch (error) {
-    throw new StartupError(error instanceof Error ? error.message : String(error));
-  }
-}
 
 async function main(): Promise<void> {
   const started = Date.now();
@@ -66,26 +52,13 @@ async function main(): Promise<void> {
   process.on('exit', () => dynamo?.killNow());
 
   try {
-    const port = asStartupError(() => wholeNumberSetting('PORT', 3000, 0, 65535));
-    // Unset: the deployed authorizer's TTL (bundles read it from the template), else 60 s.
-    const authCacheTtlSeconds = asStartupError(() => wholeNumberSetting('CXM_AUTH_CACHE_TTL', undefined, 0, 3600));
-    const scheduleEverySeconds = asStartupError(() => wholeNumberSetting('CXM_SCHEDULE_SECONDS', undefined, 1, 86_400));
-    const inMemory = process.env.CXM_IN_MEMORY === '1';
-    const logLevel = parseLocalLogLevel(process.env.CXM_LOG_LEVEL);
-    if (!logLevel) throw new StartupError(`CXM_LOG_LEVEL=${process.env.CXM_LOG_LEVEL} is not valid; use error, warn, info or debug.`);
-    const runtimeKind = asStartupError(() => functionRuntimeKind());
-    asStartupError(() => maxEnvironments());
-    asStartupError(() => idempotencyTtlMs());
-    asStartupError(() => acceptsUntaggedKeys());
-    const rateLimit = parseRateLimit(process.env.CXM_RATE_LIMIT || formatRateLimit(DEFAULT_RATE_LIMIT));
-    if (!rateLimit) throw new StartupError(`CXM_RATE_LIMIT=${process.env.CXM_RATE_LIMIT} is not valid; give <rate per second>/<burst>, e.g. 50/100.`);
-    const stageRateLimit = parseRateLimit(process.env.CXM_STAGE_RATE_LIMIT || formatRateLimit(DEFAULT_STAGE_RATE_LIMIT));
-    if (!stageRateLimit) throw new StartupError(`CXM_STAGE_RATE_LIMIT=${process.env.CXM_STAGE_RATE_LIMIT} is not valid; give <rate per second>/<burst>, e.g. 2000/4000.`);
-    const home = cxmHome();
+    const reading = readStartSettings(process.env, process.cwd());
+    if (!reading.ok) throw new StartupError(reading.message);
+    const { port, home, inMemory, authCacheTtlSeconds, scheduleEverySeconds, logLevel, runtime, rateLimit, stageRateLimit, java } = reading.settings;
     // Keys, the store's credentials, its data: readable by the user only (local-state.ts).
     restrictStateDir(home);
     gateway = await bindGateway(port);
-    dynamo = await startDynamoDbLocal({ dataDir: inMemory ? undefined : join(home, 'dynamodb') });
+    dynamo = await startDynamoDbLocal({ dataDir: inMemory ? undefined : join(home, 'dynamodb'), java });
     const tables = (await createTables(dynamo, LOCAL_STAGE)) as Record<TableId, string>;
     pointAtLocalDynamo(dynamo, tables);
     process.env[FUNCTION_ENV.cursorSecret] = localSecret(inMemory ? undefined : home, LOCAL_SECRET_FILES.cursorSecret);
@@ -119,7 +92,7 @@ async function main(): Promise<void> {
       home,
     );
     console.log(`CXM API listening on ${gateway.url}`);
-    console.log(`Functions:   ${functions}${runtimeKind === 'sources' ? ' (CXM_RUNTIME=bundles serves the deployable bundles)' : ''}`);
+    console.log(`Functions:   ${functions}${runtime === 'sources' ? ' (CXM_RUNTIME=bundles serves the deployable bundles)' : ''}`);
     console.log(`Recordings:  ${s3Endpoint}/${recordingsBucket} (local S3; VOC uploads go here)`);
     console.log(`Ready in:    ${((Date.now() - started) / 1000).toFixed(1)} s`);
     console.log(`Demo tenant: ${DEMO_TENANT}`);

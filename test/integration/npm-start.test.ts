@@ -1,15 +1,22 @@
 /**
- * `npm start` as a newcomer runs it: the ready line, local.json, the README's curl, Ctrl-C
- * stopping DynamoDB Local too, state kept across restarts, and one-line startup errors.
+ * `npm start` as a newcomer runs it, in two real starts over one state directory: the first prints
+ * the banner (the Node the functions run on, the demo key), writes local.json into a directory
+ * only its user reads, serves the READMEs' marked blocks, and stops with Ctrl-C, DynamoDB Local
+ * too; the second, a restart in bundle mode, finds its state (the first start's key still works),
+ * serves every route from its bundle with REPORT lines at debug, and a start on its port is refused
+ * in one line. One more start shows that a wrong setting stops it in one line before anything
+ * starts; each setting's line, the defaults and which wrong setting is reported first are tested on
+ * the settings reader (test/unit/infra/local/read-start-settings.test.ts).
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_STAGE } from '#infra/local/build-proxy-event';
 import { lambdaNode } from '#infra/local/lambda-node';
-import { ensureLocalAssembly } from '#infra/local/local-assembly';
+import { ensureLocalAssembly, type LocalAssembly } from '#infra/local/local-assembly';
+import { readStartSettings } from '#infra/local/read-start-settings';
 import { PROJECT_ROOT } from '#infra/project-root';
 import { routes } from '#shared/routes';
 import { ownLines, run, startUntil } from '#test/support/run-process';
@@ -41,9 +48,9 @@ function runReadmeBlock(name: string, home: string, apiUrl: string): string {
   return execFileSync('bash', ['-euo', 'pipefail', '-c', script], { encoding: 'utf8', cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
-async function startNpm(home: string) {
+async function startNpm(home: string, env: Record<string, string | undefined> = {}) {
   // The banner's last line: everything before it has been printed.
-  return startUntil('npm', ['start'], { PORT: '0', CXM_HOME: home, CXM_IN_MEMORY: undefined }, /Press Ctrl-C to stop\./);
+  return startUntil('npm', ['start'], { PORT: '0', CXM_HOME: home, CXM_IN_MEMORY: undefined, ...env }, /Press Ctrl-C to stop\./);
 }
 
 function isAlive(pid: number): boolean {
@@ -62,24 +69,36 @@ async function stopWithCtrlC(started: Awaited<ReturnType<typeof startNpm>>, home
   await started.exited;
   for (let i = 0; i < 50 && isAlive(pid); i++) await new Promise((resolve) => setTimeout(resolve, 100));
   expect(isAlive(pid)).toBe(false);
-  expect(started.output()).not.toMatch(/Error|error:/);
+  expect(started.output()).not.toMatch(/fault|Error|error:/);
 }
 
-/** Two starts of the whole stack (a JVM, the demo data) in one test, beside the rest of the run. */
-const TWO_STARTS_MS = 150_000;
+/** Two starts of the whole stack (a JVM, the demo data; then bundle mode, a cold start of every function) in one test, beside the rest of the run. */
+const TWO_STARTS_MS = 180_000;
 
 describe('npm start', () => {
+  let assembly: LocalAssembly;
+
+  // Synthesized here (or, in a whole run, reused from the bundles project's synthesis of the same
+  // sources): the restart in bundle mode then finds it by the hash of the sources, as a second
+  // start does.
+  beforeAll(async () => {
+    assembly = await ensureLocalAssembly(LOCAL_STAGE);
+  }, 300_000);
+
   it(
-    'serves, prints a demo key, runs the README curl (201), stops cleanly and keeps its state',
+    "serves, prints a demo key, runs the READMEs' blocks, stops cleanly, and restarts in bundle mode over the same state",
     async () => {
       const home = mkdtempSync(join(tmpdir(), 'cxm-start-'));
+      // npm puts node_modules/.bin first on PATH, where Lambda's Node is linked: npm start and the
+      // functions of its default runtime run on it (test/unit/infra/local/lambda-node.test.ts holds
+      // its major to the deployed runtime's).
+      const node = lambdaNode();
       const first = await startNpm(home);
       let firstKey: string;
       try {
         const port = READY.exec(first.output())![1];
         expect(first.output()).toMatch(/Demo key:\s+cxm_[a-z0-9]{12}_[A-Za-z0-9]{40}_[A-Za-z0-9]{8}\n/);
-        // The default runtime, on this machine's Node.
-        expect(first.output()).toContain(`Functions:   sources on node ${process.version} `);
+        expect(first.output()).toContain(`Functions:   sources on node ${node.version} (CXM_RUNTIME=bundles serves the deployable bundles)\n`);
         const state = JSON.parse(readFileSync(join(home, 'local.json'), 'utf8')) as Record<string, unknown>;
         expect(Object.keys(state).sort()).toEqual(['apiUrl', 'demo', 'dynamodbCredentials', 'dynamodbEndpoint', 'keyTagSecret', 'pid', 'recordingsBucket', 'region', 's3Endpoint', 'stage', 'tables']);
         // The key-tag secret the CLI tags keys with is the one kept in the state directory, the user's only.
@@ -158,53 +177,20 @@ describe('npm start', () => {
       }
       expect(javaProcessesFor(home)).toEqual([]);
 
-      // Same state directory: the same demo key still authenticates, so the data survived.
-      const second = await startNpm(home);
+      // Same state directory, in bundle mode: the same demo key still authenticates, so the data
+      // survived, and every route answers from its bundle on Lambda's Node.
+      const second = await startNpm(home, { CXM_RUNTIME: 'bundles', CXM_ASSEMBLY_DIR: undefined, CXM_LOG_LEVEL: 'debug' });
       try {
-        expect(second.output()).toContain(firstKey);
-        const state = JSON.parse(readFileSync(join(home, 'local.json'), 'utf8')) as { apiUrl: string };
-        const response = await documentedFetch(`${state.apiUrl}/api/v1/cxm/tenants/demo/conversations/conv-1002/internal-notes`, {
-          method: 'POST',
-          headers: { Authorization: `Bearer ${firstKey}`, 'Content-Type': 'application/json' },
-          body: '{"body":"after a restart"}',
-        });
-        expect(response.status).toBe(201);
-
-        const port = new URL(state.apiUrl).port;
-        const taken = await run('node', ['--import', 'tsx', 'infra/local/start.ts'], { PORT: port, CXM_HOME: mkdtempSync(join(tmpdir(), 'cxm-taken-')) });
-        expect(taken.code).toBe(1);
-        expect(ownLines(taken.stderr)).toEqual([`cxm: Port ${port} is already in use. Stop the process using it, or choose another with PORT=<port> (PORT=0 picks a free one).`]);
-      } finally {
-        await stopWithCtrlC(second, home);
-      }
-      expect(javaProcessesFor(home)).toEqual([]);
-    },
-    TWO_STARTS_MS,
-  );
-
-  it(
-    "CXM_RUNTIME=bundles: every route served by its bundle on Lambda's Node, said in the banner, with REPORT lines at debug",
-    async () => {
-      const home = mkdtempSync(join(tmpdir(), 'cxm-start-bundles-'));
-      // Synthesized here (or, in a whole run, reused from the bundles project's synthesis of the same
-      // sources): npm start then finds it by the hash of the sources, as a second start does.
-      const { dir } = await ensureLocalAssembly(LOCAL_STAGE);
-      const started = await startUntil(
-        'npm',
-        ['start'],
-        { PORT: '0', CXM_HOME: home, CXM_IN_MEMORY: '1', CXM_RUNTIME: 'bundles', CXM_ASSEMBLY_DIR: undefined, CXM_LOG_LEVEL: 'debug' },
-        /Press Ctrl-C to stop\./,
-      );
-      try {
-        const node = lambdaNode();
-        expect(started.output()).toContain(`Functions:   bundles on node ${node.version} (cloud assembly ${dir})`);
-        expect(started.output()).not.toContain('synthesizing');
+        expect(second.output()).toContain(`Demo key:    ${firstKey}\n`);
+        expect(second.output()).toContain(`Functions:   bundles on node ${node.version} (cloud assembly ${assembly.dir})\n`);
+        expect(second.output()).not.toContain('synthesizing');
         const state = JSON.parse(readFileSync(join(home, 'local.json'), 'utf8')) as { apiUrl: string; demo: { key: string } };
+        expect(state.demo.key).toBe(firstKey);
         const call = async (method: string, path: string, body?: unknown) => {
           const response = await documentedFetch(`${state.apiUrl}${path}`, {
             method,
             headers: {
-              Authorization: `Bearer ${state.demo.key}`,
+              Authorization: `Bearer ${firstKey}`,
               ...(body !== undefined && { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }),
             },
             ...(body !== undefined && { body: JSON.stringify(body) }),
@@ -214,7 +200,7 @@ describe('npm start', () => {
         const docs = '/api/v1/provisioning/tenants/demo';
         // One request per route of the route table: each answers as the sources do.
         const statuses = {
-          addInternalNote: await call('POST', '/api/v1/cxm/tenants/demo/conversations/conv-1001/internal-notes', { body: 'from a bundle' }),
+          addInternalNote: await call('POST', '/api/v1/cxm/tenants/demo/conversations/conv-1002/internal-notes', { body: 'after a restart, from a bundle' }),
           mcpBots: await call('POST', '/api/v1/mcp/tenants/demo/bots', { jsonrpc: '2.0', id: 1, method: 'tools/list' }),
           listDocuments: await call('GET', `${docs}/bots`),
           getCurrentDocument: await call('GET', `${docs}/bots/bot-billing/versions/current`),
@@ -238,48 +224,30 @@ describe('npm start', () => {
           getVocJobStatus: 200,
         });
         expect(Object.keys(statuses).sort()).toEqual(routes.map((route) => route.id).sort());
-        expect(started.output()).toMatch(/REPORT RequestId: \S+\tFunction: cxm-local-addInternalNote\tDuration: [\d.]+ ms\tMemory Size: \d+ MB\tMax Memory Used: \d+ MB\tInit Duration: [\d.]+ ms/);
+        expect(second.output()).toMatch(/REPORT RequestId: \S+\tFunction: cxm-local-addInternalNote\tDuration: [\d.]+ ms\tMemory Size: \d+ MB\tMax Memory Used: \d+ MB\tInit Duration: [\d.]+ ms/);
+
+        const port = new URL(state.apiUrl).port;
+        const taken = await run('node', ['--import', 'tsx', 'infra/local/start.ts'], { PORT: port, CXM_HOME: mkdtempSync(join(tmpdir(), 'cxm-taken-')) });
+        expect(taken.code).toBe(1);
+        expect(ownLines(taken.stderr)).toEqual([`cxm: Port ${port} is already in use. Stop the process using it, or choose another with PORT=<port> (PORT=0 picks a free one).`]);
       } finally {
-        process.kill(-started.child.pid!, 'SIGINT');
-        await started.exited;
+        await stopWithCtrlC(second, home);
       }
-      expect(started.output()).not.toMatch(/fault|Error/);
+      expect(javaProcessesFor(home)).toEqual([]);
     },
     TWO_STARTS_MS,
   );
 
-  it('says in one line that Java 17+ is needed when it cannot run java', async () => {
-    const result = await run('node', ['--import', 'tsx', 'infra/local/start.ts'], {
-      PORT: '0',
-      CXM_IN_MEMORY: '1',
-      JAVA_HOME: '/nonexistent-java',
-      CXM_HOME: mkdtempSync(join(tmpdir(), 'cxm-nojava-')),
-    });
+  it('a wrong setting stops it in one line, with a non-zero exit, before anything starts', async () => {
+    // Not made: the state directory is the first thing a start makes.
+    const home = join(mkdtempSync(join(tmpdir(), 'cxm-wrong-')), 'state');
+    const env = { PORT: '0', CXM_HOME: home, CXM_RATE_LIMIT: 'fast' };
+    const reading = readStartSettings({ ...process.env, ...env }, PROJECT_ROOT);
+    if (reading.ok) throw new Error('CXM_RATE_LIMIT=fast was taken');
+    const result = await run('npm', ['start'], env);
+    expect(ownLines(result.stderr)).toEqual([`cxm: ${reading.message}`]);
     expect(result.code).toBe(1);
-    expect(ownLines(result.stderr)).toEqual([expect.stringMatching(/^cxm: Java 17 or newer is needed .*JAVA_HOME/)]);
-  });
-
-  it('refuses a CXM_RATE_LIMIT that is not <rate>/<burst>', async () => {
-    const result = await run('node', ['--import', 'tsx', 'infra/local/start.ts'], { PORT: '0', CXM_RATE_LIMIT: 'fast', CXM_HOME: mkdtempSync(join(tmpdir(), 'cxm-rate-')) });
-    expect(result.code).toBe(1);
-    expect(ownLines(result.stderr)).toEqual([expect.stringMatching(/CXM_RATE_LIMIT=fast is not valid; give <rate per second>\/<burst>/)]);
-  });
-
-  it('refuses a CXM_IDEMPOTENCY_TTL_HOURS that is not a positive number of hours', async () => {
-    const result = await run('node', ['--import', 'tsx', 'infra/local/start.ts'], { PORT: '0', CXM_IDEMPOTENCY_TTL_HOURS: '0', CXM_HOME: mkdtempSync(join(tmpdir(), 'cxm-ttl-')) });
-    expect(result.code).toBe(1);
-    expect(ownLines(result.stderr)).toEqual([expect.stringMatching(/CXM_IDEMPOTENCY_TTL_HOURS=0 is not valid; give a number of hours above 0/)]);
-  });
-
-  it('refuses a CXM_ACCEPT_UNTAGGED_KEYS that is not true or false', async () => {
-    const result = await run('node', ['--import', 'tsx', 'infra/local/start.ts'], { PORT: '0', CXM_ACCEPT_UNTAGGED_KEYS: 'no', CXM_HOME: mkdtempSync(join(tmpdir(), 'cxm-untagged-')) });
-    expect(result.code).toBe(1);
-    expect(ownLines(result.stderr)).toEqual(['cxm: CXM_ACCEPT_UNTAGGED_KEYS must be true or false, not "no"']);
-  });
-
-  it('refuses a PORT that is not a port number', async () => {
-    const result = await run('node', ['--import', 'tsx', 'infra/local/start.ts'], { PORT: 'abc', CXM_HOME: mkdtempSync(join(tmpdir(), 'cxm-port-')) });
-    expect(result.code).toBe(1);
-    expect(ownLines(result.stderr)).toEqual([expect.stringMatching(/PORT=abc is not valid/)]);
+    expect(ownLines(result.stdout)).toEqual([]);
+    expect(existsSync(home)).toBe(false);
   });
 });
