@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { delimiter, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { configDefaults, defineConfig } from 'vitest/config';
@@ -16,24 +17,41 @@ const env = TEST_ENV;
  * on Lambda's Node (infra/local/README.md, bundle mode). The handler code is the same in both
  * runtimes; what only the bundles can break is the wiring CDK does, so these are the suites that
  * cross it: every route once through the smoke checks (cli-smoke: each endpoint, MCP, both kinds of
- * recording through the S3 and Transcribe rules), which function serves which method and
- * authorizes it (authorization-matrix, gateway), the tenant from the authorizer's context to every
- * store call (tenant-isolation), the template's timeout (deadline) and its schedule
- * (voc-lost-events). The attacks on keys and uploads run in both too (key-tags and
- * untagged-keys-refused: the stage secret read through Secrets Manager; voc-recordings and
- * voc-fair-share: the processor's bundle, its audio probe included, against the local S3). Every
- * other HTTP suite runs with the sources; test/README.md lists what runs where.
+ * recording through the processor's bundle, its audio probe included, and the S3 and Transcribe
+ * rules), which function serves which method and authorizes it (authorization-matrix, gateway),
+ * the tenant from the authorizer's context to every store call (tenant-isolation), and the stage
+ * secret the authorizer reads through Secrets Manager (key-tags, untagged-keys-refused). What the
+ * template gives each function (its timeout, the sweep's schedule, each recording setting) is held
+ * to the stage config by test/infra/stack.test.ts and recordings.test.ts; the deadline, the sweep
+ * and the recording rules themselves are the same code in both runtimes and run with the sources.
+ * Every other HTTP suite runs with the sources; test/README.md lists what runs where.
  */
-const BUNDLE_SUITES = ['authorization-matrix', 'cli-smoke', 'deadline', 'gateway', 'key-tags', 'tenant-isolation', 'untagged-keys-refused', 'voc-fair-share', 'voc-lost-events', 'voc-recordings'].map(
-  (name) => `test/integration/${name}.test.ts`,
-);
-/** What only bundle mode has: its wiring checks against edited copies of the template. */
-const BUNDLES_ONLY = ['test/integration/bundle-wiring.test.ts'];
+const BUNDLE_SUITES = ['authorization-matrix', 'cli-smoke', 'gateway', 'key-tags', 'tenant-isolation', 'untagged-keys-refused'].map((name) => `test/integration/${name}.test.ts`);
+/** What only bundle mode has: its wiring checks against edited copies of the template, and every bundle imported alone. */
+const BUNDLES_ONLY = ['test/integration/bundle-wiring.test.ts', 'test/infra/bundles.test.ts'];
 /** Reads what every other file's functions called (the run's recorded AWS calls): runs after them. */
 const AFTER_THE_OTHERS = ['test/infra/iam-simulation.test.ts'];
 
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+/**
+ * The files that start no gateway and no process of the API (the unit tests, the checks of the
+ * synthesized templates, the contract's own checks) run with their worker's modules shared from
+ * one file to the next (`isolate: false`): each file's process would otherwise import aws-cdk-lib,
+ * the AWS SDK and the route table again, about 1.5 s apiece. A file keeps a module graph of its
+ * own when it mocks a module (`vi.mock`: a module another file loaded first would escape its mock)
+ * or points the process's store client somewhere (`pointAtLocalDynamo`: the client is made once
+ * per module graph, so it would keep the first file's endpoint).
+ */
+const SHARED_MODULE_DIRS = ['test/unit', 'test/infra', 'test/contract'];
+const needsOwnModules = (file: string) => /\bvi\.(?:do)?[mM]ock\(|\bpointAtLocalDynamo\(/.test(readFileSync(`${root}/${file}`, 'utf8'));
+const SHARED_MODULE_FILES = SHARED_MODULE_DIRS.flatMap((dir) => (readdirSync(`${root}/${dir}`, { recursive: true }) as string[]).map((name) => `${dir}/${name}`))
+  .filter((file) => file.endsWith('.test.ts'))
+  .filter((file) => ![...AFTER_THE_OTHERS, ...BUNDLES_ONLY].includes(file) && !needsOwnModules(file))
+  .sort();
+
 export default defineConfig({
-  root: fileURLToPath(new URL('..', import.meta.url)),
+  root,
   test: {
     globalSetup: ['test/support/global-setup.ts'],
     setupFiles: ['test/support/runtime-setup.ts'],
@@ -44,8 +62,20 @@ export default defineConfig({
     // both cores busy (with 3, a quarter of the CPU stayed idle on this 2-core machine).
     maxWorkers: 4,
     projects: [
-      { extends: true, test: { name: 'sources', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...BUNDLES_ONLY, ...AFTER_THE_OTHERS], env, sequence: { groupOrder: 0 } } },
-      { extends: true, test: { name: 'bundles', include: [...BUNDLE_SUITES, ...BUNDLES_ONLY], env: { ...env, CXM_RUNTIME: 'bundles' }, sequence: { groupOrder: 0 } } },
+      {
+        extends: true,
+        test: {
+          name: 'sources',
+          include: ['test/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, ...BUNDLES_ONLY, ...AFTER_THE_OTHERS, ...SHARED_MODULE_FILES],
+          env,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      { extends: true, test: { name: 'modules', include: SHARED_MODULE_FILES, isolate: false, env, sequence: { groupOrder: 0 } } },
+      // After the others: the run's synthesis of the local stage is made meanwhile (global-setup.ts).
+      { extends: true, test: { name: 'bundles', include: [...BUNDLE_SUITES, ...BUNDLES_ONLY], env: { ...env, CXM_RUNTIME: 'bundles' }, sequence: { groupOrder: 1 } } },
+      // Beside the bundles: it reads what the sources gateways recorded, and bundles record nothing.
       { extends: true, test: { name: 'iam', include: AFTER_THE_OTHERS, env, sequence: { groupOrder: 1 } } },
     ],
   },

@@ -10,7 +10,8 @@ import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join, relative } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { stackName } from '#infra/stage-names';
 import { PROJECT_ROOT } from '../project-root.ts';
 
@@ -62,11 +63,25 @@ export interface LocalAssembly {
   stackId: string;
 }
 
+/**
+ * Where the stage's synthesis of the current sources is, or will be once ensureLocalAssembly has
+ * made it: complete when its `manifest.json` exists (it is renamed into place whole).
+ *
+ * @example existsSync(join(localAssemblyDir('local'), 'manifest.json')) // synthesized already
+ */
+export function localAssemblyDir(stage: string): string {
+  return join(assemblyRoot(), `${stage}-${assemblyInputsHash()}`);
+}
+
 /** Synthesizes the local stage's stack, or reuses the synthesis of the same inputs. */
 export async function ensureLocalAssembly(stage: string, log: (line: string) => void = () => undefined): Promise<LocalAssembly> {
   const stackId = stackName(stage);
   const root = assemblyRoot();
-  const dir = join(root, `${stage}-${assemblyInputsHash()}`);
+  const dir = localAssemblyDir(stage);
+  if (!existsSync(join(dir, 'manifest.json')) && synthesisUnderWay(dir)) {
+    log(`waiting for the synthesis of the ${stage} stack another process is making into ${dir}...`);
+    while (!existsSync(join(dir, 'manifest.json')) && synthesisUnderWay(dir)) await sleep(250);
+  }
   if (existsSync(join(dir, 'manifest.json'))) {
     // Marks it as recently used, so that pruning (by age) keeps it.
     const now = new Date();
@@ -76,6 +91,8 @@ export async function ensureLocalAssembly(stage: string, log: (line: string) => 
 
   mkdirSync(root, { recursive: true, mode: 0o700 });
   const staging = `${dir}.tmp-${process.pid}-${Date.now()}`;
+  // Made before the synthesis starts: another process that finds it waits instead of synthesizing too.
+  mkdirSync(staging);
   log(`synthesizing the ${stage} stack and bundling its functions into ${dir} (once per change of the sources)...`);
   const started = Date.now();
   try {
@@ -94,6 +111,22 @@ export async function ensureLocalAssembly(stage: string, log: (line: string) => 
   log(`synthesized in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   pruneOthers(root, dir, stage);
   return { dir, stackId };
+}
+
+/** Whether a live process is synthesizing into `dir`: its staging folder (`<dir>.tmp-<pid>-<ms>`) exists. */
+function synthesisUnderWay(dir: string): boolean {
+  const prefix = `${basename(dir)}.tmp-`;
+  const names = existsSync(dirname(dir)) ? readdirSync(dirname(dir)) : [];
+  return names.some((name) => {
+    if (!name.startsWith(prefix)) return false;
+    try {
+      process.kill(Number(name.slice(prefix.length).split('-')[0]), 0);
+      return true;
+    } catch {
+      // Its process is gone: a synthesis cut short, which pruning deletes.
+      return false;
+    }
+  });
 }
 
 const CDK_APP = join(PROJECT_ROOT, 'infra', 'cdk', 'app.ts');

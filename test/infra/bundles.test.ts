@@ -4,6 +4,8 @@
  * that dies at import ("Dynamic require of node:https is not supported" without the createRequire
  * banner), a module left external that Lambda does not have, and a handler reading a table env var
  * its function is not bound to (the handlers read table names at import and throw when missing).
+ * The bundles are the run's synthesis of the local stage (the bundles project's, test/vitest.config.ts),
+ * and one list of a stage with a search domain, built here.
  */
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -11,13 +13,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { App } from 'aws-cdk-lib';
-import type { CloudFormationStackArtifact } from 'aws-cdk-lib/cx-api';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { App, Stack } from 'aws-cdk-lib';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { stageConfig } from '#infra/cdk/config';
-import { ESM_REQUIRE_BANNER } from '#infra/cdk/constructs/api-function';
-import { CxmStack } from '#infra/cdk/stack';
+import { ApiFunction, ESM_REQUIRE_BANNER } from '#infra/cdk/constructs/api-function';
+import { routeBundling } from '#infra/cdk/constructs/reporting-backend-bundling';
+import { LOCAL_STAGE } from '#infra/local/build-proxy-event';
 import { lambdaNode } from '#infra/local/lambda-node';
+import { readStackAssembly } from '#infra/local/read-assembly';
+import { stackName } from '#infra/stage-names';
+import { routeById } from '#shared/routes';
+import { CDK_JSON_CONTEXT } from '#test/support/cdk-json-context';
 
 interface LambdaResource {
   Type: string;
@@ -34,33 +40,20 @@ interface Bundle {
 const run = promisify(execFile);
 /** The name of the OpenSearch client's error (shared/store/opensearch-client.ts), a string in any bundle that carries the client. */
 const OPENSEARCH_CLIENT_MARK = 'OpenSearchResponseError';
-const config = stageConfig('dev');
+/** The run's synthesis of the local stage (global-setup.ts): outside the project tree, as a deployed bundle is. */
+const assemblyDir = inject('assemblyDir');
 
-let outdir: string;
 let bundles: Bundle[];
 
 beforeAll(() => {
-  // Outside the project tree, so a module left external cannot be found in our node_modules.
-  outdir = mkdtempSync(join(tmpdir(), 'cxm-bundles-test-'));
-  const cdkJsonFile = new URL('../../cdk.json', import.meta.url);
-  const cdkJson = JSON.parse(readFileSync(cdkJsonFile, 'utf8')) as { context: Record<string, unknown> };
-  const app = new App({
-    outdir,
-    // Asset metadata ties each function to its asset directory (the CLI sets this too).
-    context: { ...cdkJson.context, stage: config.stage, 'aws:cdk:enable-asset-metadata': true },
-  });
-  const stack = new CxmStack(app, { config });
-  const artifact = app.synth().getStackArtifact(stack.artifactId);
-  bundles = lambdaBundles(artifact);
+  const { template } = readStackAssembly(assemblyDir, stackName(LOCAL_STAGE));
+  bundles = lambdaBundles(template.Resources as unknown as Record<string, LambdaResource>, assemblyDir);
 });
 
-afterAll(() => rmSync(outdir, { recursive: true, force: true }));
-
-function lambdaBundles(artifact: CloudFormationStackArtifact): Bundle[] {
-  const resources = (artifact.template as { Resources: Record<string, LambdaResource> }).Resources;
+function lambdaBundles(resources: Record<string, LambdaResource>, dir: string): Bundle[] {
   return (
     Object.values(resources)
-      // Ours are named cxm-<stage>-*; CDK's own helpers (the domain's log-policy resource) are not.
+      // Ours are named cxm-<stage>-*; CDK's own helpers are not.
       .filter((resource) => resource.Type === 'AWS::Lambda::Function' && resource.Properties.FunctionName?.startsWith('cxm-'))
       .map((fn) => {
         const assetPath = fn.Metadata?.['aws:asset:path'];
@@ -68,8 +61,8 @@ function lambdaBundles(artifact: CloudFormationStackArtifact): Bundle[] {
         const variables = fn.Properties.Environment?.Variables ?? {};
         return {
           functionName: fn.Properties.FunctionName!,
-          file: join(artifact.assembly.directory, assetPath, 'index.mjs'),
-          environment: Object.fromEntries(Object.entries(variables).map(([name, value]) => [name, resolveValue(value, resources)])),
+          file: join(dir, assetPath, 'index.mjs'),
+          environment: Object.fromEntries(Object.entries(variables).map(([name, value]) => [name, resolveValue(value, resources as never)])),
         };
       })
   );
@@ -117,24 +110,43 @@ describe('built bundles', () => {
   });
 
   it('each imports in a fresh node with only its own environment', async () => {
-    for (const bundle of bundles) {
+    // Two at a time: each is a process of its own.
+    const queue = [...bundles];
+    const next = async (): Promise<void> => {
+      const bundle = queue.shift();
+      if (!bundle) return;
       await expect(importBundle(bundle.file, bundle.environment), bundle.functionName).resolves.toBeDefined();
-    }
-  });
-
-  it("a reporting list is built for its stage's backend: this stage has a search domain, so its lists carry the OpenSearch client", () => {
-    // test/integration/bundle-wiring.test.ts checks the other side on the local (DynamoDB) stage.
-    const lists = bundles.filter((bundle) => bundle.environment.CXM_REPORTING_BACKEND !== undefined);
-    expect(lists.map((bundle) => bundle.functionName).sort()).toEqual([`cxm-${config.stage}-listAssistantConversations`, `cxm-${config.stage}-listVocConversations`]);
-    for (const list of lists) {
-      expect(list.environment.CXM_REPORTING_BACKEND).toBe('opensearch');
-      expect(readFileSync(list.file, 'utf8')).toContain(OPENSEARCH_CLIENT_MARK);
-    }
+      await next();
+    };
+    await Promise.all([next(), next()]);
   });
 
   it('a bundle without its table variable fails at import (the check above can fail)', async () => {
     const bundle = bundles.find((b) => Object.keys(b.environment).some((name) => name.startsWith('CXM_TABLE_')))!;
     const environment = Object.fromEntries(Object.entries(bundle.environment).filter(([name]) => !name.startsWith('CXM_TABLE_')));
     await expect(importBundle(bundle.file, environment)).rejects.toThrow(/CXM_TABLE_/);
+  });
+});
+
+describe("a reporting list is built for its stage's backend", () => {
+  // The local stage reads DynamoDB: its lists leave the OpenSearch client out (bundle-wiring.test.ts).
+  // A stage with a search domain bundles its lists with the client: one list function, built by
+  // the construct and the bundling the stack gives it.
+  const route = routeById('listAssistantConversations');
+  let outdir: string;
+  afterAll(() => rmSync(outdir, { recursive: true, force: true }));
+
+  it('a stage with a search domain: its lists carry the OpenSearch client', () => {
+    const config = stageConfig('dev');
+    expect(config.reportingBackend).toBe('opensearch');
+    outdir = mkdtempSync(join(tmpdir(), 'cxm-bundles-test-'));
+    const app = new App({ outdir, context: { ...CDK_JSON_CONTEXT, stage: config.stage, 'aws:cdk:enable-asset-metadata': true } });
+    const stack = new Stack(app, stackName(config.stage));
+    new ApiFunction(stack, `${route.id}Function`, { entry: route.handler, functionName: `cxm-${config.stage}-${route.id}`, config, bundling: routeBundling(route, config.reportingBackend) });
+    const artifact = app.synth().getStackArtifact(stack.artifactId);
+    const [list] = lambdaBundles((artifact.template as { Resources: Record<string, LambdaResource> }).Resources, artifact.assembly.directory);
+    expect(readFileSync(list!.file, 'utf8')).toContain(OPENSEARCH_CLIENT_MARK);
+    const local = bundles.find((bundle) => bundle.functionName === `cxm-${LOCAL_STAGE}-${route.id}`)!;
+    expect(readFileSync(local.file, 'utf8')).not.toContain(OPENSEARCH_CLIENT_MARK);
   });
 });

@@ -15,6 +15,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { type StageConfig, stageConfig } from '#infra/cdk/config';
 import { CxmStack } from '#infra/cdk/stack';
 import { recordingArrivedPattern } from '#shared/recording-events';
+import { RECORDING_SETTING_ENVS } from '#shared/store/recording-settings';
 import { CDK_JSON_CONTEXT } from '#test/support/cdk-json-context';
 import { loadStageTemplates, stageTemplate } from '#test/support/stage-templates';
 
@@ -217,6 +218,36 @@ describe('least privilege', () => {
       CXM_RECORDING_UPLOAD_URL_TTL_SECONDS: String(recordings.uploadUrlTtl.toSeconds()),
     });
     expect(variables('cxm-dev-processRecording')).toMatchObject({ CXM_RECORDING_PROCESSING_WINDOW_SECONDS: String(recordings.processingWindow.toSeconds()) });
+  });
+
+  it('each recording setting reaches exactly the functions that read it, with the stage value', () => {
+    // What the bundles project no longer reruns the recording suites for: the settings are the
+    // stage's only in the function's environment, which these hold to the stage config.
+    const { recordings } = stageConfig('dev');
+    const value: Record<(typeof RECORDING_SETTING_ENVS)[number], string> = {
+      CXM_RECORDING_MAX_BYTES: String(recordings.maxUploadBytes),
+      CXM_RECORDING_UPLOAD_URL_TTL_SECONDS: String(recordings.uploadUrlTtl.toSeconds()),
+      CXM_RECORDING_UPLOAD_GRACE_SECONDS: String(recordings.uploadGrace.toSeconds()),
+      CXM_RECORDING_PROCESSING_WINDOW_SECONDS: String(recordings.processingWindow.toSeconds()),
+      CXM_RECORDING_MAX_IN_FLIGHT: String(recordings.maxInFlightPerTenant),
+      CXM_RECORDING_MAX_SECONDS: String(recordings.maxDuration.toSeconds()),
+    };
+    expect(Object.keys(value).sort()).toEqual([...RECORDING_SETTING_ENVS].sort());
+    const settingsOf = (fn: CfnResource) => {
+      const variables = (fn.Properties.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {};
+      return Object.fromEntries(Object.entries(variables).filter(([name]) => (RECORDING_SETTING_ENVS as readonly string[]).includes(name)));
+    };
+    const carried = Object.fromEntries(
+      resources(dev, 'AWS::Lambda::Function')
+        .map(([, fn]) => [fn.Properties.FunctionName as string, settingsOf(fn)] as const)
+        .filter(([, settings]) => Object.keys(settings).length > 0),
+    );
+    const pick = (...names: (keyof typeof value)[]) => Object.fromEntries(names.map((name) => [name, value[name]]));
+    expect(carried).toEqual({
+      'cxm-dev-createRecording': pick('CXM_RECORDING_MAX_BYTES', 'CXM_RECORDING_UPLOAD_URL_TTL_SECONDS', 'CXM_RECORDING_MAX_IN_FLIGHT'),
+      'cxm-dev-getVocJobStatus': pick('CXM_RECORDING_UPLOAD_GRACE_SECONDS', 'CXM_RECORDING_PROCESSING_WINDOW_SECONDS'),
+      'cxm-dev-processRecording': pick('CXM_RECORDING_UPLOAD_GRACE_SECONDS', 'CXM_RECORDING_PROCESSING_WINDOW_SECONDS', 'CXM_RECORDING_MAX_SECONDS'),
+    });
   });
 });
 

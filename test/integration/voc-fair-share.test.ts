@@ -1,5 +1,5 @@
 /**
- * What one tenant's recordings may take, over real HTTP in both runtimes: at most the stage's
+ * What one tenant's recordings may take, over real HTTP: at most the stage's
  * number of recordings in flight (here 3), past which a new upload is 429 with Retry-After while
  * another tenant's jobs go on; a place comes back when a job ends, also a job nobody reads whose
  * file never came (the sweep fails it). And two edges of an upload's life: a keyed retry after its
@@ -15,7 +15,7 @@ import { fillPath, routeById } from '#shared/routes';
 import { directStores } from '#test/support/serve-gateway-over';
 import { documentedFetch, uniqueTenant } from '#test/support/test-api';
 
-// This file's stage settings (both runtimes read them through the same variables).
+// This file's stage settings (the functions read them from their environment, as deployed ones do).
 process.env.CXM_RECORDING_MAX_IN_FLIGHT = '3';
 process.env.CXM_RECORDING_UPLOAD_URL_TTL_SECONDS = '4';
 process.env.CXM_RECORDING_UPLOAD_GRACE_SECONDS = '0';

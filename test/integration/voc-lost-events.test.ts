@@ -1,6 +1,6 @@
 /**
  * Amazon Transcribe's events reach EventBridge "on a best-effort basis": one can be lost. Here the
- * local bus loses every one of them, in both runtimes, and the processor's sweep (its scheduled
+ * local bus loses every one of them, and the processor's sweep (its scheduled
  * rule, run every second here instead of every 5 minutes) still collects each analysis and
  * completes its job, mono and two-channel alike. Without the sweep these jobs would stay `started`
  * until the status read failed them at their window, although their analysis had finished.

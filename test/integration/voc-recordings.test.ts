@@ -1,6 +1,6 @@
 /**
  * VOC recordings end to end over real HTTP, against DynamoDB Local, the local S3 server and the
- * local stand-in for Amazon Transcribe, in both runtimes: create an upload, PUT the file to the
+ * local stand-in for Amazon Transcribe: create an upload, PUT the file to the
  * presigned URL, poll the job to `completed` (a mono file through a transcription job, a
  * two-channel call through Call Analytics), find its row in the VOC list; and every way it can go
  * wrong (S3 refusing, a file that is not audio, one no analysis takes, an upload that never comes,
@@ -22,7 +22,7 @@ import { type DynamoFaultProxy, startDynamoFaultProxy } from '#test/support/dyna
 import { directStores, serveGatewaysOver } from '#test/support/serve-gateway-over';
 import { documentedFetch, uniqueTenant } from '#test/support/test-api';
 
-// Stage settings of this file's functions (both runtimes read them through the same variables).
+// Stage settings of this file's functions (the functions read them from their environment, as deployed ones do).
 process.env.CXM_RECORDING_MAX_BYTES = '2000000';
 // Long enough for a create and its PUT on a loaded machine, short enough to wait out once.
 process.env.CXM_RECORDING_UPLOAD_URL_TTL_SECONDS = '8';

@@ -3,7 +3,10 @@
  * the bundles project, one synthesis of the local stage's cloud assembly (reused across runs while
  * the sources are unchanged: infra/local/local-assembly.ts). Test files reach them through `inject('dynamo')` and
  * `inject('assemblyDir')` (test/support/runtime-setup.ts hands the latter to the bundles project's
- * gateways), and isolate their data by unique tenant ids.
+ * gateways), and isolate their data by unique tenant ids. The synthesis is not waited for here:
+ * it runs while the other projects' files do (the bundles project's files run after theirs,
+ * `sequence.groupOrder`), and each bundles file waits for it in runtime-setup.ts, which reports a
+ * failed synthesis from `inject('assemblyFailure')`.
  *
  * It also makes the run's folder of recorded AWS calls (`inject('awsCallLog')`): every sources
  * gateway of the run records there what its functions call (infra/local/record-aws-calls.ts), and
@@ -14,7 +17,7 @@
  *
  * Vitest calls this once per project (sources, bundles, iam); all share what the first call started.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type {} from 'vitest';
@@ -22,7 +25,7 @@ import type { TestProject } from 'vitest/node';
 import { LOCAL_STAGE } from '#infra/local/build-proxy-event';
 import { createTables, type DynamoDbLocal, type LocalDynamoConnection, startDynamoDbLocal } from '#infra/local/dynamodb-local';
 import { functionRuntimeKind } from '#infra/local/function-runtime';
-import { ensureLocalAssembly } from '#infra/local/local-assembly';
+import { ensureLocalAssembly, localAssemblyDir } from '#infra/local/local-assembly';
 import type { TableId } from '#shared/store/table-specs';
 
 /** The store's endpoint and the credentials that select its database, with the test tables. */
@@ -33,8 +36,10 @@ export interface DynamoFixture extends LocalDynamoConnection {
 declare module 'vitest' {
   export interface ProvidedContext {
     dynamo: DynamoFixture;
-    /** The local stage's cloud assembly, which the bundles project serves from ('' in the others). */
+    /** The local stage's cloud assembly, which the bundles project serves from once it is complete ('' in the others). */
     assemblyDir: string;
+    /** A file that holds why the synthesis of assemblyDir failed, once it has. */
+    assemblyFailure: string;
     /** The folder of this run's recorded AWS calls (CXM_AWS_CALL_LOG of every test file). */
     awsCallLog: string;
     /** The folder where this run's stage variants are synthesized, once each (test/support/stage-templates.ts). */
@@ -44,9 +49,11 @@ declare module 'vitest' {
 
 interface Shared {
   dynamo?: Promise<{ local: DynamoDbLocal; fixture: DynamoFixture }>;
-  assembly?: Promise<string>;
+  assembly?: Promise<void>;
   awsCallLog?: string;
   stageAssemblies?: string;
+  /** The run's own folder (the synthesis's failure, should it fail). */
+  runDir?: string;
   users: number;
 }
 
@@ -67,13 +74,20 @@ export async function setup(project: TestProject): Promise<void> {
     return { local, fixture: { endpoint: local.endpoint, credentials: local.credentials, tables } };
   })();
   const bundles = functionRuntimeKind(project.config.env?.CXM_RUNTIME) === 'bundles';
-  if (bundles) shared.assembly ??= ensureLocalAssembly(LOCAL_STAGE, (line) => console.log(`global setup: ${line}`)).then((assembly) => assembly.dir);
+  const assemblyDir = bundles ? localAssemblyDir(LOCAL_STAGE) : '';
+  shared.runDir ??= mkdtempSync(join(tmpdir(), 'cxm-test-run-'));
+  const assemblyFailure = join(shared.runDir, 'local-assembly-failure.txt');
+  if (bundles) {
+    shared.assembly ??= ensureLocalAssembly(LOCAL_STAGE, (line) => console.log(`global setup: ${line}`)).then(
+      () => undefined,
+      (error: unknown) => writeFileSync(assemblyFailure, error instanceof Error ? error.message : String(error)),
+    );
+  }
+  project.provide('assemblyDir', assemblyDir);
+  project.provide('assemblyFailure', assemblyFailure);
   try {
-    const [{ fixture }, assemblyDir] = await Promise.all([shared.dynamo, bundles ? shared.assembly! : Promise.resolve('')]);
-    project.provide('dynamo', fixture);
-    project.provide('assemblyDir', assemblyDir);
+    project.provide('dynamo', (await shared.dynamo).fixture);
   } catch (error) {
-    // A failed synthesis ends the run before any teardown: DynamoDB Local must not outlive it.
     (await shared.dynamo.catch(() => undefined))?.local.killNow();
     throw error;
   }
@@ -81,6 +95,8 @@ export async function setup(project: TestProject): Promise<void> {
 
 export async function teardown(): Promise<void> {
   if (--shared.users > 0) return;
+  // A synthesis no bundles file waited for (a run of other projects only) still ends first.
+  await shared.assembly;
   await (await shared.dynamo)?.local.stop();
-  for (const folder of [shared.awsCallLog, shared.stageAssemblies]) if (folder) rmSync(folder, { recursive: true, force: true });
+  for (const folder of [shared.awsCallLog, shared.stageAssemblies, shared.runDir]) if (folder) rmSync(folder, { recursive: true, force: true });
 }

@@ -26,7 +26,7 @@ import type { SpecTable } from './data.ts';
 import { EdgeWebAcl, wantsWebAcl } from './edge-protection.ts';
 import { addGatewayResponses } from './gateway-responses.ts';
 import type { Recordings } from './recordings.ts';
-import { type ReportingBackend, reportingBackendDefine } from './reporting-backend-bundling.ts';
+import { type ReportingBackend, routeBundling } from './reporting-backend-bundling.ts';
 import type { ReportingSearch } from './search.ts';
 
 /** How a function learns where its secret is (shared/secrets/cursor-keys.ts and key-tag-secrets.ts read it). */
@@ -141,7 +141,7 @@ export class Api extends Construct {
         functionName: `cxm-${stage}-${route.id}`,
         description: `${route.method} ${route.path}`,
         config,
-        ...(route.reportingIndex && { bundling: { define: reportingBackendDefine(backend) } }),
+        bundling: routeBundling(route, backend),
       });
       for (const [tableId, access] of Object.entries(route.tables) as [TableId, TableAccess][]) {
         // A list reading OpenSearch never touches the reporting table.

@@ -6,11 +6,23 @@
  * The environment variable stays set too: it is what source mode and the indexer read.
  */
 
+import type { BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { FUNCTION_ENV } from '#shared/function-env';
+import type { RouteSpec } from '#shared/routes';
 import type { StageConfig } from '../config.ts';
 
 export type ReportingBackend = StageConfig['reportingBackend'];
 
 export function reportingBackendDefine(backend: ReportingBackend): Record<string, string> {
   return { [`process.env.${FUNCTION_ENV.reportingBackend}`]: JSON.stringify(backend) };
+}
+
+/**
+ * What a route's bundle takes beyond the common bundling (api-function.ts): a reporting list has
+ * its stage's backend compiled in; any other route, nothing.
+ *
+ * @example routeBundling(routeById('listAssistantConversations'), 'opensearch') // { define: { 'process.env.CXM_REPORTING_BACKEND': '"opensearch"' } }
+ */
+export function routeBundling(route: Pick<RouteSpec, 'reportingIndex'>, backend: ReportingBackend): Partial<BundlingOptions> | undefined {
+  return route.reportingIndex ? { define: reportingBackendDefine(backend) } : undefined;
 }
