@@ -66,6 +66,9 @@ export function searchLogPolicyName(stage: string): string {
   // The same tree as the app's, down to the domain, so `node.addr` is the one CDK names the policy
   // with; the root of a tree has no scope (CDK's App has none either).
   const root = new Construct(undefined as never, '');
-  const domain = new Construct(new Construct(new Construct(root, stackName(stage)), SEARCH_CONSTRUCT_ID), SEARCH_DOMAIN_ID);
+  const domain = new Construct(
+    new Construct(new Construct(root, stackName(stage)), SEARCH_CONSTRUCT_ID),
+    SEARCH_DOMAIN_ID,
+  );
   return `ESLogPolicy${domain.node.addr}`;
 }

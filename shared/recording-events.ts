@@ -43,7 +43,11 @@ export function recordingArrivedPattern(bucketName: string): RecordingEventPatte
 /** The detail type of Transcribe's word that a job of each kind ended, and the names of its detail's fields. */
 export const ANALYSIS_STATE_EVENTS = {
   'call-analytics': { detailType: 'Call Analytics Job State Change', nameField: 'JobName', statusField: 'JobStatus' },
-  transcription: { detailType: 'Transcribe Job State Change', nameField: 'TranscriptionJobName', statusField: 'TranscriptionJobStatus' },
+  transcription: {
+    detailType: 'Transcribe Job State Change',
+    nameField: 'TranscriptionJobName',
+    statusField: 'TranscriptionJobStatus',
+  },
 } as const satisfies Record<AnalysisKind, { detailType: string; nameField: string; statusField: string }>;
 
 /** Transcribe's word that an analysis of `kind` of this stage ended, either way (job names: analysis-job-names.ts). */
@@ -52,7 +56,10 @@ export function analysisFinishedPattern(stage: string, kind: AnalysisKind): Reco
   return {
     source: ['aws.transcribe'],
     'detail-type': [event.detailType],
-    detail: { [event.statusField]: ['COMPLETED', 'FAILED'], [event.nameField]: [{ prefix: analysisJobNamePrefix(stage) }] },
+    detail: {
+      [event.statusField]: ['COMPLETED', 'FAILED'],
+      [event.nameField]: [{ prefix: analysisJobNamePrefix(stage) }],
+    },
   };
 }
 

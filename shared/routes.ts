@@ -116,7 +116,9 @@ export const RECORDING_UPLOAD_REQUEST_MAX_BYTES = 4096;
 /** The REQUEST authorizer every route sits behind. */
 export const AUTHORIZER_HANDLER = 'functions/authorizer.ts';
 /** The authorizer reads a key's record by its hash, and nothing else. */
-export const AUTHORIZER_TABLES = { keys: { operations: ['GetItem'] } } as const satisfies Partial<Record<TableId, TableAccess>>;
+export const AUTHORIZER_TABLES = { keys: { operations: ['GetItem'] } } as const satisfies Partial<
+  Record<TableId, TableAccess>
+>;
 /** The authorizer checks a key's tag before any read (shared/auth/key-tag.ts). */
 export const AUTHORIZER_SECRETS = ['keyTagSecret'] as const satisfies readonly SecretId[];
 /** Function timeout; the chain answers 504 itself just before it. */
@@ -159,7 +161,11 @@ export const routes = [
     handler: 'functions/provisioning/get-current-document.ts',
     scope: 'provisioning:{collection}.read',
     tables: { documents: { operations: ['GetItem'] } },
-    schemas: { path: 'DocumentPath', query: 'NoQuery', response: { status: 200, schema: 'DocumentBody', otherStatuses: [304] } },
+    schemas: {
+      path: 'DocumentPath',
+      query: 'NoQuery',
+      response: { status: 200, schema: 'DocumentBody', otherStatuses: [304] },
+    },
     preconditions: 'read',
     summary: 'Get the current version of a document',
     errors: [400, 404, 412],
@@ -190,7 +196,12 @@ export const routes = [
     handler: 'functions/provisioning/merge-current-document.ts',
     scope: 'provisioning:{collection}.write',
     tables: { documents: { operations: ['GetItem', 'UpdateItem'] }, idempotency: IDEMPOTENCY_RECORDS },
-    schemas: { path: 'DocumentPath', query: 'NoQuery', body: 'DocumentBody', response: { status: 200, schema: 'DocumentBody' } },
+    schemas: {
+      path: 'DocumentPath',
+      query: 'NoQuery',
+      body: 'DocumentBody',
+      response: { status: 200, schema: 'DocumentBody' },
+    },
     maxBodyBytes: DOCUMENT_REQUEST_MAX_BYTES,
     idempotencyKey: true,
     preconditions: 'write',

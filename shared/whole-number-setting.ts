@@ -5,7 +5,13 @@
  */
 import { parseWholeNumber } from '#shared/domain/parse-whole-number';
 
-export function wholeNumberSetting<F extends number | undefined>(name: string, fallback: F, min: number, max: number, env: NodeJS.ProcessEnv = process.env): number | F {
+export function wholeNumberSetting<F extends number | undefined>(
+  name: string,
+  fallback: F,
+  min: number,
+  max: number,
+  env: NodeJS.ProcessEnv = process.env,
+): number | F {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = parseWholeNumber(raw, min, max);

@@ -26,7 +26,14 @@ const env = TEST_ENV;
  * and the recording rules themselves are the same code in both runtimes and run with the sources.
  * Every other HTTP suite runs with the sources; test/README.md lists what runs where.
  */
-const BUNDLE_SUITES = ['authorization-matrix', 'cli-smoke', 'gateway', 'key-tags', 'tenant-isolation', 'untagged-keys-refused'].map((name) => `test/integration/${name}.test.ts`);
+const BUNDLE_SUITES = [
+  'authorization-matrix',
+  'cli-smoke',
+  'gateway',
+  'key-tags',
+  'tenant-isolation',
+  'untagged-keys-refused',
+].map((name) => `test/integration/${name}.test.ts`);
 /** What only bundle mode has: its wiring checks against edited copies of the template, and every bundle imported alone. */
 const BUNDLES_ONLY = ['test/integration/bundle-wiring.test.ts', 'test/infra/bundles.test.ts'];
 /** Reads what every other file's functions called (the run's recorded AWS calls): runs after them. */
@@ -44,8 +51,11 @@ const root = fileURLToPath(new URL('..', import.meta.url));
  * per module graph, so it would keep the first file's endpoint).
  */
 const SHARED_MODULE_DIRS = ['test/unit', 'test/infra', 'test/contract'];
-const needsOwnModules = (file: string) => /\bvi\.(?:do)?[mM]ock\(|\bpointAtLocalDynamo\(/.test(readFileSync(`${root}/${file}`, 'utf8'));
-const SHARED_MODULE_FILES = SHARED_MODULE_DIRS.flatMap((dir) => (readdirSync(`${root}/${dir}`, { recursive: true }) as string[]).map((name) => `${dir}/${name}`))
+const needsOwnModules = (file: string) =>
+  /\bvi\.(?:do)?[mM]ock\(|\bpointAtLocalDynamo\(/.test(readFileSync(`${root}/${file}`, 'utf8'));
+const SHARED_MODULE_FILES = SHARED_MODULE_DIRS.flatMap((dir) =>
+  (readdirSync(`${root}/${dir}`, { recursive: true }) as string[]).map((name) => `${dir}/${name}`),
+)
   .filter((file) => file.endsWith('.test.ts'))
   .filter((file) => ![...AFTER_THE_OTHERS, ...BUNDLES_ONLY].includes(file) && !needsOwnModules(file))
   .sort();
@@ -72,9 +82,20 @@ export default defineConfig({
           sequence: { groupOrder: 0 },
         },
       },
-      { extends: true, test: { name: 'modules', include: SHARED_MODULE_FILES, isolate: false, env, sequence: { groupOrder: 0 } } },
+      {
+        extends: true,
+        test: { name: 'modules', include: SHARED_MODULE_FILES, isolate: false, env, sequence: { groupOrder: 0 } },
+      },
       // After the others: the run's synthesis of the local stage is made meanwhile (global-setup.ts).
-      { extends: true, test: { name: 'bundles', include: [...BUNDLE_SUITES, ...BUNDLES_ONLY], env: { ...env, CXM_RUNTIME: 'bundles' }, sequence: { groupOrder: 1 } } },
+      {
+        extends: true,
+        test: {
+          name: 'bundles',
+          include: [...BUNDLE_SUITES, ...BUNDLES_ONLY],
+          env: { ...env, CXM_RUNTIME: 'bundles' },
+          sequence: { groupOrder: 1 },
+        },
+      },
       // Beside the bundles: it reads what the sources gateways recorded, and bundles record nothing.
       { extends: true, test: { name: 'iam', include: AFTER_THE_OTHERS, env, sequence: { groupOrder: 1 } } },
     ],

@@ -25,5 +25,9 @@ export async function handler(event: APIGatewayProxyEvent): Promise<APIGatewayPr
 function thisStage(event: APIGatewayProxyEvent): ServerObject {
   const { domainName, path, stage } = event.requestContext;
   const base = path.endsWith(event.resource) ? path.slice(0, path.length - event.resource.length) : `/${stage}`;
-  return { url: `https://${domainName ?? event.headers.Host ?? event.headers.host}${base}`, description: `The ${stage} stage that served this document.`, 'x-internal': false };
+  return {
+    url: `https://${domainName ?? event.headers.Host ?? event.headers.host}${base}`,
+    description: `The ${stage} stage that served this document.`,
+    'x-internal': false,
+  };
 }

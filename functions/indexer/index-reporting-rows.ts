@@ -27,6 +27,7 @@ export const handler = async (event: DynamoDBStreamEvent): Promise<DynamoDBBatch
   });
   await templatesReady;
   const result = await indexReportingRecords(client, indexPrefix, event.Records, logger);
-  if (result.batchItemFailures.length > 0) logger.warn('records left for retry', { count: result.batchItemFailures.length });
+  if (result.batchItemFailures.length > 0)
+    logger.warn('records left for retry', { count: result.batchItemFailures.length });
   return result;
 };

@@ -14,11 +14,16 @@ export const handler = createApiHandler(listDocuments, async ({ tenantId, path, 
   const limit = query.limit === undefined ? DEFAULT_DOCUMENT_LIMIT : Number(query.limit);
   const after = query.cursor === undefined ? undefined : decodeListCursor(query.cursor);
   if (query.cursor !== undefined && after === undefined) {
-    throw badRequest("Query parameter 'cursor' is not a cursor of this API; take it from the Link header of the previous page.");
+    throw badRequest(
+      "Query parameter 'cursor' is not a cursor of this API; take it from the Link header of the previous page.",
+    );
   }
   const page = await documents.list(tenantId, path.collection, { limit, after, maxBytes: RESPONSE_BUDGET_BYTES });
   const last = page.entries.at(-1);
-  const link = page.more && last ? { Link: nextLink(http.selfUrl, { limit: query.limit, cursor: encodeListCursor(last.id) }) } : undefined;
+  const link =
+    page.more && last
+      ? { Link: nextLink(http.selfUrl, { limit: query.limit, cursor: encodeListCursor(last.id) }) }
+      : undefined;
   // Documents are stored as JSON text: splice them in rather than parse and serialise each.
   const bodyText = `[${page.entries.map((entry) => `{"id":${JSON.stringify(entry.id)},"data":${entry.json}}`).join(',')}]`;
   return { status: 200, bodyText, headers: link };

@@ -13,23 +13,36 @@ import { documentsStore, idempotencyLedger } from '#shared/store/function-stores
 const documents = documentsStore();
 const ledger = idempotencyLedger();
 
-const answer = ({ json, etag }: { json: string; etag: string }) => ({ status: 200, bodyText: json, headers: { ETag: formatEntityTag(etag) } });
-
-export const handler = createApiHandler(mergeCurrentDocument, async ({ tenantId, path, body, signal, idempotency, http }) => {
-  const docId = requireStorableDocId(path.docId);
-  const outcome = await documents.update(tenantId, path.collection, docId, (current) => documentJsonOr413(applyMergePatch(current, body)), {
-    signal,
-    preconditions: readPreconditions(http),
-    record: recordAnswer(ledger, idempotency, answer),
-  });
-  switch (outcome.kind) {
-    case 'recorded':
-      return replayRecorded(outcome.record, idempotency);
-    case 'absent':
-      throw notFound(`No document '${path.docId}' exists in collection '${path.collection}'; create it with POST.`);
-    case 'precondition-failed':
-      throw preconditionFailed(path.docId);
-    default:
-      return answer(outcome);
-  }
+const answer = ({ json, etag }: { json: string; etag: string }) => ({
+  status: 200,
+  bodyText: json,
+  headers: { ETag: formatEntityTag(etag) },
 });
+
+export const handler = createApiHandler(
+  mergeCurrentDocument,
+  async ({ tenantId, path, body, signal, idempotency, http }) => {
+    const docId = requireStorableDocId(path.docId);
+    const outcome = await documents.update(
+      tenantId,
+      path.collection,
+      docId,
+      (current) => documentJsonOr413(applyMergePatch(current, body)),
+      {
+        signal,
+        preconditions: readPreconditions(http),
+        record: recordAnswer(ledger, idempotency, answer),
+      },
+    );
+    switch (outcome.kind) {
+      case 'recorded':
+        return replayRecorded(outcome.record, idempotency);
+      case 'absent':
+        throw notFound(`No document '${path.docId}' exists in collection '${path.collection}'; create it with POST.`);
+      case 'precondition-failed':
+        throw preconditionFailed(path.docId);
+      default:
+        return answer(outcome);
+    }
+  },
+);

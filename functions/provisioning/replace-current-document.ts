@@ -12,22 +12,25 @@ import { documentsStore, idempotencyLedger } from '#shared/store/function-stores
 const documents = documentsStore();
 const ledger = idempotencyLedger();
 
-export const handler = createApiHandler(replaceCurrentDocument, async ({ tenantId, path, body, signal, idempotency, http }) => {
-  const docId = requireStorableDocId(path.docId);
-  const json = documentJsonOr413(body);
-  const answer = ({ created, etag }: { created: boolean; etag: string }) => ({
-    status: created ? 201 : 200,
-    bodyText: json,
-    headers: { ETag: formatEntityTag(etag) },
-  });
-  const outcome = await documents.replace(tenantId, path.collection, docId, json, {
-    signal,
-    preconditions: readPreconditions(http),
-    record: recordAnswer(ledger, idempotency, answer),
-  });
-  if (outcome.kind === 'recorded') return replayRecorded(outcome.record, idempotency);
-  if (outcome.kind === 'precondition-failed') {
-    throw preconditionFailed(path.docId);
-  }
-  return answer(outcome);
-});
+export const handler = createApiHandler(
+  replaceCurrentDocument,
+  async ({ tenantId, path, body, signal, idempotency, http }) => {
+    const docId = requireStorableDocId(path.docId);
+    const json = documentJsonOr413(body);
+    const answer = ({ created, etag }: { created: boolean; etag: string }) => ({
+      status: created ? 201 : 200,
+      bodyText: json,
+      headers: { ETag: formatEntityTag(etag) },
+    });
+    const outcome = await documents.replace(tenantId, path.collection, docId, json, {
+      signal,
+      preconditions: readPreconditions(http),
+      record: recordAnswer(ledger, idempotency, answer),
+    });
+    if (outcome.kind === 'recorded') return replayRecorded(outcome.record, idempotency);
+    if (outcome.kind === 'precondition-failed') {
+      throw preconditionFailed(path.docId);
+    }
+    return answer(outcome);
+  },
+);

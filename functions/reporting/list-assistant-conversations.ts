@@ -7,4 +7,6 @@ import { reportingIndex } from '#shared/store/function-stores';
 
 const dependencies = { kind: 'assistant', index: await reportingIndex(), keys: cursorKeysSource() } as const;
 
-export const handler = createApiHandler(listAssistantConversations, (request) => serveReportList(dependencies, request));
+export const handler = createApiHandler(listAssistantConversations, (request) =>
+  serveReportList(dependencies, request),
+);

@@ -11,7 +11,12 @@ import { recordAnswer, replayRecorded } from '#shared/http/idempotent-answer';
 import { createRecording } from '#shared/schemas/route-validators.generated';
 import { idempotencyLedger, vocJobsStore } from '#shared/store/function-stores';
 import { createUploadPresigner } from '#shared/store/presign-recording-upload';
-import { maxInFlightPerTenant, maxRecordingBytes, recordingsBucket, uploadUrlTtlSeconds } from '#shared/store/recording-settings';
+import {
+  maxInFlightPerTenant,
+  maxRecordingBytes,
+  recordingsBucket,
+  uploadUrlTtlSeconds,
+} from '#shared/store/recording-settings';
 
 const jobs = vocJobsStore();
 const ledger = idempotencyLedger();
@@ -25,7 +30,9 @@ const BUSY_RETRY_AFTER_SECONDS = 30;
 
 export const handler = createApiHandler(createRecording, async ({ tenantId, caller, body, signal, idempotency }) => {
   if (body.sizeBytes > maxBytes) {
-    throw badRequest(`sizeBytes ${body.sizeBytes} is over the limit of ${formatBytes(maxBytes)} (${maxBytes} bytes) for one recording.`);
+    throw badRequest(
+      `sizeBytes ${body.sizeBytes} is over the limit of ${formatBytes(maxBytes)} (${maxBytes} bytes) for one recording.`,
+    );
   }
   const now = new Date();
   const jobId = newUlid(now.getTime());
@@ -52,15 +59,22 @@ export const handler = createApiHandler(createRecording, async ({ tenantId, call
     { inFlightLimit, signal, record: recordAnswer(ledger, idempotency, () => answer) },
   );
   if (outcome.kind === 'busy') {
-    throw new ApiError(429, 'RateLimitExceeded', `This tenant has ${outcome.limit} recordings in flight, the most it may: upload their files (or let them fail) before creating more, and retry.`, {
-      'Retry-After': String(BUSY_RETRY_AFTER_SECONDS),
-    });
+    throw new ApiError(
+      429,
+      'RateLimitExceeded',
+      `This tenant has ${outcome.limit} recordings in flight, the most it may: upload their files (or let them fail) before creating more, and retry.`,
+      {
+        'Retry-After': String(BUSY_RETRY_AFTER_SECONDS),
+      },
+    );
   }
   if (outcome.kind !== 'recorded') return answer;
   const replayed = replayRecorded(outcome.record, idempotency);
   const expiresAt = (JSON.parse(replayed.bodyText ?? '{}') as { upload?: { expiresAt?: string } }).upload?.expiresAt;
   if (expiresAt && Date.parse(expiresAt) <= now.getTime()) {
-    throw conflict(`The upload this Idempotency-Key created has a URL that expired at ${expiresAt}: its job waits for no file and will fail. Create a new upload with a new Idempotency-Key.`);
+    throw conflict(
+      `The upload this Idempotency-Key created has a URL that expired at ${expiresAt}: its job waits for no file and will fail. Create a new upload with a new Idempotency-Key.`,
+    );
   }
   return replayed;
 });

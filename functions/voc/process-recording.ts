@@ -38,7 +38,9 @@ const runner = createRecordingJobRunner({
 export const handler = async (event: EventBridgeEvent<string, Record<string, unknown>>): Promise<void> => {
   if (event.source === 'aws.s3') return runner.onRecordingArrived(event.id, event.detail as ObjectCreatedDetail);
   if (event.source === 'aws.transcribe') {
-    const kind = ANALYSIS_KINDS.find((candidate) => ANALYSIS_STATE_EVENTS[candidate].detailType === event['detail-type']);
+    const kind = ANALYSIS_KINDS.find(
+      (candidate) => ANALYSIS_STATE_EVENTS[candidate].detailType === event['detail-type'],
+    );
     if (kind) {
       const name = event.detail[ANALYSIS_STATE_EVENTS[kind].nameField];
       return runner.onAnalysisStateChanged(event.id, kind, typeof name === 'string' ? name : undefined);

@@ -42,6 +42,12 @@ export const CFN_LINT_IGNORED_RULES: Readonly<Record<string, string>> = {
 export const cfnLintAcknowledgements: readonly CfnLintAcknowledgement[] = [];
 
 /** Whether an acknowledgement covers a finding: the same rule, at its path or under it. */
-export function acknowledgementCovers(acknowledgement: CfnLintAcknowledgement, finding: { rule: string; path: string }): boolean {
-  return finding.rule === acknowledgement.rule && (finding.path === acknowledgement.path || finding.path.startsWith(`${acknowledgement.path}/`));
+export function acknowledgementCovers(
+  acknowledgement: CfnLintAcknowledgement,
+  finding: { rule: string; path: string },
+): boolean {
+  return (
+    finding.rule === acknowledgement.rule &&
+    (finding.path === acknowledgement.path || finding.path.startsWith(`${acknowledgement.path}/`))
+  );
 }

@@ -15,9 +15,18 @@ import type { StageConfig } from './config.ts';
  * none). A function reserving concurrency belongs here.
  */
 const RESERVING_FUNCTIONS = {
-  authorizer: { setting: 'edge.authorizerReservedConcurrency', executions: (config) => config.edge.authorizerReservedConcurrency },
-  getOpenApiDocument: { setting: 'edge.documentReservedConcurrency', executions: (config) => config.edge.documentReservedConcurrency },
-  processRecording: { setting: 'recordings.processorReservedConcurrency', executions: (config) => config.recordings.processorReservedConcurrency },
+  authorizer: {
+    setting: 'edge.authorizerReservedConcurrency',
+    executions: (config) => config.edge.authorizerReservedConcurrency,
+  },
+  getOpenApiDocument: {
+    setting: 'edge.documentReservedConcurrency',
+    executions: (config) => config.edge.documentReservedConcurrency,
+  },
+  processRecording: {
+    setting: 'recordings.processorReservedConcurrency',
+    executions: (config) => config.recordings.processorReservedConcurrency,
+  },
 } as const satisfies Record<string, { setting: string; executions: (config: StageConfig) => number | undefined }>;
 
 /** The id of a function that may reserve concurrency: `authorizer`, `getOpenApiDocument`, `processRecording`. */
@@ -73,7 +82,12 @@ export function stageReservedConcurrency(config: StageConfig): number {
  *
  * @example new ApiFunction(this, 'Authorizer', { ...props, ...reservedConcurrency(config, 'authorizer') })
  */
-export function reservedConcurrency(config: StageConfig, functionId: ReservingFunctionId): { reservedConcurrentExecutions?: number } {
-  const executions = concurrencyReservations(config).find((reservation) => reservation.functionId === functionId)?.executions;
+export function reservedConcurrency(
+  config: StageConfig,
+  functionId: ReservingFunctionId,
+): { reservedConcurrentExecutions?: number } {
+  const executions = concurrencyReservations(config).find(
+    (reservation) => reservation.functionId === functionId,
+  )?.executions;
   return executions === undefined ? {} : { reservedConcurrentExecutions: executions };
 }

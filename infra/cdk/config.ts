@@ -13,7 +13,11 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { DEFAULT_RATE_LIMIT, DEFAULT_STAGE_RATE_LIMIT, type RateLimit } from '#infra/cdk/default-rate-limits';
 import { DEFAULT_RECORDING_LIMITS } from '#shared/domain/voc/recording-upload';
 import { DEFAULT_IDEMPOTENCY_TTL_HOURS } from '#shared/store/idempotency-ttl';
-import { DEFAULT_MAX_IN_FLIGHT_PER_TENANT, DEFAULT_MAX_RECORDING_SECONDS, DEFAULT_PROCESSING_WINDOW_SECONDS } from '#shared/store/recording-settings';
+import {
+  DEFAULT_MAX_IN_FLIGHT_PER_TENANT,
+  DEFAULT_MAX_RECORDING_SECONDS,
+  DEFAULT_PROCESSING_WINDOW_SECONDS,
+} from '#shared/store/recording-settings';
 import { STAGE_NAME_PATTERN } from '#shared/store/table-specs';
 
 export interface StageConfig {
@@ -269,7 +273,9 @@ const knownStages: Record<string, StageSettings> = {
 
 export function stageConfig(stage: string = DEFAULT_STAGE): StageConfig {
   if (!STAGE_NAME_PATTERN.test(stage)) {
-    throw new Error(`invalid stage "${stage}": use 1-20 characters, lowercase letters, digits and "-", starting with a letter (e.g. -c stage=dev)`);
+    throw new Error(
+      `invalid stage "${stage}": use 1-20 characters, lowercase letters, digits and "-", starting with a letter (e.g. -c stage=dev)`,
+    );
   }
   return { stage, ...(knownStages[stage] ?? protectiveDefaults) };
 }

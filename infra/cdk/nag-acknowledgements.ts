@@ -32,7 +32,9 @@ import type { CxmStack } from './stack.ts';
  * Where a decision is written: a section of one of the repository's READMEs (`<file>#<heading
  * anchor>`), or the infra module whose doc comment records it.
  */
-export type DecisionRef = `${'functions' | 'infra' | 'shared' | 'test'}/${string}README.md#${string}` | `infra/${string}.ts`;
+export type DecisionRef =
+  | `${'functions' | 'infra' | 'shared' | 'test'}/${string}README.md#${string}`
+  | `infra/${string}.ts`;
 
 export interface Rationale {
   readonly decision: DecisionRef;
@@ -118,7 +120,8 @@ const because = {
   },
   noIpAllowList: {
     decision: 'infra/README.md#choosing-the-reporting-backend',
-    reason: 'The callers are Lambda functions, which have no fixed source addresses; access is granted per IAM role and index path (SigV4 signed requests), which an IP allow list could not express.',
+    reason:
+      'The callers are Lambda functions, which have no fixed source addresses; access is granted per IAM role and index path (SigV4 signed requests), which an IP allow list could not express.',
   },
   noDomainPolicy: {
     decision: 'infra/README.md#choosing-the-reporting-backend',
@@ -180,7 +183,8 @@ const because = {
 /** Every acknowledgement for this stack, at the constructs that cause the findings. */
 export function nagAcknowledgements(stack: CxmStack): NagAcknowledgement[] {
   const acknowledgements: NagAcknowledgement[] = [];
-  const acknowledge = (scope: IConstruct, id: NagFindingId, rationale: Rationale) => acknowledgements.push({ scope, id, ...rationale });
+  const acknowledge = (scope: IConstruct, id: NagFindingId, rationale: Rationale) =>
+    acknowledgements.push({ scope, id, ...rationale });
 
   // Functions: every ApiFunction in the stack, whichever construct made it.
   for (const fn of stack.node.findAll().filter((node): node is ApiFunction => node instanceof ApiFunction)) {
@@ -223,7 +227,10 @@ export function nagAcknowledgements(stack: CxmStack): NagAcknowledgement[] {
       acknowledge(domain, 'AwsSolutions-OS7', because.singleZoneDevDomain);
     }
     const logPolicy = domain.node.children.find((node) => node.node.id.startsWith('ESLogGroupPolicy'));
-    if (!logPolicy) throw new Error(`${domain.node.path}: no ESLogGroupPolicy custom resource (see infra/cdk/nag-acknowledgements.ts)`);
+    if (!logPolicy)
+      throw new Error(
+        `${domain.node.path}: no ESLogGroupPolicy custom resource (see infra/cdk/nag-acknowledgements.ts)`,
+      );
     acknowledge(logPolicy, 'AwsSolutions-IAM5[Resource::*]', because.domainLogPolicy);
     acknowledge(
       child(stack, `AWS${AwsCustomResource.PROVIDER_FUNCTION_UUID.replaceAll('-', '')}`),
@@ -236,7 +243,11 @@ export function nagAcknowledgements(stack: CxmStack): NagAcknowledgement[] {
     for (const route of routeSpecs.filter((spec) => spec.reportingIndex)) {
       const role = stack.api.routeFunctions.get(route.id)?.role;
       if (!role) throw new Error(`no function with a role for route ${route.id}`);
-      acknowledge(role, `AwsSolutions-IAM5[Resource::${domainArn}/${search.indexPrefix}-*/_search]`, because.searchIndexPaths);
+      acknowledge(
+        role,
+        `AwsSolutions-IAM5[Resource::${domainArn}/${search.indexPrefix}-*/_search]`,
+        because.searchIndexPaths,
+      );
     }
     if (indexer) acknowledge(indexer.deadLetterQueue, 'AwsSolutions-SQS3', because.dlqIsTheDlq);
   }
@@ -254,7 +265,11 @@ export function nagAcknowledgements(stack: CxmStack): NagAcknowledgement[] {
     acknowledge(role, `AwsSolutions-IAM5[Resource::${bucketArn}/analysis/*]`, because.recordingObjects);
   }
   for (const jobs of ['analytics', 'transcription-job']) {
-    acknowledge(recordings.processor.role, `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:transcribe:<AWS::Region>:<AWS::AccountId>:${jobs}/cxm.${recordings.stage}.*]`, because.stageAnalysisJobs);
+    acknowledge(
+      recordings.processor.role,
+      `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:transcribe:<AWS::Region>:<AWS::AccountId>:${jobs}/cxm.${recordings.stage}.*]`,
+      because.stageAnalysisJobs,
+    );
   }
 
   return acknowledgements;
@@ -271,7 +286,10 @@ export function applyNagAcknowledgements(acknowledgements: readonly NagAcknowled
  * What app.ts does: acknowledge, then register the AwsSolutions pack on the app, which runs it when
  * the app synthesizes and fails the synthesis on any unacknowledged finding.
  */
-export function enforceNagChecks(stack: CxmStack, acknowledgements: readonly NagAcknowledgement[] = nagAcknowledgements(stack)): void {
+export function enforceNagChecks(
+  stack: CxmStack,
+  acknowledgements: readonly NagAcknowledgement[] = nagAcknowledgements(stack),
+): void {
   applyNagAcknowledgements(acknowledgements);
   Validations.of(stack).addPlugins(new AwsSolutionsChecks());
 }

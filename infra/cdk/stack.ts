@@ -42,10 +42,19 @@ export class CxmStack extends Stack {
     this.data = new Data(this, 'Data', config);
     if (config.reportingBackend === 'opensearch') {
       this.search = new ReportingSearch(this, SEARCH_CONSTRUCT_ID, config);
-      this.indexer = new ReportingIndexer(this, 'Indexer', { config, table: this.data.tables.reporting, search: this.search });
+      this.indexer = new ReportingIndexer(this, 'Indexer', {
+        config,
+        table: this.data.tables.reporting,
+        search: this.search,
+      });
     }
     this.recordings = new Recordings(this, 'Recordings', { config, tables: this.data.tables });
-    this.api = new Api(this, 'Api', { config, tables: this.data.tables, search: this.search, recordings: this.recordings });
+    this.api = new Api(this, 'Api', {
+      config,
+      tables: this.data.tables,
+      search: this.search,
+      recordings: this.recordings,
+    });
     this.noteEvents = new NoteEvents(this, 'NoteEvents', { config, conversations: this.data.tables.conversations });
     this.observability = new Observability(this, 'Observability', {
       config,
@@ -55,7 +64,10 @@ export class CxmStack extends Stack {
       indexer: this.indexer,
       recordings: this.recordings,
     });
-    new CfnOutput(this, 'RecordingsBucketName', { value: this.recordings.bucket.bucketName, description: 'S3 bucket of VOC recording uploads' });
+    new CfnOutput(this, 'RecordingsBucketName', {
+      value: this.recordings.bucket.bucketName,
+      description: 'S3 bucket of VOC recording uploads',
+    });
 
     new CfnOutput(this, API_URL_OUTPUT, { value: this.api.restApi.url, description: 'Base URL of the API stage' });
     new CfnOutput(this, 'EventBusName', {

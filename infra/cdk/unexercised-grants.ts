@@ -28,14 +28,24 @@ export const UNEXERCISED_GRANTS: readonly UnexercisedGrant[] = [
     resource: '*',
     why: "The Lambda service writes a function's logs to its own log group with the function's role; the function's code never calls CloudWatch Logs.",
   },
-  { principal: '*', action: 'logs:PutLogEvents', resource: '*', why: 'As logs:CreateLogStream: the Lambda service sends the log lines with the role.' },
+  {
+    principal: '*',
+    action: 'logs:PutLogEvents',
+    resource: '*',
+    why: 'As logs:CreateLogStream: the Lambda service sends the log lines with the role.',
+  },
   {
     principal: '*',
     action: 'xray:PutTraceSegments',
     resource: '*',
     why: "Active tracing: the Lambda service sends each invocation's trace segments with the role; no X-Ray runs locally.",
   },
-  { principal: '*', action: 'xray:PutTelemetryRecords', resource: '*', why: "As xray:PutTraceSegments: the tracing daemon's telemetry." },
+  {
+    principal: '*',
+    action: 'xray:PutTelemetryRecords',
+    resource: '*',
+    why: "As xray:PutTraceSegments: the tracing daemon's telemetry.",
+  },
   ...['addInternalNote', 'replaceCurrentDocument', 'mergeCurrentDocument', 'createRecording'].map((principal) => ({
     principal,
     action: 'dynamodb:GetItem',
@@ -72,12 +82,14 @@ export const UNEXERCISED_GRANTS: readonly UnexercisedGrant[] = [
     resource: 'arn:aws:es:*:domain/*/*',
     why: "The indexer's bulk writes and its two index templates: it runs only on OpenSearch stages, fed by the reporting table's stream, which the local runtime does not run (its requests are tested in test/unit/indexer against recorded answers).",
   },
-  ...['dynamodb:ListStreams', 'dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'].map((action) => ({
-    principal: 'reporting-indexer',
-    action,
-    resource: '*',
-    why: "The event source mapping: the Lambda service reads the reporting table's stream with the indexer's role and hands it batches; the indexer's code never reads the stream.",
-  })),
+  ...['dynamodb:ListStreams', 'dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'].map(
+    (action) => ({
+      principal: 'reporting-indexer',
+      action,
+      resource: '*',
+      why: "The event source mapping: the Lambda service reads the reporting table's stream with the indexer's role and hands it batches; the indexer's code never reads the stream.",
+    }),
+  ),
   ...['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'].map((action) => ({
     principal: 'reporting-indexer',
     action,

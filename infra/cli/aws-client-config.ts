@@ -13,13 +13,28 @@
  */
 import { join } from 'node:path';
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
-import { DEFAULT_PROFILE, getHomeDir, type LoadedConfigSelectors, loadConfig, NODE_REGION_CONFIG_FILE_OPTIONS, NODE_REGION_CONFIG_OPTIONS, type NodeSharedConfigInit } from '@smithy/core/config';
+import {
+  DEFAULT_PROFILE,
+  getHomeDir,
+  type LoadedConfigSelectors,
+  loadConfig,
+  NODE_REGION_CONFIG_FILE_OPTIONS,
+  NODE_REGION_CONFIG_OPTIONS,
+  type NodeSharedConfigInit,
+} from '@smithy/core/config';
 import { NODE_MAX_ATTEMPT_CONFIG_OPTIONS, NODE_RETRY_MODE_CONFIG_OPTIONS } from '@smithy/core/retry';
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider, Provider } from '@smithy/types';
 import type { CliEnv } from './cli-io.ts';
 
 /** The services the CLI calls, by the id each SDK client gives itself (`client.config.serviceId`). */
-export type AwsServiceId = 'API Gateway' | 'CloudFormation' | 'CloudWatch Logs' | 'DynamoDB' | 'Lambda' | 'Secrets Manager' | 'Transcribe';
+export type AwsServiceId =
+  | 'API Gateway'
+  | 'CloudFormation'
+  | 'CloudWatch Logs'
+  | 'DynamoDB'
+  | 'Lambda'
+  | 'Secrets Manager'
+  | 'Transcribe';
 
 /** The part of an SDK client's configuration read from the environment. */
 export interface AwsClientConfig {
@@ -42,19 +57,38 @@ function sharedFiles(env: CliEnv): NodeSharedConfigInit & { profile: string } {
 }
 
 /** A setting as the SDK loads it (environment, then profile, then default), its variable read from `env`. */
-function fromEnvironment<T>(selectors: LoadedConfigSelectors<T>, env: CliEnv, files: NodeSharedConfigInit): Provider<T> {
-  return loadConfig({ ...selectors, environmentVariableSelector: (_processEnv, options) => selectors.environmentVariableSelector({ ...env }, options) }, files);
+function fromEnvironment<T>(
+  selectors: LoadedConfigSelectors<T>,
+  env: CliEnv,
+  files: NodeSharedConfigInit,
+): Provider<T> {
+  return loadConfig(
+    {
+      ...selectors,
+      environmentVariableSelector: (_processEnv, options) => selectors.environmentVariableSelector({ ...env }, options),
+    },
+    files,
+  );
 }
 
 function endpointOf(env: CliEnv, serviceId: AwsServiceId): string | undefined {
   if (env.AWS_IGNORE_CONFIGURED_ENDPOINT_URLS === 'true') return undefined;
-  return env[['AWS_ENDPOINT_URL', ...serviceId.toUpperCase().split(' ')].join('_')] || env.AWS_ENDPOINT_URL || undefined;
+  return (
+    env[['AWS_ENDPOINT_URL', ...serviceId.toUpperCase().split(' ')].join('_')] || env.AWS_ENDPOINT_URL || undefined
+  );
 }
 
-function credentialsOf(env: CliEnv, files: NodeSharedConfigInit & { profile: string }): AwsCredentialIdentity | AwsCredentialIdentityProvider {
+function credentialsOf(
+  env: CliEnv,
+  files: NodeSharedConfigInit & { profile: string },
+): AwsCredentialIdentity | AwsCredentialIdentityProvider {
   // A profile named in the environment wins over keys beside it, as in the SDK's chain.
   if (!env.AWS_PROFILE && env.AWS_ACCESS_KEY_ID && env.AWS_SECRET_ACCESS_KEY) {
-    return { accessKeyId: env.AWS_ACCESS_KEY_ID, secretAccessKey: env.AWS_SECRET_ACCESS_KEY, ...(env.AWS_SESSION_TOKEN && { sessionToken: env.AWS_SESSION_TOKEN }) };
+    return {
+      accessKeyId: env.AWS_ACCESS_KEY_ID,
+      secretAccessKey: env.AWS_SECRET_ACCESS_KEY,
+      ...(env.AWS_SESSION_TOKEN && { sessionToken: env.AWS_SESSION_TOKEN }),
+    };
   }
   return defaultProvider(files);
 }
@@ -84,5 +118,8 @@ export function awsClientConfig(env: CliEnv, serviceId: AwsServiceId): AwsClient
  */
 export function awsRetryConfig(env: CliEnv): Pick<AwsClientConfig, 'retryMode' | 'maxAttempts'> {
   const files = sharedFiles(env);
-  return { retryMode: fromEnvironment(NODE_RETRY_MODE_CONFIG_OPTIONS, env, files), maxAttempts: fromEnvironment(NODE_MAX_ATTEMPT_CONFIG_OPTIONS, env, files) };
+  return {
+    retryMode: fromEnvironment(NODE_RETRY_MODE_CONFIG_OPTIONS, env, files),
+    maxAttempts: fromEnvironment(NODE_MAX_ATTEMPT_CONFIG_OPTIONS, env, files),
+  };
 }

@@ -31,7 +31,11 @@ export interface CliStores extends TableStores {
 }
 
 /** Every data store on `tables`, through a DynamoDB client built with `config` that the run owns (destroyed when it ends). */
-async function storesOn(cli: CliContext, tables: Record<TableId, string>, config: DynamoDBClientConfig): Promise<TableStores> {
+async function storesOn(
+  cli: CliContext,
+  tables: Record<TableId, string>,
+  config: DynamoDBClientConfig,
+): Promise<TableStores> {
   const [{ DynamoDBClient }, { documentClientOver }, { bindTableStores }] = await Promise.all([
     import('@aws-sdk/client-dynamodb'),
     import('#shared/store/dynamo-client'),
@@ -46,19 +50,30 @@ async function storesOn(cli: CliContext, tables: Record<TableId, string>, config
  *
  * @example const stores = await connectStores(cli, options.stage);
  */
-export async function connectStores(cli: CliContext, stage: string | undefined, env: CliEnv = cli.env): Promise<CliStores> {
+export async function connectStores(
+  cli: CliContext,
+  stage: string | undefined,
+  env: CliEnv = cli.env,
+): Promise<CliStores> {
   if (stage !== undefined) {
     if (!STAGE_NAME_PATTERN.test(stage)) {
-      throw new CliError(`stage '${stage}' is not a stage name: 1-20 lowercase letters, digits or '-', starting with a letter`);
+      throw new CliError(
+        `stage '${stage}' is not a stage name: 1-20 lowercase letters, digits or '-', starting with a letter`,
+      );
     }
-    const tables = Object.fromEntries(allTableSpecs.map((spec) => [spec.id, physicalTableName(stage, spec.id)])) as Record<TableId, string>;
+    const tables = Object.fromEntries(
+      allTableSpecs.map((spec) => [spec.id, physicalTableName(stage, spec.id)]),
+    ) as Record<TableId, string>;
     const [{ APIGatewayClient }, { apiGatewayUsagePlan }, { awsClientConfig }] = await Promise.all([
       import('@aws-sdk/client-api-gateway'),
       import('./keys/api-gateway-usage-plan.ts'),
       import('./aws-client-config.ts'),
     ]);
     const keyTagSecret = async () => {
-      const [{ SecretsManagerClient }, { stageKeyTagSecret }] = await Promise.all([import('@aws-sdk/client-secrets-manager'), import('./keys/stage-key-tag-secret.ts')]);
+      const [{ SecretsManagerClient }, { stageKeyTagSecret }] = await Promise.all([
+        import('@aws-sdk/client-secrets-manager'),
+        import('./keys/stage-key-tag-secret.ts'),
+      ]);
       return stageKeyTagSecret(stage, cli.own(new SecretsManagerClient(awsClientConfig(env, 'Secrets Manager'))));
     };
     return {
@@ -75,18 +90,31 @@ export async function connectStores(cli: CliContext, stage: string | undefined, 
     );
   }
   if (!state.dynamodbCredentials) {
-    throw new CliError(`${localStatePath(cli.home)} was written by an older version of the local stack; restart 'npm start' and try again.`);
+    throw new CliError(
+      `${localStatePath(cli.home)} was written by an older version of the local stack; restart 'npm start' and try again.`,
+    );
   }
-  const [{ LOCAL_REGION }, { awsRetryConfig }] = await Promise.all([import('#infra/local/dynamodb-local'), import('./aws-client-config.ts')]);
+  const [{ LOCAL_REGION }, { awsRetryConfig }] = await Promise.all([
+    import('#infra/local/dynamodb-local'),
+    import('./aws-client-config.ts'),
+  ]);
   // The installation's own credentials and region: they select DynamoDB Local's database.
-  const config = { ...awsRetryConfig(env), endpoint: state.dynamodbEndpoint, region: LOCAL_REGION, credentials: state.dynamodbCredentials };
+  const config = {
+    ...awsRetryConfig(env),
+    endpoint: state.dynamodbEndpoint,
+    region: LOCAL_REGION,
+    credentials: state.dynamodbCredentials,
+  };
   const { keyTagSecret } = state;
   return {
     ...(await storesOn(cli, state.tables, config)),
     apiUrl: state.apiUrl,
     target: `local stack at ${state.apiUrl}`,
     keyTagSecret: async () => {
-      if (!keyTagSecret) throw new CliError(`${localStatePath(cli.home)} was written by a version of the local stack without key tags; restart 'npm start' and try again.`);
+      if (!keyTagSecret)
+        throw new CliError(
+          `${localStatePath(cli.home)} was written by a version of the local stack without key tags; restart 'npm start' and try again.`,
+        );
       return keyTagSecret;
     },
   };

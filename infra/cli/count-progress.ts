@@ -49,7 +49,9 @@ function amount(n: number, unit: ProgressOptions['unit']): string {
 function duration(seconds: number): string {
   if (seconds < 60) return `${Math.ceil(seconds)} s`;
   const minutes = Math.floor(seconds / 60);
-  return minutes < 60 ? `${minutes} min ${Math.round(seconds % 60)} s` : `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
+  return minutes < 60
+    ? `${minutes} min ${Math.round(seconds % 60)} s`
+    : `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
 }
 
 /**
@@ -69,7 +71,8 @@ export function countProgress(options: ProgressOptions, from = 0): Progress {
     const perSecond = unit === 'bytes' ? `${amount(rate, unit)}/s` : `${Math.round(rate)} items/s`;
     const of = total === undefined ? '' : ` of ${amount(total, unit)}`;
     const percent = total ? ` (${Math.floor((100 * done) / total)}%)` : '';
-    const eta = total !== undefined && rate > 0 && done < total ? `, about ${duration((total - done) / rate)} left` : '';
+    const eta =
+      total !== undefined && rate > 0 && done < total ? `, about ${duration((total - done) / rate)} left` : '';
     const detail = options.detail?.();
     return `${label}: ${amount(done, unit)}${of}${unit === 'items' ? ' items' : ''}${percent}, ${perSecond}${eta}${detail ? `; ${detail}` : ''}`;
   };
@@ -90,7 +93,8 @@ export function countProgress(options: ProgressOptions, from = 0): Progress {
     },
     finish(note) {
       // A short run that showed nothing stays quiet unless there is news; one that did ends on its final figures.
-      if (shown || note || options.detail?.() || (tty && performance.now() - started >= REDRAW_MS)) draw(true, note ? `; ${note}` : '');
+      if (shown || note || options.detail?.() || (tty && performance.now() - started >= REDRAW_MS))
+        draw(true, note ? `; ${note}` : '');
     },
   };
 }

@@ -8,6 +8,9 @@ import { CliError } from './cli-error.ts';
  */
 export function wholeNumberOption(option: string, value: string, min: number, max: number, unit?: string): number {
   const n = parseWholeNumber(value, min, max);
-  if (n === undefined) throw new CliError(`--${option} '${value}' must be a whole number${unit ? ` of ${unit}` : ''} from ${min} to ${max}`);
+  if (n === undefined)
+    throw new CliError(
+      `--${option} '${value}' must be a whole number${unit ? ` of ${unit}` : ''} from ${min} to ${max}`,
+    );
   return n;
 }

@@ -20,7 +20,10 @@ export class AuthorizerCache {
 
   constructor(private readonly ttlSeconds: number) {}
 
-  async get(identity: string, authorize: () => Promise<APIGatewayAuthorizerResult>): Promise<APIGatewayAuthorizerResult> {
+  async get(
+    identity: string,
+    authorize: () => Promise<APIGatewayAuthorizerResult>,
+  ): Promise<APIGatewayAuthorizerResult> {
     const now = Date.now();
     const cached = this.entries.get(identity);
     if (cached && cached.expiresAt > now) return cached.result;

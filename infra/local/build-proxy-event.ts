@@ -60,7 +60,11 @@ function requestTime(now: Date): string {
   return `${pad(now.getUTCDate())}/${months[now.getUTCMonth()]}/${now.getUTCFullYear()}:${pad(now.getUTCHours())}:${pad(now.getUTCMinutes())}:${pad(now.getUTCSeconds())} +0000`;
 }
 
-function requestContext(parts: IncomingParts, route: RouteIdentity, headers: Record<string, string>): APIGatewayEventRequestContext {
+function requestContext(
+  parts: IncomingParts,
+  route: RouteIdentity,
+  headers: Record<string, string>,
+): APIGatewayEventRequestContext {
   const userAgent = findHeader(headers, 'user-agent') ?? null;
   return {
     accountId: LOCAL_ACCOUNT,
@@ -106,7 +110,11 @@ export function methodArn(method: string, rawPath: string): string {
   return `arn:aws:execute-api:us-east-1:${LOCAL_ACCOUNT}:${LOCAL_API_ID}/${LOCAL_STAGE}/${method}${rawPath}`;
 }
 
-export function buildAuthorizerEvent(parts: IncomingParts, route: RouteIdentity, pathParameters: Record<string, string>): APIGatewayRequestAuthorizerEvent {
+export function buildAuthorizerEvent(
+  parts: IncomingParts,
+  route: RouteIdentity,
+  pathParameters: Record<string, string>,
+): APIGatewayRequestAuthorizerEvent {
   const { headers, multi } = headerMaps(parts.rawHeaders);
   const query = queryMaps(parts.rawQuery);
   return {
@@ -125,7 +133,12 @@ export function buildAuthorizerEvent(parts: IncomingParts, route: RouteIdentity,
   };
 }
 
-export function buildProxyEvent(parts: IncomingParts, route: RouteIdentity, pathParameters: Record<string, string>, authorizer: Record<string, unknown>): APIGatewayProxyEvent {
+export function buildProxyEvent(
+  parts: IncomingParts,
+  route: RouteIdentity,
+  pathParameters: Record<string, string>,
+  authorizer: Record<string, unknown>,
+): APIGatewayProxyEvent {
   const { headers, multi } = headerMaps(parts.rawHeaders);
   const query = queryMaps(parts.rawQuery);
   let body: string | null = null;

@@ -80,7 +80,12 @@ function localSecrets(assembly: StackAssembly, options: BundleRuntimeOptions): L
     const id = secretIdOf(options.stage, name);
     const versions = id ? options.secrets[id] : undefined;
     if (typeof name === 'string' && versions?.current) {
-      secrets.push({ name, arn: localSecretArn(options.region, name), value: versions.current, ...(versions.previous && { previous: versions.previous }) });
+      secrets.push({
+        name,
+        arn: localSecretArn(options.region, name),
+        value: versions.current,
+        ...(versions.previous && { previous: versions.previous }),
+      });
     }
   }
   return secrets;
@@ -96,7 +101,9 @@ function servedRoutes(assembly: StackAssembly): { routes: RouteSpec[]; functionF
   const table: readonly RouteSpec[] = routeTable;
   for (const route of table) {
     const methods = [route.method, ...(route.otherMethods ?? [])].filter((method) => {
-      const declared = assembly.methods.find((m) => m.path === route.path && m.httpMethod === method && m.authorizationType === 'CUSTOM');
+      const declared = assembly.methods.find(
+        (m) => m.path === route.path && m.httpMethod === method && m.authorizationType === 'CUSTOM',
+      );
       if (declared) functionFor.set(`${method} ${route.path}`, declared.functionId);
       return declared !== undefined;
     });
@@ -150,20 +157,29 @@ export async function startBundleRuntime(options: BundleRuntimeOptions): Promise
 
   try {
     const { routes, functionFor } = servedRoutes(assembly);
-    const authorizerIds = new Set(assembly.methods.filter((m) => m.authorizationType === 'CUSTOM').map((m) => m.authorizerId));
+    const authorizerIds = new Set(
+      assembly.methods.filter((m) => m.authorizationType === 'CUSTOM').map((m) => m.authorizerId),
+    );
     const [authorizerId, ...otherAuthorizers] = authorizerIds;
     const authorizerSpec = authorizerId ? assembly.authorizers.get(authorizerId) : undefined;
-    if (!authorizerSpec || otherAuthorizers.length > 0) throw new Error(`the local gateway serves one REQUEST authorizer; the template's methods use ${authorizerIds.size}`);
+    if (!authorizerSpec || otherAuthorizers.length > 0)
+      throw new Error(
+        `the local gateway serves one REQUEST authorizer; the template's methods use ${authorizerIds.size}`,
+      );
     if (authorizerSpec.type !== 'REQUEST' || authorizerSpec.identitySource !== AUTHORIZATION_IDENTITY_SOURCE) {
-      throw new Error(`the local gateway serves a REQUEST authorizer on ${AUTHORIZATION_IDENTITY_SOURCE}; the template's is ${authorizerSpec.type} on ${authorizerSpec.identitySource}`);
+      throw new Error(
+        `the local gateway serves a REQUEST authorizer on ${AUTHORIZATION_IDENTITY_SOURCE}; the template's is ${authorizerSpec.type} on ${authorizerSpec.identitySource}`,
+      );
     }
     const authorizerPool = poolFor(authorizerSpec.functionId);
-    const authorizer: AuthorizerHandler = async (event) => (await authorizerPool.invoke(event, randomUUID())) as APIGatewayAuthorizerResult;
+    const authorizer: AuthorizerHandler = async (event) =>
+      (await authorizerPool.invoke(event, randomUUID())) as APIGatewayAuthorizerResult;
 
     const handlers = new Map<string, ProxyHandler>();
     for (const route of routes) {
       const methodPools = new Map<string, FunctionPool>();
-      for (const method of [route.method, ...(route.otherMethods ?? [])]) methodPools.set(method, poolFor(functionFor.get(`${method} ${route.path}`)!));
+      for (const method of [route.method, ...(route.otherMethods ?? [])])
+        methodPools.set(method, poolFor(functionFor.get(`${method} ${route.path}`)!));
       handlers.set(route.id, async (event) => {
         const pool = methodPools.get(event.httpMethod);
         if (!pool) throw new Error(`no function serves ${event.httpMethod} ${route.path}`);
@@ -177,14 +193,22 @@ export async function startBundleRuntime(options: BundleRuntimeOptions): Promise
     const targetOf = (functionId: string): EventTarget => {
       let target = eventTargets.find((candidate) => candidate.name === functionId);
       if (!target) {
-        target = { name: functionId, patterns: [], schedules: [], invoke: (event) => poolFor(functionId).invoke(event, randomUUID()) };
+        target = {
+          name: functionId,
+          patterns: [],
+          schedules: [],
+          invoke: (event) => poolFor(functionId).invoke(event, randomUUID()),
+        };
         eventTargets.push(target);
       }
       return target;
     };
     for (const rule of assembly.rules) {
       for (const functionId of rule.functionIds) {
-        if ('pattern' in rule) targetOf(functionId).patterns.push(resolveStructure(rule.pattern, assembly.template, local, 'an EventBridge rule') as Record<string, unknown>);
+        if ('pattern' in rule)
+          targetOf(functionId).patterns.push(
+            resolveStructure(rule.pattern, assembly.template, local, 'an EventBridge rule') as Record<string, unknown>,
+          );
         else targetOf(functionId).schedules.push({ ruleName: rule.ruleName, everyMs: rule.everyMs });
       }
     }

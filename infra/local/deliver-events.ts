@@ -44,7 +44,11 @@ export interface EventDeliveryOptions {
   loses?: (event: unknown) => boolean;
 }
 
-export function createEventDelivery(targets: readonly EventTarget[], report: (line: string, error?: unknown) => void, options: EventDeliveryOptions = {}): EventDelivery {
+export function createEventDelivery(
+  targets: readonly EventTarget[],
+  report: (line: string, error?: unknown) => void,
+  options: EventDeliveryOptions = {},
+): EventDelivery {
   const retryDelaysMs = options.retryDelaysMs ?? RETRY_DELAYS_MS;
   const inFlight = new Set<Promise<void>>();
   const deliver = async (target: EventTarget, event: unknown) => {
@@ -54,7 +58,11 @@ export function createEventDelivery(targets: readonly EventTarget[], report: (li
         return;
       } catch (error) {
         const delay = retryDelaysMs[attempt];
-        if (delay === undefined) return report(`${target.name}: event ${(event as { id?: string }).id} failed ${attempt + 1} times; a stage would put it in the dead-letter queue`, error);
+        if (delay === undefined)
+          return report(
+            `${target.name}: event ${(event as { id?: string }).id} failed ${attempt + 1} times; a stage would put it in the dead-letter queue`,
+            error,
+          );
         report(`${target.name}: attempt ${attempt + 1} failed, retrying in ${delay} ms`, error);
         await new Promise((resolve) => setTimeout(resolve, delay));
       }
@@ -67,7 +75,8 @@ export function createEventDelivery(targets: readonly EventTarget[], report: (li
   return {
     put(event) {
       if (options.loses?.(event)) return;
-      for (const target of targets) if (target.patterns.some((pattern) => matchesEventPattern(pattern, event))) deliverTo(target, event);
+      for (const target of targets)
+        if (target.patterns.some((pattern) => matchesEventPattern(pattern, event))) deliverTo(target, event);
     },
     deliverTo,
     async settled() {

@@ -34,21 +34,58 @@ export function demoData(now: Date): ImportFileContent {
     ],
     documents: {
       bots: [
-        { id: 'bot-billing', data: { name: 'Billing helper', language: 'en', channels: ['chat', 'email'], escalation: { queue: 'billing', afterMinutes: 5 } } },
-        { id: 'bot-returns', data: { name: 'Returns assistant', language: 'de', channels: ['chat'], escalation: { queue: 'returns', afterMinutes: 10 } } },
+        {
+          id: 'bot-billing',
+          data: {
+            name: 'Billing helper',
+            language: 'en',
+            channels: ['chat', 'email'],
+            escalation: { queue: 'billing', afterMinutes: 5 },
+          },
+        },
+        {
+          id: 'bot-returns',
+          data: {
+            name: 'Returns assistant',
+            language: 'de',
+            channels: ['chat'],
+            escalation: { queue: 'returns', afterMinutes: 10 },
+          },
+        },
       ],
       users: [
         { id: 'agent-1', data: { name: 'Ada Agent', email: 'ada@example.com', roles: ['agent'], active: true } },
-        { id: 'agent-2', data: { name: 'Bob Backup', email: 'bob@example.com', roles: ['agent', 'supervisor'], active: false } },
+        {
+          id: 'agent-2',
+          data: { name: 'Bob Backup', email: 'bob@example.com', roles: ['agent', 'supervisor'], active: false },
+        },
       ],
     },
     // A month of reporting rows, some seventy of each kind in the last day.
     assistantConversations: generateAssistantRows({ count: 2000, days: 30, now: now.getTime() }),
     vocConversations: generateVocRows({ count: 2000, days: 30, now: now.getTime() }),
     vocJobs: [
-      { id: 'job-0001', status: 'completed', started: now.getTime() - 3_600_000, file: 'recordings/demo/call-0001.wav', recordingId: 'rec-0001' },
-      { id: 'job-0002', status: 'started', started: now.getTime() - 60_000, file: 'recordings/demo/call-0002.wav', recordingId: 'rec-0002' },
-      { id: 'job-0003', status: 'failed', started: now.getTime() - 7_200_000, file: 'recordings/demo/call-0003.wav', recordingId: 'rec-0003' },
+      {
+        id: 'job-0001',
+        status: 'completed',
+        started: now.getTime() - 3_600_000,
+        file: 'recordings/demo/call-0001.wav',
+        recordingId: 'rec-0001',
+      },
+      {
+        id: 'job-0002',
+        status: 'started',
+        started: now.getTime() - 60_000,
+        file: 'recordings/demo/call-0002.wav',
+        recordingId: 'rec-0002',
+      },
+      {
+        id: 'job-0003',
+        status: 'failed',
+        started: now.getTime() - 7_200_000,
+        file: 'recordings/demo/call-0003.wav',
+        recordingId: 'rec-0003',
+      },
     ],
   };
 }

@@ -14,7 +14,14 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
-import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ListTablesCommand, UpdateTableCommand, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  DynamoDBClient,
+  ListTablesCommand,
+  UpdateTableCommand,
+  UpdateTimeToLiveCommand,
+} from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { addIndexInput, createTableInput } from '#shared/store/create-table-input';
 import { createReportingRowsStore } from '#shared/store/reporting-rows-store';
@@ -44,7 +51,9 @@ export function checkJava(command = javaCommand()): void {
   }
   const major = Number(/version "(?:1\.)?(\d+)/.exec(result.stderr)?.[1]);
   if (!(major >= 17)) {
-    throw new StartupError(`DynamoDB Local needs Java 17 or newer; '${command}' is version ${major || 'unknown'}. Install Java 17+ or set JAVA_HOME.`);
+    throw new StartupError(
+      `DynamoDB Local needs Java 17 or newer; '${command}' is version ${major || 'unknown'}. Install Java 17+ or set JAVA_HOME.`,
+    );
   }
 }
 
@@ -55,7 +64,9 @@ export async function freePort(): Promise<number> {
     server.on('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }
@@ -121,7 +132,9 @@ function dataDirCredentials(dataDir: string): LocalCredentials {
     stored = null;
   }
   if (typeof stored?.accessKeyId !== 'string' || typeof stored.secretAccessKey !== 'string') {
-    throw new StartupError(`${file} is not this store's credentials: restore it, or move the folder away to start over with an empty store.`);
+    throw new StartupError(
+      `${file} is not this store's credentials: restore it, or move the folder away to start over with an empty store.`,
+    );
   }
   const credentials = { accessKeyId: stored.accessKeyId, secretAccessKey: stored.secretAccessKey };
   const own = join(dataDir, `${credentials.accessKeyId}_${LOCAL_REGION}.db`);
@@ -155,7 +168,10 @@ function spawnDynamoDbLocal(command: string, port: number, dataDir: string | und
   // The JVM's C1 compiler only, and the serial collector: DynamoDB Local then starts on half the
   // CPU (about 2.7 s instead of 5 on this 2-core machine), which a laptop and a test run both
   // feel more than the peak speed C2 would add. A JAVA_TOOL_OPTIONS of the user's wins.
-  const env = { ...process.env, JAVA_TOOL_OPTIONS: process.env.JAVA_TOOL_OPTIONS ?? '-XX:TieredStopAtLevel=1 -XX:+UseSerialGC' };
+  const env = {
+    ...process.env,
+    JAVA_TOOL_OPTIONS: process.env.JAVA_TOOL_OPTIONS ?? '-XX:TieredStopAtLevel=1 -XX:+UseSerialGC',
+  };
   return spawn(command, args, { cwd: dir, env, stdio: 'pipe' });
 }
 
@@ -167,7 +183,12 @@ function spawnDynamoDbLocal(command: string, port: number, dataDir: string | und
  * acknowledged before it has committed. Bounded: a store that does not answer is stopped anyway.
  */
 async function drainCommits({ endpoint, credentials }: LocalDynamoConnection): Promise<void> {
-  const client = new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: { ...credentials }, maxAttempts: 1 });
+  const client = new DynamoDBClient({
+    endpoint,
+    region: LOCAL_REGION,
+    credentials: { ...credentials },
+    maxAttempts: 1,
+  });
   try {
     await client.send(new ListTablesCommand({ Limit: 1 }), { abortSignal: AbortSignal.timeout(5_000) });
   } catch {
@@ -178,7 +199,11 @@ async function drainCommits({ endpoint, credentials }: LocalDynamoConnection): P
 }
 
 /** Starts DynamoDB Local on `java` (default: javaCommand()), in memory or over `dataDir`, and waits until it answers. */
-export async function startDynamoDbLocal(options: { dataDir?: string; port?: number; java?: string }): Promise<DynamoDbLocal> {
+export async function startDynamoDbLocal(options: {
+  dataDir?: string;
+  port?: number;
+  java?: string;
+}): Promise<DynamoDbLocal> {
   const command = options.java ?? javaCommand();
   checkJava(command);
   const port = options.port ?? (await freePort());
@@ -189,14 +214,20 @@ export async function startDynamoDbLocal(options: { dataDir?: string; port?: num
   child.stderr?.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-4000)));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const endpoint = `http://127.0.0.1:${port}`;
-  const client = new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: { ...credentials }, maxAttempts: 1 });
+  const client = new DynamoDBClient({
+    endpoint,
+    region: LOCAL_REGION,
+    credentials: { ...credentials },
+    maxAttempts: 1,
+  });
 
   const deadline = Date.now() + 30_000;
   let ready = false;
   let early: number | null | undefined;
   void exited.then((code) => (early = code));
   while (!ready) {
-    if (early !== undefined) throw new StartupError(`DynamoDB Local exited during start (code ${early}): ${output.trim()}`);
+    if (early !== undefined)
+      throw new StartupError(`DynamoDB Local exited during start (code ${early}): ${output.trim()}`);
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
       throw new StartupError(`DynamoDB Local did not answer on port ${port} within 30 s: ${output.trim()}`);
@@ -234,14 +265,18 @@ export async function startDynamoDbLocal(options: { dataDir?: string; port?: num
 async function indexActive(client: DynamoDBClient, table: string, index: string): Promise<void> {
   for (const deadline = Date.now() + 60_000; Date.now() < deadline; ) {
     const { Table } = await client.send(new DescribeTableCommand({ TableName: table }));
-    if (Table?.GlobalSecondaryIndexes?.find((candidate) => candidate.IndexName === index)?.IndexStatus === 'ACTIVE') return;
+    if (Table?.GlobalSecondaryIndexes?.find((candidate) => candidate.IndexName === index)?.IndexStatus === 'ACTIVE')
+      return;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new StartupError(`the index ${index} added to the local table ${table} did not become active within a minute`);
 }
 
 /** Creates every table of the shared specs that does not exist yet, and adds the indexes an older one lacks; returns their names. */
-export async function createTables({ endpoint, credentials }: LocalDynamoConnection, stage: string): Promise<Record<string, string>> {
+export async function createTables(
+  { endpoint, credentials }: LocalDynamoConnection,
+  stage: string,
+): Promise<Record<string, string>> {
   const client = new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: { ...credentials } });
   try {
     const existing = new Set((await client.send(new ListTablesCommand({}))).TableNames ?? []);
@@ -263,13 +298,21 @@ export async function createTables({ endpoint, credentials }: LocalDynamoConnect
       await client.send(new CreateTableCommand(createTableInput(spec, name)));
       if (spec.timeToLiveAttribute) {
         // As the stack does; expiry is also enforced on read, so nothing waits for the deletion.
-        await client.send(new UpdateTimeToLiveCommand({ TableName: name, TimeToLiveSpecification: { Enabled: true, AttributeName: spec.timeToLiveAttribute } }));
+        await client.send(
+          new UpdateTimeToLiveCommand({
+            TableName: name,
+            TimeToLiveSpecification: { Enabled: true, AttributeName: spec.timeToLiveAttribute },
+          }),
+        );
       }
     }
     // A data directory from before the counts table: its rows are counted once, as the upgrade
     // of a deployed stage does with `cxm reporting recount`.
     if (existing.has(names.reporting!) && !existing.has(names.reportingCounts!)) {
-      await createReportingRowsStore(DynamoDBDocumentClient.from(client), { rows: names.reporting!, counts: names.reportingCounts! }).rebuildCounts();
+      await createReportingRowsStore(DynamoDBDocumentClient.from(client), {
+        rows: names.reporting!,
+        counts: names.reportingCounts!,
+      }).rebuildCounts();
     }
     return names;
   } finally {

@@ -114,7 +114,13 @@ class Environment {
     });
     this.ready = new Promise<number>((resolve, reject) => {
       const initTimer = setTimeout(() => {
-        reject(new EnvironmentFailure(spec.functionName, 'init-error', `init did not finish within ${INIT_TIMEOUT_MS / 1000} s`));
+        reject(
+          new EnvironmentFailure(
+            spec.functionName,
+            'init-error',
+            `init did not finish within ${INIT_TIMEOUT_MS / 1000} s`,
+          ),
+        );
         this.kill();
       }, INIT_TIMEOUT_MS);
       this.child.on('message', (message: WorkerMessage) => {
@@ -125,7 +131,13 @@ class Environment {
         } else if (message.type === 'init-error') {
           clearTimeout(initTimer);
           const { errorType, errorMessage } = message.error;
-          reject(new EnvironmentFailure(spec.functionName, 'init-error', `init failed after ${message.initMs.toFixed(0)} ms: ${errorType}: ${errorMessage}`));
+          reject(
+            new EnvironmentFailure(
+              spec.functionName,
+              'init-error',
+              `init failed after ${message.initMs.toFixed(0)} ms: ${errorType}: ${errorMessage}`,
+            ),
+          );
           this.kill();
         } else if (message.type === 'crash') {
           // It is exiting: never hand it out again, even before its exit arrives.
@@ -139,7 +151,11 @@ class Environment {
         clearTimeout(initTimer);
         this.dead = true;
         const crash = this.lastCrash ? ` (${this.lastCrash.errorType}: ${this.lastCrash.errorMessage})` : '';
-        const failure = new EnvironmentFailure(spec.functionName, 'crash', `Runtime exited ${signal ? `on ${signal}` : `with status ${code}`}${crash}`);
+        const failure = new EnvironmentFailure(
+          spec.functionName,
+          'crash',
+          `Runtime exited ${signal ? `on ${signal}` : `with status ${code}`}${crash}`,
+        );
         reject(failure);
         if (this.pending) {
           const { reject: rejectPending, timer } = this.pending;
@@ -178,7 +194,9 @@ class Environment {
       const timer = setTimeout(() => {
         this.pending = undefined;
         onSettled({ durationMs: Date.now() - started, maxRssKb: 0, status: 'timeout' });
-        reject(new EnvironmentFailure(functionName, 'timeout', `Task timed out after ${timeoutSeconds.toFixed(2)} seconds`));
+        reject(
+          new EnvironmentFailure(functionName, 'timeout', `Task timed out after ${timeoutSeconds.toFixed(2)} seconds`),
+        );
         this.kill();
       }, timeoutMs);
       this.pending = { id, resolve, reject, onSettled, timer };
@@ -205,9 +223,21 @@ class Environment {
     if (!pending || pending.id !== message.id) return;
     clearTimeout(pending.timer);
     this.pending = undefined;
-    pending.onSettled({ durationMs: message.durationMs, maxRssKb: message.maxRssKb, status: message.type === 'result' ? 'ok' : 'error' });
+    pending.onSettled({
+      durationMs: message.durationMs,
+      maxRssKb: message.maxRssKb,
+      status: message.type === 'result' ? 'ok' : 'error',
+    });
     if (message.type === 'result') pending.resolve(JSON.parse(message.json) as unknown);
-    else pending.reject(new FunctionError(this.spec.functionName, message.error.errorType, message.error.errorMessage, message.error.trace));
+    else
+      pending.reject(
+        new FunctionError(
+          this.spec.functionName,
+          message.error.errorType,
+          message.error.errorMessage,
+          message.error.trace,
+        ),
+      );
   }
 
   kill(): void {
@@ -247,14 +277,21 @@ export class FunctionPool {
 
   async close(): Promise<void> {
     this.closed = true;
-    for (const waiter of this.waiting.splice(0)) waiter.reject(new EnvironmentFailure(this.spec.functionName, 'crash', 'the local gateway is closing'));
-    const exits = [...this.all].map((env) => new Promise<void>((resolve) => (env.dead || env.child.pid === undefined ? resolve() : env.child.once('exit', () => resolve()))));
+    for (const waiter of this.waiting.splice(0))
+      waiter.reject(new EnvironmentFailure(this.spec.functionName, 'crash', 'the local gateway is closing'));
+    const exits = [...this.all].map(
+      (env) =>
+        new Promise<void>((resolve) =>
+          env.dead || env.child.pid === undefined ? resolve() : env.child.once('exit', () => resolve()),
+        ),
+    );
     for (const env of this.all) env.kill();
     await Promise.all(exits);
   }
 
   private acquire(): Promise<Environment> {
-    if (this.closed) return Promise.reject(new EnvironmentFailure(this.spec.functionName, 'crash', 'the local gateway is closing'));
+    if (this.closed)
+      return Promise.reject(new EnvironmentFailure(this.spec.functionName, 'crash', 'the local gateway is closing'));
     let warm = this.idle.pop();
     while (warm && (warm.retired || warm.dead)) warm = this.idle.pop();
     if (warm) return Promise.resolve(warm);

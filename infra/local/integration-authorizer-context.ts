@@ -8,14 +8,19 @@ import type { APIGatewayAuthorizerResult } from 'aws-lambda';
 
 export class AuthorizerConfigurationError extends Error {}
 
-export function integrationAuthorizerContext(result: APIGatewayAuthorizerResult, integrationLatency: number): Record<string, string | number> {
+export function integrationAuthorizerContext(
+  result: APIGatewayAuthorizerResult,
+  integrationLatency: number,
+): Record<string, string | number> {
   if (typeof result.principalId !== 'string' || !result.policyDocument) {
     throw new AuthorizerConfigurationError('the authorizer result has no principalId or policyDocument');
   }
   const context: Record<string, string | number> = {};
   for (const [name, value] of Object.entries(result.context ?? {})) {
     if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') {
-      throw new AuthorizerConfigurationError(`authorizer context value ${name} is ${value === null ? 'null' : typeof value}; only strings, numbers and booleans are allowed`);
+      throw new AuthorizerConfigurationError(
+        `authorizer context value ${name} is ${value === null ? 'null' : typeof value}; only strings, numbers and booleans are allowed`,
+      );
     }
     context[name] = String(value);
   }

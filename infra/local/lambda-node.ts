@@ -31,7 +31,9 @@ function packageName(platform: NodeJS.Platform, arch: string): string {
 
 /** The pinned version: the one exact version every binary package in optionalDependencies has. */
 export function pinnedLambdaNodeVersion(): string {
-  const manifest = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { optionalDependencies?: Record<string, string> };
+  const manifest = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as {
+    optionalDependencies?: Record<string, string>;
+  };
   const versions = new Set(
     Object.entries(manifest.optionalDependencies ?? {})
       .filter(([name]) => /^node-[a-z]+-[a-z0-9]+$/.test(name))
@@ -39,7 +41,9 @@ export function pinnedLambdaNodeVersion(): string {
   );
   const [version, ...others] = versions;
   if (!version || others.length > 0 || !/^\d+\.\d+\.\d+$/.test(version)) {
-    throw new Error(`package.json must pin every node-<os>-<cpu> optional dependency to one exact version (found ${[...versions].join(', ') || 'none'})`);
+    throw new Error(
+      `package.json must pin every node-<os>-<cpu> optional dependency to one exact version (found ${[...versions].join(', ') || 'none'})`,
+    );
   }
   return version;
 }
@@ -59,7 +63,8 @@ export function resolveLambdaNode(platform: NodeJS.Platform, arch: string): Lamb
     const manifestPath = require.resolve(`${name}/package.json`);
     const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as { version?: string; bin?: { node?: string } };
     const binary = manifest.bin?.node ? join(dirname(manifestPath), manifest.bin.node) : undefined;
-    if (manifest.version === version && binary && existsSync(binary)) return { execPath: binary, version: `v${version}`, pinned: true };
+    if (manifest.version === version && binary && existsSync(binary))
+      return { execPath: binary, version: `v${version}`, pinned: true };
   } catch {
     // Not installed: said below.
   }

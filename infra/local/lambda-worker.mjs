@@ -14,18 +14,31 @@ import { pathToFileURL } from 'node:url';
 const send = (message) => process.send?.(message);
 
 function describeError(error) {
-  if (error instanceof Error) return { errorType: error.name || 'Error', errorMessage: error.message, trace: String(error.stack ?? '').split('\n') };
+  if (error instanceof Error)
+    return {
+      errorType: error.name || 'Error',
+      errorMessage: error.message,
+      trace: String(error.stack ?? '').split('\n'),
+    };
   return { errorType: typeof error, errorMessage: String(error), trace: [] };
 }
 
 /** `index.handler` -> the file Lambda would load (`index.mjs`, `.js` or `.cjs` in the task root) and its export. */
 function locateHandler(handlerSetting, taskRoot) {
   const at = handlerSetting.lastIndexOf('.');
-  if (at <= 0) throw Object.assign(new Error(`Bad handler ${handlerSetting}: expected <module>.<export>`), { name: 'Runtime.MalformedHandlerName' });
+  if (at <= 0)
+    throw Object.assign(new Error(`Bad handler ${handlerSetting}: expected <module>.<export>`), {
+      name: 'Runtime.MalformedHandlerName',
+    });
   const base = handlerSetting.slice(0, at);
   const exportName = handlerSetting.slice(at + 1);
-  const file = ['.mjs', '.js', '.cjs'].map((ext) => join(taskRoot, base + ext)).find((candidate) => existsSync(candidate));
-  if (!file) throw Object.assign(new Error(`Cannot find module '${base}' in ${taskRoot}`), { name: 'Runtime.ImportModuleError' });
+  const file = ['.mjs', '.js', '.cjs']
+    .map((ext) => join(taskRoot, base + ext))
+    .find((candidate) => existsSync(candidate));
+  if (!file)
+    throw Object.assign(new Error(`Cannot find module '${base}' in ${taskRoot}`), {
+      name: 'Runtime.ImportModuleError',
+    });
   return { file, exportName };
 }
 
@@ -34,11 +47,16 @@ let handler;
 async function init() {
   const started = performance.now();
   try {
-    const { file, exportName } = locateHandler(process.env._HANDLER ?? '', process.env.LAMBDA_TASK_ROOT ?? process.cwd());
+    const { file, exportName } = locateHandler(
+      process.env._HANDLER ?? '',
+      process.env.LAMBDA_TASK_ROOT ?? process.cwd(),
+    );
     const module = await import(pathToFileURL(file).href);
     handler = module[exportName];
     if (typeof handler !== 'function') {
-      throw Object.assign(new Error(`${process.env._HANDLER} is undefined or not exported`), { name: 'Runtime.HandlerNotFound' });
+      throw Object.assign(new Error(`${process.env._HANDLER} is undefined or not exported`), {
+        name: 'Runtime.HandlerNotFound',
+      });
     }
     send({ type: 'ready', initMs: performance.now() - started });
   } catch (error) {
@@ -86,9 +104,21 @@ process.on('message', async (message) => {
       });
       return;
     }
-    send({ type: 'result', id: message.id, json, durationMs: performance.now() - started, maxRssKb: process.resourceUsage().maxRSS });
+    send({
+      type: 'result',
+      id: message.id,
+      json,
+      durationMs: performance.now() - started,
+      maxRssKb: process.resourceUsage().maxRSS,
+    });
   } catch (error) {
-    send({ type: 'error', id: message.id, error: describeError(error), durationMs: performance.now() - started, maxRssKb: process.resourceUsage().maxRSS });
+    send({
+      type: 'error',
+      id: message.id,
+      error: describeError(error),
+      durationMs: performance.now() - started,
+      maxRssKb: process.resourceUsage().maxRSS,
+    });
   }
 });
 

@@ -49,7 +49,10 @@ function listFiles(dir: string): string[] {
 /** A hash of everything the synthesized stack and its bundles are made from. */
 function assemblyInputsHash(): string {
   const hash = createHash('sha256');
-  const files = [...INPUT_DIRECTORIES.flatMap((dir) => listFiles(join(PROJECT_ROOT, dir))), ...INPUT_FILES.map((file) => join(PROJECT_ROOT, file))].sort();
+  const files = [
+    ...INPUT_DIRECTORIES.flatMap((dir) => listFiles(join(PROJECT_ROOT, dir))),
+    ...INPUT_FILES.map((file) => join(PROJECT_ROOT, file)),
+  ].sort();
   for (const file of files) {
     hash.update(relative(PROJECT_ROOT, file)).update('\0').update(readFileSync(file)).update('\0');
   }
@@ -74,7 +77,10 @@ export function localAssemblyDir(stage: string): string {
 }
 
 /** Synthesizes the local stage's stack, or reuses the synthesis of the same inputs. */
-export async function ensureLocalAssembly(stage: string, log: (line: string) => void = () => undefined): Promise<LocalAssembly> {
+export async function ensureLocalAssembly(
+  stage: string,
+  log: (line: string) => void = () => undefined,
+): Promise<LocalAssembly> {
   const stackId = stackName(stage);
   const root = assemblyRoot();
   const dir = localAssemblyDir(stage);
@@ -139,7 +145,9 @@ const CDK_APP = join(PROJECT_ROOT, 'infra', 'cdk', 'app.ts');
  * Its output (CDK's bundling lines) is shown only when it fails.
  */
 function synthesize(stage: string, outdir: string): Promise<void> {
-  const cdkJson = JSON.parse(readFileSync(join(PROJECT_ROOT, 'cdk.json'), 'utf8')) as { context?: Record<string, unknown> };
+  const cdkJson = JSON.parse(readFileSync(join(PROJECT_ROOT, 'cdk.json'), 'utf8')) as {
+    context?: Record<string, unknown>;
+  };
   const context = { ...cdkJson.context, stage, 'aws:cdk:enable-asset-metadata': true };
   return new Promise((resolve, reject) => {
     execFile(
@@ -148,7 +156,12 @@ function synthesize(stage: string, outdir: string): Promise<void> {
       {
         cwd: PROJECT_ROOT,
         maxBuffer: 64 * 1024 * 1024,
-        env: { ...process.env, CDK_OUTDIR: outdir, CDK_CONTEXT_JSON: JSON.stringify(context), CDK_DISABLE_VERSION_CHECK: '1' },
+        env: {
+          ...process.env,
+          CDK_OUTDIR: outdir,
+          CDK_CONTEXT_JSON: JSON.stringify(context),
+          CDK_DISABLE_VERSION_CHECK: '1',
+        },
       },
       (error, stdout, stderr) => {
         if (error) reject(new Error(`synthesizing the ${stage} stack failed: ${error.message}\n${stdout}${stderr}`));

@@ -28,17 +28,23 @@ export interface LocalDynamoGateOptions {
 /** How far a request's signing time may stray from now, as AWS allows. */
 const MAX_CLOCK_SKEW_MS = 15 * 60_000;
 
-const AUTHORIZATION = /^AWS4-HMAC-SHA256 Credential=([^/,\s]+)\/(\d{8})\/([^/,\s]+)\/([^/,\s]+)\/aws4_request,\s*SignedHeaders=([^,\s]+),\s*Signature=([0-9a-f]{64})$/;
+const AUTHORIZATION =
+  /^AWS4-HMAC-SHA256 Credential=([^/,\s]+)\/(\d{8})\/([^/,\s]+)\/([^/,\s]+)\/aws4_request,\s*SignedHeaders=([^,\s]+),\s*Signature=([0-9a-f]{64})$/;
 
 /** DynamoDB's answer to a request it cannot authenticate. */
-function refusal(type: 'UnrecognizedClientException' | 'InvalidSignatureException' | 'MissingAuthenticationTokenException', message: string) {
+function refusal(
+  type: 'UnrecognizedClientException' | 'InvalidSignatureException' | 'MissingAuthenticationTokenException',
+  message: string,
+) {
   return { status: 400, body: JSON.stringify({ __type: `com.amazon.coral.service#${type}`, message }) };
 }
 
 /** `20261126T101500Z` -> its Date, or undefined. */
 function amzDate(value: string | undefined): Date | undefined {
   const match = value && /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(value);
-  return match ? new Date(Date.UTC(+match[1]!, +match[2]! - 1, +match[3]!, +match[4]!, +match[5]!, +match[6]!)) : undefined;
+  return match
+    ? new Date(Date.UTC(+match[1]!, +match[2]! - 1, +match[3]!, +match[4]!, +match[5]!, +match[6]!))
+    : undefined;
 }
 
 /**
@@ -46,18 +52,32 @@ function amzDate(value: string | undefined): Date | undefined {
  *
  * @example await verify('POST', '/', headers, body, accepted) // undefined when it is valid
  */
-export async function verifySignature(method: string, path: string, headers: IncomingHttpHeaders, body: Buffer, accepted: LocalCredentials): Promise<ReturnType<typeof refusal> | undefined> {
+export async function verifySignature(
+  method: string,
+  path: string,
+  headers: IncomingHttpHeaders,
+  body: Buffer,
+  accepted: LocalCredentials,
+): Promise<ReturnType<typeof refusal> | undefined> {
   const authorization = headers.authorization;
   if (!authorization) return refusal('MissingAuthenticationTokenException', 'Request is missing Authentication Token');
   const match = AUTHORIZATION.exec(authorization);
   if (!match) return refusal('InvalidSignatureException', 'The Authorization header is not a SigV4 signature.');
   const [, keyId, , region, service, signedHeaders, signature] = match;
-  if (keyId !== accepted.accessKeyId) return refusal('UnrecognizedClientException', 'The security token included in the request is invalid.');
+  if (keyId !== accepted.accessKeyId)
+    return refusal('UnrecognizedClientException', 'The security token included in the request is invalid.');
   const signingDate = amzDate(String(headers['x-amz-date'] ?? ''));
-  if (!signingDate || Math.abs(Date.now() - signingDate.getTime()) > MAX_CLOCK_SKEW_MS) return refusal('InvalidSignatureException', 'Signature expired or not yet current: check x-amz-date.');
+  if (!signingDate || Math.abs(Date.now() - signingDate.getTime()) > MAX_CLOCK_SKEW_MS)
+    return refusal('InvalidSignatureException', 'Signature expired or not yet current: check x-amz-date.');
   const names = signedHeaders!.split(';');
   const [pathname, query = ''] = path.split('?');
-  const signer = new SignatureV4({ service: service!, region: region!, credentials: accepted, sha256: Sha256, applyChecksum: false });
+  const signer = new SignatureV4({
+    service: service!,
+    region: region!,
+    credentials: accepted,
+    sha256: Sha256,
+    applyChecksum: false,
+  });
   const signed = await signer.sign(
     {
       method,
@@ -72,7 +92,10 @@ export async function verifySignature(method: string, path: string, headers: Inc
   );
   const expected = /Signature=([0-9a-f]{64})$/.exec(String(signed.headers.authorization ?? ''))?.[1] ?? '';
   if (expected.length !== 64 || !timingSafeEqual(Buffer.from(expected), Buffer.from(signature!))) {
-    return refusal('InvalidSignatureException', 'The request signature we calculated does not match the signature you provided.');
+    return refusal(
+      'InvalidSignatureException',
+      'The request signature we calculated does not match the signature you provided.',
+    );
   }
   return undefined;
 }
@@ -92,20 +115,29 @@ export async function startLocalDynamoGate({ target, accepted }: LocalDynamoGate
       const body = Buffer.concat(chunks);
       const refused = await verifySignature(req.method ?? 'GET', req.url ?? '/', req.headers, body, accepted);
       if (refused) {
-        res.writeHead(refused.status, { 'Content-Type': 'application/x-amz-json-1.0', 'Content-Length': Buffer.byteLength(refused.body) });
+        res.writeHead(refused.status, {
+          'Content-Type': 'application/x-amz-json-1.0',
+          'Content-Length': Buffer.byteLength(refused.body),
+        });
         res.end(refused.body);
         return;
       }
       // DynamoDB Local reads the key id, not the signature: the store's own key id, in place.
       const headers = {
         ...req.headers,
-        authorization: String(req.headers.authorization).replace(`Credential=${accepted.accessKeyId}/`, `Credential=${target.credentials.accessKeyId}/`),
+        authorization: String(req.headers.authorization).replace(
+          `Credential=${accepted.accessKeyId}/`,
+          `Credential=${target.credentials.accessKeyId}/`,
+        ),
         host: targetUrl.host,
       };
-      const forward = httpRequest({ host: targetUrl.hostname, port: targetUrl.port, method: req.method, path: req.url, headers, agent }, (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      });
+      const forward = httpRequest(
+        { host: targetUrl.hostname, port: targetUrl.port, method: req.method, path: req.url, headers, agent },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        },
+      );
       forward.on('error', () => {
         if (!res.headersSent) res.writeHead(502, { 'Content-Type': 'text/plain' });
         res.end();
@@ -137,7 +169,10 @@ export async function startLocalDynamoGate({ target, accepted }: LocalDynamoGate
 /** What signs this process's requests to the local services: the local functions' own credentials. */
 let functionCredentials: LocalCredentials | undefined;
 /** The gates of this process, by the endpoint they guard; and that endpoint, by the gate's own. */
-const gates = new Map<string, { users: number; started: Promise<LocalDynamoGate>; store: { endpoint: string; credentials: LocalCredentials } }>();
+const gates = new Map<
+  string,
+  { users: number; started: Promise<LocalDynamoGate>; store: { endpoint: string; credentials: LocalCredentials } }
+>();
 const guardedBy = new Map<string, string>();
 
 /**
@@ -149,17 +184,26 @@ const guardedBy = new Map<string, string>();
  *
  * @example const { credentials, release } = await gateLocalDynamo();
  */
-export async function gateLocalDynamo(env: NodeJS.ProcessEnv = process.env): Promise<{ credentials: LocalCredentials; release(): Promise<void> }> {
+export async function gateLocalDynamo(
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ credentials: LocalCredentials; release(): Promise<void> }> {
   const endpoint = env.AWS_ENDPOINT_URL_DYNAMODB ?? '';
   const store = { accessKeyId: env.AWS_ACCESS_KEY_ID ?? '', secretAccessKey: env.AWS_SECRET_ACCESS_KEY ?? '' };
-  if (!endpoint || !store.accessKeyId || !store.secretAccessKey) throw new Error("the local gateway needs the local store's endpoint and credentials in this process (pointAtLocalDynamo) first");
+  if (!endpoint || !store.accessKeyId || !store.secretAccessKey)
+    throw new Error(
+      "the local gateway needs the local store's endpoint and credentials in this process (pointAtLocalDynamo) first",
+    );
   functionCredentials ??= newLocalCredentials();
   const credentials = functionCredentials;
   // A second gateway of the process finds the environment pointing at a gate already.
   const key = guardedBy.get(endpoint) ?? endpoint;
   let entry = gates.get(key);
   if (!entry) {
-    entry = { users: 0, started: startLocalDynamoGate({ target: { endpoint, credentials: store }, accepted: credentials }), store: { endpoint, credentials: store } };
+    entry = {
+      users: 0,
+      started: startLocalDynamoGate({ target: { endpoint, credentials: store }, accepted: credentials }),
+      store: { endpoint, credentials: store },
+    };
     gates.set(key, entry);
     entry.started.catch(() => gates.delete(key));
   }

@@ -4,7 +4,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
+import type {
+  APIGatewayAuthorizerResult,
+  APIGatewayProxyEvent,
+  APIGatewayProxyResult,
+  APIGatewayRequestAuthorizerEvent,
+  Context,
+} from 'aws-lambda';
 import type { RateLimit } from '#infra/cdk/default-rate-limits';
 import { type GatewayResponseType, gatewayResponses } from '#shared/http/gateway-responses';
 import { commonHeaders } from '#shared/http/response-headers';
@@ -135,22 +141,29 @@ export function createLocalGateway(options: LocalGatewayOptions) {
     // Two Authorization headers are refused: the cache key and the authorizer must see one value.
     const identities = authorizationValues(req.rawHeaders);
     const identity = identities[0];
-    if (identities.length !== 1 || identity === undefined || identity === '') return gatewayReply('UNAUTHORIZED', requestId);
+    if (identities.length !== 1 || identity === undefined || identity === '')
+      return gatewayReply('UNAUTHORIZED', requestId);
     let authorization: APIGatewayAuthorizerResult;
     let authorizerContext: Record<string, string | number>;
     const authorizerStarted = Date.now();
     try {
       // Cached per key: AUTHORIZER_IDENTITY_SOURCES, the stack's (bundle mode checks the template's).
-      authorization = await cache.get(identity, () => options.authorizer(buildAuthorizerEvent(parts, match.route, match.pathParameters)));
+      authorization = await cache.get(identity, () =>
+        options.authorizer(buildAuthorizerEvent(parts, match.route, match.pathParameters)),
+      );
       authorizerContext = integrationAuthorizerContext(authorization, Date.now() - authorizerStarted);
     } catch (error) {
       if (error instanceof Error && error.message === 'Unauthorized') return gatewayReply('UNAUTHORIZED', requestId);
       options.onFault?.(error);
-      return gatewayReply(error instanceof AuthorizerConfigurationError ? 'AUTHORIZER_CONFIGURATION_ERROR' : 'AUTHORIZER_FAILURE', requestId);
+      return gatewayReply(
+        error instanceof AuthorizerConfigurationError ? 'AUTHORIZER_CONFIGURATION_ERROR' : 'AUTHORIZER_FAILURE',
+        requestId,
+      );
     }
     if (!policyAllows(authorization, methodArn(method, rawPath))) return gatewayReply('ACCESS_DENIED', requestId);
     // Usage plans throttle after the authorizer, per usage identifier: the key's usage owner's.
-    if (buckets && !buckets.take(authorization.usageIdentifierKey ?? authorization.principalId)) return gatewayReply('THROTTLED', requestId);
+    if (buckets && !buckets.take(authorization.usageIdentifierKey ?? authorization.principalId))
+      return gatewayReply('THROTTLED', requestId);
     if (match.malformed) return gatewayReply('BAD_REQUEST_PARAMETERS', requestId);
 
     const handler = options.handlers.get(match.route.id);

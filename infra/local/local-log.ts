@@ -16,7 +16,10 @@ export function parseLocalLogLevel(raw: string | undefined): LocalLogLevel | und
   return (LEVELS as readonly string[]).includes(value) ? (value as LocalLogLevel) : undefined;
 }
 
-export function localLog(level: LocalLogLevel, write: (text: string) => void = (text) => console.error(text)): LocalLog {
+export function localLog(
+  level: LocalLogLevel,
+  write: (text: string) => void = (text) => console.error(text),
+): LocalLog {
   const rank = LEVELS.indexOf(level);
   const enabled = (wanted: LocalLogLevel) => LEVELS.indexOf(wanted) <= rank;
   return {

@@ -24,7 +24,9 @@ export function localOrigins(port: number): LocalOriginsEnv {
 }
 
 function union(existing: string | undefined, added: string): string {
-  const entries = [...(existing ?? '').split(','), ...added.split(',')].map((entry) => entry.trim()).filter((entry) => entry !== '');
+  const entries = [...(existing ?? '').split(','), ...added.split(',')]
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
   return [...new Set(entries)].join(',');
 }
 
@@ -32,7 +34,10 @@ function union(existing: string | undefined, added: string): string {
  * `env` with `additions` merged in: each list becomes the union of both, because one process can
  * serve several gateways (a test run does), and each must keep accepting its own origins.
  */
-export function withLocalOrigins<Env extends Record<string, string | undefined>>(env: Env, additions: LocalOriginsEnv): Env & LocalOriginsEnv {
+export function withLocalOrigins<Env extends Record<string, string | undefined>>(
+  env: Env,
+  additions: LocalOriginsEnv,
+): Env & LocalOriginsEnv {
   return {
     ...env,
     [FUNCTION_ENV.allowedOrigins]: union(env[FUNCTION_ENV.allowedOrigins], additions[FUNCTION_ENV.allowedOrigins]),

@@ -64,7 +64,11 @@ const REASONS: Record<string, ObjectCreatedEvent['detail']['reason']> = {
  */
 const running = new Map<string, { users: number; started: Promise<LocalS3> }>();
 
-export async function acquireLocalS3(options: { bucket: string; dataDir?: string; credentials: LocalCredentials }): Promise<LocalS3> {
+export async function acquireLocalS3(options: {
+  bucket: string;
+  dataDir?: string;
+  credentials: LocalCredentials;
+}): Promise<LocalS3> {
   const id = `${options.bucket}\0${options.dataDir ?? ''}`;
   let entry = running.get(id);
   if (!entry) {
@@ -106,7 +110,8 @@ async function refuseAnonymous(ctx: S3rverContext, next: () => Promise<unknown>)
   if (ctx.method !== 'OPTIONS' && !namesAnAuthMechanism(ctx)) {
     ctx.status = 403;
     ctx.type = 'application/xml';
-    ctx.body = '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>AccessDenied</Code><Message>Access Denied</Message></Error>';
+    ctx.body =
+      '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>AccessDenied</Code><Message>Access Denied</Message></Error>';
     return undefined;
   }
   return conditions.run({ ifNoneMatch: ctx.get('If-None-Match'), ifMatch: ctx.get('If-Match') }, next);
@@ -133,7 +138,9 @@ function conditionalWrites(store: S3rverStore): void {
       .catch(() => undefined)
       .then(async () => {
         if (await store.existsObject(object.bucket, object.key)) {
-          throw new S3Error('PreconditionFailed', 'At least one of the pre-conditions you specified did not hold', { Condition: 'If-None-Match' });
+          throw new S3Error('PreconditionFailed', 'At least one of the pre-conditions you specified did not hold', {
+            Condition: 'If-None-Match',
+          });
         }
         return putObject(object);
       });
@@ -146,14 +153,20 @@ function conditionalWrites(store: S3rverStore): void {
     const ifMatch = conditions.getStore()?.ifMatch;
     if (object && ifMatch && ifMatch !== '*' && unquoted(ifMatch) !== unquoted(object.metadata.etag ?? '')) {
       object.content?.destroy();
-      throw new S3Error('PreconditionFailed', 'At least one of the pre-conditions you specified did not hold', { Condition: 'If-Match' });
+      throw new S3Error('PreconditionFailed', 'At least one of the pre-conditions you specified did not hold', {
+        Condition: 'If-Match',
+      });
     }
     return object;
   };
 }
 
 /** `dataDir` keeps the objects across restarts; without it they live in a temporary folder removed on close. */
-async function startLocalS3(options: { bucket: string; dataDir?: string; credentials: LocalCredentials }): Promise<LocalS3> {
+async function startLocalS3(options: {
+  bucket: string;
+  dataDir?: string;
+  credentials: LocalCredentials;
+}): Promise<LocalS3> {
   const directory = options.dataDir ?? mkdtempSync(join(tmpdir(), 'cxm-s3-'));
   mkdirSync(directory, { recursive: true, mode: 0o700 });
   chmodSync(directory, 0o700);
@@ -161,7 +174,13 @@ async function startLocalS3(options: { bucket: string; dataDir?: string; credent
   // signatures, and no other pair: s3rver's built-in S3RVER/S3RVER would sign anything.
   DUMMY_ACCOUNT.revokeAccessKey('S3RVER');
   DUMMY_ACCOUNT.createKeyPair(options.credentials.accessKeyId, options.credentials.secretAccessKey);
-  const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory, configureBuckets: [{ name: options.bucket }] });
+  const server = new S3rver({
+    address: '127.0.0.1',
+    port: 0,
+    silent: true,
+    directory,
+    configureBuckets: [{ name: options.bucket }],
+  });
   // s3rver serves a request that names no signature as anonymous; S3 refuses it (the bucket is
   // private), and so must this, or the credentials above would protect nothing.
   server.middleware.unshift(refuseAnonymous);
@@ -171,7 +190,9 @@ async function startLocalS3(options: { bucket: string; dataDir?: string; credent
     ({ port } = await server.run());
   } catch (error) {
     if (!options.dataDir) rmSync(directory, { recursive: true, force: true });
-    throw new StartupError(`the local S3 server did not start: ${error instanceof Error ? error.message : String(error)}`);
+    throw new StartupError(
+      `the local S3 server did not start: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
   const listeners = new Set<(event: ObjectCreatedEvent) => void>();
   server.on('event', (notification: { Records?: S3rverRecord[] }) => {
@@ -192,7 +213,12 @@ async function startLocalS3(options: { bucket: string; dataDir?: string; credent
           version: '0',
           bucket: { name: options.bucket },
           // S3's event names the ETag without its quotes.
-          object: { key, size: record.s3?.object?.size ?? 0, etag: record.s3?.object?.eTag?.replaceAll('"', ''), sequencer: record.s3?.object?.sequencer },
+          object: {
+            key,
+            size: record.s3?.object?.size ?? 0,
+            etag: record.s3?.object?.eTag?.replaceAll('"', ''),
+            sequencer: record.s3?.object?.sequencer,
+          },
           'request-id': record.responseElements?.['x-amz-request-id'] ?? randomUUID(),
           requester: LOCAL_ACCOUNT,
           reason,

@@ -28,15 +28,21 @@ export async function startLocalSecretsManager(secrets: readonly LocalSecret[]):
     'secretsmanager.GetSecretValue': (input) => {
       // As the service does: by ARN or by name.
       const secret = secrets.find((candidate) => candidate.arn === input.SecretId || candidate.name === input.SecretId);
-      if (!secret) throw new ServiceError('ResourceNotFoundException', "Secrets Manager can't find the specified secret.");
+      if (!secret)
+        throw new ServiceError('ResourceNotFoundException', "Secrets Manager can't find the specified secret.");
       const stage = input.VersionStage ?? 'AWSCURRENT';
       const value = stage === 'AWSCURRENT' ? secret.value : stage === 'AWSPREVIOUS' ? secret.previous : undefined;
-      if (value === undefined) throw new ServiceError('ResourceNotFoundException', `Secrets Manager can't find the specified secret value for staging label: ${String(stage)}`);
+      if (value === undefined)
+        throw new ServiceError(
+          'ResourceNotFoundException',
+          `Secrets Manager can't find the specified secret value for staging label: ${String(stage)}`,
+        );
       return {
         ARN: secret.arn,
         Name: secret.name,
         SecretString: value,
-        VersionId: stage === 'AWSCURRENT' ? '00000000-0000-4000-8000-000000000001' : '00000000-0000-4000-8000-000000000000',
+        VersionId:
+          stage === 'AWSCURRENT' ? '00000000-0000-4000-8000-000000000001' : '00000000-0000-4000-8000-000000000000',
         VersionStages: [stage],
         CreatedDate: created,
       };

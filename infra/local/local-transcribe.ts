@@ -78,7 +78,8 @@ const JOB_NAME = /^[0-9a-zA-Z._-]{1,200}$/;
 const ROLE_ARN = /^arn:(aws|aws-cn|aws-us-gov|aws-iso-?[a-z]?):iam::[0-9]{0,63}:role\/[A-Za-z0-9:_/+=,@.-]{0,1024}$/;
 const S3_URI = /^s3:\/\/([^/]+)\/(.+)$/;
 
-const asObject = (value: unknown): Record<string, unknown> => (value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {});
+const asObject = (value: unknown): Record<string, unknown> =>
+  value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 
 function jobName(request: Record<string, unknown>, field: string): string {
   const name = request[field];
@@ -92,24 +93,41 @@ function jobName(request: Record<string, unknown>, field: string): string {
 
 function mediaLocation(request: Record<string, unknown>): { Bucket: string; Key: string } {
   const match = S3_URI.exec(String(asObject(request.Media).MediaFileUri ?? ''));
-  if (!match) throw new ServiceError('BadRequestException', 'The S3 URI of the media file is not valid. Check the MediaFileUri parameter and try your request again.');
+  if (!match)
+    throw new ServiceError(
+      'BadRequestException',
+      'The S3 URI of the media file is not valid. Check the MediaFileUri parameter and try your request again.',
+    );
   return { Bucket: match[1]!, Key: match[2]! };
 }
 
 function requireRole(arn: unknown, field: string): void {
-  if (typeof arn !== 'string' || !ROLE_ARN.test(arn)) throw new ServiceError('BadRequestException', `The ${field} parameter is missing or not a valid IAM role ARN.`);
+  if (typeof arn !== 'string' || !ROLE_ARN.test(arn))
+    throw new ServiceError('BadRequestException', `The ${field} parameter is missing or not a valid IAM role ARN.`);
 }
 
 /** The output object of a job: `s3://bucket/prefix/` (Call Analytics) or bucket + key (a transcription). */
-function outputLocation(kind: AnalysisKind, request: Record<string, unknown>, name: string): { Bucket: string; Key: string } {
+function outputLocation(
+  kind: AnalysisKind,
+  request: Record<string, unknown>,
+  name: string,
+): { Bucket: string; Key: string } {
   if (kind === 'call-analytics') {
     const match = /^s3:\/\/([^/]+)\/?(.*)$/.exec(String(request.OutputLocation ?? ''));
-    if (!match) throw new ServiceError('BadRequestException', 'The OutputLocation parameter must be an S3 URI (s3://bucket/prefix/).');
+    if (!match)
+      throw new ServiceError(
+        'BadRequestException',
+        'The OutputLocation parameter must be an S3 URI (s3://bucket/prefix/).',
+      );
     const prefix = match[2]!;
     return { Bucket: match[1]!, Key: prefix === '' || prefix.endsWith('/') ? `${prefix}${name}.json` : prefix };
   }
   const bucket = request.OutputBucketName;
-  if (typeof bucket !== 'string' || bucket === '') throw new ServiceError('BadRequestException', 'The local stand-in writes transcripts to your bucket only: give OutputBucketName.');
+  if (typeof bucket !== 'string' || bucket === '')
+    throw new ServiceError(
+      'BadRequestException',
+      'The local stand-in writes transcripts to your bucket only: give OutputBucketName.',
+    );
   const key = typeof request.OutputKey === 'string' ? request.OutputKey : '';
   return { Bucket: bucket, Key: key === '' || key.endsWith('/') ? `${key}${name}.json` : key };
 }
@@ -120,21 +138,42 @@ function checkRequest(kind: AnalysisKind, request: Record<string, unknown>): voi
     requireRole(request.DataAccessRoleArn, 'DataAccessRoleArn');
     return;
   }
-  const ways = [request.LanguageCode !== undefined, request.IdentifyLanguage === true, request.IdentifyMultipleLanguages === true].filter(Boolean).length;
-  if (ways !== 1) throw new ServiceError('BadRequestException', 'Specify exactly one of LanguageCode, IdentifyLanguage or IdentifyMultipleLanguages.');
+  const ways = [
+    request.LanguageCode !== undefined,
+    request.IdentifyLanguage === true,
+    request.IdentifyMultipleLanguages === true,
+  ].filter(Boolean).length;
+  if (ways !== 1)
+    throw new ServiceError(
+      'BadRequestException',
+      'Specify exactly one of LanguageCode, IdentifyLanguage or IdentifyMultipleLanguages.',
+    );
   const settings = asObject(request.Settings);
   if (settings.ShowSpeakerLabels === true) {
     const max = settings.MaxSpeakerLabels;
-    if (typeof max !== 'number' || max < 2 || max > 30) throw new ServiceError('BadRequestException', 'When ShowSpeakerLabels is true, MaxSpeakerLabels must be a number from 2 to 30.');
-    if (settings.ChannelIdentification === true) throw new ServiceError('BadRequestException', "You can't use ShowSpeakerLabels and ChannelIdentification in the same request.");
+    if (typeof max !== 'number' || max < 2 || max > 30)
+      throw new ServiceError(
+        'BadRequestException',
+        'When ShowSpeakerLabels is true, MaxSpeakerLabels must be a number from 2 to 30.',
+      );
+    if (settings.ChannelIdentification === true)
+      throw new ServiceError(
+        'BadRequestException',
+        "You can't use ShowSpeakerLabels and ChannelIdentification in the same request.",
+      );
   }
   const execution = asObject(request.JobExecutionSettings);
-  if (execution.AllowDeferredExecution === true) requireRole(execution.DataAccessRoleArn, 'JobExecutionSettings.DataAccessRoleArn');
+  if (execution.AllowDeferredExecution === true)
+    requireRole(execution.DataAccessRoleArn, 'JobExecutionSettings.DataAccessRoleArn');
 }
 
 /** The job as GetCallAnalyticsJob / GetTranscriptionJob (and the Start calls) answer it. */
 function describe(job: LocalJob): Record<string, unknown> {
-  const times = { CreationTime: job.created / 1000, StartTime: job.created / 1000, ...(job.completed && { CompletionTime: job.completed / 1000 }) };
+  const times = {
+    CreationTime: job.created / 1000,
+    StartTime: job.created / 1000,
+    ...(job.completed && { CompletionTime: job.completed / 1000 }),
+  };
   const output = job.outputUri ? { Transcript: { TranscriptFileUri: job.outputUri } } : {};
   const failure = job.failureReason ? { FailureReason: job.failureReason } : {};
   if (job.kind === 'call-analytics') {
@@ -148,7 +187,13 @@ function describe(job: LocalJob): Record<string, unknown> {
         ...(job.request.Settings !== undefined && { Settings: job.request.Settings }),
         ...(job.summarySkipped && {
           CallAnalyticsJobDetails: {
-            Skipped: [{ Feature: 'GENERATIVE_SUMMARIZATION', ReasonCode: 'INSUFFICIENT_CONVERSATION_CONTENT', Message: 'The local stand-in for Amazon Transcribe cannot listen.' }],
+            Skipped: [
+              {
+                Feature: 'GENERATIVE_SUMMARIZATION',
+                ReasonCode: 'INSUFFICIENT_CONVERSATION_CONTENT',
+                Message: 'The local stand-in for Amazon Transcribe cannot listen.',
+              },
+            ],
           },
         }),
         ...times,
@@ -242,12 +287,17 @@ async function startLocalTranscribe(options: LocalTranscribeOptions): Promise<Lo
       const media = mediaLocation(job.request);
       const output = outputLocation(job.kind, job.request, job.name);
       const object = await s3.send(new GetObjectCommand(media)).catch(() => undefined);
-      if (!object?.Body) throw new NotAudioError(`the media file ${String(asObject(job.request.Media).MediaFileUri)} can't be read; check that it exists and that the data access role can read it`);
+      if (!object?.Body)
+        throw new NotAudioError(
+          `the media file ${String(asObject(job.request.Media).MediaFileUri)} can't be read; check that it exists and that the data access role can read it`,
+        );
       const probe = await probeAudio(object.Body as Readable, object.ContentLength ?? 0);
       const durationMillis = probe.durationSeconds === undefined ? undefined : Math.round(probe.durationSeconds * 1000);
       let document: Record<string, unknown>;
       if (job.kind === 'call-analytics') {
-        const channels = ((job.request.ChannelDefinitions as { ChannelId?: number }[] | undefined) ?? []).map((definition) => definition.ChannelId).sort();
+        const channels = ((job.request.ChannelDefinitions as { ChannelId?: number }[] | undefined) ?? [])
+          .map((definition) => definition.ChannelId)
+          .sort();
         if (probe.channels !== 2 || channels.join(',') !== '0,1') {
           throw new NotAudioError(
             `Call Analytics takes two-channel audio with a participant on each channel; this file has ${probe.channels} channel${probe.channels === 1 ? '' : 's'} and the request defines channels [${channels.join(', ')}]`,
@@ -260,18 +310,23 @@ async function startLocalTranscribe(options: LocalTranscribeOptions): Promise<Lo
           JobStatus: 'COMPLETED',
           Channel: 'VOICE',
           Participants: [{ ParticipantRole: 'AGENT' }, { ParticipantRole: 'CUSTOMER' }],
-          ConversationCharacteristics: durationMillis === undefined ? {} : { TotalConversationDurationMillis: durationMillis },
+          ConversationCharacteristics:
+            durationMillis === undefined ? {} : { TotalConversationDurationMillis: durationMillis },
         };
       } else {
         document = { jobName: job.name, accountId: LOCAL_ACCOUNT, status: 'COMPLETED', results: {} };
       }
-      await s3.send(new PutObjectCommand({ ...output, Body: JSON.stringify(document), ContentType: 'application/json' }));
+      await s3.send(
+        new PutObjectCommand({ ...output, Body: JSON.stringify(document), ContentType: 'application/json' }),
+      );
       job.outputUri = `https://s3.${options.region}.amazonaws.com/${output.Bucket}/${output.Key.split('/').map(encodeURIComponent).join('/')}`;
       job.status = 'COMPLETED';
     } catch (error) {
       job.status = 'FAILED';
       job.failureReason =
-        error instanceof NotAudioError || error instanceof ServiceError ? error.message : `The local stand-in could not run the job: ${error instanceof Error ? error.message : String(error)}`;
+        error instanceof NotAudioError || error instanceof ServiceError
+          ? error.message
+          : `The local stand-in could not run the job: ${error instanceof Error ? error.message : String(error)}`;
     }
     job.completed = Date.now();
     const names = ANALYSIS_STATE_EVENTS[job.kind];
@@ -284,7 +339,11 @@ async function startLocalTranscribe(options: LocalTranscribeOptions): Promise<Lo
       time: new Date(job.completed).toISOString(),
       region: options.region,
       resources: [],
-      detail: { [names.nameField]: job.name, [names.statusField]: job.status, ...(job.failureReason && { FailureReason: job.failureReason }) },
+      detail: {
+        [names.nameField]: job.name,
+        [names.statusField]: job.status,
+        ...(job.failureReason && { FailureReason: job.failureReason }),
+      },
     };
     for (const listener of listeners) listener(event);
   }
@@ -297,10 +356,15 @@ async function startLocalTranscribe(options: LocalTranscribeOptions): Promise<Lo
       const id = `${kind}/${name}`;
       if (!start) {
         const job = jobs.get(id);
-        if (!job) throw new ServiceError('NotFoundException', "The requested job couldn't be found. Check the job name and try your request again.");
+        if (!job)
+          throw new ServiceError(
+            'NotFoundException',
+            "The requested job couldn't be found. Check the job name and try your request again.",
+          );
         return describe(job);
       }
-      if (jobs.has(id)) throw new ServiceError('ConflictException', 'The requested job name already exists. Use a different job name.');
+      if (jobs.has(id))
+        throw new ServiceError('ConflictException', 'The requested job name already exists. Use a different job name.');
       mediaLocation(request);
       checkRequest(kind, request);
       outputLocation(kind, request, name);
@@ -313,7 +377,10 @@ async function startLocalTranscribe(options: LocalTranscribeOptions): Promise<Lo
     };
   }
 
-  const server = await serveJsonService('Amazon Transcribe', Object.fromEntries(Object.keys(OPERATIONS).map((target) => [target, operation(target)])));
+  const server = await serveJsonService(
+    'Amazon Transcribe',
+    Object.fromEntries(Object.keys(OPERATIONS).map((target) => [target, operation(target)])),
+  );
   return {
     endpoint: server.endpoint,
     onStateChange(listener) {

@@ -11,7 +11,10 @@ import { LOCAL_REGION, type LocalDynamoConnection } from './dynamodb-local.ts';
  *
  * @example pointAtLocalDynamo(dynamo, await createTables(dynamo, LOCAL_STAGE));
  */
-export function pointAtLocalDynamo({ endpoint, credentials }: LocalDynamoConnection, tables: Record<TableId, string>): void {
+export function pointAtLocalDynamo(
+  { endpoint, credentials }: LocalDynamoConnection,
+  tables: Record<TableId, string>,
+): void {
   process.env.AWS_ENDPOINT_URL_DYNAMODB = endpoint;
   process.env.AWS_REGION = LOCAL_REGION;
   process.env.AWS_ACCESS_KEY_ID = credentials.accessKeyId;

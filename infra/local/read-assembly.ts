@@ -52,13 +52,18 @@ export interface AssemblyAuthorizer {
 
 /** An EventBridge rule of the stack: its pattern (references unresolved) and the functions it targets. */
 /** A rule of the template: on an event pattern, or on a schedule (`rate(5 minutes)`, in ms). */
-export type AssemblyRule = { pattern: CfnValue; functionIds: string[] } | { ruleName: string; everyMs: number; functionIds: string[] };
+export type AssemblyRule =
+  | { pattern: CfnValue; functionIds: string[] }
+  | { ruleName: string; everyMs: number; functionIds: string[] };
 
 /** `rate(<n> <unit>)` of EventBridge -> milliseconds; undefined for anything else (cron). */
 export function rateMs(expression: unknown): number | undefined {
-  const match = typeof expression === 'string' ? /^rate\((\d+) (minute|minutes|hour|hours|day|days)\)$/.exec(expression) : null;
+  const match =
+    typeof expression === 'string' ? /^rate\((\d+) (minute|minutes|hour|hours|day|days)\)$/.exec(expression) : null;
   if (!match) return undefined;
-  const unit = { minute: 60_000, hour: 3_600_000, day: 86_400_000 }[match[2]!.replace(/s$/, '') as 'minute' | 'hour' | 'day'];
+  const unit = { minute: 60_000, hour: 3_600_000, day: 86_400_000 }[
+    match[2]!.replace(/s$/, '') as 'minute' | 'hour' | 'day'
+  ];
   return Number(match[1]) * unit;
 }
 
@@ -90,12 +95,20 @@ function parseStack(template: Template, assemblyDir: string): StackAssembly {
   const rules: AssemblyRule[] = [];
   for (const [logicalId, resource] of Object.entries(resources)) {
     const props = resource.Properties ?? {};
-    if (resource.Type === 'AWS::Events::Rule' && (props.EventPattern || props.ScheduleExpression) && props.State !== 'DISABLED') {
+    if (
+      resource.Type === 'AWS::Events::Rule' &&
+      (props.EventPattern || props.ScheduleExpression) &&
+      props.State !== 'DISABLED'
+    ) {
       const targets = Array.isArray(props.Targets) ? props.Targets : [];
       const functionIds = targets.flatMap((target) => {
         const arn = target && typeof target === 'object' && !Array.isArray(target) ? target.Arn : undefined;
         const getAtt = arn && typeof arn === 'object' && !Array.isArray(arn) ? arn['Fn::GetAtt'] : undefined;
-        return Array.isArray(getAtt) && typeof getAtt[0] === 'string' && resources[getAtt[0]]?.Type === 'AWS::Lambda::Function' ? [getAtt[0]] : [];
+        return Array.isArray(getAtt) &&
+          typeof getAtt[0] === 'string' &&
+          resources[getAtt[0]]?.Type === 'AWS::Lambda::Function'
+          ? [getAtt[0]]
+          : [];
       });
       if (functionIds.length === 0) continue;
       if (props.EventPattern) {
@@ -103,11 +116,17 @@ function parseStack(template: Template, assemblyDir: string): StackAssembly {
         continue;
       }
       const everyMs = rateMs(props.ScheduleExpression);
-      if (everyMs === undefined) throw new Error(`rule ${logicalId}: the local runtime runs rate() schedules only, not ${JSON.stringify(props.ScheduleExpression)}`);
+      if (everyMs === undefined)
+        throw new Error(
+          `rule ${logicalId}: the local runtime runs rate() schedules only, not ${JSON.stringify(props.ScheduleExpression)}`,
+        );
       rules.push({ ruleName: typeof props.Name === 'string' ? props.Name : logicalId, everyMs, functionIds });
     } else if (resource.Type === 'AWS::Lambda::Function') {
       const assetPath = resource.Metadata?.['aws:asset:path'];
-      if (typeof assetPath !== 'string') throw new Error(`function ${logicalId} has no asset path: synthesize with the context aws:cdk:enable-asset-metadata`);
+      if (typeof assetPath !== 'string')
+        throw new Error(
+          `function ${logicalId} has no asset path: synthesize with the context aws:cdk:enable-asset-metadata`,
+        );
       const environment = (props.Environment as { Variables?: Record<string, CfnValue> } | undefined)?.Variables ?? {};
       functions.set(logicalId, {
         functionName: typeof props.FunctionName === 'string' ? props.FunctionName : logicalId,
@@ -153,12 +172,20 @@ function invokedFunction(uri: CfnValue | undefined, resources: Template['Resourc
     if (Array.isArray(value)) value.forEach(visit);
     else if (value && typeof value === 'object') {
       const getAtt = value['Fn::GetAtt'];
-      if (Array.isArray(getAtt) && typeof getAtt[0] === 'string' && resources[getAtt[0]]?.Type === 'AWS::Lambda::Function') targets.add(getAtt[0]);
+      if (
+        Array.isArray(getAtt) &&
+        typeof getAtt[0] === 'string' &&
+        resources[getAtt[0]]?.Type === 'AWS::Lambda::Function'
+      )
+        targets.add(getAtt[0]);
       Object.values(value).forEach(visit);
     }
   };
   visit(uri);
-  if (targets.size !== 1) throw new Error(`${owner} does not invoke exactly one function of the stack (found ${[...targets].join(', ') || 'none'})`);
+  if (targets.size !== 1)
+    throw new Error(
+      `${owner} does not invoke exactly one function of the stack (found ${[...targets].join(', ') || 'none'})`,
+    );
   return [...targets][0]!;
 }
 
@@ -171,7 +198,8 @@ function resourcePath(resourceId: CfnValue | undefined, resources: Template['Res
     // The root resource is `Fn::GetAtt [RestApi, RootResourceId]`: the walk ends there.
     if (typeof ref !== 'string') return `/${parts.reverse().join('/')}`;
     const resource = resources[ref];
-    if (resource?.Type !== 'AWS::ApiGateway::Resource') throw new Error(`method resource ${ref} is not an API Gateway resource`);
+    if (resource?.Type !== 'AWS::ApiGateway::Resource')
+      throw new Error(`method resource ${ref} is not an API Gateway resource`);
     parts.push(String(resource.Properties?.PathPart));
     current = resource.Properties?.ParentId;
   }

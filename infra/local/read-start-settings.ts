@@ -49,7 +49,10 @@ export type StartSettingsReading = { ok: true; settings: StartSettings } | { ok:
 
 function rateLimitSetting(env: NodeJS.ProcessEnv, name: string, fallback: RateLimit): RateLimit {
   const limit = parseRateLimit(env[name] || formatRateLimit(fallback));
-  if (!limit) throw new Error(`${name}=${env[name]} is not valid; give <rate per second>/<burst>, e.g. ${formatRateLimit(fallback)}.`);
+  if (!limit)
+    throw new Error(
+      `${name}=${env[name]} is not valid; give <rate per second>/<burst>, e.g. ${formatRateLimit(fallback)}.`,
+    );
   return limit;
 }
 

@@ -99,7 +99,12 @@ function instrumentClient(prototype: SendableClient): void {
     if (principal && folder) {
       // lib-dynamodb's commands wrap the client's (`GetCommand` -> `GetItemCommand`).
       const operation = (command.clientCommand ?? command).constructor.name.replace(/Command$/, '');
-      write({ principal, service: this.config.serviceId ?? 'unknown', operation, input: naming((command.input ?? {}) as Record<string, unknown>) });
+      write({
+        principal,
+        service: this.config.serviceId ?? 'unknown',
+        operation,
+        input: naming((command.input ?? {}) as Record<string, unknown>),
+      });
     }
     return insideClient.run(true, () => send.call(this, command, ...rest));
   };
@@ -119,9 +124,20 @@ function instrumentSigner(prototype: SignatureV4): void {
   marked[TAPPED] = true;
   for (const method of ['sign', 'presign'] as const) {
     const original = prototype[method] as (this: SignatureV4, request: SignableRequest, ...rest: unknown[]) => unknown;
-    (prototype as unknown as Record<string, unknown>)[method] = function (this: SignatureV4 & { service: string }, request: SignableRequest, ...rest: unknown[]) {
+    (prototype as unknown as Record<string, unknown>)[method] = function (
+      this: SignatureV4 & { service: string },
+      request: SignableRequest,
+      ...rest: unknown[]
+    ) {
       const principal = principals.getStore();
-      if (principal && folder && !insideClient.getStore() && request && typeof request === 'object' && 'method' in request) {
+      if (
+        principal &&
+        folder &&
+        !insideClient.getStore() &&
+        request &&
+        typeof request === 'object' &&
+        'method' in request
+      ) {
         write({
           principal,
           service: this.service,
@@ -158,7 +174,9 @@ export function startRecordingAwsCalls(logFolder: string): void {
   // A package loaded as CommonJS (some SDK consumers are) has its own copy of both classes.
   const require = createRequire(import.meta.url);
   instrumentClient((require('@smithy/core/client') as { Client: { prototype: SendableClient } }).Client.prototype);
-  instrumentSigner((require('@smithy/signature-v4') as { SignatureV4: { prototype: SignatureV4 } }).SignatureV4.prototype);
+  instrumentSigner(
+    (require('@smithy/signature-v4') as { SignatureV4: { prototype: SignatureV4 } }).SignatureV4.prototype,
+  );
 }
 
 /**

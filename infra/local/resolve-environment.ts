@@ -29,10 +29,20 @@ export function secretIdOf(stage: string, name: unknown): SecretId | undefined {
   return SECRET_IDS.find((id) => secretName(stage, id) === name);
 }
 
-export function resolveEnvironment(functionName: string, variables: Record<string, CfnValue>, template: Template, local: LocalResources): Record<string, string> {
+export function resolveEnvironment(
+  functionName: string,
+  variables: Record<string, CfnValue>,
+  template: Template,
+  local: LocalResources,
+): Record<string, string> {
   const resolved: Record<string, string> = {};
   for (const [name, value] of Object.entries(variables)) {
-    resolved[name] = resolveValue(value, template, local, () => `${functionName}: environment variable ${name} = ${JSON.stringify(value)}`);
+    resolved[name] = resolveValue(
+      value,
+      template,
+      local,
+      () => `${functionName}: environment variable ${name} = ${JSON.stringify(value)}`,
+    );
   }
   return resolved;
 }
@@ -45,7 +55,8 @@ export function resolveStructure(value: CfnValue, template: Template, local: Loc
   if (Array.isArray(value)) return value.map((item) => resolveStructure(item, template, local, where));
   if (value && typeof value === 'object') {
     const keys = Object.keys(value);
-    if (keys.length === 1 && (keys[0] === 'Ref' || keys[0]!.startsWith('Fn::'))) return resolveValue(value, template, local, () => where);
+    if (keys.length === 1 && (keys[0] === 'Ref' || keys[0]!.startsWith('Fn::')))
+      return resolveValue(value, template, local, () => where);
     return Object.fromEntries(keys.map((key) => [key, resolveStructure(value[key]!, template, local, where)]));
   }
   return value;
@@ -66,7 +77,8 @@ function resolveValue(value: CfnValue, template: Template, local: LocalResources
       const table = tableOf(getAtt[0], template, local);
       if (table) return `arn:aws:dynamodb:${local.region}:${LOCAL_ACCOUNT}:table/${table}`;
       // A role's ARN is only ever passed on (to Transcribe, which does not run here): a name suffices.
-      if (template.Resources[getAtt[0]]?.Type === 'AWS::IAM::Role') return `arn:aws:iam::${LOCAL_ACCOUNT}:role/${getAtt[0]}`;
+      if (template.Resources[getAtt[0]]?.Type === 'AWS::IAM::Role')
+        return `arn:aws:iam::${LOCAL_ACCOUNT}:role/${getAtt[0]}`;
     }
   }
   throw new Error(`${where()}: the local runtime has nothing to stand in for this reference`);
@@ -94,7 +106,9 @@ function resolveRef(ref: string, template: Template, local: LocalResources, wher
     const name = resource.Properties?.Name;
     if (typeof name === 'string' && secretIdOf(local.stage, name)) return localSecretArn(local.region, name);
   }
-  throw new Error(`${where()}: the local runtime has nothing to stand in for ${resource?.Type ?? 'an unknown resource'} ${ref}`);
+  throw new Error(
+    `${where()}: the local runtime has nothing to stand in for ${resource?.Type ?? 'an unknown resource'} ${ref}`,
+  );
 }
 
 /** The local table standing in for a template table: the one of the same spec. */

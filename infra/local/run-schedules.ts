@@ -27,9 +27,18 @@ export function scheduledEvent(ruleName: string, region: string, now = new Date(
  *
  * @example const stop = runSchedules(runtime.eventTargets, delivery, { region: 'us-east-1', everyMs: 1000 });
  */
-export function runSchedules(targets: readonly EventTarget[], delivery: EventDelivery, options: { region: string; everyMs?: number }): () => void {
+export function runSchedules(
+  targets: readonly EventTarget[],
+  delivery: EventDelivery,
+  options: { region: string; everyMs?: number },
+): () => void {
   const timers = targets.flatMap((target) =>
-    target.schedules.map((schedule) => setInterval(() => delivery.deliverTo(target, scheduledEvent(schedule.ruleName, options.region)), options.everyMs ?? schedule.everyMs)),
+    target.schedules.map((schedule) =>
+      setInterval(
+        () => delivery.deliverTo(target, scheduledEvent(schedule.ruleName, options.region)),
+        options.everyMs ?? schedule.everyMs,
+      ),
+    ),
   );
   for (const timer of timers) timer.unref();
   return () => {

@@ -30,7 +30,11 @@ declare module '@20minutes/s3rver' {
   /** The filesystem store behind the server: the calls the local runtime wraps. */
   export interface S3rverStore {
     existsObject(bucket: string, key: string): Promise<boolean>;
-    getObject(bucket: string, key: string, options?: unknown): Promise<{ metadata: Record<string, string>; content?: { destroy(): void } | null } | null>;
+    getObject(
+      bucket: string,
+      key: string,
+      options?: unknown,
+    ): Promise<{ metadata: Record<string, string>; content?: { destroy(): void } | null } | null>;
     putObject(object: { bucket: string; key: string }): Promise<{ size: number; md5: string }>;
   }
 
@@ -44,7 +48,10 @@ declare module '@20minutes/s3rver' {
 }
 
 declare module '@20minutes/s3rver/lib/models/account.js' {
-  export const DUMMY_ACCOUNT: { createKeyPair(accessKeyId: string, secretAccessKey: string): void; revokeAccessKey(accessKeyId: string): void };
+  export const DUMMY_ACCOUNT: {
+    createKeyPair(accessKeyId: string, secretAccessKey: string): void;
+    revokeAccessKey(accessKeyId: string): void;
+  };
 }
 
 declare module '@20minutes/s3rver/lib/models/error.js' {

@@ -112,7 +112,14 @@ export function createApiDocs(): (req: IncomingMessage, res: ServerResponse) => 
     [OPENAPI_DOCUMENT_PATH]: {
       contentType: 'application/json; charset=utf-8',
       // Relative to the page's origin: "Try it out" in the reference calls this very gateway.
-      body: async () => (document ??= Buffer.from(JSON.stringify(buildOpenApiDocument({ servers: [{ url: '/', description: 'local: this npm start gateway', 'x-internal': true }] })))),
+      body: async () =>
+        (document ??= Buffer.from(
+          JSON.stringify(
+            buildOpenApiDocument({
+              servers: [{ url: '/', description: 'local: this npm start gateway', 'x-internal': true }],
+            }),
+          ),
+        )),
     },
     [DOCS_PATH]: {
       contentType: 'text/html; charset=utf-8',
@@ -123,7 +130,12 @@ export function createApiDocs(): (req: IncomingMessage, res: ServerResponse) => 
       contentType: 'text/javascript; charset=utf-8',
       body: async () => Buffer.from(initScript),
     },
-    ...Object.fromEntries(Object.entries(SWAGGER_UI_ASSETS).map(([name, contentType]) => [`${ASSETS_PATH}/${name}`, { contentType, body: swaggerUiFile(name) }])),
+    ...Object.fromEntries(
+      Object.entries(SWAGGER_UI_ASSETS).map(([name, contentType]) => [
+        `${ASSETS_PATH}/${name}`,
+        { contentType, body: swaggerUiFile(name) },
+      ]),
+    ),
   };
 
   return (req, res) => {
@@ -132,11 +144,19 @@ export function createApiDocs(): (req: IncomingMessage, res: ServerResponse) => 
     const requestId = randomUUID();
     page.body().then(
       (body) => {
-        res.writeHead(200, { ...commonHeaders(requestId), 'Content-Type': page.contentType, ...page.headers, 'Content-Length': body.length });
+        res.writeHead(200, {
+          ...commonHeaders(requestId),
+          'Content-Type': page.contentType,
+          ...page.headers,
+          'Content-Length': body.length,
+        });
         res.end(body);
       },
       () => {
-        const body = JSON.stringify({ code: 'NotFound', message: 'The reference page needs the swagger-ui-dist package; run npm install.' });
+        const body = JSON.stringify({
+          code: 'NotFound',
+          message: 'The reference page needs the swagger-ui-dist package; run npm install.',
+        });
         res.writeHead(404, { ...commonHeaders(requestId), 'Content-Length': Buffer.byteLength(body) });
         res.end(body);
       },

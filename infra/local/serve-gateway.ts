@@ -52,7 +52,9 @@ export interface BoundGateway {
    * answers requests. Resolves with what serves the functions, for the banner, and the authorizer
    * cache TTL in force (the bench reports it beside its authorizer figures).
    */
-  serve(options: ServeOptions): Promise<{ functions: string; authCacheTtlSeconds: number; s3Endpoint: string; recordingsBucket: string }>;
+  serve(
+    options: ServeOptions,
+  ): Promise<{ functions: string; authCacheTtlSeconds: number; s3Endpoint: string; recordingsBucket: string }>;
   /** Resolves once every event delivered so far (recordings arrived, analyses ended) has been processed or given up on. */
   eventsSettled(): Promise<void>;
   close(): Promise<void>;
@@ -77,12 +79,25 @@ export async function bindGateway(port: number, host = '127.0.0.1'): Promise<Bou
     });
     const headers = Object.entries(commonHeaders(randomUUID())).map(([name, value]) => `${name}: ${value}`);
     socket.end(
-      [`HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}`, ...headers, `Content-Length: ${Buffer.byteLength(body)}`, 'Connection: close', '', body].join('\r\n'),
+      [
+        `HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}`,
+        ...headers,
+        `Content-Length: ${Buffer.byteLength(body)}`,
+        'Connection: close',
+        '',
+        body,
+      ].join('\r\n'),
     );
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) =>
-      reject(error.code === 'EADDRINUSE' ? new StartupError(`Port ${port} is already in use. Stop the process using it, or choose another with PORT=<port> (PORT=0 picks a free one).`) : error),
+      reject(
+        error.code === 'EADDRINUSE'
+          ? new StartupError(
+              `Port ${port} is already in use. Stop the process using it, or choose another with PORT=<port> (PORT=0 picks a free one).`,
+            )
+          : error,
+      ),
     );
     server.listen(port, host, () => resolve());
   });
@@ -97,7 +112,16 @@ export async function bindGateway(port: number, host = '127.0.0.1'): Promise<Bou
   return {
     port: boundPort,
     url: `http://${host}:${boundPort}`,
-    async serve({ authCacheTtlSeconds, rateLimit, stageRateLimit, onFault, log, recordingsDir, scheduleEverySeconds, losesEvents }) {
+    async serve({
+      authCacheTtlSeconds,
+      rateLimit,
+      stageRateLimit,
+      onFault,
+      log,
+      recordingsDir,
+      scheduleEverySeconds,
+      losesEvents,
+    }) {
       // The store behind its gate first: from here on this process signs with the local functions'
       // own credentials, which the gate, the local S3 and the Transcribe stand-in accept, and which
       // are all an upload URL carries (the store's own key id stays with the gate).
@@ -105,7 +129,11 @@ export async function bindGateway(port: number, host = '127.0.0.1'): Promise<Bou
       releaseGate = gated.release;
       const { credentials } = gated;
       // The recordings bucket next: the functions learn its endpoint and name from the environment.
-      s3 = await acquireLocalS3({ bucket: recordingsBucketName(LOCAL_STAGE, LOCAL_ACCOUNT, LOCAL_REGION), dataDir: recordingsDir, credentials });
+      s3 = await acquireLocalS3({
+        bucket: recordingsBucketName(LOCAL_STAGE, LOCAL_ACCOUNT, LOCAL_REGION),
+        dataDir: recordingsDir,
+        credentials,
+      });
       process.env.AWS_ENDPOINT_URL_S3 = s3.endpoint;
       process.env[FUNCTION_ENV.recordingsBucket] = s3.bucket;
       // Amazon Transcribe's stand-in reads the recordings and writes its output through that S3.
@@ -118,7 +146,8 @@ export async function bindGateway(port: number, host = '127.0.0.1'): Promise<Bou
       Object.assign(process.env, withLocalOrigins(process.env, origins));
       runtime = await startFunctionRuntime({
         log,
-        extraEnvironment: (_fn, variables) => (FUNCTION_ENV.allowedOrigins in variables ? withLocalOrigins(variables, origins) : undefined),
+        extraEnvironment: (_fn, variables) =>
+          FUNCTION_ENV.allowedOrigins in variables ? withLocalOrigins(variables, origins) : undefined,
       });
       const { routes, authorizer, handlers } = runtime;
       const delivery = createEventDelivery(
@@ -132,7 +161,12 @@ export async function bindGateway(port: number, host = '127.0.0.1'): Promise<Bou
       events = delivery;
       stops.push(s3.onObjectCreated((event) => delivery.put(event)));
       stops.push(transcribe.onStateChange((event) => delivery.put(event)));
-      stops.push(runSchedules(runtime.eventTargets, delivery, { region: LOCAL_REGION, everyMs: scheduleEverySeconds === undefined ? undefined : scheduleEverySeconds * 1000 }));
+      stops.push(
+        runSchedules(runtime.eventTargets, delivery, {
+          region: LOCAL_REGION,
+          everyMs: scheduleEverySeconds === undefined ? undefined : scheduleEverySeconds * 1000,
+        }),
+      );
       const ttlSeconds = authCacheTtlSeconds ?? runtime.authorizerCacheTtlSeconds ?? DEFAULT_AUTH_CACHE_TTL_SECONDS;
       const gateway = createLocalGateway({
         routes,
@@ -148,7 +182,12 @@ export async function bindGateway(port: number, host = '127.0.0.1'): Promise<Bou
       listener = (req, res) => {
         if (!apiDocs(req, res)) void gateway(req, res);
       };
-      return { functions: runtime.description, authCacheTtlSeconds: ttlSeconds, s3Endpoint: s3.endpoint, recordingsBucket: s3.bucket };
+      return {
+        functions: runtime.description,
+        authCacheTtlSeconds: ttlSeconds,
+        s3Endpoint: s3.endpoint,
+        recordingsBucket: s3.bucket,
+      };
     },
     async eventsSettled() {
       // An event's processing may submit an analysis, whose end is one more event: until both rest.

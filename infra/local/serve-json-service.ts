@@ -18,7 +18,9 @@ export class ServiceError extends Error {
 }
 
 /** One operation: its input, its output (or a ServiceError thrown). */
-export type JsonOperation = (input: Record<string, unknown>) => Record<string, unknown> | Promise<Record<string, unknown>>;
+export type JsonOperation = (
+  input: Record<string, unknown>,
+) => Record<string, unknown> | Promise<Record<string, unknown>>;
 
 export interface JsonServiceServer {
   endpoint: string;
@@ -34,7 +36,8 @@ async function readInput(req: IncomingMessage): Promise<Record<string, unknown>>
   } catch {
     throw new ServiceError('SerializationException', 'The request body is not valid JSON.');
   }
-  if (!value || typeof value !== 'object' || Array.isArray(value)) throw new ServiceError('SerializationException', 'The request body is not a JSON object.');
+  if (!value || typeof value !== 'object' || Array.isArray(value))
+    throw new ServiceError('SerializationException', 'The request body is not a JSON object.');
   return value as Record<string, unknown>;
 }
 
@@ -44,7 +47,10 @@ async function readInput(req: IncomingMessage): Promise<Record<string, unknown>>
  *
  * @example const server = await serveJsonService('Secrets Manager', { 'secretsmanager.GetSecretValue': getSecretValue });
  */
-export async function serveJsonService(service: string, operations: Readonly<Record<string, JsonOperation>>): Promise<JsonServiceServer> {
+export async function serveJsonService(
+  service: string,
+  operations: Readonly<Record<string, JsonOperation>>,
+): Promise<JsonServiceServer> {
   const server = createServer((req, res) => {
     void (async () => {
       let status = 200;
@@ -54,17 +60,27 @@ export async function serveJsonService(service: string, operations: Readonly<Rec
         const operation = req.method === 'POST' ? operations[target] : undefined;
         if (!operation) {
           const asked = req.method === 'POST' ? target || 'a request without X-Amz-Target' : `${req.method} requests`;
-          throw new ServiceError('UnknownOperationException', `The local stand-in for ${service} answers ${Object.keys(operations).join(', ')}, not ${asked}.`);
+          throw new ServiceError(
+            'UnknownOperationException',
+            `The local stand-in for ${service} answers ${Object.keys(operations).join(', ')}, not ${asked}.`,
+          );
         }
         body = await operation(await readInput(req));
       } catch (error) {
-        const refusal = error instanceof ServiceError ? error : new ServiceError('InternalFailure', error instanceof Error ? error.message : String(error));
+        const refusal =
+          error instanceof ServiceError
+            ? error
+            : new ServiceError('InternalFailure', error instanceof Error ? error.message : String(error));
         status = refusal.type === 'InternalFailure' ? 500 : 400;
         body = { __type: refusal.type, message: refusal.message };
         res.setHeader('x-amzn-ErrorType', refusal.type);
       }
       const text = JSON.stringify(body);
-      res.writeHead(status, { 'Content-Type': 'application/x-amz-json-1.1', 'Content-Length': Buffer.byteLength(text), 'x-amzn-RequestId': randomUUID() });
+      res.writeHead(status, {
+        'Content-Type': 'application/x-amz-json-1.1',
+        'Content-Length': Buffer.byteLength(text),
+        'x-amzn-RequestId': randomUUID(),
+      });
       res.end(text);
     })();
   });

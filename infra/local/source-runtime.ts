@@ -10,7 +10,13 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ANALYSIS_KINDS } from '#shared/domain/voc/analysis-kind';
-import { ANALYSIS_SWEEP_MINUTES, analysisFinishedPattern, analysisSweepRuleName, RECORDING_PROCESSOR, recordingArrivedPattern } from '#shared/recording-events';
+import {
+  ANALYSIS_SWEEP_MINUTES,
+  analysisFinishedPattern,
+  analysisSweepRuleName,
+  RECORDING_PROCESSOR,
+  recordingArrivedPattern,
+} from '#shared/recording-events';
 import { AUTHORIZER_HANDLER, routes } from '#shared/routes';
 import { recordingsBucket } from '#shared/store/recording-settings';
 import { PROJECT_ROOT } from '../project-root.ts';
@@ -34,8 +40,14 @@ export async function startSourceRuntime(): Promise<FunctionRuntime> {
   const imported = new Map<string, ProxyHandler>();
   for (const route of routes) imported.set(route.id, await importHandler<ProxyHandler>(route.handler));
   const run = await invocationScope();
-  const authorizer: AuthorizerHandler = (event) => run(event.requestContext.requestId, () => actingAs('authorizer', () => authorize(event)));
-  const handlers = new Map<string, ProxyHandler>([...imported].map(([id, handler]) => [id, (event, context) => run(context.awsRequestId, () => actingAs(id, () => handler(event, context)))]));
+  const authorizer: AuthorizerHandler = (event) =>
+    run(event.requestContext.requestId, () => actingAs('authorizer', () => authorize(event)));
+  const handlers = new Map<string, ProxyHandler>(
+    [...imported].map(([id, handler]) => [
+      id,
+      (event, context) => run(context.awsRequestId, () => actingAs(id, () => handler(event, context))),
+    ]),
+  );
   // Imported with the first recording's event, not at start: most runs (and test files) never
   // upload one, and the processor brings the S3 and Transcribe clients and the audio reader.
   let processRecording: Promise<(event: unknown) => Promise<unknown>> | undefined;
@@ -47,7 +59,10 @@ export async function startSourceRuntime(): Promise<FunctionRuntime> {
       {
         name: RECORDING_PROCESSOR.id,
         // The processor's rules as the stack declares them (infra/cdk/constructs/recordings.ts).
-        patterns: [recordingArrivedPattern(recordingsBucket()), ...ANALYSIS_KINDS.map((kind) => analysisFinishedPattern(LOCAL_STAGE, kind))],
+        patterns: [
+          recordingArrivedPattern(recordingsBucket()),
+          ...ANALYSIS_KINDS.map((kind) => analysisFinishedPattern(LOCAL_STAGE, kind)),
+        ],
         schedules: [{ ruleName: analysisSweepRuleName(LOCAL_STAGE), everyMs: ANALYSIS_SWEEP_MINUTES * 60_000 }],
         invoke: (event) =>
           run(randomUUID(), () =>

@@ -22,7 +22,11 @@ import type { AssemblyFunction } from './read-assembly.ts';
 import { startSourceRuntime } from './source-runtime.ts';
 
 /** Variables of this process that the bundles get too when set: they tune logs, not behaviour. */
-const PASSED_THROUGH = ['POWERTOOLS_LOG_LEVEL', 'POWERTOOLS_METRICS_DISABLED', 'AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'];
+const PASSED_THROUGH = [
+  'POWERTOOLS_LOG_LEVEL',
+  'POWERTOOLS_METRICS_DISABLED',
+  'AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED',
+];
 /**
  * Stage settings a developer may change locally through the same variable the function reads: in
  * bundle mode the value replaces the template's, in the functions whose template sets it.
@@ -30,7 +34,9 @@ const PASSED_THROUGH = ['POWERTOOLS_LOG_LEVEL', 'POWERTOOLS_METRICS_DISABLED', '
 const LOCAL_SETTINGS = [FUNCTION_ENV.idempotencyTtlHours, FUNCTION_ENV.acceptUntaggedKeys, ...RECORDING_SETTING_ENVS];
 
 function localSettings(variables: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(LOCAL_SETTINGS.flatMap((name) => (name in variables && process.env[name] ? [[name, process.env[name]!]] : [])));
+  return Object.fromEntries(
+    LOCAL_SETTINGS.flatMap((name) => (name in variables && process.env[name] ? [[name, process.env[name]!]] : [])),
+  );
 }
 
 export interface StartFunctionRuntimeOptions {
@@ -41,7 +47,10 @@ export interface StartFunctionRuntimeOptions {
 
 function required(name: string): string {
   const value = process.env[name];
-  if (!value) throw new Error(`bundle mode needs ${name} in the local runtime's environment (the local runtime sets it before serving)`);
+  if (!value)
+    throw new Error(
+      `bundle mode needs ${name} in the local runtime's environment (the local runtime sets it before serving)`,
+    );
   return value;
 }
 
@@ -52,9 +61,15 @@ export async function startFunctionRuntime(options: StartFunctionRuntimeOptions 
   const node = lambdaNode();
   if (node.warning) log.line('warn', `cxm: ${node.warning}`);
   const stage = LOCAL_STAGE;
-  const assemblyDir = process.env.CXM_ASSEMBLY_DIR || (await ensureLocalAssembly(stage, (line) => log.line('info', `cxm: ${line}`))).dir;
-  const tables = Object.fromEntries(allTableSpecs.map((spec) => [spec.id, required(spec.envVar)])) as Record<TableId, string>;
-  const overrides = Object.fromEntries(PASSED_THROUGH.flatMap((name) => (process.env[name] === undefined ? [] : [[name, process.env[name]!]])));
+  const assemblyDir =
+    process.env.CXM_ASSEMBLY_DIR || (await ensureLocalAssembly(stage, (line) => log.line('info', `cxm: ${line}`))).dir;
+  const tables = Object.fromEntries(allTableSpecs.map((spec) => [spec.id, required(spec.envVar)])) as Record<
+    TableId,
+    string
+  >;
+  const overrides = Object.fromEntries(
+    PASSED_THROUGH.flatMap((name) => (process.env[name] === undefined ? [] : [[name, process.env[name]!]])),
+  );
   return startBundleRuntime({
     assemblyDir,
     stackId: stackName(stage),
@@ -66,12 +81,21 @@ export async function startFunctionRuntime(options: StartFunctionRuntimeOptions 
     transcribeEndpoint: required('AWS_ENDPOINT_URL_TRANSCRIBE'),
     tables,
     secrets: {
-      cursorSecret: { current: process.env[FUNCTION_ENV.cursorSecret], previous: process.env[FUNCTION_ENV.cursorSecretPrevious] },
-      keyTagSecret: { current: process.env[FUNCTION_ENV.keyTagSecret], previous: process.env[FUNCTION_ENV.keyTagSecretPrevious] },
+      cursorSecret: {
+        current: process.env[FUNCTION_ENV.cursorSecret],
+        previous: process.env[FUNCTION_ENV.cursorSecretPrevious],
+      },
+      keyTagSecret: {
+        current: process.env[FUNCTION_ENV.keyTagSecret],
+        previous: process.env[FUNCTION_ENV.keyTagSecretPrevious],
+      },
     },
     overrides,
     maxEnvironments: maxEnvironments(),
     ...(log.enabled('debug') && { report: (line: string) => log.line('debug', line) }),
-    extraEnvironment: (fn, variables) => ({ ...localSettings(variables), ...options.extraEnvironment?.(fn, variables) }),
+    extraEnvironment: (fn, variables) => ({
+      ...localSettings(variables),
+      ...options.extraEnvironment?.(fn, variables),
+    }),
   });
 }

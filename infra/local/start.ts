@@ -54,7 +54,18 @@ async function main(): Promise<void> {
   try {
     const reading = readStartSettings(process.env, process.cwd());
     if (!reading.ok) throw new StartupError(reading.message);
-    const { port, home, inMemory, authCacheTtlSeconds, scheduleEverySeconds, logLevel, runtime, rateLimit, stageRateLimit, java } = reading.settings;
+    const {
+      port,
+      home,
+      inMemory,
+      authCacheTtlSeconds,
+      scheduleEverySeconds,
+      logLevel,
+      runtime,
+      rateLimit,
+      stageRateLimit,
+      java,
+    } = reading.settings;
     // Keys, the store's credentials, its data: readable by the user only (local-state.ts).
     restrictStateDir(home);
     gateway = await bindGateway(port);
@@ -92,7 +103,9 @@ async function main(): Promise<void> {
       home,
     );
     console.log(`CXM API listening on ${gateway.url}`);
-    console.log(`Functions:   ${functions}${runtime === 'sources' ? ' (CXM_RUNTIME=bundles serves the deployable bundles)' : ''}`);
+    console.log(
+      `Functions:   ${functions}${runtime === 'sources' ? ' (CXM_RUNTIME=bundles serves the deployable bundles)' : ''}`,
+    );
     console.log(`Recordings:  ${s3Endpoint}/${recordingsBucket} (local S3; VOC uploads go here)`);
     console.log(`Ready in:    ${((Date.now() - started) / 1000).toFixed(1)} s`);
     console.log(`Demo tenant: ${DEMO_TENANT}`);

@@ -34,13 +34,23 @@ export type ImportMember = ImportWrite['member'];
 const ROW_KINDS: Record<string, ReportKind> = { assistantConversations: 'assistant', vocConversations: 'voc' };
 
 /** A value of each JSON type, to check a member's type without its content. */
-const SAMPLES: Record<JsonShape, unknown> = { object: {}, array: [], string: '', number: 0, boolean: false, null: null };
+const SAMPLES: Record<JsonShape, unknown> = {
+  object: {},
+  array: [],
+  string: '',
+  number: 0,
+  boolean: false,
+  null: null,
+};
 
 function lockedUntilMs(value: ImportConversation['lockedUntil'], id: string): number | null {
   if (value === null || value === undefined) return null;
   if (typeof value === 'number') return value;
   const ms = parseIsoDateTime(value);
-  if (ms === undefined) throw new ImportError(`conversation '${id}': lockedUntil '${value}' is neither an ISO 8601 date-time with a zone, on a day that exists, nor epoch milliseconds`);
+  if (ms === undefined)
+    throw new ImportError(
+      `conversation '${id}': lockedUntil '${value}' is neither an ISO 8601 date-time with a zone, on a day that exists, nor epoch milliseconds`,
+    );
   return ms;
 }
 
@@ -67,7 +77,10 @@ export interface CheckerOptions {
 }
 
 /** A checker for one pass over one file: entries in file order in, writes out. */
-export function importChecker(tenantId: string, { duplicates = true }: CheckerOptions = {}): (entry: ImportEntry) => ImportWrite | undefined {
+export function importChecker(
+  tenantId: string,
+  { duplicates = true }: CheckerOptions = {},
+): (entry: ImportEntry) => ImportWrite | undefined {
   const validate = validatorFor('ImportFile');
   const members = new Set<string>();
   const collections = new Set<string>();
@@ -90,7 +103,8 @@ export function importChecker(tenantId: string, { duplicates = true }: CheckerOp
     if (error && element) {
       const { member, collection } = element.section;
       const base = collection === undefined ? `/${member}` : `/${member}/${pointer(collection)}`;
-      if (error.instancePath.startsWith(`${base}/0`)) error = { ...error, instancePath: `${base}/${element.index}${error.instancePath.slice(base.length + 2)}` };
+      if (error.instancePath.startsWith(`${base}/0`))
+        error = { ...error, instancePath: `${base}/${element.index}${error.instancePath.slice(base.length + 2)}` };
     }
     throw new ImportError(describeValidationError('body', error).replace('the request body', 'the import file'));
   };
@@ -99,7 +113,9 @@ export function importChecker(tenantId: string, { duplicates = true }: CheckerOp
     const input = value as ImportConversation;
     if (seen('conversations', input.id)) throw new ImportError(`conversation '${input.id}' appears more than once`);
     if (tenantKey(tenantId, input.id) === undefined) {
-      throw new ImportError(`conversation '${input.id.slice(0, 32)}...' has an id too long to store (over 2048 bytes with the tenant)`);
+      throw new ImportError(
+        `conversation '${input.id.slice(0, 32)}...' has an id too long to store (over 2048 bytes with the tenant)`,
+      );
     }
     return { member: 'conversations', conversation: toConversation(input) };
   }
@@ -112,7 +128,8 @@ export function importChecker(tenantId: string, { duplicates = true }: CheckerOp
     const unfaithful = describeUnfaithfulJson(data);
     if (unfaithful) throw new ImportError(`${where}: ${unfaithful.replace('The request body', 'it')}`);
     const json = JSON.stringify(data);
-    if (jsonBytes(json) > DOCUMENT_MAX_BYTES) throw new ImportError(`${where} is larger than ${DOCUMENT_MAX_BYTES} bytes as compact JSON`);
+    if (jsonBytes(json) > DOCUMENT_MAX_BYTES)
+      throw new ImportError(`${where} is larger than ${DOCUMENT_MAX_BYTES} bytes as compact JSON`);
     return { member: 'documents', collection, id, json };
   }
 
@@ -134,7 +151,8 @@ export function importChecker(tenantId: string, { duplicates = true }: CheckerOp
   function job(value: unknown): ImportWrite {
     const input = value as VocJob;
     if (seen('vocJobs', input.id)) throw new ImportError(`VOC job '${input.id}' appears more than once`);
-    if (tenantKey(tenantId, input.id) === undefined) throw new ImportError(`VOC job '${input.id.slice(0, 32)}...' has an id too long to store`);
+    if (tenantKey(tenantId, input.id) === undefined)
+      throw new ImportError(`VOC job '${input.id.slice(0, 32)}...' has an id too long to store`);
     return { member: 'vocJobs', job: input };
   }
 
@@ -150,17 +168,22 @@ export function importChecker(tenantId: string, { duplicates = true }: CheckerOp
         check({ [entry.member]: SAMPLES[entry.shape] });
         return undefined;
       case 'collection':
-        if (collections.has(entry.collection)) throw new ImportError(`'documents' holds collection '${entry.collection}' more than once`);
+        if (collections.has(entry.collection))
+          throw new ImportError(`'documents' holds collection '${entry.collection}' more than once`);
         collections.add(entry.collection);
         check({ documents: { [entry.collection]: SAMPLES[entry.shape] } });
         return undefined;
       case 'item': {
         const { member, collection } = entry.section;
-        check(collection === undefined ? { [member]: [entry.value] } : { documents: { [collection]: [entry.value] } }, entry);
+        check(
+          collection === undefined ? { [member]: [entry.value] } : { documents: { [collection]: [entry.value] } },
+          entry,
+        );
         if (member === 'conversations') return conversation(entry.value);
         if (member === 'documents') return document(collection!, entry.value);
         if (member === 'vocJobs') return job(entry.value);
-        if (member === 'assistantConversations' || member === 'vocConversations') return row(member, entry.index, entry.value);
+        if (member === 'assistantConversations' || member === 'vocConversations')
+          return row(member, entry.index, entry.value);
         throw new ImportError(`Unknown property '${member}' in the import file.`);
       }
     }

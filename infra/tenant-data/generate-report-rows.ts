@@ -89,7 +89,9 @@ export function generateAssistantRows({ count, days, now, seed = 1 }: GenerateOp
       Referrer: pick(rnd, ['https://shop.example.com/help', 'https://shop.example.com/orders', null]),
       Media: pick(rnd, ['chat', 'messenger', 'whatsapp']),
       Summary: `${customer} asked about ${subcategory.toLowerCase()} (${tertiary.toLowerCase()}).`,
-      'Handoff Reason': escalated ? pick(rnd, ['Customer asked for a human', 'Low confidence', 'Policy exception']) : null,
+      'Handoff Reason': escalated
+        ? pick(rnd, ['Customer asked for a human', 'Low confidence', 'Policy exception'])
+        : null,
       ticketId: escalated ? `T-${100000 + i}` : null,
       ticketUrl: escalated ? `https://support.example.com/tickets/T-${100000 + i}` : null,
       ticketKind: escalated ? 'support' : null,

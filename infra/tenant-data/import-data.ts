@@ -12,7 +12,13 @@ import { type ImportStores, writeImport } from './write-import.ts';
 /** Items imported per member, in the order the summary line names them. */
 export type ImportSummary = Record<ImportMember, number>;
 
-export const emptySummary = (): ImportSummary => ({ conversations: 0, documents: 0, vocJobs: 0, assistantConversations: 0, vocConversations: 0 });
+export const emptySummary = (): ImportSummary => ({
+  conversations: 0,
+  documents: 0,
+  vocJobs: 0,
+  assistantConversations: 0,
+  vocConversations: 0,
+});
 
 /** Checks the whole content before anything is written, so bad content changes nothing. */
 export function parseImportFile(tenantId: string, content: unknown): ImportFileContent {
@@ -21,7 +27,11 @@ export function parseImportFile(tenantId: string, content: unknown): ImportFileC
   return content as ImportFileContent;
 }
 
-export async function importData(tenantId: string, file: ImportFileContent, stores: ImportStores): Promise<ImportSummary> {
+export async function importData(
+  tenantId: string,
+  file: ImportFileContent,
+  stores: ImportStores,
+): Promise<ImportSummary> {
   const check = importChecker(tenantId);
   const writes: ImportWrite[] = [];
   for (const entry of entriesOf(file)) {

@@ -39,7 +39,8 @@ export function* entriesOf(content: unknown): Generator<ImportEntry> {
       for (const [collection, documents] of Object.entries(value as Record<string, unknown>)) {
         yield { type: 'collection', collection, shape: shapeOf(documents) };
         if (Array.isArray(documents)) {
-          for (const [index, item] of documents.entries()) yield { type: 'item', section: { member, collection }, index, value: item };
+          for (const [index, item] of documents.entries())
+            yield { type: 'item', section: { member, collection }, index, value: item };
         }
       }
     } else if (Array.isArray(value)) {

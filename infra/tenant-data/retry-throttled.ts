@@ -20,7 +20,9 @@ export async function retryThrottled<T>(work: () => Promise<T>, onThrottled?: ()
     } catch (error) {
       if (attempt >= ATTEMPTS || !(error instanceof Error) || !isThrottlingError(error as SdkLikeError)) throw error;
       onThrottled?.();
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(MAX_DELAY_MS, BASE_MS * 2 ** attempt)));
+      await new Promise((resolve) =>
+        setTimeout(resolve, Math.random() * Math.min(MAX_DELAY_MS, BASE_MS * 2 ** attempt)),
+      );
     }
   }
 }

@@ -119,7 +119,11 @@ export async function writeImport(
   if (failure) throw failure.error;
 }
 
-function writeOf(tenantId: string, write: Exclude<ImportWrite, { row: ShapedRow }>, stores: ImportStores): () => Promise<void> {
+function writeOf(
+  tenantId: string,
+  write: Exclude<ImportWrite, { row: ShapedRow }>,
+  stores: ImportStores,
+): () => Promise<void> {
   switch (write.member) {
     case 'conversations':
       return () => stores.conversations.putConversation(tenantId, write.conversation);

@@ -17,14 +17,20 @@ export async function probeAudio(body: Readable, sizeBytes: number): Promise<Aud
   let streamError: unknown;
   body.once('error', (error) => (streamError ??= error));
   try {
-    const { format } = await parseStream(body, { size: sizeBytes }, { duration: false, skipCovers: true, skipPostHeaders: true });
+    const { format } = await parseStream(
+      body,
+      { size: sizeBytes },
+      { duration: false, skipCovers: true, skipPostHeaders: true },
+    );
     if (!format.container || !format.hasAudio) throw new NotAudioError('it holds no audio this service can read');
     // A header cut short names its container but no stream: nothing an analysis could listen to.
-    if (!format.numberOfChannels || !format.sampleRate) throw new NotAudioError(`its ${format.container} headers describe no audio stream`);
+    if (!format.numberOfChannels || !format.sampleRate)
+      throw new NotAudioError(`its ${format.container} headers describe no audio stream`);
     return {
       container: format.container,
       ...(format.codec && { codec: format.codec }),
-      ...(typeof format.duration === 'number' && Number.isFinite(format.duration) && { durationSeconds: format.duration }),
+      ...(typeof format.duration === 'number' &&
+        Number.isFinite(format.duration) && { durationSeconds: format.duration }),
       channels: format.numberOfChannels,
       sampleRate: format.sampleRate,
     };

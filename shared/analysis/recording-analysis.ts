@@ -18,7 +18,10 @@ export interface AnalysisRequest {
 }
 
 /** `done`: the row's fields now; `pending`: still running, it reports back; `failed`: why not. */
-export type AnalysisOutcome = { kind: 'done'; fields: RecordingAnalysisFields } | { kind: 'pending' } | { kind: 'failed'; reason: string };
+export type AnalysisOutcome =
+  | { kind: 'done'; fields: RecordingAnalysisFields }
+  | { kind: 'pending' }
+  | { kind: 'failed'; reason: string };
 
 export interface RecordingAnalysis {
   /** Submits the recording (a second submission of the same job is no new analysis). */

@@ -18,7 +18,13 @@ import { shapeRow } from '#shared/domain/reporting/report-rows';
 import { parseAnalysisJobName } from '#shared/domain/voc/analysis-job-names';
 import { type AnalysisKind, chooseAnalysis } from '#shared/domain/voc/analysis-kind';
 import { declaredTypeMismatch } from '#shared/domain/voc/audio-probe';
-import { analysisOverdueReason, type JobDeadlines, type OverdueBasis, overdueReason, type StoredVocJob } from '#shared/domain/voc/job-status';
+import {
+  analysisOverdueReason,
+  type JobDeadlines,
+  type OverdueBasis,
+  overdueReason,
+  type StoredVocJob,
+} from '#shared/domain/voc/job-status';
 import { type RecordingAnalysisFields, recordingRow } from '#shared/domain/voc/recording-row';
 import { isRecordingContentType, parseRecordingKey } from '#shared/domain/voc/recording-upload';
 import { ObjectChangedError, type RecordingsBucket } from '#shared/store/recordings-bucket';
@@ -54,7 +60,18 @@ export interface RecordingJobPorts {
   logger: Pick<Logger, 'info' | 'warn' | 'error'>;
 }
 
-export function createRecordingJobRunner({ stage, bucketName, bucket, jobs, rows, analysis, keys, deadlines, maxRecordingSeconds, logger }: RecordingJobPorts) {
+export function createRecordingJobRunner({
+  stage,
+  bucketName,
+  bucket,
+  jobs,
+  rows,
+  analysis,
+  keys,
+  deadlines,
+  maxRecordingSeconds,
+  logger,
+}: RecordingJobPorts) {
   async function fail(tenantId: string, job: StoredVocJob, reason: string, basis?: OverdueBasis): Promise<void> {
     const outcome = await jobs.finish(tenantId, job, 'failed', { reason, ...(basis && { basis }) });
     logger.info('job failed', { tenantId, jobId: job.id, reason, outcome });
@@ -66,7 +83,8 @@ export function createRecordingJobRunner({ stage, bucketName, bucket, jobs, rows
     if (!keyId) return undefined;
     const key = await keys.findByKeyId(keyId);
     const arrivedAt = job.upload?.uploadedAt ?? Date.now();
-    if (!key) return `The API key ${keyId} that created this upload no longer exists, so its file is refused. Create a new upload with an active key.`;
+    if (!key)
+      return `The API key ${keyId} that created this upload no longer exists, so its file is refused. Create a new upload with an active key.`;
     if (keyStatus(key, arrivedAt) === 'active') return undefined;
     const when = key.revokedAt ? `was revoked at ${key.revokedAt}` : `expired at ${key.expiresAt}`;
     return `The API key ${keyId} that created this upload ${when}, before its file arrived, so the file is refused. Create a new upload with an active key.`;
@@ -80,7 +98,13 @@ export function createRecordingJobRunner({ stage, bucketName, bucket, jobs, rows
   async function complete(tenantId: string, job: StoredVocJob, fields: RecordingAnalysisFields): Promise<void> {
     await rows.putRows(tenantId, 'voc', [shapeRow('voc', tenantId, recordingRow(job, fields))]);
     const outcome = await jobs.finish(tenantId, job, 'completed');
-    if (outcome === 'done') return logger.info('job completed', { tenantId, jobId: job.id, recordingId: job.recordingId, analysis: job.analysis });
+    if (outcome === 'done')
+      return logger.info('job completed', {
+        tenantId,
+        jobId: job.id,
+        recordingId: job.recordingId,
+        analysis: job.analysis,
+      });
     const now = await jobs.get(tenantId, job.id);
     if (now?.status !== 'completed') await rows.deleteRows(tenantId, 'voc', [job.recordingId]);
     logger.warn('job finished elsewhere while its row was written', { tenantId, jobId: job.id, status: now?.status });
@@ -95,7 +119,11 @@ export function createRecordingJobRunner({ stage, bucketName, bucket, jobs, rows
   async function retryOrFail(tenantId: string, job: StoredVocJob, attempt: number, error: unknown): Promise<void> {
     if (attempt < MAX_PROCESSING_ATTEMPTS) throw error;
     logger.error('processing failed on its last attempt', { tenantId, jobId: job.id, attempt, error });
-    await fail(tenantId, job, `Processing failed after ${attempt} attempts (${error instanceof Error ? error.name : 'error'}). Create a new upload to try again.`);
+    await fail(
+      tenantId,
+      job,
+      `Processing failed after ${attempt} attempts (${error instanceof Error ? error.name : 'error'}). Create a new upload to try again.`,
+    );
   }
 
   async function onRecordingArrived(eventId: string, detail: ObjectCreatedDetail): Promise<void> {
@@ -107,8 +135,10 @@ export function createRecordingJobRunner({ stage, bucketName, bucket, jobs, rows
     // anything is counted, so no object can start (or start the clock of) another job, whatever its key.
     const begun = await jobs.beginAttempt(tenantId, jobId, eventId, Date.now(), key);
     if (begun.kind === 'not-found') return logger.warn('recording without a job', { tenantId, jobId, key });
-    if (begun.kind === 'other-file') return logger.warn('object is not the file of its job', { tenantId, jobId, key, file: begun.job.file });
-    if (begun.kind === 'not-started') return logger.info('job already finished: event ignored', { tenantId, jobId, status: begun.job.status });
+    if (begun.kind === 'other-file')
+      return logger.warn('object is not the file of its job', { tenantId, jobId, key, file: begun.job.file });
+    if (begun.kind === 'not-started')
+      return logger.info('job already finished: event ignored', { tenantId, jobId, status: begun.job.status });
     const { job, attempt } = begun;
     const upload = job.upload!;
     try {
@@ -134,21 +164,31 @@ export function createRecordingJobRunner({ stage, bucketName, bucket, jobs, rows
       }
       await settle(tenantId, { ...job, analysis: choice.kind }, outcome);
     } catch (error) {
-      if (error instanceof NotAudioError) return fail(tenantId, job, `The file is not readable ${upload.contentType}: ${error.message}.`);
-      if (error instanceof ObjectChangedError) return fail(tenantId, job, 'The file changed after it arrived. Create a new upload to try again.');
+      if (error instanceof NotAudioError)
+        return fail(tenantId, job, `The file is not readable ${upload.contentType}: ${error.message}.`);
+      if (error instanceof ObjectChangedError)
+        return fail(tenantId, job, 'The file changed after it arrived. Create a new upload to try again.');
       await retryOrFail(tenantId, job, attempt, error);
     }
   }
 
   /** Transcribe reports that the analysis `jobName` (of `kind`) ended, either way. */
-  async function onAnalysisStateChanged(eventId: string, kind: AnalysisKind, jobName: string | undefined): Promise<void> {
+  async function onAnalysisStateChanged(
+    eventId: string,
+    kind: AnalysisKind,
+    jobName: string | undefined,
+  ): Promise<void> {
     const owner = jobName ? parseAnalysisJobName(jobName, stage) : undefined;
     if (!owner) return logger.warn('analysis job is not one of this stage', { jobName });
     const { tenantId, jobId } = owner;
     const begun = await jobs.beginAttempt(tenantId, jobId, eventId, Date.now());
     if (begun.kind !== 'attempt') return logger.info('analysis of a finished or unknown job: event ignored', owner);
     try {
-      await settle(tenantId, begun.job, await analysis.collect(tenantId, jobId, begun.job.analysis ?? kind, begun.job.upload?.audioSeconds));
+      await settle(
+        tenantId,
+        begun.job,
+        await analysis.collect(tenantId, jobId, begun.job.analysis ?? kind, begun.job.upload?.audioSeconds),
+      );
     } catch (error) {
       await retryOrFail(tenantId, begun.job, begun.attempt, error);
     }

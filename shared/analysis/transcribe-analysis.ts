@@ -43,7 +43,11 @@ export interface TranscribeSettings {
  *
  * @example createTranscribeAnalysis(new TranscribeClient({}), s3Client(), { stage: 'dev', dataAccessRoleArn, callSummaries: true })
  */
-export function createTranscribeAnalysis(transcribe: TranscribeClient, s3: S3Client, settings: TranscribeSettings): RecordingAnalysis {
+export function createTranscribeAnalysis(
+  transcribe: TranscribeClient,
+  s3: S3Client,
+  settings: TranscribeSettings,
+): RecordingAnalysis {
   const submit = (kind: AnalysisKind, tenantId: string, jobId: string, bucket: string, key: string) => {
     const name = analysisJobName(settings.stage, tenantId, jobId);
     const media = { MediaFileUri: `s3://${bucket}/${key}` };
@@ -94,7 +98,8 @@ export function createTranscribeAnalysis(transcribe: TranscribeClient, s3: S3Cli
         // Submitted by an earlier delivery of the same event: its state change will come.
         if (error instanceof ConflictException) return { kind: 'pending' };
         // Refused for what the recording is (too short, no speech...): no retry changes that.
-        if (error instanceof BadRequestException) return { kind: 'failed', reason: `The analysis refused the recording: ${error.message}` };
+        if (error instanceof BadRequestException)
+          return { kind: 'failed', reason: `The analysis refused the recording: ${error.message}` };
         throw error;
       }
       return { kind: 'pending' };
@@ -104,15 +109,30 @@ export function createTranscribeAnalysis(transcribe: TranscribeClient, s3: S3Cli
       const name = analysisJobName(settings.stage, tenantId, jobId);
       try {
         if (kind === 'call-analytics') {
-          const { CallAnalyticsJob: job } = await transcribe.send(new GetCallAnalyticsJobCommand({ CallAnalyticsJobName: name }));
+          const { CallAnalyticsJob: job } = await transcribe.send(
+            new GetCallAnalyticsJobCommand({ CallAnalyticsJobName: name }),
+          );
           if (job?.CallAnalyticsJobStatus === 'FAILED') return failed(job.FailureReason);
           if (job?.CallAnalyticsJobStatus !== 'COMPLETED') return { kind: 'pending' };
-          return { kind: 'done', fields: callAnalyticsFields(await readOutput<CallAnalyticsOutput>(job.Transcript?.TranscriptFileUri, jobId)) };
+          return {
+            kind: 'done',
+            fields: callAnalyticsFields(
+              await readOutput<CallAnalyticsOutput>(job.Transcript?.TranscriptFileUri, jobId),
+            ),
+          };
         }
-        const { TranscriptionJob: job } = await transcribe.send(new GetTranscriptionJobCommand({ TranscriptionJobName: name }));
+        const { TranscriptionJob: job } = await transcribe.send(
+          new GetTranscriptionJobCommand({ TranscriptionJobName: name }),
+        );
         if (job?.TranscriptionJobStatus === 'FAILED') return failed(job.FailureReason);
         if (job?.TranscriptionJobStatus !== 'COMPLETED') return { kind: 'pending' };
-        return { kind: 'done', fields: transcriptionFields(await readOutput<TranscriptionOutput>(job.Transcript?.TranscriptFileUri, jobId), audioSeconds) };
+        return {
+          kind: 'done',
+          fields: transcriptionFields(
+            await readOutput<TranscriptionOutput>(job.Transcript?.TranscriptFileUri, jobId),
+            audioSeconds,
+          ),
+        };
       } catch (error) {
         // A job Transcribe does not know (deleted by hand, or submitted to another Transcribe: a
         // local stand-in that restarted) cannot report back: it is failed with the rest at its
@@ -125,7 +145,10 @@ export function createTranscribeAnalysis(transcribe: TranscribeClient, s3: S3Cli
 }
 
 function failed(reason: string | undefined): AnalysisOutcome {
-  return { kind: 'failed', reason: `The analysis failed: ${reason?.replace(/\.$/, '') ?? 'Amazon Transcribe gave no reason'}.` };
+  return {
+    kind: 'failed',
+    reason: `The analysis failed: ${reason?.replace(/\.$/, '') ?? 'Amazon Transcribe gave no reason'}.`,
+  };
 }
 
 /** `s3://bucket/key`, or the https forms Transcribe reports (`https://s3.<region>.amazonaws.com/bucket/key`). */

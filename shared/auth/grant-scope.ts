@@ -25,7 +25,9 @@ export function isScopeGranted(granted: readonly string[], required: string): bo
  * here rather than on every request; a templated one (`provisioning:{collection}.read`) is filled
  * from each request's path.
  */
-export function scopeRule(template: string): (granted: readonly string[], params: Record<string, string | undefined>) => boolean {
+export function scopeRule(
+  template: string,
+): (granted: readonly string[], params: Record<string, string | undefined>) => boolean {
   if (!template.includes('{')) {
     const granting = grantingScopes(template);
     return (granted) => granting.some((scope) => granted.includes(scope));
@@ -52,7 +54,8 @@ export function describeInvalidScope(scope: string, knownAreas: readonly string[
   const match = /^([a-z]+):(.+)$/.exec(scope);
   if (!match) return `scope '${scope}' must look like area:resource.action, area:action or area:*`;
   const [, area = '', rest = ''] = match;
-  if (!knownAreas.includes(area)) return `scope '${scope}' names unknown area '${area}' (known: ${knownAreas.join(', ')})`;
+  if (!knownAreas.includes(area))
+    return `scope '${scope}' names unknown area '${area}' (known: ${knownAreas.join(', ')})`;
   const dot = rest.lastIndexOf('.');
   const action = dot < 0 ? rest : rest.slice(dot + 1);
   const resource = dot < 0 ? undefined : rest.slice(0, dot);

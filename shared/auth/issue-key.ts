@@ -50,13 +50,18 @@ export interface IssueOptions {
  * const { key, stored } = await issueKey(store, { tenants: ['acme'], scopes: ['cxm:*'], name: 'billing' }, { tagSecret, usagePlan });
  * // key: 'cxm_<keyId>_<secret>_<tag>'; stored: its record, keyed by the key's SHA-256
  */
-export async function issueKey(store: KeysStore, request: KeyRequest, { tagSecret, now = new Date(), usagePlan }: IssueOptions): Promise<IssuedKey> {
+export async function issueKey(
+  store: KeysStore,
+  request: KeyRequest,
+  { tagSecret, now = new Date(), usagePlan }: IssueOptions,
+): Promise<IssuedKey> {
   const { keyId, key, keyHash } = generateKey(tagSecret);
   const tenants = [...new Set(request.tenants)];
   const owner = usageOwner({ keyId, tenants });
   let usageKey: IssuedKey['usageKey'];
   // A plan that refuses the usage key stops here, before the tenant key exists.
-  if (usagePlan && owner) usageKey = { owner, name: usageKeyName(usagePlan.stage, owner), id: (await usagePlan.ensure(owner)).id };
+  if (usagePlan && owner)
+    usageKey = { owner, name: usageKeyName(usagePlan.stage, owner), id: (await usagePlan.ensure(owner)).id };
   const stored: StoredKey = {
     keyId,
     keyHash,

@@ -15,7 +15,9 @@ const KEY_ID_LENGTH = 12;
 const SECRET_LENGTH = 40;
 const BODY_SOURCE = `cxm_[a-z0-9]{${KEY_ID_LENGTH}}_[A-Za-z0-9]{${SECRET_LENGTH}}`;
 const TAG_SOURCE = `[A-Za-z0-9]{${KEY_TAG_LENGTH}}`;
-const KEY_PATTERN = new RegExp(`^(cxm_([a-z0-9]{${KEY_ID_LENGTH}})_[A-Za-z0-9]{${SECRET_LENGTH}})(?:_(${TAG_SOURCE}))?$`);
+const KEY_PATTERN = new RegExp(
+  `^(cxm_([a-z0-9]{${KEY_ID_LENGTH}})_[A-Za-z0-9]{${SECRET_LENGTH}})(?:_(${TAG_SOURCE}))?$`,
+);
 
 export interface GeneratedKey {
   keyId: string;

@@ -21,7 +21,12 @@ export interface RevokedKey {
 }
 
 /** Undefined when no key has that id. */
-export async function revokeKey(store: KeysStore, keyId: string, at = new Date(), usagePlan?: UsagePlanKeys): Promise<RevokedKey | undefined> {
+export async function revokeKey(
+  store: KeysStore,
+  keyId: string,
+  at = new Date(),
+  usagePlan?: UsagePlanKeys,
+): Promise<RevokedKey | undefined> {
   const stored = await store.revoke(keyId, at);
   if (!stored) return undefined;
   const revoked: RevokedKey = { stored, deletedUsageKeys: [], sharedTenant: undefined };
@@ -36,7 +41,13 @@ export async function revokeKey(store: KeysStore, keyId: string, at = new Date()
   // Other active keys throttled through the same tenant key: keys of that tenant alone. (A
   // filtered Scan reads the whole table anyway: one listing answers.)
   const heldByOthers = async () =>
-    (await store.list()).some((key) => key.keyId !== keyId && keyStatus(key, at.getTime()) === 'active' && key.tenants.length === 1 && key.tenants[0] === owner.tenantId);
+    (await store.list()).some(
+      (key) =>
+        key.keyId !== keyId &&
+        keyStatus(key, at.getTime()) === 'active' &&
+        key.tenants.length === 1 &&
+        key.tenants[0] === owner.tenantId,
+    );
   if (await heldByOthers()) {
     revoked.sharedTenant = owner.tenantId;
     return revoked;

@@ -8,7 +8,13 @@
  */
 import type { KeysStore } from './key-records.ts';
 import { keyStatus } from './key-status.ts';
-import { keyUsageKeyPrefix, tenantUsageKeyPrefix, type UsageOwner, usageKeyName, usageOwner } from './usage-identity.ts';
+import {
+  keyUsageKeyPrefix,
+  tenantUsageKeyPrefix,
+  type UsageOwner,
+  usageKeyName,
+  usageOwner,
+} from './usage-identity.ts';
 import type { UsagePlanKeys } from './usage-plan-keys.ts';
 
 export interface UsagePlanSync {
@@ -18,7 +24,12 @@ export interface UsagePlanSync {
   deleted: { id: string; name: string }[];
 }
 
-export async function syncUsagePlan(store: KeysStore, usagePlan: UsagePlanKeys, stage: string, options: { now?: Date; onOwner?: (done: number, total: number) => void } = {}): Promise<UsagePlanSync> {
+export async function syncUsagePlan(
+  store: KeysStore,
+  usagePlan: UsagePlanKeys,
+  stage: string,
+  options: { now?: Date; onOwner?: (done: number, total: number) => void } = {},
+): Promise<UsagePlanSync> {
   const nowMs = (options.now ?? new Date()).getTime();
   /** Usage keys the active keys need, by name. */
   const needed = async () => {

@@ -33,7 +33,9 @@ export function keyUsageKeyPrefix(stage: string): string {
 
 /** The name of an owner's API Gateway key; `cxm keys sync` finds the stage's keys by these prefixes. */
 export function usageKeyName(stage: string, owner: UsageOwner): string {
-  return owner.kind === 'tenant' ? `${tenantUsageKeyPrefix(stage)}${owner.tenantId}` : `${keyUsageKeyPrefix(stage)}${owner.keyId}`;
+  return owner.kind === 'tenant'
+    ? `${tenantUsageKeyPrefix(stage)}${owner.tenantId}`
+    : `${keyUsageKeyPrefix(stage)}${owner.keyId}`;
 }
 
 /**
@@ -43,7 +45,10 @@ export function usageKeyName(stage: string, owner: UsageOwner): string {
  */
 export function usageKeyValue(stage: string, owner: UsageOwner): string {
   // A key's differs from every tenant's before the stage even starts, whatever the tenant id holds.
-  const identity = owner.kind === 'tenant' ? `cxm usage identity\0${stage}\0${owner.tenantId}` : `cxm usage identity of a key\0${stage}\0${owner.keyId}`;
+  const identity =
+    owner.kind === 'tenant'
+      ? `cxm usage identity\0${stage}\0${owner.tenantId}`
+      : `cxm usage identity of a key\0${stage}\0${owner.keyId}`;
   return createHash('sha256').update(identity, 'utf8').digest('hex');
 }
 

@@ -54,7 +54,10 @@ function parseList(raw: string, normalise: (entry: string) => string | undefined
  * share one process and its environment, and each adds its origins when it starts. The parse is
  * kept for as long as the raw value stays the same, so a request costs one string comparison.
  */
-function listReader(name: string, normalise: (entry: string) => string | undefined): () => ReadonlySet<string> | undefined {
+function listReader(
+  name: string,
+  normalise: (entry: string) => string | undefined,
+): () => ReadonlySet<string> | undefined {
   let cached: { raw: string; list: ReadonlySet<string> } | undefined;
   return () => {
     const raw = process.env[name];
@@ -110,7 +113,9 @@ export function allowedOriginsValue(origins: readonly string[], setting = 'allow
     .map((origin) => {
       const normalised = normaliseOrigin(origin);
       if (normalised === undefined) {
-        throw new Error(`${setting}: "${origin}" is not an origin: write scheme://host[:port], for example https://app.example.com`);
+        throw new Error(
+          `${setting}: "${origin}" is not an origin: write scheme://host[:port], for example https://app.example.com`,
+        );
       }
       return normalised;
     })

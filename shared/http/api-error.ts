@@ -19,7 +19,9 @@ export const PERMISSION_DENIED_MESSAGE = 'The API key does not allow this operat
 export const FOREIGN_ORIGIN_MESSAGE =
   "The request's Origin header names an origin this endpoint does not accept (DNS-rebinding protection). " +
   'Call it from a server, which sends no Origin header, or ask the operator of the API to allow your origin.';
-export const FOREIGN_HOST_MESSAGE = "The request's Host header names a host this server does not answer for (DNS-rebinding protection). " + 'Address the API by the host and port it listens on.';
+export const FOREIGN_HOST_MESSAGE =
+  "The request's Host header names a host this server does not answer for (DNS-rebinding protection). " +
+  'Address the API by the host and port it listens on.';
 export const BAD_GATEWAY_MESSAGE = 'A downstream request failed. If the request was a write, it may have completed.';
 export const GATEWAY_TIMEOUT_MESSAGE = 'The request timed out. If the request was a write, it may have completed.';
 
@@ -36,7 +38,8 @@ export const idempotencyKeyReused = () =>
   new ApiError(
     422,
     'BadRequest',
-    'The Idempotency-Key was already used for a different request (another method, path or body). ' + 'Retry with exactly the request that first used it, or use a new key for a new request.',
+    'The Idempotency-Key was already used for a different request (another method, path or body). ' +
+      'Retry with exactly the request that first used it, or use a new key for a new request.',
   );
 /** Conditional requests: If-Match / If-None-Match did not hold for the document; the contract's code for a state conflict. */
 export const preconditionFailed = (docId: string) =>
@@ -45,9 +48,15 @@ export const preconditionFailed = (docId: string) =>
     'Conflict',
     `Document '${docId}' does not meet the request's If-Match / If-None-Match: it changed, is absent or exists. Nothing was written; GET it for its current ETag and decide again.`,
   );
-export const payloadTooLarge = (limit: number, what = 'The request body') => new ApiError(413, 'PayloadTooLarge', `${what} is larger than ${limit} bytes.`);
+export const payloadTooLarge = (limit: number, what = 'The request body') =>
+  new ApiError(413, 'PayloadTooLarge', `${what} is larger than ${limit} bytes.`);
 export const serviceUnavailable = (retryAfterSeconds: number) =>
-  new ApiError(503, 'ServiceUnavailable', 'A required service is unavailable; retry later. If the request was a write, it may have completed.', { 'Retry-After': String(retryAfterSeconds) });
+  new ApiError(
+    503,
+    'ServiceUnavailable',
+    'A required service is unavailable; retry later. If the request was a write, it may have completed.',
+    { 'Retry-After': String(retryAfterSeconds) },
+  );
 /** The reporting lists' backend failed: the same page can be asked again later. */
 export const unavailable = (retryAfterSeconds: number) =>
   new ApiError(503, 'Unavailable', 'The reporting service is unavailable; retry the same request later.', {

@@ -11,7 +11,9 @@ export interface RouteInput {
 }
 
 /** What a handler sees: the authorised tenant and validated input, nothing of HTTP. */
-export interface ApiRequest<Input extends RouteInput = { path: Record<string, string>; query: Record<string, string | undefined>; body: unknown }> {
+export interface ApiRequest<
+  Input extends RouteInput = { path: Record<string, string>; query: Record<string, string | undefined>; body: unknown },
+> {
   tenantId: string;
   caller: Caller;
   path: Input['path'];

@@ -38,7 +38,10 @@ export type ApiHandler = (event: ChainEvent, context: Context) => Promise<APIGat
  * name in the handler's file: it names the route and carries only that route's validators. Its id
  * picks the route's input types, so `run` gets a typed path, query and body.
  */
-export function createApiHandler<Id extends RouteId>(validators: RouteValidators & { id: Id }, run: (request: ApiRequest<RouteInputs[Id]>) => Promise<ApiResult>): ApiHandler {
+export function createApiHandler<Id extends RouteId>(
+  validators: RouteValidators & { id: Id },
+  run: (request: ApiRequest<RouteInputs[Id]>) => Promise<ApiResult>,
+): ApiHandler {
   const route = routeById(validators.id);
   // The deadline is runWithDeadline's, per invocation: middy's own (timeoutEarly) shares one
   // AbortController across the invocations of a process.

@@ -28,7 +28,10 @@ function fieldName(target: ValidationTarget, instancePath: string): string {
 export function describeValidationError(target: ValidationTarget, error: ErrorObject | undefined): string {
   if (!error) return `The ${target} is invalid.`;
   // A member name that breaks `propertyNames`: name the member, not the object holding it.
-  const field = error.propertyName !== undefined ? `name '${error.propertyName}' in ${fieldName(target, error.instancePath)}` : fieldName(target, error.instancePath);
+  const field =
+    error.propertyName !== undefined
+      ? `name '${error.propertyName}' in ${fieldName(target, error.instancePath)}`
+      : fieldName(target, error.instancePath);
   const params = error.params as Record<string, unknown>;
   switch (error.keyword) {
     case 'required':
@@ -44,7 +47,9 @@ export function describeValidationError(target: ValidationTarget, error: ErrorOb
       return `${capitalise(field)} must be ${article} ${type}.`;
     }
     case 'minLength':
-      return Number(params.limit) === 1 ? `${capitalise(field)} must not be empty.` : `${capitalise(field)} must be at least ${String(params.limit)} characters.`;
+      return Number(params.limit) === 1
+        ? `${capitalise(field)} must not be empty.`
+        : `${capitalise(field)} must be at least ${String(params.limit)} characters.`;
     case 'maxLength':
       return `${capitalise(field)} must be at most ${String(params.limit)} characters.`;
     case 'pattern':

@@ -4,7 +4,12 @@
  * a client sees one behaviour on a laptop and in the cloud.
  */
 import type { ErrorCode } from '#shared/schemas/error-body';
-import { BAD_GATEWAY_MESSAGE, GATEWAY_TIMEOUT_MESSAGE, PERMISSION_DENIED_MESSAGE, UNAUTHENTICATED_MESSAGE } from './api-error.ts';
+import {
+  BAD_GATEWAY_MESSAGE,
+  GATEWAY_TIMEOUT_MESSAGE,
+  PERMISSION_DENIED_MESSAGE,
+  UNAUTHENTICATED_MESSAGE,
+} from './api-error.ts';
 
 export interface GatewayResponseSpec {
   /** Status to answer with; undefined keeps the status API Gateway chose (DEFAULT_4XX). */
@@ -48,7 +53,11 @@ const authorizerUnavailable: GatewayResponseSpec = {
   headers: { 'Retry-After': '1' },
 };
 
-const noOperation: GatewayResponseSpec = { status: 404, code: 'NotFound', message: 'No operation matches this method and path.' };
+const noOperation: GatewayResponseSpec = {
+  status: 404,
+  code: 'NotFound',
+  message: 'No operation matches this method and path.',
+};
 
 export const gatewayResponses: Record<GatewayResponseType, GatewayResponseSpec> = {
   UNAUTHORIZED: { status: 401, code: 'Unauthenticated', message: UNAUTHENTICATED_MESSAGE },
@@ -65,7 +74,11 @@ export const gatewayResponses: Record<GatewayResponseType, GatewayResponseSpec> 
     message: 'The request parameters are invalid (for example a path segment that is not valid percent-encoding).',
   },
   BAD_REQUEST_BODY: { status: 400, code: 'BadRequest', message: 'The request body is invalid.' },
-  UNSUPPORTED_MEDIA_TYPE: { status: 400, code: 'BadRequest', message: 'The media type of the request is not supported; send application/json.' },
+  UNSUPPORTED_MEDIA_TYPE: {
+    status: 400,
+    code: 'BadRequest',
+    message: 'The media type of the request is not supported; send application/json.',
+  },
   INVALID_API_KEY: { status: 401, code: 'Unauthenticated', message: UNAUTHENTICATED_MESSAGE },
   WAF_FILTERED: { status: 403, code: 'PermissionDenied', message: PERMISSION_DENIED_MESSAGE },
   AUTHORIZER_FAILURE: authorizerUnavailable,

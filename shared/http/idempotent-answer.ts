@@ -12,7 +12,11 @@ import { type ApiResult, resultBodyText } from './api-types.ts';
 export const REPLAYED_HEADER = 'Idempotent-Replayed';
 
 /** The record request of a keyed write, or undefined without a key. */
-export function recordAnswer<Written>(ledger: IdempotencyLedger, claim: IdempotencyClaim | undefined, answer: (written: Written) => ApiResult): RecordRequest<Written> | undefined {
+export function recordAnswer<Written>(
+  ledger: IdempotencyLedger,
+  claim: IdempotencyClaim | undefined,
+  answer: (written: Written) => ApiResult,
+): RecordRequest<Written> | undefined {
   if (!claim) return undefined;
   return {
     ledger,

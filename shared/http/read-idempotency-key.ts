@@ -31,7 +31,12 @@ export function readIdempotencyKey(route: RouteSpec): MiddlewareObj<ChainEvent, 
         pathTemplate: route.path,
         pathParameters: (event.pathParameters ?? {}) as Record<string, string>,
         body: event.cxm.body,
-        ...(route.preconditions && { preconditions: readPreconditions({ headers: event.headers, multiValueHeaders: event.multiValueHeaders ?? {} }) }),
+        ...(route.preconditions && {
+          preconditions: readPreconditions({
+            headers: event.headers,
+            multiValueHeaders: event.multiValueHeaders ?? {},
+          }),
+        }),
       });
       event.cxm.idempotency = { key, fingerprint };
     },

@@ -25,9 +25,12 @@ function readTagCondition(http: Headers, name: 'If-Match' | 'If-None-Match'): Ta
   if (value.length > MAX_LENGTH) throw badRequest(`Header '${name}' is longer than ${MAX_LENGTH} characters.`);
   const condition = parseTagCondition(value);
   if (condition === undefined) {
-    throw badRequest(`Header '${name}' must be * or a comma-separated list of entity tags as the ETag header gives them, such as "3q2-7wXkR5eQ".`);
+    throw badRequest(
+      `Header '${name}' must be * or a comma-separated list of entity tags as the ETag header gives them, such as "3q2-7wXkR5eQ".`,
+    );
   }
-  if (condition !== '*' && condition.length > MAX_TAGS) throw badRequest(`Header '${name}' lists more than ${MAX_TAGS} entity tags.`);
+  if (condition !== '*' && condition.length > MAX_TAGS)
+    throw badRequest(`Header '${name}' lists more than ${MAX_TAGS} entity tags.`);
   // An empty list names no version: the header is as good as absent.
   return condition === '*' || condition.length > 0 ? condition : undefined;
 }

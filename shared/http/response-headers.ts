@@ -16,6 +16,8 @@ export function withCommonHeaders(event: APIGatewayProxyEvent, response: APIGate
   const ownNames = new Set(Object.keys(own).map((name) => name.toLowerCase()));
   // A 304 has no body, so no Content-Type either (RFC 9110 section 15.4.5).
   if (response.statusCode === 304) ownNames.add('content-type');
-  const common = Object.entries(commonHeaders(event.requestContext.requestId)).filter(([name]) => !ownNames.has(name.toLowerCase()));
+  const common = Object.entries(commonHeaders(event.requestContext.requestId)).filter(
+    ([name]) => !ownNames.has(name.toLowerCase()),
+  );
   return { ...response, headers: { ...Object.fromEntries(common), ...own } };
 }

@@ -15,7 +15,11 @@ import type { Context } from 'aws-lambda';
 import { gatewayTimeout } from './api-error.ts';
 import { DeadlineSignal, NEVER_ABORTED } from './deadline-signal.ts';
 
-export async function runWithDeadline<T>(context: Context, { marginMs, graceMs }: { marginMs: number; graceMs: number }, work: (signal: OneSlotAbortSignal) => Promise<T>): Promise<T> {
+export async function runWithDeadline<T>(
+  context: Context,
+  { marginMs, graceMs }: { marginMs: number; graceMs: number },
+  work: (signal: OneSlotAbortSignal) => Promise<T>,
+): Promise<T> {
   if (typeof context?.getRemainingTimeInMillis !== 'function') return work(NEVER_ABORTED);
   const signal = new DeadlineSignal();
   // Whatever the work ends with once aborted (the store's "abandoned" error, a thrown abort), the answer is the 504.

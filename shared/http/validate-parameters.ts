@@ -6,7 +6,10 @@ import type { ChainEvent } from './api-types.ts';
 import { describeValidationError } from './describe-validation-error.ts';
 import type { RouteValidators } from './validator.ts';
 
-export function validateParameters({ path: validatePath, query: validateQuery }: RouteValidators): MiddlewareObj<ChainEvent, APIGatewayProxyResult> {
+export function validateParameters({
+  path: validatePath,
+  query: validateQuery,
+}: RouteValidators): MiddlewareObj<ChainEvent, APIGatewayProxyResult> {
   return {
     before: ({ event }) => {
       if (validatePath && !validatePath(event.pathParameters ?? {})) {

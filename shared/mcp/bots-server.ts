@@ -23,7 +23,9 @@ export const BOTS_COLLECTION = 'bots';
  */
 const BOTS_BUDGET_BYTES = 1536 * 1024;
 
-const LIST_BOTS_INPUT = { limit: z.number().int().min(1).max(100).default(20).describe('How many bots to return, 1 to 100 (default 20).') };
+const LIST_BOTS_INPUT = {
+  limit: z.number().int().min(1).max(100).default(20).describe('How many bots to return, 1 to 100 (default 20).'),
+};
 const LIST_BOTS_OUTPUT = { bots: z.array(z.looseObject({ id: z.string() })) };
 
 let sharedAjv: AjvJsonSchemaValidator | undefined;
@@ -38,7 +40,10 @@ const clientSchemaValidator: jsonSchemaValidator = {
  * `onFault` hears of a failure that is ours (the store), not the caller's: the SDK would turn it
  * into a tool result carrying the raw error text; the request ends as a logged 500 instead.
  */
-export function createBotsServer(documents: DocumentsStore, onFault: (error: unknown) => void = () => undefined): McpServer {
+export function createBotsServer(
+  documents: DocumentsStore,
+  onFault: (error: unknown) => void = () => undefined,
+): McpServer {
   const server = new McpServer({ name: 'cxm-bots', version: '1.0.0' }, { jsonSchemaValidator: clientSchemaValidator });
   server.registerTool(
     'list_bots',
@@ -52,10 +57,12 @@ export function createBotsServer(documents: DocumentsStore, onFault: (error: unk
     async ({ limit }, extra) => {
       const tenantId = extra.authInfo?.extra?.tenantId;
       if (typeof tenantId !== 'string') throw new Error('The request carries no authorised tenant.');
-      const page = await documents.list(tenantId, BOTS_COLLECTION, { limit, maxBytes: BOTS_BUDGET_BYTES }).catch((error: unknown) => {
-        onFault(error);
-        throw new Error('The bots could not be read.');
-      });
+      const page = await documents
+        .list(tenantId, BOTS_COLLECTION, { limit, maxBytes: BOTS_BUDGET_BYTES })
+        .catch((error: unknown) => {
+          onFault(error);
+          throw new Error('The bots could not be read.');
+        });
       const bots = page.entries.map((entry) => {
         // Spread keeps every member an own property; the stored id wins over a `data.id`.
         const bot: Record<string, unknown> = { id: entry.id, ...(JSON.parse(entry.json) as Record<string, unknown>) };

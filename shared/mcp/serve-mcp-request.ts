@@ -17,7 +17,16 @@ export type McpServerFactory = (onFault: (error: unknown) => void) => McpServer 
  * Headers MCP code never sees: those of the hop to us (the web Request sets its own), and the
  * credentials, which the SDK would otherwise hand to every tool in `requestInfo.headers`.
  */
-const DROPPED_HEADERS = new Set(['host', 'content-length', 'connection', 'transfer-encoding', 'keep-alive', 'expect', 'authorization', 'cookie']);
+const DROPPED_HEADERS = new Set([
+  'host',
+  'content-length',
+  'connection',
+  'transfer-encoding',
+  'keep-alive',
+  'expect',
+  'authorization',
+  'cookie',
+]);
 
 /**
  * Streamable HTTP asks clients to accept both JSON and an event stream. We always answer JSON,
@@ -35,7 +44,11 @@ export function toWebRequest(http: ApiRequest['http']): Request {
   }
   const accept = normaliseAccept(headers.get('accept'));
   if (accept !== null) headers.set('accept', accept);
-  return new Request(http.selfUrl, { method: http.method, headers, body: http.method === 'POST' ? new Uint8Array(http.rawBody) : undefined });
+  return new Request(http.selfUrl, {
+    method: http.method,
+    headers,
+    body: http.method === 'POST' ? new Uint8Array(http.rawBody) : undefined,
+  });
 }
 
 /** The spec's MCP HTTP errors are 400 `{code: BadRequest, message}`: keep the JSON-RPC error and add both. */
@@ -69,22 +82,39 @@ export async function serveMcpRequest(createServer: McpServerFactory, request: A
     return {
       status: 405,
       headers: { Allow: 'POST' },
-      body: { jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this stateless MCP endpoint takes POST only.' }, id: null },
+      body: {
+        jsonrpc: '2.0',
+        error: { code: -32000, message: 'Method not allowed: this stateless MCP endpoint takes POST only.' },
+        id: null,
+      },
     };
   }
   if (isBatch(request.http.rawBody)) {
     const message = 'Invalid Request: JSON-RPC batches are not supported; send one JSON-RPC object per request.';
-    return { status: 400, body: { jsonrpc: '2.0', error: { code: -32600, message }, id: null, code: 'BadRequest', message } };
+    return {
+      status: 400,
+      body: { jsonrpc: '2.0', error: { code: -32600, message }, id: null, code: 'BadRequest', message },
+    };
   }
-  const { WebStandardStreamableHTTPServerTransport } = await import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js');
+  const { WebStandardStreamableHTTPServerTransport } = await import(
+    '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
+  );
   let fault: { error: unknown } | undefined;
   const server = await createServer((error) => (fault ??= { error }));
-  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+  });
   await server.connect(transport);
   try {
     const response = await transport.handleRequest(toWebRequest(request.http), {
       // The key itself never reaches MCP code: its id and what it grants do.
-      authInfo: { token: '', clientId: request.caller.keyId, scopes: request.caller.scopes, extra: { tenantId: request.tenantId } },
+      authInfo: {
+        token: '',
+        clientId: request.caller.keyId,
+        scopes: request.caller.scopes,
+        extra: { tenantId: request.tenantId },
+      },
     });
     const text = await response.text();
     // The chain maps it: a logged 500 whose body holds only a message.

@@ -12,7 +12,15 @@ import type { SchemaId } from '#shared/schemas/schema-ids';
 import { COMPONENT_SCHEMAS, componentSchema, subschemaOf } from './component-schemas.ts';
 import { errorResponseComponents, errorResponses, headerComponents, headerRef } from './error-responses.ts';
 import { headerParametersOf } from './header-parameters.ts';
-import type { OpenApiDocument, OperationMethod, OperationObject, ParameterObject, PathItemObject, ResponseObject, ServerObject } from './openapi-types.ts';
+import type {
+  OpenApiDocument,
+  OperationMethod,
+  OperationObject,
+  ParameterObject,
+  PathItemObject,
+  ResponseObject,
+  ServerObject,
+} from './openapi-types.ts';
 import { areaDescriptions, operationDocs, parameterDocs } from './operation-docs.ts';
 
 /**
@@ -93,7 +101,12 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
       responses,
       headers: headerComponents,
       securitySchemes: {
-        [SECURITY_SCHEME]: { type: 'http', scheme: 'bearer', bearerFormat: 'cxm_<keyId>_<secret>_<tag>', description: SECURITY_DESCRIPTION },
+        [SECURITY_SCHEME]: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'cxm_<keyId>_<secret>_<tag>',
+          description: SECURITY_DESCRIPTION,
+        },
       },
     },
   };
@@ -114,7 +127,13 @@ function mainOperation(route: RouteSpec, useSchema: (id: SchemaId) => string): O
         ...Object.fromEntries((success.headers ?? []).map((name) => [name, headerRef(name)])),
         ...(route.idempotencyKey && { 'Idempotent-Replayed': headerRef('Idempotent-Replayed') }),
       },
-      ...(success.empty ? {} : { content: { 'application/json': { schema: { $ref: useSchema(response.schema) }, examples: success.examples ?? {} } } }),
+      ...(success.empty
+        ? {}
+        : {
+            content: {
+              'application/json': { schema: { $ref: useSchema(response.schema) }, examples: success.examples ?? {} },
+            },
+          }),
     };
   }
   Object.assign(responses, errorResponses({ route, main: true, routeExamples: docs.errorExamples, useSchema }));
@@ -133,14 +152,20 @@ function mainOperation(route: RouteSpec, useSchema: (id: SchemaId) => string): O
     operation.requestBody = {
       description: bodyNote(route),
       required: true,
-      content: { 'application/json': { schema: { $ref: useSchema(bodySchema) }, examples: docs.requestExamples ?? {} } },
+      content: {
+        'application/json': { schema: { $ref: useSchema(bodySchema) }, examples: docs.requestExamples ?? {} },
+      },
     };
   }
   return operation;
 }
 
 /** A further method routed to the route's function only to be refused (MCP's GET and DELETE: 405). */
-function refusedOperation(route: RouteSpec, method: RouteSpec['method'], useSchema: (id: SchemaId) => string): OperationObject {
+function refusedOperation(
+  route: RouteSpec,
+  method: RouteSpec['method'],
+  useSchema: (id: SchemaId) => string,
+): OperationObject {
   const docs = operationDocs[route.id as RouteId];
   return {
     // The same names CDK gives these methods (infra/cdk/constructs/api.ts).
@@ -162,7 +187,9 @@ function parametersOf(route: RouteSpec): ParameterObject[] {
   const pathProperties = pathSchema ? propertiesOf(pathSchema) : {};
   const declared = Object.keys(pathProperties);
   if (inPath.join() !== declared.join()) {
-    throw new Error(`route ${route.id}: path parameters ${inPath.join()} differ from schema ${pathSchema ?? '(none)'} (${declared.join()})`);
+    throw new Error(
+      `route ${route.id}: path parameters ${inPath.join()} differ from schema ${pathSchema ?? '(none)'} (${declared.join()})`,
+    );
   }
   for (const name of inPath) parameters.push(parameter(name, 'path', true, pathSchema!, pathProperties[name]));
   const querySchema = route.schemas.query;
@@ -175,10 +202,17 @@ function parametersOf(route: RouteSpec): ParameterObject[] {
   return [...parameters, ...headerParametersOf(route)];
 }
 
-function parameter(name: string, where: 'path' | 'query', required: boolean, owner: SchemaId, schema: unknown): ParameterObject {
+function parameter(
+  name: string,
+  where: 'path' | 'query',
+  required: boolean,
+  owner: SchemaId,
+  schema: unknown,
+): ParameterObject {
   const docs = parameterDocs[name];
   const description = (schema as { description?: string }).description ?? docs?.description;
-  if (!docs || description === undefined) throw new Error(`parameter ${name} (${owner}) needs a description and an example in operation-docs.ts`);
+  if (!docs || description === undefined)
+    throw new Error(`parameter ${name} (${owner}) needs a description and an example in operation-docs.ts`);
   return { name, in: where, required, description, schema: subschemaOf(owner, schema), example: docs.example };
 }
 
@@ -195,11 +229,17 @@ function requiredOf(id: SchemaId): readonly string[] {
 function scopeNote(route: RouteSpec): string {
   const [required, ...broader] = grantingScopes(route.scope);
   const template = /\{(\w+)\}/.exec(route.scope)?.[1];
-  return [`**Scope:** \`${required}\`, or a broader \`${broader.join('`, `')}\`.`, template ? ` \`{${template}}\` stands for the path's ${template}.` : ''].join('');
+  return [
+    `**Scope:** \`${required}\`, or a broader \`${broader.join('`, `')}\`.`,
+    template ? ` \`{${template}}\` stands for the path's ${template}.` : '',
+  ].join('');
 }
 
 function bodyNote(route: RouteSpec): string {
-  const limit = route.maxBodyBytes === undefined ? '' : `, at most ${route.maxBodyBytes} bytes as sent (UTF-8); a larger body is refused with 413`;
+  const limit =
+    route.maxBodyBytes === undefined
+      ? ''
+      : `, at most ${route.maxBodyBytes} bytes as sent (UTF-8); a larger body is refused with 413`;
   return `A JSON body (\`Content-Type: application/json\`)${limit}.`;
 }
 

@@ -56,9 +56,17 @@ export class OpenApiContract {
     for (const [template, item] of Object.entries(this.document.paths)) {
       for (const [method, operation] of Object.entries(item)) {
         for (const status of Object.keys(operation.responses)) {
-          const { value: response, pointer } = this.resolve<ResponseObject>(['paths', template, method, 'responses', status]);
-          for (const mediaType of Object.keys(response.content ?? {})) this.validatorAt([...pointer, 'content', mediaType, 'schema']);
-          for (const name of Object.keys(response.headers ?? {})) this.validatorAt([...pointer, 'headers', name, 'schema']);
+          const { value: response, pointer } = this.resolve<ResponseObject>([
+            'paths',
+            template,
+            method,
+            'responses',
+            status,
+          ]);
+          for (const mediaType of Object.keys(response.content ?? {}))
+            this.validatorAt([...pointer, 'content', mediaType, 'schema']);
+          for (const name of Object.keys(response.headers ?? {}))
+            this.validatorAt([...pointer, 'headers', name, 'schema']);
         }
       }
     }
@@ -82,12 +90,15 @@ export class OpenApiContract {
     const { value: response, pointer } = this.resolve<ResponseObject>(responsePointer);
     const problems = this.checkHeaders(where, observed.headers, response, pointer);
     if (!response.content) {
-      if (observed.bodyText !== '') problems.push(`${where}: documented without a body, but one was sent: ${observed.bodyText.slice(0, 200)}`);
+      if (observed.bodyText !== '')
+        problems.push(`${where}: documented without a body, but one was sent: ${observed.bodyText.slice(0, 200)}`);
       return problems;
     }
     const mediaType = (observed.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
     if (!(mediaType in response.content)) {
-      problems.push(`${where}: Content-Type '${mediaType}' is not documented (${Object.keys(response.content).join(', ')})`);
+      problems.push(
+        `${where}: Content-Type '${mediaType}' is not documented (${Object.keys(response.content).join(', ')})`,
+      );
       return problems;
     }
     return [...problems, ...this.checkBody(where, observed, [...pointer, 'content', mediaType, 'schema'])];
@@ -99,7 +110,9 @@ export class OpenApiContract {
     const key = target.map(escapeSegment).join('/');
     let validate = this.validators.get(key);
     if (!validate) {
-      validate = this.ajv.compile({ $ref: `${DOCUMENT_ID}#/${target.map((segment) => encodeURIComponent(escapeSegment(segment))).join('/')}` });
+      validate = this.ajv.compile({
+        $ref: `${DOCUMENT_ID}#/${target.map((segment) => encodeURIComponent(escapeSegment(segment))).join('/')}`,
+      });
       this.validators.set(key, validate);
     }
     return validate;
@@ -114,7 +127,8 @@ export class OpenApiContract {
       const parts = template.split('/');
       if (parts.length !== segments.length) continue;
       // A `{param}` takes one non-empty segment; everything else compares exactly (as API Gateway does).
-      if (parts.every((part, i) => (/^\{\w+\}$/.test(part) ? segments[i] !== '' : part === segments[i]))) return ['paths', template, key];
+      if (parts.every((part, i) => (/^\{\w+\}$/.test(part) ? segments[i] !== '' : part === segments[i])))
+        return ['paths', template, key];
     }
     return undefined;
   }
@@ -129,7 +143,8 @@ export class OpenApiContract {
         continue;
       }
       const validate = this.validatorAt([...headerPointer, 'schema']);
-      if (!validate(headerValue(raw, header))) problems.push(`${where}: header ${name}: '${raw}' ${this.ajv.errorsText(validate.errors)}`);
+      if (!validate(headerValue(raw, header)))
+        problems.push(`${where}: header ${name}: '${raw}' ${this.ajv.errorsText(validate.errors)}`);
     }
     return problems;
   }
@@ -143,7 +158,9 @@ export class OpenApiContract {
     }
     const validate = this.validatorAt(schemaPointer);
     if (validate(body)) return [];
-    return [`${where}: the body breaks ${schemaPointer.join('/')}: ${this.ajv.errorsText(validate.errors)}; body: ${observed.bodyText.slice(0, 500)}`];
+    return [
+      `${where}: the body breaks ${schemaPointer.join('/')}: ${this.ajv.errorsText(validate.errors)}; body: ${observed.bodyText.slice(0, 500)}`,
+    ];
   }
 
   /** The value at `pointer`, following a `$ref` wherever one stands in the way, and where it really is. */
@@ -168,7 +185,10 @@ export class OpenApiContract {
   }
 
   private at(pointer: Pointer): unknown {
-    return pointer.reduce<unknown>((node, segment) => (node as Record<string, unknown> | undefined)?.[segment], this.document);
+    return pointer.reduce<unknown>(
+      (node, segment) => (node as Record<string, unknown> | undefined)?.[segment],
+      this.document,
+    );
   }
 }
 

@@ -5,7 +5,16 @@
  * faults: shared/README.md, the way of a request). Messages come from the code that sends them, not
  * from here.
  */
-import { type ApiError, badGateway, foreignHost, foreignOrigin, gatewayTimeout, idempotencyKeyReused, payloadTooLarge, serviceUnavailable } from '#shared/http/api-error';
+import {
+  type ApiError,
+  badGateway,
+  foreignHost,
+  foreignOrigin,
+  gatewayTimeout,
+  idempotencyKeyReused,
+  payloadTooLarge,
+  serviceUnavailable,
+} from '#shared/http/api-error';
 import { type GatewayResponseSpec, gatewayResponses } from '#shared/http/gateway-responses';
 import type { RouteSpec } from '#shared/routes';
 import type { SchemaId } from '#shared/schemas/schema-ids';
@@ -18,9 +27,13 @@ const COMPONENT_RESPONSES = '#/components/responses/';
  * Reusable headers: every response has a request id; 429 and 503 say when to retry ; a
  * document's version is its ETag; a replayed write says so.
  */
-export const headerComponents: Record<'X-Request-Id' | 'Retry-After' | 'Link' | 'ETag' | 'Idempotent-Replayed', HeaderObject> = {
+export const headerComponents: Record<
+  'X-Request-Id' | 'Retry-After' | 'Link' | 'ETag' | 'Idempotent-Replayed',
+  HeaderObject
+> = {
   'X-Request-Id': {
-    description: 'Identifies the request in the logs; quote it when reporting a problem. Present on every response, errors included.',
+    description:
+      'Identifies the request in the logs; quote it when reporting a problem. Present on every response, errors included.',
     required: true,
     schema: { type: 'string', format: 'uuid', maxLength: 36 },
   },
@@ -44,7 +57,9 @@ export const headerComponents: Record<'X-Request-Id' | 'Retry-After' | 'Link' | 
     example: '"k3Jv0cQ9Tz2Wm8Ld"',
   },
   'Idempotent-Replayed': {
-    description: 'Present (`true`) when this answer is the recorded answer of an earlier request with the same `Idempotency-Key`: nothing was ' + 'written this time. Absent on the first execution.',
+    description:
+      'Present (`true`) when this answer is the recorded answer of an earlier request with the same `Idempotency-Key`: nothing was ' +
+      'written this time. Absent on the first execution.',
     required: false,
     schema: { type: 'string', const: 'true' },
   },
@@ -70,12 +85,19 @@ interface StatusDocs {
 /** Statuses every operation can answer, as the gateway and the chain answer them. */
 const commonStatuses: Record<number, StatusDocs> = {
   400: {
-    description: 'The path, query, body or a request header is invalid; the message names the offending field or header.',
-    examples: { parameters: fromGateway('A path segment that is not valid percent-encoding', gatewayResponses.BAD_REQUEST_PARAMETERS) },
+    description:
+      'The path, query, body or a request header is invalid; the message names the offending field or header.',
+    examples: {
+      parameters: fromGateway(
+        'A path segment that is not valid percent-encoding',
+        gatewayResponses.BAD_REQUEST_PARAMETERS,
+      ),
+    },
   },
   401: {
     component: 'Unauthenticated',
-    description: 'The Authorization header is missing or not a Bearer token, or the key is unknown, revoked or expired.',
+    description:
+      'The Authorization header is missing or not a Bearer token, or the key is unknown, revoked or expired.',
     examples: { unauthenticated: fromGateway('No valid key', gatewayResponses.UNAUTHORIZED) },
   },
   403: {
@@ -125,7 +147,9 @@ const routeStatuses: Record<number, Omit<StatusDocs, 'examples'>> = {
   },
   413: { description: 'The request body is larger than the operation accepts.' },
   422: {
-    description: 'The `Idempotency-Key` was already used, within its retention, for a different request (another method, path or body). ' + 'Nothing was written.',
+    description:
+      'The `Idempotency-Key` was already used, within its retention, for a different request (another method, path or body). ' +
+      'Nothing was written.',
   },
   500: { description: 'The request failed unexpectedly; the body holds only a message.' },
 };
@@ -170,7 +194,12 @@ function errorStatuses(route: RouteSpec, main: boolean): number[] {
   return [...statuses].sort((a, b) => a - b);
 }
 
-export function errorResponses({ route, main, routeExamples, useSchema }: ErrorResponseInput): Record<string, ResponseObject | Reference> {
+export function errorResponses({
+  route,
+  main,
+  routeExamples,
+  useSchema,
+}: ErrorResponseInput): Record<string, ResponseObject | Reference> {
   const responses: Record<string, ResponseObject | Reference> = {};
   for (const status of errorStatuses(route, main)) {
     const common = commonStatuses[status];
@@ -182,8 +211,10 @@ export function errorResponses({ route, main, routeExamples, useSchema }: ErrorR
     }
     const docs = status === 403 && route.checksOrigin ? originChecked403 : (common ?? routeStatuses[status]);
     if (!docs) throw new Error(`route ${route.id}: no documentation for status ${status}`);
-    if (own === undefined && common === undefined) throw new Error(`route ${route.id}: status ${status} needs examples in operation-docs.ts`);
-    const schema = ownSchema ?? (status === 500 && route.faultBody === 'message-only' ? 'MessageOnlyErrorBody' : 'ErrorBody');
+    if (own === undefined && common === undefined)
+      throw new Error(`route ${route.id}: status ${status} needs examples in operation-docs.ts`);
+    const schema =
+      ownSchema ?? (status === 500 && route.faultBody === 'message-only' ? 'MessageOnlyErrorBody' : 'ErrorBody');
     const response = errorResponse(docs, useSchema(schema), { ...own, ...common?.examples });
     if (status === 405) response.headers = { ...response.headers, Allow: allowHeader(route) };
     responses[status] = response;
@@ -191,20 +222,35 @@ export function errorResponses({ route, main, routeExamples, useSchema }: ErrorR
   return responses;
 }
 
-function errorResponse(docs: Omit<StatusDocs, 'examples'>, schemaRef: string, examples: Record<string, ExampleObject>): ResponseObject {
+function errorResponse(
+  docs: Omit<StatusDocs, 'examples'>,
+  schemaRef: string,
+  examples: Record<string, ExampleObject>,
+): ResponseObject {
   return {
     description: docs.description,
-    headers: { 'X-Request-Id': headerRef('X-Request-Id'), ...(docs.retryAfter ? { 'Retry-After': headerRef('Retry-After') } : {}) },
+    headers: {
+      'X-Request-Id': headerRef('X-Request-Id'),
+      ...(docs.retryAfter ? { 'Retry-After': headerRef('Retry-After') } : {}),
+    },
     content: { 'application/json': { schema: { $ref: schemaRef }, examples } },
   };
 }
 
 /** Examples particular to the route: its own from operation-docs.ts, or made from its limits. */
-function ownExamples(route: RouteSpec, status: number, routeExamples: ErrorResponseInput['routeExamples']): Record<string, ExampleObject> | undefined {
+function ownExamples(
+  route: RouteSpec,
+  status: number,
+  routeExamples: ErrorResponseInput['routeExamples'],
+): Record<string, ExampleObject> | undefined {
   switch (status) {
     case 403:
       return route.checksOrigin
-        ? { ...routeExamples[403], origin: fromChain('An Origin not allowed', foreignOrigin()), host: fromChain('A foreign Host (local gateway)', foreignHost()) }
+        ? {
+            ...routeExamples[403],
+            origin: fromChain('An Origin not allowed', foreignOrigin()),
+            host: fromChain('A foreign Host (local gateway)', foreignHost()),
+          }
         : routeExamples[403];
     case 413:
       return { ...tooLargeExamples(route), ...routeExamples[413] };
@@ -227,5 +273,9 @@ function tooLargeExamples(route: RouteSpec): Record<string, ExampleObject> {
 }
 
 function allowHeader(route: RouteSpec): HeaderObject {
-  return { description: 'The method this path takes.', required: true, schema: { type: 'string', const: route.method } };
+  return {
+    description: 'The method this path takes.',
+    required: true,
+    schema: { type: 'string', const: route.method },
+  };
 }

@@ -12,7 +12,8 @@ const ENTITY_TAGS = {
   type: 'string',
   maxLength: 2048,
   // Empty list elements (and a blank value, no condition at all) are allowed, as the list syntax allows them.
-  pattern: '^\\s*(\\*|((W/)?"[\\x21\\x23-\\x7E\\x80-\\xFF]*")?(\\s*,\\s*((W/)?"[\\x21\\x23-\\x7E\\x80-\\xFF]*")?)*)\\s*$',
+  pattern:
+    '^\\s*(\\*|((W/)?"[\\x21\\x23-\\x7E\\x80-\\xFF]*")?(\\s*,\\s*((W/)?"[\\x21\\x23-\\x7E\\x80-\\xFF]*")?)*)\\s*$',
 } as const;
 
 const idempotencyKey: ParameterObject = {
@@ -43,7 +44,8 @@ const ifNoneMatchWrite: ParameterObject = {
   name: 'If-None-Match',
   in: 'header',
   required: false,
-  description: '`*`: create only, 412 when the document exists. A list of ETags: write unless the current document has one of them.',
+  description:
+    '`*`: create only, 412 when the document exists. A list of ETags: write unless the current document has one of them.',
   schema: ENTITY_TAGS,
   example: '*',
 };

@@ -37,7 +37,8 @@ export const areaDescriptions: Record<string, string> = {
   conversations: 'Internal notes on customer conversations.',
   mcp: 'The MCP server for bots: Streamable HTTP, stateless, JSON-RPC 2.0.',
   provisioning: "Tenant-scoped collections of arbitrary JSON documents, each with a 'current' version.",
-  reporting: 'Cursor-paginated reporting rows of assistant and VOC conversations, without message or transcript content.',
+  reporting:
+    'Cursor-paginated reporting rows of assistant and VOC conversations, without message or transcript content.',
   voc: 'Voice-of-customer recording jobs.',
 };
 
@@ -137,11 +138,21 @@ const vocRow = {
   TicketUrl: 'https://support.example.com/tickets/48213',
 };
 
-const NEXT_CURSOR = 'eyJ2IjoxLCJrIjoiYXNzaXN0YW50IiwidCI6ImFjbWUiLCJ3IjpbMTc2NzIyNTYwMDAwMCwxNzY3MzEyMDAwMDAwXX0.3q2UuYtOGRYw0mFh9N5oZ1c7Xk2lB8sJdVfPaQeHr4E';
+const NEXT_CURSOR =
+  'eyJ2IjoxLCJrIjoiYXNzaXN0YW50IiwidCI6ImFjbWUiLCJ3IjpbMTc2NzIyNTYwMDAwMCwxNzY3MzEyMDAwMDAwXX0.3q2UuYtOGRYw0mFh9N5oZ1c7Xk2lB8sJdVfPaQeHr4E';
 
 const reportBadRequests = {
-  combined: example("'range' with 'from'", error('BadRequest', "Query parameters 'range' and 'from' cannot be combined: give a range, or a from (and optionally a to).")),
-  cursor: example('A cursor with a window', error('BadRequest', "Query parameter 'cursor' cannot be combined with 'from': the cursor carries its window.")),
+  combined: example(
+    "'range' with 'from'",
+    error(
+      'BadRequest',
+      "Query parameters 'range' and 'from' cannot be combined: give a range, or a from (and optionally a to).",
+    ),
+  ),
+  cursor: example(
+    'A cursor with a window',
+    error('BadRequest', "Query parameter 'cursor' cannot be combined with 'from': the cursor carries its window."),
+  ),
 };
 
 const reportUnavailable = {
@@ -149,12 +160,21 @@ const reportUnavailable = {
 };
 
 const documentTooLarge = {
-  stored: example('The stored document would pass 350 KB', errorOf(payloadTooLarge(DOCUMENT_MAX_BYTES, 'The document, as compact JSON,'))),
+  stored: example(
+    'The stored document would pass 350 KB',
+    errorOf(payloadTooLarge(DOCUMENT_MAX_BYTES, 'The document, as compact JSON,')),
+  ),
 };
 
 const documentErrors = {
   notObject: example('Not a JSON object', error('BadRequest', 'The request body must be a JSON object.')),
-  collection: example('Malformed collection', error('BadRequest', "'collection' must be 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit.")),
+  collection: example(
+    'Malformed collection',
+    error(
+      'BadRequest',
+      "'collection' must be 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit.",
+    ),
+  ),
   preconditionFailed: example('The document changed since it was read', errorOf(preconditionFailed('bot-billing'))),
 };
 
@@ -189,11 +209,20 @@ export const operationDocs: Record<RouteId, OperationDocs> = {
     errorExamples: {
       400: {
         blank: example('A blank body', error('BadRequest', "'body' must not be blank.")),
-        unknown: example('An unknown property', error('BadRequest', "Unknown property 'visibility' in the request body.")),
+        unknown: example(
+          'An unknown property',
+          error('BadRequest', "Unknown property 'visibility' in the request body."),
+        ),
       },
       404: {
-        absent: example('No such customer conversation', error('NotFound', 'No customer conversation with this id is available in this tenant.')),
-        assignee: example('Inactive assignee', error('NotFound', "The conversation's assignee is not active in this tenant.")),
+        absent: example(
+          'No such customer conversation',
+          error('NotFound', 'No customer conversation with this id is available in this tenant.'),
+        ),
+        assignee: example(
+          'Inactive assignee',
+          error('NotFound', "The conversation's assignee is not active in this tenant."),
+        ),
       },
       409: {
         closed: example('Closed', error('Conflict', 'The conversation is closed.')),
@@ -223,7 +252,10 @@ export const operationDocs: Record<RouteId, OperationDocs> = {
     },
     errorExamples: {
       400: {
-        limit: example('Bad limit', error('BadRequest', "Query parameter 'limit' must be a whole number from 1 to 1000.")),
+        limit: example(
+          'Bad limit',
+          error('BadRequest', "Query parameter 'limit' must be a whole number from 1 to 1000."),
+        ),
         collection: documentErrors.collection,
       },
     },
@@ -236,11 +268,17 @@ export const operationDocs: Record<RouteId, OperationDocs> = {
       '`If-Match` makes the read fail with 412 unless the document is still at one of the named ETags.',
     success: {
       200: { description: 'The document.', headers: ['ETag'], examples: { bot: example('A bot', billingBot) } },
-      304: { description: "Not modified: `If-None-Match` names the document's current ETag. No body.", headers: ['ETag'], empty: true },
+      304: {
+        description: "Not modified: `If-None-Match` names the document's current ETag. No body.",
+        headers: ['ETag'],
+        empty: true,
+      },
     },
     errorExamples: {
       400: { collection: documentErrors.collection },
-      404: { absent: example('No such document', error('NotFound', "No document 'bot-sales' exists in collection 'bots'.")) },
+      404: {
+        absent: example('No such document', error('NotFound', "No document 'bot-sales' exists in collection 'bots'.")),
+      },
       412: { changed: documentErrors.preconditionFailed },
     },
   },
@@ -252,8 +290,16 @@ export const operationDocs: Record<RouteId, OperationDocs> = {
       '`If-Match: <ETag>` replaces only that version and `If-None-Match: *` only creates (else 412, nothing written).',
     requestExamples: { bot: example('A bot', billingBot) },
     success: {
-      201: { description: 'The document was created.', headers: ['ETag'], examples: { bot: example('The stored bot', billingBot) } },
-      200: { description: 'The document was replaced.', headers: ['ETag'], examples: { bot: example('The stored bot', billingBot) } },
+      201: {
+        description: 'The document was created.',
+        headers: ['ETag'],
+        examples: { bot: example('The stored bot', billingBot) },
+      },
+      200: {
+        description: 'The document was replaced.',
+        headers: ['ETag'],
+        examples: { bot: example('The stored bot', billingBot) },
+      },
     },
     errorExamples: {
       400: { notObject: documentErrors.notObject, collection: documentErrors.collection },
@@ -275,14 +321,21 @@ export const operationDocs: Record<RouteId, OperationDocs> = {
         description: 'The merged document.',
         headers: ['ETag'],
         examples: {
-          merged: example('The merged bot', { name: 'Billing helper', channels: ['chat', 'email'], escalation: { queue: 'billing-eu', afterMinutes: 5 } }),
+          merged: example('The merged bot', {
+            name: 'Billing helper',
+            channels: ['chat', 'email'],
+            escalation: { queue: 'billing-eu', afterMinutes: 5 },
+          }),
         },
       },
     },
     errorExamples: {
       400: { notObject: documentErrors.notObject },
       404: {
-        absent: example('No such document', error('NotFound', "No document 'bot-sales' exists in collection 'bots'; create it with POST.")),
+        absent: example(
+          'No such document',
+          error('NotFound', "No document 'bot-sales' exists in collection 'bots'; create it with POST."),
+        ),
       },
       412: { changed: documentErrors.preconditionFailed },
       413: documentTooLarge,
@@ -300,7 +353,12 @@ export const operationDocs: Record<RouteId, OperationDocs> = {
       'A request with an `Origin` header is refused 403 unless the stage allows that origin (DNS-rebinding protection, ' +
       'as the MCP transport requires); server-side callers send no Origin. The tool list never changes: `tools.listChanged` is not advertised.',
     requestExamples: {
-      callListBots: example('Call list_bots', { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_bots', arguments: { limit: 2 } } }),
+      callListBots: example('Call list_bots', {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'list_bots', arguments: { limit: 2 } },
+      }),
       listTools: example('List the tools', { jsonrpc: '2.0', id: 'tools-1', method: 'tools/list' }),
       notification: example('A notification', { jsonrpc: '2.0', method: 'notifications/initialized' }),
     },
@@ -312,7 +370,12 @@ export const operationDocs: Record<RouteId, OperationDocs> = {
             jsonrpc: '2.0',
             id: 1,
             result: {
-              content: [{ type: 'text', text: '{"bots":[{"id":"bot-billing","name":"Billing helper"},{"id":"bot-returns","name":"Returns assistant"}]}' }],
+              content: [
+                {
+                  type: 'text',
+                  text: '{"bots":[{"id":"bot-billing","name":"Billing helper"},{"id":"bot-returns","name":"Returns assistant"}]}',
+                },
+              ],
               structuredContent: {
                 bots: [
                   { id: 'bot-billing', name: 'Billing helper' },
@@ -321,7 +384,11 @@ export const operationDocs: Record<RouteId, OperationDocs> = {
               },
             },
           }),
-          unknownMethod: example('Unknown method', { jsonrpc: '2.0', id: 'm-7', error: { code: -32601, message: 'Method not found' } }),
+          unknownMethod: example('Unknown method', {
+            jsonrpc: '2.0',
+            id: 'm-7',
+            error: { code: -32601, message: 'Method not found' },
+          }),
         },
       },
       202: { description: 'A notification was accepted; no body.', empty: true },
@@ -358,7 +425,11 @@ export const operationDocs: Record<RouteId, OperationDocs> = {
       200: {
         description: 'One page of rows.',
         examples: {
-          page: example('A page with more to come', { total: 1873, cursor: { next: NEXT_CURSOR }, data: [assistantRow] }),
+          page: example('A page with more to come', {
+            total: 1873,
+            cursor: { next: NEXT_CURSOR },
+            data: [assistantRow],
+          }),
           last: example('The last page', { total: 1, cursor: {}, data: [assistantRow] }),
         },
       },
@@ -374,7 +445,9 @@ export const operationDocs: Record<RouteId, OperationDocs> = {
     success: {
       200: {
         description: 'One page of rows.',
-        examples: { page: example('A page with more to come', { total: 2412, cursor: { next: NEXT_CURSOR }, data: [vocRow] }) },
+        examples: {
+          page: example('A page with more to come', { total: 2412, cursor: { next: NEXT_CURSOR }, data: [vocRow] }),
+        },
       },
     },
     errorExamples: { 400: reportBadRequests, 503: reportUnavailable },
@@ -411,7 +484,10 @@ export const operationDocs: Record<RouteId, OperationDocs> = {
     },
     errorExamples: {
       400: {
-        tooLarge: example('Over the size limit', error('BadRequest', 'sizeBytes 600000000 is over the limit of 500 MB (500000000 bytes) for one recording.')),
+        tooLarge: example(
+          'Over the size limit',
+          error('BadRequest', 'sizeBytes 600000000 is over the limit of 500 MB (500000000 bytes) for one recording.'),
+        ),
       },
       409: {
         expired: example(
@@ -425,13 +501,18 @@ export const operationDocs: Record<RouteId, OperationDocs> = {
       429: {
         inFlight: example(
           "The tenant's recordings in flight",
-          error('RateLimitExceeded', 'This tenant has 20 recordings in flight, the most it may: upload their files (or let them fail) before creating more, and retry.'),
+          error(
+            'RateLimitExceeded',
+            'This tenant has 20 recordings in flight, the most it may: upload their files (or let them fail) before creating more, and retry.',
+          ),
         ),
       },
     },
   },
   getVocJobStatus: {
-    description: 'The status of a VOC recording job. Poll until `completed` or `failed`: a job only moves from `started` to one of them. ' + '`started` is in epoch milliseconds.',
+    description:
+      'The status of a VOC recording job. Poll until `completed` or `failed`: a job only moves from `started` to one of them. ' +
+      '`started` is in epoch milliseconds.',
     success: {
       200: {
         description: 'The job.',
@@ -463,7 +544,9 @@ export const operationDocs: Record<RouteId, OperationDocs> = {
     },
     errorExamples: {
       400: { jobId: example('A refused job id', error('BadRequest', "'jobId' must not contain '/' or '\\'.")) },
-      404: { absent: example('No such job', error('NotFound', "No VOC recording job 'job-9999' exists in this tenant.")) },
+      404: {
+        absent: example('No such job', error('NotFound', "No VOC recording job 'job-9999' exists in this tenant.")),
+      },
     },
   },
 };

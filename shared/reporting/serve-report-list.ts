@@ -16,7 +16,8 @@ const CURSOR_PROBLEMS = {
   tampered: "Query parameter 'cursor' is not a cursor of this API; take it from cursor.next of the previous page.",
   foreign: "Query parameter 'cursor' belongs to another list or tenant.",
   expired: "Query parameter 'cursor' has expired (cursors last 24 hours); start again without a cursor.",
-  retired: "Query parameter 'cursor' was signed with a key this API no longer accepts (the signing key was rotated twice since), or is not a cursor of this API; start again without a cursor.",
+  retired:
+    "Query parameter 'cursor' was signed with a key this API no longer accepts (the signing key was rotated twice since), or is not a cursor of this API; start again without a cursor.",
 } as const;
 
 export interface ReportListDependencies {
@@ -25,7 +26,10 @@ export interface ReportListDependencies {
   keys: CursorKeysSource;
 }
 
-export async function serveReportList({ kind, index, keys }: ReportListDependencies, { tenantId, query }: ApiRequest): Promise<ApiResult> {
+export async function serveReportList(
+  { kind, index, keys }: ReportListDependencies,
+  { tenantId, query }: ApiRequest,
+): Promise<ApiResult> {
   const now = Date.now();
   const resolved = resolveWindow(query, now);
   if (!resolved.ok) throw badRequest(resolved.message);
@@ -35,15 +39,27 @@ export async function serveReportList({ kind, index, keys }: ReportListDependenc
   if (resolved.cursor !== undefined) {
     let decoded = decodeReportCursor(resolved.cursor, { tenantId, kind }, await keys(), now);
     // A key this container does not know yet: the secret may have been rotated since it was read.
-    if (!decoded.ok && decoded.reason === 'retired') decoded = decodeReportCursor(resolved.cursor, { tenantId, kind }, await keys({ fresh: true }), now);
+    if (!decoded.ok && decoded.reason === 'retired')
+      decoded = decodeReportCursor(resolved.cursor, { tenantId, kind }, await keys({ fresh: true }), now);
     if (!decoded.ok) throw badRequest(CURSOR_PROBLEMS[decoded.reason]);
     ({ window, after, total } = decoded.state);
   } else {
     window = resolved.window!;
   }
-  const page = await index.page({ tenantId, kind, window, after, limit: resolved.limit, withTotal: total === undefined, maxBytes: RESPONSE_BUDGET_BYTES });
+  const page = await index.page({
+    tenantId,
+    kind,
+    window,
+    after,
+    limit: resolved.limit,
+    withTotal: total === undefined,
+    maxBytes: RESPONSE_BUDGET_BYTES,
+  });
   const fixedTotal = total ?? page.total ?? 0;
-  const next = page.more && page.last ? encodeReportCursor({ tenantId, kind, window, after: page.last, total: fixedTotal }, (await keys())[0]!, now) : undefined;
+  const next =
+    page.more && page.last
+      ? encodeReportCursor({ tenantId, kind, window, after: page.last, total: fixedTotal }, (await keys())[0]!, now)
+      : undefined;
   // Rows are stored as JSON text: splice them in rather than parse and serialise each.
   return {
     status: 200,

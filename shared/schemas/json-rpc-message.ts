@@ -24,9 +24,15 @@ export const JsonRpcRequest = {
     id: {
       type: ['string', 'number'],
       maxLength: 256,
-      description: 'Echoed in the response with its exact type. Absent in a notification, which is answered 202 without a body.',
+      description:
+        'Echoed in the response with its exact type. Absent in a notification, which is answered 202 without a body.',
     },
-    method: { type: 'string', maxLength: 256, pattern: '^[A-Za-z0-9_./-]+$', description: "For example 'tools/list' or 'tools/call'." },
+    method: {
+      type: 'string',
+      maxLength: 256,
+      pattern: '^[A-Za-z0-9_./-]+$',
+      description: "For example 'tools/list' or 'tools/call'.",
+    },
     params: { type: 'object', description: "For 'tools/call': `name` (the tool) and `arguments`." },
   },
 } as const;

@@ -9,7 +9,17 @@ export const ListDocumentsQuery = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    limit: { type: 'string', maxLength: 16, pattern: DOCUMENT_LIMIT, description: 'Page size, 1 to 1000 (default 1000).' },
-    cursor: { type: 'string', minLength: 1, maxLength: 4096, description: 'From the `Link: rel="next"` header of the previous page.' },
+    limit: {
+      type: 'string',
+      maxLength: 16,
+      pattern: DOCUMENT_LIMIT,
+      description: 'Page size, 1 to 1000 (default 1000).',
+    },
+    cursor: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 4096,
+      description: 'From the `Link: rel="next"` header of the previous page.',
+    },
   },
 } as const;

@@ -14,7 +14,11 @@ export const ReportQuery = {
   properties: {
     limit: { type: 'string', maxLength: 16, description: 'Rows per page, 1 to 5000 (default 1000).' },
     cursor: { type: 'string', maxLength: 4096, description: '`cursor.next` of the previous page.' },
-    range: { type: 'string', enum: ['last_day', 'last_week', 'last_month'], description: 'Default last_day when from is absent.' },
+    range: {
+      type: 'string',
+      enum: ['last_day', 'last_week', 'last_month'],
+      description: 'Default last_day when from is absent.',
+    },
     from: { type: 'string', maxLength: 64, description: 'Window start: ISO 8601 with a zone, or epoch milliseconds.' },
     to: { type: 'string', maxLength: 64, description: 'Window end (exclusive), default now.' },
   },

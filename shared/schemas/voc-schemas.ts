@@ -19,10 +19,22 @@ export const VocJobStatus = {
   properties: {
     id: { type: 'string', description: 'The job execution identifier.' },
     status: { type: 'string', enum: [...JOB_STATUSES] },
-    started: { type: 'integer', format: 'int64', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'When the job started, epoch milliseconds.' },
+    started: {
+      type: 'integer',
+      format: 'int64',
+      minimum: 0,
+      maximum: Number.MAX_SAFE_INTEGER,
+      description: 'When the job started, epoch milliseconds.',
+    },
     file: { type: 'string', description: 'Storage path of the uploaded recording.' },
-    recordingId: { type: 'string', description: 'ID of the VOC conversation row the job writes (its `ID` in the VOC list).' },
-    failureReason: { type: 'string', description: 'Present only when `status` is `failed`: why, and what to do about it.' },
+    recordingId: {
+      type: 'string',
+      description: 'ID of the VOC conversation row the job writes (its `ID` in the VOC list).',
+    },
+    failureReason: {
+      type: 'string',
+      description: 'Present only when `status` is `failed`: why, and what to do about it.',
+    },
     analysis: {
       type: 'string',
       enum: [...ANALYSIS_KINDS],
@@ -44,14 +56,25 @@ export const CreateRecordingUploadBody = {
   required: ['fileName', 'contentType', 'sizeBytes'],
   additionalProperties: false,
   properties: {
-    fileName: { type: 'string', minLength: 1, maxLength: 255, pattern: FILE_NAME, description: "The recording's file name, 1 to 255 characters, no `/`, `\\` or control characters." },
-    contentType: { type: 'string', enum: [...RECORDING_CONTENT_TYPES], description: 'The audio type of the file; the upload must send exactly this Content-Type.' },
+    fileName: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 255,
+      pattern: FILE_NAME,
+      description: "The recording's file name, 1 to 255 characters, no `/`, `\\` or control characters.",
+    },
+    contentType: {
+      type: 'string',
+      enum: [...RECORDING_CONTENT_TYPES],
+      description: 'The audio type of the file; the upload must send exactly this Content-Type.',
+    },
     sizeBytes: {
       type: 'integer',
       format: 'int64',
       minimum: 1,
       maximum: Number.MAX_SAFE_INTEGER,
-      description: "The file's exact size in bytes; the upload must send exactly this many. At most the stage's limit (500 MB by default).",
+      description:
+        "The file's exact size in bytes; the upload must send exactly this many. At most the stage's limit (500 MB by default).",
     },
   },
 } as const;
@@ -62,7 +85,12 @@ export const RecordingUpload = {
   required: ['jobId', 'upload'],
   additionalProperties: false,
   properties: {
-    jobId: { type: 'string', pattern: '^[0-9A-HJKMNP-TV-Z]{26}$', maxLength: 26, description: 'The job to poll at `GET .../recording/{jobId}/status`; it is `started` from now on.' },
+    jobId: {
+      type: 'string',
+      pattern: '^[0-9A-HJKMNP-TV-Z]{26}$',
+      maxLength: 26,
+      description: 'The job to poll at `GET .../recording/{jobId}/status`; it is `started` from now on.',
+    },
     upload: {
       type: 'object',
       required: ['method', 'url', 'headers', 'expiresAt'],
@@ -70,7 +98,12 @@ export const RecordingUpload = {
       description: 'How to send the file: straight to storage, not through this API.',
       properties: {
         method: { type: 'string', enum: ['PUT'] },
-        url: { type: 'string', format: 'uri', maxLength: 8192, description: 'A presigned URL for this one file; anyone holding it can upload until it expires.' },
+        url: {
+          type: 'string',
+          format: 'uri',
+          maxLength: 8192,
+          description: 'A presigned URL for this one file; anyone holding it can upload until it expires.',
+        },
         headers: {
           type: 'object',
           required: ['Content-Type', 'Content-Length', 'If-None-Match'],
@@ -83,7 +116,12 @@ export const RecordingUpload = {
             'If-None-Match': { type: 'string', enum: ['*'] },
           },
         },
-        expiresAt: { type: 'string', format: 'date-time', maxLength: 32, description: 'After this instant storage refuses the URL.' },
+        expiresAt: {
+          type: 'string',
+          format: 'date-time',
+          maxLength: 32,
+          description: 'After this instant storage refuses the URL.',
+        },
       },
     },
   },

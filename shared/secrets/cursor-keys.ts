@@ -27,7 +27,11 @@ export function cursorKeysSource(): CursorKeysSource {
     {
       what: 'the cursor secret',
       without: 'reporting cursors cannot be signed',
-      env: { value: FUNCTION_ENV.cursorSecret, previous: FUNCTION_ENV.cursorSecretPrevious, arn: FUNCTION_ENV.cursorSecretArn },
+      env: {
+        value: FUNCTION_ENV.cursorSecret,
+        previous: FUNCTION_ENV.cursorSecretPrevious,
+        arn: FUNCTION_ENV.cursorSecretArn,
+      },
     },
     cursorKey,
   );

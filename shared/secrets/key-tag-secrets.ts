@@ -25,7 +25,11 @@ export function keyTagSecretsSource(): SecretVersionsSource<string> {
     {
       what: 'the key-tag secret',
       without: 'key tags cannot be checked',
-      env: { value: FUNCTION_ENV.keyTagSecret, previous: FUNCTION_ENV.keyTagSecretPrevious, arn: FUNCTION_ENV.keyTagSecretArn },
+      env: {
+        value: FUNCTION_ENV.keyTagSecret,
+        previous: FUNCTION_ENV.keyTagSecretPrevious,
+        arn: FUNCTION_ENV.keyTagSecretArn,
+      },
     },
     (secret) => secret,
   );

@@ -33,13 +33,17 @@ export interface SecretSetting {
 export type SecretVersionsSource<T> = (options?: { fresh?: boolean }) => Promise<readonly T[]>;
 
 function checked(secret: unknown, what: string): string {
-  if (typeof secret !== 'string' || secret.length < MIN_LENGTH) throw new Error(`${what} is missing or shorter than ${MIN_LENGTH} characters`);
+  if (typeof secret !== 'string' || secret.length < MIN_LENGTH)
+    throw new Error(`${what} is missing or shorter than ${MIN_LENGTH} characters`);
   return secret;
 }
 
 function isNotFound(error: unknown): boolean {
   const cause = (error as { cause?: { name?: string } } | null)?.cause;
-  return (error as { name?: string } | null)?.name === 'ResourceNotFoundException' || cause?.name === 'ResourceNotFoundException';
+  return (
+    (error as { name?: string } | null)?.name === 'ResourceNotFoundException' ||
+    cause?.name === 'ResourceNotFoundException'
+  );
 }
 
 /**
@@ -49,7 +53,10 @@ function isNotFound(error: unknown): boolean {
  * const keys = secretVersionsSource({ what: 'the cursor secret', without: 'reporting cursors cannot be signed', env: { value: 'CXM_CURSOR_SECRET', previous: 'CXM_CURSOR_SECRET_PREVIOUS', arn: 'CXM_CURSOR_SECRET_ARN' } }, cursorKey);
  * const [current, previous] = await keys(); // previous: undefined until the secret is rotated
  */
-export function secretVersionsSource<T>(setting: SecretSetting, toValue: (secret: string) => T): SecretVersionsSource<T> {
+export function secretVersionsSource<T>(
+  setting: SecretSetting,
+  toValue: (secret: string) => T,
+): SecretVersionsSource<T> {
   const { env } = setting;
   const direct = process.env[env.value];
   if (direct !== undefined && direct !== '') {
@@ -102,7 +109,8 @@ async function readVersions<T>(arn: string, what: string, toValue: (secret: stri
   const values = [toValue(checked(current, what))];
   if (typeof previous === 'string' && previous.length >= MIN_LENGTH) values.push(toValue(previous));
   // Only what a too-short (hand-set) previous version made is lost, not everything.
-  else if (previous !== undefined) logger.warn(`the AWSPREVIOUS version of ${what} is missing or too short; only AWSCURRENT is accepted`);
+  else if (previous !== undefined)
+    logger.warn(`the AWSPREVIOUS version of ${what} is missing or too short; only AWSCURRENT is accepted`);
   return values;
 }
 

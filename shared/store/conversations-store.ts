@@ -5,7 +5,13 @@
  * notes, whatever races it.
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  TransactWriteCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { IdempotencyRecord } from '#shared/domain/idempotency/recorded-response';
 import type { Conversation } from '#shared/domain/notes/conversation';
@@ -47,7 +53,13 @@ export interface AddNoteOptions {
 }
 
 export interface ConversationsStore {
-  addNote(tenantId: string, conversationId: string, note: NewNote, now: Date, options?: AddNoteOptions): Promise<AddNoteOutcome>;
+  addNote(
+    tenantId: string,
+    conversationId: string,
+    note: NewNote,
+    now: Date,
+    options?: AddNoteOptions,
+  ): Promise<AddNoteOutcome>;
   putConversation(tenantId: string, conversation: Conversation): Promise<void>;
   getConversation(tenantId: string, conversationId: string): Promise<Conversation | undefined>;
   listNotes(tenantId: string, conversationId: string): Promise<StoredNote[]>;
@@ -80,7 +92,8 @@ function toConversation(item: Record<string, unknown>): Conversation {
   };
 }
 
-const backoff = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(400, 25 * 2 ** attempt)));
+const backoff = (attempt: number) =>
+  new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(400, 25 * 2 ** attempt)));
 
 export function createConversationsStore(client: DynamoDBDocumentClient, table: string): ConversationsStore {
   return {
@@ -89,7 +102,8 @@ export function createConversationsStore(client: DynamoDBDocumentClient, table: 
       if (pk === undefined) return { kind: 'rejected', rejection: explainNoteRejection(undefined, now.getTime())! };
       // A note's answer does not depend on the write: it is the same on every attempt.
       const concurrentRecord = recordLookupOnce(tenantId, record, signal);
-      const recordItem = record && ((nowMs: number) => record.ledger.recordItem(tenantId, record.claim, record.response(), nowMs));
+      const recordItem =
+        record && ((nowMs: number) => record.ledger.recordItem(tenantId, record.claim, record.response(), nowMs));
       for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
         // Past the deadline the caller has answered 504 already: a later commit would surprise it.
         if (signal?.aborted) throw new StoreUnavailableError(`note on ${conversationId} abandoned at the deadline`);
@@ -135,7 +149,8 @@ export function createConversationsStore(client: DynamoDBDocumentClient, table: 
           );
           return { kind: 'added' };
         } catch (error) {
-          if (signal?.aborted) throw new StoreUnavailableError(`note on ${conversationId} abandoned at the deadline`, { cause: error });
+          if (signal?.aborted)
+            throw new StoreUnavailableError(`note on ${conversationId} abandoned at the deadline`, { cause: error });
           if (!(error instanceof TransactionCanceledException)) throw error;
           const [check, put, claim] = error.CancellationReasons ?? [];
           // The note's own id exists: ids are fresh ULIDs, so only this very request wrote it (an
@@ -146,7 +161,10 @@ export function createConversationsStore(client: DynamoDBDocumentClient, table: 
           const held = record?.ledger.heldBy(claim);
           if (held) return { kind: 'recorded', record: held };
           if (check?.Code === 'ConditionalCheckFailed') {
-            const rejection = explainNoteRejection(check.Item ? toConversation(unmarshall(check.Item)) : undefined, nowMs);
+            const rejection = explainNoteRejection(
+              check.Item ? toConversation(unmarshall(check.Item)) : undefined,
+              nowMs,
+            );
             if (rejection) return { kind: 'rejected', rejection };
             // The conversation accepts notes again (it changed after the check): try again.
           } else {
@@ -164,7 +182,8 @@ export function createConversationsStore(client: DynamoDBDocumentClient, table: 
 
     async putConversation(tenantId, conversation) {
       const pk = tenantKey(tenantId, conversation.id);
-      if (pk === undefined) throw new RangeError(`conversation id ${conversation.id.slice(0, 40)}... is too long to store`);
+      if (pk === undefined)
+        throw new RangeError(`conversation id ${conversation.id.slice(0, 40)}... is too long to store`);
       const { id, ...fields } = conversation;
       // Unset fields are omitted rather than stored as NULL: absent is the one spelling of "unset".
       const item = Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== null));

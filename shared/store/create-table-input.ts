@@ -3,11 +3,19 @@
  * a table made before the index existed: how the local runtime and tests make and upgrade tables
  * (a deployed stage gets both from CloudFormation).
  */
-import type { AttributeDefinition, CreateTableCommandInput, KeySchemaElement, UpdateTableCommandInput } from '@aws-sdk/client-dynamodb';
+import type {
+  AttributeDefinition,
+  CreateTableCommandInput,
+  KeySchemaElement,
+  UpdateTableCommandInput,
+} from '@aws-sdk/client-dynamodb';
 import type { IndexSpec, KeyAttribute, TableSpec } from './table-specs.ts';
 
 function keySchema(partitionKey: KeyAttribute, sortKey?: KeyAttribute): KeySchemaElement[] {
-  return [{ AttributeName: partitionKey.name, KeyType: 'HASH' }, ...(sortKey ? [{ AttributeName: sortKey.name, KeyType: 'RANGE' as const }] : [])];
+  return [
+    { AttributeName: partitionKey.name, KeyType: 'HASH' },
+    ...(sortKey ? [{ AttributeName: sortKey.name, KeyType: 'RANGE' as const }] : []),
+  ];
 }
 
 function attributeDefinitions(keys: (KeyAttribute | undefined)[]): AttributeDefinition[] {
@@ -16,7 +24,11 @@ function attributeDefinitions(keys: (KeyAttribute | undefined)[]): AttributeDefi
   return [...attributes.values()].map((a) => ({ AttributeName: a.name, AttributeType: a.type }));
 }
 
-const indexInput = (index: IndexSpec) => ({ IndexName: index.name, KeySchema: keySchema(index.partitionKey, index.sortKey), Projection: { ProjectionType: 'ALL' as const } });
+const indexInput = (index: IndexSpec) => ({
+  IndexName: index.name,
+  KeySchema: keySchema(index.partitionKey, index.sortKey),
+  Projection: { ProjectionType: 'ALL' as const },
+});
 
 /**
  * The CreateTable request of a spec's table.
@@ -29,7 +41,11 @@ export function createTableInput(spec: TableSpec, name: string): CreateTableComm
     TableName: name,
     BillingMode: 'PAY_PER_REQUEST',
     KeySchema: keySchema(spec.partitionKey, spec.sortKey),
-    AttributeDefinitions: attributeDefinitions([spec.partitionKey, spec.sortKey, ...spec.indexes.flatMap((index) => [index.partitionKey, index.sortKey])]),
+    AttributeDefinitions: attributeDefinitions([
+      spec.partitionKey,
+      spec.sortKey,
+      ...spec.indexes.flatMap((index) => [index.partitionKey, index.sortKey]),
+    ]),
     ...(indexes.length > 0 ? { GlobalSecondaryIndexes: indexes } : {}),
     ...(spec.stream ? { StreamSpecification: { StreamEnabled: true, StreamViewType: spec.stream } } : {}),
   };

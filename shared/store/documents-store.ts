@@ -6,8 +6,19 @@
  * still the one it was computed from. Preconditions (If-Match, If-None-Match) are conditions of the
  * write itself. With an idempotency claim the write and its record commit in one transaction.
  */
-import { ConditionalCheckFailedException, TransactionCanceledException, TransactionConflictException } from '@aws-sdk/client-dynamodb';
-import { type DynamoDBDocumentClient, GetCommand, QueryCommand, TransactWriteCommand, type TransactWriteCommandInput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  ConditionalCheckFailedException,
+  TransactionCanceledException,
+  TransactionConflictException,
+} from '@aws-sdk/client-dynamodb';
+import {
+  type DynamoDBDocumentClient,
+  GetCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  type TransactWriteCommandInput,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { isStorableDocId } from '#shared/domain/documents/document-id';
 import { newEntityTag, type Preconditions, preconditionsHold } from '#shared/domain/documents/entity-tags';
@@ -43,7 +54,10 @@ export interface DocumentPage {
 }
 
 /** What a write did: wrote, refused on a precondition, or found its idempotency key recorded. */
-export type WriteOutcome<Written> = ({ kind: 'written' } & Written) | { kind: 'precondition-failed' } | { kind: 'recorded'; record: IdempotencyRecord };
+export type WriteOutcome<Written> =
+  | ({ kind: 'written' } & Written)
+  | { kind: 'precondition-failed' }
+  | { kind: 'recorded'; record: IdempotencyRecord };
 
 export interface Replaced {
   created: boolean;
@@ -69,25 +83,49 @@ export interface DocumentsStore {
    * `maxBytes` measured as they travel in a Lambda response: the body is a JSON string there,
    * so every quote and backslash of a document counts twice.
    */
-  list(tenantId: string, collection: string, page: { limit: number; after?: string; maxBytes: number }): Promise<DocumentPage>;
+  list(
+    tenantId: string,
+    collection: string,
+    page: { limit: number; after?: string; maxBytes: number },
+  ): Promise<DocumentPage>;
   /** The document and its entity tag, or undefined. */
   read(tenantId: string, collection: string, docId: string): Promise<StoredDocument | undefined>;
   /** Stores `json` as the document, created or replaced. */
-  replace(tenantId: string, collection: string, docId: string, json: string, options?: WriteOptions<Replaced>): Promise<WriteOutcome<Replaced>>;
+  replace(
+    tenantId: string,
+    collection: string,
+    docId: string,
+    json: string,
+    options?: WriteOptions<Replaced>,
+  ): Promise<WriteOutcome<Replaced>>;
   /**
    * Replaces the document by `change(current)` (JSON text) unless another write came between,
    * in which case it computes again from that write's result. `absent` when there is no document.
    */
-  update(tenantId: string, collection: string, docId: string, change: (current: JsonObject) => string, options?: WriteOptions<Merged>): Promise<WriteOutcome<Merged> | { kind: 'absent' }>;
+  update(
+    tenantId: string,
+    collection: string,
+    docId: string,
+    change: (current: JsonObject) => string,
+    options?: WriteOptions<Merged>,
+  ): Promise<WriteOutcome<Merged> | { kind: 'absent' }>;
 }
 
 /** An update as a transaction takes it; the single-item command takes it too. */
 type UpdateCommandInput = NonNullable<NonNullable<TransactWriteCommandInput['TransactItems']>[number]['Update']>;
 
 /** An update's condition joined with a precondition's, attribute names and values merged. */
-function withPrecondition(update: UpdateCommandInput, preconditions: Preconditions, extra?: string): UpdateCommandInput {
+function withPrecondition(
+  update: UpdateCommandInput,
+  preconditions: Preconditions,
+  extra?: string,
+): UpdateCommandInput {
   const precondition = preconditionExpression(preconditions);
-  const condition = allOf([extra, update.ConditionExpression, ...(precondition?.terms ?? [])].filter((term): term is string => term !== undefined));
+  const condition = allOf(
+    [extra, update.ConditionExpression, ...(precondition?.terms ?? [])].filter(
+      (term): term is string => term !== undefined,
+    ),
+  );
   return {
     ...update,
     ...(condition !== undefined && { ConditionExpression: condition }),
@@ -107,23 +145,27 @@ type Refusal =
 
 /** Reads a failed write; throws what is a fault. A plain write meeting an item inside a transaction is busy too. */
 function refusalOf(error: unknown, ledger?: RecordRequest<unknown>['ledger']): Refusal {
-  if (error instanceof ConditionalCheckFailedException) return { kind: 'refused', item: error.Item && unmarshall(error.Item) };
+  if (error instanceof ConditionalCheckFailedException)
+    return { kind: 'refused', item: error.Item && unmarshall(error.Item) };
   // DynamoDB refuses a single-item write to an item in an ongoing transaction; the SDK does not retry it.
   if (error instanceof TransactionConflictException) return { kind: 'busy', conflict: true };
   if (error instanceof TransactionCanceledException) {
     const [write, claim] = error.CancellationReasons ?? [];
     const held = ledger?.heldBy(claim);
     if (held) return { kind: 'held', record: held };
-    if (write?.Code === 'ConditionalCheckFailed') return { kind: 'refused', item: write.Item && unmarshall(write.Item) };
+    if (write?.Code === 'ConditionalCheckFailed')
+      return { kind: 'refused', item: write.Item && unmarshall(write.Item) };
     const busy = busyReason([write?.Code, claim?.Code]);
     if (busy) return { kind: 'busy', ...busy };
   }
   throw error;
 }
 
-const abandoned = (what: string, cause?: unknown) => new StoreUnavailableError(`${what} abandoned at the deadline`, { cause });
+const abandoned = (what: string, cause?: unknown) =>
+  new StoreUnavailableError(`${what} abandoned at the deadline`, { cause });
 
-const backoff = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(200, 10 * 2 ** attempt)));
+const backoff = (attempt: number) =>
+  new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(200, 10 * 2 ** attempt)));
 
 export function createDocumentsStore(client: DynamoDBDocumentClient, table: string): DocumentsStore {
   const key = (tenantId: string, collection: string, docId: string) => {
@@ -143,7 +185,8 @@ export function createDocumentsStore(client: DynamoDBDocumentClient, table: stri
       if (pk === undefined) return { entries: [], more: false };
       const entries: DocumentEntry[] = [];
       let bytes = 0;
-      let startKey: Record<string, unknown> | undefined = after !== undefined && isStorableDocId(after) ? { pk, sk: after } : undefined;
+      let startKey: Record<string, unknown> | undefined =
+        after !== undefined && isStorableDocId(after) ? { pk, sk: after } : undefined;
       for (;;) {
         const page = await client.send(
           new QueryCommand({
@@ -161,7 +204,8 @@ export function createDocumentsStore(client: DynamoDBDocumentClient, table: stri
           const entry = { id: String(item.sk), json: String(item.data) };
           const size = Buffer.byteLength(JSON.stringify(entry.json)) + Buffer.byteLength(JSON.stringify(entry.id));
           // A page always holds one entry, and never passes the byte budget after that.
-          if (entries.length === limit || (entries.length > 0 && bytes + size > maxBytes)) return { entries, more: true };
+          if (entries.length === limit || (entries.length > 0 && bytes + size > maxBytes))
+            return { entries, more: true };
           entries.push(entry);
           bytes += size;
         }
@@ -179,9 +223,23 @@ export function createDocumentsStore(client: DynamoDBDocumentClient, table: stri
       const update: UpdateCommandInput = {
         TableName: table,
         Key: k,
-        UpdateExpression: 'SET #data = :data, #version = if_not_exists(#version, :zero) + :one, #etag = :etag, updatedAt = :now, tenantId = :tenant, #collection = :collection',
-        ExpressionAttributeNames: { '#data': 'data', '#version': 'version', '#etag': 'etag', '#collection': 'collection' },
-        ExpressionAttributeValues: { ':data': json, ':zero': 0, ':one': 1, ':etag': etag, ':now': new Date().toISOString(), ':tenant': tenantId, ':collection': collection },
+        UpdateExpression:
+          'SET #data = :data, #version = if_not_exists(#version, :zero) + :one, #etag = :etag, updatedAt = :now, tenantId = :tenant, #collection = :collection',
+        ExpressionAttributeNames: {
+          '#data': 'data',
+          '#version': 'version',
+          '#etag': 'etag',
+          '#collection': 'collection',
+        },
+        ExpressionAttributeValues: {
+          ':data': json,
+          ':zero': 0,
+          ':one': 1,
+          ':etag': etag,
+          ':now': new Date().toISOString(),
+          ':tenant': tenantId,
+          ':collection': collection,
+        },
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       };
 
@@ -197,7 +255,8 @@ export function createDocumentsStore(client: DynamoDBDocumentClient, table: stri
             );
             // An SDK retry of a write whose answer was lost finds that write's own tag: its old
             // image is the first attempt's result, which created the document if it is version 1.
-            const created = Attributes?.etag === etag ? Number(Attributes.version) === 1 : Attributes?.version === undefined;
+            const created =
+              Attributes?.etag === etag ? Number(Attributes.version) === 1 : Attributes?.version === undefined;
             return { kind: 'written', created, etag };
           } catch (error) {
             if (signal?.aborted) throw abandoned(`replace of ${docId}`, error);
@@ -207,7 +266,8 @@ export function createDocumentsStore(client: DynamoDBDocumentClient, table: stri
               continue;
             }
             // The SDK retried a write whose answer was lost, and the retry met the write itself.
-            if (refusal.kind === 'refused' && refusal.item?.etag === etag) return { kind: 'written', created: Number(refusal.item.version) === 1, etag };
+            if (refusal.kind === 'refused' && refusal.item?.etag === etag)
+              return { kind: 'written', created: Number(refusal.item.version) === 1, etag };
             return { kind: 'precondition-failed' };
           }
         }
@@ -228,7 +288,13 @@ export function createDocumentsStore(client: DynamoDBDocumentClient, table: stri
               // The SDK retries a call whose answer was lost; the token makes that retry a no-op.
               ClientRequestToken: `${etag}.${attempt}`,
               TransactItems: [
-                { Update: withPrecondition(update, preconditions, exists ? 'attribute_exists(pk)' : 'attribute_not_exists(pk)') },
+                {
+                  Update: withPrecondition(
+                    update,
+                    preconditions,
+                    exists ? 'attribute_exists(pk)' : 'attribute_not_exists(pk)',
+                  ),
+                },
                 record.ledger.recordItem(tenantId, record.claim, record.response({ created, etag }), Date.now()),
               ],
             }),
@@ -258,7 +324,9 @@ export function createDocumentsStore(client: DynamoDBDocumentClient, table: stri
 
     async update(tenantId, collection, docId, change, { signal, preconditions = {}, record } = {}) {
       const k = key(tenantId, collection, docId);
-      const { Item } = k ? await client.send(new GetCommand({ TableName: table, Key: k, ConsistentRead: true }), { abortSignal: signal }) : { Item: undefined };
+      const { Item } = k
+        ? await client.send(new GetCommand({ TableName: table, Key: k, ConsistentRead: true }), { abortSignal: signal })
+        : { Item: undefined };
       let current = Item;
       const concurrentRecord = recordLookupOnce(tenantId, record, signal);
       for (let attempt = 0; attempt < MAX_UPDATE_ATTEMPTS; attempt++) {
@@ -282,7 +350,13 @@ export function createDocumentsStore(client: DynamoDBDocumentClient, table: stri
             UpdateExpression: 'SET #data = :data, #version = :next, #etag = :etag, updatedAt = :now',
             ConditionExpression: '#version = :version',
             ExpressionAttributeNames: { '#data': 'data', '#version': 'version', '#etag': 'etag' },
-            ExpressionAttributeValues: { ':data': json, ':version': version, ':next': version + 1, ':etag': etag, ':now': new Date().toISOString() },
+            ExpressionAttributeValues: {
+              ':data': json,
+              ':version': version,
+              ':next': version + 1,
+              ':etag': etag,
+              ':now': new Date().toISOString(),
+            },
             // A lost race hands back the winner's document: no second read to retry from it.
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           },
@@ -293,7 +367,10 @@ export function createDocumentsStore(client: DynamoDBDocumentClient, table: stri
             await client.send(
               new TransactWriteCommand({
                 ClientRequestToken: `${etag}.${attempt}`,
-                TransactItems: [{ Update: update }, record.ledger.recordItem(tenantId, record.claim, record.response({ json, etag }), Date.now())],
+                TransactItems: [
+                  { Update: update },
+                  record.ledger.recordItem(tenantId, record.claim, record.response({ json, etag }), Date.now()),
+                ],
               }),
               { abortSignal: signal },
             );

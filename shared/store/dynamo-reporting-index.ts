@@ -5,7 +5,12 @@
  * maintained counts (count-buckets.ts): a few Queries of whole hours, days and blocks, and a COUNT
  * of the rows in the parts of an hour at the window's edges, whatever the window's size.
  */
-import { type DynamoDBDocumentClient, QueryCommand, type QueryCommandInput, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
+import {
+  type DynamoDBDocumentClient,
+  QueryCommand,
+  type QueryCommandInput,
+  type QueryCommandOutput,
+} from '@aws-sdk/lib-dynamodb';
 import { planWindowCount } from '#shared/domain/reporting/count-buckets';
 import { SearchUnavailableError } from './opensearch-errors.ts';
 import { ReportPageBudget } from './report-page-budget.ts';
@@ -29,7 +34,10 @@ export function createDynamoReportingIndex(client: DynamoDBDocumentClient, table
   };
 
   /** Adds up what `measure` finds on every page of a Query (a failure is the backend's 503). */
-  async function sumQuery(input: Omit<QueryCommandInput, 'ExclusiveStartKey'>, measure: (page: QueryCommandOutput) => number): Promise<number> {
+  async function sumQuery(
+    input: Omit<QueryCommandInput, 'ExclusiveStartKey'>,
+    measure: (page: QueryCommandOutput) => number,
+  ): Promise<number> {
     let total = 0;
     let startKey: Record<string, unknown> | undefined;
     do {
@@ -45,7 +53,15 @@ export function createDynamoReportingIndex(client: DynamoDBDocumentClient, table
     const parts = await Promise.all([
       // The rows themselves: only ever spans within two hours (planWindowCount).
       ...direct.map(([low, high]) =>
-        sumQuery({ TableName: table, ...windowCondition, ExpressionAttributeValues: { ':gpk': gpk, ':from': timeKey(low), ':to': timeKey(high) }, Select: 'COUNT' }, (page) => page.Count ?? 0),
+        sumQuery(
+          {
+            TableName: table,
+            ...windowCondition,
+            ExpressionAttributeValues: { ':gpk': gpk, ':from': timeKey(low), ':to': timeKey(high) },
+            Select: 'COUNT',
+          },
+          (page) => page.Count ?? 0,
+        ),
       ),
       // A run of buckets (sparse: only buckets that hold rows exist).
       ...runs.map((run) =>
@@ -53,7 +69,11 @@ export function createDynamoReportingIndex(client: DynamoDBDocumentClient, table
           {
             TableName: tables.counts,
             KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-            ExpressionAttributeValues: { ':pk': gpk, ':from': countKey(run.level, run.first), ':to': countKey(run.level, run.last) },
+            ExpressionAttributeValues: {
+              ':pk': gpk,
+              ':from': countKey(run.level, run.first),
+              ':to': countKey(run.level, run.last),
+            },
             ProjectionExpression: '#rows',
             ExpressionAttributeNames: { '#rows': 'rows' },
           },
@@ -72,7 +92,9 @@ export function createDynamoReportingIndex(client: DynamoDBDocumentClient, table
       // left unhandled (Node ends the process for one). The page's own error is what answers.
       totalPromise?.catch(() => undefined);
       const page = new ReportPageBudget(limit, maxBytes);
-      let startKey: Record<string, unknown> | undefined = after ? { gpk, gsk: sortKey(after[0], after[1]), pk: rowKey(tenantId, kind, after[1]) } : undefined;
+      let startKey: Record<string, unknown> | undefined = after
+        ? { gpk, gsk: sortKey(after[0], after[1]), pk: rowKey(tenantId, kind, after[1]) }
+        : undefined;
       let more = false;
       while (!more) {
         const result = await client
@@ -88,7 +110,9 @@ export function createDynamoReportingIndex(client: DynamoDBDocumentClient, table
             }),
           )
           .catch(unavailable);
-        more = !(result.Items ?? []).every((item) => page.offer(String(item.row), [Number(item.datetimeMs), String(item.rowId)]));
+        more = !(result.Items ?? []).every((item) =>
+          page.offer(String(item.row), [Number(item.datetimeMs), String(item.rowId)]),
+        );
         startKey = result.LastEvaluatedKey;
         if (!startKey) break;
       }

@@ -14,7 +14,15 @@ import { idempotencyTtlMs } from './idempotency-ttl.ts';
 import type { ReportingIndex } from './reporting-index.ts';
 import { tableName } from './table-name.ts';
 import type { TableId } from './table-specs.ts';
-import { bindConversationsStore, bindDocumentsStore, bindDynamoReportingIndex, bindIdempotencyLedger, bindKeysStore, bindReportingRowsStore, bindVocJobsStore } from './table-stores.ts';
+import {
+  bindConversationsStore,
+  bindDocumentsStore,
+  bindDynamoReportingIndex,
+  bindIdempotencyLedger,
+  bindKeysStore,
+  bindReportingRowsStore,
+  bindVocJobsStore,
+} from './table-stores.ts';
 
 export const keysStore = () => bindKeysStore(documentClient(), tableName);
 export const conversationsStore = () => bindConversationsStore(documentClient(), tableName);
@@ -45,9 +53,13 @@ export async function reportingIndex(): Promise<ReportingIndex> {
       import('./opensearch-reporting-index.ts'),
     ]);
     const settings = opensearchSettings();
-    return createOpenSearchReportingIndex(createOpenSearchClient({ endpoint: settings.endpoint }), settings.indexPrefix);
+    return createOpenSearchReportingIndex(
+      createOpenSearchClient({ endpoint: settings.endpoint }),
+      settings.indexPrefix,
+    );
   }
   const backend = process.env.CXM_REPORTING_BACKEND ?? 'dynamodb';
-  if (backend !== 'dynamodb') throw new Error(`${FUNCTION_ENV.reportingBackend} must be opensearch or dynamodb, not ${backend}`);
+  if (backend !== 'dynamodb')
+    throw new Error(`${FUNCTION_ENV.reportingBackend} must be opensearch or dynamodb, not ${backend}`);
   return bindDynamoReportingIndex(documentClient(), tableName);
 }

@@ -8,7 +8,11 @@
 import type { CancellationReason } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import type { IdempotencyClaim, IdempotencyRecord, RecordedResponse } from '#shared/domain/idempotency/recorded-response';
+import type {
+  IdempotencyClaim,
+  IdempotencyRecord,
+  RecordedResponse,
+} from '#shared/domain/idempotency/recorded-response';
 import { tenantKey } from './composite-key.ts';
 import type { StopSignal } from './stop-signal.ts';
 import { tableSpecs } from './table-specs.ts';
@@ -38,13 +42,21 @@ export interface IdempotencyLedger {
 function toRecord(item: Record<string, unknown>): IdempotencyRecord {
   return {
     fingerprint: String(item.fingerprint),
-    response: { status: Number(item.status), bodyText: String(item.body), headers: (item.headers ?? {}) as Record<string, string> },
+    response: {
+      status: Number(item.status),
+      bodyText: String(item.body),
+      headers: (item.headers ?? {}) as Record<string, string>,
+    },
     createdAt: String(item.createdAt),
     expiresAtMs: Number(item.expiresAtMs),
   };
 }
 
-export function createIdempotencyLedger(client: DynamoDBDocumentClient, table: string, ttlMs: number): IdempotencyLedger {
+export function createIdempotencyLedger(
+  client: DynamoDBDocumentClient,
+  table: string,
+  ttlMs: number,
+): IdempotencyLedger {
   return {
     recordItem(tenantId, claim, response, nowMs) {
       const pk = tenantKey(tenantId, claim.key);
@@ -80,7 +92,9 @@ export function createIdempotencyLedger(client: DynamoDBDocumentClient, table: s
     async find(tenantId, key, signal) {
       const pk = tenantKey(tenantId, key);
       if (pk === undefined) return undefined;
-      const { Item } = await client.send(new GetCommand({ TableName: table, Key: { pk }, ConsistentRead: true }), { abortSignal: signal });
+      const { Item } = await client.send(new GetCommand({ TableName: table, Key: { pk }, ConsistentRead: true }), {
+        abortSignal: signal,
+      });
       // DynamoDB deletes expired items late: an expired record is no record.
       return Item && Number(Item.expiresAtMs) > Date.now() ? toRecord(Item) : undefined;
     },
@@ -92,7 +106,11 @@ export function createIdempotencyLedger(client: DynamoDBDocumentClient, table: s
  * conflict, one consistent read of the record tells a loser to replay instead of trying again.
  * Reads at most once per request (the rest of the budget is retries of the write).
  */
-export function recordLookupOnce(tenantId: string, record: RecordRequest<never> | undefined, signal: StopSignal | undefined): () => Promise<IdempotencyRecord | undefined> {
+export function recordLookupOnce(
+  tenantId: string,
+  record: RecordRequest<never> | undefined,
+  signal: StopSignal | undefined,
+): () => Promise<IdempotencyRecord | undefined> {
   let looked = false;
   return async () => {
     if (!record || looked) return undefined;

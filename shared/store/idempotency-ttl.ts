@@ -6,7 +6,9 @@ export function idempotencyTtlMs(raw = process.env[FUNCTION_ENV.idempotencyTtlHo
   if (raw === undefined || raw === '') return DEFAULT_IDEMPOTENCY_TTL_HOURS * 3_600_000;
   const hours = Number(raw);
   if (!/^\d+(\.\d+)?$/.test(raw) || !(hours > 0) || hours > 24 * 366) {
-    throw new Error(`${FUNCTION_ENV.idempotencyTtlHours}=${raw} is not valid; give a number of hours above 0, at most 8784 (fractions allowed).`);
+    throw new Error(
+      `${FUNCTION_ENV.idempotencyTtlHours}=${raw} is not valid; give a number of hours above 0, at most 8784 (fractions allowed).`,
+    );
   }
   return Math.round(hours * 3_600_000);
 }

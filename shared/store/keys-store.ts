@@ -4,7 +4,14 @@
  * knows the tenant, and the operator CLI manages keys across tenants. The port it implements, and
  * the record it keeps, are shared/auth/key-records.ts.
  */
-import { type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  ScanCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import type { KeysStore, StoredKey } from '#shared/auth/key-records';
 import { tableSpecs } from './table-specs.ts';
 
@@ -46,7 +53,9 @@ export function createKeysStore(client: DynamoDBDocumentClient, table: string): 
     },
 
     async create(key) {
-      await client.send(new PutCommand({ TableName: table, Item: key, ConditionExpression: 'attribute_not_exists(keyHash)' }));
+      await client.send(
+        new PutCommand({ TableName: table, Item: key, ConditionExpression: 'attribute_not_exists(keyHash)' }),
+      );
     },
 
     async list(tenantId) {
@@ -61,7 +70,9 @@ export function createKeysStore(client: DynamoDBDocumentClient, table: string): 
             // old one) must count, or its tenant's usage key goes and the new key is refused.
             ConsistentRead: true,
             ExclusiveStartKey: startKey,
-            ...(tenantId === undefined ? {} : { FilterExpression: 'contains(tenants, :tenant)', ExpressionAttributeValues: { ':tenant': tenantId } }),
+            ...(tenantId === undefined
+              ? {}
+              : { FilterExpression: 'contains(tenants, :tenant)', ExpressionAttributeValues: { ':tenant': tenantId } }),
           }),
         );
         keys.push(...(page.Items ?? []).map(toStoredKey));

@@ -72,7 +72,14 @@ const isKind = (value: unknown): value is ReportKind => value === 'assistant' ||
 export function externalVersion(record: DynamoDBRecord): bigint | undefined {
   const seconds = record.dynamodb?.ApproximateCreationDateTime;
   const sequence = record.dynamodb?.SequenceNumber;
-  if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds < 0 || !sequence || !/^\d{1,40}$/.test(sequence)) return undefined;
+  if (
+    typeof seconds !== 'number' ||
+    !Number.isFinite(seconds) ||
+    seconds < 0 ||
+    !sequence ||
+    !/^\d{1,40}$/.test(sequence)
+  )
+    return undefined;
   const version = BigInt(Math.floor(seconds)) * TIE_BREAK + (BigInt(sequence) % TIE_BREAK);
   return version >= 1n && version <= MAX_VERSION ? version : undefined;
 }
@@ -90,7 +97,12 @@ function parseRowKey(pk: string): { tenantId: string; kind: ReportKind; id: stri
   return { tenantId: match[1]!, kind: match[2], id: match[3]! };
 }
 
-function operation(sequenceNumber: string, action: 'index' | 'delete', target: Target, document?: string): BulkOperation {
+function operation(
+  sequenceNumber: string,
+  action: 'index' | 'delete',
+  target: Target,
+  document?: string,
+): BulkOperation {
   const { index, id, routing, version } = target;
   // Written by hand: versions pass 2^53, which JSON.stringify of a number would round.
   const meta = `"_index":${JSON.stringify(index)},"_id":${JSON.stringify(id)},"routing":${JSON.stringify(routing)}`;
@@ -125,16 +137,29 @@ function planWrite(record: DynamoDBRecord, sequenceNumber: string, version: bigi
   } catch {
     return { reason: `row of ${pk} is not JSON` };
   }
-  if (typeof row !== 'object' || row === null || Array.isArray(row)) return { reason: `row of ${pk} is not a JSON object` };
-  const target: Target = { index: reportingYearIndex(prefix, kind, datetimeMs), id: documentId(pk), routing: tenantId, version };
-  const document = { tenantId, rowId, datetimeMs, row: rowText, ...indexedFields(kind, row as Record<string, unknown>) };
+  if (typeof row !== 'object' || row === null || Array.isArray(row))
+    return { reason: `row of ${pk} is not a JSON object` };
+  const target: Target = {
+    index: reportingYearIndex(prefix, kind, datetimeMs),
+    id: documentId(pk),
+    routing: tenantId,
+    version,
+  };
+  const document = {
+    tenantId,
+    rowId,
+    datetimeMs,
+    row: rowText,
+    ...indexedFields(kind, row as Record<string, unknown>),
+  };
   const operations = [operation(sequenceNumber, 'index', target, JSON.stringify(document))];
   // A MODIFY that moved the row to another year: its old copy must not stay listed at the old
   // time. The same version orders this delete against the old index's own history. (A MODIFY
   // without an old image, from a stream that showed new images only, cannot tell; an old image
   // without a Datetime was no reporting row, so nothing of it was indexed.)
   const previous = record.eventName === 'MODIFY' ? yearIndexOf(record.dynamodb?.OldImage, kind, prefix) : undefined;
-  if (previous !== undefined && previous !== target.index) operations.push(operation(sequenceNumber, 'delete', { ...target, index: previous }));
+  if (previous !== undefined && previous !== target.index)
+    operations.push(operation(sequenceNumber, 'delete', { ...target, index: previous }));
   return { operations };
 }
 
@@ -145,10 +170,16 @@ function planRemove(record: DynamoDBRecord, sequenceNumber: string, version: big
   const oldImage = record.dynamodb?.OldImage;
   // Without the old Datetime the row's year index is unknown: fail the record (it reaches the DLQ
   // and its alarm) rather than leave the row listed with no trace.
-  if (!oldImage) return { reason: 'REMOVE without an old image (the stream must show NEW_AND_OLD_IMAGES): the year index of the row is unknown' };
+  if (!oldImage)
+    return {
+      reason:
+        'REMOVE without an old image (the stream must show NEW_AND_OLD_IMAGES): the year index of the row is unknown',
+    };
   const index = yearIndexOf(oldImage, key.kind, prefix);
   if (index === undefined) return { reason: `REMOVE of ${pk} whose old image has no datetimeMs` };
-  return { operations: [operation(sequenceNumber, 'delete', { index, id: documentId(pk), routing: key.tenantId, version })] };
+  return {
+    operations: [operation(sequenceNumber, 'delete', { index, id: documentId(pk), routing: key.tenantId, version })],
+  };
 }
 
 export function planBulk(records: DynamoDBRecord[], prefix: string): BulkPlan {
@@ -177,7 +208,9 @@ export function bulkBody(operations: BulkOperation[]): string[] {
 }
 
 /** One item of a bulk response: `{index: {...}}` or `{delete: {...}}`, in request order. */
-export type BulkResponseItem = Partial<Record<'index' | 'delete' | 'create' | 'update', { status?: number; error?: unknown }>>;
+export type BulkResponseItem = Partial<
+  Record<'index' | 'delete' | 'create' | 'update', { status?: number; error?: unknown }>
+>;
 
 export interface FailedOperation {
   operation: BulkOperation;
@@ -195,7 +228,9 @@ export function failedOperations(operations: BulkOperation[], items: BulkRespons
   operations.forEach((operation, i) => {
     const result = items[i]?.[operation.action];
     const status = result?.status;
-    const applied = status !== undefined && ((status >= 200 && status < 300) || status === 409 || (operation.action === 'delete' && status === 404));
+    const applied =
+      status !== undefined &&
+      ((status >= 200 && status < 300) || status === 409 || (operation.action === 'delete' && status === 404));
     if (!applied) failed.push({ operation, status, error: result?.error ?? 'no result for this operation' });
   });
   return failed;

@@ -64,7 +64,9 @@ export class OpenSearchResponseError extends Error {
     readonly statusCode: number,
     readonly body: unknown,
   ) {
-    super(`OpenSearch answered ${statusCode}: ${typeof body === 'string' ? body : JSON.stringify(body)}`.slice(0, 1000));
+    super(
+      `OpenSearch answered ${statusCode}: ${typeof body === 'string' ? body : JSON.stringify(body)}`.slice(0, 1000),
+    );
   }
 }
 
@@ -81,7 +83,12 @@ export function signsRequests(endpoint: string): boolean {
   return url.protocol === 'https:' && url.username === '';
 }
 
-type Signer = (request: { method: string; url: URL; headers: Record<string, string>; body: string | undefined }) => Promise<Record<string, string>>;
+type Signer = (request: {
+  method: string;
+  url: URL;
+  headers: Record<string, string>;
+  body: string | undefined;
+}) => Promise<Record<string, string>>;
 
 function headerSigner(options: SigV4Options): Signer {
   const signer = sigV4Signer(options);
@@ -140,18 +147,27 @@ export function createOpenSearchClient(options: OpenSearchClientOptions): OpenSe
     try {
       // No redirects: a re-sent request would carry a signature for another URL, or lose its
       // authorization across origins. A 3xx is answered as the error it is here.
-      const response = await send(url, { method: request.method, headers, body, redirect: 'manual', signal: AbortSignal.timeout(requestTimeoutMs) });
+      const response = await send(url, {
+        method: request.method,
+        headers,
+        body,
+        redirect: 'manual',
+        signal: AbortSignal.timeout(requestTimeoutMs),
+      });
       status = response.status;
       text = await response.text();
     } catch (error) {
-      throw new OpenSearchConnectionError(`${request.method} ${url.pathname} got no answer: ${describe(error)}`, { cause: error });
+      throw new OpenSearchConnectionError(`${request.method} ${url.pathname} got no answer: ${describe(error)}`, {
+        cause: error,
+      });
     }
     let parsed: unknown;
     try {
       parsed = text === '' ? undefined : (JSON.parse(text) as unknown);
     } catch {
       // Not retried: a proxy or a misrouted endpoint answering HTML would answer it again.
-      if (status < 400) throw new Error(`${request.method} ${url.pathname} answered ${status} with a body that is not JSON`);
+      if (status < 400)
+        throw new Error(`${request.method} ${url.pathname} answered ${status} with a body that is not JSON`);
       parsed = text;
     }
     if (status >= 300) throw new OpenSearchResponseError(status, parsed);
@@ -167,12 +183,18 @@ export function createOpenSearchClient(options: OpenSearchClientOptions): OpenSe
         .map(([name, value]) => `${escapeRfc3986(name)}=${escapeRfc3986(value)}`)
         .join('&');
       // NDJSON ends with a newline after its last line, or OpenSearch refuses the bulk.
-      const body = request.ndjson ? `${request.ndjson.join('\n')}\n` : request.body === undefined ? undefined : JSON.stringify(request.body);
+      const body = request.ndjson
+        ? `${request.ndjson.join('\n')}\n`
+        : request.body === undefined
+          ? undefined
+          : JSON.stringify(request.body);
       for (let tries = 0; ; tries++) {
         try {
           return await attempt(request, url, body);
         } catch (error) {
-          const retried = error instanceof OpenSearchConnectionError || (error instanceof OpenSearchResponseError && RETRIED_STATUSES.has(error.statusCode));
+          const retried =
+            error instanceof OpenSearchConnectionError ||
+            (error instanceof OpenSearchResponseError && RETRIED_STATUSES.has(error.statusCode));
           if (!retried || tries >= maxRetries) throw error;
         }
       }

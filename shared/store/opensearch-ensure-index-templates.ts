@@ -18,8 +18,18 @@ import { reportingTemplateName } from './opensearch-index-names.ts';
 import { reportingIndexTemplate } from './opensearch-index-template.ts';
 import type { IndexShards } from './opensearch-settings.ts';
 
-export async function ensureIndexTemplates(client: OpenSearchClient, prefix: string, shards: IndexShards): Promise<void> {
+export async function ensureIndexTemplates(
+  client: OpenSearchClient,
+  prefix: string,
+  shards: IndexShards,
+): Promise<void> {
   await Promise.all(
-    REPORT_KINDS.map((kind) => client.request({ method: 'POST', path: `/_index_template/${reportingTemplateName(prefix, kind)}`, body: reportingIndexTemplate(prefix, kind, shards) })),
+    REPORT_KINDS.map((kind) =>
+      client.request({
+        method: 'POST',
+        path: `/_index_template/${reportingTemplateName(prefix, kind)}`,
+        body: reportingIndexTemplate(prefix, kind, shards),
+      }),
+    ),
   );
 }

@@ -33,7 +33,12 @@ function chunks(operations: BulkOperation[]): BulkOperation[][] {
   return result;
 }
 
-export async function indexReportingRecords(client: OpenSearchClient, prefix: string, records: DynamoDBRecord[], log?: IndexingLog): Promise<DynamoDBBatchResponse> {
+export async function indexReportingRecords(
+  client: OpenSearchClient,
+  prefix: string,
+  records: DynamoDBRecord[],
+  log?: IndexingLog,
+): Promise<DynamoDBBatchResponse> {
   const { operations, rejected } = planBulk(records, prefix);
   const failed = new Set<string>();
   for (const { sequenceNumber, reason } of rejected) {
@@ -46,7 +51,13 @@ export async function indexReportingRecords(client: OpenSearchClient, prefix: st
     // No items (an empty answer included): every operation of the chunk counts as failed, and is retried.
     const items = (response.body as { items?: BulkResponseItem[] } | undefined)?.items ?? [];
     for (const { operation, status, error } of failedOperations(chunk, items)) {
-      log?.warn('bulk operation failed', { sequenceNumber: operation.sequenceNumber, id: operation.id, index: operation.index, status, error });
+      log?.warn('bulk operation failed', {
+        sequenceNumber: operation.sequenceNumber,
+        id: operation.id,
+        index: operation.index,
+        status,
+        error,
+      });
       failed.add(operation.sequenceNumber);
     }
   }

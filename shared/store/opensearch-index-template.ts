@@ -13,7 +13,11 @@ import type { IndexShards } from './opensearch-settings.ts';
 export interface IndexTemplate {
   index_patterns: string[];
   priority: number;
-  template: { settings: Record<string, string | number | boolean>; mappings: TypeMapping; aliases: Record<string, object> };
+  template: {
+    settings: Record<string, string | number | boolean>;
+    mappings: TypeMapping;
+    aliases: Record<string, object>;
+  };
   _meta: { description: string };
 }
 
@@ -37,6 +41,8 @@ export function reportingIndexTemplate(prefix: string, kind: ReportKind, shards:
       mappings: reportingMappings(kind),
       aliases: { [reportingReadAlias(prefix, kind)]: {} },
     },
-    _meta: { description: `CXM reporting rows (${kind}), one index per UTC year of Datetime; written by the reporting indexer` },
+    _meta: {
+      description: `CXM reporting rows (${kind}), one index per UTC year of Datetime; written by the reporting indexer`,
+    },
   };
 }

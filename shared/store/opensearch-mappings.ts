@@ -142,7 +142,9 @@ export function reportingMappings(kind: ReportKind): TypeMapping {
       rowId: { type: 'keyword' },
       datetimeMs: { type: 'long' },
       row: { type: 'text', index: false },
-      ...Object.fromEntries(REPORT_FIELDS[kind].map((field) => [field, property(FIELD_TYPES[kind][field] ?? 'keyword')])),
+      ...Object.fromEntries(
+        REPORT_FIELDS[kind].map((field) => [field, property(FIELD_TYPES[kind][field] ?? 'keyword')]),
+      ),
     },
   };
 }
@@ -154,7 +156,11 @@ export const REPORTING_INDEX_SETTINGS = {
 } as const;
 
 function keywordValue(value: unknown): string | number | boolean | undefined {
-  return typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value)) ? value : undefined;
+  return typeof value === 'string' ||
+    typeof value === 'boolean' ||
+    (typeof value === 'number' && Number.isFinite(value))
+    ? value
+    : undefined;
 }
 
 function projectValue(type: FieldType, value: unknown): unknown {
@@ -162,8 +168,14 @@ function projectValue(type: FieldType, value: unknown): unknown {
   if (typeof type === 'object') {
     if (!Array.isArray(value)) return undefined;
     return value
-      .filter((item): item is Record<string, unknown> => typeof item === 'object' && item !== null && !Array.isArray(item))
-      .map((item) => Object.fromEntries(type.nested.flatMap((name) => (keywordValue(item[name]) === undefined ? [] : [[name, item[name]]]))));
+      .filter(
+        (item): item is Record<string, unknown> => typeof item === 'object' && item !== null && !Array.isArray(item),
+      )
+      .map((item) =>
+        Object.fromEntries(
+          type.nested.flatMap((name) => (keywordValue(item[name]) === undefined ? [] : [[name, item[name]]])),
+        ),
+      );
   }
   switch (type) {
     case 'keyword':

@@ -81,14 +81,17 @@ export function createOpenSearchReportingIndex(client: OpenSearchClient, prefix:
         // An empty answer has no hits: the check below makes it the 503 it is.
         body = (response.body ?? {}) as SearchBody;
       } catch (error) {
-        if (aliasMissing(error, alias)) return { rows: [], last: undefined, more: false, total: withTotal ? 0 : undefined };
+        if (aliasMissing(error, alias))
+          return { rows: [], last: undefined, more: false, total: withTotal ? 0 : undefined };
         throw new SearchUnavailableError(`search of ${alias} failed: ${explain(error)}`, { cause: error });
       }
 
       const hits = body.hits?.hits;
       const total = body.hits?.total?.value;
       if (!Array.isArray(hits) || (withTotal && typeof total !== 'number')) {
-        throw new SearchUnavailableError(`search of ${alias} answered without ${Array.isArray(hits) ? 'a total' : 'hits'}`);
+        throw new SearchUnavailableError(
+          `search of ${alias} answered without ${Array.isArray(hits) ? 'a total' : 'hits'}`,
+        );
       }
       const failedShards = body._shards?.failed;
       if (typeof failedShards === 'number' && failedShards > 0) {

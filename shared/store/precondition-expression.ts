@@ -36,14 +36,20 @@ export function preconditionExpression(preconditions: Preconditions): ConditionP
       values[name] = legacy ? Number(legacy[1]) : tag.opaque;
       return legacy ? `attribute_not_exists(#etag) AND #version = ${name}` : `#etag = ${name}`;
     });
-    return alternatives.length === 1 ? alternatives[0]! : alternatives.map((alternative) => `(${alternative})`).join(' OR ');
+    return alternatives.length === 1
+      ? alternatives[0]!
+      : alternatives.map((alternative) => `(${alternative})`).join(' OR ');
   };
   const { ifMatch, ifNoneMatch } = preconditions;
   if (ifMatch === '*') terms.push('attribute_exists(pk)');
   else if (ifMatch !== undefined) {
     // Strong comparison: a weak tag matches nothing.
     const strong = ifMatch.filter((tag) => !tag.weak);
-    terms.push(strong.length > 0 ? `attribute_exists(pk) AND (${anyOf(strong, 'm')})` : 'attribute_exists(pk) AND attribute_not_exists(pk)');
+    terms.push(
+      strong.length > 0
+        ? `attribute_exists(pk) AND (${anyOf(strong, 'm')})`
+        : 'attribute_exists(pk) AND attribute_not_exists(pk)',
+    );
   }
   if (ifNoneMatch === '*') terms.push('attribute_not_exists(pk)');
   else if (ifNoneMatch !== undefined) terms.push(`attribute_not_exists(pk) OR NOT (${anyOf(ifNoneMatch, 'n')})`);

@@ -27,7 +27,13 @@ export interface PresignedUpload {
 }
 
 export interface UploadPresigner {
-  presignUpload(key: string, contentType: string, sizeBytes: number, ttlSeconds: number, now: Date): Promise<PresignedUpload>;
+  presignUpload(
+    key: string,
+    contentType: string,
+    sizeBytes: number,
+    ttlSeconds: number,
+    now: Date,
+  ): Promise<PresignedUpload>;
 }
 
 export interface UploadPresignerOptions {
@@ -55,7 +61,10 @@ function bucketUrl(bucket: string, region: string, endpoint: string | undefined)
 /** FIPS and dual-stack endpoints are not built here: refused at cold start rather than signed for the wrong host. */
 function refuseUnsupportedEndpoints(env: NodeJS.ProcessEnv): void {
   for (const name of ['AWS_USE_FIPS_ENDPOINT', 'AWS_USE_DUALSTACK_ENDPOINT']) {
-    if (env[name]?.toLowerCase() === 'true') throw new Error(`${name}=true is not supported by the recording upload presigner: set AWS_ENDPOINT_URL_S3 to the endpoint to use`);
+    if (env[name]?.toLowerCase() === 'true')
+      throw new Error(
+        `${name}=true is not supported by the recording upload presigner: set AWS_ENDPOINT_URL_S3 to the endpoint to use`,
+      );
   }
 }
 
@@ -64,7 +73,11 @@ export function createUploadPresigner(options: UploadPresignerOptions): UploadPr
   const endpoint = options.endpoint ?? (process.env.AWS_ENDPOINT_URL_S3 || process.env.AWS_ENDPOINT_URL);
   if (!endpoint) refuseUnsupportedEndpoints(process.env);
   const { base, prefix } = bucketUrl(options.bucket, region, endpoint);
-  const signer = sigV4Signer({ service: 's3', region, ...(options.credentials && { credentials: options.credentials }) });
+  const signer = sigV4Signer({
+    service: 's3',
+    region,
+    ...(options.credentials && { credentials: options.credentials }),
+  });
   const basePath = base.pathname.replace(/\/$/, '');
 
   return {
@@ -88,7 +101,11 @@ export function createUploadPresigner(options: UploadPresignerOptions): UploadPr
             'X-Amz-Content-Sha256': 'UNSIGNED-PAYLOAD',
           },
         },
-        { expiresIn: ttlSeconds, signingDate: now, signableHeaders: new Set(['content-type', 'content-length', 'if-none-match']) },
+        {
+          expiresIn: ttlSeconds,
+          signingDate: now,
+          signableHeaders: new Set(['content-type', 'content-length', 'if-none-match']),
+        },
       );
       const query = Object.entries(signed.query ?? {})
         .map(([name, value]) => `${escapeRfc3986(name)}=${escapeRfc3986(String(value))}`)

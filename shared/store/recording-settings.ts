@@ -36,23 +36,41 @@ export const DEFAULT_PROCESSING_WINDOW_SECONDS = 2 * 3600;
 
 export function recordingsBucket(): string {
   const bucket = process.env[FUNCTION_ENV.recordingsBucket];
-  if (!bucket) throw new Error(`environment variable ${FUNCTION_ENV.recordingsBucket} (the recordings bucket) is not set`);
+  if (!bucket)
+    throw new Error(`environment variable ${FUNCTION_ENV.recordingsBucket} (the recordings bucket) is not set`);
   return bucket;
 }
 
 /** The largest recording S3 may accept (a single PUT takes at most 5 GB). */
-export const maxRecordingBytes = () => wholeNumberSetting(FUNCTION_ENV.recordingMaxBytes, DEFAULT_RECORDING_LIMITS.maxBytes, 1, 5_000_000_000);
+export const maxRecordingBytes = () =>
+  wholeNumberSetting(FUNCTION_ENV.recordingMaxBytes, DEFAULT_RECORDING_LIMITS.maxBytes, 1, 5_000_000_000);
 /** How long an upload URL stays valid: at most 12 hours, what a role's session may last. */
-export const uploadUrlTtlSeconds = () => wholeNumberSetting(FUNCTION_ENV.recordingUploadUrlTtlSeconds, DEFAULT_RECORDING_LIMITS.uploadUrlTtlSeconds, 1, 43_200);
+export const uploadUrlTtlSeconds = () =>
+  wholeNumberSetting(
+    FUNCTION_ENV.recordingUploadUrlTtlSeconds,
+    DEFAULT_RECORDING_LIMITS.uploadUrlTtlSeconds,
+    1,
+    43_200,
+  );
 
 export function jobDeadlines(): JobDeadlines {
   return {
-    uploadGraceMs: wholeNumberSetting(FUNCTION_ENV.recordingUploadGraceSeconds, DEFAULT_RECORDING_LIMITS.uploadGraceSeconds, 0, 86_400) * 1000,
-    processingWindowMs: wholeNumberSetting(FUNCTION_ENV.recordingProcessingWindowSeconds, DEFAULT_PROCESSING_WINDOW_SECONDS, 1, 86_400) * 1000,
+    uploadGraceMs:
+      wholeNumberSetting(
+        FUNCTION_ENV.recordingUploadGraceSeconds,
+        DEFAULT_RECORDING_LIMITS.uploadGraceSeconds,
+        0,
+        86_400,
+      ) * 1000,
+    processingWindowMs:
+      wholeNumberSetting(FUNCTION_ENV.recordingProcessingWindowSeconds, DEFAULT_PROCESSING_WINDOW_SECONDS, 1, 86_400) *
+      1000,
   };
 }
 
 /** How many recordings of one tenant may be in flight at once. */
-export const maxInFlightPerTenant = () => wholeNumberSetting(FUNCTION_ENV.recordingMaxInFlightPerTenant, DEFAULT_MAX_IN_FLIGHT_PER_TENANT, 1, 10_000);
+export const maxInFlightPerTenant = () =>
+  wholeNumberSetting(FUNCTION_ENV.recordingMaxInFlightPerTenant, DEFAULT_MAX_IN_FLIGHT_PER_TENANT, 1, 10_000);
 /** The longest recording accepted, in seconds: at most Transcribe's 4 hours. */
-export const maxRecordingSeconds = () => wholeNumberSetting(FUNCTION_ENV.recordingMaxSeconds, DEFAULT_MAX_RECORDING_SECONDS, 1, 4 * 3600);
+export const maxRecordingSeconds = () =>
+  wholeNumberSetting(FUNCTION_ENV.recordingMaxSeconds, DEFAULT_MAX_RECORDING_SECONDS, 1, 4 * 3600);

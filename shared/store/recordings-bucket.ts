@@ -35,18 +35,25 @@ export interface RecordingsBucket {
    * The object's bytes as a stream (the caller reads what it needs, then destroys it); with
    * `etag`, only if the object still has that ETag (S3's If-Match), else ObjectChangedError.
    */
-  open(key: string, options?: { etag?: string | undefined; signal?: AbortSignal }): Promise<RecordingObject | undefined>;
+  open(
+    key: string,
+    options?: { etag?: string | undefined; signal?: AbortSignal },
+  ): Promise<RecordingObject | undefined>;
 }
 
 export function createRecordingsBucket(s3: S3Client, bucket: string): RecordingsBucket {
   return {
     async open(key, { etag, signal } = {}) {
       try {
-        const out = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key, ...(etag && { IfMatch: `"${etag}"` }) }), { abortSignal: signal });
+        const out = await s3.send(
+          new GetObjectCommand({ Bucket: bucket, Key: key, ...(etag && { IfMatch: `"${etag}"` }) }),
+          { abortSignal: signal },
+        );
         return { size: out.ContentLength ?? 0, body: out.Body as Readable };
       } catch (error) {
         if (error instanceof Error && (error.name === 'NoSuchKey' || error.name === 'NotFound')) return undefined;
-        if (error instanceof Error && error.name === 'PreconditionFailed') throw new ObjectChangedError(`${key} is not the object of ETag ${etag}`, { cause: error });
+        if (error instanceof Error && error.name === 'PreconditionFailed')
+          throw new ObjectChangedError(`${key} is not the object of ETag ${etag}`, { cause: error });
         throw error;
       }
     },

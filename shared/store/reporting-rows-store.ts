@@ -12,7 +12,15 @@
  * right counts: whoever loses learns the row's current version and tries again.
  */
 import { type AttributeValue, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { type DynamoDBDocumentClient, QueryCommand, type QueryCommandInput, ScanCommand, type ScanCommandInput, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import {
+  type DynamoDBDocumentClient,
+  QueryCommand,
+  type QueryCommandInput,
+  ScanCommand,
+  type ScanCommandInput,
+  TransactWriteCommand,
+  type TransactWriteCommandInput,
+} from '@aws-sdk/lib-dynamodb';
 import { bucketsOf } from '#shared/domain/reporting/count-buckets';
 import { REPORT_KINDS, type ReportKind } from '#shared/domain/reporting/report-cursor';
 import type { ShapedRow } from '#shared/domain/reporting/report-rows';
@@ -29,7 +37,10 @@ export interface ReportingRowsStore {
    * Recomputes every count from the rows: once after rows were written around this store, or when
    * a stage gets its counts table. Run it while nothing writes rows (it replaces the counts).
    */
-  rebuildCounts(options?: { tenantId?: string; onProgress?: (rows: number) => void }): Promise<{ lists: number; rows: number }>;
+  rebuildCounts(options?: {
+    tenantId?: string;
+    onProgress?: (rows: number) => void;
+  }): Promise<{ lists: number; rows: number }>;
 }
 
 export interface ReportingTables {
@@ -79,7 +90,8 @@ interface Change {
 /** What a row is expected to be when the transaction runs: absent, or the version at this Datetime. */
 type Expected = { exists: false } | { exists: true; datetimeMs: number };
 
-const backoff = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(1_000, 20 * 2 ** attempt)));
+const backoff = (attempt: number) =>
+  new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(1_000, 20 * 2 ** attempt)));
 
 function currentVersion(item: Record<string, AttributeValue> | undefined): Expected {
   const datetime = item?.datetimeMs?.N;
@@ -107,7 +119,9 @@ export function createReportingRowsStore(client: DynamoDBDocumentClient, tables:
 
   function rowItem(tenantId: string, kind: ReportKind, change: Change, before: Expected): TransactItem {
     const Key = { pk: rowKey(tenantId, kind, change.id) };
-    const condition = before.exists ? { ConditionExpression: 'datetimeMs = :was', ExpressionAttributeValues: { ':was': before.datetimeMs } } : { ConditionExpression: 'attribute_not_exists(pk)' };
+    const condition = before.exists
+      ? { ConditionExpression: 'datetimeMs = :was', ExpressionAttributeValues: { ':was': before.datetimeMs } }
+      : { ConditionExpression: 'attribute_not_exists(pk)' };
     const common = { TableName: tables.rows, ...condition, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const };
     if (change.next) return { Put: { ...common, Item: reportingItem(tenantId, kind, change.next) } };
     // Removing a row believed absent: only check that it is, so a present one reports its version.
@@ -154,7 +168,10 @@ export function createReportingRowsStore(client: DynamoDBDocumentClient, tables:
         });
         // Neither a row that changed nor a busy item: a refusal that no retry passes.
         if (!learned && !busyReason(reasons.map((reason) => reason.Code))) throw error;
-        if (attempt + 1 >= MAX_ATTEMPTS) throw new Error(`reporting rows of ${tenantId}/${kind} kept conflicting after ${MAX_ATTEMPTS} attempts`, { cause: error });
+        if (attempt + 1 >= MAX_ATTEMPTS)
+          throw new Error(`reporting rows of ${tenantId}/${kind} kept conflicting after ${MAX_ATTEMPTS} attempts`, {
+            cause: error,
+          });
         // A row's version was learned: the next attempt can pass at once, unless other writers
         // keep changing the same rows (then back off too, so one of them gets through). Busy: wait.
         if (!learned || attempt >= 2) await backoff(attempt);
@@ -187,10 +204,14 @@ export function createReportingRowsStore(client: DynamoDBDocumentClient, tables:
     let bytes = 0;
     const buckets = new Set<string>();
     for (const change of distinct) {
-      const touched = change.next ? bucketsOf(change.next.datetimeMs).map(({ level, start }) => countKey(level, start)) : [];
+      const touched = change.next
+        ? bucketsOf(change.next.datetimeMs).map(({ level, start }) => countKey(level, start))
+        : [];
       const added = touched.filter((key) => !buckets.has(key)).length;
       // The row's JSON and its keys, with room for the attribute names.
-      const size = change.next ? Buffer.byteLength(JSON.stringify(change.next.row)) + 3 * Buffer.byteLength(change.id) + 256 : 0;
+      const size = change.next
+        ? Buffer.byteLength(JSON.stringify(change.next.row)) + 3 * Buffer.byteLength(change.id) + 256
+        : 0;
       if (batch.length > 0 && (batch.length + 1 + buckets.size + added > PACKED_ITEMS || bytes + size > PACKED_BYTES)) {
         await commit(tenantId, kind, batch);
         batch = [];
@@ -222,7 +243,14 @@ export function createReportingRowsStore(client: DynamoDBDocumentClient, tables:
       // One tenant: its lists through the window index and its count items. Every tenant: both tables whole.
       const lists = tenantId === undefined ? undefined : REPORT_KINDS.map((kind) => listKey(tenantId, kind));
       const rowPages = lists
-        ? lists.map((gpk) => pages({ TableName: tables.rows, IndexName: WINDOW_INDEX, KeyConditionExpression: 'gpk = :gpk', ExpressionAttributeValues: { ':gpk': gpk } }))
+        ? lists.map((gpk) =>
+            pages({
+              TableName: tables.rows,
+              IndexName: WINDOW_INDEX,
+              KeyConditionExpression: 'gpk = :gpk',
+              ExpressionAttributeValues: { ':gpk': gpk },
+            }),
+          )
         : [pages({ TableName: tables.rows, ConsistentRead: true })];
       const counts = new Map<string, Map<string, number>>();
       let rows = 0;
@@ -232,7 +260,8 @@ export function createReportingRowsStore(client: DynamoDBDocumentClient, tables:
             if (typeof item.gpk !== 'string' || typeof item.datetimeMs !== 'number') continue;
             const list = counts.get(item.gpk) ?? new Map<string, number>();
             counts.set(item.gpk, list);
-            for (const { level, start } of bucketsOf(item.datetimeMs)) list.set(countKey(level, start), (list.get(countKey(level, start)) ?? 0) + 1);
+            for (const { level, start } of bucketsOf(item.datetimeMs))
+              list.set(countKey(level, start), (list.get(countKey(level, start)) ?? 0) + 1);
             rows++;
           }
           onProgress?.(rows);
@@ -240,17 +269,31 @@ export function createReportingRowsStore(client: DynamoDBDocumentClient, tables:
       }
       // Buckets whose rows are all gone since are set to zero; then every counted bucket is set.
       const countPages = lists
-        ? lists.map((pk) => pages({ TableName: tables.counts, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk } }))
+        ? lists.map((pk) =>
+            pages({
+              TableName: tables.counts,
+              KeyConditionExpression: 'pk = :pk',
+              ExpressionAttributeValues: { ':pk': pk },
+            }),
+          )
         : [pages({ TableName: tables.counts })];
       const stale: Array<{ pk: string; sk: string }> = [];
       for (const source of countPages) {
         for await (const items of source) {
-          for (const { pk, sk } of items as Array<{ pk: string; sk: string }>) if (!counts.get(pk)?.has(sk)) stale.push({ pk, sk });
+          for (const { pk, sk } of items as Array<{ pk: string; sk: string }>)
+            if (!counts.get(pk)?.has(sk)) stale.push({ pk, sk });
         }
       }
-      const writes = [...stale.map(({ pk, sk }) => ({ pk, sk, rows: 0 })), ...[...counts].flatMap(([pk, list]) => [...list].map(([sk, n]) => ({ pk, sk, rows: n })))];
+      const writes = [
+        ...stale.map(({ pk, sk }) => ({ pk, sk, rows: 0 })),
+        ...[...counts].flatMap(([pk, list]) => [...list].map(([sk, n]) => ({ pk, sk, rows: n }))),
+      ];
       for (let i = 0; i < writes.length; i += 25) {
-        await client.send(new TransactWriteCommand({ TransactItems: writes.slice(i, i + 25).map((Item) => ({ Put: { TableName: tables.counts, Item } })) }));
+        await client.send(
+          new TransactWriteCommand({
+            TransactItems: writes.slice(i, i + 25).map((Item) => ({ Put: { TableName: tables.counts, Item } })),
+          }),
+        );
       }
       return { lists: counts.size, rows };
     },

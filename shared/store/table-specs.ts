@@ -3,7 +3,14 @@
  * runtime issues CreateTable from them, so a key or index cannot differ between cloud and laptop.
  */
 import { FUNCTION_ENV } from '#shared/function-env';
-export type TableId = 'keys' | 'conversations' | 'documents' | 'vocJobs' | 'reporting' | 'reportingCounts' | 'idempotency';
+export type TableId =
+  | 'keys'
+  | 'conversations'
+  | 'documents'
+  | 'vocJobs'
+  | 'reporting'
+  | 'reportingCounts'
+  | 'idempotency';
 
 export interface KeyAttribute {
   name: string;
@@ -62,7 +69,9 @@ export const tableSpecs: Record<TableId, TableSpec> = {
     // Sparse: only the upload jobs still `started`, oldest first, for the processor's sweep, which
     // collects an analysis whose completion event was lost and fails a job past its deadlines even
     // when nobody reads it (voc-jobs-store.ts). The table also holds each tenant's count of them.
-    indexes: [{ name: 'byOpenJob', partitionKey: { name: 'openJob', type: 'S' }, sortKey: { name: 'openedAt', type: 'N' } }],
+    indexes: [
+      { name: 'byOpenJob', partitionKey: { name: 'openJob', type: 'S' }, sortKey: { name: 'openedAt', type: 'N' } },
+    ],
     stream: false,
     envVar: FUNCTION_ENV.tables.vocJobs,
   },

@@ -23,28 +23,38 @@ export type TableNames = Readonly<Record<TableId, string>> | ((id: TableId) => s
 const named = (tables: TableNames, id: TableId): string => (typeof tables === 'function' ? tables(id) : tables[id]);
 
 /** The reporting rows and their counts: written by the rows store, read by the DynamoDB window index. */
-const reportingTables = (tables: TableNames) => ({ rows: named(tables, 'reporting'), counts: named(tables, 'reportingCounts') });
+const reportingTables = (tables: TableNames) => ({
+  rows: named(tables, 'reporting'),
+  counts: named(tables, 'reportingCounts'),
+});
 
 /** @example bindKeysStore(documentClient(), tableName) */
-export const bindKeysStore = (client: DynamoDBDocumentClient, tables: TableNames): KeysStore => createKeysStore(client, named(tables, 'keys'));
+export const bindKeysStore = (client: DynamoDBDocumentClient, tables: TableNames): KeysStore =>
+  createKeysStore(client, named(tables, 'keys'));
 
 /** @example bindConversationsStore(documentClient(), tableName) */
-export const bindConversationsStore = (client: DynamoDBDocumentClient, tables: TableNames): ConversationsStore => createConversationsStore(client, named(tables, 'conversations'));
+export const bindConversationsStore = (client: DynamoDBDocumentClient, tables: TableNames): ConversationsStore =>
+  createConversationsStore(client, named(tables, 'conversations'));
 
 /** @example bindDocumentsStore(documentClient(), tableName) */
-export const bindDocumentsStore = (client: DynamoDBDocumentClient, tables: TableNames): DocumentsStore => createDocumentsStore(client, named(tables, 'documents'));
+export const bindDocumentsStore = (client: DynamoDBDocumentClient, tables: TableNames): DocumentsStore =>
+  createDocumentsStore(client, named(tables, 'documents'));
 
 /** @example bindVocJobsStore(documentClient(), tableName) */
-export const bindVocJobsStore = (client: DynamoDBDocumentClient, tables: TableNames): VocJobsStore => createVocJobsStore(client, named(tables, 'vocJobs'));
+export const bindVocJobsStore = (client: DynamoDBDocumentClient, tables: TableNames): VocJobsStore =>
+  createVocJobsStore(client, named(tables, 'vocJobs'));
 
 /** @example bindReportingRowsStore(documentClient(), tableName) */
-export const bindReportingRowsStore = (client: DynamoDBDocumentClient, tables: TableNames): ReportingRowsStore => createReportingRowsStore(client, reportingTables(tables));
+export const bindReportingRowsStore = (client: DynamoDBDocumentClient, tables: TableNames): ReportingRowsStore =>
+  createReportingRowsStore(client, reportingTables(tables));
 
 /** The window index over the reporting rows and counts (a DynamoDB stage's reporting index). */
-export const bindDynamoReportingIndex = (client: DynamoDBDocumentClient, tables: TableNames): ReportingIndex => createDynamoReportingIndex(client, reportingTables(tables));
+export const bindDynamoReportingIndex = (client: DynamoDBDocumentClient, tables: TableNames): ReportingIndex =>
+  createDynamoReportingIndex(client, reportingTables(tables));
 
 /** @example bindIdempotencyLedger(documentClient(), tableName, idempotencyTtlMs()) */
-export const bindIdempotencyLedger = (client: DynamoDBDocumentClient, tables: TableNames, ttlMs: number) => createIdempotencyLedger(client, named(tables, 'idempotency'), ttlMs);
+export const bindIdempotencyLedger = (client: DynamoDBDocumentClient, tables: TableNames, ttlMs: number) =>
+  createIdempotencyLedger(client, named(tables, 'idempotency'), ttlMs);
 
 /** The stores that hold a tenant's data and keys, on one client. */
 export interface TableStores {

@@ -6,11 +6,26 @@
  */
 import { createHash } from 'node:crypto';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { IdempotencyRecord } from '#shared/domain/idempotency/recorded-response';
 import { ANALYSIS_KINDS, type AnalysisKind } from '#shared/domain/voc/analysis-kind';
-import { type FinalJobStatus, JOB_STATUSES, type JobStatus, type OverdueBasis, type StoredVocJob, type VocJob, type VocJobUpload } from '#shared/domain/voc/job-status';
+import {
+  type FinalJobStatus,
+  JOB_STATUSES,
+  type JobStatus,
+  type OverdueBasis,
+  type StoredVocJob,
+  type VocJob,
+  type VocJobUpload,
+} from '#shared/domain/voc/job-status';
 import { tenantKey } from './composite-key.ts';
 import { type RecordRequest, recordLookupOnce } from './idempotency-ledger.ts';
 import type { StopSignal } from './stop-signal.ts';
@@ -41,7 +56,11 @@ export interface VocJobsStore {
    * the tenant's recordings in flight: refused (`busy`) when `inFlightLimit` of them are already.
    * The job is listed by `openJobs` until it finishes.
    */
-  create(tenantId: string, job: StoredVocJob, options: { inFlightLimit: number; signal?: StopSignal; record?: RecordRequest<void> }): Promise<CreateJobOutcome>;
+  create(
+    tenantId: string,
+    job: StoredVocJob,
+    options: { inFlightLimit: number; signal?: StopSignal; record?: RecordRequest<void> },
+  ): Promise<CreateJobOutcome>;
   /**
    * Counts one attempt at `eventId` for a `started` job (a new event starts again at 1: a duplicate
    * delivery is no retry) and notes when its file first arrived. With `file`, only if that is the
@@ -53,9 +72,20 @@ export interface VocJobsStore {
    * flight when the job counts there. A failure keeps its reason; `basis` makes the transition
    * conditional on what an overdue verdict saw (the file had not arrived, or arrived then).
    */
-  finish(tenantId: string, job: Pick<StoredVocJob, 'id' | 'upload'>, status: FinalJobStatus, options?: { reason?: string; basis?: OverdueBasis }): Promise<TransitionOutcome>;
+  finish(
+    tenantId: string,
+    job: Pick<StoredVocJob, 'id' | 'upload'>,
+    status: FinalJobStatus,
+    options?: { reason?: string; basis?: OverdueBasis },
+  ): Promise<TransitionOutcome>;
   /** Notes that a `started` job's recording went to `kind` (and how long the file is). The first submission's time stays. */
-  markAnalysisSubmitted(tenantId: string, jobId: string, kind: AnalysisKind, nowMs: number, audioSeconds?: number): Promise<TransitionOutcome>;
+  markAnalysisSubmitted(
+    tenantId: string,
+    jobId: string,
+    kind: AnalysisKind,
+    nowMs: number,
+    audioSeconds?: number,
+  ): Promise<TransitionOutcome>;
   /**
    * The upload jobs still `started` that were created before `openedBeforeMs`, oldest first, at
    * most `limit`: across tenants, the one read that is, for the processor's sweep (each job is then
@@ -75,15 +105,35 @@ const OPEN = 'open';
  */
 const inFlightKey = (tenantId: string) => `${tenantId}/recordings-in-flight`;
 
-const UPLOAD_FIELDS = ['contentType', 'sizeBytes', 'fileName', 'uploadExpiresAt', 'uploadedAt', 'attempts', 'attemptEvent', 'audioSeconds', 'analysisSubmittedAt', 'keyId', 'countsInFlight'] as const;
+const UPLOAD_FIELDS = [
+  'contentType',
+  'sizeBytes',
+  'fileName',
+  'uploadExpiresAt',
+  'uploadedAt',
+  'attempts',
+  'attemptEvent',
+  'audioSeconds',
+  'analysisSubmittedAt',
+  'keyId',
+  'countsInFlight',
+] as const;
 
 function toJob(item: Record<string, unknown>): StoredVocJob {
   const status = JOB_STATUSES.includes(item.status as JobStatus) ? (item.status as JobStatus) : 'started';
-  const job: StoredVocJob = { id: String(item.jobId), status, started: Number(item.started), file: String(item.file), recordingId: String(item.recordingId) };
+  const job: StoredVocJob = {
+    id: String(item.jobId),
+    status,
+    started: Number(item.started),
+    file: String(item.file),
+    recordingId: String(item.recordingId),
+  };
   if (status === 'failed' && typeof item.failureReason === 'string') job.failureReason = item.failureReason;
   if (ANALYSIS_KINDS.includes(item.analysis as AnalysisKind)) job.analysis = item.analysis as AnalysisKind;
   if (typeof item.uploadExpiresAt === 'number') {
-    job.upload = Object.fromEntries(UPLOAD_FIELDS.flatMap((field) => (item[field] === undefined ? [] : [[field, item[field]]]))) as unknown as VocJobUpload;
+    job.upload = Object.fromEntries(
+      UPLOAD_FIELDS.flatMap((field) => (item[field] === undefined ? [] : [[field, item[field]]])),
+    ) as unknown as VocJobUpload;
   }
   return job;
 }
@@ -94,7 +144,8 @@ function jobItem(pk: string, tenantId: string, job: StoredVocJob): Record<string
 }
 
 const MAX_ATTEMPTS = 5;
-const backoff = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(400, 25 * 2 ** attempt)));
+const backoff = (attempt: number) =>
+  new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(400, 25 * 2 ** attempt)));
 
 export function createVocJobsStore(client: DynamoDBDocumentClient, table: string): VocJobsStore {
   const key = (tenantId: string, jobId: string) => tenantKey(tenantId, jobId);
@@ -120,7 +171,11 @@ export function createVocJobsStore(client: DynamoDBDocumentClient, table: string
       for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
         if (signal?.aborted) throw new StoreUnavailableError(`job ${job.id} abandoned at the deadline`);
         const nowMs = Date.now();
-        const put = { TableName: table, Item: { ...jobItem(pk, tenantId, counted), openJob: OPEN, openedAt: job.started }, ConditionExpression: 'attribute_not_exists(pk)' };
+        const put = {
+          TableName: table,
+          Item: { ...jobItem(pk, tenantId, counted), openJob: OPEN, openedAt: job.started },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        };
         const count = {
           TableName: table,
           Key: { pk: inFlightKey(tenantId) },
@@ -134,13 +189,18 @@ export function createVocJobsStore(client: DynamoDBDocumentClient, table: string
               // A retried call whose answer was lost is a no-op rather than a refusal of its own job;
               // the token names the tenant's job, as job ids alone are unique only within a tenant.
               ClientRequestToken: `${createHash('sha256').update(pk).digest('base64url').slice(0, 32)}.${attempt}`,
-              TransactItems: [{ Put: put }, { Update: count }, ...(record ? [record.ledger.recordItem(tenantId, record.claim, record.response(), nowMs)] : [])],
+              TransactItems: [
+                { Put: put },
+                { Update: count },
+                ...(record ? [record.ledger.recordItem(tenantId, record.claim, record.response(), nowMs)] : []),
+              ],
             }),
             { abortSignal: signal },
           );
           return { kind: 'created' };
         } catch (error) {
-          if (signal?.aborted) throw new StoreUnavailableError(`job ${job.id} abandoned at the deadline`, { cause: error });
+          if (signal?.aborted)
+            throw new StoreUnavailableError(`job ${job.id} abandoned at the deadline`, { cause: error });
           if (!(error instanceof TransactionCanceledException)) throw error;
           const [jobReason, countReason, claim] = error.CancellationReasons ?? [];
           // Job ids are fresh ULIDs: the id exists only if this very request wrote it already.
@@ -172,10 +232,18 @@ export function createVocJobsStore(client: DynamoDBDocumentClient, table: string
               ? 'SET uploadedAt = if_not_exists(uploadedAt, :now) ADD attempts :one'
               : 'SET uploadedAt = if_not_exists(uploadedAt, :now), attempts = :one, attemptEvent = :event',
             ConditionExpression:
-              (sameEvent ? '#status = :started AND attemptEvent = :event' : '#status = :started AND (attribute_not_exists(attemptEvent) OR attemptEvent <> :event)') +
+              (sameEvent
+                ? '#status = :started AND attemptEvent = :event'
+                : '#status = :started AND (attribute_not_exists(attemptEvent) OR attemptEvent <> :event)') +
               (file === undefined ? '' : ' AND #file = :file AND attribute_exists(uploadExpiresAt)'),
             ExpressionAttributeNames: { '#status': 'status', ...(file !== undefined && { '#file': 'file' }) },
-            ExpressionAttributeValues: { ':now': nowMs, ':one': 1, ':started': 'started', ':event': eventId, ...(file !== undefined && { ':file': file }) },
+            ExpressionAttributeValues: {
+              ':now': nowMs,
+              ':one': 1,
+              ':started': 'started',
+              ':event': eventId,
+              ...(file !== undefined && { ':file': file }),
+            },
             ReturnValues: 'ALL_NEW',
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           }),
@@ -200,7 +268,12 @@ export function createVocJobsStore(client: DynamoDBDocumentClient, table: string
     async finish(tenantId, job, status, { reason, basis } = {}) {
       const pk = key(tenantId, job.id);
       if (pk === undefined) return 'not-found';
-      const seen = basis === undefined ? '' : basis.uploadedAt === undefined ? ' AND attribute_not_exists(uploadedAt)' : ' AND uploadedAt = :seen';
+      const seen =
+        basis === undefined
+          ? ''
+          : basis.uploadedAt === undefined
+            ? ' AND attribute_not_exists(uploadedAt)'
+            : ' AND uploadedAt = :seen';
       const update = {
         TableName: table,
         Key: { pk },
@@ -227,14 +300,24 @@ export function createVocJobsStore(client: DynamoDBDocumentClient, table: string
           new TransactWriteCommand({
             TransactItems: [
               { Update: update },
-              { Update: { TableName: table, Key: { pk: inFlightKey(tenantId) }, UpdateExpression: 'ADD inFlight :minusOne', ExpressionAttributeValues: { ':minusOne': -1 } } },
+              {
+                Update: {
+                  TableName: table,
+                  Key: { pk: inFlightKey(tenantId) },
+                  UpdateExpression: 'ADD inFlight :minusOne',
+                  ExpressionAttributeValues: { ':minusOne': -1 },
+                },
+              },
             ],
           }),
         );
         return 'done';
       } catch (error) {
         if (error instanceof ConditionalCheckFailedException) return error.Item ? 'not-started' : 'not-found';
-        if (error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed') {
+        if (
+          error instanceof TransactionCanceledException &&
+          error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed'
+        ) {
           return error.CancellationReasons[0].Item ? 'not-started' : 'not-found';
         }
         throw error;
@@ -252,7 +335,12 @@ export function createVocJobsStore(client: DynamoDBDocumentClient, table: string
             UpdateExpression: `SET analysis = :kind, analysisSubmittedAt = if_not_exists(analysisSubmittedAt, :now)${audioSeconds === undefined ? '' : ', audioSeconds = :seconds'}`,
             ConditionExpression: '#status = :started',
             ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: { ':kind': kind, ':now': nowMs, ':started': 'started', ...(audioSeconds !== undefined && { ':seconds': audioSeconds }) },
+            ExpressionAttributeValues: {
+              ':kind': kind,
+              ':now': nowMs,
+              ':started': 'started',
+              ...(audioSeconds !== undefined && { ':seconds': audioSeconds }),
+            },
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           }),
         );
@@ -285,7 +373,9 @@ export function createVocJobsStore(client: DynamoDBDocumentClient, table: string
     },
 
     async inFlight(tenantId) {
-      const { Item } = await client.send(new GetCommand({ TableName: table, Key: { pk: inFlightKey(tenantId) }, ConsistentRead: true }));
+      const { Item } = await client.send(
+        new GetCommand({ TableName: table, Key: { pk: inFlightKey(tenantId) }, ConsistentRead: true }),
+      );
       return Number(Item?.inFlight ?? 0);
     },
   };

@@ -6,5 +6,6 @@
 export type Progress = (message: string) => void;
 
 export function benchProgress(startedAtMs: number): Progress {
-  return (message) => process.stderr.write(`[bench ${((Date.now() - startedAtMs) / 1000).toFixed(0).padStart(3)} s] ${message}\n`);
+  return (message) =>
+    process.stderr.write(`[bench ${((Date.now() - startedAtMs) / 1000).toFixed(0).padStart(3)} s] ${message}\n`);
 }

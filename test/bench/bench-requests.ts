@@ -17,15 +17,23 @@ export const BENCH_DOCUMENT = {
   name: 'Billing helper',
   language: 'en',
   channels: ['chat', 'email', 'whatsapp'],
-  escalation: { queue: 'billing', afterMinutes: 5, businessHours: { from: '08:00', to: '18:00', zone: 'Europe/Berlin' } },
+  escalation: {
+    queue: 'billing',
+    afterMinutes: 5,
+    businessHours: { from: '08:00', to: '18:00', zone: 'Europe/Berlin' },
+  },
   greeting: 'Hello! I can help with invoices, refunds and duplicate charges. What can I do for you?',
 };
 /** The gateway's authorizer cache TTL in the bench: longer than any run, so no entry expires. */
 export const BENCH_AUTH_CACHE_TTL_SECONDS = 300;
-export const BENCH_NOTE_BODY = JSON.stringify({ body: 'Customer called back about the duplicate charge; refund issued.' });
+export const BENCH_NOTE_BODY = JSON.stringify({
+  body: 'Customer called back about the duplicate charge; refund issued.',
+});
 
-export const documentPath = (tenantId = BENCH_TENANT) => `/api/v1/provisioning/tenants/${tenantId}/${BENCH_COLLECTION}/${BENCH_DOC_ID}/versions/current`;
-export const notePath = (tenantId = BENCH_TENANT, conversationId = BENCH_CONVERSATION) => `/api/v1/cxm/tenants/${tenantId}/conversations/${conversationId}/internal-notes`;
+export const documentPath = (tenantId = BENCH_TENANT) =>
+  `/api/v1/provisioning/tenants/${tenantId}/${BENCH_COLLECTION}/${BENCH_DOC_ID}/versions/current`;
+export const notePath = (tenantId = BENCH_TENANT, conversationId = BENCH_CONVERSATION) =>
+  `/api/v1/cxm/tenants/${tenantId}/conversations/${conversationId}/internal-notes`;
 
 /** The two routes whose speed the bench follows through the whole stack. */
 export interface BenchRoute {
@@ -59,7 +67,9 @@ export const KEYED_NOTE_ROUTE: BenchRoute = {
 /** The proxy event the gateway would send for `route`, after the authorizer allowed the bench key. */
 export function benchEvent(route: BenchRoute): APIGatewayProxyEvent {
   const pathParameters: Record<string, string> =
-    route.id === 'getCurrentDocument' ? { tenantId: BENCH_TENANT, collection: BENCH_COLLECTION, docId: BENCH_DOC_ID } : { tenantId: BENCH_TENANT, conversationId: BENCH_CONVERSATION };
+    route.id === 'getCurrentDocument'
+      ? { tenantId: BENCH_TENANT, collection: BENCH_COLLECTION, docId: BENCH_DOC_ID }
+      : { tenantId: BENCH_TENANT, conversationId: BENCH_CONVERSATION };
   return routeEvent(route.id, { ...route, pathParameters, scopes: BENCH_SCOPES });
 }
 
@@ -82,7 +92,17 @@ export function benchRequestParts(
   rawHeaders: string[],
   { rawQuery = '', body = '' }: { rawQuery?: string | undefined; body?: string | undefined } = {},
 ): IncomingParts {
-  return { method, rawPath, rawQuery, rawHeaders, body: Buffer.from(body), sourceIp: '127.0.0.1', host: '127.0.0.1', requestId: 'bench-request', now: new Date() };
+  return {
+    method,
+    rawPath,
+    rawQuery,
+    rawHeaders,
+    body: Buffer.from(body),
+    sourceIp: '127.0.0.1',
+    host: '127.0.0.1',
+    requestId: 'bench-request',
+    now: new Date(),
+  };
 }
 
 /** The proxy event the gateway would send for a request to route `id`, the bench key allowed. */
@@ -90,13 +110,29 @@ export function routeEvent(id: RouteId, request: RouteRequest): APIGatewayProxyE
   const keyId = 'benchkey0001';
   const own = request.headers ?? [];
   const given = new Set(own.filter((_, i) => i % 2 === 0).map((name) => name.toLowerCase()));
-  const common = ['Host', '127.0.0.1', 'Accept', 'application/json', 'User-Agent', 'cxm-bench', ...(request.body === undefined ? [] : ['Content-Type', 'application/json'])];
-  const rawHeaders = [...common.flatMap((value, i, all) => (i % 2 === 0 && !given.has(value.toLowerCase()) ? [value, all[i + 1]!] : [])), ...own];
-  return buildProxyEvent(benchRequestParts(request.method, request.path, rawHeaders, { rawQuery: request.query, body: request.body }), routeById(id), request.pathParameters, {
-    ...encodeCaller({ keyId, tenants: [BENCH_TENANT], scopes: request.scopes }),
-    principalId: keyId,
-    integrationLatency: 0,
-  });
+  const common = [
+    'Host',
+    '127.0.0.1',
+    'Accept',
+    'application/json',
+    'User-Agent',
+    'cxm-bench',
+    ...(request.body === undefined ? [] : ['Content-Type', 'application/json']),
+  ];
+  const rawHeaders = [
+    ...common.flatMap((value, i, all) => (i % 2 === 0 && !given.has(value.toLowerCase()) ? [value, all[i + 1]!] : [])),
+    ...own,
+  ];
+  return buildProxyEvent(
+    benchRequestParts(request.method, request.path, rawHeaders, { rawQuery: request.query, body: request.body }),
+    routeById(id),
+    request.pathParameters,
+    {
+      ...encodeCaller({ keyId, tenants: [BENCH_TENANT], scopes: request.scopes }),
+      principalId: keyId,
+      integrationLatency: 0,
+    },
+  );
 }
 
 /** A Lambda context with the function's full time ahead (the chain arms its deadline from it). */

@@ -39,7 +39,15 @@ import { allTableSpecs, type TableId } from '#shared/store/table-specs';
 import { bindTableStores } from '#shared/store/table-stores';
 import { searchAnswer } from '#test/support/opensearch-recorded-responses';
 import { type OpenSearchStub, startOpenSearchStub } from '#test/support/opensearch-stub';
-import { BENCH_COLLECTION, BENCH_DOC_ID, BENCH_DOCUMENT, BENCH_TENANT, benchRequestParts, type RouteRequest, routeEvent } from './bench-requests.ts';
+import {
+  BENCH_COLLECTION,
+  BENCH_DOC_ID,
+  BENCH_DOCUMENT,
+  BENCH_TENANT,
+  benchRequestParts,
+  type RouteRequest,
+  routeEvent,
+} from './bench-requests.ts';
 import type { BuiltBundle } from './measure-bundles.ts';
 
 /** What a first request must answer: an HTTP status, or the authorizer's Allow. */
@@ -70,7 +78,8 @@ const REPORT_PAGE = 10;
 const CURSOR_SECRET_ARN = 'arn:aws:secretsmanager:us-east-1:000000000000:secret:cxm-bench-cursor-secret-AbCdEf';
 const KEY_TAG_SECRET_ARN = 'arn:aws:secretsmanager:us-east-1:000000000000:secret:cxm-bench-key-tag-secret-AbCdEf';
 
-const documentPath = (docId: string) => `/api/v1/provisioning/tenants/${BENCH_TENANT}/${BENCH_COLLECTION}/${docId}/versions/current`;
+const documentPath = (docId: string) =>
+  `/api/v1/provisioning/tenants/${BENCH_TENANT}/${BENCH_COLLECTION}/${docId}/versions/current`;
 const documentParameters = (docId: string) => ({ tenantId: BENCH_TENANT, collection: BENCH_COLLECTION, docId });
 const tenantParameters = { tenantId: BENCH_TENANT };
 
@@ -86,17 +95,34 @@ const ROUTE_REQUESTS: Record<RouteId, { request: Omit<RouteRequest, 'scopes'>; a
     accepted: [201],
   },
   listDocuments: {
-    request: { method: 'GET', path: `/api/v1/provisioning/tenants/${BENCH_TENANT}/${BENCH_COLLECTION}`, pathParameters: { tenantId: BENCH_TENANT, collection: BENCH_COLLECTION } },
+    request: {
+      method: 'GET',
+      path: `/api/v1/provisioning/tenants/${BENCH_TENANT}/${BENCH_COLLECTION}`,
+      pathParameters: { tenantId: BENCH_TENANT, collection: BENCH_COLLECTION },
+    },
     accepted: [200],
   },
-  getCurrentDocument: { request: { method: 'GET', path: documentPath(BENCH_DOC_ID), pathParameters: documentParameters(BENCH_DOC_ID) }, accepted: [200] },
+  getCurrentDocument: {
+    request: { method: 'GET', path: documentPath(BENCH_DOC_ID), pathParameters: documentParameters(BENCH_DOC_ID) },
+    accepted: [200],
+  },
   replaceCurrentDocument: {
-    request: { method: 'POST', path: documentPath(REPLACED_DOC), pathParameters: documentParameters(REPLACED_DOC), body: JSON.stringify(BENCH_DOCUMENT) },
+    request: {
+      method: 'POST',
+      path: documentPath(REPLACED_DOC),
+      pathParameters: documentParameters(REPLACED_DOC),
+      body: JSON.stringify(BENCH_DOCUMENT),
+    },
     // 201 the first time the document is made, 200 after.
     accepted: [200, 201],
   },
   mergeCurrentDocument: {
-    request: { method: 'PUT', path: documentPath(BENCH_DOC_ID), pathParameters: documentParameters(BENCH_DOC_ID), body: JSON.stringify({ language: 'en' }) },
+    request: {
+      method: 'PUT',
+      path: documentPath(BENCH_DOC_ID),
+      pathParameters: documentParameters(BENCH_DOC_ID),
+      body: JSON.stringify({ language: 'en' }),
+    },
     accepted: [200],
   },
   mcpBots: {
@@ -106,17 +132,32 @@ const ROUTE_REQUESTS: Record<RouteId, { request: Omit<RouteRequest, 'scopes'>; a
       path: `/api/v1/mcp/tenants/${BENCH_TENANT}/bots`,
       pathParameters: tenantParameters,
       headers: ['Accept', 'application/json, text/event-stream'],
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_bots', arguments: {} } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'list_bots', arguments: {} },
+      }),
     },
     accepted: [200],
   },
   // A page short of the rows, so it signs a cursor with the keys it reads from Secrets Manager, as an export's first page does.
   listAssistantConversations: {
-    request: { method: 'GET', path: `/api/v1/reporting/tenants/${BENCH_TENANT}/assistant/conversations`, pathParameters: tenantParameters, query: `range=last_day&limit=${REPORT_PAGE}` },
+    request: {
+      method: 'GET',
+      path: `/api/v1/reporting/tenants/${BENCH_TENANT}/assistant/conversations`,
+      pathParameters: tenantParameters,
+      query: `range=last_day&limit=${REPORT_PAGE}`,
+    },
     accepted: [200],
   },
   listVocConversations: {
-    request: { method: 'GET', path: `/api/v1/reporting/tenants/${BENCH_TENANT}/voc/conversations`, pathParameters: tenantParameters, query: `range=last_day&limit=${REPORT_PAGE}` },
+    request: {
+      method: 'GET',
+      path: `/api/v1/reporting/tenants/${BENCH_TENANT}/voc/conversations`,
+      pathParameters: tenantParameters,
+      query: `range=last_day&limit=${REPORT_PAGE}`,
+    },
     accepted: [200],
   },
   createRecording: {
@@ -129,7 +170,11 @@ const ROUTE_REQUESTS: Record<RouteId, { request: Omit<RouteRequest, 'scopes'>; a
     accepted: [201],
   },
   getVocJobStatus: {
-    request: { method: 'GET', path: `/api/v1/voc/tenants/${BENCH_TENANT}/recording/${VOC_JOB}/status`, pathParameters: { tenantId: BENCH_TENANT, jobId: VOC_JOB } },
+    request: {
+      method: 'GET',
+      path: `/api/v1/voc/tenants/${BENCH_TENANT}/recording/${VOC_JOB}/status`,
+      pathParameters: { tenantId: BENCH_TENANT, jobId: VOC_JOB },
+    },
     accepted: [200],
   },
 };
@@ -173,14 +218,27 @@ export interface ColdRequests {
 }
 
 /** Arranges what the first requests read (a key, a conversation, a job, report rows) and starts the OpenSearch stub. */
-export async function arrangeColdRequests(dynamo: LocalDynamoConnection, tables: Record<TableId, string>): Promise<ColdRequests> {
+export async function arrangeColdRequests(
+  dynamo: LocalDynamoConnection,
+  tables: Record<TableId, string>,
+): Promise<ColdRequests> {
   const stores = bindTableStores(documentClient(), tables);
   const now = Date.now();
   const keyTagSecret = randomBytes(32).toString('base64url');
-  const { key } = await issueKey(stores.keys, { tenants: [BENCH_TENANT], scopes: SCOPES, name: 'bench cold requests' }, { tagSecret: keyTagSecret });
+  const { key } = await issueKey(
+    stores.keys,
+    { tenants: [BENCH_TENANT], scopes: SCOPES, name: 'bench cold requests' },
+    { tagSecret: keyTagSecret },
+  );
   await stores.documents.replace(BENCH_TENANT, BENCH_COLLECTION, BENCH_DOC_ID, JSON.stringify(BENCH_DOCUMENT));
   await stores.conversations.putConversation(BENCH_TENANT, conversationWithDefaults({ id: CONVERSATION }));
-  await stores.vocJobs.put(BENCH_TENANT, { id: VOC_JOB, status: 'completed', started: now - 60_000, file: 'call.mp3', recordingId: 'bench-recording' });
+  await stores.vocJobs.put(BENCH_TENANT, {
+    id: VOC_JOB,
+    status: 'completed',
+    started: now - 60_000,
+    file: 'call.mp3',
+    recordingId: 'bench-recording',
+  });
   const rows = stores.reportingRows;
   const shaped = Object.fromEntries(
     REPORT_KINDS.map((kind) => [
@@ -188,7 +246,11 @@ export async function arrangeColdRequests(dynamo: LocalDynamoConnection, tables:
       Array.from({ length: REPORT_ROWS }, (_, i) => {
         const datetimeMs = now - (i + 1) * 60_000;
         // An assistant row's Datetime is epoch milliseconds, a VOC row's ISO 8601 with a zone.
-        return shapeRow(kind, BENCH_TENANT, { ID: `cold-${i}`, Datetime: kind === 'assistant' ? datetimeMs : new Date(datetimeMs).toISOString(), Summary: 'Asked about a duplicate charge.' });
+        return shapeRow(kind, BENCH_TENANT, {
+          ID: `cold-${i}`,
+          Datetime: kind === 'assistant' ? datetimeMs : new Date(datetimeMs).toISOString(),
+          Summary: 'Asked about a duplicate charge.',
+        });
       }),
     ]),
   ) as Record<ReportKind, ShapedRow[]>;
@@ -207,7 +269,13 @@ export async function arrangeColdRequests(dynamo: LocalDynamoConnection, tables:
   const search: OpenSearchStub = await startOpenSearchStub(
     (path) => {
       const kind = REPORT_KINDS.find((candidate) => path.includes(`-${candidate}-`)) ?? 'assistant';
-      const hits = shaped[kind].map((row) => ({ id: `${BENCH_TENANT}#${kind}#${row.id}`, row: JSON.stringify(row.row), sort: [row.datetimeMs, row.id] as [number, string] })).reverse();
+      const hits = shaped[kind]
+        .map((row) => ({
+          id: `${BENCH_TENANT}#${kind}#${row.id}`,
+          row: JSON.stringify(row.row),
+          sort: [row.datetimeMs, row.id] as [number, string],
+        }))
+        .reverse();
       return searchAnswer(path.split('/')[1] ?? '', hits.slice(0, REPORT_PAGE + 1), hits.length);
     },
     { tls },
@@ -226,7 +294,9 @@ export async function arrangeColdRequests(dynamo: LocalDynamoConnection, tables:
     CXM_KEY_TAG_SECRET_ARN: KEY_TAG_SECRET_ARN,
   };
 
-  const documentRequest = JSON.stringify(routeEvent('getCurrentDocument', { ...ROUTE_REQUESTS.getCurrentDocument.request, scopes: SCOPES }));
+  const documentRequest = JSON.stringify(
+    routeEvent('getCurrentDocument', { ...ROUTE_REQUESTS.getCurrentDocument.request, scopes: SCOPES }),
+  );
   const authorizerEvent = JSON.stringify(
     buildAuthorizerEvent(
       benchRequestParts('GET', documentPath(BENCH_DOC_ID), ['Host', '127.0.0.1', 'Authorization', `Bearer ${key}`]),
@@ -234,27 +304,37 @@ export async function arrangeColdRequests(dynamo: LocalDynamoConnection, tables:
       documentParameters(BENCH_DOC_ID),
     ),
   );
-  const openApiEvent: APIGatewayProxyEvent = buildProxyEvent(benchRequestParts('GET', '/openapi.json', ['Host', '127.0.0.1']), { id: OPENAPI_DOCUMENT_OPERATION, path: '/openapi.json' }, {}, {});
+  const openApiEvent: APIGatewayProxyEvent = buildProxyEvent(
+    benchRequestParts('GET', '/openapi.json', ['Host', '127.0.0.1']),
+    { id: OPENAPI_DOCUMENT_OPERATION, path: '/openapi.json' },
+    {},
+    {},
+  );
 
   return {
     environment,
     requestFor(bundle) {
       // The probe is the baseline plus the validators module: the baseline's request too.
-      if (bundle.kind === 'baseline' || bundle.kind === 'peer' || bundle.kind === 'probe') return { event: documentRequest, accepted: [200] };
+      if (bundle.kind === 'baseline' || bundle.kind === 'peer' || bundle.kind === 'probe')
+        return { event: documentRequest, accepted: [200] };
       if (bundle.kind === 'stream') return undefined;
       if (bundle.entry === AUTHORIZER_HANDLER) return { event: authorizerEvent, accepted: ['Allow'] };
       if (bundle.name === OPENAPI_DOCUMENT_OPERATION) return { event: JSON.stringify(openApiEvent), accepted: [200] };
       const id = bundle.name.replace(/ \(OpenSearch stage\)$/, '') as RouteId;
       const planned = ROUTE_REQUESTS[id];
       if (!planned) throw new Error(`no cold request is planned for ${bundle.name} (test/bench/cold-requests.ts)`);
-      return { event: JSON.stringify(routeEvent(id, { ...planned.request, scopes: SCOPES })), accepted: planned.accepted };
+      return {
+        event: JSON.stringify(routeEvent(id, { ...planned.request, scopes: SCOPES })),
+        accepted: planned.accepted,
+      };
     },
     close: async () => {
       await Promise.all([search.close(), secrets.close()]);
       rmSync(tlsDir, { recursive: true, force: true });
       // Every search came signed, or the OpenSearch stage's rows measured another path than deployed.
       const unsigned = search.requests.filter((request) => !request.signed).length;
-      if (unsigned > 0) throw new Error(`${unsigned} of ${search.requests.length} searches reached the OpenSearch stub unsigned`);
+      if (unsigned > 0)
+        throw new Error(`${unsigned} of ${search.requests.length} searches reached the OpenSearch stub unsigned`);
     },
   };
 }

@@ -8,7 +8,12 @@
 import type { ColdStartEntry, ColdStartReport } from './measure-cold-start.ts';
 
 /** Our functions that answer requests through API Gateway; the stream indexer and the probe do not. */
-export const COMPARED_KINDS: ReadonlySet<ColdStartEntry['kind']> = new Set(['api', 'reporting-opensearch', 'mcp', 'authorizer']);
+export const COMPARED_KINDS: ReadonlySet<ColdStartEntry['kind']> = new Set([
+  'api',
+  'reporting-opensearch',
+  'mcp',
+  'authorizer',
+]);
 
 /** What the comparison is on: the cold request where it was measured, else the import. */
 export const figure = (entry: ColdStartEntry): number => entry.coldRequestRatio ?? entry.ratio;
@@ -17,7 +22,14 @@ export const figure = (entry: ColdStartEntry): number => entry.coldRequestRatio 
 export function withPeerStandings(entries: readonly ColdStartEntry[]): ColdStartEntry[] {
   const peers = entries.filter((entry) => entry.kind === 'peer');
   if (peers.length === 0) return [...entries];
-  return entries.map((entry) => (COMPARED_KINDS.has(entry.kind) ? { ...entry, aheadOfPeers: Object.fromEntries(peers.map((peer) => [peer.function, figure(entry) < figure(peer)])) } : entry));
+  return entries.map((entry) =>
+    COMPARED_KINDS.has(entry.kind)
+      ? {
+          ...entry,
+          aheadOfPeers: Object.fromEntries(peers.map((peer) => [peer.function, figure(entry) < figure(peer)])),
+        }
+      : entry,
+  );
 }
 
 export interface PeerStanding {

@@ -7,7 +7,13 @@
 import autocannon from 'autocannon';
 import { bindGateway } from '#infra/local/serve-gateway';
 import { documentClient } from '#shared/store/dynamo-client';
-import { BENCH_AUTH_CACHE_TTL_SECONDS, BENCH_NOTE_BODY, BENCH_TENANT, documentPath, notePath } from './bench-requests.ts';
+import {
+  BENCH_AUTH_CACHE_TTL_SECONDS,
+  BENCH_NOTE_BODY,
+  BENCH_TENANT,
+  documentPath,
+  notePath,
+} from './bench-requests.ts';
 import { atMost, type Goal, round } from './bench-stats.ts';
 
 const COUNTER = 'benchKeyReads';
@@ -77,10 +83,12 @@ export async function measureAuthorizerReads(
   try {
     await gateway.serve({ authCacheTtlSeconds: BENCH_AUTH_CACHE_TTL_SECONDS });
     const get = (key: string) =>
-      fetch(`${gateway.url}${documentPath()}`, { headers: { Authorization: `Bearer ${key}` } }).then(async (response) => {
-        await response.arrayBuffer();
-        if (response.status !== 200) throw new Error(`authorizer reads: GET answered ${response.status}`);
-      });
+      fetch(`${gateway.url}${documentPath()}`, { headers: { Authorization: `Bearer ${key}` } }).then(
+        async (response) => {
+          await response.arrayBuffer();
+          if (response.status !== 200) throw new Error(`authorizer reads: GET answered ${response.status}`);
+        },
+      );
 
     let before = counter.reads();
     await Promise.all(Array.from({ length: COLD_BURST }, () => get(burstKey)));
@@ -98,12 +106,16 @@ export async function measureAuthorizerReads(
       // Each connection takes the keys in turn.
       requests: keys.map((key) => ({ method: 'GET', headers: { Authorization: `Bearer ${key}` } })),
     });
-    if (result.non2xx > 0 || result.errors > 0) throw new Error(`authorizer reads: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
+    if (result.non2xx > 0 || result.errors > 0)
+      throw new Error(`authorizer reads: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
     const reads = counter.reads() - before;
     const perKey = (warmUpReads + reads) / keys.length;
 
     progress(`authorizer reads: one key, notes to ${distinct.notes} distinct conversations`);
-    const conversations = Array.from({ length: distinct.notes }, (_, i) => `bench-distinct-${String(i).padStart(5, '0')}`);
+    const conversations = Array.from(
+      { length: distinct.notes },
+      (_, i) => `bench-distinct-${String(i).padStart(5, '0')}`,
+    );
     await runPool(conversations, 20, distinct.addConversation);
     const noteKey = await createKey();
     before = counter.reads();
@@ -127,7 +139,12 @@ export async function measureAuthorizerReads(
       readsPerKeyPerTtl: round(perKey),
       goal: atMost(perKey, 1),
       coldBurst: { concurrent: COLD_BURST, reads: burstReads },
-      distinctPaths: { notes: distinct.notes, authorizerCalls, callsPerKeyPerTtl: authorizerCalls, goal: atMost(authorizerCalls, 1) },
+      distinctPaths: {
+        notes: distinct.notes,
+        authorizerCalls,
+        callsPerKeyPerTtl: authorizerCalls,
+        goal: atMost(authorizerCalls, 1),
+      },
     };
   } finally {
     counter.stop();

@@ -88,10 +88,14 @@ export async function measureAuthorizerScale(
   try {
     // No TTL given: the gateway's default, as `npm start` without CXM_AUTH_CACHE_TTL.
     const { authCacheTtlSeconds } = await gateway.serve({ rateLimit: DEFAULT_RATE_LIMIT });
-    progress(`authorizer at scale: ${order.length} requests, ${sizes.keys} keys, ${sizes.concurrency} at once (cache TTL ${authCacheTtlSeconds} s)`);
+    progress(
+      `authorizer at scale: ${order.length} requests, ${sizes.keys} keys, ${sizes.concurrency} at once (cache TTL ${authCacheTtlSeconds} s)`,
+    );
     // A list of the tenant's documents: 200 (empty) for every tenant, nothing to seed.
     const get = async ({ tenantId, key }: { tenantId: string; key: string }) => {
-      const response = await fetch(`${gateway.url}/api/v1/provisioning/tenants/${tenantId}/${BENCH_COLLECTION}`, { headers: { Authorization: `Bearer ${key}` } });
+      const response = await fetch(`${gateway.url}/api/v1/provisioning/tenants/${tenantId}/${BENCH_COLLECTION}`, {
+        headers: { Authorization: `Bearer ${key}` },
+      });
       await response.arrayBuffer();
       // A refused or throttled request would not measure the cache.
       if (response.status !== 200) throw new Error(`authorizer at scale: GET answered ${response.status}`);

@@ -33,7 +33,11 @@ export interface BodyCheckFigures {
   goal: { ms: Goal; mb: Goal };
 }
 
-export async function measureBodyCheck(node: string, repeats: number, track: (child: ChildProcess) => void): Promise<BodyCheckFigures> {
+export async function measureBodyCheck(
+  node: string,
+  repeats: number,
+  track: (child: ChildProcess) => void,
+): Promise<BodyCheckFigures> {
   const cases = await runSectionProcess<BodyCheckCase[]>(node, ['--expose-gc'], PROCESS_SCRIPT, { repeats }, track);
   const worstMs = Math.max(...cases.map((entry) => entry.ms));
   const worstMb = Math.max(...cases.map((entry) => Math.max(entry.peakRssGrowthMb, entry.heapGrowthMb)));

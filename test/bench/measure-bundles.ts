@@ -21,7 +21,15 @@ import { round } from './bench-stats.ts';
 import { PEER_HANDLERS } from './peers/peer-handlers.ts';
 
 /** What a bundle serves, which decides its cold-start goal. */
-export type BundleKind = 'baseline' | 'probe' | 'api' | 'reporting-opensearch' | 'mcp' | 'authorizer' | 'stream' | 'peer';
+export type BundleKind =
+  | 'baseline'
+  | 'probe'
+  | 'api'
+  | 'reporting-opensearch'
+  | 'mcp'
+  | 'authorizer'
+  | 'stream'
+  | 'peer';
 
 export interface BuiltBundle {
   name: string;
@@ -42,15 +50,34 @@ export interface BuiltBundle {
 
 export interface BundlesReport {
   baseline: { bytes: number };
-  functions: Array<{ function: string; entry: string; bytes: number; ratio: number; validatorBytes: number; largest: Record<string, number> }>;
+  functions: Array<{
+    function: string;
+    entry: string;
+    bytes: number;
+    ratio: number;
+    validatorBytes: number;
+    largest: Record<string, number>;
+  }>;
 }
 
 /** The esbuild options CDK derives from LAMBDA_BUNDLING (aws-lambda-nodejs `buildEsbuildArgs`). */
 export function lambdaEsbuildOptions(): BuildOptions {
-  const { format, minify, sourceMap, keepNames, externalModules, mainFields, banner, logLevel, forceDockerBundling: _docker, ...unmapped } = LAMBDA_BUNDLING;
+  const {
+    format,
+    minify,
+    sourceMap,
+    keepNames,
+    externalModules,
+    mainFields,
+    banner,
+    logLevel,
+    forceDockerBundling: _docker,
+    ...unmapped
+  } = LAMBDA_BUNDLING;
   // A setting added to LAMBDA_BUNDLING must be mapped here too, or the bench would measure other bundles than the stack deploys.
   const unknown = Object.keys(unmapped);
-  if (unknown.length > 0) throw new Error(`test/bench/measure-bundles.ts does not map LAMBDA_BUNDLING.${unknown.join(', ')}`);
+  if (unknown.length > 0)
+    throw new Error(`test/bench/measure-bundles.ts does not map LAMBDA_BUNDLING.${unknown.join(', ')}`);
   const major = /^nodejs(\d+)/.exec(LAMBDA_RUNTIME.name)?.[1];
   if (!major) throw new Error(`cannot tell the Node version of runtime ${LAMBDA_RUNTIME.name}`);
   return {
@@ -118,13 +145,26 @@ export const validatorCount = Object.keys(validators).length;`,
     { name: 'reportingIndexer', kind: 'stream', entry: INDEXER_HANDLER },
     { name: RECORDING_PROCESSOR.id, kind: 'stream', entry: RECORDING_PROCESSOR.handler },
     // Peers are measured by the cold-start section only.
-    ...(withPeers ? PEER_HANDLERS.map((peer): BundleSource => ({ name: peer.name, kind: 'peer', entry: peer.entry, packages: peer.packages })) : []),
+    ...(withPeers
+      ? PEER_HANDLERS.map(
+          (peer): BundleSource => ({ name: peer.name, kind: 'peer', entry: peer.entry, packages: peer.packages }),
+        )
+      : []),
   ];
 }
 
 /** The installed version of each package, read from its manifest (some export no `./package.json`). */
 function installedVersions(packages: readonly string[]): Record<string, string> {
-  return Object.fromEntries(packages.map((name) => [name, (JSON.parse(readFileSync(join(PROJECT_ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version]));
+  return Object.fromEntries(
+    packages.map((name) => [
+      name,
+      (
+        JSON.parse(readFileSync(join(PROJECT_ROOT, 'node_modules', name, 'package.json'), 'utf8')) as {
+          version: string;
+        }
+      ).version,
+    ]),
+  );
 }
 
 function packageOf(input: string): string {
@@ -145,7 +185,10 @@ function describe(metafile: Metafile): { bytes: number; contents: Record<string,
 }
 
 /** Builds every bundle into a new temporary directory (the caller removes it). */
-export async function buildBundles(outdir = mkdtempSync(join(tmpdir(), 'cxm-bench-')), { peers = true }: { peers?: boolean } = {}): Promise<{ outdir: string; bundles: BuiltBundle[] }> {
+export async function buildBundles(
+  outdir = mkdtempSync(join(tmpdir(), 'cxm-bench-')),
+  { peers = true }: { peers?: boolean } = {},
+): Promise<{ outdir: string; bundles: BuiltBundle[] }> {
   const options = lambdaEsbuildOptions();
   const bundles = await Promise.all(
     sources(peers).map(async (source, index): Promise<BuiltBundle> => {
@@ -157,9 +200,22 @@ export async function buildBundles(outdir = mkdtempSync(join(tmpdir(), 'cxm-benc
         ...(source.define && { define: source.define }),
         ...(source.contents === undefined
           ? { entryPoints: [join(PROJECT_ROOT, source.entry)] }
-          : { stdin: { contents: source.contents, loader: 'ts', resolveDir: PROJECT_ROOT, sourcefile: `${source.name}.ts` } }),
+          : {
+              stdin: {
+                contents: source.contents,
+                loader: 'ts',
+                resolveDir: PROJECT_ROOT,
+                sourcefile: `${source.name}.ts`,
+              },
+            }),
       });
-      const built: BuiltBundle = { name: source.name, kind: source.kind, entry: source.entry, file, ...describe(result.metafile!) };
+      const built: BuiltBundle = {
+        name: source.name,
+        kind: source.kind,
+        entry: source.entry,
+        file,
+        ...describe(result.metafile!),
+      };
       if (source.packages) built.packages = installedVersions(source.packages);
       if (source.environment) built.environment = source.environment;
       return built;

@@ -29,7 +29,12 @@ import type { BuiltBundle, BundleKind } from './measure-bundles.ts';
 const run = promisify(execFile);
 
 /** Import alone, against the baseline's: a list of an OpenSearch stage carries a search client besides. */
-const INIT_GOALS: Partial<Record<BundleKind, number>> = { api: 1.05, authorizer: 1.05, mcp: 1.05, 'reporting-opensearch': 1.15 };
+const INIT_GOALS: Partial<Record<BundleKind, number>> = {
+  api: 1.05,
+  authorizer: 1.05,
+  mcp: 1.05,
+  'reporting-opensearch': 1.15,
+};
 /** A cold request may cost at most this much more (as a ratio to the baseline) than the best peer's. */
 const PEER_MARGIN = 0.02;
 
@@ -90,7 +95,10 @@ interface Sample {
 }
 
 async function importOnce(node: string, file: string, environment: Record<string, string>): Promise<Sample> {
-  const { stdout } = await run(node, ['--input-type=module', '-e', PROBE, pathToFileURL(file).href], { env: environment, timeout: 60_000 });
+  const { stdout } = await run(node, ['--input-type=module', '-e', PROBE, pathToFileURL(file).href], {
+    env: environment,
+    timeout: 60_000,
+  });
   return JSON.parse(stdout) as Sample;
 }
 
@@ -131,17 +139,33 @@ export interface ColdStartReport {
   functions: ColdStartEntry[];
 }
 
-const total = (sample: Sample): Timing => ({ wall: sample.init.wall + sample.first!.wall, cpu: sample.init.cpu + sample.first!.cpu });
+const total = (sample: Sample): Timing => ({
+  wall: sample.init.wall + sample.first!.wall,
+  cpu: sample.init.cpu + sample.first!.cpu,
+});
 
-export async function measureColdStart(bundles: readonly BuiltBundle[], runs: number, nodePath: string, progress: (message: string) => void, requests: ColdRequests): Promise<ColdStartReport> {
+export async function measureColdStart(
+  bundles: readonly BuiltBundle[],
+  runs: number,
+  nodePath: string,
+  progress: (message: string) => void,
+  requests: ColdRequests,
+): Promise<ColdStartReport> {
   const baseline = bundles.find((bundle) => bundle.kind === 'baseline')!;
-  const measured = bundles.filter((bundle): bundle is BuiltBundle & { kind: ColdStartEntry['kind'] } => bundle.kind !== 'baseline');
+  const measured = bundles.filter(
+    (bundle): bundle is BuiltBundle & { kind: ColdStartEntry['kind'] } => bundle.kind !== 'baseline',
+  );
   const common = { ...functionEnvironment(), ...requests.environment };
   const environmentOf = (bundle: BuiltBundle) => {
     const request: ColdRequest | undefined = requests.requestFor(bundle);
-    return { ...common, ...bundle.environment, ...(request && { BENCH_EVENT: request.event, BENCH_ACCEPTED: JSON.stringify(request.accepted) }) };
+    return {
+      ...common,
+      ...bundle.environment,
+      ...(request && { BENCH_EVENT: request.event, BENCH_ACCEPTED: JSON.stringify(request.accepted) }),
+    };
   };
-  if (!requests.requestFor(baseline)) throw new Error('the baseline needs a first request: every cold request is held against it');
+  if (!requests.requestFor(baseline))
+    throw new Error('the baseline needs a first request: every cold request is held against it');
   const baselineEnvironment = environmentOf(baseline);
   const environments = new Map(measured.map((bundle) => [bundle.name, environmentOf(bundle)]));
   const samples = new Map(measured.map((bundle) => [bundle.name, { own: [] as Sample[], baseline: [] as Sample[] }]));
@@ -174,7 +198,10 @@ export async function measureColdStart(bundles: readonly BuiltBundle[], runs: nu
 }
 
 /** One bundle's row: medians, paired ratios, and its import goal. */
-function summarise(bundle: BuiltBundle & { kind: ColdStartEntry['kind'] }, { own, baseline }: { own: Sample[]; baseline: Sample[] }): ColdStartEntry {
+function summarise(
+  bundle: BuiltBundle & { kind: ColdStartEntry['kind'] },
+  { own, baseline }: { own: Sample[]; baseline: Sample[] },
+): ColdStartEntry {
   const ratio = pairedRatio(
     own.map((sample) => sample.init.cpu),
     baseline.map((sample) => sample.init.cpu),
@@ -211,8 +238,14 @@ function summarise(bundle: BuiltBundle & { kind: ColdStartEntry['kind'] }, { own
 
 /** Each compared function's cold request held against the best peer's (the rounded figures, as printed). */
 export function withColdRequestGoals(rows: readonly ColdStartEntry[]): ColdStartEntry[] {
-  const peerRatios = rows.filter((row) => row.kind === 'peer' && row.coldRequestRatio !== undefined).map((row) => row.coldRequestRatio!);
+  const peerRatios = rows
+    .filter((row) => row.kind === 'peer' && row.coldRequestRatio !== undefined)
+    .map((row) => row.coldRequestRatio!);
   if (peerRatios.length === 0) return [...rows];
   const limit = round(Math.min(...peerRatios) + PEER_MARGIN);
-  return rows.map((row) => (COMPARED_KINDS.has(row.kind) && row.coldRequestRatio !== undefined ? { ...row, coldRequestGoal: atMost(row.coldRequestRatio, limit) } : row));
+  return rows.map((row) =>
+    COMPARED_KINDS.has(row.kind) && row.coldRequestRatio !== undefined
+      ? { ...row, coldRequestGoal: atMost(row.coldRequestRatio, limit) }
+      : row,
+  );
 }

@@ -55,14 +55,23 @@ interface CliRun {
 }
 
 /** Runs `cxm import` with `home` as CXM_HOME; its stderr progress lines go to the bench's. */
-async function runImport(home: string, file: string, progress: Progress, track: (child: ChildProcess) => void): Promise<CliRun> {
+async function runImport(
+  home: string,
+  file: string,
+  progress: Progress,
+  track: (child: ChildProcess) => void,
+): Promise<CliRun> {
   const rssFile = join(home, 'max-rss');
   const started = performance.now();
-  const child = spawn(process.execPath, ['--import', MAX_RSS_REPORTER, 'infra/cli/cxm.mjs', 'import', '--tenant', TENANT, file], {
-    cwd: PROJECT_ROOT,
-    env: { ...process.env, CXM_HOME: home, CXM_BENCH_MAX_RSS_FILE: rssFile },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', MAX_RSS_REPORTER, 'infra/cli/cxm.mjs', 'import', '--tenant', TENANT, file],
+    {
+      cwd: PROJECT_ROOT,
+      env: { ...process.env, CXM_HOME: home, CXM_BENCH_MAX_RSS_FILE: rssFile },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   track(child);
   let stdout = '';
   const stderr: string[] = [];
@@ -73,15 +82,33 @@ async function runImport(home: string, file: string, progress: Progress, track: 
   });
   const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
   const seconds = (performance.now() - started) / 1000;
-  if (code !== 0 || !stdout.startsWith('Imported ')) throw new Error(`cxm import exited with ${code}:\n${stdout}${stderr.join('\n')}`);
+  if (code !== 0 || !stdout.startsWith('Imported '))
+    throw new Error(`cxm import exited with ${code}:\n${stdout}${stderr.join('\n')}`);
   return { seconds, peakRssMb: Number(readFileSync(rssFile, 'utf8')) / 1024 };
 }
 
 /** A CXM_HOME whose local.json points the CLI at `endpoint`. */
-function homeFor(dir: string, name: string, { endpoint, credentials }: LocalDynamoConnection, tables: Record<TableId, string>): string {
+function homeFor(
+  dir: string,
+  name: string,
+  { endpoint, credentials }: LocalDynamoConnection,
+  tables: Record<TableId, string>,
+): string {
   const home = join(dir, name);
   mkdirSync(home);
-  writeLocalState({ apiUrl: 'http://127.0.0.1:9', dynamodbEndpoint: endpoint, dynamodbCredentials: credentials, region: LOCAL_REGION, stage: 'bench', tables, demo: null, pid: process.pid }, home);
+  writeLocalState(
+    {
+      apiUrl: 'http://127.0.0.1:9',
+      dynamodbEndpoint: endpoint,
+      dynamodbCredentials: credentials,
+      region: LOCAL_REGION,
+      stage: 'bench',
+      tables,
+      demo: null,
+      pid: process.pid,
+    },
+    home,
+  );
   return home;
 }
 
@@ -108,9 +135,19 @@ export async function measureImport(
     const sink = await startAcknowledgingDynamo();
     let memory: CliRun;
     try {
-      progress(`import: cxm import of ${sizes.rssRows} rows (${(bytes / 1_048_576).toFixed(0)} MB), writes acknowledged at once; peak memory`);
-      const tables = Object.fromEntries(allTableSpecs.map((spec) => [spec.id, `bench-import-${spec.id}`])) as Record<TableId, string>;
-      memory = await runImport(homeFor(dir, 'rss', { endpoint: sink.url, credentials: dynamo.credentials }, tables), rssFile, progress, track);
+      progress(
+        `import: cxm import of ${sizes.rssRows} rows (${(bytes / 1_048_576).toFixed(0)} MB), writes acknowledged at once; peak memory`,
+      );
+      const tables = Object.fromEntries(allTableSpecs.map((spec) => [spec.id, `bench-import-${spec.id}`])) as Record<
+        TableId,
+        string
+      >;
+      memory = await runImport(
+        homeFor(dir, 'rss', { endpoint: sink.url, credentials: dynamo.credentials }, tables),
+        rssFile,
+        progress,
+        track,
+      );
     } finally {
       await sink.close();
     }

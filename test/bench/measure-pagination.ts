@@ -113,27 +113,45 @@ async function medianMs(repeats: number, work: () => unknown): Promise<number> {
   return median(times);
 }
 
-export async function measurePagination(tables: Record<TableId, string>, options: PaginationOptions, progress: (message: string) => void): Promise<PaginationFigures> {
+export async function measurePagination(
+  tables: Record<TableId, string>,
+  options: PaginationOptions,
+  progress: (message: string) => void,
+): Promise<PaginationFigures> {
   const client = documentClient();
   const now = Date.now();
   const plan: SeedPlan = { tenant: REPORT_TENANT, assistant: options.rows, voc: 0, jobs: 0, days: 30, seed: 1, now };
   progress(`pagination: seeding ${options.rows} reporting rows (the CLI's seed)`);
-  const seedSeconds = await seed(plan, { ...bindTableStores(client, tables), target: 'bench DynamoDB Local' }, process.stderr.isTTY === true ? process.stderr : undefined);
+  const seedSeconds = await seed(
+    plan,
+    { ...bindTableStores(client, tables), target: 'bench DynamoDB Local' },
+    process.stderr.isTTY === true ? process.stderr : undefined,
+  );
 
   const index = bindDynamoReportingIndex(client, tables);
   // Every seeded row: they lie in the last `days` days.
   const window = { from: now - (plan.days + 1) * 86_400_000, to: now + 1 };
   const page = (after: [number, string] | undefined, limit = options.limit, withTotal = false, within = window) =>
-    index.page({ tenantId: REPORT_TENANT, kind: KIND, window: within, after, limit, withTotal, maxBytes: RESPONSE_BUDGET_BYTES });
+    index.page({
+      tenantId: REPORT_TENANT,
+      kind: KIND,
+      window: within,
+      after,
+      limit,
+      withTotal,
+      maxBytes: RESPONSE_BUDGET_BYTES,
+    });
 
   progress(`pagination: walking to page ${options.page}`);
   let after: [number, string] | undefined;
   let smallWindow = window;
   for (let n = 1; n < options.page; n++) {
     const walked = await page(after);
-    if (walked.rows.length !== options.limit || !walked.last) throw new Error(`page ${n} holds ${walked.rows.length} rows, not ${options.limit}`);
+    if (walked.rows.length !== options.limit || !walked.last)
+      throw new Error(`page ${n} holds ${walked.rows.length} rows, not ${options.limit}`);
     after = walked.last;
-    if (smallWindow === window && n * options.limit >= SMALL_WINDOW_ROWS) smallWindow = { from: window.from, to: after[0] + 1 };
+    if (smallWindow === window && n * options.limit >= SMALL_WINDOW_ROWS)
+      smallWindow = { from: window.from, to: after[0] + 1 };
   }
   const deepAfter = after;
 
@@ -149,12 +167,22 @@ export async function measurePagination(tables: Record<TableId, string>, options
     }
   }
   const ratio = pairedRatio(deep, first);
-  const reads = { firstPage: await countReads(() => page(undefined)), deepPage: await countReads(() => page(deepAfter)) };
-  const totals = await measureTotals((within) => page(undefined, options.limit, true, within), smallWindow, window, options, progress);
+  const reads = {
+    firstPage: await countReads(() => page(undefined)),
+    deepPage: await countReads(() => page(deepAfter)),
+  };
+  const totals = await measureTotals(
+    (within) => page(undefined, options.limit, true, within),
+    smallWindow,
+    window,
+    options,
+    progress,
+  );
 
   progress(`pagination: serialising a ${SERIALISED_ROWS}-row page`);
   const big = await page(undefined, SERIALISED_ROWS);
-  if (big.rows.length !== SERIALISED_ROWS) throw new Error(`the ${SERIALISED_ROWS}-row page holds ${big.rows.length} rows`);
+  if (big.rows.length !== SERIALISED_ROWS)
+    throw new Error(`the ${SERIALISED_ROWS}-row page holds ${big.rows.length} rows`);
   const serialise = await serialiseFigures(big, window, options.repeats);
 
   return {
@@ -180,7 +208,9 @@ async function measureTotals(
   progress: (message: string) => void,
 ): Promise<ReportingTotalsFigures> {
   const [smallTotal, largeTotal] = [(await firstPage(small)).total ?? 0, (await firstPage(large)).total ?? 0];
-  progress(`reporting totals: page 1 with the total of ${smallTotal} rows against ${largeTotal}, ${options.repeats} times each`);
+  progress(
+    `reporting totals: page 1 with the total of ${smallTotal} rows against ${largeTotal}, ${options.repeats} times each`,
+  );
   const times = { small: [] as number[], large: [] as number[] };
   for (let i = 0; i < options.repeats; i++) {
     for (const which of i % 2 === 0 ? (['small', 'large'] as const) : (['large', 'small'] as const)) {
@@ -199,9 +229,17 @@ async function measureTotals(
   };
 }
 
-async function serialiseFigures(page: ReportPage, window: { from: number; to: number }, repeats: number): Promise<PaginationFigures['serialise']> {
+async function serialiseFigures(
+  page: ReportPage,
+  window: { from: number; to: number },
+  repeats: number,
+): Promise<PaginationFigures['serialise']> {
   // The index answers at once with the rows it returned: what remains is the handler's own work.
-  const dependencies = { kind: KIND, index: { page: async () => ({ ...page, total: 100_000 }) }, keys: async () => BENCH_CURSOR_KEYS } as const;
+  const dependencies = {
+    kind: KIND,
+    index: { page: async () => ({ ...page, total: 100_000 }) },
+    keys: async () => BENCH_CURSOR_KEYS,
+  } as const;
   const request = {
     tenantId: REPORT_TENANT,
     caller: { keyId: 'benchkey0001', tenants: [REPORT_TENANT], scopes: ['reporting:*'] },
@@ -210,13 +248,23 @@ async function serialiseFigures(page: ReportPage, window: { from: number; to: nu
     body: undefined,
     requestId: 'bench',
     signal: new AbortController().signal,
-    http: { method: 'GET', headers: {}, multiValueHeaders: {}, rawBody: Buffer.alloc(0), selfUrl: 'http://127.0.0.1/bench' },
+    http: {
+      method: 'GET',
+      headers: {},
+      multiValueHeaders: {},
+      rawBody: Buffer.alloc(0),
+      selfUrl: 'http://127.0.0.1/bench',
+    },
   };
   const result = await serveReportList(dependencies, request);
   const body = result.bodyText ?? '';
   const bodyMs = await medianMs(repeats, () => serveReportList(dependencies, request));
-  const envelopeMs = await medianMs(repeats, () => JSON.stringify({ statusCode: 200, headers: { 'Content-Type': 'application/json; charset=utf-8' }, body }));
-  const parseAndStringifyMs = await medianMs(repeats, () => JSON.stringify({ total: 100_000, cursor: {}, data: page.rows.map((row) => JSON.parse(row) as unknown) }));
+  const envelopeMs = await medianMs(repeats, () =>
+    JSON.stringify({ statusCode: 200, headers: { 'Content-Type': 'application/json; charset=utf-8' }, body }),
+  );
+  const parseAndStringifyMs = await medianMs(repeats, () =>
+    JSON.stringify({ total: 100_000, cursor: {}, data: page.rows.map((row) => JSON.parse(row) as unknown) }),
+  );
   return {
     rows: page.rows.length,
     bodyBytes: Buffer.byteLength(body),

@@ -21,12 +21,20 @@ export interface BenchServer {
 }
 
 /** Starts one side in its own process; `track` hears of the child so the bench can kill it on exit. */
-export async function startBenchServer(mode: 'gateway' | 'bare', track: (child: ChildProcess) => void): Promise<BenchServer> {
-  const child = spawn(process.execPath, ['--import', 'tsx', SERVER_SCRIPT, mode], { env: process.env, stdio: ['ignore', 'pipe', 'inherit'] });
+export async function startBenchServer(
+  mode: 'gateway' | 'bare',
+  track: (child: ChildProcess) => void,
+): Promise<BenchServer> {
+  const child = spawn(process.execPath, ['--import', 'tsx', SERVER_SCRIPT, mode], {
+    env: process.env,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   track(child);
   const lines = createInterface({ input: child.stdout! });
   const url = await new Promise<string>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`the ${mode} bench server exited (code ${code}) before it listened`)));
+    child.once('exit', (code) =>
+      reject(new Error(`the ${mode} bench server exited (code ${code}) before it listened`)),
+    );
     lines.once('line', (line) => resolve((JSON.parse(line) as { url: string }).url));
   });
   return { url, stop: () => void child.kill('SIGTERM') };
@@ -38,11 +46,21 @@ interface RunFigures {
   p99Ms: number;
 }
 
-async function load(url: string, route: BenchRoute, key: string, seconds: number, connections: number): Promise<RunFigures> {
+async function load(
+  url: string,
+  route: BenchRoute,
+  key: string,
+  seconds: number,
+  connections: number,
+): Promise<RunFigures> {
   const result = await autocannon({
     url: `${url}${route.path}`,
     method: route.method,
-    headers: { Authorization: `Bearer ${key}`, Accept: 'application/json', ...(route.body !== undefined && { 'Content-Type': 'application/json' }) },
+    headers: {
+      Authorization: `Bearer ${key}`,
+      Accept: 'application/json',
+      ...(route.body !== undefined && { 'Content-Type': 'application/json' }),
+    },
     ...(route.body !== undefined && { body: route.body }),
     connections,
     duration: seconds,
@@ -50,7 +68,9 @@ async function load(url: string, route: BenchRoute, key: string, seconds: number
   // A figure of refusals or failures would measure the wrong thing.
   const expected = result.statusCodeStats?.[`${route.status}`]?.count ?? 0;
   if (result.errors > 0 || result.non2xx > 0 || expected === 0) {
-    throw new Error(`${route.id} at ${url}: ${result.non2xx} non-2xx answers, ${result.errors} errors, ${expected} x ${route.status}`);
+    throw new Error(
+      `${route.id} at ${url}: ${result.non2xx} non-2xx answers, ${result.errors} errors, ${expected} x ${route.status}`,
+    );
   }
   return { rps: result.requests.average, p50Ms: result.latency.p50, p99Ms: result.latency.p99 };
 }
@@ -104,7 +124,13 @@ export async function measureThroughput(
       gateway.map((run) => run.rps),
       bare.map((run) => run.rps),
     );
-    routes.push({ route: route.id, gateway: medianFigures(gateway), bare: medianFigures(bare), ratio: round(ratio), goal: atLeast(ratio, GOAL_RATIO) });
+    routes.push({
+      route: route.id,
+      gateway: medianFigures(gateway),
+      bare: medianFigures(bare),
+      ratio: round(ratio),
+      goal: atLeast(ratio, GOAL_RATIO),
+    });
   }
   return { connections: options.connections, seconds: options.seconds, rounds: options.rounds, routes };
 }

@@ -18,7 +18,17 @@ import { newNoteId } from '#shared/domain/notes/new-note-id';
 import { routeById } from '#shared/routes';
 import { documentClient } from '#shared/store/dynamo-client';
 import { conversationsStore, documentsStore } from '#shared/store/function-stores';
-import { BENCH_COLLECTION, BENCH_DOC_ID, BENCH_DOCUMENT, BENCH_ROUTES, BENCH_TENANT, type BenchRoute, benchContext, benchEvent, KEYED_NOTE_ROUTE } from './bench-requests.ts';
+import {
+  BENCH_COLLECTION,
+  BENCH_DOC_ID,
+  BENCH_DOCUMENT,
+  BENCH_ROUTES,
+  BENCH_TENANT,
+  type BenchRoute,
+  benchContext,
+  benchEvent,
+  KEYED_NOTE_ROUTE,
+} from './bench-requests.ts';
 import { atMost, type Goal, median, pairedDifference, round } from './bench-stats.ts';
 import { runSectionProcess } from './run-section-process.ts';
 
@@ -49,7 +59,13 @@ function answerFromCannedBodies(): () => void {
       const operation = request.headers?.['x-amz-target']?.split('.')[1];
       const body = operation === undefined ? undefined : CANNED_BODIES[operation];
       if (body === undefined) return next(args);
-      return { response: { statusCode: 200, headers: { 'content-type': 'application/x-amz-json-1.0' }, body: Buffer.from(body) } };
+      return {
+        response: {
+          statusCode: 200,
+          headers: { 'content-type': 'application/x-amz-json-1.0' },
+          body: Buffer.from(body),
+        },
+      };
     },
     // Innermost: after serialising and signing, where the HTTP handler would send the request.
     { step: 'deserialize', priority: 'low', name: CANNED_MIDDLEWARE },
@@ -74,7 +90,9 @@ function bareHandler(route: BenchRoute): ProxyHandler {
     const now = new Date();
     const note = buildNote(newNoteId(now.getTime()), now);
     const outcome = await conversations.addNote(tenantId!, conversationId!, { ...note, body }, now);
-    return outcome.kind === 'added' ? { statusCode: 201, body: JSON.stringify({ note }) } : { statusCode: 409, body: '' };
+    return outcome.kind === 'added'
+      ? { statusCode: 201, body: JSON.stringify({ note }) }
+      : { statusCode: 409, body: '' };
   };
 }
 
@@ -82,12 +100,19 @@ function bareHandler(route: BenchRoute): ProxyHandler {
  * CPU time of one call (user + system, µs), averaged over `count` sequential calls. CPU time
  * rather than wall time: a batch preempted by another process would otherwise count the wait.
  */
-async function timeCalls(handler: ProxyHandler, event: APIGatewayProxyEvent, context: Context, status: number, count: number): Promise<number> {
+async function timeCalls(
+  handler: ProxyHandler,
+  event: APIGatewayProxyEvent,
+  context: Context,
+  status: number,
+  count: number,
+): Promise<number> {
   const started = process.cpuUsage();
   for (let i = 0; i < count; i++) {
     // The chain marks the event as it goes; each call gets its own, as each invocation does.
     const result = await handler({ ...event }, context);
-    if (result.statusCode !== status) throw new Error(`warm overhead: expected ${status}, got ${result.statusCode}: ${result.body}`);
+    if (result.statusCode !== status)
+      throw new Error(`warm overhead: expected ${status}, got ${result.statusCode}: ${result.body}`);
   }
   const { user, system } = process.cpuUsage(started);
   return (user + system) / count;
@@ -111,7 +136,10 @@ export interface WarmOverheadReport {
 }
 
 /** The process environment must point at the tables already (handlers read it at import). */
-export async function measureWarmOverhead(options: { rounds: number; batch: number }, progress: (message: string) => void): Promise<WarmOverheadReport> {
+export async function measureWarmOverhead(
+  options: { rounds: number; batch: number },
+  progress: (message: string) => void,
+): Promise<WarmOverheadReport> {
   const undo = answerFromCannedBodies();
   const context = benchContext();
   try {
@@ -119,7 +147,9 @@ export async function measureWarmOverhead(options: { rounds: number; batch: numb
     // The keyed note beside the plain one: both against the same bare function, which records nothing.
     for (const route of [...BENCH_ROUTES, KEYED_NOTE_ROUTE]) {
       progress(`warm overhead: ${route.label ?? route.id}`);
-      const module = (await import(pathToFileURL(join(PROJECT_ROOT, routeById(route.id).handler)).href)) as { handler: ProxyHandler };
+      const module = (await import(pathToFileURL(join(PROJECT_ROOT, routeById(route.id).handler)).href)) as {
+        handler: ProxyHandler;
+      };
       const chain = module.handler;
       const bare = bareHandler(route);
       const event = benchEvent(route);
@@ -156,6 +186,11 @@ export async function measureWarmOverhead(options: { rounds: number; batch: numb
 const PROCESS_SCRIPT = fileURLToPath(new URL('./warm-overhead-process.ts', import.meta.url));
 
 /** Runs the section in a child process on `node` (run-section-process.ts). */
-export async function measureWarmOverheadOn(node: string, options: { rounds: number; batch: number }, startedAtMs: number, track: (child: ChildProcess) => void): Promise<WarmOverheadReport> {
+export async function measureWarmOverheadOn(
+  node: string,
+  options: { rounds: number; batch: number },
+  startedAtMs: number,
+  track: (child: ChildProcess) => void,
+): Promise<WarmOverheadReport> {
   return runSectionProcess<WarmOverheadReport>(node, [], PROCESS_SCRIPT, { ...options, startedAtMs }, track);
 }

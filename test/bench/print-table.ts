@@ -102,8 +102,21 @@ function coldStartSection(report: ColdStartReport, node: BenchNode): string {
   return [
     `Cold start on Node ${node.version}: a fresh process imports the bundle (init), then answers its first request against DynamoDB Local (cold request = init + that request). CPU time, median of ${report.runs} runs, each paired with a baseline process just before it (baseline: init ${report.baselineCpuMs} ms CPU, cold request ${report.baselineColdRequestCpuMs} ms CPU, ${report.baselineColdRequestMs} ms wall). Peers: the baseline's handler and request in another framework, same esbuild settings, same runs. Goals: init <= 1.05x (1.15x for a list of an OpenSearch stage); cold request <= the best peer's + 0.02`,
     formatTable(
-      ['function', '>init ms CPU', '>vs baseline', 'init goal', '>cold req ms CPU', '>wall ms', '>vs baseline', 'cold request goal', 'note'],
-      [...ours.map((entry) => row(entry, entry.function)), ...peers.map((entry) => row(entry, `peer: ${entry.function}`))],
+      [
+        'function',
+        '>init ms CPU',
+        '>vs baseline',
+        'init goal',
+        '>cold req ms CPU',
+        '>wall ms',
+        '>vs baseline',
+        'cold request goal',
+        'note',
+      ],
+      [
+        ...ours.map((entry) => row(entry, entry.function)),
+        ...peers.map((entry) => row(entry, `peer: ${entry.function}`)),
+      ],
     ),
   ].join('\n');
 }
@@ -114,20 +127,34 @@ export function peersSummary(report: ColdStartReport): string | undefined {
   if (standings.length === 0) return undefined;
   const lines = standings.map(({ peer, ratio, ahead, notAhead }) => {
     const total = ahead.length + notAhead.length;
-    const verdict = notAhead.length === 0 ? `all ${total} ahead` : ahead.length === 0 ? `none of ${total} ahead` : `${ahead.length} of ${total} ahead; not ahead: ${notAhead.join(', ')}`;
+    const verdict =
+      notAhead.length === 0
+        ? `all ${total} ahead`
+        : ahead.length === 0
+          ? `none of ${total} ahead`
+          : `${ahead.length} of ${total} ahead; not ahead: ${notAhead.join(', ')}`;
     return `  ${peer} (${x(ratio)}): ${verdict}`;
   });
-  return [`Against the peers (cold request CPU vs the baseline's; ahead = lower ratio), our functions:`, ...lines].join('\n');
+  return [`Against the peers (cold request CPU vs the baseline's; ahead = lower ratio), our functions:`, ...lines].join(
+    '\n',
+  );
 }
 
 /** The report's first line: which Node measured, and which sections ran on the bench's own Node. */
 function nodeHeader(report: BenchReport): string {
   const { node } = report;
   const onMeasured = [report.coldStart && 'cold start', report.warmOverhead && 'warm overhead'].filter(Boolean);
-  const onBench = [report.pagination && 'pagination', report.throughput && 'throughput', report.authorizerScale && 'authorizer scale', report.import && 'import'].filter(Boolean);
+  const onBench = [
+    report.pagination && 'pagination',
+    report.throughput && 'throughput',
+    report.authorizerScale && 'authorizer scale',
+    report.import && 'import',
+  ].filter(Boolean);
   const parts = [
-    onMeasured.length > 0 && `${onMeasured.join(' and ')} measured on Node ${node.version} (${node.pinned ? "Lambda's, pinned" : "NOT Lambda's: the pinned Node is missing"})`,
-    onBench.length > 0 && `${onBench.join(' and ')} on the bench's Node ${node.benchVersion} (in process / the local gateway as npm start runs it)`,
+    onMeasured.length > 0 &&
+      `${onMeasured.join(' and ')} measured on Node ${node.version} (${node.pinned ? "Lambda's, pinned" : "NOT Lambda's: the pinned Node is missing"})`,
+    onBench.length > 0 &&
+      `${onBench.join(' and ')} on the bench's Node ${node.benchVersion} (in process / the local gateway as npm start runs it)`,
   ].filter(Boolean);
   return `Node: ${parts.length > 0 ? parts.join('; ') : `bench on ${node.benchVersion}`}.`;
 }
@@ -137,7 +164,13 @@ function warmSection(report: WarmOverheadReport): string {
     `Warm overhead: CPU time per request in process, chain vs bare function with the same store call (canned DynamoDB answers; median of ${report.rounds} batches of ${report.batch})`,
     formatTable(
       ['route', '>chain us', '>bare us', '>overhead us', 'goal'],
-      report.routes.map((entry) => [entry.route, entry.chainUs.toFixed(1), entry.bareUs.toFixed(1), entry.overheadUs.toFixed(1), formatGoal(entry.goal, ' us')]),
+      report.routes.map((entry) => [
+        entry.route,
+        entry.chainUs.toFixed(1),
+        entry.bareUs.toFixed(1),
+        entry.overheadUs.toFixed(1),
+        formatGoal(entry.goal, ' us'),
+      ]),
     ),
   ].join('\n');
 }
@@ -162,7 +195,10 @@ function throughputSection(report: ThroughputReport): string {
   ].join('\n');
 }
 
-function paginationSection(report: NonNullable<BenchReport['pagination']>, totals: BenchReport['reportingTotals']): string {
+function paginationSection(
+  report: NonNullable<BenchReport['pagination']>,
+  totals: BenchReport['reportingTotals'],
+): string {
   const { serialise, authorizer } = report;
   return [
     `Pagination: DynamoDB reporting adapter, ${report.windowRows} rows in the window, limit ${report.limit} (seeded in ${report.seedSeconds} s)`,
@@ -180,7 +216,11 @@ function paginationSection(report: NonNullable<BenchReport['pagination']>, total
         ...(totals
           ? [
               [`page 1 with the total, ${totals.smallRows}-row window`, `${totals.smallMs.toFixed(1)} ms`, ''],
-              [`page 1 with the total, ${totals.largeRows}-row window (maintained counts)`, `${totals.largeMs.toFixed(1)} ms`, ''],
+              [
+                `page 1 with the total, ${totals.largeRows}-row window (maintained counts)`,
+                `${totals.largeMs.toFixed(1)} ms`,
+                '',
+              ],
               ['  large / small (reportingTotals)', x(totals.ratio), formatGoal(totals.goal)],
             ]
           : []),
@@ -188,8 +228,16 @@ function paginationSection(report: NonNullable<BenchReport['pagination']>, total
         ['  + Lambda response envelope', `${serialise.envelopeMs.toFixed(1)} ms`, ''],
         ['  (parse + stringify every row instead)', `${serialise.parseAndStringifyMs.toFixed(1)} ms`, ''],
         [`authorizer reads, ${authorizer.requests} requests, warm cache`, String(authorizer.reads), ''],
-        [`authorizer reads per key per TTL (${authorizer.keys} keys, TTL ${authorizer.ttlSeconds} s)`, authorizer.readsPerKeyPerTtl.toFixed(2), formatGoal(authorizer.goal, '')],
-        [`authorizer reads, cold cache, ${authorizer.coldBurst.concurrent} concurrent first requests`, String(authorizer.coldBurst.reads), ''],
+        [
+          `authorizer reads per key per TTL (${authorizer.keys} keys, TTL ${authorizer.ttlSeconds} s)`,
+          authorizer.readsPerKeyPerTtl.toFixed(2),
+          formatGoal(authorizer.goal, ''),
+        ],
+        [
+          `authorizer reads, cold cache, ${authorizer.coldBurst.concurrent} concurrent first requests`,
+          String(authorizer.coldBurst.reads),
+          '',
+        ],
         [
           `authorizer calls, one key, notes to ${authorizer.distinctPaths.notes} distinct conversations in one TTL`,
           String(authorizer.distinctPaths.authorizerCalls),
@@ -218,7 +266,14 @@ function bodyCheckSection(report: BodyCheckFigures): string {
     'Body check: hostile JSON bodies of about 1 MiB, parsed first; the check alone (median time; peak RSS and heap it added)',
     formatTable(
       ['body', '>MiB', '>ms', '>peak RSS +MB', '>heap +MB', 'kept'],
-      report.cases.map((entry) => [entry.name, entry.bodyMib.toFixed(2), entry.ms.toFixed(1), entry.peakRssGrowthMb.toFixed(1), entry.heapGrowthMb.toFixed(1), entry.accepted ? 'yes' : 'NO']),
+      report.cases.map((entry) => [
+        entry.name,
+        entry.bodyMib.toFixed(2),
+        entry.ms.toFixed(1),
+        entry.peakRssGrowthMb.toFixed(1),
+        entry.heapGrowthMb.toFixed(1),
+        entry.accepted ? 'yes' : 'NO',
+      ]),
     ),
     `worst: ${report.worstMs.toFixed(1)} ms (${formatGoal(report.goal.ms, ' ms')}), ${report.worstMb.toFixed(1)} MB (${formatGoal(report.goal.mb, ' MB')})`,
   ].join('\n');
@@ -230,8 +285,16 @@ function importSection(report: ImportFigures): string {
     formatTable(
       ['figure', '>value', 'goal'],
       [
-        [`rows/s, ${report.rows} rows into DynamoDB Local (whole command)`, `${report.rowsPerSecond} (${report.seconds.toFixed(1)} s)`, ''],
-        [`peak RSS, ${report.rssRows} rows (${report.rssFileMb} MB file; writes acknowledged at once, ${report.rssSeconds.toFixed(1)} s)`, `${report.peakRssMb} MB`, formatGoal(report.goal, ' MB')],
+        [
+          `rows/s, ${report.rows} rows into DynamoDB Local (whole command)`,
+          `${report.rowsPerSecond} (${report.seconds.toFixed(1)} s)`,
+          '',
+        ],
+        [
+          `peak RSS, ${report.rssRows} rows (${report.rssFileMb} MB file; writes acknowledged at once, ${report.rssSeconds.toFixed(1)} s)`,
+          `${report.peakRssMb} MB`,
+          formatGoal(report.goal, ' MB'),
+        ],
       ],
     ),
   ].join('\n');
@@ -249,12 +312,17 @@ export function goals(report: BenchReport): Array<{ name: string; goal: Goal }> 
     found.push({ name: 'body check memory', goal: report.bodyCheck.goal.mb });
   }
   if (report.reportingTotals) found.push({ name: 'reporting totals', goal: report.reportingTotals.goal });
-  for (const entry of report.warmOverhead?.routes ?? []) found.push({ name: `warm overhead ${entry.route}`, goal: entry.goal });
-  for (const entry of report.throughput?.routes ?? []) found.push({ name: `throughput ${entry.route}`, goal: entry.goal });
+  for (const entry of report.warmOverhead?.routes ?? [])
+    found.push({ name: `warm overhead ${entry.route}`, goal: entry.goal });
+  for (const entry of report.throughput?.routes ?? [])
+    found.push({ name: `throughput ${entry.route}`, goal: entry.goal });
   if (report.pagination) {
     found.push({ name: 'pagination depth', goal: report.pagination.goal });
     found.push({ name: 'authorizer reads', goal: report.pagination.authorizer.goal });
-    found.push({ name: 'authorizer calls per key across paths', goal: report.pagination.authorizer.distinctPaths.goal });
+    found.push({
+      name: 'authorizer calls per key across paths',
+      goal: report.pagination.authorizer.distinctPaths.goal,
+    });
   }
   if (report.authorizerScale) found.push({ name: 'authorizer scale', goal: report.authorizerScale.goal });
   if (report.import) found.push({ name: 'import peak memory', goal: report.import.goal });
@@ -275,7 +343,9 @@ export function formatReport(report: BenchReport): string {
   ].filter((section): section is string => Boolean(section));
   const all = goals(report);
   const missed = all.filter(({ goal }) => !goal.met).map(({ name }) => name);
-  sections.push(`Goals: ${all.length - missed.length} of ${all.length} met${missed.length > 0 ? `; not met: ${missed.join(', ')}` : ''}.`);
+  sections.push(
+    `Goals: ${all.length - missed.length} of ${all.length} met${missed.length > 0 ? `; not met: ${missed.join(', ')}` : ''}.`,
+  );
   const peers = report.coldStart && peersSummary(report.coldStart);
   if (peers) sections.push(peers);
   return `${sections.join('\n\n')}\n`;

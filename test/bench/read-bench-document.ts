@@ -11,7 +11,13 @@ const client = DynamoDBDocumentClient.from(new DynamoDBClient({}));
 const table = process.env.CXM_TABLE_DOCUMENTS;
 
 /** The document's JSON, or undefined when there is none. */
-export async function readBenchDocument(tenantId: string | undefined, collection: string | undefined, docId: string | undefined): Promise<string | undefined> {
-  const { Item } = await client.send(new GetCommand({ TableName: table, Key: { pk: `${tenantId}#${collection}`, sk: docId } }));
+export async function readBenchDocument(
+  tenantId: string | undefined,
+  collection: string | undefined,
+  docId: string | undefined,
+): Promise<string | undefined> {
+  const { Item } = await client.send(
+    new GetCommand({ TableName: table, Key: { pk: `${tenantId}#${collection}`, sk: docId } }),
+  );
   return Item ? String(Item.data) : undefined;
 }

@@ -25,7 +25,14 @@ import { documentClient } from '#shared/store/dynamo-client';
 import type { TableId } from '#shared/store/table-specs';
 import { bindTableStores } from '#shared/store/table-stores';
 import { benchProgress } from './bench-progress.ts';
-import { BENCH_COLLECTION, BENCH_CONVERSATION, BENCH_DOC_ID, BENCH_DOCUMENT, BENCH_SCOPES, BENCH_TENANT } from './bench-requests.ts';
+import {
+  BENCH_COLLECTION,
+  BENCH_CONVERSATION,
+  BENCH_DOC_ID,
+  BENCH_DOCUMENT,
+  BENCH_SCOPES,
+  BENCH_TENANT,
+} from './bench-requests.ts';
 import { arrangeColdRequests } from './cold-requests.ts';
 import { measureAuthorizerReads } from './measure-authorizer-reads.ts';
 import { measureAuthorizerScale } from './measure-authorizer-scale.ts';
@@ -38,7 +45,16 @@ import { type BenchServer, measureThroughput, startBenchServer } from './measure
 import { measureWarmOverheadOn } from './measure-warm-overhead.ts';
 import { type BenchReport, formatJson, formatReport } from './print-table.ts';
 
-const SECTIONS = ['coldStart', 'bundles', 'bodyCheck', 'warmOverhead', 'throughput', 'pagination', 'authorizerScale', 'import'] as const;
+const SECTIONS = [
+  'coldStart',
+  'bundles',
+  'bodyCheck',
+  'warmOverhead',
+  'throughput',
+  'pagination',
+  'authorizerScale',
+  'import',
+] as const;
 type Section = (typeof SECTIONS)[number];
 
 /** Sizes of a full run (about 15 minutes on 2 cores, most of it seeding 100 000 counted rows and the import section) and of `--quick` (a smoke run). */
@@ -89,7 +105,9 @@ function parseOptions(argv: string[]) {
     },
   });
   if (values.help) {
-    process.stdout.write('npm run bench [-- --json] [--quick] [--runs <cold-start runs>] [--only coldStart,bundles,bodyCheck,warmOverhead,throughput,pagination,authorizerScale,import]\n');
+    process.stdout.write(
+      'npm run bench [-- --json] [--quick] [--runs <cold-start runs>] [--only coldStart,bundles,bodyCheck,warmOverhead,throughput,pagination,authorizerScale,import]\n',
+    );
     process.exit(0);
   }
   const sizes = { ...SIZES[values.quick ? 'quick' : 'full'] };
@@ -100,7 +118,8 @@ function parseOptions(argv: string[]) {
   }
   const only = values.only === undefined ? [...SECTIONS] : values.only.split(',').map((name) => name.trim());
   const unknown = only.filter((name) => !(SECTIONS as readonly string[]).includes(name));
-  if (unknown.length > 0) throw new StartupError(`--only: unknown section(s) ${unknown.join(', ')}; choose from ${SECTIONS.join(', ')}`);
+  if (unknown.length > 0)
+    throw new StartupError(`--only: unknown section(s) ${unknown.join(', ')}; choose from ${SECTIONS.join(', ')}`);
   return { json: values.json, quick: values.quick, sizes, sections: new Set(only as Section[]) };
 }
 
@@ -168,7 +187,12 @@ async function main(): Promise<number> {
   const { sizes, sections } = options;
   const node = lambdaNode();
   const report: BenchReport = {
-    node: { version: node.version, pinned: node.pinned, benchVersion: process.version, ...(node.warning && { warning: node.warning }) },
+    node: {
+      version: node.version,
+      pinned: node.pinned,
+      benchVersion: process.version,
+      ...(node.warning && { warning: node.warning }),
+    },
     coldStart: null,
     bundles: null,
     bodyCheck: null,
@@ -197,14 +221,26 @@ async function main(): Promise<number> {
       progress(`body check: hostile 1 MiB bodies in a process of node ${node.version}`);
       report.bodyCheck = await measureBodyCheck(node.execPath, sizes.bodyCheckRepeats, resources.track);
     }
-    if (!['coldStart', 'warmOverhead', 'throughput', 'pagination', 'authorizerScale', 'import'].some((name) => sections.has(name as Section))) return print(report, options.json);
+    if (
+      !['coldStart', 'warmOverhead', 'throughput', 'pagination', 'authorizerScale', 'import'].some((name) =>
+        sections.has(name as Section),
+      )
+    )
+      return print(report, options.json);
 
     progress('starting DynamoDB Local (in memory)');
     resources.dynamo = await startDynamoDbLocal({});
     const tables = (await createTables(resources.dynamo, 'bench')) as Record<TableId, string>;
     pointAtLocalDynamo(resources.dynamo, tables);
     const stores = bindTableStores(documentClient(), tables);
-    const createKey = async () => (await issueKey(stores.keys, { tenants: [BENCH_TENANT], scopes: BENCH_SCOPES, name: 'bench' }, { tagSecret: BENCH_KEY_TAG_SECRET })).key;
+    const createKey = async () =>
+      (
+        await issueKey(
+          stores.keys,
+          { tenants: [BENCH_TENANT], scopes: BENCH_SCOPES, name: 'bench' },
+          { tagSecret: BENCH_KEY_TAG_SECRET },
+        )
+      ).key;
     await stores.documents.replace(BENCH_TENANT, BENCH_COLLECTION, BENCH_DOC_ID, JSON.stringify(BENCH_DOCUMENT));
     await stores.conversations.putConversation(BENCH_TENANT, conversationWithDefaults({ id: BENCH_CONVERSATION }));
 
@@ -226,28 +262,57 @@ async function main(): Promise<number> {
         notes: sizes.distinctNotes,
         addConversation: (id) => stores.conversations.putConversation(BENCH_TENANT, conversationWithDefaults({ id })),
       });
-      const { totals, ...pages } = await measurePagination(tables, { rows: sizes.rows, limit: sizes.limit, page: sizes.page, repeats: sizes.repeats }, progress);
+      const { totals, ...pages } = await measurePagination(
+        tables,
+        { rows: sizes.rows, limit: sizes.limit, page: sizes.page, repeats: sizes.repeats },
+        progress,
+      );
       report.pagination = { ...pages, authorizer };
       report.reportingTotals = totals;
     }
     if (sections.has('authorizerScale')) {
-      const createTenantKey = async (tenantId: string) => (await issueKey(stores.keys, { tenants: [tenantId], scopes: BENCH_SCOPES, name: 'bench' }, { tagSecret: BENCH_KEY_TAG_SECRET })).key;
+      const createTenantKey = async (tenantId: string) =>
+        (
+          await issueKey(
+            stores.keys,
+            { tenants: [tenantId], scopes: BENCH_SCOPES, name: 'bench' },
+            { tagSecret: BENCH_KEY_TAG_SECRET },
+          )
+        ).key;
       report.authorizerScale = await measureAuthorizerScale(tables.keys, createTenantKey, sizes.authScale, progress);
     }
     // Before the throughput runs, for the same reason as the seeding above.
     if (sections.has('import'))
-      report.import = await measureImport({ endpoint: resources.dynamo.endpoint, credentials: resources.dynamo.credentials, tables }, sizes.import, progress, resources.track);
+      report.import = await measureImport(
+        { endpoint: resources.dynamo.endpoint, credentials: resources.dynamo.credentials, tables },
+        sizes.import,
+        progress,
+        resources.track,
+      );
     if (sections.has('warmOverhead')) {
       progress(`warm overhead: in a process of node ${node.version}`);
-      report.warmOverhead = await measureWarmOverheadOn(node.execPath, { rounds: sizes.warmRounds, batch: sizes.warmBatch }, startedAtMs, resources.track);
+      report.warmOverhead = await measureWarmOverheadOn(
+        node.execPath,
+        { rounds: sizes.warmRounds, batch: sizes.warmBatch },
+        startedAtMs,
+        resources.track,
+      );
     }
     if (sections.has('throughput')) {
       progress('throughput: starting the local gateway and the bare server');
       const servers: BenchServer[] = [];
       try {
-        const [gateway, bare] = await Promise.all([startBenchServer('gateway', resources.track), startBenchServer('bare', resources.track)]);
+        const [gateway, bare] = await Promise.all([
+          startBenchServer('gateway', resources.track),
+          startBenchServer('bare', resources.track),
+        ]);
         servers.push(gateway, bare);
-        report.throughput = await measureThroughput({ gateway: gateway.url, bare: bare.url }, await createKey(), { seconds: sizes.seconds, rounds: sizes.rounds, connections: 10 }, progress);
+        report.throughput = await measureThroughput(
+          { gateway: gateway.url, bare: bare.url },
+          await createKey(),
+          { seconds: sizes.seconds, rounds: sizes.rounds, connections: 10 },
+          progress,
+        );
       } finally {
         for (const server of servers) server.stop();
       }

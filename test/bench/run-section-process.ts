@@ -9,7 +9,13 @@ import { once } from 'node:events';
 import { MAX_CONCURRENCY_ENV } from '#infra/local/invocation-scope';
 import { PROJECT_ROOT } from '#infra/project-root';
 
-export async function runSectionProcess<T>(node: string, nodeArgs: readonly string[], script: string, input: unknown, track: (child: ChildProcess) => void): Promise<T> {
+export async function runSectionProcess<T>(
+  node: string,
+  nodeArgs: readonly string[],
+  script: string,
+  input: unknown,
+  track: (child: ChildProcess) => void,
+): Promise<T> {
   // The section calls handlers one at a time, as a classic Lambda environment does. A bench that
   // served the sources runtime before has set the per-invocation mode, in which Powertools' Logger
   // refuses to work outside an invocation scope the child never opens.

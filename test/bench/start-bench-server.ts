@@ -64,7 +64,10 @@ async function startGateway(): Promise<string> {
   await prepareInvocationStore();
   const gateway = await bindGateway(0);
   // No rate limit: the figure is the gateway's cost, not the usage plan's.
-  await gateway.serve({ authCacheTtlSeconds: BENCH_AUTH_CACHE_TTL_SECONDS, onFault: (error) => console.error('bench gateway fault:', error) });
+  await gateway.serve({
+    authCacheTtlSeconds: BENCH_AUTH_CACHE_TTL_SECONDS,
+    onFault: (error) => console.error('bench gateway fault:', error),
+  });
   return gateway.url;
 }
 

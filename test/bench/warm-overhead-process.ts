@@ -8,7 +8,11 @@
 import { benchProgress } from './bench-progress.ts';
 import { measureWarmOverhead } from './measure-warm-overhead.ts';
 
-const { rounds, batch, startedAtMs } = JSON.parse(process.argv[2] ?? '{}') as { rounds?: number; batch?: number; startedAtMs?: number };
+const { rounds, batch, startedAtMs } = JSON.parse(process.argv[2] ?? '{}') as {
+  rounds?: number;
+  batch?: number;
+  startedAtMs?: number;
+};
 if (typeof rounds !== 'number' || typeof batch !== 'number' || typeof startedAtMs !== 'number') {
   console.error(`usage: warm-overhead-process.ts '{"rounds":N,"batch":N,"startedAtMs":epoch ms}'`);
   process.exit(2);

@@ -30,7 +30,12 @@ afterAll(async () => {
 
 /** What the functions run in the page use of its globals: the project compiles without the DOM library. */
 interface PageGlobals {
-  document: { addEventListener(type: 'securitypolicyviolation', listener: (event: { violatedDirective: string; blockedURI: string }) => void): void };
+  document: {
+    addEventListener(
+      type: 'securitypolicyviolation',
+      listener: (event: { violatedDirective: string; blockedURI: string }) => void,
+    ): void;
+  };
   cspViolations: string[];
   /** The Swagger UI instance our init script keeps. */
   ui: { layoutActions: { show: (thing: string[], shown: boolean) => void } };
@@ -64,7 +69,9 @@ async function watchedPage(): Promise<Watched> {
   await page.addInitScript(() => {
     const globals = globalThis as unknown as PageGlobals;
     globals.cspViolations = [];
-    globals.document.addEventListener('securitypolicyviolation', (event) => globals.cspViolations.push(`${event.violatedDirective}: ${event.blockedURI}`));
+    globals.document.addEventListener('securitypolicyviolation', (event) =>
+      globals.cspViolations.push(`${event.violatedDirective}: ${event.blockedURI}`),
+    );
   });
   const cspViolations = () => page.evaluate(() => (globalThis as unknown as PageGlobals).cspViolations);
   return { ...watched, cspViolations };
@@ -84,22 +91,33 @@ interface OpenApiDocument {
 }
 
 const openApiDocument = async () => (await (await fetch(`${api.url}/openapi.json`)).json()) as OpenApiDocument;
-const documentOperations = async () => Object.values((await openApiDocument()).paths).flatMap((item) => Object.values(item));
+const documentOperations = async () =>
+  Object.values((await openApiDocument()).paths).flatMap((item) => Object.values(item));
 
 describe('GET /docs in Chromium', () => {
   it('renders every operation of the local document, loading nothing from elsewhere', async () => {
     const operations = await documentOperations();
-    expect(operations.map((operation) => operation.operationId)).toEqual(expect.arrayContaining(routes.map((route) => route.id)));
+    expect(operations.map((operation) => operation.operationId)).toEqual(
+      expect.arrayContaining(routes.map((route) => route.id)),
+    );
 
     const watched = await watchedPage();
     const { page } = watched;
     const response = await page.goto(`${api.url}/docs`, { waitUntil: 'networkidle' });
     expect(response?.status()).toBe(200);
-    await page.locator('.swagger-ui .information-container .title').filter({ hasText: 'CXM API' }).waitFor({ timeout: 20_000 });
+    await page
+      .locator('.swagger-ui .information-container .title')
+      .filter({ hasText: 'CXM API' })
+      .waitFor({ timeout: 20_000 });
     // Swagger UI gives each operation block the id operations-<tag>-<operationId>.
     for (const operation of operations) {
       const block = page.locator(`#operations-${operation.tags[0]}-${operation.operationId}`);
-      await expect.poll(() => block.count(), { timeout: 20_000, message: `operation ${operation.operationId} is not on the page` }).toBe(1);
+      await expect
+        .poll(() => block.count(), {
+          timeout: 20_000,
+          message: `operation ${operation.operationId} is not on the page`,
+        })
+        .toBe(1);
       expect(await block.locator('.opblock-summary-description').textContent()).toBe(operation.summary);
     }
     expect(await page.locator('.opblock').count()).toBe(operations.length);
@@ -131,7 +149,9 @@ describe('GET /docs in Chromium', () => {
       },
       operations.map((operation) => ['operations', operation.tags[0]!, operation.operationId]),
     );
-    await expect.poll(() => page.locator('.opblock .responses-wrapper').count(), { timeout: 40_000 }).toBe(operations.length);
+    await expect
+      .poll(() => page.locator('.opblock .responses-wrapper').count(), { timeout: 40_000 })
+      .toBe(operations.length);
     await expectClean(watched);
     await page.close();
   });
@@ -144,7 +164,8 @@ describe('GET /docs in Chromium', () => {
     const schemas = page.locator('section.models article[data-json-schema-level="0"]');
     await schemas.first().waitFor({ timeout: 20_000 });
     expect(await schemas.count()).toBe(Object.keys(document.components.schemas).length);
-    for (const schema of await schemas.all()) await schema.locator('> .json-schema-2020-12-head .json-schema-2020-12-expand-deep-button').click();
+    for (const schema of await schemas.all())
+      await schema.locator('> .json-schema-2020-12-head .json-schema-2020-12-expand-deep-button').click();
     await expectClean(watched);
     await page.close();
   });
@@ -179,7 +200,9 @@ describe('GET /docs in Chromium', () => {
     expect(await request.headerValue('authorization')).toBe(`Bearer ${key}`);
     const live = operation.locator('.live-responses-table .response');
     await expect.poll(() => live.locator('.response-col_status').textContent(), { timeout: 20_000 }).toBe('200');
-    expect(await live.locator('.response-col_description .microlight, .response-col_description pre').first().textContent()).toContain('bot-from-docs');
+    expect(
+      await live.locator('.response-col_description .microlight, .response-col_description pre').first().textContent(),
+    ).toContain('bot-from-docs');
 
     mkdirSync(ARTIFACTS, { recursive: true });
     await page.screenshot({ path: join(ARTIFACTS, 'docs-page-try-it-out.png'), fullPage: false });

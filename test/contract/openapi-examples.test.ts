@@ -24,13 +24,19 @@ function examplesOf(node: unknown, pointer: string[] = []): ExampleCase[] {
   const found: ExampleCase[] = [];
   if ('schema' in object && object.examples && typeof object.examples === 'object') {
     for (const [name, example] of Object.entries(object.examples as Record<string, { value: unknown }>)) {
-      found.push({ where: [...pointer, 'examples', name].join('/'), schema: [...pointer, 'schema'], value: example.value });
+      found.push({
+        where: [...pointer, 'examples', name].join('/'),
+        schema: [...pointer, 'schema'],
+        value: example.value,
+      });
     }
   }
-  if ('schema' in object && 'example' in object) found.push({ where: [...pointer, 'example'].join('/'), schema: [...pointer, 'schema'], value: object.example });
+  if ('schema' in object && 'example' in object)
+    found.push({ where: [...pointer, 'example'].join('/'), schema: [...pointer, 'schema'], value: object.example });
   for (const [key, child] of Object.entries(object)) {
     // Example values are data: an example member named `schema` is not a schema.
-    if (key !== 'examples' && key !== 'example' && key !== 'schema') found.push(...examplesOf(child, [...pointer, key]));
+    if (key !== 'examples' && key !== 'example' && key !== 'schema')
+      found.push(...examplesOf(child, [...pointer, key]));
   }
   return found;
 }
@@ -41,7 +47,8 @@ describe('OpenAPI examples', () => {
   it('there are request, response, error, parameter and header examples for every operation', () => {
     for (const [path, item] of Object.entries(document.paths)) {
       for (const [method, operation] of Object.entries(item)) {
-        const here = (suffix: string) => cases.some((c) => c.where.startsWith(['paths', path, method, suffix].join('/')));
+        const here = (suffix: string) =>
+          cases.some((c) => c.where.startsWith(['paths', path, method, suffix].join('/')));
         expect(here('responses'), `${method} ${path} responses`).toBe(true);
         expect(here('parameters'), `${method} ${path} parameters`).toBe(true);
         if (operation.requestBody) expect(here('requestBody'), `${method} ${path} request`).toBe(true);

@@ -74,7 +74,9 @@ const relaxations: Relaxation[] = [
     // parsed by the handlers, whose refusals name the problem ("'from' must be before 'to'", "not a
     // cursor of this API"); a schema pattern would refuse first with a regular expression. Their
     // lengths stay bounded by the schema.
-    files: pathOf('listDocuments', 'listAssistantConversations', 'listVocConversations').map((path) => at('paths', path, 'get', 'parameters')),
+    files: pathOf('listDocuments', 'listAssistantConversations', 'listVocConversations').map((path) =>
+      at('paths', path, 'get', 'parameters'),
+    ),
     rules: { 'owasp:api4:2023-string-restricted': 'off' },
   },
 ];

@@ -90,10 +90,18 @@ describe.skipIf(!OPENSEARCH_URL)(
           const records = items.map((item) => {
             const before = sent.get(item.pk!.S!);
             sent.set(item.pk!.S!, item);
-            return writeRecord(item, { sequenceNumber: sequenceNumber(++sequence), seconds }, before ? 'MODIFY' : 'INSERT', before);
+            return writeRecord(
+              item,
+              { sequenceNumber: sequenceNumber(++sequence), seconds },
+              before ? 'MODIFY' : 'INSERT',
+              before,
+            );
           });
           expect(await indexReportingRecords(client, prefix, records)).toEqual({ batchItemFailures: [] });
-          await client.request({ method: 'POST', path: `/${kinds.map((kind) => reportingIndexPattern(prefix, kind)).join(',')}/_refresh` });
+          await client.request({
+            method: 'POST',
+            path: `/${kinds.map((kind) => reportingIndexPattern(prefix, kind)).join(',')}/_refresh`,
+          });
         },
       };
     });
@@ -101,10 +109,17 @@ describe.skipIf(!OPENSEARCH_URL)(
     afterAll(async () => {
       if (!client) return;
       // By name: a cluster may refuse wildcard deletes (action.destructive_requires_name).
-      const { body } = await client.request({ method: 'GET', path: `/${kinds.map((kind) => reportingIndexPattern(prefix, kind)).join(',')}` });
+      const { body } = await client.request({
+        method: 'GET',
+        path: `/${kinds.map((kind) => reportingIndexPattern(prefix, kind)).join(',')}`,
+      });
       const names = Object.keys(body as Record<string, unknown>);
       if (names.length > 0) await client.request({ method: 'DELETE', path: `/${names.join(',')}` });
-      await Promise.all(kinds.map((kind) => client.request({ method: 'DELETE', path: `/_index_template/${reportingTemplateName(prefix, kind)}` })));
+      await Promise.all(
+        kinds.map((kind) =>
+          client.request({ method: 'DELETE', path: `/_index_template/${reportingTemplateName(prefix, kind)}` }),
+        ),
+      );
     });
 
     reportingIndexContract(() => subject);

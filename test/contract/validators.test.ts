@@ -12,8 +12,14 @@ describe('precompiled validators', () => {
   });
 
   it("each route's set is up to date with the route table (run `npm run validators` after editing a route)", () => {
-    const committed = readFileSync(new URL('../../shared/schemas/route-validators.generated.ts', import.meta.url), 'utf8');
-    expect(committed === compileRouteValidators(), 'route-validators.generated.ts is stale: run `npm run validators`').toBe(true);
+    const committed = readFileSync(
+      new URL('../../shared/schemas/route-validators.generated.ts', import.meta.url),
+      'utf8',
+    );
+    expect(
+      committed === compileRouteValidators(),
+      'route-validators.generated.ts is stale: run `npm run validators`',
+    ).toBe(true);
   });
 
   it("each route's set holds exactly the validators of the schemas its route names", () => {

@@ -54,7 +54,9 @@ function lambdaBundles(resources: Record<string, LambdaResource>, dir: string): 
   return (
     Object.values(resources)
       // Ours are named cxm-<stage>-*; CDK's own helpers are not.
-      .filter((resource) => resource.Type === 'AWS::Lambda::Function' && resource.Properties.FunctionName?.startsWith('cxm-'))
+      .filter(
+        (resource) => resource.Type === 'AWS::Lambda::Function' && resource.Properties.FunctionName?.startsWith('cxm-'),
+      )
       .map((fn) => {
         const assetPath = fn.Metadata?.['aws:asset:path'];
         if (typeof assetPath !== 'string') throw new Error(`${fn.Properties.FunctionName} has no asset path`);
@@ -62,7 +64,9 @@ function lambdaBundles(resources: Record<string, LambdaResource>, dir: string): 
         return {
           functionName: fn.Properties.FunctionName!,
           file: join(dir, assetPath, 'index.mjs'),
-          environment: Object.fromEntries(Object.entries(variables).map(([name, value]) => [name, resolveValue(value, resources as never)])),
+          environment: Object.fromEntries(
+            Object.entries(variables).map(([name, value]) => [name, resolveValue(value, resources as never)]),
+          ),
         };
       })
   );
@@ -72,21 +76,32 @@ function lambdaBundles(resources: Record<string, LambdaResource>, dir: string): 
  * A literal stays; `{Ref: Table}` becomes that table's physical name, and `{Ref: Secret}` an ARN
  * of that secret's name, as Lambda would see them.
  */
-function resolveValue(value: unknown, resources: Record<string, { Type?: string; Properties: Record<string, unknown> }>): string {
+function resolveValue(
+  value: unknown,
+  resources: Record<string, { Type?: string; Properties: Record<string, unknown> }>,
+): string {
   if (typeof value === 'string') return value;
   const join = (value as { 'Fn::Join'?: [string, unknown[]] })['Fn::Join'];
   if (join) return join[1].map((part) => resolveValue(part, resources)).join(join[0]);
   // An attribute known only at deploy time (the search domain's endpoint): any host will do here.
   if ((value as { 'Fn::GetAtt'?: unknown })['Fn::GetAtt']) return 'search-domain.example.com';
   const ref = (value as { Ref?: unknown }).Ref;
-  const pseudo: Record<string, string> = { 'AWS::AccountId': '000000000000', 'AWS::Region': 'us-east-1', 'AWS::Partition': 'aws', 'AWS::URLSuffix': 'amazonaws.com' };
+  const pseudo: Record<string, string> = {
+    'AWS::AccountId': '000000000000',
+    'AWS::Region': 'us-east-1',
+    'AWS::Partition': 'aws',
+    'AWS::URLSuffix': 'amazonaws.com',
+  };
   if (typeof ref === 'string' && pseudo[ref]) return pseudo[ref];
   const resource = typeof ref === 'string' ? resources[ref] : undefined;
   // A bucket's Ref is its name, which the template gives (the recordings bucket).
   if (resource?.Type === 'AWS::S3::Bucket') return resolveValue(resource.Properties.BucketName, resources);
-  const name = resource?.Type === 'AWS::SecretsManager::Secret' ? resource.Properties.Name : resource?.Properties.TableName;
+  const name =
+    resource?.Type === 'AWS::SecretsManager::Secret' ? resource.Properties.Name : resource?.Properties.TableName;
   if (typeof name !== 'string') throw new Error(`cannot resolve env value ${JSON.stringify(value)}`);
-  return resource?.Type === 'AWS::SecretsManager::Secret' ? `arn:aws:secretsmanager:us-east-1:000000000000:secret:${name}-AbCdEf` : name;
+  return resource?.Type === 'AWS::SecretsManager::Secret'
+    ? `arn:aws:secretsmanager:us-east-1:000000000000:secret:${name}-AbCdEf`
+    : name;
 }
 
 /** Imports a bundle in a new Lambda Node with exactly `environment` (plus a region and PATH). */
@@ -123,7 +138,9 @@ describe('built bundles', () => {
 
   it('a bundle without its table variable fails at import (the check above can fail)', async () => {
     const bundle = bundles.find((b) => Object.keys(b.environment).some((name) => name.startsWith('CXM_TABLE_')))!;
-    const environment = Object.fromEntries(Object.entries(bundle.environment).filter(([name]) => !name.startsWith('CXM_TABLE_')));
+    const environment = Object.fromEntries(
+      Object.entries(bundle.environment).filter(([name]) => !name.startsWith('CXM_TABLE_')),
+    );
     await expect(importBundle(bundle.file, environment)).rejects.toThrow(/CXM_TABLE_/);
   });
 });
@@ -140,11 +157,22 @@ describe("a reporting list is built for its stage's backend", () => {
     const config = stageConfig('dev');
     expect(config.reportingBackend).toBe('opensearch');
     outdir = mkdtempSync(join(tmpdir(), 'cxm-bundles-test-'));
-    const app = new App({ outdir, context: { ...CDK_JSON_CONTEXT, stage: config.stage, 'aws:cdk:enable-asset-metadata': true } });
+    const app = new App({
+      outdir,
+      context: { ...CDK_JSON_CONTEXT, stage: config.stage, 'aws:cdk:enable-asset-metadata': true },
+    });
     const stack = new Stack(app, stackName(config.stage));
-    new ApiFunction(stack, `${route.id}Function`, { entry: route.handler, functionName: `cxm-${config.stage}-${route.id}`, config, bundling: routeBundling(route, config.reportingBackend) });
+    new ApiFunction(stack, `${route.id}Function`, {
+      entry: route.handler,
+      functionName: `cxm-${config.stage}-${route.id}`,
+      config,
+      bundling: routeBundling(route, config.reportingBackend),
+    });
     const artifact = app.synth().getStackArtifact(stack.artifactId);
-    const [list] = lambdaBundles((artifact.template as { Resources: Record<string, LambdaResource> }).Resources, artifact.assembly.directory);
+    const [list] = lambdaBundles(
+      (artifact.template as { Resources: Record<string, LambdaResource> }).Resources,
+      artifact.assembly.directory,
+    );
     expect(readFileSync(list!.file, 'utf8')).toContain(OPENSEARCH_CLIENT_MARK);
     const local = bundles.find((bundle) => bundle.functionName === `cxm-${LOCAL_STAGE}-${route.id}`)!;
     expect(readFileSync(local.file, 'utf8')).not.toContain(OPENSEARCH_CLIENT_MARK);

@@ -11,9 +11,25 @@
  * is skipped, except under CI (`CI` set), where it fails with what to install.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { acknowledgementCovers, CFN_LINT_IGNORED_RULES, type CfnLintAcknowledgement, cfnLintAcknowledgements } from '#infra/cdk/cfn-lint-acknowledgements';
-import { CFN_LINT_INSTALL_HINT, type CfnLintFinding, describeFinding, installedCfnLint, lintTemplates } from '#test/support/cfn-lint';
-import { type CfnTemplate, loadStageTemplates, STAGE_VARIANT_NAMES, stageTemplate } from '#test/support/stage-templates';
+import {
+  acknowledgementCovers,
+  CFN_LINT_IGNORED_RULES,
+  type CfnLintAcknowledgement,
+  cfnLintAcknowledgements,
+} from '#infra/cdk/cfn-lint-acknowledgements';
+import {
+  CFN_LINT_INSTALL_HINT,
+  type CfnLintFinding,
+  describeFinding,
+  installedCfnLint,
+  lintTemplates,
+} from '#test/support/cfn-lint';
+import {
+  type CfnTemplate,
+  loadStageTemplates,
+  STAGE_VARIANT_NAMES,
+  stageTemplate,
+} from '#test/support/stage-templates';
 
 const REGIONS = ['us-east-1', 'eu-west-1'];
 const installed = installedCfnLint();
@@ -28,15 +44,20 @@ const BROKEN = 'lite-broken';
 
 function brokenTemplate(): { template: CfnTemplate; path: string } {
   const template = structuredClone(stageTemplate('lite').template);
-  const [logicalId, fn] = Object.entries(template.Resources).find(([, resource]) => resource.Type === 'AWS::Lambda::Function')!;
+  const [logicalId, fn] = Object.entries(template.Resources).find(
+    ([, resource]) => resource.Type === 'AWS::Lambda::Function',
+  )!;
   fn.Properties = { ...fn.Properties, Runtime: 'nodejs1.x' };
   return { template, path: `Resources/${logicalId}/Properties/Runtime` };
 }
 
-const unacknowledged = (findings: readonly CfnLintFinding[], acks = cfnLintAcknowledgements) => findings.filter((finding) => !acks.some((ack) => acknowledgementCovers(ack, finding)));
-const unused = (acks: readonly CfnLintAcknowledgement[], findings: readonly CfnLintFinding[]) => acks.filter((ack) => !findings.some((finding) => acknowledgementCovers(ack, finding)));
+const unacknowledged = (findings: readonly CfnLintFinding[], acks = cfnLintAcknowledgements) =>
+  findings.filter((finding) => !acks.some((ack) => acknowledgementCovers(ack, finding)));
+const unused = (acks: readonly CfnLintAcknowledgement[], findings: readonly CfnLintFinding[]) =>
+  acks.filter((ack) => !findings.some((finding) => acknowledgementCovers(ack, finding)));
 const named = (ack: CfnLintAcknowledgement) => `${ack.rule} at ${ack.path}`;
-const listed = (findings: readonly CfnLintFinding[]) => findings.map((finding) => `  ${finding.template}: ${describeFinding(finding)}`).join('\n');
+const listed = (findings: readonly CfnLintFinding[]) =>
+  findings.map((finding) => `  ${finding.template}: ${describeFinding(finding)}`).join('\n');
 
 const title = installed
   ? `cfn-lint (${installed}) on every stage template, ${REGIONS.join(' and ')}`
@@ -48,10 +69,16 @@ describe.skipIf(!installed && !required)(title, () => {
   const all = () => [...findings].filter(([name]) => name !== BROKEN).flatMap(([, list]) => list);
 
   beforeAll(async () => {
-    if (!installed) throw new Error(`cfn-lint is not on PATH, and CI needs it to check the synthesized templates; install it: ${CFN_LINT_INSTALL_HINT}`);
+    if (!installed)
+      throw new Error(
+        `cfn-lint is not on PATH, and CI needs it to check the synthesized templates; install it: ${CFN_LINT_INSTALL_HINT}`,
+      );
     const variants = await loadStageTemplates();
     broken = brokenTemplate();
-    const templates = new Map<string, unknown>([...variants.map(({ name, template }) => [name, template] as const), [BROKEN, broken.template]]);
+    const templates = new Map<string, unknown>([
+      ...variants.map(({ name, template }) => [name, template] as const),
+      [BROKEN, broken.template],
+    ]);
     findings = await lintTemplates(templates, { regions: REGIONS, ignoreRules: Object.keys(CFN_LINT_IGNORED_RULES) });
   }, 300_000);
 
@@ -64,11 +91,16 @@ describe.skipIf(!installed && !required)(title, () => {
   });
 
   it('every acknowledgement covers a finding of its rule, at its path or under it, in some variant', () => {
-    expect(unused(cfnLintAcknowledgements, all()).map(named), `acknowledgements that cover no finding (remove them, or correct them)\nfindings:\n${listed(all())}\n`).toEqual([]);
+    expect(
+      unused(cfnLintAcknowledgements, all()).map(named),
+      `acknowledgements that cover no finding (remove them, or correct them)\nfindings:\n${listed(all())}\n`,
+    ).toEqual([]);
   });
 
   it('acknowledges each finding once', () => {
-    const twice = all().filter((finding) => cfnLintAcknowledgements.filter((ack) => acknowledgementCovers(ack, finding)).length > 1);
+    const twice = all().filter(
+      (finding) => cfnLintAcknowledgements.filter((ack) => acknowledgementCovers(ack, finding)).length > 1,
+    );
     expect(twice.map(describeFinding)).toEqual([]);
   });
 
@@ -79,8 +111,14 @@ describe.skipIf(!installed && !required)(title, () => {
   });
 
   it('an acknowledgement of that mistake covers it, and is reported as covering nothing in the real templates', () => {
-    const stale: CfnLintAcknowledgement = { rule: 'E3030', path: broken.path, reason: 'the copy of a template this file breaks on purpose' };
-    expect(unacknowledged(findings.get(BROKEN)!, [...cfnLintAcknowledgements, stale])).toEqual(unacknowledged(findings.get(BROKEN)!).filter((finding) => finding.path !== broken.path));
+    const stale: CfnLintAcknowledgement = {
+      rule: 'E3030',
+      path: broken.path,
+      reason: 'the copy of a template this file breaks on purpose',
+    };
+    expect(unacknowledged(findings.get(BROKEN)!, [...cfnLintAcknowledgements, stale])).toEqual(
+      unacknowledged(findings.get(BROKEN)!).filter((finding) => finding.path !== broken.path),
+    );
     expect(unused([...cfnLintAcknowledgements, stale], all())).toEqual([stale]);
   });
 });
@@ -93,7 +131,8 @@ describe('cfn-lint acknowledgements', () => {
       expect(ack.path, named(ack)).toMatch(/^(Resources|Outputs|Rules|Conditions|Parameters)\/[^/]+(\/.+)?$/);
       expect(ack.reason.split(/\s+/).length, named(ack)).toBeGreaterThanOrEqual(20);
     }
-    for (const [rule, reason] of Object.entries(CFN_LINT_IGNORED_RULES)) expect(reason.split(/\s+/).length, rule).toBeGreaterThanOrEqual(20);
+    for (const [rule, reason] of Object.entries(CFN_LINT_IGNORED_RULES))
+      expect(reason.split(/\s+/).length, rule).toBeGreaterThanOrEqual(20);
   });
 
   it('cover a finding of their rule at their path and under it, and nothing beside it', () => {

@@ -49,7 +49,12 @@ import { uniqueTenant } from '#test/support/test-api';
 const VARIANTS = ['lite', 'dev'] as const;
 const LIST_FUNCTIONS = new Set<string>(routes.filter((route) => 'reporting' in route.tables).map((route) => route.id));
 /** Every principal whose calls are recorded: the route functions, the authorizer, the processor, Transcribe's role. */
-const PRINCIPALS: string[] = [...routes.map((route) => route.id), 'authorizer', RECORDING_PROCESSOR.id, TRANSCRIBE_DATA_ACCESS];
+const PRINCIPALS: string[] = [
+  ...routes.map((route) => route.id),
+  'authorizer',
+  RECORDING_PROCESSOR.id,
+  TRANSCRIBE_DATA_ACCESS,
+];
 /** Every role of ours whose grants are held to the calls: also those of functions no local test runs. */
 const ROLE_HOLDERS: string[] = [...PRINCIPALS, OPENAPI_DOCUMENT_OPERATION, INDEXER_FUNCTION_ID];
 
@@ -71,7 +76,8 @@ beforeAll(async () => {
     const { report } = await runSmoke({ kind: 'given-key', url: gateway.url, key, tenant }, 15_000, testCliContext());
     expect(report.checks.filter((check) => check.result === 'fail')).toEqual([]);
     const target = { baseUrl: gateway.url, key, tenant, timeoutMs: 15_000 };
-    for (const recording of SMOKE_RECORDINGS) expect((await runRecordingJourney(target, 'iam', 30_000, recording)).reason).toBeNull();
+    for (const recording of SMOKE_RECORDINGS)
+      expect((await runRecordingJourney(target, 'iam', 30_000, recording)).reason).toBeNull();
     await gateway.eventsSettled();
   } finally {
     await gateway.close();
@@ -80,14 +86,17 @@ beforeAll(async () => {
   const folder = inject('awsCallLog');
   const logs = readdirSync(folder).filter((file) => file.endsWith('.jsonl'));
   wholeRun = logs.some((file) => file !== `calls-${process.pid}.jsonl`);
-  calls = logs.flatMap((file) => readFileSync(join(folder, file), 'utf8').split('\n').filter(Boolean)).map((line) => JSON.parse(line) as RecordedAwsCall);
+  calls = logs
+    .flatMap((file) => readFileSync(join(folder, file), 'utf8').split('\n').filter(Boolean))
+    .map((line) => JSON.parse(line) as RecordedAwsCall);
 }, 180_000);
 
 /** A reporting list reads its own stage's backend: DynamoDB's index on one, OpenSearch on the other. */
 function appliesTo(call: RecordedAwsCall, view: StageView): boolean {
   if (call.service === 'es') return view.reportingBackend === 'opensearch';
   const table = tableIdOf(String(call.input.TableName ?? ''));
-  if (LIST_FUNCTIONS.has(call.principal) && (table === 'reporting' || table === 'reportingCounts')) return view.reportingBackend === 'dynamodb';
+  if (LIST_FUNCTIONS.has(call.principal) && (table === 'reporting' || table === 'reportingCounts'))
+    return view.reportingBackend === 'dynamodb';
   return true;
 }
 
@@ -97,7 +106,8 @@ function requestsOn(view: StageView): Map<string, { principal: string; roleId: s
   for (const call of calls) {
     const roleId = view.roleOf(call.principal);
     if (!roleId || !appliesTo(call, view)) continue;
-    for (const request of iamRequests(call, view)) distinct.set(JSON.stringify([call.principal, request]), { principal: call.principal, roleId, request });
+    for (const request of iamRequests(call, view))
+      distinct.set(JSON.stringify([call.principal, request]), { principal: call.principal, roleId, request });
   }
   return distinct;
 }
@@ -117,21 +127,34 @@ function unexercisedOn(view: StageView): HeldGrant[] {
     const roleId = view.roleOf(principal);
     if (!roleId) continue;
     for (const grant of grants(view.identityPolicies(roleId))) {
-      const used = exercised.some(({ principal: who, request }) => who === principal && iamMatch(grant.action, request.action) && iamMatch(grant.resource, request.resource));
-      if (!used) unexercised.push({ principal, action: grant.action, resource: grant.resource.replaceAll(view.stage, '<stage>') });
+      const used = exercised.some(
+        ({ principal: who, request }) =>
+          who === principal && iamMatch(grant.action, request.action) && iamMatch(grant.resource, request.resource),
+      );
+      if (!used)
+        unexercised.push({
+          principal,
+          action: grant.action,
+          resource: grant.resource.replaceAll(view.stage, '<stage>'),
+        });
     }
   }
   return unexercised;
 }
 
-const justifies = (entry: UnexercisedGrant, grant: HeldGrant) => iamMatch(entry.principal, grant.principal) && entry.action === grant.action && iamMatch(entry.resource, grant.resource);
+const justifies = (entry: UnexercisedGrant, grant: HeldGrant) =>
+  iamMatch(entry.principal, grant.principal) &&
+  entry.action === grant.action &&
+  iamMatch(entry.resource, grant.resource);
 
 const JOB = '01KB2D3E4F5G6H7J8K9M0N1P2Q';
 const SECURE = { 'aws:SecureTransport': 'true' };
 
 describe('the recorded calls', () => {
   it("cover every function and Transcribe's data-access role", () => {
-    expect(new Set(calls.map((call) => call.principal))).toEqual(new Set(PRINCIPALS.filter((principal) => principal !== 'getOpenApiDocument')));
+    expect(new Set(calls.map((call) => call.principal))).toEqual(
+      new Set(PRINCIPALS.filter((principal) => principal !== 'getOpenApiDocument')),
+    );
   });
 });
 
@@ -145,27 +168,57 @@ describe.each(VARIANTS)('on a %s stage', (variant) => {
     const denied: string[] = [];
     for (const { principal, roleId, request } of requestsOn(view).values()) {
       const { verdict, detail } = await simulate(view, roleId, request);
-      if (verdict !== 'Allowed') denied.push(`${principal}: ${request.action} on ${request.resource} ${JSON.stringify(request.context)} -> ${verdict} ${detail}`);
+      if (verdict !== 'Allowed')
+        denied.push(
+          `${principal}: ${request.action} on ${request.resource} ${JSON.stringify(request.context)} -> ${verdict} ${detail}`,
+        );
     }
     expect(denied).toEqual([]);
   });
 
   it('every permission a role holds is exercised by a recorded call, or justified (with the whole run: npm test)', (context) => {
     if (!wholeRun) context.skip('run alone: only the whole run (npm test) exercises every path');
-    expect(unexercisedOn(view).filter((grant) => !UNEXERCISED_GRANTS.some((entry) => justifies(entry, grant)))).toEqual([]);
+    expect(unexercisedOn(view).filter((grant) => !UNEXERCISED_GRANTS.some((entry) => justifies(entry, grant)))).toEqual(
+      [],
+    );
   });
 
   it('the denials that must hold, hold', async () => {
     const role = (principal: string) => view.roleOf(principal)!;
-    const table = (stage: string, id: TableId) => `arn:aws:dynamodb:${FAKE_REGION}:${FAKE_ACCOUNT}:table/${physicalTableName(stage, id)}`;
+    const table = (stage: string, id: TableId) =>
+      `arn:aws:dynamodb:${FAKE_REGION}:${FAKE_ACCOUNT}:table/${physicalTableName(stage, id)}`;
     const object = (key: string) => `arn:aws:s3:::${view.bucketName}/${key}`;
     const output = (location: string) => ({ 'transcribe:OutputLocation': location });
     const mustDeny: [string, string, IamRequest][] = [
-      ["Transcribe's role cannot write a recording", TRANSCRIBE_DATA_ACCESS, { action: 's3:PutObject', resource: object(`recordings/acme/${JOB}.wav`), context: SECURE }],
-      ["Transcribe's role cannot delete one", TRANSCRIBE_DATA_ACCESS, { action: 's3:DeleteObject', resource: object(`recordings/acme/${JOB}.wav`), context: SECURE }],
-      ["Transcribe's role cannot read another bucket", TRANSCRIBE_DATA_ACCESS, { action: 's3:GetObject', resource: `arn:aws:s3:::other-bucket/recordings/acme/${JOB}.wav`, context: SECURE }],
-      ['the status function cannot put a job', 'getVocJobStatus', { action: 'dynamodb:PutItem', resource: table(view.stage, 'vocJobs'), context: {} }],
-      ['the status function cannot start an analysis', 'getVocJobStatus', { action: 'transcribe:StartCallAnalyticsJob', resource: '*', context: output(`s3://${view.bucketName}/analysis/x/`) }],
+      [
+        "Transcribe's role cannot write a recording",
+        TRANSCRIBE_DATA_ACCESS,
+        { action: 's3:PutObject', resource: object(`recordings/acme/${JOB}.wav`), context: SECURE },
+      ],
+      [
+        "Transcribe's role cannot delete one",
+        TRANSCRIBE_DATA_ACCESS,
+        { action: 's3:DeleteObject', resource: object(`recordings/acme/${JOB}.wav`), context: SECURE },
+      ],
+      [
+        "Transcribe's role cannot read another bucket",
+        TRANSCRIBE_DATA_ACCESS,
+        { action: 's3:GetObject', resource: `arn:aws:s3:::other-bucket/recordings/acme/${JOB}.wav`, context: SECURE },
+      ],
+      [
+        'the status function cannot put a job',
+        'getVocJobStatus',
+        { action: 'dynamodb:PutItem', resource: table(view.stage, 'vocJobs'), context: {} },
+      ],
+      [
+        'the status function cannot start an analysis',
+        'getVocJobStatus',
+        {
+          action: 'transcribe:StartCallAnalyticsJob',
+          resource: '*',
+          context: output(`s3://${view.bucketName}/analysis/x/`),
+        },
+      ],
       [
         'an upload that is not a write-once (no If-None-Match: *) is refused by the bucket',
         'createRecording',
@@ -174,15 +227,35 @@ describe.each(VARIANTS)('on a %s stage', (variant) => {
       [
         'an upload with another If-None-Match is refused by the bucket',
         'createRecording',
-        { action: 's3:PutObject', resource: object(`recordings/acme/${JOB}.wav`), context: { ...SECURE, 's3:if-none-match': '"abc"' } },
+        {
+          action: 's3:PutObject',
+          resource: object(`recordings/acme/${JOB}.wav`),
+          context: { ...SECURE, 's3:if-none-match': '"abc"' },
+        },
       ],
       [
         'the upload function cannot write analysis output',
         'createRecording',
-        { action: 's3:PutObject', resource: object(`analysis/acme/${JOB}/out.json`), context: { ...SECURE, 's3:if-none-match': '*' } },
+        {
+          action: 's3:PutObject',
+          resource: object(`analysis/acme/${JOB}/out.json`),
+          context: { ...SECURE, 's3:if-none-match': '*' },
+        },
       ],
-      ['the upload function cannot write outside recordings/', 'createRecording', { action: 's3:PutObject', resource: object('elsewhere/x.wav'), context: { ...SECURE, 's3:if-none-match': '*' } }],
-      ['the upload function cannot read a recording', 'createRecording', { action: 's3:GetObject', resource: object(`recordings/acme/${JOB}.wav`), context: SECURE }],
+      [
+        'the upload function cannot write outside recordings/',
+        'createRecording',
+        {
+          action: 's3:PutObject',
+          resource: object('elsewhere/x.wav'),
+          context: { ...SECURE, 's3:if-none-match': '*' },
+        },
+      ],
+      [
+        'the upload function cannot read a recording',
+        'createRecording',
+        { action: 's3:GetObject', resource: object(`recordings/acme/${JOB}.wav`), context: SECURE },
+      ],
       [
         'the processor cannot send analysis output to another bucket',
         'processRecording',
@@ -191,48 +264,79 @@ describe.each(VARIANTS)('on a %s stage', (variant) => {
       [
         'the processor cannot send analysis output among the recordings',
         'processRecording',
-        { action: 'transcribe:StartCallAnalyticsJob', resource: '*', context: output(`s3://${view.bucketName}/recordings/x/`) },
+        {
+          action: 'transcribe:StartCallAnalyticsJob',
+          resource: '*',
+          context: output(`s3://${view.bucketName}/recordings/x/`),
+        },
       ],
-      ['the processor cannot start a Call Analytics job that names no output', 'processRecording', { action: 'transcribe:StartCallAnalyticsJob', resource: '*', context: {} }],
+      [
+        'the processor cannot start a Call Analytics job that names no output',
+        'processRecording',
+        { action: 'transcribe:StartCallAnalyticsJob', resource: '*', context: {} },
+      ],
       [
         'the processor cannot send a transcript to another bucket',
         'processRecording',
-        { action: 'transcribe:StartTranscriptionJob', resource: '*', context: { 'transcribe:OutputBucketName': 'other-bucket', 'transcribe:OutputKey': 'analysis/x/' } },
+        {
+          action: 'transcribe:StartTranscriptionJob',
+          resource: '*',
+          context: { 'transcribe:OutputBucketName': 'other-bucket', 'transcribe:OutputKey': 'analysis/x/' },
+        },
       ],
-      ['the processor cannot start a transcription that names no output', 'processRecording', { action: 'transcribe:StartTranscriptionJob', resource: '*', context: {} }],
+      [
+        'the processor cannot start a transcription that names no output',
+        'processRecording',
+        { action: 'transcribe:StartTranscriptionJob', resource: '*', context: {} },
+      ],
       [
         'the processor cannot pass the role to another service',
         'processRecording',
-        { action: 'iam:PassRole', resource: view.transcribeRoleArn, context: { 'iam:PassedToService': 'lambda.amazonaws.com' } },
+        {
+          action: 'iam:PassRole',
+          resource: view.transcribeRoleArn,
+          context: { 'iam:PassedToService': 'lambda.amazonaws.com' },
+        },
       ],
       [
         "the processor cannot read another stage's analysis job",
         'processRecording',
-        { action: 'transcribe:GetCallAnalyticsJob', resource: `arn:aws:transcribe:${FAKE_REGION}:${FAKE_ACCOUNT}:analytics/cxm.other.${JOB}.acme`, context: {} },
+        {
+          action: 'transcribe:GetCallAnalyticsJob',
+          resource: `arn:aws:transcribe:${FAKE_REGION}:${FAKE_ACCOUNT}:analytics/cxm.other.${JOB}.acme`,
+          context: {},
+        },
       ],
-      ...PRINCIPALS.filter((principal) => principal !== TRANSCRIBE_DATA_ACCESS && view.roleOf(principal)).flatMap((principal) =>
-        allTableSpecs.map((spec): [string, string, IamRequest] => [
-          `${principal} cannot read another stage's ${spec.id} table`,
-          principal,
-          { action: 'dynamodb:GetItem', resource: table('other', spec.id), context: {} },
-        ]),
+      ...PRINCIPALS.filter((principal) => principal !== TRANSCRIBE_DATA_ACCESS && view.roleOf(principal)).flatMap(
+        (principal) =>
+          allTableSpecs.map((spec): [string, string, IamRequest] => [
+            `${principal} cannot read another stage's ${spec.id} table`,
+            principal,
+            { action: 'dynamodb:GetItem', resource: table('other', spec.id), context: {} },
+          ]),
       ),
     ];
     const allowed: string[] = [];
     for (const [why, principal, request] of mustDeny) {
       const { verdict, detail } = await simulate(view, role(principal), request);
-      if (verdict !== 'ImplicitlyDenied' && verdict !== 'ExplicitlyDenied') allowed.push(`${why}: ${verdict} ${detail}`);
+      if (verdict !== 'ImplicitlyDenied' && verdict !== 'ExplicitlyDenied')
+        allowed.push(`${why}: ${verdict} ${detail}`);
     }
     expect(allowed).toEqual([]);
   });
 
   it("Transcribe assumes its data-access role for this stage's jobs in this account only (aws:SourceArn, aws:SourceAccount)", async () => {
-    const job = (type: string, stage: string) => `arn:aws:transcribe:${FAKE_REGION}:${FAKE_ACCOUNT}:${type}/cxm.${stage}.${JOB}.acme`;
+    const job = (type: string, stage: string) =>
+      `arn:aws:transcribe:${FAKE_REGION}:${FAKE_ACCOUNT}:${type}/cxm.${stage}.${JOB}.acme`;
     expect((await simulateTranscribeAssumingRole(view, job('analytics', view.stage))).verdict).toBe('Allowed');
     expect((await simulateTranscribeAssumingRole(view, job('transcription-job', view.stage))).verdict).toBe('Allowed');
     expect((await simulateTranscribeAssumingRole(view, job('analytics', 'other'))).verdict).toBe('ImplicitlyDenied');
-    expect((await simulateTranscribeAssumingRole(view, job('language-model', view.stage))).verdict).toBe('ImplicitlyDenied');
-    expect((await simulateTranscribeAssumingRole(view, job('analytics', view.stage), '999999999999')).verdict).toBe('ImplicitlyDenied');
+    expect((await simulateTranscribeAssumingRole(view, job('language-model', view.stage))).verdict).toBe(
+      'ImplicitlyDenied',
+    );
+    expect((await simulateTranscribeAssumingRole(view, job('analytics', view.stage), '999999999999')).verdict).toBe(
+      'ImplicitlyDenied',
+    );
   });
 });
 
@@ -242,9 +346,19 @@ describe('the list of grants not exercised', () => {
       const view = stageView(stageTemplate(variant));
       return ROLE_HOLDERS.flatMap((principal) => {
         const roleId = view.roleOf(principal);
-        return roleId ? grants(view.identityPolicies(roleId)).map((grant) => ({ principal, action: grant.action, resource: grant.resource.replaceAll(view.stage, '<stage>') })) : [];
+        return roleId
+          ? grants(view.identityPolicies(roleId)).map((grant) => ({
+              principal,
+              action: grant.action,
+              resource: grant.resource.replaceAll(view.stage, '<stage>'),
+            }))
+          : [];
       });
     });
-    expect(UNEXERCISED_GRANTS.filter((entry) => !held.some((grant) => justifies(entry, grant))).map((entry) => `${entry.principal} ${entry.action} ${entry.resource}`)).toEqual([]);
+    expect(
+      UNEXERCISED_GRANTS.filter((entry) => !held.some((grant) => justifies(entry, grant))).map(
+        (entry) => `${entry.principal} ${entry.action} ${entry.resource}`,
+      ),
+    ).toEqual([]);
   });
 });

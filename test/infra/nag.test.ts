@@ -25,7 +25,13 @@ import type { IConstruct } from 'constructs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stageConfig } from '#infra/cdk/config';
 import { ApiFunction } from '#infra/cdk/constructs/api-function';
-import { ACTIONS_WITHOUT_RESOURCE_SCOPE, applyNagAcknowledgements, enforceNagChecks, type NagAcknowledgement, nagAcknowledgements } from '#infra/cdk/nag-acknowledgements';
+import {
+  ACTIONS_WITHOUT_RESOURCE_SCOPE,
+  applyNagAcknowledgements,
+  enforceNagChecks,
+  type NagAcknowledgement,
+  nagAcknowledgements,
+} from '#infra/cdk/nag-acknowledgements';
 import { CxmStack } from '#infra/cdk/stack';
 import { PROJECT_ROOT } from '#infra/project-root';
 import { OPENAPI_DOCUMENT_PATH } from '#shared/openapi/build-openapi-document';
@@ -69,12 +75,14 @@ function findings(scope: IConstruct): Finding[] {
   );
 }
 
-const listed = (list: readonly Finding[]) => list.map((f) => `  ${f.severity} ${f.id} at ${f.path}: ${f.description}`).join('\n');
+const listed = (list: readonly Finding[]) =>
+  list.map((f) => `  ${f.severity} ${f.id} at ${f.path}: ${f.description}`).join('\n');
 const named = (ack: NagAcknowledgement) => `${ack.id} at ${ack.scope.node.path}`;
 const key = (f: Finding) => `${f.id} at ${f.path}`;
 
 /** cdk-nag's own rule: an acknowledgement on a construct covers the resources at and under it. */
-const covers = (ack: NagAcknowledgement, finding: Finding) => finding.id === ack.id && (finding.path === ack.scope.node.path || finding.path.startsWith(`${ack.scope.node.path}/`));
+const covers = (ack: NagAcknowledgement, finding: Finding) =>
+  finding.id === ack.id && (finding.path === ack.scope.node.path || finding.path.startsWith(`${ack.scope.node.path}/`));
 
 interface StageResult {
   stack: CxmStack;
@@ -93,7 +101,10 @@ interface StageResult {
 
 /** Every other acknowledgement (even indexes), and the rest: each half is left out once below. */
 function halves(acknowledgements: readonly NagAcknowledgement[]): [NagAcknowledgement[], NagAcknowledgement[]] {
-  return [acknowledgements.filter((_, index) => index % 2 === 0), acknowledgements.filter((_, index) => index % 2 === 1)];
+  return [
+    acknowledgements.filter((_, index) => index % 2 === 0),
+    acknowledgements.filter((_, index) => index % 2 === 1),
+  ];
 }
 
 const results = new Map<StageName, StageResult>();
@@ -115,7 +126,15 @@ beforeAll(() => {
     const rebuilt = build(stage).stack;
     const rebuiltAcknowledgements = nagAcknowledgements(rebuilt);
     applyNagAcknowledgements(halves(rebuiltAcknowledgements)[1]);
-    results.set(stage, { stack, raw, acknowledgements, afterFirstHalf, remaining, rebuiltAcknowledgements, afterSecondHalf: findings(rebuilt) });
+    results.set(stage, {
+      stack,
+      raw,
+      acknowledgements,
+      afterFirstHalf,
+      remaining,
+      rebuiltAcknowledgements,
+      afterSecondHalf: findings(rebuilt),
+    });
   }
 });
 
@@ -137,7 +156,10 @@ describe.each(STAGES)('%s stage', (stage) => {
   it('every acknowledgement matches a finding of its own rule at or under its construct', () => {
     const { raw, acknowledgements } = result();
     const unused = acknowledgements.filter((ack) => !raw.some((finding) => covers(ack, finding)));
-    expect(unused.map(named), `acknowledgements that match no finding (remove them, or narrow them)\nfindings:\n${listed(raw)}\n`).toEqual([]);
+    expect(
+      unused.map(named),
+      `acknowledgements that match no finding (remove them, or narrow them)\nfindings:\n${listed(raw)}\n`,
+    ).toEqual([]);
   });
 
   it('acknowledges each finding once, at one construct', () => {
@@ -154,7 +176,9 @@ describe.each(STAGES)('%s stage', (stage) => {
       for (const policy of fn.role!.node.findAll().filter((node): node is CfnPolicy => node instanceof CfnPolicy)) {
         const document = stack.resolve(policy.policyDocument) as { Statement: PolicyStatement[] };
         for (const statement of document.Statement.filter((s) => [s.Resource].flat().includes('*'))) {
-          expect([...ACTIONS_WITHOUT_RESOURCE_SCOPE], `${fn.node.path}: actions on "*"`).toEqual(expect.arrayContaining([statement.Action].flat()));
+          expect([...ACTIONS_WITHOUT_RESOURCE_SCOPE], `${fn.node.path}: actions on "*"`).toEqual(
+            expect.arrayContaining([statement.Action].flat()),
+          );
         }
       }
     }
@@ -194,8 +218,12 @@ describe('leaving acknowledgements out', () => {
 describe('unauthenticated methods', () => {
   it(`GET ${OPENAPI_DOCUMENT_PATH} is the one method without the authorizer, acknowledged as public on purpose`, () => {
     const { stack, acknowledgements } = results.get('lite')!;
-    const open = stack.api.restApi.methods.filter((method) => (method.node.defaultChild as CfnMethod).authorizationType !== AuthorizationType.CUSTOM);
-    expect(open.map((method) => `${method.httpMethod} ${method.resource.path}`)).toEqual([`GET ${OPENAPI_DOCUMENT_PATH}`]);
+    const open = stack.api.restApi.methods.filter(
+      (method) => (method.node.defaultChild as CfnMethod).authorizationType !== AuthorizationType.CUSTOM,
+    );
+    expect(open.map((method) => `${method.httpMethod} ${method.resource.path}`)).toEqual([
+      `GET ${OPENAPI_DOCUMENT_PATH}`,
+    ]);
     expect(
       acknowledgements
         .filter((ack) => ack.scope === open[0])
@@ -206,7 +234,9 @@ describe('unauthenticated methods', () => {
 
   it('a method without the authorizer that is not listed as public stays a finding', () => {
     const { stack } = build('lite');
-    const method = stack.api.restApi.root.addResource('unlisted').addMethod('GET', new MockIntegration(), { authorizationType: AuthorizationType.NONE });
+    const method = stack.api.restApi.root
+      .addResource('unlisted')
+      .addMethod('GET', new MockIntegration(), { authorizationType: AuthorizationType.NONE });
     const acknowledgements = nagAcknowledgements(stack);
     // The same acknowledgements as on the lite stack of the checks above, built again: none for the method.
     expect(acknowledgements.map(named)).toEqual(results.get('lite')!.acknowledgements.map(named));
@@ -239,10 +269,14 @@ describe('at synth, as app.ts runs it', () => {
     );
     expect(() => app.synth()).toThrow(/cxm-lite\/Api\/RestApi\/Resource[\s\S]*AwsSolutions-APIG2/);
     const report = JSON.parse(readFileSync(join(app.outdir, VALIDATION_REPORT_FILE), 'utf8')) as {
-      pluginReports: Array<{ violations: Array<{ ruleName: string; violatingConstructs: Array<{ constructPath: string }> }> }>;
+      pluginReports: Array<{
+        violations: Array<{ ruleName: string; violatingConstructs: Array<{ constructPath: string }> }>;
+      }>;
     };
     const violations = report.pluginReports.flatMap((plugin) => plugin.violations);
-    expect(violations.map((v) => [v.ruleName, v.violatingConstructs.map((c) => c.constructPath)])).toEqual([['AwsSolutions-APIG2', ['cxm-lite/Api/RestApi/Resource']]]);
+    expect(violations.map((v) => [v.ruleName, v.violatingConstructs.map((c) => c.constructPath)])).toEqual([
+      ['AwsSolutions-APIG2', ['cxm-lite/Api/RestApi/Resource']],
+    ]);
   });
 });
 
@@ -271,7 +305,11 @@ describe('reasons', () => {
   });
 
   it("every reason explains itself: several sentences' worth, not a restatement of the rule", () => {
-    const descriptions = new Map([...results.values()].flatMap((result) => result.raw.map((finding) => [finding.id, finding.description] as const)));
+    const descriptions = new Map(
+      [...results.values()].flatMap((result) =>
+        result.raw.map((finding) => [finding.id, finding.description] as const),
+      ),
+    );
     for (const ack of all()) {
       expect(ack.reason.length, named(ack)).toBeGreaterThanOrEqual(120);
       expect(ack.reason.split(/\s+/).length, named(ack)).toBeGreaterThanOrEqual(20);
@@ -285,7 +323,10 @@ describe('fixed instead of acknowledged', () => {
     const { stack } = results.get('dev')!;
     for (const fn of stack.node.findAll().filter((node): node is ApiFunction => node instanceof ApiFunction)) {
       const role = fn.role as Role;
-      expect(stack.resolve((role.node.defaultChild as { managedPolicyArns?: unknown }).managedPolicyArns), fn.node.path).toBeUndefined();
+      expect(
+        stack.resolve((role.node.defaultChild as { managedPolicyArns?: unknown }).managedPolicyArns),
+        fn.node.path,
+      ).toBeUndefined();
       const statements = role.node
         .findAll()
         .filter((node): node is CfnPolicy => node instanceof CfnPolicy)

@@ -25,7 +25,8 @@ interface Statement {
 const templates = new Map<string, Template>();
 
 beforeAll(async () => {
-  for (const { name, template } of await loadStageTemplates(['dev', 'lite'])) templates.set(name, Template.fromJSON(template));
+  for (const { name, template } of await loadStageTemplates(['dev', 'lite']))
+    templates.set(name, Template.fromJSON(template));
 });
 
 const dev = () => templates.get('dev')!;
@@ -37,7 +38,9 @@ function only(template: Template, type: string): [string, CfnResource] {
 }
 
 function logicalIdOfTable(template: Template, stage: string): string {
-  const [id] = Object.entries(template.findResources('AWS::DynamoDB::Table')).find(([, table]) => (table as CfnResource).Properties.TableName === physicalTableName(stage, 'conversations'))!;
+  const [id] = Object.entries(template.findResources('AWS::DynamoDB::Table')).find(
+    ([, table]) => (table as CfnResource).Properties.TableName === physicalTableName(stage, 'conversations'),
+  )!;
   return id;
 }
 
@@ -58,8 +61,12 @@ describe('the NoteCreated pipe', () => {
 
   it('filters note inserts: eventName INSERT and a sort key beginning NOTE#', () => {
     const [, pipe] = only(dev(), 'AWS::Pipes::Pipe');
-    const { Filters } = (pipe.Properties.SourceParameters as { FilterCriteria: { Filters: Array<{ Pattern: string }> } }).FilterCriteria;
-    expect(Filters.map((filter) => JSON.parse(filter.Pattern) as unknown)).toEqual([{ eventName: ['INSERT'], dynamodb: { Keys: { sk: { S: [{ prefix: 'NOTE#' }] } } } }]);
+    const { Filters } = (
+      pipe.Properties.SourceParameters as { FilterCriteria: { Filters: Array<{ Pattern: string }> } }
+    ).FilterCriteria;
+    expect(Filters.map((filter) => JSON.parse(filter.Pattern) as unknown)).toEqual([
+      { eventName: ['INSERT'], dynamodb: { Keys: { sk: { S: [{ prefix: 'NOTE#' }] } } } },
+    ]);
   });
 
   it('sends source cxm.conversations, detail-type NoteCreated, and the detail template', () => {
@@ -78,10 +85,17 @@ describe('the NoteCreated pipe', () => {
     const roleId = (pipe.Properties.RoleArn as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
     const trust = (template[roleId]!.Properties.AssumeRolePolicyDocument as { Statement: Statement[] }).Statement;
     expect(trust).toHaveLength(1);
-    expect(trust[0]).toMatchObject({ Effect: 'Allow', Action: 'sts:AssumeRole', Principal: { Service: 'pipes.amazonaws.com' } });
+    expect(trust[0]).toMatchObject({
+      Effect: 'Allow',
+      Action: 'sts:AssumeRole',
+      Principal: { Service: 'pipes.amazonaws.com' },
+    });
     expect(JSON.stringify(trust[0]!.Condition)).toContain(':pipe/cxm-dev-note-created');
 
-    const policies = Object.entries(template).filter(([, resource]) => resource.Type === 'AWS::IAM::Policy' && JSON.stringify(resource.Properties.Roles).includes(roleId));
+    const policies = Object.entries(template).filter(
+      ([, resource]) =>
+        resource.Type === 'AWS::IAM::Policy' && JSON.stringify(resource.Properties.Roles).includes(roleId),
+    );
     expect(policies).toHaveLength(1);
     const [policyId, policy] = policies[0]!;
     const statements = (policy.Properties.PolicyDocument as { Statement: Statement[] }).Statement;

@@ -43,13 +43,15 @@ beforeAll(async () => {
   browser = Template.fromJSON(stageTemplate('lite-flipped').template);
 });
 
-const resources = (template: Template, type: string) => Object.entries(template.findResources(type)) as [string, CfnResource][];
+const resources = (template: Template, type: string) =>
+  Object.entries(template.findResources(type)) as [string, CfnResource][];
 const only = (template: Template, type: string) => {
   const found = resources(template, type);
   expect(found, type).toHaveLength(1);
   return found[0]!;
 };
-const functionNamed = (template: Template, name: string) => resources(template, 'AWS::Lambda::Function').find(([, fn]) => fn.Properties.FunctionName === name)!;
+const functionNamed = (template: Template, name: string) =>
+  resources(template, 'AWS::Lambda::Function').find(([, fn]) => fn.Properties.FunctionName === name)!;
 
 /** Every statement of the policies attached to a role. */
 function statementsOf(template: Template, roleId: string): Statement[] {
@@ -58,17 +60,26 @@ function statementsOf(template: Template, roleId: string): Statement[] {
     .flatMap(([, policy]) => (policy.Properties.PolicyDocument as { Statement: Statement[] }).Statement);
 }
 
-const roleOf = (template: Template, functionName: string) => (functionNamed(template, functionName)[1].Properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+const roleOf = (template: Template, functionName: string) =>
+  (functionNamed(template, functionName)[1].Properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
 const actions = (statement: Statement) => [statement.Action].flat();
-const s3Statements = (template: Template, roleId: string) => statementsOf(template, roleId).filter((statement) => actions(statement).some((action) => action.startsWith('s3:')));
+const s3Statements = (template: Template, roleId: string) =>
+  statementsOf(template, roleId).filter((statement) => actions(statement).some((action) => action.startsWith('s3:')));
 
 describe('the recordings bucket', () => {
   it('is named per stage, account and region, encrypted, private, owner-enforced, with EventBridge notifications', () => {
     const [, bucket] = only(dev, 'AWS::S3::Bucket');
     expect(bucket.Properties).toMatchObject({
       BucketName: { 'Fn::Join': ['', ['cxm-dev-recordings-', { Ref: 'AWS::AccountId' }, '-', { Ref: 'AWS::Region' }]] },
-      BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
-      PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
+      BucketEncryption: {
+        ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }],
+      },
+      PublicAccessBlockConfiguration: {
+        BlockPublicAcls: true,
+        BlockPublicPolicy: true,
+        IgnorePublicAcls: true,
+        RestrictPublicBuckets: true,
+      },
       OwnershipControls: { Rules: [{ ObjectOwnership: 'BucketOwnerEnforced' }] },
       NotificationConfiguration: { EventBridgeConfiguration: { EventBridgeEnabled: true } },
     });
@@ -81,7 +92,13 @@ describe('the recordings bucket', () => {
     const [, bucket] = only(dev, 'AWS::S3::Bucket');
     const days = stageConfig('dev').recordings.retentionDays;
     expect((bucket.Properties.LifecycleConfiguration as { Rules: unknown[] }).Rules).toEqual([
-      { Id: 'recordings', Prefix: 'recordings/', ExpirationInDays: days, AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 }, Status: 'Enabled' },
+      {
+        Id: 'recordings',
+        Prefix: 'recordings/',
+        ExpirationInDays: days,
+        AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 },
+        Status: 'Enabled',
+      },
       { Id: 'analysis', Prefix: 'analysis/', ExpirationInDays: days, Status: 'Enabled' },
     ]);
   });
@@ -91,7 +108,12 @@ describe('the recordings bucket', () => {
     const statements = (policy.Properties.PolicyDocument as { Statement: Statement[] }).Statement;
     const [bucketId] = only(dev, 'AWS::S3::Bucket');
     expect(statements).toEqual([
-      expect.objectContaining({ Effect: 'Deny', Action: 's3:*', Principal: { AWS: '*' }, Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+      expect.objectContaining({
+        Effect: 'Deny',
+        Action: 's3:*',
+        Principal: { AWS: '*' },
+        Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+      }),
       expect.objectContaining({
         Sid: 'RecordingsAreWrittenOnce',
         Effect: 'Deny',
@@ -106,7 +128,14 @@ describe('the recordings bucket', () => {
   it('allows browser uploads (PUT with Content-Type) only from the origins a stage lists', () => {
     const [, bucket] = only(browser, 'AWS::S3::Bucket');
     expect(bucket.Properties.CorsConfiguration).toEqual({
-      CorsRules: [{ AllowedMethods: ['PUT'], AllowedOrigins: ['https://app.example.com'], AllowedHeaders: ['content-type'], MaxAge: 3000 }],
+      CorsRules: [
+        {
+          AllowedMethods: ['PUT'],
+          AllowedOrigins: ['https://app.example.com'],
+          AllowedHeaders: ['content-type'],
+          MaxAge: 3000,
+        },
+      ],
     });
   });
 });
@@ -115,9 +144,14 @@ describe('events to the processor', () => {
   it("a rule for recordings created in this bucket, one for each kind of this stage's Transcribe jobs, and the sweep's schedule, all to the processor with a DLQ", () => {
     const [processorId] = functionNamed(dev, 'cxm-dev-processRecording');
     const [bucketId] = only(dev, 'AWS::S3::Bucket');
-    const rules = new Map(resources(dev, 'AWS::Events::Rule').map(([, rule]) => [rule.Properties.Name as string, rule.Properties]));
+    const rules = new Map(
+      resources(dev, 'AWS::Events::Rule').map(([, rule]) => [rule.Properties.Name as string, rule.Properties]),
+    );
     const arrived = rules.get('cxm-dev-recording-arrived')!;
-    expect(arrived.EventPattern).toEqual({ ...recordingArrivedPattern('X'), detail: { ...recordingArrivedPattern('X').detail, bucket: { name: [{ Ref: bucketId }] } } });
+    expect(arrived.EventPattern).toEqual({
+      ...recordingArrivedPattern('X'),
+      detail: { ...recordingArrivedPattern('X').detail, bucket: { name: [{ Ref: bucketId }] } },
+    });
     expect(rules.get('cxm-dev-recording-analysis-finished')!.EventPattern).toEqual({
       source: ['aws.transcribe'],
       'detail-type': ['Call Analytics Job State Change'],
@@ -130,9 +164,21 @@ describe('events to the processor', () => {
     });
     const sweep = rules.get('cxm-dev-recording-analysis-sweep')!;
     expect(sweep.ScheduleExpression).toBe('rate(5 minutes)');
-    const [dlqId] = resources(dev, 'AWS::SQS::Queue').find(([, queue]) => queue.Properties.QueueName === 'cxm-dev-recording-processor-dlq')!;
-    for (const rule of [arrived, rules.get('cxm-dev-recording-analysis-finished')!, rules.get('cxm-dev-recording-transcription-finished')!, sweep]) {
-      expect(rule.Targets).toEqual([expect.objectContaining({ Arn: { 'Fn::GetAtt': [processorId, 'Arn'] }, DeadLetterConfig: { Arn: { 'Fn::GetAtt': [dlqId, 'Arn'] } } })]);
+    const [dlqId] = resources(dev, 'AWS::SQS::Queue').find(
+      ([, queue]) => queue.Properties.QueueName === 'cxm-dev-recording-processor-dlq',
+    )!;
+    for (const rule of [
+      arrived,
+      rules.get('cxm-dev-recording-analysis-finished')!,
+      rules.get('cxm-dev-recording-transcription-finished')!,
+      sweep,
+    ]) {
+      expect(rule.Targets).toEqual([
+        expect.objectContaining({
+          Arn: { 'Fn::GetAtt': [processorId, 'Arn'] },
+          DeadLetterConfig: { Arn: { 'Fn::GetAtt': [dlqId, 'Arn'] } },
+        }),
+      ]);
     }
     const [, invokeConfig] = only(dev, 'AWS::Lambda::EventInvokeConfig');
     expect(invokeConfig.Properties).toMatchObject({
@@ -148,17 +194,36 @@ describe('least privilege', () => {
   const objects = (prefix: string) => ({ 'Fn::Join': ['', [bucketArn(), `/${prefix}*`]] });
 
   it('the upload function may put recordings, and nothing else in the bucket', () => {
-    expect(s3Statements(dev, roleOf(dev, 'cxm-dev-createRecording'))).toEqual([{ Effect: 'Allow', Action: 's3:PutObject', Resource: objects('recordings/') }]);
+    expect(s3Statements(dev, roleOf(dev, 'cxm-dev-createRecording'))).toEqual([
+      { Effect: 'Allow', Action: 's3:PutObject', Resource: objects('recordings/') },
+    ]);
   });
 
   it("the processor reads recordings and analysis output, reads this stage's Transcribe jobs, starts jobs whose output stays in the analysis prefix, passes Transcribe's role to Transcribe only", () => {
     const roleId = roleOf(dev, 'cxm-dev-processRecording');
     const bucketRef = { Ref: only(dev, 'AWS::S3::Bucket')[0] };
     // One statement, its resources sorted: cdk.json's @aws-cdk/aws-iam:minimizePolicies merges the two grants.
-    expect(s3Statements(dev, roleId)).toEqual([{ Effect: 'Allow', Action: 's3:GetObject', Resource: [objects('analysis/'), objects('recordings/')] }]);
+    expect(s3Statements(dev, roleId)).toEqual([
+      { Effect: 'Allow', Action: 's3:GetObject', Resource: [objects('analysis/'), objects('recordings/')] },
+    ]);
     const statements = statementsOf(dev, roleId);
-    const transcribe = statements.filter((statement) => actions(statement).some((action) => action.startsWith('transcribe:')));
-    const jobArn = (type: string) => ({ 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':transcribe:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, `:${type}/cxm.dev.*`]] });
+    const transcribe = statements.filter((statement) =>
+      actions(statement).some((action) => action.startsWith('transcribe:')),
+    );
+    const jobArn = (type: string) => ({
+      'Fn::Join': [
+        '',
+        [
+          'arn:',
+          { Ref: 'AWS::Partition' },
+          ':transcribe:',
+          { Ref: 'AWS::Region' },
+          ':',
+          { Ref: 'AWS::AccountId' },
+          `:${type}/cxm.dev.*`,
+        ],
+      ],
+    });
     expect(transcribe).toEqual([
       { Effect: 'Allow', Action: 'transcribe:GetCallAnalyticsJob', Resource: jobArn('analytics') },
       { Effect: 'Allow', Action: 'transcribe:GetTranscriptionJob', Resource: jobArn('transcription-job') },
@@ -167,24 +232,51 @@ describe('least privilege', () => {
         Action: 'transcribe:StartCallAnalyticsJob',
         Resource: '*',
         // The condition key this action supports (Service Authorization Reference): transcribe:OutputLocation.
-        Condition: { StringLike: { 'transcribe:OutputLocation': { 'Fn::Join': ['', ['s3://', bucketRef, '/analysis/*']] } } },
+        Condition: {
+          StringLike: { 'transcribe:OutputLocation': { 'Fn::Join': ['', ['s3://', bucketRef, '/analysis/*']] } },
+        },
       },
       {
         Effect: 'Allow',
         Action: 'transcribe:StartTranscriptionJob',
         Resource: '*',
-        Condition: { StringEquals: { 'transcribe:OutputBucketName': bucketRef }, StringLike: { 'transcribe:OutputKey': 'analysis/*' } },
+        Condition: {
+          StringEquals: { 'transcribe:OutputBucketName': bucketRef },
+          StringLike: { 'transcribe:OutputKey': 'analysis/*' },
+        },
       },
     ]);
-    const [transcribeRoleId] = resources(dev, 'AWS::IAM::Role').find(([, role]) => JSON.stringify(role.Properties.AssumeRolePolicyDocument).includes('transcribe.amazonaws.com'))!;
+    const [transcribeRoleId] = resources(dev, 'AWS::IAM::Role').find(([, role]) =>
+      JSON.stringify(role.Properties.AssumeRolePolicyDocument).includes('transcribe.amazonaws.com'),
+    )!;
     expect(statements.filter((statement) => actions(statement).includes('iam:PassRole'))).toEqual([
-      { Effect: 'Allow', Action: 'iam:PassRole', Resource: { 'Fn::GetAtt': [transcribeRoleId, 'Arn'] }, Condition: { StringEquals: { 'iam:PassedToService': 'transcribe.amazonaws.com' } } },
+      {
+        Effect: 'Allow',
+        Action: 'iam:PassRole',
+        Resource: { 'Fn::GetAtt': [transcribeRoleId, 'Arn'] },
+        Condition: { StringEquals: { 'iam:PassedToService': 'transcribe.amazonaws.com' } },
+      },
     ]);
   });
 
   it("Transcribe's role does what AWS's example data-access role does, and is assumed by Transcribe for this stage's jobs in this account only", () => {
-    const [roleId, role] = resources(dev, 'AWS::IAM::Role').find(([, candidate]) => JSON.stringify(candidate.Properties.AssumeRolePolicyDocument).includes('transcribe.amazonaws.com'))!;
-    const jobArn = (type: string) => ({ 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':transcribe:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, `:${type}/cxm.dev.*`]] });
+    const [roleId, role] = resources(dev, 'AWS::IAM::Role').find(([, candidate]) =>
+      JSON.stringify(candidate.Properties.AssumeRolePolicyDocument).includes('transcribe.amazonaws.com'),
+    )!;
+    const jobArn = (type: string) => ({
+      'Fn::Join': [
+        '',
+        [
+          'arn:',
+          { Ref: 'AWS::Partition' },
+          ':transcribe:',
+          { Ref: 'AWS::Region' },
+          ':',
+          { Ref: 'AWS::AccountId' },
+          `:${type}/cxm.dev.*`,
+        ],
+      ],
+    });
     expect((role.Properties.AssumeRolePolicyDocument as { Statement: Statement[] }).Statement).toEqual([
       {
         Effect: 'Allow',
@@ -205,7 +297,8 @@ describe('least privilege', () => {
   });
 
   it('the status function learns the deadlines and gets no bucket access; the upload function learns the limits', () => {
-    const variables = (name: string) => (functionNamed(dev, name)[1].Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+    const variables = (name: string) =>
+      (functionNamed(dev, name)[1].Properties.Environment as { Variables: Record<string, unknown> }).Variables;
     const { recordings } = stageConfig('dev');
     expect(variables('cxm-dev-getVocJobStatus')).toMatchObject({
       CXM_RECORDING_UPLOAD_GRACE_SECONDS: String(recordings.uploadGrace.toSeconds()),
@@ -217,7 +310,9 @@ describe('least privilege', () => {
       CXM_RECORDING_MAX_BYTES: String(recordings.maxUploadBytes),
       CXM_RECORDING_UPLOAD_URL_TTL_SECONDS: String(recordings.uploadUrlTtl.toSeconds()),
     });
-    expect(variables('cxm-dev-processRecording')).toMatchObject({ CXM_RECORDING_PROCESSING_WINDOW_SECONDS: String(recordings.processingWindow.toSeconds()) });
+    expect(variables('cxm-dev-processRecording')).toMatchObject({
+      CXM_RECORDING_PROCESSING_WINDOW_SECONDS: String(recordings.processingWindow.toSeconds()),
+    });
   });
 
   it('each recording setting reaches exactly the functions that read it, with the stage value', () => {
@@ -234,8 +329,11 @@ describe('least privilege', () => {
     };
     expect(Object.keys(value).sort()).toEqual([...RECORDING_SETTING_ENVS].sort());
     const settingsOf = (fn: CfnResource) => {
-      const variables = (fn.Properties.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {};
-      return Object.fromEntries(Object.entries(variables).filter(([name]) => (RECORDING_SETTING_ENVS as readonly string[]).includes(name)));
+      const variables =
+        (fn.Properties.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {};
+      return Object.fromEntries(
+        Object.entries(variables).filter(([name]) => (RECORDING_SETTING_ENVS as readonly string[]).includes(name)),
+      );
     };
     const carried = Object.fromEntries(
       resources(dev, 'AWS::Lambda::Function')
@@ -244,18 +342,38 @@ describe('least privilege', () => {
     );
     const pick = (...names: (keyof typeof value)[]) => Object.fromEntries(names.map((name) => [name, value[name]]));
     expect(carried).toEqual({
-      'cxm-dev-createRecording': pick('CXM_RECORDING_MAX_BYTES', 'CXM_RECORDING_UPLOAD_URL_TTL_SECONDS', 'CXM_RECORDING_MAX_IN_FLIGHT'),
+      'cxm-dev-createRecording': pick(
+        'CXM_RECORDING_MAX_BYTES',
+        'CXM_RECORDING_UPLOAD_URL_TTL_SECONDS',
+        'CXM_RECORDING_MAX_IN_FLIGHT',
+      ),
       'cxm-dev-getVocJobStatus': pick('CXM_RECORDING_UPLOAD_GRACE_SECONDS', 'CXM_RECORDING_PROCESSING_WINDOW_SECONDS'),
-      'cxm-dev-processRecording': pick('CXM_RECORDING_UPLOAD_GRACE_SECONDS', 'CXM_RECORDING_PROCESSING_WINDOW_SECONDS', 'CXM_RECORDING_MAX_SECONDS'),
+      'cxm-dev-processRecording': pick(
+        'CXM_RECORDING_UPLOAD_GRACE_SECONDS',
+        'CXM_RECORDING_PROCESSING_WINDOW_SECONDS',
+        'CXM_RECORDING_MAX_SECONDS',
+      ),
     });
   });
 });
 
 describe('generative call summaries, only where AWS offers them', () => {
-  const summariesOff = (config: StageConfig): StageConfig => ({ ...config, recordings: { ...config.recordings, callSummaries: false } });
-  const inRegion = (config: StageConfig, region: string) => new CxmStack(new App({ context: { ...CDK_JSON_CONTEXT, stage: config.stage, [BUNDLING_STACKS]: [] } }), { config, env: { region } });
+  const summariesOff = (config: StageConfig): StageConfig => ({
+    ...config,
+    recordings: { ...config.recordings, callSummaries: false },
+  });
+  const inRegion = (config: StageConfig, region: string) =>
+    new CxmStack(new App({ context: { ...CDK_JSON_CONTEXT, stage: config.stage, [BUNDLING_STACKS]: [] } }), {
+      config,
+      env: { region },
+    });
   /** The template's rules but CDK's own bootstrap-version check. */
-  const stageRules = (template: Template) => Object.fromEntries(Object.entries((template.toJSON().Rules ?? {}) as Record<string, unknown>).filter(([id]) => id !== 'CheckBootstrapVersion'));
+  const stageRules = (template: Template) =>
+    Object.fromEntries(
+      Object.entries((template.toJSON().Rules ?? {}) as Record<string, unknown>).filter(
+        ([id]) => id !== 'CheckBootstrapVersion',
+      ),
+    );
 
   it('a stage of unknown region carries a rule that CloudFormation checks before it creates anything', () => {
     expect(Object.values(stageRules(dev))).toEqual([
@@ -263,12 +381,16 @@ describe('generative call summaries, only where AWS offers them', () => {
         Assertions: [
           {
             Assert: { 'Fn::Contains': [['us-east-1', 'us-west-2'], { Ref: 'AWS::Region' }] },
-            AssertDescription: expect.stringContaining('set recordings.callSummaries to false for this stage in infra/cdk/config.ts'),
+            AssertDescription: expect.stringContaining(
+              'set recordings.callSummaries to false for this stage in infra/cdk/config.ts',
+            ),
           },
         ],
       },
     ]);
-    const variables = (functionNamed(dev, 'cxm-dev-processRecording')[1].Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+    const variables = (
+      functionNamed(dev, 'cxm-dev-processRecording')[1].Properties.Environment as { Variables: Record<string, unknown> }
+    ).Variables;
     expect(variables.CXM_RECORDING_CALL_SUMMARIES).toBe('true');
   });
 
@@ -282,7 +404,11 @@ describe('generative call summaries, only where AWS offers them', () => {
   it('a stage without summaries deploys anywhere and does not ask for them', () => {
     const template = Template.fromStack(inRegion(summariesOff(stageConfig('lite')), 'eu-west-1'));
     expect(stageRules(template)).toEqual({});
-    const variables = (functionNamed(template, 'cxm-lite-processRecording')[1].Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+    const variables = (
+      functionNamed(template, 'cxm-lite-processRecording')[1].Properties.Environment as {
+        Variables: Record<string, unknown>;
+      }
+    ).Variables;
     expect(variables.CXM_RECORDING_CALL_SUMMARIES).toBe('false');
   });
 });

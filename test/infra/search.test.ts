@@ -19,22 +19,31 @@ const LONGEST_STAGE = 'feature-reports-eu1';
 const templates = new Map<string, Template>();
 
 beforeAll(async () => {
-  for (const { name, template } of await loadStageTemplates(['dev', 'prod', 'lite'])) templates.set(name, Template.fromJSON(template));
+  for (const { name, template } of await loadStageTemplates(['dev', 'prod', 'lite']))
+    templates.set(name, Template.fromJSON(template));
   const app = new App({ context: { ...CDK_JSON_CONTEXT, stage: LONGEST_STAGE, [BUNDLING_STACKS]: [] } });
   templates.set(LONGEST_STAGE, Template.fromStack(new CxmStack(app, { config: stageConfig(LONGEST_STAGE) })));
 });
 
-const functionNamed = (template: Template, name: string) => Object.values(template.findResources('AWS::Lambda::Function')).find((fn) => fn.Properties.FunctionName === name)!;
+const functionNamed = (template: Template, name: string) =>
+  Object.values(template.findResources('AWS::Lambda::Function')).find((fn) => fn.Properties.FunctionName === name)!;
 
 describe('the OpenSearch domain', () => {
   it('dev: a small single-node 2.x domain, encrypted, HTTPS only, slow logs on', () => {
     templates.get('dev')!.hasResourceProperties('AWS::OpenSearchService::Domain', {
       EngineVersion: 'OpenSearch_2.19',
-      ClusterConfig: Match.objectLike({ InstanceType: 't3.small.search', InstanceCount: 1, ZoneAwarenessEnabled: false }),
+      ClusterConfig: Match.objectLike({
+        InstanceType: 't3.small.search',
+        InstanceCount: 1,
+        ZoneAwarenessEnabled: false,
+      }),
       EncryptionAtRestOptions: { Enabled: true },
       NodeToNodeEncryptionOptions: { Enabled: true },
       DomainEndpointOptions: Match.objectLike({ EnforceHTTPS: true, TLSSecurityPolicy: 'Policy-Min-TLS-1-2-2019-07' }),
-      LogPublishingOptions: Match.objectLike({ SEARCH_SLOW_LOGS: Match.objectLike({ Enabled: true }), INDEX_SLOW_LOGS: Match.objectLike({ Enabled: true }) }),
+      LogPublishingOptions: Match.objectLike({
+        SEARCH_SLOW_LOGS: Match.objectLike({ Enabled: true }),
+        INDEX_SLOW_LOGS: Match.objectLike({ Enabled: true }),
+      }),
     });
   });
 
@@ -61,7 +70,11 @@ describe('the OpenSearch domain', () => {
 
   it('prod: zone-aware across three zones', () => {
     templates.get('prod')!.hasResourceProperties('AWS::OpenSearchService::Domain', {
-      ClusterConfig: Match.objectLike({ InstanceCount: 3, ZoneAwarenessEnabled: true, ZoneAwarenessConfig: { AvailabilityZoneCount: 3 } }),
+      ClusterConfig: Match.objectLike({
+        InstanceCount: 3,
+        ZoneAwarenessEnabled: true,
+        ZoneAwarenessConfig: { AvailabilityZoneCount: 3 },
+      }),
     });
   });
 
@@ -79,7 +92,10 @@ describe('the lists on OpenSearch stages', () => {
   it('read OpenSearch (endpoint and index prefix in their environment) and not the reporting table', () => {
     for (const id of ['listAssistantConversations', 'listVocConversations']) {
       const variables = functionNamed(templates.get('dev')!, `cxm-dev-${id}`).Properties.Environment.Variables;
-      expect(variables).toMatchObject({ CXM_REPORTING_BACKEND: 'opensearch', CXM_OPENSEARCH_INDEX_PREFIX: 'cxm-dev-reporting' });
+      expect(variables).toMatchObject({
+        CXM_REPORTING_BACKEND: 'opensearch',
+        CXM_OPENSEARCH_INDEX_PREFIX: 'cxm-dev-reporting',
+      });
       expect(variables.CXM_OPENSEARCH_ENDPOINT).toBeDefined();
       expect(variables.CXM_TABLE_REPORTING).toBeUndefined();
     }
@@ -96,9 +112,14 @@ describe('the indexer', () => {
       MaximumRetryAttempts: 5,
       DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [queueId, 'Arn'] } } },
     });
-    dev.hasResourceProperties('AWS::SQS::Queue', { QueueName: 'cxm-dev-reporting-indexer-dlq', SqsManagedSseEnabled: true });
+    dev.hasResourceProperties('AWS::SQS::Queue', {
+      QueueName: 'cxm-dev-reporting-indexer-dlq',
+      SqsManagedSseEnabled: true,
+    });
     const indexer = functionNamed(dev, 'cxm-dev-reporting-indexer');
-    expect(indexer.Properties.Environment.Variables).toMatchObject({ CXM_OPENSEARCH_INDEX_PREFIX: 'cxm-dev-reporting' });
+    expect(indexer.Properties.Environment.Variables).toMatchObject({
+      CXM_OPENSEARCH_INDEX_PREFIX: 'cxm-dev-reporting',
+    });
   });
 
   it("reads a stream that shows old images too (a row's previous year index), and gives the stage's shard counts for new year indexes", () => {
@@ -107,7 +128,9 @@ describe('the indexer', () => {
       ['prod', { primaries: '1', replicas: '1' }],
     ] as const) {
       const template = templates.get(stage)!;
-      const [reporting] = Object.values(template.findResources('AWS::DynamoDB::Table')).filter((table) => table.Properties.TableName === `cxm-${stage}-reporting`);
+      const [reporting] = Object.values(template.findResources('AWS::DynamoDB::Table')).filter(
+        (table) => table.Properties.TableName === `cxm-${stage}-reporting`,
+      );
       expect(reporting!.Properties.StreamSpecification).toEqual({ StreamViewType: 'NEW_AND_OLD_IMAGES' });
       expect(functionNamed(template, `cxm-${stage}-reporting-indexer`).Properties.Environment.Variables).toMatchObject({
         CXM_OPENSEARCH_PRIMARY_SHARDS: shards.primaries,
@@ -119,7 +142,12 @@ describe('the indexer', () => {
   it('refuses, at synth, replicas that the domain has no node for', () => {
     const config = stageConfig('dev');
     const app = new App({ context: { [BUNDLING_STACKS]: [] } });
-    expect(() => new CxmStack(app, { config: { ...config, search: { ...config.search, indexShards: { primaries: 1, replicas: 1 } } } })).toThrow(/replicas < dataNodes/);
+    expect(
+      () =>
+        new CxmStack(app, {
+          config: { ...config, search: { ...config.search, indexShards: { primaries: 1, replicas: 1 } } },
+        }),
+    ).toThrow(/replicas < dataNodes/);
   });
 
   it('may write the reporting indexes; the list functions may only read them', () => {
@@ -139,7 +167,11 @@ describe('the indexer', () => {
     const listResources = JSON.stringify(
       Object.values(dev.findResources('AWS::IAM::Policy'))
         .filter((policy) => JSON.stringify(policy.Properties.Roles).includes('listAssistantConversations'))
-        .flatMap((policy) => (policy.Properties.PolicyDocument.Statement as Array<{ Action: unknown; Resource: unknown }>).filter((st) => JSON.stringify(st.Action).includes('es:'))),
+        .flatMap((policy) =>
+          (policy.Properties.PolicyDocument.Statement as Array<{ Action: unknown; Resource: unknown }>).filter((st) =>
+            JSON.stringify(st.Action).includes('es:'),
+          ),
+        ),
     );
     expect(listResources).toContain('cxm-dev-reporting-*/_search');
     expect(listActions).not.toContain('es:ESHttpDelete');

@@ -82,8 +82,10 @@ function referencedIds(value: unknown): Set<string> {
   return ids;
 }
 
-const tableLogicalId = (id: TableId) => logicalIdWhere('AWS::DynamoDB::Table', 'TableName', physicalTableName(config.stage, id));
-const functionLogicalId = (name: string) => logicalIdWhere('AWS::Lambda::Function', 'FunctionName', `cxm-${config.stage}-${name}`);
+const tableLogicalId = (id: TableId) =>
+  logicalIdWhere('AWS::DynamoDB::Table', 'TableName', physicalTableName(config.stage, id));
+const functionLogicalId = (name: string) =>
+  logicalIdWhere('AWS::Lambda::Function', 'FunctionName', `cxm-${config.stage}-${name}`);
 
 interface DynamoStatement {
   Action: string | string[];
@@ -130,7 +132,10 @@ describe('tables', () => {
       PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
       SSESpecification: { SSEEnabled: true },
       DeletionProtectionEnabled: false,
-      KeySchema: [{ AttributeName: spec.partitionKey.name, KeyType: 'HASH' }, ...(spec.sortKey ? [{ AttributeName: spec.sortKey.name, KeyType: 'RANGE' }] : [])],
+      KeySchema: [
+        { AttributeName: spec.partitionKey.name, KeyType: 'HASH' },
+        ...(spec.sortKey ? [{ AttributeName: spec.sortKey.name, KeyType: 'RANGE' }] : []),
+      ],
     });
     expect(table.DeletionPolicy).toBe('Delete');
     const stream = table.Properties.StreamSpecification;
@@ -138,9 +143,15 @@ describe('tables', () => {
   });
 
   it('conversations has a NEW_IMAGE stream and keys a GSI on keyId', () => {
-    expect(resource(tableLogicalId('conversations')).Properties.StreamSpecification).toEqual({ StreamViewType: 'NEW_IMAGE' });
+    expect(resource(tableLogicalId('conversations')).Properties.StreamSpecification).toEqual({
+      StreamViewType: 'NEW_IMAGE',
+    });
     expect(resource(tableLogicalId('keys')).Properties.GlobalSecondaryIndexes).toEqual([
-      { IndexName: 'byKeyId', KeySchema: [{ AttributeName: 'keyId', KeyType: 'HASH' }], Projection: { ProjectionType: 'ALL' } },
+      {
+        IndexName: 'byKeyId',
+        KeySchema: [{ AttributeName: 'keyId', KeyType: 'HASH' }],
+        Projection: { ProjectionType: 'ALL' },
+      },
     ]);
   });
 
@@ -152,7 +163,8 @@ describe('tables', () => {
     expect(outputs.ApiUrl).toBeDefined();
     // Besides: the NoteCreated bus (note-events.test.ts), the dashboard and alarm topic (observability.test.ts), the recordings bucket.
     expect(Object.keys(outputs)).toHaveLength(allTableSpecs.length + 6);
-    for (const name of ['EventBusName', 'DashboardName', 'DashboardUrl', 'AlarmTopicArn', 'RecordingsBucketName']) expect(outputs[name], name).toBeDefined();
+    for (const name of ['EventBusName', 'DashboardName', 'DashboardUrl', 'AlarmTopicArn', 'RecordingsBucketName'])
+      expect(outputs[name], name).toBeDefined();
   });
 });
 
@@ -176,7 +188,13 @@ describe('authorizer', () => {
 });
 
 describe('gateway responses', () => {
-  const responses = () => new Map(Object.values(resourcesOf('AWS::ApiGateway::GatewayResponse')).map((r) => [r.Properties.ResponseType, r.Properties]));
+  const responses = () =>
+    new Map(
+      Object.values(resourcesOf('AWS::ApiGateway::GatewayResponse')).map((r) => [
+        r.Properties.ResponseType,
+        r.Properties,
+      ]),
+    );
 
   it('one per shared spec', () => {
     expect([...responses().keys()].sort()).toEqual(Object.keys(gatewayResponses).sort());
@@ -209,7 +227,9 @@ describe('gateway response rendering', () => {
   });
 
   it('refuses a static header value that would break its quoting', () => {
-    expect(() => gatewayResponseHeaders({ code: 'BadRequest', message: 'm', headers: { 'X-Note': "it's" } })).toThrow(/single quote/);
+    expect(() => gatewayResponseHeaders({ code: 'BadRequest', message: 'm', headers: { 'X-Note': "it's" } })).toThrow(
+      /single quote/,
+    );
   });
 });
 
@@ -217,16 +237,24 @@ describe('functions', () => {
   const functionNames = ['authorizer', ...routeSpecs.map((route) => route.id)];
   /** The tables a route's function is bound to on this stage: a list reading OpenSearch has no reporting table. */
   const boundTables = (route: RouteSpec) =>
-    Object.entries(route.tables).filter(([tableId]) => !(route.reportingIndex && config.reportingBackend === 'opensearch' && DYNAMO_INDEX_TABLES.includes(tableId as TableId))) as [
-      TableId,
-      TableAccess,
-    ][];
+    Object.entries(route.tables).filter(
+      ([tableId]) =>
+        !(
+          route.reportingIndex &&
+          config.reportingBackend === 'opensearch' &&
+          DYNAMO_INDEX_TABLES.includes(tableId as TableId)
+        ),
+    ) as [TableId, TableAccess][];
 
   it("one per route plus the authorizer, the reporting indexer, the recording processor and the OpenAPI document (and CDK's own log-policy helper)", () => {
     const ours = Object.values(resourcesOf('AWS::Lambda::Function'))
       .map((fn) => fn.Properties.FunctionName)
       .filter((name): name is string => typeof name === 'string');
-    expect(ours.sort()).toEqual([...functionNames, 'reporting-indexer', 'processRecording', OPENAPI_DOCUMENT_OPERATION].map((name) => `cxm-${config.stage}-${name}`).sort());
+    expect(ours.sort()).toEqual(
+      [...functionNames, 'reporting-indexer', 'processRecording', OPENAPI_DOCUMENT_OPERATION]
+        .map((name) => `cxm-${config.stage}-${name}`)
+        .sort(),
+    );
   });
 
   it.each(functionNames)('%s: Node 24 on arm64, timeout, tracing, own log group with stage retention', (name) => {
@@ -247,7 +275,8 @@ describe('functions', () => {
   });
 
   it.each(routeSpecs.map((route) => [route.id, route] as const))('%s: env names exactly its tables', (id, route) => {
-    const variables = (resource(functionLogicalId(id)).Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+    const variables = (resource(functionLogicalId(id)).Properties.Environment as { Variables: Record<string, unknown> })
+      .Variables;
     expect(variables).toMatchObject({ POWERTOOLS_SERVICE_NAME: SERVICE_NAME, POWERTOOLS_LOG_LEVEL: config.logLevel });
     const tableVariables = Object.keys(variables).filter((name) => name.startsWith('CXM_TABLE_'));
     const expected = boundTables(route).map(([tableId]) => tableSpecs[tableId].envVar);
@@ -257,27 +286,43 @@ describe('functions', () => {
     }
   });
 
-  it.each(routeSpecs.map((route) => [route.id, route] as const))('%s: grants only its tables, exactly the operations the route table names', (id, route) => {
-    const grants = tableGrants(functionLogicalId(id));
-    expect([...grants.keys()].sort()).toEqual(
-      boundTables(route)
-        .map(([tableId]) => tableId)
-        .sort(),
-    );
-    for (const [tableId, access] of boundTables(route)) {
-      const expected = [...(access.operations ?? []), ...((access.indexQueries ?? []).length > 0 ? ['Query'] : [])].map((operation) => `dynamodb:${operation}`);
-      expect(new Set(grants.get(tableId)), tableId).toEqual(new Set(expected));
-      for (const never of NEVER_GRANTED) expect(grants.get(tableId)).not.toContain(never);
-    }
-  });
+  it.each(routeSpecs.map((route) => [route.id, route] as const))(
+    '%s: grants only its tables, exactly the operations the route table names',
+    (id, route) => {
+      const grants = tableGrants(functionLogicalId(id));
+      expect([...grants.keys()].sort()).toEqual(
+        boundTables(route)
+          .map(([tableId]) => tableId)
+          .sort(),
+      );
+      for (const [tableId, access] of boundTables(route)) {
+        const expected = [
+          ...(access.operations ?? []),
+          ...((access.indexQueries ?? []).length > 0 ? ['Query'] : []),
+        ].map((operation) => `dynamodb:${operation}`);
+        expect(new Set(grants.get(tableId)), tableId).toEqual(new Set(expected));
+        for (const never of NEVER_GRANTED) expect(grants.get(tableId)).not.toContain(never);
+      }
+    },
+  );
 
   it('the note function can touch only the conversations table and its idempotency records', () => {
-    expect([...tableGrants(functionLogicalId('addInternalNote')).keys()].sort()).toEqual(['conversations', 'idempotency']);
+    expect([...tableGrants(functionLogicalId('addInternalNote')).keys()].sort()).toEqual([
+      'conversations',
+      'idempotency',
+    ]);
   });
 
   it('only the four writes that take an Idempotency-Key reach the idempotency table, and they get the TTL setting', () => {
-    const reaching = routeSpecs.filter((route) => tableGrants(functionLogicalId(route.id)).has('idempotency')).map((route) => route.id);
-    expect(reaching.sort()).toEqual(['addInternalNote', 'createRecording', 'mergeCurrentDocument', 'replaceCurrentDocument']);
+    const reaching = routeSpecs
+      .filter((route) => tableGrants(functionLogicalId(route.id)).has('idempotency'))
+      .map((route) => route.id);
+    expect(reaching.sort()).toEqual([
+      'addInternalNote',
+      'createRecording',
+      'mergeCurrentDocument',
+      'replaceCurrentDocument',
+    ]);
     expect(
       routeSpecs
         .filter((route) => route.idempotencyKey)
@@ -285,7 +330,9 @@ describe('functions', () => {
         .sort(),
     ).toEqual(reaching.sort());
     for (const id of reaching) {
-      const variables = (resource(functionLogicalId(id)).Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+      const variables = (
+        resource(functionLogicalId(id)).Properties.Environment as { Variables: Record<string, unknown> }
+      ).Variables;
       expect(variables[FUNCTION_ENV.idempotencyTtlHours]).toBe(String(config.idempotencyTtlHours));
     }
   });
@@ -305,7 +352,9 @@ describe('methods', () => {
   });
 
   it('GET /openapi.json needs neither a key nor a usage-plan key, and reaches its own function', () => {
-    const properties = resource(logicalIdWhere('AWS::ApiGateway::Method', 'OperationName', OPENAPI_DOCUMENT_OPERATION)).Properties;
+    const properties = resource(
+      logicalIdWhere('AWS::ApiGateway::Method', 'OperationName', OPENAPI_DOCUMENT_OPERATION),
+    ).Properties;
     expect(properties).toMatchObject({ HttpMethod: 'GET', AuthorizationType: 'NONE', ApiKeyRequired: false });
     expect(properties.AuthorizerId).toBeUndefined();
     expect(resourcePath(properties.ResourceId)).toBe(OPENAPI_DOCUMENT_PATH);
@@ -326,32 +375,41 @@ describe('methods', () => {
   });
 
   it('the provisioning readers get read-only access to documents, the writers read-write', () => {
-    for (const id of ['listDocuments', 'getCurrentDocument', 'mcpBots']) expect([...tableGrants(functionLogicalId(id)).keys()]).toEqual(['documents']);
-    for (const id of ['replaceCurrentDocument', 'mergeCurrentDocument']) expect(tableGrants(functionLogicalId(id)).get('documents')).toContain('dynamodb:UpdateItem');
+    for (const id of ['listDocuments', 'getCurrentDocument', 'mcpBots'])
+      expect([...tableGrants(functionLogicalId(id)).keys()]).toEqual(['documents']);
+    for (const id of ['replaceCurrentDocument', 'mergeCurrentDocument'])
+      expect(tableGrants(functionLogicalId(id)).get('documents')).toContain('dynamodb:UpdateItem');
     expect(tableGrants(functionLogicalId('getCurrentDocument')).get('documents')).not.toContain('dynamodb:UpdateItem');
   });
 
-  it.each(routeSpecs.map((route) => [route.id, route] as const))('%s: path, method, authorizer, its own function', (id, route) => {
-    const method = resource(logicalIdWhere('AWS::ApiGateway::Method', 'OperationName', id)).Properties;
-    const [authorizerId] = Object.keys(resourcesOf('AWS::ApiGateway::Authorizer'));
-    expect(method).toMatchObject({
-      HttpMethod: route.method,
-      AuthorizationType: 'CUSTOM',
-      AuthorizerId: { Ref: authorizerId },
-      // Rate limits per tenant: refused without the usage-plan key the authorizer names.
-      ApiKeyRequired: true,
-      Integration: { Type: 'AWS_PROXY', IntegrationHttpMethod: 'POST' },
-    });
-    expect(resourcePath(method.ResourceId)).toBe(route.path);
-    expect(referencedIds(method.Integration)).toContain(functionLogicalId(id));
-  });
+  it.each(routeSpecs.map((route) => [route.id, route] as const))(
+    '%s: path, method, authorizer, its own function',
+    (id, route) => {
+      const method = resource(logicalIdWhere('AWS::ApiGateway::Method', 'OperationName', id)).Properties;
+      const [authorizerId] = Object.keys(resourcesOf('AWS::ApiGateway::Authorizer'));
+      expect(method).toMatchObject({
+        HttpMethod: route.method,
+        AuthorizationType: 'CUSTOM',
+        AuthorizerId: { Ref: authorizerId },
+        // Rate limits per tenant: refused without the usage-plan key the authorizer names.
+        ApiKeyRequired: true,
+        Integration: { Type: 'AWS_PROXY', IntegrationHttpMethod: 'POST' },
+      });
+      expect(resourcePath(method.ResourceId)).toBe(route.path);
+      expect(referencedIds(method.Integration)).toContain(functionLogicalId(id));
+    },
+  );
 
   /** The functions whose policies allow GetSecretValue on the secret `secretId`, by name. */
   function readersOf(secretId: string): string[] {
     const readers = Object.values(resourcesOf('AWS::IAM::Policy'))
       .filter((policy) =>
-        (policy.Properties.PolicyDocument as { Statement: Array<{ Action: unknown; Resource: unknown }> }).Statement.some(
-          (statement) => JSON.stringify(statement.Action).includes('secretsmanager:GetSecretValue') && JSON.stringify(statement.Resource) === JSON.stringify({ Ref: secretId }),
+        (
+          policy.Properties.PolicyDocument as { Statement: Array<{ Action: unknown; Resource: unknown }> }
+        ).Statement.some(
+          (statement) =>
+            JSON.stringify(statement.Action).includes('secretsmanager:GetSecretValue') &&
+            JSON.stringify(statement.Resource) === JSON.stringify({ Ref: secretId }),
         ),
       )
       .flatMap((policy) => (policy.Properties.Roles as Array<{ Ref: string }>).map((role) => role.Ref));
@@ -365,29 +423,48 @@ describe('methods', () => {
     const secrets = Object.keys(resourcesOf('AWS::SecretsManager::Secret'));
     expect(secrets).toHaveLength(2);
     const grants = Object.values(resourcesOf('AWS::IAM::Policy')).flatMap((policy) =>
-      (policy.Properties.PolicyDocument as { Statement: Array<{ Action: unknown; Resource: unknown }> }).Statement.filter((statement) => JSON.stringify(statement.Action).includes('secretsmanager:')),
+      (
+        policy.Properties.PolicyDocument as { Statement: Array<{ Action: unknown; Resource: unknown }> }
+      ).Statement.filter((statement) => JSON.stringify(statement.Action).includes('secretsmanager:')),
     );
     for (const grant of grants) expect(secrets.map((id) => ({ Ref: id }))).toContainEqual(grant.Resource);
   });
 
   it('a generated secret signs reporting cursors, readable by the reporting functions only', () => {
-    template.hasResourceProperties('AWS::SecretsManager::Secret', { Name: `cxm-${config.stage}-cursor-secret`, GenerateSecretString: Match.objectLike({ PasswordLength: 64 }) });
+    template.hasResourceProperties('AWS::SecretsManager::Secret', {
+      Name: `cxm-${config.stage}-cursor-secret`,
+      GenerateSecretString: Match.objectLike({ PasswordLength: 64 }),
+    });
     const secretId = logicalIdWhere('AWS::SecretsManager::Secret', 'Name', `cxm-${config.stage}-cursor-secret`);
-    expect(readersOf(secretId)).toEqual([`cxm-${config.stage}-listAssistantConversations`, `cxm-${config.stage}-listVocConversations`]);
+    expect(readersOf(secretId)).toEqual([
+      `cxm-${config.stage}-listAssistantConversations`,
+      `cxm-${config.stage}-listVocConversations`,
+    ]);
     for (const id of ['listAssistantConversations', 'listVocConversations']) {
-      const variables = (resource(functionLogicalId(id)).Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+      const variables = (
+        resource(functionLogicalId(id)).Properties.Environment as { Variables: Record<string, unknown> }
+      ).Variables;
       expect(variables.CXM_CURSOR_SECRET_ARN).toEqual({ Ref: secretId });
     }
   });
 
   it('a generated secret tags API keys, readable by the authorizer only, which is told whether untagged keys are accepted', () => {
-    template.hasResourceProperties('AWS::SecretsManager::Secret', { Name: `cxm-${config.stage}-key-tag-secret`, GenerateSecretString: Match.objectLike({ PasswordLength: 64 }) });
+    template.hasResourceProperties('AWS::SecretsManager::Secret', {
+      Name: `cxm-${config.stage}-key-tag-secret`,
+      GenerateSecretString: Match.objectLike({ PasswordLength: 64 }),
+    });
     const secretId = logicalIdWhere('AWS::SecretsManager::Secret', 'Name', `cxm-${config.stage}-key-tag-secret`);
     expect(readersOf(secretId)).toEqual([`cxm-${config.stage}-authorizer`]);
-    expect(withVariable(config.stage, FUNCTION_ENV.keyTagSecretArn)).toEqual({ [`cxm-${config.stage}-authorizer`]: { Ref: secretId } });
+    expect(withVariable(config.stage, FUNCTION_ENV.keyTagSecretArn)).toEqual({
+      [`cxm-${config.stage}-authorizer`]: { Ref: secretId },
+    });
     expect(config.edge.acceptUntaggedKeys).toBe(true);
-    expect(withVariable(config.stage, FUNCTION_ENV.acceptUntaggedKeys)).toEqual({ [`cxm-${config.stage}-authorizer`]: 'true' });
-    expect(withVariable(withOrigins.stage, FUNCTION_ENV.acceptUntaggedKeys)).toEqual({ [`cxm-${withOrigins.stage}-authorizer`]: 'false' });
+    expect(withVariable(config.stage, FUNCTION_ENV.acceptUntaggedKeys)).toEqual({
+      [`cxm-${config.stage}-authorizer`]: 'true',
+    });
+    expect(withVariable(withOrigins.stage, FUNCTION_ENV.acceptUntaggedKeys)).toEqual({
+      [`cxm-${withOrigins.stage}-authorizer`]: 'false',
+    });
   });
 
   it('the API stage is named after the stage', () => {
@@ -406,7 +483,12 @@ describe('rate limits', () => {
     expect(plan!.Properties).toMatchObject({
       UsagePlanName: `cxm-${config.stage}`,
       Throttle: { RateLimit: 50, BurstLimit: 100 },
-      ApiStages: [{ ApiId: { Ref: Object.keys(resourcesOf('AWS::ApiGateway::RestApi'))[0] }, Stage: { Ref: Object.keys(resourcesOf('AWS::ApiGateway::Stage'))[0] } }],
+      ApiStages: [
+        {
+          ApiId: { Ref: Object.keys(resourcesOf('AWS::ApiGateway::RestApi'))[0] },
+          Stage: { Ref: Object.keys(resourcesOf('AWS::ApiGateway::Stage'))[0] },
+        },
+      ],
     });
     expect(config.rateLimit).toEqual({ rate: 50, burst: 100 });
     // No API keys in the template: `cxm keys create --stage` adds one per tenant key.
@@ -429,7 +511,9 @@ describe('rate limits', () => {
       StatusCode: String(status),
       ResponseParameters: Match.objectLike({
         'gatewayresponse.header.X-Request-Id': 'context.requestId',
-        ...Object.fromEntries(Object.entries(headers).map(([name, value]) => [`gatewayresponse.header.${name}`, value])),
+        ...Object.fromEntries(
+          Object.entries(headers).map(([name, value]) => [`gatewayresponse.header.${name}`, value]),
+        ),
       }),
       ResponseTemplates: { 'application/json': Match.serializedJson({ code, message: Match.stringLikeRegexp('.') }) },
     });
@@ -437,13 +521,23 @@ describe('rate limits', () => {
 });
 
 describe('before the authorizer: stage throttle, reserved concurrency, web ACL', () => {
-  const functionNamed = (t: Template, name: string) => Object.values(t.findResources('AWS::Lambda::Function')).find((fn) => (fn as CfnResource).Properties.FunctionName === name) as CfnResource;
+  const functionNamed = (t: Template, name: string) =>
+    Object.values(t.findResources('AWS::Lambda::Function')).find(
+      (fn) => (fn as CfnResource).Properties.FunctionName === name,
+    ) as CfnResource;
 
   it('the stage throttles each of its methods at the stage setting (MethodSettings */*)', () => {
     expect(config.edge.stageRateLimit).toEqual({ rate: 2000, burst: 4000 });
     template.hasResourceProperties('AWS::ApiGateway::Stage', {
       StageName: config.stage,
-      MethodSettings: Match.arrayWith([Match.objectLike({ HttpMethod: '*', ResourcePath: '/*', ThrottlingRateLimit: 2000, ThrottlingBurstLimit: 4000 })]),
+      MethodSettings: Match.arrayWith([
+        Match.objectLike({
+          HttpMethod: '*',
+          ResourcePath: '/*',
+          ThrottlingRateLimit: 2000,
+          ThrottlingBurstLimit: 4000,
+        }),
+      ]),
     });
     originsTemplate.hasResourceProperties('AWS::ApiGateway::Stage', {
       MethodSettings: Match.arrayWith([Match.objectLike({ ThrottlingRateLimit: 10, ThrottlingBurstLimit: 20 })]),
@@ -451,13 +545,30 @@ describe('before the authorizer: stage throttle, reserved concurrency, web ACL',
   });
 
   it('the authorizer and the document function (which callers without a valid key can make run) and the recording processor (which one tenant could flood) have reserved concurrency; no other function does', () => {
-    expect(functionNamed(template, `cxm-${config.stage}-authorizer`).Properties.ReservedConcurrentExecutions).toBe(config.edge.authorizerReservedConcurrency);
-    expect(functionNamed(template, `cxm-${config.stage}-${OPENAPI_DOCUMENT_OPERATION}`).Properties.ReservedConcurrentExecutions).toBe(config.edge.documentReservedConcurrency);
-    expect(functionNamed(template, `cxm-${config.stage}-processRecording`).Properties.ReservedConcurrentExecutions).toBe(config.recordings.processorReservedConcurrency);
-    expect([config.edge.authorizerReservedConcurrency, config.edge.documentReservedConcurrency, config.recordings.processorReservedConcurrency]).toEqual([50, 2, 10]);
-    const reserved = Object.values(template.findResources('AWS::Lambda::Function')).filter((fn) => (fn as CfnResource).Properties.ReservedConcurrentExecutions !== undefined);
+    expect(functionNamed(template, `cxm-${config.stage}-authorizer`).Properties.ReservedConcurrentExecutions).toBe(
+      config.edge.authorizerReservedConcurrency,
+    );
+    expect(
+      functionNamed(template, `cxm-${config.stage}-${OPENAPI_DOCUMENT_OPERATION}`).Properties
+        .ReservedConcurrentExecutions,
+    ).toBe(config.edge.documentReservedConcurrency);
+    expect(
+      functionNamed(template, `cxm-${config.stage}-processRecording`).Properties.ReservedConcurrentExecutions,
+    ).toBe(config.recordings.processorReservedConcurrency);
+    expect([
+      config.edge.authorizerReservedConcurrency,
+      config.edge.documentReservedConcurrency,
+      config.recordings.processorReservedConcurrency,
+    ]).toEqual([50, 2, 10]);
+    const reserved = Object.values(template.findResources('AWS::Lambda::Function')).filter(
+      (fn) => (fn as CfnResource).Properties.ReservedConcurrentExecutions !== undefined,
+    );
     expect(reserved).toHaveLength(3);
-    expect(Object.values(originsTemplate.findResources('AWS::Lambda::Function')).filter((fn) => (fn as CfnResource).Properties.ReservedConcurrentExecutions !== undefined)).toHaveLength(0);
+    expect(
+      Object.values(originsTemplate.findResources('AWS::Lambda::Function')).filter(
+        (fn) => (fn as CfnResource).Properties.ReservedConcurrentExecutions !== undefined,
+      ),
+    ).toHaveLength(0);
   });
 
   it('the template reserves what stageReservedConcurrency says, function by function: the sum cxm preflight holds the account to', () => {
@@ -466,9 +577,12 @@ describe('before the authorizer: stage throttle, reserved concurrency, web ACL',
       [originsTemplate, withOrigins],
     ] as const) {
       const reservedIn = (name: string) => functionNamed(t, name)?.Properties.ReservedConcurrentExecutions;
-      const reserved = Object.values(t.findResources('AWS::Lambda::Function')).map((fn) => ((fn as CfnResource).Properties.ReservedConcurrentExecutions as number | undefined) ?? 0);
+      const reserved = Object.values(t.findResources('AWS::Lambda::Function')).map(
+        (fn) => ((fn as CfnResource).Properties.ReservedConcurrentExecutions as number | undefined) ?? 0,
+      );
       expect(reserved.reduce((total, executions) => total + executions, 0)).toBe(stageReservedConcurrency(stage));
-      for (const reservation of concurrencyReservations(stage)) expect(reservedIn(reservation.functionName), reservation.functionName).toBe(reservation.executions);
+      for (const reservation of concurrencyReservations(stage))
+        expect(reservedIn(reservation.functionName), reservation.functionName).toBe(reservation.executions);
     }
     expect(stageReservedConcurrency(config)).toBe(62);
     expect(stageReservedConcurrency(withOrigins)).toBe(0);
@@ -483,10 +597,27 @@ describe('before the authorizer: stage throttle, reserved concurrency, web ACL',
       CustomResponseBodies: { RateLimited: { ContentType: 'APPLICATION_JSON', Content: expect.any(String) } },
     });
     expect(wafRule(template, 'RequestsPerIp')).toMatchObject({
-      Statement: { RateBasedStatement: { AggregateKeyType: 'IP', Limit: config.edge.wafRequestsPerIpPer5Minutes, EvaluationWindowSec: 300 } },
-      Action: { Block: { CustomResponse: { ResponseCode: 429, CustomResponseBodyKey: 'RateLimited', ResponseHeaders: [{ Name: 'Retry-After', Value: '60' }] } } },
+      Statement: {
+        RateBasedStatement: {
+          AggregateKeyType: 'IP',
+          Limit: config.edge.wafRequestsPerIpPer5Minutes,
+          EvaluationWindowSec: 300,
+        },
+      },
+      Action: {
+        Block: {
+          CustomResponse: {
+            ResponseCode: 429,
+            CustomResponseBodyKey: 'RateLimited',
+            ResponseHeaders: [{ Name: 'Retry-After', Value: '60' }],
+          },
+        },
+      },
     });
-    const body = JSON.parse((acl![1].Properties as { CustomResponseBodies: { RateLimited: { Content: string } } }).CustomResponseBodies.RateLimited.Content) as unknown;
+    const body = JSON.parse(
+      (acl![1].Properties as { CustomResponseBodies: { RateLimited: { Content: string } } }).CustomResponseBodies
+        .RateLimited.Content,
+    ) as unknown;
     expect(body).toEqual({ code: 'RateLimitExceeded', message: expect.stringMatching(/retry after 60 seconds/) });
     const [association] = Object.values(resourcesOf('AWS::WAFv2::WebACLAssociation'));
     expect(association!.Properties.WebACLArn).toEqual({ 'Fn::GetAtt': [acl![0], 'Arn'] });
@@ -506,16 +637,22 @@ describe('before the authorizer: stage throttle, reserved concurrency, web ACL',
   });
 
   it("AWS's IP reputation list is on by default and blocks (the gateway's WAF_FILTERED: 403 in our shape); the anonymous IP list is off", () => {
-    for (const stage of ['dev', 'prod', 'lite', 'local', 'alice']) expect(stageConfig(stage).edge).toMatchObject({ wafIpReputationList: true, wafAnonymousIpList: false });
+    for (const stage of ['dev', 'prod', 'lite', 'local', 'alice'])
+      expect(stageConfig(stage).edge).toMatchObject({ wafIpReputationList: true, wafAnonymousIpList: false });
     expect(wafRule(template, 'AWSManagedRulesAmazonIpReputationList')).toEqual({
       Name: 'AWSManagedRulesAmazonIpReputationList',
       Priority: 0,
       OverrideAction: { None: {} },
       Statement: { ManagedRuleGroupStatement: { VendorName: 'AWS', Name: 'AWSManagedRulesAmazonIpReputationList' } },
-      VisibilityConfig: expect.objectContaining({ MetricName: `cxm-${config.stage}-AWSManagedRulesAmazonIpReputationList` }),
+      VisibilityConfig: expect.objectContaining({
+        MetricName: `cxm-${config.stage}-AWSManagedRulesAmazonIpReputationList`,
+      }),
     });
     expect(wafRules(template).map((rule) => rule.Name)).not.toContain('AWSManagedRulesAnonymousIpList');
-    template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', { ResponseType: 'WAF_FILTERED', StatusCode: '403' });
+    template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
+      ResponseType: 'WAF_FILTERED',
+      StatusCode: '403',
+    });
   });
 
   it('each managed rule group follows its setting; the anonymous list, when on, only counts hosting providers (where callers run)', () => {
@@ -526,7 +663,11 @@ describe('before the authorizer: stage throttle, reserved concurrency, web ACL',
     expect(wafRules(flipped.template).find((rule) => rule.Name === 'AWSManagedRulesAnonymousIpList')).toMatchObject({
       OverrideAction: { None: {} },
       Statement: {
-        ManagedRuleGroupStatement: { VendorName: 'AWS', Name: 'AWSManagedRulesAnonymousIpList', RuleActionOverrides: [{ Name: 'HostingProviderIPList', ActionToUse: { Count: {} } }] },
+        ManagedRuleGroupStatement: {
+          VendorName: 'AWS',
+          Name: 'AWSManagedRulesAnonymousIpList',
+          RuleActionOverrides: [{ Name: 'HostingProviderIPList', ActionToUse: { Count: {} } }],
+        },
       },
     });
     // With every WAF setting off there is no web ACL at all.
@@ -535,31 +676,58 @@ describe('before the authorizer: stage throttle, reserved concurrency, web ACL',
 
   it('a second rate rule, far lower, counts only requests whose Authorization cannot hold a key, and blocks only those (429 in our shape)', () => {
     expect(config.edge.wafMalformedKeyRequestsPerIpPer5Minutes).toBe(1000);
-    const rule = wafRule(template, 'MalformedKeyRequestsPerIp') as { Statement: { RateBasedStatement: Record<string, unknown> }; Action: unknown };
+    const rule = wafRule(template, 'MalformedKeyRequestsPerIp') as {
+      Statement: { RateBasedStatement: Record<string, unknown> };
+      Action: unknown;
+    };
     expect(rule.Action).toEqual(wafRule(template, 'RequestsPerIp').Action);
     const { ScopeDownStatement: scopeDown, ...rate } = rule.Statement.RateBasedStatement;
     expect(rate).toEqual({ AggregateKeyType: 'IP', Limit: 1000, EvaluationWindowSec: 300 });
     // Not (a tagged key, or an untagged one while the stage accepts them), in the lower-cased header.
-    const patterns = (scopeDown as { NotStatement: { Statement: { OrStatement: { Statements: Array<{ RegexMatchStatement: Record<string, unknown> }> } } } }).NotStatement.Statement.OrStatement
-      .Statements;
+    const patterns = (
+      scopeDown as {
+        NotStatement: {
+          Statement: { OrStatement: { Statements: Array<{ RegexMatchStatement: Record<string, unknown> }> } };
+        };
+      }
+    ).NotStatement.Statement.OrStatement.Statements;
     expect(patterns.map((pattern) => pattern.RegexMatchStatement)).toEqual(
-      keyHeaderPatterns(true).map((RegexString) => ({ FieldToMatch: { SingleHeader: { Name: 'authorization' } }, RegexString, TextTransformations: [{ Priority: 0, Type: 'LOWERCASE' }] })),
+      keyHeaderPatterns(true).map((RegexString) => ({
+        FieldToMatch: { SingleHeader: { Name: 'authorization' } },
+        RegexString,
+        TextTransformations: [{ Priority: 0, Type: 'LOWERCASE' }],
+      })),
     );
     // Once untagged keys are refused, only the tagged form holds a key: one pattern, no Or.
-    const flipped = wafRules(stageTemplate('lite-flipped').template).find((candidate) => candidate.Name === 'MalformedKeyRequestsPerIp') as typeof rule;
+    const flipped = wafRules(stageTemplate('lite-flipped').template).find(
+      (candidate) => candidate.Name === 'MalformedKeyRequestsPerIp',
+    ) as typeof rule;
     expect(flipped.Statement.RateBasedStatement.ScopeDownStatement).toEqual({
-      NotStatement: { Statement: { RegexMatchStatement: expect.objectContaining({ RegexString: keyHeaderPatterns(false)[0] }) } },
+      NotStatement: {
+        Statement: { RegexMatchStatement: expect.objectContaining({ RegexString: keyHeaderPatterns(false)[0] }) },
+      },
     });
   });
 
   it("the key patterns are what the authorizer accepts: any Bearer case, the key's forms, nothing else", () => {
-    const holdsKey = (header: string, acceptUntagged: boolean) => keyHeaderPatterns(acceptUntagged).some((pattern) => new RegExp(pattern).test(header.toLowerCase()));
+    const holdsKey = (header: string, acceptUntagged: boolean) =>
+      keyHeaderPatterns(acceptUntagged).some((pattern) => new RegExp(pattern).test(header.toLowerCase()));
     const tagged = generateKey('a-key-tag-secret-for-the-patterns-0123456789').key;
     const untagged = tagged.slice(0, -9);
-    for (const header of [`Bearer ${tagged}`, `bearer ${tagged}`, `BEARER\t${tagged} `]) expect(holdsKey(header, false), header).toBe(true);
+    for (const header of [`Bearer ${tagged}`, `bearer ${tagged}`, `BEARER\t${tagged} `])
+      expect(holdsKey(header, false), header).toBe(true);
     expect(holdsKey(`Bearer ${untagged}`, true)).toBe(true);
     expect(holdsKey(`Bearer ${untagged}`, false)).toBe(false);
-    for (const header of ['', 'Bearer', `Basic ${tagged}`, tagged, `Bearer ${tagged}x`, `Bearer ${tagged.slice(0, -1)}`, `Bearer cxm_${'a'.repeat(12)}`, `Bearer ${tagged} ${tagged}`]) {
+    for (const header of [
+      '',
+      'Bearer',
+      `Basic ${tagged}`,
+      tagged,
+      `Bearer ${tagged}x`,
+      `Bearer ${tagged.slice(0, -1)}`,
+      `Bearer cxm_${'a'.repeat(12)}`,
+      `Bearer ${tagged} ${tagged}`,
+    ]) {
       expect(holdsKey(header, true), header).toBe(false);
     }
   });
@@ -567,7 +735,10 @@ describe('before the authorizer: stage throttle, reserved concurrency, web ACL',
 
 /** The rules of the template's one web ACL (a synthesized stack, or a stage variant's template). */
 function wafRules(t: Template | CfnTemplate): Array<Record<string, unknown>> {
-  const resources = (t instanceof Template ? t.toJSON() : t).Resources as Record<string, { Type: string; Properties?: Record<string, unknown> }>;
+  const resources = (t instanceof Template ? t.toJSON() : t).Resources as Record<
+    string,
+    { Type: string; Properties?: Record<string, unknown> }
+  >;
   const acl = Object.values(resources).find((candidate) => candidate.Type === 'AWS::WAFv2::WebACL');
   return (acl?.Properties?.Rules as Array<Record<string, unknown>> | undefined) ?? [];
 }
@@ -580,15 +751,23 @@ function wafRule(t: Template | CfnTemplate, name: string): Record<string, unknow
 
 /** Function name -> its environment variables, for every function of the stage's stack. */
 function environments(stage: string): Map<string, Record<string, unknown>> {
-  const functions = (stage === withOrigins.stage ? originsTemplate : template).findResources('AWS::Lambda::Function') as Record<
-    string,
-    { Properties: { FunctionName?: string; Environment?: { Variables?: Record<string, unknown> } } }
-  >;
-  return new Map(Object.values(functions).map((fn) => [String(fn.Properties.FunctionName), fn.Properties.Environment?.Variables ?? {}]));
+  const functions = (stage === withOrigins.stage ? originsTemplate : template).findResources(
+    'AWS::Lambda::Function',
+  ) as Record<string, { Properties: { FunctionName?: string; Environment?: { Variables?: Record<string, unknown> } } }>;
+  return new Map(
+    Object.values(functions).map((fn) => [
+      String(fn.Properties.FunctionName),
+      fn.Properties.Environment?.Variables ?? {},
+    ]),
+  );
 }
 
 function withVariable(stage: string, name: string): Record<string, unknown> {
-  return Object.fromEntries([...environments(stage)].filter(([, variables]) => name in variables).map(([fn, variables]) => [fn, variables[name]]));
+  return Object.fromEntries(
+    [...environments(stage)]
+      .filter(([, variables]) => name in variables)
+      .map(([fn, variables]) => [fn, variables[name]]),
+  );
 }
 
 const checkingRoutes = (routes as readonly RouteSpec[]).filter((route) => route.checksOrigin).map((route) => route.id);
@@ -599,15 +778,22 @@ describe("CXM_ALLOWED_ORIGINS: the stage's MCP origins on the functions of route
   });
 
   it('by default: set on the MCP function only, and empty (no Origin allowed)', () => {
-    expect(withVariable('dev', FUNCTION_ENV.allowedOrigins)).toEqual(Object.fromEntries(checkingRoutes.map((id) => [`cxm-dev-${id}`, ''])));
+    expect(withVariable('dev', FUNCTION_ENV.allowedOrigins)).toEqual(
+      Object.fromEntries(checkingRoutes.map((id) => [`cxm-dev-${id}`, ''])),
+    );
   });
 
   it("from the stage's mcpAllowedOrigins, normalised, on the MCP function only", () => {
-    expect(withVariable('lite', FUNCTION_ENV.allowedOrigins)).toEqual(Object.fromEntries(checkingRoutes.map((id) => [`cxm-lite-${id}`, 'https://app.example.com,http://localhost:8080'])));
+    expect(withVariable('lite', FUNCTION_ENV.allowedOrigins)).toEqual(
+      Object.fromEntries(
+        checkingRoutes.map((id) => [`cxm-lite-${id}`, 'https://app.example.com,http://localhost:8080']),
+      ),
+    );
   });
 
   it('every stage allows no origin unless its config lists one', () => {
-    for (const stage of ['dev', 'prod', 'lite', 'local', 'staging']) expect(stageConfig(stage).mcpAllowedOrigins).toEqual([]);
+    for (const stage of ['dev', 'prod', 'lite', 'local', 'staging'])
+      expect(stageConfig(stage).mcpAllowedOrigins).toEqual([]);
   });
 
   it('no deployed function gets the local Host list: API Gateway routes by host itself', () => {

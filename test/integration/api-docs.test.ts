@@ -28,9 +28,15 @@ describe('GET /openapi.json', () => {
     expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
     expect(response.headers.get('x-content-type-options')).toBe('nosniff');
     expect(response.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
-    const document = (await response.json()) as { openapi: string; servers: Array<{ url: string }>; paths: Record<string, Record<string, Operation>> };
+    const document = (await response.json()) as {
+      openapi: string;
+      servers: Array<{ url: string }>;
+      paths: Record<string, Record<string, Operation>>;
+    };
     expect(document.openapi).toMatch(/^3\.1\./);
-    const operationIds = Object.values(document.paths).flatMap((item) => Object.values(item).map((operation) => operation.operationId));
+    const operationIds = Object.values(document.paths).flatMap((item) =>
+      Object.values(item).map((operation) => operation.operationId),
+    );
     expect(operationIds).toEqual(expect.arrayContaining(routes.map((route) => route.id)));
     expect(routes).toHaveLength(10);
     // "Try it" in the reference calls the gateway that served the page.
@@ -66,7 +72,10 @@ describe('GET /docs', () => {
     expect(html).toContain('<script src="/docs/assets/swagger-ui-bundle.js"></script>');
     expect(html).toContain('<script src="/docs/assets/init.js"></script>');
     // No inline script: the CSP below allows none.
-    expect(html.match(/<script[^>]*>/g)).toEqual(['<script src="/docs/assets/swagger-ui-bundle.js">', '<script src="/docs/assets/init.js">']);
+    expect(html.match(/<script[^>]*>/g)).toEqual([
+      '<script src="/docs/assets/swagger-ui-bundle.js">',
+      '<script src="/docs/assets/init.js">',
+    ]);
     expect(html).not.toMatch(/https?:\/\//);
     // The browser itself refuses any request to another origin, and any inline script.
     const csp = response.headers.get('content-security-policy');
@@ -77,7 +86,14 @@ describe('GET /docs', () => {
   it('configures Swagger UI for /openapi.json, without the online validator, with "Try it out" on', async () => {
     const script = await (await fetch(`${api.url}/docs/assets/init.js`)).text();
     const options = JSON.parse(/SwaggerUIBundle\((\{.*\})\);/.exec(script)![1]!) as Record<string, unknown>;
-    expect(options).toMatchObject({ url: '/openapi.json', dom_id: '#swagger-ui', validatorUrl: null, queryConfigEnabled: false, tryItOutEnabled: true, persistAuthorization: false });
+    expect(options).toMatchObject({
+      url: '/openapi.json',
+      dom_id: '#swagger-ui',
+      validatorUrl: null,
+      queryConfigEnabled: false,
+      tryItOutEnabled: true,
+      persistAuthorization: false,
+    });
   });
 
   it.each(ASSETS)('serves %s as %s, without a key, outside the rate limit', async (path, contentType, minimumBytes) => {
@@ -93,7 +109,11 @@ describe('GET /docs', () => {
   it('serves the bundle that defines SwaggerUIBundle, and none of the package files the page does not load', async () => {
     expect(await (await fetch(`${api.url}/docs/assets/swagger-ui-bundle.js`)).text()).toContain('SwaggerUIBundle');
     // index.html would start Swagger UI on the petstore document from petstore.swagger.io.
-    for (const path of ['/docs/assets/index.html', '/docs/assets/swagger-initializer.js', '/docs/assets/package.json']) {
+    for (const path of [
+      '/docs/assets/index.html',
+      '/docs/assets/swagger-initializer.js',
+      '/docs/assets/package.json',
+    ]) {
       expect((await api.fetch(`${api.url}${path}`)).status, path).toBe(404);
     }
   });
@@ -103,7 +123,9 @@ describe('GET /docs without swagger-ui-dist', () => {
   let server: Server;
   let url: string;
   // Every read of the package fails, as when it is not installed, until a test "installs" it.
-  const readFile = vi.fn((_path: string) => Promise.reject<Buffer>(Object.assign(new Error('ENOENT: no such file'), { code: 'ENOENT' })));
+  const readFile = vi.fn((_path: string) =>
+    Promise.reject<Buffer>(Object.assign(new Error('ENOENT: no such file'), { code: 'ENOENT' })),
+  );
 
   beforeAll(async () => {
     vi.resetModules();
@@ -122,7 +144,8 @@ describe('GET /docs without swagger-ui-dist', () => {
   });
 
   it('still serves the page, its init script and the document: the package is read only when a browser asks for it', async () => {
-    for (const path of ['/docs', '/docs/assets/init.js', '/openapi.json']) expect((await fetch(`${url}${path}`)).status, path).toBe(200);
+    for (const path of ['/docs', '/docs/assets/init.js', '/openapi.json'])
+      expect((await fetch(`${url}${path}`)).status, path).toBe(200);
     expect(readFile).not.toHaveBeenCalled();
   });
 
@@ -130,7 +153,10 @@ describe('GET /docs without swagger-ui-dist', () => {
     const response = await fetch(`${url}/docs/assets/swagger-ui-bundle.js`);
     expect(response.status).toBe(404);
     expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
-    expect(await response.json()).toEqual({ code: 'NotFound', message: 'The reference page needs the swagger-ui-dist package; run npm install.' });
+    expect(await response.json()).toEqual({
+      code: 'NotFound',
+      message: 'The reference page needs the swagger-ui-dist package; run npm install.',
+    });
     expect(readFile).toHaveBeenCalledTimes(1);
   });
 

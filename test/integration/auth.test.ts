@@ -18,7 +18,11 @@ afterAll(() => api.close());
 async function withAuthorization(value: string | undefined) {
   const headers: Record<string, string> = { 'Content-Type': 'application/json' };
   if (value !== undefined) headers.Authorization = value;
-  const response = await api.fetch(api.notePath(tenant, 'c1'), { method: 'POST', headers, body: JSON.stringify({ body: 'x' }) });
+  const response = await api.fetch(api.notePath(tenant, 'c1'), {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ body: 'x' }),
+  });
   return { status: response.status, json: (await response.json()) as Record<string, unknown> };
 }
 
@@ -56,7 +60,9 @@ describe('401 Unauthenticated', () => {
 
   it('an expired key, while one expiring later works', async () => {
     const expired = await api.createKey([tenant], ['cxm:*'], { expiresAt: new Date(Date.now() - 1000).toISOString() });
-    const later = await api.createKey([tenant], ['cxm:*'], { expiresAt: new Date(Date.now() + 3_600_000).toISOString() });
+    const later = await api.createKey([tenant], ['cxm:*'], {
+      expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
+    });
     expect((await withAuthorization(`Bearer ${expired.key}`)).status).toBe(401);
     expect((await withAuthorization(`Bearer ${later.key}`)).status).toBe(201);
   });

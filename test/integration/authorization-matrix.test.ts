@@ -10,7 +10,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PERMISSION_DENIED_MESSAGE, UNAUTHENTICATED_MESSAGE } from '#shared/http/api-error';
 import { validatorFor } from '#shared/http/validator-for';
 import { type RouteSpec, routes, scopeAreas } from '#shared/routes';
-import { arrangeAll, fixtureCall, fixtureOf, fixtureScope, routeFixtures, routeMethodPairs, routeMethods } from '#test/support/route-fixtures';
+import {
+  arrangeAll,
+  fixtureCall,
+  fixtureOf,
+  fixtureScope,
+  routeFixtures,
+  routeMethodPairs,
+  routeMethods,
+} from '#test/support/route-fixtures';
 import { startTestApi, type TestApi, uniqueTenant } from '#test/support/test-api';
 
 let api: TestApi;
@@ -40,7 +48,11 @@ function lackingScopes(route: RouteSpec): string[] {
   const resource = rest.slice(0, rest.lastIndexOf('.'));
   const action = rest.slice(rest.lastIndexOf('.') + 1);
   const otherActions = ['read', 'write'].filter((candidate) => candidate !== action);
-  const nearMisses = [...otherActions.flatMap((other) => [`${area}:${resource}.${other}`, `${area}:${other}`]), `${area}:other-${resource}.${action}`, `${area}:other-${resource}.*`];
+  const nearMisses = [
+    ...otherActions.flatMap((other) => [`${area}:${resource}.${other}`, `${area}:${other}`]),
+    `${area}:other-${resource}.${action}`,
+    `${area}:other-${resource}.*`,
+  ];
   const universe = new Set([...routes.flatMap((r) => grantingForms(fixtureScope(r))), ...nearMisses]);
   for (const form of grantingForms(required)) universe.delete(form);
   return [...universe].sort();
@@ -64,7 +76,9 @@ beforeAll(async () => {
   const revoked = await api.createKey([tenant], everyArea);
   await api.keys.revoke(revoked.keyId, new Date());
   keys.revoked = revoked.key;
-  keys.expired = (await api.createKey([tenant], everyArea, { expiresAt: new Date(Date.now() - 1000).toISOString() })).key;
+  keys.expired = (
+    await api.createKey([tenant], everyArea, { expiresAt: new Date(Date.now() - 1000).toISOString() })
+  ).key;
   keys.foreign = (await api.createKey([otherTenant], everyArea)).key;
   keys.scopeless = (await api.createKey([tenant], [])).key;
 });
@@ -112,17 +126,30 @@ const anyGrantingKey = (route: RouteSpec) => keys.granting.get(grantingForms(fix
 function matrixCases(route: RouteSpec): MatrixCase[] {
   return [
     { name: 'no Authorization header', outcome: 'unauthenticated', authorization: () => undefined },
-    { name: 'a wrong scheme (Basic with a valid key)', outcome: 'unauthenticated', authorization: (r) => `Basic ${anyGrantingKey(r)}` },
-    { name: 'a malformed token (a valid key cut short)', outcome: 'unauthenticated', authorization: (r) => `Bearer ${anyGrantingKey(r).slice(0, -1)}` },
+    {
+      name: 'a wrong scheme (Basic with a valid key)',
+      outcome: 'unauthenticated',
+      authorization: (r) => `Basic ${anyGrantingKey(r)}`,
+    },
+    {
+      name: 'a malformed token (a valid key cut short)',
+      outcome: 'unauthenticated',
+      authorization: (r) => `Bearer ${anyGrantingKey(r).slice(0, -1)}`,
+    },
     {
       name: 'an unknown key of valid form',
       outcome: 'unauthenticated',
-      authorization: () => `Bearer cxm_${randomBytes(6).toString('hex')}_${randomBytes(30).toString('base64url').replace(/[-_]/g, 'A').slice(0, 40)}`,
+      authorization: () =>
+        `Bearer cxm_${randomBytes(6).toString('hex')}_${randomBytes(30).toString('base64url').replace(/[-_]/g, 'A').slice(0, 40)}`,
     },
     { name: 'a revoked key', outcome: 'unauthenticated', authorization: () => `Bearer ${keys.revoked}` },
     { name: 'an expired key', outcome: 'unauthenticated', authorization: () => `Bearer ${keys.expired}` },
     { name: "another tenant's key with every scope", outcome: 'denied', authorization: () => `Bearer ${keys.foreign}` },
-    { name: 'a key with every scope but this one', outcome: 'denied', authorization: (r) => `Bearer ${keys.lacking.get(r.id)!}` },
+    {
+      name: 'a key with every scope but this one',
+      outcome: 'denied',
+      authorization: (r) => `Bearer ${keys.lacking.get(r.id)!}`,
+    },
     { name: 'a key with no scope at all', outcome: 'denied', authorization: () => `Bearer ${keys.scopeless}` },
     ...grantingForms(fixtureScope(route)).map(
       (scope): MatrixCase => ({

@@ -52,7 +52,10 @@ function assemblyWith(edit: (template: Template, dir: string) => void): string {
 }
 
 function functionResource(template: Template, name: string) {
-  const found = Object.values(template.Resources).find((resource) => resource.Type === 'AWS::Lambda::Function' && resource.Properties?.FunctionName === `cxm-${LOCAL_STAGE}-${name}`);
+  const found = Object.values(template.Resources).find(
+    (resource) =>
+      resource.Type === 'AWS::Lambda::Function' && resource.Properties?.FunctionName === `cxm-${LOCAL_STAGE}-${name}`,
+  );
   if (!found) throw new Error(`no function ${name} in the template`);
   return found;
 }
@@ -105,7 +108,9 @@ describe('a wiring mistake in the template', () => {
       const response = await callApi(gateway.url, 'POST', notePath(tenant, 'open'), key, { body: 'never stored' });
       expect(response.status).toBe(502);
       expect(response.json).toEqual({ code: 'BadGateway', message: expect.any(String) });
-      expect(faults.join('\n')).toMatch(/cxm-local-addInternalNote: init failed after \d+ ms: .*CXM_TABLE_CONVERSATIONS/);
+      expect(faults.join('\n')).toMatch(
+        /cxm-local-addInternalNote: init failed after \d+ ms: .*CXM_TABLE_CONVERSATIONS/,
+      );
       // Only that function is broken.
       expect((await callApi(gateway.url, 'GET', jobPath('no-such-job'), key)).status).toBe(404);
       expect(await direct.conversations.listNotes(tenant, 'open')).toEqual([]);
@@ -118,7 +123,8 @@ describe('a wiring mistake in the template', () => {
     const { gateway } = await serve(
       assemblyWith((template) => {
         for (const [id, resource] of Object.entries(template.Resources)) {
-          if (resource.Type === 'AWS::ApiGateway::Method' && resource.Properties?.OperationName === 'getVocJobStatus') delete template.Resources[id];
+          if (resource.Type === 'AWS::ApiGateway::Method' && resource.Properties?.OperationName === 'getVocJobStatus')
+            delete template.Resources[id];
         }
       }),
     );
@@ -126,7 +132,9 @@ describe('a wiring mistake in the template', () => {
       const response = await callApi(gateway.url, 'GET', jobPath('job-1'), key);
       expect(response.status).toBe(404);
       expect(response.json).toEqual({ code: 'NotFound', message: expect.any(String) });
-      expect((await callApi(gateway.url, 'POST', notePath(tenant, 'open'), key, { body: 'still served' })).status).toBe(201);
+      expect((await callApi(gateway.url, 'POST', notePath(tenant, 'open'), key, { body: 'still served' })).status).toBe(
+        201,
+      );
     } finally {
       await gateway.close();
     }
@@ -136,13 +144,18 @@ describe('a wiring mistake in the template', () => {
     const { gateway, faults } = await serve(
       assemblyWith((template, dir) => {
         mkdirSync(join(dir, 'asset.external'));
-        writeFileSync(join(dir, 'asset.external', 'index.mjs'), "import { ulid } from 'ulid';\nexport const handler = async () => ({ statusCode: 200, body: ulid() });\n");
+        writeFileSync(
+          join(dir, 'asset.external', 'index.mjs'),
+          "import { ulid } from 'ulid';\nexport const handler = async () => ({ statusCode: 200, body: ulid() });\n",
+        );
         functionResource(template, 'getVocJobStatus').Metadata!['aws:asset:path'] = 'asset.external';
       }),
     );
     try {
       expect((await callApi(gateway.url, 'GET', jobPath('job-1'), key)).status).toBe(502);
-      expect(faults.join('\n')).toMatch(/cxm-local-getVocJobStatus: init failed after \d+ ms: .*Cannot find package 'ulid'/);
+      expect(faults.join('\n')).toMatch(
+        /cxm-local-getVocJobStatus: init failed after \d+ ms: .*Cannot find package 'ulid'/,
+      );
     } finally {
       await gateway.close();
     }
@@ -150,8 +163,12 @@ describe('a wiring mistake in the template', () => {
 
   it('a variable that refers to something with no local stand-in stops the gateway from starting, naming both', async () => {
     const broken = assemblyWith((template) => {
-      functionNamed(template, 'getVocJobStatus').Environment.Variables.CXM_TOPIC = { 'Fn::GetAtt': ['NoSuchResource', 'TopicName'] };
+      functionNamed(template, 'getVocJobStatus').Environment.Variables.CXM_TOPIC = {
+        'Fn::GetAtt': ['NoSuchResource', 'TopicName'],
+      };
     });
-    await expect(serve(broken)).rejects.toThrow(/cxm-local-getVocJobStatus: environment variable CXM_TOPIC = .*nothing to stand in/);
+    await expect(serve(broken)).rejects.toThrow(
+      /cxm-local-getVocJobStatus: environment variable CXM_TOPIC = .*nothing to stand in/,
+    );
   });
 });

@@ -43,7 +43,14 @@ const HEALTHY: Account = {
   replaced: {},
 };
 
-const CHECK_NAMES = ['Lambda concurrency', 'API Gateway CloudWatch role', 'CloudWatch Logs resource policies', 'Amazon Transcribe', 'Generative call summaries', 'API Gateway API keys'];
+const CHECK_NAMES = [
+  'Lambda concurrency',
+  'API Gateway CloudWatch role',
+  'CloudWatch Logs resource policies',
+  'Amazon Transcribe',
+  'Generative call summaries',
+  'API Gateway API keys',
+];
 const GET_ACCOUNT_SETTINGS = 'GET /2016-08-19/account-settings';
 const DESCRIBE_RESOURCE_POLICIES = 'Logs_20140328.DescribeResourcePolicies';
 const LIST_CATEGORIES = 'Transcribe.ListCallAnalyticsCategories';
@@ -58,17 +65,32 @@ interface Run {
 }
 
 /** `cxm preflight --stage <stage> <args>` against `account`, in us-east-1 unless `env` says otherwise. */
-async function preflight(stage: string, account: Partial<Account>, args: string[] = [], env: Record<string, string | undefined> = {}): Promise<Run> {
-  const { lambdaSettings, reservedNow, apiGatewayAccount, logsPolicies, transcribe, apiKeys, replaced } = { ...HEALTHY, ...account };
+async function preflight(
+  stage: string,
+  account: Partial<Account>,
+  args: string[] = [],
+  env: Record<string, string | undefined> = {},
+): Promise<Run> {
+  const { lambdaSettings, reservedNow, apiGatewayAccount, logsPolicies, transcribe, apiKeys, replaced } = {
+    ...HEALTHY,
+    ...account,
+  };
   const concurrency = (id: string) => `GET /2019-09-30/functions/cxm-${stage}-${id}/concurrency`;
   const replay = await startAwsReplay({
     [GET_ACCOUNT_SETTINGS]: recordedAnswer(lambdaSettings),
-    ...Object.fromEntries(concurrencyReservations(stageConfig(stage)).map(({ functionId: id }) => [concurrency(id), recordedAnswer(reservedNow[`cxm-${stage}-${id}`] ?? 'lambda-function-not-found')])),
+    ...Object.fromEntries(
+      concurrencyReservations(stageConfig(stage)).map(({ functionId: id }) => [
+        concurrency(id),
+        recordedAnswer(reservedNow[`cxm-${stage}-${id}`] ?? 'lambda-function-not-found'),
+      ]),
+    ),
     [DESCRIBE_RESOURCE_POLICIES]: recordedPages(logsPolicies),
     [LIST_CATEGORIES]: recordedAnswer(transcribe),
     ...replaced,
   });
-  const apiGateway = await startFakeApiGateway([], { recorded: { 'GET /account': recordedAnswer(apiGatewayAccount), ...replaced } });
+  const apiGateway = await startFakeApiGateway([], {
+    recorded: { 'GET /account': recordedAnswer(apiGatewayAccount), ...replaced },
+  });
   for (let i = 0; i < apiKeys; i++) apiGateway.addApiKey({ name: `cxm-${stage}-tenant-t${i}` });
   try {
     const result = await cxm(['preflight', '--stage', stage, ...args], {
@@ -125,13 +147,22 @@ describe('cxm preflight', () => {
     expect(row(stdout, 'Lambda concurrency').found).toBe(
       'quota 1000, 1000 unreserved; the stage reserves 62 (authorizer 50, getOpenApiDocument 2, processRecording 10), leaving 938 unreserved (Lambda keeps 100)',
     );
-    expect(row(stdout, 'API Gateway CloudWatch role').found).toBe('cloudwatchRoleArn arn:aws:iam::123456789012:role/apigateway-cloudwatch-logs');
-    expect(row(stdout, 'CloudWatch Logs resource policies').found).toBe(`3 of 10 used in us-east-1; the stage adds ${searchLogPolicyName('dev')} for its search domain's logs, making 4`);
+    expect(row(stdout, 'API Gateway CloudWatch role').found).toBe(
+      'cloudwatchRoleArn arn:aws:iam::123456789012:role/apigateway-cloudwatch-logs',
+    );
+    expect(row(stdout, 'CloudWatch Logs resource policies').found).toBe(
+      `3 of 10 used in us-east-1; the stage adds ${searchLogPolicyName('dev')} for its search domain's logs, making 4`,
+    );
     expect(row(stdout, 'API Gateway API keys').found).toMatch(/^12 of 10000 used in us-east-1, 9988 left/);
     expect(stdout).toContain('6 ok, 0 warn, 0 blocked');
     expect(stdout).not.toContain('What to do');
     const routes = calls.map((call) => call.route);
-    expect(routes).toEqual(expect.arrayContaining(['GET /2019-09-30/functions/cxm-dev-authorizer/concurrency', 'GET /2019-09-30/functions/cxm-dev-getOpenApiDocument/concurrency']));
+    expect(routes).toEqual(
+      expect.arrayContaining([
+        'GET /2019-09-30/functions/cxm-dev-authorizer/concurrency',
+        'GET /2019-09-30/functions/cxm-dev-getOpenApiDocument/concurrency',
+      ]),
+    );
     expect(calls.find((call) => call.route === LIST_CATEGORIES)?.body).toEqual({ MaxResults: 1 });
   });
 
@@ -147,7 +178,9 @@ describe('cxm preflight', () => {
         'or set edge.authorizerReservedConcurrency, edge.documentReservedConcurrency, and recordings.processorReservedConcurrency of stage dev to undefined in infra/cdk/config.ts',
     );
     expect(stdout).toContain('5 ok, 0 warn, 1 blocked');
-    expect(stderr.trim()).toBe('cxm: 1 of 6 checks block the deploy of stage dev in us-east-1; fix them and run cxm preflight again');
+    expect(stderr.trim()).toBe(
+      'cxm: 1 of 6 checks block the deploy of stage dev in us-east-1; fix them and run cxm preflight again',
+    );
   });
 
   it("a redeploy: the stage's reservations, already taken from the unreserved count, are counted back (and its Logs policy once): ok; the same account before a first deploy is blocked", async () => {
@@ -169,34 +202,55 @@ describe('cxm preflight', () => {
     expect(row(deployed.stdout, 'Lambda concurrency').found).toBe(
       'quota 200, 138 unreserved; the stage reserves 62 (authorizer 50, getOpenApiDocument 2, processRecording 10), 62 of them already (deployed), leaving 138 unreserved (Lambda keeps 100)',
     );
-    expect(row(deployed.stdout, 'CloudWatch Logs resource policies').found).toBe(`10 of 10 used in us-east-1, the stage's own ${searchLogPolicyName('dev')} (its search domain's logs) among them`);
+    expect(row(deployed.stdout, 'CloudWatch Logs resource policies').found).toBe(
+      `10 of 10 used in us-east-1, the stage's own ${searchLogPolicyName('dev')} (its search domain's logs) among them`,
+    );
 
     expect(first.code).toBe(1);
-    expect(row(first.stdout, 'Lambda concurrency')).toEqual({ finding: 'blocked', found: expect.stringContaining('leaving 76 unreserved') });
-    expect(whatToDo(first.stdout, 'Lambda concurrency').line).toContain('quota of at least 224 in Service Quotas (now 200),');
+    expect(row(first.stdout, 'Lambda concurrency')).toEqual({
+      finding: 'blocked',
+      found: expect.stringContaining('leaving 76 unreserved'),
+    });
+    expect(whatToDo(first.stdout, 'Lambda concurrency').line).toContain(
+      'quota of at least 224 in Service Quotas (now 200),',
+    );
   });
 
   it("no CloudWatch role for API Gateway: blocked, with the commands of infra/README.md's prerequisites for this region", async () => {
-    const { code, stdout } = await preflight('dev', { apiGatewayAccount: 'api-gateway-account-without-cloudwatch-role' });
+    const { code, stdout } = await preflight('dev', {
+      apiGatewayAccount: 'api-gateway-account-without-cloudwatch-role',
+    });
     expect(code).toBe(1);
     expect(findings(stdout)).toEqual({ ...allOk, 'API Gateway CloudWatch role': 'blocked' });
-    expect(row(stdout, 'API Gateway CloudWatch role').found).toBe("API Gateway has no CloudWatch Logs role in us-east-1: the stage's access logs make the deploy fail");
+    expect(row(stdout, 'API Gateway CloudWatch role').found).toBe(
+      "API Gateway has no CloudWatch Logs role in us-east-1: the stage's access logs make the deploy fail",
+    );
     const { line, commands } = whatToDo(stdout, 'API Gateway CloudWatch role');
     expect(line).toContain('create the role and give it to API Gateway (infra/README.md, "Prerequisites"');
     expect(commands).toHaveLength(3);
     expect(commands[0]).toMatch(/^aws iam create-role --role-name apigateway-cloudwatch-logs /);
-    expect(commands[1]).toMatch(/^aws iam attach-role-policy --role-name apigateway-cloudwatch-logs --policy-arn .*AmazonAPIGatewayPushToCloudWatchLogs$/);
-    expect(commands[2]).toMatch(/^aws apigateway update-account --region us-east-1 --patch-operations "op=replace,path=\/cloudwatchRoleArn,value=arn:aws:iam::/);
+    expect(commands[1]).toMatch(
+      /^aws iam attach-role-policy --role-name apigateway-cloudwatch-logs --policy-arn .*AmazonAPIGatewayPushToCloudWatchLogs$/,
+    );
+    expect(commands[2]).toMatch(
+      /^aws apigateway update-account --region us-east-1 --patch-operations "op=replace,path=\/cloudwatchRoleArn,value=arn:aws:iam::/,
+    );
     // The README shows the same commands, for any region.
     const readme = readFileSync(new URL('../../infra/README.md', import.meta.url), 'utf8');
-    for (const command of commands.map((printed) => printed.replace('--region us-east-1', '--region <region>'))) expect(readme.includes(command), command).toBe(true);
+    for (const command of commands.map((printed) => printed.replace('--region us-east-1', '--region <region>')))
+      expect(readme.includes(command), command).toBe(true);
   });
 
   it('10 Logs resource policies: an OpenSearch stage, which adds one, is blocked; a DynamoDB stage (lite), which adds none, is ok', async () => {
-    const [search, lite] = await Promise.all([preflight('dev', { logsPolicies: 'logs-resource-policies-ten' }), preflight('lite', { logsPolicies: 'logs-resource-policies-ten' })]);
+    const [search, lite] = await Promise.all([
+      preflight('dev', { logsPolicies: 'logs-resource-policies-ten' }),
+      preflight('lite', { logsPolicies: 'logs-resource-policies-ten' }),
+    ]);
     expect(search.code).toBe(1);
     expect(findings(search.stdout)).toEqual({ ...allOk, 'CloudWatch Logs resource policies': 'blocked' });
-    expect(row(search.stdout, 'CloudWatch Logs resource policies').found).toBe(`10 of 10 used in us-east-1; the stage adds ${searchLogPolicyName('dev')} for its search domain's logs, making 11`);
+    expect(row(search.stdout, 'CloudWatch Logs resource policies').found).toBe(
+      `10 of 10 used in us-east-1; the stage adds ${searchLogPolicyName('dev')} for its search domain's logs, making 11`,
+    );
     const { line, commands } = whatToDo(search.stdout, 'CloudWatch Logs resource policies');
     expect(line).toContain('the 10 cannot be raised: delete a policy nothing uses any more');
     expect(commands).toEqual([
@@ -204,11 +258,16 @@ describe('cxm preflight', () => {
       'aws logs delete-resource-policy --region us-east-1 --policy-name <name>',
     ]);
     // Both pages of the listing were read: the second asked for with the first's token.
-    expect(search.calls.filter((call) => call.route === DESCRIBE_RESOURCE_POLICIES).map((call) => call.body)).toEqual([{ limit: 50 }, { limit: 50, nextToken: expect.any(String) }]);
+    expect(search.calls.filter((call) => call.route === DESCRIBE_RESOURCE_POLICIES).map((call) => call.body)).toEqual([
+      { limit: 50 },
+      { limit: 50, nextToken: expect.any(String) },
+    ]);
 
     expect(lite.code).toBe(0);
     expect(findings(lite.stdout)).toEqual(allOk);
-    expect(row(lite.stdout, 'CloudWatch Logs resource policies').found).toBe('10 of 10 used in us-east-1; the stage adds none (its reporting reads DynamoDB: no search domain)');
+    expect(row(lite.stdout, 'CloudWatch Logs resource policies').found).toBe(
+      '10 of 10 used in us-east-1; the stage adds none (its reporting reads DynamoDB: no search domain)',
+    );
   });
 
   it('generative call summaries asked for in eu-west-1 (--region over AWS_REGION): blocked, with the sentence the stack refuses the stage with', async () => {
@@ -216,8 +275,12 @@ describe('cxm preflight', () => {
     expect(code).toBe(1);
     expect(stdout.split('\n')[0]).toBe('Preflight of stage dev in eu-west-1');
     expect(findings(stdout)).toEqual({ ...allOk, 'Generative call summaries': 'blocked' });
-    expect(row(stdout, 'Generative call summaries').found).toBe('asked for (recordings.callSummaries), offered only in us-east-1 and us-west-2, not in eu-west-1');
-    expect(whatToDo(stdout, 'Generative call summaries').line).toBe(`- Generative call summaries (blocked): ${callSummariesRefusal('dev', 'eu-west-1')}`);
+    expect(row(stdout, 'Generative call summaries').found).toBe(
+      'asked for (recordings.callSummaries), offered only in us-east-1 and us-west-2, not in eu-west-1',
+    );
+    expect(whatToDo(stdout, 'Generative call summaries').line).toBe(
+      `- Generative call summaries (blocked): ${callSummariesRefusal('dev', 'eu-west-1')}`,
+    );
     expect(row(stdout, 'Amazon Transcribe').found).toBe('Call Analytics answers in eu-west-1');
   });
 
@@ -235,8 +298,12 @@ describe('cxm preflight', () => {
     expect(unrecognized.code).toBe(0);
     expect(findings(unrecognized.stdout)).toEqual({ ...allOk, 'Amazon Transcribe': 'warn' });
     const { found } = row(unrecognized.stdout, 'Amazon Transcribe');
-    expect(found).toBe('not checked: AWS did not accept your credentials for ListCallAnalyticsCategories (UnrecognizedClientException: The security token included in the request is invalid.)');
-    expect(whatToDo(unrecognized.stdout, 'Amazon Transcribe').line).toContain('in an opt-in region, enable the region for the account');
+    expect(found).toBe(
+      'not checked: AWS did not accept your credentials for ListCallAnalyticsCategories (UnrecognizedClientException: The security token included in the request is invalid.)',
+    );
+    expect(whatToDo(unrecognized.stdout, 'Amazon Transcribe').line).toContain(
+      'in an opt-in region, enable the region for the account',
+    );
   });
 
   it('API keys: 9990 of the 10000 used is a warning (exit 0), all 10000 blocks (exit 1); both say the quota cannot be raised', async () => {
@@ -244,7 +311,9 @@ describe('cxm preflight', () => {
     expect(low.code).toBe(0);
     expect(findings(low.stdout)).toEqual({ ...allOk, 'API Gateway API keys': 'warn' });
     expect(row(low.stdout, 'API Gateway API keys').found).toMatch(/^9990 of 10000 used in us-east-1, 10 left/);
-    expect(whatToDo(low.stdout, 'API Gateway API keys').line).toContain("the 10000 cannot be raised: delete keys no longer needed ('cxm keys sync --stage dev'");
+    expect(whatToDo(low.stdout, 'API Gateway API keys').line).toContain(
+      "the 10000 cannot be raised: delete keys no longer needed ('cxm keys sync --stage dev'",
+    );
 
     expect(none.code).toBe(1);
     expect(findings(none.stdout)).toEqual({ ...allOk, 'API Gateway API keys': 'blocked' });
@@ -252,25 +321,63 @@ describe('cxm preflight', () => {
   });
 
   it.each([
-    ['Lambda concurrency', GET_ACCOUNT_SETTINGS, 'lambda-access-denied', 'GetAccountSettings', 'lambda:GetAccountSettings'],
-    ['CloudWatch Logs resource policies', DESCRIBE_RESOURCE_POLICIES, 'logs-access-denied', 'DescribeResourcePolicies', 'logs:DescribeResourcePolicies'],
-  ])('one call refused (AccessDenied): the %s row names the action to grant, every other check still runs', async (name, route, refusal, operation, action) => {
-    const { code, stdout } = await preflight('dev', { replaced: { [route]: recordedAnswer(refusal) } }, []);
-    expect(code).toBe(0);
-    expect(findings(stdout)).toEqual({ ...allOk, [name]: 'warn' });
-    expect(row(stdout, name).found).toBe(`not checked: AWS refused ${operation} (AccessDeniedException)`);
-    expect(whatToDo(stdout, name).line).toBe(`- ${name} (warn): grant your credentials ${action}, then run cxm preflight again`);
-  });
+    [
+      'Lambda concurrency',
+      GET_ACCOUNT_SETTINGS,
+      'lambda-access-denied',
+      'GetAccountSettings',
+      'lambda:GetAccountSettings',
+    ],
+    [
+      'CloudWatch Logs resource policies',
+      DESCRIBE_RESOURCE_POLICIES,
+      'logs-access-denied',
+      'DescribeResourcePolicies',
+      'logs:DescribeResourcePolicies',
+    ],
+  ])(
+    'one call refused (AccessDenied): the %s row names the action to grant, every other check still runs',
+    async (name, route, refusal, operation, action) => {
+      const { code, stdout } = await preflight('dev', { replaced: { [route]: recordedAnswer(refusal) } }, []);
+      expect(code).toBe(0);
+      expect(findings(stdout)).toEqual({ ...allOk, [name]: 'warn' });
+      expect(row(stdout, name).found).toBe(`not checked: AWS refused ${operation} (AccessDeniedException)`);
+      expect(whatToDo(stdout, name).line).toBe(
+        `- ${name} (warn): grant your credentials ${action}, then run cxm preflight again`,
+      );
+    },
+  );
 
   it('--json: one object {stage, region, checks, ok, warn, blocked} on stdout, each check with its finding, fix, commands, needs and figures', async () => {
-    const account = { lambdaSettings: 'lambda-account-settings-new-account', replaced: { [DESCRIBE_RESOURCE_POLICIES]: recordedAnswer('logs-access-denied') } };
+    const account = {
+      lambdaSettings: 'lambda-account-settings-new-account',
+      replaced: { [DESCRIBE_RESOURCE_POLICIES]: recordedAnswer('logs-access-denied') },
+    };
     const { code, stdout } = await preflight('dev', account, ['--json']);
     expect(code).toBe(1);
     const report = JSON.parse(stdout) as { checks: Record<string, unknown>[] } & Record<string, unknown>;
     expect(Object.keys(report).sort()).toEqual(['blocked', 'checks', 'ok', 'region', 'stage', 'warn']);
     expect(report).toMatchObject({ stage: 'dev', region: 'us-east-1', ok: 4, warn: 1, blocked: 1 });
-    expect(report.checks.map((check) => check.id)).toEqual(['lambda-concurrency', 'api-gateway-cloudwatch-role', 'logs-resource-policies', 'transcribe', 'call-summaries', 'api-keys']);
-    for (const check of report.checks) expect(Object.keys(check).sort()).toEqual(['checked', 'commands', 'detail', 'figures', 'finding', 'fix', 'id', 'name', 'needs']);
+    expect(report.checks.map((check) => check.id)).toEqual([
+      'lambda-concurrency',
+      'api-gateway-cloudwatch-role',
+      'logs-resource-policies',
+      'transcribe',
+      'call-summaries',
+      'api-keys',
+    ]);
+    for (const check of report.checks)
+      expect(Object.keys(check).sort()).toEqual([
+        'checked',
+        'commands',
+        'detail',
+        'figures',
+        'finding',
+        'fix',
+        'id',
+        'name',
+        'needs',
+      ]);
     const [concurrency, role, policies, , , keys] = report.checks;
     expect(concurrency).toMatchObject({
       finding: 'blocked',
@@ -280,7 +387,12 @@ describe('cxm preflight', () => {
       figures: { quota: 10, unreserved: 10, stageReserves: 62, stageHoldsNow: 0, unreservedAfter: -52 },
     });
     expect(role).toMatchObject({ finding: 'ok', fix: null, commands: [], needs: null });
-    expect(policies).toMatchObject({ finding: 'warn', needs: 'logs:DescribeResourcePolicies', checked: false, figures: {} });
+    expect(policies).toMatchObject({
+      finding: 'warn',
+      needs: 'logs:DescribeResourcePolicies',
+      checked: false,
+      figures: {},
+    });
     expect(keys).toMatchObject({ finding: 'ok', figures: { used: 12, quota: 10_000, left: 9988 } });
   });
 
@@ -293,7 +405,10 @@ describe('cxm preflight', () => {
       AWS_ENDPOINT_URL_API_GATEWAY: nowhere('apigateway'),
     });
     expect(code).toBe(1);
-    expect(row(stdout, 'Lambda concurrency')).toEqual({ finding: 'warn', found: 'not checked: GetAccountSettings found no answer at lambda.eu-wst-1.invalid (ENOTFOUND)' });
+    expect(row(stdout, 'Lambda concurrency')).toEqual({
+      finding: 'warn',
+      found: 'not checked: GetAccountSettings found no answer at lambda.eu-wst-1.invalid (ENOTFOUND)',
+    });
     expect(stderr.trim()).toBe(
       'cxm: no check could read the account in us-east-1: not checked: GetAccountSettings found no answer at lambda.eu-wst-1.invalid (ENOTFOUND); ' +
         'check the network and the region (AWS_REGION, --region), then run cxm preflight again',
@@ -304,7 +419,9 @@ describe('cxm preflight', () => {
     const { code, stdout, stderr, calls } = await preflight('dev', {}, [], { AWS_REGION: undefined });
     expect(code).toBe(1);
     expect(stdout).toBe('');
-    expect(stderr.trim()).toBe('cxm: no AWS region: set AWS_REGION (or a profile with a region), or give --region <region>: the one the stage is to be deployed to');
+    expect(stderr.trim()).toBe(
+      'cxm: no AWS region: set AWS_REGION (or a profile with a region), or give --region <region>: the one the stage is to be deployed to',
+    );
     expect(calls).toEqual([]);
   });
 });

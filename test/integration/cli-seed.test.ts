@@ -13,7 +13,11 @@ let cxm: ReturnType<typeof cliFor>['cxm'];
 type ListBody = { total: number; cursor: { next?: string }; data: Array<Record<string, unknown>> };
 
 async function list(tenant: string, kind: 'assistant' | 'voc', key: string): Promise<ListBody> {
-  const response = await api.call('GET', `/api/v1/reporting/tenants/${tenant}/${kind}/conversations?range=last_week&limit=5000`, key);
+  const response = await api.call(
+    'GET',
+    `/api/v1/reporting/tenants/${tenant}/${kind}/conversations?range=last_week&limit=5000`,
+    key,
+  );
   expect(response.status).toBe(200);
   return response.json as ListBody;
 }
@@ -26,7 +30,21 @@ afterAll(() => api.close());
 
 describe('cxm seed', () => {
   const tenant = uniqueTenant('seed');
-  const args = ['seed', '--tenant', tenant, '--assistant', '120', '--voc', '80', '--jobs', '5', '--days', '2', '--seed', '7'];
+  const args = [
+    'seed',
+    '--tenant',
+    tenant,
+    '--assistant',
+    '120',
+    '--voc',
+    '80',
+    '--jobs',
+    '5',
+    '--days',
+    '2',
+    '--seed',
+    '7',
+  ];
   let key: string;
   let firstAssistant: ListBody;
 
@@ -39,7 +57,11 @@ describe('cxm seed', () => {
     const result = await cxm(...args);
     expect(result.code).toBe(0);
     expect(ownLines(result.stdout)).toEqual([
-      expect.stringMatching(new RegExp(`^Seeded 120 assistant rows, 80 VOC rows and 5 VOC jobs into tenant ${tenant} in [\\d.]+ s \\(\\d+ rows/s\\) on the local stack at ${api.url}\\.$`)),
+      expect.stringMatching(
+        new RegExp(
+          `^Seeded 120 assistant rows, 80 VOC rows and 5 VOC jobs into tenant ${tenant} in [\\d.]+ s \\(\\d+ rows/s\\) on the local stack at ${api.url}\\.$`,
+        ),
+      ),
     ]);
     // Not a TTY: no progress line.
     expect(ownLines(result.stderr)).toEqual([]);
@@ -117,14 +139,28 @@ describe('cxm seed', () => {
     expect((await list(tenant, 'voc', key)).total).toBe(80);
     // Times move with "now"; everything else is the same row.
     const content = (body: ListBody) =>
-      body.data.map(({ Datetime: _a, EndDatetime: _b, DatetimeUTC: _c, EndDatetimeUTC: _d, escalatedAt: _e, ...rest }) => rest).sort((a, b) => String(a.ID).localeCompare(String(b.ID)));
+      body.data
+        .map(({ Datetime: _a, EndDatetime: _b, DatetimeUTC: _c, EndDatetimeUTC: _d, escalatedAt: _e, ...rest }) => rest)
+        .sort((a, b) => String(a.ID).localeCompare(String(b.ID)));
     expect(content(again)).toEqual(content(firstAssistant));
   });
 });
 
 it('numbers rows across generation chunks without repeating an id or ticket', async () => {
   const tenant = uniqueTenant('seed-big');
-  const result = await cxm('seed', '--tenant', tenant, '--assistant', '1030', '--voc', '0', '--jobs', '0', '--days', '3');
+  const result = await cxm(
+    'seed',
+    '--tenant',
+    tenant,
+    '--assistant',
+    '1030',
+    '--voc',
+    '0',
+    '--jobs',
+    '0',
+    '--days',
+    '3',
+  );
   expect(result.code).toBe(0);
   expect(result.stdout).toMatch(/Seeded 1030 assistant rows, 0 VOC rows and 0 VOC jobs/);
   const { key } = await api.createKey([tenant], ['reporting:*']);
@@ -140,7 +176,11 @@ it('numbers rows across generation chunks without repeating an id or ticket', as
 });
 
 it.each<[string, string[], RegExp]>([
-  ['a count that is not a number', ['--assistant', 'many'], /^cxm: --assistant 'many' must be a whole number from 0 to 1000000$/],
+  [
+    'a count that is not a number',
+    ['--assistant', 'many'],
+    /^cxm: --assistant 'many' must be a whole number from 0 to 1000000$/,
+  ],
   ['a negative count', ['--voc', '-1'], /--voc '-1' must be a whole number/],
   ['a fractional count', ['--jobs', '1.5'], /--jobs '1.5' must be a whole number/],
   ['a count over a million', ['--assistant', '1000001'], /--assistant '1000001'/],

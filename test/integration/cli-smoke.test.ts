@@ -38,7 +38,17 @@ import { TEST_KEY_TAG_SECRET } from '#test/support/test-env';
 interface Report {
   url: string;
   tenant: string;
-  checks: { name: string; route: string | null; method: string; path: string; status: number | null; ms: number; result: 'pass' | 'fail'; reason: string | null; detail: string | null }[];
+  checks: {
+    name: string;
+    route: string | null;
+    method: string;
+    path: string;
+    status: number | null;
+    ms: number;
+    result: 'pass' | 'fail';
+    reason: string | null;
+    detail: string | null;
+  }[];
   passed: number;
   failed: number;
 }
@@ -56,7 +66,8 @@ let stageEnv: Record<string, string>;
 /** `cxm smoke <args>` in this process. */
 const smoke = (env: Record<string, string>, args: string[]) => cxm(['smoke', ...args], env);
 /** `cxm smoke <args>` as a child process (the bin), for a test that signals it: `onSpawn` gets the child. */
-const smokeProcess = (env: Record<string, string>, args: string[], onSpawn: (child: ChildProcess) => void) => run('node', ['infra/cli/cxm.mjs', 'smoke', ...args], env, 60_000, onSpawn);
+const smokeProcess = (env: Record<string, string>, args: string[], onSpawn: (child: ChildProcess) => void) =>
+  run('node', ['infra/cli/cxm.mjs', 'smoke', ...args], env, 60_000, onSpawn);
 
 beforeAll(async () => {
   api = await startTestApi();
@@ -65,11 +76,15 @@ beforeAll(async () => {
   for (const [id, table] of Object.entries(api.tables)) expect(table).toBe(physicalTableName(stage, id as TableId));
   proxy = await startApiFaultProxy(api.url);
   // An ApiUrl ends in a slash, as API Gateway's does.
-  cloudFormation = await startFakeCloudFormation({ [stackName(stage)]: { [API_URL_OUTPUT]: `${proxy.url}/`, EventBusName: 'unused' } });
+  cloudFormation = await startFakeCloudFormation({
+    [stackName(stage)]: { [API_URL_OUTPUT]: `${proxy.url}/`, EventBusName: 'unused' },
+  });
   apiGateway = await startFakeApiGateway([{ id: PLAN_ID, name: usagePlanName(stage) }]);
   // The stage's key-tag secret, which the temporary key is tagged under: the gateway's own.
   const tagSecretName = secretName(stage, 'keyTagSecret');
-  secrets = await startLocalSecretsManager([{ name: tagSecretName, arn: localSecretArn('us-east-1', tagSecretName), value: TEST_KEY_TAG_SECRET }]);
+  secrets = await startLocalSecretsManager([
+    { name: tagSecretName, arn: localSecretArn('us-east-1', tagSecretName), value: TEST_KEY_TAG_SECRET },
+  ]);
   // No local stack in either: the CLI must use what it is told.
   urlEnv = { CXM_HOME: mkdtempSync(join(tmpdir(), 'cxm-smoke-')) };
   stageEnv = {
@@ -88,11 +103,15 @@ afterAll(async () => {
 });
 
 /** The smoke tenant's API Gateway keys (its usage-plan key, shared by its keys), as [id, key]. */
-const tenantUsageKeys = (tenant: string) => [...apiGateway.apiKeys].filter(([, key]) => key.name === tenantUsageKeyName(stage, tenant));
+const tenantUsageKeys = (tenant: string) =>
+  [...apiGateway.apiKeys].filter(([, key]) => key.name === tenantUsageKeyName(stage, tenant));
 
 /** The id of the API Gateway key the temporary key was throttled through, from its `Created` line. */
 function createdUsageKeyId(tenant: string, stderr: string): string {
-  const id = new RegExp(`^Created the temporary key \\w+ for tenant ${tenant}, throttled through its tenant's API Gateway key (\\w+), expiring at `, 'm').exec(stderr)?.[1];
+  const id = new RegExp(
+    `^Created the temporary key \\w+ for tenant ${tenant}, throttled through its tenant's API Gateway key (\\w+), expiring at `,
+    'm',
+  ).exec(stderr)?.[1];
   expect(id, stderr).toBeDefined();
   return id!;
 }
@@ -105,9 +124,16 @@ async function expectTemporaryKeyRevoked(tenant: string, stderr: string): Promis
   const keys = await api.keys.list(tenant);
   expect(keys).toHaveLength(1);
   const [temporary] = keys;
-  expect(temporary).toMatchObject({ name: 'cxm smoke', tenants: [tenant], scopes: smokeScopes(), revokedAt: expect.any(String) });
+  expect(temporary).toMatchObject({
+    name: 'cxm smoke',
+    tenants: [tenant],
+    scopes: smokeScopes(),
+    revokedAt: expect.any(String),
+  });
   const usageKeyId = createdUsageKeyId(tenant, stderr);
-  expect(stderr).toContain(`Revoked the temporary key ${temporary!.keyId} and deleted the usage-plan key ${usageKeyId} no other key needs.`);
+  expect(stderr).toContain(
+    `Revoked the temporary key ${temporary!.keyId} and deleted the usage-plan key ${usageKeyId} no other key needs.`,
+  );
   expect(apiGateway.calls).toContain(`DELETE /apikeys/${usageKeyId}`);
   expect(apiGateway.apiKeys.has(usageKeyId)).toBe(false);
   expect(tenantUsageKeys(tenant)).toEqual([]);
@@ -125,44 +151,88 @@ describe.concurrent('cxm smoke', () => {
     expect(Object.keys(report).sort()).toEqual(['checks', 'failed', 'passed', 'tenant', 'url']);
     expect(report).toMatchObject({ url: api.url, tenant, passed: report.checks.length, failed: 0 });
     for (const check of report.checks) {
-      expect(Object.keys(check).sort()).toEqual(['detail', 'method', 'ms', 'name', 'path', 'reason', 'result', 'route', 'status']);
-      expect(check, check.name).toMatchObject({ result: 'pass', reason: null, status: expect.any(Number), ms: expect.any(Number) });
+      expect(Object.keys(check).sort()).toEqual([
+        'detail',
+        'method',
+        'ms',
+        'name',
+        'path',
+        'reason',
+        'result',
+        'route',
+        'status',
+      ]);
+      expect(check, check.name).toMatchObject({
+        result: 'pass',
+        reason: null,
+        status: expect.any(Number),
+        ms: expect.any(Number),
+      });
     }
     // One check or more per operation of the route table, and the gateway's own answers.
-    expect(new Set(report.checks.map((check) => check.route))).toEqual(new Set([null, ...routes.map((route) => route.id)]));
-    expect(report.checks.filter((check) => check.route === null).map((check) => `${check.name}: ${check.status}`)).toEqual([
+    expect(new Set(report.checks.map((check) => check.route))).toEqual(
+      new Set([null, ...routes.map((route) => route.id)]),
+    );
+    expect(
+      report.checks.filter((check) => check.route === null).map((check) => `${check.name}: ${check.status}`),
+    ).toEqual([
       'OpenAPI document: 200',
       '401 without a key: 401',
       '403 for a tenant not held: 403',
       '404 for an unknown route: 404',
     ]);
-    expect(report.checks.filter((check) => check.route === 'mcpBots').map((check) => check.name)).toEqual(['MCP tools/list', 'MCP tools/call list_bots']);
+    expect(report.checks.filter((check) => check.route === 'mcpBots').map((check) => check.name)).toEqual([
+      'MCP tools/list',
+      'MCP tools/call list_bots',
+    ]);
     // The note went to a conversation that does not exist: a 404, nothing written. (No route
     // writes to the other tables.)
     const tables = ['conversations', 'documents'] as const;
-    const items = await Promise.all(tables.map(async (table) => (await tenantItemKeys(api.tables[table], tenant)).map((item) => `${table}: ${item}`)));
+    const items = await Promise.all(
+      tables.map(async (table) => (await tenantItemKeys(api.tables[table], tenant)).map((item) => `${table}: ${item}`)),
+    );
     expect(items.flat()).toEqual([`documents: ${tenant}#cxm-smoke smoke-check`]);
   });
 
   it('a wrong URL fails with one line saying what to do: nothing listening, or something that is not this API', async () => {
     const args = ['--key', 'cxm_aaaaaaaaaaaa_bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb', '--tenant', 'acme'];
-    const [refused, notThisApi] = await Promise.all([smoke(urlEnv, ['--url', `http://127.0.0.1:${await freePort()}`, ...args]), smoke(urlEnv, ['--url', `${api.url}/docs/`, ...args])]);
+    const [refused, notThisApi] = await Promise.all([
+      smoke(urlEnv, ['--url', `http://127.0.0.1:${await freePort()}`, ...args]),
+      smoke(urlEnv, ['--url', `${api.url}/docs/`, ...args]),
+    ]);
     expect(refused.code).toBe(1);
     expect(refused.stdout).toBe('');
-    expect(ownLines(refused.stderr)).toEqual([expect.stringMatching(/^cxm: cannot reach http:\/\/127\.0\.0\.1:\d+: connection refused\. Check --url: .*ApiUrl/)]);
+    expect(ownLines(refused.stderr)).toEqual([
+      expect.stringMatching(/^cxm: cannot reach http:\/\/127\.0\.0\.1:\d+: connection refused\. Check --url: .*ApiUrl/),
+    ]);
     expect(notThisApi.code).toBe(1);
-    expect(ownLines(notThisApi.stderr)).toEqual([expect.stringMatching(/^cxm: http:\/\/127\.0\.0\.1:\d+\/docs does not look like the CXM API: GET \/openapi\.json answered 404 .*Check --url/)]);
+    expect(ownLines(notThisApi.stderr)).toEqual([
+      expect.stringMatching(
+        /^cxm: http:\/\/127\.0\.0\.1:\d+\/docs does not look like the CXM API: GET \/openapi\.json answered 404 .*Check --url/,
+      ),
+    ]);
   });
 
   it('a wrong key fails with one line saying the key was refused and how to make one, after the table', async () => {
-    const result = await smoke(urlEnv, ['--url', api.url, '--key', 'cxm_aaaaaaaaaaaa_bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb', '--tenant', 'acme']);
+    const result = await smoke(urlEnv, [
+      '--url',
+      api.url,
+      '--key',
+      'cxm_aaaaaaaaaaaa_bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb',
+      '--tenant',
+      'acme',
+    ]);
     expect(result.code).toBe(1);
     // The table still shows what was asked: the keyless checks pass, every other one was refused.
     expect(result.stdout).toMatch(/\n401 without a key .* pass\n/);
-    expect(result.stdout).toMatch(/\ninternal note, no such conversation .* 401 .* FAIL: expected 404, got 401 Unauthenticated \(the key was refused\)\n/);
+    expect(result.stdout).toMatch(
+      /\ninternal note, no such conversation .* 401 .* FAIL: expected 404, got 401 Unauthenticated \(the key was refused\)\n/,
+    );
     expect(result.stdout).toMatch(/\n3 passed, \d+ failed\n$/);
     expect(ownLines(result.stderr)).toEqual([
-      expect.stringMatching(/^cxm: http:\/\/127\.0\.0\.1:\d+ refused the key on every check \(401 Unauthenticated\).*npx cxm keys create .*--tenant acme --scope cxm:conversations\.write/),
+      expect.stringMatching(
+        /^cxm: http:\/\/127\.0\.0\.1:\d+ refused the key on every check \(401 Unauthenticated\).*npx cxm keys create .*--tenant acme --scope cxm:conversations\.write/,
+      ),
     ]);
   });
 
@@ -181,7 +251,11 @@ describe.concurrent('cxm smoke', () => {
     expect(cloudFormation.calls).toContain(stackName(stage));
     expect(apiGateway.calls).toContain(`POST /usageplans/${PLAN_ID}/keys`);
     expect(ownLines(result.stderr)).toEqual([
-      expect.stringMatching(new RegExp(`^Created the temporary key \\w+ for tenant ${tenant}, throttled through its tenant's API Gateway key \\w+, expiring at `)),
+      expect.stringMatching(
+        new RegExp(
+          `^Created the temporary key \\w+ for tenant ${tenant}, throttled through its tenant's API Gateway key \\w+, expiring at `,
+        ),
+      ),
       expect.stringMatching(/^Revoked the temporary key/),
     ]);
     await expectTemporaryKeyRevoked(tenant, result.stderr);
@@ -190,7 +264,10 @@ describe.concurrent('cxm smoke', () => {
   it("--stage, for a tenant with another active key: the temporary key is throttled through the tenant's key, which stays when it is revoked", async () => {
     const tenant = uniqueTenant('cxm-smoke-shared');
     // A key of the tenant made as an operator makes one, with the tenant's usage key.
-    const created = await cxm(['keys', 'create', '--stage', stage, '--tenant', tenant, '--scope', 'cxm:*', '--json'], stageEnv);
+    const created = await cxm(
+      ['keys', 'create', '--stage', stage, '--tenant', tenant, '--scope', 'cxm:*', '--json'],
+      stageEnv,
+    );
     expect(created.code, created.stderr).toBe(0);
     const other = (JSON.parse(created.stdout) as { id: string }).id;
     const [[usageKeyId, usageKey]] = tenantUsageKeys(tenant) as [[string, unknown]];
@@ -210,22 +287,36 @@ describe.concurrent('cxm smoke', () => {
   it('--stage: a check that fails fails the run (exit 1, the reason in --json), and the temporary key is revoked all the same', async () => {
     const tenant = uniqueTenant('cxm-smoke-fail');
     // A reporting row without its fields: the response is off the OpenAPI document.
-    proxy.answer(`/reporting/tenants/${tenant}/assistant/`, 200, { total: 1, cursor: {}, data: [{ ID: 'half-a-row' }] });
+    proxy.answer(`/reporting/tenants/${tenant}/assistant/`, 200, {
+      total: 1,
+      cursor: {},
+      data: [{ ID: 'half-a-row' }],
+    });
     const result = await smoke(stageEnv, ['--stage', stage, '--tenant', tenant, '--json']);
     expect(result.code).toBe(1);
     const report = JSON.parse(result.stdout) as Report;
     expect(report.failed).toBe(1);
     expect(report.checks.filter((check) => check.result === 'fail')).toEqual([
-      expect.objectContaining({ route: 'listAssistantConversations', status: 200, reason: expect.stringMatching(/^off the OpenAPI document: .*must have required property/) }),
+      expect.objectContaining({
+        route: 'listAssistantConversations',
+        status: 200,
+        reason: expect.stringMatching(/^off the OpenAPI document: .*must have required property/),
+      }),
     ]);
-    expect(ownLines(result.stderr).at(-1)).toMatch(new RegExp(`^cxm: 1 of ${report.checks.length} checks failed against ${proxy.url}/$`));
+    expect(ownLines(result.stderr).at(-1)).toMatch(
+      new RegExp(`^cxm: 1 of ${report.checks.length} checks failed against ${proxy.url}/$`),
+    );
     await expectTemporaryKeyRevoked(tenant, result.stderr);
   });
 
   it('--stage refuses a tenant that is not a smoke tenant: its rows would show in a real tenant', async () => {
     const result = await smoke(stageEnv, ['--stage', stage, '--tenant', 'acme']);
     expect(result.code).toBe(1);
-    expect(ownLines(result.stderr)).toEqual([expect.stringMatching(/^cxm: --tenant 'acme': .*must be a smoke tenant whose id starts with 'cxm-smoke'; to check a real tenant, use --url/)]);
+    expect(ownLines(result.stderr)).toEqual([
+      expect.stringMatching(
+        /^cxm: --tenant 'acme': .*must be a smoke tenant whose id starts with 'cxm-smoke'; to check a real tenant, use --url/,
+      ),
+    ]);
     expect(await api.keys.list('acme')).toEqual([]);
   });
 
@@ -240,7 +331,13 @@ describe.concurrent('cxm smoke', () => {
     const [during] = await api.keys.list(tenant);
     expect(during).toMatchObject({ name: 'cxm smoke', revokedAt: undefined });
     expect(tenantUsageKeys(tenant).map(([, key]) => key)).toEqual([
-      { name: tenantUsageKeyName(stage, tenant), value: tenantUsageKeyValue(stage, tenant), enabled: true, usagePlanId: PLAN_ID, tags: { project: 'cxm-api', stage, tenant } },
+      {
+        name: tenantUsageKeyName(stage, tenant),
+        value: tenantUsageKeyValue(stage, tenant),
+        enabled: true,
+        usagePlanId: PLAN_ID,
+        tags: { project: 'cxm-api', stage, tenant },
+      },
     ]);
     const [[duringId]] = tenantUsageKeys(tenant) as [[string, unknown]];
     child!.kill('SIGINT');

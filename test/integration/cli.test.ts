@@ -27,7 +27,16 @@ afterAll(() => api.close());
 
 describe('cxm keys', () => {
   it('create prints a working key once; list shows it without the key; revoke stops it', async () => {
-    const created = await cxm('keys', 'create', '--tenant', tenant, '--scope', 'cxm:conversations.write', '--name', 'ops');
+    const created = await cxm(
+      'keys',
+      'create',
+      '--tenant',
+      tenant,
+      '--scope',
+      'cxm:conversations.write',
+      '--name',
+      'ops',
+    );
     expect(created.code).toBe(0);
     const key = /Key:\s+(cxm_\S+)/.exec(created.stdout)?.[1];
     expect(key).toMatch(/^cxm_[a-z0-9]{12}_[A-Za-z0-9]{40}_[A-Za-z0-9]{8}$/);
@@ -50,14 +59,21 @@ describe('cxm keys', () => {
   it('list shows which active keys have no tag (issued before key tags) and says how to replace them', async () => {
     const owner = uniqueTenant('cli-untagged');
     const untagged = await storeUntaggedKey(api.keys, [owner], ['cxm:*']);
-    const tagged = JSON.parse((await cxm('keys', 'create', '--tenant', owner, '--scope', 'cxm:*', '--json')).stdout) as { id: string };
+    const tagged = JSON.parse(
+      (await cxm('keys', 'create', '--tenant', owner, '--scope', 'cxm:*', '--json')).stdout,
+    ) as { id: string };
     const listed = await cxm('keys', 'list', '--tenant', owner);
     expect(listed.code).toBe(0);
     expect(listed.stdout).toMatch(/^ID +STATUS +TAG +NAME /);
     expect(listed.stdout).toMatch(new RegExp(`\\n${untagged.keyId} +active +no `));
     expect(listed.stdout).toMatch(new RegExp(`\\n${tagged.id} +active +yes `));
-    expect(listed.stdout).toMatch(/\n1 active key has no tag \(issued before key tags\): .*edge\.acceptUntaggedKeys.*'cxm keys create', then 'cxm keys revoke'/);
-    const json = JSON.parse((await cxm('keys', 'list', '--tenant', owner, '--json')).stdout) as Array<{ id: string; tagged: boolean }>;
+    expect(listed.stdout).toMatch(
+      /\n1 active key has no tag \(issued before key tags\): .*edge\.acceptUntaggedKeys.*'cxm keys create', then 'cxm keys revoke'/,
+    );
+    const json = JSON.parse((await cxm('keys', 'list', '--tenant', owner, '--json')).stdout) as Array<{
+      id: string;
+      tagged: boolean;
+    }>;
     expect(json.map(({ id, tagged }) => ({ id, tagged }))).toEqual(
       expect.arrayContaining([
         { id: untagged.keyId, tagged: false },
@@ -70,11 +86,27 @@ describe('cxm keys', () => {
   });
 
   it('create --json prints {id, key, tenants, scopes, expiresAt}, and the key stored is only its hash', async () => {
-    const created = await cxm('keys', 'create', '--tenant', tenant, '--tenant', `${tenant}-b`, '--scope', 'cxm:*', '--expires', '2099-01-01T00:00:00Z', '--json');
+    const created = await cxm(
+      'keys',
+      'create',
+      '--tenant',
+      tenant,
+      '--tenant',
+      `${tenant}-b`,
+      '--scope',
+      'cxm:*',
+      '--expires',
+      '2099-01-01T00:00:00Z',
+      '--json',
+    );
     expect(created.code).toBe(0);
     const json = JSON.parse(created.stdout) as Record<string, unknown>;
     expect(Object.keys(json).sort()).toEqual(['expiresAt', 'id', 'key', 'scopes', 'tenants']);
-    expect(json).toMatchObject({ tenants: [tenant, `${tenant}-b`], scopes: ['cxm:*'], expiresAt: '2099-01-01T00:00:00.000Z' });
+    expect(json).toMatchObject({
+      tenants: [tenant, `${tenant}-b`],
+      scopes: ['cxm:*'],
+      expiresAt: '2099-01-01T00:00:00.000Z',
+    });
     const stored = (await api.keys.list(tenant)).find((k) => k.keyId === json.id);
     expect(JSON.stringify(stored)).not.toContain(json.key as string);
     expect((await api.postNote(tenant, 'c1', json.key as string)).status).toBe(201);
@@ -85,7 +117,17 @@ describe('cxm keys', () => {
       ['2099-01-31', '2099-01-31T00:00:00.000Z'],
       ['2099-02-28T23:30:00+02:00', '2099-02-28T21:30:00.000Z'],
     ]) {
-      const created = await cxm('keys', 'create', '--tenant', tenant, '--scope', 'cxm:*', '--expires', given!, '--json');
+      const created = await cxm(
+        'keys',
+        'create',
+        '--tenant',
+        tenant,
+        '--scope',
+        'cxm:*',
+        '--expires',
+        given!,
+        '--json',
+      );
       expect(created.code, given).toBe(0);
       expect((JSON.parse(created.stdout) as { expiresAt: string }).expiresAt).toBe(stored);
     }
@@ -95,11 +137,23 @@ describe('cxm keys', () => {
     ['an unknown scope area', ['--tenant', 'acme', '--scope', 'crm:*'], /unknown area 'crm'/],
     ['a malformed scope', ['--tenant', 'acme', '--scope', 'write'], /area:resource.action/],
     ['a tenant with a separator', ['--tenant', 'a/b', '--scope', 'cxm:*'], /tenant 'a\/b'/],
-    ['an expiry in the past', ['--tenant', 'acme', '--scope', 'cxm:*', '--expires', '2001-01-01T00:00:00Z'], /in the past/],
+    [
+      'an expiry in the past',
+      ['--tenant', 'acme', '--scope', 'cxm:*', '--expires', '2001-01-01T00:00:00Z'],
+      /in the past/,
+    ],
     ['an expiry that is not ISO 8601', ['--tenant', 'acme', '--scope', 'cxm:*', '--expires', 'tomorrow'], /ISO 8601/],
     // Date.parse would roll these over to March (the second into a future March, so a key was issued).
-    ['an expiry date that does not exist', ['--tenant', 'acme', '--scope', 'cxm:*', '--expires', '2026-02-30'], /--expires '2026-02-30' is not .*on a day that exists/],
-    ['an expiry time on a day that does not exist', ['--tenant', 'acme', '--scope', 'cxm:*', '--expires', '2099-02-30T00:00:00Z'], /--expires '2099-02-30T00:00:00Z' is not .*on a day that exists/],
+    [
+      'an expiry date that does not exist',
+      ['--tenant', 'acme', '--scope', 'cxm:*', '--expires', '2026-02-30'],
+      /--expires '2026-02-30' is not .*on a day that exists/,
+    ],
+    [
+      'an expiry time on a day that does not exist',
+      ['--tenant', 'acme', '--scope', 'cxm:*', '--expires', '2099-02-30T00:00:00Z'],
+      /--expires '2099-02-30T00:00:00Z' is not .*on a day that exists/,
+    ],
   ])('create refuses %s with one clear line', async (_name, args, message) => {
     const result = await cxm('keys', 'create', ...args);
     expect(result.code).toBe(1);
@@ -113,7 +167,9 @@ describe('cxm keys', () => {
   });
 
   it('without a local stack it says how to start one (the bin, as a process)', async () => {
-    const result = await run('node', ['infra/cli/cxm.mjs', 'keys', 'list'], { CXM_HOME: mkdtempSync(join(tmpdir(), 'cxm-none-')) });
+    const result = await run('node', ['infra/cli/cxm.mjs', 'keys', 'list'], {
+      CXM_HOME: mkdtempSync(join(tmpdir(), 'cxm-none-')),
+    });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/no local stack found.*npm start/);
   });
@@ -152,10 +208,19 @@ describe('cxm import', () => {
       expect(result.code).toBe(0);
       expect(result.stdout).toMatch(/Imported 5 conversation/);
     }
-    expect(await api.conversations.getConversation(importTenant, 'plain')).toMatchObject({ type: 'customer', status: 'open' });
-    expect(await api.conversations.getConversation(importTenant, 'locked')).toMatchObject({ lockedUntil: Date.parse('2099-01-01T00:00:00Z') });
+    expect(await api.conversations.getConversation(importTenant, 'plain')).toMatchObject({
+      type: 'customer',
+      status: 'open',
+    });
+    expect(await api.conversations.getConversation(importTenant, 'locked')).toMatchObject({
+      lockedUntil: Date.parse('2099-01-01T00:00:00Z'),
+    });
     const { key } = await api.createKey([importTenant], ['cxm:write']);
-    const statuses = await Promise.all(['plain', 'closed', 'locked', 'lock-over', 'internal'].map(async (id) => (await api.postNote(importTenant, id, key)).status));
+    const statuses = await Promise.all(
+      ['plain', 'closed', 'locked', 'lock-over', 'internal'].map(
+        async (id) => (await api.postNote(importTenant, id, key)).status,
+      ),
+    );
     expect(statuses).toEqual([201, 409, 409, 201, 404]);
   });
 
@@ -181,7 +246,9 @@ describe('cxm import', () => {
       expect(result.stdout).toMatch(/Imported 3 documents into/);
     }
     expect((await api.documents.read(importTenant, 'bots', 'b1'))?.json).toBe(JSON.stringify(bot));
-    expect((await api.documents.list(importTenant, 'bots', { limit: 10, maxBytes: 1e6 })).entries.map((e) => e.id)).toEqual(['b1', 'b2']);
+    expect(
+      (await api.documents.list(importTenant, 'bots', { limit: 10, maxBytes: 1e6 })).entries.map((e) => e.id),
+    ).toEqual(['b1', 'b2']);
   });
 
   it('loads reporting rows, served by the lists with TenantID set to the tenant', async () => {
@@ -199,9 +266,14 @@ describe('cxm import', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/Imported 1 assistantConversations, 1 vocConversations into/);
     const { key: k } = await api.createKey([importTenant], ['reporting:*']);
-    const assistant = (await api.call('GET', `/api/v1/reporting/tenants/${importTenant}/assistant/conversations`, k)).json as { data: Array<Record<string, unknown>> };
-    expect(assistant.data).toEqual([expect.objectContaining({ ID: 'a1', TenantID: importTenant, CSat: 5, DatetimeUTC: new Date(at).toISOString() })]);
-    const voc = (await api.call('GET', `/api/v1/reporting/tenants/${importTenant}/voc/conversations`, k)).json as { data: Array<Record<string, unknown>> };
+    const assistant = (await api.call('GET', `/api/v1/reporting/tenants/${importTenant}/assistant/conversations`, k))
+      .json as { data: Array<Record<string, unknown>> };
+    expect(assistant.data).toEqual([
+      expect.objectContaining({ ID: 'a1', TenantID: importTenant, CSat: 5, DatetimeUTC: new Date(at).toISOString() }),
+    ]);
+    const voc = (await api.call('GET', `/api/v1/reporting/tenants/${importTenant}/voc/conversations`, k)).json as {
+      data: Array<Record<string, unknown>>;
+    };
     expect(voc.data).toEqual([expect.objectContaining({ ID: 'v1', Sentiment: -0.5 })]);
   });
 
@@ -218,20 +290,52 @@ describe('cxm import', () => {
   });
 
   it.each<[string, unknown, RegExp]>([
-    ['a VOC job with an unknown status', { vocJobs: [{ id: 'j', status: 'running', started: 1, file: 'f', recordingId: 'r' }] }, /'vocJobs.0.status' must be one of started, completed, failed/],
-    ['a VOC job without its file', { vocJobs: [{ id: 'j', status: 'started', started: 1, recordingId: 'r' }] }, /'file' is required/],
-    ['a document that is not an object', { documents: { bots: [{ id: 'x', data: [1] }] } }, /'documents.bots.0.data' must be an object/],
-    ['a document over 350 KB', { documents: { bots: [{ id: 'x', data: { v: 'x'.repeat(360 * 1024) } }] } }, /larger than 358400 bytes/],
+    [
+      'a VOC job with an unknown status',
+      { vocJobs: [{ id: 'j', status: 'running', started: 1, file: 'f', recordingId: 'r' }] },
+      /'vocJobs.0.status' must be one of started, completed, failed/,
+    ],
+    [
+      'a VOC job without its file',
+      { vocJobs: [{ id: 'j', status: 'started', started: 1, recordingId: 'r' }] },
+      /'file' is required/,
+    ],
+    [
+      'a document that is not an object',
+      { documents: { bots: [{ id: 'x', data: [1] }] } },
+      /'documents.bots.0.data' must be an object/,
+    ],
+    [
+      'a document over 350 KB',
+      { documents: { bots: [{ id: 'x', data: { v: 'x'.repeat(360 * 1024) } }] } },
+      /larger than 358400 bytes/,
+    ],
     ['a docId over 1024 bytes', { documents: { bots: [{ id: '😀'.repeat(300), data: {} }] } }, /too long to store/],
-    ['a document nested too deep', { documents: { bots: [{ id: 'x', data: JSON.parse(`${'{"a":'.repeat(101)}1${'}'.repeat(101)}`) }] } }, /deeper than 100 levels/],
+    [
+      'a document nested too deep',
+      { documents: { bots: [{ id: 'x', data: JSON.parse(`${'{"a":'.repeat(101)}1${'}'.repeat(101)}`) }] } },
+      /deeper than 100 levels/,
+    ],
     ['a malformed collection name', { documents: { 'a/b': [] } }, /Name 'a\/b' in 'documents' must be 1 to 64 letters/],
-    ['a reporting row without Datetime', { assistantConversations: [{ ID: 'a1' }] }, /assistantConversations\[0\]: row 'a1' needs a Datetime in epoch milliseconds/],
-    ['a reporting row with a field rows do not have', { vocConversations: [{ ID: 'v1', Datetime: '2026-01-01T09:00:00+01:00', Transcript: 'x' }] }, /fields the voc rows do not have: Transcript/],
+    [
+      'a reporting row without Datetime',
+      { assistantConversations: [{ ID: 'a1' }] },
+      /assistantConversations\[0\]: row 'a1' needs a Datetime in epoch milliseconds/,
+    ],
+    [
+      'a reporting row with a field rows do not have',
+      { vocConversations: [{ ID: 'v1', Datetime: '2026-01-01T09:00:00+01:00', Transcript: 'x' }] },
+      /fields the voc rows do not have: Transcript/,
+    ],
     ['an unknown member', { tickets: [] }, /Unknown property 'tickets'/],
     ['a conversation without id', { conversations: [{ status: 'open' }] }, /'id' is required/],
     ['an id with a separator', { conversations: [{ id: 'a/b' }] }, /must not contain/],
     ['a lock that is not a time', { conversations: [{ id: 'x', lockedUntil: 'soon' }] }, /lockedUntil 'soon'/],
-    ['a lock on a day that does not exist', { conversations: [{ id: 'x', lockedUntil: '2026-02-30T00:00:00Z' }] }, /lockedUntil '2026-02-30T00:00:00Z' is neither .*on a day that exists/],
+    [
+      'a lock on a day that does not exist',
+      { conversations: [{ id: 'x', lockedUntil: '2026-02-30T00:00:00Z' }] },
+      /lockedUntil '2026-02-30T00:00:00Z' is neither .*on a day that exists/,
+    ],
     ['a duplicate id', { conversations: [{ id: 'x' }, { id: 'x' }] }, /appears more than once/],
     ['an id too long for the store', { conversations: [{ id: 'x' }, { id: '😀'.repeat(512) }] }, /too long to store/],
   ])('refuses %s and writes nothing', async (_name, content, message) => {

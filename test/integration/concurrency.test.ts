@@ -68,7 +68,10 @@ describe('a key revoked while requests are in flight (authorizer cache TTL 0)', 
       clients: 6,
       send: async (client, seq) => {
         const body = `client ${client} request ${seq}`;
-        const answer = seq % 2 === 0 ? await callApi(api.url, 'POST', notePath(tenant, 'revocation'), key, { body }) : await callApi(api.url, 'GET', documentPath(tenant, 'users', 'revocation'), key);
+        const answer =
+          seq % 2 === 0
+            ? await callApi(api.url, 'POST', notePath(tenant, 'revocation'), key, { body })
+            : await callApi(api.url, 'GET', documentPath(tenant, 'users', 'revocation'), key);
         return { body, answer };
       },
       ready: (s) => s.filter((r) => r.answer.status < 300).length >= 12,
@@ -79,7 +82,11 @@ describe('a key revoked while requests are in flight (authorizer cache TTL 0)', 
     for (const { answer } of sent) expect([200, 201, 401]).toContain(answer.status);
     const after = sent.filter((r) => r.afterEvent);
     expect(after.length).toBeGreaterThanOrEqual(24);
-    for (const { answer } of after) expect(answer).toMatchObject({ status: 401, json: { code: 'Unauthenticated', message: UNAUTHENTICATED_MESSAGE } });
+    for (const { answer } of after)
+      expect(answer).toMatchObject({
+        status: 401,
+        json: { code: 'Unauthenticated', message: UNAUTHENTICATED_MESSAGE },
+      });
     const created = sent.filter((r) => r.answer.status === 201);
     const stored = await api.conversations.listNotes(tenant, 'revocation');
     expect(stored.map((n) => ({ id: n.id, body: n.body })).sort((a, b) => a.id.localeCompare(b.id))).toEqual(
@@ -96,39 +103,42 @@ describe('notes racing the change that stops a conversation accepting them', () 
     ['assigned to an inactive assignee', 'SET assignee = :value', { ':value': { id: 'agent-9', active: false } }, 404],
   ];
 
-  it.each(stoppers)('%s: every 201 note is stored, every note sent after the change is refused, and no other note lands', async (name, update, values, refusal) => {
-    const { key } = await api.createKey([tenant], ['cxm:conversations.write']);
-    const conversation = `stopped-${name.replaceAll(' ', '-')}`;
-    await api.addConversation(tenant, { id: conversation });
-    const sent = await raceAgainst({
-      clients: 6,
-      send: async (client, seq) => {
-        const body = `client ${client} note ${seq}`;
-        return { body, answer: await callApi(api.url, 'POST', notePath(tenant, conversation), key, { body }) };
-      },
-      ready: (s) => s.filter((r) => r.answer.status === 201).length >= 12,
-      // As the system owning conversations would: one attribute changed in place.
-      event: async () => {
-        await documentClient().send(
-          new UpdateCommand({
-            TableName: api.tables.conversations,
-            Key: { pk: `${tenant}#${conversation}`, sk: 'CONVERSATION' },
-            UpdateExpression: update,
-            ...(update.includes('#status') && { ExpressionAttributeNames: { '#status': 'status' } }),
-            ExpressionAttributeValues: values,
-          }),
-        );
-      },
-      after: 3,
-    });
+  it.each(stoppers)(
+    '%s: every 201 note is stored, every note sent after the change is refused, and no other note lands',
+    async (name, update, values, refusal) => {
+      const { key } = await api.createKey([tenant], ['cxm:conversations.write']);
+      const conversation = `stopped-${name.replaceAll(' ', '-')}`;
+      await api.addConversation(tenant, { id: conversation });
+      const sent = await raceAgainst({
+        clients: 6,
+        send: async (client, seq) => {
+          const body = `client ${client} note ${seq}`;
+          return { body, answer: await callApi(api.url, 'POST', notePath(tenant, conversation), key, { body }) };
+        },
+        ready: (s) => s.filter((r) => r.answer.status === 201).length >= 12,
+        // As the system owning conversations would: one attribute changed in place.
+        event: async () => {
+          await documentClient().send(
+            new UpdateCommand({
+              TableName: api.tables.conversations,
+              Key: { pk: `${tenant}#${conversation}`, sk: 'CONVERSATION' },
+              UpdateExpression: update,
+              ...(update.includes('#status') && { ExpressionAttributeNames: { '#status': 'status' } }),
+              ExpressionAttributeValues: values,
+            }),
+          );
+        },
+        after: 3,
+      });
 
-    for (const { answer } of sent) expect([201, refusal]).toContain(answer.status);
-    for (const { answer } of sent.filter((r) => r.afterEvent)) expect(answer.status).toBe(refusal);
-    const created = sent.filter((r) => r.answer.status === 201).map((r) => ({ id: noteId(r.answer), body: r.body }));
-    expect(created.length).toBeGreaterThanOrEqual(12);
-    const stored = (await api.conversations.listNotes(tenant, conversation)).map((n) => ({ id: n.id, body: n.body }));
-    expect(stored.sort((a, b) => a.id.localeCompare(b.id))).toEqual(created.sort((a, b) => a.id.localeCompare(b.id)));
-  });
+      for (const { answer } of sent) expect([201, refusal]).toContain(answer.status);
+      for (const { answer } of sent.filter((r) => r.afterEvent)) expect(answer.status).toBe(refusal);
+      const created = sent.filter((r) => r.answer.status === 201).map((r) => ({ id: noteId(r.answer), body: r.body }));
+      expect(created.length).toBeGreaterThanOrEqual(12);
+      const stored = (await api.conversations.listNotes(tenant, conversation)).map((n) => ({ id: n.id, body: n.body }));
+      expect(stored.sort((a, b) => a.id.localeCompare(b.id))).toEqual(created.sort((a, b) => a.id.localeCompare(b.id)));
+    },
+  );
 });
 
 describe('merges racing merges and replaces', () => {
@@ -163,7 +173,9 @@ describe('merges racing merges and replaces', () => {
         expect(answer.members?.[request.merge!]).toBe(request.value);
         expect([0, 1, 2, 3]).toContain(answer.gen);
         const survived = final.members?.[request.merge!] === request.value;
-        expect(survived, `${request.merge} wrote on gen ${answer.gen}, final gen ${final.gen}`).toBe(answer.gen === final.gen);
+        expect(survived, `${request.merge} wrote on gen ${answer.gen}, final gen ${final.gen}`).toBe(
+          answer.gen === final.gen,
+        );
       }
       for (const [member, value] of Object.entries(final.members ?? {})) expect(member).toBe(`m${value}`);
     }

@@ -33,10 +33,13 @@ async function newClient(scopes = ['provisioning:*'], tenant = uniqueTenant('con
     tenant,
     key,
     get: (docId: string, headers: RequestHeaders = {}) => api.call('GET', path(docId), key, { headers }),
-    post: (docId: string, body: unknown, headers: RequestHeaders = {}) => api.call('POST', path(docId), key, { body, headers }),
-    put: (docId: string, body: unknown, headers: RequestHeaders = {}) => api.call('PUT', path(docId), key, { body, headers }),
+    post: (docId: string, body: unknown, headers: RequestHeaders = {}) =>
+      api.call('POST', path(docId), key, { body, headers }),
+    put: (docId: string, body: unknown, headers: RequestHeaders = {}) =>
+      api.call('PUT', path(docId), key, { body, headers }),
     /** POST replace or PUT merge, for the cases both must pass alike. */
-    write: (method: 'POST' | 'PUT', docId: string, body: unknown, headers: RequestHeaders = {}) => api.call(method, path(docId), key, { body, headers }),
+    write: (method: 'POST' | 'PUT', docId: string, body: unknown, headers: RequestHeaders = {}) =>
+      api.call(method, path(docId), key, { body, headers }),
   };
 }
 type Client = Awaited<ReturnType<typeof newClient>>;
@@ -131,38 +134,47 @@ describe('GET with If-None-Match', () => {
 describe('If-Match on POST replace and PUT merge', () => {
   const bodies = { POST: { v: 'replaced' }, PUT: { patched: true } } as const;
 
-  it.each(['POST', 'PUT'] as const)('%s proceeds with the current tag, a list holding it, or * (the document exists)', async (method) => {
-    const client = await newClient();
-    let tag = etagOf(await client.post('doc', { v: 0 }));
-    for (const header of [(t: string) => t, (t: string) => `"stale", ${t}`, () => '*']) {
-      const answer = await client.write(method, 'doc', bodies[method], { 'If-Match': header(tag) });
-      expect(answer.status, answer.text).toBe(200);
-      expect(answer.json).toEqual(method === 'POST' ? { v: 'replaced' } : { v: 0, patched: true });
-      const next = etagOf(answer);
-      expect(next).not.toBe(tag);
-      expect(await current(client, 'doc')).toEqual({ json: answer.json, etag: next });
-      tag = next;
-    }
-  });
+  it.each(['POST', 'PUT'] as const)(
+    '%s proceeds with the current tag, a list holding it, or * (the document exists)',
+    async (method) => {
+      const client = await newClient();
+      let tag = etagOf(await client.post('doc', { v: 0 }));
+      for (const header of [(t: string) => t, (t: string) => `"stale", ${t}`, () => '*']) {
+        const answer = await client.write(method, 'doc', bodies[method], { 'If-Match': header(tag) });
+        expect(answer.status, answer.text).toBe(200);
+        expect(answer.json).toEqual(method === 'POST' ? { v: 'replaced' } : { v: 0, patched: true });
+        const next = etagOf(answer);
+        expect(next).not.toBe(tag);
+        expect(await current(client, 'doc')).toEqual({ json: answer.json, etag: next });
+        tag = next;
+      }
+    },
+  );
 
-  it.each(['POST', 'PUT'] as const)('%s with a stale tag, the weak form of the current one, or an unknown tag is 412 and changes nothing', async (method) => {
-    const client = await newClient();
-    const stale = etagOf(await client.post('doc', { v: 1 }));
-    const now = etagOf(await client.put('doc', { v: 2 }));
-    // W/ never matches If-Match: it needs strong comparison (RFC 9110 section 13.1.1).
-    for (const header of [stale, `W/${now}`, '"never-issued"', `"a", W/${now}, ${stale}`]) {
-      expectPreconditionFailed(await client.write(method, 'doc', bodies[method], { 'If-Match': header }));
-      expect(await current(client, 'doc'), header).toEqual({ json: { v: 2 }, etag: now });
-    }
-  });
+  it.each(['POST', 'PUT'] as const)(
+    '%s with a stale tag, the weak form of the current one, or an unknown tag is 412 and changes nothing',
+    async (method) => {
+      const client = await newClient();
+      const stale = etagOf(await client.post('doc', { v: 1 }));
+      const now = etagOf(await client.put('doc', { v: 2 }));
+      // W/ never matches If-Match: it needs strong comparison (RFC 9110 section 13.1.1).
+      for (const header of [stale, `W/${now}`, '"never-issued"', `"a", W/${now}, ${stale}`]) {
+        expectPreconditionFailed(await client.write(method, 'doc', bodies[method], { 'If-Match': header }));
+        expect(await current(client, 'doc'), header).toEqual({ json: { v: 2 }, etag: now });
+      }
+    },
+  );
 
-  it.each(['POST', 'PUT'] as const)('%s on an absent document is 412 (not 404) for a tag or *, and creates nothing', async (method) => {
-    const client = await newClient();
-    for (const header of ['*', '"never-issued"']) {
-      expectPreconditionFailed(await client.write(method, 'absent', bodies[method], { 'If-Match': header }));
-      expect((await client.get('absent')).status, header).toBe(404);
-    }
-  });
+  it.each(['POST', 'PUT'] as const)(
+    '%s on an absent document is 412 (not 404) for a tag or *, and creates nothing',
+    async (method) => {
+      const client = await newClient();
+      for (const header of ['*', '"never-issued"']) {
+        expectPreconditionFailed(await client.write(method, 'absent', bodies[method], { 'If-Match': header }));
+        expect((await client.get('absent')).status, header).toBe(404);
+      }
+    },
+  );
 
   it('a tag of the same document id in another tenant does not match', async () => {
     const [mine, theirs] = [await newClient(), await newClient()];
@@ -189,7 +201,9 @@ describe('POST with If-None-Match: * (create only)', () => {
     const client = await newClient();
     for (let round = 0; round < 5; round++) {
       const docId = `created-${round}`;
-      const answers = await Promise.all(['a', 'b'].map((writer) => client.post(docId, { writer }, { 'If-None-Match': '*' })));
+      const answers = await Promise.all(
+        ['a', 'b'].map((writer) => client.post(docId, { writer }, { 'If-None-Match': '*' })),
+      );
       expect(answers.map((a) => a.status).sort()).toEqual([201, 412]);
       const winner = answers.find((a) => a.status === 201)!;
       expectPreconditionFailed(answers.find((a) => a.status === 412)!);
@@ -210,17 +224,25 @@ describe('malformed conditions', () => {
     ['an unterminated quote', '"abc'],
     ['a weak prefix on an unquoted tag', 'W/abc'],
   ] as const;
-  const cases = routes.flatMap(([method, header]) => values.map(([what, value]) => [method, header, what, value] as const));
+  const cases = routes.flatMap(([method, header]) =>
+    values.map(([what, value]) => [method, header, what, value] as const),
+  );
 
-  it.each(cases)('%s with %s: %s is 400 BadRequest naming the header, and changes nothing', async (method, header, _what, value) => {
-    const client = await newClient();
-    const before = etagOf(await client.post('doc', { v: 1 }));
-    const answer = method === 'GET' ? await client.get('doc', { [header]: value }) : await client.write(method, 'doc', { v: 2 }, { [header]: value });
-    expect(answer.status, answer.text).toBe(400);
-    expectWellFormedError(answer);
-    expect(answer.json).toMatchObject({ code: 'BadRequest', message: expect.stringContaining(header) });
-    expect(await current(client, 'doc')).toEqual({ json: { v: 1 }, etag: before });
-  });
+  it.each(cases)(
+    '%s with %s: %s is 400 BadRequest naming the header, and changes nothing',
+    async (method, header, _what, value) => {
+      const client = await newClient();
+      const before = etagOf(await client.post('doc', { v: 1 }));
+      const answer =
+        method === 'GET'
+          ? await client.get('doc', { [header]: value })
+          : await client.write(method, 'doc', { v: 2 }, { [header]: value });
+      expect(answer.status, answer.text).toBe(400);
+      expectWellFormedError(answer);
+      expect(answer.json).toMatchObject({ code: 'BadRequest', message: expect.stringContaining(header) });
+      expect(await current(client, 'doc')).toEqual({ json: { v: 1 }, etag: before });
+    },
+  );
 });
 
 describe('a condition on several header lines', () => {
@@ -237,7 +259,11 @@ describe('a condition on several header lines', () => {
       const answer = await raw.send({
         method: header === 'If-Match' ? 'PUT' : 'POST',
         target: documentPath(client.tenant, COLLECTION, 'doc'),
-        headers: { Authorization: `Bearer ${client.key}`, 'Content-Type': 'application/json', [header]: [before, '"not-the-current-tag"'] },
+        headers: {
+          Authorization: `Bearer ${client.key}`,
+          'Content-Type': 'application/json',
+          [header]: [before, '"not-the-current-tag"'],
+        },
         body: JSON.stringify({ v: 2 }),
       });
       expect(answer.status, answer.text).toBe(status);
@@ -252,26 +278,34 @@ describe('races on one tag', () => {
   it.each([
     ['PUT', (writer: string) => ({ writer })],
     ['POST', (writer: string) => ({ replacedBy: writer })],
-  ] as const)('two concurrent %s requests with the same current tag: exactly one 200 and one 412, and the winner’s document is stored', async (method, body) => {
-    const client = await newClient();
-    // A few rounds: two requests sent together do not always meet in the store, several pairs do.
-    for (let round = 0; round < 5; round++) {
-      const docId = `raced-${round}`;
-      const tag = etagOf(await client.post(docId, { base: true }));
-      const answers = await Promise.all(['a', 'b'].map((writer) => client.write(method, docId, body(writer), { 'If-Match': tag })));
-      expect(answers.map((a) => a.status).sort()).toEqual([200, 412]);
-      const winner = answers.find((a) => a.status === 200)!;
-      expectPreconditionFailed(answers.find((a) => a.status === 412)!);
-      // The winner's answer is the stored document: the loser's write left no trace in it.
-      expect(await current(client, docId)).toEqual({ json: winner.json, etag: etagOf(winner) });
-    }
-  });
+  ] as const)(
+    'two concurrent %s requests with the same current tag: exactly one 200 and one 412, and the winner’s document is stored',
+    async (method, body) => {
+      const client = await newClient();
+      // A few rounds: two requests sent together do not always meet in the store, several pairs do.
+      for (let round = 0; round < 5; round++) {
+        const docId = `raced-${round}`;
+        const tag = etagOf(await client.post(docId, { base: true }));
+        const answers = await Promise.all(
+          ['a', 'b'].map((writer) => client.write(method, docId, body(writer), { 'If-Match': tag })),
+        );
+        expect(answers.map((a) => a.status).sort()).toEqual([200, 412]);
+        const winner = answers.find((a) => a.status === 200)!;
+        expectPreconditionFailed(answers.find((a) => a.status === 412)!);
+        // The winner's answer is the stored document: the loser's write left no trace in it.
+        expect(await current(client, docId)).toEqual({ json: winner.json, etag: etagOf(winner) });
+      }
+    },
+  );
 });
 
 describe('read, edit, write', () => {
   it('a client whose copy went stale gets 412 and loses nothing of the other client’s change; re-read and retried, it succeeds', async () => {
     const tenant = uniqueTenant('cond');
-    const [alice, bob] = [await newClient(['provisioning:*'], tenant), await newClient(['provisioning:users.*'], tenant)];
+    const [alice, bob] = [
+      await newClient(['provisioning:*'], tenant),
+      await newClient(['provisioning:users.*'], tenant),
+    ];
     await alice.post('profile', { name: 'Ada', tz: 'UTC' });
     const aliceRead = await alice.get('profile');
     const aliceTag = etagOf(aliceRead);
@@ -299,14 +333,20 @@ describe('authorization comes before conditions', () => {
     const path = documentPath(owner.tenant, COLLECTION, 'secret');
     for (const header of [tag, '"never-issued"', '*']) {
       expect((await api.call('GET', path, foreign, { headers: { 'If-None-Match': header } })).status, header).toBe(403);
-      expect((await api.call('PUT', path, foreign, { body: { v: 2 }, headers: { 'If-Match': header } })).status, header).toBe(403);
+      expect(
+        (await api.call('PUT', path, foreign, { body: { v: 2 }, headers: { 'If-Match': header } })).status,
+        header,
+      ).toBe(403);
     }
     expect(await current(owner, 'secret')).toEqual({ json: { v: 1 }, etag: tag });
   });
 
   it('a read-only key is 403 on a conditional write, not 412', async () => {
     const tenant = uniqueTenant('cond');
-    const [writer, reader] = [await newClient(['provisioning:*'], tenant), await newClient(['provisioning:users.read'], tenant)];
+    const [writer, reader] = [
+      await newClient(['provisioning:*'], tenant),
+      await newClient(['provisioning:users.read'], tenant),
+    ];
     const tag = etagOf(await writer.post('doc', { v: 1 }));
     expect((await reader.post('doc', { v: 2 }, { 'If-Match': '"never-issued"' })).status).toBe(403);
     expect((await reader.put('doc', { v: 2 }, { 'If-Match': tag })).status).toBe(403);
@@ -334,7 +374,9 @@ describe('with Idempotency-Key', () => {
     expect(await current(client, 'doc')).toEqual({ json: { v: 2 }, etag: written });
 
     // A new request (a new key) with the same stale tag is refused as any other.
-    expectPreconditionFailed(await client.post('doc', { v: 3 }, { 'If-Match': original, 'Idempotency-Key': randomUUID() }));
+    expectPreconditionFailed(
+      await client.post('doc', { v: 3 }, { 'If-Match': original, 'Idempotency-Key': randomUUID() }),
+    );
     expect(await current(client, 'doc')).toEqual({ json: { v: 2 }, etag: written });
   });
 
@@ -358,7 +400,12 @@ describe('with Idempotency-Key', () => {
     const first = await client.put('doc', { v: 2 }, { 'If-Match': original, 'Idempotency-Key': key });
     expect(first.status).toBe(200);
     const written = etagOf(first);
-    const others: Record<string, string>[] = [{ 'If-Match': written }, { 'If-Match': '*' }, { 'If-None-Match': '*' }, {}];
+    const others: Record<string, string>[] = [
+      { 'If-Match': written },
+      { 'If-Match': '*' },
+      { 'If-None-Match': '*' },
+      {},
+    ];
     for (const headers of others) {
       const reused = await client.put('doc', { v: 2 }, { ...headers, 'Idempotency-Key': key });
       expect(reused.status, JSON.stringify(headers)).toBe(422);

@@ -56,11 +56,20 @@ async function dropAndSettle(hang: InjectedFault): Promise<void> {
  * the hang breaks, the document is still what it was before. A keyed write recorded nothing, so
  * its retry with the same key runs afresh (no replay of an answer never given).
  */
-async function expectTimeoutLeavesDocument(method: 'PUT' | 'POST', docId: string, body: unknown, idempotencyKey?: string): Promise<void> {
+async function expectTimeoutLeavesDocument(
+  method: 'PUT' | 'POST',
+  docId: string,
+  body: unknown,
+  idempotencyKey?: string,
+): Promise<void> {
   const before = JSON.stringify({ state: 'before' });
   await direct.documents.replace(tenant, 'users', docId, before);
   const headers: Record<string, string> = idempotencyKey ? { 'Idempotency-Key': idempotencyKey } : {};
-  const hang = proxy.inject({ operation: idempotencyKey ? 'TransactWriteItems' : 'UpdateItem', bodyContains: `"${docId}"`, fault: 'NoAnswer' });
+  const hang = proxy.inject({
+    operation: idempotencyKey ? 'TransactWriteItems' : 'UpdateItem',
+    bodyContains: `"${docId}"`,
+    fault: 'NoAnswer',
+  });
   const timedOut = await callApi(gateway.url, method, documentPath(tenant, 'users', docId), key, body, headers);
   expect(timedOut.status).toBe(504);
   expect(timedOut.json).toEqual({ code: 'GatewayTimeout', message: expect.any(String) });
@@ -79,7 +88,11 @@ describe.concurrent('a handler past its deadline', () => {
   it(
     'a note: 504 GatewayTimeout with the common headers, the gateway serving meanwhile, and no late commit',
     async () => {
-      const hang = proxy.inject({ operation: 'TransactWriteItems', bodyContains: `"${tenant}#hangs"`, fault: 'NoAnswer' });
+      const hang = proxy.inject({
+        operation: 'TransactWriteItems',
+        bodyContains: `"${tenant}#hangs"`,
+        fault: 'NoAnswer',
+      });
       const [timedOut, meanwhile] = await Promise.all([
         callApi(gateway.url, 'POST', notePath(tenant, 'hangs'), key, { body: 'stuck in the store' }),
         // Another request while the first one hangs: the gateway is not blocked by it.
@@ -103,12 +116,18 @@ describe.concurrent('a handler past its deadline', () => {
     'a merge: 504 GatewayTimeout, and the document stays as it was',
     async () => {
       await expectTimeoutLeavesDocument('PUT', 'slow', { state: 'merged' });
-      expect(await callApi(gateway.url, 'PUT', documentPath(tenant, 'users', 'slow'), key, { state: 'merged' })).toMatchObject({ status: 200, json: { state: 'merged' } });
+      expect(
+        await callApi(gateway.url, 'PUT', documentPath(tenant, 'users', 'slow'), key, { state: 'merged' }),
+      ).toMatchObject({ status: 200, json: { state: 'merged' } });
     },
     TEST_TIMEOUT_MS,
   );
 
-  it('a replace: 504 GatewayTimeout, and the document stays as it was (no retry lands it late)', () => expectTimeoutLeavesDocument('POST', 'slow-replace', { state: 'replaced' }), TEST_TIMEOUT_MS);
+  it(
+    'a replace: 504 GatewayTimeout, and the document stays as it was (no retry lands it late)',
+    () => expectTimeoutLeavesDocument('POST', 'slow-replace', { state: 'replaced' }),
+    TEST_TIMEOUT_MS,
+  );
 
   it(
     'a keyed replace and a keyed merge: 504, the document stays as it was, and the retry with the same key runs afresh',

@@ -53,7 +53,9 @@ const PRECONDITIONS: Array<[string, Preconditions]> = [
 
 const resolve = (preconditions: Preconditions, current: string): Preconditions => {
   const swap = (condition: Preconditions['ifMatch']) =>
-    condition === undefined || condition === '*' ? condition : condition.map((tag) => ({ ...tag, opaque: tag.opaque === CURRENT ? current : tag.opaque }));
+    condition === undefined || condition === '*'
+      ? condition
+      : condition.map((tag) => ({ ...tag, opaque: tag.opaque === CURRENT ? current : tag.opaque }));
   return { ifMatch: swap(preconditions.ifMatch), ifNoneMatch: swap(preconditions.ifNoneMatch) };
 };
 
@@ -65,7 +67,12 @@ async function arrange(state: State): Promise<{ docId: string; etag: string | un
   if (state === 'legacy') {
     // As the store wrote documents before conditional requests: data and version, no etag
     // attribute.
-    await client.send(new PutCommand({ TableName: tables.documents, Item: { pk: tenantKey(tenant, COLLECTION), sk: docId, data: '{"v":0}', version: 1 } }));
+    await client.send(
+      new PutCommand({
+        TableName: tables.documents,
+        Item: { pk: tenantKey(tenant, COLLECTION), sk: docId, data: '{"v":0}', version: 1 },
+      }),
+    );
     return { docId, etag: 'v1' };
   }
   const outcome = await documents.replace(tenant, COLLECTION, docId, '{"v":0}');
@@ -75,12 +82,24 @@ async function arrange(state: State): Promise<{ docId: string; etag: string | un
 
 type Write = (docId: string, preconditions: Preconditions) => Promise<{ kind: string }>;
 let keys = 0;
-const record = () => ({ ledger, claim: { key: `key-${++keys}`, fingerprint: 'f' }, response: () => ({ status: 200, bodyText: '{}', headers: {} }) });
+const record = () => ({
+  ledger,
+  claim: { key: `key-${++keys}`, fingerprint: 'f' },
+  response: () => ({ status: 200, bodyText: '{}', headers: {} }),
+});
 const WRITES: Array<[string, Write]> = [
   ['replace', (docId, preconditions) => documents.replace(tenant, COLLECTION, docId, '{"v":1}', { preconditions })],
-  ['keyed replace', (docId, preconditions) => documents.replace(tenant, COLLECTION, docId, '{"v":1}', { preconditions, record: record() })],
+  [
+    'keyed replace',
+    (docId, preconditions) =>
+      documents.replace(tenant, COLLECTION, docId, '{"v":1}', { preconditions, record: record() }),
+  ],
   ['merge', (docId, preconditions) => documents.update(tenant, COLLECTION, docId, () => '{"v":1}', { preconditions })],
-  ['keyed merge', (docId, preconditions) => documents.update(tenant, COLLECTION, docId, () => '{"v":1}', { preconditions, record: record() })],
+  [
+    'keyed merge',
+    (docId, preconditions) =>
+      documents.update(tenant, COLLECTION, docId, () => '{"v":1}', { preconditions, record: record() }),
+  ],
 ];
 
 describe.each(WRITES)('%s', (name, write) => {
@@ -92,7 +111,11 @@ describe.each(WRITES)('%s', (name, write) => {
       const outcome = await write(docId, preconditions);
       const may = preconditionsHold(etag, preconditions);
       // A merge of an absent document is a 404 when no precondition refused it first.
-      const expected = !may ? 'precondition-failed' : state === 'absent' && name.includes('merge') ? 'absent' : 'written';
+      const expected = !may
+        ? 'precondition-failed'
+        : state === 'absent' && name.includes('merge')
+          ? 'absent'
+          : 'written';
       expect(outcome.kind, `${name}, ${state} document, ${label}`).toBe(expected);
       const after = await documents.read(tenant, COLLECTION, docId);
       if (expected === 'written') expect(after?.json, `${label}: written`).toBe('{"v":1}');

@@ -20,7 +20,11 @@ afterEach(async () => {
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 /** A function whose bundle is `source` (an ES module exporting `handler`). */
-function pool(name: string, source: string, options: Partial<FunctionSpec> & { maxEnvironments?: number; report?: (line: string) => void } = {}): FunctionPool {
+function pool(
+  name: string,
+  source: string,
+  options: Partial<FunctionSpec> & { maxEnvironments?: number; report?: (line: string) => void } = {},
+): FunctionPool {
   const codeDir = join(root, name);
   mkdirSync(codeDir, { recursive: true });
   writeFileSync(join(codeDir, 'index.mjs'), source);
@@ -30,7 +34,13 @@ function pool(name: string, source: string, options: Partial<FunctionSpec> & { m
       functionName: `cxm-test-${name}`,
       handler: 'index.handler',
       codeDir,
-      environment: { PATH: process.env.PATH ?? '', _HANDLER: 'index.handler', LAMBDA_TASK_ROOT: codeDir, AWS_REGION: 'eu-west-1', GREETING: 'hello' },
+      environment: {
+        PATH: process.env.PATH ?? '',
+        _HANDLER: 'index.handler',
+        LAMBDA_TASK_ROOT: codeDir,
+        AWS_REGION: 'eu-west-1',
+        GREETING: 'hello',
+      },
       timeoutSeconds: 10,
       memoryMb: 256,
       ...spec,
@@ -92,7 +102,9 @@ describe('an execution environment', () => {
     expect(second.inits).toBe(1);
     expect(fn.size).toBe(1);
     expect(reports).toHaveLength(2);
-    expect(reports[0]).toMatch(/^REPORT RequestId: a\tFunction: cxm-test-warm\tDuration: [\d.]+ ms\tMemory Size: 256 MB\tMax Memory Used: \d+ MB\tInit Duration: [\d.]+ ms$/);
+    expect(reports[0]).toMatch(
+      /^REPORT RequestId: a\tFunction: cxm-test-warm\tDuration: [\d.]+ ms\tMemory Size: 256 MB\tMax Memory Used: \d+ MB\tInit Duration: [\d.]+ ms$/,
+    );
     expect(reports[1]).not.toContain('Init Duration');
   });
 
@@ -107,7 +119,9 @@ describe('an execution environment', () => {
 
   it('does not grow past its cap: further requests wait for an environment', async () => {
     const fn = pool('capped', describing, { maxEnvironments: 2 });
-    const results = (await Promise.all([1, 2, 3, 4].map((n) => fn.invoke({ sleepMs: 200 }, `capped-${n}`)))) as Described[];
+    const results = (await Promise.all(
+      [1, 2, 3, 4].map((n) => fn.invoke({ sleepMs: 200 }, `capped-${n}`)),
+    )) as Described[];
     expect(new Set(results.map((r) => r.pid)).size).toBe(2);
     expect(fn.size).toBe(2);
   });
@@ -127,18 +141,30 @@ describe('failures', () => {
   });
 
   it('a thrown error is a function error with its type and message; the environment lives on', async () => {
-    const fn = pool('throws', `export const handler = async (event) => { if (event.fail) throw new RangeError('out of range'); return process.pid; };`);
+    const fn = pool(
+      'throws',
+      `export const handler = async (event) => { if (event.fail) throw new RangeError('out of range'); return process.pid; };`,
+    );
     const pid = await fn.invoke({}, 'ok');
     const failed = fn.invoke({ fail: true }, 'fails');
     await expect(failed).rejects.toBeInstanceOf(FunctionError);
-    await expect(failed).rejects.toMatchObject({ errorType: 'RangeError', message: 'out of range', functionName: 'cxm-test-throws' });
+    await expect(failed).rejects.toMatchObject({
+      errorType: 'RangeError',
+      message: 'out of range',
+      functionName: 'cxm-test-throws',
+    });
     expect(await fn.invoke({}, 'ok-again')).toBe(pid);
   });
 
   it("a response past Lambda's 6 MB is a function error, as Lambda answers it", async () => {
-    const fn = pool('large', `export const handler = async (event) => ({ statusCode: 200, body: 'x'.repeat(event.bytes) });`);
+    const fn = pool(
+      'large',
+      `export const handler = async (event) => ({ statusCode: 200, body: 'x'.repeat(event.bytes) });`,
+    );
     expect(await fn.invoke({ bytes: 6_000_000 }, 'fits')).toMatchObject({ statusCode: 200 });
-    await expect(fn.invoke({ bytes: 6_300_000 }, 'too-large')).rejects.toMatchObject({ errorType: 'Function.ResponseSizeTooLarge' });
+    await expect(fn.invoke({ bytes: 6_300_000 }, 'too-large')).rejects.toMatchObject({
+      errorType: 'Function.ResponseSizeTooLarge',
+    });
   });
 
   it('a crash (an error nobody awaited) ends the environment and the request; the next gets a new one', async () => {
@@ -153,14 +179,21 @@ describe('failures', () => {
   });
 
   it('an init failure is reported with the function name and the error, every time it is tried', async () => {
-    const fn = pool('broken', `if (!process.env.CXM_TABLE_NOTES) throw new Error('CXM_TABLE_NOTES is not set'); export const handler = async () => 1;`);
+    const fn = pool(
+      'broken',
+      `if (!process.env.CXM_TABLE_NOTES) throw new Error('CXM_TABLE_NOTES is not set'); export const handler = async () => 1;`,
+    );
     for (let attempt = 0; attempt < 2; attempt++) {
-      await expect(fn.invoke({}, `try-${attempt}`)).rejects.toThrow(/^cxm-test-broken: init failed after \d+ ms: Error: CXM_TABLE_NOTES is not set$/);
+      await expect(fn.invoke({}, `try-${attempt}`)).rejects.toThrow(
+        /^cxm-test-broken: init failed after \d+ ms: Error: CXM_TABLE_NOTES is not set$/,
+      );
     }
   });
 
   it('a handler that is not exported is an init failure naming it', async () => {
     const fn = pool('no-export', `export const other = async () => 1;`);
-    await expect(fn.invoke({}, 'x')).rejects.toThrow(/cxm-test-no-export: init failed .*Runtime\.HandlerNotFound: index\.handler is undefined or not exported/);
+    await expect(fn.invoke({}, 'x')).rejects.toThrow(
+      /cxm-test-no-export: init failed .*Runtime\.HandlerNotFound: index\.handler is undefined or not exported/,
+    );
   });
 });

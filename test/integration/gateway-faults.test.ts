@@ -12,7 +12,10 @@ let gateway: BoundGateway;
 
 beforeAll(async () => {
   // A port nothing listens on: every store call is refused.
-  pointAtLocalDynamo({ endpoint: `http://127.0.0.1:${await freePort()}`, credentials: inject('dynamo').credentials }, inject('dynamo').tables);
+  pointAtLocalDynamo(
+    { endpoint: `http://127.0.0.1:${await freePort()}`, credentials: inject('dynamo').credentials },
+    inject('dynamo').tables,
+  );
   gateway = await bindGateway(0);
   await gateway.serve({ authCacheTtlSeconds: 0 });
 });

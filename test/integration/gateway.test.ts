@@ -26,16 +26,23 @@ describe('unknown routes', () => {
     ['POST', '/api/v1/cxm/tenants/x/conversations/c/internal-notes/'],
     ['POST', '/API/v1/cxm/tenants/x/conversations/c/internal-notes'],
   ])('%s %s is 404 NotFound', async (method, path) => {
-    const response = await api.fetch(`${api.url}${path}`, { method, headers: auth(), body: method === 'GET' ? undefined : '{}' });
+    const response = await api.fetch(`${api.url}${path}`, {
+      method,
+      headers: auth(),
+      body: method === 'GET' ? undefined : '{}',
+    });
     expect(response.status).toBe(404);
     expect(await response.json()).toEqual({ code: 'NotFound', message: 'No operation matches this method and path.' });
   });
 
-  it.each(['GET', 'PUT', 'DELETE', 'PATCH'])('%s on the note path is 404 NotFound, even without a key', async (method) => {
-    const response = await api.fetch(api.notePath(tenant, 'open'), { method });
-    expect(response.status).toBe(404);
-    expect(((await response.json()) as { code: string }).code).toBe('NotFound');
-  });
+  it.each(['GET', 'PUT', 'DELETE', 'PATCH'])(
+    '%s on the note path is 404 NotFound, even without a key',
+    async (method) => {
+      const response = await api.fetch(api.notePath(tenant, 'open'), { method });
+      expect(response.status).toBe(404);
+      expect(((await response.json()) as { code: string }).code).toBe('NotFound');
+    },
+  );
 });
 
 describe('headers on every response', () => {
@@ -44,11 +51,18 @@ describe('headers on every response', () => {
       [201, () => api.fetch(api.notePath(tenant, 'open'), { method: 'POST', headers: auth(), body: '{"body":"x"}' })],
       [400, () => api.fetch(api.notePath(tenant, 'open'), { method: 'POST', headers: auth(), body: '{"body":""}' })],
       [401, () => api.fetch(api.notePath(tenant, 'open'), { method: 'POST', body: '{"body":"x"}' })],
-      [403, () => api.fetch(api.notePath('someone-else', 'open'), { method: 'POST', headers: auth(), body: '{"body":"x"}' })],
+      [
+        403,
+        () =>
+          api.fetch(api.notePath('someone-else', 'open'), { method: 'POST', headers: auth(), body: '{"body":"x"}' }),
+      ],
       [404, () => api.fetch(`${api.url}/nowhere`)],
       [404, () => api.fetch(api.notePath(tenant, 'absent'), { method: 'POST', headers: auth(), body: '{"body":"x"}' })],
       [409, () => api.fetch(api.notePath(tenant, 'closed'), { method: 'POST', headers: auth(), body: '{"body":"x"}' })],
-      [413, () => api.fetch(api.notePath(tenant, 'open'), { method: 'POST', headers: auth(), body: 'x'.repeat(40000) })],
+      [
+        413,
+        () => api.fetch(api.notePath(tenant, 'open'), { method: 'POST', headers: auth(), body: 'x'.repeat(40000) }),
+      ],
     ];
     const ids = new Set<string>();
     for (const [status, send] of requests) {
@@ -67,25 +81,37 @@ describe('headers on every response', () => {
 });
 
 describe('odd requests', () => {
-  const post = (path: string, headers: Record<string, string> = auth()) => api.fetch(`${api.url}${path}`, { method: 'POST', headers, body: '{"body":"x"}' });
+  const post = (path: string, headers: Record<string, string> = auth()) =>
+    api.fetch(`${api.url}${path}`, { method: 'POST', headers, body: '{"body":"x"}' });
   const notes = (conversation: string) => `/api/v1/cxm/tenants/${tenant}/conversations/${conversation}/internal-notes`;
 
-  it.each(['constructor', '__proto__', 'toString', 'hasOwnProperty'])('a query parameter named %s is an unknown parameter (400)', async (name) => {
-    const response = await post(`${notes('open')}?${name}=1`);
-    expect(response.status).toBe(400);
-    expect(await response.json()).toEqual({ code: 'BadRequest', message: `Unknown query parameter '${name}'.` });
-  });
+  it.each(['constructor', '__proto__', 'toString', 'hasOwnProperty'])(
+    'a query parameter named %s is an unknown parameter (400)',
+    async (name) => {
+      const response = await post(`${notes('open')}?${name}=1`);
+      expect(response.status).toBe(400);
+      expect(await response.json()).toEqual({ code: 'BadRequest', message: `Unknown query parameter '${name}'.` });
+    },
+  );
 
   it.each(['constructor', '__proto__', 'toString'])('a header named %s is just a header', async (name) => {
     expect((await post(notes('open'), { ...auth(), [name]: 'x' })).status).toBe(201);
-    const unauthenticated = await post(notes('open'), { 'Content-Type': 'application/json', Authorization: 'Bearer nope', [name]: 'x' });
+    const unauthenticated = await post(notes('open'), {
+      'Content-Type': 'application/json',
+      Authorization: 'Bearer nope',
+      [name]: 'x',
+    });
     expect(unauthenticated.status).toBe(401);
   });
 
   it('headers too large for the HTTP parser get a JSON error body too', async () => {
     // Node's HTTP parser answers this before the gateway sees it: a local answer the OpenAPI document
     // (API Gateway's contract) does not describe, so plain fetch.
-    const response = await fetch(`${api.url}${notes('open')}`, { method: 'POST', headers: { ...auth(), 'X-Padding': 'x'.repeat(20_000) }, body: '{"body":"x"}' });
+    const response = await fetch(`${api.url}${notes('open')}`, {
+      method: 'POST',
+      headers: { ...auth(), 'X-Padding': 'x'.repeat(20_000) },
+      body: '{"body":"x"}',
+    });
     expect(response.status).toBe(431);
     expect(response.headers.get('x-request-id')).toBeTruthy();
     expectContractBody(431, await response.json());
@@ -227,7 +253,10 @@ describe('the stage throttle, before the authorizer', () => {
       // The authorizer answered (401) only the burst's five; the other ten never reached it.
       expect(statuses).toEqual([...Array(5).fill(401), ...Array(10).fill(429)]);
       // Per method, as API Gateway applies a stage's throttle: another route still reaches the authorizer.
-      const other = await limited.fetch(`${limited.url}/api/v1/provisioning/tenants/t-flood/users/u1/versions/current`, { headers: { Authorization: `Bearer cxm_aaaaaaaaaaaa_${'A'.repeat(40)}` } });
+      const other = await limited.fetch(
+        `${limited.url}/api/v1/provisioning/tenants/t-flood/users/u1/versions/current`,
+        { headers: { Authorization: `Bearer cxm_aaaaaaaaaaaa_${'A'.repeat(40)}` } },
+      );
       expect(other.status).toBe(401);
       await other.arrayBuffer();
     } finally {

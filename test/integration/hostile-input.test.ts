@@ -11,10 +11,32 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DOCUMENT_MAX_BYTES } from '#shared/domain/documents/document-size';
 import { validatorFor } from '#shared/http/validator-for';
-import { DOCUMENT_REQUEST_MAX_BYTES, type HttpMethod, MCP_REQUEST_MAX_BYTES, NOTE_BODY_MAX_BYTES, type RouteSpec, routes, scopeAreas } from '#shared/routes';
-import { headerName, headerValue, hostileQuery, hostileSegment, oddText, queryToken } from '#test/support/hostile-arbitraries';
+import {
+  DOCUMENT_REQUEST_MAX_BYTES,
+  type HttpMethod,
+  MCP_REQUEST_MAX_BYTES,
+  NOTE_BODY_MAX_BYTES,
+  type RouteSpec,
+  routes,
+  scopeAreas,
+} from '#shared/routes';
+import {
+  headerName,
+  headerValue,
+  hostileQuery,
+  hostileSegment,
+  oddText,
+  queryToken,
+} from '#test/support/hostile-arbitraries';
 import { createRawClient, type RawClient, type RawResponse } from '#test/support/raw-client';
-import { arrangeAll, FIXTURE_COLLECTION, FIXTURE_CONVERSATION, FIXTURE_DOC, fixtureOf, routeMethodPairs } from '#test/support/route-fixtures';
+import {
+  arrangeAll,
+  FIXTURE_COLLECTION,
+  FIXTURE_CONVERSATION,
+  FIXTURE_DOC,
+  fixtureOf,
+  routeMethodPairs,
+} from '#test/support/route-fixtures';
 import { tenantItemKeys } from '#test/support/tenant-items';
 import { expectDocumented, startTestApi, type TestApi, uniqueTenant } from '#test/support/test-api';
 
@@ -45,7 +67,10 @@ afterAll(async () => {
 
 /** The items the API could write for the tenant (notes, documents), found by scanning. */
 async function tenantItems(): Promise<string[]> {
-  return [...(await tenantItemKeys(api.tables.conversations, tenant)), ...(await tenantItemKeys(api.tables.documents, tenant))].sort();
+  return [
+    ...(await tenantItemKeys(api.tables.conversations, tenant)),
+    ...(await tenantItemKeys(api.tables.documents, tenant)),
+  ].sort();
 }
 
 const documentItem = (collection: string, docId: string) => `${tenant}#${collection} ${docId}`;
@@ -74,7 +99,9 @@ function send(route: RouteSpec, method: HttpMethod, options: Send = {}): Promise
   const caseId = options.caseId ?? 'hostile';
   const params: Record<string, string> = {
     tenantId: encodeURIComponent(tenant),
-    ...Object.fromEntries(Object.entries(fixture.params(caseId)).map(([name, value]) => [name, encodeURIComponent(value)])),
+    ...Object.fromEntries(
+      Object.entries(fixture.params(caseId)).map(([name, value]) => [name, encodeURIComponent(value)]),
+    ),
     ...options.params,
   };
   const path = route.path.replace(/\{(\w+)\}/g, (_match, name: string) => params[name]!);
@@ -102,7 +129,12 @@ function send(route: RouteSpec, method: HttpMethod, options: Send = {}): Promise
 function expectContract(route: RouteSpec, method: HttpMethod, response: RawResponse, what: string): void {
   const context = `${method} ${route.id} ${what} -> ${response.status} ${response.text.slice(0, 300)}`;
   expect(response.status, context).toBeLessThan(500);
-  expectDocumented(method, response.target, new Response(null, { status: response.status, headers: webHeaders(response) }), response.text);
+  expectDocumented(
+    method,
+    response.target,
+    new Response(null, { status: response.status, headers: webHeaders(response) }),
+    response.text,
+  );
   // A raw `/` in a parameter makes the path another route's, or none: then only the OpenAPI check applies.
   const sameRoute = response.target.split('?')[0]!.split('/').length === route.path.split('/').length;
   if (response.status >= 400) {
@@ -132,7 +164,12 @@ const COLLECTION_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
  * path is then another route's or none). Other tenants are 403, bad encodings and bad ids 400,
  * and a valid id that addresses nothing is the route's answer for an absent resource.
  */
-function segmentStatuses(route: RouteSpec, param: string, segment: string, created: ReadonlySet<string>): number[] | undefined {
+function segmentStatuses(
+  route: RouteSpec,
+  param: string,
+  segment: string,
+  created: ReadonlySet<string>,
+): number[] | undefined {
   if (segment.includes('/')) return undefined;
   let decoded: string;
   try {
@@ -141,7 +178,8 @@ function segmentStatuses(route: RouteSpec, param: string, segment: string, creat
     return [400];
   }
   if (param === 'tenantId') return [403];
-  if (param === 'collection' ? !COLLECTION_NAME.test(decoded) : /[/\\]/.test(decoded) || [...decoded].length > 512) return [400];
+  if (param === 'collection' ? !COLLECTION_NAME.test(decoded) : /[/\\]/.test(decoded) || [...decoded].length > 512)
+    return [400];
   const unstorableDocId = param === 'docId' && Buffer.byteLength(decoded) > 1024;
   const addressed = { ...fixtureOf(route).params('hostile'), [param]: decoded };
   // The replace before it in the same run may have created what this id addresses.
@@ -170,7 +208,11 @@ describe('path segments', () => {
             const response = await send(route, method, { params: { [param]: segment } });
             expectContract(route, method, response, `${param}=${segment}`);
             const allowed = segmentStatuses(route, param, segment, created);
-            if (allowed) expect(allowed, `${method} ${route.id} ${param}=${segment}: ${response.status} ${response.text}`).toContain(response.status);
+            if (allowed)
+              expect(
+                allowed,
+                `${method} ${route.id} ${param}=${segment}: ${response.status} ${response.text}`,
+              ).toContain(response.status);
             if (route.id === 'replaceCurrentDocument' && response.status < 300) {
               const addressed = { ...fixtureOf(route).params('hostile'), [param]: decodeURIComponent(segment) };
               created.add(documentItem(addressed.collection!, addressed.docId!));
@@ -190,14 +232,17 @@ describe('query parameters', () => {
   it('routes that take no query refuse any parameter with 400, every method, and write nothing', async () => {
     const before = await writableState();
     await fc.assert(
-      fc.asyncProperty(hostileQuery(queryToken(['limit', 'cursor', 'notify', 'tenantId']), queryToken(['1', 'true', ''])), async (query) => {
-        for (const { route, method } of routeMethodPairs().filter((pair) => noQueryRoutes.includes(pair.route))) {
-          const response = await send(route, method, { query });
-          expectContract(route, method, response, `?${query}`);
-          expect(response.status, `${method} ${route.id} ?${query}`).toBe(400);
-          expect((response.json as { message: string }).message).toMatch(/[Qq]uery parameter/);
-        }
-      }),
+      fc.asyncProperty(
+        hostileQuery(queryToken(['limit', 'cursor', 'notify', 'tenantId']), queryToken(['1', 'true', ''])),
+        async (query) => {
+          for (const { route, method } of routeMethodPairs().filter((pair) => noQueryRoutes.includes(pair.route))) {
+            const response = await send(route, method, { query });
+            expectContract(route, method, response, `?${query}`);
+            expect(response.status, `${method} ${route.id} ?${query}`).toBe(400);
+            expect((response.json as { message: string }).message).toMatch(/[Qq]uery parameter/);
+          }
+        },
+      ),
       { numRuns: 12 },
     );
     expect(await writableState()).toEqual(before);
@@ -205,7 +250,11 @@ describe('query parameters', () => {
 
   it('the provisioning list: limit 1-1000 in digits and a cursor of ours, anything else 400', async () => {
     const route = routeById('listDocuments');
-    const limits = fc.oneof(fc.integer({ min: -5, max: 1005 }).map(String), fc.constantFrom('01', '1.0', '1e3', ' 5', '5 ', '0x10', '', '٣').map(encodeURIComponent), queryToken([]));
+    const limits = fc.oneof(
+      fc.integer({ min: -5, max: 1005 }).map(String),
+      fc.constantFrom('01', '1.0', '1e3', ' 5', '5 ', '0x10', '', '٣').map(encodeURIComponent),
+      queryToken([]),
+    );
     const cursors = fc.oneof(
       fc.base64String().map((text) => text.replace(/=+$/, '')),
       queryToken(['e30', 'eyJ2IjoxfQ']),
@@ -229,7 +278,10 @@ describe('query parameters', () => {
         const parsed = [...new URLSearchParams(query)];
         const names = parsed.map(([name]) => name);
         const limit = parsed.find(([name]) => name === 'limit')?.[1];
-        const refused = names.some((name) => name !== 'limit' && name !== 'cursor') || new Set(names).size !== names.length || (limit !== undefined && !/^(?:[1-9][0-9]{0,2}|1000)$/.test(limit));
+        const refused =
+          names.some((name) => name !== 'limit' && name !== 'cursor') ||
+          new Set(names).size !== names.length ||
+          (limit !== undefined && !/^(?:[1-9][0-9]{0,2}|1000)$/.test(limit));
         if (refused) expect(response.status, `?${query}`).toBe(400);
         else if (!names.includes('cursor')) expect(response.status, `?${query}`).toBe(200);
         else expect([200, 400]).toContain(response.status);
@@ -244,18 +296,33 @@ describe('query parameters', () => {
     const instants = fc.oneof(
       fc.integer({ min: 0, max: 999_999_999_999_999 }).map(String),
       fc.integer({ min: now - 40 * 86_400_000, max: now + 86_400_000 }).map((ms) => new Date(ms).toISOString()),
-      fc.constantFrom('2026-02-30T00:00:00Z', '9999-12-31T23:59:59Z', '1969-12-31T23:59:59Z', '-1', '1e12', '99999999999999999999', '2026-01-01', 'now'),
+      fc.constantFrom(
+        '2026-02-30T00:00:00Z',
+        '9999-12-31T23:59:59Z',
+        '1969-12-31T23:59:59Z',
+        '-1',
+        '1e12',
+        '99999999999999999999',
+        '2026-01-01',
+        'now',
+      ),
       queryToken([]),
     );
     const value = (name: string) =>
       ({
         limit: fc.oneof(fc.integer({ min: -1, max: 5002 }).map(String), queryToken(['01', '1.5'])),
         cursor: fc.oneof(fc.base64String(), queryToken(['abc.def'])),
-        range: fc.oneof(fc.constantFrom('last_day', 'last_week', 'last_month', 'LAST_DAY', 'last_year'), queryToken([])),
+        range: fc.oneof(
+          fc.constantFrom('last_day', 'last_week', 'last_month', 'LAST_DAY', 'last_year'),
+          queryToken([]),
+        ),
         from: instants,
         to: instants,
       })[name]!;
-    const pair = fc.oneof(...['limit', 'cursor', 'range', 'from', 'to'].map((name) => value(name).map((v) => [name, v] as const)), fc.tuple(queryToken(['page', 'sort']), queryToken([])));
+    const pair = fc.oneof(
+      ...['limit', 'cursor', 'range', 'from', 'to'].map((name) => value(name).map((v) => [name, v] as const)),
+      fc.tuple(queryToken(['page', 'sort']), queryToken([])),
+    );
     await fc.assert(
       fc.asyncProperty(fc.array(pair, { minLength: 1, maxLength: 4 }), async (entries) => {
         const query = entries.map(([name, v]) => `${name}=${v}`).join('&');
@@ -272,7 +339,8 @@ describe('query parameters', () => {
           if (refused) expect(response.status, `${route.id} ?${query}`).toBe(400);
           else expect([200, 400], `${route.id} ?${query}`).toContain(response.status);
           if (response.status === 200) {
-            for (const row of (response.json as { data: Array<{ TenantID: unknown }> }).data) expect(row.TenantID).toBe(tenant);
+            for (const row of (response.json as { data: Array<{ TenantID: unknown }> }).data)
+              expect(row.TenantID).toBe(tenant);
           }
         }
       }),
@@ -293,7 +361,9 @@ describe('headers', () => {
       headerValue.map((token) => `Bearer ${token}`),
       fc.constantFrom('Bearer', 'Bearer ', 'Basic ', 'bearer\t', 'Token '),
       mutatedKey,
-      fc.constantFrom(...['Basic', 'Token', 'Digest', 'Bearer,', 'Bearer:', 'Bearer=']).map((scheme) => `${scheme} ${key}`),
+      fc
+        .constantFrom(...['Basic', 'Token', 'Digest', 'Bearer,', 'Bearer:', 'Bearer='])
+        .map((scheme) => `${scheme} ${key}`),
       headerValue.map((suffix) => `Bearer ${key} ${suffix}x`),
     );
     await fc.assert(
@@ -307,7 +377,8 @@ describe('headers', () => {
       }),
       { numRuns: 15 },
     );
-    for (const route of allRoutes) if (fixtureOf(route).wrote) expect(await fixtureOf(route).wrote!(api, tenant, 'unauthenticated')).toBe(false);
+    for (const route of allRoutes)
+      if (fixtureOf(route).wrote) expect(await fixtureOf(route).wrote!(api, tenant, 'unauthenticated')).toBe(false);
   });
 
   /**
@@ -320,10 +391,32 @@ describe('headers', () => {
   it('unrelated headers, hostile names and values included, change no answer', async () => {
     const names = fc.oneof(
       headerName,
-      fc.constantFrom('X-Forwarded-For', 'X-Forwarded-Host', 'X-Amzn-Trace-Id', 'X-Request-Id', 'X-Tenant-Id', 'X-Api-Key', 'X-Http-Method-Override', 'Cookie'),
-      fc.constantFrom('Content-Encoding', 'Range', 'If-Modified-Since', 'Accept-Encoding', '__proto__', 'constructor', 'toString', 'hasOwnProperty'),
+      fc.constantFrom(
+        'X-Forwarded-For',
+        'X-Forwarded-Host',
+        'X-Amzn-Trace-Id',
+        'X-Request-Id',
+        'X-Tenant-Id',
+        'X-Api-Key',
+        'X-Http-Method-Override',
+        'Cookie',
+      ),
+      fc.constantFrom(
+        'Content-Encoding',
+        'Range',
+        'If-Modified-Since',
+        'Accept-Encoding',
+        '__proto__',
+        'constructor',
+        'toString',
+        'hasOwnProperty',
+      ),
     );
-    const headers = fc.uniqueArray(fc.tuple(names, headerValue), { minLength: 1, maxLength: 5, selector: ([name]) => name.toLowerCase() });
+    const headers = fc.uniqueArray(fc.tuple(names, headerValue), {
+      minLength: 1,
+      maxLength: 5,
+      selector: ([name]) => name.toLowerCase(),
+    });
     let run = 0;
     await fc.assert(
       fc.asyncProperty(headers, async (pairs) => {
@@ -332,7 +425,9 @@ describe('headers', () => {
         for (const { route, method } of routeMethodPairs()) {
           const response = await send(route, method, { headers: extra, caseId: `headers-${run}` });
           expectContract(route, method, response, JSON.stringify(extra));
-          expect(response.status, `${method} ${route.id} ${JSON.stringify(extra)}: ${response.text}`).toBe(fixtureOf(route).permitted[method]!.status);
+          expect(response.status, `${method} ${route.id} ${JSON.stringify(extra)}: ${response.text}`).toBe(
+            fixtureOf(route).permitted[method]!.status,
+          );
         }
       }),
       { numRuns: 8 },
@@ -356,7 +451,9 @@ describe('headers', () => {
         run++;
         for (const { route, method } of routeMethodPairs()) {
           const reads =
-            (name === 'Idempotency-Key' && route.idempotencyKey) || (name === 'If-Match' && route.preconditions !== undefined) || (name === 'If-None-Match' && route.preconditions !== undefined);
+            (name === 'Idempotency-Key' && route.idempotencyKey) ||
+            (name === 'If-Match' && route.preconditions !== undefined) ||
+            (name === 'If-None-Match' && route.preconditions !== undefined);
           const response = await send(route, method, { headers: { [name]: value }, caseId: `conditional-${run}` });
           const what = `${name}: ${JSON.stringify(value)}`;
           expectContract(route, method, response, what);
@@ -367,7 +464,9 @@ describe('headers', () => {
           }
           // A key seen in an earlier run with another body is reused (422); a precondition may fail (412) or match (304).
           const asked = name === 'Idempotency-Key' ? [422] : method === 'GET' ? [304, 412] : [412];
-          expect([usual, 400, ...asked], `${method} ${route.id} ${what} -> ${response.status}`).toContain(response.status);
+          expect([usual, 400, ...asked], `${method} ${route.id} ${what} -> ${response.status}`).toContain(
+            response.status,
+          );
           if (response.status === 400) expect((response.json as { message: string }).message).toContain(name);
         }
       }),
@@ -390,7 +489,10 @@ describe('headers', () => {
           expectContract(route, method, response, JSON.stringify(headers));
           const refused = response.status === 400 || (route.checksOrigin === true && response.status === 403);
           if (refused) expect((response.json as { message: string }).message).toMatch(/Host/);
-          else expect(response.status, `${method} ${route.id} ${JSON.stringify(headers)}`).toBe(fixtureOf(route).permitted[method]!.status);
+          else
+            expect(response.status, `${method} ${route.id} ${JSON.stringify(headers)}`).toBe(
+              fixtureOf(route).permitted[method]!.status,
+            );
         }
       }),
       { numRuns: 10 },
@@ -401,8 +503,21 @@ describe('headers', () => {
     const bodyRoutes = routeMethodPairs().filter(({ method }) => method === 'POST' || method === 'PUT');
     const contentTypes = fc.oneof(
       headerValue,
-      fc.constantFrom('application/json', 'APPLICATION/JSON', 'application/json; charset=UTF-8', 'application/json;charset="utf8"', 'application/vnd.api+json'),
-      fc.constantFrom('application/json; charset=latin1', 'text/json', 'application/jsonx', 'application/x-www-form-urlencoded', 'multipart/form-data', ''),
+      fc.constantFrom(
+        'application/json',
+        'APPLICATION/JSON',
+        'application/json; charset=UTF-8',
+        'application/json;charset="utf8"',
+        'application/vnd.api+json',
+      ),
+      fc.constantFrom(
+        'application/json; charset=latin1',
+        'text/json',
+        'application/jsonx',
+        'application/x-www-form-urlencoded',
+        'multipart/form-data',
+        '',
+      ),
     );
     let run = 0;
     await fc.assert(
@@ -412,7 +527,10 @@ describe('headers', () => {
           const caseId = `content-type-${run}`;
           const response = await send(route, method, { headers: { 'Content-Type': contentType }, caseId });
           expectContract(route, method, response, `Content-Type: ${contentType}`);
-          expect([fixtureOf(route).permitted[method]!.status, 400], `${route.id} Content-Type: ${contentType}`).toContain(response.status);
+          expect(
+            [fixtureOf(route).permitted[method]!.status, 400],
+            `${route.id} Content-Type: ${contentType}`,
+          ).toContain(response.status);
           if (response.status === 400) {
             expect((response.json as { message: string }).message).toMatch(/Content-Type/);
             if (fixtureOf(route).wrote) expect(await fixtureOf(route).wrote!(api, tenant, caseId)).toBe(false);
@@ -437,7 +555,8 @@ function mergePatch(target: unknown, patch: unknown): unknown {
   return Object.fromEntries(merged);
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Numbers JSON.parse reads but a document could not keep exactly: integers past 2^53. */
 function holdsUnsafeInteger(value: unknown): boolean {
@@ -460,7 +579,10 @@ function holdsLoneSurrogate(value: unknown): boolean {
 const unstorable = (value: unknown) => holdsUnsafeInteger(value) || holdsLoneSurrogate(value);
 
 const jsonValues = fc.oneof(fc.jsonValue({ stringUnit: 'binary' }), fc.jsonValue({ stringUnit: oddText(1) }));
-const jsonObjects = fc.oneof(fc.object({ values: [fc.jsonValue({ stringUnit: 'binary' })] }), fc.dictionary(oddText(6), jsonValues));
+const jsonObjects = fc.oneof(
+  fc.object({ values: [fc.jsonValue({ stringUnit: 'binary' })] }),
+  fc.dictionary(oddText(6), jsonValues),
+);
 
 describe('bodies', () => {
   it('a note is created for exactly the bodies the contract allows: {body} alone, 1-20000 characters, not blank', async () => {
@@ -486,12 +608,24 @@ describe('bodies', () => {
         const response = await send(route, 'POST', { body: JSON.stringify(value) });
         expectContract(route, 'POST', response, JSON.stringify(value).slice(0, 200));
         const text = isObject(value) ? value.body : undefined;
-        const accepted = isObject(value) && Object.keys(value).length === 1 && typeof text === 'string' && [...text].length <= 20000 && /\S/u.test(text) && !holdsLoneSurrogate(value);
+        const accepted =
+          isObject(value) &&
+          Object.keys(value).length === 1 &&
+          typeof text === 'string' &&
+          [...text].length <= 20000 &&
+          /\S/u.test(text) &&
+          !holdsLoneSurrogate(value);
         expect(response.status, JSON.stringify(value).slice(0, 200)).toBe(accepted ? 201 : 400);
-        if (typeof text === 'string' && !unstorable(value) && Object.keys(value as object).some((name) => name !== 'body')) {
+        if (
+          typeof text === 'string' &&
+          !unstorable(value) &&
+          Object.keys(value as object).some((name) => name !== 'body')
+        ) {
           expect((response.json as { message: string }).message).toMatch(/Unknown property/);
         }
-        expect((await api.conversations.listNotes(tenant, FIXTURE_CONVERSATION)).length).toBe(before + (accepted ? 1 : 0));
+        expect((await api.conversations.listNotes(tenant, FIXTURE_CONVERSATION)).length).toBe(
+          before + (accepted ? 1 : 0),
+        );
       }),
       { numRuns: 30 },
     );
@@ -537,8 +671,27 @@ describe('bodies', () => {
     {
       jsonrpc: fc.oneof({ weight: 4, arbitrary: fc.constant('2.0') }, jsonValues),
       id: fc.oneof(oddText(10), fc.integer(), fc.double(), fc.constant(null), jsonValues),
-      method: fc.oneof({ weight: 4, arbitrary: fc.constantFrom('tools/list', 'tools/call', 'initialize', 'ping', 'notifications/initialized', 'resources/list') }, oddText(20)),
-      params: fc.oneof(jsonValues, fc.record({ name: fc.oneof(fc.constant('list_bots'), oddText(10)), arguments: fc.oneof(jsonValues, fc.record({ limit: jsonValues })) })),
+      method: fc.oneof(
+        {
+          weight: 4,
+          arbitrary: fc.constantFrom(
+            'tools/list',
+            'tools/call',
+            'initialize',
+            'ping',
+            'notifications/initialized',
+            'resources/list',
+          ),
+        },
+        oddText(20),
+      ),
+      params: fc.oneof(
+        jsonValues,
+        fc.record({
+          name: fc.oneof(fc.constant('list_bots'), oddText(10)),
+          arguments: fc.oneof(jsonValues, fc.record({ limit: jsonValues })),
+        }),
+      ),
     },
     { requiredKeys: [] },
   );
@@ -563,7 +716,11 @@ describe('bodies', () => {
    */
   it('MCP batches: a JSON array of requests is 400 (-32600), not 200 with an array or 202', async () => {
     const route = routeById('mcpBots');
-    const wellFormed = fc.record({ jsonrpc: fc.constant('2.0'), id: fc.nat(), method: fc.constantFrom('tools/list', 'ping') });
+    const wellFormed = fc.record({
+      jsonrpc: fc.constant('2.0'),
+      id: fc.nat(),
+      method: fc.constantFrom('tools/list', 'ping'),
+    });
     await fc.assert(
       fc.asyncProperty(fc.array(fc.oneof(wellFormed, rpcLike), { maxLength: 3 }), async (batch) => {
         const response = await send(route, 'POST', { body: JSON.stringify(batch) });
@@ -630,7 +787,10 @@ describe('bodies', () => {
 });
 
 /** Characters that grow in JSON (escapes) or in UTF-8 (multi-byte), to keep the byte count honest. */
-const awkwardText = fc.string({ unit: fc.constantFrom('a', 'é', '€', '😀', '"', '\\', '\n', '\u0001', '\u2028', ' '), maxLength: 30 });
+const awkwardText = fc.string({
+  unit: fc.constantFrom('a', 'é', '€', '😀', '"', '\\', '\n', '\u0001', '\u2028', ' '),
+  maxLength: 30,
+});
 
 /** Pads `prefix` with 2-byte characters (and one 1-byte one for odd counts) so `build(text)` is `bytes` long. */
 function padTo(bytes: number, prefix: string, build: (text: string) => string): string {
@@ -642,7 +802,8 @@ function padTo(bytes: number, prefix: string, build: (text: string) => string): 
 }
 
 /** Sizes within `spread` of a limit, the limit itself and one byte over it drawn often. */
-const sizesAround = (limit: number, spread: number) => fc.oneof(fc.constantFrom(limit, limit + 1), fc.integer({ min: limit - spread, max: limit + spread }));
+const sizesAround = (limit: number, spread: number) =>
+  fc.oneof(fc.constantFrom(limit, limit + 1), fc.integer({ min: limit - spread, max: limit + spread }));
 
 describe('byte limits are exact', () => {
   it(`a note request of up to ${NOTE_BODY_MAX_BYTES} raw bytes is taken, one more is 413 and writes nothing`, async () => {
@@ -656,7 +817,9 @@ describe('byte limits are exact', () => {
         const response = await send(route, 'POST', { body: raw });
         expectContract(route, 'POST', response, `${size} bytes`);
         expect(response.status, `${size} bytes`).toBe(size <= NOTE_BODY_MAX_BYTES ? 201 : 413);
-        expect((await api.conversations.listNotes(tenant, FIXTURE_CONVERSATION)).length).toBe(before + (size <= NOTE_BODY_MAX_BYTES ? 1 : 0));
+        expect((await api.conversations.listNotes(tenant, FIXTURE_CONVERSATION)).length).toBe(
+          before + (size <= NOTE_BODY_MAX_BYTES ? 1 : 0),
+        );
       }),
       { numRuns: 12 },
     );
@@ -666,19 +829,30 @@ describe('byte limits are exact', () => {
     const sizes = sizesAround(DOCUMENT_MAX_BYTES, 24);
     let run = 0;
     await fc.assert(
-      fc.asyncProperty(sizes, awkwardText, fc.constantFrom(0, 1, 2), fc.constantFrom<HttpMethod>('POST', 'PUT'), async (size, prefix, indent, method) => {
-        const docId = `limit-${++run}`;
-        // PUT merges into {}: the result is the patch itself.
-        if (method === 'PUT') await api.addDocument(tenant, FIXTURE_COLLECTION, docId, {});
-        const compact = padTo(size, prefix, (text) => JSON.stringify({ v: text }));
-        const route = routeById(method === 'POST' ? 'replaceCurrentDocument' : 'mergeCurrentDocument');
-        const response = await send(route, method, { params: { docId }, body: JSON.stringify(JSON.parse(compact), null, indent) });
-        expectContract(route, method, response, `${size} bytes`);
-        const fits = size <= DOCUMENT_MAX_BYTES;
-        expect(response.status, `${method} ${size} bytes`).toBe(fits ? fixtureOf(route).permitted[method]!.status : 413);
-        const stored = (await api.documents.read(tenant, FIXTURE_COLLECTION, docId))?.json;
-        expect(stored).toBe(fits ? compact : method === 'PUT' ? '{}' : undefined);
-      }),
+      fc.asyncProperty(
+        sizes,
+        awkwardText,
+        fc.constantFrom(0, 1, 2),
+        fc.constantFrom<HttpMethod>('POST', 'PUT'),
+        async (size, prefix, indent, method) => {
+          const docId = `limit-${++run}`;
+          // PUT merges into {}: the result is the patch itself.
+          if (method === 'PUT') await api.addDocument(tenant, FIXTURE_COLLECTION, docId, {});
+          const compact = padTo(size, prefix, (text) => JSON.stringify({ v: text }));
+          const route = routeById(method === 'POST' ? 'replaceCurrentDocument' : 'mergeCurrentDocument');
+          const response = await send(route, method, {
+            params: { docId },
+            body: JSON.stringify(JSON.parse(compact), null, indent),
+          });
+          expectContract(route, method, response, `${size} bytes`);
+          const fits = size <= DOCUMENT_MAX_BYTES;
+          expect(response.status, `${method} ${size} bytes`).toBe(
+            fits ? fixtureOf(route).permitted[method]!.status : 413,
+          );
+          const stored = (await api.documents.read(tenant, FIXTURE_COLLECTION, docId))?.json;
+          expect(stored).toBe(fits ? compact : method === 'PUT' ? '{}' : undefined);
+        },
+      ),
       { numRuns: 8 },
     );
   });
@@ -695,7 +869,9 @@ describe('byte limits are exact', () => {
         const body = `{"v":1}${' '.repeat(size - 7)}`;
         const response = await send(route, method, { params: { docId }, body });
         expectContract(route, method, response, `${size} bytes`);
-        expect(response.status, `${method} ${size} bytes`).toBe(size <= DOCUMENT_REQUEST_MAX_BYTES ? fixtureOf(route).permitted[method]!.status : 413);
+        expect(response.status, `${method} ${size} bytes`).toBe(
+          size <= DOCUMENT_REQUEST_MAX_BYTES ? fixtureOf(route).permitted[method]!.status : 413,
+        );
       }),
       { numRuns: 6 },
     );
@@ -706,7 +882,9 @@ describe('byte limits are exact', () => {
     const sizes = sizesAround(MCP_REQUEST_MAX_BYTES, 16);
     await fc.assert(
       fc.asyncProperty(sizes, awkwardText, async (size, prefix) => {
-        const body = padTo(size, prefix, (text) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: { pad: text } } }));
+        const body = padTo(size, prefix, (text) =>
+          JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: { pad: text } } }),
+        );
         const response = await send(route, 'POST', { body });
         expectContract(route, 'POST', response, `${size} bytes`);
         expect(response.status, `${size} bytes`).toBe(size <= MCP_REQUEST_MAX_BYTES ? 200 : 413);

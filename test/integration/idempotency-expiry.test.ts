@@ -40,7 +40,11 @@ describe('an expired Idempotency-Key', () => {
     const idempotencyKey = `idem-${randomUUID()}`;
     const headers = { 'Idempotency-Key': idempotencyKey };
     const note = () => api.call('POST', notePath(tenant, 'c-1'), key, { body: { body: 'once a TTL' }, headers });
-    const replace = () => api.call('POST', documentPath(tenant, 'users', 'u-1'), key, { body: { v: 1 }, headers: { 'Idempotency-Key': `${idempotencyKey}-doc` } });
+    const replace = () =>
+      api.call('POST', documentPath(tenant, 'users', 'u-1'), key, {
+        body: { v: 1 },
+        headers: { 'Idempotency-Key': `${idempotencyKey}-doc` },
+      });
 
     // Each function served once first, without a key: in bundle mode a function's cold start on a
     // busy machine takes a second or more, which must not eat the TTL between a record and the

@@ -45,7 +45,8 @@ async function freshTenant(conversations: string[] = ['c-1']): Promise<{ tenant:
 }
 
 const newIdempotencyKey = () => `idem-${randomUUID()}`;
-const keyed = (idempotencyKey: string | undefined): Record<string, string> => (idempotencyKey === undefined ? {} : { [IDEMPOTENCY_KEY]: idempotencyKey });
+const keyed = (idempotencyKey: string | undefined): Record<string, string> =>
+  idempotencyKey === undefined ? {} : { [IDEMPOTENCY_KEY]: idempotencyKey };
 
 const postNote = (tenant: string, conversation: string, key: string, body: unknown, idempotencyKey?: string) =>
   api.call('POST', notePath(tenant, conversation), key, { body, headers: keyed(idempotencyKey) });
@@ -53,10 +54,12 @@ const replaceDocument = (tenant: string, docId: string, key: string, body: unkno
   api.call('POST', documentPath(tenant, COLLECTION, docId), key, { body, headers: keyed(idempotencyKey) });
 const mergeDocument = (tenant: string, docId: string, key: string, body: unknown, idempotencyKey?: string) =>
   api.call('PUT', documentPath(tenant, COLLECTION, docId), key, { body, headers: keyed(idempotencyKey) });
-const readDocument = (tenant: string, docId: string, key: string) => api.call('GET', documentPath(tenant, COLLECTION, docId), key);
+const readDocument = (tenant: string, docId: string, key: string) =>
+  api.call('GET', documentPath(tenant, COLLECTION, docId), key);
 
 const noteIdOf = (answer: { json: unknown }) => (answer.json as { note: { id: string } }).note.id;
-const storedNoteIds = async (tenant: string, conversation: string) => (await api.conversations.listNotes(tenant, conversation)).map((note) => note.id);
+const storedNoteIds = async (tenant: string, conversation: string) =>
+  (await api.conversations.listNotes(tenant, conversation)).map((note) => note.id);
 
 /** The answer to a key used before for another request. */
 function expectKeyReused(answer: Answer): void {
@@ -114,7 +117,11 @@ describe('the Idempotency-Key header', () => {
       const answer = await client.send({
         method: 'POST',
         target: notePath(tenant, 'c-1'),
-        headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', [IDEMPOTENCY_KEY]: ['first-key', 'second-key'] },
+        headers: {
+          Authorization: `Bearer ${key}`,
+          'Content-Type': 'application/json',
+          [IDEMPOTENCY_KEY]: ['first-key', 'second-key'],
+        },
         body: JSON.stringify({ body: 'A note' }),
       });
       expect(answer.status, answer.text).toBe(400);
@@ -218,7 +225,13 @@ describe('a repeated request is answered from the first, and writes nothing', ()
   it('compares bodies as JSON: member order and white space at any depth do not matter', async () => {
     const { tenant, key } = await freshTenant();
     const idempotencyKey = newIdempotencyKey();
-    const first = await replaceDocument(tenant, 'u-1', key, '{"a":1,"b":{"c":"x","d":[1,{"e":true,"f":null}]}}', idempotencyKey);
+    const first = await replaceDocument(
+      tenant,
+      'u-1',
+      key,
+      '{"a":1,"b":{"c":"x","d":[1,{"e":true,"f":null}]}}',
+      idempotencyKey,
+    );
     expectExecuted(first, 201);
     const reordered = '{ "b" : {\n "d" : [ 1 , { "f":null, "e":true } ],\t"c":"x" },\r\n "a":1 }';
     expectReplayOf(await replaceDocument(tenant, 'u-1', key, reordered, idempotencyKey), first);
@@ -384,7 +397,9 @@ describe('concurrent repeats', () => {
   it('20 identical keyed notes at once: one note, one NoteCreated, 20 identical 201s, one of them not a replay', async () => {
     const { tenant, key } = await freshTenant();
     const idempotencyKey = newIdempotencyKey();
-    const answers = await Promise.all(Array.from({ length: 20 }, () => postNote(tenant, 'c-1', key, { body: 'once only' }, idempotencyKey)));
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => postNote(tenant, 'c-1', key, { body: 'once only' }, idempotencyKey)),
+    );
 
     expect(answers.map((answer) => answer.status)).toEqual(Array(20).fill(201));
     expect(new Set(answers.map((answer) => answer.text)).size).toBe(1);
@@ -398,7 +413,9 @@ describe('concurrent repeats', () => {
   it('10 identical keyed replaces at once: one write, 10 identical 201s, one of them not a replay', async () => {
     const { tenant, key } = await freshTenant();
     const idempotencyKey = newIdempotencyKey();
-    const answers = await Promise.all(Array.from({ length: 10 }, () => replaceDocument(tenant, 'u-1', key, { v: 'once' }, idempotencyKey)));
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () => replaceDocument(tenant, 'u-1', key, { v: 'once' }, idempotencyKey)),
+    );
 
     expect(answers.map((answer) => answer.status)).toEqual(Array(10).fill(201));
     expect(new Set(answers.map((answer) => answer.text)).size).toBe(1);
@@ -410,7 +427,9 @@ describe('concurrent repeats', () => {
   it('one key on 10 different notes at once: one commits, the other nine are 422', async () => {
     const { tenant, key } = await freshTenant();
     const idempotencyKey = newIdempotencyKey();
-    const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => postNote(tenant, 'c-1', key, { body: `note ${i}` }, idempotencyKey)));
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => postNote(tenant, 'c-1', key, { body: `note ${i}` }, idempotencyKey)),
+    );
 
     const committed = answers.filter((answer) => answer.status === 201);
     expect(committed).toHaveLength(1);
@@ -427,7 +446,11 @@ describe('a retry after a lost response', () => {
     const url = `${proxy.url}${notePath(tenant, 'c-1')}`;
     const init: RequestInit = {
       method: 'POST',
-      headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', [IDEMPOTENCY_KEY]: idempotencyKey },
+      headers: {
+        Authorization: `Bearer ${key}`,
+        'Content-Type': 'application/json',
+        [IDEMPOTENCY_KEY]: idempotencyKey,
+      },
       body: JSON.stringify({ body: 'Lost in transit' }),
     };
 

@@ -26,9 +26,11 @@ const UNAUTHENTICATED = { code: 'Unauthenticated', message: UNAUTHENTICATED_MESS
 let counting: KeyReadCounting;
 let key: string;
 
-const random = (alphabet: string, length: number) => Array.from({ length }, () => alphabet[randomInt(alphabet.length)]).join('');
+const random = (alphabet: string, length: number) =>
+  Array.from({ length }, () => alphabet[randomInt(alphabet.length)]).join('');
 /** A token a forger can make: the right shape, a random key id and secret, and a tag. */
-const madeUp = (tag = random(BASE62_ALPHABET, 8)) => `cxm_${random('abcdefghijklmnopqrstuvwxyz0123456789', 12)}_${random(BASE62_ALPHABET, 40)}_${tag}`;
+const madeUp = (tag = random(BASE62_ALPHABET, 8)) =>
+  `cxm_${random('abcdefghijklmnopqrstuvwxyz0123456789', 12)}_${random(BASE62_ALPHABET, 40)}_${tag}`;
 /** The tag with its last character replaced. */
 const wrongLast = (token: string) => `${token.slice(0, -1)}${token.endsWith('A') ? 'B' : 'A'}`;
 
@@ -77,19 +79,28 @@ describe('keys that work', () => {
     const previous = await counting.direct.createKey([tenant], SCOPES, TEST_KEY_TAG_SECRET_PREVIOUS);
     expect(await counting.getWith(tenant, previous.key)).toMatchObject({ answer: { status: 404 }, keyReads: 1 });
     const retired = await counting.direct.createKey([tenant], SCOPES, RETIRED_SECRET);
-    expect(await counting.getWith(tenant, retired.key)).toMatchObject({ answer: { status: 401, json: UNAUTHENTICATED }, keyReads: 0 });
+    expect(await counting.getWith(tenant, retired.key)).toMatchObject({
+      answer: { status: 401, json: UNAUTHENTICATED },
+      keyReads: 0,
+    });
   });
 
   it('a key issued before tags works while the stage accepts untagged keys, at the cost of its read; a made-up untagged one costs the same read', async () => {
     const old = await counting.direct.createUntaggedKey([tenant], SCOPES);
     expect(old.key).toMatch(/^cxm_[a-z0-9]{12}_[A-Za-z0-9]{40}$/);
     expect(await counting.getWith(tenant, old.key)).toMatchObject({ answer: { status: 404 }, keyReads: 1 });
-    expect(await counting.getWith(tenant, madeUp().slice(0, 57))).toMatchObject({ answer: { status: 401, json: UNAUTHENTICATED }, keyReads: 1 });
+    expect(await counting.getWith(tenant, madeUp().slice(0, 57))).toMatchObject({
+      answer: { status: 401, json: UNAUTHENTICATED },
+      keyReads: 1,
+    });
   });
 
   it('a tagged key that is revoked is refused after its read, as before tags', async () => {
     const revoked = await counting.direct.createKey([tenant], SCOPES);
     await counting.direct.keys.revoke(revoked.keyId, new Date());
-    expect(await counting.getWith(tenant, revoked.key)).toMatchObject({ answer: { status: 401, json: UNAUTHENTICATED }, keyReads: 1 });
+    expect(await counting.getWith(tenant, revoked.key)).toMatchObject({
+      answer: { status: 401, json: UNAUTHENTICATED },
+      keyReads: 1,
+    });
   });
 });

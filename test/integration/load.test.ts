@@ -23,15 +23,30 @@ beforeAll(async () => {
   api = await startTestApi({ authCacheTtlSeconds: 60 });
   const now = Date.now();
   for (const tenant of tenants) {
-    keys.push((await api.createKey([tenant], ['cxm:conversations.write', 'provisioning:*', 'reporting:read', 'voc:recordings.read'])).key);
+    keys.push(
+      (
+        await api.createKey(
+          [tenant],
+          ['cxm:conversations.write', 'provisioning:*', 'reporting:read', 'voc:recordings.read'],
+        )
+      ).key,
+    );
     for (const id of CONVERSATIONS) await api.addConversation(tenant, { id });
     await api.addConversation(tenant, { id: 'closed', status: 'closed' });
     await api.addDocument(tenant, 'users', 'shared', { members: {} });
-    await api.vocJobs.put(tenant, { id: 'job-1', status: 'started', started: now, file: 'recordings/r1.wav', recordingId: 'r1' });
+    await api.vocJobs.put(tenant, {
+      id: 'job-1',
+      status: 'started',
+      started: now,
+      file: 'recordings/r1.wav',
+      recordingId: 'r1',
+    });
     await api.reportingRows.putRows(
       tenant,
       'assistant',
-      Array.from({ length: 20 }, (_, i) => shapeRow('assistant', tenant, { ID: `a-${i}`, Datetime: now - (i + 1) * 60_000, BotName: 'Helper' })),
+      Array.from({ length: 20 }, (_, i) =>
+        shapeRow('assistant', tenant, { ID: `a-${i}`, Datetime: now - (i + 1) * 60_000, BotName: 'Helper' }),
+      ),
     );
   }
 });
@@ -63,7 +78,13 @@ async function step(client: number, seq: number, slot: number): Promise<Outcome>
     case 1: {
       const conversation = CONVERSATIONS[(client + seq) % CONVERSATIONS.length]!;
       const body = `client ${client} note ${seq}`;
-      return { client, op: 'add note', expected: [201], answer: await call('POST', notePath(tenant, conversation), { body }), note: { conversation, body } };
+      return {
+        client,
+        op: 'add note',
+        expected: [201],
+        answer: await call('POST', notePath(tenant, conversation), { body }),
+        note: { conversation, body },
+      };
     }
     case 2: {
       const answer = await call('GET', documentPath(tenant, 'users', own));
@@ -77,11 +98,26 @@ async function step(client: number, seq: number, slot: number): Promise<Outcome>
       return { client, op: 'merge shared document', expected: [200], answer, merged: { member, value: seq } };
     }
     case 4:
-      return { client, op: 'list documents', expected: [200], answer: await call('GET', `${collectionPath(tenant, 'users')}?limit=5`) };
+      return {
+        client,
+        op: 'list documents',
+        expected: [200],
+        answer: await call('GET', `${collectionPath(tenant, 'users')}?limit=5`),
+      };
     case 5:
-      return { client, op: 'list assistant conversations', expected: [200], answer: await call('GET', `/api/v1/reporting/tenants/${tenant}/assistant/conversations?limit=10`) };
+      return {
+        client,
+        op: 'list assistant conversations',
+        expected: [200],
+        answer: await call('GET', `/api/v1/reporting/tenants/${tenant}/assistant/conversations?limit=10`),
+      };
     case 6:
-      return { client, op: 'get job status', expected: [200], answer: await call('GET', `/api/v1/voc/tenants/${tenant}/recording/job-1/status`) };
+      return {
+        client,
+        op: 'get job status',
+        expected: [200],
+        answer: await call('GET', `/api/v1/voc/tenants/${tenant}/recording/job-1/status`),
+      };
     default: {
       // One refusal per cycle, a different one each time: each must be exactly its error.
       const refusals: Array<[string, number, () => Promise<ApiAnswer>]> = [
@@ -113,7 +149,9 @@ describe('a bounded mixed load, two tenants', () => {
     );
 
     const unexpected = outcomes.filter((o) => !o.expected.includes(o.answer.status));
-    expect(unexpected.map((o) => `client ${o.client} ${o.op}: ${o.answer.status} ${JSON.stringify(o.answer.json)}`)).toEqual([]);
+    expect(
+      unexpected.map((o) => `client ${o.client} ${o.op}: ${o.answer.status} ${JSON.stringify(o.answer.json)}`),
+    ).toEqual([]);
     expect(outcomes.filter((o) => o.answer.status >= 500)).toEqual([]);
 
     for (const [index, tenant] of tenants.entries()) {
@@ -124,19 +162,28 @@ describe('a bounded mixed load, two tenants', () => {
           .filter((o) => o.note?.conversation === conversation)
           .map((o) => ({ id: noteId(o.answer), body: o.note!.body }))
           .sort((a, b) => a.id.localeCompare(b.id));
-        const stored = (await api.conversations.listNotes(tenant, conversation)).map((n) => ({ id: n.id, body: n.body })).sort((a, b) => a.id.localeCompare(b.id));
+        const stored = (await api.conversations.listNotes(tenant, conversation))
+          .map((n) => ({ id: n.id, body: n.body }))
+          .sort((a, b) => a.id.localeCompare(b.id));
         expect(stored, `${tenant} ${conversation}`).toEqual(expected);
       }
       // Each client's own document is its last write; the shared one holds every merge.
       for (let client = index; client < CLIENTS; client += 2) {
         const last = mine.filter((o) => o.client === client && o.own).at(-1)!.own!.seq;
-        expect(JSON.parse((await api.documents.read(tenant, 'users', `own-${client}`))!.json)).toEqual({ client, seq: last });
+        expect(JSON.parse((await api.documents.read(tenant, 'users', `own-${client}`))!.json)).toEqual({
+          client,
+          seq: last,
+        });
       }
       const members = Object.fromEntries(mine.filter((o) => o.merged).map((o) => [o.merged!.member, o.merged!.value]));
       expect(JSON.parse((await api.documents.read(tenant, 'users', 'shared'))!.json)).toEqual({ members });
       // The other tenant's clients wrote nothing here.
-      const ownDocs = (await api.documents.list(tenant, 'users', { limit: 100, maxBytes: 1e6 })).entries.map((e) => e.id);
-      expect(ownDocs.sort()).toEqual(['shared', ...Array.from({ length: CLIENTS / 2 }, (_, i) => `own-${2 * i + index}`)].sort());
+      const ownDocs = (await api.documents.list(tenant, 'users', { limit: 100, maxBytes: 1e6 })).entries.map(
+        (e) => e.id,
+      );
+      expect(ownDocs.sort()).toEqual(
+        ['shared', ...Array.from({ length: CLIENTS / 2 }, (_, i) => `own-${2 * i + index}`)].sort(),
+      );
     }
   }, 120_000);
 });

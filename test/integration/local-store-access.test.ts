@@ -11,10 +11,24 @@ import { once } from 'node:events';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CreateTableCommand, DynamoDBClient, GetItemCommand, ListTablesCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  DynamoDBClient,
+  GetItemCommand,
+  ListTablesCommand,
+  PutItemCommand,
+} from '@aws-sdk/client-dynamodb';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { emulatorDir, freePort, javaCommand, LOCAL_REGION, type LocalCredentials, newLocalCredentials, startDynamoDbLocal } from '#infra/local/dynamodb-local';
+import {
+  emulatorDir,
+  freePort,
+  javaCommand,
+  LOCAL_REGION,
+  type LocalCredentials,
+  newLocalCredentials,
+  startDynamoDbLocal,
+} from '#infra/local/dynamodb-local';
 import { startTestApi, uniqueTenant } from '#test/support/test-api';
 
 const dirs: string[] = [];
@@ -22,7 +36,8 @@ afterAll(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
-const client = (endpoint: string, credentials: LocalCredentials) => new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: { ...credentials }, maxAttempts: 1 });
+const client = (endpoint: string, credentials: LocalCredentials) =>
+  new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: { ...credentials }, maxAttempts: 1 });
 
 /** Every address of this machine a neighbour could reach, and loopback. */
 function addresses(port: number): string[] {
@@ -38,14 +53,24 @@ describe("the local store, reached without this installation's key id", () => {
     const { endpoint, credentials, tables } = inject('dynamo');
     const port = Number(new URL(endpoint).port);
     const ours = client(endpoint, credentials);
-    expect((await ours.send(new ListTablesCommand({}))).TableNames).toEqual(expect.arrayContaining([tables.keys, tables.conversations]));
+    expect((await ours.send(new ListTablesCommand({}))).TableNames).toEqual(
+      expect.arrayContaining([tables.keys, tables.conversations]),
+    );
     // The old fixed key id, and any other: what an attacker on the network would send.
-    for (const intruder of [{ accessKeyId: 'local', secretAccessKey: 'local' }, { accessKeyId: 'AKIAIOSFODNN7EXAMPLE', secretAccessKey: 'x' }, newLocalCredentials()]) {
+    for (const intruder of [
+      { accessKeyId: 'local', secretAccessKey: 'local' },
+      { accessKeyId: 'AKIAIOSFODNN7EXAMPLE', secretAccessKey: 'x' },
+      newLocalCredentials(),
+    ]) {
       for (const address of addresses(port)) {
         const other = client(address, intruder);
         expect((await other.send(new ListTablesCommand({}))).TableNames ?? []).not.toContain(tables.keys);
-        await expect(other.send(new GetItemCommand({ TableName: tables.keys, Key: { pk: { S: 'x' }, sk: { S: 'x' } } }))).rejects.toMatchObject({ name: 'ResourceNotFoundException' });
-        await expect(other.send(new PutItemCommand({ TableName: tables.keys, Item: { pk: { S: 'x' }, sk: { S: 'x' } } }))).rejects.toMatchObject({ name: 'ResourceNotFoundException' });
+        await expect(
+          other.send(new GetItemCommand({ TableName: tables.keys, Key: { pk: { S: 'x' }, sk: { S: 'x' } } })),
+        ).rejects.toMatchObject({ name: 'ResourceNotFoundException' });
+        await expect(
+          other.send(new PutItemCommand({ TableName: tables.keys, Item: { pk: { S: 'x' }, sk: { S: 'x' } } })),
+        ).rejects.toMatchObject({ name: 'ResourceNotFoundException' });
         other.destroy();
       }
     }
@@ -60,10 +85,23 @@ describe('a persisted store', () => {
     dirs.push(dataDir);
     const port = await freePort();
     const dir = emulatorDir();
-    const old = spawn(javaCommand(), [`-Djava.library.path=${join(dir, 'DynamoDBLocal_lib')}`, '-jar', join(dir, 'DynamoDBLocal.jar'), '-port', String(port), '-dbPath', dataDir, '-sharedDb'], {
-      cwd: dir,
-      stdio: 'ignore',
-    });
+    const old = spawn(
+      javaCommand(),
+      [
+        `-Djava.library.path=${join(dir, 'DynamoDBLocal_lib')}`,
+        '-jar',
+        join(dir, 'DynamoDBLocal.jar'),
+        '-port',
+        String(port),
+        '-dbPath',
+        dataDir,
+        '-sharedDb',
+      ],
+      {
+        cwd: dir,
+        stdio: 'ignore',
+      },
+    );
     const before = client(`http://127.0.0.1:${port}`, { accessKeyId: 'local', secretAccessKey: 'local' });
     for (let i = 0; ; i++) {
       try {
@@ -100,7 +138,9 @@ describe('a persisted store', () => {
       expect(JSON.parse(readFileSync(join(dataDir, 'credentials.json'), 'utf8'))).toEqual(store.credentials);
       expect(readdirSync(dataDir)).not.toContain('shared-local-instance.db');
       const after = client(store.endpoint, store.credentials);
-      expect((await after.send(new GetItemCommand({ TableName: 'kept', Key: { pk: { S: 'written-before' } } }))).Item).toEqual({ pk: { S: 'written-before' } });
+      expect(
+        (await after.send(new GetItemCommand({ TableName: 'kept', Key: { pk: { S: 'written-before' } } }))).Item,
+      ).toEqual({ pk: { S: 'written-before' } });
       after.destroy();
       const formerKey = client(store.endpoint, { accessKeyId: 'local', secretAccessKey: 'local' });
       expect((await formerKey.send(new ListTablesCommand({}))).TableNames).toEqual([]);
@@ -127,7 +167,9 @@ describe('the credential an upload URL carries', () => {
       const { endpoint, credentials: store, tables } = inject('dynamo');
       const tenant = uniqueTenant('leak');
       const { key } = await api.createKey([tenant], ['voc:*']);
-      const created = await api.call('POST', `/api/v1/voc/tenants/${tenant}/recordings`, key, { body: { fileName: 'a.wav', contentType: 'audio/wav', sizeBytes: 44 } });
+      const created = await api.call('POST', `/api/v1/voc/tenants/${tenant}/recordings`, key, {
+        body: { fileName: 'a.wav', contentType: 'audio/wav', sizeBytes: 44 },
+      });
       expect(created.status).toBe(201);
       expect(created.text).not.toContain(store.accessKeyId);
       const url = new URL((created.json as { upload: { url: string } }).upload.url);
@@ -138,17 +180,29 @@ describe('the credential an upload URL carries', () => {
       for (const address of addresses(Number(new URL(endpoint).port))) {
         const other = client(address, leaked);
         expect((await other.send(new ListTablesCommand({}))).TableNames ?? []).not.toContain(tables.keys);
-        await expect(other.send(new GetItemCommand({ TableName: tables.keys, Key: { keyHash: { S: 'x' } } }))).rejects.toMatchObject({ name: 'ResourceNotFoundException' });
+        await expect(
+          other.send(new GetItemCommand({ TableName: tables.keys, Key: { keyHash: { S: 'x' } } })),
+        ).rejects.toMatchObject({ name: 'ResourceNotFoundException' });
         other.destroy();
       }
       // The gate the functions reach the store through checks the signature with the secret.
       const gate = client(process.env.AWS_ENDPOINT_URL_DYNAMODB!, leaked);
       await expect(gate.send(new ListTablesCommand({}))).rejects.toMatchObject({ name: 'InvalidSignatureException' });
-      await expect(client(process.env.AWS_ENDPOINT_URL_DYNAMODB!, store).send(new ListTablesCommand({}))).rejects.toMatchObject({ name: 'UnrecognizedClientException' });
+      await expect(
+        client(process.env.AWS_ENDPOINT_URL_DYNAMODB!, store).send(new ListTablesCommand({})),
+      ).rejects.toMatchObject({ name: 'UnrecognizedClientException' });
       gate.destroy();
       // The local S3 checks it too.
-      const s3 = new S3Client({ endpoint: url.origin, region: LOCAL_REGION, forcePathStyle: true, credentials: leaked, maxAttempts: 1 });
-      await expect(s3.send(new ListObjectsV2Command({ Bucket: url.pathname.split('/')[1]! }))).rejects.toMatchObject({ $metadata: { httpStatusCode: 403 } });
+      const s3 = new S3Client({
+        endpoint: url.origin,
+        region: LOCAL_REGION,
+        forcePathStyle: true,
+        credentials: leaked,
+        maxAttempts: 1,
+      });
+      await expect(s3.send(new ListObjectsV2Command({ Bucket: url.pathname.split('/')[1]! }))).rejects.toMatchObject({
+        $metadata: { httpStatusCode: 403 },
+      });
       s3.destroy();
     } finally {
       await api.close();

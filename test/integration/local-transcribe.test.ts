@@ -67,10 +67,21 @@ describe('Call Analytics', () => {
     );
     expect(started.CallAnalyticsJob?.CallAnalyticsJobStatus).toBe('IN_PROGRESS');
     await stand.settled();
-    const { CallAnalyticsJob: job } = await transcribe.send(new GetCallAnalyticsJobCommand({ CallAnalyticsJobName: name }));
-    expect(job).toMatchObject({ CallAnalyticsJobStatus: 'COMPLETED', Transcript: { TranscriptFileUri: `https://s3.us-east-1.amazonaws.com/${s3Server.bucket}/analysis/t/${name}.json` } });
+    const { CallAnalyticsJob: job } = await transcribe.send(
+      new GetCallAnalyticsJobCommand({ CallAnalyticsJobName: name }),
+    );
+    expect(job).toMatchObject({
+      CallAnalyticsJobStatus: 'COMPLETED',
+      Transcript: {
+        TranscriptFileUri: `https://s3.us-east-1.amazonaws.com/${s3Server.bucket}/analysis/t/${name}.json`,
+      },
+    });
     const written = await s3.send(new GetObjectCommand({ Bucket: s3Server.bucket, Key: `analysis/t/${name}.json` }));
-    expect(JSON.parse(await written.Body!.transformToString())).toMatchObject({ JobName: name, JobStatus: 'COMPLETED', ConversationCharacteristics: { TotalConversationDurationMillis: 14659 } });
+    expect(JSON.parse(await written.Body!.transformToString())).toMatchObject({
+      JobName: name,
+      JobStatus: 'COMPLETED',
+      ConversationCharacteristics: { TotalConversationDurationMillis: 14659 },
+    });
     expect(events.find((event) => event.detail.JobName === name)).toMatchObject({
       source: 'aws.transcribe',
       'detail-type': 'Call Analytics Job State Change',
@@ -79,21 +90,46 @@ describe('Call Analytics', () => {
   });
 
   it('a second job of a name is a conflict; a job no one started is not found', async () => {
-    const request = { CallAnalyticsJobName: 'cxm.ltr.twice', Media: media('stereo.flac'), OutputLocation: output, DataAccessRoleArn: ROLE };
+    const request = {
+      CallAnalyticsJobName: 'cxm.ltr.twice',
+      Media: media('stereo.flac'),
+      OutputLocation: output,
+      DataAccessRoleArn: ROLE,
+    };
     await transcribe.send(new StartCallAnalyticsJobCommand(request));
     await expect(transcribe.send(new StartCallAnalyticsJobCommand(request))).rejects.toBeInstanceOf(ConflictException);
-    await expect(transcribe.send(new GetCallAnalyticsJobCommand({ CallAnalyticsJobName: 'cxm.ltr.never' }))).rejects.toBeInstanceOf(NotFoundException);
+    await expect(
+      transcribe.send(new GetCallAnalyticsJobCommand({ CallAnalyticsJobName: 'cxm.ltr.never' })),
+    ).rejects.toBeInstanceOf(NotFoundException);
     await stand.settled();
   });
 
   it('mono audio fails the job, as Call Analytics takes two channels; no data-access role is a bad request', async () => {
-    await transcribe.send(new StartCallAnalyticsJobCommand({ CallAnalyticsJobName: 'cxm.ltr.mono', Media: media('mono.wav'), OutputLocation: output, DataAccessRoleArn: ROLE }));
-    await stand.settled();
-    const { CallAnalyticsJob: job } = await transcribe.send(new GetCallAnalyticsJobCommand({ CallAnalyticsJobName: 'cxm.ltr.mono' }));
-    expect(job).toMatchObject({ CallAnalyticsJobStatus: 'FAILED', FailureReason: expect.stringContaining('Call Analytics takes two-channel audio') });
-    await expect(transcribe.send(new StartCallAnalyticsJobCommand({ CallAnalyticsJobName: 'cxm.ltr.norole', Media: media('stereo.flac'), OutputLocation: output }))).rejects.toBeInstanceOf(
-      BadRequestException,
+    await transcribe.send(
+      new StartCallAnalyticsJobCommand({
+        CallAnalyticsJobName: 'cxm.ltr.mono',
+        Media: media('mono.wav'),
+        OutputLocation: output,
+        DataAccessRoleArn: ROLE,
+      }),
     );
+    await stand.settled();
+    const { CallAnalyticsJob: job } = await transcribe.send(
+      new GetCallAnalyticsJobCommand({ CallAnalyticsJobName: 'cxm.ltr.mono' }),
+    );
+    expect(job).toMatchObject({
+      CallAnalyticsJobStatus: 'FAILED',
+      FailureReason: expect.stringContaining('Call Analytics takes two-channel audio'),
+    });
+    await expect(
+      transcribe.send(
+        new StartCallAnalyticsJobCommand({
+          CallAnalyticsJobName: 'cxm.ltr.norole',
+          Media: media('stereo.flac'),
+          OutputLocation: output,
+        }),
+      ),
+    ).rejects.toBeInstanceOf(BadRequestException);
   });
 });
 
@@ -112,18 +148,40 @@ describe('a transcription job', () => {
       }),
     );
     await stand.settled();
-    const { TranscriptionJob: job } = await transcribe.send(new GetTranscriptionJobCommand({ TranscriptionJobName: name }));
+    const { TranscriptionJob: job } = await transcribe.send(
+      new GetTranscriptionJobCommand({ TranscriptionJobName: name }),
+    );
     expect(job?.TranscriptionJobStatus).toBe('COMPLETED');
-    expect(events.find((event) => event.detail.TranscriptionJobName === name)).toMatchObject({ 'detail-type': 'Transcribe Job State Change', detail: { TranscriptionJobStatus: 'COMPLETED' } });
+    expect(events.find((event) => event.detail.TranscriptionJobName === name)).toMatchObject({
+      'detail-type': 'Transcribe Job State Change',
+      detail: { TranscriptionJobStatus: 'COMPLETED' },
+    });
   });
 
   it.each([
     ['no way to choose the language', {}],
     ['speaker labels without their maximum', { IdentifyLanguage: true, Settings: { ShowSpeakerLabels: true } }],
-    ['speaker labels beside channel identification', { IdentifyLanguage: true, Settings: { ShowSpeakerLabels: true, MaxSpeakerLabels: 2, ChannelIdentification: true } }],
-    ['deferred execution without a data-access role', { IdentifyLanguage: true, JobExecutionSettings: { AllowDeferredExecution: true } }],
+    [
+      'speaker labels beside channel identification',
+      {
+        IdentifyLanguage: true,
+        Settings: { ShowSpeakerLabels: true, MaxSpeakerLabels: 2, ChannelIdentification: true },
+      },
+    ],
+    [
+      'deferred execution without a data-access role',
+      { IdentifyLanguage: true, JobExecutionSettings: { AllowDeferredExecution: true } },
+    ],
   ])('refuses %s, as the API reference does', async (_name, extra) => {
-    const request = { TranscriptionJobName: `cxm.ltr.bad-${Math.random().toString(36).slice(2)}`, Media: media('mono.wav'), OutputBucketName: s3Server.bucket, OutputKey: 'analysis/t/', ...extra };
-    await expect(transcribe.send(new StartTranscriptionJobCommand(request))).rejects.toBeInstanceOf(BadRequestException);
+    const request = {
+      TranscriptionJobName: `cxm.ltr.bad-${Math.random().toString(36).slice(2)}`,
+      Media: media('mono.wav'),
+      OutputBucketName: s3Server.bucket,
+      OutputKey: 'analysis/t/',
+      ...extra,
+    };
+    await expect(transcribe.send(new StartTranscriptionJobCommand(request))).rejects.toBeInstanceOf(
+      BadRequestException,
+    );
   });
 });

@@ -55,21 +55,44 @@ interface Exchange {
  * Origin stay as the suite sent them, so the gateway itself judges a rebound name. Answers are
  * small JSON (never a stream), so each is read whole and recorded on its way back.
  */
-async function startKeyProxy(gatewayUrl: string, key: string, exchanges: Exchange[]): Promise<{ port: number; server: Server }> {
+async function startKeyProxy(
+  gatewayUrl: string,
+  key: string,
+  exchanges: Exchange[],
+): Promise<{ port: number; server: Server }> {
   const upstream = new URL(gatewayUrl);
   const server = createServer((req, res) => {
-    const forwarded = request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: { ...req.headers, authorization: `Bearer ${key}` } }, (answer) => {
-      const chunks: Buffer[] = [];
-      answer.on('data', (chunk: Buffer) => chunks.push(chunk));
-      answer.on('end', () => {
-        const body = Buffer.concat(chunks);
-        const status = answer.statusCode ?? 502;
-        const headers = new Headers(Object.entries(answer.headers).flatMap(([name, value]) => (typeof value === 'string' ? [[name, value] as [string, string]] : [])));
-        exchanges.push({ method: req.method ?? 'GET', url: new URL(req.url ?? '/', gatewayUrl).href, status, headers, text: body.toString('utf8') });
-        res.writeHead(status, answer.headers);
-        res.end(body);
-      });
-    });
+    const forwarded = request(
+      {
+        host: upstream.hostname,
+        port: upstream.port,
+        method: req.method,
+        path: req.url,
+        headers: { ...req.headers, authorization: `Bearer ${key}` },
+      },
+      (answer) => {
+        const chunks: Buffer[] = [];
+        answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+        answer.on('end', () => {
+          const body = Buffer.concat(chunks);
+          const status = answer.statusCode ?? 502;
+          const headers = new Headers(
+            Object.entries(answer.headers).flatMap(([name, value]) =>
+              typeof value === 'string' ? [[name, value] as [string, string]] : [],
+            ),
+          );
+          exchanges.push({
+            method: req.method ?? 'GET',
+            url: new URL(req.url ?? '/', gatewayUrl).href,
+            status,
+            headers,
+            text: body.toString('utf8'),
+          });
+          res.writeHead(status, answer.headers);
+          res.end(body);
+        });
+      },
+    );
     forwarded.on('error', (error) => res.destroy(error));
     req.pipe(forwarded);
   });
@@ -108,10 +131,18 @@ beforeAll(async () => {
   await Promise.all(
     SCENARIOS.map(async (scenario) => {
       const dir = join(outputDir, scenario);
-      const finished = await run(node.execPath, [cli, 'server', '--url', url, '--scenario', scenario, '--output-dir', dir], { NO_COLOR: '1' }, 30_000);
+      const finished = await run(
+        node.execPath,
+        [cli, 'server', '--url', url, '--scenario', scenario, '--output-dir', dir],
+        { NO_COLOR: '1' },
+        30_000,
+      );
       // The suite writes <dir>/server-<scenario>-<timestamp>/checks.json.
       const [resultDir] = readdirSync(dir);
-      const checks = resultDir === undefined ? [] : (JSON.parse(readFileSync(join(dir, resultDir, 'checks.json'), 'utf8')) as ConformanceCheck[]);
+      const checks =
+        resultDir === undefined
+          ? []
+          : (JSON.parse(readFileSync(join(dir, resultDir, 'checks.json'), 'utf8')) as ConformanceCheck[]);
       results.set(scenario, { finished, checks });
     }),
   );
@@ -160,13 +191,20 @@ describe('the MCP conformance suite', () => {
 
   it("every answer the suite got is one the OpenAPI document describes (the 403s, GET's 405 and notifications' 202 included)", () => {
     expect(exchanges.map((exchange) => exchange.status)).toEqual(expect.arrayContaining([200, 202, 403, 405]));
-    for (const { method, url, status, headers, text } of exchanges) expectDocumented(method, url, new Response(null, { status, headers }), text);
+    for (const { method, url, status, headers, text } of exchanges)
+      expectDocumented(method, url, new Response(null, { status, headers }), text);
   });
 
   it("dns-rebinding-protection: a rebound Host and Origin get 403, the gateway's own get 200", () => {
     const { checks } = results.get('dns-rebinding-protection')!;
     const byId = new Map(checks.map((check) => [check.id, check]));
-    expect(byId.get('localhost-host-rebinding-rejected')).toMatchObject({ status: 'SUCCESS', details: { statusCode: 403, body: { code: 'PermissionDenied' } } });
-    expect(byId.get('localhost-host-valid-accepted')).toMatchObject({ status: 'SUCCESS', details: { statusCode: 200 } });
+    expect(byId.get('localhost-host-rebinding-rejected')).toMatchObject({
+      status: 'SUCCESS',
+      details: { statusCode: 403, body: { code: 'PermissionDenied' } },
+    });
+    expect(byId.get('localhost-host-valid-accepted')).toMatchObject({
+      status: 'SUCCESS',
+      details: { statusCode: 200 },
+    });
   });
 });

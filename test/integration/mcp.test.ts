@@ -2,7 +2,12 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FOREIGN_HOST_MESSAGE, FOREIGN_ORIGIN_MESSAGE, PERMISSION_DENIED_MESSAGE, UNAUTHENTICATED_MESSAGE } from '#shared/http/api-error';
+import {
+  FOREIGN_HOST_MESSAGE,
+  FOREIGN_ORIGIN_MESSAGE,
+  PERMISSION_DENIED_MESSAGE,
+  UNAUTHENTICATED_MESSAGE,
+} from '#shared/http/api-error';
 import { validatorFor } from '#shared/http/validator-for';
 import { createRawClient } from '#test/support/raw-client';
 import { expectDocumented, startTestApi, type TestApi, uniqueTenant } from '#test/support/test-api';
@@ -17,7 +22,8 @@ const botIds = ['bot-c', 'bot-a', 'bot-b'];
 beforeAll(async () => {
   api = await startTestApi();
   ({ key } = await api.createKey([tenant], ['mcp:bots.read']));
-  for (const id of botIds) await api.addDocument(tenant, 'bots', id, { name: `Bot ${id}`, config: { lang: 'en', channels: ['chat'] } });
+  for (const id of botIds)
+    await api.addDocument(tenant, 'bots', id, { name: `Bot ${id}`, config: { lang: 'en', channels: ['chat'] } });
   // A data member named id does not replace the document id.
   await api.addDocument(tenant, 'bots', 'bot-d', { id: 'spoofed', name: 'D' });
   await api.addDocument(tenant, 'users', 'not-a-bot', { name: 'User' });
@@ -41,7 +47,10 @@ async function connect(k = key, t = tenant): Promise<Client> {
 
 /** A raw JSON-RPC POST. */
 function rpc(body: unknown, headers: Record<string, string> = {}, k: string | undefined = key, t = tenant) {
-  return api.call('POST', mcpPath(t), k, { body, headers: { Accept: 'application/json, text/event-stream', ...headers } });
+  return api.call('POST', mcpPath(t), k, {
+    body,
+    headers: { Accept: 'application/json, text/event-stream', ...headers },
+  });
 }
 
 describe('the official SDK client', () => {
@@ -53,7 +62,12 @@ describe('the official SDK client', () => {
       const [tool] = tools;
       expect(tool!.title).toBe('List bots');
       expect(tool!.description).toMatch(/bots/);
-      expect(tool!.inputSchema.properties!.limit).toMatchObject({ type: 'integer', minimum: 1, maximum: 100, default: 20 });
+      expect(tool!.inputSchema.properties!.limit).toMatchObject({
+        type: 'integer',
+        minimum: 1,
+        maximum: 100,
+        default: 20,
+      });
       expect(tool!.outputSchema).toMatchObject({ type: 'object', properties: { bots: { type: 'array' } } });
 
       const result = await client.callTool({ name: 'list_bots', arguments: {} });
@@ -75,22 +89,28 @@ describe('the official SDK client', () => {
     const client = await connect();
     try {
       const result = await client.callTool({ name: 'list_bots', arguments: { limit: 2 } });
-      expect((result.structuredContent as { bots: Array<{ id: string }> }).bots.map((b) => b.id)).toEqual(['bot-a', 'bot-b']);
+      expect((result.structuredContent as { bots: Array<{ id: string }> }).bots.map((b) => b.id)).toEqual([
+        'bot-a',
+        'bot-b',
+      ]);
     } finally {
       await client.close();
     }
   });
 
-  it.each([{ limit: 0 }, { limit: 101 }, { limit: 2.5 }, { limit: 'ten' }, { limit: null }])('invalid arguments %j give a tool error, not a crash', async (args) => {
-    const client = await connect();
-    try {
-      const result = await client.callTool({ name: 'list_bots', arguments: args as Record<string, unknown> });
-      expect(result.isError).toBe(true);
-      expect((result.content as Array<{ text: string }>)[0]!.text).toMatch(/limit/i);
-    } finally {
-      await client.close();
-    }
-  });
+  it.each([{ limit: 0 }, { limit: 101 }, { limit: 2.5 }, { limit: 'ten' }, { limit: null }])(
+    'invalid arguments %j give a tool error, not a crash',
+    async (args) => {
+      const client = await connect();
+      try {
+        const result = await client.callTool({ name: 'list_bots', arguments: args as Record<string, unknown> });
+        expect(result.isError).toBe(true);
+        expect((result.content as Array<{ text: string }>)[0]!.text).toMatch(/limit/i);
+      } finally {
+        await client.close();
+      }
+    },
+  );
 
   it("never shows another tenant's bots", async () => {
     const { key: otherKey } = await api.createKey([other], ['mcp:*']);
@@ -109,10 +129,16 @@ describe('the official SDK client', () => {
 
 describe('capabilities', () => {
   it('initialize does not advertise tools.listChanged: the tool list never changes', async () => {
-    const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'cxm-test', version: '1.0.0' } } };
+    const initialize = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'cxm-test', version: '1.0.0' } },
+    };
     const response = await rpc(initialize);
     expect(response.status).toBe(200);
-    const { capabilities } = (response.json as { result: { capabilities: { tools?: { listChanged?: boolean } } } }).result;
+    const { capabilities } = (response.json as { result: { capabilities: { tools?: { listChanged?: boolean } } } })
+      .result;
     expect(capabilities.tools).toBeDefined();
     expect(capabilities.tools!.listChanged).not.toBe(true);
   });
@@ -130,7 +156,12 @@ describe('raw JSON-RPC', () => {
   });
 
   it('calls list_bots without a prior initialize (stateless)', async () => {
-    const response = await rpc({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_bots', arguments: { limit: 1 } } });
+    const response = await rpc({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'list_bots', arguments: { limit: 1 } },
+    });
     expect(response.status).toBe(200);
     expect((response.json as { result: { structuredContent: unknown } }).result.structuredContent).toEqual({
       bots: [{ id: 'bot-a', name: 'Bot bot-a', config: { lang: 'en', channels: ['chat'] } }],
@@ -152,18 +183,31 @@ describe('raw JSON-RPC', () => {
   it('answers malformed JSON with 400: JSON-RPC -32700, and the spec code BadRequest', async () => {
     const response = await rpc('{"jsonrpc":"2.0", "id": 1, "method": ');
     expect(response.status).toBe(400);
-    expect(response.json).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700 }, code: 'BadRequest', message: expect.any(String) });
+    expect(response.json).toMatchObject({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32700 },
+      code: 'BadRequest',
+      message: expect.any(String),
+    });
   });
 
   it('answers an unknown tool with an error, not a crash', async () => {
-    const response = await rpc({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'drop_bots', arguments: {} } });
+    const response = await rpc({
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'drop_bots', arguments: {} },
+    });
     expect(response.status).toBe(200);
     const body = response.json as { result?: { isError?: boolean }; error?: unknown };
     expect(body.error ?? body.result?.isError).toBeTruthy();
   });
 
   it.each(['GET', 'DELETE'])('%s is 405 with Allow: POST', async (method) => {
-    const response = await api.call(method, mcpPath(), key, { headers: { Accept: 'application/json, text/event-stream' } });
+    const response = await api.call(method, mcpPath(), key, {
+      headers: { Accept: 'application/json, text/event-stream' },
+    });
     expect(response.status).toBe(405);
     expect(response.headers.get('allow')).toBe('POST');
     expect(response.headers.get('x-request-id')).toBeTruthy();
@@ -188,7 +232,9 @@ describe('raw JSON-RPC', () => {
 
 describe('authentication and authorization before MCP', () => {
   it('401 {code, message} without a key', async () => {
-    const response = await api.call('POST', mcpPath(), undefined, { body: { jsonrpc: '2.0', id: 1, method: 'tools/list' } });
+    const response = await api.call('POST', mcpPath(), undefined, {
+      body: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+    });
     expect(response.status).toBe(401);
     expect(response.json).toEqual({ code: 'Unauthenticated', message: UNAUTHENTICATED_MESSAGE });
   });
@@ -221,13 +267,20 @@ describe('under load and at the limits', () => {
     const { key: otherKey } = await api.createKey([other], ['mcp:bots.read']);
     const calls = Array.from({ length: 40 }, (_, i) => {
       const mine = i % 2 === 0;
-      return rpc({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'list_bots', arguments: { limit: 100 } } }, {}, mine ? key : otherKey, mine ? tenant : other).then((response) => ({
+      return rpc(
+        { jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'list_bots', arguments: { limit: 100 } } },
+        {},
+        mine ? key : otherKey,
+        mine ? tenant : other,
+      ).then((response) => ({
         mine,
         response,
       }));
     });
     for (const { mine, response } of await Promise.all(calls)) {
-      const ids = (response.json as { result: { structuredContent: { bots: Array<{ id: string }> } } }).result.structuredContent.bots.map((b) => b.id);
+      const ids = (
+        response.json as { result: { structuredContent: { bots: Array<{ id: string }> } } }
+      ).result.structuredContent.bots.map((b) => b.id);
       expect(ids).toEqual(mine ? ['bot-a', 'bot-b', 'bot-c', 'bot-d'] : ['bot-a', 'foreign-only']);
     }
   });
@@ -238,7 +291,12 @@ describe('under load and at the limits', () => {
   });
 
   it('refuses a request body over 256 KiB with 413 before MCP reads it', async () => {
-    const response = await rpc({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { pad: 'x'.repeat(300 * 1024) } });
+    const response = await rpc({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/list',
+      params: { pad: 'x'.repeat(300 * 1024) },
+    });
     expect(response.status).toBe(413);
     expect((response.json as { code: string }).code).toBe('PayloadTooLarge');
   });
@@ -248,10 +306,18 @@ describe('under load and at the limits', () => {
     const { key: heavyKey } = await api.createKey([heavy], ['mcp:*']);
     // 320 KB as stored JSON text; about twice that again once escaped in the envelope.
     const quotes = '"\\'.repeat(80_000);
-    await Promise.all(Array.from({ length: 6 }, (_, i) => api.addDocument(heavy, 'bots', `heavy-${i}`, { prompt: quotes })));
-    const response = await rpc({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_bots', arguments: { limit: 100 } } }, {}, heavyKey, heavy);
+    await Promise.all(
+      Array.from({ length: 6 }, (_, i) => api.addDocument(heavy, 'bots', `heavy-${i}`, { prompt: quotes })),
+    );
+    const response = await rpc(
+      { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_bots', arguments: { limit: 100 } } },
+      {},
+      heavyKey,
+      heavy,
+    );
     expect(response.status).toBe(200);
-    const bots = (response.json as { result: { structuredContent: { bots: unknown[] } } }).result.structuredContent.bots;
+    const bots = (response.json as { result: { structuredContent: { bots: unknown[] } } }).result.structuredContent
+      .bots;
     expect(bots.length).toBeGreaterThan(0);
     expect(bots.length).toBeLessThan(6);
     // What Lambda returns is the body as a JSON string inside its response envelope.
@@ -276,15 +342,21 @@ describe('Origin and Host (the MCP origin check: DNS-rebinding protection)', () 
 
   // `null` is what a sandboxed or file page sends; then the machine's name over another scheme, and
   // names that only contain or resemble it (what a rebound name looks like).
-  it.each(['null', 'https://127.0.0.1', 'http://127.0.0.1.evil.example.com', 'http://localhost.evil.example.com:3000'])('refuses Origin %j', async (origin) => {
-    expect((await rpc(listTools, { Origin: origin })).status).toBe(403);
-  });
+  it.each(['null', 'https://127.0.0.1', 'http://127.0.0.1.evil.example.com', 'http://localhost.evil.example.com:3000'])(
+    'refuses Origin %j',
+    async (origin) => {
+      expect((await rpc(listTools, { Origin: origin })).status).toBe(403);
+    },
+  );
 
   // A port forward (ssh -L 9000:127.0.0.1:<port>) keeps the machine's name and changes the port,
   // as the MCP SDK's localhost validation allows.
-  it.each(['http://127.0.0.1:1', 'http://localhost:9000', 'http://[::1]:9000'])("accepts Origin %j, the machine's own name on another port", async (origin) => {
-    expect((await rpc(listTools, { Origin: origin })).status).toBe(200);
-  });
+  it.each(['http://127.0.0.1:1', 'http://localhost:9000', 'http://[::1]:9000'])(
+    "accepts Origin %j, the machine's own name on another port",
+    async (origin) => {
+      expect((await rpc(listTools, { Origin: origin })).status).toBe(200);
+    },
+  );
 
   it.each(['127.0.0.1', 'localhost', 'LocalHost'])('accepts its own origin http://%s:<port>', async (host) => {
     const response = await rpc(listTools, { Origin: `http://${host}:${port()}` });
@@ -300,7 +372,10 @@ describe('Origin and Host (the MCP origin check: DNS-rebinding protection)', () 
     const evil = { Origin: 'http://evil.example.com' };
     const anonymous = await api.call('POST', mcpPath(), undefined, { body: listTools, headers: evil });
     expect(anonymous.json).toEqual({ code: 'Unauthenticated', message: UNAUTHENTICATED_MESSAGE });
-    expect((await rpc(listTools, evil, key, other)).json).toEqual({ code: 'PermissionDenied', message: PERMISSION_DENIED_MESSAGE });
+    expect((await rpc(listTools, evil, key, other)).json).toEqual({
+      code: 'PermissionDenied',
+      message: PERMISSION_DENIED_MESSAGE,
+    });
   });
 
   it('refuses a foreign Host with 403, even with the matching Origin (a name rebound to 127.0.0.1)', async () => {
@@ -311,11 +386,26 @@ describe('Origin and Host (the MCP origin check: DNS-rebinding protection)', () 
         const response = await raw.send({
           method: 'POST',
           target: mcpPath(),
-          headers: { Host: host, ...(origin && { Origin: origin }), Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', Accept: 'application/json' },
+          headers: {
+            Host: host,
+            ...(origin && { Origin: origin }),
+            Authorization: `Bearer ${key}`,
+            'Content-Type': 'application/json',
+            Accept: 'application/json',
+          },
           body,
         });
-        const headers = new Headers(Object.entries(response.headers).flatMap(([name, value]) => (typeof value === 'string' ? [[name, value] as [string, string]] : [])));
-        expectDocumented('POST', `${api.url}${mcpPath()}`, new Response(null, { status: response.status, headers }), response.text);
+        const headers = new Headers(
+          Object.entries(response.headers).flatMap(([name, value]) =>
+            typeof value === 'string' ? [[name, value] as [string, string]] : [],
+          ),
+        );
+        expectDocumented(
+          'POST',
+          `${api.url}${mcpPath()}`,
+          new Response(null, { status: response.status, headers }),
+          response.text,
+        );
         return response;
       };
       const rebound = await send(`evil.example.com:${port()}`);
@@ -334,7 +424,9 @@ describe('Origin and Host (the MCP origin check: DNS-rebinding protection)', () 
 
   it('leaves routes that do not declare the check alone', async () => {
     const { key: readKey } = await api.createKey([tenant], ['provisioning:bots.read']);
-    const response = await api.call('GET', `/api/v1/provisioning/tenants/${tenant}/bots`, readKey, { headers: { Origin: 'http://evil.example.com' } });
+    const response = await api.call('GET', `/api/v1/provisioning/tenants/${tenant}/bots`, readKey, {
+      headers: { Origin: 'http://evil.example.com' },
+    });
     expect(response.status).toBe(200);
   });
 });

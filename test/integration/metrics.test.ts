@@ -25,7 +25,13 @@ vi.hoisted(() => {
 });
 
 interface EmfLine {
-  _aws: { CloudWatchMetrics: Array<{ Namespace: string; Dimensions: string[][]; Metrics: Array<{ Name: string; Unit: string }> }> };
+  _aws: {
+    CloudWatchMetrics: Array<{
+      Namespace: string;
+      Dimensions: string[][];
+      Metrics: Array<{ Name: string; Unit: string }>;
+    }>;
+  };
   [field: string]: unknown;
 }
 
@@ -64,7 +70,11 @@ function counted(): Record<string, number> {
   return totals;
 }
 
-function noteEvent(conversationId: string, body: unknown, caller = { keyId: 'k1', tenants: [tenant], scopes: ['cxm:*'] }): ChainEvent {
+function noteEvent(
+  conversationId: string,
+  body: unknown,
+  caller = { keyId: 'k1', tenants: [tenant], scopes: ['cxm:*'] },
+): ChainEvent {
   return {
     resource: '/api/v1/cxm/tenants/{tenantId}/conversations/{conversationId}/internal-notes',
     path: `/api/v1/cxm/tenants/${tenant}/conversations/${conversationId}/internal-notes`,
@@ -88,7 +98,9 @@ describe('NoteCreated', () => {
     expect((await addInternalNote(noteEvent('open', { body: 'first' }), context())).statusCode).toBe(201);
     expect(emfLines()).toHaveLength(1);
     const [line] = emfLines();
-    expect(line!._aws.CloudWatchMetrics).toEqual([{ Namespace: 'CXM', Dimensions: [['service', 'stage']], Metrics: [{ Name: 'NoteCreated', Unit: 'Count' }] }]);
+    expect(line!._aws.CloudWatchMetrics).toEqual([
+      { Namespace: 'CXM', Dimensions: [['service', 'stage']], Metrics: [{ Name: 'NoteCreated', Unit: 'Count' }] },
+    ]);
     expect(line).toMatchObject({ service: 'cxm-api', stage: 'local', NoteCreated: 1 });
 
     expect((await addInternalNote(noteEvent('open', { body: 'second' }), context())).statusCode).toBe(201);
@@ -108,7 +120,10 @@ describe('NoteCreated', () => {
 
 describe('AuthFailure and Throttled', () => {
   it('the chain counts a 403 (tenant not held) as AuthFailure, and no note', async () => {
-    const response = await addInternalNote(noteEvent('open', { body: 'x' }, { keyId: 'k2', tenants: ['someone-else'], scopes: ['cxm:*'] }), context());
+    const response = await addInternalNote(
+      noteEvent('open', { body: 'x' }, { keyId: 'k2', tenants: ['someone-else'], scopes: ['cxm:*'] }),
+      context(),
+    );
     expect(response.statusCode).toBe(403);
     expect(counted()).toEqual({ AuthFailure: 1 });
   });
@@ -121,19 +136,27 @@ describe('AuthFailure and Throttled', () => {
   });
 
   it('the chain counts our 503 from store throttling as Throttled', async () => {
-    const throttled = createApiHandler(addInternalNoteRoute, () => Promise.reject(new ThrottlingException({ message: 'slow down', $metadata: {} })));
+    const throttled = createApiHandler(addInternalNoteRoute, () =>
+      Promise.reject(new ThrottlingException({ message: 'slow down', $metadata: {} })),
+    );
     expect((await throttled(noteEvent('open', { body: 'x' }), context())).statusCode).toBe(503);
     expect(counted()).toEqual({ Throttled: 1 });
   });
 
   it('counts every 503 ServiceUnavailable as Throttled, a store unavailable for another reason too', async () => {
-    const unavailable = createApiHandler(addInternalNoteRoute, () => Promise.reject(new StoreUnavailableError('transaction conflicts outlasted the retries')));
+    const unavailable = createApiHandler(addInternalNoteRoute, () =>
+      Promise.reject(new StoreUnavailableError('transaction conflicts outlasted the retries')),
+    );
     expect((await unavailable(noteEvent('open', { body: 'x' }), context())).statusCode).toBe(503);
     expect(counted()).toEqual({ Throttled: 1 });
   });
 
   it('the authorizer counts a refused key as AuthFailure and publishes it before refusing', async () => {
-    const event = { type: 'REQUEST', methodArn: 'arn:aws:execute-api:eu-west-1:123456789012:api/dev/POST/x', headers: { Authorization: 'Bearer nope' } } as unknown as APIGatewayRequestAuthorizerEvent;
+    const event = {
+      type: 'REQUEST',
+      methodArn: 'arn:aws:execute-api:eu-west-1:123456789012:api/dev/POST/x',
+      headers: { Authorization: 'Bearer nope' },
+    } as unknown as APIGatewayRequestAuthorizerEvent;
     await expect(authorize(event)).rejects.toThrow('Unauthorized');
     expect(counted()).toEqual({ AuthFailure: 1 });
   });

@@ -55,7 +55,11 @@ describe('201 Created', () => {
     const response = await api.postNote(tenant, 'open', key, { body: 'Stored text ✓' });
     const id = (response.json.note as { id: string }).id;
     const notes = await api.conversations.listNotes(tenant, 'open');
-    expect(notes.find((n) => n.id === id)).toMatchObject({ body: 'Stored text ✓', visibility: 'internal', author: { type: 'system', id: null, name: 'API' } });
+    expect(notes.find((n) => n.id === id)).toMatchObject({
+      body: 'Stored text ✓',
+      visibility: 'internal',
+      author: { type: 'system', id: null, name: 'API' },
+    });
   });
 
   it('repeating an identical request creates distinct notes', async () => {
@@ -70,7 +74,13 @@ describe('201 Created', () => {
   });
 
   it('accepts Content-Type with a UTF-8 charset', async () => {
-    const response = await api.postNote(tenant, 'open', key, { body: 'x' }, { 'Content-Type': 'application/json; charset=utf-8' });
+    const response = await api.postNote(
+      tenant,
+      'open',
+      key,
+      { body: 'x' },
+      { 'Content-Type': 'application/json; charset=utf-8' },
+    );
     expect(response.status).toBe(201);
   });
 });
@@ -96,7 +106,10 @@ describe('400 BadRequest for the body', () => {
   it('a body with a lone surrogate (not Unicode, cannot be stored as UTF-8) is 400 naming body; a real pair is fine', async () => {
     const refused = await api.postNote(tenant, 'open', key, '{"body":"refund \\ud83d approved"}');
     expect(refused.status).toBe(400);
-    expect(refused.json).toEqual({ code: 'BadRequest', message: expect.stringMatching(/'body' holds text that is not valid Unicode/) });
+    expect(refused.json).toEqual({
+      code: 'BadRequest',
+      message: expect.stringMatching(/'body' holds text that is not valid Unicode/),
+    });
     expect((await api.postNote(tenant, 'open', key, '{"body":"refund \\ud83d\\ude00 approved"}')).status).toBe(201);
   });
 
@@ -179,14 +192,17 @@ describe('limits', () => {
     expect(response.status).toBe(404);
   });
 
-  it.each(['a%2Fb', 'a%2fb', 'a%5Cb', '%2F', '..%2Fother'])('refuses the encoded separator in %s without effect', async (id) => {
-    const decoded = decodeURIComponent(id);
-    await api.addConversation(tenant, { id: decoded });
-    const response = await api.postNote(tenant, id, key);
-    expect(response.status).toBe(400);
-    expect(response.json.message).toMatch(/must not contain/);
-    expect(await api.conversations.listNotes(tenant, decoded)).toHaveLength(0);
-  });
+  it.each(['a%2Fb', 'a%2fb', 'a%5Cb', '%2F', '..%2Fother'])(
+    'refuses the encoded separator in %s without effect',
+    async (id) => {
+      const decoded = decodeURIComponent(id);
+      await api.addConversation(tenant, { id: decoded });
+      const response = await api.postNote(tenant, id, key);
+      expect(response.status).toBe(400);
+      expect(response.json.message).toMatch(/must not contain/);
+      expect(await api.conversations.listNotes(tenant, decoded)).toHaveLength(0);
+    },
+  );
 
   it('decodes other percent-encoded characters in the conversationId', async () => {
     await api.addConversation(tenant, { id: 'with space é' });
@@ -246,7 +262,9 @@ describe('conversation rules', () => {
 describe('concurrency', () => {
   it('20 concurrent notes on one conversation all commit with distinct ids', async () => {
     await api.addConversation(tenant, { id: 'busy' });
-    const responses = await Promise.all(Array.from({ length: 20 }, (_, i) => api.postNote(tenant, 'busy', key, { body: `note ${i}` })));
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => api.postNote(tenant, 'busy', key, { body: `note ${i}` })),
+    );
     expect(responses.map((r) => r.status)).toEqual(Array(20).fill(201));
     const ids = responses.map((r) => (r.json.note as { id: string }).id);
     expect(new Set(ids).size).toBe(20);
@@ -257,44 +275,52 @@ describe('concurrency', () => {
 
   // Hooks the functions' own DynamoDB client, which only the in-process sources share with the
   // test; the race below proves the same over HTTP in both runtimes.
-  it.skipIf(inBundleRuntime)('checks the conversation in the same write: a close just before the write refuses the note', async () => {
-    // Close the conversation from the outside at the last moment before the note's write reaches
-    // DynamoDB: a read-then-write would have read "open" already and land the note anyway.
-    const id = 'closed-at-the-last-moment';
-    await api.addConversation(tenant, { id });
-    const client = documentClient();
-    const name = 'close-before-write';
-    client.middlewareStack.add(
-      (next, context) => async (args) => {
-        const input = JSON.stringify(args.input);
-        if (context.commandName !== 'GetItemCommand' && context.commandName !== 'QueryCommand' && input.includes(id) && input.includes('NOTE#')) {
-          const other = new DynamoDBClient({});
-          // Another party's write, not the function's (the IAM simulation's record of its calls).
-          await asNoOne(() =>
-            other.send(
-              new UpdateItemCommand({
-                TableName: api.tables.conversations,
-                Key: { pk: { S: `${tenant}#${id}` }, sk: { S: 'CONVERSATION' } },
-                UpdateExpression: 'SET #s = :closed',
-                ExpressionAttributeNames: { '#s': 'status' },
-                ExpressionAttributeValues: { ':closed': { S: 'closed' } },
-              }),
-            ),
-          );
-          other.destroy();
-        }
-        return next(args);
-      },
-      { step: 'initialize', name },
-    );
-    try {
-      const response = await api.postNote(tenant, id, key);
-      expect(response.status).toBe(409);
-      expect(await api.conversations.listNotes(tenant, id)).toHaveLength(0);
-    } finally {
-      client.middlewareStack.remove(name);
-    }
-  });
+  it.skipIf(inBundleRuntime)(
+    'checks the conversation in the same write: a close just before the write refuses the note',
+    async () => {
+      // Close the conversation from the outside at the last moment before the note's write reaches
+      // DynamoDB: a read-then-write would have read "open" already and land the note anyway.
+      const id = 'closed-at-the-last-moment';
+      await api.addConversation(tenant, { id });
+      const client = documentClient();
+      const name = 'close-before-write';
+      client.middlewareStack.add(
+        (next, context) => async (args) => {
+          const input = JSON.stringify(args.input);
+          if (
+            context.commandName !== 'GetItemCommand' &&
+            context.commandName !== 'QueryCommand' &&
+            input.includes(id) &&
+            input.includes('NOTE#')
+          ) {
+            const other = new DynamoDBClient({});
+            // Another party's write, not the function's (the IAM simulation's record of its calls).
+            await asNoOne(() =>
+              other.send(
+                new UpdateItemCommand({
+                  TableName: api.tables.conversations,
+                  Key: { pk: { S: `${tenant}#${id}` }, sk: { S: 'CONVERSATION' } },
+                  UpdateExpression: 'SET #s = :closed',
+                  ExpressionAttributeNames: { '#s': 'status' },
+                  ExpressionAttributeValues: { ':closed': { S: 'closed' } },
+                }),
+              ),
+            );
+            other.destroy();
+          }
+          return next(args);
+        },
+        { step: 'initialize', name },
+      );
+      try {
+        const response = await api.postNote(tenant, id, key);
+        expect(response.status).toBe(409);
+        expect(await api.conversations.listNotes(tenant, id)).toHaveLength(0);
+      } finally {
+        client.middlewareStack.remove(name);
+      }
+    },
+  );
 
   it('a note racing a close never lands on the closed conversation', async () => {
     for (let round = 0; round < 3; round++) {
@@ -303,7 +329,9 @@ describe('concurrency', () => {
       const early = Array.from({ length: 15 }, (_, i) => api.postNote(tenant, id, key, { body: `early ${i}` }));
       await new Promise((resolve) => setTimeout(resolve, 5 * round));
       await api.addConversation(tenant, { id, status: 'closed' });
-      const afterClose = await Promise.all(Array.from({ length: 5 }, (_, i) => api.postNote(tenant, id, key, { body: `late ${i}` })));
+      const afterClose = await Promise.all(
+        Array.from({ length: 5 }, (_, i) => api.postNote(tenant, id, key, { body: `late ${i}` })),
+      );
       const before = await Promise.all(early);
       expect(afterClose.map((r) => r.status)).toEqual(Array(5).fill(409));
       for (const response of before) expect([201, 409]).toContain(response.status);

@@ -36,7 +36,14 @@ function javaProcessesFor(home: string): string[] {
 }
 
 /** The README and the folder guides: a marked block may sit in any of them, and in exactly one. */
-const READMES = ['README.md', 'functions/README.md', 'infra/README.md', 'infra/local/README.md', 'shared/README.md', 'test/README.md'];
+const READMES = [
+  'README.md',
+  'functions/README.md',
+  'infra/README.md',
+  'infra/local/README.md',
+  'shared/README.md',
+  'test/README.md',
+];
 
 /** Runs a marked shell block of the READMEs against a started stack, as a reader would paste it. */
 function runReadmeBlock(name: string, home: string, apiUrl: string): string {
@@ -44,13 +51,24 @@ function runReadmeBlock(name: string, home: string, apiUrl: string): string {
   const found = READMES.flatMap((file) => marked.exec(readFileSync(join(PROJECT_ROOT, file), 'utf8'))?.[1] ?? []);
   if (found.length !== 1) throw new Error(`${READMES.join(', ')} hold ${found.length} readme-${name} blocks, not one`);
   const block = found[0]!;
-  const script = block.replaceAll('http://127.0.0.1:3000', apiUrl).replaceAll('./.cxm/local.json', join(home, 'local.json'));
-  return execFileSync('bash', ['-euo', 'pipefail', '-c', script], { encoding: 'utf8', cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const script = block
+    .replaceAll('http://127.0.0.1:3000', apiUrl)
+    .replaceAll('./.cxm/local.json', join(home, 'local.json'));
+  return execFileSync('bash', ['-euo', 'pipefail', '-c', script], {
+    encoding: 'utf8',
+    cwd: PROJECT_ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
 }
 
 async function startNpm(home: string, env: Record<string, string | undefined> = {}) {
   // The banner's last line: everything before it has been printed.
-  return startUntil('npm', ['start'], { PORT: '0', CXM_HOME: home, CXM_IN_MEMORY: undefined, ...env }, /Press Ctrl-C to stop\./);
+  return startUntil(
+    'npm',
+    ['start'],
+    { PORT: '0', CXM_HOME: home, CXM_IN_MEMORY: undefined, ...env },
+    /Press Ctrl-C to stop\./,
+  );
 }
 
 function isAlive(pid: number): boolean {
@@ -98,9 +116,23 @@ describe('npm start', () => {
       try {
         const port = READY.exec(first.output())![1];
         expect(first.output()).toMatch(/Demo key:\s+cxm_[a-z0-9]{12}_[A-Za-z0-9]{40}_[A-Za-z0-9]{8}\n/);
-        expect(first.output()).toContain(`Functions:   sources on node ${node.version} (CXM_RUNTIME=bundles serves the deployable bundles)\n`);
+        expect(first.output()).toContain(
+          `Functions:   sources on node ${node.version} (CXM_RUNTIME=bundles serves the deployable bundles)\n`,
+        );
         const state = JSON.parse(readFileSync(join(home, 'local.json'), 'utf8')) as Record<string, unknown>;
-        expect(Object.keys(state).sort()).toEqual(['apiUrl', 'demo', 'dynamodbCredentials', 'dynamodbEndpoint', 'keyTagSecret', 'pid', 'recordingsBucket', 'region', 's3Endpoint', 'stage', 'tables']);
+        expect(Object.keys(state).sort()).toEqual([
+          'apiUrl',
+          'demo',
+          'dynamodbCredentials',
+          'dynamodbEndpoint',
+          'keyTagSecret',
+          'pid',
+          'recordingsBucket',
+          'region',
+          's3Endpoint',
+          'stage',
+          'tables',
+        ]);
         // The key-tag secret the CLI tags keys with is the one kept in the state directory, the user's only.
         expect(state.keyTagSecret).toBe(readFileSync(join(home, 'key-tag-secret'), 'utf8').trim());
         expect(statSync(join(home, 'key-tag-secret')).mode & 0o777).toBe(0o600);
@@ -111,7 +143,9 @@ describe('npm start', () => {
         expect(statSync(join(home, 'local.json')).mode & 0o777).toBe(0o600);
         expect(statSync(join(home, 'dynamodb')).mode & 0o777).toBe(0o700);
         expect(statSync(join(home, 'dynamodb', 'credentials.json')).mode & 0o777).toBe(0o600);
-        expect(readdirSync(join(home, 'dynamodb')).filter((name) => name.endsWith('.db'))).toEqual([`${(state.dynamodbCredentials as { accessKeyId: string }).accessKeyId}_us-east-1.db`]);
+        expect(readdirSync(join(home, 'dynamodb')).filter((name) => name.endsWith('.db'))).toEqual([
+          `${(state.dynamodbCredentials as { accessKeyId: string }).accessKeyId}_us-east-1.db`,
+        ]);
         expect(state.s3Endpoint).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
         expect(state.apiUrl).toBe(`http://127.0.0.1:${port}`);
         expect(state.tables).toEqual({
@@ -132,9 +166,16 @@ describe('npm start', () => {
         expect(curl).toMatch(/"visibility":"internal"/);
 
         const provisioning = runReadmeBlock('provisioning', home, String(state.apiUrl));
-        expect(provisioning.match(/^HTTP\/1\.1 \d+/gm)).toEqual(['HTTP/1.1 201', 'HTTP/1.1 200', 'HTTP/1.1 200', 'HTTP/1.1 200']);
+        expect(provisioning.match(/^HTTP\/1\.1 \d+/gm)).toEqual([
+          'HTTP/1.1 201',
+          'HTTP/1.1 200',
+          'HTTP/1.1 200',
+          'HTTP/1.1 200',
+        ]);
         expect(provisioning).toContain('{"name":"Grace","roles":["agent","supervisor"],"profile":{"lang":"en"}}');
-        expect(provisioning).toMatch(/^Link: <http:\/\/127\.0\.0\.1:\d+\/api\/v1\/provisioning\/tenants\/demo\/users\?limit=2&cursor=[\w-]+>; rel="next"/m);
+        expect(provisioning).toMatch(
+          /^Link: <http:\/\/127\.0\.0\.1:\d+\/api\/v1\/provisioning\/tenants\/demo\/users\?limit=2&cursor=[\w-]+>; rel="next"/m,
+        );
 
         const conditional = runReadmeBlock('conditional', home, String(state.apiUrl)).trim().split('\n');
         expect(conditional.slice(0, 3)).toEqual(['201', '304', '200']);
@@ -150,7 +191,10 @@ describe('npm start', () => {
         const [assistantPage, vocPage] = runReadmeBlock('reporting', home, String(state.apiUrl))
           .trim()
           .split('\n')
-          .map((line) => JSON.parse(line) as { total: number; cursor: { next?: string }; data: Array<{ TenantID: string }> });
+          .map(
+            (line) =>
+              JSON.parse(line) as { total: number; cursor: { next?: string }; data: Array<{ TenantID: string }> },
+          );
         expect(assistantPage!.total).toBeGreaterThan(10);
         expect(assistantPage!.data).toHaveLength(2);
         expect(assistantPage!.cursor.next).toBeTruthy();
@@ -164,11 +208,24 @@ describe('npm start', () => {
           .slice(-2)
           .map((line) => JSON.parse(line) as Record<string, unknown>);
         // The sample call has two channels: Amazon Transcribe Call Analytics (its local stand-in) analyses it.
-        expect(vocStatus).toMatchObject({ status: 'completed', analysis: 'call-analytics', file: expect.stringMatching(/^recordings\/demo\/[0-9A-Z]{26}\.flac$/) });
+        expect(vocStatus).toMatchObject({
+          status: 'completed',
+          analysis: 'call-analytics',
+          file: expect.stringMatching(/^recordings\/demo\/[0-9A-Z]{26}\.flac$/),
+        });
         expect(Number.isSafeInteger(vocStatus!.started)).toBe(true);
-        expect(vocRow).toMatchObject({ ID: vocStatus!.recordingId, TenantID: 'demo', Duration: 14.659, Media: 'voice', SourceSystem: 'cxm-upload' });
+        expect(vocRow).toMatchObject({
+          ID: vocStatus!.recordingId,
+          TenantID: 'demo',
+          Duration: 14.659,
+          Media: 'voice',
+          SourceSystem: 'cxm-upload',
+        });
 
-        const mcp = JSON.parse(runReadmeBlock('mcp', home, String(state.apiUrl))) as { id: number; result: { structuredContent: { bots: Array<{ id: string }> } } };
+        const mcp = JSON.parse(runReadmeBlock('mcp', home, String(state.apiUrl))) as {
+          id: number;
+          result: { structuredContent: { bots: Array<{ id: string }> } };
+        };
         expect(mcp.id).toBe(1);
         expect(mcp.result.structuredContent.bots.map((bot) => bot.id)).toEqual(['bot-billing', 'bot-returns']);
         expect(javaProcessesFor(home)).toHaveLength(1);
@@ -179,19 +236,31 @@ describe('npm start', () => {
 
       // Same state directory, in bundle mode: the same demo key still authenticates, so the data
       // survived, and every route answers from its bundle on Lambda's Node.
-      const second = await startNpm(home, { CXM_RUNTIME: 'bundles', CXM_ASSEMBLY_DIR: undefined, CXM_LOG_LEVEL: 'debug' });
+      const second = await startNpm(home, {
+        CXM_RUNTIME: 'bundles',
+        CXM_ASSEMBLY_DIR: undefined,
+        CXM_LOG_LEVEL: 'debug',
+      });
       try {
         expect(second.output()).toContain(`Demo key:    ${firstKey}\n`);
-        expect(second.output()).toContain(`Functions:   bundles on node ${node.version} (cloud assembly ${assembly.dir})\n`);
+        expect(second.output()).toContain(
+          `Functions:   bundles on node ${node.version} (cloud assembly ${assembly.dir})\n`,
+        );
         expect(second.output()).not.toContain('synthesizing');
-        const state = JSON.parse(readFileSync(join(home, 'local.json'), 'utf8')) as { apiUrl: string; demo: { key: string } };
+        const state = JSON.parse(readFileSync(join(home, 'local.json'), 'utf8')) as {
+          apiUrl: string;
+          demo: { key: string };
+        };
         expect(state.demo.key).toBe(firstKey);
         const call = async (method: string, path: string, body?: unknown) => {
           const response = await documentedFetch(`${state.apiUrl}${path}`, {
             method,
             headers: {
               Authorization: `Bearer ${firstKey}`,
-              ...(body !== undefined && { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }),
+              ...(body !== undefined && {
+                'Content-Type': 'application/json',
+                Accept: 'application/json, text/event-stream',
+              }),
             },
             ...(body !== undefined && { body: JSON.stringify(body) }),
           });
@@ -200,15 +269,24 @@ describe('npm start', () => {
         const docs = '/api/v1/provisioning/tenants/demo';
         // One request per route of the route table: each answers as the sources do.
         const statuses = {
-          addInternalNote: await call('POST', '/api/v1/cxm/tenants/demo/conversations/conv-1002/internal-notes', { body: 'after a restart, from a bundle' }),
+          addInternalNote: await call('POST', '/api/v1/cxm/tenants/demo/conversations/conv-1002/internal-notes', {
+            body: 'after a restart, from a bundle',
+          }),
           mcpBots: await call('POST', '/api/v1/mcp/tenants/demo/bots', { jsonrpc: '2.0', id: 1, method: 'tools/list' }),
           listDocuments: await call('GET', `${docs}/bots`),
           getCurrentDocument: await call('GET', `${docs}/bots/bot-billing/versions/current`),
           replaceCurrentDocument: await call('POST', `${docs}/users/bundle-user/versions/current`, { name: 'Ada' }),
           mergeCurrentDocument: await call('PUT', `${docs}/users/bundle-user/versions/current`, { lang: 'en' }),
-          listAssistantConversations: await call('GET', '/api/v1/reporting/tenants/demo/assistant/conversations?limit=5'),
+          listAssistantConversations: await call(
+            'GET',
+            '/api/v1/reporting/tenants/demo/assistant/conversations?limit=5',
+          ),
           listVocConversations: await call('GET', '/api/v1/reporting/tenants/demo/voc/conversations?limit=5'),
-          createRecording: await call('POST', '/api/v1/voc/tenants/demo/recordings', { fileName: 'call.wav', contentType: 'audio/wav', sizeBytes: 44 }),
+          createRecording: await call('POST', '/api/v1/voc/tenants/demo/recordings', {
+            fileName: 'call.wav',
+            contentType: 'audio/wav',
+            sizeBytes: 44,
+          }),
           getVocJobStatus: await call('GET', '/api/v1/voc/tenants/demo/recording/job-0001/status'),
         };
         expect(statuses).toEqual({
@@ -224,12 +302,19 @@ describe('npm start', () => {
           getVocJobStatus: 200,
         });
         expect(Object.keys(statuses).sort()).toEqual(routes.map((route) => route.id).sort());
-        expect(second.output()).toMatch(/REPORT RequestId: \S+\tFunction: cxm-local-addInternalNote\tDuration: [\d.]+ ms\tMemory Size: \d+ MB\tMax Memory Used: \d+ MB\tInit Duration: [\d.]+ ms/);
+        expect(second.output()).toMatch(
+          /REPORT RequestId: \S+\tFunction: cxm-local-addInternalNote\tDuration: [\d.]+ ms\tMemory Size: \d+ MB\tMax Memory Used: \d+ MB\tInit Duration: [\d.]+ ms/,
+        );
 
         const port = new URL(state.apiUrl).port;
-        const taken = await run('node', ['--import', 'tsx', 'infra/local/start.ts'], { PORT: port, CXM_HOME: mkdtempSync(join(tmpdir(), 'cxm-taken-')) });
+        const taken = await run('node', ['--import', 'tsx', 'infra/local/start.ts'], {
+          PORT: port,
+          CXM_HOME: mkdtempSync(join(tmpdir(), 'cxm-taken-')),
+        });
         expect(taken.code).toBe(1);
-        expect(ownLines(taken.stderr)).toEqual([`cxm: Port ${port} is already in use. Stop the process using it, or choose another with PORT=<port> (PORT=0 picks a free one).`]);
+        expect(ownLines(taken.stderr)).toEqual([
+          `cxm: Port ${port} is already in use. Stop the process using it, or choose another with PORT=<port> (PORT=0 picks a free one).`,
+        ]);
       } finally {
         await stopWithCtrlC(second, home);
       }

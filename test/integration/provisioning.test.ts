@@ -15,8 +15,10 @@ afterAll(() => api.close());
 
 const base = (t = tenant) => `/api/v1/provisioning/tenants/${t}`;
 const current = (collection: string, docId: string, t = tenant) => `${base(t)}/${collection}/${docId}/versions/current`;
-const post = (collection: string, docId: string, body: unknown, k = key) => api.call('POST', current(collection, docId), k, { body });
-const put = (collection: string, docId: string, body: unknown, k = key) => api.call('PUT', current(collection, docId), k, { body });
+const post = (collection: string, docId: string, body: unknown, k = key) =>
+  api.call('POST', current(collection, docId), k, { body });
+const put = (collection: string, docId: string, body: unknown, k = key) =>
+  api.call('PUT', current(collection, docId), k, { body });
 const get = (collection: string, docId: string, k = key) => api.call('GET', current(collection, docId), k);
 const list = (collection: string, query = '', k = key) => api.call('GET', `${base()}/${collection}${query}`, k);
 
@@ -63,10 +65,25 @@ describe('create, read, replace', () => {
 
 describe('merge (PUT, RFC 7396)', () => {
   it('merges nested objects, deletes with null, replaces arrays, returns the result', async () => {
-    await post('users', 'u-merge', { name: 'Ada', roles: ['agent', 'admin'], profile: { lang: 'en', tz: 'UTC', phone: '1' }, old: 1 });
-    const merged = await put('users', 'u-merge', { roles: ['agent'], profile: { tz: 'Europe/Berlin', phone: null, pager: { on: true } }, old: null, added: 'x' });
+    await post('users', 'u-merge', {
+      name: 'Ada',
+      roles: ['agent', 'admin'],
+      profile: { lang: 'en', tz: 'UTC', phone: '1' },
+      old: 1,
+    });
+    const merged = await put('users', 'u-merge', {
+      roles: ['agent'],
+      profile: { tz: 'Europe/Berlin', phone: null, pager: { on: true } },
+      old: null,
+      added: 'x',
+    });
     expect(merged.status).toBe(200);
-    const expected = { name: 'Ada', roles: ['agent'], profile: { lang: 'en', tz: 'Europe/Berlin', pager: { on: true } }, added: 'x' };
+    const expected = {
+      name: 'Ada',
+      roles: ['agent'],
+      profile: { lang: 'en', tz: 'Europe/Berlin', pager: { on: true } },
+      added: 'x',
+    };
     expect(merged.json).toEqual(expected);
     expect((await get('users', 'u-merge')).json).toEqual(expected);
   });
@@ -96,7 +113,10 @@ describe('bad bodies', () => {
   ])('%s is 400 for POST and PUT, and nothing changes', async (_name, body, message) => {
     await post('users', 'u-bad', { stays: true });
     for (const method of ['POST', 'PUT']) {
-      const response = await api.call(method, current('users', 'u-bad'), key, { body, headers: { 'Content-Type': 'application/json' } });
+      const response = await api.call(method, current('users', 'u-bad'), key, {
+        body,
+        headers: { 'Content-Type': 'application/json' },
+      });
       expect(response.status).toBe(400);
       expect((response.json as { message: string }).message).toMatch(message);
     }
@@ -150,7 +170,10 @@ describe('size limits', () => {
   });
 
   it('counts compact JSON: white space in the request does not count', async () => {
-    const padded = JSON.stringify(documentOfBytes(DOCUMENT_MAX_BYTES - 100), null, 40).replace('{', `{${' '.repeat(5000)}`);
+    const padded = JSON.stringify(documentOfBytes(DOCUMENT_MAX_BYTES - 100), null, 40).replace(
+      '{',
+      `{${' '.repeat(5000)}`,
+    );
     expect((await post('big', 'padded', padded)).status).toBe(201);
   });
 
@@ -216,20 +239,27 @@ describe('list', () => {
     const collection = 'escaped';
     // 170 000 quotes: 340 KB as stored JSON text, twice that once escaped in the Lambda envelope.
     const quotes = '"'.repeat(170_000);
-    await Promise.all(Array.from({ length: 12 }, (_, i) => api.addDocument(tenant, collection, `q-${String(i).padStart(2, '0')}`, { q: quotes })));
+    await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        api.addDocument(tenant, collection, `q-${String(i).padStart(2, '0')}`, { q: quotes }),
+      ),
+    );
     const first = await list(collection);
     const firstIds = (first.json as Array<{ id: string }>).map((e) => e.id);
     expect(firstIds.length).toBeLessThan(12);
     expect(Buffer.byteLength(JSON.stringify(first.text))).toBeLessThan(6 * 1024 * 1024);
     const next = new URL(/^<([^>]+)>/.exec(first.headers.get('link')!)![1]!);
-    const rest = ((await api.call('GET', `${next.pathname}${next.search}`, key)).json as Array<{ id: string }>).map((e) => e.id);
+    const rest = ((await api.call('GET', `${next.pathname}${next.search}`, key)).json as Array<{ id: string }>).map(
+      (e) => e.id,
+    );
     expect([...firstIds, ...rest]).toEqual(Array.from({ length: 12 }, (_, i) => `q-${String(i).padStart(2, '0')}`));
   });
 
   it('defaults to 1000 per page', async () => {
     const collection = 'thousand';
     const all = Array.from({ length: 1001 }, (_, i) => `d${String(i).padStart(4, '0')}`);
-    for (let i = 0; i < all.length; i += 50) await Promise.all(all.slice(i, i + 50).map((id) => api.addDocument(tenant, collection, id, {})));
+    for (let i = 0; i < all.length; i += 50)
+      await Promise.all(all.slice(i, i + 50).map((id) => api.addDocument(tenant, collection, id, {})));
     const first = await list(collection);
     expect((first.json as unknown[]).length).toBe(1000);
     expect(first.headers.get('link')).toMatch(/rel="next"/);
@@ -240,7 +270,18 @@ describe('list', () => {
     expect(second.headers.get('link')).toBeNull();
   });
 
-  it.each(['?limit=0', '?limit=1001', '?limit=abc', '?limit=1.5', '?limit=-1', '?limit=', '?cursor=garbage!', '?cursor=e30', '?page=2', '?limit=1&limit=2'])('%s is 400', async (query) => {
+  it.each([
+    '?limit=0',
+    '?limit=1001',
+    '?limit=abc',
+    '?limit=1.5',
+    '?limit=-1',
+    '?limit=',
+    '?cursor=garbage!',
+    '?cursor=e30',
+    '?page=2',
+    '?limit=1&limit=2',
+  ])('%s is 400', async (query) => {
     const response = await list('paged', query);
     expect(response.status).toBe(400);
   });
@@ -274,7 +315,11 @@ describe('identifiers', () => {
 
   it('a docId within 512 characters but over the store key bound (1024 bytes) is 400 on every document route', async () => {
     const wide = '😀'.repeat(300);
-    for (const response of [await post('users', wide, { a: 1 }), await get('users', wide), await put('users', wide, { a: 1 })]) {
+    for (const response of [
+      await post('users', wide, { a: 1 }),
+      await get('users', wide),
+      await put('users', wide, { a: 1 }),
+    ]) {
       expect(response.status).toBe(400);
       expect((response.json as { message: string }).message).toMatch(/too long to store: at most 1024 bytes/);
     }
@@ -362,7 +407,9 @@ describe('scopes (the collection as resource)', () => {
 describe('concurrency', () => {
   it('30 concurrent merges of distinct members all survive', async () => {
     await post('users', 'contended', { base: true });
-    const responses = await Promise.all(Array.from({ length: 30 }, (_, i) => put('users', 'contended', { [`m${i}`]: i })));
+    const responses = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => put('users', 'contended', { [`m${i}`]: i })),
+    );
     expect(responses.map((r) => r.status)).toEqual(Array(30).fill(200));
     const final = (await get('users', 'contended')).json as Record<string, unknown>;
     expect(final).toEqual({ base: true, ...Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`m${i}`, i])) });
@@ -372,7 +419,10 @@ describe('concurrency', () => {
     for (let round = 0; round < 5; round++) {
       const id = `race-${round}`;
       await post('users', id, { origin: 'first', a: 1 });
-      const [merged, replaced] = await Promise.all([put('users', id, { merged: true }), post('users', id, { origin: 'second' })]);
+      const [merged, replaced] = await Promise.all([
+        put('users', id, { merged: true }),
+        post('users', id, { origin: 'second' }),
+      ]);
       expect(merged.status).toBe(200);
       expect(replaced.status).toBe(200);
       const final = (await get('users', id)).json;

@@ -54,7 +54,9 @@ beforeAll(async () => {
 });
 
 const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
-const bucketOf = (file: Buffer): RecordingsBucket => ({ open: async () => ({ size: file.length, body: new PassThrough().end(file) }) });
+const bucketOf = (file: Buffer): RecordingsBucket => ({
+  open: async () => ({ size: file.length, body: new PassThrough().end(file) }),
+});
 const WINDOW_MS = 7_200_000;
 
 type Collect = (tenantId: string, jobId: string, kind: AnalysisKind, audioSeconds?: number) => Promise<AnalysisOutcome>;
@@ -91,7 +93,10 @@ function runner(collect: Collect, file = wav, maxRecordingSeconds = 7200) {
 }
 
 /** A job whose upload was created (by `keyId`, when given), and whose file then arrives. */
-async function uploadedJob({ jobs, run, file }: Pick<ReturnType<typeof runner>, 'jobs' | 'run' | 'file'>, keyId?: string) {
+async function uploadedJob(
+  { jobs, run, file }: Pick<ReturnType<typeof runner>, 'jobs' | 'run' | 'file'>,
+  keyId?: string,
+) {
   const id = newUlid(Date.now());
   const key = recordingKey(tenant, id, 'audio/wav');
   await jobs.create(
@@ -102,7 +107,13 @@ async function uploadedJob({ jobs, run, file }: Pick<ReturnType<typeof runner>, 
       started: Date.now(),
       file: key,
       recordingId: `rec-${id}`,
-      upload: { contentType: 'audio/wav', sizeBytes: file.length, fileName: 'a.wav', uploadExpiresAt: Date.now() + 60_000, ...(keyId && { keyId }) },
+      upload: {
+        contentType: 'audio/wav',
+        sizeBytes: file.length,
+        fileName: 'a.wav',
+        uploadExpiresAt: Date.now() + 60_000,
+        ...(keyId && { keyId }),
+      },
     },
     { inFlightLimit: 10_000 },
   );
@@ -111,7 +122,9 @@ async function uploadedJob({ jobs, run, file }: Pick<ReturnType<typeof runner>, 
 }
 
 async function row(id: string) {
-  const { Item } = await documentClient().send(new GetCommand({ TableName: tables.reporting, Key: { pk: rowKey(tenant, 'voc', `rec-${id}`) } }));
+  const { Item } = await documentClient().send(
+    new GetCommand({ TableName: tables.reporting, Key: { pk: rowKey(tenant, 'voc', `rec-${id}`) } }),
+  );
   return Item ? (JSON.parse(String(Item.row)) as Record<string, unknown>) : undefined;
 }
 
@@ -123,7 +136,11 @@ describe('the analysis a recording gets, chosen before any is submitted', () => 
     const stereo = runner(collect, tinyWav(1, { channels: 2 }));
     const stereoId = await uploadedJob(stereo);
     expect(stereo.started.map((request) => request.kind)).toEqual(['call-analytics']);
-    expect(await stereo.jobs.get(tenant, stereoId)).toMatchObject({ status: 'started', analysis: 'call-analytics', upload: { audioSeconds: 1, analysisSubmittedAt: expect.any(Number) } });
+    expect(await stereo.jobs.get(tenant, stereoId)).toMatchObject({
+      status: 'started',
+      analysis: 'call-analytics',
+      upload: { audioSeconds: 1, analysisSubmittedAt: expect.any(Number) },
+    });
     const mono = runner(collect);
     const monoId = await uploadedJob(mono);
     expect(mono.started.map((request) => request.kind)).toEqual(['transcription']);
@@ -135,11 +152,16 @@ describe('the analysis a recording gets, chosen before any is submitted', () => 
     const surround = runner(collect, tinyWav(1, { channels: 3 }));
     const surroundId = await uploadedJob(surround);
     expect(surround.started).toEqual([]);
-    expect(await surround.jobs.get(tenant, surroundId)).toMatchObject({ status: 'failed', failureReason: expect.stringContaining('The recording has 3 channels; the analysis takes mono audio') });
+    expect(await surround.jobs.get(tenant, surroundId)).toMatchObject({
+      status: 'failed',
+      failureReason: expect.stringContaining('The recording has 3 channels; the analysis takes mono audio'),
+    });
     const muffled = runner(collect, tinyWav(1, { sampleRate: 4000 }));
     const muffledId = await uploadedJob(muffled);
     expect(muffled.started).toEqual([]);
-    expect((await muffled.jobs.get(tenant, muffledId))?.failureReason).toBe('The recording is sampled at 4000 Hz; the analysis takes 8000 to 48000 Hz. Resample it and upload it again.');
+    expect((await muffled.jobs.get(tenant, muffledId))?.failureReason).toBe(
+      'The recording is sampled at 4000 Hz; the analysis takes 8000 to 48000 Hz. Resample it and upload it again.',
+    );
   });
 });
 
@@ -148,7 +170,10 @@ describe('the analysis that reports back (Amazon Transcribe)', () => {
     const asked: unknown[][] = [];
     const setup = runner(async (...args) => {
       asked.push(args);
-      return { kind: 'done', fields: { Duration: 42.46, Summary: 'Cancelled, then kept with a discount.', Media: 'voice' } };
+      return {
+        kind: 'done',
+        fields: { Duration: 42.46, Summary: 'Cancelled, then kept with a discount.', Media: 'voice' },
+      };
     });
     const id = await uploadedJob(setup);
     expect(setup.started.map((request) => request.jobId)).toEqual([id]);
@@ -156,7 +181,13 @@ describe('the analysis that reports back (Amazon Transcribe)', () => {
     await setup.run.onAnalysisStateChanged('tr-1', 'transcription', ended(id));
     expect(asked).toEqual([[tenant, id, 'transcription', 1]]);
     expect(await setup.jobs.get(tenant, id)).toMatchObject({ status: 'completed', analysis: 'transcription' });
-    expect(await row(id)).toMatchObject({ ID: `rec-${id}`, TenantID: tenant, Duration: 42.46, Summary: 'Cancelled, then kept with a discount.', SourceSystem: 'cxm-upload' });
+    expect(await row(id)).toMatchObject({
+      ID: `rec-${id}`,
+      TenantID: tenant,
+      Duration: 42.46,
+      Summary: 'Cancelled, then kept with a discount.',
+      SourceSystem: 'cxm-upload',
+    });
     await setup.run.onAnalysisStateChanged('tr-1', 'transcription', ended(id));
     expect((await setup.jobs.get(tenant, id))?.status).toBe('completed');
   });
@@ -165,7 +196,10 @@ describe('the analysis that reports back (Amazon Transcribe)', () => {
     const setup = runner(async () => ({ kind: 'failed', reason: 'The analysis failed: no speech found.' }));
     const id = await uploadedJob(setup);
     await setup.run.onAnalysisStateChanged('tr-2', 'transcription', ended(id));
-    expect(await setup.jobs.get(tenant, id)).toMatchObject({ status: 'failed', failureReason: 'The analysis failed: no speech found.' });
+    expect(await setup.jobs.get(tenant, id)).toMatchObject({
+      status: 'failed',
+      failureReason: 'The analysis failed: no speech found.',
+    });
     expect(await row(id)).toBeUndefined();
   });
 
@@ -175,7 +209,10 @@ describe('the analysis that reports back (Amazon Transcribe)', () => {
     await expect(setup.run.onAnalysisStateChanged('tr-3', 'transcription', ended(id))).rejects.toThrow('slow down');
     await expect(setup.run.onAnalysisStateChanged('tr-3', 'transcription', ended(id))).rejects.toThrow('slow down');
     await setup.run.onAnalysisStateChanged('tr-3', 'transcription', ended(id));
-    expect(await setup.jobs.get(tenant, id)).toMatchObject({ status: 'failed', failureReason: expect.stringMatching(/^Processing failed after 3 attempts \(ThrottlingException\)/) });
+    expect(await setup.jobs.get(tenant, id)).toMatchObject({
+      status: 'failed',
+      failureReason: expect.stringMatching(/^Processing failed after 3 attempts \(ThrottlingException\)/),
+    });
   });
 
   it("ignores another stage's or a foreign job name", async () => {
@@ -190,7 +227,9 @@ describe('the analysis that reports back (Amazon Transcribe)', () => {
     let runnerJobs: ReturnType<typeof runner>['jobs'] | undefined;
     const setup = runner(async (tenantId, jobId) => {
       // The job is failed elsewhere while the analysis result is being turned into a row.
-      await runnerJobs!.finish(tenantId, (await runnerJobs!.get(tenantId, jobId))!, 'failed', { reason: 'Processing did not finish within 120 minutes of the upload, retries included.' });
+      await runnerJobs!.finish(tenantId, (await runnerJobs!.get(tenantId, jobId))!, 'failed', {
+        reason: 'Processing did not finish within 120 minutes of the upload, retries included.',
+      });
       return { kind: 'done', fields: { Duration: 1 } };
     });
     runnerJobs = setup.jobs;
@@ -204,15 +243,27 @@ describe('the analysis that reports back (Amazon Transcribe)', () => {
 describe('the key that created the upload', () => {
   it('revoked before the file arrived: the file is refused, saying which key and when; still active: the job goes on', async () => {
     const keys = createKeysStore(documentClient(), tables.keys);
-    const revoked = await issueKey(keys, { tenants: [tenant], scopes: ['voc:*'], name: 'test' }, { tagSecret: TEST_KEY_TAG_SECRET });
+    const revoked = await issueKey(
+      keys,
+      { tenants: [tenant], scopes: ['voc:*'], name: 'test' },
+      { tagSecret: TEST_KEY_TAG_SECRET },
+    );
     await revokeKey(keys, revoked.stored.keyId, new Date(Date.now() - 1000));
-    const active = await issueKey(keys, { tenants: [tenant], scopes: ['voc:*'], name: 'test' }, { tagSecret: TEST_KEY_TAG_SECRET });
+    const active = await issueKey(
+      keys,
+      { tenants: [tenant], scopes: ['voc:*'], name: 'test' },
+      { tagSecret: TEST_KEY_TAG_SECRET },
+    );
     const setup = runner(async () => ({ kind: 'pending' }));
     const refused = await uploadedJob(setup, revoked.stored.keyId);
     expect(setup.started).toEqual([]);
     expect(await setup.jobs.get(tenant, refused)).toMatchObject({
       status: 'failed',
-      failureReason: expect.stringMatching(new RegExp(`^The API key ${revoked.stored.keyId} that created this upload was revoked at .*, before its file arrived, so the file is refused\\.`)),
+      failureReason: expect.stringMatching(
+        new RegExp(
+          `^The API key ${revoked.stored.keyId} that created this upload was revoked at .*, before its file arrived, so the file is refused\\.`,
+        ),
+      ),
     });
     const accepted = await uploadedJob(setup, active.stored.keyId);
     expect(setup.started.map((request) => request.jobId)).toEqual([accepted]);
@@ -224,14 +275,18 @@ describe('the longest recording', () => {
     const setup = runner(() => Promise.reject(new Error('not asked')), tinyWav(3), 2);
     const id = await uploadedJob(setup);
     expect(setup.started).toEqual([]);
-    expect((await setup.jobs.get(tenant, id))?.failureReason).toBe('The recording lasts 3 seconds; this API analyses recordings of at most 2 seconds. Split it and upload the parts.');
+    expect((await setup.jobs.get(tenant, id))?.failureReason).toBe(
+      'The recording lasts 3 seconds; this API analyses recordings of at most 2 seconds. Split it and upload the parts.',
+    );
   });
 });
 
 describe('the sweep: an analysis whose state change never came', () => {
   /** The sweep's view: which of this file's jobs are listed as under way. */
   const listed = async (setup: ReturnType<typeof runner>, ids: string[]) =>
-    (await setup.jobs.openJobs(Date.now() + 1, 100_000)).filter((job) => job.tenantId === tenant && ids.includes(job.jobId)).map((job) => job.jobId);
+    (await setup.jobs.openJobs(Date.now() + 1, 100_000))
+      .filter((job) => job.tenantId === tenant && ids.includes(job.jobId))
+      .map((job) => job.jobId);
 
   it('is collected and completed as its event would have; a finished job leaves the list', async () => {
     const setup = runner(async () => ({ kind: 'done', fields: { Duration: 1, Media: 'voice' } }));
@@ -250,7 +305,10 @@ describe('the sweep: an analysis whose state change never came', () => {
     expect((await setup.jobs.get(tenant, id))?.status).toBe('started');
     expect(await listed(setup, [id])).toEqual([id]);
     await setup.run.sweepJobs(Date.now() + WINDOW_MS + 60_000);
-    expect(await setup.jobs.get(tenant, id)).toMatchObject({ status: 'failed', failureReason: 'The analysis did not finish within 120 minutes of the upload. Create a new upload to try again.' });
+    expect(await setup.jobs.get(tenant, id)).toMatchObject({
+      status: 'failed',
+      failureReason: 'The analysis did not finish within 120 minutes of the upload. Create a new upload to try again.',
+    });
     expect(await listed(setup, [id])).toEqual([]);
   });
 
@@ -273,7 +331,10 @@ describe('the sweep: an analysis whose state change never came', () => {
     await setup.run.sweepJobs(Date.now() + 1);
     expect((await setup.jobs.get(tenant, id))?.status).toBe('started');
     await setup.run.sweepJobs(Date.now() + 60_001);
-    expect(await setup.jobs.get(tenant, id)).toMatchObject({ status: 'failed', failureReason: expect.stringMatching(/^The recording was not uploaded before its upload URL expired/) });
+    expect(await setup.jobs.get(tenant, id)).toMatchObject({
+      status: 'failed',
+      failureReason: expect.stringMatching(/^The recording was not uploaded before its upload URL expired/),
+    });
     expect(await setup.jobs.inFlight(tenant)).toBe(before - 1);
   });
 
@@ -310,7 +371,14 @@ describe('a local data folder from before the index of open jobs', () => {
     const id = newUlid(Date.now());
     await jobs.create(
       tenant,
-      { id, status: 'started', started: Date.now(), file: 'f', recordingId: `rec-${id}`, upload: { contentType: 'audio/wav', sizeBytes: 1, fileName: 'a', uploadExpiresAt: Date.now() } },
+      {
+        id,
+        status: 'started',
+        started: Date.now(),
+        file: 'f',
+        recordingId: `rec-${id}`,
+        upload: { contentType: 'audio/wav', sizeBytes: 1, fileName: 'a', uploadExpiresAt: Date.now() },
+      },
       { inFlightLimit: 1 },
     );
     expect(await jobs.openJobs(Date.now() + 1, 10)).toEqual([{ tenantId: tenant, jobId: id }]);

@@ -45,7 +45,10 @@ afterAll(() => proxy?.close());
 function rowsAt(tenantId: string, ids: string[], seed: number): ShapedRow[] {
   return ids.map((id, index) => {
     const n = (index * 7919 + seed * 104_729) % 1_000_003;
-    const datetime = index % 5 === 0 ? START + 400 * DAY + (n % 50) * 60_000 : START + (n % (3 * 365)) * DAY + (n % 24) * HOUR + (n % 3_600) * 1000;
+    const datetime =
+      index % 5 === 0
+        ? START + 400 * DAY + (n % 50) * 60_000
+        : START + (n % (3 * 365)) * DAY + (n % 24) * HOUR + (n % 3_600) * 1000;
     return shapeRow('assistant', tenantId, { ID: id, Datetime: datetime });
   });
 }
@@ -60,7 +63,11 @@ async function countedRows(tenantId: string, from: number, to: number): Promise<
         TableName: tables.rows,
         IndexName: tableSpecs.reporting.indexes[0]!.name,
         KeyConditionExpression: 'gpk = :gpk AND gsk BETWEEN :from AND :to',
-        ExpressionAttributeValues: { ':gpk': listKey(tenantId, 'assistant'), ':from': timeKey(from), ':to': timeKey(to) },
+        ExpressionAttributeValues: {
+          ':gpk': listKey(tenantId, 'assistant'),
+          ':from': timeKey(from),
+          ':to': timeKey(to),
+        },
         Select: 'COUNT',
         ExclusiveStartKey: startKey,
       }),
@@ -92,8 +99,17 @@ function windows(): Array<[number, number]> {
 async function expectExactTotals(tenantId: string): Promise<void> {
   const index = createDynamoReportingIndex(documentClient(), tables);
   for (const [from, to] of windows()) {
-    const page = await index.page({ tenantId, kind: 'assistant', window: { from, to }, limit: 1, withTotal: true, maxBytes: 1_000_000 });
-    expect(page.total, `window ${new Date(from).toISOString()} - ${new Date(to).toISOString()}`).toBe(await countedRows(tenantId, from, to));
+    const page = await index.page({
+      tenantId,
+      kind: 'assistant',
+      window: { from, to },
+      limit: 1,
+      withTotal: true,
+      maxBytes: 1_000_000,
+    });
+    expect(page.total, `window ${new Date(from).toISOString()} - ${new Date(to).toISOString()}`).toBe(
+      await countedRows(tenantId, from, to),
+    );
   }
 }
 
@@ -103,7 +119,12 @@ async function countItems(tenantId: string): Promise<Map<string, number>> {
   let startKey: Record<string, unknown> | undefined;
   do {
     const page = await documentClient().send(
-      new QueryCommand({ TableName: tables.counts, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': listKey(tenantId, 'assistant') }, ExclusiveStartKey: startKey }),
+      new QueryCommand({
+        TableName: tables.counts,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': listKey(tenantId, 'assistant') },
+        ExclusiveStartKey: startKey,
+      }),
     );
     for (const item of page.Items ?? []) if (Number(item.rows) !== 0) found.set(String(item.sk), Number(item.rows));
     startKey = page.LastEvaluatedKey;
@@ -111,7 +132,8 @@ async function countItems(tenantId: string): Promise<Map<string, number>> {
   return found;
 }
 
-const ids = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}-${String(i).padStart(4, '0')}`);
+const ids = (prefix: string, n: number) =>
+  Array.from({ length: n }, (_, i) => `${prefix}-${String(i).padStart(4, '0')}`);
 
 describe('maintained reporting counts', () => {
   it('stay exact through an import, a re-import that moves rows in time, and deletes (absent ids too)', async () => {
@@ -132,18 +154,28 @@ describe('maintained reporting counts', () => {
     const tenantId = uniqueTenant('counts');
     const store = createReportingRowsStore(documentClient(), tables);
     const shared = ids('c', 80);
-    await Promise.all([1, 2, 3, 4].map((seed) => store.putRows(tenantId, 'assistant', rowsAt(tenantId, seed % 2 ? shared : [...shared].reverse(), seed))));
+    await Promise.all(
+      [1, 2, 3, 4].map((seed) =>
+        store.putRows(tenantId, 'assistant', rowsAt(tenantId, seed % 2 ? shared : [...shared].reverse(), seed)),
+      ),
+    );
     expect(await countedRows(tenantId, 0, 4_000_000_000_000)).toBe(80);
     await expectExactTotals(tenantId);
   });
 
   it('stay exact when an import whose answers were lost after the commit is run again', async () => {
     const tenantId = uniqueTenant('counts');
-    const viaProxy = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint: proxy.url, region: LOCAL_REGION, credentials: inject('dynamo').credentials }));
+    const viaProxy = DynamoDBDocumentClient.from(
+      new DynamoDBClient({ endpoint: proxy.url, region: LOCAL_REGION, credentials: inject('dynamo').credentials }),
+    );
     const rows = rowsAt(tenantId, ids('l', 60), 3);
     // Every attempt of the SDK loses its answer: the first commits, its retries (same
     // ClientRequestToken) are no-ops, and the import fails, as `cxm import` then says.
-    const lost = proxy.inject({ operation: 'TransactWriteItems', bodyContains: tenantId, fault: 'InternalServerErrorAfterCommit' });
+    const lost = proxy.inject({
+      operation: 'TransactWriteItems',
+      bodyContains: tenantId,
+      fault: 'InternalServerErrorAfterCommit',
+    });
     await expect(createReportingRowsStore(viaProxy, tables).putRows(tenantId, 'assistant', rows)).rejects.toThrow();
     lost.remove();
     expect(await countedRows(tenantId, 0, 4_000_000_000_000)).toBeGreaterThan(0);
@@ -176,11 +208,26 @@ describe('maintained reporting counts', () => {
     const rows = rowsAt(tenantId, ids('u', 50), 6);
     // Written as the store wrote rows before counts existed: a plain BatchWrite.
     for (let i = 0; i < rows.length; i += 25) {
-      await documentClient().send(new BatchWriteCommand({ RequestItems: { [rowsTable]: rows.slice(i, i + 25).map((row) => ({ PutRequest: { Item: reportingItem(tenantId, 'assistant', row) } })) } }));
+      await documentClient().send(
+        new BatchWriteCommand({
+          RequestItems: {
+            [rowsTable]: rows
+              .slice(i, i + 25)
+              .map((row) => ({ PutRequest: { Item: reportingItem(tenantId, 'assistant', row) } })),
+          },
+        }),
+      );
     }
     const names = await createTables(store, stage);
     const index = createDynamoReportingIndex(documentClient(), { rows: rowsTable, counts: names.reportingCounts! });
-    const page = await index.page({ tenantId, kind: 'assistant', window: { from: 0, to: 4_000_000_000_000 }, limit: 1, withTotal: true, maxBytes: 1_000_000 });
+    const page = await index.page({
+      tenantId,
+      kind: 'assistant',
+      window: { from: 0, to: 4_000_000_000_000 },
+      limit: 1,
+      withTotal: true,
+      maxBytes: 1_000_000,
+    });
     expect(page.total).toBe(50);
     raw.destroy();
   });
@@ -189,15 +236,42 @@ describe('maintained reporting counts', () => {
     const { endpoint, credentials, tables: all } = inject('dynamo');
     const home = mkdtempSync(join(tmpdir(), 'cxm-recount-'));
     writeLocalState(
-      { apiUrl: 'http://127.0.0.1:9', dynamodbEndpoint: endpoint, dynamodbCredentials: credentials, region: LOCAL_REGION, stage: 'test', tables: all, demo: null, pid: process.pid },
+      {
+        apiUrl: 'http://127.0.0.1:9',
+        dynamodbEndpoint: endpoint,
+        dynamodbCredentials: credentials,
+        region: LOCAL_REGION,
+        stage: 'test',
+        tables: all,
+        demo: null,
+        pid: process.pid,
+      },
       home,
     );
     const tenantId = uniqueTenant('counts');
     const rows = rowsAt(tenantId, ids('w', 30), 7);
-    await documentClient().send(new BatchWriteCommand({ RequestItems: { [tables.rows]: rows.slice(0, 25).map((row) => ({ PutRequest: { Item: reportingItem(tenantId, 'assistant', row) } })) } }));
+    await documentClient().send(
+      new BatchWriteCommand({
+        RequestItems: {
+          [tables.rows]: rows
+            .slice(0, 25)
+            .map((row) => ({ PutRequest: { Item: reportingItem(tenantId, 'assistant', row) } })),
+        },
+      }),
+    );
     await createReportingRowsStore(documentClient(), tables).putRows(tenantId, 'assistant', rows.slice(25));
     const everything = { from: 0, to: 4_000_000_000_000 };
-    const total = async () => (await createDynamoReportingIndex(documentClient(), tables).page({ tenantId, kind: 'assistant', window: everything, limit: 1, withTotal: true, maxBytes: 1e6 })).total;
+    const total = async () =>
+      (
+        await createDynamoReportingIndex(documentClient(), tables).page({
+          tenantId,
+          kind: 'assistant',
+          window: everything,
+          limit: 1,
+          withTotal: true,
+          maxBytes: 1e6,
+        })
+      ).total;
     expect(await total()).toBe(5);
     const result = await cxm(['reporting', 'recount', '--tenant', tenantId], { CXM_HOME: home });
     expect(result.stdout).toMatch(/^Recounted 30 reporting rows in 1 lists on the local stack/);

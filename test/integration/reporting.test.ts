@@ -15,7 +15,10 @@ const now = Date.now();
 const HOUR = 3_600_000;
 
 /** 25 assistant rows an hour apart within the last day (two share a Datetime), plus rows outside it. */
-const inDay = Array.from({ length: 25 }, (_, i) => ({ ID: `a-${String(24 - i).padStart(2, '0')}`, Datetime: now - (i + 1) * 50 * 60_000 }));
+const inDay = Array.from({ length: 25 }, (_, i) => ({
+  ID: `a-${String(24 - i).padStart(2, '0')}`,
+  Datetime: now - (i + 1) * 50 * 60_000,
+}));
 inDay[1]!.Datetime = inDay[0]!.Datetime;
 const outside = [
   { ID: 'a-old', Datetime: now - 2 * 86_400_000 },
@@ -39,7 +42,13 @@ beforeAll(async () => {
     [...inDay, ...outside].map((row) => shapeRow('assistant', tenant, { ...row, BotName: 'Helper', Duration: 42 })),
   );
   await api.reportingRows.putRows(tenant, 'voc', [
-    shapeRow('voc', tenant, { ID: 'v-1', Datetime: `${new Date(now - HOUR + 2 * HOUR).toISOString().slice(0, 19)}+02:00`, CSat: 4, Problems: [{ name: 'hold' }], KPIs: [] }),
+    shapeRow('voc', tenant, {
+      ID: 'v-1',
+      Datetime: `${new Date(now - HOUR + 2 * HOUR).toISOString().slice(0, 19)}+02:00`,
+      CSat: 4,
+      Problems: [{ name: 'hold' }],
+      KPIs: [],
+    }),
   ]);
   // The same ids in another tenant: never visible here.
   await api.reportingRows.putRows(
@@ -56,7 +65,14 @@ describe('the list envelope and rows', () => {
     expect(status).toBe(200);
     expect(validatorFor('AssistantReportList')(body)).toBe(true);
     expect(body.total).toBe(25);
-    expect(body.data[0]).toMatchObject({ TenantID: tenant, BotName: 'Helper', Duration: 42, Escalated: null, 'Handoff Reason': null, 'Contact Name': null });
+    expect(body.data[0]).toMatchObject({
+      TenantID: tenant,
+      BotName: 'Helper',
+      Duration: 42,
+      Escalated: null,
+      'Handoff Reason': null,
+      'Contact Name': null,
+    });
     expect(Object.keys(body.data[0]!)).toHaveLength(31);
     expect(body.data[0]!.DatetimeUTC).toBe(new Date(body.data[0]!.Datetime as number).toISOString());
   });
@@ -77,7 +93,9 @@ describe('windows', () => {
   const ids = async (query: string) => (await getList(assistantPath(query))).body.data.map((row) => row.ID);
 
   it('defaults to the last day, ordered by Datetime then ID', async () => {
-    const expected = [...inDay].sort((a, b) => a.Datetime - b.Datetime || a.ID.localeCompare(b.ID)).map((row) => row.ID);
+    const expected = [...inDay]
+      .sort((a, b) => a.Datetime - b.Datetime || a.ID.localeCompare(b.ID))
+      .map((row) => row.ID);
     expect(await ids('')).toEqual(expected);
     expect(expected.indexOf('a-23')).toBe(expected.indexOf('a-24') - 1);
   });
@@ -88,7 +106,10 @@ describe('windows', () => {
     const first = inDay[24]!;
     const second = inDay[23]!;
     expect(await ids(`?from=${first.Datetime}&to=${second.Datetime}`)).toEqual([first.ID]);
-    expect(await ids(`?from=${new Date(first.Datetime).toISOString()}&to=${second.Datetime + 1}`)).toEqual([first.ID, second.ID]);
+    expect(await ids(`?from=${new Date(first.Datetime).toISOString()}&to=${second.Datetime + 1}`)).toEqual([
+      first.ID,
+      second.ID,
+    ]);
     expect(await ids(`?from=${now - 3 * 86_400_000}&to=${now + 2 * HOUR}`)).toContain('a-future');
   });
 
@@ -171,7 +192,13 @@ describe('cursors over time and failures', () => {
   it('refuses a cursor older than 24 hours (signed by us, only old)', async () => {
     const { body } = await getList(assistantPath('?limit=1'));
     const old = encodeReportCursor(
-      { tenantId: tenant, kind: 'assistant', window: { from: now - 86_400_000, to: now }, after: [now - HOUR, 'a-01'], total: 25 },
+      {
+        tenantId: tenant,
+        kind: 'assistant',
+        window: { from: now - 86_400_000, to: now },
+        after: [now - HOUR, 'a-01'],
+        total: 25,
+      },
       cursorKey(process.env.CXM_CURSOR_SECRET!),
       Date.now() - 24 * HOUR - 1000,
     );
@@ -185,7 +212,12 @@ describe('cursors over time and failures', () => {
     // The test stage runs with a current and a previous key, as a stage does after one rotation
     // (bundles: AWSCURRENT and AWSPREVIOUS of the Secrets Manager secret).
     const { body: first } = await getList(assistantPath('?limit=5'));
-    const served = decodeReportCursor(first.cursor.next!, { tenantId: tenant, kind: 'assistant' }, [cursorKey(process.env.CXM_CURSOR_SECRET!)], Date.now());
+    const served = decodeReportCursor(
+      first.cursor.next!,
+      { tenantId: tenant, kind: 'assistant' },
+      [cursorKey(process.env.CXM_CURSOR_SECRET!)],
+      Date.now(),
+    );
     if (!served.ok) throw new Error(`the first page's cursor does not decode: ${served.reason}`);
     const { state } = served;
     const ofPrevious = encodeReportCursor(state, cursorKey(process.env.CXM_CURSOR_SECRET_PREVIOUS!), Date.now());
@@ -196,40 +228,55 @@ describe('cursors over time and failures', () => {
     const ofRetired = encodeReportCursor(state, cursorKey('a-key-retired-two-rotations-ago-0123456789'), Date.now());
     const refused = await api.call('GET', assistantPath(`?cursor=${ofRetired}`), key);
     expect(refused.status).toBe(400);
-    expect(refused.json).toEqual({ code: expect.any(String), message: expect.stringMatching(/no longer accepts.*start again without a cursor/) });
+    expect(refused.json).toEqual({
+      code: expect.any(String),
+      message: expect.stringMatching(/no longer accepts.*start again without a cursor/),
+    });
   });
 
   // Hooks the functions' own DynamoDB client, which only the in-process sources share with the
   // test; test/integration/store-faults.test.ts injects store faults over HTTP in both runtimes.
-  it.skipIf(inBundleRuntime)('answers 503 Unavailable with Retry-After when the reporting backend fails, and keeps serving', async () => {
-    const client = documentClient();
-    const name = 'fail-reporting-queries';
-    client.middlewareStack.add(
-      (next, context) => async (args) => {
-        if (context.commandName === 'QueryCommand' && JSON.stringify(args.input).includes(api.tables.reporting)) {
-          throw Object.assign(new Error('Throughput exceeds the current capacity'), { name: 'ThrottlingException', $metadata: { httpStatusCode: 400 } });
-        }
-        return next(args);
-      },
-      { step: 'initialize', name },
-    );
-    try {
-      const response = await api.call('GET', assistantPath(), key);
-      expect(response.status).toBe(503);
-      expect(response.json).toEqual({ code: 'Unavailable', message: expect.any(String) });
-      expect(Number(response.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-    } finally {
-      client.middlewareStack.remove(name);
-    }
-    expect((await api.call('GET', assistantPath(), key)).status).toBe(200);
-  });
+  it.skipIf(inBundleRuntime)(
+    'answers 503 Unavailable with Retry-After when the reporting backend fails, and keeps serving',
+    async () => {
+      const client = documentClient();
+      const name = 'fail-reporting-queries';
+      client.middlewareStack.add(
+        (next, context) => async (args) => {
+          if (context.commandName === 'QueryCommand' && JSON.stringify(args.input).includes(api.tables.reporting)) {
+            throw Object.assign(new Error('Throughput exceeds the current capacity'), {
+              name: 'ThrottlingException',
+              $metadata: { httpStatusCode: 400 },
+            });
+          }
+          return next(args);
+        },
+        { step: 'initialize', name },
+      );
+      try {
+        const response = await api.call('GET', assistantPath(), key);
+        expect(response.status).toBe(503);
+        expect(response.json).toEqual({ code: 'Unavailable', message: expect.any(String) });
+        expect(Number(response.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      } finally {
+        client.middlewareStack.remove(name);
+      }
+      expect((await api.call('GET', assistantPath(), key)).status).toBe(200);
+    },
+  );
 
   it('stops a page before its body passes 5 MB as Lambda sends it; the cursor continues without gap or repeat', async () => {
     const t = uniqueTenant('big');
     const { key: k } = await api.createKey([t], ['reporting:*']);
     // 30 rows of ~200 KB of quotes: ~400 KB each once escaped in the Lambda envelope, 12 MB in all.
     const summary = '"'.repeat(100_000);
-    const rows = Array.from({ length: 30 }, (_, i) => shapeRow('assistant', t, { ID: `big-${String(i).padStart(2, '0')}`, Datetime: now - (i + 1) * 60_000, Summary: summary }));
+    const rows = Array.from({ length: 30 }, (_, i) =>
+      shapeRow('assistant', t, {
+        ID: `big-${String(i).padStart(2, '0')}`,
+        Datetime: now - (i + 1) * 60_000,
+        Summary: summary,
+      }),
+    );
     await api.reportingRows.putRows(t, 'assistant', rows);
     const seen: unknown[] = [];
     let query = '?limit=5000';

@@ -39,20 +39,34 @@ afterAll(async () => {
 describe('the lists on OpenSearch', () => {
   it("query the kind's read alias, routed by tenant, with the tenant filter, and answer its rows", async () => {
     const shaped = shapeRow('assistant', tenant, { ID: 'a-1', Datetime: Date.now() - 60_000, BotName: 'Helper' });
-    stub.script(searchAnswer(`${PREFIX}-assistant-read`, [{ id: `${tenant}#assistant#a-1`, row: JSON.stringify(shaped.row), sort: [shaped.datetimeMs, 'a-1'] }], 1));
+    stub.script(
+      searchAnswer(
+        `${PREFIX}-assistant-read`,
+        [{ id: `${tenant}#assistant#a-1`, row: JSON.stringify(shaped.row), sort: [shaped.datetimeMs, 'a-1'] }],
+        1,
+      ),
+    );
     const before = stub.requests.length;
     const response = await api.call('GET', listPath('assistant'), key);
     expect(response.status).toBe(200);
     expect(response.json).toMatchObject({ total: 1, cursor: {}, data: [{ ID: 'a-1', BotName: 'Helper' }] });
     const [request] = stub.requests.slice(before);
-    expect(request).toMatchObject({ method: 'POST', path: `/${PREFIX}-assistant-read/_search`, query: { routing: tenant, allow_partial_search_results: 'false' } });
+    expect(request).toMatchObject({
+      method: 'POST',
+      path: `/${PREFIX}-assistant-read/_search`,
+      query: { routing: tenant, allow_partial_search_results: 'false' },
+    });
     expect(JSON.stringify(request!.json)).toContain(JSON.stringify({ term: { tenantId: tenant } }));
   });
 
   // [failure, what the cluster answers, how many requests the client makes (it retries connection
   // errors, timeouts and 502/503/504 once; never a 429, which asks it to slow down)]
   it.each<[string, StubAnswer[], number]>([
-    ['500 from the cluster', [{ statusCode: 500, body: { error: { type: 'exception', reason: 'boom' }, status: 500 } }], 1],
+    [
+      '500 from the cluster',
+      [{ statusCode: 500, body: { error: { type: 'exception', reason: 'boom' }, status: 500 } }],
+      1,
+    ],
     ['503 all shards failed, twice', [allShardsFailed, allShardsFailed], 2],
     ['429 search rejected', [searchRejected], 1],
     ['connection reset, twice', ['reset', 'reset'], 2],

@@ -39,14 +39,25 @@ const committedDocuments = new Map<string, unknown>();
 const pkText = (id: string) => `"${tenant}#${id}"`;
 const docKeyText = (docId: string) => `"${docId}"`;
 
-async function postNote(conversation: string, body: string, gateway = warmGateway, headers: Record<string, string> = {}): Promise<ApiAnswer> {
+async function postNote(
+  conversation: string,
+  body: string,
+  gateway = warmGateway,
+  headers: Record<string, string> = {},
+): Promise<ApiAnswer> {
   const answer = await callApi(gateway.url, 'POST', notePath(tenant, conversation), key, { body }, headers);
   // A replay is the record of a note already counted, not another one.
-  if (answer.status === 201 && !answer.headers.has('idempotent-replayed')) committedNotes.set(conversation, [...(committedNotes.get(conversation) ?? []), { id: noteId(answer), body }]);
+  if (answer.status === 201 && !answer.headers.has('idempotent-replayed'))
+    committedNotes.set(conversation, [...(committedNotes.get(conversation) ?? []), { id: noteId(answer), body }]);
   return answer;
 }
 
-async function writeDocument(method: 'POST' | 'PUT', docId: string, body: Record<string, unknown>, headers: Record<string, string> = {}): Promise<ApiAnswer> {
+async function writeDocument(
+  method: 'POST' | 'PUT',
+  docId: string,
+  body: Record<string, unknown>,
+  headers: Record<string, string> = {},
+): Promise<ApiAnswer> {
   const answer = await callApi(warmGateway.url, method, documentPath(tenant, 'users', docId), key, body, headers);
   if (answer.status < 300) committedDocuments.set(docId, answer.json);
   return answer;
@@ -55,7 +66,9 @@ async function writeDocument(method: 'POST' | 'PUT', docId: string, body: Record
 const getDocument = (docId: string) => callApi(warmGateway.url, 'GET', documentPath(tenant, 'users', docId), key);
 
 async function storedNotes(conversation: string) {
-  return (await direct.conversations.listNotes(tenant, conversation)).map(({ id, body }) => ({ id, body })).sort((a, b) => a.id.localeCompare(b.id));
+  return (await direct.conversations.listNotes(tenant, conversation))
+    .map(({ id, body }) => ({ id, body }))
+    .sort((a, b) => a.id.localeCompare(b.id));
 }
 
 async function storedDocument(docId: string): Promise<unknown> {
@@ -72,12 +85,24 @@ function expectUnavailable(answer: ApiAnswer, message: string): void {
 beforeAll(async () => {
   const { endpoint, credentials, tables } = inject('dynamo');
   proxy = await startDynamoFaultProxy(endpoint);
-  [coldGateway, warmGateway] = (await serveGatewaysOver({ endpoint: proxy.url, credentials }, tables, [0, 600])) as [BoundGateway, BoundGateway];
+  [coldGateway, warmGateway] = (await serveGatewaysOver({ endpoint: proxy.url, credentials }, tables, [0, 600])) as [
+    BoundGateway,
+    BoundGateway,
+  ];
   // The attempts the functions' client makes (the SDK's default for DynamoDB, or AWS_MAX_ATTEMPTS).
   sdkMaxAttempts = await documentClient().config.maxAttempts();
   direct = directStores({ endpoint, credentials }, tables);
   ({ key, keyHash } = await direct.createKey([tenant], ['cxm:conversations.write', 'provisioning:*']));
-  for (const id of ['absorbed', 'persistent', 'conflict-brief', 'conflict-persistent', 'lost-answer', 'lost-keyed', 'authorizer', 'round-trips']) {
+  for (const id of [
+    'absorbed',
+    'persistent',
+    'conflict-brief',
+    'conflict-persistent',
+    'lost-answer',
+    'lost-keyed',
+    'authorizer',
+    'round-trips',
+  ]) {
     await direct.addConversation(tenant, id);
   }
   // Warm the cache of the warm gateway: from here its requests reach the functions directly.
@@ -104,16 +129,29 @@ describe('throttling and server errors below the SDK', () => {
     } = await proxy.during(
       [
         { operation: 'TransactWriteItems', bodyContains: pkText('absorbed'), fault: 'ThrottlingException', times },
-        { operation: 'UpdateItem', bodyContains: docKeyText('replace-absorbed'), fault: 'ProvisionedThroughputExceededException', times },
+        {
+          operation: 'UpdateItem',
+          bodyContains: docKeyText('replace-absorbed'),
+          fault: 'ProvisionedThroughputExceededException',
+          times,
+        },
         { operation: 'GetItem', bodyContains: docKeyText('read-absorbed'), fault: 'InternalServerError', times },
       ],
-      () => Promise.all([postNote('absorbed', 'throttled then stored'), writeDocument('POST', 'replace-absorbed', { name: 'Ada' }), getDocument('read-absorbed')]),
+      () =>
+        Promise.all([
+          postNote('absorbed', 'throttled then stored'),
+          writeDocument('POST', 'replace-absorbed', { name: 'Ada' }),
+          getDocument('read-absorbed'),
+        ]),
     );
     expect(note.status).toBe(201);
     expect(replaced.status).toBe(201);
     expect(read).toMatchObject({ status: 200, json: { seeded: true } });
-    for (const fault of faults) expect({ faulted: fault.faulted, matched: fault.matched }).toEqual({ faulted: times, matched: sdkMaxAttempts });
-    expect(await storedNotes('absorbed')).toEqual(committedNotes.get('absorbed')!.sort((a, b) => a.id.localeCompare(b.id)));
+    for (const fault of faults)
+      expect({ faulted: fault.faulted, matched: fault.matched }).toEqual({ faulted: times, matched: sdkMaxAttempts });
+    expect(await storedNotes('absorbed')).toEqual(
+      committedNotes.get('absorbed')!.sort((a, b) => a.id.localeCompare(b.id)),
+    );
     expect(await storedDocument('replace-absorbed')).toEqual({ name: 'Ada' });
   });
 
@@ -122,10 +160,19 @@ describe('throttling and server errors below the SDK', () => {
     const { result: answers, faults } = await proxy.during(
       [
         { operation: 'TransactWriteItems', bodyContains: pkText('persistent'), fault: 'ThrottlingException' },
-        { operation: 'GetItem', bodyContains: docKeyText('persistent'), fault: 'ProvisionedThroughputExceededException' },
+        {
+          operation: 'GetItem',
+          bodyContains: docKeyText('persistent'),
+          fault: 'ProvisionedThroughputExceededException',
+        },
         { operation: 'UpdateItem', bodyContains: docKeyText('persistent'), fault: 'InternalServerError' },
       ],
-      () => Promise.all([postNote('persistent', 'never stored'), getDocument('persistent'), writeDocument('POST', 'persistent', { version: 'second' })]),
+      () =>
+        Promise.all([
+          postNote('persistent', 'never stored'),
+          getDocument('persistent'),
+          writeDocument('POST', 'persistent', { version: 'second' }),
+        ]),
     );
     for (const answer of answers) expectUnavailable(answer, FUNCTION_UNAVAILABLE);
     for (const fault of faults) expect(fault.matched).toBe(sdkMaxAttempts);
@@ -141,7 +188,9 @@ describe('throttling and server errors below the SDK', () => {
     const {
       result: answer,
       faults: [fault],
-    } = await proxy.during([{ operation: 'GetItem', bodyContains: keyHash, fault: 'ThrottlingException' }], () => postNote('authorizer', 'never stored', coldGateway));
+    } = await proxy.during([{ operation: 'GetItem', bodyContains: keyHash, fault: 'ThrottlingException' }], () =>
+      postNote('authorizer', 'never stored', coldGateway),
+    );
     expectUnavailable(answer, AUTHORIZER_UNAVAILABLE);
     expect(fault.matched).toBe(sdkMaxAttempts);
     expect(await storedNotes('authorizer')).toEqual([]);
@@ -157,8 +206,16 @@ describe('transaction conflicts on the note write', () => {
     const {
       result: answer,
       faults: [fault],
-    } = await proxy.during([{ operation: 'TransactWriteItems', bodyContains: pkText('conflict-brief'), fault: 'TransactionConflict', times: 2 }], () =>
-      postNote('conflict-brief', 'conflicted then stored'),
+    } = await proxy.during(
+      [
+        {
+          operation: 'TransactWriteItems',
+          bodyContains: pkText('conflict-brief'),
+          fault: 'TransactionConflict',
+          times: 2,
+        },
+      ],
+      () => postNote('conflict-brief', 'conflicted then stored'),
     );
     expect(answer.status).toBe(201);
     expect(fault.matched).toBe(3);
@@ -169,7 +226,10 @@ describe('transaction conflicts on the note write', () => {
     const {
       result: answer,
       faults: [fault],
-    } = await proxy.during([{ operation: 'TransactWriteItems', bodyContains: pkText('conflict-persistent'), fault: 'TransactionConflict' }], () => postNote('conflict-persistent', 'never stored'));
+    } = await proxy.during(
+      [{ operation: 'TransactWriteItems', bodyContains: pkText('conflict-persistent'), fault: 'TransactionConflict' }],
+      () => postNote('conflict-persistent', 'never stored'),
+    );
     // Not 409 (nothing refused the note) and not 404 (the conversation exists): busy, retry later.
     expectUnavailable(answer, FUNCTION_UNAVAILABLE);
     expect(fault.matched).toBeGreaterThan(1);
@@ -183,8 +243,16 @@ describe('answers lost after a commit', () => {
     const {
       result: answer,
       faults: [fault],
-    } = await proxy.during([{ operation: 'TransactWriteItems', bodyContains: pkText('lost-answer'), fault: 'InternalServerErrorAfterCommit', times: 1 }], () =>
-      postNote('lost-answer', 'committed once'),
+    } = await proxy.during(
+      [
+        {
+          operation: 'TransactWriteItems',
+          bodyContains: pkText('lost-answer'),
+          fault: 'InternalServerErrorAfterCommit',
+          times: 1,
+        },
+      ],
+      () => postNote('lost-answer', 'committed once'),
     );
     expect(answer.status).toBe(201);
     expect(fault.matched).toBe(2);
@@ -193,14 +261,30 @@ describe('answers lost after a commit', () => {
 
   it('a replace and a merge whose answers were lost leave the document as one application of each', async () => {
     expect((await writeDocument('POST', 'lost-merge', { list: [1], keep: 'yes', drop: 'me' })).status).toBe(201);
-    const { result: merged } = await proxy.during([{ operation: 'UpdateItem', bodyContains: docKeyText('lost-merge'), fault: 'InternalServerErrorAfterCommit', times: 1 }], () =>
-      writeDocument('PUT', 'lost-merge', { list: [2], drop: null, nested: { a: 1 } }),
+    const { result: merged } = await proxy.during(
+      [
+        {
+          operation: 'UpdateItem',
+          bodyContains: docKeyText('lost-merge'),
+          fault: 'InternalServerErrorAfterCommit',
+          times: 1,
+        },
+      ],
+      () => writeDocument('PUT', 'lost-merge', { list: [2], drop: null, nested: { a: 1 } }),
     );
     expect(merged).toMatchObject({ status: 200, json: { list: [2], keep: 'yes', nested: { a: 1 } } });
     expect(await storedDocument('lost-merge')).toEqual({ list: [2], keep: 'yes', nested: { a: 1 } });
 
-    const { result: replaced } = await proxy.during([{ operation: 'UpdateItem', bodyContains: docKeyText('lost-replace'), fault: 'InternalServerErrorAfterCommit', times: 1 }], () =>
-      writeDocument('POST', 'lost-replace', { only: 'this' }),
+    const { result: replaced } = await proxy.during(
+      [
+        {
+          operation: 'UpdateItem',
+          bodyContains: docKeyText('lost-replace'),
+          fault: 'InternalServerErrorAfterCommit',
+          times: 1,
+        },
+      ],
+      () => writeDocument('POST', 'lost-replace', { only: 'this' }),
     );
     // The retry finds the document its own first attempt created, and knows it by its ETag.
     expect(replaced.status).toBe(201);
@@ -208,11 +292,14 @@ describe('answers lost after a commit', () => {
   });
 
   it('a keyed note, replace and merge whose answers were lost commit once and answer as first executions, not replays', async () => {
-    const lost = (operation: string, bodyContains: string) => [{ operation, bodyContains, fault: 'InternalServerErrorAfterCommit', times: 1 }] as const;
+    const lost = (operation: string, bodyContains: string) =>
+      [{ operation, bodyContains, fault: 'InternalServerErrorAfterCommit', times: 1 }] as const;
     const {
       result: note,
       faults: [noteFault],
-    } = await proxy.during(lost('TransactWriteItems', pkText('lost-keyed')), () => postNote('lost-keyed', 'keyed, committed once', warmGateway, { 'Idempotency-Key': `${tenant}-note` }));
+    } = await proxy.during(lost('TransactWriteItems', pkText('lost-keyed')), () =>
+      postNote('lost-keyed', 'keyed, committed once', warmGateway, { 'Idempotency-Key': `${tenant}-note` }),
+    );
     expect(note.status).toBe(201);
     expect(noteFault.matched).toBe(2);
     expect(note.headers.get('idempotent-replayed')).toBeNull();
@@ -222,11 +309,15 @@ describe('answers lost after a commit', () => {
     const {
       result: replaced,
       faults: [replaceFault],
-    } = await proxy.during(lost('TransactWriteItems', docKeyText('lost-keyed')), () => writeDocument('POST', 'lost-keyed', { v: 1 }, { 'Idempotency-Key': `${tenant}-replace` }));
+    } = await proxy.during(lost('TransactWriteItems', docKeyText('lost-keyed')), () =>
+      writeDocument('POST', 'lost-keyed', { v: 1 }, { 'Idempotency-Key': `${tenant}-replace` }),
+    );
     expect(replaceFault.matched).toBe(2);
     expect(replaced).toMatchObject({ status: 200, json: { v: 1 } });
     expect(replaced.headers.get('idempotent-replayed')).toBeNull();
-    const { result: merged } = await proxy.during(lost('TransactWriteItems', docKeyText('lost-keyed')), () => writeDocument('PUT', 'lost-keyed', { n: 1 }, { 'Idempotency-Key': `${tenant}-merge` }));
+    const { result: merged } = await proxy.during(lost('TransactWriteItems', docKeyText('lost-keyed')), () =>
+      writeDocument('PUT', 'lost-keyed', { n: 1 }, { 'Idempotency-Key': `${tenant}-merge` }),
+    );
     expect(merged).toMatchObject({ status: 200, json: { v: 1, n: 1 } });
     expect(merged.headers.get('idempotent-replayed')).toBeNull();
     expect(await storedDocument('lost-keyed')).toEqual({ v: 1, n: 1 });
@@ -242,10 +333,19 @@ describe('DynamoDB round trips of the idempotency path', () => {
   const OPERATIONS = ['GetItem', 'PutItem', 'UpdateItem', 'TransactWriteItems', 'Query'] as const;
 
   /** The operations `request` sent for this tenant, by name (rules that fault nothing only count). */
-  async function roundTrips(request: () => Promise<ApiAnswer>): Promise<{ answer: ApiAnswer; calls: Record<string, number> }> {
-    const rules = OPERATIONS.map((operation) => ({ operation, bodyContains: tenant, fault: 'InternalServerError' as const, times: 0 }));
+  async function roundTrips(
+    request: () => Promise<ApiAnswer>,
+  ): Promise<{ answer: ApiAnswer; calls: Record<string, number> }> {
+    const rules = OPERATIONS.map((operation) => ({
+      operation,
+      bodyContains: tenant,
+      fault: 'InternalServerError' as const,
+      times: 0,
+    }));
     const { result: answer, faults } = await proxy.during(rules, request);
-    const calls = Object.fromEntries(OPERATIONS.map((operation, i) => [operation, faults[i]!.matched]).filter(([, count]) => count !== 0));
+    const calls = Object.fromEntries(
+      OPERATIONS.map((operation, i) => [operation, faults[i]!.matched]).filter(([, count]) => count !== 0),
+    );
     return { answer, calls };
   }
 
@@ -255,7 +355,11 @@ describe('DynamoDB round trips of the idempotency path', () => {
     const first = await roundTrips(() => postNote('round-trips', 'keyed', warmGateway, keyed));
     expect([first.answer.status, first.calls]).toEqual([201, { TransactWriteItems: 1 }]);
     const replay = await roundTrips(() => postNote('round-trips', 'keyed', warmGateway, keyed));
-    expect([replay.answer.status, replay.answer.headers.get('idempotent-replayed'), replay.calls]).toEqual([201, 'true', { TransactWriteItems: 1 }]);
+    expect([replay.answer.status, replay.answer.headers.get('idempotent-replayed'), replay.calls]).toEqual([
+      201,
+      'true',
+      { TransactWriteItems: 1 },
+    ]);
     const other = await roundTrips(() => postNote('round-trips', 'another body', warmGateway, keyed));
     expect([other.answer.status, other.calls]).toEqual([422, { TransactWriteItems: 1 }]);
   });
@@ -264,12 +368,25 @@ describe('DynamoDB round trips of the idempotency path', () => {
     expect((await writeDocument('POST', 'trips', { v: 0 })).status).toBe(201);
     expect((await roundTrips(() => writeDocument('POST', 'trips', { v: 1 }))).calls).toEqual({ UpdateItem: 1 });
     const keyed = { 'Idempotency-Key': `${tenant}-trips-replace` };
-    expect((await roundTrips(() => writeDocument('POST', 'trips', { v: 2 }, keyed))).calls).toEqual({ TransactWriteItems: 1 });
-    expect((await roundTrips(() => writeDocument('POST', 'trips', { v: 2 }, keyed))).calls).toEqual({ TransactWriteItems: 1 });
-    expect((await roundTrips(() => writeDocument('PUT', 'trips', { m: 1 }))).calls).toEqual({ GetItem: 1, UpdateItem: 1 });
+    expect((await roundTrips(() => writeDocument('POST', 'trips', { v: 2 }, keyed))).calls).toEqual({
+      TransactWriteItems: 1,
+    });
+    expect((await roundTrips(() => writeDocument('POST', 'trips', { v: 2 }, keyed))).calls).toEqual({
+      TransactWriteItems: 1,
+    });
+    expect((await roundTrips(() => writeDocument('PUT', 'trips', { m: 1 }))).calls).toEqual({
+      GetItem: 1,
+      UpdateItem: 1,
+    });
     const mergeKey = { 'Idempotency-Key': `${tenant}-trips-merge` };
-    expect((await roundTrips(() => writeDocument('PUT', 'trips', { m: 2 }, mergeKey))).calls).toEqual({ GetItem: 1, TransactWriteItems: 1 });
-    expect((await roundTrips(() => writeDocument('PUT', 'trips', { m: 2 }, mergeKey))).calls).toEqual({ GetItem: 1, TransactWriteItems: 1 });
+    expect((await roundTrips(() => writeDocument('PUT', 'trips', { m: 2 }, mergeKey))).calls).toEqual({
+      GetItem: 1,
+      TransactWriteItems: 1,
+    });
+    expect((await roundTrips(() => writeDocument('PUT', 'trips', { m: 2 }, mergeKey))).calls).toEqual({
+      GetItem: 1,
+      TransactWriteItems: 1,
+    });
   });
 });
 
@@ -280,14 +397,17 @@ describe('DynamoDB round trips of the idempotency path', () => {
  * wire is what proves it.
  */
 describe("the authorizer's key lookup", () => {
-  const consistentReads = (bodies: readonly string[]) => bodies.map((body) => (JSON.parse(body) as { ConsistentRead?: unknown }).ConsistentRead);
+  const consistentReads = (bodies: readonly string[]) =>
+    bodies.map((body) => (JSON.parse(body) as { ConsistentRead?: unknown }).ConsistentRead);
 
   it('is a strongly consistent GetItem, with the cache off and on the first lookup with it on', async () => {
     const fresh = await direct.createKey([tenant], ['provisioning:*']);
     const recording = proxy.record({ operation: 'GetItem', bodyContains: fresh.keyHash });
     try {
       for (const gateway of [coldGateway, warmGateway]) {
-        expect((await callApi(gateway.url, 'GET', documentPath(tenant, 'users', 'key-lookup'), fresh.key)).status).toBe(404);
+        expect((await callApi(gateway.url, 'GET', documentPath(tenant, 'users', 'key-lookup'), fresh.key)).status).toBe(
+          404,
+        );
       }
     } finally {
       recording.remove();
@@ -300,7 +420,10 @@ describe("the authorizer's key lookup", () => {
     const path = documentPath(tenant, 'users', 'revoked-lookup');
     expect((await callApi(coldGateway.url, 'GET', path, fresh.key)).status).toBe(404);
     await direct.keys.revoke(fresh.keyId, new Date());
-    expect(await callApi(coldGateway.url, 'GET', path, fresh.key)).toMatchObject({ status: 401, json: { code: gatewayResponses.UNAUTHORIZED.code } });
+    expect(await callApi(coldGateway.url, 'GET', path, fresh.key)).toMatchObject({
+      status: 401,
+      json: { code: gatewayResponses.UNAUTHORIZED.code },
+    });
   });
 });
 
@@ -308,7 +431,9 @@ describe('after all the faults', () => {
   it('every write that got a 2xx is stored, and no note that did not', async () => {
     expect(committedNotes.size).toBeGreaterThan(0);
     for (const [conversation, notes] of committedNotes) {
-      expect(await storedNotes(conversation), conversation).toEqual([...notes].sort((a, b) => a.id.localeCompare(b.id)));
+      expect(await storedNotes(conversation), conversation).toEqual(
+        [...notes].sort((a, b) => a.id.localeCompare(b.id)),
+      );
     }
     for (const [docId, document] of committedDocuments) expect(await storedDocument(docId), docId).toEqual(document);
   });

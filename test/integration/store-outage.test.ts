@@ -38,9 +38,12 @@ let warmGateway: BoundGateway;
 let direct: ReturnType<typeof directStores>;
 let key: string;
 
-const note = (gateway: BoundGateway, conversation: string, body: string) => callApi(gateway.url, 'POST', notePath(tenant, conversation), key, { body });
-const readDocument = (gateway: BoundGateway, docId: string) => callApi(gateway.url, 'GET', documentPath(tenant, 'users', docId), key);
-const writeDocument = (gateway: BoundGateway, method: 'POST' | 'PUT', docId: string, body: Record<string, unknown>) => callApi(gateway.url, method, documentPath(tenant, 'users', docId), key, body);
+const note = (gateway: BoundGateway, conversation: string, body: string) =>
+  callApi(gateway.url, 'POST', notePath(tenant, conversation), key, { body });
+const readDocument = (gateway: BoundGateway, docId: string) =>
+  callApi(gateway.url, 'GET', documentPath(tenant, 'users', docId), key);
+const writeDocument = (gateway: BoundGateway, method: 'POST' | 'PUT', docId: string, body: Record<string, unknown>) =>
+  callApi(gateway.url, method, documentPath(tenant, 'users', docId), key, body);
 
 function expectUnavailable(answer: ApiAnswer, message: string): void {
   expect(answer.status).toBe(503);
@@ -60,7 +63,8 @@ function startWriter(worker: number) {
       const body = `writer ${worker} note ${seq}`;
       notes.push({ body, answer: await note(warmGateway, `writer-${worker}`, body) });
       replaces.push({ seq, answer: await writeDocument(warmGateway, 'POST', `writer-${worker}`, { worker, seq }) });
-      if (notes.at(-1)!.answer.status === 503 || replaces.at(-1)!.answer.status === 503) await new Promise((resolve) => setTimeout(resolve, 100));
+      if (notes.at(-1)!.answer.status === 503 || replaces.at(-1)!.answer.status === 503)
+        await new Promise((resolve) => setTimeout(resolve, 100));
     }
   })();
   return {
@@ -128,7 +132,8 @@ describe('DynamoDB stopped and started again', () => {
 
     const writers = [0, 1, 2].map(startWriter);
     // Let every writer get some writes in before the store goes away.
-    while (writers.some((w) => w.notes.filter((n) => n.answer.status === 201).length < 2)) await new Promise((resolve) => setTimeout(resolve, 20));
+    while (writers.some((w) => w.notes.filter((n) => n.answer.status === 201).length < 2))
+      await new Promise((resolve) => setTimeout(resolve, 20));
 
     // DynamoDB Local acknowledges a transaction before its COMMIT runs (see drainCommits in
     // infra/local/dynamodb-local.ts): stop() lets every write acknowledged before it commit, but a
@@ -150,14 +155,19 @@ describe('DynamoDB stopped and started again', () => {
     ]);
     for (const answer of duringOutage) expectUnavailable(answer, serviceUnavailable(1).message);
     // A burst while down: each one a well-formed 503 (callApi checks the body and Retry-After).
-    const burst = await Promise.all(Array.from({ length: 20 }, (_, i) => note(i % 2 ? warmGateway : coldGateway, 'during', `burst ${i}`)));
+    const burst = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => note(i % 2 ? warmGateway : coldGateway, 'during', `burst ${i}`)),
+    );
     expect(burst.map((a) => a.status)).toEqual(Array(20).fill(503));
     // What the gateway answers without a store is answered as before.
     expect((await callApi(warmGateway.url, 'GET', '/api/v1/no-such-route', key)).status).toBe(404);
     expect((await fetch(`${warmGateway.url}/openapi.json`)).status).toBe(200);
-    expect((await callApi(coldGateway.url, 'POST', notePath(tenant, 'during'), undefined, { body: 'x' })).status).toBe(401);
+    expect((await callApi(coldGateway.url, 'POST', notePath(tenant, 'during'), undefined, { body: 'x' })).status).toBe(
+      401,
+    );
     // The writers met the outage too.
-    while (writers.some((w) => w.notes.at(-1)!.answer.status !== 503)) await new Promise((resolve) => setTimeout(resolve, 20));
+    while (writers.some((w) => w.notes.at(-1)!.answer.status !== 503))
+      await new Promise((resolve) => setTimeout(resolve, 20));
 
     dynamo = await restartThroughJavaHome();
 
@@ -165,8 +175,14 @@ describe('DynamoDB stopped and started again', () => {
     const cold = await note(coldGateway, 'during', 'after the restart, cold');
     expect(cold.status).toBe(201);
     committed.notes.push({ id: noteId(cold), body: 'after the restart, cold' });
-    expect(await readDocument(warmGateway, 'profile')).toMatchObject({ status: 200, json: committed.documents.get('profile') });
-    expect(await writeDocument(warmGateway, 'PUT', 'profile', { name: 'Grace' })).toMatchObject({ status: 200, json: { name: 'Grace', langs: ['en', 'fr'] } });
+    expect(await readDocument(warmGateway, 'profile')).toMatchObject({
+      status: 200,
+      json: committed.documents.get('profile'),
+    });
+    expect(await writeDocument(warmGateway, 'PUT', 'profile', { name: 'Grace' })).toMatchObject({
+      status: 200,
+      json: { name: 'Grace', langs: ['en', 'fr'] },
+    });
     committed.documents.set('profile', { name: 'Grace', langs: ['en', 'fr'] });
     expect((await writeDocument(warmGateway, 'POST', 'other', { name: 'Grace' })).status).toBe(201);
     committed.documents.set('other', { name: 'Grace' });
@@ -175,13 +191,20 @@ describe('DynamoDB stopped and started again', () => {
     committed.notes.push({ id: noteId(warm), body: 'after the restart, warm' });
 
     // The writers recover too, then stop.
-    while (writers.some((w) => w.notes.at(-1)!.answer.status !== 201)) await new Promise((resolve) => setTimeout(resolve, 20));
+    while (writers.some((w) => w.notes.at(-1)!.answer.status !== 201))
+      await new Promise((resolve) => setTimeout(resolve, 20));
     await Promise.all(writers.map((w) => w.stop()));
 
     // Nothing committed is lost: notes and documents of this test...
-    const storedNotes = [...(await direct.conversations.listNotes(tenant, 'before')), ...(await direct.conversations.listNotes(tenant, 'during'))].map(({ id, body }) => ({ id, body }));
-    expect(storedNotes.sort((a, b) => a.id.localeCompare(b.id))).toEqual(committed.notes.sort((a, b) => a.id.localeCompare(b.id)));
-    for (const [docId, document] of committed.documents) expect(JSON.parse((await direct.documents.read(tenant, 'users', docId))!.json)).toEqual(document);
+    const storedNotes = [
+      ...(await direct.conversations.listNotes(tenant, 'before')),
+      ...(await direct.conversations.listNotes(tenant, 'during')),
+    ].map(({ id, body }) => ({ id, body }));
+    expect(storedNotes.sort((a, b) => a.id.localeCompare(b.id))).toEqual(
+      committed.notes.sort((a, b) => a.id.localeCompare(b.id)),
+    );
+    for (const [docId, document] of committed.documents)
+      expect(JSON.parse((await direct.documents.read(tenant, 'users', docId))!.json)).toEqual(document);
 
     // ...and the writers': only 201s and 503s; every 201 note stored once, nothing never asked for.
     // A 503 write may have completed (the contract says so), so a note that got one may be stored.
@@ -202,7 +225,10 @@ describe('DynamoDB stopped and started again', () => {
       expect(storedBodies.filter((body) => !asked.has(body))).toEqual([]);
       // The document holds the last replace that got a 2xx, or a later one that got a 503.
       const lastOk = writer.replaces.filter((r) => r.answer.status < 300).at(-1)!;
-      const final = JSON.parse((await direct.documents.read(tenant, 'users', `writer-${worker}`))!.json) as { worker: number; seq: number };
+      const final = JSON.parse((await direct.documents.read(tenant, 'users', `writer-${worker}`))!.json) as {
+        worker: number;
+        seq: number;
+      };
       expect(final.worker).toBe(worker);
       expect(final.seq).toBeGreaterThanOrEqual(lastOk.seq);
       expect(writer.replaces.find((r) => r.seq === final.seq)?.answer.status).toBeDefined();

@@ -10,7 +10,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PERMISSION_DENIED_MESSAGE } from '#shared/http/api-error';
 import { fillPath, type RouteSpec, routes, scopeAreas } from '#shared/routes';
-import { arrangeAll, FIXTURE_COLLECTION, FIXTURE_CONVERSATION, fixtureCall, fixtureOf, routeMethodPairs } from '#test/support/route-fixtures';
+import {
+  arrangeAll,
+  FIXTURE_COLLECTION,
+  FIXTURE_CONVERSATION,
+  fixtureCall,
+  fixtureOf,
+  routeMethodPairs,
+} from '#test/support/route-fixtures';
 import { tenantItemKeys } from '#test/support/tenant-items';
 import { startTestApi, type TestApi, uniqueTenant } from '#test/support/test-api';
 
@@ -52,9 +59,16 @@ async function snapshot(tenantId: string, key: string) {
     const { status, text } = await callRoute(route, tenantId, key, 'snapshot');
     reads[route.id] = { status, text };
   }
-  const notes = (await api.conversations.listNotes(tenantId, FIXTURE_CONVERSATION)).map(({ id, body }) => ({ id, body }));
+  const notes = (await api.conversations.listNotes(tenantId, FIXTURE_CONVERSATION)).map(({ id, body }) => ({
+    id,
+    body,
+  }));
   const conversation = await api.conversations.getConversation(tenantId, FIXTURE_CONVERSATION);
-  const items = [...(await tenantItemKeys(api.tables.conversations, tenantId)), ...(await tenantItemKeys(api.tables.documents, tenantId)), ...(await tenantItemKeys(api.tables.vocJobs, tenantId))];
+  const items = [
+    ...(await tenantItemKeys(api.tables.conversations, tenantId)),
+    ...(await tenantItemKeys(api.tables.documents, tenantId)),
+    ...(await tenantItemKeys(api.tables.vocJobs, tenantId)),
+  ];
   return { reads, notes, conversation, items };
 }
 
@@ -62,14 +76,17 @@ describe('reads', () => {
   it.each([
     ['A', () => tenantA, () => tenantB, () => keyA],
     ['B', () => tenantB, () => tenantA, () => keyB],
-  ])("every read route with tenant %s's key shows its own data under the shared ids, never the other's", async (_name, own, other, key) => {
-    for (const route of readRoutes) {
-      const response = await callRoute(route, own(), key(), 'read');
-      expect(response.status, route.id).toBe(fixtureOf(route).permitted[route.method]!.status);
-      expect(response.text, route.id).toContain(own());
-      expect(response.text, route.id).not.toContain(other());
-    }
-  });
+  ])(
+    "every read route with tenant %s's key shows its own data under the shared ids, never the other's",
+    async (_name, own, other, key) => {
+      for (const route of readRoutes) {
+        const response = await callRoute(route, own(), key(), 'read');
+        expect(response.status, route.id).toBe(fixtureOf(route).permitted[route.method]!.status);
+        expect(response.text, route.id).toContain(own());
+        expect(response.text, route.id).not.toContain(other());
+      }
+    },
+  );
 
   it('a key holding both tenants reads each from its own path only: the tenant comes from the path, not the key', async () => {
     for (const [own, other] of [
@@ -101,7 +118,11 @@ describe('writes', () => {
     for (const { text } of Object.values(after.reads)) expect(text).not.toContain(tenantA);
     // The document A just created, asked for by the same id on B's path.
     const getDocument = allRoutes.find((route) => route.id === 'getCurrentDocument')!;
-    const sameId = fillPath(getDocument, { tenantId: tenantB, collection: FIXTURE_COLLECTION, docId: `new-write-replaceCurrentDocument` });
+    const sameId = fillPath(getDocument, {
+      tenantId: tenantB,
+      collection: FIXTURE_COLLECTION,
+      docId: `new-write-replaceCurrentDocument`,
+    });
     expect((await api.call('GET', sameId, keyB)).status).toBe(404);
   });
 
@@ -113,7 +134,10 @@ describe('writes', () => {
       const call = fixtureCall(route, tenantB, method, caseId);
       const response = await api.call(call.method, call.path, keyA, { body: call.body, headers: call.headers });
       expect(response.status, `${method} ${route.id}`).toBe(403);
-      expect(response.json, `${method} ${route.id}`).toEqual({ code: 'PermissionDenied', message: PERMISSION_DENIED_MESSAGE });
+      expect(response.json, `${method} ${route.id}`).toEqual({
+        code: 'PermissionDenied',
+        message: PERMISSION_DENIED_MESSAGE,
+      });
       if (fixtureOf(route).wrote) {
         expect(await fixtureOf(route).wrote!(api, tenantB, caseId)).toBe(false);
         expect(await fixtureOf(route).wrote!(api, tenantA, caseId)).toBe(false);

@@ -54,7 +54,15 @@ const stageBefore = process.env.CXM_STAGE;
 const cxm = (...args: string[]) => runCxm(args, env);
 
 async function createOn(stage: string, tenants: string[]): Promise<{ id: string; key: string; stdout: string }> {
-  const created = await cxm('keys', 'create', '--stage', stage, ...tenants.flatMap((tenant) => ['--tenant', tenant]), '--scope', 'cxm:*');
+  const created = await cxm(
+    'keys',
+    'create',
+    '--stage',
+    stage,
+    ...tenants.flatMap((tenant) => ['--tenant', tenant]),
+    '--scope',
+    'cxm:*',
+  );
   expect(created.stderr).toBe('');
   expect(created.code).toBe(0);
   const id = /Created key (\w+)/.exec(created.stdout)![1]!;
@@ -64,7 +72,8 @@ async function createOn(stage: string, tenants: string[]): Promise<{ id: string;
 const create = (...tenants: string[]) => createOn(STAGE, tenants);
 
 /** The fake's keys named as the tenant's usage key on the stage, as [id, key]. */
-const tenantKeys = (tenant: string, stage = STAGE) => [...fake.apiKeys].filter(([, key]) => key.name === tenantUsageKeyName(stage, tenant));
+const tenantKeys = (tenant: string, stage = STAGE) =>
+  [...fake.apiKeys].filter(([, key]) => key.name === tenantUsageKeyName(stage, tenant));
 /** The tenant's one usage key, as [id, key]. */
 function onlyTenantKey(tenant: string, stage = STAGE): [string, FakeApiKey] {
   const found = tenantKeys(tenant, stage);
@@ -82,7 +91,10 @@ const healthyTenantKey = (tenant: string, stage = STAGE, plan = PLAN) => ({
 /** Every request since `from` that changed something (anything but a GET). */
 const writes = (from: number) => fake.calls.slice(from).filter((call) => !call.startsWith('GET '));
 /** The `Deleted API Gateway key <id> (<name>).` lines of `cxm keys sync`, as `<id> <name>`. */
-const deletedLines = (stdout: string) => [...stdout.matchAll(/^Deleted API Gateway key (\w+) \((\S+)\)\.$/gm)].map((match) => `${match[1]} ${match[2]}`).sort();
+const deletedLines = (stdout: string) =>
+  [...stdout.matchAll(/^Deleted API Gateway key (\w+) \((\S+)\)\.$/gm)]
+    .map((match) => `${match[1]} ${match[2]}`)
+    .sort();
 
 beforeAll(async () => {
   const { endpoint, credentials } = inject('dynamo');
@@ -157,7 +169,9 @@ describe('cxm keys create --stage: one usage-plan key per tenant', () => {
     const [usageId, apiKey] = onlyTenantKey(tenant);
     expect(apiKey).toEqual(healthyTenantKey(tenant));
     expect(writes(before)).toEqual(['POST /apikeys', `POST /usageplans/${PLAN}/keys`]);
-    expect(stdout).toContain(`Usage plan: tenant ${tenant} is throttled through API Gateway key ${usageId} in plan cxm-${STAGE}, shared by its keys`);
+    expect(stdout).toContain(
+      `Usage plan: tenant ${tenant} is throttled through API Gateway key ${usageId} in plan cxm-${STAGE}, shared by its keys`,
+    );
     const [stored] = await keys.list(tenant);
     expect(stored).toMatchObject({ keyId: id, tenants: [tenant] });
 
@@ -174,7 +188,9 @@ describe('cxm keys create --stage: one usage-plan key per tenant', () => {
     const second = await create(tenant);
     expect(writes(before)).toEqual([]);
     expect(onlyTenantKey(tenant)[0]).toBe(usageId);
-    expect(second.stdout).toContain(`Usage plan: tenant ${tenant} is throttled through API Gateway key ${usageId} in plan`);
+    expect(second.stdout).toContain(
+      `Usage plan: tenant ${tenant} is throttled through API Gateway key ${usageId} in plan`,
+    );
     const [a, b] = await Promise.all([authorize(first.key, tenant), authorize(second.key, tenant)]);
     expect([a.principalId, b.principalId]).toEqual([first.id, second.id]);
     expect(a.usageIdentifierKey).toBe(tenantUsageKeyValue(STAGE, tenant));
@@ -189,13 +205,22 @@ describe('cxm keys create --stage: one usage-plan key per tenant', () => {
     const own = [...fake.apiKeys].filter(([, apiKey]) => apiKey.name === usageKeyName(STAGE, owner));
     expect(own).toHaveLength(1);
     const [ownId, ownKey] = own[0]!;
-    expect(ownKey).toEqual({ name: `cxm-${STAGE}-key-${id}`, value: usageKeyValue(STAGE, owner), enabled: true, usagePlanId: PLAN, tags: { project: 'cxm-api', stage: STAGE, key: id } });
+    expect(ownKey).toEqual({
+      name: `cxm-${STAGE}-key-${id}`,
+      value: usageKeyValue(STAGE, owner),
+      enabled: true,
+      usagePlanId: PLAN,
+      tags: { project: 'cxm-api', stage: STAGE, key: id },
+    });
     expect(writes(before)).toEqual(['POST /apikeys', `POST /usageplans/${PLAN}/keys`]);
     expect(tenantKeys(first!)).toEqual([]);
     expect(tenantKeys(second!)).toEqual([]);
-    expect(stdout).toContain(`Usage plan: this key of several tenants is throttled through an API Gateway key of its own, ${ownId} (cxm-${STAGE}-key-${id}), in plan cxm-${STAGE}`);
+    expect(stdout).toContain(
+      `Usage plan: this key of several tenants is throttled through an API Gateway key of its own, ${ownId} (cxm-${STAGE}-key-${id}), in plan cxm-${STAGE}`,
+    );
     // The authorizer's answer is the same whatever the path: the gateway caches it per key.
-    for (const path of [first!, second!, stranger!]) expect((await authorize(key, path)).usageIdentifierKey).toBe(ownKey.value);
+    for (const path of [first!, second!, stranger!])
+      expect((await authorize(key, path)).usageIdentifierKey).toBe(ownKey.value);
   });
 
   it('repairs a tenant key that was disabled, taken out of the plan, deleted or given another value by hand, keeping the derived value', async () => {
@@ -261,7 +286,8 @@ describe('cxm keys create --stage: one usage-plan key per tenant', () => {
     const [a, b] = await Promise.all([create(tenant), create(tenant)]);
     const [usageId, apiKey] = onlyTenantKey(tenant);
     expect(apiKey).toEqual(healthyTenantKey(tenant));
-    for (const created of [a, b]) expect(created.stdout).toContain(`tenant ${tenant} is throttled through API Gateway key ${usageId}`);
+    for (const created of [a, b])
+      expect(created.stdout).toContain(`tenant ${tenant} is throttled through API Gateway key ${usageId}`);
   });
 
   it('a concurrent creator of the same tenant key (409 on CreateApiKey, or on CreateUsagePlanKey) is what was wanted', async () => {
@@ -285,7 +311,9 @@ describe('cxm keys create --stage: one usage-plan key per tenant', () => {
     const squatter = fake.addApiKey({ name: 'made-by-hand', value: tenantUsageKeyValue(STAGE, tenant) });
     const refused = await cxm('keys', 'create', '--stage', STAGE, '--tenant', tenant, '--scope', 'cxm:*');
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain(`API Gateway refused the usage key '${tenantUsageKeyName(STAGE, tenant)}' as a duplicate value`);
+    expect(refused.stderr).toContain(
+      `API Gateway refused the usage key '${tenantUsageKeyName(STAGE, tenant)}' as a duplicate value`,
+    );
     expect(refused.stderr).toContain(`cxm keys sync --stage ${STAGE}`);
     expect(await keys.list(tenant)).toEqual([]);
     expect(tenantKeys(tenant)).toEqual([]);
@@ -305,13 +333,24 @@ describe('cxm keys create --stage: one usage-plan key per tenant', () => {
     const tenant = uniqueTenant('rl');
     const refused = await cxm('keys', 'create', '--stage', 'notags', '--tenant', tenant, '--scope', 'cxm:*');
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toMatch(/stage notags has no secret cxm-notags-key-tag-secret in this account and region: deploy the stage first/);
+    expect(refused.stderr).toMatch(
+      /stage notags has no secret cxm-notags-key-tag-secret in this account and region: deploy the stage first/,
+    );
     expect(fake.calls.slice(before)).toEqual([]);
   });
 
   it('a stage without a usage plan is refused before any key is created', async () => {
     const before = fake.calls.length;
-    const refused = await cxm('keys', 'create', '--stage', 'noplan', '--tenant', uniqueTenant('rl'), '--scope', 'cxm:*');
+    const refused = await cxm(
+      'keys',
+      'create',
+      '--stage',
+      'noplan',
+      '--tenant',
+      uniqueTenant('rl'),
+      '--scope',
+      'cxm:*',
+    );
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/stage noplan has no usage plan named 'cxm-noplan'.*deploy the stage first/);
     // Both pages of plans read, nothing else.
@@ -373,7 +412,9 @@ describe('cxm keys revoke --stage', () => {
     const both = await create(shared, alone);
     const other = await create(shared);
     const [sharedId] = onlyTenantKey(shared);
-    const [ownId] = [...fake.apiKeys].find(([, apiKey]) => apiKey.name === usageKeyName(STAGE, { kind: 'key', keyId: both.id }))!;
+    const [ownId] = [...fake.apiKeys].find(
+      ([, apiKey]) => apiKey.name === usageKeyName(STAGE, { kind: 'key', keyId: both.id }),
+    )!;
 
     const revoked = await cxm('keys', 'revoke', both.id, '--stage', STAGE);
     expect(revoked.code).toBe(0);
@@ -386,7 +427,11 @@ describe('cxm keys revoke --stage', () => {
 
   it('an expired key does not keep a tenant: revoking the last active one deletes the usage key', async () => {
     const tenant = uniqueTenant('rl');
-    await issueKey(keys, { tenants: [tenant], scopes: ['cxm:*'], name: 'old', expiresAt: new Date(Date.now() + 1_000).toISOString() }, TAGGED);
+    await issueKey(
+      keys,
+      { tenants: [tenant], scopes: ['cxm:*'], name: 'old', expiresAt: new Date(Date.now() + 1_000).toISOString() },
+      TAGGED,
+    );
     const active = await create(tenant);
     await new Promise((resolve) => setTimeout(resolve, 1_100));
     const revoked = await cxm('keys', 'revoke', active.id, '--stage', STAGE);
@@ -399,9 +444,16 @@ describe('cxm keys revoke --stage', () => {
 describe('cxm keys sync --stage', () => {
   it("gives every tenant with an active key its usage key, deletes those of tenants without one, leaves every key that is not this stage's usage key; a rerun changes nothing", async () => {
     const syncKeys = createKeysStore(documentClient(), (await createTables(store, SYNC)).keys!);
-    const [healthy, missing, lost, unplanned, wrongValue, orphan, revoked, expired] = ['ok', 'missing', 'lost', 'unplanned', 'wrong', 'orphan', 'revoked', 'expired'].map((label) =>
-      uniqueTenant(`sy-${label}`),
-    ) as [string, string, string, string, string, string, string, string];
+    const [healthy, missing, lost, unplanned, wrongValue, orphan, revoked, expired] = [
+      'ok',
+      'missing',
+      'lost',
+      'unplanned',
+      'wrong',
+      'orphan',
+      'revoked',
+      'expired',
+    ].map((label) => uniqueTenant(`sy-${label}`)) as [string, string, string, string, string, string, string, string];
     // Through the CLI, each with its usage key...
     for (const t of [healthy, lost, unplanned, wrongValue]) await createOn(SYNC, [t]);
     const [healthyId] = onlyTenantKey(healthy, SYNC);
@@ -419,21 +471,48 @@ describe('cxm keys sync --stage', () => {
     const stale = Object.fromEntries(
       [orphan, revoked, expired].map((t) => [
         t,
-        fake.addApiKey({ name: tenantUsageKeyName(SYNC, t), value: tenantUsageKeyValue(SYNC, t), usagePlanId: SYNC_PLAN, tags: { project: 'cxm-api', stage: SYNC, tenant: t } }),
+        fake.addApiKey({
+          name: tenantUsageKeyName(SYNC, t),
+          value: tenantUsageKeyValue(SYNC, t),
+          usagePlanId: SYNC_PLAN,
+          tags: { project: 'cxm-api', stage: SYNC, tenant: t },
+        }),
       ]),
     );
-    const { stored: revokedKey } = await issueKey(syncKeys, { tenants: [revoked], scopes: ['cxm:*'], name: 'revoked' }, TAGGED);
+    const { stored: revokedKey } = await issueKey(
+      syncKeys,
+      { tenants: [revoked], scopes: ['cxm:*'], name: 'revoked' },
+      TAGGED,
+    );
     await syncKeys.revoke(revokedKey.keyId, new Date());
-    await issueKey(syncKeys, { tenants: [expired], scopes: ['cxm:*'], name: 'expired', expiresAt: new Date(Date.now() - 1_000).toISOString() }, TAGGED);
+    await issueKey(
+      syncKeys,
+      { tenants: [expired], scopes: ['cxm:*'], name: 'expired', expiresAt: new Date(Date.now() - 1_000).toISOString() },
+      TAGGED,
+    );
     // Not this stage's usage keys, though named `cxm-rlsync-...`: another stage's tenant key; a key
     // of stage rlsync-tenant-eu, which reads as tenant `eu-abcdef012345`'s key here; a tenant key of
     // stage rlsync-tenant, which reads as tenant `tenant-acme`'s; keys of this stage the CLI did not
     // make (one named after a key id, in the plan); a tenant key made by hand without tags.
     const foreign = [
-      fake.addApiKey({ name: `cxm-${SYNC}-abcdef012345`, usagePlanId: SYNC_PLAN, tags: { project: 'cxm-api', stage: SYNC } }),
-      fake.addApiKey({ name: `cxm-${SYNC}-eu-tenant-${healthy}`, value: tenantUsageKeyValue(`${SYNC}-eu`, healthy), tags: { project: 'cxm-api', stage: `${SYNC}-eu`, tenant: healthy } }),
-      fake.addApiKey({ name: `cxm-${SYNC}-tenant-eu-abcdef012345`, tags: { project: 'cxm-api', stage: `${SYNC}-tenant-eu` } }),
-      fake.addApiKey({ name: `cxm-${SYNC}-tenant-tenant-acme`, tags: { project: 'cxm-api', stage: `${SYNC}-tenant`, tenant: 'acme' } }),
+      fake.addApiKey({
+        name: `cxm-${SYNC}-abcdef012345`,
+        usagePlanId: SYNC_PLAN,
+        tags: { project: 'cxm-api', stage: SYNC },
+      }),
+      fake.addApiKey({
+        name: `cxm-${SYNC}-eu-tenant-${healthy}`,
+        value: tenantUsageKeyValue(`${SYNC}-eu`, healthy),
+        tags: { project: 'cxm-api', stage: `${SYNC}-eu`, tenant: healthy },
+      }),
+      fake.addApiKey({
+        name: `cxm-${SYNC}-tenant-eu-abcdef012345`,
+        tags: { project: 'cxm-api', stage: `${SYNC}-tenant-eu` },
+      }),
+      fake.addApiKey({
+        name: `cxm-${SYNC}-tenant-tenant-acme`,
+        tags: { project: 'cxm-api', stage: `${SYNC}-tenant`, tenant: 'acme' },
+      }),
       fake.addApiKey({ name: `cxm-${SYNC}-dashboard`, tags: { stage: SYNC } }),
       fake.addApiKey({ name: tenantUsageKeyName(SYNC, 'hand-made'), value: tenantUsageKeyValue(SYNC, 'hand-made') }),
     ];
@@ -444,7 +523,9 @@ describe('cxm keys sync --stage', () => {
     expect(synced.stderr).toBe('');
     expect(synced.code).toBe(0);
     const active = [healthy, missing, lost, unplanned, wrongValue];
-    expect(synced.stdout).toContain(`5 usage owners with active keys (tenants, and keys of several tenants): each has its API Gateway key in plan cxm-${SYNC}.`);
+    expect(synced.stdout).toContain(
+      `5 usage owners with active keys (tenants, and keys of several tenants): each has its API Gateway key in plan cxm-${SYNC}.`,
+    );
     for (const t of active) expect(onlyTenantKey(t, SYNC)[1], t).toEqual(healthyTenantKey(t, SYNC, SYNC_PLAN));
     // Repaired in place where the key was there with its value; made again where not.
     expect(onlyTenantKey(healthy, SYNC)[0]).toBe(healthyId);

@@ -40,10 +40,18 @@ afterAll(async () => {
 async function api(method: string, path: string, key: string, body?: unknown, headers: Record<string, string> = {}) {
   const response = await documentedFetch(`${gateway.url}${path}`, {
     method,
-    headers: { Authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }), ...headers },
+    headers: {
+      Authorization: `Bearer ${key}`,
+      ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+      ...headers,
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  return { status: response.status, headers: response.headers, json: (await response.json()) as Record<string, unknown> };
+  return {
+    status: response.status,
+    headers: response.headers,
+    json: (await response.json()) as Record<string, unknown>,
+  };
 }
 
 interface Upload {
@@ -53,8 +61,19 @@ interface Upload {
 
 const wav = tinyWav(0.5);
 const create = (tenant: string, key: string, headers: Record<string, string> = {}) =>
-  api('POST', fillPath(routeById('createRecording'), { tenantId: tenant }), key, { fileName: 'call.wav', contentType: 'audio/wav', sizeBytes: wav.length }, headers);
-const send = (upload: Upload) => fetch(upload.upload.url, { method: 'PUT', body: wav, headers: { 'Content-Type': 'audio/wav', 'If-None-Match': '*' } });
+  api(
+    'POST',
+    fillPath(routeById('createRecording'), { tenantId: tenant }),
+    key,
+    { fileName: 'call.wav', contentType: 'audio/wav', sizeBytes: wav.length },
+    headers,
+  );
+const send = (upload: Upload) =>
+  fetch(upload.upload.url, {
+    method: 'PUT',
+    body: wav,
+    headers: { 'Content-Type': 'audio/wav', 'If-None-Match': '*' },
+  });
 
 /** Polls the job as a client would, until it leaves `started`. */
 async function ended(tenant: string, key: string, jobId: string): Promise<Record<string, unknown>> {
@@ -88,7 +107,10 @@ describe("a tenant's recordings in flight", () => {
     }
     const refused = await create(busy, busyKey);
     expect(refused.status).toBe(429);
-    expect(refused.json).toEqual({ code: 'RateLimitExceeded', message: expect.stringContaining('This tenant has 3 recordings in flight') });
+    expect(refused.json).toEqual({
+      code: 'RateLimitExceeded',
+      message: expect.stringContaining('This tenant has 3 recordings in flight'),
+    });
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     // Sent while its URL (4 s here) still lives; the other tenant's upload is created meanwhile.
     expect((await send(made[0]!)).status).toBe(200);
@@ -123,7 +145,10 @@ describe('the edges of an upload', () => {
     await new Promise((resolve) => setTimeout(resolve, 4100));
     const late = await create(tenant, key, { 'Idempotency-Key': 'late' });
     expect(late.status).toBe(409);
-    expect(late.json).toEqual({ code: 'Conflict', message: expect.stringMatching(/has a URL that expired at .*Create a new upload with a new Idempotency-Key\.$/) });
+    expect(late.json).toEqual({
+      code: 'Conflict',
+      message: expect.stringMatching(/has a URL that expired at .*Create a new upload with a new Idempotency-Key\.$/),
+    });
   });
 
   it('the file of an upload whose key was revoked before it arrived is refused, naming the key', async () => {
@@ -136,7 +161,11 @@ describe('the edges of an upload', () => {
     expect((await send(created.json as unknown as Upload)).status).toBe(200);
     expect(await ended(tenant, reader, (created.json as unknown as Upload).jobId)).toMatchObject({
       status: 'failed',
-      failureReason: expect.stringMatching(new RegExp(`^The API key ${keyId} that created this upload was revoked at .*, before its file arrived, so the file is refused\\.`)),
+      failureReason: expect.stringMatching(
+        new RegExp(
+          `^The API key ${keyId} that created this upload was revoked at .*, before its file arrived, so the file is refused\\.`,
+        ),
+      ),
     });
   });
 });

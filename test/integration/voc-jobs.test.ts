@@ -11,7 +11,13 @@ const started = Date.parse('2026-06-01T08:00:00Z');
 beforeAll(async () => {
   api = await startTestApi();
   ({ key } = await api.createKey([tenant], ['voc:recordings.read']));
-  await api.vocJobs.put(tenant, { id: 'job-1', status: 'started', started, file: 'recordings/t/1.wav', recordingId: 'rec-1' });
+  await api.vocJobs.put(tenant, {
+    id: 'job-1',
+    status: 'started',
+    started,
+    file: 'recordings/t/1.wav',
+    recordingId: 'rec-1',
+  });
 });
 afterAll(() => api.close());
 
@@ -21,7 +27,13 @@ describe('GET VOC job status', () => {
   it('answers the five fields, started in epoch milliseconds', async () => {
     const response = await api.call('GET', statusPath('job-1'), key);
     expect(response.status).toBe(200);
-    expect(response.json).toEqual({ id: 'job-1', status: 'started', started, file: 'recordings/t/1.wav', recordingId: 'rec-1' });
+    expect(response.json).toEqual({
+      id: 'job-1',
+      status: 'started',
+      started,
+      file: 'recordings/t/1.wav',
+      recordingId: 'rec-1',
+    });
     expect(validatorFor('VocJobStatus')(response.json)).toBe(true);
   });
 
@@ -69,7 +81,9 @@ describe('job transitions', () => {
       const id = `t-${final}`;
       await api.vocJobs.put(tenant, { id, status: 'started', started, file: 'f', recordingId: 'r' });
       expect(await api.vocJobs.finish(tenant, { id }, final)).toBe('done');
-      expect(await api.vocJobs.finish(tenant, { id }, final === 'completed' ? 'failed' : 'completed')).toBe('not-started');
+      expect(await api.vocJobs.finish(tenant, { id }, final === 'completed' ? 'failed' : 'completed')).toBe(
+        'not-started',
+      );
       expect((await api.vocJobs.get(tenant, id))?.status).toBe(final);
     }
     expect(await api.vocJobs.finish(tenant, { id: 'never-existed' }, 'completed')).toBe('not-found');
@@ -77,7 +91,9 @@ describe('job transitions', () => {
 
   it('lets exactly one of racing transitions win', async () => {
     await api.vocJobs.put(tenant, { id: 'race', status: 'started', started, file: 'f', recordingId: 'r' });
-    const outcomes = await Promise.all(Array.from({ length: 10 }, (_, i) => api.vocJobs.finish(tenant, { id: 'race' }, i % 2 ? 'completed' : 'failed')));
+    const outcomes = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => api.vocJobs.finish(tenant, { id: 'race' }, i % 2 ? 'completed' : 'failed')),
+    );
     expect(outcomes.filter((o) => o === 'done')).toHaveLength(1);
     expect(outcomes.filter((o) => o === 'not-started')).toHaveLength(9);
   });
@@ -87,43 +103,91 @@ describe('processing attempts and overdue verdicts', () => {
   const upload = { contentType: 'audio/wav', sizeBytes: 44, fileName: 'a.wav', uploadExpiresAt: started + 60_000 };
 
   it('counts attempts per event: a retry of the same event adds one, a new event (a duplicate delivery) starts again at 1', async () => {
-    await api.vocJobs.create(tenant, { id: 'attempts-2', status: 'started', started, file: 'f', recordingId: 'r', upload }, { inFlightLimit: 100 });
+    await api.vocJobs.create(
+      tenant,
+      { id: 'attempts-2', status: 'started', started, file: 'f', recordingId: 'r', upload },
+      { inFlightLimit: 100 },
+    );
     const attempt = async (event: string) => {
       const outcome = await api.vocJobs.beginAttempt(tenant, 'attempts-2', event, started + 1000);
       return outcome.kind === 'attempt' ? outcome.attempt : outcome.kind;
     };
-    expect([await attempt('e1'), await attempt('e1'), await attempt('e2'), await attempt('e1'), await attempt('e1')]).toEqual([1, 2, 1, 1, 2]);
-    expect((await api.vocJobs.get(tenant, 'attempts-2'))?.upload).toMatchObject({ uploadedAt: started + 1000, attempts: 2, attemptEvent: 'e1' });
+    expect([
+      await attempt('e1'),
+      await attempt('e1'),
+      await attempt('e2'),
+      await attempt('e1'),
+      await attempt('e1'),
+    ]).toEqual([1, 2, 1, 1, 2]);
+    expect((await api.vocJobs.get(tenant, 'attempts-2'))?.upload).toMatchObject({
+      uploadedAt: started + 1000,
+      attempts: 2,
+      attemptEvent: 'e1',
+    });
     expect(await api.vocJobs.finish(tenant, { id: 'attempts-2' }, 'completed')).toBe('done');
     expect(await attempt('e3')).toBe('not-started');
     expect(await api.vocJobs.beginAttempt(tenant, 'no-such-job', 'e1', started)).toEqual({ kind: 'not-found' });
   });
 
   it("with a file, counts nothing unless it is the job's own upload", async () => {
-    await api.vocJobs.create(tenant, { id: 'own-file', status: 'started', started, file: 'recordings/t/own-file.wav', recordingId: 'r', upload }, { inFlightLimit: 100 });
-    await api.vocJobs.put(tenant, { id: 'imported', status: 'started', started, file: 'recordings/t/imported.wav', recordingId: 'r' });
-    expect((await api.vocJobs.beginAttempt(tenant, 'own-file', 'e1', started, 'recordings/t/other.wav')).kind).toBe('other-file');
-    expect((await api.vocJobs.beginAttempt(tenant, 'imported', 'e1', started, 'recordings/t/imported.wav')).kind).toBe('other-file');
+    await api.vocJobs.create(
+      tenant,
+      { id: 'own-file', status: 'started', started, file: 'recordings/t/own-file.wav', recordingId: 'r', upload },
+      { inFlightLimit: 100 },
+    );
+    await api.vocJobs.put(tenant, {
+      id: 'imported',
+      status: 'started',
+      started,
+      file: 'recordings/t/imported.wav',
+      recordingId: 'r',
+    });
+    expect((await api.vocJobs.beginAttempt(tenant, 'own-file', 'e1', started, 'recordings/t/other.wav')).kind).toBe(
+      'other-file',
+    );
+    expect((await api.vocJobs.beginAttempt(tenant, 'imported', 'e1', started, 'recordings/t/imported.wav')).kind).toBe(
+      'other-file',
+    );
     expect((await api.vocJobs.get(tenant, 'own-file'))?.upload?.uploadedAt).toBeUndefined();
-    expect(await api.vocJobs.beginAttempt(tenant, 'own-file', 'e1', started, 'recordings/t/own-file.wav')).toMatchObject({ kind: 'attempt', attempt: 1 });
+    expect(
+      await api.vocJobs.beginAttempt(tenant, 'own-file', 'e1', started, 'recordings/t/own-file.wav'),
+    ).toMatchObject({ kind: 'attempt', attempt: 1 });
   });
 
   it('an overdue verdict holds only while the file is as it saw it: a file that arrived meanwhile keeps the job', async () => {
-    await api.vocJobs.create(tenant, { id: 'overdue', status: 'started', started, file: 'f', recordingId: 'r', upload }, { inFlightLimit: 100 });
+    await api.vocJobs.create(
+      tenant,
+      { id: 'overdue', status: 'started', started, file: 'f', recordingId: 'r', upload },
+      { inFlightLimit: 100 },
+    );
     // The verdict saw no upload; the file's event begins processing before the verdict is written.
     await api.vocJobs.beginAttempt(tenant, 'overdue', 'e1', started + 2000);
     const overdue = (await api.vocJobs.get(tenant, 'overdue'))!;
-    expect(await api.vocJobs.finish(tenant, overdue, 'failed', { reason: 'never came', basis: { uploadedAt: undefined } })).toBe('not-started');
+    expect(
+      await api.vocJobs.finish(tenant, overdue, 'failed', { reason: 'never came', basis: { uploadedAt: undefined } }),
+    ).toBe('not-started');
     expect((await api.vocJobs.get(tenant, 'overdue'))?.status).toBe('started');
     // A verdict on the processing window, seeing this very arrival, does fail it.
-    expect(await api.vocJobs.finish(tenant, overdue, 'failed', { reason: 'too slow', basis: { uploadedAt: started + 2000 } })).toBe('done');
+    expect(
+      await api.vocJobs.finish(tenant, overdue, 'failed', {
+        reason: 'too slow',
+        basis: { uploadedAt: started + 2000 },
+      }),
+    ).toBe('done');
     expect(await api.vocJobs.get(tenant, 'overdue')).toMatchObject({ status: 'failed', failureReason: 'too slow' });
   });
 });
 
 describe("a tenant's recordings in flight", () => {
   const upload = { contentType: 'audio/wav', sizeBytes: 44, fileName: 'a.wav', uploadExpiresAt: started + 60_000 };
-  const job = (id: string) => ({ id, status: 'started' as const, started, file: `recordings/t/${id}.wav`, recordingId: `rec-${id}`, upload });
+  const job = (id: string) => ({
+    id,
+    status: 'started' as const,
+    started,
+    file: `recordings/t/${id}.wav`,
+    recordingId: `rec-${id}`,
+    upload,
+  });
 
   it('are counted by the jobs created; past the limit a create writes nothing; a finished job frees its place, once', async () => {
     const t = uniqueTenant('in-flight');
@@ -134,7 +198,9 @@ describe("a tenant's recordings in flight", () => {
     expect(await api.vocJobs.inFlight(t)).toBe(2);
     const a = (await api.vocJobs.get(t, 'a'))!;
     // Racing transitions: one wins, and the count drops by one.
-    const outcomes = await Promise.all(Array.from({ length: 6 }, (_, i) => api.vocJobs.finish(t, a, i % 2 ? 'completed' : 'failed')));
+    const outcomes = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => api.vocJobs.finish(t, a, i % 2 ? 'completed' : 'failed')),
+    );
     expect(outcomes.filter((outcome) => outcome === 'done')).toHaveLength(1);
     expect(await api.vocJobs.inFlight(t)).toBe(1);
     expect((await api.vocJobs.create(t, job('c'), { inFlightLimit: 2 })).kind).toBe('created');
@@ -146,7 +212,10 @@ describe("a tenant's recordings in flight", () => {
     const t = uniqueTenant('open');
     await api.vocJobs.create(t, job('open-1'), { inFlightLimit: 10 });
     await api.vocJobs.put(t, { id: 'imported', status: 'started', started, file: 'f', recordingId: 'r' });
-    const listed = async () => (await api.vocJobs.openJobs(Date.now() + 1, 100_000)).filter((entry) => entry.tenantId === t).map((entry) => entry.jobId);
+    const listed = async () =>
+      (await api.vocJobs.openJobs(Date.now() + 1, 100_000))
+        .filter((entry) => entry.tenantId === t)
+        .map((entry) => entry.jobId);
     expect(await listed()).toEqual(['open-1']);
     await api.vocJobs.finish(t, (await api.vocJobs.get(t, 'open-1'))!, 'failed', { reason: 'r' });
     expect(await listed()).toEqual([]);

@@ -54,10 +54,22 @@ async function api(method: string, path: string, body?: unknown) {
 
 /** Uploads `file` and polls its job as a client would, until it leaves `started`. */
 async function upload(file: Buffer, contentType: string) {
-  const created = await api('POST', fillPath(routeById('createRecording'), { tenantId: tenant }), { fileName: 'call', contentType, sizeBytes: file.length });
+  const created = await api('POST', fillPath(routeById('createRecording'), { tenantId: tenant }), {
+    fileName: 'call',
+    contentType,
+    sizeBytes: file.length,
+  });
   expect(created.status).toBe(201);
   const { jobId, upload: target } = created.json as { jobId: string; upload: { url: string } };
-  expect((await fetch(target.url, { method: 'PUT', body: file, headers: { 'Content-Type': contentType, 'If-None-Match': '*' } })).status).toBe(200);
+  expect(
+    (
+      await fetch(target.url, {
+        method: 'PUT',
+        body: file,
+        headers: { 'Content-Type': contentType, 'If-None-Match': '*' },
+      })
+    ).status,
+  ).toBe(200);
   for (const deadline = Date.now() + 45_000; Date.now() < deadline; ) {
     const job = await api('GET', fillPath(routeById('getVocJobStatus'), { tenantId: tenant, jobId }));
     if (job.json.status !== 'started') return job.json;
@@ -75,7 +87,10 @@ describe('a lost state change of the analysis', () => {
 
   it('a two-channel call: its Call Analytics job is collected by the sweep, and the job completes', async () => {
     const before = lost.length;
-    expect(await upload(sampleCall(), SAMPLE_CALL.contentType)).toMatchObject({ status: 'completed', analysis: 'call-analytics' });
+    expect(await upload(sampleCall(), SAMPLE_CALL.contentType)).toMatchObject({
+      status: 'completed',
+      analysis: 'call-analytics',
+    });
     expect(lost.slice(before)).toEqual(['Call Analytics Job State Change']);
   });
 });

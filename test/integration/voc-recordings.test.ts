@@ -83,7 +83,11 @@ const jobsStore = () => {
 async function api(method: string, path: string, apiKey: string, body?: unknown, headers: Record<string, string> = {}) {
   const response = await documentedFetch(`${gateway.url}${path}`, {
     method,
-    headers: { Authorization: `Bearer ${apiKey}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }), ...headers },
+    headers: {
+      Authorization: `Bearer ${apiKey}`,
+      ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+      ...headers,
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await response.text();
@@ -100,8 +104,17 @@ async function createUpload(file: Buffer, contentType = 'audio/wav', t = tenant,
 }
 
 /** The PUT `curl -T` sends: the file, with the answered headers (fetch sets Content-Length itself). */
-async function put(upload: Upload['upload'], body: Buffer, contentType = upload.headers['Content-Type']!, headers: Record<string, string> = { 'If-None-Match': '*' }) {
-  const response = await fetch(upload.url, { method: upload.method, body, headers: { 'Content-Type': contentType, ...headers } });
+async function put(
+  upload: Upload['upload'],
+  body: Buffer,
+  contentType = upload.headers['Content-Type']!,
+  headers: Record<string, string> = { 'If-None-Match': '*' },
+) {
+  const response = await fetch(upload.url, {
+    method: upload.method,
+    body,
+    headers: { 'Content-Type': contentType, ...headers },
+  });
   return { status: response.status, text: await response.text() };
 }
 
@@ -133,7 +146,10 @@ describe('a recording, end to end', () => {
     const before = await vocList();
     const wav = tinyWav(1.5);
     const created = await createUpload(wav);
-    expect(created.upload).toMatchObject({ method: 'PUT', headers: { 'Content-Type': 'audio/wav', 'Content-Length': String(wav.length) } });
+    expect(created.upload).toMatchObject({
+      method: 'PUT',
+      headers: { 'Content-Type': 'audio/wav', 'Content-Length': String(wav.length) },
+    });
     expect(new URL(created.upload.url).origin).toBe(s3Endpoint);
     const started = await status(created.jobId);
     expect(started).toEqual({
@@ -150,7 +166,14 @@ describe('a recording, end to end', () => {
     const after = await vocList();
     expect(after.total).toBe(before.total + 1);
     const row = after.data.find((candidate) => candidate.ID === done.recordingId);
-    expect(row).toMatchObject({ ID: done.recordingId, TenantID: tenant, Duration: 1.5, Media: 'voice', SourceSystem: 'cxm-upload', Summary: null });
+    expect(row).toMatchObject({
+      ID: done.recordingId,
+      TenantID: tenant,
+      Duration: 1.5,
+      Media: 'voice',
+      SourceSystem: 'cxm-upload',
+      Summary: null,
+    });
     expect(row!.DatetimeUTC).toBe(new Date(started.started).toISOString());
   });
 
@@ -162,7 +185,15 @@ describe('a recording, end to end', () => {
     expect(done).toMatchObject({ status: 'completed', analysis: 'call-analytics' });
     const row = (await vocList()).data.find((candidate) => candidate.ID === done.recordingId);
     // What the local stand-in hears: the length from the file's headers; a listener's fields stay null.
-    expect(row).toMatchObject({ ID: done.recordingId, Duration: 14.659, Media: 'voice', Sentiment: null, Summary: null, KPIs: null, Problems: null });
+    expect(row).toMatchObject({
+      ID: done.recordingId,
+      Duration: 14.659,
+      Media: 'voice',
+      Sentiment: null,
+      Summary: null,
+      KPIs: null,
+      Problems: null,
+    });
   });
 
   it('a recording no analysis takes (three channels) fails before any analysis, saying what to do', async () => {
@@ -170,7 +201,10 @@ describe('a recording, end to end', () => {
     const created = await createUpload(wav);
     expect((await put(created.upload, wav)).status).toBe(200);
     const done = await settled(created.jobId);
-    expect(done).toMatchObject({ status: 'failed', failureReason: expect.stringContaining('The recording has 3 channels; the analysis takes mono audio') });
+    expect(done).toMatchObject({
+      status: 'failed',
+      failureReason: expect.stringContaining('The recording has 3 channels; the analysis takes mono audio'),
+    });
     expect(done.analysis).toBeUndefined();
   });
 
@@ -196,7 +230,10 @@ describe('a recording, end to end', () => {
     expect(first.status).toBe(201);
     expect(again.json).toEqual(first.json);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
-    expect((await api('POST', uploadsPath(), key, { ...body, sizeBytes: 45 }, { 'Idempotency-Key': `rec-${tenant}` })).status).toBe(422);
+    expect(
+      (await api('POST', uploadsPath(), key, { ...body, sizeBytes: 45 }, { 'Idempotency-Key': `rec-${tenant}` }))
+        .status,
+    ).toBe(422);
   });
 });
 
@@ -219,11 +256,18 @@ describe('bad input gets a clear answer', () => {
     expect((await put(created.upload, Buffer.concat([wav, Buffer.alloc(10)]))).status).toBe(403);
     expect((await put(created.upload, wav, 'audio/mpeg')).status).toBe(403);
     // One hex digit of the signature changed (to another digit, whatever it was).
-    const forged = { ...created.upload, url: created.upload.url.replace(/X-Amz-Signature=(.)/, (_all, digit: string) => `X-Amz-Signature=${digit === '0' ? '1' : '0'}`) };
+    const forged = {
+      ...created.upload,
+      url: created.upload.url.replace(
+        /X-Amz-Signature=(.)/,
+        (_all, digit: string) => `X-Amz-Signature=${digit === '0' ? '1' : '0'}`,
+      ),
+    };
     expect((await put(forged, wav)).status).toBe(403);
     // The URL with its signature stripped is an anonymous request, which a private bucket refuses.
     const unsigned = new URL(created.upload.url);
-    for (const name of [...unsigned.searchParams.keys()]) if (name.startsWith('X-Amz-')) unsigned.searchParams.delete(name);
+    for (const name of [...unsigned.searchParams.keys()])
+      if (name.startsWith('X-Amz-')) unsigned.searchParams.delete(name);
     expect((await put({ ...created.upload, url: unsigned.toString() }, wav)).status).toBe(403);
     const bucketUrl = `${unsigned.origin}${unsigned.pathname.split('/').slice(0, 2).join('/')}`;
     expect((await fetch(unsigned)).status).toBe(403);
@@ -248,7 +292,10 @@ describe('bad input gets a clear answer', () => {
     ];
     for (const target of pretending) {
       expect((await fetch(target)).status, target).toBe(403);
-      expect((await fetch(target, { method: 'PUT', body: wav, headers: { 'Content-Type': 'audio/wav' } })).status, target).toBe(403);
+      expect(
+        (await fetch(target, { method: 'PUT', body: wav, headers: { 'Content-Type': 'audio/wav' } })).status,
+        target,
+      ).toBe(403);
     }
     const amzDate = new Date().toISOString().replace(/[-:]|\.\d{3}/g, '');
     const bogus = {
@@ -264,7 +311,11 @@ describe('bad input gets a clear answer', () => {
       forcePathStyle: true,
       credentials: { accessKeyId: 'AKIASTRANGER0000000', secretAccessKey: 'not-a-key-of-this-installation' },
     });
-    await expect(stranger.send(new PutObjectCommand({ Bucket: bucket, Key: `recordings/${tenant}/${created.jobId}.wav`, Body: wav }))).rejects.toMatchObject({ $metadata: { httpStatusCode: 403 } });
+    await expect(
+      stranger.send(
+        new PutObjectCommand({ Bucket: bucket, Key: `recordings/${tenant}/${created.jobId}.wav`, Body: wav }),
+      ),
+    ).rejects.toMatchObject({ $metadata: { httpStatusCode: 403 } });
     stranger.destroy();
     await gateway.eventsSettled();
     expect((await status(created.jobId)).status).toBe('started');
@@ -301,7 +352,10 @@ describe('bad input gets a clear answer', () => {
     const created = await createUpload(wav, 'audio/flac');
     expect((await put(created.upload, wav)).status).toBe(200);
     const job = await settled(created.jobId);
-    expect(job).toMatchObject({ status: 'failed', failureReason: expect.stringMatching(/declared audio\/flac but holds WAVE/) });
+    expect(job).toMatchObject({
+      status: 'failed',
+      failureReason: expect.stringMatching(/declared audio\/flac but holds WAVE/),
+    });
   });
 });
 
@@ -313,10 +367,19 @@ describe('two tenants', () => {
     expect((await api('GET', statusPath(mine.jobId, other), key)).status).toBe(403);
     // Written straight to the bucket (as an operator could): the other tenant's prefix, my job's id.
     const s3 = new S3Client({ endpoint: s3Endpoint, region: LOCAL_REGION, forcePathStyle: true });
-    await s3.send(new PutObjectCommand({ Bucket: bucket, Key: `recordings/${other}/${mine.jobId}.wav`, Body: wav, ContentType: 'audio/wav' }));
+    await s3.send(
+      new PutObjectCommand({
+        Bucket: bucket,
+        Key: `recordings/${other}/${mine.jobId}.wav`,
+        Body: wav,
+        ContentType: 'audio/wav',
+      }),
+    );
     await gateway.eventsSettled();
     expect((await status(mine.jobId)).status).toBe('started');
-    expect((await vocList(other, otherKey)).data.some((row) => row.ID === mine.jobId || row.ID === `rec-${mine.jobId}`)).toBe(false);
+    expect(
+      (await vocList(other, otherKey)).data.some((row) => row.ID === mine.jobId || row.ID === `rec-${mine.jobId}`),
+    ).toBe(false);
     s3.destroy();
   });
 });
@@ -328,7 +391,12 @@ describe('a processor that fails', () => {
     // The row's write fails for every SDK attempt of the first processing attempt (the SDK's
     // default, which the bundles' clients have too).
     const sdkAttempts = await documentClient().config.maxAttempts();
-    const fault = proxy.inject({ operation: 'TransactWriteItems', bodyContains: `rec-${created.jobId}`, fault: 'InternalServerError', times: sdkAttempts });
+    const fault = proxy.inject({
+      operation: 'TransactWriteItems',
+      bodyContains: `rec-${created.jobId}`,
+      fault: 'InternalServerError',
+      times: sdkAttempts,
+    });
     expect((await put(created.upload, wav)).status).toBe(200);
     const job = await settled(created.jobId);
     fault.remove();
@@ -340,7 +408,11 @@ describe('a processor that fails', () => {
   it('after its retries the job is failed, never stuck', async () => {
     const wav = tinyWav(0.25);
     const created = await createUpload(wav);
-    const fault = proxy.inject({ operation: 'TransactWriteItems', bodyContains: `rec-${created.jobId}`, fault: 'InternalServerError' });
+    const fault = proxy.inject({
+      operation: 'TransactWriteItems',
+      bodyContains: `rec-${created.jobId}`,
+      fault: 'InternalServerError',
+    });
     expect((await put(created.upload, wav)).status).toBe(200);
     const job = await settled(created.jobId);
     fault.remove();
@@ -354,7 +426,9 @@ describe('an upload that never comes', () => {
   it('S3 refuses the URL after it expires, and the job whose file never came is failed, saying why', async () => {
     // Created before the other tests ran (beforeAll): its URL has mostly run out by now.
     const { created, wav } = expiring;
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, Date.parse(created.upload.expiresAt) - Date.now() + 1100)));
+    await new Promise((resolve) =>
+      setTimeout(resolve, Math.max(0, Date.parse(created.upload.expiresAt) - Date.now() + 1100)),
+    );
     const late = await put(created.upload, wav);
     expect(late.status).toBe(403);
     expect(late.text).toContain('Request has expired');

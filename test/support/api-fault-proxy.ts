@@ -40,7 +40,16 @@ export async function startApiFaultProxy(target: string): Promise<ApiFaultProxy>
   const upstream = new URL(target);
 
   const forwardTo = (req: IncomingMessage, res: ServerResponse, onAnswer: (answer: IncomingMessage) => void) => {
-    const outbound = request({ hostname: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: { ...req.headers, host: upstream.host } }, onAnswer);
+    const outbound = request(
+      {
+        hostname: upstream.hostname,
+        port: upstream.port,
+        method: req.method,
+        path: req.url,
+        headers: { ...req.headers, host: upstream.host },
+      },
+      onAnswer,
+    );
     outbound.on('error', () => res.destroy());
     req.pipe(outbound);
   };

@@ -51,7 +51,9 @@ export interface StageView {
   resolve(value: unknown): unknown;
 }
 
-const TABLE_SUFFIXES = allTableSpecs.map((spec) => ({ id: spec.id, suffix: physicalTableName('x', spec.id).slice('cxm-x-'.length) })).sort((a, b) => b.suffix.length - a.suffix.length);
+const TABLE_SUFFIXES = allTableSpecs
+  .map((spec) => ({ id: spec.id, suffix: physicalTableName('x', spec.id).slice('cxm-x-'.length) }))
+  .sort((a, b) => b.suffix.length - a.suffix.length);
 
 /** `cxm-<any stage>-<table>` -> the table's spec id, else undefined. */
 export function tableIdOf(name: string): TableId | undefined {
@@ -75,12 +77,20 @@ export function stageView({ config, template }: StageTemplate): StageView {
     if (role && name.startsWith(`cxm-${stage}-`)) functionRole.set(name.slice(`cxm-${stage}-`.length), role);
   }
   const transcribeRoleId = Object.entries(resources).find(
-    ([, resource]) => resource.Type === 'AWS::IAM::Role' && JSON.stringify(resource.Properties?.AssumeRolePolicyDocument).includes('transcribe.amazonaws.com'),
+    ([, resource]) =>
+      resource.Type === 'AWS::IAM::Role' &&
+      JSON.stringify(resource.Properties?.AssumeRolePolicyDocument).includes('transcribe.amazonaws.com'),
   )?.[0];
   if (!transcribeRoleId) throw new Error(`stage ${stage} has no role Transcribe assumes`);
   const [bucketId, bucket] = only(template, 'AWS::S3::Bucket');
-  const domainId = Object.entries(resources).find(([, resource]) => resource.Type === 'AWS::OpenSearchService::Domain')?.[0];
-  const bucketPolicy = Object.values(resources).find((resource) => resource.Type === 'AWS::S3::BucketPolicy' && JSON.stringify(resource.Properties?.Bucket) === JSON.stringify({ Ref: bucketId }));
+  const domainId = Object.entries(resources).find(
+    ([, resource]) => resource.Type === 'AWS::OpenSearchService::Domain',
+  )?.[0];
+  const bucketPolicy = Object.values(resources).find(
+    (resource) =>
+      resource.Type === 'AWS::S3::BucketPolicy' &&
+      JSON.stringify(resource.Properties?.Bucket) === JSON.stringify({ Ref: bucketId }),
+  );
   const roleArn = (roleId: string) => `arn:aws:iam::${FAKE_ACCOUNT}:role/${roleId}`;
   return {
     stage,
@@ -89,15 +99,21 @@ export function stageView({ config, template }: StageTemplate): StageView {
     roleArn,
     identityPolicies(roleId) {
       const attached = Object.entries(resources).filter(
-        ([, resource]) => resource.Type === 'AWS::IAM::Policy' && (resource.Properties?.Roles as unknown[] | undefined)?.some((role) => JSON.stringify(role) === JSON.stringify({ Ref: roleId })),
+        ([, resource]) =>
+          resource.Type === 'AWS::IAM::Policy' &&
+          (resource.Properties?.Roles as unknown[] | undefined)?.some(
+            (role) => JSON.stringify(role) === JSON.stringify({ Ref: roleId }),
+          ),
       );
-      const inline = ((resources[roleId]?.Properties?.Policies as { PolicyName: string; PolicyDocument: unknown }[] | undefined) ?? []).map(
-        (policy) => [policy.PolicyName, policy.PolicyDocument] as const,
+      const inline = (
+        (resources[roleId]?.Properties?.Policies as { PolicyName: string; PolicyDocument: unknown }[] | undefined) ?? []
+      ).map((policy) => [policy.PolicyName, policy.PolicyDocument] as const);
+      return [...attached.map(([id, resource]) => [id, resource.Properties?.PolicyDocument] as const), ...inline].map(
+        ([name, document]) => ({
+          name,
+          policy: resolve(document) as IdentityPolicy['policy'],
+        }),
       );
-      return [...attached.map(([id, resource]) => [id, resource.Properties?.PolicyDocument] as const), ...inline].map(([name, document]) => ({
-        name,
-        policy: resolve(document) as IdentityPolicy['policy'],
-      }));
     },
     bucketName: String(resolve(bucket.Properties?.BucketName)),
     bucketPolicy: bucketPolicy ? resolve(bucketPolicy.Properties?.PolicyDocument) : undefined,
@@ -132,16 +148,22 @@ function nameOf(logicalId: string, template: CfnTemplate, stage: string, attribu
       // A secret's ARN ends in a dash and six characters Secrets Manager picks.
       return arn('secretsmanager', `secret:${resolve(props.Name)}-AbCdEf`);
     case 'AWS::Lambda::Function':
-      return attribute === 'Ref' ? resolve(props.FunctionName) : arn('lambda', `function:${resolve(props.FunctionName)}`);
+      return attribute === 'Ref'
+        ? resolve(props.FunctionName)
+        : arn('lambda', `function:${resolve(props.FunctionName)}`);
     case 'AWS::SQS::Queue':
-      return attribute === 'Ref' ? `https://sqs.${FAKE_REGION}.amazonaws.com/${FAKE_ACCOUNT}/${resolve(props.QueueName)}` : arn('sqs', resolve(props.QueueName));
+      return attribute === 'Ref'
+        ? `https://sqs.${FAKE_REGION}.amazonaws.com/${FAKE_ACCOUNT}/${resolve(props.QueueName)}`
+        : arn('sqs', resolve(props.QueueName));
     case 'AWS::OpenSearchService::Domain': {
       // CDK leaves a domain unnamed; CloudFormation names it after its logical id.
       const name = props.DomainName === undefined ? logicalId.toLowerCase().slice(0, 28) : resolve(props.DomainName);
       return attribute === 'Ref' ? name : arn('es', `domain/${name}`);
     }
     case 'AWS::Logs::LogGroup':
-      return attribute === 'Ref' ? resolve(props.LogGroupName) : arn('logs', `log-group:${resolve(props.LogGroupName)}:*`);
+      return attribute === 'Ref'
+        ? resolve(props.LogGroupName)
+        : arn('logs', `log-group:${resolve(props.LogGroupName)}:*`);
     default:
       // Anything else is named after its logical id: unique in the template, enough to match policies.
       return attribute === 'Ref' ? logicalId : arn(resource.Type.split('::')[1]!.toLowerCase(), logicalId);
@@ -156,14 +178,20 @@ export function resolveIntrinsics(value: unknown, template: CfnTemplate, stage: 
   if (entries.length === 1) {
     const [key, argument] = entries[0]!;
     if (key === 'Ref') {
-      const pseudo: Record<string, string> = { 'AWS::AccountId': FAKE_ACCOUNT, 'AWS::Region': FAKE_REGION, 'AWS::Partition': 'aws', 'AWS::URLSuffix': 'amazonaws.com' };
+      const pseudo: Record<string, string> = {
+        'AWS::AccountId': FAKE_ACCOUNT,
+        'AWS::Region': FAKE_REGION,
+        'AWS::Partition': 'aws',
+        'AWS::URLSuffix': 'amazonaws.com',
+      };
       return pseudo[String(argument)] ?? nameOf(String(argument), template, stage, 'Ref');
     }
     if (key === 'Fn::GetAtt') {
       const [logicalId, attribute] = argument as [string, string];
       if (attribute === 'Arn') return nameOf(logicalId, template, stage, 'Arn');
       if (attribute === 'StreamArn') return `${nameOf(logicalId, template, stage, 'Arn')}/stream/*`;
-      if (attribute === 'DomainEndpoint') return `search-${nameOf(logicalId, template, stage, 'Ref')}.${FAKE_REGION}.es.amazonaws.com`;
+      if (attribute === 'DomainEndpoint')
+        return `search-${nameOf(logicalId, template, stage, 'Ref')}.${FAKE_REGION}.es.amazonaws.com`;
       throw new Error(`no fake value for Fn::GetAtt ${logicalId}.${attribute}`);
     }
     if (key === 'Fn::Join') {
@@ -191,7 +219,8 @@ export function iamRequests(call: RecordedAwsCall, view: StageView): IamRequest[
     return arn('dynamodb', `table/${physicalTableName(view.stage, id)}`);
   };
   const bucket = (name: unknown) => {
-    if (!LOCAL_BUCKET.test(String(name))) throw new Error(`the call names bucket ${String(name)}, which is not the recordings bucket`);
+    if (!LOCAL_BUCKET.test(String(name)))
+      throw new Error(`the call names bucket ${String(name)}, which is not the recordings bucket`);
     return view.bucketName;
   };
   const job = (name: unknown) => String(name).replace(JOB_NAME, `cxm.${view.stage}.`);
@@ -201,14 +230,24 @@ export function iamRequests(call: RecordedAwsCall, view: StageView): IamRequest[
   if (call.signed) {
     if (call.service === 's3') {
       const [, bucketName, ...key] = call.signed.path.split('/');
-      const action = call.signed.method === 'PUT' ? 's3:PutObject' : call.signed.method === 'GET' ? 's3:GetObject' : undefined;
+      const action =
+        call.signed.method === 'PUT' ? 's3:PutObject' : call.signed.method === 'GET' ? 's3:GetObject' : undefined;
       if (!action) throw new Error(`a signed S3 ${call.signed.method} has no action here`);
       // The signed conditional headers are S3's condition keys (`s3:if-none-match`).
-      const conditions = Object.fromEntries(Object.entries(call.signed.conditions ?? {}).map(([name, value]) => [`s3:${name}`, value]));
-      return [{ action, resource: `arn:aws:s3:::${bucket(bucketName)}/${key.map(decodeURIComponent).join('/')}`, context: { ...secure, ...conditions } }];
+      const conditions = Object.fromEntries(
+        Object.entries(call.signed.conditions ?? {}).map(([name, value]) => [`s3:${name}`, value]),
+      );
+      return [
+        {
+          action,
+          resource: `arn:aws:s3:::${bucket(bucketName)}/${key.map(decodeURIComponent).join('/')}`,
+          context: { ...secure, ...conditions },
+        },
+      ];
     }
     if (call.service === 'es') {
-      if (!view.domainArn) throw new Error(`stage ${view.stage} has no search domain for a search of ${call.principal}`);
+      if (!view.domainArn)
+        throw new Error(`stage ${view.stage} has no search domain for a search of ${call.principal}`);
       const method = call.signed.method.charAt(0) + call.signed.method.slice(1).toLowerCase();
       // The stage's index prefix in place of the local one (`/cxm-<stage>-reporting-...`).
       const path = call.signed.path.replace(/^\/cxm-[a-z0-9-]+?-reporting-/, `/cxm-${view.stage}-reporting-`);
@@ -221,11 +260,28 @@ export function iamRequests(call: RecordedAwsCall, view: StageView): IamRequest[
     case 'DynamoDB': {
       const op = call.operation;
       if (op === 'TransactWriteItems' || op === 'TransactGetItems') {
-        const actions: Record<string, string> = { Put: 'PutItem', Update: 'UpdateItem', Delete: 'DeleteItem', ConditionCheck: 'ConditionCheckItem', Get: 'GetItem' };
-        return (input.TransactItems as { operation: string; TableName: string }[]).map((item) => ({ action: `dynamodb:${actions[item.operation]}`, resource: table(item.TableName), context: {} }));
+        const actions: Record<string, string> = {
+          Put: 'PutItem',
+          Update: 'UpdateItem',
+          Delete: 'DeleteItem',
+          ConditionCheck: 'ConditionCheckItem',
+          Get: 'GetItem',
+        };
+        return (input.TransactItems as { operation: string; TableName: string }[]).map((item) => ({
+          action: `dynamodb:${actions[item.operation]}`,
+          resource: table(item.TableName),
+          context: {},
+        }));
       }
-      if (op === 'BatchWriteItem' || op === 'BatchGetItem') return (input.RequestItems as string[]).map((name) => ({ action: `dynamodb:${op}`, resource: table(name), context: {} }));
-      const resource = input.IndexName ? `${table(input.TableName)}/index/${String(input.IndexName)}` : table(input.TableName);
+      if (op === 'BatchWriteItem' || op === 'BatchGetItem')
+        return (input.RequestItems as string[]).map((name) => ({
+          action: `dynamodb:${op}`,
+          resource: table(name),
+          context: {},
+        }));
+      const resource = input.IndexName
+        ? `${table(input.TableName)}/index/${String(input.IndexName)}`
+        : table(input.TableName);
       return [{ action: `dynamodb:${op}`, resource, context: {} }];
     }
     case 'S3': {
@@ -241,29 +297,63 @@ export function iamRequests(call: RecordedAwsCall, view: StageView): IamRequest[
       return [{ action, resource, context: secure }];
     }
     case 'Secrets Manager': {
-      const id = SECRET_IDS.find((candidate) => String(input.SecretId).includes(secretName('x', candidate).slice('cxm-x-'.length)));
+      const id = SECRET_IDS.find((candidate) =>
+        String(input.SecretId).includes(secretName('x', candidate).slice('cxm-x-'.length)),
+      );
       if (!id) throw new Error(`the call names secret ${String(input.SecretId)}, which is no secret of the stage`);
-      return [{ action: `secretsmanager:${call.operation}`, resource: arn('secretsmanager', `secret:${secretName(view.stage, id)}-AbCdEf`), context: {} }];
+      return [
+        {
+          action: `secretsmanager:${call.operation}`,
+          resource: arn('secretsmanager', `secret:${secretName(view.stage, id)}-AbCdEf`),
+          context: {},
+        },
+      ];
     }
     case 'Transcribe': {
-      const passRole = { action: 'iam:PassRole', resource: view.transcribeRoleArn, context: { 'iam:PassedToService': 'transcribe.amazonaws.com' } };
+      const passRole = {
+        action: 'iam:PassRole',
+        resource: view.transcribeRoleArn,
+        context: { 'iam:PassedToService': 'transcribe.amazonaws.com' },
+      };
       const output = (location: unknown) => String(location).replace(/^s3:\/\/[^/]+/, `s3://${view.bucketName}`);
       switch (call.operation) {
         case 'StartCallAnalyticsJob':
-          return [{ action: 'transcribe:StartCallAnalyticsJob', resource: '*', context: { 'transcribe:OutputLocation': output(input.OutputLocation) } }, passRole];
+          return [
+            {
+              action: 'transcribe:StartCallAnalyticsJob',
+              resource: '*',
+              context: { 'transcribe:OutputLocation': output(input.OutputLocation) },
+            },
+            passRole,
+          ];
         case 'StartTranscriptionJob':
           return [
             {
               action: 'transcribe:StartTranscriptionJob',
               resource: '*',
-              context: { 'transcribe:OutputBucketName': bucket(input.OutputBucketName), 'transcribe:OutputKey': String(input.OutputKey) },
+              context: {
+                'transcribe:OutputBucketName': bucket(input.OutputBucketName),
+                'transcribe:OutputKey': String(input.OutputKey),
+              },
             },
             passRole,
           ];
         case 'GetCallAnalyticsJob':
-          return [{ action: 'transcribe:GetCallAnalyticsJob', resource: arn('transcribe', `analytics/${job(input.CallAnalyticsJobName)}`), context: {} }];
+          return [
+            {
+              action: 'transcribe:GetCallAnalyticsJob',
+              resource: arn('transcribe', `analytics/${job(input.CallAnalyticsJobName)}`),
+              context: {},
+            },
+          ];
         case 'GetTranscriptionJob':
-          return [{ action: 'transcribe:GetTranscriptionJob', resource: arn('transcribe', `transcription-job/${job(input.TranscriptionJobName)}`), context: {} }];
+          return [
+            {
+              action: 'transcribe:GetTranscriptionJob',
+              resource: arn('transcribe', `transcription-job/${job(input.TranscriptionJobName)}`),
+              context: {},
+            },
+          ];
       }
       throw new Error(`Transcribe ${call.operation} has no mapping here`);
     }
@@ -279,12 +369,21 @@ export type Verdict = 'Allowed' | 'ImplicitlyDenied' | 'ExplicitlyDenied' | 'err
  *
  * @example await simulate(view, roleId, { action: 's3:PutObject', resource: 'arn:aws:s3:::b/recordings/x', context: {} })
  */
-export async function simulate(view: StageView, roleId: string, request: IamRequest): Promise<{ verdict: Verdict; detail: string }> {
+export async function simulate(
+  view: StageView,
+  roleId: string,
+  request: IamRequest,
+): Promise<{ verdict: Verdict; detail: string }> {
   const onBucket = request.resource.startsWith(`arn:aws:s3:::${view.bucketName}`);
   return verdictOf(
     await runSimulation(
       {
-        request: { principal: view.roleArn(roleId), action: request.action, resource: { resource: request.resource, accountId: FAKE_ACCOUNT }, contextVariables: request.context },
+        request: {
+          principal: view.roleArn(roleId),
+          action: request.action,
+          resource: { resource: request.resource, accountId: FAKE_ACCOUNT },
+          contextVariables: request.context,
+        },
         identityPolicies: view.identityPolicies(roleId),
         serviceControlPolicies: [],
         resourceControlPolicies: [],
@@ -301,7 +400,11 @@ export async function simulate(view: StageView, roleId: string, request: IamRequ
  *
  * @example await simulateTranscribeAssumingRole(view, 'arn:aws:transcribe:eu-west-1:123456789012:analytics/cxm.lite.x')
  */
-export async function simulateTranscribeAssumingRole(view: StageView, sourceArn: string, sourceAccount = FAKE_ACCOUNT): Promise<{ verdict: Verdict; detail: string }> {
+export async function simulateTranscribeAssumingRole(
+  view: StageView,
+  sourceArn: string,
+  sourceAccount = FAKE_ACCOUNT,
+): Promise<{ verdict: Verdict; detail: string }> {
   return verdictOf(
     await runSimulation(
       {
@@ -324,7 +427,8 @@ export async function simulateTranscribeAssumingRole(view: StageView, sourceArn:
 function verdictOf(result: Awaited<ReturnType<typeof runSimulation>>): { verdict: Verdict; detail: string } {
   if (result.resultType === 'error') return { verdict: 'error', detail: JSON.stringify(result.errors) };
   const ignored = result.resultType === 'single' ? (result.result.ignoredContextKeys ?? []) : [];
-  if (ignored.length > 0) return { verdict: 'error', detail: `context keys the action does not take: ${ignored.join(', ')}` };
+  if (ignored.length > 0)
+    return { verdict: 'error', detail: `context keys the action does not take: ${ignored.join(', ')}` };
   return { verdict: result.overallResult as Verdict, detail: '' };
 }
 
@@ -343,9 +447,13 @@ export function iamMatch(pattern: string, value: string): boolean {
 export function grants(policies: IdentityPolicy[]): { action: string; resource: string; conditional: boolean }[] {
   return policies.flatMap(({ policy }) =>
     policy.Statement.filter((statement) => statement.Effect === 'Allow').flatMap((statement) =>
-      [statement.Action]
-        .flat()
-        .flatMap((action) => [statement.Resource].flat().map((resource) => ({ action: String(action), resource: String(resource), conditional: statement.Condition !== undefined }))),
+      [statement.Action].flat().flatMap((action) =>
+        [statement.Resource].flat().map((resource) => ({
+          action: String(action),
+          resource: String(resource),
+          conditional: statement.Condition !== undefined,
+        })),
+      ),
     ),
   );
 }

@@ -25,7 +25,14 @@ export function expectWellFormedError(answer: ApiAnswer): void {
   }
 }
 
-export async function callApi(baseUrl: string, method: string, path: string, key: string | undefined, body?: unknown, headers: Record<string, string> = {}): Promise<ApiAnswer> {
+export async function callApi(
+  baseUrl: string,
+  method: string,
+  path: string,
+  key: string | undefined,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<ApiAnswer> {
   const response = await documentedFetch(`${baseUrl}${path}`, {
     method,
     headers: {
@@ -36,14 +43,21 @@ export async function callApi(baseUrl: string, method: string, path: string, key
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await response.text();
-  const answer = { status: response.status, headers: response.headers, json: text === '' ? undefined : (JSON.parse(text) as unknown) };
+  const answer = {
+    status: response.status,
+    headers: response.headers,
+    json: text === '' ? undefined : (JSON.parse(text) as unknown),
+  };
   if (answer.status >= 400) expectWellFormedError(answer);
   return answer;
 }
 
-export const notePath = (tenant: string, conversation: string) => `/api/v1/cxm/tenants/${tenant}/conversations/${encodeURIComponent(conversation)}/internal-notes`;
-export const documentPath = (tenant: string, collection: string, docId: string) => `/api/v1/provisioning/tenants/${tenant}/${collection}/${encodeURIComponent(docId)}/versions/current`;
-export const collectionPath = (tenant: string, collection: string) => `/api/v1/provisioning/tenants/${tenant}/${collection}`;
+export const notePath = (tenant: string, conversation: string) =>
+  `/api/v1/cxm/tenants/${tenant}/conversations/${encodeURIComponent(conversation)}/internal-notes`;
+export const documentPath = (tenant: string, collection: string, docId: string) =>
+  `/api/v1/provisioning/tenants/${tenant}/${collection}/${encodeURIComponent(docId)}/versions/current`;
+export const collectionPath = (tenant: string, collection: string) =>
+  `/api/v1/provisioning/tenants/${tenant}/${collection}`;
 
 /** The note id of a 201. */
 export function noteId(answer: ApiAnswer): string {

@@ -10,7 +10,8 @@ import { basename, join } from 'node:path';
 import { run } from './run-process.ts';
 
 /** How to install the cfn-lint the acknowledgements were written against, for whoever runs the tests without it. */
-export const CFN_LINT_INSTALL_HINT = 'pipx install cfn-lint==1.51.0 (or pip install cfn-lint==1.51.0), so that `cfn-lint` is on PATH';
+export const CFN_LINT_INSTALL_HINT =
+  'pipx install cfn-lint==1.51.0 (or pip install cfn-lint==1.51.0), so that `cfn-lint` is on PATH';
 
 export interface CfnLintFinding {
   /** The name the template was linted under. */
@@ -46,11 +47,15 @@ export function installedCfnLint(): string | undefined {
  * shared among one cfn-lint run per core, run side by side: each run starts an interpreter and
  * loads the resource schemas once, and most of its time is spent on its templates.
  */
-export async function lintTemplates(templates: ReadonlyMap<string, unknown>, options: { regions: readonly string[]; ignoreRules: readonly string[] }): Promise<Map<string, CfnLintFinding[]>> {
+export async function lintTemplates(
+  templates: ReadonlyMap<string, unknown>,
+  options: { regions: readonly string[]; ignoreRules: readonly string[] },
+): Promise<Map<string, CfnLintFinding[]>> {
   const dir = mkdtempSync(join(tmpdir(), 'cxm-cfn-lint-'));
   try {
     const files = [...templates].map(([name, template]) => {
-      if (!/^[\w.-]+$/.test(name)) throw new Error(`template name "${name}": use letters, digits, '.', '_' and '-' (it names a file)`);
+      if (!/^[\w.-]+$/.test(name))
+        throw new Error(`template name "${name}": use letters, digits, '.', '_' and '-' (it names a file)`);
       const file = join(dir, `${name}.json`);
       writeFileSync(file, JSON.stringify(template, null, 1));
       return file;
@@ -70,12 +75,24 @@ export async function lintTemplates(templates: ReadonlyMap<string, unknown>, opt
   }
 }
 
-async function lintFiles(files: readonly string[], options: { regions: readonly string[]; ignoreRules: readonly string[] }): Promise<CfnLintFinding[]> {
-  const args = ['--format', 'json', '--regions', ...options.regions, ...(options.ignoreRules.length > 0 ? ['--ignore-checks', ...options.ignoreRules] : []), '--', ...files];
+async function lintFiles(
+  files: readonly string[],
+  options: { regions: readonly string[]; ignoreRules: readonly string[] },
+): Promise<CfnLintFinding[]> {
+  const args = [
+    '--format',
+    'json',
+    '--regions',
+    ...options.regions,
+    ...(options.ignoreRules.length > 0 ? ['--ignore-checks', ...options.ignoreRules] : []),
+    '--',
+    ...files,
+  ];
   const { code, stdout, stderr } = await run('cfn-lint', args, {}, 240_000);
   const report = parseReport(stdout);
   // Findings set bits 2, 4 and 8 of the exit code; anything else is cfn-lint failing to run.
-  if (report === undefined || code === null || (code & ~(2 | 4 | 8)) !== 0) throw new Error(`cfn-lint ${args.join(' ')} failed (exit code ${code}):\n${stderr}\n${stdout}`);
+  if (report === undefined || code === null || (code & ~(2 | 4 | 8)) !== 0)
+    throw new Error(`cfn-lint ${args.join(' ')} failed (exit code ${code}):\n${stderr}\n${stdout}`);
   return report.map((match) => ({
     template: match.Filename ? basename(match.Filename, '.json') : '(no template)',
     rule: match.Rule.Id,

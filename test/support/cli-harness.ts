@@ -36,10 +36,18 @@ function collectedOutput(): CliOutput & { readonly text: string } {
  * An io with collected outputs and the environment a child process of this one would get: this
  * process's, with `env` over it (an undefined value unsets a variable), in the project directory.
  */
-function collectingIo(env: Record<string, string | undefined>): { io: CliIo; stdout: () => string; stderr: () => string } {
+function collectingIo(env: Record<string, string | undefined>): {
+  io: CliIo;
+  stdout: () => string;
+  stderr: () => string;
+} {
   const stdout = collectedOutput();
   const stderr = collectedOutput();
-  return { io: { stdout, stderr, env: { ...process.env, ...env }, cwd: PROJECT_ROOT }, stdout: () => stdout.text, stderr: () => stderr.text };
+  return {
+    io: { stdout, stderr, env: { ...process.env, ...env }, cwd: PROJECT_ROOT },
+    stdout: () => stdout.text,
+    stderr: () => stderr.text,
+  };
 }
 
 /**

@@ -19,7 +19,9 @@ interface WriteInput {
 }
 
 /** The items one store call puts, in order, without touching a table. */
-async function itemsWrittenBy(write: (store: ReturnType<typeof createConversationsStore>) => Promise<unknown>): Promise<Item[]> {
+async function itemsWrittenBy(
+  write: (store: ReturnType<typeof createConversationsStore>) => Promise<unknown>,
+): Promise<Item[]> {
   const written: Item[] = [];
   const client = {
     send: async (command: { input: WriteInput }) => {
@@ -59,7 +61,8 @@ export function conversationStreamRecord(item: Item, eventName: 'INSERT' | 'MODI
     eventVersion: '1.1',
     eventSource: 'aws:dynamodb',
     awsRegion: 'eu-west-1',
-    eventSourceARN: 'arn:aws:dynamodb:eu-west-1:123456789012:table/cxm-test-conversations/stream/2026-01-01T00:00:00.000',
+    eventSourceARN:
+      'arn:aws:dynamodb:eu-west-1:123456789012:table/cxm-test-conversations/stream/2026-01-01T00:00:00.000',
     eventName,
     dynamodb: {
       ApproximateCreationDateTime: 1767225600,

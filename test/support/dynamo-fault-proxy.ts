@@ -51,17 +51,24 @@ export interface DynamoFaultProxy {
   inject(rule: FaultRule): InjectedFault;
   record(match: Pick<FaultRule, 'operation' | 'bodyContains'>): RecordedRequests;
   /** Runs `action` with the rules in force and removes them afterwards, whatever happens. */
-  during<T, const R extends readonly FaultRule[]>(rules: R, action: () => Promise<T>): Promise<{ result: T; faults: { [K in keyof R]: InjectedFault } }>;
+  during<T, const R extends readonly FaultRule[]>(
+    rules: R,
+    action: () => Promise<T>,
+  ): Promise<{ result: T; faults: { [K in keyof R]: InjectedFault } }>;
   close(): Promise<void>;
 }
 
 const NAMESPACE = 'com.amazonaws.dynamodb.v20120810';
 
-const ERROR_ANSWERS: Record<'ThrottlingException' | 'ProvisionedThroughputExceededException' | 'InternalServerError', { status: number; message: string }> = {
+const ERROR_ANSWERS: Record<
+  'ThrottlingException' | 'ProvisionedThroughputExceededException' | 'InternalServerError',
+  { status: number; message: string }
+> = {
   ThrottlingException: { status: 400, message: 'Rate of requests exceeds the allowed throughput.' },
   ProvisionedThroughputExceededException: {
     status: 400,
-    message: 'The level of configured provisioned throughput for the table was exceeded. Consider increasing your provisioning level with the UpdateTable API.',
+    message:
+      'The level of configured provisioned throughput for the table was exceeded. Consider increasing your provisioning level with the UpdateTable API.',
   },
   InternalServerError: { status: 500, message: 'Internal server error' },
 };
@@ -87,7 +94,9 @@ function answerTransactionConflict(res: ServerResponse, body: string): void {
   const codes = Array.from({ length: items }, (_, i) => (i === 0 ? 'TransactionConflict' : 'None'));
   answer(res, 400, {
     __type: `${NAMESPACE}#TransactionCanceledException`,
-    CancellationReasons: codes.map((Code) => (Code === 'None' ? { Code } : { Code, Message: 'Transaction is ongoing for the item' })),
+    CancellationReasons: codes.map((Code) =>
+      Code === 'None' ? { Code } : { Code, Message: 'Transaction is ongoing for the item' },
+    ),
     Message: `Transaction cancelled, please refer cancellation reasons for specific reasons [${codes.join(', ')}]`,
   });
 }
@@ -105,11 +114,27 @@ export async function startDynamoFaultProxy(target: string): Promise<DynamoFault
   const held = new Map<ServerResponse, FaultRule>();
   const recordings = new Set<Pick<FaultRule, 'operation' | 'bodyContains'> & { bodies: string[] }>();
 
-  function forward(req: IncomingMessage, body: Buffer): Promise<{ status: number; headers: IncomingMessage['headers']; body: Buffer }> {
+  function forward(
+    req: IncomingMessage,
+    body: Buffer,
+  ): Promise<{ status: number; headers: IncomingMessage['headers']; body: Buffer }> {
     return new Promise((resolve, reject) => {
-      const outgoing = request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers, agent }, (response) => {
-        readAll(response).then((data) => resolve({ status: response.statusCode ?? 502, headers: response.headers, body: data }), reject);
-      });
+      const outgoing = request(
+        {
+          host: upstream.hostname,
+          port: upstream.port,
+          method: req.method,
+          path: req.url,
+          headers: req.headers,
+          agent,
+        },
+        (response) => {
+          readAll(response).then(
+            (data) => resolve({ status: response.statusCode ?? 502, headers: response.headers, body: data }),
+            reject,
+          );
+        },
+      );
       outgoing.on('error', reject);
       outgoing.end(body);
     });
@@ -123,9 +148,15 @@ export async function startDynamoFaultProxy(target: string): Promise<DynamoFault
         .pop() ?? '';
     const text = body.toString('utf8');
     for (const recording of recordings) {
-      if (recording.operation === operation && (recording.bodyContains === undefined || text.includes(recording.bodyContains))) recording.bodies.push(text);
+      if (
+        recording.operation === operation &&
+        (recording.bodyContains === undefined || text.includes(recording.bodyContains))
+      )
+        recording.bodies.push(text);
     }
-    const rule = rules.find((r) => r.operation === operation && (r.bodyContains === undefined || text.includes(r.bodyContains)));
+    const rule = rules.find(
+      (r) => r.operation === operation && (r.bodyContains === undefined || text.includes(r.bodyContains)),
+    );
     const fault = rule && rule.faulted < (rule.times ?? Infinity) ? rule.fault : undefined;
     if (rule) {
       rule.matched++;

@@ -84,7 +84,10 @@ export async function startFakeApiGateway(
       const url = new URL(req.url ?? '/', 'http://fake');
       calls.push(`${req.method} ${url.pathname}`);
       const reply = (status: number, payload?: unknown, errorType?: string) => {
-        res.writeHead(status, { 'Content-Type': 'application/json', ...(errorType && { 'x-amzn-ErrorType': errorType }) });
+        res.writeHead(status, {
+          'Content-Type': 'application/json',
+          ...(errorType && { 'x-amzn-ErrorType': errorType }),
+        });
         res.end(payload === undefined ? '' : JSON.stringify(payload));
       };
       const badRequest = (message: string) => reply(400, { message }, 'BadRequestException');
@@ -104,10 +107,12 @@ export async function startFakeApiGateway(
       /** One page of `items` as API Gateway lists it: `item` (its wire name) and `position` while more remain. */
       const page = <T>(items: T[]) => {
         const limit = Number(url.searchParams.get('limit') ?? DEFAULT_LIMIT);
-        if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) return badRequest(`limit must be 1 to ${MAX_LIMIT}`);
+        if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT)
+          return badRequest(`limit must be 1 to ${MAX_LIMIT}`);
         const position = url.searchParams.get('position');
         // Opaque, as API Gateway's is: code that builds one instead of passing it back gets a 400.
-        const from = position === null ? 0 : Number(/^p(\d+)$/.exec(Buffer.from(position, 'base64url').toString())?.[1] ?? NaN);
+        const from =
+          position === null ? 0 : Number(/^p(\d+)$/.exec(Buffer.from(position, 'base64url').toString())?.[1] ?? NaN);
         if (Number.isNaN(from)) return badRequest(`invalid position '${position}'`);
         const to = from + Math.min(limit, options.pageSize ?? Infinity);
         return reply(200, {
@@ -123,12 +128,20 @@ export async function startFakeApiGateway(
       if (req.method === 'GET' && url.pathname === '/apikeys') {
         const prefix = url.searchParams.get('name') ?? '';
         const withValues = url.searchParams.get('includeValues') === 'true';
-        return page([...apiKeys].filter(([, key]) => key.name.startsWith(prefix)).map(([id, key]) => shown(id, key, withValues)));
+        return page(
+          [...apiKeys].filter(([, key]) => key.name.startsWith(prefix)).map(([id, key]) => shown(id, key, withValues)),
+        );
       }
       if (req.method === 'POST' && url.pathname === '/apikeys') {
         const value = typeof input.value === 'string' ? input.value : randomBytes(20).toString('hex');
-        if (value.length < 20 || value.length > 128) return badRequest('API Key value should be at least 20 and at most 128 characters');
-        const key: FakeApiKey = { name: String(input.name), value, enabled: input.enabled === true, tags: (input.tags as Record<string, string>) ?? {} };
+        if (value.length < 20 || value.length > 128)
+          return badRequest('API Key value should be at least 20 and at most 128 characters');
+        const key: FakeApiKey = {
+          name: String(input.name),
+          value,
+          enabled: input.enabled === true,
+          tags: (input.tags as Record<string, string>) ?? {},
+        };
         if (raceApiKey) {
           raceApiKey = false;
           apiKeys.set(newId(), { ...key, enabled: true });
@@ -159,7 +172,8 @@ export async function startFakeApiGateway(
           racePlanKey = false;
           key.usagePlanId = planId;
         }
-        if (key.usagePlanId === planId) return conflict(`Usage Plan ${planId} already contains API Key ${String(input.keyId)}`);
+        if (key.usagePlanId === planId)
+          return conflict(`Usage Plan ${planId} already contains API Key ${String(input.keyId)}`);
         key.usagePlanId = planId;
         return reply(201, { id: input.keyId, type: 'API_KEY', name: key.name, value: key.value });
       }

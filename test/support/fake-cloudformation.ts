@@ -17,7 +17,9 @@ const NAMESPACE = 'http://cloudformation.amazonaws.com/doc/2010-05-15/';
 const escapeXml = (text: string) => text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
 
 /** `stacks`: stack name -> its outputs (OutputKey -> OutputValue). */
-export async function startFakeCloudFormation(stacks: Record<string, Record<string, string>>): Promise<FakeCloudFormation> {
+export async function startFakeCloudFormation(
+  stacks: Record<string, Record<string, string>>,
+): Promise<FakeCloudFormation> {
   const calls: string[] = [];
   const server = createServer((req, res) => {
     let body = '';
@@ -40,7 +42,10 @@ export async function startFakeCloudFormation(stacks: Record<string, Record<stri
         return reply(400, errorXml('ValidationError', `Stack with id ${escapeXml(name)} does not exist`));
       }
       const members = Object.entries(outputs)
-        .map(([key, value]) => `<member><OutputKey>${escapeXml(key)}</OutputKey><OutputValue>${escapeXml(value)}</OutputValue></member>`)
+        .map(
+          ([key, value]) =>
+            `<member><OutputKey>${escapeXml(key)}</OutputKey><OutputValue>${escapeXml(value)}</OutputValue></member>`,
+        )
         .join('');
       reply(
         200,
@@ -54,5 +59,9 @@ export async function startFakeCloudFormation(stacks: Record<string, Record<stri
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
-  return { endpoint: `http://127.0.0.1:${port}`, calls, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    calls,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }

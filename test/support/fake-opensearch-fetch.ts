@@ -51,8 +51,19 @@ export function fakeOpenSearch(...answers: Array<RecordedResponse | RawResponse 
     const url = new URL(input instanceof Request ? input.url : input);
     const body = typeof init.body === 'string' ? init.body : '';
     const headers = Object.fromEntries([...new Headers(init.headers).entries()]);
-    requests.push({ method: init.method ?? 'GET', host: url.host, path: url.pathname, querystring: url.search.slice(1), headers, body, json: parseBody(body) });
-    const answer = queue.shift() ?? { statusCode: 599, body: { error: 'the test recorded no response for this request' } };
+    requests.push({
+      method: init.method ?? 'GET',
+      host: url.host,
+      path: url.pathname,
+      querystring: url.search.slice(1),
+      headers,
+      body,
+      json: parseBody(body),
+    });
+    const answer = queue.shift() ?? {
+      statusCode: 599,
+      body: { error: 'the test recorded no response for this request' },
+    };
     await new Promise((resolve) => setImmediate(resolve));
     // As undici rejects when no answer comes: a TypeError whose cause is the socket's error.
     if ('fail' in answer) throw new TypeError('fetch failed', { cause: new Error(answer.fail) });

@@ -40,7 +40,10 @@ export async function generateImportFile(path: string, spec: ImportFileSpec): Pr
       const rows = kind === 'assistant' ? generateAssistantRows(options) : generateVocRows(options);
       const lines = rows.map((row, i) => {
         const index = start + i;
-        const numbered = { ...row, ID: `${prefix}${kind === 'assistant' ? 'a' : 'v'}-${String(index + 1).padStart(6, '0')}` };
+        const numbered = {
+          ...row,
+          ID: `${prefix}${kind === 'assistant' ? 'a' : 'v'}-${String(index + 1).padStart(6, '0')}`,
+        };
         return JSON.stringify(spec.edit ? spec.edit(kind, index, numbered) : numbered);
       });
       await write(`${start > 0 ? ',' : ''}\n${lines.join(',\n')}`);

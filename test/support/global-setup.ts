@@ -23,7 +23,12 @@ import { join } from 'node:path';
 import type {} from 'vitest';
 import type { TestProject } from 'vitest/node';
 import { LOCAL_STAGE } from '#infra/local/build-proxy-event';
-import { createTables, type DynamoDbLocal, type LocalDynamoConnection, startDynamoDbLocal } from '#infra/local/dynamodb-local';
+import {
+  createTables,
+  type DynamoDbLocal,
+  type LocalDynamoConnection,
+  startDynamoDbLocal,
+} from '#infra/local/dynamodb-local';
 import { functionRuntimeKind } from '#infra/local/function-runtime';
 import { ensureLocalAssembly, localAssemblyDir } from '#infra/local/local-assembly';
 import type { TableId } from '#shared/store/table-specs';
@@ -98,5 +103,6 @@ export async function teardown(): Promise<void> {
   // A synthesis no bundles file waited for (a run of other projects only) still ends first.
   await shared.assembly;
   await (await shared.dynamo)?.local.stop();
-  for (const folder of [shared.awsCallLog, shared.stageAssemblies, shared.runDir]) if (folder) rmSync(folder, { recursive: true, force: true });
+  for (const folder of [shared.awsCallLog, shared.stageAssemblies, shared.runDir])
+    if (folder) rmSync(folder, { recursive: true, force: true });
 }

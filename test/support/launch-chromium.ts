@@ -11,7 +11,9 @@ const CANDIDATES = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/ch
 export function chromiumPath(): string {
   const found = CANDIDATES.find((path): path is string => !!path && existsSync(path));
   if (!found) {
-    throw new Error("Chromium not found: the /docs browser test needs Debian's chromium (sudo apt-get install chromium; .ci/run installs it) or CHROMIUM_PATH pointing at a Chromium binary.");
+    throw new Error(
+      "Chromium not found: the /docs browser test needs Debian's chromium (sudo apt-get install chromium; .ci/run installs it) or CHROMIUM_PATH pointing at a Chromium binary.",
+    );
   }
   return found;
 }
@@ -21,7 +23,16 @@ export async function launchChromium(): Promise<{ browser: Browser; close: () =>
   const browser = await chromium.launch({
     executablePath: chromiumPath(),
     headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
   return {
     browser,

@@ -71,7 +71,10 @@ function abandoned(root: string, name: string): boolean {
 async function awaitMade(root: string, name: string, make: MakeFolder): Promise<string> {
   for (;;) {
     if (existsSync(madePath(root, name))) return madePath(root, name);
-    if (existsSync(errorPath(root, name))) throw new Error(`making ${name} for this run failed in another test file:\n${readFileSync(errorPath(root, name), 'utf8')}`);
+    if (existsSync(errorPath(root, name)))
+      throw new Error(
+        `making ${name} for this run failed in another test file:\n${readFileSync(errorPath(root, name), 'utf8')}`,
+      );
     if (!existsSync(claimPath(root, name)) || abandoned(root, name)) {
       if (existsSync(claimPath(root, name))) rmSync(claimPath(root, name), { recursive: true, force: true });
       if (claim(root, name)) await makeClaimed(root, name, make);
@@ -89,8 +92,13 @@ async function awaitMade(root: string, name: string, make: MakeFolder): Promise<
  * @example
  * const dirs = await madeOncePerRun(inject('stageAssemblies'), ['dev', 'lite'], synthesizeVariant);
  */
-export async function madeOncePerRun(root: string, names: readonly string[], make: MakeFolder): Promise<Map<string, string>> {
-  for (const name of names.filter((candidate) => !existsSync(madePath(root, candidate)) && claim(root, candidate))) await makeClaimed(root, name, make);
+export async function madeOncePerRun(
+  root: string,
+  names: readonly string[],
+  make: MakeFolder,
+): Promise<Map<string, string>> {
+  for (const name of names.filter((candidate) => !existsSync(madePath(root, candidate)) && claim(root, candidate)))
+    await makeClaimed(root, name, make);
   const dirs = await Promise.all(names.map(async (name) => [name, await awaitMade(root, name, make)] as const));
   return new Map(dirs);
 }

@@ -15,7 +15,15 @@ let keyCount = 0;
 /** A stored key of these tenants, with a fresh id and hash. */
 export function storedKey(tenants: string[], lifecycle: Pick<StoredKey, 'expiresAt' | 'revokedAt'> = {}): StoredKey {
   keyCount++;
-  return { keyId: `k${String(keyCount).padStart(11, '0')}`, keyHash: `h${keyCount}`, tenants, scopes: ['cxm:*'], name: 'test', createdAt: '2027-01-01T00:00:00Z', ...lifecycle };
+  return {
+    keyId: `k${String(keyCount).padStart(11, '0')}`,
+    keyHash: `h${keyCount}`,
+    tenants,
+    scopes: ['cxm:*'],
+    name: 'test',
+    createdAt: '2027-01-01T00:00:00Z',
+    ...lifecycle,
+  };
 }
 
 export function memoryStore(keys: StoredKey[], hooks: { beforeCreate?: () => Promise<void> } = {}): KeysStore {
@@ -39,7 +47,14 @@ export function memoryStore(keys: StoredKey[], hooks: { beforeCreate?: () => Pro
 export const ownerLabel = (owner: UsageOwner) => (owner.kind === 'tenant' ? owner.tenantId : `key:${owner.keyId}`);
 
 /** The stage's API Gateway keys by id (id -> name), and what was done to them, in order. */
-export function memoryPlan(initial: Record<string, string> = {}, hooks: { beforeRemoveOwner?: () => Promise<void>; beforeRemove?: () => Promise<void>; ensure?: (owner: string) => void } = {}) {
+export function memoryPlan(
+  initial: Record<string, string> = {},
+  hooks: {
+    beforeRemoveOwner?: () => Promise<void>;
+    beforeRemove?: () => Promise<void>;
+    ensure?: (owner: string) => void;
+  } = {},
+) {
   const keys = new Map(Object.entries(initial));
   const log: string[] = [];
   let next = 0;

@@ -18,7 +18,11 @@ const shards = { total: 1, successful: 1, skipped: 0, failed: 0 };
  * `POST /<alias>/_search` with `_source: ["row"]`; `total` only when the request tracked it. A hit
  * names the index it came from: `index`, or the hit's own (a year index behind the alias).
  */
-export function searchAnswer(index: string, hits: Array<RecordedHit & { index?: string }>, total?: number): RecordedResponse {
+export function searchAnswer(
+  index: string,
+  hits: Array<RecordedHit & { index?: string }>,
+  total?: number,
+): RecordedResponse {
   return {
     statusCode: 200,
     body: {
@@ -28,7 +32,14 @@ export function searchAnswer(index: string, hits: Array<RecordedHit & { index?: 
       hits: {
         ...(total === undefined ? {} : { total: { value: total, relation: 'eq' } }),
         max_score: null,
-        hits: hits.map(({ id, row, sort, index: hitIndex }) => ({ _index: hitIndex ?? index, _id: id, _routing: id.split('#')[0], _score: null, _source: { row }, sort })),
+        hits: hits.map(({ id, row, sort, index: hitIndex }) => ({
+          _index: hitIndex ?? index,
+          _id: id,
+          _routing: id.split('#')[0],
+          _score: null,
+          _source: { row },
+          sort,
+        })),
       },
     },
   };
@@ -47,7 +58,14 @@ export function searchWithFailedShards(index: string): RecordedResponse {
         successful: 2,
         skipped: 0,
         failed: 1,
-        failures: [{ shard: 0, index: `${index}-2025`, status: 'SERVICE_UNAVAILABLE', reason: { type: 'no_shard_available_action_exception', reason: null } }],
+        failures: [
+          {
+            shard: 0,
+            index: `${index}-2025`,
+            status: 'SERVICE_UNAVAILABLE',
+            reason: { type: 'no_shard_available_action_exception', reason: null },
+          },
+        ],
       },
     },
   };
@@ -72,7 +90,12 @@ export const searchRejected: RecordedResponse = {
   statusCode: 429,
   body: {
     error: {
-      root_cause: [{ type: 'rejected_execution_exception', reason: 'rejected execution of coordinating operation [shard_detail=[search]]' }],
+      root_cause: [
+        {
+          type: 'rejected_execution_exception',
+          reason: 'rejected execution of coordinating operation [shard_detail=[search]]',
+        },
+      ],
       type: 'rejected_execution_exception',
       reason: 'rejected execution of coordinating operation [shard_detail=[search]]',
     },
@@ -81,14 +104,23 @@ export const searchRejected: RecordedResponse = {
 };
 
 export function indexNotFound(index: string): RecordedResponse {
-  const cause = { type: 'index_not_found_exception', reason: `no such index [${index}]`, index, 'resource.id': index, 'resource.type': 'index_or_alias', index_uuid: '_na_' };
+  const cause = {
+    type: 'index_not_found_exception',
+    reason: `no such index [${index}]`,
+    index,
+    'resource.id': index,
+    'resource.type': 'index_or_alias',
+    index_uuid: '_na_',
+  };
   return { statusCode: 404, body: { error: { root_cause: [cause], ...cause }, status: 404 } };
 }
 
 /** What the domain's access policy answers to a role it does not grant (no OpenSearch error body). */
 export const accessDenied: RecordedResponse = {
   statusCode: 403,
-  body: { Message: 'User: arn:aws:sts::123456789012:assumed-role/cxm-dev-list/fn is not authorized to perform: es:ESHttpPost' },
+  body: {
+    Message: 'User: arn:aws:sts::123456789012:assumed-role/cxm-dev-list/fn is not authorized to perform: es:ESHttpPost',
+  },
 };
 
 /** A search of an alias one of whose indexes is closed (without ignore_unavailable). */
@@ -106,9 +138,19 @@ export type BulkOutcome = 'created' | 'updated' | 'deleted' | 'not_found' | 'con
 export function bulkItem(action: 'index' | 'delete', index: string, id: string, version: bigint, outcome: BulkOutcome) {
   const base = { _index: index, _id: id };
   const ok = (result: string, status: number) => ({
-    [action]: { ...base, _version: Number(version), result, _shards: { total: 2, successful: 1, failed: 0 }, _seq_no: 7, _primary_term: 1, status },
+    [action]: {
+      ...base,
+      _version: Number(version),
+      result,
+      _shards: { total: 2, successful: 1, failed: 0 },
+      _seq_no: 7,
+      _primary_term: 1,
+      status,
+    },
   });
-  const error = (status: number, type: string, reason: string) => ({ [action]: { ...base, status, error: { type, reason, index, shard: '0', index_uuid: 'Yc3OhX7dQkOqlkB1cF0uBw' } } });
+  const error = (status: number, type: string, reason: string) => ({
+    [action]: { ...base, status, error: { type, reason, index, shard: '0', index_uuid: 'Yc3OhX7dQkOqlkB1cF0uBw' } },
+  });
   switch (outcome) {
     case 'created':
       return ok('created', 201);
@@ -119,7 +161,11 @@ export function bulkItem(action: 'index' | 'delete', index: string, id: string, 
     case 'not_found':
       return ok('not_found', 404);
     case 'conflict':
-      return error(409, 'version_conflict_engine_exception', `[${id}]: version conflict, current version [${version + 1n}] is higher or equal to the one provided [${version}]`);
+      return error(
+        409,
+        'version_conflict_engine_exception',
+        `[${id}]: version conflict, current version [${version + 1n}] is higher or equal to the one provided [${version}]`,
+      );
     case 'rejected':
       return error(
         429,
@@ -127,7 +173,11 @@ export function bulkItem(action: 'index' | 'delete', index: string, id: string, 
         'rejected execution of coordinating operation [coordinating_and_primary_bytes=0, replica_bytes=0, all_bytes=0, coordinating_operation_bytes=52428800, max_coordinating_and_primary_bytes=53687091]',
       );
     case 'mapping':
-      return error(400, 'mapper_parsing_exception', `failed to parse field [CSat] of type [float] in document with id '${id}'`);
+      return error(
+        400,
+        'mapper_parsing_exception',
+        `failed to parse field [CSat] of type [float] in document with id '${id}'`,
+      );
   }
 }
 

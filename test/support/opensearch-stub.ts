@@ -38,7 +38,10 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
 }
 
 function send(res: ServerResponse, statusCode: number, text: string): void {
-  res.writeHead(statusCode, { 'Content-Type': 'application/json; charset=UTF-8', 'Content-Length': Buffer.byteLength(text) });
+  res.writeHead(statusCode, {
+    'Content-Type': 'application/json; charset=UTF-8',
+    'Content-Length': Buffer.byteLength(text),
+  });
   res.end(text);
 }
 
@@ -58,7 +61,13 @@ export async function startOpenSearchStub(
     void readJson(req).then((json) => {
       const url = new URL(req.url ?? '/', 'http://stub');
       const path = url.pathname;
-      requests.push({ method: req.method ?? 'GET', path, query: Object.fromEntries(url.searchParams), json, signed: /^AWS4-HMAC-SHA256 /.test(req.headers.authorization ?? '') });
+      requests.push({
+        method: req.method ?? 'GET',
+        path,
+        query: Object.fromEntries(url.searchParams),
+        json,
+        signed: /^AWS4-HMAC-SHA256 /.test(req.headers.authorization ?? ''),
+      });
       const next = queue.shift() ?? answer(path);
       if (next === 'reset') return req.socket.destroy();
       if (next === 'no-answer') {

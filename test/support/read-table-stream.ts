@@ -5,7 +5,14 @@
  * callers pick their own records out (by tenant, by conversation).
  */
 import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { type _Record, DescribeStreamCommand, DynamoDBStreamsClient, GetRecordsCommand, GetShardIteratorCommand, type Shard } from '@aws-sdk/client-dynamodb-streams';
+import {
+  type _Record,
+  DescribeStreamCommand,
+  DynamoDBStreamsClient,
+  GetRecordsCommand,
+  GetShardIteratorCommand,
+  type Shard,
+} from '@aws-sdk/client-dynamodb-streams';
 import { LOCAL_REGION, type LocalDynamoConnection } from '#infra/local/dynamodb-local';
 
 export type StreamRecord = _Record;
@@ -28,7 +35,9 @@ async function allShards(streams: DynamoDBStreamsClient, arn: string): Promise<S
   const shards: Shard[] = [];
   let start: string | undefined;
   do {
-    const { StreamDescription } = await streams.send(new DescribeStreamCommand({ StreamArn: arn, ExclusiveStartShardId: start }));
+    const { StreamDescription } = await streams.send(
+      new DescribeStreamCommand({ StreamArn: arn, ExclusiveStartShardId: start }),
+    );
     shards.push(...(StreamDescription?.Shards ?? []));
     start = StreamDescription?.LastEvaluatedShardId;
   } while (start);
@@ -37,7 +46,9 @@ async function allShards(streams: DynamoDBStreamsClient, arn: string): Promise<S
 
 async function shardRecords(streams: DynamoDBStreamsClient, arn: string, shardId: string): Promise<StreamRecord[]> {
   const records: StreamRecord[] = [];
-  let { ShardIterator: iterator } = await streams.send(new GetShardIteratorCommand({ StreamArn: arn, ShardId: shardId, ShardIteratorType: 'TRIM_HORIZON' }));
+  let { ShardIterator: iterator } = await streams.send(
+    new GetShardIteratorCommand({ StreamArn: arn, ShardId: shardId, ShardIteratorType: 'TRIM_HORIZON' }),
+  );
   while (iterator) {
     const page = await streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: PAGE }));
     const got = page.Records ?? [];
@@ -53,7 +64,11 @@ async function shardRecords(streams: DynamoDBStreamsClient, arn: string, shardId
 /** All records of `table`'s stream, shard by shard in the order DescribeStream lists them. */
 export async function readTableStream(store: LocalDynamoConnection, table: string): Promise<StreamRecord[]> {
   const arn = await streamArn(store, table);
-  const streams = new DynamoDBStreamsClient({ endpoint: store.endpoint, region: LOCAL_REGION, credentials: store.credentials });
+  const streams = new DynamoDBStreamsClient({
+    endpoint: store.endpoint,
+    region: LOCAL_REGION,
+    credentials: store.credentials,
+  });
   try {
     const records: StreamRecord[] = [];
     for (const shard of await allShards(streams, arn)) {

@@ -14,7 +14,10 @@ export interface RecordedAnswer {
   body?: unknown;
 }
 
-const read = (name: string) => JSON.parse(readFileSync(new URL(`./aws-answers/${name}.json`, import.meta.url), 'utf8')) as RecordedAnswer & { pages?: RecordedAnswer[] };
+const read = (name: string) =>
+  JSON.parse(readFileSync(new URL(`./aws-answers/${name}.json`, import.meta.url), 'utf8')) as RecordedAnswer & {
+    pages?: RecordedAnswer[];
+  };
 
 /** The answer of fixture `name` (`aws-answers/<name>.json`). */
 export function recordedAnswer(name: string): RecordedAnswer {

@@ -14,7 +14,8 @@ function valueAt(record: unknown, path: string): unknown {
   let node = record;
   for (const [, key, index] of path.slice(1).matchAll(/\.([A-Za-z0-9_-]+)|\[(\d+)\]/g)) {
     const step = key ?? Number(index);
-    if (node === null || typeof node !== 'object' || !(step in node)) throw new Error(`<${path}> finds nothing in the record`);
+    if (node === null || typeof node !== 'object' || !(step in node))
+      throw new Error(`<${path}> finds nothing in the record`);
     node = (node as Record<string | number, unknown>)[step];
   }
   return node;

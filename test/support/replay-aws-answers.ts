@@ -21,7 +21,9 @@ export interface AwsReplay {
 }
 
 /** The pagination token of a JSON 1.1 request or answer, under either of the names AWS uses. */
-const tokenOf = (body: unknown): unknown => (body as { nextToken?: unknown; NextToken?: unknown } | undefined)?.nextToken ?? (body as { NextToken?: unknown } | undefined)?.NextToken;
+const tokenOf = (body: unknown): unknown =>
+  (body as { nextToken?: unknown; NextToken?: unknown } | undefined)?.nextToken ??
+  (body as { NextToken?: unknown } | undefined)?.NextToken;
 
 /** `routes`: route -> its answer, or the pages of a listing. */
 export async function startAwsReplay(routes: Record<string, RecordedAnswer | RecordedAnswer[]>): Promise<AwsReplay> {
@@ -31,22 +33,38 @@ export async function startAwsReplay(routes: Record<string, RecordedAnswer | Rec
     req.on('data', (chunk: Buffer) => (text += chunk.toString()));
     req.on('end', () => {
       const target = req.headers['x-amz-target'];
-      const route = typeof target === 'string' ? target : `${req.method} ${decodeURIComponent(new URL(req.url ?? '/', 'http://replay').pathname)}`;
+      const route =
+        typeof target === 'string'
+          ? target
+          : `${req.method} ${decodeURIComponent(new URL(req.url ?? '/', 'http://replay').pathname)}`;
       const body: unknown = text ? JSON.parse(text) : undefined;
       calls.push({ route, body });
       const answer = routes[route];
       if (answer === undefined) {
-        return sendRecordedAnswer(res, { status: 500, headers: { 'x-amzn-ErrorType': 'ReplayHasNoAnswer' }, body: { __type: 'ReplayHasNoAnswer', message: `the replay has no answer for ${route}` } });
+        return sendRecordedAnswer(res, {
+          status: 500,
+          headers: { 'x-amzn-ErrorType': 'ReplayHasNoAnswer' },
+          body: { __type: 'ReplayHasNoAnswer', message: `the replay has no answer for ${route}` },
+        });
       }
       if (!Array.isArray(answer)) return sendRecordedAnswer(res, answer);
       const token = tokenOf(body);
-      const page = token === undefined ? answer[0] : answer.find((_, i) => i > 0 && tokenOf(answer[i - 1]!.body) === token);
-      if (!page) return sendRecordedAnswer(res, { status: 400, body: { __type: 'InvalidParameterException', message: `unknown pagination token ${String(token)}` } });
+      const page =
+        token === undefined ? answer[0] : answer.find((_, i) => i > 0 && tokenOf(answer[i - 1]!.body) === token);
+      if (!page)
+        return sendRecordedAnswer(res, {
+          status: 400,
+          body: { __type: 'InvalidParameterException', message: `unknown pagination token ${String(token)}` },
+        });
       sendRecordedAnswer(res, page);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
-  return { endpoint: `http://127.0.0.1:${port}`, calls, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    calls,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }

@@ -30,13 +30,27 @@ const assistant = (tenantId: string, id: string, datetimeMs: number, extra: Reco
   shapeRow('assistant', tenantId, { ID: id, Datetime: datetimeMs, BotName: 'Helper', ...extra });
 
 /** VOC Datetime as ISO 8601 with a +02:00 tenant offset. */
-const voc = (tenantId: string, id: string, datetimeMs: number) => shapeRow('voc', tenantId, { ID: id, Datetime: `${new Date(datetimeMs + 2 * 3_600_000).toISOString().slice(0, 23)}+02:00` });
+const voc = (tenantId: string, id: string, datetimeMs: number) =>
+  shapeRow('voc', tenantId, {
+    ID: id,
+    Datetime: `${new Date(datetimeMs + 2 * 3_600_000).toISOString().slice(0, 23)}+02:00`,
+  });
 
 /** Rows around WINDOW: two outside each edge, equal Datetimes whose IDs sort otherwise than they were written. */
 function windowRows(tenantId: string): { all: ShapedRow[]; inside: ShapedRow[] } {
   const row = (id: string, offset: number) => assistant(tenantId, id, BASE + offset);
   const inside = [row('a-01', 0), row('a-03', 0), row('a-10', 0), row('a-00', 5), row('z', 5), row('a-05', 9)];
-  const all = [row('before', -1), inside[2]!, inside[1]!, row('at-to', 10), inside[4]!, inside[0]!, inside[5]!, inside[3]!, row('after', 20)];
+  const all = [
+    row('before', -1),
+    inside[2]!,
+    inside[1]!,
+    row('at-to', 10),
+    inside[4]!,
+    inside[0]!,
+    inside[5]!,
+    inside[3]!,
+    row('after', 20),
+  ];
   return { all, inside };
 }
 
@@ -44,7 +58,14 @@ const text = (rows: ShapedRow[]) => rows.map((row) => JSON.stringify(row.row));
 
 export function reportingIndexContract(subject: () => ContractSubject): void {
   const page = (query: Partial<ReportPageQuery> & Pick<ReportPageQuery, 'tenantId'>): Promise<ReportPage> =>
-    subject().index.page({ kind: 'assistant', window: WINDOW, limit: 100, withTotal: true, maxBytes: BIG_BUDGET, ...query });
+    subject().index.page({
+      kind: 'assistant',
+      window: WINDOW,
+      limit: 100,
+      withTotal: true,
+      maxBytes: BIG_BUDGET,
+      ...query,
+    });
 
   async function walk(tenantId: string, limit: number): Promise<{ rows: string[]; pages: ReportPage[] }> {
     const pages: ReportPage[] = [];
@@ -69,7 +90,12 @@ export function reportingIndexContract(subject: () => ContractSubject): void {
   it('an empty window: no rows, no last key, no more, total 0', async () => {
     const t = tenant();
     await subject().seed(t, 'assistant', windowRows(t).all);
-    expect(await page({ tenantId: t, window: { from: BASE + 11, to: BASE + 20 } })).toEqual({ rows: [], last: undefined, more: false, total: 0 });
+    expect(await page({ tenantId: t, window: { from: BASE + 11, to: BASE + 20 } })).toEqual({
+      rows: [],
+      last: undefined,
+      more: false,
+      total: 0,
+    });
   });
 
   it('pages resume strictly after `after`, also between equal Datetimes, with no gap or repeat at any page size', async () => {
@@ -125,12 +151,19 @@ export function reportingIndexContract(subject: () => ContractSubject): void {
     await subject().seed(t, 'assistant', all);
     await subject().seed(t, 'voc', vocRows);
     expect((await page({ tenantId: t })).rows).toEqual(text(inside));
-    expect(await page({ tenantId: t, kind: 'voc' })).toEqual({ rows: text(vocRows), last: [BASE + 3, 'v-2'], more: false, total: 2 });
+    expect(await page({ tenantId: t, kind: 'voc' })).toEqual({
+      rows: text(vocRows),
+      last: [BASE + 3, 'v-2'],
+      more: false,
+      total: 2,
+    });
   });
 
   it('stops a page at the byte budget, measured escaped, and serves an oversized first row alone', async () => {
     const t = tenant();
-    const rows = [0, 1, 2, 3].map((n) => assistant(t, `b-${n}`, BASE + n, { Summary: `"quoted" ${'é'.repeat(50 * (n + 1))}` }));
+    const rows = [0, 1, 2, 3].map((n) =>
+      assistant(t, `b-${n}`, BASE + n, { Summary: `"quoted" ${'é'.repeat(50 * (n + 1))}` }),
+    );
     await subject().seed(t, 'assistant', rows);
     const size = (row: ShapedRow) => Buffer.byteLength(JSON.stringify(JSON.stringify(row.row))) + 1;
     const two = size(rows[0]!) + size(rows[1]!);
@@ -145,11 +178,21 @@ export function reportingIndexContract(subject: () => ContractSubject): void {
 
   it('a window across New Year is one order: pages cross from the last rows of a year to the first of the next', async () => {
     const t = tenant();
-    const rows = [assistant(t, 'y-3', BASE + 1), assistant(t, 'y-1', BASE - 2), assistant(t, 'y-4', BASE + 1), assistant(t, 'y-2', BASE - 1)];
+    const rows = [
+      assistant(t, 'y-3', BASE + 1),
+      assistant(t, 'y-1', BASE - 2),
+      assistant(t, 'y-4', BASE + 1),
+      assistant(t, 'y-2', BASE - 1),
+    ];
     await subject().seed(t, 'assistant', rows);
     const window = { from: BASE - 5, to: BASE + 5 };
     const ordered = text([rows[1]!, rows[3]!, rows[0]!, rows[2]!]);
-    expect(await page({ tenantId: t, window })).toEqual({ rows: ordered, last: [BASE + 1, 'y-4'], more: false, total: 4 });
+    expect(await page({ tenantId: t, window })).toEqual({
+      rows: ordered,
+      last: [BASE + 1, 'y-4'],
+      more: false,
+      total: 4,
+    });
     const first = await page({ tenantId: t, window, limit: 2 });
     expect(first).toEqual({ rows: ordered.slice(0, 2), last: [BASE - 1, 'y-2'], more: true, total: 4 });
     expect(await page({ tenantId: t, window, limit: 2, after: first.last, withTotal: false })).toEqual({
@@ -171,6 +214,9 @@ export function reportingIndexContract(subject: () => ContractSubject): void {
       more: false,
       total: 2,
     });
-    expect(await page({ tenantId: t, window: { from: BASE, to: BASE + 10 } })).toMatchObject({ rows: text(moved.slice(1)), total: 1 });
+    expect(await page({ tenantId: t, window: { from: BASE, to: BASE + 10 } })).toMatchObject({
+      rows: text(moved.slice(1)),
+      total: 1,
+    });
   });
 }

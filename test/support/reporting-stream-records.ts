@@ -17,7 +17,8 @@ type Item = ReportingItem | Record<string, SdkAttributeValue>;
 
 /** The SDK's and aws-lambda's AttributeValue types describe the same wire format. */
 function toStreamImage(item: Item): Record<string, AttributeValue> {
-  const image = 'pk' in item && typeof item.pk === 'string' ? marshall(item) : (item as Record<string, SdkAttributeValue>);
+  const image =
+    'pk' in item && typeof item.pk === 'string' ? marshall(item) : (item as Record<string, SdkAttributeValue>);
   return image as unknown as Record<string, AttributeValue>;
 }
 
@@ -42,7 +43,12 @@ const base = (position: RecordPosition) => ({
 });
 
 /** An INSERT, or with `eventName: 'MODIFY'` an overwrite; `before` is the item it replaced. */
-export function writeRecord(item: Item, position: RecordPosition, eventName: 'INSERT' | 'MODIFY' = 'INSERT', before?: Item): DynamoDBRecord {
+export function writeRecord(
+  item: Item,
+  position: RecordPosition,
+  eventName: 'INSERT' | 'MODIFY' = 'INSERT',
+  before?: Item,
+): DynamoDBRecord {
   const image = toStreamImage(item);
   return {
     ...base(position),

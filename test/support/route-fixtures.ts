@@ -46,7 +46,11 @@ export const FIXTURE_ROW = 'row-1';
 export const FIXTURE_JOB = 'job-1';
 const HOUR = 3_600_000;
 
-async function storedDocument(api: TestApi, tenantId: string, docId: string): Promise<Record<string, unknown> | undefined> {
+async function storedDocument(
+  api: TestApi,
+  tenantId: string,
+  docId: string,
+): Promise<Record<string, unknown> | undefined> {
   const json = (await api.documents.read(tenantId, FIXTURE_COLLECTION, docId))?.json;
   return json === undefined ? undefined : (JSON.parse(json) as Record<string, unknown>);
 }
@@ -59,15 +63,20 @@ export const routeFixtures = {
     params: () => ({ conversationId: FIXTURE_CONVERSATION }),
     body: (caseId, tenantId) => ({ body: `note ${caseId} for ${tenantId}` }),
     permitted: { POST: { status: 201, schema: 'InternalNoteResponse' } },
-    wrote: async (api, tenantId, caseId) => (await api.conversations.listNotes(tenantId, FIXTURE_CONVERSATION)).some((note) => note.body.startsWith(`note ${caseId} `)),
+    wrote: async (api, tenantId, caseId) =>
+      (await api.conversations.listNotes(tenantId, FIXTURE_CONVERSATION)).some((note) =>
+        note.body.startsWith(`note ${caseId} `),
+      ),
   },
   listDocuments: {
-    arrange: (api, tenantId) => api.addDocument(tenantId, FIXTURE_COLLECTION, FIXTURE_DOC, { name: 'Ada', owner: tenantId }),
+    arrange: (api, tenantId) =>
+      api.addDocument(tenantId, FIXTURE_COLLECTION, FIXTURE_DOC, { name: 'Ada', owner: tenantId }),
     params: () => ({ collection: FIXTURE_COLLECTION }),
     permitted: { GET: { status: 200, schema: 'DocumentList' } },
   },
   getCurrentDocument: {
-    arrange: (api, tenantId) => api.addDocument(tenantId, FIXTURE_COLLECTION, FIXTURE_DOC, { name: 'Ada', owner: tenantId }),
+    arrange: (api, tenantId) =>
+      api.addDocument(tenantId, FIXTURE_COLLECTION, FIXTURE_DOC, { name: 'Ada', owner: tenantId }),
     params: () => ({ collection: FIXTURE_COLLECTION, docId: FIXTURE_DOC }),
     permitted: { GET: { status: 200, schema: 'DocumentBody' } },
   },
@@ -80,16 +89,23 @@ export const routeFixtures = {
     wrote: async (api, tenantId, caseId) => (await storedDocument(api, tenantId, `new-${caseId}`)) !== undefined,
   },
   mergeCurrentDocument: {
-    arrange: (api, tenantId) => api.addDocument(tenantId, FIXTURE_COLLECTION, FIXTURE_DOC, { name: 'Ada', owner: tenantId }),
+    arrange: (api, tenantId) =>
+      api.addDocument(tenantId, FIXTURE_COLLECTION, FIXTURE_DOC, { name: 'Ada', owner: tenantId }),
     params: () => ({ collection: FIXTURE_COLLECTION, docId: FIXTURE_DOC }),
     body: (caseId, tenantId) => ({ [`merged-${caseId}`]: tenantId }),
     permitted: { PUT: { status: 200, schema: 'DocumentBody' } },
-    wrote: async (api, tenantId, caseId) => (await storedDocument(api, tenantId, FIXTURE_DOC))?.[`merged-${caseId}`] !== undefined,
+    wrote: async (api, tenantId, caseId) =>
+      (await storedDocument(api, tenantId, FIXTURE_DOC))?.[`merged-${caseId}`] !== undefined,
   },
   mcpBots: {
     arrange: (api, tenantId) => api.addDocument(tenantId, 'bots', FIXTURE_BOT, { name: 'Helper', owner: tenantId }),
     params: () => ({}),
-    body: (caseId) => ({ jsonrpc: '2.0', id: caseId, method: 'tools/call', params: { name: 'list_bots', arguments: { limit: 100 } } }),
+    body: (caseId) => ({
+      jsonrpc: '2.0',
+      id: caseId,
+      method: 'tools/call',
+      params: { name: 'list_bots', arguments: { limit: 100 } },
+    }),
     headers: mcpHeaders,
     permitted: {
       POST: { status: 200, schema: 'JsonRpcMessage' },
@@ -99,12 +115,22 @@ export const routeFixtures = {
     },
   },
   listAssistantConversations: {
-    arrange: (api, tenantId) => api.reportingRows.putRows(tenantId, 'assistant', [shapeRow('assistant', tenantId, { ID: FIXTURE_ROW, Datetime: Date.now() - HOUR, BotName: tenantId })]),
+    arrange: (api, tenantId) =>
+      api.reportingRows.putRows(tenantId, 'assistant', [
+        shapeRow('assistant', tenantId, { ID: FIXTURE_ROW, Datetime: Date.now() - HOUR, BotName: tenantId }),
+      ]),
     params: () => ({}),
     permitted: { GET: { status: 200, schema: 'AssistantReportList' } },
   },
   listVocConversations: {
-    arrange: (api, tenantId) => api.reportingRows.putRows(tenantId, 'voc', [shapeRow('voc', tenantId, { ID: FIXTURE_ROW, Datetime: new Date(Date.now() - HOUR).toISOString(), Summary: tenantId })]),
+    arrange: (api, tenantId) =>
+      api.reportingRows.putRows(tenantId, 'voc', [
+        shapeRow('voc', tenantId, {
+          ID: FIXTURE_ROW,
+          Datetime: new Date(Date.now() - HOUR).toISOString(),
+          Summary: tenantId,
+        }),
+      ]),
     params: () => ({}),
     permitted: { GET: { status: 200, schema: 'VocReportList' } },
   },
@@ -125,7 +151,14 @@ export const routeFixtures = {
     },
   },
   getVocJobStatus: {
-    arrange: (api, tenantId) => api.vocJobs.put(tenantId, { id: FIXTURE_JOB, status: 'started', started: Date.now() - HOUR, file: `recordings/${tenantId}/1.wav`, recordingId: 'rec-1' }),
+    arrange: (api, tenantId) =>
+      api.vocJobs.put(tenantId, {
+        id: FIXTURE_JOB,
+        status: 'started',
+        started: Date.now() - HOUR,
+        file: `recordings/${tenantId}/1.wav`,
+        recordingId: 'rec-1',
+      }),
     params: () => ({ jobId: FIXTURE_JOB }),
     permitted: { GET: { status: 200, schema: 'VocJobStatus' } },
   },

@@ -9,9 +9,19 @@ export interface Finished {
 }
 
 /** `onSpawn` gets the child, for a test that signals it while it runs. */
-export function run(command: string, args: string[], env: Record<string, string | undefined>, timeoutMs = 60_000, onSpawn?: (child: ChildProcess) => void): Promise<Finished> {
+export function run(
+  command: string,
+  args: string[],
+  env: Record<string, string | undefined>,
+  timeoutMs = 60_000,
+  onSpawn?: (child: ChildProcess) => void,
+): Promise<Finished> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: PROJECT_ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, {
+      cwd: PROJECT_ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     onSpawn?.(child);
     let stdout = '';
     let stderr = '';
@@ -44,7 +54,12 @@ export function startUntil(
 ): Promise<{ child: ChildProcess; output: () => string; exited: Promise<number | null> }> {
   return new Promise((resolve, reject) => {
     // Its own process group, so a signal reaches npm and its children as Ctrl-C would.
-    const child = spawn(command, args, { cwd: PROJECT_ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const child = spawn(command, args, {
+      cwd: PROJECT_ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
     let out = '';
     const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
     const timer = setTimeout(() => {

@@ -17,12 +17,14 @@ import { inBundleRuntime } from './runtime.ts';
 async function completedAssembly(dir: string, failure: string): Promise<string> {
   for (;;) {
     if (existsSync(join(dir, 'manifest.json'))) return dir;
-    if (existsSync(failure)) throw new Error(`the run's synthesis of the local stage failed:\n${readFileSync(failure, 'utf8')}`);
+    if (existsSync(failure))
+      throw new Error(`the run's synthesis of the local stage failed:\n${readFileSync(failure, 'utf8')}`);
     await sleep(200);
   }
 }
 
-if (inBundleRuntime) process.env.CXM_ASSEMBLY_DIR = await completedAssembly(inject('assemblyDir'), inject('assemblyFailure'));
+if (inBundleRuntime)
+  process.env.CXM_ASSEMBLY_DIR = await completedAssembly(inject('assemblyDir'), inject('assemblyFailure'));
 // Every sources gateway of the file records its functions' AWS calls for the IAM simulation.
 const awsCallLog = inject('awsCallLog');
 if (awsCallLog) process.env[AWS_CALL_LOG_ENV] = awsCallLog;

@@ -18,7 +18,11 @@ import { TEST_KEY_TAG_SECRET } from './test-env.ts';
 import { storeUntaggedKey } from './untagged-key.ts';
 
 /** Gateways over one endpoint; each with its own authorizer cache TTL. */
-export async function serveGatewaysOver(store: LocalDynamoConnection, tables: Record<TableId, string>, ttls: number[]): Promise<BoundGateway[]> {
+export async function serveGatewaysOver(
+  store: LocalDynamoConnection,
+  tables: Record<TableId, string>,
+  ttls: number[],
+): Promise<BoundGateway[]> {
   pointAtLocalDynamo(store, tables);
   const gateways: BoundGateway[] = [];
   for (const authCacheTtlSeconds of ttls) {
@@ -37,14 +41,19 @@ export function directStores({ endpoint, credentials }: LocalDynamoConnection, t
   return {
     ...stores,
     /** A key tagged under the gateways' current key-tag secret, unless `tagSecret` says another. */
-    async createKey(tenants: string[], scopes: string[], tagSecret = TEST_KEY_TAG_SECRET): Promise<{ key: string; keyId: string; keyHash: string }> {
+    async createKey(
+      tenants: string[],
+      scopes: string[],
+      tagSecret = TEST_KEY_TAG_SECRET,
+    ): Promise<{ key: string; keyId: string; keyHash: string }> {
       const { key, stored } = await issueKey(keys, { tenants, scopes, name: 'test' }, { tagSecret });
       return { key, keyId: stored.keyId, keyHash: stored.keyHash };
     },
     /** A key as issued before key tags (`cxm_<keyId>_<secret>`), its record without `tagged`. */
     createUntaggedKey: (tenants: string[], scopes: string[]) => storeUntaggedKey(keys, tenants, scopes),
     /** An open customer conversation that accepts notes. */
-    addConversation: (tenantId: string, id: string) => conversations.putConversation(tenantId, conversationWithDefaults({ id })),
+    addConversation: (tenantId: string, id: string) =>
+      conversations.putConversation(tenantId, conversationWithDefaults({ id })),
     destroy: () => client.destroy(),
   };
 }

@@ -66,8 +66,16 @@ const lite = stageConfig('lite');
 /** The variants, in the order tests list them: the kinds, then the other settings. */
 export const STAGE_VARIANTS: readonly StageVariant[] = [
   { name: 'lite', covers: 'reporting on DynamoDB: no search domain, no indexer', config: lite },
-  { name: 'dev', covers: 'reporting on a one-node, one-zone OpenSearch domain and its indexer; resources deleted on destroy', config: stageConfig('dev') },
-  { name: 'prod', covers: 'a zone-aware OpenSearch domain over 3 zones; tables and logs retained and deletion-protected', config: stageConfig('prod') },
+  {
+    name: 'dev',
+    covers: 'reporting on a one-node, one-zone OpenSearch domain and its indexer; resources deleted on destroy',
+    config: stageConfig('dev'),
+  },
+  {
+    name: 'prod',
+    covers: 'a zone-aware OpenSearch domain over 3 zones; tables and logs retained and deletion-protected',
+    config: stageConfig('prod'),
+  },
   {
     name: 'lite-flipped',
     covers:
@@ -118,13 +126,17 @@ const loaded = new Map<StageVariantName, StageTemplate>();
  * @example
  * beforeAll(() => loadStageTemplates(['dev', 'lite']));
  */
-export async function loadStageTemplates(names: readonly StageVariantName[] = STAGE_VARIANT_NAMES): Promise<StageTemplate[]> {
+export async function loadStageTemplates(
+  names: readonly StageVariantName[] = STAGE_VARIANT_NAMES,
+): Promise<StageTemplate[]> {
   const missing = names.filter((name) => !loaded.has(name));
   if (missing.length > 0) {
     const dirs = await madeOncePerRun(assembliesRoot(), missing, synthesizeVariant);
     for (const name of missing) {
       const variant = stageVariant(name);
-      const template = JSON.parse(readFileSync(join(dirs.get(name)!, `${stackName(variant.config.stage)}.template.json`), 'utf8')) as CfnTemplate;
+      const template = JSON.parse(
+        readFileSync(join(dirs.get(name)!, `${stackName(variant.config.stage)}.template.json`), 'utf8'),
+      ) as CfnTemplate;
       loaded.set(name, { ...variant, template: deepFreeze(template) });
     }
   }
@@ -134,7 +146,8 @@ export async function loadStageTemplates(names: readonly StageVariantName[] = ST
 /** A variant's template, once loaded (loadStageTemplates). */
 export function stageTemplate(name: StageVariantName): StageTemplate {
   const found = loaded.get(name);
-  if (!found) throw new Error(`stage variant ${name} is not loaded: await loadStageTemplates([..., '${name}']) in beforeAll`);
+  if (!found)
+    throw new Error(`stage variant ${name} is not loaded: await loadStageTemplates([..., '${name}']) in beforeAll`);
   return found;
 }
 
@@ -166,7 +179,11 @@ function assembliesRoot(): string {
 
 /** Synthesizes a variant's cloud assembly into `outdir`; the stack's modules load only in a file that does. */
 async function synthesizeVariant(name: string, outdir: string): Promise<void> {
-  const [{ App }, { BUNDLING_STACKS }, { CxmStack }] = await Promise.all([import('aws-cdk-lib'), import('aws-cdk-lib/cx-api'), import('#infra/cdk/stack')]);
+  const [{ App }, { BUNDLING_STACKS }, { CxmStack }] = await Promise.all([
+    import('aws-cdk-lib'),
+    import('aws-cdk-lib/cx-api'),
+    import('#infra/cdk/stack'),
+  ]);
   const { config } = stageVariant(name as StageVariantName);
   const app = new App({ outdir, context: { ...CDK_JSON_CONTEXT, stage: config.stage, [BUNDLING_STACKS]: [] } });
   new CxmStack(app, { config });

@@ -40,7 +40,8 @@ export function policyStatements(template: CfnTemplate): FoundStatement[] {
   const found: FoundStatement[] = [];
   for (const [logicalId, resource] of Object.entries(template.Resources)) {
     const at = ['Resources', logicalId, 'Properties'];
-    const add = (statement: PolicyStatement, path: string[]) => found.push({ location: path.join('/'), logicalId, resourceType: resource.Type, statement });
+    const add = (statement: PolicyStatement, path: string[]) =>
+      found.push({ location: path.join('/'), logicalId, resourceType: resource.Type, statement });
     if (resource.Type === 'AWS::Lambda::Permission') {
       add({ Effect: 'Allow', Action: resource.Properties?.Action }, [...at, 'Action']);
       continue;
@@ -71,7 +72,9 @@ function visit(value: unknown, path: string[], add: (statement: PolicyStatement,
   if (isPolicyDocument(value)) {
     const { Statement } = value;
     if (!Array.isArray(Statement)) add(Statement as PolicyStatement, [...path, 'Statement']);
-    else for (const [index, statement] of Statement.entries()) add(statement as PolicyStatement, [...path, 'Statement', String(index)]);
+    else
+      for (const [index, statement] of Statement.entries())
+        add(statement as PolicyStatement, [...path, 'Statement', String(index)]);
     return;
   }
   const text = intrinsicText(value);
@@ -96,9 +99,11 @@ function intrinsicText(value: object): string | undefined {
     const text = Array.isArray(args) ? args[0] : args;
     return typeof text === 'string' ? text : undefined;
   }
-  if (name !== 'Fn::Join' || !Array.isArray(args) || typeof args[0] !== 'string' || !Array.isArray(args[1])) return undefined;
+  if (name !== 'Fn::Join' || !Array.isArray(args) || typeof args[0] !== 'string' || !Array.isArray(args[1]))
+    return undefined;
   const [delimiter, parts] = args as [string, unknown[]];
-  const partText = (part: unknown) => (typeof part === 'string' ? part : ((isObject(part) ? intrinsicText(part) : undefined) ?? '<intrinsic>'));
+  const partText = (part: unknown) =>
+    typeof part === 'string' ? part : ((isObject(part) ? intrinsicText(part) : undefined) ?? '<intrinsic>');
   return parts.map(partText).join(delimiter);
 }
 

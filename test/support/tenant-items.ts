@@ -26,7 +26,8 @@ export async function tenantItemKeys(table: string, tenantId: string): Promise<s
             ExclusiveStartKey: startKey,
           }),
         );
-        for (const item of page.Items ?? []) found.push(item.sk === undefined ? String(item.pk) : `${String(item.pk)} ${String(item.sk)}`);
+        for (const item of page.Items ?? [])
+          found.push(item.sk === undefined ? String(item.pk) : `${String(item.pk)} ${String(item.sk)}`);
         startKey = page.LastEvaluatedKey;
       } while (startKey);
       return found;

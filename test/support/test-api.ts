@@ -41,19 +41,28 @@ export async function documentedFetch(url: string | URL, init: RequestInit = {})
  */
 export function expectContractBody(status: number, body: unknown): void {
   const validate = validatorFor(status === 201 ? 'InternalNoteResponse' : 'ErrorBody');
-  expect(validate(body), `${status} body ${JSON.stringify(body)} breaks the contract: ${JSON.stringify(validate.errors)}`).toBe(true);
+  expect(
+    validate(body),
+    `${status} body ${JSON.stringify(body)} breaks the contract: ${JSON.stringify(validate.errors)}`,
+  ).toBe(true);
 }
 
 export function uniqueTenant(prefix = 't'): string {
   return `${prefix}-${randomUUID().slice(0, 8)}`;
 }
 
-export async function startTestApi(options: { authCacheTtlSeconds?: number; rateLimit?: RateLimit; stageRateLimit?: RateLimit } = {}) {
+export async function startTestApi(
+  options: { authCacheTtlSeconds?: number; rateLimit?: RateLimit; stageRateLimit?: RateLimit } = {},
+) {
   const { endpoint, credentials, tables } = inject('dynamo');
   pointAtLocalDynamo({ endpoint, credentials }, tables);
   const gateway = await bindGateway(0);
   // No throttling unless a test asks for it: suites fire many requests with one key.
-  await gateway.serve({ authCacheTtlSeconds: options.authCacheTtlSeconds ?? 0, rateLimit: options.rateLimit, stageRateLimit: options.stageRateLimit });
+  await gateway.serve({
+    authCacheTtlSeconds: options.authCacheTtlSeconds ?? 0,
+    rateLimit: options.rateLimit,
+    stageRateLimit: options.stageRateLimit,
+  });
   const { keys, conversations, documents, vocJobs, reportingRows } = bindTableStores(documentClient(), tables);
 
   return {
@@ -71,8 +80,16 @@ export async function startTestApi(options: { authCacheTtlSeconds?: number; rate
     fetch: documentedFetch,
 
     /** A key as `cxm keys create` issues it: tagged under the gateway's current key-tag secret, unless `tagSecret` says another. */
-    async createKey(tenants: string[], scopes: string[], extra: { expiresAt?: string; tagSecret?: string } = {}): Promise<{ key: string; keyId: string }> {
-      const { key, stored } = await issueKey(keys, { tenants, scopes, name: 'test', expiresAt: extra.expiresAt }, { tagSecret: extra.tagSecret ?? TEST_KEY_TAG_SECRET });
+    async createKey(
+      tenants: string[],
+      scopes: string[],
+      extra: { expiresAt?: string; tagSecret?: string } = {},
+    ): Promise<{ key: string; keyId: string }> {
+      const { key, stored } = await issueKey(
+        keys,
+        { tenants, scopes, name: 'test', expiresAt: extra.expiresAt },
+        { tagSecret: extra.tagSecret ?? TEST_KEY_TAG_SECRET },
+      );
       return { key, keyId: stored.keyId };
     },
 
@@ -97,7 +114,12 @@ export async function startTestApi(options: { authCacheTtlSeconds?: number; rate
           ...(key === undefined ? {} : { Authorization: `Bearer ${key}` }),
           ...options.headers,
         },
-        body: options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body),
+        body:
+          options.body === undefined
+            ? undefined
+            : typeof options.body === 'string'
+              ? options.body
+              : JSON.stringify(options.body),
       });
       const text = await response.text();
       const json = text === '' ? undefined : (JSON.parse(text) as unknown);

@@ -12,10 +12,21 @@ import type { KeysStore } from '#shared/auth/key-records';
  * @example
  * const { key } = await storeUntaggedKey(keys, ['acme'], ['cxm:*']); // 'cxm_<12>_<40>'
  */
-export async function storeUntaggedKey(store: KeysStore, tenants: string[], scopes: string[]): Promise<{ key: string; keyId: string; keyHash: string }> {
+export async function storeUntaggedKey(
+  store: KeysStore,
+  tenants: string[],
+  scopes: string[],
+): Promise<{ key: string; keyId: string; keyHash: string }> {
   // A new key without its tag: the tag secret here tags nothing that is kept.
   const { keyId, body: key } = parseKey(generateKey('any secret: the tag is dropped').key)!;
   const keyHash = hashKey(key);
-  await store.create({ keyId, keyHash, tenants, scopes, name: 'issued before key tags', createdAt: new Date().toISOString() });
+  await store.create({
+    keyId,
+    keyHash,
+    tenants,
+    scopes,
+    name: 'issued before key tags',
+    createdAt: new Date().toISOString(),
+  });
   return { key, keyId, keyHash };
 }

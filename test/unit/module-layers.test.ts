@@ -11,7 +11,8 @@ import { PROJECT_ROOT } from '#infra/project-root';
 
 const SOURCE_ROOTS = ['shared', 'functions', 'infra'];
 /** `from '…'` of an import or export, a bare `import '…'`, and `import('…')`. */
-const SPECIFIER = /^\s*(?:import|export)\s[^'";]*?\bfrom\s*['"]([^'"]+)['"]|^\s*import\s*['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/gm;
+const SPECIFIER =
+  /^\s*(?:import|export)\s[^'";]*?\bfrom\s*['"]([^'"]+)['"]|^\s*import\s*['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/gm;
 /** package.json "imports": `#shared/x` is shared/x.ts, and so on. */
 const ALIAS = /^#(shared|functions|infra|test)\/(.+)$/;
 
@@ -67,15 +68,36 @@ const under = (file: string, folder: string) => file.startsWith(`${folder}/`);
 
 /** Which imports each layer may not make: [importing files, imported files], as folders. */
 const FORBIDDEN: Array<{ layer: string; from: (file: string) => boolean; mayNotImport: string[] }> = [
-  { layer: 'shared (runs in the functions)', from: (file) => under(file, 'shared'), mayNotImport: ['infra', 'functions', 'test'] },
+  {
+    layer: 'shared (runs in the functions)',
+    from: (file) => under(file, 'shared'),
+    mayNotImport: ['infra', 'functions', 'test'],
+  },
   {
     layer: 'shared/domain (pure rules)',
     from: (file) => under(file, 'shared/domain'),
-    mayNotImport: ['shared/store', 'shared/http', 'shared/secrets', 'shared/reporting', 'shared/mcp', 'shared/analysis', 'infra', 'functions'],
+    mayNotImport: [
+      'shared/store',
+      'shared/http',
+      'shared/secrets',
+      'shared/reporting',
+      'shared/mcp',
+      'shared/analysis',
+      'infra',
+      'functions',
+    ],
   },
-  { layer: 'shared/auth (key rules; the keys table is a port)', from: (file) => under(file, 'shared/auth'), mayNotImport: ['shared/store', 'shared/http'] },
+  {
+    layer: 'shared/auth (key rules; the keys table is a port)',
+    from: (file) => under(file, 'shared/auth'),
+    mayNotImport: ['shared/store', 'shared/http'],
+  },
   { layer: 'functions (handlers)', from: (file) => under(file, 'functions'), mayNotImport: ['infra', 'test'] },
-  { layer: 'infra/cdk (the deployed stack)', from: (file) => under(file, 'infra/cdk'), mayNotImport: ['infra/local', 'infra/cli', 'infra/tenant-data'] },
+  {
+    layer: 'infra/cdk (the deployed stack)',
+    from: (file) => under(file, 'infra/cdk'),
+    mayNotImport: ['infra/local', 'infra/cli', 'infra/tenant-data'],
+  },
   // The names both sides agree on, and the project root: read by the CLI and the local runtime
   // without loading the CDK app.
   {
@@ -86,7 +108,11 @@ const FORBIDDEN: Array<{ layer: string; from: (file: string) => boolean; mayNotI
   // The CLI drives a local stack (its state file, its store); the local stack never drives the CLI.
   { layer: 'infra/local (the local stack)', from: (file) => under(file, 'infra/local'), mayNotImport: ['infra/cli'] },
   // What the import, seed and the demo tenant write with: below both of its users.
-  { layer: "infra/tenant-data (writing a tenant's data)", from: (file) => under(file, 'infra/tenant-data'), mayNotImport: ['infra/local', 'infra/cli'] },
+  {
+    layer: "infra/tenant-data (writing a tenant's data)",
+    from: (file) => under(file, 'infra/tenant-data'),
+    mayNotImport: ['infra/local', 'infra/cli'],
+  },
 ];
 
 describe('the module layers', () => {
@@ -105,7 +131,11 @@ describe('the module layers', () => {
   it.each(FORBIDDEN)('$layer imports no layer above it', ({ from, mayNotImport }) => {
     const violations = [...graph]
       .filter(([file]) => from(file))
-      .flatMap(([file, targets]) => targets.filter((target) => mayNotImport.some((folder) => under(target, folder))).map((target) => `${file} -> ${target}`));
+      .flatMap(([file, targets]) =>
+        targets
+          .filter((target) => mayNotImport.some((folder) => under(target, folder)))
+          .map((target) => `${file} -> ${target}`),
+      );
     expect(violations).toEqual([]);
   });
 });

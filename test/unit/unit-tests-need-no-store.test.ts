@@ -14,7 +14,9 @@ import { PROJECT_ROOT } from '#infra/project-root';
 
 const UNIT = join(PROJECT_ROOT, 'test/unit');
 const self = relative(UNIT, fileURLToPath(import.meta.url));
-const unitTests = (readdirSync(UNIT, { recursive: true }) as string[]).filter((name) => name.endsWith('.test.ts')).sort();
+const unitTests = (readdirSync(UNIT, { recursive: true }) as string[])
+  .filter((name) => name.endsWith('.test.ts'))
+  .sort();
 
 describe('the unit tests', () => {
   it('are found in nested folders (the checks below see them all)', () => {
@@ -22,7 +24,9 @@ describe('the unit tests', () => {
   });
 
   it("use nothing the global setup provides (vitest's inject): a test that needs the store is an integration test", () => {
-    const using = unitTests.filter((name) => name !== self).filter((name) => /\binject\(\s*['"]/.test(readFileSync(join(UNIT, name), 'utf8')));
+    const using = unitTests
+      .filter((name) => name !== self)
+      .filter((name) => /\binject\(\s*['"]/.test(readFileSync(join(UNIT, name), 'utf8')));
     expect(using).toEqual([]);
   });
 
@@ -34,6 +38,9 @@ describe('the unit tests', () => {
       return !existsSync(source) || !statSync(source).isDirectory() || folder.startsWith('test/unit');
     });
     expect(misplaced).toEqual([]);
-    expect(unitTests.filter((name) => dirname(name) === '.')).toEqual(['module-layers.test.ts', 'unit-tests-need-no-store.test.ts']);
+    expect(unitTests.filter((name) => dirname(name) === '.')).toEqual([
+      'module-layers.test.ts',
+      'unit-tests-need-no-store.test.ts',
+    ]);
   });
 });

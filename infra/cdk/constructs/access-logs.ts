@@ -37,23 +37,32 @@ export const ACCESS_LOG_FIELDS = {
 const SELF_QUOTED = new Set<string>(['$context.error.messageString']);
 
 export function accessLogFormat(): string {
-  const members = Object.entries(ACCESS_LOG_FIELDS).map(([field, variable]) => `"${field}":${SELF_QUOTED.has(variable) ? variable : `"${variable}"`}`);
+  const members = Object.entries(ACCESS_LOG_FIELDS).map(
+    ([field, variable]) => `"${field}":${SELF_QUOTED.has(variable) ? variable : `"${variable}"`}`,
+  );
   return `{${members.join(',')}}`;
 }
 
 /** The stage's access log settings; the log group is created under `scope` (the Api). */
-export function accessLogOptions(scope: Construct, config: StageConfig): Pick<StageOptions, 'accessLogDestination' | 'accessLogFormat'> {
+export function accessLogOptions(
+  scope: Construct,
+  config: StageConfig,
+): Pick<StageOptions, 'accessLogDestination' | 'accessLogFormat'> {
   const group = new LogGroup(scope, ACCESS_LOG_GROUP_ID, {
     logGroupName: `/aws/apigateway/cxm-${config.stage}/access`,
     retention: config.logRetention,
     removalPolicy: config.removalPolicy,
   });
-  return { accessLogDestination: new LogGroupLogDestination(group), accessLogFormat: AccessLogFormat.custom(accessLogFormat()) };
+  return {
+    accessLogDestination: new LogGroupLogDestination(group),
+    accessLogFormat: AccessLogFormat.custom(accessLogFormat()),
+  };
 }
 
 /** The access log group accessLogOptions created under `scope`, for metric filters. */
 export function accessLogGroupOf(scope: Construct): LogGroup {
   const group = scope.node.tryFindChild(ACCESS_LOG_GROUP_ID);
-  if (!(group instanceof LogGroup)) throw new Error(`${scope.node.path} has no access log group: call accessLogOptions in its stage options`);
+  if (!(group instanceof LogGroup))
+    throw new Error(`${scope.node.path} has no access log group: call accessLogOptions in its stage options`);
   return group;
 }

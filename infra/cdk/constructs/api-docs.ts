@@ -16,7 +16,11 @@ export const OPENAPI_DOCUMENT_HANDLER = 'functions/docs/get-openapi-document.ts'
 /** The method's operation name, beside the route ids the API's other methods carry. */
 export const OPENAPI_DOCUMENT_OPERATION = 'getOpenApiDocument';
 
-export function addOpenApiDocument(scope: Construct, restApi: RestApi, config: StageConfig): { fn: ApiFunction; method: Method } {
+export function addOpenApiDocument(
+  scope: Construct,
+  restApi: RestApi,
+  config: StageConfig,
+): { fn: ApiFunction; method: Method } {
   const fn = new ApiFunction(scope, 'OpenApiDocumentFunction', {
     entry: OPENAPI_DOCUMENT_HANDLER,
     functionName: `cxm-${config.stage}-${OPENAPI_DOCUMENT_OPERATION}`,
@@ -25,10 +29,12 @@ export function addOpenApiDocument(scope: Construct, restApi: RestApi, config: S
     // Anyone can make it run: capped, so a flood cannot take the region's concurrency.
     ...reservedConcurrency(config, OPENAPI_DOCUMENT_OPERATION),
   });
-  const method = restApi.root.resourceForPath(OPENAPI_DOCUMENT_PATH).addMethod('GET', new LambdaIntegration(fn, { proxy: true, allowTestInvoke: false }), {
-    authorizationType: AuthorizationType.NONE,
-    apiKeyRequired: false,
-    operationName: OPENAPI_DOCUMENT_OPERATION,
-  });
+  const method = restApi.root
+    .resourceForPath(OPENAPI_DOCUMENT_PATH)
+    .addMethod('GET', new LambdaIntegration(fn, { proxy: true, allowTestInvoke: false }), {
+      authorizationType: AuthorizationType.NONE,
+      apiKeyRequired: false,
+      operationName: OPENAPI_DOCUMENT_OPERATION,
+    });
   return { fn, method };
 }

@@ -8,7 +8,13 @@ import { join } from 'node:path';
 import { Duration } from 'aws-cdk-lib';
 import { Grant, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
-import { type BundlingOptions, LogLevel, NodejsFunction, type NodejsFunctionProps, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import {
+  type BundlingOptions,
+  LogLevel,
+  NodejsFunction,
+  type NodejsFunctionProps,
+  OutputFormat,
+} from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { PROJECT_ROOT } from '#infra/project-root';
@@ -24,7 +30,8 @@ export const SERVICE_NAME = 'cxm-api';
 // require of node:https is not supported" at import. mainFields ['module', 'main'] already picks the
 // SDK's ESM builds (without it the note bundle fails exactly so); the banner gives whatever stays
 // CommonJS a real `require`. test/infra/bundles.test.ts imports every bundle to keep this true.
-export const ESM_REQUIRE_BANNER = "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
+export const ESM_REQUIRE_BANNER =
+  "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
 
 /**
  * The runtime of every function: the current Lambda LTS (its Node major is esbuild's target). Bundle
@@ -106,11 +113,20 @@ export class ApiFunction extends NodejsFunction {
     // Exactly the operations the route table names, on the table; Query on the indexes it names.
     // No index wildcard to audit, and no write action on an index, where none applies.
     const operations = access.operations ?? [];
-    if (operations.length > 0) Grant.addToPrincipal({ grantee: this, actions: operations.map((operation) => `dynamodb:${operation}`), resourceArns: [table.tableArn] });
-    const unknown = (access.indexQueries ?? []).filter((name) => !table.spec.indexes.some((index) => index.name === name));
-    if (unknown.length > 0) throw new Error(`${this.node.path}: table ${table.spec.id} has no index ${unknown.join(', ')}`);
+    if (operations.length > 0)
+      Grant.addToPrincipal({
+        grantee: this,
+        actions: operations.map((operation) => `dynamodb:${operation}`),
+        resourceArns: [table.tableArn],
+      });
+    const unknown = (access.indexQueries ?? []).filter(
+      (name) => !table.spec.indexes.some((index) => index.name === name),
+    );
+    if (unknown.length > 0)
+      throw new Error(`${this.node.path}: table ${table.spec.id} has no index ${unknown.join(', ')}`);
     const indexArns = (access.indexQueries ?? []).map((name) => `${table.tableArn}/index/${name}`);
-    if (indexArns.length > 0) Grant.addToPrincipal({ grantee: this, actions: ['dynamodb:Query'], resourceArns: indexArns });
+    if (indexArns.length > 0)
+      Grant.addToPrincipal({ grantee: this, actions: ['dynamodb:Query'], resourceArns: indexArns });
     this.addEnvironment(table.spec.envVar, table.tableName);
   }
 }

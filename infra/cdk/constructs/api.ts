@@ -4,7 +4,15 @@
  * authorizer. Every error API Gateway makes by itself is reshaped into `{code, message}`.
  */
 
-import { ApiKeySourceType, AuthorizationType, EndpointType, LambdaIntegration, RequestAuthorizer, RestApi, type UsagePlan } from 'aws-cdk-lib/aws-apigateway';
+import {
+  ApiKeySourceType,
+  AuthorizationType,
+  EndpointType,
+  LambdaIntegration,
+  RequestAuthorizer,
+  RestApi,
+  type UsagePlan,
+} from 'aws-cdk-lib/aws-apigateway';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { CfnWebACL } from 'aws-cdk-lib/aws-wafv2';
@@ -13,7 +21,15 @@ import { AUTHORIZER_IDENTITY_SOURCES, secretName, usagePlanName } from '#infra/s
 import { RECORDINGS_PREFIX } from '#shared/domain/voc/recording-upload';
 import { FUNCTION_ENV } from '#shared/function-env';
 import { allowedOriginsValue } from '#shared/http/allowed-origins';
-import { AUTHORIZER_HANDLER, AUTHORIZER_SECRETS, AUTHORIZER_TABLES, type RouteSpec, routes, type SecretId, type TableAccess } from '#shared/routes';
+import {
+  AUTHORIZER_HANDLER,
+  AUTHORIZER_SECRETS,
+  AUTHORIZER_TABLES,
+  type RouteSpec,
+  routes,
+  type SecretId,
+  type TableAccess,
+} from '#shared/routes';
 import { DYNAMO_INDEX_TABLES } from '#shared/store/function-stores';
 import { idempotencyTtlMs } from '#shared/store/idempotency-ttl';
 import type { TableId } from '#shared/store/table-specs';
@@ -30,10 +46,14 @@ import { type ReportingBackend, routeBundling } from './reporting-backend-bundli
 import type { ReportingSearch } from './search.ts';
 
 /** How a function learns where its secret is (shared/secrets/cursor-keys.ts and key-tag-secrets.ts read it). */
-const SECRET_ENV: Record<SecretId, string> = { cursorSecret: FUNCTION_ENV.cursorSecretArn, keyTagSecret: FUNCTION_ENV.keyTagSecretArn };
+const SECRET_ENV: Record<SecretId, string> = {
+  cursorSecret: FUNCTION_ENV.cursorSecretArn,
+  keyTagSecret: FUNCTION_ENV.keyTagSecretArn,
+};
 const SECRET_DESCRIPTIONS: Record<SecretId, string> = {
   cursorSecret: 'Signs reporting list cursors (HMAC-SHA256)',
-  keyTagSecret: "Tags tenant API keys (HMAC-SHA256) so the authorizer refuses a made-up key before any read; 'cxm keys create' reads it",
+  keyTagSecret:
+    "Tags tenant API keys (HMAC-SHA256) so the authorizer refuses a made-up key before any read; 'cxm keys create' reads it",
 };
 
 export interface ApiProps {
@@ -108,7 +128,9 @@ export class Api extends Construct {
         const secret = secretFor(id);
         // The value only: grantRead would add DescribeSecret, which Powertools' getSecret never
         // calls. The secret is encrypted with AWS's managed key, whose use needs no grant.
-        fn.addToRolePolicy(new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [secret.secretArn] }));
+        fn.addToRolePolicy(
+          new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [secret.secretArn] }),
+        );
         fn.addEnvironment(SECRET_ENV[id], secret.secretArn);
       }
     };
@@ -121,7 +143,8 @@ export class Api extends Construct {
       // Any well-formed token makes it run: capped, so a flood cannot take the region's concurrency.
       ...reservedConcurrency(config, 'authorizer'),
     });
-    for (const [tableId, access] of Object.entries(AUTHORIZER_TABLES) as [TableId, TableAccess][]) this.authorizerFunction.bindTable(tables[tableId], access);
+    for (const [tableId, access] of Object.entries(AUTHORIZER_TABLES) as [TableId, TableAccess][])
+      this.authorizerFunction.bindTable(tables[tableId], access);
     grantSecrets(this.authorizerFunction, AUTHORIZER_SECRETS);
     this.authorizerFunction.addEnvironment(FUNCTION_ENV.acceptUntaggedKeys, String(config.edge.acceptUntaggedKeys));
     const authorizer = new RequestAuthorizer(this, 'KeyAuthorizer', {
@@ -163,19 +186,33 @@ export class Api extends Construct {
       }
       // Set even when empty: the function's configuration then says which origins it allows.
       if (route.checksOrigin) {
-        fn.addEnvironment(FUNCTION_ENV.allowedOrigins, allowedOriginsValue(config.mcpAllowedOrigins, `mcpAllowedOrigins of stage ${stage}`));
+        fn.addEnvironment(
+          FUNCTION_ENV.allowedOrigins,
+          allowedOriginsValue(config.mcpAllowedOrigins, `mcpAllowedOrigins of stage ${stage}`),
+        );
       }
       if (route.recordings === 'presign') {
         // A presigned URL acts with the signer's rights: these, on recording keys only.
-        fn.addToRolePolicy(new PolicyStatement({ actions: ['s3:PutObject'], resources: [recordings.bucket.arnForObjects(`${RECORDINGS_PREFIX}*`)] }));
+        fn.addToRolePolicy(
+          new PolicyStatement({
+            actions: ['s3:PutObject'],
+            resources: [recordings.bucket.arnForObjects(`${RECORDINGS_PREFIX}*`)],
+          }),
+        );
         fn.addEnvironment(FUNCTION_ENV.recordingsBucket, recordings.bucket.bucketName);
         fn.addEnvironment(FUNCTION_ENV.recordingMaxBytes, String(config.recordings.maxUploadBytes));
-        fn.addEnvironment(FUNCTION_ENV.recordingUploadUrlTtlSeconds, String(config.recordings.uploadUrlTtl.toSeconds()));
+        fn.addEnvironment(
+          FUNCTION_ENV.recordingUploadUrlTtlSeconds,
+          String(config.recordings.uploadUrlTtl.toSeconds()),
+        );
         fn.addEnvironment(FUNCTION_ENV.recordingMaxInFlightPerTenant, String(config.recordings.maxInFlightPerTenant));
       }
       if (route.recordings === 'deadlines') {
         fn.addEnvironment(FUNCTION_ENV.recordingUploadGraceSeconds, String(config.recordings.uploadGrace.toSeconds()));
-        fn.addEnvironment(FUNCTION_ENV.recordingProcessingWindowSeconds, String(config.recordings.processingWindow.toSeconds()));
+        fn.addEnvironment(
+          FUNCTION_ENV.recordingProcessingWindowSeconds,
+          String(config.recordings.processingWindow.toSeconds()),
+        );
       }
       grantSecrets(fn, route.secrets ?? []);
       // Console test-invoke is not needed; the permission stays scoped to the deployed stage.
@@ -188,13 +225,15 @@ export class Api extends Construct {
           authorizationType: AuthorizationType.CUSTOM,
           // Without a usage-plan key from the authorizer the gateway refuses the call (INVALID_API_KEY, 401).
           apiKeyRequired: true,
-          operationName: method === route.method ? route.id : `${route.id}${method.charAt(0)}${method.slice(1).toLowerCase()}`,
+          operationName:
+            method === route.method ? route.id : `${route.id}${method.charAt(0)}${method.slice(1).toLowerCase()}`,
         });
       }
       routeFunctions.set(route.id, fn);
     }
     this.routeFunctions = routeFunctions;
     addOpenApiDocument(this, this.restApi, config);
-    if (wantsWebAcl(config.edge)) this.webAcl = new EdgeWebAcl(this, 'EdgeWebAcl', { stage: this.restApi.deploymentStage, config }).webAcl;
+    if (wantsWebAcl(config.edge))
+      this.webAcl = new EdgeWebAcl(this, 'EdgeWebAcl', { stage: this.restApi.deploymentStage, config }).webAcl;
   }
 }

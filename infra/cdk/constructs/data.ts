@@ -4,9 +4,22 @@
  * nothing about a table is declared here except how AWS should run it.
  */
 
-import { type Attribute, AttributeType, BillingMode, StreamViewType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import {
+  type Attribute,
+  AttributeType,
+  BillingMode,
+  StreamViewType,
+  Table,
+  TableEncryption,
+} from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
-import { allTableSpecs, type KeyAttribute, physicalTableName, type TableId, type TableSpec } from '#shared/store/table-specs';
+import {
+  allTableSpecs,
+  type KeyAttribute,
+  physicalTableName,
+  type TableId,
+  type TableSpec,
+} from '#shared/store/table-specs';
 import type { StageConfig } from '../config.ts';
 
 /** A table that remembers its spec, so a function bound to it learns the right env var. */

@@ -61,7 +61,12 @@ export const COUNTED_ANONYMOUS_IP_RULE = 'HostingProviderIPList';
  * if (wantsWebAcl(config.edge)) new EdgeWebAcl(this, 'EdgeWebAcl', { stage, config });
  */
 export function wantsWebAcl(edge: StageConfig['edge']): boolean {
-  return edge.wafRequestsPerIpPer5Minutes !== undefined || edge.wafMalformedKeyRequestsPerIpPer5Minutes !== undefined || edge.wafIpReputationList || edge.wafAnonymousIpList;
+  return (
+    edge.wafRequestsPerIpPer5Minutes !== undefined ||
+    edge.wafMalformedKeyRequestsPerIpPer5Minutes !== undefined ||
+    edge.wafIpReputationList ||
+    edge.wafAnonymousIpList
+  );
 }
 
 /**
@@ -88,7 +93,11 @@ export class EdgeWebAcl extends Construct {
   constructor(scope: Construct, id: string, { stage, config }: EdgeWebAclProps) {
     super(scope, id);
     const { edge, stage: stageName } = config;
-    const metric = (name: string) => ({ cloudWatchMetricsEnabled: true, metricName: `cxm-${stageName}-${name}`, sampledRequestsEnabled: true });
+    const metric = (name: string) => ({
+      cloudWatchMetricsEnabled: true,
+      metricName: `cxm-${stageName}-${name}`,
+      sampledRequestsEnabled: true,
+    });
     const rules: CfnWebACL.RuleProperty[] = [];
     const add = (rule: Omit<CfnWebACL.RuleProperty, 'priority'>) => rules.push({ ...rule, priority: rules.length });
 
@@ -102,7 +111,9 @@ export class EdgeWebAcl extends Construct {
           managedRuleGroupStatement: {
             vendorName: 'AWS',
             name,
-            ...(name === MANAGED_RULE_GROUPS.wafAnonymousIpList && { ruleActionOverrides: [{ name: COUNTED_ANONYMOUS_IP_RULE, actionToUse: { count: {} } }] }),
+            ...(name === MANAGED_RULE_GROUPS.wafAnonymousIpList && {
+              ruleActionOverrides: [{ name: COUNTED_ANONYMOUS_IP_RULE, actionToUse: { count: {} } }],
+            }),
           },
         },
         visibilityConfig: metric(name),
@@ -111,7 +122,13 @@ export class EdgeWebAcl extends Construct {
     if (edge.wafRequestsPerIpPer5Minutes !== undefined) {
       add({
         name: 'RequestsPerIp',
-        statement: { rateBasedStatement: { aggregateKeyType: 'IP', limit: rateLimit(edge.wafRequestsPerIpPer5Minutes, 'wafRequestsPerIpPer5Minutes', stageName), evaluationWindowSec: 300 } },
+        statement: {
+          rateBasedStatement: {
+            aggregateKeyType: 'IP',
+            limit: rateLimit(edge.wafRequestsPerIpPer5Minutes, 'wafRequestsPerIpPer5Minutes', stageName),
+            evaluationWindowSec: 300,
+          },
+        },
         action: RATE_LIMITED,
         visibilityConfig: metric('requests-per-ip'),
       });
@@ -132,7 +149,11 @@ export class EdgeWebAcl extends Construct {
         statement: {
           rateBasedStatement: {
             aggregateKeyType: 'IP',
-            limit: rateLimit(edge.wafMalformedKeyRequestsPerIpPer5Minutes, 'wafMalformedKeyRequestsPerIpPer5Minutes', stageName),
+            limit: rateLimit(
+              edge.wafMalformedKeyRequestsPerIpPer5Minutes,
+              'wafMalformedKeyRequestsPerIpPer5Minutes',
+              stageName,
+            ),
             evaluationWindowSec: 300,
             // A missing header matches no regular expression, so it is counted too.
             scopeDownStatement: { notStatement: { statement: holdsKey } },
@@ -162,7 +183,9 @@ export class EdgeWebAcl extends Construct {
 /** A rate-based rule's limit, held to WAF's own bounds so a bad setting fails the synthesis. */
 function rateLimit(limit: number, setting: string, stageName: string): number {
   if (!Number.isInteger(limit) || limit < 10 || limit > 2_000_000_000) {
-    throw new Error(`edge.${setting} of stage ${stageName} must be a whole number from 10 to 2000000000 (WAF's bounds), not ${limit}`);
+    throw new Error(
+      `edge.${setting} of stage ${stageName} must be a whole number from 10 to 2000000000 (WAF's bounds), not ${limit}`,
+    );
   }
   return limit;
 }

@@ -25,7 +25,12 @@ export function addGatewayResponses(api: RestApi): void {
 export function gatewayResponseHeaders(spec: GatewayResponseSpec): Record<string, string> {
   // The same header set the functions send; the request id placeholder becomes a context variable.
   const headers = { ...commonHeaders(REQUEST_ID_EXPRESSION), ...spec.headers };
-  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, value === REQUEST_ID_EXPRESSION ? value : quoteLiteral(name, value)]));
+  return Object.fromEntries(
+    Object.entries(headers).map(([name, value]) => [
+      name,
+      value === REQUEST_ID_EXPRESSION ? value : quoteLiteral(name, value),
+    ]),
+  );
 }
 
 /**
@@ -34,7 +39,9 @@ export function gatewayResponseHeaders(spec: GatewayResponseSpec): Record<string
  * which any JSON parser reads back as the same characters.
  */
 export function errorBodyTemplate(spec: Pick<GatewayResponseSpec, 'code' | 'message'>): string {
-  return JSON.stringify({ code: spec.code, message: spec.message }).replaceAll('$', '\\u0024').replaceAll('#', '\\u0023');
+  return JSON.stringify({ code: spec.code, message: spec.message })
+    .replaceAll('$', '\\u0024')
+    .replaceAll('#', '\\u0023');
 }
 
 function quoteLiteral(name: string, value: string): string {

@@ -30,8 +30,16 @@ export class ReportingIndexer extends Construct {
     // OpenSearch never puts a replica on its primary's node: more replicas than other nodes would
     // stay unassigned and keep the domain yellow. Refused at synth, not found after a deploy.
     const { primaries, replicas } = indexShards;
-    if (!Number.isInteger(primaries) || primaries < 1 || !Number.isInteger(replicas) || replicas < 0 || replicas >= dataNodes) {
-      throw new Error(`stage ${config.stage}: search.indexShards needs primaries >= 1 and 0 <= replicas < dataNodes (${dataNodes})`);
+    if (
+      !Number.isInteger(primaries) ||
+      primaries < 1 ||
+      !Number.isInteger(replicas) ||
+      replicas < 0 ||
+      replicas >= dataNodes
+    ) {
+      throw new Error(
+        `stage ${config.stage}: search.indexShards needs primaries >= 1 and 0 <= replicas < dataNodes (${dataNodes})`,
+      );
     }
     this.deadLetterQueue = new Queue(this, 'DeadLetters', {
       queueName: `cxm-${config.stage}-reporting-indexer-dlq`,

@@ -30,7 +30,12 @@ export const NOTE_INSERT_PATTERN = {
 };
 
 /** Detail field -> the note item's attribute it comes from (all strings, as the store writes them). */
-const DETAIL_SOURCES = { tenantId: 'tenantId', conversationId: 'conversationId', noteId: 'id', createdAt: 'createdAt' } as const;
+const DETAIL_SOURCES = {
+  tenantId: 'tenantId',
+  conversationId: 'conversationId',
+  noteId: 'id',
+  createdAt: 'createdAt',
+} as const;
 
 /**
  * The event detail `{tenantId, conversationId, noteId, createdAt}`. Every placeholder stands alone
@@ -72,7 +77,12 @@ export class NoteEvents extends Construct {
     // (CDK's grantStreamRead would add ListStreams on `*`).
     role.addToPolicy(
       new PolicyStatement({
-        actions: ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:ListStreams'],
+        actions: [
+          'dynamodb:DescribeStream',
+          'dynamodb:GetRecords',
+          'dynamodb:GetShardIterator',
+          'dynamodb:ListStreams',
+        ],
         resources: [streamArn],
       }),
     );

@@ -7,7 +7,18 @@
  * that fires on silence would teach people to ignore the topic.
  */
 import { Aws, Duration } from 'aws-cdk-lib';
-import { Alarm, type AlarmProps, AlarmStatusWidget, ComparisonOperator, Dashboard, GraphWidget, type IMetric, MathExpression, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import {
+  Alarm,
+  type AlarmProps,
+  AlarmStatusWidget,
+  ComparisonOperator,
+  Dashboard,
+  GraphWidget,
+  type IMetric,
+  MathExpression,
+  Metric,
+  TreatMissingData,
+} from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { Operation } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
@@ -102,7 +113,13 @@ export class Observability extends Construct {
     });
 
     // The gateway answers 429 itself: only its access log knows.
-    const throttled429 = this.accessLogCount(api, 'Throttled429Filter', '429', THROTTLED_429_METRIC, '429 (usage plan)');
+    const throttled429 = this.accessLogCount(
+      api,
+      'Throttled429Filter',
+      '429',
+      THROTTLED_429_METRIC,
+      '429 (usage plan)',
+    );
     this.alarm('api-throttled-429', {
       alarmDescription: `More than ${thresholds.throttled429Per5Minutes} requests refused with 429 in 5 minutes`,
       metric: throttled429,
@@ -113,7 +130,13 @@ export class Observability extends Construct {
 
     // A client stuck on a revoked key, or a flood of made-up ones (those with a wrong tag cost no
     // read, but each is still an authorizer invocation).
-    const unauthenticated401 = this.accessLogCount(api, 'Unauthenticated401Filter', '401', UNAUTHENTICATED_401_METRIC, '401 (keys refused)');
+    const unauthenticated401 = this.accessLogCount(
+      api,
+      'Unauthenticated401Filter',
+      '401',
+      UNAUTHENTICATED_401_METRIC,
+      '401 (keys refused)',
+    );
     this.alarm('api-unauthenticated-401', {
       alarmDescription: `More than ${thresholds.unauthenticated401Per5Minutes} requests refused with 401 in 5 minutes: a client on a revoked or expired key, or a flood of made-up keys`,
       metric: unauthenticated401,
@@ -153,7 +176,11 @@ export class Observability extends Construct {
     }
 
     if (indexer) {
-      this.deadLetterAlarm('indexer-dlq-depth', indexer.deadLetterQueue, 'Reporting rows the indexer gave up on are waiting in its dead-letter queue');
+      this.deadLetterAlarm(
+        'indexer-dlq-depth',
+        indexer.deadLetterQueue,
+        'Reporting rows the indexer gave up on are waiting in its dead-letter queue',
+      );
       this.alarm('indexer-iterator-age', {
         alarmDescription: `The reporting indexer is more than ${thresholds.indexerIteratorAge.toMinutes()} minutes behind its stream`,
         metric: indexer.function.metric('IteratorAge', { statistic: 'Maximum', period: FIVE_MINUTES }),
@@ -191,10 +218,17 @@ export class Observability extends Construct {
       ...(indexer ? [['reporting-indexer', indexer.function] as [string, ApiFunction]] : []),
       ...(recordings ? [['recording-processor', recordings.processor] as [string, ApiFunction]] : []),
     ];
-    this.dashboard = new Dashboard(this, 'Dashboard', { dashboardName: `cxm-${config.stage}`, defaultInterval: Duration.hours(3) });
+    this.dashboard = new Dashboard(this, 'Dashboard', {
+      dashboardName: `cxm-${config.stage}`,
+      defaultInterval: Duration.hours(3),
+    });
     this.dashboard.addWidgets(new AlarmStatusWidget({ title: 'Alarms', alarms: this.alarms, width: 24 }));
     this.dashboard.addWidgets(
-      graph('Requests, 4XX, 5XX', [requests, apiStage.metricClientError({ statistic: 'Sum', period: FIVE_MINUTES }), serverErrors]),
+      graph('Requests, 4XX, 5XX', [
+        requests,
+        apiStage.metricClientError({ statistic: 'Sum', period: FIVE_MINUTES }),
+        serverErrors,
+      ]),
       graph('Latency', [
         apiStage.metricLatency({ statistic: 'p50', period: FIVE_MINUTES, label: 'Latency p50' }),
         latencyP99,
@@ -239,17 +273,33 @@ export class Observability extends Construct {
     if (indexer && search) {
       this.dashboard.addWidgets(
         graph('Indexer', [
-          indexer.function.metric('IteratorAge', { statistic: 'Maximum', period: FIVE_MINUTES, label: 'Iterator age (ms)' }),
+          indexer.function.metric('IteratorAge', {
+            statistic: 'Maximum',
+            period: FIVE_MINUTES,
+            label: 'Iterator age (ms)',
+          }),
           indexer.function.metricErrors({ statistic: 'Sum', period: FIVE_MINUTES, label: 'Errors' }),
-          indexer.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', period: FIVE_MINUTES, label: 'DLQ depth' }),
+          indexer.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+            statistic: 'Maximum',
+            period: FIVE_MINUTES,
+            label: 'DLQ depth',
+          }),
         ]),
         graph('OpenSearch cluster', [
           search.domain.metricClusterStatusRed({ statistic: 'Maximum', period: Duration.minutes(1), label: 'Red' }),
-          search.domain.metricClusterStatusYellow({ statistic: 'Maximum', period: Duration.minutes(1), label: 'Yellow' }),
+          search.domain.metricClusterStatusYellow({
+            statistic: 'Maximum',
+            period: Duration.minutes(1),
+            label: 'Yellow',
+          }),
           search.domain.metricCPUUtilization({ statistic: 'Maximum', period: FIVE_MINUTES, label: 'CPU % (max)' }),
         ]),
         graph('OpenSearch storage and search', [
-          search.domain.metricFreeStorageSpace({ statistic: 'Minimum', period: FIVE_MINUTES, label: 'Free storage (MB)' }),
+          search.domain.metricFreeStorageSpace({
+            statistic: 'Minimum',
+            period: FIVE_MINUTES,
+            label: 'Free storage (MB)',
+          }),
           search.domain.metricSearchLatency({ statistic: 'p99', period: FIVE_MINUTES, label: 'Search latency p99' }),
         ]),
       );
@@ -265,7 +315,9 @@ export class Observability extends Construct {
     const cloudWatch = new ServicePrincipal('cloudwatch.amazonaws.com');
     const ourAlarmsOnly = {
       StringEquals: { 'aws:SourceAccount': Aws.ACCOUNT_ID },
-      ArnLike: { 'aws:SourceArn': `arn:${Aws.PARTITION}:cloudwatch:${Aws.REGION}:${Aws.ACCOUNT_ID}:alarm:cxm-${config.stage}-*` },
+      ArnLike: {
+        'aws:SourceArn': `arn:${Aws.PARTITION}:cloudwatch:${Aws.REGION}:${Aws.ACCOUNT_ID}:alarm:cxm-${config.stage}-*`,
+      },
     };
     const key = new Key(this, 'AlarmTopicKey', {
       description: `Encrypts the SNS topic cxm-${config.stage}-alarms`,
@@ -325,7 +377,14 @@ export class Observability extends Construct {
       metricValue: '1',
       dimensions: { stage: '$.stage' },
     });
-    return new Metric({ namespace: METRICS_NAMESPACE, metricName, dimensionsMap: { stage: this.stage }, statistic: 'Sum', period: FIVE_MINUTES, label });
+    return new Metric({
+      namespace: METRICS_NAMESPACE,
+      metricName,
+      dimensionsMap: { stage: this.stage },
+      statistic: 'Sum',
+      period: FIVE_MINUTES,
+      label,
+    });
   }
 
   /** Any message in a dead-letter queue: something was given up on and wants a look. */

@@ -11,7 +11,14 @@ import { type EventPattern, Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { AnyPrincipal, Effect, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
-import { BlockPublicAccess, Bucket, BucketEncryption, type CfnBucket, HttpMethods, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
+import {
+  BlockPublicAccess,
+  Bucket,
+  BucketEncryption,
+  type CfnBucket,
+  HttpMethods,
+  ObjectOwnership,
+} from 'aws-cdk-lib/aws-s3';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ANALYSIS_PREFIX, analysisJobNamePrefix } from '#shared/domain/voc/analysis-job-names';
@@ -64,19 +71,33 @@ export class Recordings extends Construct {
       objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
       removalPolicy: config.removalPolicy,
       lifecycleRules: [
-        { id: 'recordings', prefix: RECORDINGS_PREFIX, expiration: retention, abortIncompleteMultipartUploadAfter: Duration.days(1) },
+        {
+          id: 'recordings',
+          prefix: RECORDINGS_PREFIX,
+          expiration: retention,
+          abortIncompleteMultipartUploadAfter: Duration.days(1),
+        },
         { id: 'analysis', prefix: ANALYSIS_PREFIX, expiration: retention },
       ],
       // Only where a stage lets browser pages upload: servers need no CORS.
       ...(recordings.browserUploadOrigins.length > 0 && {
-        cors: [{ allowedMethods: [HttpMethods.PUT], allowedOrigins: [...recordings.browserUploadOrigins], allowedHeaders: ['content-type'], maxAge: 3000 }],
+        cors: [
+          {
+            allowedMethods: [HttpMethods.PUT],
+            allowedOrigins: [...recordings.browserUploadOrigins],
+            allowedHeaders: ['content-type'],
+            maxAge: 3000,
+          },
+        ],
       }),
     });
 
     // Every object event goes to EventBridge; the rule below picks the recordings. Set on the
     // resource itself: CDK's `eventBridgeEnabled` adds a custom resource (a Lambda function with a
     // managed policy) to do what one property does.
-    (this.bucket.node.defaultChild as CfnBucket).notificationConfiguration = { eventBridgeConfiguration: { eventBridgeEnabled: true } };
+    (this.bucket.node.defaultChild as CfnBucket).notificationConfiguration = {
+      eventBridgeConfiguration: { eventBridgeEnabled: true },
+    };
     const objects = (prefix: string) => this.bucket.arnForObjects(`${prefix}*`);
     // A recording's key is written once: the upload URL signs `If-None-Match: *` (S3 refuses a
     // second PUT with 412), and this refuses any PUT to recordings/ without it, whoever signs it, so
@@ -94,7 +115,8 @@ export class Recordings extends Construct {
     );
 
     // This stage's Transcribe jobs, of both kinds: their names start `cxm.<stage>.` (analysis-job-names.ts).
-    const jobArns = (resourceType: 'analytics' | 'transcription-job') => `arn:${Aws.PARTITION}:transcribe:${Aws.REGION}:${Aws.ACCOUNT_ID}:${resourceType}/${analysisJobNamePrefix(stage)}*`;
+    const jobArns = (resourceType: 'analytics' | 'transcription-job') =>
+      `arn:${Aws.PARTITION}:transcribe:${Aws.REGION}:${Aws.ACCOUNT_ID}:${resourceType}/${analysisJobNamePrefix(stage)}*`;
 
     // Transcribe reads the recording and writes its output with this role: what AWS's example
     // data-access role grants (GetObject and ListBucket on the input, PutObject on the output) and
@@ -110,9 +132,13 @@ export class Recordings extends Construct {
       }),
     });
     this.transcribeRole = transcribeRole;
-    transcribeRole.addToPolicy(new PolicyStatement({ actions: ['s3:GetObject'], resources: [objects(RECORDINGS_PREFIX)] }));
+    transcribeRole.addToPolicy(
+      new PolicyStatement({ actions: ['s3:GetObject'], resources: [objects(RECORDINGS_PREFIX)] }),
+    );
     transcribeRole.addToPolicy(new PolicyStatement({ actions: ['s3:ListBucket'], resources: [this.bucket.bucketArn] }));
-    transcribeRole.addToPolicy(new PolicyStatement({ actions: ['s3:PutObject'], resources: [objects(ANALYSIS_PREFIX)] }));
+    transcribeRole.addToPolicy(
+      new PolicyStatement({ actions: ['s3:PutObject'], resources: [objects(ANALYSIS_PREFIX)] }),
+    );
 
     if (recordings.callSummaries) refuseRegionsWithoutSummaries(this, stage);
 
@@ -146,10 +172,20 @@ export class Recordings extends Construct {
       onFailure: new SqsDestination(this.deadLetterQueue),
       ...reservedConcurrency(config, RECORDING_PROCESSOR.id),
     });
-    for (const [tableId, access] of Object.entries(RECORDING_PROCESSOR.tables) as [TableId, TableAccess][]) this.processor.bindTable(tables[tableId], access);
-    this.processor.addToRolePolicy(new PolicyStatement({ actions: ['s3:GetObject'], resources: [objects(RECORDINGS_PREFIX), objects(ANALYSIS_PREFIX)] }));
-    this.processor.addToRolePolicy(new PolicyStatement({ actions: ['transcribe:GetCallAnalyticsJob'], resources: [jobArns('analytics')] }));
-    this.processor.addToRolePolicy(new PolicyStatement({ actions: ['transcribe:GetTranscriptionJob'], resources: [jobArns('transcription-job')] }));
+    for (const [tableId, access] of Object.entries(RECORDING_PROCESSOR.tables) as [TableId, TableAccess][])
+      this.processor.bindTable(tables[tableId], access);
+    this.processor.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['s3:GetObject'],
+        resources: [objects(RECORDINGS_PREFIX), objects(ANALYSIS_PREFIX)],
+      }),
+    );
+    this.processor.addToRolePolicy(
+      new PolicyStatement({ actions: ['transcribe:GetCallAnalyticsJob'], resources: [jobArns('analytics')] }),
+    );
+    this.processor.addToRolePolicy(
+      new PolicyStatement({ actions: ['transcribe:GetTranscriptionJob'], resources: [jobArns('transcription-job')] }),
+    );
     // Starting a job has no resource type to scope it to (Service Authorization Reference): "*",
     // held by the condition keys each action supports to output in this bucket's analysis prefix,
     // and nowhere else (a request that names no output has no key, and is refused too).
@@ -157,7 +193,9 @@ export class Recordings extends Construct {
       new PolicyStatement({
         actions: ['transcribe:StartCallAnalyticsJob'],
         resources: ['*'],
-        conditions: { StringLike: { 'transcribe:OutputLocation': `s3://${this.bucket.bucketName}/${ANALYSIS_PREFIX}*` } },
+        conditions: {
+          StringLike: { 'transcribe:OutputLocation': `s3://${this.bucket.bucketName}/${ANALYSIS_PREFIX}*` },
+        },
       }),
     );
     this.processor.addToRolePolicy(
@@ -179,7 +217,11 @@ export class Recordings extends Construct {
     );
 
     // EventBridge gives up on a target after its own retries: those events land in the same queue.
-    const target = new LambdaFunction(this.processor, { deadLetterQueue: this.deadLetterQueue, retryAttempts: 8, maxEventAge: MAX_EVENT_AGE });
+    const target = new LambdaFunction(this.processor, {
+      deadLetterQueue: this.deadLetterQueue,
+      retryAttempts: 8,
+      maxEventAge: MAX_EVENT_AGE,
+    });
     new Rule(this, 'RecordingArrived', {
       ruleName: `cxm-${stage}-recording-arrived`,
       description: 'A VOC recording was uploaded: run its job',
@@ -221,6 +263,11 @@ function refuseRegionsWithoutSummaries(scope: Construct, stage: string): void {
     return;
   }
   new CfnRule(scope, 'CallSummariesRegion', {
-    assertions: [{ assert: Fn.conditionContains([...CALL_SUMMARY_REGIONS], Aws.REGION), assertDescription: callSummariesRefusal(stage, 'this region') }],
+    assertions: [
+      {
+        assert: Fn.conditionContains([...CALL_SUMMARY_REGIONS], Aws.REGION),
+        assertDescription: callSummariesRefusal(stage, 'this region'),
+      },
+    ],
   });
 }

@@ -23,6 +23,9 @@ export function reportingBackendDefine(backend: ReportingBackend): Record<string
  *
  * @example routeBundling(routeById('listAssistantConversations'), 'opensearch') // { define: { 'process.env.CXM_REPORTING_BACKEND': '"opensearch"' } }
  */
-export function routeBundling(route: Pick<RouteSpec, 'reportingIndex'>, backend: ReportingBackend): Partial<BundlingOptions> | undefined {
+export function routeBundling(
+  route: Pick<RouteSpec, 'reportingIndex'>,
+  backend: ReportingBackend,
+): Partial<BundlingOptions> | undefined {
   return route.reportingIndex ? { define: reportingBackendDefine(backend) } : undefined;
 }

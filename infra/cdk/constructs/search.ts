@@ -41,7 +41,10 @@ export class ReportingSearch extends Construct {
         dataNodes: search.dataNodes,
         multiAzWithStandbyEnabled: false,
       },
-      zoneAwareness: search.availabilityZones > 1 ? { enabled: true, availabilityZoneCount: search.availabilityZones as 2 | 3 } : { enabled: false },
+      zoneAwareness:
+        search.availabilityZones > 1
+          ? { enabled: true, availabilityZoneCount: search.availabilityZones as 2 | 3 }
+          : { enabled: false },
       ebs: { volumeSize: search.volumeSizeGiB, volumeType: EbsDeviceVolumeType.GP3 },
       encryptionAtRest: { enabled: true },
       nodeToNodeEncryption: true,
@@ -79,7 +82,14 @@ export class ReportingSearch extends Construct {
    * of its own two templates, by exact name.
    */
   grantIndexing(grantee: IGrantable): void {
-    const paths = ['_bulk', ...REPORT_KINDS.map((kind) => `_index_template/${reportingTemplateName(this.indexPrefix, kind)}`)];
-    Grant.addToPrincipal({ grantee, actions: ['es:ESHttpPost'], resourceArns: paths.map((path) => `${this.domain.domainArn}/${path}`) });
+    const paths = [
+      '_bulk',
+      ...REPORT_KINDS.map((kind) => `_index_template/${reportingTemplateName(this.indexPrefix, kind)}`),
+    ];
+    Grant.addToPrincipal({
+      grantee,
+      actions: ['es:ESHttpPost'],
+      resourceArns: paths.map((path) => `${this.domain.domainArn}/${path}`),
+    });
   }
 }

@@ -73,7 +73,11 @@ class EntryCollector {
         } else if (token.name === 'endObject') {
           this.level = this.level === 'documents' ? 'root' : 'done';
         } else if (shape) {
-          this.entries.push(this.level === 'root' ? { type: 'member', member: this.key, shape } : { type: 'collection', collection: this.key, shape });
+          this.entries.push(
+            this.level === 'root'
+              ? { type: 'member', member: this.key, shape }
+              : { type: 'collection', collection: this.key, shape },
+          );
           this.open(shape);
         }
         return;
@@ -108,7 +112,8 @@ class EntryCollector {
 }
 
 /** The parser's or verifier's reason, without their prefixes ("ERROR at 3 (1, 4): Verifier has ..."). */
-const reason = (message: string) => message.replace(/^ERROR at \d+ \(\d+, \d+\): /, '').replace(/^(Parser|Verifier) (cannot parse input: |has )/, '');
+const reason = (message: string) =>
+  message.replace(/^ERROR at \d+ \(\d+, \d+\): /, '').replace(/^(Parser|Verifier) (cannot parse input: |has )/, '');
 
 /** Where the file stops being JSON, found by stream-json's verifier (only once the parser failed). */
 async function syntaxError(path: string, cause: unknown): Promise<ImportError> {

@@ -14,7 +14,13 @@ import type { CliContext } from '../cli-context.ts';
 import { CliError } from '../cli-error.ts';
 import type { CliSignal } from '../cli-io.ts';
 import { countProgress, progressOn } from '../count-progress.ts';
-import { checkpointPath, type ImportCheckpoint, readCheckpoint, removeCheckpoint, saveCheckpoint } from './import-checkpoint.ts';
+import {
+  checkpointPath,
+  type ImportCheckpoint,
+  readCheckpoint,
+  removeCheckpoint,
+  saveCheckpoint,
+} from './import-checkpoint.ts';
 import { readImportFile } from './read-import-file.ts';
 
 export interface ImportRun {
@@ -45,7 +51,8 @@ interface FileIdentity {
 function identity(file: string, shownAs: string): FileIdentity {
   try {
     const stat = statSync(file);
-    if (!stat.isFile()) throw Object.assign(new Error('not a file'), { code: stat.isDirectory() ? 'EISDIR' : 'not a file' });
+    if (!stat.isFile())
+      throw Object.assign(new Error('not a file'), { code: stat.isDirectory() ? 'EISDIR' : 'not a file' });
     return { size: stat.size, mtimeMs: stat.mtimeMs };
   } catch (error) {
     throw new CliError(`cannot read ${shownAs}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
@@ -53,7 +60,11 @@ function identity(file: string, shownAs: string): FileIdentity {
 }
 
 /** The first pass: every entry checked; the items per member and the file's SHA-256. */
-async function checkFile(cli: CliContext, run: ImportRun, size: number): Promise<{ summary: ImportSummary; items: number; sha256: string }> {
+async function checkFile(
+  cli: CliContext,
+  run: ImportRun,
+  size: number,
+): Promise<{ summary: ImportSummary; items: number; sha256: string }> {
   const check = importChecker(run.tenant);
   const hash = createHash('sha256');
   const summary = emptySummary();
@@ -90,37 +101,65 @@ const resumeHint = 'run the same command with --resume to continue from there';
  *
  * @example const { summary } = await runImport(cli, { file, shownAs: 'data.json', tenant, target, targetKey: 'local stack', stores, resume: false });
  */
-export async function runImport(cli: CliContext, run: ImportRun): Promise<{ summary: ImportSummary; resumedAt: number }> {
+export async function runImport(
+  cli: CliContext,
+  run: ImportRun,
+): Promise<{ summary: ImportSummary; resumedAt: number }> {
   const { size, mtimeMs } = identity(run.file, run.shownAs);
   const where = `into tenant ${run.tenant} on the ${run.target}`;
   const path = checkpointPath(run.file, run.tenant, run.targetKey, cli.home);
   const earlier = readCheckpoint(path);
   if (run.resume) {
     if (!earlier) {
-      throw new CliError(`nothing to resume: no interrupted import of ${run.shownAs} ${where} (no checkpoint ${path}); run the command without --resume to import from the start`);
+      throw new CliError(
+        `nothing to resume: no interrupted import of ${run.shownAs} ${where} (no checkpoint ${path}); run the command without --resume to import from the start`,
+      );
     }
     if (earlier.size !== size || earlier.mtimeMs !== mtimeMs) {
-      throw new CliError(`${run.shownAs} changed since the interrupted import (size or modification time differ); run the command without --resume to import it from the start`);
+      throw new CliError(
+        `${run.shownAs} changed since the interrupted import (size or modification time differ); run the command without --resume to import it from the start`,
+      );
     }
   } else if (earlier) {
-    cli.warn(`An interrupted import of this file ${where} had stored ${earlier.stored} of ${earlier.items} items; starting over (--resume would continue it).`);
+    cli.warn(
+      `An interrupted import of this file ${where} had stored ${earlier.stored} of ${earlier.items} items; starting over (--resume would continue it).`,
+    );
   }
 
   const { summary, items, sha256 } = await checkFile(cli, run, size);
   if (run.resume && earlier!.sha256 !== sha256) {
-    throw new CliError(`${run.shownAs} changed since the interrupted import (its content differs); run the command without --resume to import it from the start`);
+    throw new CliError(
+      `${run.shownAs} changed since the interrupted import (its content differs); run the command without --resume to import it from the start`,
+    );
   }
   const now = identity(run.file, run.shownAs);
-  if (now.size !== size || now.mtimeMs !== mtimeMs) throw new CliError(`${run.shownAs} changed while it was being checked; nothing was written`);
+  if (now.size !== size || now.mtimeMs !== mtimeMs)
+    throw new CliError(`${run.shownAs} changed while it was being checked; nothing was written`);
 
   const resumedAt = run.resume ? Math.min(earlier!.stored, items) : 0;
-  const checkpoint: ImportCheckpoint = { file: run.file, size, mtimeMs, sha256, tenant: run.tenant, target: run.targetKey, items, stored: resumedAt, updatedAt: '' };
+  const checkpoint: ImportCheckpoint = {
+    file: run.file,
+    size,
+    mtimeMs,
+    sha256,
+    tenant: run.tenant,
+    target: run.targetKey,
+    items,
+    stored: resumedAt,
+    updatedAt: '',
+  };
   const save = () => saveCheckpoint(path, { ...checkpoint, updatedAt: new Date().toISOString() });
   save();
 
   let throttled = 0;
   const progress = countProgress(
-    { label: 'importing', unit: 'items', total: items, ...progressOn(cli.stderr), detail: () => (throttled > 0 ? `${throttled} writes throttled and retried` : undefined) },
+    {
+      label: 'importing',
+      unit: 'items',
+      total: items,
+      ...progressOn(cli.stderr),
+      detail: () => (throttled > 0 ? `${throttled} writes throttled and retried` : undefined),
+    },
     resumedAt,
   );
   let savedAt = performance.now();
@@ -146,7 +185,10 @@ export async function runImport(cli: CliContext, run: ImportRun): Promise<{ summ
     save();
     progress.finish();
     const reason = (error as Error).message || (error as NodeJS.ErrnoException).code || String(error);
-    throw new CliError(`the import stopped after ${checkpoint.stored} of ${items} items were stored (${reason}); ${resumeHint}`, { cause: error });
+    throw new CliError(
+      `the import stopped after ${checkpoint.stored} of ${items} items were stored (${reason}); ${resumeHint}`,
+      { cause: error },
+    );
   } finally {
     stopListening();
   }

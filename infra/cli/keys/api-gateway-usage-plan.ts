@@ -39,7 +39,9 @@ export function apiGatewayUsagePlan(stage: string, client: APIGatewayClient): Us
       const plan = page.items?.find((candidate) => candidate.name === name);
       if (plan?.id) return plan.id;
     }
-    throw new CliError(`stage ${stage} has no usage plan named '${name}' in this account and region; deploy the stage first (npx cdk deploy -c stage=${stage}) or check AWS_REGION/AWS_PROFILE`);
+    throw new CliError(
+      `stage ${stage} has no usage plan named '${name}' in this account and region; deploy the stage first (npx cdk deploy -c stage=${stage}) or check AWS_REGION/AWS_PROFILE`,
+    );
   }
 
   /**
@@ -51,7 +53,9 @@ export function apiGatewayUsagePlan(stage: string, client: APIGatewayClient): Us
   async function keysNamed(name: string, includeValues: boolean): Promise<ApiKey[]> {
     const found: ApiKey[] = [];
     for await (const page of paginateGetApiKeys({ client }, { nameQuery: name, includeValues, limit: 500 })) {
-      found.push(...(page.items ?? []).filter((key) => key.name === name && key.id && (key.tags?.stage ?? stage) === stage));
+      found.push(
+        ...(page.items ?? []).filter((key) => key.name === name && key.id && (key.tags?.stage ?? stage) === stage),
+      );
     }
     return found;
   }
@@ -94,7 +98,11 @@ export function apiGatewayUsagePlan(stage: string, client: APIGatewayClient): Us
               ? `Usage-plan identity of tenant ${owner.tenantId}: every key of the tenant alone is throttled through it (cxm keys)`
               : `Usage-plan identity of key ${owner.keyId}, a key of several tenants, throttled through it alone (cxm keys)`,
           enabled: true,
-          tags: { project: 'cxm-api', stage, ...(owner.kind === 'tenant' ? { tenant: owner.tenantId } : { key: owner.keyId }) },
+          tags: {
+            project: 'cxm-api',
+            stage,
+            ...(owner.kind === 'tenant' ? { tenant: owner.tenantId } : { key: owner.keyId }),
+          },
         }),
       );
     } catch (error) {
@@ -128,7 +136,12 @@ export function apiGatewayUsagePlan(stage: string, client: APIGatewayClient): Us
         }
       }
       if (key.enabled === false) {
-        await client.send(new UpdateApiKeyCommand({ apiKey: key.id, patchOperations: [{ op: 'replace', path: '/enabled', value: 'true' }] }));
+        await client.send(
+          new UpdateApiKeyCommand({
+            apiKey: key.id,
+            patchOperations: [{ op: 'replace', path: '/enabled', value: 'true' }],
+          }),
+        );
       }
       if (!(await inPlan(usagePlanId, key.id!))) {
         try {
@@ -143,7 +156,8 @@ export function apiGatewayUsagePlan(stage: string, client: APIGatewayClient): Us
 
     async removeOwner(owner) {
       const deleted: string[] = [];
-      for (const key of await keysNamed(usageKeyName(stage, owner), false)) if (await deleteKey(key.id!)) deleted.push(key.id!);
+      for (const key of await keysNamed(usageKeyName(stage, owner), false))
+        if (await deleteKey(key.id!)) deleted.push(key.id!);
       return deleted;
     },
 
@@ -158,7 +172,8 @@ export function apiGatewayUsagePlan(stage: string, client: APIGatewayClient): Us
       const keys: StageUsageKey[] = [];
       for await (const page of paginateGetApiKeys({ client }, { limit: 500 })) {
         for (const key of page.items ?? []) {
-          if (key.id && key.name?.startsWith(prefix) && key.tags?.stage === stage) keys.push({ id: key.id, name: key.name });
+          if (key.id && key.name?.startsWith(prefix) && key.tags?.stage === stage)
+            keys.push({ id: key.id, name: key.name });
         }
       }
       return keys;

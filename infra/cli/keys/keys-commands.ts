@@ -22,7 +22,10 @@ function parseExpiry(value: string | undefined, now: Date): string | undefined {
   if (value === undefined) return undefined;
   // A date alone means its start in UTC, as ISO 8601's date-only form always has in JavaScript.
   const ms = parseIsoDateTime(DATE_ONLY.test(value) ? `${value}T00:00:00Z` : value);
-  if (ms === undefined) throw new CliError(`--expires '${value}' is not an ISO 8601 date or date-time with a zone, on a day that exists (e.g. 2027-01-31T00:00:00Z)`);
+  if (ms === undefined)
+    throw new CliError(
+      `--expires '${value}' is not an ISO 8601 date or date-time with a zone, on a day that exists (e.g. 2027-01-31T00:00:00Z)`,
+    );
   if (ms <= now.getTime()) throw new CliError(`--expires '${value}' is in the past`);
   return new Date(ms).toISOString();
 }
@@ -44,47 +47,70 @@ export function registerKeysCommands(program: Command, cli: CliContext): void {
     .option('--expires <iso-8601>', 'expiry time; the key is refused from then on')
     .option('--json', 'print {"id","key","tenants","scopes","expiresAt"}')
     .option('--stage <name>', 'deployed stage to use instead of the local stack')
-    .action(async (options: { tenant: string[]; scope: string[]; name: string; expires?: string; json?: boolean; stage?: string }) => {
-      const now = new Date();
-      for (const tenant of options.tenant) {
-        if (!isValidTenantId(tenant)) {
-          throw new CliError(`tenant '${tenant}' must be 1-128 characters of letters, digits, '.', '_' or '-', starting with a letter or digit`);
+    .action(
+      async (options: {
+        tenant: string[];
+        scope: string[];
+        name: string;
+        expires?: string;
+        json?: boolean;
+        stage?: string;
+      }) => {
+        const now = new Date();
+        for (const tenant of options.tenant) {
+          if (!isValidTenantId(tenant)) {
+            throw new CliError(
+              `tenant '${tenant}' must be 1-128 characters of letters, digits, '.', '_' or '-', starting with a letter or digit`,
+            );
+          }
         }
-      }
-      for (const scope of options.scope) {
-        const problem = describeInvalidScope(scope, scopeAreas());
-        if (problem) throw new CliError(problem);
-      }
-      const expiresAt = parseExpiry(options.expires, now);
-      const stores = await connectStores(cli, options.stage);
-      // Before anything is written: without the secret no key can be issued.
-      const tagSecret = await stores.keyTagSecret();
-      const { key, stored, usageKey, unconfirmed } = await issueKey(
-        stores.keys,
-        { tenants: options.tenant, scopes: options.scope, name: options.name, expiresAt },
-        { tagSecret, now, usagePlan: stores.usagePlan },
-      );
-      if (unconfirmed) {
-        cli.warn(
-          `cxm: warning: the key is created, but its usage-plan key ${usageKey?.name} could not be checked again after storing it (${unconfirmed}); run 'cxm keys sync --stage ${options.stage}' to be sure it is in the plan`,
+        for (const scope of options.scope) {
+          const problem = describeInvalidScope(scope, scopeAreas());
+          if (problem) throw new CliError(problem);
+        }
+        const expiresAt = parseExpiry(options.expires, now);
+        const stores = await connectStores(cli, options.stage);
+        // Before anything is written: without the secret no key can be issued.
+        const tagSecret = await stores.keyTagSecret();
+        const { key, stored, usageKey, unconfirmed } = await issueKey(
+          stores.keys,
+          { tenants: options.tenant, scopes: options.scope, name: options.name, expiresAt },
+          { tagSecret, now, usagePlan: stores.usagePlan },
         );
-      }
-      if (options.json) {
-        cli.print(JSON.stringify({ id: stored.keyId, key, tenants: stored.tenants, scopes: stored.scopes, expiresAt: stored.expiresAt ?? null }));
-        return;
-      }
-      cli.print(`Created key ${stored.keyId} ('${stored.name}') on the ${stores.target}`);
-      cli.print(`Tenants: ${stored.tenants.join(', ')}`);
-      cli.print(`Scopes:  ${stored.scopes.join(', ')}`);
-      cli.print(`Expires: ${stored.expiresAt ?? 'never'}`);
-      if (usageKey?.owner.kind === 'tenant') {
-        cli.print(`Usage plan: tenant ${usageKey.owner.tenantId} is throttled through API Gateway key ${usageKey.id} in plan ${usagePlanName(options.stage ?? '')}, shared by its keys`);
-      } else if (usageKey) {
-        cli.print(`Usage plan: this key of several tenants is throttled through an API Gateway key of its own, ${usageKey.id} (${usageKey.name}), in plan ${usagePlanName(options.stage ?? '')}`);
-      }
-      cli.print(`Key:     ${key}`);
-      cli.print('Store the key now: it is shown only once. Send it as "Authorization: Bearer <key>".');
-    });
+        if (unconfirmed) {
+          cli.warn(
+            `cxm: warning: the key is created, but its usage-plan key ${usageKey?.name} could not be checked again after storing it (${unconfirmed}); run 'cxm keys sync --stage ${options.stage}' to be sure it is in the plan`,
+          );
+        }
+        if (options.json) {
+          cli.print(
+            JSON.stringify({
+              id: stored.keyId,
+              key,
+              tenants: stored.tenants,
+              scopes: stored.scopes,
+              expiresAt: stored.expiresAt ?? null,
+            }),
+          );
+          return;
+        }
+        cli.print(`Created key ${stored.keyId} ('${stored.name}') on the ${stores.target}`);
+        cli.print(`Tenants: ${stored.tenants.join(', ')}`);
+        cli.print(`Scopes:  ${stored.scopes.join(', ')}`);
+        cli.print(`Expires: ${stored.expiresAt ?? 'never'}`);
+        if (usageKey?.owner.kind === 'tenant') {
+          cli.print(
+            `Usage plan: tenant ${usageKey.owner.tenantId} is throttled through API Gateway key ${usageKey.id} in plan ${usagePlanName(options.stage ?? '')}, shared by its keys`,
+          );
+        } else if (usageKey) {
+          cli.print(
+            `Usage plan: this key of several tenants is throttled through an API Gateway key of its own, ${usageKey.id} (${usageKey.name}), in plan ${usagePlanName(options.stage ?? '')}`,
+          );
+        }
+        cli.print(`Key:     ${key}`);
+        cli.print('Store the key now: it is shown only once. Send it as "Authorization: Bearer <key>".');
+      },
+    );
 
   keys
     .command('list')
@@ -115,7 +141,16 @@ export function registerKeysCommands(program: Command, cli: CliContext): void {
         return;
       }
       const header = ['ID', 'STATUS', 'TAG', 'NAME', 'TENANTS', 'SCOPES', 'CREATED', 'EXPIRES'];
-      const rows = listed.map((k) => [k.id, k.status, k.tagged ? 'yes' : 'no', k.name, k.tenants.join(','), k.scopes.join(','), k.createdAt, k.expiresAt ?? '-']);
+      const rows = listed.map((k) => [
+        k.id,
+        k.status,
+        k.tagged ? 'yes' : 'no',
+        k.name,
+        k.tenants.join(','),
+        k.scopes.join(','),
+        k.createdAt,
+        k.expiresAt ?? '-',
+      ]);
       cli.print(formatTable([header, ...rows]));
       const untagged = listed.filter((k) => k.status === 'active' && !k.tagged).length;
       if (untagged > 0) {
@@ -149,7 +184,9 @@ export function registerKeysCommands(program: Command, cli: CliContext): void {
 
   keys
     .command('sync')
-    .description('give every tenant and every key of several tenants with an active key its usage-plan key, and delete the ones no active key needs (a deployed stage only; safe to rerun)')
+    .description(
+      'give every tenant and every key of several tenants with an active key its usage-plan key, and delete the ones no active key needs (a deployed stage only; safe to rerun)',
+    )
     .requiredOption('--stage <name>', 'the deployed stage')
     .action(async (options: { stage: string }) => {
       const stores = await connectStores(cli, options.stage);

@@ -5,7 +5,11 @@
  * the SDK's standard `AWS_ENDPOINT_URL_SECRETS_MANAGER` (aws-client-config.ts), which is how the
  * tests point it at the local stand-in.
  */
-import { GetSecretValueCommand, ResourceNotFoundException, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import {
+  GetSecretValueCommand,
+  ResourceNotFoundException,
+  type SecretsManagerClient,
+} from '@aws-sdk/client-secrets-manager';
 import { secretName } from '#infra/stage-names';
 import { CliError } from '../cli-error.ts';
 
@@ -23,7 +27,10 @@ export async function stageKeyTagSecret(stage: string, client: SecretsManagerCli
   const name = secretName(stage, 'keyTagSecret');
   try {
     const { SecretString } = await client.send(new GetSecretValueCommand({ SecretId: name }));
-    if (!SecretString) throw new CliError(`secret ${name} has no string value; rotate it as infra/README.md says ("Rotating the key-tag secret")`);
+    if (!SecretString)
+      throw new CliError(
+        `secret ${name} has no string value; rotate it as infra/README.md says ("Rotating the key-tag secret")`,
+      );
     return SecretString;
   } catch (error) {
     if (error instanceof ResourceNotFoundException) {
@@ -32,7 +39,9 @@ export async function stageKeyTagSecret(stage: string, client: SecretsManagerCli
       );
     }
     if (error instanceof Error && ACCESS_DENIED.has(error.name)) {
-      throw new CliError(`your AWS credentials may not read secret ${name}: keys are tagged with it; grant secretsmanager:GetSecretValue on it (${error.message})`);
+      throw new CliError(
+        `your AWS credentials may not read secret ${name}: keys are tagged with it; grant secretsmanager:GetSecretValue on it (${error.message})`,
+      );
     }
     throw error;
   }

@@ -16,7 +16,10 @@ const API_KEYS_QUOTA = 10_000;
 const API_KEYS_LOW = 100;
 
 /** API Gateway's IAM action is the HTTP method on the resource's path. */
-const apiGatewayCall = (operation: string, region: string, path: string): AwsCall => ({ operation, action: `apigateway:GET on arn:aws:apigateway:${region}::${path}` });
+const apiGatewayCall = (operation: string, region: string, path: string): AwsCall => ({
+  operation,
+  action: `apigateway:GET on arn:aws:apigateway:${region}::${path}`,
+});
 
 /**
  * The commands that give API Gateway its CloudWatch Logs role in a region, as infra/README.md
@@ -44,10 +47,15 @@ export async function checkCloudWatchRole(apiGateway: APIGatewayClient, region: 
     return notChecked(ROLE_CHECK, apiGatewayCall('GetAccount', region, '/account'), error);
   }
   if (roleArn) return checkRow(ROLE_CHECK, 'ok', `cloudwatchRoleArn ${roleArn}`);
-  return checkRow(ROLE_CHECK, 'blocked', `API Gateway has no CloudWatch Logs role in ${region}: the stage's access logs make the deploy fail`, {
-    fix: 'create the role and give it to API Gateway (infra/README.md, "Prerequisites"; where the role exists already, in another region, only the last command is needed):',
-    commands: cloudWatchRoleCommands(region),
-  });
+  return checkRow(
+    ROLE_CHECK,
+    'blocked',
+    `API Gateway has no CloudWatch Logs role in ${region}: the stage's access logs make the deploy fail`,
+    {
+      fix: 'create the role and give it to API Gateway (infra/README.md, "Prerequisites"; where the role exists already, in another region, only the last command is needed):',
+      commands: cloudWatchRoleCommands(region),
+    },
+  );
 }
 
 /**
@@ -55,10 +63,15 @@ export async function checkCloudWatchRole(apiGateway: APIGatewayClient, region: 
  *
  * @example await checkApiKeys(new APIGatewayClient({}), 'eu-west-1', 'dev') // { id: 'api-keys', figures: { used: 12, quota: 10000, left: 9988 }, ... }
  */
-export async function checkApiKeys(apiGateway: APIGatewayClient, region: string, stage: string): Promise<PreflightCheck> {
+export async function checkApiKeys(
+  apiGateway: APIGatewayClient,
+  region: string,
+  stage: string,
+): Promise<PreflightCheck> {
   let used = 0;
   try {
-    for await (const page of paginateGetApiKeys({ client: apiGateway }, { limit: 500 })) used += page.items?.length ?? 0;
+    for await (const page of paginateGetApiKeys({ client: apiGateway }, { limit: 500 }))
+      used += page.items?.length ?? 0;
   } catch (error) {
     return notChecked(KEYS_CHECK, apiGatewayCall('GetApiKeys', region, '/apikeys'), error);
   }

@@ -34,21 +34,36 @@ const HELP_AFTER = [
 export function registerPreflightCommand(program: Command, cli: CliContext): void {
   program
     .command('preflight')
-    .description('before deploying a stage: what in the AWS account and region would block the deploy, and how to fix it')
-    .requiredOption('--stage <name>', 'the stage to deploy (its settings from infra/cdk/config.ts, as cdk deploy -c stage=<name> reads them)')
+    .description(
+      'before deploying a stage: what in the AWS account and region would block the deploy, and how to fix it',
+    )
+    .requiredOption(
+      '--stage <name>',
+      'the stage to deploy (its settings from infra/cdk/config.ts, as cdk deploy -c stage=<name> reads them)',
+    )
     .option('--region <region>', 'the region to deploy to (default: AWS_REGION or the profile)')
-    .option('--json', 'print one JSON object: {stage, region, checks: [{id, name, finding, detail, fix, commands, needs, figures, checked}], ok, warn, blocked}')
+    .option(
+      '--json',
+      'print one JSON object: {stage, region, checks: [{id, name, finding, detail, fix, commands, needs, figures, checked}], ok, warn, blocked}',
+    )
     .addHelpText('after', HELP_AFTER)
     .action(async (options: PreflightOptions) => {
       if (!STAGE_NAME_PATTERN.test(options.stage)) {
-        throw new CliError(`stage '${options.stage}' is not a stage name: 1-20 lowercase letters, digits or '-', starting with a letter`);
+        throw new CliError(
+          `stage '${options.stage}' is not a stage name: 1-20 lowercase letters, digits or '-', starting with a letter`,
+        );
       }
-      const [{ runPreflight }, { formatPreflightReport }] = await Promise.all([import('./run-preflight.ts'), import('./print-preflight-report.ts')]);
+      const [{ runPreflight }, { formatPreflightReport }] = await Promise.all([
+        import('./run-preflight.ts'),
+        import('./print-preflight-report.ts'),
+      ]);
       const { report, diagnosis } = await runPreflight(cli, options.stage, options.region);
       cli.print(options.json ? JSON.stringify(report) : formatPreflightReport(report));
       if (diagnosis) throw new CliError(diagnosis);
       if (report.blocked > 0) {
-        throw new CliError(`${report.blocked} of ${report.checks.length} checks block the deploy of stage ${report.stage} in ${report.region}; fix them and run cxm preflight again`);
+        throw new CliError(
+          `${report.blocked} of ${report.checks.length} checks block the deploy of stage ${report.stage} in ${report.region}; fix them and run cxm preflight again`,
+        );
       }
     });
 }

@@ -50,13 +50,34 @@ export function checkRow(
   check: CheckName,
   finding: Finding,
   detail: string,
-  more: { fix?: string | null; commands?: string[]; needs?: string | null; figures?: Record<string, number>; checked?: boolean } = {},
+  more: {
+    fix?: string | null;
+    commands?: string[];
+    needs?: string | null;
+    figures?: Record<string, number>;
+    checked?: boolean;
+  } = {},
 ): PreflightCheck {
-  return { ...check, finding, detail, fix: more.fix ?? null, commands: more.commands ?? [], needs: more.needs ?? null, figures: more.figures ?? {}, checked: more.checked ?? true };
+  return {
+    ...check,
+    finding,
+    detail,
+    fix: more.fix ?? null,
+    commands: more.commands ?? [],
+    needs: more.needs ?? null,
+    figures: more.figures ?? {},
+    checked: more.checked ?? true,
+  };
 }
 
 /** AWS's answers to credentials it does not take: unknown, expired, or for a region not enabled. */
-const CREDENTIALS_REFUSED = new Set(['UnrecognizedClientException', 'InvalidClientTokenId', 'ExpiredTokenException', 'ExpiredToken', 'InvalidSignatureException']);
+const CREDENTIALS_REFUSED = new Set([
+  'UnrecognizedClientException',
+  'InvalidClientTokenId',
+  'ExpiredTokenException',
+  'ExpiredToken',
+  'InvalidSignatureException',
+]);
 const ACCESS_DENIED = new Set(['AccessDeniedException', 'AccessDenied']);
 
 /**
@@ -66,7 +87,9 @@ const ACCESS_DENIED = new Set(['AccessDeniedException', 'AccessDenied']);
  */
 export function networkFailure(error: unknown): { code: string; host: string } | undefined {
   const { code, hostname } = (error ?? {}) as { code?: unknown; hostname?: unknown };
-  return typeof code === 'string' && /^E[A-Z_]+$/.test(code) ? { code, host: typeof hostname === 'string' ? hostname : 'its endpoint' } : undefined;
+  return typeof code === 'string' && /^E[A-Z_]+$/.test(code)
+    ? { code, host: typeof hostname === 'string' ? hostname : 'its endpoint' }
+    : undefined;
 }
 
 /** Whether AWS refused the credentials themselves, rather than one action. */
@@ -91,17 +114,27 @@ export function notChecked(check: CheckName, call: AwsCall, error: unknown): Pre
     });
   }
   if (credentialsRefused(error)) {
-    return checkRow(check, 'warn', `not checked: AWS did not accept your credentials for ${call.operation} (${name}: ${message})`, {
-      fix: 'sign in again (aws sso login, AWS_PROFILE or fresh keys); in an opt-in region, enable the region for the account first',
-      checked: false,
-    });
+    return checkRow(
+      check,
+      'warn',
+      `not checked: AWS did not accept your credentials for ${call.operation} (${name}: ${message})`,
+      {
+        fix: 'sign in again (aws sso login, AWS_PROFILE or fresh keys); in an opt-in region, enable the region for the account first',
+        checked: false,
+      },
+    );
   }
   const network = networkFailure(error);
   if (network) {
-    return checkRow(check, 'warn', `not checked: ${call.operation} found no answer at ${network.host} (${network.code})`, {
-      fix: 'check the network and the region (AWS_REGION, --region), then run cxm preflight again',
-      checked: false,
-    });
+    return checkRow(
+      check,
+      'warn',
+      `not checked: ${call.operation} found no answer at ${network.host} (${network.code})`,
+      {
+        fix: 'check the network and the region (AWS_REGION, --region), then run cxm preflight again',
+        checked: false,
+      },
+    );
   }
   return checkRow(check, 'warn', `not checked: ${call.operation} failed (${name}: ${message})`, {
     fix: 'run cxm preflight again; if it fails the same way, look into the error above',

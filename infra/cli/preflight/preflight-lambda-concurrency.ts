@@ -6,19 +6,34 @@
  * read back (`GetFunctionConcurrency` of each reserving function) so that a redeploy, which gives
  * them back before taking them again, is not reported as blocked.
  */
-import { GetAccountSettingsCommand, GetFunctionConcurrencyCommand, type LambdaClient, ResourceNotFoundException } from '@aws-sdk/client-lambda';
-import { concurrencyReservations, LAMBDA_UNRESERVED_MINIMUM, stageReservedConcurrency } from '#infra/cdk/concurrency-reservations';
+import {
+  GetAccountSettingsCommand,
+  GetFunctionConcurrencyCommand,
+  type LambdaClient,
+  ResourceNotFoundException,
+} from '@aws-sdk/client-lambda';
+import {
+  concurrencyReservations,
+  LAMBDA_UNRESERVED_MINIMUM,
+  stageReservedConcurrency,
+} from '#infra/cdk/concurrency-reservations';
 import type { StageConfig } from '#infra/cdk/config';
 import { type AwsCall, checkRow, notChecked, type PreflightCheck } from './preflight-finding.ts';
 
 const CHECK = { id: 'lambda-concurrency', name: 'Lambda concurrency' };
 const GET_ACCOUNT_SETTINGS: AwsCall = { operation: 'GetAccountSettings', action: 'lambda:GetAccountSettings' };
-const GET_FUNCTION_CONCURRENCY: AwsCall = { operation: 'GetFunctionConcurrency', action: 'lambda:GetFunctionConcurrency' };
+const GET_FUNCTION_CONCURRENCY: AwsCall = {
+  operation: 'GetFunctionConcurrency',
+  action: 'lambda:GetFunctionConcurrency',
+};
 
 /** What a function reserves now: nothing when it does not exist (the stage is not deployed) or reserves nothing. */
 async function reservedNow(lambda: LambdaClient, functionName: string): Promise<number> {
   try {
-    return (await lambda.send(new GetFunctionConcurrencyCommand({ FunctionName: functionName }))).ReservedConcurrentExecutions ?? 0;
+    return (
+      (await lambda.send(new GetFunctionConcurrencyCommand({ FunctionName: functionName })))
+        .ReservedConcurrentExecutions ?? 0
+    );
   } catch (error) {
     if (error instanceof ResourceNotFoundException) return 0;
     throw error;
@@ -43,13 +58,19 @@ export async function checkLambdaConcurrency(lambda: LambdaClient, config: Stage
   }
   const reserves = stageReservedConcurrency(config);
   const account = `quota ${quota}, ${unreserved} unreserved`;
-  if (reserves === 0) return checkRow(CHECK, 'ok', `${account}; the stage reserves none`, { figures: { quota, unreserved, stageReserves: 0 } });
+  if (reserves === 0)
+    return checkRow(CHECK, 'ok', `${account}; the stage reserves none`, {
+      figures: { quota, unreserved, stageReserves: 0 },
+    });
 
   const reservations = concurrencyReservations(config);
   let heldNow = 0;
   let unread: unknown;
   try {
-    for (const held of await Promise.all(reservations.map((reservation) => reservedNow(lambda, reservation.functionName)))) heldNow += held;
+    for (const held of await Promise.all(
+      reservations.map((reservation) => reservedNow(lambda, reservation.functionName)),
+    ))
+      heldNow += held;
   } catch (error) {
     // Reading nothing back is the worst case (a first deploy): if that fits, so does a redeploy.
     unread = error;

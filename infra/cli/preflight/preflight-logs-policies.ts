@@ -32,7 +32,11 @@ async function resourcePolicyNames(logs: CloudWatchLogsClient): Promise<string[]
  *
  * @example await checkLogsResourcePolicies(new CloudWatchLogsClient({}), stageConfig('dev'), 'eu-west-1') // { id: 'logs-resource-policies', figures: { used: 3, quota: 10, stageAdds: 1, after: 4 }, ... }
  */
-export async function checkLogsResourcePolicies(logs: CloudWatchLogsClient, config: StageConfig, region: string): Promise<PreflightCheck> {
+export async function checkLogsResourcePolicies(
+  logs: CloudWatchLogsClient,
+  config: StageConfig,
+  region: string,
+): Promise<PreflightCheck> {
   let names: string[];
   try {
     names = await resourcePolicyNames(logs);
@@ -56,7 +60,10 @@ export async function checkLogsResourcePolicies(logs: CloudWatchLogsClient, conf
     fix:
       `the ${LOGS_RESOURCE_POLICIES_QUOTA} cannot be raised: delete a policy nothing uses any more (the commands below list them and delete one by name), ` +
       `or let stage ${config.stage} read reporting from DynamoDB (reportingBackend 'dynamodb' in infra/cdk/config.ts), which needs none`,
-    commands: [`aws logs describe-resource-policies --region ${region} --query 'resourcePolicies[].policyName'`, `aws logs delete-resource-policy --region ${region} --policy-name <name>`],
+    commands: [
+      `aws logs describe-resource-policies --region ${region} --query 'resourcePolicies[].policyName'`,
+      `aws logs delete-resource-policy --region ${region} --policy-name <name>`,
+    ],
     figures,
   });
 }

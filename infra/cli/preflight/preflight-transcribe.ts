@@ -24,13 +24,22 @@ export async function checkTranscribe(transcribe: TranscribeClient, region: stri
   } catch (error) {
     const network = networkFailure(error);
     if (network?.code === 'ENOTFOUND') {
-      return checkRow(SERVICE_CHECK, 'blocked', `no Amazon Transcribe endpoint in ${region} (${network.host} does not resolve): the stage's VOC recordings could never be analysed`, {
-        fix: `deploy the stage to a region with Amazon Transcribe Call Analytics (${CALL_SUMMARY_REGIONS.join(' and ')} offer summaries too), or check --region / AWS_REGION`,
-        // Nothing answered: with every other check unanswered too, the network or the region is wrong.
-        checked: false,
-      });
+      return checkRow(
+        SERVICE_CHECK,
+        'blocked',
+        `no Amazon Transcribe endpoint in ${region} (${network.host} does not resolve): the stage's VOC recordings could never be analysed`,
+        {
+          fix: `deploy the stage to a region with Amazon Transcribe Call Analytics (${CALL_SUMMARY_REGIONS.join(' and ')} offer summaries too), or check --region / AWS_REGION`,
+          // Nothing answered: with every other check unanswered too, the network or the region is wrong.
+          checked: false,
+        },
+      );
     }
-    return notChecked(SERVICE_CHECK, { operation: 'ListCallAnalyticsCategories', action: 'transcribe:ListCallAnalyticsCategories' }, error);
+    return notChecked(
+      SERVICE_CHECK,
+      { operation: 'ListCallAnalyticsCategories', action: 'transcribe:ListCallAnalyticsCategories' },
+      error,
+    );
   }
   return checkRow(SERVICE_CHECK, 'ok', `Call Analytics answers in ${region}`);
 }
@@ -42,9 +51,16 @@ export async function checkTranscribe(transcribe: TranscribeClient, region: stri
  * @example checkCallSummaries(stageConfig('dev'), 'eu-west-1').finding // 'blocked'
  */
 export function checkCallSummaries(config: StageConfig, region: string): PreflightCheck {
-  if (!config.recordings.callSummaries) return checkRow(SUMMARIES_CHECK, 'ok', 'not asked for (recordings.callSummaries is false)');
-  if (callSummariesOffered(region)) return checkRow(SUMMARIES_CHECK, 'ok', `asked for (recordings.callSummaries), offered in ${region}`);
-  return checkRow(SUMMARIES_CHECK, 'blocked', `asked for (recordings.callSummaries), offered only in ${CALL_SUMMARY_REGIONS.join(' and ')}, not in ${region}`, {
-    fix: callSummariesRefusal(config.stage, region),
-  });
+  if (!config.recordings.callSummaries)
+    return checkRow(SUMMARIES_CHECK, 'ok', 'not asked for (recordings.callSummaries is false)');
+  if (callSummariesOffered(region))
+    return checkRow(SUMMARIES_CHECK, 'ok', `asked for (recordings.callSummaries), offered in ${region}`);
+  return checkRow(
+    SUMMARIES_CHECK,
+    'blocked',
+    `asked for (recordings.callSummaries), offered only in ${CALL_SUMMARY_REGIONS.join(' and ')}, not in ${region}`,
+    {
+      fix: callSummariesRefusal(config.stage, region),
+    },
+  );
 }

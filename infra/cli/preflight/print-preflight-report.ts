@@ -16,7 +16,13 @@ import type { PreflightReport } from './run-preflight.ts';
 export function formatPreflightReport(report: PreflightReport): string {
   const header = ['CHECK', 'FINDING', 'FOUND'];
   const rows = report.checks.map((check) => [check.name, check.finding, check.detail]);
-  const lines = [`Preflight of stage ${report.stage} in ${report.region}`, '', formatTable([header, ...rows]), '', `${report.ok} ok, ${report.warn} warn, ${report.blocked} blocked`];
+  const lines = [
+    `Preflight of stage ${report.stage} in ${report.region}`,
+    '',
+    formatTable([header, ...rows]),
+    '',
+    `${report.ok} ok, ${report.warn} warn, ${report.blocked} blocked`,
+  ];
   const toFix = report.checks.filter((check) => check.finding !== 'ok');
   if (toFix.length > 0) {
     lines.push('', 'What to do:');

@@ -35,7 +35,9 @@ async function resolveRegion(client: LambdaClient): Promise<string> {
   try {
     return await client.config.region();
   } catch {
-    throw new CliError('no AWS region: set AWS_REGION (or a profile with a region), or give --region <region>: the one the stage is to be deployed to');
+    throw new CliError(
+      'no AWS region: set AWS_REGION (or a profile with a region), or give --region <region>: the one the stage is to be deployed to',
+    );
   }
 }
 
@@ -44,7 +46,9 @@ async function requireCredentials(client: LambdaClient): Promise<void> {
   try {
     await client.config.credentials();
   } catch (error) {
-    throw new CliError(`no AWS credentials to read the account with (${(error as Error).message}): sign in (aws sso login, AWS_PROFILE or AWS_ACCESS_KEY_ID) and try again`);
+    throw new CliError(
+      `no AWS credentials to read the account with (${(error as Error).message}): sign in (aws sso login, AWS_PROFILE or AWS_ACCESS_KEY_ID) and try again`,
+    );
   }
 }
 
@@ -61,9 +65,16 @@ export interface PreflightOutcome {
  *
  * @example const { report } = await runPreflight(cli, 'dev', 'eu-west-1'); report.blocked // 0 when nothing stands in the way
  */
-export async function runPreflight(cli: Pick<CliContext, 'env' | 'own'>, stage: string, regionOption: string | undefined): Promise<PreflightOutcome> {
+export async function runPreflight(
+  cli: Pick<CliContext, 'env' | 'own'>,
+  stage: string,
+  regionOption: string | undefined,
+): Promise<PreflightOutcome> {
   const config = stageConfig(stage);
-  const clientConfig = (service: AwsServiceId) => ({ ...awsClientConfig(cli.env, service), ...(regionOption !== undefined && { region: regionOption }) });
+  const clientConfig = (service: AwsServiceId) => ({
+    ...awsClientConfig(cli.env, service),
+    ...(regionOption !== undefined && { region: regionOption }),
+  });
   const lambda = cli.own(new LambdaClient(clientConfig('Lambda')));
   const region = await resolveRegion(lambda);
   await requireCredentials(lambda);
@@ -80,5 +91,10 @@ export async function runPreflight(cli: Pick<CliContext, 'env' | 'own'>, stage: 
   const report = { stage, region, checks, ok: count('ok'), warn: count('warn'), blocked: count('blocked') };
   // Every call refused alike (credentials AWS does not take, no network) is one problem, not five.
   const unanswered = [concurrency, role, policies, transcribe, keys].every((check) => !check.checked);
-  return { report, diagnosis: unanswered ? `no check could read the account in ${region}: ${concurrency.detail}; ${concurrency.fix}` : undefined };
+  return {
+    report,
+    diagnosis: unanswered
+      ? `no check could read the account in ${region}: ${concurrency.detail}; ${concurrency.fix}`
+      : undefined,
+  };
 }

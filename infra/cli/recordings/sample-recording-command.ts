@@ -21,7 +21,9 @@ export function registerSampleRecordingCommand(program: Command, cli: CliContext
     .command('recordings')
     .description('VOC recordings')
     .command('sample')
-    .description('write a sample recording to upload: a two-channel call as FLAC (agent left, customer right), or with --tone a mono test tone as WAV')
+    .description(
+      'write a sample recording to upload: a two-channel call as FLAC (agent left, customer right), or with --tone a mono test tone as WAV',
+    )
     .argument('<file>', 'where to write it')
     .option('--tone', 'a mono test tone (16-bit PCM WAV, 8 kHz) instead of the call')
     .option('--seconds <n>', 'length of the tone in seconds, 1 to 600', '2')
@@ -29,7 +31,9 @@ export function registerSampleRecordingCommand(program: Command, cli: CliContext
       if (!options.tone) {
         const call = sampleCall();
         writeFileSync(cli.resolvePath(file), call);
-        cli.print(`Wrote ${file}: a two-channel call (agent left, customer right), ${SAMPLE_CALL.contentType}, ${call.length} bytes.`);
+        cli.print(
+          `Wrote ${file}: a two-channel call (agent left, customer right), ${SAMPLE_CALL.contentType}, ${call.length} bytes.`,
+        );
         return;
       }
       const seconds = wholeNumberOption('seconds', options.seconds, 1, 600);

@@ -6,7 +6,10 @@
  *
  * @example tinyWav(2) // 2 s mono; tinyWav(1, { channels: 2 }) // 1 s of two-channel audio
  */
-export function tinyWav(seconds: number, { sampleRate = 8000, channels = 1 }: { sampleRate?: number; channels?: number } = {}): Buffer {
+export function tinyWav(
+  seconds: number,
+  { sampleRate = 8000, channels = 1 }: { sampleRate?: number; channels?: number } = {},
+): Buffer {
   const frames = Math.round(seconds * sampleRate);
   const blockAlign = 2 * channels;
   const data = Buffer.alloc(frames * blockAlign);

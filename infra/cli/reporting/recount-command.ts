@@ -21,11 +21,14 @@ export function registerRecountCommand(program: Command, cli: CliContext): void 
     .command('reporting')
     .description('reporting list maintenance')
     .command('recount')
-    .description("recompute the reporting lists' counts (the `total` of a window) from the rows; run while nothing imports")
+    .description(
+      "recompute the reporting lists' counts (the `total` of a window) from the rows; run while nothing imports",
+    )
     .option('--tenant <id>', 'only this tenant (its lists are read through the window index)')
     .option('--stage <name>', 'deployed stage to use instead of the local stack')
     .action(async (options: { tenant?: string; stage?: string }) => {
-      if (options.tenant !== undefined && !isValidTenantId(options.tenant)) throw new CliError(`tenant '${options.tenant}' is not a valid tenant id`);
+      if (options.tenant !== undefined && !isValidTenantId(options.tenant))
+        throw new CliError(`tenant '${options.tenant}' is not a valid tenant id`);
       const stores = await connectStores(cli, options.stage);
       const started = Date.now();
       // The rows are not known in advance: a count and a rate, without a total or an ETA.
@@ -35,6 +38,8 @@ export function registerRecountCommand(program: Command, cli: CliContext): void 
         onProgress: (scanned) => progress.update(scanned),
       });
       progress.finish();
-      cli.print(`Recounted ${rows} reporting rows in ${lists} lists on the ${stores.target} (${((Date.now() - started) / 1000).toFixed(1)} s).`);
+      cli.print(
+        `Recounted ${rows} reporting rows in ${lists} lists on the ${stores.target} (${((Date.now() - started) / 1000).toFixed(1)} s).`,
+      );
     });
 }

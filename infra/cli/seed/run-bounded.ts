@@ -3,7 +3,11 @@
  * is free (so a generator of a million writes is never materialised); after the first failure no
  * new task starts, and the failure is what this rejects with. Used by `cxm seed` and the bench.
  */
-export async function runBounded<T>(tasks: Iterator<() => Promise<T>>, concurrency: number, onDone: (value: T) => void = () => {}): Promise<void> {
+export async function runBounded<T>(
+  tasks: Iterator<() => Promise<T>>,
+  concurrency: number,
+  onDone: (value: T) => void = () => {},
+): Promise<void> {
   let failed = false;
   const worker = async () => {
     for (let next = tasks.next(); !failed && !next.done; next = tasks.next()) {

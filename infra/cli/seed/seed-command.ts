@@ -41,7 +41,9 @@ export async function seed(plan: SeedPlan, stores: SeedStores, progress: CliOutp
   const { seedWrites } = await import('./seed-writes.ts');
   const total = plan.assistant + plan.voc + plan.jobs;
   const started = performance.now();
-  const counter = progress ? countProgress({ label: 'seeding', unit: 'items', total, ...progressOn(progress) }) : undefined;
+  const counter = progress
+    ? countProgress({ label: 'seeding', unit: 'items', total, ...progressOn(progress) })
+    : undefined;
   let done = 0;
   try {
     await runBounded(seedWrites(plan, stores), CONCURRENCY, (n) => {
@@ -72,7 +74,9 @@ export function registerSeedCommand(program: Command, cli: CliContext): void {
     .option('--stage <name>', 'deployed stage to use instead of the local stack')
     .action(async (options: SeedOptions) => {
       if (!isValidTenantId(options.tenant)) {
-        throw new CliError(`tenant '${options.tenant}' must be 1-128 characters of letters, digits, '.', '_' or '-', starting with a letter or digit`);
+        throw new CliError(
+          `tenant '${options.tenant}' must be 1-128 characters of letters, digits, '.', '_' or '-', starting with a letter or digit`,
+        );
       }
       const plan: SeedPlan = {
         tenant: options.tenant,
@@ -87,7 +91,8 @@ export function registerSeedCommand(program: Command, cli: CliContext): void {
       const seconds = await seed(plan, stores, cli.stderr);
       const rate = seconds > 0 ? Math.round((plan.assistant + plan.voc) / seconds) : 0;
       cli.print(
-        `Seeded ${plan.assistant} assistant rows, ${plan.voc} VOC rows and ${plan.jobs} VOC jobs into tenant ${plan.tenant} ` + `in ${seconds.toFixed(1)} s (${rate} rows/s) on the ${stores.target}.`,
+        `Seeded ${plan.assistant} assistant rows, ${plan.voc} VOC rows and ${plan.jobs} VOC jobs into tenant ${plan.tenant} ` +
+          `in ${seconds.toFixed(1)} s (${rate} rows/s) on the ${stores.target}.`,
       );
     });
 }

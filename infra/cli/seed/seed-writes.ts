@@ -55,7 +55,8 @@ function renumber(row: ReportRow, offset: number): ReportRow {
   shifted.ID = String(row.ID).replace(/\d+$/, (digits) => String(Number(digits) + offset).padStart(digits.length, '0'));
   for (const field of ['ticketId', 'ticketUrl', 'TicketId', 'TicketUrl']) {
     const value = row[field];
-    if (typeof value === 'string') shifted[field] = value.replace(/T-(\d+)/, (_, n: string) => `T-${Number(n) + offset}`);
+    if (typeof value === 'string')
+      shifted[field] = value.replace(/T-(\d+)/, (_, n: string) => `T-${Number(n) + offset}`);
   }
   return shifted;
 }
@@ -67,7 +68,12 @@ function* rowBatches(plan: SeedPlan, kind: ReportKind): Generator<ShapedRow[]> {
   const count = kind === 'assistant' ? plan.assistant : plan.voc;
   const generate = kind === 'assistant' ? generateAssistantRows : generateVocRows;
   for (let start = 0; start < count; start += CHUNK) {
-    const rows = generate({ count: Math.min(CHUNK, count - start), days: plan.days, now: plan.now, seed: hash32(plan.seed, KIND_SALT[kind], start / CHUNK) });
+    const rows = generate({
+      count: Math.min(CHUNK, count - start),
+      days: plan.days,
+      now: plan.now,
+      seed: hash32(plan.seed, KIND_SALT[kind], start / CHUNK),
+    });
     const shaped = rows.map((row) => shapeRow(kind, plan.tenant, renumber(row, start)));
     for (let i = 0; i < shaped.length; i += BATCH) yield shaped.slice(i, i + BATCH);
   }

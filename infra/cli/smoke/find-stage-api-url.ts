@@ -26,7 +26,9 @@ export async function findStageApiUrl(cli: Pick<CliContext, 'env' | 'own'>, stag
   }
   const url = stack?.Outputs?.find((output) => output.OutputKey === API_URL_OUTPUT)?.OutputValue;
   if (!url) {
-    throw new CliError(`stack ${name} has no ${API_URL_OUTPUT} output (stack status ${stack?.StackStatus ?? 'unknown'}); finish or repeat its deployment (npx cdk deploy -c stage=${stage})`);
+    throw new CliError(
+      `stack ${name} has no ${API_URL_OUTPUT} output (stack status ${stack?.StackStatus ?? 'unknown'}); finish or repeat its deployment (npx cdk deploy -c stage=${stage})`,
+    );
   }
   return url;
 }
@@ -36,11 +38,16 @@ function explainLookupFailure(error: unknown, name: string, stage: string): unkn
   if (!(error instanceof Error)) return error;
   // CloudFormation answers an absent stack with a ValidationError "Stack with id ... does not exist".
   if (error.name === 'ValidationError' && /does not exist/.test(error.message)) {
-    return new CliError(`no stack ${name} in this account and region; deploy the stage first (npx cdk deploy -c stage=${stage}) or check AWS_REGION/AWS_PROFILE`);
+    return new CliError(
+      `no stack ${name} in this account and region; deploy the stage first (npx cdk deploy -c stage=${stage}) or check AWS_REGION/AWS_PROFILE`,
+    );
   }
   if (error.name === 'CredentialsProviderError') {
-    return new CliError(`no AWS credentials to read stack ${name} with: sign in (aws sso login, AWS_PROFILE or AWS_ACCESS_KEY_ID) and try again`);
+    return new CliError(
+      `no AWS credentials to read stack ${name} with: sign in (aws sso login, AWS_PROFILE or AWS_ACCESS_KEY_ID) and try again`,
+    );
   }
-  if (/region is missing/i.test(error.message)) return new CliError(`no AWS region: set AWS_REGION (or a profile's region) to the stage's region`);
+  if (/region is missing/i.test(error.message))
+    return new CliError(`no AWS region: set AWS_REGION (or a profile's region) to the stage's region`);
   return error;
 }

@@ -29,9 +29,17 @@ export function formatSmokeReport(report: SmokeReport): string {
     `${check.method} ${cut(check.path, 90)}`,
     check.status === null ? '-' : String(check.status),
     String(check.ms),
-    check.result === 'pass' ? `pass${check.detail ? `: ${check.detail}` : ''}` : `FAIL: ${cut(check.reason ?? '', 140)}`,
+    check.result === 'pass'
+      ? `pass${check.detail ? `: ${check.detail}` : ''}`
+      : `FAIL: ${cut(check.reason ?? '', 140)}`,
   ]);
-  return [`Smoke test of ${report.url} as tenant ${report.tenant}`, '', formatTable([header, ...rows]), '', `${report.passed} passed, ${report.failed} failed`].join('\n');
+  return [
+    `Smoke test of ${report.url} as tenant ${report.tenant}`,
+    '',
+    formatTable([header, ...rows]),
+    '',
+    `${report.passed} passed, ${report.failed} failed`,
+  ].join('\n');
 }
 
 /** Progress on a terminal: the check running now, on one line that the next one overwrites. */

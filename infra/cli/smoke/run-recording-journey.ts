@@ -26,13 +26,30 @@ export interface SmokeRecording {
 }
 
 export const SMOKE_RECORDINGS: readonly SmokeRecording[] = [
-  { name: 'VOC call, two channels', file: sampleCall, contentType: SAMPLE_CALL.contentType, extension: 'flac', analysis: 'call-analytics' },
-  { name: 'VOC call, mono', file: () => tinyWav(2), contentType: 'audio/wav', extension: 'wav', analysis: 'transcription' },
+  {
+    name: 'VOC call, two channels',
+    file: sampleCall,
+    contentType: SAMPLE_CALL.contentType,
+    extension: 'flac',
+    analysis: 'call-analytics',
+  },
+  {
+    name: 'VOC call, mono',
+    file: () => tinyWav(2),
+    contentType: 'audio/wav',
+    extension: 'wav',
+    analysis: 'transcription',
+  },
 ];
 
 const POLL_MS = 1000;
 
-export async function runRecordingJourney(target: SmokeTarget, runId: string, settleMs: number, recording: SmokeRecording): Promise<CheckResult> {
+export async function runRecordingJourney(
+  target: SmokeTarget,
+  runId: string,
+  settleMs: number,
+  recording: SmokeRecording,
+): Promise<CheckResult> {
   const path = fillPath(routeById('createRecording'), { tenantId: target.tenant });
   const row = { name: recording.name, route: 'createRecording' as const, method: 'POST', path };
   const started = performance.now();
@@ -47,7 +64,10 @@ export async function runRecordingJourney(target: SmokeTarget, runId: string, se
   const call = async (method: string, url: string, body?: unknown) => {
     const response = await fetch(url.startsWith('http') ? url : `${target.baseUrl}${url}`, {
       method,
-      headers: { Authorization: `Bearer ${target.key}`, ...(body !== undefined && { 'Content-Type': 'application/json' }) },
+      headers: {
+        Authorization: `Bearer ${target.key}`,
+        ...(body !== undefined && { 'Content-Type': 'application/json' }),
+      },
       ...(body !== undefined && { body: JSON.stringify(body) }),
       redirect: 'manual',
       signal: AbortSignal.timeout(target.timeoutMs),
@@ -56,13 +76,23 @@ export async function runRecordingJourney(target: SmokeTarget, runId: string, se
   };
   try {
     const file = recording.file();
-    const created = await call('POST', path, { fileName: `cxm-smoke-${runId}.${recording.extension}`, contentType: recording.contentType, sizeBytes: file.length });
+    const created = await call('POST', path, {
+      fileName: `cxm-smoke-${runId}.${recording.extension}`,
+      contentType: recording.contentType,
+      sizeBytes: file.length,
+    });
     if (created.status !== 201) return finish(created.status, `the upload was not created (${created.status})`);
     const { jobId, upload } = created.json as UploadAnswer;
     // Exactly the answered headers, as a client must (fetch sets Content-Length from the body).
     const { 'Content-Length': _length, ...headers } = upload.headers;
-    const put = await fetch(upload.url, { method: upload.method, body: file, headers, signal: AbortSignal.timeout(target.timeoutMs) });
-    if (!put.ok) return finish(put.status, `storage refused the upload (${put.status}): ${(await put.text()).slice(0, 160)}`);
+    const put = await fetch(upload.url, {
+      method: upload.method,
+      body: file,
+      headers,
+      signal: AbortSignal.timeout(target.timeoutMs),
+    });
+    if (!put.ok)
+      return finish(put.status, `storage refused the upload (${put.status}): ${(await put.text()).slice(0, 160)}`);
     const statusPath = fillPath(routeById('getVocJobStatus'), { tenantId: target.tenant, jobId });
     const deadline = Date.now() + settleMs;
     let job: { status?: string; recordingId?: string; failureReason?: string; analysis?: string } = {};
@@ -74,13 +104,27 @@ export async function runRecordingJourney(target: SmokeTarget, runId: string, se
     }
     const took = job.analysis ?? 'no analysis';
     if (job.status === 'started') {
-      return finish(200, `job ${jobId} still started after ${settleMs / 1000} s (${took}): is the processor receiving the bucket's and Transcribe's events?`, took);
+      return finish(
+        200,
+        `job ${jobId} still started after ${settleMs / 1000} s (${took}): is the processor receiving the bucket's and Transcribe's events?`,
+        took,
+      );
     }
-    if (job.status !== 'completed') return finish(200, `job ${jobId} ${job.status ?? 'unreadable'} (${took}): ${job.failureReason ?? 'no reason given'}`, took);
-    if (job.analysis !== recording.analysis) return finish(200, `job ${jobId} was analysed by ${took}, not ${recording.analysis}`, took);
-    const list = await call('GET', `${fillPath(routeById('listVocConversations'), { tenantId: target.tenant })}?range=last_day&limit=5000`);
+    if (job.status !== 'completed')
+      return finish(
+        200,
+        `job ${jobId} ${job.status ?? 'unreadable'} (${took}): ${job.failureReason ?? 'no reason given'}`,
+        took,
+      );
+    if (job.analysis !== recording.analysis)
+      return finish(200, `job ${jobId} was analysed by ${took}, not ${recording.analysis}`, took);
+    const list = await call(
+      'GET',
+      `${fillPath(routeById('listVocConversations'), { tenantId: target.tenant })}?range=last_day&limit=5000`,
+    );
     const rows = (list.json as { data?: { ID?: string }[] } | undefined)?.data ?? [];
-    if (!rows.some((candidate) => candidate.ID === job.recordingId)) return finish(list.status, `job ${jobId} completed but its row ${job.recordingId} is not in the VOC list`, took);
+    if (!rows.some((candidate) => candidate.ID === job.recordingId))
+      return finish(list.status, `job ${jobId} completed but its row ${job.recordingId} is not in the VOC list`, took);
     return finish(200, null, took);
   } catch (error) {
     return finish(null, error instanceof Error ? error.message : String(error));

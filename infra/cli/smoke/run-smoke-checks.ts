@@ -108,8 +108,15 @@ function describeStatus(answer: Answer, check: SmokeCheck, target: SmokeTarget):
 
 /** The reason a check failed, or null when it passed. */
 function judge(check: SmokeCheck, answer: Answer, target: SmokeTarget): string | null {
-  if (!check.expectStatus.includes(answer.status)) return `expected ${check.expectStatus.join(' or ')}, got ${describeStatus(answer, check, target)}`;
-  const problems = contract.check({ method: check.request.method, url: check.request.path, status: answer.status, headers: answer.headers, bodyText: answer.bodyText });
+  if (!check.expectStatus.includes(answer.status))
+    return `expected ${check.expectStatus.join(' or ')}, got ${describeStatus(answer, check, target)}`;
+  const problems = contract.check({
+    method: check.request.method,
+    url: check.request.path,
+    status: answer.status,
+    headers: answer.headers,
+    bodyText: answer.bodyText,
+  });
   // Each problem starts with the request it is about, which the table shows already.
   if (problems.length > 0) return `off the OpenAPI document: ${problems[0]!.replace(/^\S+ \S+ -> \d+: /, '')}`;
   return check.inspect?.(parseJson(answer.bodyText)) ?? null;
@@ -123,15 +130,33 @@ export async function runCheck(check: SmokeCheck, target: SmokeTarget): Promise<
   try {
     answer = await send(target, check.request);
   } catch (error) {
-    return { ...row, status: null, ms: Math.round(performance.now() - started), result: 'fail', reason: describeNoAnswer(error, target.timeoutMs), detail: null };
+    return {
+      ...row,
+      status: null,
+      ms: Math.round(performance.now() - started),
+      result: 'fail',
+      reason: describeNoAnswer(error, target.timeoutMs),
+      detail: null,
+    };
   }
   const reason = judge(check, answer, target);
-  return { ...row, status: answer.status, ms: answer.ms, result: reason === null ? 'pass' : 'fail', reason, detail: null };
+  return {
+    ...row,
+    status: answer.status,
+    ms: answer.ms,
+    result: reason === null ? 'pass' : 'fail',
+    reason,
+    detail: null,
+  };
 }
 
 /** `METHOD path` of every operation of a document. */
 function operationsOf(document: Pick<OpenApiDocument, 'paths'>): Set<string> {
-  return new Set(Object.entries(document.paths).flatMap(([path, item]) => Object.keys(item ?? {}).map((method) => `${method.toUpperCase()} ${path}`)));
+  return new Set(
+    Object.entries(document.paths).flatMap(([path, item]) =>
+      Object.keys(item ?? {}).map((method) => `${method.toUpperCase()} ${path}`),
+    ),
+  );
 }
 
 /** How the served document differs from this checkout's, or undefined when it serves the same operations. */
@@ -140,8 +165,15 @@ function describeDrift(served: OpenApiDocument): string | undefined {
   const mine = operationsOf(ours);
   const missing = [...mine].filter((operation) => !theirs.has(operation));
   const extra = [...theirs].filter((operation) => !mine.has(operation));
-  const version = served.info.version === ours.info.version ? [] : [`version ${served.info.version}, this CLI's is ${ours.info.version}`];
-  const parts = [...version, ...(missing.length ? [`missing ${missing.join(', ')}`] : []), ...(extra.length ? [`extra ${extra.join(', ')}`] : [])];
+  const version =
+    served.info.version === ours.info.version
+      ? []
+      : [`version ${served.info.version}, this CLI's is ${ours.info.version}`];
+  const parts = [
+    ...version,
+    ...(missing.length ? [`missing ${missing.join(', ')}`] : []),
+    ...(extra.length ? [`extra ${extra.join(', ')}`] : []),
+  ];
   return parts.length ? `another API version is deployed: ${parts.join('; ')}` : undefined;
 }
 
@@ -160,7 +192,12 @@ export async function checkOpenApiDocument(target: SmokeTarget, whatToDo: string
     throw new CliError(`cannot reach ${target.baseUrl}: ${describeNoAnswer(error, target.timeoutMs)}. ${whatToDo}`);
   }
   const served = parseJson(answer.bodyText) as Partial<OpenApiDocument> | undefined;
-  if (answer.status !== 200 || served?.info?.title !== ours.info.title || typeof served.paths !== 'object' || served.paths === null) {
+  if (
+    answer.status !== 200 ||
+    served?.info?.title !== ours.info.title ||
+    typeof served.paths !== 'object' ||
+    served.paths === null
+  ) {
     const type = answer.headers.get('content-type') ?? 'no Content-Type';
     const location = answer.headers.get('location');
     throw new CliError(
@@ -168,14 +205,26 @@ export async function checkOpenApiDocument(target: SmokeTarget, whatToDo: string
     );
   }
   const reason = describeDrift(served as OpenApiDocument) ?? null;
-  return { ...row, status: answer.status, ms: answer.ms, result: reason === null ? 'pass' : 'fail', reason, detail: null };
+  return {
+    ...row,
+    status: answer.status,
+    ms: answer.ms,
+    result: reason === null ? 'pass' : 'fail',
+    reason,
+    detail: null,
+  };
 }
 
 /**
  * The checks that need a working key all answered 401, or all 403: one line saying what is wrong
  * with the key, instead of a table of refusals to read.
  */
-export function diagnoseKey(checks: readonly SmokeCheck[], results: readonly CheckResult[], target: SmokeTarget, howToGetAKey: string): string | undefined {
+export function diagnoseKey(
+  checks: readonly SmokeCheck[],
+  results: readonly CheckResult[],
+  target: SmokeTarget,
+  howToGetAKey: string,
+): string | undefined {
   const keyed = results.filter((_, i) => checks[i]!.request.withKey);
   if (keyed.length === 0) return undefined;
   if (keyed.every((result) => result.status === 401)) {

@@ -42,7 +42,9 @@ const KEY_ACCEPTANCE_MS = 60_000;
 function baseUrlOf(raw: string): string {
   const url = URL.canParse(raw) ? new URL(raw) : undefined;
   if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.search || url.hash) {
-    throw new CliError(`--url '${raw}' is not a base URL: give the stage's ApiUrl (e.g. https://abc123.execute-api.eu-west-1.amazonaws.com/dev/) or the local http://127.0.0.1:3000`);
+    throw new CliError(
+      `--url '${raw}' is not a base URL: give the stage's ApiUrl (e.g. https://abc123.execute-api.eu-west-1.amazonaws.com/dev/) or the local http://127.0.0.1:3000`,
+    );
   }
   return url.href.replace(/\/+$/, '');
 }
@@ -71,7 +73,11 @@ async function runChecks(
 }
 
 /** A new usage-plan key can take a moment to reach every API Gateway node: wait while the stage refuses it. */
-async function waitUntilKeyAccepted(cli: CliContext, target: SmokeTarget, checks: readonly SmokeCheck[]): Promise<void> {
+async function waitUntilKeyAccepted(
+  cli: CliContext,
+  target: SmokeTarget,
+  checks: readonly SmokeCheck[],
+): Promise<void> {
   const probe = checks.find((check) => check.route === 'getVocJobStatus')!;
   const deadline = Date.now() + KEY_ACCEPTANCE_MS;
   for (let waited = false; ; waited = true) {
@@ -82,10 +88,16 @@ async function waitUntilKeyAccepted(cli: CliContext, target: SmokeTarget, checks
   }
 }
 
-async function smokeWithOwnKey(cli: CliContext, stage: string | undefined, tenant: string, timeoutMs: number): Promise<SmokeOutcome> {
+async function smokeWithOwnKey(
+  cli: CliContext,
+  stage: string | undefined,
+  tenant: string,
+  timeoutMs: number,
+): Promise<SmokeOutcome> {
   const stores = await connectStores(cli, stage);
   // The CloudFormation client is loaded only for a stage.
-  const url = stage !== undefined ? await (await import('./find-stage-api-url.ts')).findStageApiUrl(cli, stage) : stores.apiUrl!;
+  const url =
+    stage !== undefined ? await (await import('./find-stage-api-url.ts')).findStageApiUrl(cli, stage) : stores.apiUrl!;
   const whatToDo =
     stage !== undefined
       ? `That is the ${API_URL_OUTPUT} output of stack ${stackName(stage)}: is its deployment complete, and is the API reachable from this network?`
@@ -96,19 +108,37 @@ async function smokeWithOwnKey(cli: CliContext, stage: string | undefined, tenan
   const plan: SmokePlan = { tenant, seed: await seedSmokeTenant(stores, tenant), runId: newRunId() };
   const checks = smokeChecks(plan);
   const expiresAt = new Date(Date.now() + TEMPORARY_KEY_MINUTES * 60_000).toISOString();
-  const run = await withTemporaryKey(cli, stores, { tenants: [tenant], scopes: smokeScopes(), name: 'cxm smoke', expiresAt }, async (key) => {
-    const keyed = { ...target, key };
-    if (stage !== undefined) await waitUntilKeyAccepted(cli, keyed, checks);
-    const run = await runChecks(cli, keyed, checks, document, `The temporary key was stored in the keys table of the ${stores.target}: does the API at ${target.baseUrl} read another one?`);
-    // Only in the smoke tenant: each writes a VOC row, which a customer's reports should not show.
-    const settleMs = stage === undefined ? RECORDING_SETTLE_MS.local : RECORDING_SETTLE_MS.stage;
-    for (const recording of SMOKE_RECORDINGS) run.results.push(await runRecordingJourney(keyed, plan.runId, settleMs, recording));
-    return run;
-  });
+  const run = await withTemporaryKey(
+    cli,
+    stores,
+    { tenants: [tenant], scopes: smokeScopes(), name: 'cxm smoke', expiresAt },
+    async (key) => {
+      const keyed = { ...target, key };
+      if (stage !== undefined) await waitUntilKeyAccepted(cli, keyed, checks);
+      const run = await runChecks(
+        cli,
+        keyed,
+        checks,
+        document,
+        `The temporary key was stored in the keys table of the ${stores.target}: does the API at ${target.baseUrl} read another one?`,
+      );
+      // Only in the smoke tenant: each writes a VOC row, which a customer's reports should not show.
+      const settleMs = stage === undefined ? RECORDING_SETTLE_MS.local : RECORDING_SETTLE_MS.stage;
+      for (const recording of SMOKE_RECORDINGS)
+        run.results.push(await runRecordingJourney(keyed, plan.runId, settleMs, recording));
+      return run;
+    },
+  );
   return { report: smokeReport(url, tenant, run.results), diagnosis: run.diagnosis };
 }
 
-async function smokeWithGivenKey(cli: CliContext, url: string, key: string, tenant: string, timeoutMs: number): Promise<SmokeOutcome> {
+async function smokeWithGivenKey(
+  cli: CliContext,
+  url: string,
+  key: string,
+  tenant: string,
+  timeoutMs: number,
+): Promise<SmokeOutcome> {
   const target: SmokeTarget = { baseUrl: baseUrlOf(url), key, tenant, timeoutMs };
   const document = await checkOpenApiDocument(
     target,
@@ -117,7 +147,13 @@ async function smokeWithGivenKey(cli: CliContext, url: string, key: string, tena
   const keysCreate = `npx cxm keys create [--stage <name>] --tenant ${tenant} ${smokeScopes()
     .map((scope) => `--scope ${scope}`)
     .join(' ')}`;
-  const run = await runChecks(cli, target, smokeChecks({ tenant, runId: newRunId() }), document, `Create a key for the checks with: ${keysCreate}; or let 'cxm smoke --stage <name>' make its own.`);
+  const run = await runChecks(
+    cli,
+    target,
+    smokeChecks({ tenant, runId: newRunId() }),
+    document,
+    `Create a key for the checks with: ${keysCreate}; or let 'cxm smoke --stage <name>' make its own.`,
+  );
   return { report: smokeReport(url, tenant, run.results), diagnosis: run.diagnosis };
 }
 
@@ -128,5 +164,7 @@ async function smokeWithGivenKey(cli: CliContext, url: string, key: string, tena
  * @example const { report, diagnosis } = await runSmoke({ kind: 'given-key', url, key, tenant: 'acme' }, 15_000, cli);
  */
 export function runSmoke(mode: SmokeMode, timeoutMs: number, cli: CliContext): Promise<SmokeOutcome> {
-  return mode.kind === 'given-key' ? smokeWithGivenKey(cli, mode.url, mode.key, mode.tenant, timeoutMs) : smokeWithOwnKey(cli, mode.stage, mode.tenant, timeoutMs);
+  return mode.kind === 'given-key'
+    ? smokeWithGivenKey(cli, mode.url, mode.key, mode.tenant, timeoutMs)
+    : smokeWithOwnKey(cli, mode.stage, mode.tenant, timeoutMs);
 }

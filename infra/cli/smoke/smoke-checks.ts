@@ -74,19 +74,22 @@ const expectCode = (code: string) => (body: unknown) => {
   return actual === code ? undefined : `code ${String(actual)}, expected ${code}`;
 };
 
-const expectEqual = (what: string, expected: unknown) => (body: unknown) => (isDeepStrictEqual(body, expected) ? undefined : `${what} differs: ${JSON.stringify(body).slice(0, 120)}`);
+const expectEqual = (what: string, expected: unknown) => (body: unknown) =>
+  isDeepStrictEqual(body, expected) ? undefined : `${what} differs: ${JSON.stringify(body).slice(0, 120)}`;
 
 /** The JSON-RPC response's `result`, or why there is none. */
 function rpcResult(body: unknown, id: string): { result: Record<string, unknown> } | { problem: string } {
   const message = body as { id?: unknown; result?: Record<string, unknown>; error?: { message?: unknown } };
-  if (message.id !== id) return { problem: `JSON-RPC id ${JSON.stringify(message.id)}, expected ${JSON.stringify(id)}` };
+  if (message.id !== id)
+    return { problem: `JSON-RPC id ${JSON.stringify(message.id)}, expected ${JSON.stringify(id)}` };
   if (!message.result) return { problem: `JSON-RPC error: ${String(message.error?.message)}` };
   return { result: message.result };
 }
 
 /** The checks of each operation, in the order they run; a route without checks does not compile. */
 function routeChecks({ tenant, seed, runId }: SmokePlan): Record<RouteId, SmokeCheck[]> {
-  const at = (id: RouteId, params: Record<string, string> = {}, query = '') => fillPath(routeById(id), { tenantId: tenant, ...params }) + query;
+  const at = (id: RouteId, params: Record<string, string> = {}, query = '') =>
+    fillPath(routeById(id), { tenantId: tenant, ...params }) + query;
   const absent = absentId(runId);
   const document = { smoke: true, run: runId, kept: { a: 1, b: 2 } };
   const patch = { kept: { b: null, c: 3 } };
@@ -101,13 +104,23 @@ function routeChecks({ tenant, seed, runId }: SmokePlan): Record<RouteId, SmokeC
         ? {
             name: 'add internal note',
             route: 'addInternalNote',
-            request: { method: 'POST', path: at('addInternalNote', { conversationId: seed.conversationId }), withKey: true, body: { body: `cxm smoke run ${runId}` } },
+            request: {
+              method: 'POST',
+              path: at('addInternalNote', { conversationId: seed.conversationId }),
+              withKey: true,
+              body: { body: `cxm smoke run ${runId}` },
+            },
             expectStatus: [201],
           }
         : {
             name: 'internal note, no such conversation',
             route: 'addInternalNote',
-            request: { method: 'POST', path: at('addInternalNote', { conversationId: absent }), withKey: true, body: { body: `cxm smoke run ${runId}` } },
+            request: {
+              method: 'POST',
+              path: at('addInternalNote', { conversationId: absent }),
+              withKey: true,
+              body: { body: `cxm smoke run ${runId}` },
+            },
             expectStatus: [404],
             inspect: expectCode('NotFound'),
           },
@@ -116,13 +129,21 @@ function routeChecks({ tenant, seed, runId }: SmokePlan): Record<RouteId, SmokeC
       {
         name: 'MCP tools/list',
         route: 'mcpBots',
-        request: { method: 'POST', path: at('mcpBots'), withKey: true, headers: MCP_HEADERS, body: { jsonrpc: '2.0', id: toolsListId, method: 'tools/list' } },
+        request: {
+          method: 'POST',
+          path: at('mcpBots'),
+          withKey: true,
+          headers: MCP_HEADERS,
+          body: { jsonrpc: '2.0', id: toolsListId, method: 'tools/list' },
+        },
         expectStatus: [200],
         inspect: (body) => {
           const answer = rpcResult(body, toolsListId);
           if ('problem' in answer) return answer.problem;
           const tools: unknown = answer.result.tools;
-          return Array.isArray(tools) && tools.some((tool) => (tool as { name?: unknown }).name === 'list_bots') ? undefined : 'no list_bots tool listed';
+          return Array.isArray(tools) && tools.some((tool) => (tool as { name?: unknown }).name === 'list_bots')
+            ? undefined
+            : 'no list_bots tool listed';
         },
       },
       {
@@ -133,16 +154,24 @@ function routeChecks({ tenant, seed, runId }: SmokePlan): Record<RouteId, SmokeC
           path: at('mcpBots'),
           withKey: true,
           headers: MCP_HEADERS,
-          body: { jsonrpc: '2.0', id: listBotsId, method: 'tools/call', params: { name: 'list_bots', arguments: { limit: 10 } } },
+          body: {
+            jsonrpc: '2.0',
+            id: listBotsId,
+            method: 'tools/call',
+            params: { name: 'list_bots', arguments: { limit: 10 } },
+          },
         },
         expectStatus: [200],
         inspect: (body) => {
           const answer = rpcResult(body, listBotsId);
           if ('problem' in answer) return answer.problem;
-          if (answer.result.isError === true) return `the tool failed: ${JSON.stringify(answer.result.content).slice(0, 120)}`;
+          if (answer.result.isError === true)
+            return `the tool failed: ${JSON.stringify(answer.result.content).slice(0, 120)}`;
           const bots: unknown = (answer.result.structuredContent as { bots?: unknown } | undefined)?.bots;
           if (!Array.isArray(bots)) return 'no structuredContent.bots list';
-          return seed && !bots.some((bot) => (bot as { id?: unknown }).id === seed.botId) ? `bot ${seed.botId} is not listed` : undefined;
+          return seed && !bots.some((bot) => (bot as { id?: unknown }).id === seed.botId)
+            ? `bot ${seed.botId} is not listed`
+            : undefined;
         },
       },
     ],
@@ -190,7 +219,11 @@ function routeChecks({ tenant, seed, runId }: SmokePlan): Record<RouteId, SmokeC
       {
         name: 'assistant conversations',
         route: 'listAssistantConversations',
-        request: { method: 'GET', path: at('listAssistantConversations', {}, '?range=last_day&limit=5'), withKey: true },
+        request: {
+          method: 'GET',
+          path: at('listAssistantConversations', {}, '?range=last_day&limit=5'),
+          withKey: true,
+        },
         expectStatus: [200],
       },
     ],
@@ -207,11 +240,18 @@ function routeChecks({ tenant, seed, runId }: SmokePlan): Record<RouteId, SmokeC
         ? {
             name: 'VOC recording upload',
             route: 'createRecording',
-            request: { method: 'POST', path: at('createRecording'), withKey: true, body: { fileName: `cxm-smoke-${runId}.wav`, contentType: 'audio/wav', sizeBytes: 44 } },
+            request: {
+              method: 'POST',
+              path: at('createRecording'),
+              withKey: true,
+              body: { fileName: `cxm-smoke-${runId}.wav`, contentType: 'audio/wav', sizeBytes: 44 },
+            },
             expectStatus: [201],
             inspect: (body) => {
               const { upload } = body as { upload: { headers: Record<string, string> } };
-              return upload.headers['Content-Type'] === 'audio/wav' && upload.headers['Content-Length'] === '44' && upload.headers['If-None-Match'] === '*'
+              return upload.headers['Content-Type'] === 'audio/wav' &&
+                upload.headers['Content-Length'] === '44' &&
+                upload.headers['If-None-Match'] === '*'
                 ? undefined
                 : `upload headers ${JSON.stringify(upload.headers)}`;
             },
@@ -221,7 +261,12 @@ function routeChecks({ tenant, seed, runId }: SmokePlan): Record<RouteId, SmokeC
             // route without starting a job in the tenant.
             name: 'VOC recording upload, over the size limit',
             route: 'createRecording',
-            request: { method: 'POST', path: at('createRecording'), withKey: true, body: { fileName: `cxm-smoke-${runId}.wav`, contentType: 'audio/wav', sizeBytes: 5_000_000_001 } },
+            request: {
+              method: 'POST',
+              path: at('createRecording'),
+              withKey: true,
+              body: { fileName: `cxm-smoke-${runId}.wav`, contentType: 'audio/wav', sizeBytes: 5_000_000_001 },
+            },
             expectStatus: [400],
             inspect: expectCode('BadRequest'),
           },
@@ -248,7 +293,8 @@ function routeChecks({ tenant, seed, runId }: SmokePlan): Record<RouteId, SmokeC
 
 /** Every check after the OpenAPI document, in the order they run. */
 export function smokeChecks(plan: SmokePlan): SmokeCheck[] {
-  const jobPath = (tenantId: string) => fillPath(routeById('getVocJobStatus'), { tenantId, jobId: plan.seed?.job.id ?? absentId(plan.runId) });
+  const jobPath = (tenantId: string) =>
+    fillPath(routeById('getVocJobStatus'), { tenantId, jobId: plan.seed?.job.id ?? absentId(plan.runId) });
   const gatewayChecks: SmokeCheck[] = [
     {
       name: '401 without a key',

@@ -32,7 +32,9 @@ function timeoutMsOf(value: string): number {
 
 function checkedTenant(tenant: string): string {
   if (!isValidTenantId(tenant)) {
-    throw new CliError(`tenant '${tenant}' must be 1-128 characters of letters, digits, '.', '_' or '-', starting with a letter or digit`);
+    throw new CliError(
+      `tenant '${tenant}' must be 1-128 characters of letters, digits, '.', '_' or '-', starting with a letter or digit`,
+    );
   }
   return tenant;
 }
@@ -40,7 +42,10 @@ function checkedTenant(tenant: string): string {
 function modeOf(options: SmokeOptions, keyTypedHere: boolean): SmokeMode {
   if (options.url === undefined) {
     // CXM_KEY in the environment is for --url; only a --key typed with --stage is a mistake.
-    if (keyTypedHere) throw new CliError('--key goes with --url; with --stage or the local stack, cxm smoke makes its own temporary key');
+    if (keyTypedHere)
+      throw new CliError(
+        '--key goes with --url; with --stage or the local stack, cxm smoke makes its own temporary key',
+      );
     const tenant = checkedTenant(options.tenant ?? SMOKE_TENANT);
     // It seeds rows (a bot, a job, reporting rows, notes) that the tenant's own users would see.
     if (!tenant.startsWith(SMOKE_TENANT)) {
@@ -51,7 +56,10 @@ function modeOf(options: SmokeOptions, keyTypedHere: boolean): SmokeMode {
     return { kind: 'own-key', stage: options.stage, tenant };
   }
   if (options.stage !== undefined) throw new CliError('--url and --stage both name the target: give one of them');
-  if (!options.key) throw new CliError(`--url needs --key <key> (or CXM_KEY): a key holding --tenant and the scopes ${smokeScopes().join(' ')}`);
+  if (!options.key)
+    throw new CliError(
+      `--url needs --key <key> (or CXM_KEY): a key holding --tenant and the scopes ${smokeScopes().join(' ')}`,
+    );
   if (options.tenant === undefined) throw new CliError('--url needs --tenant <id>: a tenant the key holds');
   return { kind: 'given-key', url: options.url, key: options.key, tenant: checkedTenant(options.tenant) };
 }
@@ -81,7 +89,9 @@ const HELP_AFTER = [
 export function registerSmokeCommand(program: Command, cli: CliContext): void {
   program
     .command('smoke')
-    .description('check that a running API is alive and correct: every operation, 401/403/404 and /openapi.json, each answer held to the OpenAPI document')
+    .description(
+      'check that a running API is alive and correct: every operation, 401/403/404 and /openapi.json, each answer held to the OpenAPI document',
+    )
     .option('--stage <name>', 'the deployed stage: its URL from stack cxm-<name>, a temporary key, the smoke tenant')
     .option('--url <base-url>', 'any running API, with --key and --tenant')
     // CXM_KEY is read from the run's environment below, not by commander (which reads the process's).
@@ -92,11 +102,15 @@ export function registerSmokeCommand(program: Command, cli: CliContext): void {
     .addHelpText('after', HELP_AFTER)
     .action(async (options: SmokeOptions, command: Command) => {
       const timeoutMs = timeoutMsOf(options.timeout);
-      const mode = modeOf({ ...options, key: options.key ?? cli.env.CXM_KEY }, command.getOptionValueSource('key') === 'cli');
+      const mode = modeOf(
+        { ...options, key: options.key ?? cli.env.CXM_KEY },
+        command.getOptionValueSource('key') === 'cli',
+      );
       const { runSmoke } = await import('./run-smoke.ts');
       const { report, diagnosis } = await runSmoke(mode, timeoutMs, cli);
       cli.print(options.json ? JSON.stringify(report) : formatSmokeReport(report));
       if (diagnosis) throw new CliError(diagnosis);
-      if (report.failed > 0) throw new CliError(`${report.failed} of ${report.checks.length} checks failed against ${report.url}`);
+      if (report.failed > 0)
+        throw new CliError(`${report.failed} of ${report.checks.length} checks failed against ${report.url}`);
     });
 }

@@ -21,14 +21,42 @@ function smokeTenantRows(tenant: string, now: number): { file: ImportFileContent
   const seed: SmokeSeed = {
     conversationId: 'smoke-open',
     botId: 'smoke-bot',
-    job: { id: 'smoke-job', status: 'completed', started: minuteAgo, file: `recordings/${tenant}/smoke.wav`, recordingId: 'smoke-recording' },
+    job: {
+      id: 'smoke-job',
+      status: 'completed',
+      started: minuteAgo,
+      file: `recordings/${tenant}/smoke.wav`,
+      recordingId: 'smoke-recording',
+    },
   };
   const file: ImportFileContent = {
-    conversations: [{ id: seed.conversationId, type: 'customer', status: 'open', mergedInto: null, lockedUntil: null, realtimeOwner: null, assignee: null }],
+    conversations: [
+      {
+        id: seed.conversationId,
+        type: 'customer',
+        status: 'open',
+        mergedInto: null,
+        lockedUntil: null,
+        realtimeOwner: null,
+        assignee: null,
+      },
+    ],
     documents: { bots: [{ id: seed.botId, data: { name: 'Smoke bot', writtenBy: 'cxm smoke' } }] },
     vocJobs: [seed.job],
-    assistantConversations: [{ ID: 'smoke-assistant', BotID: seed.botId, BotName: 'Smoke bot', Datetime: minuteAgo, EndDatetime: now, Duration: 60, Summary: 'Written by cxm smoke.' }],
-    vocConversations: [{ ID: 'smoke-voc', Datetime: new Date(minuteAgo).toISOString(), Duration: 60, Summary: 'Written by cxm smoke.' }],
+    assistantConversations: [
+      {
+        ID: 'smoke-assistant',
+        BotID: seed.botId,
+        BotName: 'Smoke bot',
+        Datetime: minuteAgo,
+        EndDatetime: now,
+        Duration: 60,
+        Summary: 'Written by cxm smoke.',
+      },
+    ],
+    vocConversations: [
+      { ID: 'smoke-voc', Datetime: new Date(minuteAgo).toISOString(), Duration: 60, Summary: 'Written by cxm smoke.' },
+    ],
   };
   return { file, seed };
 }

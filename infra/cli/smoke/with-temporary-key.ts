@@ -19,8 +19,15 @@ import type { CliStores } from '../connect-stores.ts';
  *
  * @example await withTemporaryKey(cli, stores, { tenants: ['cxm-smoke'], scopes, name: 'cxm smoke', expiresAt }, (key) => runChecks(key));
  */
-export async function withTemporaryKey<T>(cli: CliContext, stores: CliStores, request: KeyRequest & { expiresAt: string }, use: (key: string) => Promise<T>): Promise<T> {
-  const issuing = stores.keyTagSecret().then((tagSecret) => issueKey(stores.keys, request, { tagSecret, usagePlan: stores.usagePlan }));
+export async function withTemporaryKey<T>(
+  cli: CliContext,
+  stores: CliStores,
+  request: KeyRequest & { expiresAt: string },
+  use: (key: string) => Promise<T>,
+): Promise<T> {
+  const issuing = stores
+    .keyTagSecret()
+    .then((tagSecret) => issueKey(stores.keys, request, { tagSecret, usagePlan: stores.usagePlan }));
   let revoking: Promise<void> | undefined;
   // Once, whoever asks first (the end of the work or a signal); a key that was never issued needs nothing.
   const revoke = () =>
@@ -29,7 +36,8 @@ export async function withTemporaryKey<T>(cli: CliContext, stores: CliStores, re
         try {
           const revoked = await revokeKey(stores.keys, stored.keyId, new Date(), stores.usagePlan);
           const deleted = revoked?.deletedUsageKeys ?? [];
-          const usageKey = deleted.length > 0 ? ` and deleted the usage-plan key ${deleted.join(', ')} no other key needs` : '';
+          const usageKey =
+            deleted.length > 0 ? ` and deleted the usage-plan key ${deleted.join(', ')} no other key needs` : '';
           cli.warn(`Revoked the temporary key ${stored.keyId}${usageKey}.`);
         } catch (error) {
           throw new CliError(
@@ -53,8 +61,13 @@ export async function withTemporaryKey<T>(cli: CliContext, stores: CliStores, re
     const { key, stored, usageKey, unconfirmed } = await issuing;
     const whose = usageKey?.owner.kind === 'tenant' ? "its tenant's" : 'its own';
     const throttled = usageKey ? `, throttled through ${whose} API Gateway key ${usageKey.id}` : '';
-    cli.warn(`Created the temporary key ${stored.keyId} for tenant ${request.tenants.join(', ')}${throttled}, expiring at ${stored.expiresAt}.`);
-    if (unconfirmed) cli.warn(`Warning: the usage-plan key ${usageKey?.name} could not be checked again after the key was stored (${unconfirmed}); checks may be refused by the gateway.`);
+    cli.warn(
+      `Created the temporary key ${stored.keyId} for tenant ${request.tenants.join(', ')}${throttled}, expiring at ${stored.expiresAt}.`,
+    );
+    if (unconfirmed)
+      cli.warn(
+        `Warning: the usage-plan key ${usageKey?.name} could not be checked again after the key was stored (${unconfirmed}); checks may be refused by the gateway.`,
+      );
     return await use(key);
   } finally {
     try {

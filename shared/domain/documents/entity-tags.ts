@@ -64,7 +64,9 @@ const weakMatch = (current: string, tags: EntityTag[]) => tags.some((tag) => tag
  */
 export function preconditionsHold(current: string | undefined, preconditions: Preconditions): boolean {
   const { ifMatch, ifNoneMatch } = preconditions;
-  if (ifMatch !== undefined && (current === undefined || (ifMatch !== '*' && !strongMatch(current, ifMatch)))) return false;
-  if (ifNoneMatch !== undefined && current !== undefined && (ifNoneMatch === '*' || weakMatch(current, ifNoneMatch))) return false;
+  if (ifMatch !== undefined && (current === undefined || (ifMatch !== '*' && !strongMatch(current, ifMatch))))
+    return false;
+  if (ifNoneMatch !== undefined && current !== undefined && (ifNoneMatch === '*' || weakMatch(current, ifNoneMatch)))
+    return false;
   return true;
 }

@@ -21,7 +21,16 @@ export function requestFingerprint(request: FingerprintedRequest): string {
   const { ifMatch, ifNoneMatch } = request.preconditions ?? {};
   // Added only when there are any, so a request without them keeps the fingerprint it always had
   // (records written before preconditions counted still replay).
-  const conditions = ifMatch === undefined && ifNoneMatch === undefined ? [] : [{ ifMatch: ifMatch ?? null, ifNoneMatch: ifNoneMatch ?? null }];
-  const text = canonicalJson([request.method, request.pathTemplate, request.pathParameters, request.body ?? null, ...conditions]);
+  const conditions =
+    ifMatch === undefined && ifNoneMatch === undefined
+      ? []
+      : [{ ifMatch: ifMatch ?? null, ifNoneMatch: ifNoneMatch ?? null }];
+  const text = canonicalJson([
+    request.method,
+    request.pathTemplate,
+    request.pathParameters,
+    request.body ?? null,
+    ...conditions,
+  ]);
   return createHash('sha256').update(text).digest('base64url');
 }

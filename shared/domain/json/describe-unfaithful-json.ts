@@ -41,7 +41,8 @@ function memberPath(path: readonly PathPart[]): string {
 function describeScalar(value: unknown, path: readonly PathPart[]): string | undefined {
   if (typeof value === 'string') return LONE_SURROGATE.test(value) ? notUnicode(path) : undefined;
   if (typeof value !== 'number') return undefined;
-  if (!Number.isFinite(value)) return `'${memberPath(path)}' holds a number too large for JSON (it would be stored as null).`;
+  if (!Number.isFinite(value))
+    return `'${memberPath(path)}' holds a number too large for JSON (it would be stored as null).`;
   if (Number.isInteger(value) && !Number.isSafeInteger(value)) {
     return `'${memberPath(path)}' holds an integer beyond ±9007199254740991, which cannot be stored exactly; send it as a string.`;
   }
@@ -90,7 +91,9 @@ export function describeUnfaithfulJson(body: unknown): string | undefined {
     if (depth > MAX_JSON_DEPTH) return `The request body is nested deeper than ${MAX_JSON_DEPTH} levels.`;
     const key = keys ? keys[index]! : index;
     if (keys && LONE_SURROGATE.test(key as string)) return notUnicode([...path, key]);
-    const value = keys ? (container as Record<string, unknown>)[key as string] : (container as readonly unknown[])[index];
+    const value = keys
+      ? (container as Record<string, unknown>)[key as string]
+      : (container as readonly unknown[])[index];
     path.push(key);
     if (isContainer(value)) {
       open(value);

@@ -53,12 +53,24 @@ function sign(body: string, secret: string): Buffer {
 }
 
 export function encodeReportCursor(state: CursorState, key: CursorKey, nowMs: number): string {
-  const payload: Payload = { v: 1, s: key.id, t: state.tenantId, k: state.kind, f: state.window.from, u: state.window.to, a: state.after, n: state.total, i: nowMs };
+  const payload: Payload = {
+    v: 1,
+    s: key.id,
+    t: state.tenantId,
+    k: state.kind,
+    f: state.window.from,
+    u: state.window.to,
+    a: state.after,
+    n: state.total,
+    i: nowMs,
+  };
   const body = Buffer.from(JSON.stringify(payload)).toString('base64url');
   return `${body}.${sign(body, key.secret).toString('base64url')}`;
 }
 
-export type DecodedCursor = { ok: true; state: CursorState } | { ok: false; reason: 'malformed' | 'tampered' | 'retired' | 'foreign' | 'expired' };
+export type DecodedCursor =
+  | { ok: true; state: CursorState }
+  | { ok: false; reason: 'malformed' | 'tampered' | 'retired' | 'foreign' | 'expired' };
 
 function isPayload(value: unknown): value is Payload {
   const p = value as Partial<Payload> | null;
@@ -96,7 +108,12 @@ function parseBody(body: string): { s?: unknown } | undefined {
 }
 
 /** `keys`: the keys accepted, the current one first. */
-export function decodeReportCursor(cursor: string, expected: { tenantId: string; kind: ReportKind }, keys: readonly CursorKey[], nowMs: number): DecodedCursor {
+export function decodeReportCursor(
+  cursor: string,
+  expected: { tenantId: string; kind: ReportKind },
+  keys: readonly CursorKey[],
+  nowMs: number,
+): DecodedCursor {
   const match = /^([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]{43})$/.exec(cursor);
   if (!match) return { ok: false, reason: 'malformed' };
   const [, body = '', signature = ''] = match;
@@ -110,5 +127,14 @@ export function decodeReportCursor(cursor: string, expected: { tenantId: string;
   if (!isPayload(payload)) return { ok: false, reason: 'malformed' };
   if (payload.t !== expected.tenantId || payload.k !== expected.kind) return { ok: false, reason: 'foreign' };
   if (nowMs - payload.i > CURSOR_MAX_AGE_MS || payload.i - nowMs > 60_000) return { ok: false, reason: 'expired' };
-  return { ok: true, state: { tenantId: payload.t, kind: payload.k, window: { from: payload.f, to: payload.u }, after: payload.a, total: payload.n } };
+  return {
+    ok: true,
+    state: {
+      tenantId: payload.t,
+      kind: payload.k,
+      window: { from: payload.f, to: payload.u },
+      after: payload.a,
+      total: payload.n,
+    },
+  };
 }

@@ -81,7 +81,14 @@ type FieldType = 'string' | 'number' | 'boolean' | 'objects';
 
 /** The spec's type of each field that is not a string. */
 const FIELD_TYPES: Record<ReportKind, Record<string, FieldType>> = {
-  assistant: { Datetime: 'number', EndDatetime: 'number', Duration: 'number', Escalated: 'boolean', escalatedAt: 'number', CSat: 'number' },
+  assistant: {
+    Datetime: 'number',
+    EndDatetime: 'number',
+    Duration: 'number',
+    Escalated: 'boolean',
+    escalatedAt: 'number',
+    CSat: 'number',
+  },
   voc: { Duration: 'number', CSat: 'number', Sentiment: 'number', Problems: 'objects', KPIs: 'objects' },
 };
 
@@ -95,7 +102,9 @@ function hasType(value: unknown, type: FieldType): boolean {
     case 'boolean':
       return typeof value === 'boolean';
     case 'objects':
-      return Array.isArray(value) && value.every((item) => typeof item === 'object' && item !== null && !Array.isArray(item));
+      return (
+        Array.isArray(value) && value.every((item) => typeof item === 'object' && item !== null && !Array.isArray(item))
+      );
     default:
       return typeof value === 'string';
   }
@@ -126,7 +135,9 @@ export function shapeRow(kind: ReportKind, tenantId: string, input: ReportRow): 
     const value = input[field] ?? null;
     const type = FIELD_TYPES[kind][field] ?? 'string';
     if (value !== null && !hasType(value, type)) {
-      throw new RangeError(`row '${id}': ${field} must be ${type === 'objects' ? 'an array of objects' : `a ${type}`} or null`);
+      throw new RangeError(
+        `row '${id}': ${field} must be ${type === 'objects' ? 'an array of objects' : `a ${type}`} or null`,
+      );
     }
     row[field] = value;
   }
@@ -143,9 +154,12 @@ export function shapeRow(kind: ReportKind, tenantId: string, input: ReportRow): 
   }
   if (datetimeMs !== undefined && (datetimeMs < 0 || datetimeMs > MAX_INSTANT)) datetimeMs = undefined;
   if (datetimeMs === undefined) {
-    throw new RangeError(`row '${id}' needs a Datetime ${kind === 'assistant' ? 'in epoch milliseconds' : 'in ISO 8601 with the tenant offset'}`);
+    throw new RangeError(
+      `row '${id}' needs a Datetime ${kind === 'assistant' ? 'in epoch milliseconds' : 'in ISO 8601 with the tenant offset'}`,
+    );
   }
   const unknown = Object.keys(input).filter((field) => !REPORT_FIELDS[kind].includes(field));
-  if (unknown.length > 0) throw new RangeError(`row '${id}' has fields the ${kind} rows do not have: ${unknown.join(', ')}`);
+  if (unknown.length > 0)
+    throw new RangeError(`row '${id}' has fields the ${kind} rows do not have: ${unknown.join(', ')}`);
   return { id, datetimeMs, row };
 }

@@ -31,7 +31,9 @@ export interface Window {
   to: number;
 }
 
-export type Resolved = { ok: true; limit: number; window: Window | undefined; cursor: string | undefined } | { ok: false; message: string };
+export type Resolved =
+  | { ok: true; limit: number; window: Window | undefined; cursor: string | undefined }
+  | { ok: false; message: string };
 
 const refuse = (message: string): Resolved => ({ ok: false, message });
 
@@ -44,27 +46,34 @@ export function resolveLimit(limit: string | undefined): number | undefined {
 
 export function resolveWindow(query: ReportQuery, nowMs: number): Resolved {
   const limit = resolveLimit(query.limit);
-  if (limit === undefined) return refuse(`Query parameter 'limit' must be a whole number from 1 to ${MAX_REPORT_LIMIT}, written in digits.`);
+  if (limit === undefined)
+    return refuse(`Query parameter 'limit' must be a whole number from 1 to ${MAX_REPORT_LIMIT}, written in digits.`);
   if (query.cursor !== undefined) {
     const clashing = (['range', 'from', 'to'] as const).filter((name) => query[name] !== undefined);
     if (clashing.length > 0) {
-      return refuse(`Query parameter 'cursor' cannot be combined with ${clashing.map((name) => `'${name}'`).join(', ')}: the cursor carries its window.`);
+      return refuse(
+        `Query parameter 'cursor' cannot be combined with ${clashing.map((name) => `'${name}'`).join(', ')}: the cursor carries its window.`,
+      );
     }
     return { ok: true, limit, window: undefined, cursor: query.cursor };
   }
   if (query.range !== undefined && query.from !== undefined) {
-    return refuse("Query parameters 'range' and 'from' cannot be combined: give a range, or a from (and optionally a to).");
+    return refuse(
+      "Query parameters 'range' and 'from' cannot be combined: give a range, or a from (and optionally a to).",
+    );
   }
   if (query.range !== undefined && !Object.hasOwn(RANGES, query.range)) {
     return refuse(`Query parameter 'range' must be one of ${Object.keys(RANGES).join(', ')}.`);
   }
   const to = query.to === undefined ? nowMs : parseInstant(query.to);
-  if (to === undefined) return refuse("Query parameter 'to' must be an ISO 8601 date-time with a zone or epoch milliseconds.");
+  if (to === undefined)
+    return refuse("Query parameter 'to' must be an ISO 8601 date-time with a zone or epoch milliseconds.");
   if (!inRange(to)) return refuse("Query parameter 'to' must be at or after 1970-01-01T00:00:00Z.");
   let from: number;
   if (query.from !== undefined) {
     const parsed = parseInstant(query.from);
-    if (parsed === undefined) return refuse("Query parameter 'from' must be an ISO 8601 date-time with a zone or epoch milliseconds.");
+    if (parsed === undefined)
+      return refuse("Query parameter 'from' must be an ISO 8601 date-time with a zone or epoch milliseconds.");
     if (!inRange(parsed)) return refuse("Query parameter 'from' must be at or after 1970-01-01T00:00:00Z.");
     from = parsed;
   } else {

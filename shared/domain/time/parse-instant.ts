@@ -4,7 +4,8 @@
  * Reporting bounds read it with epoch milliseconds besides (parseInstant); the CLI's key
  * expiry and the import file's lock times read the ISO form alone (parseIsoDateTime).
  */
-const ISO_WITH_ZONE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|([+-])(\d{2}):?(\d{2}))$/;
+const ISO_WITH_ZONE =
+  /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|([+-])(\d{2}):?(\d{2}))$/;
 const EPOCH_MS = /^\d{1,15}$/;
 
 function daysInMonth(year: number, month: number): number {
@@ -22,7 +23,14 @@ export function parseIsoDateTime(text: string): number | undefined {
   const match = ISO_WITH_ZONE.exec(text);
   if (!match) return undefined;
   const [, y, mo, d, h, mi, s = '0', fraction = '', zone, sign, zh = '0', zm = '0'] = match;
-  const [year, month, day, hour, minute, second] = [y, mo, d, h, mi, s].map(Number) as [number, number, number, number, number, number];
+  const [year, month, day, hour, minute, second] = [y, mo, d, h, mi, s].map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return undefined;
   if (hour > 23 || minute > 59 || second > 59 || Number(zh) > 23 || Number(zm) > 59) return undefined;
   const offsetMinutes = zone === 'Z' ? 0 : (sign === '-' ? -1 : 1) * (Number(zh) * 60 + Number(zm));

@@ -17,7 +17,12 @@ export type AnalysisKind = (typeof ANALYSIS_KINDS)[number];
  * Amazon Transcribe's limits for batch jobs, Call Analytics included (Developer Guide, "Data input
  * and output"): sample rates of 8 to 48 kHz, at most 4 hours and 2 GB a file.
  */
-export const TRANSCRIBE_MEDIA_LIMITS = { minSampleRate: 8000, maxSampleRate: 48_000, maxSeconds: 4 * 3600, maxBytes: 2_000_000_000 } as const;
+export const TRANSCRIBE_MEDIA_LIMITS = {
+  minSampleRate: 8000,
+  maxSampleRate: 48_000,
+  maxSeconds: 4 * 3600,
+  maxBytes: 2_000_000_000,
+} as const;
 
 export type AnalysisChoice = { kind: AnalysisKind } | { refused: string };
 
@@ -27,7 +32,11 @@ export type AnalysisChoice = { kind: AnalysisKind } | { refused: string };
  *
  * @example chooseAnalysis({ container: 'WAVE', channels: 2, sampleRate: 8000 }, 64_000) // { kind: 'call-analytics' }
  */
-export function chooseAnalysis(probe: AudioProbe, sizeBytes: number, maxSeconds: number = TRANSCRIBE_MEDIA_LIMITS.maxSeconds): AnalysisChoice {
+export function chooseAnalysis(
+  probe: AudioProbe,
+  sizeBytes: number,
+  maxSeconds: number = TRANSCRIBE_MEDIA_LIMITS.maxSeconds,
+): AnalysisChoice {
   const limits = TRANSCRIBE_MEDIA_LIMITS;
   if (probe.channels > 2) {
     return {
@@ -35,14 +44,20 @@ export function chooseAnalysis(probe: AudioProbe, sizeBytes: number, maxSeconds:
     };
   }
   if (probe.sampleRate < limits.minSampleRate || probe.sampleRate > limits.maxSampleRate) {
-    return { refused: `The recording is sampled at ${probe.sampleRate} Hz; the analysis takes 8000 to 48000 Hz. Resample it and upload it again.` };
+    return {
+      refused: `The recording is sampled at ${probe.sampleRate} Hz; the analysis takes 8000 to 48000 Hz. Resample it and upload it again.`,
+    };
   }
   const longest = Math.min(maxSeconds, limits.maxSeconds);
   if (probe.durationSeconds !== undefined && probe.durationSeconds > longest) {
-    return { refused: `The recording lasts ${spoken(probe.durationSeconds)}; this API analyses recordings of at most ${spoken(longest)}. Split it and upload the parts.` };
+    return {
+      refused: `The recording lasts ${spoken(probe.durationSeconds)}; this API analyses recordings of at most ${spoken(longest)}. Split it and upload the parts.`,
+    };
   }
   if (sizeBytes > limits.maxBytes) {
-    return { refused: `The recording has ${sizeBytes} bytes; the analysis takes at most 2 GB a file. Compress or split it and upload it again.` };
+    return {
+      refused: `The recording has ${sizeBytes} bytes; the analysis takes at most 2 GB a file. Compress or split it and upload it again.`,
+    };
   }
   return { kind: probe.channels === 2 ? 'call-analytics' : 'transcription' };
 }

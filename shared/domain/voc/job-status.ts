@@ -86,6 +86,7 @@ export function overdueReason(job: StoredVocJob, nowMs: number, deadlines: JobDe
  */
 export function analysisOverdueReason(job: StoredVocJob, nowMs: number, deadlines: JobDeadlines): string | undefined {
   const arrived = job.upload?.uploadedAt;
-  if (job.status !== 'started' || arrived === undefined || nowMs <= arrived + deadlines.processingWindowMs) return undefined;
+  if (job.status !== 'started' || arrived === undefined || nowMs <= arrived + deadlines.processingWindowMs)
+    return undefined;
   return `The analysis did not finish within ${Math.round(deadlines.processingWindowMs / 60_000)} minutes of the upload. Create a new upload to try again.`;
 }

@@ -8,7 +8,20 @@ import type { VocJob } from './job-status.ts';
 
 /** The row fields an analysis may fill. */
 export type RecordingAnalysisFields = Partial<
-  Record<'Duration' | 'Direction' | 'Media' | 'Category' | 'Subcategory' | 'CategoriesId' | 'Summary' | 'Sentiment' | 'SentimentExplanation' | 'Problems' | 'KPIs', unknown>
+  Record<
+    | 'Duration'
+    | 'Direction'
+    | 'Media'
+    | 'Category'
+    | 'Subcategory'
+    | 'CategoriesId'
+    | 'Summary'
+    | 'Sentiment'
+    | 'SentimentExplanation'
+    | 'Problems'
+    | 'KPIs',
+    unknown
+  >
 >;
 
 /** What the rows of uploaded recordings name as their source. */

@@ -60,7 +60,9 @@ export function transcriptionFields(output: TranscriptionOutput, audioSeconds?: 
   const segments = (output.results?.speaker_labels?.segments ?? []).flatMap((segment) => {
     const start = seconds(segment.start_time);
     const end = seconds(segment.end_time);
-    return segment.speaker_label && start !== undefined && end !== undefined && end >= start ? [{ speaker: segment.speaker_label, start, end }] : [];
+    return segment.speaker_label && start !== undefined && end !== undefined && end >= start
+      ? [{ speaker: segment.speaker_label, start, end }]
+      : [];
   });
   const words = (output.results?.items ?? []).filter((item) => item.type === 'pronunciation');
   const lastWordEnd = Math.max(0, ...words.map((word) => seconds(word.end_time) ?? 0));
@@ -72,7 +74,9 @@ export function transcriptionFields(output: TranscriptionOutput, audioSeconds?: 
   const speakers = [...new Set(segments.map((segment) => segment.speaker))];
   const kpis: { name: string; value: number }[] = [];
   speakers.forEach((speaker, index) => {
-    const talk = coveredSeconds(segments.filter((segment) => segment.speaker === speaker).map((segment) => [segment.start, segment.end]));
+    const talk = coveredSeconds(
+      segments.filter((segment) => segment.speaker === speaker).map((segment) => [segment.start, segment.end]),
+    );
     kpis.push({ name: `Speaker ${index + 1} talk time (s)`, value: round(talk, 3) });
     const spoken = words.filter((word) => word.speaker_label === speaker).length;
     if (talk > 0) kpis.push({ name: `Speaker ${index + 1} words per minute`, value: Math.round(spoken / (talk / 60)) });

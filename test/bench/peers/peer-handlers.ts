@@ -14,7 +14,15 @@ export interface PeerHandler {
 }
 
 export const PEER_HANDLERS: readonly PeerHandler[] = [
-  { name: 'middy + Powertools Logger', entry: 'test/bench/peers/middy-powertools-handler.ts', packages: ['@middy/core', '@aws-lambda-powertools/logger'] },
+  {
+    name: 'middy + Powertools Logger',
+    entry: 'test/bench/peers/middy-powertools-handler.ts',
+    packages: ['@middy/core', '@aws-lambda-powertools/logger'],
+  },
   { name: 'Hono (hono/aws-lambda)', entry: 'test/bench/peers/hono-handler.ts', packages: ['hono'] },
-  { name: 'Express + serverless-http', entry: 'test/bench/peers/express-handler.ts', packages: ['express', 'serverless-http'] },
+  {
+    name: 'Express + serverless-http',
+    entry: 'test/bench/peers/express-handler.ts',
+    packages: ['express', 'serverless-http'],
+  },
 ];

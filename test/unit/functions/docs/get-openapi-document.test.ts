@@ -17,7 +17,12 @@ function event(domainName: string, path: string): APIGatewayProxyEvent {
     stageVariables: null,
     body: null,
     isBase64Encoded: false,
-    requestContext: { domainName, path, stage: 'prod', requestId: '0f8e4d1c-3b2a-4f6e-9d8c-7b6a5f4e3d2c' } as APIGatewayProxyEvent['requestContext'],
+    requestContext: {
+      domainName,
+      path,
+      stage: 'prod',
+      requestId: '0f8e4d1c-3b2a-4f6e-9d8c-7b6a5f4e3d2c',
+    } as APIGatewayProxyEvent['requestContext'],
   };
 }
 
@@ -25,14 +30,21 @@ describe('GET /openapi.json on a stage', () => {
   it('answers the document with the common headers, naming the stage it was reached on', async () => {
     const result = await handler(event('abcde12345.execute-api.eu-west-1.amazonaws.com', '/prod/openapi.json'));
     expect(result.statusCode).toBe(200);
-    expect(result.headers).toMatchObject({ 'Content-Type': 'application/json; charset=utf-8', 'X-Request-Id': '0f8e4d1c-3b2a-4f6e-9d8c-7b6a5f4e3d2c' });
+    expect(result.headers).toMatchObject({
+      'Content-Type': 'application/json; charset=utf-8',
+      'X-Request-Id': '0f8e4d1c-3b2a-4f6e-9d8c-7b6a5f4e3d2c',
+    });
     const document = JSON.parse(result.body) as ReturnType<typeof buildOpenApiDocument>;
     expect({ ...document, servers: [] }).toEqual({ ...buildOpenApiDocument(), servers: [] });
-    expect(document.servers).toEqual([expect.objectContaining({ url: 'https://abcde12345.execute-api.eu-west-1.amazonaws.com/prod' })]);
+    expect(document.servers).toEqual([
+      expect.objectContaining({ url: 'https://abcde12345.execute-api.eu-west-1.amazonaws.com/prod' }),
+    ]);
   });
 
   it('on a custom domain, keeps the base path the caller used', async () => {
     const result = await handler(event('api.example.com', '/cxm/openapi.json'));
-    expect((JSON.parse(result.body) as { servers: Array<{ url: string }> }).servers[0]!.url).toBe('https://api.example.com/cxm');
+    expect((JSON.parse(result.body) as { servers: Array<{ url: string }> }).servers[0]!.url).toBe(
+      'https://api.example.com/cxm',
+    );
   });
 });

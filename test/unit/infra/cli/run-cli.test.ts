@@ -18,12 +18,22 @@ afterEach(() => vi.unstubAllEnvs());
 function io(env: CliEnv = {}, cwd = tmpdir()): CliIo & { out: string[]; err: string[] } {
   const out: string[] = [];
   const err: string[] = [];
-  return { out, err, stdout: { write: (text: string) => out.push(text) }, stderr: { write: (text: string) => err.push(text) }, env, cwd };
+  return {
+    out,
+    err,
+    stdout: { write: (text: string) => out.push(text) },
+    stderr: { write: (text: string) => err.push(text) },
+    env,
+    cwd,
+  };
 }
 
 describe('runCli', () => {
   it("writes a command's answer to the run's stdout and resolves its paths against the run's directory, two runs at once each in its own", async () => {
-    const [first, second] = [io({}, mkdtempSync(join(tmpdir(), 'cxm-run-a-'))), io({}, mkdtempSync(join(tmpdir(), 'cxm-run-b-')))];
+    const [first, second] = [
+      io({}, mkdtempSync(join(tmpdir(), 'cxm-run-a-'))),
+      io({}, mkdtempSync(join(tmpdir(), 'cxm-run-b-'))),
+    ];
     const codes = await Promise.all([
       runCli(['recordings', 'sample', 'tone.wav', '--tone', '--seconds', '1'], first),
       runCli(['recordings', 'sample', 'tone.wav', '--tone', '--seconds', '2'], second),
@@ -31,7 +41,9 @@ describe('runCli', () => {
     expect(codes).toEqual([0, 0]);
     expect(first.out.join('')).toMatch(/^Wrote tone\.wav: 1 s of audio\/wav \(a mono tone\), \d+ bytes\.\n$/);
     expect(second.out.join('')).toMatch(/^Wrote tone\.wav: 2 s of audio\/wav/);
-    expect(readFileSync(join(first.cwd, 'tone.wav')).length).toBeLessThan(readFileSync(join(second.cwd, 'tone.wav')).length);
+    expect(readFileSync(join(first.cwd, 'tone.wav')).length).toBeLessThan(
+      readFileSync(join(second.cwd, 'tone.wav')).length,
+    );
     expect([...first.err, ...second.err]).toEqual([]);
   });
 
@@ -50,7 +62,9 @@ describe('runCli', () => {
     vi.stubEnv('CXM_HOME', '/nonexistent-process-home');
     const run = io({ CXM_HOME: 'state' }, mkdtempSync(join(tmpdir(), 'cxm-run-home-')));
     expect(await runCli(['keys', 'list'], run)).toBe(1);
-    expect(run.err).toEqual([expect.stringContaining(`no local stack found (${join(run.cwd, 'state', 'local.json')} is missing)`)]);
+    expect(run.err).toEqual([
+      expect.stringContaining(`no local stack found (${join(run.cwd, 'state', 'local.json')} is missing)`),
+    ]);
   });
 
   it("reads CXM_KEY from the run's environment, not the process's", async () => {

@@ -6,7 +6,10 @@ import type { APIGatewayAuthorizerResult } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { AuthorizerCache } from '#infra/local/authorizer-cache';
 
-const allowed: APIGatewayAuthorizerResult = { principalId: 'k', policyDocument: { Version: '2012-10-17', Statement: [] } };
+const allowed: APIGatewayAuthorizerResult = {
+  principalId: 'k',
+  policyDocument: { Version: '2012-10-17', Statement: [] },
+};
 
 /** An authorizer that answers after a tick and counts its calls. */
 function countingAuthorizer(outcome: () => APIGatewayAuthorizerResult = () => allowed) {
@@ -32,7 +35,9 @@ describe('AuthorizerCache', () => {
   it('keeps keys apart', async () => {
     const cache = new AuthorizerCache(60);
     const { calls, authorize } = countingAuthorizer();
-    await Promise.all(['Bearer a', 'Bearer b', 'Bearer a', 'Bearer b'].map((identity) => cache.get(identity, authorize)));
+    await Promise.all(
+      ['Bearer a', 'Bearer b', 'Bearer a', 'Bearer b'].map((identity) => cache.get(identity, authorize)),
+    );
     expect(calls.count).toBe(2);
   });
 

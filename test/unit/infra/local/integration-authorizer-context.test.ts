@@ -8,15 +8,26 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEvent, PolicyDocument } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { AuthorizerConfigurationError, integrationAuthorizerContext } from '#infra/local/integration-authorizer-context';
+import {
+  AuthorizerConfigurationError,
+  integrationAuthorizerContext,
+} from '#infra/local/integration-authorizer-context';
 import { type AuthorizerHandler, createLocalGateway } from '#infra/local/local-gateway';
 import { routes } from '#shared/routes';
 
-const allow: PolicyDocument = { Version: '2012-10-17', Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: '*' }] };
+const allow: PolicyDocument = {
+  Version: '2012-10-17',
+  Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: '*' }],
+};
 
 describe('integrationAuthorizerContext', () => {
   it('turns numbers and booleans into strings and adds principalId and integrationLatency', () => {
-    expect(integrationAuthorizerContext({ principalId: 'key-1', policyDocument: allow, context: { keyId: 'k', count: 3, admin: false } }, 12)).toEqual({
+    expect(
+      integrationAuthorizerContext(
+        { principalId: 'key-1', policyDocument: allow, context: { keyId: 'k', count: 3, admin: false } },
+        12,
+      ),
+    ).toEqual({
       keyId: 'k',
       count: '3',
       admin: 'false',
@@ -30,7 +41,9 @@ describe('integrationAuthorizerContext', () => {
     ['an array', { list: ['a'] }],
     ['null', { nothing: null }],
   ])('refuses %s as a context value', (_what, context) => {
-    expect(() => integrationAuthorizerContext({ principalId: 'key-1', policyDocument: allow, context: context as never }, 0)).toThrow(AuthorizerConfigurationError);
+    expect(() =>
+      integrationAuthorizerContext({ principalId: 'key-1', policyDocument: allow, context: context as never }, 0),
+    ).toThrow(AuthorizerConfigurationError);
   });
 });
 
@@ -56,14 +69,25 @@ describe('the gateway with such an authorizer', () => {
 
   it('passes the context to the function as strings', async () => {
     const seen: APIGatewayProxyEvent[] = [];
-    const { status } = await serve(async () => ({ principalId: 'key-1', policyDocument: allow, context: { tenants: 't', flag: true, n: 1 } }), seen);
+    const { status } = await serve(
+      async () => ({ principalId: 'key-1', policyDocument: allow, context: { tenants: 't', flag: true, n: 1 } }),
+      seen,
+    );
     expect(status).toBe(200);
-    expect(seen[0]!.requestContext.authorizer).toMatchObject({ tenants: 't', flag: 'true', n: '1', principalId: 'key-1' });
+    expect(seen[0]!.requestContext.authorizer).toMatchObject({
+      tenants: 't',
+      flag: 'true',
+      n: '1',
+      principalId: 'key-1',
+    });
   });
 
   it('answers a context it cannot pass on as its own 503, without calling the function', async () => {
     const seen: APIGatewayProxyEvent[] = [];
-    const { status, body } = await serve(async () => ({ principalId: 'key-1', policyDocument: allow, context: { tenants: ['t'] as never } }), seen);
+    const { status, body } = await serve(
+      async () => ({ principalId: 'key-1', policyDocument: allow, context: { tenants: ['t'] as never } }),
+      seen,
+    );
     expect(status).toBe(503);
     expect(body).toEqual({ code: 'ServiceUnavailable', message: expect.any(String) });
     expect(seen).toEqual([]);

@@ -34,7 +34,9 @@ describe("Lambda's Node", () => {
     const lock = JSON.parse(readFileSync(new URL('../../../../package-lock.json', import.meta.url), 'utf8')) as {
       packages: Record<string, { optional?: boolean; hasInstallScript?: boolean; version?: string }>;
     };
-    const binaries = Object.entries(lock.packages).filter(([path]) => /^node_modules\/node-[a-z]+-[a-z0-9]+$/.test(path));
+    const binaries = Object.entries(lock.packages).filter(([path]) =>
+      /^node_modules\/node-[a-z]+-[a-z0-9]+$/.test(path),
+    );
     expect(binaries.length).toBeGreaterThanOrEqual(2);
     for (const [path, entry] of binaries) {
       expect(entry, path).toMatchObject({ optional: true, version: pinnedLambdaNodeVersion() });

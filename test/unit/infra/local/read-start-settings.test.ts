@@ -46,10 +46,18 @@ const WRONG: ReadonlyArray<readonly [name: string, value: string, message: strin
   ['CXM_LOG_LEVEL', 'verbose', 'CXM_LOG_LEVEL=verbose is not valid; use error, warn, info or debug.'],
   ['CXM_RUNTIME', 'lambda', 'CXM_RUNTIME=lambda is not valid; use sources (the default) or bundles.'],
   ['CXM_FUNCTION_CONCURRENCY', '0', 'CXM_FUNCTION_CONCURRENCY=0 is not valid; give a whole number from 1 to 100.'],
-  ['CXM_IDEMPOTENCY_TTL_HOURS', '0', 'CXM_IDEMPOTENCY_TTL_HOURS=0 is not valid; give a number of hours above 0, at most 8784 (fractions allowed).'],
+  [
+    'CXM_IDEMPOTENCY_TTL_HOURS',
+    '0',
+    'CXM_IDEMPOTENCY_TTL_HOURS=0 is not valid; give a number of hours above 0, at most 8784 (fractions allowed).',
+  ],
   ['CXM_ACCEPT_UNTAGGED_KEYS', 'no', 'CXM_ACCEPT_UNTAGGED_KEYS must be true or false, not "no"'],
   ['CXM_RATE_LIMIT', 'fast', 'CXM_RATE_LIMIT=fast is not valid; give <rate per second>/<burst>, e.g. 50/100.'],
-  ['CXM_STAGE_RATE_LIMIT', '2000', 'CXM_STAGE_RATE_LIMIT=2000 is not valid; give <rate per second>/<burst>, e.g. 2000/4000.'],
+  [
+    'CXM_STAGE_RATE_LIMIT',
+    '2000',
+    'CXM_STAGE_RATE_LIMIT=2000 is not valid; give <rate per second>/<burst>, e.g. 2000/4000.',
+  ],
 ];
 
 describe("npm start's settings", () => {
@@ -57,7 +65,11 @@ describe("npm start's settings", () => {
 
   it('default to what infra/local/README.md documents, unset or empty alike', () => {
     expect(settings({})).toEqual(DEFAULTS);
-    expect(settings(Object.fromEntries([...WRONG.map(([name]) => name), 'CXM_IN_MEMORY', 'JAVA_HOME'].map((name) => [name, ''])))).toEqual(DEFAULTS);
+    expect(
+      settings(
+        Object.fromEntries([...WRONG.map(([name]) => name), 'CXM_IN_MEMORY', 'JAVA_HOME'].map((name) => [name, ''])),
+      ),
+    ).toEqual(DEFAULTS);
   });
 
   it('read the environment they are given and the directory, never the process', () => {

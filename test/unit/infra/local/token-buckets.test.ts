@@ -19,6 +19,7 @@ describe('token buckets per usage identity (a tenant, or a key of several tenant
   it('reads <rate>/<burst>', () => {
     expect(parseRateLimit('50/100')).toEqual({ rate: 50, burst: 100 });
     expect(parseRateLimit('0.5/1')).toEqual({ rate: 0.5, burst: 1 });
-    for (const text of ['', '50', '50/', '/100', '0/10', '5/0', 'a/b', '50/100/1']) expect(parseRateLimit(text)).toBeUndefined();
+    for (const text of ['', '50', '50/', '/100', '0/10', '5/0', 'a/b', '50/100/1'])
+      expect(parseRateLimit(text)).toBeUndefined();
   });
 });

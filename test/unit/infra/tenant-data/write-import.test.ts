@@ -12,8 +12,15 @@ import { type ImportStores, writeImport } from '#infra/tenant-data/write-import'
 import { conversationWithDefaults } from '#shared/domain/notes/conversation';
 import type { ShapedRow } from '#shared/domain/reporting/report-rows';
 
-const row = (n: number): ImportWrite => ({ member: 'assistantConversations', kind: 'assistant', row: { id: `a${n}`, datetimeMs: n, row: {} } });
-const conversation = (n: number): ImportWrite => ({ member: 'conversations', conversation: conversationWithDefaults({ id: `c${n}` }) });
+const row = (n: number): ImportWrite => ({
+  member: 'assistantConversations',
+  kind: 'assistant',
+  row: { id: `a${n}`, datetimeMs: n, row: {} },
+});
+const conversation = (n: number): ImportWrite => ({
+  member: 'conversations',
+  conversation: conversationWithDefaults({ id: `c${n}` }),
+});
 
 /** 60 rows, a conversation, 40 rows, a VOC job, 30 rows: item positions 1..133. */
 function sampleWrites(): ImportWrite[] {
@@ -51,7 +58,14 @@ function fakeStores(fail?: (ids: string[], call: number) => Error | undefined) {
   return { stores, calls, finished, maxInFlight: () => maxInFlight };
 }
 
-const idOf = (write: ImportWrite) => ('row' in write ? write.row.id : write.member === 'conversations' ? write.conversation.id : write.member === 'vocJobs' ? write.job.id : write.id);
+const idOf = (write: ImportWrite) =>
+  'row' in write
+    ? write.row.id
+    : write.member === 'conversations'
+      ? write.conversation.id
+      : write.member === 'vocJobs'
+        ? write.job.id
+        : write.id;
 
 describe('writeImport', () => {
   it('sends rows 25 to a call in file order, at most 16 calls at once, and reports only finished prefixes', async () => {
@@ -76,7 +90,9 @@ describe('writeImport', () => {
     const writes = sampleWrites();
     const failing = fakeStores((ids) => (ids.includes('a70') ? new Error('store down') : undefined));
     let stored = 0;
-    await expect(writeImport('acme', writes, failing.stores, { onCommitted: (n) => (stored = n) })).rejects.toThrow('store down');
+    await expect(writeImport('acme', writes, failing.stores, { onCommitted: (n) => (stored = n) })).rejects.toThrow(
+      'store down',
+    );
     // The failed call held positions 62..86 (a61..a85): nothing at or after it counts as stored.
     expect(stored).toBeLessThanOrEqual(61);
     for (const write of writes.slice(0, stored)) expect(failing.finished.has(idOf(write))).toBe(true);
@@ -88,7 +104,9 @@ describe('writeImport', () => {
 
   it('sends a throttled write again after a pause', async () => {
     let throttled = 0;
-    const { stores, finished } = fakeStores((_ids, call) => (call === 0 && throttled++ === 0 ? new ThrottlingException({ message: 'slow down', $metadata: {} }) : undefined));
+    const { stores, finished } = fakeStores((_ids, call) =>
+      call === 0 && throttled++ === 0 ? new ThrottlingException({ message: 'slow down', $metadata: {} }) : undefined,
+    );
     let pauses = 0;
     await writeImport('acme', [row(1), row(2)], stores, { onThrottled: () => pauses++ });
     expect(pauses).toBe(1);

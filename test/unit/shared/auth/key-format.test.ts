@@ -74,9 +74,12 @@ describe('Authorization header', () => {
     expect(parseBearerToken('BEARER  abc ')).toBe('abc');
   });
 
-  it.each([undefined, '', 'Bearer', 'Bearer ', 'Basic abc', 'Token abc', 'abc', 'Bearer a b', 'Bearerabc'])('refuses %j', (header) => {
-    expect(parseBearerToken(header)).toBeUndefined();
-  });
+  it.each([undefined, '', 'Bearer', 'Bearer ', 'Basic abc', 'Token abc', 'abc', 'Bearer a b', 'Bearerabc'])(
+    'refuses %j',
+    (header) => {
+      expect(parseBearerToken(header)).toBeUndefined();
+    },
+  );
 
   it('finds headers case-insensitively', () => {
     expect(findHeader({ AUTHORIZATION: 'x' }, 'authorization')).toBe('x');
@@ -87,7 +90,15 @@ describe('Authorization header', () => {
 describe('the authorizer policy', () => {
   it('allows every method and path of the request stage, nothing beyond it', async () => {
     const { allowWholeStage } = await import('#shared/auth/allow-whole-stage');
-    const policy = allowWholeStage('arn:aws:execute-api:eu-west-1:123456789012:abc123/prod/POST/api/v1/cxm/tenants/t/conversations/c/internal-notes');
-    expect(policy.Statement).toEqual([{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: 'arn:aws:execute-api:eu-west-1:123456789012:abc123/prod/*/*' }]);
+    const policy = allowWholeStage(
+      'arn:aws:execute-api:eu-west-1:123456789012:abc123/prod/POST/api/v1/cxm/tenants/t/conversations/c/internal-notes',
+    );
+    expect(policy.Statement).toEqual([
+      {
+        Action: 'execute-api:Invoke',
+        Effect: 'Allow',
+        Resource: 'arn:aws:execute-api:eu-west-1:123456789012:abc123/prod/*/*',
+      },
+    ]);
   });
 });

@@ -16,7 +16,10 @@ vi.mock('node:crypto', async (importOriginal) => {
   return {
     ...crypto,
     timingSafeEqual: (a: NodeJS.ArrayBufferView, b: NodeJS.ArrayBufferView) => {
-      timingSafeEqual.calls.push([Buffer.from(a.buffer, a.byteOffset, a.byteLength), Buffer.from(b.buffer, b.byteOffset, b.byteLength)]);
+      timingSafeEqual.calls.push([
+        Buffer.from(a.buffer, a.byteOffset, a.byteLength),
+        Buffer.from(b.buffer, b.byteOffset, b.byteLength),
+      ]);
       return crypto.timingSafeEqual(a, b);
     },
   };
@@ -28,7 +31,8 @@ const RETIRED = 'a-key-tag-secret-two-rotations-ago-0123456789';
 const BODY = `cxm_abcdefghijkl_${'Q'.repeat(40)}`;
 
 /** The tag with its character at `index` replaced by another base62 character. */
-const changedAt = (tag: string, index: number) => `${tag.slice(0, index)}${tag[index] === 'A' ? 'B' : 'A'}${tag.slice(index + 1)}`;
+const changedAt = (tag: string, index: number) =>
+  `${tag.slice(0, index)}${tag[index] === 'A' ? 'B' : 'A'}${tag.slice(index + 1)}`;
 
 describe('the tag', () => {
   it('is 8 base62 characters: the first 8 bytes of HMAC-SHA256(secret, rest of the key), modulo 62^8', () => {
@@ -49,7 +53,8 @@ describe('the tag', () => {
 
   it('spreads over the whole alphabet in every position', () => {
     const tags = Array.from({ length: 2000 }, (_, i) => keyTag(CURRENT, `${BODY}${i}`));
-    for (let position = 0; position < KEY_TAG_LENGTH; position++) expect(new Set(tags.map((tag) => tag[position])).size, `position ${position}`).toBe(62);
+    for (let position = 0; position < KEY_TAG_LENGTH; position++)
+      expect(new Set(tags.map((tag) => tag[position])).size, `position ${position}`).toBe(62);
   });
 
   it('base62Digits writes a fixed number of digits, most significant first, wrapping past them', () => {
@@ -74,7 +79,8 @@ describe('verification', () => {
 
   it('refuses a tag wrong in any one character, or of another length, or moved to another key', () => {
     const tag = keyTag(CURRENT, BODY);
-    for (let index = 0; index < KEY_TAG_LENGTH; index++) expect(verifyKeyTag([CURRENT, PREVIOUS], BODY, changedAt(tag, index)), `character ${index}`).toBe(false);
+    for (let index = 0; index < KEY_TAG_LENGTH; index++)
+      expect(verifyKeyTag([CURRENT, PREVIOUS], BODY, changedAt(tag, index)), `character ${index}`).toBe(false);
     expect(verifyKeyTag([CURRENT], BODY, tag.slice(1))).toBe(false);
     expect(verifyKeyTag([CURRENT], BODY, `${tag}A`)).toBe(false);
     expect(verifyKeyTag([CURRENT], BODY.replace('QQQ', 'QQR'), tag)).toBe(false);

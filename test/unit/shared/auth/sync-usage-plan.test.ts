@@ -7,7 +7,12 @@
 import { describe, expect, it } from 'vitest';
 import { syncUsagePlan } from '#shared/auth/sync-usage-plan';
 import { tenantUsageKeyName, usageKeyName } from '#shared/auth/usage-identity';
-import { memoryPlan as memoryPlanWithRemoveTenant, memoryStore, MEMORY_STAGE as STAGE, storedKey } from '#test/support/memory-key-ports';
+import {
+  memoryPlan as memoryPlanWithRemoveTenant,
+  memoryStore,
+  MEMORY_STAGE as STAGE,
+  storedKey,
+} from '#test/support/memory-key-ports';
 
 const NOW = new Date('2027-03-01T12:00:00Z');
 
@@ -32,9 +37,15 @@ describe('syncUsagePlan', () => {
     ]);
     const { plan, log } = memoryPlan();
     const progress: string[] = [];
-    const synced = await syncUsagePlan(store, plan, STAGE, { now: NOW, onOwner: (done, total) => progress.push(`${done}/${total}`) });
+    const synced = await syncUsagePlan(store, plan, STAGE, {
+      now: NOW,
+      onOwner: (done, total) => progress.push(`${done}/${total}`),
+    });
     const partnerKey = usageKeyName(STAGE, { kind: 'key', keyId: partner.keyId });
-    expect(synced).toEqual({ owners: [partnerKey, tenantUsageKeyName(STAGE, 'acme'), tenantUsageKeyName(STAGE, 'hooli')], deleted: [] });
+    expect(synced).toEqual({
+      owners: [partnerKey, tenantUsageKeyName(STAGE, 'acme'), tenantUsageKeyName(STAGE, 'hooli')],
+      deleted: [],
+    });
     // globex is held only by the key of several tenants: it needs no tenant key.
     expect(log).toEqual([`ensure key:${partner.keyId}`, 'ensure acme', 'ensure hooli']);
     expect(progress).toEqual(['1/3', '2/3', '3/3']);
@@ -58,9 +69,15 @@ describe('syncUsagePlan', () => {
 
   it('a tenant whose id looks like a key id is still a tenant: its key stays while it has an active key, and goes with the last', async () => {
     const store = memoryStore([storedKey(['abcdef012345'])]);
-    const { plan, keys } = memoryPlan({ t: tenantUsageKeyName(STAGE, 'abcdef012345'), u: tenantUsageKeyName(STAGE, '999999999999') });
+    const { plan, keys } = memoryPlan({
+      t: tenantUsageKeyName(STAGE, 'abcdef012345'),
+      u: tenantUsageKeyName(STAGE, '999999999999'),
+    });
     const synced = await syncUsagePlan(store, plan, STAGE, { now: NOW });
-    expect(synced).toEqual({ owners: [tenantUsageKeyName(STAGE, 'abcdef012345')], deleted: [{ id: 'u', name: 'cxm-prod-tenant-999999999999' }] });
+    expect(synced).toEqual({
+      owners: [tenantUsageKeyName(STAGE, 'abcdef012345')],
+      deleted: [{ id: 'u', name: 'cxm-prod-tenant-999999999999' }],
+    });
     expect([...keys.keys()]).toEqual(['t']);
   });
 
@@ -86,7 +103,11 @@ describe('syncUsagePlan', () => {
   it('deletes the tenant keys of tenants held only by keys of several tenants (those are throttled through keys of their own), and the key of a key of several tenants no longer active', async () => {
     const partner = storedKey(['acme', 'globex']);
     const gone = storedKey(['acme', 'initech'], { revokedAt: '2027-02-01T00:00:00Z' });
-    const initial = { a: tenantUsageKeyName(STAGE, 'acme'), g: tenantUsageKeyName(STAGE, 'globex'), x: usageKeyName(STAGE, { kind: 'key', keyId: gone.keyId }) };
+    const initial = {
+      a: tenantUsageKeyName(STAGE, 'acme'),
+      g: tenantUsageKeyName(STAGE, 'globex'),
+      x: usageKeyName(STAGE, { kind: 'key', keyId: gone.keyId }),
+    };
     const { plan, keys } = memoryPlan(initial);
     const synced = await syncUsagePlan(memoryStore([partner, gone]), plan, STAGE, { now: NOW });
     expect(synced).toEqual({
@@ -108,7 +129,10 @@ describe('syncUsagePlan', () => {
     expect(after.map(([id]) => id)).toEqual(['d', 'new0', 'new1']);
     log.length = 0;
     const again = await syncUsagePlan(store, plan, STAGE, { now: NOW });
-    expect(again).toEqual({ owners: [tenantUsageKeyName(STAGE, 'acme'), tenantUsageKeyName(STAGE, 'globex')], deleted: [] });
+    expect(again).toEqual({
+      owners: [tenantUsageKeyName(STAGE, 'acme'), tenantUsageKeyName(STAGE, 'globex')],
+      deleted: [],
+    });
     expect([...keys]).toEqual(after);
     expect(log).toEqual(['ensure acme', 'ensure globex']);
   });

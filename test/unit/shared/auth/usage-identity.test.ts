@@ -1,7 +1,13 @@
 /** Whose rate a key is throttled by, and the API Gateway key that stands for it. */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { tenantUsageKeyName, tenantUsageKeyValue, usageKeyName, usageKeyValue, usageOwner } from '#shared/auth/usage-identity';
+import {
+  tenantUsageKeyName,
+  tenantUsageKeyValue,
+  usageKeyName,
+  usageKeyValue,
+  usageOwner,
+} from '#shared/auth/usage-identity';
 
 describe('usageOwner', () => {
   it("is the tenant of a key of one tenant, whatever path it calls: all of the tenant's keys share its rate", () => {
@@ -9,7 +15,10 @@ describe('usageOwner', () => {
   });
 
   it('is the key itself for a key of several tenants, so its usage key is the same on every path', () => {
-    expect(usageOwner({ keyId: 'k1abcdefghij', tenants: ['acme', 'acme-eu'] })).toEqual({ kind: 'key', keyId: 'k1abcdefghij' });
+    expect(usageOwner({ keyId: 'k1abcdefghij', tenants: ['acme', 'acme-eu'] })).toEqual({
+      kind: 'key',
+      keyId: 'k1abcdefghij',
+    });
   });
 
   it('is undefined for a key without tenants (the authorizer refuses it)', () => {

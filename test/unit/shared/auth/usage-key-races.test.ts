@@ -15,7 +15,8 @@ import { MEMORY_STAGE, memoryPlan, memoryStore, storedKey } from '#test/support/
 import { TEST_KEY_TAG_SECRET } from '#test/support/test-env';
 
 const request = { tenants: ['acme'], scopes: ['cxm:*'], name: 'rotated' };
-const activeKeys = (keys: ReturnType<typeof storedKey>[]) => keys.filter((key) => keyStatus(key, Date.now()) === 'active');
+const activeKeys = (keys: ReturnType<typeof storedKey>[]) =>
+  keys.filter((key) => keyStatus(key, Date.now()) === 'active');
 
 describe('a create and a revoke of one tenant at once', () => {
   it("a revoke that deletes the usage key between the create's first ensure and its store: the create puts it back", async () => {
@@ -35,7 +36,11 @@ describe('a create and a revoke of one tenant at once', () => {
     expect(activeKeys(keys).map((key) => key.keyId)).toEqual([issued.stored.keyId]);
     expect(hasTenantKey('acme')).toBe(true);
     // The id the operator is shown is the key now in the plan, not the one deleted.
-    expect(issued.usageKey).toEqual({ owner: { kind: 'tenant', tenantId: 'acme' }, name: tenantUsageKeyName(MEMORY_STAGE, 'acme'), id: 'new0' });
+    expect(issued.usageKey).toEqual({
+      owner: { kind: 'tenant', tenantId: 'acme' },
+      name: tenantUsageKeyName(MEMORY_STAGE, 'acme'),
+      id: 'new0',
+    });
     expect(issued.unconfirmed).toBeUndefined();
     expect(log).toEqual(['ensure acme', 'removeOwner acme', 'ensure acme']);
   });
@@ -98,7 +103,9 @@ describe('a create and a revoke of one tenant at once', () => {
       },
     );
     const keys: ReturnType<typeof storedKey>[] = [];
-    await expect(issueKey(memoryStore(keys), request, { tagSecret: TEST_KEY_TAG_SECRET, usagePlan: plan })).rejects.toThrow('the plan cannot take this key');
+    await expect(
+      issueKey(memoryStore(keys), request, { tagSecret: TEST_KEY_TAG_SECRET, usagePlan: plan }),
+    ).rejects.toThrow('the plan cannot take this key');
     expect(keys).toEqual([]);
   });
 });
@@ -109,8 +116,16 @@ describe('a key of several tenants', () => {
     const keys = [single];
     const { plan, log, hasTenantKey, hasKeyKey } = memoryPlan({ u0: tenantUsageKeyName(MEMORY_STAGE, 'acme') });
     const store = memoryStore(keys);
-    const issued = await issueKey(store, { tenants: ['acme', 'globex'], scopes: ['cxm:*'], name: 'partner' }, { tagSecret: TEST_KEY_TAG_SECRET, usagePlan: plan });
-    expect(issued.usageKey).toEqual({ owner: { kind: 'key', keyId: issued.stored.keyId }, name: `cxm-${MEMORY_STAGE}-key-${issued.stored.keyId}`, id: 'new0' });
+    const issued = await issueKey(
+      store,
+      { tenants: ['acme', 'globex'], scopes: ['cxm:*'], name: 'partner' },
+      { tagSecret: TEST_KEY_TAG_SECRET, usagePlan: plan },
+    );
+    expect(issued.usageKey).toEqual({
+      owner: { kind: 'key', keyId: issued.stored.keyId },
+      name: `cxm-${MEMORY_STAGE}-key-${issued.stored.keyId}`,
+      id: 'new0',
+    });
     expect(log).toEqual([`ensure key:${issued.stored.keyId}`, `ensure key:${issued.stored.keyId}`]);
     // Its tenants get no usage key from it.
     expect(hasTenantKey('globex')).toBe(false);

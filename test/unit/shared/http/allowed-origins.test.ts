@@ -6,7 +6,13 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { localOrigins, withLocalOrigins } from '#infra/local/local-origins';
 import { FUNCTION_ENV } from '#shared/function-env';
-import { allowedOriginsValue, isAllowedHost, isAllowedOrigin, normaliseHost, normaliseOrigin } from '#shared/http/allowed-origins';
+import {
+  allowedOriginsValue,
+  isAllowedHost,
+  isAllowedOrigin,
+  normaliseHost,
+  normaliseOrigin,
+} from '#shared/http/allowed-origins';
 
 afterEach(() => vi.unstubAllEnvs());
 
@@ -48,9 +54,12 @@ describe('a host', () => {
     expect(normaliseHost(value)).toBe(normalised);
   });
 
-  it.each(['', ' ', 'evil.example.com/x', 'user@evil.example.com', 'evil.example.com:99999', 'evil.example.com?x'])('%j is no host', (value) => {
-    expect(normaliseHost(value)).toBeUndefined();
-  });
+  it.each(['', ' ', 'evil.example.com/x', 'user@evil.example.com', 'evil.example.com:99999', 'evil.example.com?x'])(
+    '%j is no host',
+    (value) => {
+      expect(normaliseHost(value)).toBeUndefined();
+    },
+  );
 });
 
 describe('the allowed origins (CXM_ALLOWED_ORIGINS)', () => {
@@ -108,12 +117,16 @@ describe('the allowed hosts (CXM_ALLOWED_HOSTS)', () => {
 
 describe("a stage's list, as CDK passes it", () => {
   it('is the normalised origins, comma-separated; none is the empty string', () => {
-    expect(allowedOriginsValue(['https://App.example.com:443', 'http://localhost:8080/'])).toBe('https://app.example.com,http://localhost:8080');
+    expect(allowedOriginsValue(['https://App.example.com:443', 'http://localhost:8080/'])).toBe(
+      'https://app.example.com,http://localhost:8080',
+    );
     expect(allowedOriginsValue([])).toBe('');
   });
 
   it.each(['app.example.com', 'https://app.example.com/mcp', '*'])('refuses %j with what to write instead', (entry) => {
-    expect(() => allowedOriginsValue([entry], 'mcpAllowedOrigins')).toThrow(/mcpAllowedOrigins: "[^"]*" is not an origin: write scheme:\/\/host\[:port\]/);
+    expect(() => allowedOriginsValue([entry], 'mcpAllowedOrigins')).toThrow(
+      /mcpAllowedOrigins: "[^"]*" is not an origin: write scheme:\/\/host\[:port\]/,
+    );
   });
 });
 

@@ -9,7 +9,10 @@ import type { ChainEvent } from '#shared/http/api-types';
 import { createApiHandler } from '#shared/http/create-api-handler';
 import { addInternalNote, mcpBots } from '#shared/schemas/route-validators.generated';
 
-function event(overrides: Partial<ChainEvent> = {}, authorizer: Record<string, unknown> | null = encodeCaller({ keyId: 'k1', tenants: ['acme'], scopes: ['cxm:*'] })): ChainEvent {
+function event(
+  overrides: Partial<ChainEvent> = {},
+  authorizer: Record<string, unknown> | null = encodeCaller({ keyId: 'k1', tenants: ['acme'], scopes: ['cxm:*'] }),
+): ChainEvent {
   return {
     resource: '',
     path: '/x',
@@ -32,7 +35,10 @@ function context(remainingMs = 10_000): Context {
   return { getRemainingTimeInMillis: () => deadline - Date.now() } as unknown as Context;
 }
 
-const ok = createApiHandler(addInternalNote, async ({ tenantId, body }) => ({ status: 201, body: { tenantId, text: body.body } }));
+const ok = createApiHandler(addInternalNote, async ({ tenantId, body }) => ({
+  status: 201,
+  body: { tenantId, text: body.body },
+}));
 
 describe('the API chain', () => {
   it('passes the authorised tenant and the validated body to the handler', async () => {
@@ -65,15 +71,24 @@ describe('the API chain', () => {
   });
 
   it('refuses a repeated query parameter', async () => {
-    const response = await ok(event({ multiValueQueryStringParameters: { a: ['1', '2'] }, queryStringParameters: { a: '2' } }), context());
+    const response = await ok(
+      event({ multiValueQueryStringParameters: { a: ['1', '2'] }, queryStringParameters: { a: '2' } }),
+      context(),
+    );
     expect(response.statusCode).toBe(400);
   });
 
   it('answers 504 GatewayTimeout itself before the function deadline', async () => {
-    const slow = createApiHandler(addInternalNote, () => new Promise((resolve) => setTimeout(() => resolve({ status: 201, body: {} }), 5_000)));
+    const slow = createApiHandler(
+      addInternalNote,
+      () => new Promise((resolve) => setTimeout(() => resolve({ status: 201, body: {} }), 5_000)),
+    );
     const response = await slow(event(), context(700));
     expect(response.statusCode).toBe(504);
-    expect(JSON.parse(response.body)).toEqual({ code: 'GatewayTimeout', message: expect.stringMatching(/may have completed/) });
+    expect(JSON.parse(response.body)).toEqual({
+      code: 'GatewayTimeout',
+      message: expect.stringMatching(/may have completed/),
+    });
     expect(response.headers).toMatchObject({ 'X-Request-Id': 'req-1' });
   });
 
@@ -118,10 +133,16 @@ describe('the API chain', () => {
   });
 
   it('maps store throttling to 503 with Retry-After and the common headers', async () => {
-    const throttled = createApiHandler(addInternalNote, () => Promise.reject(new ThrottlingException({ message: 'slow down', $metadata: {} })));
+    const throttled = createApiHandler(addInternalNote, () =>
+      Promise.reject(new ThrottlingException({ message: 'slow down', $metadata: {} })),
+    );
     const response = await throttled(event(), context());
     expect(response.statusCode).toBe(503);
-    expect(response.headers).toMatchObject({ 'Retry-After': '1', 'X-Request-Id': 'req-1', 'Content-Type': 'application/json; charset=utf-8' });
+    expect(response.headers).toMatchObject({
+      'Retry-After': '1',
+      'X-Request-Id': 'req-1',
+      'Content-Type': 'application/json; charset=utf-8',
+    });
   });
 
   it('maps an unexpected failure to 502 BadGateway', async () => {
@@ -133,7 +154,13 @@ describe('the API chain', () => {
 
   it('answers a fault of the MCP route with 500 and a body holding only message', async () => {
     const broken = createApiHandler(mcpBots, () => Promise.reject(new TypeError('bug')));
-    const response = await broken(event({ pathParameters: { tenantId: 'acme' } }, encodeCaller({ keyId: 'k1', tenants: ['acme'], scopes: ['mcp:*'] })), context());
+    const response = await broken(
+      event(
+        { pathParameters: { tenantId: 'acme' } },
+        encodeCaller({ keyId: 'k1', tenants: ['acme'], scopes: ['mcp:*'] }),
+      ),
+      context(),
+    );
     expect(response.statusCode).toBe(500);
     expect(Object.keys(JSON.parse(response.body))).toEqual(['message']);
     expect(response.headers).toMatchObject({ 'X-Request-Id': 'req-1' });
@@ -143,8 +170,15 @@ describe('the API chain', () => {
 describe('the Origin check', () => {
   afterEach(() => vi.unstubAllEnvs());
   const mcpCaller = encodeCaller({ keyId: 'k1', tenants: ['acme'], scopes: ['mcp:*'] });
-  const mcpEvent = (headers: Record<string, string>, authorizer: Record<string, unknown> | null = mcpCaller, tenantId = 'acme') =>
-    event({ headers: { 'Content-Type': 'application/json', ...headers }, pathParameters: { tenantId }, body: '{}' }, authorizer);
+  const mcpEvent = (
+    headers: Record<string, string>,
+    authorizer: Record<string, unknown> | null = mcpCaller,
+    tenantId = 'acme',
+  ) =>
+    event(
+      { headers: { 'Content-Type': 'application/json', ...headers }, pathParameters: { tenantId }, body: '{}' },
+      authorizer,
+    );
   const reached: string[] = [];
   const mcp = createApiHandler(mcpBots, async ({ tenantId }) => {
     reached.push(tenantId);
@@ -157,7 +191,11 @@ describe('the Origin check', () => {
     const response = await mcp(mcpEvent({ Origin: 'https://evil.example.com' }), context());
     expect(response.statusCode).toBe(403);
     expect(JSON.parse(response.body)).toEqual({ code: 'PermissionDenied', message: FOREIGN_ORIGIN_MESSAGE });
-    expect(response.headers).toMatchObject({ 'X-Request-Id': 'req-1', 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' });
+    expect(response.headers).toMatchObject({
+      'X-Request-Id': 'req-1',
+      'Content-Type': 'application/json; charset=utf-8',
+      'Cache-Control': 'no-store',
+    });
     expect(reached).toEqual([]);
   });
 
@@ -186,7 +224,12 @@ describe('the Origin check', () => {
   it('is left out of routes that do not declare it', async () => {
     vi.stubEnv(FUNCTION_ENV.allowedOrigins, '');
     vi.stubEnv(FUNCTION_ENV.allowedHosts, '127.0.0.1');
-    const response = await ok(event({ headers: { 'Content-Type': 'application/json', Origin: 'https://evil.example.com', Host: 'evil.example.com' } }), context());
+    const response = await ok(
+      event({
+        headers: { 'Content-Type': 'application/json', Origin: 'https://evil.example.com', Host: 'evil.example.com' },
+      }),
+      context(),
+    );
     expect(response.statusCode).toBe(201);
   });
 });

@@ -16,7 +16,10 @@ describe("error classification (the chain's error mapping)", () => {
 
   it.each([
     ['DynamoDB throttling', new ThrottlingException({ message: 'slow down', $metadata: {} })],
-    ['a 500 from the service', Object.assign(new Error('boom'), { name: 'InternalServerError', $metadata: { httpStatusCode: 500 } })],
+    [
+      'a 500 from the service',
+      Object.assign(new Error('boom'), { name: 'InternalServerError', $metadata: { httpStatusCode: 500 } }),
+    ],
     ['a refused connection', Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' })],
     ['exhausted transaction conflicts', new StoreUnavailableError('conflicts')],
   ])('%s is 503 ServiceUnavailable with Retry-After', (_name, error) => {
@@ -27,14 +30,16 @@ describe("error classification (the chain's error mapping)", () => {
     expect(unexpected).toBe(true);
   });
 
-  it.each([new TypeError('x is undefined'), 'a string', undefined, Object.assign(new Error('bad'), { name: 'ValidationException', $metadata: { httpStatusCode: 400 } })])(
-    'anything unforeseen (%s) is 502 BadGateway',
-    (error) => {
-      const { apiError } = classifyError(error);
-      expect(apiError.status).toBe(502);
-      expect(apiError.code).toBe('BadGateway');
-    },
-  );
+  it.each([
+    new TypeError('x is undefined'),
+    'a string',
+    undefined,
+    Object.assign(new Error('bad'), { name: 'ValidationException', $metadata: { httpStatusCode: 400 } }),
+  ])('anything unforeseen (%s) is 502 BadGateway', (error) => {
+    const { apiError } = classifyError(error);
+    expect(apiError.status).toBe(502);
+    expect(apiError.code).toBe('BadGateway');
+  });
 
   it('logs an unexpected error with its stack and the request id, and answers {code, message}', async () => {
     const spy = vi.spyOn(logger, 'error').mockImplementation(() => undefined);
@@ -46,9 +51,15 @@ describe("error classification (the chain's error mapping)", () => {
       internal: {},
     };
     await mapError().onError!(request as never);
-    expect(spy).toHaveBeenCalledWith('request failed', expect.objectContaining({ error: request.error, requestId: 'req-123', status: 502 }));
+    expect(spy).toHaveBeenCalledWith(
+      'request failed',
+      expect.objectContaining({ error: request.error, requestId: 'req-123', status: 502 }),
+    );
     expect((spy.mock.calls[0]![1] as { error: Error }).error.stack).toContain('kaboom');
     expect(request.response.statusCode).toBe(502);
-    expect(JSON.parse(request.response.body)).toEqual({ code: 'BadGateway', message: expect.stringMatching(/may have completed/) });
+    expect(JSON.parse(request.response.body)).toEqual({
+      code: 'BadGateway',
+      message: expect.stringMatching(/may have completed/),
+    });
   });
 });

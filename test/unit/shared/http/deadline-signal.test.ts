@@ -32,19 +32,29 @@ describe('the deadline signal', () => {
 
   it('stops SDK calls running side by side, each with an AbortError, and the SDK retries none', async () => {
     let attempts = 0;
-    const client = new DynamoDBClient({ region: 'eu-west-1', credentials: { accessKeyId: 'x', secretAccessKey: 'y' }, endpoint: 'http://127.0.0.1:9' });
+    const client = new DynamoDBClient({
+      region: 'eu-west-1',
+      credentials: { accessKeyId: 'x', secretAccessKey: 'y' },
+      endpoint: 'http://127.0.0.1:9',
+    });
     // Each attempt hangs where the HTTP handler would wait for DynamoDB, listening to the signal as it does.
     client.middlewareStack.add(
       (_next, context) => () =>
         new Promise((_resolve, reject) => {
           attempts++;
-          const signal = (context as { __smithy_context?: { abortSignal?: DeadlineSignal } }).__smithy_context?.abortSignal;
-          if (signal) signal.onabort = () => reject(Object.assign(new Error('Request aborted'), { name: 'AbortError' }));
+          const signal = (context as { __smithy_context?: { abortSignal?: DeadlineSignal } }).__smithy_context
+            ?.abortSignal;
+          if (signal)
+            signal.onabort = () => reject(Object.assign(new Error('Request aborted'), { name: 'AbortError' }));
         }),
       { step: 'deserialize', priority: 'low', name: 'hangs' },
     );
     const signal = new DeadlineSignal();
-    const calls = [1, 2].map((n) => client.send(new GetItemCommand({ TableName: 't', Key: { pk: { S: String(n) } } }), { abortSignal: signal }).catch((error: Error) => error.name));
+    const calls = [1, 2].map((n) =>
+      client
+        .send(new GetItemCommand({ TableName: 't', Key: { pk: { S: String(n) } } }), { abortSignal: signal })
+        .catch((error: Error) => error.name),
+    );
     await new Promise((resolve) => setTimeout(resolve, 50));
     signal.abort();
     expect(await Promise.all(calls)).toEqual(['AbortError', 'AbortError']);

@@ -17,7 +17,10 @@ import { type CapturedLines, captureJsonLines } from '#test/support/capture-json
 const SECRET = 'Zx9wQ4rT7uP2sV5yB8nM1kL3jH6gF0dS4aQ7wE2r';
 const KEY = `cxm_k1abcdefghij_${SECRET}`;
 
-function event(requestId: string, caller = { keyId: 'k1abcdefghij', tenants: ['acme'], scopes: ['cxm:*'] }): ChainEvent {
+function event(
+  requestId: string,
+  caller = { keyId: 'k1abcdefghij', tenants: ['acme'], scopes: ['cxm:*'] },
+): ChainEvent {
   return {
     resource: '',
     path: '/x',
@@ -34,7 +37,8 @@ function event(requestId: string, caller = { keyId: 'k1abcdefghij', tenants: ['a
   };
 }
 
-const context = () => ({ getRemainingTimeInMillis: () => 10_000, functionName: 'cxm-test-addInternalNote' }) as unknown as Context;
+const context = () =>
+  ({ getRemainingTimeInMillis: () => 10_000, functionName: 'cxm-test-addInternalNote' }) as unknown as Context;
 
 let output: CapturedLines;
 const levelBefore = logger.getLevelName();
@@ -59,14 +63,26 @@ describe('the log context', () => {
       return { status: 201, body: {} };
     });
     expect((await handler(event('req-1'), context())).statusCode).toBe(201);
-    expect(lineWith('handled')).toMatchObject({ requestId: 'req-1', route: 'addInternalNote', tenantId: 'acme', keyId: 'k1abcdefghij' });
+    expect(lineWith('handled')).toMatchObject({
+      requestId: 'req-1',
+      route: 'addInternalNote',
+      tenantId: 'acme',
+      keyId: 'k1abcdefghij',
+    });
     expect(output.text()).not.toContain(SECRET);
   });
 
   it('the fault log of an unexpected error carries the same context, and not the key', async () => {
-    const handler = createApiHandler(addInternalNote, () => Promise.reject(new TypeError(`bug while handling request`)));
+    const handler = createApiHandler(addInternalNote, () =>
+      Promise.reject(new TypeError(`bug while handling request`)),
+    );
     expect((await handler(event('req-2'), context())).statusCode).toBe(502);
-    expect(lineWith('request failed')).toMatchObject({ requestId: 'req-2', route: 'addInternalNote', tenantId: 'acme', keyId: 'k1abcdefghij' });
+    expect(lineWith('request failed')).toMatchObject({
+      requestId: 'req-2',
+      route: 'addInternalNote',
+      tenantId: 'acme',
+      keyId: 'k1abcdefghij',
+    });
     expect(output.text()).not.toContain(SECRET);
   });
 
@@ -119,7 +135,9 @@ describe('the log context of concurrent requests in one process (the sources run
     const { allTableSpecs, physicalTableName } = await import('#shared/store/table-specs');
     pointAtLocalDynamo(
       { endpoint: `http://127.0.0.1:${await freePort()}`, credentials: newLocalCredentials() },
-      Object.fromEntries(allTableSpecs.map((spec) => [spec.id, physicalTableName('test', spec.id)])) as Parameters<typeof pointAtLocalDynamo>[1],
+      Object.fromEntries(allTableSpecs.map((spec) => [spec.id, physicalTableName('test', spec.id)])) as Parameters<
+        typeof pointAtLocalDynamo
+      >[1],
     );
     process.env.CXM_RECORDINGS_BUCKET = 'cxm-test-recordings';
     // An AWS SDK call first, as npm start makes before its runtime starts (DynamoDB Local's first
@@ -134,13 +152,21 @@ describe('the log context of concurrent requests in one process (the sources run
       { keyId: 'k2abcdefghij', tenants: ['beta'], scopes: ['cxm:*'] },
     ];
     const requests = Array.from({ length: 8 }, (_, i) => ({ requestId: `req-c${i}`, caller: callers[i % 2]! }));
-    const answers = await Promise.all(requests.map(({ requestId, caller }) => handler(event(requestId, caller), { ...context(), awsRequestId: requestId } as Context)));
+    const answers = await Promise.all(
+      requests.map(({ requestId, caller }) =>
+        handler(event(requestId, caller), { ...context(), awsRequestId: requestId } as Context),
+      ),
+    );
     expect(answers.map((answer) => answer.statusCode)).toEqual(requests.map(() => 503));
     const failures = output.lines.filter((line) => line.message === 'request failed');
     expect(failures).toHaveLength(requests.length);
     for (const line of failures) {
       const sent = requests.find((request) => request.requestId === line.requestId)!;
-      expect([line.requestId, line.tenantId, line.keyId]).toEqual([sent.requestId, sent.caller.tenants[0], sent.caller.keyId]);
+      expect([line.requestId, line.tenantId, line.keyId]).toEqual([
+        sent.requestId,
+        sent.caller.tenants[0],
+        sent.caller.keyId,
+      ]);
     }
     await runtime.close();
   });

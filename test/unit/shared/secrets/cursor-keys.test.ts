@@ -7,7 +7,11 @@
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type LocalSecret, type LocalSecretsManager, startLocalSecretsManager } from '#infra/local/local-secrets-manager';
+import {
+  type LocalSecret,
+  type LocalSecretsManager,
+  startLocalSecretsManager,
+} from '#infra/local/local-secrets-manager';
 import { cursorKey, encodeReportCursor, type ReportKind } from '#shared/domain/reporting/report-cursor';
 import type { ApiRequest } from '#shared/http/api-types';
 import { serveReportList } from '#shared/reporting/serve-report-list';
@@ -31,10 +35,13 @@ beforeAll(async () => {
   counter = createServer((req, res) => {
     calls++;
     req.pipe(
-      httpRequest({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers }, (answer) => {
-        res.writeHead(answer.statusCode!, answer.headers);
-        answer.pipe(res);
-      }),
+      httpRequest(
+        { host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers },
+        (answer) => {
+          res.writeHead(answer.statusCode!, answer.headers);
+          answer.pipe(res);
+        },
+      ),
     );
   });
   await new Promise<void>((resolve) => counter.listen(0, '127.0.0.1', resolve));
@@ -79,8 +86,21 @@ const request = (cursor: string): ApiRequest => ({
   http: { method: 'GET', headers: {}, multiValueHeaders: {}, rawBody: Buffer.alloc(0), selfUrl: 'http://127.0.0.1/x' },
 });
 const cursorOf = (secretValue: string) =>
-  encodeReportCursor({ tenantId: 'acme', kind: 'assistant', window: { from: NOW - 3_600_000, to: NOW }, after: [NOW - 1000, 'row-1'], total: 3 }, cursorKey(secretValue), NOW);
-const lastPage = { kind: 'assistant' as ReportKind, index: { page: async () => ({ total: undefined, rows: ['{"ID":"row-2"}'], more: false }) } };
+  encodeReportCursor(
+    {
+      tenantId: 'acme',
+      kind: 'assistant',
+      window: { from: NOW - 3_600_000, to: NOW },
+      after: [NOW - 1000, 'row-1'],
+      total: 3,
+    },
+    cursorKey(secretValue),
+    NOW,
+  );
+const lastPage = {
+  kind: 'assistant' as ReportKind,
+  index: { page: async () => ({ total: undefined, rows: ['{"ID":"row-2"}'], more: false }) },
+};
 
 describe('the cursor keys of a stage (Secrets Manager)', () => {
   it('accepts only the current key while the secret has never been rotated', async () => {
@@ -136,6 +156,9 @@ describe('the cursor keys of a stage (Secrets Manager)', () => {
     const before = calls;
     expect(ids(await keys({ fresh: true }))).toEqual(ids([cursorKey(KEY_1)]));
     expect(calls).toBe(before);
-    await expect(serveReportList({ ...lastPage, keys }, request(cursorOf(KEY_3)))).rejects.toMatchObject({ status: 400, message: expect.stringMatching(/no longer accepts/) });
+    await expect(serveReportList({ ...lastPage, keys }, request(cursorOf(KEY_3)))).rejects.toMatchObject({
+      status: 400,
+      message: expect.stringMatching(/no longer accepts/),
+    });
   });
 });

@@ -6,7 +6,13 @@ import { describe, expect, it } from 'vitest';
 import { createConversationsStore } from '#shared/store/conversations-store';
 import { StoreUnavailableError } from '#shared/store/store-unavailable-error';
 
-const note = { id: '01JNOTE', body: 'x', createdAt: '2026-01-01T00:00:00.000Z', visibility: 'internal' as const, author: { type: 'system', id: null, name: 'API' } };
+const note = {
+  id: '01JNOTE',
+  body: 'x',
+  createdAt: '2026-01-01T00:00:00.000Z',
+  visibility: 'internal' as const,
+  author: { type: 'system', id: null, name: 'API' },
+};
 
 function storeFailingWith(...attempts: CancellationReason[][]) {
   const sent: unknown[] = [];
@@ -25,8 +31,14 @@ const add = (store: ReturnType<typeof storeFailingWith>['store']) => store.addNo
 
 describe('addNote and cancellation reasons', () => {
   it('explains a failed conversation check from the old item (409 closed)', async () => {
-    const { store } = storeFailingWith([{ Code: 'ConditionalCheckFailed', Item: marshall({ conversationId: 'c1', type: 'customer', status: 'closed' }) }, { Code: 'None' }]);
-    expect(await add(store)).toEqual({ kind: 'rejected', rejection: { kind: 'conflict', message: 'The conversation is closed.' } });
+    const { store } = storeFailingWith([
+      { Code: 'ConditionalCheckFailed', Item: marshall({ conversationId: 'c1', type: 'customer', status: 'closed' }) },
+      { Code: 'None' },
+    ]);
+    expect(await add(store)).toEqual({
+      kind: 'rejected',
+      rejection: { kind: 'conflict', message: 'The conversation is closed.' },
+    });
   });
 
   it('reports an absent conversation (no old item) as not found', async () => {
@@ -40,11 +52,19 @@ describe('addNote and cancellation reasons', () => {
   });
 
   it('retries conflicts and throttling, then commits', async () => {
-    const { store, sent } = storeFailingWith([{ Code: 'TransactionConflict' }, { Code: 'None' }], [{ Code: 'ThrottlingError' }, { Code: 'None' }], []);
+    const { store, sent } = storeFailingWith(
+      [{ Code: 'TransactionConflict' }, { Code: 'None' }],
+      [{ Code: 'ThrottlingError' }, { Code: 'None' }],
+      [],
+    );
     expect(await add(store)).toEqual({ kind: 'added' });
     expect(sent).toHaveLength(3);
     // Each attempt has its own idempotency token, all derived from the note id.
-    expect(sent.map((input) => (input as { ClientRequestToken: string }).ClientRequestToken)).toEqual(['01JNOTE.0', '01JNOTE.1', '01JNOTE.2']);
+    expect(sent.map((input) => (input as { ClientRequestToken: string }).ClientRequestToken)).toEqual([
+      '01JNOTE.0',
+      '01JNOTE.1',
+      '01JNOTE.2',
+    ]);
   });
 
   it('gives up on endless conflicts as unavailable (503), not as a refusal', async () => {
@@ -54,7 +74,12 @@ describe('addNote and cancellation reasons', () => {
 
   it('a keyed note conflicting on its record reads the record once and replays the request that won', async () => {
     const { store, sent } = storeFailingWith([{ Code: 'None' }, { Code: 'None' }, { Code: 'TransactionConflict' }]);
-    const winner = { fingerprint: 'f', response: { status: 201, bodyText: '{}', headers: {} }, createdAt: '2026-11-23T00:00:00.000Z', expiresAtMs: Date.now() + 60_000 };
+    const winner = {
+      fingerprint: 'f',
+      response: { status: 201, bodyText: '{}', headers: {} },
+      createdAt: '2026-11-23T00:00:00.000Z',
+      expiresAtMs: Date.now() + 60_000,
+    };
     let finds = 0;
     const record = {
       ledger: {
@@ -68,7 +93,10 @@ describe('addNote and cancellation reasons', () => {
       claim: { key: 'k', fingerprint: 'f' },
       response: () => winner.response,
     };
-    expect(await store.addNote('acme', 'c1', note, new Date(), { record })).toEqual({ kind: 'recorded', record: winner });
+    expect(await store.addNote('acme', 'c1', note, new Date(), { record })).toEqual({
+      kind: 'recorded',
+      record: winner,
+    });
     expect([sent.length, finds]).toEqual([1, 1]);
   });
 
@@ -82,7 +110,9 @@ describe('addNote and cancellation reasons', () => {
     const { store, sent } = storeFailingWith([]);
     const controller = new AbortController();
     controller.abort();
-    await expect(store.addNote('acme', 'c1', note, new Date(), { signal: controller.signal })).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(store.addNote('acme', 'c1', note, new Date(), { signal: controller.signal })).rejects.toBeInstanceOf(
+      StoreUnavailableError,
+    );
     expect(sent).toHaveLength(0);
   });
 });

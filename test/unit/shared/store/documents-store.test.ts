@@ -4,7 +4,11 @@
  * does not retry) is a race to run again, never a 502; and keyed writes that keep conflicting on
  * their record read it once and replay the request that won.
  */
-import { type CancellationReason, TransactionCanceledException, TransactionConflictException } from '@aws-sdk/client-dynamodb';
+import {
+  type CancellationReason,
+  TransactionCanceledException,
+  TransactionConflictException,
+} from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import type { IdempotencyRecord } from '#shared/domain/idempotency/recorded-response';
@@ -28,8 +32,10 @@ function clientAnswering(...answers: Answer[]) {
   return { documents: createDocumentsStore(client, 'documents'), sent };
 }
 
-const inTransaction = () => new TransactionConflictException({ message: 'Transaction is ongoing for the item', $metadata: {} });
-const cancelled = (...reasons: CancellationReason[]) => new TransactionCanceledException({ message: 'cancelled', $metadata: {}, CancellationReasons: reasons });
+const inTransaction = () =>
+  new TransactionConflictException({ message: 'Transaction is ongoing for the item', $metadata: {} });
+const cancelled = (...reasons: CancellationReason[]) =>
+  new TransactionCanceledException({ message: 'cancelled', $metadata: {}, CancellationReasons: reasons });
 const stored = { Item: { pk: 't#c', sk: 'd', data: '{"a":1}', version: 3, etag: 'e3' } };
 
 const winner: IdempotencyRecord = {
@@ -49,7 +55,14 @@ function keyed<W>(found: IdempotencyRecord | undefined): { request: RecordReques
       return found;
     },
   };
-  return { request: { ledger, claim: { key: 'k', fingerprint: 'f' }, response: () => ({ status: 200, bodyText: '{}', headers: {} }) }, finds: () => finds };
+  return {
+    request: {
+      ledger,
+      claim: { key: 'k', fingerprint: 'f' },
+      response: () => ({ status: 200, bodyText: '{}', headers: {} }),
+    },
+    finds: () => finds,
+  };
 }
 
 describe('a plain write meeting a transaction', () => {
@@ -72,14 +85,20 @@ describe('keyed writes that conflict on their record', () => {
   it('a replace reads the record once and replays the winner', async () => {
     const { request, finds } = keyed<{ created: boolean; etag: string }>(winner);
     const { documents } = clientAnswering(conflict);
-    expect(await documents.replace('t', 'c', 'd', '{"a":2}', { record: request })).toEqual({ kind: 'recorded', record: winner });
+    expect(await documents.replace('t', 'c', 'd', '{"a":2}', { record: request })).toEqual({
+      kind: 'recorded',
+      record: winner,
+    });
     expect(finds()).toBe(1);
   });
 
   it('a merge reads the record once and replays the winner', async () => {
     const { request, finds } = keyed<{ json: string; etag: string }>(winner);
     const { documents } = clientAnswering(stored, conflict);
-    expect(await documents.update('t', 'c', 'd', () => '{"a":2}', { record: request })).toEqual({ kind: 'recorded', record: winner });
+    expect(await documents.update('t', 'c', 'd', () => '{"a":2}', { record: request })).toEqual({
+      kind: 'recorded',
+      record: winner,
+    });
     expect(finds()).toBe(1);
   });
 
@@ -104,10 +123,15 @@ describe('the deadline reaches every DynamoDB call of a merge', () => {
     const documents = createDocumentsStore(client, 'documents');
     const ledgerSignals: (StopSignal | undefined)[] = [];
     const { request } = keyed<{ json: string; etag: string }>(undefined);
-    const ledger: IdempotencyLedger = { ...request.ledger, find: async (_tenant, _key, signal) => void ledgerSignals.push(signal) };
+    const ledger: IdempotencyLedger = {
+      ...request.ledger,
+      find: async (_tenant, _key, signal) => void ledgerSignals.push(signal),
+    };
     const signal = new AbortController().signal;
     // An absent document with a key: the merge reads the document, then the key's record, and answers absent.
-    expect(await documents.update('t', 'c', 'd', (data) => JSON.stringify(data), { signal, record: { ...request, ledger } })).toEqual({ kind: 'absent' });
+    expect(
+      await documents.update('t', 'c', 'd', (data) => JSON.stringify(data), { signal, record: { ...request, ledger } }),
+    ).toEqual({ kind: 'absent' });
     expect(signals).toEqual([signal]);
     expect(ledgerSignals).toEqual([signal]);
   });

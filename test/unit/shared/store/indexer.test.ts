@@ -18,7 +18,12 @@ import { indexReportingRecords } from '#shared/store/opensearch-index-rows';
 import { FIELD_TYPES, indexedFields, reportingMappings } from '#shared/store/opensearch-mappings';
 import { opensearchIndexShards } from '#shared/store/opensearch-settings';
 import { type ConnectionFailure, fakeOpenSearch, type RecordedResponse } from '#test/support/fake-opensearch-fetch';
-import { type BulkOutcome, bulkAnswer, bulkItem, templateAcknowledged } from '#test/support/opensearch-recorded-responses';
+import {
+  type BulkOutcome,
+  bulkAnswer,
+  bulkItem,
+  templateAcknowledged,
+} from '#test/support/opensearch-recorded-responses';
 import { removeRecord, reportingItem, sequenceNumber, writeRecord } from '#test/support/reporting-stream-records';
 
 const PREFIX = 'cxm-test-reporting';
@@ -29,11 +34,24 @@ const Y2026 = `${PREFIX}-assistant-2026`;
 const Y2025 = `${PREFIX}-assistant-2025`;
 
 const assistantRow = (id: string, extra: Record<string, unknown> = {}) =>
-  reportingItem('t1', 'assistant', shapeRow('assistant', 't1', { ID: id, Datetime: DATETIME, BotName: 'Helper', CSat: 4, Escalated: false, ...extra }));
+  reportingItem(
+    't1',
+    'assistant',
+    shapeRow('assistant', 't1', { ID: id, Datetime: DATETIME, BotName: 'Helper', CSat: 4, Escalated: false, ...extra }),
+  );
 /** The same row one millisecond earlier: the last instant of 2025. */
 const movedTo2025 = (id: string) => assistantRow(id, { Datetime: DATETIME - 1 });
 const vocRow = (id: string) =>
-  reportingItem('t1', 'voc', shapeRow('voc', 't1', { ID: id, Datetime: '2026-01-01T09:00:00+01:00', Problems: [{ name: 'hold', severity: 'low' }], KPIs: [{ name: 'FCR', value: true }] }));
+  reportingItem(
+    't1',
+    'voc',
+    shapeRow('voc', 't1', {
+      ID: id,
+      Datetime: '2026-01-01T09:00:00+01:00',
+      Problems: [{ name: 'hold', severity: 'low' }],
+      KPIs: [{ name: 'FCR', value: true }],
+    }),
+  );
 
 const at = (n: number, seconds = SECOND) => ({ sequenceNumber: sequenceNumber(n), seconds });
 
@@ -41,7 +59,8 @@ function indexer(...answers: Array<RecordedResponse | ConnectionFailure>) {
   const fake = fakeOpenSearch(...answers);
   const client = createOpenSearchClient({ endpoint: 'http://127.0.0.1:9200', fetch: fake.fetch, maxRetries: 0 });
   const warnings: Array<Record<string, unknown>> = [];
-  const run = (records: DynamoDBRecord[]) => indexReportingRecords(client, PREFIX, records, { warn: (_message, extra) => warnings.push(extra) });
+  const run = (records: DynamoDBRecord[]) =>
+    indexReportingRecords(client, PREFIX, records, { warn: (_message, extra) => warnings.push(extra) });
   return { run, requests: fake.requests, warnings };
 }
 
@@ -70,7 +89,9 @@ describe('stream records to bulk operations', () => {
         }),
       ],
       // The VOC row's Datetime, 2026-01-01T09:00+01:00, is 08:00 UTC: 2026.
-      [`{"delete":{"_index":"${PREFIX}-voc-2026","_id":"t1#voc#v-9","routing":"t1","version":${SECOND + 1}000000002,"version_type":"external"}}`],
+      [
+        `{"delete":{"_index":"${PREFIX}-voc-2026","_id":"t1#voc#v-9","routing":"t1","version":${SECOND + 1}000000002,"version_type":"external"}}`,
+      ],
     ]);
   });
 
@@ -80,9 +101,14 @@ describe('stream records to bulk operations', () => {
     expect(year(DATETIME - 1)).toBe(`${PREFIX}-voc-2025`);
     expect(year(Date.UTC(2000, 0, 1))).toBe(`${PREFIX}-voc-2000`);
     expect(year(Date.UTC(2099, 11, 31, 23, 59, 59, 999))).toBe(`${PREFIX}-voc-2099`);
-    for (const outlying of [0, Date.UTC(2000, 0, 1) - 1, Date.UTC(2100, 0, 1), 999_999_999_999_999]) expect(year(outlying)).toBe(`${PREFIX}-voc-other`);
+    for (const outlying of [0, Date.UTC(2000, 0, 1) - 1, Date.UTC(2100, 0, 1), 999_999_999_999_999])
+      expect(year(outlying)).toBe(`${PREFIX}-voc-other`);
     // A VOC Datetime in the tenant's zone counts in UTC: 00:30 at +01:00 on New Year is still 2025.
-    const early = reportingItem('t1', 'voc', shapeRow('voc', 't1', { ID: 'v-1', Datetime: '2026-01-01T00:30:00+01:00' }));
+    const early = reportingItem(
+      't1',
+      'voc',
+      shapeRow('voc', 't1', { ID: 'v-1', Datetime: '2026-01-01T00:30:00+01:00' }),
+    );
     expect(planBulk([writeRecord(early, at(1))], PREFIX).operations[0]!.index).toBe(`${PREFIX}-voc-2025`);
   });
 
@@ -91,15 +117,45 @@ describe('stream records to bulk operations', () => {
     const record = writeRecord(movedTo2025('a-1'), at(7), 'MODIFY', before);
     const { operations, rejected } = planBulk([record], PREFIX);
     expect(rejected).toEqual([]);
-    expect(operations.map(({ action, index, id, routing, version, sequenceNumber: seq }) => ({ action, index, id, routing, version, seq }))).toEqual([
-      { action: 'index', index: Y2025, id: 't1#assistant#a-1', routing: 't1', version: BigInt(`${SECOND}000000007`), seq: sequenceNumber(7) },
-      { action: 'delete', index: Y2026, id: 't1#assistant#a-1', routing: 't1', version: BigInt(`${SECOND}000000007`), seq: sequenceNumber(7) },
+    expect(
+      operations.map(({ action, index, id, routing, version, sequenceNumber: seq }) => ({
+        action,
+        index,
+        id,
+        routing,
+        version,
+        seq,
+      })),
+    ).toEqual([
+      {
+        action: 'index',
+        index: Y2025,
+        id: 't1#assistant#a-1',
+        routing: 't1',
+        version: BigInt(`${SECOND}000000007`),
+        seq: sequenceNumber(7),
+      },
+      {
+        action: 'delete',
+        index: Y2026,
+        id: 't1#assistant#a-1',
+        routing: 't1',
+        version: BigInt(`${SECOND}000000007`),
+        seq: sequenceNumber(7),
+      },
     ]);
-    expect(operations[1]!.lines).toEqual([`{"delete":{"_index":"${Y2026}","_id":"t1#assistant#a-1","routing":"t1","version":${SECOND}000000007,"version_type":"external"}}`]);
+    expect(operations[1]!.lines).toEqual([
+      `{"delete":{"_index":"${Y2026}","_id":"t1#assistant#a-1","routing":"t1","version":${SECOND}000000007,"version_type":"external"}}`,
+    ]);
   });
 
   it('a MODIFY within the year, and one without an old image (a NEW_IMAGE stream), only index', () => {
-    const sameYear = writeRecord(assistantRow('a-1', { Datetime: DATETIME + 86_400_000 }), at(1), 'MODIFY', assistantRow('a-1'));
+    const sameYear = writeRecord(
+      assistantRow('a-1', { Datetime: DATETIME + 86_400_000 }),
+      at(1),
+      'MODIFY',
+      assistantRow('a-1'),
+    );
     const noOldImage = writeRecord(movedTo2025('a-2'), at(2), 'MODIFY');
     const notARow = writeRecord(movedTo2025('a-3'), at(3), 'MODIFY', { pk: { S: 't1#assistant#a-3' } });
     const { operations } = planBulk([sameYear, noOldImage, notARow], PREFIX);
@@ -111,9 +167,14 @@ describe('stream records to bulk operations', () => {
   });
 
   it('a REMOVE deletes from the year of its old image; without one (a NEW_IMAGE stream) it is rejected, naming the stream view', () => {
-    const { operations, rejected } = planBulk([removeRecord(movedTo2025('a-1'), at(1)), removeRecord('t1#assistant#a-2', at(2))], PREFIX);
+    const { operations, rejected } = planBulk(
+      [removeRecord(movedTo2025('a-1'), at(1)), removeRecord('t1#assistant#a-2', at(2))],
+      PREFIX,
+    );
     expect(operations.map((op) => [op.action, op.index, op.routing])).toEqual([['delete', Y2025, 't1']]);
-    expect(rejected).toEqual([{ sequenceNumber: sequenceNumber(2), reason: expect.stringContaining('NEW_AND_OLD_IMAGES') }]);
+    expect(rejected).toEqual([
+      { sequenceNumber: sequenceNumber(2), reason: expect.stringContaining('NEW_AND_OLD_IMAGES') },
+    ]);
   });
 
   it('the document keeps the stored row text exactly and the typed spec fields beside it', () => {
@@ -161,9 +222,15 @@ describe('stream records to bulk operations', () => {
     const good = writeRecord(assistantRow('a-1'), at(1));
     const notJson = writeRecord({ ...assistantRow('a-2'), row: '{oops' }, at(2));
     const wrongKey = writeRecord({ ...assistantRow('a-3'), pk: 'other#assistant#a-3' }, at(3));
-    const noImage: DynamoDBRecord = { ...good, dynamodb: { ...good.dynamodb, NewImage: undefined, SequenceNumber: sequenceNumber(4) } };
+    const noImage: DynamoDBRecord = {
+      ...good,
+      dynamodb: { ...good.dynamodb, NewImage: undefined, SequenceNumber: sequenceNumber(4) },
+    };
     const badRemove = removeRecord('t1#notes#x', at(5));
-    const noTime: DynamoDBRecord = { ...good, dynamodb: { ...good.dynamodb, ApproximateCreationDateTime: undefined, SequenceNumber: sequenceNumber(6) } };
+    const noTime: DynamoDBRecord = {
+      ...good,
+      dynamodb: { ...good.dynamodb, ApproximateCreationDateTime: undefined, SequenceNumber: sequenceNumber(6) },
+    };
     const { operations, rejected } = planBulk([good, notJson, wrongKey, noImage, badRemove, noTime], PREFIX);
     expect(operations.map((op) => op.sequenceNumber)).toEqual([sequenceNumber(1)]);
     expect(rejected.map((r) => r.sequenceNumber)).toEqual([2, 3, 4, 5, 6].map((n) => sequenceNumber(n)));
@@ -171,7 +238,9 @@ describe('stream records to bulk operations', () => {
 
   it('a record without a sequence number is not a stream record at all', () => {
     const record = writeRecord(assistantRow('a-1'), at(1));
-    expect(() => planBulk([{ ...record, dynamodb: { ...record.dynamodb, SequenceNumber: undefined } }], PREFIX)).toThrow(/SequenceNumber/);
+    expect(() =>
+      planBulk([{ ...record, dynamodb: { ...record.dynamodb, SequenceNumber: undefined } }], PREFIX),
+    ).toThrow(/SequenceNumber/);
   });
 
   it('a row key too long for a document id is replaced by its digest', () => {
@@ -183,7 +252,10 @@ describe('stream records to bulk operations', () => {
 
   it('which bulk items count as applied', () => {
     const records = [1, 2, 3, 4, 5].map((n) => writeRecord(assistantRow(`a-${n}`), at(n)));
-    const { operations } = planBulk([...records, removeRecord(assistantRow('gone'), at(6)), removeRecord(assistantRow('a-1'), at(7))], PREFIX);
+    const { operations } = planBulk(
+      [...records, removeRecord(assistantRow('gone'), at(6)), removeRecord(assistantRow('a-1'), at(7))],
+      PREFIX,
+    );
     const outcomes: BulkOutcome[] = ['created', 'updated', 'conflict', 'rejected', 'mapping', 'not_found', 'deleted'];
     const items = operations.map((op, i) => bulkItem(op.action, op.index, op.id, op.version, outcomes[i]!));
     expect(failedOperations(operations, items).map((f) => [f.operation.sequenceNumber, f.status])).toEqual([
@@ -191,13 +263,20 @@ describe('stream records to bulk operations', () => {
       [sequenceNumber(5), 400],
     ]);
     // An answer with fewer items than operations leaves the rest failed.
-    expect(failedOperations(operations, items.slice(0, 6)).map((f) => f.operation.sequenceNumber)).toContain(sequenceNumber(7));
+    expect(failedOperations(operations, items.slice(0, 6)).map((f) => f.operation.sequenceNumber)).toContain(
+      sequenceNumber(7),
+    );
   });
 });
 
 describe('a batch through the client', () => {
   it('sends one bulk request and reports exactly the item that failed', async () => {
-    const records = [writeRecord(assistantRow('a-1'), at(1)), writeRecord(assistantRow('a-2'), at(2)), writeRecord(vocRow('v-1'), at(3)), removeRecord(assistantRow('a-0'), at(4))];
+    const records = [
+      writeRecord(assistantRow('a-1'), at(1)),
+      writeRecord(assistantRow('a-2'), at(2)),
+      writeRecord(vocRow('v-1'), at(3)),
+      removeRecord(assistantRow('a-0'), at(4)),
+    ];
     const { run, requests, warnings } = indexer(answerFor(records, ['created', 'rejected', 'created', 'deleted']));
     expect(await run(records)).toEqual({ batchItemFailures: [{ itemIdentifier: sequenceNumber(2) }] });
     expect(requests).toHaveLength(1);
@@ -210,11 +289,18 @@ describe('a batch through the client', () => {
   it('a move to another year: the index and the delete of the old copy travel in one request; either failing fails the record', async () => {
     const move = writeRecord(movedTo2025('a-1'), at(1), 'MODIFY', assistantRow('a-1'));
     const next = writeRecord(assistantRow('a-2'), at(2));
-    const { run, requests } = indexer(answerFor([move, next], ['updated', 'rejected', 'created']), answerFor([move, next], ['created', 'not_found', 'created']));
+    const { run, requests } = indexer(
+      answerFor([move, next], ['updated', 'rejected', 'created']),
+      answerFor([move, next], ['created', 'not_found', 'created']),
+    );
     expect(await run([move, next])).toEqual({ batchItemFailures: [{ itemIdentifier: sequenceNumber(1) }] });
     expect(requests).toHaveLength(1);
-    const actions = (requests[0]!.json as Array<Record<string, { _index?: string; routing?: string }>>).filter((line) => 'index' in line || 'delete' in line);
-    expect(actions.map((line) => Object.entries(line).map(([action, meta]) => [action, meta._index, meta.routing])[0])).toEqual([
+    const actions = (requests[0]!.json as Array<Record<string, { _index?: string; routing?: string }>>).filter(
+      (line) => 'index' in line || 'delete' in line,
+    );
+    expect(
+      actions.map((line) => Object.entries(line).map(([action, meta]) => [action, meta._index, meta.routing])[0]),
+    ).toEqual([
       ['index', Y2025, 't1'],
       ['delete', Y2026, 't1'],
       ['index', Y2026, 't1'],
@@ -244,13 +330,17 @@ describe('a batch through the client', () => {
     const bad = writeRecord({ ...assistantRow('a-2'), row: 'not json' }, at(2));
     const failing = writeRecord(assistantRow('a-3'), at(3));
     const { run, requests } = indexer(answerFor([good, failing], ['created', 'mapping']));
-    expect(await run([good, bad, failing])).toEqual({ batchItemFailures: [{ itemIdentifier: sequenceNumber(2) }, { itemIdentifier: sequenceNumber(3) }] });
+    expect(await run([good, bad, failing])).toEqual({
+      batchItemFailures: [{ itemIdentifier: sequenceNumber(2) }, { itemIdentifier: sequenceNumber(3) }],
+    });
     expect(requests[0]!.body.split('\n').filter(Boolean)).toHaveLength(4);
   });
 
   it('sends nothing when nothing is indexable', async () => {
     const { run, requests } = indexer();
-    expect(await run([writeRecord({ ...assistantRow('a-2'), row: 'not json' }, at(2))])).toEqual({ batchItemFailures: [{ itemIdentifier: sequenceNumber(2) }] });
+    expect(await run([writeRecord({ ...assistantRow('a-2'), row: 'not json' }, at(2))])).toEqual({
+      batchItemFailures: [{ itemIdentifier: sequenceNumber(2) }],
+    });
     expect(requests).toHaveLength(0);
   });
 
@@ -258,7 +348,8 @@ describe('a batch through the client', () => {
     const big = (n: number) => writeRecord(assistantRow(`a-${n}`, { Input: 'x'.repeat(2 * 1024 * 1024) }), at(n));
     const records = [big(1), big(2), big(3)];
     const { operations } = planBulk(records, PREFIX);
-    const answer = (i: number, outcome: BulkOutcome) => bulkAnswer([bulkItem('index', operations[i]!.index, operations[i]!.id, operations[i]!.version, outcome)]);
+    const answer = (i: number, outcome: BulkOutcome) =>
+      bulkAnswer([bulkItem('index', operations[i]!.index, operations[i]!.id, operations[i]!.version, outcome)]);
     // Each document is about 4 MB (the row text and the indexed Input): one a request.
     const { run, requests } = indexer(answer(0, 'created'), answer(1, 'created'), answer(2, 'rejected'));
     expect(await run(records)).toEqual({ batchItemFailures: [{ itemIdentifier: sequenceNumber(3) }] });
@@ -304,12 +395,24 @@ describe('indexes and mappings', () => {
   });
 
   it('leaves out values the mapping cannot take (they stay in the row)', () => {
-    expect(indexedFields('assistant', { ID: 'a', CSat: 'high', Escalated: 'yes', Datetime: 5, Summary: 7, Input: null, BotID: 42 })).toEqual({
+    expect(
+      indexedFields('assistant', {
+        ID: 'a',
+        CSat: 'high',
+        Escalated: 'yes',
+        Datetime: 5,
+        Summary: 7,
+        Input: null,
+        BotID: 42,
+      }),
+    ).toEqual({
       ID: 'a',
       Datetime: 5,
       BotID: 42,
     });
-    expect(indexedFields('voc', { Problems: 'hold', KPIs: [{ name: 'x', value: 1 }, 'odd', { name: { deep: true } }] })).toEqual({ KPIs: [{ name: 'x' }, {}] });
+    expect(
+      indexedFields('voc', { Problems: 'hold', KPIs: [{ name: 'x', value: 1 }, 'odd', { name: { deep: true } }] }),
+    ).toEqual({ KPIs: [{ name: 'x' }, {}] });
   });
 
   it('routing is required: a write or delete without it fails instead of landing on another shard', () => {
@@ -319,7 +422,11 @@ describe('indexes and mappings', () => {
 
   it('ensureIndexTemplates puts one composable template per kind: the year indexes, their shards, mappings and read alias', async () => {
     const fake = fakeOpenSearch(templateAcknowledged, templateAcknowledged);
-    await ensureIndexTemplates(createOpenSearchClient({ endpoint: 'http://127.0.0.1:9200', fetch: fake.fetch }), PREFIX, { primaries: 3, replicas: 1 });
+    await ensureIndexTemplates(
+      createOpenSearchClient({ endpoint: 'http://127.0.0.1:9200', fetch: fake.fetch }),
+      PREFIX,
+      { primaries: 3, replicas: 1 },
+    );
     expect(fake.requests.map((r) => [r.method, r.path]).sort()).toEqual([
       ['POST', `/_index_template/${PREFIX}-assistant`],
       ['POST', `/_index_template/${PREFIX}-voc`],
@@ -332,7 +439,11 @@ describe('indexes and mappings', () => {
         index_patterns: [`${PREFIX}-${kind}-*`],
         priority: 200,
         template: {
-          settings: { 'index.mapping.ignore_malformed': true, 'index.number_of_shards': 3, 'index.number_of_replicas': 1 },
+          settings: {
+            'index.mapping.ignore_malformed': true,
+            'index.number_of_shards': 3,
+            'index.number_of_replicas': 1,
+          },
           mappings: reportingMappings(kind),
           aliases: { [`${PREFIX}-${kind}-read`]: {} },
         },
@@ -343,13 +454,23 @@ describe('indexes and mappings', () => {
 
   it('ensureIndexTemplates fails on any error', async () => {
     const fake = fakeOpenSearch(templateAcknowledged, { statusCode: 403, body: { Message: 'not authorized' } });
-    await expect(ensureIndexTemplates(createOpenSearchClient({ endpoint: 'http://127.0.0.1:9200', fetch: fake.fetch }), PREFIX, { primaries: 1, replicas: 1 })).rejects.toThrow();
+    await expect(
+      ensureIndexTemplates(createOpenSearchClient({ endpoint: 'http://127.0.0.1:9200', fetch: fake.fetch }), PREFIX, {
+        primaries: 1,
+        replicas: 1,
+      }),
+    ).rejects.toThrow();
   });
 
   it("the shard counts come from the indexer's environment, with OpenSearch's defaults (1 and 1) when unset", () => {
     expect(opensearchIndexShards({})).toEqual({ primaries: 1, replicas: 1 });
-    expect(opensearchIndexShards({ CXM_OPENSEARCH_PRIMARY_SHARDS: '4', CXM_OPENSEARCH_REPLICAS: '0' })).toEqual({ primaries: 4, replicas: 0 });
-    expect(() => opensearchIndexShards({ CXM_OPENSEARCH_PRIMARY_SHARDS: '0' })).toThrow(/CXM_OPENSEARCH_PRIMARY_SHARDS/);
+    expect(opensearchIndexShards({ CXM_OPENSEARCH_PRIMARY_SHARDS: '4', CXM_OPENSEARCH_REPLICAS: '0' })).toEqual({
+      primaries: 4,
+      replicas: 0,
+    });
+    expect(() => opensearchIndexShards({ CXM_OPENSEARCH_PRIMARY_SHARDS: '0' })).toThrow(
+      /CXM_OPENSEARCH_PRIMARY_SHARDS/,
+    );
     expect(() => opensearchIndexShards({ CXM_OPENSEARCH_REPLICAS: 'one' })).toThrow(/CXM_OPENSEARCH_REPLICAS/);
   });
 });
@@ -370,26 +491,49 @@ describe('the Lambda handler', () => {
     vi.stubEnv('CXM_OPENSEARCH_REPLICAS', '1');
     const first = [writeRecord(assistantRow('a-1'), at(1)), writeRecord(assistantRow('a-2'), at(2))];
     const second = [removeRecord(assistantRow('a-1'), at(3))];
-    const fake = fakeOpenSearch(templateAcknowledged, templateAcknowledged, answerFor(first, ['created', 'mapping']), answerFor(second, ['deleted']));
-    vi.doMock('#shared/store/opensearch-client', async (importOriginal) => {
-      const original = await importOriginal<typeof import('#shared/store/opensearch-client')>();
-      return { ...original, createOpenSearchClient: (options: Parameters<typeof original.createOpenSearchClient>[0]) => original.createOpenSearchClient({ ...options, fetch: fake.fetch }) };
-    });
-    const { handler } = await import('#functions/indexer/index-reporting-rows');
-    expect(await handler({ Records: first })).toEqual({ batchItemFailures: [{ itemIdentifier: sequenceNumber(2) }] });
-    expect(await handler({ Records: second })).toEqual({ batchItemFailures: [] });
-    expect(fake.requests.map((r) => `${r.method} ${r.path}`)).toEqual([`POST /_index_template/${PREFIX}-assistant`, `POST /_index_template/${PREFIX}-voc`, 'POST /_bulk', 'POST /_bulk']);
-    expect(fake.requests[0]!.json).toMatchObject({ template: { settings: { 'index.number_of_shards': 2, 'index.number_of_replicas': 1 } } });
-  });
-
-  it('a failed template put fails the batch (no write without the template) and is tried again by the next one', async () => {
-    const records = [writeRecord(assistantRow('a-1'), at(1))];
-    const fake = fakeOpenSearch({ statusCode: 403, body: { Message: 'not authorized' } }, templateAcknowledged, templateAcknowledged, templateAcknowledged, answerFor(records, ['created']));
+    const fake = fakeOpenSearch(
+      templateAcknowledged,
+      templateAcknowledged,
+      answerFor(first, ['created', 'mapping']),
+      answerFor(second, ['deleted']),
+    );
     vi.doMock('#shared/store/opensearch-client', async (importOriginal) => {
       const original = await importOriginal<typeof import('#shared/store/opensearch-client')>();
       return {
         ...original,
-        createOpenSearchClient: (options: Parameters<typeof original.createOpenSearchClient>[0]) => original.createOpenSearchClient({ ...options, fetch: fake.fetch, maxRetries: 0 }),
+        createOpenSearchClient: (options: Parameters<typeof original.createOpenSearchClient>[0]) =>
+          original.createOpenSearchClient({ ...options, fetch: fake.fetch }),
+      };
+    });
+    const { handler } = await import('#functions/indexer/index-reporting-rows');
+    expect(await handler({ Records: first })).toEqual({ batchItemFailures: [{ itemIdentifier: sequenceNumber(2) }] });
+    expect(await handler({ Records: second })).toEqual({ batchItemFailures: [] });
+    expect(fake.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+      `POST /_index_template/${PREFIX}-assistant`,
+      `POST /_index_template/${PREFIX}-voc`,
+      'POST /_bulk',
+      'POST /_bulk',
+    ]);
+    expect(fake.requests[0]!.json).toMatchObject({
+      template: { settings: { 'index.number_of_shards': 2, 'index.number_of_replicas': 1 } },
+    });
+  });
+
+  it('a failed template put fails the batch (no write without the template) and is tried again by the next one', async () => {
+    const records = [writeRecord(assistantRow('a-1'), at(1))];
+    const fake = fakeOpenSearch(
+      { statusCode: 403, body: { Message: 'not authorized' } },
+      templateAcknowledged,
+      templateAcknowledged,
+      templateAcknowledged,
+      answerFor(records, ['created']),
+    );
+    vi.doMock('#shared/store/opensearch-client', async (importOriginal) => {
+      const original = await importOriginal<typeof import('#shared/store/opensearch-client')>();
+      return {
+        ...original,
+        createOpenSearchClient: (options: Parameters<typeof original.createOpenSearchClient>[0]) =>
+          original.createOpenSearchClient({ ...options, fetch: fake.fetch, maxRetries: 0 }),
       };
     });
     const { handler } = await import('#functions/indexer/index-reporting-rows');

@@ -8,7 +8,9 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { createKeysStore } from '#shared/store/keys-store';
 
-function recordingClient(pages: Array<{ Items: Record<string, unknown>[]; LastEvaluatedKey?: Record<string, unknown> }>) {
+function recordingClient(
+  pages: Array<{ Items: Record<string, unknown>[]; LastEvaluatedKey?: Record<string, unknown> }>,
+) {
   const sent: Array<{ name: string; input: Record<string, unknown> }> = [];
   const client = {
     send: async (command: { constructor: { name: string }; input: Record<string, unknown> }) => {
@@ -19,11 +21,21 @@ function recordingClient(pages: Array<{ Items: Record<string, unknown>[]; LastEv
   return { keys: createKeysStore(client, 'cxm-prod-keys'), sent };
 }
 
-const item = (keyId: string, tenants: string[]) => ({ keyId, keyHash: `h-${keyId}`, tenants, scopes: ['cxm:*'], name: keyId, createdAt: '2027-01-01T00:00:00Z' });
+const item = (keyId: string, tenants: string[]) => ({
+  keyId,
+  keyHash: `h-${keyId}`,
+  tenants,
+  scopes: ['cxm:*'],
+  name: keyId,
+  createdAt: '2027-01-01T00:00:00Z',
+});
 
 describe('keys store list', () => {
   it('scans strongly consistent, every page, for one tenant and for all', async () => {
-    const { keys, sent } = recordingClient([{ Items: [item('b', ['acme'])], LastEvaluatedKey: { keyHash: 'h-b' } }, { Items: [item('a', ['acme'])] }]);
+    const { keys, sent } = recordingClient([
+      { Items: [item('b', ['acme'])], LastEvaluatedKey: { keyHash: 'h-b' } },
+      { Items: [item('a', ['acme'])] },
+    ]);
     expect((await keys.list('acme')).map((key) => key.keyId)).toEqual(['a', 'b']);
     expect(sent.map(({ name, input }) => [name, input.ConsistentRead, input.ExclusiveStartKey])).toEqual([
       ['ScanCommand', true, undefined],

@@ -12,8 +12,23 @@ import { createOpenSearchClient, signsRequests } from '#shared/store/opensearch-
 import { SearchUnavailableError } from '#shared/store/opensearch-errors';
 import { createOpenSearchReportingIndex } from '#shared/store/opensearch-reporting-index';
 import type { ReportPageQuery } from '#shared/store/reporting-index';
-import { type ConnectionFailure, fakeOpenSearch, type RawResponse, type RecordedResponse, type SentRequest } from '#test/support/fake-opensearch-fetch';
-import { accessDenied, allShardsFailed, indexClosed, indexNotFound, type RecordedHit, searchAnswer, searchRejected, searchWithFailedShards } from '#test/support/opensearch-recorded-responses';
+import {
+  type ConnectionFailure,
+  fakeOpenSearch,
+  type RawResponse,
+  type RecordedResponse,
+  type SentRequest,
+} from '#test/support/fake-opensearch-fetch';
+import {
+  accessDenied,
+  allShardsFailed,
+  indexClosed,
+  indexNotFound,
+  type RecordedHit,
+  searchAnswer,
+  searchRejected,
+  searchWithFailedShards,
+} from '#test/support/opensearch-recorded-responses';
 
 const PREFIX = 'cxm-test-reporting';
 /** What the assistant list searches: the read alias every assistant year index carries. */
@@ -37,21 +52,36 @@ function subject(...answers: Array<RecordedResponse | RawResponse | ConnectionFa
  * signer: the canonical request from what was sent, the string to sign, the derived key.
  */
 function verifySigV4(request: SentRequest, secretAccessKey: string): { valid: boolean; signedHeaders: string[] } {
-  const match = /^AWS4-HMAC-SHA256 Credential=[^/]+\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, SignedHeaders=([^,]+), Signature=([0-9a-f]{64})$/.exec(request.headers.authorization ?? '');
+  const match =
+    /^AWS4-HMAC-SHA256 Credential=[^/]+\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, SignedHeaders=([^,]+), Signature=([0-9a-f]{64})$/.exec(
+      request.headers.authorization ?? '',
+    );
   if (!match) return { valid: false, signedHeaders: [] };
   const [, date, region, service, signedList, signature] = match as unknown as string[];
   const signedHeaders = signedList!.split(';');
   const headerValue = (name: string) => (name === 'host' ? request.host : request.headers[name]!.trim());
-  const encode = (value: string) => encodeURIComponent(value).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  const encode = (value: string) =>
+    encodeURIComponent(value).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
   const canonicalQuery = [...new URLSearchParams(request.querystring)]
     .map(([name, value]) => `${encode(name)}=${encode(value)}`)
     .sort()
     .join('&');
   const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
-  const canonicalRequest = [request.method, request.path, canonicalQuery, ...signedHeaders.map((name) => `${name}:${headerValue(name)}`), '', signedList, sha256(request.body)].join('\n');
+  const canonicalRequest = [
+    request.method,
+    request.path,
+    canonicalQuery,
+    ...signedHeaders.map((name) => `${name}:${headerValue(name)}`),
+    '',
+    signedList,
+    sha256(request.body),
+  ].join('\n');
   const scope = `${date}/${region}/${service}/aws4_request`;
   const stringToSign = ['AWS4-HMAC-SHA256', request.headers['x-amz-date'], scope, sha256(canonicalRequest)].join('\n');
-  const key = [date!, region!, service!, 'aws4_request'].reduce<Buffer>((k, part) => createHmac('sha256', k).update(part).digest(), Buffer.from(`AWS4${secretAccessKey}`));
+  const key = [date!, region!, service!, 'aws4_request'].reduce<Buffer>(
+    (k, part) => createHmac('sha256', k).update(part).digest(),
+    Buffer.from(`AWS4${secretAccessKey}`),
+  );
   return { valid: createHmac('sha256', key).update(stringToSign).digest('hex') === signature, signedHeaders };
 }
 
@@ -77,7 +107,11 @@ describe('the search it sends', () => {
     // No ignore_unavailable (it would skip a closed year index and its rows without a word).
     expect(parameters(request!.querystring)).toEqual({ routing: 't1', allow_partial_search_results: 'false' });
     expect(request!.json).toEqual({
-      query: { bool: { filter: [{ term: { tenantId: 't1' } }, { range: { datetimeMs: { gte: window.from, lt: window.to } } }] } },
+      query: {
+        bool: {
+          filter: [{ term: { tenantId: 't1' } }, { range: { datetimeMs: { gte: window.from, lt: window.to } } }],
+        },
+      },
       sort: [{ datetimeMs: 'asc' }, { rowId: 'asc' }],
       size: 3,
       track_total_hits: true,
@@ -87,12 +121,18 @@ describe('the search it sends', () => {
 
   it('later pages: search_after the cursor sort key, no total; the kind picks the alias, the tenant the routing', async () => {
     const { index, requests } = subject(searchAnswer(`${PREFIX}-voc-read`, []));
-    await index.page(query({ tenantId: 'acme.eu', kind: 'voc', after: [window.from + 5, 'v-07'], withTotal: false, limit: 1000 }));
+    await index.page(
+      query({ tenantId: 'acme.eu', kind: 'voc', after: [window.from + 5, 'v-07'], withTotal: false, limit: 1000 }),
+    );
     const [request] = requests;
     expect(request!.path).toBe(`/${PREFIX}-voc-read/_search`);
     expect(parameters(request!.querystring)).toEqual({ routing: 'acme.eu', allow_partial_search_results: 'false' });
     expect(request!.json).toEqual({
-      query: { bool: { filter: [{ term: { tenantId: 'acme.eu' } }, { range: { datetimeMs: { gte: window.from, lt: window.to } } }] } },
+      query: {
+        bool: {
+          filter: [{ term: { tenantId: 'acme.eu' } }, { range: { datetimeMs: { gte: window.from, lt: window.to } } }],
+        },
+      },
       sort: [{ datetimeMs: 'asc' }, { rowId: 'asc' }],
       search_after: [window.from + 5, 'v-07'],
       size: 1001,
@@ -107,19 +147,35 @@ describe('the search it sends', () => {
     const client = createOpenSearchClient({
       endpoint: 'https://search-cxm-dev-reporting-abc.eu-west-1.es.amazonaws.com',
       region: 'eu-west-1',
-      credentials: async () => ({ accessKeyId: 'AKIDEXAMPLE', secretAccessKey, sessionToken: 'session-token-of-the-role' }),
+      credentials: async () => ({
+        accessKeyId: 'AKIDEXAMPLE',
+        secretAccessKey,
+        sessionToken: 'session-token-of-the-role',
+      }),
       fetch: fake.fetch,
     });
     await createOpenSearchReportingIndex(client, PREFIX).page(query());
     const [request] = fake.requests;
-    expect(request!.headers.authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/\d{8}\/eu-west-1\/es\/aws4_request, /);
+    expect(request!.headers.authorization).toMatch(
+      /^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/\d{8}\/eu-west-1\/es\/aws4_request, /,
+    );
     // A role's temporary credentials: the token travels and is signed.
     expect(request!.headers['x-amz-security-token']).toBe('session-token-of-the-role');
     // The signature checked as the domain checks it (AWS's documented algorithm, written out here):
     // the Host fetch sends, the routing query and the exact body are all covered.
-    expect(verifySigV4(request!, secretAccessKey)).toEqual({ valid: true, signedHeaders: expect.arrayContaining(['host', 'x-amz-date', 'x-amz-security-token']) });
-    expect(verifySigV4({ ...request!, querystring: 'routing=another-tenant&allow_partial_search_results=false' }, secretAccessKey).valid).toBe(false);
-    expect(verifySigV4({ ...request!, body: request!.body.replace('"t1"', '"t2"') }, secretAccessKey).valid).toBe(false);
+    expect(verifySigV4(request!, secretAccessKey)).toEqual({
+      valid: true,
+      signedHeaders: expect.arrayContaining(['host', 'x-amz-date', 'x-amz-security-token']),
+    });
+    expect(
+      verifySigV4(
+        { ...request!, querystring: 'routing=another-tenant&allow_partial_search_results=false' },
+        secretAccessKey,
+      ).valid,
+    ).toBe(false);
+    expect(verifySigV4({ ...request!, body: request!.body.replace('"t1"', '"t2"') }, secretAccessKey).valid).toBe(
+      false,
+    );
     expect(signsRequests('http://localhost:9200')).toBe(false);
     expect(signsRequests('https://admin:secret@localhost:9200')).toBe(false);
     expect(signsRequests('https://search-x.eu-west-1.es.amazonaws.com')).toBe(true);
@@ -134,7 +190,12 @@ describe('the search it sends', () => {
       credentials: async () => ({ accessKeyId: 'AKIDEXAMPLE', secretAccessKey }),
       fetch: fake.fetch,
     });
-    await client.request({ method: 'POST', path: `/${INDEX}/_search`, query: { routing: "a b~*'!()+", q: 'x/y=z' }, body: {} });
+    await client.request({
+      method: 'POST',
+      path: `/${INDEX}/_search`,
+      query: { routing: "a b~*'!()+", q: 'x/y=z' },
+      body: {},
+    });
     const [request] = fake.requests;
     expect(request!.querystring).toBe('routing=a%20b~%2A%27%21%28%29%2B&q=x%2Fy%3Dz');
     expect(verifySigV4(request!, secretAccessKey).valid).toBe(true);
@@ -164,14 +225,24 @@ describe('the page it answers', () => {
   it('maps hits to the stored row text, the last sort key and the total', async () => {
     const hits = [hit('a-01', window.from), hit('a-02', window.from)];
     const { index } = subject(searchAnswer(INDEX, hits, 2));
-    expect(await index.page(query())).toEqual({ rows: hits.map((h) => h.row), last: [window.from, 'a-02'], more: false, total: 2 });
+    expect(await index.page(query())).toEqual({
+      rows: hits.map((h) => h.row),
+      last: [window.from, 'a-02'],
+      more: false,
+      total: 2,
+    });
   });
 
   it('one hit past the limit means more, and is not served', async () => {
     const hits = [hit('a-01', window.from), hit('a-02', window.from + 1), hit('a-03', window.from + 2)];
     const { index } = subject(searchAnswer(INDEX, hits, 25));
     const page = await index.page(query({ limit: 2 }));
-    expect(page).toEqual({ rows: [hits[0]!.row, hits[1]!.row], last: [window.from + 1, 'a-02'], more: true, total: 25 });
+    expect(page).toEqual({
+      rows: [hits[0]!.row, hits[1]!.row],
+      last: [window.from + 1, 'a-02'],
+      more: true,
+      total: 25,
+    });
   });
 
   it('no total when it was not asked for', async () => {
@@ -185,12 +256,24 @@ describe('the page it answers', () => {
   });
 
   it('stops at the byte budget, measured escaped as in the Lambda response, and says more remain', async () => {
-    const hits = [hit('a-01', window.from, 'x"'.repeat(100)), hit('a-02', window.from + 1, 'y'.repeat(100)), hit('a-03', window.from + 2)];
+    const hits = [
+      hit('a-01', window.from, 'x"'.repeat(100)),
+      hit('a-02', window.from + 1, 'y'.repeat(100)),
+      hit('a-03', window.from + 2),
+    ];
     const size = (row: string) => Buffer.byteLength(JSON.stringify(row)) + 1;
     const exactlyTwo = size(hits[0]!.row) + size(hits[1]!.row);
     const { index } = subject(searchAnswer(INDEX, hits, 3), searchAnswer(INDEX, hits, 3));
-    expect(await index.page(query({ limit: 10, maxBytes: exactlyTwo }))).toMatchObject({ rows: [hits[0]!.row, hits[1]!.row], last: [window.from + 1, 'a-02'], more: true });
-    expect(await index.page(query({ limit: 10, maxBytes: exactlyTwo - 1 }))).toMatchObject({ rows: [hits[0]!.row], last: [window.from, 'a-01'], more: true });
+    expect(await index.page(query({ limit: 10, maxBytes: exactlyTwo }))).toMatchObject({
+      rows: [hits[0]!.row, hits[1]!.row],
+      last: [window.from + 1, 'a-02'],
+      more: true,
+    });
+    expect(await index.page(query({ limit: 10, maxBytes: exactlyTwo - 1 }))).toMatchObject({
+      rows: [hits[0]!.row],
+      last: [window.from, 'a-01'],
+      more: true,
+    });
   });
 
   it('deep pages across year indexes: each page resumes after the last key served, whichever index held it; no point in time', async () => {
@@ -217,7 +300,12 @@ describe('the page it answers', () => {
   it('no year index yet (a new stage: the alias comes with the first one): an empty list, total 0', async () => {
     const { index, requests } = subject(indexNotFound(INDEX), indexNotFound(INDEX));
     expect(await index.page(query())).toEqual({ rows: [], last: undefined, more: false, total: 0 });
-    expect(await index.page(query({ withTotal: false, after: [window.from, 'a-01'] }))).toEqual({ rows: [], last: undefined, more: false, total: undefined });
+    expect(await index.page(query({ withTotal: false, after: [window.from, 'a-01'] }))).toEqual({
+      rows: [],
+      last: undefined,
+      more: false,
+      total: undefined,
+    });
     expect(requests).toHaveLength(2);
   });
 
@@ -231,7 +319,11 @@ describe('the page it answers', () => {
 describe('failures: SearchUnavailableError, answered 503 Unavailable', () => {
   const failing: Array<[string, Array<RecordedResponse | RawResponse | ConnectionFailure>, number]> = [
     ['all shards failed (503), also on the one retry', [allShardsFailed, allShardsFailed], 2],
-    ['a refused connection, also on the one retry', [{ fail: 'connect ECONNREFUSED 127.0.0.1:9200' }, { fail: 'connect ECONNREFUSED 127.0.0.1:9200' }], 2],
+    [
+      'a refused connection, also on the one retry',
+      [{ fail: 'connect ECONNREFUSED 127.0.0.1:9200' }, { fail: 'connect ECONNREFUSED 127.0.0.1:9200' }],
+      2,
+    ],
     ['search rejected under load (429, not retried)', [searchRejected], 1],
     // Only the read alias missing means "nothing indexed yet"; any other missing index is a fault.
     ['a 404 naming another index than the read alias', [indexNotFound(`${PREFIX}-assistant-2026`)], 1],
@@ -241,8 +333,16 @@ describe('failures: SearchUnavailableError, answered 503 Unavailable', () => {
     ['an answer without hits', [{ statusCode: 200, body: { took: 1, timed_out: false } }], 1],
     ['an empty answer', [{ statusCode: 200, text: '' }], 1],
     ['an answer that is not JSON (a proxy page)', [{ statusCode: 200, text: '<html>Bad gateway</html>' }], 1],
-    ['a redirect, never followed (a re-sent request would carry the wrong signature)', [{ statusCode: 301, text: '' }], 1],
-    ['a hit without its row', [{ statusCode: 200, body: { hits: { total: { value: 1 }, hits: [{ _id: 'x', _source: {}, sort: [1, 'x'] }] } } }], 1],
+    [
+      'a redirect, never followed (a re-sent request would carry the wrong signature)',
+      [{ statusCode: 301, text: '' }],
+      1,
+    ],
+    [
+      'a hit without its row',
+      [{ statusCode: 200, body: { hits: { total: { value: 1 }, hits: [{ _id: 'x', _source: {}, sort: [1, 'x'] }] } } }],
+      1,
+    ],
     ['a total asked for but absent', [searchAnswer(INDEX, [])], 1],
   ];
 

@@ -37,7 +37,11 @@ const row = (name: string, kind: ColdStartEntry['kind'], ratio: number, coldRequ
   ratio,
   wallRatio: ratio,
   // The stream functions serve no request.
-  ...(kind !== 'stream' && { coldRequestMs: 130 * coldRequestRatio, coldRequestCpuMs: 100 * coldRequestRatio, coldRequestRatio }),
+  ...(kind !== 'stream' && {
+    coldRequestMs: 130 * coldRequestRatio,
+    coldRequestCpuMs: 100 * coldRequestRatio,
+    coldRequestRatio,
+  }),
 });
 
 const report: BenchReport = {
@@ -53,7 +57,10 @@ const report: BenchReport = {
         { ...row('getCurrentDocument', 'api', 1.04), initGoal: atMost(1.04, 1.05) },
         { ...row('listNotes', 'api', 1.03, 1.1), initGoal: atMost(1.03, 1.05) },
         { ...row('reportingIndexer', 'stream', 1.5) },
-        { ...row('middy + Powertools Logger', 'peer', 1.07), packages: { '@middy/core': '6.4.5', '@aws-lambda-powertools/logger': '2.35.0' } },
+        {
+          ...row('middy + Powertools Logger', 'peer', 1.07),
+          packages: { '@middy/core': '6.4.5', '@aws-lambda-powertools/logger': '2.35.0' },
+        },
         // A tie with getCurrentDocument, as printed: not ahead.
         { ...row('Hono (hono/aws-lambda)', 'peer', 1.04), packages: { hono: '4.13.19' } },
       ]),
@@ -89,7 +96,18 @@ describe('bench output', () => {
   it('prints the report as one JSON object on the last line', () => {
     const lines = formatJson(report).trimEnd().split('\n');
     expect(JSON.parse(lines.at(-1)!)).toEqual(report);
-    expect(Object.keys(JSON.parse(lines.at(-1)!))).toEqual(['node', 'coldStart', 'bundles', 'bodyCheck', 'warmOverhead', 'throughput', 'pagination', 'reportingTotals', 'authorizerScale', 'import']);
+    expect(Object.keys(JSON.parse(lines.at(-1)!))).toEqual([
+      'node',
+      'coldStart',
+      'bundles',
+      'bodyCheck',
+      'warmOverhead',
+      'throughput',
+      'pagination',
+      'reportingTotals',
+      'authorizerScale',
+      'import',
+    ]);
   });
 
   it('names every goal not met in the table summary', () => {
@@ -100,19 +118,37 @@ describe('bench output', () => {
       ['cold request listNotes', false],
       ['warm overhead getCurrentDocument', false],
     ]);
-    expect(formatReport(report)).toContain('Goals: 3 of 5 met; not met: cold request listNotes, warm overhead getCurrentDocument.');
+    expect(formatReport(report)).toContain(
+      'Goals: 3 of 5 met; not met: cold request listNotes, warm overhead getCurrentDocument.',
+    );
   });
 
   it("says which Node measured, and which sections stayed on the bench's own", () => {
     const header = formatReport(report).split('\n')[0];
     expect(header).toBe("Node: cold start and warm overhead measured on Node v24.21.0 (Lambda's, pinned).");
-    const standIn = formatReport({ ...report, node: { version: 'v20.20.2', pinned: false, benchVersion: 'v20.20.2' }, throughput: null, warmOverhead: null });
-    expect(standIn.split('\n')[0]).toBe("Node: cold start measured on Node v20.20.2 (NOT Lambda's: the pinned Node is missing).");
+    const standIn = formatReport({
+      ...report,
+      node: { version: 'v20.20.2', pinned: false, benchVersion: 'v20.20.2' },
+      throughput: null,
+      warmOverhead: null,
+    });
+    expect(standIn.split('\n')[0]).toBe(
+      "Node: cold start measured on Node v20.20.2 (NOT Lambda's: the pinned Node is missing).",
+    );
   });
 });
 
 describe('bench authorizer at scale', () => {
-  const scale = { ttlSeconds: 60, keys: 1000, requests: 5000, concurrency: 20, seconds: 6.2, storeReads: 1000, storeReadsPer1000: 200, goal: atMost(200, 200) };
+  const scale = {
+    ttlSeconds: 60,
+    keys: 1000,
+    requests: 5000,
+    concurrency: 20,
+    seconds: 6.2,
+    storeReads: 1000,
+    storeReadsPer1000: 200,
+    goal: atMost(200, 200),
+  };
   const withScale: BenchReport = { ...report, coldStart: null, warmOverhead: null, authorizerScale: scale };
 
   it('is a top-level JSON field with the keys, the reads and the reads per 1 000 requests', () => {
@@ -121,21 +157,41 @@ describe('bench authorizer at scale', () => {
 
   it("prints its own section, counts its goal, and says it ran on the bench's Node", () => {
     const printed = formatReport(withScale);
-    expect(printed.split('\n')[0]).toBe("Node: authorizer scale on the bench's Node v20.20.2 (in process / the local gateway as npm start runs it).");
+    expect(printed.split('\n')[0]).toBe(
+      "Node: authorizer scale on the bench's Node v20.20.2 (in process / the local gateway as npm start runs it).",
+    );
     const section = printed.split('\n\n').find((part) => part.startsWith('Authorizer at scale:'))!;
     expect(section).toContain('1000 distinct keys, 5000 requests in shuffled order, 20 at once');
     expect(section).toMatch(/reads per 1000 requests\s+200\.0\s+<= 200 met/);
     expect(goals(withScale)).toEqual([{ name: 'authorizer scale', goal: atMost(200, 200) }]);
-    expect(goals({ ...withScale, authorizerScale: { ...scale, storeReads: 5000, storeReadsPer1000: 1000, goal: atMost(1000, 200) } })[0]!.goal.met).toBe(false);
+    expect(
+      goals({
+        ...withScale,
+        authorizerScale: { ...scale, storeReads: 5000, storeReadsPer1000: 1000, goal: atMost(1000, 200) },
+      })[0]!.goal.met,
+    ).toBe(false);
   });
 });
 
 describe('bench import', () => {
-  const figures = { rows: 100_000, seconds: 290.2, rowsPerSecond: 345, rssRows: 500_000, rssFileMb: 397, rssSeconds: 113.6, peakRssMb: 242, goal: atMost(242, 300) };
+  const figures = {
+    rows: 100_000,
+    seconds: 290.2,
+    rowsPerSecond: 345,
+    rssRows: 500_000,
+    rssFileMb: 397,
+    rssSeconds: 113.6,
+    peakRssMb: 242,
+    goal: atMost(242, 300),
+  };
   const withImport: BenchReport = { ...report, coldStart: null, warmOverhead: null, import: figures };
 
   it('is a top-level JSON field with rows, rows per second and the peak memory', () => {
-    expect((JSON.parse(formatJson(withImport)) as BenchReport).import).toMatchObject({ rows: 100_000, rowsPerSecond: 345, peakRssMb: 242 });
+    expect((JSON.parse(formatJson(withImport)) as BenchReport).import).toMatchObject({
+      rows: 100_000,
+      rowsPerSecond: 345,
+      peakRssMb: 242,
+    });
   });
 
   it('prints its own section and counts its memory goal', () => {
@@ -159,17 +215,29 @@ describe('bench peers', () => {
     const section = formatReport(report)
       .split('\n\n')
       .find((part) => part.startsWith('Cold start'))!;
-    expect(section.split('\n').find((line) => line.startsWith('listNotes'))).toMatch(/1\.03x\s+<= 1\.05x met\s+110\.0\s+143\.0\s+1\.10x\s+<= 1\.06x NOT MET/);
+    expect(section.split('\n').find((line) => line.startsWith('listNotes'))).toMatch(
+      /1\.03x\s+<= 1\.05x met\s+110\.0\s+143\.0\s+1\.10x\s+<= 1\.06x NOT MET/,
+    );
     // Without peers there is nothing to hold a cold request to.
     expect(withColdRequestGoals([row('getCurrentDocument', 'api', 1)])[0]!.coldRequestGoal).toBeUndefined();
   });
 
   it('marks each of our request-serving functions ahead of a peer only when its cold-request ratio is lower', () => {
     const functions = report.coldStart!.functions;
-    expect(functions.find((entry) => entry.function === 'getCurrentDocument')!.aheadOfPeers).toEqual({ 'middy + Powertools Logger': true, 'Hono (hono/aws-lambda)': false });
-    expect(functions.find((entry) => entry.function === 'listNotes')!.aheadOfPeers).toEqual({ 'middy + Powertools Logger': false, 'Hono (hono/aws-lambda)': false });
+    expect(functions.find((entry) => entry.function === 'getCurrentDocument')!.aheadOfPeers).toEqual({
+      'middy + Powertools Logger': true,
+      'Hono (hono/aws-lambda)': false,
+    });
+    expect(functions.find((entry) => entry.function === 'listNotes')!.aheadOfPeers).toEqual({
+      'middy + Powertools Logger': false,
+      'Hono (hono/aws-lambda)': false,
+    });
     // The indexer serves no request, and a peer is not compared with peers.
-    expect(functions.filter((entry) => entry.aheadOfPeers === undefined).map((entry) => entry.function)).toEqual(['reportingIndexer', 'middy + Powertools Logger', 'Hono (hono/aws-lambda)']);
+    expect(functions.filter((entry) => entry.aheadOfPeers === undefined).map((entry) => entry.function)).toEqual([
+      'reportingIndexer',
+      'middy + Powertools Logger',
+      'Hono (hono/aws-lambda)',
+    ]);
     expect(withPeerStandings([row('getCurrentDocument', 'api', 1)])[0]!.aheadOfPeers).toBeUndefined();
   });
 
@@ -179,7 +247,13 @@ describe('bench peers', () => {
       .find((part) => part.startsWith('Cold start'))!;
     const table = section.split('\n').slice(3);
     const names = table.map((line) => line.split(/\s{2,}/)[0]);
-    expect(names).toEqual(['getCurrentDocument', 'listNotes', 'reportingIndexer', 'peer: middy + Powertools Logger', 'peer: Hono (hono/aws-lambda)']);
+    expect(names).toEqual([
+      'getCurrentDocument',
+      'listNotes',
+      'reportingIndexer',
+      'peer: middy + Powertools Logger',
+      'peer: Hono (hono/aws-lambda)',
+    ]);
     const hono = table.find((line) => line.startsWith('peer: Hono'))!;
     expect(hono).toMatch(/1\.04x\s+-\s+hono 4\.13\.19$/);
     expect(goals(report).some(({ name }) => name.includes('peer') || name.includes('Hono'))).toBe(false);
@@ -187,8 +261,16 @@ describe('bench peers', () => {
 
   it('keeps the peers in the JSON as coldStart rows of kind peer', () => {
     const parsed = JSON.parse(formatJson(report)) as BenchReport;
-    expect(parsed.coldStart!.functions.filter((entry) => entry.kind === 'peer').map(({ function: name, ratio, packages }) => ({ name, ratio, packages }))).toEqual([
-      { name: 'middy + Powertools Logger', ratio: 1.07, packages: { '@middy/core': '6.4.5', '@aws-lambda-powertools/logger': '2.35.0' } },
+    expect(
+      parsed
+        .coldStart!.functions.filter((entry) => entry.kind === 'peer')
+        .map(({ function: name, ratio, packages }) => ({ name, ratio, packages })),
+    ).toEqual([
+      {
+        name: 'middy + Powertools Logger',
+        ratio: 1.07,
+        packages: { '@middy/core': '6.4.5', '@aws-lambda-powertools/logger': '2.35.0' },
+      },
       { name: 'Hono (hono/aws-lambda)', ratio: 1.04, packages: { hono: '4.13.19' } },
     ]);
   });
@@ -200,6 +282,11 @@ describe('bench peers', () => {
       '  Hono (hono/aws-lambda) (1.04x): none of 2 ahead',
     ]);
     expect(formatReport(report)).toContain('  Hono (hono/aws-lambda) (1.04x): none of 2 ahead');
-    expect(peersSummary({ ...report.coldStart!, functions: report.coldStart!.functions.filter((entry) => entry.kind !== 'peer') })).toBeUndefined();
+    expect(
+      peersSummary({
+        ...report.coldStart!,
+        functions: report.coldStart!.functions.filter((entry) => entry.kind !== 'peer'),
+      }),
+    ).toBeUndefined();
   });
 });

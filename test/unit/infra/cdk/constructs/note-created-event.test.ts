@@ -13,7 +13,11 @@ import { NoteEvents } from '#infra/cdk/constructs/note-events';
 import { matchesEventPattern } from '#infra/local/match-event-pattern';
 import { buildNote } from '#shared/domain/notes/build-note';
 import { conversationWithDefaults } from '#shared/domain/notes/conversation';
-import { conversationStreamRecord, storedConversationItem, storedNoteItem } from '#test/support/conversation-stream-records';
+import {
+  conversationStreamRecord,
+  storedConversationItem,
+  storedNoteItem,
+} from '#test/support/conversation-stream-records';
 import { renderPipeTemplate } from '#test/support/render-pipe-template';
 
 interface PipeProperties {
@@ -32,7 +36,9 @@ beforeAll(() => {
   const [pipe, ...others] = Object.values(Template.fromStack(stack).findResources('AWS::Pipes::Pipe'));
   expect(others).toHaveLength(0);
   const properties = pipe!.Properties as PipeProperties;
-  filters = properties.SourceParameters.FilterCriteria.Filters.map((filter) => JSON.parse(filter.Pattern) as Record<string, unknown>);
+  filters = properties.SourceParameters.FilterCriteria.Filters.map(
+    (filter) => JSON.parse(filter.Pattern) as Record<string, unknown>,
+  );
   inputTemplate = properties.TargetParameters.InputTemplate;
 });
 
@@ -41,7 +47,10 @@ const passes = (record: unknown) => filters.some((pattern) => matchesEventPatter
 
 async function noteItem(tenantId: string, conversationId: string) {
   const now = new Date('2026-03-01T10:15:30.123Z');
-  const note = { ...buildNote(ulid(now.getTime()), now), body: 'Called the customer back; "refund" promised.\nSee ticket.' };
+  const note = {
+    ...buildNote(ulid(now.getTime()), now),
+    body: 'Called the customer back; "refund" promised.\nSee ticket.',
+  };
   return { note, item: await storedNoteItem(tenantId, conversationId, note) };
 }
 
@@ -51,26 +60,37 @@ describe('the NoteCreated transform', () => {
     const record = conversationStreamRecord(item, 'INSERT');
     expect(passes(record)).toBe(true);
     const detail: unknown = JSON.parse(renderPipeTemplate(inputTemplate, record));
-    expect(detail).toStrictEqual({ tenantId: 'acme.eu-1', conversationId: 'conv-42', noteId: note.id, createdAt: note.createdAt });
+    expect(detail).toStrictEqual({
+      tenantId: 'acme.eu-1',
+      conversationId: 'conv-42',
+      noteId: note.id,
+      createdAt: note.createdAt,
+    });
   });
 
   it('carries a conversation id with quotes and non-ASCII intact (Pipes escapes quoted placeholders)', async () => {
     const conversationId = 'support "VIP" – Zoë #7';
     const { note, item } = await noteItem('acme', conversationId);
-    const detail = JSON.parse(renderPipeTemplate(inputTemplate, conversationStreamRecord(item, 'INSERT'))) as Record<string, string>;
+    const detail = JSON.parse(renderPipeTemplate(inputTemplate, conversationStreamRecord(item, 'INSERT'))) as Record<
+      string,
+      string
+    >;
     expect(detail).toStrictEqual({ tenantId: 'acme', conversationId, noteId: note.id, createdAt: note.createdAt });
   });
 
   it('never copies the note body or author into the event', async () => {
     const { item } = await noteItem('acme', 'conv-1');
-    expect(renderPipeTemplate(inputTemplate, conversationStreamRecord(item, 'INSERT'))).not.toMatch(/refund|API|system/);
+    expect(renderPipeTemplate(inputTemplate, conversationStreamRecord(item, 'INSERT'))).not.toMatch(
+      /refund|API|system/,
+    );
   });
 });
 
 describe('the NoteCreated filter', () => {
   it('lets no conversation item through, inserted or changed', async () => {
     const item = await storedConversationItem('acme', conversationWithDefaults({ id: 'conv-1' }));
-    for (const eventName of ['INSERT', 'MODIFY', 'REMOVE'] as const) expect(passes(conversationStreamRecord(item, eventName))).toBe(false);
+    for (const eventName of ['INSERT', 'MODIFY', 'REMOVE'] as const)
+      expect(passes(conversationStreamRecord(item, eventName))).toBe(false);
   });
 
   it('lets a note through only when it is inserted, not modified or removed', async () => {
@@ -85,7 +105,9 @@ describe('the test renderer itself', () => {
   const record = { a: { list: [{ n: 1 }, { n: 2 }], text: 'x"y' } };
 
   it('inserts JSON outside quotes and escaped text inside them', () => {
-    expect(renderPipeTemplate('{"n":<$.a.list[1].n>,"o":<$.a.list[0]>,"t":"<$.a.text>!"}', record)).toBe('{"n":2,"o":{"n":1},"t":"x\\"y!"}');
+    expect(renderPipeTemplate('{"n":<$.a.list[1].n>,"o":<$.a.list[0]>,"t":"<$.a.text>!"}', record)).toBe(
+      '{"n":2,"o":{"n":1},"t":"x\\"y!"}',
+    );
   });
 
   it('refuses what it cannot render faithfully', () => {

@@ -29,13 +29,27 @@ async function streamed(path: string): Promise<ImportEntry[]> {
   return entries;
 }
 
-const MEMBERS = ['conversations', 'documents', 'vocJobs', 'assistantConversations', 'vocConversations', 'other'] as const;
+const MEMBERS = [
+  'conversations',
+  'documents',
+  'vocJobs',
+  'assistantConversations',
+  'vocConversations',
+  'other',
+] as const;
 const memberValue = fc.oneof(
   fc.array(fc.jsonValue({ maxDepth: 3 }), { maxLength: 5 }),
-  fc.dictionary(fc.string({ maxLength: 8 }), fc.oneof(fc.array(fc.jsonValue({ maxDepth: 3 }), { maxLength: 4 }), fc.jsonValue({ maxDepth: 2 })), { maxKeys: 3 }),
+  fc.dictionary(
+    fc.string({ maxLength: 8 }),
+    fc.oneof(fc.array(fc.jsonValue({ maxDepth: 3 }), { maxLength: 4 }), fc.jsonValue({ maxDepth: 2 })),
+    { maxKeys: 3 },
+  ),
   fc.jsonValue({ maxDepth: 2 }),
 );
-const importLike = fc.oneof(fc.dictionary(fc.constantFrom(...MEMBERS), memberValue, { maxKeys: 4 }), fc.jsonValue({ maxDepth: 2 }));
+const importLike = fc.oneof(
+  fc.dictionary(fc.constantFrom(...MEMBERS), memberValue, { maxKeys: 4 }),
+  fc.jsonValue({ maxDepth: 2 }),
+);
 
 describe('readImportFile', () => {
   it('gives the entries of JSON.parse, for any layout', async () => {
@@ -49,14 +63,22 @@ describe('readImportFile', () => {
   });
 
   it('reads a file larger than its chunks, characters split across them included', async () => {
-    const rows = Array.from({ length: 3000 }, (_, i) => ({ ID: `r-${i}`, Summary: `${'ü😀'.repeat(i % 17)} row ${i}`, CSat: i % 5 }));
+    const rows = Array.from({ length: 3000 }, (_, i) => ({
+      ID: `r-${i}`,
+      Summary: `${'ü😀'.repeat(i % 17)} row ${i}`,
+      CSat: i % 5,
+    }));
     const text = `\uFEFF${JSON.stringify({ assistantConversations: rows, documents: { bots: [{ id: 'b', data: { text: '€'.repeat(70_000) } }] } })}`;
     expect(text.length).toBeGreaterThan(200_000);
     expect(await streamed(fileWith(text))).toEqual([...entriesOf(JSON.parse(text.slice(1)))]);
   });
 
   it.each<[string, string, RegExp]>([
-    ['a missing colon', '{"conversations": [\n  {"id": "a"},\n  {"id" "b"}\n]}', /is not valid JSON: line 3, column 9: expected ':'/],
+    [
+      'a missing colon',
+      '{"conversations": [\n  {"id": "a"},\n  {"id" "b"}\n]}',
+      /is not valid JSON: line 3, column 9: expected ':'/,
+    ],
     ['text after the value', '{"vocJobs": []}\nx', /is not valid JSON: line 2, column 1/],
     ['a file cut short', '{"conversations": [{"id": "a"}, {"id"', /is not valid JSON: the file ends early/],
     ['an empty file', '', /is not valid JSON: the file ends early/],
@@ -70,7 +92,9 @@ describe('the per-entry checker', () => {
     [
       'a late VOC job',
       {
-        vocJobs: [1, 2, 3].map((n) => ({ id: `j${n}`, status: 'started', started: 1, file: 'f', recordingId: 'r' })).concat([{ id: 'j4', status: 'running', started: 1, file: 'f', recordingId: 'r' }]),
+        vocJobs: [1, 2, 3]
+          .map((n) => ({ id: `j${n}`, status: 'started', started: 1, file: 'f', recordingId: 'r' }))
+          .concat([{ id: 'j4', status: 'running', started: 1, file: 'f', recordingId: 'r' }]),
       },
       /'vocJobs.3.status' must be one of started, completed, failed/,
     ],
@@ -86,7 +110,11 @@ describe('the per-entry checker', () => {
       },
       /'documents.bots.1.data' must be an object/,
     ],
-    ['a late row that is no object', { vocConversations: [{ ID: 'v', Datetime: '2026-01-01T09:00:00+01:00' }, 'x'] }, /'vocConversations.1' must be an object/],
+    [
+      'a late row that is no object',
+      { vocConversations: [{ ID: 'v', Datetime: '2026-01-01T09:00:00+01:00' }, 'x'] },
+      /'vocConversations.1' must be an object/,
+    ],
     ['a member that is no array', { conversations: { id: 'x' } }, /'conversations' must be an array/],
     ['a root that is no object', [1], /must be a JSON object/],
   ])('names the member and index of %s', (_name, content, message) => {
@@ -108,8 +136,12 @@ describe('the per-entry checker', () => {
   });
 
   it('without duplicate tracking (the write pass) shapes the same writes', () => {
-    const content = { conversations: [{ id: 'c', lockedUntil: '2099-01-01T00:00:00Z' }], assistantConversations: [{ ID: 'a', Datetime: 1767225600000 }] };
-    const writes = (duplicates: boolean) => [...entriesOf(content)].map(importChecker('acme', { duplicates })).filter(Boolean);
+    const content = {
+      conversations: [{ id: 'c', lockedUntil: '2099-01-01T00:00:00Z' }],
+      assistantConversations: [{ ID: 'a', Datetime: 1767225600000 }],
+    };
+    const writes = (duplicates: boolean) =>
+      [...entriesOf(content)].map(importChecker('acme', { duplicates })).filter(Boolean);
     expect(writes(false)).toEqual(writes(true));
     expect(writes(true)).toHaveLength(2);
   });

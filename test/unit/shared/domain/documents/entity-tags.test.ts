@@ -4,7 +4,12 @@
  * held to these by test/integration/document-preconditions.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { formatEntityTag, newEntityTag, parseTagCondition, preconditionsHold } from '#shared/domain/documents/entity-tags';
+import {
+  formatEntityTag,
+  newEntityTag,
+  parseTagCondition,
+  preconditionsHold,
+} from '#shared/domain/documents/entity-tags';
 
 describe('parseTagCondition', () => {
   it.each([
@@ -41,9 +46,12 @@ describe('parseTagCondition', () => {
     expect(parseTagCondition(value)).toEqual(expected);
   });
 
-  it.each(['abc', '"abc', 'abc"', 'w/"abc"', '"a" "b"', '"a"x', '*, "a"', '"a b"', '"a\u0001"', '*,*'])('%j is not a condition', (value) => {
-    expect(parseTagCondition(value)).toBeUndefined();
-  });
+  it.each(['abc', '"abc', 'abc"', 'w/"abc"', '"a" "b"', '"a"x', '*, "a"', '"a b"', '"a\u0001"', '*,*'])(
+    '%j is not a condition',
+    (value) => {
+      expect(parseTagCondition(value)).toBeUndefined();
+    },
+  );
 });
 
 describe('preconditionsHold', () => {

@@ -9,9 +9,12 @@ import { requestFingerprint } from '#shared/domain/idempotency/request-fingerpri
 import { idempotencyTtlMs } from '#shared/store/idempotency-ttl';
 
 describe('idempotencyKeyProblem', () => {
-  it.each(['a', '!', '~', 'x'.repeat(255), '5f0c6e0a-8d1e-4a59-9f3b-0e6c2f1d7a44', 'order#42/retry?1'])('accepts %j', (key) => {
-    expect(idempotencyKeyProblem(key)).toBeUndefined();
-  });
+  it.each(['a', '!', '~', 'x'.repeat(255), '5f0c6e0a-8d1e-4a59-9f3b-0e6c2f1d7a44', 'order#42/retry?1'])(
+    'accepts %j',
+    (key) => {
+      expect(idempotencyKeyProblem(key)).toBeUndefined();
+    },
+  );
 
   it.each([
     ['', 'is empty'],
@@ -40,10 +43,19 @@ describe('canonicalJson', () => {
 });
 
 describe('requestFingerprint', () => {
-  const base = { method: 'POST', pathTemplate: '/t/{tenantId}/c/{id}', pathParameters: { tenantId: 't1', id: 'c1' }, body: { body: 'x', n: 1 } };
+  const base = {
+    method: 'POST',
+    pathTemplate: '/t/{tenantId}/c/{id}',
+    pathParameters: { tenantId: 't1', id: 'c1' },
+    body: { body: 'x', n: 1 },
+  };
 
   it('is the same for the same request spelled differently', () => {
-    const respelled = { ...base, pathParameters: { id: 'c1', tenantId: 't1' }, body: JSON.parse('{"n":1.0,  "body":"x"}') as unknown };
+    const respelled = {
+      ...base,
+      pathParameters: { id: 'c1', tenantId: 't1' },
+      body: JSON.parse('{"n":1.0,  "body":"x"}') as unknown,
+    };
     expect(requestFingerprint(respelled)).toBe(requestFingerprint(base));
   });
 

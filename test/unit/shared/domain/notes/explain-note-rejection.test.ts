@@ -29,6 +29,8 @@ describe('why a conversation refuses a note', () => {
   });
 
   it('reports 404 before 409 when both apply', () => {
-    expect(explainNoteRejection({ ...open, status: 'closed', assignee: { id: 'a', active: false } }, now)?.kind).toBe('not-found');
+    expect(explainNoteRejection({ ...open, status: 'closed', assignee: { id: 'a', active: false } }, now)?.kind).toBe(
+      'not-found',
+    );
   });
 });

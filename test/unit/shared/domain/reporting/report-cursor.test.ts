@@ -1,13 +1,25 @@
 import { createHmac } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CURSOR_MAX_AGE_MS, type CursorState, cursorKey, decodeReportCursor, encodeReportCursor } from '#shared/domain/reporting/report-cursor';
+import {
+  CURSOR_MAX_AGE_MS,
+  type CursorState,
+  cursorKey,
+  decodeReportCursor,
+  encodeReportCursor,
+} from '#shared/domain/reporting/report-cursor';
 
 const SECRET = 'test-secret-of-enough-length-0123456789';
 const KEY = cursorKey(SECRET);
 const KEYS = [KEY];
 const NOW = Date.parse('2026-06-15T12:00:00Z');
-const state: CursorState = { tenantId: 'acme', kind: 'assistant', window: { from: NOW - 86_400_000, to: NOW }, after: [NOW - 1000, 'row-42'], total: 1234 };
+const state: CursorState = {
+  tenantId: 'acme',
+  kind: 'assistant',
+  window: { from: NOW - 86_400_000, to: NOW },
+  after: [NOW - 1000, 'row-42'],
+  total: 1234,
+};
 const expected = { tenantId: 'acme', kind: 'assistant' } as const;
 
 describe('reporting cursor', () => {
@@ -45,7 +57,9 @@ describe('reporting cursor', () => {
   });
 
   it('refuses a cursor signed with a key it does not hold, and one whose key id was changed', () => {
-    expect(decodeReportCursor(encodeReportCursor(state, cursorKey('another-secret'), NOW), expected, KEYS, NOW)).toEqual({ ok: false, reason: 'retired' });
+    expect(
+      decodeReportCursor(encodeReportCursor(state, cursorKey('another-secret'), NOW), expected, KEYS, NOW),
+    ).toEqual({ ok: false, reason: 'retired' });
     const forged = encodeReportCursor(state, { id: KEY.id, secret: 'another-secret' }, NOW);
     expect(decodeReportCursor(forged, expected, KEYS, NOW)).toEqual({ ok: false, reason: 'tampered' });
   });
@@ -58,7 +72,9 @@ describe('reporting cursor', () => {
       expect(current.id).toMatch(/^[A-Za-z0-9_-]{8}$/);
       expect(current.id).not.toBe(previous.id);
       expect(cursorKey(current.secret)).toEqual(current);
-      const payload = JSON.parse(Buffer.from(encodeReportCursor(state, current, NOW).split('.')[0]!, 'base64url').toString('utf8')) as { s: string };
+      const payload = JSON.parse(
+        Buffer.from(encodeReportCursor(state, current, NOW).split('.')[0]!, 'base64url').toString('utf8'),
+      ) as { s: string };
       expect(payload.s).toBe(current.id);
     });
 
@@ -66,33 +82,64 @@ describe('reporting cursor', () => {
       const keys = [current, previous];
       expect(decodeReportCursor(encodeReportCursor(state, current, NOW), expected, keys, NOW).ok).toBe(true);
       expect(decodeReportCursor(encodeReportCursor(state, previous, NOW), expected, keys, NOW).ok).toBe(true);
-      expect(decodeReportCursor(encodeReportCursor(state, previous, NOW), expected, [current], NOW)).toEqual({ ok: false, reason: 'retired' });
+      expect(decodeReportCursor(encodeReportCursor(state, previous, NOW), expected, [current], NOW)).toEqual({
+        ok: false,
+        reason: 'retired',
+      });
     });
 
     it('accepts a cursor issued before key ids with either key', () => {
       // The format of cursors issued before this change: no key id in the payload.
       const legacy = (secret: string) => {
-        const body = Buffer.from(JSON.stringify({ v: 1, t: 'acme', k: 'assistant', f: state.window.from, u: state.window.to, a: state.after, n: state.total, i: NOW })).toString('base64url');
+        const body = Buffer.from(
+          JSON.stringify({
+            v: 1,
+            t: 'acme',
+            k: 'assistant',
+            f: state.window.from,
+            u: state.window.to,
+            a: state.after,
+            n: state.total,
+            i: NOW,
+          }),
+        ).toString('base64url');
         return `${body}.${createHmac('sha256', secret).update(body).digest('base64url')}`;
       };
-      expect(decodeReportCursor(legacy(previous.secret), expected, [current, previous], NOW)).toEqual({ ok: true, state });
-      expect(decodeReportCursor(legacy('a-key-no-longer-held-0123456789abcdef'), expected, [current, previous], NOW)).toEqual({ ok: false, reason: 'tampered' });
+      expect(decodeReportCursor(legacy(previous.secret), expected, [current, previous], NOW)).toEqual({
+        ok: true,
+        state,
+      });
+      expect(
+        decodeReportCursor(legacy('a-key-no-longer-held-0123456789abcdef'), expected, [current, previous], NOW),
+      ).toEqual({ ok: false, reason: 'tampered' });
     });
   });
 
   it("refuses another tenant's cursor and the other list's cursor", () => {
     const cursor = encodeReportCursor(state, KEY, NOW);
-    expect(decodeReportCursor(cursor, { tenantId: 'globex', kind: 'assistant' }, KEYS, NOW)).toEqual({ ok: false, reason: 'foreign' });
-    expect(decodeReportCursor(cursor, { tenantId: 'acme', kind: 'voc' }, KEYS, NOW)).toEqual({ ok: false, reason: 'foreign' });
+    expect(decodeReportCursor(cursor, { tenantId: 'globex', kind: 'assistant' }, KEYS, NOW)).toEqual({
+      ok: false,
+      reason: 'foreign',
+    });
+    expect(decodeReportCursor(cursor, { tenantId: 'acme', kind: 'voc' }, KEYS, NOW)).toEqual({
+      ok: false,
+      reason: 'foreign',
+    });
   });
 
   it('expires after 24 hours', () => {
     const cursor = encodeReportCursor(state, KEY, NOW);
     expect(decodeReportCursor(cursor, expected, KEYS, NOW + CURSOR_MAX_AGE_MS).ok).toBe(true);
-    expect(decodeReportCursor(cursor, expected, KEYS, NOW + CURSOR_MAX_AGE_MS + 1)).toEqual({ ok: false, reason: 'expired' });
+    expect(decodeReportCursor(cursor, expected, KEYS, NOW + CURSOR_MAX_AGE_MS + 1)).toEqual({
+      ok: false,
+      reason: 'expired',
+    });
   });
 
-  it.each(['', 'abc', 'a.b', `${'x'.repeat(20)}.${'y'.repeat(43)}`, '.'.repeat(50)])('refuses the non-cursor %j', (text) => {
-    expect(decodeReportCursor(text, expected, KEYS, NOW).ok).toBe(false);
-  });
+  it.each(['', 'abc', 'a.b', `${'x'.repeat(20)}.${'y'.repeat(43)}`, '.'.repeat(50)])(
+    'refuses the non-cursor %j',
+    (text) => {
+      expect(decodeReportCursor(text, expected, KEYS, NOW).ok).toBe(false);
+    },
+  );
 });

@@ -21,7 +21,14 @@ function isoAt(ms: number, offset: number, colon = true): string {
 
 describe('parseInstant', () => {
   it('reads any ISO 8601 date-time with any zone as the same instant', () => {
-    fc.assert(fc.property(instants, offsets, fc.boolean(), (ms, offset, colon) => parseInstant(isoAt(ms, offset, colon)) === ms));
+    fc.assert(
+      fc.property(
+        instants,
+        offsets,
+        fc.boolean(),
+        (ms, offset, colon) => parseInstant(isoAt(ms, offset, colon)) === ms,
+      ),
+    );
   });
 
   it('reads epoch milliseconds written in digits', () => {
@@ -58,7 +65,8 @@ describe('parseInstant', () => {
 
   it('reads the ISO form alone through parseIsoDateTime: no epoch digits, no day that does not exist', () => {
     expect(parseIsoDateTime('2026-03-02T00:00:00Z')).toBe(Date.parse('2026-03-02T00:00:00Z'));
-    for (const text of ['1767225600000', '2026-02-30T00:00:00Z', '2026-02-29T00:00:00+01:00', '2026-02-28']) expect(parseIsoDateTime(text)).toBeUndefined();
+    for (const text of ['1767225600000', '2026-02-30T00:00:00Z', '2026-02-29T00:00:00+01:00', '2026-02-28'])
+      expect(parseIsoDateTime(text)).toBeUndefined();
   });
 
   it('accepts a leap day and fractions to the nanosecond (kept to the millisecond)', () => {
@@ -82,7 +90,12 @@ describe('resolveWindow', () => {
   };
 
   it('defaults to the last day up to now, 1000 rows', () => {
-    expect(ok({})).toEqual({ ok: true, limit: 1000, window: { from: NOW - RANGES.last_day, to: NOW }, cursor: undefined });
+    expect(ok({})).toEqual({
+      ok: true,
+      limit: 1000,
+      window: { from: NOW - RANGES.last_day, to: NOW },
+      cursor: undefined,
+    });
   });
 
   it.each(Object.entries(RANGES))('range=%s ends at to (default now)', (range, span) => {
@@ -103,7 +116,13 @@ describe('resolveWindow', () => {
   });
 
   it('refuses from at or after to', () => {
-    fc.assert(fc.property(instants, fc.nat(1_000_000), (to, back) => !resolveWindow({ from: String(to + back), to: String(to) }, NOW).ok));
+    fc.assert(
+      fc.property(
+        instants,
+        fc.nat(1_000_000),
+        (to, back) => !resolveWindow({ from: String(to + back), to: String(to) }, NOW).ok,
+      ),
+    );
     expect(refused({ from: '2026-06-16T00:00:00Z' })).toMatch(/'from' must be before 'to'/);
   });
 
@@ -142,7 +161,9 @@ describe('resolveWindow', () => {
     fc.assert(
       fc.property(value, value, value, value, value, (limit, cursor, range, from, to) => {
         const resolved = resolveWindow({ limit, cursor, range, from, to }, NOW);
-        return resolved.ok ? resolved.limit >= 1 && (resolved.window === undefined || resolved.window.from < resolved.window.to) : resolved.message.length > 0;
+        return resolved.ok
+          ? resolved.limit >= 1 && (resolved.window === undefined || resolved.window.from < resolved.window.to)
+          : resolved.message.length > 0;
       }),
     );
   });

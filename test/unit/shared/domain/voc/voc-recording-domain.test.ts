@@ -43,7 +43,10 @@ describe('recording keys', () => {
 
 describe('job deadlines', () => {
   const deadlines = { uploadGraceMs: 60_000, processingWindowMs: 3_600_000 };
-  const job = (upload: Partial<NonNullable<StoredVocJob['upload']>>, status: StoredVocJob['status'] = 'started'): StoredVocJob => ({
+  const job = (
+    upload: Partial<NonNullable<StoredVocJob['upload']>>,
+    status: StoredVocJob['status'] = 'started',
+  ): StoredVocJob => ({
     id: JOB,
     status,
     started: 0,
@@ -54,17 +57,27 @@ describe('job deadlines', () => {
 
   it('an upload that never came fails after its URL expired plus the grace, not before', () => {
     expect(overdueReason(job({}), 1_060_000, deadlines)).toBeUndefined();
-    expect(overdueReason(job({}), 1_060_001, deadlines)).toMatch(/not uploaded before its upload URL expired \(1970-01-01T00:16:40\.000Z\)/);
+    expect(overdueReason(job({}), 1_060_001, deadlines)).toMatch(
+      /not uploaded before its upload URL expired \(1970-01-01T00:16:40\.000Z\)/,
+    );
   });
 
   it('processing fails after its window from the arrival, however late the URL expires', () => {
     expect(overdueReason(job({ uploadedAt: 500_000 }), 4_100_000, deadlines)).toBeUndefined();
-    expect(overdueReason(job({ uploadedAt: 500_000 }), 4_100_001, deadlines)).toMatch(/did not finish within 60 minutes/);
+    expect(overdueReason(job({ uploadedAt: 500_000 }), 4_100_001, deadlines)).toMatch(
+      /did not finish within 60 minutes/,
+    );
   });
 
   it('a finished job, or one imported without an upload, is never overdue', () => {
     expect(overdueReason(job({}, 'completed'), Number.MAX_SAFE_INTEGER, deadlines)).toBeUndefined();
-    expect(overdueReason({ id: 'j', status: 'started', started: 0, file: 'f', recordingId: 'r' }, Number.MAX_SAFE_INTEGER, deadlines)).toBeUndefined();
+    expect(
+      overdueReason(
+        { id: 'j', status: 'started', started: 0, file: 'f', recordingId: 'r' },
+        Number.MAX_SAFE_INTEGER,
+        deadlines,
+      ),
+    ).toBeUndefined();
   });
 });
 
@@ -79,9 +92,14 @@ describe('the audio probe', () => {
 
   it('accepts an MP4 file by any of its brands', () => {
     for (const container of ['M4A/isom/mp42', 'mp41/isom', 'isom/iso2/mp41', 'M4B']) {
-      expect(declaredTypeMismatch('audio/mp4', { container, channels: 2, sampleRate: 44100 }), container).toBeUndefined();
+      expect(
+        declaredTypeMismatch('audio/mp4', { container, channels: 2, sampleRate: 44100 }),
+        container,
+      ).toBeUndefined();
     }
-    expect(declaredTypeMismatch('audio/mp4', { container: 'WAVE', channels: 1, sampleRate: 8000 })).toMatch(/declared audio\/mp4/);
+    expect(declaredTypeMismatch('audio/mp4', { container: 'WAVE', channels: 1, sampleRate: 8000 })).toMatch(
+      /declared audio\/mp4/,
+    );
   });
 
   it('a failing stream (the connection to storage) is no verdict on the file: its error is thrown as it is', async () => {
@@ -113,12 +131,18 @@ const DOCUMENTED_OUTPUT: CallAnalyticsOutput & Record<string, unknown> = {
       BeginOffsetMillis: 5960,
       ParticipantRole: 'CUSTOMER',
     },
-    { Content: "That's very sad to hear. Can I offer you a 50% discount to have you stay with us?", BeginOffsetMillis: 12180, ParticipantRole: 'AGENT' },
+    {
+      Content: "That's very sad to hear. Can I offer you a 50% discount to have you stay with us?",
+      BeginOffsetMillis: 12180,
+      ParticipantRole: 'AGENT',
+    },
     { Content: 'That is a very generous offer. And I accept.', BeginOffsetMillis: 17140, ParticipantRole: 'CUSTOMER' },
     { Content: 'Thank you very much, sir. Goodbye.', BeginOffsetMillis: 40040, ParticipantRole: 'CUSTOMER' },
   ],
   Categories: {
-    MatchedDetails: { 'positive-resolution': { PointsOfInterest: [{ BeginOffsetMillis: 40040, EndOffsetMillis: 42460 }] } },
+    MatchedDetails: {
+      'positive-resolution': { PointsOfInterest: [{ BeginOffsetMillis: 40040, EndOffsetMillis: 42460 }] },
+    },
     MatchedCategories: [' positive-resolution'],
   } as CallAnalyticsOutput['Categories'],
   ConversationCharacteristics: {
@@ -126,8 +150,13 @@ const DOCUMENTED_OUTPUT: CallAnalyticsOutput & Record<string, unknown> = {
     Interruptions: { TotalCount: 2, TotalTimeMillis: 10700 },
     TotalConversationDurationMillis: 42460,
     Sentiment: { OverallSentiment: { AGENT: 2.5, CUSTOMER: 2.1 } },
-    TalkSpeed: { DetailsByParticipant: { AGENT: { AverageWordsPerMinute: 150 }, CUSTOMER: { AverageWordsPerMinute: 167 } } },
-    TalkTime: { DetailsByParticipant: { AGENT: { TotalTimeMillis: 32750 }, CUSTOMER: { TotalTimeMillis: 18010 } }, TotalTimeMillis: 50760 },
+    TalkSpeed: {
+      DetailsByParticipant: { AGENT: { AverageWordsPerMinute: 150 }, CUSTOMER: { AverageWordsPerMinute: 167 } },
+    },
+    TalkTime: {
+      DetailsByParticipant: { AGENT: { TotalTimeMillis: 32750 }, CUSTOMER: { TotalTimeMillis: 18010 } },
+      TotalTimeMillis: 50760,
+    },
   },
 };
 
@@ -154,7 +183,12 @@ describe('Call Analytics output -> VOC row fields', () => {
   });
 
   it('takes the generated summary when call summarization ran', () => {
-    const withSummary = { ...DOCUMENTED_OUTPUT, ContactSummary: { AutoGenerated: { OverallSummary: { Content: ' The customer wanted to cancel; a discount kept them. ' } } } };
+    const withSummary = {
+      ...DOCUMENTED_OUTPUT,
+      ContactSummary: {
+        AutoGenerated: { OverallSummary: { Content: ' The customer wanted to cancel; a discount kept them. ' } },
+      },
+    };
     expect(callAnalyticsFields(withSummary).Summary).toBe('The customer wanted to cancel; a discount kept them.');
   });
 
@@ -162,12 +196,29 @@ describe('Call Analytics output -> VOC row fields', () => {
     const fields = callAnalyticsFields({});
     // Nothing measured is nothing claimed: no transcript is no "no problems", no KPIs no zeros.
     expect(fields).toEqual({ Media: 'voice' });
-    const shaped = shapeRow('voc', 'acme', recordingRow({ id: JOB, status: 'started', started: 1767258000000, file: 'f', recordingId: `rec-${JOB}` }, fields));
-    expect(shaped.row).toMatchObject({ ID: `rec-${JOB}`, TenantID: 'acme', DatetimeUTC: '2026-01-01T09:00:00.000Z', Sentiment: null, Summary: null, SourceSystem: 'cxm-upload' });
+    const shaped = shapeRow(
+      'voc',
+      'acme',
+      recordingRow(
+        { id: JOB, status: 'started', started: 1767258000000, file: 'f', recordingId: `rec-${JOB}` },
+        fields,
+      ),
+    );
+    expect(shaped.row).toMatchObject({
+      ID: `rec-${JOB}`,
+      TenantID: 'acme',
+      DatetimeUTC: '2026-01-01T09:00:00.000Z',
+      Sentiment: null,
+      Summary: null,
+      SourceSystem: 'cxm-upload',
+    });
   });
 
   it('clamps a sentiment outside -5..5', () => {
-    expect(callAnalyticsFields({ ConversationCharacteristics: { Sentiment: { OverallSentiment: { CUSTOMER: -9 } } } }).Sentiment).toBe(-1);
+    expect(
+      callAnalyticsFields({ ConversationCharacteristics: { Sentiment: { OverallSentiment: { CUSTOMER: -9 } } } })
+        .Sentiment,
+    ).toBe(-1);
   });
 });
 
@@ -220,9 +271,21 @@ const DIARIZED: TranscriptionOutput = {
       ],
     },
     items: [
-      ...['Acme', 'support', 'how', 'can', 'I', 'help'].map((word, i) => ({ type: 'pronunciation', speaker_label: 'spk_0', start_time: String(0.5 + i * 0.5), end_time: String(1 + i * 0.5), word })),
+      ...['Acme', 'support', 'how', 'can', 'I', 'help'].map((word, i) => ({
+        type: 'pronunciation',
+        speaker_label: 'spk_0',
+        start_time: String(0.5 + i * 0.5),
+        end_time: String(1 + i * 0.5),
+        word,
+      })),
       { type: 'punctuation' },
-      ...['my', 'order', 'arrived', 'damaged'].map((word, i) => ({ type: 'pronunciation', speaker_label: 'spk_1', start_time: String(4 + i), end_time: String(4.5 + i), word })),
+      ...['my', 'order', 'arrived', 'damaged'].map((word, i) => ({
+        type: 'pronunciation',
+        speaker_label: 'spk_1',
+        start_time: String(4 + i),
+        end_time: String(4.5 + i),
+        word,
+      })),
     ],
   },
 };
@@ -250,8 +313,22 @@ describe('Transcription output (a mono call) -> VOC row fields', () => {
   });
 
   it('a row of a transcription leaves what only Call Analytics finds null', () => {
-    const shaped = shapeRow('voc', 'acme', recordingRow({ id: JOB, status: 'started', started: 1767258000000, file: 'f', recordingId: `rec-${JOB}` }, transcriptionFields(DIARIZED, 12)));
-    expect(shaped.row).toMatchObject({ Duration: 12, Sentiment: null, Summary: null, Category: null, Problems: null, SourceSystem: 'cxm-upload' });
+    const shaped = shapeRow(
+      'voc',
+      'acme',
+      recordingRow(
+        { id: JOB, status: 'started', started: 1767258000000, file: 'f', recordingId: `rec-${JOB}` },
+        transcriptionFields(DIARIZED, 12),
+      ),
+    );
+    expect(shaped.row).toMatchObject({
+      Duration: 12,
+      Sentiment: null,
+      Summary: null,
+      Category: null,
+      Problems: null,
+      SourceSystem: 'cxm-upload',
+    });
   });
 });
 
@@ -264,7 +341,14 @@ describe("an analysis under way is the processor's to end", () => {
     file: 'f',
     recordingId: 'r',
     analysis: 'call-analytics',
-    upload: { contentType: 'audio/wav', sizeBytes: 1, fileName: 'a.wav', uploadExpiresAt: 1000, uploadedAt: 500, analysisSubmittedAt: 600 },
+    upload: {
+      contentType: 'audio/wav',
+      sizeBytes: 1,
+      fileName: 'a.wav',
+      uploadExpiresAt: 1000,
+      uploadedAt: 500,
+      analysisSubmittedAt: 600,
+    },
   };
 
   it('the status read never fails it (Transcribe may have finished, its event lost)', () => {
@@ -273,6 +357,8 @@ describe("an analysis under way is the processor's to end", () => {
 
   it('the sweep fails it past the processing window from the arrival, not before', () => {
     expect(analysisOverdueReason(submitted, 500 + 7_200_000, deadlines)).toBeUndefined();
-    expect(analysisOverdueReason(submitted, 500 + 7_200_001, deadlines)).toBe('The analysis did not finish within 120 minutes of the upload. Create a new upload to try again.');
+    expect(analysisOverdueReason(submitted, 500 + 7_200_001, deadlines)).toBe(
+      'The analysis did not finish within 120 minutes of the upload. Create a new upload to try again.',
+    );
   });
 });
