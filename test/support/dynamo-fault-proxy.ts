@@ -190,6 +190,10 @@ export async function startDynamoFaultProxy(target: string): Promise<DynamoFault
   }
 
   const server = createServer((req, res) => void handle(req, res).catch(() => res.destroy()));
+  // Idle connections stay open as DynamoDB keeps them: with Node's 5 s, a socket the SDK reuses
+  // after a throttling back-off (up to 4 s) can be closed under it, and that attempt never reaches
+  // a rule, so a test counting the SDK's attempts would count one short.
+  server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
   if (!address || typeof address !== 'object') throw new Error('the fault proxy has no port');
