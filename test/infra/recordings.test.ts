@@ -60,6 +60,22 @@ function statementsOf(template: Template, roleId: string): Statement[] {
     .flatMap(([, policy]) => (policy.Properties.PolicyDocument as { Statement: Statement[] }).Statement);
 }
 
+/** The ARN of the dev stage's Transcribe jobs of `type`, as the template builds it. */
+const jobArn = (type: string) => ({
+  'Fn::Join': [
+    '',
+    [
+      'arn:',
+      { Ref: 'AWS::Partition' },
+      ':transcribe:',
+      { Ref: 'AWS::Region' },
+      ':',
+      { Ref: 'AWS::AccountId' },
+      `:${type}/cxm.dev.*`,
+    ],
+  ],
+});
+
 const roleOf = (template: Template, functionName: string) =>
   (functionNamed(template, functionName)[1].Properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
 const actions = (statement: Statement) => [statement.Action].flat();
@@ -210,20 +226,6 @@ describe('least privilege', () => {
     const transcribe = statements.filter((statement) =>
       actions(statement).some((action) => action.startsWith('transcribe:')),
     );
-    const jobArn = (type: string) => ({
-      'Fn::Join': [
-        '',
-        [
-          'arn:',
-          { Ref: 'AWS::Partition' },
-          ':transcribe:',
-          { Ref: 'AWS::Region' },
-          ':',
-          { Ref: 'AWS::AccountId' },
-          `:${type}/cxm.dev.*`,
-        ],
-      ],
-    });
     expect(transcribe).toEqual([
       { Effect: 'Allow', Action: 'transcribe:GetCallAnalyticsJob', Resource: jobArn('analytics') },
       { Effect: 'Allow', Action: 'transcribe:GetTranscriptionJob', Resource: jobArn('transcription-job') },
@@ -263,20 +265,6 @@ describe('least privilege', () => {
     const [roleId, role] = resources(dev, 'AWS::IAM::Role').find(([, candidate]) =>
       JSON.stringify(candidate.Properties.AssumeRolePolicyDocument).includes('transcribe.amazonaws.com'),
     )!;
-    const jobArn = (type: string) => ({
-      'Fn::Join': [
-        '',
-        [
-          'arn:',
-          { Ref: 'AWS::Partition' },
-          ':transcribe:',
-          { Ref: 'AWS::Region' },
-          ':',
-          { Ref: 'AWS::AccountId' },
-          `:${type}/cxm.dev.*`,
-        ],
-      ],
-    });
     expect((role.Properties.AssumeRolePolicyDocument as { Statement: Statement[] }).Statement).toEqual([
       {
         Effect: 'Allow',
