@@ -15,6 +15,10 @@ import { inBundleRuntime } from './runtime.ts';
 
 /** The run's synthesis of the local stage, once the global setup has completed it (it runs beside the other projects' files). */
 async function completedAssembly(dir: string, failure: string): Promise<string> {
+  if (!dir)
+    throw new Error(
+      'CXM_RUNTIME=bundles outside the bundles project: no synthesis of the local stage was started for this file',
+    );
   for (;;) {
     if (existsSync(join(dir, 'manifest.json'))) return dir;
     if (existsSync(failure))
