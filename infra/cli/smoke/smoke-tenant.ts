@@ -6,6 +6,7 @@
  * and overwrite the `cxm-smoke/smoke-check` document; nothing else is written but the temporary
  * key, which stays listed once revoked.
  */
+import { conversationWithDefaults } from '#shared/domain/notes/conversation';
 import type { ImportFileContent } from '#shared/schemas/import-file';
 import type { CliStores } from '../connect-stores.ts';
 import type { SmokeSeed } from './smoke-checks.ts';
@@ -30,17 +31,8 @@ function smokeTenantRows(tenant: string, now: number): { file: ImportFileContent
     },
   };
   const file: ImportFileContent = {
-    conversations: [
-      {
-        id: seed.conversationId,
-        type: 'customer',
-        status: 'open',
-        mergedInto: null,
-        lockedUntil: null,
-        realtimeOwner: null,
-        assignee: null,
-      },
-    ],
+    // An open customer conversation that accepts notes, every field written so a rerun resets it.
+    conversations: [conversationWithDefaults({ id: seed.conversationId })],
     documents: { bots: [{ id: seed.botId, data: { name: 'Smoke bot', writtenBy: 'cxm smoke' } }] },
     vocJobs: [seed.job],
     assistantConversations: [
