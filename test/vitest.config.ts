@@ -70,6 +70,11 @@ const SHARED_MODULE_FILES = SHARED_MODULE_DIRS.flatMap((dir) =>
 
 export default defineConfig({
   root,
+  // The global setup runs in vitest's own environment, which resolves packages by their `module`
+  // field: the AWS SDK's ESM builds (some 1 200 files) were then transformed one by one in the main
+  // process, twice, 8 s before any worker started. Resolved as Node does (the workers do already),
+  // the SDK's CommonJS builds are loaded by Node itself.
+  environments: { __vitest__: { resolve: { mainFields: [], conditions: ['node'] } } },
   test: {
     globalSetup: ['test/support/global-setup.ts'],
     setupFiles: ['test/support/runtime-setup.ts'],
