@@ -1,10 +1,11 @@
 /**
  * The `sources` runtime (the default: fast to start for development): the authorizer and every
  * route's handler module imported into this process from the TypeScript sources, as the deployed
- * functions import their bundles. The environment the handlers read is this process's own, set by
- * the local runtime (point-at-local-dynamo.ts and friends). Each invocation runs in its own
- * invocation scope (invocation-scope.ts), as concurrent invocations do on Lambda, so one request's
- * log keys and metrics never reach another's.
+ * functions import their bundles (the authorizer at start, each route's at its first request).
+ * The environment the handlers read is this process's own, set by the local runtime
+ * (point-at-local-dynamo.ts and friends). Each invocation runs in its own invocation scope
+ * (invocation-scope.ts), as concurrent invocations do on Lambda, so one request's log keys and
+ * metrics never reach another's.
  */
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
@@ -37,16 +38,29 @@ export async function startSourceRuntime(): Promise<FunctionRuntime> {
   const callLog = process.env[AWS_CALL_LOG_ENV];
   if (callLog) startRecordingAwsCalls(callLog);
   const authorize = await importHandler<AuthorizerHandler>(AUTHORIZER_HANDLER);
-  const imported = new Map<string, ProxyHandler>();
-  for (const route of routes) imported.set(route.id, await importHandler<ProxyHandler>(route.handler));
   const run = await invocationScope();
   const authorizer: AuthorizerHandler = (event) =>
     run(event.requestContext.requestId, () => actingAs('authorizer', () => authorize(event)));
+  // Each function's module is imported at its first invocation, as Lambda initializes a function
+  // at its first request: a start, or a test file, pays only for the functions it calls. The
+  // time spent waiting for that import is given back to the invocation's remaining time, as
+  // Lambda's timeout starts after the init phase.
   const handlers = new Map<string, ProxyHandler>(
-    [...imported].map(([id, handler]) => [
-      id,
-      (event, context) => run(context.awsRequestId, () => actingAs(id, () => handler(event, context))),
-    ]),
+    routes.map((route) => {
+      let imported: Promise<ProxyHandler> | undefined;
+      const handler: ProxyHandler = (event, context) =>
+        run(context.awsRequestId, () =>
+          actingAs(route.id, async () => {
+            const initStarted = Date.now();
+            imported ??= importHandler<ProxyHandler>(route.handler);
+            const handle = await imported;
+            const initMs = Date.now() - initStarted;
+            const remaining = context.getRemainingTimeInMillis.bind(context);
+            return handle(event, { ...context, getRemainingTimeInMillis: () => remaining() + initMs });
+          }),
+        );
+      return [route.id, handler];
+    }),
   );
   // Imported with the first recording's event, not at start: most runs (and test files) never
   // upload one, and the processor brings the S3 and Transcribe clients and the audio reader.
