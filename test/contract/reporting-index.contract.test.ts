@@ -10,7 +10,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { type AttributeValue, DynamoDBClient, QueryCommand } from '@aws-sdk/client-dynamodb';
-import { afterAll, beforeAll, describe, expect, inject } from 'vitest';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { pointAtLocalDynamo } from '#infra/local/point-at-local-dynamo';
 import { documentClient } from '#shared/store/dynamo-client';
 import { createOpenSearchClient, type OpenSearchClient } from '#shared/store/opensearch-client';
@@ -23,11 +23,12 @@ import { tableSpecs } from '#shared/store/table-specs';
 import { bindDynamoReportingIndex, bindReportingRowsStore } from '#shared/store/table-stores';
 import { type ContractSubject, reportingIndexContract } from '#test/support/reporting-index-contract';
 import { sequenceNumber, writeRecord } from '#test/support/reporting-stream-records';
+import { workerDynamo } from '#test/support/worker-dynamo';
 
 const OPENSEARCH_URL = process.env.OPENSEARCH_URL;
 
 function localTables() {
-  const { tables, ...store } = inject('dynamo');
+  const { tables, ...store } = workerDynamo();
   pointAtLocalDynamo(store, tables);
   return tables;
 }

@@ -45,6 +45,7 @@ import { testCliContext } from '#test/support/cli-harness';
 import { directStores } from '#test/support/serve-gateway-over';
 import { loadStageTemplates, stageTemplate } from '#test/support/stage-templates';
 import { uniqueTenant } from '#test/support/test-api';
+import { workerDynamo } from '#test/support/worker-dynamo';
 
 const VARIANTS = ['lite', 'dev'] as const;
 const LIST_FUNCTIONS = new Set<string>(routes.filter((route) => 'reporting' in route.tables).map((route) => route.id));
@@ -65,7 +66,7 @@ let wholeRun = false;
 beforeAll(async () => {
   // Synthesized by the run's infra files before this project runs (alone: by this file, here).
   await loadStageTemplates(VARIANTS);
-  const { endpoint, credentials, tables } = inject('dynamo');
+  const { endpoint, credentials, tables } = workerDynamo();
   pointAtLocalDynamo({ endpoint, credentials }, tables);
   const gateway: BoundGateway = await bindGateway(0);
   await gateway.serve({ authCacheTtlSeconds: 0 });

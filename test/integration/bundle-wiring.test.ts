@@ -17,6 +17,7 @@ import { stackName } from '#infra/stage-names';
 import { callApi, notePath } from '#test/support/call-api';
 import { directStores } from '#test/support/serve-gateway-over';
 import { uniqueTenant } from '#test/support/test-api';
+import { workerDynamo } from '#test/support/worker-dynamo';
 
 const assemblyDir = inject('assemblyDir');
 const templateFile = `${stackName(LOCAL_STAGE)}.template.json`;
@@ -26,7 +27,7 @@ let direct: ReturnType<typeof directStores>;
 let key: string;
 
 beforeAll(async () => {
-  const store = inject('dynamo');
+  const store = workerDynamo();
   pointAtLocalDynamo(store, store.tables);
   direct = directStores(store, store.tables);
   ({ key } = await direct.createKey([tenant], ['cxm:*', 'voc:*']));

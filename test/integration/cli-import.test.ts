@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_REGION } from '#infra/local/dynamodb-local';
 import { writeLocalState } from '#infra/local/local-state';
 import type { ReportKind } from '#shared/domain/reporting/report-cursor';
@@ -33,6 +33,7 @@ import {
 import { generateImportFile } from '#test/support/generate-import-file';
 import { type Finished, ownLines, run } from '#test/support/run-process';
 import { uniqueTenant } from '#test/support/test-api';
+import { workerDynamo } from '#test/support/worker-dynamo';
 
 /** The operations a reporting-rows write may use. */
 const ROW_WRITES = ['TransactWriteItems', 'BatchWriteItem'] as const;
@@ -44,7 +45,7 @@ let client: DynamoDBDocumentClient;
 let home: string;
 
 beforeAll(async () => {
-  const dynamo = inject('dynamo');
+  const dynamo = workerDynamo();
   tables = dynamo.tables;
   proxy = await startDynamoFaultProxy(dynamo.endpoint);
   client = DynamoDBDocumentClient.from(

@@ -7,13 +7,14 @@
  * that checked, found nothing and wrote again. test/unit/shared/http/api-chain.test.ts covers the chain's
  * deadline arithmetic; this waits out the real timeout on purpose (no test-only knob in the runtime).
  */
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BoundGateway } from '#infra/local/serve-gateway';
 import { FUNCTION_TIMEOUT_SECONDS } from '#shared/routes';
 import { callApi, documentPath, noteId, notePath } from '#test/support/call-api';
 import { type DynamoFaultProxy, type InjectedFault, startDynamoFaultProxy } from '#test/support/dynamo-fault-proxy';
 import { directStores, serveGatewaysOver } from '#test/support/serve-gateway-over';
 import { uniqueTenant } from '#test/support/test-api';
+import { workerDynamo } from '#test/support/worker-dynamo';
 
 const tenant = uniqueTenant('deadline');
 const TEST_TIMEOUT_MS = (FUNCTION_TIMEOUT_SECONDS + 30) * 1000;
@@ -23,7 +24,7 @@ let direct: ReturnType<typeof directStores>;
 let key: string;
 
 beforeAll(async () => {
-  const { endpoint, credentials, tables } = inject('dynamo');
+  const { endpoint, credentials, tables } = workerDynamo();
   proxy = await startDynamoFaultProxy(endpoint);
   [gateway] = (await serveGatewaysOver({ endpoint: proxy.url, credentials }, tables, [600])) as [BoundGateway];
   direct = directStores({ endpoint, credentials }, tables);

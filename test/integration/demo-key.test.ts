@@ -7,7 +7,7 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_TENANT, ensureDemoTenant } from '#infra/local/demo-tenant';
 import { pointAtLocalDynamo } from '#infra/local/point-at-local-dynamo';
 import { hashKey, parseKey } from '#shared/auth/key-format';
@@ -18,6 +18,7 @@ import { createConversationsStore } from '#shared/store/conversations-store';
 import { documentClient } from '#shared/store/dynamo-client';
 import { createKeysStore } from '#shared/store/keys-store';
 import { storeUntaggedKey } from '#test/support/untagged-key';
+import { workerDynamo } from '#test/support/worker-dynamo';
 
 const SECRET = 'the-local-key-tag-secret-of-this-home-0123456789';
 const home = mkdtempSync(join(tmpdir(), 'cxm-demo-key-'));
@@ -34,7 +35,7 @@ const statusOf = async (key: string) => {
 };
 
 beforeAll(() => {
-  const { endpoint, credentials, tables } = inject('dynamo');
+  const { endpoint, credentials, tables } = workerDynamo();
   pointAtLocalDynamo({ endpoint, credentials }, tables);
   keys = createKeysStore(documentClient(), tables.keys);
 });
@@ -50,7 +51,7 @@ describe('the demo key', () => {
   });
 
   it('saved from before key tags: revoked, and a tagged one issued without seeding the tenant again', async () => {
-    const conversations = createConversationsStore(documentClient(), inject('dynamo').tables.conversations);
+    const conversations = createConversationsStore(documentClient(), workerDynamo().tables.conversations);
     // Locked for an hour from the seeding: a second seeding would lock it from a later instant.
     const before = await conversations.getConversation(DEMO_TENANT, 'conv-1005');
     expect(before?.lockedUntil).toBeDefined();

@@ -8,15 +8,16 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { LOCAL_REGION } from '#infra/local/dynamodb-local';
 import { type Preconditions, preconditionsHold } from '#shared/domain/documents/entity-tags';
 import { tenantKey } from '#shared/store/composite-key';
 import { createDocumentsStore } from '#shared/store/documents-store';
 import { createIdempotencyLedger } from '#shared/store/idempotency-ledger';
 import { uniqueTenant } from '#test/support/test-api';
+import { workerDynamo } from '#test/support/worker-dynamo';
 
-const { endpoint, credentials, tables } = inject('dynamo');
+const { endpoint, credentials, tables } = workerDynamo();
 const client = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials }));
 const documents = createDocumentsStore(client, tables.documents);
 const ledger = createIdempotencyLedger(client, tables.idempotency, 3_600_000);

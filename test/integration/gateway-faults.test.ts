@@ -2,19 +2,20 @@
  * With DynamoDB unreachable the authorizer cannot check a key: the gateway answers 503
  * ServiceUnavailable with Retry-After (AUTHORIZER_FAILURE), never a hang or a crash, and keeps serving.
  */
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '#infra/local/dynamodb-local';
 import { pointAtLocalDynamo } from '#infra/local/point-at-local-dynamo';
 import { type BoundGateway, bindGateway } from '#infra/local/serve-gateway';
 import { documentedFetch } from '#test/support/test-api';
+import { workerDynamo } from '#test/support/worker-dynamo';
 
 let gateway: BoundGateway;
 
 beforeAll(async () => {
   // A port nothing listens on: every store call is refused.
   pointAtLocalDynamo(
-    { endpoint: `http://127.0.0.1:${await freePort()}`, credentials: inject('dynamo').credentials },
-    inject('dynamo').tables,
+    { endpoint: `http://127.0.0.1:${await freePort()}`, credentials: workerDynamo().credentials },
+    workerDynamo().tables,
   );
   gateway = await bindGateway(0);
   await gateway.serve({ authCacheTtlSeconds: 0 });

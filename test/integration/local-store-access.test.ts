@@ -19,7 +19,7 @@ import {
   PutItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import {
   emulatorDir,
   freePort,
@@ -30,6 +30,7 @@ import {
   startDynamoDbLocal,
 } from '#infra/local/dynamodb-local';
 import { startTestApi, uniqueTenant } from '#test/support/test-api';
+import { workerDynamo } from '#test/support/worker-dynamo';
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -50,7 +51,7 @@ function addresses(port: number): string[] {
 
 describe("the local store, reached without this installation's key id", () => {
   it('shows none of the tables, reads no item and writes none where the API would see it', async () => {
-    const { endpoint, credentials, tables } = inject('dynamo');
+    const { endpoint, credentials, tables } = workerDynamo();
     const port = Number(new URL(endpoint).port);
     const ours = client(endpoint, credentials);
     expect((await ours.send(new ListTablesCommand({}))).TableNames).toEqual(
@@ -164,7 +165,7 @@ describe('the credential an upload URL carries', () => {
   it("opens neither the store, nor its gate without the secret, nor the local S3; the store's own key id is in no answer", async () => {
     const api = await startTestApi();
     try {
-      const { endpoint, credentials: store, tables } = inject('dynamo');
+      const { endpoint, credentials: store, tables } = workerDynamo();
       const tenant = uniqueTenant('leak');
       const { key } = await api.createKey([tenant], ['voc:*']);
       const created = await api.call('POST', `/api/v1/voc/tenants/${tenant}/recordings`, key, {

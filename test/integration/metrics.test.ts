@@ -6,7 +6,7 @@
  */
 import { ThrottlingException } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
-import { afterEach, beforeAll, beforeEach, describe, expect, inject, it, vi } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { pointAtLocalDynamo } from '#infra/local/point-at-local-dynamo';
 import { encodeCaller } from '#shared/auth/authorizer-context';
 import { conversationWithDefaults } from '#shared/domain/notes/conversation';
@@ -18,6 +18,7 @@ import { documentClient } from '#shared/store/dynamo-client';
 import { StoreUnavailableError } from '#shared/store/store-unavailable-error';
 import { type CapturedLines, captureJsonLines } from '#test/support/capture-json-lines';
 import { uniqueTenant } from '#test/support/test-api';
+import { workerDynamo } from '#test/support/worker-dynamo';
 
 // The test config turns metrics off; here they are the subject. Before any import builds Metrics.
 vi.hoisted(() => {
@@ -41,7 +42,7 @@ let authorize: (event: APIGatewayRequestAuthorizerEvent) => Promise<unknown>;
 let output: CapturedLines;
 
 beforeAll(async () => {
-  const { tables, ...store } = inject('dynamo');
+  const { tables, ...store } = workerDynamo();
   pointAtLocalDynamo(store, tables);
   const conversations = createConversationsStore(documentClient(), tables.conversations);
   await conversations.putConversation(tenant, conversationWithDefaults({ id: 'open' }));

@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { PassThrough } from 'node:stream';
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { tinyWav } from '#infra/cli/recordings/tiny-wav';
 import { createTables, LOCAL_REGION } from '#infra/local/dynamodb-local';
 import { pointAtLocalDynamo } from '#infra/local/point-at-local-dynamo';
@@ -34,14 +34,15 @@ import { bindTableStores } from '#shared/store/table-stores';
 import { createVocJobsStore } from '#shared/store/voc-jobs-store';
 import { uniqueTenant } from '#test/support/test-api';
 import { TEST_KEY_TAG_SECRET } from '#test/support/test-env';
+import { workerDynamo } from '#test/support/worker-dynamo';
 
 const BUCKET = 'cxm-test-recordings';
 const tenant = uniqueTenant('runner');
 const wav = tinyWav(1);
-let tables: ReturnType<typeof inject<'dynamo'>>['tables'];
+let tables: ReturnType<typeof workerDynamo>['tables'];
 
 beforeAll(async () => {
-  const dynamo = inject('dynamo');
+  const dynamo = workerDynamo();
   pointAtLocalDynamo(dynamo, dynamo.tables);
   // No gateway here to start recording, as a sources runtime does.
   const callLog = process.env[AWS_CALL_LOG_ENV];
@@ -359,7 +360,7 @@ describe('the sweep: an analysis whose state change never came', () => {
 
 describe('a local data folder from before the index of open jobs', () => {
   it('its jobs table gets the index when the local runtime starts, as a deploy adds it', async () => {
-    const store = inject('dynamo');
+    const store = workerDynamo();
     const stage = `upgrade${Date.now().toString(36)}`;
     const name = physicalTableName(stage, 'vocJobs');
     const raw = new DynamoDBClient({ endpoint: store.endpoint, region: LOCAL_REGION, credentials: store.credentials });

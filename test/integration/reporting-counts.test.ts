@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTables, LOCAL_REGION } from '#infra/local/dynamodb-local';
 import { writeLocalState } from '#infra/local/local-state';
 import { pointAtLocalDynamo } from '#infra/local/point-at-local-dynamo';
@@ -24,6 +24,7 @@ import { physicalTableName, tableSpecs } from '#shared/store/table-specs';
 import { cxm } from '#test/support/cli-harness';
 import { type DynamoFaultProxy, startDynamoFaultProxy } from '#test/support/dynamo-fault-proxy';
 import { uniqueTenant } from '#test/support/test-api';
+import { workerDynamo } from '#test/support/worker-dynamo';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -33,7 +34,7 @@ let tables: ReportingTables;
 let proxy: DynamoFaultProxy;
 
 beforeAll(async () => {
-  const { endpoint, credentials, tables: all } = inject('dynamo');
+  const { endpoint, credentials, tables: all } = workerDynamo();
   pointAtLocalDynamo({ endpoint, credentials }, all);
   tables = { rows: all.reporting, counts: all.reportingCounts };
   proxy = await startDynamoFaultProxy(endpoint);
@@ -166,7 +167,7 @@ describe('maintained reporting counts', () => {
   it('stay exact when an import whose answers were lost after the commit is run again', async () => {
     const tenantId = uniqueTenant('counts');
     const viaProxy = DynamoDBDocumentClient.from(
-      new DynamoDBClient({ endpoint: proxy.url, region: LOCAL_REGION, credentials: inject('dynamo').credentials }),
+      new DynamoDBClient({ endpoint: proxy.url, region: LOCAL_REGION, credentials: workerDynamo().credentials }),
     );
     const rows = rowsAt(tenantId, ids('l', 60), 3);
     // Every attempt of the SDK loses its answer: the first commits, its retries (same
@@ -198,7 +199,7 @@ describe('maintained reporting counts', () => {
   });
 
   it('a data directory from before the counts table gets its rows counted when the local runtime creates the table', async () => {
-    const store = inject('dynamo');
+    const store = workerDynamo();
     const { endpoint } = store;
     const stage = `upgrade${Date.now().toString(36)}`;
     const raw = new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: store.credentials });
@@ -233,7 +234,7 @@ describe('maintained reporting counts', () => {
   });
 
   it('cxm reporting recount --tenant counts rows written around the store, for that tenant only', async () => {
-    const { endpoint, credentials, tables: all } = inject('dynamo');
+    const { endpoint, credentials, tables: all } = workerDynamo();
     const home = mkdtempSync(join(tmpdir(), 'cxm-recount-'));
     writeLocalState(
       {

@@ -7,7 +7,7 @@
  * every fault, every write that got a 2xx is stored. On the same wire: the authorizer's key lookup
  * is a strongly consistent read, so a revocation is seen by the next lookup.
  */
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BoundGateway } from '#infra/local/serve-gateway';
 import { serviceUnavailable } from '#shared/http/api-error';
 import { gatewayResponses } from '#shared/http/gateway-responses';
@@ -16,6 +16,7 @@ import { type ApiAnswer, callApi, documentPath, noteId, notePath } from '#test/s
 import { type DynamoFaultProxy, startDynamoFaultProxy } from '#test/support/dynamo-fault-proxy';
 import { directStores, serveGatewaysOver } from '#test/support/serve-gateway-over';
 import { uniqueTenant } from '#test/support/test-api';
+import { workerDynamo } from '#test/support/worker-dynamo';
 
 const tenant = uniqueTenant('faults');
 const FUNCTION_UNAVAILABLE = serviceUnavailable(1).message;
@@ -83,7 +84,7 @@ function expectUnavailable(answer: ApiAnswer, message: string): void {
 }
 
 beforeAll(async () => {
-  const { endpoint, credentials, tables } = inject('dynamo');
+  const { endpoint, credentials, tables } = workerDynamo();
   proxy = await startDynamoFaultProxy(endpoint);
   [coldGateway, warmGateway] = (await serveGatewaysOver({ endpoint: proxy.url, credentials }, tables, [0, 600])) as [
     BoundGateway,

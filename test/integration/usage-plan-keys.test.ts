@@ -14,7 +14,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { APIGatewayAuthorizerResult } from 'aws-lambda';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildAuthorizerEvent } from '#infra/local/build-proxy-event';
 import { createTables, type LocalDynamoConnection } from '#infra/local/dynamodb-local';
 import { type LocalSecretsManager, startLocalSecretsManager } from '#infra/local/local-secrets-manager';
@@ -33,6 +33,7 @@ import { cxm as runCxm } from '#test/support/cli-harness';
 import { type FakeApiGateway, type FakeApiKey, startFakeApiGateway } from '#test/support/fake-api-gateway';
 import { uniqueTenant } from '#test/support/test-api';
 import { TEST_KEY_TAG_SECRET } from '#test/support/test-env';
+import { workerDynamo } from '#test/support/worker-dynamo';
 
 /** How this file's keys made without the CLI are issued: as the CLI would, under the stages' secret. */
 const TAGGED = { tagSecret: TEST_KEY_TAG_SECRET };
@@ -97,7 +98,7 @@ const deletedLines = (stdout: string) =>
     .sort();
 
 beforeAll(async () => {
-  const { endpoint, credentials } = inject('dynamo');
+  const { endpoint, credentials } = workerDynamo();
   store = { endpoint, credentials };
   fake = await startFakeApiGateway(
     [

@@ -6,7 +6,7 @@
  * URL expired says so (409), and the file of an upload whose key was revoked before it arrived is
  * refused, naming the key.
  */
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tinyWav } from '#infra/cli/recordings/tiny-wav';
 import { pointAtLocalDynamo } from '#infra/local/point-at-local-dynamo';
 import { type BoundGateway, bindGateway } from '#infra/local/serve-gateway';
@@ -14,6 +14,7 @@ import { revokeKey } from '#shared/auth/revoke-key';
 import { fillPath, routeById } from '#shared/routes';
 import { directStores } from '#test/support/serve-gateway-over';
 import { documentedFetch, uniqueTenant } from '#test/support/test-api';
+import { workerDynamo } from '#test/support/worker-dynamo';
 
 // This file's stage settings (the functions read them from their environment, as deployed ones do).
 process.env.CXM_RECORDING_MAX_IN_FLIGHT = '3';
@@ -24,7 +25,7 @@ let gateway: BoundGateway;
 let direct: ReturnType<typeof directStores>;
 
 beforeAll(async () => {
-  const { endpoint, credentials, tables } = inject('dynamo');
+  const { endpoint, credentials, tables } = workerDynamo();
   pointAtLocalDynamo({ endpoint, credentials }, tables);
   gateway = await bindGateway(0);
   // The sweep every second: a job nobody reads is failed once overdue.

@@ -5,7 +5,7 @@
  * completes its job, mono and two-channel alike. Without the sweep these jobs would stay `started`
  * until the status read failed them at their window, although their analysis had finished.
  */
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SAMPLE_CALL, sampleCall } from '#infra/cli/recordings/sample-call';
 import { tinyWav } from '#infra/cli/recordings/tiny-wav';
 import { pointAtLocalDynamo } from '#infra/local/point-at-local-dynamo';
@@ -13,6 +13,7 @@ import { type BoundGateway, bindGateway } from '#infra/local/serve-gateway';
 import { fillPath, routeById } from '#shared/routes';
 import { directStores } from '#test/support/serve-gateway-over';
 import { documentedFetch, uniqueTenant } from '#test/support/test-api';
+import { workerDynamo } from '#test/support/worker-dynamo';
 
 let gateway: BoundGateway;
 let direct: ReturnType<typeof directStores>;
@@ -21,7 +22,7 @@ const tenant = uniqueTenant('lost');
 const lost: string[] = [];
 
 beforeAll(async () => {
-  const { endpoint, credentials, tables } = inject('dynamo');
+  const { endpoint, credentials, tables } = workerDynamo();
   pointAtLocalDynamo({ endpoint, credentials }, tables);
   gateway = await bindGateway(0);
   await gateway.serve({

@@ -10,7 +10,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SAMPLE_CALL, sampleCall } from '#infra/cli/recordings/sample-call';
 import { tinyWav } from '#infra/cli/recordings/tiny-wav';
 import { LOCAL_REGION } from '#infra/local/dynamodb-local';
@@ -21,6 +21,7 @@ import { createVocJobsStore } from '#shared/store/voc-jobs-store';
 import { type DynamoFaultProxy, startDynamoFaultProxy } from '#test/support/dynamo-fault-proxy';
 import { directStores, serveGatewaysOver } from '#test/support/serve-gateway-over';
 import { documentedFetch, uniqueTenant } from '#test/support/test-api';
+import { workerDynamo } from '#test/support/worker-dynamo';
 
 // Stage settings of this file's functions (the functions read them from their environment, as deployed ones do).
 process.env.CXM_RECORDING_MAX_BYTES = '2000000';
@@ -56,7 +57,7 @@ let otherKey: string;
 let expiring: { created: Upload; wav: Buffer };
 
 beforeAll(async () => {
-  const { endpoint, credentials, tables } = inject('dynamo');
+  const { endpoint, credentials, tables } = workerDynamo();
   proxy = await startDynamoFaultProxy(endpoint);
   [gateway] = (await serveGatewaysOver({ endpoint: proxy.url, credentials }, tables, [0])) as [BoundGateway];
   s3Endpoint = process.env.AWS_ENDPOINT_URL_S3!;
@@ -75,7 +76,7 @@ afterAll(async () => {
 });
 
 const jobsStore = () => {
-  const { endpoint, credentials, tables } = inject('dynamo');
+  const { endpoint, credentials, tables } = workerDynamo();
   const client = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials }));
   return createVocJobsStore(client, tables.vocJobs);
 };

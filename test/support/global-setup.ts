@@ -1,7 +1,8 @@
 /**
- * One DynamoDB Local for the whole run (in memory), with the tables of the shared specs, and, for
+ * DynamoDB Local for the whole run (in memory, DYNAMO_INSTANCES of them: a worker's files use one,
+ * test/support/worker-dynamo.ts), with the tables of the shared specs, and, for
  * the bundles project, one synthesis of the local stage's cloud assembly (reused across runs while
- * the sources are unchanged: infra/local/local-assembly.ts). Test files reach them through `inject('dynamo')` and
+ * the sources are unchanged: infra/local/local-assembly.ts). Test files reach them through `workerDynamo()` and
  * `inject('assemblyDir')` (test/support/runtime-setup.ts hands the latter to the bundles project's
  * gateways), and isolate their data by unique tenant ids. The synthesis is not waited for here:
  * it runs while the other projects' files do (the bundles project's files run after theirs,
@@ -38,9 +39,16 @@ export interface DynamoFixture extends LocalDynamoConnection {
   tables: Record<TableId, string>;
 }
 
+/**
+ * One emulator applies its writes one at a time: with a whole run on one, its busy thread held the
+ * workers back mid-run (and starved requests racing a deadline). Two share the load of four workers.
+ */
+const DYNAMO_INSTANCES = 2;
+
 declare module 'vitest' {
   export interface ProvidedContext {
-    dynamo: DynamoFixture;
+    /** The run's DynamoDB Local instances, each with the test tables; a file uses its worker's (worker-dynamo.ts). */
+    dynamoInstances: DynamoFixture[];
     /** The local stage's cloud assembly, which the bundles project serves from once it is complete ('' in the others). */
     assemblyDir: string;
     /** A file that holds why the synthesis of assemblyDir failed, once it has. */
@@ -53,7 +61,7 @@ declare module 'vitest' {
 }
 
 interface Shared {
-  dynamo?: Promise<{ local: DynamoDbLocal; fixture: DynamoFixture }>;
+  dynamo?: Promise<Array<{ local: DynamoDbLocal; fixture: DynamoFixture }>>;
   assembly?: Promise<void>;
   awsCallLog?: string;
   stageAssemblies?: string;
@@ -67,17 +75,36 @@ const holder = globalThis as { cxmTestSetup?: Shared };
 holder.cxmTestSetup ??= { users: 0 };
 const shared: Shared = holder.cxmTestSetup;
 
+async function startDynamoInstance(): Promise<{ local: DynamoDbLocal; fixture: DynamoFixture }> {
+  const local = await startDynamoDbLocal({});
+  try {
+    const tables = (await createTables(local, 'test')) as Record<TableId, string>;
+    return { local, fixture: { endpoint: local.endpoint, credentials: local.credentials, tables } };
+  } catch (error) {
+    local.killNow();
+    throw error;
+  }
+}
+
+/** Starts the instances side by side; if one fails, the others are stopped before the error is reported. */
+async function startDynamoInstances(): Promise<Array<{ local: DynamoDbLocal; fixture: DynamoFixture }>> {
+  const started = await Promise.allSettled(Array.from({ length: DYNAMO_INSTANCES }, startDynamoInstance));
+  const failed = started.find((result) => result.status === 'rejected');
+  if (!failed)
+    return started.map(
+      (result) => (result as PromiseFulfilledResult<{ local: DynamoDbLocal; fixture: DynamoFixture }>).value,
+    );
+  for (const result of started) if (result.status === 'fulfilled') result.value.local.killNow();
+  throw failed.reason;
+}
+
 export async function setup(project: TestProject): Promise<void> {
   shared.users++;
   shared.awsCallLog ??= mkdtempSync(join(tmpdir(), 'cxm-aws-calls-'));
   project.provide('awsCallLog', shared.awsCallLog);
   shared.stageAssemblies ??= mkdtempSync(join(tmpdir(), 'cxm-stage-assemblies-'));
   project.provide('stageAssemblies', shared.stageAssemblies);
-  shared.dynamo ??= (async () => {
-    const local = await startDynamoDbLocal({});
-    const tables = (await createTables(local, 'test')) as Record<TableId, string>;
-    return { local, fixture: { endpoint: local.endpoint, credentials: local.credentials, tables } };
-  })();
+  shared.dynamo ??= startDynamoInstances();
   const bundles = functionRuntimeKind(project.config.env?.CXM_RUNTIME) === 'bundles';
   const assemblyDir = bundles ? localAssemblyDir(LOCAL_STAGE) : '';
   shared.runDir ??= mkdtempSync(join(tmpdir(), 'cxm-test-run-'));
@@ -90,19 +117,17 @@ export async function setup(project: TestProject): Promise<void> {
   }
   project.provide('assemblyDir', assemblyDir);
   project.provide('assemblyFailure', assemblyFailure);
-  try {
-    project.provide('dynamo', (await shared.dynamo).fixture);
-  } catch (error) {
-    (await shared.dynamo.catch(() => undefined))?.local.killNow();
-    throw error;
-  }
+  project.provide(
+    'dynamoInstances',
+    (await shared.dynamo).map(({ fixture }) => fixture),
+  );
 }
 
 export async function teardown(): Promise<void> {
   if (--shared.users > 0) return;
   // A synthesis no bundles file waited for (a run of other projects only) still ends first.
   await shared.assembly;
-  await (await shared.dynamo)?.local.stop();
+  await Promise.all(((await shared.dynamo) ?? []).map(({ local }) => local.stop()));
   for (const folder of [shared.awsCallLog, shared.stageAssemblies, shared.runDir])
     if (folder) rmSync(folder, { recursive: true, force: true });
 }

@@ -3,7 +3,7 @@
  * stores to arrange data with. Every test makes its own tenants, so files run side by side.
  */
 import { randomUUID } from 'node:crypto';
-import { expect, inject } from 'vitest';
+import { expect } from 'vitest';
 import type { RateLimit } from '#infra/cdk/default-rate-limits';
 import { pointAtLocalDynamo } from '#infra/local/point-at-local-dynamo';
 import { bindGateway } from '#infra/local/serve-gateway';
@@ -15,6 +15,7 @@ import { OpenApiContract } from '#shared/openapi/check-response';
 import { documentClient } from '#shared/store/dynamo-client';
 import { bindTableStores } from '#shared/store/table-stores';
 import { TEST_KEY_TAG_SECRET } from './test-env.ts';
+import { workerDynamo } from './worker-dynamo.ts';
 
 /** The contract every response of the test gateways is held to. */
 const contract = new OpenApiContract(buildOpenApiDocument());
@@ -54,7 +55,7 @@ export function uniqueTenant(prefix = 't'): string {
 export async function startTestApi(
   options: { authCacheTtlSeconds?: number; rateLimit?: RateLimit; stageRateLimit?: RateLimit } = {},
 ) {
-  const { endpoint, credentials, tables } = inject('dynamo');
+  const { endpoint, credentials, tables } = workerDynamo();
   pointAtLocalDynamo({ endpoint, credentials }, tables);
   const gateway = await bindGateway(0);
   // No throttling unless a test asks for it: suites fire many requests with one key.
