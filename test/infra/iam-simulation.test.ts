@@ -26,7 +26,7 @@ import { pointAtLocalDynamo } from '#infra/local/point-at-local-dynamo';
 import type { RecordedAwsCall } from '#infra/local/record-aws-calls';
 import { type BoundGateway, bindGateway } from '#infra/local/serve-gateway';
 import { RECORDING_PROCESSOR } from '#shared/recording-events';
-import { routes } from '#shared/routes';
+import { fillPath, routeById, routes } from '#shared/routes';
 import { allTableSpecs, physicalTableName, type TableId } from '#shared/store/table-specs';
 import {
   FAKE_ACCOUNT,
@@ -41,6 +41,7 @@ import {
   stageView,
   tableIdOf,
 } from '#test/support/aws-call-simulation';
+import { callApi } from '#test/support/call-api';
 import { testCliContext } from '#test/support/cli-harness';
 import { directStores } from '#test/support/serve-gateway-over';
 import { loadStageTemplates, stageTemplate } from '#test/support/stage-templates';
@@ -79,6 +80,22 @@ beforeAll(async () => {
     const target = { baseUrl: gateway.url, key, tenant, timeoutMs: 15_000 };
     for (const recording of SMOKE_RECORDINGS)
       expect((await runRecordingJourney(target, 'iam', 30_000, recording)).reason).toBeNull();
+    // A job whose upload URL ran out a day ago: reading its status fails it (the status function's
+    // own write), whether or not a sweep or another file's poll got to such a job first in this run.
+    const overdue = { id: 'iam-overdue', status: 'started' as const, started: Date.now() - 90_000_000 };
+    const upload = { contentType: 'audio/wav', sizeBytes: 44, fileName: 'a.wav', uploadExpiresAt: overdue.started };
+    await direct.vocJobs.create(
+      tenant,
+      { ...overdue, file: `recordings/${tenant}/late.wav`, recordingId: 'rec-iam-overdue', upload },
+      { inFlightLimit: 100 },
+    );
+    const status = await callApi(
+      gateway.url,
+      'GET',
+      fillPath(routeById('getVocJobStatus'), { tenantId: tenant, jobId: overdue.id }),
+      key,
+    );
+    expect(status.json).toMatchObject({ id: overdue.id, status: 'failed' });
     await gateway.eventsSettled();
   } finally {
     await gateway.close();
