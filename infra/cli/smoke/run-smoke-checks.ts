@@ -36,6 +36,9 @@ export interface CheckResult {
   detail: string | null;
 }
 
+/** What a check's row says before any answer: which check, on which request. */
+type CheckRow = Pick<CheckResult, 'name' | 'route' | 'method' | 'path'>;
+
 interface Answer {
   status: number;
   headers: Headers;
@@ -139,7 +142,11 @@ export async function runCheck(check: SmokeCheck, target: SmokeTarget): Promise<
       detail: null,
     };
   }
-  const reason = judge(check, answer, target);
+  return answeredRow(row, answer, judge(check, answer, target));
+}
+
+/** A check's row once an answer came: passed when no reason stands against it. */
+function answeredRow(row: CheckRow, answer: Answer, reason: string | null): CheckResult {
   return {
     ...row,
     status: answer.status,
@@ -204,15 +211,7 @@ export async function checkOpenApiDocument(target: SmokeTarget, whatToDo: string
       `${target.baseUrl} does not look like the CXM API: GET ${OPENAPI_DOCUMENT_PATH} answered ${answer.status} (${type}${location ? `, Location: ${location}` : ''}) instead of its OpenAPI document. ${whatToDo}`,
     );
   }
-  const reason = describeDrift(served as OpenApiDocument) ?? null;
-  return {
-    ...row,
-    status: answer.status,
-    ms: answer.ms,
-    result: reason === null ? 'pass' : 'fail',
-    reason,
-    detail: null,
-  };
+  return answeredRow(row, answer, describeDrift(served as OpenApiDocument) ?? null);
 }
 
 /**
