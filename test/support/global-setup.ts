@@ -60,8 +60,14 @@ declare module 'vitest' {
   }
 }
 
+/** One of the run's DynamoDB Local instances, and what the tests are given of it. */
+interface RunDynamo {
+  local: DynamoDbLocal;
+  fixture: DynamoFixture;
+}
+
 interface Shared {
-  dynamo?: Promise<Array<{ local: DynamoDbLocal; fixture: DynamoFixture }>>;
+  dynamo?: Promise<RunDynamo[]>;
   assembly?: Promise<void>;
   awsCallLog?: string;
   stageAssemblies?: string;
@@ -75,7 +81,7 @@ const holder = globalThis as { cxmTestSetup?: Shared };
 holder.cxmTestSetup ??= { users: 0 };
 const shared: Shared = holder.cxmTestSetup;
 
-async function startDynamoInstance(): Promise<{ local: DynamoDbLocal; fixture: DynamoFixture }> {
+async function startDynamoInstance(): Promise<RunDynamo> {
   const local = await startDynamoDbLocal({});
   try {
     const tables = (await createTables(local, 'test')) as Record<TableId, string>;
@@ -87,14 +93,12 @@ async function startDynamoInstance(): Promise<{ local: DynamoDbLocal; fixture: D
 }
 
 /** Starts the instances side by side; if one fails, the others are stopped before the error is reported. */
-async function startDynamoInstances(): Promise<Array<{ local: DynamoDbLocal; fixture: DynamoFixture }>> {
+async function startDynamoInstances(): Promise<RunDynamo[]> {
   const started = await Promise.allSettled(Array.from({ length: DYNAMO_INSTANCES }, startDynamoInstance));
-  const failed = started.find((result) => result.status === 'rejected');
-  if (!failed)
-    return started.map(
-      (result) => (result as PromiseFulfilledResult<{ local: DynamoDbLocal; fixture: DynamoFixture }>).value,
-    );
-  for (const result of started) if (result.status === 'fulfilled') result.value.local.killNow();
+  const running = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+  const failed = started.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+  if (!failed) return running;
+  for (const { local } of running) local.killNow();
   throw failed.reason;
 }
 
