@@ -68,7 +68,7 @@ export interface TableStores {
 /**
  * Every data store on `tables`, through `client`.
  *
- * @example const { keys, conversations } = bindTableStores(client, inject('dynamo').tables);
+ * @example const { keys, conversations } = bindTableStores(client, workerDynamo().tables);
  */
 export function bindTableStores(client: DynamoDBDocumentClient, tables: TableNames): TableStores {
   return {

@@ -1,3 +1,11 @@
+/**
+ * A gateway whose functions reach DynamoDB through the counting proxy (dynamo-fault-proxy.ts), to
+ * see what a request costs the authorizer: how many reads of the keys table it makes. Both
+ * runtimes' functions go through the proxy (it is their DynamoDB endpoint), so the count is the
+ * deployed authorizer's in bundle mode too. The keys are arranged on a client of their own, which
+ * the proxy does not see. Must run before anything in the test file touches `documentClient()`
+ * (serve-gateway-over.ts).
+ */
 import type { BoundGateway } from '#infra/local/serve-gateway';
 import { type ApiAnswer, callApi, documentPath } from './call-api.ts';
 import { startDynamoFaultProxy } from './dynamo-fault-proxy.ts';
