@@ -51,12 +51,11 @@ export async function startSourceRuntime(): Promise<FunctionRuntime> {
       const handler: ProxyHandler = (event, context) =>
         run(context.awsRequestId, () =>
           actingAs(route.id, async () => {
-            const initStarted = Date.now();
+            const budget = context.getRemainingTimeInMillis();
             imported ??= importHandler<ProxyHandler>(route.handler);
             const handle = await imported;
-            const initMs = Date.now() - initStarted;
-            const remaining = context.getRemainingTimeInMillis.bind(context);
-            return handle(event, { ...context, getRemainingTimeInMillis: () => remaining() + initMs });
+            const deadline = Date.now() + budget;
+            return handle(event, { ...context, getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()) });
           }),
         );
       return [route.id, handler];
