@@ -40,8 +40,12 @@ export function javaCommand(javaHome = process.env.JAVA_HOME): string {
   return javaHome ? join(javaHome, 'bin', 'java') : 'java';
 }
 
+/** Java commands found to be 17 or newer: a process starting several DynamoDB Locals starts one JVM to ask. */
+const checkedJava = new Set<string>();
+
 /** Runs `command -version`: a StartupError, saying what to install, unless it is Java 17 or newer. */
 export function checkJava(command = javaCommand()): void {
+  if (checkedJava.has(command)) return;
   const result = spawnSync(command, ['-version'], { encoding: 'utf8' });
   if (result.error) {
     throw new StartupError(
@@ -55,6 +59,7 @@ export function checkJava(command = javaCommand()): void {
       `DynamoDB Local needs Java 17 or newer; '${command}' is version ${major || 'unknown'}. Install Java 17+ or set JAVA_HOME.`,
     );
   }
+  checkedJava.add(command);
 }
 
 export async function freePort(): Promise<number> {

@@ -76,14 +76,17 @@ export function localAssemblyDir(stage: string): string {
   return join(assemblyRoot(), `${stage}-${assemblyInputsHash()}`);
 }
 
-/** Synthesizes the local stage's stack, or reuses the synthesis of the same inputs. */
+/**
+ * Synthesizes the local stage's stack, or reuses the synthesis of the same inputs. `dir` is
+ * `localAssemblyDir(stage)`, passed by a caller that has hashed the inputs already.
+ */
 export async function ensureLocalAssembly(
   stage: string,
   log: (line: string) => void = () => undefined,
+  dir = localAssemblyDir(stage),
 ): Promise<LocalAssembly> {
   const stackId = stackName(stage);
   const root = assemblyRoot();
-  const dir = localAssemblyDir(stage);
   if (!existsSync(join(dir, 'manifest.json')) && synthesisUnderWay(dir)) {
     log(`waiting for the synthesis of the ${stage} stack another process is making into ${dir}...`);
     while (!existsSync(join(dir, 'manifest.json')) && synthesisUnderWay(dir)) await sleep(250);

@@ -114,7 +114,11 @@ export async function setup(project: TestProject): Promise<void> {
   shared.runDir ??= mkdtempSync(join(tmpdir(), 'cxm-test-run-'));
   const assemblyFailure = join(shared.runDir, 'local-assembly-failure.txt');
   if (bundles) {
-    shared.assembly ??= ensureLocalAssembly(LOCAL_STAGE, (line) => console.log(`global setup: ${line}`)).then(
+    shared.assembly ??= ensureLocalAssembly(
+      LOCAL_STAGE,
+      (line) => console.log(`global setup: ${line}`),
+      assemblyDir,
+    ).then(
       () => undefined,
       (error: unknown) => writeFileSync(assemblyFailure, error instanceof Error ? error.message : String(error)),
     );
