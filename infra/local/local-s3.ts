@@ -9,11 +9,10 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type RequestListener } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import S3rver, { type S3rverContext, type S3rverStore } from '@20minutes/s3rver';
-import { DUMMY_ACCOUNT } from '@20minutes/s3rver/lib/models/account.js';
-import S3Error from '@20minutes/s3rver/lib/models/error.js';
+import type { S3rverContext, S3rverStore } from '@20minutes/s3rver';
 import { LOCAL_ACCOUNT } from './build-proxy-event.ts';
 import { LOCAL_REGION, type LocalCredentials, StartupError } from './dynamodb-local.ts';
 
@@ -128,7 +127,7 @@ const unquoted = (etag: string) => etag.replace(/^(W\/)?"(.*)"$/, '$2');
  * one write at a time per key, as S3's are atomic), and a GET with `If-Match` reads only the object
  * of that ETag (else 412).
  */
-function conditionalWrites(store: S3rverStore): void {
+function conditionalWrites(store: S3rverStore, S3Error: S3ErrorClass): void {
   const { putObject, getObject } = { putObject: store.putObject.bind(store), getObject: store.getObject.bind(store) };
   const writing = new Map<string, Promise<unknown>>();
   store.putObject = (object) => {
@@ -161,7 +160,14 @@ function conditionalWrites(store: S3rverStore): void {
   };
 }
 
-/** `dataDir` keeps the objects across restarts; without it they live in a temporary folder removed on close. */
+type S3ErrorClass = typeof import('@20minutes/s3rver/lib/models/error.js').default;
+
+/**
+ * `dataDir` keeps the objects across restarts; without it they live in a temporary folder removed
+ * on close. The port listens from the start, since the functions read its endpoint from their
+ * environment at init; s3rver itself (koa, winston, an XML parser: about half a second of imports)
+ * is loaded at the first request, as most runs of the local stage upload nothing.
+ */
 async function startLocalS3(options: {
   bucket: string;
   dataDir?: string;
@@ -170,32 +176,75 @@ async function startLocalS3(options: {
   const directory = options.dataDir ?? mkdtempSync(join(tmpdir(), 'cxm-s3-'));
   mkdirSync(directory, { recursive: true, mode: 0o700 });
   chmodSync(directory, 0o700);
-  // The SDK signs with the installation's credentials; the server must know them to check
-  // signatures, and no other pair: s3rver's built-in S3RVER/S3RVER would sign anything.
-  DUMMY_ACCOUNT.revokeAccessKey('S3RVER');
-  DUMMY_ACCOUNT.createKeyPair(options.credentials.accessKeyId, options.credentials.secretAccessKey);
-  const server = new S3rver({
-    address: '127.0.0.1',
-    port: 0,
-    silent: true,
-    directory,
-    configureBuckets: [{ name: options.bucket }],
+  const listeners = new Set<(event: ObjectCreatedEvent) => void>();
+  let loaded: Promise<{ serve: RequestListener; close(): void }> | undefined;
+  const server = createServer((req, res) => {
+    loaded ??= loadS3rver(options, directory, listeners);
+    loaded.then(
+      ({ serve }) => serve(req, res),
+      (error: unknown) => {
+        // Loaded again at the next request; this one gets S3's answer to a failure of its own.
+        loaded = undefined;
+        res.writeHead(500, { 'Content-Type': 'application/xml' });
+        res.end(
+          `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>InternalError</Code><Message>The local S3 server did not start: ${String(error instanceof Error ? error.message : error).replace(/[<&]/g, (c) => (c === '<' ? '&lt;' : '&amp;'))}</Message></Error>`,
+        );
+      },
+    );
   });
-  // s3rver serves a request that names no signature as anonymous; S3 refuses it (the bucket is
-  // private), and so must this, or the credentials above would protect nothing.
-  server.middleware.unshift(refuseAnonymous);
-  conditionalWrites(server.store);
-  let port: number;
   try {
-    ({ port } = await server.run());
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(0, '127.0.0.1', () => resolve());
+    });
   } catch (error) {
     if (!options.dataDir) rmSync(directory, { recursive: true, force: true });
     throw new StartupError(
       `the local S3 server did not start: ${error instanceof Error ? error.message : String(error)}`,
     );
   }
-  const listeners = new Set<(event: ObjectCreatedEvent) => void>();
-  server.on('event', (notification: { Records?: S3rverRecord[] }) => {
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    bucket: options.bucket,
+    onObjectCreated(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    async close() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await loaded?.then(({ close }) => close()).catch(() => undefined);
+      if (!options.dataDir) rmSync(directory, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Loads s3rver over `directory`, its bucket made and its rules added; its object-created notifications go to `listeners`. */
+async function loadS3rver(
+  options: { bucket: string; credentials: LocalCredentials },
+  directory: string,
+  listeners: ReadonlySet<(event: ObjectCreatedEvent) => void>,
+): Promise<{ serve: RequestListener; close(): void }> {
+  const [{ default: S3rver }, { DUMMY_ACCOUNT }, { default: S3Error }] = await Promise.all([
+    import('@20minutes/s3rver'),
+    import('@20minutes/s3rver/lib/models/account.js'),
+    import('@20minutes/s3rver/lib/models/error.js'),
+  ]);
+  // The SDK signs with the installation's credentials; the server must know them to check
+  // signatures, and no other pair: s3rver's built-in S3RVER/S3RVER would sign anything.
+  DUMMY_ACCOUNT.revokeAccessKey('S3RVER');
+  DUMMY_ACCOUNT.createKeyPair(options.credentials.accessKeyId, options.credentials.secretAccessKey);
+  const s3rver = new S3rver({ silent: true, directory, configureBuckets: [{ name: options.bucket }] });
+  // s3rver serves a request that names no signature as anonymous; S3 refuses it (the bucket is
+  // private), and so must this, or the credentials above would protect nothing.
+  s3rver.middleware.unshift(refuseAnonymous);
+  conditionalWrites(s3rver.store, S3Error);
+  await s3rver.configureBuckets();
+  s3rver.on('event', (notification: { Records?: S3rverRecord[] }) => {
     for (const record of notification.Records ?? []) {
       const reason = REASONS[record.eventName ?? ''];
       const key = record.s3?.object?.key;
@@ -228,15 +277,11 @@ async function startLocalS3(options: {
     }
   });
   return {
-    endpoint: `http://127.0.0.1:${port}`,
-    bucket: options.bucket,
-    onObjectCreated(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
-    async close() {
-      await server.close();
-      if (!options.dataDir) rmSync(directory, { recursive: true, force: true });
+    serve: s3rver.callback(),
+    close() {
+      // What s3rver's own server does when it closes: its logger holds a process-wide exception handler.
+      s3rver.logger.exceptions.unhandle();
+      s3rver.logger.close();
     },
   };
 }

@@ -18,8 +18,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { NotAudioError, probeAudio } from '#shared/analysis/probe-audio';
+import type { S3Client } from '@aws-sdk/client-s3';
 import type { AnalysisKind } from '#shared/domain/voc/analysis-kind';
 import { ANALYSIS_STATE_EVENTS } from '#shared/recording-events';
 import { LOCAL_ACCOUNT } from './build-proxy-event.ts';
@@ -267,9 +266,16 @@ export async function acquireLocalTranscribe(options: LocalTranscribeOptions): P
 
 const shared = new Map<string, { users: number; started: Promise<LocalTranscribe> }>();
 
-/** Starts a stand-in of its own on a free port of 127.0.0.1. */
-async function startLocalTranscribe(options: LocalTranscribeOptions): Promise<LocalTranscribe> {
-  const s3 = new S3Client({
+/**
+ * What a job runs with: the S3 client and the audio probe, loaded at the first job (about a quarter
+ * of a second of imports), since most runs of the local stage analyse nothing.
+ */
+async function loadJobParts(options: LocalTranscribeOptions) {
+  const [{ GetObjectCommand, PutObjectCommand, S3Client }, { NotAudioError, probeAudio }] = await Promise.all([
+    import('@aws-sdk/client-s3'),
+    import('#shared/analysis/probe-audio'),
+  ]);
+  const s3: S3Client = new S3Client({
     endpoint: options.s3Endpoint,
     region: options.region,
     forcePathStyle: true,
@@ -277,13 +283,24 @@ async function startLocalTranscribe(options: LocalTranscribeOptions): Promise<Lo
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
   });
+  return { s3, GetObjectCommand, PutObjectCommand, NotAudioError, probeAudio };
+}
+
+/** Starts a stand-in of its own on a free port of 127.0.0.1. */
+async function startLocalTranscribe(options: LocalTranscribeOptions): Promise<LocalTranscribe> {
+  let parts: ReturnType<typeof loadJobParts> | undefined;
   const jobs = new Map<string, LocalJob>();
   const running = new Set<Promise<void>>();
   const listeners = new Set<(event: AnalysisStateEvent) => void>();
 
   /** Reads the media as Transcribe would, writes the output, ends the job and tells EventBridge. */
   async function run(job: LocalJob): Promise<void> {
+    parts ??= loadJobParts(options).catch((error: unknown) => {
+      parts = undefined;
+      throw error;
+    });
     try {
+      const { s3, GetObjectCommand, PutObjectCommand, NotAudioError, probeAudio } = await parts;
       const media = mediaLocation(job.request);
       const output = outputLocation(job.kind, job.request, job.name);
       const object = await s3.send(new GetObjectCommand(media)).catch(() => undefined);
@@ -324,7 +341,7 @@ async function startLocalTranscribe(options: LocalTranscribeOptions): Promise<Lo
     } catch (error) {
       job.status = 'FAILED';
       job.failureReason =
-        error instanceof NotAudioError || error instanceof ServiceError
+        (error instanceof Error && error.name === 'NotAudioError') || error instanceof ServiceError
           ? error.message
           : `The local stand-in could not run the job: ${error instanceof Error ? error.message : String(error)}`;
     }
@@ -394,7 +411,7 @@ async function startLocalTranscribe(options: LocalTranscribeOptions): Promise<Lo
     async close() {
       await server.close();
       while (running.size > 0) await Promise.all([...running]);
-      s3.destroy();
+      (await parts?.catch(() => undefined))?.s3.destroy();
     },
   };
 }

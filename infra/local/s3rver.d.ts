@@ -1,6 +1,7 @@
 /** The parts of @20minutes/s3rver (an S3-compatible server that checks SigV4 signatures) the local runtime uses. */
 declare module '@20minutes/s3rver' {
   import type { EventEmitter } from 'node:events';
+  import type { RequestListener } from 'node:http';
   import type { AddressInfo } from 'node:net';
 
   interface S3rverOptions {
@@ -42,6 +43,12 @@ declare module '@20minutes/s3rver' {
     constructor(options: S3rverOptions);
     middleware: Array<(ctx: S3rverContext, next: () => Promise<unknown>) => unknown>;
     store: S3rverStore;
+    /** Makes the buckets of `configureBuckets` in the store; `run()` does it before it listens. */
+    configureBuckets(): Promise<unknown>;
+    /** The request listener of this Koa application, for a server of the caller's. */
+    callback(): RequestListener;
+    /** Its winston logger: `run()`'s server closes it, and the exception handler it holds, on close. */
+    logger: { close(): void; exceptions: { unhandle(): void } };
     run(): Promise<AddressInfo>;
     close(): Promise<void>;
   }
