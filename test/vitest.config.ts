@@ -20,7 +20,9 @@ const env = TEST_ENV;
  * recording through the processor's bundle, its audio probe included, and the S3 and Transcribe
  * rules), which function serves which method and authorizes it (authorization-matrix, gateway),
  * the tenant from the authorizer's context to every store call (tenant-isolation), and the stage
- * secret the authorizer reads through Secrets Manager (key-tags, untagged-keys-refused). What the
+ * secret the authorizer reads through Secrets Manager (key-tags, untagged-keys-refused), and both MCP
+ * eras with real clients and the official conformance suite (mcp-clients, mcp-conformance), whose
+ * SDK is bundled and imported at the first request. What the
  * template gives each function (its timeout, the sweep's schedule, each recording setting) is held
  * to the stage config by test/infra/stack.test.ts and recordings.test.ts; the deadline, the sweep
  * and the recording rules themselves are the same code in both runtimes and run with the sources.
@@ -31,6 +33,8 @@ const BUNDLE_SUITES = [
   'cli-smoke',
   'gateway',
   'key-tags',
+  'mcp-clients',
+  'mcp-conformance',
   'tenant-isolation',
   'untagged-keys-refused',
 ].map((name) => `test/integration/${name}.test.ts`);

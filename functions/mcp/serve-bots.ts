@@ -9,7 +9,7 @@ const documents = documentsStore();
 export const handler = createApiHandler(mcpBots, (request) =>
   // Loaded on the first POST, with the MCP SDK it needs (see serve-mcp-request.ts).
   serveMcpRequest(
-    async (onFault) => (await import('#shared/mcp/bots-server')).createBotsServer(documents, onFault),
+    async (onFault) => (await import('#shared/mcp/bots-server')).createBotsServer(documents, request.tenantId, onFault),
     request,
   ),
 );

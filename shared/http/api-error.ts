@@ -15,6 +15,12 @@ export class ApiError extends Error {
 }
 
 export const UNAUTHENTICATED_MESSAGE = 'An Authorization header with a valid Bearer token is required.';
+/**
+ * The challenge every 401 carries (RFC 6750, section 3): the scheme the API takes, so that a client
+ * that reads it (an MCP client among them) knows a Bearer key is what is missing. No `error`
+ * attribute: the gateway answers a missing and a refused key alike, and tells no caller which.
+ */
+export const BEARER_CHALLENGE = { 'WWW-Authenticate': 'Bearer' } as const;
 export const PERMISSION_DENIED_MESSAGE = 'The API key does not allow this operation.';
 export const FOREIGN_ORIGIN_MESSAGE =
   "The request's Origin header names an origin this endpoint does not accept (DNS-rebinding protection). " +
@@ -26,7 +32,7 @@ export const BAD_GATEWAY_MESSAGE = 'A downstream request failed. If the request 
 export const GATEWAY_TIMEOUT_MESSAGE = 'The request timed out. If the request was a write, it may have completed.';
 
 export const badRequest = (message: string) => new ApiError(400, 'BadRequest', message);
-export const unauthenticated = () => new ApiError(401, 'Unauthenticated', UNAUTHENTICATED_MESSAGE);
+export const unauthenticated = () => new ApiError(401, 'Unauthenticated', UNAUTHENTICATED_MESSAGE, BEARER_CHALLENGE);
 export const permissionDenied = () => new ApiError(403, 'PermissionDenied', PERMISSION_DENIED_MESSAGE);
 /** The MCP origin check: a browser page of another origin, or a rebound host name, reaching a route that checks it. */
 export const foreignOrigin = () => new ApiError(403, 'PermissionDenied', FOREIGN_ORIGIN_MESSAGE);

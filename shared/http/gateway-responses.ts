@@ -6,6 +6,7 @@
 import type { ErrorCode } from '#shared/schemas/error-body';
 import {
   BAD_GATEWAY_MESSAGE,
+  BEARER_CHALLENGE,
   GATEWAY_TIMEOUT_MESSAGE,
   PERMISSION_DENIED_MESSAGE,
   UNAUTHENTICATED_MESSAGE,
@@ -53,6 +54,13 @@ const authorizerUnavailable: GatewayResponseSpec = {
   headers: { 'Retry-After': '1' },
 };
 
+const unauthenticated: GatewayResponseSpec = {
+  status: 401,
+  code: 'Unauthenticated',
+  message: UNAUTHENTICATED_MESSAGE,
+  headers: BEARER_CHALLENGE,
+};
+
 const noOperation: GatewayResponseSpec = {
   status: 404,
   code: 'NotFound',
@@ -60,7 +68,7 @@ const noOperation: GatewayResponseSpec = {
 };
 
 export const gatewayResponses: Record<GatewayResponseType, GatewayResponseSpec> = {
-  UNAUTHORIZED: { status: 401, code: 'Unauthenticated', message: UNAUTHENTICATED_MESSAGE },
+  UNAUTHORIZED: unauthenticated,
   ACCESS_DENIED: { status: 403, code: 'PermissionDenied', message: PERMISSION_DENIED_MESSAGE },
   // API Gateway answers an unknown path or method with this type, before any authorizer runs.
   MISSING_AUTHENTICATION_TOKEN: noOperation,
@@ -79,7 +87,7 @@ export const gatewayResponses: Record<GatewayResponseType, GatewayResponseSpec> 
     code: 'BadRequest',
     message: 'The media type of the request is not supported; send application/json.',
   },
-  INVALID_API_KEY: { status: 401, code: 'Unauthenticated', message: UNAUTHENTICATED_MESSAGE },
+  INVALID_API_KEY: unauthenticated,
   WAF_FILTERED: { status: 403, code: 'PermissionDenied', message: PERMISSION_DENIED_MESSAGE },
   AUTHORIZER_FAILURE: authorizerUnavailable,
   AUTHORIZER_CONFIGURATION_ERROR: authorizerUnavailable,

@@ -1,16 +1,24 @@
 /**
- * One MCP request, statelessly: a new server and a new Web Standard Streamable HTTP transport
- * (no session id, JSON responses) per request, fed a web Request built from the proxy event and
- * answered from its Response. Nothing is reused across requests.
+ * One MCP request, statelessly, in the protocol era the request itself chooses (the official SDK's
+ * classification, `isLegacyRequest`):
  *
- * The SDK (with the zod schemas of the whole protocol, built when its modules load) is imported on
- * the first POST rather than at init: a 405 never needs it. See test/README.md, Performance,
- * for what that moves and what it saves.
+ * - 2026-07-28, whose every request carries its protocol version and client capabilities in
+ *   `_meta`: the SDK's per-request entry (`createMcpHandler`, modern only), which answers
+ *   `server/discover`, checks `Mcp-Method` and `Mcp-Name` against the body, and adds
+ *   `resultType` and the cache hints;
+ * - 2025-06-18 and 2025-11-25, which open with `initialize`: a new server and a Web Standard
+ *   Streamable HTTP transport without sessions, answering JSON. The SDK's own stateless fallback
+ *   for this era answers with an event stream, which the contract's JSON answer rules out.
+ *
+ * Either way a new server serves one request, fed a web Request built from the proxy event and
+ * answered from its Response; nothing is reused across requests, so any Lambda environment serves
+ * any request. The SDK (with the zod schemas of the whole protocol) is imported on the first POST
+ * rather than at init: a 405 never needs it.
  */
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { AuthInfo, McpServer } from '@modelcontextprotocol/server';
 import type { ApiRequest, ApiResult } from '#shared/http/api-types';
 
-/** Makes the request's server; the tool's failures that are ours go to `onFault`. */
+/** Makes the request's server, of either era; the tools' failures that are ours go to `onFault`. */
 export type McpServerFactory = (onFault: (error: unknown) => void) => McpServer | Promise<McpServer>;
 
 /**
@@ -51,15 +59,36 @@ export function toWebRequest(http: ApiRequest['http']): Request {
   });
 }
 
-/** The spec's MCP HTTP errors are 400 `{code: BadRequest, message}`: keep the JSON-RPC error and add both. */
-function asBadRequest(body: string): string {
+/**
+ * The API's `{code, message}` beside the SDK's JSON-RPC error, which is kept. A 2026-07-28 request
+ * for a method this server lacks stays 404 (NotFound), as that revision requires; every other
+ * refusal is the contract's 400 BadRequest.
+ */
+function asApiError(status: number, body: string): ApiResult {
+  const code = status === 404 ? 'NotFound' : 'BadRequest';
   try {
     const parsed = JSON.parse(body) as { error?: { message?: unknown } };
     const message = typeof parsed.error?.message === 'string' ? parsed.error.message : 'Bad request';
-    return JSON.stringify({ ...parsed, code: 'BadRequest', message });
+    return { status: status === 404 ? 404 : 400, bodyText: JSON.stringify({ ...parsed, code, message }) };
   } catch {
-    return JSON.stringify({ code: 'BadRequest', message: body || 'Bad request' });
+    return { status: 400, bodyText: JSON.stringify({ code: 'BadRequest', message: body || 'Bad request' }) };
   }
+}
+
+/**
+ * `subscriptions/listen` opens an event stream that stays open for notifications. This server
+ * sends none (its tool list changes only with a deployment; `tools.listChanged` is false) and a
+ * Lambda function answers once, so the method is absent, as the revision lets a server without
+ * those capabilities answer.
+ */
+function listenRefused(id: unknown): ApiResult {
+  const message =
+    'Method not found: subscriptions/listen. This server sends no notifications (its tool list changes only with a ' +
+    'deployment), so it opens no subscription stream; call tools/list again after its ttlMs instead.';
+  return {
+    status: 404,
+    body: { jsonrpc: '2.0', id: id ?? null, error: { code: -32601, message }, code: 'NotFound', message },
+  };
 }
 
 /**
@@ -77,6 +106,26 @@ function isBatch(rawBody: Buffer): boolean {
   }
 }
 
+/** The JSON-RPC method a parsed body names, if it names one. */
+function methodOf(body: unknown): unknown {
+  return body !== null && typeof body === 'object' ? (body as { method?: unknown }).method : undefined;
+}
+
+/** The request's JSON body, or undefined when it is not JSON (the SDK then answers -32700 itself). */
+function parsedBodyOf(rawBody: Buffer): unknown {
+  try {
+    return JSON.parse(rawBody.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Serves one MCP request with a server from `createServer`; a failure it reports through
+ * `onFault` (ours, not the caller's) ends the request as a logged 500.
+ *
+ * @example const result = await serveMcpRequest((onFault) => createBotsServer(documents, tenantId, onFault), request);
+ */
 export async function serveMcpRequest(createServer: McpServerFactory, request: ApiRequest): Promise<ApiResult> {
   if (request.http.method !== 'POST') {
     return {
@@ -96,37 +145,60 @@ export async function serveMcpRequest(createServer: McpServerFactory, request: A
       body: { jsonrpc: '2.0', error: { code: -32600, message }, id: null, code: 'BadRequest', message },
     };
   }
-  const { WebStandardStreamableHTTPServerTransport } = await import(
-    '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
+  const { createMcpHandler, isLegacyRequest, WebStandardStreamableHTTPServerTransport } = await import(
+    '@modelcontextprotocol/server'
   );
   let fault: { error: unknown } | undefined;
-  const server = await createServer((error) => (fault ??= { error }));
-  const transport = new WebStandardStreamableHTTPServerTransport({
-    sessionIdGenerator: undefined,
-    enableJsonResponse: true,
-  });
-  await server.connect(transport);
-  try {
-    const response = await transport.handleRequest(toWebRequest(request.http), {
-      // The key itself never reaches MCP code: its id and what it grants do.
-      authInfo: {
-        token: '',
-        clientId: request.caller.keyId,
-        scopes: request.caller.scopes,
-        extra: { tenantId: request.tenantId },
-      },
+  const onFault = (error: unknown) => {
+    fault ??= { error };
+  };
+  const webRequest = toWebRequest(request.http);
+  const parsedBody = parsedBodyOf(request.http.rawBody);
+  // The key itself never reaches MCP code: its id and what it grants do.
+  const authInfo: AuthInfo = {
+    token: '',
+    clientId: request.caller.keyId,
+    scopes: request.caller.scopes,
+    extra: { tenantId: request.tenantId },
+  };
+  // Read whole before the server closes: answers are JSON, never a stream.
+  let response: Response;
+  let text: string;
+  if (await isLegacyRequest(webRequest, parsedBody)) {
+    const server = await createServer(onFault);
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
     });
-    const text = await response.text();
-    // The chain maps it: a logged 500 whose body holds only a message.
-    if (fault) throw fault.error;
-    const headers: Record<string, string> = {};
-    // The common Content-Type (with its charset) applies; the SDK's adds nothing.
-    response.headers.forEach((value, name) => {
-      if (name.toLowerCase() !== 'content-type') headers[name] = value;
-    });
-    if (response.status >= 400 && response.status < 500) return { status: 400, headers, bodyText: asBadRequest(text) };
-    return { status: response.status, headers, bodyText: text };
-  } finally {
-    await server.close();
+    await server.connect(transport);
+    try {
+      response = await transport.handleRequest(webRequest, { authInfo, parsedBody });
+      text = await response.text();
+    } finally {
+      await server.close();
+    }
+  } else if (methodOf(parsedBody) === 'subscriptions/listen') {
+    return listenRefused((parsedBody as { id?: unknown }).id);
+  } else {
+    // `auto` answers one JSON body unless a tool sends a message before its result, which these
+    // never do; `json` would say so on the log at every request.
+    const handler = createMcpHandler(() => createServer(onFault), { legacy: 'reject', responseMode: 'auto' });
+    try {
+      response = await handler.fetch(webRequest, { authInfo, parsedBody });
+      text = await response.text();
+    } finally {
+      await handler.close();
+    }
   }
+  // The chain maps it: a logged 500 whose body holds only a message.
+  if (fault) throw fault.error;
+  if (response.headers.get('content-type')?.startsWith('text/event-stream'))
+    throw new Error('The MCP SDK answered with an event stream, which this endpoint never sends.');
+  const headers: Record<string, string> = {};
+  // The common Content-Type (with its charset) applies; the SDK's adds nothing.
+  response.headers.forEach((value, name) => {
+    if (name.toLowerCase() !== 'content-type') headers[name] = value;
+  });
+  if (response.status >= 400 && response.status < 500) return { ...asApiError(response.status, text), headers };
+  return { status: response.status, headers, bodyText: text };
 }

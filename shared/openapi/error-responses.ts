@@ -24,11 +24,11 @@ const COMPONENT_HEADERS = '#/components/headers/';
 const COMPONENT_RESPONSES = '#/components/responses/';
 
 /**
- * Reusable headers: every response has a request id; 429 and 503 say when to retry ; a
- * document's version is its ETag; a replayed write says so.
+ * Reusable headers: every response has a request id; 429 and 503 say when to retry; a 401 names
+ * the scheme; a document's version is its ETag; a replayed write says so.
  */
 export const headerComponents: Record<
-  'X-Request-Id' | 'Retry-After' | 'Link' | 'ETag' | 'Idempotent-Replayed',
+  'X-Request-Id' | 'Retry-After' | 'WWW-Authenticate' | 'Link' | 'ETag' | 'Idempotent-Replayed',
   HeaderObject
 > = {
   'X-Request-Id': {
@@ -42,6 +42,12 @@ export const headerComponents: Record<
     required: true,
     schema: { type: 'integer', format: 'int32', minimum: 1, maximum: 3600 },
     example: 1,
+  },
+  'WWW-Authenticate': {
+    description:
+      'The authentication scheme the API takes (RFC 6750): send `Authorization: Bearer <key>` with a valid key of the tenant.',
+    required: true,
+    schema: { type: 'string', const: 'Bearer' },
   },
   Link: {
     description: 'The next page (RFC 8288), present only when more entries remain. Follow the URL as it is.',
@@ -79,6 +85,8 @@ interface StatusDocs {
   component?: string;
   description: string;
   retryAfter?: true;
+  /** A 401: it carries the Bearer challenge. */
+  challenge?: true;
   examples: Record<string, ExampleObject>;
 }
 
@@ -98,6 +106,7 @@ const commonStatuses: Record<number, StatusDocs> = {
     component: 'Unauthenticated',
     description:
       'The Authorization header is missing or not a Bearer token, or the key is unknown, revoked or expired.',
+    challenge: true,
     examples: { unauthenticated: fromGateway('No valid key', gatewayResponses.UNAUTHORIZED) },
   },
   403: {
@@ -232,6 +241,7 @@ function errorResponse(
     headers: {
       'X-Request-Id': headerRef('X-Request-Id'),
       ...(docs.retryAfter ? { 'Retry-After': headerRef('Retry-After') } : {}),
+      ...(docs.challenge ? { 'WWW-Authenticate': headerRef('WWW-Authenticate') } : {}),
     },
     content: { 'application/json': { schema: { $ref: schemaRef }, examples } },
   };

@@ -58,3 +58,26 @@ export const JsonRpcBadRequest = {
     },
   },
 } as const;
+
+/**
+ * A 404 of the MCP endpoint: a 2026-07-28 request for a method this server does not serve (the
+ * revision answers JSON-RPC -32601 with HTTP 404), with the API's `{code: NotFound, message}`
+ * alongside.
+ */
+export const JsonRpcMethodNotFound = {
+  $id: 'JsonRpcMethodNotFound',
+  type: 'object',
+  required: ['code', 'message', 'jsonrpc', 'id', 'error'],
+  additionalProperties: false,
+  properties: {
+    code: { const: 'NotFound' },
+    message: { type: 'string' },
+    jsonrpc: jsonRpcVersion,
+    id: responseId,
+    error: {
+      type: 'object',
+      required: ['code', 'message'],
+      properties: { code: { const: -32601 }, message: { type: 'string' } },
+    },
+  },
+} as const;

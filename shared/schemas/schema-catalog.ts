@@ -5,7 +5,7 @@ import { DocumentBody, DocumentList } from './document-schemas.ts';
 import { ErrorBody, MessageOnlyErrorBody } from './error-body.ts';
 import { ImportFile } from './import-file.ts';
 import { InternalNoteResponse } from './internal-note-response.ts';
-import { JsonRpcBadRequest, JsonRpcMessage, JsonRpcRequest } from './json-rpc-message.ts';
+import { JsonRpcBadRequest, JsonRpcMessage, JsonRpcMethodNotFound, JsonRpcRequest } from './json-rpc-message.ts';
 import { ListDocumentsQuery } from './list-documents-query.ts';
 import { NoQuery } from './no-query.ts';
 import { CollectionPath, DocumentPath } from './provisioning-paths.ts';
@@ -27,6 +27,7 @@ export const schemaCatalog = {
   InternalNoteResponse,
   JsonRpcBadRequest,
   JsonRpcMessage,
+  JsonRpcMethodNotFound,
   JsonRpcRequest,
   ListDocumentsQuery,
   MessageOnlyErrorBody,

@@ -2496,35 +2496,34 @@ validate22.errors = vErrors;
 return errors === 0;
 }
 
-export const JsonRpcRequest = validate23;
-const schema24 = {"$id":"JsonRpcRequest","type":"object","required":["jsonrpc","method"],"additionalProperties":false,"properties":{"jsonrpc":{"const":"2.0"},"id":{"type":["string","number"],"maxLength":256,"description":"Echoed in the response with its exact type. Absent in a notification, which is answered 202 without a body."},"method":{"type":"string","maxLength":256,"pattern":"^[A-Za-z0-9_./-]+$","description":"For example 'tools/list' or 'tools/call'."},"params":{"type":"object","description":"For 'tools/call': `name` (the tool) and `arguments`."}}};
-const pattern13 = new RegExp("^[A-Za-z0-9_./-]+$", "u");
+export const JsonRpcMethodNotFound = validate23;
+const schema24 = {"$id":"JsonRpcMethodNotFound","type":"object","required":["code","message","jsonrpc","id","error"],"additionalProperties":false,"properties":{"code":{"const":"NotFound"},"message":{"type":"string"},"jsonrpc":{"const":"2.0"},"id":{"type":["string","number","null"]},"error":{"type":"object","required":["code","message"],"properties":{"code":{"const":-32601},"message":{"type":"string"}}}}};
 
 function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="JsonRpcRequest" */;
+/*# sourceURL="JsonRpcMethodNotFound" */;
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((data.jsonrpc === undefined) && (missing0 = "jsonrpc")) || ((data.method === undefined) && (missing0 = "method"))){
+if((((((data.code === undefined) && (missing0 = "code")) || ((data.message === undefined) && (missing0 = "message"))) || ((data.jsonrpc === undefined) && (missing0 = "jsonrpc"))) || ((data.id === undefined) && (missing0 = "id"))) || ((data.error === undefined) && (missing0 = "error"))){
 validate23.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!((((key0 === "jsonrpc") || (key0 === "id")) || (key0 === "method")) || (key0 === "params"))){
+if(!(((((key0 === "code") || (key0 === "message")) || (key0 === "jsonrpc")) || (key0 === "id")) || (key0 === "error"))){
 validate23.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
 if(_errs1 === errors){
-if(data.jsonrpc !== undefined){
+if(data.code !== undefined){
 const _errs2 = errors;
-if("2.0" !== data.jsonrpc){
-validate23.errors = [{instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/const",keyword:"const",params:{allowedValue: "2.0"},message:"must be equal to constant"}];
+if("NotFound" !== data.code){
+validate23.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/const",keyword:"const",params:{allowedValue: "NotFound"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -2533,20 +2532,11 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.id !== undefined){
-let data1 = data.id;
+if(data.message !== undefined){
 const _errs3 = errors;
-if((typeof data1 !== "string") && (!((typeof data1 == "number") && (isFinite(data1))))){
-validate23.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: schema24.properties.id.type},message:"must be string,number"}];
+if(typeof data.message !== "string"){
+validate23.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
-}
-if(errors === _errs3){
-if(typeof data1 === "string"){
-if(func2(data1) > 256){
-validate23.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"}];
-return false;
-}
-}
 }
 var valid0 = _errs3 === errors;
 }
@@ -2554,26 +2544,11 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.method !== undefined){
-let data2 = data.method;
+if(data.jsonrpc !== undefined){
 const _errs5 = errors;
-if(errors === _errs5){
-if(typeof data2 === "string"){
-if(func2(data2) > 256){
-validate23.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"}];
+if("2.0" !== data.jsonrpc){
+validate23.errors = [{instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/const",keyword:"const",params:{allowedValue: "2.0"},message:"must be equal to constant"}];
 return false;
-}
-else {
-if(!pattern13.test(data2)){
-validate23.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_./-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_./-]+$"+"\""}];
-return false;
-}
-}
-}
-else {
-validate23.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
 }
 var valid0 = _errs5 === errors;
 }
@@ -2581,17 +2556,66 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.params !== undefined){
-let data3 = data.params;
-const _errs7 = errors;
-if(!(data3 && typeof data3 == "object" && !Array.isArray(data3))){
-validate23.errors = [{instancePath:instancePath+"/params",schemaPath:"#/properties/params/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+if(data.id !== undefined){
+let data3 = data.id;
+const _errs6 = errors;
+if(((typeof data3 !== "string") && (!((typeof data3 == "number") && (isFinite(data3))))) && (data3 !== null)){
+validate23.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: schema24.properties.id.type},message:"must be string,number,null"}];
 return false;
 }
-var valid0 = _errs7 === errors;
+var valid0 = _errs6 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
+if(data.error !== undefined){
+let data4 = data.error;
+const _errs8 = errors;
+if(errors === _errs8){
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+let missing1;
+if(((data4.code === undefined) && (missing1 = "code")) || ((data4.message === undefined) && (missing1 = "message"))){
+validate23.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+if(data4.code !== undefined){
+const _errs10 = errors;
+if(-32601 !== data4.code){
+validate23.errors = [{instancePath:instancePath+"/error/code",schemaPath:"#/properties/error/properties/code/const",keyword:"const",params:{allowedValue: -32601},message:"must be equal to constant"}];
+return false;
+}
+var valid1 = _errs10 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data4.message !== undefined){
+const _errs11 = errors;
+if(typeof data4.message !== "string"){
+validate23.errors = [{instancePath:instancePath+"/error/message",schemaPath:"#/properties/error/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid1 = _errs11 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+else {
+validate23.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
 }
 }
 }
@@ -2608,11 +2632,123 @@ validate23.errors = vErrors;
 return errors === 0;
 }
 
-export const ListDocumentsQuery = validate24;
-const schema25 = {"$id":"ListDocumentsQuery","type":"object","additionalProperties":false,"properties":{"limit":{"type":"string","maxLength":16,"pattern":"^(?:[1-9][0-9]{0,2}|1000)$","description":"Page size, 1 to 1000 (default 1000)."},"cursor":{"type":"string","minLength":1,"maxLength":4096,"description":"From the `Link: rel=\"next\"` header of the previous page."}}};
-const pattern14 = new RegExp("^(?:[1-9][0-9]{0,2}|1000)$", "u");
+export const JsonRpcRequest = validate24;
+const schema25 = {"$id":"JsonRpcRequest","type":"object","required":["jsonrpc","method"],"additionalProperties":false,"properties":{"jsonrpc":{"const":"2.0"},"id":{"type":["string","number"],"maxLength":256,"description":"Echoed in the response with its exact type. Absent in a notification, which is answered 202 without a body."},"method":{"type":"string","maxLength":256,"pattern":"^[A-Za-z0-9_./-]+$","description":"For example 'tools/list' or 'tools/call'."},"params":{"type":"object","description":"For 'tools/call': `name` (the tool) and `arguments`."}}};
+const pattern13 = new RegExp("^[A-Za-z0-9_./-]+$", "u");
 
 function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="JsonRpcRequest" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.jsonrpc === undefined) && (missing0 = "jsonrpc")) || ((data.method === undefined) && (missing0 = "method"))){
+validate24.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((((key0 === "jsonrpc") || (key0 === "id")) || (key0 === "method")) || (key0 === "params"))){
+validate24.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.jsonrpc !== undefined){
+const _errs2 = errors;
+if("2.0" !== data.jsonrpc){
+validate24.errors = [{instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/const",keyword:"const",params:{allowedValue: "2.0"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.id !== undefined){
+let data1 = data.id;
+const _errs3 = errors;
+if((typeof data1 !== "string") && (!((typeof data1 == "number") && (isFinite(data1))))){
+validate24.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: schema25.properties.id.type},message:"must be string,number"}];
+return false;
+}
+if(errors === _errs3){
+if(typeof data1 === "string"){
+if(func2(data1) > 256){
+validate24.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"}];
+return false;
+}
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.method !== undefined){
+let data2 = data.method;
+const _errs5 = errors;
+if(errors === _errs5){
+if(typeof data2 === "string"){
+if(func2(data2) > 256){
+validate24.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"}];
+return false;
+}
+else {
+if(!pattern13.test(data2)){
+validate24.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_./-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_./-]+$"+"\""}];
+return false;
+}
+}
+}
+else {
+validate24.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.params !== undefined){
+let data3 = data.params;
+const _errs7 = errors;
+if(!(data3 && typeof data3 == "object" && !Array.isArray(data3))){
+validate24.errors = [{instancePath:instancePath+"/params",schemaPath:"#/properties/params/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate24.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate24.errors = vErrors;
+return errors === 0;
+}
+
+export const ListDocumentsQuery = validate25;
+const schema26 = {"$id":"ListDocumentsQuery","type":"object","additionalProperties":false,"properties":{"limit":{"type":"string","maxLength":16,"pattern":"^(?:[1-9][0-9]{0,2}|1000)$","description":"Page size, 1 to 1000 (default 1000)."},"cursor":{"type":"string","minLength":1,"maxLength":4096,"description":"From the `Link: rel=\"next\"` header of the previous page."}}};
+const pattern14 = new RegExp("^(?:[1-9][0-9]{0,2}|1000)$", "u");
+
+function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="ListDocumentsQuery" */;
 let vErrors = null;
 let errors = 0;
@@ -2621,7 +2757,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "limit") || (key0 === "cursor"))){
-validate24.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate25.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -2633,18 +2769,18 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func2(data0) > 16){
-validate24.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maxLength",keyword:"maxLength",params:{limit: 16},message:"must NOT have more than 16 characters"}];
+validate25.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maxLength",keyword:"maxLength",params:{limit: 16},message:"must NOT have more than 16 characters"}];
 return false;
 }
 else {
 if(!pattern14.test(data0)){
-validate24.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/pattern",keyword:"pattern",params:{pattern: "^(?:[1-9][0-9]{0,2}|1000)$"},message:"must match pattern \""+"^(?:[1-9][0-9]{0,2}|1000)$"+"\""}];
+validate25.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/pattern",keyword:"pattern",params:{pattern: "^(?:[1-9][0-9]{0,2}|1000)$"},message:"must match pattern \""+"^(?:[1-9][0-9]{0,2}|1000)$"+"\""}];
 return false;
 }
 }
 }
 else {
-validate24.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate25.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2660,18 +2796,18 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
 if(func2(data1) > 4096){
-validate24.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"}];
+validate25.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"}];
 return false;
 }
 else {
 if(func2(data1) < 1){
-validate24.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate25.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
 else {
-validate24.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate25.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2679,48 +2815,6 @@ var valid0 = _errs4 === errors;
 }
 else {
 var valid0 = true;
-}
-}
-}
-}
-else {
-validate24.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate24.errors = vErrors;
-return errors === 0;
-}
-
-export const MessageOnlyErrorBody = validate25;
-const schema26 = {"$id":"MessageOnlyErrorBody","type":"object","required":["message"],"additionalProperties":false,"properties":{"message":{"type":"string"}}};
-
-function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="MessageOnlyErrorBody" */;
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.message === undefined) && (missing0 = "message")){
-validate25.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!(key0 === "message")){
-validate25.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.message !== undefined){
-if(typeof data.message !== "string"){
-validate25.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
 }
 }
 }
@@ -2734,19 +2828,37 @@ validate25.errors = vErrors;
 return errors === 0;
 }
 
-export const NoQuery = validate26;
-const schema27 = {"$id":"NoQuery","type":"object","additionalProperties":false,"properties":{}};
+export const MessageOnlyErrorBody = validate26;
+const schema27 = {"$id":"MessageOnlyErrorBody","type":"object","required":["message"],"additionalProperties":false,"properties":{"message":{"type":"string"}}};
 
 function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="NoQuery" */;
+/*# sourceURL="MessageOnlyErrorBody" */;
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.message === undefined) && (missing0 = "message")){
+validate26.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
 for(const key0 in data){
+if(!(key0 === "message")){
 validate26.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
+}
+}
+if(_errs1 === errors){
+if(data.message !== undefined){
+if(typeof data.message !== "string"){
+validate26.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
 }
 }
 else {
@@ -2758,12 +2870,36 @@ validate26.errors = vErrors;
 return errors === 0;
 }
 
-export const RecordingUpload = validate27;
-const schema28 = {"$id":"RecordingUpload","type":"object","required":["jobId","upload"],"additionalProperties":false,"properties":{"jobId":{"type":"string","pattern":"^[0-9A-HJKMNP-TV-Z]{26}$","maxLength":26,"description":"The job to poll at `GET .../recording/{jobId}/status`; it is `started` from now on."},"upload":{"type":"object","required":["method","url","headers","expiresAt"],"additionalProperties":false,"description":"How to send the file: straight to storage, not through this API.","properties":{"method":{"type":"string","enum":["PUT"]},"url":{"type":"string","format":"uri","maxLength":8192,"description":"A presigned URL for this one file; anyone holding it can upload until it expires."},"headers":{"type":"object","required":["Content-Type","Content-Length","If-None-Match"],"additionalProperties":false,"description":"Send exactly these headers: storage refuses an upload of another type or size, or without `If-None-Match: *` (403), and a second upload to the same URL (412: the URL writes its file once).","properties":{"Content-Type":{"type":"string","enum":["audio/wav","audio/mpeg","audio/mp4","audio/flac","audio/ogg"]},"Content-Length":{"type":"string","pattern":"^[0-9]+$","maxLength":16},"If-None-Match":{"type":"string","enum":["*"]}}},"expiresAt":{"type":"string","format":"date-time","maxLength":32,"description":"After this instant storage refuses the URL."}}}}};
+export const NoQuery = validate27;
+const schema28 = {"$id":"NoQuery","type":"object","additionalProperties":false,"properties":{}};
+
+function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="NoQuery" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+for(const key0 in data){
+validate27.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+else {
+validate27.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate27.errors = vErrors;
+return errors === 0;
+}
+
+export const RecordingUpload = validate28;
+const schema29 = {"$id":"RecordingUpload","type":"object","required":["jobId","upload"],"additionalProperties":false,"properties":{"jobId":{"type":"string","pattern":"^[0-9A-HJKMNP-TV-Z]{26}$","maxLength":26,"description":"The job to poll at `GET .../recording/{jobId}/status`; it is `started` from now on."},"upload":{"type":"object","required":["method","url","headers","expiresAt"],"additionalProperties":false,"description":"How to send the file: straight to storage, not through this API.","properties":{"method":{"type":"string","enum":["PUT"]},"url":{"type":"string","format":"uri","maxLength":8192,"description":"A presigned URL for this one file; anyone holding it can upload until it expires."},"headers":{"type":"object","required":["Content-Type","Content-Length","If-None-Match"],"additionalProperties":false,"description":"Send exactly these headers: storage refuses an upload of another type or size, or without `If-None-Match: *` (403), and a second upload to the same URL (412: the URL writes its file once).","properties":{"Content-Type":{"type":"string","enum":["audio/wav","audio/mpeg","audio/mp4","audio/flac","audio/ogg"]},"Content-Length":{"type":"string","pattern":"^[0-9]+$","maxLength":16},"If-None-Match":{"type":"string","enum":["*"]}}},"expiresAt":{"type":"string","format":"date-time","maxLength":32,"description":"After this instant storage refuses the URL."}}}}};
 const pattern15 = new RegExp("^[0-9A-HJKMNP-TV-Z]{26}$", "u");
 const pattern16 = new RegExp("^[0-9]+$", "u");
 
-function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="RecordingUpload" */;
 let vErrors = null;
 let errors = 0;
@@ -2771,14 +2907,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.jobId === undefined) && (missing0 = "jobId")) || ((data.upload === undefined) && (missing0 = "upload"))){
-validate27.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate28.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "jobId") || (key0 === "upload"))){
-validate27.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate28.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -2790,18 +2926,18 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func2(data0) > 26){
-validate27.errors = [{instancePath:instancePath+"/jobId",schemaPath:"#/properties/jobId/maxLength",keyword:"maxLength",params:{limit: 26},message:"must NOT have more than 26 characters"}];
+validate28.errors = [{instancePath:instancePath+"/jobId",schemaPath:"#/properties/jobId/maxLength",keyword:"maxLength",params:{limit: 26},message:"must NOT have more than 26 characters"}];
 return false;
 }
 else {
 if(!pattern15.test(data0)){
-validate27.errors = [{instancePath:instancePath+"/jobId",schemaPath:"#/properties/jobId/pattern",keyword:"pattern",params:{pattern: "^[0-9A-HJKMNP-TV-Z]{26}$"},message:"must match pattern \""+"^[0-9A-HJKMNP-TV-Z]{26}$"+"\""}];
+validate28.errors = [{instancePath:instancePath+"/jobId",schemaPath:"#/properties/jobId/pattern",keyword:"pattern",params:{pattern: "^[0-9A-HJKMNP-TV-Z]{26}$"},message:"must match pattern \""+"^[0-9A-HJKMNP-TV-Z]{26}$"+"\""}];
 return false;
 }
 }
 }
 else {
-validate27.errors = [{instancePath:instancePath+"/jobId",schemaPath:"#/properties/jobId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate28.errors = [{instancePath:instancePath+"/jobId",schemaPath:"#/properties/jobId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2818,14 +2954,14 @@ if(errors === _errs4){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 let missing1;
 if(((((data1.method === undefined) && (missing1 = "method")) || ((data1.url === undefined) && (missing1 = "url"))) || ((data1.headers === undefined) && (missing1 = "headers"))) || ((data1.expiresAt === undefined) && (missing1 = "expiresAt"))){
-validate27.errors = [{instancePath:instancePath+"/upload",schemaPath:"#/properties/upload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate28.errors = [{instancePath:instancePath+"/upload",schemaPath:"#/properties/upload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs6 = errors;
 for(const key1 in data1){
 if(!((((key1 === "method") || (key1 === "url")) || (key1 === "headers")) || (key1 === "expiresAt"))){
-validate27.errors = [{instancePath:instancePath+"/upload",schemaPath:"#/properties/upload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate28.errors = [{instancePath:instancePath+"/upload",schemaPath:"#/properties/upload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -2835,11 +2971,11 @@ if(data1.method !== undefined){
 let data2 = data1.method;
 const _errs7 = errors;
 if(typeof data2 !== "string"){
-validate27.errors = [{instancePath:instancePath+"/upload/method",schemaPath:"#/properties/upload/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate28.errors = [{instancePath:instancePath+"/upload/method",schemaPath:"#/properties/upload/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(data2 === "PUT")){
-validate27.errors = [{instancePath:instancePath+"/upload/method",schemaPath:"#/properties/upload/properties/method/enum",keyword:"enum",params:{allowedValues: schema28.properties.upload.properties.method.enum},message:"must be equal to one of the allowed values"}];
+validate28.errors = [{instancePath:instancePath+"/upload/method",schemaPath:"#/properties/upload/properties/method/enum",keyword:"enum",params:{allowedValues: schema29.properties.upload.properties.method.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid1 = _errs7 === errors;
@@ -2855,12 +2991,12 @@ if(errors === _errs9){
 if(errors === _errs9){
 if(typeof data3 === "string"){
 if(func2(data3) > 8192){
-validate27.errors = [{instancePath:instancePath+"/upload/url",schemaPath:"#/properties/upload/properties/url/maxLength",keyword:"maxLength",params:{limit: 8192},message:"must NOT have more than 8192 characters"}];
+validate28.errors = [{instancePath:instancePath+"/upload/url",schemaPath:"#/properties/upload/properties/url/maxLength",keyword:"maxLength",params:{limit: 8192},message:"must NOT have more than 8192 characters"}];
 return false;
 }
 }
 else {
-validate27.errors = [{instancePath:instancePath+"/upload/url",schemaPath:"#/properties/upload/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate28.errors = [{instancePath:instancePath+"/upload/url",schemaPath:"#/properties/upload/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2878,14 +3014,14 @@ if(errors === _errs11){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 let missing2;
 if((((data4["Content-Type"] === undefined) && (missing2 = "Content-Type")) || ((data4["Content-Length"] === undefined) && (missing2 = "Content-Length"))) || ((data4["If-None-Match"] === undefined) && (missing2 = "If-None-Match"))){
-validate27.errors = [{instancePath:instancePath+"/upload/headers",schemaPath:"#/properties/upload/properties/headers/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate28.errors = [{instancePath:instancePath+"/upload/headers",schemaPath:"#/properties/upload/properties/headers/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 const _errs13 = errors;
 for(const key2 in data4){
 if(!(((key2 === "Content-Type") || (key2 === "Content-Length")) || (key2 === "If-None-Match"))){
-validate27.errors = [{instancePath:instancePath+"/upload/headers",schemaPath:"#/properties/upload/properties/headers/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+validate28.errors = [{instancePath:instancePath+"/upload/headers",schemaPath:"#/properties/upload/properties/headers/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -2895,11 +3031,11 @@ if(data4["Content-Type"] !== undefined){
 let data5 = data4["Content-Type"];
 const _errs14 = errors;
 if(typeof data5 !== "string"){
-validate27.errors = [{instancePath:instancePath+"/upload/headers/Content-Type",schemaPath:"#/properties/upload/properties/headers/properties/Content-Type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate28.errors = [{instancePath:instancePath+"/upload/headers/Content-Type",schemaPath:"#/properties/upload/properties/headers/properties/Content-Type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(((((data5 === "audio/wav") || (data5 === "audio/mpeg")) || (data5 === "audio/mp4")) || (data5 === "audio/flac")) || (data5 === "audio/ogg"))){
-validate27.errors = [{instancePath:instancePath+"/upload/headers/Content-Type",schemaPath:"#/properties/upload/properties/headers/properties/Content-Type/enum",keyword:"enum",params:{allowedValues: schema28.properties.upload.properties.headers.properties["Content-Type"].enum},message:"must be equal to one of the allowed values"}];
+validate28.errors = [{instancePath:instancePath+"/upload/headers/Content-Type",schemaPath:"#/properties/upload/properties/headers/properties/Content-Type/enum",keyword:"enum",params:{allowedValues: schema29.properties.upload.properties.headers.properties["Content-Type"].enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid2 = _errs14 === errors;
@@ -2914,18 +3050,18 @@ const _errs16 = errors;
 if(errors === _errs16){
 if(typeof data6 === "string"){
 if(func2(data6) > 16){
-validate27.errors = [{instancePath:instancePath+"/upload/headers/Content-Length",schemaPath:"#/properties/upload/properties/headers/properties/Content-Length/maxLength",keyword:"maxLength",params:{limit: 16},message:"must NOT have more than 16 characters"}];
+validate28.errors = [{instancePath:instancePath+"/upload/headers/Content-Length",schemaPath:"#/properties/upload/properties/headers/properties/Content-Length/maxLength",keyword:"maxLength",params:{limit: 16},message:"must NOT have more than 16 characters"}];
 return false;
 }
 else {
 if(!pattern16.test(data6)){
-validate27.errors = [{instancePath:instancePath+"/upload/headers/Content-Length",schemaPath:"#/properties/upload/properties/headers/properties/Content-Length/pattern",keyword:"pattern",params:{pattern: "^[0-9]+$"},message:"must match pattern \""+"^[0-9]+$"+"\""}];
+validate28.errors = [{instancePath:instancePath+"/upload/headers/Content-Length",schemaPath:"#/properties/upload/properties/headers/properties/Content-Length/pattern",keyword:"pattern",params:{pattern: "^[0-9]+$"},message:"must match pattern \""+"^[0-9]+$"+"\""}];
 return false;
 }
 }
 }
 else {
-validate27.errors = [{instancePath:instancePath+"/upload/headers/Content-Length",schemaPath:"#/properties/upload/properties/headers/properties/Content-Length/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate28.errors = [{instancePath:instancePath+"/upload/headers/Content-Length",schemaPath:"#/properties/upload/properties/headers/properties/Content-Length/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2939,11 +3075,11 @@ if(data4["If-None-Match"] !== undefined){
 let data7 = data4["If-None-Match"];
 const _errs18 = errors;
 if(typeof data7 !== "string"){
-validate27.errors = [{instancePath:instancePath+"/upload/headers/If-None-Match",schemaPath:"#/properties/upload/properties/headers/properties/If-None-Match/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate28.errors = [{instancePath:instancePath+"/upload/headers/If-None-Match",schemaPath:"#/properties/upload/properties/headers/properties/If-None-Match/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(data7 === "*")){
-validate27.errors = [{instancePath:instancePath+"/upload/headers/If-None-Match",schemaPath:"#/properties/upload/properties/headers/properties/If-None-Match/enum",keyword:"enum",params:{allowedValues: schema28.properties.upload.properties.headers.properties["If-None-Match"].enum},message:"must be equal to one of the allowed values"}];
+validate28.errors = [{instancePath:instancePath+"/upload/headers/If-None-Match",schemaPath:"#/properties/upload/properties/headers/properties/If-None-Match/enum",keyword:"enum",params:{allowedValues: schema29.properties.upload.properties.headers.properties["If-None-Match"].enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid2 = _errs18 === errors;
@@ -2957,7 +3093,7 @@ var valid2 = true;
 }
 }
 else {
-validate27.errors = [{instancePath:instancePath+"/upload/headers",schemaPath:"#/properties/upload/properties/headers/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate28.errors = [{instancePath:instancePath+"/upload/headers",schemaPath:"#/properties/upload/properties/headers/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -2974,12 +3110,12 @@ if(errors === _errs20){
 if(errors === _errs20){
 if(typeof data8 === "string"){
 if(func2(data8) > 32){
-validate27.errors = [{instancePath:instancePath+"/upload/expiresAt",schemaPath:"#/properties/upload/properties/expiresAt/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"}];
+validate28.errors = [{instancePath:instancePath+"/upload/expiresAt",schemaPath:"#/properties/upload/properties/expiresAt/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"}];
 return false;
 }
 }
 else {
-validate27.errors = [{instancePath:instancePath+"/upload/expiresAt",schemaPath:"#/properties/upload/properties/expiresAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate28.errors = [{instancePath:instancePath+"/upload/expiresAt",schemaPath:"#/properties/upload/properties/expiresAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2996,7 +3132,7 @@ var valid1 = true;
 }
 }
 else {
-validate27.errors = [{instancePath:instancePath+"/upload",schemaPath:"#/properties/upload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate28.errors = [{instancePath:instancePath+"/upload",schemaPath:"#/properties/upload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -3010,18 +3146,18 @@ var valid0 = true;
 }
 }
 else {
-validate27.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate28.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate27.errors = vErrors;
+validate28.errors = vErrors;
 return errors === 0;
 }
 
-export const ReportQuery = validate28;
-const schema29 = {"$id":"ReportQuery","type":"object","additionalProperties":false,"properties":{"limit":{"type":"string","maxLength":16,"description":"Rows per page, 1 to 5000 (default 1000)."},"cursor":{"type":"string","maxLength":4096,"description":"`cursor.next` of the previous page."},"range":{"type":"string","enum":["last_day","last_week","last_month"],"description":"Default last_day when from is absent."},"from":{"type":"string","maxLength":64,"description":"Window start: ISO 8601 with a zone, or epoch milliseconds."},"to":{"type":"string","maxLength":64,"description":"Window end (exclusive), default now."}}};
+export const ReportQuery = validate29;
+const schema30 = {"$id":"ReportQuery","type":"object","additionalProperties":false,"properties":{"limit":{"type":"string","maxLength":16,"description":"Rows per page, 1 to 5000 (default 1000)."},"cursor":{"type":"string","maxLength":4096,"description":"`cursor.next` of the previous page."},"range":{"type":"string","enum":["last_day","last_week","last_month"],"description":"Default last_day when from is absent."},"from":{"type":"string","maxLength":64,"description":"Window start: ISO 8601 with a zone, or epoch milliseconds."},"to":{"type":"string","maxLength":64,"description":"Window end (exclusive), default now."}}};
 
-function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="ReportQuery" */;
 let vErrors = null;
 let errors = 0;
@@ -3030,7 +3166,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((((key0 === "limit") || (key0 === "cursor")) || (key0 === "range")) || (key0 === "from")) || (key0 === "to"))){
-validate28.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate29.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -3042,12 +3178,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func2(data0) > 16){
-validate28.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maxLength",keyword:"maxLength",params:{limit: 16},message:"must NOT have more than 16 characters"}];
+validate29.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maxLength",keyword:"maxLength",params:{limit: 16},message:"must NOT have more than 16 characters"}];
 return false;
 }
 }
 else {
-validate28.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate29.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3063,12 +3199,12 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
 if(func2(data1) > 4096){
-validate28.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"}];
+validate29.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"}];
 return false;
 }
 }
 else {
-validate28.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate29.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3082,11 +3218,11 @@ if(data.range !== undefined){
 let data2 = data.range;
 const _errs6 = errors;
 if(typeof data2 !== "string"){
-validate28.errors = [{instancePath:instancePath+"/range",schemaPath:"#/properties/range/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate29.errors = [{instancePath:instancePath+"/range",schemaPath:"#/properties/range/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(((data2 === "last_day") || (data2 === "last_week")) || (data2 === "last_month"))){
-validate28.errors = [{instancePath:instancePath+"/range",schemaPath:"#/properties/range/enum",keyword:"enum",params:{allowedValues: schema29.properties.range.enum},message:"must be equal to one of the allowed values"}];
+validate29.errors = [{instancePath:instancePath+"/range",schemaPath:"#/properties/range/enum",keyword:"enum",params:{allowedValues: schema30.properties.range.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -3101,12 +3237,12 @@ const _errs8 = errors;
 if(errors === _errs8){
 if(typeof data3 === "string"){
 if(func2(data3) > 64){
-validate28.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+validate29.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 }
 else {
-validate28.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate29.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3122,12 +3258,12 @@ const _errs10 = errors;
 if(errors === _errs10){
 if(typeof data4 === "string"){
 if(func2(data4) > 64){
-validate28.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+validate29.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 }
 else {
-validate28.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate29.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3143,70 +3279,6 @@ var valid0 = true;
 }
 }
 else {
-validate28.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate28.errors = vErrors;
-return errors === 0;
-}
-
-export const TenantPath = validate29;
-const schema30 = {"$id":"TenantPath","type":"object","required":["tenantId"],"additionalProperties":false,"properties":{"tenantId":{"type":"string","minLength":1,"maxLength":128,"pattern":"^[^/\\\\]*$"}}};
-
-function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="TenantPath" */;
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.tenantId === undefined) && (missing0 = "tenantId")){
-validate29.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!(key0 === "tenantId")){
-validate29.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.tenantId !== undefined){
-let data0 = data.tenantId;
-const _errs2 = errors;
-if(errors === _errs2){
-if(typeof data0 === "string"){
-if(func2(data0) > 128){
-validate29.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
-return false;
-}
-else {
-if(func2(data0) < 1){
-validate29.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-else {
-if(!pattern1.test(data0)){
-validate29.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
-return false;
-}
-}
-}
-}
-else {
-validate29.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-}
-}
-}
-}
-else {
 validate29.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
@@ -3215,24 +3287,24 @@ validate29.errors = vErrors;
 return errors === 0;
 }
 
-export const VocJobPath = validate30;
-const schema31 = {"$id":"VocJobPath","type":"object","required":["tenantId","jobId"],"additionalProperties":false,"properties":{"tenantId":{"type":"string","minLength":1,"maxLength":128,"pattern":"^[^/\\\\]*$"},"jobId":{"type":"string","minLength":1,"maxLength":512,"pattern":"^[^/\\\\]*$"}}};
+export const TenantPath = validate30;
+const schema31 = {"$id":"TenantPath","type":"object","required":["tenantId"],"additionalProperties":false,"properties":{"tenantId":{"type":"string","minLength":1,"maxLength":128,"pattern":"^[^/\\\\]*$"}}};
 
 function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="VocJobPath" */;
+/*# sourceURL="TenantPath" */;
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((data.tenantId === undefined) && (missing0 = "tenantId")) || ((data.jobId === undefined) && (missing0 = "jobId"))){
+if((data.tenantId === undefined) && (missing0 = "tenantId")){
 validate30.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!((key0 === "tenantId") || (key0 === "jobId"))){
+if(!(key0 === "tenantId")){
 validate30.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -3266,44 +3338,6 @@ validate30.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/proper
 return false;
 }
 }
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.jobId !== undefined){
-let data1 = data.jobId;
-const _errs4 = errors;
-if(errors === _errs4){
-if(typeof data1 === "string"){
-if(func2(data1) > 512){
-validate30.errors = [{instancePath:instancePath+"/jobId",schemaPath:"#/properties/jobId/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
-return false;
-}
-else {
-if(func2(data1) < 1){
-validate30.errors = [{instancePath:instancePath+"/jobId",schemaPath:"#/properties/jobId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-else {
-if(!pattern1.test(data1)){
-validate30.errors = [{instancePath:instancePath+"/jobId",schemaPath:"#/properties/jobId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
-return false;
-}
-}
-}
-}
-else {
-validate30.errors = [{instancePath:instancePath+"/jobId",schemaPath:"#/properties/jobId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
 }
 }
 }
@@ -3317,10 +3351,112 @@ validate30.errors = vErrors;
 return errors === 0;
 }
 
-export const VocJobStatus = validate31;
-const schema32 = {"$id":"VocJobStatus","type":"object","required":["id","status","started","file","recordingId"],"additionalProperties":false,"properties":{"id":{"type":"string","description":"The job execution identifier."},"status":{"type":"string","enum":["started","completed","failed"]},"started":{"type":"integer","format":"int64","minimum":0,"maximum":9007199254740991,"description":"When the job started, epoch milliseconds."},"file":{"type":"string","description":"Storage path of the uploaded recording."},"recordingId":{"type":"string","description":"ID of the VOC conversation row the job writes (its `ID` in the VOC list)."},"failureReason":{"type":"string","description":"Present only when `status` is `failed`: why, and what to do about it."},"analysis":{"type":"string","enum":["call-analytics","transcription"],"description":"Present once the recording went to an analysis: `call-analytics` (a two-channel call: the row gets sentiment, issues, categories, talk times and, where the stage offers it, a summary) or `transcription` (a mono call: the row gets its length and each voice's talk time only). The API guide lists the fields of each."}}};
+export const VocJobPath = validate31;
+const schema32 = {"$id":"VocJobPath","type":"object","required":["tenantId","jobId"],"additionalProperties":false,"properties":{"tenantId":{"type":"string","minLength":1,"maxLength":128,"pattern":"^[^/\\\\]*$"},"jobId":{"type":"string","minLength":1,"maxLength":512,"pattern":"^[^/\\\\]*$"}}};
 
 function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="VocJobPath" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.tenantId === undefined) && (missing0 = "tenantId")) || ((data.jobId === undefined) && (missing0 = "jobId"))){
+validate31.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((key0 === "tenantId") || (key0 === "jobId"))){
+validate31.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.tenantId !== undefined){
+let data0 = data.tenantId;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(func2(data0) > 128){
+validate31.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+return false;
+}
+else {
+if(func2(data0) < 1){
+validate31.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern1.test(data0)){
+validate31.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
+return false;
+}
+}
+}
+}
+else {
+validate31.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.jobId !== undefined){
+let data1 = data.jobId;
+const _errs4 = errors;
+if(errors === _errs4){
+if(typeof data1 === "string"){
+if(func2(data1) > 512){
+validate31.errors = [{instancePath:instancePath+"/jobId",schemaPath:"#/properties/jobId/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
+return false;
+}
+else {
+if(func2(data1) < 1){
+validate31.errors = [{instancePath:instancePath+"/jobId",schemaPath:"#/properties/jobId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern1.test(data1)){
+validate31.errors = [{instancePath:instancePath+"/jobId",schemaPath:"#/properties/jobId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
+return false;
+}
+}
+}
+}
+else {
+validate31.errors = [{instancePath:instancePath+"/jobId",schemaPath:"#/properties/jobId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+else {
+validate31.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate31.errors = vErrors;
+return errors === 0;
+}
+
+export const VocJobStatus = validate32;
+const schema33 = {"$id":"VocJobStatus","type":"object","required":["id","status","started","file","recordingId"],"additionalProperties":false,"properties":{"id":{"type":"string","description":"The job execution identifier."},"status":{"type":"string","enum":["started","completed","failed"]},"started":{"type":"integer","format":"int64","minimum":0,"maximum":9007199254740991,"description":"When the job started, epoch milliseconds."},"file":{"type":"string","description":"Storage path of the uploaded recording."},"recordingId":{"type":"string","description":"ID of the VOC conversation row the job writes (its `ID` in the VOC list)."},"failureReason":{"type":"string","description":"Present only when `status` is `failed`: why, and what to do about it."},"analysis":{"type":"string","enum":["call-analytics","transcription"],"description":"Present once the recording went to an analysis: `call-analytics` (a two-channel call: the row gets sentiment, issues, categories, talk times and, where the stage offers it, a summary) or `transcription` (a mono call: the row gets its length and each voice's talk time only). The API guide lists the fields of each."}}};
+
+function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="VocJobStatus" */;
 let vErrors = null;
 let errors = 0;
@@ -3328,14 +3464,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.id === undefined) && (missing0 = "id")) || ((data.status === undefined) && (missing0 = "status"))) || ((data.started === undefined) && (missing0 = "started"))) || ((data.file === undefined) && (missing0 = "file"))) || ((data.recordingId === undefined) && (missing0 = "recordingId"))){
-validate31.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate32.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((((((key0 === "id") || (key0 === "status")) || (key0 === "started")) || (key0 === "file")) || (key0 === "recordingId")) || (key0 === "failureReason")) || (key0 === "analysis"))){
-validate31.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate32.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -3344,7 +3480,7 @@ if(_errs1 === errors){
 if(data.id !== undefined){
 const _errs2 = errors;
 if(typeof data.id !== "string"){
-validate31.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate32.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -3357,11 +3493,11 @@ if(data.status !== undefined){
 let data1 = data.status;
 const _errs4 = errors;
 if(typeof data1 !== "string"){
-validate31.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate32.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(((data1 === "started") || (data1 === "completed")) || (data1 === "failed"))){
-validate31.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema32.properties.status.enum},message:"must be equal to one of the allowed values"}];
+validate32.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema33.properties.status.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -3374,18 +3510,18 @@ if(data.started !== undefined){
 let data2 = data.started;
 const _errs6 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate31.errors = [{instancePath:instancePath+"/started",schemaPath:"#/properties/started/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate32.errors = [{instancePath:instancePath+"/started",schemaPath:"#/properties/started/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs6){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 > 9007199254740991 || isNaN(data2)){
-validate31.errors = [{instancePath:instancePath+"/started",schemaPath:"#/properties/started/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate32.errors = [{instancePath:instancePath+"/started",schemaPath:"#/properties/started/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data2 < 0 || isNaN(data2)){
-validate31.errors = [{instancePath:instancePath+"/started",schemaPath:"#/properties/started/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate32.errors = [{instancePath:instancePath+"/started",schemaPath:"#/properties/started/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -3400,7 +3536,7 @@ if(valid0){
 if(data.file !== undefined){
 const _errs8 = errors;
 if(typeof data.file !== "string"){
-validate31.errors = [{instancePath:instancePath+"/file",schemaPath:"#/properties/file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate32.errors = [{instancePath:instancePath+"/file",schemaPath:"#/properties/file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -3412,7 +3548,7 @@ if(valid0){
 if(data.recordingId !== undefined){
 const _errs10 = errors;
 if(typeof data.recordingId !== "string"){
-validate31.errors = [{instancePath:instancePath+"/recordingId",schemaPath:"#/properties/recordingId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate32.errors = [{instancePath:instancePath+"/recordingId",schemaPath:"#/properties/recordingId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs10 === errors;
@@ -3424,7 +3560,7 @@ if(valid0){
 if(data.failureReason !== undefined){
 const _errs12 = errors;
 if(typeof data.failureReason !== "string"){
-validate31.errors = [{instancePath:instancePath+"/failureReason",schemaPath:"#/properties/failureReason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate32.errors = [{instancePath:instancePath+"/failureReason",schemaPath:"#/properties/failureReason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs12 === errors;
@@ -3437,11 +3573,11 @@ if(data.analysis !== undefined){
 let data6 = data.analysis;
 const _errs14 = errors;
 if(typeof data6 !== "string"){
-validate31.errors = [{instancePath:instancePath+"/analysis",schemaPath:"#/properties/analysis/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate32.errors = [{instancePath:instancePath+"/analysis",schemaPath:"#/properties/analysis/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((data6 === "call-analytics") || (data6 === "transcription"))){
-validate31.errors = [{instancePath:instancePath+"/analysis",schemaPath:"#/properties/analysis/enum",keyword:"enum",params:{allowedValues: schema32.properties.analysis.enum},message:"must be equal to one of the allowed values"}];
+validate32.errors = [{instancePath:instancePath+"/analysis",schemaPath:"#/properties/analysis/enum",keyword:"enum",params:{allowedValues: schema33.properties.analysis.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs14 === errors;
@@ -3459,18 +3595,18 @@ var valid0 = true;
 }
 }
 else {
-validate31.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate32.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate31.errors = vErrors;
+validate32.errors = vErrors;
 return errors === 0;
 }
 
-export const VocReportList = validate32;
-const schema33 = {"$id":"VocReportList","type":"object","required":["total","cursor","data"],"additionalProperties":false,"properties":{"total":{"type":"integer","format":"int64","minimum":0,"maximum":9007199254740991},"cursor":{"type":"object","additionalProperties":false,"properties":{"next":{"type":"string"}}},"data":{"type":"array","maxItems":5000,"items":{"type":"object","required":["ID","TenantID","Datetime","DatetimeUTC","Duration","Direction","Media","AgentName","AgentId","AgentEmail","CustomerName","CustomerId","CustomerEmail","Groups","Tags","Category","Subcategory","Tertiary","CategoryExplanation","CategoriesId","Summary","CSat","CSatExplanation","Sentiment","SentimentExplanation","Problems","KPIs","SourceSystem","TicketId","TicketUrl"],"additionalProperties":false,"properties":{"ID":{"type":["string","null"]},"TenantID":{"type":["string","null"]},"Datetime":{"type":["string","null"]},"DatetimeUTC":{"type":["string","null"]},"Duration":{"type":["number","null"]},"Direction":{"type":["string","null"]},"Media":{"type":["string","null"]},"AgentName":{"type":["string","null"]},"AgentId":{"type":["string","null"]},"AgentEmail":{"type":["string","null"]},"CustomerName":{"type":["string","null"]},"CustomerId":{"type":["string","null"]},"CustomerEmail":{"type":["string","null"]},"Groups":{"type":["string","null"]},"Tags":{"type":["string","null"]},"Category":{"type":["string","null"]},"Subcategory":{"type":["string","null"]},"Tertiary":{"type":["string","null"]},"CategoryExplanation":{"type":["string","null"]},"CategoriesId":{"type":["string","null"]},"Summary":{"type":["string","null"]},"CSat":{"type":["number","null"]},"CSatExplanation":{"type":["string","null"]},"Sentiment":{"type":["number","null"]},"SentimentExplanation":{"type":["string","null"]},"Problems":{"type":["array","null"],"items":{"type":"object"}},"KPIs":{"type":["array","null"],"items":{"type":"object"}},"SourceSystem":{"type":["string","null"]},"TicketId":{"type":["string","null"]},"TicketUrl":{"type":["string","null"]}}}}}};
+export const VocReportList = validate33;
+const schema34 = {"$id":"VocReportList","type":"object","required":["total","cursor","data"],"additionalProperties":false,"properties":{"total":{"type":"integer","format":"int64","minimum":0,"maximum":9007199254740991},"cursor":{"type":"object","additionalProperties":false,"properties":{"next":{"type":"string"}}},"data":{"type":"array","maxItems":5000,"items":{"type":"object","required":["ID","TenantID","Datetime","DatetimeUTC","Duration","Direction","Media","AgentName","AgentId","AgentEmail","CustomerName","CustomerId","CustomerEmail","Groups","Tags","Category","Subcategory","Tertiary","CategoryExplanation","CategoriesId","Summary","CSat","CSatExplanation","Sentiment","SentimentExplanation","Problems","KPIs","SourceSystem","TicketId","TicketUrl"],"additionalProperties":false,"properties":{"ID":{"type":["string","null"]},"TenantID":{"type":["string","null"]},"Datetime":{"type":["string","null"]},"DatetimeUTC":{"type":["string","null"]},"Duration":{"type":["number","null"]},"Direction":{"type":["string","null"]},"Media":{"type":["string","null"]},"AgentName":{"type":["string","null"]},"AgentId":{"type":["string","null"]},"AgentEmail":{"type":["string","null"]},"CustomerName":{"type":["string","null"]},"CustomerId":{"type":["string","null"]},"CustomerEmail":{"type":["string","null"]},"Groups":{"type":["string","null"]},"Tags":{"type":["string","null"]},"Category":{"type":["string","null"]},"Subcategory":{"type":["string","null"]},"Tertiary":{"type":["string","null"]},"CategoryExplanation":{"type":["string","null"]},"CategoriesId":{"type":["string","null"]},"Summary":{"type":["string","null"]},"CSat":{"type":["number","null"]},"CSatExplanation":{"type":["string","null"]},"Sentiment":{"type":["number","null"]},"SentimentExplanation":{"type":["string","null"]},"Problems":{"type":["array","null"],"items":{"type":"object"}},"KPIs":{"type":["array","null"],"items":{"type":"object"}},"SourceSystem":{"type":["string","null"]},"TicketId":{"type":["string","null"]},"TicketUrl":{"type":["string","null"]}}}}}};
 
-function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="VocReportList" */;
 let vErrors = null;
 let errors = 0;
@@ -3478,14 +3614,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.total === undefined) && (missing0 = "total")) || ((data.cursor === undefined) && (missing0 = "cursor"))) || ((data.data === undefined) && (missing0 = "data"))){
-validate32.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate33.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "total") || (key0 === "cursor")) || (key0 === "data"))){
-validate32.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate33.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -3495,18 +3631,18 @@ if(data.total !== undefined){
 let data0 = data.total;
 const _errs2 = errors;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate32.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate33.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs2){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 > 9007199254740991 || isNaN(data0)){
-validate32.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate33.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data0 < 0 || isNaN(data0)){
-validate32.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate33.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -3526,7 +3662,7 @@ if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 const _errs6 = errors;
 for(const key1 in data1){
 if(!(key1 === "next")){
-validate32.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate33.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -3534,14 +3670,14 @@ break;
 if(_errs6 === errors){
 if(data1.next !== undefined){
 if(typeof data1.next !== "string"){
-validate32.errors = [{instancePath:instancePath+"/cursor/next",schemaPath:"#/properties/cursor/properties/next/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate33.errors = [{instancePath:instancePath+"/cursor/next",schemaPath:"#/properties/cursor/properties/next/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate32.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate33.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -3557,7 +3693,7 @@ const _errs9 = errors;
 if(errors === _errs9){
 if(Array.isArray(data3)){
 if(data3.length > 5000){
-validate32.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/maxItems",keyword:"maxItems",params:{limit: 5000},message:"must NOT have more than 5000 items"}];
+validate33.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/maxItems",keyword:"maxItems",params:{limit: 5000},message:"must NOT have more than 5000 items"}];
 return false;
 }
 else {
@@ -3570,14 +3706,14 @@ if(errors === _errs11){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 let missing1;
 if(((((((((((((((((((((((((((((((data4.ID === undefined) && (missing1 = "ID")) || ((data4.TenantID === undefined) && (missing1 = "TenantID"))) || ((data4.Datetime === undefined) && (missing1 = "Datetime"))) || ((data4.DatetimeUTC === undefined) && (missing1 = "DatetimeUTC"))) || ((data4.Duration === undefined) && (missing1 = "Duration"))) || ((data4.Direction === undefined) && (missing1 = "Direction"))) || ((data4.Media === undefined) && (missing1 = "Media"))) || ((data4.AgentName === undefined) && (missing1 = "AgentName"))) || ((data4.AgentId === undefined) && (missing1 = "AgentId"))) || ((data4.AgentEmail === undefined) && (missing1 = "AgentEmail"))) || ((data4.CustomerName === undefined) && (missing1 = "CustomerName"))) || ((data4.CustomerId === undefined) && (missing1 = "CustomerId"))) || ((data4.CustomerEmail === undefined) && (missing1 = "CustomerEmail"))) || ((data4.Groups === undefined) && (missing1 = "Groups"))) || ((data4.Tags === undefined) && (missing1 = "Tags"))) || ((data4.Category === undefined) && (missing1 = "Category"))) || ((data4.Subcategory === undefined) && (missing1 = "Subcategory"))) || ((data4.Tertiary === undefined) && (missing1 = "Tertiary"))) || ((data4.CategoryExplanation === undefined) && (missing1 = "CategoryExplanation"))) || ((data4.CategoriesId === undefined) && (missing1 = "CategoriesId"))) || ((data4.Summary === undefined) && (missing1 = "Summary"))) || ((data4.CSat === undefined) && (missing1 = "CSat"))) || ((data4.CSatExplanation === undefined) && (missing1 = "CSatExplanation"))) || ((data4.Sentiment === undefined) && (missing1 = "Sentiment"))) || ((data4.SentimentExplanation === undefined) && (missing1 = "SentimentExplanation"))) || ((data4.Problems === undefined) && (missing1 = "Problems"))) || ((data4.KPIs === undefined) && (missing1 = "KPIs"))) || ((data4.SourceSystem === undefined) && (missing1 = "SourceSystem"))) || ((data4.TicketId === undefined) && (missing1 = "TicketId"))) || ((data4.TicketUrl === undefined) && (missing1 = "TicketUrl"))){
-validate32.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate33.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs13 = errors;
 for(const key2 in data4){
-if(!(func4.call(schema33.properties.data.items.properties, key2))){
-validate32.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+if(!(func4.call(schema34.properties.data.items.properties, key2))){
+validate33.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -3587,7 +3723,7 @@ if(data4.ID !== undefined){
 let data5 = data4.ID;
 const _errs14 = errors;
 if((typeof data5 !== "string") && (data5 !== null)){
-validate32.errors = [{instancePath:instancePath+"/data/" + i0+"/ID",schemaPath:"#/properties/data/items/properties/ID/type",keyword:"type",params:{type: schema33.properties.data.items.properties.ID.type},message:"must be string,null"}];
+validate33.errors = [{instancePath:instancePath+"/data/" + i0+"/ID",schemaPath:"#/properties/data/items/properties/ID/type",keyword:"type",params:{type: schema34.properties.data.items.properties.ID.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs14 === errors;
@@ -3600,7 +3736,7 @@ if(data4.TenantID !== undefined){
 let data6 = data4.TenantID;
 const _errs16 = errors;
 if((typeof data6 !== "string") && (data6 !== null)){
-validate32.errors = [{instancePath:instancePath+"/data/" + i0+"/TenantID",schemaPath:"#/properties/data/items/properties/TenantID/type",keyword:"type",params:{type: schema33.properties.data.items.properties.TenantID.type},message:"must be string,null"}];
+validate33.errors = [{instancePath:instancePath+"/data/" + i0+"/TenantID",schemaPath:"#/properties/data/items/properties/TenantID/type",keyword:"type",params:{type: schema34.properties.data.items.properties.TenantID.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs16 === errors;
@@ -3613,7 +3749,7 @@ if(data4.Datetime !== undefined){
 let data7 = data4.Datetime;
 const _errs18 = errors;
 if((typeof data7 !== "string") && (data7 !== null)){
-validate32.errors = [{instancePath:instancePath+"/data/" + i0+"/Datetime",schemaPath:"#/properties/data/items/properties/Datetime/type",keyword:"type",params:{type: schema33.properties.data.items.properties.Datetime.type},message:"must be string,null"}];
+validate33.errors = [{instancePath:instancePath+"/data/" + i0+"/Datetime",schemaPath:"#/properties/data/items/properties/Datetime/type",keyword:"type",params:{type: schema34.properties.data.items.properties.Datetime.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs18 === errors;
@@ -3626,7 +3762,7 @@ if(data4.DatetimeUTC !== undefined){
 let data8 = data4.DatetimeUTC;
 const _errs20 = errors;
 if((typeof data8 !== "string") && (data8 !== null)){
-validate32.errors = [{instancePath:instancePath+"/data/" + i0+"/DatetimeUTC",schemaPath:"#/properties/data/items/properties/DatetimeUTC/type",keyword:"type",params:{type: schema33.properties.data.items.properties.DatetimeUTC.type},message:"must be string,null"}];
+validate33.errors = [{instancePath:instancePath+"/data/" + i0+"/DatetimeUTC",schemaPath:"#/properties/data/items/properties/DatetimeUTC/type",keyword:"type",params:{type: schema34.properties.data.items.properties.DatetimeUTC.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs20 === errors;
@@ -3639,7 +3775,7 @@ if(data4.Duration !== undefined){
 let data9 = data4.Duration;
 const _errs22 = errors;
 if((!((typeof data9 == "number") && (isFinite(data9)))) && (data9 !== null)){
-validate32.errors = [{instancePath:instancePath+"/data/" + i0+"/Duration",schemaPath:"#/properties/data/items/properties/Duration/type",keyword:"type",params:{type: schema33.properties.data.items.properties.Duration.type},message:"must be number,null"}];
+validate33.errors = [{instancePath:instancePath+"/data/" + i0+"/Duration",schemaPath:"#/properties/data/items/properties/Duration/type",keyword:"type",params:{type: schema34.properties.data.items.properties.Duration.type},message:"must be number,null"}];
 return false;
 }
 var valid3 = _errs22 === errors;
@@ -3652,7 +3788,7 @@ if(data4.Direction !== undefined){
 let data10 = data4.Direction;
 const _errs24 = errors;
 if((typeof data10 !== "string") && (data10 !== null)){
-validate32.errors = [{instancePath:instancePath+"/data/" + i0+"/Direction",schemaPath:"#/properties/data/items/properties/Direction/type",keyword:"type",params:{type: schema33.properties.data.items.properties.Direction.type},message:"must be string,null"}];
+validate33.errors = [{instancePath:instancePath+"/data/" + i0+"/Direction",schemaPath:"#/properties/data/items/properties/Direction/type",keyword:"type",params:{type: schema34.properties.data.items.properties.Direction.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs24 === errors;
@@ -3665,7 +3801,7 @@ if(data4.Media !== undefined){
 let data11 = data4.Media;
 const _errs26 = errors;
 if((typeof data11 !== "string") && (data11 !== null)){
-validate32.errors = [{instancePath:instancePath+"/data/" + i0+"/Media",schemaPath:"#/properties/data/items/properties/Media/type",keyword:"type",params:{type: schema33.properties.data.items.properties.Media.type},message:"must be string,null"}];
+validate33.errors = [{instancePath:instancePath+"/data/" + i0+"/Media",schemaPath:"#/properties/data/items/properties/Media/type",keyword:"type",params:{type: schema34.properties.data.items.properties.Media.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs26 === errors;
@@ -3678,7 +3814,7 @@ if(data4.AgentName !== undefined){
 let data12 = data4.AgentName;
 const _errs28 = errors;
 if((typeof data12 !== "string") && (data12 !== null)){
-validate32.errors = [{instancePath:instancePath+"/data/" + i0+"/AgentName",schemaPath:"#/properties/data/items/properties/AgentName/type",keyword:"type",params:{type: schema33.properties.data.items.properties.AgentName.type},message:"must be string,null"}];
+validate33.errors = [{instancePath:instancePath+"/data/" + i0+"/AgentName",schemaPath:"#/properties/data/items/properties/AgentName/type",keyword:"type",params:{type: schema34.properties.data.items.properties.AgentName.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs28 === errors;
@@ -3691,7 +3827,7 @@ if(data4.AgentId !== undefined){
 let data13 = data4.AgentId;
 const _errs30 = errors;
 if((typeof data13 !== "string") && (data13 !== null)){
-validate32.errors = [{instancePath:instancePath+"/data/" + i0+"/AgentId",schemaPath:"#/properties/data/items/properties/AgentId/type",keyword:"type",params:{type: schema33.properties.data.items.properties.AgentId.type},message:"must be string,null"}];
+validate33.errors = [{instancePath:instancePath+"/data/" + i0+"/AgentId",schemaPath:"#/properties/data/items/properties/AgentId/type",keyword:"type",params:{type: schema34.properties.data.items.properties.AgentId.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs30 === errors;
@@ -3704,7 +3840,7 @@ if(data4.AgentEmail !== undefined){
 let data14 = data4.AgentEmail;
 const _errs32 = errors;
 if((typeof data14 !== "string") && (data14 !== null)){
-validate32.errors = [{instancePath:instancePath+"/data/" + i0+"/AgentEmail",schemaPath:"#/properties/data/items/properties/AgentEmail/type",keyword:"type",params:{type: schema33.properties.data.items.properties.AgentEmail.type},message:"must be string,null"}];
+validate33.errors = [{instancePath:instancePath+"/data/" + i0+"/AgentEmail",schemaPath:"#/properties/data/items/properties/AgentEmail/type",keyword:"type",params:{type: schema34.properties.data.items.properties.AgentEmail.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs32 === errors;
@@ -3717,7 +3853,7 @@ if(data4.CustomerName !== undefined){
 let data15 = data4.CustomerName;
 const _errs34 = errors;
 if((typeof data15 !== "string") && (data15 !== null)){
-validate32.errors = [{instancePath:instancePath+"/data/" + i0+"/CustomerName",schemaPath:"#/properties/data/items/properties/CustomerName/type",keyword:"type",params:{type: schema33.properties.data.items.properties.CustomerName.type},message:"must be string,null"}];
+validate33.errors = [{instancePath:instancePath+"/data/" + i0+"/CustomerName",schemaPath:"#/properties/data/items/properties/CustomerName/type",keyword:"type",params:{type: schema34.properties.data.items.properties.CustomerName.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs34 === errors;
@@ -3730,7 +3866,7 @@ if(data4.CustomerId !== undefined){
 let data16 = data4.CustomerId;
 const _errs36 = errors;
 if((typeof data16 !== "string") && (data16 !== null)){
-validate32.errors = [{instancePath:instancePath+"/data/" + i0+"/CustomerId",schemaPath:"#/properties/data/items/properties/CustomerId/type",keyword:"type",params:{type: schema33.properties.data.items.properties.CustomerId.type},message:"must be string,null"}];
+validate33.errors = [{instancePath:instancePath+"/data/" + i0+"/CustomerId",schemaPath:"#/properties/data/items/properties/CustomerId/type",keyword:"type",params:{type: schema34.properties.data.items.properties.CustomerId.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs36 === errors;
@@ -3743,7 +3879,7 @@ if(data4.CustomerEmail !== undefined){
 let data17 = data4.CustomerEmail;
 const _errs38 = errors;
 if((typeof data17 !== "string") && (data17 !== null)){
-validate32.errors = [{instancePath:instancePath+"/data/" + i0+"/CustomerEmail",schemaPath:"#/properties/data/items/properties/CustomerEmail/type",keyword:"type",params:{type: schema33.properties.data.items.properties.CustomerEmail.type},message:"must be string,null"}];
+validate33.errors = [{instancePath:instancePath+"/data/" + i0+"/CustomerEmail",schemaPath:"#/properties/data/items/properties/CustomerEmail/type",keyword:"type",params:{type: schema34.properties.data.items.properties.CustomerEmail.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs38 === errors;
@@ -3756,7 +3892,7 @@ if(data4.Groups !== undefined){
 let data18 = data4.Groups;
 const _errs40 = errors;
 if((typeof data18 !== "string") && (data18 !== null)){
-validate32.errors = [{instancePath:instancePath+"/data/" + i0+"/Groups",schemaPath:"#/properties/data/items/properties/Groups/type",keyword:"type",params:{type: schema33.properties.data.items.properties.Groups.type},message:"must be string,null"}];
+validate33.errors = [{instancePath:instancePath+"/data/" + i0+"/Groups",schemaPath:"#/properties/data/items/properties/Groups/type",keyword:"type",params:{type: schema34.properties.data.items.properties.Groups.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs40 === errors;
@@ -3769,7 +3905,7 @@ if(data4.Tags !== undefined){
 let data19 = data4.Tags;
 const _errs42 = errors;
 if((typeof data19 !== "string") && (data19 !== null)){
-validate32.errors = [{instancePath:instancePath+"/data/" + i0+"/Tags",schemaPath:"#/properties/data/items/properties/Tags/type",keyword:"type",params:{type: schema33.properties.data.items.properties.Tags.type},message:"must be string,null"}];
+validate33.errors = [{instancePath:instancePath+"/data/" + i0+"/Tags",schemaPath:"#/properties/data/items/properties/Tags/type",keyword:"type",params:{type: schema34.properties.data.items.properties.Tags.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs42 === errors;
@@ -3782,7 +3918,7 @@ if(data4.Category !== undefined){
 let data20 = data4.Category;
 const _errs44 = errors;
 if((typeof data20 !== "string") && (data20 !== null)){
-validate32.errors = [{instancePath:instancePath+"/data/" + i0+"/Category",schemaPath:"#/properties/data/items/properties/Category/type",keyword:"type",params:{type: schema33.properties.data.items.properties.Category.type},message:"must be string,null"}];
+validate33.errors = [{instancePath:instancePath+"/data/" + i0+"/Category",schemaPath:"#/properties/data/items/properties/Category/type",keyword:"type",params:{type: schema34.properties.data.items.properties.Category.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs44 === errors;
@@ -3795,7 +3931,7 @@ if(data4.Subcategory !== undefined){
 let data21 = data4.Subcategory;
 const _errs46 = errors;
 if((typeof data21 !== "string") && (data21 !== null)){
-validate32.errors = [{instancePath:instancePath+"/data/" + i0+"/Subcategory",schemaPath:"#/properties/data/items/properties/Subcategory/type",keyword:"type",params:{type: schema33.properties.data.items.properties.Subcategory.type},message:"must be string,null"}];
+validate33.errors = [{instancePath:instancePath+"/data/" + i0+"/Subcategory",schemaPath:"#/properties/data/items/properties/Subcategory/type",keyword:"type",params:{type: schema34.properties.data.items.properties.Subcategory.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs46 === errors;
@@ -3808,7 +3944,7 @@ if(data4.Tertiary !== undefined){
 let data22 = data4.Tertiary;
 const _errs48 = errors;
 if((typeof data22 !== "string") && (data22 !== null)){
-validate32.errors = [{instancePath:instancePath+"/data/" + i0+"/Tertiary",schemaPath:"#/properties/data/items/properties/Tertiary/type",keyword:"type",params:{type: schema33.properties.data.items.properties.Tertiary.type},message:"must be string,null"}];
+validate33.errors = [{instancePath:instancePath+"/data/" + i0+"/Tertiary",schemaPath:"#/properties/data/items/properties/Tertiary/type",keyword:"type",params:{type: schema34.properties.data.items.properties.Tertiary.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs48 === errors;
@@ -3821,7 +3957,7 @@ if(data4.CategoryExplanation !== undefined){
 let data23 = data4.CategoryExplanation;
 const _errs50 = errors;
 if((typeof data23 !== "string") && (data23 !== null)){
-validate32.errors = [{instancePath:instancePath+"/data/" + i0+"/CategoryExplanation",schemaPath:"#/properties/data/items/properties/CategoryExplanation/type",keyword:"type",params:{type: schema33.properties.data.items.properties.CategoryExplanation.type},message:"must be string,null"}];
+validate33.errors = [{instancePath:instancePath+"/data/" + i0+"/CategoryExplanation",schemaPath:"#/properties/data/items/properties/CategoryExplanation/type",keyword:"type",params:{type: schema34.properties.data.items.properties.CategoryExplanation.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs50 === errors;
@@ -3834,7 +3970,7 @@ if(data4.CategoriesId !== undefined){
 let data24 = data4.CategoriesId;
 const _errs52 = errors;
 if((typeof data24 !== "string") && (data24 !== null)){
-validate32.errors = [{instancePath:instancePath+"/data/" + i0+"/CategoriesId",schemaPath:"#/properties/data/items/properties/CategoriesId/type",keyword:"type",params:{type: schema33.properties.data.items.properties.CategoriesId.type},message:"must be string,null"}];
+validate33.errors = [{instancePath:instancePath+"/data/" + i0+"/CategoriesId",schemaPath:"#/properties/data/items/properties/CategoriesId/type",keyword:"type",params:{type: schema34.properties.data.items.properties.CategoriesId.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs52 === errors;
@@ -3847,7 +3983,7 @@ if(data4.Summary !== undefined){
 let data25 = data4.Summary;
 const _errs54 = errors;
 if((typeof data25 !== "string") && (data25 !== null)){
-validate32.errors = [{instancePath:instancePath+"/data/" + i0+"/Summary",schemaPath:"#/properties/data/items/properties/Summary/type",keyword:"type",params:{type: schema33.properties.data.items.properties.Summary.type},message:"must be string,null"}];
+validate33.errors = [{instancePath:instancePath+"/data/" + i0+"/Summary",schemaPath:"#/properties/data/items/properties/Summary/type",keyword:"type",params:{type: schema34.properties.data.items.properties.Summary.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs54 === errors;
@@ -3860,7 +3996,7 @@ if(data4.CSat !== undefined){
 let data26 = data4.CSat;
 const _errs56 = errors;
 if((!((typeof data26 == "number") && (isFinite(data26)))) && (data26 !== null)){
-validate32.errors = [{instancePath:instancePath+"/data/" + i0+"/CSat",schemaPath:"#/properties/data/items/properties/CSat/type",keyword:"type",params:{type: schema33.properties.data.items.properties.CSat.type},message:"must be number,null"}];
+validate33.errors = [{instancePath:instancePath+"/data/" + i0+"/CSat",schemaPath:"#/properties/data/items/properties/CSat/type",keyword:"type",params:{type: schema34.properties.data.items.properties.CSat.type},message:"must be number,null"}];
 return false;
 }
 var valid3 = _errs56 === errors;
@@ -3873,7 +4009,7 @@ if(data4.CSatExplanation !== undefined){
 let data27 = data4.CSatExplanation;
 const _errs58 = errors;
 if((typeof data27 !== "string") && (data27 !== null)){
-validate32.errors = [{instancePath:instancePath+"/data/" + i0+"/CSatExplanation",schemaPath:"#/properties/data/items/properties/CSatExplanation/type",keyword:"type",params:{type: schema33.properties.data.items.properties.CSatExplanation.type},message:"must be string,null"}];
+validate33.errors = [{instancePath:instancePath+"/data/" + i0+"/CSatExplanation",schemaPath:"#/properties/data/items/properties/CSatExplanation/type",keyword:"type",params:{type: schema34.properties.data.items.properties.CSatExplanation.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs58 === errors;
@@ -3886,7 +4022,7 @@ if(data4.Sentiment !== undefined){
 let data28 = data4.Sentiment;
 const _errs60 = errors;
 if((!((typeof data28 == "number") && (isFinite(data28)))) && (data28 !== null)){
-validate32.errors = [{instancePath:instancePath+"/data/" + i0+"/Sentiment",schemaPath:"#/properties/data/items/properties/Sentiment/type",keyword:"type",params:{type: schema33.properties.data.items.properties.Sentiment.type},message:"must be number,null"}];
+validate33.errors = [{instancePath:instancePath+"/data/" + i0+"/Sentiment",schemaPath:"#/properties/data/items/properties/Sentiment/type",keyword:"type",params:{type: schema34.properties.data.items.properties.Sentiment.type},message:"must be number,null"}];
 return false;
 }
 var valid3 = _errs60 === errors;
@@ -3899,7 +4035,7 @@ if(data4.SentimentExplanation !== undefined){
 let data29 = data4.SentimentExplanation;
 const _errs62 = errors;
 if((typeof data29 !== "string") && (data29 !== null)){
-validate32.errors = [{instancePath:instancePath+"/data/" + i0+"/SentimentExplanation",schemaPath:"#/properties/data/items/properties/SentimentExplanation/type",keyword:"type",params:{type: schema33.properties.data.items.properties.SentimentExplanation.type},message:"must be string,null"}];
+validate33.errors = [{instancePath:instancePath+"/data/" + i0+"/SentimentExplanation",schemaPath:"#/properties/data/items/properties/SentimentExplanation/type",keyword:"type",params:{type: schema34.properties.data.items.properties.SentimentExplanation.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs62 === errors;
@@ -3912,7 +4048,7 @@ if(data4.Problems !== undefined){
 let data30 = data4.Problems;
 const _errs64 = errors;
 if((!(Array.isArray(data30))) && (data30 !== null)){
-validate32.errors = [{instancePath:instancePath+"/data/" + i0+"/Problems",schemaPath:"#/properties/data/items/properties/Problems/type",keyword:"type",params:{type: schema33.properties.data.items.properties.Problems.type},message:"must be array,null"}];
+validate33.errors = [{instancePath:instancePath+"/data/" + i0+"/Problems",schemaPath:"#/properties/data/items/properties/Problems/type",keyword:"type",params:{type: schema34.properties.data.items.properties.Problems.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs64){
@@ -3923,7 +4059,7 @@ for(let i1=0; i1<len1; i1++){
 let data31 = data30[i1];
 const _errs66 = errors;
 if(!(data31 && typeof data31 == "object" && !Array.isArray(data31))){
-validate32.errors = [{instancePath:instancePath+"/data/" + i0+"/Problems/" + i1,schemaPath:"#/properties/data/items/properties/Problems/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate33.errors = [{instancePath:instancePath+"/data/" + i0+"/Problems/" + i1,schemaPath:"#/properties/data/items/properties/Problems/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 var valid4 = _errs66 === errors;
@@ -3943,7 +4079,7 @@ if(data4.KPIs !== undefined){
 let data32 = data4.KPIs;
 const _errs68 = errors;
 if((!(Array.isArray(data32))) && (data32 !== null)){
-validate32.errors = [{instancePath:instancePath+"/data/" + i0+"/KPIs",schemaPath:"#/properties/data/items/properties/KPIs/type",keyword:"type",params:{type: schema33.properties.data.items.properties.KPIs.type},message:"must be array,null"}];
+validate33.errors = [{instancePath:instancePath+"/data/" + i0+"/KPIs",schemaPath:"#/properties/data/items/properties/KPIs/type",keyword:"type",params:{type: schema34.properties.data.items.properties.KPIs.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs68){
@@ -3954,7 +4090,7 @@ for(let i2=0; i2<len2; i2++){
 let data33 = data32[i2];
 const _errs70 = errors;
 if(!(data33 && typeof data33 == "object" && !Array.isArray(data33))){
-validate32.errors = [{instancePath:instancePath+"/data/" + i0+"/KPIs/" + i2,schemaPath:"#/properties/data/items/properties/KPIs/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate33.errors = [{instancePath:instancePath+"/data/" + i0+"/KPIs/" + i2,schemaPath:"#/properties/data/items/properties/KPIs/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 var valid5 = _errs70 === errors;
@@ -3974,7 +4110,7 @@ if(data4.SourceSystem !== undefined){
 let data34 = data4.SourceSystem;
 const _errs72 = errors;
 if((typeof data34 !== "string") && (data34 !== null)){
-validate32.errors = [{instancePath:instancePath+"/data/" + i0+"/SourceSystem",schemaPath:"#/properties/data/items/properties/SourceSystem/type",keyword:"type",params:{type: schema33.properties.data.items.properties.SourceSystem.type},message:"must be string,null"}];
+validate33.errors = [{instancePath:instancePath+"/data/" + i0+"/SourceSystem",schemaPath:"#/properties/data/items/properties/SourceSystem/type",keyword:"type",params:{type: schema34.properties.data.items.properties.SourceSystem.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs72 === errors;
@@ -3987,7 +4123,7 @@ if(data4.TicketId !== undefined){
 let data35 = data4.TicketId;
 const _errs74 = errors;
 if((typeof data35 !== "string") && (data35 !== null)){
-validate32.errors = [{instancePath:instancePath+"/data/" + i0+"/TicketId",schemaPath:"#/properties/data/items/properties/TicketId/type",keyword:"type",params:{type: schema33.properties.data.items.properties.TicketId.type},message:"must be string,null"}];
+validate33.errors = [{instancePath:instancePath+"/data/" + i0+"/TicketId",schemaPath:"#/properties/data/items/properties/TicketId/type",keyword:"type",params:{type: schema34.properties.data.items.properties.TicketId.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs74 === errors;
@@ -4000,7 +4136,7 @@ if(data4.TicketUrl !== undefined){
 let data36 = data4.TicketUrl;
 const _errs76 = errors;
 if((typeof data36 !== "string") && (data36 !== null)){
-validate32.errors = [{instancePath:instancePath+"/data/" + i0+"/TicketUrl",schemaPath:"#/properties/data/items/properties/TicketUrl/type",keyword:"type",params:{type: schema33.properties.data.items.properties.TicketUrl.type},message:"must be string,null"}];
+validate33.errors = [{instancePath:instancePath+"/data/" + i0+"/TicketUrl",schemaPath:"#/properties/data/items/properties/TicketUrl/type",keyword:"type",params:{type: schema34.properties.data.items.properties.TicketUrl.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs76 === errors;
@@ -4041,7 +4177,7 @@ var valid3 = true;
 }
 }
 else {
-validate32.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate33.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -4053,7 +4189,7 @@ break;
 }
 }
 else {
-validate32.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate33.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -4068,10 +4204,10 @@ var valid0 = true;
 }
 }
 else {
-validate32.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate33.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate32.errors = vErrors;
+validate33.errors = vErrors;
 return errors === 0;
 }

@@ -31,6 +31,7 @@ const RESPONSE_ONLY_SCHEMAS: SchemaId[] = [
   'InternalNoteResponse',
   'JsonRpcBadRequest',
   'JsonRpcMessage',
+  'JsonRpcMethodNotFound',
   'MessageOnlyErrorBody',
   'VocJobStatus',
 ];

@@ -1,4 +1,7 @@
-/** Endpoint 2, stateless MCP: the official MCP SDK client and raw JSON-RPC through the local gateway. */
+/**
+ * Endpoint 2, stateless MCP in its 2025 era: the v1 MCP SDK client and raw JSON-RPC through the
+ * local gateway. The 2026-07-28 revision and the v2 clients: mcp-clients.test.ts.
+ */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -53,12 +56,12 @@ function rpc(body: unknown, headers: Record<string, string> = {}, k: string | un
   });
 }
 
-describe('the official SDK client', () => {
-  it('connects, lists list_bots with its schemas, and calls it', async () => {
+describe('the v1 SDK client', () => {
+  it('connects, lists both tools with their schemas, and calls list_bots', async () => {
     const client = await connect();
     try {
       const { tools } = await client.listTools();
-      expect(tools.map((t) => t.name)).toEqual(['list_bots']);
+      expect(tools.map((t) => t.name)).toEqual(['list_bots', 'get_bot']);
       const [tool] = tools;
       expect(tool!.title).toBe('List bots');
       expect(tool!.description).toMatch(/bots/);
@@ -361,7 +364,7 @@ describe('Origin and Host (the MCP origin check: DNS-rebinding protection)', () 
   it.each(['127.0.0.1', 'localhost', 'LocalHost'])('accepts its own origin http://%s:<port>', async (host) => {
     const response = await rpc(listTools, { Origin: `http://${host}:${port()}` });
     expect(response.status).toBe(200);
-    expect((response.json as { result: { tools: unknown[] } }).result.tools).toHaveLength(1);
+    expect((response.json as { result: { tools: unknown[] } }).result.tools).toHaveLength(2);
   });
 
   it('accepts a request without Origin: a server-side caller', async () => {

@@ -1,7 +1,8 @@
 /**
  * One request to a gateway, as a client sees it. Every response must be one the OpenAPI document
  * describes, and every error the contract's `{code, message}` with the common headers, 429/503
- * with a usable Retry-After: fault and load tests check that on every answer, not on a sample.
+ * with a usable Retry-After, 401 with the Bearer challenge: fault and load tests check that on
+ * every answer, not on a sample.
  */
 import { expect } from 'vitest';
 import { validatorFor } from '#shared/http/validator-for';
@@ -23,6 +24,7 @@ export function expectWellFormedError(answer: ApiAnswer): void {
   if (answer.status === 429 || answer.status === 503) {
     expect(Number(answer.headers.get('retry-after')), `${where} Retry-After`).toBeGreaterThanOrEqual(1);
   }
+  if (answer.status === 401) expect(answer.headers.get('www-authenticate'), `${where} WWW-Authenticate`).toBe('Bearer');
 }
 
 export async function callApi(
