@@ -37,6 +37,14 @@ export const JsonRpcRequest = {
   },
 } as const;
 
+/** A JSON-RPC error object: `rpcCode` pins its code where the status implies one. */
+const jsonRpcError = <Code extends object>(rpcCode: Code) =>
+  ({
+    type: 'object',
+    required: ['code', 'message'],
+    properties: { code: rpcCode, message: { type: 'string' } },
+  }) as const;
+
 /**
  * A 400 of the MCP endpoint: the spec's `{code: BadRequest, message}`; when the MCP layer refused
  * the request, its JSON-RPC error envelope is kept alongside (shared/mcp/serve-mcp-request.ts).
@@ -51,11 +59,7 @@ export const JsonRpcBadRequest = {
     message: { type: 'string' },
     jsonrpc: jsonRpcVersion,
     id: responseId,
-    error: {
-      type: 'object',
-      required: ['code', 'message'],
-      properties: { code: { type: 'integer' }, message: { type: 'string' } },
-    },
+    error: jsonRpcError({ type: 'integer' }),
   },
 } as const;
 
@@ -74,10 +78,6 @@ export const JsonRpcMethodNotFound = {
     message: { type: 'string' },
     jsonrpc: jsonRpcVersion,
     id: responseId,
-    error: {
-      type: 'object',
-      required: ['code', 'message'],
-      properties: { code: { const: -32601 }, message: { type: 'string' } },
-    },
+    error: jsonRpcError({ const: -32601 }),
   },
 } as const;
