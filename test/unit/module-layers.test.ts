@@ -83,6 +83,7 @@ const FORBIDDEN: Array<{ layer: string; from: (file: string) => boolean; mayNotI
       'shared/reporting',
       'shared/mcp',
       'shared/analysis',
+      'shared/webhooks',
       'infra',
       'functions',
     ],

@@ -1,0 +1,139 @@
+/**
+ * One delivery attempt against receivers on this machine (the local stage's rules allow loopback),
+ * each verifying what it got with the specification's reference library; and, under a stage's
+ * rules, the targets refused before or while connecting (a name rebound to an internal address).
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { Webhook } from 'standardwebhooks';
+import { afterEach, describe, expect, it } from 'vitest';
+import { webhookHeaders } from '#shared/domain/webhooks/sign-webhook';
+import { newWebhookSecret } from '#shared/domain/webhooks/webhook-secret';
+import { postWebhook } from '#shared/webhooks/post-webhook';
+
+const secret = newWebhookSecret();
+const body = JSON.stringify({ type: 'note.created', timestamp: '2026-11-27T02:00:00.000Z', data: { noteId: 'n-1' } });
+const signed = () => webhookHeaders({ id: 'msg_1', body }, [secret], new Date());
+
+interface Received {
+  headers: IncomingMessage['headers'];
+  body: string;
+}
+
+const servers: Server[] = [];
+afterEach(async () => {
+  for (const server of servers.splice(0)) {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+
+/** A receiver on 127.0.0.1 answering with `answer`; what it received is in `received`. */
+async function receiver(answer: (response: ServerResponse) => void) {
+  const received: Received[] = [];
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      received.push({ headers: request.headers, body: Buffer.concat(chunks).toString('utf8') });
+      answer(response);
+    });
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  if (typeof address !== 'object' || address === null) throw new Error('no port');
+  return { url: `http://127.0.0.1:${address.port}/hooks`, port: address.port, received };
+}
+
+describe('postWebhook, locally', () => {
+  it('a 2xx is delivered, and the receiver verifies the signed body with the reference library', async () => {
+    const target = await receiver((response) => response.writeHead(204).end());
+    const outcome = await postWebhook(target.url, 'local', signed(), body);
+    expect(outcome).toEqual({ kind: 'delivered', status: 204 });
+    const [got] = target.received;
+    expect(got!.headers['content-type']).toBe('application/json');
+    const verified = new Webhook(secret).verify(got!.body, {
+      'webhook-id': String(got!.headers['webhook-id']),
+      'webhook-timestamp': String(got!.headers['webhook-timestamp']),
+      'webhook-signature': String(got!.headers['webhook-signature']),
+    });
+    expect(verified).toEqual(JSON.parse(body));
+  });
+
+  it('a 500 fails with its status and Retry-After; a 410 is gone', async () => {
+    const failing = await receiver((response) => response.writeHead(500, { 'Retry-After': '30' }).end('no'));
+    expect(await postWebhook(failing.url, 'local', signed(), body)).toEqual({
+      kind: 'failed',
+      reason: 'HTTP 500',
+      status: 500,
+      retryAfterMs: 30_000,
+    });
+    const gone = await receiver((response) => response.writeHead(410).end());
+    expect(await postWebhook(gone.url, 'local', signed(), body)).toEqual({ kind: 'gone' });
+  });
+
+  it('a redirect is not followed: the attempt fails and its target receives nothing', async () => {
+    const elsewhere = await receiver((response) => response.writeHead(204).end());
+    const redirecting = await receiver((response) => response.writeHead(307, { Location: elsewhere.url }).end());
+    expect(await postWebhook(redirecting.url, 'local', signed(), body)).toMatchObject({
+      kind: 'failed',
+      status: 307,
+      reason: 'HTTP 307 (redirects are not followed)',
+    });
+    expect(elsewhere.received).toEqual([]);
+  });
+
+  it('a receiver that does not answer in time, or a closed port, fails with what happened', async () => {
+    const silent = await receiver(() => undefined);
+    expect(await postWebhook(silent.url, 'local', signed(), body, { timeoutMs: 300 })).toEqual({
+      kind: 'failed',
+      reason: 'no answer within 0.3 s',
+    });
+    const closed = await receiver((response) => response.end());
+    servers.pop()?.close();
+    expect(await postWebhook(closed.url, 'local', signed(), body)).toEqual({
+      kind: 'failed',
+      reason: 'connection refused',
+    });
+  });
+
+  it('localhost resolves to this machine, which a local stage allows', async () => {
+    const target = await receiver((response) => response.writeHead(200).end());
+    const outcome = await postWebhook(`http://localhost:${target.port}/hooks`, 'local', signed(), body, {
+      resolve: (_name, done) => done(null, [{ address: '127.0.0.1', family: 4 }]),
+    });
+    expect(outcome).toEqual({ kind: 'delivered', status: 200 });
+  });
+});
+
+describe("postWebhook under a stage's rules", () => {
+  it('refuses a loopback URL before connecting', async () => {
+    const target = await receiver((response) => response.writeHead(204).end());
+    expect(await postWebhook(target.url, 'stage', signed(), body)).toEqual({
+      kind: 'failed',
+      reason: 'refused: a webhook URL is https',
+    });
+    expect(target.received).toEqual([]);
+  });
+
+  it.each([[['10.0.0.5']], [['169.254.169.254']], [['127.0.0.1', '::1']], [['fd00:ec2::254']]])(
+    'refuses a public name that resolves to %j at the attempt (rebinding), connecting to none',
+    async (addresses) => {
+      const looked: string[] = [];
+      const outcome = await postWebhook('https://hooks.example.com/cxm', 'stage', signed(), body, {
+        resolve: (name, done) => {
+          looked.push(name);
+          done(
+            null,
+            addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })),
+          );
+        },
+      });
+      expect(looked).toEqual(['hooks.example.com']);
+      expect(outcome).toEqual({
+        kind: 'failed',
+        reason: `refused: hooks.example.com resolves to ${addresses.join(', ')}: no public address`,
+      });
+    },
+  );
+});
