@@ -29,7 +29,10 @@ beforeAll(async () => {
   pointAtLocalDynamo({ endpoint, credentials }, tables);
   gateway = await bindGateway(0);
   // The sweep every second: a job nobody reads is failed once overdue.
-  await gateway.serve({ authCacheTtlSeconds: 0, scheduleEverySeconds: 1 });
+  const { s3Endpoint } = await gateway.serve({ authCacheTtlSeconds: 0, scheduleEverySeconds: 1 });
+  // The local S3 loads its server at its first request (half a second, more on a busy machine):
+  // made here, so that no upload below spends its 4 s URL waiting for it. Anonymous: refused.
+  expect((await fetch(s3Endpoint)).status).toBe(403);
   direct = directStores({ endpoint, credentials }, tables);
 });
 
