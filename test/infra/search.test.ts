@@ -10,7 +10,7 @@ import { BUNDLING_STACKS } from 'aws-cdk-lib/cx-api';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { stageConfig } from '#infra/cdk/config';
 import { CxmStack } from '#infra/cdk/stack';
-import { searchLogPolicyName } from '#infra/stage-names';
+import { searchLogPolicyName } from '#infra/search-log-policy-name';
 import { CDK_JSON_CONTEXT } from '#test/support/cdk-json-context';
 import { loadStageTemplates } from '#test/support/stage-templates';
 

@@ -14,7 +14,7 @@ import { describe, expect, it } from 'vitest';
 import { callSummariesRefusal } from '#infra/cdk/call-summary-regions';
 import { concurrencyReservations } from '#infra/cdk/concurrency-reservations';
 import { stageConfig } from '#infra/cdk/config';
-import { searchLogPolicyName } from '#infra/stage-names';
+import { searchLogPolicyName } from '#infra/search-log-policy-name';
 import { cxm } from '#test/support/cli-harness';
 import { startFakeApiGateway } from '#test/support/fake-api-gateway';
 import { type RecordedAnswer, recordedAnswer, recordedPages } from '#test/support/recorded-aws-answer';

@@ -102,7 +102,7 @@ const FORBIDDEN: Array<{ layer: string; from: (file: string) => boolean; mayNotI
   // The names both sides agree on, and the project root: read by the CLI and the local runtime
   // without loading the CDK app.
   {
-    layer: "infra's own modules (stage-names.ts, project-root.ts)",
+    layer: "infra's own modules (stage-names.ts, search-log-policy-name.ts, project-root.ts)",
     from: (file) => under(file, 'infra') && !file.slice('infra/'.length).includes('/'),
     mayNotImport: ['infra/cdk', 'infra/local', 'infra/cli', 'infra/tenant-data'],
   },

@@ -7,7 +7,7 @@
  */
 import { type CloudWatchLogsClient, DescribeResourcePoliciesCommand } from '@aws-sdk/client-cloudwatch-logs';
 import type { StageConfig } from '#infra/cdk/config';
-import { searchLogPolicyName } from '#infra/stage-names';
+import { searchLogPolicyName } from '#infra/search-log-policy-name';
 import { checkRow, notChecked, type PreflightCheck } from './preflight-finding.ts';
 
 const CHECK = { id: 'logs-resource-policies', name: 'CloudWatch Logs resource policies' };
