@@ -1,11 +1,12 @@
 /**
  * Folders a test run makes once and shares between its test files, whichever file asks first (a
  * stage's synthesized cloud assembly: test/support/stage-templates.ts). The files run in separate
- * processes, so they agree through the run's folder: a name is claimed by creating
- * `<name>.claim` (mkdir is atomic: one process wins), made under a temporary name and renamed into
- * place when complete, and awaited by every other process that asks for it. A maker that fails
- * leaves `<name>.error`, which its waiters throw; a claim whose process is gone is taken over.
+ * processes, so they agree through the run's folder: a name is claimed by renaming a folder holding
+ * the claimer's pid to `<name>.claim` (one process wins), made under a temporary name and renamed
+ * into place when complete, and awaited by every other process that asks for it. A maker that
+ * fails leaves `<name>.error`, which its waiters throw; a claim whose process is gone is taken over.
  */
+import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -19,15 +20,24 @@ const madePath = (root: string, name: string) => join(root, name);
 const claimPath = (root: string, name: string) => join(root, `${name}.claim`);
 const errorPath = (root: string, name: string) => join(root, `${name}.error`);
 
+/**
+ * Claims `name` for this process: the claim is made whole under a name of its own, its pid inside,
+ * and renamed into place, so no process ever sees a claim without the pid that tells whether its
+ * maker is alive. Renaming onto a claim that exists fails: another process won.
+ */
 function claim(root: string, name: string): boolean {
+  const pending = join(root, `${name}.claim-${process.pid}-${randomUUID()}`);
+  mkdirSync(pending);
+  writeFileSync(join(pending, 'pid'), String(process.pid));
   try {
-    mkdirSync(claimPath(root, name));
+    renameSync(pending, claimPath(root, name));
+    return true;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    rmSync(pending, { recursive: true, force: true });
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOTEMPTY' || code === 'EEXIST') return false;
     throw error;
   }
-  writeFileSync(join(claimPath(root, name), 'pid'), String(process.pid));
-  return true;
 }
 
 async function makeClaimed(root: string, name: string, make: MakeFolder): Promise<void> {
@@ -52,13 +62,14 @@ async function makeClaimed(root: string, name: string, make: MakeFolder): Promis
   }
 }
 
-/** Whether the claim's process is gone (a claim just made has no pid yet: its maker is alive). */
+/** Whether the claim's process is gone (a claim always holds its pid: one without is no one's). */
 function abandoned(root: string, name: string): boolean {
   let pid: number;
   try {
     pid = Number(readFileSync(join(claimPath(root, name), 'pid'), 'utf8'));
-  } catch {
-    return false;
+  } catch (error) {
+    // Released between the look and the read: not abandoned, gone.
+    return (error as NodeJS.ErrnoException).code !== 'ENOENT' || existsSync(claimPath(root, name));
   }
   try {
     process.kill(pid, 0);
