@@ -14,6 +14,7 @@ import { basename, dirname, join, relative } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { stackName } from '#infra/stage-names';
 import { PROJECT_ROOT } from '../project-root.ts';
+import { isProcessAlive } from './process-alive.ts';
 
 /**
  * Where the assemblies live: the user's cache directory (`$XDG_CACHE_HOME` or `~/.cache`), one
@@ -126,16 +127,10 @@ export async function ensureLocalAssembly(
 function synthesisUnderWay(dir: string): boolean {
   const prefix = `${basename(dir)}.tmp-`;
   const names = existsSync(dirname(dir)) ? readdirSync(dirname(dir)) : [];
-  return names.some((name) => {
-    if (!name.startsWith(prefix)) return false;
-    try {
-      process.kill(Number(name.slice(prefix.length).split('-')[0]), 0);
-      return true;
-    } catch {
-      // Its process is gone: a synthesis cut short, which pruning deletes.
-      return false;
-    }
-  });
+  // A folder whose process is gone is a synthesis cut short, which pruning deletes.
+  return names.some(
+    (name) => name.startsWith(prefix) && isProcessAlive(Number(name.slice(prefix.length).split('-')[0])),
+  );
 }
 
 const CDK_APP = join(PROJECT_ROOT, 'infra', 'cdk', 'app.ts');

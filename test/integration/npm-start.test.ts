@@ -16,6 +16,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_STAGE } from '#infra/local/build-proxy-event';
 import { lambdaNode } from '#infra/local/lambda-node';
 import { ensureLocalAssembly, type LocalAssembly } from '#infra/local/local-assembly';
+import { isProcessAlive } from '#infra/local/process-alive';
 import { readStartSettings } from '#infra/local/read-start-settings';
 import { PROJECT_ROOT } from '#infra/project-root';
 import { routes } from '#shared/routes';
@@ -71,22 +72,13 @@ async function startNpm(home: string, env: Record<string, string | undefined> = 
   );
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** Ctrl-C to the whole process group; npm itself dies by the signal, our server must exit 0. */
 async function stopWithCtrlC(started: Awaited<ReturnType<typeof startNpm>>, home: string): Promise<void> {
   const { pid } = JSON.parse(readFileSync(join(home, 'local.json'), 'utf8')) as { pid: number };
   process.kill(-started.child.pid!, 'SIGINT');
   await started.exited;
-  for (let i = 0; i < 50 && isAlive(pid); i++) await new Promise((resolve) => setTimeout(resolve, 100));
-  expect(isAlive(pid)).toBe(false);
+  for (let i = 0; i < 50 && isProcessAlive(pid); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+  expect(isProcessAlive(pid)).toBe(false);
   expect(started.output()).not.toMatch(/fault|Error|error:/);
 }
 

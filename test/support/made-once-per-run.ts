@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { isProcessAlive } from '#infra/local/process-alive';
 
 /** Fills `dir` (which does not exist yet) with what `name` stands for. */
 export type MakeFolder = (name: string, dir: string) => void | Promise<void>;
@@ -71,12 +72,7 @@ function abandoned(root: string, name: string): boolean {
     // Released between the look and the read: not abandoned, gone.
     return (error as NodeJS.ErrnoException).code !== 'ENOENT' || existsSync(claimPath(root, name));
   }
-  try {
-    process.kill(pid, 0);
-    return false;
-  } catch {
-    return true;
-  }
+  return !isProcessAlive(pid);
 }
 
 async function awaitMade(root: string, name: string, make: MakeFolder): Promise<string> {
