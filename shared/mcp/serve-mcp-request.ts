@@ -81,13 +81,13 @@ function asApiError(status: number, body: string): ApiResult {
  * Lambda function answers once, so the method is absent, as the revision lets a server without
  * those capabilities answer.
  */
-function listenRefused(id: unknown): ApiResult {
+function listenRefused(id: string | number): ApiResult {
   const message =
     'Method not found: subscriptions/listen. This server sends no notifications (its tool list changes only with a ' +
     'deployment), so it opens no subscription stream; call tools/list again after its ttlMs instead.';
   return {
     status: 404,
-    body: { jsonrpc: '2.0', id: id ?? null, error: { code: -32601, message }, code: 'NotFound', message },
+    body: { jsonrpc: '2.0', id, error: { code: -32601, message }, code: 'NotFound', message },
   };
 }
 
@@ -104,11 +104,6 @@ function isBatch(rawBody: Buffer): boolean {
     // Not JSON at all: the SDK answers -32700 Parse error.
     return false;
   }
-}
-
-/** The JSON-RPC method a parsed body names, if it names one. */
-function methodOf(body: unknown): unknown {
-  return body !== null && typeof body === 'object' ? (body as { method?: unknown }).method : undefined;
 }
 
 /** The request's JSON body, or undefined when it is not JSON (the SDK then answers -32700 itself). */
@@ -145,9 +140,8 @@ export async function serveMcpRequest(createServer: McpServerFactory, request: A
       body: { jsonrpc: '2.0', error: { code: -32600, message }, id: null, code: 'BadRequest', message },
     };
   }
-  const { createMcpHandler, isLegacyRequest, WebStandardStreamableHTTPServerTransport } = await import(
-    '@modelcontextprotocol/server'
-  );
+  const { classifyInboundRequest, createMcpHandler, isLegacyRequest, WebStandardStreamableHTTPServerTransport } =
+    await import('@modelcontextprotocol/server');
   let fault: { error: unknown } | undefined;
   const onFault = (error: unknown) => {
     fault ??= { error };
@@ -177,12 +171,32 @@ export async function serveMcpRequest(createServer: McpServerFactory, request: A
     } finally {
       await server.close();
     }
-  } else if (methodOf(parsedBody) === 'subscriptions/listen') {
-    return listenRefused((parsedBody as { id?: unknown }).id);
   } else {
+    // A listen the SDK would serve (its checks of the version, headers and envelope passed) is
+    // refused; any other is answered by the SDK, refusals included.
+    const route = classifyInboundRequest({
+      httpMethod: 'POST',
+      protocolVersionHeader: webRequest.headers.get('mcp-protocol-version') ?? undefined,
+      mcpMethodHeader: webRequest.headers.get('mcp-method') ?? undefined,
+      mcpNameHeader: webRequest.headers.get('mcp-name') ?? undefined,
+      body: parsedBody,
+    });
+    if (route.kind === 'modern' && route.messageKind === 'request' && route.message.method === 'subscriptions/listen')
+      return listenRefused(route.message.id);
     // `auto` answers one JSON body unless a tool sends a message before its result, which these
-    // never do; `json` would say so on the log at every request.
-    const handler = createMcpHandler(() => createServer(onFault), { legacy: 'reject', responseMode: 'auto' });
+    // never do; `json` would say so on the log at every request. A server that cannot be made is
+    // ours to report: the SDK would answer its own 500 and log nothing.
+    const handler = createMcpHandler(
+      async () => {
+        try {
+          return await createServer(onFault);
+        } catch (error) {
+          onFault(error);
+          throw error;
+        }
+      },
+      { legacy: 'reject', responseMode: 'auto' },
+    );
     try {
       response = await handler.fetch(webRequest, { authInfo, parsedBody });
       text = await response.text();
@@ -190,8 +204,10 @@ export async function serveMcpRequest(createServer: McpServerFactory, request: A
       await handler.close();
     }
   }
-  // The chain maps it: a logged 500 whose body holds only a message.
+  // The chain maps it: a logged 500 whose body holds only a message. So does a 5xx the SDK made
+  // of a failure it caught itself.
   if (fault) throw fault.error;
+  if (response.status >= 500) throw new Error(`The MCP SDK answered ${response.status}: ${text}`);
   if (response.headers.get('content-type')?.startsWith('text/event-stream'))
     throw new Error('The MCP SDK answered with an event stream, which this endpoint never sends.');
   const headers: Record<string, string> = {};

@@ -12,7 +12,12 @@ import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { type AttemptOutcome, parseRetryAfter } from '#shared/domain/webhooks/retry-schedule';
 import type { WebhookHeaders } from '#shared/domain/webhooks/sign-webhook';
-import { checkWebhookUrl, isPublicAddress, type WebhookTargetRules } from '#shared/domain/webhooks/webhook-target';
+import {
+  checkWebhookUrl,
+  isLoopbackAddress,
+  isPublicAddress,
+  type WebhookTargetRules,
+} from '#shared/domain/webhooks/webhook-target';
 
 /** Standard Webhooks' advice, and what a receiver is given to answer. */
 export const DELIVERY_TIMEOUT_MS = 15_000;
@@ -39,12 +44,16 @@ function guardedLookup(rules: WebhookTargetRules, resolve: NonNullable<PostWebho
   return (hostname, options, callback) => {
     resolve(hostname, (error, addresses) => {
       if (error) return callback(error, '', 0);
-      const loopbackAllowed = rules === 'local' && hostname === 'localhost';
-      const allowed = loopbackAllowed ? addresses : addresses.filter((entry) => isPublicAddress(entry.address));
-      if (allowed.length === 0) {
-        const found = addresses.map((entry) => entry.address).join(', ') || 'nothing';
-        return callback(new RefusedAddress(`${hostname} resolves to ${found}: no public address`), '', 0);
-      }
+      // A local stage's `localhost` is this machine: its loopback addresses, never what a resolver
+      // falling through to a search domain might add.
+      const allowed = addresses.filter((entry) =>
+        rules === 'local' && hostname === 'localhost'
+          ? isLoopbackAddress(entry.address)
+          : isPublicAddress(entry.address),
+      );
+      // The addresses stay out of the reason a tenant reads: it would answer which internal names
+      // resolve, and to what.
+      if (allowed.length === 0) return callback(new RefusedAddress(`${hostname} resolves to no public address`), '', 0);
       if (options.all) return (callback as (error: null, addresses: LookupAddress[]) => void)(null, allowed);
       const [first] = allowed as [LookupAddress];
       return callback(null, first.address, first.family);

@@ -59,8 +59,22 @@ async function makeClaimed(root: string, name: string, make: MakeFolder): Promis
     writeFileSync(errorPath(root, name), error instanceof Error ? (error.stack ?? error.message) : String(error));
     throw error;
   } finally {
-    rmSync(claimPath(root, name), { recursive: true, force: true });
+    release(root, name);
   }
+}
+
+/**
+ * Gives the claim up: renamed out of the way first, so no other process sees it half deleted (an
+ * empty folder, which a rename onto it would replace) while it goes.
+ */
+function release(root: string, name: string): void {
+  const gone = join(root, `${name}.released-${process.pid}-${randomUUID()}`);
+  try {
+    renameSync(claimPath(root, name), gone);
+  } catch {
+    return;
+  }
+  rmSync(gone, { recursive: true, force: true });
 }
 
 /** Whether the claim's process is gone (a claim always holds its pid: one without is no one's). */
@@ -83,7 +97,7 @@ async function awaitMade(root: string, name: string, make: MakeFolder): Promise<
         `making ${name} for this run failed in another test file:\n${readFileSync(errorPath(root, name), 'utf8')}`,
       );
     if (!existsSync(claimPath(root, name)) || abandoned(root, name)) {
-      if (existsSync(claimPath(root, name))) rmSync(claimPath(root, name), { recursive: true, force: true });
+      if (existsSync(claimPath(root, name))) release(root, name);
       if (claim(root, name)) await makeClaimed(root, name, make);
       continue;
     }

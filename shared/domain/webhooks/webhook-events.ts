@@ -59,9 +59,20 @@ export function noteCreated(tenantId: string, conversationId: string, note: Inte
  *
  * @example vocJobEnded('acme', job, new Date()) // { type: 'voc.job.completed', ... }
  */
-export function vocJobEnded(tenantId: string, job: VocJob, at: Date): WebhookEvent {
-  if (job.status === 'started') throw new RangeError(`job ${job.id} has not ended`);
-  const type = job.status === 'completed' ? 'voc.job.completed' : 'voc.job.failed';
+export function vocJobEnded(tenantId: string, stored: VocJob, at: Date): WebhookEvent {
+  if (stored.status === 'started') throw new RangeError(`job ${stored.id} has not ended`);
+  const type = stored.status === 'completed' ? 'voc.job.completed' : 'voc.job.failed';
+  // The status read's fields, picked: a stored job carries its upload and attempts besides.
+  const { id, status, started, file, recordingId, failureReason, analysis } = stored;
+  const job: VocJob = {
+    id,
+    status,
+    started,
+    file,
+    recordingId,
+    ...(failureReason !== undefined && { failureReason }),
+    ...(analysis !== undefined && { analysis }),
+  };
   return { type, timestamp: at.toISOString(), data: { tenantId, job } };
 }
 

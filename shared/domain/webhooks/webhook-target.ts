@@ -27,7 +27,22 @@ export type UrlCheck = { ok: true; url: URL } | { ok: false; reason: string };
 export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false;
   // An IPv4-mapped IPv6 address is judged as the IPv4 address it reaches.
-  return ipaddr.process(address).range() === 'unicast';
+  const parsed = ipaddr.process(address);
+  if (parsed.range() !== 'unicast') return false;
+  // IPv6 unicast outside 2000::/3, the global block (IPv4-compatible ::a9fe:a9fe among them), is
+  // no one's public address.
+  return parsed.kind() === 'ipv4' || parsed.match(GLOBAL_UNICAST_V6);
+}
+
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
+
+/**
+ * Whether `address` is this machine's own (loopback, IPv4-mapped included).
+ *
+ * @example isLoopbackAddress('127.0.0.1') // true; isLoopbackAddress('10.0.0.1') // false
+ */
+export function isLoopbackAddress(address: string): boolean {
+  return ipaddr.isValid(address) && ipaddr.process(address).range() === 'loopback';
 }
 
 /** The host of a URL as an address literal, when it is one (IPv6 without its brackets). */

@@ -181,8 +181,9 @@ const STORE = storeFor({
     { id: 'b2', json: '{"name":"Beta","id":"x"}' },
   ],
 });
-const body = (result: { bodyText?: string }) =>
-  JSON.parse(result.bodyText!) as {
+/** The body as the chain sends it: the text the SDK wrote, or the object the bridge answered. */
+const body = (result: { bodyText?: string; body?: unknown }) =>
+  JSON.parse(result.bodyText ?? JSON.stringify(result.body)) as {
     id: unknown;
     result?: Record<string, unknown> & { structuredContent?: unknown; isError?: boolean; content?: { text: string }[] };
     error?: { code: number; message: string; data?: Record<string, unknown> };
@@ -325,6 +326,23 @@ describe('2026-07-28 requests (stateless: the version and capabilities in every 
       error: { code: -32022, data: { supported: [MODERN], requested: '2099-01-01' } },
       code: 'BadRequest',
     });
+  });
+
+  it('subscriptions/listen is 404 -32601 (no notifications here), but only once the SDK would serve it', async () => {
+    const served = await serveMcpRequest(botsOf(STORE, 'acme'), modern('acme', 8, 'subscriptions/listen'));
+    expect(served.status).toBe(404);
+    expect(body(served)).toMatchObject({ id: 8, error: { code: -32601 }, code: 'NotFound' });
+    const mismatched = await serveMcpRequest(
+      botsOf(STORE, 'acme'),
+      modern('acme', 9, 'subscriptions/listen', {}, { 'Mcp-Method': 'tools/list' }),
+    );
+    expect(mismatched.status).toBe(400);
+    expect(body(mismatched)).toMatchObject({ id: 9, error: { code: -32020 } });
+  });
+
+  it("a server that cannot be made is a fault of the request (a logged 500), not the SDK's own 500 body", async () => {
+    const broken = () => Promise.reject(new Error('the bots module did not load'));
+    await expect(serveMcpRequest(broken, modern('acme', 10, 'tools/list'))).rejects.toThrow(/did not load/);
   });
 
   it('a notification is 202 with no body', async () => {

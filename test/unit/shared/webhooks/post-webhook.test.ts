@@ -97,6 +97,13 @@ describe('postWebhook, locally', () => {
     });
   });
 
+  it("a local stage's localhost is connected to on its loopback addresses only", async () => {
+    const outcome = await postWebhook('http://localhost:9/hooks', 'local', signed(), body, {
+      resolve: (_name, done) => done(null, [{ address: '192.168.1.20', family: 4 }]),
+    });
+    expect(outcome).toEqual({ kind: 'failed', reason: 'refused: localhost resolves to no public address' });
+  });
+
   it('localhost resolves to this machine, which a local stage allows', async () => {
     const target = await receiver((response) => response.writeHead(200).end());
     const outcome = await postWebhook(`http://localhost:${target.port}/hooks`, 'local', signed(), body, {
@@ -132,7 +139,8 @@ describe("postWebhook under a stage's rules", () => {
       expect(looked).toEqual(['hooks.example.com']);
       expect(outcome).toEqual({
         kind: 'failed',
-        reason: `refused: hooks.example.com resolves to ${addresses.join(', ')}: no public address`,
+        // The addresses themselves are not told: they would map the service's own network.
+        reason: 'refused: hooks.example.com resolves to no public address',
       });
     },
   );

@@ -31,6 +31,19 @@ describe('webhook events', () => {
     expect(() => vocJobEnded('acme', job, at)).toThrow(/has not ended/);
   });
 
+  it("a stored job gives the status read's fields only, never its upload or attempts", () => {
+    const stored = {
+      ...job,
+      status: 'completed' as const,
+      upload: { contentType: 'audio/wav', sizeBytes: 44, keyId: 'k-1' },
+      attempts: 2,
+    };
+    expect(vocJobEnded('acme', stored, at).data).toEqual({
+      tenantId: 'acme',
+      job: { id: 'j-1', status: 'completed', started: 1, file: 'acme/j-1/call.wav', recordingId: 'r-1' },
+    });
+  });
+
   it('provisioning.document.changed names the collection, the id, the new ETag as the header gives it, and how', () => {
     expect(documentChanged('acme', 'bots', 'bot-1', 'k3Jv0cQ9', 'merged', at)).toEqual({
       type: 'provisioning.document.changed',

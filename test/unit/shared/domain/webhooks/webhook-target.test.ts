@@ -2,7 +2,7 @@
  * Where a webhook may go (SSRF): the table of refused URLs and addresses, on a stage and locally.
  */
 import { describe, expect, it } from 'vitest';
-import { checkWebhookUrl, isPublicAddress } from '#shared/domain/webhooks/webhook-target';
+import { checkWebhookUrl, isLoopbackAddress, isPublicAddress } from '#shared/domain/webhooks/webhook-target';
 
 describe('checkWebhookUrl on a stage', () => {
   it.each([
@@ -35,6 +35,8 @@ describe('checkWebhookUrl on a stage', () => {
     ['https://[::ffff:127.0.0.1]/', /not a public address/],
     ['https://[::ffff:a9fe:a9fe]/', /not a public address/],
     ['https://[64:ff9b::a00:1]/', /not a public address/],
+    ['https://[::169.254.169.254]/', /not a public address/],
+    ['https://[fc00::1]/', /not a public address/],
     ['https://localhost/', /not a public host name/],
     ['https://localhost./', /not a public host name/],
     ['https://api.localhost/', /not a public host name/],
@@ -87,8 +89,24 @@ describe('isPublicAddress (each attempt, on the address it resolved to)', () => 
     '::ffff:10.0.0.1',
     '64:ff9b::808:808',
     '2002:7f00:1::',
+    '::a9fe:a9fe',
+    '::7f00:1',
     'not an address',
   ])('%s is not', (address) => {
     expect(isPublicAddress(address)).toBe(false);
+  });
+});
+
+describe('isLoopbackAddress (a local stage connects its localhost to these only)', () => {
+  it.each([
+    ['127.0.0.1', true],
+    ['127.8.9.10', true],
+    ['::1', true],
+    ['::ffff:127.0.0.1', true],
+    ['192.168.1.20', false],
+    ['8.8.8.8', false],
+    ['localhost', false],
+  ])('%s: %s', (address, loopback) => {
+    expect(isLoopbackAddress(address)).toBe(loopback);
   });
 });
