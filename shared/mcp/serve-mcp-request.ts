@@ -91,22 +91,7 @@ function listenRefused(id: string | number): ApiResult {
   };
 }
 
-/**
- * MCP dropped JSON-RPC batches (2025-06-18) and the contract takes one JSON-RPC object, but the
- * SDK still answers an array (with an array, or 202 for `[]`): refuse it as an invalid request.
- */
-function isBatch(rawBody: Buffer): boolean {
-  const text = rawBody.toString('utf8');
-  if (!/^\s*\[/.test(text)) return false;
-  try {
-    return Array.isArray(JSON.parse(text));
-  } catch {
-    // Not JSON at all: the SDK answers -32700 Parse error.
-    return false;
-  }
-}
-
-/** The request's JSON body, or undefined when it is not JSON (the SDK then answers -32700 itself). */
+/** The request's JSON body, parsed once here; undefined when it is not JSON (the SDK then answers -32700 itself). */
 function parsedBodyOf(rawBody: Buffer): unknown {
   try {
     return JSON.parse(rawBody.toString('utf8'));
@@ -133,7 +118,10 @@ export async function serveMcpRequest(createServer: McpServerFactory, request: A
       },
     };
   }
-  if (isBatch(request.http.rawBody)) {
+  const parsedBody = parsedBodyOf(request.http.rawBody);
+  // MCP dropped JSON-RPC batches (2025-06-18) and the contract takes one JSON-RPC object, but the
+  // SDK still answers an array (with an array, or 202 for `[]`): refuse it as an invalid request.
+  if (Array.isArray(parsedBody)) {
     const message = 'Invalid Request: JSON-RPC batches are not supported; send one JSON-RPC object per request.';
     return {
       status: 400,
@@ -147,7 +135,6 @@ export async function serveMcpRequest(createServer: McpServerFactory, request: A
     fault ??= { error };
   };
   const webRequest = toWebRequest(request.http);
-  const parsedBody = parsedBodyOf(request.http.rawBody);
   // The key itself never reaches MCP code: its id and what it grants do.
   const authInfo: AuthInfo = {
     token: '',
@@ -173,16 +160,18 @@ export async function serveMcpRequest(createServer: McpServerFactory, request: A
     }
   } else {
     // A listen the SDK would serve (its checks of the version, headers and envelope passed) is
-    // refused; any other is answered by the SDK, refusals included.
-    const route = classifyInboundRequest({
-      httpMethod: 'POST',
-      protocolVersionHeader: webRequest.headers.get('mcp-protocol-version') ?? undefined,
-      mcpMethodHeader: webRequest.headers.get('mcp-method') ?? undefined,
-      mcpNameHeader: webRequest.headers.get('mcp-name') ?? undefined,
-      body: parsedBody,
-    });
-    if (route.kind === 'modern' && route.messageKind === 'request' && route.message.method === 'subscriptions/listen')
-      return listenRefused(route.message.id);
+    // refused; any other is answered by the SDK, refusals included. Only a body naming the method
+    // is classified here: every other request is classified once, by the SDK.
+    if ((parsedBody as { method?: unknown } | undefined)?.method === 'subscriptions/listen') {
+      const route = classifyInboundRequest({
+        httpMethod: 'POST',
+        protocolVersionHeader: webRequest.headers.get('mcp-protocol-version') ?? undefined,
+        mcpMethodHeader: webRequest.headers.get('mcp-method') ?? undefined,
+        mcpNameHeader: webRequest.headers.get('mcp-name') ?? undefined,
+        body: parsedBody,
+      });
+      if (route.kind === 'modern' && route.messageKind === 'request') return listenRefused(route.message.id);
+    }
     // `auto` answers one JSON body unless a tool sends a message before its result, which these
     // never do; `json` would say so on the log at every request. A server that cannot be made is
     // ours to report: the SDK would answer its own 500 and log nothing.
