@@ -16,6 +16,7 @@ export const FUNCTION_ENV = {
     reporting: 'CXM_TABLE_REPORTING',
     reportingCounts: 'CXM_TABLE_REPORTING_COUNTS',
     idempotency: 'CXM_TABLE_IDEMPOTENCY',
+    webhookEndpoints: 'CXM_TABLE_WEBHOOK_ENDPOINTS',
   },
   /** `opensearch` or `dynamodb`: where the reporting lists search (compiled into their bundles too). */
   reportingBackend: 'CXM_REPORTING_BACKEND',
@@ -49,6 +50,13 @@ export const FUNCTION_ENV = {
   recordingMaxSeconds: 'CXM_RECORDING_MAX_SECONDS',
   /** `true` or `false`: whether Call Analytics is asked for a generative call summary. */
   recordingCallSummaries: 'CXM_RECORDING_CALL_SUMMARIES',
+  /** A tenant's webhook endpoints at most (`webhooks.maxEndpointsPerTenant`). */
+  webhookMaxEndpoints: 'CXM_WEBHOOK_MAX_ENDPOINTS',
+  /**
+   * `stage` or `local`: which webhook targets are allowed (shared/domain/webhooks/webhook-target.ts).
+   * CDK sets `stage`; only the local runtime sets `local`, and unset is `stage`.
+   */
+  webhookTargets: 'CXM_WEBHOOK_TARGETS',
   /** The role Transcribe assumes to read a recording and write its output (both kinds of job). */
   transcribeRoleArn: 'CXM_TRANSCRIBE_ROLE_ARN',
 } as const;

@@ -7,7 +7,7 @@
 import type { SchemaId } from '#shared/schemas/schema-ids';
 import type { TableId } from '#shared/store/table-specs';
 
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 /**
  * The stage's secrets: `cursorSecret` signs reporting cursors (routes declare it), `keyTagSecret`
  * tags API keys (the authorizer's, AUTHORIZER_SECRETS).
@@ -94,6 +94,11 @@ export interface RouteSpec {
    * may wait, to fail one whose upload or processing is overdue when it is read.
    */
   recordings?: 'presign' | 'deadlines';
+  /**
+   * Registers webhook targets: the function learns which targets the stage allows
+   * (FUNCTION_ENV.webhookTargets) and a tenant's limit of endpoints (`webhooks.maxEndpointsPerTenant`).
+   */
+  webhookTargets?: true;
   /** Secrets the function reads (CDK grants it and passes their ARNs; locally an env var). */
   secrets?: readonly SecretId[];
   /** Largest accepted request body in raw UTF-8 bytes (413 above it). */
@@ -113,6 +118,8 @@ export const DOCUMENT_REQUEST_MAX_BYTES = 1024 * 1024;
 export const MCP_REQUEST_MAX_BYTES = 256 * 1024;
 /** An upload request is three small fields. */
 export const RECORDING_UPLOAD_REQUEST_MAX_BYTES = 4096;
+/** A webhook endpoint's create or change is a URL, a few event names and a short description. */
+export const WEBHOOK_ENDPOINT_REQUEST_MAX_BYTES = 8192;
 /** The REQUEST authorizer every route sits behind. */
 export const AUTHORIZER_HANDLER = 'functions/authorizer.ts';
 /** The authorizer reads a key's record by its hash, and nothing else. */
@@ -286,6 +293,99 @@ export const routes = [
     schemas: { path: 'VocJobPath', query: 'NoQuery', response: { status: 200, schema: 'VocJobStatus' } },
     summary: 'Get the status of a VOC recording job',
     errors: [400, 404],
+  },
+  {
+    id: 'createWebhookEndpoint',
+    method: 'POST',
+    path: '/api/v1/webhooks/tenants/{tenantId}/endpoints',
+    handler: 'functions/webhooks/create-webhook-endpoint.ts',
+    scope: 'webhooks:endpoints.write',
+    // The endpoint is put and its tenant's count of endpoints updated in one transaction.
+    tables: { webhookEndpoints: { operations: ['PutItem', 'UpdateItem'] }, idempotency: IDEMPOTENCY_RECORDS },
+    webhookTargets: true,
+    schemas: {
+      path: 'TenantPath',
+      query: 'NoQuery',
+      body: 'CreateWebhookEndpointBody',
+      response: { status: 201, schema: 'CreatedWebhookEndpoint' },
+    },
+    maxBodyBytes: WEBHOOK_ENDPOINT_REQUEST_MAX_BYTES,
+    idempotencyKey: true,
+    summary: 'Register a webhook endpoint: answers its signing secret, shown this once',
+    errors: [400, 409, 413, 422],
+  },
+  {
+    id: 'listWebhookEndpoints',
+    method: 'GET',
+    path: '/api/v1/webhooks/tenants/{tenantId}/endpoints',
+    handler: 'functions/webhooks/list-webhook-endpoints.ts',
+    scope: 'webhooks:endpoints.read',
+    tables: { webhookEndpoints: { operations: ['Query'] } },
+    schemas: { path: 'TenantPath', query: 'NoQuery', response: { status: 200, schema: 'WebhookEndpointList' } },
+    summary: "List the tenant's webhook endpoints",
+    errors: [400],
+  },
+  {
+    id: 'getWebhookEndpoint',
+    method: 'GET',
+    path: '/api/v1/webhooks/tenants/{tenantId}/endpoints/{endpointId}',
+    handler: 'functions/webhooks/get-webhook-endpoint.ts',
+    scope: 'webhooks:endpoints.read',
+    tables: { webhookEndpoints: { operations: ['GetItem'] } },
+    schemas: {
+      path: 'WebhookEndpointPath',
+      query: 'NoQuery',
+      response: { status: 200, schema: 'WebhookEndpoint' },
+    },
+    summary: 'Get a webhook endpoint',
+    errors: [400, 404],
+  },
+  {
+    id: 'updateWebhookEndpoint',
+    method: 'PATCH',
+    path: '/api/v1/webhooks/tenants/{tenantId}/endpoints/{endpointId}',
+    handler: 'functions/webhooks/update-webhook-endpoint.ts',
+    scope: 'webhooks:endpoints.write',
+    tables: { webhookEndpoints: { operations: ['GetItem', 'PutItem'] } },
+    webhookTargets: true,
+    schemas: {
+      path: 'WebhookEndpointPath',
+      query: 'NoQuery',
+      body: 'UpdateWebhookEndpointBody',
+      response: { status: 200, schema: 'WebhookEndpoint' },
+    },
+    maxBodyBytes: WEBHOOK_ENDPOINT_REQUEST_MAX_BYTES,
+    summary: "Change a webhook endpoint's URL, events, description or status (`enabled` resumes a disabled one)",
+    errors: [400, 404, 413],
+  },
+  {
+    id: 'deleteWebhookEndpoint',
+    method: 'DELETE',
+    path: '/api/v1/webhooks/tenants/{tenantId}/endpoints/{endpointId}',
+    handler: 'functions/webhooks/delete-webhook-endpoint.ts',
+    scope: 'webhooks:endpoints.write',
+    // The endpoint is deleted and its tenant's count of endpoints updated in one transaction.
+    tables: { webhookEndpoints: { operations: ['DeleteItem', 'UpdateItem'] } },
+    schemas: { path: 'WebhookEndpointPath', query: 'NoQuery', response: { status: 204, schema: 'NoContent' } },
+    summary: 'Delete a webhook endpoint: nothing more is delivered to it',
+    errors: [400, 404],
+  },
+  {
+    id: 'rotateWebhookSecret',
+    method: 'POST',
+    path: '/api/v1/webhooks/tenants/{tenantId}/endpoints/{endpointId}/rotate-secret',
+    handler: 'functions/webhooks/rotate-webhook-secret.ts',
+    scope: 'webhooks:endpoints.write',
+    // Read, then put on condition that the secret is still the one read, with its Idempotency-Key record.
+    tables: { webhookEndpoints: { operations: ['GetItem', 'PutItem'] }, idempotency: IDEMPOTENCY_RECORDS },
+    schemas: {
+      path: 'WebhookEndpointPath',
+      query: 'NoQuery',
+      response: { status: 200, schema: 'RotatedWebhookSecret' },
+    },
+    idempotencyKey: true,
+    summary: "Rotate a webhook endpoint's signing secret: both sign for 24 hours",
+    errors: [400, 404, 422],
   },
 ] as const satisfies readonly RouteSpec[];
 

@@ -8,10 +8,12 @@
  * deletion-protected. Only a stage explicitly listed as disposable (`dev`) loses its data on
  * destroy; forgetting to list a stage can cost a manual cleanup, never a table.
  */
+
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { DEFAULT_RATE_LIMIT, DEFAULT_STAGE_RATE_LIMIT, type RateLimit } from '#infra/cdk/default-rate-limits';
 import { DEFAULT_RECORDING_LIMITS } from '#shared/domain/voc/recording-upload';
+import { DEFAULT_MAX_ENDPOINTS_PER_TENANT } from '#shared/domain/webhooks/webhook-endpoint';
 import { DEFAULT_IDEMPOTENCY_TTL_HOURS } from '#shared/store/idempotency-ttl';
 import {
   DEFAULT_MAX_IN_FLIGHT_PER_TENANT,
@@ -125,6 +127,10 @@ export interface StageConfig {
      */
     processorReservedConcurrency: number | undefined;
   };
+  /** Tenant webhooks: how many endpoints a tenant may register (at most 100: each event reads them all). */
+  webhooks: {
+    maxEndpointsPerTenant: number;
+  };
   /** The search domain's size, when reportingBackend is opensearch. */
   search: {
     dataNodeInstanceType: string;
@@ -205,6 +211,7 @@ const protectiveDefaults: StageSettings = {
     maxDuration: Duration.seconds(DEFAULT_MAX_RECORDING_SECONDS),
     processorReservedConcurrency: 10,
   },
+  webhooks: { maxEndpointsPerTenant: DEFAULT_MAX_ENDPOINTS_PER_TENANT },
   search: {
     dataNodeInstanceType: 'r7g.large.search',
     dataNodes: 2,

@@ -46,7 +46,14 @@ export const UNEXERCISED_GRANTS: readonly UnexercisedGrant[] = [
     resource: '*',
     why: "As xray:PutTraceSegments: the tracing daemon's telemetry.",
   },
-  ...['addInternalNote', 'replaceCurrentDocument', 'mergeCurrentDocument', 'createRecording'].map((principal) => ({
+  ...[
+    'addInternalNote',
+    'replaceCurrentDocument',
+    'mergeCurrentDocument',
+    'createRecording',
+    'createWebhookEndpoint',
+    'rotateWebhookSecret',
+  ].map((principal) => ({
     principal,
     action: 'dynamodb:GetItem',
     resource: '*:table/cxm-<stage>-idempotency',

@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { RateLimit } from '#infra/cdk/default-rate-limits';
+import type { WebhookTargetRules } from '#shared/domain/webhooks/webhook-target';
 import { FUNCTION_ENV } from '#shared/function-env';
 import { commonHeaders } from '#shared/http/response-headers';
 import { recordingsBucketName } from '#shared/recording-events';
@@ -136,6 +137,8 @@ export async function bindGateway(port: number, host = '127.0.0.1'): Promise<Bou
       });
       process.env.AWS_ENDPOINT_URL_S3 = s3.endpoint;
       process.env[FUNCTION_ENV.recordingsBucket] = s3.bucket;
+      // Webhook receivers on this machine are allowed here, and only here.
+      process.env[FUNCTION_ENV.webhookTargets] = 'local' satisfies WebhookTargetRules;
       // Amazon Transcribe's stand-in reads the recordings and writes its output through that S3.
       transcribe = await acquireLocalTranscribe({ region: LOCAL_REGION, s3Endpoint: s3.endpoint, credentials });
       process.env.AWS_ENDPOINT_URL_TRANSCRIBE = transcribe.endpoint;

@@ -12,6 +12,7 @@ import { stackName } from '#infra/stage-names';
 import { FUNCTION_ENV } from '#shared/function-env';
 import { RECORDING_SETTING_ENVS } from '#shared/store/recording-settings';
 import { allTableSpecs, type TableId } from '#shared/store/table-specs';
+import { WEBHOOK_SETTING_ENVS } from '#shared/webhooks/webhook-settings';
 import { LOCAL_STAGE } from './build-proxy-event.ts';
 import { startBundleRuntime } from './bundle-runtime.ts';
 import { type FunctionRuntime, functionRuntimeKind, maxEnvironments } from './function-runtime.ts';
@@ -31,7 +32,13 @@ const PASSED_THROUGH = [
  * Stage settings a developer may change locally through the same variable the function reads: in
  * bundle mode the value replaces the template's, in the functions whose template sets it.
  */
-const LOCAL_SETTINGS = [FUNCTION_ENV.idempotencyTtlHours, FUNCTION_ENV.acceptUntaggedKeys, ...RECORDING_SETTING_ENVS];
+const LOCAL_SETTINGS = [
+  FUNCTION_ENV.idempotencyTtlHours,
+  FUNCTION_ENV.acceptUntaggedKeys,
+  ...RECORDING_SETTING_ENVS,
+  // The local runtime's webhook targets (loopback receivers) replace the template's `stage`.
+  ...WEBHOOK_SETTING_ENVS,
+];
 
 function localSettings(variables: Record<string, string>): Record<string, string> {
   return Object.fromEntries(

@@ -14,8 +14,8 @@ export function commonHeaders(requestId: string): Record<string, string> {
 export function withCommonHeaders(event: APIGatewayProxyEvent, response: APIGatewayProxyResult): APIGatewayProxyResult {
   const own = response.headers ?? {};
   const ownNames = new Set(Object.keys(own).map((name) => name.toLowerCase()));
-  // A 304 has no body, so no Content-Type either (RFC 9110 section 15.4.5).
-  if (response.statusCode === 304) ownNames.add('content-type');
+  // A 204 or a 304 has no body, so no Content-Type either (RFC 9110 sections 15.3.5 and 15.4.5).
+  if (response.statusCode === 204 || response.statusCode === 304) ownNames.add('content-type');
   const common = Object.entries(commonHeaders(event.requestContext.requestId)).filter(
     ([name]) => !ownNames.has(name.toLowerCase()),
   );

@@ -40,6 +40,8 @@ export const areaDescriptions: Record<string, string> = {
   reporting:
     'Cursor-paginated reporting rows of assistant and VOC conversations, without message or transcript content.',
   voc: 'Voice-of-customer recording jobs.',
+  webhooks:
+    "Where the tenant's events are delivered: endpoints, their signing secrets (Standard Webhooks), their deliveries.",
 };
 
 /** Path parameters are described here; query parameters by their schemas, which say more (ranges, defaults). */
@@ -52,6 +54,7 @@ export const parameterDocs: Record<string, { description?: string; example: stri
   collection: { description: "A collection of the tenant, for example 'users', 'bots' or 'jobs'.", example: 'bots' },
   docId: { description: 'A document of the collection.', example: 'bot-billing' },
   jobId: { description: 'The VOC job execution identifier returned by the upload.', example: 'job-0001' },
+  endpointId: { description: 'A webhook endpoint of the tenant.', example: 'ep_01KE3X2J9F6R4T8W1Y3B5D7G0H' },
   limit: { example: '100' },
   cursor: { example: 'eyJ2IjoxLCJhIjoiYm90LWJpbGxpbmcifQ' },
   range: { example: 'last_week' },
@@ -177,6 +180,35 @@ const documentErrors = {
   ),
   preconditionFailed: example('The document changed since it was read', errorOf(preconditionFailed('bot-billing'))),
 };
+
+const webhookEndpoint = {
+  id: 'ep_01KE3X2J9F6R4T8W1Y3B5D7G0H',
+  url: 'https://hooks.acme.example/cxm',
+  events: ['note.created', 'voc.job.completed', 'voc.job.failed'],
+  description: 'Support tooling',
+  status: 'enabled',
+  createdAt: '2026-01-01T09:00:00.000Z',
+  updatedAt: '2026-01-01T09:00:00.000Z',
+};
+
+const noEndpoint = {
+  absent: example(
+    'No such endpoint',
+    error('NotFound', "No webhook endpoint 'ep_01KE3X2J9F6R4T8W1Y3B5D7G0H' exists in this tenant."),
+  ),
+};
+
+const refusedUrl = {
+  private: example(
+    'A URL a delivery may not reach',
+    error('BadRequest', "Field 'url' cannot receive webhooks: 10.0.0.7 is not a public address."),
+  ),
+  http: example('Not https', error('BadRequest', "Field 'url' cannot receive webhooks: a webhook URL is https.")),
+};
+
+const WEBHOOK_RECEIVING =
+  'Deliveries follow Standard Webhooks 1.0: a POST of `{"type", "timestamp", "data"}` with the headers `webhook-id`, ' +
+  '`webhook-timestamp` and `webhook-signature`; the API guide shows how a receiver verifies them.';
 
 export const operationDocs: Record<RouteId, OperationDocs> = {
   addInternalNote: {
@@ -593,5 +625,117 @@ export const operationDocs: Record<RouteId, OperationDocs> = {
         absent: example('No such job', error('NotFound', "No VOC recording job 'job-9999' exists in this tenant.")),
       },
     },
+  },
+  createWebhookEndpoint: {
+    description:
+      "Registers an endpoint for the tenant's events and answers its signing secret (`whsec_...`), shown this once. " +
+      'The URL must be `https` to a host that resolves to public addresses (a local stack also takes `http` to 127.0.0.1, ' +
+      'localhost or [::1]); every delivery checks the resolved address again and follows no redirect. ' +
+      "A tenant has at most the stage's number of endpoints (20 unless its operators say otherwise): past it, 409. " +
+      'With the same `Idempotency-Key`, a retry answers the first answer, secret included, and registers nothing.\n\n' +
+      WEBHOOK_RECEIVING,
+    requestExamples: {
+      endpoint: example('An endpoint for notes and recordings', {
+        url: 'https://hooks.acme.example/cxm',
+        events: ['note.created', 'voc.job.completed', 'voc.job.failed'],
+        description: 'Support tooling',
+      }),
+    },
+    success: {
+      201: {
+        description: 'The endpoint is registered; deliveries start with the next event.',
+        examples: {
+          created: example('The endpoint and its secret', {
+            ...webhookEndpoint,
+            secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwLlbVqsvMLvk=',
+          }),
+        },
+      },
+    },
+    errorExamples: {
+      400: refusedUrl,
+      409: {
+        full: example(
+          "The tenant's limit of endpoints",
+          error(
+            'Conflict',
+            'This tenant has 20 webhook endpoints, the most it may: delete one it no longer uses (or send more event types to one) first.',
+          ),
+        ),
+      },
+    },
+  },
+  listWebhookEndpoints: {
+    description:
+      "Every endpoint of the tenant, oldest first, without secrets. The stage's limit keeps the list to one page.",
+    success: {
+      200: {
+        description: 'The endpoints.',
+        examples: {
+          endpoints: example('One enabled, one disabled', {
+            data: [
+              webhookEndpoint,
+              {
+                ...webhookEndpoint,
+                id: 'ep_01KE3X4M2N8P6Q0R4S7T9V1W3X',
+                url: 'https://old.acme.example/hooks',
+                events: ['provisioning.document.changed'],
+                description: '',
+                status: 'disabled',
+                disabledReason: 'the receiver answered 410 Gone at 2026-01-02T10:00:00.000Z',
+                updatedAt: '2026-01-02T10:00:00.000Z',
+              },
+            ],
+          }),
+        },
+      },
+    },
+    errorExamples: {},
+  },
+  getWebhookEndpoint: {
+    description: 'One endpoint, without its secret. A disabled one says why in `disabledReason`.',
+    success: { 200: { description: 'The endpoint.', examples: { endpoint: example('An endpoint', webhookEndpoint) } } },
+    errorExamples: { 404: noEndpoint },
+  },
+  updateWebhookEndpoint: {
+    description:
+      'Changes the fields the body names: `url` (checked as a registration checks it), `events`, `description`, `status`. ' +
+      '`status: "enabled"` resumes deliveries to a disabled endpoint, its failures forgotten; `"disabled"` pauses them.',
+    requestExamples: {
+      enable: example('Resume a disabled endpoint', { status: 'enabled' }),
+      events: example('Another set of events', { events: ['provisioning.document.changed'] }),
+    },
+    success: {
+      200: {
+        description: 'The endpoint as changed.',
+        examples: { updated: example('Resumed', { ...webhookEndpoint, updatedAt: '2026-01-03T08:00:00.000Z' }) },
+      },
+    },
+    errorExamples: { 400: refusedUrl, 404: noEndpoint },
+  },
+  deleteWebhookEndpoint: {
+    description:
+      'Deletes the endpoint: nothing more is delivered to it, and its place under the limit is free again. Deleting it again is 404.',
+    success: { 204: { description: 'Deleted.', empty: true } },
+    errorExamples: { 404: noEndpoint },
+  },
+  rotateWebhookSecret: {
+    description:
+      'Makes a new signing secret, shown this once. For 24 hours every delivery is signed with both the new and the replaced ' +
+      'secret (the new one first in `webhook-signature`), so the receiver can switch without losing one; after that only the ' +
+      'new one signs. A rotation within those 24 hours drops the older secret at once. No body is read. With the same ' +
+      '`Idempotency-Key`, a retry answers the same secret instead of rotating again.',
+    success: {
+      200: {
+        description: 'The new secret.',
+        examples: {
+          rotated: example('A rotation', {
+            secret: 'whsec_2uC8mO2ZvNfCq5vI9hX0b1kq0aV5mZ3yJk7E4r1wQ6s=',
+            previousSecretExpiresAt: '2026-01-04T08:00:00.000Z',
+          }),
+        },
+      },
+    },
+    errorExamples: { 404: noEndpoint },
   },
 };

@@ -2,7 +2,7 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import type { ParsedJson } from './parsed-json.ts';
 import type { schemaCatalog } from './schema-catalog.ts';
-import { AddInternalNoteBody, CollectionPath, ConversationPath, CreateRecordingUploadBody, DocumentBody, DocumentPath, ListDocumentsQuery, NoQuery, ReportQuery, TenantPath, VocJobPath } from './validators.generated.ts';
+import { AddInternalNoteBody, CollectionPath, ConversationPath, CreateRecordingUploadBody, CreateWebhookEndpointBody, DocumentBody, DocumentPath, ListDocumentsQuery, NoQuery, ReportQuery, TenantPath, UpdateWebhookEndpointBody, VocJobPath, WebhookEndpointPath } from './validators.generated.ts';
 
 export const addInternalNote = { id: 'addInternalNote', path: ConversationPath, query: NoQuery, body: AddInternalNoteBody } as const;
 export const listDocuments = { id: 'listDocuments', path: CollectionPath, query: ListDocumentsQuery } as const;
@@ -14,8 +14,14 @@ export const listAssistantConversations = { id: 'listAssistantConversations', pa
 export const listVocConversations = { id: 'listVocConversations', path: TenantPath, query: ReportQuery } as const;
 export const createRecording = { id: 'createRecording', path: TenantPath, query: NoQuery, body: CreateRecordingUploadBody } as const;
 export const getVocJobStatus = { id: 'getVocJobStatus', path: VocJobPath, query: NoQuery } as const;
+export const createWebhookEndpoint = { id: 'createWebhookEndpoint', path: TenantPath, query: NoQuery, body: CreateWebhookEndpointBody } as const;
+export const listWebhookEndpoints = { id: 'listWebhookEndpoints', path: TenantPath, query: NoQuery } as const;
+export const getWebhookEndpoint = { id: 'getWebhookEndpoint', path: WebhookEndpointPath, query: NoQuery } as const;
+export const updateWebhookEndpoint = { id: 'updateWebhookEndpoint', path: WebhookEndpointPath, query: NoQuery, body: UpdateWebhookEndpointBody } as const;
+export const deleteWebhookEndpoint = { id: 'deleteWebhookEndpoint', path: WebhookEndpointPath, query: NoQuery } as const;
+export const rotateWebhookSecret = { id: 'rotateWebhookSecret', path: WebhookEndpointPath, query: NoQuery } as const;
 
-type Input<Id extends 'AddInternalNoteBody' | 'CollectionPath' | 'ConversationPath' | 'CreateRecordingUploadBody' | 'DocumentBody' | 'DocumentPath' | 'ListDocumentsQuery' | 'NoQuery' | 'ReportQuery' | 'TenantPath' | 'VocJobPath'> = ParsedJson<FromSchema<(typeof schemaCatalog)[Id]>>;
+type Input<Id extends 'AddInternalNoteBody' | 'CollectionPath' | 'ConversationPath' | 'CreateRecordingUploadBody' | 'CreateWebhookEndpointBody' | 'DocumentBody' | 'DocumentPath' | 'ListDocumentsQuery' | 'NoQuery' | 'ReportQuery' | 'TenantPath' | 'UpdateWebhookEndpointBody' | 'VocJobPath' | 'WebhookEndpointPath'> = ParsedJson<FromSchema<(typeof schemaCatalog)[Id]>>;
 
 /** What each route's validators let through: the handler's `path`, `query` and `body`. */
 export interface RouteInputs {
@@ -29,4 +35,10 @@ export interface RouteInputs {
   listVocConversations: { path: Input<'TenantPath'>; query: Input<'ReportQuery'>; body: unknown };
   createRecording: { path: Input<'TenantPath'>; query: Input<'NoQuery'>; body: Input<'CreateRecordingUploadBody'> };
   getVocJobStatus: { path: Input<'VocJobPath'>; query: Input<'NoQuery'>; body: unknown };
+  createWebhookEndpoint: { path: Input<'TenantPath'>; query: Input<'NoQuery'>; body: Input<'CreateWebhookEndpointBody'> };
+  listWebhookEndpoints: { path: Input<'TenantPath'>; query: Input<'NoQuery'>; body: unknown };
+  getWebhookEndpoint: { path: Input<'WebhookEndpointPath'>; query: Input<'NoQuery'>; body: unknown };
+  updateWebhookEndpoint: { path: Input<'WebhookEndpointPath'>; query: Input<'NoQuery'>; body: Input<'UpdateWebhookEndpointBody'> };
+  deleteWebhookEndpoint: { path: Input<'WebhookEndpointPath'>; query: Input<'NoQuery'>; body: unknown };
+  rotateWebhookSecret: { path: Input<'WebhookEndpointPath'>; query: Input<'NoQuery'>; body: unknown };
 }

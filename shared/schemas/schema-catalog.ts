@@ -7,18 +7,30 @@ import { ImportFile } from './import-file.ts';
 import { InternalNoteResponse } from './internal-note-response.ts';
 import { JsonRpcBadRequest, JsonRpcMessage, JsonRpcMethodNotFound, JsonRpcRequest } from './json-rpc-message.ts';
 import { ListDocumentsQuery } from './list-documents-query.ts';
+import { NoContent } from './no-content.ts';
 import { NoQuery } from './no-query.ts';
 import { CollectionPath, DocumentPath } from './provisioning-paths.ts';
 import { AssistantReportList, ReportQuery, VocReportList } from './report-schemas.ts';
 import { TenantPath } from './tenant-path.ts';
 import { CreateRecordingUploadBody, RecordingUpload, VocJobPath, VocJobStatus } from './voc-schemas.ts';
+import {
+  CreatedWebhookEndpoint,
+  CreateWebhookEndpointBody,
+  RotatedWebhookSecret,
+  UpdateWebhookEndpointBody,
+  WebhookEndpoint,
+  WebhookEndpointList,
+  WebhookEndpointPath,
+} from './webhook-schemas.ts';
 
 export const schemaCatalog = {
   AddInternalNoteBody,
   AssistantReportList,
   CollectionPath,
   ConversationPath,
+  CreatedWebhookEndpoint,
   CreateRecordingUploadBody,
+  CreateWebhookEndpointBody,
   DocumentBody,
   DocumentList,
   DocumentPath,
@@ -31,11 +43,17 @@ export const schemaCatalog = {
   JsonRpcRequest,
   ListDocumentsQuery,
   MessageOnlyErrorBody,
+  NoContent,
   NoQuery,
   RecordingUpload,
   ReportQuery,
+  RotatedWebhookSecret,
   TenantPath,
+  UpdateWebhookEndpointBody,
   VocJobPath,
   VocJobStatus,
   VocReportList,
+  WebhookEndpoint,
+  WebhookEndpointList,
+  WebhookEndpointPath,
 } as const;

@@ -22,6 +22,7 @@ import {
   bindKeysStore,
   bindReportingRowsStore,
   bindVocJobsStore,
+  bindWebhookEndpointsStore,
 } from './table-stores.ts';
 
 export const keysStore = () => bindKeysStore(documentClient(), tableName);
@@ -29,6 +30,7 @@ export const conversationsStore = () => bindConversationsStore(documentClient(),
 export const documentsStore = () => bindDocumentsStore(documentClient(), tableName);
 export const vocJobsStore = () => bindVocJobsStore(documentClient(), tableName);
 export const reportingRowsStore = () => bindReportingRowsStore(documentClient(), tableName);
+export const webhookEndpointsStore = () => bindWebhookEndpointsStore(documentClient(), tableName);
 export const idempotencyLedger = () => bindIdempotencyLedger(documentClient(), tableName, idempotencyTtlMs());
 
 /** The tables the DynamoDB window index reads: a list on an OpenSearch stage has no use for them. */

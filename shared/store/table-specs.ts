@@ -10,7 +10,8 @@ export type TableId =
   | 'vocJobs'
   | 'reporting'
   | 'reportingCounts'
-  | 'idempotency';
+  | 'idempotency'
+  | 'webhookEndpoints';
 
 export interface KeyAttribute {
   name: string;
@@ -104,6 +105,16 @@ export const tableSpecs: Record<TableId, TableSpec> = {
     envVar: FUNCTION_ENV.tables.idempotency,
     // Deletion is lazy (within days): the ledger also treats a record past expiresAtMs as gone.
     timeToLiveAttribute: 'expiresAt',
+  },
+  webhookEndpoints: {
+    id: 'webhookEndpoints',
+    // `<tenant>#endpoints` / `<endpointId>`: a tenant's endpoints in one partition, read whole for each of
+    // its events, beside their count (sk `/count`, webhook-endpoints-store.ts).
+    partitionKey: { name: 'pk', type: 'S' },
+    sortKey: { name: 'sk', type: 'S' },
+    indexes: [],
+    stream: false,
+    envVar: FUNCTION_ENV.tables.webhookEndpoints,
   },
 };
 

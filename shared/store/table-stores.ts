@@ -16,6 +16,7 @@ import type { ReportingIndex } from './reporting-index.ts';
 import { createReportingRowsStore, type ReportingRowsStore } from './reporting-rows-store.ts';
 import type { TableId } from './table-specs.ts';
 import { createVocJobsStore, type VocJobsStore } from './voc-jobs-store.ts';
+import { createWebhookEndpointsStore, type WebhookEndpointsStore } from './webhook-endpoints-store.ts';
 
 /** The physical name of each table: a record (the CLI's, a test's) or a lookup (a function's environment). */
 export type TableNames = Readonly<Record<TableId, string>> | ((id: TableId) => string);
@@ -44,6 +45,10 @@ export const bindDocumentsStore = (client: DynamoDBDocumentClient, tables: Table
 export const bindVocJobsStore = (client: DynamoDBDocumentClient, tables: TableNames): VocJobsStore =>
   createVocJobsStore(client, named(tables, 'vocJobs'));
 
+/** @example bindWebhookEndpointsStore(documentClient(), tableName) */
+export const bindWebhookEndpointsStore = (client: DynamoDBDocumentClient, tables: TableNames): WebhookEndpointsStore =>
+  createWebhookEndpointsStore(client, named(tables, 'webhookEndpoints'));
+
 /** @example bindReportingRowsStore(documentClient(), tableName) */
 export const bindReportingRowsStore = (client: DynamoDBDocumentClient, tables: TableNames): ReportingRowsStore =>
   createReportingRowsStore(client, reportingTables(tables));
@@ -63,6 +68,7 @@ export interface TableStores {
   documents: DocumentsStore;
   vocJobs: VocJobsStore;
   reportingRows: ReportingRowsStore;
+  webhookEndpoints: WebhookEndpointsStore;
 }
 
 /**
@@ -77,5 +83,6 @@ export function bindTableStores(client: DynamoDBDocumentClient, tables: TableNam
     documents: bindDocumentsStore(client, tables),
     vocJobs: bindVocJobsStore(client, tables),
     reportingRows: bindReportingRowsStore(client, tables),
+    webhookEndpoints: bindWebhookEndpointsStore(client, tables),
   };
 }

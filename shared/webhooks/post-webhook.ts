@@ -9,13 +9,14 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions } from 'node:dns';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import type { LookupFunction } from 'node:net';
+import { isIP, type LookupFunction } from 'node:net';
 import { type AttemptOutcome, parseRetryAfter } from '#shared/domain/webhooks/retry-schedule';
 import type { WebhookHeaders } from '#shared/domain/webhooks/sign-webhook';
 import {
   checkWebhookUrl,
   isLoopbackAddress,
   isPublicAddress,
+  type UrlCheck,
   type WebhookTargetRules,
 } from '#shared/domain/webhooks/webhook-target';
 
@@ -37,20 +38,25 @@ const systemResolve: NonNullable<PostWebhookOptions['resolve']> = (hostname, don
 class RefusedAddress extends Error {}
 
 /**
+ * The addresses of `hostname` a delivery may connect to: public ones, or on a local stage, for
+ * `localhost`, this machine's loopback addresses (never what a resolver falling through to a search
+ * domain might add).
+ */
+function allowedAddresses(hostname: string, rules: WebhookTargetRules, addresses: LookupAddress[]): LookupAddress[] {
+  return addresses.filter((entry) =>
+    rules === 'local' && hostname === 'localhost' ? isLoopbackAddress(entry.address) : isPublicAddress(entry.address),
+  );
+}
+
+/**
  * The connection's lookup: every address the name resolves to is checked, and only the allowed
- * ones are connected to. Loopback names on a local stage are its own receivers.
+ * ones are connected to.
  */
 function guardedLookup(rules: WebhookTargetRules, resolve: NonNullable<PostWebhookOptions['resolve']>): LookupFunction {
   return (hostname, options, callback) => {
     resolve(hostname, (error, addresses) => {
       if (error) return callback(error, '', 0);
-      // A local stage's `localhost` is this machine: its loopback addresses, never what a resolver
-      // falling through to a search domain might add.
-      const allowed = addresses.filter((entry) =>
-        rules === 'local' && hostname === 'localhost'
-          ? isLoopbackAddress(entry.address)
-          : isPublicAddress(entry.address),
-      );
+      const allowed = allowedAddresses(hostname, rules, addresses);
       // The addresses stay out of the reason a tenant reads: it would answer which internal names
       // resolve, and to what.
       if (allowed.length === 0) return callback(new RefusedAddress(`${hostname} resolves to no public address`), '', 0);
@@ -59,6 +65,33 @@ function guardedLookup(rules: WebhookTargetRules, resolve: NonNullable<PostWebho
       return callback(null, first.address, first.family);
     });
   };
+}
+
+/**
+ * Whether `text` may be registered as an endpoint under `rules`: the URL's own rules, then, for a
+ * host name, whether it resolves to an address a delivery may reach (each attempt checks again).
+ *
+ * @example const checked = await checkWebhookTarget(body.url, webhookTargetRules()); if (!checked.ok) throw badRequest(checked.reason);
+ */
+export async function checkWebhookTarget(
+  text: string,
+  rules: WebhookTargetRules,
+  options: Pick<PostWebhookOptions, 'resolve'> = {},
+): Promise<UrlCheck> {
+  const checked = checkWebhookUrl(text, rules);
+  if (!checked.ok) return checked;
+  const hostname = checked.url.hostname;
+  // An address literal was judged by checkWebhookUrl.
+  if (hostname.startsWith('[') || isIP(hostname) !== 0) return checked;
+  const resolve = options.resolve ?? systemResolve;
+  const addresses = await new Promise<LookupAddress[] | undefined>((done) =>
+    resolve(hostname, (error, found) => done(error ? undefined : found)),
+  );
+  if (addresses === undefined || addresses.length === 0)
+    return { ok: false, reason: `${hostname} does not resolve: register a host name that does` };
+  return allowedAddresses(hostname, rules, addresses).length > 0
+    ? checked
+    : { ok: false, reason: `${hostname} resolves to no public address` };
 }
 
 /** What the deliveries list shows for a connection that gave no status. */

@@ -31,6 +31,8 @@ import { issueKey } from '#shared/auth/issue-key';
 import { conversationWithDefaults } from '#shared/domain/notes/conversation';
 import { REPORT_KINDS, type ReportKind } from '#shared/domain/reporting/report-cursor';
 import { type ShapedRow, shapeRow } from '#shared/domain/reporting/report-rows';
+import { MAX_ENDPOINTS_PER_TENANT_LIMIT } from '#shared/domain/webhooks/webhook-endpoint';
+import { newWebhookSecret } from '#shared/domain/webhooks/webhook-secret';
 import { FUNCTION_ENV } from '#shared/function-env';
 import type { RouteId } from '#shared/routes';
 import { AUTHORIZER_HANDLER, routeById } from '#shared/routes';
@@ -68,7 +70,13 @@ const SCOPES = [
   'reporting:voc.read',
   'voc:recordings.write',
   'voc:recordings.read',
+  'webhooks:endpoints.read',
+  'webhooks:endpoints.write',
 ];
+/** The endpoint the webhook rows read, change, rotate and (once) delete. */
+const ENDPOINT = 'ep_bench-cold';
+const endpointPath = (suffix = '') => `/api/v1/webhooks/tenants/${BENCH_TENANT}/endpoints${suffix}`;
+const endpointParameters = { tenantId: BENCH_TENANT, endpointId: ENDPOINT };
 const CONVERSATION = 'bench-cold-conv';
 const VOC_JOB = 'bench-cold-job';
 /** Replaced by each cold replace, so the bench document that others read stays as it is. */
@@ -177,6 +185,46 @@ const ROUTE_REQUESTS: Record<RouteId, { request: Omit<RouteRequest, 'scopes'>; a
     },
     accepted: [200],
   },
+  createWebhookEndpoint: {
+    // An address literal: the bench resolves no names, and a stage's rules take a public address.
+    request: {
+      method: 'POST',
+      path: endpointPath(),
+      pathParameters: tenantParameters,
+      body: JSON.stringify({ url: 'https://93.184.215.14/cxm', events: ['note.created'] }),
+    },
+    accepted: [201],
+  },
+  listWebhookEndpoints: {
+    request: { method: 'GET', path: endpointPath(), pathParameters: tenantParameters },
+    accepted: [200],
+  },
+  getWebhookEndpoint: {
+    request: { method: 'GET', path: endpointPath(`/${ENDPOINT}`), pathParameters: endpointParameters },
+    accepted: [200],
+  },
+  updateWebhookEndpoint: {
+    request: {
+      method: 'PATCH',
+      path: endpointPath(`/${ENDPOINT}`),
+      pathParameters: endpointParameters,
+      body: JSON.stringify({ description: 'Support tooling' }),
+    },
+    accepted: [200],
+  },
+  rotateWebhookSecret: {
+    request: { method: 'POST', path: endpointPath(`/${ENDPOINT}/rotate-secret`), pathParameters: endpointParameters },
+    accepted: [200],
+  },
+  deleteWebhookEndpoint: {
+    // The first run deletes the endpoint; the later ones make the same transaction and find it gone.
+    request: {
+      method: 'DELETE',
+      path: endpointPath(`/${ENDPOINT}-deleted`),
+      pathParameters: { ...endpointParameters, endpointId: `${ENDPOINT}-deleted` },
+    },
+    accepted: [204, 404],
+  },
 };
 
 /** A throwaway key and certificate for 127.0.0.1 (openssl), trusted by the measured processes through NODE_EXTRA_CA_CERTS. */
@@ -239,6 +287,22 @@ export async function arrangeColdRequests(
     file: 'call.mp3',
     recordingId: 'bench-recording',
   });
+  for (const endpointId of [ENDPOINT, `${ENDPOINT}-deleted`]) {
+    await stores.webhookEndpoints.create(
+      BENCH_TENANT,
+      {
+        id: endpointId,
+        url: 'https://93.184.215.14/cxm',
+        events: ['note.created'],
+        description: '',
+        status: 'enabled',
+        createdAt: new Date(now).toISOString(),
+        updatedAt: new Date(now).toISOString(),
+        secrets: { current: newWebhookSecret() },
+      },
+      { limit: MAX_ENDPOINTS_PER_TENANT_LIMIT },
+    );
+  }
   const rows = stores.reportingRows;
   const shaped = Object.fromEntries(
     REPORT_KINDS.map((kind) => [
@@ -292,6 +356,8 @@ export async function arrangeColdRequests(
     NODE_EXTRA_CA_CERTS: tls.certFile,
     CXM_CURSOR_SECRET_ARN: CURSOR_SECRET_ARN,
     CXM_KEY_TAG_SECRET_ARN: KEY_TAG_SECRET_ARN,
+    // A create per run, up to --runs' hundred, each under the limit.
+    [FUNCTION_ENV.webhookMaxEndpoints]: String(MAX_ENDPOINTS_PER_TENANT_LIMIT),
   };
 
   const documentRequest = JSON.stringify(

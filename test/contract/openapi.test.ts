@@ -172,7 +172,14 @@ describe('the OpenAPI document', () => {
         return Object.keys(response.headers ?? {});
       });
     };
-    const writes = ['addInternalNote', 'replaceCurrentDocument', 'mergeCurrentDocument', 'createRecording'];
+    const writes = [
+      'addInternalNote',
+      'replaceCurrentDocument',
+      'mergeCurrentDocument',
+      'createRecording',
+      'createWebhookEndpoint',
+      'rotateWebhookSecret',
+    ];
     for (const id of writes) {
       expect(headerNames(id), id).toContain('Idempotency-Key');
       for (const headers of successHeaders(id)) expect(headers, id).toContain('Idempotent-Replayed');

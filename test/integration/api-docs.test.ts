@@ -22,7 +22,7 @@ interface Operation {
 }
 
 describe('GET /openapi.json', () => {
-  it('is the OpenAPI 3.1 document with all ten operations, without a key, with the common headers', async () => {
+  it('is the OpenAPI 3.1 document with every operation of the route table, without a key, with the common headers', async () => {
     const response = await fetch(`${api.url}/openapi.json`);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
@@ -38,7 +38,6 @@ describe('GET /openapi.json', () => {
       Object.values(item).map((operation) => operation.operationId),
     );
     expect(operationIds).toEqual(expect.arrayContaining(routes.map((route) => route.id)));
-    expect(routes).toHaveLength(10);
     // "Try it" in the reference calls the gateway that served the page.
     expect(document.servers).toEqual([expect.objectContaining({ url: '/' })]);
   });

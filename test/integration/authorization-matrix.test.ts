@@ -170,7 +170,7 @@ for (const { route, method } of routeMethodPairs()) {
     for (const matrixCase of matrixCases(route)) {
       it(`${matrixCase.name} -> ${matrixCase.outcome}`, async () => {
         const caseId = `c${++caseCounter}`;
-        const call = fixtureCall(route, tenant, method, caseId);
+        const call = await fixtureCall(api, route, tenant, method, caseId);
         const authorization = matrixCase.authorization(route);
         const response = await api.call(call.method, call.path, undefined, {
           body: call.body,

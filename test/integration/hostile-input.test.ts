@@ -36,6 +36,7 @@ import {
   FIXTURE_DOC,
   fixtureOf,
   routeMethodPairs,
+  sendsBody,
 } from '#test/support/route-fixtures';
 import { tenantItemKeys } from '#test/support/tenant-items';
 import { expectDocumented, startTestApi, type TestApi, uniqueTenant } from '#test/support/test-api';
@@ -43,6 +44,8 @@ import { expectDocumented, startTestApi, type TestApi, uniqueTenant } from '#tes
 // Every fuzzed create that succeeds starts a recording that stays in flight: this file's stage lets a
 // tenant hold many more than the default, so the limit (integration/voc-fair-share) never answers first.
 process.env.CXM_RECORDING_MAX_IN_FLIGHT = '10000';
+// Every permitted create registers an endpoint: the most a stage may allow.
+process.env.CXM_WEBHOOK_MAX_ENDPOINTS = '100';
 
 let api: TestApi;
 let raw: RawClient;
@@ -94,9 +97,10 @@ interface Send {
   caseId?: string;
 }
 
-function send(route: RouteSpec, method: HttpMethod, options: Send = {}): Promise<RawResponse> {
+async function send(route: RouteSpec, method: HttpMethod, options: Send = {}): Promise<RawResponse> {
   const fixture = fixtureOf(route);
   const caseId = options.caseId ?? 'hostile';
+  if (method === route.method) await fixture.prepare?.(api, tenant, caseId);
   const params: Record<string, string> = {
     tenantId: encodeURIComponent(tenant),
     ...Object.fromEntries(
@@ -105,8 +109,7 @@ function send(route: RouteSpec, method: HttpMethod, options: Send = {}): Promise
     ...options.params,
   };
   const path = route.path.replace(/\{(\w+)\}/g, (_match, name: string) => params[name]!);
-  const sendsBody = method === 'POST' || method === 'PUT';
-  const body = 'body' in options ? options.body : sendsBody ? fixture.body?.(caseId, tenant) : undefined;
+  const body = 'body' in options ? options.body : sendsBody(method) ? fixture.body?.(caseId, tenant) : undefined;
   const payload = body === undefined || typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body);
   return raw.send({
     method,
@@ -500,7 +503,7 @@ describe('headers', () => {
   });
 
   it('any Content-Type on a body route: JSON media types are served, anything else is 400 naming Content-Type and writes nothing', async () => {
-    const bodyRoutes = routeMethodPairs().filter(({ method }) => method === 'POST' || method === 'PUT');
+    const bodyRoutes = routeMethodPairs().filter(({ method }) => sendsBody(method));
     const contentTypes = fc.oneof(
       headerValue,
       fc.constantFrom(
@@ -743,7 +746,11 @@ describe('bodies', () => {
   });
 
   it('bytes that are not JSON (or not UTF-8) are 400 on every body route, and write nothing', async () => {
-    const bodyRoutes = routeMethodPairs().filter(({ method }) => method === 'POST' || method === 'PUT');
+    // The routes that read a body (rotate-secret takes none, and ignores one).
+    const bodyRoutes = routeMethodPairs().filter(
+      ({ route, method }) =>
+        sendsBody(method) && (route.schemas.body !== undefined || route.schemas.handlerParsedBody !== undefined),
+    );
     const before = await writableState();
     await fc.assert(
       fc.asyncProperty(fc.uint8Array({ minLength: 1, maxLength: 64 }), async (bytes) => {

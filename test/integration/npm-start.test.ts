@@ -148,6 +148,7 @@ describe('npm start', () => {
           reporting: 'cxm-local-reporting',
           reportingCounts: 'cxm-local-reporting-counts',
           idempotency: 'cxm-local-idempotency',
+          webhookEndpoints: 'cxm-local-webhook-endpoints',
         });
         expect(first.output()).toMatch(/Demo key:/);
         firstKey = (state.demo as { key: string }).key;
@@ -244,8 +245,8 @@ describe('npm start', () => {
           demo: { key: string };
         };
         expect(state.demo.key).toBe(firstKey);
-        const call = async (method: string, path: string, body?: unknown) => {
-          const response = await documentedFetch(`${state.apiUrl}${path}`, {
+        const send = (method: string, path: string, body?: unknown) =>
+          documentedFetch(`${state.apiUrl}${path}`, {
             method,
             headers: {
               Authorization: `Bearer ${firstKey}`,
@@ -256,9 +257,11 @@ describe('npm start', () => {
             },
             ...(body !== undefined && { body: JSON.stringify(body) }),
           });
-          return response.status;
-        };
+        const call = async (method: string, path: string, body?: unknown) => (await send(method, path, body)).status;
         const docs = '/api/v1/provisioning/tenants/demo';
+        const hooks = '/api/v1/webhooks/tenants/demo/endpoints';
+        const registered = await send('POST', hooks, { url: 'http://127.0.0.1:9/hooks', events: ['note.created'] });
+        const endpoint = `${hooks}/${((await registered.json()) as { id: string }).id}`;
         // One request per route of the route table: each answers as the sources do.
         const statuses = {
           addInternalNote: await call('POST', '/api/v1/cxm/tenants/demo/conversations/conv-1002/internal-notes', {
@@ -280,6 +283,12 @@ describe('npm start', () => {
             sizeBytes: 44,
           }),
           getVocJobStatus: await call('GET', '/api/v1/voc/tenants/demo/recording/job-0001/status'),
+          createWebhookEndpoint: registered.status,
+          listWebhookEndpoints: await call('GET', hooks),
+          getWebhookEndpoint: await call('GET', endpoint),
+          updateWebhookEndpoint: await call('PATCH', endpoint, { description: 'from a bundle' }),
+          rotateWebhookSecret: await call('POST', `${endpoint}/rotate-secret`),
+          deleteWebhookEndpoint: await call('DELETE', endpoint),
         };
         expect(statuses).toEqual({
           addInternalNote: 201,
@@ -292,6 +301,12 @@ describe('npm start', () => {
           listVocConversations: 200,
           createRecording: 201,
           getVocJobStatus: 200,
+          createWebhookEndpoint: 201,
+          listWebhookEndpoints: 200,
+          getWebhookEndpoint: 200,
+          updateWebhookEndpoint: 200,
+          rotateWebhookSecret: 200,
+          deleteWebhookEndpoint: 204,
         });
         expect(Object.keys(statuses).sort()).toEqual(routes.map((route) => route.id).sort());
         expect(second.output()).toMatch(

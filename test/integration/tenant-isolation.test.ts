@@ -44,8 +44,8 @@ const writeRoutes = allRoutes.filter((route) => fixtureOf(route).wrote);
 /** Routes that only read, each with the request that reads (MCP's is a list_bots call). */
 const readRoutes = allRoutes.filter((route) => !fixtureOf(route).wrote);
 
-function callRoute(route: RouteSpec, tenantId: string, key: string, caseId: string) {
-  const call = fixtureCall(route, tenantId, route.method, caseId);
+async function callRoute(route: RouteSpec, tenantId: string, key: string, caseId: string) {
+  const call = await fixtureCall(api, route, tenantId, route.method, caseId);
   return api.call(call.method, call.path, key, { body: call.body, headers: call.headers });
 }
 
@@ -68,6 +68,7 @@ async function snapshot(tenantId: string, key: string) {
     ...(await tenantItemKeys(api.tables.conversations, tenantId)),
     ...(await tenantItemKeys(api.tables.documents, tenantId)),
     ...(await tenantItemKeys(api.tables.vocJobs, tenantId)),
+    ...(await tenantItemKeys(api.tables.webhookEndpoints, tenantId)),
   ];
   return { reads, notes, conversation, items };
 }
@@ -127,11 +128,15 @@ describe('writes', () => {
   });
 
   it("A's key on B's path is 403 on every route and method, and changes nothing in either tenant", async () => {
-    const beforeB = await snapshot(tenantB, keyB);
-    const beforeA = await snapshot(tenantA, keyA);
+    // Each call's own data (a DELETE's endpoint) is arranged before the snapshots.
+    const cases = [];
     for (const { route, method } of routeMethodPairs()) {
       const caseId = `cross-${route.id}-${method}`;
-      const call = fixtureCall(route, tenantB, method, caseId);
+      cases.push({ route, method, caseId, call: await fixtureCall(api, route, tenantB, method, caseId) });
+    }
+    const beforeB = await snapshot(tenantB, keyB);
+    const beforeA = await snapshot(tenantA, keyA);
+    for (const { route, method, caseId, call } of cases) {
       const response = await api.call(call.method, call.path, keyA, { body: call.body, headers: call.headers });
       expect(response.status, `${method} ${route.id}`).toBe(403);
       expect(response.json, `${method} ${route.id}`).toEqual({

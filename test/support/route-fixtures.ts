@@ -7,6 +7,7 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { resolveScope } from '#shared/auth/grant-scope';
 import { shapeRow } from '#shared/domain/reporting/report-rows';
+import { newWebhookSecret } from '#shared/domain/webhooks/webhook-secret';
 import { fillPath, type HttpMethod, type RouteId, type RouteSpec, routes } from '#shared/routes';
 import type { SchemaId } from '#shared/schemas/schema-ids';
 import { documentClient } from '#shared/store/dynamo-client';
@@ -34,6 +35,11 @@ export interface RouteFixture {
   headers?: Record<string, string>;
   /** What a permitted request answers, for every method the route declares. */
   permitted: Partial<Record<HttpMethod, PermittedAnswer>>;
+  /**
+   * Arranges what the request of `caseId` alone addresses, before it is sent (a DELETE's endpoint:
+   * every request deletes one of its own).
+   */
+  prepare?(api: TestApi, tenantId: string, caseId: string): Promise<void>;
   /** For routes that write: whether the request of `caseId` left its effect in the store. */
   wrote?(api: TestApi, tenantId: string, caseId: string): Promise<boolean>;
 }
@@ -56,6 +62,35 @@ async function storedDocument(
 }
 
 const mcpHeaders = { Accept: 'application/json, text/event-stream' };
+
+export const FIXTURE_ENDPOINT = 'ep_fixture';
+/** The loopback receiver a fixture registers: nothing listens there, and nothing is delivered to a fixture. */
+const FIXTURE_RECEIVER = 'http://127.0.0.1:9/cxm';
+
+/** A webhook endpoint of `tenantId`, put through the store (outside the tenant's limit of endpoints). */
+async function addEndpoint(api: TestApi, tenantId: string, endpointId: string, description = tenantId): Promise<void> {
+  const at = new Date().toISOString();
+  await api.webhookEndpoints.create(
+    tenantId,
+    {
+      id: endpointId,
+      url: FIXTURE_RECEIVER,
+      events: ['note.created'],
+      description,
+      status: 'enabled',
+      createdAt: at,
+      updatedAt: at,
+      secrets: { current: newWebhookSecret() },
+    },
+    { limit: Number.MAX_SAFE_INTEGER },
+  );
+}
+
+/** The endpoints each DELETE request of a case was given, so that only those count as deleted. */
+const preparedDeletes = new Set<string>();
+const deletedEndpoint = (caseId: string) => `ep_delete-${caseId}`;
+/** The fixture endpoint's secret before each rotation of a case. */
+const secretsBefore = new Map<string, string | undefined>();
 
 export const routeFixtures = {
   addInternalNote: {
@@ -162,6 +197,63 @@ export const routeFixtures = {
     params: () => ({ jobId: FIXTURE_JOB }),
     permitted: { GET: { status: 200, schema: 'VocJobStatus' } },
   },
+  createWebhookEndpoint: {
+    arrange: async () => undefined,
+    params: () => ({}),
+    body: (caseId) => ({ url: FIXTURE_RECEIVER, events: ['note.created'], description: `endpoint ${caseId}` }),
+    permitted: { POST: { status: 201, schema: 'CreatedWebhookEndpoint' } },
+    wrote: async (api, tenantId, caseId) =>
+      (await api.webhookEndpoints.list(tenantId)).some((endpoint) => endpoint.description === `endpoint ${caseId}`),
+  },
+  listWebhookEndpoints: {
+    arrange: (api, tenantId) => addEndpoint(api, tenantId, FIXTURE_ENDPOINT),
+    params: () => ({}),
+    permitted: { GET: { status: 200, schema: 'WebhookEndpointList' } },
+  },
+  getWebhookEndpoint: {
+    arrange: (api, tenantId) => addEndpoint(api, tenantId, FIXTURE_ENDPOINT),
+    params: () => ({ endpointId: FIXTURE_ENDPOINT }),
+    permitted: { GET: { status: 200, schema: 'WebhookEndpoint' } },
+  },
+  updateWebhookEndpoint: {
+    arrange: (api, tenantId) => addEndpoint(api, tenantId, FIXTURE_ENDPOINT),
+    params: () => ({ endpointId: FIXTURE_ENDPOINT }),
+    body: (caseId) => ({ description: `changed ${caseId}` }),
+    permitted: { PATCH: { status: 200, schema: 'WebhookEndpoint' } },
+    // Each permitted change leaves its own description; a later one replaces it, so only the last shows.
+    wrote: async (api, tenantId, caseId) =>
+      (await api.webhookEndpoints.get(tenantId, FIXTURE_ENDPOINT))?.description === `changed ${caseId}`,
+  },
+  deleteWebhookEndpoint: {
+    arrange: async () => undefined,
+    prepare: async (api, tenantId, caseId) => {
+      await addEndpoint(api, tenantId, deletedEndpoint(caseId));
+      preparedDeletes.add(`${tenantId}/${caseId}`);
+    },
+    params: (caseId) => ({ endpointId: deletedEndpoint(caseId) }),
+    permitted: { DELETE: { status: 204, schema: 'NoContent' } },
+    wrote: async (api, tenantId, caseId) =>
+      preparedDeletes.has(`${tenantId}/${caseId}`) &&
+      (await api.webhookEndpoints.get(tenantId, deletedEndpoint(caseId))) === undefined,
+  },
+  rotateWebhookSecret: {
+    arrange: (api, tenantId) => addEndpoint(api, tenantId, FIXTURE_ENDPOINT),
+    prepare: async (api, tenantId, caseId) => {
+      secretsBefore.set(
+        `${tenantId}/${caseId}`,
+        (await api.webhookEndpoints.get(tenantId, FIXTURE_ENDPOINT))?.secrets.current,
+      );
+    },
+    params: () => ({ endpointId: FIXTURE_ENDPOINT }),
+    permitted: { POST: { status: 200, schema: 'RotatedWebhookSecret' } },
+    wrote: async (api, tenantId, caseId) => {
+      const key = `${tenantId}/${caseId}`;
+      return (
+        secretsBefore.has(key) &&
+        (await api.webhookEndpoints.get(tenantId, FIXTURE_ENDPOINT))?.secrets.current !== secretsBefore.get(key)
+      );
+    },
+  },
 } satisfies Record<RouteId, RouteFixture>;
 
 export function fixtureOf(route: RouteSpec): RouteFixture {
@@ -175,14 +267,27 @@ export function routeMethods(route: RouteSpec): HttpMethod[] {
   return [route.method, ...(route.otherMethods ?? [])];
 }
 
-/** The fixture's request for `method` on `tenantId`'s path. */
-export function fixtureCall(route: RouteSpec, tenantId: string, method: HttpMethod, caseId: string): RouteCall {
+/** Whether requests of `method` carry a body. */
+export const sendsBody = (method: HttpMethod): boolean => method === 'POST' || method === 'PUT' || method === 'PATCH';
+
+/**
+ * The fixture's request for `method` on `tenantId`'s path, with what it alone addresses arranged.
+ *
+ * @example const call = await fixtureCall(api, route, tenant, 'GET', 'c1');
+ */
+export async function fixtureCall(
+  api: TestApi,
+  route: RouteSpec,
+  tenantId: string,
+  method: HttpMethod,
+  caseId: string,
+): Promise<RouteCall> {
   const fixture = fixtureOf(route);
-  const sendsBody = method === 'POST' || method === 'PUT';
+  if (method === route.method) await fixture.prepare?.(api, tenantId, caseId);
   return {
     method,
     path: fillPath(route, { tenantId, ...fixture.params(caseId) }),
-    ...(sendsBody && fixture.body ? { body: fixture.body(caseId, tenantId) } : {}),
+    ...(sendsBody(method) && fixture.body ? { body: fixture.body(caseId, tenantId) } : {}),
     ...(fixture.headers ? { headers: fixture.headers } : {}),
   };
 }

@@ -64,7 +64,10 @@ export async function startTestApi(
     rateLimit: options.rateLimit,
     stageRateLimit: options.stageRateLimit,
   });
-  const { keys, conversations, documents, vocJobs, reportingRows } = bindTableStores(documentClient(), tables);
+  const { keys, conversations, documents, vocJobs, reportingRows, webhookEndpoints } = bindTableStores(
+    documentClient(),
+    tables,
+  );
 
   return {
     url: gateway.url,
@@ -73,6 +76,7 @@ export async function startTestApi(
     documents,
     vocJobs,
     reportingRows,
+    webhookEndpoints,
     tables,
     /** The store and the credentials that reach its tables. */
     dynamo: { endpoint, credentials },

@@ -19,6 +19,7 @@ import type { CfnWebACL } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { AUTHORIZER_IDENTITY_SOURCES, secretName, usagePlanName } from '#infra/stage-names';
 import { RECORDINGS_PREFIX } from '#shared/domain/voc/recording-upload';
+import type { WebhookTargetRules } from '#shared/domain/webhooks/webhook-target';
 import { FUNCTION_ENV } from '#shared/function-env';
 import { allowedOriginsValue } from '#shared/http/allowed-origins';
 import {
@@ -33,6 +34,7 @@ import {
 import { DYNAMO_INDEX_TABLES } from '#shared/store/function-stores';
 import { idempotencyTtlMs } from '#shared/store/idempotency-ttl';
 import type { TableId } from '#shared/store/table-specs';
+import { maxEndpointsPerTenant } from '#shared/webhooks/webhook-settings';
 import { reservedConcurrency } from '../concurrency-reservations.ts';
 import type { StageConfig } from '../config.ts';
 import { accessLogOptions } from './access-logs.ts';
@@ -213,6 +215,13 @@ export class Api extends Construct {
           FUNCTION_ENV.recordingProcessingWindowSeconds,
           String(config.recordings.processingWindow.toSeconds()),
         );
+      }
+      if (route.webhookTargets) {
+        // Set, not left to the default: the function's configuration says which targets it allows.
+        fn.addEnvironment(FUNCTION_ENV.webhookTargets, 'stage' satisfies WebhookTargetRules);
+        const max = String(config.webhooks.maxEndpointsPerTenant);
+        maxEndpointsPerTenant({ [FUNCTION_ENV.webhookMaxEndpoints]: max }); // a bad stage setting fails the synthesis
+        fn.addEnvironment(FUNCTION_ENV.webhookMaxEndpoints, max);
       }
       grantSecrets(fn, route.secrets ?? []);
       // Console test-invoke is not needed; the permission stays scoped to the deployed stage.

@@ -25,6 +25,8 @@ export const SMOKE_DOCUMENT = 'smoke-check';
 export interface SmokeSeed {
   conversationId: string;
   botId: string;
+  /** A disabled webhook endpoint (nothing is delivered to it). */
+  endpointId: string;
   job: VocJob;
 }
 
@@ -287,6 +289,100 @@ function routeChecks({ tenant, seed, runId }: SmokePlan): Record<RouteId, SmokeC
             expectStatus: [404],
             inspect: expectCode('NotFound'),
           },
+    ],
+    createWebhookEndpoint: [
+      {
+        // Registering one would leave it behind (its id is the server's): a refused target proves
+        // the route, its URL check and its error without adding an endpoint.
+        name: 'register webhook endpoint, a private address refused',
+        route: 'createWebhookEndpoint',
+        request: {
+          method: 'POST',
+          path: at('createWebhookEndpoint'),
+          withKey: true,
+          body: { url: 'https://10.0.0.1/cxm-smoke', events: ['note.created'] },
+        },
+        expectStatus: [400],
+        inspect: (body) =>
+          expectCode('BadRequest')(body) ??
+          (String((body as { message?: unknown }).message).includes('10.0.0.1')
+            ? undefined
+            : 'the refusal does not name the address'),
+      },
+    ],
+    listWebhookEndpoints: [
+      {
+        name: 'list webhook endpoints',
+        route: 'listWebhookEndpoints',
+        request: { method: 'GET', path: at('listWebhookEndpoints'), withKey: true },
+        expectStatus: [200],
+        inspect: (body) => {
+          const listed = (body as { data: { id: string; secret?: unknown }[] }).data;
+          if (listed.some((endpoint) => endpoint.secret !== undefined)) return 'a listed endpoint shows its secret';
+          return seed && !listed.some((endpoint) => endpoint.id === seed.endpointId)
+            ? `endpoint ${seed.endpointId} is not listed`
+            : undefined;
+        },
+      },
+    ],
+    getWebhookEndpoint: [
+      {
+        name: seed ? 'get webhook endpoint' : 'webhook endpoint, no such endpoint',
+        route: 'getWebhookEndpoint',
+        request: {
+          method: 'GET',
+          path: at('getWebhookEndpoint', { endpointId: seed?.endpointId ?? absent }),
+          withKey: true,
+        },
+        expectStatus: [seed ? 200 : 404],
+        inspect: seed
+          ? (body) =>
+              (body as { status?: unknown }).status === 'disabled' ? undefined : 'the smoke endpoint is not disabled'
+          : expectCode('NotFound'),
+      },
+    ],
+    updateWebhookEndpoint: [
+      {
+        name: seed ? 'change webhook endpoint' : 'change webhook endpoint, no such endpoint',
+        route: 'updateWebhookEndpoint',
+        request: {
+          method: 'PATCH',
+          path: at('updateWebhookEndpoint', { endpointId: seed?.endpointId ?? absent }),
+          withKey: true,
+          body: { description: `cxm smoke run ${runId}` },
+        },
+        expectStatus: [seed ? 200 : 404],
+        inspect: seed
+          ? (body) => {
+              const changed = body as { description?: unknown; status?: unknown };
+              if (changed.description !== `cxm smoke run ${runId}`) return 'the description was not changed';
+              return changed.status === 'disabled' ? undefined : 'the change enabled the smoke endpoint';
+            }
+          : expectCode('NotFound'),
+      },
+    ],
+    rotateWebhookSecret: [
+      {
+        name: seed ? 'rotate webhook secret' : 'rotate webhook secret, no such endpoint',
+        route: 'rotateWebhookSecret',
+        request: {
+          method: 'POST',
+          path: at('rotateWebhookSecret', { endpointId: seed?.endpointId ?? absent }),
+          withKey: true,
+        },
+        expectStatus: [seed ? 200 : 404],
+        inspect: seed ? undefined : expectCode('NotFound'),
+      },
+    ],
+    deleteWebhookEndpoint: [
+      {
+        // The smoke endpoint stays for the next run: an endpoint that does not exist proves the route.
+        name: 'delete webhook endpoint, no such endpoint',
+        route: 'deleteWebhookEndpoint',
+        request: { method: 'DELETE', path: at('deleteWebhookEndpoint', { endpointId: absent }), withKey: true },
+        expectStatus: [404],
+        inspect: expectCode('NotFound'),
+      },
     ],
   };
 }

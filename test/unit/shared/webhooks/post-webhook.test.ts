@@ -8,7 +8,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { webhookHeaders } from '#shared/domain/webhooks/sign-webhook';
 import { newWebhookSecret } from '#shared/domain/webhooks/webhook-secret';
-import { postWebhook } from '#shared/webhooks/post-webhook';
+import { checkWebhookTarget, postWebhook } from '#shared/webhooks/post-webhook';
 
 const secret = newWebhookSecret();
 const body = JSON.stringify({ type: 'note.created', timestamp: '2026-11-27T02:00:00.000Z', data: { noteId: 'n-1' } });
@@ -144,4 +144,62 @@ describe("postWebhook under a stage's rules", () => {
       });
     },
   );
+});
+
+describe('checkWebhookTarget: what registration refuses, the name resolved as each attempt resolves it', () => {
+  const resolvingTo =
+    (...addresses: string[]): NonNullable<Parameters<typeof checkWebhookTarget>[2]>['resolve'] =>
+    (_name, done) =>
+      done(
+        null,
+        addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })),
+      );
+
+  it('takes a public name that resolves to a public address', async () => {
+    const checked = await checkWebhookTarget('https://hooks.example.com/cxm', 'stage', {
+      resolve: resolvingTo('93.184.215.14'),
+    });
+    expect(checked.ok).toBe(true);
+  });
+
+  it.each([['10.1.2.3'], ['169.254.169.254'], ['fd00:ec2::254'], ['127.0.0.1', '::1']])(
+    'refuses a name that resolves to %s only, without naming the addresses',
+    async (...addresses) => {
+      const checked = await checkWebhookTarget('https://hooks.example.com/cxm', 'stage', {
+        resolve: resolvingTo(...addresses),
+      });
+      expect(checked).toEqual({ ok: false, reason: 'hooks.example.com resolves to no public address' });
+    },
+  );
+
+  it('refuses a name that does not resolve, saying so', async () => {
+    const checked = await checkWebhookTarget('https://nowhere.example.com/', 'stage', {
+      resolve: (_name, done) => done(Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' }), []),
+    });
+    expect(checked).toEqual({
+      ok: false,
+      reason: 'nowhere.example.com does not resolve: register a host name that does',
+    });
+  });
+
+  it('judges an address literal by the URL rules alone, resolving nothing', async () => {
+    const resolve = () => {
+      throw new Error('resolved an address literal');
+    };
+    expect((await checkWebhookTarget('https://93.184.215.14/', 'stage', { resolve })).ok).toBe(true);
+    expect(await checkWebhookTarget('https://[fd00::1]/', 'stage', { resolve })).toEqual({
+      ok: false,
+      reason: '[fd00::1] is not a public address',
+    });
+  });
+
+  it("a local stage's localhost must resolve to loopback", async () => {
+    expect((await checkWebhookTarget('http://localhost:9/', 'local', { resolve: resolvingTo('127.0.0.1') })).ok).toBe(
+      true,
+    );
+    expect(await checkWebhookTarget('http://localhost:9/', 'local', { resolve: resolvingTo('10.0.0.1') })).toEqual({
+      ok: false,
+      reason: 'localhost resolves to no public address',
+    });
+  });
 });

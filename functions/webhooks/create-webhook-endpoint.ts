@@ -1,0 +1,49 @@
+/**
+ * POST /api/v1/webhooks/tenants/{tenantId}/endpoints: registers where the tenant's events go, and
+ * answers the endpoint's signing secret, shown this once (safe retries apply: a keyed retry answers
+ * the same secret). The URL is checked as every attempt will check it; a tenant has at most its
+ * stage's number of endpoints.
+ */
+
+import { endpointView, newEndpointId } from '#shared/domain/webhooks/webhook-endpoint';
+import { newWebhookSecret } from '#shared/domain/webhooks/webhook-secret';
+import { badRequest, conflict } from '#shared/http/api-error';
+import { createApiHandler } from '#shared/http/create-api-handler';
+import { recordAnswer, replayRecorded } from '#shared/http/idempotent-answer';
+import { createWebhookEndpoint } from '#shared/schemas/route-validators.generated';
+import { idempotencyLedger, webhookEndpointsStore } from '#shared/store/function-stores';
+import { checkWebhookTarget } from '#shared/webhooks/post-webhook';
+import { maxEndpointsPerTenant, webhookTargetRules } from '#shared/webhooks/webhook-settings';
+
+const endpoints = webhookEndpointsStore();
+const ledger = idempotencyLedger();
+const limit = maxEndpointsPerTenant();
+const rules = webhookTargetRules();
+
+export const handler = createApiHandler(createWebhookEndpoint, async ({ tenantId, body, signal, idempotency }) => {
+  const target = await checkWebhookTarget(body.url, rules);
+  if (!target.ok) throw badRequest(`Field 'url' cannot receive webhooks: ${target.reason}.`);
+  const now = new Date();
+  const stored = {
+    id: newEndpointId(now.getTime()),
+    url: body.url,
+    events: [...body.events],
+    description: body.description ?? '',
+    status: 'enabled' as const,
+    createdAt: now.toISOString(),
+    updatedAt: now.toISOString(),
+    secrets: { current: newWebhookSecret() },
+  };
+  const answer = { status: 201, body: { ...endpointView(stored), secret: stored.secrets.current } };
+  const outcome = await endpoints.create(tenantId, stored, {
+    limit,
+    signal,
+    record: recordAnswer(ledger, idempotency, () => answer),
+  });
+  if (outcome.kind === 'recorded') return replayRecorded(outcome.record, idempotency);
+  if (outcome.kind === 'full')
+    throw conflict(
+      `This tenant has ${outcome.limit} webhook endpoints, the most it may: delete one it no longer uses (or send more event types to one) first.`,
+    );
+  return answer;
+});

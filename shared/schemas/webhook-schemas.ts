@@ -1,0 +1,156 @@
+/** Tenant webhook endpoints: their path, the create and change bodies, and what the API answers. */
+import {
+  ENDPOINT_DESCRIPTION_MAX_LENGTH,
+  ENDPOINT_STATUSES,
+  MAX_ENDPOINTS_PER_TENANT_LIMIT,
+} from '#shared/domain/webhooks/webhook-endpoint';
+import { WEBHOOK_EVENT_TYPES } from '#shared/domain/webhooks/webhook-events';
+import { WEBHOOK_URL_MAX_LENGTH } from '#shared/domain/webhooks/webhook-target';
+import { resourceIdParam, tenantIdParam } from './identifiers.ts';
+
+export const WebhookEndpointPath = {
+  $id: 'WebhookEndpointPath',
+  type: 'object',
+  required: ['tenantId', 'endpointId'],
+  additionalProperties: false,
+  properties: { tenantId: tenantIdParam, endpointId: resourceIdParam },
+} as const;
+
+const url = {
+  type: 'string',
+  format: 'uri',
+  minLength: 1,
+  maxLength: WEBHOOK_URL_MAX_LENGTH,
+  description:
+    'Where deliveries are POSTed: `https` to a host that resolves to public addresses (on a local stack also `http` to 127.0.0.1, localhost or [::1]). Checked when registered and again, on the resolved address, at every attempt; redirects are not followed.',
+} as const;
+
+const events = {
+  type: 'array',
+  minItems: 1,
+  maxItems: WEBHOOK_EVENT_TYPES.length,
+  uniqueItems: true,
+  items: { type: 'string', enum: [...WEBHOOK_EVENT_TYPES] },
+  description: 'The event types delivered to this endpoint.',
+} as const;
+
+/** Text without control characters but tab and line breaks. */
+const PLAIN_TEXT = '^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$';
+
+const description = {
+  type: 'string',
+  maxLength: ENDPOINT_DESCRIPTION_MAX_LENGTH,
+  pattern: PLAIN_TEXT,
+  description: "A note for the tenant's operators.",
+} as const;
+
+const secret = {
+  type: 'string',
+  maxLength: 100,
+  pattern: '^whsec_[A-Za-z0-9+/]+={0,2}$',
+  description:
+    'The signing secret (Standard Webhooks: `whsec_` and the base64 of 32 random bytes). Shown here only: keep it where the receiver can read it.',
+} as const;
+
+export const CreateWebhookEndpointBody = {
+  $id: 'CreateWebhookEndpointBody',
+  type: 'object',
+  required: ['url', 'events'],
+  additionalProperties: false,
+  properties: { url, events, description },
+} as const;
+
+export const UpdateWebhookEndpointBody = {
+  $id: 'UpdateWebhookEndpointBody',
+  type: 'object',
+  minProperties: 1,
+  additionalProperties: false,
+  properties: {
+    url,
+    events,
+    description,
+    status: {
+      type: 'string',
+      enum: [...ENDPOINT_STATUSES],
+      description:
+        '`enabled` resumes deliveries to a disabled endpoint (its failures forgotten); `disabled` pauses them.',
+    },
+  },
+} as const;
+
+/** An instant as the API writes it (ISO 8601, UTC). */
+const instant = { type: 'string', format: 'date-time', maxLength: 30 } as const;
+
+const endpointProperties = {
+  id: { ...resourceIdParam, description: 'The endpoint id (`ep_` and a ULID).' },
+  url: { type: 'string', format: 'uri', maxLength: WEBHOOK_URL_MAX_LENGTH },
+  events: {
+    type: 'array',
+    maxItems: WEBHOOK_EVENT_TYPES.length,
+    items: { type: 'string', enum: [...WEBHOOK_EVENT_TYPES] },
+  },
+  description: { type: 'string', maxLength: ENDPOINT_DESCRIPTION_MAX_LENGTH, pattern: PLAIN_TEXT },
+  status: { type: 'string', enum: [...ENDPOINT_STATUSES] },
+  disabledReason: {
+    type: 'string',
+    maxLength: 1024,
+    pattern: PLAIN_TEXT,
+    description:
+      'Present only when `status` is `disabled`: why (the receiver answered 410, deliveries failed for 5 days, or a PATCH) and when.',
+  },
+  createdAt: instant,
+  updatedAt: instant,
+} as const;
+
+const endpointRequired = ['id', 'url', 'events', 'description', 'status', 'createdAt', 'updatedAt'] as const;
+
+export const WebhookEndpoint = {
+  $id: 'WebhookEndpoint',
+  type: 'object',
+  required: [...endpointRequired],
+  additionalProperties: false,
+  properties: endpointProperties,
+} as const;
+
+export const CreatedWebhookEndpoint = {
+  $id: 'CreatedWebhookEndpoint',
+  type: 'object',
+  required: [...endpointRequired, 'secret'],
+  additionalProperties: false,
+  properties: { ...endpointProperties, secret },
+} as const;
+
+export const WebhookEndpointList = {
+  $id: 'WebhookEndpointList',
+  type: 'object',
+  required: ['data'],
+  additionalProperties: false,
+  properties: {
+    data: {
+      type: 'array',
+      maxItems: MAX_ENDPOINTS_PER_TENANT_LIMIT,
+      items: {
+        type: 'object',
+        required: [...endpointRequired],
+        additionalProperties: false,
+        properties: endpointProperties,
+      },
+      description: "Every endpoint of the tenant, oldest first (a stage's limit keeps the list short).",
+    },
+  },
+} as const;
+
+export const RotatedWebhookSecret = {
+  $id: 'RotatedWebhookSecret',
+  type: 'object',
+  required: ['secret', 'previousSecretExpiresAt'],
+  additionalProperties: false,
+  properties: {
+    secret,
+    previousSecretExpiresAt: {
+      ...instant,
+      description:
+        'Until then every delivery is signed with both secrets, the new one first; after it, with the new one only.',
+    },
+  },
+} as const;

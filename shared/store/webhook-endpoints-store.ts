@@ -1,0 +1,313 @@
+/**
+ * A tenant's webhook endpoints, in one partition per tenant (pk `<tenant>#endpoints`, sk the endpoint id),
+ * beside the item that counts them (sk `/count`: `/` is in no endpoint id a path can name, so no
+ * request can address it). A create and a delete change the count in the same transaction as the
+ * endpoint, so a burst of creates can never pass the stage's limit; a keyed create or rotation
+ * records its answer in that transaction too, as every keyed write.
+ */
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import {
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  type TransactWriteCommandInput,
+} from '@aws-sdk/lib-dynamodb';
+import type { IdempotencyRecord } from '#shared/domain/idempotency/recorded-response';
+import { rotateSecrets } from '#shared/domain/webhooks/signing-secrets';
+import {
+  changedEndpoint,
+  type EndpointChange,
+  type EndpointStatus,
+  type StoredWebhookEndpoint,
+} from '#shared/domain/webhooks/webhook-endpoint';
+import type { WebhookEventType } from '#shared/domain/webhooks/webhook-events';
+import { type RecordRequest, recordLookupOnce } from './idempotency-ledger.ts';
+import type { StopSignal } from './stop-signal.ts';
+import { StoreUnavailableError } from './store-unavailable-error.ts';
+
+/** The sort key of a tenant's count of endpoints. */
+const COUNT_SK = '/count';
+
+/** The tenant's partition: tenant ids hold no `#`, so no two tenants' partitions meet. */
+const partition = (tenantId: string) => `${tenantId}#endpoints`;
+
+export type CreateEndpointOutcome =
+  | { kind: 'created' }
+  | { kind: 'recorded'; record: IdempotencyRecord }
+  /** The tenant has `limit` endpoints already: nothing was written. */
+  | { kind: 'full'; limit: number };
+
+export type RotateSecretOutcome =
+  | { kind: 'rotated'; endpoint: StoredWebhookEndpoint }
+  | { kind: 'recorded'; record: IdempotencyRecord }
+  | { kind: 'not-found' };
+
+export interface WebhookEndpointsStore {
+  /** A new endpoint, counted against `limit` (`full` past it), with its Idempotency-Key record when the request has one. */
+  create(
+    tenantId: string,
+    endpoint: StoredWebhookEndpoint,
+    options: { limit: number; signal?: StopSignal; record?: RecordRequest<void> },
+  ): Promise<CreateEndpointOutcome>;
+  /** Every endpoint of the tenant, oldest first (at most the stage's limit of them). */
+  list(tenantId: string, signal?: StopSignal): Promise<StoredWebhookEndpoint[]>;
+  get(tenantId: string, endpointId: string, signal?: StopSignal): Promise<StoredWebhookEndpoint | undefined>;
+  /** The endpoint after `change`, or undefined when it does not exist. */
+  update(
+    tenantId: string,
+    endpointId: string,
+    change: EndpointChange,
+    at: Date,
+    signal?: StopSignal,
+  ): Promise<StoredWebhookEndpoint | undefined>;
+  /** Removes the endpoint and its place in the count; false when it did not exist. */
+  remove(tenantId: string, endpointId: string, signal?: StopSignal): Promise<boolean>;
+  /** A new current secret, the replaced one signing beside it for 24 hours (signing-secrets.ts). */
+  rotateSecret(
+    tenantId: string,
+    endpointId: string,
+    nowMs: number,
+    options: { signal?: StopSignal; record?: RecordRequest<StoredWebhookEndpoint> },
+  ): Promise<RotateSecretOutcome>;
+  /** The tenant's number of endpoints, as counted. */
+  count(tenantId: string): Promise<number>;
+}
+
+/** DynamoDB refuses sort keys over 1024 bytes: an id that long cannot have been stored. */
+const MAX_SORT_KEY_BYTES = 1024;
+
+/** An id that cannot name a stored endpoint: too long for a key, or the count's own key. */
+const unaddressable = (endpointId: string) =>
+  endpointId === COUNT_SK || Buffer.byteLength(endpointId, 'utf8') > MAX_SORT_KEY_BYTES;
+
+function endpointItem(tenantId: string, endpoint: StoredWebhookEndpoint): Record<string, unknown> {
+  const { id, secrets, ...fields } = endpoint;
+  return {
+    pk: partition(tenantId),
+    sk: id,
+    ...fields,
+    secret: secrets.current,
+    ...(secrets.previous && { previousSecret: secrets.previous.secret, previousSecretUntil: secrets.previous.until }),
+  };
+}
+
+function toEndpoint(item: Record<string, unknown>): StoredWebhookEndpoint {
+  const endpoint: StoredWebhookEndpoint = {
+    id: String(item.sk),
+    url: String(item.url),
+    events: (item.events as WebhookEventType[]) ?? [],
+    description: String(item.description ?? ''),
+    status: item.status === 'disabled' ? 'disabled' : ('enabled' satisfies EndpointStatus),
+    createdAt: String(item.createdAt),
+    updatedAt: String(item.updatedAt),
+    secrets: {
+      current: String(item.secret),
+      ...(typeof item.previousSecret === 'string' && {
+        previous: { secret: item.previousSecret, until: Number(item.previousSecretUntil) },
+      }),
+    },
+  };
+  if (typeof item.disabledReason === 'string') endpoint.disabledReason = item.disabledReason;
+  if (typeof item.failingSince === 'number') endpoint.failingSince = item.failingSince;
+  return endpoint;
+}
+
+const MAX_ATTEMPTS = 5;
+const backoff = (attempt: number) =>
+  new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(400, 25 * 2 ** attempt)));
+
+export function createWebhookEndpointsStore(client: DynamoDBDocumentClient, table: string): WebhookEndpointsStore {
+  const read = async (tenantId: string, endpointId: string, signal?: StopSignal) => {
+    if (unaddressable(endpointId)) return undefined;
+    const { Item } = await client.send(
+      new GetCommand({ TableName: table, Key: { pk: partition(tenantId), sk: endpointId }, ConsistentRead: true }),
+      { abortSignal: signal },
+    );
+    return Item ? toEndpoint(Item) : undefined;
+  };
+  const transact = (input: TransactWriteCommandInput, signal?: StopSignal) =>
+    client.send(new TransactWriteCommand(input), { abortSignal: signal });
+
+  return {
+    async create(tenantId, endpoint, { limit, signal, record }) {
+      const concurrentRecord = recordLookupOnce(tenantId, record, signal);
+      for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+        if (signal?.aborted) throw new StoreUnavailableError(`endpoint ${endpoint.id} abandoned at the deadline`);
+        try {
+          await transact(
+            {
+              TransactItems: [
+                {
+                  Put: {
+                    TableName: table,
+                    Item: endpointItem(tenantId, endpoint),
+                    ConditionExpression: 'attribute_not_exists(pk)',
+                  },
+                },
+                {
+                  Update: {
+                    TableName: table,
+                    Key: { pk: partition(tenantId), sk: COUNT_SK },
+                    UpdateExpression: 'ADD endpoints :one',
+                    ConditionExpression: 'attribute_not_exists(endpoints) OR endpoints < :limit',
+                    ExpressionAttributeValues: { ':one': 1, ':limit': limit },
+                  },
+                },
+                ...(record ? [record.ledger.recordItem(tenantId, record.claim, record.response(), Date.now())] : []),
+              ],
+            },
+            signal,
+          );
+          return { kind: 'created' };
+        } catch (error) {
+          if (signal?.aborted)
+            throw new StoreUnavailableError(`endpoint ${endpoint.id} abandoned at the deadline`, { cause: error });
+          if (!(error instanceof TransactionCanceledException)) throw error;
+          const [endpointReason, countReason, claim] = error.CancellationReasons ?? [];
+          // Endpoint ids are fresh ULIDs: the id exists only if this very request wrote it already.
+          if (endpointReason?.Code === 'ConditionalCheckFailed') return { kind: 'created' };
+          const held = record?.ledger.heldBy(claim);
+          if (held) return { kind: 'recorded', record: held };
+          const found = await concurrentRecord();
+          if (found) return { kind: 'recorded', record: found };
+          if (countReason?.Code === 'ConditionalCheckFailed') return { kind: 'full', limit };
+          await backoff(attempt);
+        }
+      }
+      throw new StoreUnavailableError(`endpoint ${endpoint.id} kept conflicting after ${MAX_ATTEMPTS} attempts`);
+    },
+
+    async list(tenantId, signal) {
+      const endpoints: StoredWebhookEndpoint[] = [];
+      let start: Record<string, unknown> | undefined;
+      do {
+        const page = await client.send(
+          new QueryCommand({
+            TableName: table,
+            KeyConditionExpression: 'pk = :tenant',
+            ExpressionAttributeValues: { ':tenant': partition(tenantId) },
+            ConsistentRead: true,
+            ExclusiveStartKey: start,
+          }),
+          { abortSignal: signal },
+        );
+        for (const item of page.Items ?? []) if (item.sk !== COUNT_SK) endpoints.push(toEndpoint(item));
+        start = page.LastEvaluatedKey;
+      } while (start);
+      return endpoints;
+    },
+
+    get: read,
+
+    async update(tenantId, endpointId, change, at, signal) {
+      for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+        const stored = await read(tenantId, endpointId, signal);
+        if (!stored) return undefined;
+        const next = changedEndpoint(stored, change, at);
+        try {
+          // Whole-item put on condition that nothing changed it meanwhile (a delivery disabling it, a rotation).
+          await client.send(
+            new PutCommand({
+              TableName: table,
+              Item: endpointItem(tenantId, next),
+              ConditionExpression: 'updatedAt = :seen AND secret = :secret',
+              ExpressionAttributeValues: { ':seen': stored.updatedAt, ':secret': stored.secrets.current },
+            }),
+            { abortSignal: signal },
+          );
+          return next;
+        } catch (error) {
+          if (!(error instanceof ConditionalCheckFailedException)) throw error;
+          await backoff(attempt);
+        }
+      }
+      throw new StoreUnavailableError(`endpoint ${endpointId} kept changing after ${MAX_ATTEMPTS} attempts`);
+    },
+
+    async remove(tenantId, endpointId, signal) {
+      if (unaddressable(endpointId)) return false;
+      try {
+        await transact(
+          {
+            TransactItems: [
+              {
+                Delete: {
+                  TableName: table,
+                  Key: { pk: partition(tenantId), sk: endpointId },
+                  ConditionExpression: 'attribute_exists(pk)',
+                },
+              },
+              {
+                Update: {
+                  TableName: table,
+                  Key: { pk: partition(tenantId), sk: COUNT_SK },
+                  UpdateExpression: 'ADD endpoints :less',
+                  ExpressionAttributeValues: { ':less': -1 },
+                },
+              },
+            ],
+          },
+          signal,
+        );
+        return true;
+      } catch (error) {
+        if (!(error instanceof TransactionCanceledException)) throw error;
+        if (error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed') return false;
+        throw error;
+      }
+    },
+
+    async rotateSecret(tenantId, endpointId, nowMs, { signal, record }) {
+      const concurrentRecord = recordLookupOnce(tenantId, record, signal);
+      for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+        const stored = await read(tenantId, endpointId, signal);
+        if (!stored) {
+          const found = await concurrentRecord();
+          return found ? { kind: 'recorded', record: found } : { kind: 'not-found' };
+        }
+        const rotated: StoredWebhookEndpoint = {
+          ...stored,
+          secrets: rotateSecrets(stored.secrets, nowMs),
+          updatedAt: new Date(nowMs).toISOString(),
+        };
+        try {
+          await transact(
+            {
+              TransactItems: [
+                {
+                  Put: {
+                    TableName: table,
+                    Item: endpointItem(tenantId, rotated),
+                    // Two rotations at once: one wins, the other starts again from the secret it made.
+                    ConditionExpression: 'secret = :seen',
+                    ExpressionAttributeValues: { ':seen': stored.secrets.current },
+                  },
+                },
+                ...(record ? [record.ledger.recordItem(tenantId, record.claim, record.response(rotated), nowMs)] : []),
+              ],
+            },
+            signal,
+          );
+          return { kind: 'rotated', endpoint: rotated };
+        } catch (error) {
+          if (!(error instanceof TransactionCanceledException)) throw error;
+          const held = record?.ledger.heldBy(error.CancellationReasons?.[1]);
+          if (held) return { kind: 'recorded', record: held };
+          const found = await concurrentRecord();
+          if (found) return { kind: 'recorded', record: found };
+          await backoff(attempt);
+        }
+      }
+      throw new StoreUnavailableError(`endpoint ${endpointId} kept rotating after ${MAX_ATTEMPTS} attempts`);
+    },
+
+    async count(tenantId) {
+      const { Item } = await client.send(
+        new GetCommand({ TableName: table, Key: { pk: partition(tenantId), sk: COUNT_SK }, ConsistentRead: true }),
+      );
+      return Number(Item?.endpoints ?? 0);
+    },
+  };
+}
