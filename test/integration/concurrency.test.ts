@@ -4,7 +4,7 @@
  * merges and replaces of one document. None is judged by a clock: a request counts as "after" an
  * event when it was sent after the event's call had returned, which is what a client can know.
  * (notes.test.ts and provisioning.test.ts have the smaller races: single notes around a close,
- * merges of distinct members, one replace against one merge.)
+ * one replace against one merge.)
  */
 
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
@@ -143,6 +143,18 @@ describe('notes racing the change that stops a conversation accepting them', () 
 
 describe('merges racing merges and replaces', () => {
   type Doc = { gen?: number; members?: Record<string, number> };
+
+  it('30 concurrent merges of distinct members all survive', async () => {
+    const { key } = await api.createKey([tenant], ['provisioning:*']);
+    const path = documentPath(tenant, 'users', 'distinct-members');
+    expect((await callApi(api.url, 'POST', path, key, { base: true })).status).toBe(201);
+    const answers = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => callApi(api.url, 'PUT', path, key, { [`m${i}`]: i })),
+    );
+    expect(answers.map((answer) => answer.status)).toEqual(Array(30).fill(200));
+    const final = (await callApi(api.url, 'GET', path, key)).json;
+    expect(final).toEqual({ base: true, ...Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`m${i}`, i])) });
+  });
 
   it('every merge applied after the last replace survives, none from before it does, and every answer is a whole document', async () => {
     const { key } = await api.createKey([tenant], ['provisioning:*']);
