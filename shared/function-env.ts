@@ -17,6 +17,7 @@ export const FUNCTION_ENV = {
     reportingCounts: 'CXM_TABLE_REPORTING_COUNTS',
     idempotency: 'CXM_TABLE_IDEMPOTENCY',
     webhookEndpoints: 'CXM_TABLE_WEBHOOK_ENDPOINTS',
+    webhookDeliveries: 'CXM_TABLE_WEBHOOK_DELIVERIES',
   },
   /** `opensearch` or `dynamodb`: where the reporting lists search (compiled into their bundles too). */
   reportingBackend: 'CXM_REPORTING_BACKEND',

@@ -11,7 +11,8 @@ export type TableId =
   | 'reporting'
   | 'reportingCounts'
   | 'idempotency'
-  | 'webhookEndpoints';
+  | 'webhookEndpoints'
+  | 'webhookDeliveries';
 
 export interface KeyAttribute {
   name: string;
@@ -115,6 +116,18 @@ export const tableSpecs: Record<TableId, TableSpec> = {
     indexes: [],
     stream: false,
     envVar: FUNCTION_ENV.tables.webhookEndpoints,
+  },
+  webhookDeliveries: {
+    id: 'webhookDeliveries',
+    // `<tenant>#<endpointId>` / `<event time>#<messageId>`: an endpoint's deliveries in the order of
+    // their events, for its deliveries list and a recover since a time (webhook-deliveries-store.ts).
+    partitionKey: { name: 'pk', type: 'S' },
+    sortKey: { name: 'sk', type: 'S' },
+    indexes: [],
+    stream: false,
+    envVar: FUNCTION_ENV.tables.webhookDeliveries,
+    // Kept 30 days after their event, what a recover can reach back to.
+    timeToLiveAttribute: 'expiresAt',
   },
 };
 

@@ -16,6 +16,7 @@ import type { ReportingIndex } from './reporting-index.ts';
 import { createReportingRowsStore, type ReportingRowsStore } from './reporting-rows-store.ts';
 import type { TableId } from './table-specs.ts';
 import { createVocJobsStore, type VocJobsStore } from './voc-jobs-store.ts';
+import { createWebhookDeliveriesStore, type WebhookDeliveriesStore } from './webhook-deliveries-store.ts';
 import { createWebhookEndpointsStore, type WebhookEndpointsStore } from './webhook-endpoints-store.ts';
 
 /** The physical name of each table: a record (the CLI's, a test's) or a lookup (a function's environment). */
@@ -49,6 +50,12 @@ export const bindVocJobsStore = (client: DynamoDBDocumentClient, tables: TableNa
 export const bindWebhookEndpointsStore = (client: DynamoDBDocumentClient, tables: TableNames): WebhookEndpointsStore =>
   createWebhookEndpointsStore(client, named(tables, 'webhookEndpoints'));
 
+/** @example bindWebhookDeliveriesStore(documentClient(), tableName) */
+export const bindWebhookDeliveriesStore = (
+  client: DynamoDBDocumentClient,
+  tables: TableNames,
+): WebhookDeliveriesStore => createWebhookDeliveriesStore(client, named(tables, 'webhookDeliveries'));
+
 /** @example bindReportingRowsStore(documentClient(), tableName) */
 export const bindReportingRowsStore = (client: DynamoDBDocumentClient, tables: TableNames): ReportingRowsStore =>
   createReportingRowsStore(client, reportingTables(tables));
@@ -69,6 +76,7 @@ export interface TableStores {
   vocJobs: VocJobsStore;
   reportingRows: ReportingRowsStore;
   webhookEndpoints: WebhookEndpointsStore;
+  webhookDeliveries: WebhookDeliveriesStore;
 }
 
 /**
@@ -84,5 +92,6 @@ export function bindTableStores(client: DynamoDBDocumentClient, tables: TableNam
     vocJobs: bindVocJobsStore(client, tables),
     reportingRows: bindReportingRowsStore(client, tables),
     webhookEndpoints: bindWebhookEndpointsStore(client, tables),
+    webhookDeliveries: bindWebhookDeliveriesStore(client, tables),
   };
 }

@@ -13,6 +13,7 @@ import {
   QueryCommand,
   TransactWriteCommand,
   type TransactWriteCommandInput,
+  UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { IdempotencyRecord } from '#shared/domain/idempotency/recorded-response';
 import { rotateSecrets } from '#shared/domain/webhooks/signing-secrets';
@@ -73,6 +74,15 @@ export interface WebhookEndpointsStore {
   ): Promise<RotateSecretOutcome>;
   /** The tenant's number of endpoints, as counted. */
   count(tenantId: string): Promise<number>;
+  /**
+   * A delivery to the endpoint failed at `nowMs`: the first failure since its last success starts
+   * its failing streak. Answers when the streak started (undefined once the endpoint is deleted).
+   */
+  noteFailure(tenantId: string, endpointId: string, nowMs: number): Promise<number | undefined>;
+  /** A delivery went through: the failing streak, if any, ends. */
+  noteSuccess(tenantId: string, endpointId: string): Promise<void>;
+  /** Disables an enabled endpoint, saying why (nothing happens to one disabled or deleted meanwhile). */
+  disable(tenantId: string, endpointId: string, reason: string, at: Date): Promise<void>;
 }
 
 /** DynamoDB refuses sort keys over 1024 bytes: an id that long cannot have been stored. */
@@ -301,6 +311,62 @@ export function createWebhookEndpointsStore(client: DynamoDBDocumentClient, tabl
         }
       }
       throw new StoreUnavailableError(`endpoint ${endpointId} kept rotating after ${MAX_ATTEMPTS} attempts`);
+    },
+
+    async noteFailure(tenantId, endpointId, nowMs) {
+      try {
+        const { Attributes } = await client.send(
+          new UpdateCommand({
+            TableName: table,
+            Key: { pk: partition(tenantId), sk: endpointId },
+            UpdateExpression: 'SET failingSince = if_not_exists(failingSince, :now)',
+            ConditionExpression: 'attribute_exists(pk)',
+            ExpressionAttributeValues: { ':now': nowMs },
+            ReturnValues: 'UPDATED_NEW',
+          }),
+        );
+        return Number(Attributes?.failingSince);
+      } catch (error) {
+        if (error instanceof ConditionalCheckFailedException) return undefined;
+        throw error;
+      }
+    },
+
+    async noteSuccess(tenantId, endpointId) {
+      try {
+        await client.send(
+          new UpdateCommand({
+            TableName: table,
+            Key: { pk: partition(tenantId), sk: endpointId },
+            UpdateExpression: 'REMOVE failingSince',
+            ConditionExpression: 'attribute_exists(failingSince)',
+          }),
+        );
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      }
+    },
+
+    async disable(tenantId, endpointId, reason, at) {
+      try {
+        await client.send(
+          new UpdateCommand({
+            TableName: table,
+            Key: { pk: partition(tenantId), sk: endpointId },
+            UpdateExpression: 'SET #status = :disabled, disabledReason = :reason, updatedAt = :at',
+            ConditionExpression: '#status = :enabled',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: {
+              ':disabled': 'disabled',
+              ':enabled': 'enabled',
+              ':reason': `${reason} (at ${at.toISOString()})`,
+              ':at': at.toISOString(),
+            },
+          }),
+        );
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      }
     },
 
     async count(tenantId) {

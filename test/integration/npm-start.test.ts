@@ -149,6 +149,7 @@ describe('npm start', () => {
           reportingCounts: 'cxm-local-reporting-counts',
           idempotency: 'cxm-local-idempotency',
           webhookEndpoints: 'cxm-local-webhook-endpoints',
+          webhookDeliveries: 'cxm-local-webhook-deliveries',
         });
         expect(first.output()).toMatch(/Demo key:/);
         firstKey = (state.demo as { key: string }).key;

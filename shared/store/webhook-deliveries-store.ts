@@ -1,0 +1,168 @@
+/**
+ * The deliveries of a tenant's endpoints: one item per message and endpoint at pk
+ * `<tenant>#<endpointId>`, sk `<event time>#<messageId>`, kept 30 days (TTL). A message is put only
+ * if absent, so an event met twice is delivered once; an attempt is recorded on condition that no
+ * other attempt was recorded since it read the delivery, so two copies of one queue message record
+ * one outcome.
+ */
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import {
+  DELIVERY_RETENTION_MS,
+  type DeliveryKey,
+  type DeliveryStatus,
+  deliverySortKey,
+  type WebhookDelivery,
+} from '#shared/domain/webhooks/webhook-delivery';
+import type { WebhookEventType } from '#shared/domain/webhooks/webhook-events';
+import { tableSpecs } from './table-specs.ts';
+
+const TTL_ATTRIBUTE = tableSpecs.webhookDeliveries.timeToLiveAttribute!;
+
+export type RecordDeliveryOutcome = { kind: 'new' } | { kind: 'exists'; delivery: WebhookDelivery };
+
+/** What one attempt left: the delivery's new status and what the list shows of the attempt. */
+export interface AttemptRecord {
+  status: DeliveryStatus;
+  at: string;
+  lastStatus?: number;
+  lastError?: string;
+  nextAttemptAt?: string;
+}
+
+export interface WebhookDeliveriesStore {
+  /** The delivery of a new message, unless it is kept already (then what is kept). */
+  record(tenantId: string, delivery: WebhookDelivery, nowMs: number): Promise<RecordDeliveryOutcome>;
+  get(tenantId: string, key: DeliveryKey): Promise<WebhookDelivery | undefined>;
+  /**
+   * Records the attempt after the `seenAttempts`-th: false when another attempt was recorded since
+   * (a second copy of the queue message), and nothing is written.
+   */
+  recordAttempt(tenantId: string, key: DeliveryKey, seenAttempts: number, attempt: AttemptRecord): Promise<boolean>;
+  /**
+   * Fails a pending delivery without an attempt (its endpoint was disabled or deleted), saying why;
+   * false when another attempt was recorded since `seenAttempts`.
+   */
+  stop(tenantId: string, key: DeliveryKey, seenAttempts: number, reason: string): Promise<boolean>;
+}
+
+const partition = (tenantId: string, endpointId: string) => `${tenantId}#${endpointId}`;
+
+function toDelivery(item: Record<string, unknown>): WebhookDelivery {
+  const delivery: WebhookDelivery = {
+    endpointId: String(item.endpointId),
+    at: String(item.at),
+    messageId: String(item.messageId),
+    type: item.type as WebhookEventType,
+    body: String(item.body),
+    status: item.status as DeliveryStatus,
+    attempts: Number(item.attempts ?? 0),
+  };
+  for (const field of ['lastAttemptAt', 'lastError', 'nextAttemptAt', 'deliveredAt'] as const)
+    if (typeof item[field] === 'string') delivery[field] = item[field];
+  if (typeof item.lastStatus === 'number') delivery.lastStatus = item.lastStatus;
+  return delivery;
+}
+
+export function createWebhookDeliveriesStore(client: DynamoDBDocumentClient, table: string): WebhookDeliveriesStore {
+  const keyOf = (tenantId: string, key: DeliveryKey) => ({
+    pk: partition(tenantId, key.endpointId),
+    sk: deliverySortKey(key),
+  });
+  return {
+    async record(tenantId, delivery, nowMs) {
+      try {
+        await client.send(
+          new PutCommand({
+            TableName: table,
+            Item: {
+              ...keyOf(tenantId, delivery),
+              tenantId,
+              ...delivery,
+              [TTL_ATTRIBUTE]: Math.ceil((Date.parse(delivery.at) + DELIVERY_RETENTION_MS) / 1000),
+              recordedAt: new Date(nowMs).toISOString(),
+            },
+            ConditionExpression: 'attribute_not_exists(pk)',
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          }),
+        );
+        return { kind: 'new' };
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException) || !error.Item) throw error;
+        return { kind: 'exists', delivery: toDelivery(unmarshall(error.Item)) };
+      }
+    },
+
+    async get(tenantId, key) {
+      const { Item } = await client.send(
+        new GetCommand({ TableName: table, Key: keyOf(tenantId, key), ConsistentRead: true }),
+      );
+      return Item ? toDelivery(Item) : undefined;
+    },
+
+    async recordAttempt(tenantId, key, seenAttempts, attempt) {
+      const set = ['#status = :status', 'attempts = :next', 'lastAttemptAt = :at'];
+      const remove: string[] = [];
+      const values: Record<string, unknown> = {
+        ':status': attempt.status,
+        ':next': seenAttempts + 1,
+        ':seen': seenAttempts,
+        ':at': attempt.at,
+      };
+      const optional = {
+        lastStatus: attempt.lastStatus,
+        lastError: attempt.lastError,
+        nextAttemptAt: attempt.nextAttemptAt,
+      };
+      for (const [field, value] of Object.entries(optional)) {
+        if (value === undefined) remove.push(field);
+        else {
+          set.push(`${field} = :${field}`);
+          values[`:${field}`] = value;
+        }
+      }
+      if (attempt.status === 'delivered') set.push('deliveredAt = :at');
+      try {
+        await client.send(
+          new UpdateCommand({
+            TableName: table,
+            Key: keyOf(tenantId, key),
+            UpdateExpression: `SET ${set.join(', ')}${remove.length > 0 ? ` REMOVE ${remove.join(', ')}` : ''}`,
+            ConditionExpression: 'attempts = :seen',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: values,
+          }),
+        );
+        return true;
+      } catch (error) {
+        if (error instanceof ConditionalCheckFailedException) return false;
+        throw error;
+      }
+    },
+
+    async stop(tenantId, key, seenAttempts, reason) {
+      try {
+        await client.send(
+          new UpdateCommand({
+            TableName: table,
+            Key: keyOf(tenantId, key),
+            UpdateExpression: 'SET #status = :failed, lastError = :reason REMOVE nextAttemptAt',
+            ConditionExpression: 'attempts = :seen AND #status = :pending',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: {
+              ':failed': 'failed',
+              ':pending': 'pending',
+              ':reason': reason,
+              ':seen': seenAttempts,
+            },
+          }),
+        );
+        return true;
+      } catch (error) {
+        if (error instanceof ConditionalCheckFailedException) return false;
+        throw error;
+      }
+    },
+  };
+}

@@ -1,0 +1,124 @@
+/**
+ * One attempt at a pending delivery, and what follows it: the message signed by the endpoint's
+ * secrets of the moment and POSTed to its URL of the moment (post-webhook.ts), the outcome
+ * recorded, and the next step of the schedule (retry-schedule.ts). A 410 disables the endpoint at
+ * once; a failure that finds the endpoint failing for 5 days disables it, saying since when; a
+ * success ends its failing streak. A delivery whose endpoint was disabled or deleted meanwhile
+ * fails without an attempt, saying why (a recover sends it again once the endpoint is enabled).
+ * Copies of one queue message are harmless: a delivery no longer pending is left alone, one not yet
+ * due is answered with the rest of its wait (so a queue whose longest delay is shorter than the
+ * schedule's steps carries a task in several hops), and an attempt is recorded only if none was
+ * since the delivery was read.
+ */
+
+import { endpointFailedTooLong, nextStep, RETRY_SCHEDULE_MS } from '#shared/domain/webhooks/retry-schedule';
+import { webhookHeaders } from '#shared/domain/webhooks/sign-webhook';
+import { signingSecretsAt } from '#shared/domain/webhooks/signing-secrets';
+import type { DeliveryKey } from '#shared/domain/webhooks/webhook-delivery';
+import type { WebhookTargetRules } from '#shared/domain/webhooks/webhook-target';
+import type { WebhookDeliveriesStore } from '#shared/store/webhook-deliveries-store';
+import type { WebhookEndpointsStore } from '#shared/store/webhook-endpoints-store';
+import { type PostWebhookOptions, postWebhook } from './post-webhook.ts';
+
+export interface DeliverMessageDeps {
+  endpoints: WebhookEndpointsStore;
+  deliveries: WebhookDeliveriesStore;
+  rules: WebhookTargetRules;
+  /** The waits before each attempt (RETRY_SCHEDULE_MS, or a local stage's shorter one). */
+  schedule?: readonly number[];
+  /** The attempt's options (a test's resolver or timeout). */
+  post?: PostWebhookOptions;
+  now?: () => number;
+}
+
+/** What the caller does next with the delivery's task: nothing more, or run it again after a wait. */
+export type DeliveryNext = { kind: 'done' } | { kind: 'retry'; afterMs: number };
+
+/**
+ * Makes the next attempt of `tenantId`'s delivery at `key`, when it is still pending.
+ *
+ * @example const next = await deliverMessage(deps, 'acme', key); if (next.kind === 'retry') await queue.send(task, next.afterMs);
+ */
+export async function deliverMessage(
+  deps: DeliverMessageDeps,
+  tenantId: string,
+  key: DeliveryKey,
+): Promise<DeliveryNext> {
+  const now = deps.now ?? Date.now;
+  const delivery = await deps.deliveries.get(tenantId, key);
+  if (delivery?.status !== 'pending') return { kind: 'done' };
+  // Early (a queue's delay is shorter than the schedule's, or a copy of the task): wait the rest.
+  const dueInMs = delivery.nextAttemptAt === undefined ? 0 : Date.parse(delivery.nextAttemptAt) - now();
+  if (dueInMs > 0) return { kind: 'retry', afterMs: dueInMs };
+  const endpoint = await deps.endpoints.get(tenantId, key.endpointId);
+  if (!endpoint || endpoint.status === 'disabled') {
+    const reason = endpoint
+      ? `not sent: the endpoint is disabled (${endpoint.disabledReason ?? 'no reason given'})`
+      : 'not sent: the endpoint was deleted';
+    await deps.deliveries.stop(tenantId, key, delivery.attempts, reason);
+    return { kind: 'done' };
+  }
+
+  const startedAt = now();
+  const headers = webhookHeaders(
+    { id: delivery.messageId, body: delivery.body },
+    signingSecretsAt(endpoint.secrets, startedAt),
+    new Date(startedAt),
+  );
+  const outcome = await postWebhook(endpoint.url, deps.rules, headers, delivery.body, deps.post);
+  const endedAt = now();
+  const at = new Date(endedAt).toISOString();
+  const attempts = delivery.attempts + 1;
+  const step = nextStep(attempts, outcome, deps.schedule ?? RETRY_SCHEDULE_MS);
+  const lastStatus = outcome.kind === 'delivered' ? outcome.status : outcome.kind === 'gone' ? 410 : outcome.status;
+  const lastError = outcome.kind === 'failed' ? outcome.reason : undefined;
+
+  if (step.kind === 'done') {
+    if (
+      !(await deps.deliveries.recordAttempt(tenantId, key, delivery.attempts, { status: 'delivered', at, lastStatus }))
+    )
+      return { kind: 'done' };
+    if (endpoint.failingSince !== undefined) await deps.endpoints.noteSuccess(tenantId, endpoint.id);
+    return { kind: 'done' };
+  }
+  if (step.kind === 'disable-endpoint') {
+    await deps.deliveries.recordAttempt(tenantId, key, delivery.attempts, {
+      status: 'failed',
+      at,
+      lastStatus,
+      lastError: step.reason,
+    });
+    await deps.endpoints.disable(tenantId, endpoint.id, step.reason, new Date(endedAt));
+    return { kind: 'done' };
+  }
+
+  const failingSince = await deps.endpoints.noteFailure(tenantId, endpoint.id, endedAt);
+  if (failingSince !== undefined && endpointFailedTooLong(failingSince, endedAt)) {
+    const reason = `its deliveries have failed for 5 days, since ${new Date(failingSince).toISOString()}`;
+    await deps.deliveries.recordAttempt(tenantId, key, delivery.attempts, {
+      status: 'failed',
+      at,
+      lastStatus,
+      lastError: `${lastError}; the endpoint is disabled: ${reason}`,
+    });
+    await deps.endpoints.disable(tenantId, endpoint.id, reason, new Date(endedAt));
+    return { kind: 'done' };
+  }
+  if (step.kind === 'give-up') {
+    await deps.deliveries.recordAttempt(tenantId, key, delivery.attempts, {
+      status: 'failed',
+      at,
+      lastStatus,
+      lastError: step.reason,
+    });
+    return { kind: 'done' };
+  }
+  const recorded = await deps.deliveries.recordAttempt(tenantId, key, delivery.attempts, {
+    status: 'pending',
+    at,
+    lastStatus,
+    lastError,
+    nextAttemptAt: new Date(endedAt + step.afterMs).toISOString(),
+  });
+  return recorded ? { kind: 'retry', afterMs: step.afterMs } : { kind: 'done' };
+}

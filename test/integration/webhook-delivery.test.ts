@@ -1,0 +1,322 @@
+/**
+ * From an event to verified deliveries, against DynamoDB Local and receivers on this machine that
+ * check every request with `standardwebhooks` (the specification's reference library): the fan-out
+ * keeps one delivery per subscribed, enabled endpoint and never two for an event met again; an
+ * attempt signs with the endpoint's secrets of the moment (both during a rotation), a 500 is tried
+ * again under the same `webhook-id` when due, a 410 disables the endpoint, 5 days of failures
+ * disable it, a schedule run out fails the delivery, and a delivery whose endpoint was disabled or
+ * deleted fails without an attempt, saying why.
+ */
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pointAtLocalDynamo } from '#infra/local/point-at-local-dynamo';
+import { buildNote } from '#shared/domain/notes/build-note';
+import { rotateSecrets } from '#shared/domain/webhooks/signing-secrets';
+import type { StoredWebhookEndpoint } from '#shared/domain/webhooks/webhook-endpoint';
+import { documentChanged, noteCreated, type WebhookEventType } from '#shared/domain/webhooks/webhook-events';
+import { newWebhookSecret } from '#shared/domain/webhooks/webhook-secret';
+import { documentClient } from '#shared/store/dynamo-client';
+import { bindTableStores, type TableStores } from '#shared/store/table-stores';
+import { type DeliverMessageDeps, deliverMessage } from '#shared/webhooks/deliver-message';
+import { type DeliveryTask, fanOutEvent } from '#shared/webhooks/fan-out-event';
+import { uniqueTenant } from '#test/support/test-api';
+import { workerDynamo } from '#test/support/worker-dynamo';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** The schedule, shortened as a local stage may: at once, then 20 ms, then 40 ms. */
+const SCHEDULE = [0, 20, 40];
+
+interface Receipt {
+  id: string;
+  body: unknown;
+  signatures: string[];
+}
+
+/** A receiver that verifies each request with `secrets` (any of them) and answers the next status of `answers`. */
+interface Receiver {
+  url: string;
+  receipts: Receipt[];
+  /** Requests that did not verify. */
+  refused: string[];
+  answers: number[];
+  secrets: string[];
+}
+
+const servers: Server[] = [];
+let stores: TableStores;
+let deps: DeliverMessageDeps;
+
+beforeAll(() => {
+  const { endpoint, credentials, tables } = workerDynamo();
+  pointAtLocalDynamo({ endpoint, credentials }, tables);
+  stores = bindTableStores(documentClient(), tables);
+  deps = {
+    endpoints: stores.webhookEndpoints,
+    deliveries: stores.webhookDeliveries,
+    rules: 'local',
+    schedule: SCHEDULE,
+  };
+});
+afterAll(async () => {
+  for (const server of servers) {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+
+async function receiver(secrets: string[], answers: number[] = []): Promise<Receiver> {
+  const state: Receiver = { url: '', receipts: [], refused: [], answers, secrets };
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      const headers = request.headers as IncomingHttpHeaders & Record<string, string>;
+      const verified = state.secrets.some((secret) => {
+        try {
+          new Webhook(secret).verify(body, headers);
+          return true;
+        } catch {
+          return false;
+        }
+      });
+      if (verified)
+        state.receipts.push({
+          id: String(headers['webhook-id']),
+          body: JSON.parse(body),
+          signatures: String(headers['webhook-signature']).split(' '),
+        });
+      else state.refused.push(body);
+      response.writeHead(verified ? (state.answers.shift() ?? 200) : 400).end();
+    });
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  state.url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/hooks`;
+  return state;
+}
+
+let endpointCount = 0;
+async function addEndpoint(
+  tenantId: string,
+  url: string,
+  events: WebhookEventType[] = ['note.created'],
+  fields: Partial<StoredWebhookEndpoint> = {},
+): Promise<StoredWebhookEndpoint> {
+  const at = new Date().toISOString();
+  const endpoint: StoredWebhookEndpoint = {
+    id: `ep_delivery-${++endpointCount}`,
+    url,
+    events,
+    description: '',
+    status: 'enabled',
+    createdAt: at,
+    updatedAt: at,
+    secrets: { current: newWebhookSecret() },
+    ...fields,
+  };
+  await stores.webhookEndpoints.create(tenantId, endpoint, { limit: 100 });
+  return endpoint;
+}
+
+const noteEvent = (tenantId: string) =>
+  noteCreated(tenantId, 'conv-1', buildNote(`n-${Date.now()}-${Math.random()}`, new Date()));
+
+/** Runs a task to its end, waiting out each retry, as the queue would. */
+async function runToEnd(task: DeliveryTask, options: DeliverMessageDeps = deps): Promise<number> {
+  let attempts = 0;
+  for (;;) {
+    const next = await deliverMessage(options, task.tenantId, task.key);
+    attempts++;
+    if (next.kind === 'done') return attempts;
+    await new Promise((resolve) => setTimeout(resolve, next.afterMs));
+  }
+}
+
+describe('fan-out', () => {
+  it('keeps one delivery per enabled endpoint subscribed to the type, each delivered and verified, with the body of the event', async () => {
+    const tenant = uniqueTenant('fan');
+    const secret = newWebhookSecret();
+    const a = await receiver([secret]);
+    const b = await receiver([secret]);
+    const other = await receiver([secret]);
+    await addEndpoint(tenant, a.url, ['note.created'], { secrets: { current: secret } });
+    await addEndpoint(tenant, b.url, ['voc.job.failed', 'note.created'], { secrets: { current: secret } });
+    await addEndpoint(tenant, other.url, ['provisioning.document.changed'], { secrets: { current: secret } });
+    await addEndpoint(tenant, other.url, ['note.created'], {
+      secrets: { current: secret },
+      status: 'disabled',
+      disabledReason: 'paused',
+    });
+    const event = noteEvent(tenant);
+
+    const tasks = await fanOutEvent(deps, tenant, event);
+    expect(tasks).toHaveLength(2);
+    for (const task of tasks) await runToEnd(task);
+
+    for (const got of [a, b]) {
+      expect(got.refused).toEqual([]);
+      expect(got.receipts.map((receipt) => receipt.body)).toEqual([JSON.parse(JSON.stringify(event))]);
+    }
+    expect(a.receipts[0]!.id).not.toBe(b.receipts[0]!.id);
+    expect(other.receipts).toEqual([]);
+    for (const task of tasks)
+      expect(await stores.webhookDeliveries.get(tenant, task.key)).toMatchObject({
+        status: 'delivered',
+        attempts: 1,
+        lastStatus: 200,
+        messageId: task.key.messageId,
+      });
+  });
+
+  it('an event met again keeps no second delivery; before its first attempt it hands back the same task, after it none', async () => {
+    const tenant = uniqueTenant('fan-again');
+    const secret = newWebhookSecret();
+    const got = await receiver([secret]);
+    await addEndpoint(tenant, got.url, ['provisioning.document.changed'], { secrets: { current: secret } });
+    const event = documentChanged(tenant, 'bots', 'bot-1', 'k3Jv0cQ9', 'merged', new Date());
+
+    const first = await fanOutEvent(deps, tenant, event);
+    expect(await fanOutEvent(deps, tenant, event)).toEqual(first);
+    await runToEnd(first[0]!);
+    await runToEnd(first[0]!);
+    expect(await fanOutEvent(deps, tenant, event)).toEqual([]);
+    expect(got.receipts).toHaveLength(1);
+  });
+});
+
+describe('attempts', () => {
+  it('a 500 is tried again when due, under the same webhook-id; a task early for its attempt waits the rest', async () => {
+    const tenant = uniqueTenant('retry');
+    const secret = newWebhookSecret();
+    const got = await receiver([secret], [500]);
+    const endpoint = await addEndpoint(tenant, got.url, ['note.created'], { secrets: { current: secret } });
+    const [task] = await fanOutEvent(deps, tenant, noteEvent(tenant));
+    // A wait long enough to ask again before it is over.
+    const slower: DeliverMessageDeps = { ...deps, schedule: [0, 400] };
+
+    const first = await deliverMessage(slower, tenant, task!.key);
+    expect(first).toEqual({ kind: 'retry', afterMs: 400 });
+    const pending = await stores.webhookDeliveries.get(tenant, task!.key);
+    expect(pending).toMatchObject({ status: 'pending', attempts: 1, lastStatus: 500, lastError: 'HTTP 500' });
+    expect(pending?.nextAttemptAt).toBeDefined();
+    expect((await stores.webhookEndpoints.get(tenant, endpoint.id))?.failingSince).toBeGreaterThan(0);
+
+    const early = await deliverMessage(slower, tenant, task!.key);
+    expect(early.kind).toBe('retry');
+    expect(got.receipts).toHaveLength(1);
+
+    await runToEnd(task!, slower);
+    expect(got.receipts.map((receipt) => receipt.id)).toEqual([task!.key.messageId, task!.key.messageId]);
+    expect(got.refused).toEqual([]);
+    expect(await stores.webhookDeliveries.get(tenant, task!.key)).toMatchObject({ status: 'delivered', attempts: 2 });
+    expect((await stores.webhookEndpoints.get(tenant, endpoint.id))?.failingSince).toBeUndefined();
+  });
+
+  it('a schedule run out fails the delivery, saying how many attempts and the last answer', async () => {
+    const tenant = uniqueTenant('give-up');
+    const secret = newWebhookSecret();
+    const got = await receiver([secret], [500, 503, 500]);
+    await addEndpoint(tenant, got.url, ['note.created'], { secrets: { current: secret } });
+    const [task] = await fanOutEvent(deps, tenant, noteEvent(tenant));
+    expect(await runToEnd(task!)).toBe(3);
+    expect(await stores.webhookDeliveries.get(tenant, task!.key)).toMatchObject({
+      status: 'failed',
+      attempts: 3,
+      lastError: '3 attempts failed, the last with HTTP 500',
+    });
+  });
+
+  it('a 410 disables the endpoint at once; its next delivery fails without an attempt, saying why', async () => {
+    const tenant = uniqueTenant('gone');
+    const secret = newWebhookSecret();
+    const got = await receiver([secret], [410]);
+    const endpoint = await addEndpoint(tenant, got.url, ['note.created'], { secrets: { current: secret } });
+    const [task] = await fanOutEvent(deps, tenant, noteEvent(tenant));
+    expect(await runToEnd(task!)).toBe(1);
+    const disabled = await stores.webhookEndpoints.get(tenant, endpoint.id);
+    expect(disabled?.status).toBe('disabled');
+    expect(disabled?.disabledReason).toMatch(/^the receiver answered 410 Gone: it no longer takes these events \(at /);
+
+    const [later] = await fanOutEvent(deps, tenant, noteEvent(tenant));
+    expect(later).toBeUndefined();
+    // A delivery made before it was disabled, attempted after: stopped, not sent.
+    const kept = { ...task!.key, messageId: 'msg_kept-before-410' };
+    await stores.webhookDeliveries.record(
+      tenant,
+      { ...kept, type: 'note.created', body: '{}', status: 'pending', attempts: 0 },
+      Date.now(),
+    );
+    expect(await deliverMessage(deps, tenant, kept)).toEqual({ kind: 'done' });
+    expect((await stores.webhookDeliveries.get(tenant, kept))?.lastError).toMatch(
+      /^not sent: the endpoint is disabled \(the receiver answered 410 Gone/,
+    );
+    expect(got.receipts).toHaveLength(1);
+  });
+
+  it('an endpoint failing for 5 days is disabled at its next failure, saying since when', async () => {
+    const tenant = uniqueTenant('five-days');
+    const secret = newWebhookSecret();
+    const got = await receiver([secret], [500]);
+    const endpoint = await addEndpoint(tenant, got.url, ['note.created'], { secrets: { current: secret } });
+    const sixDaysAgo = Date.now() - 6 * DAY_MS;
+    await stores.webhookEndpoints.noteFailure(tenant, endpoint.id, sixDaysAgo);
+    const [task] = await fanOutEvent(deps, tenant, noteEvent(tenant));
+    expect(await deliverMessage(deps, tenant, task!.key)).toEqual({ kind: 'done' });
+    const disabled = await stores.webhookEndpoints.get(tenant, endpoint.id);
+    expect(disabled?.status).toBe('disabled');
+    expect(disabled?.disabledReason).toContain(
+      `its deliveries have failed for 5 days, since ${new Date(sixDaysAgo).toISOString()}`,
+    );
+    expect((await stores.webhookDeliveries.get(tenant, task!.key))?.status).toBe('failed');
+  });
+
+  it('during a rotation both secrets sign, the new one first: a receiver holding either verifies', async () => {
+    const tenant = uniqueTenant('rotation');
+    const old = newWebhookSecret();
+    const rotated = rotateSecrets({ current: old }, Date.now());
+    const withOld = await receiver([old]);
+    const withNew = await receiver([rotated.current]);
+    await addEndpoint(tenant, withOld.url, ['note.created'], { secrets: rotated });
+    await addEndpoint(tenant, withNew.url, ['note.created'], { secrets: rotated });
+    for (const task of await fanOutEvent(deps, tenant, noteEvent(tenant))) await runToEnd(task);
+    for (const got of [withOld, withNew]) {
+      expect(got.refused).toEqual([]);
+      expect(got.receipts).toHaveLength(1);
+      expect(got.receipts[0]!.signatures).toHaveLength(2);
+    }
+    // Once its 24 hours are over, the replaced secret signs no more.
+    const over = { ...rotated, previous: { secret: old, until: Date.now() - 1 } };
+    const onlyNew = await receiver([rotated.current]);
+    const oldOnly = await receiver([old]);
+    await addEndpoint(tenant, onlyNew.url, ['provisioning.document.changed'], { secrets: over });
+    await addEndpoint(tenant, oldOnly.url, ['provisioning.document.changed'], { secrets: over });
+    const event = documentChanged(tenant, 'bots', 'bot-1', 'v2', 'replaced', new Date());
+    for (const task of await fanOutEvent(deps, tenant, event)) await runToEnd(task);
+    expect(onlyNew.receipts[0]!.signatures).toHaveLength(1);
+    expect(oldOnly.receipts).toEqual([]);
+    // Its 400 is a failure like any other: tried on the whole schedule.
+    expect(oldOnly.refused).toHaveLength(SCHEDULE.length);
+  });
+
+  it('a delivery whose endpoint was deleted fails without an attempt; copies of one task record one attempt', async () => {
+    const tenant = uniqueTenant('deleted');
+    const secret = newWebhookSecret();
+    const got = await receiver([secret]);
+    const endpoint = await addEndpoint(tenant, got.url, ['note.created'], { secrets: { current: secret } });
+    const [task] = await fanOutEvent(deps, tenant, noteEvent(tenant));
+    await Promise.all([deliverMessage(deps, tenant, task!.key), deliverMessage(deps, tenant, task!.key)]);
+    expect(await stores.webhookDeliveries.get(tenant, task!.key)).toMatchObject({ status: 'delivered', attempts: 1 });
+
+    const [next] = await fanOutEvent(deps, tenant, noteEvent(tenant));
+    await stores.webhookEndpoints.remove(tenant, endpoint.id);
+    expect(await deliverMessage(deps, tenant, next!.key)).toEqual({ kind: 'done' });
+    expect(await stores.webhookDeliveries.get(tenant, next!.key)).toMatchObject({
+      status: 'failed',
+      attempts: 0,
+      lastError: 'not sent: the endpoint was deleted',
+    });
+  });
+});
