@@ -387,6 +387,22 @@ export const routes = [
     summary: "Rotate a webhook endpoint's signing secret: both sign for 24 hours",
     errors: [400, 404, 422],
   },
+  {
+    id: 'listWebhookDeliveries',
+    method: 'GET',
+    path: '/api/v1/webhooks/tenants/{tenantId}/endpoints/{endpointId}/deliveries',
+    handler: 'functions/webhooks/list-webhook-deliveries.ts',
+    scope: 'webhooks:endpoints.read',
+    // The endpoint must exist; its deliveries are a query of their own partition.
+    tables: { webhookEndpoints: { operations: ['GetItem'] }, webhookDeliveries: { operations: ['Query'] } },
+    schemas: {
+      path: 'WebhookEndpointPath',
+      query: 'ListWebhookDeliveriesQuery',
+      response: { status: 200, schema: 'WebhookDeliveryList' },
+    },
+    summary: "List a webhook endpoint's deliveries, newest first (cursor-paginated)",
+    errors: [400, 404],
+  },
 ] as const satisfies readonly RouteSpec[];
 
 export type RouteId = (typeof routes)[number]['id'];

@@ -738,4 +738,54 @@ export const operationDocs: Record<RouteId, OperationDocs> = {
     },
     errorExamples: { 404: noEndpoint },
   },
+  listWebhookDeliveries: {
+    description:
+      'What became of each message to the endpoint (one per event and endpoint), newest event first, a page at a time: ' +
+      '`pending` (an attempt is due at `nextAttemptAt`), `delivered`, or `failed` with `lastError`. The `id` is the ' +
+      "`webhook-id` every attempt of the message carries, the receiver's key for deduplication. Deliveries are kept 30 " +
+      'days. An endpoint that does not exist (or was deleted) is 404.',
+    success: {
+      200: {
+        description: 'A page of deliveries.',
+        examples: {
+          page: example('A delivered message and one being retried', {
+            data: [
+              {
+                id: 'msg_Zk3uA8Qm1pW0sV5dJ2rT7yXcBn',
+                type: 'voc.job.failed',
+                eventAt: '2026-01-02T09:30:00.000Z',
+                status: 'pending',
+                attempts: 2,
+                lastAttemptAt: '2026-01-02T09:30:06.000Z',
+                lastStatus: 503,
+                lastError: 'HTTP 503',
+                nextAttemptAt: '2026-01-02T09:35:06.000Z',
+              },
+              {
+                id: 'msg_Hq8nC2Lr5tY1oX4bM7vS0wEaGk',
+                type: 'note.created',
+                eventAt: '2026-01-02T09:00:00.000Z',
+                status: 'delivered',
+                attempts: 1,
+                lastAttemptAt: '2026-01-02T09:00:00.400Z',
+                lastStatus: 200,
+                deliveredAt: '2026-01-02T09:00:00.400Z',
+              },
+            ],
+            cursor:
+              'eyJ2IjoxLCJiZWZvcmUiOiIyMDI2LTAxLTAyVDA5OjAwOjAwLjAwMFojbXNnX0hxOG5DMkxyNXRZMW9YNGJNN3ZTMHdFYUdrIn0',
+          }),
+        },
+      },
+    },
+    errorExamples: {
+      400: {
+        cursor: example(
+          'Not a cursor of this list',
+          error('BadRequest', "Query parameter 'cursor' is not a cursor of this list; take it from the previous page."),
+        ),
+      },
+      404: noEndpoint,
+    },
+  },
 };

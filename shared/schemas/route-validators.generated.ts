@@ -2,7 +2,7 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import type { ParsedJson } from './parsed-json.ts';
 import type { schemaCatalog } from './schema-catalog.ts';
-import { AddInternalNoteBody, CollectionPath, ConversationPath, CreateRecordingUploadBody, CreateWebhookEndpointBody, DocumentBody, DocumentPath, ListDocumentsQuery, NoQuery, ReportQuery, TenantPath, UpdateWebhookEndpointBody, VocJobPath, WebhookEndpointPath } from './validators.generated.ts';
+import { AddInternalNoteBody, CollectionPath, ConversationPath, CreateRecordingUploadBody, CreateWebhookEndpointBody, DocumentBody, DocumentPath, ListDocumentsQuery, ListWebhookDeliveriesQuery, NoQuery, ReportQuery, TenantPath, UpdateWebhookEndpointBody, VocJobPath, WebhookEndpointPath } from './validators.generated.ts';
 
 export const addInternalNote = { id: 'addInternalNote', path: ConversationPath, query: NoQuery, body: AddInternalNoteBody } as const;
 export const listDocuments = { id: 'listDocuments', path: CollectionPath, query: ListDocumentsQuery } as const;
@@ -20,8 +20,9 @@ export const getWebhookEndpoint = { id: 'getWebhookEndpoint', path: WebhookEndpo
 export const updateWebhookEndpoint = { id: 'updateWebhookEndpoint', path: WebhookEndpointPath, query: NoQuery, body: UpdateWebhookEndpointBody } as const;
 export const deleteWebhookEndpoint = { id: 'deleteWebhookEndpoint', path: WebhookEndpointPath, query: NoQuery } as const;
 export const rotateWebhookSecret = { id: 'rotateWebhookSecret', path: WebhookEndpointPath, query: NoQuery } as const;
+export const listWebhookDeliveries = { id: 'listWebhookDeliveries', path: WebhookEndpointPath, query: ListWebhookDeliveriesQuery } as const;
 
-type Input<Id extends 'AddInternalNoteBody' | 'CollectionPath' | 'ConversationPath' | 'CreateRecordingUploadBody' | 'CreateWebhookEndpointBody' | 'DocumentBody' | 'DocumentPath' | 'ListDocumentsQuery' | 'NoQuery' | 'ReportQuery' | 'TenantPath' | 'UpdateWebhookEndpointBody' | 'VocJobPath' | 'WebhookEndpointPath'> = ParsedJson<FromSchema<(typeof schemaCatalog)[Id]>>;
+type Input<Id extends 'AddInternalNoteBody' | 'CollectionPath' | 'ConversationPath' | 'CreateRecordingUploadBody' | 'CreateWebhookEndpointBody' | 'DocumentBody' | 'DocumentPath' | 'ListDocumentsQuery' | 'ListWebhookDeliveriesQuery' | 'NoQuery' | 'ReportQuery' | 'TenantPath' | 'UpdateWebhookEndpointBody' | 'VocJobPath' | 'WebhookEndpointPath'> = ParsedJson<FromSchema<(typeof schemaCatalog)[Id]>>;
 
 /** What each route's validators let through: the handler's `path`, `query` and `body`. */
 export interface RouteInputs {
@@ -41,4 +42,5 @@ export interface RouteInputs {
   updateWebhookEndpoint: { path: Input<'WebhookEndpointPath'>; query: Input<'NoQuery'>; body: Input<'UpdateWebhookEndpointBody'> };
   deleteWebhookEndpoint: { path: Input<'WebhookEndpointPath'>; query: Input<'NoQuery'>; body: unknown };
   rotateWebhookSecret: { path: Input<'WebhookEndpointPath'>; query: Input<'NoQuery'>; body: unknown };
+  listWebhookDeliveries: { path: Input<'WebhookEndpointPath'>; query: Input<'ListWebhookDeliveriesQuery'>; body: unknown };
 }

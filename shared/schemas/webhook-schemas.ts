@@ -1,4 +1,6 @@
 /** Tenant webhook endpoints: their path, the create and change bodies, and what the API answers. */
+
+import { DELIVERY_STATUSES } from '#shared/domain/webhooks/webhook-delivery';
 import {
   ENDPOINT_DESCRIPTION_MAX_LENGTH,
   ENDPOINT_STATUSES,
@@ -151,6 +153,94 @@ export const RotatedWebhookSecret = {
       ...instant,
       description:
         'Until then every delivery is signed with both secrets, the new one first; after it, with the new one only.',
+    },
+  },
+} as const;
+
+/** A page of the deliveries list: 1 to 100 in digits. */
+export const DEFAULT_DELIVERY_LIMIT = 50;
+export const MAX_DELIVERY_LIMIT = 100;
+
+export const ListWebhookDeliveriesQuery = {
+  $id: 'ListWebhookDeliveriesQuery',
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    limit: {
+      type: 'string',
+      maxLength: 3,
+      pattern: '^(?:[1-9][0-9]?|100)$',
+      description: `Page size, 1 to ${MAX_DELIVERY_LIMIT} (default ${DEFAULT_DELIVERY_LIMIT}).`,
+    },
+    cursor: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 512,
+      pattern: '^[A-Za-z0-9_-]+$',
+      description: "The previous page's `cursor`.",
+    },
+  },
+} as const;
+
+export const WebhookDeliveryList = {
+  $id: 'WebhookDeliveryList',
+  type: 'object',
+  required: ['data', 'cursor'],
+  additionalProperties: false,
+  properties: {
+    data: {
+      type: 'array',
+      maxItems: MAX_DELIVERY_LIMIT,
+      description: 'The deliveries, newest event first (kept 30 days).',
+      items: {
+        type: 'object',
+        required: ['id', 'type', 'eventAt', 'status', 'attempts'],
+        additionalProperties: false,
+        properties: {
+          id: {
+            type: 'string',
+            maxLength: 100,
+            pattern: '^[A-Za-z0-9_-]+$',
+            description: 'The message id: the `webhook-id` of every attempt.',
+          },
+          type: { type: 'string', enum: [...WEBHOOK_EVENT_TYPES] },
+          eventAt: { ...instant, description: 'When the event happened.' },
+          status: {
+            type: 'string',
+            enum: [...DELIVERY_STATUSES],
+            description: '`pending` (an attempt is due), `delivered` (a 2xx came back) or `failed` (see `lastError`).',
+          },
+          attempts: {
+            type: 'integer',
+            format: 'int32',
+            minimum: 0,
+            maximum: 100,
+            description: 'Attempts made so far.',
+          },
+          lastAttemptAt: instant,
+          lastStatus: {
+            type: 'integer',
+            format: 'int32',
+            minimum: 100,
+            maximum: 599,
+            description: "The receiver's last status.",
+          },
+          lastError: {
+            type: 'string',
+            maxLength: 1024,
+            pattern: PLAIN_TEXT,
+            description: 'What the last failed attempt came to, or why the delivery stopped.',
+          },
+          nextAttemptAt: { ...instant, description: 'When the next attempt is due, while pending after a failure.' },
+          deliveredAt: instant,
+        },
+      },
+    },
+    cursor: {
+      type: ['string', 'null'],
+      maxLength: 512,
+      pattern: '^[A-Za-z0-9_-]+$',
+      description: 'Pass it as `cursor` for the next (older) page; `null` on the last page.',
     },
   },
 } as const;

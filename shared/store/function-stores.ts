@@ -22,6 +22,7 @@ import {
   bindKeysStore,
   bindReportingRowsStore,
   bindVocJobsStore,
+  bindWebhookDeliveriesStore,
   bindWebhookEndpointsStore,
 } from './table-stores.ts';
 
@@ -31,6 +32,7 @@ export const documentsStore = () => bindDocumentsStore(documentClient(), tableNa
 export const vocJobsStore = () => bindVocJobsStore(documentClient(), tableName);
 export const reportingRowsStore = () => bindReportingRowsStore(documentClient(), tableName);
 export const webhookEndpointsStore = () => bindWebhookEndpointsStore(documentClient(), tableName);
+export const webhookDeliveriesStore = () => bindWebhookDeliveriesStore(documentClient(), tableName);
 export const idempotencyLedger = () => bindIdempotencyLedger(documentClient(), tableName, idempotencyTtlMs());
 
 /** The tables the DynamoDB window index reads: a list on an OpenSearch stage has no use for them. */

@@ -6,7 +6,13 @@
  * one outcome.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import {
   DELIVERY_RETENTION_MS,
@@ -16,6 +22,7 @@ import {
   type WebhookDelivery,
 } from '#shared/domain/webhooks/webhook-delivery';
 import type { WebhookEventType } from '#shared/domain/webhooks/webhook-events';
+import type { StopSignal } from './stop-signal.ts';
 import { tableSpecs } from './table-specs.ts';
 
 const TTL_ATTRIBUTE = tableSpecs.webhookDeliveries.timeToLiveAttribute!;
@@ -31,7 +38,19 @@ export interface AttemptRecord {
   nextAttemptAt?: string;
 }
 
+/** A page of an endpoint's deliveries, newest first, and whether older ones remain. */
+export interface DeliveryPage {
+  deliveries: WebhookDelivery[];
+  more: boolean;
+}
+
 export interface WebhookDeliveriesStore {
+  /** The endpoint's deliveries, newest first, at most `limit`, those older than the delivery at sort key `before`. */
+  list(
+    tenantId: string,
+    endpointId: string,
+    page: { limit: number; before?: string; signal?: StopSignal },
+  ): Promise<DeliveryPage>;
   /** The delivery of a new message, unless it is kept already (then what is kept). */
   record(tenantId: string, delivery: WebhookDelivery, nowMs: number): Promise<RecordDeliveryOutcome>;
   get(tenantId: string, key: DeliveryKey): Promise<WebhookDelivery | undefined>;
@@ -71,6 +90,23 @@ export function createWebhookDeliveriesStore(client: DynamoDBDocumentClient, tab
     sk: deliverySortKey(key),
   });
   return {
+    async list(tenantId, endpointId, { limit, before, signal }) {
+      const pk = partition(tenantId, endpointId);
+      const { Items = [] } = await client.send(
+        new QueryCommand({
+          TableName: table,
+          KeyConditionExpression: before === undefined ? 'pk = :pk' : 'pk = :pk AND sk < :before',
+          ExpressionAttributeValues: { ':pk': pk, ...(before !== undefined && { ':before': before }) },
+          ScanIndexForward: false,
+          // One more than the page, to know whether another follows.
+          Limit: limit + 1,
+          ConsistentRead: true,
+        }),
+        { abortSignal: signal },
+      );
+      return { deliveries: Items.slice(0, limit).map(toDelivery), more: Items.length > limit };
+    },
+
     async record(tenantId, delivery, nowMs) {
       try {
         await client.send(

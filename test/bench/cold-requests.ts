@@ -216,6 +216,15 @@ const ROUTE_REQUESTS: Record<RouteId, { request: Omit<RouteRequest, 'scopes'>; a
     request: { method: 'POST', path: endpointPath(`/${ENDPOINT}/rotate-secret`), pathParameters: endpointParameters },
     accepted: [200],
   },
+  listWebhookDeliveries: {
+    request: {
+      method: 'GET',
+      path: endpointPath(`/${ENDPOINT}/deliveries`),
+      pathParameters: endpointParameters,
+      query: 'limit=10',
+    },
+    accepted: [200],
+  },
   deleteWebhookEndpoint: {
     // The first run deletes the endpoint; the later ones make the same transaction and find it gone.
     request: {

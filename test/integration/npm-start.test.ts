@@ -289,6 +289,7 @@ describe('npm start', () => {
           getWebhookEndpoint: await call('GET', endpoint),
           updateWebhookEndpoint: await call('PATCH', endpoint, { description: 'from a bundle' }),
           rotateWebhookSecret: await call('POST', `${endpoint}/rotate-secret`),
+          listWebhookDeliveries: await call('GET', `${endpoint}/deliveries`),
           deleteWebhookEndpoint: await call('DELETE', endpoint),
         };
         expect(statuses).toEqual({
@@ -307,6 +308,7 @@ describe('npm start', () => {
           getWebhookEndpoint: 200,
           updateWebhookEndpoint: 200,
           rotateWebhookSecret: 200,
+          listWebhookDeliveries: 200,
           deleteWebhookEndpoint: 204,
         });
         expect(Object.keys(statuses).sort()).toEqual(routes.map((route) => route.id).sort());

@@ -69,6 +69,7 @@ async function snapshot(tenantId: string, key: string) {
     ...(await tenantItemKeys(api.tables.documents, tenantId)),
     ...(await tenantItemKeys(api.tables.vocJobs, tenantId)),
     ...(await tenantItemKeys(api.tables.webhookEndpoints, tenantId)),
+    ...(await tenantItemKeys(api.tables.webhookDeliveries, tenantId)),
   ];
   return { reads, notes, conversation, items };
 }

@@ -3,7 +3,8 @@
  * shows the same one and registers nothing), listed and read without it, changed, paused and
  * resumed, rotated (a keyed retry does not rotate twice), deleted (204, then 404), and held to the
  * stage's limit per tenant (here 3). URLs a delivery may not reach are refused at registration and
- * at a change, naming why, and nothing is written.
+ * at a change, naming why, and nothing is written. An endpoint's deliveries list newest first, a
+ * page at a time.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { webhookKey } from '#shared/domain/webhooks/webhook-secret';
@@ -273,5 +274,96 @@ describe('rotating the secret', () => {
       previous: { secret },
     });
     await removeAll();
+  });
+});
+
+describe('the deliveries list', () => {
+  it("pages an endpoint's deliveries newest first, without their bodies; the last page's cursor is null", async () => {
+    const created = (await register({ url: RECEIVER, events: ['note.created'] })).json as Endpoint;
+    const other = (await register({ url: RECEIVER, events: ['note.created'] })).json as Endpoint;
+    const base = Date.parse('2026-11-27T08:00:00.000Z');
+    for (let i = 0; i < 5; i++) {
+      await api.webhookDeliveries.record(
+        tenant,
+        {
+          endpointId: created.id,
+          at: new Date(base + i * 1000).toISOString(),
+          messageId: `msg_list-${i}`,
+          type: 'note.created',
+          body: '{"secret":"not shown"}',
+          status: i === 4 ? 'pending' : 'delivered',
+          attempts: 1,
+          ...(i === 4 && {
+            lastStatus: 503,
+            lastError: 'HTTP 503',
+            nextAttemptAt: new Date(base + 9000).toISOString(),
+          }),
+        },
+        Date.now(),
+      );
+    }
+    await api.webhookDeliveries.record(
+      tenant,
+      {
+        endpointId: other.id,
+        at: new Date(base).toISOString(),
+        messageId: 'msg_other',
+        type: 'note.created',
+        body: '{}',
+        status: 'pending',
+        attempts: 0,
+      },
+      Date.now(),
+    );
+    const deliveriesPath = `${endpointPath(created.id)}/deliveries`;
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const query: string = `?limit=2${cursor ? `&cursor=${cursor}` : ''}`;
+      const page = await api.call('GET', `${deliveriesPath}${query}`, key);
+      expect(page.status).toBe(200);
+      expect(page.text).not.toContain('not shown');
+      const body = page.json as { data: { id: string }[]; cursor: string | null };
+      seen.push(...body.data.map((delivery) => delivery.id));
+      cursor = body.cursor;
+      pages++;
+    } while (cursor !== null);
+    expect(pages).toBe(3);
+    expect(seen).toEqual(['msg_list-4', 'msg_list-3', 'msg_list-2', 'msg_list-1', 'msg_list-0']);
+
+    const first = (await api.call('GET', `${deliveriesPath}?limit=1`, key)).json as { data: unknown[] };
+    expect(first.data).toEqual([
+      {
+        id: 'msg_list-4',
+        type: 'note.created',
+        eventAt: '2026-11-27T08:00:04.000Z',
+        status: 'pending',
+        attempts: 1,
+        lastStatus: 503,
+        lastError: 'HTTP 503',
+        nextAttemptAt: '2026-11-27T08:00:09.000Z',
+      },
+    ]);
+    await removeAll();
+  });
+
+  it('a cursor not of this list is 400; an endpoint that does not exist, or no longer, is 404', async () => {
+    const created = (await register({ url: RECEIVER, events: ['note.created'] })).json as Endpoint;
+    const deliveriesPath = `${endpointPath(created.id)}/deliveries`;
+    const forged = Buffer.from(JSON.stringify({ v: 2, before: 'x' })).toString('base64url');
+    for (const cursor of [forged, 'bm90LWpzb24']) {
+      const response = await api.call('GET', `${deliveriesPath}?cursor=${cursor}`, key);
+      expect(response.status).toBe(400);
+      expect((response.json as { message: string }).message).toContain("'cursor'");
+    }
+    for (const limit of ['0', '101', 'ten'])
+      expect((await api.call('GET', `${deliveriesPath}?limit=${limit}`, key)).status).toBe(400);
+    await removeAll();
+    expect((await api.call('GET', deliveriesPath, key)).status).toBe(404);
+    expect((await api.call('GET', `${endpointPath('ep_absent')}/deliveries`, key)).json).toEqual({
+      code: 'NotFound',
+      message: "No webhook endpoint 'ep_absent' exists in this tenant.",
+    });
   });
 });

@@ -254,6 +254,27 @@ export const routeFixtures = {
       );
     },
   },
+  listWebhookDeliveries: {
+    arrange: async (api, tenantId) => {
+      await addEndpoint(api, tenantId, FIXTURE_ENDPOINT);
+      await api.webhookDeliveries.record(
+        tenantId,
+        {
+          endpointId: FIXTURE_ENDPOINT,
+          at: new Date().toISOString(),
+          messageId: 'msg_fixture',
+          type: 'note.created',
+          body: JSON.stringify({ tenantId }),
+          status: 'failed',
+          attempts: 1,
+          lastError: `refused by ${tenantId}`,
+        },
+        Date.now(),
+      );
+    },
+    params: () => ({ endpointId: FIXTURE_ENDPOINT }),
+    permitted: { GET: { status: 200, schema: 'WebhookDeliveryList' } },
+  },
 } satisfies Record<RouteId, RouteFixture>;
 
 export function fixtureOf(route: RouteSpec): RouteFixture {

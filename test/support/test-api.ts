@@ -64,10 +64,8 @@ export async function startTestApi(
     rateLimit: options.rateLimit,
     stageRateLimit: options.stageRateLimit,
   });
-  const { keys, conversations, documents, vocJobs, reportingRows, webhookEndpoints } = bindTableStores(
-    documentClient(),
-    tables,
-  );
+  const { keys, conversations, documents, vocJobs, reportingRows, webhookEndpoints, webhookDeliveries } =
+    bindTableStores(documentClient(), tables);
 
   return {
     url: gateway.url,
@@ -77,6 +75,7 @@ export async function startTestApi(
     vocJobs,
     reportingRows,
     webhookEndpoints,
+    webhookDeliveries,
     tables,
     /** The store and the credentials that reach its tables. */
     dynamo: { endpoint, credentials },

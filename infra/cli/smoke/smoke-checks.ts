@@ -374,6 +374,19 @@ function routeChecks({ tenant, seed, runId }: SmokePlan): Record<RouteId, SmokeC
         inspect: seed ? undefined : expectCode('NotFound'),
       },
     ],
+    listWebhookDeliveries: [
+      {
+        name: seed ? 'webhook deliveries' : 'webhook deliveries, no such endpoint',
+        route: 'listWebhookDeliveries',
+        request: {
+          method: 'GET',
+          path: at('listWebhookDeliveries', { endpointId: seed?.endpointId ?? absent }, '?limit=5'),
+          withKey: true,
+        },
+        expectStatus: [seed ? 200 : 404],
+        inspect: seed ? undefined : expectCode('NotFound'),
+      },
+    ],
     deleteWebhookEndpoint: [
       {
         // The smoke endpoint stays for the next run: an endpoint that does not exist proves the route.

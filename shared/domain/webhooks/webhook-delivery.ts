@@ -46,3 +46,75 @@ export interface WebhookDelivery extends DeliveryKey {
 export function deliverySortKey(key: DeliveryKey): string {
   return `${key.at}#${key.messageId}`;
 }
+
+/** A delivery as the deliveries list shows it: where it stands, not its body. */
+export interface DeliveryView {
+  /** The message id: every attempt's `webhook-id`. */
+  id: string;
+  type: WebhookEventType;
+  /** When the event happened. */
+  eventAt: string;
+  status: DeliveryStatus;
+  attempts: number;
+  lastAttemptAt?: string;
+  lastStatus?: number;
+  lastError?: string;
+  nextAttemptAt?: string;
+  deliveredAt?: string;
+}
+
+/**
+ * The delivery as the API shows it.
+ *
+ * @example page.deliveries.map(deliveryView)
+ */
+export function deliveryView(delivery: WebhookDelivery): DeliveryView {
+  const { messageId, type, at, status, attempts, lastAttemptAt, lastStatus, lastError, nextAttemptAt, deliveredAt } =
+    delivery;
+  return {
+    id: messageId,
+    type,
+    eventAt: at,
+    status,
+    attempts,
+    ...(lastAttemptAt !== undefined && { lastAttemptAt }),
+    ...(lastStatus !== undefined && { lastStatus }),
+    ...(lastError !== undefined && { lastError }),
+    ...(nextAttemptAt !== undefined && { nextAttemptAt }),
+    ...(deliveredAt !== undefined && { deliveredAt }),
+  };
+}
+
+/** The longest sort key a cursor may name: an ISO time, `#`, a message id. */
+const MAX_SORT_KEY_LENGTH = 200;
+
+/**
+ * The deliveries list's cursor: opaque to clients, it holds the sort key of the page's last
+ * delivery. It needs no signature: the tenant and endpoint come from the authorised path, so it
+ * can only say where to resume among the caller's own deliveries.
+ *
+ * @example encodeDeliveryCursor(deliverySortKey(last))
+ */
+export function encodeDeliveryCursor(before: string): string {
+  return Buffer.from(JSON.stringify({ v: 1, before }), 'utf8').toString('base64url');
+}
+
+/**
+ * The sort key to resume before, or undefined when the value is not a cursor of this list.
+ *
+ * @example decodeDeliveryCursor(query.cursor) // '2026-11-27T08:00:00.000Z#msg_…'
+ */
+export function decodeDeliveryCursor(cursor: string): string | undefined {
+  if (!/^[A-Za-z0-9_-]+$/.test(cursor)) return undefined;
+  try {
+    const { v, before } = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as {
+      v?: unknown;
+      before?: unknown;
+    };
+    return v === 1 && typeof before === 'string' && before.includes('#') && before.length <= MAX_SORT_KEY_LENGTH
+      ? before
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
