@@ -58,6 +58,10 @@ export const FUNCTION_ENV = {
    * CDK sets `stage`; only the local runtime sets `local`, and unset is `stage`.
    */
   webhookTargets: 'CXM_WEBHOOK_TARGETS',
+  /** Comma-separated waits in ms before each delivery attempt, instead of the stage's schedule (a local setting). */
+  webhookRetrySchedule: 'CXM_WEBHOOK_RETRY_SCHEDULE_MS',
+  /** The queue of webhook delivery tasks: its URL (the fan-out and the delivery function send to it). */
+  webhookQueueUrl: 'CXM_WEBHOOK_QUEUE_URL',
   /** The role Transcribe assumes to read a recording and write its output (both kinds of job). */
   transcribeRoleArn: 'CXM_TRANSCRIBE_ROLE_ARN',
 } as const;

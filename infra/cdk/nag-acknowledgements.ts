@@ -148,6 +148,11 @@ const because = {
     reason:
       "This is the function behind CDK's AwsCustomResource (here the search domain's log resource policy); CDK creates its role with AWSLambdaBasicExecutionRole and offers no way to replace it, and it runs only during deployments.",
   },
+  webhookFanOutDlq: {
+    decision: 'infra/cdk/constructs/webhooks.ts',
+    reason:
+      "This queue is the dead-letter queue itself: the webhooks' fan-out sends the stream records that still fail after its retries here (its stream mappings' onFailure). cdk-nag only recognizes queues named in a redrive policy; a dead-letter queue for the dead-letter queue would only move failures further away.",
+  },
   dlqIsTheDlq: {
     decision: 'infra/cdk/constructs/indexer.ts',
     reason:
@@ -271,6 +276,9 @@ export function nagAcknowledgements(stack: CxmStack): NagAcknowledgement[] {
       because.stageAnalysisJobs,
     );
   }
+
+  // Tenant webhooks: the delivery queue's own dead-letter queue is named in its redrive policy.
+  acknowledge(stack.webhooks.fanOutDeadLetters, 'AwsSolutions-SQS3', because.webhookFanOutDlq);
 
   return acknowledgements;
 }

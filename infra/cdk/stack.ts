@@ -15,6 +15,7 @@ import { NoteEvents } from './constructs/note-events.ts';
 import { Observability } from './constructs/observability.ts';
 import { Recordings } from './constructs/recordings.ts';
 import { ReportingSearch } from './constructs/search.ts';
+import { Webhooks } from './constructs/webhooks.ts';
 
 export interface CxmStackProps extends StackProps {
   config: StageConfig;
@@ -27,6 +28,7 @@ export class CxmStack extends Stack {
   readonly indexer?: ReportingIndexer;
   readonly noteEvents: NoteEvents;
   readonly recordings: Recordings;
+  readonly webhooks: Webhooks;
   readonly observability: Observability;
 
   constructor(scope: Construct, props: CxmStackProps) {
@@ -56,6 +58,7 @@ export class CxmStack extends Stack {
       recordings: this.recordings,
     });
     this.noteEvents = new NoteEvents(this, 'NoteEvents', { config, conversations: this.data.tables.conversations });
+    this.webhooks = new Webhooks(this, 'Webhooks', { config, tables: this.data.tables });
     this.observability = new Observability(this, 'Observability', {
       config,
       api: this.api,
@@ -63,6 +66,7 @@ export class CxmStack extends Stack {
       search: this.search,
       indexer: this.indexer,
       recordings: this.recordings,
+      webhooks: this.webhooks,
     });
     new CfnOutput(this, 'RecordingsBucketName', {
       value: this.recordings.bucket.bucketName,

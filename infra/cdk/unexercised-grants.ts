@@ -17,6 +17,54 @@ export interface UnexercisedGrant {
   why: string;
 }
 
+/**
+ * The two webhook functions: what the Lambda service does with their roles (reading the tables'
+ * streams, the queue, the fan-out's dead-letter queue), and what their code calls, which no local
+ * runtime runs yet (the use cases are tested against DynamoDB Local in
+ * test/integration/webhook-delivery, outside these functions).
+ */
+function webhookFunctionGrants(): UnexercisedGrant[] {
+  const notRunLocally =
+    'The local runtime does not run the webhook functions: their use cases (fan-out-event.ts, deliver-message.ts) are tested against DynamoDB Local by test/integration/webhook-delivery, outside these functions, so no call is recorded as theirs.';
+  const code = (principal: string, action: string, resource: string) => ({
+    principal,
+    action,
+    resource,
+    why: notRunLocally,
+  });
+  return [
+    code('fanOutWebhooks', 'dynamodb:Query', '*:table/cxm-<stage>-webhook-endpoints'),
+    code('fanOutWebhooks', 'dynamodb:PutItem', '*:table/cxm-<stage>-webhook-deliveries'),
+    code('deliverWebhooks', 'dynamodb:GetItem', '*:table/cxm-<stage>-webhook-*'),
+    code('deliverWebhooks', 'dynamodb:UpdateItem', '*:table/cxm-<stage>-webhook-*'),
+    ...['fanOutWebhooks', 'deliverWebhooks'].flatMap((principal) =>
+      ['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'].map((action) =>
+        code(principal, action, '*:cxm-<stage>-webhook-deliveries'),
+      ),
+    ),
+    ...['dynamodb:ListStreams', 'dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'].map(
+      (action) => ({
+        principal: 'fanOutWebhooks',
+        action,
+        resource: '*',
+        why: "The event source mappings: the Lambda service reads the tables' streams with the fan-out's role and hands it the records its filters let through; the fan-out's code never reads a stream.",
+      }),
+    ),
+    ...['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'].map((action) => ({
+      principal: 'fanOutWebhooks',
+      action,
+      resource: '*:cxm-<stage>-webhook-fan-out-dlq',
+      why: "The event source mappings' on-failure destination: the Lambda service records a batch the fan-out failed on in its dead-letter queue with the fan-out's role.",
+    })),
+    ...['sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility', 'sqs:DeleteMessage'].map((action) => ({
+      principal: 'deliverWebhooks',
+      action,
+      resource: '*:cxm-<stage>-webhook-deliveries',
+      why: "The event source mapping: the Lambda service takes the delivery tasks from the queue with the function's role, and deletes those the function settled.",
+    })),
+  ];
+}
+
 /** A keyed write's record, read back only when a concurrent request holds its claim. */
 const CONCURRENT_CLAIM =
   "Read only when a concurrent request with the same Idempotency-Key holds the key's claim (shared/store/idempotency-ledger.ts, recordLookupOnce): a race the tests prove for notes over HTTP, whose timing seldom sends this read.";
@@ -103,6 +151,7 @@ export const UNEXERCISED_GRANTS: readonly UnexercisedGrant[] = [
     resource: '*:cxm-<stage>-reporting-indexer-dlq',
     why: "The event source mapping's on-failure destination: the Lambda service records a batch the indexer failed on in the dead-letter queue with the indexer's role.",
   })),
+  ...webhookFunctionGrants(),
   {
     principal: 'transcribeDataAccess',
     action: 's3:ListBucket',

@@ -128,7 +128,11 @@ function writeOf(
     case 'conversations':
       return () => stores.conversations.putConversation(tenantId, write.conversation);
     case 'documents':
-      return () => stores.documents.replace(tenantId, write.collection, write.id, write.json).then(() => undefined);
+      // An operator's import is no change the tenant's webhooks hear of.
+      return () =>
+        stores.documents
+          .replace(tenantId, write.collection, write.id, write.json, { announce: false })
+          .then(() => undefined);
     case 'vocJobs':
       return () => stores.vocJobs.put(tenantId, write.job);
   }

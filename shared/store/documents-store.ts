@@ -75,6 +75,11 @@ export interface WriteOptions<Written> {
   preconditions?: Preconditions;
   /** Records the response under an idempotency key, in the write's own transaction. */
   record?: RecordRequest<Written>;
+  /**
+   * Whether the write is a change the tenant's webhooks hear of (`change` on the item, which the
+   * fan-out's stream filter reads): every API write; not an operator's import.
+   */
+  announce?: boolean;
 }
 
 export interface DocumentsStore {
@@ -216,20 +221,20 @@ export function createDocumentsStore(client: DynamoDBDocumentClient, table: stri
 
     read,
 
-    async replace(tenantId, collection, docId, json, { signal, preconditions = {}, record } = {}) {
+    async replace(tenantId, collection, docId, json, { signal, preconditions = {}, record, announce = true } = {}) {
       const k = key(tenantId, collection, docId);
       if (!k) throw new RangeError('document key too long to store');
       const etag = newEntityTag();
       const update: UpdateCommandInput = {
         TableName: table,
         Key: k,
-        UpdateExpression:
-          'SET #data = :data, #version = if_not_exists(#version, :zero) + :one, #etag = :etag, updatedAt = :now, tenantId = :tenant, #collection = :collection',
+        UpdateExpression: `SET #data = :data, #version = if_not_exists(#version, :zero) + :one, #etag = :etag, updatedAt = :now, tenantId = :tenant, #collection = :collection${announce ? ', #change = :replaced' : ' REMOVE #change'}`,
         ExpressionAttributeNames: {
           '#data': 'data',
           '#version': 'version',
           '#etag': 'etag',
           '#collection': 'collection',
+          '#change': 'change',
         },
         ExpressionAttributeValues: {
           ':data': json,
@@ -239,6 +244,7 @@ export function createDocumentsStore(client: DynamoDBDocumentClient, table: stri
           ':now': new Date().toISOString(),
           ':tenant': tenantId,
           ':collection': collection,
+          ...(announce && { ':replaced': 'replaced' }),
         },
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       };
@@ -347,15 +353,16 @@ export function createDocumentsStore(client: DynamoDBDocumentClient, table: stri
           {
             TableName: table,
             Key: k,
-            UpdateExpression: 'SET #data = :data, #version = :next, #etag = :etag, updatedAt = :now',
+            UpdateExpression: 'SET #data = :data, #version = :next, #etag = :etag, updatedAt = :now, #change = :merged',
             ConditionExpression: '#version = :version',
-            ExpressionAttributeNames: { '#data': 'data', '#version': 'version', '#etag': 'etag' },
+            ExpressionAttributeNames: { '#data': 'data', '#version': 'version', '#etag': 'etag', '#change': 'change' },
             ExpressionAttributeValues: {
               ':data': json,
               ':version': version,
               ':next': version + 1,
               ':etag': etag,
               ':now': new Date().toISOString(),
+              ':merged': 'merged',
             },
             // A lost race hands back the winner's document: no second read to retry from it.
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',

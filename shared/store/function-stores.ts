@@ -8,7 +8,9 @@
  * function calls for.
  */
 
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { FUNCTION_ENV } from '#shared/function-env';
+import { createSqsDeliveryQueue, type DeliveryQueue } from './delivery-queue.ts';
 import { documentClient } from './dynamo-client.ts';
 import { idempotencyTtlMs } from './idempotency-ttl.ts';
 import type { ReportingIndex } from './reporting-index.ts';
@@ -34,6 +36,18 @@ export const reportingRowsStore = () => bindReportingRowsStore(documentClient(),
 export const webhookEndpointsStore = () => bindWebhookEndpointsStore(documentClient(), tableName);
 export const webhookDeliveriesStore = () => bindWebhookDeliveriesStore(documentClient(), tableName);
 export const idempotencyLedger = () => bindIdempotencyLedger(documentClient(), tableName, idempotencyTtlMs());
+
+/**
+ * The queue of webhook delivery tasks (its URL from the environment CDK or the local runtime set).
+ *
+ * @example const queue = webhookDeliveryQueue(); await queue.send(tasks, 0);
+ */
+export function webhookDeliveryQueue(): DeliveryQueue {
+  const url = process.env[FUNCTION_ENV.webhookQueueUrl];
+  if (!url)
+    throw new Error(`environment variable ${FUNCTION_ENV.webhookQueueUrl} (the webhook delivery queue) is not set`);
+  return createSqsDeliveryQueue(new SQSClient({}), url);
+}
 
 /** The tables the DynamoDB window index reads: a list on an OpenSearch stage has no use for them. */
 export const DYNAMO_INDEX_TABLES: readonly TableId[] = ['reporting', 'reportingCounts'];

@@ -31,8 +31,9 @@ export interface TableSpec {
   sortKey?: KeyAttribute;
   indexes: IndexSpec[];
   /**
-   * What the table's stream shows, if it has one: new images feed events (NoteCreated); the
-   * OpenSearch indexer needs old images too, to find a row's previous year index.
+   * What the table's stream shows, if it has one: new images feed events (NoteCreated, webhooks);
+   * the OpenSearch indexer needs old images too, to find a row's previous year index, and the
+   * webhooks' fan-out to see that a job was `started` before.
    */
   stream: false | 'NEW_IMAGE' | 'NEW_AND_OLD_IMAGES';
   /** Environment variable through which a function learns the physical table name. */
@@ -62,7 +63,8 @@ export const tableSpecs: Record<TableId, TableSpec> = {
     partitionKey: { name: 'pk', type: 'S' },
     sortKey: { name: 'sk', type: 'S' },
     indexes: [],
-    stream: false,
+    // Feeds the webhooks' fan-out: a document written through the API (shared/webhook-functions.ts).
+    stream: 'NEW_IMAGE',
     envVar: FUNCTION_ENV.tables.documents,
   },
   vocJobs: {
@@ -74,7 +76,8 @@ export const tableSpecs: Record<TableId, TableSpec> = {
     indexes: [
       { name: 'byOpenJob', partitionKey: { name: 'openJob', type: 'S' }, sortKey: { name: 'openedAt', type: 'N' } },
     ],
-    stream: false,
+    // Feeds the webhooks' fan-out: a job that left `started` (the old image says it was).
+    stream: 'NEW_AND_OLD_IMAGES',
     envVar: FUNCTION_ENV.tables.vocJobs,
   },
   reporting: {

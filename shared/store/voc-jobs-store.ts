@@ -119,7 +119,8 @@ const UPLOAD_FIELDS = [
   'countsInFlight',
 ] as const;
 
-function toJob(item: Record<string, unknown>): StoredVocJob {
+/** A job as its item (or a stream image of it) holds it. */
+export function toJob(item: Record<string, unknown>): StoredVocJob {
   const status = JOB_STATUSES.includes(item.status as JobStatus) ? (item.status as JobStatus) : 'started';
   const job: StoredVocJob = {
     id: String(item.jobId),

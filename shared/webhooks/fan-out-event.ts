@@ -7,16 +7,10 @@
  * delivery is harmless (deliver-message.ts).
  */
 import { messagesFor } from '#shared/domain/webhooks/fan-out';
-import type { DeliveryKey } from '#shared/domain/webhooks/webhook-delivery';
+import type { DeliveryKey, DeliveryTask } from '#shared/domain/webhooks/webhook-delivery';
 import type { WebhookEvent } from '#shared/domain/webhooks/webhook-events';
 import type { WebhookDeliveriesStore } from '#shared/store/webhook-deliveries-store';
 import type { WebhookEndpointsStore } from '#shared/store/webhook-endpoints-store';
-
-/** What the delivery function is handed: whose delivery, and where it is. */
-export interface DeliveryTask {
-  tenantId: string;
-  key: DeliveryKey;
-}
 
 export interface FanOutDeps {
   endpoints: WebhookEndpointsStore;

@@ -3,6 +3,9 @@
  * from the stage config; locally npm start passes them), checked at cold start so a bad value fails
  * loudly there.
  */
+
+import { parseWholeNumber } from '#shared/domain/parse-whole-number';
+import { RETRY_SCHEDULE_MS } from '#shared/domain/webhooks/retry-schedule';
 import {
   DEFAULT_MAX_ENDPOINTS_PER_TENANT,
   MAX_ENDPOINTS_PER_TENANT_LIMIT,
@@ -12,7 +15,33 @@ import { FUNCTION_ENV } from '#shared/function-env';
 import { wholeNumberSetting } from '#shared/whole-number-setting';
 
 /** The settings a developer may change for `npm start` through the variable the function reads. */
-export const WEBHOOK_SETTING_ENVS = [FUNCTION_ENV.webhookMaxEndpoints, FUNCTION_ENV.webhookTargets] as const;
+export const WEBHOOK_SETTING_ENVS = [
+  FUNCTION_ENV.webhookMaxEndpoints,
+  FUNCTION_ENV.webhookTargets,
+  FUNCTION_ENV.webhookRetrySchedule,
+] as const;
+
+/** A schedule of at most this many attempts, none waiting longer than a day. */
+const MAX_SCHEDULE_STEPS = 16;
+const MAX_STEP_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * The waits before each attempt: the stage's (retry-schedule.ts) unless a local stage gives its own,
+ * comma-separated milliseconds (`0,1000,2000`), to see retries in seconds.
+ *
+ * @example deliverMessage({ ...deps, schedule: webhookRetrySchedule() }, tenantId, key)
+ */
+export function webhookRetrySchedule(env: NodeJS.ProcessEnv = process.env): readonly number[] {
+  const name = FUNCTION_ENV.webhookRetrySchedule;
+  const raw = env[name];
+  if (raw === undefined || raw === '') return RETRY_SCHEDULE_MS;
+  const steps = raw.split(',').map((step) => parseWholeNumber(step.trim(), 0, MAX_STEP_MS));
+  if (steps.length > MAX_SCHEDULE_STEPS || steps.some((step) => step === undefined))
+    throw new Error(
+      `${name}=${raw} is not valid; give up to ${MAX_SCHEDULE_STEPS} waits in milliseconds, comma-separated (0,1000,2000), each at most ${MAX_STEP_MS}.`,
+    );
+  return steps as number[];
+}
 
 /**
  * A tenant's endpoints at most, from `env` (the function's own by default).

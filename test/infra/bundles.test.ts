@@ -73,8 +73,8 @@ function lambdaBundles(resources: Record<string, LambdaResource>, dir: string): 
 }
 
 /**
- * A literal stays; `{Ref: Table}` becomes that table's physical name, and `{Ref: Secret}` an ARN
- * of that secret's name, as Lambda would see them.
+ * A literal stays; `{Ref: Table}` becomes that table's physical name, `{Ref: Secret}` an ARN of
+ * that secret's name, and `{Ref: Queue}` a URL of that queue's name, as Lambda would see them.
  */
 function resolveValue(
   value: unknown,
@@ -96,6 +96,9 @@ function resolveValue(
   const resource = typeof ref === 'string' ? resources[ref] : undefined;
   // A bucket's Ref is its name, which the template gives (the recordings bucket).
   if (resource?.Type === 'AWS::S3::Bucket') return resolveValue(resource.Properties.BucketName, resources);
+  // A queue's Ref is its URL (the webhook delivery queue).
+  if (resource?.Type === 'AWS::SQS::Queue')
+    return `https://sqs.us-east-1.amazonaws.com/000000000000/${resolveValue(resource.Properties.QueueName, resources)}`;
   const name =
     resource?.Type === 'AWS::SecretsManager::Secret' ? resource.Properties.Name : resource?.Properties.TableName;
   if (typeof name !== 'string') throw new Error(`cannot resolve env value ${JSON.stringify(value)}`);

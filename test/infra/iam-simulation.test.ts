@@ -12,6 +12,7 @@
  * - every (action, resource) a function is granted is exercised by some recorded call, or listed
  *   in infra/cdk/unexercised-grants.ts with why it is granted all the same.
  */
+
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
@@ -28,6 +29,7 @@ import { type BoundGateway, bindGateway } from '#infra/local/serve-gateway';
 import { RECORDING_PROCESSOR } from '#shared/recording-events';
 import { fillPath, routeById, routes } from '#shared/routes';
 import { allTableSpecs, physicalTableName, type TableId } from '#shared/store/table-specs';
+import { WEBHOOK_DELIVERY, WEBHOOK_FAN_OUT } from '#shared/webhook-functions';
 import {
   FAKE_ACCOUNT,
   FAKE_REGION,
@@ -58,7 +60,13 @@ const PRINCIPALS: string[] = [
   TRANSCRIBE_DATA_ACCESS,
 ];
 /** Every role of ours whose grants are held to the calls: also those of functions no local test runs. */
-const ROLE_HOLDERS: string[] = [...PRINCIPALS, OPENAPI_DOCUMENT_OPERATION, INDEXER_FUNCTION_ID];
+const ROLE_HOLDERS: string[] = [
+  ...PRINCIPALS,
+  OPENAPI_DOCUMENT_OPERATION,
+  INDEXER_FUNCTION_ID,
+  WEBHOOK_FAN_OUT.id,
+  WEBHOOK_DELIVERY.id,
+];
 
 let calls: RecordedAwsCall[] = [];
 /** Whether other files of the run recorded calls too: alone, this file's journey leaves paths of theirs unexercised. */
@@ -77,6 +85,18 @@ beforeAll(async () => {
     const { key } = await direct.createKey([tenant], smokeScopes());
     const { report } = await runSmoke({ kind: 'given-key', url: gateway.url, key, tenant }, 15_000, testCliContext());
     expect(report.checks.filter((check) => check.result === 'fail')).toEqual([]);
+    // The smoke check of a registration is a refusal, which reaches no table: a registration that does.
+    const registered = await callApi(
+      gateway.url,
+      'POST',
+      fillPath(routeById('createWebhookEndpoint'), { tenantId: tenant }),
+      key,
+      {
+        url: 'http://127.0.0.1:9/iam',
+        events: ['note.created'],
+      },
+    );
+    expect(registered.status).toBe(201);
     const target = { baseUrl: gateway.url, key, tenant, timeoutMs: 15_000 };
     for (const recording of SMOKE_RECORDINGS)
       expect((await runRecordingJourney(target, 'iam', 30_000, recording)).reason).toBeNull();

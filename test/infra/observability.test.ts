@@ -98,6 +98,8 @@ describe('alarms', () => {
         ],
     ),
     ['recording-processor-dlq-depth', ['ApproximateNumberOfMessagesVisible'], 0, 'GreaterThanThreshold'],
+    ['webhook-fan-out-dlq-depth', ['ApproximateNumberOfMessagesVisible'], 0, 'GreaterThanThreshold'],
+    ['webhook-deliveries-dlq-depth', ['ApproximateNumberOfMessagesVisible'], 0, 'GreaterThanThreshold'],
     ['indexer-dlq-depth', ['ApproximateNumberOfMessagesVisible'], 0, 'GreaterThanThreshold'],
     ['indexer-iterator-age', ['IteratorAge'], 5 * 60 * 1000, 'GreaterThanThreshold'],
     ['search-cluster-red', ['ClusterStatus.red'], 1, 'GreaterThanOrEqualToThreshold'],

@@ -4,6 +4,7 @@
  * with every optional setting flipped (`lite-flipped`) beside it: the run's syntheses of those
  * variants (test/support/stage-templates.ts), read by every assertion.
  */
+
 import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { BUNDLING_STACKS } from 'aws-cdk-lib/cx-api';
@@ -22,6 +23,12 @@ import { OPENAPI_DOCUMENT_PATH } from '#shared/openapi/build-openapi-document';
 import { FUNCTION_TIMEOUT_SECONDS, type RouteSpec, routes, type TableAccess } from '#shared/routes';
 import { DYNAMO_INDEX_TABLES } from '#shared/store/function-stores';
 import { allTableSpecs, physicalTableName, type TableId, tableSpecs } from '#shared/store/table-specs';
+import {
+  deliveryQueueName,
+  WEBHOOK_DELIVERY,
+  WEBHOOK_FAN_OUT,
+  WEBHOOK_STREAM_SOURCES,
+} from '#shared/webhook-functions';
 import { type CfnTemplate, loadStageTemplates, stageTemplate, stageVariant } from '#test/support/stage-templates';
 
 interface CfnResource {
@@ -248,12 +255,19 @@ describe('functions', () => {
         ),
     ) as [TableId, TableAccess][];
 
-  it("one per route plus the authorizer, the reporting indexer, the recording processor and the OpenAPI document (and CDK's own log-policy helper)", () => {
+  it("one per route plus the authorizer, the reporting indexer, the recording processor, the two webhook functions and the OpenAPI document (and CDK's own log-policy helper)", () => {
     const ours = Object.values(resourcesOf('AWS::Lambda::Function'))
       .map((fn) => fn.Properties.FunctionName)
       .filter((name): name is string => typeof name === 'string');
     expect(ours.sort()).toEqual(
-      [...functionNames, 'reporting-indexer', 'processRecording', OPENAPI_DOCUMENT_OPERATION]
+      [
+        ...functionNames,
+        'reporting-indexer',
+        'processRecording',
+        WEBHOOK_FAN_OUT.id,
+        WEBHOOK_DELIVERY.id,
+        OPENAPI_DOCUMENT_OPERATION,
+      ]
         .map((name) => `cxm-${config.stage}-${name}`)
         .sort(),
     );
@@ -809,5 +823,48 @@ describe("CXM_ALLOWED_ORIGINS: the stage's MCP origins on the functions of route
     expect(() => new CxmStack(new App({ context: { [BUNDLING_STACKS]: [] } }), { config })).toThrow(
       /mcpAllowedOrigins of stage lite: "app.example.com" is not an origin: write scheme:\/\/host\[:port\]/,
     );
+  });
+});
+
+describe('tenant webhooks', () => {
+  const mappingsOf = (functionName: string) =>
+    Object.values(resourcesOf('AWS::Lambda::EventSourceMapping')).filter((mapping) =>
+      referencedIds(mapping.Properties.FunctionName).has(functionLogicalId(functionName)),
+    );
+  const tableOfStream = (arn: unknown) =>
+    [...referencedIds(arn)].map((id) => resource(id).Properties.TableName as string)[0];
+
+  it("the fan-out reads each source table's stream, filtered to the records that are events, from now on, its failures kept", () => {
+    const mappings = mappingsOf(WEBHOOK_FAN_OUT.id);
+    expect(mappings).toHaveLength(WEBHOOK_STREAM_SOURCES.length);
+    for (const source of WEBHOOK_STREAM_SOURCES) {
+      const mapping = mappings.find(
+        (candidate) =>
+          tableOfStream(candidate.Properties.EventSourceArn) === physicalTableName(config.stage, source.table),
+      );
+      expect(mapping, source.table).toBeDefined();
+      expect(mapping!.Properties).toMatchObject({
+        StartingPosition: 'LATEST',
+        FilterCriteria: { Filters: [{ Pattern: JSON.stringify(source.pattern) }] },
+        FunctionResponseTypes: ['ReportBatchItemFailures'],
+        BisectBatchOnFunctionError: true,
+      });
+      const [dlq] = referencedIds(mapping!.Properties.DestinationConfig);
+      expect(resource(dlq!).Properties.QueueName).toBe(`cxm-${config.stage}-webhook-fan-out-dlq`);
+    }
+  });
+
+  it('the delivery function takes its tasks from an encrypted queue with a dead-letter queue, under the stage rules for targets', () => {
+    const [mapping] = mappingsOf(WEBHOOK_DELIVERY.id);
+    expect(mapping?.Properties.FunctionResponseTypes).toEqual(['ReportBatchItemFailures']);
+    const [queueId] = referencedIds(mapping!.Properties.EventSourceArn);
+    const queue = resource(queueId!).Properties;
+    expect(queue).toMatchObject({ QueueName: deliveryQueueName(config.stage), SqsManagedSseEnabled: true });
+    expect((queue.RedrivePolicy as { maxReceiveCount: number }).maxReceiveCount).toBe(5);
+    const variables = (
+      resource(functionLogicalId(WEBHOOK_DELIVERY.id)).Properties.Environment as { Variables: Record<string, unknown> }
+    ).Variables;
+    expect(variables[FUNCTION_ENV.webhookTargets]).toBe('stage');
+    expect(referencedIds(variables[FUNCTION_ENV.webhookQueueUrl])).toEqual(new Set([queueId]));
   });
 });

@@ -5,21 +5,33 @@
  * attempt signs with the endpoint's secrets of the moment (both during a rotation), a 500 is tried
  * again under the same `webhook-id` when due, a 410 disables the endpoint, 5 days of failures
  * disable it, a schedule run out fails the delivery, and a delivery whose endpoint was disabled or
- * deleted fails without an attempt, saying why.
+ * deleted fails without an attempt, saying why. And the functions' batches: the records the
+ * tables' own streams hold (read from DynamoDB Local, let through by the fan-out's filters as its
+ * event source mappings would) become verified deliveries through the queue of tasks.
  */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { matchesEventPattern } from '#infra/local/match-event-pattern';
 import { pointAtLocalDynamo } from '#infra/local/point-at-local-dynamo';
 import { buildNote } from '#shared/domain/notes/build-note';
+import { conversationWithDefaults } from '#shared/domain/notes/conversation';
 import { rotateSecrets } from '#shared/domain/webhooks/signing-secrets';
+import type { DeliveryTask } from '#shared/domain/webhooks/webhook-delivery';
 import type { StoredWebhookEndpoint } from '#shared/domain/webhooks/webhook-endpoint';
 import { documentChanged, noteCreated, type WebhookEventType } from '#shared/domain/webhooks/webhook-events';
 import { newWebhookSecret } from '#shared/domain/webhooks/webhook-secret';
+import { logger } from '#shared/http/logger';
+import type { DeliveryQueue } from '#shared/store/delivery-queue';
+import { parseDeliveryTask } from '#shared/store/delivery-queue';
 import { documentClient } from '#shared/store/dynamo-client';
+import type { TableId } from '#shared/store/table-specs';
 import { bindTableStores, type TableStores } from '#shared/store/table-stores';
+import { WEBHOOK_STREAM_SOURCES } from '#shared/webhook-functions';
 import { type DeliverMessageDeps, deliverMessage } from '#shared/webhooks/deliver-message';
-import { type DeliveryTask, fanOutEvent } from '#shared/webhooks/fan-out-event';
+import { fanOutEvent } from '#shared/webhooks/fan-out-event';
+import { deliverQueuedTasks, fanOutRecords } from '#shared/webhooks/run-webhook-functions';
+import { readTableStream } from '#test/support/read-table-stream';
 import { uniqueTenant } from '#test/support/test-api';
 import { workerDynamo } from '#test/support/worker-dynamo';
 
@@ -46,9 +58,11 @@ interface Receiver {
 const servers: Server[] = [];
 let stores: TableStores;
 let deps: DeliverMessageDeps;
+let dynamo: ReturnType<typeof workerDynamo>;
 
 beforeAll(() => {
-  const { endpoint, credentials, tables } = workerDynamo();
+  dynamo = workerDynamo();
+  const { endpoint, credentials, tables } = dynamo;
   pointAtLocalDynamo({ endpoint, credentials }, tables);
   stores = bindTableStores(documentClient(), tables);
   deps = {
@@ -317,6 +331,103 @@ describe('attempts', () => {
       status: 'failed',
       attempts: 0,
       lastError: 'not sent: the endpoint was deleted',
+    });
+  });
+});
+
+describe("the functions' batches, from the tables' own streams", () => {
+  /** The tasks queued, with their delay, as the queue would hold them. */
+  function memoryQueue(): DeliveryQueue & { held: { body: string; delayMs: number }[] } {
+    const held: { body: string; delayMs: number }[] = [];
+    return {
+      held,
+      send: async (tasks, delayMs) => void held.push(...tasks.map((task) => ({ body: JSON.stringify(task), delayMs }))),
+    };
+  }
+
+  /** The records of `table`'s stream of `tenant` its source's filter lets through, as Lambda hands them over. */
+  async function streamRecords(table: TableId, tenant: string) {
+    const pattern = WEBHOOK_STREAM_SOURCES.find((source) => source.table === table)!.pattern;
+    return (await readTableStream(dynamo, dynamo.tables[table]))
+      .filter((record) => JSON.stringify(record.dynamodb?.NewImage ?? {}).includes(tenant))
+      .filter((record) => matchesEventPattern(pattern, record))
+      .map((record) => ({
+        ...record,
+        eventSourceARN: `arn:aws:dynamodb:us-east-1:000000000000:table/${dynamo.tables[table]}/stream/x`,
+      }));
+  }
+
+  it('a note, an ended job and API writes of a document become deliveries; an import and a job still started do not', async () => {
+    const tenant = uniqueTenant('streams');
+    const secret = newWebhookSecret();
+    const got = await receiver([secret]);
+    await addEndpoint(
+      tenant,
+      got.url,
+      ['note.created', 'voc.job.completed', 'voc.job.failed', 'provisioning.document.changed'],
+      {
+        secrets: { current: secret },
+      },
+    );
+    await stores.conversations.putConversation(tenant, conversationWithDefaults({ id: 'conv-1' }));
+    const note = { ...buildNote('n-streams', new Date()), body: 'not in the webhook' };
+    await stores.conversations.addNote(tenant, 'conv-1', note, new Date());
+    await stores.documents.replace(tenant, 'bots', 'bot-1', '{"v":1}');
+    await stores.documents.update(tenant, 'bots', 'bot-1', () => '{"v":2}');
+    await stores.documents.replace(tenant, 'bots', 'imported', '{"v":1}', { announce: false });
+    const started = Date.now() - 60_000;
+    await stores.vocJobs.put(tenant, { id: 'job-1', status: 'started', started, file: 'f.wav', recordingId: 'rec-1' });
+    await stores.vocJobs.finish(tenant, { id: 'job-1' }, 'failed', { reason: 'not audio' });
+
+    const queue = memoryQueue();
+    const fanOut = { endpoints: stores.webhookEndpoints, deliveries: stores.webhookDeliveries, queue, logger };
+    for (const table of ['conversations', 'documents', 'vocJobs'] as const) {
+      const records = await streamRecords(table, tenant);
+      const answer = await fanOutRecords(fanOut, records as never, () => table);
+      expect(answer).toEqual({ batchItemFailures: [] });
+    }
+    expect(queue.held.map((task) => task.delayMs)).toEqual([0, 0, 0, 0]);
+
+    const sqsRecords = queue.held.map((task, index) => ({ messageId: `m-${index}`, body: task.body }));
+    const settled = await deliverQueuedTasks({ ...deps, queue, logger }, sqsRecords as never);
+    expect(settled).toEqual({ batchItemFailures: [] });
+    expect(got.refused).toEqual([]);
+    const received = got.receipts.map((receipt) => receipt.body as { type: string; data: Record<string, unknown> });
+    expect(received.map((body) => body.type).sort()).toEqual([
+      'note.created',
+      'provisioning.document.changed',
+      'provisioning.document.changed',
+      'voc.job.failed',
+    ]);
+    const changes = received
+      .filter((body) => body.type === 'provisioning.document.changed')
+      .map((body) => body.data.change);
+    expect(changes.sort()).toEqual(['created', 'merged']);
+    expect(JSON.stringify(received)).not.toContain('not in the webhook');
+    expect(received.find((body) => body.type === 'voc.job.failed')?.data.job).toMatchObject({
+      id: 'job-1',
+      failureReason: 'not audio',
+    });
+  });
+
+  it('a failed attempt queues its task again with the wait; a message that is no task is dropped, a store fault is left for the queue', async () => {
+    const tenant = uniqueTenant('batches');
+    const secret = newWebhookSecret();
+    const got = await receiver([secret], [503]);
+    await addEndpoint(tenant, got.url, ['note.created'], { secrets: { current: secret } });
+    const [task] = await fanOutEvent(deps, tenant, noteEvent(tenant));
+    const queue = memoryQueue();
+    const records = [
+      { messageId: 'task', body: JSON.stringify(task) },
+      { messageId: 'junk', body: '{"not":"a task"}' },
+    ];
+    expect(await deliverQueuedTasks({ ...deps, queue, logger }, records as never)).toEqual({ batchItemFailures: [] });
+    expect(queue.held).toEqual([{ body: JSON.stringify(task), delayMs: SCHEDULE[1] }]);
+    expect(parseDeliveryTask(queue.held[0]!.body)).toEqual(task);
+
+    const broken = { ...deps, deliveries: { ...deps.deliveries, get: () => Promise.reject(new Error('store down')) } };
+    expect(await deliverQueuedTasks({ ...broken, queue, logger }, records.slice(0, 1) as never)).toEqual({
+      batchItemFailures: [{ itemIdentifier: 'task' }],
     });
   });
 });

@@ -36,6 +36,7 @@ import type { Data, SpecTable } from './data.ts';
 import type { ReportingIndexer } from './indexer.ts';
 import type { Recordings } from './recordings.ts';
 import type { ReportingSearch } from './search.ts';
+import type { Webhooks } from './webhooks.ts';
 
 /** Counted from the access logs (the gateway answers 429 without calling a function). */
 export const THROTTLED_429_METRIC = 'Throttled429';
@@ -69,6 +70,7 @@ export interface ObservabilityProps {
   search?: ReportingSearch;
   indexer?: ReportingIndexer;
   recordings?: Recordings;
+  webhooks?: Webhooks;
 }
 
 export class Observability extends Construct {
@@ -79,7 +81,7 @@ export class Observability extends Construct {
 
   constructor(scope: Construct, id: string, props: ObservabilityProps) {
     super(scope, id);
-    const { config, api, data, search, indexer, recordings } = props;
+    const { config, api, data, search, indexer, recordings, webhooks } = props;
     const { alarms: thresholds } = config;
     this.stage = config.stage;
     this.alarmTopic = this.createAlarmTopic(config);
@@ -175,6 +177,19 @@ export class Observability extends Construct {
       );
     }
 
+    if (webhooks) {
+      this.deadLetterAlarm(
+        'webhook-fan-out-dlq-depth',
+        webhooks.fanOutDeadLetters,
+        "Table stream records the webhooks' fan-out gave up on are waiting in its dead-letter queue: their events were not delivered",
+      );
+      this.deadLetterAlarm(
+        'webhook-deliveries-dlq-depth',
+        webhooks.deliveryDeadLetters,
+        'Webhook delivery tasks the delivery function could not settle five times are waiting in their dead-letter queue',
+      );
+    }
+
     if (indexer) {
       this.deadLetterAlarm(
         'indexer-dlq-depth',
@@ -217,6 +232,12 @@ export class Observability extends Construct {
       ...api.routeFunctions,
       ...(indexer ? [['reporting-indexer', indexer.function] as [string, ApiFunction]] : []),
       ...(recordings ? [['recording-processor', recordings.processor] as [string, ApiFunction]] : []),
+      ...(webhooks
+        ? [
+            ['webhook-fan-out', webhooks.fanOut] as [string, ApiFunction],
+            ['webhook-delivery', webhooks.delivery] as [string, ApiFunction],
+          ]
+        : []),
     ];
     this.dashboard = new Dashboard(this, 'Dashboard', {
       dashboardName: `cxm-${config.stage}`,

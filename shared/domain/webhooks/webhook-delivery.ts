@@ -21,6 +21,12 @@ export interface DeliveryKey {
   messageId: string;
 }
 
+/** What a delivery function is handed: whose delivery, and where it is. */
+export interface DeliveryTask {
+  tenantId: string;
+  key: DeliveryKey;
+}
+
 export interface WebhookDelivery extends DeliveryKey {
   type: WebhookEventType;
   /** The body, byte for byte what every attempt sends. */

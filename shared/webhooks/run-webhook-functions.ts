@@ -1,0 +1,77 @@
+/**
+ * What the two webhook functions do with a batch, apart from where their stores and queue are:
+ * the fan-out turns the stream records that are events into deliveries and queues their tasks, in
+ * order, stopping at the first record that fails (reported, so the stream gives it again with those
+ * after it: nothing skipped, and a record given twice makes no second delivery); the delivery
+ * function makes the attempt each task asks for, side by side, queues the next attempt of those
+ * that failed, and reports the tasks it could not settle, which the queue gives again.
+ */
+
+import type { Logger } from '@aws-lambda-powertools/logger';
+import type { DynamoDBBatchResponse, DynamoDBRecord, SQSBatchResponse, SQSRecord } from 'aws-lambda';
+import type { DeliveryQueue } from '#shared/store/delivery-queue';
+import { parseDeliveryTask } from '#shared/store/delivery-queue';
+import type { TableId } from '#shared/store/table-specs';
+import { webhookEventOf } from '#shared/store/webhook-stream-events';
+import { type DeliverMessageDeps, deliverMessage } from './deliver-message.ts';
+import { type FanOutDeps, fanOutEvent } from './fan-out-event.ts';
+
+/**
+ * The fan-out of a batch of stream records; `tableOf` names the table a record's stream is of.
+ *
+ * @example return fanOutRecords({ endpoints, deliveries, queue, logger }, event.Records, tableOfStream);
+ */
+export async function fanOutRecords(
+  deps: FanOutDeps & { queue: DeliveryQueue; logger: Logger },
+  records: readonly DynamoDBRecord[],
+  tableOf: (record: DynamoDBRecord) => TableId | undefined,
+): Promise<DynamoDBBatchResponse> {
+  for (const record of records) {
+    try {
+      const table = tableOf(record);
+      const found =
+        table === undefined ? undefined : webhookEventOf(table, record as Parameters<typeof webhookEventOf>[1]);
+      if (!found) continue;
+      const tasks = await fanOutEvent(deps, found.tenantId, found.event);
+      await deps.queue.send(tasks, 0);
+    } catch (error) {
+      deps.logger.error('a stream record left for retry', { error, eventID: record.eventID });
+      return { batchItemFailures: [{ itemIdentifier: record.dynamodb?.SequenceNumber ?? '' }] };
+    }
+  }
+  return { batchItemFailures: [] };
+}
+
+/**
+ * The attempts a batch of queued tasks asks for.
+ *
+ * @example return deliverQueuedTasks({ endpoints, deliveries, rules, queue, logger }, event.Records);
+ */
+export async function deliverQueuedTasks(
+  deps: DeliverMessageDeps & { queue: DeliveryQueue; logger: Logger },
+  records: readonly SQSRecord[],
+): Promise<SQSBatchResponse> {
+  const settled = await Promise.all(
+    records.map(async (record) => {
+      const task = parseDeliveryTask(record.body);
+      if (!task) {
+        // Not a task of ours: taking it again would not make it one.
+        deps.logger.error('a queued message that is no delivery task was dropped', { messageId: record.messageId });
+        return true;
+      }
+      try {
+        const next = await deliverMessage(deps, task.tenantId, task.key);
+        if (next.kind === 'retry') await deps.queue.send([task], next.afterMs);
+        return true;
+      } catch (error) {
+        deps.logger.error('a delivery task left for retry', { error, messageId: record.messageId });
+        return false;
+      }
+    }),
+  );
+  return {
+    batchItemFailures: records.flatMap((record, index) =>
+      settled[index] ? [] : [{ itemIdentifier: record.messageId }],
+    ),
+  };
+}
