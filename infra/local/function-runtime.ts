@@ -3,10 +3,12 @@
  * handler modules in this process) or `bundles` (`CXM_RUNTIME=bundles`: the synthesized bundles in
  * worker processes on Lambda's Node). The gateway in front is the same for both.
  */
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import type { RouteSpec } from '#shared/routes';
 import { wholeNumberSetting } from '#shared/whole-number-setting';
 import type { EventTarget } from './deliver-events.ts';
 import type { AuthorizerHandler, ProxyHandler } from './local-gateway.ts';
+import type { StreamTarget } from './local-streams.ts';
 
 export type FunctionRuntimeKind = 'sources' | 'bundles';
 
@@ -18,6 +20,15 @@ export interface FunctionRuntime {
   handlers: ReadonlyMap<string, ProxyHandler>;
   /** The functions EventBridge rules invoke (the recording processor), with their rules' patterns. */
   eventTargets: EventTarget[];
+  /**
+   * The webhook functions (shared/webhook-functions.ts): the fan-out as its table streams' reader
+   * hands it records, the delivery function as its queue hands it tasks. Absent where the runtime
+   * does not serve them.
+   */
+  webhooks?: {
+    fanOut: StreamTarget;
+    deliver(event: SQSEvent): Promise<SQSBatchResponse | undefined>;
+  };
   /** How long the deployed API caches an authorizer result (bundles: the template's authorizer TTL). */
   authorizerCacheTtlSeconds?: number;
   /** For the start banner: `bundles on node v24.21.0 (cloud assembly <dir>)`. */

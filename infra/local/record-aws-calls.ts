@@ -50,6 +50,7 @@ const NAMING_FIELDS = [
   'OutputBucketName',
   'OutputKey',
   'DataAccessRoleArn',
+  'QueueUrl',
 ] as const;
 
 function naming(input: Record<string, unknown>): Record<string, unknown> {

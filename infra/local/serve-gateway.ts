@@ -9,6 +9,8 @@ import type { WebhookTargetRules } from '#shared/domain/webhooks/webhook-target'
 import { FUNCTION_ENV } from '#shared/function-env';
 import { commonHeaders } from '#shared/http/response-headers';
 import { recordingsBucketName } from '#shared/recording-events';
+import type { RouteId } from '#shared/routes';
+import { deliveryQueueName } from '#shared/webhook-functions';
 import { LOCAL_ACCOUNT, LOCAL_STAGE } from './build-proxy-event.ts';
 import { createEventDelivery, type EventDelivery } from './deliver-events.ts';
 import { LOCAL_REGION, StartupError } from './dynamodb-local.ts';
@@ -17,7 +19,9 @@ import { gateLocalDynamo } from './local-dynamo-gate.ts';
 import { createLocalGateway } from './local-gateway.ts';
 import type { LocalLog } from './local-log.ts';
 import { localOrigins, withLocalOrigins } from './local-origins.ts';
+import { acquireLocalQueue, type LocalQueue } from './local-queue.ts';
 import { acquireLocalS3, type LocalS3 } from './local-s3.ts';
+import { type StreamReaders, startStreamReaders } from './local-streams.ts';
 import { acquireLocalTranscribe, type LocalTranscribe } from './local-transcribe.ts';
 import { runSchedules } from './run-schedules.ts';
 import { createApiDocs } from './serve-api-docs.ts';
@@ -40,7 +44,16 @@ export interface ServeOptions {
   scheduleEverySeconds?: number;
   /** Events the bus loses, as EventBridge may lose an AWS service's event: a test's way to lose one. */
   losesEvents?: (event: unknown) => boolean;
+  /**
+   * When the webhooks' fan-out starts reading the table streams: at once (npm start, whose
+   * endpoints may be there from an earlier start), or at the first registration of an endpoint
+   * through this gateway (a test file that registers none reads no stream).
+   */
+  webhookStreams?: 'at-start' | 'at-first-registration';
 }
+
+/** The route whose first answer starts the webhooks' reading of the table streams (`at-first-registration`). */
+const WEBHOOK_REGISTRATION: RouteId = 'createWebhookEndpoint';
 
 /** The role the processor passes to Transcribe, as the sources see it (bundles read the template's). */
 const LOCAL_TRANSCRIBE_ROLE_ARN = `arn:aws:iam::${LOCAL_ACCOUNT}:role/cxm-${LOCAL_STAGE}-transcribe`;
@@ -107,6 +120,8 @@ export async function bindGateway(port: number, host = '127.0.0.1'): Promise<Bou
   let releaseGate: (() => Promise<void>) | undefined;
   let transcribe: LocalTranscribe | undefined;
   let events: EventDelivery | undefined;
+  let queue: LocalQueue | undefined;
+  let streams: StreamReaders | undefined;
   const stops: (() => void)[] = [];
   const address = server.address();
   const boundPort = typeof address === 'object' && address ? address.port : port;
@@ -122,6 +137,7 @@ export async function bindGateway(port: number, host = '127.0.0.1'): Promise<Bou
       recordingsDir,
       scheduleEverySeconds,
       losesEvents,
+      webhookStreams = 'at-first-registration',
     }) {
       // The store behind its gate first: from here on this process signs with the local functions'
       // own credentials, which the gate, the local S3 and the Transcribe stand-in accept, and which
@@ -145,6 +161,14 @@ export async function bindGateway(port: number, host = '127.0.0.1'): Promise<Bou
       process.env[FUNCTION_ENV.transcribeRoleArn] ??= LOCAL_TRANSCRIBE_ROLE_ARN;
       // The functions that check origins accept this gateway's own: in this process for the
       // sources, in a bundle's environment when its template declares the list.
+      // The queue of webhook delivery tasks: the functions learn its URL and SQS's endpoint here.
+      const report = (line: string, error?: unknown) => {
+        if (log) log.line('warn', `cxm: ${line}${error instanceof Error ? `: ${error.message}` : ''}`);
+        else onFault?.(error ?? new Error(line));
+      };
+      queue = await acquireLocalQueue({ name: deliveryQueueName(LOCAL_STAGE), region: LOCAL_REGION, report });
+      process.env[FUNCTION_ENV.webhookQueueUrl] = queue.url;
+      process.env.AWS_ENDPOINT_URL_SQS = queue.endpoint;
       const origins = localOrigins(boundPort);
       Object.assign(process.env, withLocalOrigins(process.env, origins));
       runtime = await startFunctionRuntime({
@@ -152,15 +176,32 @@ export async function bindGateway(port: number, host = '127.0.0.1'): Promise<Bou
         extraEnvironment: (_fn, variables) =>
           FUNCTION_ENV.allowedOrigins in variables ? withLocalOrigins(variables, origins) : undefined,
       });
-      const { routes, authorizer, handlers } = runtime;
-      const delivery = createEventDelivery(
-        runtime.eventTargets,
-        (line, error) => {
-          if (log) log.line('warn', `cxm: ${line}${error instanceof Error ? `: ${error.message}` : ''}`);
-          else onFault?.(error ?? new Error(line));
-        },
-        { loses: losesEvents },
-      );
+      const { routes, authorizer } = runtime;
+      let handlers = runtime.handlers;
+      const { webhooks } = runtime;
+      if (webhooks) {
+        queue.consumeWith(webhooks.deliver);
+        const store = { endpoint: process.env.AWS_ENDPOINT_URL_DYNAMODB ?? '', credentials };
+        const startReading = () => {
+          streams ??= startStreamReaders(store, LOCAL_REGION, [webhooks.fanOut], report);
+          return streams.ready;
+        };
+        if (webhookStreams === 'at-start') await startReading();
+        const register = handlers.get(WEBHOOK_REGISTRATION);
+        if (register)
+          handlers = new Map([
+            ...handlers,
+            [
+              WEBHOOK_REGISTRATION,
+              // The streams' places are taken before the endpoint exists: its first event is read.
+              async (event, context) => {
+                await startReading();
+                return register(event, context);
+              },
+            ],
+          ]);
+      }
+      const delivery = createEventDelivery(runtime.eventTargets, report, { loses: losesEvents });
       events = delivery;
       stops.push(s3.onObjectCreated((event) => delivery.put(event)));
       stops.push(transcribe.onStateChange((event) => delivery.put(event)));
@@ -208,6 +249,8 @@ export async function bindGateway(port: number, host = '127.0.0.1'): Promise<Bou
       // No new events first, then the ones under way (an analysis under way ends first: it
       // emits one more), then what runs them, then the stand-in and the S3 it reads.
       for (const stop of stops.splice(0)) stop();
+      await streams?.stop();
+      await queue?.close();
       await transcribe?.settled();
       await events?.settled();
       await transcribe?.close();

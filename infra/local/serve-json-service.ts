@@ -1,5 +1,5 @@
 /**
- * A local stand-in for an AWS service of the JSON 1.1 protocol (Secrets Manager, Transcribe), on a
+ * A local stand-in for an AWS service of the JSON protocol (1.1: Secrets Manager, Transcribe; 1.0: SQS), on a
  * free port of 127.0.0.1: each request is `POST /` with its operation in `X-Amz-Target` and its
  * input as JSON; an answer is JSON, an error `{__type, message}` with `x-amzn-ErrorType`, as the SDK
  * parses them. The stand-in gives only its operations; this is the wire.
@@ -50,7 +50,9 @@ async function readInput(req: IncomingMessage): Promise<Record<string, unknown>>
 export async function serveJsonService(
   service: string,
   operations: Readonly<Record<string, JsonOperation>>,
+  options: { protocol?: '1.0' | '1.1' } = {},
 ): Promise<JsonServiceServer> {
+  const contentType = `application/x-amz-json-${options.protocol ?? '1.1'}`;
   const server = createServer((req, res) => {
     void (async () => {
       let status = 200;
@@ -77,7 +79,7 @@ export async function serveJsonService(
       }
       const text = JSON.stringify(body);
       res.writeHead(status, {
-        'Content-Type': 'application/x-amz-json-1.1',
+        'Content-Type': contentType,
         'Content-Length': Buffer.byteLength(text),
         'x-amzn-RequestId': randomUUID(),
       });

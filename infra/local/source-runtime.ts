@@ -20,6 +20,8 @@ import {
 } from '#shared/recording-events';
 import { AUTHORIZER_HANDLER, routes } from '#shared/routes';
 import { recordingsBucket } from '#shared/store/recording-settings';
+import { tableSpecs } from '#shared/store/table-specs';
+import { WEBHOOK_DELIVERY, WEBHOOK_FAN_OUT, WEBHOOK_STREAM_SOURCES } from '#shared/webhook-functions';
 import { PROJECT_ROOT } from '../project-root.ts';
 import { LOCAL_STAGE } from './build-proxy-event.ts';
 import type { FunctionRuntime } from './function-runtime.ts';
@@ -64,6 +66,9 @@ export async function startSourceRuntime(): Promise<FunctionRuntime> {
   // Imported with the first recording's event, not at start: most runs (and test files) never
   // upload one, and the processor brings the S3 and Transcribe clients and the audio reader.
   let processRecording: Promise<(event: unknown) => Promise<unknown>> | undefined;
+  // The webhook functions likewise, at their first record or task.
+  let fanOut: Promise<NonNullable<FunctionRuntime['webhooks']>['fanOut']['invoke']> | undefined;
+  let deliver: Promise<NonNullable<FunctionRuntime['webhooks']>['deliver']> | undefined;
   return {
     routes,
     authorizer,
@@ -86,6 +91,30 @@ export async function startSourceRuntime(): Promise<FunctionRuntime> {
           ),
       },
     ],
+    webhooks: {
+      fanOut: {
+        name: WEBHOOK_FAN_OUT.id,
+        // The tables' local names, as the functions read them from this process's environment.
+        sources: WEBHOOK_STREAM_SOURCES.map((source) => ({
+          tableName: process.env[tableSpecs[source.table].envVar] ?? '',
+          pattern: source.pattern,
+        })),
+        invoke: (event) =>
+          run(randomUUID(), () =>
+            actingAs(WEBHOOK_FAN_OUT.id, async () => {
+              fanOut ??= importHandler(WEBHOOK_FAN_OUT.handler);
+              return (await fanOut)(event);
+            }),
+          ),
+      },
+      deliver: (event) =>
+        run(randomUUID(), () =>
+          actingAs(WEBHOOK_DELIVERY.id, async () => {
+            deliver ??= importHandler(WEBHOOK_DELIVERY.handler);
+            return (await deliver)(event);
+          }),
+        ),
+    },
     description: `sources on node ${process.version}`,
     close: async () => undefined,
   };

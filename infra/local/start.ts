@@ -81,6 +81,8 @@ async function main(): Promise<void> {
       scheduleEverySeconds,
       rateLimit,
       stageRateLimit,
+      // Endpoints registered before this start are delivered to from its first event on.
+      webhookStreams: 'at-start',
       log: localLog(logLevel),
       onFault: (error) => console.error('local gateway fault:', error),
     });

@@ -26,6 +26,7 @@ import { TRANSCRIBE_DATA_ACCESS } from '#infra/local/local-transcribe';
 import { pointAtLocalDynamo } from '#infra/local/point-at-local-dynamo';
 import type { RecordedAwsCall } from '#infra/local/record-aws-calls';
 import { type BoundGateway, bindGateway } from '#infra/local/serve-gateway';
+import { conversationWithDefaults } from '#shared/domain/notes/conversation';
 import { RECORDING_PROCESSOR } from '#shared/recording-events';
 import { fillPath, routeById, routes } from '#shared/routes';
 import { allTableSpecs, physicalTableName, type TableId } from '#shared/store/table-specs';
@@ -52,21 +53,17 @@ import { workerDynamo } from '#test/support/worker-dynamo';
 
 const VARIANTS = ['lite', 'dev'] as const;
 const LIST_FUNCTIONS = new Set<string>(routes.filter((route) => 'reporting' in route.tables).map((route) => route.id));
-/** Every principal whose calls are recorded: the route functions, the authorizer, the processor, Transcribe's role. */
+/** Every principal whose calls are recorded: the route functions, the authorizer, the processor, the webhook functions, Transcribe's role. */
 const PRINCIPALS: string[] = [
   ...routes.map((route) => route.id),
   'authorizer',
   RECORDING_PROCESSOR.id,
+  WEBHOOK_FAN_OUT.id,
+  WEBHOOK_DELIVERY.id,
   TRANSCRIBE_DATA_ACCESS,
 ];
 /** Every role of ours whose grants are held to the calls: also those of functions no local test runs. */
-const ROLE_HOLDERS: string[] = [
-  ...PRINCIPALS,
-  OPENAPI_DOCUMENT_OPERATION,
-  INDEXER_FUNCTION_ID,
-  WEBHOOK_FAN_OUT.id,
-  WEBHOOK_DELIVERY.id,
-];
+const ROLE_HOLDERS: string[] = [...PRINCIPALS, OPENAPI_DOCUMENT_OPERATION, INDEXER_FUNCTION_ID];
 
 let calls: RecordedAwsCall[] = [];
 /** Whether other files of the run recorded calls too: alone, this file's journey leaves paths of theirs unexercised. */
@@ -85,18 +82,36 @@ beforeAll(async () => {
     const { key } = await direct.createKey([tenant], smokeScopes());
     const { report } = await runSmoke({ kind: 'given-key', url: gateway.url, key, tenant }, 15_000, testCliContext());
     expect(report.checks.filter((check) => check.result === 'fail')).toEqual([]);
-    // The smoke check of a registration is a refusal, which reaches no table: a registration that does.
+    // The smoke check of a registration is a refusal, which reaches no table: a registration that
+    // does, then a note, which the webhook functions turn into a delivery and its first attempt (to
+    // a port nothing listens on: refused, so the next attempt is queued too).
     const registered = await callApi(
       gateway.url,
       'POST',
       fillPath(routeById('createWebhookEndpoint'), { tenantId: tenant }),
       key,
-      {
-        url: 'http://127.0.0.1:9/iam',
-        events: ['note.created'],
-      },
+      { url: 'http://127.0.0.1:9/iam', events: ['note.created'] },
     );
     expect(registered.status).toBe(201);
+    await direct.conversations.putConversation(tenant, conversationWithDefaults({ id: 'iam-conv' }));
+    const note = await callApi(
+      gateway.url,
+      'POST',
+      fillPath(routeById('addInternalNote'), { tenantId: tenant, conversationId: 'iam-conv' }),
+      key,
+      { body: 'for the webhook functions' },
+    );
+    expect(note.status).toBe(201);
+    const deliveriesPath = fillPath(routeById('listWebhookDeliveries'), {
+      tenantId: tenant,
+      endpointId: (registered.json as { id: string }).id,
+    });
+    for (let waited = 0; ; waited += 100) {
+      const { json } = await callApi(gateway.url, 'GET', deliveriesPath, key);
+      if ((json as { data: { attempts: number }[] }).data[0]?.attempts) break;
+      if (waited > 20_000) throw new Error('no attempt of the webhook delivery within 20 s');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
     const target = { baseUrl: gateway.url, key, tenant, timeoutMs: 15_000 };
     for (const recording of SMOKE_RECORDINGS)
       expect((await runRecordingJourney(target, 'iam', 30_000, recording)).reason).toBeNull();

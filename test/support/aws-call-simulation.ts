@@ -10,12 +10,15 @@
  * `cxm.local.*`, the local role ARN); each is translated to the same resource of the stage: a table
  * by its spec, the bucket, secret and Transcribe role by what they are, a job name by its stage.
  */
+
 import { runSimulation } from '@cloud-copilot/iam-simulate';
+import { LOCAL_STAGE } from '#infra/local/build-proxy-event';
 import { TRANSCRIBE_DATA_ACCESS } from '#infra/local/local-transcribe';
 import type { RecordedAwsCall } from '#infra/local/record-aws-calls';
 import { secretName } from '#infra/stage-names';
 import { SECRET_IDS } from '#shared/routes';
 import { allTableSpecs, physicalTableName, type TableId } from '#shared/store/table-specs';
+import { deliveryQueueName } from '#shared/webhook-functions';
 import type { CfnResource, CfnTemplate, StageTemplate } from './stage-templates.ts';
 
 export const FAKE_ACCOUNT = '123456789012';
@@ -356,6 +359,16 @@ export function iamRequests(call: RecordedAwsCall, view: StageView): IamRequest[
           ];
       }
       throw new Error(`Transcribe ${call.operation} has no mapping here`);
+    }
+    case 'SQS': {
+      // The queue's name is the URL's last segment; the stage's is the same name (webhook-functions.ts).
+      const name = String(input.QueueUrl).split('/').at(-1) ?? '';
+      if (name !== deliveryQueueName(LOCAL_STAGE))
+        throw new Error(`the call names queue ${String(input.QueueUrl)}, which is not the webhook delivery queue`);
+      const queue = arn('sqs', deliveryQueueName(view.stage));
+      if (call.operation === 'SendMessage' || call.operation === 'SendMessageBatch')
+        return [{ action: 'sqs:SendMessage', resource: queue, context: secure }];
+      throw new Error(`SQS ${call.operation} has no mapping here`);
     }
   }
   throw new Error(`${call.service} ${call.operation} has no mapping here`);

@@ -75,7 +75,8 @@ async function addEndpoint(api: TestApi, tenantId: string, endpointId: string, d
     {
       id: endpointId,
       url: FIXTURE_RECEIVER,
-      events: ['note.created'],
+      // An event these suites seldom make: their notes and documents are delivered to no one.
+      events: ['voc.job.failed'],
       description,
       status: 'enabled',
       createdAt: at,
@@ -200,7 +201,7 @@ export const routeFixtures = {
   createWebhookEndpoint: {
     arrange: async () => undefined,
     params: () => ({}),
-    body: (caseId) => ({ url: FIXTURE_RECEIVER, events: ['note.created'], description: `endpoint ${caseId}` }),
+    body: (caseId) => ({ url: FIXTURE_RECEIVER, events: ['voc.job.failed'], description: `endpoint ${caseId}` }),
     permitted: { POST: { status: 201, schema: 'CreatedWebhookEndpoint' } },
     wrote: async (api, tenantId, caseId) =>
       (await api.webhookEndpoints.list(tenantId)).some((endpoint) => endpoint.description === `endpoint ${caseId}`),

@@ -1,0 +1,230 @@
+/**
+ * Amazon SQS's part, locally, for the queue of webhook delivery tasks: a stand-in that speaks SQS's
+ * JSON protocol on 127.0.0.1 for what the functions send (`SendMessageBatch`, `SendMessage`,
+ * `DelaySeconds` up to 15 minutes, the body's MD5 the SDK checks), and plays the event source
+ * mapping that hands its messages to their function: batches of up to 10 once each is due, a
+ * message the function reports as failed (or all of a batch it threw on) given again after the
+ * visibility timeout, and one received five times reported as a stage would move it to the
+ * dead-letter queue. Messages live in memory: a restart of `npm start` forgets the tasks in it, and
+ * their deliveries stay pending (the deliveries list shows them).
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { LOCAL_ACCOUNT } from './build-proxy-event.ts';
+import { ServiceError, serveJsonService } from './serve-json-service.ts';
+
+/** SQS's longest delay, and its most entries in one batch. */
+const MAX_DELAY_SECONDS = 900;
+const MAX_BATCH = 10;
+/** A stage's queue gives a message five times before its dead-letter queue takes it (webhooks.ts). */
+const MAX_RECEIVES = 5;
+
+export interface LocalQueueOptions {
+  name: string;
+  region: string;
+  /** How long a message the function failed on stays hidden (a stage: six times the timeout). */
+  visibilityTimeoutMs?: number;
+  /** How often due messages are looked for. */
+  pollMs?: number;
+  report: (line: string, error?: unknown) => void;
+}
+
+export interface LocalQueue {
+  /** The queue's URL, as the functions are given it. */
+  url: string;
+  /** The stand-in's endpoint (`AWS_ENDPOINT_URL_SQS`). */
+  endpoint: string;
+  /** Hands the messages to `consume` from now on, as the function's event source mapping does. */
+  consumeWith(consume: (event: SQSEvent) => Promise<SQSBatchResponse | undefined>): void;
+  /** Messages waiting or in flight. */
+  size(): number;
+  close(): Promise<void>;
+}
+
+interface HeldMessage {
+  id: string;
+  body: string;
+  visibleAt: number;
+  receives: number;
+  sentAt: number;
+}
+
+const md5 = (text: string) => createHash('md5').update(text, 'utf8').digest('hex');
+
+/**
+ * Starts the stand-in of the queue `name` on a free port of 127.0.0.1.
+ *
+ * @example const queue = await startLocalQueue({ name: 'cxm-local-webhook-deliveries', region, report });
+ */
+export async function startLocalQueue(options: LocalQueueOptions): Promise<LocalQueue> {
+  const visibilityMs = options.visibilityTimeoutMs ?? 2000;
+  const held = new Map<string, HeldMessage>();
+  let consume: ((event: SQSEvent) => Promise<SQSBatchResponse | undefined>) | undefined;
+  let url = '';
+  const arn = `arn:aws:sqs:${options.region}:${LOCAL_ACCOUNT}:${options.name}`;
+
+  const accept = (input: Record<string, unknown>, entry: Record<string, unknown>) => {
+    if (input.QueueUrl !== url)
+      throw new ServiceError(
+        'QueueDoesNotExist',
+        `The local stand-in holds ${url} only, not ${String(input.QueueUrl)}.`,
+      );
+    const body = entry.MessageBody;
+    if (typeof body !== 'string' || body === '')
+      throw new ServiceError('InvalidParameterValue', 'MessageBody is a string of at least one character.');
+    const delay = entry.DelaySeconds ?? 0;
+    if (typeof delay !== 'number' || !Number.isInteger(delay) || delay < 0 || delay > MAX_DELAY_SECONDS)
+      throw new ServiceError('InvalidParameterValue', `DelaySeconds is a whole number from 0 to ${MAX_DELAY_SECONDS}.`);
+    const now = Date.now();
+    const message: HeldMessage = { id: randomUUID(), body, visibleAt: now + delay * 1000, receives: 0, sentAt: now };
+    held.set(message.id, message);
+    return { MessageId: message.id, MD5OfMessageBody: md5(body) };
+  };
+
+  const server = await serveJsonService(
+    'SQS',
+    {
+      'AmazonSQS.SendMessage': (input) => accept(input, input),
+      'AmazonSQS.SendMessageBatch': (input) => {
+        const entries = Array.isArray(input.Entries) ? (input.Entries as Record<string, unknown>[]) : [];
+        if (entries.length === 0 || entries.length > MAX_BATCH)
+          throw new ServiceError(
+            'AWS.SimpleQueueService.TooManyEntriesInBatchRequest',
+            'A batch holds 1 to 10 entries.',
+          );
+        return {
+          Successful: entries.map((entry) => ({ Id: entry.Id, ...accept(input, entry) })),
+          Failed: [],
+        };
+      },
+    },
+    { protocol: '1.0' },
+  );
+  url = `${server.endpoint}/${LOCAL_ACCOUNT}/${options.name}`;
+
+  let running: Promise<void> | undefined;
+  const record = (message: HeldMessage): SQSRecord => ({
+    messageId: message.id,
+    receiptHandle: `${message.id}.${message.receives}`,
+    body: message.body,
+    attributes: {
+      ApproximateReceiveCount: String(message.receives),
+      SentTimestamp: String(message.sentAt),
+      SenderId: LOCAL_ACCOUNT,
+      ApproximateFirstReceiveTimestamp: String(Date.now()),
+    },
+    messageAttributes: {},
+    md5OfBody: md5(message.body),
+    eventSource: 'aws:sqs',
+    eventSourceARN: arn,
+    awsRegion: options.region,
+  });
+
+  /** Hands every due message to the function, a batch at a time, until none is due. */
+  async function drain(): Promise<void> {
+    for (;;) {
+      const now = Date.now();
+      const due = [...held.values()].filter((message) => message.visibleAt <= now).slice(0, MAX_BATCH);
+      if (!consume || due.length === 0) return;
+      for (const message of due) {
+        message.receives++;
+        message.visibleAt = now + visibilityMs;
+      }
+      let failed: Set<string>;
+      try {
+        const answer = await consume({ Records: due.map(record) });
+        failed = new Set((answer?.batchItemFailures ?? []).map((failure) => failure.itemIdentifier));
+      } catch (error) {
+        options.report(`${options.name}: the function failed on a batch of ${due.length}`, error);
+        failed = new Set(due.map((message) => message.id));
+      }
+      for (const message of due) {
+        if (!failed.has(message.id)) held.delete(message.id);
+        else if (message.receives >= MAX_RECEIVES) {
+          held.delete(message.id);
+          options.report(
+            `${options.name}: message ${message.id} failed ${message.receives} times; a stage would put it in the dead-letter queue`,
+          );
+        }
+      }
+    }
+  }
+
+  const timer = setInterval(() => {
+    running ??= drain().finally(() => {
+      running = undefined;
+    });
+  }, options.pollMs ?? 100);
+  timer.unref();
+
+  return {
+    url,
+    endpoint: server.endpoint,
+    consumeWith(next) {
+      consume = next;
+    },
+    size: () => held.size,
+    async close() {
+      clearInterval(timer);
+      await running;
+      await server.close();
+    },
+  };
+}
+
+/**
+ * One queue per process and name, shared by whoever asks (reference-counted), as the local S3 is:
+ * the sources runtime's functions live in this process and read one queue URL from its
+ * environment, so two gateways in one process (the fault tests) share it too. The messages go to
+ * the newest consumer still open. Closed with its last user.
+ *
+ * @example const queue = await acquireLocalQueue({ name: deliveryQueueName('local'), region, report });
+ */
+export async function acquireLocalQueue(options: LocalQueueOptions): Promise<LocalQueue> {
+  let entry = sharedQueues.get(options.name);
+  if (!entry) {
+    const consumers: ((event: SQSEvent) => Promise<SQSBatchResponse | undefined>)[] = [];
+    entry = { users: 0, consumers, started: startLocalQueue(options) };
+    const created = entry;
+    sharedQueues.set(options.name, created);
+    created.started
+      .then((queue) => queue.consumeWith((event) => (created.consumers.at(-1) ?? refuse)(event)))
+      .catch(() => sharedQueues.delete(options.name));
+  }
+  const held = entry;
+  held.users++;
+  const queue = await held.started;
+  let mine: ((event: SQSEvent) => Promise<SQSBatchResponse | undefined>) | undefined;
+  let released = false;
+  return {
+    url: queue.url,
+    endpoint: queue.endpoint,
+    consumeWith(consume) {
+      mine = consume;
+      held.consumers.push(consume);
+    },
+    size: () => queue.size(),
+    async close() {
+      if (released) return;
+      released = true;
+      if (mine) held.consumers.splice(held.consumers.indexOf(mine), 1);
+      if (--held.users > 0) return;
+      sharedQueues.delete(options.name);
+      await queue.close();
+    },
+  };
+}
+
+/** Messages that arrive while no consumer is open wait: the batch is failed and given again later. */
+const refuse = async (event: SQSEvent): Promise<SQSBatchResponse> => ({
+  batchItemFailures: event.Records.map((record) => ({ itemIdentifier: record.messageId })),
+});
+
+const sharedQueues = new Map<
+  string,
+  {
+    users: number;
+    consumers: ((event: SQSEvent) => Promise<SQSBatchResponse | undefined>)[];
+    started: Promise<LocalQueue>;
+  }
+>();

@@ -1,0 +1,158 @@
+/**
+ * Tenant webhooks end to end through the local stack: an endpoint registered over HTTP, then a note,
+ * a document write and a recording's job ending, each read from its table's stream by the fan-out,
+ * queued, signed and posted to a receiver on this machine that verifies every request with
+ * `standardwebhooks` (the specification's reference library). A 500 brings the same `webhook-id`
+ * again, a 410 disables the endpoint, a keyed retry of a note makes no second delivery, and the
+ * deliveries list says what became of each. The schedule is shortened (CXM_WEBHOOK_RETRY_SCHEDULE_MS).
+ */
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fillPath, routeById } from '#shared/routes';
+import { startTestApi, type TestApi, uniqueTenant } from '#test/support/test-api';
+
+// This file's stage settings: retries a second apart.
+process.env.CXM_WEBHOOK_RETRY_SCHEDULE_MS = '0,1000,1000';
+
+interface Receipt {
+  id: string;
+  body: { type: string; data: Record<string, unknown> };
+}
+
+interface Receiver {
+  url: string;
+  receipts: Receipt[];
+  refused: number;
+  answers: number[];
+}
+
+let api: TestApi;
+const servers: Server[] = [];
+const tenant = uniqueTenant('hooks-e2e');
+let key: string;
+
+beforeAll(async () => {
+  api = await startTestApi();
+  ({ key } = await api.createKey(
+    [tenant],
+    ['webhooks:endpoints.read', 'webhooks:endpoints.write', 'cxm:conversations.write', 'provisioning:bots.write'],
+  ));
+  await api.addConversation(tenant, { id: 'conv-1' });
+});
+afterAll(async () => {
+  await api?.close();
+  for (const server of servers) {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+
+async function receiver(answers: number[] = []): Promise<Receiver & { verifyWith(secret: string): void }> {
+  let verifier: Webhook | undefined;
+  const state = { url: '', receipts: [] as Receipt[], refused: 0, answers };
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      try {
+        verifier!.verify(body, request.headers as IncomingHttpHeaders & Record<string, string>);
+      } catch {
+        state.refused++;
+        response.writeHead(400).end();
+        return;
+      }
+      state.receipts.push({ id: String(request.headers['webhook-id']), body: JSON.parse(body) });
+      response.writeHead(state.answers.shift() ?? 204).end();
+    });
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  state.url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/hooks`;
+  return Object.assign(state, {
+    verifyWith(secret: string) {
+      verifier = new Webhook(secret);
+    },
+  });
+}
+
+async function register(got: Awaited<ReturnType<typeof receiver>>, events: string[]) {
+  const response = await api.call('POST', fillPath(routeById('createWebhookEndpoint'), { tenantId: tenant }), key, {
+    body: { url: got.url, events },
+  });
+  expect(response.status).toBe(201);
+  const created = response.json as { id: string; secret: string };
+  got.verifyWith(created.secret);
+  return created.id;
+}
+
+async function until(what: string, done: () => boolean | Promise<boolean>, ms = 20_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await done())) {
+    if (Date.now() > deadline) throw new Error(`waited ${ms} ms for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+const deliveries = async (endpointId: string) =>
+  (
+    (await api.call('GET', fillPath(routeById('listWebhookDeliveries'), { tenantId: tenant, endpointId }), key))
+      .json as { data: { id: string; status: string; attempts: number; type: string }[] }
+  ).data;
+
+describe('delivered from the local stack', () => {
+  it('a note is delivered once, verified, with the note its 201 answered; a keyed retry of it makes no second delivery', async () => {
+    const got = await receiver();
+    const endpointId = await register(got, ['note.created']);
+    const headers = { 'Idempotency-Key': `${tenant}-note` };
+    const first = await api.postNote(tenant, 'conv-1', key, { body: 'Refund issued' }, headers);
+    expect(first.status).toBe(201);
+    expect((await api.postNote(tenant, 'conv-1', key, { body: 'Refund issued' }, headers)).status).toBe(201);
+    await until('the note', () => got.receipts.length >= 1);
+    expect(got.refused).toBe(0);
+    expect(got.receipts[0]!.body).toEqual({
+      type: 'note.created',
+      timestamp: (first.json.note as { createdAt: string }).createdAt,
+      data: { tenantId: tenant, conversationId: 'conv-1', note: first.json.note },
+    });
+    await until('the delivery recorded', async () => (await deliveries(endpointId))[0]?.status === 'delivered');
+    const [listed] = await deliveries(endpointId);
+    expect(listed).toMatchObject({ id: got.receipts[0]!.id, type: 'note.created', attempts: 1 });
+    // Time for a second delivery to arrive, if one were made.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(got.receipts).toHaveLength(1);
+  });
+
+  it('a 500 brings the same webhook-id again a second later; a document write carries the ETag its answer gave', async () => {
+    const got = await receiver([500]);
+    const endpointId = await register(got, ['provisioning.document.changed']);
+    const path = `/api/v1/provisioning/tenants/${tenant}/bots/bot-1/versions/current`;
+    const written = await api.call('POST', path, key, { body: { name: 'Helper' } });
+    expect(written.status).toBe(201);
+    await until('the second attempt', () => got.receipts.length >= 2);
+    expect(got.receipts[0]!.id).toBe(got.receipts[1]!.id);
+    expect(got.receipts[1]!.body.data).toEqual({
+      tenantId: tenant,
+      collection: 'bots',
+      documentId: 'bot-1',
+      etag: written.headers.get('etag'),
+      change: 'created',
+    });
+    await until('the delivery recorded', async () => (await deliveries(endpointId))[0]?.status === 'delivered');
+    expect((await deliveries(endpointId))[0]).toMatchObject({ attempts: 2, status: 'delivered' });
+  });
+
+  it('a 410 disables the endpoint, saying why', async () => {
+    const got = await receiver([410]);
+    const endpointId = await register(got, ['note.created']);
+    expect((await api.postNote(tenant, 'conv-1', key, { body: 'Called back' })).status).toBe(201);
+    const endpointPath = fillPath(routeById('getWebhookEndpoint'), { tenantId: tenant, endpointId });
+    await until('the endpoint disabled', async () => {
+      return ((await api.call('GET', endpointPath, key)).json as { status: string }).status === 'disabled';
+    });
+    const endpoint = (await api.call('GET', endpointPath, key)).json as { disabledReason: string };
+    expect(endpoint.disabledReason).toMatch(/^the receiver answered 410 Gone/);
+  });
+});
