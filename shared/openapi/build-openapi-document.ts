@@ -6,6 +6,7 @@
  * limit or schema; prose and examples live in operation-docs.ts.
  */
 import { grantingScopes } from '#shared/auth/grant-scope';
+import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '#shared/domain/webhooks/webhook-events';
 import { type RouteId, type RouteSpec, routes } from '#shared/routes';
 import { schemaCatalog } from '#shared/schemas/schema-catalog';
 import type { SchemaId } from '#shared/schemas/schema-ids';
@@ -21,7 +22,7 @@ import type {
   ResponseObject,
   ServerObject,
 } from './openapi-types.ts';
-import { areaDescriptions, operationDocs, parameterDocs } from './operation-docs.ts';
+import { areaDescriptions, operationDocs, parameterDocs, webhookDocs } from './operation-docs.ts';
 
 /**
  * Where the document is served, beside the API and without a key: by the deployed stage
@@ -86,6 +87,9 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
     for (const method of route.otherMethods ?? []) item[methodKey(method)] = refusedOperation(route, method, useSchema);
   }
 
+  const webhooks = Object.fromEntries(
+    WEBHOOK_EVENT_TYPES.map((type) => [type, { post: webhookOperation(type, useSchema) }]),
+  );
   const responses = errorResponseComponents(useSchema);
   const areas = [...new Set(routeSpecs.map(areaOf))].sort();
   return {
@@ -96,6 +100,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
     security: [{ [SECURITY_SCHEME]: [] }],
     tags: areas.map((name) => ({ name, description: describeArea(name) })),
     paths,
+    webhooks,
     components: {
       schemas: Object.fromEntries([...usedSchemas].sort().map((id) => [id, componentSchema(id)])),
       responses,
@@ -108,6 +113,62 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
           description: SECURITY_DESCRIPTION,
         },
       },
+    },
+  };
+}
+
+/** The headers of every delivery (Standard Webhooks 1.0). */
+const WEBHOOK_HEADERS: ParameterObject[] = [
+  {
+    name: 'webhook-id',
+    in: 'header',
+    required: true,
+    description: "The message's id: the same on every attempt of it, so deduplicate on it.",
+    schema: { type: 'string', maxLength: 100, pattern: '^msg_[A-Za-z0-9_-]+$' },
+  },
+  {
+    name: 'webhook-timestamp',
+    in: 'header',
+    required: true,
+    description: "The attempt's time, Unix seconds: refuse one far from now (a replay).",
+    schema: { type: 'string', maxLength: 12, pattern: '^[0-9]+$' },
+  },
+  {
+    name: 'webhook-signature',
+    in: 'header',
+    required: true,
+    description:
+      '`v1,` and the base64 of HMAC-SHA256 over `{webhook-id}.{webhook-timestamp}.{body}` with the key of the secret (`whsec_` and the base64 of the key); space-separated, one per secret, during a rotation both. Verify with any Standard Webhooks library.',
+    schema: { type: 'string', maxLength: 1024, pattern: '^v1,[A-Za-z0-9+/=]+( v1,[A-Za-z0-9+/=]+)*$' },
+  },
+];
+
+/** What a tenant's endpoint receives for one event type, and what its answers mean. */
+function webhookOperation(type: WebhookEventType, useSchema: (id: SchemaId) => string): OperationObject {
+  const docs = webhookDocs[type];
+  return {
+    operationId: `${type.replace(/\.(\w)/g, (_match, letter: string) => letter.toUpperCase())}Webhook`,
+    summary: docs.summary,
+    description:
+      'POSTed to every enabled endpoint of the tenant subscribed to this event type, signed per Standard Webhooks 1.0. ' +
+      'Answer a 2xx within 15 seconds; anything else is tried again on the schedule (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, ' +
+      '10 h), `Retry-After` honoured; 410 disables the endpoint. Redirects are not followed.',
+    tags: ['webhooks'],
+    security: [],
+    parameters: WEBHOOK_HEADERS,
+    requestBody: {
+      description: 'The event: `{type, timestamp, data}`, the same bytes on every attempt.',
+      required: true,
+      content: {
+        'application/json': {
+          schema: { $ref: useSchema(docs.schema) },
+          examples: { [type]: { summary: docs.summary, value: docs.example } },
+        },
+      },
+    },
+    responses: {
+      '200': { description: 'Received (any 2xx): the delivery is done.' },
+      '410': { description: 'Gone: the endpoint is disabled at once, and nothing more is sent to it.' },
     },
   };
 }

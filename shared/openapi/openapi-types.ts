@@ -85,6 +85,8 @@ export interface OpenApiDocument {
   security: SecurityRequirement[];
   tags: Array<{ name: string; description: string }>;
   paths: Record<string, PathItemObject>;
+  /** What the API sends to a tenant's endpoints (OpenAPI 3.1 `webhooks`), by event type. */
+  webhooks: Record<string, PathItemObject>;
   components: {
     schemas: Record<string, JsonSchema>;
     responses: Record<string, ResponseObject>;

@@ -6,9 +6,11 @@
  * of functions/README.md (epoch ms, ISO 8601, identifiers).
  */
 import { DOCUMENT_MAX_BYTES } from '#shared/domain/documents/document-size';
+import type { WebhookEventType } from '#shared/domain/webhooks/webhook-events';
 import { type ApiError, payloadTooLarge, preconditionFailed, unavailable } from '#shared/http/api-error';
 import type { RouteId } from '#shared/routes';
 import { NOTE_BODY_MAX_CHARS } from '#shared/schemas/add-internal-note-body';
+import type { SchemaId } from '#shared/schemas/schema-ids';
 import type { ExampleObject } from './openapi-types.ts';
 
 /** Response headers a success may carry beyond X-Request-Id (components/headers). */
@@ -786,6 +788,87 @@ export const operationDocs: Record<RouteId, OperationDocs> = {
         ),
       },
       404: noEndpoint,
+    },
+  },
+};
+
+/** One event a tenant's endpoint receives: its body's schema, what it says, and an example. */
+export interface WebhookDocs {
+  schema: SchemaId;
+  summary: string;
+  example: unknown;
+}
+
+export const webhookDocs: Record<WebhookEventType, WebhookDocs> = {
+  'note.created': {
+    schema: 'NoteCreatedWebhook',
+    summary: 'An internal note was committed (once per note, also when a keyed retry replays its 201)',
+    example: {
+      type: 'note.created',
+      timestamp: '2026-01-02T09:00:00.000Z',
+      data: {
+        tenantId: 'acme',
+        conversationId: 'conv-1002',
+        note: {
+          id: '01KE3WZ8M7Q2X9D4C6B1N5R0TA',
+          createdAt: '2026-01-02T09:00:00.000Z',
+          visibility: 'internal',
+          author: { type: 'system', id: null, name: 'API' },
+        },
+      },
+    },
+  },
+  'voc.job.completed': {
+    schema: 'VocJobEndedWebhook',
+    summary: "A VOC recording's job completed: its row is in the VOC list",
+    example: {
+      type: 'voc.job.completed',
+      timestamp: '2026-01-02T09:12:00.000Z',
+      data: {
+        tenantId: 'acme',
+        job: {
+          id: '01JF3ZK6Q5V2X8M4N7R9T1W3Y5',
+          status: 'completed',
+          started: 1767344400000,
+          file: 'recordings/acme/01JF3ZK6Q5V2X8M4N7R9T1W3Y5.wav',
+          recordingId: 'rec-01JF3ZK6Q5V2X8M4N7R9T1W3Y5',
+          analysis: 'call-analytics',
+        },
+      },
+    },
+  },
+  'voc.job.failed': {
+    schema: 'VocJobEndedWebhook',
+    summary: "A VOC recording's job failed, and why",
+    example: {
+      type: 'voc.job.failed',
+      timestamp: '2026-01-02T09:12:00.000Z',
+      data: {
+        tenantId: 'acme',
+        job: {
+          id: '01JF3ZK6Q5V2X8M4N7R9T1W3Y5',
+          status: 'failed',
+          started: 1767344400000,
+          file: 'recordings/acme/01JF3ZK6Q5V2X8M4N7R9T1W3Y5.wav',
+          recordingId: 'rec-01JF3ZK6Q5V2X8M4N7R9T1W3Y5',
+          failureReason: 'The file is not readable audio/wav: it holds no WAVE audio.',
+        },
+      },
+    },
+  },
+  'provisioning.document.changed': {
+    schema: 'DocumentChangedWebhook',
+    summary: 'A provisioning document was created, replaced or merged through the API',
+    example: {
+      type: 'provisioning.document.changed',
+      timestamp: '2026-01-02T09:30:00.000Z',
+      data: {
+        tenantId: 'acme',
+        collection: 'bots',
+        documentId: 'bot-billing',
+        etag: '"k3Jv0cQ9xT2m"',
+        change: 'merged',
+      },
     },
   },
 };

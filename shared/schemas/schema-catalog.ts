@@ -13,6 +13,7 @@ import { CollectionPath, DocumentPath } from './provisioning-paths.ts';
 import { AssistantReportList, ReportQuery, VocReportList } from './report-schemas.ts';
 import { TenantPath } from './tenant-path.ts';
 import { CreateRecordingUploadBody, RecordingUpload, VocJobPath, VocJobStatus } from './voc-schemas.ts';
+import { DocumentChangedWebhook, NoteCreatedWebhook, VocJobEndedWebhook } from './webhook-event-schemas.ts';
 import {
   CreatedWebhookEndpoint,
   CreateWebhookEndpointBody,
@@ -34,6 +35,7 @@ export const schemaCatalog = {
   CreateRecordingUploadBody,
   CreateWebhookEndpointBody,
   DocumentBody,
+  DocumentChangedWebhook,
   DocumentList,
   DocumentPath,
   ErrorBody,
@@ -47,6 +49,7 @@ export const schemaCatalog = {
   ListWebhookDeliveriesQuery,
   MessageOnlyErrorBody,
   NoContent,
+  NoteCreatedWebhook,
   NoQuery,
   RecordingUpload,
   ReportQuery,
@@ -54,6 +57,7 @@ export const schemaCatalog = {
   TenantPath,
   UpdateWebhookEndpointBody,
   VocJobPath,
+  VocJobEndedWebhook,
   VocJobStatus,
   VocReportList,
   WebhookDeliveryList,

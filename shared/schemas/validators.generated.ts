@@ -1432,17 +1432,259 @@ validate17.errors = vErrors;
 return errors === 0;
 }
 
-export const DocumentList = validate18;
-const schema19 = {"$id":"DocumentList","type":"array","maxItems":1000,"items":{"type":"object","required":["id","data"],"additionalProperties":false,"properties":{"id":{"type":"string"},"data":{"type":"object"}}}};
+export const DocumentChangedWebhook = validate18;
+const schema19 = {"$id":"DocumentChangedWebhook","type":"object","required":["type","timestamp","data"],"additionalProperties":false,"properties":{"type":{"type":"string","enum":["provisioning.document.changed"]},"timestamp":{"type":"string","format":"date-time","maxLength":30,"description":"When the event happened."},"data":{"type":"object","required":["tenantId","collection","documentId","etag","change"],"additionalProperties":false,"properties":{"tenantId":{"type":"string","maxLength":128,"pattern":"^[^/\\\\#]+$","description":"The tenant."},"collection":{"type":"string","maxLength":64,"pattern":"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"},"documentId":{"type":"string","maxLength":512,"pattern":"^[^/\\\\]+$"},"etag":{"type":"string","maxLength":64,"pattern":"^\"[^\"]+\"$","description":"The new version's ETag, quoted as the API's `ETag` header gives it."},"change":{"type":"string","enum":["created","replaced","merged"],"description":"Made by a POST, replaced by a POST over it, or merged by a PUT."}}}}};
+const pattern11 = new RegExp("^[^/\\\\#]+$", "u");
+const pattern13 = new RegExp("^[^/\\\\]+$", "u");
+const pattern14 = new RegExp("^\"[^\"]+\"$", "u");
 
 function validate18(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="DocumentChangedWebhook" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.type === undefined) && (missing0 = "type")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.data === undefined) && (missing0 = "data"))){
+validate18.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "type") || (key0 === "timestamp")) || (key0 === "data"))){
+validate18.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.type !== undefined){
+let data0 = data.type;
+const _errs2 = errors;
+if(typeof data0 !== "string"){
+validate18.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!(data0 === "provisioning.document.changed")){
+validate18.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema19.properties.type.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.timestamp !== undefined){
+let data1 = data.timestamp;
+const _errs4 = errors;
+if(errors === _errs4){
+if(errors === _errs4){
+if(typeof data1 === "string"){
+if(func2(data1) > 30){
+validate18.errors = [{instancePath:instancePath+"/timestamp",schemaPath:"#/properties/timestamp/maxLength",keyword:"maxLength",params:{limit: 30},message:"must NOT have more than 30 characters"}];
+return false;
+}
+}
+else {
+validate18.errors = [{instancePath:instancePath+"/timestamp",schemaPath:"#/properties/timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.data !== undefined){
+let data2 = data.data;
+const _errs6 = errors;
+if(errors === _errs6){
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+let missing1;
+if((((((data2.tenantId === undefined) && (missing1 = "tenantId")) || ((data2.collection === undefined) && (missing1 = "collection"))) || ((data2.documentId === undefined) && (missing1 = "documentId"))) || ((data2.etag === undefined) && (missing1 = "etag"))) || ((data2.change === undefined) && (missing1 = "change"))){
+validate18.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs8 = errors;
+for(const key1 in data2){
+if(!(((((key1 === "tenantId") || (key1 === "collection")) || (key1 === "documentId")) || (key1 === "etag")) || (key1 === "change"))){
+validate18.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs8 === errors){
+if(data2.tenantId !== undefined){
+let data3 = data2.tenantId;
+const _errs9 = errors;
+if(errors === _errs9){
+if(typeof data3 === "string"){
+if(func2(data3) > 128){
+validate18.errors = [{instancePath:instancePath+"/data/tenantId",schemaPath:"#/properties/data/properties/tenantId/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+return false;
+}
+else {
+if(!pattern11.test(data3)){
+validate18.errors = [{instancePath:instancePath+"/data/tenantId",schemaPath:"#/properties/data/properties/tenantId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\#]+$"},message:"must match pattern \""+"^[^/\\\\#]+$"+"\""}];
+return false;
+}
+}
+}
+else {
+validate18.errors = [{instancePath:instancePath+"/data/tenantId",schemaPath:"#/properties/data/properties/tenantId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid1 = _errs9 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data2.collection !== undefined){
+let data4 = data2.collection;
+const _errs11 = errors;
+if(errors === _errs11){
+if(typeof data4 === "string"){
+if(func2(data4) > 64){
+validate18.errors = [{instancePath:instancePath+"/data/collection",schemaPath:"#/properties/data/properties/collection/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+return false;
+}
+else {
+if(!pattern2.test(data4)){
+validate18.errors = [{instancePath:instancePath+"/data/collection",schemaPath:"#/properties/data/properties/collection/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"+"\""}];
+return false;
+}
+}
+}
+else {
+validate18.errors = [{instancePath:instancePath+"/data/collection",schemaPath:"#/properties/data/properties/collection/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid1 = _errs11 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data2.documentId !== undefined){
+let data5 = data2.documentId;
+const _errs13 = errors;
+if(errors === _errs13){
+if(typeof data5 === "string"){
+if(func2(data5) > 512){
+validate18.errors = [{instancePath:instancePath+"/data/documentId",schemaPath:"#/properties/data/properties/documentId/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
+return false;
+}
+else {
+if(!pattern13.test(data5)){
+validate18.errors = [{instancePath:instancePath+"/data/documentId",schemaPath:"#/properties/data/properties/documentId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]+$"},message:"must match pattern \""+"^[^/\\\\]+$"+"\""}];
+return false;
+}
+}
+}
+else {
+validate18.errors = [{instancePath:instancePath+"/data/documentId",schemaPath:"#/properties/data/properties/documentId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid1 = _errs13 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data2.etag !== undefined){
+let data6 = data2.etag;
+const _errs15 = errors;
+if(errors === _errs15){
+if(typeof data6 === "string"){
+if(func2(data6) > 64){
+validate18.errors = [{instancePath:instancePath+"/data/etag",schemaPath:"#/properties/data/properties/etag/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+return false;
+}
+else {
+if(!pattern14.test(data6)){
+validate18.errors = [{instancePath:instancePath+"/data/etag",schemaPath:"#/properties/data/properties/etag/pattern",keyword:"pattern",params:{pattern: "^\"[^\"]+\"$"},message:"must match pattern \""+"^\"[^\"]+\"$"+"\""}];
+return false;
+}
+}
+}
+else {
+validate18.errors = [{instancePath:instancePath+"/data/etag",schemaPath:"#/properties/data/properties/etag/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid1 = _errs15 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data2.change !== undefined){
+let data7 = data2.change;
+const _errs17 = errors;
+if(typeof data7 !== "string"){
+validate18.errors = [{instancePath:instancePath+"/data/change",schemaPath:"#/properties/data/properties/change/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!(((data7 === "created") || (data7 === "replaced")) || (data7 === "merged"))){
+validate18.errors = [{instancePath:instancePath+"/data/change",schemaPath:"#/properties/data/properties/change/enum",keyword:"enum",params:{allowedValues: schema19.properties.data.properties.change.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid1 = _errs17 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate18.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate18.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate18.errors = vErrors;
+return errors === 0;
+}
+
+export const DocumentList = validate19;
+const schema20 = {"$id":"DocumentList","type":"array","maxItems":1000,"items":{"type":"object","required":["id","data"],"additionalProperties":false,"properties":{"id":{"type":"string"},"data":{"type":"object"}}}};
+
+function validate19(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="DocumentList" */;
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(Array.isArray(data)){
 if(data.length > 1000){
-validate18.errors = [{instancePath,schemaPath:"#/maxItems",keyword:"maxItems",params:{limit: 1000},message:"must NOT have more than 1000 items"}];
+validate19.errors = [{instancePath,schemaPath:"#/maxItems",keyword:"maxItems",params:{limit: 1000},message:"must NOT have more than 1000 items"}];
 return false;
 }
 else {
@@ -1455,14 +1697,14 @@ if(errors === _errs1){
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 let missing0;
 if(((data0.id === undefined) && (missing0 = "id")) || ((data0.data === undefined) && (missing0 = "data"))){
-validate18.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate19.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs3 = errors;
 for(const key0 in data0){
 if(!((key0 === "id") || (key0 === "data"))){
-validate18.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate19.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -1471,7 +1713,7 @@ if(_errs3 === errors){
 if(data0.id !== undefined){
 const _errs4 = errors;
 if(typeof data0.id !== "string"){
-validate18.errors = [{instancePath:instancePath+"/" + i0+"/id",schemaPath:"#/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate19.errors = [{instancePath:instancePath+"/" + i0+"/id",schemaPath:"#/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid1 = _errs4 === errors;
@@ -1484,7 +1726,7 @@ if(data0.data !== undefined){
 let data2 = data0.data;
 const _errs6 = errors;
 if(!(data2 && typeof data2 == "object" && !Array.isArray(data2))){
-validate18.errors = [{instancePath:instancePath+"/" + i0+"/data",schemaPath:"#/items/properties/data/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate19.errors = [{instancePath:instancePath+"/" + i0+"/data",schemaPath:"#/items/properties/data/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 var valid1 = _errs6 === errors;
@@ -1497,7 +1739,7 @@ var valid1 = true;
 }
 }
 else {
-validate18.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate19.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -1509,18 +1751,18 @@ break;
 }
 }
 else {
-validate18.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate19.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
-validate18.errors = vErrors;
+validate19.errors = vErrors;
 return errors === 0;
 }
 
-export const DocumentPath = validate19;
-const schema20 = {"$id":"DocumentPath","type":"object","required":["tenantId","collection","docId"],"additionalProperties":false,"properties":{"tenantId":{"type":"string","minLength":1,"maxLength":128,"pattern":"^[^/\\\\]*$"},"collection":{"type":"string","maxLength":64,"pattern":"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"},"docId":{"type":"string","minLength":1,"maxLength":512,"pattern":"^[^/\\\\]*$"}}};
+export const DocumentPath = validate20;
+const schema21 = {"$id":"DocumentPath","type":"object","required":["tenantId","collection","docId"],"additionalProperties":false,"properties":{"tenantId":{"type":"string","minLength":1,"maxLength":128,"pattern":"^[^/\\\\]*$"},"collection":{"type":"string","maxLength":64,"pattern":"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"},"docId":{"type":"string","minLength":1,"maxLength":512,"pattern":"^[^/\\\\]*$"}}};
 
-function validate19(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="DocumentPath" */;
 let vErrors = null;
 let errors = 0;
@@ -1528,14 +1770,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.tenantId === undefined) && (missing0 = "tenantId")) || ((data.collection === undefined) && (missing0 = "collection"))) || ((data.docId === undefined) && (missing0 = "docId"))){
-validate19.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate20.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "tenantId") || (key0 === "collection")) || (key0 === "docId"))){
-validate19.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate20.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -1547,24 +1789,24 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func2(data0) > 128){
-validate19.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+validate20.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
 if(func2(data0) < 1){
-validate19.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate20.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern1.test(data0)){
-validate19.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
+validate20.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
 return false;
 }
 }
 }
 }
 else {
-validate19.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate20.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1580,18 +1822,18 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
 if(func2(data1) > 64){
-validate19.errors = [{instancePath:instancePath+"/collection",schemaPath:"#/properties/collection/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+validate20.errors = [{instancePath:instancePath+"/collection",schemaPath:"#/properties/collection/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 else {
 if(!pattern2.test(data1)){
-validate19.errors = [{instancePath:instancePath+"/collection",schemaPath:"#/properties/collection/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"+"\""}];
+validate20.errors = [{instancePath:instancePath+"/collection",schemaPath:"#/properties/collection/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"+"\""}];
 return false;
 }
 }
 }
 else {
-validate19.errors = [{instancePath:instancePath+"/collection",schemaPath:"#/properties/collection/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate20.errors = [{instancePath:instancePath+"/collection",schemaPath:"#/properties/collection/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1607,24 +1849,24 @@ const _errs6 = errors;
 if(errors === _errs6){
 if(typeof data2 === "string"){
 if(func2(data2) > 512){
-validate19.errors = [{instancePath:instancePath+"/docId",schemaPath:"#/properties/docId/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
+validate20.errors = [{instancePath:instancePath+"/docId",schemaPath:"#/properties/docId/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
 else {
 if(func2(data2) < 1){
-validate19.errors = [{instancePath:instancePath+"/docId",schemaPath:"#/properties/docId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate20.errors = [{instancePath:instancePath+"/docId",schemaPath:"#/properties/docId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern1.test(data2)){
-validate19.errors = [{instancePath:instancePath+"/docId",schemaPath:"#/properties/docId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
+validate20.errors = [{instancePath:instancePath+"/docId",schemaPath:"#/properties/docId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
 return false;
 }
 }
 }
 }
 else {
-validate19.errors = [{instancePath:instancePath+"/docId",schemaPath:"#/properties/docId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate20.errors = [{instancePath:instancePath+"/docId",schemaPath:"#/properties/docId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1639,18 +1881,18 @@ var valid0 = true;
 }
 }
 else {
-validate19.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate20.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate19.errors = vErrors;
+validate20.errors = vErrors;
 return errors === 0;
 }
 
-export const ErrorBody = validate20;
-const schema21 = {"$id":"ErrorBody","type":"object","required":["code","message"],"additionalProperties":false,"properties":{"code":{"type":"string","enum":["BadRequest","InvalidCustomField","Unauthenticated","PermissionDenied","EmailChannelNotFound","AssigneeNotFound","NotFound","EmailChannelDisabled","ContactIdentityConflict","OrganizationAmbiguous","AssigneeAmbiguous","Conflict","PayloadTooLarge","RateLimitExceeded","BadGateway","ServiceUnavailable","GatewayTimeout","Unavailable"]},"message":{"type":"string"}}};
+export const ErrorBody = validate21;
+const schema22 = {"$id":"ErrorBody","type":"object","required":["code","message"],"additionalProperties":false,"properties":{"code":{"type":"string","enum":["BadRequest","InvalidCustomField","Unauthenticated","PermissionDenied","EmailChannelNotFound","AssigneeNotFound","NotFound","EmailChannelDisabled","ContactIdentityConflict","OrganizationAmbiguous","AssigneeAmbiguous","Conflict","PayloadTooLarge","RateLimitExceeded","BadGateway","ServiceUnavailable","GatewayTimeout","Unavailable"]},"message":{"type":"string"}}};
 
-function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="ErrorBody" */;
 let vErrors = null;
 let errors = 0;
@@ -1658,14 +1900,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.code === undefined) && (missing0 = "code")) || ((data.message === undefined) && (missing0 = "message"))){
-validate20.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate21.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "code") || (key0 === "message"))){
-validate20.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate21.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -1675,11 +1917,11 @@ if(data.code !== undefined){
 let data0 = data.code;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate20.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate21.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((((((((((((((((((data0 === "BadRequest") || (data0 === "InvalidCustomField")) || (data0 === "Unauthenticated")) || (data0 === "PermissionDenied")) || (data0 === "EmailChannelNotFound")) || (data0 === "AssigneeNotFound")) || (data0 === "NotFound")) || (data0 === "EmailChannelDisabled")) || (data0 === "ContactIdentityConflict")) || (data0 === "OrganizationAmbiguous")) || (data0 === "AssigneeAmbiguous")) || (data0 === "Conflict")) || (data0 === "PayloadTooLarge")) || (data0 === "RateLimitExceeded")) || (data0 === "BadGateway")) || (data0 === "ServiceUnavailable")) || (data0 === "GatewayTimeout")) || (data0 === "Unavailable"))){
-validate20.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/enum",keyword:"enum",params:{allowedValues: schema21.properties.code.enum},message:"must be equal to one of the allowed values"}];
+validate21.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/enum",keyword:"enum",params:{allowedValues: schema22.properties.code.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -1691,7 +1933,7 @@ if(valid0){
 if(data.message !== undefined){
 const _errs4 = errors;
 if(typeof data.message !== "string"){
-validate20.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate21.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -1704,18 +1946,18 @@ var valid0 = true;
 }
 }
 else {
-validate20.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate21.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate20.errors = vErrors;
+validate21.errors = vErrors;
 return errors === 0;
 }
 
-export const ImportFile = validate21;
-const schema22 = {"$id":"ImportFile","type":"object","additionalProperties":false,"properties":{"conversations":{"type":"array","items":{"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1,"maxLength":512,"pattern":"^[^/\\\\]*$"},"type":{"type":"string","minLength":1},"status":{"type":"string","minLength":1},"mergedInto":{"type":["string","null"]},"lockedUntil":{"anyOf":[{"type":"null"},{"type":"integer","minimum":0},{"type":"string","minLength":1}]},"realtimeOwner":{"type":["string","null"]},"assignee":{"anyOf":[{"type":"null"},{"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1},"active":{"type":"boolean"}}}]}}}},"documents":{"type":"object","propertyNames":{"pattern":"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"},"additionalProperties":{"type":"array","items":{"type":"object","required":["id","data"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1,"maxLength":512,"pattern":"^[^/\\\\]*$"},"data":{"type":"object"}}}}},"assistantConversations":{"type":"array","items":{"type":"object"}},"vocConversations":{"type":"array","items":{"type":"object"}},"vocJobs":{"type":"array","items":{"type":"object","required":["id","status","started","file","recordingId"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1,"maxLength":512,"pattern":"^[^/\\\\]*$"},"status":{"type":"string","enum":["started","completed","failed"]},"started":{"type":"integer","minimum":0},"file":{"type":"string","minLength":1},"recordingId":{"type":"string","minLength":1}}}}}};
+export const ImportFile = validate22;
+const schema23 = {"$id":"ImportFile","type":"object","additionalProperties":false,"properties":{"conversations":{"type":"array","items":{"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1,"maxLength":512,"pattern":"^[^/\\\\]*$"},"type":{"type":"string","minLength":1},"status":{"type":"string","minLength":1},"mergedInto":{"type":["string","null"]},"lockedUntil":{"anyOf":[{"type":"null"},{"type":"integer","minimum":0},{"type":"string","minLength":1}]},"realtimeOwner":{"type":["string","null"]},"assignee":{"anyOf":[{"type":"null"},{"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1},"active":{"type":"boolean"}}}]}}}},"documents":{"type":"object","propertyNames":{"pattern":"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"},"additionalProperties":{"type":"array","items":{"type":"object","required":["id","data"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1,"maxLength":512,"pattern":"^[^/\\\\]*$"},"data":{"type":"object"}}}}},"assistantConversations":{"type":"array","items":{"type":"object"}},"vocConversations":{"type":"array","items":{"type":"object"}},"vocJobs":{"type":"array","items":{"type":"object","required":["id","status","started","file","recordingId"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1,"maxLength":512,"pattern":"^[^/\\\\]*$"},"status":{"type":"string","enum":["started","completed","failed"]},"started":{"type":"integer","minimum":0},"file":{"type":"string","minLength":1},"recordingId":{"type":"string","minLength":1}}}}}};
 
-function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="ImportFile" */;
 let vErrors = null;
 let errors = 0;
@@ -1724,7 +1966,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((((key0 === "conversations") || (key0 === "documents")) || (key0 === "assistantConversations")) || (key0 === "vocConversations")) || (key0 === "vocJobs"))){
-validate21.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate22.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -1744,14 +1986,14 @@ if(errors === _errs4){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 let missing0;
 if((data1.id === undefined) && (missing0 = "id")){
-validate21.errors = [{instancePath:instancePath+"/conversations/" + i0,schemaPath:"#/properties/conversations/items/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate22.errors = [{instancePath:instancePath+"/conversations/" + i0,schemaPath:"#/properties/conversations/items/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs6 = errors;
 for(const key1 in data1){
 if(!(((((((key1 === "id") || (key1 === "type")) || (key1 === "status")) || (key1 === "mergedInto")) || (key1 === "lockedUntil")) || (key1 === "realtimeOwner")) || (key1 === "assignee"))){
-validate21.errors = [{instancePath:instancePath+"/conversations/" + i0,schemaPath:"#/properties/conversations/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate22.errors = [{instancePath:instancePath+"/conversations/" + i0,schemaPath:"#/properties/conversations/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -1763,24 +2005,24 @@ const _errs7 = errors;
 if(errors === _errs7){
 if(typeof data2 === "string"){
 if(func2(data2) > 512){
-validate21.errors = [{instancePath:instancePath+"/conversations/" + i0+"/id",schemaPath:"#/properties/conversations/items/properties/id/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
+validate22.errors = [{instancePath:instancePath+"/conversations/" + i0+"/id",schemaPath:"#/properties/conversations/items/properties/id/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
 else {
 if(func2(data2) < 1){
-validate21.errors = [{instancePath:instancePath+"/conversations/" + i0+"/id",schemaPath:"#/properties/conversations/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate22.errors = [{instancePath:instancePath+"/conversations/" + i0+"/id",schemaPath:"#/properties/conversations/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern1.test(data2)){
-validate21.errors = [{instancePath:instancePath+"/conversations/" + i0+"/id",schemaPath:"#/properties/conversations/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
+validate22.errors = [{instancePath:instancePath+"/conversations/" + i0+"/id",schemaPath:"#/properties/conversations/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
 return false;
 }
 }
 }
 }
 else {
-validate21.errors = [{instancePath:instancePath+"/conversations/" + i0+"/id",schemaPath:"#/properties/conversations/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate22.errors = [{instancePath:instancePath+"/conversations/" + i0+"/id",schemaPath:"#/properties/conversations/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1796,12 +2038,12 @@ const _errs9 = errors;
 if(errors === _errs9){
 if(typeof data3 === "string"){
 if(func2(data3) < 1){
-validate21.errors = [{instancePath:instancePath+"/conversations/" + i0+"/type",schemaPath:"#/properties/conversations/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate22.errors = [{instancePath:instancePath+"/conversations/" + i0+"/type",schemaPath:"#/properties/conversations/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate21.errors = [{instancePath:instancePath+"/conversations/" + i0+"/type",schemaPath:"#/properties/conversations/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate22.errors = [{instancePath:instancePath+"/conversations/" + i0+"/type",schemaPath:"#/properties/conversations/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1817,12 +2059,12 @@ const _errs11 = errors;
 if(errors === _errs11){
 if(typeof data4 === "string"){
 if(func2(data4) < 1){
-validate21.errors = [{instancePath:instancePath+"/conversations/" + i0+"/status",schemaPath:"#/properties/conversations/items/properties/status/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate22.errors = [{instancePath:instancePath+"/conversations/" + i0+"/status",schemaPath:"#/properties/conversations/items/properties/status/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate21.errors = [{instancePath:instancePath+"/conversations/" + i0+"/status",schemaPath:"#/properties/conversations/items/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate22.errors = [{instancePath:instancePath+"/conversations/" + i0+"/status",schemaPath:"#/properties/conversations/items/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1836,7 +2078,7 @@ if(data1.mergedInto !== undefined){
 let data5 = data1.mergedInto;
 const _errs13 = errors;
 if((typeof data5 !== "string") && (data5 !== null)){
-validate21.errors = [{instancePath:instancePath+"/conversations/" + i0+"/mergedInto",schemaPath:"#/properties/conversations/items/properties/mergedInto/type",keyword:"type",params:{type: schema22.properties.conversations.items.properties.mergedInto.type},message:"must be string,null"}];
+validate22.errors = [{instancePath:instancePath+"/conversations/" + i0+"/mergedInto",schemaPath:"#/properties/conversations/items/properties/mergedInto/type",keyword:"type",params:{type: schema23.properties.conversations.items.properties.mergedInto.type},message:"must be string,null"}];
 return false;
 }
 var valid2 = _errs13 === errors;
@@ -1930,7 +2172,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate21.errors = vErrors;
+validate22.errors = vErrors;
 return false;
 }
 else {
@@ -1954,7 +2196,7 @@ if(data1.realtimeOwner !== undefined){
 let data7 = data1.realtimeOwner;
 const _errs23 = errors;
 if((typeof data7 !== "string") && (data7 !== null)){
-validate21.errors = [{instancePath:instancePath+"/conversations/" + i0+"/realtimeOwner",schemaPath:"#/properties/conversations/items/properties/realtimeOwner/type",keyword:"type",params:{type: schema22.properties.conversations.items.properties.realtimeOwner.type},message:"must be string,null"}];
+validate22.errors = [{instancePath:instancePath+"/conversations/" + i0+"/realtimeOwner",schemaPath:"#/properties/conversations/items/properties/realtimeOwner/type",keyword:"type",params:{type: schema23.properties.conversations.items.properties.realtimeOwner.type},message:"must be string,null"}];
 return false;
 }
 var valid2 = _errs23 === errors;
@@ -2089,7 +2331,7 @@ else {
 vErrors.push(err13);
 }
 errors++;
-validate21.errors = vErrors;
+validate22.errors = vErrors;
 return false;
 }
 else {
@@ -2118,7 +2360,7 @@ var valid2 = true;
 }
 }
 else {
-validate21.errors = [{instancePath:instancePath+"/conversations/" + i0,schemaPath:"#/properties/conversations/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate22.errors = [{instancePath:instancePath+"/conversations/" + i0,schemaPath:"#/properties/conversations/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -2129,7 +2371,7 @@ break;
 }
 }
 else {
-validate21.errors = [{instancePath:instancePath+"/conversations",schemaPath:"#/properties/conversations/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate22.errors = [{instancePath:instancePath+"/conversations",schemaPath:"#/properties/conversations/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -2168,7 +2410,7 @@ else {
 vErrors.push(err15);
 }
 errors++;
-validate21.errors = vErrors;
+validate22.errors = vErrors;
 return false;
 break;
 }
@@ -2188,14 +2430,14 @@ if(errors === _errs42){
 if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
 let missing2;
 if(((data13.id === undefined) && (missing2 = "id")) || ((data13.data === undefined) && (missing2 = "data"))){
-validate21.errors = [{instancePath:instancePath+"/documents/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1,schemaPath:"#/properties/documents/additionalProperties/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate22.errors = [{instancePath:instancePath+"/documents/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1,schemaPath:"#/properties/documents/additionalProperties/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 const _errs44 = errors;
 for(const key5 in data13){
 if(!((key5 === "id") || (key5 === "data"))){
-validate21.errors = [{instancePath:instancePath+"/documents/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1,schemaPath:"#/properties/documents/additionalProperties/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"}];
+validate22.errors = [{instancePath:instancePath+"/documents/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1,schemaPath:"#/properties/documents/additionalProperties/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -2207,24 +2449,24 @@ const _errs45 = errors;
 if(errors === _errs45){
 if(typeof data14 === "string"){
 if(func2(data14) > 512){
-validate21.errors = [{instancePath:instancePath+"/documents/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/id",schemaPath:"#/properties/documents/additionalProperties/items/properties/id/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
+validate22.errors = [{instancePath:instancePath+"/documents/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/id",schemaPath:"#/properties/documents/additionalProperties/items/properties/id/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
 else {
 if(func2(data14) < 1){
-validate21.errors = [{instancePath:instancePath+"/documents/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/id",schemaPath:"#/properties/documents/additionalProperties/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate22.errors = [{instancePath:instancePath+"/documents/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/id",schemaPath:"#/properties/documents/additionalProperties/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern1.test(data14)){
-validate21.errors = [{instancePath:instancePath+"/documents/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/id",schemaPath:"#/properties/documents/additionalProperties/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
+validate22.errors = [{instancePath:instancePath+"/documents/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/id",schemaPath:"#/properties/documents/additionalProperties/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
 return false;
 }
 }
 }
 }
 else {
-validate21.errors = [{instancePath:instancePath+"/documents/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/id",schemaPath:"#/properties/documents/additionalProperties/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate22.errors = [{instancePath:instancePath+"/documents/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/id",schemaPath:"#/properties/documents/additionalProperties/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2238,7 +2480,7 @@ if(data13.data !== undefined){
 let data15 = data13.data;
 const _errs47 = errors;
 if(!(data15 && typeof data15 == "object" && !Array.isArray(data15))){
-validate21.errors = [{instancePath:instancePath+"/documents/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/data",schemaPath:"#/properties/documents/additionalProperties/items/properties/data/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate22.errors = [{instancePath:instancePath+"/documents/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/data",schemaPath:"#/properties/documents/additionalProperties/items/properties/data/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 var valid9 = _errs47 === errors;
@@ -2251,7 +2493,7 @@ var valid9 = true;
 }
 }
 else {
-validate21.errors = [{instancePath:instancePath+"/documents/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1,schemaPath:"#/properties/documents/additionalProperties/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate22.errors = [{instancePath:instancePath+"/documents/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1,schemaPath:"#/properties/documents/additionalProperties/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -2262,7 +2504,7 @@ break;
 }
 }
 else {
-validate21.errors = [{instancePath:instancePath+"/documents/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/documents/additionalProperties/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate22.errors = [{instancePath:instancePath+"/documents/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/documents/additionalProperties/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -2274,7 +2516,7 @@ break;
 }
 }
 else {
-validate21.errors = [{instancePath:instancePath+"/documents",schemaPath:"#/properties/documents/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate22.errors = [{instancePath:instancePath+"/documents",schemaPath:"#/properties/documents/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -2295,7 +2537,7 @@ for(let i2=0; i2<len2; i2++){
 let data17 = data16[i2];
 const _errs51 = errors;
 if(!(data17 && typeof data17 == "object" && !Array.isArray(data17))){
-validate21.errors = [{instancePath:instancePath+"/assistantConversations/" + i2,schemaPath:"#/properties/assistantConversations/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate22.errors = [{instancePath:instancePath+"/assistantConversations/" + i2,schemaPath:"#/properties/assistantConversations/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 var valid10 = _errs51 === errors;
@@ -2305,7 +2547,7 @@ break;
 }
 }
 else {
-validate21.errors = [{instancePath:instancePath+"/assistantConversations",schemaPath:"#/properties/assistantConversations/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate22.errors = [{instancePath:instancePath+"/assistantConversations",schemaPath:"#/properties/assistantConversations/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -2326,7 +2568,7 @@ for(let i3=0; i3<len3; i3++){
 let data19 = data18[i3];
 const _errs55 = errors;
 if(!(data19 && typeof data19 == "object" && !Array.isArray(data19))){
-validate21.errors = [{instancePath:instancePath+"/vocConversations/" + i3,schemaPath:"#/properties/vocConversations/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate22.errors = [{instancePath:instancePath+"/vocConversations/" + i3,schemaPath:"#/properties/vocConversations/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 var valid11 = _errs55 === errors;
@@ -2336,7 +2578,7 @@ break;
 }
 }
 else {
-validate21.errors = [{instancePath:instancePath+"/vocConversations",schemaPath:"#/properties/vocConversations/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate22.errors = [{instancePath:instancePath+"/vocConversations",schemaPath:"#/properties/vocConversations/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -2360,14 +2602,14 @@ if(errors === _errs59){
 if(data21 && typeof data21 == "object" && !Array.isArray(data21)){
 let missing3;
 if((((((data21.id === undefined) && (missing3 = "id")) || ((data21.status === undefined) && (missing3 = "status"))) || ((data21.started === undefined) && (missing3 = "started"))) || ((data21.file === undefined) && (missing3 = "file"))) || ((data21.recordingId === undefined) && (missing3 = "recordingId"))){
-validate21.errors = [{instancePath:instancePath+"/vocJobs/" + i4,schemaPath:"#/properties/vocJobs/items/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate22.errors = [{instancePath:instancePath+"/vocJobs/" + i4,schemaPath:"#/properties/vocJobs/items/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
 const _errs61 = errors;
 for(const key6 in data21){
 if(!(((((key6 === "id") || (key6 === "status")) || (key6 === "started")) || (key6 === "file")) || (key6 === "recordingId"))){
-validate21.errors = [{instancePath:instancePath+"/vocJobs/" + i4,schemaPath:"#/properties/vocJobs/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"}];
+validate22.errors = [{instancePath:instancePath+"/vocJobs/" + i4,schemaPath:"#/properties/vocJobs/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -2379,24 +2621,24 @@ const _errs62 = errors;
 if(errors === _errs62){
 if(typeof data22 === "string"){
 if(func2(data22) > 512){
-validate21.errors = [{instancePath:instancePath+"/vocJobs/" + i4+"/id",schemaPath:"#/properties/vocJobs/items/properties/id/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
+validate22.errors = [{instancePath:instancePath+"/vocJobs/" + i4+"/id",schemaPath:"#/properties/vocJobs/items/properties/id/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
 else {
 if(func2(data22) < 1){
-validate21.errors = [{instancePath:instancePath+"/vocJobs/" + i4+"/id",schemaPath:"#/properties/vocJobs/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate22.errors = [{instancePath:instancePath+"/vocJobs/" + i4+"/id",schemaPath:"#/properties/vocJobs/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern1.test(data22)){
-validate21.errors = [{instancePath:instancePath+"/vocJobs/" + i4+"/id",schemaPath:"#/properties/vocJobs/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
+validate22.errors = [{instancePath:instancePath+"/vocJobs/" + i4+"/id",schemaPath:"#/properties/vocJobs/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
 return false;
 }
 }
 }
 }
 else {
-validate21.errors = [{instancePath:instancePath+"/vocJobs/" + i4+"/id",schemaPath:"#/properties/vocJobs/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate22.errors = [{instancePath:instancePath+"/vocJobs/" + i4+"/id",schemaPath:"#/properties/vocJobs/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2410,11 +2652,11 @@ if(data21.status !== undefined){
 let data23 = data21.status;
 const _errs64 = errors;
 if(typeof data23 !== "string"){
-validate21.errors = [{instancePath:instancePath+"/vocJobs/" + i4+"/status",schemaPath:"#/properties/vocJobs/items/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate22.errors = [{instancePath:instancePath+"/vocJobs/" + i4+"/status",schemaPath:"#/properties/vocJobs/items/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(((data23 === "started") || (data23 === "completed")) || (data23 === "failed"))){
-validate21.errors = [{instancePath:instancePath+"/vocJobs/" + i4+"/status",schemaPath:"#/properties/vocJobs/items/properties/status/enum",keyword:"enum",params:{allowedValues: schema22.properties.vocJobs.items.properties.status.enum},message:"must be equal to one of the allowed values"}];
+validate22.errors = [{instancePath:instancePath+"/vocJobs/" + i4+"/status",schemaPath:"#/properties/vocJobs/items/properties/status/enum",keyword:"enum",params:{allowedValues: schema23.properties.vocJobs.items.properties.status.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid13 = _errs64 === errors;
@@ -2427,13 +2669,13 @@ if(data21.started !== undefined){
 let data24 = data21.started;
 const _errs66 = errors;
 if(!(((typeof data24 == "number") && (!(data24 % 1) && !isNaN(data24))) && (isFinite(data24)))){
-validate21.errors = [{instancePath:instancePath+"/vocJobs/" + i4+"/started",schemaPath:"#/properties/vocJobs/items/properties/started/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate22.errors = [{instancePath:instancePath+"/vocJobs/" + i4+"/started",schemaPath:"#/properties/vocJobs/items/properties/started/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs66){
 if((typeof data24 == "number") && (isFinite(data24))){
 if(data24 < 0 || isNaN(data24)){
-validate21.errors = [{instancePath:instancePath+"/vocJobs/" + i4+"/started",schemaPath:"#/properties/vocJobs/items/properties/started/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate22.errors = [{instancePath:instancePath+"/vocJobs/" + i4+"/started",schemaPath:"#/properties/vocJobs/items/properties/started/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -2450,12 +2692,12 @@ const _errs68 = errors;
 if(errors === _errs68){
 if(typeof data25 === "string"){
 if(func2(data25) < 1){
-validate21.errors = [{instancePath:instancePath+"/vocJobs/" + i4+"/file",schemaPath:"#/properties/vocJobs/items/properties/file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate22.errors = [{instancePath:instancePath+"/vocJobs/" + i4+"/file",schemaPath:"#/properties/vocJobs/items/properties/file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate21.errors = [{instancePath:instancePath+"/vocJobs/" + i4+"/file",schemaPath:"#/properties/vocJobs/items/properties/file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate22.errors = [{instancePath:instancePath+"/vocJobs/" + i4+"/file",schemaPath:"#/properties/vocJobs/items/properties/file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2471,12 +2713,12 @@ const _errs70 = errors;
 if(errors === _errs70){
 if(typeof data26 === "string"){
 if(func2(data26) < 1){
-validate21.errors = [{instancePath:instancePath+"/vocJobs/" + i4+"/recordingId",schemaPath:"#/properties/vocJobs/items/properties/recordingId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate22.errors = [{instancePath:instancePath+"/vocJobs/" + i4+"/recordingId",schemaPath:"#/properties/vocJobs/items/properties/recordingId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate21.errors = [{instancePath:instancePath+"/vocJobs/" + i4+"/recordingId",schemaPath:"#/properties/vocJobs/items/properties/recordingId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate22.errors = [{instancePath:instancePath+"/vocJobs/" + i4+"/recordingId",schemaPath:"#/properties/vocJobs/items/properties/recordingId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2493,7 +2735,7 @@ var valid13 = true;
 }
 }
 else {
-validate21.errors = [{instancePath:instancePath+"/vocJobs/" + i4,schemaPath:"#/properties/vocJobs/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate22.errors = [{instancePath:instancePath+"/vocJobs/" + i4,schemaPath:"#/properties/vocJobs/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -2504,7 +2746,7 @@ break;
 }
 }
 else {
-validate21.errors = [{instancePath:instancePath+"/vocJobs",schemaPath:"#/properties/vocJobs/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate22.errors = [{instancePath:instancePath+"/vocJobs",schemaPath:"#/properties/vocJobs/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -2520,18 +2762,18 @@ var valid0 = true;
 }
 }
 else {
-validate21.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate22.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate21.errors = vErrors;
+validate22.errors = vErrors;
 return errors === 0;
 }
 
-export const InternalNoteResponse = validate22;
-const schema23 = {"$id":"InternalNoteResponse","type":"object","required":["note"],"additionalProperties":false,"properties":{"note":{"type":"object","required":["id","createdAt","visibility","author"],"additionalProperties":false,"properties":{"id":{"type":"string"},"createdAt":{"type":"string","format":"date-time"},"visibility":{"type":"string","const":"internal"},"author":{"type":"object","required":["type","id","name"],"additionalProperties":false,"properties":{"type":{"type":"string","enum":["agent","system"]},"id":{"type":["string","null"]},"name":{"type":"string","maxLength":256}}}}}}};
+export const InternalNoteResponse = validate23;
+const schema24 = {"$id":"InternalNoteResponse","type":"object","required":["note"],"additionalProperties":false,"properties":{"note":{"type":"object","required":["id","createdAt","visibility","author"],"additionalProperties":false,"properties":{"id":{"type":"string"},"createdAt":{"type":"string","format":"date-time"},"visibility":{"type":"string","const":"internal"},"author":{"type":"object","required":["type","id","name"],"additionalProperties":false,"properties":{"type":{"type":"string","enum":["agent","system"]},"id":{"type":["string","null"]},"name":{"type":"string","maxLength":256}}}}}}};
 
-function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="InternalNoteResponse" */;
 let vErrors = null;
 let errors = 0;
@@ -2539,14 +2781,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.note === undefined) && (missing0 = "note")){
-validate22.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate23.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(key0 === "note")){
-validate22.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate23.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -2559,14 +2801,14 @@ if(errors === _errs2){
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 let missing1;
 if(((((data0.id === undefined) && (missing1 = "id")) || ((data0.createdAt === undefined) && (missing1 = "createdAt"))) || ((data0.visibility === undefined) && (missing1 = "visibility"))) || ((data0.author === undefined) && (missing1 = "author"))){
-validate22.errors = [{instancePath:instancePath+"/note",schemaPath:"#/properties/note/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate23.errors = [{instancePath:instancePath+"/note",schemaPath:"#/properties/note/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs4 = errors;
 for(const key1 in data0){
 if(!((((key1 === "id") || (key1 === "createdAt")) || (key1 === "visibility")) || (key1 === "author"))){
-validate22.errors = [{instancePath:instancePath+"/note",schemaPath:"#/properties/note/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate23.errors = [{instancePath:instancePath+"/note",schemaPath:"#/properties/note/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -2575,7 +2817,7 @@ if(_errs4 === errors){
 if(data0.id !== undefined){
 const _errs5 = errors;
 if(typeof data0.id !== "string"){
-validate22.errors = [{instancePath:instancePath+"/note/id",schemaPath:"#/properties/note/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate23.errors = [{instancePath:instancePath+"/note/id",schemaPath:"#/properties/note/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid1 = _errs5 === errors;
@@ -2589,7 +2831,7 @@ const _errs7 = errors;
 if(errors === _errs7){
 if(errors === _errs7){
 if(!(typeof data0.createdAt === "string")){
-validate22.errors = [{instancePath:instancePath+"/note/createdAt",schemaPath:"#/properties/note/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate23.errors = [{instancePath:instancePath+"/note/createdAt",schemaPath:"#/properties/note/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2604,11 +2846,11 @@ if(data0.visibility !== undefined){
 let data3 = data0.visibility;
 const _errs9 = errors;
 if(typeof data3 !== "string"){
-validate22.errors = [{instancePath:instancePath+"/note/visibility",schemaPath:"#/properties/note/properties/visibility/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate23.errors = [{instancePath:instancePath+"/note/visibility",schemaPath:"#/properties/note/properties/visibility/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("internal" !== data3){
-validate22.errors = [{instancePath:instancePath+"/note/visibility",schemaPath:"#/properties/note/properties/visibility/const",keyword:"const",params:{allowedValue: "internal"},message:"must be equal to constant"}];
+validate23.errors = [{instancePath:instancePath+"/note/visibility",schemaPath:"#/properties/note/properties/visibility/const",keyword:"const",params:{allowedValue: "internal"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs9 === errors;
@@ -2624,14 +2866,14 @@ if(errors === _errs11){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 let missing2;
 if((((data4.type === undefined) && (missing2 = "type")) || ((data4.id === undefined) && (missing2 = "id"))) || ((data4.name === undefined) && (missing2 = "name"))){
-validate22.errors = [{instancePath:instancePath+"/note/author",schemaPath:"#/properties/note/properties/author/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate23.errors = [{instancePath:instancePath+"/note/author",schemaPath:"#/properties/note/properties/author/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 const _errs13 = errors;
 for(const key2 in data4){
 if(!(((key2 === "type") || (key2 === "id")) || (key2 === "name"))){
-validate22.errors = [{instancePath:instancePath+"/note/author",schemaPath:"#/properties/note/properties/author/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+validate23.errors = [{instancePath:instancePath+"/note/author",schemaPath:"#/properties/note/properties/author/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -2641,11 +2883,11 @@ if(data4.type !== undefined){
 let data5 = data4.type;
 const _errs14 = errors;
 if(typeof data5 !== "string"){
-validate22.errors = [{instancePath:instancePath+"/note/author/type",schemaPath:"#/properties/note/properties/author/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate23.errors = [{instancePath:instancePath+"/note/author/type",schemaPath:"#/properties/note/properties/author/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((data5 === "agent") || (data5 === "system"))){
-validate22.errors = [{instancePath:instancePath+"/note/author/type",schemaPath:"#/properties/note/properties/author/properties/type/enum",keyword:"enum",params:{allowedValues: schema23.properties.note.properties.author.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate23.errors = [{instancePath:instancePath+"/note/author/type",schemaPath:"#/properties/note/properties/author/properties/type/enum",keyword:"enum",params:{allowedValues: schema24.properties.note.properties.author.properties.type.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid2 = _errs14 === errors;
@@ -2658,7 +2900,7 @@ if(data4.id !== undefined){
 let data6 = data4.id;
 const _errs16 = errors;
 if((typeof data6 !== "string") && (data6 !== null)){
-validate22.errors = [{instancePath:instancePath+"/note/author/id",schemaPath:"#/properties/note/properties/author/properties/id/type",keyword:"type",params:{type: schema23.properties.note.properties.author.properties.id.type},message:"must be string,null"}];
+validate23.errors = [{instancePath:instancePath+"/note/author/id",schemaPath:"#/properties/note/properties/author/properties/id/type",keyword:"type",params:{type: schema24.properties.note.properties.author.properties.id.type},message:"must be string,null"}];
 return false;
 }
 var valid2 = _errs16 === errors;
@@ -2673,12 +2915,12 @@ const _errs18 = errors;
 if(errors === _errs18){
 if(typeof data7 === "string"){
 if(func2(data7) > 256){
-validate22.errors = [{instancePath:instancePath+"/note/author/name",schemaPath:"#/properties/note/properties/author/properties/name/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"}];
+validate23.errors = [{instancePath:instancePath+"/note/author/name",schemaPath:"#/properties/note/properties/author/properties/name/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"}];
 return false;
 }
 }
 else {
-validate22.errors = [{instancePath:instancePath+"/note/author/name",schemaPath:"#/properties/note/properties/author/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate23.errors = [{instancePath:instancePath+"/note/author/name",schemaPath:"#/properties/note/properties/author/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2693,7 +2935,7 @@ var valid2 = true;
 }
 }
 else {
-validate22.errors = [{instancePath:instancePath+"/note/author",schemaPath:"#/properties/note/properties/author/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate23.errors = [{instancePath:instancePath+"/note/author",schemaPath:"#/properties/note/properties/author/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -2709,145 +2951,8 @@ var valid1 = true;
 }
 }
 else {
-validate22.errors = [{instancePath:instancePath+"/note",schemaPath:"#/properties/note/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate23.errors = [{instancePath:instancePath+"/note",schemaPath:"#/properties/note/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
-}
-}
-}
-}
-}
-}
-else {
-validate22.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate22.errors = vErrors;
-return errors === 0;
-}
-
-export const JsonRpcBadRequest = validate23;
-const schema24 = {"$id":"JsonRpcBadRequest","type":"object","required":["code","message"],"additionalProperties":false,"properties":{"code":{"const":"BadRequest"},"message":{"type":"string"},"jsonrpc":{"const":"2.0"},"id":{"type":["string","number","null"]},"error":{"type":"object","required":["code","message"],"properties":{"code":{"type":"integer"},"message":{"type":"string"}}}}};
-
-function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="JsonRpcBadRequest" */;
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.code === undefined) && (missing0 = "code")) || ((data.message === undefined) && (missing0 = "message"))){
-validate23.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!(((((key0 === "code") || (key0 === "message")) || (key0 === "jsonrpc")) || (key0 === "id")) || (key0 === "error"))){
-validate23.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.code !== undefined){
-const _errs2 = errors;
-if("BadRequest" !== data.code){
-validate23.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/const",keyword:"const",params:{allowedValue: "BadRequest"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.message !== undefined){
-const _errs3 = errors;
-if(typeof data.message !== "string"){
-validate23.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.jsonrpc !== undefined){
-const _errs5 = errors;
-if("2.0" !== data.jsonrpc){
-validate23.errors = [{instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/const",keyword:"const",params:{allowedValue: "2.0"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.id !== undefined){
-let data3 = data.id;
-const _errs6 = errors;
-if(((typeof data3 !== "string") && (!((typeof data3 == "number") && (isFinite(data3))))) && (data3 !== null)){
-validate23.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: schema24.properties.id.type},message:"must be string,number,null"}];
-return false;
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.error !== undefined){
-let data4 = data.error;
-const _errs8 = errors;
-if(errors === _errs8){
-if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
-let missing1;
-if(((data4.code === undefined) && (missing1 = "code")) || ((data4.message === undefined) && (missing1 = "message"))){
-validate23.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
-return false;
-}
-else {
-if(data4.code !== undefined){
-let data5 = data4.code;
-const _errs10 = errors;
-if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-validate23.errors = [{instancePath:instancePath+"/error/code",schemaPath:"#/properties/error/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-var valid1 = _errs10 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data4.message !== undefined){
-const _errs12 = errors;
-if(typeof data4.message !== "string"){
-validate23.errors = [{instancePath:instancePath+"/error/message",schemaPath:"#/properties/error/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid1 = _errs12 === errors;
-}
-else {
-var valid1 = true;
-}
-}
-}
-}
-else {
-validate23.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid0 = _errs8 === errors;
-}
-else {
-var valid0 = true;
-}
-}
 }
 }
 }
@@ -2863,104 +2968,25 @@ validate23.errors = vErrors;
 return errors === 0;
 }
 
-export const JsonRpcMessage = validate24;
-const schema25 = {"$id":"JsonRpcMessage","type":"object","required":["jsonrpc"],"properties":{"jsonrpc":{"const":"2.0"},"id":{"type":["string","number","null"]},"result":{"type":"object"},"error":{"type":"object"}}};
+export const JsonRpcBadRequest = validate24;
+const schema25 = {"$id":"JsonRpcBadRequest","type":"object","required":["code","message"],"additionalProperties":false,"properties":{"code":{"const":"BadRequest"},"message":{"type":"string"},"jsonrpc":{"const":"2.0"},"id":{"type":["string","number","null"]},"error":{"type":"object","required":["code","message"],"properties":{"code":{"type":"integer"},"message":{"type":"string"}}}}};
 
 function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="JsonRpcMessage" */;
+/*# sourceURL="JsonRpcBadRequest" */;
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((data.jsonrpc === undefined) && (missing0 = "jsonrpc")){
+if(((data.code === undefined) && (missing0 = "code")) || ((data.message === undefined) && (missing0 = "message"))){
 validate24.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.jsonrpc !== undefined){
-const _errs1 = errors;
-if("2.0" !== data.jsonrpc){
-validate24.errors = [{instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/const",keyword:"const",params:{allowedValue: "2.0"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.id !== undefined){
-let data1 = data.id;
-const _errs2 = errors;
-if(((typeof data1 !== "string") && (!((typeof data1 == "number") && (isFinite(data1))))) && (data1 !== null)){
-validate24.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: schema25.properties.id.type},message:"must be string,number,null"}];
-return false;
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.result !== undefined){
-let data2 = data.result;
-const _errs4 = errors;
-if(!(data2 && typeof data2 == "object" && !Array.isArray(data2))){
-validate24.errors = [{instancePath:instancePath+"/result",schemaPath:"#/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.error !== undefined){
-let data3 = data.error;
-const _errs6 = errors;
-if(!(data3 && typeof data3 == "object" && !Array.isArray(data3))){
-validate24.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-else {
-validate24.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate24.errors = vErrors;
-return errors === 0;
-}
-
-export const JsonRpcMethodNotFound = validate25;
-const schema26 = {"$id":"JsonRpcMethodNotFound","type":"object","required":["code","message","jsonrpc","id","error"],"additionalProperties":false,"properties":{"code":{"const":"NotFound"},"message":{"type":"string"},"jsonrpc":{"const":"2.0"},"id":{"type":["string","number","null"]},"error":{"type":"object","required":["code","message"],"properties":{"code":{"const":-32601},"message":{"type":"string"}}}}};
-
-function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="JsonRpcMethodNotFound" */;
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((((data.code === undefined) && (missing0 = "code")) || ((data.message === undefined) && (missing0 = "message"))) || ((data.jsonrpc === undefined) && (missing0 = "jsonrpc"))) || ((data.id === undefined) && (missing0 = "id"))) || ((data.error === undefined) && (missing0 = "error"))){
-validate25.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((((key0 === "code") || (key0 === "message")) || (key0 === "jsonrpc")) || (key0 === "id")) || (key0 === "error"))){
-validate25.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate24.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -2968,8 +2994,8 @@ break;
 if(_errs1 === errors){
 if(data.code !== undefined){
 const _errs2 = errors;
-if("NotFound" !== data.code){
-validate25.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/const",keyword:"const",params:{allowedValue: "NotFound"},message:"must be equal to constant"}];
+if("BadRequest" !== data.code){
+validate24.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/const",keyword:"const",params:{allowedValue: "BadRequest"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -2981,7 +3007,7 @@ if(valid0){
 if(data.message !== undefined){
 const _errs3 = errors;
 if(typeof data.message !== "string"){
-validate25.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate24.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -2993,7 +3019,7 @@ if(valid0){
 if(data.jsonrpc !== undefined){
 const _errs5 = errors;
 if("2.0" !== data.jsonrpc){
-validate25.errors = [{instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/const",keyword:"const",params:{allowedValue: "2.0"},message:"must be equal to constant"}];
+validate24.errors = [{instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/const",keyword:"const",params:{allowedValue: "2.0"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -3006,7 +3032,7 @@ if(data.id !== undefined){
 let data3 = data.id;
 const _errs6 = errors;
 if(((typeof data3 !== "string") && (!((typeof data3 == "number") && (isFinite(data3))))) && (data3 !== null)){
-validate25.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: schema26.properties.id.type},message:"must be string,number,null"}];
+validate24.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: schema25.properties.id.type},message:"must be string,number,null"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -3022,14 +3048,15 @@ if(errors === _errs8){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 let missing1;
 if(((data4.code === undefined) && (missing1 = "code")) || ((data4.message === undefined) && (missing1 = "message"))){
-validate25.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate24.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 if(data4.code !== undefined){
+let data5 = data4.code;
 const _errs10 = errors;
-if(-32601 !== data4.code){
-validate25.errors = [{instancePath:instancePath+"/error/code",schemaPath:"#/properties/error/properties/code/const",keyword:"const",params:{allowedValue: -32601},message:"must be equal to constant"}];
+if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
+validate24.errors = [{instancePath:instancePath+"/error/code",schemaPath:"#/properties/error/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid1 = _errs10 === errors;
@@ -3039,12 +3066,12 @@ var valid1 = true;
 }
 if(valid1){
 if(data4.message !== undefined){
-const _errs11 = errors;
+const _errs12 = errors;
 if(typeof data4.message !== "string"){
-validate25.errors = [{instancePath:instancePath+"/error/message",schemaPath:"#/properties/error/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate24.errors = [{instancePath:instancePath+"/error/message",schemaPath:"#/properties/error/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid1 = _errs11 === errors;
+var valid1 = _errs12 === errors;
 }
 else {
 var valid1 = true;
@@ -3053,7 +3080,7 @@ var valid1 = true;
 }
 }
 else {
-validate25.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate24.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -3070,43 +3097,46 @@ var valid0 = true;
 }
 }
 else {
-validate25.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate24.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate25.errors = vErrors;
+validate24.errors = vErrors;
 return errors === 0;
 }
 
-export const JsonRpcRequest = validate26;
-const schema27 = {"$id":"JsonRpcRequest","type":"object","required":["jsonrpc","method"],"additionalProperties":false,"properties":{"jsonrpc":{"const":"2.0"},"id":{"type":["string","number"],"maxLength":256,"description":"Echoed in the response with its exact type. Absent in a notification, which is answered 202 without a body."},"method":{"type":"string","maxLength":256,"pattern":"^[A-Za-z0-9_./-]+$","description":"For example 'tools/list' or 'tools/call'."},"params":{"type":"object","description":"For 'tools/call': `name` (the tool) and `arguments`."}}};
-const pattern18 = new RegExp("^[A-Za-z0-9_./-]+$", "u");
+export const JsonRpcMessage = validate25;
+const schema26 = {"$id":"JsonRpcMessage","type":"object","required":["jsonrpc"],"properties":{"jsonrpc":{"const":"2.0"},"id":{"type":["string","number","null"]},"result":{"type":"object"},"error":{"type":"object"}}};
 
-function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="JsonRpcRequest" */;
+function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="JsonRpcMessage" */;
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((data.jsonrpc === undefined) && (missing0 = "jsonrpc")) || ((data.method === undefined) && (missing0 = "method"))){
-validate26.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+if((data.jsonrpc === undefined) && (missing0 = "jsonrpc")){
+validate25.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!((((key0 === "jsonrpc") || (key0 === "id")) || (key0 === "method")) || (key0 === "params"))){
-validate26.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
 if(data.jsonrpc !== undefined){
-const _errs2 = errors;
+const _errs1 = errors;
 if("2.0" !== data.jsonrpc){
-validate26.errors = [{instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/const",keyword:"const",params:{allowedValue: "2.0"},message:"must be equal to constant"}];
+validate25.errors = [{instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/const",keyword:"const",params:{allowedValue: "2.0"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.id !== undefined){
+let data1 = data.id;
+const _errs2 = errors;
+if(((typeof data1 !== "string") && (!((typeof data1 == "number") && (isFinite(data1))))) && (data1 !== null)){
+validate25.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: schema26.properties.id.type},message:"must be string,number,null"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -3115,20 +3145,86 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.id !== undefined){
-let data1 = data.id;
+if(data.result !== undefined){
+let data2 = data.result;
+const _errs4 = errors;
+if(!(data2 && typeof data2 == "object" && !Array.isArray(data2))){
+validate25.errors = [{instancePath:instancePath+"/result",schemaPath:"#/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.error !== undefined){
+let data3 = data.error;
+const _errs6 = errors;
+if(!(data3 && typeof data3 == "object" && !Array.isArray(data3))){
+validate25.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate25.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate25.errors = vErrors;
+return errors === 0;
+}
+
+export const JsonRpcMethodNotFound = validate26;
+const schema27 = {"$id":"JsonRpcMethodNotFound","type":"object","required":["code","message","jsonrpc","id","error"],"additionalProperties":false,"properties":{"code":{"const":"NotFound"},"message":{"type":"string"},"jsonrpc":{"const":"2.0"},"id":{"type":["string","number","null"]},"error":{"type":"object","required":["code","message"],"properties":{"code":{"const":-32601},"message":{"type":"string"}}}}};
+
+function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="JsonRpcMethodNotFound" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((((data.code === undefined) && (missing0 = "code")) || ((data.message === undefined) && (missing0 = "message"))) || ((data.jsonrpc === undefined) && (missing0 = "jsonrpc"))) || ((data.id === undefined) && (missing0 = "id"))) || ((data.error === undefined) && (missing0 = "error"))){
+validate26.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((((key0 === "code") || (key0 === "message")) || (key0 === "jsonrpc")) || (key0 === "id")) || (key0 === "error"))){
+validate26.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.code !== undefined){
+const _errs2 = errors;
+if("NotFound" !== data.code){
+validate26.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/const",keyword:"const",params:{allowedValue: "NotFound"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.message !== undefined){
 const _errs3 = errors;
-if((typeof data1 !== "string") && (!((typeof data1 == "number") && (isFinite(data1))))){
-validate26.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: schema27.properties.id.type},message:"must be string,number"}];
+if(typeof data.message !== "string"){
+validate26.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
-}
-if(errors === _errs3){
-if(typeof data1 === "string"){
-if(func2(data1) > 256){
-validate26.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"}];
-return false;
-}
-}
 }
 var valid0 = _errs3 === errors;
 }
@@ -3136,26 +3232,11 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.method !== undefined){
-let data2 = data.method;
+if(data.jsonrpc !== undefined){
 const _errs5 = errors;
-if(errors === _errs5){
-if(typeof data2 === "string"){
-if(func2(data2) > 256){
-validate26.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"}];
+if("2.0" !== data.jsonrpc){
+validate26.errors = [{instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/const",keyword:"const",params:{allowedValue: "2.0"},message:"must be equal to constant"}];
 return false;
-}
-else {
-if(!pattern18.test(data2)){
-validate26.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_./-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_./-]+$"+"\""}];
-return false;
-}
-}
-}
-else {
-validate26.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
 }
 var valid0 = _errs5 === errors;
 }
@@ -3163,17 +3244,66 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.params !== undefined){
-let data3 = data.params;
-const _errs7 = errors;
-if(!(data3 && typeof data3 == "object" && !Array.isArray(data3))){
-validate26.errors = [{instancePath:instancePath+"/params",schemaPath:"#/properties/params/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+if(data.id !== undefined){
+let data3 = data.id;
+const _errs6 = errors;
+if(((typeof data3 !== "string") && (!((typeof data3 == "number") && (isFinite(data3))))) && (data3 !== null)){
+validate26.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: schema27.properties.id.type},message:"must be string,number,null"}];
 return false;
 }
-var valid0 = _errs7 === errors;
+var valid0 = _errs6 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
+if(data.error !== undefined){
+let data4 = data.error;
+const _errs8 = errors;
+if(errors === _errs8){
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+let missing1;
+if(((data4.code === undefined) && (missing1 = "code")) || ((data4.message === undefined) && (missing1 = "message"))){
+validate26.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+if(data4.code !== undefined){
+const _errs10 = errors;
+if(-32601 !== data4.code){
+validate26.errors = [{instancePath:instancePath+"/error/code",schemaPath:"#/properties/error/properties/code/const",keyword:"const",params:{allowedValue: -32601},message:"must be equal to constant"}];
+return false;
+}
+var valid1 = _errs10 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data4.message !== undefined){
+const _errs11 = errors;
+if(typeof data4.message !== "string"){
+validate26.errors = [{instancePath:instancePath+"/error/message",schemaPath:"#/properties/error/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid1 = _errs11 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+else {
+validate26.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
 }
 }
 }
@@ -3190,45 +3320,36 @@ validate26.errors = vErrors;
 return errors === 0;
 }
 
-export const ListDocumentsQuery = validate27;
-const schema28 = {"$id":"ListDocumentsQuery","type":"object","additionalProperties":false,"properties":{"limit":{"type":"string","maxLength":16,"pattern":"^(?:[1-9][0-9]{0,2}|1000)$","description":"Page size, 1 to 1000 (default 1000)."},"cursor":{"type":"string","minLength":1,"maxLength":4096,"description":"From the `Link: rel=\"next\"` header of the previous page."}}};
-const pattern19 = new RegExp("^(?:[1-9][0-9]{0,2}|1000)$", "u");
+export const JsonRpcRequest = validate27;
+const schema28 = {"$id":"JsonRpcRequest","type":"object","required":["jsonrpc","method"],"additionalProperties":false,"properties":{"jsonrpc":{"const":"2.0"},"id":{"type":["string","number"],"maxLength":256,"description":"Echoed in the response with its exact type. Absent in a notification, which is answered 202 without a body."},"method":{"type":"string","maxLength":256,"pattern":"^[A-Za-z0-9_./-]+$","description":"For example 'tools/list' or 'tools/call'."},"params":{"type":"object","description":"For 'tools/call': `name` (the tool) and `arguments`."}}};
+const pattern22 = new RegExp("^[A-Za-z0-9_./-]+$", "u");
 
 function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="ListDocumentsQuery" */;
+/*# sourceURL="JsonRpcRequest" */;
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.jsonrpc === undefined) && (missing0 = "jsonrpc")) || ((data.method === undefined) && (missing0 = "method"))){
+validate27.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!((key0 === "limit") || (key0 === "cursor"))){
+if(!((((key0 === "jsonrpc") || (key0 === "id")) || (key0 === "method")) || (key0 === "params"))){
 validate27.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
 if(_errs1 === errors){
-if(data.limit !== undefined){
-let data0 = data.limit;
+if(data.jsonrpc !== undefined){
 const _errs2 = errors;
-if(errors === _errs2){
-if(typeof data0 === "string"){
-if(func2(data0) > 16){
-validate27.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maxLength",keyword:"maxLength",params:{limit: 16},message:"must NOT have more than 16 characters"}];
+if("2.0" !== data.jsonrpc){
+validate27.errors = [{instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/const",keyword:"const",params:{allowedValue: "2.0"},message:"must be equal to constant"}];
 return false;
-}
-else {
-if(!pattern19.test(data0)){
-validate27.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/pattern",keyword:"pattern",params:{pattern: "^(?:[1-9][0-9]{0,2}|1000)$"},message:"must match pattern \""+"^(?:[1-9][0-9]{0,2}|1000)$"+"\""}];
-return false;
-}
-}
-}
-else {
-validate27.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
 }
 var valid0 = _errs2 === errors;
 }
@@ -3236,31 +3357,68 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.cursor !== undefined){
-let data1 = data.cursor;
-const _errs4 = errors;
-if(errors === _errs4){
+if(data.id !== undefined){
+let data1 = data.id;
+const _errs3 = errors;
+if((typeof data1 !== "string") && (!((typeof data1 == "number") && (isFinite(data1))))){
+validate27.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: schema28.properties.id.type},message:"must be string,number"}];
+return false;
+}
+if(errors === _errs3){
 if(typeof data1 === "string"){
-if(func2(data1) > 4096){
-validate27.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"}];
-return false;
-}
-else {
-if(func2(data1) < 1){
-validate27.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if(func2(data1) > 256){
+validate27.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"}];
 return false;
 }
 }
 }
-else {
-validate27.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs4 === errors;
+var valid0 = _errs3 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
+if(data.method !== undefined){
+let data2 = data.method;
+const _errs5 = errors;
+if(errors === _errs5){
+if(typeof data2 === "string"){
+if(func2(data2) > 256){
+validate27.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"}];
+return false;
+}
+else {
+if(!pattern22.test(data2)){
+validate27.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_./-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_./-]+$"+"\""}];
+return false;
+}
+}
+}
+else {
+validate27.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.params !== undefined){
+let data3 = data.params;
+const _errs7 = errors;
+if(!(data3 && typeof data3 == "object" && !Array.isArray(data3))){
+validate27.errors = [{instancePath:instancePath+"/params",schemaPath:"#/properties/params/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
 }
 }
 }
@@ -3274,13 +3432,12 @@ validate27.errors = vErrors;
 return errors === 0;
 }
 
-export const ListWebhookDeliveriesQuery = validate28;
-const schema29 = {"$id":"ListWebhookDeliveriesQuery","type":"object","additionalProperties":false,"properties":{"limit":{"type":"string","maxLength":3,"pattern":"^(?:[1-9][0-9]?|100)$","description":"Page size, 1 to 100 (default 50)."},"cursor":{"type":"string","minLength":1,"maxLength":512,"pattern":"^[A-Za-z0-9_-]+$","description":"The previous page's `cursor`."}}};
-const pattern20 = new RegExp("^(?:[1-9][0-9]?|100)$", "u");
-const pattern21 = new RegExp("^[A-Za-z0-9_-]+$", "u");
+export const ListDocumentsQuery = validate28;
+const schema29 = {"$id":"ListDocumentsQuery","type":"object","additionalProperties":false,"properties":{"limit":{"type":"string","maxLength":16,"pattern":"^(?:[1-9][0-9]{0,2}|1000)$","description":"Page size, 1 to 1000 (default 1000)."},"cursor":{"type":"string","minLength":1,"maxLength":4096,"description":"From the `Link: rel=\"next\"` header of the previous page."}}};
+const pattern23 = new RegExp("^(?:[1-9][0-9]{0,2}|1000)$", "u");
 
 function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="ListWebhookDeliveriesQuery" */;
+/*# sourceURL="ListDocumentsQuery" */;
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -3299,13 +3456,13 @@ let data0 = data.limit;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
-if(func2(data0) > 3){
-validate28.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maxLength",keyword:"maxLength",params:{limit: 3},message:"must NOT have more than 3 characters"}];
+if(func2(data0) > 16){
+validate28.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maxLength",keyword:"maxLength",params:{limit: 16},message:"must NOT have more than 16 characters"}];
 return false;
 }
 else {
-if(!pattern20.test(data0)){
-validate28.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/pattern",keyword:"pattern",params:{pattern: "^(?:[1-9][0-9]?|100)$"},message:"must match pattern \""+"^(?:[1-9][0-9]?|100)$"+"\""}];
+if(!pattern23.test(data0)){
+validate28.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/pattern",keyword:"pattern",params:{pattern: "^(?:[1-9][0-9]{0,2}|1000)$"},message:"must match pattern \""+"^(?:[1-9][0-9]{0,2}|1000)$"+"\""}];
 return false;
 }
 }
@@ -3326,20 +3483,14 @@ let data1 = data.cursor;
 const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
-if(func2(data1) > 512){
-validate28.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
+if(func2(data1) > 4096){
+validate28.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"}];
 return false;
 }
 else {
 if(func2(data1) < 1){
 validate28.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
-}
-else {
-if(!pattern21.test(data1)){
-validate28.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""}];
-return false;
-}
 }
 }
 }
@@ -3365,35 +3516,84 @@ validate28.errors = vErrors;
 return errors === 0;
 }
 
-export const MessageOnlyErrorBody = validate29;
-const schema30 = {"$id":"MessageOnlyErrorBody","type":"object","required":["message"],"additionalProperties":false,"properties":{"message":{"type":"string"}}};
+export const ListWebhookDeliveriesQuery = validate29;
+const schema30 = {"$id":"ListWebhookDeliveriesQuery","type":"object","additionalProperties":false,"properties":{"limit":{"type":"string","maxLength":3,"pattern":"^(?:[1-9][0-9]?|100)$","description":"Page size, 1 to 100 (default 50)."},"cursor":{"type":"string","minLength":1,"maxLength":512,"pattern":"^[A-Za-z0-9_-]+$","description":"The previous page's `cursor`."}}};
+const pattern24 = new RegExp("^(?:[1-9][0-9]?|100)$", "u");
+const pattern25 = new RegExp("^[A-Za-z0-9_-]+$", "u");
 
 function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="MessageOnlyErrorBody" */;
+/*# sourceURL="ListWebhookDeliveriesQuery" */;
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.message === undefined) && (missing0 = "message")){
-validate29.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(key0 === "message")){
+if(!((key0 === "limit") || (key0 === "cursor"))){
 validate29.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
 if(_errs1 === errors){
-if(data.message !== undefined){
-if(typeof data.message !== "string"){
-validate29.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(data.limit !== undefined){
+let data0 = data.limit;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(func2(data0) > 3){
+validate29.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maxLength",keyword:"maxLength",params:{limit: 3},message:"must NOT have more than 3 characters"}];
 return false;
 }
+else {
+if(!pattern24.test(data0)){
+validate29.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/pattern",keyword:"pattern",params:{pattern: "^(?:[1-9][0-9]?|100)$"},message:"must match pattern \""+"^(?:[1-9][0-9]?|100)$"+"\""}];
+return false;
+}
+}
+}
+else {
+validate29.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.cursor !== undefined){
+let data1 = data.cursor;
+const _errs4 = errors;
+if(errors === _errs4){
+if(typeof data1 === "string"){
+if(func2(data1) > 512){
+validate29.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
+return false;
+}
+else {
+if(func2(data1) < 1){
+validate29.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern25.test(data1)){
+validate29.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""}];
+return false;
+}
+}
+}
+}
+else {
+validate29.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
 }
 }
 }
@@ -3407,45 +3607,463 @@ validate29.errors = vErrors;
 return errors === 0;
 }
 
-export const NoContent = validate30;
-const schema31 = {"$id":"NoContent","description":"No body."};
+export const MessageOnlyErrorBody = validate30;
+const schema31 = {"$id":"MessageOnlyErrorBody","type":"object","required":["message"],"additionalProperties":false,"properties":{"message":{"type":"string"}}};
 
 function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="MessageOnlyErrorBody" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.message === undefined) && (missing0 = "message")){
+validate30.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(key0 === "message")){
+validate30.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.message !== undefined){
+if(typeof data.message !== "string"){
+validate30.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+}
+}
+else {
+validate30.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate30.errors = vErrors;
+return errors === 0;
+}
+
+export const NoContent = validate31;
+const schema32 = {"$id":"NoContent","description":"No body."};
+
+function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="NoContent" */;
-validate30.errors = null;
+validate31.errors = null;
 return true;
 }
 
-export const NoQuery = validate31;
-const schema32 = {"$id":"NoQuery","type":"object","additionalProperties":false,"properties":{}};
+export const NoteCreatedWebhook = validate32;
+const schema33 = {"$id":"NoteCreatedWebhook","type":"object","required":["type","timestamp","data"],"additionalProperties":false,"properties":{"type":{"type":"string","enum":["note.created"]},"timestamp":{"type":"string","format":"date-time","maxLength":30,"description":"When the event happened."},"data":{"type":"object","required":["tenantId","conversationId","note"],"additionalProperties":false,"properties":{"tenantId":{"type":"string","maxLength":128,"pattern":"^[^/\\\\#]+$","description":"The tenant."},"conversationId":{"type":"string","maxLength":512,"pattern":"^[^/\\\\]+$"},"note":{"type":"object","required":["id","createdAt","visibility","author"],"additionalProperties":false,"description":"The note as its 201 answered it (never its body).","properties":{"id":{"type":"string","maxLength":64,"pattern":"^[0-9A-Za-z]+$"},"createdAt":{"type":"string","format":"date-time","maxLength":30},"visibility":{"type":"string","const":"internal"},"author":{"type":"object","required":["type","id","name"],"additionalProperties":false,"properties":{"type":{"type":"string","enum":["agent","system"]},"id":{"type":["string","null"],"maxLength":128,"pattern":"^[^/\\\\]+$"},"name":{"type":"string","maxLength":256,"pattern":"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"}}}}}}}}};
+const pattern28 = new RegExp("^[0-9A-Za-z]+$", "u");
 
-function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="NoteCreatedWebhook" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.type === undefined) && (missing0 = "type")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.data === undefined) && (missing0 = "data"))){
+validate32.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "type") || (key0 === "timestamp")) || (key0 === "data"))){
+validate32.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.type !== undefined){
+let data0 = data.type;
+const _errs2 = errors;
+if(typeof data0 !== "string"){
+validate32.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!(data0 === "note.created")){
+validate32.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema33.properties.type.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.timestamp !== undefined){
+let data1 = data.timestamp;
+const _errs4 = errors;
+if(errors === _errs4){
+if(errors === _errs4){
+if(typeof data1 === "string"){
+if(func2(data1) > 30){
+validate32.errors = [{instancePath:instancePath+"/timestamp",schemaPath:"#/properties/timestamp/maxLength",keyword:"maxLength",params:{limit: 30},message:"must NOT have more than 30 characters"}];
+return false;
+}
+}
+else {
+validate32.errors = [{instancePath:instancePath+"/timestamp",schemaPath:"#/properties/timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.data !== undefined){
+let data2 = data.data;
+const _errs6 = errors;
+if(errors === _errs6){
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+let missing1;
+if((((data2.tenantId === undefined) && (missing1 = "tenantId")) || ((data2.conversationId === undefined) && (missing1 = "conversationId"))) || ((data2.note === undefined) && (missing1 = "note"))){
+validate32.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs8 = errors;
+for(const key1 in data2){
+if(!(((key1 === "tenantId") || (key1 === "conversationId")) || (key1 === "note"))){
+validate32.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs8 === errors){
+if(data2.tenantId !== undefined){
+let data3 = data2.tenantId;
+const _errs9 = errors;
+if(errors === _errs9){
+if(typeof data3 === "string"){
+if(func2(data3) > 128){
+validate32.errors = [{instancePath:instancePath+"/data/tenantId",schemaPath:"#/properties/data/properties/tenantId/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+return false;
+}
+else {
+if(!pattern11.test(data3)){
+validate32.errors = [{instancePath:instancePath+"/data/tenantId",schemaPath:"#/properties/data/properties/tenantId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\#]+$"},message:"must match pattern \""+"^[^/\\\\#]+$"+"\""}];
+return false;
+}
+}
+}
+else {
+validate32.errors = [{instancePath:instancePath+"/data/tenantId",schemaPath:"#/properties/data/properties/tenantId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid1 = _errs9 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data2.conversationId !== undefined){
+let data4 = data2.conversationId;
+const _errs11 = errors;
+if(errors === _errs11){
+if(typeof data4 === "string"){
+if(func2(data4) > 512){
+validate32.errors = [{instancePath:instancePath+"/data/conversationId",schemaPath:"#/properties/data/properties/conversationId/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
+return false;
+}
+else {
+if(!pattern13.test(data4)){
+validate32.errors = [{instancePath:instancePath+"/data/conversationId",schemaPath:"#/properties/data/properties/conversationId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]+$"},message:"must match pattern \""+"^[^/\\\\]+$"+"\""}];
+return false;
+}
+}
+}
+else {
+validate32.errors = [{instancePath:instancePath+"/data/conversationId",schemaPath:"#/properties/data/properties/conversationId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid1 = _errs11 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data2.note !== undefined){
+let data5 = data2.note;
+const _errs13 = errors;
+if(errors === _errs13){
+if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
+let missing2;
+if(((((data5.id === undefined) && (missing2 = "id")) || ((data5.createdAt === undefined) && (missing2 = "createdAt"))) || ((data5.visibility === undefined) && (missing2 = "visibility"))) || ((data5.author === undefined) && (missing2 = "author"))){
+validate32.errors = [{instancePath:instancePath+"/data/note",schemaPath:"#/properties/data/properties/note/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+return false;
+}
+else {
+const _errs15 = errors;
+for(const key2 in data5){
+if(!((((key2 === "id") || (key2 === "createdAt")) || (key2 === "visibility")) || (key2 === "author"))){
+validate32.errors = [{instancePath:instancePath+"/data/note",schemaPath:"#/properties/data/properties/note/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs15 === errors){
+if(data5.id !== undefined){
+let data6 = data5.id;
+const _errs16 = errors;
+if(errors === _errs16){
+if(typeof data6 === "string"){
+if(func2(data6) > 64){
+validate32.errors = [{instancePath:instancePath+"/data/note/id",schemaPath:"#/properties/data/properties/note/properties/id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+return false;
+}
+else {
+if(!pattern28.test(data6)){
+validate32.errors = [{instancePath:instancePath+"/data/note/id",schemaPath:"#/properties/data/properties/note/properties/id/pattern",keyword:"pattern",params:{pattern: "^[0-9A-Za-z]+$"},message:"must match pattern \""+"^[0-9A-Za-z]+$"+"\""}];
+return false;
+}
+}
+}
+else {
+validate32.errors = [{instancePath:instancePath+"/data/note/id",schemaPath:"#/properties/data/properties/note/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid2 = _errs16 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data5.createdAt !== undefined){
+let data7 = data5.createdAt;
+const _errs18 = errors;
+if(errors === _errs18){
+if(errors === _errs18){
+if(typeof data7 === "string"){
+if(func2(data7) > 30){
+validate32.errors = [{instancePath:instancePath+"/data/note/createdAt",schemaPath:"#/properties/data/properties/note/properties/createdAt/maxLength",keyword:"maxLength",params:{limit: 30},message:"must NOT have more than 30 characters"}];
+return false;
+}
+}
+else {
+validate32.errors = [{instancePath:instancePath+"/data/note/createdAt",schemaPath:"#/properties/data/properties/note/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid2 = _errs18 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data5.visibility !== undefined){
+let data8 = data5.visibility;
+const _errs20 = errors;
+if(typeof data8 !== "string"){
+validate32.errors = [{instancePath:instancePath+"/data/note/visibility",schemaPath:"#/properties/data/properties/note/properties/visibility/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("internal" !== data8){
+validate32.errors = [{instancePath:instancePath+"/data/note/visibility",schemaPath:"#/properties/data/properties/note/properties/visibility/const",keyword:"const",params:{allowedValue: "internal"},message:"must be equal to constant"}];
+return false;
+}
+var valid2 = _errs20 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data5.author !== undefined){
+let data9 = data5.author;
+const _errs22 = errors;
+if(errors === _errs22){
+if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
+let missing3;
+if((((data9.type === undefined) && (missing3 = "type")) || ((data9.id === undefined) && (missing3 = "id"))) || ((data9.name === undefined) && (missing3 = "name"))){
+validate32.errors = [{instancePath:instancePath+"/data/note/author",schemaPath:"#/properties/data/properties/note/properties/author/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+return false;
+}
+else {
+const _errs24 = errors;
+for(const key3 in data9){
+if(!(((key3 === "type") || (key3 === "id")) || (key3 === "name"))){
+validate32.errors = [{instancePath:instancePath+"/data/note/author",schemaPath:"#/properties/data/properties/note/properties/author/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs24 === errors){
+if(data9.type !== undefined){
+let data10 = data9.type;
+const _errs25 = errors;
+if(typeof data10 !== "string"){
+validate32.errors = [{instancePath:instancePath+"/data/note/author/type",schemaPath:"#/properties/data/properties/note/properties/author/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!((data10 === "agent") || (data10 === "system"))){
+validate32.errors = [{instancePath:instancePath+"/data/note/author/type",schemaPath:"#/properties/data/properties/note/properties/author/properties/type/enum",keyword:"enum",params:{allowedValues: schema33.properties.data.properties.note.properties.author.properties.type.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid3 = _errs25 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data9.id !== undefined){
+let data11 = data9.id;
+const _errs27 = errors;
+if((typeof data11 !== "string") && (data11 !== null)){
+validate32.errors = [{instancePath:instancePath+"/data/note/author/id",schemaPath:"#/properties/data/properties/note/properties/author/properties/id/type",keyword:"type",params:{type: schema33.properties.data.properties.note.properties.author.properties.id.type},message:"must be string,null"}];
+return false;
+}
+if(errors === _errs27){
+if(typeof data11 === "string"){
+if(func2(data11) > 128){
+validate32.errors = [{instancePath:instancePath+"/data/note/author/id",schemaPath:"#/properties/data/properties/note/properties/author/properties/id/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+return false;
+}
+else {
+if(!pattern13.test(data11)){
+validate32.errors = [{instancePath:instancePath+"/data/note/author/id",schemaPath:"#/properties/data/properties/note/properties/author/properties/id/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]+$"},message:"must match pattern \""+"^[^/\\\\]+$"+"\""}];
+return false;
+}
+}
+}
+}
+var valid3 = _errs27 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data9.name !== undefined){
+let data12 = data9.name;
+const _errs29 = errors;
+if(errors === _errs29){
+if(typeof data12 === "string"){
+if(func2(data12) > 256){
+validate32.errors = [{instancePath:instancePath+"/data/note/author/name",schemaPath:"#/properties/data/properties/note/properties/author/properties/name/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"}];
+return false;
+}
+else {
+if(!pattern6.test(data12)){
+validate32.errors = [{instancePath:instancePath+"/data/note/author/name",schemaPath:"#/properties/data/properties/note/properties/author/properties/name/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"},message:"must match pattern \""+"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"+"\""}];
+return false;
+}
+}
+}
+else {
+validate32.errors = [{instancePath:instancePath+"/data/note/author/name",schemaPath:"#/properties/data/properties/note/properties/author/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid3 = _errs29 === errors;
+}
+else {
+var valid3 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate32.errors = [{instancePath:instancePath+"/data/note/author",schemaPath:"#/properties/data/properties/note/properties/author/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid2 = _errs22 === errors;
+}
+else {
+var valid2 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate32.errors = [{instancePath:instancePath+"/data/note",schemaPath:"#/properties/data/properties/note/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid1 = _errs13 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate32.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate32.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate32.errors = vErrors;
+return errors === 0;
+}
+
+export const NoQuery = validate33;
+const schema34 = {"$id":"NoQuery","type":"object","additionalProperties":false,"properties":{}};
+
+function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="NoQuery" */;
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
-validate31.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate33.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
 else {
-validate31.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate33.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate31.errors = vErrors;
+validate33.errors = vErrors;
 return errors === 0;
 }
 
-export const RecordingUpload = validate32;
-const schema33 = {"$id":"RecordingUpload","type":"object","required":["jobId","upload"],"additionalProperties":false,"properties":{"jobId":{"type":"string","pattern":"^[0-9A-HJKMNP-TV-Z]{26}$","maxLength":26,"description":"The job to poll at `GET .../recording/{jobId}/status`; it is `started` from now on."},"upload":{"type":"object","required":["method","url","headers","expiresAt"],"additionalProperties":false,"description":"How to send the file: straight to storage, not through this API.","properties":{"method":{"type":"string","enum":["PUT"]},"url":{"type":"string","format":"uri","maxLength":8192,"description":"A presigned URL for this one file; anyone holding it can upload until it expires."},"headers":{"type":"object","required":["Content-Type","Content-Length","If-None-Match"],"additionalProperties":false,"description":"Send exactly these headers: storage refuses an upload of another type or size, or without `If-None-Match: *` (403), and a second upload to the same URL (412: the URL writes its file once).","properties":{"Content-Type":{"type":"string","enum":["audio/wav","audio/mpeg","audio/mp4","audio/flac","audio/ogg"]},"Content-Length":{"type":"string","pattern":"^[0-9]+$","maxLength":16},"If-None-Match":{"type":"string","enum":["*"]}}},"expiresAt":{"type":"string","format":"date-time","maxLength":32,"description":"After this instant storage refuses the URL."}}}}};
-const pattern22 = new RegExp("^[0-9A-HJKMNP-TV-Z]{26}$", "u");
-const pattern23 = new RegExp("^[0-9]+$", "u");
+export const RecordingUpload = validate34;
+const schema35 = {"$id":"RecordingUpload","type":"object","required":["jobId","upload"],"additionalProperties":false,"properties":{"jobId":{"type":"string","pattern":"^[0-9A-HJKMNP-TV-Z]{26}$","maxLength":26,"description":"The job to poll at `GET .../recording/{jobId}/status`; it is `started` from now on."},"upload":{"type":"object","required":["method","url","headers","expiresAt"],"additionalProperties":false,"description":"How to send the file: straight to storage, not through this API.","properties":{"method":{"type":"string","enum":["PUT"]},"url":{"type":"string","format":"uri","maxLength":8192,"description":"A presigned URL for this one file; anyone holding it can upload until it expires."},"headers":{"type":"object","required":["Content-Type","Content-Length","If-None-Match"],"additionalProperties":false,"description":"Send exactly these headers: storage refuses an upload of another type or size, or without `If-None-Match: *` (403), and a second upload to the same URL (412: the URL writes its file once).","properties":{"Content-Type":{"type":"string","enum":["audio/wav","audio/mpeg","audio/mp4","audio/flac","audio/ogg"]},"Content-Length":{"type":"string","pattern":"^[0-9]+$","maxLength":16},"If-None-Match":{"type":"string","enum":["*"]}}},"expiresAt":{"type":"string","format":"date-time","maxLength":32,"description":"After this instant storage refuses the URL."}}}}};
+const pattern31 = new RegExp("^[0-9A-HJKMNP-TV-Z]{26}$", "u");
+const pattern32 = new RegExp("^[0-9]+$", "u");
 
-function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="RecordingUpload" */;
 let vErrors = null;
 let errors = 0;
@@ -3453,14 +4071,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.jobId === undefined) && (missing0 = "jobId")) || ((data.upload === undefined) && (missing0 = "upload"))){
-validate32.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate34.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "jobId") || (key0 === "upload"))){
-validate32.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate34.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -3472,18 +4090,18 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func2(data0) > 26){
-validate32.errors = [{instancePath:instancePath+"/jobId",schemaPath:"#/properties/jobId/maxLength",keyword:"maxLength",params:{limit: 26},message:"must NOT have more than 26 characters"}];
+validate34.errors = [{instancePath:instancePath+"/jobId",schemaPath:"#/properties/jobId/maxLength",keyword:"maxLength",params:{limit: 26},message:"must NOT have more than 26 characters"}];
 return false;
 }
 else {
-if(!pattern22.test(data0)){
-validate32.errors = [{instancePath:instancePath+"/jobId",schemaPath:"#/properties/jobId/pattern",keyword:"pattern",params:{pattern: "^[0-9A-HJKMNP-TV-Z]{26}$"},message:"must match pattern \""+"^[0-9A-HJKMNP-TV-Z]{26}$"+"\""}];
+if(!pattern31.test(data0)){
+validate34.errors = [{instancePath:instancePath+"/jobId",schemaPath:"#/properties/jobId/pattern",keyword:"pattern",params:{pattern: "^[0-9A-HJKMNP-TV-Z]{26}$"},message:"must match pattern \""+"^[0-9A-HJKMNP-TV-Z]{26}$"+"\""}];
 return false;
 }
 }
 }
 else {
-validate32.errors = [{instancePath:instancePath+"/jobId",schemaPath:"#/properties/jobId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate34.errors = [{instancePath:instancePath+"/jobId",schemaPath:"#/properties/jobId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3500,14 +4118,14 @@ if(errors === _errs4){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 let missing1;
 if(((((data1.method === undefined) && (missing1 = "method")) || ((data1.url === undefined) && (missing1 = "url"))) || ((data1.headers === undefined) && (missing1 = "headers"))) || ((data1.expiresAt === undefined) && (missing1 = "expiresAt"))){
-validate32.errors = [{instancePath:instancePath+"/upload",schemaPath:"#/properties/upload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate34.errors = [{instancePath:instancePath+"/upload",schemaPath:"#/properties/upload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs6 = errors;
 for(const key1 in data1){
 if(!((((key1 === "method") || (key1 === "url")) || (key1 === "headers")) || (key1 === "expiresAt"))){
-validate32.errors = [{instancePath:instancePath+"/upload",schemaPath:"#/properties/upload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate34.errors = [{instancePath:instancePath+"/upload",schemaPath:"#/properties/upload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -3517,11 +4135,11 @@ if(data1.method !== undefined){
 let data2 = data1.method;
 const _errs7 = errors;
 if(typeof data2 !== "string"){
-validate32.errors = [{instancePath:instancePath+"/upload/method",schemaPath:"#/properties/upload/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate34.errors = [{instancePath:instancePath+"/upload/method",schemaPath:"#/properties/upload/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(data2 === "PUT")){
-validate32.errors = [{instancePath:instancePath+"/upload/method",schemaPath:"#/properties/upload/properties/method/enum",keyword:"enum",params:{allowedValues: schema33.properties.upload.properties.method.enum},message:"must be equal to one of the allowed values"}];
+validate34.errors = [{instancePath:instancePath+"/upload/method",schemaPath:"#/properties/upload/properties/method/enum",keyword:"enum",params:{allowedValues: schema35.properties.upload.properties.method.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid1 = _errs7 === errors;
@@ -3537,12 +4155,12 @@ if(errors === _errs9){
 if(errors === _errs9){
 if(typeof data3 === "string"){
 if(func2(data3) > 8192){
-validate32.errors = [{instancePath:instancePath+"/upload/url",schemaPath:"#/properties/upload/properties/url/maxLength",keyword:"maxLength",params:{limit: 8192},message:"must NOT have more than 8192 characters"}];
+validate34.errors = [{instancePath:instancePath+"/upload/url",schemaPath:"#/properties/upload/properties/url/maxLength",keyword:"maxLength",params:{limit: 8192},message:"must NOT have more than 8192 characters"}];
 return false;
 }
 }
 else {
-validate32.errors = [{instancePath:instancePath+"/upload/url",schemaPath:"#/properties/upload/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate34.errors = [{instancePath:instancePath+"/upload/url",schemaPath:"#/properties/upload/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3560,14 +4178,14 @@ if(errors === _errs11){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 let missing2;
 if((((data4["Content-Type"] === undefined) && (missing2 = "Content-Type")) || ((data4["Content-Length"] === undefined) && (missing2 = "Content-Length"))) || ((data4["If-None-Match"] === undefined) && (missing2 = "If-None-Match"))){
-validate32.errors = [{instancePath:instancePath+"/upload/headers",schemaPath:"#/properties/upload/properties/headers/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate34.errors = [{instancePath:instancePath+"/upload/headers",schemaPath:"#/properties/upload/properties/headers/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 const _errs13 = errors;
 for(const key2 in data4){
 if(!(((key2 === "Content-Type") || (key2 === "Content-Length")) || (key2 === "If-None-Match"))){
-validate32.errors = [{instancePath:instancePath+"/upload/headers",schemaPath:"#/properties/upload/properties/headers/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+validate34.errors = [{instancePath:instancePath+"/upload/headers",schemaPath:"#/properties/upload/properties/headers/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -3577,11 +4195,11 @@ if(data4["Content-Type"] !== undefined){
 let data5 = data4["Content-Type"];
 const _errs14 = errors;
 if(typeof data5 !== "string"){
-validate32.errors = [{instancePath:instancePath+"/upload/headers/Content-Type",schemaPath:"#/properties/upload/properties/headers/properties/Content-Type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate34.errors = [{instancePath:instancePath+"/upload/headers/Content-Type",schemaPath:"#/properties/upload/properties/headers/properties/Content-Type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(((((data5 === "audio/wav") || (data5 === "audio/mpeg")) || (data5 === "audio/mp4")) || (data5 === "audio/flac")) || (data5 === "audio/ogg"))){
-validate32.errors = [{instancePath:instancePath+"/upload/headers/Content-Type",schemaPath:"#/properties/upload/properties/headers/properties/Content-Type/enum",keyword:"enum",params:{allowedValues: schema33.properties.upload.properties.headers.properties["Content-Type"].enum},message:"must be equal to one of the allowed values"}];
+validate34.errors = [{instancePath:instancePath+"/upload/headers/Content-Type",schemaPath:"#/properties/upload/properties/headers/properties/Content-Type/enum",keyword:"enum",params:{allowedValues: schema35.properties.upload.properties.headers.properties["Content-Type"].enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid2 = _errs14 === errors;
@@ -3596,18 +4214,18 @@ const _errs16 = errors;
 if(errors === _errs16){
 if(typeof data6 === "string"){
 if(func2(data6) > 16){
-validate32.errors = [{instancePath:instancePath+"/upload/headers/Content-Length",schemaPath:"#/properties/upload/properties/headers/properties/Content-Length/maxLength",keyword:"maxLength",params:{limit: 16},message:"must NOT have more than 16 characters"}];
+validate34.errors = [{instancePath:instancePath+"/upload/headers/Content-Length",schemaPath:"#/properties/upload/properties/headers/properties/Content-Length/maxLength",keyword:"maxLength",params:{limit: 16},message:"must NOT have more than 16 characters"}];
 return false;
 }
 else {
-if(!pattern23.test(data6)){
-validate32.errors = [{instancePath:instancePath+"/upload/headers/Content-Length",schemaPath:"#/properties/upload/properties/headers/properties/Content-Length/pattern",keyword:"pattern",params:{pattern: "^[0-9]+$"},message:"must match pattern \""+"^[0-9]+$"+"\""}];
+if(!pattern32.test(data6)){
+validate34.errors = [{instancePath:instancePath+"/upload/headers/Content-Length",schemaPath:"#/properties/upload/properties/headers/properties/Content-Length/pattern",keyword:"pattern",params:{pattern: "^[0-9]+$"},message:"must match pattern \""+"^[0-9]+$"+"\""}];
 return false;
 }
 }
 }
 else {
-validate32.errors = [{instancePath:instancePath+"/upload/headers/Content-Length",schemaPath:"#/properties/upload/properties/headers/properties/Content-Length/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate34.errors = [{instancePath:instancePath+"/upload/headers/Content-Length",schemaPath:"#/properties/upload/properties/headers/properties/Content-Length/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3621,11 +4239,11 @@ if(data4["If-None-Match"] !== undefined){
 let data7 = data4["If-None-Match"];
 const _errs18 = errors;
 if(typeof data7 !== "string"){
-validate32.errors = [{instancePath:instancePath+"/upload/headers/If-None-Match",schemaPath:"#/properties/upload/properties/headers/properties/If-None-Match/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate34.errors = [{instancePath:instancePath+"/upload/headers/If-None-Match",schemaPath:"#/properties/upload/properties/headers/properties/If-None-Match/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(data7 === "*")){
-validate32.errors = [{instancePath:instancePath+"/upload/headers/If-None-Match",schemaPath:"#/properties/upload/properties/headers/properties/If-None-Match/enum",keyword:"enum",params:{allowedValues: schema33.properties.upload.properties.headers.properties["If-None-Match"].enum},message:"must be equal to one of the allowed values"}];
+validate34.errors = [{instancePath:instancePath+"/upload/headers/If-None-Match",schemaPath:"#/properties/upload/properties/headers/properties/If-None-Match/enum",keyword:"enum",params:{allowedValues: schema35.properties.upload.properties.headers.properties["If-None-Match"].enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid2 = _errs18 === errors;
@@ -3639,7 +4257,7 @@ var valid2 = true;
 }
 }
 else {
-validate32.errors = [{instancePath:instancePath+"/upload/headers",schemaPath:"#/properties/upload/properties/headers/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate34.errors = [{instancePath:instancePath+"/upload/headers",schemaPath:"#/properties/upload/properties/headers/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -3656,12 +4274,12 @@ if(errors === _errs20){
 if(errors === _errs20){
 if(typeof data8 === "string"){
 if(func2(data8) > 32){
-validate32.errors = [{instancePath:instancePath+"/upload/expiresAt",schemaPath:"#/properties/upload/properties/expiresAt/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"}];
+validate34.errors = [{instancePath:instancePath+"/upload/expiresAt",schemaPath:"#/properties/upload/properties/expiresAt/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"}];
 return false;
 }
 }
 else {
-validate32.errors = [{instancePath:instancePath+"/upload/expiresAt",schemaPath:"#/properties/upload/properties/expiresAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate34.errors = [{instancePath:instancePath+"/upload/expiresAt",schemaPath:"#/properties/upload/properties/expiresAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3678,227 +4296,8 @@ var valid1 = true;
 }
 }
 else {
-validate32.errors = [{instancePath:instancePath+"/upload",schemaPath:"#/properties/upload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate34.errors = [{instancePath:instancePath+"/upload",schemaPath:"#/properties/upload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
-}
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-else {
-validate32.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate32.errors = vErrors;
-return errors === 0;
-}
-
-export const ReportQuery = validate33;
-const schema34 = {"$id":"ReportQuery","type":"object","additionalProperties":false,"properties":{"limit":{"type":"string","maxLength":16,"description":"Rows per page, 1 to 5000 (default 1000)."},"cursor":{"type":"string","maxLength":4096,"description":"`cursor.next` of the previous page."},"range":{"type":"string","enum":["last_day","last_week","last_month"],"description":"Default last_day when from is absent."},"from":{"type":"string","maxLength":64,"description":"Window start: ISO 8601 with a zone, or epoch milliseconds."},"to":{"type":"string","maxLength":64,"description":"Window end (exclusive), default now."}}};
-
-function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="ReportQuery" */;
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-const _errs1 = errors;
-for(const key0 in data){
-if(!(((((key0 === "limit") || (key0 === "cursor")) || (key0 === "range")) || (key0 === "from")) || (key0 === "to"))){
-validate33.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.limit !== undefined){
-let data0 = data.limit;
-const _errs2 = errors;
-if(errors === _errs2){
-if(typeof data0 === "string"){
-if(func2(data0) > 16){
-validate33.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maxLength",keyword:"maxLength",params:{limit: 16},message:"must NOT have more than 16 characters"}];
-return false;
-}
-}
-else {
-validate33.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.cursor !== undefined){
-let data1 = data.cursor;
-const _errs4 = errors;
-if(errors === _errs4){
-if(typeof data1 === "string"){
-if(func2(data1) > 4096){
-validate33.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"}];
-return false;
-}
-}
-else {
-validate33.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.range !== undefined){
-let data2 = data.range;
-const _errs6 = errors;
-if(typeof data2 !== "string"){
-validate33.errors = [{instancePath:instancePath+"/range",schemaPath:"#/properties/range/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(!(((data2 === "last_day") || (data2 === "last_week")) || (data2 === "last_month"))){
-validate33.errors = [{instancePath:instancePath+"/range",schemaPath:"#/properties/range/enum",keyword:"enum",params:{allowedValues: schema34.properties.range.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.from !== undefined){
-let data3 = data.from;
-const _errs8 = errors;
-if(errors === _errs8){
-if(typeof data3 === "string"){
-if(func2(data3) > 64){
-validate33.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
-return false;
-}
-}
-else {
-validate33.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs8 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.to !== undefined){
-let data4 = data.to;
-const _errs10 = errors;
-if(errors === _errs10){
-if(typeof data4 === "string"){
-if(func2(data4) > 64){
-validate33.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
-return false;
-}
-}
-else {
-validate33.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs10 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-}
-else {
-validate33.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate33.errors = vErrors;
-return errors === 0;
-}
-
-export const RotatedWebhookSecret = validate34;
-const schema35 = {"$id":"RotatedWebhookSecret","type":"object","required":["secret","previousSecretExpiresAt"],"additionalProperties":false,"properties":{"secret":{"type":"string","maxLength":100,"pattern":"^whsec_[A-Za-z0-9+/]+={0,2}$","description":"The signing secret (Standard Webhooks: `whsec_` and the base64 of 32 random bytes). Shown here only: keep it where the receiver can read it."},"previousSecretExpiresAt":{"type":"string","format":"date-time","maxLength":30,"description":"Until then every delivery is signed with both secrets, the new one first; after it, with the new one only."}}};
-
-function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="RotatedWebhookSecret" */;
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.secret === undefined) && (missing0 = "secret")) || ((data.previousSecretExpiresAt === undefined) && (missing0 = "previousSecretExpiresAt"))){
-validate34.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!((key0 === "secret") || (key0 === "previousSecretExpiresAt"))){
-validate34.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.secret !== undefined){
-let data0 = data.secret;
-const _errs2 = errors;
-if(errors === _errs2){
-if(typeof data0 === "string"){
-if(func2(data0) > 100){
-validate34.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"}];
-return false;
-}
-else {
-if(!pattern8.test(data0)){
-validate34.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/pattern",keyword:"pattern",params:{pattern: "^whsec_[A-Za-z0-9+/]+={0,2}$"},message:"must match pattern \""+"^whsec_[A-Za-z0-9+/]+={0,2}$"+"\""}];
-return false;
-}
-}
-}
-else {
-validate34.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.previousSecretExpiresAt !== undefined){
-let data1 = data.previousSecretExpiresAt;
-const _errs4 = errors;
-if(errors === _errs4){
-if(errors === _errs4){
-if(typeof data1 === "string"){
-if(func2(data1) > 30){
-validate34.errors = [{instancePath:instancePath+"/previousSecretExpiresAt",schemaPath:"#/properties/previousSecretExpiresAt/maxLength",keyword:"maxLength",params:{limit: 30},message:"must NOT have more than 30 characters"}];
-return false;
-}
-}
-else {
-validate34.errors = [{instancePath:instancePath+"/previousSecretExpiresAt",schemaPath:"#/properties/previousSecretExpiresAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
 }
 }
 var valid0 = _errs4 === errors;
@@ -3919,55 +4318,124 @@ validate34.errors = vErrors;
 return errors === 0;
 }
 
-export const TenantPath = validate35;
-const schema36 = {"$id":"TenantPath","type":"object","required":["tenantId"],"additionalProperties":false,"properties":{"tenantId":{"type":"string","minLength":1,"maxLength":128,"pattern":"^[^/\\\\]*$"}}};
+export const ReportQuery = validate35;
+const schema36 = {"$id":"ReportQuery","type":"object","additionalProperties":false,"properties":{"limit":{"type":"string","maxLength":16,"description":"Rows per page, 1 to 5000 (default 1000)."},"cursor":{"type":"string","maxLength":4096,"description":"`cursor.next` of the previous page."},"range":{"type":"string","enum":["last_day","last_week","last_month"],"description":"Default last_day when from is absent."},"from":{"type":"string","maxLength":64,"description":"Window start: ISO 8601 with a zone, or epoch milliseconds."},"to":{"type":"string","maxLength":64,"description":"Window end (exclusive), default now."}}};
 
 function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="TenantPath" */;
+/*# sourceURL="ReportQuery" */;
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.tenantId === undefined) && (missing0 = "tenantId")){
-validate35.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(key0 === "tenantId")){
+if(!(((((key0 === "limit") || (key0 === "cursor")) || (key0 === "range")) || (key0 === "from")) || (key0 === "to"))){
 validate35.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
 if(_errs1 === errors){
-if(data.tenantId !== undefined){
-let data0 = data.tenantId;
+if(data.limit !== undefined){
+let data0 = data.limit;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
-if(func2(data0) > 128){
-validate35.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+if(func2(data0) > 16){
+validate35.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maxLength",keyword:"maxLength",params:{limit: 16},message:"must NOT have more than 16 characters"}];
 return false;
-}
-else {
-if(func2(data0) < 1){
-validate35.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-else {
-if(!pattern1.test(data0)){
-validate35.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
-return false;
-}
-}
 }
 }
 else {
-validate35.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate35.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.cursor !== undefined){
+let data1 = data.cursor;
+const _errs4 = errors;
+if(errors === _errs4){
+if(typeof data1 === "string"){
+if(func2(data1) > 4096){
+validate35.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"}];
+return false;
+}
+}
+else {
+validate35.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.range !== undefined){
+let data2 = data.range;
+const _errs6 = errors;
+if(typeof data2 !== "string"){
+validate35.errors = [{instancePath:instancePath+"/range",schemaPath:"#/properties/range/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!(((data2 === "last_day") || (data2 === "last_week")) || (data2 === "last_month"))){
+validate35.errors = [{instancePath:instancePath+"/range",schemaPath:"#/properties/range/enum",keyword:"enum",params:{allowedValues: schema36.properties.range.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.from !== undefined){
+let data3 = data.from;
+const _errs8 = errors;
+if(errors === _errs8){
+if(typeof data3 === "string"){
+if(func2(data3) > 64){
+validate35.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+return false;
+}
+}
+else {
+validate35.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.to !== undefined){
+let data4 = data.to;
+const _errs10 = errors;
+if(errors === _errs10){
+if(typeof data4 === "string"){
+if(func2(data4) > 64){
+validate35.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+return false;
+}
+}
+else {
+validate35.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
 }
 }
 }
@@ -3983,50 +4451,49 @@ validate35.errors = vErrors;
 return errors === 0;
 }
 
-export const UpdateWebhookEndpointBody = validate36;
-const schema37 = {"$id":"UpdateWebhookEndpointBody","type":"object","minProperties":1,"additionalProperties":false,"properties":{"url":{"type":"string","format":"uri","minLength":1,"maxLength":2048,"description":"Where deliveries are POSTed: `https` to a host that resolves to public addresses (on a local stack also `http` to 127.0.0.1, localhost or [::1]). Checked when registered and again, on the resolved address, at every attempt; redirects are not followed."},"events":{"type":"array","minItems":1,"maxItems":4,"uniqueItems":true,"items":{"type":"string","enum":["note.created","voc.job.completed","voc.job.failed","provisioning.document.changed"]},"description":"The event types delivered to this endpoint."},"description":{"type":"string","maxLength":512,"pattern":"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$","description":"A note for the tenant's operators."},"status":{"type":"string","enum":["enabled","disabled"],"description":"`enabled` resumes deliveries to a disabled endpoint (its failures forgotten); `disabled` pauses them."}}};
+export const RotatedWebhookSecret = validate36;
+const schema37 = {"$id":"RotatedWebhookSecret","type":"object","required":["secret","previousSecretExpiresAt"],"additionalProperties":false,"properties":{"secret":{"type":"string","maxLength":100,"pattern":"^whsec_[A-Za-z0-9+/]+={0,2}$","description":"The signing secret (Standard Webhooks: `whsec_` and the base64 of 32 random bytes). Shown here only: keep it where the receiver can read it."},"previousSecretExpiresAt":{"type":"string","format":"date-time","maxLength":30,"description":"Until then every delivery is signed with both secrets, the new one first; after it, with the new one only."}}};
 
 function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="UpdateWebhookEndpointBody" */;
+/*# sourceURL="RotatedWebhookSecret" */;
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(Object.keys(data).length < 1){
-validate36.errors = [{instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"}];
+let missing0;
+if(((data.secret === undefined) && (missing0 = "secret")) || ((data.previousSecretExpiresAt === undefined) && (missing0 = "previousSecretExpiresAt"))){
+validate36.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!((((key0 === "url") || (key0 === "events")) || (key0 === "description")) || (key0 === "status"))){
+if(!((key0 === "secret") || (key0 === "previousSecretExpiresAt"))){
 validate36.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
 if(_errs1 === errors){
-if(data.url !== undefined){
-let data0 = data.url;
+if(data.secret !== undefined){
+let data0 = data.secret;
 const _errs2 = errors;
 if(errors === _errs2){
-if(errors === _errs2){
 if(typeof data0 === "string"){
-if(func2(data0) > 2048){
-validate36.errors = [{instancePath:instancePath+"/url",schemaPath:"#/properties/url/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"}];
+if(func2(data0) > 100){
+validate36.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"}];
 return false;
 }
 else {
-if(func2(data0) < 1){
-validate36.errors = [{instancePath:instancePath+"/url",schemaPath:"#/properties/url/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if(!pattern8.test(data0)){
+validate36.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/pattern",keyword:"pattern",params:{pattern: "^whsec_[A-Za-z0-9+/]+={0,2}$"},message:"must match pattern \""+"^whsec_[A-Za-z0-9+/]+={0,2}$"+"\""}];
 return false;
 }
 }
 }
 else {
-validate36.errors = [{instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate36.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
-}
 }
 }
 var valid0 = _errs2 === errors;
@@ -4035,117 +4502,27 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.events !== undefined){
-let data1 = data.events;
+if(data.previousSecretExpiresAt !== undefined){
+let data1 = data.previousSecretExpiresAt;
 const _errs4 = errors;
 if(errors === _errs4){
-if(Array.isArray(data1)){
-if(data1.length > 4){
-validate36.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/maxItems",keyword:"maxItems",params:{limit: 4},message:"must NOT have more than 4 items"}];
+if(errors === _errs4){
+if(typeof data1 === "string"){
+if(func2(data1) > 30){
+validate36.errors = [{instancePath:instancePath+"/previousSecretExpiresAt",schemaPath:"#/properties/previousSecretExpiresAt/maxLength",keyword:"maxLength",params:{limit: 30},message:"must NOT have more than 30 characters"}];
 return false;
-}
-else {
-if(data1.length < 1){
-validate36.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
-return false;
-}
-else {
-var valid1 = true;
-const len0 = data1.length;
-for(let i0=0; i0<len0; i0++){
-let data2 = data1[i0];
-const _errs6 = errors;
-if(typeof data2 !== "string"){
-validate36.errors = [{instancePath:instancePath+"/events/" + i0,schemaPath:"#/properties/events/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(!((((data2 === "note.created") || (data2 === "voc.job.completed")) || (data2 === "voc.job.failed")) || (data2 === "provisioning.document.changed"))){
-validate36.errors = [{instancePath:instancePath+"/events/" + i0,schemaPath:"#/properties/events/items/enum",keyword:"enum",params:{allowedValues: schema37.properties.events.items.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid1 = _errs6 === errors;
-if(!valid1){
-break;
-}
-}
-if(valid1){
-let i1 = data1.length;
-let j0;
-if(i1 > 1){
-const indices0 = {};
-for(;i1--;){
-let item0 = data1[i1];
-if(typeof item0 !== "string"){
-continue;
-}
-if(typeof indices0[item0] == "number"){
-j0 = indices0[item0];
-validate36.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"}];
-return false;
-break;
-}
-indices0[item0] = i1;
-}
-}
-}
-}
 }
 }
 else {
-validate36.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate36.errors = [{instancePath:instancePath+"/previousSecretExpiresAt",schemaPath:"#/properties/previousSecretExpiresAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
+}
 }
 }
 var valid0 = _errs4 === errors;
 }
 else {
 var valid0 = true;
-}
-if(valid0){
-if(data.description !== undefined){
-let data3 = data.description;
-const _errs8 = errors;
-if(errors === _errs8){
-if(typeof data3 === "string"){
-if(func2(data3) > 512){
-validate36.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
-return false;
-}
-else {
-if(!pattern6.test(data3)){
-validate36.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"},message:"must match pattern \""+"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"+"\""}];
-return false;
-}
-}
-}
-else {
-validate36.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs8 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.status !== undefined){
-let data4 = data.status;
-const _errs10 = errors;
-if(typeof data4 !== "string"){
-validate36.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(!((data4 === "enabled") || (data4 === "disabled"))){
-validate36.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema37.properties.status.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid0 = _errs10 === errors;
-}
-else {
-var valid0 = true;
-}
-}
 }
 }
 }
@@ -4160,24 +4537,24 @@ validate36.errors = vErrors;
 return errors === 0;
 }
 
-export const VocJobPath = validate37;
-const schema38 = {"$id":"VocJobPath","type":"object","required":["tenantId","jobId"],"additionalProperties":false,"properties":{"tenantId":{"type":"string","minLength":1,"maxLength":128,"pattern":"^[^/\\\\]*$"},"jobId":{"type":"string","minLength":1,"maxLength":512,"pattern":"^[^/\\\\]*$"}}};
+export const TenantPath = validate37;
+const schema38 = {"$id":"TenantPath","type":"object","required":["tenantId"],"additionalProperties":false,"properties":{"tenantId":{"type":"string","minLength":1,"maxLength":128,"pattern":"^[^/\\\\]*$"}}};
 
 function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="VocJobPath" */;
+/*# sourceURL="TenantPath" */;
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((data.tenantId === undefined) && (missing0 = "tenantId")) || ((data.jobId === undefined) && (missing0 = "jobId"))){
+if((data.tenantId === undefined) && (missing0 = "tenantId")){
 validate37.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!((key0 === "tenantId") || (key0 === "jobId"))){
+if(!(key0 === "tenantId")){
 validate37.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -4211,44 +4588,6 @@ validate37.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/proper
 return false;
 }
 }
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.jobId !== undefined){
-let data1 = data.jobId;
-const _errs4 = errors;
-if(errors === _errs4){
-if(typeof data1 === "string"){
-if(func2(data1) > 512){
-validate37.errors = [{instancePath:instancePath+"/jobId",schemaPath:"#/properties/jobId/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
-return false;
-}
-else {
-if(func2(data1) < 1){
-validate37.errors = [{instancePath:instancePath+"/jobId",schemaPath:"#/properties/jobId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-else {
-if(!pattern1.test(data1)){
-validate37.errors = [{instancePath:instancePath+"/jobId",schemaPath:"#/properties/jobId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
-return false;
-}
-}
-}
-}
-else {
-validate37.errors = [{instancePath:instancePath+"/jobId",schemaPath:"#/properties/jobId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
 }
 }
 }
@@ -4262,10 +4601,635 @@ validate37.errors = vErrors;
 return errors === 0;
 }
 
-export const VocJobStatus = validate38;
-const schema39 = {"$id":"VocJobStatus","type":"object","required":["id","status","started","file","recordingId"],"additionalProperties":false,"properties":{"id":{"type":"string","description":"The job execution identifier."},"status":{"type":"string","enum":["started","completed","failed"]},"started":{"type":"integer","format":"int64","minimum":0,"maximum":9007199254740991,"description":"When the job started, epoch milliseconds."},"file":{"type":"string","description":"Storage path of the uploaded recording."},"recordingId":{"type":"string","description":"ID of the VOC conversation row the job writes (its `ID` in the VOC list)."},"failureReason":{"type":"string","description":"Present only when `status` is `failed`: why, and what to do about it."},"analysis":{"type":"string","enum":["call-analytics","transcription"],"description":"Present once the recording went to an analysis: `call-analytics` (a two-channel call: the row gets sentiment, issues, categories, talk times and, where the stage offers it, a summary) or `transcription` (a mono call: the row gets its length and each voice's talk time only). The API guide lists the fields of each."}}};
+export const UpdateWebhookEndpointBody = validate38;
+const schema39 = {"$id":"UpdateWebhookEndpointBody","type":"object","minProperties":1,"additionalProperties":false,"properties":{"url":{"type":"string","format":"uri","minLength":1,"maxLength":2048,"description":"Where deliveries are POSTed: `https` to a host that resolves to public addresses (on a local stack also `http` to 127.0.0.1, localhost or [::1]). Checked when registered and again, on the resolved address, at every attempt; redirects are not followed."},"events":{"type":"array","minItems":1,"maxItems":4,"uniqueItems":true,"items":{"type":"string","enum":["note.created","voc.job.completed","voc.job.failed","provisioning.document.changed"]},"description":"The event types delivered to this endpoint."},"description":{"type":"string","maxLength":512,"pattern":"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$","description":"A note for the tenant's operators."},"status":{"type":"string","enum":["enabled","disabled"],"description":"`enabled` resumes deliveries to a disabled endpoint (its failures forgotten); `disabled` pauses them."}}};
 
 function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="UpdateWebhookEndpointBody" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(Object.keys(data).length < 1){
+validate38.errors = [{instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((((key0 === "url") || (key0 === "events")) || (key0 === "description")) || (key0 === "status"))){
+validate38.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.url !== undefined){
+let data0 = data.url;
+const _errs2 = errors;
+if(errors === _errs2){
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(func2(data0) > 2048){
+validate38.errors = [{instancePath:instancePath+"/url",schemaPath:"#/properties/url/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"}];
+return false;
+}
+else {
+if(func2(data0) < 1){
+validate38.errors = [{instancePath:instancePath+"/url",schemaPath:"#/properties/url/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+}
+else {
+validate38.errors = [{instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.events !== undefined){
+let data1 = data.events;
+const _errs4 = errors;
+if(errors === _errs4){
+if(Array.isArray(data1)){
+if(data1.length > 4){
+validate38.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/maxItems",keyword:"maxItems",params:{limit: 4},message:"must NOT have more than 4 items"}];
+return false;
+}
+else {
+if(data1.length < 1){
+validate38.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+return false;
+}
+else {
+var valid1 = true;
+const len0 = data1.length;
+for(let i0=0; i0<len0; i0++){
+let data2 = data1[i0];
+const _errs6 = errors;
+if(typeof data2 !== "string"){
+validate38.errors = [{instancePath:instancePath+"/events/" + i0,schemaPath:"#/properties/events/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!((((data2 === "note.created") || (data2 === "voc.job.completed")) || (data2 === "voc.job.failed")) || (data2 === "provisioning.document.changed"))){
+validate38.errors = [{instancePath:instancePath+"/events/" + i0,schemaPath:"#/properties/events/items/enum",keyword:"enum",params:{allowedValues: schema39.properties.events.items.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid1 = _errs6 === errors;
+if(!valid1){
+break;
+}
+}
+if(valid1){
+let i1 = data1.length;
+let j0;
+if(i1 > 1){
+const indices0 = {};
+for(;i1--;){
+let item0 = data1[i1];
+if(typeof item0 !== "string"){
+continue;
+}
+if(typeof indices0[item0] == "number"){
+j0 = indices0[item0];
+validate38.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"}];
+return false;
+break;
+}
+indices0[item0] = i1;
+}
+}
+}
+}
+}
+}
+else {
+validate38.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.description !== undefined){
+let data3 = data.description;
+const _errs8 = errors;
+if(errors === _errs8){
+if(typeof data3 === "string"){
+if(func2(data3) > 512){
+validate38.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
+return false;
+}
+else {
+if(!pattern6.test(data3)){
+validate38.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"},message:"must match pattern \""+"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"+"\""}];
+return false;
+}
+}
+}
+else {
+validate38.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.status !== undefined){
+let data4 = data.status;
+const _errs10 = errors;
+if(typeof data4 !== "string"){
+validate38.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!((data4 === "enabled") || (data4 === "disabled"))){
+validate38.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema39.properties.status.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate38.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate38.errors = vErrors;
+return errors === 0;
+}
+
+export const VocJobPath = validate39;
+const schema40 = {"$id":"VocJobPath","type":"object","required":["tenantId","jobId"],"additionalProperties":false,"properties":{"tenantId":{"type":"string","minLength":1,"maxLength":128,"pattern":"^[^/\\\\]*$"},"jobId":{"type":"string","minLength":1,"maxLength":512,"pattern":"^[^/\\\\]*$"}}};
+
+function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="VocJobPath" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.tenantId === undefined) && (missing0 = "tenantId")) || ((data.jobId === undefined) && (missing0 = "jobId"))){
+validate39.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((key0 === "tenantId") || (key0 === "jobId"))){
+validate39.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.tenantId !== undefined){
+let data0 = data.tenantId;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(func2(data0) > 128){
+validate39.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+return false;
+}
+else {
+if(func2(data0) < 1){
+validate39.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern1.test(data0)){
+validate39.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
+return false;
+}
+}
+}
+}
+else {
+validate39.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.jobId !== undefined){
+let data1 = data.jobId;
+const _errs4 = errors;
+if(errors === _errs4){
+if(typeof data1 === "string"){
+if(func2(data1) > 512){
+validate39.errors = [{instancePath:instancePath+"/jobId",schemaPath:"#/properties/jobId/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
+return false;
+}
+else {
+if(func2(data1) < 1){
+validate39.errors = [{instancePath:instancePath+"/jobId",schemaPath:"#/properties/jobId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern1.test(data1)){
+validate39.errors = [{instancePath:instancePath+"/jobId",schemaPath:"#/properties/jobId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
+return false;
+}
+}
+}
+}
+else {
+validate39.errors = [{instancePath:instancePath+"/jobId",schemaPath:"#/properties/jobId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+else {
+validate39.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate39.errors = vErrors;
+return errors === 0;
+}
+
+export const VocJobEndedWebhook = validate40;
+const schema41 = {"$id":"VocJobEndedWebhook","type":"object","required":["type","timestamp","data"],"additionalProperties":false,"properties":{"type":{"type":"string","enum":["voc.job.completed","voc.job.failed"]},"timestamp":{"type":"string","format":"date-time","maxLength":30,"description":"When the event happened."},"data":{"type":"object","required":["tenantId","job"],"additionalProperties":false,"properties":{"tenantId":{"type":"string","maxLength":128,"pattern":"^[^/\\\\#]+$","description":"The tenant."},"job":{"type":"object","required":["id","status","started","file","recordingId"],"additionalProperties":false,"description":"The job as its status read answers it.","properties":{"id":{"type":"string","maxLength":512,"pattern":"^[^/\\\\]+$"},"status":{"type":"string","enum":["started","completed","failed"]},"started":{"type":"integer","format":"int64","minimum":0,"maximum":9007199254740991},"file":{"type":"string","maxLength":2048,"pattern":"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"},"recordingId":{"type":"string","maxLength":600,"pattern":"^[^/\\\\]+$"},"failureReason":{"type":"string","maxLength":4096,"pattern":"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"},"analysis":{"type":"string","enum":["call-analytics","transcription"]}}}}}}};
+
+function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="VocJobEndedWebhook" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.type === undefined) && (missing0 = "type")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.data === undefined) && (missing0 = "data"))){
+validate40.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "type") || (key0 === "timestamp")) || (key0 === "data"))){
+validate40.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.type !== undefined){
+let data0 = data.type;
+const _errs2 = errors;
+if(typeof data0 !== "string"){
+validate40.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!((data0 === "voc.job.completed") || (data0 === "voc.job.failed"))){
+validate40.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema41.properties.type.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.timestamp !== undefined){
+let data1 = data.timestamp;
+const _errs4 = errors;
+if(errors === _errs4){
+if(errors === _errs4){
+if(typeof data1 === "string"){
+if(func2(data1) > 30){
+validate40.errors = [{instancePath:instancePath+"/timestamp",schemaPath:"#/properties/timestamp/maxLength",keyword:"maxLength",params:{limit: 30},message:"must NOT have more than 30 characters"}];
+return false;
+}
+}
+else {
+validate40.errors = [{instancePath:instancePath+"/timestamp",schemaPath:"#/properties/timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.data !== undefined){
+let data2 = data.data;
+const _errs6 = errors;
+if(errors === _errs6){
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+let missing1;
+if(((data2.tenantId === undefined) && (missing1 = "tenantId")) || ((data2.job === undefined) && (missing1 = "job"))){
+validate40.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs8 = errors;
+for(const key1 in data2){
+if(!((key1 === "tenantId") || (key1 === "job"))){
+validate40.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs8 === errors){
+if(data2.tenantId !== undefined){
+let data3 = data2.tenantId;
+const _errs9 = errors;
+if(errors === _errs9){
+if(typeof data3 === "string"){
+if(func2(data3) > 128){
+validate40.errors = [{instancePath:instancePath+"/data/tenantId",schemaPath:"#/properties/data/properties/tenantId/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+return false;
+}
+else {
+if(!pattern11.test(data3)){
+validate40.errors = [{instancePath:instancePath+"/data/tenantId",schemaPath:"#/properties/data/properties/tenantId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\#]+$"},message:"must match pattern \""+"^[^/\\\\#]+$"+"\""}];
+return false;
+}
+}
+}
+else {
+validate40.errors = [{instancePath:instancePath+"/data/tenantId",schemaPath:"#/properties/data/properties/tenantId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid1 = _errs9 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data2.job !== undefined){
+let data4 = data2.job;
+const _errs11 = errors;
+if(errors === _errs11){
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+let missing2;
+if((((((data4.id === undefined) && (missing2 = "id")) || ((data4.status === undefined) && (missing2 = "status"))) || ((data4.started === undefined) && (missing2 = "started"))) || ((data4.file === undefined) && (missing2 = "file"))) || ((data4.recordingId === undefined) && (missing2 = "recordingId"))){
+validate40.errors = [{instancePath:instancePath+"/data/job",schemaPath:"#/properties/data/properties/job/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+return false;
+}
+else {
+const _errs13 = errors;
+for(const key2 in data4){
+if(!(((((((key2 === "id") || (key2 === "status")) || (key2 === "started")) || (key2 === "file")) || (key2 === "recordingId")) || (key2 === "failureReason")) || (key2 === "analysis"))){
+validate40.errors = [{instancePath:instancePath+"/data/job",schemaPath:"#/properties/data/properties/job/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs13 === errors){
+if(data4.id !== undefined){
+let data5 = data4.id;
+const _errs14 = errors;
+if(errors === _errs14){
+if(typeof data5 === "string"){
+if(func2(data5) > 512){
+validate40.errors = [{instancePath:instancePath+"/data/job/id",schemaPath:"#/properties/data/properties/job/properties/id/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
+return false;
+}
+else {
+if(!pattern13.test(data5)){
+validate40.errors = [{instancePath:instancePath+"/data/job/id",schemaPath:"#/properties/data/properties/job/properties/id/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]+$"},message:"must match pattern \""+"^[^/\\\\]+$"+"\""}];
+return false;
+}
+}
+}
+else {
+validate40.errors = [{instancePath:instancePath+"/data/job/id",schemaPath:"#/properties/data/properties/job/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid2 = _errs14 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data4.status !== undefined){
+let data6 = data4.status;
+const _errs16 = errors;
+if(typeof data6 !== "string"){
+validate40.errors = [{instancePath:instancePath+"/data/job/status",schemaPath:"#/properties/data/properties/job/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!(((data6 === "started") || (data6 === "completed")) || (data6 === "failed"))){
+validate40.errors = [{instancePath:instancePath+"/data/job/status",schemaPath:"#/properties/data/properties/job/properties/status/enum",keyword:"enum",params:{allowedValues: schema41.properties.data.properties.job.properties.status.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid2 = _errs16 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data4.started !== undefined){
+let data7 = data4.started;
+const _errs18 = errors;
+if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
+validate40.errors = [{instancePath:instancePath+"/data/job/started",schemaPath:"#/properties/data/properties/job/properties/started/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs18){
+if((typeof data7 == "number") && (isFinite(data7))){
+if(data7 > 9007199254740991 || isNaN(data7)){
+validate40.errors = [{instancePath:instancePath+"/data/job/started",schemaPath:"#/properties/data/properties/job/properties/started/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+return false;
+}
+else {
+if(data7 < 0 || isNaN(data7)){
+validate40.errors = [{instancePath:instancePath+"/data/job/started",schemaPath:"#/properties/data/properties/job/properties/started/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+}
+var valid2 = _errs18 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data4.file !== undefined){
+let data8 = data4.file;
+const _errs20 = errors;
+if(errors === _errs20){
+if(typeof data8 === "string"){
+if(func2(data8) > 2048){
+validate40.errors = [{instancePath:instancePath+"/data/job/file",schemaPath:"#/properties/data/properties/job/properties/file/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"}];
+return false;
+}
+else {
+if(!pattern6.test(data8)){
+validate40.errors = [{instancePath:instancePath+"/data/job/file",schemaPath:"#/properties/data/properties/job/properties/file/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"},message:"must match pattern \""+"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"+"\""}];
+return false;
+}
+}
+}
+else {
+validate40.errors = [{instancePath:instancePath+"/data/job/file",schemaPath:"#/properties/data/properties/job/properties/file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid2 = _errs20 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data4.recordingId !== undefined){
+let data9 = data4.recordingId;
+const _errs22 = errors;
+if(errors === _errs22){
+if(typeof data9 === "string"){
+if(func2(data9) > 600){
+validate40.errors = [{instancePath:instancePath+"/data/job/recordingId",schemaPath:"#/properties/data/properties/job/properties/recordingId/maxLength",keyword:"maxLength",params:{limit: 600},message:"must NOT have more than 600 characters"}];
+return false;
+}
+else {
+if(!pattern13.test(data9)){
+validate40.errors = [{instancePath:instancePath+"/data/job/recordingId",schemaPath:"#/properties/data/properties/job/properties/recordingId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]+$"},message:"must match pattern \""+"^[^/\\\\]+$"+"\""}];
+return false;
+}
+}
+}
+else {
+validate40.errors = [{instancePath:instancePath+"/data/job/recordingId",schemaPath:"#/properties/data/properties/job/properties/recordingId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid2 = _errs22 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data4.failureReason !== undefined){
+let data10 = data4.failureReason;
+const _errs24 = errors;
+if(errors === _errs24){
+if(typeof data10 === "string"){
+if(func2(data10) > 4096){
+validate40.errors = [{instancePath:instancePath+"/data/job/failureReason",schemaPath:"#/properties/data/properties/job/properties/failureReason/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"}];
+return false;
+}
+else {
+if(!pattern6.test(data10)){
+validate40.errors = [{instancePath:instancePath+"/data/job/failureReason",schemaPath:"#/properties/data/properties/job/properties/failureReason/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"},message:"must match pattern \""+"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"+"\""}];
+return false;
+}
+}
+}
+else {
+validate40.errors = [{instancePath:instancePath+"/data/job/failureReason",schemaPath:"#/properties/data/properties/job/properties/failureReason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid2 = _errs24 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data4.analysis !== undefined){
+let data11 = data4.analysis;
+const _errs26 = errors;
+if(typeof data11 !== "string"){
+validate40.errors = [{instancePath:instancePath+"/data/job/analysis",schemaPath:"#/properties/data/properties/job/properties/analysis/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!((data11 === "call-analytics") || (data11 === "transcription"))){
+validate40.errors = [{instancePath:instancePath+"/data/job/analysis",schemaPath:"#/properties/data/properties/job/properties/analysis/enum",keyword:"enum",params:{allowedValues: schema41.properties.data.properties.job.properties.analysis.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid2 = _errs26 === errors;
+}
+else {
+var valid2 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate40.errors = [{instancePath:instancePath+"/data/job",schemaPath:"#/properties/data/properties/job/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid1 = _errs11 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+else {
+validate40.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate40.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate40.errors = vErrors;
+return errors === 0;
+}
+
+export const VocJobStatus = validate41;
+const schema42 = {"$id":"VocJobStatus","type":"object","required":["id","status","started","file","recordingId"],"additionalProperties":false,"properties":{"id":{"type":"string","description":"The job execution identifier."},"status":{"type":"string","enum":["started","completed","failed"]},"started":{"type":"integer","format":"int64","minimum":0,"maximum":9007199254740991,"description":"When the job started, epoch milliseconds."},"file":{"type":"string","description":"Storage path of the uploaded recording."},"recordingId":{"type":"string","description":"ID of the VOC conversation row the job writes (its `ID` in the VOC list)."},"failureReason":{"type":"string","description":"Present only when `status` is `failed`: why, and what to do about it."},"analysis":{"type":"string","enum":["call-analytics","transcription"],"description":"Present once the recording went to an analysis: `call-analytics` (a two-channel call: the row gets sentiment, issues, categories, talk times and, where the stage offers it, a summary) or `transcription` (a mono call: the row gets its length and each voice's talk time only). The API guide lists the fields of each."}}};
+
+function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="VocJobStatus" */;
 let vErrors = null;
 let errors = 0;
@@ -4273,14 +5237,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.id === undefined) && (missing0 = "id")) || ((data.status === undefined) && (missing0 = "status"))) || ((data.started === undefined) && (missing0 = "started"))) || ((data.file === undefined) && (missing0 = "file"))) || ((data.recordingId === undefined) && (missing0 = "recordingId"))){
-validate38.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate41.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((((((key0 === "id") || (key0 === "status")) || (key0 === "started")) || (key0 === "file")) || (key0 === "recordingId")) || (key0 === "failureReason")) || (key0 === "analysis"))){
-validate38.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate41.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -4289,7 +5253,7 @@ if(_errs1 === errors){
 if(data.id !== undefined){
 const _errs2 = errors;
 if(typeof data.id !== "string"){
-validate38.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate41.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -4302,11 +5266,11 @@ if(data.status !== undefined){
 let data1 = data.status;
 const _errs4 = errors;
 if(typeof data1 !== "string"){
-validate38.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate41.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(((data1 === "started") || (data1 === "completed")) || (data1 === "failed"))){
-validate38.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema39.properties.status.enum},message:"must be equal to one of the allowed values"}];
+validate41.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema42.properties.status.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -4319,18 +5283,18 @@ if(data.started !== undefined){
 let data2 = data.started;
 const _errs6 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate38.errors = [{instancePath:instancePath+"/started",schemaPath:"#/properties/started/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate41.errors = [{instancePath:instancePath+"/started",schemaPath:"#/properties/started/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs6){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 > 9007199254740991 || isNaN(data2)){
-validate38.errors = [{instancePath:instancePath+"/started",schemaPath:"#/properties/started/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate41.errors = [{instancePath:instancePath+"/started",schemaPath:"#/properties/started/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data2 < 0 || isNaN(data2)){
-validate38.errors = [{instancePath:instancePath+"/started",schemaPath:"#/properties/started/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate41.errors = [{instancePath:instancePath+"/started",schemaPath:"#/properties/started/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -4345,7 +5309,7 @@ if(valid0){
 if(data.file !== undefined){
 const _errs8 = errors;
 if(typeof data.file !== "string"){
-validate38.errors = [{instancePath:instancePath+"/file",schemaPath:"#/properties/file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate41.errors = [{instancePath:instancePath+"/file",schemaPath:"#/properties/file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -4357,7 +5321,7 @@ if(valid0){
 if(data.recordingId !== undefined){
 const _errs10 = errors;
 if(typeof data.recordingId !== "string"){
-validate38.errors = [{instancePath:instancePath+"/recordingId",schemaPath:"#/properties/recordingId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate41.errors = [{instancePath:instancePath+"/recordingId",schemaPath:"#/properties/recordingId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs10 === errors;
@@ -4369,7 +5333,7 @@ if(valid0){
 if(data.failureReason !== undefined){
 const _errs12 = errors;
 if(typeof data.failureReason !== "string"){
-validate38.errors = [{instancePath:instancePath+"/failureReason",schemaPath:"#/properties/failureReason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate41.errors = [{instancePath:instancePath+"/failureReason",schemaPath:"#/properties/failureReason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs12 === errors;
@@ -4382,11 +5346,11 @@ if(data.analysis !== undefined){
 let data6 = data.analysis;
 const _errs14 = errors;
 if(typeof data6 !== "string"){
-validate38.errors = [{instancePath:instancePath+"/analysis",schemaPath:"#/properties/analysis/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate41.errors = [{instancePath:instancePath+"/analysis",schemaPath:"#/properties/analysis/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((data6 === "call-analytics") || (data6 === "transcription"))){
-validate38.errors = [{instancePath:instancePath+"/analysis",schemaPath:"#/properties/analysis/enum",keyword:"enum",params:{allowedValues: schema39.properties.analysis.enum},message:"must be equal to one of the allowed values"}];
+validate41.errors = [{instancePath:instancePath+"/analysis",schemaPath:"#/properties/analysis/enum",keyword:"enum",params:{allowedValues: schema42.properties.analysis.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs14 === errors;
@@ -4404,18 +5368,18 @@ var valid0 = true;
 }
 }
 else {
-validate38.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate41.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate38.errors = vErrors;
+validate41.errors = vErrors;
 return errors === 0;
 }
 
-export const VocReportList = validate39;
-const schema40 = {"$id":"VocReportList","type":"object","required":["total","cursor","data"],"additionalProperties":false,"properties":{"total":{"type":"integer","format":"int64","minimum":0,"maximum":9007199254740991},"cursor":{"type":"object","additionalProperties":false,"properties":{"next":{"type":"string"}}},"data":{"type":"array","maxItems":5000,"items":{"type":"object","required":["ID","TenantID","Datetime","DatetimeUTC","Duration","Direction","Media","AgentName","AgentId","AgentEmail","CustomerName","CustomerId","CustomerEmail","Groups","Tags","Category","Subcategory","Tertiary","CategoryExplanation","CategoriesId","Summary","CSat","CSatExplanation","Sentiment","SentimentExplanation","Problems","KPIs","SourceSystem","TicketId","TicketUrl"],"additionalProperties":false,"properties":{"ID":{"type":["string","null"]},"TenantID":{"type":["string","null"]},"Datetime":{"type":["string","null"]},"DatetimeUTC":{"type":["string","null"]},"Duration":{"type":["number","null"]},"Direction":{"type":["string","null"]},"Media":{"type":["string","null"]},"AgentName":{"type":["string","null"]},"AgentId":{"type":["string","null"]},"AgentEmail":{"type":["string","null"]},"CustomerName":{"type":["string","null"]},"CustomerId":{"type":["string","null"]},"CustomerEmail":{"type":["string","null"]},"Groups":{"type":["string","null"]},"Tags":{"type":["string","null"]},"Category":{"type":["string","null"]},"Subcategory":{"type":["string","null"]},"Tertiary":{"type":["string","null"]},"CategoryExplanation":{"type":["string","null"]},"CategoriesId":{"type":["string","null"]},"Summary":{"type":["string","null"]},"CSat":{"type":["number","null"]},"CSatExplanation":{"type":["string","null"]},"Sentiment":{"type":["number","null"]},"SentimentExplanation":{"type":["string","null"]},"Problems":{"type":["array","null"],"items":{"type":"object"}},"KPIs":{"type":["array","null"],"items":{"type":"object"}},"SourceSystem":{"type":["string","null"]},"TicketId":{"type":["string","null"]},"TicketUrl":{"type":["string","null"]}}}}}};
+export const VocReportList = validate42;
+const schema43 = {"$id":"VocReportList","type":"object","required":["total","cursor","data"],"additionalProperties":false,"properties":{"total":{"type":"integer","format":"int64","minimum":0,"maximum":9007199254740991},"cursor":{"type":"object","additionalProperties":false,"properties":{"next":{"type":"string"}}},"data":{"type":"array","maxItems":5000,"items":{"type":"object","required":["ID","TenantID","Datetime","DatetimeUTC","Duration","Direction","Media","AgentName","AgentId","AgentEmail","CustomerName","CustomerId","CustomerEmail","Groups","Tags","Category","Subcategory","Tertiary","CategoryExplanation","CategoriesId","Summary","CSat","CSatExplanation","Sentiment","SentimentExplanation","Problems","KPIs","SourceSystem","TicketId","TicketUrl"],"additionalProperties":false,"properties":{"ID":{"type":["string","null"]},"TenantID":{"type":["string","null"]},"Datetime":{"type":["string","null"]},"DatetimeUTC":{"type":["string","null"]},"Duration":{"type":["number","null"]},"Direction":{"type":["string","null"]},"Media":{"type":["string","null"]},"AgentName":{"type":["string","null"]},"AgentId":{"type":["string","null"]},"AgentEmail":{"type":["string","null"]},"CustomerName":{"type":["string","null"]},"CustomerId":{"type":["string","null"]},"CustomerEmail":{"type":["string","null"]},"Groups":{"type":["string","null"]},"Tags":{"type":["string","null"]},"Category":{"type":["string","null"]},"Subcategory":{"type":["string","null"]},"Tertiary":{"type":["string","null"]},"CategoryExplanation":{"type":["string","null"]},"CategoriesId":{"type":["string","null"]},"Summary":{"type":["string","null"]},"CSat":{"type":["number","null"]},"CSatExplanation":{"type":["string","null"]},"Sentiment":{"type":["number","null"]},"SentimentExplanation":{"type":["string","null"]},"Problems":{"type":["array","null"],"items":{"type":"object"}},"KPIs":{"type":["array","null"],"items":{"type":"object"}},"SourceSystem":{"type":["string","null"]},"TicketId":{"type":["string","null"]},"TicketUrl":{"type":["string","null"]}}}}}};
 
-function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="VocReportList" */;
 let vErrors = null;
 let errors = 0;
@@ -4423,14 +5387,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.total === undefined) && (missing0 = "total")) || ((data.cursor === undefined) && (missing0 = "cursor"))) || ((data.data === undefined) && (missing0 = "data"))){
-validate39.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate42.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "total") || (key0 === "cursor")) || (key0 === "data"))){
-validate39.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate42.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -4440,18 +5404,18 @@ if(data.total !== undefined){
 let data0 = data.total;
 const _errs2 = errors;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate39.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate42.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs2){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 > 9007199254740991 || isNaN(data0)){
-validate39.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate42.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data0 < 0 || isNaN(data0)){
-validate39.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate42.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -4471,7 +5435,7 @@ if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 const _errs6 = errors;
 for(const key1 in data1){
 if(!(key1 === "next")){
-validate39.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate42.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -4479,14 +5443,14 @@ break;
 if(_errs6 === errors){
 if(data1.next !== undefined){
 if(typeof data1.next !== "string"){
-validate39.errors = [{instancePath:instancePath+"/cursor/next",schemaPath:"#/properties/cursor/properties/next/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate42.errors = [{instancePath:instancePath+"/cursor/next",schemaPath:"#/properties/cursor/properties/next/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate39.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate42.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -4502,7 +5466,7 @@ const _errs9 = errors;
 if(errors === _errs9){
 if(Array.isArray(data3)){
 if(data3.length > 5000){
-validate39.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/maxItems",keyword:"maxItems",params:{limit: 5000},message:"must NOT have more than 5000 items"}];
+validate42.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/maxItems",keyword:"maxItems",params:{limit: 5000},message:"must NOT have more than 5000 items"}];
 return false;
 }
 else {
@@ -4515,14 +5479,14 @@ if(errors === _errs11){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 let missing1;
 if(((((((((((((((((((((((((((((((data4.ID === undefined) && (missing1 = "ID")) || ((data4.TenantID === undefined) && (missing1 = "TenantID"))) || ((data4.Datetime === undefined) && (missing1 = "Datetime"))) || ((data4.DatetimeUTC === undefined) && (missing1 = "DatetimeUTC"))) || ((data4.Duration === undefined) && (missing1 = "Duration"))) || ((data4.Direction === undefined) && (missing1 = "Direction"))) || ((data4.Media === undefined) && (missing1 = "Media"))) || ((data4.AgentName === undefined) && (missing1 = "AgentName"))) || ((data4.AgentId === undefined) && (missing1 = "AgentId"))) || ((data4.AgentEmail === undefined) && (missing1 = "AgentEmail"))) || ((data4.CustomerName === undefined) && (missing1 = "CustomerName"))) || ((data4.CustomerId === undefined) && (missing1 = "CustomerId"))) || ((data4.CustomerEmail === undefined) && (missing1 = "CustomerEmail"))) || ((data4.Groups === undefined) && (missing1 = "Groups"))) || ((data4.Tags === undefined) && (missing1 = "Tags"))) || ((data4.Category === undefined) && (missing1 = "Category"))) || ((data4.Subcategory === undefined) && (missing1 = "Subcategory"))) || ((data4.Tertiary === undefined) && (missing1 = "Tertiary"))) || ((data4.CategoryExplanation === undefined) && (missing1 = "CategoryExplanation"))) || ((data4.CategoriesId === undefined) && (missing1 = "CategoriesId"))) || ((data4.Summary === undefined) && (missing1 = "Summary"))) || ((data4.CSat === undefined) && (missing1 = "CSat"))) || ((data4.CSatExplanation === undefined) && (missing1 = "CSatExplanation"))) || ((data4.Sentiment === undefined) && (missing1 = "Sentiment"))) || ((data4.SentimentExplanation === undefined) && (missing1 = "SentimentExplanation"))) || ((data4.Problems === undefined) && (missing1 = "Problems"))) || ((data4.KPIs === undefined) && (missing1 = "KPIs"))) || ((data4.SourceSystem === undefined) && (missing1 = "SourceSystem"))) || ((data4.TicketId === undefined) && (missing1 = "TicketId"))) || ((data4.TicketUrl === undefined) && (missing1 = "TicketUrl"))){
-validate39.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate42.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs13 = errors;
 for(const key2 in data4){
-if(!(func4.call(schema40.properties.data.items.properties, key2))){
-validate39.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+if(!(func4.call(schema43.properties.data.items.properties, key2))){
+validate42.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -4532,7 +5496,7 @@ if(data4.ID !== undefined){
 let data5 = data4.ID;
 const _errs14 = errors;
 if((typeof data5 !== "string") && (data5 !== null)){
-validate39.errors = [{instancePath:instancePath+"/data/" + i0+"/ID",schemaPath:"#/properties/data/items/properties/ID/type",keyword:"type",params:{type: schema40.properties.data.items.properties.ID.type},message:"must be string,null"}];
+validate42.errors = [{instancePath:instancePath+"/data/" + i0+"/ID",schemaPath:"#/properties/data/items/properties/ID/type",keyword:"type",params:{type: schema43.properties.data.items.properties.ID.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs14 === errors;
@@ -4545,7 +5509,7 @@ if(data4.TenantID !== undefined){
 let data6 = data4.TenantID;
 const _errs16 = errors;
 if((typeof data6 !== "string") && (data6 !== null)){
-validate39.errors = [{instancePath:instancePath+"/data/" + i0+"/TenantID",schemaPath:"#/properties/data/items/properties/TenantID/type",keyword:"type",params:{type: schema40.properties.data.items.properties.TenantID.type},message:"must be string,null"}];
+validate42.errors = [{instancePath:instancePath+"/data/" + i0+"/TenantID",schemaPath:"#/properties/data/items/properties/TenantID/type",keyword:"type",params:{type: schema43.properties.data.items.properties.TenantID.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs16 === errors;
@@ -4558,7 +5522,7 @@ if(data4.Datetime !== undefined){
 let data7 = data4.Datetime;
 const _errs18 = errors;
 if((typeof data7 !== "string") && (data7 !== null)){
-validate39.errors = [{instancePath:instancePath+"/data/" + i0+"/Datetime",schemaPath:"#/properties/data/items/properties/Datetime/type",keyword:"type",params:{type: schema40.properties.data.items.properties.Datetime.type},message:"must be string,null"}];
+validate42.errors = [{instancePath:instancePath+"/data/" + i0+"/Datetime",schemaPath:"#/properties/data/items/properties/Datetime/type",keyword:"type",params:{type: schema43.properties.data.items.properties.Datetime.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs18 === errors;
@@ -4571,7 +5535,7 @@ if(data4.DatetimeUTC !== undefined){
 let data8 = data4.DatetimeUTC;
 const _errs20 = errors;
 if((typeof data8 !== "string") && (data8 !== null)){
-validate39.errors = [{instancePath:instancePath+"/data/" + i0+"/DatetimeUTC",schemaPath:"#/properties/data/items/properties/DatetimeUTC/type",keyword:"type",params:{type: schema40.properties.data.items.properties.DatetimeUTC.type},message:"must be string,null"}];
+validate42.errors = [{instancePath:instancePath+"/data/" + i0+"/DatetimeUTC",schemaPath:"#/properties/data/items/properties/DatetimeUTC/type",keyword:"type",params:{type: schema43.properties.data.items.properties.DatetimeUTC.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs20 === errors;
@@ -4584,7 +5548,7 @@ if(data4.Duration !== undefined){
 let data9 = data4.Duration;
 const _errs22 = errors;
 if((!((typeof data9 == "number") && (isFinite(data9)))) && (data9 !== null)){
-validate39.errors = [{instancePath:instancePath+"/data/" + i0+"/Duration",schemaPath:"#/properties/data/items/properties/Duration/type",keyword:"type",params:{type: schema40.properties.data.items.properties.Duration.type},message:"must be number,null"}];
+validate42.errors = [{instancePath:instancePath+"/data/" + i0+"/Duration",schemaPath:"#/properties/data/items/properties/Duration/type",keyword:"type",params:{type: schema43.properties.data.items.properties.Duration.type},message:"must be number,null"}];
 return false;
 }
 var valid3 = _errs22 === errors;
@@ -4597,7 +5561,7 @@ if(data4.Direction !== undefined){
 let data10 = data4.Direction;
 const _errs24 = errors;
 if((typeof data10 !== "string") && (data10 !== null)){
-validate39.errors = [{instancePath:instancePath+"/data/" + i0+"/Direction",schemaPath:"#/properties/data/items/properties/Direction/type",keyword:"type",params:{type: schema40.properties.data.items.properties.Direction.type},message:"must be string,null"}];
+validate42.errors = [{instancePath:instancePath+"/data/" + i0+"/Direction",schemaPath:"#/properties/data/items/properties/Direction/type",keyword:"type",params:{type: schema43.properties.data.items.properties.Direction.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs24 === errors;
@@ -4610,7 +5574,7 @@ if(data4.Media !== undefined){
 let data11 = data4.Media;
 const _errs26 = errors;
 if((typeof data11 !== "string") && (data11 !== null)){
-validate39.errors = [{instancePath:instancePath+"/data/" + i0+"/Media",schemaPath:"#/properties/data/items/properties/Media/type",keyword:"type",params:{type: schema40.properties.data.items.properties.Media.type},message:"must be string,null"}];
+validate42.errors = [{instancePath:instancePath+"/data/" + i0+"/Media",schemaPath:"#/properties/data/items/properties/Media/type",keyword:"type",params:{type: schema43.properties.data.items.properties.Media.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs26 === errors;
@@ -4623,7 +5587,7 @@ if(data4.AgentName !== undefined){
 let data12 = data4.AgentName;
 const _errs28 = errors;
 if((typeof data12 !== "string") && (data12 !== null)){
-validate39.errors = [{instancePath:instancePath+"/data/" + i0+"/AgentName",schemaPath:"#/properties/data/items/properties/AgentName/type",keyword:"type",params:{type: schema40.properties.data.items.properties.AgentName.type},message:"must be string,null"}];
+validate42.errors = [{instancePath:instancePath+"/data/" + i0+"/AgentName",schemaPath:"#/properties/data/items/properties/AgentName/type",keyword:"type",params:{type: schema43.properties.data.items.properties.AgentName.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs28 === errors;
@@ -4636,7 +5600,7 @@ if(data4.AgentId !== undefined){
 let data13 = data4.AgentId;
 const _errs30 = errors;
 if((typeof data13 !== "string") && (data13 !== null)){
-validate39.errors = [{instancePath:instancePath+"/data/" + i0+"/AgentId",schemaPath:"#/properties/data/items/properties/AgentId/type",keyword:"type",params:{type: schema40.properties.data.items.properties.AgentId.type},message:"must be string,null"}];
+validate42.errors = [{instancePath:instancePath+"/data/" + i0+"/AgentId",schemaPath:"#/properties/data/items/properties/AgentId/type",keyword:"type",params:{type: schema43.properties.data.items.properties.AgentId.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs30 === errors;
@@ -4649,7 +5613,7 @@ if(data4.AgentEmail !== undefined){
 let data14 = data4.AgentEmail;
 const _errs32 = errors;
 if((typeof data14 !== "string") && (data14 !== null)){
-validate39.errors = [{instancePath:instancePath+"/data/" + i0+"/AgentEmail",schemaPath:"#/properties/data/items/properties/AgentEmail/type",keyword:"type",params:{type: schema40.properties.data.items.properties.AgentEmail.type},message:"must be string,null"}];
+validate42.errors = [{instancePath:instancePath+"/data/" + i0+"/AgentEmail",schemaPath:"#/properties/data/items/properties/AgentEmail/type",keyword:"type",params:{type: schema43.properties.data.items.properties.AgentEmail.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs32 === errors;
@@ -4662,7 +5626,7 @@ if(data4.CustomerName !== undefined){
 let data15 = data4.CustomerName;
 const _errs34 = errors;
 if((typeof data15 !== "string") && (data15 !== null)){
-validate39.errors = [{instancePath:instancePath+"/data/" + i0+"/CustomerName",schemaPath:"#/properties/data/items/properties/CustomerName/type",keyword:"type",params:{type: schema40.properties.data.items.properties.CustomerName.type},message:"must be string,null"}];
+validate42.errors = [{instancePath:instancePath+"/data/" + i0+"/CustomerName",schemaPath:"#/properties/data/items/properties/CustomerName/type",keyword:"type",params:{type: schema43.properties.data.items.properties.CustomerName.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs34 === errors;
@@ -4675,7 +5639,7 @@ if(data4.CustomerId !== undefined){
 let data16 = data4.CustomerId;
 const _errs36 = errors;
 if((typeof data16 !== "string") && (data16 !== null)){
-validate39.errors = [{instancePath:instancePath+"/data/" + i0+"/CustomerId",schemaPath:"#/properties/data/items/properties/CustomerId/type",keyword:"type",params:{type: schema40.properties.data.items.properties.CustomerId.type},message:"must be string,null"}];
+validate42.errors = [{instancePath:instancePath+"/data/" + i0+"/CustomerId",schemaPath:"#/properties/data/items/properties/CustomerId/type",keyword:"type",params:{type: schema43.properties.data.items.properties.CustomerId.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs36 === errors;
@@ -4688,7 +5652,7 @@ if(data4.CustomerEmail !== undefined){
 let data17 = data4.CustomerEmail;
 const _errs38 = errors;
 if((typeof data17 !== "string") && (data17 !== null)){
-validate39.errors = [{instancePath:instancePath+"/data/" + i0+"/CustomerEmail",schemaPath:"#/properties/data/items/properties/CustomerEmail/type",keyword:"type",params:{type: schema40.properties.data.items.properties.CustomerEmail.type},message:"must be string,null"}];
+validate42.errors = [{instancePath:instancePath+"/data/" + i0+"/CustomerEmail",schemaPath:"#/properties/data/items/properties/CustomerEmail/type",keyword:"type",params:{type: schema43.properties.data.items.properties.CustomerEmail.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs38 === errors;
@@ -4701,7 +5665,7 @@ if(data4.Groups !== undefined){
 let data18 = data4.Groups;
 const _errs40 = errors;
 if((typeof data18 !== "string") && (data18 !== null)){
-validate39.errors = [{instancePath:instancePath+"/data/" + i0+"/Groups",schemaPath:"#/properties/data/items/properties/Groups/type",keyword:"type",params:{type: schema40.properties.data.items.properties.Groups.type},message:"must be string,null"}];
+validate42.errors = [{instancePath:instancePath+"/data/" + i0+"/Groups",schemaPath:"#/properties/data/items/properties/Groups/type",keyword:"type",params:{type: schema43.properties.data.items.properties.Groups.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs40 === errors;
@@ -4714,7 +5678,7 @@ if(data4.Tags !== undefined){
 let data19 = data4.Tags;
 const _errs42 = errors;
 if((typeof data19 !== "string") && (data19 !== null)){
-validate39.errors = [{instancePath:instancePath+"/data/" + i0+"/Tags",schemaPath:"#/properties/data/items/properties/Tags/type",keyword:"type",params:{type: schema40.properties.data.items.properties.Tags.type},message:"must be string,null"}];
+validate42.errors = [{instancePath:instancePath+"/data/" + i0+"/Tags",schemaPath:"#/properties/data/items/properties/Tags/type",keyword:"type",params:{type: schema43.properties.data.items.properties.Tags.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs42 === errors;
@@ -4727,7 +5691,7 @@ if(data4.Category !== undefined){
 let data20 = data4.Category;
 const _errs44 = errors;
 if((typeof data20 !== "string") && (data20 !== null)){
-validate39.errors = [{instancePath:instancePath+"/data/" + i0+"/Category",schemaPath:"#/properties/data/items/properties/Category/type",keyword:"type",params:{type: schema40.properties.data.items.properties.Category.type},message:"must be string,null"}];
+validate42.errors = [{instancePath:instancePath+"/data/" + i0+"/Category",schemaPath:"#/properties/data/items/properties/Category/type",keyword:"type",params:{type: schema43.properties.data.items.properties.Category.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs44 === errors;
@@ -4740,7 +5704,7 @@ if(data4.Subcategory !== undefined){
 let data21 = data4.Subcategory;
 const _errs46 = errors;
 if((typeof data21 !== "string") && (data21 !== null)){
-validate39.errors = [{instancePath:instancePath+"/data/" + i0+"/Subcategory",schemaPath:"#/properties/data/items/properties/Subcategory/type",keyword:"type",params:{type: schema40.properties.data.items.properties.Subcategory.type},message:"must be string,null"}];
+validate42.errors = [{instancePath:instancePath+"/data/" + i0+"/Subcategory",schemaPath:"#/properties/data/items/properties/Subcategory/type",keyword:"type",params:{type: schema43.properties.data.items.properties.Subcategory.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs46 === errors;
@@ -4753,7 +5717,7 @@ if(data4.Tertiary !== undefined){
 let data22 = data4.Tertiary;
 const _errs48 = errors;
 if((typeof data22 !== "string") && (data22 !== null)){
-validate39.errors = [{instancePath:instancePath+"/data/" + i0+"/Tertiary",schemaPath:"#/properties/data/items/properties/Tertiary/type",keyword:"type",params:{type: schema40.properties.data.items.properties.Tertiary.type},message:"must be string,null"}];
+validate42.errors = [{instancePath:instancePath+"/data/" + i0+"/Tertiary",schemaPath:"#/properties/data/items/properties/Tertiary/type",keyword:"type",params:{type: schema43.properties.data.items.properties.Tertiary.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs48 === errors;
@@ -4766,7 +5730,7 @@ if(data4.CategoryExplanation !== undefined){
 let data23 = data4.CategoryExplanation;
 const _errs50 = errors;
 if((typeof data23 !== "string") && (data23 !== null)){
-validate39.errors = [{instancePath:instancePath+"/data/" + i0+"/CategoryExplanation",schemaPath:"#/properties/data/items/properties/CategoryExplanation/type",keyword:"type",params:{type: schema40.properties.data.items.properties.CategoryExplanation.type},message:"must be string,null"}];
+validate42.errors = [{instancePath:instancePath+"/data/" + i0+"/CategoryExplanation",schemaPath:"#/properties/data/items/properties/CategoryExplanation/type",keyword:"type",params:{type: schema43.properties.data.items.properties.CategoryExplanation.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs50 === errors;
@@ -4779,7 +5743,7 @@ if(data4.CategoriesId !== undefined){
 let data24 = data4.CategoriesId;
 const _errs52 = errors;
 if((typeof data24 !== "string") && (data24 !== null)){
-validate39.errors = [{instancePath:instancePath+"/data/" + i0+"/CategoriesId",schemaPath:"#/properties/data/items/properties/CategoriesId/type",keyword:"type",params:{type: schema40.properties.data.items.properties.CategoriesId.type},message:"must be string,null"}];
+validate42.errors = [{instancePath:instancePath+"/data/" + i0+"/CategoriesId",schemaPath:"#/properties/data/items/properties/CategoriesId/type",keyword:"type",params:{type: schema43.properties.data.items.properties.CategoriesId.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs52 === errors;
@@ -4792,7 +5756,7 @@ if(data4.Summary !== undefined){
 let data25 = data4.Summary;
 const _errs54 = errors;
 if((typeof data25 !== "string") && (data25 !== null)){
-validate39.errors = [{instancePath:instancePath+"/data/" + i0+"/Summary",schemaPath:"#/properties/data/items/properties/Summary/type",keyword:"type",params:{type: schema40.properties.data.items.properties.Summary.type},message:"must be string,null"}];
+validate42.errors = [{instancePath:instancePath+"/data/" + i0+"/Summary",schemaPath:"#/properties/data/items/properties/Summary/type",keyword:"type",params:{type: schema43.properties.data.items.properties.Summary.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs54 === errors;
@@ -4805,7 +5769,7 @@ if(data4.CSat !== undefined){
 let data26 = data4.CSat;
 const _errs56 = errors;
 if((!((typeof data26 == "number") && (isFinite(data26)))) && (data26 !== null)){
-validate39.errors = [{instancePath:instancePath+"/data/" + i0+"/CSat",schemaPath:"#/properties/data/items/properties/CSat/type",keyword:"type",params:{type: schema40.properties.data.items.properties.CSat.type},message:"must be number,null"}];
+validate42.errors = [{instancePath:instancePath+"/data/" + i0+"/CSat",schemaPath:"#/properties/data/items/properties/CSat/type",keyword:"type",params:{type: schema43.properties.data.items.properties.CSat.type},message:"must be number,null"}];
 return false;
 }
 var valid3 = _errs56 === errors;
@@ -4818,7 +5782,7 @@ if(data4.CSatExplanation !== undefined){
 let data27 = data4.CSatExplanation;
 const _errs58 = errors;
 if((typeof data27 !== "string") && (data27 !== null)){
-validate39.errors = [{instancePath:instancePath+"/data/" + i0+"/CSatExplanation",schemaPath:"#/properties/data/items/properties/CSatExplanation/type",keyword:"type",params:{type: schema40.properties.data.items.properties.CSatExplanation.type},message:"must be string,null"}];
+validate42.errors = [{instancePath:instancePath+"/data/" + i0+"/CSatExplanation",schemaPath:"#/properties/data/items/properties/CSatExplanation/type",keyword:"type",params:{type: schema43.properties.data.items.properties.CSatExplanation.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs58 === errors;
@@ -4831,7 +5795,7 @@ if(data4.Sentiment !== undefined){
 let data28 = data4.Sentiment;
 const _errs60 = errors;
 if((!((typeof data28 == "number") && (isFinite(data28)))) && (data28 !== null)){
-validate39.errors = [{instancePath:instancePath+"/data/" + i0+"/Sentiment",schemaPath:"#/properties/data/items/properties/Sentiment/type",keyword:"type",params:{type: schema40.properties.data.items.properties.Sentiment.type},message:"must be number,null"}];
+validate42.errors = [{instancePath:instancePath+"/data/" + i0+"/Sentiment",schemaPath:"#/properties/data/items/properties/Sentiment/type",keyword:"type",params:{type: schema43.properties.data.items.properties.Sentiment.type},message:"must be number,null"}];
 return false;
 }
 var valid3 = _errs60 === errors;
@@ -4844,7 +5808,7 @@ if(data4.SentimentExplanation !== undefined){
 let data29 = data4.SentimentExplanation;
 const _errs62 = errors;
 if((typeof data29 !== "string") && (data29 !== null)){
-validate39.errors = [{instancePath:instancePath+"/data/" + i0+"/SentimentExplanation",schemaPath:"#/properties/data/items/properties/SentimentExplanation/type",keyword:"type",params:{type: schema40.properties.data.items.properties.SentimentExplanation.type},message:"must be string,null"}];
+validate42.errors = [{instancePath:instancePath+"/data/" + i0+"/SentimentExplanation",schemaPath:"#/properties/data/items/properties/SentimentExplanation/type",keyword:"type",params:{type: schema43.properties.data.items.properties.SentimentExplanation.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs62 === errors;
@@ -4857,7 +5821,7 @@ if(data4.Problems !== undefined){
 let data30 = data4.Problems;
 const _errs64 = errors;
 if((!(Array.isArray(data30))) && (data30 !== null)){
-validate39.errors = [{instancePath:instancePath+"/data/" + i0+"/Problems",schemaPath:"#/properties/data/items/properties/Problems/type",keyword:"type",params:{type: schema40.properties.data.items.properties.Problems.type},message:"must be array,null"}];
+validate42.errors = [{instancePath:instancePath+"/data/" + i0+"/Problems",schemaPath:"#/properties/data/items/properties/Problems/type",keyword:"type",params:{type: schema43.properties.data.items.properties.Problems.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs64){
@@ -4868,7 +5832,7 @@ for(let i1=0; i1<len1; i1++){
 let data31 = data30[i1];
 const _errs66 = errors;
 if(!(data31 && typeof data31 == "object" && !Array.isArray(data31))){
-validate39.errors = [{instancePath:instancePath+"/data/" + i0+"/Problems/" + i1,schemaPath:"#/properties/data/items/properties/Problems/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate42.errors = [{instancePath:instancePath+"/data/" + i0+"/Problems/" + i1,schemaPath:"#/properties/data/items/properties/Problems/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 var valid4 = _errs66 === errors;
@@ -4888,7 +5852,7 @@ if(data4.KPIs !== undefined){
 let data32 = data4.KPIs;
 const _errs68 = errors;
 if((!(Array.isArray(data32))) && (data32 !== null)){
-validate39.errors = [{instancePath:instancePath+"/data/" + i0+"/KPIs",schemaPath:"#/properties/data/items/properties/KPIs/type",keyword:"type",params:{type: schema40.properties.data.items.properties.KPIs.type},message:"must be array,null"}];
+validate42.errors = [{instancePath:instancePath+"/data/" + i0+"/KPIs",schemaPath:"#/properties/data/items/properties/KPIs/type",keyword:"type",params:{type: schema43.properties.data.items.properties.KPIs.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs68){
@@ -4899,7 +5863,7 @@ for(let i2=0; i2<len2; i2++){
 let data33 = data32[i2];
 const _errs70 = errors;
 if(!(data33 && typeof data33 == "object" && !Array.isArray(data33))){
-validate39.errors = [{instancePath:instancePath+"/data/" + i0+"/KPIs/" + i2,schemaPath:"#/properties/data/items/properties/KPIs/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate42.errors = [{instancePath:instancePath+"/data/" + i0+"/KPIs/" + i2,schemaPath:"#/properties/data/items/properties/KPIs/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 var valid5 = _errs70 === errors;
@@ -4919,7 +5883,7 @@ if(data4.SourceSystem !== undefined){
 let data34 = data4.SourceSystem;
 const _errs72 = errors;
 if((typeof data34 !== "string") && (data34 !== null)){
-validate39.errors = [{instancePath:instancePath+"/data/" + i0+"/SourceSystem",schemaPath:"#/properties/data/items/properties/SourceSystem/type",keyword:"type",params:{type: schema40.properties.data.items.properties.SourceSystem.type},message:"must be string,null"}];
+validate42.errors = [{instancePath:instancePath+"/data/" + i0+"/SourceSystem",schemaPath:"#/properties/data/items/properties/SourceSystem/type",keyword:"type",params:{type: schema43.properties.data.items.properties.SourceSystem.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs72 === errors;
@@ -4932,7 +5896,7 @@ if(data4.TicketId !== undefined){
 let data35 = data4.TicketId;
 const _errs74 = errors;
 if((typeof data35 !== "string") && (data35 !== null)){
-validate39.errors = [{instancePath:instancePath+"/data/" + i0+"/TicketId",schemaPath:"#/properties/data/items/properties/TicketId/type",keyword:"type",params:{type: schema40.properties.data.items.properties.TicketId.type},message:"must be string,null"}];
+validate42.errors = [{instancePath:instancePath+"/data/" + i0+"/TicketId",schemaPath:"#/properties/data/items/properties/TicketId/type",keyword:"type",params:{type: schema43.properties.data.items.properties.TicketId.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs74 === errors;
@@ -4945,7 +5909,7 @@ if(data4.TicketUrl !== undefined){
 let data36 = data4.TicketUrl;
 const _errs76 = errors;
 if((typeof data36 !== "string") && (data36 !== null)){
-validate39.errors = [{instancePath:instancePath+"/data/" + i0+"/TicketUrl",schemaPath:"#/properties/data/items/properties/TicketUrl/type",keyword:"type",params:{type: schema40.properties.data.items.properties.TicketUrl.type},message:"must be string,null"}];
+validate42.errors = [{instancePath:instancePath+"/data/" + i0+"/TicketUrl",schemaPath:"#/properties/data/items/properties/TicketUrl/type",keyword:"type",params:{type: schema43.properties.data.items.properties.TicketUrl.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs76 === errors;
@@ -4986,7 +5950,7 @@ var valid3 = true;
 }
 }
 else {
-validate39.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate42.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -4998,7 +5962,7 @@ break;
 }
 }
 else {
-validate39.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate42.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -5013,18 +5977,18 @@ var valid0 = true;
 }
 }
 else {
-validate39.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate42.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate39.errors = vErrors;
+validate42.errors = vErrors;
 return errors === 0;
 }
 
-export const WebhookDeliveryList = validate40;
-const schema41 = {"$id":"WebhookDeliveryList","type":"object","required":["data","cursor"],"additionalProperties":false,"properties":{"data":{"type":"array","maxItems":100,"description":"The deliveries, newest event first (kept 30 days).","items":{"type":"object","required":["id","type","eventAt","status","attempts"],"additionalProperties":false,"properties":{"id":{"type":"string","maxLength":100,"pattern":"^[A-Za-z0-9_-]+$","description":"The message id: the `webhook-id` of every attempt."},"type":{"type":"string","enum":["note.created","voc.job.completed","voc.job.failed","provisioning.document.changed"]},"eventAt":{"type":"string","format":"date-time","maxLength":30,"description":"When the event happened."},"status":{"type":"string","enum":["pending","delivered","failed"],"description":"`pending` (an attempt is due), `delivered` (a 2xx came back) or `failed` (see `lastError`)."},"attempts":{"type":"integer","format":"int32","minimum":0,"maximum":100,"description":"Attempts made so far."},"lastAttemptAt":{"type":"string","format":"date-time","maxLength":30},"lastStatus":{"type":"integer","format":"int32","minimum":100,"maximum":599,"description":"The receiver's last status."},"lastError":{"type":"string","maxLength":1024,"pattern":"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$","description":"What the last failed attempt came to, or why the delivery stopped."},"nextAttemptAt":{"type":"string","format":"date-time","maxLength":30,"description":"When the next attempt is due, while pending after a failure."},"deliveredAt":{"type":"string","format":"date-time","maxLength":30}}}},"cursor":{"type":["string","null"],"maxLength":512,"pattern":"^[A-Za-z0-9_-]+$","description":"Pass it as `cursor` for the next (older) page; `null` on the last page."}}};
+export const WebhookDeliveryList = validate43;
+const schema44 = {"$id":"WebhookDeliveryList","type":"object","required":["data","cursor"],"additionalProperties":false,"properties":{"data":{"type":"array","maxItems":100,"description":"The deliveries, newest event first (kept 30 days).","items":{"type":"object","required":["id","type","eventAt","status","attempts"],"additionalProperties":false,"properties":{"id":{"type":"string","maxLength":100,"pattern":"^[A-Za-z0-9_-]+$","description":"The message id: the `webhook-id` of every attempt."},"type":{"type":"string","enum":["note.created","voc.job.completed","voc.job.failed","provisioning.document.changed"]},"eventAt":{"type":"string","format":"date-time","maxLength":30,"description":"When the event happened."},"status":{"type":"string","enum":["pending","delivered","failed"],"description":"`pending` (an attempt is due), `delivered` (a 2xx came back) or `failed` (see `lastError`)."},"attempts":{"type":"integer","format":"int32","minimum":0,"maximum":100,"description":"Attempts made so far."},"lastAttemptAt":{"type":"string","format":"date-time","maxLength":30},"lastStatus":{"type":"integer","format":"int32","minimum":100,"maximum":599,"description":"The receiver's last status."},"lastError":{"type":"string","maxLength":1024,"pattern":"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$","description":"What the last failed attempt came to, or why the delivery stopped."},"nextAttemptAt":{"type":"string","format":"date-time","maxLength":30,"description":"When the next attempt is due, while pending after a failure."},"deliveredAt":{"type":"string","format":"date-time","maxLength":30}}}},"cursor":{"type":["string","null"],"maxLength":512,"pattern":"^[A-Za-z0-9_-]+$","description":"Pass it as `cursor` for the next (older) page; `null` on the last page."}}};
 
-function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="WebhookDeliveryList" */;
 let vErrors = null;
 let errors = 0;
@@ -5032,14 +5996,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.data === undefined) && (missing0 = "data")) || ((data.cursor === undefined) && (missing0 = "cursor"))){
-validate40.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate43.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "data") || (key0 === "cursor"))){
-validate40.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate43.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -5051,7 +6015,7 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(Array.isArray(data0)){
 if(data0.length > 100){
-validate40.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"}];
+validate43.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"}];
 return false;
 }
 else {
@@ -5064,14 +6028,14 @@ if(errors === _errs4){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 let missing1;
 if((((((data1.id === undefined) && (missing1 = "id")) || ((data1.type === undefined) && (missing1 = "type"))) || ((data1.eventAt === undefined) && (missing1 = "eventAt"))) || ((data1.status === undefined) && (missing1 = "status"))) || ((data1.attempts === undefined) && (missing1 = "attempts"))){
-validate40.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate43.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs6 = errors;
 for(const key1 in data1){
-if(!(func4.call(schema41.properties.data.items.properties, key1))){
-validate40.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+if(!(func4.call(schema44.properties.data.items.properties, key1))){
+validate43.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -5083,18 +6047,18 @@ const _errs7 = errors;
 if(errors === _errs7){
 if(typeof data2 === "string"){
 if(func2(data2) > 100){
-validate40.errors = [{instancePath:instancePath+"/data/" + i0+"/id",schemaPath:"#/properties/data/items/properties/id/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"}];
+validate43.errors = [{instancePath:instancePath+"/data/" + i0+"/id",schemaPath:"#/properties/data/items/properties/id/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"}];
 return false;
 }
 else {
-if(!pattern21.test(data2)){
-validate40.errors = [{instancePath:instancePath+"/data/" + i0+"/id",schemaPath:"#/properties/data/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""}];
+if(!pattern25.test(data2)){
+validate43.errors = [{instancePath:instancePath+"/data/" + i0+"/id",schemaPath:"#/properties/data/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""}];
 return false;
 }
 }
 }
 else {
-validate40.errors = [{instancePath:instancePath+"/data/" + i0+"/id",schemaPath:"#/properties/data/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate43.errors = [{instancePath:instancePath+"/data/" + i0+"/id",schemaPath:"#/properties/data/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5108,11 +6072,11 @@ if(data1.type !== undefined){
 let data3 = data1.type;
 const _errs9 = errors;
 if(typeof data3 !== "string"){
-validate40.errors = [{instancePath:instancePath+"/data/" + i0+"/type",schemaPath:"#/properties/data/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate43.errors = [{instancePath:instancePath+"/data/" + i0+"/type",schemaPath:"#/properties/data/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((((data3 === "note.created") || (data3 === "voc.job.completed")) || (data3 === "voc.job.failed")) || (data3 === "provisioning.document.changed"))){
-validate40.errors = [{instancePath:instancePath+"/data/" + i0+"/type",schemaPath:"#/properties/data/items/properties/type/enum",keyword:"enum",params:{allowedValues: schema41.properties.data.items.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate43.errors = [{instancePath:instancePath+"/data/" + i0+"/type",schemaPath:"#/properties/data/items/properties/type/enum",keyword:"enum",params:{allowedValues: schema44.properties.data.items.properties.type.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid2 = _errs9 === errors;
@@ -5128,12 +6092,12 @@ if(errors === _errs11){
 if(errors === _errs11){
 if(typeof data4 === "string"){
 if(func2(data4) > 30){
-validate40.errors = [{instancePath:instancePath+"/data/" + i0+"/eventAt",schemaPath:"#/properties/data/items/properties/eventAt/maxLength",keyword:"maxLength",params:{limit: 30},message:"must NOT have more than 30 characters"}];
+validate43.errors = [{instancePath:instancePath+"/data/" + i0+"/eventAt",schemaPath:"#/properties/data/items/properties/eventAt/maxLength",keyword:"maxLength",params:{limit: 30},message:"must NOT have more than 30 characters"}];
 return false;
 }
 }
 else {
-validate40.errors = [{instancePath:instancePath+"/data/" + i0+"/eventAt",schemaPath:"#/properties/data/items/properties/eventAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate43.errors = [{instancePath:instancePath+"/data/" + i0+"/eventAt",schemaPath:"#/properties/data/items/properties/eventAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5148,11 +6112,11 @@ if(data1.status !== undefined){
 let data5 = data1.status;
 const _errs13 = errors;
 if(typeof data5 !== "string"){
-validate40.errors = [{instancePath:instancePath+"/data/" + i0+"/status",schemaPath:"#/properties/data/items/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate43.errors = [{instancePath:instancePath+"/data/" + i0+"/status",schemaPath:"#/properties/data/items/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(((data5 === "pending") || (data5 === "delivered")) || (data5 === "failed"))){
-validate40.errors = [{instancePath:instancePath+"/data/" + i0+"/status",schemaPath:"#/properties/data/items/properties/status/enum",keyword:"enum",params:{allowedValues: schema41.properties.data.items.properties.status.enum},message:"must be equal to one of the allowed values"}];
+validate43.errors = [{instancePath:instancePath+"/data/" + i0+"/status",schemaPath:"#/properties/data/items/properties/status/enum",keyword:"enum",params:{allowedValues: schema44.properties.data.items.properties.status.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid2 = _errs13 === errors;
@@ -5165,18 +6129,18 @@ if(data1.attempts !== undefined){
 let data6 = data1.attempts;
 const _errs15 = errors;
 if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
-validate40.errors = [{instancePath:instancePath+"/data/" + i0+"/attempts",schemaPath:"#/properties/data/items/properties/attempts/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate43.errors = [{instancePath:instancePath+"/data/" + i0+"/attempts",schemaPath:"#/properties/data/items/properties/attempts/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs15){
 if((typeof data6 == "number") && (isFinite(data6))){
 if(data6 > 100 || isNaN(data6)){
-validate40.errors = [{instancePath:instancePath+"/data/" + i0+"/attempts",schemaPath:"#/properties/data/items/properties/attempts/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
+validate43.errors = [{instancePath:instancePath+"/data/" + i0+"/attempts",schemaPath:"#/properties/data/items/properties/attempts/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
 return false;
 }
 else {
 if(data6 < 0 || isNaN(data6)){
-validate40.errors = [{instancePath:instancePath+"/data/" + i0+"/attempts",schemaPath:"#/properties/data/items/properties/attempts/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate43.errors = [{instancePath:instancePath+"/data/" + i0+"/attempts",schemaPath:"#/properties/data/items/properties/attempts/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -5195,12 +6159,12 @@ if(errors === _errs17){
 if(errors === _errs17){
 if(typeof data7 === "string"){
 if(func2(data7) > 30){
-validate40.errors = [{instancePath:instancePath+"/data/" + i0+"/lastAttemptAt",schemaPath:"#/properties/data/items/properties/lastAttemptAt/maxLength",keyword:"maxLength",params:{limit: 30},message:"must NOT have more than 30 characters"}];
+validate43.errors = [{instancePath:instancePath+"/data/" + i0+"/lastAttemptAt",schemaPath:"#/properties/data/items/properties/lastAttemptAt/maxLength",keyword:"maxLength",params:{limit: 30},message:"must NOT have more than 30 characters"}];
 return false;
 }
 }
 else {
-validate40.errors = [{instancePath:instancePath+"/data/" + i0+"/lastAttemptAt",schemaPath:"#/properties/data/items/properties/lastAttemptAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate43.errors = [{instancePath:instancePath+"/data/" + i0+"/lastAttemptAt",schemaPath:"#/properties/data/items/properties/lastAttemptAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5215,18 +6179,18 @@ if(data1.lastStatus !== undefined){
 let data8 = data1.lastStatus;
 const _errs19 = errors;
 if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
-validate40.errors = [{instancePath:instancePath+"/data/" + i0+"/lastStatus",schemaPath:"#/properties/data/items/properties/lastStatus/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate43.errors = [{instancePath:instancePath+"/data/" + i0+"/lastStatus",schemaPath:"#/properties/data/items/properties/lastStatus/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs19){
 if((typeof data8 == "number") && (isFinite(data8))){
 if(data8 > 599 || isNaN(data8)){
-validate40.errors = [{instancePath:instancePath+"/data/" + i0+"/lastStatus",schemaPath:"#/properties/data/items/properties/lastStatus/maximum",keyword:"maximum",params:{comparison: "<=", limit: 599},message:"must be <= 599"}];
+validate43.errors = [{instancePath:instancePath+"/data/" + i0+"/lastStatus",schemaPath:"#/properties/data/items/properties/lastStatus/maximum",keyword:"maximum",params:{comparison: "<=", limit: 599},message:"must be <= 599"}];
 return false;
 }
 else {
 if(data8 < 100 || isNaN(data8)){
-validate40.errors = [{instancePath:instancePath+"/data/" + i0+"/lastStatus",schemaPath:"#/properties/data/items/properties/lastStatus/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100"}];
+validate43.errors = [{instancePath:instancePath+"/data/" + i0+"/lastStatus",schemaPath:"#/properties/data/items/properties/lastStatus/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100"}];
 return false;
 }
 }
@@ -5244,18 +6208,18 @@ const _errs21 = errors;
 if(errors === _errs21){
 if(typeof data9 === "string"){
 if(func2(data9) > 1024){
-validate40.errors = [{instancePath:instancePath+"/data/" + i0+"/lastError",schemaPath:"#/properties/data/items/properties/lastError/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"}];
+validate43.errors = [{instancePath:instancePath+"/data/" + i0+"/lastError",schemaPath:"#/properties/data/items/properties/lastError/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"}];
 return false;
 }
 else {
 if(!pattern6.test(data9)){
-validate40.errors = [{instancePath:instancePath+"/data/" + i0+"/lastError",schemaPath:"#/properties/data/items/properties/lastError/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"},message:"must match pattern \""+"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"+"\""}];
+validate43.errors = [{instancePath:instancePath+"/data/" + i0+"/lastError",schemaPath:"#/properties/data/items/properties/lastError/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"},message:"must match pattern \""+"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"+"\""}];
 return false;
 }
 }
 }
 else {
-validate40.errors = [{instancePath:instancePath+"/data/" + i0+"/lastError",schemaPath:"#/properties/data/items/properties/lastError/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate43.errors = [{instancePath:instancePath+"/data/" + i0+"/lastError",schemaPath:"#/properties/data/items/properties/lastError/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5272,12 +6236,12 @@ if(errors === _errs23){
 if(errors === _errs23){
 if(typeof data10 === "string"){
 if(func2(data10) > 30){
-validate40.errors = [{instancePath:instancePath+"/data/" + i0+"/nextAttemptAt",schemaPath:"#/properties/data/items/properties/nextAttemptAt/maxLength",keyword:"maxLength",params:{limit: 30},message:"must NOT have more than 30 characters"}];
+validate43.errors = [{instancePath:instancePath+"/data/" + i0+"/nextAttemptAt",schemaPath:"#/properties/data/items/properties/nextAttemptAt/maxLength",keyword:"maxLength",params:{limit: 30},message:"must NOT have more than 30 characters"}];
 return false;
 }
 }
 else {
-validate40.errors = [{instancePath:instancePath+"/data/" + i0+"/nextAttemptAt",schemaPath:"#/properties/data/items/properties/nextAttemptAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate43.errors = [{instancePath:instancePath+"/data/" + i0+"/nextAttemptAt",schemaPath:"#/properties/data/items/properties/nextAttemptAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5295,12 +6259,12 @@ if(errors === _errs25){
 if(errors === _errs25){
 if(typeof data11 === "string"){
 if(func2(data11) > 30){
-validate40.errors = [{instancePath:instancePath+"/data/" + i0+"/deliveredAt",schemaPath:"#/properties/data/items/properties/deliveredAt/maxLength",keyword:"maxLength",params:{limit: 30},message:"must NOT have more than 30 characters"}];
+validate43.errors = [{instancePath:instancePath+"/data/" + i0+"/deliveredAt",schemaPath:"#/properties/data/items/properties/deliveredAt/maxLength",keyword:"maxLength",params:{limit: 30},message:"must NOT have more than 30 characters"}];
 return false;
 }
 }
 else {
-validate40.errors = [{instancePath:instancePath+"/data/" + i0+"/deliveredAt",schemaPath:"#/properties/data/items/properties/deliveredAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate43.errors = [{instancePath:instancePath+"/data/" + i0+"/deliveredAt",schemaPath:"#/properties/data/items/properties/deliveredAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5323,7 +6287,7 @@ var valid2 = true;
 }
 }
 else {
-validate40.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate43.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -5335,7 +6299,7 @@ break;
 }
 }
 else {
-validate40.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate43.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -5349,18 +6313,18 @@ if(data.cursor !== undefined){
 let data12 = data.cursor;
 const _errs27 = errors;
 if((typeof data12 !== "string") && (data12 !== null)){
-validate40.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: schema41.properties.cursor.type},message:"must be string,null"}];
+validate43.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: schema44.properties.cursor.type},message:"must be string,null"}];
 return false;
 }
 if(errors === _errs27){
 if(typeof data12 === "string"){
 if(func2(data12) > 512){
-validate40.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
+validate43.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
 else {
-if(!pattern21.test(data12)){
-validate40.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""}];
+if(!pattern25.test(data12)){
+validate43.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""}];
 return false;
 }
 }
@@ -5376,18 +6340,18 @@ var valid0 = true;
 }
 }
 else {
-validate40.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate43.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate40.errors = vErrors;
+validate43.errors = vErrors;
 return errors === 0;
 }
 
-export const WebhookEndpoint = validate41;
-const schema42 = {"$id":"WebhookEndpoint","type":"object","required":["id","url","events","description","status","createdAt","updatedAt"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1,"maxLength":512,"pattern":"^[^/\\\\]*$","description":"The endpoint id (`ep_` and a ULID)."},"url":{"type":"string","format":"uri","maxLength":2048},"events":{"type":"array","maxItems":4,"items":{"type":"string","enum":["note.created","voc.job.completed","voc.job.failed","provisioning.document.changed"]}},"description":{"type":"string","maxLength":512,"pattern":"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"},"status":{"type":"string","enum":["enabled","disabled"]},"disabledReason":{"type":"string","maxLength":1024,"pattern":"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$","description":"Present only when `status` is `disabled`: why (the receiver answered 410, deliveries failed for 5 days, or a PATCH) and when."},"createdAt":{"type":"string","format":"date-time","maxLength":30},"updatedAt":{"type":"string","format":"date-time","maxLength":30}}};
+export const WebhookEndpoint = validate44;
+const schema45 = {"$id":"WebhookEndpoint","type":"object","required":["id","url","events","description","status","createdAt","updatedAt"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1,"maxLength":512,"pattern":"^[^/\\\\]*$","description":"The endpoint id (`ep_` and a ULID)."},"url":{"type":"string","format":"uri","maxLength":2048},"events":{"type":"array","maxItems":4,"items":{"type":"string","enum":["note.created","voc.job.completed","voc.job.failed","provisioning.document.changed"]}},"description":{"type":"string","maxLength":512,"pattern":"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"},"status":{"type":"string","enum":["enabled","disabled"]},"disabledReason":{"type":"string","maxLength":1024,"pattern":"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$","description":"Present only when `status` is `disabled`: why (the receiver answered 410, deliveries failed for 5 days, or a PATCH) and when."},"createdAt":{"type":"string","format":"date-time","maxLength":30},"updatedAt":{"type":"string","format":"date-time","maxLength":30}}};
 
-function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="WebhookEndpoint" */;
 let vErrors = null;
 let errors = 0;
@@ -5395,14 +6359,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((data.id === undefined) && (missing0 = "id")) || ((data.url === undefined) && (missing0 = "url"))) || ((data.events === undefined) && (missing0 = "events"))) || ((data.description === undefined) && (missing0 = "description"))) || ((data.status === undefined) && (missing0 = "status"))) || ((data.createdAt === undefined) && (missing0 = "createdAt"))) || ((data.updatedAt === undefined) && (missing0 = "updatedAt"))){
-validate41.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate44.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((((((((key0 === "id") || (key0 === "url")) || (key0 === "events")) || (key0 === "description")) || (key0 === "status")) || (key0 === "disabledReason")) || (key0 === "createdAt")) || (key0 === "updatedAt"))){
-validate41.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate44.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -5414,24 +6378,24 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func2(data0) > 512){
-validate41.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
+validate44.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
 else {
 if(func2(data0) < 1){
-validate41.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate44.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern1.test(data0)){
-validate41.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
+validate44.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
 return false;
 }
 }
 }
 }
 else {
-validate41.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate44.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5448,12 +6412,12 @@ if(errors === _errs4){
 if(errors === _errs4){
 if(typeof data1 === "string"){
 if(func2(data1) > 2048){
-validate41.errors = [{instancePath:instancePath+"/url",schemaPath:"#/properties/url/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"}];
+validate44.errors = [{instancePath:instancePath+"/url",schemaPath:"#/properties/url/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"}];
 return false;
 }
 }
 else {
-validate41.errors = [{instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate44.errors = [{instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5470,7 +6434,7 @@ const _errs6 = errors;
 if(errors === _errs6){
 if(Array.isArray(data2)){
 if(data2.length > 4){
-validate41.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/maxItems",keyword:"maxItems",params:{limit: 4},message:"must NOT have more than 4 items"}];
+validate44.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/maxItems",keyword:"maxItems",params:{limit: 4},message:"must NOT have more than 4 items"}];
 return false;
 }
 else {
@@ -5480,11 +6444,11 @@ for(let i0=0; i0<len0; i0++){
 let data3 = data2[i0];
 const _errs8 = errors;
 if(typeof data3 !== "string"){
-validate41.errors = [{instancePath:instancePath+"/events/" + i0,schemaPath:"#/properties/events/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate44.errors = [{instancePath:instancePath+"/events/" + i0,schemaPath:"#/properties/events/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((((data3 === "note.created") || (data3 === "voc.job.completed")) || (data3 === "voc.job.failed")) || (data3 === "provisioning.document.changed"))){
-validate41.errors = [{instancePath:instancePath+"/events/" + i0,schemaPath:"#/properties/events/items/enum",keyword:"enum",params:{allowedValues: schema42.properties.events.items.enum},message:"must be equal to one of the allowed values"}];
+validate44.errors = [{instancePath:instancePath+"/events/" + i0,schemaPath:"#/properties/events/items/enum",keyword:"enum",params:{allowedValues: schema45.properties.events.items.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid1 = _errs8 === errors;
@@ -5495,7 +6459,7 @@ break;
 }
 }
 else {
-validate41.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate44.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -5511,18 +6475,18 @@ const _errs10 = errors;
 if(errors === _errs10){
 if(typeof data4 === "string"){
 if(func2(data4) > 512){
-validate41.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
+validate44.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
 else {
 if(!pattern6.test(data4)){
-validate41.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"},message:"must match pattern \""+"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"+"\""}];
+validate44.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"},message:"must match pattern \""+"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"+"\""}];
 return false;
 }
 }
 }
 else {
-validate41.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate44.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5536,11 +6500,11 @@ if(data.status !== undefined){
 let data5 = data.status;
 const _errs12 = errors;
 if(typeof data5 !== "string"){
-validate41.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate44.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((data5 === "enabled") || (data5 === "disabled"))){
-validate41.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema42.properties.status.enum},message:"must be equal to one of the allowed values"}];
+validate44.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema45.properties.status.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs12 === errors;
@@ -5555,18 +6519,18 @@ const _errs14 = errors;
 if(errors === _errs14){
 if(typeof data6 === "string"){
 if(func2(data6) > 1024){
-validate41.errors = [{instancePath:instancePath+"/disabledReason",schemaPath:"#/properties/disabledReason/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"}];
+validate44.errors = [{instancePath:instancePath+"/disabledReason",schemaPath:"#/properties/disabledReason/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"}];
 return false;
 }
 else {
 if(!pattern6.test(data6)){
-validate41.errors = [{instancePath:instancePath+"/disabledReason",schemaPath:"#/properties/disabledReason/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"},message:"must match pattern \""+"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"+"\""}];
+validate44.errors = [{instancePath:instancePath+"/disabledReason",schemaPath:"#/properties/disabledReason/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"},message:"must match pattern \""+"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"+"\""}];
 return false;
 }
 }
 }
 else {
-validate41.errors = [{instancePath:instancePath+"/disabledReason",schemaPath:"#/properties/disabledReason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate44.errors = [{instancePath:instancePath+"/disabledReason",schemaPath:"#/properties/disabledReason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5583,12 +6547,12 @@ if(errors === _errs16){
 if(errors === _errs16){
 if(typeof data7 === "string"){
 if(func2(data7) > 30){
-validate41.errors = [{instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/maxLength",keyword:"maxLength",params:{limit: 30},message:"must NOT have more than 30 characters"}];
+validate44.errors = [{instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/maxLength",keyword:"maxLength",params:{limit: 30},message:"must NOT have more than 30 characters"}];
 return false;
 }
 }
 else {
-validate41.errors = [{instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate44.errors = [{instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5606,12 +6570,12 @@ if(errors === _errs18){
 if(errors === _errs18){
 if(typeof data8 === "string"){
 if(func2(data8) > 30){
-validate41.errors = [{instancePath:instancePath+"/updatedAt",schemaPath:"#/properties/updatedAt/maxLength",keyword:"maxLength",params:{limit: 30},message:"must NOT have more than 30 characters"}];
+validate44.errors = [{instancePath:instancePath+"/updatedAt",schemaPath:"#/properties/updatedAt/maxLength",keyword:"maxLength",params:{limit: 30},message:"must NOT have more than 30 characters"}];
 return false;
 }
 }
 else {
-validate41.errors = [{instancePath:instancePath+"/updatedAt",schemaPath:"#/properties/updatedAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate44.errors = [{instancePath:instancePath+"/updatedAt",schemaPath:"#/properties/updatedAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5632,18 +6596,18 @@ var valid0 = true;
 }
 }
 else {
-validate41.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate44.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate41.errors = vErrors;
+validate44.errors = vErrors;
 return errors === 0;
 }
 
-export const WebhookEndpointList = validate42;
-const schema43 = {"$id":"WebhookEndpointList","type":"object","required":["data"],"additionalProperties":false,"properties":{"data":{"type":"array","maxItems":100,"items":{"type":"object","required":["id","url","events","description","status","createdAt","updatedAt"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1,"maxLength":512,"pattern":"^[^/\\\\]*$","description":"The endpoint id (`ep_` and a ULID)."},"url":{"type":"string","format":"uri","maxLength":2048},"events":{"type":"array","maxItems":4,"items":{"type":"string","enum":["note.created","voc.job.completed","voc.job.failed","provisioning.document.changed"]}},"description":{"type":"string","maxLength":512,"pattern":"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"},"status":{"type":"string","enum":["enabled","disabled"]},"disabledReason":{"type":"string","maxLength":1024,"pattern":"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$","description":"Present only when `status` is `disabled`: why (the receiver answered 410, deliveries failed for 5 days, or a PATCH) and when."},"createdAt":{"type":"string","format":"date-time","maxLength":30},"updatedAt":{"type":"string","format":"date-time","maxLength":30}}},"description":"Every endpoint of the tenant, oldest first (a stage's limit keeps the list short)."}}};
+export const WebhookEndpointList = validate45;
+const schema46 = {"$id":"WebhookEndpointList","type":"object","required":["data"],"additionalProperties":false,"properties":{"data":{"type":"array","maxItems":100,"items":{"type":"object","required":["id","url","events","description","status","createdAt","updatedAt"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1,"maxLength":512,"pattern":"^[^/\\\\]*$","description":"The endpoint id (`ep_` and a ULID)."},"url":{"type":"string","format":"uri","maxLength":2048},"events":{"type":"array","maxItems":4,"items":{"type":"string","enum":["note.created","voc.job.completed","voc.job.failed","provisioning.document.changed"]}},"description":{"type":"string","maxLength":512,"pattern":"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"},"status":{"type":"string","enum":["enabled","disabled"]},"disabledReason":{"type":"string","maxLength":1024,"pattern":"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$","description":"Present only when `status` is `disabled`: why (the receiver answered 410, deliveries failed for 5 days, or a PATCH) and when."},"createdAt":{"type":"string","format":"date-time","maxLength":30},"updatedAt":{"type":"string","format":"date-time","maxLength":30}}},"description":"Every endpoint of the tenant, oldest first (a stage's limit keeps the list short)."}}};
 
-function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="WebhookEndpointList" */;
 let vErrors = null;
 let errors = 0;
@@ -5651,14 +6615,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.data === undefined) && (missing0 = "data")){
-validate42.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate45.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(key0 === "data")){
-validate42.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate45.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -5670,7 +6634,7 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(Array.isArray(data0)){
 if(data0.length > 100){
-validate42.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"}];
+validate45.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"}];
 return false;
 }
 else {
@@ -5683,14 +6647,14 @@ if(errors === _errs4){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 let missing1;
 if((((((((data1.id === undefined) && (missing1 = "id")) || ((data1.url === undefined) && (missing1 = "url"))) || ((data1.events === undefined) && (missing1 = "events"))) || ((data1.description === undefined) && (missing1 = "description"))) || ((data1.status === undefined) && (missing1 = "status"))) || ((data1.createdAt === undefined) && (missing1 = "createdAt"))) || ((data1.updatedAt === undefined) && (missing1 = "updatedAt"))){
-validate42.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate45.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs6 = errors;
 for(const key1 in data1){
 if(!((((((((key1 === "id") || (key1 === "url")) || (key1 === "events")) || (key1 === "description")) || (key1 === "status")) || (key1 === "disabledReason")) || (key1 === "createdAt")) || (key1 === "updatedAt"))){
-validate42.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate45.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -5702,24 +6666,24 @@ const _errs7 = errors;
 if(errors === _errs7){
 if(typeof data2 === "string"){
 if(func2(data2) > 512){
-validate42.errors = [{instancePath:instancePath+"/data/" + i0+"/id",schemaPath:"#/properties/data/items/properties/id/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
+validate45.errors = [{instancePath:instancePath+"/data/" + i0+"/id",schemaPath:"#/properties/data/items/properties/id/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
 else {
 if(func2(data2) < 1){
-validate42.errors = [{instancePath:instancePath+"/data/" + i0+"/id",schemaPath:"#/properties/data/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate45.errors = [{instancePath:instancePath+"/data/" + i0+"/id",schemaPath:"#/properties/data/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern1.test(data2)){
-validate42.errors = [{instancePath:instancePath+"/data/" + i0+"/id",schemaPath:"#/properties/data/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
+validate45.errors = [{instancePath:instancePath+"/data/" + i0+"/id",schemaPath:"#/properties/data/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
 return false;
 }
 }
 }
 }
 else {
-validate42.errors = [{instancePath:instancePath+"/data/" + i0+"/id",schemaPath:"#/properties/data/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate45.errors = [{instancePath:instancePath+"/data/" + i0+"/id",schemaPath:"#/properties/data/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5736,12 +6700,12 @@ if(errors === _errs9){
 if(errors === _errs9){
 if(typeof data3 === "string"){
 if(func2(data3) > 2048){
-validate42.errors = [{instancePath:instancePath+"/data/" + i0+"/url",schemaPath:"#/properties/data/items/properties/url/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"}];
+validate45.errors = [{instancePath:instancePath+"/data/" + i0+"/url",schemaPath:"#/properties/data/items/properties/url/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"}];
 return false;
 }
 }
 else {
-validate42.errors = [{instancePath:instancePath+"/data/" + i0+"/url",schemaPath:"#/properties/data/items/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate45.errors = [{instancePath:instancePath+"/data/" + i0+"/url",schemaPath:"#/properties/data/items/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5758,7 +6722,7 @@ const _errs11 = errors;
 if(errors === _errs11){
 if(Array.isArray(data4)){
 if(data4.length > 4){
-validate42.errors = [{instancePath:instancePath+"/data/" + i0+"/events",schemaPath:"#/properties/data/items/properties/events/maxItems",keyword:"maxItems",params:{limit: 4},message:"must NOT have more than 4 items"}];
+validate45.errors = [{instancePath:instancePath+"/data/" + i0+"/events",schemaPath:"#/properties/data/items/properties/events/maxItems",keyword:"maxItems",params:{limit: 4},message:"must NOT have more than 4 items"}];
 return false;
 }
 else {
@@ -5768,11 +6732,11 @@ for(let i1=0; i1<len1; i1++){
 let data5 = data4[i1];
 const _errs13 = errors;
 if(typeof data5 !== "string"){
-validate42.errors = [{instancePath:instancePath+"/data/" + i0+"/events/" + i1,schemaPath:"#/properties/data/items/properties/events/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate45.errors = [{instancePath:instancePath+"/data/" + i0+"/events/" + i1,schemaPath:"#/properties/data/items/properties/events/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((((data5 === "note.created") || (data5 === "voc.job.completed")) || (data5 === "voc.job.failed")) || (data5 === "provisioning.document.changed"))){
-validate42.errors = [{instancePath:instancePath+"/data/" + i0+"/events/" + i1,schemaPath:"#/properties/data/items/properties/events/items/enum",keyword:"enum",params:{allowedValues: schema43.properties.data.items.properties.events.items.enum},message:"must be equal to one of the allowed values"}];
+validate45.errors = [{instancePath:instancePath+"/data/" + i0+"/events/" + i1,schemaPath:"#/properties/data/items/properties/events/items/enum",keyword:"enum",params:{allowedValues: schema46.properties.data.items.properties.events.items.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid3 = _errs13 === errors;
@@ -5783,7 +6747,7 @@ break;
 }
 }
 else {
-validate42.errors = [{instancePath:instancePath+"/data/" + i0+"/events",schemaPath:"#/properties/data/items/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate45.errors = [{instancePath:instancePath+"/data/" + i0+"/events",schemaPath:"#/properties/data/items/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -5799,18 +6763,18 @@ const _errs15 = errors;
 if(errors === _errs15){
 if(typeof data6 === "string"){
 if(func2(data6) > 512){
-validate42.errors = [{instancePath:instancePath+"/data/" + i0+"/description",schemaPath:"#/properties/data/items/properties/description/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
+validate45.errors = [{instancePath:instancePath+"/data/" + i0+"/description",schemaPath:"#/properties/data/items/properties/description/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
 else {
 if(!pattern6.test(data6)){
-validate42.errors = [{instancePath:instancePath+"/data/" + i0+"/description",schemaPath:"#/properties/data/items/properties/description/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"},message:"must match pattern \""+"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"+"\""}];
+validate45.errors = [{instancePath:instancePath+"/data/" + i0+"/description",schemaPath:"#/properties/data/items/properties/description/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"},message:"must match pattern \""+"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"+"\""}];
 return false;
 }
 }
 }
 else {
-validate42.errors = [{instancePath:instancePath+"/data/" + i0+"/description",schemaPath:"#/properties/data/items/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate45.errors = [{instancePath:instancePath+"/data/" + i0+"/description",schemaPath:"#/properties/data/items/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5824,11 +6788,11 @@ if(data1.status !== undefined){
 let data7 = data1.status;
 const _errs17 = errors;
 if(typeof data7 !== "string"){
-validate42.errors = [{instancePath:instancePath+"/data/" + i0+"/status",schemaPath:"#/properties/data/items/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate45.errors = [{instancePath:instancePath+"/data/" + i0+"/status",schemaPath:"#/properties/data/items/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((data7 === "enabled") || (data7 === "disabled"))){
-validate42.errors = [{instancePath:instancePath+"/data/" + i0+"/status",schemaPath:"#/properties/data/items/properties/status/enum",keyword:"enum",params:{allowedValues: schema43.properties.data.items.properties.status.enum},message:"must be equal to one of the allowed values"}];
+validate45.errors = [{instancePath:instancePath+"/data/" + i0+"/status",schemaPath:"#/properties/data/items/properties/status/enum",keyword:"enum",params:{allowedValues: schema46.properties.data.items.properties.status.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid2 = _errs17 === errors;
@@ -5843,18 +6807,18 @@ const _errs19 = errors;
 if(errors === _errs19){
 if(typeof data8 === "string"){
 if(func2(data8) > 1024){
-validate42.errors = [{instancePath:instancePath+"/data/" + i0+"/disabledReason",schemaPath:"#/properties/data/items/properties/disabledReason/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"}];
+validate45.errors = [{instancePath:instancePath+"/data/" + i0+"/disabledReason",schemaPath:"#/properties/data/items/properties/disabledReason/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"}];
 return false;
 }
 else {
 if(!pattern6.test(data8)){
-validate42.errors = [{instancePath:instancePath+"/data/" + i0+"/disabledReason",schemaPath:"#/properties/data/items/properties/disabledReason/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"},message:"must match pattern \""+"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"+"\""}];
+validate45.errors = [{instancePath:instancePath+"/data/" + i0+"/disabledReason",schemaPath:"#/properties/data/items/properties/disabledReason/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"},message:"must match pattern \""+"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"+"\""}];
 return false;
 }
 }
 }
 else {
-validate42.errors = [{instancePath:instancePath+"/data/" + i0+"/disabledReason",schemaPath:"#/properties/data/items/properties/disabledReason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate45.errors = [{instancePath:instancePath+"/data/" + i0+"/disabledReason",schemaPath:"#/properties/data/items/properties/disabledReason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5871,12 +6835,12 @@ if(errors === _errs21){
 if(errors === _errs21){
 if(typeof data9 === "string"){
 if(func2(data9) > 30){
-validate42.errors = [{instancePath:instancePath+"/data/" + i0+"/createdAt",schemaPath:"#/properties/data/items/properties/createdAt/maxLength",keyword:"maxLength",params:{limit: 30},message:"must NOT have more than 30 characters"}];
+validate45.errors = [{instancePath:instancePath+"/data/" + i0+"/createdAt",schemaPath:"#/properties/data/items/properties/createdAt/maxLength",keyword:"maxLength",params:{limit: 30},message:"must NOT have more than 30 characters"}];
 return false;
 }
 }
 else {
-validate42.errors = [{instancePath:instancePath+"/data/" + i0+"/createdAt",schemaPath:"#/properties/data/items/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate45.errors = [{instancePath:instancePath+"/data/" + i0+"/createdAt",schemaPath:"#/properties/data/items/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5894,12 +6858,12 @@ if(errors === _errs23){
 if(errors === _errs23){
 if(typeof data10 === "string"){
 if(func2(data10) > 30){
-validate42.errors = [{instancePath:instancePath+"/data/" + i0+"/updatedAt",schemaPath:"#/properties/data/items/properties/updatedAt/maxLength",keyword:"maxLength",params:{limit: 30},message:"must NOT have more than 30 characters"}];
+validate45.errors = [{instancePath:instancePath+"/data/" + i0+"/updatedAt",schemaPath:"#/properties/data/items/properties/updatedAt/maxLength",keyword:"maxLength",params:{limit: 30},message:"must NOT have more than 30 characters"}];
 return false;
 }
 }
 else {
-validate42.errors = [{instancePath:instancePath+"/data/" + i0+"/updatedAt",schemaPath:"#/properties/data/items/properties/updatedAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate45.errors = [{instancePath:instancePath+"/data/" + i0+"/updatedAt",schemaPath:"#/properties/data/items/properties/updatedAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5920,7 +6884,7 @@ var valid2 = true;
 }
 }
 else {
-validate42.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate45.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -5932,7 +6896,7 @@ break;
 }
 }
 else {
-validate42.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate45.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -5941,18 +6905,18 @@ return false;
 }
 }
 else {
-validate42.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate45.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate42.errors = vErrors;
+validate45.errors = vErrors;
 return errors === 0;
 }
 
-export const WebhookEndpointPath = validate43;
-const schema44 = {"$id":"WebhookEndpointPath","type":"object","required":["tenantId","endpointId"],"additionalProperties":false,"properties":{"tenantId":{"type":"string","minLength":1,"maxLength":128,"pattern":"^[^/\\\\]*$"},"endpointId":{"type":"string","minLength":1,"maxLength":512,"pattern":"^[^/\\\\]*$"}}};
+export const WebhookEndpointPath = validate46;
+const schema47 = {"$id":"WebhookEndpointPath","type":"object","required":["tenantId","endpointId"],"additionalProperties":false,"properties":{"tenantId":{"type":"string","minLength":1,"maxLength":128,"pattern":"^[^/\\\\]*$"},"endpointId":{"type":"string","minLength":1,"maxLength":512,"pattern":"^[^/\\\\]*$"}}};
 
-function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate46(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="WebhookEndpointPath" */;
 let vErrors = null;
 let errors = 0;
@@ -5960,14 +6924,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.tenantId === undefined) && (missing0 = "tenantId")) || ((data.endpointId === undefined) && (missing0 = "endpointId"))){
-validate43.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate46.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "tenantId") || (key0 === "endpointId"))){
-validate43.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate46.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -5979,24 +6943,24 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func2(data0) > 128){
-validate43.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+validate46.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
 if(func2(data0) < 1){
-validate43.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate46.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern1.test(data0)){
-validate43.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
+validate46.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
 return false;
 }
 }
 }
 }
 else {
-validate43.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate46.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -6012,24 +6976,24 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
 if(func2(data1) > 512){
-validate43.errors = [{instancePath:instancePath+"/endpointId",schemaPath:"#/properties/endpointId/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
+validate46.errors = [{instancePath:instancePath+"/endpointId",schemaPath:"#/properties/endpointId/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
 else {
 if(func2(data1) < 1){
-validate43.errors = [{instancePath:instancePath+"/endpointId",schemaPath:"#/properties/endpointId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate46.errors = [{instancePath:instancePath+"/endpointId",schemaPath:"#/properties/endpointId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern1.test(data1)){
-validate43.errors = [{instancePath:instancePath+"/endpointId",schemaPath:"#/properties/endpointId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
+validate46.errors = [{instancePath:instancePath+"/endpointId",schemaPath:"#/properties/endpointId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
 return false;
 }
 }
 }
 }
 else {
-validate43.errors = [{instancePath:instancePath+"/endpointId",schemaPath:"#/properties/endpointId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate46.errors = [{instancePath:instancePath+"/endpointId",schemaPath:"#/properties/endpointId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -6043,10 +7007,10 @@ var valid0 = true;
 }
 }
 else {
-validate43.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate46.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate43.errors = vErrors;
+validate46.errors = vErrors;
 return errors === 0;
 }

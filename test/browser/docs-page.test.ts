@@ -87,6 +87,7 @@ async function expectClean(watched: Watched): Promise<void> {
 
 interface OpenApiDocument {
   paths: Record<string, Record<string, { operationId: string; tags: string[]; summary: string }>>;
+  webhooks: Record<string, unknown>;
   components: { schemas: Record<string, unknown> };
 }
 
@@ -120,7 +121,10 @@ describe('GET /docs in Chromium', () => {
         .toBe(1);
       expect(await block.locator('.opblock-summary-description').textContent()).toBe(operation.summary);
     }
-    expect(await page.locator('.opblock').count()).toBe(operations.length);
+    // The webhooks section's events are blocks too, one per event type.
+    const webhooks = Object.keys((await openApiDocument()).webhooks);
+    expect(webhooks.length).toBeGreaterThan(0);
+    expect(await page.locator('.opblock').count()).toBe(operations.length + webhooks.length);
     // Swagger UI lists what it could not resolve or parse in the document here.
     expect(await page.locator('.errors-wrapper').count()).toBe(0);
     // The bearer scheme can be given a key.

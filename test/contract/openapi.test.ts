@@ -14,7 +14,16 @@ import {
 import Parsers from '@stoplight/spectral-parsers';
 import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '#infra/project-root';
+import {
+  documentChanged,
+  noteCreated,
+  vocJobEnded,
+  WEBHOOK_EVENT_TYPES,
+  webhookBody,
+} from '#shared/domain/webhooks/webhook-events';
+import { validatorFor } from '#shared/http/validator-for';
 import { buildOpenApiDocument, SECURITY_SCHEME } from '#shared/openapi/build-openapi-document';
+import { webhookDocs } from '#shared/openapi/operation-docs';
 import { type RouteSpec, routes } from '#shared/routes';
 import { DOCUMENT_SOURCE, lintRuleset, RULESET_SOURCE } from './openapi-lint-ruleset.ts';
 
@@ -229,5 +238,55 @@ describe('the OpenAPI document', () => {
 
   it('does not list the unauthenticated helper paths /openapi.json and /docs as operations', () => {
     expect(Object.keys(document.paths).filter((path) => !path.startsWith('/api/v1/'))).toEqual([]);
+  });
+});
+
+describe('the webhooks section', () => {
+  it('describes every event type a tenant can subscribe to, signed by the three Standard Webhooks headers', () => {
+    expect(Object.keys(document.webhooks).sort()).toEqual([...WEBHOOK_EVENT_TYPES].sort());
+    for (const [type, item] of Object.entries(document.webhooks)) {
+      const operation = item.post!;
+      expect(
+        (operation.parameters ?? []).map((parameter) => (parameter as { name: string }).name),
+        type,
+      ).toEqual(['webhook-id', 'webhook-timestamp', 'webhook-signature']);
+      expect(Object.keys(operation.responses).sort(), type).toEqual(['200', '410']);
+    }
+  });
+
+  it('each body the service makes is what its schema says, and so is every example', () => {
+    const note = {
+      id: '01KE3WZ8M7Q2X9D4C6B1N5R0TA',
+      createdAt: '2026-01-02T09:00:00.000Z',
+      visibility: 'internal',
+      author: { type: 'system', id: null, name: 'API' },
+    } as const;
+    const job = {
+      id: 'job-1',
+      status: 'failed',
+      started: 1,
+      file: 'recordings/acme/job-1.wav',
+      recordingId: 'rec-1',
+      failureReason: 'not audio',
+    } as const;
+    const bodies = [
+      noteCreated('acme', 'conv-1', note),
+      vocJobEnded('acme', job, new Date()),
+      vocJobEnded(
+        'acme',
+        { ...job, status: 'completed', failureReason: undefined, analysis: 'transcription' },
+        new Date(),
+      ),
+      documentChanged('acme', 'bots', 'bot-1', 'k3Jv0cQ9', 'created', new Date()),
+    ];
+    for (const body of bodies) {
+      const schema = webhookDocs[body.type].schema;
+      const validate = validatorFor(schema);
+      expect(validate(JSON.parse(webhookBody(body))), `${body.type}: ${JSON.stringify(validate.errors)}`).toBe(true);
+    }
+    for (const type of WEBHOOK_EVENT_TYPES) {
+      const validate = validatorFor(webhookDocs[type].schema);
+      expect(validate(webhookDocs[type].example), `${type}: ${JSON.stringify(validate.errors)}`).toBe(true);
+    }
   });
 });
