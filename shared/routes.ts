@@ -99,6 +99,8 @@ export interface RouteSpec {
    * (FUNCTION_ENV.webhookTargets) and a tenant's limit of endpoints (`webhooks.maxEndpointsPerTenant`).
    */
   webhookTargets?: true;
+  /** Sends webhook delivery tasks: the function learns the queue's URL and may send to it. */
+  webhookQueue?: true;
   /** Secrets the function reads (CDK grants it and passes their ARNs; locally an env var). */
   secrets?: readonly SecretId[];
   /** Largest accepted request body in raw UTF-8 bytes (413 above it). */
@@ -402,6 +404,28 @@ export const routes = [
     },
     summary: "List a webhook endpoint's deliveries, newest first (cursor-paginated)",
     errors: [400, 404],
+  },
+  {
+    id: 'recoverWebhookDeliveries',
+    method: 'POST',
+    path: '/api/v1/webhooks/tenants/{tenantId}/endpoints/{endpointId}/recover',
+    handler: 'functions/webhooks/recover-webhook-deliveries.ts',
+    scope: 'webhooks:endpoints.write',
+    // The endpoint must be enabled; its failed deliveries since then found, made pending, queued.
+    tables: {
+      webhookEndpoints: { operations: ['GetItem'] },
+      webhookDeliveries: { operations: ['Query', 'UpdateItem'] },
+    },
+    webhookQueue: true,
+    schemas: {
+      path: 'WebhookEndpointPath',
+      query: 'NoQuery',
+      body: 'RecoverWebhookDeliveriesBody',
+      response: { status: 202, schema: 'RecoveredWebhookDeliveries' },
+    },
+    maxBodyBytes: 1024,
+    summary: "Send a webhook endpoint's failed deliveries again, those of events since a time",
+    errors: [400, 404, 409, 413],
   },
 ] as const satisfies readonly RouteSpec[];
 

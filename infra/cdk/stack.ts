@@ -51,14 +51,15 @@ export class CxmStack extends Stack {
       });
     }
     this.recordings = new Recordings(this, 'Recordings', { config, tables: this.data.tables });
+    this.webhooks = new Webhooks(this, 'Webhooks', { config, tables: this.data.tables });
     this.api = new Api(this, 'Api', {
       config,
       tables: this.data.tables,
       search: this.search,
       recordings: this.recordings,
+      webhooks: this.webhooks,
     });
     this.noteEvents = new NoteEvents(this, 'NoteEvents', { config, conversations: this.data.tables.conversations });
-    this.webhooks = new Webhooks(this, 'Webhooks', { config, tables: this.data.tables });
     this.observability = new Observability(this, 'Observability', {
       config,
       api: this.api,

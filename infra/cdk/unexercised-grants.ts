@@ -24,12 +24,12 @@ export interface UnexercisedGrant {
  */
 function webhookFunctionGrants(): UnexercisedGrant[] {
   return [
-    ...['fanOutWebhooks', 'deliverWebhooks'].flatMap((principal) =>
+    ...['fanOutWebhooks', 'deliverWebhooks', 'recoverWebhookDeliveries'].flatMap((principal) =>
       ['sqs:GetQueueAttributes', 'sqs:GetQueueUrl'].map((action) => ({
         principal,
         action,
         resource: '*:cxm-<stage>-webhook-deliveries',
-        why: "CDK's grant to send to a queue adds them; the functions' code only sends (SendMessageBatch), to the URL it is given.",
+        why: "CDK's grant to send to a queue adds them; the code only sends (SendMessageBatch), to the URL it is given.",
       })),
     ),
     ...['dynamodb:ListStreams', 'dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'].map(

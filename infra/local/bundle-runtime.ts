@@ -7,7 +7,14 @@
  * TypeScript sources of the functions.
  */
 import { randomUUID } from 'node:crypto';
-import type { APIGatewayAuthorizerResult, APIGatewayProxyResult } from 'aws-lambda';
+import type {
+  APIGatewayAuthorizerResult,
+  APIGatewayProxyResult,
+  DynamoDBBatchResponse,
+  DynamoDBStreamEvent,
+  SQSBatchResponse,
+  SQSEvent,
+} from 'aws-lambda';
 import { AUTHORIZER_IDENTITY_SOURCES } from '#infra/stage-names';
 import { type HttpMethod, type RouteSpec, routes as routeTable, type SecretId } from '#shared/routes';
 import type { TableId } from '#shared/store/table-specs';
@@ -35,6 +42,8 @@ export interface BundleRuntimeOptions {
   s3Endpoint: string;
   /** The local stand-in for Amazon Transcribe. */
   transcribeEndpoint: string;
+  /** The local stand-in for the SQS queue of webhook delivery tasks: its endpoint and the queue's URL. */
+  sqs: { endpoint: string; queueUrl: string };
   /** The local physical name of each table spec. */
   tables: Record<TableId, string>;
   /** Local values of the stage's secrets, by secret id: the current version and, after a rotation, the previous one. */
@@ -130,6 +139,7 @@ export async function startBundleRuntime(options: BundleRuntimeOptions): Promise
         stage: options.stage,
         region: options.region,
         tables: options.tables,
+        webhookQueueUrl: options.sqs.queueUrl,
       });
       const environment = {
         ...lambdaVariables(fn, options),
@@ -138,6 +148,7 @@ export async function startBundleRuntime(options: BundleRuntimeOptions): Promise
         AWS_ENDPOINT_URL_DYNAMODB: options.dynamoEndpoint,
         AWS_ENDPOINT_URL_S3: options.s3Endpoint,
         AWS_ENDPOINT_URL_TRANSCRIBE: options.transcribeEndpoint,
+        AWS_ENDPOINT_URL_SQS: options.sqs.endpoint,
         ...(secretsManager && { AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsManager.endpoint }),
         ...options.overrides,
       };
@@ -213,11 +224,41 @@ export async function startBundleRuntime(options: BundleRuntimeOptions): Promise
       }
     }
 
+    // The event source mappings: the table streams' reader (one per function) and the queue's consumer.
+    const streamMappings = assembly.mappings.filter((mapping) => mapping.source.kind === 'stream');
+    const queueMapping = assembly.mappings.find((mapping) => mapping.source.kind === 'queue');
+    const fanOutId = streamMappings[0]?.functionId;
+    const tableName = (logicalId: string) => {
+      const name = resolveStructure({ Ref: logicalId }, assembly.template, local, 'an event source mapping');
+      if (typeof name !== 'string') throw new Error(`event source mapping: table ${logicalId} has no local name`);
+      return name;
+    };
+    const webhooks =
+      fanOutId && queueMapping
+        ? {
+            fanOut: {
+              name: assembly.functions.get(fanOutId)?.functionName ?? fanOutId,
+              sources: streamMappings
+                .filter((mapping) => mapping.functionId === fanOutId)
+                .map((mapping) => ({
+                  tableName: tableName(mapping.source.logicalId),
+                  // One filter per mapping (infra/cdk/constructs/webhooks.ts); none lets every record through.
+                  pattern: mapping.patterns[0] ?? {},
+                })),
+              invoke: (event: DynamoDBStreamEvent) =>
+                poolFor(fanOutId).invoke(event, randomUUID()) as Promise<DynamoDBBatchResponse | undefined>,
+            },
+            deliver: (event: SQSEvent) =>
+              poolFor(queueMapping.functionId).invoke(event, randomUUID()) as Promise<SQSBatchResponse | undefined>,
+          }
+        : undefined;
+
     return {
       routes,
       authorizer,
       handlers,
       eventTargets,
+      ...(webhooks && { webhooks }),
       authorizerCacheTtlSeconds: authorizerSpec.ttlSeconds,
       description: `bundles on node ${node.version} (cloud assembly ${options.assemblyDir})`,
       async close() {

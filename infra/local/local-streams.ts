@@ -53,7 +53,7 @@ export function startStreamReaders(
   region: string,
   targets: readonly StreamTarget[],
   report: (line: string, error?: unknown) => void,
-  pollMs = 250,
+  pollMs = 300,
 ): StreamReaders {
   const config = { endpoint: store.endpoint, region, credentials: store.credentials };
   const dynamo = new DynamoDBClient(config);

@@ -52,6 +52,16 @@ export interface AssemblyAuthorizer {
 
 /** An EventBridge rule of the stack: its pattern (references unresolved) and the functions it targets. */
 /** A rule of the template: on an event pattern, or on a schedule (`rate(5 minutes)`, in ms). */
+/**
+ * A Lambda event source mapping of the template: the function, what it reads (a table's stream or
+ * a queue, by logical id) and its filters (EventBridge patterns).
+ */
+export interface AssemblyMapping {
+  functionId: string;
+  source: { kind: 'stream' | 'queue'; logicalId: string };
+  patterns: Record<string, unknown>[];
+}
+
 export type AssemblyRule =
   | { pattern: CfnValue; functionIds: string[] }
   | { ruleName: string; everyMs: number; functionIds: string[] };
@@ -70,6 +80,7 @@ export function rateMs(expression: unknown): number | undefined {
 export interface StackAssembly {
   template: Template;
   rules: AssemblyRule[];
+  mappings: AssemblyMapping[];
   functions: Map<string, AssemblyFunction>;
   methods: AssemblyMethod[];
   authorizers: Map<string, AssemblyAuthorizer>;
@@ -93,8 +104,32 @@ function parseStack(template: Template, assemblyDir: string): StackAssembly {
   const methods: AssemblyMethod[] = [];
   const authorizers = new Map<string, AssemblyAuthorizer>();
   const rules: AssemblyRule[] = [];
+  const mappings: AssemblyMapping[] = [];
   for (const [logicalId, resource] of Object.entries(resources)) {
     const props = resource.Properties ?? {};
+    if (resource.Type === 'AWS::Lambda::EventSourceMapping' && props.Enabled !== false) {
+      const functionRef = props.FunctionName;
+      const functionId =
+        functionRef && typeof functionRef === 'object' && !Array.isArray(functionRef) ? functionRef.Ref : undefined;
+      const sourceArn = props.EventSourceArn;
+      const getAtt =
+        sourceArn && typeof sourceArn === 'object' && !Array.isArray(sourceArn) ? sourceArn['Fn::GetAtt'] : undefined;
+      if (typeof functionId !== 'string' || !Array.isArray(getAtt) || typeof getAtt[0] !== 'string')
+        throw new Error(
+          `event source mapping ${logicalId}: the local runtime reads a function's Ref and a source's GetAtt`,
+        );
+      const sourceType = resources[getAtt[0]]?.Type;
+      const kind =
+        sourceType === 'AWS::DynamoDB::Table' ? 'stream' : sourceType === 'AWS::SQS::Queue' ? 'queue' : undefined;
+      if (!kind) throw new Error(`event source mapping ${logicalId}: the local runtime has no ${sourceType} to read`);
+      const filters = (props.FilterCriteria as { Filters?: { Pattern?: unknown }[] } | undefined)?.Filters ?? [];
+      mappings.push({
+        functionId,
+        source: { kind, logicalId: getAtt[0] },
+        patterns: filters.map((filter) => JSON.parse(String(filter.Pattern)) as Record<string, unknown>),
+      });
+      continue;
+    }
     if (
       resource.Type === 'AWS::Events::Rule' &&
       (props.EventPattern || props.ScheduleExpression) &&
@@ -162,7 +197,7 @@ function parseStack(template: Template, assemblyDir: string): StackAssembly {
       functionId: invokedFunction(integration.Uri, resources, logicalId),
     });
   }
-  return { template, rules, functions, methods, authorizers };
+  return { template, rules, mappings, functions, methods, authorizers };
 }
 
 /** The function whose `Arn` an integration or authorizer URI is built from (exactly one). */

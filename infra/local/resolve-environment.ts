@@ -9,6 +9,7 @@
 import { secretName } from '#infra/stage-names';
 import { SECRET_IDS, type SecretId } from '#shared/routes';
 import { allTableSpecs, physicalTableName, type TableId } from '#shared/store/table-specs';
+import { deliveryQueueName } from '#shared/webhook-functions';
 import { LOCAL_ACCOUNT } from './build-proxy-event.ts';
 import type { CfnValue, Template } from './read-assembly.ts';
 
@@ -17,6 +18,8 @@ export interface LocalResources {
   region: string;
   /** The local physical name of each table spec. */
   tables: Record<TableId, string>;
+  /** The URL of the local stand-in for the queue of webhook delivery tasks. */
+  webhookQueueUrl?: string;
 }
 
 /** The ARN a stage's secret has locally (Secrets Manager ARNs end in `-` and six characters). */
@@ -102,6 +105,13 @@ function resolveRef(ref: string, template: Template, local: LocalResources, wher
   if (resource?.Type === 'AWS::S3::Bucket' && resource.Properties?.BucketName !== undefined) {
     return resolveValue(resource.Properties.BucketName, template, local, where);
   }
+  // The queue of webhook delivery tasks is the local stand-in's (local-queue.ts).
+  if (
+    resource?.Type === 'AWS::SQS::Queue' &&
+    resource.Properties?.QueueName === deliveryQueueName(local.stage) &&
+    local.webhookQueueUrl
+  )
+    return local.webhookQueueUrl;
   if (resource?.Type === 'AWS::SecretsManager::Secret') {
     const name = resource.Properties?.Name;
     if (typeof name === 'string' && secretIdOf(local.stage, name)) return localSecretArn(local.region, name);

@@ -86,6 +86,7 @@ export async function startFunctionRuntime(options: StartFunctionRuntimeOptions 
     dynamoEndpoint: required('AWS_ENDPOINT_URL_DYNAMODB'),
     s3Endpoint: required('AWS_ENDPOINT_URL_S3'),
     transcribeEndpoint: required('AWS_ENDPOINT_URL_TRANSCRIBE'),
+    sqs: { endpoint: required('AWS_ENDPOINT_URL_SQS'), queueUrl: required(FUNCTION_ENV.webhookQueueUrl) },
     tables,
     secrets: {
       cursorSecret: {

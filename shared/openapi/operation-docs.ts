@@ -790,6 +790,32 @@ export const operationDocs: Record<RouteId, OperationDocs> = {
       404: noEndpoint,
     },
   },
+  recoverWebhookDeliveries: {
+    description:
+      "Sends the endpoint's failed deliveries again: those of events at or after `since` that ended `failed` are " +
+      '`pending` again with their schedule started over, each under its same `webhook-id` (a receiver that deduplicates ' +
+      'sees nothing twice). At most 1 000 per call; `more` says whether to call again with the same `since`. The ' +
+      'endpoint must be enabled (409 otherwise: a disabled endpoint would refuse them at once). Deliveries are kept 30 days.',
+    requestExamples: { since: example('Since an outage began', { since: '2026-01-02T08:00:00Z' }) },
+    success: {
+      202: {
+        description: 'The failed deliveries are pending again; they are sent from now on.',
+        examples: { recovered: example('Twelve sent again', { recovered: 12, more: false }) },
+      },
+    },
+    errorExamples: {
+      404: noEndpoint,
+      409: {
+        disabled: example(
+          'The endpoint is disabled',
+          error(
+            'Conflict',
+            'Webhook endpoint \'ep_01KE3X2J9F6R4T8W1Y3B5D7G0H\' is disabled (the receiver answered 410 Gone: it no longer takes these events (at 2026-01-02T10:00:00.000Z)): enable it (PATCH with "status": "enabled") before recovering its deliveries.',
+          ),
+        ),
+      },
+    },
+  },
 };
 
 /** One event a tenant's endpoint receives: its body's schema, what it says, and an example. */

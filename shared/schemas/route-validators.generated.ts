@@ -2,7 +2,7 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import type { ParsedJson } from './parsed-json.ts';
 import type { schemaCatalog } from './schema-catalog.ts';
-import { AddInternalNoteBody, CollectionPath, ConversationPath, CreateRecordingUploadBody, CreateWebhookEndpointBody, DocumentBody, DocumentPath, ListDocumentsQuery, ListWebhookDeliveriesQuery, NoQuery, ReportQuery, TenantPath, UpdateWebhookEndpointBody, VocJobPath, WebhookEndpointPath } from './validators.generated.ts';
+import { AddInternalNoteBody, CollectionPath, ConversationPath, CreateRecordingUploadBody, CreateWebhookEndpointBody, DocumentBody, DocumentPath, ListDocumentsQuery, ListWebhookDeliveriesQuery, NoQuery, RecoverWebhookDeliveriesBody, ReportQuery, TenantPath, UpdateWebhookEndpointBody, VocJobPath, WebhookEndpointPath } from './validators.generated.ts';
 
 export const addInternalNote = { id: 'addInternalNote', path: ConversationPath, query: NoQuery, body: AddInternalNoteBody } as const;
 export const listDocuments = { id: 'listDocuments', path: CollectionPath, query: ListDocumentsQuery } as const;
@@ -21,8 +21,9 @@ export const updateWebhookEndpoint = { id: 'updateWebhookEndpoint', path: Webhoo
 export const deleteWebhookEndpoint = { id: 'deleteWebhookEndpoint', path: WebhookEndpointPath, query: NoQuery } as const;
 export const rotateWebhookSecret = { id: 'rotateWebhookSecret', path: WebhookEndpointPath, query: NoQuery } as const;
 export const listWebhookDeliveries = { id: 'listWebhookDeliveries', path: WebhookEndpointPath, query: ListWebhookDeliveriesQuery } as const;
+export const recoverWebhookDeliveries = { id: 'recoverWebhookDeliveries', path: WebhookEndpointPath, query: NoQuery, body: RecoverWebhookDeliveriesBody } as const;
 
-type Input<Id extends 'AddInternalNoteBody' | 'CollectionPath' | 'ConversationPath' | 'CreateRecordingUploadBody' | 'CreateWebhookEndpointBody' | 'DocumentBody' | 'DocumentPath' | 'ListDocumentsQuery' | 'ListWebhookDeliveriesQuery' | 'NoQuery' | 'ReportQuery' | 'TenantPath' | 'UpdateWebhookEndpointBody' | 'VocJobPath' | 'WebhookEndpointPath'> = ParsedJson<FromSchema<(typeof schemaCatalog)[Id]>>;
+type Input<Id extends 'AddInternalNoteBody' | 'CollectionPath' | 'ConversationPath' | 'CreateRecordingUploadBody' | 'CreateWebhookEndpointBody' | 'DocumentBody' | 'DocumentPath' | 'ListDocumentsQuery' | 'ListWebhookDeliveriesQuery' | 'NoQuery' | 'RecoverWebhookDeliveriesBody' | 'ReportQuery' | 'TenantPath' | 'UpdateWebhookEndpointBody' | 'VocJobPath' | 'WebhookEndpointPath'> = ParsedJson<FromSchema<(typeof schemaCatalog)[Id]>>;
 
 /** What each route's validators let through: the handler's `path`, `query` and `body`. */
 export interface RouteInputs {
@@ -43,4 +44,5 @@ export interface RouteInputs {
   deleteWebhookEndpoint: { path: Input<'WebhookEndpointPath'>; query: Input<'NoQuery'>; body: unknown };
   rotateWebhookSecret: { path: Input<'WebhookEndpointPath'>; query: Input<'NoQuery'>; body: unknown };
   listWebhookDeliveries: { path: Input<'WebhookEndpointPath'>; query: Input<'ListWebhookDeliveriesQuery'>; body: unknown };
+  recoverWebhookDeliveries: { path: Input<'WebhookEndpointPath'>; query: Input<'NoQuery'>; body: Input<'RecoverWebhookDeliveriesBody'> };
 }

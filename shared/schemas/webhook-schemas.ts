@@ -244,3 +244,42 @@ export const WebhookDeliveryList = {
     },
   },
 } as const;
+
+/** The most deliveries one recover makes pending again; the answer says whether more remain. */
+export const MAX_RECOVERED_DELIVERIES = 1000;
+
+export const RecoverWebhookDeliveriesBody = {
+  $id: 'RecoverWebhookDeliveriesBody',
+  type: 'object',
+  required: ['since'],
+  additionalProperties: false,
+  properties: {
+    since: {
+      type: 'string',
+      format: 'date-time',
+      maxLength: 30,
+      pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,3})?Z$',
+      description: 'The deliveries of events at or after this instant (UTC, `Z`) that failed are sent again.',
+    },
+  },
+} as const;
+
+export const RecoveredWebhookDeliveries = {
+  $id: 'RecoveredWebhookDeliveries',
+  type: 'object',
+  required: ['recovered', 'more'],
+  additionalProperties: false,
+  properties: {
+    recovered: {
+      type: 'integer',
+      format: 'int32',
+      minimum: 0,
+      maximum: MAX_RECOVERED_DELIVERIES,
+      description: 'How many failed deliveries are pending again, their schedule started over.',
+    },
+    more: {
+      type: 'boolean',
+      description: `Whether more remain (a recover takes at most ${MAX_RECOVERED_DELIVERIES}): ask again with the same \`since\`.`,
+    },
+  },
+} as const;

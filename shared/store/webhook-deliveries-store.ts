@@ -60,6 +60,18 @@ export interface WebhookDeliveriesStore {
    */
   recordAttempt(tenantId: string, key: DeliveryKey, seenAttempts: number, attempt: AttemptRecord): Promise<boolean>;
   /**
+   * Makes the endpoint's deliveries that failed for events at or after `since` pending again, with
+   * no attempt made (the schedule starts over), at most `limit` of them, oldest first: their keys,
+   * and whether more remain.
+   */
+  recover(
+    tenantId: string,
+    endpointId: string,
+    since: string,
+    limit: number,
+    signal?: StopSignal,
+  ): Promise<{ recovered: DeliveryKey[]; more: boolean }>;
+  /**
    * Fails a pending delivery without an attempt (its endpoint was disabled or deleted), saying why;
    * false when another attempt was recorded since `seenAttempts`.
    */
@@ -105,6 +117,48 @@ export function createWebhookDeliveriesStore(client: DynamoDBDocumentClient, tab
         { abortSignal: signal },
       );
       return { deliveries: Items.slice(0, limit).map(toDelivery), more: Items.length > limit };
+    },
+
+    async recover(tenantId, endpointId, since, limit, signal) {
+      const recovered: DeliveryKey[] = [];
+      let start: Record<string, unknown> | undefined;
+      do {
+        const page = await client.send(
+          new QueryCommand({
+            TableName: table,
+            KeyConditionExpression: 'pk = :pk AND sk >= :since',
+            FilterExpression: '#status = :failed',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: { ':pk': partition(tenantId, endpointId), ':since': since, ':failed': 'failed' },
+            ExclusiveStartKey: start,
+            ConsistentRead: true,
+          }),
+          { abortSignal: signal },
+        );
+        for (const item of page.Items ?? []) {
+          if (recovered.length === limit) return { recovered, more: true };
+          const delivery = toDelivery(item);
+          try {
+            await client.send(
+              new UpdateCommand({
+                TableName: table,
+                Key: keyOf(tenantId, delivery),
+                UpdateExpression: 'SET #status = :pending, attempts = :zero REMOVE nextAttemptAt',
+                // Another recover (or nothing at all) may have taken it meanwhile.
+                ConditionExpression: '#status = :failed',
+                ExpressionAttributeNames: { '#status': 'status' },
+                ExpressionAttributeValues: { ':pending': 'pending', ':failed': 'failed', ':zero': 0 },
+              }),
+              { abortSignal: signal },
+            );
+            recovered.push({ endpointId, at: delivery.at, messageId: delivery.messageId });
+          } catch (error) {
+            if (!(error instanceof ConditionalCheckFailedException)) throw error;
+          }
+        }
+        start = page.LastEvaluatedKey;
+      } while (start);
+      return { recovered, more: false };
     },
 
     async record(tenantId, delivery, nowMs) {

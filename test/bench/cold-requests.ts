@@ -225,6 +225,15 @@ const ROUTE_REQUESTS: Record<RouteId, { request: Omit<RouteRequest, 'scopes'>; a
     },
     accepted: [200],
   },
+  recoverWebhookDeliveries: {
+    request: {
+      method: 'POST',
+      path: endpointPath(`/${ENDPOINT}/recover`),
+      pathParameters: endpointParameters,
+      body: JSON.stringify({ since: '2026-01-01T00:00:00Z' }),
+    },
+    accepted: [202],
+  },
   deleteWebhookEndpoint: {
     // The first run deletes the endpoint; the later ones make the same transaction and find it gone.
     request: {
@@ -367,6 +376,8 @@ export async function arrangeColdRequests(
     CXM_KEY_TAG_SECRET_ARN: KEY_TAG_SECRET_ARN,
     // A create per run, up to --runs' hundred, each under the limit.
     [FUNCTION_ENV.webhookMaxEndpoints]: String(MAX_ENDPOINTS_PER_TENANT_LIMIT),
+    // The recover's queue: its cold request recovers nothing, so sends nothing there.
+    [FUNCTION_ENV.webhookQueueUrl]: 'http://127.0.0.1:9/000000000000/cxm-bench-webhook-deliveries',
   };
 
   const documentRequest = JSON.stringify(

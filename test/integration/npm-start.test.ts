@@ -290,6 +290,7 @@ describe('npm start', () => {
           updateWebhookEndpoint: await call('PATCH', endpoint, { description: 'from a bundle' }),
           rotateWebhookSecret: await call('POST', `${endpoint}/rotate-secret`),
           listWebhookDeliveries: await call('GET', `${endpoint}/deliveries`),
+          recoverWebhookDeliveries: await call('POST', `${endpoint}/recover`, { since: '2026-01-01T00:00:00Z' }),
           deleteWebhookEndpoint: await call('DELETE', endpoint),
         };
         expect(statuses).toEqual({
@@ -309,6 +310,7 @@ describe('npm start', () => {
           updateWebhookEndpoint: 200,
           rotateWebhookSecret: 200,
           listWebhookDeliveries: 200,
+          recoverWebhookDeliveries: 202,
           deleteWebhookEndpoint: 204,
         });
         expect(Object.keys(statuses).sort()).toEqual(routes.map((route) => route.id).sort());

@@ -14,6 +14,7 @@ import {
   arrangeAll,
   FIXTURE_COLLECTION,
   FIXTURE_CONVERSATION,
+  FIXTURE_ENDPOINT,
   fixtureCall,
   fixtureOf,
   routeMethodPairs,
@@ -117,6 +118,13 @@ describe('writes', () => {
     }
     const after = await snapshot(tenantB, keyB);
     expect(after).toEqual(before);
+    // The recover's delivery is attempted behind the answer: settled before the next test's snapshots.
+    for (let waited = 0; ; waited += 100) {
+      const { deliveries } = await api.webhookDeliveries.list(tenantA, FIXTURE_ENDPOINT, { limit: 100 });
+      if (deliveries.every((delivery) => delivery.status !== 'pending')) break;
+      if (waited > 15_000) throw new Error(`${tenantA}'s recovered delivery is still pending after 15 s`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
     for (const { text } of Object.values(after.reads)) expect(text).not.toContain(tenantA);
     // The document A just created, asked for by the same id on B's path.
     const getDocument = allRoutes.find((route) => route.id === 'getCurrentDocument')!;

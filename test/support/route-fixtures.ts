@@ -4,6 +4,7 @@
  * their requests from here, so a route added to the table without a fixture fails their guards
  * (and does not compile: the map is typed by route id).
  */
+import { createServer } from 'node:http';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { resolveScope } from '#shared/auth/grant-scope';
 import { shapeRow } from '#shared/domain/reporting/report-rows';
@@ -64,8 +65,22 @@ async function storedDocument(
 const mcpHeaders = { Accept: 'application/json, text/event-stream' };
 
 export const FIXTURE_ENDPOINT = 'ep_fixture';
-/** The loopback receiver a fixture registers: nothing listens there, and nothing is delivered to a fixture. */
-const FIXTURE_RECEIVER = 'http://127.0.0.1:9/cxm';
+/**
+ * The receiver the fixtures' endpoints point at, on this machine: it answers every delivery 204, so
+ * a delivery the suites cause (a recover's) ends at its first attempt instead of being tried again
+ * behind them.
+ */
+async function startFixtureReceiver(): Promise<string> {
+  const server = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => response.writeHead(204).end());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  server.unref();
+  const address = server.address();
+  return `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/cxm`;
+}
+const FIXTURE_RECEIVER = await startFixtureReceiver();
 
 /** A webhook endpoint of `tenantId`, put through the store (outside the tenant's limit of endpoints). */
 async function addEndpoint(api: TestApi, tenantId: string, endpointId: string, description = tenantId): Promise<void> {
@@ -90,6 +105,8 @@ async function addEndpoint(api: TestApi, tenantId: string, endpointId: string, d
 /** The endpoints each DELETE request of a case was given, so that only those count as deleted. */
 const preparedDeletes = new Set<string>();
 const deletedEndpoint = (caseId: string) => `ep_delete-${caseId}`;
+/** The time of each case's failed delivery, which its recover is since. */
+const failedDeliveries = new Map<string, string>();
 /** The fixture endpoint's secret before each rotation of a case. */
 const secretsBefore = new Map<string, string | undefined>();
 
@@ -275,6 +292,44 @@ export const routeFixtures = {
     },
     params: () => ({ endpointId: FIXTURE_ENDPOINT }),
     permitted: { GET: { status: 200, schema: 'WebhookDeliveryList' } },
+  },
+  recoverWebhookDeliveries: {
+    arrange: (api, tenantId) => addEndpoint(api, tenantId, FIXTURE_ENDPOINT),
+    // A failed delivery of the case's own, of an event at the case's own time, which a recover since
+    // then makes pending again.
+    prepare: async (api, tenantId, caseId) => {
+      const at = new Date().toISOString();
+      failedDeliveries.set(`${tenantId}/${caseId}`, at);
+      await api.webhookDeliveries.record(
+        tenantId,
+        {
+          endpointId: FIXTURE_ENDPOINT,
+          at,
+          messageId: `msg_recover-${caseId}`,
+          type: 'voc.job.failed',
+          body: JSON.stringify({ tenantId }),
+          status: 'failed',
+          attempts: 1,
+        },
+        Date.now(),
+      );
+    },
+    params: () => ({ endpointId: FIXTURE_ENDPOINT }),
+    // Without its own delivery (a request made without `prepare`), a time nothing is recovered since.
+    body: (caseId, tenantId) => ({
+      since: failedDeliveries.get(`${tenantId}/${caseId}`) ?? '2999-01-01T00:00:00.000Z',
+    }),
+    permitted: { POST: { status: 202, schema: 'RecoveredWebhookDeliveries' } },
+    wrote: async (api, tenantId, caseId) => {
+      const at = failedDeliveries.get(`${tenantId}/${caseId}`);
+      if (at === undefined) return false;
+      const delivery = await api.webhookDeliveries.get(tenantId, {
+        endpointId: FIXTURE_ENDPOINT,
+        at,
+        messageId: `msg_recover-${caseId}`,
+      });
+      return delivery !== undefined && delivery.status !== 'failed';
+    },
   },
 } satisfies Record<RouteId, RouteFixture>;
 

@@ -46,6 +46,7 @@ import { addGatewayResponses } from './gateway-responses.ts';
 import type { Recordings } from './recordings.ts';
 import { type ReportingBackend, routeBundling } from './reporting-backend-bundling.ts';
 import type { ReportingSearch } from './search.ts';
+import type { Webhooks } from './webhooks.ts';
 
 /** How a function learns where its secret is (shared/secrets/cursor-keys.ts and key-tag-secrets.ts read it). */
 const SECRET_ENV: Record<SecretId, string> = {
@@ -64,6 +65,8 @@ export interface ApiProps {
   /** The search domain, on stages whose reporting lists read OpenSearch. */
   search?: ReportingSearch;
   recordings: Recordings;
+  /** The queue of webhook delivery tasks, for the routes that send to it (`webhookQueue`). */
+  webhooks: Webhooks;
 }
 
 export class Api extends Construct {
@@ -76,7 +79,7 @@ export class Api extends Construct {
   /** Route id -> its function, for tests and for wiring alarms later. */
   readonly routeFunctions: ReadonlyMap<string, ApiFunction>;
 
-  constructor(scope: Construct, id: string, { config, tables, search, recordings }: ApiProps) {
+  constructor(scope: Construct, id: string, { config, tables, search, recordings, webhooks }: ApiProps) {
     super(scope, id);
     const { stage } = config;
 
@@ -222,6 +225,10 @@ export class Api extends Construct {
         const max = String(config.webhooks.maxEndpointsPerTenant);
         maxEndpointsPerTenant({ [FUNCTION_ENV.webhookMaxEndpoints]: max }); // a bad stage setting fails the synthesis
         fn.addEnvironment(FUNCTION_ENV.webhookMaxEndpoints, max);
+      }
+      if (route.webhookQueue) {
+        fn.addEnvironment(FUNCTION_ENV.webhookQueueUrl, webhooks.queue.queueUrl);
+        webhooks.queue.grantSendMessages(fn);
       }
       grantSecrets(fn, route.secrets ?? []);
       // Console test-invoke is not needed; the permission stays scoped to the deployed stage.

@@ -12,6 +12,7 @@ import { FilterCriteria, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { RETRY_SCHEDULE_MS } from '#shared/domain/webhooks/retry-schedule';
 import type { WebhookTargetRules } from '#shared/domain/webhooks/webhook-target';
 import { FUNCTION_ENV } from '#shared/function-env';
 import type { TableAccess } from '#shared/routes';
@@ -100,7 +101,12 @@ export class Webhooks extends Construct {
       description: 'Tenant webhooks: one signed attempt per queued task, the next one queued when it failed',
       timeout: DELIVERY_TIMEOUT,
       config,
-      environment: { ...environment, [FUNCTION_ENV.webhookTargets]: 'stage' satisfies WebhookTargetRules },
+      environment: {
+        ...environment,
+        [FUNCTION_ENV.webhookTargets]: 'stage' satisfies WebhookTargetRules,
+        // The schedule, stated in the function's configuration (a local stage may shorten it).
+        [FUNCTION_ENV.webhookRetrySchedule]: RETRY_SCHEDULE_MS.join(','),
+      },
     });
     for (const [tableId, access] of Object.entries(WEBHOOK_DELIVERY.tables) as [TableId, TableAccess][])
       this.delivery.bindTable(tables[tableId], access);

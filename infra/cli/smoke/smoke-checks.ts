@@ -387,6 +387,21 @@ function routeChecks({ tenant, seed, runId }: SmokePlan): Record<RouteId, SmokeC
         inspect: seed ? undefined : expectCode('NotFound'),
       },
     ],
+    recoverWebhookDeliveries: [
+      {
+        // The smoke endpoint is disabled, so that nothing is ever sent to it: recovering refuses.
+        name: seed ? 'recover webhook deliveries, endpoint disabled' : 'recover webhook deliveries, no such endpoint',
+        route: 'recoverWebhookDeliveries',
+        request: {
+          method: 'POST',
+          path: at('recoverWebhookDeliveries', { endpointId: seed?.endpointId ?? absent }),
+          withKey: true,
+          body: { since: new Date(Date.now() - 3_600_000).toISOString() },
+        },
+        expectStatus: [seed ? 409 : 404],
+        inspect: expectCode(seed ? 'Conflict' : 'NotFound'),
+      },
+    ],
     deleteWebhookEndpoint: [
       {
         // The smoke endpoint stays for the next run: an endpoint that does not exist proves the route.
