@@ -5,9 +5,9 @@ import {
   ENDPOINT_DESCRIPTION_MAX_LENGTH,
   ENDPOINT_STATUSES,
   MAX_ENDPOINTS_PER_TENANT_LIMIT,
+  WEBHOOK_URL_MAX_LENGTH,
 } from '#shared/domain/webhooks/webhook-endpoint';
 import { WEBHOOK_EVENT_TYPES } from '#shared/domain/webhooks/webhook-events';
-import { WEBHOOK_URL_MAX_LENGTH } from '#shared/domain/webhooks/webhook-target';
 import { resourceIdParam, tenantIdParam } from './identifiers.ts';
 
 export const WebhookEndpointPath = {

@@ -17,6 +17,7 @@ import { PROJECT_ROOT } from '#infra/project-root';
 import { FUNCTION_ENV } from '#shared/function-env';
 import { RECORDING_PROCESSOR } from '#shared/recording-events';
 import { AUTHORIZER_HANDLER, type RouteSpec, routes } from '#shared/routes';
+import { WEBHOOK_DELIVERY, WEBHOOK_FAN_OUT } from '#shared/webhook-functions';
 import { round } from './bench-stats.ts';
 import { PEER_HANDLERS } from './peers/peer-handlers.ts';
 
@@ -144,6 +145,8 @@ export const validatorCount = Object.keys(validators).length;`,
     { name: OPENAPI_DOCUMENT_OPERATION, kind: 'api', entry: OPENAPI_DOCUMENT_HANDLER },
     { name: 'reportingIndexer', kind: 'stream', entry: INDEXER_HANDLER },
     { name: RECORDING_PROCESSOR.id, kind: 'stream', entry: RECORDING_PROCESSOR.handler },
+    { name: WEBHOOK_FAN_OUT.id, kind: 'stream', entry: WEBHOOK_FAN_OUT.handler },
+    { name: WEBHOOK_DELIVERY.id, kind: 'stream', entry: WEBHOOK_DELIVERY.handler },
     // Peers are measured by the cold-start section only.
     ...(withPeers
       ? PEER_HANDLERS.map(

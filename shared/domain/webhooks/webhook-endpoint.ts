@@ -15,6 +15,8 @@ export type EndpointStatus = (typeof ENDPOINT_STATUSES)[number];
 export const DEFAULT_MAX_ENDPOINTS_PER_TENANT = 20;
 /** The most a stage may allow: a tenant's endpoints are read whole for every event it has. */
 export const MAX_ENDPOINTS_PER_TENANT_LIMIT = 100;
+/** The longest URL an endpoint may have (held by the schemas; webhook-target.ts says why it is refused). */
+export const WEBHOOK_URL_MAX_LENGTH = 2048;
 /** A description is a note for the tenant's operators. */
 export const ENDPOINT_DESCRIPTION_MAX_LENGTH = 512;
 

@@ -9,11 +9,10 @@
  * 127.0.0.1, localhost and [::1] are allowed as well.
  */
 import ipaddr from 'ipaddr.js';
+import { WEBHOOK_URL_MAX_LENGTH } from './webhook-endpoint.ts';
 
 /** Which targets are allowed: a deployed stage's, or the local runtime's. */
 export type WebhookTargetRules = 'stage' | 'local';
-
-export const WEBHOOK_URL_MAX_LENGTH = 2048;
 
 const LOOPBACK_NAMES = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
