@@ -33,6 +33,8 @@ export interface StreamReaders {
 }
 
 const BATCH = 10;
+/** Failed rounds in a row after which reading is reported as failing. */
+const LASTING_FAILURE_ROUNDS = 5;
 /** Rounds between two looks for new shards. */
 const DESCRIBE_EVERY = 8;
 const RETRY_DELAYS_MS = [1000, 2000];
@@ -160,7 +162,19 @@ export function startStreamReaders(
     }
   }
 
-  const pollReporting = () => poll().catch((error: unknown) => report('reading the table streams failed', error));
+  // A round that fails is tried again at the next: DynamoDB Local may be busy or, at a stop, gone
+  // already. Only failures that last are worth a line.
+  let failedRounds = 0;
+  const pollReporting = () =>
+    poll().then(
+      () => {
+        failedRounds = 0;
+      },
+      (error: unknown) => {
+        if (stopped || ++failedRounds !== LASTING_FAILURE_ROUNDS) return;
+        report(`reading the table streams failed ${failedRounds} times in a row; still trying`, error);
+      },
+    );
   // The first round takes each stream's place (LATEST) before anything waits on `ready`.
   busy = pollReporting();
   const ready = busy;
