@@ -154,11 +154,12 @@ describe('GET /docs in Chromium', () => {
       operations.map((operation) => ['operations', operation.tags[0]!, operation.operationId]),
     );
     await expect
-      .poll(() => page.locator('.opblock .responses-wrapper').count(), { timeout: 40_000 })
+      .poll(() => page.locator('.opblock .responses-wrapper').count(), { timeout: 90_000 })
       .toBe(operations.length);
     await expectClean(watched);
     await page.close();
-  });
+    // Rendering every operation open takes Chromium 30-60 s on two busy cores, and grows with the API.
+  }, 150_000);
 
   it('keeps to its CSP with every schema opened', async () => {
     const document = await openApiDocument();
@@ -172,7 +173,8 @@ describe('GET /docs in Chromium', () => {
       await schema.locator('> .json-schema-2020-12-head .json-schema-2020-12-expand-deep-button').click();
     await expectClean(watched);
     await page.close();
-  });
+    // As the operations: 30-55 s on two busy cores, growing with the schemas.
+  }, 150_000);
 
   it('"Try it out": authorizes with a key and calls the local gateway from the page', async () => {
     const tenant = uniqueTenant('docs');
