@@ -16,7 +16,7 @@ import { webhookHeaders } from '#shared/domain/webhooks/sign-webhook';
 import { signingSecretsAt } from '#shared/domain/webhooks/signing-secrets';
 import type { DeliveryKey } from '#shared/domain/webhooks/webhook-delivery';
 import type { WebhookTargetRules } from '#shared/domain/webhooks/webhook-target';
-import type { WebhookDeliveriesStore } from '#shared/store/webhook-deliveries-store';
+import type { AttemptRecord, WebhookDeliveriesStore } from '#shared/store/webhook-deliveries-store';
 import type { WebhookEndpointsStore } from '#shared/store/webhook-endpoints-store';
 import { type PostWebhookOptions, postWebhook } from './post-webhook.ts';
 
@@ -70,24 +70,20 @@ export async function deliverMessage(
   const at = new Date(endedAt).toISOString();
   const attempts = delivery.attempts + 1;
   const step = nextStep(attempts, outcome, deps.schedule ?? RETRY_SCHEDULE_MS);
-  const lastStatus = outcome.kind === 'delivered' ? outcome.status : outcome.kind === 'gone' ? 410 : outcome.status;
+  const lastStatus = outcome.kind === 'gone' ? 410 : outcome.status;
   const lastError = outcome.kind === 'failed' ? outcome.reason : undefined;
+  // The attempt's record, on condition that no other attempt was recorded since the read.
+  const record = (fields: Pick<AttemptRecord, 'status' | 'lastError' | 'nextAttemptAt'>) =>
+    deps.deliveries.recordAttempt(tenantId, key, delivery.attempts, { at, lastStatus, ...fields });
+  const fail = (reason: string) => record({ status: 'failed', lastError: reason });
 
   if (step.kind === 'done') {
-    if (
-      !(await deps.deliveries.recordAttempt(tenantId, key, delivery.attempts, { status: 'delivered', at, lastStatus }))
-    )
-      return { kind: 'done' };
-    if (endpoint.failingSince !== undefined) await deps.endpoints.noteSuccess(tenantId, endpoint.id);
+    if ((await record({ status: 'delivered' })) && endpoint.failingSince !== undefined)
+      await deps.endpoints.noteSuccess(tenantId, endpoint.id);
     return { kind: 'done' };
   }
   if (step.kind === 'disable-endpoint') {
-    await deps.deliveries.recordAttempt(tenantId, key, delivery.attempts, {
-      status: 'failed',
-      at,
-      lastStatus,
-      lastError: step.reason,
-    });
+    await fail(step.reason);
     await deps.endpoints.disable(tenantId, endpoint.id, step.reason, new Date(endedAt));
     return { kind: 'done' };
   }
@@ -95,28 +91,16 @@ export async function deliverMessage(
   const failingSince = await deps.endpoints.noteFailure(tenantId, endpoint.id, endedAt);
   if (failingSince !== undefined && endpointFailedTooLong(failingSince, endedAt)) {
     const reason = `its deliveries have failed for 5 days, since ${new Date(failingSince).toISOString()}`;
-    await deps.deliveries.recordAttempt(tenantId, key, delivery.attempts, {
-      status: 'failed',
-      at,
-      lastStatus,
-      lastError: `${lastError}; the endpoint is disabled: ${reason}`,
-    });
+    await fail(`${lastError}; the endpoint is disabled: ${reason}`);
     await deps.endpoints.disable(tenantId, endpoint.id, reason, new Date(endedAt));
     return { kind: 'done' };
   }
   if (step.kind === 'give-up') {
-    await deps.deliveries.recordAttempt(tenantId, key, delivery.attempts, {
-      status: 'failed',
-      at,
-      lastStatus,
-      lastError: step.reason,
-    });
+    await fail(step.reason);
     return { kind: 'done' };
   }
-  const recorded = await deps.deliveries.recordAttempt(tenantId, key, delivery.attempts, {
+  const recorded = await record({
     status: 'pending',
-    at,
-    lastStatus,
     lastError,
     nextAttemptAt: new Date(endedAt + step.afterMs).toISOString(),
   });
