@@ -13,7 +13,7 @@ import type { WebhookDeliveriesStore } from '#shared/store/webhook-deliveries-st
 import type { WebhookEndpointsStore } from '#shared/store/webhook-endpoints-store';
 
 export interface FanOutDeps {
-  endpoints: WebhookEndpointsStore;
+  endpoints: Pick<WebhookEndpointsStore, 'list'>;
   deliveries: WebhookDeliveriesStore;
   now?: () => number;
 }

@@ -1,8 +1,8 @@
 /**
  * What the two webhook functions do with a batch, apart from where their stores and queue are:
- * the fan-out turns the stream records that are events into deliveries and queues their tasks, in
- * order, stopping at the first record that fails (reported, so the stream gives it again with those
- * after it: nothing skipped, and a record given twice makes no second delivery); the delivery
+ * the fan-out turns the stream records that are events into deliveries and queues their tasks,
+ * up to the first record that failed (reported, so the stream gives it again with those after it:
+ * nothing skipped, and a record given twice makes no second delivery); the delivery
  * function makes the attempt each task asks for, side by side, queues the next attempt of those
  * that failed, and reports the tasks it could not settle, which the queue gives again.
  */
@@ -18,6 +18,9 @@ import { type FanOutDeps, fanOutEvent } from './fan-out-event.ts';
 
 /**
  * The fan-out of a batch of stream records; `tableOf` names the table a record's stream is of.
+ * The records are turned into deliveries side by side, each tenant's endpoints read once for the
+ * batch, and the tasks of the records before the first that failed are queued in one go: a batch
+ * costs the time of its slowest record, not the sum of all.
  *
  * @example return fanOutRecords({ endpoints, deliveries, queue, logger }, event.Records, tableOfStream);
  */
@@ -26,19 +29,39 @@ export async function fanOutRecords(
   records: readonly DynamoDBRecord[],
   tableOf: (record: DynamoDBRecord) => TableId | undefined,
 ): Promise<DynamoDBBatchResponse> {
-  for (const record of records) {
-    try {
+  const listed = new Map<string, ReturnType<FanOutDeps['endpoints']['list']>>();
+  const endpoints: FanOutDeps['endpoints'] = {
+    list: (tenantId) => {
+      const found = listed.get(tenantId) ?? deps.endpoints.list(tenantId);
+      listed.set(tenantId, found);
+      return found;
+    },
+  };
+  const outcomes = await Promise.allSettled(
+    records.map(async (record) => {
       const table = tableOf(record);
       const found =
         table === undefined ? undefined : webhookEventOf(table, record as Parameters<typeof webhookEventOf>[1]);
-      if (!found) continue;
-      const tasks = await fanOutEvent(deps, found.tenantId, found.event);
-      await deps.queue.send(tasks, 0);
-    } catch (error) {
-      deps.logger.error('a stream record left for retry', { error, eventID: record.eventID });
-      return { batchItemFailures: [{ itemIdentifier: record.dynamodb?.SequenceNumber ?? '' }] };
-    }
+      return found ? fanOutEvent({ ...deps, endpoints }, found.tenantId, found.event) : [];
+    }),
+  );
+  const failed = outcomes.findIndex((outcome) => outcome.status === 'rejected');
+  const settled = failed < 0 ? outcomes : outcomes.slice(0, failed);
+  const retryFrom = (index: number, error: unknown) => {
+    const record = records[index]!;
+    deps.logger.error('a stream record left for retry', { error, eventID: record.eventID });
+    // The stream gives it again with every record after it; those already kept make no second delivery.
+    return { batchItemFailures: [{ itemIdentifier: record.dynamodb?.SequenceNumber ?? '' }] };
+  };
+  try {
+    await deps.queue.send(
+      settled.flatMap((outcome) => (outcome.status === 'fulfilled' ? outcome.value : [])),
+      0,
+    );
+  } catch (error) {
+    return retryFrom(0, error);
   }
+  if (failed >= 0) return retryFrom(failed, (outcomes[failed] as PromiseRejectedResult).reason);
   return { batchItemFailures: [] };
 }
 

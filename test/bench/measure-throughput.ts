@@ -20,13 +20,17 @@ export interface BenchServer {
   stop(): void;
 }
 
-/** Starts one side in its own process; `track` hears of the child so the bench can kill it on exit. */
+/**
+ * Starts one side in its own process, with the bench's environment and `env` on top; `track`
+ * hears of the child so the bench can kill it on exit.
+ */
 export async function startBenchServer(
   mode: 'gateway' | 'bare',
   track: (child: ChildProcess) => void,
+  env: NodeJS.ProcessEnv = {},
 ): Promise<BenchServer> {
   const child = spawn(process.execPath, ['--import', 'tsx', SERVER_SCRIPT, mode], {
-    env: process.env,
+    env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   track(child);

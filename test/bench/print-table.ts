@@ -15,6 +15,7 @@ import type { ImportFigures } from './measure-import.ts';
 import type { PaginationFigures, ReportingTotalsFigures } from './measure-pagination.ts';
 import type { ThroughputReport } from './measure-throughput.ts';
 import type { WarmOverheadReport } from './measure-warm-overhead.ts';
+import type { WebhooksFigures } from './measure-webhooks.ts';
 
 /** Which Node measured what: the sections' figures depend on its version. */
 export type BenchNode = Omit<LambdaNode, 'execPath'> & {
@@ -38,6 +39,8 @@ export interface BenchReport {
   authorizerScale: AuthorizerScaleFigures | null;
   /** The real `cxm import`'s rows per second into DynamoDB Local, and its peak memory on a large file. */
   import: ImportFigures | null;
+  /** Notes to a receiver failing a fifth of attempts: none lost, each verified, commit to receipt. */
+  webhooks: WebhooksFigures | null;
 }
 
 /** Columns padded to their widest cell; a column whose header starts with `>` is right-aligned. */
@@ -149,6 +152,7 @@ function nodeHeader(report: BenchReport): string {
     report.throughput && 'throughput',
     report.authorizerScale && 'authorizer scale',
     report.import && 'import',
+    report.webhooks && 'webhooks',
   ].filter(Boolean);
   const parts = [
     onMeasured.length > 0 &&
@@ -300,6 +304,35 @@ function importSection(report: ImportFigures): string {
   ].join('\n');
 }
 
+function webhooksSection(report: WebhooksFigures): string {
+  return [
+    `Webhooks: ${report.notes} notes through the local gateway (${report.concurrency} at a time: ${(report.notes / report.addSeconds).toFixed(0)} a second for ${report.addSeconds} s), delivered from DynamoDB Local's stream through the fan-out, the queue and the delivery function to a receiver verifying each attempt with standardwebhooks and answering ${Math.round(report.failureRate * 100)} % of them 500 at random (schedule ${report.scheduleMs.join(', ')} ms; all acknowledged ${report.totalSeconds} s after the first note)`,
+    formatTable(
+      ['figure', '>value', 'goal'],
+      [
+        [
+          'distinct webhook-ids acknowledged / notes',
+          `${report.acknowledgedIds} / ${report.notes}`,
+          formatGoal(report.goals.noneLost, ' lost'),
+        ],
+        [
+          'attempts wrong (signature, body, id of no note, two ids for a note)',
+          String(report.wrong),
+          formatGoal(report.goals.allRight, ''),
+        ],
+        ['attempts / of them answered 500 on purpose', `${report.attempts} / ${report.failedOnPurpose}`, ''],
+        ['attempts after an acknowledgement (at least once)', String(report.afterAcknowledged), ''],
+        ['commit to first receipt, p50 / p99', `${report.firstReceipt.p50Ms} / ${report.firstReceipt.p99Ms} ms`, ''],
+        [
+          'commit to first acknowledgement, p50 / p99',
+          `${report.acknowledged.p50Ms} / ${report.acknowledged.p99Ms} ms`,
+          '',
+        ],
+      ],
+    ),
+  ].join('\n');
+}
+
 /** Every goal of the report with its name, for the summary line. */
 export function goals(report: BenchReport): Array<{ name: string; goal: Goal }> {
   const found: Array<{ name: string; goal: Goal }> = [];
@@ -326,6 +359,10 @@ export function goals(report: BenchReport): Array<{ name: string; goal: Goal }> 
   }
   if (report.authorizerScale) found.push({ name: 'authorizer scale', goal: report.authorizerScale.goal });
   if (report.import) found.push({ name: 'import peak memory', goal: report.import.goal });
+  if (report.webhooks) {
+    found.push({ name: 'webhooks none lost', goal: report.webhooks.goals.noneLost });
+    found.push({ name: 'webhooks all verified', goal: report.webhooks.goals.allRight });
+  }
   return found;
 }
 
@@ -340,6 +377,7 @@ export function formatReport(report: BenchReport): string {
     report.pagination && paginationSection(report.pagination, report.reportingTotals),
     report.authorizerScale && authorizerScaleSection(report.authorizerScale),
     report.import && importSection(report.import),
+    report.webhooks && webhooksSection(report.webhooks),
   ].filter((section): section is string => Boolean(section));
   const all = goals(report);
   const missed = all.filter(({ goal }) => !goal.met).map(({ name }) => name);

@@ -21,6 +21,7 @@ import { pointAtLocalDynamo } from '#infra/local/point-at-local-dynamo';
 import { issueKey } from '#shared/auth/issue-key';
 import { conversationWithDefaults } from '#shared/domain/notes/conversation';
 import { parseWholeNumber } from '#shared/domain/parse-whole-number';
+import { FUNCTION_ENV } from '#shared/function-env';
 import { documentClient } from '#shared/store/dynamo-client';
 import type { TableId } from '#shared/store/table-specs';
 import { bindTableStores } from '#shared/store/table-stores';
@@ -43,6 +44,7 @@ import { measureImport } from './measure-import.ts';
 import { measurePagination } from './measure-pagination.ts';
 import { type BenchServer, measureThroughput, startBenchServer } from './measure-throughput.ts';
 import { measureWarmOverheadOn } from './measure-warm-overhead.ts';
+import { BENCH_WEBHOOK_SCHEDULE_MS, measureWebhooks } from './measure-webhooks.ts';
 import { type BenchReport, formatJson, formatReport } from './print-table.ts';
 
 const SECTIONS = [
@@ -54,6 +56,7 @@ const SECTIONS = [
   'pagination',
   'authorizerScale',
   'import',
+  'webhooks',
 ] as const;
 type Section = (typeof SECTIONS)[number];
 
@@ -74,6 +77,7 @@ const SIZES = {
     distinctNotes: 1000,
     authScale: { keys: 1000, uses: 5, concurrency: 20 },
     import: { rows: 100_000, rssRows: 500_000 },
+    webhooks: { notes: 1000, concurrency: 2 },
   },
   quick: {
     coldStartRuns: 3,
@@ -90,6 +94,7 @@ const SIZES = {
     distinctNotes: 200,
     authScale: { keys: 200, uses: 5, concurrency: 20 },
     import: { rows: 5_000, rssRows: 50_000 },
+    webhooks: { notes: 200, concurrency: 2 },
   },
 };
 
@@ -106,7 +111,7 @@ function parseOptions(argv: string[]) {
   });
   if (values.help) {
     process.stdout.write(
-      'npm run bench [-- --json] [--quick] [--runs <cold-start runs>] [--only coldStart,bundles,bodyCheck,warmOverhead,throughput,pagination,authorizerScale,import]\n',
+      'npm run bench [-- --json] [--quick] [--runs <cold-start runs>] [--only coldStart,bundles,bodyCheck,warmOverhead,throughput,pagination,authorizerScale,import,webhooks]\n',
     );
     process.exit(0);
   }
@@ -202,6 +207,7 @@ async function main(): Promise<number> {
     reportingTotals: null,
     authorizerScale: null,
     import: null,
+    webhooks: null,
   };
   progress(
     `${options.quick ? 'quick' : 'full'} run on ${availableParallelism()} cores; measured processes on node ${node.version}${node.pinned ? " (Lambda's)" : ''}, the bench on ${process.version}`,
@@ -222,7 +228,7 @@ async function main(): Promise<number> {
       report.bodyCheck = await measureBodyCheck(node.execPath, sizes.bodyCheckRepeats, resources.track);
     }
     if (
-      !['coldStart', 'warmOverhead', 'throughput', 'pagination', 'authorizerScale', 'import'].some((name) =>
+      !['coldStart', 'warmOverhead', 'throughput', 'pagination', 'authorizerScale', 'import', 'webhooks'].some((name) =>
         sections.has(name as Section),
       )
     )
@@ -289,6 +295,31 @@ async function main(): Promise<number> {
         progress,
         resources.track,
       );
+    // Before the throughput runs too: a delivery's latency should not measure a table grown by them.
+    if (sections.has('webhooks')) {
+      progress('webhooks: starting a local gateway with a schedule of seconds');
+      const gateway = await startBenchServer('gateway', resources.track, {
+        [FUNCTION_ENV.webhookRetrySchedule]: BENCH_WEBHOOK_SCHEDULE_MS.join(','),
+      });
+      try {
+        const key = (
+          await issueKey(
+            stores.keys,
+            {
+              tenants: [BENCH_TENANT],
+              scopes: ['cxm:conversations.write', 'webhooks:endpoints.write'],
+              name: 'bench webhooks',
+            },
+            { tagSecret: BENCH_KEY_TAG_SECRET },
+          )
+        ).key;
+        report.webhooks = await measureWebhooks(gateway.url, key, sizes.webhooks, progress, (id) =>
+          stores.conversations.putConversation(BENCH_TENANT, conversationWithDefaults({ id })),
+        );
+      } finally {
+        gateway.stop();
+      }
+    }
     if (sections.has('warmOverhead')) {
       progress(`warm overhead: in a process of node ${node.version}`);
       report.warmOverhead = await measureWarmOverheadOn(

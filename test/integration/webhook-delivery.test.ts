@@ -410,6 +410,67 @@ describe("the functions' batches, from the tables' own streams", () => {
     });
   });
 
+  it('a record whose fan-out fails is reported with those after it given again: the ones before are queued, none is kept twice, none lost', async () => {
+    const tenant = uniqueTenant('fan-fails');
+    const secret = newWebhookSecret();
+    const got = await receiver([secret]);
+    await addEndpoint(tenant, got.url, ['note.created'], { secrets: { current: secret } });
+    await stores.conversations.putConversation(tenant, conversationWithDefaults({ id: 'conv-1' }));
+    for (const id of ['n-1', 'n-2', 'n-3'])
+      await stores.conversations.addNote(tenant, 'conv-1', { ...buildNote(id, new Date()), body: id }, new Date());
+    const records = await streamRecords('conversations', tenant);
+    expect(records).toHaveLength(3);
+    const sequenceOf = (index: number) => records[index]!.dynamodb?.SequenceNumber;
+
+    // The second note's delivery cannot be kept once; the first and third are kept side by side with it.
+    let failOnce = true;
+    const flaky = {
+      ...stores.webhookDeliveries,
+      record: (...args: Parameters<typeof stores.webhookDeliveries.record>) => {
+        if (failOnce && args[1].body.includes('"n-2"')) {
+          failOnce = false;
+          return Promise.reject(new Error('store busy'));
+        }
+        return stores.webhookDeliveries.record(...args);
+      },
+    };
+    const queue = memoryQueue();
+    const fanOut = { endpoints: stores.webhookEndpoints, deliveries: flaky, queue, logger };
+    expect(await fanOutRecords(fanOut, records as never, () => 'conversations')).toEqual({
+      batchItemFailures: [{ itemIdentifier: sequenceOf(1) }],
+    });
+    const queuedNotes = () =>
+      queue.held.map((held) => (parseDeliveryTask(held.body) ?? { key: { messageId: '' } }).key.messageId);
+    expect(queue.held).toHaveLength(1);
+
+    // The stream gives the batch again from the failed record, as Lambda does.
+    expect(await fanOutRecords(fanOut, records.slice(1) as never, () => 'conversations')).toEqual({
+      batchItemFailures: [],
+    });
+    expect(new Set(queuedNotes()).size).toBe(3);
+    const sqsRecords = queue.held.map((held, index) => ({ messageId: `m-${index}`, body: held.body }));
+    await deliverQueuedTasks({ ...deps, queue: memoryQueue(), logger }, sqsRecords as never);
+    const bodies = got.receipts.map((receipt) => (receipt.body as { data: { note: { id: string } } }).data.note.id);
+    expect(bodies.sort()).toEqual(['n-1', 'n-2', 'n-3']);
+    expect(new Set(got.receipts.map((receipt) => receipt.id)).size).toBe(3);
+
+    // A queue that refuses the tasks fails the batch from its first record, and a second pass queues them all.
+    const refusing = { ...fanOut, queue: { send: () => Promise.reject(new Error('queue down')) } };
+    const again = await addEndpoint(tenant, got.url, ['note.created'], { secrets: { current: secret } });
+    expect(await fanOutRecords(refusing, records as never, () => 'conversations')).toEqual({
+      batchItemFailures: [{ itemIdentifier: sequenceOf(0) }],
+    });
+    const retried = memoryQueue();
+    expect(await fanOutRecords({ ...fanOut, queue: retried }, records as never, () => 'conversations')).toEqual({
+      batchItemFailures: [],
+    });
+    expect(retried.held.map((held) => parseDeliveryTask(held.body)?.key.endpointId)).toEqual([
+      again.id,
+      again.id,
+      again.id,
+    ]);
+  });
+
   it('a failed attempt queues its task again with the wait; a message that is no task is dropped, a store fault is left for the queue', async () => {
     const tenant = uniqueTenant('batches');
     const secret = newWebhookSecret();

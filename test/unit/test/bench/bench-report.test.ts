@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { atLeast, atMost, median, pairedDifference, pairedRatio, round } from '#test/bench/bench-stats';
 import { withPeerStandings } from '#test/bench/compare-peers';
 import { type ColdStartEntry, withColdRequestGoals } from '#test/bench/measure-cold-start';
+import type { WebhooksFigures } from '#test/bench/measure-webhooks';
 import { type BenchReport, formatJson, formatReport, formatTable, goals, peersSummary } from '#test/bench/print-table';
 
 describe('bench statistics', () => {
@@ -78,6 +79,7 @@ const report: BenchReport = {
   reportingTotals: null,
   authorizerScale: null,
   import: null,
+  webhooks: null,
 };
 
 describe('bench output', () => {
@@ -107,6 +109,7 @@ describe('bench output', () => {
       'reportingTotals',
       'authorizerScale',
       'import',
+      'webhooks',
     ]);
   });
 
@@ -288,5 +291,48 @@ describe('bench peers', () => {
         functions: report.coldStart!.functions.filter((entry) => entry.kind !== 'peer'),
       }),
     ).toBeUndefined();
+  });
+});
+
+describe('bench webhooks', () => {
+  const figures: WebhooksFigures = {
+    notes: 1000,
+    concurrency: 10,
+    failureRate: 0.2,
+    scheduleMs: [0, 1000, 1000],
+    addSeconds: 4.2,
+    totalSeconds: 9.8,
+    attempts: 1251,
+    failedOnPurpose: 251,
+    acknowledgedIds: 1000,
+    lost: 0,
+    wrong: 0,
+    afterAcknowledged: 0,
+    firstReceipt: { p50Ms: 420, p99Ms: 910 },
+    acknowledged: { p50Ms: 460, p99Ms: 2900 },
+    goals: { noneLost: atMost(0, 0), allRight: atMost(0, 0) },
+  };
+  const withWebhooks: BenchReport = { ...report, coldStart: null, warmOverhead: null, webhooks: figures };
+
+  it("prints its own section with the ids, the attempts and the latencies, on the bench's Node", () => {
+    const printed = formatReport(withWebhooks);
+    expect(printed.split('\n')[0]).toContain('webhooks on the bench');
+    const section = printed.split('\n\n').find((part) => part.startsWith('Webhooks:'))!;
+    expect(section).toContain('1000 notes through the local gateway');
+    expect(section).toContain('answering 20 % of them 500 at random (schedule 0, 1000, 1000 ms');
+    expect(section).toMatch(/distinct webhook-ids acknowledged \/ notes\s+1000 \/ 1000\s+<= 0 lost met/);
+    expect(section).toMatch(/commit to first receipt, p50 \/ p99\s+420 \/ 910 ms/);
+    expect(section).toMatch(/commit to first acknowledgement, p50 \/ p99\s+460 \/ 2900 ms/);
+  });
+
+  it('counts a lost note and a wrong attempt as goals not met', () => {
+    expect(goals(withWebhooks).map(({ name, goal }) => [name, goal.met])).toEqual([
+      ['webhooks none lost', true],
+      ['webhooks all verified', true],
+    ]);
+    const bad = { ...figures, lost: 1, wrong: 2, goals: { noneLost: atMost(1, 0), allRight: atMost(2, 0) } };
+    expect(formatReport({ ...withWebhooks, webhooks: bad })).toContain(
+      'Goals: 0 of 2 met; not met: webhooks none lost, webhooks all verified.',
+    );
   });
 });
