@@ -277,7 +277,7 @@ async function indexActive(client: DynamoDBClient, table: string, index: string)
   throw new StartupError(`the index ${index} added to the local table ${table} did not become active within a minute`);
 }
 
-/** Creates every table of the shared specs that does not exist yet, and adds the indexes an older one lacks; returns their names. */
+/** Creates every table of the shared specs that does not exist yet, and adds the indexes and the stream an older one lacks; returns their names. */
 export async function createTables(
   { endpoint, credentials }: LocalDynamoConnection,
   stage: string,
@@ -297,6 +297,22 @@ export async function createTables(
           if (indexes.has(index.name)) continue;
           await client.send(new UpdateTableCommand(addIndexInput(spec, name, index)));
           await indexActive(client, name, index.name);
+        }
+        // And from before its stream (the webhooks read documents and jobs): one of another view
+        // is turned off first, as DynamoDB changes a stream's view in no other way.
+        const stream = Table?.StreamSpecification;
+        const has = stream?.StreamEnabled ? stream.StreamViewType : undefined;
+        if (spec.stream && has !== spec.stream) {
+          if (has)
+            await client.send(
+              new UpdateTableCommand({ TableName: name, StreamSpecification: { StreamEnabled: false } }),
+            );
+          await client.send(
+            new UpdateTableCommand({
+              TableName: name,
+              StreamSpecification: { StreamEnabled: true, StreamViewType: spec.stream },
+            }),
+          );
         }
         continue;
       }

@@ -358,16 +358,30 @@ describe('the sweep: an analysis whose state change never came', () => {
   });
 });
 
-describe('a local data folder from before the index of open jobs', () => {
-  it('its jobs table gets the index when the local runtime starts, as a deploy adds it', async () => {
+describe('a local data folder from before the index of open jobs and the streams of webhooks', () => {
+  it('its tables get the index and the streams when the local runtime starts, as a deploy adds them', async () => {
     const store = workerDynamo();
     const stage = `upgrade${Date.now().toString(36)}`;
     const name = physicalTableName(stage, 'vocJobs');
+    const documents = physicalTableName(stage, 'documents');
     const raw = new DynamoDBClient({ endpoint: store.endpoint, region: LOCAL_REGION, credentials: store.credentials });
-    await raw.send(new CreateTableCommand(createTableInput({ ...tableSpecs.vocJobs, indexes: [] }, name)));
+    await raw.send(
+      new CreateTableCommand(createTableInput({ ...tableSpecs.vocJobs, indexes: [], stream: false }, name)),
+    );
+    await raw.send(
+      new CreateTableCommand(createTableInput({ ...tableSpecs.documents, stream: 'NEW_AND_OLD_IMAGES' }, documents)),
+    );
     await createTables(store, stage);
     const { Table } = await raw.send(new DescribeTableCommand({ TableName: name }));
     expect(Table?.GlobalSecondaryIndexes?.map((index) => index.IndexName)).toEqual(['byOpenJob']);
+    expect(Table?.StreamSpecification).toEqual({ StreamEnabled: true, StreamViewType: tableSpecs.vocJobs.stream });
+    const changed = (await raw.send(new DescribeTableCommand({ TableName: documents }))).Table;
+    expect(changed?.StreamSpecification).toEqual({ StreamEnabled: true, StreamViewType: tableSpecs.documents.stream });
+    // A second start finds nothing to add.
+    await createTables(store, stage);
+    expect((await raw.send(new DescribeTableCommand({ TableName: documents }))).Table?.LatestStreamArn).toBe(
+      changed?.LatestStreamArn,
+    );
     const jobs = createVocJobsStore(documentClient(), name);
     const id = newUlid(Date.now());
     await jobs.create(
