@@ -9,7 +9,6 @@ import type { WebhookTargetRules } from '#shared/domain/webhooks/webhook-target'
 import { FUNCTION_ENV } from '#shared/function-env';
 import { commonHeaders } from '#shared/http/response-headers';
 import { recordingsBucketName } from '#shared/recording-events';
-import type { RouteId } from '#shared/routes';
 import { deliveryQueueName } from '#shared/webhook-functions';
 import { LOCAL_ACCOUNT, LOCAL_STAGE } from './build-proxy-event.ts';
 import { createEventDelivery, type EventDelivery } from './deliver-events.ts';
@@ -45,15 +44,13 @@ export interface ServeOptions {
   /** Events the bus loses, as EventBridge may lose an AWS service's event: a test's way to lose one. */
   losesEvents?: (event: unknown) => boolean;
   /**
-   * When the webhooks' fan-out starts reading the table streams: at once (npm start, whose
-   * endpoints may be there from an earlier start), or at the first registration of an endpoint
-   * through this gateway (a test file that registers none reads no stream).
+   * Whether the webhooks' fan-out reads the table streams from the start, as the stage's event
+   * source mappings do (`npm start`), or not at all (the default: a gateway whose caller asserts
+   * no delivery, such as most test files, whose polling of a store many files write to would cost
+   * every one of them). Queued tasks (a recover) are delivered either way.
    */
-  webhookStreams?: 'at-start' | 'at-first-registration';
+  webhookStreams?: 'read' | 'off';
 }
-
-/** The route whose first answer starts the webhooks' reading of the table streams (`at-first-registration`). */
-const WEBHOOK_REGISTRATION: RouteId = 'createWebhookEndpoint';
 
 /** The role the processor passes to Transcribe, as the sources see it (bundles read the template's). */
 const LOCAL_TRANSCRIBE_ROLE_ARN = `arn:aws:iam::${LOCAL_ACCOUNT}:role/cxm-${LOCAL_STAGE}-transcribe`;
@@ -137,7 +134,7 @@ export async function bindGateway(port: number, host = '127.0.0.1'): Promise<Bou
       recordingsDir,
       scheduleEverySeconds,
       losesEvents,
-      webhookStreams = 'at-first-registration',
+      webhookStreams = 'off',
     }) {
       // The store behind its gate first: from here on this process signs with the local functions'
       // own credentials, which the gate, the local S3 and the Transcribe stand-in accept, and which
@@ -177,29 +174,16 @@ export async function bindGateway(port: number, host = '127.0.0.1'): Promise<Bou
           FUNCTION_ENV.allowedOrigins in variables ? withLocalOrigins(variables, origins) : undefined,
       });
       const { routes, authorizer } = runtime;
-      let handlers = runtime.handlers;
+      const { handlers } = runtime;
       const { webhooks } = runtime;
       if (webhooks) {
         queue.consumeWith(webhooks.deliver);
         const store = { endpoint: process.env.AWS_ENDPOINT_URL_DYNAMODB ?? '', credentials };
-        const startReading = () => {
-          streams ??= startStreamReaders(store, LOCAL_REGION, [webhooks.fanOut], report);
-          return streams.ready;
-        };
-        if (webhookStreams === 'at-start') await startReading();
-        const register = handlers.get(WEBHOOK_REGISTRATION);
-        if (register)
-          handlers = new Map([
-            ...handlers,
-            [
-              WEBHOOK_REGISTRATION,
-              // The streams' places are taken before the endpoint exists: its first event is read.
-              async (event, context) => {
-                await startReading();
-                return register(event, context);
-              },
-            ],
-          ]);
+        // Read from the start: endpoints registered before it are delivered to from its first event on.
+        if (webhookStreams === 'read') {
+          streams = startStreamReaders(store, LOCAL_REGION, [webhooks.fanOut], report);
+          await streams.ready;
+        }
       }
       const delivery = createEventDelivery(runtime.eventTargets, report, { loses: losesEvents });
       events = delivery;

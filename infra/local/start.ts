@@ -82,7 +82,7 @@ async function main(): Promise<void> {
       rateLimit,
       stageRateLimit,
       // Endpoints registered before this start are delivered to from its first event on.
-      webhookStreams: 'at-start',
+      webhookStreams: 'read',
       log: localLog(logLevel),
       onFault: (error) => console.error('local gateway fault:', error),
     });

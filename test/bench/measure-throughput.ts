@@ -25,7 +25,7 @@ export interface BenchServer {
  * hears of the child so the bench can kill it on exit.
  */
 export async function startBenchServer(
-  mode: 'gateway' | 'bare',
+  mode: 'gateway' | 'webhooks' | 'bare',
   track: (child: ChildProcess) => void,
   env: NodeJS.ProcessEnv = {},
 ): Promise<BenchServer> {

@@ -298,7 +298,7 @@ async function main(): Promise<number> {
     // Before the throughput runs too: a delivery's latency should not measure a table grown by them.
     if (sections.has('webhooks')) {
       progress('webhooks: starting a local gateway with a schedule of seconds');
-      const gateway = await startBenchServer('gateway', resources.track, {
+      const gateway = await startBenchServer('webhooks', resources.track, {
         [FUNCTION_ENV.webhookRetrySchedule]: BENCH_WEBHOOK_SCHEDULE_MS.join(','),
       });
       try {

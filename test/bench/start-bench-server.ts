@@ -1,10 +1,12 @@
 /**
  * One side of the throughput figure, in a process of its own (the load generator must not share
- * its event loop): `gateway` is the local gateway serving every route as `npm start` does;
- * `bare` is a minimal node:http server making the same store calls, with no gateway and no chain.
+ * its event loop): `gateway` is the local gateway serving every route as `npm start` does, but for
+ * the webhooks' reading of the table streams (no endpoint is registered in those runs); `bare` is
+ * a minimal node:http server making the same store calls, with no gateway and no chain; `webhooks`
+ * is the gateway with the streams read, as `npm start` runs it, for the webhooks section.
  * Both use the DynamoDB Local and tables of the environment the bench sets, and print
  * `{"url": ...}` once they listen.
- *   node --import tsx test/bench/start-bench-server.ts gateway|bare
+ *   node --import tsx test/bench/start-bench-server.ts gateway|webhooks|bare
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { prepareInvocationStore } from '#infra/local/invocation-scope';
@@ -60,22 +62,23 @@ function startBareServer(): Promise<string> {
   );
 }
 
-async function startGateway(): Promise<string> {
+async function startGateway(webhookStreams: 'read' | 'off'): Promise<string> {
   await prepareInvocationStore();
   const gateway = await bindGateway(0);
   // No rate limit: the figure is the gateway's cost, not the usage plan's.
   await gateway.serve({
     authCacheTtlSeconds: BENCH_AUTH_CACHE_TTL_SECONDS,
+    webhookStreams,
     onFault: (error) => console.error('bench gateway fault:', error),
   });
   return gateway.url;
 }
 
 const mode = process.argv[2];
-if (mode !== 'gateway' && mode !== 'bare') {
-  console.error('usage: start-bench-server.ts gateway|bare');
+if (mode !== 'gateway' && mode !== 'webhooks' && mode !== 'bare') {
+  console.error('usage: start-bench-server.ts gateway|webhooks|bare');
   process.exit(2);
 }
 process.on('SIGTERM', () => process.exit(0));
-const url = mode === 'gateway' ? await startGateway() : await startBareServer();
+const url = mode === 'bare' ? await startBareServer() : await startGateway(mode === 'webhooks' ? 'read' : 'off');
 process.stdout.write(`${JSON.stringify({ url })}\n`);

@@ -75,7 +75,8 @@ beforeAll(async () => {
   const { endpoint, credentials, tables } = workerDynamo();
   pointAtLocalDynamo({ endpoint, credentials }, tables);
   const gateway: BoundGateway = await bindGateway(0);
-  await gateway.serve({ authCacheTtlSeconds: 0 });
+  // The streams read as a stage's mappings read them: the journey's note becomes a delivery.
+  await gateway.serve({ authCacheTtlSeconds: 0, webhookStreams: 'read' });
   const direct = directStores({ endpoint, credentials }, tables);
   try {
     const tenant = uniqueTenant('iam');

@@ -34,7 +34,7 @@ const tenant = uniqueTenant('hooks-e2e');
 let key: string;
 
 beforeAll(async () => {
-  api = await startTestApi();
+  api = await startTestApi({ webhookStreams: 'read' });
   ({ key } = await api.createKey(
     [tenant],
     ['webhooks:endpoints.read', 'webhooks:endpoints.write', 'cxm:conversations.write', 'provisioning:bots.write'],

@@ -53,7 +53,13 @@ export function uniqueTenant(prefix = 't'): string {
 }
 
 export async function startTestApi(
-  options: { authCacheTtlSeconds?: number; rateLimit?: RateLimit; stageRateLimit?: RateLimit } = {},
+  options: {
+    authCacheTtlSeconds?: number;
+    rateLimit?: RateLimit;
+    stageRateLimit?: RateLimit;
+    /** `read` for a file that asserts deliveries of events: the table streams are read as on a stage. */
+    webhookStreams?: 'read' | 'off';
+  } = {},
 ) {
   const { endpoint, credentials, tables } = workerDynamo();
   pointAtLocalDynamo({ endpoint, credentials }, tables);
@@ -63,6 +69,7 @@ export async function startTestApi(
     authCacheTtlSeconds: options.authCacheTtlSeconds ?? 0,
     rateLimit: options.rateLimit,
     stageRateLimit: options.stageRateLimit,
+    webhookStreams: options.webhookStreams,
   });
   const { keys, conversations, documents, vocJobs, reportingRows, webhookEndpoints, webhookDeliveries } =
     bindTableStores(documentClient(), tables);
