@@ -135,8 +135,10 @@ export default defineConfig({
           sequence: { groupOrder: 3 },
         },
       },
-      // Beside the bundles: it reads what the sources gateways recorded, and bundles record nothing.
-      { extends: true, test: { name: 'iam', include: AFTER_THE_OTHERS, env, sequence: { groupOrder: 2 } } },
+      // After the bundles, beside the conformance suite: it reads what the sources gateways recorded
+      // (bundles record nothing). In the bundles' group this short file started after all the long
+      // ones and then ran alone, before the conformance suite's group ran alone too.
+      { extends: true, test: { name: 'iam', include: AFTER_THE_OTHERS, env, sequence: { groupOrder: 3 } } },
       // Between the sources and the bundles: two at a time, with nothing else running (CONTENDED).
       {
         extends: true,

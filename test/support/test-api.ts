@@ -54,6 +54,11 @@ export function uniqueTenant(prefix = 't'): string {
 
 export async function startTestApi(
   options: {
+    /**
+     * Seconds the gateway caches an authorizer result; default the deployed stage's (60 s, the
+     * template's in bundle mode). A file that revokes, expires or retags a key and expects the
+     * next request refused asks for 0.
+     */
     authCacheTtlSeconds?: number;
     rateLimit?: RateLimit;
     stageRateLimit?: RateLimit;
@@ -66,7 +71,7 @@ export async function startTestApi(
   const gateway = await bindGateway(0);
   // No throttling unless a test asks for it: suites fire many requests with one key.
   await gateway.serve({
-    authCacheTtlSeconds: options.authCacheTtlSeconds ?? 0,
+    authCacheTtlSeconds: options.authCacheTtlSeconds,
     rateLimit: options.rateLimit,
     stageRateLimit: options.stageRateLimit,
     webhookStreams: options.webhookStreams,
