@@ -31,9 +31,17 @@ import { cxm } from '#test/support/cli-harness';
 import { type FakeApiGateway, startFakeApiGateway } from '#test/support/fake-api-gateway';
 import { type FakeCloudFormation, startFakeCloudFormation } from '#test/support/fake-cloudformation';
 import { ownLines, run } from '#test/support/run-process';
+import { inBundleRuntime } from '#test/support/runtime';
 import { tenantItemKeys } from '#test/support/tenant-items';
 import { startTestApi, type TestApi, uniqueTenant } from '#test/support/test-api';
 import { TEST_KEY_TAG_SECRET } from '#test/support/test-env';
+
+/**
+ * What the CLI does whatever serves the API (its refusals, its keys and their revocation, its
+ * signals) runs with the sources only; the bundles run the checks that cross every route, with a
+ * given key and with a key the CLI made for the stage.
+ */
+const cliOnly = it.skipIf(inBundleRuntime);
 
 interface Report {
   url: string;
@@ -194,47 +202,55 @@ describe.concurrent('cxm smoke', () => {
     expect(items.flat()).toEqual([`documents: ${tenant}#cxm-smoke smoke-check`]);
   });
 
-  it('a wrong URL fails with one line saying what to do: nothing listening, or something that is not this API', async () => {
-    const args = ['--key', 'cxm_aaaaaaaaaaaa_bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb', '--tenant', 'acme'];
-    const [refused, notThisApi] = await Promise.all([
-      smoke(urlEnv, ['--url', `http://127.0.0.1:${await freePort()}`, ...args]),
-      smoke(urlEnv, ['--url', `${api.url}/docs/`, ...args]),
-    ]);
-    expect(refused.code).toBe(1);
-    expect(refused.stdout).toBe('');
-    expect(ownLines(refused.stderr)).toEqual([
-      expect.stringMatching(/^cxm: cannot reach http:\/\/127\.0\.0\.1:\d+: connection refused\. Check --url: .*ApiUrl/),
-    ]);
-    expect(notThisApi.code).toBe(1);
-    expect(ownLines(notThisApi.stderr)).toEqual([
-      expect.stringMatching(
-        /^cxm: http:\/\/127\.0\.0\.1:\d+\/docs does not look like the CXM API: GET \/openapi\.json answered 404 .*Check --url/,
-      ),
-    ]);
-  });
+  cliOnly(
+    'a wrong URL fails with one line saying what to do: nothing listening, or something that is not this API',
+    async () => {
+      const args = ['--key', 'cxm_aaaaaaaaaaaa_bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb', '--tenant', 'acme'];
+      const [refused, notThisApi] = await Promise.all([
+        smoke(urlEnv, ['--url', `http://127.0.0.1:${await freePort()}`, ...args]),
+        smoke(urlEnv, ['--url', `${api.url}/docs/`, ...args]),
+      ]);
+      expect(refused.code).toBe(1);
+      expect(refused.stdout).toBe('');
+      expect(ownLines(refused.stderr)).toEqual([
+        expect.stringMatching(
+          /^cxm: cannot reach http:\/\/127\.0\.0\.1:\d+: connection refused\. Check --url: .*ApiUrl/,
+        ),
+      ]);
+      expect(notThisApi.code).toBe(1);
+      expect(ownLines(notThisApi.stderr)).toEqual([
+        expect.stringMatching(
+          /^cxm: http:\/\/127\.0\.0\.1:\d+\/docs does not look like the CXM API: GET \/openapi\.json answered 404 .*Check --url/,
+        ),
+      ]);
+    },
+  );
 
-  it('a wrong key fails with one line saying the key was refused and how to make one, after the table', async () => {
-    const result = await smoke(urlEnv, [
-      '--url',
-      api.url,
-      '--key',
-      'cxm_aaaaaaaaaaaa_bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb',
-      '--tenant',
-      'acme',
-    ]);
-    expect(result.code).toBe(1);
-    // The table still shows what was asked: the keyless checks pass, every other one was refused.
-    expect(result.stdout).toMatch(/\n401 without a key .* pass\n/);
-    expect(result.stdout).toMatch(
-      /\ninternal note, no such conversation .* 401 .* FAIL: expected 404, got 401 Unauthenticated \(the key was refused\)\n/,
-    );
-    expect(result.stdout).toMatch(/\n3 passed, \d+ failed\n$/);
-    expect(ownLines(result.stderr)).toEqual([
-      expect.stringMatching(
-        /^cxm: http:\/\/127\.0\.0\.1:\d+ refused the key on every check \(401 Unauthenticated\).*npx cxm keys create .*--tenant acme --scope cxm:conversations\.write/,
-      ),
-    ]);
-  });
+  cliOnly(
+    'a wrong key fails with one line saying the key was refused and how to make one, after the table',
+    async () => {
+      const result = await smoke(urlEnv, [
+        '--url',
+        api.url,
+        '--key',
+        'cxm_aaaaaaaaaaaa_bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb',
+        '--tenant',
+        'acme',
+      ]);
+      expect(result.code).toBe(1);
+      // The table still shows what was asked: the keyless checks pass, every other one was refused.
+      expect(result.stdout).toMatch(/\n401 without a key .* pass\n/);
+      expect(result.stdout).toMatch(
+        /\ninternal note, no such conversation .* 401 .* FAIL: expected 404, got 401 Unauthenticated \(the key was refused\)\n/,
+      );
+      expect(result.stdout).toMatch(/\n3 passed, \d+ failed\n$/);
+      expect(ownLines(result.stderr)).toEqual([
+        expect.stringMatching(
+          /^cxm: http:\/\/127\.0\.0\.1:\d+ refused the key on every check \(401 Unauthenticated\).*npx cxm keys create .*--tenant acme --scope cxm:conversations\.write/,
+        ),
+      ]);
+    },
+  );
 
   it('--stage: the URL from the stack, a temporary key with a usage-plan key, every check passes, then both keys are gone', async () => {
     const tenant = uniqueTenant('cxm-smoke-stage');
@@ -261,55 +277,65 @@ describe.concurrent('cxm smoke', () => {
     await expectTemporaryKeyRevoked(tenant, result.stderr);
   });
 
-  it("--stage, for a tenant with another active key: the temporary key is throttled through the tenant's key, which stays when it is revoked", async () => {
-    const tenant = uniqueTenant('cxm-smoke-shared');
-    // A key of the tenant made as an operator makes one, with the tenant's usage key.
-    const created = await cxm(
-      ['keys', 'create', '--stage', stage, '--tenant', tenant, '--scope', 'cxm:*', '--json'],
-      stageEnv,
-    );
-    expect(created.code, created.stderr).toBe(0);
-    const other = (JSON.parse(created.stdout) as { id: string }).id;
-    const [[usageKeyId, usageKey]] = tenantUsageKeys(tenant) as [[string, unknown]];
+  cliOnly(
+    "--stage, for a tenant with another active key: the temporary key is throttled through the tenant's key, which stays when it is revoked",
+    async () => {
+      const tenant = uniqueTenant('cxm-smoke-shared');
+      // A key of the tenant made as an operator makes one, with the tenant's usage key.
+      const created = await cxm(
+        ['keys', 'create', '--stage', stage, '--tenant', tenant, '--scope', 'cxm:*', '--json'],
+        stageEnv,
+      );
+      expect(created.code, created.stderr).toBe(0);
+      const other = (JSON.parse(created.stdout) as { id: string }).id;
+      const [[usageKeyId, usageKey]] = tenantUsageKeys(tenant) as [[string, unknown]];
 
-    const result = await smoke(stageEnv, ['--stage', stage, '--tenant', tenant]);
-    expect(result.code).toBe(0);
-    expect(createdUsageKeyId(tenant, result.stderr)).toBe(usageKeyId);
-    const temporary = (await api.keys.list(tenant)).find((key) => key.keyId !== other);
-    expect(temporary).toMatchObject({ name: 'cxm smoke', revokedAt: expect.any(String) });
-    expect(ownLines(result.stderr).at(-1)).toBe(`Revoked the temporary key ${temporary!.keyId}.`);
-    // Still there, unchanged, in the plan: the operator's key keeps working through it.
-    expect(apiGateway.calls).not.toContain(`DELETE /apikeys/${usageKeyId}`);
-    expect(tenantUsageKeys(tenant)).toEqual([[usageKeyId, usageKey]]);
-    expect(usageKey).toMatchObject({ value: tenantUsageKeyValue(stage, tenant), enabled: true, usagePlanId: PLAN_ID });
-  });
+      const result = await smoke(stageEnv, ['--stage', stage, '--tenant', tenant]);
+      expect(result.code).toBe(0);
+      expect(createdUsageKeyId(tenant, result.stderr)).toBe(usageKeyId);
+      const temporary = (await api.keys.list(tenant)).find((key) => key.keyId !== other);
+      expect(temporary).toMatchObject({ name: 'cxm smoke', revokedAt: expect.any(String) });
+      expect(ownLines(result.stderr).at(-1)).toBe(`Revoked the temporary key ${temporary!.keyId}.`);
+      // Still there, unchanged, in the plan: the operator's key keeps working through it.
+      expect(apiGateway.calls).not.toContain(`DELETE /apikeys/${usageKeyId}`);
+      expect(tenantUsageKeys(tenant)).toEqual([[usageKeyId, usageKey]]);
+      expect(usageKey).toMatchObject({
+        value: tenantUsageKeyValue(stage, tenant),
+        enabled: true,
+        usagePlanId: PLAN_ID,
+      });
+    },
+  );
 
-  it('--stage: a check that fails fails the run (exit 1, the reason in --json), and the temporary key is revoked all the same', async () => {
-    const tenant = uniqueTenant('cxm-smoke-fail');
-    // A reporting row without its fields: the response is off the OpenAPI document.
-    proxy.answer(`/reporting/tenants/${tenant}/assistant/`, 200, {
-      total: 1,
-      cursor: {},
-      data: [{ ID: 'half-a-row' }],
-    });
-    const result = await smoke(stageEnv, ['--stage', stage, '--tenant', tenant, '--json']);
-    expect(result.code).toBe(1);
-    const report = JSON.parse(result.stdout) as Report;
-    expect(report.failed).toBe(1);
-    expect(report.checks.filter((check) => check.result === 'fail')).toEqual([
-      expect.objectContaining({
-        route: 'listAssistantConversations',
-        status: 200,
-        reason: expect.stringMatching(/^off the OpenAPI document: .*must have required property/),
-      }),
-    ]);
-    expect(ownLines(result.stderr).at(-1)).toMatch(
-      new RegExp(`^cxm: 1 of ${report.checks.length} checks failed against ${proxy.url}/$`),
-    );
-    await expectTemporaryKeyRevoked(tenant, result.stderr);
-  });
+  cliOnly(
+    '--stage: a check that fails fails the run (exit 1, the reason in --json), and the temporary key is revoked all the same',
+    async () => {
+      const tenant = uniqueTenant('cxm-smoke-fail');
+      // A reporting row without its fields: the response is off the OpenAPI document.
+      proxy.answer(`/reporting/tenants/${tenant}/assistant/`, 200, {
+        total: 1,
+        cursor: {},
+        data: [{ ID: 'half-a-row' }],
+      });
+      const result = await smoke(stageEnv, ['--stage', stage, '--tenant', tenant, '--json']);
+      expect(result.code).toBe(1);
+      const report = JSON.parse(result.stdout) as Report;
+      expect(report.failed).toBe(1);
+      expect(report.checks.filter((check) => check.result === 'fail')).toEqual([
+        expect.objectContaining({
+          route: 'listAssistantConversations',
+          status: 200,
+          reason: expect.stringMatching(/^off the OpenAPI document: .*must have required property/),
+        }),
+      ]);
+      expect(ownLines(result.stderr).at(-1)).toMatch(
+        new RegExp(`^cxm: 1 of ${report.checks.length} checks failed against ${proxy.url}/$`),
+      );
+      await expectTemporaryKeyRevoked(tenant, result.stderr);
+    },
+  );
 
-  it('--stage refuses a tenant that is not a smoke tenant: its rows would show in a real tenant', async () => {
+  cliOnly('--stage refuses a tenant that is not a smoke tenant: its rows would show in a real tenant', async () => {
     const result = await smoke(stageEnv, ['--stage', stage, '--tenant', 'acme']);
     expect(result.code).toBe(1);
     expect(ownLines(result.stderr)).toEqual([
@@ -320,31 +346,34 @@ describe.concurrent('cxm smoke', () => {
     expect(await api.keys.list('acme')).toEqual([]);
   });
 
-  it('--stage: Ctrl-C during the checks revokes the temporary key and deletes its usage-plan key before exiting (the bin, as a process: signals)', async () => {
-    const tenant = uniqueTenant('cxm-smoke-int');
-    const arrived = proxy.hold(`/reporting/tenants/${tenant}/`);
-    let child: ChildProcess | undefined;
-    const finished = smokeProcess(stageEnv, ['--stage', stage, '--tenant', tenant], (spawned) => (child = spawned));
-    await arrived;
-    // Mid-run the key exists, unrevoked, and its tenant's API Gateway key (its name, its derived
-    // value) is in the stage's plan.
-    const [during] = await api.keys.list(tenant);
-    expect(during).toMatchObject({ name: 'cxm smoke', revokedAt: undefined });
-    expect(tenantUsageKeys(tenant).map(([, key]) => key)).toEqual([
-      {
-        name: tenantUsageKeyName(stage, tenant),
-        value: tenantUsageKeyValue(stage, tenant),
-        enabled: true,
-        usagePlanId: PLAN_ID,
-        tags: { project: 'cxm-api', stage, tenant },
-      },
-    ]);
-    const [[duringId]] = tenantUsageKeys(tenant) as [[string, unknown]];
-    child!.kill('SIGINT');
-    const result = await finished;
-    expect(result.code).toBe(130);
-    expect(result.stderr).toMatch(/Interrupted: revoking the temporary key/);
-    expect(createdUsageKeyId(tenant, result.stderr)).toBe(duringId);
-    await expectTemporaryKeyRevoked(tenant, result.stderr);
-  });
+  cliOnly(
+    '--stage: Ctrl-C during the checks revokes the temporary key and deletes its usage-plan key before exiting (the bin, as a process: signals)',
+    async () => {
+      const tenant = uniqueTenant('cxm-smoke-int');
+      const arrived = proxy.hold(`/reporting/tenants/${tenant}/`);
+      let child: ChildProcess | undefined;
+      const finished = smokeProcess(stageEnv, ['--stage', stage, '--tenant', tenant], (spawned) => (child = spawned));
+      await arrived;
+      // Mid-run the key exists, unrevoked, and its tenant's API Gateway key (its name, its derived
+      // value) is in the stage's plan.
+      const [during] = await api.keys.list(tenant);
+      expect(during).toMatchObject({ name: 'cxm smoke', revokedAt: undefined });
+      expect(tenantUsageKeys(tenant).map(([, key]) => key)).toEqual([
+        {
+          name: tenantUsageKeyName(stage, tenant),
+          value: tenantUsageKeyValue(stage, tenant),
+          enabled: true,
+          usagePlanId: PLAN_ID,
+          tags: { project: 'cxm-api', stage, tenant },
+        },
+      ]);
+      const [[duringId]] = tenantUsageKeys(tenant) as [[string, unknown]];
+      child!.kill('SIGINT');
+      const result = await finished;
+      expect(result.code).toBe(130);
+      expect(result.stderr).toMatch(/Interrupted: revoking the temporary key/);
+      expect(createdUsageKeyId(tenant, result.stderr)).toBe(duringId);
+      await expectTemporaryKeyRevoked(tenant, result.stderr);
+    },
+  );
 });
