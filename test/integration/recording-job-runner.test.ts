@@ -364,19 +364,24 @@ describe('a local data folder from before the index of open jobs and the streams
     const stage = `upgrade${Date.now().toString(36)}`;
     const name = physicalTableName(stage, 'vocJobs');
     const documents = physicalTableName(stage, 'documents');
+    const conversations = physicalTableName(stage, 'conversations');
     const raw = new DynamoDBClient({ endpoint: store.endpoint, region: LOCAL_REGION, credentials: store.credentials });
+    await raw.send(new CreateTableCommand(createTableInput({ ...tableSpecs.vocJobs, indexes: [] }, name)));
+    // One table without its stream, one with a stream of another view.
+    await raw.send(new CreateTableCommand(createTableInput({ ...tableSpecs.documents, stream: false }, documents)));
     await raw.send(
-      new CreateTableCommand(createTableInput({ ...tableSpecs.vocJobs, indexes: [], stream: false }, name)),
-    );
-    await raw.send(
-      new CreateTableCommand(createTableInput({ ...tableSpecs.documents, stream: 'NEW_AND_OLD_IMAGES' }, documents)),
+      new CreateTableCommand(
+        createTableInput({ ...tableSpecs.conversations, stream: 'NEW_AND_OLD_IMAGES' }, conversations),
+      ),
     );
     await createTables(store, stage);
     const { Table } = await raw.send(new DescribeTableCommand({ TableName: name }));
     expect(Table?.GlobalSecondaryIndexes?.map((index) => index.IndexName)).toEqual(['byOpenJob']);
-    expect(Table?.StreamSpecification).toEqual({ StreamEnabled: true, StreamViewType: tableSpecs.vocJobs.stream });
     const changed = (await raw.send(new DescribeTableCommand({ TableName: documents }))).Table;
     expect(changed?.StreamSpecification).toEqual({ StreamEnabled: true, StreamViewType: tableSpecs.documents.stream });
+    expect((await raw.send(new DescribeTableCommand({ TableName: conversations }))).Table?.StreamSpecification).toEqual(
+      { StreamEnabled: true, StreamViewType: tableSpecs.conversations.stream },
+    );
     // A second start finds nothing to add.
     await createTables(store, stage);
     expect((await raw.send(new DescribeTableCommand({ TableName: documents }))).Table?.LatestStreamArn).toBe(

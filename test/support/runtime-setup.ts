@@ -8,7 +8,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { inject, vi } from 'vitest';
+import { inject } from 'vitest';
 import { prepareInvocationStore } from '#infra/local/invocation-scope';
 import { AWS_CALL_LOG_ENV } from '#infra/local/record-aws-calls';
 import { inBundleRuntime } from './runtime.ts';
@@ -26,17 +26,6 @@ async function completedAssembly(dir: string, failure: string): Promise<string> 
     await sleep(200);
   }
 }
-
-// A worker that runs several files in one process (`isolate: false`) gives each the environment
-// the first began with and its own instances of the project's modules (the packages stay loaded).
-const FIRST_ENV = Symbol.for('cxm.test.first-environment');
-const kept = globalThis as { [FIRST_ENV]?: NodeJS.ProcessEnv };
-if (kept[FIRST_ENV]) {
-  const first = kept[FIRST_ENV];
-  for (const name of Object.keys(process.env)) if (!(name in first)) delete process.env[name];
-  Object.assign(process.env, first);
-  vi.resetModules();
-} else kept[FIRST_ENV] = { ...process.env };
 
 if (inBundleRuntime)
   process.env.CXM_ASSEMBLY_DIR = await completedAssembly(inject('assemblyDir'), inject('assemblyFailure'));
