@@ -49,7 +49,7 @@ import { testCliContext } from '#test/support/cli-harness';
 import { directStores } from '#test/support/serve-gateway-over';
 import { loadStageTemplates, stageTemplate } from '#test/support/stage-templates';
 import { uniqueTenant } from '#test/support/test-api';
-import { workerDynamo } from '#test/support/worker-dynamo';
+import { tablesOfItsOwn, workerDynamo } from '#test/support/worker-dynamo';
 
 const VARIANTS = ['lite', 'dev'] as const;
 const LIST_FUNCTIONS = new Set<string>(routes.filter((route) => 'reporting' in route.tables).map((route) => route.id));
@@ -72,7 +72,8 @@ let wholeRun = false;
 beforeAll(async () => {
   // Synthesized by the run's infra files before this project runs (alone: by this file, here).
   await loadStageTemplates(VARIANTS);
-  const { endpoint, credentials, tables } = workerDynamo();
+  const { endpoint, credentials } = workerDynamo();
+  const tables = await tablesOfItsOwn('iam');
   pointAtLocalDynamo({ endpoint, credentials }, tables);
   const gateway: BoundGateway = await bindGateway(0);
   // The streams read as a stage's mappings read them: the journey's note becomes a delivery.

@@ -30,11 +30,18 @@ interface Receiver {
 
 let api: TestApi;
 const servers: Server[] = [];
+/** What the gateway reported (a function's fault, a task or stream batch given up): told when a wait fails. */
+const faults: string[] = [];
+/** Each registered endpoint and its receiver: their state is told when a wait fails. */
+const registered: { endpointId: string; got: Receiver }[] = [];
 const tenant = uniqueTenant('hooks-e2e');
 let key: string;
 
 beforeAll(async () => {
-  api = await startTestApi({ webhookStreams: 'read' });
+  api = await startTestApi({
+    webhookStreams: 'read',
+    onFault: (error) => faults.push(error instanceof Error ? error.message : String(error)),
+  });
   ({ key } = await api.createKey(
     [tenant],
     ['webhooks:endpoints.read', 'webhooks:endpoints.write', 'cxm:conversations.write', 'provisioning:bots.write'],
@@ -86,6 +93,7 @@ async function register(got: Awaited<ReturnType<typeof receiver>>, events: strin
   expect(response.status).toBe(201);
   const created = response.json as { id: string; secret: string };
   got.verifyWith(created.secret);
+  registered.push({ endpointId: created.id, got });
   return created.id;
 }
 
@@ -93,9 +101,22 @@ async function register(got: Awaited<ReturnType<typeof receiver>>, events: strin
 async function until(what: string, done: () => boolean | Promise<boolean>, ms = 45_000): Promise<void> {
   const deadline = Date.now() + ms;
   while (!(await done())) {
-    if (Date.now() > deadline) throw new Error(`waited ${ms} ms for ${what}`);
+    if (Date.now() > deadline) throw new Error(`waited ${ms} ms for ${what}; ${await whereThingsStand()}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+/** Each endpoint's deliveries as the API lists them, what its receiver got, and the gateway's faults. */
+async function whereThingsStand(): Promise<string> {
+  const endpoints = await Promise.all(
+    registered.map(async ({ endpointId, got }) => ({
+      endpointId,
+      deliveries: await deliveries(endpointId),
+      received: got.receipts.map((receipt) => receipt.id),
+      refused: got.refused,
+    })),
+  );
+  return JSON.stringify({ endpoints, faults }, null, 1);
 }
 
 const deliveries = async (endpointId: string) =>

@@ -15,7 +15,7 @@ import { OpenApiContract } from '#shared/openapi/check-response';
 import { documentClient } from '#shared/store/dynamo-client';
 import { bindTableStores } from '#shared/store/table-stores';
 import { TEST_KEY_TAG_SECRET } from './test-env.ts';
-import { workerDynamo } from './worker-dynamo.ts';
+import { tablesOfItsOwn, workerDynamo } from './worker-dynamo.ts';
 
 /** The contract every response of the test gateways is held to. */
 const contract = new OpenApiContract(buildOpenApiDocument());
@@ -62,11 +62,17 @@ export async function startTestApi(
     authCacheTtlSeconds?: number;
     rateLimit?: RateLimit;
     stageRateLimit?: RateLimit;
-    /** `read` for a file that asserts deliveries of events: the table streams are read as on a stage. */
+    /**
+     * `read` for a file that asserts deliveries of events: the table streams are read as on a
+     * stage, from tables of the gateway's own (tablesOfItsOwn).
+     */
     webhookStreams?: 'read' | 'off';
+    /** What the gateway reports: a function's fault, and the local pipeline's (a task given up, a stream batch dropped). */
+    onFault?: (error: unknown) => void;
   } = {},
 ) {
-  const { endpoint, credentials, tables } = workerDynamo();
+  const { endpoint, credentials, tables: shared } = workerDynamo();
+  const tables = options.webhookStreams === 'read' ? await tablesOfItsOwn('hooks') : shared;
   pointAtLocalDynamo({ endpoint, credentials }, tables);
   const gateway = await bindGateway(0);
   // No throttling unless a test asks for it: suites fire many requests with one key.
@@ -75,6 +81,7 @@ export async function startTestApi(
     rateLimit: options.rateLimit,
     stageRateLimit: options.stageRateLimit,
     webhookStreams: options.webhookStreams,
+    onFault: options.onFault,
   });
   const { keys, conversations, documents, vocJobs, reportingRows, webhookEndpoints, webhookDeliveries } =
     bindTableStores(documentClient(), tables);
