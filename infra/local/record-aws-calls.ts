@@ -74,14 +74,31 @@ function naming(input: Record<string, unknown>): Record<string, unknown> {
 const TAPPED = Symbol.for('cxm.record-aws-calls');
 /** Signed headers whose values IAM reads as condition keys (`s3:if-none-match`). */
 const CONDITION_HEADERS = ['if-none-match', 'if-match'];
-const principals = new AsyncLocalStorage<string>();
-/** Set while an SDK client sends: its own signing is part of that call, not one of ours. */
-const insideClient = new AsyncLocalStorage<true>();
-let folder: string | undefined;
+
+/**
+ * One recording per process: the SDK's classes are patched once, and their patches must see the
+ * principal set by any copy of this module a process loads (a test worker that runs several files
+ * loads the project's modules again for each, the SDK once).
+ */
+interface Recording {
+  principals: AsyncLocalStorage<string>;
+  /** Set while an SDK client sends: its own signing is part of that call, not one of ours. */
+  insideClient: AsyncLocalStorage<true>;
+  folder: string | undefined;
+}
+const RECORDING = Symbol.for('cxm.record-aws-calls.recording');
+const processGlobals = globalThis as { [RECORDING]?: Recording };
+processGlobals[RECORDING] ??= {
+  principals: new AsyncLocalStorage<string>(),
+  insideClient: new AsyncLocalStorage<true>(),
+  folder: undefined,
+};
+const recording: Recording = processGlobals[RECORDING];
+const { principals, insideClient } = recording;
 
 function write(call: RecordedAwsCall): void {
-  if (!folder) return;
-  appendFileSync(join(folder, `calls-${process.pid}.jsonl`), `${JSON.stringify(call)}\n`);
+  if (!recording.folder) return;
+  appendFileSync(join(recording.folder, `calls-${process.pid}.jsonl`), `${JSON.stringify(call)}\n`);
 }
 
 interface SendableClient {
@@ -97,7 +114,7 @@ function instrumentClient(prototype: SendableClient): void {
   const send = prototype.send;
   prototype.send = function (this: SendableClient, command, ...rest) {
     const principal = principals.getStore();
-    if (principal && folder) {
+    if (principal && recording.folder) {
       // lib-dynamodb's commands wrap the client's (`GetCommand` -> `GetItemCommand`).
       const operation = (command.clientCommand ?? command).constructor.name.replace(/Command$/, '');
       write({
@@ -133,7 +150,7 @@ function instrumentSigner(prototype: SignatureV4): void {
       const principal = principals.getStore();
       if (
         principal &&
-        folder &&
+        recording.folder &&
         !insideClient.getStore() &&
         request &&
         typeof request === 'object' &&
@@ -169,7 +186,7 @@ function instrumentSigner(prototype: SignatureV4): void {
  */
 export function startRecordingAwsCalls(logFolder: string): void {
   mkdirSync(logFolder, { recursive: true });
-  folder = logFolder;
+  recording.folder = logFolder;
   instrumentClient(Client.prototype as unknown as SendableClient);
   instrumentSigner(SignatureV4.prototype);
   // A package loaded as CommonJS (some SDK consumers are) has its own copy of both classes.
@@ -187,7 +204,7 @@ export function startRecordingAwsCalls(logFolder: string): void {
  * @example actingAs('getVocJobStatus', () => handler(event, context))
  */
 export function actingAs<T>(principal: string, work: () => T): T {
-  return folder ? principals.run(principal, work) : work();
+  return recording.folder ? principals.run(principal, work) : work();
 }
 
 /**

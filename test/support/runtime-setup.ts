@@ -8,10 +8,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { inject } from 'vitest';
+import { inject, vi } from 'vitest';
 import { prepareInvocationStore } from '#infra/local/invocation-scope';
 import { AWS_CALL_LOG_ENV } from '#infra/local/record-aws-calls';
 import { inBundleRuntime } from './runtime.ts';
+import { FRESH_PER_FILE_ENV } from './test-env.ts';
 
 /** The run's synthesis of the local stage, once the global setup has completed it (it runs beside the other projects' files). */
 async function completedAssembly(dir: string, failure: string): Promise<string> {
@@ -25,6 +26,20 @@ async function completedAssembly(dir: string, failure: string): Promise<string> 
       throw new Error(`the run's synthesis of the local stage failed:\n${readFileSync(failure, 'utf8')}`);
     await sleep(200);
   }
+}
+
+// A sources worker runs several files in one process (`isolate: false`): each gets the
+// environment the first began with and its own instances of the project's modules, while the
+// packages stay loaded. The `modules` project, which shares its modules on purpose, does not ask.
+const FIRST_ENV = Symbol.for('cxm.test.first-environment');
+const kept = globalThis as { [FIRST_ENV]?: NodeJS.ProcessEnv };
+if (process.env[FRESH_PER_FILE_ENV]) {
+  const first = kept[FIRST_ENV];
+  if (first) {
+    for (const name of Object.keys(process.env)) if (!(name in first)) delete process.env[name];
+    Object.assign(process.env, first);
+    vi.resetModules();
+  } else kept[FIRST_ENV] = { ...process.env };
 }
 
 if (inBundleRuntime)

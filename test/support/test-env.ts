@@ -16,3 +16,9 @@ export const TEST_ENV = {
   CXM_KEY_TAG_SECRET: TEST_KEY_TAG_SECRET,
   CXM_KEY_TAG_SECRET_PREVIOUS: TEST_KEY_TAG_SECRET_PREVIOUS,
 };
+
+/**
+ * Set in a project whose workers run several files in one process, each of which must start as
+ * if alone (test/support/runtime-setup.ts): the worker's first environment, fresh project modules.
+ */
+export const FRESH_PER_FILE_ENV = 'CXM_TEST_FRESH_PER_FILE';
