@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { delimiter, dirname } from 'node:path';
+import { delimiter, dirname, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { configDefaults, defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
@@ -62,16 +62,40 @@ const CONTENDED = ['concurrency', 'store-faults', 'load'].map((name) => `test/in
 const root = fileURLToPath(new URL('..', import.meta.url));
 
 /**
- * Vitest's order (the slowest files first, by the last run's durations or else by size), but the
- * IAM simulation first in its group: a short file, it was started after all the long bundles files
- * and then ran alone at the end of the run, its start (stage templates, a gateway, a journey through
- * every route) longer than its tests.
+ * The files that take longest, longest first: they start a browser, `npm start`, a store or the
+ * CLI of their own, or send thousands of requests. Vitest orders a group's files by the durations
+ * of the last run, which a fresh clone (CI) has none of; it then orders them by size, and a short
+ * file that runs long (the /docs page in Chromium) started last and drew the group out by a minute.
  */
-class IamSimulationFirst extends BaseSequencer {
+const LONGEST_FIRST = [
+  'test/browser/docs-page.test.ts',
+  'test/integration/npm-start.test.ts',
+  'test/integration/cli-import.test.ts',
+  'test/integration/hostile-input.test.ts',
+  'test/integration/reporting-counts.test.ts',
+  'test/integration/local-store-access.test.ts',
+  'test/integration/provisioning.test.ts',
+  'test/integration/authorization-matrix.test.ts',
+  'test/integration/tenant-isolation.test.ts',
+  'test/integration/cli-smoke.test.ts',
+];
+
+/**
+ * Vitest's order, but the IAM simulation first in its group (a short file started after all the
+ * long bundles files ran alone at the end of the run, its start longer than its tests), then
+ * LONGEST_FIRST.
+ */
+class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const sorted = await super.sort(files);
-    const first = (file: TestSpecification) => AFTER_THE_OTHERS.some((path) => file.moduleId.endsWith(path));
-    return [...sorted.filter(first), ...sorted.filter((file) => !first(file))];
+    const rank = (file: TestSpecification) => {
+      const path = relative(root, file.moduleId);
+      if (AFTER_THE_OTHERS.includes(path)) return -1;
+      const index = LONGEST_FIRST.indexOf(path);
+      return index < 0 ? LONGEST_FIRST.length : index;
+    };
+    // Array.prototype.sort is stable: files of one rank keep vitest's order.
+    return sorted.sort((a, b) => rank(a) - rank(b));
   }
 }
 
@@ -120,7 +144,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',
-    sequence: { sequencer: IamSimulationFirst },
+    sequence: { sequencer: LongestFirst },
     // Most files wait on I/O (HTTP, DynamoDB Local, child processes): more files than cores keeps
     // both cores busy (with 3, a quarter of the CPU stayed idle on this 2-core machine).
     maxWorkers: 4,
@@ -170,7 +194,7 @@ export default defineConfig({
           sequence: { groupOrder: 3 },
         },
       },
-      // Beside the bundles, first (IamSimulationFirst): it reads what the sources gateways recorded,
+      // Beside the bundles, first (LongestFirst): it reads what the sources gateways recorded,
       // and bundles record nothing.
       { extends: true, test: { name: 'iam', include: AFTER_THE_OTHERS, env, sequence: { groupOrder: 2 } } },
       // Between the sources and the bundles: two at a time, with nothing else running (CONTENDED).
