@@ -106,8 +106,8 @@ async function issueDemoKey(keys: KeysStore, tagSecret: string, keyFile: string 
 }
 
 /**
- * Seeds the demo tenant unless this state directory has done so before, and returns the demo
- * key. Unlike every other key, the demo key is kept in plain text in `<home>/demo-key` (mode 600)
+ * Seeds the demo tenant with `data` (default: demoData, a month of reporting rows among it) unless
+ * this state directory has done so before, and returns the demo key. Unlike every other key, the demo key is kept in plain text in `<home>/demo-key` (mode 600)
  * so later starts can print it again: a local convenience for a local-only tenant. The keys table
  * holds only its hash, as for every key; if that record is gone (the data was deleted), the
  * tenant is seeded again. A saved key not tagged under `tagSecret` (made before key tags, or
@@ -116,7 +116,11 @@ async function issueDemoKey(keys: KeysStore, tagSecret: string, keyFile: string 
  * @example
  * const demoKey = await ensureDemoTenant(home, keyTagSecret); // 'cxm_<keyId>_<secret>_<tag>'
  */
-export async function ensureDemoTenant(home: string | undefined, tagSecret: string, now = new Date()): Promise<string> {
+export async function ensureDemoTenant(
+  home: string | undefined,
+  tagSecret: string,
+  data: ImportFileContent = demoData(new Date()),
+): Promise<string> {
   const keyFile = home ? join(home, 'demo-key') : undefined;
   const { keys, reportingRows, ...stores } = bindTableStores(documentClient(), tableName);
   if (keyFile && existsSync(keyFile)) {
@@ -125,11 +129,11 @@ export async function ensureDemoTenant(home: string | undefined, tagSecret: stri
     if (stored) {
       const parsed = parseKey(saved);
       if (parsed?.tag !== undefined && verifyKeyTag([tagSecret], parsed.body, parsed.tag)) return saved;
-      await keys.revoke(stored.keyId, now);
+      await keys.revoke(stored.keyId, new Date());
       return issueDemoKey(keys, tagSecret, keyFile);
     }
   }
-  const { assistantConversations = [], vocConversations = [], ...rest } = demoData(now);
+  const { assistantConversations = [], vocConversations = [], ...rest } = data;
   await importData(DEMO_TENANT, rest, { ...stores, reportingRows });
   // Each list in one call: the store sorts its rows by time and packs some sixty with their
   // buckets per transaction, against one per 25 rows in file order (on disk, each commit syncs:

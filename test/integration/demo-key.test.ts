@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_TENANT, ensureDemoTenant } from '#infra/local/demo-tenant';
+import { DEMO_TENANT, demoData, ensureDemoTenant } from '#infra/local/demo-tenant';
 import { pointAtLocalDynamo } from '#infra/local/point-at-local-dynamo';
 import { hashKey, parseKey } from '#shared/auth/key-format';
 import type { KeysStore } from '#shared/auth/key-records';
@@ -21,6 +21,12 @@ import { storeUntaggedKey } from '#test/support/untagged-key';
 import { workerDynamo } from '#test/support/worker-dynamo';
 
 const SECRET = 'the-local-key-tag-secret-of-this-home-0123456789';
+/**
+ * The demo's conversations and documents without its 4 000 reporting rows: the key is what this
+ * file tests, and the rows cost its first start some 30 s on the run's shared store. npm-start.test.ts
+ * seeds the whole demo.
+ */
+const DATA = { ...demoData(new Date()), assistantConversations: [], vocConversations: [] };
 const home = mkdtempSync(join(tmpdir(), 'cxm-demo-key-'));
 const saved = () => readFileSync(join(home, 'demo-key'), 'utf8').trim();
 let keys: KeysStore;
@@ -42,11 +48,11 @@ beforeAll(() => {
 
 describe('the demo key', () => {
   it('is tagged under the local secret, saved, and the same at the next start', async () => {
-    const first = await ensureDemoTenant(home, SECRET);
+    const first = await ensureDemoTenant(home, SECRET, DATA);
     expect(first).toMatch(/^cxm_[a-z0-9]{12}_[A-Za-z0-9]{40}_[A-Za-z0-9]{8}$/);
     expect(taggedUnder(SECRET, first)).toBe(true);
     expect(saved()).toBe(first);
-    expect(await ensureDemoTenant(home, SECRET)).toBe(first);
+    expect(await ensureDemoTenant(home, SECRET, DATA)).toBe(first);
     expect(await keys.findByHash(hashKey(first))).toMatchObject({ tenants: [DEMO_TENANT], tagged: true });
   });
 
@@ -57,7 +63,7 @@ describe('the demo key', () => {
     expect(before?.lockedUntil).toBeDefined();
     const old = await storeUntaggedKey(keys, [DEMO_TENANT], ['cxm:*']);
     writeFileSync(join(home, 'demo-key'), `${old.key}\n`);
-    const replaced = await ensureDemoTenant(home, SECRET);
+    const replaced = await ensureDemoTenant(home, SECRET, DATA);
     expect(replaced).not.toBe(old.key);
     expect(taggedUnder(SECRET, replaced)).toBe(true);
     expect(saved()).toBe(replaced);
@@ -68,7 +74,7 @@ describe('the demo key', () => {
 
   it('tagged under a local secret since replaced: revoked, and one tagged under the new secret issued', async () => {
     const previous = saved();
-    const replaced = await ensureDemoTenant(home, `${SECRET}-replaced`);
+    const replaced = await ensureDemoTenant(home, `${SECRET}-replaced`, DATA);
     expect(replaced).not.toBe(previous);
     expect(taggedUnder(`${SECRET}-replaced`, replaced)).toBe(true);
     expect(await statusOf(previous)).toBe('revoked');
