@@ -1,6 +1,6 @@
 /**
- * `bundles`: every function's bundle, built with the stack's own esbuild settings (LAMBDA_BUNDLING,
- * through esbuild's API rather than a synth), against the baseline bundle. A probe bundle, the
+ * `bundles`: every function's bundle, built with the stack's own esbuild settings (LAMBDA_BUNDLING
+ * as function-bundles.ts maps it, through esbuild's API rather than a synth), against the baseline bundle. A probe bundle, the
  * baseline plus every generated validator, tells what the one validators module costs each API
  * function. The peers' bundles (test/bench/peers) are built the same way for the cold-start
  * section, and left out of this one, which is about our functions.
@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { type BuildOptions, build, type Metafile } from 'esbuild';
 import { OPENAPI_DOCUMENT_HANDLER, OPENAPI_DOCUMENT_OPERATION } from '#infra/cdk/constructs/api-docs';
 import { LAMBDA_BUNDLING, LAMBDA_RUNTIME } from '#infra/cdk/constructs/api-function';
+import { esbuildOptions } from '#infra/cdk/constructs/function-bundles';
 import { INDEXER_HANDLER } from '#infra/cdk/constructs/indexer';
 import { reportingBackendDefine } from '#infra/cdk/constructs/reporting-backend-bundling';
 import { PROJECT_ROOT } from '#infra/project-root';
@@ -59,42 +60,6 @@ export interface BundlesReport {
     validatorBytes: number;
     largest: Record<string, number>;
   }>;
-}
-
-/** The esbuild options CDK derives from LAMBDA_BUNDLING (aws-lambda-nodejs `buildEsbuildArgs`). */
-export function lambdaEsbuildOptions(): BuildOptions {
-  const {
-    format,
-    minify,
-    sourceMap,
-    keepNames,
-    externalModules,
-    mainFields,
-    banner,
-    logLevel,
-    forceDockerBundling: _docker,
-    ...unmapped
-  } = LAMBDA_BUNDLING;
-  // A setting added to LAMBDA_BUNDLING must be mapped here too, or the bench would measure other bundles than the stack deploys.
-  const unknown = Object.keys(unmapped);
-  if (unknown.length > 0)
-    throw new Error(`test/bench/measure-bundles.ts does not map LAMBDA_BUNDLING.${unknown.join(', ')}`);
-  const major = /^nodejs(\d+)/.exec(LAMBDA_RUNTIME.name)?.[1];
-  if (!major) throw new Error(`cannot tell the Node version of runtime ${LAMBDA_RUNTIME.name}`);
-  return {
-    bundle: true,
-    platform: 'node',
-    target: `node${major}`,
-    format,
-    minify,
-    sourcemap: sourceMap,
-    keepNames,
-    external: [...externalModules],
-    mainFields: [...mainFields],
-    banner: { js: banner },
-    logLevel,
-    metafile: true,
-  };
 }
 
 interface BundleSource {
@@ -192,7 +157,7 @@ export async function buildBundles(
   outdir = mkdtempSync(join(tmpdir(), 'cxm-bench-')),
   { peers = true }: { peers?: boolean } = {},
 ): Promise<{ outdir: string; bundles: BuiltBundle[] }> {
-  const options = lambdaEsbuildOptions();
+  const options: BuildOptions = { ...esbuildOptions(LAMBDA_BUNDLING, LAMBDA_RUNTIME), metafile: true };
   const bundles = await Promise.all(
     sources(peers).map(async (source, index): Promise<BuiltBundle> => {
       const file = join(outdir, `${String(index).padStart(2, '0')}-${source.name.replace(/\W+/g, '-')}.mjs`);

@@ -1,27 +1,21 @@
 /**
  * A Lambda function with the house defaults: Node 24 on arm64, one
- * minified ESM bundle with the AWS SDK inside, built by the local esbuild (no Docker), its own log
- * group with the stage's retention (and a role that may write to that group only), X-Ray tracing,
- * and `bindTable` for least-privilege table access.
+ * minified ESM bundle with the AWS SDK inside, built by the local esbuild (no Docker) in one run
+ * with every other function's (function-bundles.ts), its own log group with the stage's retention
+ * (and a role that may write to that group only), X-Ray tracing, and `bindTable` for
+ * least-privilege table access.
  */
-import { join } from 'node:path';
 import { Duration } from 'aws-cdk-lib';
 import { Grant, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
-import {
-  type BundlingOptions,
-  LogLevel,
-  NodejsFunction,
-  type NodejsFunctionProps,
-  OutputFormat,
-} from 'aws-cdk-lib/aws-lambda-nodejs';
+import { Architecture, type FunctionProps, Function as LambdaFunction, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { LogLevel, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { PROJECT_ROOT } from '#infra/project-root';
 import { FUNCTION_ENV } from '#shared/function-env';
 import { FUNCTION_TIMEOUT_SECONDS, type TableAccess } from '#shared/routes';
 import type { StageConfig } from '../config.ts';
 import type { SpecTable } from './data.ts';
+import { bundledCode, type FunctionBundling } from './function-bundles.ts';
 
 /** The service name in every log line and trace (Powertools). */
 export const SERVICE_NAME = 'cxm-api';
@@ -42,7 +36,7 @@ export const LAMBDA_RUNTIME = Runtime.NODEJS_24_X;
 
 /**
  * How every function is bundled. Exported so `npm run bench` builds its bundles with exactly these
- * settings (through esbuild's API, without synthesizing the stack).
+ * settings (esbuildOptions, without synthesizing the stack).
  */
 export const LAMBDA_BUNDLING = {
   format: OutputFormat.ESM,
@@ -58,15 +52,17 @@ export const LAMBDA_BUNDLING = {
   forceDockerBundling: false,
   // esbuild's size report on every synth is noise; warnings and errors still show.
   logLevel: LogLevel.WARNING,
-} satisfies BundlingOptions;
+} satisfies FunctionBundling;
 
-export interface ApiFunctionProps extends Omit<NodejsFunctionProps, 'entry' | 'logGroup' | 'projectRoot'> {
+export interface ApiFunctionProps extends Omit<FunctionProps, 'code' | 'handler' | 'runtime' | 'logGroup'> {
   /** Handler module relative to the project root, as in the route table (`functions/...ts`). */
   entry: string;
   config: StageConfig;
+  /** What this function's bundle takes beyond LAMBDA_BUNDLING (a reporting list's backend). */
+  bundling?: Partial<FunctionBundling>;
 }
 
-export class ApiFunction extends NodejsFunction {
+export class ApiFunction extends LambdaFunction {
   constructor(scope: Construct, id: string, props: ApiFunctionProps) {
     const { entry, config, bundling, environment, role: givenRole, ...overrides } = props;
     // A log group we own, so retention and removal follow the stage instead of "never expire".
@@ -91,17 +87,14 @@ export class ApiFunction extends NodejsFunction {
       logGroup,
       role,
       ...overrides,
-      entry: join(PROJECT_ROOT, entry),
-      handler: 'handler',
-      projectRoot: PROJECT_ROOT,
-      depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
+      code: bundledCode(entry, { ...LAMBDA_BUNDLING, ...bundling }, LAMBDA_RUNTIME),
+      handler: 'index.handler',
       environment: {
         POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
         POWERTOOLS_LOG_LEVEL: config.logLevel,
         [FUNCTION_ENV.stage]: config.stage,
         ...environment,
       },
-      bundling: { ...LAMBDA_BUNDLING, ...bundling },
     });
   }
 
