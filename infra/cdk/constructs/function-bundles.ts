@@ -80,6 +80,8 @@ let outputRoot: string | undefined;
 const runs = new Map<string, string>();
 
 function bundledFile(entry: string, options: BuildOptions): string {
+  if (!handlerModules().includes(entry))
+    throw new Error(`${entry} is no module under functions/, where every function's entry is`);
   const key = JSON.stringify(options);
   let outdir = runs.get(key);
   if (!outdir) {
@@ -89,13 +91,11 @@ function bundledFile(entry: string, options: BuildOptions): string {
       process.once('exit', () => rmSync(root, { recursive: true, force: true }));
     }
     outdir = join(outputRoot, String(runs.size));
-    const modules = handlerModules();
-    if (!modules.includes(entry)) throw new Error(`${entry} is no module under functions/: a function's entry is one`);
     buildSync({
       ...options,
       absWorkingDir: PROJECT_ROOT,
       // Each entry's output at its module's path, the extension Lambda reads as ESM.
-      entryPoints: Object.fromEntries(modules.map((module) => [module.replace(/\.ts$/, ''), module])),
+      entryPoints: Object.fromEntries(handlerModules().map((module) => [module.replace(/\.ts$/, ''), module])),
       outdir,
       outExtension: { '.js': '.mjs' },
     });

@@ -1,0 +1,80 @@
+/**
+ * The functions' bundles from one esbuild run: the bundling settings mapped to esbuild's options
+ * (none dropped), and in a synthesis, each function's asset its own entry's bundle, also beside a
+ * function whose entry sits in the same folder (CDK caches staged assets by their bundling options).
+ */
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { App, Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
+import { afterAll, describe, expect, it } from 'vitest';
+import { LAMBDA_BUNDLING, LAMBDA_RUNTIME } from '#infra/cdk/constructs/api-function';
+import { BUNDLE_FILE, bundledCode, esbuildOptions } from '#infra/cdk/constructs/function-bundles';
+
+const outdir = mkdtempSync(join(tmpdir(), 'cxm-function-bundles-test-'));
+afterAll(() => rmSync(outdir, { recursive: true, force: true }));
+
+describe('esbuildOptions', () => {
+  it('maps every bundling setting as aws-lambda-nodejs does, for the runtime Node', () => {
+    expect(esbuildOptions(LAMBDA_BUNDLING, LAMBDA_RUNTIME)).toEqual({
+      bundle: true,
+      platform: 'node',
+      target: 'node24',
+      format: 'esm',
+      minify: true,
+      sourcemap: false,
+      keepNames: true,
+      external: [],
+      mainFields: ['module', 'main'],
+      banner: { js: LAMBDA_BUNDLING.banner },
+      logLevel: 'warning',
+      define: undefined,
+    });
+  });
+
+  it('refuses a setting it does not map, naming it', () => {
+    expect(() =>
+      esbuildOptions({ ...LAMBDA_BUNDLING, nodeModules: ['sharp'] } as typeof LAMBDA_BUNDLING, LAMBDA_RUNTIME),
+    ).toThrow(/nodeModules/);
+  });
+});
+
+describe('bundledCode, in a synthesis', () => {
+  const ENTRIES = ['functions/webhooks/create-webhook-endpoint.ts', 'functions/webhooks/delete-webhook-endpoint.ts'];
+  const app = new App({ outdir, context: { 'aws:cdk:enable-asset-metadata': true } });
+  const stack = new Stack(app, 'Bundles');
+  for (const [index, entry] of ENTRIES.entries())
+    new LambdaFunction(stack, `Fn${index}`, {
+      runtime: LAMBDA_RUNTIME,
+      handler: 'index.handler',
+      code: bundledCode(entry, LAMBDA_BUNDLING, LAMBDA_RUNTIME),
+    });
+  const template = Template.fromStack(stack).toJSON() as {
+    Resources: Record<string, { Type: string; Metadata?: Record<string, string> }>;
+  };
+  const assetOf = (logicalIdPrefix: string) => {
+    const [, resource] = Object.entries(template.Resources).find(
+      ([id, candidate]) => id.startsWith(logicalIdPrefix) && candidate.Type === 'AWS::Lambda::Function',
+    )!;
+    return join(outdir, resource.Metadata!['aws:asset:path']!);
+  };
+
+  it("gives each function its own entry's bundle, also beside another of the same folder", () => {
+    const [first, second] = [assetOf('Fn0'), assetOf('Fn1')];
+    expect(first).not.toBe(second);
+    for (const asset of [first, second]) expect(readdirSync(asset)).toEqual([BUNDLE_FILE]);
+    // Two different bundles, each with its own handler's validator (keepNames keeps its name).
+    const [firstText, secondText] = [first, second].map((asset) => readFileSync(join(asset, BUNDLE_FILE), 'utf8'));
+    expect(firstText).not.toBe(secondText);
+    expect(firstText).toMatch(/\bcreateWebhookEndpoint\b/);
+    expect(secondText).toMatch(/\bdeleteWebhookEndpoint\b/);
+  });
+
+  it('refuses an entry that is no module under functions/', () => {
+    expect(() =>
+      bundledCode('shared/routes.ts', LAMBDA_BUNDLING, LAMBDA_RUNTIME).bind(new Stack(app, 'Other')),
+    ).toThrow(/no module under functions\//);
+  });
+});
