@@ -109,14 +109,18 @@ class LongestFirst extends BaseSequencer {
  * per module graph, so it would keep the first file's endpoint).
  */
 const SHARED_MODULE_DIRS = ['test/unit', 'test/infra', 'test/contract'];
-const needsOwnModules = (file: string) =>
-  /\bvi\.(?:do)?[mM]ock\(|\bpointAtLocalDynamo\(/.test(readFileSync(`${root}/${file}`, 'utf8'));
-const SHARED_MODULE_FILES = SHARED_MODULE_DIRS.flatMap((dir) =>
-  (readdirSync(`${root}/${dir}`, { recursive: true }) as string[]).map((name) => `${dir}/${name}`),
-)
-  .filter((file) => file.endsWith('.test.ts'))
-  .filter((file) => ![...AFTER_THE_OTHERS, ...BUNDLES_ONLY].includes(file) && !needsOwnModules(file))
-  .sort();
+/** The test files under `dirs`, relative to the project root, each with its text. */
+const testFilesUnder = (dirs: readonly string[]) =>
+  dirs
+    .flatMap((dir) => (readdirSync(`${root}/${dir}`, { recursive: true }) as string[]).map((name) => `${dir}/${name}`))
+    .filter((file) => file.endsWith('.test.ts'))
+    .sort()
+    .map((file) => ({ file, text: readFileSync(`${root}/${file}`, 'utf8') }));
+const MOCKS_A_MODULE = /\bvi\.(?:do)?[mM]ock\(/;
+const SHARED_MODULE_FILES = testFilesUnder(SHARED_MODULE_DIRS)
+  .filter(({ file }) => ![...AFTER_THE_OTHERS, ...BUNDLES_ONLY].includes(file))
+  .filter(({ text }) => !MOCKS_A_MODULE.test(text) && !/\bpointAtLocalDynamo\(/.test(text))
+  .map(({ file }) => file);
 
 /**
  * The files that mock a module (`vi.mock`) keep a process of their own: a mock stays registered in
@@ -125,11 +129,9 @@ const SHARED_MODULE_FILES = SHARED_MODULE_DIRS.flatMap((dir) =>
  * environment the worker began with (test/support/runtime-setup.ts): a process and the packages'
  * imports per file cost the loop about 100 CPU-s.
  */
-const mocks = (file: string) => /\bvi\.(?:do)?[mM]ock\(/.test(readFileSync(`${root}/${file}`, 'utf8'));
-const MOCKING_FILES = ['test/integration', 'test/browser', ...SHARED_MODULE_DIRS]
-  .flatMap((dir) => (readdirSync(`${root}/${dir}`, { recursive: true }) as string[]).map((name) => `${dir}/${name}`))
-  .filter((file) => file.endsWith('.test.ts') && mocks(file))
-  .sort();
+const MOCKING_FILES = testFilesUnder(['test/integration', 'test/browser', ...SHARED_MODULE_DIRS])
+  .filter(({ text }) => MOCKS_A_MODULE.test(text))
+  .map(({ file }) => file);
 
 export default defineConfig({
   root,

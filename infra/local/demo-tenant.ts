@@ -107,8 +107,9 @@ async function issueDemoKey(keys: KeysStore, tagSecret: string, keyFile: string 
 
 /**
  * Seeds the demo tenant with `data` (default: demoData, a month of reporting rows among it) unless
- * this state directory has done so before, and returns the demo key. Unlike every other key, the demo key is kept in plain text in `<home>/demo-key` (mode 600)
- * so later starts can print it again: a local convenience for a local-only tenant. The keys table
+ * this state directory has done so before, and returns the demo key. Unlike every other key, the
+ * demo key is kept in plain text in `<home>/demo-key` (mode 600) so later starts can print it
+ * again: a local convenience for a local-only tenant. The keys table
  * holds only its hash, as for every key; if that record is gone (the data was deleted), the
  * tenant is seeded again. A saved key not tagged under `tagSecret` (made before key tags, or
  * before the local secret was replaced) is revoked and a new one issued, so the demo key always works.

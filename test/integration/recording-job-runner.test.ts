@@ -368,8 +368,8 @@ describe('a local data folder from before the index of open jobs and the streams
     const name = physicalTableName(stage, 'vocJobs');
     const raw = new DynamoDBClient({ endpoint: store.endpoint, region: LOCAL_REGION, credentials: store.credentials });
     await raw.send(new CreateTableCommand(createTableInput({ ...tableSpecs.vocJobs, indexes: [] }, name)));
-    // The streams on a stage of their own: a stream turned off and on beside an index being built
-    // may keep DynamoDB Local from finishing the index (seen in loaded runs, never alone).
+    // The streams on a stage of their own, so each table checks one change: the index here, the
+    // streams there.
     const streamStage = `${stage}s`;
     const documents = physicalTableName(streamStage, 'documents');
     const conversations = physicalTableName(streamStage, 'conversations');

@@ -66,12 +66,14 @@ export function esbuildOptions(bundling: FunctionBundling, runtime: Runtime): Bu
   };
 }
 
-/** Every handler module under functions/, relative to the project root. */
+/** Every handler module under functions/, relative to the project root: read once per process. */
+let handlers: string[] | undefined;
 function handlerModules(): string[] {
-  return (readdirSync(join(PROJECT_ROOT, 'functions'), { recursive: true }) as string[])
+  handlers ??= (readdirSync(join(PROJECT_ROOT, 'functions'), { recursive: true }) as string[])
     .filter((name) => name.endsWith('.ts') && !name.endsWith('.d.ts'))
     .map((name) => join('functions', name))
     .sort();
+  return handlers;
 }
 
 /** One folder per process for the runs' outputs, removed when the process exits. */
