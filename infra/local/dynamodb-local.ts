@@ -13,7 +13,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
-import { dirname, join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import {
   CreateTableCommand,
   DescribeTableCommand,
@@ -159,6 +159,35 @@ export function emulatorDir(): string {
   return join(lib, found);
 }
 
+/** util-linux's `setpriv` on PATH (Linux distributions ship it), looked up once. */
+let setprivPath: string | null | undefined;
+function setpriv(): string | null {
+  setprivPath ??=
+    process.platform === 'linux'
+      ? ((process.env.PATH ?? '')
+          .split(delimiter)
+          .filter(Boolean)
+          .map((dir) => join(dir, 'setpriv'))
+          .find((path) => existsSync(path)) ?? null)
+      : null;
+  return setprivPath;
+}
+
+/**
+ * The command line that starts `command args` so that the JVM dies with the process starting it.
+ * Otherwise a parent killed outright (kill -9, a CI job's timeout, the OOM killer) leaves the
+ * emulator running: over a data folder, beside the next start's JVM on the same files.
+ * `setpriv --pdeathsig TERM` sets a parent-death signal (PR_SET_PDEATHSIG) and execs java under
+ * its own pid: when the parent goes, the kernel sends the JVM a SIGTERM, and it closes its database
+ * as on a stop. The kernel ties the signal to the thread that spawned the JVM: Node spawns from
+ * the calling thread, the main one for every caller here (a worker thread's end would stop the JVM
+ * too). Without setpriv (macOS), the JVM is started as it is.
+ */
+function tiedToParent(command: string, args: string[]): [string, string[]] {
+  const wrapper = setpriv();
+  return wrapper ? [wrapper, ['--pdeathsig', 'TERM', '--', command, ...args]] : [command, args];
+}
+
 function spawnDynamoDbLocal(command: string, port: number, dataDir: string | undefined): ChildProcess {
   const dir = emulatorDir();
   const args = [
@@ -177,7 +206,8 @@ function spawnDynamoDbLocal(command: string, port: number, dataDir: string | und
     ...process.env,
     JAVA_TOOL_OPTIONS: process.env.JAVA_TOOL_OPTIONS ?? '-XX:TieredStopAtLevel=1 -XX:+UseSerialGC',
   };
-  return spawn(command, args, { cwd: dir, env, stdio: 'pipe' });
+  const [file, argv] = tiedToParent(command, args);
+  return spawn(file, argv, { cwd: dir, env, stdio: 'pipe' });
 }
 
 /**
