@@ -8,8 +8,10 @@ import { FRESH_PER_FILE_ENV, TEST_ENV } from './support/test-env.ts';
 // The global setup runs in this process: keep it as quiet as the workers.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 // A test that starts `node` (npm start, the CLI) gets the Node this run is on (Lambda's, from
-// node_modules/.bin, under npm test), also when vitest is started some other way.
-process.env.PATH = [dirname(process.execPath), process.env.PATH].join(delimiter);
+// node_modules/.bin, under npm test), also when vitest is started some other way. Once: vitest
+// loads this file again for each project.
+const nodeDir = dirname(process.execPath);
+if (process.env.PATH?.split(delimiter)[0] !== nodeDir) process.env.PATH = [nodeDir, process.env.PATH].join(delimiter);
 
 const env = TEST_ENV;
 
