@@ -5,7 +5,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -47,15 +47,25 @@ async function startParent(dataDir: string): Promise<{ parent: ChildProcess; pid
   return { parent, ...(JSON.parse(line.toString()) as { pid: number; endpoint: string }) };
 }
 
-/** A process's state from /proc: absent, or a zombie nobody has reaped yet, is not running. */
-function running(pid: number): boolean {
-  const stat = `/proc/${pid}/stat`;
-  if (!existsSync(stat)) return false;
-  const state = readFileSync(stat, 'utf8').split(') ').at(-1)!.split(' ');
-  return state[0] !== 'Z' && state[0] !== 'X';
+/**
+ * The fields of /proc/<pid>/stat after the command name (state first, then the parent's pid), or
+ * undefined once the process is gone: read in one call, since it may be reaped between two.
+ */
+function statFields(pid: number): string[] | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ').at(-1)!.split(' ');
+  } catch {
+    return undefined;
+  }
 }
 
-const parentOf = (pid: number) => Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ').at(-1)!.split(' ')[1]);
+/** Absent, or a zombie nobody has reaped yet, is not running. */
+function running(pid: number): boolean {
+  const state = statFields(pid)?.[0];
+  return state !== undefined && state !== 'Z' && state !== 'X';
+}
+
+const parentOf = (pid: number) => Number(statFields(pid)?.[1]);
 
 const client = ({ endpoint, credentials }: LocalDynamoConnection) =>
   new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: { ...credentials }, maxAttempts: 1 });
