@@ -162,14 +162,16 @@ export function emulatorDir(): string {
 /** util-linux's `setpriv` on PATH (Linux distributions ship it), looked up once. */
 let setprivPath: string | null | undefined;
 function setpriv(): string | null {
-  setprivPath ??=
-    process.platform === 'linux'
-      ? ((process.env.PATH ?? '')
-          .split(delimiter)
-          .filter(Boolean)
-          .map((dir) => join(dir, 'setpriv'))
-          .find((path) => existsSync(path)) ?? null)
-      : null;
+  // Not `??=`: a machine without it (null) is looked up once too.
+  if (setprivPath === undefined)
+    setprivPath =
+      process.platform === 'linux'
+        ? ((process.env.PATH ?? '')
+            .split(delimiter)
+            .filter(Boolean)
+            .map((dir) => join(dir, 'setpriv'))
+            .find((path) => existsSync(path)) ?? null)
+        : null;
   return setprivPath;
 }
 
