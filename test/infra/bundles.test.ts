@@ -23,7 +23,7 @@ import { lambdaNode } from '#infra/local/lambda-node';
 import { readStackAssembly } from '#infra/local/read-assembly';
 import { stackName } from '#infra/stage-names';
 import { routeById } from '#shared/routes';
-import { CDK_JSON_CONTEXT } from '#test/support/cdk-json-context';
+import { CDK_JSON_CONTEXT, WITHOUT_BUILTIN_VALIDATION } from '#test/support/cdk-json-context';
 
 interface LambdaResource {
   Type: string;
@@ -161,6 +161,7 @@ describe("a reporting list is built for its stage's backend", () => {
     expect(config.reportingBackend).toBe('opensearch');
     outdir = mkdtempSync(join(tmpdir(), 'cxm-bundles-test-'));
     const app = new App({
+      ...WITHOUT_BUILTIN_VALIDATION,
       outdir,
       context: { ...CDK_JSON_CONTEXT, stage: config.stage, 'aws:cdk:enable-asset-metadata': true },
     });

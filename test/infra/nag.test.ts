@@ -35,7 +35,7 @@ import {
 import { CxmStack } from '#infra/cdk/stack';
 import { PROJECT_ROOT } from '#infra/project-root';
 import { OPENAPI_DOCUMENT_PATH } from '#shared/openapi/build-openapi-document';
-import { CDK_JSON_CONTEXT } from '#test/support/cdk-json-context';
+import { CDK_JSON_CONTEXT, WITHOUT_BUILTIN_VALIDATION } from '#test/support/cdk-json-context';
 
 interface Finding {
   /** `AwsSolutions-<rule>` or `AwsSolutions-<rule>[<finding>]`. */
@@ -59,7 +59,11 @@ const outdirs: string[] = [];
 function build(stage: string, context: Record<string, unknown> = {}): { app: App; stack: CxmStack } {
   const outdir = mkdtempSync(join(tmpdir(), `cxm-nag-${stage}-`));
   outdirs.push(outdir);
-  const app = new App({ outdir, context: { ...CDK_JSON_CONTEXT, stage, [BUNDLING_STACKS]: [], ...context } });
+  const app = new App({
+    ...WITHOUT_BUILTIN_VALIDATION,
+    outdir,
+    context: { ...CDK_JSON_CONTEXT, stage, [BUNDLING_STACKS]: [], ...context },
+  });
   return { app, stack: new CxmStack(app, { config: stageConfig(stage) }) };
 }
 
@@ -247,7 +251,8 @@ describe('unauthenticated methods', () => {
 });
 
 describe('at synth, as app.ts runs it', () => {
-  // In-memory mode: a failed validation throws with the report instead of printing it.
+  // In-memory mode: a failed validation throws with the report instead of printing it. CDK's
+  // built-in CloudFormation validation is left out (build()): cloudformation-validate.test.ts's.
   const inMemory = { [CDK_APP_MODE_CONTEXT]: 'inmemory' };
 
   it('a stage synthesizes with the pack registered, and its validation report lists no violation', () => {

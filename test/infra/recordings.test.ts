@@ -16,7 +16,7 @@ import { type StageConfig, stageConfig } from '#infra/cdk/config';
 import { CxmStack } from '#infra/cdk/stack';
 import { recordingArrivedPattern } from '#shared/recording-events';
 import { RECORDING_SETTING_ENVS } from '#shared/store/recording-settings';
-import { CDK_JSON_CONTEXT } from '#test/support/cdk-json-context';
+import { CDK_JSON_CONTEXT, WITHOUT_BUILTIN_VALIDATION } from '#test/support/cdk-json-context';
 import { loadStageTemplates, stageTemplate } from '#test/support/stage-templates';
 
 interface CfnResource {
@@ -351,10 +351,16 @@ describe('generative call summaries, only where AWS offers them', () => {
     recordings: { ...config.recordings, callSummaries: false },
   });
   const inRegion = (config: StageConfig, region: string) =>
-    new CxmStack(new App({ context: { ...CDK_JSON_CONTEXT, stage: config.stage, [BUNDLING_STACKS]: [] } }), {
-      config,
-      env: { region },
-    });
+    new CxmStack(
+      new App({
+        ...WITHOUT_BUILTIN_VALIDATION,
+        context: { ...CDK_JSON_CONTEXT, stage: config.stage, [BUNDLING_STACKS]: [] },
+      }),
+      {
+        config,
+        env: { region },
+      },
+    );
   /** The template's rules but CDK's own bootstrap-version check. */
   const stageRules = (template: Template) =>
     Object.fromEntries(

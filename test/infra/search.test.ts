@@ -11,7 +11,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { stageConfig } from '#infra/cdk/config';
 import { CxmStack } from '#infra/cdk/stack';
 import { searchLogPolicyName } from '#infra/search-log-policy-name';
-import { CDK_JSON_CONTEXT } from '#test/support/cdk-json-context';
+import { CDK_JSON_CONTEXT, WITHOUT_BUILTIN_VALIDATION } from '#test/support/cdk-json-context';
 import { loadStageTemplates } from '#test/support/stage-templates';
 
 /** As long as a stage name may be (20): the domain name must still fit. */
@@ -21,7 +21,10 @@ const templates = new Map<string, Template>();
 beforeAll(async () => {
   for (const { name, template } of await loadStageTemplates(['dev', 'prod', 'lite']))
     templates.set(name, Template.fromJSON(template));
-  const app = new App({ context: { ...CDK_JSON_CONTEXT, stage: LONGEST_STAGE, [BUNDLING_STACKS]: [] } });
+  const app = new App({
+    ...WITHOUT_BUILTIN_VALIDATION,
+    context: { ...CDK_JSON_CONTEXT, stage: LONGEST_STAGE, [BUNDLING_STACKS]: [] },
+  });
   templates.set(LONGEST_STAGE, Template.fromStack(new CxmStack(app, { config: stageConfig(LONGEST_STAGE) })));
 });
 
@@ -148,7 +151,7 @@ describe('the indexer', () => {
 
   it('refuses, at synth, replicas that the domain has no node for', () => {
     const config = stageConfig('dev');
-    const app = new App({ context: { [BUNDLING_STACKS]: [] } });
+    const app = new App({ ...WITHOUT_BUILTIN_VALIDATION, context: { [BUNDLING_STACKS]: [] } });
     expect(
       () =>
         new CxmStack(app, {

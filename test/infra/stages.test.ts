@@ -8,12 +8,13 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_STAGE, stageConfig } from '#infra/cdk/config';
 import { Data } from '#infra/cdk/constructs/data';
 import { allTableSpecs, physicalTableName } from '#shared/store/table-specs';
+import { WITHOUT_BUILTIN_VALIDATION } from '#test/support/cdk-json-context';
 
 const stages = ['dev', 'prod', 'staging'] as const;
 const templates = new Map<string, Template>();
 
 beforeAll(() => {
-  const app = new App();
+  const app = new App(WITHOUT_BUILTIN_VALIDATION);
   const stacks = stages.map((stage) => {
     const stack = new Stack(app, `data-${stage}`);
     new Data(stack, 'Data', stageConfig(stage));

@@ -3,8 +3,9 @@
  * other stage settings the infra tests assert on, synthesized once per test run and shared by every
  * test file that reads it: the first file that needs a variant synthesizes its cloud assembly into
  * the run's folder (`inject('stageAssemblies')`, made by the global setup; made-once-per-run.ts),
- * the others read its template. With cdk.json's context (the feature flags of `cdk synth`) and
- * bundling skipped: these checks read resources, not code (bundles.test.ts covers the code). A
+ * the others read its template. With cdk.json's context (the feature flags of `cdk synth`),
+ * bundling skipped (these checks read resources, not code: bundles.test.ts covers the code) and
+ * CDK's built-in validation too (cloudformation-validate.test.ts runs it on these templates). A
  * test that needs the construct tree (cdk-nag) or a deliberately different setting (a refusal, a
  * region) builds its own stack.
  *
@@ -12,7 +13,8 @@
  * settings: reporting on OpenSearch (one zone, several zones) or on DynamoDB, tables kept or
  * deleted on destroy, and the optional parts (each rule of the web ACL, reserved concurrency,
  * browser upload CORS, MCP origins, call summaries) on and off; the whole-template checks
- * (test/infra/cfn-lint.test.ts, test/infra/iam-reference.test.ts) hold each to AWS's references.
+ * (test/infra/cfn-lint.test.ts, test/infra/iam-reference.test.ts,
+ * test/infra/cloudformation-validate.test.ts) hold each to AWS's references.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,7 +22,7 @@ import { join } from 'node:path';
 import { inject } from 'vitest';
 import { type StageConfig, stageConfig } from '#infra/cdk/config';
 import { stackName } from '#infra/stage-names';
-import { CDK_JSON_CONTEXT } from './cdk-json-context.ts';
+import { CDK_JSON_CONTEXT, WITHOUT_BUILTIN_VALIDATION } from './cdk-json-context.ts';
 import { madeOncePerRun } from './made-once-per-run.ts';
 
 /** One resource of a template, as CloudFormation reads it. */
@@ -185,7 +187,11 @@ async function synthesizeVariant(name: string, outdir: string): Promise<void> {
     import('#infra/cdk/stack'),
   ]);
   const { config } = stageVariant(name as StageVariantName);
-  const app = new App({ outdir, context: { ...CDK_JSON_CONTEXT, stage: config.stage, [BUNDLING_STACKS]: [] } });
+  const app = new App({
+    ...WITHOUT_BUILTIN_VALIDATION,
+    outdir,
+    context: { ...CDK_JSON_CONTEXT, stage: config.stage, [BUNDLING_STACKS]: [] },
+  });
   new CxmStack(app, { config });
   app.synth();
 }

@@ -12,6 +12,7 @@ import { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { afterAll, describe, expect, it } from 'vitest';
 import { LAMBDA_BUNDLING, LAMBDA_RUNTIME } from '#infra/cdk/constructs/api-function';
 import { BUNDLE_FILE, bundledCode, esbuildOptions } from '#infra/cdk/constructs/function-bundles';
+import { WITHOUT_BUILTIN_VALIDATION } from '#test/support/cdk-json-context';
 
 const outdir = mkdtempSync(join(tmpdir(), 'cxm-function-bundles-test-'));
 afterAll(() => rmSync(outdir, { recursive: true, force: true }));
@@ -43,7 +44,7 @@ describe('esbuildOptions', () => {
 
 describe('bundledCode, in a synthesis', () => {
   const ENTRIES = ['functions/webhooks/create-webhook-endpoint.ts', 'functions/webhooks/delete-webhook-endpoint.ts'];
-  const app = new App({ outdir, context: { 'aws:cdk:enable-asset-metadata': true } });
+  const app = new App({ ...WITHOUT_BUILTIN_VALIDATION, outdir, context: { 'aws:cdk:enable-asset-metadata': true } });
   const stack = new Stack(app, 'Bundles');
   for (const [index, entry] of ENTRIES.entries())
     new LambdaFunction(stack, `Fn${index}`, {

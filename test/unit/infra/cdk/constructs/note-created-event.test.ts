@@ -13,6 +13,7 @@ import { NoteEvents } from '#infra/cdk/constructs/note-events';
 import { matchesEventPattern } from '#infra/local/match-event-pattern';
 import { buildNote } from '#shared/domain/notes/build-note';
 import { conversationWithDefaults } from '#shared/domain/notes/conversation';
+import { WITHOUT_BUILTIN_VALIDATION } from '#test/support/cdk-json-context';
 import {
   conversationStreamRecord,
   storedConversationItem,
@@ -30,7 +31,7 @@ let inputTemplate: string;
 
 beforeAll(() => {
   const config = stageConfig('dev');
-  const stack = new Stack(new App(), 'note-events');
+  const stack = new Stack(new App(WITHOUT_BUILTIN_VALIDATION), 'note-events');
   const data = new Data(stack, 'Data', config);
   new NoteEvents(stack, 'NoteEvents', { config, conversations: data.tables.conversations });
   const [pipe, ...others] = Object.values(Template.fromStack(stack).findResources('AWS::Pipes::Pipe'));
