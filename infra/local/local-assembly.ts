@@ -1,7 +1,7 @@
 /**
  * The cloud assembly bundle mode serves from: the stack of the `local` stage, synthesized by CDK
- * exactly as `cdk synth` would (the same feature flags from cdk.json, the same constructs, esbuild
- * bundles with the stack's settings), into `<assembly root>/<stage>-<inputs hash>/`. A synthesis is reused
+ * as `cdk synth` would (the same feature flags from cdk.json, the same constructs, esbuild bundles
+ * with the stack's settings; only its checks of the templates are left out, see synthesize), into `<assembly root>/<stage>-<inputs hash>/`. A synthesis is reused
  * while its inputs are unchanged: the sources of functions/, shared/ and infra/, the lock file,
  * package.json, cdk.json and tsconfig.json. Each is written under a temporary name and renamed
  * into place when complete, so concurrent starts (a test run beside `npm start`) never see half of one.
@@ -141,6 +141,11 @@ const CDK_APP = join(PROJECT_ROOT, 'infra', 'cdk', 'app.ts');
  * CDK_CONTEXT_JSON, asset metadata on. A child, because CDK bundles synchronously: the caller's
  * event loop (a gateway answering "starting", DynamoDB Local's readiness checks) keeps running.
  * Its output (CDK's bundling lines) is shown only when it fails.
+ *
+ * Without CDK's built-in CloudFormation validation (`CDK_VALIDATION=false`, as `cdk synth
+ * --no-validation`): it reads the templates and changes nothing in the assembly, and its engine
+ * cost this synthesis about 5 of its 10 CPU-s. What a deploy synthesizes is held to it by
+ * test/infra/cloudformation-validate.test.ts, on the template of every kind of stage.
  */
 function synthesize(stage: string, outdir: string): Promise<void> {
   const cdkJson = JSON.parse(readFileSync(join(PROJECT_ROOT, 'cdk.json'), 'utf8')) as {
@@ -159,6 +164,7 @@ function synthesize(stage: string, outdir: string): Promise<void> {
           CDK_OUTDIR: outdir,
           CDK_CONTEXT_JSON: JSON.stringify(context),
           CDK_DISABLE_VERSION_CHECK: '1',
+          CDK_VALIDATION: 'false',
         },
       },
       (error, stdout, stderr) => {

@@ -5,10 +5,10 @@
  * `@aws-cdk/core:validateAgainstDefaultRules`, so an error there fails `cdk synth` and so every
  * deploy, and a warning is printed by each: here neither may remain.
  *
- * The other tests' syntheses leave the validation out (WITHOUT_BUILTIN_VALIDATION): its engine costs
- * each process that starts it 3-7 CPU-s, and this file starts it once for every template. The local
- * stage's synthesis (infra/local/local-assembly.ts, which runs infra/cdk/app.ts as `cdk synth` does)
- * keeps it, so a run that synthesizes also passes through the validation's place in the synthesis.
+ * The other tests' syntheses leave the validation out (WITHOUT_BUILTIN_VALIDATION), and so does the
+ * local stage's (infra/local/local-assembly.ts): its engine costs each process that starts it 3-7
+ * CPU-s, and this file starts it once for every template. That a failed validation fails the
+ * synthesis is CDK's own, and test/infra/nag.test.ts sees it fail one with cdk-nag's plugin.
  * The plugin reads templates, not the construct tree, so an acknowledgement made in the tree
  * (`Validations.of(scope).acknowledge()`) does not reach it here: such a finding fails this file
  * until it reads acknowledgements too. The stacks make none.

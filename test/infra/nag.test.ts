@@ -115,8 +115,8 @@ const results = new Map<StageName, StageResult>();
 
 beforeAll(() => {
   for (const stage of STAGES) {
-    // The pack reads the construct tree, so no synth is needed here (it costs seconds, for CDK's own
-    // template validation); 'at synth, as app.ts runs it' below runs it on a synthesized app.
+    // The pack reads the construct tree, so no synth is needed here (a second or more a stack);
+    // 'at synth, as app.ts runs it' below runs it on a synthesized app.
     const { stack } = build(stage);
     const raw = findings(stack);
     const acknowledgements = nagAcknowledgements(stack);

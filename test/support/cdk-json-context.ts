@@ -13,8 +13,7 @@ export const CDK_JSON_CONTEXT: Readonly<Record<string, unknown>> = (
  * off, as bundling is. Its engine (AWS's validator, 9 MB of WebAssembly) cost each test process that
  * synthesized 3-7 CPU-s to start, and each template 0.3-2 s more: about 30 CPU-s of a run, for the
  * same rules on the same few templates. test/infra/cloudformation-validate.test.ts runs that plugin
- * once over every kind of stage, and the local stage's synthesis (infra/local/local-assembly.ts)
- * keeps it, as `cdk synth` does.
+ * once over every kind of stage, and `cdk synth` keeps it.
  *
  * @example new App({ ...WITHOUT_BUILTIN_VALIDATION, context: { ...CDK_JSON_CONTEXT, stage: 'lite' } })
  */
