@@ -1,10 +1,11 @@
 /**
  * The cloud assembly bundle mode serves from: the stack of the `local` stage, synthesized by CDK
  * as `cdk synth` would (the same feature flags from cdk.json, the same constructs, esbuild bundles
- * with the stack's settings; only its checks of the templates are left out, see synthesize), into `<assembly root>/<stage>-<inputs hash>/`. A synthesis is reused
- * while its inputs are unchanged: the sources of functions/, shared/ and infra/, the lock file,
- * package.json, cdk.json and tsconfig.json. Each is written under a temporary name and renamed
- * into place when complete, so concurrent starts (a test run beside `npm start`) never see half of one.
+ * with the stack's settings; only CDK's checks of the templates are left out, see synthesize),
+ * into `<assembly root>/<stage>-<inputs hash>/`. A synthesis is reused while its inputs are
+ * unchanged: the sources of functions/, shared/ and infra/, the lock file, package.json, cdk.json
+ * and tsconfig.json. Each is written under a temporary name and renamed into place when complete,
+ * so concurrent starts (a test run beside `npm start`) never see half of one.
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
