@@ -32,7 +32,7 @@ import {
   stageTemplate,
 } from '#test/support/stage-templates';
 
-/** A whole copy of the lite template with one mistake the validator must report: a runtime Lambda does not have. */
+/** A whole copy of the lite template with one mistake the validator must report: a function below Lambda's 128 MB. */
 const BROKEN = 'lite-broken';
 
 function brokenTemplate(): { template: CfnTemplate; logicalId: string } {
@@ -56,7 +56,7 @@ const described = (violations: readonly PolicyViolation[]) =>
 let dir: string;
 let report: PolicyValidationPluginReport;
 const pathOf = (name: string) => join(dir, `${name}.template.json`);
-/** The findings in the template linted under `name`. */
+/** The findings in the template validated under `name`. */
 const findingsOf = (name: string): PolicyViolation[] =>
   report.violations.flatMap((violation) => {
     const resources = violation.violatingResources.filter((resource) => resource.templatePath === pathOf(name));
@@ -91,7 +91,7 @@ afterAll(() => {
 });
 
 describe('CDK’s built-in CloudFormation validation on every stage template', () => {
-  it('is what cdk.json makes fail a synthesis on an error', () => {
+  it('fails a synthesis on an error, as cdk.json sets it', () => {
     expect(CDK_JSON_CONTEXT[VALIDATE_AGAINST_DEFAULT_RULES]).toBe(true);
   });
 
