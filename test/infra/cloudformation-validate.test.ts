@@ -54,6 +54,7 @@ const described = (violations: readonly PolicyViolation[]) =>
   );
 
 let dir: string;
+let broken: ReturnType<typeof brokenTemplate>;
 let report: PolicyValidationPluginReport;
 const pathOf = (name: string) => join(dir, `${name}.template.json`);
 /** The findings in the template validated under `name`. */
@@ -66,9 +67,10 @@ const findingsOf = (name: string): PolicyViolation[] =>
 beforeAll(async () => {
   const variants = await loadStageTemplates();
   dir = mkdtempSync(join(tmpdir(), 'cxm-cloudformation-validate-'));
+  broken = brokenTemplate();
   const templates: Array<[string, unknown]> = [
     ...variants.map(({ name, template }) => [name, template] as [string, unknown]),
-    [BROKEN, brokenTemplate().template],
+    [BROKEN, broken.template],
   ];
   for (const [name, template] of templates) writeFileSync(pathOf(name), JSON.stringify(template, null, 1));
   // One call for every template: the engine loads the schemas of every resource type they hold once.
@@ -103,7 +105,7 @@ describe('CDK’s built-in CloudFormation validation on every stage template', (
   });
 
   it('reports a mistake in a copy of a template as an error at its resource and property', () => {
-    const { logicalId } = brokenTemplate();
+    const { logicalId } = broken;
     const found = findingsOf(BROKEN);
     expect(report.success).toBe(false);
     expect(
