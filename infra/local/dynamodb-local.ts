@@ -8,12 +8,12 @@
  * data (mode 600, in a directory of mode 700). A client on the network with any other key id gets
  * an empty database of its own, never these tables. Telemetry is off.
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
-import { delimiter, dirname, join } from 'node:path';
+import { dirname, join } from 'node:path';
 import {
   CreateTableCommand,
   DescribeTableCommand,
@@ -26,41 +26,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { addIndexInput, createTableInput } from '#shared/store/create-table-input';
 import { createReportingRowsStore } from '#shared/store/reporting-rows-store';
 import { allTableSpecs, physicalTableName } from '#shared/store/table-specs';
-
-export class StartupError extends Error {
-  override readonly name = 'StartupError';
-}
-
-/**
- * `$JAVA_HOME/bin/java` when JAVA_HOME is set, else `java` from PATH.
- *
- * @example javaCommand('/usr/lib/jvm/java-17'); // '/usr/lib/jvm/java-17/bin/java'
- */
-export function javaCommand(javaHome = process.env.JAVA_HOME): string {
-  return javaHome ? join(javaHome, 'bin', 'java') : 'java';
-}
-
-/** Java commands found to be 17 or newer: a process starting several DynamoDB Locals starts one JVM to ask. */
-const checkedJava = new Set<string>();
-
-/** Runs `command -version`: a StartupError, saying what to install, unless it is Java 17 or newer. */
-export function checkJava(command = javaCommand()): void {
-  if (checkedJava.has(command)) return;
-  const result = spawnSync(command, ['-version'], { encoding: 'utf8' });
-  if (result.error) {
-    throw new StartupError(
-      `Java 17 or newer is needed to run DynamoDB Local, but '${command}' could not be run (${(result.error as NodeJS.ErrnoException).code}). ` +
-        'Install a JDK or JRE 17+ (on Debian: apt-get install openjdk-17-jre-headless) or set JAVA_HOME, then try again.',
-    );
-  }
-  const major = Number(/version "(?:1\.)?(\d+)/.exec(result.stderr)?.[1]);
-  if (!(major >= 17)) {
-    throw new StartupError(
-      `DynamoDB Local needs Java 17 or newer; '${command}' is version ${major || 'unknown'}. Install Java 17+ or set JAVA_HOME.`,
-    );
-  }
-  checkedJava.add(command);
-}
+import { checkJava, javaCommand, StartupError, spawnTiedToParent } from './local-programs.ts';
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -159,37 +125,6 @@ export function emulatorDir(): string {
   return join(lib, found);
 }
 
-/** util-linux's `setpriv` on PATH (Linux distributions ship it), looked up once. */
-let setprivPath: string | null | undefined;
-function setpriv(): string | null {
-  // Not `??=`: a machine without it (null) is looked up once too.
-  if (setprivPath === undefined)
-    setprivPath =
-      process.platform === 'linux'
-        ? ((process.env.PATH ?? '')
-            .split(delimiter)
-            .filter(Boolean)
-            .map((dir) => join(dir, 'setpriv'))
-            .find((path) => existsSync(path)) ?? null)
-        : null;
-  return setprivPath;
-}
-
-/**
- * The command line that starts `command args` so that the JVM dies with the process starting it.
- * Otherwise a parent killed outright (kill -9, a CI job's timeout, the OOM killer) leaves the
- * emulator running: over a data folder, beside the next start's JVM on the same files.
- * `setpriv --pdeathsig TERM` sets a parent-death signal (PR_SET_PDEATHSIG) and execs java under
- * its own pid: when the parent goes, the kernel sends the JVM a SIGTERM, and it closes its database
- * as on a stop. The kernel ties the signal to the thread that spawned the JVM: Node spawns from
- * the calling thread, the main one for every caller here (a worker thread's end would stop the JVM
- * too). Without setpriv (macOS), the JVM is started as it is.
- */
-function tiedToParent(command: string, args: string[]): [string, string[]] {
-  const wrapper = setpriv();
-  return wrapper ? [wrapper, ['--pdeathsig', 'TERM', '--', command, ...args]] : [command, args];
-}
-
 function spawnDynamoDbLocal(command: string, port: number, dataDir: string | undefined): ChildProcess {
   const dir = emulatorDir();
   const args = [
@@ -208,8 +143,7 @@ function spawnDynamoDbLocal(command: string, port: number, dataDir: string | und
     ...process.env,
     JAVA_TOOL_OPTIONS: process.env.JAVA_TOOL_OPTIONS ?? '-XX:TieredStopAtLevel=1 -XX:+UseSerialGC',
   };
-  const [file, argv] = tiedToParent(command, args);
-  return spawn(file, argv, { cwd: dir, env, stdio: 'pipe' });
+  return spawnTiedToParent(command, args, { cwd: dir, env, stdio: 'pipe' });
 }
 
 /**

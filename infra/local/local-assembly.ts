@@ -30,9 +30,9 @@ function assemblyRoot(): string {
   return join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'cxm', `assemblies-${checkout}`);
 }
 
-/** infra/cli is left out: the stack never imports the CLI. */
+/** infra/cli is left out: the stack never imports the CLI; so is what Maven builds for the local engine. */
 const INPUT_DIRECTORIES = ['functions', 'shared', 'infra'];
-const IGNORED_DIRECTORIES = [join('infra', 'cli')];
+const IGNORED_DIRECTORIES = [join('infra', 'cli'), join('infra', 'local', 'opensearch', 'target')];
 const INPUT_FILES = ['package-lock.json', 'package.json', 'cdk.json', 'tsconfig.json'];
 /** Synthesized assemblies kept besides the current one (older ones are deleted). */
 const KEEP_OTHERS = 2;

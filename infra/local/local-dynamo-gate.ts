@@ -168,6 +168,30 @@ export async function startLocalDynamoGate({ target, accepted }: LocalDynamoGate
 
 /** What signs this process's requests to the local services: the local functions' own credentials. */
 let functionCredentials: LocalCredentials | undefined;
+
+/**
+ * The local functions' credentials (the local "role"), made once per process: the gate, the local
+ * S3, the Transcribe stand-in and the OpenSearch engine accept them. A caller that starts one of
+ * those before the gate (the engine, which `npm start` starts beside DynamoDB Local) reads them here.
+ *
+ * @example const engine = await startLocalOpenSearch({ credentials: localFunctionCredentials(), region });
+ */
+export function localFunctionCredentials(): LocalCredentials {
+  functionCredentials ??= newLocalCredentials();
+  return functionCredentials;
+}
+
+/**
+ * Makes `credentials` this process's function credentials: a test run's processes share one pair,
+ * the one its OpenSearch engine accepts. Refused once the process signs with another pair.
+ *
+ * @example adoptLocalFunctionCredentials(inject('opensearch').credentials);
+ */
+export function adoptLocalFunctionCredentials(credentials: LocalCredentials): void {
+  if (functionCredentials && functionCredentials.accessKeyId !== credentials.accessKeyId)
+    throw new Error('this process signs with other local function credentials already');
+  functionCredentials = { ...credentials };
+}
 /** The gates of this process, by the endpoint they guard; and that endpoint, by the gate's own. */
 const gates = new Map<
   string,
@@ -193,8 +217,7 @@ export async function gateLocalDynamo(
     throw new Error(
       "the local gateway needs the local store's endpoint and credentials in this process (pointAtLocalDynamo) first",
     );
-  functionCredentials ??= newLocalCredentials();
-  const credentials = functionCredentials;
+  const credentials = localFunctionCredentials();
   // A second gateway of the process finds the environment pointing at a gate already.
   const key = guardedBy.get(endpoint) ?? endpoint;
   let entry = gates.get(key);

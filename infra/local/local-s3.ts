@@ -14,7 +14,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { S3rverContext, S3rverStore } from '@20minutes/s3rver';
 import { LOCAL_ACCOUNT } from './build-proxy-event.ts';
-import { LOCAL_REGION, type LocalCredentials, StartupError } from './dynamodb-local.ts';
+import { LOCAL_REGION, type LocalCredentials } from './dynamodb-local.ts';
+import { StartupError } from './local-programs.ts';
 
 export interface LocalS3 {
   endpoint: string;

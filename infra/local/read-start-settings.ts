@@ -8,9 +8,9 @@ import { acceptsUntaggedKeys } from '#shared/auth/untagged-keys';
 import { FUNCTION_ENV } from '#shared/function-env';
 import { idempotencyTtlMs } from '#shared/store/idempotency-ttl';
 import { wholeNumberSetting } from '#shared/whole-number-setting';
-import { javaCommand } from './dynamodb-local.ts';
 import { type FunctionRuntimeKind, functionRuntimeKind, maxEnvironments } from './function-runtime.ts';
 import { type LocalLogLevel, parseLocalLogLevel } from './local-log.ts';
+import { javaCommand } from './local-programs.ts';
 import { cxmHome } from './local-state.ts';
 import { formatRateLimit, parseRateLimit } from './token-buckets.ts';
 

@@ -1,9 +1,10 @@
 /**
  * The few OpenSearch requests the reporting lists and the indexer make (a search, a bulk, an
- * index-template put), sent with the platform's `fetch`. An Amazon OpenSearch Service domain is
- * reached over HTTPS with SigV4 (service `es`, the function's region and credentials, signed by the
- * SDK's own `SignatureV4`); a local cluster (`http://...`, or a URL with its own user:password) is
- * reached as it is.
+ * index-template put), sent with the platform's `fetch`. Every request is signed with SigV4
+ * (service `es`, the function's region and credentials, signed by the SDK's own `SignatureV4`), as
+ * an Amazon OpenSearch Service domain requires and the local engine requires too (it checks the
+ * signature against the local stack's credentials); only a cluster whose URL carries its own
+ * user:password is sent that instead.
  *
  * Why not the official client: it is most of what a list on an OpenSearch stage loads at cold start
  * (264 KB of the bundle, a 1.5x import against a bare function), for three requests whose shape we
@@ -19,7 +20,7 @@ import { escapeRfc3986 } from './escape-rfc3986.ts';
 import { type SigV4Options, signingRegion, sigV4Signer } from './sigv4-signer.ts';
 
 export interface OpenSearchClientOptions {
-  /** `https://<domain endpoint>` (signed) or a local `http://host:port`. */
+  /** `https://<domain endpoint>`, the local engine's `http://127.0.0.1:<port>`, or a cluster's `https://user:password@host`. */
   endpoint: string;
   /** Region of the domain; defaults to AWS_REGION. */
   region?: string;
@@ -77,10 +78,13 @@ export class OpenSearchConnectionError extends Error {
 
 const RETRIED_STATUSES = new Set([502, 503, 504]);
 
-/** SigV4 unless the endpoint is plain HTTP or carries its own basic-auth credentials. */
+/**
+ * SigV4 unless the endpoint carries its own basic-auth credentials.
+ *
+ * @example signsRequests('http://127.0.0.1:9200') // true: the local engine checks signatures too
+ */
 export function signsRequests(endpoint: string): boolean {
-  const url = new URL(endpoint);
-  return url.protocol === 'https:' && url.username === '';
+  return new URL(endpoint).username === '';
 }
 
 type Signer = (request: {

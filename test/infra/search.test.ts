@@ -10,6 +10,7 @@ import { BUNDLING_STACKS } from 'aws-cdk-lib/cx-api';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { stageConfig } from '#infra/cdk/config';
 import { CxmStack } from '#infra/cdk/stack';
+import { opensearchEngineVersion } from '#infra/opensearch-engine';
 import { searchLogPolicyName } from '#infra/search-log-policy-name';
 import { CDK_JSON_CONTEXT, WITHOUT_BUILTIN_VALIDATION } from '#test/support/cdk-json-context';
 import { loadStageTemplates } from '#test/support/stage-templates';
@@ -32,7 +33,9 @@ const functionNamed = (template: Template, name: string) =>
   Object.values(template.findResources('AWS::Lambda::Function')).find((fn) => fn.Properties.FunctionName === name)!;
 
 describe('the OpenSearch domain', () => {
-  it('dev: a small single-node 2.x domain, encrypted, HTTPS only, slow logs on', () => {
+  it('dev: a small single-node domain of the engine the tests run, encrypted, HTTPS only, slow logs on', () => {
+    // The local engine's POM pins the patch; a domain names major.minor.
+    expect(opensearchEngineVersion()).toMatch(/^2\.19\.\d+$/);
     templates.get('dev')!.hasResourceProperties('AWS::OpenSearchService::Domain', {
       EngineVersion: 'OpenSearch_2.19',
       ClusterConfig: Match.objectLike({

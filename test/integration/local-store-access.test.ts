@@ -23,12 +23,12 @@ import { afterAll, describe, expect, it } from 'vitest';
 import {
   emulatorDir,
   freePort,
-  javaCommand,
   LOCAL_REGION,
   type LocalCredentials,
   newLocalCredentials,
   startDynamoDbLocal,
 } from '#infra/local/dynamodb-local';
+import { javaCommand } from '#infra/local/local-programs';
 import { startTestApi, uniqueTenant } from '#test/support/test-api';
 import { workerDynamo } from '#test/support/worker-dynamo';
 

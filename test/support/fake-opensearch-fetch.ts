@@ -4,6 +4,16 @@
  * responses, so adapters are tested through the real client, its signing, retries and parsing.
  * Over real HTTP, test/support/opensearch-stub.ts plays the cluster instead.
  */
+/**
+ * Where the tests' clients send to, with what they sign: every request is signed (the client signs
+ * all but a basic-auth URL's), so a fake cluster gets credentials of its own.
+ */
+export const FAKE_CLUSTER = {
+  endpoint: 'http://127.0.0.1:9200',
+  region: 'us-east-1',
+  credentials: async () => ({ accessKeyId: 'AKIDFAKECLUSTER', secretAccessKey: 'fake-cluster-secret' }),
+};
+
 export interface RecordedResponse {
   statusCode: number;
   body: unknown;

@@ -1,6 +1,9 @@
 /**
  * DynamoDB Local for the whole run (in memory, DYNAMO_INSTANCES of them: a worker's files use one,
- * test/support/worker-dynamo.ts), with the tables of the shared specs, and, for
+ * test/support/worker-dynamo.ts), with the tables of the shared specs; one OpenSearch engine (in a
+ * temporary folder, `inject('opensearch')`), which every file shares as production's stages share
+ * a domain, each under tenants (and, where a file changes the layout, an index prefix) of its own;
+ * and, for
  * the bundles project, one synthesis of the local stage's cloud assembly (reused across runs while
  * the sources are unchanged: infra/local/local-assembly.ts). Test files reach them through `workerDynamo()` and
  * `inject('assemblyDir')` (test/support/runtime-setup.ts hands the latter to the bundles project's
@@ -27,12 +30,27 @@ import { LOCAL_STAGE } from '#infra/local/build-proxy-event';
 import {
   createTables,
   type DynamoDbLocal,
+  LOCAL_REGION,
+  type LocalCredentials,
   type LocalDynamoConnection,
+  newLocalCredentials,
   startDynamoDbLocal,
 } from '#infra/local/dynamodb-local';
 import { functionRuntimeKind } from '#infra/local/function-runtime';
 import { ensureLocalAssembly, localAssemblyDir } from '#infra/local/local-assembly';
+import { type LocalOpenSearch, startLocalOpenSearch } from '#infra/local/opensearch/local-opensearch';
 import type { TableId } from '#shared/store/table-specs';
+
+/**
+ * The run's OpenSearch engine: where it listens, and the one key it accepts, which every test
+ * process signs with as its local functions' credentials (test/support/runtime-setup.ts).
+ */
+export interface OpenSearchFixture {
+  endpoint: string;
+  credentials: LocalCredentials;
+  region: string;
+  version: string;
+}
 
 /** The store's endpoint and the credentials that select its database, with the test tables. */
 export interface DynamoFixture extends LocalDynamoConnection {
@@ -49,6 +67,8 @@ declare module 'vitest' {
   export interface ProvidedContext {
     /** The run's DynamoDB Local instances, each with the test tables; a file uses its worker's (worker-dynamo.ts). */
     dynamoInstances: DynamoFixture[];
+    /** The run's OpenSearch engine, shared by every file (test/support/run-opensearch.ts). */
+    opensearch: OpenSearchFixture;
     /** The local stage's cloud assembly, which the bundles project serves from once it is complete ('' in the others). */
     assemblyDir: string;
     /** A file that holds why the synthesis of assemblyDir failed, once it has. */
@@ -68,6 +88,7 @@ interface RunDynamo {
 
 interface Shared {
   dynamo?: Promise<RunDynamo[]>;
+  opensearch?: Promise<{ engine: LocalOpenSearch; fixture: OpenSearchFixture }>;
   assembly?: Promise<void>;
   awsCallLog?: string;
   stageAssemblies?: string;
@@ -102,6 +123,13 @@ async function startDynamoInstances(): Promise<RunDynamo[]> {
   throw failed.reason;
 }
 
+/** The run's engine, in a temporary folder, accepting one key made for the run. */
+async function startRunOpenSearch(): Promise<{ engine: LocalOpenSearch; fixture: OpenSearchFixture }> {
+  const credentials = newLocalCredentials();
+  const engine = await startLocalOpenSearch({ credentials, region: LOCAL_REGION });
+  return { engine, fixture: { endpoint: engine.endpoint, credentials, region: LOCAL_REGION, version: engine.version } };
+}
+
 export async function setup(project: TestProject): Promise<void> {
   shared.users++;
   shared.awsCallLog ??= mkdtempSync(join(tmpdir(), 'cxm-aws-calls-'));
@@ -109,6 +137,8 @@ export async function setup(project: TestProject): Promise<void> {
   shared.stageAssemblies ??= mkdtempSync(join(tmpdir(), 'cxm-stage-assemblies-'));
   project.provide('stageAssemblies', shared.stageAssemblies);
   shared.dynamo ??= startDynamoInstances();
+  // Beside DynamoDB Local: both JVMs start at once. A missing engine fails the run with what to install.
+  shared.opensearch ??= startRunOpenSearch();
   const bundles = functionRuntimeKind(project.config.env?.CXM_RUNTIME) === 'bundles';
   const assemblyDir = bundles ? localAssemblyDir(LOCAL_STAGE) : '';
   shared.runDir ??= mkdtempSync(join(tmpdir(), 'cxm-test-run-'));
@@ -125,17 +155,27 @@ export async function setup(project: TestProject): Promise<void> {
   }
   project.provide('assemblyDir', assemblyDir);
   project.provide('assemblyFailure', assemblyFailure);
+  const [dynamo, opensearch] = await Promise.allSettled([shared.dynamo, shared.opensearch]);
+  if (dynamo.status === 'rejected' || opensearch.status === 'rejected') {
+    if (dynamo.status === 'fulfilled') for (const { local } of dynamo.value) local.killNow();
+    if (opensearch.status === 'fulfilled') opensearch.value.engine.killNow();
+    throw dynamo.status === 'rejected' ? dynamo.reason : (opensearch as PromiseRejectedResult).reason;
+  }
   project.provide(
     'dynamoInstances',
-    (await shared.dynamo).map(({ fixture }) => fixture),
+    dynamo.value.map(({ fixture }) => fixture),
   );
+  project.provide('opensearch', opensearch.value.fixture);
 }
 
 export async function teardown(): Promise<void> {
   if (--shared.users > 0) return;
   // A synthesis no bundles file waited for (a run of other projects only) still ends first.
   await shared.assembly;
-  await Promise.all(((await shared.dynamo) ?? []).map(({ local }) => local.stop()));
+  await Promise.all([
+    ...((await shared.dynamo) ?? []).map(({ local }) => local.stop()),
+    shared.opensearch?.then(({ engine }) => engine.stop()),
+  ]);
   for (const folder of [shared.awsCallLog, shared.stageAssemblies, shared.runDir])
     if (folder) rmSync(folder, { recursive: true, force: true });
 }

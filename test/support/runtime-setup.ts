@@ -1,7 +1,8 @@
 /**
  * Runs in every test file's process before it: the bundles project's gateways serve from the run's
  * one synthesis (global-setup.ts; waited for here, as the global setup does not) instead of
- * synthesizing their own, a sources gateway records its
+ * synthesizing their own, every gateway's functions sign with the one key the run's OpenSearch
+ * engine accepts, a sources gateway records its
  * functions' AWS calls into the run's folder, and a sources gateway's per-invocation store is made
  * before any AWS SDK call of the file (invocation-scope.ts).
  */
@@ -47,4 +48,9 @@ if (inBundleRuntime)
 // Every sources gateway of the file records its functions' AWS calls for the IAM simulation.
 const awsCallLog = inject('awsCallLog');
 if (awsCallLog) process.env[AWS_CALL_LOG_ENV] = awsCallLog;
+// The run's engine accepts one key: every gateway of the run signs with it (global-setup.ts).
+// `npm run test:unit` starts no engine.
+// Imported here, after the modules were reset for this file: the file's own instance of the gate.
+const opensearch = inject('opensearch');
+if (opensearch) (await import('#infra/local/local-dynamo-gate')).adoptLocalFunctionCredentials(opensearch.credentials);
 await prepareInvocationStore();

@@ -1,5 +1,5 @@
 /**
- * The reporting search domain: current OpenSearch 2.x, encrypted at rest and between nodes,
+ * The reporting search domain: the OpenSearch version the local engine runs, encrypted at rest and between nodes,
  * HTTPS only (TLS 1.2+), reachable only by IAM principals granted here (SigV4), slow logs and
  * error logs to CloudWatch, sized per stage.
  */
@@ -9,6 +9,7 @@ import { Grant, type IGrantable } from 'aws-cdk-lib/aws-iam';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Domain, EngineVersion, TLSSecurityPolicy } from 'aws-cdk-lib/aws-opensearchservice';
 import { Construct } from 'constructs';
+import { domainEngineVersion } from '#infra/opensearch-engine';
 import { SEARCH_DOMAIN_ID } from '#infra/stage-names';
 import { REPORT_KINDS } from '#shared/domain/reporting/report-cursor';
 import { reportingTemplateName } from '#shared/store/opensearch-index-names';
@@ -35,7 +36,8 @@ export class ReportingSearch extends Construct {
     this.domain = new Domain(this, SEARCH_DOMAIN_ID, {
       // No domainName: OpenSearch allows 28 characters, too few for `cxm-<stage>-reporting` with a
       // 20-character stage. CloudFormation names it; functions learn the endpoint from their env.
-      version: EngineVersion.OPENSEARCH_2_19,
+      // The engine the local stack and the tests run (infra/opensearch-engine.ts).
+      version: EngineVersion.openSearch(domainEngineVersion()),
       capacity: {
         dataNodeInstanceType: search.dataNodeInstanceType,
         dataNodes: search.dataNodes,

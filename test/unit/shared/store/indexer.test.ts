@@ -17,7 +17,12 @@ import { reportingYearIndex } from '#shared/store/opensearch-index-names';
 import { indexReportingRecords } from '#shared/store/opensearch-index-rows';
 import { FIELD_TYPES, indexedFields, reportingMappings } from '#shared/store/opensearch-mappings';
 import { opensearchIndexShards } from '#shared/store/opensearch-settings';
-import { type ConnectionFailure, fakeOpenSearch, type RecordedResponse } from '#test/support/fake-opensearch-fetch';
+import {
+  type ConnectionFailure,
+  FAKE_CLUSTER,
+  fakeOpenSearch,
+  type RecordedResponse,
+} from '#test/support/fake-opensearch-fetch';
 import {
   type BulkOutcome,
   bulkAnswer,
@@ -57,7 +62,7 @@ const at = (n: number, seconds = SECOND) => ({ sequenceNumber: sequenceNumber(n)
 
 function indexer(...answers: Array<RecordedResponse | ConnectionFailure>) {
   const fake = fakeOpenSearch(...answers);
-  const client = createOpenSearchClient({ endpoint: 'http://127.0.0.1:9200', fetch: fake.fetch, maxRetries: 0 });
+  const client = createOpenSearchClient({ ...FAKE_CLUSTER, fetch: fake.fetch, maxRetries: 0 });
   const warnings: Array<Record<string, unknown>> = [];
   const run = (records: DynamoDBRecord[]) =>
     indexReportingRecords(client, PREFIX, records, { warn: (_message, extra) => warnings.push(extra) });
@@ -422,11 +427,10 @@ describe('indexes and mappings', () => {
 
   it('ensureIndexTemplates puts one composable template per kind: the year indexes, their shards, mappings and read alias', async () => {
     const fake = fakeOpenSearch(templateAcknowledged, templateAcknowledged);
-    await ensureIndexTemplates(
-      createOpenSearchClient({ endpoint: 'http://127.0.0.1:9200', fetch: fake.fetch }),
-      PREFIX,
-      { primaries: 3, replicas: 1 },
-    );
+    await ensureIndexTemplates(createOpenSearchClient({ ...FAKE_CLUSTER, fetch: fake.fetch }), PREFIX, {
+      primaries: 3,
+      replicas: 1,
+    });
     expect(fake.requests.map((r) => [r.method, r.path]).sort()).toEqual([
       ['POST', `/_index_template/${PREFIX}-assistant`],
       ['POST', `/_index_template/${PREFIX}-voc`],
@@ -455,7 +459,7 @@ describe('indexes and mappings', () => {
   it('ensureIndexTemplates fails on any error', async () => {
     const fake = fakeOpenSearch(templateAcknowledged, { statusCode: 403, body: { Message: 'not authorized' } });
     await expect(
-      ensureIndexTemplates(createOpenSearchClient({ endpoint: 'http://127.0.0.1:9200', fetch: fake.fetch }), PREFIX, {
+      ensureIndexTemplates(createOpenSearchClient({ ...FAKE_CLUSTER, fetch: fake.fetch }), PREFIX, {
         primaries: 1,
         replicas: 1,
       }),
@@ -478,8 +482,12 @@ describe('indexes and mappings', () => {
 describe('the Lambda handler', () => {
   beforeEach(() => {
     vi.resetModules();
-    vi.stubEnv('CXM_OPENSEARCH_ENDPOINT', 'http://127.0.0.1:9200');
+    vi.stubEnv('CXM_OPENSEARCH_ENDPOINT', FAKE_CLUSTER.endpoint);
     vi.stubEnv('CXM_OPENSEARCH_INDEX_PREFIX', PREFIX);
+    // What the function role's credentials are in Lambda: the client signs with them.
+    vi.stubEnv('AWS_REGION', FAKE_CLUSTER.region);
+    vi.stubEnv('AWS_ACCESS_KEY_ID', 'AKIDFAKEROLE');
+    vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'fake-role-secret');
   });
   afterEach(() => {
     vi.unstubAllEnvs();
@@ -508,12 +516,13 @@ describe('the Lambda handler', () => {
     const { handler } = await import('#functions/indexer/index-reporting-rows');
     expect(await handler({ Records: first })).toEqual({ batchItemFailures: [{ itemIdentifier: sequenceNumber(2) }] });
     expect(await handler({ Records: second })).toEqual({ batchItemFailures: [] });
-    expect(fake.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+    const sent = fake.requests.map((r) => `${r.method} ${r.path}`);
+    // The two templates are put at once, in either order; both before any write.
+    expect([...sent.slice(0, 2)].sort()).toEqual([
       `POST /_index_template/${PREFIX}-assistant`,
       `POST /_index_template/${PREFIX}-voc`,
-      'POST /_bulk',
-      'POST /_bulk',
     ]);
+    expect(sent.slice(2)).toEqual(['POST /_bulk', 'POST /_bulk']);
     expect(fake.requests[0]!.json).toMatchObject({
       template: { settings: { 'index.number_of_shards': 2, 'index.number_of_replicas': 1 } },
     });
