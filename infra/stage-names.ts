@@ -5,6 +5,9 @@
  */
 import type { SecretId } from '#shared/routes';
 
+/** The stage of the local stack: its API Gateway stage, its tables `cxm-local-*`, its synthesized stack. */
+export const LOCAL_STAGE = 'local';
+
 /**
  * A stage's CloudFormation stack; `cxm smoke --stage` finds the stage's base URL in its outputs.
  *

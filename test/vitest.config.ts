@@ -48,6 +48,14 @@ const BUNDLE_SUITES = [
  * Lambda workers starting on two cores) can pass.
  */
 const BUNDLES_LAST = ['test/integration/mcp-conformance.test.ts'];
+/**
+ * The reporting suites again with the lists searching the run's OpenSearch engine, fed by the
+ * indexer from the reporting table's stream (CXM_REPORTING_BACKEND=opensearch, as `npm start` takes
+ * it): the same rules, cursors, totals and errors as on DynamoDB's window index. The bundles of an
+ * OpenSearch stage (other lists, and the indexer) are wired as `npm start` serves them in bundle
+ * mode on the engine (test/integration/npm-start.test.ts): what only the bundles can break.
+ */
+const OPENSEARCH_SUITES = ['reporting', 'reporting-backends'].map((name) => `test/integration/${name}.test.ts`);
 /** What only bundle mode has: its wiring checks against edited copies of the template, and every bundle imported alone. */
 const BUNDLES_ONLY = ['test/integration/bundle-wiring.test.ts', 'test/infra/bundles.test.ts'];
 /** Reads what every other file's functions called (the run's recorded AWS calls): runs after them. */
@@ -168,6 +176,15 @@ export default defineConfig({
           ],
           isolate: false,
           env: { ...env, [FRESH_PER_FILE_ENV]: '1' },
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'opensearch',
+          include: OPENSEARCH_SUITES,
+          env: { ...env, CXM_REPORTING_BACKEND: 'opensearch' },
           sequence: { groupOrder: 0 },
         },
       },

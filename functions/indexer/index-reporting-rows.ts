@@ -1,7 +1,7 @@
 /**
  * The reporting table's stream -> OpenSearch (infra/README.md, OpenSearch layout). Puts the index
- * templates once per container (the year indexes are created from them by the first write to each),
- * then indexes the batch and reports the records to retry (ReportBatchItemFailures). Env:
+ * templates and their mappings once per container (the year indexes are created from them by the
+ * first write to each; those that exist gain new fields), then indexes the batch and reports the records to retry (ReportBatchItemFailures). Env:
  * CXM_OPENSEARCH_ENDPOINT, CXM_OPENSEARCH_INDEX_PREFIX, CXM_OPENSEARCH_PRIMARY_SHARDS,
  * CXM_OPENSEARCH_REPLICAS (and AWS_REGION for signing).
  */
@@ -21,10 +21,19 @@ let templatesReady: Promise<void> | undefined;
 export const handler = async (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {
   // Before any write: a year index created without its template would get dynamic mappings and
   // no read alias. A failed put is tried again by the next invocation instead of being remembered.
-  templatesReady ??= ensureIndexTemplates(client, indexPrefix, shards).catch((error: unknown) => {
-    templatesReady = undefined;
-    throw error;
-  });
+  templatesReady ??= ensureIndexTemplates(client, indexPrefix, shards).then(
+    (refused) => {
+      for (const { kind, reason } of refused)
+        logger.warn('the year indexes that exist refused the mappings: new fields reach the next year only', {
+          kind,
+          reason,
+        });
+    },
+    (error: unknown) => {
+      templatesReady = undefined;
+      throw error;
+    },
+  );
   await templatesReady;
   const result = await indexReportingRecords(client, indexPrefix, event.Records, logger);
   if (result.batchItemFailures.length > 0)

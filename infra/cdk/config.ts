@@ -12,6 +12,7 @@
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { DEFAULT_RATE_LIMIT, DEFAULT_STAGE_RATE_LIMIT, type RateLimit } from '#infra/cdk/default-rate-limits';
+import { LOCAL_STAGE } from '#infra/stage-names';
 import { DEFAULT_RECORDING_LIMITS } from '#shared/domain/voc/recording-upload';
 import { DEFAULT_MAX_ENDPOINTS_PER_TENANT } from '#shared/domain/webhooks/webhook-endpoint';
 import { DEFAULT_IDEMPOTENCY_TTL_HOURS } from '#shared/store/idempotency-ttl';
@@ -259,14 +260,22 @@ const knownStages: Record<string, StageSettings> = {
     },
   },
   // The stage bundle mode synthesizes and serves on one machine (`CXM_RUNTIME=bundles`,
-  // infra/local): DynamoDB's window index for reporting (no OpenSearch runs here), quiet logs.
-  local: {
+  // infra/local): DynamoDB's window index for reporting unless `npm start` serves it from the
+  // local OpenSearch engine (withReportingBackend), which is one node; quiet logs.
+  [LOCAL_STAGE]: {
     ...protectiveDefaults,
     removalPolicy: RemovalPolicy.DESTROY,
     deletionProtection: false,
     logRetention: RetentionDays.ONE_WEEK,
     logLevel: 'WARN',
     reportingBackend: 'dynamodb',
+    search: {
+      dataNodeInstanceType: 't3.small.search',
+      dataNodes: 1,
+      availabilityZones: 1,
+      volumeSizeGiB: 10,
+      indexShards: { primaries: 1, replicas: 0 },
+    },
   },
   // A stage that reads reporting rows from DynamoDB: no search domain, no indexer.
   lite: {
@@ -277,6 +286,21 @@ const knownStages: Record<string, StageSettings> = {
     reportingBackend: 'dynamodb',
   },
 };
+
+/**
+ * `config` with the reporting backend `npm start` serves (context `reportingBackend`, which bundle
+ * mode passes): only the local stage takes one; a deployed stage's backend is its config's.
+ *
+ * @example withReportingBackend(stageConfig('local'), 'opensearch').reportingBackend // 'opensearch'
+ */
+export function withReportingBackend(config: StageConfig, backend: unknown): StageConfig {
+  if (backend === undefined) return config;
+  if (config.stage !== LOCAL_STAGE)
+    throw new Error(`context "reportingBackend" is for the local stage only; stage ${config.stage} takes its config's`);
+  if (backend !== 'dynamodb' && backend !== 'opensearch')
+    throw new Error(`context "reportingBackend" must be dynamodb or opensearch, not ${String(backend)}`);
+  return { ...config, reportingBackend: backend };
+}
 
 export function stageConfig(stage: string = DEFAULT_STAGE): StageConfig {
   if (!STAGE_NAME_PATTERN.test(stage)) {

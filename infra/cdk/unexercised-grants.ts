@@ -115,18 +115,6 @@ export const UNEXERCISED_GRANTS: readonly UnexercisedGrant[] = [
     resource: '*:cxm-<stage>-recording-processor-dlq',
     why: "The processor's on-failure destination: the Lambda service sends an event the function failed on, after its retries, to the dead-letter queue with the function's role (CDK's SqsDestination grants these).",
   })),
-  ...['listAssistantConversations', 'listVocConversations'].map((principal) => ({
-    principal,
-    action: 'es:ESHttpPost',
-    resource: 'arn:aws:es:*:domain/*/cxm-<stage>-reporting-*/_search',
-    why: "A signed search of the stage's domain: no OpenSearch runs locally (test/integration/search-faults serves the lists a plain-HTTP stub, which is never signed; the query itself is tested against recorded answers in test/unit/opensearch-reporting-index).",
-  })),
-  {
-    principal: 'reporting-indexer',
-    action: 'es:ESHttpPost',
-    resource: 'arn:aws:es:*:domain/*/*',
-    why: "The indexer's bulk writes and its two index templates: it runs only on OpenSearch stages, fed by the reporting table's stream, which the local runtime does not run (its requests are tested in test/unit/indexer against recorded answers).",
-  },
   ...['dynamodb:ListStreams', 'dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'].map(
     (action) => ({
       principal: 'reporting-indexer',

@@ -4,11 +4,10 @@
  * `queryStringParameters`), path parameters decoded, a body that is not UTF-8 sent as base64.
  */
 import type { APIGatewayEventRequestContext, APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
+import { LOCAL_STAGE } from '#infra/stage-names';
 import { findHeader } from '#shared/http/find-header';
 import type { RouteSpec } from '#shared/routes';
 
-/** The stage name of the local stack: API Gateway stage, table names `cxm-local-*`. */
-export const LOCAL_STAGE = 'local';
 export const LOCAL_API_ID = 'local';
 export const LOCAL_ACCOUNT = '000000000000';
 

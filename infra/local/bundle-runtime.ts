@@ -16,6 +16,7 @@ import type {
   SQSEvent,
 } from 'aws-lambda';
 import { AUTHORIZER_IDENTITY_SOURCES } from '#infra/stage-names';
+import { REPORTING_INDEXER } from '#shared/reporting/reporting-indexer';
 import { type HttpMethod, type RouteSpec, routes as routeTable, type SecretId } from '#shared/routes';
 import type { TableId } from '#shared/store/table-specs';
 import type { EventTarget } from './deliver-events.ts';
@@ -24,6 +25,7 @@ import type { FunctionRuntime } from './function-runtime.ts';
 import { lambdaNode } from './lambda-node.ts';
 import type { AuthorizerHandler, ProxyHandler } from './local-gateway.ts';
 import { type LocalSecret, type LocalSecretsManager, startLocalSecretsManager } from './local-secrets-manager.ts';
+import type { StreamTarget } from './local-streams.ts';
 import { type AssemblyFunction, readStackAssembly, type StackAssembly } from './read-assembly.ts';
 import { localSecretArn, resolveEnvironment, resolveStructure, secretIdOf } from './resolve-environment.ts';
 
@@ -44,6 +46,8 @@ export interface BundleRuntimeOptions {
   transcribeEndpoint: string;
   /** The local stand-in for the SQS queue of webhook delivery tasks: its endpoint and the queue's URL. */
   sqs: { endpoint: string; queueUrl: string };
+  /** The local OpenSearch engine, when the assembly's stage searches a domain. */
+  opensearchEndpoint?: string;
   /** The local physical name of each table spec. */
   tables: Record<TableId, string>;
   /** Local values of the stage's secrets, by secret id: the current version and, after a rotation, the previous one. */
@@ -140,6 +144,7 @@ export async function startBundleRuntime(options: BundleRuntimeOptions): Promise
         region: options.region,
         tables: options.tables,
         webhookQueueUrl: options.sqs.queueUrl,
+        ...(options.opensearchEndpoint && { opensearchEndpoint: options.opensearchEndpoint }),
       });
       const environment = {
         ...lambdaVariables(fn, options),
@@ -224,32 +229,52 @@ export async function startBundleRuntime(options: BundleRuntimeOptions): Promise
       }
     }
 
-    // The event source mappings: the table streams' reader (one per function) and the queue's consumer.
+    // The event source mappings: the table streams' readers (the indexer's, by its name; the
+    // webhooks' fan-out's, all others) and the queue's consumer.
     const streamMappings = assembly.mappings.filter((mapping) => mapping.source.kind === 'stream');
     const queueMapping = assembly.mappings.find((mapping) => mapping.source.kind === 'queue');
-    const fanOutId = streamMappings[0]?.functionId;
+    const indexerName = `cxm-${options.stage}-${REPORTING_INDEXER.id}`;
+    const indexerId = streamMappings.find(
+      (mapping) => assembly.functions.get(mapping.functionId)?.functionName === indexerName,
+    )?.functionId;
+    const fanOutId = streamMappings.find((mapping) => mapping.functionId !== indexerId)?.functionId;
     const tableName = (logicalId: string) => {
       const name = resolveStructure({ Ref: logicalId }, assembly.template, local, 'an event source mapping');
       if (typeof name !== 'string') throw new Error(`event source mapping: table ${logicalId} has no local name`);
       return name;
     };
+    const streamTarget = (functionId: string): StreamTarget => {
+      const mappings = streamMappings.filter((mapping) => mapping.functionId === functionId);
+      return {
+        name: assembly.functions.get(functionId)?.functionName ?? functionId,
+        sources: mappings.map((mapping) => ({
+          tableName: tableName(mapping.source.logicalId),
+          // One filter per mapping (infra/cdk/constructs/webhooks.ts); none lets every record through.
+          pattern: mapping.patterns[0] ?? {},
+        })),
+        invoke: (event: DynamoDBStreamEvent) =>
+          poolFor(functionId).invoke(event, randomUUID()) as Promise<DynamoDBBatchResponse | undefined>,
+      };
+    };
     const webhooks =
       fanOutId && queueMapping
         ? {
-            fanOut: {
-              name: assembly.functions.get(fanOutId)?.functionName ?? fanOutId,
-              sources: streamMappings
-                .filter((mapping) => mapping.functionId === fanOutId)
-                .map((mapping) => ({
-                  tableName: tableName(mapping.source.logicalId),
-                  // One filter per mapping (infra/cdk/constructs/webhooks.ts); none lets every record through.
-                  pattern: mapping.patterns[0] ?? {},
-                })),
-              invoke: (event: DynamoDBStreamEvent) =>
-                poolFor(fanOutId).invoke(event, randomUUID()) as Promise<DynamoDBBatchResponse | undefined>,
-            },
+            fanOut: streamTarget(fanOutId),
             deliver: (event: SQSEvent) =>
               poolFor(queueMapping.functionId).invoke(event, randomUUID()) as Promise<SQSBatchResponse | undefined>,
+          }
+        : undefined;
+    const indexerMapping = streamMappings.find((mapping) => mapping.functionId === indexerId);
+    // The indexer's batches and retries as its mapping says: until its records are six hours old.
+    const indexer: StreamTarget | undefined =
+      indexerId && indexerMapping
+        ? {
+            ...streamTarget(indexerId),
+            ...(indexerMapping.batchSize !== undefined && { batchSize: indexerMapping.batchSize }),
+            retry: {
+              attempts: indexerMapping.retryAttempts,
+              ...(indexerMapping.maxRecordAgeMs !== undefined && { maxRecordAgeMs: indexerMapping.maxRecordAgeMs }),
+            },
           }
         : undefined;
 
@@ -259,6 +284,7 @@ export async function startBundleRuntime(options: BundleRuntimeOptions): Promise
       handlers,
       eventTargets,
       ...(webhooks && { webhooks }),
+      ...(indexer && { indexer }),
       authorizerCacheTtlSeconds: authorizerSpec.ttlSeconds,
       description: `bundles on node ${node.version} (cloud assembly ${options.assemblyDir})`,
       async close() {

@@ -29,6 +29,12 @@ export interface FunctionRuntime {
     fanOut: StreamTarget;
     deliver(event: SQSEvent): Promise<SQSBatchResponse | undefined>;
   };
+  /**
+   * The reporting indexer (shared/reporting/reporting-indexer.ts) as the reporting table's stream
+   * reader hands it records: read when the local stack serves reporting from OpenSearch. Absent
+   * where the runtime does not serve it (a bundle assembly of a DynamoDB-reporting stage).
+   */
+  indexer?: StreamTarget;
   /** How long the deployed API caches an authorizer result (bundles: the template's authorizer TTL). */
   authorizerCacheTtlSeconds?: number;
   /** For the start banner: `bundles on node v24.21.0 (cloud assembly <dir>)`. */

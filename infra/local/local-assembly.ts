@@ -68,14 +68,22 @@ export interface LocalAssembly {
   stackId: string;
 }
 
+/** Where the local stage's lists search: each backend is a synthesis of its own (its lists are other bundles). */
+export type AssemblyBackend = 'dynamodb' | 'opensearch';
+
+/** The assemblies' folder names: `local-<hash>` for DynamoDB, `local-opensearch-<hash>`. */
+function variant(stage: string, backend: AssemblyBackend): string {
+  return backend === 'dynamodb' ? stage : `${stage}-opensearch`;
+}
+
 /**
  * Where the stage's synthesis of the current sources is, or will be once ensureLocalAssembly has
  * made it: complete when its `manifest.json` exists (it is renamed into place whole).
  *
- * @example existsSync(join(localAssemblyDir('local'), 'manifest.json')) // synthesized already
+ * @example existsSync(join(localAssemblyDir('local', 'dynamodb'), 'manifest.json')) // synthesized already
  */
-export function localAssemblyDir(stage: string): string {
-  return join(assemblyRoot(), `${stage}-${assemblyInputsHash()}`);
+export function localAssemblyDir(stage: string, backend: AssemblyBackend): string {
+  return join(assemblyRoot(), `${variant(stage, backend)}-${assemblyInputsHash()}`);
 }
 
 /**
@@ -84,8 +92,9 @@ export function localAssemblyDir(stage: string): string {
  */
 export async function ensureLocalAssembly(
   stage: string,
+  backend: AssemblyBackend,
   log: (line: string) => void = () => undefined,
-  dir = localAssemblyDir(stage),
+  dir = localAssemblyDir(stage, backend),
 ): Promise<LocalAssembly> {
   const stackId = stackName(stage);
   const root = assemblyRoot();
@@ -104,10 +113,12 @@ export async function ensureLocalAssembly(
   const staging = `${dir}.tmp-${process.pid}-${Date.now()}`;
   // Made before the synthesis starts: another process that finds it waits instead of synthesizing too.
   mkdirSync(staging);
-  log(`synthesizing the ${stage} stack and bundling its functions into ${dir} (once per change of the sources)...`);
+  log(
+    `synthesizing the ${stage} stack (reporting on ${backend}) and bundling its functions into ${dir} (once per change of the sources)...`,
+  );
   const started = Date.now();
   try {
-    await synthesize(stage, staging);
+    await synthesize(stage, backend, staging);
     try {
       renameSync(staging, dir);
     } catch (error) {
@@ -120,7 +131,7 @@ export async function ensureLocalAssembly(
     throw error;
   }
   log(`synthesized in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  pruneOthers(root, dir, stage);
+  pruneOthers(root, dir, variant(stage, backend));
   return { dir, stackId };
 }
 
@@ -148,11 +159,11 @@ const CDK_APP = join(PROJECT_ROOT, 'infra', 'cdk', 'app.ts');
  * cost this synthesis about 5 of its 10 CPU-s. What a deploy synthesizes is held to it by
  * test/infra/cloudformation-validate.test.ts, on the template of every kind of stage.
  */
-function synthesize(stage: string, outdir: string): Promise<void> {
+function synthesize(stage: string, backend: AssemblyBackend, outdir: string): Promise<void> {
   const cdkJson = JSON.parse(readFileSync(join(PROJECT_ROOT, 'cdk.json'), 'utf8')) as {
     context?: Record<string, unknown>;
   };
-  const context = { ...cdkJson.context, stage, 'aws:cdk:enable-asset-metadata': true };
+  const context = { ...cdkJson.context, stage, reportingBackend: backend, 'aws:cdk:enable-asset-metadata': true };
   return new Promise((resolve, reject) => {
     execFile(
       process.execPath,
@@ -176,11 +187,13 @@ function synthesize(stage: string, outdir: string): Promise<void> {
   });
 }
 
-/** Deletes older assemblies of the stage (temporary ones left by a killed synthesis too), keeping a few. */
-function pruneOthers(root: string, current: string, stage: string): void {
+/** Deletes older assemblies of the variant (temporary ones left by a killed synthesis too), keeping a few. */
+function pruneOthers(root: string, current: string, variantName: string): void {
   // Another process may rename or delete an entry meanwhile: a vanished one is simply skipped.
+  // A variant's names are `<variant>-<16 hex digits>`, so `local-` never takes `local-opensearch-`.
+  const mine = new RegExp(`^${variantName}-[0-9a-f]{16}(\\.tmp-|$)`);
   const others = readdirSync(root)
-    .filter((name) => name.startsWith(`${stage}-`) && join(root, name) !== current)
+    .filter((name) => mine.test(name) && join(root, name) !== current)
     .flatMap((name) => {
       const stats = statSync(join(root, name), { throwIfNoEntry: false });
       return stats ? [{ path: join(root, name), mtime: stats.mtimeMs }] : [];

@@ -21,6 +21,11 @@ export interface LocalState {
   demo: { tenant: string; key: string } | null;
   /** What `cxm keys create` tags keys under (the stack's `$CXM_HOME/key-tag-secret`, or this run's in memory). */
   keyTagSecret?: string;
+  /**
+   * The OpenSearch engine the reporting lists search, when the stack serves them from it: where it
+   * listens, its version, the indexes' prefix, and the key it accepts (the local functions').
+   */
+  opensearch?: { endpoint: string; version: string; indexPrefix: string; credentials: LocalCredentials };
   pid: number;
 }
 

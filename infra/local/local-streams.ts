@@ -2,10 +2,11 @@
  * Lambda's DynamoDB stream event source mappings, locally: DynamoDB Local keeps each table's stream
  * as DynamoDB does, and this reads it as the mapping would, from the records written once reading
  * began (LATEST), a shard at a time, keeping to each mapping's filter, and hands the function
- * batches of up to 10 in order. A batch the function fails on (or reports a record of) is given again
- * from the first failed record, after a second and then two, as Lambda retries from the failed
- * sequence number; one still failing is reported, where a stage would send it to the mapping's
- * dead-letter queue, and reading goes on.
+ * batches of its mapping's size (10 unless it says) in order. A batch the function fails on (or
+ * reports a record of) is given again from the first failed record, as Lambda retries from the
+ * failed sequence number, as often as its mapping says (twice unless it says, waiting a second,
+ * then two, up to five); one still failing is reported, where a stage would send it to the
+ * mapping's dead-letter queue, and reading goes on.
  */
 import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
@@ -23,21 +24,55 @@ import { matchesEventPattern } from './match-event-pattern.ts';
 export interface StreamTarget {
   name: string;
   sources: readonly { tableName: string; pattern: Record<string, unknown> }[];
+  /** Records per invocation at most, as its mapping's BatchSize (default 10). */
+  batchSize?: number;
+  /**
+   * How a failing batch is retried, as its mapping's MaximumRetryAttempts and
+   * MaximumRecordAgeInSeconds say: default twice. `Infinity` retries until the oldest record of the
+   * batch is `maxRecordAgeMs` old.
+   */
+  retry?: { attempts: number; maxRecordAgeMs?: number };
   invoke(event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse | undefined>;
 }
 
 export interface StreamReaders {
   /** Resolves once each stream's place is taken: a record written after it is read. */
   ready: Promise<void>;
+  /**
+   * Resolves once rounds begun after the call have read every stream to its end: each record
+   * written before the call has been handed over (or given up on, as a stage would drop it).
+   */
+  caughtUp(): Promise<void>;
   stop(): Promise<void>;
 }
 
-const BATCH = 10;
+const DEFAULT_BATCH = 10;
 /** Failed rounds in a row after which reading is reported as failing. */
 const LASTING_FAILURE_ROUNDS = 5;
 /** Rounds between two looks for new shards. */
 const DESCRIBE_EVERY = 8;
-const RETRY_DELAYS_MS = [1000, 2000];
+const DEFAULT_RETRY: NonNullable<StreamTarget['retry']> = { attempts: 2 };
+/** The wait before each retry of a batch: doubling from a second, at most five. */
+const retryDelayMs = (attempt: number) => Math.min(1000 * 2 ** attempt, 5000);
+
+/**
+ * A record as Lambda hands it to a function: JSON, so its creation time is epoch seconds (the SDK
+ * reads it as a Date), with the stream's ARN and region.
+ */
+function lambdaRecord(record: _Record, arn: string, region: string) {
+  const created = record.dynamodb?.ApproximateCreationDateTime;
+  return {
+    ...record,
+    ...(record.dynamodb && {
+      dynamodb: {
+        ...record.dynamodb,
+        ...(created instanceof Date && { ApproximateCreationDateTime: Math.floor(created.getTime() / 1000) }),
+      },
+    }),
+    eventSourceARN: arn,
+    awsRegion: region,
+  };
+}
 
 interface ShardReader {
   iterator: string | undefined;
@@ -75,10 +110,9 @@ export function startStreamReaders(
 
   async function deliver(target: StreamTarget, arn: string, records: _Record[]): Promise<void> {
     let pending = records;
-    for (let attempt = 0; pending.length > 0; attempt++) {
-      const event = {
-        Records: pending.map((record) => ({ ...record, eventSourceARN: arn, awsRegion: region })),
-      } as DynamoDBStreamEvent;
+    const { attempts, maxRecordAgeMs = Number.POSITIVE_INFINITY } = target.retry ?? DEFAULT_RETRY;
+    for (let attempt = 0; pending.length > 0 && !stopped; attempt++) {
+      const event = { Records: pending.map((record) => lambdaRecord(record, arn, region)) } as DynamoDBStreamEvent;
       let failedAt: string | undefined;
       try {
         failedAt = (await target.invoke(event))?.batchItemFailures?.[0]?.itemIdentifier;
@@ -89,14 +123,16 @@ export function startStreamReaders(
       if (failedAt === undefined) return;
       const from = pending.findIndex((record) => record.dynamodb?.SequenceNumber === failedAt);
       pending = from < 0 ? pending : pending.slice(from);
-      const delay = RETRY_DELAYS_MS[attempt];
-      if (delay === undefined) {
+      const oldest = pending[0]?.dynamodb?.ApproximateCreationDateTime?.getTime() ?? Date.now();
+      if (attempt >= attempts || Date.now() - oldest >= maxRecordAgeMs) {
         report(
           `${target.name}: ${pending.length} stream records still failed after ${attempt + 1} attempts; a stage would send them to the dead-letter queue`,
         );
         return;
       }
-      await new Promise((resolve) => setTimeout(resolve, delay));
+      if (attempt === 0 && attempts > DEFAULT_RETRY.attempts)
+        report(`${target.name}: a batch of ${pending.length} stream records failed; retrying until it passes`);
+      await new Promise((resolve) => setTimeout(resolve, retryDelayMs(attempt)));
     }
   }
 
@@ -104,10 +140,12 @@ export function startStreamReaders(
     streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 1000 }));
 
   let rounds = 0;
-  async function poll(): Promise<void> {
+  /** One round over every stream; `describe` looks for new shards whatever the round. Answers the records read. */
+  async function poll(describe = false): Promise<number> {
+    let read = 0;
     rounds++;
     for (const reader of readers) {
-      if (stopped) return;
+      if (stopped) return read;
       if (!reader.arn) {
         const { Table } = await dynamo.send(new DescribeTableCommand({ TableName: reader.source.tableName }));
         reader.arn = Table?.LatestStreamArn;
@@ -115,7 +153,7 @@ export function startStreamReaders(
       }
       // New shards are looked for every few rounds: they open seldom, and each look is a request.
       const shards =
-        rounds % DESCRIBE_EVERY === 1
+        describe || rounds % DESCRIBE_EVERY === 1
           ? ((await streams.send(new DescribeStreamCommand({ StreamArn: reader.arn }))).StreamDescription?.Shards ?? [])
           : [];
       for (const shard of shards) {
@@ -155,11 +193,14 @@ export function startStreamReaders(
         }
         shard.iterator = page.NextShardIterator;
         shard.last = page.Records?.at(-1)?.dynamodb?.SequenceNumber ?? shard.last;
+        read += page.Records?.length ?? 0;
         const taken = (page.Records ?? []).filter((record) => matchesEventPattern(reader.source.pattern, record));
-        for (let start = 0; start < taken.length; start += BATCH)
-          await deliver(reader.target, reader.arn, taken.slice(start, start + BATCH));
+        const batch = reader.target.batchSize ?? DEFAULT_BATCH;
+        for (let start = 0; start < taken.length; start += batch)
+          await deliver(reader.target, reader.arn, taken.slice(start, start + batch));
       }
     }
+    return read;
   }
 
   // A round that fails is tried again at the next: DynamoDB Local may be busy or, at a stop, gone
@@ -175,9 +216,20 @@ export function startStreamReaders(
         report(`reading the table streams failed ${failedRounds} times in a row; still trying`, error);
       },
     );
-  // The first round takes each stream's place (LATEST) before anything waits on `ready`.
-  busy = pollReporting();
-  const ready = busy;
+  // The first round takes each stream's place (LATEST) before anything waits on `ready`: tried
+  // until it succeeds, since a record written after `ready` must be read.
+  const ready = (async () => {
+    for (;;) {
+      try {
+        await poll(true);
+        return;
+      } catch (error) {
+        if (stopped || ++failedRounds >= LASTING_FAILURE_ROUNDS) throw error;
+        await new Promise((resolve) => setTimeout(resolve, pollMs));
+      }
+    }
+  })();
+  busy = ready.catch(() => undefined);
   const timer = setInterval(() => {
     busy = busy.then(() => (stopped ? undefined : pollReporting()));
   }, pollMs);
@@ -185,6 +237,23 @@ export function startStreamReaders(
 
   return {
     ready,
+    async caughtUp() {
+      // Rounds begun after the call, until two in a row read nothing: like DynamoDB's, a shard
+      // read from a new iterator may answer an empty page with records behind it. Each round looks
+      // for new shards: a stream's first shard may open with its first record.
+      for (let empty = 0; empty < 2 && !stopped; ) {
+        const round = busy.then(() => (stopped ? 0 : poll(true)));
+        busy = round.then(
+          () => undefined,
+          () => undefined,
+        );
+        try {
+          empty = (await round) === 0 ? empty + 1 : 0;
+        } catch {
+          // DynamoDB Local busy: the next round is as good.
+        }
+      }
+    },
     async stop() {
       stopped = true;
       clearInterval(timer);

@@ -60,6 +60,12 @@ export interface AssemblyMapping {
   functionId: string;
   source: { kind: 'stream' | 'queue'; logicalId: string };
   patterns: Record<string, unknown>[];
+  /** BatchSize, when the template sets it. */
+  batchSize?: number;
+  /** MaximumRetryAttempts: absent or -1 is Lambda's default, every retry until the record's age limit. */
+  retryAttempts: number;
+  /** MaximumRecordAgeInSeconds, in ms: absent or -1 is the stream's retention. */
+  maxRecordAgeMs?: number;
 }
 
 export type AssemblyRule =
@@ -123,10 +129,16 @@ function parseStack(template: Template, assemblyDir: string): StackAssembly {
         sourceType === 'AWS::DynamoDB::Table' ? 'stream' : sourceType === 'AWS::SQS::Queue' ? 'queue' : undefined;
       if (!kind) throw new Error(`event source mapping ${logicalId}: the local runtime has no ${sourceType} to read`);
       const filters = (props.FilterCriteria as { Filters?: { Pattern?: unknown }[] } | undefined)?.Filters ?? [];
+      const whole = (value: unknown) => (typeof value === 'number' && value >= 0 ? value : undefined);
+      const maxAgeSeconds = whole(props.MaximumRecordAgeInSeconds);
+      const batchSize = whole(props.BatchSize);
       mappings.push({
         functionId,
         source: { kind, logicalId: getAtt[0] },
         patterns: filters.map((filter) => JSON.parse(String(filter.Pattern)) as Record<string, unknown>),
+        ...(batchSize !== undefined && { batchSize }),
+        retryAttempts: whole(props.MaximumRetryAttempts) ?? Number.POSITIVE_INFINITY,
+        ...(maxAgeSeconds !== undefined && { maxRecordAgeMs: maxAgeSeconds * 1000 }),
       });
       continue;
     }

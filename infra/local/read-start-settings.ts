@@ -40,8 +40,12 @@ export interface StartSettings {
   rateLimit: RateLimit;
   /** CXM_STAGE_RATE_LIMIT: the per-method token bucket before the authorizer. */
   stageRateLimit: RateLimit;
-  /** The Java that runs DynamoDB Local: JAVA_HOME's, else `java` on PATH. */
+  /** The Java that runs DynamoDB Local and the OpenSearch engine: JAVA_HOME's, else `java` on PATH. */
   java: string;
+  /** CXM_REPORTING_BACKEND: where the reporting lists search (the functions read the variable themselves). */
+  reportingBackend: 'dynamodb' | 'opensearch';
+  /** CXM_OPENSEARCH_HEAP: the local engine's heap, as `-Xmx` takes it. */
+  opensearchHeap: string;
 }
 
 /** The settings, or the one line that says which is wrong and what to write. */
@@ -54,6 +58,22 @@ function rateLimitSetting(env: NodeJS.ProcessEnv, name: string, fallback: RateLi
       `${name}=${env[name]} is not valid; give <rate per second>/<burst>, e.g. ${formatRateLimit(fallback)}.`,
     );
   return limit;
+}
+
+function reportingBackendSetting(raw: string): StartSettings['reportingBackend'] {
+  if (raw === '' || raw === 'dynamodb') return 'dynamodb';
+  if (raw === 'opensearch') return 'opensearch';
+  throw new Error(
+    `${FUNCTION_ENV.reportingBackend}=${raw} is not valid; use dynamodb (the default) or opensearch (the local OpenSearch engine, as a stage).`,
+  );
+}
+
+function heapSetting(raw: string): string {
+  if (raw === '') return '512m';
+  if (/^[1-9]\d{0,5}[mg]$/.test(raw)) return raw;
+  throw new Error(
+    `CXM_OPENSEARCH_HEAP=${raw} is not valid; give megabytes or gigabytes as Java takes them, e.g. 512m or 2g.`,
+  );
 }
 
 function settingsFrom(env: NodeJS.ProcessEnv, cwd: string): StartSettings {
@@ -80,6 +100,8 @@ function settingsFrom(env: NodeJS.ProcessEnv, cwd: string): StartSettings {
     rateLimit: rateLimitSetting(env, 'CXM_RATE_LIMIT', DEFAULT_RATE_LIMIT),
     stageRateLimit: rateLimitSetting(env, 'CXM_STAGE_RATE_LIMIT', DEFAULT_STAGE_RATE_LIMIT),
     java: javaCommand(given('JAVA_HOME')),
+    reportingBackend: reportingBackendSetting(given(FUNCTION_ENV.reportingBackend)),
+    opensearchHeap: heapSetting(given('CXM_OPENSEARCH_HEAP')),
   };
 }
 

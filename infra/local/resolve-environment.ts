@@ -2,7 +2,8 @@
  * A function's environment as Lambda would hand it over, with the template's CloudFormation
  * references resolved to what stands in for them on this machine: a table's `Ref` to the local
  * table of the same spec, a secret's `Ref` to the ARN the local Secrets Manager endpoint answers
- * for, pseudo parameters to the local region and account. A reference nothing local can stand in
+ * for, the search domain's URL to the local OpenSearch engine's, pseudo parameters to the local
+ * region and account. A reference nothing local can stand in
  * for is an error that names the function and the variable, never a silent placeholder.
  */
 
@@ -20,6 +21,8 @@ export interface LocalResources {
   tables: Record<TableId, string>;
   /** The URL of the local stand-in for the queue of webhook delivery tasks. */
   webhookQueueUrl?: string;
+  /** The local OpenSearch engine (`http://127.0.0.1:<port>`), standing in for the stage's search domain. */
+  opensearchEndpoint?: string;
 }
 
 /** The ARN a stage's secret has locally (Secrets Manager ARNs end in `-` and six characters). */
@@ -70,6 +73,13 @@ function resolveValue(value: CfnValue, template: Template, local: LocalResources
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   if (value && typeof value === 'object' && !Array.isArray(value)) {
     const join = value['Fn::Join'];
+    const domainUrl = searchDomainUrl(join, template);
+    if (domainUrl) {
+      if (!local.opensearchEndpoint)
+        throw new Error(`${where()}: no local OpenSearch engine runs to stand in for the search domain ${domainUrl}`);
+      // The domain's URL is `https://` and its endpoint; the local engine speaks plain HTTP on loopback.
+      return local.opensearchEndpoint;
+    }
     if (Array.isArray(join) && typeof join[0] === 'string' && Array.isArray(join[1])) {
       return join[1].map((part) => resolveValue(part, template, local, where)).join(join[0]);
     }
@@ -119,6 +129,19 @@ function resolveRef(ref: string, template: Template, local: LocalResources, wher
   throw new Error(
     `${where()}: the local runtime has nothing to stand in for ${resource?.Type ?? 'an unknown resource'} ${ref}`,
   );
+}
+
+/** The search domain's logical id, when `join` is its URL (`https://` and its DomainEndpoint). */
+function searchDomainUrl(join: unknown, template: Template): string | undefined {
+  if (!Array.isArray(join) || join[0] !== '' || !Array.isArray(join[1]) || join[1].length !== 2) return undefined;
+  const [scheme, endpoint] = join[1] as [unknown, unknown];
+  const getAtt =
+    endpoint && typeof endpoint === 'object' && !Array.isArray(endpoint)
+      ? (endpoint as Record<string, unknown>)['Fn::GetAtt']
+      : undefined;
+  if (scheme !== 'https://' || !Array.isArray(getAtt) || getAtt[1] !== 'DomainEndpoint') return undefined;
+  const id = String(getAtt[0]);
+  return template.Resources[id]?.Type === 'AWS::OpenSearchService::Domain' ? id : undefined;
 }
 
 /** The local table standing in for a template table: the one of the same spec. */

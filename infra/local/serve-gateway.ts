@@ -5,12 +5,13 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { RateLimit } from '#infra/cdk/default-rate-limits';
+import { LOCAL_STAGE } from '#infra/stage-names';
 import type { WebhookTargetRules } from '#shared/domain/webhooks/webhook-target';
 import { FUNCTION_ENV } from '#shared/function-env';
 import { commonHeaders } from '#shared/http/response-headers';
 import { recordingsBucketName } from '#shared/recording-events';
 import { deliveryQueueName } from '#shared/webhook-functions';
-import { LOCAL_ACCOUNT, LOCAL_STAGE } from './build-proxy-event.ts';
+import { LOCAL_ACCOUNT } from './build-proxy-event.ts';
 import { createEventDelivery, type EventDelivery } from './deliver-events.ts';
 import { LOCAL_REGION } from './dynamodb-local.ts';
 import type { FunctionRuntime } from './function-runtime.ts';
@@ -21,7 +22,7 @@ import { localOrigins, withLocalOrigins } from './local-origins.ts';
 import { StartupError } from './local-programs.ts';
 import { acquireLocalQueue, type LocalQueue } from './local-queue.ts';
 import { acquireLocalS3, type LocalS3 } from './local-s3.ts';
-import { type StreamReaders, startStreamReaders } from './local-streams.ts';
+import { type StreamReaders, type StreamTarget, startStreamReaders } from './local-streams.ts';
 import { acquireLocalTranscribe, type LocalTranscribe } from './local-transcribe.ts';
 import { runSchedules } from './run-schedules.ts';
 import { createApiDocs } from './serve-api-docs.ts';
@@ -69,6 +70,11 @@ export interface BoundGateway {
   ): Promise<{ functions: string; authCacheTtlSeconds: number; s3Endpoint: string; recordingsBucket: string }>;
   /** Resolves once every event delivered so far (recordings arrived, analyses ended) has been processed or given up on. */
   eventsSettled(): Promise<void>;
+  /**
+   * Resolves once every stream record written so far has been handed to the functions reading the
+   * streams (the indexer, the webhooks' fan-out), or given up on; at once when none are read.
+   */
+  streamsCaughtUp(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -119,7 +125,7 @@ export async function bindGateway(port: number, host = '127.0.0.1'): Promise<Bou
   let transcribe: LocalTranscribe | undefined;
   let events: EventDelivery | undefined;
   let queue: LocalQueue | undefined;
-  let streams: StreamReaders | undefined;
+  let streams: StreamReaders[] = [];
   const stops: (() => void)[] = [];
   const address = server.address();
   const boundPort = typeof address === 'object' && address ? address.port : port;
@@ -177,15 +183,23 @@ export async function bindGateway(port: number, host = '127.0.0.1'): Promise<Bou
       const { routes, authorizer } = runtime;
       const { handlers } = runtime;
       const { webhooks } = runtime;
-      if (webhooks) {
-        queue.consumeWith(webhooks.deliver);
-        const store = { endpoint: process.env.AWS_ENDPOINT_URL_DYNAMODB ?? '', credentials };
-        // Read from the start: endpoints registered before it are delivered to from its first event on.
-        if (webhookStreams === 'read') {
-          streams = startStreamReaders(store, LOCAL_REGION, [webhooks.fanOut], report);
-          await streams.ready;
-        }
+      if (webhooks) queue.consumeWith(webhooks.deliver);
+      const readers: StreamTarget[] = [];
+      // Read from the start: endpoints registered before it are delivered to from its first event on.
+      if (webhooks && webhookStreams === 'read') readers.push(webhooks.fanOut);
+      // A stage that searches OpenSearch runs its indexer on the reporting table's stream: so does this.
+      if (process.env[FUNCTION_ENV.reportingBackend] === 'opensearch') {
+        if (!runtime.indexer)
+          throw new StartupError(
+            `${FUNCTION_ENV.reportingBackend}=opensearch, but the functions served (${runtime.description}) have no reporting indexer`,
+          );
+        readers.push(runtime.indexer);
       }
+      // One reader per function, as each mapping reads on its own: an indexer retrying through an
+      // engine outage holds back no webhook.
+      const store = { endpoint: process.env.AWS_ENDPOINT_URL_DYNAMODB ?? '', credentials };
+      streams = readers.map((target) => startStreamReaders(store, LOCAL_REGION, [target], report));
+      await Promise.all(streams.map((reader) => reader.ready));
       const delivery = createEventDelivery(runtime.eventTargets, report, { loses: losesEvents });
       events = delivery;
       stops.push(s3.onObjectCreated((event) => delivery.put(event)));
@@ -226,6 +240,9 @@ export async function bindGateway(port: number, host = '127.0.0.1'): Promise<Bou
         if (!events?.busy() && !transcribe?.busy()) return;
       }
     },
+    async streamsCaughtUp() {
+      await Promise.all(streams.map((reader) => reader.caughtUp()));
+    },
     async close() {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
@@ -234,7 +251,7 @@ export async function bindGateway(port: number, host = '127.0.0.1'): Promise<Bou
       // No new events first, then the ones under way (an analysis under way ends first: it
       // emits one more), then what runs them, then the stand-in and the S3 it reads.
       for (const stop of stops.splice(0)) stop();
-      await streams?.stop();
+      await Promise.all(streams.map((reader) => reader.stop()));
       await queue?.close();
       await transcribe?.settled();
       await events?.settled();

@@ -10,6 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { LOCAL_STAGE } from '#infra/stage-names';
 import { ANALYSIS_KINDS } from '#shared/domain/voc/analysis-kind';
 import {
   ANALYSIS_SWEEP_MINUTES,
@@ -18,12 +19,12 @@ import {
   RECORDING_PROCESSOR,
   recordingArrivedPattern,
 } from '#shared/recording-events';
+import { REPORTING_INDEXER } from '#shared/reporting/reporting-indexer';
 import { AUTHORIZER_HANDLER, routes } from '#shared/routes';
 import { recordingsBucket } from '#shared/store/recording-settings';
 import { tableSpecs } from '#shared/store/table-specs';
 import { WEBHOOK_DELIVERY, WEBHOOK_FAN_OUT, WEBHOOK_STREAM_SOURCES } from '#shared/webhook-functions';
 import { PROJECT_ROOT } from '../project-root.ts';
-import { LOCAL_STAGE } from './build-proxy-event.ts';
 import type { FunctionRuntime } from './function-runtime.ts';
 import { invocationScope } from './invocation-scope.ts';
 import type { AuthorizerHandler, ProxyHandler } from './local-gateway.ts';
@@ -69,6 +70,7 @@ export async function startSourceRuntime(): Promise<FunctionRuntime> {
   // The webhook functions likewise, at their first record or task.
   let fanOut: Promise<NonNullable<FunctionRuntime['webhooks']>['fanOut']['invoke']> | undefined;
   let deliver: Promise<NonNullable<FunctionRuntime['webhooks']>['deliver']> | undefined;
+  let indexRows: Promise<NonNullable<FunctionRuntime['indexer']>['invoke']> | undefined;
   return {
     routes,
     authorizer,
@@ -112,6 +114,19 @@ export async function startSourceRuntime(): Promise<FunctionRuntime> {
           actingAs(WEBHOOK_DELIVERY.id, async () => {
             deliver ??= importHandler(WEBHOOK_DELIVERY.handler);
             return (await deliver)(event);
+          }),
+        ),
+    },
+    indexer: {
+      name: REPORTING_INDEXER.id,
+      sources: [{ tableName: process.env[tableSpecs.reporting.envVar] ?? '', pattern: {} }],
+      batchSize: REPORTING_INDEXER.batchSize,
+      retry: { attempts: Number.POSITIVE_INFINITY, maxRecordAgeMs: REPORTING_INDEXER.maxRecordAgeHours * 3_600_000 },
+      invoke: (event) =>
+        run(randomUUID(), () =>
+          actingAs(REPORTING_INDEXER.id, async () => {
+            indexRows ??= importHandler(REPORTING_INDEXER.handler);
+            return (await indexRows)(event);
           }),
         ),
     },

@@ -5,15 +5,15 @@
  * for it (a table, a secret, the region), besides Lambda's own variables and the local endpoints.
  *
  * Bundle mode uses the cloud assembly in `CXM_ASSEMBLY_DIR` when set (the test run synthesizes one
- * for all its files), else synthesizes the local stage or reuses the synthesis of the same sources.
+ * for all its files), else synthesizes the local stage for the reporting backend it is asked for
+ * (CXM_REPORTING_BACKEND) or reuses the synthesis of the same sources.
  */
 
-import { stackName } from '#infra/stage-names';
+import { LOCAL_STAGE, stackName } from '#infra/stage-names';
 import { FUNCTION_ENV } from '#shared/function-env';
 import { RECORDING_SETTING_ENVS } from '#shared/store/recording-settings';
 import { allTableSpecs, type TableId } from '#shared/store/table-specs';
 import { WEBHOOK_SETTING_ENVS } from '#shared/webhooks/webhook-settings';
-import { LOCAL_STAGE } from './build-proxy-event.ts';
 import { startBundleRuntime } from './bundle-runtime.ts';
 import { type FunctionRuntime, functionRuntimeKind, maxEnvironments } from './function-runtime.ts';
 import { lambdaNode } from './lambda-node.ts';
@@ -38,6 +38,8 @@ const LOCAL_SETTINGS = [
   ...RECORDING_SETTING_ENVS,
   // The local runtime's webhook targets (loopback receivers) replace the template's `stage`.
   ...WEBHOOK_SETTING_ENVS,
+  // A test's own OpenSearch layout beside the local stage's.
+  FUNCTION_ENV.opensearchIndexPrefix,
 ];
 
 function localSettings(variables: Record<string, string>): Record<string, string> {
@@ -68,8 +70,15 @@ export async function startFunctionRuntime(options: StartFunctionRuntimeOptions 
   const node = lambdaNode();
   if (node.warning) log.line('warn', `cxm: ${node.warning}`);
   const stage = LOCAL_STAGE;
+  const opensearchEndpoint =
+    process.env[FUNCTION_ENV.reportingBackend] === 'opensearch' ? required(FUNCTION_ENV.opensearchEndpoint) : undefined;
   const assemblyDir =
-    process.env.CXM_ASSEMBLY_DIR || (await ensureLocalAssembly(stage, (line) => log.line('info', `cxm: ${line}`))).dir;
+    process.env.CXM_ASSEMBLY_DIR ||
+    (
+      await ensureLocalAssembly(stage, opensearchEndpoint ? 'opensearch' : 'dynamodb', (line) =>
+        log.line('info', `cxm: ${line}`),
+      )
+    ).dir;
   const tables = Object.fromEntries(allTableSpecs.map((spec) => [spec.id, required(spec.envVar)])) as Record<
     TableId,
     string
@@ -87,6 +96,7 @@ export async function startFunctionRuntime(options: StartFunctionRuntimeOptions 
     s3Endpoint: required('AWS_ENDPOINT_URL_S3'),
     transcribeEndpoint: required('AWS_ENDPOINT_URL_TRANSCRIBE'),
     sqs: { endpoint: required('AWS_ENDPOINT_URL_SQS'), queueUrl: required(FUNCTION_ENV.webhookQueueUrl) },
+    ...(opensearchEndpoint && { opensearchEndpoint }),
     tables,
     secrets: {
       cursorSecret: {

@@ -9,23 +9,75 @@
  *   (a rotated key-tag secret still accepted), CXM_ACCEPT_UNTAGGED_KEYS (true | false, keys issued
  *   before tags; true),
  *   CXM_SCHEDULE_SECONDS (run the stage's scheduled rules, the analysis sweep, this often instead
- *   of their rate). read-start-settings.ts reads and checks them before anything starts, but for
- *   CXM_CURSOR_SECRET_PREVIOUS and CXM_KEY_TAG_SECRET_PREVIOUS, which the functions read.
+ *   of their rate), CXM_REPORTING_BACKEND (dynamodb | opensearch: the local OpenSearch engine,
+ *   started beside DynamoDB Local), CXM_OPENSEARCH_HEAP (512m). read-start-settings.ts reads and
+ *   checks them before anything starts, but for CXM_CURSOR_SECRET_PREVIOUS and
+ *   CXM_KEY_TAG_SECRET_PREVIOUS, which the functions read.
  */
 import { join } from 'node:path';
+import { LOCAL_STAGE } from '#infra/stage-names';
 import { FUNCTION_ENV } from '#shared/function-env';
+import { reportingIndexPrefix } from '#shared/store/opensearch-index-names';
 import type { TableId } from '#shared/store/table-specs';
-import { LOCAL_STAGE } from './build-proxy-event.ts';
 import { DEMO_TENANT, ensureDemoTenant } from './demo-tenant.ts';
 import { createTables, type DynamoDbLocal, LOCAL_REGION, startDynamoDbLocal } from './dynamodb-local.ts';
 import { prepareInvocationStore } from './invocation-scope.ts';
+import { localFunctionCredentials } from './local-dynamo-gate.ts';
 import { localLog } from './local-log.ts';
 import { StartupError } from './local-programs.ts';
 import { LOCAL_SECRET_FILES, localSecret } from './local-secret-file.ts';
 import { localStatePath, restrictStateDir, writeLocalState } from './local-state.ts';
+import {
+  LOCAL_INDEX_SHARDS,
+  type LocalOpenSearch,
+  pointAtLocalOpenSearch,
+  startLocalOpenSearch,
+} from './opensearch/local-opensearch.ts';
+import { type ReportingIndexSync, syncReportingIndex } from './opensearch/sync-reporting-index.ts';
 import { pointAtLocalDynamo } from './point-at-local-dynamo.ts';
-import { readStartSettings } from './read-start-settings.ts';
+import { readStartSettings, type StartSettings } from './read-start-settings.ts';
 import { type BoundGateway, bindGateway } from './serve-gateway.ts';
+
+/** The stores, started side by side: DynamoDB Local, and the OpenSearch engine when reporting is served from it. */
+async function startStores(
+  { inMemory, home, java, reportingBackend, opensearchHeap }: StartSettings,
+  onStarted: (stores: { dynamo?: DynamoDbLocal; engine?: LocalOpenSearch }) => void,
+): Promise<{ dynamo: DynamoDbLocal; engine: LocalOpenSearch | undefined }> {
+  const [dynamo, engine] = await Promise.allSettled([
+    startDynamoDbLocal({ dataDir: inMemory ? undefined : join(home, 'dynamodb'), java }),
+    reportingBackend === 'opensearch'
+      ? startLocalOpenSearch({
+          dataDir: inMemory ? undefined : join(home, 'opensearch'),
+          // The local functions' own key: what the lists and the indexer sign with.
+          credentials: localFunctionCredentials(),
+          region: LOCAL_REGION,
+          heap: opensearchHeap,
+          java,
+        })
+      : Promise.resolve(undefined),
+  ]);
+  onStarted({
+    ...(dynamo.status === 'fulfilled' && { dynamo: dynamo.value }),
+    ...(engine.status === 'fulfilled' && engine.value && { engine: engine.value }),
+  });
+  if (dynamo.status === 'rejected') throw dynamo.reason;
+  if (engine.status === 'rejected') throw engine.reason;
+  return { dynamo: dynamo.value, engine: engine.value };
+}
+
+/** The banner's line on where the reporting lists search, with what the engine's start took. */
+function reportingLine(engine: LocalOpenSearch | undefined, sync: ReportingIndexSync | undefined, ms: number): string {
+  if (!engine || !sync)
+    return 'Reporting:   DynamoDB (CXM_REPORTING_BACKEND=opensearch serves it from the OpenSearch engine, as a stage does)';
+  const failed =
+    sync.failed.length > 0
+      ? `; ${sync.failed.length} could not be indexed, the first: ${sync.failed[0]!.key}: ${sync.failed[0]!.reason}`
+      : '';
+  return (
+    `Reporting:   OpenSearch ${engine.version} at ${engine.endpoint} (started in ${(engine.startMs / 1000).toFixed(1)} s; ` +
+    `${sync.rows} rows indexed from the table${sync.removed > 0 ? `, ${sync.removed} gone from it removed` : ''} in ${(ms / 1000).toFixed(1)} s${failed})`
+  );
+}
 
 async function main(): Promise<void> {
   const started = Date.now();
@@ -37,42 +89,40 @@ async function main(): Promise<void> {
   // EMF metric lines are for CloudWatch; here they would only flood the terminal.
   process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
   let dynamo: DynamoDbLocal | undefined;
+  let engine: LocalOpenSearch | undefined;
   let gateway: BoundGateway | undefined;
   let stopping = false;
   const stop = async (code: number) => {
     if (stopping) return;
     stopping = true;
     await gateway?.close();
-    await dynamo?.stop();
+    await Promise.all([engine?.stop(), dynamo?.stop()]);
     process.exit(code);
   };
   process.on('SIGINT', () => void stop(0));
   process.on('SIGTERM', () => void stop(0));
   process.on('SIGHUP', () => void stop(0));
-  // Whatever ends this process, DynamoDB Local must not outlive it.
-  process.on('exit', () => dynamo?.killNow());
+  // Whatever ends this process, DynamoDB Local and the engine must not outlive it.
+  process.on('exit', () => {
+    dynamo?.killNow();
+    engine?.killNow();
+  });
 
   try {
     const reading = readStartSettings(process.env, process.cwd());
     if (!reading.ok) throw new StartupError(reading.message);
-    const {
-      port,
-      home,
-      inMemory,
-      authCacheTtlSeconds,
-      scheduleEverySeconds,
-      logLevel,
-      runtime,
-      rateLimit,
-      stageRateLimit,
-      java,
-    } = reading.settings;
+    const { port, home, inMemory, authCacheTtlSeconds, scheduleEverySeconds, logLevel, runtime } = reading.settings;
+    const { rateLimit, stageRateLimit } = reading.settings;
     // Keys, the store's credentials, its data: readable by the user only (local-state.ts).
     restrictStateDir(home);
     gateway = await bindGateway(port);
-    dynamo = await startDynamoDbLocal({ dataDir: inMemory ? undefined : join(home, 'dynamodb'), java });
+    ({ dynamo, engine } = await startStores(reading.settings, (stores) => ({ dynamo, engine } = stores)));
     const tables = (await createTables(dynamo, LOCAL_STAGE)) as Record<TableId, string>;
     pointAtLocalDynamo(dynamo, tables);
+    const indexPrefix = reportingIndexPrefix(LOCAL_STAGE);
+    if (engine) pointAtLocalOpenSearch(engine.endpoint, indexPrefix);
+    // Before the indexer's stream reader takes its place: what is written from here on reaches the engine through it.
+    const readingFrom = Date.now();
     process.env[FUNCTION_ENV.cursorSecret] = localSecret(inMemory ? undefined : home, LOCAL_SECRET_FILES.cursorSecret);
     const keyTagSecret = localSecret(inMemory ? undefined : home, LOCAL_SECRET_FILES.keyTagSecret);
     process.env[FUNCTION_ENV.keyTagSecret] = keyTagSecret;
@@ -89,6 +139,19 @@ async function main(): Promise<void> {
     });
     // Through the store's gate, as every call of this process from serve() on.
     const demoKey = await ensureDemoTenant(inMemory ? undefined : home, keyTagSecret);
+    const syncStarted = Date.now();
+    const sync =
+      engine &&
+      (await syncReportingIndex({
+        client: engine.client,
+        prefix: indexPrefix,
+        shards: LOCAL_INDEX_SHARDS,
+        store: dynamo,
+        region: LOCAL_REGION,
+        table: tables.reporting,
+        startedAtMs: readingFrom,
+      }));
+    const syncMs = Date.now() - syncStarted;
     writeLocalState(
       {
         apiUrl: gateway.url,
@@ -101,6 +164,14 @@ async function main(): Promise<void> {
         tables,
         demo: { tenant: DEMO_TENANT, key: demoKey },
         keyTagSecret,
+        ...(engine && {
+          opensearch: {
+            endpoint: engine.endpoint,
+            version: engine.version,
+            indexPrefix,
+            credentials: localFunctionCredentials(),
+          },
+        }),
         pid: process.pid,
       },
       home,
@@ -110,6 +181,7 @@ async function main(): Promise<void> {
       `Functions:   ${functions}${runtime === 'sources' ? ' (CXM_RUNTIME=bundles serves the deployable bundles)' : ''}`,
     );
     console.log(`Recordings:  ${s3Endpoint}/${recordingsBucket} (local S3; VOC uploads go here)`);
+    console.log(reportingLine(engine, sync, syncMs));
     console.log(`Ready in:    ${((Date.now() - started) / 1000).toFixed(1)} s`);
     console.log(`Demo tenant: ${DEMO_TENANT}`);
     console.log(`Demo key:    ${demoKey}`);

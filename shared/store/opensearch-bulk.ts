@@ -116,17 +116,19 @@ function yearIndexOf(image: Image, kind: ReportKind, prefix: string): string | u
   return Number.isSafeInteger(datetimeMs) ? reportingYearIndex(prefix, kind, datetimeMs) : undefined;
 }
 
-type Planned = { operations: BulkOperation[] } | { reason: string };
+export type Planned = { operations: BulkOperation[] } | { reason: string };
 
-function planWrite(record: DynamoDBRecord, sequenceNumber: string, version: bigint, prefix: string): Planned {
-  const image = record.dynamodb?.NewImage;
-  if (!image) return { reason: `${record.eventName} without a new image (the stream must show NEW_AND_OLD_IMAGES)` };
-  const pk = image.pk?.S;
-  const tenantId = image.tenantId?.S;
-  const kind = image.kind?.S;
-  const rowId = image.rowId?.S;
-  const datetimeMs = Number(image.datetimeMs?.N);
-  const rowText = image.row?.S;
+/**
+ * The index operation that puts a stored reporting item into its year index at `version`;
+ * `sequenceNumber` names it in failures (a stream record's, or the row key of a table item).
+ */
+export function planIndex(image: Image, sequenceNumber: string, version: bigint, prefix: string): Planned {
+  const pk = image?.pk?.S;
+  const tenantId = image?.tenantId?.S;
+  const kind = image?.kind?.S;
+  const rowId = image?.rowId?.S;
+  const datetimeMs = Number(image?.datetimeMs?.N);
+  const rowText = image?.row?.S;
   if (!pk || !tenantId || !isKind(kind) || !rowId || !Number.isSafeInteger(datetimeMs) || rowText === undefined) {
     return { reason: 'item is not a reporting row (pk, tenantId, kind, rowId, datetimeMs, row)' };
   }
@@ -152,15 +154,26 @@ function planWrite(record: DynamoDBRecord, sequenceNumber: string, version: bigi
     row: rowText,
     ...indexedFields(kind, row as Record<string, unknown>),
   };
-  const operations = [operation(sequenceNumber, 'index', target, JSON.stringify(document))];
+  return { operations: [operation(sequenceNumber, 'index', target, JSON.stringify(document))] };
+}
+
+function planWrite(record: DynamoDBRecord, sequenceNumber: string, version: bigint, prefix: string): Planned {
+  const image = record.dynamodb?.NewImage;
+  if (!image) return { reason: `${record.eventName} without a new image (the stream must show NEW_AND_OLD_IMAGES)` };
+  const planned = planIndex(image, sequenceNumber, version, prefix);
+  if (!('operations' in planned)) return planned;
+  const [indexed] = planned.operations as [BulkOperation];
   // A MODIFY that moved the row to another year: its old copy must not stay listed at the old
   // time. The same version orders this delete against the old index's own history. (A MODIFY
   // without an old image, from a stream that showed new images only, cannot tell; an old image
   // without a Datetime was no reporting row, so nothing of it was indexed.)
+  const kind = image.kind!.S as ReportKind;
   const previous = record.eventName === 'MODIFY' ? yearIndexOf(record.dynamodb?.OldImage, kind, prefix) : undefined;
-  if (previous !== undefined && previous !== target.index)
-    operations.push(operation(sequenceNumber, 'delete', { ...target, index: previous }));
-  return { operations };
+  if (previous !== undefined && previous !== indexed.index)
+    planned.operations.push(
+      operation(sequenceNumber, 'delete', { index: previous, id: indexed.id, routing: indexed.routing, version }),
+    );
+  return planned;
 }
 
 function planRemove(record: DynamoDBRecord, sequenceNumber: string, version: bigint, prefix: string): Planned {

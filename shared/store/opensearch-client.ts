@@ -129,7 +129,8 @@ function describe(error: unknown): string {
 
 export function createOpenSearchClient(options: OpenSearchClientOptions): OpenSearchClient {
   const { requestTimeoutMs = 4_000, maxRetries = 1 } = options;
-  const send = options.fetch ?? fetch;
+  // The platform's fetch as it is at each request (not as it was when the client was made).
+  const send: typeof fetch = options.fetch ?? ((input, init) => fetch(input, init));
   const base = new URL(options.endpoint);
   const basic = basicAuthorization(base);
   let sign: Signer | undefined;

@@ -25,6 +25,15 @@ export const OUTLYING_YEARS_SUFFIX = 'other';
 
 const YEAR_MS = { first: Date.UTC(FIRST_INDEXED_YEAR, 0, 1), end: Date.UTC(LAST_INDEXED_YEAR + 1, 0, 1) };
 
+/**
+ * What every index, alias and template of a stage's reporting layout is named after.
+ *
+ * @example reportingIndexPrefix('dev') // 'cxm-dev-reporting'
+ */
+export function reportingIndexPrefix(stage: string): string {
+  return `cxm-${stage}-reporting`;
+}
+
 /** The index a row of `kind` at `datetimeMs` (epoch ms, UTC) is written to. */
 export function reportingYearIndex(prefix: string, kind: ReportKind, datetimeMs: number): string {
   if (!(datetimeMs >= YEAR_MS.first && datetimeMs < YEAR_MS.end)) return `${prefix}-${kind}-${OUTLYING_YEARS_SUFFIX}`;

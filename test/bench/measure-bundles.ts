@@ -5,6 +5,7 @@
  * function. The peers' bundles (test/bench/peers) are built the same way for the cold-start
  * section, and left out of this one, which is about our functions.
  */
+
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,11 +13,11 @@ import { type BuildOptions, build, type Metafile } from 'esbuild';
 import { OPENAPI_DOCUMENT_HANDLER, OPENAPI_DOCUMENT_OPERATION } from '#infra/cdk/constructs/api-docs';
 import { LAMBDA_BUNDLING, LAMBDA_RUNTIME } from '#infra/cdk/constructs/api-function';
 import { esbuildOptions } from '#infra/cdk/constructs/function-bundles';
-import { INDEXER_HANDLER } from '#infra/cdk/constructs/indexer';
 import { reportingBackendDefine } from '#infra/cdk/constructs/reporting-backend-bundling';
 import { PROJECT_ROOT } from '#infra/project-root';
 import { FUNCTION_ENV } from '#shared/function-env';
 import { RECORDING_PROCESSOR } from '#shared/recording-events';
+import { REPORTING_INDEXER } from '#shared/reporting/reporting-indexer';
 import { AUTHORIZER_HANDLER, type RouteSpec, routes } from '#shared/routes';
 import { WEBHOOK_DELIVERY, WEBHOOK_FAN_OUT } from '#shared/webhook-functions';
 import { round } from './bench-stats.ts';
@@ -108,7 +109,7 @@ export const validatorCount = Object.keys(validators).length;`,
     { name: 'authorizer', kind: 'authorizer', entry: AUTHORIZER_HANDLER },
     ...(routes as readonly RouteSpec[]).flatMap(routeSources),
     { name: OPENAPI_DOCUMENT_OPERATION, kind: 'api', entry: OPENAPI_DOCUMENT_HANDLER },
-    { name: 'reportingIndexer', kind: 'stream', entry: INDEXER_HANDLER },
+    { name: 'reportingIndexer', kind: 'stream', entry: REPORTING_INDEXER.handler },
     { name: RECORDING_PROCESSOR.id, kind: 'stream', entry: RECORDING_PROCESSOR.handler },
     { name: WEBHOOK_FAN_OUT.id, kind: 'stream', entry: WEBHOOK_FAN_OUT.handler },
     { name: WEBHOOK_DELIVERY.id, kind: 'stream', entry: WEBHOOK_DELIVERY.handler },

@@ -18,10 +18,9 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { stageConfig } from '#infra/cdk/config';
 import { ApiFunction, ESM_REQUIRE_BANNER } from '#infra/cdk/constructs/api-function';
 import { routeBundling } from '#infra/cdk/constructs/reporting-backend-bundling';
-import { LOCAL_STAGE } from '#infra/local/build-proxy-event';
 import { lambdaNode } from '#infra/local/lambda-node';
 import { readStackAssembly } from '#infra/local/read-assembly';
-import { stackName } from '#infra/stage-names';
+import { LOCAL_STAGE, stackName } from '#infra/stage-names';
 import { routeById } from '#shared/routes';
 import { CDK_JSON_CONTEXT, WITHOUT_BUILTIN_VALIDATION } from '#test/support/cdk-json-context';
 

@@ -17,17 +17,18 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { OPENAPI_DOCUMENT_OPERATION } from '#infra/cdk/constructs/api-docs';
-import { INDEXER_FUNCTION_ID } from '#infra/cdk/constructs/indexer';
 import { UNEXERCISED_GRANTS, type UnexercisedGrant } from '#infra/cdk/unexercised-grants';
 import { runRecordingJourney, SMOKE_RECORDINGS } from '#infra/cli/smoke/run-recording-journey';
 import { runSmoke } from '#infra/cli/smoke/run-smoke';
 import { smokeScopes } from '#infra/cli/smoke/smoke-checks';
 import { TRANSCRIBE_DATA_ACCESS } from '#infra/local/local-transcribe';
+import { pointAtLocalOpenSearch } from '#infra/local/opensearch/local-opensearch';
 import { pointAtLocalDynamo } from '#infra/local/point-at-local-dynamo';
 import type { RecordedAwsCall } from '#infra/local/record-aws-calls';
 import { type BoundGateway, bindGateway } from '#infra/local/serve-gateway';
 import { conversationWithDefaults } from '#shared/domain/notes/conversation';
 import { RECORDING_PROCESSOR } from '#shared/recording-events';
+import { REPORTING_INDEXER } from '#shared/reporting/reporting-indexer';
 import { fillPath, routeById, routes } from '#shared/routes';
 import { allTableSpecs, physicalTableName, type TableId } from '#shared/store/table-specs';
 import { WEBHOOK_DELIVERY, WEBHOOK_FAN_OUT } from '#shared/webhook-functions';
@@ -46,9 +47,10 @@ import {
 } from '#test/support/aws-call-simulation';
 import { callApi } from '#test/support/call-api';
 import { testCliContext } from '#test/support/cli-harness';
+import { runOpenSearch } from '#test/support/run-opensearch';
 import { directStores } from '#test/support/serve-gateway-over';
 import { loadStageTemplates, stageTemplate } from '#test/support/stage-templates';
-import { uniqueTenant } from '#test/support/test-api';
+import { TEST_INDEX_PREFIX, uniqueTenant } from '#test/support/test-api';
 import { tablesOfItsOwn, workerDynamo } from '#test/support/worker-dynamo';
 
 const VARIANTS = ['lite', 'dev'] as const;
@@ -60,10 +62,11 @@ const PRINCIPALS: string[] = [
   RECORDING_PROCESSOR.id,
   WEBHOOK_FAN_OUT.id,
   WEBHOOK_DELIVERY.id,
+  REPORTING_INDEXER.id,
   TRANSCRIBE_DATA_ACCESS,
 ];
 /** Every role of ours whose grants are held to the calls: also those of functions no local test runs. */
-const ROLE_HOLDERS: string[] = [...PRINCIPALS, OPENAPI_DOCUMENT_OPERATION, INDEXER_FUNCTION_ID];
+const ROLE_HOLDERS: string[] = [...PRINCIPALS, OPENAPI_DOCUMENT_OPERATION];
 
 let calls: RecordedAwsCall[] = [];
 /** Whether other files of the run recorded calls too: alone, this file's journey leaves paths of theirs unexercised. */
@@ -75,8 +78,10 @@ beforeAll(async () => {
   const { endpoint, credentials } = workerDynamo();
   const tables = await tablesOfItsOwn('iam');
   pointAtLocalDynamo({ endpoint, credentials }, tables);
+  // The lists search OpenSearch, as on the dev stage: the journey's rows reach it through the indexer.
+  pointAtLocalOpenSearch(runOpenSearch().endpoint, TEST_INDEX_PREFIX);
   const gateway: BoundGateway = await bindGateway(0);
-  // The streams read as a stage's mappings read them: the journey's note becomes a delivery.
+  // The streams read as a stage's mappings read them: the journey's note becomes a delivery, its rows documents.
   await gateway.serve({ authCacheTtlSeconds: 0, webhookStreams: 'read' });
   const direct = directStores({ endpoint, credentials }, tables);
   try {
@@ -134,6 +139,7 @@ beforeAll(async () => {
     );
     expect(status.json).toMatchObject({ id: overdue.id, status: 'failed' });
     await gateway.eventsSettled();
+    await gateway.streamsCaughtUp();
   } finally {
     await gateway.close();
     direct.destroy();

@@ -116,13 +116,15 @@ describe('the lists on OpenSearch stages', () => {
 });
 
 describe('the indexer', () => {
-  it('reads the reporting stream with item failures, bisection, bounded retries and a DLQ', () => {
+  it('reads the reporting stream with item failures, bisection, retries until a record is 6 hours old and a DLQ', () => {
     const dev = templates.get('dev')!;
     const [queueId] = Object.keys(dev.findResources('AWS::SQS::Queue'));
     dev.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       FunctionResponseTypes: ['ReportBatchItemFailures'],
       BisectBatchOnFunctionError: true,
-      MaximumRetryAttempts: 5,
+      // Absent: Lambda's default, every retry until the record's age passes MaximumRecordAgeInSeconds.
+      MaximumRetryAttempts: Match.absent(),
+      MaximumRecordAgeInSeconds: 6 * 3600,
       DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [queueId, 'Arn'] } } },
     });
     dev.hasResourceProperties('AWS::SQS::Queue', {
@@ -171,8 +173,8 @@ describe('the indexer', () => {
         .flatMap((policy) => policy.Properties.PolicyDocument.Statement as Array<{ Action: string | string[] }>)
         .flatMap((statement) => [statement.Action].flat())
         .filter((action) => action.startsWith('es:'));
-    // What the indexer sends, nothing else: POST _bulk and POST _index_template/<its own>.
-    expect(esActions('Indexer')).toEqual(['es:ESHttpPost']);
+    // What the indexer sends, nothing else: POST _bulk and _index_template/<its own>, PUT <its alias>/_mapping.
+    expect(esActions('Indexer')).toEqual(['es:ESHttpPost', 'es:ESHttpPut']);
     const listActions = esActions('listAssistantConversations');
     // A search is a POST with a body: nothing else of the domain, not even GET.
     expect(listActions).toEqual(['es:ESHttpPost']);
@@ -197,5 +199,8 @@ describe('the indexer', () => {
     expect(indexerResources).toContain('/_index_template/cxm-dev-reporting-assistant"');
     expect(indexerResources).toContain('/_index_template/cxm-dev-reporting-voc"');
     expect(indexerResources).not.toContain('_index_template/*');
+    // Its mappings reach the year indexes through the two read aliases only.
+    expect(indexerResources).toContain('/cxm-dev-reporting-assistant-read/_mapping"');
+    expect(indexerResources).toContain('/cxm-dev-reporting-voc-read/_mapping"');
   });
 });

@@ -9,11 +9,10 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { LOCAL_STAGE } from '#infra/local/build-proxy-event';
 import { pointAtLocalDynamo } from '#infra/local/point-at-local-dynamo';
 import { readStackAssembly, type Template } from '#infra/local/read-assembly';
 import { type BoundGateway, bindGateway } from '#infra/local/serve-gateway';
-import { stackName } from '#infra/stage-names';
+import { LOCAL_STAGE, stackName } from '#infra/stage-names';
 import { callApi, notePath } from '#test/support/call-api';
 import { directStores } from '#test/support/serve-gateway-over';
 import { uniqueTenant } from '#test/support/test-api';

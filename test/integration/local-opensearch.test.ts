@@ -2,23 +2,16 @@
  * The local OpenSearch engine (infra/local/opensearch): loopback is not a secret. Only a request
  * signed with SigV4 (service `es`, the local region) under the one key it was started with reaches
  * the engine; anything else, whatever its path, is 403 and changes nothing. It listens on 127.0.0.1
- * only, its node transport takes no connection, and it does not outlive the process that started
- * it, whose data folder the next start finds whole.
+ * only and its node transport takes no connection. That it dies with the process that started it,
+ * leaving its data folder whole for the next start, is test/integration/reporting-outage.test.ts's.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
-import { networkInterfaces, tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { networkInterfaces } from 'node:os';
 import { Sha256 } from '@smithy/core/checksum';
 import { SignatureV4 } from '@smithy/signature-v4';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type LocalCredentials, newLocalCredentials } from '#infra/local/dynamodb-local';
-import { startLocalOpenSearch } from '#infra/local/opensearch/local-opensearch';
-import { PROJECT_ROOT } from '#infra/project-root';
-import { createOpenSearchClient } from '#shared/store/opensearch-client';
 import { runOpenSearch } from '#test/support/run-opensearch';
 
 const engine = runOpenSearch();
@@ -152,77 +145,4 @@ describe('the run engine, reached any other way', () => {
       await expect(fetch(`http://${address}:${url.port}/`)).rejects.toThrow();
     }
   });
-});
-
-describe('a local engine with a data folder, started by a process that is killed outright', () => {
-  const home = mkdtempSync(join(tmpdir(), 'cxm-opensearch-lifetime-'));
-  const children: ChildProcess[] = [];
-  afterAll(() => {
-    for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    rmSync(home, { recursive: true, force: true });
-  });
-
-  /** A process that starts an engine over `dataDir`, prints its pid and endpoint, and waits. */
-  async function startParent(dataDir: string, credentials: LocalCredentials) {
-    const module = pathToFileURL(join(PROJECT_ROOT, 'infra/local/opensearch/local-opensearch.ts')).href;
-    const script = `
-      const { startLocalOpenSearch } = await import(${JSON.stringify(module)});
-      const engine = await startLocalOpenSearch({
-        dataDir: process.env.ENGINE_DIR,
-        credentials: JSON.parse(process.env.ENGINE_KEY),
-        region: 'us-east-1',
-      });
-      console.log(JSON.stringify({ pid: engine.pid, endpoint: engine.endpoint }));
-      setInterval(() => {}, 60_000);
-    `;
-    const parent = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
-      cwd: PROJECT_ROOT,
-      env: { ...process.env, ENGINE_DIR: dataDir, ENGINE_KEY: JSON.stringify(credentials) },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    children.push(parent);
-    let output = '';
-    parent.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const [line] = (await Promise.race([
-      once(parent.stdout!, 'data'),
-      once(parent, 'exit').then(() => {
-        throw new Error(`the parent exited before its engine answered: ${output}`);
-      }),
-    ])) as [Buffer];
-    return { parent, ...(JSON.parse(line.toString()) as { pid: number; endpoint: string }) };
-  }
-
-  const running = (pid: number) => {
-    try {
-      process.kill(pid, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  };
-
-  it.runIf(process.platform === 'linux')(
-    'ends with it, and the next start over its data folder finds what it held',
-    async () => {
-      const dataDir = join(home, 'opensearch');
-      const credentials = newLocalCredentials();
-      const { parent, pid, endpoint } = await startParent(dataDir, credentials);
-      const client = createOpenSearchClient({ endpoint, region: 'us-east-1', credentials: async () => credentials });
-      await client.request({ method: 'PUT', path: '/kept/_doc/1', query: { refresh: 'true' }, body: { note: 'kept' } });
-
-      parent.kill('SIGKILL');
-      await once(parent, 'exit');
-      for (let waited = 0; waited < 30_000 && running(pid); waited += 100)
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      expect(running(pid), 'the JVM outlived the process that started it').toBe(false);
-
-      const next = await startLocalOpenSearch({ dataDir, credentials, region: 'us-east-1' });
-      try {
-        const { body } = await next.client.request({ method: 'GET', path: '/kept/_doc/1' });
-        expect(body).toMatchObject({ found: true, _source: { note: 'kept' } });
-      } finally {
-        await next.stop();
-      }
-    },
-  );
 });

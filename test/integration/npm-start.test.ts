@@ -2,9 +2,10 @@
  * `npm start` as a newcomer runs it, in two real starts over one state directory: the first prints
  * the banner (the Node the functions run on, the demo key), writes local.json into a directory
  * only its user reads, serves the READMEs' marked blocks, and stops with Ctrl-C, DynamoDB Local
- * too; the second, a restart in bundle mode, finds its state (the first start's key still works),
- * serves every route from its bundle with REPORT lines at debug, and a start on its port is refused
- * in one line. One more start shows that a wrong setting stops it in one line before anything
+ * too; the second, a restart in bundle mode with the lists on the OpenSearch engine, finds its
+ * state (the first start's key still works, the table's rows are indexed), serves every route from
+ * its bundle with REPORT lines at debug, its engine refuses what is not signed, and a start on its
+ * port is refused in one line. One more start shows that a wrong setting stops it in one line before anything
  * starts; each setting's line, the defaults and which wrong setting is reported first are tested on
  * the settings reader (test/unit/infra/local/read-start-settings.test.ts).
  */
@@ -12,18 +13,35 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { LOCAL_STAGE } from '#infra/local/build-proxy-event';
 import { lambdaNode } from '#infra/local/lambda-node';
 import { ensureLocalAssembly, type LocalAssembly } from '#infra/local/local-assembly';
+import type { LocalState } from '#infra/local/local-state';
 import { isProcessAlive } from '#infra/local/process-alive';
 import { readStartSettings } from '#infra/local/read-start-settings';
 import { PROJECT_ROOT } from '#infra/project-root';
+import { LOCAL_STAGE } from '#infra/stage-names';
+import { shapeRow } from '#shared/domain/reporting/report-rows';
 import { routes } from '#shared/routes';
+import { documentClientOver } from '#shared/store/dynamo-client';
+import { bindDynamoReportingIndex, bindReportingRowsStore } from '#shared/store/table-stores';
 import { ownLines, run, startUntil } from '#test/support/run-process';
 import { documentedFetch } from '#test/support/test-api';
 
 const READY = /CXM API listening on http:\/\/127\.0\.0\.1:(\d+)\n/;
+
+/** The local OpenSearch engines running over the state directory's data folder. */
+function engineProcessesFor(home: string): string[] {
+  try {
+    return execFileSync('pgrep', ['-f', '--', `path.home=${join(home, 'opensearch')}`], { encoding: 'utf8' })
+      .trim()
+      .split('\n')
+      .filter(Boolean);
+  } catch {
+    return [];
+  }
+}
 
 function javaProcessesFor(home: string): string[] {
   try {
@@ -82,7 +100,10 @@ async function stopWithCtrlC(started: Awaited<ReturnType<typeof startNpm>>, home
   expect(started.output()).not.toMatch(/fault|Error|error:/);
 }
 
-/** Two starts of the whole stack (a JVM, the demo data; then bundle mode, a cold start of every function) in one test, beside the rest of the run. */
+/**
+ * Two starts of the whole stack (a JVM, the demo data; then bundle mode and the engine, a cold
+ * start of every function) in one test, beside the rest of the run.
+ */
 const TWO_STARTS_MS = 180_000;
 
 describe('npm start', () => {
@@ -92,7 +113,7 @@ describe('npm start', () => {
   // sources): the restart in bundle mode then finds it by the hash of the sources, as a second
   // start does.
   beforeAll(async () => {
-    assembly = await ensureLocalAssembly(LOCAL_STAGE);
+    assembly = await ensureLocalAssembly(LOCAL_STAGE, 'opensearch');
   }, 300_000);
 
   it(
@@ -228,12 +249,14 @@ describe('npm start', () => {
       }
       expect(javaProcessesFor(home)).toEqual([]);
 
-      // Same state directory, in bundle mode: the same demo key still authenticates, so the data
-      // survived, and every route answers from its bundle on Lambda's Node.
+      // Same state directory, in bundle mode, the lists on the OpenSearch engine: the same demo key
+      // still authenticates, so the data survived, the table's rows are indexed, and every route
+      // answers from its bundle on Lambda's Node.
       const second = await startNpm(home, {
         CXM_RUNTIME: 'bundles',
         CXM_ASSEMBLY_DIR: undefined,
         CXM_LOG_LEVEL: 'debug',
+        CXM_REPORTING_BACKEND: 'opensearch',
       });
       try {
         expect(second.output()).toContain(`Demo key:    ${firstKey}\n`);
@@ -244,8 +267,73 @@ describe('npm start', () => {
         const state = JSON.parse(readFileSync(join(home, 'local.json'), 'utf8')) as {
           apiUrl: string;
           demo: { key: string };
+          opensearch: { endpoint: string; version: string };
         };
         expect(state.demo.key).toBe(firstKey);
+        expect(second.output()).toMatch(
+          new RegExp(
+            `Reporting: {3}OpenSearch ${state.opensearch.version} at ${state.opensearch.endpoint} \\(started in [\\d.]+ s; (\\d+) rows indexed from the table in [\\d.]+ s\\)\n`,
+          ),
+        );
+        expect(Number(/(\d+) rows indexed/.exec(second.output())![1])).toBeGreaterThan(4000);
+        // Loopback is not a secret: the engine answers nothing unsigned.
+        expect((await fetch(`${state.opensearch.endpoint}/_cat/indices`)).status).toBe(403);
+        // Both lists from the engine, with the totals DynamoDB's index gives for the same rows.
+        const stored = JSON.parse(readFileSync(join(home, 'local.json'), 'utf8')) as LocalState;
+        const inTable = bindDynamoReportingIndex(
+          documentClientOver(
+            new DynamoDBClient({
+              endpoint: stored.dynamodbEndpoint,
+              region: stored.region,
+              credentials: { ...stored.dynamodbCredentials },
+            }),
+          ),
+          stored.tables,
+        );
+        const window = { from: Date.now() - 40 * 86_400_000, to: Date.now() + 86_400_000 };
+        const range = `from=${new Date(window.from).toISOString()}&to=${new Date(window.to).toISOString()}&limit=5`;
+        for (const kind of ['assistant', 'voc'] as const) {
+          const served = await documentedFetch(
+            `${state.apiUrl}/api/v1/reporting/tenants/demo/${kind}/conversations?${range}`,
+            {
+              headers: { Authorization: `Bearer ${firstKey}` },
+            },
+          );
+          const expected = await inTable.page({
+            tenantId: 'demo',
+            kind,
+            window,
+            limit: 5,
+            withTotal: true,
+            maxBytes: 5_000_000,
+          });
+          const body = (await served.json()) as { total: number; data: Array<{ ID: string }> };
+          expect(body.total, kind).toBe(expected.total);
+          expect(body.data).toHaveLength(5);
+        }
+        // A row written now reaches the engine through the indexer's bundle, as the table's stream feeds it.
+        const written = Date.now();
+        await bindReportingRowsStore(
+          documentClientOver(
+            new DynamoDBClient({
+              endpoint: stored.dynamodbEndpoint,
+              region: stored.region,
+              credentials: { ...stored.dynamodbCredentials },
+            }),
+          ),
+          stored.tables,
+        ).putRows('demo', 'assistant', [shapeRow('assistant', 'demo', { ID: 'from-the-stream', Datetime: written })]);
+        const since = `${state.apiUrl}/api/v1/reporting/tenants/demo/assistant/conversations?from=${new Date(written - 1000).toISOString()}`;
+        let indexed = false;
+        for (let waited = 0; !indexed && waited < 30_000; waited += 250) {
+          const answer = await documentedFetch(since, { headers: { Authorization: `Bearer ${firstKey}` } });
+          const { data } = (await answer.json()) as { data: Array<{ ID: string }> };
+          indexed = data.some((row) => row.ID === 'from-the-stream');
+          if (!indexed) await new Promise((resolve) => setTimeout(resolve, 250));
+        }
+        expect(indexed, 'a row written to the table is listed from the engine within 30 s').toBe(true);
+        expect(second.output()).toMatch(/REPORT RequestId: \S+\tFunction: cxm-local-reporting-indexer\t/);
+        expect(statSync(join(home, 'opensearch')).mode & 0o777).toBe(0o700);
         const send = (method: string, path: string, body?: unknown) =>
           documentedFetch(`${state.apiUrl}${path}`, {
             method,
@@ -331,6 +419,7 @@ describe('npm start', () => {
         await stopWithCtrlC(second, home);
       }
       expect(javaProcessesFor(home)).toEqual([]);
+      expect(engineProcessesFor(home)).toEqual([]);
     },
     TWO_STARTS_MS,
   );

@@ -1,4 +1,8 @@
-/** Endpoints 7 and 8 and the reporting lists' rules through the local gateway, on the DynamoDB reporting index. */
+/**
+ * Endpoints 7 and 8 and the reporting lists' rules through the local gateway, on the backend the
+ * project names (test/vitest.config.ts: DynamoDB's window index, and again the run's OpenSearch
+ * engine fed by the indexer): rows are written to the table, then listed once they are searchable.
+ */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cursorKey, decodeReportCursor, encodeReportCursor } from '#shared/domain/reporting/report-cursor';
 import { shapeRow } from '#shared/domain/reporting/report-rows';
@@ -56,8 +60,43 @@ beforeAll(async () => {
     'assistant',
     inDay.slice(0, 5).map((row) => shapeRow('assistant', other, { ...row, BotName: 'Foreign' })),
   );
+  await api.indexed();
 });
 afterAll(() => api.close());
+
+/** The functions' DynamoDB queries of the reporting table throttled, until the returned function undoes it. */
+function failReportingQueries(): () => void {
+  const client = documentClient();
+  const name = 'fail-reporting-queries';
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      if (context.commandName === 'QueryCommand' && JSON.stringify(args.input).includes(api.tables.reporting)) {
+        throw Object.assign(new Error('Throughput exceeds the current capacity'), {
+          name: 'ThrottlingException',
+          $metadata: { httpStatusCode: 400 },
+        });
+      }
+      return next(args);
+    },
+    { step: 'initialize', name },
+  );
+  return () => client.middlewareStack.remove(name);
+}
+
+/** The functions' OpenSearch searches refused as a domain under load refuses them, until the returned function undoes it. */
+function failSearches(): () => void {
+  const original = globalThis.fetch;
+  globalThis.fetch = async (input, init) =>
+    String(input).includes('/_search')
+      ? new Response(JSON.stringify({ error: { type: 'es_rejected_execution_exception' }, status: 429 }), {
+          status: 429,
+          headers: { 'content-type': 'application/json' },
+        })
+      : original(input, init);
+  return () => {
+    globalThis.fetch = original;
+  };
+}
 
 describe('the list envelope and rows', () => {
   it('answers {total, cursor, data} with every spec field on every row and nothing else', async () => {
@@ -167,8 +206,10 @@ describe('paging', () => {
       'assistant',
       inDay.slice(0, 4).map((row) => shapeRow('assistant', t, row)),
     );
+    await api.indexed();
     const first = await getList(assistantPath('?limit=2', t), k);
     await api.reportingRows.putRows(t, 'assistant', [shapeRow('assistant', t, { ID: 'late', Datetime: now - 1000 })]);
+    await api.indexed();
     const second = await getList(assistantPath(`?limit=2&cursor=${first.body.cursor.next}`, t), k);
     expect(first.body.total).toBe(4);
     expect(second.body.total).toBe(4);
@@ -234,32 +275,21 @@ describe('cursors over time and failures', () => {
     });
   });
 
-  // Hooks the functions' own DynamoDB client, which only the in-process sources share with the
-  // test; test/integration/store-faults.test.ts injects store faults over HTTP in both runtimes.
+  // Fails the backend inside the functions, which only the in-process sources share with the test:
+  // DynamoDB's queries through the functions' own client, OpenSearch's searches through the fetch
+  // its client sends with. test/integration/store-faults.test.ts injects store faults over HTTP in
+  // both runtimes; test/integration/reporting-backends.test.ts stops the engine itself.
   it.skipIf(inBundleRuntime)(
     'answers 503 Unavailable with Retry-After when the reporting backend fails, and keeps serving',
     async () => {
-      const client = documentClient();
-      const name = 'fail-reporting-queries';
-      client.middlewareStack.add(
-        (next, context) => async (args) => {
-          if (context.commandName === 'QueryCommand' && JSON.stringify(args.input).includes(api.tables.reporting)) {
-            throw Object.assign(new Error('Throughput exceeds the current capacity'), {
-              name: 'ThrottlingException',
-              $metadata: { httpStatusCode: 400 },
-            });
-          }
-          return next(args);
-        },
-        { step: 'initialize', name },
-      );
+      const restore = api.reportingBackend === 'opensearch' ? failSearches() : failReportingQueries();
       try {
         const response = await api.call('GET', assistantPath(), key);
         expect(response.status).toBe(503);
         expect(response.json).toEqual({ code: 'Unavailable', message: expect.any(String) });
         expect(Number(response.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
       } finally {
-        client.middlewareStack.remove(name);
+        restore();
       }
       expect((await api.call('GET', assistantPath(), key)).status).toBe(200);
     },
@@ -278,6 +308,7 @@ describe('cursors over time and failures', () => {
       }),
     );
     await api.reportingRows.putRows(t, 'assistant', rows);
+    await api.indexed();
     const seen: unknown[] = [];
     let query = '?limit=5000';
     let pages = 0;

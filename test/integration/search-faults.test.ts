@@ -1,15 +1,14 @@
 /**
- * OpenSearch failing under the reporting lists, over HTTP through the gateway: the functions run
- * with the OpenSearch backend (as on stages with a domain) against a stub cluster
- * (test/support/opensearch-stub.ts), so the real client, its retries and its timeouts run. Every
- * failure is 503 `Unavailable` with Retry-After, never an empty list, a 502 or a 504, and the
- * next request is served. SigV4 signing (domain endpoints only) is covered in
- * test/unit/shared/store/opensearch-reporting-index.test.ts; the stub is plain HTTP, which is never signed.
+ * OpenSearch failing under the reporting lists in the ways a real engine cannot be made to here:
+ * a domain's 429 under load, a 500, every shard failing, a connection reset, a proxy's HTML, a
+ * cluster that never answers. Over HTTP through the gateway, with the functions on the OpenSearch
+ * backend against a stub cluster (test/support/opensearch-stub.ts), so the real client, its
+ * retries and its timeouts run. Every failure is 503 `Unavailable` with Retry-After, never an empty
+ * list, a 502 or a 504, and the next request is served. The queries themselves, and the engine
+ * stopped outright, are tested against the run's real engine (test/integration/reporting*.test.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { shapeRow } from '#shared/domain/reporting/report-rows';
-import { FUNCTION_ENV } from '#shared/function-env';
-import { allShardsFailed, searchAnswer, searchRejected } from '#test/support/opensearch-recorded-responses';
+import { allShardsFailed, searchRejected } from '#test/support/opensearch-recorded-responses';
 import { type OpenSearchStub, type StubAnswer, startOpenSearchStub } from '#test/support/opensearch-stub';
 import { startTestApi, type TestApi, uniqueTenant } from '#test/support/test-api';
 
@@ -23,11 +22,7 @@ const listPath = (kind: 'assistant' | 'voc') => `/api/v1/reporting/tenants/${ten
 
 beforeAll(async () => {
   stub = await startOpenSearchStub();
-  // Read by the reporting functions when the gateway loads them (their cold start).
-  process.env.CXM_REPORTING_BACKEND = 'opensearch';
-  process.env[FUNCTION_ENV.opensearchEndpoint] = stub.url;
-  process.env[FUNCTION_ENV.opensearchIndexPrefix] = PREFIX;
-  api = await startTestApi();
+  api = await startTestApi({ reportingBackend: 'opensearch', opensearchEndpoint: stub.url, indexPrefix: PREFIX });
   ({ key } = await api.createKey([tenant], ['reporting:read']));
 });
 
@@ -37,28 +32,6 @@ afterAll(async () => {
 });
 
 describe('the lists on OpenSearch', () => {
-  it("query the kind's read alias, routed by tenant, with the tenant filter, and answer its rows", async () => {
-    const shaped = shapeRow('assistant', tenant, { ID: 'a-1', Datetime: Date.now() - 60_000, BotName: 'Helper' });
-    stub.script(
-      searchAnswer(
-        `${PREFIX}-assistant-read`,
-        [{ id: `${tenant}#assistant#a-1`, row: JSON.stringify(shaped.row), sort: [shaped.datetimeMs, 'a-1'] }],
-        1,
-      ),
-    );
-    const before = stub.requests.length;
-    const response = await api.call('GET', listPath('assistant'), key);
-    expect(response.status).toBe(200);
-    expect(response.json).toMatchObject({ total: 1, cursor: {}, data: [{ ID: 'a-1', BotName: 'Helper' }] });
-    const [request] = stub.requests.slice(before);
-    expect(request).toMatchObject({
-      method: 'POST',
-      path: `/${PREFIX}-assistant-read/_search`,
-      query: { routing: tenant, allow_partial_search_results: 'false' },
-    });
-    expect(JSON.stringify(request!.json)).toContain(JSON.stringify({ term: { tenantId: tenant } }));
-  });
-
   // [failure, what the cluster answers, how many requests the client makes (it retries connection
   // errors, timeouts and 502/503/504 once; never a 429, which asks it to slow down)]
   it.each<[string, StubAnswer[], number]>([

@@ -12,10 +12,9 @@
  */
 
 import { runSimulation } from '@cloud-copilot/iam-simulate';
-import { LOCAL_STAGE } from '#infra/local/build-proxy-event';
 import { TRANSCRIBE_DATA_ACCESS } from '#infra/local/local-transcribe';
 import type { RecordedAwsCall } from '#infra/local/record-aws-calls';
-import { secretName } from '#infra/stage-names';
+import { LOCAL_STAGE, secretName } from '#infra/stage-names';
 import { SECRET_IDS } from '#shared/routes';
 import { allTableSpecs, physicalTableName, type TableId } from '#shared/store/table-specs';
 import { deliveryQueueName } from '#shared/webhook-functions';
@@ -252,8 +251,10 @@ export function iamRequests(call: RecordedAwsCall, view: StageView): IamRequest[
       if (!view.domainArn)
         throw new Error(`stage ${view.stage} has no search domain for a search of ${call.principal}`);
       const method = call.signed.method.charAt(0) + call.signed.method.slice(1).toLowerCase();
-      // The stage's index prefix in place of the local one (`/cxm-<stage>-reporting-...`).
-      const path = call.signed.path.replace(/^\/cxm-[a-z0-9-]+?-reporting-/, `/cxm-${view.stage}-reporting-`);
+      // The stage's index prefix in place of the local one, wherever the path names it: an index or
+      // alias (`/cxm-<stage>-reporting-assistant-read/_search`), a template
+      // (`/_index_template/cxm-<stage>-reporting-voc`).
+      const path = call.signed.path.replace(/cxm-[a-z0-9-]+?-reporting(?=-)/g, `cxm-${view.stage}-reporting`);
       return [{ action: `es:ESHttp${method}`, resource: `${view.domainArn}${path}`, context: {} }];
     }
     throw new Error(`a request signed for ${call.service} has no mapping here`);

@@ -26,7 +26,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type {} from 'vitest';
 import type { TestProject } from 'vitest/node';
-import { LOCAL_STAGE } from '#infra/local/build-proxy-event';
 import {
   createTables,
   type DynamoDbLocal,
@@ -37,8 +36,9 @@ import {
   startDynamoDbLocal,
 } from '#infra/local/dynamodb-local';
 import { functionRuntimeKind } from '#infra/local/function-runtime';
-import { ensureLocalAssembly, localAssemblyDir } from '#infra/local/local-assembly';
+import { type AssemblyBackend, ensureLocalAssembly, localAssemblyDir } from '#infra/local/local-assembly';
 import { type LocalOpenSearch, startLocalOpenSearch } from '#infra/local/opensearch/local-opensearch';
+import { LOCAL_STAGE } from '#infra/stage-names';
 import type { TableId } from '#shared/store/table-specs';
 
 /**
@@ -89,7 +89,10 @@ interface RunDynamo {
 interface Shared {
   dynamo?: Promise<RunDynamo[]>;
   opensearch?: Promise<{ engine: LocalOpenSearch; fixture: OpenSearchFixture }>;
-  assembly?: Promise<void>;
+  /** The syntheses of the local stage, by reporting backend: one after the other, as projects ask. */
+  assemblies: Map<AssemblyBackend, Promise<void>>;
+  /** The last synthesis asked for: the next waits for it, so two never share the two cores. */
+  lastSynthesis: Promise<void>;
   awsCallLog?: string;
   stageAssemblies?: string;
   /** The run's own folder (the synthesis's failure, should it fail). */
@@ -99,7 +102,7 @@ interface Shared {
 
 // On globalThis: the setup module may be loaded once per project.
 const holder = globalThis as { cxmTestSetup?: Shared };
-holder.cxmTestSetup ??= { users: 0 };
+holder.cxmTestSetup ??= { users: 0, assemblies: new Map(), lastSynthesis: Promise.resolve() };
 const shared: Shared = holder.cxmTestSetup;
 
 async function startDynamoInstance(): Promise<RunDynamo> {
@@ -140,18 +143,20 @@ export async function setup(project: TestProject): Promise<void> {
   // Beside DynamoDB Local: both JVMs start at once. A missing engine fails the run with what to install.
   shared.opensearch ??= startRunOpenSearch();
   const bundles = functionRuntimeKind(project.config.env?.CXM_RUNTIME) === 'bundles';
-  const assemblyDir = bundles ? localAssemblyDir(LOCAL_STAGE) : '';
+  const backend: AssemblyBackend =
+    project.config.env?.CXM_REPORTING_BACKEND === 'opensearch' ? 'opensearch' : 'dynamodb';
+  const assemblyDir = bundles ? localAssemblyDir(LOCAL_STAGE, backend) : '';
   shared.runDir ??= mkdtempSync(join(tmpdir(), 'cxm-test-run-'));
-  const assemblyFailure = join(shared.runDir, 'local-assembly-failure.txt');
-  if (bundles) {
-    shared.assembly ??= ensureLocalAssembly(
-      LOCAL_STAGE,
-      (line) => console.log(`global setup: ${line}`),
-      assemblyDir,
-    ).then(
-      () => undefined,
-      (error: unknown) => writeFileSync(assemblyFailure, error instanceof Error ? error.message : String(error)),
+  const assemblyFailure = join(shared.runDir, `local-assembly-${backend}-failure.txt`);
+  if (bundles && !shared.assemblies.has(backend)) {
+    const synthesis = shared.lastSynthesis.then(() =>
+      ensureLocalAssembly(LOCAL_STAGE, backend, (line) => console.log(`global setup: ${line}`), assemblyDir).then(
+        () => undefined,
+        (error: unknown) => writeFileSync(assemblyFailure, error instanceof Error ? error.message : String(error)),
+      ),
     );
+    shared.assemblies.set(backend, synthesis);
+    shared.lastSynthesis = synthesis;
   }
   project.provide('assemblyDir', assemblyDir);
   project.provide('assemblyFailure', assemblyFailure);
@@ -171,7 +176,7 @@ export async function setup(project: TestProject): Promise<void> {
 export async function teardown(): Promise<void> {
   if (--shared.users > 0) return;
   // A synthesis no bundles file waited for (a run of other projects only) still ends first.
-  await shared.assembly;
+  await Promise.all(shared.assemblies.values());
   await Promise.all([
     ...((await shared.dynamo) ?? []).map(({ local }) => local.stop()),
     shared.opensearch?.then(({ engine }) => engine.stop()),

@@ -8,12 +8,13 @@ import { createOpenSearchClient, type OpenSearchClient } from '#shared/store/ope
 import type { OpenSearchFixture } from './global-setup.ts';
 
 /**
- * The engine and a client of it.
+ * The engine and a client of it; or, given an endpoint, a client of another engine started with
+ * the run's key (one a file stops and starts).
  *
  * @example const { client } = runOpenSearch(); await client.request({ method: 'GET', path: '/' });
  */
-export function runOpenSearch(): OpenSearchFixture & { client: OpenSearchClient } {
-  const fixture = inject('opensearch');
+export function runOpenSearch(endpoint?: string): OpenSearchFixture & { client: OpenSearchClient } {
+  const fixture = { ...inject('opensearch'), ...(endpoint && { endpoint }) };
   const client = createOpenSearchClient({
     endpoint: fixture.endpoint,
     region: fixture.region,

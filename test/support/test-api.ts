@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
 import type { RateLimit } from '#infra/cdk/default-rate-limits';
+import { pointAtLocalOpenSearch } from '#infra/local/opensearch/local-opensearch';
 import { pointAtLocalDynamo } from '#infra/local/point-at-local-dynamo';
 import { bindGateway } from '#infra/local/serve-gateway';
 import { issueKey } from '#shared/auth/issue-key';
@@ -15,10 +16,14 @@ import { OpenApiContract } from '#shared/openapi/check-response';
 import type { OpenApiDocument } from '#shared/openapi/openapi-types';
 import { documentClient } from '#shared/store/dynamo-client';
 import { bindTableStores } from '#shared/store/table-stores';
+import { runOpenSearch } from './run-opensearch.ts';
 import { TEST_KEY_TAG_SECRET } from './test-env.ts';
 import { tablesOfItsOwn, workerDynamo } from './worker-dynamo.ts';
 
 const COMPILED_CONTRACTS = Symbol.for('cxm.test.compiled-openapi-contracts');
+
+/** The OpenSearch layout every gateway of the run shares, as a stage's tenants share one: tenants keep them apart. */
+export const TEST_INDEX_PREFIX = 'cxm-test-reporting';
 
 /**
  * The contract every response of the test gateways is held to, compiled once per process and
@@ -87,13 +92,29 @@ export async function startTestApi(
      * stage, from tables of the gateway's own (tablesOfItsOwn).
      */
     webhookStreams?: 'read' | 'off';
+    /**
+     * Where the reporting lists search: `opensearch` points the gateway's functions at the run's
+     * engine, with the indexer reading tables of the gateway's own; default the process's
+     * CXM_REPORTING_BACKEND (a project's), else DynamoDB.
+     */
+    reportingBackend?: 'dynamodb' | 'opensearch';
+    /** The OpenSearch layout's prefix, for a file that changes the layout itself; default the run's shared one. */
+    indexPrefix?: string;
+    /** Another engine than the run's (one a file stops and starts), accepting the run's key. */
+    opensearchEndpoint?: string;
     /** What the gateway reports: a function's fault, and the local pipeline's (a task given up, a stream batch dropped). */
     onFault?: (error: unknown) => void;
   } = {},
 ) {
   const { endpoint, credentials, tables: shared } = workerDynamo();
-  const tables = options.webhookStreams === 'read' ? await tablesOfItsOwn('hooks') : shared;
+  const searching = (options.reportingBackend ?? process.env.CXM_REPORTING_BACKEND) === 'opensearch';
+  // A gateway that reads streams reads tables of its own: the shared ones carry every file's writes.
+  const tables =
+    options.webhookStreams === 'read' || searching ? await tablesOfItsOwn(searching ? 'search' : 'hooks') : shared;
   pointAtLocalDynamo({ endpoint, credentials }, tables);
+  const engine = runOpenSearch(options.opensearchEndpoint);
+  const indexPrefix = options.indexPrefix ?? TEST_INDEX_PREFIX;
+  if (searching) pointAtLocalOpenSearch(engine.endpoint, indexPrefix);
   const gateway = await bindGateway(0);
   // No throttling unless a test asks for it: suites fire many requests with one key.
   await gateway.serve({
@@ -118,6 +139,18 @@ export async function startTestApi(
     tables,
     /** The store and the credentials that reach its tables. */
     dynamo: { endpoint, credentials },
+    /** Where the lists search: `opensearch` or `dynamodb`. */
+    reportingBackend: searching ? ('opensearch' as const) : ('dynamodb' as const),
+    /**
+     * Resolves once every row written so far is searchable: at once on DynamoDB; on OpenSearch once
+     * the indexer has had every stream record and the engine has refreshed (a stage's refresh
+     * interval is a second; a test does not wait for it).
+     */
+    async indexed(): Promise<void> {
+      if (!searching) return;
+      await gateway.streamsCaughtUp();
+      await engine.client.request({ method: 'POST', path: `/${indexPrefix}-*/_refresh` });
+    },
     close: () => gateway.close(),
     /** A raw request whose response must be what the OpenAPI document describes. */
     fetch: documentedFetch,

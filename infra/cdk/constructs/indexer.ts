@@ -1,7 +1,8 @@
 /**
  * The reporting indexer: the reporting table's stream into OpenSearch. Batches report their
- * failed items (ReportBatchItemFailures), a failing batch is bisected, records are retried a
- * bounded number of times, and what still fails lands in an SQS dead-letter queue.
+ * failed items (ReportBatchItemFailures), a failing batch is bisected and retried until its records
+ * are six hours old (an outage of the domain loses nothing shorter), and what still fails lands in
+ * an SQS dead-letter queue.
  */
 import { Duration } from 'aws-cdk-lib';
 import { StartingPosition } from 'aws-cdk-lib/aws-lambda';
@@ -9,15 +10,11 @@ import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources'
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { FUNCTION_ENV } from '#shared/function-env';
+import { REPORTING_INDEXER } from '#shared/reporting/reporting-indexer';
 import type { StageConfig } from '../config.ts';
 import { ApiFunction } from './api-function.ts';
 import type { SpecTable } from './data.ts';
 import type { ReportingSearch } from './search.ts';
-
-/** The indexer's name within its stage (`cxm-<stage>-reporting-indexer`). */
-export const INDEXER_FUNCTION_ID = 'reporting-indexer';
-
-export const INDEXER_HANDLER = 'functions/indexer/index-reporting-rows.ts';
 
 export class ReportingIndexer extends Construct {
   readonly function: ApiFunction;
@@ -48,8 +45,8 @@ export class ReportingIndexer extends Construct {
       retentionPeriod: Duration.days(14),
     });
     this.function = new ApiFunction(this, 'Function', {
-      entry: INDEXER_HANDLER,
-      functionName: `cxm-${config.stage}-${INDEXER_FUNCTION_ID}`,
+      entry: REPORTING_INDEXER.handler,
+      functionName: `cxm-${config.stage}-${REPORTING_INDEXER.id}`,
       description: 'Reporting table stream -> OpenSearch (bulk, external versions)',
       timeout: Duration.seconds(60),
       config,
@@ -65,12 +62,12 @@ export class ReportingIndexer extends Construct {
     this.function.addEventSource(
       new DynamoEventSource(table, {
         startingPosition: StartingPosition.TRIM_HORIZON,
-        batchSize: 500,
+        batchSize: REPORTING_INDEXER.batchSize,
         maxBatchingWindow: Duration.seconds(1),
         bisectBatchOnError: true,
         reportBatchItemFailures: true,
-        retryAttempts: 5,
-        maxRecordAge: Duration.hours(6),
+        // No retryAttempts: a failing batch is retried until maxRecordAge (shared/reporting/reporting-indexer.ts).
+        maxRecordAge: Duration.hours(REPORTING_INDEXER.maxRecordAgeHours),
         onFailure: new SqsDlq(this.deadLetterQueue),
       }),
     );

@@ -12,7 +12,7 @@ import { Construct } from 'constructs';
 import { domainEngineVersion } from '#infra/opensearch-engine';
 import { SEARCH_DOMAIN_ID } from '#infra/stage-names';
 import { REPORT_KINDS } from '#shared/domain/reporting/report-cursor';
-import { reportingTemplateName } from '#shared/store/opensearch-index-names';
+import { reportingIndexPrefix, reportingReadAlias, reportingTemplateName } from '#shared/store/opensearch-index-names';
 import type { StageConfig } from '../config.ts';
 
 export class ReportingSearch extends Construct {
@@ -32,7 +32,7 @@ export class ReportingSearch extends Construct {
         retention: config.logRetention,
         removalPolicy: config.removalPolicy,
       });
-    this.indexPrefix = `cxm-${config.stage}-reporting`;
+    this.indexPrefix = reportingIndexPrefix(config.stage);
     this.domain = new Domain(this, SEARCH_DOMAIN_ID, {
       // No domainName: OpenSearch allows 28 characters, too few for `cxm-<stage>-reporting` with a
       // 20-character stage. CloudFormation names it; functions learn the endpoint from their env.
@@ -80,18 +80,25 @@ export class ReportingSearch extends Construct {
   /**
    * Write access for the indexer, exactly what it sends: `POST _bulk` (writes into the year indexes,
    * which the first write creates from the templates; IAM authorizes a request by its path, so the
-   * indexes named inside a bulk body need no grant of their own) and `POST _index_template/<name>`
-   * of its own two templates, by exact name.
+   * indexes named inside a bulk body need no grant of their own), `POST _index_template/<name>` of
+   * its own two templates, by exact name, and `PUT <read alias>/_mapping` of its own two aliases
+   * (the templates' new fields on the year indexes that exist).
    */
   grantIndexing(grantee: IGrantable): void {
-    const paths = [
-      '_bulk',
-      ...REPORT_KINDS.map((kind) => `_index_template/${reportingTemplateName(this.indexPrefix, kind)}`),
-    ];
     Grant.addToPrincipal({
       grantee,
       actions: ['es:ESHttpPost'],
-      resourceArns: paths.map((path) => `${this.domain.domainArn}/${path}`),
+      resourceArns: [
+        '_bulk',
+        ...REPORT_KINDS.map((kind) => `_index_template/${reportingTemplateName(this.indexPrefix, kind)}`),
+      ].map((path) => `${this.domain.domainArn}/${path}`),
+    });
+    Grant.addToPrincipal({
+      grantee,
+      actions: ['es:ESHttpPut'],
+      resourceArns: REPORT_KINDS.map(
+        (kind) => `${this.domain.domainArn}/${reportingReadAlias(this.indexPrefix, kind)}/_mapping`,
+      ),
     });
   }
 }

@@ -118,13 +118,22 @@ export async function runRecordingJourney(
       );
     if (job.analysis !== recording.analysis)
       return finish(200, `job ${jobId} was analysed by ${took}, not ${recording.analysis}`, took);
-    const list = await call(
-      'GET',
-      `${fillPath(routeById('listVocConversations'), { tenantId: target.tenant })}?range=last_day&limit=5000`,
-    );
-    const rows = (list.json as { data?: { ID?: string }[] } | undefined)?.data ?? [];
-    if (!rows.some((candidate) => candidate.ID === job.recordingId))
-      return finish(list.status, `job ${jobId} completed but its row ${job.recordingId} is not in the VOC list`, took);
+    // On an OpenSearch stage the row is listed a moment after the job ends (once the indexer has
+    // had it from the table's stream): looked for until the settling time is up.
+    const listPath = `${fillPath(routeById('listVocConversations'), { tenantId: target.tenant })}?range=last_day&limit=5000`;
+    let list: Awaited<ReturnType<typeof call>>;
+    for (;;) {
+      list = await call('GET', listPath);
+      const rows = (list.json as { data?: { ID?: string }[] } | undefined)?.data ?? [];
+      if (rows.some((candidate) => candidate.ID === job.recordingId)) break;
+      if (list.status !== 200 || Date.now() >= deadline)
+        return finish(
+          list.status,
+          `job ${jobId} completed but its row ${job.recordingId} is not in the VOC list`,
+          took,
+        );
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    }
     return finish(200, null, took);
   } catch (error) {
     return finish(null, error instanceof Error ? error.message : String(error));

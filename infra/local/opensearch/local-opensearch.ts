@@ -11,10 +11,29 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { FUNCTION_ENV } from '#shared/function-env';
 import { createOpenSearchClient, type OpenSearchClient } from '#shared/store/opensearch-client';
+import type { IndexShards } from '#shared/store/opensearch-settings';
 import type { LocalCredentials } from '../dynamodb-local.ts';
 import { checkJava, javaCommand, StartupError, spawnTiedToParent } from '../local-programs.ts';
 import { ENGINE_MAIN_CLASS, requireInstalledEngine } from './engine-installation.ts';
+
+/** One node: every index has one primary and no replica (which it could not place). */
+export const LOCAL_INDEX_SHARDS: IndexShards = { primaries: 1, replicas: 0 };
+
+/**
+ * Points this process's functions at the engine, as CDK points a stage's at its domain: the lists
+ * search it, the indexer writes to it (through the stream readers serve-gateway.ts runs for it).
+ *
+ * @example pointAtLocalOpenSearch(engine.endpoint, reportingIndexPrefix(LOCAL_STAGE));
+ */
+export function pointAtLocalOpenSearch(endpoint: string, indexPrefix: string, env = process.env): void {
+  env[FUNCTION_ENV.reportingBackend] = 'opensearch';
+  env[FUNCTION_ENV.opensearchEndpoint] = endpoint;
+  env[FUNCTION_ENV.opensearchIndexPrefix] = indexPrefix;
+  env[FUNCTION_ENV.opensearchPrimaryShards] = String(LOCAL_INDEX_SHARDS.primaries);
+  env[FUNCTION_ENV.opensearchReplicas] = String(LOCAL_INDEX_SHARDS.replicas);
+}
 
 export interface LocalOpenSearchOptions {
   /** Where the node keeps its data and logs (`$CXM_HOME/opensearch`); default a temporary folder, deleted at stop. */

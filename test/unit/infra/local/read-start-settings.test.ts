@@ -36,6 +36,8 @@ const DEFAULTS: StartSettings = {
   rateLimit: { rate: 50, burst: 100 },
   stageRateLimit: { rate: 2000, burst: 4000 },
   java: 'java',
+  reportingBackend: 'dynamodb',
+  opensearchHeap: '512m',
 };
 
 /** A wrong value of every setting that can be wrong, in the order they are checked, with its line. */
@@ -57,6 +59,16 @@ const WRONG: ReadonlyArray<readonly [name: string, value: string, message: strin
     'CXM_STAGE_RATE_LIMIT',
     '2000',
     'CXM_STAGE_RATE_LIMIT=2000 is not valid; give <rate per second>/<burst>, e.g. 2000/4000.',
+  ],
+  [
+    'CXM_REPORTING_BACKEND',
+    'elastic',
+    'CXM_REPORTING_BACKEND=elastic is not valid; use dynamodb (the default) or opensearch (the local OpenSearch engine, as a stage).',
+  ],
+  [
+    'CXM_OPENSEARCH_HEAP',
+    '512',
+    'CXM_OPENSEARCH_HEAP=512 is not valid; give megabytes or gigabytes as Java takes them, e.g. 512m or 2g.',
   ],
 ];
 
@@ -96,6 +108,8 @@ describe("npm start's settings", () => {
         CXM_RATE_LIMIT: '5/10',
         CXM_STAGE_RATE_LIMIT: '0.5/1',
         JAVA_HOME: '/opt/jdk-21',
+        CXM_REPORTING_BACKEND: 'opensearch',
+        CXM_OPENSEARCH_HEAP: '2g',
       }),
     ).toEqual({
       port: 0,
@@ -111,6 +125,8 @@ describe("npm start's settings", () => {
       rateLimit: { rate: 5, burst: 10 },
       stageRateLimit: { rate: 0.5, burst: 1 },
       java: '/opt/jdk-21/bin/java',
+      reportingBackend: 'opensearch',
+      opensearchHeap: '2g',
     });
   });
 

@@ -27,6 +27,7 @@ import {
   type BulkOutcome,
   bulkAnswer,
   bulkItem,
+  indexNotFound,
   templateAcknowledged,
 } from '#test/support/opensearch-recorded-responses';
 import { removeRecord, reportingItem, sequenceNumber, writeRecord } from '#test/support/reporting-stream-records';
@@ -426,15 +427,22 @@ describe('indexes and mappings', () => {
   });
 
   it('ensureIndexTemplates puts one composable template per kind: the year indexes, their shards, mappings and read alias', async () => {
-    const fake = fakeOpenSearch(templateAcknowledged, templateAcknowledged);
-    await ensureIndexTemplates(createOpenSearchClient({ ...FAKE_CLUSTER, fetch: fake.fetch }), PREFIX, {
-      primaries: 3,
-      replicas: 1,
-    });
+    const noIndexYet = [indexNotFound(`${PREFIX}-assistant-read`), indexNotFound(`${PREFIX}-voc-read`)];
+    const fake = fakeOpenSearch(templateAcknowledged, templateAcknowledged, ...noIndexYet);
+    expect(
+      await ensureIndexTemplates(createOpenSearchClient({ ...FAKE_CLUSTER, fetch: fake.fetch }), PREFIX, {
+        primaries: 3,
+        replicas: 1,
+      }),
+    ).toEqual([]);
     expect(fake.requests.map((r) => [r.method, r.path]).sort()).toEqual([
       ['POST', `/_index_template/${PREFIX}-assistant`],
       ['POST', `/_index_template/${PREFIX}-voc`],
+      ['PUT', `/${PREFIX}-assistant-read/_mapping`],
+      ['PUT', `/${PREFIX}-voc-read/_mapping`],
     ]);
+    // Both templates before any mapping: no index is made from an older one meanwhile.
+    expect(fake.requests.slice(0, 2).every((r) => r.method === 'POST')).toBe(true);
     for (const kind of ['assistant', 'voc'] as const) {
       const request = fake.requests.find((r) => r.path.endsWith(`-${kind}`))!;
       // Replaced at every cold start (no ?create=true), so a deploy's mappings and shards reach the next year.
@@ -453,7 +461,42 @@ describe('indexes and mappings', () => {
         },
         _meta: { description: expect.stringContaining('one index per UTC year') },
       });
+      expect(fake.requests.find((r) => r.path === `/${PREFIX}-${kind}-read/_mapping`)!.json).toEqual(
+        reportingMappings(kind),
+      );
     }
+  });
+
+  it('ensureIndexTemplates gives the year indexes that exist the mappings; a change they refuse is answered, not thrown', async () => {
+    const conflict = {
+      statusCode: 400,
+      body: {
+        error: {
+          type: 'illegal_argument_exception',
+          reason: 'mapper [CSat] cannot be changed from type [float] to [keyword]',
+        },
+        status: 400,
+      },
+    };
+    const fake = fakeOpenSearch(templateAcknowledged, templateAcknowledged, conflict, conflict);
+    const refused = await ensureIndexTemplates(createOpenSearchClient({ ...FAKE_CLUSTER, fetch: fake.fetch }), PREFIX, {
+      primaries: 1,
+      replicas: 1,
+    });
+    expect(refused.map(({ kind }) => kind).sort()).toEqual(['assistant', 'voc']);
+    expect(refused[0]!.reason).toEqual(conflict.body);
+    const accepted = fakeOpenSearch(
+      templateAcknowledged,
+      templateAcknowledged,
+      templateAcknowledged,
+      templateAcknowledged,
+    );
+    expect(
+      await ensureIndexTemplates(createOpenSearchClient({ ...FAKE_CLUSTER, fetch: accepted.fetch }), PREFIX, {
+        primaries: 1,
+        replicas: 1,
+      }),
+    ).toEqual([]);
   });
 
   it('ensureIndexTemplates fails on any error', async () => {
@@ -502,6 +545,8 @@ describe('the Lambda handler', () => {
     const fake = fakeOpenSearch(
       templateAcknowledged,
       templateAcknowledged,
+      indexNotFound(`${PREFIX}-assistant-read`),
+      indexNotFound(`${PREFIX}-voc-read`),
       answerFor(first, ['created', 'mapping']),
       answerFor(second, ['deleted']),
     );
@@ -517,12 +562,14 @@ describe('the Lambda handler', () => {
     expect(await handler({ Records: first })).toEqual({ batchItemFailures: [{ itemIdentifier: sequenceNumber(2) }] });
     expect(await handler({ Records: second })).toEqual({ batchItemFailures: [] });
     const sent = fake.requests.map((r) => `${r.method} ${r.path}`);
-    // The two templates are put at once, in either order; both before any write.
-    expect([...sent.slice(0, 2)].sort()).toEqual([
+    // The two templates are put at once, in either order, then their mappings; all before any write.
+    expect([...sent.slice(0, 4)].sort()).toEqual([
       `POST /_index_template/${PREFIX}-assistant`,
       `POST /_index_template/${PREFIX}-voc`,
+      `PUT /${PREFIX}-assistant-read/_mapping`,
+      `PUT /${PREFIX}-voc-read/_mapping`,
     ]);
-    expect(sent.slice(2)).toEqual(['POST /_bulk', 'POST /_bulk']);
+    expect(sent.slice(4)).toEqual(['POST /_bulk', 'POST /_bulk']);
     expect(fake.requests[0]!.json).toMatchObject({
       template: { settings: { 'index.number_of_shards': 2, 'index.number_of_replicas': 1 } },
     });
@@ -535,6 +582,8 @@ describe('the Lambda handler', () => {
       templateAcknowledged,
       templateAcknowledged,
       templateAcknowledged,
+      indexNotFound(`${PREFIX}-assistant-read`),
+      indexNotFound(`${PREFIX}-voc-read`),
       answerFor(records, ['created']),
     );
     vi.doMock('#shared/store/opensearch-client', async (importOriginal) => {
