@@ -21,6 +21,13 @@ export function stackName(stage: string): string {
 export const API_URL_OUTPUT = 'ApiUrl';
 
 /**
+ * The stack output holding the URL of the stage's search domain (`https://<domain endpoint>`),
+ * on a stage that serves reporting from OpenSearch: where `cxm import` and `cxm seed` see their
+ * rows become searchable.
+ */
+export const SEARCH_ENDPOINT_OUTPUT = 'SearchEndpoint';
+
+/**
  * The stage's usage plan, which `cxm keys create --stage` finds by name to attach each tenant's
  * API Gateway key.
  *

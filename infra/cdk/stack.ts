@@ -6,7 +6,7 @@
  */
 import { Aws, CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
-import { API_URL_OUTPUT, SEARCH_CONSTRUCT_ID, stackName } from '#infra/stage-names';
+import { API_URL_OUTPUT, SEARCH_CONSTRUCT_ID, SEARCH_ENDPOINT_OUTPUT, stackName } from '#infra/stage-names';
 import type { StageConfig } from './config.ts';
 import { Api } from './constructs/api.ts';
 import { Data } from './constructs/data.ts';
@@ -75,6 +75,11 @@ export class CxmStack extends Stack {
     });
 
     new CfnOutput(this, API_URL_OUTPUT, { value: this.api.restApi.url, description: 'Base URL of the API stage' });
+    if (this.search)
+      new CfnOutput(this, SEARCH_ENDPOINT_OUTPUT, {
+        value: `https://${this.search.domain.domainEndpoint}`,
+        description: 'URL of the reporting search domain (signed requests only)',
+      });
     new CfnOutput(this, 'EventBusName', {
       value: this.noteEvents.bus.eventBusName,
       description: 'EventBridge bus carrying NoteCreated (source cxm.conversations)',

@@ -33,6 +33,7 @@ export type AwsServiceId =
   | 'CloudWatch Logs'
   | 'DynamoDB'
   | 'Lambda'
+  | 'OpenSearch'
   | 'Secrets Manager'
   | 'Transcribe';
 

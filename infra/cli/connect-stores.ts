@@ -9,12 +9,15 @@
 
 import type { DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { localStatePath, readLocalState } from '#infra/local/local-state';
+import { SEARCH_ENDPOINT_OUTPUT } from '#infra/stage-names';
 import type { UsagePlanKeys } from '#shared/auth/usage-plan-keys';
+import { reportingIndexPrefix } from '#shared/store/opensearch-index-names';
 import { allTableSpecs, physicalTableName, STAGE_NAME_PATTERN, type TableId } from '#shared/store/table-specs';
 import type { TableStores } from '#shared/store/table-stores';
 import type { CliContext } from './cli-context.ts';
 import { CliError } from './cli-error.ts';
 import type { CliEnv } from './cli-io.ts';
+import type { ReportingSearch } from './reporting/wait-until-searchable.ts';
 
 export interface CliStores extends TableStores {
   /** The stage's usage plan; the local stack has none. */
@@ -28,6 +31,12 @@ export interface CliStores extends TableStores {
    * AWSCURRENT version (keys/stage-key-tag-secret.ts), read only when a command issues a key.
    */
   keyTagSecret(): Promise<string>;
+  /**
+   * Where the target's reporting lists search, when that is OpenSearch (the local engine from
+   * local.json; a stage's domain from its stack's `SearchEndpoint`, signed with the caller's
+   * credentials); undefined when they read DynamoDB. Looked up only when a command asks.
+   */
+  reportingSearch(): Promise<ReportingSearch | undefined>;
 }
 
 /** Every data store on `tables`, through a DynamoDB client built with `config` that the run owns (destroyed when it ends). */
@@ -76,11 +85,30 @@ export async function connectStores(
       ]);
       return stageKeyTagSecret(stage, cli.own(new SecretsManagerClient(awsClientConfig(env, 'Secrets Manager'))));
     };
+    const reportingSearch = async (): Promise<ReportingSearch | undefined> => {
+      const [{ findStageOutput }, { createOpenSearchClient }] = await Promise.all([
+        import('./find-stage-outputs.ts'),
+        import('#shared/store/opensearch-client'),
+      ]);
+      const { value: endpoint } = await findStageOutput(cli, stage, SEARCH_ENDPOINT_OUTPUT);
+      if (!endpoint) return undefined;
+      const config = awsClientConfig(env, 'OpenSearch');
+      const { credentials } = config;
+      return {
+        client: createOpenSearchClient({
+          endpoint,
+          region: await config.region(),
+          credentials: typeof credentials === 'function' ? credentials : async () => credentials,
+        }),
+        prefix: reportingIndexPrefix(stage),
+      };
+    };
     return {
       ...(await storesOn(cli, tables, awsClientConfig(env, 'DynamoDB'))),
       usagePlan: apiGatewayUsagePlan(stage, cli.own(new APIGatewayClient(awsClientConfig(env, 'API Gateway')))),
       target: `stage ${stage}`,
       keyTagSecret,
+      reportingSearch,
     };
   }
   const state = readLocalState(cli.home);
@@ -105,7 +133,7 @@ export async function connectStores(
     region: LOCAL_REGION,
     credentials: state.dynamodbCredentials,
   };
-  const { keyTagSecret } = state;
+  const { keyTagSecret, opensearch } = state;
   return {
     ...(await storesOn(cli, state.tables, config)),
     apiUrl: state.apiUrl,
@@ -116,6 +144,18 @@ export async function connectStores(
           `${localStatePath(cli.home)} was written by a version of the local stack without key tags; restart 'npm start' and try again.`,
         );
       return keyTagSecret;
+    },
+    reportingSearch: async () => {
+      if (!opensearch) return undefined;
+      const { createOpenSearchClient } = await import('#shared/store/opensearch-client');
+      return {
+        client: createOpenSearchClient({
+          endpoint: opensearch.endpoint,
+          region: state.region,
+          credentials: async () => ({ ...opensearch.credentials }),
+        }),
+        prefix: opensearch.indexPrefix,
+      };
     },
   };
 }

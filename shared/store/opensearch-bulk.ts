@@ -29,7 +29,7 @@ import { createHash } from 'node:crypto';
 import type { AttributeValue, DynamoDBRecord } from 'aws-lambda';
 import type { ReportKind } from '#shared/domain/reporting/report-cursor';
 import { reportingYearIndex } from './opensearch-index-names.ts';
-import { indexedFields } from './opensearch-mappings.ts';
+import { indexedFields, rowHash } from './opensearch-mappings.ts';
 import { rowKey } from './reporting-keys.ts';
 
 const MAX_VERSION = 2n ** 63n - 1n;
@@ -152,6 +152,7 @@ export function planIndex(image: Image, sequenceNumber: string, version: bigint,
     rowId,
     datetimeMs,
     row: rowText,
+    rowHash: rowHash(rowText),
     ...indexedFields(kind, row as Record<string, unknown>),
   };
   return { operations: [operation(sequenceNumber, 'index', target, JSON.stringify(document))] };

@@ -3,8 +3,10 @@
  * with explicit types for the spec fields so dashboards and future filters get the right types.
  * Reads never use those fields: a document also carries the row exactly as stored (`row`, JSON
  * text, kept in `_source` only) and our own `tenantId`, `rowId`, `datetimeMs` for the tenant
- * filter, the window and the [Datetime, ID] order (the reporting lists).
+ * filter, the window and the [Datetime, ID] order (the reporting lists), and `rowHash`, a digest of
+ * `row` by which a writer tells that the engine holds the version of a row it wrote (rowHash()).
  */
+import { createHash } from 'node:crypto';
 import type { ReportKind } from '#shared/domain/reporting/report-cursor';
 import { REPORT_FIELDS, type ReportRow } from '#shared/domain/reporting/report-rows';
 
@@ -142,11 +144,22 @@ export function reportingMappings(kind: ReportKind): TypeMapping {
       rowId: { type: 'keyword' },
       datetimeMs: { type: 'long' },
       row: { type: 'text', index: false },
+      // Read from doc values only (never searched): which version of the row a document holds.
+      rowHash: { type: 'keyword', index: false },
       ...Object.fromEntries(
         REPORT_FIELDS[kind].map((field) => [field, property(FIELD_TYPES[kind][field] ?? 'keyword')]),
       ),
     },
   };
+}
+
+/**
+ * The digest a document carries of its row's text: the first 96 bits of its SHA-256, base64url.
+ *
+ * @example rowHash('{"ID":"a-1"}') // 16 characters
+ */
+export function rowHash(rowText: string): string {
+  return createHash('sha256').update(rowText).digest().subarray(0, 12).toString('base64url');
 }
 
 export const REPORTING_INDEX_SETTINGS = {

@@ -165,16 +165,22 @@ describe('tables', () => {
     ]);
   });
 
-  it('outputs every physical table name, the API URL, the event bus, the dashboard and the alarm topic', () => {
+  it('outputs every physical table name, the API URL, the search domain URL, the event bus, the dashboard and the alarm topic', () => {
     const outputs = template.toJSON().Outputs as Record<string, { Value: unknown }>;
     for (const spec of allTableSpecs) {
       expect([...referencedIds(Object.values(outputs).map((o) => o.Value))]).toContain(tableLogicalId(spec.id));
     }
     expect(outputs.ApiUrl).toBeDefined();
     // Besides: the NoteCreated bus (note-events.test.ts), the dashboard and alarm topic (observability.test.ts), the recordings bucket.
-    expect(Object.keys(outputs)).toHaveLength(allTableSpecs.length + 6);
+    expect(Object.keys(outputs)).toHaveLength(allTableSpecs.length + 7);
     for (const name of ['EventBusName', 'DashboardName', 'DashboardUrl', 'AlarmTopicArn', 'RecordingsBucketName'])
       expect(outputs[name], name).toBeDefined();
+    // Where `cxm import` and `cxm seed --stage` see their rows become searchable: the domain's URL.
+    expect(JSON.stringify(outputs.SearchEndpoint?.Value)).toMatch(
+      /^\{"Fn::Join":\["",\["https:\/\/",\{"Fn::GetAtt":\["Search\w+","DomainEndpoint"\]\}\]\]\}$/,
+    );
+    // A stage on DynamoDB has no domain, and no such output.
+    expect(Object.keys(originsTemplate.toJSON().Outputs ?? {})).not.toContain('SearchEndpoint');
   });
 });
 

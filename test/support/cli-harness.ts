@@ -1,7 +1,8 @@
 /**
  * The `cxm` CLI in tests: run in this process (`runCli`) with its outputs collected, answering as
  * `run` answers for a child process (exit code, stdout, stderr), and a state directory whose
- * local.json names a test gateway and the run's DynamoDB Local. A few tests spawn the bin itself
+ * local.json names a test gateway, the run's DynamoDB Local and, when the gateway's lists search
+ * it, the run's OpenSearch engine. A few tests spawn the bin itself
  * (infra/cli/cxm.mjs) with `run`, for what only a process shows: the bin's exit codes, `npx cxm`,
  * signals.
  */
@@ -89,6 +90,7 @@ export function cliFor(api: TestApi, prefix: string) {
       tables: api.tables,
       demo: null,
       keyTagSecret: TEST_KEY_TAG_SECRET,
+      ...(api.opensearch && { opensearch: api.opensearch }),
       pid: process.pid,
     },
     home,

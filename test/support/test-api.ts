@@ -141,6 +141,10 @@ export async function startTestApi(
     dynamo: { endpoint, credentials },
     /** Where the lists search: `opensearch` or `dynamodb`. */
     reportingBackend: searching ? ('opensearch' as const) : ('dynamodb' as const),
+    /** The engine the lists search and the layout's prefix, when they search one (what local.json says of it). */
+    opensearch: searching
+      ? { endpoint: engine.endpoint, version: engine.version, indexPrefix, credentials: engine.credentials }
+      : undefined,
     /**
      * Resolves once every row written so far is searchable: at once on DynamoDB; on OpenSearch once
      * the indexer has had every stream record and the engine has refreshed (a stage's refresh

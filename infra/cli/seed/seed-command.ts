@@ -11,6 +11,12 @@ import { CliError } from '../cli-error.ts';
 import type { CliOutput } from '../cli-io.ts';
 import { connectStores } from '../connect-stores.ts';
 import { countProgress, progressOn } from '../count-progress.ts';
+import {
+  DEFAULT_WAIT_SECONDS,
+  recordWrittenRows,
+  WrittenRows,
+  waitUntilSearchable,
+} from '../reporting/wait-until-searchable.ts';
 import { wholeNumberOption } from '../whole-number-option.ts';
 import { runBounded } from './run-bounded.ts';
 // Type only: the writes module itself is imported when seeding (below).
@@ -27,6 +33,8 @@ interface SeedOptions {
   days: string;
   seed: string;
   stage?: string;
+  wait: boolean;
+  waitTimeout: string;
 }
 
 /**
@@ -72,6 +80,12 @@ export function registerSeedCommand(program: Command, cli: CliContext): void {
     .option('--days <d>', 'spread rows over the last D days', '30')
     .option('--seed <s>', 'random seed: the same seed gives the same data', '1')
     .option('--stage <name>', 'deployed stage to use instead of the local stack')
+    .option('--no-wait', 'on OpenSearch, report success once the rows are stored, not once the lists show them')
+    .option(
+      '--wait-timeout <seconds>',
+      'on OpenSearch, fail once the rows stop becoming searchable for this long',
+      String(DEFAULT_WAIT_SECONDS),
+    )
     .action(async (options: SeedOptions) => {
       if (!isValidTenantId(options.tenant)) {
         throw new CliError(
@@ -87,12 +101,17 @@ export function registerSeedCommand(program: Command, cli: CliContext): void {
         seed: wholeNumberOption('seed', options.seed, 0, 4_294_967_295),
         now: Date.now(),
       };
+      const waitTimeout = wholeNumberOption('wait-timeout', options.waitTimeout, 1, 86_400);
       const stores = await connectStores(cli, options.stage);
-      const seconds = await seed(plan, stores, cli.stderr);
+      const search = options.wait ? await stores.reportingSearch() : undefined;
+      const written = new WrittenRows();
+      const seconds = await seed(plan, search ? recordWrittenRows(stores, written) : stores, cli.stderr);
       const rate = seconds > 0 ? Math.round((plan.assistant + plan.voc) / seconds) : 0;
+      const searchable = search ? await waitUntilSearchable(cli, search, written, waitTimeout) : undefined;
       cli.print(
         `Seeded ${plan.assistant} assistant rows, ${plan.voc} VOC rows and ${plan.jobs} VOC jobs into tenant ${plan.tenant} ` +
-          `in ${seconds.toFixed(1)} s (${rate} rows/s) on the ${stores.target}.`,
+          `in ${seconds.toFixed(1)} s (${rate} rows/s) on the ${stores.target}` +
+          `${searchable === undefined ? '' : `, searchable ${searchable.toFixed(1)} s later`}.`,
       );
     });
 }

@@ -12,7 +12,7 @@ import type { JobStatus, VocJob } from '#shared/domain/voc/job-status';
 import type { CliStores } from '../connect-stores.ts';
 
 /** What seeding writes with: the stores, never a key (so no key-tag secret). */
-export type SeedStores = Omit<CliStores, 'keyTagSecret'>;
+export type SeedStores = Omit<CliStores, 'keyTagSecret' | 'reportingSearch'>;
 
 /** What to seed, from `cxm seed`'s options; `now` is the instant the rows' times count back from. */
 export interface SeedPlan {

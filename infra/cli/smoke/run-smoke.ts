@@ -97,7 +97,7 @@ async function smokeWithOwnKey(
   const stores = await connectStores(cli, stage);
   // The CloudFormation client is loaded only for a stage.
   const url =
-    stage !== undefined ? await (await import('./find-stage-api-url.ts')).findStageApiUrl(cli, stage) : stores.apiUrl!;
+    stage !== undefined ? await (await import('../find-stage-outputs.ts')).findStageApiUrl(cli, stage) : stores.apiUrl!;
   const whatToDo =
     stage !== undefined
       ? `That is the ${API_URL_OUTPUT} output of stack ${stackName(stage)}: is its deployment complete, and is the API reachable from this network?`

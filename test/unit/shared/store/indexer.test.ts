@@ -15,7 +15,7 @@ import { createOpenSearchClient } from '#shared/store/opensearch-client';
 import { ensureIndexTemplates } from '#shared/store/opensearch-ensure-index-templates';
 import { reportingYearIndex } from '#shared/store/opensearch-index-names';
 import { indexReportingRecords } from '#shared/store/opensearch-index-rows';
-import { FIELD_TYPES, indexedFields, reportingMappings } from '#shared/store/opensearch-mappings';
+import { FIELD_TYPES, indexedFields, reportingMappings, rowHash } from '#shared/store/opensearch-mappings';
 import { opensearchIndexShards } from '#shared/store/opensearch-settings';
 import {
   type ConnectionFailure,
@@ -91,6 +91,7 @@ describe('stream records to bulk operations', () => {
           rowId: 'a-1',
           datetimeMs: DATETIME,
           row: row.row,
+          rowHash: rowHash(row.row),
           ...indexedFields('assistant', JSON.parse(row.row) as Record<string, unknown>),
         }),
       ],

@@ -1,21 +1,26 @@
 /**
- * The base URL of a deployed stage: the `ApiUrl` output of its stack `cxm-<stage>`, read with the
- * caller's AWS credentials. The endpoint follows the SDK's standard
+ * The outputs of a deployed stage's stack `cxm-<stage>`, read with the caller's AWS credentials:
+ * its base URL (`ApiUrl`), its search domain's URL (`SearchEndpoint`). The endpoint follows the SDK's standard
  * `AWS_ENDPOINT_URL_CLOUDFORMATION` (aws-client-config.ts), which is also how the tests point it at
  * a fake.
  */
 import { CloudFormationClient, DescribeStacksCommand, type Stack } from '@aws-sdk/client-cloudformation';
 import { API_URL_OUTPUT, stackName } from '#infra/stage-names';
-import { awsClientConfig } from '../aws-client-config.ts';
-import type { CliContext } from '../cli-context.ts';
-import { CliError } from '../cli-error.ts';
+import { awsClientConfig } from './aws-client-config.ts';
+import type { CliContext } from './cli-context.ts';
+import { CliError } from './cli-error.ts';
 
 /**
- * The `ApiUrl` of stage `stage`, with a CloudFormation client of the run `cli`.
+ * The value of the output `key` of stage `stage`'s stack (undefined when the stack has none), with
+ * a CloudFormation client of the run `cli`, and the stack's status.
  *
- * @example const url = await findStageApiUrl(cli, 'prod'); // https://abc123.execute-api.eu-west-1.amazonaws.com/prod/
+ * @example const { value } = await findStageOutput(cli, 'prod', SEARCH_ENDPOINT_OUTPUT);
  */
-export async function findStageApiUrl(cli: Pick<CliContext, 'env' | 'own'>, stage: string): Promise<string> {
+export async function findStageOutput(
+  cli: Pick<CliContext, 'env' | 'own'>,
+  stage: string,
+  key: string,
+): Promise<{ value: string | undefined; status: string | undefined }> {
   const client = cli.own(new CloudFormationClient(awsClientConfig(cli.env, 'CloudFormation')));
   const name = stackName(stage);
   let stack: Stack | undefined;
@@ -24,10 +29,20 @@ export async function findStageApiUrl(cli: Pick<CliContext, 'env' | 'own'>, stag
   } catch (error) {
     throw explainLookupFailure(error, name, stage);
   }
-  const url = stack?.Outputs?.find((output) => output.OutputKey === API_URL_OUTPUT)?.OutputValue;
+  return { value: stack?.Outputs?.find((output) => output.OutputKey === key)?.OutputValue, status: stack?.StackStatus };
+}
+
+/**
+ * The `ApiUrl` of stage `stage`, with a CloudFormation client of the run `cli`.
+ *
+ * @example const url = await findStageApiUrl(cli, 'prod'); // https://abc123.execute-api.eu-west-1.amazonaws.com/prod/
+ */
+export async function findStageApiUrl(cli: Pick<CliContext, 'env' | 'own'>, stage: string): Promise<string> {
+  const name = stackName(stage);
+  const { value: url, status } = await findStageOutput(cli, stage, API_URL_OUTPUT);
   if (!url) {
     throw new CliError(
-      `stack ${name} has no ${API_URL_OUTPUT} output (stack status ${stack?.StackStatus ?? 'unknown'}); finish or repeat its deployment (npx cdk deploy -c stage=${stage})`,
+      `stack ${name} has no ${API_URL_OUTPUT} output (stack status ${status ?? 'unknown'}); finish or repeat its deployment (npx cdk deploy -c stage=${stage})`,
     );
   }
   return url;
