@@ -12,6 +12,7 @@ import type { BodyCheckFigures } from './measure-body-check.ts';
 import type { BundlesReport } from './measure-bundles.ts';
 import type { ColdStartEntry, ColdStartReport } from './measure-cold-start.ts';
 import type { ImportFigures } from './measure-import.ts';
+import type { OpenSearchFigures } from './measure-opensearch.ts';
 import type { PaginationFigures, ReportingTotalsFigures } from './measure-pagination.ts';
 import type { ThroughputReport } from './measure-throughput.ts';
 import type { WarmOverheadReport } from './measure-warm-overhead.ts';
@@ -41,6 +42,8 @@ export interface BenchReport {
   import: ImportFigures | null;
   /** Notes to a receiver failing a fifth of attempts: none lost, each verified, commit to receipt. */
   webhooks: WebhooksFigures | null;
+  /** The lists on the local OpenSearch engine at a million rows and a thousand tenants, and the indexer's pace. */
+  opensearch: OpenSearchFigures | null;
 }
 
 /** Columns padded to their widest cell; a column whose header starts with `>` is right-aligned. */
@@ -153,6 +156,7 @@ function nodeHeader(report: BenchReport): string {
     report.authorizerScale && 'authorizer scale',
     report.import && 'import',
     report.webhooks && 'webhooks',
+    report.opensearch && 'opensearch',
   ].filter(Boolean);
   const parts = [
     onMeasured.length > 0 &&
@@ -333,6 +337,59 @@ function webhooksSection(report: WebhooksFigures): string {
   ].join('\n');
 }
 
+function opensearchSection(
+  report: OpenSearchFigures,
+  dynamo: BenchReport['pagination'],
+  totals: BenchReport['reportingTotals'],
+): string {
+  const ms = ({ p50Ms, p99Ms }: { p50Ms: number; p99Ms: number }) => [p50Ms.toFixed(1), p99Ms.toFixed(1)];
+  const rows = report.scenarios.map((entry) => [
+    'OpenSearch',
+    String(entry.tenantRows),
+    String(entry.indexRows),
+    String(entry.tenants),
+    String(entry.total),
+    ...ms(entry.firstPage),
+    String(entry.deepPage),
+    ...ms(entry.deepPageLatency),
+  ]);
+  // The DynamoDB adapter's figures of the pagination section, its medians of fewer requests.
+  if (dynamo)
+    rows.unshift([
+      'DynamoDB',
+      String(dynamo.windowRows),
+      String(dynamo.windowRows),
+      '1',
+      totals ? String(totals.largeRows) : '-',
+      totals ? totals.largeMs.toFixed(1) : '-',
+      '-',
+      String(dynamo.deepPage),
+      dynamo.deepPageMs.toFixed(1),
+      '-',
+    ]);
+  const { indexer } = report;
+  return [
+    `Reporting on OpenSearch ${report.version} (the local engine, heap ${report.heap}), through the lists' adapter: page 1 with its total and the page at 90% depth, limit ${report.limit}, p50 / p99 of ${report.samples} requests (DynamoDB: medians of the pagination section); rows bulk-loaded as the indexer writes them, ${report.bulkRowsPerSecond} rows/s`,
+    formatTable(
+      [
+        'backend',
+        '>tenant rows',
+        '>rows in all',
+        '>tenants',
+        '>total',
+        '>page 1 p50 ms',
+        '>p99 ms',
+        '>deep page',
+        '>p50 ms',
+        '>p99 ms',
+      ],
+      rows,
+    ),
+    `engine heap ${report.heapUsedMb} MB used of ${report.heapMaxMb} MB; ${report.diskBytesPerRow} bytes of disk a row (primaries)`,
+    `indexer: ${indexer.rows} rows written to a table at ${indexer.writeRowsPerSecond} rows/s, searchable through its stream at ${indexer.searchableRowsPerSecond} rows/s from the first write, the last ${indexer.lagMs} ms after the last write`,
+  ].join('\n');
+}
+
 /** Every goal of the report with its name, for the summary line. */
 export function goals(report: BenchReport): Array<{ name: string; goal: Goal }> {
   const found: Array<{ name: string; goal: Goal }> = [];
@@ -378,6 +435,7 @@ export function formatReport(report: BenchReport): string {
     report.authorizerScale && authorizerScaleSection(report.authorizerScale),
     report.import && importSection(report.import),
     report.webhooks && webhooksSection(report.webhooks),
+    report.opensearch && opensearchSection(report.opensearch, report.pagination, report.reportingTotals),
   ].filter((section): section is string => Boolean(section));
   const all = goals(report);
   const missed = all.filter(({ goal }) => !goal.met).map(({ name }) => name);

@@ -42,6 +42,7 @@ import { measureBodyCheck } from './measure-body-check.ts';
 import { type BuiltBundle, buildBundles, bundlesReport } from './measure-bundles.ts';
 import { measureColdStart } from './measure-cold-start.ts';
 import { measureImport } from './measure-import.ts';
+import { measureOpenSearch } from './measure-opensearch.ts';
 import { measurePagination } from './measure-pagination.ts';
 import { type BenchServer, measureThroughput, startBenchServer } from './measure-throughput.ts';
 import { measureWarmOverheadOn } from './measure-warm-overhead.ts';
@@ -58,10 +59,14 @@ const SECTIONS = [
   'authorizerScale',
   'import',
   'webhooks',
+  'opensearch',
 ] as const;
 type Section = (typeof SECTIONS)[number];
 
-/** Sizes of a full run (about 15 minutes on 2 cores, most of it seeding 100 000 counted rows and the import section) and of `--quick` (a smoke run). */
+/**
+ * Sizes of a full run (on 2 cores most of it goes to seeding 100 000 counted rows, the import
+ * section and loading a million rows into OpenSearch) and of `--quick` (a smoke run).
+ */
 const SIZES = {
   full: {
     coldStartRuns: 11,
@@ -79,6 +84,14 @@ const SIZES = {
     authScale: { keys: 1000, uses: 5, concurrency: 20 },
     import: { rows: 100_000, rssRows: 500_000 },
     webhooks: { notes: 1000, concurrency: 2 },
+    opensearch: {
+      sizes: [10_000, 100_000, 1_000_000],
+      tenants: { count: 1000, rows: 100 },
+      limit: 1000,
+      samples: 40,
+      indexedRows: 20_000,
+      heap: '2g',
+    },
   },
   quick: {
     coldStartRuns: 3,
@@ -96,6 +109,14 @@ const SIZES = {
     authScale: { keys: 200, uses: 5, concurrency: 20 },
     import: { rows: 5_000, rssRows: 50_000 },
     webhooks: { notes: 200, concurrency: 2 },
+    opensearch: {
+      sizes: [1_000, 10_000],
+      tenants: { count: 100, rows: 20 },
+      limit: 100,
+      samples: 10,
+      indexedRows: 2_000,
+      heap: '512m',
+    },
   },
 };
 
@@ -112,7 +133,7 @@ function parseOptions(argv: string[]) {
   });
   if (values.help) {
     process.stdout.write(
-      'npm run bench [-- --json] [--quick] [--runs <cold-start runs>] [--only coldStart,bundles,bodyCheck,warmOverhead,throughput,pagination,authorizerScale,import,webhooks]\n',
+      'npm run bench [-- --json] [--quick] [--runs <cold-start runs>] [--only coldStart,bundles,bodyCheck,warmOverhead,throughput,pagination,authorizerScale,import,webhooks,opensearch]\n',
     );
     process.exit(0);
   }
@@ -209,6 +230,7 @@ async function main(): Promise<number> {
     authorizerScale: null,
     import: null,
     webhooks: null,
+    opensearch: null,
   };
   progress(
     `${options.quick ? 'quick' : 'full'} run on ${availableParallelism()} cores; measured processes on node ${node.version}${node.pinned ? " (Lambda's)" : ''}, the bench on ${process.version}`,
@@ -229,9 +251,16 @@ async function main(): Promise<number> {
       report.bodyCheck = await measureBodyCheck(node.execPath, sizes.bodyCheckRepeats, resources.track);
     }
     if (
-      !['coldStart', 'warmOverhead', 'throughput', 'pagination', 'authorizerScale', 'import', 'webhooks'].some((name) =>
-        sections.has(name as Section),
-      )
+      ![
+        'coldStart',
+        'warmOverhead',
+        'throughput',
+        'pagination',
+        'authorizerScale',
+        'import',
+        'webhooks',
+        'opensearch',
+      ].some((name) => sections.has(name as Section))
     )
       return print(report, options.json);
 
@@ -349,6 +378,13 @@ async function main(): Promise<number> {
         for (const server of servers) server.stop();
       }
     }
+    // Last: the engine and its million rows take the machine for a few minutes of their own.
+    if (sections.has('opensearch'))
+      report.opensearch = await measureOpenSearch(
+        { endpoint: resources.dynamo.endpoint, credentials: resources.dynamo.credentials },
+        sizes.opensearch,
+        progress,
+      );
     return print(report, options.json);
   } finally {
     progress('stopping');

@@ -80,6 +80,7 @@ const report: BenchReport = {
   authorizerScale: null,
   import: null,
   webhooks: null,
+  opensearch: null,
 };
 
 describe('bench output', () => {
@@ -110,7 +111,55 @@ describe('bench output', () => {
       'authorizerScale',
       'import',
       'webhooks',
+      'opensearch',
     ]);
+  });
+
+  it('prints the OpenSearch rows beside the DynamoDB row of the pagination section', () => {
+    const latency = (p50Ms: number, p99Ms: number) => ({ p50Ms, p99Ms });
+    const printed = formatReport({
+      ...report,
+      opensearch: {
+        version: '2.19.6',
+        heap: '2g',
+        limit: 1000,
+        samples: 40,
+        bulkRowsPerSecond: 6500,
+        heapUsedMb: 700,
+        heapMaxMb: 2048,
+        diskBytesPerRow: 640,
+        scenarios: [
+          {
+            tenantRows: 10_000,
+            indexRows: 10_000,
+            tenants: 1,
+            total: 10_000,
+            firstPage: latency(90, 120),
+            deepPage: 9,
+            deepPageLatency: latency(80, 100),
+          },
+          {
+            tenantRows: 100,
+            indexRows: 1_100_000,
+            tenants: 1001,
+            total: 100,
+            firstPage: latency(10, 15),
+            deepPage: 2,
+            deepPageLatency: latency(9, 12),
+          },
+        ],
+        indexer: { rows: 20_000, writeRowsPerSecond: 2000, searchableRowsPerSecond: 1900, lagMs: 700 },
+      },
+    });
+    const section = printed.slice(printed.indexOf('Reporting on OpenSearch 2.19.6'));
+    expect(section).toMatch(/^OpenSearch +10000 +10000 +1 +10000 +90\.0 +120\.0 +9 +80\.0 +100\.0$/m);
+    expect(section).toMatch(/^OpenSearch +100 +1100000 +1001 +100 +10\.0 +15\.0 +2 +9\.0 +12\.0$/m);
+    expect(section).toContain('engine heap 700 MB used of 2048 MB; 640 bytes of disk a row');
+    expect(section).toContain(
+      'indexer: 20000 rows written to a table at 2000 rows/s, searchable through its stream at 1900 rows/s',
+    );
+    // No pagination section in this report: no DynamoDB row to set beside.
+    expect(section).not.toMatch(/^DynamoDB/m);
   });
 
   it('names every goal not met in the table summary', () => {
