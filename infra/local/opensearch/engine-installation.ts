@@ -12,8 +12,6 @@ import { StartupError } from '../local-programs.ts';
 
 /** Maven's output folder: the compiled launcher, the class path, the install record. */
 export const ENGINE_TARGET = join(OPENSEARCH_ENGINE_DIR, 'target');
-export const ENGINE_CLASSES = join(ENGINE_TARGET, 'classes');
-export const ENGINE_CLASS_PATH_FILE = join(ENGINE_TARGET, 'classpath.txt');
 export const INSTALL_RECORD_FILE = join(ENGINE_TARGET, 'installed.json');
 
 /** The class that starts a node (src/main/java/cxm/opensearch/LocalOpenSearch.java). */
@@ -54,15 +52,23 @@ export interface EngineInstallation {
   classPath: string;
 }
 
-/** Whether the installed engine is the one these sources describe, with every jar still in Maven's cache. */
-export function installedEngine(): { ok: true; installation: EngineInstallation } | { ok: false; reason: string } {
+/**
+ * Whether the engine installed in `target` (Maven's output folder) is the one these sources
+ * describe, with every jar still in Maven's cache.
+ *
+ * @example installedEngine() // { ok: false, reason: 'the OpenSearch engine is not installed. ...' } before npm install
+ */
+export function installedEngine(
+  target = ENGINE_TARGET,
+): { ok: true; installation: EngineInstallation } | { ok: false; reason: string } {
+  const classPathFile = join(target, 'classpath.txt');
   let record: Partial<InstallRecord> | undefined;
   try {
-    record = JSON.parse(readFileSync(INSTALL_RECORD_FILE, 'utf8')) as Partial<InstallRecord>;
+    record = JSON.parse(readFileSync(join(target, 'installed.json'), 'utf8')) as Partial<InstallRecord>;
   } catch {
     record = undefined;
   }
-  if (!record || !existsSync(ENGINE_CLASS_PATH_FILE))
+  if (!record || !existsSync(classPathFile))
     return {
       ok: false,
       reason: `the OpenSearch engine is not installed. npm install installs it with ${ENGINE_PREREQUISITES}: install those, then run npm install again`,
@@ -73,14 +79,17 @@ export function installedEngine(): { ok: true; installation: EngineInstallation 
       reason:
         'the OpenSearch engine was built from other sources than these (infra/local/opensearch changed since): run npm install again to rebuild it',
     };
-  const jars = readFileSync(ENGINE_CLASS_PATH_FILE, 'utf8').trim().split(delimiter).filter(Boolean);
+  const jars = readFileSync(classPathFile, 'utf8').trim().split(delimiter).filter(Boolean);
   const missing = jars.find((jar) => !existsSync(jar));
   if (missing)
     return {
       ok: false,
       reason: `the OpenSearch engine's ${missing} is gone from Maven's cache: run npm install again to fetch it`,
     };
-  return { ok: true, installation: { version: record.version, classPath: [ENGINE_CLASSES, ...jars].join(delimiter) } };
+  return {
+    ok: true,
+    installation: { version: record.version, classPath: [join(target, 'classes'), ...jars].join(delimiter) },
+  };
 }
 
 /**
