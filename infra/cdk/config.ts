@@ -232,6 +232,15 @@ const protectiveDefaults: StageSettings = {
   },
 };
 
+/** A small single-node domain: enough to develop against, not to lose sleep over (and what the local engine is). */
+const SINGLE_NODE_SEARCH: StageSettings['search'] = {
+  dataNodeInstanceType: 't3.small.search',
+  dataNodes: 1,
+  availabilityZones: 1,
+  volumeSizeGiB: 10,
+  indexShards: { primaries: 1, replicas: 0 },
+};
+
 const knownStages: Record<string, StageSettings> = {
   dev: {
     ...protectiveDefaults,
@@ -239,14 +248,7 @@ const knownStages: Record<string, StageSettings> = {
     deletionProtection: false,
     logRetention: RetentionDays.ONE_WEEK,
     logLevel: 'DEBUG',
-    // A small single-node domain: enough to develop against, not to lose sleep over.
-    search: {
-      dataNodeInstanceType: 't3.small.search',
-      dataNodes: 1,
-      availabilityZones: 1,
-      volumeSizeGiB: 10,
-      indexShards: { primaries: 1, replicas: 0 },
-    },
+    search: SINGLE_NODE_SEARCH,
   },
   prod: {
     ...protectiveDefaults,
@@ -269,13 +271,7 @@ const knownStages: Record<string, StageSettings> = {
     logRetention: RetentionDays.ONE_WEEK,
     logLevel: 'WARN',
     reportingBackend: 'dynamodb',
-    search: {
-      dataNodeInstanceType: 't3.small.search',
-      dataNodes: 1,
-      availabilityZones: 1,
-      volumeSizeGiB: 10,
-      indexShards: { primaries: 1, replicas: 0 },
-    },
+    search: SINGLE_NODE_SEARCH,
   },
   // A stage that reads reporting rows from DynamoDB: no search domain, no indexer.
   lite: {

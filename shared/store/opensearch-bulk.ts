@@ -141,9 +141,38 @@ export function planIndex(image: Image, sequenceNumber: string, version: bigint,
   }
   if (typeof row !== 'object' || row === null || Array.isArray(row))
     return { reason: `row of ${pk} is not a JSON object` };
+  const indexed = { tenantId, kind, rowId, datetimeMs, rowText, row: row as Record<string, unknown> };
+  return { operations: [indexOperation(indexed, sequenceNumber, version, prefix)] };
+}
+
+/** A reporting row as its item holds it, its text parsed. */
+export interface IndexedRow {
+  tenantId: string;
+  kind: ReportKind;
+  rowId: string;
+  datetimeMs: number;
+  /** The row's JSON text, as stored: what the lists answer. */
+  rowText: string;
+  row: Record<string, unknown>;
+}
+
+/**
+ * The bulk operation that writes `row` into its year index at `version`, routed by its tenant, its
+ * document: our own fields (tenant filter, window, order, the text and its digest), then the spec
+ * fields the mappings index.
+ *
+ * @example indexOperation({ tenantId: 't1', kind: 'assistant', rowId: 'a-1', datetimeMs, rowText, row }, '1', 1n, prefix)
+ */
+export function indexOperation(
+  row: IndexedRow,
+  sequenceNumber: string,
+  version: bigint,
+  prefix: string,
+): BulkOperation {
+  const { tenantId, kind, rowId, datetimeMs, rowText } = row;
   const target: Target = {
     index: reportingYearIndex(prefix, kind, datetimeMs),
-    id: documentId(pk),
+    id: documentId(rowKey(tenantId, kind, rowId)),
     routing: tenantId,
     version,
   };
@@ -153,9 +182,9 @@ export function planIndex(image: Image, sequenceNumber: string, version: bigint,
     datetimeMs,
     row: rowText,
     rowHash: rowHash(rowText),
-    ...indexedFields(kind, row as Record<string, unknown>),
+    ...indexedFields(kind, row.row),
   };
-  return { operations: [operation(sequenceNumber, 'index', target, JSON.stringify(document))] };
+  return operation(sequenceNumber, 'index', target, JSON.stringify(document));
 }
 
 function planWrite(record: DynamoDBRecord, sequenceNumber: string, version: bigint, prefix: string): Planned {

@@ -9,12 +9,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeLocalState } from '#infra/local/local-state';
-import { cliFor, cxm } from '#test/support/cli-harness';
+import { cliFor } from '#test/support/cli-harness';
 import { generateImportFile } from '#test/support/generate-import-file';
 import { ownLines } from '#test/support/run-process';
 import { startTestApi, type TestApi, uniqueTenant } from '#test/support/test-api';
-import { TEST_KEY_TAG_SECRET } from '#test/support/test-env';
 import { tablesOfItsOwn } from '#test/support/worker-dynamo';
 
 let api: TestApi;
@@ -109,29 +107,20 @@ describe('cxm on a local stack searching OpenSearch', () => {
 
   it('with nothing indexing the rows, fails after --wait-timeout, saying they are stored', async () => {
     // A stack whose tables no gateway reads: its rows never reach the engine.
-    const home = mkdtempSync(join(tmpdir(), 'cxm-unindexed-'));
-    dirs.push(home);
-    writeLocalState(
-      {
-        apiUrl: api.url,
-        dynamodbEndpoint: api.dynamo.endpoint,
-        dynamodbCredentials: api.dynamo.credentials,
-        region: 'us-east-1',
-        stage: 'test',
-        tables: await tablesOfItsOwn('unindexed'),
-        demo: null,
-        keyTagSecret: TEST_KEY_TAG_SECRET,
-        opensearch: api.opensearch!,
-        pid: process.pid,
-      },
-      home,
-    );
+    const { cxm: stalled } = cliFor(api, 'cxm-unindexed', { tables: await tablesOfItsOwn('unindexed') });
     const tenant = uniqueTenant('stalled');
-    const result = await cxm(
-      ['seed', '--tenant', tenant, '--assistant', '10', '--voc', '0', '--jobs', '0', '--wait-timeout', '2'],
-      {
-        CXM_HOME: home,
-      },
+    const result = await stalled(
+      'seed',
+      '--tenant',
+      tenant,
+      '--assistant',
+      '10',
+      '--voc',
+      '0',
+      '--jobs',
+      '0',
+      '--wait-timeout',
+      '2',
     );
     expect(result.code).toBe(1);
     expect(ownLines(result.stderr).at(-1)).toMatch(

@@ -280,16 +280,15 @@ describe('npm start', () => {
         expect((await fetch(`${state.opensearch.endpoint}/_cat/indices`)).status).toBe(403);
         // Both lists from the engine, with the totals DynamoDB's index gives for the same rows.
         const stored = JSON.parse(readFileSync(join(home, 'local.json'), 'utf8')) as LocalState;
-        const inTable = bindDynamoReportingIndex(
-          documentClientOver(
-            new DynamoDBClient({
-              endpoint: stored.dynamodbEndpoint,
-              region: stored.region,
-              credentials: { ...stored.dynamodbCredentials },
-            }),
-          ),
-          stored.tables,
+        // The store itself, with the credentials local.json gives the CLI.
+        const store = documentClientOver(
+          new DynamoDBClient({
+            endpoint: stored.dynamodbEndpoint,
+            region: stored.region,
+            credentials: { ...stored.dynamodbCredentials },
+          }),
         );
+        const inTable = bindDynamoReportingIndex(store, stored.tables);
         const window = { from: Date.now() - 40 * 86_400_000, to: Date.now() + 86_400_000 };
         const range = `from=${new Date(window.from).toISOString()}&to=${new Date(window.to).toISOString()}&limit=5`;
         for (const kind of ['assistant', 'voc'] as const) {
@@ -313,16 +312,9 @@ describe('npm start', () => {
         }
         // A row written now reaches the engine through the indexer's bundle, as the table's stream feeds it.
         const written = Date.now();
-        await bindReportingRowsStore(
-          documentClientOver(
-            new DynamoDBClient({
-              endpoint: stored.dynamodbEndpoint,
-              region: stored.region,
-              credentials: { ...stored.dynamodbCredentials },
-            }),
-          ),
-          stored.tables,
-        ).putRows('demo', 'assistant', [shapeRow('assistant', 'demo', { ID: 'from-the-stream', Datetime: written })]);
+        await bindReportingRowsStore(store, stored.tables).putRows('demo', 'assistant', [
+          shapeRow('assistant', 'demo', { ID: 'from-the-stream', Datetime: written }),
+        ]);
         const since = `${state.apiUrl}/api/v1/reporting/tenants/demo/assistant/conversations?from=${new Date(written - 1000).toISOString()}`;
         let indexed = false;
         for (let waited = 0; !indexed && waited < 30_000; waited += 250) {

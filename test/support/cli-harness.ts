@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { type CliContext, createCliContext } from '#infra/cli/cli-context';
 import type { CliIo, CliOutput } from '#infra/cli/cli-io';
 import { runCli } from '#infra/cli/run-cli';
-import { writeLocalState } from '#infra/local/local-state';
+import { type LocalState, writeLocalState } from '#infra/local/local-state';
 import { PROJECT_ROOT } from '#infra/project-root';
 import type { Finished } from './run-process.ts';
 import type { TestApi } from './test-api.ts';
@@ -74,11 +74,12 @@ export function testCliContext(env: Record<string, string | undefined> = {}): Cl
 }
 
 /**
- * A state directory pointing the CLI at `api`, and `cxm` run there in this process.
+ * A state directory pointing the CLI at `api` (what `overrides` says otherwise aside), and `cxm`
+ * run there in this process.
  *
  * @example const { home, cxm } = cliFor(api, 'cxm-cli'); await cxm('keys', 'list');
  */
-export function cliFor(api: TestApi, prefix: string) {
+export function cliFor(api: TestApi, prefix: string, overrides: Partial<LocalState> = {}) {
   const home = mkdtempSync(join(tmpdir(), `${prefix}-`));
   writeLocalState(
     {
@@ -92,6 +93,7 @@ export function cliFor(api: TestApi, prefix: string) {
       keyTagSecret: TEST_KEY_TAG_SECRET,
       ...(api.opensearch && { opensearch: api.opensearch }),
       pid: process.pid,
+      ...overrides,
     },
     home,
   );
