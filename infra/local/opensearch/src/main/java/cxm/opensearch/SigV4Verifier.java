@@ -103,6 +103,9 @@ final class SigV4Verifier {
       path = uri.substring(0, mark);
       query = uri.substring(mark + 1);
     }
+    // The engine routes on the path as sent, which the SDK's canonical form would normalise: a
+    // signed request replayed with `/./`, `/../` or `//` in its path must not reach another resource.
+    if (!rawPath(path)) return "the path has empty, '.' or '..' segments";
     String canonicalQuery = canonicalQuery(query);
     if (canonicalQuery == null) return "the query string names a parameter twice or is not percent-encoded";
     StringBuilder canonicalHeaders = new StringBuilder();
@@ -127,6 +130,17 @@ final class SigV4Verifier {
   private static String single(Map<String, List<String>> headers, String name) {
     List<String> values = headers.get(name);
     return values == null || values.size() != 1 ? null : values.get(0);
+  }
+
+  /** Whether a path has no empty, `.` or `..` segment (a trailing `/` aside): what the SDK signs as it is sent. */
+  static boolean rawPath(String path) {
+    if (!path.startsWith("/")) return false;
+    String inner = path.endsWith("/") && path.length() > 1 ? path.substring(1, path.length() - 1) : path.substring(1);
+    if (inner.isEmpty()) return true;
+    for (String segment : inner.split("/", -1)) {
+      if (segment.isEmpty() || segment.equals(".") || segment.equals("..")) return false;
+    }
+    return true;
   }
 
   /** As the SDK's signer: dot segments resolved, empty segments dropped, then the whole path escaped again. */

@@ -1,7 +1,7 @@
 package cxm.opensearch;
 
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -75,8 +75,9 @@ public final class SignedNetty4Plugin extends Netty4Plugin {
   static final class ClosedTransport extends Netty4Transport {
     ClosedTransport(Settings settings, ThreadPool threadPool, NetworkService networkService, PageCacheRecycler recycler,
         NamedWriteableRegistry registry, CircuitBreakerService breakers, Tracer tracer) {
-      super(settings, Version.CURRENT, threadPool, networkService, recycler, registry, breakers, new SharedGroupFactory(settings),
-          tracer);
+      // One event-loop thread: it only ever closes what connects.
+      super(settings, Version.CURRENT, threadPool, networkService, recycler, registry, breakers,
+          new SharedGroupFactory(Settings.builder().put(settings).put("transport.netty.worker_count", 1).build()), tracer);
     }
 
     @Override
@@ -123,9 +124,12 @@ public final class SignedNetty4Plugin extends Netty4Plugin {
     private String refusal(RestRequest request) {
       Map<String, List<String>> headers = new HashMap<>();
       for (Map.Entry<String, List<String>> header : request.getHeaders().entrySet()) {
-        headers.computeIfAbsent(header.getKey().toLowerCase(Locale.ROOT), name -> new java.util.ArrayList<>()).addAll(header.getValue());
+        headers.computeIfAbsent(header.getKey().toLowerCase(Locale.ROOT), name -> new ArrayList<>()).addAll(header.getValue());
       }
-      byte[] body = request.hasContent() ? BytesReference.toBytes(request.content()) : new byte[0];
+      // The HTTP request's own body: RestRequest.content() would mark it read, which is the
+      // handler's to do (the engine refuses a body a handler did not read).
+      BytesReference content = request.getHttpRequest().content();
+      byte[] body = content == null ? new byte[0] : BytesReference.toBytes(content);
       return verifier.check(request.method().name(), request.uri(), headers, body);
     }
 
