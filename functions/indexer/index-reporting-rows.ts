@@ -7,6 +7,7 @@
  */
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { logger } from '#shared/http/logger';
+import { APP_METRICS } from '#shared/http/metric-names';
 import { createOpenSearchClient } from '#shared/store/opensearch-client';
 import { ensureIndexTemplates } from '#shared/store/opensearch-ensure-index-templates';
 import { indexReportingRecords } from '#shared/store/opensearch-index-rows';
@@ -35,8 +36,13 @@ export const handler = async (event: DynamoDBStreamEvent): Promise<DynamoDBBatch
     },
   );
   await templatesReady;
-  const result = await indexReportingRecords(client, indexPrefix, event.Records, logger);
-  if (result.batchItemFailures.length > 0)
-    logger.warn('records left for retry', { count: result.batchItemFailures.length });
-  return result;
+  const { batchItemFailures, notIndexed } = await indexReportingRecords(client, indexPrefix, event.Records, logger);
+  if (batchItemFailures.length > 0) logger.warn('records left for retry', { count: batchItemFailures.length });
+  if (notIndexed > 0) {
+    // Loaded when needed: most batches give up on nothing, and Powertools Metrics weighs on a cold start.
+    const { countMetric, publishMetrics } = await import('#shared/http/metrics');
+    countMetric(APP_METRICS.reportingRowNotIndexed, notIndexed);
+    publishMetrics();
+  }
+  return { batchItemFailures };
 };

@@ -16,6 +16,11 @@ export const APP_METRICS = {
    * meant throttling: the README and the dashboards know it by that name.
    */
   serviceUnavailable: 'Throttled',
+  /**
+   * A reporting row the indexer gave up on: its stream record is no reporting row, or the engine
+   * refuses its document as it is. The lists lack it until it is written again.
+   */
+  reportingRowNotIndexed: 'ReportingRowNotIndexed',
 } as const;
 
 export type AppMetric = (typeof APP_METRICS)[keyof typeof APP_METRICS];

@@ -13,14 +13,14 @@ import { type AppMetric, METRICS_NAMESPACE } from './metric-names.ts';
  */
 let metrics: Metrics | undefined;
 
-export function countMetric(name: AppMetric): void {
+export function countMetric(name: AppMetric, count = 1): void {
   metrics ??= new Metrics({
     namespace: METRICS_NAMESPACE,
     // The same service name as the logger (POWERTOOLS_SERVICE_NAME in the deployed functions).
     serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'cxm-api',
     defaultDimensions: { stage: process.env[FUNCTION_ENV.stage] ?? 'local' },
   });
-  metrics.addMetric(name, MetricUnit.Count, 1);
+  metrics.addMetric(name, MetricUnit.Count, count);
 }
 
 /**

@@ -10,9 +10,10 @@ export const REPORTING_INDEXER = {
   /** Records per invocation: one bulk request carries up to this many rows. */
   batchSize: 500,
   /**
-   * A failing batch is retried until its records are this old (bisected, so one record that cannot
-   * be indexed holds back only itself), then goes to the dead-letter queue: an engine that stops
-   * answering (a node lost, a blue/green, throttling) loses no row for that long.
+   * A failing batch is retried until its records are this old, then goes to the dead-letter queue:
+   * an engine that stops answering (a node lost, a blue/green, throttling) loses no row for that
+   * long. Only what a retry can change fails a batch (opensearch-index-rows.ts): a record that can
+   * never be indexed is counted and passed, not retried, so it holds back no later record.
    */
   maxRecordAgeHours: 6,
 } as const;

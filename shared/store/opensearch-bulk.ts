@@ -97,7 +97,13 @@ function parseRowKey(pk: string): { tenantId: string; kind: ReportKind; id: stri
   return { tenantId: match[1]!, kind: match[2], id: match[3]! };
 }
 
-function operation(
+/**
+ * One bulk operation at `target` with an external version, its action line written by hand:
+ * versions pass 2^53, which JSON.stringify of a number would round.
+ *
+ * @example operation(key, 'delete', { index, id, routing: tenantId, version })
+ */
+export function operation(
   sequenceNumber: string,
   action: 'index' | 'delete',
   target: Target,

@@ -3,6 +3,12 @@
  * requests, answering which records failed (ReportBatchItemFailures) so Lambda retries exactly
  * from there. A request the cluster does not answer at all throws: the whole batch is retried
  * (and bisected), which the external versions make harmless.
+ *
+ * Only what a retry can change is retried: a record the engine throttled or failed on. One that
+ * can never be indexed (a record that is no reporting row; an item the engine refuses as it is,
+ * any other 4xx) is logged as an error and counted (`notIndexed`), and the stream moves on past it:
+ * retried, it would hold back every later record of its shard until the mapping's age limit. Its
+ * row stays in the table, and is indexed again by its next write or a backfill.
  */
 import type { AttributeValue, DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
 import { REPORT_KINDS } from '#shared/domain/reporting/report-cursor';
@@ -11,6 +17,7 @@ import {
   type BulkResponseItem,
   bulkBody,
   failedOperations,
+  operation,
   planBulk,
   planIndex,
 } from './opensearch-bulk.ts';
@@ -22,6 +29,17 @@ const MAX_REQUEST_BYTES = 5 * 1024 * 1024;
 
 export interface IndexingLog {
   warn(message: string, extra: Record<string, unknown>): void;
+  error(message: string, extra: Record<string, unknown>): void;
+}
+
+/** The batch response, and how many records were given up on (never indexable). */
+export interface IndexingResult extends DynamoDBBatchResponse {
+  notIndexed: number;
+}
+
+/** A bulk item a retry may change: the engine throttled it or failed on it (or answered nothing). */
+function retryable(status: number | undefined): boolean {
+  return status === undefined || status === 429 || status >= 500;
 }
 
 function chunks(operations: BulkOperation[]): BulkOperation[][] {
@@ -47,12 +65,13 @@ export async function indexReportingRecords(
   prefix: string,
   records: DynamoDBRecord[],
   log?: IndexingLog,
-): Promise<DynamoDBBatchResponse> {
+): Promise<IndexingResult> {
   const { operations, rejected } = planBulk(records, prefix);
   const failed = new Set<string>();
+  const given = new Set<string>();
   for (const { sequenceNumber, reason } of rejected) {
-    log?.warn('stream record cannot be indexed', { sequenceNumber, reason });
-    failed.add(sequenceNumber);
+    log?.error('stream record cannot be indexed: not retried', { sequenceNumber, reason });
+    given.add(sequenceNumber);
   }
   for (const chunk of chunks(operations)) {
     // Our pre-serialised lines, as they are: their 64-bit versions would not survive JSON.stringify of numbers.
@@ -60,22 +79,31 @@ export async function indexReportingRecords(
     // No items (an empty answer included): every operation of the chunk counts as failed, and is retried.
     const items = (response.body as { items?: BulkResponseItem[] } | undefined)?.items ?? [];
     for (const { operation, status, error } of failedOperations(chunk, items)) {
-      log?.warn('bulk operation failed', {
+      const extra = {
         sequenceNumber: operation.sequenceNumber,
         id: operation.id,
         index: operation.index,
         status,
         error,
-      });
-      failed.add(operation.sequenceNumber);
+      };
+      if (retryable(status)) {
+        log?.warn('bulk operation failed: retried', extra);
+        failed.add(operation.sequenceNumber);
+      } else {
+        log?.error('bulk operation refused: not retried', extra);
+        given.add(operation.sequenceNumber);
+      }
     }
   }
-  // In record order, as Lambda resumes from the earliest one reported.
+  // In record order, as Lambda resumes from the earliest one reported. A record both retried and
+  // given up on (a move whose delete was throttled) is retried: its retry writes both again.
+  for (const sequenceNumber of failed) given.delete(sequenceNumber);
   return {
     batchItemFailures: records
       .map((record) => record.dynamodb?.SequenceNumber ?? '')
       .filter((sequenceNumber) => failed.has(sequenceNumber))
       .map((itemIdentifier) => ({ itemIdentifier })),
+    notIndexed: given.size,
   };
 }
 
@@ -133,6 +161,21 @@ export function backfillVersion(startedAtMs: number): bigint {
   return BigInt(Math.floor(startedAtMs / 1000)) * 10n ** 9n - 1n;
 }
 
+/**
+ * Sends deletes of documents the table no longer holds; answers how many were deleted. A 409 is a
+ * document the stream wrote again meanwhile (a higher version), kept as it should be; anything
+ * else that did not delete is thrown, so the sync reports it instead of leaving it listed.
+ */
+async function deleteAbsent(client: OpenSearchClient, deletes: BulkOperation[]): Promise<number> {
+  const { body } = await client.request({ method: 'POST', path: '/_bulk', ndjson: bulkBody(deletes) });
+  const items = (body as { items?: BulkResponseItem[] } | undefined)?.items ?? [];
+  // failedOperations takes a 409 (a newer version) and a 404 (already gone) as done.
+  const [refused] = failedOperations(deletes, items);
+  if (refused)
+    throw new Error(`deleting ${refused.operation.id} answered ${refused.status}: ${JSON.stringify(refused.error)}`);
+  return items.filter((item) => item.delete?.status === 200).length;
+}
+
 interface ScrollPage {
   _scroll_id?: string;
   hits?: { hits?: Array<{ _index: string; _id: string; fields?: { tenantId?: string[] } }> };
@@ -156,6 +199,8 @@ export async function removeDocumentsNotIn(
     const alias = reportingReadAlias(prefix, kind);
     let page: ScrollPage;
     try {
+      // A search sees refreshed documents only: one written a moment ago must be seen too.
+      await client.request({ method: 'POST', path: `/${alias}/_refresh` });
       page = (
         await client.request({
           method: 'POST',
@@ -172,16 +217,17 @@ export async function removeDocumentsNotIn(
     for (;;) {
       const hits = page.hits?.hits ?? [];
       if (hits.length === 0) break;
-      const absent = hits.filter((hit) => !kept.has(hit._id));
-      if (absent.length > 0) {
-        const lines = absent.map(
-          (hit) =>
-            // Written by hand: versions pass 2^53 (opensearch-bulk.ts).
-            `{"delete":{"_index":${JSON.stringify(hit._index)},"_id":${JSON.stringify(hit._id)},"routing":${JSON.stringify(hit.fields?.tenantId?.[0] ?? '')},"version":${version},"version_type":"external"}}`,
+      const absent = hits
+        .filter((hit) => !kept.has(hit._id))
+        .map((hit) =>
+          operation(hit._id, 'delete', {
+            index: hit._index,
+            id: hit._id,
+            routing: hit.fields?.tenantId?.[0] ?? '',
+            version,
+          }),
         );
-        await client.request({ method: 'POST', path: '/_bulk', ndjson: lines });
-        removed += absent.length;
-      }
+      if (absent.length > 0) removed += await deleteAbsent(client, absent);
       page = (
         await client.request({
           method: 'POST',

@@ -47,6 +47,7 @@ describe('ReportingIndex contract: DynamoDB adapter on DynamoDB Local', () => {
 describe(`ReportingIndex contract: OpenSearch adapter on the run's OpenSearch ${inject('opensearch').version}`, () => {
   const prefix = `cxm-contract-${randomUUID().slice(0, 8)}`;
   let client: OpenSearchClient;
+  let dynamo: DynamoDBClient | undefined;
   let subject: ContractSubject;
   let sequence = 0n;
   // What the stream's old images would show: the item as last sent, by key.
@@ -60,7 +61,8 @@ describe(`ReportingIndex contract: OpenSearch adapter on the run's OpenSearch ${
     // would lose rows; no replica, which a one-node test cluster could not assign.
     await ensureIndexTemplates(client, prefix, { primaries: 2, replicas: 0 });
     const rows = bindReportingRowsStore(documentClient(), tables);
-    const dynamo = new DynamoDBClient({});
+    const streamSource = new DynamoDBClient({});
+    dynamo = streamSource;
     subject = {
       index: createOpenSearchReportingIndex(client, prefix),
       async seed(tenantId, kind, shaped) {
@@ -69,7 +71,7 @@ describe(`ReportingIndex contract: OpenSearch adapter on the run's OpenSearch ${
         const items: Array<Record<string, AttributeValue>> = [];
         let startKey: Record<string, AttributeValue> | undefined;
         do {
-          const page = await dynamo.send(
+          const page = await streamSource.send(
             new QueryCommand({
               TableName: tables.reporting,
               IndexName: tableSpecs.reporting.indexes[0]!.name,
@@ -92,7 +94,7 @@ describe(`ReportingIndex contract: OpenSearch adapter on the run's OpenSearch ${
             before,
           );
         });
-        expect(await indexReportingRecords(client, prefix, records)).toEqual({ batchItemFailures: [] });
+        expect(await indexReportingRecords(client, prefix, records)).toEqual({ batchItemFailures: [], notIndexed: 0 });
         await client.request({
           method: 'POST',
           path: `/${kinds.map((kind) => reportingIndexPattern(prefix, kind)).join(',')}/_refresh`,
@@ -102,6 +104,7 @@ describe(`ReportingIndex contract: OpenSearch adapter on the run's OpenSearch ${
   });
 
   afterAll(async () => {
+    dynamo?.destroy();
     if (!client) return;
     // By name: a cluster may refuse wildcard deletes (action.destructive_requires_name).
     const { body } = await client.request({

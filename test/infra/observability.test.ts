@@ -102,6 +102,7 @@ describe('alarms', () => {
     ['webhook-deliveries-dlq-depth', ['ApproximateNumberOfMessagesVisible'], 0, 'GreaterThanThreshold'],
     ['indexer-dlq-depth', ['ApproximateNumberOfMessagesVisible'], 0, 'GreaterThanThreshold'],
     ['indexer-iterator-age', ['IteratorAge'], 5 * 60 * 1000, 'GreaterThanThreshold'],
+    ['indexer-rows-not-indexed', ['ReportingRowNotIndexed'], 0, 'GreaterThanThreshold'],
     ['search-cluster-red', ['ClusterStatus.red'], 1, 'GreaterThanOrEqualToThreshold'],
   ];
 

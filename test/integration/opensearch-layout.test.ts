@@ -51,7 +51,7 @@ async function index(rows: Array<{ ID: string; Datetime: number; Summary: string
       seconds,
     }),
   );
-  expect(await indexReportingRecords(client, prefix, records)).toEqual({ batchItemFailures: [] });
+  expect(await indexReportingRecords(client, prefix, records)).toEqual({ batchItemFailures: [], notIndexed: 0 });
   await client.request({ method: 'POST', path: `/${prefix}-*/_refresh` });
 }
 

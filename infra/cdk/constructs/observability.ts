@@ -203,6 +203,14 @@ export class Observability extends Construct {
         comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
         evaluationPeriods: 1,
       });
+      this.alarm('indexer-rows-not-indexed', {
+        alarmDescription:
+          'The reporting indexer gave up on rows it can never index (its log says which and why): the lists lack them until they are written again',
+        metric: this.appMetric(APP_METRICS.reportingRowNotIndexed, 'Rows not indexed'),
+        threshold: 0,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 1,
+      });
     }
 
     if (search) {

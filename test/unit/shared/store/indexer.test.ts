@@ -17,6 +17,7 @@ import { reportingYearIndex } from '#shared/store/opensearch-index-names';
 import { indexReportingRecords } from '#shared/store/opensearch-index-rows';
 import { FIELD_TYPES, indexedFields, reportingMappings, rowHash } from '#shared/store/opensearch-mappings';
 import { opensearchIndexShards } from '#shared/store/opensearch-settings';
+import { captureJsonLines } from '#test/support/capture-json-lines';
 import {
   type ConnectionFailure,
   FAKE_CLUSTER,
@@ -65,9 +66,13 @@ function indexer(...answers: Array<RecordedResponse | ConnectionFailure>) {
   const fake = fakeOpenSearch(...answers);
   const client = createOpenSearchClient({ ...FAKE_CLUSTER, fetch: fake.fetch, maxRetries: 0 });
   const warnings: Array<Record<string, unknown>> = [];
+  const errors: Array<Record<string, unknown>> = [];
   const run = (records: DynamoDBRecord[]) =>
-    indexReportingRecords(client, PREFIX, records, { warn: (_message, extra) => warnings.push(extra) });
-  return { run, requests: fake.requests, warnings };
+    indexReportingRecords(client, PREFIX, records, {
+      warn: (_message, extra) => warnings.push(extra),
+      error: (_message, extra) => errors.push(extra),
+    });
+  return { run, requests: fake.requests, warnings, errors };
 }
 
 /** The answer the cluster gives to `records`, item by item. */
@@ -285,7 +290,7 @@ describe('a batch through the client', () => {
       removeRecord(assistantRow('a-0'), at(4)),
     ];
     const { run, requests, warnings } = indexer(answerFor(records, ['created', 'rejected', 'created', 'deleted']));
-    expect(await run(records)).toEqual({ batchItemFailures: [{ itemIdentifier: sequenceNumber(2) }] });
+    expect(await run(records)).toEqual({ batchItemFailures: [{ itemIdentifier: sequenceNumber(2) }], notIndexed: 0 });
     expect(requests).toHaveLength(1);
     expect(requests[0]).toMatchObject({ method: 'POST', path: '/_bulk' });
     expect(requests[0]!.headers['content-type']).toBe('application/x-ndjson');
@@ -300,7 +305,10 @@ describe('a batch through the client', () => {
       answerFor([move, next], ['updated', 'rejected', 'created']),
       answerFor([move, next], ['created', 'not_found', 'created']),
     );
-    expect(await run([move, next])).toEqual({ batchItemFailures: [{ itemIdentifier: sequenceNumber(1) }] });
+    expect(await run([move, next])).toEqual({
+      batchItemFailures: [{ itemIdentifier: sequenceNumber(1) }],
+      notIndexed: 0,
+    });
     expect(requests).toHaveLength(1);
     const actions = (requests[0]!.json as Array<Record<string, { _index?: string; routing?: string }>>).filter(
       (line) => 'index' in line || 'delete' in line,
@@ -313,7 +321,7 @@ describe('a batch through the client', () => {
       ['index', Y2026, 't1'],
     ]);
     // Retried, the old copy already gone (404) is success like the rest.
-    expect(await run([move, next])).toEqual({ batchItemFailures: [] });
+    expect(await run([move, next])).toEqual({ batchItemFailures: [], notIndexed: 0 });
   });
 
   it('version conflicts (a replay, or a newer change indexed first) and deletes of absent rows are success', async () => {
@@ -323,7 +331,7 @@ describe('a batch through the client', () => {
     const remove = removeRecord(assistantRow('never-indexed'), at(10));
     const records = [replayedOlder, newer, remove];
     const { run, requests } = indexer(answerFor(records, ['conflict', 'conflict', 'not_found']));
-    expect(await run(records)).toEqual({ batchItemFailures: [] });
+    expect(await run(records)).toEqual({ batchItemFailures: [], notIndexed: 0 });
     // The older record went out with the lower version: OpenSearch keeps the newer document.
     const versions = requests[0]!.body
       .split('\n')
@@ -332,21 +340,31 @@ describe('a batch through the client', () => {
     expect(versions[0]! < versions[1]!).toBe(true);
   });
 
-  it('reports rejected records alongside failed items, in record order, and sends only the good ones', async () => {
+  it('gives up on what can never be indexed, logged and counted, not retried: a record that is no reporting row, an item the engine refuses as it is', async () => {
     const good = writeRecord(assistantRow('a-1'), at(1));
     const bad = writeRecord({ ...assistantRow('a-2'), row: 'not json' }, at(2));
-    const failing = writeRecord(assistantRow('a-3'), at(3));
-    const { run, requests } = indexer(answerFor([good, failing], ['created', 'mapping']));
-    expect(await run([good, bad, failing])).toEqual({
-      batchItemFailures: [{ itemIdentifier: sequenceNumber(2) }, { itemIdentifier: sequenceNumber(3) }],
+    const refused = writeRecord(assistantRow('a-3'), at(3));
+    const throttled = writeRecord(assistantRow('a-4'), at(4));
+    const { run, requests, errors } = indexer(
+      answerFor([good, refused, throttled], ['created', 'mapping', 'rejected']),
+    );
+    // Only the throttled one is retried: retrying the others would hold back every later record of the shard.
+    expect(await run([good, bad, refused, throttled])).toEqual({
+      batchItemFailures: [{ itemIdentifier: sequenceNumber(4) }],
+      notIndexed: 2,
     });
-    expect(requests[0]!.body.split('\n').filter(Boolean)).toHaveLength(4);
+    expect(requests[0]!.body.split('\n').filter(Boolean)).toHaveLength(6);
+    expect(errors).toEqual([
+      expect.objectContaining({ sequenceNumber: sequenceNumber(2), reason: expect.stringMatching(/not JSON/) }),
+      expect.objectContaining({ sequenceNumber: sequenceNumber(3), status: 400 }),
+    ]);
   });
 
   it('sends nothing when nothing is indexable', async () => {
     const { run, requests } = indexer();
     expect(await run([writeRecord({ ...assistantRow('a-2'), row: 'not json' }, at(2))])).toEqual({
-      batchItemFailures: [{ itemIdentifier: sequenceNumber(2) }],
+      batchItemFailures: [],
+      notIndexed: 1,
     });
     expect(requests).toHaveLength(0);
   });
@@ -359,7 +377,7 @@ describe('a batch through the client', () => {
       bulkAnswer([bulkItem('index', operations[i]!.index, operations[i]!.id, operations[i]!.version, outcome)]);
     // Each document is about 4 MB (the row text and the indexed Input): one a request.
     const { run, requests } = indexer(answer(0, 'created'), answer(1, 'created'), answer(2, 'rejected'));
-    expect(await run(records)).toEqual({ batchItemFailures: [{ itemIdentifier: sequenceNumber(3) }] });
+    expect(await run(records)).toEqual({ batchItemFailures: [{ itemIdentifier: sequenceNumber(3) }], notIndexed: 0 });
     expect(requests).toHaveLength(3);
   });
 
@@ -559,9 +577,24 @@ describe('the Lambda handler', () => {
           original.createOpenSearchClient({ ...options, fetch: fake.fetch }),
       };
     });
+    // The metric the alarm reads and the log line naming the row are the subject too.
+    vi.stubEnv('POWERTOOLS_METRICS_DISABLED', 'false');
+    vi.stubEnv('POWERTOOLS_LOG_LEVEL', 'ERROR');
+    const output = captureJsonLines();
     const { handler } = await import('#functions/indexer/index-reporting-rows');
-    expect(await handler({ Records: first })).toEqual({ batchItemFailures: [{ itemIdentifier: sequenceNumber(2) }] });
-    expect(await handler({ Records: second })).toEqual({ batchItemFailures: [] });
+    try {
+      // The refused document is given up on, not retried, and counted.
+      expect(await handler({ Records: first })).toEqual({ batchItemFailures: [] });
+      expect(await handler({ Records: second })).toEqual({ batchItemFailures: [] });
+    } finally {
+      output.restore();
+    }
+    expect(output.lines.filter((line) => 'ReportingRowNotIndexed' in line)).toEqual([
+      expect.objectContaining({ ReportingRowNotIndexed: 1 }),
+    ]);
+    expect(output.lines).toContainEqual(
+      expect.objectContaining({ level: 'ERROR', message: 'bulk operation refused: not retried', status: 400 }),
+    );
     const sent = fake.requests.map((r) => `${r.method} ${r.path}`);
     // The two templates are put at once, in either order, then their mappings; all before any write.
     expect([...sent.slice(0, 4)].sort()).toEqual([
