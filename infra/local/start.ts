@@ -73,9 +73,14 @@ function reportingLine(engine: LocalOpenSearch | undefined, sync: ReportingIndex
     sync.failed.length > 0
       ? `; ${sync.failed.length} could not be indexed, the first: ${sync.failed[0]!.key}: ${sync.failed[0]!.reason}`
       : '';
+  const refused =
+    sync.mappingsRefused.length > 0
+      ? `; the ${sync.mappingsRefused.map(({ kind }) => kind).join(' and ')} indexes refused the current mappings, so new ` +
+        `fields reach next year's index only: stop, delete the state folder's opensearch folder and start again to rebuild`
+      : '';
   return (
     `Reporting:   OpenSearch ${engine.version} at ${engine.endpoint} (started in ${(engine.startMs / 1000).toFixed(1)} s; ` +
-    `${sync.rows} rows indexed from the table${sync.removed > 0 ? `, ${sync.removed} gone from it removed` : ''} in ${(ms / 1000).toFixed(1)} s${failed})`
+    `${sync.rows} rows indexed from the table${sync.removed > 0 ? `, ${sync.removed} gone from it removed` : ''} in ${(ms / 1000).toFixed(1)} s${failed}${refused})`
   );
 }
 

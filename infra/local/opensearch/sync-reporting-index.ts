@@ -11,7 +11,7 @@ import { DynamoDBClient, ScanCommand, type ScanCommandOutput } from '@aws-sdk/cl
 import type { AttributeValue } from 'aws-lambda';
 import { documentId } from '#shared/store/opensearch-bulk';
 import type { OpenSearchClient } from '#shared/store/opensearch-client';
-import { ensureIndexTemplates } from '#shared/store/opensearch-ensure-index-templates';
+import { ensureIndexTemplates, type MappingRefused } from '#shared/store/opensearch-ensure-index-templates';
 import {
   backfillVersion,
   type FailedItem,
@@ -24,6 +24,8 @@ import type { LocalDynamoConnection } from '../dynamodb-local.ts';
 export interface ReportingIndexSync {
   /** Rows of the table indexed. */
   rows: number;
+  /** Kinds whose year indexes refused the current mappings: new fields reach their next year only. */
+  mappingsRefused: MappingRefused[];
   /** Documents deleted because the table no longer holds their row. */
   removed: number;
   /** Rows that could not be indexed, with why. */
@@ -53,7 +55,7 @@ export async function syncReportingIndex(options: SyncOptions): Promise<Reportin
   const { client, prefix } = options;
   const version = backfillVersion(options.startedAtMs);
   // Before any write: a year index made without its template would get dynamic mappings.
-  await ensureIndexTemplates(client, prefix, options.shards);
+  const mappingsRefused = await ensureIndexTemplates(client, prefix, options.shards);
   const dynamo = new DynamoDBClient({
     endpoint: options.store.endpoint,
     region: options.region,
@@ -79,5 +81,5 @@ export async function syncReportingIndex(options: SyncOptions): Promise<Reportin
   }
   const removed = await removeDocumentsNotIn(client, prefix, kept, version);
   await client.request({ method: 'POST', path: `/${prefix}-*/_refresh` });
-  return { rows, removed, failed };
+  return { rows, removed, failed, mappingsRefused };
 }
