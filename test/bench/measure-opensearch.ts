@@ -33,6 +33,7 @@ import { REPORTING_INDEXER } from '#shared/reporting/reporting-indexer';
 import { indexOperation } from '#shared/store/opensearch-bulk';
 import type { OpenSearchClient } from '#shared/store/opensearch-client';
 import { ensureIndexTemplates } from '#shared/store/opensearch-ensure-index-templates';
+import { reportingReadAlias } from '#shared/store/opensearch-index-names';
 import { indexReportingRecords } from '#shared/store/opensearch-index-rows';
 import { createOpenSearchReportingIndex } from '#shared/store/opensearch-reporting-index';
 import { reportingItem } from '#shared/store/reporting-rows-store';
@@ -213,6 +214,22 @@ async function throughTheIndexer(
 ): Promise<OpenSearchFigures['indexer']> {
   // A DynamoDB Local of its own: the run's is slow by now with the other sections' rows.
   const store = await startDynamoDbLocal({});
+  try {
+    return await indexThroughStream(engine, store, rows, progress);
+  } finally {
+    await store.stop();
+  }
+}
+
+/** Indexing waits at most this long for the rows after the last write: a stalled indexer fails the section. */
+const INDEXER_WAIT_MS = 10 * 60_000;
+
+async function indexThroughStream(
+  engine: LocalOpenSearch,
+  store: LocalDynamoConnection,
+  rows: number,
+  progress: (message: string) => void,
+): Promise<OpenSearchFigures['indexer']> {
   const tables = (await createTables(store, 'bench-search')) as Record<TableId, string>;
   const tenantId = 'bench-indexed';
   const readers = startStreamReaders(
@@ -229,7 +246,6 @@ async function throughTheIndexer(
     ],
     (line) => progress(`opensearch: ${line}`),
   );
-  await readers.ready;
   const dynamo = new DynamoDBClient({
     endpoint: store.endpoint,
     region: LOCAL_REGION,
@@ -238,6 +254,7 @@ async function throughTheIndexer(
   const templates = generateAssistantRows({ count: TEMPLATE_ROWS, days: 30, now: Date.now(), seed: 11 });
   const now = Date.now();
   try {
+    await readers.ready;
     progress(`opensearch: writing ${rows} rows to a reporting table, indexed from its stream`);
     const started = performance.now();
     const batches: Array<Array<Record<string, unknown>>> = [];
@@ -263,11 +280,14 @@ async function throughTheIndexer(
     for (;;) {
       const { body } = await engine.client.request({
         method: 'POST',
-        path: `/${PREFIX}-${KIND}-read/_count`,
+        path: `/${reportingReadAlias(PREFIX, KIND)}/_count`,
         query: { routing: tenantId },
         body: { query: { term: { tenantId } } },
       });
-      if ((body as { count: number }).count >= rows) break;
+      const count = (body as { count: number }).count;
+      if (count >= rows) break;
+      if (performance.now() - written > INDEXER_WAIT_MS)
+        throw new Error(`the indexer made ${count} of ${rows} rows searchable in ${INDEXER_WAIT_MS / 60_000} min`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     const searchable = performance.now();
@@ -280,7 +300,6 @@ async function throughTheIndexer(
   } finally {
     await readers.stop();
     dynamo.destroy();
-    await store.stop();
   }
 }
 

@@ -64,7 +64,7 @@ const SECTIONS = [
 type Section = (typeof SECTIONS)[number];
 
 /**
- * Sizes of a full run (on 2 cores most of it goes to seeding 100 000 counted rows, the import
+ * Sizes of a full run (most of it goes to seeding 100 000 counted rows, the import
  * section and loading a million rows into OpenSearch) and of `--quick` (a smoke run).
  */
 const SIZES = {

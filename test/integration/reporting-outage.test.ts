@@ -51,13 +51,19 @@ async function startParent(): Promise<{ child: ChildProcess; pid: number }> {
   });
   let output = '';
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const [line] = (await Promise.race([
-    once(child.stdout!, 'data'),
-    once(child, 'exit').then(() => {
-      throw new Error(`the parent exited before its engine answered: ${output}`);
-    }),
-  ])) as [Buffer];
-  return { child, ...(JSON.parse(line.toString()) as { pid: number }) };
+  try {
+    const [line] = (await Promise.race([
+      once(child.stdout!, 'data'),
+      once(child, 'exit').then(() => {
+        throw new Error(`the parent exited before its engine answered: ${output}`);
+      }),
+    ])) as [Buffer];
+    return { child, ...(JSON.parse(line.toString()) as { pid: number }) };
+  } catch (error) {
+    // Its engine is tied to it and goes too.
+    child.kill('SIGKILL');
+    throw error;
+  }
 }
 
 const running = (pid: number) => {

@@ -91,7 +91,7 @@ interface Shared {
   opensearch?: Promise<{ engine: LocalOpenSearch; fixture: OpenSearchFixture }>;
   /** The syntheses of the local stage, by reporting backend: one after the other, as projects ask. */
   assemblies: Map<AssemblyBackend, Promise<void>>;
-  /** The last synthesis asked for: the next waits for it, so two never share the two cores. */
+  /** The last synthesis asked for: the next waits for it, so two never compete for the CPU. */
   lastSynthesis: Promise<void>;
   awsCallLog?: string;
   stageAssemblies?: string;
@@ -176,11 +176,15 @@ export async function setup(project: TestProject): Promise<void> {
 export async function teardown(): Promise<void> {
   if (--shared.users > 0) return;
   // A synthesis no bundles file waited for (a run of other projects only) still ends first.
-  await Promise.all(shared.assemblies.values());
-  await Promise.all([
-    ...((await shared.dynamo) ?? []).map(({ local }) => local.stop()),
-    shared.opensearch?.then(({ engine }) => engine.stop()),
-  ]);
-  for (const folder of [shared.awsCallLog, shared.stageAssemblies, shared.runDir])
-    if (folder) rmSync(folder, { recursive: true, force: true });
+  try {
+    await Promise.all(shared.assemblies.values());
+    // A start that failed was reported by setup, and what it started was stopped there.
+    await Promise.allSettled([
+      shared.dynamo?.then((instances) => Promise.all(instances.map(({ local }) => local.stop()))),
+      shared.opensearch?.then(({ engine }) => engine.stop()),
+    ]);
+  } finally {
+    for (const folder of [shared.awsCallLog, shared.stageAssemblies, shared.runDir])
+      if (folder) rmSync(folder, { recursive: true, force: true });
+  }
 }

@@ -12,7 +12,7 @@ import type { ShapedRow } from '#shared/domain/reporting/report-rows';
 import type { OpenSearchClient } from '#shared/store/opensearch-client';
 import { rowHash } from '#shared/store/opensearch-mappings';
 import { rowsNotYetSearchable } from '#shared/store/opensearch-searchable';
-import type { ReportingRowsStore } from '#shared/store/reporting-rows-store';
+import { type ReportingRowsStore, reportingItem } from '#shared/store/reporting-rows-store';
 import type { CliContext } from '../cli-context.ts';
 import { CliError } from '../cli-error.ts';
 import { countProgress, progressOn } from '../count-progress.ts';
@@ -34,8 +34,8 @@ export class WrittenRows {
       list = { tenantId, kind, rows: new Map() };
       this.lists.set(key, list);
     }
-    // The text the rows store writes (reporting-rows-store.ts, reportingItem).
-    for (const row of rows) list.rows.set(row.id, rowHash(JSON.stringify(row.row)));
+    // The text the rows store writes, from the function that writes it.
+    for (const row of rows) list.rows.set(row.id, rowHash(reportingItem(tenantId, kind, row).row));
   }
 
   get count(): number {

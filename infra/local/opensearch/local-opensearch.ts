@@ -49,8 +49,8 @@ export interface LocalOpenSearchOptions {
   /** The HTTP port on 127.0.0.1; default 0, a free one. */
   port?: number;
   /**
-   * The JVM's C1 compiler only: the node starts on about half the CPU, and bulk loads and deep
-   * searches run slower. The tests and `npm start` take it; the bench does not.
+   * The JVM's C1 compiler only: the node starts on less CPU, and bulk loads and deep searches run
+   * slower. The tests and `npm start` take it; the bench does not.
    */
   quickStart?: boolean;
 }
@@ -72,12 +72,12 @@ export interface LocalOpenSearch {
   killNow(): void;
 }
 
-/** The JVM's options: OpenSearch's own for its embedded libraries, a fixed heap, a collector for two cores. */
+/** The JVM's options: OpenSearch's own for its embedded libraries, a fixed heap, a collector that leaves the CPU to the tests. */
 function jvmOptions(heap: string, quickStart: boolean, home: string): string[] {
   return [
     `-Xms${heap}`,
     `-Xmx${heap}`,
-    // Little to collect on a heap this size; serial spends no second core on it.
+    // Little to collect on a heap this size; serial takes no CPU from the tests beside it.
     '-XX:+UseSerialGC',
     ...(quickStart ? ['-XX:TieredStopAtLevel=1'] : []),
     '-XX:-OmitStackTraceInFastThrow',
