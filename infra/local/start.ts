@@ -157,6 +157,7 @@ async function main(): Promise<void> {
         startedAtMs: readingFrom,
       }));
     const syncMs = Date.now() - syncStarted;
+    const functionKey = localFunctionCredentials();
     writeLocalState(
       {
         apiUrl: gateway.url,
@@ -174,7 +175,8 @@ async function main(): Promise<void> {
             endpoint: engine.endpoint,
             version: engine.version,
             indexPrefix,
-            credentials: localFunctionCredentials(),
+            // A copy of the key alone: the AWS SDK adds its bookkeeping to a credentials object it is given.
+            credentials: { accessKeyId: functionKey.accessKeyId, secretAccessKey: functionKey.secretAccessKey },
           },
         }),
         pid: process.pid,

@@ -267,9 +267,11 @@ describe('npm start', () => {
         const state = JSON.parse(readFileSync(join(home, 'local.json'), 'utf8')) as {
           apiUrl: string;
           demo: { key: string };
-          opensearch: { endpoint: string; version: string };
+          opensearch: { endpoint: string; version: string; credentials: Record<string, unknown> };
         };
         expect(state.demo.key).toBe(firstKey);
+        // The engine's key and nothing else (no SDK bookkeeping).
+        expect(Object.keys(state.opensearch.credentials).sort()).toEqual(['accessKeyId', 'secretAccessKey']);
         expect(second.output()).toMatch(
           new RegExp(
             `Reporting: {3}OpenSearch ${state.opensearch.version} at ${state.opensearch.endpoint} \\(started in [\\d.]+ s; (\\d+) rows indexed from the table in [\\d.]+ s\\)\n`,
