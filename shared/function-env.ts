@@ -58,6 +58,11 @@ export const FUNCTION_ENV = {
    * CDK sets `stage`; only the local runtime sets `local`, and unset is `stage`.
    */
   webhookTargets: 'CXM_WEBHOOK_TARGETS',
+  /**
+   * Comma-separated hosts the API itself answers on (`host` or `host:port`): no webhook may target
+   * them. CDK sets the stage's execute-api host; the local gateway its own.
+   */
+  apiHosts: 'CXM_API_HOSTS',
   /** Comma-separated waits in ms before each delivery attempt, instead of the stage's schedule (a local setting). */
   webhookRetrySchedule: 'CXM_WEBHOOK_RETRY_SCHEDULE_MS',
   /** The queue of webhook delivery tasks: its URL (the fan-out and the delivery function send to it). */

@@ -40,6 +40,7 @@ const BUNDLE_SUITES = [
   'mcp-clients',
   'tenant-isolation',
   'untagged-keys-refused',
+  'webhook-targets',
   'webhooks',
 ].map((name) => `test/integration/${name}.test.ts`);
 /**

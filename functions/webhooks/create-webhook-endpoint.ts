@@ -13,7 +13,7 @@ import { recordAnswer, replayRecorded } from '#shared/http/idempotent-answer';
 import { createWebhookEndpoint } from '#shared/schemas/route-validators.generated';
 import { idempotencyLedger, webhookEndpointsStore } from '#shared/store/function-stores';
 import { checkWebhookTarget } from '#shared/webhooks/post-webhook';
-import { maxEndpointsPerTenant, webhookTargetRules } from '#shared/webhooks/webhook-settings';
+import { maxEndpointsPerTenant, webhookOwnHosts, webhookTargetRules } from '#shared/webhooks/webhook-settings';
 
 const endpoints = webhookEndpointsStore();
 const ledger = idempotencyLedger();
@@ -21,7 +21,7 @@ const limit = maxEndpointsPerTenant();
 const rules = webhookTargetRules();
 
 export const handler = createApiHandler(createWebhookEndpoint, async ({ tenantId, body, signal, idempotency }) => {
-  const target = await checkWebhookTarget(body.url, rules);
+  const target = await checkWebhookTarget(body.url, rules, { ownHosts: webhookOwnHosts() });
   if (!target.ok) throw badRequest(`Field 'url' cannot receive webhooks: ${target.reason}.`);
   const now = new Date();
   const stored = {

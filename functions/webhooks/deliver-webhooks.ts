@@ -7,12 +7,13 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { logger } from '#shared/http/logger';
 import { webhookDeliveriesStore, webhookDeliveryQueue, webhookEndpointsStore } from '#shared/store/function-stores';
 import { deliverQueuedTasks } from '#shared/webhooks/run-webhook-functions';
-import { webhookRetrySchedule, webhookTargetRules } from '#shared/webhooks/webhook-settings';
+import { webhookOwnHosts, webhookRetrySchedule, webhookTargetRules } from '#shared/webhooks/webhook-settings';
 
 const deps = {
   endpoints: webhookEndpointsStore(),
   deliveries: webhookDeliveriesStore(),
   rules: webhookTargetRules(),
+  post: { ownHosts: webhookOwnHosts() },
   schedule: webhookRetrySchedule(),
   queue: webhookDeliveryQueue(),
   logger,

@@ -9,14 +9,14 @@ import { createApiHandler } from '#shared/http/create-api-handler';
 import { updateWebhookEndpoint } from '#shared/schemas/route-validators.generated';
 import { webhookEndpointsStore } from '#shared/store/function-stores';
 import { checkWebhookTarget } from '#shared/webhooks/post-webhook';
-import { webhookTargetRules } from '#shared/webhooks/webhook-settings';
+import { webhookOwnHosts, webhookTargetRules } from '#shared/webhooks/webhook-settings';
 
 const endpoints = webhookEndpointsStore();
 const rules = webhookTargetRules();
 
 export const handler = createApiHandler(updateWebhookEndpoint, async ({ tenantId, path, body, signal }) => {
   if (body.url !== undefined) {
-    const target = await checkWebhookTarget(body.url, rules);
+    const target = await checkWebhookTarget(body.url, rules, { ownHosts: webhookOwnHosts() });
     if (!target.ok) throw badRequest(`Field 'url' cannot receive webhooks: ${target.reason}.`);
   }
   const change = { ...body, ...(body.events && { events: [...body.events] }) };

@@ -7,6 +7,7 @@
 import { Aws, CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { API_URL_OUTPUT, SEARCH_CONSTRUCT_ID, SEARCH_ENDPOINT_OUTPUT, stackName } from '#infra/stage-names';
+import { FUNCTION_ENV } from '#shared/function-env';
 import type { StageConfig } from './config.ts';
 import { Api } from './constructs/api.ts';
 import { Data } from './constructs/data.ts';
@@ -59,6 +60,8 @@ export class CxmStack extends Stack {
       recordings: this.recordings,
       webhooks: this.webhooks,
     });
+    // The delivery function checks each attempt's target against the API's own host too.
+    this.webhooks.delivery.addEnvironment(FUNCTION_ENV.apiHosts, this.api.apiHost);
     this.noteEvents = new NoteEvents(this, 'NoteEvents', { config, conversations: this.data.tables.conversations });
     this.observability = new Observability(this, 'Observability', {
       config,

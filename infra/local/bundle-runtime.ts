@@ -48,6 +48,8 @@ export interface BundleRuntimeOptions {
   sqs: { endpoint: string; queueUrl: string };
   /** The local OpenSearch engine, when the assembly's stage searches a domain. */
   opensearchEndpoint?: string;
+  /** The local gateway's hosts, comma-separated: what the API's own host stands for here. */
+  apiHosts?: string;
   /** The local physical name of each table spec. */
   tables: Record<TableId, string>;
   /** Local values of the stage's secrets, by secret id: the current version and, after a rotation, the previous one. */
@@ -145,6 +147,7 @@ export async function startBundleRuntime(options: BundleRuntimeOptions): Promise
         tables: options.tables,
         webhookQueueUrl: options.sqs.queueUrl,
         ...(options.opensearchEndpoint && { opensearchEndpoint: options.opensearchEndpoint }),
+        ...(options.apiHosts && { apiHosts: options.apiHosts }),
       });
       const environment = {
         ...lambdaVariables(fn, options),

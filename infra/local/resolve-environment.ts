@@ -2,7 +2,8 @@
  * A function's environment as Lambda would hand it over, with the template's CloudFormation
  * references resolved to what stands in for them on this machine: a table's `Ref` to the local
  * table of the same spec, a secret's `Ref` to the ARN the local Secrets Manager endpoint answers
- * for, the search domain's URL to the local OpenSearch engine's, pseudo parameters to the local
+ * for, the search domain's URL to the local OpenSearch engine's, the API's execute-api host to the
+ * local gateway's hosts, pseudo parameters to the local
  * region and account. A reference nothing local can stand in
  * for is an error that names the function and the variable, never a silent placeholder.
  */
@@ -23,6 +24,8 @@ export interface LocalResources {
   webhookQueueUrl?: string;
   /** The local OpenSearch engine (`http://127.0.0.1:<port>`), standing in for the stage's search domain. */
   opensearchEndpoint?: string;
+  /** The local gateway's hosts (`127.0.0.1:<port>,...`), standing in for the API's execute-api host. */
+  apiHosts?: string;
 }
 
 /** The ARN a stage's secret has locally (Secrets Manager ARNs end in `-` and six characters). */
@@ -80,6 +83,10 @@ function resolveValue(value: CfnValue, template: Template, local: LocalResources
       // The domain's URL is `https://` and its endpoint; the local engine speaks plain HTTP on loopback.
       return local.opensearchEndpoint;
     }
+    if (isExecuteApiHost(join, template)) {
+      if (!local.apiHosts) throw new Error(`${where()}: no local gateway's hosts were given to stand in for the API's`);
+      return local.apiHosts;
+    }
     if (Array.isArray(join) && typeof join[0] === 'string' && Array.isArray(join[1])) {
       return join[1].map((part) => resolveValue(part, template, local, where)).join(join[0]);
     }
@@ -128,6 +135,19 @@ function resolveRef(ref: string, template: Template, local: LocalResources, wher
   }
   throw new Error(
     `${where()}: the local runtime has nothing to stand in for ${resource?.Type ?? 'an unknown resource'} ${ref}`,
+  );
+}
+
+/** Whether `join` is a REST API's execute-api host (`<id>.execute-api.<region>.<suffix>`). */
+function isExecuteApiHost(join: unknown, template: Template): boolean {
+  if (!Array.isArray(join) || join[0] !== '' || !Array.isArray(join[1])) return false;
+  const [first, second] = join[1] as [unknown, unknown];
+  const ref =
+    first && typeof first === 'object' && !Array.isArray(first) ? (first as { Ref?: unknown }).Ref : undefined;
+  return (
+    typeof ref === 'string' &&
+    template.Resources[ref]?.Type === 'AWS::ApiGateway::RestApi' &&
+    second === '.execute-api.'
   );
 }
 

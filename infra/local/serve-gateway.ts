@@ -157,8 +157,11 @@ export async function bindGateway(port: number, host = '127.0.0.1'): Promise<Bou
       });
       process.env.AWS_ENDPOINT_URL_S3 = s3.endpoint;
       process.env[FUNCTION_ENV.recordingsBucket] = s3.bucket;
-      // Webhook receivers on this machine are allowed here, and only here.
+      // Webhook receivers on this machine are allowed here, and only here; never this gateway.
       process.env[FUNCTION_ENV.webhookTargets] = 'local' satisfies WebhookTargetRules;
+      process.env[FUNCTION_ENV.apiHosts] = ['127.0.0.1', 'localhost', '[::1]']
+        .map((host) => `${host}:${boundPort}`)
+        .join(',');
       // Amazon Transcribe's stand-in reads the recordings and writes its output through that S3.
       transcribe = await acquireLocalTranscribe({ region: LOCAL_REGION, s3Endpoint: s3.endpoint, credentials });
       process.env.AWS_ENDPOINT_URL_TRANSCRIBE = transcribe.endpoint;

@@ -97,6 +97,7 @@ export async function startFunctionRuntime(options: StartFunctionRuntimeOptions 
     transcribeEndpoint: required('AWS_ENDPOINT_URL_TRANSCRIBE'),
     sqs: { endpoint: required('AWS_ENDPOINT_URL_SQS'), queueUrl: required(FUNCTION_ENV.webhookQueueUrl) },
     ...(opensearchEndpoint && { opensearchEndpoint }),
+    ...(process.env[FUNCTION_ENV.apiHosts] && { apiHosts: process.env[FUNCTION_ENV.apiHosts] }),
     tables,
     secrets: {
       cursorSecret: {

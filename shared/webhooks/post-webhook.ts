@@ -3,11 +3,19 @@
  * target is checked twice, as a URL (`checkWebhookUrl`) and, for a host name, on every address it
  * resolves to when the connection is made (a name can be rebound to an internal address between
  * registration and delivery); redirects are not followed, since a 3xx could point anywhere; the
- * whole exchange has 15 seconds; the receiver's answer is read no further than its status line and
- * headers.
+ * whole exchange has 15 seconds, of which the name's resolution and the connection have 5 each;
+ * the receiver's answer is read no further than its status line and headers.
+ *
+ * Names are resolved by DNS queries on the event loop (c-ares), with a timeout, and never by
+ * `dns.lookup`: that runs on libuv's four threads shared by the whole process and cannot be
+ * cancelled, so four names at a silent nameserver would stall every other tenant's attempt.
+ *
+ * What a failure records is one of a few coarse kinds (could not connect, timed out, TLS, an HTTP
+ * status): the deliveries list is not a port scanner's report of someone else's network.
  */
-import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions } from 'node:dns';
-import { request as httpRequest, type IncomingMessage } from 'node:http';
+import type { LookupAddress } from 'node:dns';
+import { Resolver } from 'node:dns/promises';
+import { type ClientRequest, request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { type AttemptOutcome, parseRetryAfter } from '#shared/domain/webhooks/retry-schedule';
@@ -22,17 +30,60 @@ import {
 
 /** Standard Webhooks' advice, and what a receiver is given to answer. */
 export const DELIVERY_TIMEOUT_MS = 15_000;
+/** A receiver that takes longer to accept a connection (TLS included) is as good as down. */
+export const CONNECT_TIMEOUT_MS = 5_000;
+/**
+ * A name's first try; c-ares doubles the wait for the second, so a nameserver that does not answer
+ * costs this attempt under 5 s.
+ */
+const RESOLVE_TRY_MS = 1_500;
+const RESOLVE_TRIES = 2;
+
+export type ResolveAll = (hostname: string, done: (error: Error | null, addresses: LookupAddress[]) => void) => void;
 
 export interface PostWebhookOptions {
   timeoutMs?: number;
-  /** How host names resolve (all addresses); the system resolver unless a test gives another. */
-  resolve?: (hostname: string, done: (error: Error | null, addresses: LookupAddress[]) => void) => void;
+  connectTimeoutMs?: number;
+  /** How host names resolve (all addresses); DNS (`dnsResolve()`) unless a test gives another. */
+  resolve?: ResolveAll;
+  /** The hosts the API itself answers on (`host` or `host:port`), never a target. */
+  ownHosts?: readonly string[];
   /** The attempt's clock, for Retry-After given as a date. */
   now?: () => number;
 }
 
-const systemResolve: NonNullable<PostWebhookOptions['resolve']> = (hostname, done) =>
-  dnsLookup(hostname, { all: true } satisfies LookupAllOptions, (error, addresses) => done(error, addresses ?? []));
+/**
+ * Resolution by DNS queries (A and AAAA at once) with a timeout, on a resolver of its own so that
+ * ending one cancels nobody else's; `localhost` is this machine's loopback (RFC 6761), never asked.
+ * `servers` points it at given nameservers (a test's); default the system's. A try waits `tryMs`.
+ *
+ * @example postWebhook(url, rules, headers, body, { resolve: dnsResolve() })
+ */
+export function dnsResolve(
+  servers?: readonly string[],
+  { tryMs = RESOLVE_TRY_MS, tries = RESOLVE_TRIES } = {},
+): ResolveAll {
+  return (hostname, done) => {
+    if (hostname === 'localhost')
+      return done(null, [
+        { address: '127.0.0.1', family: 4 },
+        { address: '::1', family: 6 },
+      ]);
+    const resolver = new Resolver({ timeout: tryMs, tries });
+    if (servers) resolver.setServers([...servers]);
+    void Promise.allSettled([resolver.resolve4(hostname), resolver.resolve6(hostname)]).then(([v4, v6]) => {
+      const addresses = [
+        ...(v4.status === 'fulfilled' ? v4.value.map((address) => ({ address, family: 4 })) : []),
+        ...(v6.status === 'fulfilled' ? v6.value.map((address) => ({ address, family: 6 })) : []),
+      ];
+      if (addresses.length > 0) return done(null, addresses);
+      const failure = [v4, v6].find((result): result is PromiseRejectedResult => result.status === 'rejected');
+      done(failure?.reason instanceof Error ? failure.reason : new Error(`${hostname} has no address`), []);
+    });
+  };
+}
+
+const systemResolve = dnsResolve();
 
 /** Raised by the connection's lookup: the name resolved, but to no address a delivery may reach. */
 class RefusedAddress extends Error {}
@@ -52,7 +103,7 @@ function allowedAddresses(hostname: string, rules: WebhookTargetRules, addresses
  * The connection's lookup: every address the name resolves to is checked, and only the allowed
  * ones are connected to.
  */
-function guardedLookup(rules: WebhookTargetRules, resolve: NonNullable<PostWebhookOptions['resolve']>): LookupFunction {
+function guardedLookup(rules: WebhookTargetRules, resolve: ResolveAll): LookupFunction {
   return (hostname, options, callback) => {
     resolve(hostname, (error, addresses) => {
       if (error) return callback(error, '', 0);
@@ -76,9 +127,9 @@ function guardedLookup(rules: WebhookTargetRules, resolve: NonNullable<PostWebho
 export async function checkWebhookTarget(
   text: string,
   rules: WebhookTargetRules,
-  options: Pick<PostWebhookOptions, 'resolve'> = {},
+  options: Pick<PostWebhookOptions, 'resolve' | 'ownHosts'> = {},
 ): Promise<UrlCheck> {
-  const checked = checkWebhookUrl(text, rules);
+  const checked = checkWebhookUrl(text, rules, options.ownHosts);
   if (!checked.ok) return checked;
   const hostname = checked.url.hostname;
   // An address literal was judged by checkWebhookUrl.
@@ -94,17 +145,32 @@ export async function checkWebhookTarget(
     : { ok: false, reason: `${hostname} resolves to no public address` };
 }
 
-/** What the deliveries list shows for a connection that gave no status. */
-function failureReason(error: unknown, timeoutMs: number): string {
+/** Raised when the connection is not made within its own time. */
+class ConnectTimeout extends Error {}
+
+/**
+ * What the deliveries list shows for a connection that gave no status: a coarse kind, never the
+ * network's detail (refused, reset, unreachable, which TLS error).
+ */
+function failureReason(error: unknown, timeouts: { timeoutMs: number; connectTimeoutMs: number }): string {
   if (error instanceof RefusedAddress) return `refused: ${error.message}`;
+  if (error instanceof ConnectTimeout) return `timed out: no connection within ${timeouts.connectTimeoutMs / 1000} s`;
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   if (code === 'ABORT_ERR' || (error instanceof Error && error.name === 'AbortError'))
-    return `no answer within ${timeoutMs / 1000} s`;
-  if (code === 'ECONNREFUSED') return 'connection refused';
-  if (code === 'ENOTFOUND') return 'the host name does not resolve';
-  if (code === 'ECONNRESET') return 'the connection was reset';
-  if (code?.startsWith('ERR_TLS') || code?.includes('CERT')) return `TLS: ${code}`;
-  return error instanceof Error ? error.message : String(error);
+    return `timed out: no answer within ${timeouts.timeoutMs / 1000} s`;
+  if (code === 'ETIMEOUT') return 'timed out: the host name did not resolve in time';
+  if (code?.startsWith('ERR_TLS') || code?.includes('CERT') || code?.startsWith('ERR_SSL'))
+    return 'TLS: the secure connection could not be made';
+  return 'could not connect';
+}
+
+/** Ends `request` with a ConnectTimeout unless its socket connects (and for https, secures) in time. */
+function limitConnect(request: ClientRequest, secure: boolean, connectTimeoutMs: number): void {
+  request.once('socket', (socket) => {
+    const timer = setTimeout(() => request.destroy(new ConnectTimeout()), connectTimeoutMs);
+    socket.once(secure ? 'secureConnect' : 'connect', () => clearTimeout(timer));
+    socket.once('close', () => clearTimeout(timer));
+  });
 }
 
 /** What an answer's status makes of the attempt. */
@@ -130,11 +196,13 @@ export function postWebhook(
   body: string,
   options: PostWebhookOptions = {},
 ): Promise<AttemptOutcome> {
-  const checked = checkWebhookUrl(url, rules);
+  const checked = checkWebhookUrl(url, rules, options.ownHosts);
   if (!checked.ok) return Promise.resolve({ kind: 'failed', reason: `refused: ${checked.reason}` });
   const timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
+  const connectTimeoutMs = options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS;
+  const secure = checked.url.protocol === 'https:';
   const now = options.now ?? Date.now;
-  const send = checked.url.protocol === 'https:' ? httpsRequest : httpRequest;
+  const send = secure ? httpsRequest : httpRequest;
   return new Promise((resolve) => {
     const request = send(
       checked.url,
@@ -156,7 +224,10 @@ export function postWebhook(
         response.destroy();
       },
     );
-    request.on('error', (error) => resolve({ kind: 'failed', reason: failureReason(error, timeoutMs) }));
+    limitConnect(request, secure, connectTimeoutMs);
+    request.on('error', (error) =>
+      resolve({ kind: 'failed', reason: failureReason(error, { timeoutMs, connectTimeoutMs }) }),
+    );
     request.end(body);
   });
 }

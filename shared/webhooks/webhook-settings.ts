@@ -58,6 +58,18 @@ export const maxEndpointsPerTenant = (env: NodeJS.ProcessEnv = process.env) =>
   );
 
 /**
+ * The hosts the API answers on, which no webhook may target (`CXM_API_HOSTS`, comma-separated).
+ *
+ * @example checkWebhookTarget(url, webhookTargetRules(), { ownHosts: webhookOwnHosts() })
+ */
+export function webhookOwnHosts(env: NodeJS.ProcessEnv = process.env): string[] {
+  return (env[FUNCTION_ENV.apiHosts] ?? '')
+    .split(',')
+    .map((host) => host.trim().toLowerCase().replace(/\.$/, ''))
+    .filter((host) => host !== '');
+}
+
+/**
  * Which targets are allowed: a deployed stage's unless the local runtime says `local`, so a
  * function missing the setting fails closed.
  *

@@ -874,4 +874,21 @@ describe('tenant webhooks', () => {
     expect(variables[FUNCTION_ENV.webhookTargets]).toBe('stage');
     expect(referencedIds(variables[FUNCTION_ENV.webhookQueueUrl])).toEqual(new Set([queueId]));
   });
+
+  it("the delivery function and the routes that register targets know the API's own host, which no webhook may target", () => {
+    const [restApiId] = Object.keys(template.findResources('AWS::ApiGateway::RestApi'));
+    const ownHost = {
+      'Fn::Join': ['', [{ Ref: restApiId }, '.execute-api.', { Ref: 'AWS::Region' }, '.', { Ref: 'AWS::URLSuffix' }]],
+    };
+    const targetRoutes = (routes as readonly RouteSpec[])
+      .filter((route) => route.webhookTargets)
+      .map((route) => route.id);
+    expect(targetRoutes.length).toBeGreaterThan(0);
+    for (const id of [WEBHOOK_DELIVERY.id, ...targetRoutes]) {
+      const variables = (
+        resource(functionLogicalId(id)).Properties.Environment as { Variables: Record<string, unknown> }
+      ).Variables;
+      expect(variables[FUNCTION_ENV.apiHosts], id).toEqual(ownHost);
+    }
+  });
 });

@@ -4,6 +4,7 @@
  * authorizer. Every error API Gateway makes by itself is reshaped into `{code, message}`.
  */
 
+import { Stack } from 'aws-cdk-lib';
 import {
   ApiKeySourceType,
   AuthorizationType,
@@ -71,6 +72,8 @@ export interface ApiProps {
 
 export class Api extends Construct {
   readonly restApi: RestApi;
+  /** The host the stage's API answers on, which no webhook may target. */
+  readonly apiHost: string;
   readonly authorizerFunction: ApiFunction;
   /** Throttles each tenant through its own API Gateway key, and each key of several tenants through one of its own (not one per key: a tenant could multiply its rate by making keys). */
   readonly usagePlan: UsagePlan;
@@ -102,6 +105,7 @@ export class Api extends Construct {
       // callers send only their tenant key, and an `x-api-key` header has no effect.
       apiKeySourceType: ApiKeySourceType.AUTHORIZER,
     });
+    this.apiHost = `${this.restApi.restApiId}.execute-api.${Stack.of(this).region}.${Stack.of(this).urlSuffix}`;
     // The stack outputs the URL once, as `ApiUrl`; RestApi's own hash-named output would repeat it.
     this.restApi.node.tryRemoveChild('Endpoint');
     addGatewayResponses(this.restApi);
@@ -222,6 +226,7 @@ export class Api extends Construct {
       if (route.webhookTargets) {
         // Set, not left to the default: the function's configuration says which targets it allows.
         fn.addEnvironment(FUNCTION_ENV.webhookTargets, 'stage' satisfies WebhookTargetRules);
+        fn.addEnvironment(FUNCTION_ENV.apiHosts, this.apiHost);
         const max = String(config.webhooks.maxEndpointsPerTenant);
         maxEndpointsPerTenant({ [FUNCTION_ENV.webhookMaxEndpoints]: max }); // a bad stage setting fails the synthesis
         fn.addEnvironment(FUNCTION_ENV.webhookMaxEndpoints, max);

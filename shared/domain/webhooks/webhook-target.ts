@@ -5,8 +5,10 @@
  * unique-local, multicast, reserved or translated ranges: the instance metadata endpoints
  * 169.254.169.254 and fd00:ec2::254 among them). The URL is checked when an endpoint is registered;
  * the address each attempt connects to is checked again after resolution (a name can be rebound),
- * with `isPublicAddress`. Locally the receivers are on this machine, so `http` and `https` to
- * 127.0.0.1, localhost and [::1] are allowed as well.
+ * with `isPublicAddress`. Only https's own port, 443: a service that connects to any port a tenant
+ * names is a port scanner for hire. Never the API's own hosts, which would have the service call
+ * itself. Locally the receivers are on this machine, so `http` and `https` to 127.0.0.1, localhost
+ * and [::1] on any port are allowed as well.
  */
 import ipaddr from 'ipaddr.js';
 import { WEBHOOK_URL_MAX_LENGTH } from './webhook-endpoint.ts';
@@ -50,12 +52,18 @@ function addressLiteral(hostname: string): string | undefined {
   return ipaddr.isValid(bare) ? bare : undefined;
 }
 
+/** The host of `url` as compared with the API's own hosts: lower case, port kept, no final dot. */
+function comparableHost(url: URL): string {
+  return url.port === '' ? url.hostname.replace(/\.$/, '') : `${url.hostname.replace(/\.$/, '')}:${url.port}`;
+}
+
 /**
  * Whether `text` may be a webhook endpoint's URL under `rules`, with the reason when it may not.
+ * `ownHosts` are the hosts the API itself answers on (`host` or `host:port`), refused.
  *
  * @example checkWebhookUrl('https://hooks.example.com/cxm', 'stage') // { ok: true, url }
  */
-export function checkWebhookUrl(text: string, rules: WebhookTargetRules): UrlCheck {
+export function checkWebhookUrl(text: string, rules: WebhookTargetRules, ownHosts: readonly string[] = []): UrlCheck {
   if (text.length > WEBHOOK_URL_MAX_LENGTH)
     return { ok: false, reason: `a webhook URL is at most ${WEBHOOK_URL_MAX_LENGTH} characters` };
   let url: URL;
@@ -66,6 +74,8 @@ export function checkWebhookUrl(text: string, rules: WebhookTargetRules): UrlChe
   }
   if (url.username || url.password)
     return { ok: false, reason: 'a webhook URL carries no credentials: each delivery is signed instead' };
+  if (ownHosts.includes(comparableHost(url)))
+    return { ok: false, reason: `${comparableHost(url)} is this API's own host: give a receiver of yours` };
   if (rules === 'local' && LOOPBACK_NAMES.has(url.hostname) && (url.protocol === 'http:' || url.protocol === 'https:'))
     return { ok: true, url };
   if (url.protocol !== 'https:')
@@ -76,6 +86,8 @@ export function checkWebhookUrl(text: string, rules: WebhookTargetRules): UrlChe
           ? 'a webhook URL is https, or http to 127.0.0.1, localhost or [::1] on a local stage'
           : 'a webhook URL is https',
     };
+  // The parser leaves the port empty when it is the scheme's own (443).
+  if (url.port !== '') return { ok: false, reason: `a webhook URL uses https's own port, 443, not ${url.port}` };
   // The URL parser has already turned every IPv4 spelling (2130706433, 0x7f.1) into dotted decimal.
   const literal = addressLiteral(url.hostname);
   if (literal !== undefined)

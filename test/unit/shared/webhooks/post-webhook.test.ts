@@ -3,12 +3,15 @@
  * each verifying what it got with the specification's reference library; and, under a stage's
  * rules, the targets refused before or while connecting (a name rebound to an internal address).
  */
+import { createSocket } from 'node:dgram';
+import { lookup } from 'node:dns';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { type AddressInfo, createServer as createNetServer } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { webhookHeaders } from '#shared/domain/webhooks/sign-webhook';
 import { newWebhookSecret } from '#shared/domain/webhooks/webhook-secret';
-import { checkWebhookTarget, postWebhook } from '#shared/webhooks/post-webhook';
+import { checkWebhookTarget, dnsResolve, postWebhook } from '#shared/webhooks/post-webhook';
 
 const secret = newWebhookSecret();
 const body = JSON.stringify({ type: 'note.created', timestamp: '2026-11-27T02:00:00.000Z', data: { noteId: 'n-1' } });
@@ -83,18 +86,44 @@ describe('postWebhook, locally', () => {
     expect(elsewhere.received).toEqual([]);
   });
 
-  it('a receiver that does not answer in time, or a closed port, fails with what happened', async () => {
+  it('a receiver that does not answer in time, or a closed port, fails with a coarse kind, not the network detail', async () => {
     const silent = await receiver(() => undefined);
     expect(await postWebhook(silent.url, 'local', signed(), body, { timeoutMs: 300 })).toEqual({
       kind: 'failed',
-      reason: 'no answer within 0.3 s',
+      reason: 'timed out: no answer within 0.3 s',
     });
     const closed = await receiver((response) => response.end());
     servers.pop()?.close();
     expect(await postWebhook(closed.url, 'local', signed(), body)).toEqual({
       kind: 'failed',
-      reason: 'connection refused',
+      reason: 'could not connect',
     });
+  });
+
+  it('a connection not made (TLS included) within its own time fails before the attempt does', async () => {
+    // Accepts TCP, never speaks TLS: the secure connection never comes.
+    const mute = createNetServer(() => undefined);
+    await new Promise<void>((resolve) => mute.listen(0, '127.0.0.1', resolve));
+    const { port } = mute.address() as AddressInfo;
+    try {
+      expect(
+        await postWebhook(`https://127.0.0.1:${port}/hooks`, 'local', signed(), body, {
+          connectTimeoutMs: 200,
+          timeoutMs: 30_000,
+        }),
+      ).toEqual({ kind: 'failed', reason: 'timed out: no connection within 0.2 s' });
+    } finally {
+      mute.close();
+    }
+  });
+
+  it("the API's own host is refused at the attempt too, and receives nothing", async () => {
+    const own = await receiver((response) => response.writeHead(204).end());
+    expect(await postWebhook(own.url, 'local', signed(), body, { ownHosts: [`127.0.0.1:${own.port}`] })).toEqual({
+      kind: 'failed',
+      reason: `refused: 127.0.0.1:${own.port} is this API's own host: give a receiver of yours`,
+    });
+    expect(own.received).toEqual([]);
   });
 
   it("a local stage's localhost is connected to on its loopback addresses only", async () => {
@@ -201,5 +230,38 @@ describe('checkWebhookTarget: what registration refuses, the name resolved as ea
       ok: false,
       reason: 'localhost resolves to no public address',
     });
+  });
+});
+
+describe('resolution by DNS, with a timeout, off the shared thread pool', () => {
+  it('names at a nameserver that never answers time out, holding none of the threads dns.lookup and the file system share', async () => {
+    const silent = createSocket('udp4');
+    await new Promise<void>((resolve) => silent.bind(0, '127.0.0.1', resolve));
+    const resolve = dnsResolve([`127.0.0.1:${silent.address().port}`], { tryMs: 500, tries: 1 });
+    const order: string[] = [];
+    try {
+      // More than libuv's four threads: were they on the pool, the lookup below would wait for them.
+      const attempts = Array.from({ length: 6 }, (_, i) =>
+        postWebhook(`https://hooks-${i}.example.com/cxm`, 'stage', signed(), body, { resolve }).then((outcome) => {
+          order.push('attempt');
+          return outcome;
+        }),
+      );
+      await new Promise<void>((done) => lookup('localhost', () => done()));
+      order.push('pool');
+      for (const outcome of await Promise.all(attempts))
+        expect(outcome).toEqual({ kind: 'failed', reason: 'timed out: the host name did not resolve in time' });
+      expect(order[0]).toBe('pool');
+    } finally {
+      silent.close();
+    }
+  });
+
+  it('localhost is loopback without asking any nameserver', async () => {
+    const addresses = await new Promise((done) => dnsResolve(['127.0.0.1:9'])('localhost', (_e, found) => done(found)));
+    expect(addresses).toEqual([
+      { address: '127.0.0.1', family: 4 },
+      { address: '::1', family: 6 },
+    ]);
   });
 });

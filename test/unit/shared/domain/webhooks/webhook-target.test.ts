@@ -7,7 +7,7 @@ import { checkWebhookUrl, isLoopbackAddress, isPublicAddress } from '#shared/dom
 describe('checkWebhookUrl on a stage', () => {
   it.each([
     'https://hooks.example.com/cxm',
-    'https://hooks.example.com:8443/cxm?tenant=acme',
+    'https://hooks.example.com:443/cxm?tenant=acme',
     'https://93.184.215.14/cxm',
     'https://[2606:4700::1111]/cxm',
   ])('takes %s', (url) => {
@@ -42,10 +42,35 @@ describe('checkWebhookUrl on a stage', () => {
     ['https://api.localhost/', /not a public host name/],
     ['https://intranet/', /not a public host name/],
     [`https://hooks.example.com/${'a'.repeat(2048)}`, /at most 2048/],
+    ['https://hooks.example.com:8443/cxm', /https's own port, 443, not 8443/],
+    ['https://hooks.example.com:22/', /https's own port, 443, not 22/],
+    ['https://93.184.215.14:6379/', /https's own port, 443, not 6379/],
   ])('refuses %s, saying why', (url, reason) => {
     const check = checkWebhookUrl(url, 'stage');
     expect(check.ok).toBe(false);
     if (!check.ok) expect(check.reason).toMatch(reason);
+  });
+});
+
+describe("the API's own hosts", () => {
+  const own = ['abc123.execute-api.eu-west-1.amazonaws.com'];
+  it.each([
+    'https://abc123.execute-api.eu-west-1.amazonaws.com/prod/api/v1/mcp',
+    'https://ABC123.execute-api.eu-west-1.amazonaws.com./prod',
+    'https://abc123.execute-api.eu-west-1.amazonaws.com:443/prod',
+  ])('refuses %s', (url) => {
+    expect(checkWebhookUrl(url, 'stage', own)).toEqual({
+      ok: false,
+      reason: "abc123.execute-api.eu-west-1.amazonaws.com is this API's own host: give a receiver of yours",
+    });
+  });
+
+  it("takes another API's host, and refuses the local gateway's own port only", () => {
+    expect(checkWebhookUrl('https://other9.execute-api.eu-west-1.amazonaws.com/prod', 'stage', own).ok).toBe(true);
+    const local = ['127.0.0.1:3000', 'localhost:3000', '[::1]:3000'];
+    for (const url of ['http://127.0.0.1:3000/hooks', 'http://localhost:3000/', 'http://[::1]:3000/'])
+      expect(checkWebhookUrl(url, 'local', local).ok).toBe(false);
+    expect(checkWebhookUrl('http://127.0.0.1:3001/hooks', 'local', local).ok).toBe(true);
   });
 });
 
@@ -59,12 +84,14 @@ describe('checkWebhookUrl locally', () => {
     expect(checkWebhookUrl(url, 'local')).toMatchObject({ ok: true });
   });
 
-  it.each(['http://10.0.0.8/hooks', 'http://hooks.example.com/cxm', 'https://169.254.169.254/'])(
-    'still refuses %s',
-    (url) => {
-      expect(checkWebhookUrl(url, 'local').ok).toBe(false);
-    },
-  );
+  it.each([
+    'http://10.0.0.8/hooks',
+    'http://hooks.example.com/cxm',
+    'https://169.254.169.254/',
+    'https://hooks.example.com:8443/cxm',
+  ])('still refuses %s', (url) => {
+    expect(checkWebhookUrl(url, 'local').ok).toBe(false);
+  });
 });
 
 describe('isPublicAddress (each attempt, on the address it resolved to)', () => {
