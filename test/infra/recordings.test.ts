@@ -141,14 +141,14 @@ describe('the recordings bucket', () => {
     ]);
   });
 
-  it('allows browser uploads (PUT with Content-Type) only from the origins a stage lists', () => {
+  it('allows browser uploads (PUT with the Content-Type and If-None-Match every upload URL requires) only from the origins a stage lists', () => {
     const [, bucket] = only(browser, 'AWS::S3::Bucket');
     expect(bucket.Properties.CorsConfiguration).toEqual({
       CorsRules: [
         {
           AllowedMethods: ['PUT'],
           AllowedOrigins: ['https://app.example.com'],
-          AllowedHeaders: ['content-type'],
+          AllowedHeaders: ['content-type', 'if-none-match'],
           MaxAge: 3000,
         },
       ],

@@ -34,6 +34,7 @@ import {
   recordingsBucketName,
 } from '#shared/recording-events';
 import type { TableAccess } from '#shared/routes';
+import { RecordingUpload } from '#shared/schemas/voc-schemas';
 import type { TableId } from '#shared/store/table-specs';
 import { CALL_SUMMARY_REGIONS, callSummariesOffered, callSummariesRefusal } from '../call-summary-regions.ts';
 import { reservedConcurrency } from '../concurrency-reservations.ts';
@@ -48,6 +49,14 @@ const MAX_EVENT_AGE = Duration.minutes(15);
 function cdkPattern(pattern: RecordingEventPattern): EventPattern {
   return { source: pattern.source, detailType: pattern['detail-type'], detail: pattern.detail };
 }
+
+/**
+ * The headers an upload URL requires (what the create answer tells the caller to send), less the
+ * one a browser sets by itself: a page's PUT is preflighted with these.
+ */
+const BROWSER_UPLOAD_HEADERS = RecordingUpload.properties.upload.properties.headers.required
+  .filter((name) => name !== 'Content-Length')
+  .map((name) => name.toLowerCase());
 
 export class Recordings extends Construct {
   readonly bucket: Bucket;
@@ -85,7 +94,7 @@ export class Recordings extends Construct {
           {
             allowedMethods: [HttpMethods.PUT],
             allowedOrigins: [...recordings.browserUploadOrigins],
-            allowedHeaders: ['content-type'],
+            allowedHeaders: [...BROWSER_UPLOAD_HEADERS],
             maxAge: 3000,
           },
         ],
