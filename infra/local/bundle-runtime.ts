@@ -133,7 +133,7 @@ export async function startBundleRuntime(options: BundleRuntimeOptions): Promise
   const node = lambdaNode();
   const secrets = localSecrets(assembly, options);
   let secretsManager: LocalSecretsManager | undefined;
-  if (secrets.length > 0) secretsManager = await startLocalSecretsManager(secrets);
+  if (secrets.length > 0) secretsManager = await startLocalSecretsManager(secrets, options.credentials);
 
   const pools = new Map<string, FunctionPool>();
   const poolFor = (logicalId: string): FunctionPool => {

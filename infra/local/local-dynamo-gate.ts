@@ -7,11 +7,9 @@
  * ever carries. So the key id an upload URL carries opens nothing: DynamoDB Local shows it an empty
  * database of its own, and the gate refuses it without the secret.
  */
-import { timingSafeEqual } from 'node:crypto';
-import { Agent, createServer, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
-import { Sha256 } from '@smithy/core/checksum';
-import { SignatureV4 } from '@smithy/signature-v4';
+import { Agent, createServer, request as httpRequest } from 'node:http';
 import { type LocalCredentials, newLocalCredentials } from './dynamodb-local.ts';
+import { verifyLocalRequest } from './verify-local-request.ts';
 
 export interface LocalDynamoGate {
   endpoint: string;
@@ -23,81 +21,6 @@ export interface LocalDynamoGateOptions {
   target: { endpoint: string; credentials: LocalCredentials };
   /** The credentials requests must be signed with. */
   accepted: LocalCredentials;
-}
-
-/** How far a request's signing time may stray from now, as AWS allows. */
-const MAX_CLOCK_SKEW_MS = 15 * 60_000;
-
-const AUTHORIZATION =
-  /^AWS4-HMAC-SHA256 Credential=([^/,\s]+)\/(\d{8})\/([^/,\s]+)\/([^/,\s]+)\/aws4_request,\s*SignedHeaders=([^,\s]+),\s*Signature=([0-9a-f]{64})$/;
-
-/** DynamoDB's answer to a request it cannot authenticate. */
-function refusal(
-  type: 'UnrecognizedClientException' | 'InvalidSignatureException' | 'MissingAuthenticationTokenException',
-  message: string,
-) {
-  return { status: 400, body: JSON.stringify({ __type: `com.amazon.coral.service#${type}`, message }) };
-}
-
-/** `20261126T101500Z` -> its Date, or undefined. */
-function amzDate(value: string | undefined): Date | undefined {
-  const match = value && /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(value);
-  return match
-    ? new Date(Date.UTC(+match[1]!, +match[2]! - 1, +match[3]!, +match[4]!, +match[5]!, +match[6]!))
-    : undefined;
-}
-
-/**
- * Whether `headers` and `body` carry a valid signature of `accepted`; why not otherwise.
- *
- * @example await verify('POST', '/', headers, body, accepted) // undefined when it is valid
- */
-export async function verifySignature(
-  method: string,
-  path: string,
-  headers: IncomingHttpHeaders,
-  body: Buffer,
-  accepted: LocalCredentials,
-): Promise<ReturnType<typeof refusal> | undefined> {
-  const authorization = headers.authorization;
-  if (!authorization) return refusal('MissingAuthenticationTokenException', 'Request is missing Authentication Token');
-  const match = AUTHORIZATION.exec(authorization);
-  if (!match) return refusal('InvalidSignatureException', 'The Authorization header is not a SigV4 signature.');
-  const [, keyId, , region, service, signedHeaders, signature] = match;
-  if (keyId !== accepted.accessKeyId)
-    return refusal('UnrecognizedClientException', 'The security token included in the request is invalid.');
-  const signingDate = amzDate(String(headers['x-amz-date'] ?? ''));
-  if (!signingDate || Math.abs(Date.now() - signingDate.getTime()) > MAX_CLOCK_SKEW_MS)
-    return refusal('InvalidSignatureException', 'Signature expired or not yet current: check x-amz-date.');
-  const names = signedHeaders!.split(';');
-  const [pathname, query = ''] = path.split('?');
-  const signer = new SignatureV4({
-    service: service!,
-    region: region!,
-    credentials: accepted,
-    sha256: Sha256,
-    applyChecksum: false,
-  });
-  const signed = await signer.sign(
-    {
-      method,
-      protocol: 'http:',
-      hostname: String(headers.host ?? '').replace(/:\d+$/, ''),
-      path: pathname!,
-      query: Object.fromEntries(new URLSearchParams(query)),
-      headers: Object.fromEntries(names.map((name) => [name, String(headers[name] ?? '')])),
-      body,
-    },
-    { signingDate, signableHeaders: new Set(names) },
-  );
-  const expected = /Signature=([0-9a-f]{64})$/.exec(String(signed.headers.authorization ?? ''))?.[1] ?? '';
-  if (expected.length !== 64 || !timingSafeEqual(Buffer.from(expected), Buffer.from(signature!))) {
-    return refusal(
-      'InvalidSignatureException',
-      'The request signature we calculated does not match the signature you provided.',
-    );
-  }
-  return undefined;
 }
 
 /**
@@ -113,13 +36,14 @@ export async function startLocalDynamoGate({ target, accepted }: LocalDynamoGate
       const chunks: Buffer[] = [];
       for await (const chunk of req) chunks.push(chunk as Buffer);
       const body = Buffer.concat(chunks);
-      const refused = await verifySignature(req.method ?? 'GET', req.url ?? '/', req.headers, body, accepted);
+      const refused = await verifyLocalRequest(req.method ?? 'GET', req.url ?? '/', req.headers, body, accepted);
       if (refused) {
-        res.writeHead(refused.status, {
+        const text = JSON.stringify({ __type: `com.amazon.coral.service#${refused.type}`, message: refused.message });
+        res.writeHead(400, {
           'Content-Type': 'application/x-amz-json-1.0',
-          'Content-Length': Buffer.byteLength(refused.body),
+          'Content-Length': Buffer.byteLength(text),
         });
-        res.end(refused.body);
+        res.end(text);
         return;
       }
       // DynamoDB Local reads the key id, not the signature: the store's own key id, in place.

@@ -11,6 +11,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { LOCAL_ACCOUNT } from './build-proxy-event.ts';
+import type { LocalCredentials } from './dynamodb-local.ts';
 import { ServiceError, serveJsonService } from './serve-json-service.ts';
 
 /** SQS's longest delay, and its most entries in one batch. */
@@ -22,6 +23,8 @@ const MAX_RECEIVES = 5;
 export interface LocalQueueOptions {
   name: string;
   region: string;
+  /** The only key whose signatures it answers: the local functions' own. */
+  credentials: LocalCredentials;
   /** How long a message the function failed on stays hidden (a stage: six times the timeout). */
   visibilityTimeoutMs?: number;
   /** How often due messages are looked for. */
@@ -98,7 +101,7 @@ export async function startLocalQueue(options: LocalQueueOptions): Promise<Local
         };
       },
     },
-    { protocol: '1.0' },
+    { protocol: '1.0', accepted: options.credentials },
   );
   url = `${server.endpoint}/${LOCAL_ACCOUNT}/${options.name}`;
 

@@ -7,6 +7,7 @@
  * deployed one: Powertools Parameters, the SDK client, signing and HTTP. Anything else is answered
  * as the service would answer an unknown secret or action.
  */
+import type { LocalCredentials } from './dynamodb-local.ts';
 import { ServiceError, serveJsonService } from './serve-json-service.ts';
 
 export interface LocalSecret {
@@ -22,30 +23,44 @@ export interface LocalSecretsManager {
   close(): Promise<void>;
 }
 
-export async function startLocalSecretsManager(secrets: readonly LocalSecret[]): Promise<LocalSecretsManager> {
+/**
+ * Serves `secrets` to requests signed with `accepted`.
+ *
+ * @example const manager = await startLocalSecretsManager([{ arn, name, value }], functionCredentials);
+ */
+export async function startLocalSecretsManager(
+  secrets: readonly LocalSecret[],
+  accepted: LocalCredentials,
+): Promise<LocalSecretsManager> {
   const created = Math.floor(Date.now() / 1000);
-  return serveJsonService('Secrets Manager', {
-    'secretsmanager.GetSecretValue': (input) => {
-      // As the service does: by ARN or by name.
-      const secret = secrets.find((candidate) => candidate.arn === input.SecretId || candidate.name === input.SecretId);
-      if (!secret)
-        throw new ServiceError('ResourceNotFoundException', "Secrets Manager can't find the specified secret.");
-      const stage = input.VersionStage ?? 'AWSCURRENT';
-      const value = stage === 'AWSCURRENT' ? secret.value : stage === 'AWSPREVIOUS' ? secret.previous : undefined;
-      if (value === undefined)
-        throw new ServiceError(
-          'ResourceNotFoundException',
-          `Secrets Manager can't find the specified secret value for staging label: ${String(stage)}`,
+  return serveJsonService(
+    'Secrets Manager',
+    {
+      'secretsmanager.GetSecretValue': (input) => {
+        // As the service does: by ARN or by name.
+        const secret = secrets.find(
+          (candidate) => candidate.arn === input.SecretId || candidate.name === input.SecretId,
         );
-      return {
-        ARN: secret.arn,
-        Name: secret.name,
-        SecretString: value,
-        VersionId:
-          stage === 'AWSCURRENT' ? '00000000-0000-4000-8000-000000000001' : '00000000-0000-4000-8000-000000000000',
-        VersionStages: [stage],
-        CreatedDate: created,
-      };
+        if (!secret)
+          throw new ServiceError('ResourceNotFoundException', "Secrets Manager can't find the specified secret.");
+        const stage = input.VersionStage ?? 'AWSCURRENT';
+        const value = stage === 'AWSCURRENT' ? secret.value : stage === 'AWSPREVIOUS' ? secret.previous : undefined;
+        if (value === undefined)
+          throw new ServiceError(
+            'ResourceNotFoundException',
+            `Secrets Manager can't find the specified secret value for staging label: ${String(stage)}`,
+          );
+        return {
+          ARN: secret.arn,
+          Name: secret.name,
+          SecretString: value,
+          VersionId:
+            stage === 'AWSCURRENT' ? '00000000-0000-4000-8000-000000000001' : '00000000-0000-4000-8000-000000000000',
+          VersionStages: [stage],
+          CreatedDate: created,
+        };
+      },
     },
-  });
+    { accepted },
+  );
 }

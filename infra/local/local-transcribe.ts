@@ -397,6 +397,7 @@ async function startLocalTranscribe(options: LocalTranscribeOptions): Promise<Lo
   const server = await serveJsonService(
     'Amazon Transcribe',
     Object.fromEntries(Object.keys(OPERATIONS).map((target) => [target, operation(target)])),
+    { accepted: options.credentials },
   );
   return {
     endpoint: server.endpoint,

@@ -173,7 +173,12 @@ export async function bindGateway(port: number, host = '127.0.0.1'): Promise<Bou
         if (log) log.line('warn', `cxm: ${line}${error instanceof Error ? `: ${error.message}` : ''}`);
         else onFault?.(error ?? new Error(line));
       };
-      queue = await acquireLocalQueue({ name: deliveryQueueName(LOCAL_STAGE), region: LOCAL_REGION, report });
+      queue = await acquireLocalQueue({
+        name: deliveryQueueName(LOCAL_STAGE),
+        region: LOCAL_REGION,
+        credentials,
+        report,
+      });
       process.env[FUNCTION_ENV.webhookQueueUrl] = queue.url;
       process.env.AWS_ENDPOINT_URL_SQS = queue.endpoint;
       const origins = localOrigins(boundPort);

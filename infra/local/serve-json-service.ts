@@ -2,10 +2,13 @@
  * A local stand-in for an AWS service of the JSON protocol (1.1: Secrets Manager, Transcribe; 1.0: SQS), on a
  * free port of 127.0.0.1: each request is `POST /` with its operation in `X-Amz-Target` and its
  * input as JSON; an answer is JSON, an error `{__type, message}` with `x-amzn-ErrorType`, as the SDK
- * parses them. The stand-in gives only its operations; this is the wire.
+ * parses them. Only requests to a loopback host signed with the one key the stand-in accepts are
+ * answered (verify-local-request.ts). The stand-in gives only its operations; this is the wire.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage } from 'node:http';
+import type { LocalCredentials } from './dynamodb-local.ts';
+import { verifyLocalRequest } from './verify-local-request.ts';
 
 /** A refusal as the service words it: its error type (`ResourceNotFoundException`...) and message. */
 export class ServiceError extends Error {
@@ -27,12 +30,16 @@ export interface JsonServiceServer {
   close(): Promise<void>;
 }
 
-async function readInput(req: IncomingMessage): Promise<Record<string, unknown>> {
+async function readBody(req: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+function parseInput(body: Buffer): Record<string, unknown> {
   let value: unknown;
   try {
-    value = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
+    value = JSON.parse(body.toString('utf8') || '{}');
   } catch {
     throw new ServiceError('SerializationException', 'The request body is not valid JSON.');
   }
@@ -42,15 +49,15 @@ async function readInput(req: IncomingMessage): Promise<Record<string, unknown>>
 }
 
 /**
- * Serves `operations` (keyed by their `X-Amz-Target`, e.g. `secretsmanager.GetSecretValue`);
- * `service` names the stand-in in the refusal of anything else.
+ * Serves `operations` (keyed by their `X-Amz-Target`, e.g. `secretsmanager.GetSecretValue`) to
+ * requests signed with `options.accepted`; `service` names the stand-in in the refusal of anything else.
  *
- * @example const server = await serveJsonService('Secrets Manager', { 'secretsmanager.GetSecretValue': getSecretValue });
+ * @example const server = await serveJsonService('Secrets Manager', { 'secretsmanager.GetSecretValue': getSecretValue }, { accepted });
  */
 export async function serveJsonService(
   service: string,
   operations: Readonly<Record<string, JsonOperation>>,
-  options: { protocol?: '1.0' | '1.1' } = {},
+  options: { protocol?: '1.0' | '1.1'; accepted: LocalCredentials },
 ): Promise<JsonServiceServer> {
   const contentType = `application/x-amz-json-${options.protocol ?? '1.1'}`;
   const server = createServer((req, res) => {
@@ -58,6 +65,15 @@ export async function serveJsonService(
       let status = 200;
       let body: unknown;
       try {
+        const raw = await readBody(req);
+        const refused = await verifyLocalRequest(
+          req.method ?? 'GET',
+          req.url ?? '/',
+          req.headers,
+          raw,
+          options.accepted,
+        );
+        if (refused) throw new ServiceError(refused.type, refused.message);
         const target = String(req.headers['x-amz-target'] ?? '');
         const operation = req.method === 'POST' ? operations[target] : undefined;
         if (!operation) {
@@ -67,7 +83,7 @@ export async function serveJsonService(
             `The local stand-in for ${service} answers ${Object.keys(operations).join(', ')}, not ${asked}.`,
           );
         }
-        body = await operation(await readInput(req));
+        body = await operation(parseInput(raw));
       } catch (error) {
         const refusal =
           error instanceof ServiceError

@@ -226,13 +226,15 @@ const ROUTE_REQUESTS: Record<RouteId, { request: Omit<RouteRequest, 'scopes'>; a
     accepted: [200],
   },
   recoverWebhookDeliveries: {
+    // The first run recovers the endpoint; the later ones, within the interval between two
+    // recovers, make the same conditional write and are refused it.
     request: {
       method: 'POST',
       path: endpointPath(`/${ENDPOINT}/recover`),
       pathParameters: endpointParameters,
       body: JSON.stringify({ since: '2026-01-01T00:00:00Z' }),
     },
-    accepted: [202],
+    accepted: [202, 429],
   },
   deleteWebhookEndpoint: {
     // The first run deletes the endpoint; the later ones make the same transaction and find it gone.
@@ -339,10 +341,13 @@ export async function arrangeColdRequests(
   for (const kind of REPORT_KINDS) await rows.putRows(BENCH_TENANT, kind, shaped[kind]);
   // The lists read their cursor keys, and the authorizer its key-tag secret, from Secrets Manager
   // on their first request, as deployed.
-  const secrets = await startLocalSecretsManager([
-    { arn: CURSOR_SECRET_ARN, name: 'cxm-bench-cursor-secret', value: randomBytes(32).toString('base64url') },
-    { arn: KEY_TAG_SECRET_ARN, name: 'cxm-bench-key-tag-secret', value: keyTagSecret },
-  ]);
+  const secrets = await startLocalSecretsManager(
+    [
+      { arn: CURSOR_SECRET_ARN, name: 'cxm-bench-cursor-secret', value: randomBytes(32).toString('base64url') },
+      { arn: KEY_TAG_SECRET_ARN, name: 'cxm-bench-key-tag-secret', value: keyTagSecret },
+    ],
+    dynamo.credentials,
+  );
   // Over HTTPS, as a domain is reached, so the lists' client signs its search (credentials, SigV4)
   // as deployed; their rows pay a TLS handshake the DynamoDB rows do not (DynamoDB Local is plain HTTP).
   const tlsDir = mkdtempSync(join(tmpdir(), 'cxm-bench-tls-'));

@@ -90,9 +90,10 @@ beforeAll(async () => {
   apiGateway = await startFakeApiGateway([{ id: PLAN_ID, name: usagePlanName(stage) }]);
   // The stage's key-tag secret, which the temporary key is tagged under: the gateway's own.
   const tagSecretName = secretName(stage, 'keyTagSecret');
-  secrets = await startLocalSecretsManager([
-    { name: tagSecretName, arn: localSecretArn('us-east-1', tagSecretName), value: TEST_KEY_TAG_SECRET },
-  ]);
+  secrets = await startLocalSecretsManager(
+    [{ name: tagSecretName, arn: localSecretArn('us-east-1', tagSecretName), value: TEST_KEY_TAG_SECRET }],
+    api.dynamo.credentials,
+  );
   // No local stack in either: the CLI must use what it is told.
   urlEnv = { CXM_HOME: mkdtempSync(join(tmpdir(), 'cxm-smoke-')) };
   stageEnv = {

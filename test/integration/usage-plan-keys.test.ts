@@ -118,6 +118,7 @@ beforeAll(async () => {
       const name = secretName(stage, 'keyTagSecret');
       return { name, arn: localSecretArn('us-east-1', name), value: TEST_KEY_TAG_SECRET };
     }),
+    store.credentials,
   );
   env = {
     AWS_ENDPOINT_URL_API_GATEWAY: fake.endpoint,

@@ -7,6 +7,7 @@
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { newLocalCredentials } from '#infra/local/dynamodb-local';
 import {
   type LocalSecret,
   type LocalSecretsManager,
@@ -24,13 +25,15 @@ const KEY_3 = 'the-third-cursor-secret-after-another-rotation-0123';
 const secrets: LocalSecret[] = [];
 let secret: LocalSecret;
 let secretsManager: LocalSecretsManager;
+/** The one key the stand-in answers, which the functions' code signs with here. */
+const credentials = newLocalCredentials();
 /** In front of the stand-in: counts the GetSecretValue calls the functions' code makes. */
 let counter: Server;
 let calls = 0;
 const saved = { ...process.env };
 
 beforeAll(async () => {
-  secretsManager = await startLocalSecretsManager(secrets);
+  secretsManager = await startLocalSecretsManager(secrets, credentials);
   const target = new URL(secretsManager.endpoint);
   counter = createServer((req, res) => {
     calls++;
@@ -50,8 +53,8 @@ beforeAll(async () => {
   Object.assign(process.env, {
     AWS_ENDPOINT_URL_SECRETS_MANAGER: `http://127.0.0.1:${(counter.address() as AddressInfo).port}`,
     AWS_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'test',
-    AWS_SECRET_ACCESS_KEY: 'test',
+    AWS_ACCESS_KEY_ID: credentials.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
   });
 });
 afterAll(async () => {

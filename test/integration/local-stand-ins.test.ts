@@ -1,0 +1,157 @@
+/**
+ * Loopback is not a secret: the local stand-ins of AWS services (the DynamoDB gate, SQS, Secrets
+ * Manager, Transcribe) answer only a request addressed to a loopback host and signed with the one
+ * key they accept. Unsigned, signed with another key, or signed correctly but sent with another
+ * `Host` (a page whose name was rebound to 127.0.0.1), it is refused and touches nothing.
+ */
+import { request } from 'node:http';
+import { Sha256 } from '@smithy/core/checksum';
+import { SignatureV4 } from '@smithy/signature-v4';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type LocalCredentials, newLocalCredentials } from '#infra/local/dynamodb-local';
+import { type LocalDynamoGate, startLocalDynamoGate } from '#infra/local/local-dynamo-gate';
+import { type LocalQueue, startLocalQueue } from '#infra/local/local-queue';
+import { type LocalSecretsManager, startLocalSecretsManager } from '#infra/local/local-secrets-manager';
+import { acquireLocalTranscribe, type LocalTranscribe } from '#infra/local/local-transcribe';
+import { workerDynamo } from '#test/support/worker-dynamo';
+
+const REGION = 'us-east-1';
+const accepted = newLocalCredentials();
+const SECRET = {
+  name: 'cxm-test-stand-in',
+  arn: `arn:aws:secretsmanager:${REGION}:000000000000:secret:x-LOCAL0`,
+  value: 'v',
+};
+let gate: LocalDynamoGate;
+let queue: LocalQueue;
+let secrets: LocalSecretsManager;
+let transcribe: LocalTranscribe;
+
+beforeAll(async () => {
+  const store = workerDynamo();
+  gate = await startLocalDynamoGate({ target: { endpoint: store.endpoint, credentials: store.credentials }, accepted });
+  queue = await startLocalQueue({
+    name: 'cxm-test-stand-ins',
+    region: REGION,
+    credentials: accepted,
+    report: () => {},
+  });
+  secrets = await startLocalSecretsManager([SECRET], accepted);
+  // Its S3 is never reached: no job is started here.
+  transcribe = await acquireLocalTranscribe({
+    region: REGION,
+    s3Endpoint: 'http://127.0.0.1:9',
+    credentials: accepted,
+  });
+});
+afterAll(async () => {
+  await Promise.all([gate?.close(), queue?.close(), secrets?.close(), transcribe?.close()]);
+});
+
+interface Call {
+  endpoint: string;
+  service: string;
+  target: string;
+  input: Record<string, unknown>;
+  protocol: '1.0' | '1.1';
+}
+
+/** POSTs `call` to its endpoint, signed with `key` for `host` (none: unsigned), sent with that Host. */
+async function send(call: Call, key: LocalCredentials | undefined, host?: string) {
+  const { port } = new URL(call.endpoint);
+  const body = JSON.stringify(call.input);
+  const headers: Record<string, string> = {
+    host: host ?? `127.0.0.1:${port}`,
+    'content-type': `application/x-amz-json-${call.protocol}`,
+    'x-amz-target': call.target,
+  };
+  const signed = key
+    ? (
+        await new SignatureV4({ service: call.service, region: REGION, credentials: key, sha256: Sha256 }).sign({
+          method: 'POST',
+          protocol: 'http:',
+          hostname: headers.host!.replace(/:\d+$/, ''),
+          path: '/',
+          headers,
+          body,
+        })
+      ).headers
+    : headers;
+  return new Promise<{ status: number; type: string }>((resolve, reject) => {
+    const outgoing = request({ host: '127.0.0.1', port, method: 'POST', path: '/', headers: signed }, (answer) => {
+      let text = '';
+      answer.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      answer.on('end', () =>
+        resolve({
+          status: answer.statusCode ?? 0,
+          type: String((JSON.parse(text) as { __type?: string }).__type ?? ''),
+        }),
+      );
+    });
+    outgoing.on('error', reject);
+    outgoing.end(body);
+  });
+}
+
+const calls = (): Array<[string, Call]> => [
+  [
+    'the DynamoDB gate',
+    {
+      endpoint: gate.endpoint,
+      service: 'dynamodb',
+      target: 'DynamoDB_20120810.ListTables',
+      input: {},
+      protocol: '1.0',
+    },
+  ],
+  [
+    'SQS',
+    {
+      endpoint: queue.endpoint,
+      service: 'sqs',
+      target: 'AmazonSQS.SendMessage',
+      input: { QueueUrl: queue.url, MessageBody: '{}' },
+      protocol: '1.0',
+    },
+  ],
+  [
+    'Secrets Manager',
+    {
+      endpoint: secrets.endpoint,
+      service: 'secretsmanager',
+      target: 'secretsmanager.GetSecretValue',
+      input: { SecretId: SECRET.arn },
+      protocol: '1.1',
+    },
+  ],
+  [
+    'Transcribe',
+    {
+      endpoint: transcribe.endpoint,
+      service: 'transcribe',
+      target: 'Transcribe.GetTranscriptionJob',
+      input: { TranscriptionJobName: 'none' },
+      protocol: '1.1',
+    },
+  ],
+];
+
+describe('the local stand-ins of AWS services', () => {
+  it('answer a request to a loopback host signed with their key', async () => {
+    for (const [name, call] of calls()) {
+      const answer = await send(call, accepted);
+      expect(answer.type, name).not.toMatch(/UnrecognizedClient|InvalidSignature|MissingAuthenticationToken/);
+      if (name !== 'Transcribe') expect(answer.status, name).toBe(200);
+    }
+  });
+
+  it('refuse one unsigned, one signed with another key, and one sent with a Host that is not loopback', async () => {
+    for (const [name, call] of calls()) {
+      expect((await send(call, undefined)).type, `${name}, unsigned`).toMatch(/MissingAuthenticationToken/);
+      expect((await send(call, newLocalCredentials())).type, `${name}, another key`).toMatch(/UnrecognizedClient/);
+      expect((await send(call, accepted, 'rebound.example.com')).type, `${name}, another Host`).toMatch(
+        /UnrecognizedClient/,
+      );
+    }
+  });
+});
