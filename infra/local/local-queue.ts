@@ -19,6 +19,11 @@ const MAX_DELAY_SECONDS = 900;
 const MAX_BATCH = 10;
 /** A stage's queue gives a message five times before its dead-letter queue takes it (webhooks.ts). */
 const MAX_RECEIVES = 5;
+/**
+ * How long a close waits for the batch under way: an attempt may take 15 s, and a stop must not.
+ * A task cut short leaves its delivery pending, as a stage's function timing out would.
+ */
+const CLOSE_GRACE_MS = 1_000;
 
 export interface LocalQueueOptions {
   name: string;
@@ -106,6 +111,7 @@ export async function startLocalQueue(options: LocalQueueOptions): Promise<Local
   url = `${server.endpoint}/${LOCAL_ACCOUNT}/${options.name}`;
 
   let running: Promise<void> | undefined;
+  let closing = false;
   const record = (message: HeldMessage): SQSRecord => ({
     messageId: message.id,
     receiptHandle: `${message.id}.${message.receives}`,
@@ -128,7 +134,7 @@ export async function startLocalQueue(options: LocalQueueOptions): Promise<Local
     for (;;) {
       const now = Date.now();
       const due = [...held.values()].filter((message) => message.visibleAt <= now).slice(0, MAX_BATCH);
-      if (!consume || due.length === 0) return;
+      if (!consume || due.length === 0 || closing) return;
       for (const message of due) {
         message.receives++;
         message.visibleAt = now + visibilityMs;
@@ -168,8 +174,11 @@ export async function startLocalQueue(options: LocalQueueOptions): Promise<Local
     },
     size: () => held.size,
     async close() {
+      closing = true;
       clearInterval(timer);
-      await running;
+      let grace: NodeJS.Timeout | undefined;
+      await Promise.race([running, new Promise((resolve) => (grace = setTimeout(resolve, CLOSE_GRACE_MS)))]);
+      clearTimeout(grace);
       await server.close();
     },
   };

@@ -84,6 +84,9 @@ function reportingLine(engine: LocalOpenSearch | undefined, sync: ReportingIndex
   );
 }
 
+/** How long a stop waits for the gateway's work under way before the stores are stopped. */
+const STOP_GRACE_MS = 3_000;
+
 async function main(): Promise<void> {
   const started = Date.now();
   // Before any AWS SDK call (DynamoDB Local's first answer included): see invocation-scope.ts.
@@ -100,7 +103,15 @@ async function main(): Promise<void> {
   const stop = async (code: number) => {
     if (stopping) return;
     stopping = true;
-    await gateway?.close();
+    // Whatever is queued or under way (a webhook attempt may take 15 s): a stop is prompt, and a
+    // delivery cut short stays pending, as on a stage whose function timed out.
+    let grace: NodeJS.Timeout | undefined;
+    const cut = await Promise.race([
+      gateway?.close().then(() => false),
+      new Promise<boolean>((resolve) => (grace = setTimeout(() => resolve(true), STOP_GRACE_MS))),
+    ]);
+    clearTimeout(grace);
+    if (cut) console.log(`cxm: stopped with work under way after ${STOP_GRACE_MS / 1000} s`);
     await Promise.all([engine?.stop(), dynamo?.stop()]);
     process.exit(code);
   };

@@ -136,6 +136,41 @@ const calls = (): Array<[string, Call]> => [
   ],
 ];
 
+describe('the SQS stand-in at a stop', () => {
+  it('closes promptly with a batch under way, the unfinished task left as a stage would leave it', async () => {
+    const stopping = await startLocalQueue({
+      name: 'cxm-test-stop',
+      region: REGION,
+      credentials: accepted,
+      report: () => {},
+    });
+    let handed = 0;
+    // A function that never answers: a receiver holding every attempt.
+    stopping.consumeWith(() => {
+      handed++;
+      return new Promise(() => {});
+    });
+    expect(
+      (
+        await send(
+          {
+            endpoint: stopping.endpoint,
+            service: 'sqs',
+            target: 'AmazonSQS.SendMessage',
+            input: { QueueUrl: stopping.url, MessageBody: '{}' },
+            protocol: '1.0',
+          },
+          accepted,
+        )
+      ).status,
+    ).toBe(200);
+    while (handed === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    // Resolves at all: without its bound, the close waits on the batch for ever.
+    await stopping.close();
+    expect(stopping.size()).toBe(1);
+  });
+});
+
 describe('the local stand-ins of AWS services', () => {
   it('answer a request to a loopback host signed with their key', async () => {
     for (const [name, call] of calls()) {
