@@ -7,19 +7,30 @@ import { type TableId, tableSpecs } from '#shared/store/table-specs';
 import { LOCAL_REGION, type LocalDynamoConnection } from './dynamodb-local.ts';
 
 /**
+ * The DynamoDB variables of a process whose store code uses `store` and `tables` (a child's environment).
+ *
+ * @example spawn(command, args, { env: { ...process.env, ...localDynamoVariables(dynamo, tables) } });
+ */
+export function localDynamoVariables(
+  { endpoint, credentials }: LocalDynamoConnection,
+  tables: Record<TableId, string>,
+): Record<string, string> {
+  return {
+    AWS_ENDPOINT_URL_DYNAMODB: endpoint,
+    AWS_REGION: LOCAL_REGION,
+    AWS_ACCESS_KEY_ID: credentials.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
+    ...Object.fromEntries(Object.entries(tables).map(([id, name]) => [tableSpecs[id as TableId].envVar, name])),
+  };
+}
+
+/**
  * Sets this process's DynamoDB variables to `store` and `tables`, before its first store call.
  *
  * @example pointAtLocalDynamo(dynamo, await createTables(dynamo, LOCAL_STAGE));
  */
-export function pointAtLocalDynamo(
-  { endpoint, credentials }: LocalDynamoConnection,
-  tables: Record<TableId, string>,
-): void {
-  process.env.AWS_ENDPOINT_URL_DYNAMODB = endpoint;
-  process.env.AWS_REGION = LOCAL_REGION;
-  process.env.AWS_ACCESS_KEY_ID = credentials.accessKeyId;
-  process.env.AWS_SECRET_ACCESS_KEY = credentials.secretAccessKey;
+export function pointAtLocalDynamo(store: LocalDynamoConnection, tables: Record<TableId, string>): void {
+  Object.assign(process.env, localDynamoVariables(store, tables));
   delete process.env.AWS_SESSION_TOKEN;
   delete process.env.AWS_PROFILE;
-  for (const [id, name] of Object.entries(tables)) process.env[tableSpecs[id as TableId].envVar] = name;
 }
