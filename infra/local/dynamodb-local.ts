@@ -25,7 +25,7 @@ import {
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { addIndexInput, createTableInput } from '#shared/store/create-table-input';
 import { createReportingRowsStore } from '#shared/store/reporting-rows-store';
-import { allTableSpecs, physicalTableName } from '#shared/store/table-specs';
+import { allTableSpecs, physicalTableName, tableStream } from '#shared/store/table-specs';
 import { checkJava, javaCommand, StartupError, spawnTiedToParent } from './local-programs.ts';
 
 export async function freePort(): Promise<number> {
@@ -243,16 +243,21 @@ async function indexActive(client: DynamoDBClient, table: string, index: string)
   throw new StartupError(`the index ${index} added to the local table ${table} did not become active within a minute`);
 }
 
-/** Creates every table of the shared specs that does not exist yet, and adds the indexes and the stream an older one lacks; returns their names. */
+/**
+ * Creates every table of the shared specs that does not exist yet, adds the indexes and the stream
+ * an older one lacks and turns off a stream nothing reads under `backend`; returns their names.
+ */
 export async function createTables(
   { endpoint, credentials }: LocalDynamoConnection,
   stage: string,
+  backend: 'opensearch' | 'dynamodb' = 'opensearch',
 ): Promise<Record<string, string>> {
   const client = new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: { ...credentials } });
   try {
     const existing = new Set((await client.send(new ListTablesCommand({}))).TableNames ?? []);
     const names: Record<string, string> = {};
-    for (const spec of allTableSpecs) {
+    for (const tableSpec of allTableSpecs) {
+      const spec = { ...tableSpec, stream: tableStream(tableSpec, backend) };
       const name = physicalTableName(stage, spec.id);
       names[spec.id] = name;
       if (existing.has(name)) {
@@ -264,21 +269,23 @@ export async function createTables(
           await client.send(new UpdateTableCommand(addIndexInput(spec, name, index)));
           await indexActive(client, name, index.name);
         }
-        // And from before its stream (the webhooks read documents and jobs): one of another view
-        // is turned off first, as DynamoDB changes a stream's view in no other way.
+        // And from before its stream (the webhooks read documents and jobs), or with one nothing
+        // reads now (the reporting table's, off OpenSearch): one of another view is turned off
+        // first, as DynamoDB changes a stream's view in no other way.
         const stream = Table?.StreamSpecification;
         const has = stream?.StreamEnabled ? stream.StreamViewType : undefined;
-        if (spec.stream && has !== spec.stream) {
+        if (has !== (spec.stream || undefined)) {
           if (has)
             await client.send(
               new UpdateTableCommand({ TableName: name, StreamSpecification: { StreamEnabled: false } }),
             );
-          await client.send(
-            new UpdateTableCommand({
-              TableName: name,
-              StreamSpecification: { StreamEnabled: true, StreamViewType: spec.stream },
-            }),
-          );
+          if (spec.stream)
+            await client.send(
+              new UpdateTableCommand({
+                TableName: name,
+                StreamSpecification: { StreamEnabled: true, StreamViewType: spec.stream },
+              }),
+            );
         }
         continue;
       }

@@ -133,7 +133,10 @@ async function main(): Promise<void> {
     restrictStateDir(home);
     gateway = await bindGateway(port);
     ({ dynamo, engine } = await startStores(reading.settings, (stores) => ({ dynamo, engine } = stores)));
-    const tables = (await createTables(dynamo, LOCAL_STAGE)) as Record<TableId, string>;
+    const tables = (await createTables(dynamo, LOCAL_STAGE, reading.settings.reportingBackend)) as Record<
+      TableId,
+      string
+    >;
     pointAtLocalDynamo(dynamo, tables);
     const indexPrefix = reportingIndexPrefix(LOCAL_STAGE);
     if (engine) pointAtLocalOpenSearch(engine.endpoint, indexPrefix);

@@ -36,6 +36,11 @@ export interface TableSpec {
    * webhooks' fan-out to see that a job was `started` before.
    */
   stream: false | 'NEW_IMAGE' | 'NEW_AND_OLD_IMAGES';
+  /**
+   * The stream exists only where this reporting backend reads it: DynamoDB keeps every record of a
+   * stream nobody reads, and DynamoDB Local reads every other stream slower for each of them.
+   */
+  streamFor?: 'opensearch';
   /** Environment variable through which a function learns the physical table name. */
   envVar: string;
   /** Attribute holding an epoch-seconds expiry that DynamoDB TTL deletes items by. */
@@ -88,6 +93,7 @@ export const tableSpecs: Record<TableId, TableSpec> = {
     // Feeds the OpenSearch indexer: a MODIFY's old image says which year index held the row, a
     // REMOVE's which one holds it (shared/store/opensearch-bulk.ts).
     stream: 'NEW_AND_OLD_IMAGES',
+    streamFor: 'opensearch',
     envVar: FUNCTION_ENV.tables.reporting,
   },
   reportingCounts: {
@@ -146,4 +152,13 @@ export const STAGE_NAME_PATTERN = /^[a-z][a-z0-9-]{0,19}$/;
 export function physicalTableName(stage: string, id: TableId): string {
   // Table ids are camelCase in code (`vocJobs`), kebab-case in names (`voc-jobs`).
   return `cxm-${stage}-${id.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`;
+}
+
+/**
+ * The stream `spec`'s table has where the reporting lists are served by `backend`.
+ *
+ * @example tableStream(tableSpecs.reporting, 'dynamodb') // false: nothing reads it there
+ */
+export function tableStream(spec: TableSpec, backend: 'opensearch' | 'dynamodb'): TableSpec['stream'] {
+  return spec.streamFor && spec.streamFor !== backend ? false : spec.stream;
 }

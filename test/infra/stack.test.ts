@@ -152,6 +152,14 @@ describe('tables', () => {
     expect(stream).toEqual(spec.stream ? { StreamViewType: spec.stream } : undefined);
   });
 
+  it('a stage that serves the lists from DynamoDB gives the reporting table no stream: nothing would read it', () => {
+    expect(withOrigins.reportingBackend).toBe('dynamodb');
+    const [reporting] = Object.values(originsTemplate.findResources('AWS::DynamoDB::Table')).filter(
+      (table) => table.Properties.TableName === physicalTableName(withOrigins.stage, 'reporting'),
+    );
+    expect(reporting!.Properties.StreamSpecification).toBeUndefined();
+  });
+
   it('conversations has a NEW_IMAGE stream and keys a GSI on keyId', () => {
     expect(resource(tableLogicalId('conversations')).Properties.StreamSpecification).toEqual({
       StreamViewType: 'NEW_IMAGE',

@@ -394,6 +394,20 @@ describe('a local data folder from before the index of open jobs and the streams
     expect((await raw.send(new DescribeTableCommand({ TableName: documents }))).Table?.LatestStreamArn).toBe(
       changed?.LatestStreamArn,
     );
+    // Lists served from DynamoDB: the reporting table's stream, which only the indexer reads, is
+    // turned off (every record of it would slow the webhooks' reading), and back on for OpenSearch.
+    const reporting = physicalTableName(streamStage, 'reporting');
+    const streamOf = async (table: string) =>
+      (await raw.send(new DescribeTableCommand({ TableName: table }))).Table?.StreamSpecification?.StreamEnabled ??
+      false;
+    await createTables(store, streamStage, 'dynamodb');
+    expect(await streamOf(reporting)).toBe(false);
+    expect(await streamOf(documents)).toBe(true);
+    await createTables(store, streamStage, 'opensearch');
+    expect((await raw.send(new DescribeTableCommand({ TableName: reporting }))).Table?.StreamSpecification).toEqual({
+      StreamEnabled: true,
+      StreamViewType: 'NEW_AND_OLD_IMAGES',
+    });
     const jobs = createVocJobsStore(DynamoDBDocumentClient.from(raw), name);
     const id = newUlid(Date.now());
     await jobs.create(

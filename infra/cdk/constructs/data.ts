@@ -19,8 +19,14 @@ import {
   physicalTableName,
   type TableId,
   type TableSpec,
+  tableStream,
 } from '#shared/store/table-specs';
 import type { StageConfig } from '../config.ts';
+
+/** The table's stream, when it has one. */
+function streamProps(stream: TableSpec['stream']): { stream?: StreamViewType } {
+  return stream ? { stream: StreamViewType[stream] } : {};
+}
 
 /** A table that remembers its spec, so a function bound to it learns the right env var. */
 export class SpecTable extends Table {
@@ -38,7 +44,7 @@ export class SpecTable extends Table {
       encryption: TableEncryption.AWS_MANAGED,
       deletionProtection: config.deletionProtection,
       removalPolicy: config.removalPolicy,
-      ...(spec.stream && { stream: StreamViewType[spec.stream] }),
+      ...streamProps(tableStream(spec, config.reportingBackend)),
       ...(spec.timeToLiveAttribute && { timeToLiveAttribute: spec.timeToLiveAttribute }),
     });
     for (const index of spec.indexes) {
