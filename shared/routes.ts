@@ -411,9 +411,11 @@ export const routes = [
     path: '/api/v1/webhooks/tenants/{tenantId}/endpoints/{endpointId}/recover',
     handler: 'functions/webhooks/recover-webhook-deliveries.ts',
     scope: 'webhooks:endpoints.write',
-    // The endpoint must be enabled; its failed deliveries since then found, made pending, queued.
+    // The recover claimed on the endpoint (enabled, none within the interval) in one conditional
+    // update; its failed deliveries since then read, made pending and queued a group at a time (and
+    // made failed again when the queue refuses a group).
     tables: {
-      webhookEndpoints: { operations: ['GetItem'] },
+      webhookEndpoints: { operations: ['UpdateItem'] },
       webhookDeliveries: { operations: ['Query', 'UpdateItem'] },
     },
     webhookQueue: true,
@@ -425,7 +427,7 @@ export const routes = [
     },
     maxBodyBytes: 1024,
     summary: "Send a webhook endpoint's failed deliveries again, those of events since a time",
-    errors: [400, 404, 409, 413],
+    errors: [400, 404, 409, 413, 429],
   },
 ] as const satisfies readonly RouteSpec[];
 

@@ -116,7 +116,8 @@ const commonStatuses: Record<number, StatusDocs> = {
   },
   429: {
     component: 'RateLimitExceeded',
-    description: "The key's rate limit was exceeded.",
+    description:
+      "The key's rate limit was exceeded, or a limit of the operation's own (its description says which); `Retry-After` says when to try again.",
     retryAfter: true,
     examples: { throttled: fromGateway('Too many requests', gatewayResponses.THROTTLED) },
   },

@@ -6,6 +6,12 @@
  * of functions/README.md (epoch ms, ISO 8601, identifiers).
  */
 import { DOCUMENT_MAX_BYTES } from '#shared/domain/documents/document-size';
+import {
+  MAX_RECOVERED_DELIVERIES,
+  RECOVER_GROUP_SIZE,
+  RECOVER_INTERVAL_MS,
+  RECOVER_READ_LIMIT,
+} from '#shared/domain/webhooks/recover-limits';
 import type { WebhookEventType } from '#shared/domain/webhooks/webhook-events';
 import { type ApiError, payloadTooLarge, preconditionFailed, unavailable } from '#shared/http/api-error';
 import type { RouteId } from '#shared/routes';
@@ -68,6 +74,12 @@ const error = (code: string, message: string) => ({ code, message });
 /** The body the chain sends for an ApiError, so the example says exactly what the code says. */
 const errorOf = (apiError: ApiError) => error(apiError.code, apiError.message);
 const example = (summary: string, value: unknown): ExampleObject => ({ summary, value });
+/** What every recover's answer states of its limits. */
+const recoverLimits = {
+  read: RECOVER_READ_LIMIT,
+  recovered: MAX_RECOVERED_DELIVERIES,
+  intervalSeconds: RECOVER_INTERVAL_MS / 1000,
+};
 
 const billingBot = {
   name: 'Billing helper',
@@ -794,13 +806,32 @@ export const operationDocs: Record<RouteId, OperationDocs> = {
     description:
       "Sends the endpoint's failed deliveries again: those of events at or after `since` that ended `failed` are " +
       '`pending` again with their schedule started over, each under its same `webhook-id` (a receiver that deduplicates ' +
-      'sees nothing twice). At most 1 000 per call; `more` says whether to call again with the same `since`. The ' +
-      'endpoint must be enabled (409 otherwise: a disabled endpoint would refuse them at once). Deliveries are kept 30 days.',
+      `sees nothing twice), and queued a group of ${RECOVER_GROUP_SIZE} at a time, so a call cut short leaves none pending unsent. ` +
+      `Bounded: a call reads at most ${RECOVER_READ_LIMIT} deliveries, oldest first, and makes at most ${MAX_RECOVERED_DELIVERIES} ` +
+      'pending again; `more` says it stopped at a limit, and `nextSince` is the `since` to go on from. An endpoint is ' +
+      `recovered at most once every ${RECOVER_INTERVAL_MS / 1000} s, counted from each call that passed the endpoint's checks ` +
+      '(429 `RateLimitExceeded` with `Retry-After` within it). The endpoint must be enabled (409 otherwise: a disabled ' +
+      'endpoint would refuse them at once). Deliveries are kept 30 days.',
     requestExamples: { since: example('Since an outage began', { since: '2026-01-02T08:00:00Z' }) },
     success: {
       202: {
-        description: 'The failed deliveries are pending again; they are sent from now on.',
-        examples: { recovered: example('Twelve sent again', { recovered: 12, more: false }) },
+        description: 'The failed deliveries read are pending again, their tasks queued; they are sent from now on.',
+        examples: {
+          recovered: example('Twelve sent again, nothing left', {
+            recovered: 12,
+            read: 340,
+            more: false,
+            nextSince: null,
+            limits: recoverLimits,
+          }),
+          more: example('Stopped at the limit: go on from nextSince in a minute', {
+            recovered: MAX_RECOVERED_DELIVERIES,
+            read: 612,
+            more: true,
+            nextSince: '2026-01-02T11:47:03.215Z',
+            limits: recoverLimits,
+          }),
+        },
       },
     },
     errorExamples: {
@@ -811,6 +842,15 @@ export const operationDocs: Record<RouteId, OperationDocs> = {
           error(
             'Conflict',
             'Webhook endpoint \'ep_01KE3X2J9F6R4T8W1Y3B5D7G0H\' is disabled (the receiver answered 410 Gone: it no longer takes these events (at 2026-01-02T10:00:00.000Z)): enable it (PATCH with "status": "enabled") before recovering its deliveries.',
+          ),
+        ),
+      },
+      429: {
+        tooSoon: example(
+          'Recovered less than a minute ago',
+          error(
+            'RateLimitExceeded',
+            "Webhook endpoint 'ep_01KE3X2J9F6R4T8W1Y3B5D7G0H' was recovered at 2026-01-02T12:00:00.000Z, and an endpoint is recovered at most once every 60 s: recover again from 2026-01-02T12:01:00.000Z (in 38 s).",
           ),
         ),
       },

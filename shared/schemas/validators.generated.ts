@@ -4319,7 +4319,8 @@ return errors === 0;
 }
 
 export const RecoveredWebhookDeliveries = validate35;
-const schema36 = {"$id":"RecoveredWebhookDeliveries","type":"object","required":["recovered","more"],"additionalProperties":false,"properties":{"recovered":{"type":"integer","format":"int32","minimum":0,"maximum":1000,"description":"How many failed deliveries are pending again, their schedule started over."},"more":{"type":"boolean","description":"Whether more remain (a recover takes at most 1000): ask again with the same `since`."}}};
+const schema36 = {"$id":"RecoveredWebhookDeliveries","type":"object","required":["recovered","read","more","nextSince","limits"],"additionalProperties":false,"description":"One recover reads at most 1000 of the endpoint's deliveries (10 pages of 100) and makes at most 200 of them pending again; an endpoint is recovered at most once every 60 s (429 with `Retry-After` within it).","properties":{"recovered":{"type":"integer","format":"int32","minimum":0,"maximum":200,"description":"How many failed deliveries are pending again, their schedule started over, each already queued to be sent."},"read":{"type":"integer","format":"int32","minimum":0,"maximum":1000,"description":"How many of the endpoint's deliveries since `since` this call read, failed or not."},"more":{"type":"boolean","description":"Whether the call stopped at a limit (1000 read or 200 recovered) before the last delivery: recover again, after 60 s, with `nextSince` as `since`."},"nextSince":{"type":["string","null"],"format":"date-time","maxLength":30,"pattern":"^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,3})?Z$","description":"The `since` of the next recover while `more` (the event time of the last delivery read); `null` when nothing remains."},"limits":{"type":"object","required":["read","recovered","intervalSeconds"],"additionalProperties":false,"description":"What one recover may do, and how often.","properties":{"read":{"type":"integer","format":"int32","const":1000,"minimum":1000,"maximum":1000,"description":"The most deliveries a call reads."},"recovered":{"type":"integer","format":"int32","const":200,"minimum":200,"maximum":200,"description":"The most deliveries a call makes pending again."},"intervalSeconds":{"type":"integer","format":"int32","const":60,"minimum":60,"maximum":60,"description":"The least time between two recovers of one endpoint; within it a recover is 429 with `Retry-After`."}}}}};
+const pattern33 = new RegExp("^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,3})?Z$", "u");
 
 function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="RecoveredWebhookDeliveries" */;
@@ -4328,14 +4329,14 @@ let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((data.recovered === undefined) && (missing0 = "recovered")) || ((data.more === undefined) && (missing0 = "more"))){
+if((((((data.recovered === undefined) && (missing0 = "recovered")) || ((data.read === undefined) && (missing0 = "read"))) || ((data.more === undefined) && (missing0 = "more"))) || ((data.nextSince === undefined) && (missing0 = "nextSince"))) || ((data.limits === undefined) && (missing0 = "limits"))){
 validate35.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!((key0 === "recovered") || (key0 === "more"))){
+if(!(((((key0 === "recovered") || (key0 === "read")) || (key0 === "more")) || (key0 === "nextSince")) || (key0 === "limits"))){
 validate35.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -4351,8 +4352,8 @@ return false;
 }
 if(errors === _errs2){
 if((typeof data0 == "number") && (isFinite(data0))){
-if(data0 > 1000 || isNaN(data0)){
-validate35.errors = [{instancePath:instancePath+"/recovered",schemaPath:"#/properties/recovered/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"}];
+if(data0 > 200 || isNaN(data0)){
+validate35.errors = [{instancePath:instancePath+"/recovered",schemaPath:"#/properties/recovered/maximum",keyword:"maximum",params:{comparison: "<=", limit: 200},message:"must be <= 200"}];
 return false;
 }
 else {
@@ -4369,16 +4370,203 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.more !== undefined){
+if(data.read !== undefined){
+let data1 = data.read;
 const _errs4 = errors;
-if(typeof data.more !== "boolean"){
-validate35.errors = [{instancePath:instancePath+"/more",schemaPath:"#/properties/more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+validate35.errors = [{instancePath:instancePath+"/read",schemaPath:"#/properties/read/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
+}
+if(errors === _errs4){
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 > 1000 || isNaN(data1)){
+validate35.errors = [{instancePath:instancePath+"/read",schemaPath:"#/properties/read/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"}];
+return false;
+}
+else {
+if(data1 < 0 || isNaN(data1)){
+validate35.errors = [{instancePath:instancePath+"/read",schemaPath:"#/properties/read/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
 }
 var valid0 = _errs4 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
+if(data.more !== undefined){
+const _errs6 = errors;
+if(typeof data.more !== "boolean"){
+validate35.errors = [{instancePath:instancePath+"/more",schemaPath:"#/properties/more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.nextSince !== undefined){
+let data3 = data.nextSince;
+const _errs8 = errors;
+if((typeof data3 !== "string") && (data3 !== null)){
+validate35.errors = [{instancePath:instancePath+"/nextSince",schemaPath:"#/properties/nextSince/type",keyword:"type",params:{type: schema36.properties.nextSince.type},message:"must be string,null"}];
+return false;
+}
+if(errors === _errs8){
+if(errors === _errs8){
+if(typeof data3 === "string"){
+if(func2(data3) > 30){
+validate35.errors = [{instancePath:instancePath+"/nextSince",schemaPath:"#/properties/nextSince/maxLength",keyword:"maxLength",params:{limit: 30},message:"must NOT have more than 30 characters"}];
+return false;
+}
+else {
+if(!pattern33.test(data3)){
+validate35.errors = [{instancePath:instancePath+"/nextSince",schemaPath:"#/properties/nextSince/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,3})?Z$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,3})?Z$"+"\""}];
+return false;
+}
+}
+}
+}
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.limits !== undefined){
+let data4 = data.limits;
+const _errs10 = errors;
+if(errors === _errs10){
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+let missing1;
+if((((data4.read === undefined) && (missing1 = "read")) || ((data4.recovered === undefined) && (missing1 = "recovered"))) || ((data4.intervalSeconds === undefined) && (missing1 = "intervalSeconds"))){
+validate35.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs12 = errors;
+for(const key1 in data4){
+if(!(((key1 === "read") || (key1 === "recovered")) || (key1 === "intervalSeconds"))){
+validate35.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs12 === errors){
+if(data4.read !== undefined){
+let data5 = data4.read;
+const _errs13 = errors;
+if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
+validate35.errors = [{instancePath:instancePath+"/limits/read",schemaPath:"#/properties/limits/properties/read/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(1000 !== data5){
+validate35.errors = [{instancePath:instancePath+"/limits/read",schemaPath:"#/properties/limits/properties/read/const",keyword:"const",params:{allowedValue: 1000},message:"must be equal to constant"}];
+return false;
+}
+if(errors === _errs13){
+if((typeof data5 == "number") && (isFinite(data5))){
+if(data5 > 1000 || isNaN(data5)){
+validate35.errors = [{instancePath:instancePath+"/limits/read",schemaPath:"#/properties/limits/properties/read/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"}];
+return false;
+}
+else {
+if(data5 < 1000 || isNaN(data5)){
+validate35.errors = [{instancePath:instancePath+"/limits/read",schemaPath:"#/properties/limits/properties/read/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1000},message:"must be >= 1000"}];
+return false;
+}
+}
+}
+}
+var valid1 = _errs13 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data4.recovered !== undefined){
+let data6 = data4.recovered;
+const _errs15 = errors;
+if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
+validate35.errors = [{instancePath:instancePath+"/limits/recovered",schemaPath:"#/properties/limits/properties/recovered/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(200 !== data6){
+validate35.errors = [{instancePath:instancePath+"/limits/recovered",schemaPath:"#/properties/limits/properties/recovered/const",keyword:"const",params:{allowedValue: 200},message:"must be equal to constant"}];
+return false;
+}
+if(errors === _errs15){
+if((typeof data6 == "number") && (isFinite(data6))){
+if(data6 > 200 || isNaN(data6)){
+validate35.errors = [{instancePath:instancePath+"/limits/recovered",schemaPath:"#/properties/limits/properties/recovered/maximum",keyword:"maximum",params:{comparison: "<=", limit: 200},message:"must be <= 200"}];
+return false;
+}
+else {
+if(data6 < 200 || isNaN(data6)){
+validate35.errors = [{instancePath:instancePath+"/limits/recovered",schemaPath:"#/properties/limits/properties/recovered/minimum",keyword:"minimum",params:{comparison: ">=", limit: 200},message:"must be >= 200"}];
+return false;
+}
+}
+}
+}
+var valid1 = _errs15 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data4.intervalSeconds !== undefined){
+let data7 = data4.intervalSeconds;
+const _errs17 = errors;
+if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
+validate35.errors = [{instancePath:instancePath+"/limits/intervalSeconds",schemaPath:"#/properties/limits/properties/intervalSeconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(60 !== data7){
+validate35.errors = [{instancePath:instancePath+"/limits/intervalSeconds",schemaPath:"#/properties/limits/properties/intervalSeconds/const",keyword:"const",params:{allowedValue: 60},message:"must be equal to constant"}];
+return false;
+}
+if(errors === _errs17){
+if((typeof data7 == "number") && (isFinite(data7))){
+if(data7 > 60 || isNaN(data7)){
+validate35.errors = [{instancePath:instancePath+"/limits/intervalSeconds",schemaPath:"#/properties/limits/properties/intervalSeconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60},message:"must be <= 60"}];
+return false;
+}
+else {
+if(data7 < 60 || isNaN(data7)){
+validate35.errors = [{instancePath:instancePath+"/limits/intervalSeconds",schemaPath:"#/properties/limits/properties/intervalSeconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 60},message:"must be >= 60"}];
+return false;
+}
+}
+}
+}
+var valid1 = _errs17 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate35.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
 }
 }
 }
@@ -4394,8 +4582,7 @@ return errors === 0;
 }
 
 export const RecoverWebhookDeliveriesBody = validate36;
-const schema37 = {"$id":"RecoverWebhookDeliveriesBody","type":"object","required":["since"],"additionalProperties":false,"properties":{"since":{"type":"string","format":"date-time","maxLength":30,"pattern":"^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,3})?Z$","description":"The deliveries of events at or after this instant (UTC, `Z`) that failed are sent again."}}};
-const pattern33 = new RegExp("^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,3})?Z$", "u");
+const schema37 = {"$id":"RecoverWebhookDeliveriesBody","type":"object","required":["since"],"additionalProperties":false,"properties":{"since":{"type":"string","format":"date-time","maxLength":30,"pattern":"^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,3})?Z$","description":"The deliveries of events at or after this instant (UTC, `Z`) that failed are sent again. After an answer with `more`, its `nextSince`."}}};
 
 function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="RecoverWebhookDeliveriesBody" */;

@@ -1,5 +1,12 @@
 /** Tenant webhook endpoints: their path, the create and change bodies, and what the API answers. */
 
+import {
+  MAX_RECOVERED_DELIVERIES,
+  RECOVER_INTERVAL_MS,
+  RECOVER_MAX_PAGES,
+  RECOVER_PAGE_SIZE,
+  RECOVER_READ_LIMIT,
+} from '#shared/domain/webhooks/recover-limits';
 import { DELIVERY_STATUSES } from '#shared/domain/webhooks/webhook-delivery';
 import {
   ENDPOINT_DESCRIPTION_MAX_LENGTH,
@@ -245,8 +252,8 @@ export const WebhookDeliveryList = {
   },
 } as const;
 
-/** The most deliveries one recover makes pending again; the answer says whether more remain. */
-export const MAX_RECOVERED_DELIVERIES = 1000;
+/** An instant in UTC as `since` takes it, and as `nextSince` gives it back. */
+const UTC_INSTANT = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,3})?Z$';
 
 export const RecoverWebhookDeliveriesBody = {
   $id: 'RecoverWebhookDeliveriesBody',
@@ -258,28 +265,66 @@ export const RecoverWebhookDeliveriesBody = {
       type: 'string',
       format: 'date-time',
       maxLength: 30,
-      pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,3})?Z$',
-      description: 'The deliveries of events at or after this instant (UTC, `Z`) that failed are sent again.',
+      pattern: UTC_INSTANT,
+      description:
+        'The deliveries of events at or after this instant (UTC, `Z`) that failed are sent again. After an answer with `more`, its `nextSince`.',
     },
   },
 } as const;
 
+const RECOVER_INTERVAL_SECONDS = RECOVER_INTERVAL_MS / 1000;
+
+/** An integer the answer always states the same (bounded too, as every integer of the API is). */
+const fixedInteger = <V extends number, D extends string>(value: V, description: D) =>
+  ({ type: 'integer', format: 'int32', const: value, minimum: value, maximum: value, description }) as const;
+
 export const RecoveredWebhookDeliveries = {
   $id: 'RecoveredWebhookDeliveries',
   type: 'object',
-  required: ['recovered', 'more'],
+  required: ['recovered', 'read', 'more', 'nextSince', 'limits'],
   additionalProperties: false,
+  description: `One recover reads at most ${RECOVER_READ_LIMIT} of the endpoint's deliveries (${RECOVER_MAX_PAGES} pages of ${RECOVER_PAGE_SIZE}) and makes at most ${MAX_RECOVERED_DELIVERIES} of them pending again; an endpoint is recovered at most once every ${RECOVER_INTERVAL_SECONDS} s (429 with \`Retry-After\` within it).`,
   properties: {
     recovered: {
       type: 'integer',
       format: 'int32',
       minimum: 0,
       maximum: MAX_RECOVERED_DELIVERIES,
-      description: 'How many failed deliveries are pending again, their schedule started over.',
+      description:
+        'How many failed deliveries are pending again, their schedule started over, each already queued to be sent.',
+    },
+    read: {
+      type: 'integer',
+      format: 'int32',
+      minimum: 0,
+      maximum: RECOVER_READ_LIMIT,
+      description: "How many of the endpoint's deliveries since `since` this call read, failed or not.",
     },
     more: {
       type: 'boolean',
-      description: `Whether more remain (a recover takes at most ${MAX_RECOVERED_DELIVERIES}): ask again with the same \`since\`.`,
+      description: `Whether the call stopped at a limit (${RECOVER_READ_LIMIT} read or ${MAX_RECOVERED_DELIVERIES} recovered) before the last delivery: recover again, after ${RECOVER_INTERVAL_SECONDS} s, with \`nextSince\` as \`since\`.`,
+    },
+    nextSince: {
+      type: ['string', 'null'],
+      format: 'date-time',
+      maxLength: 30,
+      pattern: UTC_INSTANT,
+      description:
+        'The `since` of the next recover while `more` (the event time of the last delivery read); `null` when nothing remains.',
+    },
+    limits: {
+      type: 'object',
+      required: ['read', 'recovered', 'intervalSeconds'],
+      additionalProperties: false,
+      description: 'What one recover may do, and how often.',
+      properties: {
+        read: fixedInteger(RECOVER_READ_LIMIT, 'The most deliveries a call reads.'),
+        recovered: fixedInteger(MAX_RECOVERED_DELIVERIES, 'The most deliveries a call makes pending again.'),
+        intervalSeconds: fixedInteger(
+          RECOVER_INTERVAL_SECONDS,
+          'The least time between two recovers of one endpoint; within it a recover is 429 with `Retry-After`.',
+        ),
+      },
     },
   },
 } as const;

@@ -38,6 +38,12 @@ export interface AttemptRecord {
   nextAttemptAt?: string;
 }
 
+/** Where a delivery is and where it stands: what a recover reads of it. */
+export interface DeliveryState extends DeliveryKey {
+  status: DeliveryStatus;
+  attempts: number;
+}
+
 /** A page of an endpoint's deliveries, newest first, and whether older ones remain. */
 export interface DeliveryPage {
   deliveries: WebhookDelivery[];
@@ -60,17 +66,25 @@ export interface WebhookDeliveriesStore {
    */
   recordAttempt(tenantId: string, key: DeliveryKey, seenAttempts: number, attempt: AttemptRecord): Promise<boolean>;
   /**
-   * Makes the endpoint's deliveries that failed for events at or after `since` pending again, with
-   * no attempt made (the schedule starts over), at most `limit` of them, oldest first: their keys,
-   * and whether more remain.
+   * The endpoint's deliveries of events at or after `since`, oldest first, at most `limit`, those
+   * after the delivery at sort key `after`: where each is and where it stands (never its body), and
+   * whether more may follow.
    */
-  recover(
+  readSince(
     tenantId: string,
     endpointId: string,
-    since: string,
-    limit: number,
-    signal?: StopSignal,
-  ): Promise<{ recovered: DeliveryKey[]; more: boolean }>;
+    page: { since: string; after?: string; limit: number; signal?: StopSignal },
+  ): Promise<{ deliveries: DeliveryState[]; more: boolean }>;
+  /**
+   * Makes a failed delivery pending again with no attempt made (its schedule starts over): false
+   * when it is no longer failed (another recover took it).
+   */
+  reopen(tenantId: string, key: DeliveryKey, signal?: StopSignal): Promise<boolean>;
+  /**
+   * Undoes `reopen` of a delivery whose task could not be queued: failed again with its `attempts`,
+   * unless an attempt was made since (then it has a task of its own).
+   */
+  undoReopen(tenantId: string, key: DeliveryKey, attempts: number): Promise<void>;
   /**
    * Fails a pending delivery without an attempt (its endpoint was disabled or deleted), saying why;
    * false when another attempt was recorded since `seenAttempts`.
@@ -119,46 +133,69 @@ export function createWebhookDeliveriesStore(client: DynamoDBDocumentClient, tab
       return { deliveries: Items.slice(0, limit).map(toDelivery), more: Items.length > limit };
     },
 
-    async recover(tenantId, endpointId, since, limit, signal) {
-      const recovered: DeliveryKey[] = [];
-      let start: Record<string, unknown> | undefined;
-      do {
-        const page = await client.send(
-          new QueryCommand({
+    async readSince(tenantId, endpointId, { since, after, limit, signal }) {
+      const { Items = [], LastEvaluatedKey } = await client.send(
+        new QueryCommand({
+          TableName: table,
+          KeyConditionExpression: after === undefined ? 'pk = :pk AND sk >= :from' : 'pk = :pk AND sk > :from',
+          ExpressionAttributeNames: { '#at': 'at', '#status': 'status' },
+          ExpressionAttributeValues: { ':pk': partition(tenantId, endpointId), ':from': after ?? since },
+          ProjectionExpression: 'endpointId, #at, messageId, #status, attempts',
+          Limit: limit,
+          ConsistentRead: true,
+        }),
+        { abortSignal: signal },
+      );
+      const deliveries = Items.map((item) => ({
+        endpointId: String(item.endpointId),
+        at: String(item.at),
+        messageId: String(item.messageId),
+        status: item.status as DeliveryStatus,
+        attempts: Number(item.attempts ?? 0),
+      }));
+      return { deliveries, more: LastEvaluatedKey !== undefined };
+    },
+
+    async reopen(tenantId, key, signal) {
+      try {
+        await client.send(
+          new UpdateCommand({
             TableName: table,
-            KeyConditionExpression: 'pk = :pk AND sk >= :since',
-            FilterExpression: '#status = :failed',
+            Key: keyOf(tenantId, key),
+            UpdateExpression: 'SET #status = :pending, attempts = :zero REMOVE nextAttemptAt',
+            ConditionExpression: '#status = :failed',
             ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: { ':pk': partition(tenantId, endpointId), ':since': since, ':failed': 'failed' },
-            ExclusiveStartKey: start,
-            ConsistentRead: true,
+            ExpressionAttributeValues: { ':pending': 'pending', ':failed': 'failed', ':zero': 0 },
           }),
           { abortSignal: signal },
         );
-        for (const item of page.Items ?? []) {
-          if (recovered.length === limit) return { recovered, more: true };
-          const delivery = toDelivery(item);
-          try {
-            await client.send(
-              new UpdateCommand({
-                TableName: table,
-                Key: keyOf(tenantId, delivery),
-                UpdateExpression: 'SET #status = :pending, attempts = :zero REMOVE nextAttemptAt',
-                // Another recover (or nothing at all) may have taken it meanwhile.
-                ConditionExpression: '#status = :failed',
-                ExpressionAttributeNames: { '#status': 'status' },
-                ExpressionAttributeValues: { ':pending': 'pending', ':failed': 'failed', ':zero': 0 },
-              }),
-              { abortSignal: signal },
-            );
-            recovered.push({ endpointId, at: delivery.at, messageId: delivery.messageId });
-          } catch (error) {
-            if (!(error instanceof ConditionalCheckFailedException)) throw error;
-          }
-        }
-        start = page.LastEvaluatedKey;
-      } while (start);
-      return { recovered, more: false };
+        return true;
+      } catch (error) {
+        if (error instanceof ConditionalCheckFailedException) return false;
+        throw error;
+      }
+    },
+
+    async undoReopen(tenantId, key, attempts) {
+      try {
+        await client.send(
+          new UpdateCommand({
+            TableName: table,
+            Key: keyOf(tenantId, key),
+            UpdateExpression: 'SET #status = :failed, attempts = :attempts',
+            ConditionExpression: '#status = :pending AND attempts = :zero',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: {
+              ':pending': 'pending',
+              ':failed': 'failed',
+              ':zero': 0,
+              ':attempts': attempts,
+            },
+          }),
+        );
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      }
     },
 
     async record(tenantId, delivery, nowMs) {

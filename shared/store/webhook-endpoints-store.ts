@@ -15,6 +15,7 @@ import {
   type TransactWriteCommandInput,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { IdempotencyRecord } from '#shared/domain/idempotency/recorded-response';
 import { rotateSecrets } from '#shared/domain/webhooks/signing-secrets';
 import {
@@ -39,6 +40,16 @@ export type CreateEndpointOutcome =
   | { kind: 'recorded'; record: IdempotencyRecord }
   /** The tenant has `limit` endpoints already: nothing was written. */
   | { kind: 'full'; limit: number };
+
+/**
+ * What a recover's claim on an endpoint came to: `claimed` (the recover may run, its time recorded),
+ * or why not: no such endpoint, disabled, or recovered less than the interval ago (and when).
+ */
+export type RecoverClaim =
+  | { kind: 'claimed' }
+  | { kind: 'not-found' }
+  | { kind: 'disabled'; reason?: string }
+  | { kind: 'too-soon'; lastRecoverAt: number };
 
 export type RotateSecretOutcome =
   | { kind: 'rotated'; endpoint: StoredWebhookEndpoint }
@@ -74,6 +85,17 @@ export interface WebhookEndpointsStore {
   ): Promise<RotateSecretOutcome>;
   /** The tenant's number of endpoints, as counted. */
   count(tenantId: string): Promise<number>;
+  /**
+   * Records a recover of the enabled endpoint at `nowMs`, on condition that none was recorded within
+   * `intervalMs` before: of concurrent claims, one is `claimed`.
+   */
+  claimRecover(
+    tenantId: string,
+    endpointId: string,
+    nowMs: number,
+    intervalMs: number,
+    signal?: StopSignal,
+  ): Promise<RecoverClaim>;
   /**
    * A delivery to the endpoint failed at `nowMs`: the first failure since its last success starts
    * its failing streak. Answers when the streak started (undefined once the endpoint is deleted).
@@ -121,7 +143,26 @@ function toEndpoint(item: Record<string, unknown>): StoredWebhookEndpoint {
   };
   if (typeof item.disabledReason === 'string') endpoint.disabledReason = item.disabledReason;
   if (typeof item.failingSince === 'number') endpoint.failingSince = item.failingSince;
+  if (typeof item.lastRecoverAt === 'number') endpoint.lastRecoverAt = item.lastRecoverAt;
   return endpoint;
+}
+
+/**
+ * The condition that a whole-item put keeps the last recover it read: a recover claimed meanwhile
+ * is not undone by the put (the put reads again and carries it).
+ */
+function sameLastRecover(stored: StoredWebhookEndpoint): { condition: string; values: Record<string, number> } {
+  return stored.lastRecoverAt === undefined
+    ? { condition: 'attribute_not_exists(lastRecoverAt)', values: {} }
+    : { condition: 'lastRecoverAt = :lastRecoverAt', values: { ':lastRecoverAt': stored.lastRecoverAt } };
+}
+
+/** Why a recover's claim was refused, from the endpoint as it was (none: it does not exist). */
+function refusedClaim(item: Record<string, unknown> | undefined): RecoverClaim {
+  if (!item) return { kind: 'not-found' };
+  if (item.status === 'disabled')
+    return { kind: 'disabled', ...(typeof item.disabledReason === 'string' && { reason: item.disabledReason }) };
+  return { kind: 'too-soon', lastRecoverAt: Number(item.lastRecoverAt) };
 }
 
 const MAX_ATTEMPTS = 5;
@@ -216,14 +257,19 @@ export function createWebhookEndpointsStore(client: DynamoDBDocumentClient, tabl
         const stored = await read(tenantId, endpointId, signal);
         if (!stored) return undefined;
         const next = changedEndpoint(stored, change, at);
+        const recover = sameLastRecover(stored);
         try {
-          // Whole-item put on condition that nothing changed it meanwhile (a delivery disabling it, a rotation).
+          // Whole-item put on condition that nothing changed it meanwhile (a delivery disabling it, a rotation, a recover).
           await client.send(
             new PutCommand({
               TableName: table,
               Item: endpointItem(tenantId, next),
-              ConditionExpression: 'updatedAt = :seen AND secret = :secret',
-              ExpressionAttributeValues: { ':seen': stored.updatedAt, ':secret': stored.secrets.current },
+              ConditionExpression: `updatedAt = :seen AND secret = :secret AND ${recover.condition}`,
+              ExpressionAttributeValues: {
+                ':seen': stored.updatedAt,
+                ':secret': stored.secrets.current,
+                ...recover.values,
+              },
             }),
             { abortSignal: signal },
           );
@@ -282,6 +328,7 @@ export function createWebhookEndpointsStore(client: DynamoDBDocumentClient, tabl
           secrets: rotateSecrets(stored.secrets, nowMs),
           updatedAt: new Date(nowMs).toISOString(),
         };
+        const recover = sameLastRecover(stored);
         try {
           await transact(
             {
@@ -290,9 +337,9 @@ export function createWebhookEndpointsStore(client: DynamoDBDocumentClient, tabl
                   Put: {
                     TableName: table,
                     Item: endpointItem(tenantId, rotated),
-                    // Two rotations at once: one wins, the other starts again from the secret it made.
-                    ConditionExpression: 'secret = :seen',
-                    ExpressionAttributeValues: { ':seen': stored.secrets.current },
+                    // Two rotations at once: one wins, the other starts again from the secret it made (so does a rotation a recover overtook).
+                    ConditionExpression: `secret = :seen AND ${recover.condition}`,
+                    ExpressionAttributeValues: { ':seen': stored.secrets.current, ...recover.values },
                   },
                 },
                 ...(record ? [record.ledger.recordItem(tenantId, record.claim, record.response(rotated), nowMs)] : []),
@@ -366,6 +413,29 @@ export function createWebhookEndpointsStore(client: DynamoDBDocumentClient, tabl
         );
       } catch (error) {
         if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      }
+    },
+
+    async claimRecover(tenantId, endpointId, nowMs, intervalMs, signal) {
+      if (unaddressable(endpointId)) return { kind: 'not-found' };
+      try {
+        await client.send(
+          new UpdateCommand({
+            TableName: table,
+            Key: { pk: partition(tenantId), sk: endpointId },
+            UpdateExpression: 'SET lastRecoverAt = :now',
+            ConditionExpression:
+              'attribute_exists(pk) AND #status = :enabled AND (attribute_not_exists(lastRecoverAt) OR lastRecoverAt <= :before)',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: { ':now': nowMs, ':enabled': 'enabled', ':before': nowMs - intervalMs },
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          }),
+          { abortSignal: signal },
+        );
+        return { kind: 'claimed' };
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+        return refusedClaim(error.Item && unmarshall(error.Item));
       }
     },
 

@@ -12,6 +12,7 @@ import { newWebhookSecret } from '#shared/domain/webhooks/webhook-secret';
 import { fillPath, type HttpMethod, type RouteId, type RouteSpec, routes } from '#shared/routes';
 import type { SchemaId } from '#shared/schemas/schema-ids';
 import { documentClient } from '#shared/store/dynamo-client';
+import { forgetLastRecover } from './forget-last-recover.ts';
 import type { TestApi } from './test-api.ts';
 
 export interface RouteCall {
@@ -296,8 +297,10 @@ export const routeFixtures = {
   recoverWebhookDeliveries: {
     arrange: (api, tenantId) => addEndpoint(api, tenantId, FIXTURE_ENDPOINT),
     // A failed delivery of the case's own, of an event at the case's own time, which a recover since
-    // then makes pending again.
+    // then makes pending again; and the endpoint's last recover forgotten, since every case recovers
+    // the same endpoint well within the interval between two recovers.
     prepare: async (api, tenantId, caseId) => {
+      await forgetLastRecover(api.tables.webhookEndpoints, tenantId, FIXTURE_ENDPOINT);
       const at = new Date().toISOString();
       failedDeliveries.set(`${tenantId}/${caseId}`, at);
       await api.webhookDeliveries.record(

@@ -38,6 +38,8 @@ export interface StoredWebhookEndpoint extends WebhookEndpoint {
   secrets: SigningSecrets;
   /** When the first of the deliveries failing since the last success failed (epoch ms). */
   failingSince?: number;
+  /** When its deliveries were last recovered (epoch ms): the next recover waits out RECOVER_INTERVAL_MS from it. */
+  lastRecoverAt?: number;
 }
 
 /** What a PATCH may change; `status: 'enabled'` also clears the reason and the failing streak. */
@@ -58,7 +60,7 @@ export function newEndpointId(nowMs: number): string {
 }
 
 /**
- * The endpoint as the API shows it: everything but its secrets and its failing streak.
+ * The endpoint as the API shows it: everything but its secrets, its failing streak and its last recover.
  *
  * @example return { status: 200, body: endpointView(stored) };
  */
