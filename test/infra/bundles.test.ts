@@ -73,7 +73,8 @@ function lambdaBundles(resources: Record<string, LambdaResource>, dir: string): 
 
 /**
  * A literal stays; `{Ref: Table}` becomes that table's physical name, `{Ref: Secret}` an ARN of
- * that secret's name, and `{Ref: Queue}` a URL of that queue's name, as Lambda would see them.
+ * that secret's name, `{Ref: Queue}` a URL of that queue's name, and `{Ref: RestApi}` an id, as
+ * Lambda would see them.
  */
 function resolveValue(
   value: unknown,
@@ -95,6 +96,8 @@ function resolveValue(
   const resource = typeof ref === 'string' ? resources[ref] : undefined;
   // A bucket's Ref is its name, which the template gives (the recordings bucket).
   if (resource?.Type === 'AWS::S3::Bucket') return resolveValue(resource.Properties.BucketName, resources);
+  // A REST API's Ref is its id (the API's own host, which no webhook may target).
+  if (resource?.Type === 'AWS::ApiGateway::RestApi') return 'abc123defg';
   // A queue's Ref is its URL (the webhook delivery queue).
   if (resource?.Type === 'AWS::SQS::Queue')
     return `https://sqs.us-east-1.amazonaws.com/000000000000/${resolveValue(resource.Properties.QueueName, resources)}`;
