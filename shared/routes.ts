@@ -379,7 +379,7 @@ export const routes = [
     handler: 'functions/webhooks/rotate-webhook-secret.ts',
     scope: 'webhooks:endpoints.write',
     // Read, then put on condition that the secret is still the one read, with its Idempotency-Key record.
-    tables: { webhookEndpoints: { operations: ['GetItem', 'PutItem'] }, idempotency: IDEMPOTENCY_RECORDS },
+    tables: { webhookEndpoints: { operations: ['GetItem', 'UpdateItem'] }, idempotency: IDEMPOTENCY_RECORDS },
     schemas: {
       path: 'WebhookEndpointPath',
       query: 'NoQuery',

@@ -1,11 +1,11 @@
 /**
  * POST /api/v1/webhooks/tenants/{tenantId}/endpoints: registers where the tenant's events go, and
  * answers the endpoint's signing secret, shown this once (safe retries apply: a keyed retry answers
- * the same secret). The URL is checked as every attempt will check it; a tenant has at most its
+ * the same endpoint, the secret withheld, since the idempotency ledger never holds it). The URL is checked as every attempt will check it; a tenant has at most its
  * stage's number of endpoints.
  */
 
-import { endpointView, newEndpointId } from '#shared/domain/webhooks/webhook-endpoint';
+import { endpointView, newEndpointId, secretWithheld } from '#shared/domain/webhooks/webhook-endpoint';
 import { newWebhookSecret } from '#shared/domain/webhooks/webhook-secret';
 import { badRequest, conflict } from '#shared/http/api-error';
 import { createApiHandler } from '#shared/http/create-api-handler';
@@ -20,30 +20,40 @@ const ledger = idempotencyLedger();
 const limit = maxEndpointsPerTenant();
 const rules = webhookTargetRules();
 
-export const handler = createApiHandler(createWebhookEndpoint, async ({ tenantId, body, signal, idempotency }) => {
-  const target = await checkWebhookTarget(body.url, rules, { ownHosts: webhookOwnHosts() });
-  if (!target.ok) throw badRequest(`Field 'url' cannot receive webhooks: ${target.reason}.`);
-  const now = new Date();
-  const stored = {
-    id: newEndpointId(now.getTime()),
-    url: body.url,
-    events: [...body.events],
-    description: body.description ?? '',
-    status: 'enabled' as const,
-    createdAt: now.toISOString(),
-    updatedAt: now.toISOString(),
-    secrets: { current: newWebhookSecret() },
-  };
-  const answer = { status: 201, body: { ...endpointView(stored), secret: stored.secrets.current } };
-  const outcome = await endpoints.create(tenantId, stored, {
-    limit,
-    signal,
-    record: recordAnswer(ledger, idempotency, () => answer),
-  });
-  if (outcome.kind === 'recorded') return replayRecorded(outcome.record, idempotency);
-  if (outcome.kind === 'full')
-    throw conflict(
-      `This tenant has ${outcome.limit} webhook endpoints, the most it may: delete one it no longer uses (or send more event types to one) first.`,
-    );
-  return answer;
-});
+export const handler = createApiHandler(
+  createWebhookEndpoint,
+  async ({ tenantId, body, signal, idempotency, http }) => {
+    const target = await checkWebhookTarget(body.url, rules, { ownHosts: webhookOwnHosts() });
+    if (!target.ok) throw badRequest(`Field 'url' cannot receive webhooks: ${target.reason}.`);
+    const now = new Date();
+    const stored = {
+      id: newEndpointId(now.getTime()),
+      url: body.url,
+      events: [...body.events],
+      description: body.description ?? '',
+      status: 'enabled' as const,
+      createdAt: now.toISOString(),
+      updatedAt: now.toISOString(),
+      secrets: { current: newWebhookSecret() },
+    };
+    const answer = { status: 201, body: { ...endpointView(stored), secret: stored.secrets.current } };
+    const withheld = {
+      status: 201,
+      body: {
+        ...endpointView(stored),
+        secretWithheld: secretWithheld(`${new URL(http.selfUrl).pathname}/${stored.id}/rotate-secret`),
+      },
+    };
+    const outcome = await endpoints.create(tenantId, stored, {
+      limit,
+      signal,
+      record: recordAnswer(ledger, idempotency, () => withheld),
+    });
+    if (outcome.kind === 'recorded') return replayRecorded(outcome.record, idempotency);
+    if (outcome.kind === 'full')
+      throw conflict(
+        `This tenant has ${outcome.limit} webhook endpoints, the most it may: delete one it no longer uses (or send more event types to one) first.`,
+      );
+    return answer;
+  },
+);

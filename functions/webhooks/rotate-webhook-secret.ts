@@ -1,11 +1,11 @@
 /**
  * POST /api/v1/webhooks/tenants/{tenantId}/endpoints/{endpointId}/rotate-secret: a new signing
  * secret, shown this once; the replaced one keeps signing beside it for 24 hours, so the receiver
- * can switch without losing a delivery (safe retries apply: a keyed retry answers the same secret
- * rather than rotating again).
+ * can switch without losing a delivery (safe retries apply: a keyed retry does not rotate again,
+ * and answers without the secret, which the idempotency ledger never holds).
  */
 
-import type { StoredWebhookEndpoint } from '#shared/domain/webhooks/webhook-endpoint';
+import { type StoredWebhookEndpoint, secretWithheld } from '#shared/domain/webhooks/webhook-endpoint';
 import { notFound } from '#shared/http/api-error';
 import { createApiHandler } from '#shared/http/create-api-handler';
 import { recordAnswer, replayRecorded } from '#shared/http/idempotent-answer';
@@ -15,18 +15,25 @@ import { idempotencyLedger, webhookEndpointsStore } from '#shared/store/function
 const endpoints = webhookEndpointsStore();
 const ledger = idempotencyLedger();
 
-const rotatedAnswer = ({ secrets }: StoredWebhookEndpoint) => ({
+const previousSecretExpiresAt = ({ secrets }: StoredWebhookEndpoint) =>
+  new Date(secrets.previous?.until ?? Date.now()).toISOString();
+
+const rotatedAnswer = (endpoint: StoredWebhookEndpoint) => ({
   status: 200,
-  body: {
-    secret: secrets.current,
-    previousSecretExpiresAt: new Date(secrets.previous?.until ?? Date.now()).toISOString(),
-  },
+  body: { secret: endpoint.secrets.current, previousSecretExpiresAt: previousSecretExpiresAt(endpoint) },
 });
 
-export const handler = createApiHandler(rotateWebhookSecret, async ({ tenantId, path, signal, idempotency }) => {
+export const handler = createApiHandler(rotateWebhookSecret, async ({ tenantId, path, signal, idempotency, http }) => {
+  const withheld = (endpoint: StoredWebhookEndpoint) => ({
+    status: 200,
+    body: {
+      secretWithheld: secretWithheld(new URL(http.selfUrl).pathname),
+      previousSecretExpiresAt: previousSecretExpiresAt(endpoint),
+    },
+  });
   const outcome = await endpoints.rotateSecret(tenantId, path.endpointId, Date.now(), {
     signal,
-    record: recordAnswer(ledger, idempotency, rotatedAnswer),
+    record: recordAnswer(ledger, idempotency, withheld),
   });
   if (outcome.kind === 'recorded') return replayRecorded(outcome.record, idempotency);
   if (outcome.kind === 'not-found') throw notFound(`No webhook endpoint '${path.endpointId}' exists in this tenant.`);

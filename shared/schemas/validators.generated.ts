@@ -857,7 +857,7 @@ return errors === 0;
 }
 
 export const CreatedWebhookEndpoint = validate14;
-const schema15 = {"$id":"CreatedWebhookEndpoint","type":"object","required":["id","url","events","description","status","createdAt","updatedAt","secret"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1,"maxLength":512,"pattern":"^[^/\\\\]*$","description":"The endpoint id (`ep_` and a ULID)."},"url":{"type":"string","format":"uri","maxLength":2048},"events":{"type":"array","maxItems":4,"items":{"type":"string","enum":["note.created","voc.job.completed","voc.job.failed","provisioning.document.changed"]}},"description":{"type":"string","maxLength":512,"pattern":"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"},"status":{"type":"string","enum":["enabled","disabled"]},"disabledReason":{"type":"string","maxLength":1024,"pattern":"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$","description":"Present only when `status` is `disabled`: why (the receiver answered 410, deliveries failed for 5 days, or a PATCH) and when."},"createdAt":{"type":"string","format":"date-time","maxLength":30},"updatedAt":{"type":"string","format":"date-time","maxLength":30},"secret":{"type":"string","maxLength":100,"pattern":"^whsec_[A-Za-z0-9+/]+={0,2}$","description":"The signing secret (Standard Webhooks: `whsec_` and the base64 of 32 random bytes). Shown here only: keep it where the receiver can read it."}}};
+const schema15 = {"$id":"CreatedWebhookEndpoint","type":"object","required":["id","url","events","description","status","createdAt","updatedAt"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1,"maxLength":512,"pattern":"^[^/\\\\]*$","description":"The endpoint id (`ep_` and a ULID)."},"url":{"type":"string","format":"uri","maxLength":2048},"events":{"type":"array","maxItems":4,"items":{"type":"string","enum":["note.created","voc.job.completed","voc.job.failed","provisioning.document.changed"]}},"description":{"type":"string","maxLength":512,"pattern":"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"},"status":{"type":"string","enum":["enabled","disabled"]},"disabledReason":{"type":"string","maxLength":1024,"pattern":"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$","description":"Present only when `status` is `disabled`: why (the receiver answered 410, deliveries failed for 5 days, or a PATCH) and when."},"createdAt":{"type":"string","format":"date-time","maxLength":30},"updatedAt":{"type":"string","format":"date-time","maxLength":30},"secret":{"type":"string","maxLength":100,"pattern":"^whsec_[A-Za-z0-9+/]+={0,2}$","description":"The signing secret (Standard Webhooks: `whsec_` and the base64 of 32 random bytes). Shown here only: keep it where the receiver can read it."},"secretWithheld":{"type":"string","maxLength":400,"pattern":"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$","description":"In place of `secret` in the answer to a keyed retry (`Idempotent-Replayed: true`): the secret is shown in the first answer only, and this says how to get a new one."}}};
 const pattern6 = new RegExp("^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$", "u");
 const pattern8 = new RegExp("^whsec_[A-Za-z0-9+/]+={0,2}$", "u");
 
@@ -868,7 +868,7 @@ let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((((((((data.id === undefined) && (missing0 = "id")) || ((data.url === undefined) && (missing0 = "url"))) || ((data.events === undefined) && (missing0 = "events"))) || ((data.description === undefined) && (missing0 = "description"))) || ((data.status === undefined) && (missing0 = "status"))) || ((data.createdAt === undefined) && (missing0 = "createdAt"))) || ((data.updatedAt === undefined) && (missing0 = "updatedAt"))) || ((data.secret === undefined) && (missing0 = "secret"))){
+if((((((((data.id === undefined) && (missing0 = "id")) || ((data.url === undefined) && (missing0 = "url"))) || ((data.events === undefined) && (missing0 = "events"))) || ((data.description === undefined) && (missing0 = "description"))) || ((data.status === undefined) && (missing0 = "status"))) || ((data.createdAt === undefined) && (missing0 = "createdAt"))) || ((data.updatedAt === undefined) && (missing0 = "updatedAt"))){
 validate14.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
@@ -1122,6 +1122,34 @@ var valid0 = _errs20 === errors;
 else {
 var valid0 = true;
 }
+if(valid0){
+if(data.secretWithheld !== undefined){
+let data10 = data.secretWithheld;
+const _errs22 = errors;
+if(errors === _errs22){
+if(typeof data10 === "string"){
+if(func2(data10) > 400){
+validate14.errors = [{instancePath:instancePath+"/secretWithheld",schemaPath:"#/properties/secretWithheld/maxLength",keyword:"maxLength",params:{limit: 400},message:"must NOT have more than 400 characters"}];
+return false;
+}
+else {
+if(!pattern6.test(data10)){
+validate14.errors = [{instancePath:instancePath+"/secretWithheld",schemaPath:"#/properties/secretWithheld/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"},message:"must match pattern \""+"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"+"\""}];
+return false;
+}
+}
+}
+else {
+validate14.errors = [{instancePath:instancePath+"/secretWithheld",schemaPath:"#/properties/secretWithheld/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs22 === errors;
+}
+else {
+var valid0 = true;
+}
+}
 }
 }
 }
@@ -1144,7 +1172,7 @@ return errors === 0;
 
 export const CreateRecordingUploadBody = validate15;
 const schema16 = {"$id":"CreateRecordingUploadBody","type":"object","required":["fileName","contentType","sizeBytes"],"additionalProperties":false,"properties":{"fileName":{"type":"string","minLength":1,"maxLength":255,"pattern":"^[^/\\\\\\u0000-\\u001f\\u007f]+$","description":"The recording's file name, 1 to 255 characters, no `/`, `\\` or control characters."},"contentType":{"type":"string","enum":["audio/wav","audio/mpeg","audio/mp4","audio/flac","audio/ogg"],"description":"The audio type of the file; the upload must send exactly this Content-Type."},"sizeBytes":{"type":"integer","format":"int64","minimum":1,"maximum":9007199254740991,"description":"The file's exact size in bytes; the upload must send exactly this many. At most the stage's limit (500 MB by default)."}}};
-const pattern9 = new RegExp("^[^/\\\\\\u0000-\\u001f\\u007f]+$", "u");
+const pattern10 = new RegExp("^[^/\\\\\\u0000-\\u001f\\u007f]+$", "u");
 
 function validate15(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="CreateRecordingUploadBody" */;
@@ -1182,7 +1210,7 @@ validate15.errors = [{instancePath:instancePath+"/fileName",schemaPath:"#/proper
 return false;
 }
 else {
-if(!pattern9.test(data0)){
+if(!pattern10.test(data0)){
 validate15.errors = [{instancePath:instancePath+"/fileName",schemaPath:"#/properties/fileName/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\\\u0000-\\u001f\\u007f]+$"},message:"must match pattern \""+"^[^/\\\\\\u0000-\\u001f\\u007f]+$"+"\""}];
 return false;
 }
@@ -1434,9 +1462,9 @@ return errors === 0;
 
 export const DocumentChangedWebhook = validate18;
 const schema19 = {"$id":"DocumentChangedWebhook","type":"object","required":["type","timestamp","data"],"additionalProperties":false,"properties":{"type":{"type":"string","enum":["provisioning.document.changed"]},"timestamp":{"type":"string","format":"date-time","maxLength":30,"description":"When the event happened."},"data":{"type":"object","required":["tenantId","collection","documentId","etag","change"],"additionalProperties":false,"properties":{"tenantId":{"type":"string","maxLength":128,"pattern":"^[^/\\\\#]+$","description":"The tenant."},"collection":{"type":"string","maxLength":64,"pattern":"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"},"documentId":{"type":"string","maxLength":512,"pattern":"^[^/\\\\]+$"},"etag":{"type":"string","maxLength":64,"pattern":"^\"[^\"]+\"$","description":"The new version's ETag, quoted as the API's `ETag` header gives it."},"change":{"type":"string","enum":["created","replaced","merged"],"description":"Made by a POST, replaced by a POST over it, or merged by a PUT."}}}}};
-const pattern11 = new RegExp("^[^/\\\\#]+$", "u");
-const pattern13 = new RegExp("^[^/\\\\]+$", "u");
-const pattern14 = new RegExp("^\"[^\"]+\"$", "u");
+const pattern12 = new RegExp("^[^/\\\\#]+$", "u");
+const pattern14 = new RegExp("^[^/\\\\]+$", "u");
+const pattern15 = new RegExp("^\"[^\"]+\"$", "u");
 
 function validate18(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="DocumentChangedWebhook" */;
@@ -1529,7 +1557,7 @@ validate18.errors = [{instancePath:instancePath+"/data/tenantId",schemaPath:"#/p
 return false;
 }
 else {
-if(!pattern11.test(data3)){
+if(!pattern12.test(data3)){
 validate18.errors = [{instancePath:instancePath+"/data/tenantId",schemaPath:"#/properties/data/properties/tenantId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\#]+$"},message:"must match pattern \""+"^[^/\\\\#]+$"+"\""}];
 return false;
 }
@@ -1583,7 +1611,7 @@ validate18.errors = [{instancePath:instancePath+"/data/documentId",schemaPath:"#
 return false;
 }
 else {
-if(!pattern13.test(data5)){
+if(!pattern14.test(data5)){
 validate18.errors = [{instancePath:instancePath+"/data/documentId",schemaPath:"#/properties/data/properties/documentId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]+$"},message:"must match pattern \""+"^[^/\\\\]+$"+"\""}];
 return false;
 }
@@ -1610,7 +1638,7 @@ validate18.errors = [{instancePath:instancePath+"/data/etag",schemaPath:"#/prope
 return false;
 }
 else {
-if(!pattern14.test(data6)){
+if(!pattern15.test(data6)){
 validate18.errors = [{instancePath:instancePath+"/data/etag",schemaPath:"#/properties/data/properties/etag/pattern",keyword:"pattern",params:{pattern: "^\"[^\"]+\"$"},message:"must match pattern \""+"^\"[^\"]+\"$"+"\""}];
 return false;
 }
@@ -3322,7 +3350,7 @@ return errors === 0;
 
 export const JsonRpcRequest = validate27;
 const schema28 = {"$id":"JsonRpcRequest","type":"object","required":["jsonrpc","method"],"additionalProperties":false,"properties":{"jsonrpc":{"const":"2.0"},"id":{"type":["string","number"],"maxLength":256,"description":"Echoed in the response with its exact type. Absent in a notification, which is answered 202 without a body."},"method":{"type":"string","maxLength":256,"pattern":"^[A-Za-z0-9_./-]+$","description":"For example 'tools/list' or 'tools/call'."},"params":{"type":"object","description":"For 'tools/call': `name` (the tool) and `arguments`."}}};
-const pattern22 = new RegExp("^[A-Za-z0-9_./-]+$", "u");
+const pattern23 = new RegExp("^[A-Za-z0-9_./-]+$", "u");
 
 function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="JsonRpcRequest" */;
@@ -3388,7 +3416,7 @@ validate27.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properti
 return false;
 }
 else {
-if(!pattern22.test(data2)){
+if(!pattern23.test(data2)){
 validate27.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_./-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_./-]+$"+"\""}];
 return false;
 }
@@ -3434,7 +3462,7 @@ return errors === 0;
 
 export const ListDocumentsQuery = validate28;
 const schema29 = {"$id":"ListDocumentsQuery","type":"object","additionalProperties":false,"properties":{"limit":{"type":"string","maxLength":16,"pattern":"^(?:[1-9][0-9]{0,2}|1000)$","description":"Page size, 1 to 1000 (default 1000)."},"cursor":{"type":"string","minLength":1,"maxLength":4096,"description":"From the `Link: rel=\"next\"` header of the previous page."}}};
-const pattern23 = new RegExp("^(?:[1-9][0-9]{0,2}|1000)$", "u");
+const pattern24 = new RegExp("^(?:[1-9][0-9]{0,2}|1000)$", "u");
 
 function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="ListDocumentsQuery" */;
@@ -3461,7 +3489,7 @@ validate28.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/propertie
 return false;
 }
 else {
-if(!pattern23.test(data0)){
+if(!pattern24.test(data0)){
 validate28.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/pattern",keyword:"pattern",params:{pattern: "^(?:[1-9][0-9]{0,2}|1000)$"},message:"must match pattern \""+"^(?:[1-9][0-9]{0,2}|1000)$"+"\""}];
 return false;
 }
@@ -3518,8 +3546,8 @@ return errors === 0;
 
 export const ListWebhookDeliveriesQuery = validate29;
 const schema30 = {"$id":"ListWebhookDeliveriesQuery","type":"object","additionalProperties":false,"properties":{"limit":{"type":"string","maxLength":3,"pattern":"^(?:[1-9][0-9]?|100)$","description":"Page size, 1 to 100 (default 50)."},"cursor":{"type":"string","minLength":1,"maxLength":512,"pattern":"^[A-Za-z0-9_-]+$","description":"The previous page's `cursor`."}}};
-const pattern24 = new RegExp("^(?:[1-9][0-9]?|100)$", "u");
-const pattern25 = new RegExp("^[A-Za-z0-9_-]+$", "u");
+const pattern25 = new RegExp("^(?:[1-9][0-9]?|100)$", "u");
+const pattern26 = new RegExp("^[A-Za-z0-9_-]+$", "u");
 
 function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="ListWebhookDeliveriesQuery" */;
@@ -3546,7 +3574,7 @@ validate29.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/propertie
 return false;
 }
 else {
-if(!pattern24.test(data0)){
+if(!pattern25.test(data0)){
 validate29.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/pattern",keyword:"pattern",params:{pattern: "^(?:[1-9][0-9]?|100)$"},message:"must match pattern \""+"^(?:[1-9][0-9]?|100)$"+"\""}];
 return false;
 }
@@ -3578,7 +3606,7 @@ validate29.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properti
 return false;
 }
 else {
-if(!pattern25.test(data1)){
+if(!pattern26.test(data1)){
 validate29.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""}];
 return false;
 }
@@ -3660,7 +3688,7 @@ return true;
 
 export const NoteCreatedWebhook = validate32;
 const schema33 = {"$id":"NoteCreatedWebhook","type":"object","required":["type","timestamp","data"],"additionalProperties":false,"properties":{"type":{"type":"string","enum":["note.created"]},"timestamp":{"type":"string","format":"date-time","maxLength":30,"description":"When the event happened."},"data":{"type":"object","required":["tenantId","conversationId","note"],"additionalProperties":false,"properties":{"tenantId":{"type":"string","maxLength":128,"pattern":"^[^/\\\\#]+$","description":"The tenant."},"conversationId":{"type":"string","maxLength":512,"pattern":"^[^/\\\\]+$"},"note":{"type":"object","required":["id","createdAt","visibility","author"],"additionalProperties":false,"description":"The note as its 201 answered it (never its body).","properties":{"id":{"type":"string","maxLength":64,"pattern":"^[0-9A-Za-z]+$"},"createdAt":{"type":"string","format":"date-time","maxLength":30},"visibility":{"type":"string","const":"internal"},"author":{"type":"object","required":["type","id","name"],"additionalProperties":false,"properties":{"type":{"type":"string","enum":["agent","system"]},"id":{"type":["string","null"],"maxLength":128,"pattern":"^[^/\\\\]+$"},"name":{"type":"string","maxLength":256,"pattern":"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"}}}}}}}}};
-const pattern28 = new RegExp("^[0-9A-Za-z]+$", "u");
+const pattern29 = new RegExp("^[0-9A-Za-z]+$", "u");
 
 function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="NoteCreatedWebhook" */;
@@ -3753,7 +3781,7 @@ validate32.errors = [{instancePath:instancePath+"/data/tenantId",schemaPath:"#/p
 return false;
 }
 else {
-if(!pattern11.test(data3)){
+if(!pattern12.test(data3)){
 validate32.errors = [{instancePath:instancePath+"/data/tenantId",schemaPath:"#/properties/data/properties/tenantId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\#]+$"},message:"must match pattern \""+"^[^/\\\\#]+$"+"\""}];
 return false;
 }
@@ -3780,7 +3808,7 @@ validate32.errors = [{instancePath:instancePath+"/data/conversationId",schemaPat
 return false;
 }
 else {
-if(!pattern13.test(data4)){
+if(!pattern14.test(data4)){
 validate32.errors = [{instancePath:instancePath+"/data/conversationId",schemaPath:"#/properties/data/properties/conversationId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]+$"},message:"must match pattern \""+"^[^/\\\\]+$"+"\""}];
 return false;
 }
@@ -3827,7 +3855,7 @@ validate32.errors = [{instancePath:instancePath+"/data/note/id",schemaPath:"#/pr
 return false;
 }
 else {
-if(!pattern28.test(data6)){
+if(!pattern29.test(data6)){
 validate32.errors = [{instancePath:instancePath+"/data/note/id",schemaPath:"#/properties/data/properties/note/properties/id/pattern",keyword:"pattern",params:{pattern: "^[0-9A-Za-z]+$"},message:"must match pattern \""+"^[0-9A-Za-z]+$"+"\""}];
 return false;
 }
@@ -3935,7 +3963,7 @@ validate32.errors = [{instancePath:instancePath+"/data/note/author/id",schemaPat
 return false;
 }
 else {
-if(!pattern13.test(data11)){
+if(!pattern14.test(data11)){
 validate32.errors = [{instancePath:instancePath+"/data/note/author/id",schemaPath:"#/properties/data/properties/note/properties/author/properties/id/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]+$"},message:"must match pattern \""+"^[^/\\\\]+$"+"\""}];
 return false;
 }
@@ -4060,8 +4088,8 @@ return errors === 0;
 
 export const RecordingUpload = validate34;
 const schema35 = {"$id":"RecordingUpload","type":"object","required":["jobId","upload"],"additionalProperties":false,"properties":{"jobId":{"type":"string","pattern":"^[0-9A-HJKMNP-TV-Z]{26}$","maxLength":26,"description":"The job to poll at `GET .../recording/{jobId}/status`; it is `started` from now on."},"upload":{"type":"object","required":["method","url","headers","expiresAt"],"additionalProperties":false,"description":"How to send the file: straight to storage, not through this API.","properties":{"method":{"type":"string","enum":["PUT"]},"url":{"type":"string","format":"uri","maxLength":8192,"description":"A presigned URL for this one file; anyone holding it can upload until it expires."},"headers":{"type":"object","required":["Content-Type","Content-Length","If-None-Match"],"additionalProperties":false,"description":"Send exactly these headers: storage refuses an upload of another type or size, or without `If-None-Match: *` (403), and a second upload to the same URL (412: the URL writes its file once).","properties":{"Content-Type":{"type":"string","enum":["audio/wav","audio/mpeg","audio/mp4","audio/flac","audio/ogg"]},"Content-Length":{"type":"string","pattern":"^[0-9]+$","maxLength":16},"If-None-Match":{"type":"string","enum":["*"]}}},"expiresAt":{"type":"string","format":"date-time","maxLength":32,"description":"After this instant storage refuses the URL."}}}}};
-const pattern31 = new RegExp("^[0-9A-HJKMNP-TV-Z]{26}$", "u");
-const pattern32 = new RegExp("^[0-9]+$", "u");
+const pattern32 = new RegExp("^[0-9A-HJKMNP-TV-Z]{26}$", "u");
+const pattern33 = new RegExp("^[0-9]+$", "u");
 
 function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="RecordingUpload" */;
@@ -4094,7 +4122,7 @@ validate34.errors = [{instancePath:instancePath+"/jobId",schemaPath:"#/propertie
 return false;
 }
 else {
-if(!pattern31.test(data0)){
+if(!pattern32.test(data0)){
 validate34.errors = [{instancePath:instancePath+"/jobId",schemaPath:"#/properties/jobId/pattern",keyword:"pattern",params:{pattern: "^[0-9A-HJKMNP-TV-Z]{26}$"},message:"must match pattern \""+"^[0-9A-HJKMNP-TV-Z]{26}$"+"\""}];
 return false;
 }
@@ -4218,7 +4246,7 @@ validate34.errors = [{instancePath:instancePath+"/upload/headers/Content-Length"
 return false;
 }
 else {
-if(!pattern32.test(data6)){
+if(!pattern33.test(data6)){
 validate34.errors = [{instancePath:instancePath+"/upload/headers/Content-Length",schemaPath:"#/properties/upload/properties/headers/properties/Content-Length/pattern",keyword:"pattern",params:{pattern: "^[0-9]+$"},message:"must match pattern \""+"^[0-9]+$"+"\""}];
 return false;
 }
@@ -4320,7 +4348,7 @@ return errors === 0;
 
 export const RecoveredWebhookDeliveries = validate35;
 const schema36 = {"$id":"RecoveredWebhookDeliveries","type":"object","required":["recovered","read","more","nextSince","limits"],"additionalProperties":false,"description":"One recover reads at most 1000 of the endpoint's deliveries (10 pages of 100) and makes at most 200 of them pending again; an endpoint is recovered at most once every 60 s (429 with `Retry-After` within it).","properties":{"recovered":{"type":"integer","format":"int32","minimum":0,"maximum":200,"description":"How many failed deliveries are pending again, their schedule started over, each already queued to be sent."},"read":{"type":"integer","format":"int32","minimum":0,"maximum":1000,"description":"How many of the endpoint's deliveries since `since` this call read, failed or not."},"more":{"type":"boolean","description":"Whether the call stopped at a limit (1000 read or 200 recovered) before the last delivery: recover again, after 60 s, with `nextSince` as `since`."},"nextSince":{"type":["string","null"],"format":"date-time","maxLength":30,"pattern":"^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,3})?Z$","description":"The `since` of the next recover while `more` (the event time of the last delivery read); `null` when nothing remains."},"limits":{"type":"object","required":["read","recovered","intervalSeconds"],"additionalProperties":false,"description":"What one recover may do, and how often.","properties":{"read":{"type":"integer","format":"int32","const":1000,"minimum":1000,"maximum":1000,"description":"The most deliveries a call reads."},"recovered":{"type":"integer","format":"int32","const":200,"minimum":200,"maximum":200,"description":"The most deliveries a call makes pending again."},"intervalSeconds":{"type":"integer","format":"int32","const":60,"minimum":60,"maximum":60,"description":"The least time between two recovers of one endpoint; within it a recover is 429 with `Retry-After`."}}}}};
-const pattern33 = new RegExp("^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,3})?Z$", "u");
+const pattern34 = new RegExp("^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,3})?Z$", "u");
 
 function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="RecoveredWebhookDeliveries" */;
@@ -4424,7 +4452,7 @@ validate35.errors = [{instancePath:instancePath+"/nextSince",schemaPath:"#/prope
 return false;
 }
 else {
-if(!pattern33.test(data3)){
+if(!pattern34.test(data3)){
 validate35.errors = [{instancePath:instancePath+"/nextSince",schemaPath:"#/properties/nextSince/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,3})?Z$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,3})?Z$"+"\""}];
 return false;
 }
@@ -4616,7 +4644,7 @@ validate36.errors = [{instancePath:instancePath+"/since",schemaPath:"#/propertie
 return false;
 }
 else {
-if(!pattern33.test(data0)){
+if(!pattern34.test(data0)){
 validate36.errors = [{instancePath:instancePath+"/since",schemaPath:"#/properties/since/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,3})?Z$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,3})?Z$"+"\""}];
 return false;
 }
@@ -4775,7 +4803,7 @@ return errors === 0;
 }
 
 export const RotatedWebhookSecret = validate38;
-const schema39 = {"$id":"RotatedWebhookSecret","type":"object","required":["secret","previousSecretExpiresAt"],"additionalProperties":false,"properties":{"secret":{"type":"string","maxLength":100,"pattern":"^whsec_[A-Za-z0-9+/]+={0,2}$","description":"The signing secret (Standard Webhooks: `whsec_` and the base64 of 32 random bytes). Shown here only: keep it where the receiver can read it."},"previousSecretExpiresAt":{"type":"string","format":"date-time","maxLength":30,"description":"Until then every delivery is signed with both secrets, the new one first; after it, with the new one only."}}};
+const schema39 = {"$id":"RotatedWebhookSecret","type":"object","required":["previousSecretExpiresAt"],"additionalProperties":false,"properties":{"secret":{"type":"string","maxLength":100,"pattern":"^whsec_[A-Za-z0-9+/]+={0,2}$","description":"The signing secret (Standard Webhooks: `whsec_` and the base64 of 32 random bytes). Shown here only: keep it where the receiver can read it."},"secretWithheld":{"type":"string","maxLength":400,"pattern":"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$","description":"In place of `secret` in the answer to a keyed retry (`Idempotent-Replayed: true`): the secret is shown in the first answer only, and this says how to get a new one."},"previousSecretExpiresAt":{"type":"string","format":"date-time","maxLength":30,"description":"Until then every delivery is signed with both secrets, the new one first; after it, with the new one only."}}};
 
 function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="RotatedWebhookSecret" */;
@@ -4784,14 +4812,14 @@ let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((data.secret === undefined) && (missing0 = "secret")) || ((data.previousSecretExpiresAt === undefined) && (missing0 = "previousSecretExpiresAt"))){
+if((data.previousSecretExpiresAt === undefined) && (missing0 = "previousSecretExpiresAt")){
 validate38.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!((key0 === "secret") || (key0 === "previousSecretExpiresAt"))){
+if(!(((key0 === "secret") || (key0 === "secretWithheld")) || (key0 === "previousSecretExpiresAt"))){
 validate38.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -4825,13 +4853,40 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.previousSecretExpiresAt !== undefined){
-let data1 = data.previousSecretExpiresAt;
+if(data.secretWithheld !== undefined){
+let data1 = data.secretWithheld;
 const _errs4 = errors;
 if(errors === _errs4){
-if(errors === _errs4){
 if(typeof data1 === "string"){
-if(func2(data1) > 30){
+if(func2(data1) > 400){
+validate38.errors = [{instancePath:instancePath+"/secretWithheld",schemaPath:"#/properties/secretWithheld/maxLength",keyword:"maxLength",params:{limit: 400},message:"must NOT have more than 400 characters"}];
+return false;
+}
+else {
+if(!pattern6.test(data1)){
+validate38.errors = [{instancePath:instancePath+"/secretWithheld",schemaPath:"#/properties/secretWithheld/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"},message:"must match pattern \""+"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"+"\""}];
+return false;
+}
+}
+}
+else {
+validate38.errors = [{instancePath:instancePath+"/secretWithheld",schemaPath:"#/properties/secretWithheld/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.previousSecretExpiresAt !== undefined){
+let data2 = data.previousSecretExpiresAt;
+const _errs6 = errors;
+if(errors === _errs6){
+if(errors === _errs6){
+if(typeof data2 === "string"){
+if(func2(data2) > 30){
 validate38.errors = [{instancePath:instancePath+"/previousSecretExpiresAt",schemaPath:"#/properties/previousSecretExpiresAt/maxLength",keyword:"maxLength",params:{limit: 30},message:"must NOT have more than 30 characters"}];
 return false;
 }
@@ -4842,10 +4897,11 @@ return false;
 }
 }
 }
-var valid0 = _errs4 === errors;
+var valid0 = _errs6 === errors;
 }
 else {
 var valid0 = true;
+}
 }
 }
 }
@@ -5297,7 +5353,7 @@ validate42.errors = [{instancePath:instancePath+"/data/tenantId",schemaPath:"#/p
 return false;
 }
 else {
-if(!pattern11.test(data3)){
+if(!pattern12.test(data3)){
 validate42.errors = [{instancePath:instancePath+"/data/tenantId",schemaPath:"#/properties/data/properties/tenantId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\#]+$"},message:"must match pattern \""+"^[^/\\\\#]+$"+"\""}];
 return false;
 }
@@ -5344,7 +5400,7 @@ validate42.errors = [{instancePath:instancePath+"/data/job/id",schemaPath:"#/pro
 return false;
 }
 else {
-if(!pattern13.test(data5)){
+if(!pattern14.test(data5)){
 validate42.errors = [{instancePath:instancePath+"/data/job/id",schemaPath:"#/properties/data/properties/job/properties/id/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]+$"},message:"must match pattern \""+"^[^/\\\\]+$"+"\""}];
 return false;
 }
@@ -5442,7 +5498,7 @@ validate42.errors = [{instancePath:instancePath+"/data/job/recordingId",schemaPa
 return false;
 }
 else {
-if(!pattern13.test(data9)){
+if(!pattern14.test(data9)){
 validate42.errors = [{instancePath:instancePath+"/data/job/recordingId",schemaPath:"#/properties/data/properties/job/properties/recordingId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]+$"},message:"must match pattern \""+"^[^/\\\\]+$"+"\""}];
 return false;
 }
@@ -6374,7 +6430,7 @@ validate45.errors = [{instancePath:instancePath+"/data/" + i0+"/id",schemaPath:"
 return false;
 }
 else {
-if(!pattern25.test(data2)){
+if(!pattern26.test(data2)){
 validate45.errors = [{instancePath:instancePath+"/data/" + i0+"/id",schemaPath:"#/properties/data/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""}];
 return false;
 }
@@ -6646,7 +6702,7 @@ validate45.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properti
 return false;
 }
 else {
-if(!pattern25.test(data12)){
+if(!pattern26.test(data12)){
 validate45.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""}];
 return false;
 }

@@ -61,6 +61,14 @@ const secret = {
     'The signing secret (Standard Webhooks: `whsec_` and the base64 of 32 random bytes). Shown here only: keep it where the receiver can read it.',
 } as const;
 
+const secretWithheld = {
+  type: 'string',
+  maxLength: 400,
+  pattern: PLAIN_TEXT,
+  description:
+    'In place of `secret` in the answer to a keyed retry (`Idempotent-Replayed: true`): the secret is shown in the first answer only, and this says how to get a new one.',
+} as const;
+
 export const CreateWebhookEndpointBody = {
   $id: 'CreateWebhookEndpointBody',
   type: 'object',
@@ -124,9 +132,9 @@ export const WebhookEndpoint = {
 export const CreatedWebhookEndpoint = {
   $id: 'CreatedWebhookEndpoint',
   type: 'object',
-  required: [...endpointRequired, 'secret'],
+  required: [...endpointRequired],
   additionalProperties: false,
-  properties: { ...endpointProperties, secret },
+  properties: { ...endpointProperties, secret, secretWithheld },
 } as const;
 
 export const WebhookEndpointList = {
@@ -152,10 +160,11 @@ export const WebhookEndpointList = {
 export const RotatedWebhookSecret = {
   $id: 'RotatedWebhookSecret',
   type: 'object',
-  required: ['secret', 'previousSecretExpiresAt'],
+  required: ['previousSecretExpiresAt'],
   additionalProperties: false,
   properties: {
     secret,
+    secretWithheld,
     previousSecretExpiresAt: {
       ...instant,
       description:

@@ -323,23 +323,29 @@ export function createWebhookEndpointsStore(client: DynamoDBDocumentClient, tabl
           const found = await concurrentRecord();
           return found ? { kind: 'recorded', record: found } : { kind: 'not-found' };
         }
-        const rotated: StoredWebhookEndpoint = {
-          ...stored,
-          secrets: rotateSecrets(stored.secrets, nowMs),
-          updatedAt: new Date(nowMs).toISOString(),
-        };
-        const recover = sameLastRecover(stored);
+        const secrets = rotateSecrets(stored.secrets, nowMs);
+        const rotated: StoredWebhookEndpoint = { ...stored, secrets, updatedAt: new Date(nowMs).toISOString() };
         try {
           await transact(
             {
               TransactItems: [
                 {
-                  Put: {
+                  // The secret fields alone: a PATCH, a disable or a recover's claim made at the same
+                  // moment stays as it was written.
+                  Update: {
                     TableName: table,
-                    Item: endpointItem(tenantId, rotated),
-                    // Two rotations at once: one wins, the other starts again from the secret it made (so does a rotation a recover overtook).
-                    ConditionExpression: `secret = :seen AND ${recover.condition}`,
-                    ExpressionAttributeValues: { ':seen': stored.secrets.current, ...recover.values },
+                    Key: { pk: partition(tenantId), sk: endpointId },
+                    UpdateExpression:
+                      'SET secret = :secret, previousSecret = :previous, previousSecretUntil = :until, updatedAt = :now',
+                    // Two rotations at once: one wins, the other starts again from the secret it made.
+                    ConditionExpression: 'secret = :seen',
+                    ExpressionAttributeValues: {
+                      ':seen': stored.secrets.current,
+                      ':secret': secrets.current,
+                      ':previous': secrets.previous!.secret,
+                      ':until': secrets.previous!.until,
+                      ':now': rotated.updatedAt,
+                    },
                   },
                 },
                 ...(record ? [record.ledger.recordItem(tenantId, record.claim, record.response(rotated), nowMs)] : []),

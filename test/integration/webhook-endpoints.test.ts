@@ -6,9 +6,11 @@
  * at a change, naming why, and nothing is written. An endpoint's deliveries list newest first, a
  * page at a time.
  */
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { webhookKey } from '#shared/domain/webhooks/webhook-secret';
 import { fillPath, routeById } from '#shared/routes';
+import { documentClient } from '#shared/store/dynamo-client';
 import { startTestApi, type TestApi, uniqueTenant } from '#test/support/test-api';
 
 // This file's stage setting (the functions read it from their environment, as deployed ones do).
@@ -53,6 +55,12 @@ async function listed(): Promise<Endpoint[]> {
   return (response.json as { data: Endpoint[] }).data;
 }
 
+/** Everything the idempotency ledger holds for this tenant, as text. */
+async function ledgerText(): Promise<string> {
+  const { Items = [] } = await documentClient().send(new ScanCommand({ TableName: api.tables.idempotency }));
+  return JSON.stringify(Items.filter((item) => String(item.pk).startsWith(`${tenant}#`)));
+}
+
 async function removeAll(): Promise<void> {
   for (const endpoint of await listed())
     expect((await api.call('DELETE', endpointPath(endpoint.id), key)).status).toBe(204);
@@ -88,15 +96,22 @@ describe('registering', () => {
     await removeAll();
   });
 
-  it('a keyed retry answers the same endpoint and secret, and registers nothing more; another body under the key is 422', async () => {
+  it('a keyed retry answers the same endpoint, its secret withheld (kept in no ledger), and registers nothing more; another body under the key is 422', async () => {
     const headers = { 'Idempotency-Key': `${tenant}-register` };
     const body = { url: RECEIVER, events: ['note.created'] };
     const first = await register(body, headers);
     const again = await register(body, headers);
     expect(first.status).toBe(201);
     expect(again.status).toBe(201);
-    expect(again.text).toBe(first.text);
+    const { secret, ...endpoint } = first.json as Endpoint;
+    expect(again.json).toEqual({
+      ...endpoint,
+      secretWithheld: `The signing secret is shown in the first answer to this request only and is not kept to be shown again: if it was lost, POST ${endpointPath(endpoint.id)}/rotate-secret for a new one.`,
+    });
     expect(again.headers.get('Idempotent-Replayed')).toBe('true');
+    // The record is there, the answer in it, the secret not.
+    expect(await ledgerText()).toContain(endpoint.id);
+    expect(await ledgerText()).not.toContain(secret!);
     expect(await listed()).toHaveLength(1);
     expect((await register({ ...body, description: 'other' }, headers)).status).toBe(422);
     await removeAll();
@@ -262,8 +277,13 @@ describe('rotating the secret', () => {
     expect(expires).toBeLessThanOrEqual(Date.now() + DAY_MS);
 
     const replayed = await api.call('POST', rotatePath, key, { headers: { 'Idempotency-Key': `${tenant}-rotate` } });
-    expect(replayed.text).toBe(rotated.text);
+    expect(replayed.json).toEqual({
+      previousSecretExpiresAt,
+      secretWithheld: `The signing secret is shown in the first answer to this request only and is not kept to be shown again: if it was lost, POST ${rotatePath} for a new one.`,
+    });
     expect(replayed.headers.get('Idempotent-Replayed')).toBe('true');
+    expect(await ledgerText()).toContain(previousSecretExpiresAt);
+    expect(await ledgerText()).not.toContain(secret);
     const stored = await api.webhookEndpoints.get(tenant, created.id);
     expect(stored?.secrets).toEqual({ current: secret, previous: { secret: created.secret, until: expires } });
 

@@ -79,6 +79,17 @@ export function endpointView(stored: StoredWebhookEndpoint): WebhookEndpoint {
 }
 
 /**
+ * What a keyed retry of a registration or a rotation answers in place of the secret. The secret is
+ * shown in the first answer only: the idempotency ledger, which keeps that answer for 24 hours and
+ * which more functions read, never holds it.
+ *
+ * @example secretWithheld('/api/v1/webhooks/tenants/acme/endpoints/ep_1/rotate-secret')
+ */
+export function secretWithheld(rotatePath: string): string {
+  return `The signing secret is shown in the first answer to this request only and is not kept to be shown again: if it was lost, POST ${rotatePath} for a new one.`;
+}
+
+/**
  * The endpoint after `change` at `at`. Enabling a disabled endpoint starts it afresh (no reason,
  * no failing streak); disabling it by a PATCH gives that as its reason.
  *
