@@ -64,6 +64,11 @@ export const WEBHOOK_FAN_OUT = {
 export const WEBHOOK_DELIVERY = {
   id: 'deliverWebhooks',
   handler: 'functions/webhooks/deliver-webhooks.ts',
+  /**
+   * How the queue's event source mapping hands out tasks (CDK sets it; the local queue plays it):
+   * batches of 10, SQS's most, up to 20 at once.
+   */
+  mapping: { batchSize: 10, maxConcurrency: 20 },
   tables: {
     // The endpoint's URL and secrets; its failing streak, or disabled (410, 5 days of failures).
     webhookEndpoints: { operations: ['GetItem', 'UpdateItem'] },

@@ -2,7 +2,8 @@
  * Amazon SQS's part, locally, for the queue of webhook delivery tasks: a stand-in that speaks SQS's
  * JSON protocol on 127.0.0.1 for what the functions send (`SendMessageBatch`, `SendMessage`,
  * `DelaySeconds` up to 15 minutes, the body's MD5 the SDK checks), and plays the event source
- * mapping that hands its messages to their function: batches of up to 10 once each is due, a
+ * mapping that hands its messages to their function: batches of up to 10 once each is due, up to
+ * the mapping's concurrency at once, a
  * message the function reports as failed (or all of a batch it threw on) given again after the
  * visibility timeout, and one received five times reported as a stage would move it to the
  * dead-letter queue. Messages live in memory: a restart of `npm start` forgets the tasks in it, and
@@ -34,6 +35,8 @@ export interface LocalQueueOptions {
   visibilityTimeoutMs?: number;
   /** How often due messages are looked for. */
   pollMs?: number;
+  /** Batches handed to the function at once, as the mapping's MaximumConcurrency (default 1). */
+  maxConcurrency?: number;
   report: (line: string, error?: unknown) => void;
 }
 
@@ -110,7 +113,10 @@ export async function startLocalQueue(options: LocalQueueOptions): Promise<Local
   );
   url = `${server.endpoint}/${LOCAL_ACCOUNT}/${options.name}`;
 
-  let running: Promise<void> | undefined;
+  const maxConcurrency = options.maxConcurrency ?? 1;
+  /** The batches the function is working on, and their messages (not handed out again meanwhile). */
+  const running = new Set<Promise<void>>();
+  const inFlight = new Set<string>();
   let closing = false;
   const record = (message: HeldMessage): SQSRecord => ({
     messageId: message.id,
@@ -129,41 +135,53 @@ export async function startLocalQueue(options: LocalQueueOptions): Promise<Local
     awsRegion: options.region,
   });
 
-  /** Hands every due message to the function, a batch at a time, until none is due. */
-  async function drain(): Promise<void> {
-    for (;;) {
-      const now = Date.now();
-      const due = [...held.values()].filter((message) => message.visibleAt <= now).slice(0, MAX_BATCH);
-      if (!consume || due.length === 0 || closing) return;
-      for (const message of due) {
-        message.receives++;
-        message.visibleAt = now + visibilityMs;
-      }
-      let failed: Set<string>;
-      try {
-        const answer = await consume({ Records: due.map(record) });
-        failed = new Set((answer?.batchItemFailures ?? []).map((failure) => failure.itemIdentifier));
-      } catch (error) {
-        options.report(`${options.name}: the function failed on a batch of ${due.length}`, error);
-        failed = new Set(due.map((message) => message.id));
-      }
-      for (const message of due) {
-        if (!failed.has(message.id)) held.delete(message.id);
-        else if (message.receives >= MAX_RECEIVES) {
-          held.delete(message.id);
-          options.report(
-            `${options.name}: message ${message.id} failed ${message.receives} times; a stage would put it in the dead-letter queue`,
-          );
-        }
+  /** The batch `due` handed to the function; what it failed on given again, as SQS would. */
+  async function deliver(due: HeldMessage[]): Promise<void> {
+    let failed: Set<string>;
+    try {
+      const answer = await consume!({ Records: due.map(record) });
+      failed = new Set((answer?.batchItemFailures ?? []).map((failure) => failure.itemIdentifier));
+    } catch (error) {
+      options.report(`${options.name}: the function failed on a batch of ${due.length}`, error);
+      failed = new Set(due.map((message) => message.id));
+    }
+    for (const message of due) {
+      inFlight.delete(message.id);
+      if (!failed.has(message.id)) held.delete(message.id);
+      else if (message.receives >= MAX_RECEIVES) {
+        held.delete(message.id);
+        options.report(
+          `${options.name}: message ${message.id} failed ${message.receives} times; a stage would put it in the dead-letter queue`,
+        );
       }
     }
   }
 
-  const timer = setInterval(() => {
-    running ??= drain().finally(() => {
-      running = undefined;
-    });
-  }, options.pollMs ?? 100);
+  /**
+   * Hands due messages to the function, a batch of up to 10 each, up to `maxConcurrency` batches
+   * at once, as the event source mapping scales: one slow batch holds back no other.
+   */
+  function pump(): void {
+    while (consume && !closing && running.size < maxConcurrency) {
+      const now = Date.now();
+      const due = [...held.values()]
+        .filter((message) => message.visibleAt <= now && !inFlight.has(message.id))
+        .slice(0, MAX_BATCH);
+      if (due.length === 0) return;
+      for (const message of due) {
+        message.receives++;
+        message.visibleAt = now + visibilityMs;
+        inFlight.add(message.id);
+      }
+      const batch: Promise<void> = deliver(due).finally(() => {
+        running.delete(batch);
+        pump();
+      });
+      running.add(batch);
+    }
+  }
+
+  const timer = setInterval(pump, options.pollMs ?? 100);
   timer.unref();
 
   return {
@@ -177,7 +195,10 @@ export async function startLocalQueue(options: LocalQueueOptions): Promise<Local
       closing = true;
       clearInterval(timer);
       let grace: NodeJS.Timeout | undefined;
-      await Promise.race([running, new Promise((resolve) => (grace = setTimeout(resolve, CLOSE_GRACE_MS)))]);
+      await Promise.race([
+        Promise.all(running),
+        new Promise((resolve) => (grace = setTimeout(resolve, CLOSE_GRACE_MS))),
+      ]);
       clearTimeout(grace);
       await server.close();
     },

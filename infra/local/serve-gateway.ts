@@ -10,7 +10,7 @@ import type { WebhookTargetRules } from '#shared/domain/webhooks/webhook-target'
 import { FUNCTION_ENV } from '#shared/function-env';
 import { commonHeaders } from '#shared/http/response-headers';
 import { recordingsBucketName } from '#shared/recording-events';
-import { deliveryQueueName } from '#shared/webhook-functions';
+import { deliveryQueueName, WEBHOOK_DELIVERY } from '#shared/webhook-functions';
 import { LOCAL_ACCOUNT } from './build-proxy-event.ts';
 import { createEventDelivery, type EventDelivery } from './deliver-events.ts';
 import { LOCAL_REGION } from './dynamodb-local.ts';
@@ -177,6 +177,8 @@ export async function bindGateway(port: number, host = '127.0.0.1'): Promise<Bou
         name: deliveryQueueName(LOCAL_STAGE),
         region: LOCAL_REGION,
         credentials,
+        // As the stage's mapping hands tasks out: one slow receiver's batch holds back no other.
+        maxConcurrency: WEBHOOK_DELIVERY.mapping.maxConcurrency,
         report,
       });
       process.env[FUNCTION_ENV.webhookQueueUrl] = queue.url;

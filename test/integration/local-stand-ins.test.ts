@@ -171,6 +171,47 @@ describe('the SQS stand-in at a stop', () => {
   });
 });
 
+describe('the SQS stand-in hands out batches as the mapping scales', () => {
+  it('a batch the function is still on holds back no other, and its messages are not handed out twice', async () => {
+    const scaling = await startLocalQueue({
+      name: 'cxm-test-scaling',
+      region: REGION,
+      credentials: accepted,
+      maxConcurrency: 2,
+      report: () => {},
+    });
+    const handed: string[] = [];
+    let releaseSlow: () => void = () => {};
+    scaling.consumeWith(async ({ Records }) => {
+      handed.push(...Records.map((record) => record.body));
+      if (Records.some((record) => record.body === '"slow"'))
+        await new Promise<void>((resolve) => (releaseSlow = resolve));
+      return { batchItemFailures: [] };
+    });
+    const sendBody = (body: string) =>
+      send(
+        {
+          endpoint: scaling.endpoint,
+          service: 'sqs',
+          target: 'AmazonSQS.SendMessage',
+          input: { QueueUrl: scaling.url, MessageBody: body },
+          protocol: '1.0',
+        },
+        accepted,
+      );
+    await sendBody('"slow"');
+    while (!handed.includes('"slow"')) await new Promise((resolve) => setTimeout(resolve, 20));
+    await sendBody('"quick"');
+    // Handed out and done while the first batch is still under way.
+    while (scaling.size() > 1) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(handed).toEqual(['"slow"', '"quick"']);
+    releaseSlow();
+    while (scaling.size() > 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(handed).toEqual(['"slow"', '"quick"']);
+    await scaling.close();
+  });
+});
+
 describe('the local stand-ins of AWS services', () => {
   it('answer a request to a loopback host signed with their key', async () => {
     for (const [name, call] of calls()) {

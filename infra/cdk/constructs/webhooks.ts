@@ -111,7 +111,7 @@ export class Webhooks extends Construct {
     for (const [tableId, access] of Object.entries(WEBHOOK_DELIVERY.tables) as [TableId, TableAccess][])
       this.delivery.bindTable(tables[tableId], access);
     this.delivery.addEventSource(
-      new SqsEventSource(this.queue, { batchSize: 10, reportBatchItemFailures: true, maxConcurrency: 20 }),
+      new SqsEventSource(this.queue, { ...WEBHOOK_DELIVERY.mapping, reportBatchItemFailures: true }),
     );
     // The next attempt of a failed delivery, and the next hop of a long wait.
     this.queue.grantSendMessages(this.delivery);
