@@ -63,6 +63,13 @@ export const FUNCTION_ENV = {
    * them. CDK sets the stage's execute-api host; the local gateway its own.
    */
   apiHosts: 'CXM_API_HOSTS',
+  /**
+   * The key that seals webhook signing secrets at rest (shared/secrets/webhook-secret-box.ts):
+   * locally the value and the one before a local rotation, in the cloud a Secrets Manager ARN.
+   */
+  webhookSecretKey: 'CXM_WEBHOOK_SECRET_KEY',
+  webhookSecretKeyPrevious: 'CXM_WEBHOOK_SECRET_KEY_PREVIOUS',
+  webhookSecretKeyArn: 'CXM_WEBHOOK_SECRET_KEY_ARN',
   /** Comma-separated waits in ms before each delivery attempt, instead of the stage's schedule (a local setting). */
   webhookRetrySchedule: 'CXM_WEBHOOK_RETRY_SCHEDULE_MS',
   /** The queue of webhook delivery tasks: its URL (the fan-out and the delivery function send to it). */

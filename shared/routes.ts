@@ -10,9 +10,10 @@ import type { TableId } from '#shared/store/table-specs';
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 /**
  * The stage's secrets: `cursorSecret` signs reporting cursors (routes declare it), `keyTagSecret`
- * tags API keys (the authorizer's, AUTHORIZER_SECRETS).
+ * tags API keys (the authorizer's, AUTHORIZER_SECRETS), `webhookSecretKey` seals webhook signing
+ * secrets at rest (the routes that make one, and the delivery function).
  */
-export const SECRET_IDS = ['cursorSecret', 'keyTagSecret'] as const;
+export const SECRET_IDS = ['cursorSecret', 'keyTagSecret', 'webhookSecretKey'] as const;
 export type SecretId = (typeof SECRET_IDS)[number];
 /** An item operation of DynamoDB a function makes on a table: its IAM action is `dynamodb:<operation>`. */
 export type TableOperation = 'GetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'ConditionCheckItem' | 'Query';
@@ -313,6 +314,7 @@ export const routes = [
     },
     maxBodyBytes: WEBHOOK_ENDPOINT_REQUEST_MAX_BYTES,
     idempotencyKey: true,
+    secrets: ['webhookSecretKey'],
     summary: 'Register a webhook endpoint: answers its signing secret, shown this once',
     errors: [400, 409, 413, 422],
   },
@@ -386,6 +388,7 @@ export const routes = [
       response: { status: 200, schema: 'RotatedWebhookSecret' },
     },
     idempotencyKey: true,
+    secrets: ['webhookSecretKey'],
     summary: "Rotate a webhook endpoint's signing secret: both sign for 24 hours",
     errors: [400, 404, 422],
   },

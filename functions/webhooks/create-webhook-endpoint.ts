@@ -2,15 +2,18 @@
  * POST /api/v1/webhooks/tenants/{tenantId}/endpoints: registers where the tenant's events go, and
  * answers the endpoint's signing secret, shown this once (safe retries apply: a keyed retry answers
  * the same endpoint, the secret withheld, since the idempotency ledger never holds it). The URL is checked as every attempt will check it; a tenant has at most its
- * stage's number of endpoints.
+ * stage's number of endpoints. The key must read what each event carries (authorize-webhook-events.ts),
+ * and a document event reaches the endpoint for the collections the key reads.
  */
 
 import { endpointView, newEndpointId, secretWithheld } from '#shared/domain/webhooks/webhook-endpoint';
 import { newWebhookSecret } from '#shared/domain/webhooks/webhook-secret';
 import { badRequest, conflict } from '#shared/http/api-error';
+import { authorizeWebhookEvents } from '#shared/http/authorize-webhook-events';
 import { createApiHandler } from '#shared/http/create-api-handler';
 import { recordAnswer, replayRecorded } from '#shared/http/idempotent-answer';
 import { createWebhookEndpoint } from '#shared/schemas/route-validators.generated';
+import { webhookSecretBox } from '#shared/secrets/webhook-secret-box';
 import { idempotencyLedger, webhookEndpointsStore } from '#shared/store/function-stores';
 import { checkWebhookTarget } from '#shared/webhooks/post-webhook';
 import { maxEndpointsPerTenant, webhookOwnHosts, webhookTargetRules } from '#shared/webhooks/webhook-settings';
@@ -19,24 +22,29 @@ const endpoints = webhookEndpointsStore();
 const ledger = idempotencyLedger();
 const limit = maxEndpointsPerTenant();
 const rules = webhookTargetRules();
+const box = webhookSecretBox();
 
 export const handler = createApiHandler(
   createWebhookEndpoint,
-  async ({ tenantId, body, signal, idempotency, http }) => {
+  async ({ tenantId, caller, body, signal, idempotency, http }) => {
     const target = await checkWebhookTarget(body.url, rules, { ownHosts: webhookOwnHosts() });
     if (!target.ok) throw badRequest(`Field 'url' cannot receive webhooks: ${target.reason}.`);
+    const collections = authorizeWebhookEvents(caller, body.events);
     const now = new Date();
+    const id = newEndpointId(now.getTime());
+    const secret = newWebhookSecret();
     const stored = {
-      id: newEndpointId(now.getTime()),
+      id,
       url: body.url,
       events: [...body.events],
+      ...(collections !== 'all' && { collections: [...collections] }),
       description: body.description ?? '',
       status: 'enabled' as const,
       createdAt: now.toISOString(),
       updatedAt: now.toISOString(),
-      secrets: { current: newWebhookSecret() },
+      secrets: { current: await box.seal(secret, { tenantId, endpointId: id }) },
     };
-    const answer = { status: 201, body: { ...endpointView(stored), secret: stored.secrets.current } };
+    const answer = { status: 201, body: { ...endpointView(stored), secret } };
     const withheld = {
       status: 201,
       body: {

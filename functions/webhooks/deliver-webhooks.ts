@@ -5,6 +5,7 @@
  */
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { logger } from '#shared/http/logger';
+import { webhookSecretBox } from '#shared/secrets/webhook-secret-box';
 import { webhookDeliveriesStore, webhookDeliveryQueue, webhookEndpointsStore } from '#shared/store/function-stores';
 import { deliverQueuedTasks } from '#shared/webhooks/run-webhook-functions';
 import { webhookOwnHosts, webhookRetrySchedule, webhookTargetRules } from '#shared/webhooks/webhook-settings';
@@ -12,6 +13,7 @@ import { webhookOwnHosts, webhookRetrySchedule, webhookTargetRules } from '#shar
 const deps = {
   endpoints: webhookEndpointsStore(),
   deliveries: webhookDeliveriesStore(),
+  secrets: webhookSecretBox(),
   rules: webhookTargetRules(),
   post: { ownHosts: webhookOwnHosts() },
   schedule: webhookRetrySchedule(),

@@ -113,6 +113,11 @@ const because = {
     reason:
       'The secret is the HMAC key of API key tags, which only spare the authorizer a read for a made-up key; the key itself is the credential (its SHA-256 is what the authorizer looks up). The authorizer accepts the AWSCURRENT and AWSPREVIOUS versions, so one rotation breaks no key, but a second drops every key tagged before the first: a rotation means reissuing the stage\'s keys. An operator rotates it by hand (put-secret-value, infra/README.md "Rotating the key-tag secret") only when it may have leaked; a scheduled rotation would break tenants\' keys.',
   },
+  webhookSecretKeyNotRotated: {
+    decision: 'infra/README.md#operating-a-stage',
+    reason:
+      "The secret seals tenants' webhook signing secrets at rest (AES-256-GCM, each naming its key). The functions open what the AWSCURRENT and AWSPREVIOUS versions sealed, so one rotation breaks no delivery, but a second makes every secret still sealed under the first unopenable until its endpoint's secret is rotated: an operator rotates it by hand only when it may have leaked (infra/README.md), and a scheduled rotation needs a re-sealing of every endpoint a rotation Lambda would have to own.",
+  },
   signedRequestsOnly: {
     decision: 'infra/README.md#choosing-the-reporting-backend',
     reason:
@@ -217,6 +222,7 @@ export function nagAcknowledgements(stack: CxmStack): NagAcknowledgement[] {
   }
   acknowledge(child(stack.api, 'CursorSecret'), 'AwsSolutions-SMG4', because.cursorSecretNotRotated);
   acknowledge(child(stack.api, 'KeyTagSecret'), 'AwsSolutions-SMG4', because.keyTagSecretNotRotated);
+  acknowledge(child(stack.api, 'WebhookSecretKey'), 'AwsSolutions-SMG4', because.webhookSecretKeyNotRotated);
 
   // Reporting search, on stages that have a domain.
   const { search, indexer } = stack;

@@ -62,6 +62,8 @@ export class CxmStack extends Stack {
     });
     // The delivery function checks each attempt's target against the API's own host too.
     this.webhooks.delivery.addEnvironment(FUNCTION_ENV.apiHosts, this.api.apiHost);
+    // It signs with the endpoints' secrets, which are sealed at rest.
+    this.api.grantSecrets(this.webhooks.delivery, ['webhookSecretKey']);
     this.noteEvents = new NoteEvents(this, 'NoteEvents', { config, conversations: this.data.tables.conversations });
     this.observability = new Observability(this, 'Observability', {
       config,

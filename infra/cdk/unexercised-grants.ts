@@ -109,6 +109,12 @@ export const UNEXERCISED_GRANTS: readonly UnexercisedGrant[] = [
     resource: '*:secret:cxm-<stage>-key-tag-secret-*',
     why: 'The key-tag secret is read from Secrets Manager on a stage and in bundle mode (through the local stand-in: test/integration/key-tags proves a tagged key, and one tagged under AWSPREVIOUS, over it); the sources runtime, whose calls are recorded, is handed the secret in its environment.',
   },
+  ...['createWebhookEndpoint', 'rotateWebhookSecret', 'deliverWebhooks'].map((principal) => ({
+    principal,
+    action: 'secretsmanager:GetSecretValue',
+    resource: '*:secret:cxm-<stage>-webhook-secret-key-*',
+    why: 'The key that seals webhook signing secrets is read from Secrets Manager on a stage and in bundle mode (through the local stand-in: test/integration/webhooks registers endpoints and signs deliveries that verify over it, the authorization matrix rotates); the sources runtime, whose calls are recorded, is handed the key in its environment.',
+  })),
   ...['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'].map((action) => ({
     principal: 'processRecording',
     action,

@@ -8,7 +8,11 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** The files of $CXM_HOME that hold the local secrets. */
-export const LOCAL_SECRET_FILES = { cursorSecret: 'cursor-secret', keyTagSecret: 'key-tag-secret' } as const;
+export const LOCAL_SECRET_FILES = {
+  cursorSecret: 'cursor-secret',
+  keyTagSecret: 'key-tag-secret',
+  webhookSecretKey: 'webhook-secret-key',
+} as const;
 
 /**
  * The secret kept in `<home>/<file>`, generated (32 random bytes, base64url) the first time.

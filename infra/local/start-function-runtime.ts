@@ -108,6 +108,10 @@ export async function startFunctionRuntime(options: StartFunctionRuntimeOptions 
         current: process.env[FUNCTION_ENV.keyTagSecret],
         previous: process.env[FUNCTION_ENV.keyTagSecretPrevious],
       },
+      webhookSecretKey: {
+        current: process.env[FUNCTION_ENV.webhookSecretKey],
+        previous: process.env[FUNCTION_ENV.webhookSecretKeyPrevious],
+      },
     },
     overrides,
     maxEnvironments: maxEnvironments(),

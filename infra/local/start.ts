@@ -145,6 +145,10 @@ async function main(): Promise<void> {
     process.env[FUNCTION_ENV.cursorSecret] = localSecret(inMemory ? undefined : home, LOCAL_SECRET_FILES.cursorSecret);
     const keyTagSecret = localSecret(inMemory ? undefined : home, LOCAL_SECRET_FILES.keyTagSecret);
     process.env[FUNCTION_ENV.keyTagSecret] = keyTagSecret;
+    process.env[FUNCTION_ENV.webhookSecretKey] = localSecret(
+      inMemory ? undefined : home,
+      LOCAL_SECRET_FILES.webhookSecretKey,
+    );
     const { functions, s3Endpoint, recordingsBucket } = await gateway.serve({
       recordingsDir: inMemory ? undefined : join(home, 'recordings'),
       authCacheTtlSeconds,

@@ -13,7 +13,13 @@ import {
   RECOVER_READ_LIMIT,
 } from '#shared/domain/webhooks/recover-limits';
 import type { WebhookEventType } from '#shared/domain/webhooks/webhook-events';
-import { type ApiError, payloadTooLarge, preconditionFailed, unavailable } from '#shared/http/api-error';
+import {
+  type ApiError,
+  payloadTooLarge,
+  preconditionFailed,
+  subscriptionDenied,
+  unavailable,
+} from '#shared/http/api-error';
 import type { RouteId } from '#shared/routes';
 import { NOTE_BODY_MAX_CHARS } from '#shared/schemas/add-internal-note-body';
 import type { SchemaId } from '#shared/schemas/schema-ids';
@@ -219,6 +225,25 @@ const refusedUrl = {
   ),
   http: example('Not https', error('BadRequest', "Field 'url' cannot receive webhooks: a webhook URL is https.")),
 };
+
+/** The refusal of an event whose data the key may not read. */
+const unreadableEvent = {
+  voc: example(
+    'An event the key may not read',
+    errorOf(subscriptionDenied('voc.job.completed', 'voc:recordings.read')),
+  ),
+  documents: example(
+    'Document events, and the key reads no collection',
+    errorOf(subscriptionDenied('provisioning.document.changed', 'provisioning:{collection}.read')),
+  ),
+};
+
+const WEBHOOK_SUBSCRIBING =
+  'The key must hold the read scope of what each event carries, else 403 naming the event and the scope: `note.created` ' +
+  "the note route's `cxm:conversations.write` (the event carries what its 201 answered), `voc.job.completed` and " +
+  '`voc.job.failed` `voc:recordings.read`, `provisioning.document.changed` `provisioning:{collection}.read` of one ' +
+  'collection at least. Document events then reach the endpoint for the collections the key reads, which its ' +
+  '`collections` lists; a key of `provisioning:read` or `provisioning:*` leaves it out: every collection.';
 
 const WEBHOOK_RECEIVING =
   'Deliveries follow Standard Webhooks 1.0: a POST of `{"type", "timestamp", "data"}` with the headers `webhook-id`, ' +
@@ -647,7 +672,7 @@ export const operationDocs: Record<RouteId, OperationDocs> = {
       'localhost or [::1]); every delivery checks the resolved address again and follows no redirect. ' +
       "A tenant has at most the stage's number of endpoints (20 unless its operators say otherwise): past it, 409. " +
       'With the same `Idempotency-Key`, a retry answers the first answer, secret included, and registers nothing.\n\n' +
-      WEBHOOK_RECEIVING,
+      `${WEBHOOK_SUBSCRIBING}\n\n${WEBHOOK_RECEIVING}`,
     requestExamples: {
       endpoint: example('An endpoint for notes and recordings', {
         url: 'https://hooks.acme.example/cxm',
@@ -668,6 +693,7 @@ export const operationDocs: Record<RouteId, OperationDocs> = {
     },
     errorExamples: {
       400: refusedUrl,
+      403: unreadableEvent,
       409: {
         full: example(
           "The tenant's limit of endpoints",
@@ -714,7 +740,11 @@ export const operationDocs: Record<RouteId, OperationDocs> = {
   updateWebhookEndpoint: {
     description:
       'Changes the fields the body names: `url` (checked as a registration checks it), `events`, `description`, `status`. ' +
-      '`status: "enabled"` resumes deliveries to a disabled endpoint, its failures forgotten; `"disabled"` pauses them.',
+      '`status: "enabled"` resumes deliveries to a disabled endpoint, its failures forgotten; `"disabled"` pauses them.\n\n' +
+      'Every change, of any field, is checked against the events the endpoint has after it, as a registration is (so a key ' +
+      'cannot move or resume an endpoint of events it may not read): ' +
+      `${WEBHOOK_SUBSCRIBING} The collections become those of the key that made the change. A pending delivery the ` +
+      'endpoint no longer takes (its events or collections changed) is not sent.',
     requestExamples: {
       enable: example('Resume a disabled endpoint', { status: 'enabled' }),
       events: example('Another set of events', { events: ['provisioning.document.changed'] }),
@@ -722,10 +752,18 @@ export const operationDocs: Record<RouteId, OperationDocs> = {
     success: {
       200: {
         description: 'The endpoint as changed.',
-        examples: { updated: example('Resumed', { ...webhookEndpoint, updatedAt: '2026-01-03T08:00:00.000Z' }) },
+        examples: {
+          updated: example('Resumed', { ...webhookEndpoint, updatedAt: '2026-01-03T08:00:00.000Z' }),
+          documents: example('Document events, by a key that reads two collections', {
+            ...webhookEndpoint,
+            events: ['provisioning.document.changed'],
+            collections: ['bots', 'users'],
+            updatedAt: '2026-01-03T08:00:00.000Z',
+          }),
+        },
       },
     },
-    errorExamples: { 400: refusedUrl, 404: noEndpoint },
+    errorExamples: { 400: refusedUrl, 403: unreadableEvent, 404: noEndpoint },
   },
   deleteWebhookEndpoint: {
     description:

@@ -857,9 +857,9 @@ return errors === 0;
 }
 
 export const CreatedWebhookEndpoint = validate14;
-const schema15 = {"$id":"CreatedWebhookEndpoint","type":"object","required":["id","url","events","description","status","createdAt","updatedAt"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1,"maxLength":512,"pattern":"^[^/\\\\]*$","description":"The endpoint id (`ep_` and a ULID)."},"url":{"type":"string","format":"uri","maxLength":2048},"events":{"type":"array","maxItems":4,"items":{"type":"string","enum":["note.created","voc.job.completed","voc.job.failed","provisioning.document.changed"]}},"description":{"type":"string","maxLength":512,"pattern":"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"},"status":{"type":"string","enum":["enabled","disabled"]},"disabledReason":{"type":"string","maxLength":1024,"pattern":"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$","description":"Present only when `status` is `disabled`: why (the receiver answered 410, deliveries failed for 5 days, or a PATCH) and when."},"createdAt":{"type":"string","format":"date-time","maxLength":30},"updatedAt":{"type":"string","format":"date-time","maxLength":30},"secret":{"type":"string","maxLength":100,"pattern":"^whsec_[A-Za-z0-9+/]+={0,2}$","description":"The signing secret (Standard Webhooks: `whsec_` and the base64 of 32 random bytes). Shown here only: keep it where the receiver can read it."},"secretWithheld":{"type":"string","maxLength":400,"pattern":"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$","description":"In place of `secret` in the answer to a keyed retry (`Idempotent-Replayed: true`): the secret is shown in the first answer only, and this says how to get a new one."}}};
-const pattern6 = new RegExp("^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$", "u");
-const pattern8 = new RegExp("^whsec_[A-Za-z0-9+/]+={0,2}$", "u");
+const schema15 = {"$id":"CreatedWebhookEndpoint","type":"object","required":["id","url","events","description","status","createdAt","updatedAt"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1,"maxLength":512,"pattern":"^[^/\\\\]*$","description":"The endpoint id (`ep_` and a ULID)."},"url":{"type":"string","format":"uri","maxLength":2048},"events":{"type":"array","maxItems":4,"items":{"type":"string","enum":["note.created","voc.job.completed","voc.job.failed","provisioning.document.changed"]}},"collections":{"type":"array","minItems":1,"maxItems":100,"uniqueItems":true,"items":{"type":"string","maxLength":64,"pattern":"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"},"description":"Present when `provisioning.document.changed` reaches this endpoint for some collections only: those the key that last created or changed it may read (`provisioning:<collection>.read` or `provisioning:<collection>.*`). Absent, every collection: that key holds `provisioning:read` or `provisioning:*`, or the endpoint was written before collections were kept."},"description":{"type":"string","maxLength":512,"pattern":"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"},"status":{"type":"string","enum":["enabled","disabled"]},"disabledReason":{"type":"string","maxLength":1024,"pattern":"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$","description":"Present only when `status` is `disabled`: why (the receiver answered 410, deliveries failed for 5 days, or a PATCH) and when."},"createdAt":{"type":"string","format":"date-time","maxLength":30},"updatedAt":{"type":"string","format":"date-time","maxLength":30},"secret":{"type":"string","maxLength":100,"pattern":"^whsec_[A-Za-z0-9+/]+={0,2}$","description":"The signing secret (Standard Webhooks: `whsec_` and the base64 of 32 random bytes). Shown here only: keep it where the receiver can read it."},"secretWithheld":{"type":"string","maxLength":400,"pattern":"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$","description":"In place of `secret` in the answer to a keyed retry (`Idempotent-Replayed: true`): the secret is shown in the first answer only, and this says how to get a new one."}}};
+const pattern7 = new RegExp("^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$", "u");
+const pattern9 = new RegExp("^whsec_[A-Za-z0-9+/]+={0,2}$", "u");
 
 function validate14(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="CreatedWebhookEndpoint" */;
@@ -979,17 +979,94 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.description !== undefined){
-let data4 = data.description;
+if(data.collections !== undefined){
+let data4 = data.collections;
 const _errs10 = errors;
 if(errors === _errs10){
-if(typeof data4 === "string"){
-if(func2(data4) > 512){
+if(Array.isArray(data4)){
+if(data4.length > 100){
+validate14.errors = [{instancePath:instancePath+"/collections",schemaPath:"#/properties/collections/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"}];
+return false;
+}
+else {
+if(data4.length < 1){
+validate14.errors = [{instancePath:instancePath+"/collections",schemaPath:"#/properties/collections/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+return false;
+}
+else {
+var valid2 = true;
+const len1 = data4.length;
+for(let i1=0; i1<len1; i1++){
+let data5 = data4[i1];
+const _errs12 = errors;
+if(errors === _errs12){
+if(typeof data5 === "string"){
+if(func2(data5) > 64){
+validate14.errors = [{instancePath:instancePath+"/collections/" + i1,schemaPath:"#/properties/collections/items/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+return false;
+}
+else {
+if(!pattern2.test(data5)){
+validate14.errors = [{instancePath:instancePath+"/collections/" + i1,schemaPath:"#/properties/collections/items/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"+"\""}];
+return false;
+}
+}
+}
+else {
+validate14.errors = [{instancePath:instancePath+"/collections/" + i1,schemaPath:"#/properties/collections/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid2 = _errs12 === errors;
+if(!valid2){
+break;
+}
+}
+if(valid2){
+let i2 = data4.length;
+let j0;
+if(i2 > 1){
+const indices0 = {};
+for(;i2--;){
+let item0 = data4[i2];
+if(typeof item0 !== "string"){
+continue;
+}
+if(typeof indices0[item0] == "number"){
+j0 = indices0[item0];
+validate14.errors = [{instancePath:instancePath+"/collections",schemaPath:"#/properties/collections/uniqueItems",keyword:"uniqueItems",params:{i: i2, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i2+" are identical)"}];
+return false;
+break;
+}
+indices0[item0] = i2;
+}
+}
+}
+}
+}
+}
+else {
+validate14.errors = [{instancePath:instancePath+"/collections",schemaPath:"#/properties/collections/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.description !== undefined){
+let data6 = data.description;
+const _errs14 = errors;
+if(errors === _errs14){
+if(typeof data6 === "string"){
+if(func2(data6) > 512){
 validate14.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
 else {
-if(!pattern6.test(data4)){
+if(!pattern7.test(data6)){
 validate14.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"},message:"must match pattern \""+"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"+"\""}];
 return false;
 }
@@ -1000,40 +1077,40 @@ validate14.errors = [{instancePath:instancePath+"/description",schemaPath:"#/pro
 return false;
 }
 }
-var valid0 = _errs10 === errors;
+var valid0 = _errs14 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.status !== undefined){
-let data5 = data.status;
-const _errs12 = errors;
-if(typeof data5 !== "string"){
+let data7 = data.status;
+const _errs16 = errors;
+if(typeof data7 !== "string"){
 validate14.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-if(!((data5 === "enabled") || (data5 === "disabled"))){
+if(!((data7 === "enabled") || (data7 === "disabled"))){
 validate14.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema15.properties.status.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-var valid0 = _errs12 === errors;
+var valid0 = _errs16 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.disabledReason !== undefined){
-let data6 = data.disabledReason;
-const _errs14 = errors;
-if(errors === _errs14){
-if(typeof data6 === "string"){
-if(func2(data6) > 1024){
+let data8 = data.disabledReason;
+const _errs18 = errors;
+if(errors === _errs18){
+if(typeof data8 === "string"){
+if(func2(data8) > 1024){
 validate14.errors = [{instancePath:instancePath+"/disabledReason",schemaPath:"#/properties/disabledReason/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"}];
 return false;
 }
 else {
-if(!pattern6.test(data6)){
+if(!pattern7.test(data8)){
 validate14.errors = [{instancePath:instancePath+"/disabledReason",schemaPath:"#/properties/disabledReason/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"},message:"must match pattern \""+"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"+"\""}];
 return false;
 }
@@ -1044,19 +1121,19 @@ validate14.errors = [{instancePath:instancePath+"/disabledReason",schemaPath:"#/
 return false;
 }
 }
-var valid0 = _errs14 === errors;
+var valid0 = _errs18 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.createdAt !== undefined){
-let data7 = data.createdAt;
-const _errs16 = errors;
-if(errors === _errs16){
-if(errors === _errs16){
-if(typeof data7 === "string"){
-if(func2(data7) > 30){
+let data9 = data.createdAt;
+const _errs20 = errors;
+if(errors === _errs20){
+if(errors === _errs20){
+if(typeof data9 === "string"){
+if(func2(data9) > 30){
 validate14.errors = [{instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/maxLength",keyword:"maxLength",params:{limit: 30},message:"must NOT have more than 30 characters"}];
 return false;
 }
@@ -1067,19 +1144,19 @@ return false;
 }
 }
 }
-var valid0 = _errs16 === errors;
+var valid0 = _errs20 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.updatedAt !== undefined){
-let data8 = data.updatedAt;
-const _errs18 = errors;
-if(errors === _errs18){
-if(errors === _errs18){
-if(typeof data8 === "string"){
-if(func2(data8) > 30){
+let data10 = data.updatedAt;
+const _errs22 = errors;
+if(errors === _errs22){
+if(errors === _errs22){
+if(typeof data10 === "string"){
+if(func2(data10) > 30){
 validate14.errors = [{instancePath:instancePath+"/updatedAt",schemaPath:"#/properties/updatedAt/maxLength",keyword:"maxLength",params:{limit: 30},message:"must NOT have more than 30 characters"}];
 return false;
 }
@@ -1090,23 +1167,23 @@ return false;
 }
 }
 }
-var valid0 = _errs18 === errors;
+var valid0 = _errs22 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.secret !== undefined){
-let data9 = data.secret;
-const _errs20 = errors;
-if(errors === _errs20){
-if(typeof data9 === "string"){
-if(func2(data9) > 100){
+let data11 = data.secret;
+const _errs24 = errors;
+if(errors === _errs24){
+if(typeof data11 === "string"){
+if(func2(data11) > 100){
 validate14.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"}];
 return false;
 }
 else {
-if(!pattern8.test(data9)){
+if(!pattern9.test(data11)){
 validate14.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/pattern",keyword:"pattern",params:{pattern: "^whsec_[A-Za-z0-9+/]+={0,2}$"},message:"must match pattern \""+"^whsec_[A-Za-z0-9+/]+={0,2}$"+"\""}];
 return false;
 }
@@ -1117,23 +1194,23 @@ validate14.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properti
 return false;
 }
 }
-var valid0 = _errs20 === errors;
+var valid0 = _errs24 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.secretWithheld !== undefined){
-let data10 = data.secretWithheld;
-const _errs22 = errors;
-if(errors === _errs22){
-if(typeof data10 === "string"){
-if(func2(data10) > 400){
+let data12 = data.secretWithheld;
+const _errs26 = errors;
+if(errors === _errs26){
+if(typeof data12 === "string"){
+if(func2(data12) > 400){
 validate14.errors = [{instancePath:instancePath+"/secretWithheld",schemaPath:"#/properties/secretWithheld/maxLength",keyword:"maxLength",params:{limit: 400},message:"must NOT have more than 400 characters"}];
 return false;
 }
 else {
-if(!pattern6.test(data10)){
+if(!pattern7.test(data12)){
 validate14.errors = [{instancePath:instancePath+"/secretWithheld",schemaPath:"#/properties/secretWithheld/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"},message:"must match pattern \""+"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"+"\""}];
 return false;
 }
@@ -1144,10 +1221,11 @@ validate14.errors = [{instancePath:instancePath+"/secretWithheld",schemaPath:"#/
 return false;
 }
 }
-var valid0 = _errs22 === errors;
+var valid0 = _errs26 === errors;
 }
 else {
 var valid0 = true;
+}
 }
 }
 }
@@ -1172,7 +1250,7 @@ return errors === 0;
 
 export const CreateRecordingUploadBody = validate15;
 const schema16 = {"$id":"CreateRecordingUploadBody","type":"object","required":["fileName","contentType","sizeBytes"],"additionalProperties":false,"properties":{"fileName":{"type":"string","minLength":1,"maxLength":255,"pattern":"^[^/\\\\\\u0000-\\u001f\\u007f]+$","description":"The recording's file name, 1 to 255 characters, no `/`, `\\` or control characters."},"contentType":{"type":"string","enum":["audio/wav","audio/mpeg","audio/mp4","audio/flac","audio/ogg"],"description":"The audio type of the file; the upload must send exactly this Content-Type."},"sizeBytes":{"type":"integer","format":"int64","minimum":1,"maximum":9007199254740991,"description":"The file's exact size in bytes; the upload must send exactly this many. At most the stage's limit (500 MB by default)."}}};
-const pattern10 = new RegExp("^[^/\\\\\\u0000-\\u001f\\u007f]+$", "u");
+const pattern11 = new RegExp("^[^/\\\\\\u0000-\\u001f\\u007f]+$", "u");
 
 function validate15(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="CreateRecordingUploadBody" */;
@@ -1210,7 +1288,7 @@ validate15.errors = [{instancePath:instancePath+"/fileName",schemaPath:"#/proper
 return false;
 }
 else {
-if(!pattern10.test(data0)){
+if(!pattern11.test(data0)){
 validate15.errors = [{instancePath:instancePath+"/fileName",schemaPath:"#/properties/fileName/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\\\u0000-\\u001f\\u007f]+$"},message:"must match pattern \""+"^[^/\\\\\\u0000-\\u001f\\u007f]+$"+"\""}];
 return false;
 }
@@ -1415,7 +1493,7 @@ validate16.errors = [{instancePath:instancePath+"/description",schemaPath:"#/pro
 return false;
 }
 else {
-if(!pattern6.test(data3)){
+if(!pattern7.test(data3)){
 validate16.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"},message:"must match pattern \""+"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"+"\""}];
 return false;
 }
@@ -1462,9 +1540,9 @@ return errors === 0;
 
 export const DocumentChangedWebhook = validate18;
 const schema19 = {"$id":"DocumentChangedWebhook","type":"object","required":["type","timestamp","data"],"additionalProperties":false,"properties":{"type":{"type":"string","enum":["provisioning.document.changed"]},"timestamp":{"type":"string","format":"date-time","maxLength":30,"description":"When the event happened."},"data":{"type":"object","required":["tenantId","collection","documentId","etag","change"],"additionalProperties":false,"properties":{"tenantId":{"type":"string","maxLength":128,"pattern":"^[^/\\\\#]+$","description":"The tenant."},"collection":{"type":"string","maxLength":64,"pattern":"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"},"documentId":{"type":"string","maxLength":512,"pattern":"^[^/\\\\]+$"},"etag":{"type":"string","maxLength":64,"pattern":"^\"[^\"]+\"$","description":"The new version's ETag, quoted as the API's `ETag` header gives it."},"change":{"type":"string","enum":["created","replaced","merged"],"description":"Made by a POST, replaced by a POST over it, or merged by a PUT."}}}}};
-const pattern12 = new RegExp("^[^/\\\\#]+$", "u");
-const pattern14 = new RegExp("^[^/\\\\]+$", "u");
-const pattern15 = new RegExp("^\"[^\"]+\"$", "u");
+const pattern13 = new RegExp("^[^/\\\\#]+$", "u");
+const pattern15 = new RegExp("^[^/\\\\]+$", "u");
+const pattern16 = new RegExp("^\"[^\"]+\"$", "u");
 
 function validate18(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="DocumentChangedWebhook" */;
@@ -1557,7 +1635,7 @@ validate18.errors = [{instancePath:instancePath+"/data/tenantId",schemaPath:"#/p
 return false;
 }
 else {
-if(!pattern12.test(data3)){
+if(!pattern13.test(data3)){
 validate18.errors = [{instancePath:instancePath+"/data/tenantId",schemaPath:"#/properties/data/properties/tenantId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\#]+$"},message:"must match pattern \""+"^[^/\\\\#]+$"+"\""}];
 return false;
 }
@@ -1611,7 +1689,7 @@ validate18.errors = [{instancePath:instancePath+"/data/documentId",schemaPath:"#
 return false;
 }
 else {
-if(!pattern14.test(data5)){
+if(!pattern15.test(data5)){
 validate18.errors = [{instancePath:instancePath+"/data/documentId",schemaPath:"#/properties/data/properties/documentId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]+$"},message:"must match pattern \""+"^[^/\\\\]+$"+"\""}];
 return false;
 }
@@ -1638,7 +1716,7 @@ validate18.errors = [{instancePath:instancePath+"/data/etag",schemaPath:"#/prope
 return false;
 }
 else {
-if(!pattern15.test(data6)){
+if(!pattern16.test(data6)){
 validate18.errors = [{instancePath:instancePath+"/data/etag",schemaPath:"#/properties/data/properties/etag/pattern",keyword:"pattern",params:{pattern: "^\"[^\"]+\"$"},message:"must match pattern \""+"^\"[^\"]+\"$"+"\""}];
 return false;
 }
@@ -3350,7 +3428,7 @@ return errors === 0;
 
 export const JsonRpcRequest = validate27;
 const schema28 = {"$id":"JsonRpcRequest","type":"object","required":["jsonrpc","method"],"additionalProperties":false,"properties":{"jsonrpc":{"const":"2.0"},"id":{"type":["string","number"],"maxLength":256,"description":"Echoed in the response with its exact type. Absent in a notification, which is answered 202 without a body."},"method":{"type":"string","maxLength":256,"pattern":"^[A-Za-z0-9_./-]+$","description":"For example 'tools/list' or 'tools/call'."},"params":{"type":"object","description":"For 'tools/call': `name` (the tool) and `arguments`."}}};
-const pattern23 = new RegExp("^[A-Za-z0-9_./-]+$", "u");
+const pattern24 = new RegExp("^[A-Za-z0-9_./-]+$", "u");
 
 function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="JsonRpcRequest" */;
@@ -3416,7 +3494,7 @@ validate27.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properti
 return false;
 }
 else {
-if(!pattern23.test(data2)){
+if(!pattern24.test(data2)){
 validate27.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_./-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_./-]+$"+"\""}];
 return false;
 }
@@ -3462,7 +3540,7 @@ return errors === 0;
 
 export const ListDocumentsQuery = validate28;
 const schema29 = {"$id":"ListDocumentsQuery","type":"object","additionalProperties":false,"properties":{"limit":{"type":"string","maxLength":16,"pattern":"^(?:[1-9][0-9]{0,2}|1000)$","description":"Page size, 1 to 1000 (default 1000)."},"cursor":{"type":"string","minLength":1,"maxLength":4096,"description":"From the `Link: rel=\"next\"` header of the previous page."}}};
-const pattern24 = new RegExp("^(?:[1-9][0-9]{0,2}|1000)$", "u");
+const pattern25 = new RegExp("^(?:[1-9][0-9]{0,2}|1000)$", "u");
 
 function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="ListDocumentsQuery" */;
@@ -3489,7 +3567,7 @@ validate28.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/propertie
 return false;
 }
 else {
-if(!pattern24.test(data0)){
+if(!pattern25.test(data0)){
 validate28.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/pattern",keyword:"pattern",params:{pattern: "^(?:[1-9][0-9]{0,2}|1000)$"},message:"must match pattern \""+"^(?:[1-9][0-9]{0,2}|1000)$"+"\""}];
 return false;
 }
@@ -3546,8 +3624,8 @@ return errors === 0;
 
 export const ListWebhookDeliveriesQuery = validate29;
 const schema30 = {"$id":"ListWebhookDeliveriesQuery","type":"object","additionalProperties":false,"properties":{"limit":{"type":"string","maxLength":3,"pattern":"^(?:[1-9][0-9]?|100)$","description":"Page size, 1 to 100 (default 50)."},"cursor":{"type":"string","minLength":1,"maxLength":512,"pattern":"^[A-Za-z0-9_-]+$","description":"The previous page's `cursor`."}}};
-const pattern25 = new RegExp("^(?:[1-9][0-9]?|100)$", "u");
-const pattern26 = new RegExp("^[A-Za-z0-9_-]+$", "u");
+const pattern26 = new RegExp("^(?:[1-9][0-9]?|100)$", "u");
+const pattern27 = new RegExp("^[A-Za-z0-9_-]+$", "u");
 
 function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="ListWebhookDeliveriesQuery" */;
@@ -3574,7 +3652,7 @@ validate29.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/propertie
 return false;
 }
 else {
-if(!pattern25.test(data0)){
+if(!pattern26.test(data0)){
 validate29.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/pattern",keyword:"pattern",params:{pattern: "^(?:[1-9][0-9]?|100)$"},message:"must match pattern \""+"^(?:[1-9][0-9]?|100)$"+"\""}];
 return false;
 }
@@ -3606,7 +3684,7 @@ validate29.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properti
 return false;
 }
 else {
-if(!pattern26.test(data1)){
+if(!pattern27.test(data1)){
 validate29.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""}];
 return false;
 }
@@ -3688,7 +3766,7 @@ return true;
 
 export const NoteCreatedWebhook = validate32;
 const schema33 = {"$id":"NoteCreatedWebhook","type":"object","required":["type","timestamp","data"],"additionalProperties":false,"properties":{"type":{"type":"string","enum":["note.created"]},"timestamp":{"type":"string","format":"date-time","maxLength":30,"description":"When the event happened."},"data":{"type":"object","required":["tenantId","conversationId","note"],"additionalProperties":false,"properties":{"tenantId":{"type":"string","maxLength":128,"pattern":"^[^/\\\\#]+$","description":"The tenant."},"conversationId":{"type":"string","maxLength":512,"pattern":"^[^/\\\\]+$"},"note":{"type":"object","required":["id","createdAt","visibility","author"],"additionalProperties":false,"description":"The note as its 201 answered it (never its body).","properties":{"id":{"type":"string","maxLength":64,"pattern":"^[0-9A-Za-z]+$"},"createdAt":{"type":"string","format":"date-time","maxLength":30},"visibility":{"type":"string","const":"internal"},"author":{"type":"object","required":["type","id","name"],"additionalProperties":false,"properties":{"type":{"type":"string","enum":["agent","system"]},"id":{"type":["string","null"],"maxLength":128,"pattern":"^[^/\\\\]+$"},"name":{"type":"string","maxLength":256,"pattern":"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"}}}}}}}}};
-const pattern29 = new RegExp("^[0-9A-Za-z]+$", "u");
+const pattern30 = new RegExp("^[0-9A-Za-z]+$", "u");
 
 function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="NoteCreatedWebhook" */;
@@ -3781,7 +3859,7 @@ validate32.errors = [{instancePath:instancePath+"/data/tenantId",schemaPath:"#/p
 return false;
 }
 else {
-if(!pattern12.test(data3)){
+if(!pattern13.test(data3)){
 validate32.errors = [{instancePath:instancePath+"/data/tenantId",schemaPath:"#/properties/data/properties/tenantId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\#]+$"},message:"must match pattern \""+"^[^/\\\\#]+$"+"\""}];
 return false;
 }
@@ -3808,7 +3886,7 @@ validate32.errors = [{instancePath:instancePath+"/data/conversationId",schemaPat
 return false;
 }
 else {
-if(!pattern14.test(data4)){
+if(!pattern15.test(data4)){
 validate32.errors = [{instancePath:instancePath+"/data/conversationId",schemaPath:"#/properties/data/properties/conversationId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]+$"},message:"must match pattern \""+"^[^/\\\\]+$"+"\""}];
 return false;
 }
@@ -3855,7 +3933,7 @@ validate32.errors = [{instancePath:instancePath+"/data/note/id",schemaPath:"#/pr
 return false;
 }
 else {
-if(!pattern29.test(data6)){
+if(!pattern30.test(data6)){
 validate32.errors = [{instancePath:instancePath+"/data/note/id",schemaPath:"#/properties/data/properties/note/properties/id/pattern",keyword:"pattern",params:{pattern: "^[0-9A-Za-z]+$"},message:"must match pattern \""+"^[0-9A-Za-z]+$"+"\""}];
 return false;
 }
@@ -3963,7 +4041,7 @@ validate32.errors = [{instancePath:instancePath+"/data/note/author/id",schemaPat
 return false;
 }
 else {
-if(!pattern14.test(data11)){
+if(!pattern15.test(data11)){
 validate32.errors = [{instancePath:instancePath+"/data/note/author/id",schemaPath:"#/properties/data/properties/note/properties/author/properties/id/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]+$"},message:"must match pattern \""+"^[^/\\\\]+$"+"\""}];
 return false;
 }
@@ -3986,7 +4064,7 @@ validate32.errors = [{instancePath:instancePath+"/data/note/author/name",schemaP
 return false;
 }
 else {
-if(!pattern6.test(data12)){
+if(!pattern7.test(data12)){
 validate32.errors = [{instancePath:instancePath+"/data/note/author/name",schemaPath:"#/properties/data/properties/note/properties/author/properties/name/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"},message:"must match pattern \""+"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"+"\""}];
 return false;
 }
@@ -4088,8 +4166,8 @@ return errors === 0;
 
 export const RecordingUpload = validate34;
 const schema35 = {"$id":"RecordingUpload","type":"object","required":["jobId","upload"],"additionalProperties":false,"properties":{"jobId":{"type":"string","pattern":"^[0-9A-HJKMNP-TV-Z]{26}$","maxLength":26,"description":"The job to poll at `GET .../recording/{jobId}/status`; it is `started` from now on."},"upload":{"type":"object","required":["method","url","headers","expiresAt"],"additionalProperties":false,"description":"How to send the file: straight to storage, not through this API.","properties":{"method":{"type":"string","enum":["PUT"]},"url":{"type":"string","format":"uri","maxLength":8192,"description":"A presigned URL for this one file; anyone holding it can upload until it expires."},"headers":{"type":"object","required":["Content-Type","Content-Length","If-None-Match"],"additionalProperties":false,"description":"Send exactly these headers: storage refuses an upload of another type or size, or without `If-None-Match: *` (403), and a second upload to the same URL (412: the URL writes its file once).","properties":{"Content-Type":{"type":"string","enum":["audio/wav","audio/mpeg","audio/mp4","audio/flac","audio/ogg"]},"Content-Length":{"type":"string","pattern":"^[0-9]+$","maxLength":16},"If-None-Match":{"type":"string","enum":["*"]}}},"expiresAt":{"type":"string","format":"date-time","maxLength":32,"description":"After this instant storage refuses the URL."}}}}};
-const pattern32 = new RegExp("^[0-9A-HJKMNP-TV-Z]{26}$", "u");
-const pattern33 = new RegExp("^[0-9]+$", "u");
+const pattern33 = new RegExp("^[0-9A-HJKMNP-TV-Z]{26}$", "u");
+const pattern34 = new RegExp("^[0-9]+$", "u");
 
 function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="RecordingUpload" */;
@@ -4122,7 +4200,7 @@ validate34.errors = [{instancePath:instancePath+"/jobId",schemaPath:"#/propertie
 return false;
 }
 else {
-if(!pattern32.test(data0)){
+if(!pattern33.test(data0)){
 validate34.errors = [{instancePath:instancePath+"/jobId",schemaPath:"#/properties/jobId/pattern",keyword:"pattern",params:{pattern: "^[0-9A-HJKMNP-TV-Z]{26}$"},message:"must match pattern \""+"^[0-9A-HJKMNP-TV-Z]{26}$"+"\""}];
 return false;
 }
@@ -4246,7 +4324,7 @@ validate34.errors = [{instancePath:instancePath+"/upload/headers/Content-Length"
 return false;
 }
 else {
-if(!pattern33.test(data6)){
+if(!pattern34.test(data6)){
 validate34.errors = [{instancePath:instancePath+"/upload/headers/Content-Length",schemaPath:"#/properties/upload/properties/headers/properties/Content-Length/pattern",keyword:"pattern",params:{pattern: "^[0-9]+$"},message:"must match pattern \""+"^[0-9]+$"+"\""}];
 return false;
 }
@@ -4348,7 +4426,7 @@ return errors === 0;
 
 export const RecoveredWebhookDeliveries = validate35;
 const schema36 = {"$id":"RecoveredWebhookDeliveries","type":"object","required":["recovered","read","more","nextSince","limits"],"additionalProperties":false,"description":"One recover reads at most 1000 of the endpoint's deliveries (10 pages of 100) and makes at most 200 of them pending again; an endpoint is recovered at most once every 60 s (429 with `Retry-After` within it).","properties":{"recovered":{"type":"integer","format":"int32","minimum":0,"maximum":200,"description":"How many failed deliveries are pending again, their schedule started over, each already queued to be sent."},"read":{"type":"integer","format":"int32","minimum":0,"maximum":1000,"description":"How many of the endpoint's deliveries since `since` this call read, failed or not."},"more":{"type":"boolean","description":"Whether the call stopped at a limit (1000 read or 200 recovered) before the last delivery: recover again, after 60 s, with `nextSince` as `since`."},"nextSince":{"type":["string","null"],"format":"date-time","maxLength":30,"pattern":"^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,3})?Z$","description":"The `since` of the next recover while `more` (the event time of the last delivery read); `null` when nothing remains."},"limits":{"type":"object","required":["read","recovered","intervalSeconds"],"additionalProperties":false,"description":"What one recover may do, and how often.","properties":{"read":{"type":"integer","format":"int32","const":1000,"minimum":1000,"maximum":1000,"description":"The most deliveries a call reads."},"recovered":{"type":"integer","format":"int32","const":200,"minimum":200,"maximum":200,"description":"The most deliveries a call makes pending again."},"intervalSeconds":{"type":"integer","format":"int32","const":60,"minimum":60,"maximum":60,"description":"The least time between two recovers of one endpoint; within it a recover is 429 with `Retry-After`."}}}}};
-const pattern34 = new RegExp("^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,3})?Z$", "u");
+const pattern35 = new RegExp("^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,3})?Z$", "u");
 
 function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="RecoveredWebhookDeliveries" */;
@@ -4452,7 +4530,7 @@ validate35.errors = [{instancePath:instancePath+"/nextSince",schemaPath:"#/prope
 return false;
 }
 else {
-if(!pattern34.test(data3)){
+if(!pattern35.test(data3)){
 validate35.errors = [{instancePath:instancePath+"/nextSince",schemaPath:"#/properties/nextSince/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,3})?Z$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,3})?Z$"+"\""}];
 return false;
 }
@@ -4644,7 +4722,7 @@ validate36.errors = [{instancePath:instancePath+"/since",schemaPath:"#/propertie
 return false;
 }
 else {
-if(!pattern34.test(data0)){
+if(!pattern35.test(data0)){
 validate36.errors = [{instancePath:instancePath+"/since",schemaPath:"#/properties/since/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,3})?Z$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,3})?Z$"+"\""}];
 return false;
 }
@@ -4836,7 +4914,7 @@ validate38.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properti
 return false;
 }
 else {
-if(!pattern8.test(data0)){
+if(!pattern9.test(data0)){
 validate38.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/pattern",keyword:"pattern",params:{pattern: "^whsec_[A-Za-z0-9+/]+={0,2}$"},message:"must match pattern \""+"^whsec_[A-Za-z0-9+/]+={0,2}$"+"\""}];
 return false;
 }
@@ -4863,7 +4941,7 @@ validate38.errors = [{instancePath:instancePath+"/secretWithheld",schemaPath:"#/
 return false;
 }
 else {
-if(!pattern6.test(data1)){
+if(!pattern7.test(data1)){
 validate38.errors = [{instancePath:instancePath+"/secretWithheld",schemaPath:"#/properties/secretWithheld/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"},message:"must match pattern \""+"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"+"\""}];
 return false;
 }
@@ -5109,7 +5187,7 @@ validate40.errors = [{instancePath:instancePath+"/description",schemaPath:"#/pro
 return false;
 }
 else {
-if(!pattern6.test(data3)){
+if(!pattern7.test(data3)){
 validate40.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"},message:"must match pattern \""+"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"+"\""}];
 return false;
 }
@@ -5353,7 +5431,7 @@ validate42.errors = [{instancePath:instancePath+"/data/tenantId",schemaPath:"#/p
 return false;
 }
 else {
-if(!pattern12.test(data3)){
+if(!pattern13.test(data3)){
 validate42.errors = [{instancePath:instancePath+"/data/tenantId",schemaPath:"#/properties/data/properties/tenantId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\#]+$"},message:"must match pattern \""+"^[^/\\\\#]+$"+"\""}];
 return false;
 }
@@ -5400,7 +5478,7 @@ validate42.errors = [{instancePath:instancePath+"/data/job/id",schemaPath:"#/pro
 return false;
 }
 else {
-if(!pattern14.test(data5)){
+if(!pattern15.test(data5)){
 validate42.errors = [{instancePath:instancePath+"/data/job/id",schemaPath:"#/properties/data/properties/job/properties/id/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]+$"},message:"must match pattern \""+"^[^/\\\\]+$"+"\""}];
 return false;
 }
@@ -5471,7 +5549,7 @@ validate42.errors = [{instancePath:instancePath+"/data/job/file",schemaPath:"#/p
 return false;
 }
 else {
-if(!pattern6.test(data8)){
+if(!pattern7.test(data8)){
 validate42.errors = [{instancePath:instancePath+"/data/job/file",schemaPath:"#/properties/data/properties/job/properties/file/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"},message:"must match pattern \""+"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"+"\""}];
 return false;
 }
@@ -5498,7 +5576,7 @@ validate42.errors = [{instancePath:instancePath+"/data/job/recordingId",schemaPa
 return false;
 }
 else {
-if(!pattern14.test(data9)){
+if(!pattern15.test(data9)){
 validate42.errors = [{instancePath:instancePath+"/data/job/recordingId",schemaPath:"#/properties/data/properties/job/properties/recordingId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]+$"},message:"must match pattern \""+"^[^/\\\\]+$"+"\""}];
 return false;
 }
@@ -5525,7 +5603,7 @@ validate42.errors = [{instancePath:instancePath+"/data/job/failureReason",schema
 return false;
 }
 else {
-if(!pattern6.test(data10)){
+if(!pattern7.test(data10)){
 validate42.errors = [{instancePath:instancePath+"/data/job/failureReason",schemaPath:"#/properties/data/properties/job/properties/failureReason/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"},message:"must match pattern \""+"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"+"\""}];
 return false;
 }
@@ -6430,7 +6508,7 @@ validate45.errors = [{instancePath:instancePath+"/data/" + i0+"/id",schemaPath:"
 return false;
 }
 else {
-if(!pattern26.test(data2)){
+if(!pattern27.test(data2)){
 validate45.errors = [{instancePath:instancePath+"/data/" + i0+"/id",schemaPath:"#/properties/data/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""}];
 return false;
 }
@@ -6591,7 +6669,7 @@ validate45.errors = [{instancePath:instancePath+"/data/" + i0+"/lastError",schem
 return false;
 }
 else {
-if(!pattern6.test(data9)){
+if(!pattern7.test(data9)){
 validate45.errors = [{instancePath:instancePath+"/data/" + i0+"/lastError",schemaPath:"#/properties/data/items/properties/lastError/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"},message:"must match pattern \""+"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"+"\""}];
 return false;
 }
@@ -6702,7 +6780,7 @@ validate45.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properti
 return false;
 }
 else {
-if(!pattern26.test(data12)){
+if(!pattern27.test(data12)){
 validate45.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""}];
 return false;
 }
@@ -6728,7 +6806,7 @@ return errors === 0;
 }
 
 export const WebhookEndpoint = validate46;
-const schema47 = {"$id":"WebhookEndpoint","type":"object","required":["id","url","events","description","status","createdAt","updatedAt"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1,"maxLength":512,"pattern":"^[^/\\\\]*$","description":"The endpoint id (`ep_` and a ULID)."},"url":{"type":"string","format":"uri","maxLength":2048},"events":{"type":"array","maxItems":4,"items":{"type":"string","enum":["note.created","voc.job.completed","voc.job.failed","provisioning.document.changed"]}},"description":{"type":"string","maxLength":512,"pattern":"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"},"status":{"type":"string","enum":["enabled","disabled"]},"disabledReason":{"type":"string","maxLength":1024,"pattern":"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$","description":"Present only when `status` is `disabled`: why (the receiver answered 410, deliveries failed for 5 days, or a PATCH) and when."},"createdAt":{"type":"string","format":"date-time","maxLength":30},"updatedAt":{"type":"string","format":"date-time","maxLength":30}}};
+const schema47 = {"$id":"WebhookEndpoint","type":"object","required":["id","url","events","description","status","createdAt","updatedAt"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1,"maxLength":512,"pattern":"^[^/\\\\]*$","description":"The endpoint id (`ep_` and a ULID)."},"url":{"type":"string","format":"uri","maxLength":2048},"events":{"type":"array","maxItems":4,"items":{"type":"string","enum":["note.created","voc.job.completed","voc.job.failed","provisioning.document.changed"]}},"collections":{"type":"array","minItems":1,"maxItems":100,"uniqueItems":true,"items":{"type":"string","maxLength":64,"pattern":"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"},"description":"Present when `provisioning.document.changed` reaches this endpoint for some collections only: those the key that last created or changed it may read (`provisioning:<collection>.read` or `provisioning:<collection>.*`). Absent, every collection: that key holds `provisioning:read` or `provisioning:*`, or the endpoint was written before collections were kept."},"description":{"type":"string","maxLength":512,"pattern":"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"},"status":{"type":"string","enum":["enabled","disabled"]},"disabledReason":{"type":"string","maxLength":1024,"pattern":"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$","description":"Present only when `status` is `disabled`: why (the receiver answered 410, deliveries failed for 5 days, or a PATCH) and when."},"createdAt":{"type":"string","format":"date-time","maxLength":30},"updatedAt":{"type":"string","format":"date-time","maxLength":30}}};
 
 function validate46(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="WebhookEndpoint" */;
@@ -6744,7 +6822,7 @@ return false;
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!((((((((key0 === "id") || (key0 === "url")) || (key0 === "events")) || (key0 === "description")) || (key0 === "status")) || (key0 === "disabledReason")) || (key0 === "createdAt")) || (key0 === "updatedAt"))){
+if(!(func4.call(schema47.properties, key0))){
 validate46.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -6848,17 +6926,94 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.description !== undefined){
-let data4 = data.description;
+if(data.collections !== undefined){
+let data4 = data.collections;
 const _errs10 = errors;
 if(errors === _errs10){
-if(typeof data4 === "string"){
-if(func2(data4) > 512){
+if(Array.isArray(data4)){
+if(data4.length > 100){
+validate46.errors = [{instancePath:instancePath+"/collections",schemaPath:"#/properties/collections/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"}];
+return false;
+}
+else {
+if(data4.length < 1){
+validate46.errors = [{instancePath:instancePath+"/collections",schemaPath:"#/properties/collections/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+return false;
+}
+else {
+var valid2 = true;
+const len1 = data4.length;
+for(let i1=0; i1<len1; i1++){
+let data5 = data4[i1];
+const _errs12 = errors;
+if(errors === _errs12){
+if(typeof data5 === "string"){
+if(func2(data5) > 64){
+validate46.errors = [{instancePath:instancePath+"/collections/" + i1,schemaPath:"#/properties/collections/items/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+return false;
+}
+else {
+if(!pattern2.test(data5)){
+validate46.errors = [{instancePath:instancePath+"/collections/" + i1,schemaPath:"#/properties/collections/items/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"+"\""}];
+return false;
+}
+}
+}
+else {
+validate46.errors = [{instancePath:instancePath+"/collections/" + i1,schemaPath:"#/properties/collections/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid2 = _errs12 === errors;
+if(!valid2){
+break;
+}
+}
+if(valid2){
+let i2 = data4.length;
+let j0;
+if(i2 > 1){
+const indices0 = {};
+for(;i2--;){
+let item0 = data4[i2];
+if(typeof item0 !== "string"){
+continue;
+}
+if(typeof indices0[item0] == "number"){
+j0 = indices0[item0];
+validate46.errors = [{instancePath:instancePath+"/collections",schemaPath:"#/properties/collections/uniqueItems",keyword:"uniqueItems",params:{i: i2, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i2+" are identical)"}];
+return false;
+break;
+}
+indices0[item0] = i2;
+}
+}
+}
+}
+}
+}
+else {
+validate46.errors = [{instancePath:instancePath+"/collections",schemaPath:"#/properties/collections/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.description !== undefined){
+let data6 = data.description;
+const _errs14 = errors;
+if(errors === _errs14){
+if(typeof data6 === "string"){
+if(func2(data6) > 512){
 validate46.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
 else {
-if(!pattern6.test(data4)){
+if(!pattern7.test(data6)){
 validate46.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"},message:"must match pattern \""+"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"+"\""}];
 return false;
 }
@@ -6869,40 +7024,40 @@ validate46.errors = [{instancePath:instancePath+"/description",schemaPath:"#/pro
 return false;
 }
 }
-var valid0 = _errs10 === errors;
+var valid0 = _errs14 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.status !== undefined){
-let data5 = data.status;
-const _errs12 = errors;
-if(typeof data5 !== "string"){
+let data7 = data.status;
+const _errs16 = errors;
+if(typeof data7 !== "string"){
 validate46.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-if(!((data5 === "enabled") || (data5 === "disabled"))){
+if(!((data7 === "enabled") || (data7 === "disabled"))){
 validate46.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema47.properties.status.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-var valid0 = _errs12 === errors;
+var valid0 = _errs16 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.disabledReason !== undefined){
-let data6 = data.disabledReason;
-const _errs14 = errors;
-if(errors === _errs14){
-if(typeof data6 === "string"){
-if(func2(data6) > 1024){
+let data8 = data.disabledReason;
+const _errs18 = errors;
+if(errors === _errs18){
+if(typeof data8 === "string"){
+if(func2(data8) > 1024){
 validate46.errors = [{instancePath:instancePath+"/disabledReason",schemaPath:"#/properties/disabledReason/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"}];
 return false;
 }
 else {
-if(!pattern6.test(data6)){
+if(!pattern7.test(data8)){
 validate46.errors = [{instancePath:instancePath+"/disabledReason",schemaPath:"#/properties/disabledReason/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"},message:"must match pattern \""+"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"+"\""}];
 return false;
 }
@@ -6913,19 +7068,19 @@ validate46.errors = [{instancePath:instancePath+"/disabledReason",schemaPath:"#/
 return false;
 }
 }
-var valid0 = _errs14 === errors;
+var valid0 = _errs18 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.createdAt !== undefined){
-let data7 = data.createdAt;
-const _errs16 = errors;
-if(errors === _errs16){
-if(errors === _errs16){
-if(typeof data7 === "string"){
-if(func2(data7) > 30){
+let data9 = data.createdAt;
+const _errs20 = errors;
+if(errors === _errs20){
+if(errors === _errs20){
+if(typeof data9 === "string"){
+if(func2(data9) > 30){
 validate46.errors = [{instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/maxLength",keyword:"maxLength",params:{limit: 30},message:"must NOT have more than 30 characters"}];
 return false;
 }
@@ -6936,19 +7091,19 @@ return false;
 }
 }
 }
-var valid0 = _errs16 === errors;
+var valid0 = _errs20 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.updatedAt !== undefined){
-let data8 = data.updatedAt;
-const _errs18 = errors;
-if(errors === _errs18){
-if(errors === _errs18){
-if(typeof data8 === "string"){
-if(func2(data8) > 30){
+let data10 = data.updatedAt;
+const _errs22 = errors;
+if(errors === _errs22){
+if(errors === _errs22){
+if(typeof data10 === "string"){
+if(func2(data10) > 30){
 validate46.errors = [{instancePath:instancePath+"/updatedAt",schemaPath:"#/properties/updatedAt/maxLength",keyword:"maxLength",params:{limit: 30},message:"must NOT have more than 30 characters"}];
 return false;
 }
@@ -6959,10 +7114,11 @@ return false;
 }
 }
 }
-var valid0 = _errs18 === errors;
+var valid0 = _errs22 === errors;
 }
 else {
 var valid0 = true;
+}
 }
 }
 }
@@ -6984,7 +7140,7 @@ return errors === 0;
 }
 
 export const WebhookEndpointList = validate47;
-const schema48 = {"$id":"WebhookEndpointList","type":"object","required":["data"],"additionalProperties":false,"properties":{"data":{"type":"array","maxItems":100,"items":{"type":"object","required":["id","url","events","description","status","createdAt","updatedAt"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1,"maxLength":512,"pattern":"^[^/\\\\]*$","description":"The endpoint id (`ep_` and a ULID)."},"url":{"type":"string","format":"uri","maxLength":2048},"events":{"type":"array","maxItems":4,"items":{"type":"string","enum":["note.created","voc.job.completed","voc.job.failed","provisioning.document.changed"]}},"description":{"type":"string","maxLength":512,"pattern":"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"},"status":{"type":"string","enum":["enabled","disabled"]},"disabledReason":{"type":"string","maxLength":1024,"pattern":"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$","description":"Present only when `status` is `disabled`: why (the receiver answered 410, deliveries failed for 5 days, or a PATCH) and when."},"createdAt":{"type":"string","format":"date-time","maxLength":30},"updatedAt":{"type":"string","format":"date-time","maxLength":30}}},"description":"Every endpoint of the tenant, oldest first (a stage's limit keeps the list short)."}}};
+const schema48 = {"$id":"WebhookEndpointList","type":"object","required":["data"],"additionalProperties":false,"properties":{"data":{"type":"array","maxItems":100,"items":{"type":"object","required":["id","url","events","description","status","createdAt","updatedAt"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1,"maxLength":512,"pattern":"^[^/\\\\]*$","description":"The endpoint id (`ep_` and a ULID)."},"url":{"type":"string","format":"uri","maxLength":2048},"events":{"type":"array","maxItems":4,"items":{"type":"string","enum":["note.created","voc.job.completed","voc.job.failed","provisioning.document.changed"]}},"collections":{"type":"array","minItems":1,"maxItems":100,"uniqueItems":true,"items":{"type":"string","maxLength":64,"pattern":"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"},"description":"Present when `provisioning.document.changed` reaches this endpoint for some collections only: those the key that last created or changed it may read (`provisioning:<collection>.read` or `provisioning:<collection>.*`). Absent, every collection: that key holds `provisioning:read` or `provisioning:*`, or the endpoint was written before collections were kept."},"description":{"type":"string","maxLength":512,"pattern":"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"},"status":{"type":"string","enum":["enabled","disabled"]},"disabledReason":{"type":"string","maxLength":1024,"pattern":"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$","description":"Present only when `status` is `disabled`: why (the receiver answered 410, deliveries failed for 5 days, or a PATCH) and when."},"createdAt":{"type":"string","format":"date-time","maxLength":30},"updatedAt":{"type":"string","format":"date-time","maxLength":30}}},"description":"Every endpoint of the tenant, oldest first (a stage's limit keeps the list short)."}}};
 
 function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="WebhookEndpointList" */;
@@ -7032,7 +7188,7 @@ return false;
 else {
 const _errs6 = errors;
 for(const key1 in data1){
-if(!((((((((key1 === "id") || (key1 === "url")) || (key1 === "events")) || (key1 === "description")) || (key1 === "status")) || (key1 === "disabledReason")) || (key1 === "createdAt")) || (key1 === "updatedAt"))){
+if(!(func4.call(schema48.properties.data.items.properties, key1))){
 validate47.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -7136,17 +7292,94 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data1.description !== undefined){
-let data6 = data1.description;
+if(data1.collections !== undefined){
+let data6 = data1.collections;
 const _errs15 = errors;
 if(errors === _errs15){
-if(typeof data6 === "string"){
-if(func2(data6) > 512){
+if(Array.isArray(data6)){
+if(data6.length > 100){
+validate47.errors = [{instancePath:instancePath+"/data/" + i0+"/collections",schemaPath:"#/properties/data/items/properties/collections/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"}];
+return false;
+}
+else {
+if(data6.length < 1){
+validate47.errors = [{instancePath:instancePath+"/data/" + i0+"/collections",schemaPath:"#/properties/data/items/properties/collections/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+return false;
+}
+else {
+var valid4 = true;
+const len2 = data6.length;
+for(let i2=0; i2<len2; i2++){
+let data7 = data6[i2];
+const _errs17 = errors;
+if(errors === _errs17){
+if(typeof data7 === "string"){
+if(func2(data7) > 64){
+validate47.errors = [{instancePath:instancePath+"/data/" + i0+"/collections/" + i2,schemaPath:"#/properties/data/items/properties/collections/items/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+return false;
+}
+else {
+if(!pattern2.test(data7)){
+validate47.errors = [{instancePath:instancePath+"/data/" + i0+"/collections/" + i2,schemaPath:"#/properties/data/items/properties/collections/items/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"+"\""}];
+return false;
+}
+}
+}
+else {
+validate47.errors = [{instancePath:instancePath+"/data/" + i0+"/collections/" + i2,schemaPath:"#/properties/data/items/properties/collections/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid4 = _errs17 === errors;
+if(!valid4){
+break;
+}
+}
+if(valid4){
+let i3 = data6.length;
+let j0;
+if(i3 > 1){
+const indices0 = {};
+for(;i3--;){
+let item0 = data6[i3];
+if(typeof item0 !== "string"){
+continue;
+}
+if(typeof indices0[item0] == "number"){
+j0 = indices0[item0];
+validate47.errors = [{instancePath:instancePath+"/data/" + i0+"/collections",schemaPath:"#/properties/data/items/properties/collections/uniqueItems",keyword:"uniqueItems",params:{i: i3, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i3+" are identical)"}];
+return false;
+break;
+}
+indices0[item0] = i3;
+}
+}
+}
+}
+}
+}
+else {
+validate47.errors = [{instancePath:instancePath+"/data/" + i0+"/collections",schemaPath:"#/properties/data/items/properties/collections/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid2 = _errs15 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.description !== undefined){
+let data8 = data1.description;
+const _errs19 = errors;
+if(errors === _errs19){
+if(typeof data8 === "string"){
+if(func2(data8) > 512){
 validate47.errors = [{instancePath:instancePath+"/data/" + i0+"/description",schemaPath:"#/properties/data/items/properties/description/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
 else {
-if(!pattern6.test(data6)){
+if(!pattern7.test(data8)){
 validate47.errors = [{instancePath:instancePath+"/data/" + i0+"/description",schemaPath:"#/properties/data/items/properties/description/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"},message:"must match pattern \""+"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"+"\""}];
 return false;
 }
@@ -7157,40 +7390,40 @@ validate47.errors = [{instancePath:instancePath+"/data/" + i0+"/description",sch
 return false;
 }
 }
-var valid2 = _errs15 === errors;
+var valid2 = _errs19 === errors;
 }
 else {
 var valid2 = true;
 }
 if(valid2){
 if(data1.status !== undefined){
-let data7 = data1.status;
-const _errs17 = errors;
-if(typeof data7 !== "string"){
+let data9 = data1.status;
+const _errs21 = errors;
+if(typeof data9 !== "string"){
 validate47.errors = [{instancePath:instancePath+"/data/" + i0+"/status",schemaPath:"#/properties/data/items/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-if(!((data7 === "enabled") || (data7 === "disabled"))){
+if(!((data9 === "enabled") || (data9 === "disabled"))){
 validate47.errors = [{instancePath:instancePath+"/data/" + i0+"/status",schemaPath:"#/properties/data/items/properties/status/enum",keyword:"enum",params:{allowedValues: schema48.properties.data.items.properties.status.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-var valid2 = _errs17 === errors;
+var valid2 = _errs21 === errors;
 }
 else {
 var valid2 = true;
 }
 if(valid2){
 if(data1.disabledReason !== undefined){
-let data8 = data1.disabledReason;
-const _errs19 = errors;
-if(errors === _errs19){
-if(typeof data8 === "string"){
-if(func2(data8) > 1024){
+let data10 = data1.disabledReason;
+const _errs23 = errors;
+if(errors === _errs23){
+if(typeof data10 === "string"){
+if(func2(data10) > 1024){
 validate47.errors = [{instancePath:instancePath+"/data/" + i0+"/disabledReason",schemaPath:"#/properties/data/items/properties/disabledReason/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"}];
 return false;
 }
 else {
-if(!pattern6.test(data8)){
+if(!pattern7.test(data10)){
 validate47.errors = [{instancePath:instancePath+"/data/" + i0+"/disabledReason",schemaPath:"#/properties/data/items/properties/disabledReason/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"},message:"must match pattern \""+"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"+"\""}];
 return false;
 }
@@ -7201,19 +7434,19 @@ validate47.errors = [{instancePath:instancePath+"/data/" + i0+"/disabledReason",
 return false;
 }
 }
-var valid2 = _errs19 === errors;
+var valid2 = _errs23 === errors;
 }
 else {
 var valid2 = true;
 }
 if(valid2){
 if(data1.createdAt !== undefined){
-let data9 = data1.createdAt;
-const _errs21 = errors;
-if(errors === _errs21){
-if(errors === _errs21){
-if(typeof data9 === "string"){
-if(func2(data9) > 30){
+let data11 = data1.createdAt;
+const _errs25 = errors;
+if(errors === _errs25){
+if(errors === _errs25){
+if(typeof data11 === "string"){
+if(func2(data11) > 30){
 validate47.errors = [{instancePath:instancePath+"/data/" + i0+"/createdAt",schemaPath:"#/properties/data/items/properties/createdAt/maxLength",keyword:"maxLength",params:{limit: 30},message:"must NOT have more than 30 characters"}];
 return false;
 }
@@ -7224,19 +7457,19 @@ return false;
 }
 }
 }
-var valid2 = _errs21 === errors;
+var valid2 = _errs25 === errors;
 }
 else {
 var valid2 = true;
 }
 if(valid2){
 if(data1.updatedAt !== undefined){
-let data10 = data1.updatedAt;
-const _errs23 = errors;
-if(errors === _errs23){
-if(errors === _errs23){
-if(typeof data10 === "string"){
-if(func2(data10) > 30){
+let data12 = data1.updatedAt;
+const _errs27 = errors;
+if(errors === _errs27){
+if(errors === _errs27){
+if(typeof data12 === "string"){
+if(func2(data12) > 30){
 validate47.errors = [{instancePath:instancePath+"/data/" + i0+"/updatedAt",schemaPath:"#/properties/data/items/properties/updatedAt/maxLength",keyword:"maxLength",params:{limit: 30},message:"must NOT have more than 30 characters"}];
 return false;
 }
@@ -7247,10 +7480,11 @@ return false;
 }
 }
 }
-var valid2 = _errs23 === errors;
+var valid2 = _errs27 === errors;
 }
 else {
 var valid2 = true;
+}
 }
 }
 }

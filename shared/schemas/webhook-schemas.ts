@@ -11,11 +11,12 @@ import { DELIVERY_STATUSES } from '#shared/domain/webhooks/webhook-delivery';
 import {
   ENDPOINT_DESCRIPTION_MAX_LENGTH,
   ENDPOINT_STATUSES,
+  MAX_ENDPOINT_COLLECTIONS,
   MAX_ENDPOINTS_PER_TENANT_LIMIT,
   WEBHOOK_URL_MAX_LENGTH,
 } from '#shared/domain/webhooks/webhook-endpoint';
 import { WEBHOOK_EVENT_TYPES } from '#shared/domain/webhooks/webhook-events';
-import { resourceIdParam, tenantIdParam } from './identifiers.ts';
+import { collectionParam, resourceIdParam, tenantIdParam } from './identifiers.ts';
 
 export const WebhookEndpointPath = {
   $id: 'WebhookEndpointPath',
@@ -105,6 +106,17 @@ const endpointProperties = {
     type: 'array',
     maxItems: WEBHOOK_EVENT_TYPES.length,
     items: { type: 'string', enum: [...WEBHOOK_EVENT_TYPES] },
+  },
+  collections: {
+    type: 'array',
+    minItems: 1,
+    maxItems: MAX_ENDPOINT_COLLECTIONS,
+    uniqueItems: true,
+    items: collectionParam,
+    description:
+      'Present when `provisioning.document.changed` reaches this endpoint for some collections only: those the key that last ' +
+      'created or changed it may read (`provisioning:<collection>.read` or `provisioning:<collection>.*`). Absent, every ' +
+      'collection: that key holds `provisioning:read` or `provisioning:*`, or the endpoint was written before collections were kept.',
   },
   description: { type: 'string', maxLength: ENDPOINT_DESCRIPTION_MAX_LENGTH, pattern: PLAIN_TEXT },
   status: { type: 'string', enum: [...ENDPOINT_STATUSES] },

@@ -66,20 +66,25 @@ export interface WebhookEndpointsStore {
   /** Every endpoint of the tenant, oldest first (at most the stage's limit of them). */
   list(tenantId: string, signal?: StopSignal): Promise<StoredWebhookEndpoint[]>;
   get(tenantId: string, endpointId: string, signal?: StopSignal): Promise<StoredWebhookEndpoint | undefined>;
-  /** The endpoint after `change`, or undefined when it does not exist. */
+  /**
+   * The endpoint after `change`, or undefined when it does not exist. A change made from the
+   * endpoint as read (its events, say) is a function of it, called at every read: what it throws is
+   * thrown, nothing written.
+   */
   update(
     tenantId: string,
     endpointId: string,
-    change: EndpointChange,
+    change: EndpointChange | ((stored: StoredWebhookEndpoint) => EndpointChange),
     at: Date,
     signal?: StopSignal,
   ): Promise<StoredWebhookEndpoint | undefined>;
   /** Removes the endpoint and its place in the count; false when it did not exist. */
   remove(tenantId: string, endpointId: string, signal?: StopSignal): Promise<boolean>;
-  /** A new current secret, the replaced one signing beside it for 24 hours (signing-secrets.ts). */
+  /** `current` the new secret (as stored: sealed), the replaced one signing beside it for 24 hours (signing-secrets.ts). */
   rotateSecret(
     tenantId: string,
     endpointId: string,
+    current: string,
     nowMs: number,
     options: { signal?: StopSignal; record?: RecordRequest<StoredWebhookEndpoint> },
   ): Promise<RotateSecretOutcome>;
@@ -141,6 +146,7 @@ function toEndpoint(item: Record<string, unknown>): StoredWebhookEndpoint {
       }),
     },
   };
+  if (Array.isArray(item.collections)) endpoint.collections = item.collections.map(String);
   if (typeof item.disabledReason === 'string') endpoint.disabledReason = item.disabledReason;
   if (typeof item.failingSince === 'number') endpoint.failingSince = item.failingSince;
   if (typeof item.lastRecoverAt === 'number') endpoint.lastRecoverAt = item.lastRecoverAt;
@@ -256,7 +262,7 @@ export function createWebhookEndpointsStore(client: DynamoDBDocumentClient, tabl
       for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
         const stored = await read(tenantId, endpointId, signal);
         if (!stored) return undefined;
-        const next = changedEndpoint(stored, change, at);
+        const next = changedEndpoint(stored, typeof change === 'function' ? change(stored) : change, at);
         const recover = sameLastRecover(stored);
         try {
           // Whole-item put on condition that nothing changed it meanwhile (a delivery disabling it, a rotation, a recover).
@@ -315,7 +321,7 @@ export function createWebhookEndpointsStore(client: DynamoDBDocumentClient, tabl
       }
     },
 
-    async rotateSecret(tenantId, endpointId, nowMs, { signal, record }) {
+    async rotateSecret(tenantId, endpointId, current, nowMs, { signal, record }) {
       const concurrentRecord = recordLookupOnce(tenantId, record, signal);
       for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
         const stored = await read(tenantId, endpointId, signal);
@@ -323,7 +329,7 @@ export function createWebhookEndpointsStore(client: DynamoDBDocumentClient, tabl
           const found = await concurrentRecord();
           return found ? { kind: 'recorded', record: found } : { kind: 'not-found' };
         }
-        const secrets = rotateSecrets(stored.secrets, nowMs);
+        const secrets = rotateSecrets(stored.secrets, current, nowMs);
         const rotated: StoredWebhookEndpoint = { ...stored, secrets, updatedAt: new Date(nowMs).toISOString() };
         try {
           await transact(

@@ -4,18 +4,21 @@
  * recorded, and the next step of the schedule (retry-schedule.ts). A 410 disables the endpoint at
  * once; a failure that finds the endpoint failing for 5 days disables it, saying since when; a
  * success ends its failing streak. A delivery whose endpoint was disabled or deleted meanwhile
- * fails without an attempt, saying why (a recover sends it again once the endpoint is enabled).
+ * fails without an attempt, saying why (a recover sends it again once the endpoint is enabled); so
+ * does one whose endpoint no longer takes its event (fan-out.ts: its type, a document's collection).
  * Copies of one queue message are harmless: a delivery no longer pending is left alone, one not yet
  * due is answered with the rest of its wait (so a queue whose longest delay is shorter than the
  * schedule's steps carries a task in several hops), and an attempt is recorded only if none was
  * since the delivery was read.
  */
 
+import { deliverySubject, takesEvent } from '#shared/domain/webhooks/fan-out';
 import { endpointFailedTooLong, nextStep, RETRY_SCHEDULE_MS } from '#shared/domain/webhooks/retry-schedule';
 import { webhookHeaders } from '#shared/domain/webhooks/sign-webhook';
 import { signingSecretsAt } from '#shared/domain/webhooks/signing-secrets';
 import type { DeliveryKey } from '#shared/domain/webhooks/webhook-delivery';
 import type { WebhookTargetRules } from '#shared/domain/webhooks/webhook-target';
+import type { WebhookSecretBox } from '#shared/secrets/webhook-secret-box';
 import type { AttemptRecord, WebhookDeliveriesStore } from '#shared/store/webhook-deliveries-store';
 import type { WebhookEndpointsStore } from '#shared/store/webhook-endpoints-store';
 import { type PostWebhookOptions, postWebhook } from './post-webhook.ts';
@@ -23,6 +26,8 @@ import { type PostWebhookOptions, postWebhook } from './post-webhook.ts';
 export interface DeliverMessageDeps {
   endpoints: WebhookEndpointsStore;
   deliveries: WebhookDeliveriesStore;
+  /** Opens the endpoint's sealed signing secrets (webhook-secret-box.ts). */
+  secrets: Pick<WebhookSecretBox, 'open'>;
   rules: WebhookTargetRules;
   /** The waits before each attempt (RETRY_SCHEDULE_MS, or a local stage's shorter one). */
   schedule?: readonly number[];
@@ -30,6 +35,9 @@ export interface DeliverMessageDeps {
   post?: PostWebhookOptions;
   now?: () => number;
 }
+
+/** Why a delivery of an event its endpoint no longer takes (its events or collections changed) is not sent. */
+export const UNSUBSCRIBED = 'not sent: the endpoint no longer takes this event (its events or collections changed)';
 
 /** What the caller does next with the delivery's task: nothing more, or run it again after a wait. */
 export type DeliveryNext = { kind: 'done' } | { kind: 'retry'; afterMs: number };
@@ -58,13 +66,19 @@ export async function deliverMessage(
     await deps.deliveries.stop(tenantId, key, delivery.attempts, reason);
     return { kind: 'done' };
   }
+  // Its URL may have been changed by a key that may not read this event, or it was unsubscribed.
+  if (!takesEvent(endpoint, deliverySubject(delivery))) {
+    await deps.deliveries.stop(tenantId, key, delivery.attempts, UNSUBSCRIBED);
+    return { kind: 'done' };
+  }
 
   const startedAt = now();
-  const headers = webhookHeaders(
-    { id: delivery.messageId, body: delivery.body },
-    signingSecretsAt(endpoint.secrets, startedAt),
-    new Date(startedAt),
+  const secrets = await Promise.all(
+    signingSecretsAt(endpoint.secrets, startedAt).map((sealed) =>
+      deps.secrets.open(sealed, { tenantId, endpointId: endpoint.id }),
+    ),
   );
+  const headers = webhookHeaders({ id: delivery.messageId, body: delivery.body }, secrets, new Date(startedAt));
   const outcome = await postWebhook(endpoint.url, deps.rules, headers, delivery.body, deps.post);
   const endedAt = now();
   const at = new Date(endedAt).toISOString();

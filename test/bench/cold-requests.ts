@@ -85,6 +85,8 @@ const REPORT_ROWS = 20;
 const REPORT_PAGE = 10;
 const CURSOR_SECRET_ARN = 'arn:aws:secretsmanager:us-east-1:000000000000:secret:cxm-bench-cursor-secret-AbCdEf';
 const KEY_TAG_SECRET_ARN = 'arn:aws:secretsmanager:us-east-1:000000000000:secret:cxm-bench-key-tag-secret-AbCdEf';
+const WEBHOOK_SECRET_KEY_ARN =
+  'arn:aws:secretsmanager:us-east-1:000000000000:secret:cxm-bench-webhook-secret-key-AbCdEf';
 
 const documentPath = (docId: string) =>
   `/api/v1/provisioning/tenants/${BENCH_TENANT}/${BENCH_COLLECTION}/${docId}/versions/current`;
@@ -345,6 +347,11 @@ export async function arrangeColdRequests(
     [
       { arn: CURSOR_SECRET_ARN, name: 'cxm-bench-cursor-secret', value: randomBytes(32).toString('base64url') },
       { arn: KEY_TAG_SECRET_ARN, name: 'cxm-bench-key-tag-secret', value: keyTagSecret },
+      {
+        arn: WEBHOOK_SECRET_KEY_ARN,
+        name: 'cxm-bench-webhook-secret-key',
+        value: randomBytes(32).toString('base64url'),
+      },
     ],
     dynamo.credentials,
   );
@@ -379,6 +386,7 @@ export async function arrangeColdRequests(
     NODE_EXTRA_CA_CERTS: tls.certFile,
     CXM_CURSOR_SECRET_ARN: CURSOR_SECRET_ARN,
     CXM_KEY_TAG_SECRET_ARN: KEY_TAG_SECRET_ARN,
+    CXM_WEBHOOK_SECRET_KEY_ARN: WEBHOOK_SECRET_KEY_ARN,
     // A create per run, up to --runs' hundred, each under the limit.
     [FUNCTION_ENV.webhookMaxEndpoints]: String(MAX_ENDPOINTS_PER_TENANT_LIMIT),
     // The recover's queue: its cold request recovers nothing, so sends nothing there.

@@ -164,6 +164,7 @@ function setBenchEnvironment(): void {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
   process.env.CXM_CURSOR_SECRET = 'bench-cursor-secret-0123456789abcdefghijklmnop';
   process.env.CXM_KEY_TAG_SECRET = BENCH_KEY_TAG_SECRET;
+  process.env.CXM_WEBHOOK_SECRET_KEY = 'bench-webhook-secret-key-0123456789abcdefghijklmnop';
   process.env.CXM_REPORTING_BACKEND = 'dynamodb';
 }
 

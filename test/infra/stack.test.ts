@@ -454,13 +454,28 @@ describe('methods', () => {
 
   it('every GetSecretValue grant names one secret of the stage: no function reads a secret it is not listed for below', () => {
     const secrets = Object.keys(resourcesOf('AWS::SecretsManager::Secret'));
-    expect(secrets).toHaveLength(2);
+    expect(secrets).toHaveLength(3);
     const grants = Object.values(resourcesOf('AWS::IAM::Policy')).flatMap((policy) =>
       (
         policy.Properties.PolicyDocument as { Statement: Array<{ Action: unknown; Resource: unknown }> }
       ).Statement.filter((statement) => JSON.stringify(statement.Action).includes('secretsmanager:')),
     );
     for (const grant of grants) expect(secrets.map((id) => ({ Ref: id }))).toContainEqual(grant.Resource);
+  });
+
+  it('a generated secret seals webhook signing secrets, readable only by the functions that make or use one', () => {
+    const secretId = logicalIdWhere('AWS::SecretsManager::Secret', 'Name', `cxm-${config.stage}-webhook-secret-key`);
+    expect(readersOf(secretId)).toEqual([
+      `cxm-${config.stage}-createWebhookEndpoint`,
+      `cxm-${config.stage}-deliverWebhooks`,
+      `cxm-${config.stage}-rotateWebhookSecret`,
+    ]);
+    for (const id of ['createWebhookEndpoint', 'rotateWebhookSecret', 'deliverWebhooks']) {
+      const variables = (
+        resource(functionLogicalId(id)).Properties.Environment as { Variables: Record<string, unknown> }
+      ).Variables;
+      expect(variables.CXM_WEBHOOK_SECRET_KEY_ARN, id).toEqual({ Ref: secretId });
+    }
   });
 
   it('a generated secret signs reporting cursors, readable by the reporting functions only', () => {

@@ -2,8 +2,10 @@
  * The authorization matrix (the contract's Authentication; scope grants, error bodies, API keys),
  * generated from the route table: every route, with every method it declares, against every kind of
  * credential. The 401 and 403 bodies are exact; a permitted request answers the route's own success
- * and leaves its effect, a refused one leaves none. A route without a fixture fails the coverage
- * guard, so no route ships without these checks.
+ * and leaves its effect, a refused one leaves none. A route that writes a webhook endpoint needs,
+ * besides its own scope, the read scope of the endpoint's events: a key of the route's scope alone is
+ * refused, naming the event. A route without a fixture fails the coverage guard, so no route ships
+ * without these checks.
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -58,7 +60,14 @@ function lackingScopes(route: RouteSpec): string[] {
   return [...universe].sort();
 }
 
+/** The scopes of a key granted `form` of the route's scope, with the read scope of its endpoint's event. */
+function grantingKeyScopes(route: RouteSpec, form: string): string[] {
+  const subscribes = fixtureOf(route).subscribes;
+  return subscribes ? [form, subscribes.scope] : [form];
+}
+
 const keys = {
+  /** By their scopes, space-separated. */
   granting: new Map<string, string>(),
   lacking: new Map<string, string>(),
   revoked: '',
@@ -70,8 +79,12 @@ const keys = {
 beforeAll(async () => {
   api = await startTestApi({ authCacheTtlSeconds: 0 });
   await arrangeAll(api, tenant);
-  const scopes = new Set(routes.flatMap((route) => grantingForms(fixtureScope(route))));
-  for (const scope of scopes) keys.granting.set(scope, (await api.createKey([tenant], [scope])).key);
+  const scopeSets = routes.flatMap((route) => [
+    ...grantingForms(fixtureScope(route)).map((form) => grantingKeyScopes(route, form)),
+    ...grantingForms(fixtureScope(route)).map((form) => [form]),
+  ]);
+  for (const scopes of new Set(scopeSets.map((set) => set.join(' '))))
+    keys.granting.set(scopes, (await api.createKey([tenant], scopes.split(' '))).key);
   for (const route of routes) keys.lacking.set(route.id, (await api.createKey([tenant], lackingScopes(route))).key);
   const revoked = await api.createKey([tenant], everyArea);
   await api.keys.revoke(revoked.keyId, new Date());
@@ -117,11 +130,29 @@ type Outcome = 'unauthenticated' | 'denied' | 'permitted';
 interface MatrixCase {
   name: string;
   outcome: Outcome;
+  /** A denial's message, when it is not the fixed one. */
+  message?: string;
   /** The Authorization header to send, or undefined for none. */
   authorization(route: RouteSpec): string | undefined;
 }
 
-const anyGrantingKey = (route: RouteSpec) => keys.granting.get(grantingForms(fixtureScope(route))[3]!)!;
+const grantingKey = (route: RouteSpec, form: string) => keys.granting.get(grantingKeyScopes(route, form).join(' '))!;
+const anyGrantingKey = (route: RouteSpec) => grantingKey(route, grantingForms(fixtureScope(route))[3]!);
+
+/** A key of the route's scope without the read scope of its endpoint's event: refused, naming both. */
+function subscriptionCases(route: RouteSpec): MatrixCase[] {
+  const subscribes = fixtureOf(route).subscribes;
+  if (!subscribes) return [];
+  const scope = grantingForms(fixtureScope(route))[3]!;
+  return [
+    {
+      name: `a key granted ${scope} but not ${subscribes.scope}, which reads its endpoint's ${subscribes.event}`,
+      outcome: 'denied',
+      message: `The API key does not allow subscribing to '${subscribes.event}': it needs the scope '${subscribes.scope}', which reads what the event carries.`,
+      authorization: () => `Bearer ${keys.granting.get(scope)!}`,
+    },
+  ];
+}
 
 function matrixCases(route: RouteSpec): MatrixCase[] {
   return [
@@ -151,11 +182,12 @@ function matrixCases(route: RouteSpec): MatrixCase[] {
       authorization: (r) => `Bearer ${keys.lacking.get(r.id)!}`,
     },
     { name: 'a key with no scope at all', outcome: 'denied', authorization: () => `Bearer ${keys.scopeless}` },
+    ...subscriptionCases(route),
     ...grantingForms(fixtureScope(route)).map(
       (scope): MatrixCase => ({
-        name: `a key granted ${scope}`,
+        name: `a key granted ${grantingKeyScopes(route, scope).join(' and ')}`,
         outcome: 'permitted',
-        authorization: () => `Bearer ${keys.granting.get(scope)!}`,
+        authorization: (r) => `Bearer ${grantingKey(r, scope)}`,
       }),
     ),
   ];
@@ -182,7 +214,10 @@ for (const { route, method } of routeMethodPairs()) {
           expect(response.json).toEqual({ code: 'Unauthenticated', message: UNAUTHENTICATED_MESSAGE });
         } else if (matrixCase.outcome === 'denied') {
           expect(response.status).toBe(403);
-          expect(response.json).toEqual({ code: 'PermissionDenied', message: PERMISSION_DENIED_MESSAGE });
+          expect(response.json).toEqual({
+            code: 'PermissionDenied',
+            message: matrixCase.message ?? PERMISSION_DENIED_MESSAGE,
+          });
         } else {
           const permitted = fixture.permitted[method]!;
           expect(response.status, response.text).toBe(permitted.status);

@@ -22,6 +22,7 @@ import type { StoredWebhookEndpoint } from '#shared/domain/webhooks/webhook-endp
 import { documentChanged, noteCreated, type WebhookEventType } from '#shared/domain/webhooks/webhook-events';
 import { newWebhookSecret } from '#shared/domain/webhooks/webhook-secret';
 import { logger } from '#shared/http/logger';
+import { type WebhookSecretBox, webhookSecretBox } from '#shared/secrets/webhook-secret-box';
 import type { DeliveryQueue } from '#shared/store/delivery-queue';
 import { parseDeliveryTask } from '#shared/store/delivery-queue';
 import { documentClient } from '#shared/store/dynamo-client';
@@ -57,7 +58,7 @@ interface Receiver {
 
 const servers: Server[] = [];
 let stores: TableStores;
-let deps: DeliverMessageDeps;
+let deps: DeliverMessageDeps & { secrets: WebhookSecretBox };
 let dynamo: ReturnType<typeof workerDynamo>;
 
 beforeAll(() => {
@@ -68,6 +69,7 @@ beforeAll(() => {
   deps = {
     endpoints: stores.webhookEndpoints,
     deliveries: stores.webhookDeliveries,
+    secrets: webhookSecretBox(),
     rules: 'local',
     schedule: SCHEDULE,
   };
@@ -287,10 +289,25 @@ describe('attempts', () => {
     expect((await stores.webhookDeliveries.get(tenant, task!.key))?.status).toBe('failed');
   });
 
-  it('during a rotation both secrets sign, the new one first: a receiver holding either verifies', async () => {
+  it('a secret sealed at rest signs as itself; sealed for one endpoint, it opens for no other', async () => {
+    const tenant = uniqueTenant('sealed');
+    const secret = newWebhookSecret();
+    const id = `ep_sealed-${++endpointCount}`;
+    const sealed = await deps.secrets.seal(secret, { tenantId: tenant, endpointId: id });
+    expect(sealed).not.toContain(secret);
+    const got = await receiver([secret]);
+    await addEndpoint(tenant, got.url, ['note.created'], { id, secrets: { current: sealed } });
+    for (const task of await fanOutEvent(deps, tenant, noteEvent(tenant))) await runToEnd(task);
+    expect(got.refused).toEqual([]);
+    expect(got.receipts).toHaveLength(1);
+    await expect(deps.secrets.open(sealed, { tenantId: tenant, endpointId: 'ep_other' })).rejects.toThrow();
+    await expect(deps.secrets.open(sealed, { tenantId: uniqueTenant('other'), endpointId: id })).rejects.toThrow();
+  });
+
+  it('during a rotation both secrets sign, the new one first: a receiver holding either verifies (secrets kept before sealing, used as they are)', async () => {
     const tenant = uniqueTenant('rotation');
     const old = newWebhookSecret();
-    const rotated = rotateSecrets({ current: old }, Date.now());
+    const rotated = rotateSecrets({ current: old }, newWebhookSecret(), Date.now());
     const withOld = await receiver([old]);
     const withNew = await receiver([rotated.current]);
     await addEndpoint(tenant, withOld.url, ['note.created'], { secrets: rotated });

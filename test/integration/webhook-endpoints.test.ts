@@ -8,8 +8,10 @@
  */
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SigningSecrets } from '#shared/domain/webhooks/signing-secrets';
 import { webhookKey } from '#shared/domain/webhooks/webhook-secret';
 import { fillPath, routeById } from '#shared/routes';
+import { webhookSecretBox } from '#shared/secrets/webhook-secret-box';
 import { documentClient } from '#shared/store/dynamo-client';
 import { startTestApi, type TestApi, uniqueTenant } from '#test/support/test-api';
 
@@ -18,6 +20,8 @@ process.env.CXM_WEBHOOK_MAX_ENDPOINTS = '3';
 
 const RECEIVER = 'http://127.0.0.1:9/hooks';
 const DAY_MS = 24 * 60 * 60 * 1000;
+/** The test gateway's key (test-env.ts), which the functions seal with. */
+const box = webhookSecretBox();
 
 let api: TestApi;
 let key: string;
@@ -25,7 +29,11 @@ const tenant = uniqueTenant('hooks');
 
 beforeAll(async () => {
   api = await startTestApi();
-  ({ key } = await api.createKey([tenant], ['webhooks:endpoints.read', 'webhooks:endpoints.write']));
+  // With the read scopes of every event it subscribes to (webhook-event-scopes.test.ts tests keys without them).
+  ({ key } = await api.createKey(
+    [tenant],
+    ['webhooks:endpoints.read', 'webhooks:endpoints.write', 'cxm:conversations.write', 'voc:read', 'provisioning:read'],
+  ));
 });
 afterAll(() => api?.close());
 
@@ -53,6 +61,23 @@ async function listed(): Promise<Endpoint[]> {
   const response = await api.call('GET', endpointsPath(), key);
   expect(response.status).toBe(200);
   return (response.json as { data: Endpoint[] }).data;
+}
+
+/** Everything the endpoints table holds for this tenant, as text. */
+async function endpointsText(): Promise<string> {
+  const { Items = [] } = await documentClient().send(new ScanCommand({ TableName: api.tables.webhookEndpoints }));
+  return JSON.stringify(Items.filter((item) => String(item.pk).startsWith(`${tenant}#`)));
+}
+
+/** An endpoint's stored secrets, opened with the stage's key. */
+async function opened(endpointId: string, secrets: SigningSecrets): Promise<SigningSecrets> {
+  const context = { tenantId: tenant, endpointId };
+  return {
+    current: await box.open(secrets.current, context),
+    ...(secrets.previous && {
+      previous: { secret: await box.open(secrets.previous.secret, context), until: secrets.previous.until },
+    }),
+  };
 }
 
 /** Everything the idempotency ledger holds for this tenant, as text. */
@@ -172,7 +197,7 @@ describe('registering', () => {
     expect(await listed()).toHaveLength(3);
 
     const other = uniqueTenant('hooks-other');
-    const otherKey = (await api.createKey([other], ['webhooks:endpoints.write'])).key;
+    const otherKey = (await api.createKey([other], ['webhooks:endpoints.write', 'cxm:conversations.write'])).key;
     const elsewhere = await api.call('POST', endpointsPath(other), otherKey, {
       body: { url: RECEIVER, events: ['note.created'] },
     });
@@ -284,15 +309,19 @@ describe('rotating the secret', () => {
     expect(replayed.headers.get('Idempotent-Replayed')).toBe('true');
     expect(await ledgerText()).toContain(previousSecretExpiresAt);
     expect(await ledgerText()).not.toContain(secret);
+    // Sealed at rest, each opening to the secret its answer showed.
     const stored = await api.webhookEndpoints.get(tenant, created.id);
-    expect(stored?.secrets).toEqual({ current: secret, previous: { secret: created.secret, until: expires } });
+    expect(await opened(created.id, stored!.secrets)).toEqual({
+      current: secret,
+      previous: { secret: created.secret, until: expires },
+    });
+    expect(await endpointsText()).not.toContain(secret);
+    expect(await endpointsText()).not.toContain(created.secret!);
 
     // A second rotation within the 24 hours: the first secret no longer signs.
     const second = (await api.call('POST', rotatePath, key)).json as { secret: string };
-    expect((await api.webhookEndpoints.get(tenant, created.id))?.secrets).toMatchObject({
-      current: second.secret,
-      previous: { secret },
-    });
+    const after = await api.webhookEndpoints.get(tenant, created.id);
+    expect(await opened(created.id, after!.secrets)).toMatchObject({ current: second.secret, previous: { secret } });
     await removeAll();
   });
 });

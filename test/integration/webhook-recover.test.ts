@@ -33,7 +33,11 @@ const tenant = uniqueTenant('recover');
 
 beforeAll(async () => {
   api = await startTestApi();
-  ({ key } = await api.createKey([tenant], ['webhooks:endpoints.read', 'webhooks:endpoints.write']));
+  // A PATCH of an endpoint of `voc.job.failed` needs the scope that reads it.
+  ({ key } = await api.createKey(
+    [tenant],
+    ['webhooks:endpoints.read', 'webhooks:endpoints.write', 'voc:recordings.read'],
+  ));
   // Whatever a recover sends is taken at its first attempt.
   receiver = createServer((request, response) => {
     request.resume();

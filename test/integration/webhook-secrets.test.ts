@@ -64,7 +64,7 @@ describe('a rotation', () => {
     const rotating = storeWithWriteAfterRead(() =>
       plain.disable(tenant, endpoint.id, 'HTTP 410 from the receiver', new Date()),
     );
-    const outcome = await rotating.rotateSecret(tenant, endpoint.id, Date.now(), {});
+    const outcome = await rotating.rotateSecret(tenant, endpoint.id, newWebhookSecret(), Date.now(), {});
     expect(outcome.kind).toBe('rotated');
     const stored = await plain.get(tenant, endpoint.id);
     expect(stored).toMatchObject({
@@ -79,7 +79,7 @@ describe('a rotation', () => {
     const rotating = storeWithWriteAfterRead(async () => {
       await plain.update(tenant, endpoint.id, { description: 'patched meanwhile' }, new Date());
     });
-    expect((await rotating.rotateSecret(tenant, endpoint.id, Date.now(), {})).kind).toBe('rotated');
+    expect((await rotating.rotateSecret(tenant, endpoint.id, newWebhookSecret(), Date.now(), {})).kind).toBe('rotated');
     const stored = await plain.get(tenant, endpoint.id);
     expect(stored?.description).toBe('patched meanwhile');
     expect(stored?.secrets.current).not.toBe(endpoint.secrets.current);

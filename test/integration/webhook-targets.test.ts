@@ -13,7 +13,10 @@ const tenant = uniqueTenant('hook-targets');
 
 beforeAll(async () => {
   api = await startTestApi();
-  ({ key } = await api.createKey([tenant], ['webhooks:endpoints.read', 'webhooks:endpoints.write']));
+  ({ key } = await api.createKey(
+    [tenant],
+    ['webhooks:endpoints.read', 'webhooks:endpoints.write', 'cxm:conversations.write'],
+  ));
 });
 afterAll(() => api?.close());
 

@@ -1,6 +1,7 @@
 /**
  * Tenant webhooks end to end through the local stack: an endpoint registered over HTTP, then a note,
- * a document write and a recording's job ending, each read from its table's stream by the fan-out,
+ * a document write (one of a collection the registering key may not read is delivered to no one)
+ * and a recording's job ending, each read from its table's stream by the fan-out,
  * queued, signed and posted to a receiver on this machine that verifies every request with
  * `standardwebhooks` (the specification's reference library). A 500 brings the same `webhook-id`
  * again, a 410 disables the endpoint, a keyed retry of a note makes no second delivery, and the
@@ -45,7 +46,14 @@ beforeAll(async () => {
   });
   ({ key } = await api.createKey(
     [tenant],
-    ['webhooks:endpoints.read', 'webhooks:endpoints.write', 'cxm:conversations.write', 'provisioning:bots.write'],
+    [
+      'webhooks:endpoints.read',
+      'webhooks:endpoints.write',
+      'cxm:conversations.write',
+      'provisioning:bots.*',
+      // Writes users' documents, which its endpoints may not be told of.
+      'provisioning:users.write',
+    ],
   ));
   await api.addConversation(tenant, { id: 'conv-1' });
 });
@@ -149,9 +157,11 @@ describe('delivered from the local stack', () => {
     expect(got.receipts).toHaveLength(1);
   });
 
-  it('a 500 brings the same webhook-id again a second later; a document write carries the ETag its answer gave', async () => {
+  it("a 500 brings the same webhook-id again a second later; a document write carries the ETag its answer gave; another collection's, which the key may not read, is not delivered", async () => {
     const got = await receiver([500]);
     const endpointId = await register(got, ['provisioning.document.changed']);
+    const unreadable = `/api/v1/provisioning/tenants/${tenant}/users/user-1/versions/current`;
+    expect((await api.call('POST', unreadable, key, { body: { name: 'Ada' } })).status).toBe(201);
     const path = `/api/v1/provisioning/tenants/${tenant}/bots/bot-1/versions/current`;
     const written = await api.call('POST', path, key, { body: { name: 'Helper' } });
     expect(written.status).toBe(201);
@@ -165,7 +175,8 @@ describe('delivered from the local stack', () => {
       change: 'created',
     });
     await until('the delivery recorded', async () => (await deliveries(endpointId))[0]?.status === 'delivered');
-    expect((await deliveries(endpointId))[0]).toMatchObject({ attempts: 2, status: 'delivered' });
+    expect(await deliveries(endpointId)).toMatchObject([{ attempts: 2, status: 'delivered' }]);
+    expect(got.receipts.map((receipt) => receipt.body.data.collection)).toEqual(['bots', 'bots']);
   });
 
   it('a 410 disables the endpoint, saying why', async () => {

@@ -8,6 +8,7 @@ import { createServer } from 'node:http';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { resolveScope } from '#shared/auth/grant-scope';
 import { shapeRow } from '#shared/domain/reporting/report-rows';
+import type { WebhookEventType } from '#shared/domain/webhooks/webhook-events';
 import { newWebhookSecret } from '#shared/domain/webhooks/webhook-secret';
 import { fillPath, type HttpMethod, type RouteId, type RouteSpec, routes } from '#shared/routes';
 import type { SchemaId } from '#shared/schemas/schema-ids';
@@ -44,6 +45,11 @@ export interface RouteFixture {
   prepare?(api: TestApi, tenantId: string, caseId: string): Promise<void>;
   /** For routes that write: whether the request of `caseId` left its effect in the store. */
   wrote?(api: TestApi, tenantId: string, caseId: string): Promise<boolean>;
+  /**
+   * The event of the webhook endpoint a permitted request writes, and the scope it needs besides
+   * the route's: the read scope of what the event carries. A key without it is refused.
+   */
+  subscribes?: { event: WebhookEventType; scope: string };
 }
 
 export const FIXTURE_CONVERSATION = 'conv-1';
@@ -82,6 +88,8 @@ async function startFixtureReceiver(): Promise<string> {
   return `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/cxm`;
 }
 const FIXTURE_RECEIVER = await startFixtureReceiver();
+/** The event of the fixtures' endpoints, and the scope that reads what it carries (the job status read's). */
+const FIXTURE_SUBSCRIPTION = { event: 'voc.job.failed', scope: 'voc:recordings.read' } as const;
 
 /** A webhook endpoint of `tenantId`, put through the store (outside the tenant's limit of endpoints). */
 async function addEndpoint(api: TestApi, tenantId: string, endpointId: string, description = tenantId): Promise<void> {
@@ -92,7 +100,7 @@ async function addEndpoint(api: TestApi, tenantId: string, endpointId: string, d
       id: endpointId,
       url: FIXTURE_RECEIVER,
       // An event these suites seldom make: their notes and documents are delivered to no one.
-      events: ['voc.job.failed'],
+      events: [FIXTURE_SUBSCRIPTION.event],
       description,
       status: 'enabled',
       createdAt: at,
@@ -219,8 +227,13 @@ export const routeFixtures = {
   createWebhookEndpoint: {
     arrange: async () => undefined,
     params: () => ({}),
-    body: (caseId) => ({ url: FIXTURE_RECEIVER, events: ['voc.job.failed'], description: `endpoint ${caseId}` }),
+    body: (caseId) => ({
+      url: FIXTURE_RECEIVER,
+      events: [FIXTURE_SUBSCRIPTION.event],
+      description: `endpoint ${caseId}`,
+    }),
     permitted: { POST: { status: 201, schema: 'CreatedWebhookEndpoint' } },
+    subscribes: FIXTURE_SUBSCRIPTION,
     wrote: async (api, tenantId, caseId) =>
       (await api.webhookEndpoints.list(tenantId)).some((endpoint) => endpoint.description === `endpoint ${caseId}`),
   },
@@ -239,6 +252,8 @@ export const routeFixtures = {
     params: () => ({ endpointId: FIXTURE_ENDPOINT }),
     body: (caseId) => ({ description: `changed ${caseId}` }),
     permitted: { PATCH: { status: 200, schema: 'WebhookEndpoint' } },
+    // Every change is checked against the events the endpoint keeps, a description's too.
+    subscribes: FIXTURE_SUBSCRIPTION,
     // Each permitted change leaves its own description; a later one replaces it, so only the last shows.
     wrote: async (api, tenantId, caseId) =>
       (await api.webhookEndpoints.get(tenantId, FIXTURE_ENDPOINT))?.description === `changed ${caseId}`,

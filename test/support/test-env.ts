@@ -14,6 +14,8 @@ export const TEST_ENV = {
   // As after one rotation: cursors of the key before are still accepted.
   CXM_CURSOR_SECRET_PREVIOUS: 'test-cursor-secret-previous-0123456789abcdefghij',
   CXM_KEY_TAG_SECRET: TEST_KEY_TAG_SECRET,
+  // Seals webhook signing secrets in the test gateways (the local stack generates its own).
+  CXM_WEBHOOK_SECRET_KEY: 'test-webhook-secret-key-0123456789abcdefghijklmnop',
   CXM_KEY_TAG_SECRET_PREVIOUS: TEST_KEY_TAG_SECRET_PREVIOUS,
 };
 

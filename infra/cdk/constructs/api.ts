@@ -53,11 +53,14 @@ import type { Webhooks } from './webhooks.ts';
 const SECRET_ENV: Record<SecretId, string> = {
   cursorSecret: FUNCTION_ENV.cursorSecretArn,
   keyTagSecret: FUNCTION_ENV.keyTagSecretArn,
+  webhookSecretKey: FUNCTION_ENV.webhookSecretKeyArn,
 };
 const SECRET_DESCRIPTIONS: Record<SecretId, string> = {
   cursorSecret: 'Signs reporting list cursors (HMAC-SHA256)',
   keyTagSecret:
     "Tags tenant API keys (HMAC-SHA256) so the authorizer refuses a made-up key before any read; 'cxm keys create' reads it",
+  webhookSecretKey:
+    "Seals tenants' webhook signing secrets at rest (AES-256-GCM): read by the registration, the rotation and the delivery functions only",
 };
 
 export interface ApiProps {
@@ -74,6 +77,8 @@ export class Api extends Construct {
   readonly restApi: RestApi;
   /** The host the stage's API answers on, which no webhook may target. */
   readonly apiHost: string;
+  /** Lets `fn` read the stage's secrets `ids` (each created once, readable only by the functions granted it). */
+  readonly grantSecrets: (fn: ApiFunction, ids: readonly SecretId[]) => void;
   readonly authorizerFunction: ApiFunction;
   /** Throttles each tenant through its own API Gateway key, and each key of several tenants through one of its own (not one per key: a tenant could multiply its rate by making keys). */
   readonly usagePlan: UsagePlan;
@@ -132,7 +137,7 @@ export class Api extends Construct {
       }
       return secret;
     };
-    const grantSecrets = (fn: ApiFunction, ids: readonly SecretId[]) => {
+    this.grantSecrets = (fn: ApiFunction, ids: readonly SecretId[]) => {
       for (const id of ids) {
         const secret = secretFor(id);
         // The value only: grantRead would add DescribeSecret, which Powertools' getSecret never
@@ -154,7 +159,7 @@ export class Api extends Construct {
     });
     for (const [tableId, access] of Object.entries(AUTHORIZER_TABLES) as [TableId, TableAccess][])
       this.authorizerFunction.bindTable(tables[tableId], access);
-    grantSecrets(this.authorizerFunction, AUTHORIZER_SECRETS);
+    this.grantSecrets(this.authorizerFunction, AUTHORIZER_SECRETS);
     this.authorizerFunction.addEnvironment(FUNCTION_ENV.acceptUntaggedKeys, String(config.edge.acceptUntaggedKeys));
     const authorizer = new RequestAuthorizer(this, 'KeyAuthorizer', {
       handler: this.authorizerFunction,
@@ -235,7 +240,7 @@ export class Api extends Construct {
         fn.addEnvironment(FUNCTION_ENV.webhookQueueUrl, webhooks.queue.queueUrl);
         webhooks.queue.grantSendMessages(fn);
       }
-      grantSecrets(fn, route.secrets ?? []);
+      this.grantSecrets(fn, route.secrets ?? []);
       // Console test-invoke is not needed; the permission stays scoped to the deployed stage.
       const integration = new LambdaIntegration(fn, { proxy: true, allowTestInvoke: false });
       const resource = this.restApi.root.resourceForPath(route.path);

@@ -1,5 +1,6 @@
 /**
- * Which of a tenant's endpoints an event goes to, and under which message id. The id is derived
+ * Which of a tenant's endpoints an event goes to (those subscribed to its type and, for a
+ * document's, to its collection), and under which message id. The id is derived
  * from the event's own identity and the endpoint, not drawn at random: the stage's events arrive
  * at least once (EventBridge, a queue), and a keyed retry replays a 201 without a second write, so
  * the same event met twice makes the same message, which the delivery store keeps once and a
@@ -12,7 +13,54 @@ import { type WebhookEvent, type WebhookEventType, webhookBody } from './webhook
 export interface EndpointSubscription {
   id: string;
   events: readonly WebhookEventType[];
+  /** The collections of its document events; absent, every collection (webhook-endpoint.ts). */
+  collections?: readonly string[];
   status: 'enabled' | 'disabled';
+}
+
+/** What an event is, for the choice of who takes it: its type, and a document event's collection. */
+export interface EventSubject {
+  type: WebhookEventType;
+  collection?: string;
+}
+
+/**
+ * Whether an endpoint takes an event: subscribed to its type and, for a document's, to its
+ * collection. A document event whose collection is unknown goes only to an endpoint of every collection.
+ *
+ * @example takesEvent({ events: ['provisioning.document.changed'], collections: ['bots'] }, { type: 'provisioning.document.changed', collection: 'users' }) // false
+ */
+export function takesEvent(
+  endpoint: Pick<EndpointSubscription, 'events' | 'collections'>,
+  subject: EventSubject,
+): boolean {
+  if (!endpoint.events.includes(subject.type)) return false;
+  if (subject.type !== 'provisioning.document.changed' || endpoint.collections === undefined) return true;
+  return subject.collection !== undefined && endpoint.collections.includes(subject.collection);
+}
+
+/**
+ * The subject of an event.
+ *
+ * @example eventSubject(documentChanged('acme', 'bots', 'bot-1', 'k3Jv0cQ9', 'merged', at)) // { type: 'provisioning.document.changed', collection: 'bots' }
+ */
+export function eventSubject(event: WebhookEvent): EventSubject {
+  return event.type === 'provisioning.document.changed'
+    ? { type: event.type, collection: event.data.collection }
+    : { type: event.type };
+}
+
+/**
+ * The subject of a kept delivery, from its type and the body it sends (`{"type", "timestamp", "data"}`).
+ *
+ * @example deliverySubject(delivery) // { type: 'note.created' }
+ */
+export function deliverySubject(delivery: { type: WebhookEventType; body: string }): EventSubject {
+  if (delivery.type !== 'provisioning.document.changed') return { type: delivery.type };
+  const data = (JSON.parse(delivery.body) as { data?: { collection?: unknown } }).data;
+  return typeof data?.collection === 'string'
+    ? { type: delivery.type, collection: data.collection }
+    : { type: delivery.type };
 }
 
 /** One message to deliver: the endpoint, the id every attempt carries, the body byte for byte. */
@@ -51,14 +99,15 @@ export function webhookMessageId(key: string, endpointId: string): string {
 }
 
 /**
- * The messages of `event`: one per enabled endpoint subscribed to its type, in the endpoints' order.
+ * The messages of `event`: one per enabled endpoint that takes it, in the endpoints' order.
  *
  * @example messagesFor(noteCreated('acme', 'conv-1', note), endpoints)
  */
 export function messagesFor(event: WebhookEvent, endpoints: readonly EndpointSubscription[]): OutgoingMessage[] {
   const key = eventKey(event);
   const body = webhookBody(event);
+  const subject = eventSubject(event);
   return endpoints
-    .filter((endpoint) => endpoint.status === 'enabled' && endpoint.events.includes(event.type))
+    .filter((endpoint) => endpoint.status === 'enabled' && takesEvent(endpoint, subject))
     .map((endpoint) => ({ endpointId: endpoint.id, id: webhookMessageId(key, endpoint.id), type: event.type, body }));
 }

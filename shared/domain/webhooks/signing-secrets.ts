@@ -3,7 +3,6 @@
  * it replaces for 24 hours, during which both sign every attempt (the new one first), so a
  * receiver can switch at its own pace; after that only the new one signs.
  */
-import { newWebhookSecret } from './webhook-secret.ts';
 
 /** How long a replaced secret still signs. */
 export const PREVIOUS_SECRET_SIGNS_FOR_MS = 24 * 60 * 60 * 1000;
@@ -15,16 +14,13 @@ export interface SigningSecrets {
 }
 
 /**
- * The secrets after a rotation at `now`: a new current one, the old one kept for 24 hours. A
- * previous secret still in its 24 hours is dropped: only the last two secrets ever sign.
+ * The secrets after a rotation at `now` to `current`: the old one kept for 24 hours. A previous
+ * secret still in its 24 hours is dropped: only the last two secrets ever sign.
  *
- * @example const rotated = rotateSecrets(endpoint.secrets, Date.now()); // show rotated.current once
+ * @example const rotated = rotateSecrets(endpoint.secrets, newWebhookSecret(), Date.now());
  */
-export function rotateSecrets(secrets: SigningSecrets, now: number): SigningSecrets {
-  return {
-    current: newWebhookSecret(),
-    previous: { secret: secrets.current, until: now + PREVIOUS_SECRET_SIGNS_FOR_MS },
-  };
+export function rotateSecrets(secrets: SigningSecrets, current: string, now: number): SigningSecrets {
+  return { current, previous: { secret: secrets.current, until: now + PREVIOUS_SECRET_SIGNS_FOR_MS } };
 }
 
 /**

@@ -19,12 +19,23 @@ export const MAX_ENDPOINTS_PER_TENANT_LIMIT = 100;
 export const WEBHOOK_URL_MAX_LENGTH = 2048;
 /** A description is a note for the tenant's operators. */
 export const ENDPOINT_DESCRIPTION_MAX_LENGTH = 512;
+/**
+ * The most collections an endpoint names: its key's readable collections, kept on the endpoint and
+ * read with every event of its tenant (a key that reads more holds `provisioning:read`).
+ */
+export const MAX_ENDPOINT_COLLECTIONS = 100;
 
 /** An endpoint as the API answers it. */
 export interface WebhookEndpoint {
   id: string;
   url: string;
   events: WebhookEventType[];
+  /**
+   * The collections whose `provisioning.document.changed` events it receives: those the key that
+   * last wrote it may read. Absent: every collection (that key reads them all, or the endpoint was
+   * written before collections were kept).
+   */
+  collections?: string[];
   description: string;
   status: EndpointStatus;
   /** Why a disabled endpoint was disabled, and when (a receiver's 410, 5 days of failures, a PATCH). */
@@ -46,6 +57,8 @@ export interface StoredWebhookEndpoint extends WebhookEndpoint {
 export interface EndpointChange {
   url?: string;
   events?: WebhookEventType[];
+  /** The collections of the writing key (`all`: every one); left out, they stay as they were. */
+  collections?: readonly string[] | 'all';
   description?: string;
   status?: EndpointStatus;
 }
@@ -65,11 +78,12 @@ export function newEndpointId(nowMs: number): string {
  * @example return { status: 200, body: endpointView(stored) };
  */
 export function endpointView(stored: StoredWebhookEndpoint): WebhookEndpoint {
-  const { id, url, events, description, status, disabledReason, createdAt, updatedAt } = stored;
+  const { id, url, events, collections, description, status, disabledReason, createdAt, updatedAt } = stored;
   return {
     id,
     url,
     events,
+    ...(collections !== undefined && { collections }),
     description,
     status,
     ...(status === 'disabled' && disabledReason !== undefined && { disabledReason }),
@@ -100,13 +114,15 @@ export function changedEndpoint(
   change: EndpointChange,
   at: Date,
 ): StoredWebhookEndpoint {
-  const { disabledReason: _reason, failingSince: _since, ...rest } = stored;
+  const { disabledReason: _reason, failingSince: _since, collections: _collections, ...rest } = stored;
   const status = change.status ?? stored.status;
   const keepsState = status === stored.status;
+  const collections = change.collections === undefined ? stored.collections : change.collections;
   return {
     ...rest,
     ...(change.url !== undefined && { url: change.url }),
     ...(change.events !== undefined && { events: change.events }),
+    ...(collections !== undefined && collections !== 'all' && { collections: [...collections] }),
     ...(change.description !== undefined && { description: change.description }),
     status,
     ...(keepsState && stored.disabledReason !== undefined && { disabledReason: stored.disabledReason }),

@@ -1,8 +1,11 @@
-/** Fan-out: the enabled, subscribed endpoints, and one message id per event and endpoint, whoever meets it twice. */
+/**
+ * Fan-out: the enabled, subscribed endpoints (a document's event only to those of its collection),
+ * and one message id per event and endpoint, whoever meets it twice.
+ */
 import { describe, expect, it } from 'vitest';
 import { buildNote } from '#shared/domain/notes/build-note';
-import { type EndpointSubscription, messagesFor } from '#shared/domain/webhooks/fan-out';
-import { documentChanged, noteCreated, vocJobEnded } from '#shared/domain/webhooks/webhook-events';
+import { deliverySubject, type EndpointSubscription, messagesFor, takesEvent } from '#shared/domain/webhooks/fan-out';
+import { documentChanged, noteCreated, vocJobEnded, webhookBody } from '#shared/domain/webhooks/webhook-events';
 
 const at = new Date('2026-11-27T03:00:00.000Z');
 const note = buildNote('01JDXQ7Z8R2V3K4M5N6P7Q8R9S', at);
@@ -48,5 +51,43 @@ describe('messagesFor', () => {
     expect(messagesFor(vocJobEnded('acme', job, at), endpoints).map((message) => message.endpointId)).toEqual([
       'ep_all',
     ]);
+  });
+});
+
+describe('a document event and the collections of an endpoint', () => {
+  const docs = ['provisioning.document.changed'] as const;
+  const scoped: EndpointSubscription[] = [
+    { id: 'ep_bots', events: docs, collections: ['bots'], status: 'enabled' },
+    { id: 'ep_users_jobs', events: docs, collections: ['jobs', 'users'], status: 'enabled' },
+    { id: 'ep_every', events: docs, status: 'enabled' },
+    { id: 'ep_notes', events: ['note.created'], collections: ['bots'], status: 'enabled' },
+  ];
+  const receivers = (collection: string) =>
+    messagesFor(documentChanged('acme', collection, 'd-1', 'tag1', 'created', at), scoped).map(
+      (message) => message.endpointId,
+    );
+
+  it('goes only to endpoints of its collection, and to those of every collection (no collections: a key that reads all, or one kept before)', () => {
+    expect(receivers('bots')).toEqual(['ep_bots', 'ep_every']);
+    expect(receivers('users')).toEqual(['ep_users_jobs', 'ep_every']);
+    expect(receivers('secrets')).toEqual(['ep_every']);
+  });
+
+  it('other events are not held to the collections', () => {
+    expect(messagesFor(noteCreated('acme', 'conv-1', note), scoped).map((message) => message.endpointId)).toEqual([
+      'ep_notes',
+    ]);
+  });
+
+  it("a kept delivery's subject is read from its body; a document's of unknown collection goes to no endpoint of some collections", () => {
+    const body = webhookBody(documentChanged('acme', 'users', 'd-1', 'tag1', 'merged', at));
+    const subject = deliverySubject({ type: 'provisioning.document.changed', body });
+    expect(subject).toEqual({ type: 'provisioning.document.changed', collection: 'users' });
+    expect(takesEvent(scoped[0]!, subject)).toBe(false);
+    expect(takesEvent(scoped[1]!, subject)).toBe(true);
+    const unknown = deliverySubject({ type: 'provisioning.document.changed', body: '{"data":{}}' });
+    expect(takesEvent(scoped[1]!, unknown)).toBe(false);
+    expect(takesEvent(scoped[2]!, unknown)).toBe(true);
+    expect(deliverySubject({ type: 'note.created', body: 'not read' })).toEqual({ type: 'note.created' });
   });
 });

@@ -16,7 +16,7 @@ describe('signing secrets across a rotation', () => {
 
   it('for 24 hours after a rotation both sign, the new one first, and a receiver with either verifies', () => {
     const old = newWebhookSecret();
-    const rotated = rotateSecrets({ current: old }, now);
+    const rotated = rotateSecrets({ current: old }, newWebhookSecret(), now);
     expect(rotated.current).not.toBe(old);
     expect(rotated.previous).toEqual({ secret: old, until: now + PREVIOUS_SECRET_SIGNS_FOR_MS });
     const signing = signingSecretsAt(rotated, now + PREVIOUS_SECRET_SIGNS_FOR_MS - 1);
@@ -27,13 +27,13 @@ describe('signing secrets across a rotation', () => {
   });
 
   it('after 24 hours only the new secret signs', () => {
-    const rotated = rotateSecrets({ current: newWebhookSecret() }, now);
+    const rotated = rotateSecrets({ current: newWebhookSecret() }, newWebhookSecret(), now);
     expect(signingSecretsAt(rotated, now + PREVIOUS_SECRET_SIGNS_FOR_MS)).toEqual([rotated.current]);
   });
 
   it('a second rotation within the 24 hours keeps only the secret it replaces: never three signatures', () => {
-    const first = rotateSecrets({ current: newWebhookSecret() }, now);
-    const second = rotateSecrets(first, now + 60_000);
+    const first = rotateSecrets({ current: newWebhookSecret() }, newWebhookSecret(), now);
+    const second = rotateSecrets(first, newWebhookSecret(), now + 60_000);
     expect(signingSecretsAt(second, now + 120_000)).toEqual([second.current, first.current]);
   });
 });

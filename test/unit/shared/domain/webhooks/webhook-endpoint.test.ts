@@ -35,6 +35,11 @@ describe('endpointView', () => {
     });
     expect(endpointView({ ...stored, status: 'enabled' })).not.toHaveProperty('disabledReason');
   });
+
+  it('shows the collections of its document events when it has some, none when it takes every one', () => {
+    expect(endpointView({ ...stored, collections: ['bots'] }).collections).toEqual(['bots']);
+    expect(endpointView(stored)).not.toHaveProperty('collections');
+  });
 });
 
 describe('changedEndpoint', () => {
@@ -55,6 +60,13 @@ describe('changedEndpoint', () => {
     const enabled = changedEndpoint(stored, { status: 'enabled' }, at);
     const next = changedEndpoint(enabled, { status: 'disabled' }, at);
     expect(next.disabledReason).toBe('disabled by a PATCH at 2026-11-27T08:00:00.000Z');
+  });
+
+  it("the collections become the writing key's: named, or every one (none kept); a change without them keeps them", () => {
+    const scoped = changedEndpoint(stored, { collections: ['bots', 'users'] }, at);
+    expect(scoped.collections).toEqual(['bots', 'users']);
+    expect(changedEndpoint(scoped, { description: 'x' }, at).collections).toEqual(['bots', 'users']);
+    expect(changedEndpoint(scoped, { collections: 'all' }, at)).not.toHaveProperty('collections');
   });
 
   it('a disabled endpoint patched to disabled keeps the reason it had', () => {

@@ -1,0 +1,61 @@
+/**
+ * Seals and opens tenants' webhook signing secrets with the stage's webhook secret key
+ * (`CXM_WEBHOOK_SECRET_KEY` locally, `CXM_WEBHOOK_SECRET_KEY_ARN` in the cloud: a Secrets Manager
+ * secret only the functions that make or use a signing secret may read: the registration, the
+ * rotation and the delivery). The current version seals; a secret sealed under the version a
+ * rotation replaced still opens (secret-versions.ts), and one kept before secrets were sealed is
+ * used as it is.
+ */
+import {
+  isSealed,
+  openSecret,
+  type SealContext,
+  sealedKeyId,
+  sealingKey,
+  sealSecret,
+} from '#shared/domain/webhooks/sealed-secret';
+import { FUNCTION_ENV } from '#shared/function-env';
+import { secretVersionsSource } from './secret-versions.ts';
+
+export interface WebhookSecretBox {
+  seal(secret: string, context: SealContext): Promise<string>;
+  open(stored: string, context: SealContext): Promise<string>;
+}
+
+/**
+ * The box of this function's stage.
+ *
+ * @example
+ * const box = webhookSecretBox(); // at module scope: a function without the key fails at cold start
+ * const stored = await box.seal(newWebhookSecret(), { tenantId, endpointId });
+ */
+export function webhookSecretBox(): WebhookSecretBox {
+  const keys = secretVersionsSource(
+    {
+      what: 'the webhook secret key',
+      without: 'webhook signing secrets cannot be sealed or opened',
+      env: {
+        value: FUNCTION_ENV.webhookSecretKey,
+        previous: FUNCTION_ENV.webhookSecretKeyPrevious,
+        arn: FUNCTION_ENV.webhookSecretKeyArn,
+      },
+    },
+    sealingKey,
+  );
+  return {
+    async seal(secret, context) {
+      const [current] = await keys();
+      return sealSecret(secret, current!, context);
+    },
+    async open(stored, context) {
+      if (!isSealed(stored)) return stored;
+      const id = sealedKeyId(stored);
+      // A key this container has not read yet (rotated since): one fresh read, then it must be there.
+      const key =
+        (await keys()).find((candidate) => candidate.id === id) ??
+        (await keys({ fresh: true })).find((candidate) => candidate.id === id);
+      if (!key) throw new Error(`a webhook signing secret is sealed under key ${id}, which this stage no longer has`);
+      return openSecret(stored, key, context);
+    },
+  };
+}
