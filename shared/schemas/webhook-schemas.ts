@@ -125,7 +125,7 @@ const endpointProperties = {
     maxLength: 1024,
     pattern: PLAIN_TEXT,
     description:
-      'Present only when `status` is `disabled`: why (the receiver answered 410, deliveries failed for 5 days, or a PATCH) and when.',
+      'Present only when `status` is `disabled`: why (the receiver answered 410, deliveries failed for 5 days, its answers were slow 20 times in a row, or a PATCH) and when.',
   },
   createdAt: instant,
   updatedAt: instant,

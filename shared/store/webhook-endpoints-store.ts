@@ -108,6 +108,11 @@ export interface WebhookEndpointsStore {
   noteFailure(tenantId: string, endpointId: string, nowMs: number): Promise<number | undefined>;
   /** A delivery went through: the failing streak, if any, ends. */
   noteSuccess(tenantId: string, endpointId: string): Promise<void>;
+  /**
+   * An attempt's answer took `slow` (its receiver held it), or did not: answers the slow streak,
+   * counted up or ended (0; undefined once the endpoint is deleted).
+   */
+  noteAnswerTime(tenantId: string, endpointId: string, slow: boolean): Promise<number | undefined>;
   /** Disables an enabled endpoint, saying why (nothing happens to one disabled or deleted meanwhile). */
   disable(tenantId: string, endpointId: string, reason: string, at: Date): Promise<void>;
 }
@@ -149,6 +154,7 @@ function toEndpoint(item: Record<string, unknown>): StoredWebhookEndpoint {
   if (Array.isArray(item.collections)) endpoint.collections = item.collections.map(String);
   if (typeof item.disabledReason === 'string') endpoint.disabledReason = item.disabledReason;
   if (typeof item.failingSince === 'number') endpoint.failingSince = item.failingSince;
+  if (typeof item.slowAnswers === 'number') endpoint.slowAnswers = item.slowAnswers;
   if (typeof item.lastRecoverAt === 'number') endpoint.lastRecoverAt = item.lastRecoverAt;
   return endpoint;
 }
@@ -403,6 +409,26 @@ export function createWebhookEndpointsStore(client: DynamoDBDocumentClient, tabl
         );
       } catch (error) {
         if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      }
+    },
+
+    async noteAnswerTime(tenantId, endpointId, slow) {
+      try {
+        const { Attributes } = await client.send(
+          new UpdateCommand({
+            TableName: table,
+            Key: { pk: partition(tenantId), sk: endpointId },
+            ...(slow
+              ? { UpdateExpression: 'ADD slowAnswers :one', ExpressionAttributeValues: { ':one': 1 } }
+              : { UpdateExpression: 'REMOVE slowAnswers' }),
+            ConditionExpression: 'attribute_exists(pk)',
+            ReturnValues: 'UPDATED_NEW',
+          }),
+        );
+        return Number(Attributes?.slowAnswers ?? 0);
+      } catch (error) {
+        if (error instanceof ConditionalCheckFailedException) return undefined;
+        throw error;
       }
     },
 

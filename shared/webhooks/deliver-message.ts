@@ -13,10 +13,19 @@
  */
 
 import { deliverySubject, takesEvent } from '#shared/domain/webhooks/fan-out';
-import { endpointFailedTooLong, nextStep, RETRY_SCHEDULE_MS } from '#shared/domain/webhooks/retry-schedule';
+import {
+  endpointFailedTooLong,
+  nextStep,
+  RETRY_SCHEDULE_MS,
+  SLOW_ANSWER_MS,
+  SLOW_ANSWERS_BEFORE_PAUSE,
+  type SlowAnswerRule,
+  slowAnswersPause,
+} from '#shared/domain/webhooks/retry-schedule';
 import { webhookHeaders } from '#shared/domain/webhooks/sign-webhook';
 import { signingSecretsAt } from '#shared/domain/webhooks/signing-secrets';
 import type { DeliveryKey } from '#shared/domain/webhooks/webhook-delivery';
+import type { StoredWebhookEndpoint } from '#shared/domain/webhooks/webhook-endpoint';
 import type { WebhookTargetRules } from '#shared/domain/webhooks/webhook-target';
 import type { WebhookSecretBox } from '#shared/secrets/webhook-secret-box';
 import type { AttemptRecord, WebhookDeliveriesStore } from '#shared/store/webhook-deliveries-store';
@@ -33,6 +42,8 @@ export interface DeliverMessageDeps {
   schedule?: readonly number[];
   /** The attempt's options (a test's resolver or timeout). */
   post?: PostWebhookOptions;
+  /** When answers count as slow, and how many in a row pause the endpoint (default the stage's). */
+  slow?: SlowAnswerRule;
   now?: () => number;
 }
 
@@ -41,6 +52,26 @@ export const UNSUBSCRIBED = 'not sent: the endpoint no longer takes this event (
 
 /** What the caller does next with the delivery's task: nothing more, or run it again after a wait. */
 export type DeliveryNext = { kind: 'done' } | { kind: 'retry'; afterMs: number };
+
+/**
+ * Counts the attempt's answer time toward the endpoint's slow streak (a fast one ends it) and
+ * pauses the endpoint when the streak reaches the rule's length: its pending deliveries then stop
+ * at their next attempt, saying why, and a PATCH `status: enabled` resumes it.
+ */
+async function pauseWhenSlow(
+  deps: DeliverMessageDeps,
+  tenantId: string,
+  endpoint: StoredWebhookEndpoint,
+  tookMs: number,
+  endedAt: number,
+): Promise<void> {
+  const rule = deps.slow ?? { answerMs: SLOW_ANSWER_MS, inARow: SLOW_ANSWERS_BEFORE_PAUSE };
+  const slow = tookMs >= rule.answerMs;
+  // Nothing to write for a fast answer with no streak to end.
+  if (!slow && endpoint.slowAnswers === undefined) return;
+  const reason = slowAnswersPause(await deps.endpoints.noteAnswerTime(tenantId, endpoint.id, slow), rule);
+  if (reason) await deps.endpoints.disable(tenantId, endpoint.id, reason, new Date(endedAt));
+}
 
 /**
  * Makes the next attempt of `tenantId`'s delivery at `key`, when it is still pending.
@@ -81,6 +112,7 @@ export async function deliverMessage(
   const headers = webhookHeaders({ id: delivery.messageId, body: delivery.body }, secrets, new Date(startedAt));
   const outcome = await postWebhook(endpoint.url, deps.rules, headers, delivery.body, deps.post);
   const endedAt = now();
+  await pauseWhenSlow(deps, tenantId, endpoint, endedAt - startedAt, endedAt);
   const at = new Date(endedAt).toISOString();
   const attempts = delivery.attempts + 1;
   const step = nextStep(attempts, outcome, deps.schedule ?? RETRY_SCHEDULE_MS);

@@ -81,7 +81,8 @@ afterAll(async () => {
   }
 });
 
-async function receiver(secrets: string[], answers: number[] = []): Promise<Receiver> {
+/** A receiver verifying with `secrets`, answering `answers` in turn (then 200), each after the next of `holdsMs`. */
+async function receiver(secrets: string[], answers: number[] = [], holdsMs: number[] = []): Promise<Receiver> {
   const state: Receiver = { url: '', receipts: [], refused: [], answers, secrets };
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
@@ -104,7 +105,8 @@ async function receiver(secrets: string[], answers: number[] = []): Promise<Rece
           signatures: String(headers['webhook-signature']).split(' '),
         });
       else state.refused.push(body);
-      response.writeHead(verified ? (state.answers.shift() ?? 200) : 400).end();
+      const status = verified ? (state.answers.shift() ?? 200) : 400;
+      setTimeout(() => response.writeHead(status).end(), holdsMs.shift() ?? 0);
     });
   });
   servers.push(server);
@@ -287,6 +289,34 @@ describe('attempts', () => {
       `its deliveries have failed for 5 days, since ${new Date(sixDaysAgo).toISOString()}`,
     );
     expect((await stores.webhookDeliveries.get(tenant, task!.key))?.status).toBe('failed');
+  });
+
+  it('a receiver that answers slowly time after time is paused, saying why; a quick answer ends the streak', async () => {
+    const tenant = uniqueTenant('slow');
+    const secret = newWebhookSecret();
+    const slow = { ...deps, slow: { answerMs: 150, inARow: 3 } };
+    // Slow, slow, quick, then slow three times: paused at the last.
+    const got = await receiver([secret], [], [300, 300, 0, 300, 300, 300]);
+    const endpoint = await addEndpoint(tenant, got.url, ['note.created'], { secrets: { current: secret } });
+    for (let i = 0; i < 5; i++)
+      for (const task of await fanOutEvent(deps, tenant, noteEvent(tenant))) await runToEnd(task, slow);
+    expect((await stores.webhookEndpoints.get(tenant, endpoint.id))?.status).toBe('enabled');
+    // Two events; the first's attempt pauses the endpoint, the second's was pending by then.
+    const [sixth] = await fanOutEvent(deps, tenant, noteEvent(tenant));
+    const [pending] = await fanOutEvent(deps, tenant, noteEvent(tenant));
+    await runToEnd(sixth!, slow);
+    const paused = await stores.webhookEndpoints.get(tenant, endpoint.id);
+    expect(paused?.status).toBe('disabled');
+    expect(paused?.disabledReason).toMatch(
+      /^its receiver took 0.15 s or more to answer 3 attempts in a row: answer 2xx at once and do the work after, then enable it \(at /,
+    );
+    // Every attempt was delivered; the pending one stops without one, saying why.
+    expect(got.receipts).toHaveLength(6);
+    expect(await deliverMessage(slow, tenant, pending!.key)).toEqual({ kind: 'done' });
+    expect((await stores.webhookDeliveries.get(tenant, pending!.key))?.lastError).toMatch(
+      /^not sent: the endpoint is disabled \(its receiver took 0.15 s/,
+    );
+    expect(got.receipts).toHaveLength(6);
   });
 
   it('a secret sealed at rest signs as itself; sealed for one endpoint, it opens for no other', async () => {

@@ -93,3 +93,31 @@ export function parseRetryAfter(value: string | null | undefined, now: number): 
 export function endpointFailedTooLong(failingSince: number | undefined, now: number): boolean {
   return failingSince !== undefined && now - failingSince >= DISABLE_AFTER_FAILING_MS;
 }
+
+/**
+ * An answer this slow holds one of the stage's shared delivery slots for as long: Standard
+ * Webhooks asks receivers to answer 2xx at once and do their work after.
+ */
+export const SLOW_ANSWER_MS = 5_000;
+/**
+ * Slow answers in a row after which an endpoint is paused (disabled, saying why): one tenant's
+ * slow receiver does not keep taking the capacity every tenant's deliveries share.
+ */
+export const SLOW_ANSWERS_BEFORE_PAUSE = 20;
+
+/** How slow answers are judged: the stage's, or a test's shorter ones. */
+export interface SlowAnswerRule {
+  answerMs: number;
+  inARow: number;
+}
+
+/**
+ * Why an endpoint whose receiver answered slowly `inARow` times in a row is paused, or undefined.
+ *
+ * @example slowAnswersPause(20, { answerMs: 5_000, inARow: 20 }) // 'its receiver took 5 s or more to answer 20 attempts in a row...'
+ */
+export function slowAnswersPause(slowAnswers: number | undefined, rule: SlowAnswerRule): string | undefined {
+  return slowAnswers !== undefined && slowAnswers >= rule.inARow
+    ? `its receiver took ${rule.answerMs / 1000} s or more to answer ${rule.inARow} attempts in a row: answer 2xx at once and do the work after, then enable it`
+    : undefined;
+}

@@ -38,7 +38,7 @@ export interface WebhookEndpoint {
   collections?: string[];
   description: string;
   status: EndpointStatus;
-  /** Why a disabled endpoint was disabled, and when (a receiver's 410, 5 days of failures, a PATCH). */
+  /** Why a disabled endpoint was disabled, and when (a receiver's 410, 5 days of failures, slow answers, a PATCH). */
   disabledReason?: string;
   createdAt: string;
   updatedAt: string;
@@ -49,6 +49,8 @@ export interface StoredWebhookEndpoint extends WebhookEndpoint {
   secrets: SigningSecrets;
   /** When the first of the deliveries failing since the last success failed (epoch ms). */
   failingSince?: number;
+  /** Attempts in a row its receiver took SLOW_ANSWER_MS or more to answer (retry-schedule.ts). */
+  slowAnswers?: number;
   /** When its deliveries were last recovered (epoch ms): the next recover waits out RECOVER_INTERVAL_MS from it. */
   lastRecoverAt?: number;
 }
@@ -114,7 +116,13 @@ export function changedEndpoint(
   change: EndpointChange,
   at: Date,
 ): StoredWebhookEndpoint {
-  const { disabledReason: _reason, failingSince: _since, collections: _collections, ...rest } = stored;
+  const {
+    disabledReason: _reason,
+    failingSince: _since,
+    slowAnswers: _slow,
+    collections: _collections,
+    ...rest
+  } = stored;
   const status = change.status ?? stored.status;
   const keepsState = status === stored.status;
   const collections = change.collections === undefined ? stored.collections : change.collections;
@@ -128,6 +136,7 @@ export function changedEndpoint(
     ...(keepsState && stored.disabledReason !== undefined && { disabledReason: stored.disabledReason }),
     ...(!keepsState && status === 'disabled' && { disabledReason: `disabled by a PATCH at ${at.toISOString()}` }),
     ...(keepsState && stored.failingSince !== undefined && { failingSince: stored.failingSince }),
+    ...(keepsState && stored.slowAnswers !== undefined && { slowAnswers: stored.slowAnswers }),
     updatedAt: at.toISOString(),
   };
 }
