@@ -55,6 +55,8 @@ export interface LocalQueue {
 interface HeldMessage {
   id: string;
   body: string;
+  /** Its MessageGroupId: on a standard queue, the tenant a fair queue keeps apart from the others. */
+  group: string;
   visibleAt: number;
   receives: number;
   sentAt: number;
@@ -86,8 +88,16 @@ export async function startLocalQueue(options: LocalQueueOptions): Promise<Local
     const delay = entry.DelaySeconds ?? 0;
     if (typeof delay !== 'number' || !Number.isInteger(delay) || delay < 0 || delay > MAX_DELAY_SECONDS)
       throw new ServiceError('InvalidParameterValue', `DelaySeconds is a whole number from 0 to ${MAX_DELAY_SECONDS}.`);
+    const group = typeof entry.MessageGroupId === 'string' ? entry.MessageGroupId : '';
     const now = Date.now();
-    const message: HeldMessage = { id: randomUUID(), body, visibleAt: now + delay * 1000, receives: 0, sentAt: now };
+    const message: HeldMessage = {
+      id: randomUUID(),
+      body,
+      group,
+      visibleAt: now + delay * 1000,
+      receives: 0,
+      sentAt: now,
+    };
     held.set(message.id, message);
     return { MessageId: message.id, MD5OfMessageBody: md5(body) };
   };
@@ -158,15 +168,40 @@ export async function startLocalQueue(options: LocalQueueOptions): Promise<Local
   }
 
   /**
+   * The next batch, as a fair queue picks it: due messages of the groups with the fewest messages
+   * in flight first, each group's in the order they became due. A tenant whose receivers hold their
+   * tasks (or that floods the queue) then waits on itself, not every other tenant on it.
+   */
+  function nextBatch(now: number): HeldMessage[] {
+    const busy = new Map<string, number>();
+    for (const id of inFlight) {
+      const group = held.get(id)?.group ?? '';
+      busy.set(group, (busy.get(group) ?? 0) + 1);
+    }
+    const due = [...held.values()].filter((message) => message.visibleAt <= now && !inFlight.has(message.id));
+    const batch: HeldMessage[] = [];
+    while (batch.length < MAX_BATCH && due.length > 0) {
+      let best = 0;
+      for (let i = 1; i < due.length; i++) {
+        const [a, b] = [due[i]!, due[best]!];
+        const [loadA, loadB] = [busy.get(a.group) ?? 0, busy.get(b.group) ?? 0];
+        if (loadA < loadB || (loadA === loadB && a.visibleAt < b.visibleAt)) best = i;
+      }
+      const [picked] = due.splice(best, 1);
+      batch.push(picked!);
+      busy.set(picked!.group, (busy.get(picked!.group) ?? 0) + 1);
+    }
+    return batch;
+  }
+
+  /**
    * Hands due messages to the function, a batch of up to 10 each, up to `maxConcurrency` batches
    * at once, as the event source mapping scales: one slow batch holds back no other.
    */
   function pump(): void {
     while (consume && !closing && running.size < maxConcurrency) {
       const now = Date.now();
-      const due = [...held.values()]
-        .filter((message) => message.visibleAt <= now && !inFlight.has(message.id))
-        .slice(0, MAX_BATCH);
+      const due = nextBatch(now);
       if (due.length === 0) return;
       for (const message of due) {
         message.receives++;

@@ -51,6 +51,9 @@ export function createSqsDeliveryQueue(client: SQSClient, queueUrl: string): Del
               Id: String(index),
               MessageBody: JSON.stringify(task),
               DelaySeconds: delaySeconds,
+              // A fair queue: a tenant with a backlog, or whose receivers hold its tasks, does not
+              // hold back the others' deliveries.
+              MessageGroupId: task.tenantId,
             })),
           }),
         );

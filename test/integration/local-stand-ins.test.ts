@@ -212,6 +212,47 @@ describe('the SQS stand-in hands out batches as the mapping scales', () => {
   });
 });
 
+describe('the SQS stand-in as a fair queue', () => {
+  it("a tenant's message is handed out ahead of another tenant's backlog whose tasks the function is held on", async () => {
+    const fair = await startLocalQueue({
+      name: 'cxm-test-fair',
+      region: REGION,
+      credentials: accepted,
+      maxConcurrency: 2,
+      report: () => {},
+    });
+    const sendTo = (group: string, body: string) =>
+      send(
+        {
+          endpoint: fair.endpoint,
+          service: 'sqs',
+          target: 'AmazonSQS.SendMessage',
+          input: { QueueUrl: fair.url, MessageBody: body, MessageGroupId: group },
+          protocol: '1.0',
+        },
+        accepted,
+      );
+    // The noisy tenant's 25 first, then the quiet one's: all waiting before anything is handed out.
+    for (let i = 0; i < 25; i++) await sendTo('noisy', `"noisy-${i}"`);
+    await sendTo('quiet', '"quiet"');
+    const batches: string[][] = [];
+    const held: Array<() => void> = [];
+    fair.consumeWith(async ({ Records }) => {
+      const bodies = Records.map((record) => record.body);
+      batches.push(bodies);
+      // The noisy tenant's receivers hold every attempt.
+      if (!bodies.includes('"quiet"')) await new Promise<void>((resolve) => held.push(resolve));
+      return { batchItemFailures: [] };
+    });
+    for (let waited = 0; batches.length < 2 && waited < 3000; waited += 20)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    // Taken in turn, the tenant with fewer in flight first: the quiet one's message second, ahead of 24.
+    expect(batches.flat().slice(0, 3)).toEqual(['"noisy-0"', '"quiet"', '"noisy-1"']);
+    for (const release of held) release();
+    await fair.close();
+  });
+});
+
 describe('the local stand-ins of AWS services', () => {
   it('answer a request to a loopback host signed with their key', async () => {
     for (const [name, call] of calls()) {
