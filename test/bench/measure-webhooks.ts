@@ -17,6 +17,7 @@ import type { InternalNote } from '#shared/domain/notes/build-note';
 import { fillPath, routeById } from '#shared/routes';
 import { BENCH_NOTE_BODY, BENCH_TENANT } from './bench-requests.ts';
 import { atMost, type Goal, round } from './bench-stats.ts';
+import type { WebhookFairnessFigures } from './measure-webhook-fairness.ts';
 
 /**
  * The retry schedule the bench's gateway runs (CXM_WEBHOOK_RETRY_SCHEDULE_MS): the stage's eight
@@ -50,6 +51,8 @@ export interface WebhooksFigures {
   firstReceipt: { p50Ms: number; p99Ms: number };
   acknowledged: { p50Ms: number; p99Ms: number };
   goals: { noneLost: Goal; allRight: Goal };
+  /** Two tenants on the same stack: the calm one's deliveries under the noisy one's load. */
+  fairness?: WebhookFairnessFigures;
 }
 
 interface Receipt {

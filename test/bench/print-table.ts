@@ -16,6 +16,7 @@ import type { OpenSearchFigures } from './measure-opensearch.ts';
 import type { PaginationFigures, ReportingTotalsFigures } from './measure-pagination.ts';
 import type { ThroughputReport } from './measure-throughput.ts';
 import type { WarmOverheadReport } from './measure-warm-overhead.ts';
+import type { WebhookFairnessFigures } from './measure-webhook-fairness.ts';
 import type { WebhooksFigures } from './measure-webhooks.ts';
 
 /** Which Node measured what: the sections' figures depend on its version. */
@@ -334,6 +335,26 @@ function webhooksSection(report: WebhooksFigures): string {
         ],
       ],
     ),
+    ...(report.fairness ? [fairnessTable(report.fairness)] : []),
+  ].join('\n');
+}
+
+function fairnessTable({ noisy, calm, goals }: WebhookFairnessFigures): string {
+  return [
+    `Two tenants: ${noisy.notes} notes of a noisy tenant to ${noisy.endpoints} endpoints whose receiver holds each request ${noisy.holdMs} ms, beside ${calm.notes} notes of a calm tenant (5 a second) to one that answers at once`,
+    formatTable(
+      ['tenant', '>notes', '>received', '>first receipt p50 / p99', 'goal'],
+      [
+        ['noisy', String(noisy.notes), '', `${noisy.firstReceipt.p50Ms} / ${noisy.firstReceipt.p99Ms} ms`, ''],
+        [
+          'calm',
+          String(calm.notes),
+          String(calm.received),
+          `${calm.firstReceipt.p50Ms} / ${calm.firstReceipt.p99Ms} ms`,
+          formatGoal(goals.calmP99, ' ms'),
+        ],
+      ],
+    ),
   ].join('\n');
 }
 
@@ -419,6 +440,8 @@ export function goals(report: BenchReport): Array<{ name: string; goal: Goal }> 
   if (report.webhooks) {
     found.push({ name: 'webhooks none lost', goal: report.webhooks.goals.noneLost });
     found.push({ name: 'webhooks all verified', goal: report.webhooks.goals.allRight });
+    if (report.webhooks.fairness)
+      found.push({ name: 'webhooks calm tenant p99 beside a noisy one', goal: report.webhooks.fairness.goals.calmP99 });
   }
   return found;
 }

@@ -47,6 +47,7 @@ import { measureOpenSearch } from './measure-opensearch.ts';
 import { measurePagination } from './measure-pagination.ts';
 import { type BenchServer, measureThroughput, startBenchServer } from './measure-throughput.ts';
 import { measureWarmOverheadOn } from './measure-warm-overhead.ts';
+import { measureWebhookFairness } from './measure-webhook-fairness.ts';
 import { BENCH_WEBHOOK_SCHEDULE_MS, measureWebhooks } from './measure-webhooks.ts';
 import { type BenchReport, formatJson, formatReport } from './print-table.ts';
 
@@ -85,6 +86,7 @@ const SIZES = {
     authScale: { keys: 1000, uses: 5, concurrency: 20 },
     import: { rows: 100_000, rssRows: 500_000 },
     webhooks: { notes: 1000, concurrency: 2 },
+    webhookFairness: { endpoints: 10, noisyNotes: 200, calmNotes: 50 },
     opensearch: {
       sizes: [10_000, 100_000, 1_000_000],
       tenants: { count: 1000, rows: 50 },
@@ -110,6 +112,7 @@ const SIZES = {
     authScale: { keys: 200, uses: 5, concurrency: 20 },
     import: { rows: 5_000, rssRows: 50_000 },
     webhooks: { notes: 200, concurrency: 2 },
+    webhookFairness: { endpoints: 5, noisyNotes: 40, calmNotes: 15 },
     opensearch: {
       sizes: [1_000, 10_000],
       tenants: { count: 100, rows: 20 },
@@ -351,6 +354,23 @@ async function main(): Promise<number> {
         ).key;
         report.webhooks = await measureWebhooks(gateway.url, key, sizes.webhooks, progress, (id) =>
           hookStores.conversations.putConversation(BENCH_TENANT, conversationWithDefaults({ id })),
+        );
+        const fairnessTenant = async (tenantId: string) => {
+          const conversationId = `${tenantId}-conversation`;
+          await hookStores.conversations.putConversation(tenantId, conversationWithDefaults({ id: conversationId }));
+          const issued = await issueKey(
+            hookStores.keys,
+            { tenants: [tenantId], scopes: ['cxm:conversations.write', 'webhooks:endpoints.write'], name: tenantId },
+            { tagSecret: BENCH_KEY_TAG_SECRET },
+          );
+          return { tenantId, key: issued.key, conversationId };
+        };
+        report.webhooks.fairness = await measureWebhookFairness(
+          gateway.url,
+          await fairnessTenant('bench-noisy'),
+          await fairnessTenant('bench-calm'),
+          sizes.webhookFairness,
+          progress,
         );
       } finally {
         gateway.stop();
