@@ -3,8 +3,9 @@
  * target is checked twice, as a URL (`checkWebhookUrl`) and, for a host name, on every address it
  * resolves to when the connection is made (a name can be rebound to an internal address between
  * registration and delivery); redirects are not followed, since a 3xx could point anywhere; the
- * whole exchange has 15 seconds, of which the name's resolution and the connection have 5 each;
- * the receiver's answer is read no further than its status line and headers.
+ * whole exchange has 15 seconds, of which the name's resolution and the connection have 5 each and
+ * the wait for the answer after the request 10; the receiver's answer is read no further than its
+ * status line and headers.
  *
  * Names are resolved by DNS queries on the event loop (c-ares), with a timeout, and never by
  * `dns.lookup`: that runs on libuv's four threads shared by the whole process and cannot be
@@ -32,6 +33,8 @@ import {
 export const DELIVERY_TIMEOUT_MS = 15_000;
 /** A receiver that takes longer to accept a connection (TLS included) is as good as down. */
 export const CONNECT_TIMEOUT_MS = 5_000;
+/** From the request's last byte to the answer's status line: Standard Webhooks asks for a quick 2xx. */
+export const FIRST_BYTE_TIMEOUT_MS = 10_000;
 /**
  * A name's first try; c-ares doubles the wait for the second, so a nameserver that does not answer
  * costs this attempt under 5 s.
@@ -44,6 +47,7 @@ export type ResolveAll = (hostname: string, done: (error: Error | null, addresse
 export interface PostWebhookOptions {
   timeoutMs?: number;
   connectTimeoutMs?: number;
+  firstByteTimeoutMs?: number;
   /** How host names resolve (all addresses); DNS (`dnsResolve()`) unless a test gives another. */
   resolve?: ResolveAll;
   /** The hosts the API itself answers on (`host` or `host:port`), never a target. */
@@ -147,14 +151,21 @@ export async function checkWebhookTarget(
 
 /** Raised when the connection is not made within its own time. */
 class ConnectTimeout extends Error {}
+/** Raised when the answer does not begin within its own time of the request's end. */
+class FirstByteTimeout extends Error {}
 
 /**
  * What the deliveries list shows for a connection that gave no status: a coarse kind, never the
  * network's detail (refused, reset, unreachable, which TLS error).
  */
-function failureReason(error: unknown, timeouts: { timeoutMs: number; connectTimeoutMs: number }): string {
+function failureReason(
+  error: unknown,
+  timeouts: { timeoutMs: number; connectTimeoutMs: number; firstByteTimeoutMs: number },
+): string {
   if (error instanceof RefusedAddress) return `refused: ${error.message}`;
   if (error instanceof ConnectTimeout) return `timed out: no connection within ${timeouts.connectTimeoutMs / 1000} s`;
+  if (error instanceof FirstByteTimeout)
+    return `timed out: no answer within ${timeouts.firstByteTimeoutMs / 1000} s of the request`;
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   if (code === 'ABORT_ERR' || (error instanceof Error && error.name === 'AbortError'))
     return `timed out: no answer within ${timeouts.timeoutMs / 1000} s`;
@@ -164,12 +175,24 @@ function failureReason(error: unknown, timeouts: { timeoutMs: number; connectTim
   return 'could not connect';
 }
 
-/** Ends `request` with a ConnectTimeout unless its socket connects (and for https, secures) in time. */
-function limitConnect(request: ClientRequest, secure: boolean, connectTimeoutMs: number): void {
+/**
+ * Ends `request` with a ConnectTimeout unless its socket connects (and for https, secures) in time,
+ * and with a FirstByteTimeout unless the answer begins in time once the request is sent.
+ */
+function limitPhases(
+  request: ClientRequest,
+  secure: boolean,
+  limits: { connectMs: number; firstByteMs: number },
+): void {
   request.once('socket', (socket) => {
-    const timer = setTimeout(() => request.destroy(new ConnectTimeout()), connectTimeoutMs);
+    const timer = setTimeout(() => request.destroy(new ConnectTimeout()), limits.connectMs);
     socket.once(secure ? 'secureConnect' : 'connect', () => clearTimeout(timer));
     socket.once('close', () => clearTimeout(timer));
+  });
+  request.once('finish', () => {
+    const timer = setTimeout(() => request.destroy(new FirstByteTimeout()), limits.firstByteMs);
+    request.once('response', () => clearTimeout(timer));
+    request.once('close', () => clearTimeout(timer));
   });
 }
 
@@ -200,6 +223,7 @@ export function postWebhook(
   if (!checked.ok) return Promise.resolve({ kind: 'failed', reason: `refused: ${checked.reason}` });
   const timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
   const connectTimeoutMs = options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS;
+  const firstByteTimeoutMs = options.firstByteTimeoutMs ?? FIRST_BYTE_TIMEOUT_MS;
   const secure = checked.url.protocol === 'https:';
   const now = options.now ?? Date.now;
   const send = secure ? httpsRequest : httpRequest;
@@ -224,9 +248,9 @@ export function postWebhook(
         response.destroy();
       },
     );
-    limitConnect(request, secure, connectTimeoutMs);
+    limitPhases(request, secure, { connectMs: connectTimeoutMs, firstByteMs: firstByteTimeoutMs });
     request.on('error', (error) =>
-      resolve({ kind: 'failed', reason: failureReason(error, { timeoutMs, connectTimeoutMs }) }),
+      resolve({ kind: 'failed', reason: failureReason(error, { timeoutMs, connectTimeoutMs, firstByteTimeoutMs }) }),
     );
     request.end(body);
   });

@@ -117,6 +117,14 @@ describe('postWebhook, locally', () => {
     }
   });
 
+  it('a receiver that takes the request and does not begin to answer fails within its own time, before the attempt does', async () => {
+    const silent = await receiver(() => undefined);
+    expect(
+      await postWebhook(silent.url, 'local', signed(), body, { firstByteTimeoutMs: 200, timeoutMs: 30_000 }),
+    ).toEqual({ kind: 'failed', reason: 'timed out: no answer within 0.2 s of the request' });
+    expect(silent.received).toHaveLength(1);
+  });
+
   it("the API's own host is refused at the attempt too, and receives nothing", async () => {
     const own = await receiver((response) => response.writeHead(204).end());
     expect(await postWebhook(own.url, 'local', signed(), body, { ownHosts: [`127.0.0.1:${own.port}`] })).toEqual({
