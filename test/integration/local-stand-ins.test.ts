@@ -93,6 +93,19 @@ async function send(call: Call, key: LocalCredentials | undefined, host?: string
   });
 }
 
+/** SendMessage to `queue`, signed with the accepted key, of `group` when given. */
+const sendMessage = (queue: LocalQueue, body: string, group?: string) =>
+  send(
+    {
+      endpoint: queue.endpoint,
+      service: 'sqs',
+      target: 'AmazonSQS.SendMessage',
+      input: { QueueUrl: queue.url, MessageBody: body, ...(group && { MessageGroupId: group }) },
+      protocol: '1.0',
+    },
+    accepted,
+  );
+
 const calls = (): Array<[string, Call]> => [
   [
     'the DynamoDB gate',
@@ -150,20 +163,7 @@ describe('the SQS stand-in at a stop', () => {
       handed++;
       return new Promise(() => {});
     });
-    expect(
-      (
-        await send(
-          {
-            endpoint: stopping.endpoint,
-            service: 'sqs',
-            target: 'AmazonSQS.SendMessage',
-            input: { QueueUrl: stopping.url, MessageBody: '{}' },
-            protocol: '1.0',
-          },
-          accepted,
-        )
-      ).status,
-    ).toBe(200);
+    expect((await sendMessage(stopping, '{}')).status).toBe(200);
     while (handed === 0) await new Promise((resolve) => setTimeout(resolve, 20));
     // Resolves at all: without its bound, the close waits on the batch for ever.
     await stopping.close();
@@ -188,17 +188,7 @@ describe('the SQS stand-in hands out batches as the mapping scales', () => {
         await new Promise<void>((resolve) => (releaseSlow = resolve));
       return { batchItemFailures: [] };
     });
-    const sendBody = (body: string) =>
-      send(
-        {
-          endpoint: scaling.endpoint,
-          service: 'sqs',
-          target: 'AmazonSQS.SendMessage',
-          input: { QueueUrl: scaling.url, MessageBody: body },
-          protocol: '1.0',
-        },
-        accepted,
-      );
+    const sendBody = (body: string) => sendMessage(scaling, body);
     await sendBody('"slow"');
     while (!handed.includes('"slow"')) await new Promise((resolve) => setTimeout(resolve, 20));
     await sendBody('"quick"');
@@ -221,17 +211,7 @@ describe('the SQS stand-in as a fair queue', () => {
       maxConcurrency: 2,
       report: () => {},
     });
-    const sendTo = (group: string, body: string) =>
-      send(
-        {
-          endpoint: fair.endpoint,
-          service: 'sqs',
-          target: 'AmazonSQS.SendMessage',
-          input: { QueueUrl: fair.url, MessageBody: body, MessageGroupId: group },
-          protocol: '1.0',
-        },
-        accepted,
-      );
+    const sendTo = (group: string, body: string) => sendMessage(fair, body, group);
     // The noisy tenant's 25 first, then the quiet one's: all waiting before anything is handed out.
     for (let i = 0; i < 25; i++) await sendTo('noisy', `"noisy-${i}"`);
     await sendTo('quiet', '"quiet"');

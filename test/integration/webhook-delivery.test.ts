@@ -33,6 +33,7 @@ import { type DeliverMessageDeps, deliverMessage } from '#shared/webhooks/delive
 import { fanOutEvent } from '#shared/webhooks/fan-out-event';
 import { deliverQueuedTasks, fanOutRecords } from '#shared/webhooks/run-webhook-functions';
 import { readTableStream } from '#test/support/read-table-stream';
+import { storedEndpoint } from '#test/support/stored-endpoint';
 import { uniqueTenant } from '#test/support/test-api';
 import { workerDynamo } from '#test/support/worker-dynamo';
 
@@ -123,18 +124,7 @@ async function addEndpoint(
   events: WebhookEventType[] = ['note.created'],
   fields: Partial<StoredWebhookEndpoint> = {},
 ): Promise<StoredWebhookEndpoint> {
-  const at = new Date().toISOString();
-  const endpoint: StoredWebhookEndpoint = {
-    id: `ep_delivery-${++endpointCount}`,
-    url,
-    events,
-    description: '',
-    status: 'enabled',
-    createdAt: at,
-    updatedAt: at,
-    secrets: { current: newWebhookSecret() },
-    ...fields,
-  };
+  const endpoint = storedEndpoint({ id: `ep_delivery-${++endpointCount}`, url, events, ...fields });
   await stores.webhookEndpoints.create(tenantId, endpoint, { limit: 100 });
   return endpoint;
 }

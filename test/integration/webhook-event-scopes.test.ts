@@ -7,10 +7,10 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { documentChanged } from '#shared/domain/webhooks/webhook-events';
-import { newWebhookSecret } from '#shared/domain/webhooks/webhook-secret';
 import { fillPath, routeById } from '#shared/routes';
 import { deliverMessage, UNSUBSCRIBED } from '#shared/webhooks/deliver-message';
 import { fanOutEvent } from '#shared/webhooks/fan-out-event';
+import { storedEndpoint } from '#test/support/stored-endpoint';
 import { startTestApi, type TestApi, uniqueTenant } from '#test/support/test-api';
 
 const RECEIVER = 'http://127.0.0.1:9/hooks';
@@ -69,20 +69,15 @@ async function removeAll(): Promise<void> {
 
 /** An endpoint of document events as one was stored before collections were kept: without them. */
 async function keptBeforeCollections(): Promise<string> {
-  const at = new Date().toISOString();
   const id = `ep_before-${Date.now()}`;
   await api.webhookEndpoints.create(
     tenant,
-    {
+    storedEndpoint({
       id,
       url: RECEIVER,
       events: ['provisioning.document.changed'],
       description: 'kept before collections',
-      status: 'enabled',
-      createdAt: at,
-      updatedAt: at,
-      secrets: { current: newWebhookSecret() },
-    },
+    }),
     { limit: Number.MAX_SAFE_INTEGER },
   );
   return id;

@@ -15,12 +15,12 @@ import {
   RECOVER_READ_LIMIT,
 } from '#shared/domain/webhooks/recover-limits';
 import type { DeliveryKey, DeliveryStatus, DeliveryTask } from '#shared/domain/webhooks/webhook-delivery';
-import { newWebhookSecret } from '#shared/domain/webhooks/webhook-secret';
 import { fillPath, routeById } from '#shared/routes';
 import type { DeliveryQueue } from '#shared/store/delivery-queue';
 import type { WebhookDeliveriesStore } from '#shared/store/webhook-deliveries-store';
 import { recoverDeliveries } from '#shared/webhooks/recover-deliveries';
 import { forgetLastRecover } from '#test/support/forget-last-recover';
+import { storedEndpoint } from '#test/support/stored-endpoint';
 import { startTestApi, type TestApi, uniqueTenant } from '#test/support/test-api';
 
 const LIMITS = { read: RECOVER_READ_LIMIT, recovered: MAX_RECOVERED_DELIVERIES, intervalSeconds: 60 };
@@ -58,19 +58,9 @@ let endpoints = 0;
 /** A new enabled endpoint of the tenant, put through the store. */
 async function addEndpoint(): Promise<string> {
   const id = `ep_recover-${++endpoints}`;
-  const at = new Date().toISOString();
   await api.webhookEndpoints.create(
     tenant,
-    {
-      id,
-      url: receiverUrl,
-      events: ['voc.job.failed'],
-      description: 'recover',
-      status: 'enabled',
-      createdAt: at,
-      updatedAt: at,
-      secrets: { current: newWebhookSecret() },
-    },
+    storedEndpoint({ id, url: receiverUrl, events: ['voc.job.failed'], description: 'recover' }),
     { limit: Number.MAX_SAFE_INTEGER },
   );
   return id;

@@ -5,10 +5,11 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newEndpointId, type StoredWebhookEndpoint } from '#shared/domain/webhooks/webhook-endpoint';
+import type { StoredWebhookEndpoint } from '#shared/domain/webhooks/webhook-endpoint';
 import { newWebhookSecret } from '#shared/domain/webhooks/webhook-secret';
 import { documentClientOver } from '#shared/store/dynamo-client';
 import { createWebhookEndpointsStore, type WebhookEndpointsStore } from '#shared/store/webhook-endpoints-store';
+import { storedEndpoint } from '#test/support/stored-endpoint';
 import { uniqueTenant } from '#test/support/test-api';
 import { workerDynamo } from '#test/support/worker-dynamo';
 
@@ -23,17 +24,7 @@ beforeAll(() => {
 afterAll(() => dynamo.destroy());
 
 async function newEndpoint(): Promise<StoredWebhookEndpoint> {
-  const now = new Date();
-  const stored: StoredWebhookEndpoint = {
-    id: newEndpointId(now.getTime()),
-    url: 'https://hooks.example.com/cxm',
-    events: ['note.created'],
-    description: '',
-    status: 'enabled',
-    createdAt: now.toISOString(),
-    updatedAt: now.toISOString(),
-    secrets: { current: newWebhookSecret() },
-  };
+  const stored = storedEndpoint({ url: 'https://hooks.example.com/cxm', events: ['note.created'] });
   expect(await plain.create(tenant, stored, { limit: 100 })).toEqual({ kind: 'created' });
   return stored;
 }

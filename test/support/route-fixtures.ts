@@ -9,11 +9,11 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { resolveScope } from '#shared/auth/grant-scope';
 import { shapeRow } from '#shared/domain/reporting/report-rows';
 import type { WebhookEventType } from '#shared/domain/webhooks/webhook-events';
-import { newWebhookSecret } from '#shared/domain/webhooks/webhook-secret';
 import { fillPath, type HttpMethod, type RouteId, type RouteSpec, routes } from '#shared/routes';
 import type { SchemaId } from '#shared/schemas/schema-ids';
 import { documentClient } from '#shared/store/dynamo-client';
 import { forgetLastRecover } from './forget-last-recover.ts';
+import { storedEndpoint } from './stored-endpoint.ts';
 import type { TestApi } from './test-api.ts';
 
 export interface RouteCall {
@@ -93,20 +93,10 @@ const FIXTURE_SUBSCRIPTION = { event: 'voc.job.failed', scope: 'voc:recordings.r
 
 /** A webhook endpoint of `tenantId`, put through the store (outside the tenant's limit of endpoints). */
 async function addEndpoint(api: TestApi, tenantId: string, endpointId: string, description = tenantId): Promise<void> {
-  const at = new Date().toISOString();
   await api.webhookEndpoints.create(
     tenantId,
-    {
-      id: endpointId,
-      url: FIXTURE_RECEIVER,
-      // An event these suites seldom make: their notes and documents are delivered to no one.
-      events: [FIXTURE_SUBSCRIPTION.event],
-      description,
-      status: 'enabled',
-      createdAt: at,
-      updatedAt: at,
-      secrets: { current: newWebhookSecret() },
-    },
+    // An event these suites seldom make: their notes and documents are delivered to no one.
+    storedEndpoint({ id: endpointId, url: FIXTURE_RECEIVER, events: [FIXTURE_SUBSCRIPTION.event], description }),
     { limit: Number.MAX_SAFE_INTEGER },
   );
 }
