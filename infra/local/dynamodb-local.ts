@@ -169,17 +169,45 @@ async function drainCommits({ endpoint, credentials }: LocalDynamoConnection): P
   }
 }
 
-/** Starts DynamoDB Local on `java` (default: javaCommand()), in memory or over `dataDir`, and waits until it answers. */
-export async function startDynamoDbLocal(options: {
+/** The start's JVM found its port taken: it was free when picked, and another program bound it first. */
+class PortTaken extends StartupError {}
+
+/** Starts with a port picked this many times before a port taken each time is reported. */
+const PORT_PICKS = 3;
+
+export interface StartDynamoDbLocalOptions {
   dataDir?: string;
+  /** A fixed port; default one picked free (picked again when it is taken before the JVM binds it). */
   port?: number;
   java?: string;
-}): Promise<DynamoDbLocal> {
+  /** How a free port is picked (a test gives one that is taken). */
+  pickPort?: () => Promise<number>;
+}
+
+/**
+ * Starts DynamoDB Local on `java` (default: javaCommand()), in memory or over `dataDir`, and waits
+ * until it answers. DynamoDB Local takes a port number, not 0: a port picked free can be bound by
+ * another program starting at the same moment (the OpenSearch engine beside it), so a picked port
+ * found taken is picked again.
+ *
+ * @example const store = await startDynamoDbLocal({ dataDir: join(home, 'dynamodb') });
+ */
+export async function startDynamoDbLocal(options: StartDynamoDbLocalOptions): Promise<DynamoDbLocal> {
   const command = options.java ?? javaCommand();
   checkJava(command);
-  const port = options.port ?? (await freePort());
-  const credentials = options.dataDir ? dataDirCredentials(options.dataDir) : newLocalCredentials();
-  const child = spawnDynamoDbLocal(command, port, options.dataDir);
+  for (let pick = 1; ; pick++) {
+    const port = options.port ?? (await (options.pickPort ?? freePort)());
+    try {
+      return await launchDynamoDbLocal(command, port, options.dataDir);
+    } catch (error) {
+      if (!(error instanceof PortTaken) || options.port !== undefined || pick >= PORT_PICKS) throw error;
+    }
+  }
+}
+
+async function launchDynamoDbLocal(command: string, port: number, dataDir: string | undefined): Promise<DynamoDbLocal> {
+  const credentials = dataDir ? dataDirCredentials(dataDir) : newLocalCredentials();
+  const child = spawnDynamoDbLocal(command, port, dataDir);
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-4000)));
   child.stderr?.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-4000)));
@@ -197,14 +225,17 @@ export async function startDynamoDbLocal(options: {
   let early: number | null | undefined;
   void exited.then((code) => (early = code));
   while (!ready) {
-    if (early !== undefined)
-      throw new StartupError(`DynamoDB Local exited during start (code ${early}): ${output.trim()}`);
+    if (early !== undefined) {
+      const Failure = output.includes('Address already in use') ? PortTaken : StartupError;
+      throw new Failure(`DynamoDB Local exited during start (code ${early}): ${output.trim()}`);
+    }
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
       throw new StartupError(`DynamoDB Local did not answer on port ${port} within 30 s: ${output.trim()}`);
     }
     try {
-      await client.send(new ListTablesCommand({}));
+      // Bounded: whatever holds the port may take the request and never answer.
+      await client.send(new ListTablesCommand({}), { abortSignal: AbortSignal.timeout(2_000) });
       ready = true;
     } catch {
       await new Promise((resolve) => setTimeout(resolve, 150));

@@ -6,12 +6,13 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { CreateTableCommand, DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
-import { LOCAL_REGION, type LocalDynamoConnection, startDynamoDbLocal } from '#infra/local/dynamodb-local';
+import { freePort, LOCAL_REGION, type LocalDynamoConnection, startDynamoDbLocal } from '#infra/local/dynamodb-local';
 import { PROJECT_ROOT } from '#infra/project-root';
 
 const home = mkdtempSync(join(tmpdir(), 'cxm-dynamo-lifetime-'));
@@ -114,6 +115,24 @@ describe.runIf(process.platform === 'linux')('DynamoDB Local started by a proces
     } finally {
       after.destroy();
       await next.stop();
+    }
+  });
+});
+
+describe('DynamoDB Local on a picked port', () => {
+  it('starts on another one when the port picked free is taken before it binds it', async () => {
+    // Bound on every address, as DynamoDB Local binds: the JVM finds it in use.
+    const squatter = createServer();
+    await new Promise<void>((resolve) => squatter.listen(0, '0.0.0.0', resolve));
+    const taken = (squatter.address() as AddressInfo).port;
+    const picks = [taken];
+    const store = await startDynamoDbLocal({ pickPort: async () => picks.shift() ?? freePort() });
+    try {
+      expect(picks).toEqual([]);
+      expect(new URL(store.endpoint).port).not.toBe(String(taken));
+    } finally {
+      await store.stop();
+      squatter.close();
     }
   });
 });
