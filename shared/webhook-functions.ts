@@ -1,15 +1,17 @@
 /**
- * The two functions of tenant webhooks, declared once like the routes: CDK builds them, their
- * grants, their event sources and their queue from this, and the local runtime serves them the same
- * records. The fan-out reads the tables' streams (a committed note, a job that ended, a document
- * written through the API), keeps one delivery per subscribed endpoint and queues a task for each;
- * the delivery function makes the attempt a task asks for, and queues it again, delayed, for the
- * next attempt of the schedule.
+ * The three functions of tenant webhooks, declared once like the routes: CDK builds them, their
+ * grants, their event sources, their schedule and their queue from this, and the local runtime
+ * serves them the same records. The fan-out reads the tables' streams (a committed note, a job that
+ * ended, a document written through the API), keeps one delivery per subscribed endpoint and queues
+ * a task for each; the delivery function makes the attempt a task asks for, and queues it again,
+ * delayed, for the next attempt of the schedule when the queue can carry the wait; the sweeper
+ * queues the tasks of longer waits near their time, and again those of tasks lost.
  */
 
+import type { SweepTiming } from '#shared/domain/webhooks/delivery-sweep';
 import type { TableAccess } from '#shared/routes';
 import { NOTE_SK_PREFIX } from '#shared/store/conversations-store';
-import { type TableId, tableSpecs } from '#shared/store/table-specs';
+import { DELIVERY_SWEEP_INDEX, type TableId, tableSpecs } from '#shared/store/table-specs';
 
 /** A Lambda event source mapping's filter on a DynamoDB stream record (EventBridge pattern syntax). */
 export type StreamRecordPattern = Record<string, unknown>;
@@ -54,6 +56,12 @@ export const WEBHOOK_STREAM_SOURCES: readonly WebhookStreamSource[] = [
 export const WEBHOOK_FAN_OUT = {
   id: 'fanOutWebhooks',
   handler: 'functions/webhooks/fan-out-webhooks.ts',
+  /**
+   * How each table stream's mapping hands out records (CDK sets it; the local stream reader plays
+   * it): batches of 10, ten of a shard at once, a partition key's records in one lane in order, so
+   * one conversation's burst of notes does not hold the events of every other behind it.
+   */
+  mapping: { batchSize: 10, parallelizationFactor: 10 },
   tables: {
     // The tenant's endpoints, read whole per event; a delivery put only if absent.
     webhookEndpoints: { operations: ['Query'] },
@@ -79,11 +87,47 @@ export const WEBHOOK_DELIVERY = {
 
 /**
  * The longest delay a queue gives one message (SQS: 15 minutes): a longer step of the schedule is
- * carried in hops, each task early for its attempt queued again for the rest (deliver-message.ts).
+ * carried by no task, and the sweeper queues one near its time (WEBHOOK_SWEEP); a task early for
+ * its attempt all the same is queued again for the rest, in hops (deliver-message.ts).
  */
 export const MAX_QUEUE_DELAY_SECONDS = 900;
 
 /** The queue of delivery tasks: `cxm-<stage>-webhook-deliveries`. */
 export function deliveryQueueName(stage: string): string {
   return `cxm-${stage}-webhook-deliveries`;
+}
+
+/**
+ * The sweeper of pending deliveries, on a schedule: it queues the task of each delivery whose time
+ * in the deliveries' sweep index has come (shared/domain/webhooks/delivery-sweep.ts): one whose
+ * task was lost, and one whose next attempt is further off than the queue's longest delay, a lead
+ * before its time.
+ */
+export const WEBHOOK_SWEEP = {
+  id: 'sweepWebhooks',
+  handler: 'functions/webhooks/sweep-webhooks.ts',
+  tables: {
+    // The due deliveries, from the sweep index alone; each one's sweep time moved on once its task is queued.
+    webhookDeliveries: { operations: ['UpdateItem'], indexQueries: [DELIVERY_SWEEP_INDEX] },
+  } satisfies Partial<Record<TableId, TableAccess>>,
+} as const;
+
+/**
+ * How often the sweeper runs, in minutes (an EventBridge rate): how late a wait of more than the
+ * queue's longest delay may be queued, with one run missed, is twice this (the lead below).
+ */
+export const WEBHOOK_SWEEP_MINUTES = 1;
+
+/**
+ * The queue's longest delay, and the sweeper's lead: two of its intervals, so a wait no task carries
+ * is queued on time even when one run failed or stopped at its page cap before reaching it.
+ */
+export const DELIVERY_SWEEP_TIMING: SweepTiming = {
+  maxQueueDelayMs: MAX_QUEUE_DELAY_SECONDS * 1000,
+  leadMs: 2 * WEBHOOK_SWEEP_MINUTES * 60_000,
+};
+
+/** The rule that runs the sweeper (EventBridge's "Scheduled Event" names it in `resources`). */
+export function webhookSweepRuleName(stage: string): string {
+  return `cxm-${stage}-webhook-delivery-sweep`;
 }

@@ -18,13 +18,13 @@ export interface UnexercisedGrant {
 }
 
 /**
- * The two webhook functions: what the Lambda service does with their roles (reading the tables'
+ * The webhook functions: what the Lambda service does with their roles (reading the tables'
  * streams and the queue, the fan-out's dead-letter queue), and what CDK's grant to send to a queue
  * adds beside SendMessage.
  */
 function webhookFunctionGrants(): UnexercisedGrant[] {
   return [
-    ...['fanOutWebhooks', 'deliverWebhooks', 'recoverWebhookDeliveries'].flatMap((principal) =>
+    ...['fanOutWebhooks', 'deliverWebhooks', 'sweepWebhooks', 'recoverWebhookDeliveries'].flatMap((principal) =>
       ['sqs:GetQueueAttributes', 'sqs:GetQueueUrl'].map((action) => ({
         principal,
         action,

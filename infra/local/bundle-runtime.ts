@@ -248,8 +248,12 @@ export async function startBundleRuntime(options: BundleRuntimeOptions): Promise
     };
     const streamTarget = (functionId: string): StreamTarget => {
       const mappings = streamMappings.filter((mapping) => mapping.functionId === functionId);
+      // One function's mappings share their settings (infra/cdk/constructs/webhooks.ts).
+      const { batchSize, parallelization } = mappings[0] ?? {};
       return {
         name: assembly.functions.get(functionId)?.functionName ?? functionId,
+        ...(batchSize !== undefined && { batchSize }),
+        ...(parallelization !== undefined && { parallelization }),
         sources: mappings.map((mapping) => ({
           tableName: tableName(mapping.source.logicalId),
           // One filter per mapping (infra/cdk/constructs/webhooks.ts); none lets every record through.

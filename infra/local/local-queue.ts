@@ -7,7 +7,8 @@
  * message the function reports as failed (or all of a batch it threw on) given again after the
  * visibility timeout, and one received five times reported as a stage would move it to the
  * dead-letter queue. Messages live in memory: a restart of `npm start` forgets the tasks in it, and
- * their deliveries stay pending (the deliveries list shows them).
+ * their deliveries stay pending until the webhook sweeper, which the next start runs at once, finds
+ * them past their grace and queues their tasks again (shared/webhooks/sweep-deliveries.ts).
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';

@@ -1,8 +1,10 @@
 /**
  * Lambda's DynamoDB stream event source mappings, locally: DynamoDB Local keeps each table's stream
  * as DynamoDB does, and this reads it as the mapping would, from the records written once reading
- * began (LATEST), a shard at a time, keeping to each mapping's filter, and hands the function
- * batches of its mapping's size (10 unless it says) in order. A batch the function fails on (or
+ * began (LATEST), every shard of every mapping side by side, keeping to each mapping's filter, and
+ * hands the function batches of its mapping's size (10 unless it says) in order: with a
+ * ParallelizationFactor, that many batches of a shard at once, the records of one partition key
+ * always in one lane, in order. A batch the function fails on (or
  * reports a record of) is given again from the first failed record, as Lambda retries from the
  * failed sequence number, as often as its mapping says (twice unless it says, waiting a second,
  * then two, up to five); one still failing is reported, where a stage would send it to the
@@ -26,6 +28,8 @@ export interface StreamTarget {
   sources: readonly { tableName: string; pattern: Record<string, unknown> }[];
   /** Records per invocation at most, as its mapping's BatchSize (default 10). */
   batchSize?: number;
+  /** Batches of one shard handed over at once, as its mapping's ParallelizationFactor (default 1). */
+  parallelization?: number;
   /**
    * How a failing batch is retried, as its mapping's MaximumRetryAttempts and
    * MaximumRecordAgeInSeconds say: default twice. `Infinity` retries until the oldest record of the
@@ -74,11 +78,48 @@ function lambdaRecord(record: _Record, arn: string, region: string) {
   };
 }
 
+/**
+ * The lane of a record among `lanes`, by its partition key, as Lambda splits a shard for a
+ * ParallelizationFactor: a key's records always go to one lane, in the stream's order.
+ */
+function laneOf(record: _Record, hashKey: string | undefined, lanes: number): number {
+  if (lanes <= 1 || hashKey === undefined) return 0;
+  const key = JSON.stringify(record.dynamodb?.Keys?.[hashKey] ?? null);
+  let hash = 0;
+  for (let index = 0; index < key.length; index++) hash = (hash * 31 + key.charCodeAt(index)) | 0;
+  return Math.abs(hash) % lanes;
+}
+
+/** Records of a shard waiting for their lane, and the lane's work on them while it runs. */
+interface Lane {
+  waiting: _Record[];
+  running?: Promise<void>;
+}
+
+/**
+ * The sum of `counts` once every one has settled, so no read of a round outlives it; the first
+ * failure, if any, after.
+ */
+async function totalOfAll(counts: readonly Promise<number>[]): Promise<number> {
+  const settled = await Promise.allSettled(counts);
+  const failed = settled.find((outcome) => outcome.status === 'rejected');
+  if (failed) throw failed.reason;
+  return settled.reduce((total, outcome) => total + (outcome.status === 'fulfilled' ? outcome.value : 0), 0);
+}
+
 interface ShardReader {
   iterator: string | undefined;
   /** The last record read, to take the place again when the iterator is refused. */
   last?: string;
+  /** Its lanes, each handing its records over batch by batch while the shard is read on. */
+  lanes: Lane[];
 }
+
+/**
+ * Records read but not yet handed over, per shard, past which the shard is not read on: a lane
+ * that falls behind holds back its own shard's reading, never the other shards' or lanes'.
+ */
+const MAX_WAITING_PER_SHARD = 1000;
 
 /**
  * Reads the streams of `targets`' sources every `pollMs` until stopped.
@@ -103,6 +144,8 @@ export function startStreamReaders(
       target,
       source,
       arn: undefined as string | undefined,
+      /** The table's partition key, which keeps a key's records in one lane. */
+      hashKey: undefined as string | undefined,
       shards: new Map<string, ShardReader>(),
       started: false,
     })),
@@ -140,67 +183,107 @@ export function startStreamReaders(
     streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 1000 }));
 
   let rounds = 0;
+
+  /** Hands the lane's waiting records to `reader`'s function in batches, until none wait. */
+  function runLane(reader: (typeof readers)[number], arn: string, lane: Lane): void {
+    if (lane.running) return;
+    const batch = reader.target.batchSize ?? DEFAULT_BATCH;
+    lane.running = (async () => {
+      while (lane.waiting.length > 0 && !stopped) await deliver(reader.target, arn, lane.waiting.splice(0, batch));
+    })().finally(() => {
+      lane.running = undefined;
+    });
+  }
+
+  /** Puts `reader`'s records of one page in their lanes, each lane running on its own. */
+  function handOver(reader: (typeof readers)[number], arn: string, shard: ShardReader, records: readonly _Record[]) {
+    for (const record of records) {
+      if (!matchesEventPattern(reader.source.pattern, record)) continue;
+      shard.lanes[laneOf(record, reader.hashKey, shard.lanes.length)]!.waiting.push(record);
+    }
+    for (const lane of shard.lanes) runLane(reader, arn, lane);
+  }
+
+  const runningLanes = () =>
+    readers.flatMap((reader) =>
+      [...reader.shards.values()].flatMap((shard) => shard.lanes.flatMap((lane) => lane.running ?? [])),
+    );
+
+  /** Resolves once no lane of any shard has records left to hand over. */
+  async function drained(): Promise<void> {
+    for (;;) {
+      const running = runningLanes();
+      if (running.length === 0 || stopped) return;
+      await Promise.allSettled(running);
+    }
+  }
+
+  /** Reads one shard's next page and hands it over; answers the records read. */
+  async function readShard(reader: (typeof readers)[number], arn: string, id: string, shard: ShardReader) {
+    const waiting = shard.lanes.reduce((total, lane) => total + lane.waiting.length, 0);
+    if (!shard.iterator || waiting >= MAX_WAITING_PER_SHARD) return 0;
+    let page: Awaited<ReturnType<typeof getRecords>>;
+    try {
+      page = await getRecords(shard.iterator);
+    } catch (error) {
+      const name = (error as Error).name;
+      if (name !== 'TrimmedDataAccessException' && name !== 'ExpiredIteratorException') throw error;
+      // The place was trimmed or expired: taken again after the last record read (or from the oldest kept).
+      const { ShardIterator } = await streams.send(
+        new GetShardIteratorCommand({
+          StreamArn: arn,
+          ShardId: id,
+          ...(shard.last
+            ? { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: shard.last }
+            : { ShardIteratorType: 'TRIM_HORIZON' }),
+        }),
+      );
+      shard.iterator = ShardIterator;
+      return 0;
+    }
+    shard.iterator = page.NextShardIterator;
+    shard.last = page.Records?.at(-1)?.dynamodb?.SequenceNumber ?? shard.last;
+    handOver(reader, arn, shard, page.Records ?? []);
+    return page.Records?.length ?? 0;
+  }
+
+  /** One round over one stream: new shards taken when `describe`, then every shard side by side. */
+  async function pollStream(reader: (typeof readers)[number], describe: boolean): Promise<number> {
+    if (!reader.arn) {
+      const { Table } = await dynamo.send(new DescribeTableCommand({ TableName: reader.source.tableName }));
+      reader.arn = Table?.LatestStreamArn;
+      reader.hashKey = Table?.KeySchema?.find((key) => key.KeyType === 'HASH')?.AttributeName;
+      if (!reader.arn) throw new Error(`table ${reader.source.tableName} has no stream`);
+    }
+    const arn = reader.arn;
+    const shards = describe
+      ? ((await streams.send(new DescribeStreamCommand({ StreamArn: arn }))).StreamDescription?.Shards ?? [])
+      : [];
+    for (const shard of shards) {
+      const id = shard.ShardId;
+      if (!id || reader.shards.has(id)) continue;
+      // The shards there when reading began are read from then on; a shard opened since, whole.
+      const { ShardIterator } = await streams.send(
+        new GetShardIteratorCommand({
+          StreamArn: arn,
+          ShardId: id,
+          ShardIteratorType: reader.started ? 'TRIM_HORIZON' : 'LATEST',
+        }),
+      );
+      const lanes = Array.from({ length: Math.max(1, reader.target.parallelization ?? 1) }, () => ({ waiting: [] }));
+      reader.shards.set(id, { iterator: ShardIterator, lanes });
+    }
+    reader.started = true;
+    return totalOfAll([...reader.shards].map(([id, shard]) => readShard(reader, arn, id, shard)));
+  }
+
   /** One round over every stream; `describe` looks for new shards whatever the round. Answers the records read. */
   async function poll(describe = false): Promise<number> {
-    let read = 0;
     rounds++;
-    for (const reader of readers) {
-      if (stopped) return read;
-      if (!reader.arn) {
-        const { Table } = await dynamo.send(new DescribeTableCommand({ TableName: reader.source.tableName }));
-        reader.arn = Table?.LatestStreamArn;
-        if (!reader.arn) throw new Error(`table ${reader.source.tableName} has no stream`);
-      }
-      // New shards are looked for every few rounds: they open seldom, and each look is a request.
-      const shards =
-        describe || rounds % DESCRIBE_EVERY === 1
-          ? ((await streams.send(new DescribeStreamCommand({ StreamArn: reader.arn }))).StreamDescription?.Shards ?? [])
-          : [];
-      for (const shard of shards) {
-        const id = shard.ShardId;
-        if (!id || reader.shards.has(id)) continue;
-        // The shards there when reading began are read from then on; a shard opened since, whole.
-        const { ShardIterator } = await streams.send(
-          new GetShardIteratorCommand({
-            StreamArn: reader.arn,
-            ShardId: id,
-            ShardIteratorType: reader.started ? 'TRIM_HORIZON' : 'LATEST',
-          }),
-        );
-        reader.shards.set(id, { iterator: ShardIterator });
-      }
-      reader.started = true;
-      for (const [id, shard] of reader.shards) {
-        if (!shard.iterator) continue;
-        let page: Awaited<ReturnType<typeof getRecords>>;
-        try {
-          page = await getRecords(shard.iterator);
-        } catch (error) {
-          const name = (error as Error).name;
-          if (name !== 'TrimmedDataAccessException' && name !== 'ExpiredIteratorException') throw error;
-          // The place was trimmed or expired: taken again after the last record read (or from the oldest kept).
-          const { ShardIterator } = await streams.send(
-            new GetShardIteratorCommand({
-              StreamArn: reader.arn,
-              ShardId: id,
-              ...(shard.last
-                ? { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: shard.last }
-                : { ShardIteratorType: 'TRIM_HORIZON' }),
-            }),
-          );
-          shard.iterator = ShardIterator;
-          continue;
-        }
-        shard.iterator = page.NextShardIterator;
-        shard.last = page.Records?.at(-1)?.dynamodb?.SequenceNumber ?? shard.last;
-        read += page.Records?.length ?? 0;
-        const taken = (page.Records ?? []).filter((record) => matchesEventPattern(reader.source.pattern, record));
-        const batch = reader.target.batchSize ?? DEFAULT_BATCH;
-        for (let start = 0; start < taken.length; start += batch)
-          await deliver(reader.target, reader.arn, taken.slice(start, start + batch));
-      }
-    }
-    return read;
+    if (stopped) return 0;
+    // New shards are looked for every few rounds: they open seldom, and each look is a request.
+    const looking = describe || rounds % DESCRIBE_EVERY === 1;
+    return totalOfAll(readers.map((reader) => pollStream(reader, looking)));
   }
 
   // A round that fails is tried again at the next: DynamoDB Local may be busy or, at a stop, gone
@@ -241,8 +324,12 @@ export function startStreamReaders(
       // Rounds begun after the call, until two in a row read nothing: like DynamoDB's, a shard
       // read from a new iterator may answer an empty page with records behind it. Each round looks
       // for new shards: a stream's first shard may open with its first record.
+      // Each round begins with every lane drained, so none is skipped for records waiting.
       for (let empty = 0; empty < 2 && !stopped; ) {
-        const round = busy.then(() => (stopped ? 0 : poll(true)));
+        const round = busy.then(async () => {
+          await drained();
+          return stopped ? 0 : poll(true);
+        });
         busy = round.then(
           () => undefined,
           () => undefined,
@@ -253,11 +340,14 @@ export function startStreamReaders(
           // DynamoDB Local busy: the next round is as good.
         }
       }
+      await drained();
     },
     async stop() {
       stopped = true;
       clearInterval(timer);
       await busy;
+      // Each lane ends with the batch it is handing over.
+      await Promise.allSettled(runningLanes());
       dynamo.destroy();
       streams.destroy();
     },

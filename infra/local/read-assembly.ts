@@ -62,6 +62,8 @@ export interface AssemblyMapping {
   patterns: Record<string, unknown>[];
   /** BatchSize, when the template sets it. */
   batchSize?: number;
+  /** ParallelizationFactor, when the template sets it (a stream's). */
+  parallelization?: number;
   /** MaximumRetryAttempts: absent or -1 is Lambda's default, every retry until the record's age limit. */
   retryAttempts: number;
   /** MaximumRecordAgeInSeconds, in ms: absent or -1 is the stream's retention. */
@@ -132,11 +134,13 @@ function parseStack(template: Template, assemblyDir: string): StackAssembly {
       const whole = (value: unknown) => (typeof value === 'number' && value >= 0 ? value : undefined);
       const maxAgeSeconds = whole(props.MaximumRecordAgeInSeconds);
       const batchSize = whole(props.BatchSize);
+      const parallelization = whole(props.ParallelizationFactor);
       mappings.push({
         functionId,
         source: { kind, logicalId: getAtt[0] },
         patterns: filters.map((filter) => JSON.parse(String(filter.Pattern)) as Record<string, unknown>),
         ...(batchSize !== undefined && { batchSize }),
+        ...(parallelization !== undefined && { parallelization }),
         retryAttempts: whole(props.MaximumRetryAttempts) ?? Number.POSITIVE_INFINITY,
         ...(maxAgeSeconds !== undefined && { maxRecordAgeMs: maxAgeSeconds * 1000 }),
       });

@@ -1,7 +1,9 @@
 /**
  * EventBridge's scheduled rules, locally: each target's schedules send it a "Scheduled Event", as
  * EventBridge does at the rule's rate. `everyMs` replaces every rate (CXM_SCHEDULE_SECONDS, or a
- * test's own), so a schedule of minutes can be seen at work in seconds.
+ * test's own), so a schedule of minutes can be seen at work in seconds. The rules `startNow` names
+ * also send one at once: a local stack starts where the last one stopped, and what it left for a
+ * schedule (the webhook deliveries its queue held in memory) need not wait for the first rate.
  */
 import { randomUUID } from 'node:crypto';
 import { LOCAL_ACCOUNT } from './build-proxy-event.ts';
@@ -25,13 +27,17 @@ export function scheduledEvent(ruleName: string, region: string, now = new Date(
 /**
  * Starts every schedule of `targets`; returns the stop.
  *
- * @example const stop = runSchedules(runtime.eventTargets, delivery, { region: 'us-east-1', everyMs: 1000 });
+ * @example const stop = runSchedules(runtime.eventTargets, delivery, { region: 'us-east-1', everyMs: 1000, startNow: [] });
  */
 export function runSchedules(
   targets: readonly EventTarget[],
   delivery: EventDelivery,
-  options: { region: string; everyMs?: number },
+  options: { region: string; everyMs?: number; startNow?: readonly string[] },
 ): () => void {
+  for (const target of targets)
+    for (const schedule of target.schedules)
+      if (options.startNow?.includes(schedule.ruleName))
+        delivery.deliverTo(target, scheduledEvent(schedule.ruleName, options.region));
   const timers = targets.flatMap((target) =>
     target.schedules.map((schedule) =>
       setInterval(

@@ -10,7 +10,8 @@ import type { WebhookTargetRules } from '#shared/domain/webhooks/webhook-target'
 import { FUNCTION_ENV } from '#shared/function-env';
 import { commonHeaders } from '#shared/http/response-headers';
 import { recordingsBucketName } from '#shared/recording-events';
-import { deliveryQueueName, WEBHOOK_DELIVERY } from '#shared/webhook-functions';
+import { webhookDeliveriesStore } from '#shared/store/function-stores';
+import { deliveryQueueName, WEBHOOK_DELIVERY, webhookSweepRuleName } from '#shared/webhook-functions';
 import { LOCAL_ACCOUNT } from './build-proxy-event.ts';
 import { createEventDelivery, type EventDelivery } from './deliver-events.ts';
 import { LOCAL_REGION } from './dynamodb-local.ts';
@@ -49,7 +50,9 @@ export interface ServeOptions {
    * Whether the webhooks' fan-out reads the table streams from the start, as the stage's event
    * source mappings do (`npm start`), or not at all (the default: a gateway whose caller asserts
    * no delivery, such as most test files, whose polling of a store many files write to would cost
-   * every one of them). Queued tasks (a recover) are delivered either way.
+   * every one of them). Queued tasks (a recover) are delivered either way. `read` also runs the
+   * webhook sweeper, on its schedule and once at the start: `npm start` keeps its store but not its
+   * queue, and the deliveries the last run left pending are sent without waiting for its first rate.
    */
   webhookStreams?: 'read' | 'off';
 }
@@ -210,14 +213,26 @@ export async function bindGateway(port: number, host = '127.0.0.1'): Promise<Bou
       const store = { endpoint: process.env.AWS_ENDPOINT_URL_DYNAMODB ?? '', credentials };
       streams = readers.map((target) => startStreamReaders(store, LOCAL_REGION, [target], report));
       await Promise.all(streams.map((reader) => reader.ready));
+      // The run before's queue was in memory: every pending delivery is made due to the sweeper at
+      // its time, for the start's sweep and the next ones to queue.
+      if (webhooks && webhookStreams === 'read') await webhookDeliveriesStore().dueAtTheirTime(Date.now());
       const delivery = createEventDelivery(runtime.eventTargets, report, { loses: losesEvents });
+      // The webhook sweeper reads every tenant's deliveries and sends what it finds: it runs where the
+      // webhooks run as on a stage (the streams read), never in a test's gateway on tables that many
+      // files share, whose deliveries it would send from under them.
+      const sweepRule = webhookSweepRuleName(LOCAL_STAGE);
+      const scheduled = runtime.eventTargets.map((target) => ({
+        ...target,
+        schedules: target.schedules.filter(({ ruleName }) => webhookStreams === 'read' || ruleName !== sweepRule),
+      }));
       events = delivery;
       stops.push(s3.onObjectCreated((event) => delivery.put(event)));
       stops.push(transcribe.onStateChange((event) => delivery.put(event)));
       stops.push(
-        runSchedules(runtime.eventTargets, delivery, {
+        runSchedules(scheduled, delivery, {
           region: LOCAL_REGION,
           everyMs: scheduleEverySeconds === undefined ? undefined : scheduleEverySeconds * 1000,
+          startNow: webhookStreams === 'read' ? [sweepRule] : [],
         }),
       );
       const ttlSeconds = authCacheTtlSeconds ?? runtime.authorizerCacheTtlSeconds ?? DEFAULT_AUTH_CACHE_TTL_SECONDS;

@@ -23,7 +23,14 @@ import { REPORTING_INDEXER } from '#shared/reporting/reporting-indexer';
 import { AUTHORIZER_HANDLER, routes } from '#shared/routes';
 import { recordingsBucket } from '#shared/store/recording-settings';
 import { tableSpecs } from '#shared/store/table-specs';
-import { WEBHOOK_DELIVERY, WEBHOOK_FAN_OUT, WEBHOOK_STREAM_SOURCES } from '#shared/webhook-functions';
+import {
+  WEBHOOK_DELIVERY,
+  WEBHOOK_FAN_OUT,
+  WEBHOOK_STREAM_SOURCES,
+  WEBHOOK_SWEEP,
+  WEBHOOK_SWEEP_MINUTES,
+  webhookSweepRuleName,
+} from '#shared/webhook-functions';
 import { PROJECT_ROOT } from '../project-root.ts';
 import type { FunctionRuntime } from './function-runtime.ts';
 import { invocationScope } from './invocation-scope.ts';
@@ -70,6 +77,7 @@ export async function startSourceRuntime(): Promise<FunctionRuntime> {
   // The webhook functions likewise, at their first record or task.
   let fanOut: Promise<NonNullable<FunctionRuntime['webhooks']>['fanOut']['invoke']> | undefined;
   let deliver: Promise<NonNullable<FunctionRuntime['webhooks']>['deliver']> | undefined;
+  let sweep: Promise<(event: unknown) => Promise<unknown>> | undefined;
   let indexRows: Promise<NonNullable<FunctionRuntime['indexer']>['invoke']> | undefined;
   return {
     routes,
@@ -92,10 +100,25 @@ export async function startSourceRuntime(): Promise<FunctionRuntime> {
             }),
           ),
       },
+      {
+        name: WEBHOOK_SWEEP.id,
+        // The sweeper's rule as the stack declares it (infra/cdk/constructs/webhooks.ts).
+        patterns: [],
+        schedules: [{ ruleName: webhookSweepRuleName(LOCAL_STAGE), everyMs: WEBHOOK_SWEEP_MINUTES * 60_000 }],
+        invoke: (event) =>
+          run(randomUUID(), () =>
+            actingAs(WEBHOOK_SWEEP.id, async () => {
+              sweep ??= importHandler(WEBHOOK_SWEEP.handler);
+              return (await sweep)(event);
+            }),
+          ),
+      },
     ],
     webhooks: {
       fanOut: {
         name: WEBHOOK_FAN_OUT.id,
+        batchSize: WEBHOOK_FAN_OUT.mapping.batchSize,
+        parallelization: WEBHOOK_FAN_OUT.mapping.parallelizationFactor,
         // The tables' local names, as the functions read them from this process's environment.
         sources: WEBHOOK_STREAM_SOURCES.map((source) => ({
           tableName: process.env[tableSpecs[source.table].envVar] ?? '',

@@ -27,7 +27,9 @@ function attributeDefinitions(keys: (KeyAttribute | undefined)[]): AttributeDefi
 const indexInput = (index: IndexSpec) => ({
   IndexName: index.name,
   KeySchema: keySchema(index.partitionKey, index.sortKey),
-  Projection: { ProjectionType: 'ALL' as const },
+  Projection: index.include
+    ? { ProjectionType: 'INCLUDE' as const, NonKeyAttributes: [...index.include] }
+    : { ProjectionType: 'ALL' as const },
 });
 
 /**

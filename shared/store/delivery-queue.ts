@@ -1,9 +1,10 @@
 /**
  * The queue of webhook delivery tasks, on SQS: a task is a message naming the tenant and the
- * delivery, sent with a delay up to SQS's 15 minutes (a longer wait is carried in hops:
- * deliver-message.ts answers the rest to a task that arrives early). Sent in batches of 10, SQS's
- * most; a batch any entry of which failed is an error, so the caller's event is retried rather than
- * a task lost (a task sent twice is harmless).
+ * delivery, sent with a delay up to SQS's 15 minutes (the sweeper queues the task of a longer
+ * wait near its time: sweep-deliveries.ts; a task early all the same is answered the rest, carried
+ * in hops: deliver-message.ts). Sent in batches of 10, SQS's most; a batch any entry of which failed
+ * is an error, so the caller's event is retried rather than a task lost (a task sent twice is
+ * harmless).
  */
 import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { DeliveryTask } from '#shared/domain/webhooks/webhook-delivery';

@@ -23,6 +23,11 @@ export interface IndexSpec {
   name: string;
   partitionKey: KeyAttribute;
   sortKey?: KeyAttribute;
+  /**
+   * The attributes the index holds besides the keys (DynamoDB's INCLUDE projection), where its
+   * readers need a few of a large item's; unset, it holds every attribute (ALL).
+   */
+  include?: readonly string[];
 }
 
 export interface TableSpec {
@@ -46,6 +51,9 @@ export interface TableSpec {
   /** Attribute holding an epoch-seconds expiry that DynamoDB TTL deletes items by. */
   timeToLiveAttribute?: string;
 }
+
+/** The deliveries table's sparse index of pending deliveries, by when the sweeper must act on each. */
+export const DELIVERY_SWEEP_INDEX = 'byPendingSweep';
 
 export const tableSpecs: Record<TableId, TableSpec> = {
   keys: {
@@ -132,7 +140,17 @@ export const tableSpecs: Record<TableId, TableSpec> = {
     // their events, for its deliveries list and a recover since a time (webhook-deliveries-store.ts).
     partitionKey: { name: 'pk', type: 'S' },
     sortKey: { name: 'sk', type: 'S' },
-    indexes: [],
+    // Sparse: only the pending deliveries, in a few shards by a hash of their key, each by the time
+    // the sweeper must act on it (shared/domain/webhooks/delivery-sweep.ts). It holds what the
+    // sweeper reads of them, not their bodies.
+    indexes: [
+      {
+        name: DELIVERY_SWEEP_INDEX,
+        partitionKey: { name: 'sweepShard', type: 'N' },
+        sortKey: { name: 'sweepAt', type: 'S' },
+        include: ['tenantId', 'endpointId', 'at', 'messageId', 'attempts', 'nextAttemptAt'],
+      },
+    ],
     stream: false,
     envVar: FUNCTION_ENV.tables.webhookDeliveries,
     // Kept 30 days after their event, what a recover can reach back to.

@@ -3,7 +3,9 @@
  * `<tenant>#<endpointId>`, sk `<event time>#<messageId>`, kept 30 days (TTL). A message is put only
  * if absent, so an event met twice is delivered once; an attempt is recorded on condition that no
  * other attempt was recorded since it read the delivery, so two copies of one queue message record
- * one outcome.
+ * one outcome. Every write that leaves a delivery pending gives it its shard and time in the sweep
+ * index (`sweepShard`, `sweepAt`: shared/domain/webhooks/delivery-sweep.ts), and every write that
+ * ends it removes them, so the index holds the pending deliveries alone.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
@@ -11,9 +13,11 @@ import {
   GetCommand,
   PutCommand,
   QueryCommand,
+  ScanCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { sweepAtOf, sweepShardOf } from '#shared/domain/webhooks/delivery-sweep';
 import {
   DELIVERY_RETENTION_MS,
   type DeliveryKey,
@@ -22,8 +26,9 @@ import {
   type WebhookDelivery,
 } from '#shared/domain/webhooks/webhook-delivery';
 import type { WebhookEventType } from '#shared/domain/webhooks/webhook-events';
+import { DELIVERY_SWEEP_TIMING } from '#shared/webhook-functions';
 import type { StopSignal } from './stop-signal.ts';
-import { tableSpecs } from './table-specs.ts';
+import { DELIVERY_SWEEP_INDEX, tableSpecs } from './table-specs.ts';
 
 const TTL_ATTRIBUTE = tableSpecs.webhookDeliveries.timeToLiveAttribute!;
 
@@ -43,6 +48,19 @@ export interface DeliveryState extends DeliveryKey {
   status: DeliveryStatus;
   attempts: number;
 }
+
+/** A pending delivery whose time in the sweep index has come: whose, where, and where it stands. */
+export interface SweptDelivery {
+  tenantId: string;
+  key: DeliveryKey;
+  attempts: number;
+  nextAttemptAt?: string;
+  /** Its time in the sweep index as read: the sweeper moves it on from this one only. */
+  sweepAt: string;
+}
+
+/** Where the next page of a sweep shard begins (the query's own position, opaque). */
+export type SweepCursor = Record<string, unknown>;
 
 /** A page of an endpoint's deliveries, newest first, and whether older ones remain. */
 export interface DeliveryPage {
@@ -76,10 +94,10 @@ export interface WebhookDeliveriesStore {
     page: { since: string; after?: string; limit: number; signal?: StopSignal },
   ): Promise<{ deliveries: DeliveryState[]; more: boolean }>;
   /**
-   * Makes a failed delivery pending again with no attempt made (its schedule starts over): false
-   * when it is no longer failed (another recover took it).
+   * Makes a failed delivery pending again with no attempt made (its schedule starts over), at
+   * `nowMs`: false when it is no longer failed (another recover took it).
    */
-  reopen(tenantId: string, key: DeliveryKey, signal?: StopSignal): Promise<boolean>;
+  reopen(tenantId: string, key: DeliveryKey, signal?: StopSignal, nowMs?: number): Promise<boolean>;
   /**
    * Undoes `reopen` of a delivery whose task could not be queued: failed again with its `attempts`,
    * unless an attempt was made since (then it has a task of its own).
@@ -90,9 +108,45 @@ export interface WebhookDeliveriesStore {
    * false when another attempt was recorded since `seenAttempts`.
    */
   stop(tenantId: string, key: DeliveryKey, seenAttempts: number, reason: string): Promise<boolean>;
+  /**
+   * The pending deliveries of sweep shard `shard` whose time in the sweep index is at or before
+   * `nowMs`, the longest due first, at most `limit`, from where the page before ended (its `next`):
+   * across tenants, the one read that is, for the sweeper (each delivery is then written by its
+   * tenant and key). The index is eventually consistent: a write of a moment ago may not show yet.
+   */
+  dueForSweep(
+    shard: number,
+    nowMs: number,
+    page: { limit: number; after?: SweepCursor },
+  ): Promise<{ deliveries: SweptDelivery[]; next?: SweepCursor }>;
+  /**
+   * Makes every pending delivery due to the sweeper at its next attempt's time (now, if it names
+   * none), unless its time there is sooner already: what a local stack does at its start, since
+   * the tasks of the run before were in its queue's memory, and deliveries kept before the sweep
+   * index have no time there. Reads the whole table (a local store's); answers how many it moved.
+   */
+  dueAtTheirTime(nowMs: number): Promise<number>;
+  /**
+   * Moves the delivery's time in the sweep index to `toMs`, on condition that no attempt and no
+   * other sweep changed it since it was read as `seen`: false, and nothing written, otherwise.
+   */
+  moveSweep(
+    tenantId: string,
+    key: DeliveryKey,
+    seen: Pick<SweptDelivery, 'attempts' | 'sweepAt'>,
+    toMs: number,
+  ): Promise<boolean>;
 }
 
 const partition = (tenantId: string, endpointId: string) => `${tenantId}#${endpointId}`;
+
+/** The sweep index's attributes of a pending delivery at `key`, due at `dueMs`, as decided at `fromMs`. */
+function sweepFields(key: { pk: string; sk: string }, dueMs: number, fromMs: number) {
+  return {
+    sweepShard: sweepShardOf(key.pk, key.sk),
+    sweepAt: new Date(sweepAtOf(dueMs, fromMs, DELIVERY_SWEEP_TIMING)).toISOString(),
+  };
+}
 
 function toDelivery(item: Record<string, unknown>): WebhookDelivery {
   const delivery: WebhookDelivery = {
@@ -156,16 +210,26 @@ export function createWebhookDeliveriesStore(client: DynamoDBDocumentClient, tab
       return { deliveries, more: LastEvaluatedKey !== undefined };
     },
 
-    async reopen(tenantId, key, signal) {
+    async reopen(tenantId, key, signal, nowMs = Date.now()) {
+      const itemKey = keyOf(tenantId, key);
+      // Its task is queued next (recover-deliveries.ts): the sweeper sends another if it is lost.
+      const sweep = sweepFields(itemKey, nowMs, nowMs);
       try {
         await client.send(
           new UpdateCommand({
             TableName: table,
-            Key: keyOf(tenantId, key),
-            UpdateExpression: 'SET #status = :pending, attempts = :zero REMOVE nextAttemptAt',
+            Key: itemKey,
+            UpdateExpression:
+              'SET #status = :pending, attempts = :zero, sweepShard = :shard, sweepAt = :sweepAt REMOVE nextAttemptAt',
             ConditionExpression: '#status = :failed',
             ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: { ':pending': 'pending', ':failed': 'failed', ':zero': 0 },
+            ExpressionAttributeValues: {
+              ':pending': 'pending',
+              ':failed': 'failed',
+              ':zero': 0,
+              ':shard': sweep.sweepShard,
+              ':sweepAt': sweep.sweepAt,
+            },
           }),
           { abortSignal: signal },
         );
@@ -182,7 +246,7 @@ export function createWebhookDeliveriesStore(client: DynamoDBDocumentClient, tab
           new UpdateCommand({
             TableName: table,
             Key: keyOf(tenantId, key),
-            UpdateExpression: 'SET #status = :failed, attempts = :attempts',
+            UpdateExpression: 'SET #status = :failed, attempts = :attempts REMOVE sweepShard, sweepAt',
             ConditionExpression: '#status = :pending AND attempts = :zero',
             ExpressionAttributeNames: { '#status': 'status' },
             ExpressionAttributeValues: {
@@ -199,16 +263,20 @@ export function createWebhookDeliveriesStore(client: DynamoDBDocumentClient, tab
     },
 
     async record(tenantId, delivery, nowMs) {
+      const itemKey = keyOf(tenantId, delivery);
+      const due = delivery.nextAttemptAt === undefined ? nowMs : Date.parse(delivery.nextAttemptAt);
       try {
         await client.send(
           new PutCommand({
             TableName: table,
             Item: {
-              ...keyOf(tenantId, delivery),
+              ...itemKey,
               tenantId,
               ...delivery,
               [TTL_ATTRIBUTE]: Math.ceil((Date.parse(delivery.at) + DELIVERY_RETENTION_MS) / 1000),
               recordedAt: new Date(nowMs).toISOString(),
+              // Its task is queued next (the fan-out): the sweeper sends another if it is lost.
+              ...(delivery.status === 'pending' && sweepFields(itemKey, due, nowMs)),
             },
             ConditionExpression: 'attribute_not_exists(pk)',
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
@@ -250,11 +318,21 @@ export function createWebhookDeliveriesStore(client: DynamoDBDocumentClient, tab
         }
       }
       if (attempt.status === 'delivered') set.push('deliveredAt = :at');
+      const itemKey = keyOf(tenantId, key);
+      if (attempt.status === 'pending') {
+        // Due at its next attempt: queued now when the queue can carry the wait, else by the sweeper.
+        const at = Date.parse(attempt.at);
+        const due = attempt.nextAttemptAt === undefined ? at : Date.parse(attempt.nextAttemptAt);
+        const sweep = sweepFields(itemKey, due, at);
+        set.push('sweepShard = :sweepShard', 'sweepAt = :sweepAt');
+        values[':sweepShard'] = sweep.sweepShard;
+        values[':sweepAt'] = sweep.sweepAt;
+      } else remove.push('sweepShard', 'sweepAt');
       try {
         await client.send(
           new UpdateCommand({
             TableName: table,
-            Key: keyOf(tenantId, key),
+            Key: itemKey,
             UpdateExpression: `SET ${set.join(', ')}${remove.length > 0 ? ` REMOVE ${remove.join(', ')}` : ''}`,
             ConditionExpression: 'attempts = :seen',
             ExpressionAttributeNames: { '#status': 'status' },
@@ -274,7 +352,7 @@ export function createWebhookDeliveriesStore(client: DynamoDBDocumentClient, tab
           new UpdateCommand({
             TableName: table,
             Key: keyOf(tenantId, key),
-            UpdateExpression: 'SET #status = :failed, lastError = :reason REMOVE nextAttemptAt',
+            UpdateExpression: 'SET #status = :failed, lastError = :reason REMOVE nextAttemptAt, sweepShard, sweepAt',
             ConditionExpression: 'attempts = :seen AND #status = :pending',
             ExpressionAttributeNames: { '#status': 'status' },
             ExpressionAttributeValues: {
@@ -282,6 +360,96 @@ export function createWebhookDeliveriesStore(client: DynamoDBDocumentClient, tab
               ':pending': 'pending',
               ':reason': reason,
               ':seen': seenAttempts,
+            },
+          }),
+        );
+        return true;
+      } catch (error) {
+        if (error instanceof ConditionalCheckFailedException) return false;
+        throw error;
+      }
+    },
+
+    async dueForSweep(shard, nowMs, { limit, after }) {
+      const { Items = [], LastEvaluatedKey } = await client.send(
+        new QueryCommand({
+          TableName: table,
+          IndexName: DELIVERY_SWEEP_INDEX,
+          KeyConditionExpression: 'sweepShard = :shard AND sweepAt <= :now',
+          ExpressionAttributeValues: { ':shard': shard, ':now': new Date(nowMs).toISOString() },
+          Limit: limit,
+          ExclusiveStartKey: after,
+        }),
+      );
+      const deliveries = Items.map(
+        (item): SweptDelivery => ({
+          tenantId: String(item.tenantId),
+          key: { endpointId: String(item.endpointId), at: String(item.at), messageId: String(item.messageId) },
+          attempts: Number(item.attempts ?? 0),
+          ...(typeof item.nextAttemptAt === 'string' && { nextAttemptAt: item.nextAttemptAt }),
+          sweepAt: String(item.sweepAt),
+        }),
+      );
+      return { deliveries, ...(LastEvaluatedKey && { next: LastEvaluatedKey }) };
+    },
+
+    async dueAtTheirTime(nowMs) {
+      let moved = 0;
+      let start: Record<string, unknown> | undefined;
+      do {
+        const page = await client.send(
+          new ScanCommand({
+            TableName: table,
+            FilterExpression: '#status = :pending',
+            ProjectionExpression: 'pk, sk, attempts, nextAttemptAt, sweepAt',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: { ':pending': 'pending' },
+            ExclusiveStartKey: start,
+          }),
+        );
+        for (const item of page.Items ?? []) {
+          const due = typeof item.nextAttemptAt === 'string' ? item.nextAttemptAt : new Date(nowMs).toISOString();
+          if (typeof item.sweepAt === 'string' && item.sweepAt <= due) continue;
+          const key = { pk: String(item.pk), sk: String(item.sk) };
+          try {
+            await client.send(
+              new UpdateCommand({
+                TableName: table,
+                Key: key,
+                UpdateExpression: 'SET sweepShard = :shard, sweepAt = :due',
+                ConditionExpression: '#status = :pending AND attempts = :attempts',
+                ExpressionAttributeNames: { '#status': 'status' },
+                ExpressionAttributeValues: {
+                  ':shard': sweepShardOf(key.pk, key.sk),
+                  ':due': due,
+                  ':pending': 'pending',
+                  ':attempts': Number(item.attempts ?? 0),
+                },
+              }),
+            );
+            moved++;
+          } catch (error) {
+            // Attempted meanwhile: its record placed it.
+            if (!(error instanceof ConditionalCheckFailedException)) throw error;
+          }
+        }
+        start = page.LastEvaluatedKey;
+      } while (start);
+      return moved;
+    },
+
+    async moveSweep(tenantId, key, seen, toMs) {
+      try {
+        await client.send(
+          new UpdateCommand({
+            TableName: table,
+            Key: keyOf(tenantId, key),
+            UpdateExpression: 'SET sweepAt = :to',
+            ConditionExpression: 'attempts = :attempts AND sweepAt = :seen',
+            ExpressionAttributeValues: {
+              ':to': new Date(toMs).toISOString(),
+              ':attempts': seen.attempts,
+              ':seen': seen.sweepAt,
             },
           }),
         );

@@ -6,12 +6,14 @@
  * success ends its failing streak. A delivery whose endpoint was disabled or deleted meanwhile
  * fails without an attempt, saying why (a recover sends it again once the endpoint is enabled); so
  * does one whose endpoint no longer takes its event (fan-out.ts: its type, a document's collection).
- * Copies of one queue message are harmless: a delivery no longer pending is left alone, one not yet
- * due is answered with the rest of its wait (so a queue whose longest delay is shorter than the
- * schedule's steps carries a task in several hops), and an attempt is recorded only if none was
- * since the delivery was read.
+ * The next attempt is queued when the queue's longest delay can carry its wait, and is left to the
+ * sweeper otherwise (sweep-deliveries.ts). Copies of one queue message are harmless: a delivery no
+ * longer pending is left alone, one not yet due is answered with the rest of its wait (carried in
+ * hops when longer than the queue's delay), and an attempt is recorded only if none was since the
+ * delivery was read.
  */
 
+import { queueCarries } from '#shared/domain/webhooks/delivery-sweep';
 import { deliverySubject, takesEvent } from '#shared/domain/webhooks/fan-out';
 import {
   endpointFailedTooLong,
@@ -30,6 +32,7 @@ import type { WebhookTargetRules } from '#shared/domain/webhooks/webhook-target'
 import type { WebhookSecretBox } from '#shared/secrets/webhook-secret-box';
 import type { AttemptRecord, WebhookDeliveriesStore } from '#shared/store/webhook-deliveries-store';
 import type { WebhookEndpointsStore } from '#shared/store/webhook-endpoints-store';
+import { DELIVERY_SWEEP_TIMING } from '#shared/webhook-functions';
 import { type PostWebhookOptions, postWebhook } from './post-webhook.ts';
 
 export interface DeliverMessageDeps {
@@ -150,5 +153,9 @@ export async function deliverMessage(
     lastError,
     nextAttemptAt: new Date(endedAt + step.afterMs).toISOString(),
   });
-  return recorded ? { kind: 'retry', afterMs: step.afterMs } : { kind: 'done' };
+  // A wait longer than the queue's longest delay is carried by no task: recorded, the sweeper
+  // queues one a lead before its time (sweep-deliveries.ts), rather than a hop every 15 minutes.
+  return recorded && queueCarries(step.afterMs, DELIVERY_SWEEP_TIMING)
+    ? { kind: 'retry', afterMs: step.afterMs }
+    : { kind: 'done' };
 }

@@ -22,6 +22,7 @@ import { lambdaNode } from '#infra/local/lambda-node';
 import { readStackAssembly } from '#infra/local/read-assembly';
 import { LOCAL_STAGE, stackName } from '#infra/stage-names';
 import { routeById } from '#shared/routes';
+import { WEBHOOK_FAN_OUT } from '#shared/webhook-functions';
 import { CDK_JSON_CONTEXT, WITHOUT_BUILTIN_VALIDATION } from '#test/support/cdk-json-context';
 
 interface LambdaResource {
@@ -121,6 +122,19 @@ if (typeof m.handler !== 'function') { console.error('no handler export'); proce
 }
 
 describe('built bundles', () => {
+  it("the local runtime reads each stream mapping's batch size and parallelization from the template", () => {
+    const { mappings, functions } = readStackAssembly(assemblyDir, stackName(LOCAL_STAGE));
+    const fanOut = mappings.filter(
+      (mapping) => functions.get(mapping.functionId)?.functionName === `cxm-${LOCAL_STAGE}-${WEBHOOK_FAN_OUT.id}`,
+    );
+    expect(fanOut.length).toBeGreaterThan(0);
+    for (const mapping of fanOut)
+      expect(mapping).toMatchObject({
+        batchSize: WEBHOOK_FAN_OUT.mapping.batchSize,
+        parallelization: WEBHOOK_FAN_OUT.mapping.parallelizationFactor,
+      });
+  });
+
   it('one ESM bundle per function, with the createRequire banner', () => {
     expect(bundles.length).toBeGreaterThanOrEqual(2);
     for (const bundle of bundles) {

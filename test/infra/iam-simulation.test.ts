@@ -31,7 +31,7 @@ import { RECORDING_PROCESSOR } from '#shared/recording-events';
 import { REPORTING_INDEXER } from '#shared/reporting/reporting-indexer';
 import { fillPath, routeById, routes } from '#shared/routes';
 import { allTableSpecs, physicalTableName, type TableId } from '#shared/store/table-specs';
-import { WEBHOOK_DELIVERY, WEBHOOK_FAN_OUT } from '#shared/webhook-functions';
+import { WEBHOOK_DELIVERY, WEBHOOK_FAN_OUT, WEBHOOK_SWEEP } from '#shared/webhook-functions';
 import {
   FAKE_ACCOUNT,
   FAKE_REGION,
@@ -55,13 +55,14 @@ import { tablesOfItsOwn, workerDynamo } from '#test/support/worker-dynamo';
 
 const VARIANTS = ['lite', 'dev'] as const;
 const LIST_FUNCTIONS = new Set<string>(routes.filter((route) => 'reporting' in route.tables).map((route) => route.id));
-/** Every principal whose calls are recorded: the route functions, the authorizer, the processor, the webhook functions, Transcribe's role. */
+/** Every principal whose calls are recorded: the route functions, the authorizer, the processor, the webhook functions (the sweeper's at the gateway's start), Transcribe's role. */
 const PRINCIPALS: string[] = [
   ...routes.map((route) => route.id),
   'authorizer',
   RECORDING_PROCESSOR.id,
   WEBHOOK_FAN_OUT.id,
   WEBHOOK_DELIVERY.id,
+  WEBHOOK_SWEEP.id,
   REPORTING_INDEXER.id,
   TRANSCRIBE_DATA_ACCESS,
 ];
@@ -80,10 +81,19 @@ beforeAll(async () => {
   pointAtLocalDynamo({ endpoint, credentials }, tables);
   // The lists search OpenSearch, as on the dev stage: the journey's rows reach it through the indexer.
   pointAtLocalOpenSearch(runOpenSearch().endpoint, TEST_INDEX_PREFIX);
-  const gateway: BoundGateway = await bindGateway(0);
-  // The streams read as a stage's mappings read them: the journey's note becomes a delivery, its rows documents.
-  await gateway.serve({ authCacheTtlSeconds: 0, webhookStreams: 'read' });
   const direct = directStores({ endpoint, credentials }, tables);
+  // A delivery a run before left pending, its task lost two hours ago: the sweeper's run at the
+  // start queues it (its endpoint is gone, so the delivery function stops it).
+  const swept = { endpointId: 'ep_iam-swept', at: new Date().toISOString(), messageId: 'msg_iam-swept' };
+  await direct.webhookDeliveries.record(
+    uniqueTenant('iam-swept'),
+    { ...swept, type: 'note.created', body: '{}', status: 'pending', attempts: 0 },
+    Date.now() - 2 * 3_600_000,
+  );
+  const gateway: BoundGateway = await bindGateway(0);
+  // The streams read as a stage's mappings read them: the journey's note becomes a delivery, its rows
+  // documents; and the sweeper runs once at the start, as npm start's does.
+  await gateway.serve({ authCacheTtlSeconds: 0, webhookStreams: 'read' });
   try {
     const tenant = uniqueTenant('iam');
     const { key } = await direct.createKey([tenant], smokeScopes());

@@ -100,6 +100,7 @@ describe('alarms', () => {
     ['recording-processor-dlq-depth', ['ApproximateNumberOfMessagesVisible'], 0, 'GreaterThanThreshold'],
     ['webhook-fan-out-dlq-depth', ['ApproximateNumberOfMessagesVisible'], 0, 'GreaterThanThreshold'],
     ['webhook-deliveries-dlq-depth', ['ApproximateNumberOfMessagesVisible'], 0, 'GreaterThanThreshold'],
+    ['webhook-sweeper-errors', ['Errors'], 1, 'GreaterThanOrEqualToThreshold'],
     ['indexer-dlq-depth', ['ApproximateNumberOfMessagesVisible'], 0, 'GreaterThanThreshold'],
     ['indexer-iterator-age', ['IteratorAge'], 5 * 60 * 1000, 'GreaterThanThreshold'],
     ['indexer-rows-not-indexed', ['ReportingRowNotIndexed'], 0, 'GreaterThanThreshold'],

@@ -196,7 +196,10 @@ describe('events to the processor', () => {
         }),
       ]);
     }
-    const [, invokeConfig] = only(dev, 'AWS::Lambda::EventInvokeConfig');
+    // The processor's (the webhook sweeper has one too: no retries).
+    const [, invokeConfig] = resources(dev, 'AWS::Lambda::EventInvokeConfig').find(
+      ([, config]) => JSON.stringify(config.Properties.FunctionName) === JSON.stringify({ Ref: processorId }),
+    )!;
     expect(invokeConfig.Properties).toMatchObject({
       MaximumRetryAttempts: 2,
       MaximumEventAgeInSeconds: 900,

@@ -28,6 +28,9 @@ import {
   WEBHOOK_DELIVERY,
   WEBHOOK_FAN_OUT,
   WEBHOOK_STREAM_SOURCES,
+  WEBHOOK_SWEEP,
+  WEBHOOK_SWEEP_MINUTES,
+  webhookSweepRuleName,
 } from '#shared/webhook-functions';
 import { WITHOUT_BUILTIN_VALIDATION } from '#test/support/cdk-json-context';
 import { type CfnTemplate, loadStageTemplates, stageTemplate, stageVariant } from '#test/support/stage-templates';
@@ -270,7 +273,7 @@ describe('functions', () => {
         ),
     ) as [TableId, TableAccess][];
 
-  it("one per route plus the authorizer, the reporting indexer, the recording processor, the two webhook functions and the OpenAPI document (and CDK's own log-policy helper)", () => {
+  it("one per route plus the authorizer, the reporting indexer, the recording processor, the three webhook functions and the OpenAPI document (and CDK's own log-policy helper)", () => {
     const ours = Object.values(resourcesOf('AWS::Lambda::Function'))
       .map((fn) => fn.Properties.FunctionName)
       .filter((name): name is string => typeof name === 'string');
@@ -281,6 +284,7 @@ describe('functions', () => {
         'processRecording',
         WEBHOOK_FAN_OUT.id,
         WEBHOOK_DELIVERY.id,
+        WEBHOOK_SWEEP.id,
         OPENAPI_DOCUMENT_OPERATION,
       ]
         .map((name) => `cxm-${config.stage}-${name}`)
@@ -864,7 +868,7 @@ describe('tenant webhooks', () => {
   const tableOfStream = (arn: unknown) =>
     [...referencedIds(arn)].map((id) => resource(id).Properties.TableName as string)[0];
 
-  it("the fan-out reads each source table's stream, filtered to the records that are events, from now on, its failures kept", () => {
+  it("the fan-out reads each source table's stream, filtered to the records that are events, from now on, a key's records in order, its failures kept", () => {
     const mappings = mappingsOf(WEBHOOK_FAN_OUT.id);
     expect(mappings).toHaveLength(WEBHOOK_STREAM_SOURCES.length);
     for (const source of WEBHOOK_STREAM_SOURCES) {
@@ -878,6 +882,9 @@ describe('tenant webhooks', () => {
         FilterCriteria: { Filters: [{ Pattern: JSON.stringify(source.pattern) }] },
         FunctionResponseTypes: ['ReportBatchItemFailures'],
         BisectBatchOnFunctionError: true,
+        // The local stream reader plays these (infra/local/local-streams.ts).
+        BatchSize: WEBHOOK_FAN_OUT.mapping.batchSize,
+        ParallelizationFactor: WEBHOOK_FAN_OUT.mapping.parallelizationFactor,
       });
       const [dlq] = referencedIds(mapping!.Properties.DestinationConfig);
       expect(resource(dlq!).Properties.QueueName).toBe(`cxm-${config.stage}-webhook-fan-out-dlq`);
@@ -896,6 +903,61 @@ describe('tenant webhooks', () => {
     ).Variables;
     expect(variables[FUNCTION_ENV.webhookTargets]).toBe('stage');
     expect(referencedIds(variables[FUNCTION_ENV.webhookQueueUrl])).toEqual(new Set([queueId]));
+  });
+
+  it('the sweeper runs every minute, with no retry (the next run takes over), reads the sweep index, moves times on and sends tasks: nothing more', () => {
+    const sweeperId = functionLogicalId(WEBHOOK_SWEEP.id);
+    const [rule, ...others] = Object.values(resourcesOf('AWS::Events::Rule')).filter(
+      (candidate) => candidate.Properties.Name === webhookSweepRuleName(config.stage),
+    );
+    expect(others).toHaveLength(0);
+    expect(rule!.Properties).toMatchObject({
+      ScheduleExpression: `rate(${WEBHOOK_SWEEP_MINUTES} minute)`,
+      Targets: [
+        expect.objectContaining({
+          Arn: { 'Fn::GetAtt': [sweeperId, 'Arn'] },
+          RetryPolicy: { MaximumRetryAttempts: 0 },
+        }),
+      ],
+    });
+    expect(mappingsOf(WEBHOOK_SWEEP.id)).toEqual([]);
+
+    // UpdateItem on the deliveries table, Query on its sweep index alone: no read of any item by key.
+    expect([...tableGrants(sweeperId)]).toEqual([['webhookDeliveries', ['dynamodb:UpdateItem', 'dynamodb:Query']]]);
+    const query = dynamoStatements(sweeperId).find((statement) => [statement.Action].flat().includes('dynamodb:Query'));
+    expect(JSON.stringify(query?.Resource)).toContain(`/index/${tableSpecs.webhookDeliveries.indexes[0]!.name}`);
+    const [queueId] = referencedIds(mappingsOf(WEBHOOK_DELIVERY.id)[0]!.Properties.EventSourceArn);
+    const roleId = [...referencedIds(resource(sweeperId).Properties.Role)][0]!;
+    const queueStatements = Object.values(resourcesOf('AWS::IAM::Policy'))
+      .filter((policy) => referencedIds(policy.Properties.Roles).has(roleId))
+      .flatMap((policy) => (policy.Properties.PolicyDocument as { Statement: DynamoStatement[] }).Statement)
+      .filter((statement) => [statement.Action].flat().some((action) => action.startsWith('sqs:')));
+    expect(queueStatements).toEqual([
+      expect.objectContaining({
+        Action: expect.arrayContaining(['sqs:SendMessage']),
+        Resource: { 'Fn::GetAtt': [queueId, 'Arn'] },
+      }),
+    ]);
+    const variables = (resource(sweeperId).Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+    expect(referencedIds(variables[FUNCTION_ENV.webhookQueueUrl])).toEqual(new Set([queueId]));
+    expect(referencedIds(variables[tableSpecs.webhookDeliveries.envVar])).toEqual(
+      new Set([tableLogicalId('webhookDeliveries')]),
+    );
+  });
+
+  it('the deliveries table has a sparse sweep index by shard and time, holding what the sweeper reads and not the bodies', () => {
+    const [index] = tableSpecs.webhookDeliveries.indexes;
+    expect(resource(tableLogicalId('webhookDeliveries')).Properties.GlobalSecondaryIndexes).toEqual([
+      {
+        IndexName: index!.name,
+        KeySchema: [
+          { AttributeName: 'sweepShard', KeyType: 'HASH' },
+          { AttributeName: 'sweepAt', KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: [...index!.include!] },
+      },
+    ]);
+    expect(index!.include).not.toContain('body');
   });
 
   it("the delivery function and the routes that register targets know the API's own host, which no webhook may target", () => {

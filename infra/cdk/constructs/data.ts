@@ -8,6 +8,7 @@ import {
   type Attribute,
   AttributeType,
   BillingMode,
+  ProjectionType,
   StreamViewType,
   Table,
   TableEncryption,
@@ -52,6 +53,7 @@ export class SpecTable extends Table {
         indexName: index.name,
         partitionKey: toAttribute(index.partitionKey),
         ...(index.sortKey && { sortKey: toAttribute(index.sortKey) }),
+        ...(index.include && { projectionType: ProjectionType.INCLUDE, nonKeyAttributes: [...index.include] }),
       });
     }
   }

@@ -28,6 +28,7 @@ import { Topic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { APP_METRICS, type AppMetric, METRICS_NAMESPACE } from '#shared/http/metric-names';
+import { WEBHOOK_SWEEP_MINUTES } from '#shared/webhook-functions';
 import type { StageConfig } from '../config.ts';
 import { accessLogGroupOf } from './access-logs.ts';
 import type { Api } from './api.ts';
@@ -188,6 +189,14 @@ export class Observability extends Construct {
         webhooks.deliveryDeadLetters,
         'Webhook delivery tasks the delivery function could not settle five times are waiting in their dead-letter queue',
       );
+      this.alarm('webhook-sweeper-errors', {
+        alarmDescription:
+          'The webhook sweeper met errors in three runs in a row: lost delivery tasks and long waits are not being queued (see its logs)',
+        metric: webhooks.sweeper.metricErrors({ statistic: 'Sum', period: Duration.minutes(WEBHOOK_SWEEP_MINUTES) }),
+        threshold: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 3,
+      });
     }
 
     if (indexer) {
@@ -244,6 +253,7 @@ export class Observability extends Construct {
         ? [
             ['webhook-fan-out', webhooks.fanOut] as [string, ApiFunction],
             ['webhook-delivery', webhooks.delivery] as [string, ApiFunction],
+            ['webhook-sweeper', webhooks.sweeper] as [string, ApiFunction],
           ]
         : []),
     ];

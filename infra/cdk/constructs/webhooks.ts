@@ -2,12 +2,16 @@
  * Tenant webhooks on a stage (shared/webhook-functions.ts): the fan-out reads the streams of the
  * conversations, VOC jobs and documents tables (filtered to the records that are events), keeps the
  * deliveries and queues a task for each; the delivery function takes the tasks from the queue,
- * makes each attempt, and queues the next one, delayed, when it failed. Failures are bounded and
- * kept: a stream record the fan-out keeps failing goes to its dead-letter queue after its retries,
- * a task the delivery function keeps failing (a store outage, not a receiver's error, which the
- * schedule handles) to the queue's own dead-letter queue; both have an alarm (observability.ts).
+ * makes each attempt, and queues the next one, delayed, when it failed and the queue can carry the
+ * wait; the sweeper, on a schedule, queues the tasks of longer waits near their time and again
+ * those of tasks lost. Failures are bounded and kept: a stream record the fan-out keeps failing
+ * goes to its dead-letter queue after its retries, a task the delivery function keeps failing (a
+ * store outage, not a receiver's error, which the schedule handles) to the queue's own dead-letter
+ * queue; both have an alarm (observability.ts). A sweeper run that fails is followed by the next.
  */
 import { Duration } from 'aws-cdk-lib';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction as LambdaTarget } from 'aws-cdk-lib/aws-events-targets';
 import { FilterCriteria, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
@@ -22,6 +26,9 @@ import {
   WEBHOOK_DELIVERY,
   WEBHOOK_FAN_OUT,
   WEBHOOK_STREAM_SOURCES,
+  WEBHOOK_SWEEP,
+  WEBHOOK_SWEEP_MINUTES,
+  webhookSweepRuleName,
 } from '#shared/webhook-functions';
 import type { StageConfig } from '../config.ts';
 import { ApiFunction } from './api-function.ts';
@@ -35,6 +42,7 @@ const DELIVERY_VISIBILITY = Duration.seconds(DELIVERY_TIMEOUT.toSeconds() * 6);
 export class Webhooks extends Construct {
   readonly fanOut: ApiFunction;
   readonly delivery: ApiFunction;
+  readonly sweeper: ApiFunction;
   readonly queue: Queue;
   /** Stream records the fan-out gave up on. */
   readonly fanOutDeadLetters: Queue;
@@ -83,7 +91,7 @@ export class Webhooks extends Construct {
         new DynamoEventSource(table, {
           // A new fan-out announces what happens from now on, not a day of the stream's past.
           startingPosition: StartingPosition.LATEST,
-          batchSize: 10,
+          ...WEBHOOK_FAN_OUT.mapping,
           filters: [FilterCriteria.filter(source.pattern)],
           bisectBatchOnError: true,
           reportBatchItemFailures: true,
@@ -113,7 +121,31 @@ export class Webhooks extends Construct {
     this.delivery.addEventSource(
       new SqsEventSource(this.queue, { ...WEBHOOK_DELIVERY.mapping, reportBatchItemFailures: true }),
     );
-    // The next attempt of a failed delivery, and the next hop of a long wait.
+    // The next attempt of a failed delivery, and the next hop of a task early for its attempt.
     this.queue.grantSendMessages(this.delivery);
+
+    this.sweeper = new ApiFunction(this, 'Sweeper', {
+      entry: WEBHOOK_SWEEP.handler,
+      functionName: `cxm-${stage}-${WEBHOOK_SWEEP.id}`,
+      description:
+        'Tenant webhooks: queue the tasks of pending deliveries due in the sweep index (lost, or long waits)',
+      // A run reads a bounded number of pages (delivery-sweep.ts): seconds, well within this.
+      timeout: Duration.seconds(60),
+      // A failed run is followed by the next a minute later; a retry would only run beside it.
+      retryAttempts: 0,
+      config,
+      environment,
+    });
+    for (const [tableId, access] of Object.entries(WEBHOOK_SWEEP.tables) as [TableId, TableAccess][])
+      this.sweeper.bindTable(tables[tableId], access);
+    this.queue.grantSendMessages(this.sweeper);
+    new Rule(this, 'DeliverySweep', {
+      ruleName: webhookSweepRuleName(stage),
+      description:
+        'Queue the tasks of pending webhook deliveries whose task was lost or whose wait outlasts a queue delay',
+      schedule: Schedule.rate(Duration.minutes(WEBHOOK_SWEEP_MINUTES)),
+      // As above: the next run, not EventBridge's retries, takes over from one that was not invoked.
+      targets: [new LambdaTarget(this.sweeper, { retryAttempts: 0 })],
+    });
   }
 }
