@@ -324,23 +324,22 @@ export function startStreamReaders(
       // Rounds begun after the call, until two in a row read nothing: like DynamoDB's, a shard
       // read from a new iterator may answer an empty page with records behind it. Each round looks
       // for new shards: a stream's first shard may open with its first record.
-      // Each round begins with every lane drained, so none is skipped for records waiting.
+      // The lanes are drained between rounds, outside the rounds' chain, so reading goes on
+      // meanwhile and no round after the first skips a shard for the records waiting in it.
       for (let empty = 0; empty < 2 && !stopped; ) {
-        const round = busy.then(async () => {
-          await drained();
-          return stopped ? 0 : poll(true);
-        });
+        const round = busy.then(() => (stopped ? 0 : poll(true)));
         busy = round.then(
           () => undefined,
           () => undefined,
         );
         try {
-          empty = (await round) === 0 ? empty + 1 : 0;
+          const read = await round;
+          await drained();
+          empty = read === 0 ? empty + 1 : 0;
         } catch {
           // DynamoDB Local busy: the next round is as good.
         }
       }
-      await drained();
     },
     async stop() {
       stopped = true;
