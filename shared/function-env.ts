@@ -12,6 +12,7 @@ export const FUNCTION_ENV = {
     keys: 'CXM_TABLE_KEYS',
     conversations: 'CXM_TABLE_CONVERSATIONS',
     documents: 'CXM_TABLE_DOCUMENTS',
+    documentVersions: 'CXM_TABLE_DOCUMENT_VERSIONS',
     vocJobs: 'CXM_TABLE_VOC_JOBS',
     reporting: 'CXM_TABLE_REPORTING',
     reportingCounts: 'CXM_TABLE_REPORTING_COUNTS',
@@ -26,6 +27,10 @@ export const FUNCTION_ENV = {
   opensearchIndexPrefix: 'CXM_OPENSEARCH_INDEX_PREFIX',
   opensearchPrimaryShards: 'CXM_OPENSEARCH_PRIMARY_SHARDS',
   opensearchReplicas: 'CXM_OPENSEARCH_REPLICAS',
+  /** Versions kept per provisioning document (`documentVersions.keep`). */
+  documentVersionsKeep: 'CXM_DOCUMENT_VERSIONS_KEEP',
+  /** Days a provisioning document's version is kept after it was made (`documentVersions.maxAgeDays`). */
+  documentVersionsMaxAgeDays: 'CXM_DOCUMENT_VERSIONS_MAX_AGE_DAYS',
   /** How long an Idempotency-Key answers for its first request, in hours. */
   idempotencyTtlHours: 'CXM_IDEMPOTENCY_TTL_HOURS',
   /** The browser origins (and, locally, the hosts) the MCP endpoint accepts. */

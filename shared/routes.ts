@@ -33,7 +33,13 @@ export interface TableAccess {
  * The idempotency records of a keyed write: put in the write's own transaction, and read only when
  * a concurrent request of the same key holds its claim (shared/store/idempotency-ledger.ts).
  */
-export const IDEMPOTENCY_RECORDS: TableAccess = { operations: ['GetItem', 'PutItem'] };
+export /**
+ * A document write's history (shared/store/documents-store.ts): the new version put, and the one
+ * the retention pushes out expired (TTL removes it), in the write's own transaction.
+ */
+const VERSION_WRITES: TableAccess = { operations: ['PutItem', 'UpdateItem'] };
+
+const IDEMPOTENCY_RECORDS: TableAccess = { operations: ['GetItem', 'PutItem'] };
 
 export interface RouteSpec {
   /** Stable identifier: function name suffix, log field, OpenAPI operationId. */
@@ -186,7 +192,11 @@ export const routes = [
     path: '/api/v1/provisioning/tenants/{tenantId}/{collection}/{docId}/versions/current',
     handler: 'functions/provisioning/replace-current-document.ts',
     scope: 'provisioning:{collection}.write',
-    tables: { documents: { operations: ['UpdateItem'] }, idempotency: IDEMPOTENCY_RECORDS },
+    tables: {
+      documents: { operations: ['GetItem', 'UpdateItem'] },
+      documentVersions: VERSION_WRITES,
+      idempotency: IDEMPOTENCY_RECORDS,
+    },
     schemas: {
       path: 'DocumentPath',
       query: 'NoQuery',
@@ -205,7 +215,11 @@ export const routes = [
     path: '/api/v1/provisioning/tenants/{tenantId}/{collection}/{docId}/versions/current',
     handler: 'functions/provisioning/merge-current-document.ts',
     scope: 'provisioning:{collection}.write',
-    tables: { documents: { operations: ['GetItem', 'UpdateItem'] }, idempotency: IDEMPOTENCY_RECORDS },
+    tables: {
+      documents: { operations: ['GetItem', 'UpdateItem'] },
+      documentVersions: VERSION_WRITES,
+      idempotency: IDEMPOTENCY_RECORDS,
+    },
     schemas: {
       path: 'DocumentPath',
       query: 'NoQuery',

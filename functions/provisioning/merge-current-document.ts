@@ -21,7 +21,7 @@ const answer = ({ json, etag }: { json: string; etag: string }) => ({
 
 export const handler = createApiHandler(
   mergeCurrentDocument,
-  async ({ tenantId, path, body, signal, idempotency, http }) => {
+  async ({ tenantId, path, body, signal, idempotency, http, caller }) => {
     const docId = requireStorableDocId(path.docId);
     const outcome = await documents.update(
       tenantId,
@@ -32,6 +32,7 @@ export const handler = createApiHandler(
         signal,
         preconditions: readPreconditions(http),
         record: recordAnswer(ledger, idempotency, answer),
+        by: caller.keyId,
       },
     );
     switch (outcome.kind) {

@@ -14,7 +14,7 @@ const ledger = idempotencyLedger();
 
 export const handler = createApiHandler(
   replaceCurrentDocument,
-  async ({ tenantId, path, body, signal, idempotency, http }) => {
+  async ({ tenantId, path, body, signal, idempotency, http, caller }) => {
     const docId = requireStorableDocId(path.docId);
     const json = documentJsonOr413(body);
     const answer = ({ created, etag }: { created: boolean; etag: string }) => ({
@@ -26,6 +26,7 @@ export const handler = createApiHandler(
       signal,
       preconditions: readPreconditions(http),
       record: recordAnswer(ledger, idempotency, answer),
+      by: caller.keyId,
     });
     if (outcome.kind === 'recorded') return replayRecorded(outcome.record, idempotency);
     if (outcome.kind === 'precondition-failed') {

@@ -1,10 +1,11 @@
 /**
  * Provisioning documents: pk `<tenant>#<collection>`, sk `<docId>`, the document as JSON text
- * (`data`, so any JSON object round-trips exactly), a `version` that guards every
- * read-modify-write and an `etag` drawn afresh by every write. A replace is one atomic
- * update; a change computed from the current document (a merge) is written only if the version is
- * still the one it was computed from. Preconditions (If-Match, If-None-Match) are conditions of the
- * write itself. With an idempotency claim the write and its record commit in one transaction.
+ * (`data`, so any JSON object round-trips exactly), its `version` number and an `etag` drawn
+ * afresh by every write. Every write (a replace, a merge) is computed from the document as read and
+ * commits, in one transaction, the document on condition that its version is still the one read,
+ * the new version in the versions table (pk `<tenant>#<collection>#<docId>`, sk its number), the
+ * removal of the version the retention pushes out, and the idempotency record when there is one.
+ * Preconditions (If-Match, If-None-Match) are conditions of the write itself.
  */
 import {
   ConditionalCheckFailedException,
@@ -17,10 +18,15 @@ import {
   QueryCommand,
   TransactWriteCommand,
   type TransactWriteCommandInput,
-  UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { isStorableDocId } from '#shared/domain/documents/document-id';
+import {
+  type VersionChange,
+  type VersionRetention,
+  versionPrunedBy,
+  versionStanding,
+} from '#shared/domain/documents/document-versions';
 import { newEntityTag, type Preconditions, preconditionsHold } from '#shared/domain/documents/entity-tags';
 import type { JsonObject } from '#shared/domain/documents/json-value';
 import type { IdempotencyRecord } from '#shared/domain/idempotency/recorded-response';
@@ -31,9 +37,25 @@ import { allOf, etagOf, preconditionExpression } from './precondition-expression
 import type { StopSignal } from './stop-signal.ts';
 import { StoreUnavailableError } from './store-unavailable-error.ts';
 
-const MAX_UPDATE_ATTEMPTS = 40;
-/** A keyed replace learns at most once that the document's existence differs from its guess, plus conflicts. */
-const MAX_REPLACE_ATTEMPTS = 8;
+/** Writes lost to other writes of the same document before a write gives up (30 merges at once win in turn). */
+const MAX_WRITE_ATTEMPTS = 40;
+
+/** An item as DynamoDB answers it. */
+type Item = Record<string, unknown>;
+
+/** What a write makes: the document's next version and how it came to be. */
+interface VersionWrite {
+  json: string;
+  change: VersionChange;
+}
+
+/** What a committed write is, before the method says it its own way. */
+interface DocumentWritten {
+  created: boolean;
+  json: string;
+  etag: string;
+  version: number;
+}
 
 export interface DocumentEntry {
   id: string;
@@ -45,7 +67,25 @@ export interface StoredDocument {
   json: string;
   /** The opaque entity tag of this version (without quotes). */
   etag: string;
+  /** The number of this version (versions/{n}). */
+  version: number;
 }
+
+/** One version of a document, as its history keeps it. */
+export interface StoredVersion {
+  number: number;
+  json: string;
+  etag: string;
+  createdAt: string;
+  change: VersionChange;
+  /** The id of the key that made it; absent for an operator's import and for history kept before keys were. */
+  keyId?: string;
+  /** The document's size, in bytes of UTF-8. */
+  bytes: number;
+}
+
+/** What a version number names: a version, one the retention removed, or none yet. */
+export type VersionRead = { kind: 'found'; version: StoredVersion } | { kind: 'gone' } | { kind: 'not-yet' };
 
 export interface DocumentPage {
   entries: DocumentEntry[];
@@ -62,11 +102,13 @@ export type WriteOutcome<Written> =
 export interface Replaced {
   created: boolean;
   etag: string;
+  version: number;
 }
 
 export interface Merged {
   json: string;
   etag: string;
+  version: number;
 }
 
 export interface WriteOptions<Written> {
@@ -80,6 +122,8 @@ export interface WriteOptions<Written> {
    * fan-out's stream filter reads): every API write; not an operator's import.
    */
   announce?: boolean;
+  /** The id of the key that asked for the write, kept with the version. */
+  by?: string;
 }
 
 export interface DocumentsStore {
@@ -114,6 +158,18 @@ export interface DocumentsStore {
     change: (current: JsonObject) => string,
     options?: WriteOptions<Merged>,
   ): Promise<WriteOutcome<Merged> | { kind: 'absent' }>;
+  /** Version `n` of the document, or why there is none. */
+  readVersion(tenantId: string, collection: string, docId: string, n: number): Promise<VersionRead>;
+  /**
+   * The document's versions kept, newest first, at most `limit`, those numbered below `before`;
+   * undefined when there is no document.
+   */
+  listVersions(
+    tenantId: string,
+    collection: string,
+    docId: string,
+    page: { limit: number; before?: number },
+  ): Promise<{ versions: StoredVersion[]; more: boolean } | undefined>;
 }
 
 /** An update as a transaction takes it; the single-item command takes it too. */
@@ -148,19 +204,25 @@ type Refusal =
   /** Busy: try again. `conflict` when another transaction held an item of this one. */
   | { kind: 'busy'; conflict: boolean };
 
-/** Reads a failed write; throws what is a fault. A plain write meeting an item inside a transaction is busy too. */
+/**
+ * Reads a failed write; throws what is a fault. A plain write meeting an item inside a transaction
+ * is busy too. In a transaction the document's own update is the first item and the idempotency
+ * record, when there is one, the last.
+ */
 function refusalOf(error: unknown, ledger?: RecordRequest<unknown>['ledger']): Refusal {
   if (error instanceof ConditionalCheckFailedException)
     return { kind: 'refused', item: error.Item && unmarshall(error.Item) };
   // DynamoDB refuses a single-item write to an item in an ongoing transaction; the SDK does not retry it.
   if (error instanceof TransactionConflictException) return { kind: 'busy', conflict: true };
   if (error instanceof TransactionCanceledException) {
-    const [write, claim] = error.CancellationReasons ?? [];
+    const reasons = error.CancellationReasons ?? [];
+    const [write] = reasons;
+    const claim = ledger ? reasons.at(-1) : undefined;
     const held = ledger?.heldBy(claim);
     if (held) return { kind: 'held', record: held };
     if (write?.Code === 'ConditionalCheckFailed')
       return { kind: 'refused', item: write.Item && unmarshall(write.Item) };
-    const busy = busyReason([write?.Code, claim?.Code]);
+    const busy = busyReason(reasons.map((reason) => reason.Code));
     if (busy) return { kind: 'busy', ...busy };
   }
   throw error;
@@ -172,7 +234,137 @@ const abandoned = (what: string, cause?: unknown) =>
 const backoff = (attempt: number) =>
   new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(200, 10 * 2 ** attempt)));
 
-export function createDocumentsStore(client: DynamoDBDocumentClient, table: string): DocumentsStore {
+/** Where a write goes and what it writes, besides the document's key. */
+interface WriteContext {
+  table: string;
+  tenantId: string;
+  collection: string;
+  announce: boolean;
+  nowMs: number;
+}
+
+/** The document's update of a write: its new version, on condition that it is still the one read. */
+function documentUpdate(
+  k: { pk: string; sk: string },
+  current: Item | undefined,
+  written: DocumentWritten,
+  change: VersionChange,
+  context: WriteContext,
+): UpdateCommandInput {
+  const { announce } = context;
+  return {
+    TableName: context.table,
+    Key: k,
+    UpdateExpression: `SET #data = :data, #version = :next, #etag = :etag, updatedAt = :now, tenantId = :tenant, #collection = :collection, versioned = :true${announce ? ', #change = :change' : ' REMOVE #change'}`,
+    ConditionExpression: current ? '#version = :seen' : 'attribute_not_exists(pk)',
+    ExpressionAttributeNames: {
+      '#data': 'data',
+      '#version': 'version',
+      '#etag': 'etag',
+      '#collection': 'collection',
+      '#change': 'change',
+    },
+    ExpressionAttributeValues: {
+      ':data': written.json,
+      ':next': written.version,
+      ':etag': written.etag,
+      ':now': new Date(context.nowMs).toISOString(),
+      ':tenant': context.tenantId,
+      ':collection': context.collection,
+      ':true': true,
+      ...(current && { ':seen': Number(current.version) }),
+      // What the webhooks' event says (the fan-out's stream filter reads it): replaced or merged.
+      ...(announce && { ':change': change === 'merged' ? 'merged' : 'replaced' }),
+    },
+    // A lost race hands back the winner's document: no second read to compute again from it.
+    ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+  };
+}
+
+/** The TTL of a version made at `createdMs`: the retention's age after it. */
+const expiresAtOf = (createdMs: number, retention: VersionRetention) =>
+  Math.ceil((createdMs + retention.maxAgeMs) / 1000);
+
+/** A version's item: the document as written, how and by whom, until the retention's age. */
+function versionItem(
+  pk: string,
+  written: Pick<DocumentWritten, 'json' | 'etag' | 'version'>,
+  change: VersionChange,
+  createdMs: number,
+  retention: VersionRetention,
+  by: string | undefined,
+): Item {
+  return {
+    pk,
+    sk: written.version,
+    data: written.json,
+    etag: written.etag,
+    createdAt: new Date(createdMs).toISOString(),
+    change,
+    bytes: Buffer.byteLength(written.json, 'utf8'),
+    expiresAt: expiresAtOf(createdMs, retention),
+    ...(by !== undefined && { keyId: by }),
+  };
+}
+
+/** The present state of a document kept before versions were, as its first version kept. */
+function presentAsVersion(pk: string, current: Item, nowMs: number, retention: VersionRetention): Item {
+  const number = Number(current.version);
+  const madeMs = typeof current.updatedAt === 'string' ? Date.parse(current.updatedAt) : nowMs;
+  return versionItem(
+    pk,
+    { json: String(current.data), etag: etagOf(current), version: number },
+    number === 1 ? 'created' : current.change === 'merged' ? 'merged' : 'replaced',
+    // Kept its full age from now: its own time may be older than the retention.
+    Math.max(madeMs, nowMs - retention.maxAgeMs + 60_000),
+    retention,
+    undefined,
+  );
+}
+
+const CHANGES: readonly VersionChange[] = ['created', 'replaced', 'merged', 'restored'];
+
+function toVersion(item: Item): StoredVersion {
+  const change = CHANGES.find((known) => known === item.change) ?? 'replaced';
+  return {
+    number: Number(item.sk),
+    json: String(item.data),
+    etag: String(item.etag),
+    createdAt: String(item.createdAt),
+    change,
+    bytes: Number(item.bytes ?? Buffer.byteLength(String(item.data), 'utf8')),
+    ...(typeof item.keyId === 'string' && { keyId: item.keyId }),
+  };
+}
+
+/** The document itself as its current version, for one whose version item is not there. */
+function currentAsVersion(current: Item): StoredVersion {
+  const number = Number(current.version);
+  return toVersion({
+    sk: number,
+    data: current.data,
+    etag: etagOf(current),
+    createdAt: current.updatedAt ?? new Date(0).toISOString(),
+    change: number === 1 ? 'created' : current.change,
+  });
+}
+
+/** Whether TTL has yet to remove a version past its age (TTL deletes within days, not at once). */
+const expired = (item: Item) => typeof item.expiresAt === 'number' && item.expiresAt * 1000 <= Date.now();
+
+/**
+ * The documents of `tables.documents` and their versions in `tables.versions`, keeping `retention`.
+ *
+ * @example const documents = createDocumentsStore(client, { documents, versions }, DEFAULT_VERSION_RETENTION);
+ */
+export function createDocumentsStore(
+  client: DynamoDBDocumentClient,
+  tables: { documents: string; versions: string | (() => string) },
+  retention: VersionRetention,
+): DocumentsStore {
+  const table = tables.documents;
+  // Named when first used: a function that only reads current documents is given no versions table.
+  const versionsTable = () => (typeof tables.versions === 'string' ? tables.versions : tables.versions());
   const key = (tenantId: string, collection: string, docId: string) => {
     const pk = tenantKey(tenantId, collection);
     return pk !== undefined && isStorableDocId(docId) ? { pk, sk: docId } : undefined;
@@ -181,8 +373,109 @@ export function createDocumentsStore(client: DynamoDBDocumentClient, table: stri
     const k = key(tenantId, collection, docId);
     if (!k) return undefined;
     const { Item } = await client.send(new GetCommand({ TableName: table, Key: k, ConsistentRead: true }));
-    return Item ? { json: String(Item.data), etag: etagOf(Item) } : undefined;
+    return Item ? { json: String(Item.data), etag: etagOf(Item), version: Number(Item.version) } : undefined;
   };
+
+  const versionsKey = (tenantId: string, collection: string, docId: string) =>
+    isStorableDocId(docId) ? tenantKey(tenantId, collection, docId) : undefined;
+  const getItem = async (k: { pk: string; sk: string }, signal?: StopSignal): Promise<Item | undefined> =>
+    (await client.send(new GetCommand({ TableName: table, Key: k, ConsistentRead: true }), { abortSignal: signal }))
+      .Item;
+
+  /**
+   * Writes the document `compute` makes of the one stored (undefined: none) as its next version:
+   * the document and the version in one transaction, on condition that the document is still the
+   * one computed from, with the version the retention prunes and the idempotency record. A lost
+   * race computes again from the winner's document, which the refusal hands back.
+   */
+  async function write<Written>(
+    tenantId: string,
+    collection: string,
+    docId: string,
+    compute: (current: Item | undefined) => VersionWrite | 'absent',
+    toWritten: (written: DocumentWritten) => Written,
+    { signal, preconditions = {}, record, announce = true, by }: WriteOptions<Written>,
+  ): Promise<WriteOutcome<Written> | { kind: 'absent' }> {
+    const k = key(tenantId, collection, docId);
+    const vk = versionsKey(tenantId, collection, docId);
+    let current = k ? await getItem(k, signal) : undefined;
+    const concurrentRecord = recordLookupOnce(tenantId, record, signal);
+    for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
+      if (signal?.aborted) throw abandoned(`write of ${docId}`);
+      const next = k && vk ? compute(current) : 'absent';
+      if (next === 'absent' || !k || !vk) {
+        // A document is never deleted, so a key recorded for another request is the only record to look for.
+        const held = record && (await record.ledger.find(tenantId, record.claim.key, signal));
+        if (held) return { kind: 'recorded', record: held };
+        if (!k || !vk) throw new RangeError('document key too long to store');
+        return preconditions.ifMatch !== undefined ? { kind: 'precondition-failed' } : { kind: 'absent' };
+      }
+      // Without a key nothing else can decide the answer: a failed precondition needs no write.
+      if (!record && !preconditionsHold(current && etagOf(current), preconditions))
+        return { kind: 'precondition-failed' };
+      const seen = current ? Number(current.version) : 0;
+      const written: DocumentWritten = { created: !current, json: next.json, etag: newEntityTag(), version: seen + 1 };
+      const nowMs = Date.now();
+      const pruned = versionPrunedBy(written.version, retention);
+      const items: NonNullable<TransactWriteCommandInput['TransactItems']> = [
+        {
+          Update: withPrecondition(
+            documentUpdate(k, current, written, next.change, { table, tenantId, collection, announce, nowMs }),
+            preconditions,
+          ),
+        },
+        { Put: { TableName: versionsTable(), Item: versionItem(vk, written, next.change, nowMs, retention, by) } },
+        // A document written before versions were kept starts its history at its present state.
+        ...(current && current.versioned !== true
+          ? [{ Put: { TableName: versionsTable(), Item: presentAsVersion(vk, current, nowMs, retention) } }]
+          : []),
+        // Expired rather than deleted: no write route deletes (TTL removes it; reads see it gone at once).
+        ...(pruned !== undefined
+          ? [
+              {
+                Update: {
+                  TableName: versionsTable(),
+                  Key: { pk: vk, sk: pruned },
+                  UpdateExpression: 'SET expiresAt = :now',
+                  ExpressionAttributeValues: { ':now': Math.floor(nowMs / 1000) },
+                },
+              },
+            ]
+          : []),
+        ...(record
+          ? [record.ledger.recordItem(tenantId, record.claim, record.response(toWritten(written)), nowMs)]
+          : []),
+      ];
+      try {
+        await client.send(
+          // The SDK retries a call whose answer was lost; the token makes that retry a no-op.
+          new TransactWriteCommand({ ClientRequestToken: `${written.etag}.${attempt}`, TransactItems: items }),
+          // At the deadline the SDK stops as well: none of its retries commits after the 504.
+          { abortSignal: signal },
+        );
+        return { kind: 'written', ...toWritten(written) };
+      } catch (error) {
+        if (signal?.aborted) throw abandoned(`write of ${docId}`, error);
+        const refusal = refusalOf(error, record?.ledger);
+        if (refusal.kind === 'held') return { kind: 'recorded', record: refusal.record };
+        if (refusal.kind === 'refused') {
+          const refused = refusal.item;
+          // The SDK retried a write whose answer was lost, and the retry met the write itself.
+          if (refused?.etag === written.etag) return { kind: 'written', ...toWritten(written) };
+          if (!preconditionsHold(refused && etagOf(refused), preconditions)) return { kind: 'precondition-failed' };
+          // Refused from the very state it was computed from while the preconditions hold in code:
+          // a refusal, never retried without end.
+          if ((refused ? Number(refused.version) : 0) === seen) return { kind: 'precondition-failed' };
+          current = refused;
+        } else {
+          const found = refusal.conflict ? await concurrentRecord() : undefined;
+          if (found) return { kind: 'recorded', record: found };
+        }
+        await backoff(attempt);
+      }
+    }
+    throw new StoreUnavailableError(`write of ${docId} kept conflicting after ${MAX_WRITE_ATTEMPTS} attempts`);
+  }
 
   return {
     async list(tenantId, collection, { limit, after, maxBytes }) {
@@ -221,192 +514,82 @@ export function createDocumentsStore(client: DynamoDBDocumentClient, table: stri
 
     read,
 
-    async replace(tenantId, collection, docId, json, { signal, preconditions = {}, record, announce = true } = {}) {
-      const k = key(tenantId, collection, docId);
-      if (!k) throw new RangeError('document key too long to store');
-      const etag = newEntityTag();
-      const update: UpdateCommandInput = {
-        TableName: table,
-        Key: k,
-        UpdateExpression: `SET #data = :data, #version = if_not_exists(#version, :zero) + :one, #etag = :etag, updatedAt = :now, tenantId = :tenant, #collection = :collection${announce ? ', #change = :replaced' : ' REMOVE #change'}`,
-        ExpressionAttributeNames: {
-          '#data': 'data',
-          '#version': 'version',
-          '#etag': 'etag',
-          '#collection': 'collection',
-          '#change': 'change',
-        },
-        ExpressionAttributeValues: {
-          ':data': json,
-          ':zero': 0,
-          ':one': 1,
-          ':etag': etag,
-          ':now': new Date().toISOString(),
-          ':tenant': tenantId,
-          ':collection': collection,
-          ...(announce && { ':replaced': 'replaced' }),
-        },
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      };
-
-      if (!record) {
-        for (let attempt = 0; attempt < MAX_REPLACE_ATTEMPTS; attempt++) {
-          if (signal?.aborted) throw abandoned(`replace of ${docId}`);
-          try {
-            const { Attributes } = await client.send(
-              // Only attributes that existed come back: none means the document is new.
-              new UpdateCommand({ ...withPrecondition(update, preconditions), ReturnValues: 'UPDATED_OLD' }),
-              // At the deadline the SDK stops as well: none of its retries commits after the 504.
-              { abortSignal: signal },
-            );
-            // An SDK retry of a write whose answer was lost finds that write's own tag: its old
-            // image is the first attempt's result, which created the document if it is version 1.
-            const created =
-              Attributes?.etag === etag ? Number(Attributes.version) === 1 : Attributes?.version === undefined;
-            return { kind: 'written', created, etag };
-          } catch (error) {
-            if (signal?.aborted) throw abandoned(`replace of ${docId}`, error);
-            const refusal = refusalOf(error);
-            if (refusal.kind === 'busy') {
-              await backoff(attempt);
-              continue;
-            }
-            // The SDK retried a write whose answer was lost, and the retry met the write itself.
-            if (refusal.kind === 'refused' && refusal.item?.etag === etag)
-              return { kind: 'written', created: Number(refusal.item.version) === 1, etag };
-            return { kind: 'precondition-failed' };
-          }
-        }
-        throw new StoreUnavailableError(`replace of ${docId} kept conflicting after ${MAX_REPLACE_ATTEMPTS} attempts`);
-      }
-
-      // The recorded answer (201 or 200) must be known before the commit: the write states whether
-      // the document exists, and learns from a refusal when the guess was wrong. Documents are
-      // never deleted, so the guess is corrected at most once, and If-None-Match: * knows already.
-      let exists = preconditions.ifNoneMatch !== '*';
-      const concurrentRecord = recordLookupOnce(tenantId, record, signal);
-      for (let attempt = 0; attempt < MAX_REPLACE_ATTEMPTS; attempt++) {
-        if (signal?.aborted) throw abandoned(`replace of ${docId}`);
-        const created = !exists;
-        try {
-          await client.send(
-            new TransactWriteCommand({
-              // The SDK retries a call whose answer was lost; the token makes that retry a no-op.
-              ClientRequestToken: `${etag}.${attempt}`,
-              TransactItems: [
-                {
-                  Update: withPrecondition(
-                    update,
-                    preconditions,
-                    exists ? 'attribute_exists(pk)' : 'attribute_not_exists(pk)',
-                  ),
-                },
-                record.ledger.recordItem(tenantId, record.claim, record.response({ created, etag }), Date.now()),
-              ],
-            }),
-            { abortSignal: signal },
-          );
-          return { kind: 'written', created, etag };
-        } catch (error) {
-          if (signal?.aborted) throw abandoned(`replace of ${docId}`, error);
-          const refusal = refusalOf(error, record.ledger);
-          if (refusal.kind === 'held') return { kind: 'recorded', record: refusal.record };
-          if (refusal.kind === 'refused') {
-            const current = refusal.item;
-            if (!preconditionsHold(current && etagOf(current), preconditions)) return { kind: 'precondition-failed' };
-            // Only the existence guess can be wrong once the preconditions hold; a condition that
-            // held in code yet failed in DynamoDB is refused, never retried without end.
-            if ((current !== undefined) === exists) return { kind: 'precondition-failed' };
-            exists = current !== undefined;
-            continue;
-          }
-          const found = refusal.conflict ? await concurrentRecord() : undefined;
-          if (found) return { kind: 'recorded', record: found };
-          await backoff(attempt);
-        }
-      }
-      throw new StoreUnavailableError(`replace of ${docId} kept conflicting after ${MAX_REPLACE_ATTEMPTS} attempts`);
+    replace(tenantId, collection, docId, json, options = {}) {
+      const change = (current: Item | undefined): VersionWrite => ({ json, change: current ? 'replaced' : 'created' });
+      return write(
+        tenantId,
+        collection,
+        docId,
+        change,
+        ({ created, etag, version }) => ({ created, etag, version }),
+        options,
+      ) as Promise<WriteOutcome<Replaced>>;
     },
 
-    async update(tenantId, collection, docId, change, { signal, preconditions = {}, record } = {}) {
+    update(tenantId, collection, docId, change, options = {}) {
+      const merge = (current: Item | undefined): VersionWrite | 'absent' =>
+        current ? { json: change(JSON.parse(String(current.data)) as JsonObject), change: 'merged' } : 'absent';
+      return write(tenantId, collection, docId, merge, ({ json, etag, version }) => ({ json, etag, version }), options);
+    },
+
+    async readVersion(tenantId, collection, docId, n) {
       const k = key(tenantId, collection, docId);
-      const { Item } = k
-        ? await client.send(new GetCommand({ TableName: table, Key: k, ConsistentRead: true }), { abortSignal: signal })
-        : { Item: undefined };
-      let current = Item;
-      const concurrentRecord = recordLookupOnce(tenantId, record, signal);
-      for (let attempt = 0; attempt < MAX_UPDATE_ATTEMPTS; attempt++) {
-        if (!current) {
-          // A committed merge leaves its document behind (documents are never deleted), so a key
-          // recorded for another request is the only record to look for: one read, keyed only.
-          const held = record && (await record.ledger.find(tenantId, record.claim.key, signal));
-          if (held) return { kind: 'recorded', record: held };
-          return preconditions.ifMatch !== undefined ? { kind: 'precondition-failed' } : { kind: 'absent' };
-        }
-        if (signal?.aborted) throw abandoned(`update of ${docId}`);
-        // Without a key nothing else can decide the answer: a failed precondition needs no write.
-        if (!record && !preconditionsHold(etagOf(current), preconditions)) return { kind: 'precondition-failed' };
-        const version = Number(current.version);
-        const json = change(JSON.parse(String(current.data)) as JsonObject);
-        const etag = newEntityTag();
-        const update = withPrecondition(
-          {
-            TableName: table,
-            Key: k,
-            UpdateExpression: 'SET #data = :data, #version = :next, #etag = :etag, updatedAt = :now, #change = :merged',
-            ConditionExpression: '#version = :version',
-            ExpressionAttributeNames: { '#data': 'data', '#version': 'version', '#etag': 'etag', '#change': 'change' },
+      const vk = versionsKey(tenantId, collection, docId);
+      if (!k || !vk) return { kind: 'not-yet' };
+      const current = await getItem(k);
+      const standing = versionStanding(n, current && Number(current.version), retention);
+      if (standing === 'not-yet' || standing === 'gone') return { kind: standing };
+      const { Item } = await client.send(
+        new GetCommand({ TableName: versionsTable(), Key: { pk: vk, sk: n }, ConsistentRead: true }),
+      );
+      if (Item && !expired(Item)) return { kind: 'found', version: toVersion(Item) };
+      // The current version is the document itself, whatever became of its item (its age, or a
+      // document written before versions were kept).
+      return standing === 'current' && current
+        ? { kind: 'found', version: currentAsVersion(current) }
+        : { kind: 'gone' };
+    },
+
+    async listVersions(tenantId, collection, docId, { limit, before }) {
+      const k = key(tenantId, collection, docId);
+      const vk = versionsKey(tenantId, collection, docId);
+      const current = k && (await getItem(k));
+      if (!current || !vk) return undefined;
+      const newest = Number(current.version);
+      const below = Math.min(before ?? newest + 1, newest + 1);
+      const floor = newest - retention.keep;
+      const versions: StoredVersion[] = [];
+      let startKey: Record<string, unknown> | undefined;
+      // The current version leads the first page even when it has no item of its own.
+      let currentListed = below <= newest;
+      for (;;) {
+        const page = await client.send(
+          new QueryCommand({
+            TableName: versionsTable(),
+            KeyConditionExpression: 'pk = :pk AND sk BETWEEN :floor AND :below',
+            FilterExpression: 'attribute_not_exists(expiresAt) OR expiresAt > :now',
             ExpressionAttributeValues: {
-              ':data': json,
-              ':version': version,
-              ':next': version + 1,
-              ':etag': etag,
-              ':now': new Date().toISOString(),
-              ':merged': 'merged',
+              ':pk': vk,
+              ':floor': floor + 1,
+              ':below': below - 1,
+              ':now': Math.floor(Date.now() / 1000),
             },
-            // A lost race hands back the winner's document: no second read to retry from it.
-            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-          },
-          preconditions,
+            ScanIndexForward: false,
+            ExclusiveStartKey: startKey,
+            Limit: limit + 1 - versions.length,
+          }),
         );
-        try {
-          if (record) {
-            await client.send(
-              new TransactWriteCommand({
-                ClientRequestToken: `${etag}.${attempt}`,
-                TransactItems: [
-                  { Update: update },
-                  record.ledger.recordItem(tenantId, record.claim, record.response({ json, etag }), Date.now()),
-                ],
-              }),
-              { abortSignal: signal },
-            );
-          } else {
-            // At the deadline the SDK stops as well: none of its retries commits after the 504.
-            await client.send(new UpdateCommand(update), { abortSignal: signal });
-          }
-          return { kind: 'written', json, etag };
-        } catch (error) {
-          if (signal?.aborted) throw abandoned(`update of ${docId}`, error);
-          const refusal = refusalOf(error, record?.ledger);
-          if (refusal.kind === 'held') return { kind: 'recorded', record: refusal.record };
-          if (refusal.kind === 'refused') {
-            const refused = refusal.item;
-            // The SDK retried a write whose answer was lost, and the retry met the write itself.
-            if (refused?.etag === etag) return { kind: 'written', json, etag };
-            if (refused && !preconditionsHold(etagOf(refused), preconditions)) return { kind: 'precondition-failed' };
-            // A moved version is a lost race: compute again from the winner's document. The same
-            // version refused while the preconditions hold in code is a refusal, not a race.
-            if (refused && Number(refused.version) === version) return { kind: 'precondition-failed' };
-            current = refused;
-          } else {
-            const found = refusal.conflict && record ? await concurrentRecord() : undefined;
-            if (found) return { kind: 'recorded', record: found };
-          }
-          await backoff(attempt);
+        for (const item of page.Items ?? []) {
+          const version = toVersion(item);
+          if (!currentListed && version.number < newest) versions.push(currentAsVersion(current));
+          currentListed = true;
+          versions.push(version);
         }
+        startKey = page.LastEvaluatedKey;
+        if (!startKey || versions.length > limit) break;
       }
-      throw new StoreUnavailableError(`update of ${docId} kept conflicting after ${MAX_UPDATE_ATTEMPTS} attempts`);
+      if (!currentListed) versions.unshift(currentAsVersion(current));
+      return { versions: versions.slice(0, limit), more: versions.length > limit };
     },
   };
 }

@@ -7,6 +7,7 @@ export type TableId =
   | 'keys'
   | 'conversations'
   | 'documents'
+  | 'documentVersions'
   | 'vocJobs'
   | 'reporting'
   | 'reportingCounts'
@@ -79,6 +80,18 @@ export const tableSpecs: Record<TableId, TableSpec> = {
     // Feeds the webhooks' fan-out: a document written through the API (shared/webhook-functions.ts).
     stream: 'NEW_IMAGE',
     envVar: FUNCTION_ENV.tables.documents,
+  },
+  documentVersions: {
+    id: 'documentVersions',
+    // `<tenant>#<collection>#<docId>` / the version's number: a document's history, newest first
+    // by a query (tenant ids and collections hold no `#`, so the docId is the rest of the key).
+    partitionKey: { name: 'pk', type: 'S' },
+    sortKey: { name: 'sk', type: 'N' },
+    indexes: [],
+    stream: false,
+    envVar: FUNCTION_ENV.tables.documentVersions,
+    // A version is kept the stage's longest age after it was made (documents-store.ts).
+    timeToLiveAttribute: 'expiresAt',
   },
   vocJobs: {
     id: 'vocJobs',

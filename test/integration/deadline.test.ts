@@ -52,8 +52,8 @@ async function dropAndSettle(hang: InjectedFault): Promise<void> {
 }
 
 /**
- * A document write whose store call hangs (`docId` in its UpdateItem, or with an Idempotency-Key
- * in the TransactWriteItems that also records the key): it answers 504 GatewayTimeout, and once
+ * A document write whose store call hangs (the TransactWriteItems that writes the document and its
+ * version, and records an Idempotency-Key when there is one): it answers 504 GatewayTimeout, and once
  * the hang breaks, the document is still what it was before. A keyed write recorded nothing, so
  * its retry with the same key runs afresh (no replay of an answer never given).
  */
@@ -67,7 +67,7 @@ async function expectTimeoutLeavesDocument(
   await direct.documents.replace(tenant, 'users', docId, before);
   const headers: Record<string, string> = idempotencyKey ? { 'Idempotency-Key': idempotencyKey } : {};
   const hang = proxy.inject({
-    operation: idempotencyKey ? 'TransactWriteItems' : 'UpdateItem',
+    operation: 'TransactWriteItems',
     bodyContains: `"${docId}"`,
     fault: 'NoAnswer',
   });

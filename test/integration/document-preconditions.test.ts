@@ -10,6 +10,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
 import { LOCAL_REGION } from '#infra/local/dynamodb-local';
+import { DEFAULT_VERSION_RETENTION } from '#shared/domain/documents/document-versions';
 import { type Preconditions, preconditionsHold } from '#shared/domain/documents/entity-tags';
 import { tenantKey } from '#shared/store/composite-key';
 import { createDocumentsStore } from '#shared/store/documents-store';
@@ -19,7 +20,11 @@ import { workerDynamo } from '#test/support/worker-dynamo';
 
 const { endpoint, credentials, tables } = workerDynamo();
 const client = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials }));
-const documents = createDocumentsStore(client, tables.documents);
+const documents = createDocumentsStore(
+  client,
+  { documents: tables.documents, versions: tables.documentVersions },
+  DEFAULT_VERSION_RETENTION,
+);
 const ledger = createIdempotencyLedger(client, tables.idempotency, 3_600_000);
 const tenant = uniqueTenant('preconditions');
 const COLLECTION = 'settings';

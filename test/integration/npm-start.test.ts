@@ -165,6 +165,7 @@ describe('npm start', () => {
           keys: 'cxm-local-keys',
           conversations: 'cxm-local-conversations',
           documents: 'cxm-local-documents',
+          documentVersions: 'cxm-local-document-versions',
           vocJobs: 'cxm-local-voc-jobs',
           reporting: 'cxm-local-reporting',
           reportingCounts: 'cxm-local-reporting-counts',

@@ -27,10 +27,12 @@ function storeFor(byTenant: Record<string, Array<{ id: string; json: string }>>,
     read: async (tenantId, collection, docId) => {
       seen.push(`${tenantId}/${collection}/${docId}`);
       const entry = byTenant[tenantId]?.find((candidate) => candidate.id === docId);
-      return entry && { json: entry.json, etag: 'e1' };
+      return entry && { json: entry.json, etag: 'e1', version: 1 };
     },
-    replace: async () => ({ kind: 'written', created: true, etag: 'unused' }),
+    replace: async () => ({ kind: 'written', created: true, etag: 'unused', version: 1 }),
     update: async () => ({ kind: 'absent' }),
+    readVersion: async () => ({ kind: 'not-yet' }),
+    listVersions: async () => undefined,
   };
 }
 

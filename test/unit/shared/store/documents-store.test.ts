@@ -1,22 +1,21 @@
 /**
- * What the documents store does with the failures DynamoDB Local does not produce: a plain write
- * meeting an item inside another request's transaction (TransactionConflictException, which the SDK
- * does not retry) is a race to run again, never a 502; and keyed writes that keep conflicting on
- * their record read it once and replay the request that won.
+ * What the documents store does with the failures DynamoDB Local does not produce: a write whose
+ * transaction meets another request's (cancelled with TransactionConflict) is a race to run again,
+ * never a 502; and keyed writes that keep conflicting on their record read it once and replay the
+ * request that won.
  */
-import {
-  type CancellationReason,
-  TransactionCanceledException,
-  TransactionConflictException,
-} from '@aws-sdk/client-dynamodb';
+import { type CancellationReason, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_VERSION_RETENTION } from '#shared/domain/documents/document-versions';
 import type { IdempotencyRecord } from '#shared/domain/idempotency/recorded-response';
 import { createDocumentsStore } from '#shared/store/documents-store';
 import type { IdempotencyLedger, RecordRequest } from '#shared/store/idempotency-ledger';
 import type { StopSignal } from '#shared/store/stop-signal';
 
 type Answer = Record<string, unknown> | Error;
+
+const TABLES = { documents: 'documents', versions: 'document-versions' };
 
 /** A client answering each call from `answers` in turn (the last one repeats); records what was sent. */
 function clientAnswering(...answers: Answer[]) {
@@ -29,11 +28,9 @@ function clientAnswering(...answers: Answer[]) {
       return answer;
     },
   } as unknown as DynamoDBDocumentClient;
-  return { documents: createDocumentsStore(client, 'documents'), sent };
+  return { documents: createDocumentsStore(client, TABLES, DEFAULT_VERSION_RETENTION), sent };
 }
 
-const inTransaction = () =>
-  new TransactionConflictException({ message: 'Transaction is ongoing for the item', $metadata: {} });
 const cancelled = (...reasons: CancellationReason[]) =>
   new TransactionCanceledException({ message: 'cancelled', $metadata: {}, CancellationReasons: reasons });
 const stored = { Item: { pk: 't#c', sk: 'd', data: '{"a":1}', version: 3, etag: 'e3' } };
@@ -65,17 +62,23 @@ function keyed<W>(found: IdempotencyRecord | undefined): { request: RecordReques
   };
 }
 
-describe('a plain write meeting a transaction', () => {
+describe("a write meeting another request's transaction", () => {
+  const inTransaction = () => cancelled({ Code: 'TransactionConflict' }, { Code: 'None' });
+
   it('a replace tries again and writes', async () => {
-    const { documents, sent } = clientAnswering(inTransaction(), { Attributes: { version: 3 } });
-    expect(await documents.replace('t', 'c', 'd', '{"a":2}')).toMatchObject({ kind: 'written', created: false });
-    expect(sent).toEqual(['UpdateCommand', 'UpdateCommand']);
+    const { documents, sent } = clientAnswering(stored, inTransaction(), {});
+    expect(await documents.replace('t', 'c', 'd', '{"a":2}')).toMatchObject({
+      kind: 'written',
+      created: false,
+      version: 4,
+    });
+    expect(sent).toEqual(['GetCommand', 'TransactWriteCommand', 'TransactWriteCommand']);
   });
 
   it('a merge tries again and writes', async () => {
     const { documents, sent } = clientAnswering(stored, inTransaction(), {});
     expect(await documents.update('t', 'c', 'd', () => '{"a":2}')).toMatchObject({ kind: 'written', json: '{"a":2}' });
-    expect(sent).toEqual(['GetCommand', 'UpdateCommand', 'UpdateCommand']);
+    expect(sent).toEqual(['GetCommand', 'TransactWriteCommand', 'TransactWriteCommand']);
   });
 });
 
@@ -84,7 +87,7 @@ describe('keyed writes that conflict on their record', () => {
 
   it('a replace reads the record once and replays the winner', async () => {
     const { request, finds } = keyed<{ created: boolean; etag: string }>(winner);
-    const { documents } = clientAnswering(conflict);
+    const { documents } = clientAnswering({}, conflict);
     expect(await documents.replace('t', 'c', 'd', '{"a":2}', { record: request })).toEqual({
       kind: 'recorded',
       record: winner,
@@ -104,10 +107,10 @@ describe('keyed writes that conflict on their record', () => {
 
   it('with no record yet, reads once and then only retries the transaction', async () => {
     const { request, finds } = keyed<{ created: boolean; etag: string }>(undefined);
-    const { documents, sent } = clientAnswering(conflict, conflict, {});
+    const { documents, sent } = clientAnswering({}, conflict, conflict, {});
     expect(await documents.replace('t', 'c', 'd', '{"a":2}', { record: request })).toMatchObject({ kind: 'written' });
     expect(finds()).toBe(1);
-    expect(sent).toEqual(['TransactWriteCommand', 'TransactWriteCommand', 'TransactWriteCommand']);
+    expect(sent).toEqual(['GetCommand', 'TransactWriteCommand', 'TransactWriteCommand', 'TransactWriteCommand']);
   });
 });
 
@@ -120,7 +123,7 @@ describe('the deadline reaches every DynamoDB call of a merge', () => {
         return { Item: undefined };
       },
     } as unknown as DynamoDBDocumentClient;
-    const documents = createDocumentsStore(client, 'documents');
+    const documents = createDocumentsStore(client, TABLES, DEFAULT_VERSION_RETENTION);
     const ledgerSignals: (StopSignal | undefined)[] = [];
     const { request } = keyed<{ json: string; etag: string }>(undefined);
     const ledger: IdempotencyLedger = {
