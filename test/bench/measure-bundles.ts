@@ -19,7 +19,7 @@ import { FUNCTION_ENV } from '#shared/function-env';
 import { RECORDING_PROCESSOR } from '#shared/recording-events';
 import { REPORTING_INDEXER } from '#shared/reporting/reporting-indexer';
 import { AUTHORIZER_HANDLER, type RouteSpec, routes } from '#shared/routes';
-import { WEBHOOK_DELIVERY, WEBHOOK_FAN_OUT } from '#shared/webhook-functions';
+import { WEBHOOK_DELIVERY, WEBHOOK_FAN_OUT, WEBHOOK_SWEEP } from '#shared/webhook-functions';
 import { round } from './bench-stats.ts';
 import { PEER_HANDLERS } from './peers/peer-handlers.ts';
 
@@ -113,6 +113,7 @@ export const validatorCount = Object.keys(validators).length;`,
     { name: RECORDING_PROCESSOR.id, kind: 'stream', entry: RECORDING_PROCESSOR.handler },
     { name: WEBHOOK_FAN_OUT.id, kind: 'stream', entry: WEBHOOK_FAN_OUT.handler },
     { name: WEBHOOK_DELIVERY.id, kind: 'stream', entry: WEBHOOK_DELIVERY.handler },
+    { name: WEBHOOK_SWEEP.id, kind: 'stream', entry: WEBHOOK_SWEEP.handler },
     // Peers are measured by the cold-start section only.
     ...(withPeers
       ? PEER_HANDLERS.map(
