@@ -307,19 +307,25 @@ function versionItem(
   };
 }
 
-/** The present state of a document kept before versions were, as its first version kept. */
+/**
+ * The present state of a document kept before versions were, as its first version kept: made when
+ * it was last written, and kept the retention's age from now, since the write that supersedes it
+ * is the first moment its history exists (a year-old configuration can still be put back).
+ */
 function presentAsVersion(pk: string, current: Item, nowMs: number, retention: VersionRetention): Item {
   const number = Number(current.version);
   const madeMs = typeof current.updatedAt === 'string' ? Date.parse(current.updatedAt) : nowMs;
-  return versionItem(
-    pk,
-    { json: String(current.data), etag: etagOf(current), version: number },
-    number === 1 ? 'created' : current.change === 'merged' ? 'merged' : 'replaced',
-    // Kept its full age from now: its own time may be older than the retention.
-    Math.max(madeMs, nowMs - retention.maxAgeMs + 60_000),
-    retention,
-    undefined,
-  );
+  return {
+    ...versionItem(
+      pk,
+      { json: String(current.data), etag: etagOf(current), version: number },
+      number === 1 ? 'created' : current.change === 'merged' ? 'merged' : 'replaced',
+      Number.isNaN(madeMs) ? nowMs : madeMs,
+      retention,
+      undefined,
+    ),
+    expiresAt: expiresAtOf(nowMs, retention),
+  };
 }
 
 const CHANGES: readonly VersionChange[] = ['created', 'replaced', 'merged', 'restored'];
@@ -349,8 +355,12 @@ function currentAsVersion(current: Item): StoredVersion {
   });
 }
 
-/** Whether TTL has yet to remove a version past its age (TTL deletes within days, not at once). */
-const expired = (item: Item) => typeof item.expiresAt === 'number' && item.expiresAt * 1000 <= Date.now();
+/**
+ * Whether an item is a version still kept: not past its age (TTL deletes within days, not at once),
+ * and not the stub a prune leaves where the version was gone already (a key and an expiry alone).
+ */
+const isVersion = (item: Item) =>
+  typeof item.data === 'string' && !(typeof item.expiresAt === 'number' && item.expiresAt * 1000 <= Date.now());
 
 /**
  * The documents of `tables.documents` and their versions in `tables.versions`, keeping `retention`.
@@ -398,16 +408,17 @@ export function createDocumentsStore(
   ): Promise<WriteOutcome<Written> | { kind: 'absent' }> {
     const k = key(tenantId, collection, docId);
     const vk = versionsKey(tenantId, collection, docId);
+    // A key too long to store names no document: a merge finds none, a replace cannot make one.
+    if ((!k || !vk) && compute(undefined) !== 'absent') throw new RangeError('document key too long to store');
     let current = k ? await getItem(k, signal) : undefined;
     const concurrentRecord = recordLookupOnce(tenantId, record, signal);
     for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
       if (signal?.aborted) throw abandoned(`write of ${docId}`);
-      const next = k && vk ? compute(current) : 'absent';
+      const next = compute(current);
       if (next === 'absent' || !k || !vk) {
         // A document is never deleted, so a key recorded for another request is the only record to look for.
         const held = record && (await record.ledger.find(tenantId, record.claim.key, signal));
         if (held) return { kind: 'recorded', record: held };
-        if (!k || !vk) throw new RangeError('document key too long to store');
         return preconditions.ifMatch !== undefined ? { kind: 'precondition-failed' } : { kind: 'absent' };
       }
       // Without a key nothing else can decide the answer: a failed precondition needs no write.
@@ -425,8 +436,9 @@ export function createDocumentsStore(
           ),
         },
         { Put: { TableName: versionsTable(), Item: versionItem(vk, written, next.change, nowMs, retention, by) } },
-        // A document written before versions were kept starts its history at its present state.
-        ...(current && current.versioned !== true
+        // A document written before versions were kept starts its history at its present state
+        // (unless this very write prunes it: one item may not be written twice in a transaction).
+        ...(current && current.versioned !== true && pruned !== seen
           ? [{ Put: { TableName: versionsTable(), Item: presentAsVersion(vk, current, nowMs, retention) } }]
           : []),
         // Expired rather than deleted: no write route deletes (TTL removes it; reads see it gone at once).
@@ -542,7 +554,7 @@ export function createDocumentsStore(
       const { Item } = await client.send(
         new GetCommand({ TableName: versionsTable(), Key: { pk: vk, sk: n }, ConsistentRead: true }),
       );
-      if (Item && !expired(Item)) return { kind: 'found', version: toVersion(Item) };
+      if (Item && isVersion(Item)) return { kind: 'found', version: toVersion(Item) };
       // The current version is the document itself, whatever became of its item (its age, or a
       // document written before versions were kept).
       return standing === 'current' && current
@@ -558,6 +570,8 @@ export function createDocumentsStore(
       const newest = Number(current.version);
       const below = Math.min(before ?? newest + 1, newest + 1);
       const floor = newest - retention.keep;
+      // Nothing kept below `before` (a cursor the retention has passed): no query, whose range would be empty.
+      if (below - 1 < floor + 1) return { versions: [], more: false };
       const versions: StoredVersion[] = [];
       let startKey: Record<string, unknown> | undefined;
       // The current version leads the first page even when it has no item of its own.
@@ -579,7 +593,7 @@ export function createDocumentsStore(
             Limit: limit + 1 - versions.length,
           }),
         );
-        for (const item of page.Items ?? []) {
+        for (const item of (page.Items ?? []).filter(isVersion)) {
           const version = toVersion(item);
           if (!currentListed && version.number < newest) versions.push(currentAsVersion(current));
           currentListed = true;

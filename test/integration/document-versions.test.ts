@@ -109,6 +109,24 @@ describe('retention', () => {
     expect(await keepingThree.readVersion(tenant, COLLECTION, 'd', 6)).toEqual({ kind: 'not-yet' });
     // Pruned in the writes themselves: the table holds three, whoever reads it.
     expect(await numbers(documents, tenant, 'd')).toEqual([5, 4, 3]);
+    // A page below what is kept (a cursor the retention passed) is empty, not an error.
+    expect(await keepingThree.listVersions(tenant, COLLECTION, 'd', { limit: 10, before: 2 })).toEqual({
+      versions: [],
+      more: false,
+    });
+  });
+
+  it('an item with no document where a version was (a prune of one gone already) is no version', async () => {
+    const tenant = uniqueTenant('versions-stub');
+    for (let n = 1; n <= 3; n++) await documents.replace(tenant, COLLECTION, 'd', `{"n":${n}}`);
+    await client.send(
+      new PutCommand({
+        TableName: tables.documentVersions,
+        Item: { pk: `${tenant}#${COLLECTION}#d`, sk: 2, expiresAt: Math.floor(Date.now() / 1000) + 3600 },
+      }),
+    );
+    expect(await documents.readVersion(tenant, COLLECTION, 'd', 2)).toEqual({ kind: 'gone' });
+    expect(await numbers(documents, tenant, 'd')).toEqual([3, 1]);
   });
 
   it('a version past its age is gone before TTL removes it; the current one is read from the document', async () => {
@@ -160,9 +178,26 @@ describe('a document written before versions were kept', () => {
 
     await documents.update(tenant, COLLECTION, 'd', (current) => JSON.stringify({ ...current, new: true }));
     const list = await documents.listVersions(tenant, COLLECTION, 'd', { limit: 10 });
-    expect(list?.versions.map(({ number, json }) => [number, json])).toEqual([
-      [8, '{"old":true,"new":true}'],
-      [7, '{"old":true}'],
+    expect(list?.versions.map(({ number, json, createdAt }) => [number, json, createdAt])).toEqual([
+      [8, '{"old":true,"new":true}', expect.any(String)],
+      [7, '{"old":true}', '2026-11-01T00:00:00.000Z'],
     ]);
+  });
+
+  it('on a stage keeping one version, its next write keeps only the new one', async () => {
+    const keepingOne = storeKeeping({ ...DEFAULT_VERSION_RETENTION, keep: 1 });
+    const tenant = uniqueTenant('versions-legacy-one');
+    await client.send(
+      new PutCommand({
+        TableName: tables.documents,
+        Item: { pk: `${tenant}#${COLLECTION}`, sk: 'd', data: '{"old":true}', version: 3, etag: 'legacy-tag' },
+      }),
+    );
+    expect(await keepingOne.replace(tenant, COLLECTION, 'd', '{"new":true}')).toMatchObject({
+      kind: 'written',
+      version: 4,
+    });
+    expect(await numbers(keepingOne, tenant, 'd')).toEqual([4]);
+    expect(await keepingOne.readVersion(tenant, COLLECTION, 'd', 3)).toEqual({ kind: 'gone' });
   });
 });

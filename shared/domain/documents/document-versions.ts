@@ -55,13 +55,3 @@ export function versionStanding(n: number, current: number | undefined, retentio
   if (n === current) return 'current';
   return n > current - retention.keep ? 'kept' : 'gone';
 }
-
-/**
- * Why a version is gone, in the words of the 410 a reader gets.
- *
- * @example goneReason(3, { keep: 100, maxAgeMs: 365 * 86_400_000 }) // 'version 3 is no longer kept: ...'
- */
-export function goneReason(n: number, retention: VersionRetention): string {
-  const days = Math.round(retention.maxAgeMs / DAY_MS);
-  return `version ${n} is no longer kept: this stage keeps the last ${retention.keep} versions of a document, each for ${days} days`;
-}
