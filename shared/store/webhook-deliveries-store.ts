@@ -15,6 +15,7 @@ import {
   QueryCommand,
   ScanCommand,
   UpdateCommand,
+  type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { sweepAtOf, sweepShardOf } from '#shared/domain/webhooks/delivery-sweep';
@@ -138,6 +139,24 @@ export interface WebhookDeliveriesStore {
   ): Promise<boolean>;
 }
 
+/**
+ * Sends `update`; false, and nothing written, when its condition does not hold (another attempt,
+ * recover or sweep came first), which every conditional write of a delivery answers alike.
+ */
+async function updateIfHeld(
+  client: DynamoDBDocumentClient,
+  update: UpdateCommandInput,
+  signal?: StopSignal,
+): Promise<boolean> {
+  try {
+    await client.send(new UpdateCommand(update), { abortSignal: signal });
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+}
+
 const partition = (tenantId: string, endpointId: string) => `${tenantId}#${endpointId}`;
 
 /** The sweep index's attributes of a pending delivery at `key`, due at `dueMs`, as decided at `fromMs`. */
@@ -214,52 +233,41 @@ export function createWebhookDeliveriesStore(client: DynamoDBDocumentClient, tab
       const itemKey = keyOf(tenantId, key);
       // Its task is queued next (recover-deliveries.ts): the sweeper sends another if it is lost.
       const sweep = sweepFields(itemKey, nowMs, nowMs);
-      try {
-        await client.send(
-          new UpdateCommand({
-            TableName: table,
-            Key: itemKey,
-            UpdateExpression:
-              'SET #status = :pending, attempts = :zero, sweepShard = :shard, sweepAt = :sweepAt REMOVE nextAttemptAt',
-            ConditionExpression: '#status = :failed',
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: {
-              ':pending': 'pending',
-              ':failed': 'failed',
-              ':zero': 0,
-              ':shard': sweep.sweepShard,
-              ':sweepAt': sweep.sweepAt,
-            },
-          }),
-          { abortSignal: signal },
-        );
-        return true;
-      } catch (error) {
-        if (error instanceof ConditionalCheckFailedException) return false;
-        throw error;
-      }
+      return updateIfHeld(
+        client,
+        {
+          TableName: table,
+          Key: itemKey,
+          UpdateExpression:
+            'SET #status = :pending, attempts = :zero, sweepShard = :shard, sweepAt = :sweepAt REMOVE nextAttemptAt',
+          ConditionExpression: '#status = :failed',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':pending': 'pending',
+            ':failed': 'failed',
+            ':zero': 0,
+            ':shard': sweep.sweepShard,
+            ':sweepAt': sweep.sweepAt,
+          },
+        },
+        signal,
+      );
     },
 
     async undoReopen(tenantId, key, attempts) {
-      try {
-        await client.send(
-          new UpdateCommand({
-            TableName: table,
-            Key: keyOf(tenantId, key),
-            UpdateExpression: 'SET #status = :failed, attempts = :attempts REMOVE sweepShard, sweepAt',
-            ConditionExpression: '#status = :pending AND attempts = :zero',
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: {
-              ':pending': 'pending',
-              ':failed': 'failed',
-              ':zero': 0,
-              ':attempts': attempts,
-            },
-          }),
-        );
-      } catch (error) {
-        if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      }
+      await updateIfHeld(client, {
+        TableName: table,
+        Key: keyOf(tenantId, key),
+        UpdateExpression: 'SET #status = :failed, attempts = :attempts REMOVE sweepShard, sweepAt',
+        ConditionExpression: '#status = :pending AND attempts = :zero',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':pending': 'pending',
+          ':failed': 'failed',
+          ':zero': 0,
+          ':attempts': attempts,
+        },
+      });
     },
 
     async record(tenantId, delivery, nowMs) {
@@ -328,46 +336,30 @@ export function createWebhookDeliveriesStore(client: DynamoDBDocumentClient, tab
         values[':sweepShard'] = sweep.sweepShard;
         values[':sweepAt'] = sweep.sweepAt;
       } else remove.push('sweepShard', 'sweepAt');
-      try {
-        await client.send(
-          new UpdateCommand({
-            TableName: table,
-            Key: itemKey,
-            UpdateExpression: `SET ${set.join(', ')}${remove.length > 0 ? ` REMOVE ${remove.join(', ')}` : ''}`,
-            ConditionExpression: 'attempts = :seen',
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: values,
-          }),
-        );
-        return true;
-      } catch (error) {
-        if (error instanceof ConditionalCheckFailedException) return false;
-        throw error;
-      }
+      return updateIfHeld(client, {
+        TableName: table,
+        Key: itemKey,
+        UpdateExpression: `SET ${set.join(', ')}${remove.length > 0 ? ` REMOVE ${remove.join(', ')}` : ''}`,
+        ConditionExpression: 'attempts = :seen',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: values,
+      });
     },
 
     async stop(tenantId, key, seenAttempts, reason) {
-      try {
-        await client.send(
-          new UpdateCommand({
-            TableName: table,
-            Key: keyOf(tenantId, key),
-            UpdateExpression: 'SET #status = :failed, lastError = :reason REMOVE nextAttemptAt, sweepShard, sweepAt',
-            ConditionExpression: 'attempts = :seen AND #status = :pending',
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: {
-              ':failed': 'failed',
-              ':pending': 'pending',
-              ':reason': reason,
-              ':seen': seenAttempts,
-            },
-          }),
-        );
-        return true;
-      } catch (error) {
-        if (error instanceof ConditionalCheckFailedException) return false;
-        throw error;
-      }
+      return updateIfHeld(client, {
+        TableName: table,
+        Key: keyOf(tenantId, key),
+        UpdateExpression: 'SET #status = :failed, lastError = :reason REMOVE nextAttemptAt, sweepShard, sweepAt',
+        ConditionExpression: 'attempts = :seen AND #status = :pending',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':failed': 'failed',
+          ':pending': 'pending',
+          ':reason': reason,
+          ':seen': seenAttempts,
+        },
+      });
     },
 
     async dueForSweep(shard, nowMs, { limit, after }) {
@@ -411,27 +403,23 @@ export function createWebhookDeliveriesStore(client: DynamoDBDocumentClient, tab
           const due = typeof item.nextAttemptAt === 'string' ? item.nextAttemptAt : new Date(nowMs).toISOString();
           if (typeof item.sweepAt === 'string' && item.sweepAt <= due) continue;
           const key = { pk: String(item.pk), sk: String(item.sk) };
-          try {
-            await client.send(
-              new UpdateCommand({
-                TableName: table,
-                Key: key,
-                UpdateExpression: 'SET sweepShard = :shard, sweepAt = :due',
-                ConditionExpression: '#status = :pending AND attempts = :attempts',
-                ExpressionAttributeNames: { '#status': 'status' },
-                ExpressionAttributeValues: {
-                  ':shard': sweepShardOf(key.pk, key.sk),
-                  ':due': due,
-                  ':pending': 'pending',
-                  ':attempts': Number(item.attempts ?? 0),
-                },
-              }),
-            );
+          // Not moved when attempted meanwhile: its record placed it.
+          if (
+            await updateIfHeld(client, {
+              TableName: table,
+              Key: key,
+              UpdateExpression: 'SET sweepShard = :shard, sweepAt = :due',
+              ConditionExpression: '#status = :pending AND attempts = :attempts',
+              ExpressionAttributeNames: { '#status': 'status' },
+              ExpressionAttributeValues: {
+                ':shard': sweepShardOf(key.pk, key.sk),
+                ':due': due,
+                ':pending': 'pending',
+                ':attempts': Number(item.attempts ?? 0),
+              },
+            })
+          )
             moved++;
-          } catch (error) {
-            // Attempted meanwhile: its record placed it.
-            if (!(error instanceof ConditionalCheckFailedException)) throw error;
-          }
         }
         start = page.LastEvaluatedKey;
       } while (start);
@@ -439,25 +427,17 @@ export function createWebhookDeliveriesStore(client: DynamoDBDocumentClient, tab
     },
 
     async moveSweep(tenantId, key, seen, toMs) {
-      try {
-        await client.send(
-          new UpdateCommand({
-            TableName: table,
-            Key: keyOf(tenantId, key),
-            UpdateExpression: 'SET sweepAt = :to',
-            ConditionExpression: 'attempts = :attempts AND sweepAt = :seen',
-            ExpressionAttributeValues: {
-              ':to': new Date(toMs).toISOString(),
-              ':attempts': seen.attempts,
-              ':seen': seen.sweepAt,
-            },
-          }),
-        );
-        return true;
-      } catch (error) {
-        if (error instanceof ConditionalCheckFailedException) return false;
-        throw error;
-      }
+      return updateIfHeld(client, {
+        TableName: table,
+        Key: keyOf(tenantId, key),
+        UpdateExpression: 'SET sweepAt = :to',
+        ConditionExpression: 'attempts = :attempts AND sweepAt = :seen',
+        ExpressionAttributeValues: {
+          ':to': new Date(toMs).toISOString(),
+          ':attempts': seen.attempts,
+          ':seen': seen.sweepAt,
+        },
+      });
     },
   };
 }
