@@ -5,7 +5,7 @@
  */
 
 import type { SchemaId } from '#shared/schemas/schema-ids';
-import type { TableId } from '#shared/store/table-specs';
+import { type TableId, VERSION_ENTRIES_INDEX } from '#shared/store/table-specs';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 /**
@@ -231,6 +231,61 @@ export const routes = [
     preconditions: 'write',
     summary: 'Merge a JSON Merge Patch (RFC 7396) into the current version of a document',
     errors: [400, 404, 412, 413, 422],
+  },
+  {
+    id: 'listDocumentVersions',
+    method: 'GET',
+    path: '/api/v1/provisioning/tenants/{tenantId}/{collection}/{docId}/versions',
+    handler: 'functions/provisioning/list-document-versions.ts',
+    scope: 'provisioning:{collection}.read',
+    // The document read for its newest number, then its versions' entries (without their documents)
+    // queried newest first.
+    tables: { documents: { operations: ['GetItem'] }, documentVersions: { indexQueries: [VERSION_ENTRIES_INDEX] } },
+    schemas: {
+      path: 'DocumentPath',
+      query: 'ListDocumentVersionsQuery',
+      response: { status: 200, schema: 'DocumentVersionList' },
+    },
+    summary: "List a document's versions kept, newest first",
+    errors: [400, 404],
+  },
+  {
+    id: 'getDocumentVersion',
+    method: 'GET',
+    path: '/api/v1/provisioning/tenants/{tenantId}/{collection}/{docId}/versions/{version}',
+    handler: 'functions/provisioning/get-document-version.ts',
+    scope: 'provisioning:{collection}.read',
+    tables: { documents: { operations: ['GetItem'] }, documentVersions: { operations: ['GetItem'] } },
+    schemas: {
+      path: 'DocumentVersionPath',
+      query: 'NoQuery',
+      response: { status: 200, schema: 'DocumentBody', otherStatuses: [304] },
+    },
+    preconditions: 'read',
+    summary: 'Get one version of a document by its number',
+    errors: [400, 404, 410, 412],
+  },
+  {
+    id: 'restoreDocumentVersion',
+    method: 'POST',
+    path: '/api/v1/provisioning/tenants/{tenantId}/{collection}/{docId}/versions/{version}/restore',
+    handler: 'functions/provisioning/restore-document-version.ts',
+    scope: 'provisioning:{collection}.write',
+    // The version read, then written as the document's next version as any write is.
+    tables: {
+      documents: { operations: ['GetItem', 'UpdateItem'] },
+      documentVersions: { operations: ['GetItem', ...(VERSION_WRITES.operations ?? [])] },
+      idempotency: IDEMPOTENCY_RECORDS,
+    },
+    schemas: {
+      path: 'DocumentVersionPath',
+      query: 'NoQuery',
+      response: { status: 200, schema: 'DocumentBody' },
+    },
+    idempotencyKey: true,
+    preconditions: 'write',
+    summary: 'Restore a version: a new current version equal to it',
+    errors: [400, 404, 410, 412, 422],
   },
   {
     id: 'mcpBots',

@@ -49,7 +49,10 @@ export const WEBHOOK_STREAM_SOURCES: readonly WebhookStreamSource[] = [
   },
   {
     table: 'documents',
-    pattern: { eventName: ['INSERT', 'MODIFY'], dynamodb: { NewImage: { change: { S: ['replaced', 'merged'] } } } },
+    pattern: {
+      eventName: ['INSERT', 'MODIFY'],
+      dynamodb: { NewImage: { change: { S: ['replaced', 'merged', 'restored'] } } },
+    },
   },
 ];
 

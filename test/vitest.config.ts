@@ -35,6 +35,7 @@ const env = TEST_ENV;
 const BUNDLE_SUITES = [
   'authorization-matrix',
   'cli-smoke',
+  'document-history',
   'gateway',
   'key-tags',
   'mcp-clients',

@@ -1,7 +1,8 @@
-/** GET .../{collection}/{docId}/versions/current (provisioning documents, conditional requests). */
-import { formatEntityTag, preconditionsHold } from '#shared/domain/documents/entity-tags';
+/** GET .../{collection}/{docId}/versions/current (provisioning documents, conditional requests): the document and the version it is. */
+import { preconditionsHold } from '#shared/domain/documents/entity-tags';
 import { notFound, preconditionFailed } from '#shared/http/api-error';
 import { createApiHandler } from '#shared/http/create-api-handler';
+import { versionHeaders } from '#shared/http/document-version-headers';
 import { readPreconditions } from '#shared/http/read-preconditions';
 import { requireStorableDocId } from '#shared/http/require-storable-doc-id';
 import { getCurrentDocument } from '#shared/schemas/route-validators.generated';
@@ -17,7 +18,7 @@ export const handler = createApiHandler(getCurrentDocument, async ({ tenantId, p
   // If-None-Match, which on a GET means 304 Not Modified rather than 412.
   if (!preconditionsHold(document?.etag, { ifMatch })) throw preconditionFailed(path.docId);
   if (document === undefined) throw notFound(`No document '${path.docId}' exists in collection '${path.collection}'.`);
-  const headers = { ETag: formatEntityTag(document.etag) };
+  const headers = versionHeaders(http.selfUrl, document);
   if (!preconditionsHold(document.etag, { ifNoneMatch })) return { status: 304, bodyText: '', headers };
   return { status: 200, bodyText: document.json, headers };
 });

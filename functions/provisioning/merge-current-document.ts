@@ -1,8 +1,8 @@
 /** PUT .../{collection}/{docId}/versions/current: RFC 7396 merge into the existing document (provisioning documents, safe retries, conditional requests). */
 import { applyMergePatch } from '#shared/domain/documents/apply-merge-patch';
-import { formatEntityTag } from '#shared/domain/documents/entity-tags';
 import { notFound, preconditionFailed } from '#shared/http/api-error';
 import { createApiHandler } from '#shared/http/create-api-handler';
+import { versionHeaders } from '#shared/http/document-version-headers';
 import { recordAnswer, replayRecorded } from '#shared/http/idempotent-answer';
 import { readPreconditions } from '#shared/http/read-preconditions';
 import { documentJsonOr413 } from '#shared/http/refuse-oversized-document';
@@ -13,16 +13,15 @@ import { documentsStore, idempotencyLedger } from '#shared/store/function-stores
 const documents = documentsStore();
 const ledger = idempotencyLedger();
 
-const answer = ({ json, etag }: { json: string; etag: string }) => ({
-  status: 200,
-  bodyText: json,
-  headers: { ETag: formatEntityTag(etag) },
-});
-
 export const handler = createApiHandler(
   mergeCurrentDocument,
   async ({ tenantId, path, body, signal, idempotency, http, caller }) => {
     const docId = requireStorableDocId(path.docId);
+    const answer = (written: { json: string; etag: string; version: number }) => ({
+      status: 200,
+      bodyText: written.json,
+      headers: versionHeaders(http.selfUrl, written),
+    });
     const outcome = await documents.update(
       tenantId,
       path.collection,

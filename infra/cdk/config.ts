@@ -13,8 +13,10 @@ import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { DEFAULT_RATE_LIMIT, DEFAULT_STAGE_RATE_LIMIT, type RateLimit } from '#infra/cdk/default-rate-limits';
 import { LOCAL_STAGE } from '#infra/stage-names';
+import { DEFAULT_VERSION_RETENTION, daysToMs } from '#shared/domain/documents/document-versions';
 import { DEFAULT_RECORDING_LIMITS } from '#shared/domain/voc/recording-upload';
 import { DEFAULT_MAX_ENDPOINTS_PER_TENANT } from '#shared/domain/webhooks/webhook-endpoint';
+import { FUNCTION_ENV } from '#shared/function-env';
 import { DEFAULT_IDEMPOTENCY_TTL_HOURS } from '#shared/store/idempotency-ttl';
 import {
   DEFAULT_MAX_IN_FLIGHT_PER_TENANT,
@@ -128,6 +130,14 @@ export interface StageConfig {
      */
     processorReservedConcurrency: number | undefined;
   };
+  /**
+   * A provisioning document's history (infra/README.md, the cost per write): the last `keep` versions
+   * of each document (at most 10 000), each for `maxAgeDays` after it was made (at most 3 650).
+   */
+  documentVersions: {
+    keep: number;
+    maxAgeDays: number;
+  };
   /** Tenant webhooks: how many endpoints a tenant may register (at most 100: each event reads them all). */
   webhooks: {
     maxEndpointsPerTenant: number;
@@ -211,6 +221,10 @@ const protectiveDefaults: StageSettings = {
     maxInFlightPerTenant: DEFAULT_MAX_IN_FLIGHT_PER_TENANT,
     maxDuration: Duration.seconds(DEFAULT_MAX_RECORDING_SECONDS),
     processorReservedConcurrency: 10,
+  },
+  documentVersions: {
+    keep: DEFAULT_VERSION_RETENTION.keep,
+    maxAgeDays: DEFAULT_VERSION_RETENTION.maxAgeMs / daysToMs(1),
   },
   webhooks: { maxEndpointsPerTenant: DEFAULT_MAX_ENDPOINTS_PER_TENANT },
   search: {
@@ -296,6 +310,19 @@ export function withReportingBackend(config: StageConfig, backend: unknown): Sta
   if (backend !== 'dynamodb' && backend !== 'opensearch')
     throw new Error(`context "reportingBackend" must be dynamodb or opensearch, not ${String(backend)}`);
   return { ...config, reportingBackend: backend };
+}
+
+/**
+ * The stage's document history settings as the functions read them (CDK sets them on every function
+ * that writes or reads versions; the CLI binds its stores with them).
+ *
+ * @example documentVersionsEnvironment(stageConfig('dev')) // { CXM_DOCUMENT_VERSIONS_KEEP: '100', CXM_DOCUMENT_VERSIONS_MAX_AGE_DAYS: '365' }
+ */
+export function documentVersionsEnvironment(config: Pick<StageConfig, 'documentVersions'>): Record<string, string> {
+  return {
+    [FUNCTION_ENV.documentVersionsKeep]: String(config.documentVersions.keep),
+    [FUNCTION_ENV.documentVersionsMaxAgeDays]: String(config.documentVersions.maxAgeDays),
+  };
 }
 
 export function stageConfig(stage: string = DEFAULT_STAGE): StageConfig {

@@ -88,6 +88,7 @@ export const UNEXERCISED_GRANTS: readonly UnexercisedGrant[] = [
     'addInternalNote',
     'replaceCurrentDocument',
     'mergeCurrentDocument',
+    'restoreDocumentVersion',
     'createRecording',
     'createWebhookEndpoint',
     'rotateWebhookSecret',
@@ -136,12 +137,6 @@ export const UNEXERCISED_GRANTS: readonly UnexercisedGrant[] = [
     why: "The event source mapping's on-failure destination: the Lambda service records a batch the indexer failed on in the dead-letter queue with the indexer's role.",
   })),
   ...webhookFunctionGrants(),
-  ...['replaceCurrentDocument', 'mergeCurrentDocument'].map((principal) => ({
-    principal,
-    action: 'dynamodb:UpdateItem',
-    resource: '*:table/cxm-<stage>-document-versions',
-    why: "A write expires the version the retention pushes out of a document's history (shared/store/documents-store.ts): the stage's 101st write of one document; the tests prove it on a store keeping three, outside a recorded gateway.",
-  })),
   {
     principal: 'transcribeDataAccess',
     action: 's3:ListBucket',

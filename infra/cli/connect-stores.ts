@@ -39,18 +39,32 @@ export interface CliStores extends TableStores {
   reportingSearch(): Promise<ReportingSearch | undefined>;
 }
 
-/** Every data store on `tables`, through a DynamoDB client built with `config` that the run owns (destroyed when it ends). */
+/**
+ * Every data store on `tables`, through a DynamoDB client built with `config` that the run owns
+ * (destroyed when it ends). Documents keep the history `stage` keeps (its settings in
+ * infra/cdk/config.ts), or for the local stack what `env` says, as npm start's functions read it.
+ */
 async function storesOn(
   cli: CliContext,
   tables: Record<TableId, string>,
   config: DynamoDBClientConfig,
+  retentionOf: { stage: string } | { env: CliEnv },
 ): Promise<TableStores> {
-  const [{ DynamoDBClient }, { documentClientOver }, { bindTableStores }] = await Promise.all([
-    import('@aws-sdk/client-dynamodb'),
-    import('#shared/store/dynamo-client'),
-    import('#shared/store/table-stores'),
-  ]);
-  return bindTableStores(documentClientOver(cli.own(new DynamoDBClient(config))), tables);
+  const [{ DynamoDBClient }, { documentClientOver }, { bindTableStores, documentVersionRetention }] = await Promise.all(
+    [import('@aws-sdk/client-dynamodb'), import('#shared/store/dynamo-client'), import('#shared/store/table-stores')],
+  );
+  const settings = 'stage' in retentionOf ? await stageDocumentVersions(retentionOf.stage) : retentionOf.env;
+  return bindTableStores(
+    documentClientOver(cli.own(new DynamoDBClient(config))),
+    tables,
+    documentVersionRetention(settings),
+  );
+}
+
+/** The stage's document history settings; their module loads the CDK library, so only a command on a stage pays for it. */
+async function stageDocumentVersions(stage: string): Promise<Record<string, string>> {
+  const { documentVersionsEnvironment, stageConfig } = await import('#infra/cdk/config');
+  return documentVersionsEnvironment(stageConfig(stage));
 }
 
 /**
@@ -104,7 +118,7 @@ export async function connectStores(
       };
     };
     return {
-      ...(await storesOn(cli, tables, awsClientConfig(env, 'DynamoDB'))),
+      ...(await storesOn(cli, tables, awsClientConfig(env, 'DynamoDB'), { stage })),
       usagePlan: apiGatewayUsagePlan(stage, cli.own(new APIGatewayClient(awsClientConfig(env, 'API Gateway')))),
       target: `stage ${stage}`,
       keyTagSecret,
@@ -135,7 +149,7 @@ export async function connectStores(
   };
   const { keyTagSecret, opensearch } = state;
   return {
-    ...(await storesOn(cli, state.tables, config)),
+    ...(await storesOn(cli, state.tables, config, { env })),
     apiUrl: state.apiUrl,
     target: `local stack at ${state.apiUrl}`,
     keyTagSecret: async () => {

@@ -35,6 +35,8 @@ const PASSED_THROUGH = [
 const LOCAL_SETTINGS = [
   FUNCTION_ENV.idempotencyTtlHours,
   FUNCTION_ENV.acceptUntaggedKeys,
+  FUNCTION_ENV.documentVersionsKeep,
+  FUNCTION_ENV.documentVersionsMaxAgeDays,
   ...RECORDING_SETTING_ENVS,
   // The local runtime's webhook targets (loopback receivers) replace the template's `stage`.
   ...WEBHOOK_SETTING_ENVS,

@@ -45,6 +45,8 @@ export const subscriptionDenied = (event: string, scope: string) =>
     `The API key does not allow subscribing to '${event}': it needs the scope '${scope}', which reads what the event carries.`,
   );
 export const notFound = (message: string) => new ApiError(404, 'NotFound', message);
+/** A resource that existed and is kept no more (410 Gone), with the contract's code for an absent one. */
+export const gone = (message: string) => new ApiError(410, 'NotFound', message);
 export const conflict = (message: string) => new ApiError(409, 'Conflict', message);
 /** Safe retries: the Idempotency-Key already records another request's answer. */
 export const idempotencyKeyReused = () =>

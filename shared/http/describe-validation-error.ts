@@ -3,6 +3,7 @@
  * its request without reading the schema.
  */
 import type { ErrorObject } from 'ajv';
+import { VERSION_LIMIT, VERSION_NUMBER } from '#shared/schemas/document-version-schemas';
 import { COLLECTION_NAME, NO_SEPARATORS, NOT_BLANK } from '#shared/schemas/identifiers';
 import { DOCUMENT_LIMIT } from '#shared/schemas/list-documents-query';
 
@@ -13,6 +14,8 @@ const PATTERN_MEANINGS: Record<string, string> = {
   [NO_SEPARATORS]: "must not contain '/' or '\\'",
   [COLLECTION_NAME]: "must be 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit",
   [DOCUMENT_LIMIT]: 'must be a whole number from 1 to 1000',
+  [VERSION_LIMIT]: 'must be a whole number from 1 to 100',
+  [VERSION_NUMBER]: 'must be a version number: a whole number from 1, without leading zeros',
 };
 
 function fieldName(target: ValidationTarget, instancePath: string): string {

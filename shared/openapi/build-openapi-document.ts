@@ -52,9 +52,10 @@ const INFO_DESCRIPTION = [
   '**Errors** are `{code, message}` JSON (the MCP endpoint adds its JSON-RPC forms). 429 and 503 carry `Retry-After`. ',
   'Writes are not deduplicated unless they carry an `Idempotency-Key`: repeating one repeats its effect, and after a 502, 503 or ',
   '504 a write may have completed. With the key, retrying is safe: the write happens once and every retry gets its answer.\n\n',
-  '**Documents** carry an `ETag`; `If-Match` and `If-None-Match` make reads and writes conditional (RFC 9110).\n\n',
-  '**Headers on every response:** `Content-Type: application/json; charset=utf-8` (except a 304, which has no body), `Cache-Control: no-store`, ',
-  '`X-Content-Type-Options: nosniff` and `X-Request-Id`.',
+  '**Documents** carry an `ETag` and the URL of their version (`Content-Location`); `If-Match` and `If-None-Match` make reads ',
+  'and writes conditional (RFC 9110).\n\n',
+  '**Headers on every response:** `Content-Type: application/json; charset=utf-8` (except a 304, which has no body), `Cache-Control: no-store` ',
+  '(a version read, which never changes, may be cached instead), `X-Content-Type-Options: nosniff` and `X-Request-Id`.',
 ].join('');
 
 const SECURITY_DESCRIPTION = [

@@ -25,10 +25,17 @@ const COMPONENT_RESPONSES = '#/components/responses/';
 
 /**
  * Reusable headers: every response has a request id; 429 and 503 say when to retry; a 401 names
- * the scheme; a document's version is its ETag; a replayed write says so.
+ * the scheme; a document's version is its ETag and its own URL, and may be cached; a replayed write says so.
  */
 export const headerComponents: Record<
-  'X-Request-Id' | 'Retry-After' | 'WWW-Authenticate' | 'Link' | 'ETag' | 'Idempotent-Replayed',
+  | 'X-Request-Id'
+  | 'Retry-After'
+  | 'WWW-Authenticate'
+  | 'Link'
+  | 'ETag'
+  | 'Content-Location'
+  | 'Cache-Control'
+  | 'Idempotent-Replayed',
   HeaderObject
 > = {
   'X-Request-Id': {
@@ -61,6 +68,19 @@ export const headerComponents: Record<
     required: true,
     schema: { type: 'string', maxLength: 64, pattern: '^"[\\x21\\x23-\\x7E]+"$' },
     example: '"k3Jv0cQ9Tz2Wm8Ld"',
+  },
+  'Content-Location': {
+    description:
+      "The URL of the document's version this answer holds (`.../versions/{version}`): unlike `versions/current`, it " +
+      'names the same document for as long as the stage keeps the version.',
+    required: true,
+    schema: { type: 'string', format: 'uri', maxLength: 4096, pattern: '/versions/[1-9][0-9]{0,14}$' },
+    example: 'https://api.example.com/api/v1/provisioning/tenants/acme/bots/bot-billing/versions/4',
+  },
+  'Cache-Control': {
+    description: "A version never changes: a private cache (the caller's own) may keep it without asking again.",
+    required: true,
+    schema: { type: 'string', const: 'private, max-age=31536000, immutable' },
   },
   'Idempotent-Replayed': {
     description:
@@ -150,6 +170,11 @@ const routeStatuses: Record<number, Omit<StatusDocs, 'examples'>> = {
   404: { description: 'The resource is not available in this tenant.' },
   405: { description: 'This method is not allowed here; `Allow` names the one that is.' },
   409: { description: 'The resource, in its current state, refuses the operation.' },
+  410: {
+    description:
+      "The resource existed and is kept no more (code `NotFound`): a version the stage's retention removed. The message says " +
+      'what the stage keeps; the versions list names those still kept.',
+  },
   412: {
     description:
       '`If-Match` or `If-None-Match` does not hold for the current document (code `Conflict`): it changed since you read it, it is ' +

@@ -2,13 +2,16 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import type { ParsedJson } from './parsed-json.ts';
 import type { schemaCatalog } from './schema-catalog.ts';
-import { AddInternalNoteBody, CollectionPath, ConversationPath, CreateRecordingUploadBody, CreateWebhookEndpointBody, DocumentBody, DocumentPath, ListDocumentsQuery, ListWebhookDeliveriesQuery, NoQuery, RecoverWebhookDeliveriesBody, ReportQuery, TenantPath, UpdateWebhookEndpointBody, VocJobPath, WebhookEndpointPath } from './validators.generated.ts';
+import { AddInternalNoteBody, CollectionPath, ConversationPath, CreateRecordingUploadBody, CreateWebhookEndpointBody, DocumentBody, DocumentPath, DocumentVersionPath, ListDocumentVersionsQuery, ListDocumentsQuery, ListWebhookDeliveriesQuery, NoQuery, RecoverWebhookDeliveriesBody, ReportQuery, TenantPath, UpdateWebhookEndpointBody, VocJobPath, WebhookEndpointPath } from './validators.generated.ts';
 
 export const addInternalNote = { id: 'addInternalNote', path: ConversationPath, query: NoQuery, body: AddInternalNoteBody } as const;
 export const listDocuments = { id: 'listDocuments', path: CollectionPath, query: ListDocumentsQuery } as const;
 export const getCurrentDocument = { id: 'getCurrentDocument', path: DocumentPath, query: NoQuery } as const;
 export const replaceCurrentDocument = { id: 'replaceCurrentDocument', path: DocumentPath, query: NoQuery, body: DocumentBody } as const;
 export const mergeCurrentDocument = { id: 'mergeCurrentDocument', path: DocumentPath, query: NoQuery, body: DocumentBody } as const;
+export const listDocumentVersions = { id: 'listDocumentVersions', path: DocumentPath, query: ListDocumentVersionsQuery } as const;
+export const getDocumentVersion = { id: 'getDocumentVersion', path: DocumentVersionPath, query: NoQuery } as const;
+export const restoreDocumentVersion = { id: 'restoreDocumentVersion', path: DocumentVersionPath, query: NoQuery } as const;
 export const mcpBots = { id: 'mcpBots', path: TenantPath, query: NoQuery } as const;
 export const listAssistantConversations = { id: 'listAssistantConversations', path: TenantPath, query: ReportQuery } as const;
 export const listVocConversations = { id: 'listVocConversations', path: TenantPath, query: ReportQuery } as const;
@@ -23,7 +26,7 @@ export const rotateWebhookSecret = { id: 'rotateWebhookSecret', path: WebhookEnd
 export const listWebhookDeliveries = { id: 'listWebhookDeliveries', path: WebhookEndpointPath, query: ListWebhookDeliveriesQuery } as const;
 export const recoverWebhookDeliveries = { id: 'recoverWebhookDeliveries', path: WebhookEndpointPath, query: NoQuery, body: RecoverWebhookDeliveriesBody } as const;
 
-type Input<Id extends 'AddInternalNoteBody' | 'CollectionPath' | 'ConversationPath' | 'CreateRecordingUploadBody' | 'CreateWebhookEndpointBody' | 'DocumentBody' | 'DocumentPath' | 'ListDocumentsQuery' | 'ListWebhookDeliveriesQuery' | 'NoQuery' | 'RecoverWebhookDeliveriesBody' | 'ReportQuery' | 'TenantPath' | 'UpdateWebhookEndpointBody' | 'VocJobPath' | 'WebhookEndpointPath'> = ParsedJson<FromSchema<(typeof schemaCatalog)[Id]>>;
+type Input<Id extends 'AddInternalNoteBody' | 'CollectionPath' | 'ConversationPath' | 'CreateRecordingUploadBody' | 'CreateWebhookEndpointBody' | 'DocumentBody' | 'DocumentPath' | 'DocumentVersionPath' | 'ListDocumentVersionsQuery' | 'ListDocumentsQuery' | 'ListWebhookDeliveriesQuery' | 'NoQuery' | 'RecoverWebhookDeliveriesBody' | 'ReportQuery' | 'TenantPath' | 'UpdateWebhookEndpointBody' | 'VocJobPath' | 'WebhookEndpointPath'> = ParsedJson<FromSchema<(typeof schemaCatalog)[Id]>>;
 
 /** What each route's validators let through: the handler's `path`, `query` and `body`. */
 export interface RouteInputs {
@@ -32,6 +35,9 @@ export interface RouteInputs {
   getCurrentDocument: { path: Input<'DocumentPath'>; query: Input<'NoQuery'>; body: unknown };
   replaceCurrentDocument: { path: Input<'DocumentPath'>; query: Input<'NoQuery'>; body: Input<'DocumentBody'> };
   mergeCurrentDocument: { path: Input<'DocumentPath'>; query: Input<'NoQuery'>; body: Input<'DocumentBody'> };
+  listDocumentVersions: { path: Input<'DocumentPath'>; query: Input<'ListDocumentVersionsQuery'>; body: unknown };
+  getDocumentVersion: { path: Input<'DocumentVersionPath'>; query: Input<'NoQuery'>; body: unknown };
+  restoreDocumentVersion: { path: Input<'DocumentVersionPath'>; query: Input<'NoQuery'>; body: unknown };
   mcpBots: { path: Input<'TenantPath'>; query: Input<'NoQuery'>; body: unknown };
   listAssistantConversations: { path: Input<'TenantPath'>; query: Input<'ReportQuery'>; body: unknown };
   listVocConversations: { path: Input<'TenantPath'>; query: Input<'ReportQuery'>; body: unknown };

@@ -2,6 +2,7 @@
 import { AddInternalNoteBody } from './add-internal-note-body.ts';
 import { ConversationPath } from './conversation-path.ts';
 import { DocumentBody, DocumentList } from './document-schemas.ts';
+import { DocumentVersionList, DocumentVersionPath, ListDocumentVersionsQuery } from './document-version-schemas.ts';
 import { ErrorBody, MessageOnlyErrorBody } from './error-body.ts';
 import { ImportFile } from './import-file.ts';
 import { InternalNoteResponse } from './internal-note-response.ts';
@@ -40,6 +41,8 @@ export const schemaCatalog = {
   DocumentChangedWebhook,
   DocumentList,
   DocumentPath,
+  DocumentVersionList,
+  DocumentVersionPath,
   ErrorBody,
   ImportFile,
   InternalNoteResponse,
@@ -48,6 +51,7 @@ export const schemaCatalog = {
   JsonRpcMethodNotFound,
   JsonRpcRequest,
   ListDocumentsQuery,
+  ListDocumentVersionsQuery,
   ListWebhookDeliveriesQuery,
   MessageOnlyErrorBody,
   NoContent,

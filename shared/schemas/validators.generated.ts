@@ -1539,7 +1539,7 @@ return errors === 0;
 }
 
 export const DocumentChangedWebhook = validate18;
-const schema19 = {"$id":"DocumentChangedWebhook","type":"object","required":["type","timestamp","data"],"additionalProperties":false,"properties":{"type":{"type":"string","enum":["provisioning.document.changed"]},"timestamp":{"type":"string","format":"date-time","maxLength":30,"description":"When the event happened."},"data":{"type":"object","required":["tenantId","collection","documentId","etag","change"],"additionalProperties":false,"properties":{"tenantId":{"type":"string","maxLength":128,"pattern":"^[^/\\\\#]+$","description":"The tenant."},"collection":{"type":"string","maxLength":64,"pattern":"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"},"documentId":{"type":"string","maxLength":512,"pattern":"^[^/\\\\]+$"},"etag":{"type":"string","maxLength":64,"pattern":"^\"[^\"]+\"$","description":"The new version's ETag, quoted as the API's `ETag` header gives it."},"change":{"type":"string","enum":["created","replaced","merged"],"description":"Made by a POST, replaced by a POST over it, or merged by a PUT."}}}}};
+const schema19 = {"$id":"DocumentChangedWebhook","type":"object","required":["type","timestamp","data"],"additionalProperties":false,"properties":{"type":{"type":"string","enum":["provisioning.document.changed"]},"timestamp":{"type":"string","format":"date-time","maxLength":30,"description":"When the event happened."},"data":{"type":"object","required":["tenantId","collection","documentId","etag","version","change"],"additionalProperties":false,"properties":{"tenantId":{"type":"string","maxLength":128,"pattern":"^[^/\\\\#]+$","description":"The tenant."},"collection":{"type":"string","maxLength":64,"pattern":"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"},"documentId":{"type":"string","maxLength":512,"pattern":"^[^/\\\\]+$"},"etag":{"type":"string","maxLength":64,"pattern":"^\"[^\"]+\"$","description":"The new version's ETag, quoted as the API's `ETag` header gives it."},"version":{"type":"integer","format":"int64","minimum":1,"maximum":999999999999999,"description":"The new version's number: `versions/{version}` reads it for as long as the stage keeps it."},"change":{"type":"string","enum":["created","replaced","merged","restored"],"description":"Made by a POST, replaced by a POST over it, merged by a PUT, or an earlier version restored."}}}}};
 const pattern13 = new RegExp("^[^/\\\\#]+$", "u");
 const pattern15 = new RegExp("^[^/\\\\]+$", "u");
 const pattern16 = new RegExp("^\"[^\"]+\"$", "u");
@@ -1611,14 +1611,14 @@ const _errs6 = errors;
 if(errors === _errs6){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
-if((((((data2.tenantId === undefined) && (missing1 = "tenantId")) || ((data2.collection === undefined) && (missing1 = "collection"))) || ((data2.documentId === undefined) && (missing1 = "documentId"))) || ((data2.etag === undefined) && (missing1 = "etag"))) || ((data2.change === undefined) && (missing1 = "change"))){
+if(((((((data2.tenantId === undefined) && (missing1 = "tenantId")) || ((data2.collection === undefined) && (missing1 = "collection"))) || ((data2.documentId === undefined) && (missing1 = "documentId"))) || ((data2.etag === undefined) && (missing1 = "etag"))) || ((data2.version === undefined) && (missing1 = "version"))) || ((data2.change === undefined) && (missing1 = "change"))){
 validate18.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs8 = errors;
 for(const key1 in data2){
-if(!(((((key1 === "tenantId") || (key1 === "collection")) || (key1 === "documentId")) || (key1 === "etag")) || (key1 === "change"))){
+if(!((((((key1 === "tenantId") || (key1 === "collection")) || (key1 === "documentId")) || (key1 === "etag")) || (key1 === "version")) || (key1 === "change"))){
 validate18.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -1733,21 +1733,49 @@ else {
 var valid1 = true;
 }
 if(valid1){
-if(data2.change !== undefined){
-let data7 = data2.change;
+if(data2.version !== undefined){
+let data7 = data2.version;
 const _errs17 = errors;
-if(typeof data7 !== "string"){
-validate18.errors = [{instancePath:instancePath+"/data/change",schemaPath:"#/properties/data/properties/change/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
+validate18.errors = [{instancePath:instancePath+"/data/version",schemaPath:"#/properties/data/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
-if(!(((data7 === "created") || (data7 === "replaced")) || (data7 === "merged"))){
-validate18.errors = [{instancePath:instancePath+"/data/change",schemaPath:"#/properties/data/properties/change/enum",keyword:"enum",params:{allowedValues: schema19.properties.data.properties.change.enum},message:"must be equal to one of the allowed values"}];
+if(errors === _errs17){
+if((typeof data7 == "number") && (isFinite(data7))){
+if(data7 > 999999999999999 || isNaN(data7)){
+validate18.errors = [{instancePath:instancePath+"/data/version",schemaPath:"#/properties/data/properties/version/maximum",keyword:"maximum",params:{comparison: "<=", limit: 999999999999999},message:"must be <= 999999999999999"}];
 return false;
+}
+else {
+if(data7 < 1 || isNaN(data7)){
+validate18.errors = [{instancePath:instancePath+"/data/version",schemaPath:"#/properties/data/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
 }
 var valid1 = _errs17 === errors;
 }
 else {
 var valid1 = true;
+}
+if(valid1){
+if(data2.change !== undefined){
+let data8 = data2.change;
+const _errs19 = errors;
+if(typeof data8 !== "string"){
+validate18.errors = [{instancePath:instancePath+"/data/change",schemaPath:"#/properties/data/properties/change/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!((((data8 === "created") || (data8 === "replaced")) || (data8 === "merged")) || (data8 === "restored"))){
+validate18.errors = [{instancePath:instancePath+"/data/change",schemaPath:"#/properties/data/properties/change/enum",keyword:"enum",params:{allowedValues: schema19.properties.data.properties.change.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid1 = _errs19 === errors;
+}
+else {
+var valid1 = true;
+}
 }
 }
 }
@@ -1995,10 +2023,382 @@ validate20.errors = vErrors;
 return errors === 0;
 }
 
-export const ErrorBody = validate21;
-const schema22 = {"$id":"ErrorBody","type":"object","required":["code","message"],"additionalProperties":false,"properties":{"code":{"type":"string","enum":["BadRequest","InvalidCustomField","Unauthenticated","PermissionDenied","EmailChannelNotFound","AssigneeNotFound","NotFound","EmailChannelDisabled","ContactIdentityConflict","OrganizationAmbiguous","AssigneeAmbiguous","Conflict","PayloadTooLarge","RateLimitExceeded","BadGateway","ServiceUnavailable","GatewayTimeout","Unavailable"]},"message":{"type":"string"}}};
+export const DocumentVersionList = validate21;
+const schema22 = {"$id":"DocumentVersionList","type":"array","maxItems":100,"description":"The versions kept, newest first (the stage keeps at most 10000 of a document).","items":{"type":"object","required":["version","createdAt","etag","bytes","change"],"additionalProperties":false,"properties":{"version":{"type":"integer","format":"int64","minimum":1,"maximum":999999999999999,"description":"Its number: `versions/{version}` reads it."},"createdAt":{"type":"string","format":"date-time","maxLength":30,"description":"When the write that made it committed."},"etag":{"type":"string","maxLength":64,"pattern":"^\"[^\"]+\"$","description":"Its ETag, quoted as the `ETag` header gives it."},"bytes":{"type":"integer","format":"int32","minimum":2,"maximum":1048576,"description":"The size of its document, in bytes of compact UTF-8 JSON."},"change":{"type":"string","enum":["created","replaced","merged","restored"],"description":"How it was made: by a POST, a POST over the document, a PUT (merge), or a restore."},"keyId":{"type":"string","maxLength":12,"pattern":"^[a-z0-9]{12}$","description":"The id of the API key that made it (never the key). Absent for a version an operator imported, and for the state a document had when versions began to be kept."}}}};
+const pattern21 = new RegExp("^[a-z0-9]{12}$", "u");
 
 function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="DocumentVersionList" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(Array.isArray(data)){
+if(data.length > 100){
+validate21.errors = [{instancePath,schemaPath:"#/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"}];
+return false;
+}
+else {
+var valid0 = true;
+const len0 = data.length;
+for(let i0=0; i0<len0; i0++){
+let data0 = data[i0];
+const _errs1 = errors;
+if(errors === _errs1){
+if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
+let missing0;
+if((((((data0.version === undefined) && (missing0 = "version")) || ((data0.createdAt === undefined) && (missing0 = "createdAt"))) || ((data0.etag === undefined) && (missing0 = "etag"))) || ((data0.bytes === undefined) && (missing0 = "bytes"))) || ((data0.change === undefined) && (missing0 = "change"))){
+validate21.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs3 = errors;
+for(const key0 in data0){
+if(!((((((key0 === "version") || (key0 === "createdAt")) || (key0 === "etag")) || (key0 === "bytes")) || (key0 === "change")) || (key0 === "keyId"))){
+validate21.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs3 === errors){
+if(data0.version !== undefined){
+let data1 = data0.version;
+const _errs4 = errors;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+validate21.errors = [{instancePath:instancePath+"/" + i0+"/version",schemaPath:"#/items/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs4){
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 > 999999999999999 || isNaN(data1)){
+validate21.errors = [{instancePath:instancePath+"/" + i0+"/version",schemaPath:"#/items/properties/version/maximum",keyword:"maximum",params:{comparison: "<=", limit: 999999999999999},message:"must be <= 999999999999999"}];
+return false;
+}
+else {
+if(data1 < 1 || isNaN(data1)){
+validate21.errors = [{instancePath:instancePath+"/" + i0+"/version",schemaPath:"#/items/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+}
+var valid1 = _errs4 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data0.createdAt !== undefined){
+let data2 = data0.createdAt;
+const _errs6 = errors;
+if(errors === _errs6){
+if(errors === _errs6){
+if(typeof data2 === "string"){
+if(func2(data2) > 30){
+validate21.errors = [{instancePath:instancePath+"/" + i0+"/createdAt",schemaPath:"#/items/properties/createdAt/maxLength",keyword:"maxLength",params:{limit: 30},message:"must NOT have more than 30 characters"}];
+return false;
+}
+}
+else {
+validate21.errors = [{instancePath:instancePath+"/" + i0+"/createdAt",schemaPath:"#/items/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid1 = _errs6 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data0.etag !== undefined){
+let data3 = data0.etag;
+const _errs8 = errors;
+if(errors === _errs8){
+if(typeof data3 === "string"){
+if(func2(data3) > 64){
+validate21.errors = [{instancePath:instancePath+"/" + i0+"/etag",schemaPath:"#/items/properties/etag/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+return false;
+}
+else {
+if(!pattern16.test(data3)){
+validate21.errors = [{instancePath:instancePath+"/" + i0+"/etag",schemaPath:"#/items/properties/etag/pattern",keyword:"pattern",params:{pattern: "^\"[^\"]+\"$"},message:"must match pattern \""+"^\"[^\"]+\"$"+"\""}];
+return false;
+}
+}
+}
+else {
+validate21.errors = [{instancePath:instancePath+"/" + i0+"/etag",schemaPath:"#/items/properties/etag/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid1 = _errs8 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data0.bytes !== undefined){
+let data4 = data0.bytes;
+const _errs10 = errors;
+if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
+validate21.errors = [{instancePath:instancePath+"/" + i0+"/bytes",schemaPath:"#/items/properties/bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs10){
+if((typeof data4 == "number") && (isFinite(data4))){
+if(data4 > 1048576 || isNaN(data4)){
+validate21.errors = [{instancePath:instancePath+"/" + i0+"/bytes",schemaPath:"#/items/properties/bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1048576},message:"must be <= 1048576"}];
+return false;
+}
+else {
+if(data4 < 2 || isNaN(data4)){
+validate21.errors = [{instancePath:instancePath+"/" + i0+"/bytes",schemaPath:"#/items/properties/bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 2},message:"must be >= 2"}];
+return false;
+}
+}
+}
+}
+var valid1 = _errs10 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data0.change !== undefined){
+let data5 = data0.change;
+const _errs12 = errors;
+if(typeof data5 !== "string"){
+validate21.errors = [{instancePath:instancePath+"/" + i0+"/change",schemaPath:"#/items/properties/change/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!((((data5 === "created") || (data5 === "replaced")) || (data5 === "merged")) || (data5 === "restored"))){
+validate21.errors = [{instancePath:instancePath+"/" + i0+"/change",schemaPath:"#/items/properties/change/enum",keyword:"enum",params:{allowedValues: schema22.items.properties.change.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid1 = _errs12 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data0.keyId !== undefined){
+let data6 = data0.keyId;
+const _errs14 = errors;
+if(errors === _errs14){
+if(typeof data6 === "string"){
+if(func2(data6) > 12){
+validate21.errors = [{instancePath:instancePath+"/" + i0+"/keyId",schemaPath:"#/items/properties/keyId/maxLength",keyword:"maxLength",params:{limit: 12},message:"must NOT have more than 12 characters"}];
+return false;
+}
+else {
+if(!pattern21.test(data6)){
+validate21.errors = [{instancePath:instancePath+"/" + i0+"/keyId",schemaPath:"#/items/properties/keyId/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9]{12}$"},message:"must match pattern \""+"^[a-z0-9]{12}$"+"\""}];
+return false;
+}
+}
+}
+else {
+validate21.errors = [{instancePath:instancePath+"/" + i0+"/keyId",schemaPath:"#/items/properties/keyId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid1 = _errs14 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate21.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs1 === errors;
+if(!valid0){
+break;
+}
+}
+}
+}
+else {
+validate21.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+validate21.errors = vErrors;
+return errors === 0;
+}
+
+export const DocumentVersionPath = validate22;
+const schema23 = {"$id":"DocumentVersionPath","type":"object","required":["tenantId","collection","docId","version"],"additionalProperties":false,"properties":{"tenantId":{"type":"string","minLength":1,"maxLength":128,"pattern":"^[^/\\\\]*$"},"collection":{"type":"string","maxLength":64,"pattern":"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"},"docId":{"type":"string","minLength":1,"maxLength":512,"pattern":"^[^/\\\\]*$"},"version":{"type":"string","maxLength":15,"pattern":"^[1-9][0-9]{0,14}$","description":"The version's number, as `Content-Location` and the versions list give it."}}};
+const pattern25 = new RegExp("^[1-9][0-9]{0,14}$", "u");
+
+function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="DocumentVersionPath" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((((data.tenantId === undefined) && (missing0 = "tenantId")) || ((data.collection === undefined) && (missing0 = "collection"))) || ((data.docId === undefined) && (missing0 = "docId"))) || ((data.version === undefined) && (missing0 = "version"))){
+validate22.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((((key0 === "tenantId") || (key0 === "collection")) || (key0 === "docId")) || (key0 === "version"))){
+validate22.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.tenantId !== undefined){
+let data0 = data.tenantId;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(func2(data0) > 128){
+validate22.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+return false;
+}
+else {
+if(func2(data0) < 1){
+validate22.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern1.test(data0)){
+validate22.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
+return false;
+}
+}
+}
+}
+else {
+validate22.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.collection !== undefined){
+let data1 = data.collection;
+const _errs4 = errors;
+if(errors === _errs4){
+if(typeof data1 === "string"){
+if(func2(data1) > 64){
+validate22.errors = [{instancePath:instancePath+"/collection",schemaPath:"#/properties/collection/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+return false;
+}
+else {
+if(!pattern2.test(data1)){
+validate22.errors = [{instancePath:instancePath+"/collection",schemaPath:"#/properties/collection/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"+"\""}];
+return false;
+}
+}
+}
+else {
+validate22.errors = [{instancePath:instancePath+"/collection",schemaPath:"#/properties/collection/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.docId !== undefined){
+let data2 = data.docId;
+const _errs6 = errors;
+if(errors === _errs6){
+if(typeof data2 === "string"){
+if(func2(data2) > 512){
+validate22.errors = [{instancePath:instancePath+"/docId",schemaPath:"#/properties/docId/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
+return false;
+}
+else {
+if(func2(data2) < 1){
+validate22.errors = [{instancePath:instancePath+"/docId",schemaPath:"#/properties/docId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern1.test(data2)){
+validate22.errors = [{instancePath:instancePath+"/docId",schemaPath:"#/properties/docId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
+return false;
+}
+}
+}
+}
+else {
+validate22.errors = [{instancePath:instancePath+"/docId",schemaPath:"#/properties/docId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.version !== undefined){
+let data3 = data.version;
+const _errs8 = errors;
+if(errors === _errs8){
+if(typeof data3 === "string"){
+if(func2(data3) > 15){
+validate22.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/maxLength",keyword:"maxLength",params:{limit: 15},message:"must NOT have more than 15 characters"}];
+return false;
+}
+else {
+if(!pattern25.test(data3)){
+validate22.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/pattern",keyword:"pattern",params:{pattern: "^[1-9][0-9]{0,14}$"},message:"must match pattern \""+"^[1-9][0-9]{0,14}$"+"\""}];
+return false;
+}
+}
+}
+else {
+validate22.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate22.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate22.errors = vErrors;
+return errors === 0;
+}
+
+export const ErrorBody = validate23;
+const schema24 = {"$id":"ErrorBody","type":"object","required":["code","message"],"additionalProperties":false,"properties":{"code":{"type":"string","enum":["BadRequest","InvalidCustomField","Unauthenticated","PermissionDenied","EmailChannelNotFound","AssigneeNotFound","NotFound","EmailChannelDisabled","ContactIdentityConflict","OrganizationAmbiguous","AssigneeAmbiguous","Conflict","PayloadTooLarge","RateLimitExceeded","BadGateway","ServiceUnavailable","GatewayTimeout","Unavailable"]},"message":{"type":"string"}}};
+
+function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="ErrorBody" */;
 let vErrors = null;
 let errors = 0;
@@ -2006,14 +2406,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.code === undefined) && (missing0 = "code")) || ((data.message === undefined) && (missing0 = "message"))){
-validate21.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate23.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "code") || (key0 === "message"))){
-validate21.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate23.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -2023,11 +2423,11 @@ if(data.code !== undefined){
 let data0 = data.code;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate21.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate23.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((((((((((((((((((data0 === "BadRequest") || (data0 === "InvalidCustomField")) || (data0 === "Unauthenticated")) || (data0 === "PermissionDenied")) || (data0 === "EmailChannelNotFound")) || (data0 === "AssigneeNotFound")) || (data0 === "NotFound")) || (data0 === "EmailChannelDisabled")) || (data0 === "ContactIdentityConflict")) || (data0 === "OrganizationAmbiguous")) || (data0 === "AssigneeAmbiguous")) || (data0 === "Conflict")) || (data0 === "PayloadTooLarge")) || (data0 === "RateLimitExceeded")) || (data0 === "BadGateway")) || (data0 === "ServiceUnavailable")) || (data0 === "GatewayTimeout")) || (data0 === "Unavailable"))){
-validate21.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/enum",keyword:"enum",params:{allowedValues: schema22.properties.code.enum},message:"must be equal to one of the allowed values"}];
+validate23.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/enum",keyword:"enum",params:{allowedValues: schema24.properties.code.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -2039,7 +2439,7 @@ if(valid0){
 if(data.message !== undefined){
 const _errs4 = errors;
 if(typeof data.message !== "string"){
-validate21.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate23.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -2052,18 +2452,18 @@ var valid0 = true;
 }
 }
 else {
-validate21.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate23.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate21.errors = vErrors;
+validate23.errors = vErrors;
 return errors === 0;
 }
 
-export const ImportFile = validate22;
-const schema23 = {"$id":"ImportFile","type":"object","additionalProperties":false,"properties":{"conversations":{"type":"array","items":{"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1,"maxLength":512,"pattern":"^[^/\\\\]*$"},"type":{"type":"string","minLength":1},"status":{"type":"string","minLength":1},"mergedInto":{"type":["string","null"]},"lockedUntil":{"anyOf":[{"type":"null"},{"type":"integer","minimum":0},{"type":"string","minLength":1}]},"realtimeOwner":{"type":["string","null"]},"assignee":{"anyOf":[{"type":"null"},{"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1},"active":{"type":"boolean"}}}]}}}},"documents":{"type":"object","propertyNames":{"pattern":"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"},"additionalProperties":{"type":"array","items":{"type":"object","required":["id","data"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1,"maxLength":512,"pattern":"^[^/\\\\]*$"},"data":{"type":"object"}}}}},"assistantConversations":{"type":"array","items":{"type":"object"}},"vocConversations":{"type":"array","items":{"type":"object"}},"vocJobs":{"type":"array","items":{"type":"object","required":["id","status","started","file","recordingId"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1,"maxLength":512,"pattern":"^[^/\\\\]*$"},"status":{"type":"string","enum":["started","completed","failed"]},"started":{"type":"integer","minimum":0},"file":{"type":"string","minLength":1},"recordingId":{"type":"string","minLength":1}}}}}};
+export const ImportFile = validate24;
+const schema25 = {"$id":"ImportFile","type":"object","additionalProperties":false,"properties":{"conversations":{"type":"array","items":{"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1,"maxLength":512,"pattern":"^[^/\\\\]*$"},"type":{"type":"string","minLength":1},"status":{"type":"string","minLength":1},"mergedInto":{"type":["string","null"]},"lockedUntil":{"anyOf":[{"type":"null"},{"type":"integer","minimum":0},{"type":"string","minLength":1}]},"realtimeOwner":{"type":["string","null"]},"assignee":{"anyOf":[{"type":"null"},{"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1},"active":{"type":"boolean"}}}]}}}},"documents":{"type":"object","propertyNames":{"pattern":"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"},"additionalProperties":{"type":"array","items":{"type":"object","required":["id","data"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1,"maxLength":512,"pattern":"^[^/\\\\]*$"},"data":{"type":"object"}}}}},"assistantConversations":{"type":"array","items":{"type":"object"}},"vocConversations":{"type":"array","items":{"type":"object"}},"vocJobs":{"type":"array","items":{"type":"object","required":["id","status","started","file","recordingId"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1,"maxLength":512,"pattern":"^[^/\\\\]*$"},"status":{"type":"string","enum":["started","completed","failed"]},"started":{"type":"integer","minimum":0},"file":{"type":"string","minLength":1},"recordingId":{"type":"string","minLength":1}}}}}};
 
-function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="ImportFile" */;
 let vErrors = null;
 let errors = 0;
@@ -2072,7 +2472,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((((key0 === "conversations") || (key0 === "documents")) || (key0 === "assistantConversations")) || (key0 === "vocConversations")) || (key0 === "vocJobs"))){
-validate22.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate24.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -2092,14 +2492,14 @@ if(errors === _errs4){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 let missing0;
 if((data1.id === undefined) && (missing0 = "id")){
-validate22.errors = [{instancePath:instancePath+"/conversations/" + i0,schemaPath:"#/properties/conversations/items/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate24.errors = [{instancePath:instancePath+"/conversations/" + i0,schemaPath:"#/properties/conversations/items/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs6 = errors;
 for(const key1 in data1){
 if(!(((((((key1 === "id") || (key1 === "type")) || (key1 === "status")) || (key1 === "mergedInto")) || (key1 === "lockedUntil")) || (key1 === "realtimeOwner")) || (key1 === "assignee"))){
-validate22.errors = [{instancePath:instancePath+"/conversations/" + i0,schemaPath:"#/properties/conversations/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate24.errors = [{instancePath:instancePath+"/conversations/" + i0,schemaPath:"#/properties/conversations/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -2111,24 +2511,24 @@ const _errs7 = errors;
 if(errors === _errs7){
 if(typeof data2 === "string"){
 if(func2(data2) > 512){
-validate22.errors = [{instancePath:instancePath+"/conversations/" + i0+"/id",schemaPath:"#/properties/conversations/items/properties/id/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
+validate24.errors = [{instancePath:instancePath+"/conversations/" + i0+"/id",schemaPath:"#/properties/conversations/items/properties/id/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
 else {
 if(func2(data2) < 1){
-validate22.errors = [{instancePath:instancePath+"/conversations/" + i0+"/id",schemaPath:"#/properties/conversations/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate24.errors = [{instancePath:instancePath+"/conversations/" + i0+"/id",schemaPath:"#/properties/conversations/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern1.test(data2)){
-validate22.errors = [{instancePath:instancePath+"/conversations/" + i0+"/id",schemaPath:"#/properties/conversations/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
+validate24.errors = [{instancePath:instancePath+"/conversations/" + i0+"/id",schemaPath:"#/properties/conversations/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
 return false;
 }
 }
 }
 }
 else {
-validate22.errors = [{instancePath:instancePath+"/conversations/" + i0+"/id",schemaPath:"#/properties/conversations/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate24.errors = [{instancePath:instancePath+"/conversations/" + i0+"/id",schemaPath:"#/properties/conversations/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2144,12 +2544,12 @@ const _errs9 = errors;
 if(errors === _errs9){
 if(typeof data3 === "string"){
 if(func2(data3) < 1){
-validate22.errors = [{instancePath:instancePath+"/conversations/" + i0+"/type",schemaPath:"#/properties/conversations/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate24.errors = [{instancePath:instancePath+"/conversations/" + i0+"/type",schemaPath:"#/properties/conversations/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate22.errors = [{instancePath:instancePath+"/conversations/" + i0+"/type",schemaPath:"#/properties/conversations/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate24.errors = [{instancePath:instancePath+"/conversations/" + i0+"/type",schemaPath:"#/properties/conversations/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2165,12 +2565,12 @@ const _errs11 = errors;
 if(errors === _errs11){
 if(typeof data4 === "string"){
 if(func2(data4) < 1){
-validate22.errors = [{instancePath:instancePath+"/conversations/" + i0+"/status",schemaPath:"#/properties/conversations/items/properties/status/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate24.errors = [{instancePath:instancePath+"/conversations/" + i0+"/status",schemaPath:"#/properties/conversations/items/properties/status/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate22.errors = [{instancePath:instancePath+"/conversations/" + i0+"/status",schemaPath:"#/properties/conversations/items/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate24.errors = [{instancePath:instancePath+"/conversations/" + i0+"/status",schemaPath:"#/properties/conversations/items/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2184,7 +2584,7 @@ if(data1.mergedInto !== undefined){
 let data5 = data1.mergedInto;
 const _errs13 = errors;
 if((typeof data5 !== "string") && (data5 !== null)){
-validate22.errors = [{instancePath:instancePath+"/conversations/" + i0+"/mergedInto",schemaPath:"#/properties/conversations/items/properties/mergedInto/type",keyword:"type",params:{type: schema23.properties.conversations.items.properties.mergedInto.type},message:"must be string,null"}];
+validate24.errors = [{instancePath:instancePath+"/conversations/" + i0+"/mergedInto",schemaPath:"#/properties/conversations/items/properties/mergedInto/type",keyword:"type",params:{type: schema25.properties.conversations.items.properties.mergedInto.type},message:"must be string,null"}];
 return false;
 }
 var valid2 = _errs13 === errors;
@@ -2278,7 +2678,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate22.errors = vErrors;
+validate24.errors = vErrors;
 return false;
 }
 else {
@@ -2302,7 +2702,7 @@ if(data1.realtimeOwner !== undefined){
 let data7 = data1.realtimeOwner;
 const _errs23 = errors;
 if((typeof data7 !== "string") && (data7 !== null)){
-validate22.errors = [{instancePath:instancePath+"/conversations/" + i0+"/realtimeOwner",schemaPath:"#/properties/conversations/items/properties/realtimeOwner/type",keyword:"type",params:{type: schema23.properties.conversations.items.properties.realtimeOwner.type},message:"must be string,null"}];
+validate24.errors = [{instancePath:instancePath+"/conversations/" + i0+"/realtimeOwner",schemaPath:"#/properties/conversations/items/properties/realtimeOwner/type",keyword:"type",params:{type: schema25.properties.conversations.items.properties.realtimeOwner.type},message:"must be string,null"}];
 return false;
 }
 var valid2 = _errs23 === errors;
@@ -2437,7 +2837,7 @@ else {
 vErrors.push(err13);
 }
 errors++;
-validate22.errors = vErrors;
+validate24.errors = vErrors;
 return false;
 }
 else {
@@ -2466,7 +2866,7 @@ var valid2 = true;
 }
 }
 else {
-validate22.errors = [{instancePath:instancePath+"/conversations/" + i0,schemaPath:"#/properties/conversations/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate24.errors = [{instancePath:instancePath+"/conversations/" + i0,schemaPath:"#/properties/conversations/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -2477,7 +2877,7 @@ break;
 }
 }
 else {
-validate22.errors = [{instancePath:instancePath+"/conversations",schemaPath:"#/properties/conversations/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate24.errors = [{instancePath:instancePath+"/conversations",schemaPath:"#/properties/conversations/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -2516,7 +2916,7 @@ else {
 vErrors.push(err15);
 }
 errors++;
-validate22.errors = vErrors;
+validate24.errors = vErrors;
 return false;
 break;
 }
@@ -2536,14 +2936,14 @@ if(errors === _errs42){
 if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
 let missing2;
 if(((data13.id === undefined) && (missing2 = "id")) || ((data13.data === undefined) && (missing2 = "data"))){
-validate22.errors = [{instancePath:instancePath+"/documents/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1,schemaPath:"#/properties/documents/additionalProperties/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate24.errors = [{instancePath:instancePath+"/documents/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1,schemaPath:"#/properties/documents/additionalProperties/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 const _errs44 = errors;
 for(const key5 in data13){
 if(!((key5 === "id") || (key5 === "data"))){
-validate22.errors = [{instancePath:instancePath+"/documents/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1,schemaPath:"#/properties/documents/additionalProperties/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"}];
+validate24.errors = [{instancePath:instancePath+"/documents/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1,schemaPath:"#/properties/documents/additionalProperties/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -2555,24 +2955,24 @@ const _errs45 = errors;
 if(errors === _errs45){
 if(typeof data14 === "string"){
 if(func2(data14) > 512){
-validate22.errors = [{instancePath:instancePath+"/documents/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/id",schemaPath:"#/properties/documents/additionalProperties/items/properties/id/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
+validate24.errors = [{instancePath:instancePath+"/documents/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/id",schemaPath:"#/properties/documents/additionalProperties/items/properties/id/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
 else {
 if(func2(data14) < 1){
-validate22.errors = [{instancePath:instancePath+"/documents/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/id",schemaPath:"#/properties/documents/additionalProperties/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate24.errors = [{instancePath:instancePath+"/documents/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/id",schemaPath:"#/properties/documents/additionalProperties/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern1.test(data14)){
-validate22.errors = [{instancePath:instancePath+"/documents/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/id",schemaPath:"#/properties/documents/additionalProperties/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
+validate24.errors = [{instancePath:instancePath+"/documents/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/id",schemaPath:"#/properties/documents/additionalProperties/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
 return false;
 }
 }
 }
 }
 else {
-validate22.errors = [{instancePath:instancePath+"/documents/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/id",schemaPath:"#/properties/documents/additionalProperties/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate24.errors = [{instancePath:instancePath+"/documents/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/id",schemaPath:"#/properties/documents/additionalProperties/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2586,7 +2986,7 @@ if(data13.data !== undefined){
 let data15 = data13.data;
 const _errs47 = errors;
 if(!(data15 && typeof data15 == "object" && !Array.isArray(data15))){
-validate22.errors = [{instancePath:instancePath+"/documents/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/data",schemaPath:"#/properties/documents/additionalProperties/items/properties/data/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate24.errors = [{instancePath:instancePath+"/documents/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/data",schemaPath:"#/properties/documents/additionalProperties/items/properties/data/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 var valid9 = _errs47 === errors;
@@ -2599,7 +2999,7 @@ var valid9 = true;
 }
 }
 else {
-validate22.errors = [{instancePath:instancePath+"/documents/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1,schemaPath:"#/properties/documents/additionalProperties/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate24.errors = [{instancePath:instancePath+"/documents/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1,schemaPath:"#/properties/documents/additionalProperties/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -2610,7 +3010,7 @@ break;
 }
 }
 else {
-validate22.errors = [{instancePath:instancePath+"/documents/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/documents/additionalProperties/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate24.errors = [{instancePath:instancePath+"/documents/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/documents/additionalProperties/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -2622,7 +3022,7 @@ break;
 }
 }
 else {
-validate22.errors = [{instancePath:instancePath+"/documents",schemaPath:"#/properties/documents/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate24.errors = [{instancePath:instancePath+"/documents",schemaPath:"#/properties/documents/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -2643,7 +3043,7 @@ for(let i2=0; i2<len2; i2++){
 let data17 = data16[i2];
 const _errs51 = errors;
 if(!(data17 && typeof data17 == "object" && !Array.isArray(data17))){
-validate22.errors = [{instancePath:instancePath+"/assistantConversations/" + i2,schemaPath:"#/properties/assistantConversations/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate24.errors = [{instancePath:instancePath+"/assistantConversations/" + i2,schemaPath:"#/properties/assistantConversations/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 var valid10 = _errs51 === errors;
@@ -2653,7 +3053,7 @@ break;
 }
 }
 else {
-validate22.errors = [{instancePath:instancePath+"/assistantConversations",schemaPath:"#/properties/assistantConversations/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate24.errors = [{instancePath:instancePath+"/assistantConversations",schemaPath:"#/properties/assistantConversations/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -2674,7 +3074,7 @@ for(let i3=0; i3<len3; i3++){
 let data19 = data18[i3];
 const _errs55 = errors;
 if(!(data19 && typeof data19 == "object" && !Array.isArray(data19))){
-validate22.errors = [{instancePath:instancePath+"/vocConversations/" + i3,schemaPath:"#/properties/vocConversations/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate24.errors = [{instancePath:instancePath+"/vocConversations/" + i3,schemaPath:"#/properties/vocConversations/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 var valid11 = _errs55 === errors;
@@ -2684,7 +3084,7 @@ break;
 }
 }
 else {
-validate22.errors = [{instancePath:instancePath+"/vocConversations",schemaPath:"#/properties/vocConversations/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate24.errors = [{instancePath:instancePath+"/vocConversations",schemaPath:"#/properties/vocConversations/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -2708,14 +3108,14 @@ if(errors === _errs59){
 if(data21 && typeof data21 == "object" && !Array.isArray(data21)){
 let missing3;
 if((((((data21.id === undefined) && (missing3 = "id")) || ((data21.status === undefined) && (missing3 = "status"))) || ((data21.started === undefined) && (missing3 = "started"))) || ((data21.file === undefined) && (missing3 = "file"))) || ((data21.recordingId === undefined) && (missing3 = "recordingId"))){
-validate22.errors = [{instancePath:instancePath+"/vocJobs/" + i4,schemaPath:"#/properties/vocJobs/items/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate24.errors = [{instancePath:instancePath+"/vocJobs/" + i4,schemaPath:"#/properties/vocJobs/items/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
 const _errs61 = errors;
 for(const key6 in data21){
 if(!(((((key6 === "id") || (key6 === "status")) || (key6 === "started")) || (key6 === "file")) || (key6 === "recordingId"))){
-validate22.errors = [{instancePath:instancePath+"/vocJobs/" + i4,schemaPath:"#/properties/vocJobs/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"}];
+validate24.errors = [{instancePath:instancePath+"/vocJobs/" + i4,schemaPath:"#/properties/vocJobs/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -2727,24 +3127,24 @@ const _errs62 = errors;
 if(errors === _errs62){
 if(typeof data22 === "string"){
 if(func2(data22) > 512){
-validate22.errors = [{instancePath:instancePath+"/vocJobs/" + i4+"/id",schemaPath:"#/properties/vocJobs/items/properties/id/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
+validate24.errors = [{instancePath:instancePath+"/vocJobs/" + i4+"/id",schemaPath:"#/properties/vocJobs/items/properties/id/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
 else {
 if(func2(data22) < 1){
-validate22.errors = [{instancePath:instancePath+"/vocJobs/" + i4+"/id",schemaPath:"#/properties/vocJobs/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate24.errors = [{instancePath:instancePath+"/vocJobs/" + i4+"/id",schemaPath:"#/properties/vocJobs/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern1.test(data22)){
-validate22.errors = [{instancePath:instancePath+"/vocJobs/" + i4+"/id",schemaPath:"#/properties/vocJobs/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
+validate24.errors = [{instancePath:instancePath+"/vocJobs/" + i4+"/id",schemaPath:"#/properties/vocJobs/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
 return false;
 }
 }
 }
 }
 else {
-validate22.errors = [{instancePath:instancePath+"/vocJobs/" + i4+"/id",schemaPath:"#/properties/vocJobs/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate24.errors = [{instancePath:instancePath+"/vocJobs/" + i4+"/id",schemaPath:"#/properties/vocJobs/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2758,11 +3158,11 @@ if(data21.status !== undefined){
 let data23 = data21.status;
 const _errs64 = errors;
 if(typeof data23 !== "string"){
-validate22.errors = [{instancePath:instancePath+"/vocJobs/" + i4+"/status",schemaPath:"#/properties/vocJobs/items/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate24.errors = [{instancePath:instancePath+"/vocJobs/" + i4+"/status",schemaPath:"#/properties/vocJobs/items/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(((data23 === "started") || (data23 === "completed")) || (data23 === "failed"))){
-validate22.errors = [{instancePath:instancePath+"/vocJobs/" + i4+"/status",schemaPath:"#/properties/vocJobs/items/properties/status/enum",keyword:"enum",params:{allowedValues: schema23.properties.vocJobs.items.properties.status.enum},message:"must be equal to one of the allowed values"}];
+validate24.errors = [{instancePath:instancePath+"/vocJobs/" + i4+"/status",schemaPath:"#/properties/vocJobs/items/properties/status/enum",keyword:"enum",params:{allowedValues: schema25.properties.vocJobs.items.properties.status.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid13 = _errs64 === errors;
@@ -2775,13 +3175,13 @@ if(data21.started !== undefined){
 let data24 = data21.started;
 const _errs66 = errors;
 if(!(((typeof data24 == "number") && (!(data24 % 1) && !isNaN(data24))) && (isFinite(data24)))){
-validate22.errors = [{instancePath:instancePath+"/vocJobs/" + i4+"/started",schemaPath:"#/properties/vocJobs/items/properties/started/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate24.errors = [{instancePath:instancePath+"/vocJobs/" + i4+"/started",schemaPath:"#/properties/vocJobs/items/properties/started/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs66){
 if((typeof data24 == "number") && (isFinite(data24))){
 if(data24 < 0 || isNaN(data24)){
-validate22.errors = [{instancePath:instancePath+"/vocJobs/" + i4+"/started",schemaPath:"#/properties/vocJobs/items/properties/started/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate24.errors = [{instancePath:instancePath+"/vocJobs/" + i4+"/started",schemaPath:"#/properties/vocJobs/items/properties/started/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -2798,12 +3198,12 @@ const _errs68 = errors;
 if(errors === _errs68){
 if(typeof data25 === "string"){
 if(func2(data25) < 1){
-validate22.errors = [{instancePath:instancePath+"/vocJobs/" + i4+"/file",schemaPath:"#/properties/vocJobs/items/properties/file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate24.errors = [{instancePath:instancePath+"/vocJobs/" + i4+"/file",schemaPath:"#/properties/vocJobs/items/properties/file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate22.errors = [{instancePath:instancePath+"/vocJobs/" + i4+"/file",schemaPath:"#/properties/vocJobs/items/properties/file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate24.errors = [{instancePath:instancePath+"/vocJobs/" + i4+"/file",schemaPath:"#/properties/vocJobs/items/properties/file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2819,12 +3219,12 @@ const _errs70 = errors;
 if(errors === _errs70){
 if(typeof data26 === "string"){
 if(func2(data26) < 1){
-validate22.errors = [{instancePath:instancePath+"/vocJobs/" + i4+"/recordingId",schemaPath:"#/properties/vocJobs/items/properties/recordingId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate24.errors = [{instancePath:instancePath+"/vocJobs/" + i4+"/recordingId",schemaPath:"#/properties/vocJobs/items/properties/recordingId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate22.errors = [{instancePath:instancePath+"/vocJobs/" + i4+"/recordingId",schemaPath:"#/properties/vocJobs/items/properties/recordingId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate24.errors = [{instancePath:instancePath+"/vocJobs/" + i4+"/recordingId",schemaPath:"#/properties/vocJobs/items/properties/recordingId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2841,7 +3241,7 @@ var valid13 = true;
 }
 }
 else {
-validate22.errors = [{instancePath:instancePath+"/vocJobs/" + i4,schemaPath:"#/properties/vocJobs/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate24.errors = [{instancePath:instancePath+"/vocJobs/" + i4,schemaPath:"#/properties/vocJobs/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -2852,7 +3252,7 @@ break;
 }
 }
 else {
-validate22.errors = [{instancePath:instancePath+"/vocJobs",schemaPath:"#/properties/vocJobs/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate24.errors = [{instancePath:instancePath+"/vocJobs",schemaPath:"#/properties/vocJobs/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -2860,341 +3260,6 @@ var valid0 = _errs57 === errors;
 }
 else {
 var valid0 = true;
-}
-}
-}
-}
-}
-}
-}
-else {
-validate22.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate22.errors = vErrors;
-return errors === 0;
-}
-
-export const InternalNoteResponse = validate23;
-const schema24 = {"$id":"InternalNoteResponse","type":"object","required":["note"],"additionalProperties":false,"properties":{"note":{"type":"object","required":["id","createdAt","visibility","author"],"additionalProperties":false,"properties":{"id":{"type":"string"},"createdAt":{"type":"string","format":"date-time"},"visibility":{"type":"string","const":"internal"},"author":{"type":"object","required":["type","id","name"],"additionalProperties":false,"properties":{"type":{"type":"string","enum":["agent","system"]},"id":{"type":["string","null"]},"name":{"type":"string","maxLength":256}}}}}}};
-
-function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="InternalNoteResponse" */;
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.note === undefined) && (missing0 = "note")){
-validate23.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!(key0 === "note")){
-validate23.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.note !== undefined){
-let data0 = data.note;
-const _errs2 = errors;
-if(errors === _errs2){
-if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
-let missing1;
-if(((((data0.id === undefined) && (missing1 = "id")) || ((data0.createdAt === undefined) && (missing1 = "createdAt"))) || ((data0.visibility === undefined) && (missing1 = "visibility"))) || ((data0.author === undefined) && (missing1 = "author"))){
-validate23.errors = [{instancePath:instancePath+"/note",schemaPath:"#/properties/note/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
-return false;
-}
-else {
-const _errs4 = errors;
-for(const key1 in data0){
-if(!((((key1 === "id") || (key1 === "createdAt")) || (key1 === "visibility")) || (key1 === "author"))){
-validate23.errors = [{instancePath:instancePath+"/note",schemaPath:"#/properties/note/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs4 === errors){
-if(data0.id !== undefined){
-const _errs5 = errors;
-if(typeof data0.id !== "string"){
-validate23.errors = [{instancePath:instancePath+"/note/id",schemaPath:"#/properties/note/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid1 = _errs5 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data0.createdAt !== undefined){
-const _errs7 = errors;
-if(errors === _errs7){
-if(errors === _errs7){
-if(!(typeof data0.createdAt === "string")){
-validate23.errors = [{instancePath:instancePath+"/note/createdAt",schemaPath:"#/properties/note/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-}
-var valid1 = _errs7 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data0.visibility !== undefined){
-let data3 = data0.visibility;
-const _errs9 = errors;
-if(typeof data3 !== "string"){
-validate23.errors = [{instancePath:instancePath+"/note/visibility",schemaPath:"#/properties/note/properties/visibility/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if("internal" !== data3){
-validate23.errors = [{instancePath:instancePath+"/note/visibility",schemaPath:"#/properties/note/properties/visibility/const",keyword:"const",params:{allowedValue: "internal"},message:"must be equal to constant"}];
-return false;
-}
-var valid1 = _errs9 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data0.author !== undefined){
-let data4 = data0.author;
-const _errs11 = errors;
-if(errors === _errs11){
-if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
-let missing2;
-if((((data4.type === undefined) && (missing2 = "type")) || ((data4.id === undefined) && (missing2 = "id"))) || ((data4.name === undefined) && (missing2 = "name"))){
-validate23.errors = [{instancePath:instancePath+"/note/author",schemaPath:"#/properties/note/properties/author/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
-return false;
-}
-else {
-const _errs13 = errors;
-for(const key2 in data4){
-if(!(((key2 === "type") || (key2 === "id")) || (key2 === "name"))){
-validate23.errors = [{instancePath:instancePath+"/note/author",schemaPath:"#/properties/note/properties/author/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs13 === errors){
-if(data4.type !== undefined){
-let data5 = data4.type;
-const _errs14 = errors;
-if(typeof data5 !== "string"){
-validate23.errors = [{instancePath:instancePath+"/note/author/type",schemaPath:"#/properties/note/properties/author/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(!((data5 === "agent") || (data5 === "system"))){
-validate23.errors = [{instancePath:instancePath+"/note/author/type",schemaPath:"#/properties/note/properties/author/properties/type/enum",keyword:"enum",params:{allowedValues: schema24.properties.note.properties.author.properties.type.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid2 = _errs14 === errors;
-}
-else {
-var valid2 = true;
-}
-if(valid2){
-if(data4.id !== undefined){
-let data6 = data4.id;
-const _errs16 = errors;
-if((typeof data6 !== "string") && (data6 !== null)){
-validate23.errors = [{instancePath:instancePath+"/note/author/id",schemaPath:"#/properties/note/properties/author/properties/id/type",keyword:"type",params:{type: schema24.properties.note.properties.author.properties.id.type},message:"must be string,null"}];
-return false;
-}
-var valid2 = _errs16 === errors;
-}
-else {
-var valid2 = true;
-}
-if(valid2){
-if(data4.name !== undefined){
-let data7 = data4.name;
-const _errs18 = errors;
-if(errors === _errs18){
-if(typeof data7 === "string"){
-if(func2(data7) > 256){
-validate23.errors = [{instancePath:instancePath+"/note/author/name",schemaPath:"#/properties/note/properties/author/properties/name/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"}];
-return false;
-}
-}
-else {
-validate23.errors = [{instancePath:instancePath+"/note/author/name",schemaPath:"#/properties/note/properties/author/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid2 = _errs18 === errors;
-}
-else {
-var valid2 = true;
-}
-}
-}
-}
-}
-}
-else {
-validate23.errors = [{instancePath:instancePath+"/note/author",schemaPath:"#/properties/note/properties/author/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid1 = _errs11 === errors;
-}
-else {
-var valid1 = true;
-}
-}
-}
-}
-}
-}
-}
-else {
-validate23.errors = [{instancePath:instancePath+"/note",schemaPath:"#/properties/note/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-}
-}
-}
-}
-else {
-validate23.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate23.errors = vErrors;
-return errors === 0;
-}
-
-export const JsonRpcBadRequest = validate24;
-const schema25 = {"$id":"JsonRpcBadRequest","type":"object","required":["code","message"],"additionalProperties":false,"properties":{"code":{"const":"BadRequest"},"message":{"type":"string"},"jsonrpc":{"const":"2.0"},"id":{"type":["string","number","null"]},"error":{"type":"object","required":["code","message"],"properties":{"code":{"type":"integer"},"message":{"type":"string"}}}}};
-
-function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="JsonRpcBadRequest" */;
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.code === undefined) && (missing0 = "code")) || ((data.message === undefined) && (missing0 = "message"))){
-validate24.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!(((((key0 === "code") || (key0 === "message")) || (key0 === "jsonrpc")) || (key0 === "id")) || (key0 === "error"))){
-validate24.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.code !== undefined){
-const _errs2 = errors;
-if("BadRequest" !== data.code){
-validate24.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/const",keyword:"const",params:{allowedValue: "BadRequest"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.message !== undefined){
-const _errs3 = errors;
-if(typeof data.message !== "string"){
-validate24.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.jsonrpc !== undefined){
-const _errs5 = errors;
-if("2.0" !== data.jsonrpc){
-validate24.errors = [{instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/const",keyword:"const",params:{allowedValue: "2.0"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.id !== undefined){
-let data3 = data.id;
-const _errs6 = errors;
-if(((typeof data3 !== "string") && (!((typeof data3 == "number") && (isFinite(data3))))) && (data3 !== null)){
-validate24.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: schema25.properties.id.type},message:"must be string,number,null"}];
-return false;
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.error !== undefined){
-let data4 = data.error;
-const _errs8 = errors;
-if(errors === _errs8){
-if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
-let missing1;
-if(((data4.code === undefined) && (missing1 = "code")) || ((data4.message === undefined) && (missing1 = "message"))){
-validate24.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
-return false;
-}
-else {
-if(data4.code !== undefined){
-let data5 = data4.code;
-const _errs10 = errors;
-if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-validate24.errors = [{instancePath:instancePath+"/error/code",schemaPath:"#/properties/error/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-var valid1 = _errs10 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data4.message !== undefined){
-const _errs12 = errors;
-if(typeof data4.message !== "string"){
-validate24.errors = [{instancePath:instancePath+"/error/message",schemaPath:"#/properties/error/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid1 = _errs12 === errors;
-}
-else {
-var valid1 = true;
-}
-}
-}
-}
-else {
-validate24.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid0 = _errs8 === errors;
-}
-else {
-var valid0 = true;
-}
 }
 }
 }
@@ -3211,70 +3276,189 @@ validate24.errors = vErrors;
 return errors === 0;
 }
 
-export const JsonRpcMessage = validate25;
-const schema26 = {"$id":"JsonRpcMessage","type":"object","required":["jsonrpc"],"properties":{"jsonrpc":{"const":"2.0"},"id":{"type":["string","number","null"]},"result":{"type":"object"},"error":{"type":"object"}}};
+export const InternalNoteResponse = validate25;
+const schema26 = {"$id":"InternalNoteResponse","type":"object","required":["note"],"additionalProperties":false,"properties":{"note":{"type":"object","required":["id","createdAt","visibility","author"],"additionalProperties":false,"properties":{"id":{"type":"string"},"createdAt":{"type":"string","format":"date-time"},"visibility":{"type":"string","const":"internal"},"author":{"type":"object","required":["type","id","name"],"additionalProperties":false,"properties":{"type":{"type":"string","enum":["agent","system"]},"id":{"type":["string","null"]},"name":{"type":"string","maxLength":256}}}}}}};
 
 function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="JsonRpcMessage" */;
+/*# sourceURL="InternalNoteResponse" */;
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((data.jsonrpc === undefined) && (missing0 = "jsonrpc")){
+if((data.note === undefined) && (missing0 = "note")){
 validate25.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
-if(data.jsonrpc !== undefined){
 const _errs1 = errors;
-if("2.0" !== data.jsonrpc){
-validate25.errors = [{instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/const",keyword:"const",params:{allowedValue: "2.0"},message:"must be equal to constant"}];
+for(const key0 in data){
+if(!(key0 === "note")){
+validate25.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
+break;
 }
-var valid0 = _errs1 === errors;
 }
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.id !== undefined){
-let data1 = data.id;
+if(_errs1 === errors){
+if(data.note !== undefined){
+let data0 = data.note;
 const _errs2 = errors;
-if(((typeof data1 !== "string") && (!((typeof data1 == "number") && (isFinite(data1))))) && (data1 !== null)){
-validate25.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: schema26.properties.id.type},message:"must be string,number,null"}];
+if(errors === _errs2){
+if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
+let missing1;
+if(((((data0.id === undefined) && (missing1 = "id")) || ((data0.createdAt === undefined) && (missing1 = "createdAt"))) || ((data0.visibility === undefined) && (missing1 = "visibility"))) || ((data0.author === undefined) && (missing1 = "author"))){
+validate25.errors = [{instancePath:instancePath+"/note",schemaPath:"#/properties/note/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
-var valid0 = _errs2 === errors;
-}
 else {
-var valid0 = true;
-}
-if(valid0){
-if(data.result !== undefined){
-let data2 = data.result;
 const _errs4 = errors;
-if(!(data2 && typeof data2 == "object" && !Array.isArray(data2))){
-validate25.errors = [{instancePath:instancePath+"/result",schemaPath:"#/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+for(const key1 in data0){
+if(!((((key1 === "id") || (key1 === "createdAt")) || (key1 === "visibility")) || (key1 === "author"))){
+validate25.errors = [{instancePath:instancePath+"/note",schemaPath:"#/properties/note/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs4 === errors){
+if(data0.id !== undefined){
+const _errs5 = errors;
+if(typeof data0.id !== "string"){
+validate25.errors = [{instancePath:instancePath+"/note/id",schemaPath:"#/properties/note/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid0 = _errs4 === errors;
+var valid1 = _errs5 === errors;
 }
 else {
-var valid0 = true;
+var valid1 = true;
 }
-if(valid0){
-if(data.error !== undefined){
-let data3 = data.error;
-const _errs6 = errors;
-if(!(data3 && typeof data3 == "object" && !Array.isArray(data3))){
-validate25.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+if(valid1){
+if(data0.createdAt !== undefined){
+const _errs7 = errors;
+if(errors === _errs7){
+if(errors === _errs7){
+if(!(typeof data0.createdAt === "string")){
+validate25.errors = [{instancePath:instancePath+"/note/createdAt",schemaPath:"#/properties/note/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid0 = _errs6 === errors;
+}
+}
+var valid1 = _errs7 === errors;
 }
 else {
-var valid0 = true;
+var valid1 = true;
+}
+if(valid1){
+if(data0.visibility !== undefined){
+let data3 = data0.visibility;
+const _errs9 = errors;
+if(typeof data3 !== "string"){
+validate25.errors = [{instancePath:instancePath+"/note/visibility",schemaPath:"#/properties/note/properties/visibility/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("internal" !== data3){
+validate25.errors = [{instancePath:instancePath+"/note/visibility",schemaPath:"#/properties/note/properties/visibility/const",keyword:"const",params:{allowedValue: "internal"},message:"must be equal to constant"}];
+return false;
+}
+var valid1 = _errs9 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data0.author !== undefined){
+let data4 = data0.author;
+const _errs11 = errors;
+if(errors === _errs11){
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+let missing2;
+if((((data4.type === undefined) && (missing2 = "type")) || ((data4.id === undefined) && (missing2 = "id"))) || ((data4.name === undefined) && (missing2 = "name"))){
+validate25.errors = [{instancePath:instancePath+"/note/author",schemaPath:"#/properties/note/properties/author/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+return false;
+}
+else {
+const _errs13 = errors;
+for(const key2 in data4){
+if(!(((key2 === "type") || (key2 === "id")) || (key2 === "name"))){
+validate25.errors = [{instancePath:instancePath+"/note/author",schemaPath:"#/properties/note/properties/author/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs13 === errors){
+if(data4.type !== undefined){
+let data5 = data4.type;
+const _errs14 = errors;
+if(typeof data5 !== "string"){
+validate25.errors = [{instancePath:instancePath+"/note/author/type",schemaPath:"#/properties/note/properties/author/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!((data5 === "agent") || (data5 === "system"))){
+validate25.errors = [{instancePath:instancePath+"/note/author/type",schemaPath:"#/properties/note/properties/author/properties/type/enum",keyword:"enum",params:{allowedValues: schema26.properties.note.properties.author.properties.type.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid2 = _errs14 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data4.id !== undefined){
+let data6 = data4.id;
+const _errs16 = errors;
+if((typeof data6 !== "string") && (data6 !== null)){
+validate25.errors = [{instancePath:instancePath+"/note/author/id",schemaPath:"#/properties/note/properties/author/properties/id/type",keyword:"type",params:{type: schema26.properties.note.properties.author.properties.id.type},message:"must be string,null"}];
+return false;
+}
+var valid2 = _errs16 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data4.name !== undefined){
+let data7 = data4.name;
+const _errs18 = errors;
+if(errors === _errs18){
+if(typeof data7 === "string"){
+if(func2(data7) > 256){
+validate25.errors = [{instancePath:instancePath+"/note/author/name",schemaPath:"#/properties/note/properties/author/properties/name/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"}];
+return false;
+}
+}
+else {
+validate25.errors = [{instancePath:instancePath+"/note/author/name",schemaPath:"#/properties/note/properties/author/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid2 = _errs18 === errors;
+}
+else {
+var valid2 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate25.errors = [{instancePath:instancePath+"/note/author",schemaPath:"#/properties/note/properties/author/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid1 = _errs11 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate25.errors = [{instancePath:instancePath+"/note",schemaPath:"#/properties/note/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
 }
 }
 }
@@ -3290,17 +3474,17 @@ validate25.errors = vErrors;
 return errors === 0;
 }
 
-export const JsonRpcMethodNotFound = validate26;
-const schema27 = {"$id":"JsonRpcMethodNotFound","type":"object","required":["code","message","jsonrpc","id","error"],"additionalProperties":false,"properties":{"code":{"const":"NotFound"},"message":{"type":"string"},"jsonrpc":{"const":"2.0"},"id":{"type":["string","number","null"]},"error":{"type":"object","required":["code","message"],"properties":{"code":{"const":-32601},"message":{"type":"string"}}}}};
+export const JsonRpcBadRequest = validate26;
+const schema27 = {"$id":"JsonRpcBadRequest","type":"object","required":["code","message"],"additionalProperties":false,"properties":{"code":{"const":"BadRequest"},"message":{"type":"string"},"jsonrpc":{"const":"2.0"},"id":{"type":["string","number","null"]},"error":{"type":"object","required":["code","message"],"properties":{"code":{"type":"integer"},"message":{"type":"string"}}}}};
 
 function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="JsonRpcMethodNotFound" */;
+/*# sourceURL="JsonRpcBadRequest" */;
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((((((data.code === undefined) && (missing0 = "code")) || ((data.message === undefined) && (missing0 = "message"))) || ((data.jsonrpc === undefined) && (missing0 = "jsonrpc"))) || ((data.id === undefined) && (missing0 = "id"))) || ((data.error === undefined) && (missing0 = "error"))){
+if(((data.code === undefined) && (missing0 = "code")) || ((data.message === undefined) && (missing0 = "message"))){
 validate26.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
@@ -3316,8 +3500,8 @@ break;
 if(_errs1 === errors){
 if(data.code !== undefined){
 const _errs2 = errors;
-if("NotFound" !== data.code){
-validate26.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/const",keyword:"const",params:{allowedValue: "NotFound"},message:"must be equal to constant"}];
+if("BadRequest" !== data.code){
+validate26.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/const",keyword:"const",params:{allowedValue: "BadRequest"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -3375,9 +3559,10 @@ return false;
 }
 else {
 if(data4.code !== undefined){
+let data5 = data4.code;
 const _errs10 = errors;
-if(-32601 !== data4.code){
-validate26.errors = [{instancePath:instancePath+"/error/code",schemaPath:"#/properties/error/properties/code/const",keyword:"const",params:{allowedValue: -32601},message:"must be equal to constant"}];
+if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
+validate26.errors = [{instancePath:instancePath+"/error/code",schemaPath:"#/properties/error/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid1 = _errs10 === errors;
@@ -3387,12 +3572,12 @@ var valid1 = true;
 }
 if(valid1){
 if(data4.message !== undefined){
-const _errs11 = errors;
+const _errs12 = errors;
 if(typeof data4.message !== "string"){
 validate26.errors = [{instancePath:instancePath+"/error/message",schemaPath:"#/properties/error/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid1 = _errs11 === errors;
+var valid1 = _errs12 === errors;
 }
 else {
 var valid1 = true;
@@ -3426,11 +3611,226 @@ validate26.errors = vErrors;
 return errors === 0;
 }
 
-export const JsonRpcRequest = validate27;
-const schema28 = {"$id":"JsonRpcRequest","type":"object","required":["jsonrpc","method"],"additionalProperties":false,"properties":{"jsonrpc":{"const":"2.0"},"id":{"type":["string","number"],"maxLength":256,"description":"Echoed in the response with its exact type. Absent in a notification, which is answered 202 without a body."},"method":{"type":"string","maxLength":256,"pattern":"^[A-Za-z0-9_./-]+$","description":"For example 'tools/list' or 'tools/call'."},"params":{"type":"object","description":"For 'tools/call': `name` (the tool) and `arguments`."}}};
-const pattern24 = new RegExp("^[A-Za-z0-9_./-]+$", "u");
+export const JsonRpcMessage = validate27;
+const schema28 = {"$id":"JsonRpcMessage","type":"object","required":["jsonrpc"],"properties":{"jsonrpc":{"const":"2.0"},"id":{"type":["string","number","null"]},"result":{"type":"object"},"error":{"type":"object"}}};
 
 function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="JsonRpcMessage" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.jsonrpc === undefined) && (missing0 = "jsonrpc")){
+validate27.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.jsonrpc !== undefined){
+const _errs1 = errors;
+if("2.0" !== data.jsonrpc){
+validate27.errors = [{instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/const",keyword:"const",params:{allowedValue: "2.0"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.id !== undefined){
+let data1 = data.id;
+const _errs2 = errors;
+if(((typeof data1 !== "string") && (!((typeof data1 == "number") && (isFinite(data1))))) && (data1 !== null)){
+validate27.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: schema28.properties.id.type},message:"must be string,number,null"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.result !== undefined){
+let data2 = data.result;
+const _errs4 = errors;
+if(!(data2 && typeof data2 == "object" && !Array.isArray(data2))){
+validate27.errors = [{instancePath:instancePath+"/result",schemaPath:"#/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.error !== undefined){
+let data3 = data.error;
+const _errs6 = errors;
+if(!(data3 && typeof data3 == "object" && !Array.isArray(data3))){
+validate27.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate27.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate27.errors = vErrors;
+return errors === 0;
+}
+
+export const JsonRpcMethodNotFound = validate28;
+const schema29 = {"$id":"JsonRpcMethodNotFound","type":"object","required":["code","message","jsonrpc","id","error"],"additionalProperties":false,"properties":{"code":{"const":"NotFound"},"message":{"type":"string"},"jsonrpc":{"const":"2.0"},"id":{"type":["string","number","null"]},"error":{"type":"object","required":["code","message"],"properties":{"code":{"const":-32601},"message":{"type":"string"}}}}};
+
+function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="JsonRpcMethodNotFound" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((((data.code === undefined) && (missing0 = "code")) || ((data.message === undefined) && (missing0 = "message"))) || ((data.jsonrpc === undefined) && (missing0 = "jsonrpc"))) || ((data.id === undefined) && (missing0 = "id"))) || ((data.error === undefined) && (missing0 = "error"))){
+validate28.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((((key0 === "code") || (key0 === "message")) || (key0 === "jsonrpc")) || (key0 === "id")) || (key0 === "error"))){
+validate28.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.code !== undefined){
+const _errs2 = errors;
+if("NotFound" !== data.code){
+validate28.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/const",keyword:"const",params:{allowedValue: "NotFound"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.message !== undefined){
+const _errs3 = errors;
+if(typeof data.message !== "string"){
+validate28.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.jsonrpc !== undefined){
+const _errs5 = errors;
+if("2.0" !== data.jsonrpc){
+validate28.errors = [{instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/const",keyword:"const",params:{allowedValue: "2.0"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.id !== undefined){
+let data3 = data.id;
+const _errs6 = errors;
+if(((typeof data3 !== "string") && (!((typeof data3 == "number") && (isFinite(data3))))) && (data3 !== null)){
+validate28.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: schema29.properties.id.type},message:"must be string,number,null"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.error !== undefined){
+let data4 = data.error;
+const _errs8 = errors;
+if(errors === _errs8){
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+let missing1;
+if(((data4.code === undefined) && (missing1 = "code")) || ((data4.message === undefined) && (missing1 = "message"))){
+validate28.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+if(data4.code !== undefined){
+const _errs10 = errors;
+if(-32601 !== data4.code){
+validate28.errors = [{instancePath:instancePath+"/error/code",schemaPath:"#/properties/error/properties/code/const",keyword:"const",params:{allowedValue: -32601},message:"must be equal to constant"}];
+return false;
+}
+var valid1 = _errs10 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data4.message !== undefined){
+const _errs11 = errors;
+if(typeof data4.message !== "string"){
+validate28.errors = [{instancePath:instancePath+"/error/message",schemaPath:"#/properties/error/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid1 = _errs11 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+else {
+validate28.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate28.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate28.errors = vErrors;
+return errors === 0;
+}
+
+export const JsonRpcRequest = validate29;
+const schema30 = {"$id":"JsonRpcRequest","type":"object","required":["jsonrpc","method"],"additionalProperties":false,"properties":{"jsonrpc":{"const":"2.0"},"id":{"type":["string","number"],"maxLength":256,"description":"Echoed in the response with its exact type. Absent in a notification, which is answered 202 without a body."},"method":{"type":"string","maxLength":256,"pattern":"^[A-Za-z0-9_./-]+$","description":"For example 'tools/list' or 'tools/call'."},"params":{"type":"object","description":"For 'tools/call': `name` (the tool) and `arguments`."}}};
+const pattern30 = new RegExp("^[A-Za-z0-9_./-]+$", "u");
+
+function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="JsonRpcRequest" */;
 let vErrors = null;
 let errors = 0;
@@ -3438,14 +3838,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.jsonrpc === undefined) && (missing0 = "jsonrpc")) || ((data.method === undefined) && (missing0 = "method"))){
-validate27.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate29.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((((key0 === "jsonrpc") || (key0 === "id")) || (key0 === "method")) || (key0 === "params"))){
-validate27.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate29.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -3454,7 +3854,7 @@ if(_errs1 === errors){
 if(data.jsonrpc !== undefined){
 const _errs2 = errors;
 if("2.0" !== data.jsonrpc){
-validate27.errors = [{instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/const",keyword:"const",params:{allowedValue: "2.0"},message:"must be equal to constant"}];
+validate29.errors = [{instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/const",keyword:"const",params:{allowedValue: "2.0"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -3467,13 +3867,13 @@ if(data.id !== undefined){
 let data1 = data.id;
 const _errs3 = errors;
 if((typeof data1 !== "string") && (!((typeof data1 == "number") && (isFinite(data1))))){
-validate27.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: schema28.properties.id.type},message:"must be string,number"}];
+validate29.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: schema30.properties.id.type},message:"must be string,number"}];
 return false;
 }
 if(errors === _errs3){
 if(typeof data1 === "string"){
 if(func2(data1) > 256){
-validate27.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"}];
+validate29.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"}];
 return false;
 }
 }
@@ -3490,18 +3890,18 @@ const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data2 === "string"){
 if(func2(data2) > 256){
-validate27.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"}];
+validate29.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"}];
 return false;
 }
 else {
-if(!pattern24.test(data2)){
-validate27.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_./-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_./-]+$"+"\""}];
+if(!pattern30.test(data2)){
+validate29.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_./-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_./-]+$"+"\""}];
 return false;
 }
 }
 }
 else {
-validate27.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate29.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3515,7 +3915,7 @@ if(data.params !== undefined){
 let data3 = data.params;
 const _errs7 = errors;
 if(!(data3 && typeof data3 == "object" && !Array.isArray(data3))){
-validate27.errors = [{instancePath:instancePath+"/params",schemaPath:"#/properties/params/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate29.errors = [{instancePath:instancePath+"/params",schemaPath:"#/properties/params/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -3530,19 +3930,19 @@ var valid0 = true;
 }
 }
 else {
-validate27.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate29.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate27.errors = vErrors;
+validate29.errors = vErrors;
 return errors === 0;
 }
 
-export const ListDocumentsQuery = validate28;
-const schema29 = {"$id":"ListDocumentsQuery","type":"object","additionalProperties":false,"properties":{"limit":{"type":"string","maxLength":16,"pattern":"^(?:[1-9][0-9]{0,2}|1000)$","description":"Page size, 1 to 1000 (default 1000)."},"cursor":{"type":"string","minLength":1,"maxLength":4096,"description":"From the `Link: rel=\"next\"` header of the previous page."}}};
-const pattern25 = new RegExp("^(?:[1-9][0-9]{0,2}|1000)$", "u");
+export const ListDocumentsQuery = validate30;
+const schema31 = {"$id":"ListDocumentsQuery","type":"object","additionalProperties":false,"properties":{"limit":{"type":"string","maxLength":16,"pattern":"^(?:[1-9][0-9]{0,2}|1000)$","description":"Page size, 1 to 1000 (default 1000)."},"cursor":{"type":"string","minLength":1,"maxLength":4096,"description":"From the `Link: rel=\"next\"` header of the previous page."}}};
+const pattern31 = new RegExp("^(?:[1-9][0-9]{0,2}|1000)$", "u");
 
-function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="ListDocumentsQuery" */;
 let vErrors = null;
 let errors = 0;
@@ -3551,7 +3951,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "limit") || (key0 === "cursor"))){
-validate28.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate30.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -3563,18 +3963,18 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func2(data0) > 16){
-validate28.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maxLength",keyword:"maxLength",params:{limit: 16},message:"must NOT have more than 16 characters"}];
+validate30.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maxLength",keyword:"maxLength",params:{limit: 16},message:"must NOT have more than 16 characters"}];
 return false;
 }
 else {
-if(!pattern25.test(data0)){
-validate28.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/pattern",keyword:"pattern",params:{pattern: "^(?:[1-9][0-9]{0,2}|1000)$"},message:"must match pattern \""+"^(?:[1-9][0-9]{0,2}|1000)$"+"\""}];
+if(!pattern31.test(data0)){
+validate30.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/pattern",keyword:"pattern",params:{pattern: "^(?:[1-9][0-9]{0,2}|1000)$"},message:"must match pattern \""+"^(?:[1-9][0-9]{0,2}|1000)$"+"\""}];
 return false;
 }
 }
 }
 else {
-validate28.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate30.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3590,18 +3990,18 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
 if(func2(data1) > 4096){
-validate28.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"}];
+validate30.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"}];
 return false;
 }
 else {
 if(func2(data1) < 1){
-validate28.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate30.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
 else {
-validate28.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate30.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3614,21 +4014,21 @@ var valid0 = true;
 }
 }
 else {
-validate28.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate30.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate28.errors = vErrors;
+validate30.errors = vErrors;
 return errors === 0;
 }
 
-export const ListWebhookDeliveriesQuery = validate29;
-const schema30 = {"$id":"ListWebhookDeliveriesQuery","type":"object","additionalProperties":false,"properties":{"limit":{"type":"string","maxLength":3,"pattern":"^(?:[1-9][0-9]?|100)$","description":"Page size, 1 to 100 (default 50)."},"cursor":{"type":"string","minLength":1,"maxLength":512,"pattern":"^[A-Za-z0-9_-]+$","description":"The previous page's `cursor`."}}};
-const pattern26 = new RegExp("^(?:[1-9][0-9]?|100)$", "u");
-const pattern27 = new RegExp("^[A-Za-z0-9_-]+$", "u");
+export const ListDocumentVersionsQuery = validate31;
+const schema32 = {"$id":"ListDocumentVersionsQuery","type":"object","additionalProperties":false,"properties":{"limit":{"type":"string","maxLength":3,"pattern":"^(?:[1-9][0-9]?|100)$","description":"Page size, 1 to 100 (default 100)."},"cursor":{"type":"string","minLength":1,"maxLength":512,"pattern":"^[A-Za-z0-9_-]+$","description":"From the `Link: rel=\"next\"` header of the previous page."}}};
+const pattern32 = new RegExp("^(?:[1-9][0-9]?|100)$", "u");
+const pattern33 = new RegExp("^[A-Za-z0-9_-]+$", "u");
 
-function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="ListWebhookDeliveriesQuery" */;
+function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="ListDocumentVersionsQuery" */;
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -3636,7 +4036,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "limit") || (key0 === "cursor"))){
-validate29.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate31.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -3648,18 +4048,18 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func2(data0) > 3){
-validate29.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maxLength",keyword:"maxLength",params:{limit: 3},message:"must NOT have more than 3 characters"}];
+validate31.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maxLength",keyword:"maxLength",params:{limit: 3},message:"must NOT have more than 3 characters"}];
 return false;
 }
 else {
-if(!pattern26.test(data0)){
-validate29.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/pattern",keyword:"pattern",params:{pattern: "^(?:[1-9][0-9]?|100)$"},message:"must match pattern \""+"^(?:[1-9][0-9]?|100)$"+"\""}];
+if(!pattern32.test(data0)){
+validate31.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/pattern",keyword:"pattern",params:{pattern: "^(?:[1-9][0-9]?|100)$"},message:"must match pattern \""+"^(?:[1-9][0-9]?|100)$"+"\""}];
 return false;
 }
 }
 }
 else {
-validate29.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate31.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3675,24 +4075,24 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
 if(func2(data1) > 512){
-validate29.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
+validate31.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
 else {
 if(func2(data1) < 1){
-validate29.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate31.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
-if(!pattern27.test(data1)){
-validate29.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""}];
+if(!pattern33.test(data1)){
+validate31.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""}];
 return false;
 }
 }
 }
 }
 else {
-validate29.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate31.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3705,18 +4105,107 @@ var valid0 = true;
 }
 }
 else {
-validate29.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate31.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate29.errors = vErrors;
+validate31.errors = vErrors;
 return errors === 0;
 }
 
-export const MessageOnlyErrorBody = validate30;
-const schema31 = {"$id":"MessageOnlyErrorBody","type":"object","required":["message"],"additionalProperties":false,"properties":{"message":{"type":"string"}}};
+export const ListWebhookDeliveriesQuery = validate32;
+const schema33 = {"$id":"ListWebhookDeliveriesQuery","type":"object","additionalProperties":false,"properties":{"limit":{"type":"string","maxLength":3,"pattern":"^(?:[1-9][0-9]?|100)$","description":"Page size, 1 to 100 (default 50)."},"cursor":{"type":"string","minLength":1,"maxLength":512,"pattern":"^[A-Za-z0-9_-]+$","description":"The previous page's `cursor`."}}};
 
-function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="ListWebhookDeliveriesQuery" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+const _errs1 = errors;
+for(const key0 in data){
+if(!((key0 === "limit") || (key0 === "cursor"))){
+validate32.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.limit !== undefined){
+let data0 = data.limit;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(func2(data0) > 3){
+validate32.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maxLength",keyword:"maxLength",params:{limit: 3},message:"must NOT have more than 3 characters"}];
+return false;
+}
+else {
+if(!pattern32.test(data0)){
+validate32.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/pattern",keyword:"pattern",params:{pattern: "^(?:[1-9][0-9]?|100)$"},message:"must match pattern \""+"^(?:[1-9][0-9]?|100)$"+"\""}];
+return false;
+}
+}
+}
+else {
+validate32.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.cursor !== undefined){
+let data1 = data.cursor;
+const _errs4 = errors;
+if(errors === _errs4){
+if(typeof data1 === "string"){
+if(func2(data1) > 512){
+validate32.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
+return false;
+}
+else {
+if(func2(data1) < 1){
+validate32.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern33.test(data1)){
+validate32.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""}];
+return false;
+}
+}
+}
+}
+else {
+validate32.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate32.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate32.errors = vErrors;
+return errors === 0;
+}
+
+export const MessageOnlyErrorBody = validate33;
+const schema34 = {"$id":"MessageOnlyErrorBody","type":"object","required":["message"],"additionalProperties":false,"properties":{"message":{"type":"string"}}};
+
+function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="MessageOnlyErrorBody" */;
 let vErrors = null;
 let errors = 0;
@@ -3724,14 +4213,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.message === undefined) && (missing0 = "message")){
-validate30.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate33.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(key0 === "message")){
-validate30.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate33.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -3739,7 +4228,7 @@ break;
 if(_errs1 === errors){
 if(data.message !== undefined){
 if(typeof data.message !== "string"){
-validate30.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate33.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3747,28 +4236,28 @@ return false;
 }
 }
 else {
-validate30.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate33.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate30.errors = vErrors;
+validate33.errors = vErrors;
 return errors === 0;
 }
 
-export const NoContent = validate31;
-const schema32 = {"$id":"NoContent","description":"No body."};
+export const NoContent = validate34;
+const schema35 = {"$id":"NoContent","description":"No body."};
 
-function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="NoContent" */;
-validate31.errors = null;
+validate34.errors = null;
 return true;
 }
 
-export const NoteCreatedWebhook = validate32;
-const schema33 = {"$id":"NoteCreatedWebhook","type":"object","required":["type","timestamp","data"],"additionalProperties":false,"properties":{"type":{"type":"string","enum":["note.created"]},"timestamp":{"type":"string","format":"date-time","maxLength":30,"description":"When the event happened."},"data":{"type":"object","required":["tenantId","conversationId","note"],"additionalProperties":false,"properties":{"tenantId":{"type":"string","maxLength":128,"pattern":"^[^/\\\\#]+$","description":"The tenant."},"conversationId":{"type":"string","maxLength":512,"pattern":"^[^/\\\\]+$"},"note":{"type":"object","required":["id","createdAt","visibility","author"],"additionalProperties":false,"description":"The note as its 201 answered it (never its body).","properties":{"id":{"type":"string","maxLength":64,"pattern":"^[0-9A-Za-z]+$"},"createdAt":{"type":"string","format":"date-time","maxLength":30},"visibility":{"type":"string","const":"internal"},"author":{"type":"object","required":["type","id","name"],"additionalProperties":false,"properties":{"type":{"type":"string","enum":["agent","system"]},"id":{"type":["string","null"],"maxLength":128,"pattern":"^[^/\\\\]+$"},"name":{"type":"string","maxLength":256,"pattern":"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"}}}}}}}}};
-const pattern30 = new RegExp("^[0-9A-Za-z]+$", "u");
+export const NoteCreatedWebhook = validate35;
+const schema36 = {"$id":"NoteCreatedWebhook","type":"object","required":["type","timestamp","data"],"additionalProperties":false,"properties":{"type":{"type":"string","enum":["note.created"]},"timestamp":{"type":"string","format":"date-time","maxLength":30,"description":"When the event happened."},"data":{"type":"object","required":["tenantId","conversationId","note"],"additionalProperties":false,"properties":{"tenantId":{"type":"string","maxLength":128,"pattern":"^[^/\\\\#]+$","description":"The tenant."},"conversationId":{"type":"string","maxLength":512,"pattern":"^[^/\\\\]+$"},"note":{"type":"object","required":["id","createdAt","visibility","author"],"additionalProperties":false,"description":"The note as its 201 answered it (never its body).","properties":{"id":{"type":"string","maxLength":64,"pattern":"^[0-9A-Za-z]+$"},"createdAt":{"type":"string","format":"date-time","maxLength":30},"visibility":{"type":"string","const":"internal"},"author":{"type":"object","required":["type","id","name"],"additionalProperties":false,"properties":{"type":{"type":"string","enum":["agent","system"]},"id":{"type":["string","null"],"maxLength":128,"pattern":"^[^/\\\\]+$"},"name":{"type":"string","maxLength":256,"pattern":"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"}}}}}}}}};
+const pattern38 = new RegExp("^[0-9A-Za-z]+$", "u");
 
-function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="NoteCreatedWebhook" */;
 let vErrors = null;
 let errors = 0;
@@ -3776,14 +4265,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.data === undefined) && (missing0 = "data"))){
-validate32.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate35.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "type") || (key0 === "timestamp")) || (key0 === "data"))){
-validate32.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate35.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -3793,11 +4282,11 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate32.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate35.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(data0 === "note.created")){
-validate32.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema33.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate35.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema36.properties.type.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -3813,12 +4302,12 @@ if(errors === _errs4){
 if(errors === _errs4){
 if(typeof data1 === "string"){
 if(func2(data1) > 30){
-validate32.errors = [{instancePath:instancePath+"/timestamp",schemaPath:"#/properties/timestamp/maxLength",keyword:"maxLength",params:{limit: 30},message:"must NOT have more than 30 characters"}];
+validate35.errors = [{instancePath:instancePath+"/timestamp",schemaPath:"#/properties/timestamp/maxLength",keyword:"maxLength",params:{limit: 30},message:"must NOT have more than 30 characters"}];
 return false;
 }
 }
 else {
-validate32.errors = [{instancePath:instancePath+"/timestamp",schemaPath:"#/properties/timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate35.errors = [{instancePath:instancePath+"/timestamp",schemaPath:"#/properties/timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3836,14 +4325,14 @@ if(errors === _errs6){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if((((data2.tenantId === undefined) && (missing1 = "tenantId")) || ((data2.conversationId === undefined) && (missing1 = "conversationId"))) || ((data2.note === undefined) && (missing1 = "note"))){
-validate32.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate35.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs8 = errors;
 for(const key1 in data2){
 if(!(((key1 === "tenantId") || (key1 === "conversationId")) || (key1 === "note"))){
-validate32.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate35.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -3855,18 +4344,18 @@ const _errs9 = errors;
 if(errors === _errs9){
 if(typeof data3 === "string"){
 if(func2(data3) > 128){
-validate32.errors = [{instancePath:instancePath+"/data/tenantId",schemaPath:"#/properties/data/properties/tenantId/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+validate35.errors = [{instancePath:instancePath+"/data/tenantId",schemaPath:"#/properties/data/properties/tenantId/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
 if(!pattern13.test(data3)){
-validate32.errors = [{instancePath:instancePath+"/data/tenantId",schemaPath:"#/properties/data/properties/tenantId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\#]+$"},message:"must match pattern \""+"^[^/\\\\#]+$"+"\""}];
+validate35.errors = [{instancePath:instancePath+"/data/tenantId",schemaPath:"#/properties/data/properties/tenantId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\#]+$"},message:"must match pattern \""+"^[^/\\\\#]+$"+"\""}];
 return false;
 }
 }
 }
 else {
-validate32.errors = [{instancePath:instancePath+"/data/tenantId",schemaPath:"#/properties/data/properties/tenantId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate35.errors = [{instancePath:instancePath+"/data/tenantId",schemaPath:"#/properties/data/properties/tenantId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3882,18 +4371,18 @@ const _errs11 = errors;
 if(errors === _errs11){
 if(typeof data4 === "string"){
 if(func2(data4) > 512){
-validate32.errors = [{instancePath:instancePath+"/data/conversationId",schemaPath:"#/properties/data/properties/conversationId/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
+validate35.errors = [{instancePath:instancePath+"/data/conversationId",schemaPath:"#/properties/data/properties/conversationId/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
 else {
 if(!pattern15.test(data4)){
-validate32.errors = [{instancePath:instancePath+"/data/conversationId",schemaPath:"#/properties/data/properties/conversationId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]+$"},message:"must match pattern \""+"^[^/\\\\]+$"+"\""}];
+validate35.errors = [{instancePath:instancePath+"/data/conversationId",schemaPath:"#/properties/data/properties/conversationId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]+$"},message:"must match pattern \""+"^[^/\\\\]+$"+"\""}];
 return false;
 }
 }
 }
 else {
-validate32.errors = [{instancePath:instancePath+"/data/conversationId",schemaPath:"#/properties/data/properties/conversationId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate35.errors = [{instancePath:instancePath+"/data/conversationId",schemaPath:"#/properties/data/properties/conversationId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3910,14 +4399,14 @@ if(errors === _errs13){
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 let missing2;
 if(((((data5.id === undefined) && (missing2 = "id")) || ((data5.createdAt === undefined) && (missing2 = "createdAt"))) || ((data5.visibility === undefined) && (missing2 = "visibility"))) || ((data5.author === undefined) && (missing2 = "author"))){
-validate32.errors = [{instancePath:instancePath+"/data/note",schemaPath:"#/properties/data/properties/note/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate35.errors = [{instancePath:instancePath+"/data/note",schemaPath:"#/properties/data/properties/note/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 const _errs15 = errors;
 for(const key2 in data5){
 if(!((((key2 === "id") || (key2 === "createdAt")) || (key2 === "visibility")) || (key2 === "author"))){
-validate32.errors = [{instancePath:instancePath+"/data/note",schemaPath:"#/properties/data/properties/note/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+validate35.errors = [{instancePath:instancePath+"/data/note",schemaPath:"#/properties/data/properties/note/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -3929,18 +4418,18 @@ const _errs16 = errors;
 if(errors === _errs16){
 if(typeof data6 === "string"){
 if(func2(data6) > 64){
-validate32.errors = [{instancePath:instancePath+"/data/note/id",schemaPath:"#/properties/data/properties/note/properties/id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+validate35.errors = [{instancePath:instancePath+"/data/note/id",schemaPath:"#/properties/data/properties/note/properties/id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 else {
-if(!pattern30.test(data6)){
-validate32.errors = [{instancePath:instancePath+"/data/note/id",schemaPath:"#/properties/data/properties/note/properties/id/pattern",keyword:"pattern",params:{pattern: "^[0-9A-Za-z]+$"},message:"must match pattern \""+"^[0-9A-Za-z]+$"+"\""}];
+if(!pattern38.test(data6)){
+validate35.errors = [{instancePath:instancePath+"/data/note/id",schemaPath:"#/properties/data/properties/note/properties/id/pattern",keyword:"pattern",params:{pattern: "^[0-9A-Za-z]+$"},message:"must match pattern \""+"^[0-9A-Za-z]+$"+"\""}];
 return false;
 }
 }
 }
 else {
-validate32.errors = [{instancePath:instancePath+"/data/note/id",schemaPath:"#/properties/data/properties/note/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate35.errors = [{instancePath:instancePath+"/data/note/id",schemaPath:"#/properties/data/properties/note/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3957,12 +4446,12 @@ if(errors === _errs18){
 if(errors === _errs18){
 if(typeof data7 === "string"){
 if(func2(data7) > 30){
-validate32.errors = [{instancePath:instancePath+"/data/note/createdAt",schemaPath:"#/properties/data/properties/note/properties/createdAt/maxLength",keyword:"maxLength",params:{limit: 30},message:"must NOT have more than 30 characters"}];
+validate35.errors = [{instancePath:instancePath+"/data/note/createdAt",schemaPath:"#/properties/data/properties/note/properties/createdAt/maxLength",keyword:"maxLength",params:{limit: 30},message:"must NOT have more than 30 characters"}];
 return false;
 }
 }
 else {
-validate32.errors = [{instancePath:instancePath+"/data/note/createdAt",schemaPath:"#/properties/data/properties/note/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate35.errors = [{instancePath:instancePath+"/data/note/createdAt",schemaPath:"#/properties/data/properties/note/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3977,11 +4466,11 @@ if(data5.visibility !== undefined){
 let data8 = data5.visibility;
 const _errs20 = errors;
 if(typeof data8 !== "string"){
-validate32.errors = [{instancePath:instancePath+"/data/note/visibility",schemaPath:"#/properties/data/properties/note/properties/visibility/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate35.errors = [{instancePath:instancePath+"/data/note/visibility",schemaPath:"#/properties/data/properties/note/properties/visibility/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("internal" !== data8){
-validate32.errors = [{instancePath:instancePath+"/data/note/visibility",schemaPath:"#/properties/data/properties/note/properties/visibility/const",keyword:"const",params:{allowedValue: "internal"},message:"must be equal to constant"}];
+validate35.errors = [{instancePath:instancePath+"/data/note/visibility",schemaPath:"#/properties/data/properties/note/properties/visibility/const",keyword:"const",params:{allowedValue: "internal"},message:"must be equal to constant"}];
 return false;
 }
 var valid2 = _errs20 === errors;
@@ -3997,14 +4486,14 @@ if(errors === _errs22){
 if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
 let missing3;
 if((((data9.type === undefined) && (missing3 = "type")) || ((data9.id === undefined) && (missing3 = "id"))) || ((data9.name === undefined) && (missing3 = "name"))){
-validate32.errors = [{instancePath:instancePath+"/data/note/author",schemaPath:"#/properties/data/properties/note/properties/author/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate35.errors = [{instancePath:instancePath+"/data/note/author",schemaPath:"#/properties/data/properties/note/properties/author/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
 const _errs24 = errors;
 for(const key3 in data9){
 if(!(((key3 === "type") || (key3 === "id")) || (key3 === "name"))){
-validate32.errors = [{instancePath:instancePath+"/data/note/author",schemaPath:"#/properties/data/properties/note/properties/author/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"}];
+validate35.errors = [{instancePath:instancePath+"/data/note/author",schemaPath:"#/properties/data/properties/note/properties/author/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -4014,11 +4503,11 @@ if(data9.type !== undefined){
 let data10 = data9.type;
 const _errs25 = errors;
 if(typeof data10 !== "string"){
-validate32.errors = [{instancePath:instancePath+"/data/note/author/type",schemaPath:"#/properties/data/properties/note/properties/author/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate35.errors = [{instancePath:instancePath+"/data/note/author/type",schemaPath:"#/properties/data/properties/note/properties/author/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((data10 === "agent") || (data10 === "system"))){
-validate32.errors = [{instancePath:instancePath+"/data/note/author/type",schemaPath:"#/properties/data/properties/note/properties/author/properties/type/enum",keyword:"enum",params:{allowedValues: schema33.properties.data.properties.note.properties.author.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate35.errors = [{instancePath:instancePath+"/data/note/author/type",schemaPath:"#/properties/data/properties/note/properties/author/properties/type/enum",keyword:"enum",params:{allowedValues: schema36.properties.data.properties.note.properties.author.properties.type.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid3 = _errs25 === errors;
@@ -4031,18 +4520,18 @@ if(data9.id !== undefined){
 let data11 = data9.id;
 const _errs27 = errors;
 if((typeof data11 !== "string") && (data11 !== null)){
-validate32.errors = [{instancePath:instancePath+"/data/note/author/id",schemaPath:"#/properties/data/properties/note/properties/author/properties/id/type",keyword:"type",params:{type: schema33.properties.data.properties.note.properties.author.properties.id.type},message:"must be string,null"}];
+validate35.errors = [{instancePath:instancePath+"/data/note/author/id",schemaPath:"#/properties/data/properties/note/properties/author/properties/id/type",keyword:"type",params:{type: schema36.properties.data.properties.note.properties.author.properties.id.type},message:"must be string,null"}];
 return false;
 }
 if(errors === _errs27){
 if(typeof data11 === "string"){
 if(func2(data11) > 128){
-validate32.errors = [{instancePath:instancePath+"/data/note/author/id",schemaPath:"#/properties/data/properties/note/properties/author/properties/id/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+validate35.errors = [{instancePath:instancePath+"/data/note/author/id",schemaPath:"#/properties/data/properties/note/properties/author/properties/id/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
 if(!pattern15.test(data11)){
-validate32.errors = [{instancePath:instancePath+"/data/note/author/id",schemaPath:"#/properties/data/properties/note/properties/author/properties/id/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]+$"},message:"must match pattern \""+"^[^/\\\\]+$"+"\""}];
+validate35.errors = [{instancePath:instancePath+"/data/note/author/id",schemaPath:"#/properties/data/properties/note/properties/author/properties/id/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]+$"},message:"must match pattern \""+"^[^/\\\\]+$"+"\""}];
 return false;
 }
 }
@@ -4060,18 +4549,18 @@ const _errs29 = errors;
 if(errors === _errs29){
 if(typeof data12 === "string"){
 if(func2(data12) > 256){
-validate32.errors = [{instancePath:instancePath+"/data/note/author/name",schemaPath:"#/properties/data/properties/note/properties/author/properties/name/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"}];
+validate35.errors = [{instancePath:instancePath+"/data/note/author/name",schemaPath:"#/properties/data/properties/note/properties/author/properties/name/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"}];
 return false;
 }
 else {
 if(!pattern7.test(data12)){
-validate32.errors = [{instancePath:instancePath+"/data/note/author/name",schemaPath:"#/properties/data/properties/note/properties/author/properties/name/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"},message:"must match pattern \""+"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"+"\""}];
+validate35.errors = [{instancePath:instancePath+"/data/note/author/name",schemaPath:"#/properties/data/properties/note/properties/author/properties/name/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"},message:"must match pattern \""+"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"+"\""}];
 return false;
 }
 }
 }
 else {
-validate32.errors = [{instancePath:instancePath+"/data/note/author/name",schemaPath:"#/properties/data/properties/note/properties/author/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate35.errors = [{instancePath:instancePath+"/data/note/author/name",schemaPath:"#/properties/data/properties/note/properties/author/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -4086,7 +4575,7 @@ var valid3 = true;
 }
 }
 else {
-validate32.errors = [{instancePath:instancePath+"/data/note/author",schemaPath:"#/properties/data/properties/note/properties/author/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate35.errors = [{instancePath:instancePath+"/data/note/author",schemaPath:"#/properties/data/properties/note/properties/author/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -4102,7 +4591,7 @@ var valid2 = true;
 }
 }
 else {
-validate32.errors = [{instancePath:instancePath+"/data/note",schemaPath:"#/properties/data/properties/note/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate35.errors = [{instancePath:instancePath+"/data/note",schemaPath:"#/properties/data/properties/note/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -4117,7 +4606,7 @@ var valid1 = true;
 }
 }
 else {
-validate32.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate35.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -4132,44 +4621,44 @@ var valid0 = true;
 }
 }
 else {
-validate32.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate35.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate32.errors = vErrors;
+validate35.errors = vErrors;
 return errors === 0;
 }
 
-export const NoQuery = validate33;
-const schema34 = {"$id":"NoQuery","type":"object","additionalProperties":false,"properties":{}};
+export const NoQuery = validate36;
+const schema37 = {"$id":"NoQuery","type":"object","additionalProperties":false,"properties":{}};
 
-function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="NoQuery" */;
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
-validate33.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate36.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
 else {
-validate33.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate36.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate33.errors = vErrors;
+validate36.errors = vErrors;
 return errors === 0;
 }
 
-export const RecordingUpload = validate34;
-const schema35 = {"$id":"RecordingUpload","type":"object","required":["jobId","upload"],"additionalProperties":false,"properties":{"jobId":{"type":"string","pattern":"^[0-9A-HJKMNP-TV-Z]{26}$","maxLength":26,"description":"The job to poll at `GET .../recording/{jobId}/status`; it is `started` from now on."},"upload":{"type":"object","required":["method","url","headers","expiresAt"],"additionalProperties":false,"description":"How to send the file: straight to storage, not through this API.","properties":{"method":{"type":"string","enum":["PUT"]},"url":{"type":"string","format":"uri","maxLength":8192,"description":"A presigned URL for this one file; anyone holding it can upload until it expires."},"headers":{"type":"object","required":["Content-Type","Content-Length","If-None-Match"],"additionalProperties":false,"description":"Send exactly these headers: storage refuses an upload of another type or size, or without `If-None-Match: *` (403), and a second upload to the same URL (412: the URL writes its file once).","properties":{"Content-Type":{"type":"string","enum":["audio/wav","audio/mpeg","audio/mp4","audio/flac","audio/ogg"]},"Content-Length":{"type":"string","pattern":"^[0-9]+$","maxLength":16},"If-None-Match":{"type":"string","enum":["*"]}}},"expiresAt":{"type":"string","format":"date-time","maxLength":32,"description":"After this instant storage refuses the URL."}}}}};
-const pattern33 = new RegExp("^[0-9A-HJKMNP-TV-Z]{26}$", "u");
-const pattern34 = new RegExp("^[0-9]+$", "u");
+export const RecordingUpload = validate37;
+const schema38 = {"$id":"RecordingUpload","type":"object","required":["jobId","upload"],"additionalProperties":false,"properties":{"jobId":{"type":"string","pattern":"^[0-9A-HJKMNP-TV-Z]{26}$","maxLength":26,"description":"The job to poll at `GET .../recording/{jobId}/status`; it is `started` from now on."},"upload":{"type":"object","required":["method","url","headers","expiresAt"],"additionalProperties":false,"description":"How to send the file: straight to storage, not through this API.","properties":{"method":{"type":"string","enum":["PUT"]},"url":{"type":"string","format":"uri","maxLength":8192,"description":"A presigned URL for this one file; anyone holding it can upload until it expires."},"headers":{"type":"object","required":["Content-Type","Content-Length","If-None-Match"],"additionalProperties":false,"description":"Send exactly these headers: storage refuses an upload of another type or size, or without `If-None-Match: *` (403), and a second upload to the same URL (412: the URL writes its file once).","properties":{"Content-Type":{"type":"string","enum":["audio/wav","audio/mpeg","audio/mp4","audio/flac","audio/ogg"]},"Content-Length":{"type":"string","pattern":"^[0-9]+$","maxLength":16},"If-None-Match":{"type":"string","enum":["*"]}}},"expiresAt":{"type":"string","format":"date-time","maxLength":32,"description":"After this instant storage refuses the URL."}}}}};
+const pattern41 = new RegExp("^[0-9A-HJKMNP-TV-Z]{26}$", "u");
+const pattern42 = new RegExp("^[0-9]+$", "u");
 
-function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="RecordingUpload" */;
 let vErrors = null;
 let errors = 0;
@@ -4177,14 +4666,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.jobId === undefined) && (missing0 = "jobId")) || ((data.upload === undefined) && (missing0 = "upload"))){
-validate34.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate37.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "jobId") || (key0 === "upload"))){
-validate34.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate37.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -4196,18 +4685,18 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func2(data0) > 26){
-validate34.errors = [{instancePath:instancePath+"/jobId",schemaPath:"#/properties/jobId/maxLength",keyword:"maxLength",params:{limit: 26},message:"must NOT have more than 26 characters"}];
+validate37.errors = [{instancePath:instancePath+"/jobId",schemaPath:"#/properties/jobId/maxLength",keyword:"maxLength",params:{limit: 26},message:"must NOT have more than 26 characters"}];
 return false;
 }
 else {
-if(!pattern33.test(data0)){
-validate34.errors = [{instancePath:instancePath+"/jobId",schemaPath:"#/properties/jobId/pattern",keyword:"pattern",params:{pattern: "^[0-9A-HJKMNP-TV-Z]{26}$"},message:"must match pattern \""+"^[0-9A-HJKMNP-TV-Z]{26}$"+"\""}];
+if(!pattern41.test(data0)){
+validate37.errors = [{instancePath:instancePath+"/jobId",schemaPath:"#/properties/jobId/pattern",keyword:"pattern",params:{pattern: "^[0-9A-HJKMNP-TV-Z]{26}$"},message:"must match pattern \""+"^[0-9A-HJKMNP-TV-Z]{26}$"+"\""}];
 return false;
 }
 }
 }
 else {
-validate34.errors = [{instancePath:instancePath+"/jobId",schemaPath:"#/properties/jobId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate37.errors = [{instancePath:instancePath+"/jobId",schemaPath:"#/properties/jobId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -4224,14 +4713,14 @@ if(errors === _errs4){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 let missing1;
 if(((((data1.method === undefined) && (missing1 = "method")) || ((data1.url === undefined) && (missing1 = "url"))) || ((data1.headers === undefined) && (missing1 = "headers"))) || ((data1.expiresAt === undefined) && (missing1 = "expiresAt"))){
-validate34.errors = [{instancePath:instancePath+"/upload",schemaPath:"#/properties/upload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate37.errors = [{instancePath:instancePath+"/upload",schemaPath:"#/properties/upload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs6 = errors;
 for(const key1 in data1){
 if(!((((key1 === "method") || (key1 === "url")) || (key1 === "headers")) || (key1 === "expiresAt"))){
-validate34.errors = [{instancePath:instancePath+"/upload",schemaPath:"#/properties/upload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate37.errors = [{instancePath:instancePath+"/upload",schemaPath:"#/properties/upload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -4241,11 +4730,11 @@ if(data1.method !== undefined){
 let data2 = data1.method;
 const _errs7 = errors;
 if(typeof data2 !== "string"){
-validate34.errors = [{instancePath:instancePath+"/upload/method",schemaPath:"#/properties/upload/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate37.errors = [{instancePath:instancePath+"/upload/method",schemaPath:"#/properties/upload/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(data2 === "PUT")){
-validate34.errors = [{instancePath:instancePath+"/upload/method",schemaPath:"#/properties/upload/properties/method/enum",keyword:"enum",params:{allowedValues: schema35.properties.upload.properties.method.enum},message:"must be equal to one of the allowed values"}];
+validate37.errors = [{instancePath:instancePath+"/upload/method",schemaPath:"#/properties/upload/properties/method/enum",keyword:"enum",params:{allowedValues: schema38.properties.upload.properties.method.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid1 = _errs7 === errors;
@@ -4261,12 +4750,12 @@ if(errors === _errs9){
 if(errors === _errs9){
 if(typeof data3 === "string"){
 if(func2(data3) > 8192){
-validate34.errors = [{instancePath:instancePath+"/upload/url",schemaPath:"#/properties/upload/properties/url/maxLength",keyword:"maxLength",params:{limit: 8192},message:"must NOT have more than 8192 characters"}];
+validate37.errors = [{instancePath:instancePath+"/upload/url",schemaPath:"#/properties/upload/properties/url/maxLength",keyword:"maxLength",params:{limit: 8192},message:"must NOT have more than 8192 characters"}];
 return false;
 }
 }
 else {
-validate34.errors = [{instancePath:instancePath+"/upload/url",schemaPath:"#/properties/upload/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate37.errors = [{instancePath:instancePath+"/upload/url",schemaPath:"#/properties/upload/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -4284,14 +4773,14 @@ if(errors === _errs11){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 let missing2;
 if((((data4["Content-Type"] === undefined) && (missing2 = "Content-Type")) || ((data4["Content-Length"] === undefined) && (missing2 = "Content-Length"))) || ((data4["If-None-Match"] === undefined) && (missing2 = "If-None-Match"))){
-validate34.errors = [{instancePath:instancePath+"/upload/headers",schemaPath:"#/properties/upload/properties/headers/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate37.errors = [{instancePath:instancePath+"/upload/headers",schemaPath:"#/properties/upload/properties/headers/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 const _errs13 = errors;
 for(const key2 in data4){
 if(!(((key2 === "Content-Type") || (key2 === "Content-Length")) || (key2 === "If-None-Match"))){
-validate34.errors = [{instancePath:instancePath+"/upload/headers",schemaPath:"#/properties/upload/properties/headers/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+validate37.errors = [{instancePath:instancePath+"/upload/headers",schemaPath:"#/properties/upload/properties/headers/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -4301,11 +4790,11 @@ if(data4["Content-Type"] !== undefined){
 let data5 = data4["Content-Type"];
 const _errs14 = errors;
 if(typeof data5 !== "string"){
-validate34.errors = [{instancePath:instancePath+"/upload/headers/Content-Type",schemaPath:"#/properties/upload/properties/headers/properties/Content-Type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate37.errors = [{instancePath:instancePath+"/upload/headers/Content-Type",schemaPath:"#/properties/upload/properties/headers/properties/Content-Type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(((((data5 === "audio/wav") || (data5 === "audio/mpeg")) || (data5 === "audio/mp4")) || (data5 === "audio/flac")) || (data5 === "audio/ogg"))){
-validate34.errors = [{instancePath:instancePath+"/upload/headers/Content-Type",schemaPath:"#/properties/upload/properties/headers/properties/Content-Type/enum",keyword:"enum",params:{allowedValues: schema35.properties.upload.properties.headers.properties["Content-Type"].enum},message:"must be equal to one of the allowed values"}];
+validate37.errors = [{instancePath:instancePath+"/upload/headers/Content-Type",schemaPath:"#/properties/upload/properties/headers/properties/Content-Type/enum",keyword:"enum",params:{allowedValues: schema38.properties.upload.properties.headers.properties["Content-Type"].enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid2 = _errs14 === errors;
@@ -4320,18 +4809,18 @@ const _errs16 = errors;
 if(errors === _errs16){
 if(typeof data6 === "string"){
 if(func2(data6) > 16){
-validate34.errors = [{instancePath:instancePath+"/upload/headers/Content-Length",schemaPath:"#/properties/upload/properties/headers/properties/Content-Length/maxLength",keyword:"maxLength",params:{limit: 16},message:"must NOT have more than 16 characters"}];
+validate37.errors = [{instancePath:instancePath+"/upload/headers/Content-Length",schemaPath:"#/properties/upload/properties/headers/properties/Content-Length/maxLength",keyword:"maxLength",params:{limit: 16},message:"must NOT have more than 16 characters"}];
 return false;
 }
 else {
-if(!pattern34.test(data6)){
-validate34.errors = [{instancePath:instancePath+"/upload/headers/Content-Length",schemaPath:"#/properties/upload/properties/headers/properties/Content-Length/pattern",keyword:"pattern",params:{pattern: "^[0-9]+$"},message:"must match pattern \""+"^[0-9]+$"+"\""}];
+if(!pattern42.test(data6)){
+validate37.errors = [{instancePath:instancePath+"/upload/headers/Content-Length",schemaPath:"#/properties/upload/properties/headers/properties/Content-Length/pattern",keyword:"pattern",params:{pattern: "^[0-9]+$"},message:"must match pattern \""+"^[0-9]+$"+"\""}];
 return false;
 }
 }
 }
 else {
-validate34.errors = [{instancePath:instancePath+"/upload/headers/Content-Length",schemaPath:"#/properties/upload/properties/headers/properties/Content-Length/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate37.errors = [{instancePath:instancePath+"/upload/headers/Content-Length",schemaPath:"#/properties/upload/properties/headers/properties/Content-Length/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -4345,11 +4834,11 @@ if(data4["If-None-Match"] !== undefined){
 let data7 = data4["If-None-Match"];
 const _errs18 = errors;
 if(typeof data7 !== "string"){
-validate34.errors = [{instancePath:instancePath+"/upload/headers/If-None-Match",schemaPath:"#/properties/upload/properties/headers/properties/If-None-Match/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate37.errors = [{instancePath:instancePath+"/upload/headers/If-None-Match",schemaPath:"#/properties/upload/properties/headers/properties/If-None-Match/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(data7 === "*")){
-validate34.errors = [{instancePath:instancePath+"/upload/headers/If-None-Match",schemaPath:"#/properties/upload/properties/headers/properties/If-None-Match/enum",keyword:"enum",params:{allowedValues: schema35.properties.upload.properties.headers.properties["If-None-Match"].enum},message:"must be equal to one of the allowed values"}];
+validate37.errors = [{instancePath:instancePath+"/upload/headers/If-None-Match",schemaPath:"#/properties/upload/properties/headers/properties/If-None-Match/enum",keyword:"enum",params:{allowedValues: schema38.properties.upload.properties.headers.properties["If-None-Match"].enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid2 = _errs18 === errors;
@@ -4363,7 +4852,7 @@ var valid2 = true;
 }
 }
 else {
-validate34.errors = [{instancePath:instancePath+"/upload/headers",schemaPath:"#/properties/upload/properties/headers/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate37.errors = [{instancePath:instancePath+"/upload/headers",schemaPath:"#/properties/upload/properties/headers/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -4380,12 +4869,12 @@ if(errors === _errs20){
 if(errors === _errs20){
 if(typeof data8 === "string"){
 if(func2(data8) > 32){
-validate34.errors = [{instancePath:instancePath+"/upload/expiresAt",schemaPath:"#/properties/upload/properties/expiresAt/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"}];
+validate37.errors = [{instancePath:instancePath+"/upload/expiresAt",schemaPath:"#/properties/upload/properties/expiresAt/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"}];
 return false;
 }
 }
 else {
-validate34.errors = [{instancePath:instancePath+"/upload/expiresAt",schemaPath:"#/properties/upload/properties/expiresAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate37.errors = [{instancePath:instancePath+"/upload/expiresAt",schemaPath:"#/properties/upload/properties/expiresAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -4402,7 +4891,7 @@ var valid1 = true;
 }
 }
 else {
-validate34.errors = [{instancePath:instancePath+"/upload",schemaPath:"#/properties/upload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate37.errors = [{instancePath:instancePath+"/upload",schemaPath:"#/properties/upload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -4416,19 +4905,19 @@ var valid0 = true;
 }
 }
 else {
-validate34.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate37.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate34.errors = vErrors;
+validate37.errors = vErrors;
 return errors === 0;
 }
 
-export const RecoveredWebhookDeliveries = validate35;
-const schema36 = {"$id":"RecoveredWebhookDeliveries","type":"object","required":["recovered","read","more","nextSince","limits"],"additionalProperties":false,"description":"One recover reads at most 1000 of the endpoint's deliveries (10 pages of 100) and makes at most 200 of them pending again; an endpoint is recovered at most once every 60 s (429 with `Retry-After` within it).","properties":{"recovered":{"type":"integer","format":"int32","minimum":0,"maximum":200,"description":"How many failed deliveries are pending again, their schedule started over, each already queued to be sent."},"read":{"type":"integer","format":"int32","minimum":0,"maximum":1000,"description":"How many of the endpoint's deliveries since `since` this call read, failed or not."},"more":{"type":"boolean","description":"Whether the call stopped at a limit (1000 read or 200 recovered) before the last delivery: recover again, after 60 s, with `nextSince` as `since`."},"nextSince":{"type":["string","null"],"format":"date-time","maxLength":30,"pattern":"^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,3})?Z$","description":"The `since` of the next recover while `more` (the event time of the last delivery read); `null` when nothing remains."},"limits":{"type":"object","required":["read","recovered","intervalSeconds"],"additionalProperties":false,"description":"What one recover may do, and how often.","properties":{"read":{"type":"integer","format":"int32","const":1000,"minimum":1000,"maximum":1000,"description":"The most deliveries a call reads."},"recovered":{"type":"integer","format":"int32","const":200,"minimum":200,"maximum":200,"description":"The most deliveries a call makes pending again."},"intervalSeconds":{"type":"integer","format":"int32","const":60,"minimum":60,"maximum":60,"description":"The least time between two recovers of one endpoint; within it a recover is 429 with `Retry-After`."}}}}};
-const pattern35 = new RegExp("^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,3})?Z$", "u");
+export const RecoveredWebhookDeliveries = validate38;
+const schema39 = {"$id":"RecoveredWebhookDeliveries","type":"object","required":["recovered","read","more","nextSince","limits"],"additionalProperties":false,"description":"One recover reads at most 1000 of the endpoint's deliveries (10 pages of 100) and makes at most 200 of them pending again; an endpoint is recovered at most once every 60 s (429 with `Retry-After` within it).","properties":{"recovered":{"type":"integer","format":"int32","minimum":0,"maximum":200,"description":"How many failed deliveries are pending again, their schedule started over, each already queued to be sent."},"read":{"type":"integer","format":"int32","minimum":0,"maximum":1000,"description":"How many of the endpoint's deliveries since `since` this call read, failed or not."},"more":{"type":"boolean","description":"Whether the call stopped at a limit (1000 read or 200 recovered) before the last delivery: recover again, after 60 s, with `nextSince` as `since`."},"nextSince":{"type":["string","null"],"format":"date-time","maxLength":30,"pattern":"^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,3})?Z$","description":"The `since` of the next recover while `more` (the event time of the last delivery read); `null` when nothing remains."},"limits":{"type":"object","required":["read","recovered","intervalSeconds"],"additionalProperties":false,"description":"What one recover may do, and how often.","properties":{"read":{"type":"integer","format":"int32","const":1000,"minimum":1000,"maximum":1000,"description":"The most deliveries a call reads."},"recovered":{"type":"integer","format":"int32","const":200,"minimum":200,"maximum":200,"description":"The most deliveries a call makes pending again."},"intervalSeconds":{"type":"integer","format":"int32","const":60,"minimum":60,"maximum":60,"description":"The least time between two recovers of one endpoint; within it a recover is 429 with `Retry-After`."}}}}};
+const pattern43 = new RegExp("^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,3})?Z$", "u");
 
-function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="RecoveredWebhookDeliveries" */;
 let vErrors = null;
 let errors = 0;
@@ -4436,14 +4925,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.recovered === undefined) && (missing0 = "recovered")) || ((data.read === undefined) && (missing0 = "read"))) || ((data.more === undefined) && (missing0 = "more"))) || ((data.nextSince === undefined) && (missing0 = "nextSince"))) || ((data.limits === undefined) && (missing0 = "limits"))){
-validate35.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate38.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((((key0 === "recovered") || (key0 === "read")) || (key0 === "more")) || (key0 === "nextSince")) || (key0 === "limits"))){
-validate35.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate38.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -4453,18 +4942,18 @@ if(data.recovered !== undefined){
 let data0 = data.recovered;
 const _errs2 = errors;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate35.errors = [{instancePath:instancePath+"/recovered",schemaPath:"#/properties/recovered/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate38.errors = [{instancePath:instancePath+"/recovered",schemaPath:"#/properties/recovered/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs2){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 > 200 || isNaN(data0)){
-validate35.errors = [{instancePath:instancePath+"/recovered",schemaPath:"#/properties/recovered/maximum",keyword:"maximum",params:{comparison: "<=", limit: 200},message:"must be <= 200"}];
+validate38.errors = [{instancePath:instancePath+"/recovered",schemaPath:"#/properties/recovered/maximum",keyword:"maximum",params:{comparison: "<=", limit: 200},message:"must be <= 200"}];
 return false;
 }
 else {
 if(data0 < 0 || isNaN(data0)){
-validate35.errors = [{instancePath:instancePath+"/recovered",schemaPath:"#/properties/recovered/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate38.errors = [{instancePath:instancePath+"/recovered",schemaPath:"#/properties/recovered/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -4480,18 +4969,18 @@ if(data.read !== undefined){
 let data1 = data.read;
 const _errs4 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate35.errors = [{instancePath:instancePath+"/read",schemaPath:"#/properties/read/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate38.errors = [{instancePath:instancePath+"/read",schemaPath:"#/properties/read/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs4){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 1000 || isNaN(data1)){
-validate35.errors = [{instancePath:instancePath+"/read",schemaPath:"#/properties/read/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"}];
+validate38.errors = [{instancePath:instancePath+"/read",schemaPath:"#/properties/read/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"}];
 return false;
 }
 else {
 if(data1 < 0 || isNaN(data1)){
-validate35.errors = [{instancePath:instancePath+"/read",schemaPath:"#/properties/read/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate38.errors = [{instancePath:instancePath+"/read",schemaPath:"#/properties/read/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -4506,7 +4995,7 @@ if(valid0){
 if(data.more !== undefined){
 const _errs6 = errors;
 if(typeof data.more !== "boolean"){
-validate35.errors = [{instancePath:instancePath+"/more",schemaPath:"#/properties/more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate38.errors = [{instancePath:instancePath+"/more",schemaPath:"#/properties/more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -4519,19 +5008,19 @@ if(data.nextSince !== undefined){
 let data3 = data.nextSince;
 const _errs8 = errors;
 if((typeof data3 !== "string") && (data3 !== null)){
-validate35.errors = [{instancePath:instancePath+"/nextSince",schemaPath:"#/properties/nextSince/type",keyword:"type",params:{type: schema36.properties.nextSince.type},message:"must be string,null"}];
+validate38.errors = [{instancePath:instancePath+"/nextSince",schemaPath:"#/properties/nextSince/type",keyword:"type",params:{type: schema39.properties.nextSince.type},message:"must be string,null"}];
 return false;
 }
 if(errors === _errs8){
 if(errors === _errs8){
 if(typeof data3 === "string"){
 if(func2(data3) > 30){
-validate35.errors = [{instancePath:instancePath+"/nextSince",schemaPath:"#/properties/nextSince/maxLength",keyword:"maxLength",params:{limit: 30},message:"must NOT have more than 30 characters"}];
+validate38.errors = [{instancePath:instancePath+"/nextSince",schemaPath:"#/properties/nextSince/maxLength",keyword:"maxLength",params:{limit: 30},message:"must NOT have more than 30 characters"}];
 return false;
 }
 else {
-if(!pattern35.test(data3)){
-validate35.errors = [{instancePath:instancePath+"/nextSince",schemaPath:"#/properties/nextSince/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,3})?Z$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,3})?Z$"+"\""}];
+if(!pattern43.test(data3)){
+validate38.errors = [{instancePath:instancePath+"/nextSince",schemaPath:"#/properties/nextSince/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,3})?Z$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,3})?Z$"+"\""}];
 return false;
 }
 }
@@ -4551,14 +5040,14 @@ if(errors === _errs10){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 let missing1;
 if((((data4.read === undefined) && (missing1 = "read")) || ((data4.recovered === undefined) && (missing1 = "recovered"))) || ((data4.intervalSeconds === undefined) && (missing1 = "intervalSeconds"))){
-validate35.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate38.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs12 = errors;
 for(const key1 in data4){
 if(!(((key1 === "read") || (key1 === "recovered")) || (key1 === "intervalSeconds"))){
-validate35.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate38.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -4568,22 +5057,22 @@ if(data4.read !== undefined){
 let data5 = data4.read;
 const _errs13 = errors;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-validate35.errors = [{instancePath:instancePath+"/limits/read",schemaPath:"#/properties/limits/properties/read/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate38.errors = [{instancePath:instancePath+"/limits/read",schemaPath:"#/properties/limits/properties/read/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(1000 !== data5){
-validate35.errors = [{instancePath:instancePath+"/limits/read",schemaPath:"#/properties/limits/properties/read/const",keyword:"const",params:{allowedValue: 1000},message:"must be equal to constant"}];
+validate38.errors = [{instancePath:instancePath+"/limits/read",schemaPath:"#/properties/limits/properties/read/const",keyword:"const",params:{allowedValue: 1000},message:"must be equal to constant"}];
 return false;
 }
 if(errors === _errs13){
 if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 > 1000 || isNaN(data5)){
-validate35.errors = [{instancePath:instancePath+"/limits/read",schemaPath:"#/properties/limits/properties/read/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"}];
+validate38.errors = [{instancePath:instancePath+"/limits/read",schemaPath:"#/properties/limits/properties/read/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"}];
 return false;
 }
 else {
 if(data5 < 1000 || isNaN(data5)){
-validate35.errors = [{instancePath:instancePath+"/limits/read",schemaPath:"#/properties/limits/properties/read/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1000},message:"must be >= 1000"}];
+validate38.errors = [{instancePath:instancePath+"/limits/read",schemaPath:"#/properties/limits/properties/read/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1000},message:"must be >= 1000"}];
 return false;
 }
 }
@@ -4599,22 +5088,22 @@ if(data4.recovered !== undefined){
 let data6 = data4.recovered;
 const _errs15 = errors;
 if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
-validate35.errors = [{instancePath:instancePath+"/limits/recovered",schemaPath:"#/properties/limits/properties/recovered/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate38.errors = [{instancePath:instancePath+"/limits/recovered",schemaPath:"#/properties/limits/properties/recovered/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(200 !== data6){
-validate35.errors = [{instancePath:instancePath+"/limits/recovered",schemaPath:"#/properties/limits/properties/recovered/const",keyword:"const",params:{allowedValue: 200},message:"must be equal to constant"}];
+validate38.errors = [{instancePath:instancePath+"/limits/recovered",schemaPath:"#/properties/limits/properties/recovered/const",keyword:"const",params:{allowedValue: 200},message:"must be equal to constant"}];
 return false;
 }
 if(errors === _errs15){
 if((typeof data6 == "number") && (isFinite(data6))){
 if(data6 > 200 || isNaN(data6)){
-validate35.errors = [{instancePath:instancePath+"/limits/recovered",schemaPath:"#/properties/limits/properties/recovered/maximum",keyword:"maximum",params:{comparison: "<=", limit: 200},message:"must be <= 200"}];
+validate38.errors = [{instancePath:instancePath+"/limits/recovered",schemaPath:"#/properties/limits/properties/recovered/maximum",keyword:"maximum",params:{comparison: "<=", limit: 200},message:"must be <= 200"}];
 return false;
 }
 else {
 if(data6 < 200 || isNaN(data6)){
-validate35.errors = [{instancePath:instancePath+"/limits/recovered",schemaPath:"#/properties/limits/properties/recovered/minimum",keyword:"minimum",params:{comparison: ">=", limit: 200},message:"must be >= 200"}];
+validate38.errors = [{instancePath:instancePath+"/limits/recovered",schemaPath:"#/properties/limits/properties/recovered/minimum",keyword:"minimum",params:{comparison: ">=", limit: 200},message:"must be >= 200"}];
 return false;
 }
 }
@@ -4630,22 +5119,22 @@ if(data4.intervalSeconds !== undefined){
 let data7 = data4.intervalSeconds;
 const _errs17 = errors;
 if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
-validate35.errors = [{instancePath:instancePath+"/limits/intervalSeconds",schemaPath:"#/properties/limits/properties/intervalSeconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate38.errors = [{instancePath:instancePath+"/limits/intervalSeconds",schemaPath:"#/properties/limits/properties/intervalSeconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(60 !== data7){
-validate35.errors = [{instancePath:instancePath+"/limits/intervalSeconds",schemaPath:"#/properties/limits/properties/intervalSeconds/const",keyword:"const",params:{allowedValue: 60},message:"must be equal to constant"}];
+validate38.errors = [{instancePath:instancePath+"/limits/intervalSeconds",schemaPath:"#/properties/limits/properties/intervalSeconds/const",keyword:"const",params:{allowedValue: 60},message:"must be equal to constant"}];
 return false;
 }
 if(errors === _errs17){
 if((typeof data7 == "number") && (isFinite(data7))){
 if(data7 > 60 || isNaN(data7)){
-validate35.errors = [{instancePath:instancePath+"/limits/intervalSeconds",schemaPath:"#/properties/limits/properties/intervalSeconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60},message:"must be <= 60"}];
+validate38.errors = [{instancePath:instancePath+"/limits/intervalSeconds",schemaPath:"#/properties/limits/properties/intervalSeconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60},message:"must be <= 60"}];
 return false;
 }
 else {
 if(data7 < 60 || isNaN(data7)){
-validate35.errors = [{instancePath:instancePath+"/limits/intervalSeconds",schemaPath:"#/properties/limits/properties/intervalSeconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 60},message:"must be >= 60"}];
+validate38.errors = [{instancePath:instancePath+"/limits/intervalSeconds",schemaPath:"#/properties/limits/properties/intervalSeconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 60},message:"must be >= 60"}];
 return false;
 }
 }
@@ -4662,7 +5151,7 @@ var valid1 = true;
 }
 }
 else {
-validate35.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate38.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -4672,313 +5161,6 @@ else {
 var valid0 = true;
 }
 }
-}
-}
-}
-}
-}
-}
-else {
-validate35.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate35.errors = vErrors;
-return errors === 0;
-}
-
-export const RecoverWebhookDeliveriesBody = validate36;
-const schema37 = {"$id":"RecoverWebhookDeliveriesBody","type":"object","required":["since"],"additionalProperties":false,"properties":{"since":{"type":"string","format":"date-time","maxLength":30,"pattern":"^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,3})?Z$","description":"The deliveries of events at or after this instant (UTC, `Z`) that failed are sent again. After an answer with `more`, its `nextSince`."}}};
-
-function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="RecoverWebhookDeliveriesBody" */;
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.since === undefined) && (missing0 = "since")){
-validate36.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!(key0 === "since")){
-validate36.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.since !== undefined){
-let data0 = data.since;
-const _errs2 = errors;
-if(errors === _errs2){
-if(errors === _errs2){
-if(typeof data0 === "string"){
-if(func2(data0) > 30){
-validate36.errors = [{instancePath:instancePath+"/since",schemaPath:"#/properties/since/maxLength",keyword:"maxLength",params:{limit: 30},message:"must NOT have more than 30 characters"}];
-return false;
-}
-else {
-if(!pattern35.test(data0)){
-validate36.errors = [{instancePath:instancePath+"/since",schemaPath:"#/properties/since/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,3})?Z$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,3})?Z$"+"\""}];
-return false;
-}
-}
-}
-else {
-validate36.errors = [{instancePath:instancePath+"/since",schemaPath:"#/properties/since/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-}
-}
-}
-}
-}
-else {
-validate36.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate36.errors = vErrors;
-return errors === 0;
-}
-
-export const ReportQuery = validate37;
-const schema38 = {"$id":"ReportQuery","type":"object","additionalProperties":false,"properties":{"limit":{"type":"string","maxLength":16,"description":"Rows per page, 1 to 5000 (default 1000)."},"cursor":{"type":"string","maxLength":4096,"description":"`cursor.next` of the previous page."},"range":{"type":"string","enum":["last_day","last_week","last_month"],"description":"Default last_day when from is absent."},"from":{"type":"string","maxLength":64,"description":"Window start: ISO 8601 with a zone, or epoch milliseconds."},"to":{"type":"string","maxLength":64,"description":"Window end (exclusive), default now."}}};
-
-function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="ReportQuery" */;
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-const _errs1 = errors;
-for(const key0 in data){
-if(!(((((key0 === "limit") || (key0 === "cursor")) || (key0 === "range")) || (key0 === "from")) || (key0 === "to"))){
-validate37.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.limit !== undefined){
-let data0 = data.limit;
-const _errs2 = errors;
-if(errors === _errs2){
-if(typeof data0 === "string"){
-if(func2(data0) > 16){
-validate37.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maxLength",keyword:"maxLength",params:{limit: 16},message:"must NOT have more than 16 characters"}];
-return false;
-}
-}
-else {
-validate37.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.cursor !== undefined){
-let data1 = data.cursor;
-const _errs4 = errors;
-if(errors === _errs4){
-if(typeof data1 === "string"){
-if(func2(data1) > 4096){
-validate37.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"}];
-return false;
-}
-}
-else {
-validate37.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.range !== undefined){
-let data2 = data.range;
-const _errs6 = errors;
-if(typeof data2 !== "string"){
-validate37.errors = [{instancePath:instancePath+"/range",schemaPath:"#/properties/range/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(!(((data2 === "last_day") || (data2 === "last_week")) || (data2 === "last_month"))){
-validate37.errors = [{instancePath:instancePath+"/range",schemaPath:"#/properties/range/enum",keyword:"enum",params:{allowedValues: schema38.properties.range.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.from !== undefined){
-let data3 = data.from;
-const _errs8 = errors;
-if(errors === _errs8){
-if(typeof data3 === "string"){
-if(func2(data3) > 64){
-validate37.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
-return false;
-}
-}
-else {
-validate37.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs8 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.to !== undefined){
-let data4 = data.to;
-const _errs10 = errors;
-if(errors === _errs10){
-if(typeof data4 === "string"){
-if(func2(data4) > 64){
-validate37.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
-return false;
-}
-}
-else {
-validate37.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs10 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-}
-else {
-validate37.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate37.errors = vErrors;
-return errors === 0;
-}
-
-export const RotatedWebhookSecret = validate38;
-const schema39 = {"$id":"RotatedWebhookSecret","type":"object","required":["previousSecretExpiresAt"],"additionalProperties":false,"properties":{"secret":{"type":"string","maxLength":100,"pattern":"^whsec_[A-Za-z0-9+/]+={0,2}$","description":"The signing secret (Standard Webhooks: `whsec_` and the base64 of 32 random bytes). Shown here only: keep it where the receiver can read it."},"secretWithheld":{"type":"string","maxLength":400,"pattern":"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$","description":"In place of `secret` in the answer to a keyed retry (`Idempotent-Replayed: true`): the secret is shown in the first answer only, and this says how to get a new one."},"previousSecretExpiresAt":{"type":"string","format":"date-time","maxLength":30,"description":"Until then every delivery is signed with both secrets, the new one first; after it, with the new one only."}}};
-
-function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="RotatedWebhookSecret" */;
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.previousSecretExpiresAt === undefined) && (missing0 = "previousSecretExpiresAt")){
-validate38.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!(((key0 === "secret") || (key0 === "secretWithheld")) || (key0 === "previousSecretExpiresAt"))){
-validate38.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.secret !== undefined){
-let data0 = data.secret;
-const _errs2 = errors;
-if(errors === _errs2){
-if(typeof data0 === "string"){
-if(func2(data0) > 100){
-validate38.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"}];
-return false;
-}
-else {
-if(!pattern9.test(data0)){
-validate38.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/pattern",keyword:"pattern",params:{pattern: "^whsec_[A-Za-z0-9+/]+={0,2}$"},message:"must match pattern \""+"^whsec_[A-Za-z0-9+/]+={0,2}$"+"\""}];
-return false;
-}
-}
-}
-else {
-validate38.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.secretWithheld !== undefined){
-let data1 = data.secretWithheld;
-const _errs4 = errors;
-if(errors === _errs4){
-if(typeof data1 === "string"){
-if(func2(data1) > 400){
-validate38.errors = [{instancePath:instancePath+"/secretWithheld",schemaPath:"#/properties/secretWithheld/maxLength",keyword:"maxLength",params:{limit: 400},message:"must NOT have more than 400 characters"}];
-return false;
-}
-else {
-if(!pattern7.test(data1)){
-validate38.errors = [{instancePath:instancePath+"/secretWithheld",schemaPath:"#/properties/secretWithheld/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"},message:"must match pattern \""+"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"+"\""}];
-return false;
-}
-}
-}
-else {
-validate38.errors = [{instancePath:instancePath+"/secretWithheld",schemaPath:"#/properties/secretWithheld/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.previousSecretExpiresAt !== undefined){
-let data2 = data.previousSecretExpiresAt;
-const _errs6 = errors;
-if(errors === _errs6){
-if(errors === _errs6){
-if(typeof data2 === "string"){
-if(func2(data2) > 30){
-validate38.errors = [{instancePath:instancePath+"/previousSecretExpiresAt",schemaPath:"#/properties/previousSecretExpiresAt/maxLength",keyword:"maxLength",params:{limit: 30},message:"must NOT have more than 30 characters"}];
-return false;
-}
-}
-else {
-validate38.errors = [{instancePath:instancePath+"/previousSecretExpiresAt",schemaPath:"#/properties/previousSecretExpiresAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
 }
 }
 }
@@ -4994,55 +5176,51 @@ validate38.errors = vErrors;
 return errors === 0;
 }
 
-export const TenantPath = validate39;
-const schema40 = {"$id":"TenantPath","type":"object","required":["tenantId"],"additionalProperties":false,"properties":{"tenantId":{"type":"string","minLength":1,"maxLength":128,"pattern":"^[^/\\\\]*$"}}};
+export const RecoverWebhookDeliveriesBody = validate39;
+const schema40 = {"$id":"RecoverWebhookDeliveriesBody","type":"object","required":["since"],"additionalProperties":false,"properties":{"since":{"type":"string","format":"date-time","maxLength":30,"pattern":"^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,3})?Z$","description":"The deliveries of events at or after this instant (UTC, `Z`) that failed are sent again. After an answer with `more`, its `nextSince`."}}};
 
 function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="TenantPath" */;
+/*# sourceURL="RecoverWebhookDeliveriesBody" */;
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((data.tenantId === undefined) && (missing0 = "tenantId")){
+if((data.since === undefined) && (missing0 = "since")){
 validate39.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(key0 === "tenantId")){
+if(!(key0 === "since")){
 validate39.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
 if(_errs1 === errors){
-if(data.tenantId !== undefined){
-let data0 = data.tenantId;
+if(data.since !== undefined){
+let data0 = data.since;
 const _errs2 = errors;
 if(errors === _errs2){
+if(errors === _errs2){
 if(typeof data0 === "string"){
-if(func2(data0) > 128){
-validate39.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+if(func2(data0) > 30){
+validate39.errors = [{instancePath:instancePath+"/since",schemaPath:"#/properties/since/maxLength",keyword:"maxLength",params:{limit: 30},message:"must NOT have more than 30 characters"}];
 return false;
 }
 else {
-if(func2(data0) < 1){
-validate39.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if(!pattern43.test(data0)){
+validate39.errors = [{instancePath:instancePath+"/since",schemaPath:"#/properties/since/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,3})?Z$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,3})?Z$"+"\""}];
 return false;
-}
-else {
-if(!pattern1.test(data0)){
-validate39.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
-return false;
-}
 }
 }
 }
 else {
-validate39.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate39.errors = [{instancePath:instancePath+"/since",schemaPath:"#/properties/since/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
+}
 }
 }
 }
@@ -5058,50 +5236,37 @@ validate39.errors = vErrors;
 return errors === 0;
 }
 
-export const UpdateWebhookEndpointBody = validate40;
-const schema41 = {"$id":"UpdateWebhookEndpointBody","type":"object","minProperties":1,"additionalProperties":false,"properties":{"url":{"type":"string","format":"uri","minLength":1,"maxLength":2048,"description":"Where deliveries are POSTed: `https` to a host that resolves to public addresses (on a local stack also `http` to 127.0.0.1, localhost or [::1]). Checked when registered and again, on the resolved address, at every attempt; redirects are not followed."},"events":{"type":"array","minItems":1,"maxItems":4,"uniqueItems":true,"items":{"type":"string","enum":["note.created","voc.job.completed","voc.job.failed","provisioning.document.changed"]},"description":"The event types delivered to this endpoint."},"description":{"type":"string","maxLength":512,"pattern":"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$","description":"A note for the tenant's operators."},"status":{"type":"string","enum":["enabled","disabled"],"description":"`enabled` resumes deliveries to a disabled endpoint (its failures forgotten); `disabled` pauses them."}}};
+export const ReportQuery = validate40;
+const schema41 = {"$id":"ReportQuery","type":"object","additionalProperties":false,"properties":{"limit":{"type":"string","maxLength":16,"description":"Rows per page, 1 to 5000 (default 1000)."},"cursor":{"type":"string","maxLength":4096,"description":"`cursor.next` of the previous page."},"range":{"type":"string","enum":["last_day","last_week","last_month"],"description":"Default last_day when from is absent."},"from":{"type":"string","maxLength":64,"description":"Window start: ISO 8601 with a zone, or epoch milliseconds."},"to":{"type":"string","maxLength":64,"description":"Window end (exclusive), default now."}}};
 
 function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="UpdateWebhookEndpointBody" */;
+/*# sourceURL="ReportQuery" */;
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(Object.keys(data).length < 1){
-validate40.errors = [{instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"}];
-return false;
-}
-else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!((((key0 === "url") || (key0 === "events")) || (key0 === "description")) || (key0 === "status"))){
+if(!(((((key0 === "limit") || (key0 === "cursor")) || (key0 === "range")) || (key0 === "from")) || (key0 === "to"))){
 validate40.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
 if(_errs1 === errors){
-if(data.url !== undefined){
-let data0 = data.url;
+if(data.limit !== undefined){
+let data0 = data.limit;
 const _errs2 = errors;
 if(errors === _errs2){
-if(errors === _errs2){
 if(typeof data0 === "string"){
-if(func2(data0) > 2048){
-validate40.errors = [{instancePath:instancePath+"/url",schemaPath:"#/properties/url/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"}];
+if(func2(data0) > 16){
+validate40.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maxLength",keyword:"maxLength",params:{limit: 16},message:"must NOT have more than 16 characters"}];
 return false;
-}
-else {
-if(func2(data0) < 1){
-validate40.errors = [{instancePath:instancePath+"/url",schemaPath:"#/properties/url/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
 }
 }
 else {
-validate40.errors = [{instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate40.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
-}
 }
 }
 var valid0 = _errs2 === errors;
@@ -5110,64 +5275,18 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.events !== undefined){
-let data1 = data.events;
+if(data.cursor !== undefined){
+let data1 = data.cursor;
 const _errs4 = errors;
 if(errors === _errs4){
-if(Array.isArray(data1)){
-if(data1.length > 4){
-validate40.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/maxItems",keyword:"maxItems",params:{limit: 4},message:"must NOT have more than 4 items"}];
+if(typeof data1 === "string"){
+if(func2(data1) > 4096){
+validate40.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"}];
 return false;
-}
-else {
-if(data1.length < 1){
-validate40.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
-return false;
-}
-else {
-var valid1 = true;
-const len0 = data1.length;
-for(let i0=0; i0<len0; i0++){
-let data2 = data1[i0];
-const _errs6 = errors;
-if(typeof data2 !== "string"){
-validate40.errors = [{instancePath:instancePath+"/events/" + i0,schemaPath:"#/properties/events/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(!((((data2 === "note.created") || (data2 === "voc.job.completed")) || (data2 === "voc.job.failed")) || (data2 === "provisioning.document.changed"))){
-validate40.errors = [{instancePath:instancePath+"/events/" + i0,schemaPath:"#/properties/events/items/enum",keyword:"enum",params:{allowedValues: schema41.properties.events.items.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid1 = _errs6 === errors;
-if(!valid1){
-break;
-}
-}
-if(valid1){
-let i1 = data1.length;
-let j0;
-if(i1 > 1){
-const indices0 = {};
-for(;i1--;){
-let item0 = data1[i1];
-if(typeof item0 !== "string"){
-continue;
-}
-if(typeof indices0[item0] == "number"){
-j0 = indices0[item0];
-validate40.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"}];
-return false;
-break;
-}
-indices0[item0] = i1;
-}
-}
-}
-}
 }
 }
 else {
-validate40.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate40.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5177,24 +5296,35 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.description !== undefined){
-let data3 = data.description;
+if(data.range !== undefined){
+let data2 = data.range;
+const _errs6 = errors;
+if(typeof data2 !== "string"){
+validate40.errors = [{instancePath:instancePath+"/range",schemaPath:"#/properties/range/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!(((data2 === "last_day") || (data2 === "last_week")) || (data2 === "last_month"))){
+validate40.errors = [{instancePath:instancePath+"/range",schemaPath:"#/properties/range/enum",keyword:"enum",params:{allowedValues: schema41.properties.range.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.from !== undefined){
+let data3 = data.from;
 const _errs8 = errors;
 if(errors === _errs8){
 if(typeof data3 === "string"){
-if(func2(data3) > 512){
-validate40.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
-return false;
-}
-else {
-if(!pattern7.test(data3)){
-validate40.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"},message:"must match pattern \""+"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"+"\""}];
+if(func2(data3) > 64){
+validate40.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 }
-}
 else {
-validate40.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate40.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5204,16 +5334,20 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.status !== undefined){
-let data4 = data.status;
+if(data.to !== undefined){
+let data4 = data.to;
 const _errs10 = errors;
-if(typeof data4 !== "string"){
-validate40.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(errors === _errs10){
+if(typeof data4 === "string"){
+if(func2(data4) > 64){
+validate40.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
-if(!((data4 === "enabled") || (data4 === "disabled"))){
-validate40.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema41.properties.status.enum},message:"must be equal to one of the allowed values"}];
+}
+else {
+validate40.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
+}
 }
 var valid0 = _errs10 === errors;
 }
@@ -5235,25 +5369,139 @@ validate40.errors = vErrors;
 return errors === 0;
 }
 
-export const VocJobPath = validate41;
-const schema42 = {"$id":"VocJobPath","type":"object","required":["tenantId","jobId"],"additionalProperties":false,"properties":{"tenantId":{"type":"string","minLength":1,"maxLength":128,"pattern":"^[^/\\\\]*$"},"jobId":{"type":"string","minLength":1,"maxLength":512,"pattern":"^[^/\\\\]*$"}}};
+export const RotatedWebhookSecret = validate41;
+const schema42 = {"$id":"RotatedWebhookSecret","type":"object","required":["previousSecretExpiresAt"],"additionalProperties":false,"properties":{"secret":{"type":"string","maxLength":100,"pattern":"^whsec_[A-Za-z0-9+/]+={0,2}$","description":"The signing secret (Standard Webhooks: `whsec_` and the base64 of 32 random bytes). Shown here only: keep it where the receiver can read it."},"secretWithheld":{"type":"string","maxLength":400,"pattern":"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$","description":"In place of `secret` in the answer to a keyed retry (`Idempotent-Replayed: true`): the secret is shown in the first answer only, and this says how to get a new one."},"previousSecretExpiresAt":{"type":"string","format":"date-time","maxLength":30,"description":"Until then every delivery is signed with both secrets, the new one first; after it, with the new one only."}}};
 
 function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="VocJobPath" */;
+/*# sourceURL="RotatedWebhookSecret" */;
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((data.tenantId === undefined) && (missing0 = "tenantId")) || ((data.jobId === undefined) && (missing0 = "jobId"))){
+if((data.previousSecretExpiresAt === undefined) && (missing0 = "previousSecretExpiresAt")){
 validate41.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!((key0 === "tenantId") || (key0 === "jobId"))){
+if(!(((key0 === "secret") || (key0 === "secretWithheld")) || (key0 === "previousSecretExpiresAt"))){
 validate41.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.secret !== undefined){
+let data0 = data.secret;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(func2(data0) > 100){
+validate41.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"}];
+return false;
+}
+else {
+if(!pattern9.test(data0)){
+validate41.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/pattern",keyword:"pattern",params:{pattern: "^whsec_[A-Za-z0-9+/]+={0,2}$"},message:"must match pattern \""+"^whsec_[A-Za-z0-9+/]+={0,2}$"+"\""}];
+return false;
+}
+}
+}
+else {
+validate41.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.secretWithheld !== undefined){
+let data1 = data.secretWithheld;
+const _errs4 = errors;
+if(errors === _errs4){
+if(typeof data1 === "string"){
+if(func2(data1) > 400){
+validate41.errors = [{instancePath:instancePath+"/secretWithheld",schemaPath:"#/properties/secretWithheld/maxLength",keyword:"maxLength",params:{limit: 400},message:"must NOT have more than 400 characters"}];
+return false;
+}
+else {
+if(!pattern7.test(data1)){
+validate41.errors = [{instancePath:instancePath+"/secretWithheld",schemaPath:"#/properties/secretWithheld/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"},message:"must match pattern \""+"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"+"\""}];
+return false;
+}
+}
+}
+else {
+validate41.errors = [{instancePath:instancePath+"/secretWithheld",schemaPath:"#/properties/secretWithheld/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.previousSecretExpiresAt !== undefined){
+let data2 = data.previousSecretExpiresAt;
+const _errs6 = errors;
+if(errors === _errs6){
+if(errors === _errs6){
+if(typeof data2 === "string"){
+if(func2(data2) > 30){
+validate41.errors = [{instancePath:instancePath+"/previousSecretExpiresAt",schemaPath:"#/properties/previousSecretExpiresAt/maxLength",keyword:"maxLength",params:{limit: 30},message:"must NOT have more than 30 characters"}];
+return false;
+}
+}
+else {
+validate41.errors = [{instancePath:instancePath+"/previousSecretExpiresAt",schemaPath:"#/properties/previousSecretExpiresAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate41.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate41.errors = vErrors;
+return errors === 0;
+}
+
+export const TenantPath = validate42;
+const schema43 = {"$id":"TenantPath","type":"object","required":["tenantId"],"additionalProperties":false,"properties":{"tenantId":{"type":"string","minLength":1,"maxLength":128,"pattern":"^[^/\\\\]*$"}}};
+
+function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="TenantPath" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.tenantId === undefined) && (missing0 = "tenantId")){
+validate42.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(key0 === "tenantId")){
+validate42.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -5265,24 +5513,265 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func2(data0) > 128){
-validate41.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+validate42.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
 if(func2(data0) < 1){
-validate41.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate42.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern1.test(data0)){
-validate41.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
+validate42.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
 return false;
 }
 }
 }
 }
 else {
-validate41.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate42.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+}
+}
+}
+else {
+validate42.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate42.errors = vErrors;
+return errors === 0;
+}
+
+export const UpdateWebhookEndpointBody = validate43;
+const schema44 = {"$id":"UpdateWebhookEndpointBody","type":"object","minProperties":1,"additionalProperties":false,"properties":{"url":{"type":"string","format":"uri","minLength":1,"maxLength":2048,"description":"Where deliveries are POSTed: `https` to a host that resolves to public addresses (on a local stack also `http` to 127.0.0.1, localhost or [::1]). Checked when registered and again, on the resolved address, at every attempt; redirects are not followed."},"events":{"type":"array","minItems":1,"maxItems":4,"uniqueItems":true,"items":{"type":"string","enum":["note.created","voc.job.completed","voc.job.failed","provisioning.document.changed"]},"description":"The event types delivered to this endpoint."},"description":{"type":"string","maxLength":512,"pattern":"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$","description":"A note for the tenant's operators."},"status":{"type":"string","enum":["enabled","disabled"],"description":"`enabled` resumes deliveries to a disabled endpoint (its failures forgotten); `disabled` pauses them."}}};
+
+function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="UpdateWebhookEndpointBody" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(Object.keys(data).length < 1){
+validate43.errors = [{instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((((key0 === "url") || (key0 === "events")) || (key0 === "description")) || (key0 === "status"))){
+validate43.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.url !== undefined){
+let data0 = data.url;
+const _errs2 = errors;
+if(errors === _errs2){
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(func2(data0) > 2048){
+validate43.errors = [{instancePath:instancePath+"/url",schemaPath:"#/properties/url/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"}];
+return false;
+}
+else {
+if(func2(data0) < 1){
+validate43.errors = [{instancePath:instancePath+"/url",schemaPath:"#/properties/url/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+}
+else {
+validate43.errors = [{instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.events !== undefined){
+let data1 = data.events;
+const _errs4 = errors;
+if(errors === _errs4){
+if(Array.isArray(data1)){
+if(data1.length > 4){
+validate43.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/maxItems",keyword:"maxItems",params:{limit: 4},message:"must NOT have more than 4 items"}];
+return false;
+}
+else {
+if(data1.length < 1){
+validate43.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+return false;
+}
+else {
+var valid1 = true;
+const len0 = data1.length;
+for(let i0=0; i0<len0; i0++){
+let data2 = data1[i0];
+const _errs6 = errors;
+if(typeof data2 !== "string"){
+validate43.errors = [{instancePath:instancePath+"/events/" + i0,schemaPath:"#/properties/events/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!((((data2 === "note.created") || (data2 === "voc.job.completed")) || (data2 === "voc.job.failed")) || (data2 === "provisioning.document.changed"))){
+validate43.errors = [{instancePath:instancePath+"/events/" + i0,schemaPath:"#/properties/events/items/enum",keyword:"enum",params:{allowedValues: schema44.properties.events.items.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid1 = _errs6 === errors;
+if(!valid1){
+break;
+}
+}
+if(valid1){
+let i1 = data1.length;
+let j0;
+if(i1 > 1){
+const indices0 = {};
+for(;i1--;){
+let item0 = data1[i1];
+if(typeof item0 !== "string"){
+continue;
+}
+if(typeof indices0[item0] == "number"){
+j0 = indices0[item0];
+validate43.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"}];
+return false;
+break;
+}
+indices0[item0] = i1;
+}
+}
+}
+}
+}
+}
+else {
+validate43.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.description !== undefined){
+let data3 = data.description;
+const _errs8 = errors;
+if(errors === _errs8){
+if(typeof data3 === "string"){
+if(func2(data3) > 512){
+validate43.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
+return false;
+}
+else {
+if(!pattern7.test(data3)){
+validate43.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"},message:"must match pattern \""+"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"+"\""}];
+return false;
+}
+}
+}
+else {
+validate43.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.status !== undefined){
+let data4 = data.status;
+const _errs10 = errors;
+if(typeof data4 !== "string"){
+validate43.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!((data4 === "enabled") || (data4 === "disabled"))){
+validate43.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema44.properties.status.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate43.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate43.errors = vErrors;
+return errors === 0;
+}
+
+export const VocJobPath = validate44;
+const schema45 = {"$id":"VocJobPath","type":"object","required":["tenantId","jobId"],"additionalProperties":false,"properties":{"tenantId":{"type":"string","minLength":1,"maxLength":128,"pattern":"^[^/\\\\]*$"},"jobId":{"type":"string","minLength":1,"maxLength":512,"pattern":"^[^/\\\\]*$"}}};
+
+function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="VocJobPath" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.tenantId === undefined) && (missing0 = "tenantId")) || ((data.jobId === undefined) && (missing0 = "jobId"))){
+validate44.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((key0 === "tenantId") || (key0 === "jobId"))){
+validate44.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.tenantId !== undefined){
+let data0 = data.tenantId;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(func2(data0) > 128){
+validate44.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+return false;
+}
+else {
+if(func2(data0) < 1){
+validate44.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern1.test(data0)){
+validate44.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
+return false;
+}
+}
+}
+}
+else {
+validate44.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5298,24 +5787,24 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
 if(func2(data1) > 512){
-validate41.errors = [{instancePath:instancePath+"/jobId",schemaPath:"#/properties/jobId/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
+validate44.errors = [{instancePath:instancePath+"/jobId",schemaPath:"#/properties/jobId/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
 else {
 if(func2(data1) < 1){
-validate41.errors = [{instancePath:instancePath+"/jobId",schemaPath:"#/properties/jobId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate44.errors = [{instancePath:instancePath+"/jobId",schemaPath:"#/properties/jobId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern1.test(data1)){
-validate41.errors = [{instancePath:instancePath+"/jobId",schemaPath:"#/properties/jobId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
+validate44.errors = [{instancePath:instancePath+"/jobId",schemaPath:"#/properties/jobId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
 return false;
 }
 }
 }
 }
 else {
-validate41.errors = [{instancePath:instancePath+"/jobId",schemaPath:"#/properties/jobId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate44.errors = [{instancePath:instancePath+"/jobId",schemaPath:"#/properties/jobId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5329,18 +5818,18 @@ var valid0 = true;
 }
 }
 else {
-validate41.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate44.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate41.errors = vErrors;
+validate44.errors = vErrors;
 return errors === 0;
 }
 
-export const VocJobEndedWebhook = validate42;
-const schema43 = {"$id":"VocJobEndedWebhook","type":"object","required":["type","timestamp","data"],"additionalProperties":false,"properties":{"type":{"type":"string","enum":["voc.job.completed","voc.job.failed"]},"timestamp":{"type":"string","format":"date-time","maxLength":30,"description":"When the event happened."},"data":{"type":"object","required":["tenantId","job"],"additionalProperties":false,"properties":{"tenantId":{"type":"string","maxLength":128,"pattern":"^[^/\\\\#]+$","description":"The tenant."},"job":{"type":"object","required":["id","status","started","file","recordingId"],"additionalProperties":false,"description":"The job as its status read answers it.","properties":{"id":{"type":"string","maxLength":512,"pattern":"^[^/\\\\]+$"},"status":{"type":"string","enum":["started","completed","failed"]},"started":{"type":"integer","format":"int64","minimum":0,"maximum":9007199254740991},"file":{"type":"string","maxLength":2048,"pattern":"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"},"recordingId":{"type":"string","maxLength":600,"pattern":"^[^/\\\\]+$"},"failureReason":{"type":"string","maxLength":4096,"pattern":"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"},"analysis":{"type":"string","enum":["call-analytics","transcription"]}}}}}}};
+export const VocJobEndedWebhook = validate45;
+const schema46 = {"$id":"VocJobEndedWebhook","type":"object","required":["type","timestamp","data"],"additionalProperties":false,"properties":{"type":{"type":"string","enum":["voc.job.completed","voc.job.failed"]},"timestamp":{"type":"string","format":"date-time","maxLength":30,"description":"When the event happened."},"data":{"type":"object","required":["tenantId","job"],"additionalProperties":false,"properties":{"tenantId":{"type":"string","maxLength":128,"pattern":"^[^/\\\\#]+$","description":"The tenant."},"job":{"type":"object","required":["id","status","started","file","recordingId"],"additionalProperties":false,"description":"The job as its status read answers it.","properties":{"id":{"type":"string","maxLength":512,"pattern":"^[^/\\\\]+$"},"status":{"type":"string","enum":["started","completed","failed"]},"started":{"type":"integer","format":"int64","minimum":0,"maximum":9007199254740991},"file":{"type":"string","maxLength":2048,"pattern":"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"},"recordingId":{"type":"string","maxLength":600,"pattern":"^[^/\\\\]+$"},"failureReason":{"type":"string","maxLength":4096,"pattern":"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"},"analysis":{"type":"string","enum":["call-analytics","transcription"]}}}}}}};
 
-function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="VocJobEndedWebhook" */;
 let vErrors = null;
 let errors = 0;
@@ -5348,14 +5837,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.data === undefined) && (missing0 = "data"))){
-validate42.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate45.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "type") || (key0 === "timestamp")) || (key0 === "data"))){
-validate42.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate45.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -5365,11 +5854,11 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate42.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate45.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((data0 === "voc.job.completed") || (data0 === "voc.job.failed"))){
-validate42.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema43.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate45.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema46.properties.type.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -5385,12 +5874,12 @@ if(errors === _errs4){
 if(errors === _errs4){
 if(typeof data1 === "string"){
 if(func2(data1) > 30){
-validate42.errors = [{instancePath:instancePath+"/timestamp",schemaPath:"#/properties/timestamp/maxLength",keyword:"maxLength",params:{limit: 30},message:"must NOT have more than 30 characters"}];
+validate45.errors = [{instancePath:instancePath+"/timestamp",schemaPath:"#/properties/timestamp/maxLength",keyword:"maxLength",params:{limit: 30},message:"must NOT have more than 30 characters"}];
 return false;
 }
 }
 else {
-validate42.errors = [{instancePath:instancePath+"/timestamp",schemaPath:"#/properties/timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate45.errors = [{instancePath:instancePath+"/timestamp",schemaPath:"#/properties/timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5408,14 +5897,14 @@ if(errors === _errs6){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if(((data2.tenantId === undefined) && (missing1 = "tenantId")) || ((data2.job === undefined) && (missing1 = "job"))){
-validate42.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate45.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs8 = errors;
 for(const key1 in data2){
 if(!((key1 === "tenantId") || (key1 === "job"))){
-validate42.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate45.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -5427,18 +5916,18 @@ const _errs9 = errors;
 if(errors === _errs9){
 if(typeof data3 === "string"){
 if(func2(data3) > 128){
-validate42.errors = [{instancePath:instancePath+"/data/tenantId",schemaPath:"#/properties/data/properties/tenantId/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+validate45.errors = [{instancePath:instancePath+"/data/tenantId",schemaPath:"#/properties/data/properties/tenantId/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
 if(!pattern13.test(data3)){
-validate42.errors = [{instancePath:instancePath+"/data/tenantId",schemaPath:"#/properties/data/properties/tenantId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\#]+$"},message:"must match pattern \""+"^[^/\\\\#]+$"+"\""}];
+validate45.errors = [{instancePath:instancePath+"/data/tenantId",schemaPath:"#/properties/data/properties/tenantId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\#]+$"},message:"must match pattern \""+"^[^/\\\\#]+$"+"\""}];
 return false;
 }
 }
 }
 else {
-validate42.errors = [{instancePath:instancePath+"/data/tenantId",schemaPath:"#/properties/data/properties/tenantId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate45.errors = [{instancePath:instancePath+"/data/tenantId",schemaPath:"#/properties/data/properties/tenantId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5455,14 +5944,14 @@ if(errors === _errs11){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 let missing2;
 if((((((data4.id === undefined) && (missing2 = "id")) || ((data4.status === undefined) && (missing2 = "status"))) || ((data4.started === undefined) && (missing2 = "started"))) || ((data4.file === undefined) && (missing2 = "file"))) || ((data4.recordingId === undefined) && (missing2 = "recordingId"))){
-validate42.errors = [{instancePath:instancePath+"/data/job",schemaPath:"#/properties/data/properties/job/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate45.errors = [{instancePath:instancePath+"/data/job",schemaPath:"#/properties/data/properties/job/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 const _errs13 = errors;
 for(const key2 in data4){
 if(!(((((((key2 === "id") || (key2 === "status")) || (key2 === "started")) || (key2 === "file")) || (key2 === "recordingId")) || (key2 === "failureReason")) || (key2 === "analysis"))){
-validate42.errors = [{instancePath:instancePath+"/data/job",schemaPath:"#/properties/data/properties/job/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+validate45.errors = [{instancePath:instancePath+"/data/job",schemaPath:"#/properties/data/properties/job/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -5474,18 +5963,18 @@ const _errs14 = errors;
 if(errors === _errs14){
 if(typeof data5 === "string"){
 if(func2(data5) > 512){
-validate42.errors = [{instancePath:instancePath+"/data/job/id",schemaPath:"#/properties/data/properties/job/properties/id/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
+validate45.errors = [{instancePath:instancePath+"/data/job/id",schemaPath:"#/properties/data/properties/job/properties/id/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
 else {
 if(!pattern15.test(data5)){
-validate42.errors = [{instancePath:instancePath+"/data/job/id",schemaPath:"#/properties/data/properties/job/properties/id/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]+$"},message:"must match pattern \""+"^[^/\\\\]+$"+"\""}];
+validate45.errors = [{instancePath:instancePath+"/data/job/id",schemaPath:"#/properties/data/properties/job/properties/id/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]+$"},message:"must match pattern \""+"^[^/\\\\]+$"+"\""}];
 return false;
 }
 }
 }
 else {
-validate42.errors = [{instancePath:instancePath+"/data/job/id",schemaPath:"#/properties/data/properties/job/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate45.errors = [{instancePath:instancePath+"/data/job/id",schemaPath:"#/properties/data/properties/job/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5499,11 +5988,11 @@ if(data4.status !== undefined){
 let data6 = data4.status;
 const _errs16 = errors;
 if(typeof data6 !== "string"){
-validate42.errors = [{instancePath:instancePath+"/data/job/status",schemaPath:"#/properties/data/properties/job/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate45.errors = [{instancePath:instancePath+"/data/job/status",schemaPath:"#/properties/data/properties/job/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(((data6 === "started") || (data6 === "completed")) || (data6 === "failed"))){
-validate42.errors = [{instancePath:instancePath+"/data/job/status",schemaPath:"#/properties/data/properties/job/properties/status/enum",keyword:"enum",params:{allowedValues: schema43.properties.data.properties.job.properties.status.enum},message:"must be equal to one of the allowed values"}];
+validate45.errors = [{instancePath:instancePath+"/data/job/status",schemaPath:"#/properties/data/properties/job/properties/status/enum",keyword:"enum",params:{allowedValues: schema46.properties.data.properties.job.properties.status.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid2 = _errs16 === errors;
@@ -5516,18 +6005,18 @@ if(data4.started !== undefined){
 let data7 = data4.started;
 const _errs18 = errors;
 if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
-validate42.errors = [{instancePath:instancePath+"/data/job/started",schemaPath:"#/properties/data/properties/job/properties/started/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate45.errors = [{instancePath:instancePath+"/data/job/started",schemaPath:"#/properties/data/properties/job/properties/started/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs18){
 if((typeof data7 == "number") && (isFinite(data7))){
 if(data7 > 9007199254740991 || isNaN(data7)){
-validate42.errors = [{instancePath:instancePath+"/data/job/started",schemaPath:"#/properties/data/properties/job/properties/started/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate45.errors = [{instancePath:instancePath+"/data/job/started",schemaPath:"#/properties/data/properties/job/properties/started/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data7 < 0 || isNaN(data7)){
-validate42.errors = [{instancePath:instancePath+"/data/job/started",schemaPath:"#/properties/data/properties/job/properties/started/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate45.errors = [{instancePath:instancePath+"/data/job/started",schemaPath:"#/properties/data/properties/job/properties/started/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -5545,18 +6034,18 @@ const _errs20 = errors;
 if(errors === _errs20){
 if(typeof data8 === "string"){
 if(func2(data8) > 2048){
-validate42.errors = [{instancePath:instancePath+"/data/job/file",schemaPath:"#/properties/data/properties/job/properties/file/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"}];
+validate45.errors = [{instancePath:instancePath+"/data/job/file",schemaPath:"#/properties/data/properties/job/properties/file/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"}];
 return false;
 }
 else {
 if(!pattern7.test(data8)){
-validate42.errors = [{instancePath:instancePath+"/data/job/file",schemaPath:"#/properties/data/properties/job/properties/file/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"},message:"must match pattern \""+"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"+"\""}];
+validate45.errors = [{instancePath:instancePath+"/data/job/file",schemaPath:"#/properties/data/properties/job/properties/file/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"},message:"must match pattern \""+"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"+"\""}];
 return false;
 }
 }
 }
 else {
-validate42.errors = [{instancePath:instancePath+"/data/job/file",schemaPath:"#/properties/data/properties/job/properties/file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate45.errors = [{instancePath:instancePath+"/data/job/file",schemaPath:"#/properties/data/properties/job/properties/file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5572,18 +6061,18 @@ const _errs22 = errors;
 if(errors === _errs22){
 if(typeof data9 === "string"){
 if(func2(data9) > 600){
-validate42.errors = [{instancePath:instancePath+"/data/job/recordingId",schemaPath:"#/properties/data/properties/job/properties/recordingId/maxLength",keyword:"maxLength",params:{limit: 600},message:"must NOT have more than 600 characters"}];
+validate45.errors = [{instancePath:instancePath+"/data/job/recordingId",schemaPath:"#/properties/data/properties/job/properties/recordingId/maxLength",keyword:"maxLength",params:{limit: 600},message:"must NOT have more than 600 characters"}];
 return false;
 }
 else {
 if(!pattern15.test(data9)){
-validate42.errors = [{instancePath:instancePath+"/data/job/recordingId",schemaPath:"#/properties/data/properties/job/properties/recordingId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]+$"},message:"must match pattern \""+"^[^/\\\\]+$"+"\""}];
+validate45.errors = [{instancePath:instancePath+"/data/job/recordingId",schemaPath:"#/properties/data/properties/job/properties/recordingId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]+$"},message:"must match pattern \""+"^[^/\\\\]+$"+"\""}];
 return false;
 }
 }
 }
 else {
-validate42.errors = [{instancePath:instancePath+"/data/job/recordingId",schemaPath:"#/properties/data/properties/job/properties/recordingId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate45.errors = [{instancePath:instancePath+"/data/job/recordingId",schemaPath:"#/properties/data/properties/job/properties/recordingId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5599,18 +6088,18 @@ const _errs24 = errors;
 if(errors === _errs24){
 if(typeof data10 === "string"){
 if(func2(data10) > 4096){
-validate42.errors = [{instancePath:instancePath+"/data/job/failureReason",schemaPath:"#/properties/data/properties/job/properties/failureReason/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"}];
+validate45.errors = [{instancePath:instancePath+"/data/job/failureReason",schemaPath:"#/properties/data/properties/job/properties/failureReason/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"}];
 return false;
 }
 else {
 if(!pattern7.test(data10)){
-validate42.errors = [{instancePath:instancePath+"/data/job/failureReason",schemaPath:"#/properties/data/properties/job/properties/failureReason/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"},message:"must match pattern \""+"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"+"\""}];
+validate45.errors = [{instancePath:instancePath+"/data/job/failureReason",schemaPath:"#/properties/data/properties/job/properties/failureReason/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"},message:"must match pattern \""+"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"+"\""}];
 return false;
 }
 }
 }
 else {
-validate42.errors = [{instancePath:instancePath+"/data/job/failureReason",schemaPath:"#/properties/data/properties/job/properties/failureReason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate45.errors = [{instancePath:instancePath+"/data/job/failureReason",schemaPath:"#/properties/data/properties/job/properties/failureReason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5624,11 +6113,11 @@ if(data4.analysis !== undefined){
 let data11 = data4.analysis;
 const _errs26 = errors;
 if(typeof data11 !== "string"){
-validate42.errors = [{instancePath:instancePath+"/data/job/analysis",schemaPath:"#/properties/data/properties/job/properties/analysis/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate45.errors = [{instancePath:instancePath+"/data/job/analysis",schemaPath:"#/properties/data/properties/job/properties/analysis/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((data11 === "call-analytics") || (data11 === "transcription"))){
-validate42.errors = [{instancePath:instancePath+"/data/job/analysis",schemaPath:"#/properties/data/properties/job/properties/analysis/enum",keyword:"enum",params:{allowedValues: schema43.properties.data.properties.job.properties.analysis.enum},message:"must be equal to one of the allowed values"}];
+validate45.errors = [{instancePath:instancePath+"/data/job/analysis",schemaPath:"#/properties/data/properties/job/properties/analysis/enum",keyword:"enum",params:{allowedValues: schema46.properties.data.properties.job.properties.analysis.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid2 = _errs26 === errors;
@@ -5646,7 +6135,7 @@ var valid2 = true;
 }
 }
 else {
-validate42.errors = [{instancePath:instancePath+"/data/job",schemaPath:"#/properties/data/properties/job/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate45.errors = [{instancePath:instancePath+"/data/job",schemaPath:"#/properties/data/properties/job/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -5660,7 +6149,7 @@ var valid1 = true;
 }
 }
 else {
-validate42.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate45.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -5675,18 +6164,18 @@ var valid0 = true;
 }
 }
 else {
-validate42.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate45.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate42.errors = vErrors;
+validate45.errors = vErrors;
 return errors === 0;
 }
 
-export const VocJobStatus = validate43;
-const schema44 = {"$id":"VocJobStatus","type":"object","required":["id","status","started","file","recordingId"],"additionalProperties":false,"properties":{"id":{"type":"string","description":"The job execution identifier."},"status":{"type":"string","enum":["started","completed","failed"]},"started":{"type":"integer","format":"int64","minimum":0,"maximum":9007199254740991,"description":"When the job started, epoch milliseconds."},"file":{"type":"string","description":"Storage path of the uploaded recording."},"recordingId":{"type":"string","description":"ID of the VOC conversation row the job writes (its `ID` in the VOC list)."},"failureReason":{"type":"string","description":"Present only when `status` is `failed`: why, and what to do about it."},"analysis":{"type":"string","enum":["call-analytics","transcription"],"description":"Present once the recording went to an analysis: `call-analytics` (a two-channel call: the row gets sentiment, issues, categories, talk times and, where the stage offers it, a summary) or `transcription` (a mono call: the row gets its length and each voice's talk time only). The API guide lists the fields of each."}}};
+export const VocJobStatus = validate46;
+const schema47 = {"$id":"VocJobStatus","type":"object","required":["id","status","started","file","recordingId"],"additionalProperties":false,"properties":{"id":{"type":"string","description":"The job execution identifier."},"status":{"type":"string","enum":["started","completed","failed"]},"started":{"type":"integer","format":"int64","minimum":0,"maximum":9007199254740991,"description":"When the job started, epoch milliseconds."},"file":{"type":"string","description":"Storage path of the uploaded recording."},"recordingId":{"type":"string","description":"ID of the VOC conversation row the job writes (its `ID` in the VOC list)."},"failureReason":{"type":"string","description":"Present only when `status` is `failed`: why, and what to do about it."},"analysis":{"type":"string","enum":["call-analytics","transcription"],"description":"Present once the recording went to an analysis: `call-analytics` (a two-channel call: the row gets sentiment, issues, categories, talk times and, where the stage offers it, a summary) or `transcription` (a mono call: the row gets its length and each voice's talk time only). The API guide lists the fields of each."}}};
 
-function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate46(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="VocJobStatus" */;
 let vErrors = null;
 let errors = 0;
@@ -5694,14 +6183,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.id === undefined) && (missing0 = "id")) || ((data.status === undefined) && (missing0 = "status"))) || ((data.started === undefined) && (missing0 = "started"))) || ((data.file === undefined) && (missing0 = "file"))) || ((data.recordingId === undefined) && (missing0 = "recordingId"))){
-validate43.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate46.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((((((key0 === "id") || (key0 === "status")) || (key0 === "started")) || (key0 === "file")) || (key0 === "recordingId")) || (key0 === "failureReason")) || (key0 === "analysis"))){
-validate43.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate46.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -5710,7 +6199,7 @@ if(_errs1 === errors){
 if(data.id !== undefined){
 const _errs2 = errors;
 if(typeof data.id !== "string"){
-validate43.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate46.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -5723,11 +6212,11 @@ if(data.status !== undefined){
 let data1 = data.status;
 const _errs4 = errors;
 if(typeof data1 !== "string"){
-validate43.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate46.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(((data1 === "started") || (data1 === "completed")) || (data1 === "failed"))){
-validate43.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema44.properties.status.enum},message:"must be equal to one of the allowed values"}];
+validate46.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema47.properties.status.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -5740,18 +6229,18 @@ if(data.started !== undefined){
 let data2 = data.started;
 const _errs6 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate43.errors = [{instancePath:instancePath+"/started",schemaPath:"#/properties/started/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate46.errors = [{instancePath:instancePath+"/started",schemaPath:"#/properties/started/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs6){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 > 9007199254740991 || isNaN(data2)){
-validate43.errors = [{instancePath:instancePath+"/started",schemaPath:"#/properties/started/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate46.errors = [{instancePath:instancePath+"/started",schemaPath:"#/properties/started/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data2 < 0 || isNaN(data2)){
-validate43.errors = [{instancePath:instancePath+"/started",schemaPath:"#/properties/started/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate46.errors = [{instancePath:instancePath+"/started",schemaPath:"#/properties/started/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -5766,7 +6255,7 @@ if(valid0){
 if(data.file !== undefined){
 const _errs8 = errors;
 if(typeof data.file !== "string"){
-validate43.errors = [{instancePath:instancePath+"/file",schemaPath:"#/properties/file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate46.errors = [{instancePath:instancePath+"/file",schemaPath:"#/properties/file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -5778,7 +6267,7 @@ if(valid0){
 if(data.recordingId !== undefined){
 const _errs10 = errors;
 if(typeof data.recordingId !== "string"){
-validate43.errors = [{instancePath:instancePath+"/recordingId",schemaPath:"#/properties/recordingId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate46.errors = [{instancePath:instancePath+"/recordingId",schemaPath:"#/properties/recordingId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs10 === errors;
@@ -5790,7 +6279,7 @@ if(valid0){
 if(data.failureReason !== undefined){
 const _errs12 = errors;
 if(typeof data.failureReason !== "string"){
-validate43.errors = [{instancePath:instancePath+"/failureReason",schemaPath:"#/properties/failureReason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate46.errors = [{instancePath:instancePath+"/failureReason",schemaPath:"#/properties/failureReason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs12 === errors;
@@ -5803,11 +6292,11 @@ if(data.analysis !== undefined){
 let data6 = data.analysis;
 const _errs14 = errors;
 if(typeof data6 !== "string"){
-validate43.errors = [{instancePath:instancePath+"/analysis",schemaPath:"#/properties/analysis/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate46.errors = [{instancePath:instancePath+"/analysis",schemaPath:"#/properties/analysis/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((data6 === "call-analytics") || (data6 === "transcription"))){
-validate43.errors = [{instancePath:instancePath+"/analysis",schemaPath:"#/properties/analysis/enum",keyword:"enum",params:{allowedValues: schema44.properties.analysis.enum},message:"must be equal to one of the allowed values"}];
+validate46.errors = [{instancePath:instancePath+"/analysis",schemaPath:"#/properties/analysis/enum",keyword:"enum",params:{allowedValues: schema47.properties.analysis.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs14 === errors;
@@ -5825,18 +6314,18 @@ var valid0 = true;
 }
 }
 else {
-validate43.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate46.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate43.errors = vErrors;
+validate46.errors = vErrors;
 return errors === 0;
 }
 
-export const VocReportList = validate44;
-const schema45 = {"$id":"VocReportList","type":"object","required":["total","cursor","data"],"additionalProperties":false,"properties":{"total":{"type":"integer","format":"int64","minimum":0,"maximum":9007199254740991},"cursor":{"type":"object","additionalProperties":false,"properties":{"next":{"type":"string"}}},"data":{"type":"array","maxItems":5000,"items":{"type":"object","required":["ID","TenantID","Datetime","DatetimeUTC","Duration","Direction","Media","AgentName","AgentId","AgentEmail","CustomerName","CustomerId","CustomerEmail","Groups","Tags","Category","Subcategory","Tertiary","CategoryExplanation","CategoriesId","Summary","CSat","CSatExplanation","Sentiment","SentimentExplanation","Problems","KPIs","SourceSystem","TicketId","TicketUrl"],"additionalProperties":false,"properties":{"ID":{"type":["string","null"]},"TenantID":{"type":["string","null"]},"Datetime":{"type":["string","null"]},"DatetimeUTC":{"type":["string","null"]},"Duration":{"type":["number","null"]},"Direction":{"type":["string","null"]},"Media":{"type":["string","null"]},"AgentName":{"type":["string","null"]},"AgentId":{"type":["string","null"]},"AgentEmail":{"type":["string","null"]},"CustomerName":{"type":["string","null"]},"CustomerId":{"type":["string","null"]},"CustomerEmail":{"type":["string","null"]},"Groups":{"type":["string","null"]},"Tags":{"type":["string","null"]},"Category":{"type":["string","null"]},"Subcategory":{"type":["string","null"]},"Tertiary":{"type":["string","null"]},"CategoryExplanation":{"type":["string","null"]},"CategoriesId":{"type":["string","null"]},"Summary":{"type":["string","null"]},"CSat":{"type":["number","null"]},"CSatExplanation":{"type":["string","null"]},"Sentiment":{"type":["number","null"]},"SentimentExplanation":{"type":["string","null"]},"Problems":{"type":["array","null"],"items":{"type":"object"}},"KPIs":{"type":["array","null"],"items":{"type":"object"}},"SourceSystem":{"type":["string","null"]},"TicketId":{"type":["string","null"]},"TicketUrl":{"type":["string","null"]}}}}}};
+export const VocReportList = validate47;
+const schema48 = {"$id":"VocReportList","type":"object","required":["total","cursor","data"],"additionalProperties":false,"properties":{"total":{"type":"integer","format":"int64","minimum":0,"maximum":9007199254740991},"cursor":{"type":"object","additionalProperties":false,"properties":{"next":{"type":"string"}}},"data":{"type":"array","maxItems":5000,"items":{"type":"object","required":["ID","TenantID","Datetime","DatetimeUTC","Duration","Direction","Media","AgentName","AgentId","AgentEmail","CustomerName","CustomerId","CustomerEmail","Groups","Tags","Category","Subcategory","Tertiary","CategoryExplanation","CategoriesId","Summary","CSat","CSatExplanation","Sentiment","SentimentExplanation","Problems","KPIs","SourceSystem","TicketId","TicketUrl"],"additionalProperties":false,"properties":{"ID":{"type":["string","null"]},"TenantID":{"type":["string","null"]},"Datetime":{"type":["string","null"]},"DatetimeUTC":{"type":["string","null"]},"Duration":{"type":["number","null"]},"Direction":{"type":["string","null"]},"Media":{"type":["string","null"]},"AgentName":{"type":["string","null"]},"AgentId":{"type":["string","null"]},"AgentEmail":{"type":["string","null"]},"CustomerName":{"type":["string","null"]},"CustomerId":{"type":["string","null"]},"CustomerEmail":{"type":["string","null"]},"Groups":{"type":["string","null"]},"Tags":{"type":["string","null"]},"Category":{"type":["string","null"]},"Subcategory":{"type":["string","null"]},"Tertiary":{"type":["string","null"]},"CategoryExplanation":{"type":["string","null"]},"CategoriesId":{"type":["string","null"]},"Summary":{"type":["string","null"]},"CSat":{"type":["number","null"]},"CSatExplanation":{"type":["string","null"]},"Sentiment":{"type":["number","null"]},"SentimentExplanation":{"type":["string","null"]},"Problems":{"type":["array","null"],"items":{"type":"object"}},"KPIs":{"type":["array","null"],"items":{"type":"object"}},"SourceSystem":{"type":["string","null"]},"TicketId":{"type":["string","null"]},"TicketUrl":{"type":["string","null"]}}}}}};
 
-function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="VocReportList" */;
 let vErrors = null;
 let errors = 0;
@@ -5844,14 +6333,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.total === undefined) && (missing0 = "total")) || ((data.cursor === undefined) && (missing0 = "cursor"))) || ((data.data === undefined) && (missing0 = "data"))){
-validate44.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate47.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "total") || (key0 === "cursor")) || (key0 === "data"))){
-validate44.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate47.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -5861,18 +6350,18 @@ if(data.total !== undefined){
 let data0 = data.total;
 const _errs2 = errors;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate44.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate47.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs2){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 > 9007199254740991 || isNaN(data0)){
-validate44.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate47.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data0 < 0 || isNaN(data0)){
-validate44.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate47.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -5892,7 +6381,7 @@ if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 const _errs6 = errors;
 for(const key1 in data1){
 if(!(key1 === "next")){
-validate44.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate47.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -5900,14 +6389,14 @@ break;
 if(_errs6 === errors){
 if(data1.next !== undefined){
 if(typeof data1.next !== "string"){
-validate44.errors = [{instancePath:instancePath+"/cursor/next",schemaPath:"#/properties/cursor/properties/next/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate47.errors = [{instancePath:instancePath+"/cursor/next",schemaPath:"#/properties/cursor/properties/next/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate44.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate47.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -5923,7 +6412,7 @@ const _errs9 = errors;
 if(errors === _errs9){
 if(Array.isArray(data3)){
 if(data3.length > 5000){
-validate44.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/maxItems",keyword:"maxItems",params:{limit: 5000},message:"must NOT have more than 5000 items"}];
+validate47.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/maxItems",keyword:"maxItems",params:{limit: 5000},message:"must NOT have more than 5000 items"}];
 return false;
 }
 else {
@@ -5936,14 +6425,14 @@ if(errors === _errs11){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 let missing1;
 if(((((((((((((((((((((((((((((((data4.ID === undefined) && (missing1 = "ID")) || ((data4.TenantID === undefined) && (missing1 = "TenantID"))) || ((data4.Datetime === undefined) && (missing1 = "Datetime"))) || ((data4.DatetimeUTC === undefined) && (missing1 = "DatetimeUTC"))) || ((data4.Duration === undefined) && (missing1 = "Duration"))) || ((data4.Direction === undefined) && (missing1 = "Direction"))) || ((data4.Media === undefined) && (missing1 = "Media"))) || ((data4.AgentName === undefined) && (missing1 = "AgentName"))) || ((data4.AgentId === undefined) && (missing1 = "AgentId"))) || ((data4.AgentEmail === undefined) && (missing1 = "AgentEmail"))) || ((data4.CustomerName === undefined) && (missing1 = "CustomerName"))) || ((data4.CustomerId === undefined) && (missing1 = "CustomerId"))) || ((data4.CustomerEmail === undefined) && (missing1 = "CustomerEmail"))) || ((data4.Groups === undefined) && (missing1 = "Groups"))) || ((data4.Tags === undefined) && (missing1 = "Tags"))) || ((data4.Category === undefined) && (missing1 = "Category"))) || ((data4.Subcategory === undefined) && (missing1 = "Subcategory"))) || ((data4.Tertiary === undefined) && (missing1 = "Tertiary"))) || ((data4.CategoryExplanation === undefined) && (missing1 = "CategoryExplanation"))) || ((data4.CategoriesId === undefined) && (missing1 = "CategoriesId"))) || ((data4.Summary === undefined) && (missing1 = "Summary"))) || ((data4.CSat === undefined) && (missing1 = "CSat"))) || ((data4.CSatExplanation === undefined) && (missing1 = "CSatExplanation"))) || ((data4.Sentiment === undefined) && (missing1 = "Sentiment"))) || ((data4.SentimentExplanation === undefined) && (missing1 = "SentimentExplanation"))) || ((data4.Problems === undefined) && (missing1 = "Problems"))) || ((data4.KPIs === undefined) && (missing1 = "KPIs"))) || ((data4.SourceSystem === undefined) && (missing1 = "SourceSystem"))) || ((data4.TicketId === undefined) && (missing1 = "TicketId"))) || ((data4.TicketUrl === undefined) && (missing1 = "TicketUrl"))){
-validate44.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate47.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs13 = errors;
 for(const key2 in data4){
-if(!(func4.call(schema45.properties.data.items.properties, key2))){
-validate44.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+if(!(func4.call(schema48.properties.data.items.properties, key2))){
+validate47.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -5953,7 +6442,7 @@ if(data4.ID !== undefined){
 let data5 = data4.ID;
 const _errs14 = errors;
 if((typeof data5 !== "string") && (data5 !== null)){
-validate44.errors = [{instancePath:instancePath+"/data/" + i0+"/ID",schemaPath:"#/properties/data/items/properties/ID/type",keyword:"type",params:{type: schema45.properties.data.items.properties.ID.type},message:"must be string,null"}];
+validate47.errors = [{instancePath:instancePath+"/data/" + i0+"/ID",schemaPath:"#/properties/data/items/properties/ID/type",keyword:"type",params:{type: schema48.properties.data.items.properties.ID.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs14 === errors;
@@ -5966,7 +6455,7 @@ if(data4.TenantID !== undefined){
 let data6 = data4.TenantID;
 const _errs16 = errors;
 if((typeof data6 !== "string") && (data6 !== null)){
-validate44.errors = [{instancePath:instancePath+"/data/" + i0+"/TenantID",schemaPath:"#/properties/data/items/properties/TenantID/type",keyword:"type",params:{type: schema45.properties.data.items.properties.TenantID.type},message:"must be string,null"}];
+validate47.errors = [{instancePath:instancePath+"/data/" + i0+"/TenantID",schemaPath:"#/properties/data/items/properties/TenantID/type",keyword:"type",params:{type: schema48.properties.data.items.properties.TenantID.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs16 === errors;
@@ -5979,7 +6468,7 @@ if(data4.Datetime !== undefined){
 let data7 = data4.Datetime;
 const _errs18 = errors;
 if((typeof data7 !== "string") && (data7 !== null)){
-validate44.errors = [{instancePath:instancePath+"/data/" + i0+"/Datetime",schemaPath:"#/properties/data/items/properties/Datetime/type",keyword:"type",params:{type: schema45.properties.data.items.properties.Datetime.type},message:"must be string,null"}];
+validate47.errors = [{instancePath:instancePath+"/data/" + i0+"/Datetime",schemaPath:"#/properties/data/items/properties/Datetime/type",keyword:"type",params:{type: schema48.properties.data.items.properties.Datetime.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs18 === errors;
@@ -5992,7 +6481,7 @@ if(data4.DatetimeUTC !== undefined){
 let data8 = data4.DatetimeUTC;
 const _errs20 = errors;
 if((typeof data8 !== "string") && (data8 !== null)){
-validate44.errors = [{instancePath:instancePath+"/data/" + i0+"/DatetimeUTC",schemaPath:"#/properties/data/items/properties/DatetimeUTC/type",keyword:"type",params:{type: schema45.properties.data.items.properties.DatetimeUTC.type},message:"must be string,null"}];
+validate47.errors = [{instancePath:instancePath+"/data/" + i0+"/DatetimeUTC",schemaPath:"#/properties/data/items/properties/DatetimeUTC/type",keyword:"type",params:{type: schema48.properties.data.items.properties.DatetimeUTC.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs20 === errors;
@@ -6005,7 +6494,7 @@ if(data4.Duration !== undefined){
 let data9 = data4.Duration;
 const _errs22 = errors;
 if((!((typeof data9 == "number") && (isFinite(data9)))) && (data9 !== null)){
-validate44.errors = [{instancePath:instancePath+"/data/" + i0+"/Duration",schemaPath:"#/properties/data/items/properties/Duration/type",keyword:"type",params:{type: schema45.properties.data.items.properties.Duration.type},message:"must be number,null"}];
+validate47.errors = [{instancePath:instancePath+"/data/" + i0+"/Duration",schemaPath:"#/properties/data/items/properties/Duration/type",keyword:"type",params:{type: schema48.properties.data.items.properties.Duration.type},message:"must be number,null"}];
 return false;
 }
 var valid3 = _errs22 === errors;
@@ -6018,7 +6507,7 @@ if(data4.Direction !== undefined){
 let data10 = data4.Direction;
 const _errs24 = errors;
 if((typeof data10 !== "string") && (data10 !== null)){
-validate44.errors = [{instancePath:instancePath+"/data/" + i0+"/Direction",schemaPath:"#/properties/data/items/properties/Direction/type",keyword:"type",params:{type: schema45.properties.data.items.properties.Direction.type},message:"must be string,null"}];
+validate47.errors = [{instancePath:instancePath+"/data/" + i0+"/Direction",schemaPath:"#/properties/data/items/properties/Direction/type",keyword:"type",params:{type: schema48.properties.data.items.properties.Direction.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs24 === errors;
@@ -6031,7 +6520,7 @@ if(data4.Media !== undefined){
 let data11 = data4.Media;
 const _errs26 = errors;
 if((typeof data11 !== "string") && (data11 !== null)){
-validate44.errors = [{instancePath:instancePath+"/data/" + i0+"/Media",schemaPath:"#/properties/data/items/properties/Media/type",keyword:"type",params:{type: schema45.properties.data.items.properties.Media.type},message:"must be string,null"}];
+validate47.errors = [{instancePath:instancePath+"/data/" + i0+"/Media",schemaPath:"#/properties/data/items/properties/Media/type",keyword:"type",params:{type: schema48.properties.data.items.properties.Media.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs26 === errors;
@@ -6044,7 +6533,7 @@ if(data4.AgentName !== undefined){
 let data12 = data4.AgentName;
 const _errs28 = errors;
 if((typeof data12 !== "string") && (data12 !== null)){
-validate44.errors = [{instancePath:instancePath+"/data/" + i0+"/AgentName",schemaPath:"#/properties/data/items/properties/AgentName/type",keyword:"type",params:{type: schema45.properties.data.items.properties.AgentName.type},message:"must be string,null"}];
+validate47.errors = [{instancePath:instancePath+"/data/" + i0+"/AgentName",schemaPath:"#/properties/data/items/properties/AgentName/type",keyword:"type",params:{type: schema48.properties.data.items.properties.AgentName.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs28 === errors;
@@ -6057,7 +6546,7 @@ if(data4.AgentId !== undefined){
 let data13 = data4.AgentId;
 const _errs30 = errors;
 if((typeof data13 !== "string") && (data13 !== null)){
-validate44.errors = [{instancePath:instancePath+"/data/" + i0+"/AgentId",schemaPath:"#/properties/data/items/properties/AgentId/type",keyword:"type",params:{type: schema45.properties.data.items.properties.AgentId.type},message:"must be string,null"}];
+validate47.errors = [{instancePath:instancePath+"/data/" + i0+"/AgentId",schemaPath:"#/properties/data/items/properties/AgentId/type",keyword:"type",params:{type: schema48.properties.data.items.properties.AgentId.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs30 === errors;
@@ -6070,7 +6559,7 @@ if(data4.AgentEmail !== undefined){
 let data14 = data4.AgentEmail;
 const _errs32 = errors;
 if((typeof data14 !== "string") && (data14 !== null)){
-validate44.errors = [{instancePath:instancePath+"/data/" + i0+"/AgentEmail",schemaPath:"#/properties/data/items/properties/AgentEmail/type",keyword:"type",params:{type: schema45.properties.data.items.properties.AgentEmail.type},message:"must be string,null"}];
+validate47.errors = [{instancePath:instancePath+"/data/" + i0+"/AgentEmail",schemaPath:"#/properties/data/items/properties/AgentEmail/type",keyword:"type",params:{type: schema48.properties.data.items.properties.AgentEmail.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs32 === errors;
@@ -6083,7 +6572,7 @@ if(data4.CustomerName !== undefined){
 let data15 = data4.CustomerName;
 const _errs34 = errors;
 if((typeof data15 !== "string") && (data15 !== null)){
-validate44.errors = [{instancePath:instancePath+"/data/" + i0+"/CustomerName",schemaPath:"#/properties/data/items/properties/CustomerName/type",keyword:"type",params:{type: schema45.properties.data.items.properties.CustomerName.type},message:"must be string,null"}];
+validate47.errors = [{instancePath:instancePath+"/data/" + i0+"/CustomerName",schemaPath:"#/properties/data/items/properties/CustomerName/type",keyword:"type",params:{type: schema48.properties.data.items.properties.CustomerName.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs34 === errors;
@@ -6096,7 +6585,7 @@ if(data4.CustomerId !== undefined){
 let data16 = data4.CustomerId;
 const _errs36 = errors;
 if((typeof data16 !== "string") && (data16 !== null)){
-validate44.errors = [{instancePath:instancePath+"/data/" + i0+"/CustomerId",schemaPath:"#/properties/data/items/properties/CustomerId/type",keyword:"type",params:{type: schema45.properties.data.items.properties.CustomerId.type},message:"must be string,null"}];
+validate47.errors = [{instancePath:instancePath+"/data/" + i0+"/CustomerId",schemaPath:"#/properties/data/items/properties/CustomerId/type",keyword:"type",params:{type: schema48.properties.data.items.properties.CustomerId.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs36 === errors;
@@ -6109,7 +6598,7 @@ if(data4.CustomerEmail !== undefined){
 let data17 = data4.CustomerEmail;
 const _errs38 = errors;
 if((typeof data17 !== "string") && (data17 !== null)){
-validate44.errors = [{instancePath:instancePath+"/data/" + i0+"/CustomerEmail",schemaPath:"#/properties/data/items/properties/CustomerEmail/type",keyword:"type",params:{type: schema45.properties.data.items.properties.CustomerEmail.type},message:"must be string,null"}];
+validate47.errors = [{instancePath:instancePath+"/data/" + i0+"/CustomerEmail",schemaPath:"#/properties/data/items/properties/CustomerEmail/type",keyword:"type",params:{type: schema48.properties.data.items.properties.CustomerEmail.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs38 === errors;
@@ -6122,7 +6611,7 @@ if(data4.Groups !== undefined){
 let data18 = data4.Groups;
 const _errs40 = errors;
 if((typeof data18 !== "string") && (data18 !== null)){
-validate44.errors = [{instancePath:instancePath+"/data/" + i0+"/Groups",schemaPath:"#/properties/data/items/properties/Groups/type",keyword:"type",params:{type: schema45.properties.data.items.properties.Groups.type},message:"must be string,null"}];
+validate47.errors = [{instancePath:instancePath+"/data/" + i0+"/Groups",schemaPath:"#/properties/data/items/properties/Groups/type",keyword:"type",params:{type: schema48.properties.data.items.properties.Groups.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs40 === errors;
@@ -6135,7 +6624,7 @@ if(data4.Tags !== undefined){
 let data19 = data4.Tags;
 const _errs42 = errors;
 if((typeof data19 !== "string") && (data19 !== null)){
-validate44.errors = [{instancePath:instancePath+"/data/" + i0+"/Tags",schemaPath:"#/properties/data/items/properties/Tags/type",keyword:"type",params:{type: schema45.properties.data.items.properties.Tags.type},message:"must be string,null"}];
+validate47.errors = [{instancePath:instancePath+"/data/" + i0+"/Tags",schemaPath:"#/properties/data/items/properties/Tags/type",keyword:"type",params:{type: schema48.properties.data.items.properties.Tags.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs42 === errors;
@@ -6148,7 +6637,7 @@ if(data4.Category !== undefined){
 let data20 = data4.Category;
 const _errs44 = errors;
 if((typeof data20 !== "string") && (data20 !== null)){
-validate44.errors = [{instancePath:instancePath+"/data/" + i0+"/Category",schemaPath:"#/properties/data/items/properties/Category/type",keyword:"type",params:{type: schema45.properties.data.items.properties.Category.type},message:"must be string,null"}];
+validate47.errors = [{instancePath:instancePath+"/data/" + i0+"/Category",schemaPath:"#/properties/data/items/properties/Category/type",keyword:"type",params:{type: schema48.properties.data.items.properties.Category.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs44 === errors;
@@ -6161,7 +6650,7 @@ if(data4.Subcategory !== undefined){
 let data21 = data4.Subcategory;
 const _errs46 = errors;
 if((typeof data21 !== "string") && (data21 !== null)){
-validate44.errors = [{instancePath:instancePath+"/data/" + i0+"/Subcategory",schemaPath:"#/properties/data/items/properties/Subcategory/type",keyword:"type",params:{type: schema45.properties.data.items.properties.Subcategory.type},message:"must be string,null"}];
+validate47.errors = [{instancePath:instancePath+"/data/" + i0+"/Subcategory",schemaPath:"#/properties/data/items/properties/Subcategory/type",keyword:"type",params:{type: schema48.properties.data.items.properties.Subcategory.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs46 === errors;
@@ -6174,7 +6663,7 @@ if(data4.Tertiary !== undefined){
 let data22 = data4.Tertiary;
 const _errs48 = errors;
 if((typeof data22 !== "string") && (data22 !== null)){
-validate44.errors = [{instancePath:instancePath+"/data/" + i0+"/Tertiary",schemaPath:"#/properties/data/items/properties/Tertiary/type",keyword:"type",params:{type: schema45.properties.data.items.properties.Tertiary.type},message:"must be string,null"}];
+validate47.errors = [{instancePath:instancePath+"/data/" + i0+"/Tertiary",schemaPath:"#/properties/data/items/properties/Tertiary/type",keyword:"type",params:{type: schema48.properties.data.items.properties.Tertiary.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs48 === errors;
@@ -6187,7 +6676,7 @@ if(data4.CategoryExplanation !== undefined){
 let data23 = data4.CategoryExplanation;
 const _errs50 = errors;
 if((typeof data23 !== "string") && (data23 !== null)){
-validate44.errors = [{instancePath:instancePath+"/data/" + i0+"/CategoryExplanation",schemaPath:"#/properties/data/items/properties/CategoryExplanation/type",keyword:"type",params:{type: schema45.properties.data.items.properties.CategoryExplanation.type},message:"must be string,null"}];
+validate47.errors = [{instancePath:instancePath+"/data/" + i0+"/CategoryExplanation",schemaPath:"#/properties/data/items/properties/CategoryExplanation/type",keyword:"type",params:{type: schema48.properties.data.items.properties.CategoryExplanation.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs50 === errors;
@@ -6200,7 +6689,7 @@ if(data4.CategoriesId !== undefined){
 let data24 = data4.CategoriesId;
 const _errs52 = errors;
 if((typeof data24 !== "string") && (data24 !== null)){
-validate44.errors = [{instancePath:instancePath+"/data/" + i0+"/CategoriesId",schemaPath:"#/properties/data/items/properties/CategoriesId/type",keyword:"type",params:{type: schema45.properties.data.items.properties.CategoriesId.type},message:"must be string,null"}];
+validate47.errors = [{instancePath:instancePath+"/data/" + i0+"/CategoriesId",schemaPath:"#/properties/data/items/properties/CategoriesId/type",keyword:"type",params:{type: schema48.properties.data.items.properties.CategoriesId.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs52 === errors;
@@ -6213,7 +6702,7 @@ if(data4.Summary !== undefined){
 let data25 = data4.Summary;
 const _errs54 = errors;
 if((typeof data25 !== "string") && (data25 !== null)){
-validate44.errors = [{instancePath:instancePath+"/data/" + i0+"/Summary",schemaPath:"#/properties/data/items/properties/Summary/type",keyword:"type",params:{type: schema45.properties.data.items.properties.Summary.type},message:"must be string,null"}];
+validate47.errors = [{instancePath:instancePath+"/data/" + i0+"/Summary",schemaPath:"#/properties/data/items/properties/Summary/type",keyword:"type",params:{type: schema48.properties.data.items.properties.Summary.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs54 === errors;
@@ -6226,7 +6715,7 @@ if(data4.CSat !== undefined){
 let data26 = data4.CSat;
 const _errs56 = errors;
 if((!((typeof data26 == "number") && (isFinite(data26)))) && (data26 !== null)){
-validate44.errors = [{instancePath:instancePath+"/data/" + i0+"/CSat",schemaPath:"#/properties/data/items/properties/CSat/type",keyword:"type",params:{type: schema45.properties.data.items.properties.CSat.type},message:"must be number,null"}];
+validate47.errors = [{instancePath:instancePath+"/data/" + i0+"/CSat",schemaPath:"#/properties/data/items/properties/CSat/type",keyword:"type",params:{type: schema48.properties.data.items.properties.CSat.type},message:"must be number,null"}];
 return false;
 }
 var valid3 = _errs56 === errors;
@@ -6239,7 +6728,7 @@ if(data4.CSatExplanation !== undefined){
 let data27 = data4.CSatExplanation;
 const _errs58 = errors;
 if((typeof data27 !== "string") && (data27 !== null)){
-validate44.errors = [{instancePath:instancePath+"/data/" + i0+"/CSatExplanation",schemaPath:"#/properties/data/items/properties/CSatExplanation/type",keyword:"type",params:{type: schema45.properties.data.items.properties.CSatExplanation.type},message:"must be string,null"}];
+validate47.errors = [{instancePath:instancePath+"/data/" + i0+"/CSatExplanation",schemaPath:"#/properties/data/items/properties/CSatExplanation/type",keyword:"type",params:{type: schema48.properties.data.items.properties.CSatExplanation.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs58 === errors;
@@ -6252,7 +6741,7 @@ if(data4.Sentiment !== undefined){
 let data28 = data4.Sentiment;
 const _errs60 = errors;
 if((!((typeof data28 == "number") && (isFinite(data28)))) && (data28 !== null)){
-validate44.errors = [{instancePath:instancePath+"/data/" + i0+"/Sentiment",schemaPath:"#/properties/data/items/properties/Sentiment/type",keyword:"type",params:{type: schema45.properties.data.items.properties.Sentiment.type},message:"must be number,null"}];
+validate47.errors = [{instancePath:instancePath+"/data/" + i0+"/Sentiment",schemaPath:"#/properties/data/items/properties/Sentiment/type",keyword:"type",params:{type: schema48.properties.data.items.properties.Sentiment.type},message:"must be number,null"}];
 return false;
 }
 var valid3 = _errs60 === errors;
@@ -6265,7 +6754,7 @@ if(data4.SentimentExplanation !== undefined){
 let data29 = data4.SentimentExplanation;
 const _errs62 = errors;
 if((typeof data29 !== "string") && (data29 !== null)){
-validate44.errors = [{instancePath:instancePath+"/data/" + i0+"/SentimentExplanation",schemaPath:"#/properties/data/items/properties/SentimentExplanation/type",keyword:"type",params:{type: schema45.properties.data.items.properties.SentimentExplanation.type},message:"must be string,null"}];
+validate47.errors = [{instancePath:instancePath+"/data/" + i0+"/SentimentExplanation",schemaPath:"#/properties/data/items/properties/SentimentExplanation/type",keyword:"type",params:{type: schema48.properties.data.items.properties.SentimentExplanation.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs62 === errors;
@@ -6278,7 +6767,7 @@ if(data4.Problems !== undefined){
 let data30 = data4.Problems;
 const _errs64 = errors;
 if((!(Array.isArray(data30))) && (data30 !== null)){
-validate44.errors = [{instancePath:instancePath+"/data/" + i0+"/Problems",schemaPath:"#/properties/data/items/properties/Problems/type",keyword:"type",params:{type: schema45.properties.data.items.properties.Problems.type},message:"must be array,null"}];
+validate47.errors = [{instancePath:instancePath+"/data/" + i0+"/Problems",schemaPath:"#/properties/data/items/properties/Problems/type",keyword:"type",params:{type: schema48.properties.data.items.properties.Problems.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs64){
@@ -6289,7 +6778,7 @@ for(let i1=0; i1<len1; i1++){
 let data31 = data30[i1];
 const _errs66 = errors;
 if(!(data31 && typeof data31 == "object" && !Array.isArray(data31))){
-validate44.errors = [{instancePath:instancePath+"/data/" + i0+"/Problems/" + i1,schemaPath:"#/properties/data/items/properties/Problems/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate47.errors = [{instancePath:instancePath+"/data/" + i0+"/Problems/" + i1,schemaPath:"#/properties/data/items/properties/Problems/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 var valid4 = _errs66 === errors;
@@ -6309,7 +6798,7 @@ if(data4.KPIs !== undefined){
 let data32 = data4.KPIs;
 const _errs68 = errors;
 if((!(Array.isArray(data32))) && (data32 !== null)){
-validate44.errors = [{instancePath:instancePath+"/data/" + i0+"/KPIs",schemaPath:"#/properties/data/items/properties/KPIs/type",keyword:"type",params:{type: schema45.properties.data.items.properties.KPIs.type},message:"must be array,null"}];
+validate47.errors = [{instancePath:instancePath+"/data/" + i0+"/KPIs",schemaPath:"#/properties/data/items/properties/KPIs/type",keyword:"type",params:{type: schema48.properties.data.items.properties.KPIs.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs68){
@@ -6320,7 +6809,7 @@ for(let i2=0; i2<len2; i2++){
 let data33 = data32[i2];
 const _errs70 = errors;
 if(!(data33 && typeof data33 == "object" && !Array.isArray(data33))){
-validate44.errors = [{instancePath:instancePath+"/data/" + i0+"/KPIs/" + i2,schemaPath:"#/properties/data/items/properties/KPIs/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate47.errors = [{instancePath:instancePath+"/data/" + i0+"/KPIs/" + i2,schemaPath:"#/properties/data/items/properties/KPIs/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 var valid5 = _errs70 === errors;
@@ -6340,7 +6829,7 @@ if(data4.SourceSystem !== undefined){
 let data34 = data4.SourceSystem;
 const _errs72 = errors;
 if((typeof data34 !== "string") && (data34 !== null)){
-validate44.errors = [{instancePath:instancePath+"/data/" + i0+"/SourceSystem",schemaPath:"#/properties/data/items/properties/SourceSystem/type",keyword:"type",params:{type: schema45.properties.data.items.properties.SourceSystem.type},message:"must be string,null"}];
+validate47.errors = [{instancePath:instancePath+"/data/" + i0+"/SourceSystem",schemaPath:"#/properties/data/items/properties/SourceSystem/type",keyword:"type",params:{type: schema48.properties.data.items.properties.SourceSystem.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs72 === errors;
@@ -6353,7 +6842,7 @@ if(data4.TicketId !== undefined){
 let data35 = data4.TicketId;
 const _errs74 = errors;
 if((typeof data35 !== "string") && (data35 !== null)){
-validate44.errors = [{instancePath:instancePath+"/data/" + i0+"/TicketId",schemaPath:"#/properties/data/items/properties/TicketId/type",keyword:"type",params:{type: schema45.properties.data.items.properties.TicketId.type},message:"must be string,null"}];
+validate47.errors = [{instancePath:instancePath+"/data/" + i0+"/TicketId",schemaPath:"#/properties/data/items/properties/TicketId/type",keyword:"type",params:{type: schema48.properties.data.items.properties.TicketId.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs74 === errors;
@@ -6366,7 +6855,7 @@ if(data4.TicketUrl !== undefined){
 let data36 = data4.TicketUrl;
 const _errs76 = errors;
 if((typeof data36 !== "string") && (data36 !== null)){
-validate44.errors = [{instancePath:instancePath+"/data/" + i0+"/TicketUrl",schemaPath:"#/properties/data/items/properties/TicketUrl/type",keyword:"type",params:{type: schema45.properties.data.items.properties.TicketUrl.type},message:"must be string,null"}];
+validate47.errors = [{instancePath:instancePath+"/data/" + i0+"/TicketUrl",schemaPath:"#/properties/data/items/properties/TicketUrl/type",keyword:"type",params:{type: schema48.properties.data.items.properties.TicketUrl.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs76 === errors;
@@ -6407,7 +6896,7 @@ var valid3 = true;
 }
 }
 else {
-validate44.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate47.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -6419,7 +6908,7 @@ break;
 }
 }
 else {
-validate44.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate47.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -6434,18 +6923,18 @@ var valid0 = true;
 }
 }
 else {
-validate44.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate47.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate44.errors = vErrors;
+validate47.errors = vErrors;
 return errors === 0;
 }
 
-export const WebhookDeliveryList = validate45;
-const schema46 = {"$id":"WebhookDeliveryList","type":"object","required":["data","cursor"],"additionalProperties":false,"properties":{"data":{"type":"array","maxItems":100,"description":"The deliveries, newest event first (kept 30 days).","items":{"type":"object","required":["id","type","eventAt","status","attempts"],"additionalProperties":false,"properties":{"id":{"type":"string","maxLength":100,"pattern":"^[A-Za-z0-9_-]+$","description":"The message id: the `webhook-id` of every attempt."},"type":{"type":"string","enum":["note.created","voc.job.completed","voc.job.failed","provisioning.document.changed"]},"eventAt":{"type":"string","format":"date-time","maxLength":30,"description":"When the event happened."},"status":{"type":"string","enum":["pending","delivered","failed"],"description":"`pending` (an attempt is due), `delivered` (a 2xx came back) or `failed` (see `lastError`)."},"attempts":{"type":"integer","format":"int32","minimum":0,"maximum":100,"description":"Attempts made so far."},"lastAttemptAt":{"type":"string","format":"date-time","maxLength":30},"lastStatus":{"type":"integer","format":"int32","minimum":100,"maximum":599,"description":"The receiver's last status."},"lastError":{"type":"string","maxLength":1024,"pattern":"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$","description":"What the last failed attempt came to, or why the delivery stopped."},"nextAttemptAt":{"type":"string","format":"date-time","maxLength":30,"description":"When the next attempt is due, while pending after a failure."},"deliveredAt":{"type":"string","format":"date-time","maxLength":30}}}},"cursor":{"type":["string","null"],"maxLength":512,"pattern":"^[A-Za-z0-9_-]+$","description":"Pass it as `cursor` for the next (older) page; `null` on the last page."}}};
+export const WebhookDeliveryList = validate48;
+const schema49 = {"$id":"WebhookDeliveryList","type":"object","required":["data","cursor"],"additionalProperties":false,"properties":{"data":{"type":"array","maxItems":100,"description":"The deliveries, newest event first (kept 30 days).","items":{"type":"object","required":["id","type","eventAt","status","attempts"],"additionalProperties":false,"properties":{"id":{"type":"string","maxLength":100,"pattern":"^[A-Za-z0-9_-]+$","description":"The message id: the `webhook-id` of every attempt."},"type":{"type":"string","enum":["note.created","voc.job.completed","voc.job.failed","provisioning.document.changed"]},"eventAt":{"type":"string","format":"date-time","maxLength":30,"description":"When the event happened."},"status":{"type":"string","enum":["pending","delivered","failed"],"description":"`pending` (an attempt is due), `delivered` (a 2xx came back) or `failed` (see `lastError`)."},"attempts":{"type":"integer","format":"int32","minimum":0,"maximum":100,"description":"Attempts made so far."},"lastAttemptAt":{"type":"string","format":"date-time","maxLength":30},"lastStatus":{"type":"integer","format":"int32","minimum":100,"maximum":599,"description":"The receiver's last status."},"lastError":{"type":"string","maxLength":1024,"pattern":"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$","description":"What the last failed attempt came to, or why the delivery stopped."},"nextAttemptAt":{"type":"string","format":"date-time","maxLength":30,"description":"When the next attempt is due, while pending after a failure."},"deliveredAt":{"type":"string","format":"date-time","maxLength":30}}}},"cursor":{"type":["string","null"],"maxLength":512,"pattern":"^[A-Za-z0-9_-]+$","description":"Pass it as `cursor` for the next (older) page; `null` on the last page."}}};
 
-function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate48(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="WebhookDeliveryList" */;
 let vErrors = null;
 let errors = 0;
@@ -6453,14 +6942,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.data === undefined) && (missing0 = "data")) || ((data.cursor === undefined) && (missing0 = "cursor"))){
-validate45.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate48.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "data") || (key0 === "cursor"))){
-validate45.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate48.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -6472,7 +6961,7 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(Array.isArray(data0)){
 if(data0.length > 100){
-validate45.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"}];
+validate48.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"}];
 return false;
 }
 else {
@@ -6485,14 +6974,14 @@ if(errors === _errs4){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 let missing1;
 if((((((data1.id === undefined) && (missing1 = "id")) || ((data1.type === undefined) && (missing1 = "type"))) || ((data1.eventAt === undefined) && (missing1 = "eventAt"))) || ((data1.status === undefined) && (missing1 = "status"))) || ((data1.attempts === undefined) && (missing1 = "attempts"))){
-validate45.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate48.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs6 = errors;
 for(const key1 in data1){
-if(!(func4.call(schema46.properties.data.items.properties, key1))){
-validate45.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+if(!(func4.call(schema49.properties.data.items.properties, key1))){
+validate48.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -6504,18 +6993,18 @@ const _errs7 = errors;
 if(errors === _errs7){
 if(typeof data2 === "string"){
 if(func2(data2) > 100){
-validate45.errors = [{instancePath:instancePath+"/data/" + i0+"/id",schemaPath:"#/properties/data/items/properties/id/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"}];
+validate48.errors = [{instancePath:instancePath+"/data/" + i0+"/id",schemaPath:"#/properties/data/items/properties/id/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"}];
 return false;
 }
 else {
-if(!pattern27.test(data2)){
-validate45.errors = [{instancePath:instancePath+"/data/" + i0+"/id",schemaPath:"#/properties/data/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""}];
+if(!pattern33.test(data2)){
+validate48.errors = [{instancePath:instancePath+"/data/" + i0+"/id",schemaPath:"#/properties/data/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""}];
 return false;
 }
 }
 }
 else {
-validate45.errors = [{instancePath:instancePath+"/data/" + i0+"/id",schemaPath:"#/properties/data/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate48.errors = [{instancePath:instancePath+"/data/" + i0+"/id",schemaPath:"#/properties/data/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -6529,11 +7018,11 @@ if(data1.type !== undefined){
 let data3 = data1.type;
 const _errs9 = errors;
 if(typeof data3 !== "string"){
-validate45.errors = [{instancePath:instancePath+"/data/" + i0+"/type",schemaPath:"#/properties/data/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate48.errors = [{instancePath:instancePath+"/data/" + i0+"/type",schemaPath:"#/properties/data/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((((data3 === "note.created") || (data3 === "voc.job.completed")) || (data3 === "voc.job.failed")) || (data3 === "provisioning.document.changed"))){
-validate45.errors = [{instancePath:instancePath+"/data/" + i0+"/type",schemaPath:"#/properties/data/items/properties/type/enum",keyword:"enum",params:{allowedValues: schema46.properties.data.items.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate48.errors = [{instancePath:instancePath+"/data/" + i0+"/type",schemaPath:"#/properties/data/items/properties/type/enum",keyword:"enum",params:{allowedValues: schema49.properties.data.items.properties.type.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid2 = _errs9 === errors;
@@ -6549,12 +7038,12 @@ if(errors === _errs11){
 if(errors === _errs11){
 if(typeof data4 === "string"){
 if(func2(data4) > 30){
-validate45.errors = [{instancePath:instancePath+"/data/" + i0+"/eventAt",schemaPath:"#/properties/data/items/properties/eventAt/maxLength",keyword:"maxLength",params:{limit: 30},message:"must NOT have more than 30 characters"}];
+validate48.errors = [{instancePath:instancePath+"/data/" + i0+"/eventAt",schemaPath:"#/properties/data/items/properties/eventAt/maxLength",keyword:"maxLength",params:{limit: 30},message:"must NOT have more than 30 characters"}];
 return false;
 }
 }
 else {
-validate45.errors = [{instancePath:instancePath+"/data/" + i0+"/eventAt",schemaPath:"#/properties/data/items/properties/eventAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate48.errors = [{instancePath:instancePath+"/data/" + i0+"/eventAt",schemaPath:"#/properties/data/items/properties/eventAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -6569,11 +7058,11 @@ if(data1.status !== undefined){
 let data5 = data1.status;
 const _errs13 = errors;
 if(typeof data5 !== "string"){
-validate45.errors = [{instancePath:instancePath+"/data/" + i0+"/status",schemaPath:"#/properties/data/items/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate48.errors = [{instancePath:instancePath+"/data/" + i0+"/status",schemaPath:"#/properties/data/items/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(((data5 === "pending") || (data5 === "delivered")) || (data5 === "failed"))){
-validate45.errors = [{instancePath:instancePath+"/data/" + i0+"/status",schemaPath:"#/properties/data/items/properties/status/enum",keyword:"enum",params:{allowedValues: schema46.properties.data.items.properties.status.enum},message:"must be equal to one of the allowed values"}];
+validate48.errors = [{instancePath:instancePath+"/data/" + i0+"/status",schemaPath:"#/properties/data/items/properties/status/enum",keyword:"enum",params:{allowedValues: schema49.properties.data.items.properties.status.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid2 = _errs13 === errors;
@@ -6586,18 +7075,18 @@ if(data1.attempts !== undefined){
 let data6 = data1.attempts;
 const _errs15 = errors;
 if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
-validate45.errors = [{instancePath:instancePath+"/data/" + i0+"/attempts",schemaPath:"#/properties/data/items/properties/attempts/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate48.errors = [{instancePath:instancePath+"/data/" + i0+"/attempts",schemaPath:"#/properties/data/items/properties/attempts/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs15){
 if((typeof data6 == "number") && (isFinite(data6))){
 if(data6 > 100 || isNaN(data6)){
-validate45.errors = [{instancePath:instancePath+"/data/" + i0+"/attempts",schemaPath:"#/properties/data/items/properties/attempts/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
+validate48.errors = [{instancePath:instancePath+"/data/" + i0+"/attempts",schemaPath:"#/properties/data/items/properties/attempts/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
 return false;
 }
 else {
 if(data6 < 0 || isNaN(data6)){
-validate45.errors = [{instancePath:instancePath+"/data/" + i0+"/attempts",schemaPath:"#/properties/data/items/properties/attempts/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate48.errors = [{instancePath:instancePath+"/data/" + i0+"/attempts",schemaPath:"#/properties/data/items/properties/attempts/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -6616,12 +7105,12 @@ if(errors === _errs17){
 if(errors === _errs17){
 if(typeof data7 === "string"){
 if(func2(data7) > 30){
-validate45.errors = [{instancePath:instancePath+"/data/" + i0+"/lastAttemptAt",schemaPath:"#/properties/data/items/properties/lastAttemptAt/maxLength",keyword:"maxLength",params:{limit: 30},message:"must NOT have more than 30 characters"}];
+validate48.errors = [{instancePath:instancePath+"/data/" + i0+"/lastAttemptAt",schemaPath:"#/properties/data/items/properties/lastAttemptAt/maxLength",keyword:"maxLength",params:{limit: 30},message:"must NOT have more than 30 characters"}];
 return false;
 }
 }
 else {
-validate45.errors = [{instancePath:instancePath+"/data/" + i0+"/lastAttemptAt",schemaPath:"#/properties/data/items/properties/lastAttemptAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate48.errors = [{instancePath:instancePath+"/data/" + i0+"/lastAttemptAt",schemaPath:"#/properties/data/items/properties/lastAttemptAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -6636,18 +7125,18 @@ if(data1.lastStatus !== undefined){
 let data8 = data1.lastStatus;
 const _errs19 = errors;
 if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
-validate45.errors = [{instancePath:instancePath+"/data/" + i0+"/lastStatus",schemaPath:"#/properties/data/items/properties/lastStatus/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate48.errors = [{instancePath:instancePath+"/data/" + i0+"/lastStatus",schemaPath:"#/properties/data/items/properties/lastStatus/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs19){
 if((typeof data8 == "number") && (isFinite(data8))){
 if(data8 > 599 || isNaN(data8)){
-validate45.errors = [{instancePath:instancePath+"/data/" + i0+"/lastStatus",schemaPath:"#/properties/data/items/properties/lastStatus/maximum",keyword:"maximum",params:{comparison: "<=", limit: 599},message:"must be <= 599"}];
+validate48.errors = [{instancePath:instancePath+"/data/" + i0+"/lastStatus",schemaPath:"#/properties/data/items/properties/lastStatus/maximum",keyword:"maximum",params:{comparison: "<=", limit: 599},message:"must be <= 599"}];
 return false;
 }
 else {
 if(data8 < 100 || isNaN(data8)){
-validate45.errors = [{instancePath:instancePath+"/data/" + i0+"/lastStatus",schemaPath:"#/properties/data/items/properties/lastStatus/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100"}];
+validate48.errors = [{instancePath:instancePath+"/data/" + i0+"/lastStatus",schemaPath:"#/properties/data/items/properties/lastStatus/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100"}];
 return false;
 }
 }
@@ -6665,18 +7154,18 @@ const _errs21 = errors;
 if(errors === _errs21){
 if(typeof data9 === "string"){
 if(func2(data9) > 1024){
-validate45.errors = [{instancePath:instancePath+"/data/" + i0+"/lastError",schemaPath:"#/properties/data/items/properties/lastError/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"}];
+validate48.errors = [{instancePath:instancePath+"/data/" + i0+"/lastError",schemaPath:"#/properties/data/items/properties/lastError/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"}];
 return false;
 }
 else {
 if(!pattern7.test(data9)){
-validate45.errors = [{instancePath:instancePath+"/data/" + i0+"/lastError",schemaPath:"#/properties/data/items/properties/lastError/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"},message:"must match pattern \""+"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"+"\""}];
+validate48.errors = [{instancePath:instancePath+"/data/" + i0+"/lastError",schemaPath:"#/properties/data/items/properties/lastError/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"},message:"must match pattern \""+"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"+"\""}];
 return false;
 }
 }
 }
 else {
-validate45.errors = [{instancePath:instancePath+"/data/" + i0+"/lastError",schemaPath:"#/properties/data/items/properties/lastError/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate48.errors = [{instancePath:instancePath+"/data/" + i0+"/lastError",schemaPath:"#/properties/data/items/properties/lastError/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -6693,12 +7182,12 @@ if(errors === _errs23){
 if(errors === _errs23){
 if(typeof data10 === "string"){
 if(func2(data10) > 30){
-validate45.errors = [{instancePath:instancePath+"/data/" + i0+"/nextAttemptAt",schemaPath:"#/properties/data/items/properties/nextAttemptAt/maxLength",keyword:"maxLength",params:{limit: 30},message:"must NOT have more than 30 characters"}];
+validate48.errors = [{instancePath:instancePath+"/data/" + i0+"/nextAttemptAt",schemaPath:"#/properties/data/items/properties/nextAttemptAt/maxLength",keyword:"maxLength",params:{limit: 30},message:"must NOT have more than 30 characters"}];
 return false;
 }
 }
 else {
-validate45.errors = [{instancePath:instancePath+"/data/" + i0+"/nextAttemptAt",schemaPath:"#/properties/data/items/properties/nextAttemptAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate48.errors = [{instancePath:instancePath+"/data/" + i0+"/nextAttemptAt",schemaPath:"#/properties/data/items/properties/nextAttemptAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -6716,12 +7205,12 @@ if(errors === _errs25){
 if(errors === _errs25){
 if(typeof data11 === "string"){
 if(func2(data11) > 30){
-validate45.errors = [{instancePath:instancePath+"/data/" + i0+"/deliveredAt",schemaPath:"#/properties/data/items/properties/deliveredAt/maxLength",keyword:"maxLength",params:{limit: 30},message:"must NOT have more than 30 characters"}];
+validate48.errors = [{instancePath:instancePath+"/data/" + i0+"/deliveredAt",schemaPath:"#/properties/data/items/properties/deliveredAt/maxLength",keyword:"maxLength",params:{limit: 30},message:"must NOT have more than 30 characters"}];
 return false;
 }
 }
 else {
-validate45.errors = [{instancePath:instancePath+"/data/" + i0+"/deliveredAt",schemaPath:"#/properties/data/items/properties/deliveredAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate48.errors = [{instancePath:instancePath+"/data/" + i0+"/deliveredAt",schemaPath:"#/properties/data/items/properties/deliveredAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -6744,7 +7233,7 @@ var valid2 = true;
 }
 }
 else {
-validate45.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate48.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -6756,7 +7245,7 @@ break;
 }
 }
 else {
-validate45.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate48.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -6770,18 +7259,18 @@ if(data.cursor !== undefined){
 let data12 = data.cursor;
 const _errs27 = errors;
 if((typeof data12 !== "string") && (data12 !== null)){
-validate45.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: schema46.properties.cursor.type},message:"must be string,null"}];
+validate48.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: schema49.properties.cursor.type},message:"must be string,null"}];
 return false;
 }
 if(errors === _errs27){
 if(typeof data12 === "string"){
 if(func2(data12) > 512){
-validate45.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
+validate48.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
 else {
-if(!pattern27.test(data12)){
-validate45.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""}];
+if(!pattern33.test(data12)){
+validate48.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""}];
 return false;
 }
 }
@@ -6797,18 +7286,18 @@ var valid0 = true;
 }
 }
 else {
-validate45.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate48.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate45.errors = vErrors;
+validate48.errors = vErrors;
 return errors === 0;
 }
 
-export const WebhookEndpoint = validate46;
-const schema47 = {"$id":"WebhookEndpoint","type":"object","required":["id","url","events","description","status","createdAt","updatedAt"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1,"maxLength":512,"pattern":"^[^/\\\\]*$","description":"The endpoint id (`ep_` and a ULID)."},"url":{"type":"string","format":"uri","maxLength":2048},"events":{"type":"array","maxItems":4,"items":{"type":"string","enum":["note.created","voc.job.completed","voc.job.failed","provisioning.document.changed"]}},"collections":{"type":"array","minItems":1,"maxItems":100,"uniqueItems":true,"items":{"type":"string","maxLength":64,"pattern":"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"},"description":"Present when `provisioning.document.changed` reaches this endpoint for some collections only: those the key that last created or changed it may read (`provisioning:<collection>.read` or `provisioning:<collection>.*`). Absent, every collection: that key holds `provisioning:read` or `provisioning:*`, or the endpoint was written before collections were kept."},"description":{"type":"string","maxLength":512,"pattern":"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"},"status":{"type":"string","enum":["enabled","disabled"]},"disabledReason":{"type":"string","maxLength":1024,"pattern":"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$","description":"Present only when `status` is `disabled`: why (the receiver answered 410, deliveries failed for 5 days, its answers were slow 20 times in a row, or a PATCH) and when."},"createdAt":{"type":"string","format":"date-time","maxLength":30},"updatedAt":{"type":"string","format":"date-time","maxLength":30}}};
+export const WebhookEndpoint = validate49;
+const schema50 = {"$id":"WebhookEndpoint","type":"object","required":["id","url","events","description","status","createdAt","updatedAt"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1,"maxLength":512,"pattern":"^[^/\\\\]*$","description":"The endpoint id (`ep_` and a ULID)."},"url":{"type":"string","format":"uri","maxLength":2048},"events":{"type":"array","maxItems":4,"items":{"type":"string","enum":["note.created","voc.job.completed","voc.job.failed","provisioning.document.changed"]}},"collections":{"type":"array","minItems":1,"maxItems":100,"uniqueItems":true,"items":{"type":"string","maxLength":64,"pattern":"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"},"description":"Present when `provisioning.document.changed` reaches this endpoint for some collections only: those the key that last created or changed it may read (`provisioning:<collection>.read` or `provisioning:<collection>.*`). Absent, every collection: that key holds `provisioning:read` or `provisioning:*`, or the endpoint was written before collections were kept."},"description":{"type":"string","maxLength":512,"pattern":"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"},"status":{"type":"string","enum":["enabled","disabled"]},"disabledReason":{"type":"string","maxLength":1024,"pattern":"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$","description":"Present only when `status` is `disabled`: why (the receiver answered 410, deliveries failed for 5 days, its answers were slow 20 times in a row, or a PATCH) and when."},"createdAt":{"type":"string","format":"date-time","maxLength":30},"updatedAt":{"type":"string","format":"date-time","maxLength":30}}};
 
-function validate46(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate49(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="WebhookEndpoint" */;
 let vErrors = null;
 let errors = 0;
@@ -6816,14 +7305,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((data.id === undefined) && (missing0 = "id")) || ((data.url === undefined) && (missing0 = "url"))) || ((data.events === undefined) && (missing0 = "events"))) || ((data.description === undefined) && (missing0 = "description"))) || ((data.status === undefined) && (missing0 = "status"))) || ((data.createdAt === undefined) && (missing0 = "createdAt"))) || ((data.updatedAt === undefined) && (missing0 = "updatedAt"))){
-validate46.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate49.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func4.call(schema47.properties, key0))){
-validate46.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func4.call(schema50.properties, key0))){
+validate49.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -6835,24 +7324,24 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func2(data0) > 512){
-validate46.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
+validate49.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
 else {
 if(func2(data0) < 1){
-validate46.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate49.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern1.test(data0)){
-validate46.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
+validate49.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
 return false;
 }
 }
 }
 }
 else {
-validate46.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate49.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -6869,12 +7358,12 @@ if(errors === _errs4){
 if(errors === _errs4){
 if(typeof data1 === "string"){
 if(func2(data1) > 2048){
-validate46.errors = [{instancePath:instancePath+"/url",schemaPath:"#/properties/url/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"}];
+validate49.errors = [{instancePath:instancePath+"/url",schemaPath:"#/properties/url/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"}];
 return false;
 }
 }
 else {
-validate46.errors = [{instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate49.errors = [{instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -6891,7 +7380,7 @@ const _errs6 = errors;
 if(errors === _errs6){
 if(Array.isArray(data2)){
 if(data2.length > 4){
-validate46.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/maxItems",keyword:"maxItems",params:{limit: 4},message:"must NOT have more than 4 items"}];
+validate49.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/maxItems",keyword:"maxItems",params:{limit: 4},message:"must NOT have more than 4 items"}];
 return false;
 }
 else {
@@ -6901,11 +7390,11 @@ for(let i0=0; i0<len0; i0++){
 let data3 = data2[i0];
 const _errs8 = errors;
 if(typeof data3 !== "string"){
-validate46.errors = [{instancePath:instancePath+"/events/" + i0,schemaPath:"#/properties/events/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate49.errors = [{instancePath:instancePath+"/events/" + i0,schemaPath:"#/properties/events/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((((data3 === "note.created") || (data3 === "voc.job.completed")) || (data3 === "voc.job.failed")) || (data3 === "provisioning.document.changed"))){
-validate46.errors = [{instancePath:instancePath+"/events/" + i0,schemaPath:"#/properties/events/items/enum",keyword:"enum",params:{allowedValues: schema47.properties.events.items.enum},message:"must be equal to one of the allowed values"}];
+validate49.errors = [{instancePath:instancePath+"/events/" + i0,schemaPath:"#/properties/events/items/enum",keyword:"enum",params:{allowedValues: schema50.properties.events.items.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid1 = _errs8 === errors;
@@ -6916,7 +7405,7 @@ break;
 }
 }
 else {
-validate46.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate49.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -6932,12 +7421,12 @@ const _errs10 = errors;
 if(errors === _errs10){
 if(Array.isArray(data4)){
 if(data4.length > 100){
-validate46.errors = [{instancePath:instancePath+"/collections",schemaPath:"#/properties/collections/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"}];
+validate49.errors = [{instancePath:instancePath+"/collections",schemaPath:"#/properties/collections/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"}];
 return false;
 }
 else {
 if(data4.length < 1){
-validate46.errors = [{instancePath:instancePath+"/collections",schemaPath:"#/properties/collections/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+validate49.errors = [{instancePath:instancePath+"/collections",schemaPath:"#/properties/collections/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
@@ -6949,18 +7438,18 @@ const _errs12 = errors;
 if(errors === _errs12){
 if(typeof data5 === "string"){
 if(func2(data5) > 64){
-validate46.errors = [{instancePath:instancePath+"/collections/" + i1,schemaPath:"#/properties/collections/items/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+validate49.errors = [{instancePath:instancePath+"/collections/" + i1,schemaPath:"#/properties/collections/items/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 else {
 if(!pattern2.test(data5)){
-validate46.errors = [{instancePath:instancePath+"/collections/" + i1,schemaPath:"#/properties/collections/items/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"+"\""}];
+validate49.errors = [{instancePath:instancePath+"/collections/" + i1,schemaPath:"#/properties/collections/items/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"+"\""}];
 return false;
 }
 }
 }
 else {
-validate46.errors = [{instancePath:instancePath+"/collections/" + i1,schemaPath:"#/properties/collections/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate49.errors = [{instancePath:instancePath+"/collections/" + i1,schemaPath:"#/properties/collections/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -6981,7 +7470,7 @@ continue;
 }
 if(typeof indices0[item0] == "number"){
 j0 = indices0[item0];
-validate46.errors = [{instancePath:instancePath+"/collections",schemaPath:"#/properties/collections/uniqueItems",keyword:"uniqueItems",params:{i: i2, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i2+" are identical)"}];
+validate49.errors = [{instancePath:instancePath+"/collections",schemaPath:"#/properties/collections/uniqueItems",keyword:"uniqueItems",params:{i: i2, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i2+" are identical)"}];
 return false;
 break;
 }
@@ -6993,7 +7482,7 @@ indices0[item0] = i2;
 }
 }
 else {
-validate46.errors = [{instancePath:instancePath+"/collections",schemaPath:"#/properties/collections/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate49.errors = [{instancePath:instancePath+"/collections",schemaPath:"#/properties/collections/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -7009,18 +7498,18 @@ const _errs14 = errors;
 if(errors === _errs14){
 if(typeof data6 === "string"){
 if(func2(data6) > 512){
-validate46.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
+validate49.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
 else {
 if(!pattern7.test(data6)){
-validate46.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"},message:"must match pattern \""+"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"+"\""}];
+validate49.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"},message:"must match pattern \""+"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"+"\""}];
 return false;
 }
 }
 }
 else {
-validate46.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate49.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7034,11 +7523,11 @@ if(data.status !== undefined){
 let data7 = data.status;
 const _errs16 = errors;
 if(typeof data7 !== "string"){
-validate46.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate49.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((data7 === "enabled") || (data7 === "disabled"))){
-validate46.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema47.properties.status.enum},message:"must be equal to one of the allowed values"}];
+validate49.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema50.properties.status.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs16 === errors;
@@ -7053,18 +7542,18 @@ const _errs18 = errors;
 if(errors === _errs18){
 if(typeof data8 === "string"){
 if(func2(data8) > 1024){
-validate46.errors = [{instancePath:instancePath+"/disabledReason",schemaPath:"#/properties/disabledReason/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"}];
+validate49.errors = [{instancePath:instancePath+"/disabledReason",schemaPath:"#/properties/disabledReason/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"}];
 return false;
 }
 else {
 if(!pattern7.test(data8)){
-validate46.errors = [{instancePath:instancePath+"/disabledReason",schemaPath:"#/properties/disabledReason/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"},message:"must match pattern \""+"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"+"\""}];
+validate49.errors = [{instancePath:instancePath+"/disabledReason",schemaPath:"#/properties/disabledReason/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"},message:"must match pattern \""+"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"+"\""}];
 return false;
 }
 }
 }
 else {
-validate46.errors = [{instancePath:instancePath+"/disabledReason",schemaPath:"#/properties/disabledReason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate49.errors = [{instancePath:instancePath+"/disabledReason",schemaPath:"#/properties/disabledReason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7081,12 +7570,12 @@ if(errors === _errs20){
 if(errors === _errs20){
 if(typeof data9 === "string"){
 if(func2(data9) > 30){
-validate46.errors = [{instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/maxLength",keyword:"maxLength",params:{limit: 30},message:"must NOT have more than 30 characters"}];
+validate49.errors = [{instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/maxLength",keyword:"maxLength",params:{limit: 30},message:"must NOT have more than 30 characters"}];
 return false;
 }
 }
 else {
-validate46.errors = [{instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate49.errors = [{instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7104,12 +7593,12 @@ if(errors === _errs22){
 if(errors === _errs22){
 if(typeof data10 === "string"){
 if(func2(data10) > 30){
-validate46.errors = [{instancePath:instancePath+"/updatedAt",schemaPath:"#/properties/updatedAt/maxLength",keyword:"maxLength",params:{limit: 30},message:"must NOT have more than 30 characters"}];
+validate49.errors = [{instancePath:instancePath+"/updatedAt",schemaPath:"#/properties/updatedAt/maxLength",keyword:"maxLength",params:{limit: 30},message:"must NOT have more than 30 characters"}];
 return false;
 }
 }
 else {
-validate46.errors = [{instancePath:instancePath+"/updatedAt",schemaPath:"#/properties/updatedAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate49.errors = [{instancePath:instancePath+"/updatedAt",schemaPath:"#/properties/updatedAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7131,18 +7620,18 @@ var valid0 = true;
 }
 }
 else {
-validate46.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate49.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate46.errors = vErrors;
+validate49.errors = vErrors;
 return errors === 0;
 }
 
-export const WebhookEndpointList = validate47;
-const schema48 = {"$id":"WebhookEndpointList","type":"object","required":["data"],"additionalProperties":false,"properties":{"data":{"type":"array","maxItems":100,"items":{"type":"object","required":["id","url","events","description","status","createdAt","updatedAt"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1,"maxLength":512,"pattern":"^[^/\\\\]*$","description":"The endpoint id (`ep_` and a ULID)."},"url":{"type":"string","format":"uri","maxLength":2048},"events":{"type":"array","maxItems":4,"items":{"type":"string","enum":["note.created","voc.job.completed","voc.job.failed","provisioning.document.changed"]}},"collections":{"type":"array","minItems":1,"maxItems":100,"uniqueItems":true,"items":{"type":"string","maxLength":64,"pattern":"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"},"description":"Present when `provisioning.document.changed` reaches this endpoint for some collections only: those the key that last created or changed it may read (`provisioning:<collection>.read` or `provisioning:<collection>.*`). Absent, every collection: that key holds `provisioning:read` or `provisioning:*`, or the endpoint was written before collections were kept."},"description":{"type":"string","maxLength":512,"pattern":"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"},"status":{"type":"string","enum":["enabled","disabled"]},"disabledReason":{"type":"string","maxLength":1024,"pattern":"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$","description":"Present only when `status` is `disabled`: why (the receiver answered 410, deliveries failed for 5 days, its answers were slow 20 times in a row, or a PATCH) and when."},"createdAt":{"type":"string","format":"date-time","maxLength":30},"updatedAt":{"type":"string","format":"date-time","maxLength":30}}},"description":"Every endpoint of the tenant, oldest first (a stage's limit keeps the list short)."}}};
+export const WebhookEndpointList = validate50;
+const schema51 = {"$id":"WebhookEndpointList","type":"object","required":["data"],"additionalProperties":false,"properties":{"data":{"type":"array","maxItems":100,"items":{"type":"object","required":["id","url","events","description","status","createdAt","updatedAt"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1,"maxLength":512,"pattern":"^[^/\\\\]*$","description":"The endpoint id (`ep_` and a ULID)."},"url":{"type":"string","format":"uri","maxLength":2048},"events":{"type":"array","maxItems":4,"items":{"type":"string","enum":["note.created","voc.job.completed","voc.job.failed","provisioning.document.changed"]}},"collections":{"type":"array","minItems":1,"maxItems":100,"uniqueItems":true,"items":{"type":"string","maxLength":64,"pattern":"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"},"description":"Present when `provisioning.document.changed` reaches this endpoint for some collections only: those the key that last created or changed it may read (`provisioning:<collection>.read` or `provisioning:<collection>.*`). Absent, every collection: that key holds `provisioning:read` or `provisioning:*`, or the endpoint was written before collections were kept."},"description":{"type":"string","maxLength":512,"pattern":"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"},"status":{"type":"string","enum":["enabled","disabled"]},"disabledReason":{"type":"string","maxLength":1024,"pattern":"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$","description":"Present only when `status` is `disabled`: why (the receiver answered 410, deliveries failed for 5 days, its answers were slow 20 times in a row, or a PATCH) and when."},"createdAt":{"type":"string","format":"date-time","maxLength":30},"updatedAt":{"type":"string","format":"date-time","maxLength":30}}},"description":"Every endpoint of the tenant, oldest first (a stage's limit keeps the list short)."}}};
 
-function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="WebhookEndpointList" */;
 let vErrors = null;
 let errors = 0;
@@ -7150,14 +7639,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.data === undefined) && (missing0 = "data")){
-validate47.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate50.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(key0 === "data")){
-validate47.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate50.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -7169,7 +7658,7 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(Array.isArray(data0)){
 if(data0.length > 100){
-validate47.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"}];
+validate50.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"}];
 return false;
 }
 else {
@@ -7182,14 +7671,14 @@ if(errors === _errs4){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 let missing1;
 if((((((((data1.id === undefined) && (missing1 = "id")) || ((data1.url === undefined) && (missing1 = "url"))) || ((data1.events === undefined) && (missing1 = "events"))) || ((data1.description === undefined) && (missing1 = "description"))) || ((data1.status === undefined) && (missing1 = "status"))) || ((data1.createdAt === undefined) && (missing1 = "createdAt"))) || ((data1.updatedAt === undefined) && (missing1 = "updatedAt"))){
-validate47.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate50.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs6 = errors;
 for(const key1 in data1){
-if(!(func4.call(schema48.properties.data.items.properties, key1))){
-validate47.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+if(!(func4.call(schema51.properties.data.items.properties, key1))){
+validate50.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -7201,24 +7690,24 @@ const _errs7 = errors;
 if(errors === _errs7){
 if(typeof data2 === "string"){
 if(func2(data2) > 512){
-validate47.errors = [{instancePath:instancePath+"/data/" + i0+"/id",schemaPath:"#/properties/data/items/properties/id/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
+validate50.errors = [{instancePath:instancePath+"/data/" + i0+"/id",schemaPath:"#/properties/data/items/properties/id/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
 else {
 if(func2(data2) < 1){
-validate47.errors = [{instancePath:instancePath+"/data/" + i0+"/id",schemaPath:"#/properties/data/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate50.errors = [{instancePath:instancePath+"/data/" + i0+"/id",schemaPath:"#/properties/data/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern1.test(data2)){
-validate47.errors = [{instancePath:instancePath+"/data/" + i0+"/id",schemaPath:"#/properties/data/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
+validate50.errors = [{instancePath:instancePath+"/data/" + i0+"/id",schemaPath:"#/properties/data/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
 return false;
 }
 }
 }
 }
 else {
-validate47.errors = [{instancePath:instancePath+"/data/" + i0+"/id",schemaPath:"#/properties/data/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate50.errors = [{instancePath:instancePath+"/data/" + i0+"/id",schemaPath:"#/properties/data/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7235,12 +7724,12 @@ if(errors === _errs9){
 if(errors === _errs9){
 if(typeof data3 === "string"){
 if(func2(data3) > 2048){
-validate47.errors = [{instancePath:instancePath+"/data/" + i0+"/url",schemaPath:"#/properties/data/items/properties/url/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"}];
+validate50.errors = [{instancePath:instancePath+"/data/" + i0+"/url",schemaPath:"#/properties/data/items/properties/url/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"}];
 return false;
 }
 }
 else {
-validate47.errors = [{instancePath:instancePath+"/data/" + i0+"/url",schemaPath:"#/properties/data/items/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate50.errors = [{instancePath:instancePath+"/data/" + i0+"/url",schemaPath:"#/properties/data/items/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7257,7 +7746,7 @@ const _errs11 = errors;
 if(errors === _errs11){
 if(Array.isArray(data4)){
 if(data4.length > 4){
-validate47.errors = [{instancePath:instancePath+"/data/" + i0+"/events",schemaPath:"#/properties/data/items/properties/events/maxItems",keyword:"maxItems",params:{limit: 4},message:"must NOT have more than 4 items"}];
+validate50.errors = [{instancePath:instancePath+"/data/" + i0+"/events",schemaPath:"#/properties/data/items/properties/events/maxItems",keyword:"maxItems",params:{limit: 4},message:"must NOT have more than 4 items"}];
 return false;
 }
 else {
@@ -7267,11 +7756,11 @@ for(let i1=0; i1<len1; i1++){
 let data5 = data4[i1];
 const _errs13 = errors;
 if(typeof data5 !== "string"){
-validate47.errors = [{instancePath:instancePath+"/data/" + i0+"/events/" + i1,schemaPath:"#/properties/data/items/properties/events/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate50.errors = [{instancePath:instancePath+"/data/" + i0+"/events/" + i1,schemaPath:"#/properties/data/items/properties/events/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((((data5 === "note.created") || (data5 === "voc.job.completed")) || (data5 === "voc.job.failed")) || (data5 === "provisioning.document.changed"))){
-validate47.errors = [{instancePath:instancePath+"/data/" + i0+"/events/" + i1,schemaPath:"#/properties/data/items/properties/events/items/enum",keyword:"enum",params:{allowedValues: schema48.properties.data.items.properties.events.items.enum},message:"must be equal to one of the allowed values"}];
+validate50.errors = [{instancePath:instancePath+"/data/" + i0+"/events/" + i1,schemaPath:"#/properties/data/items/properties/events/items/enum",keyword:"enum",params:{allowedValues: schema51.properties.data.items.properties.events.items.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid3 = _errs13 === errors;
@@ -7282,7 +7771,7 @@ break;
 }
 }
 else {
-validate47.errors = [{instancePath:instancePath+"/data/" + i0+"/events",schemaPath:"#/properties/data/items/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate50.errors = [{instancePath:instancePath+"/data/" + i0+"/events",schemaPath:"#/properties/data/items/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -7298,12 +7787,12 @@ const _errs15 = errors;
 if(errors === _errs15){
 if(Array.isArray(data6)){
 if(data6.length > 100){
-validate47.errors = [{instancePath:instancePath+"/data/" + i0+"/collections",schemaPath:"#/properties/data/items/properties/collections/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"}];
+validate50.errors = [{instancePath:instancePath+"/data/" + i0+"/collections",schemaPath:"#/properties/data/items/properties/collections/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"}];
 return false;
 }
 else {
 if(data6.length < 1){
-validate47.errors = [{instancePath:instancePath+"/data/" + i0+"/collections",schemaPath:"#/properties/data/items/properties/collections/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+validate50.errors = [{instancePath:instancePath+"/data/" + i0+"/collections",schemaPath:"#/properties/data/items/properties/collections/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
@@ -7315,18 +7804,18 @@ const _errs17 = errors;
 if(errors === _errs17){
 if(typeof data7 === "string"){
 if(func2(data7) > 64){
-validate47.errors = [{instancePath:instancePath+"/data/" + i0+"/collections/" + i2,schemaPath:"#/properties/data/items/properties/collections/items/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+validate50.errors = [{instancePath:instancePath+"/data/" + i0+"/collections/" + i2,schemaPath:"#/properties/data/items/properties/collections/items/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 else {
 if(!pattern2.test(data7)){
-validate47.errors = [{instancePath:instancePath+"/data/" + i0+"/collections/" + i2,schemaPath:"#/properties/data/items/properties/collections/items/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"+"\""}];
+validate50.errors = [{instancePath:instancePath+"/data/" + i0+"/collections/" + i2,schemaPath:"#/properties/data/items/properties/collections/items/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"+"\""}];
 return false;
 }
 }
 }
 else {
-validate47.errors = [{instancePath:instancePath+"/data/" + i0+"/collections/" + i2,schemaPath:"#/properties/data/items/properties/collections/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate50.errors = [{instancePath:instancePath+"/data/" + i0+"/collections/" + i2,schemaPath:"#/properties/data/items/properties/collections/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7347,7 +7836,7 @@ continue;
 }
 if(typeof indices0[item0] == "number"){
 j0 = indices0[item0];
-validate47.errors = [{instancePath:instancePath+"/data/" + i0+"/collections",schemaPath:"#/properties/data/items/properties/collections/uniqueItems",keyword:"uniqueItems",params:{i: i3, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i3+" are identical)"}];
+validate50.errors = [{instancePath:instancePath+"/data/" + i0+"/collections",schemaPath:"#/properties/data/items/properties/collections/uniqueItems",keyword:"uniqueItems",params:{i: i3, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i3+" are identical)"}];
 return false;
 break;
 }
@@ -7359,7 +7848,7 @@ indices0[item0] = i3;
 }
 }
 else {
-validate47.errors = [{instancePath:instancePath+"/data/" + i0+"/collections",schemaPath:"#/properties/data/items/properties/collections/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate50.errors = [{instancePath:instancePath+"/data/" + i0+"/collections",schemaPath:"#/properties/data/items/properties/collections/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -7375,18 +7864,18 @@ const _errs19 = errors;
 if(errors === _errs19){
 if(typeof data8 === "string"){
 if(func2(data8) > 512){
-validate47.errors = [{instancePath:instancePath+"/data/" + i0+"/description",schemaPath:"#/properties/data/items/properties/description/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
+validate50.errors = [{instancePath:instancePath+"/data/" + i0+"/description",schemaPath:"#/properties/data/items/properties/description/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
 else {
 if(!pattern7.test(data8)){
-validate47.errors = [{instancePath:instancePath+"/data/" + i0+"/description",schemaPath:"#/properties/data/items/properties/description/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"},message:"must match pattern \""+"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"+"\""}];
+validate50.errors = [{instancePath:instancePath+"/data/" + i0+"/description",schemaPath:"#/properties/data/items/properties/description/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"},message:"must match pattern \""+"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"+"\""}];
 return false;
 }
 }
 }
 else {
-validate47.errors = [{instancePath:instancePath+"/data/" + i0+"/description",schemaPath:"#/properties/data/items/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate50.errors = [{instancePath:instancePath+"/data/" + i0+"/description",schemaPath:"#/properties/data/items/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7400,11 +7889,11 @@ if(data1.status !== undefined){
 let data9 = data1.status;
 const _errs21 = errors;
 if(typeof data9 !== "string"){
-validate47.errors = [{instancePath:instancePath+"/data/" + i0+"/status",schemaPath:"#/properties/data/items/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate50.errors = [{instancePath:instancePath+"/data/" + i0+"/status",schemaPath:"#/properties/data/items/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((data9 === "enabled") || (data9 === "disabled"))){
-validate47.errors = [{instancePath:instancePath+"/data/" + i0+"/status",schemaPath:"#/properties/data/items/properties/status/enum",keyword:"enum",params:{allowedValues: schema48.properties.data.items.properties.status.enum},message:"must be equal to one of the allowed values"}];
+validate50.errors = [{instancePath:instancePath+"/data/" + i0+"/status",schemaPath:"#/properties/data/items/properties/status/enum",keyword:"enum",params:{allowedValues: schema51.properties.data.items.properties.status.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid2 = _errs21 === errors;
@@ -7419,18 +7908,18 @@ const _errs23 = errors;
 if(errors === _errs23){
 if(typeof data10 === "string"){
 if(func2(data10) > 1024){
-validate47.errors = [{instancePath:instancePath+"/data/" + i0+"/disabledReason",schemaPath:"#/properties/data/items/properties/disabledReason/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"}];
+validate50.errors = [{instancePath:instancePath+"/data/" + i0+"/disabledReason",schemaPath:"#/properties/data/items/properties/disabledReason/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"}];
 return false;
 }
 else {
 if(!pattern7.test(data10)){
-validate47.errors = [{instancePath:instancePath+"/data/" + i0+"/disabledReason",schemaPath:"#/properties/data/items/properties/disabledReason/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"},message:"must match pattern \""+"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"+"\""}];
+validate50.errors = [{instancePath:instancePath+"/data/" + i0+"/disabledReason",schemaPath:"#/properties/data/items/properties/disabledReason/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"},message:"must match pattern \""+"^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"+"\""}];
 return false;
 }
 }
 }
 else {
-validate47.errors = [{instancePath:instancePath+"/data/" + i0+"/disabledReason",schemaPath:"#/properties/data/items/properties/disabledReason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate50.errors = [{instancePath:instancePath+"/data/" + i0+"/disabledReason",schemaPath:"#/properties/data/items/properties/disabledReason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7447,12 +7936,12 @@ if(errors === _errs25){
 if(errors === _errs25){
 if(typeof data11 === "string"){
 if(func2(data11) > 30){
-validate47.errors = [{instancePath:instancePath+"/data/" + i0+"/createdAt",schemaPath:"#/properties/data/items/properties/createdAt/maxLength",keyword:"maxLength",params:{limit: 30},message:"must NOT have more than 30 characters"}];
+validate50.errors = [{instancePath:instancePath+"/data/" + i0+"/createdAt",schemaPath:"#/properties/data/items/properties/createdAt/maxLength",keyword:"maxLength",params:{limit: 30},message:"must NOT have more than 30 characters"}];
 return false;
 }
 }
 else {
-validate47.errors = [{instancePath:instancePath+"/data/" + i0+"/createdAt",schemaPath:"#/properties/data/items/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate50.errors = [{instancePath:instancePath+"/data/" + i0+"/createdAt",schemaPath:"#/properties/data/items/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7470,12 +7959,12 @@ if(errors === _errs27){
 if(errors === _errs27){
 if(typeof data12 === "string"){
 if(func2(data12) > 30){
-validate47.errors = [{instancePath:instancePath+"/data/" + i0+"/updatedAt",schemaPath:"#/properties/data/items/properties/updatedAt/maxLength",keyword:"maxLength",params:{limit: 30},message:"must NOT have more than 30 characters"}];
+validate50.errors = [{instancePath:instancePath+"/data/" + i0+"/updatedAt",schemaPath:"#/properties/data/items/properties/updatedAt/maxLength",keyword:"maxLength",params:{limit: 30},message:"must NOT have more than 30 characters"}];
 return false;
 }
 }
 else {
-validate47.errors = [{instancePath:instancePath+"/data/" + i0+"/updatedAt",schemaPath:"#/properties/data/items/properties/updatedAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate50.errors = [{instancePath:instancePath+"/data/" + i0+"/updatedAt",schemaPath:"#/properties/data/items/properties/updatedAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7497,7 +7986,7 @@ var valid2 = true;
 }
 }
 else {
-validate47.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate50.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -7509,7 +7998,7 @@ break;
 }
 }
 else {
-validate47.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate50.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -7518,18 +8007,18 @@ return false;
 }
 }
 else {
-validate47.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate50.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate47.errors = vErrors;
+validate50.errors = vErrors;
 return errors === 0;
 }
 
-export const WebhookEndpointPath = validate48;
-const schema49 = {"$id":"WebhookEndpointPath","type":"object","required":["tenantId","endpointId"],"additionalProperties":false,"properties":{"tenantId":{"type":"string","minLength":1,"maxLength":128,"pattern":"^[^/\\\\]*$"},"endpointId":{"type":"string","minLength":1,"maxLength":512,"pattern":"^[^/\\\\]*$"}}};
+export const WebhookEndpointPath = validate51;
+const schema52 = {"$id":"WebhookEndpointPath","type":"object","required":["tenantId","endpointId"],"additionalProperties":false,"properties":{"tenantId":{"type":"string","minLength":1,"maxLength":128,"pattern":"^[^/\\\\]*$"},"endpointId":{"type":"string","minLength":1,"maxLength":512,"pattern":"^[^/\\\\]*$"}}};
 
-function validate48(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate51(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="WebhookEndpointPath" */;
 let vErrors = null;
 let errors = 0;
@@ -7537,14 +8026,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.tenantId === undefined) && (missing0 = "tenantId")) || ((data.endpointId === undefined) && (missing0 = "endpointId"))){
-validate48.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate51.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "tenantId") || (key0 === "endpointId"))){
-validate48.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate51.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -7556,24 +8045,24 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func2(data0) > 128){
-validate48.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+validate51.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
 if(func2(data0) < 1){
-validate48.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate51.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern1.test(data0)){
-validate48.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
+validate51.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
 return false;
 }
 }
 }
 }
 else {
-validate48.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate51.errors = [{instancePath:instancePath+"/tenantId",schemaPath:"#/properties/tenantId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7589,24 +8078,24 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
 if(func2(data1) > 512){
-validate48.errors = [{instancePath:instancePath+"/endpointId",schemaPath:"#/properties/endpointId/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
+validate51.errors = [{instancePath:instancePath+"/endpointId",schemaPath:"#/properties/endpointId/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
 else {
 if(func2(data1) < 1){
-validate48.errors = [{instancePath:instancePath+"/endpointId",schemaPath:"#/properties/endpointId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate51.errors = [{instancePath:instancePath+"/endpointId",schemaPath:"#/properties/endpointId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern1.test(data1)){
-validate48.errors = [{instancePath:instancePath+"/endpointId",schemaPath:"#/properties/endpointId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
+validate51.errors = [{instancePath:instancePath+"/endpointId",schemaPath:"#/properties/endpointId/pattern",keyword:"pattern",params:{pattern: "^[^/\\\\]*$"},message:"must match pattern \""+"^[^/\\\\]*$"+"\""}];
 return false;
 }
 }
 }
 }
 else {
-validate48.errors = [{instancePath:instancePath+"/endpointId",schemaPath:"#/properties/endpointId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate51.errors = [{instancePath:instancePath+"/endpointId",schemaPath:"#/properties/endpointId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7620,10 +8109,10 @@ var valid0 = true;
 }
 }
 else {
-validate48.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate51.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate48.errors = vErrors;
+validate51.errors = vErrors;
 return errors === 0;
 }

@@ -5,6 +5,7 @@
  */
 import { ANALYSIS_KINDS } from '#shared/domain/voc/analysis-kind';
 import { JOB_STATUSES } from '#shared/domain/voc/job-status';
+import { MAX_VERSION_NUMBER } from './document-version-schemas.ts';
 
 /** Text without control characters but tab and line breaks. */
 const PLAIN_TEXT = '^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$';
@@ -97,12 +98,19 @@ export const DocumentChangedWebhook = {
         pattern: '^"[^"]+"$',
         description: "The new version's ETag, quoted as the API's `ETag` header gives it.",
       },
+      version: {
+        type: 'integer',
+        format: 'int64',
+        minimum: 1,
+        maximum: MAX_VERSION_NUMBER,
+        description: "The new version's number: `versions/{version}` reads it for as long as the stage keeps it.",
+      },
       change: {
         type: 'string',
-        enum: ['created', 'replaced', 'merged'],
-        description: 'Made by a POST, replaced by a POST over it, or merged by a PUT.',
+        enum: ['created', 'replaced', 'merged', 'restored'],
+        description: 'Made by a POST, replaced by a POST over it, merged by a PUT, or an earlier version restored.',
       },
     },
-    ['tenantId', 'collection', 'documentId', 'etag', 'change'],
+    ['tenantId', 'collection', 'documentId', 'etag', 'version', 'change'],
   ),
 } as const;

@@ -36,6 +36,7 @@ import { type RecordRequest, recordLookupOnce } from './idempotency-ledger.ts';
 import { allOf, etagOf, preconditionExpression } from './precondition-expression.ts';
 import type { StopSignal } from './stop-signal.ts';
 import { StoreUnavailableError } from './store-unavailable-error.ts';
+import { VERSION_ENTRIES_INDEX } from './table-specs.ts';
 
 /** Writes lost to other writes of the same document before a write gives up (30 merges at once win in turn). */
 const MAX_WRITE_ATTEMPTS = 40;
@@ -71,10 +72,9 @@ export interface StoredDocument {
   version: number;
 }
 
-/** One version of a document, as its history keeps it. */
-export interface StoredVersion {
+/** One version of a document as its history lists it: all but the document. */
+export interface VersionEntry {
   number: number;
-  json: string;
   etag: string;
   createdAt: string;
   change: VersionChange;
@@ -84,8 +84,19 @@ export interface StoredVersion {
   bytes: number;
 }
 
-/** What a version number names: a version, one the retention removed, or none yet. */
-export type VersionRead = { kind: 'found'; version: StoredVersion } | { kind: 'gone' } | { kind: 'not-yet' };
+/** One version of a document, as its history keeps it. */
+export interface StoredVersion extends VersionEntry {
+  json: string;
+}
+
+/**
+ * What a version number names: a version, one the retention removed, or none yet (`newest` is the
+ * document's current version; absent when there is no document).
+ */
+export type VersionRead =
+  | { kind: 'found'; version: StoredVersion }
+  | { kind: 'gone'; retention: VersionRetention }
+  | { kind: 'not-yet'; newest?: number };
 
 export interface DocumentPage {
   entries: DocumentEntry[];
@@ -158,18 +169,36 @@ export interface DocumentsStore {
     change: (current: JsonObject) => string,
     options?: WriteOptions<Merged>,
   ): Promise<WriteOutcome<Merged> | { kind: 'absent' }>;
-  /** Version `n` of the document, or why there is none. */
-  readVersion(tenantId: string, collection: string, docId: string, n: number): Promise<VersionRead>;
+  /**
+   * Makes version `n` the document's new current version (a new number, change `restored`);
+   * `not-found` with what version `n` is when there is no such version to restore.
+   */
+  restore(
+    tenantId: string,
+    collection: string,
+    docId: string,
+    n: number,
+    options?: WriteOptions<Merged>,
+  ): Promise<WriteOutcome<Merged> | { kind: 'not-found'; read: Exclude<VersionRead, { kind: 'found' }> }>;
+  /** Version `n` of the document, or why there is none; `signal` stops it at the deadline. */
+  readVersion(
+    tenantId: string,
+    collection: string,
+    docId: string,
+    n: number,
+    signal?: StopSignal,
+  ): Promise<VersionRead>;
   /**
    * The document's versions kept, newest first, at most `limit`, those numbered below `before`;
-   * undefined when there is no document.
+   * undefined when there is no document. Read from an index, which may lag the writes by a moment
+   * (the current version is always there: it is read from the document).
    */
   listVersions(
     tenantId: string,
     collection: string,
     docId: string,
     page: { limit: number; before?: number },
-  ): Promise<{ versions: StoredVersion[]; more: boolean } | undefined>;
+  ): Promise<{ versions: VersionEntry[]; more: boolean } | undefined>;
 }
 
 /** An update as a transaction takes it; the single-item command takes it too. */
@@ -273,8 +302,9 @@ function documentUpdate(
       ':collection': context.collection,
       ':true': true,
       ...(current && { ':seen': Number(current.version) }),
-      // What the webhooks' event says (the fan-out's stream filter reads it): replaced or merged.
-      ...(announce && { ':change': change === 'merged' ? 'merged' : 'replaced' }),
+      // What the webhooks' event says (the fan-out's stream filter reads it); a first version is
+      // `replaced` at version 1, as the documents written before versions were kept it.
+      ...(announce && { ':change': change === 'created' ? 'replaced' : change }),
     },
     // A lost race hands back the winner's document: no second read to compute again from it.
     ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
@@ -328,13 +358,16 @@ function presentAsVersion(pk: string, current: Item, nowMs: number, retention: V
   };
 }
 
+/** What a merge or a restore answers: the document written, its ETag and number. */
+const merged = ({ json, etag, version }: DocumentWritten): Merged => ({ json, etag, version });
+
 const CHANGES: readonly VersionChange[] = ['created', 'replaced', 'merged', 'restored'];
 
-function toVersion(item: Item): StoredVersion {
+/** A version item, or its entry in the index, as the list names it. */
+function toEntry(item: Item): VersionEntry {
   const change = CHANGES.find((known) => known === item.change) ?? 'replaced';
   return {
     number: Number(item.sk),
-    json: String(item.data),
     etag: String(item.etag),
     createdAt: String(item.createdAt),
     change,
@@ -343,24 +376,27 @@ function toVersion(item: Item): StoredVersion {
   };
 }
 
-/** The document itself as its current version, for one whose version item is not there. */
-function currentAsVersion(current: Item): StoredVersion {
+const toVersion = (item: Item): StoredVersion => ({ ...toEntry(item), json: String(item.data) });
+
+/** The document itself as its current version's item, for one whose version item is not there. */
+function currentAsVersion(current: Item): Item {
   const number = Number(current.version);
-  return toVersion({
+  return {
     sk: number,
     data: current.data,
     etag: etagOf(current),
     createdAt: current.updatedAt ?? new Date(0).toISOString(),
     change: number === 1 ? 'created' : current.change,
-  });
+  };
 }
 
 /**
- * Whether an item is a version still kept: not past its age (TTL deletes within days, not at once),
- * and not the stub a prune leaves where the version was gone already (a key and an expiry alone).
+ * Whether an item (or its entry in the index) is a version still kept: not past its age (TTL
+ * deletes within days, not at once), and not the stub a prune leaves where the version was gone
+ * already (a key and an expiry alone).
  */
 const isVersion = (item: Item) =>
-  typeof item.data === 'string' && !(typeof item.expiresAt === 'number' && item.expiresAt * 1000 <= Date.now());
+  typeof item.etag === 'string' && !(typeof item.expiresAt === 'number' && item.expiresAt * 1000 <= Date.now());
 
 /**
  * The documents of `tables.documents` and their versions in `tables.versions`, keeping `retention`.
@@ -396,7 +432,8 @@ export function createDocumentsStore(
    * Writes the document `compute` makes of the one stored (undefined: none) as its next version:
    * the document and the version in one transaction, on condition that the document is still the
    * one computed from, with the version the retention prunes and the idempotency record. A lost
-   * race computes again from the winner's document, which the refusal hands back.
+   * race computes again from the winner's document, which the refusal hands back. `read` is the
+   * document when the caller read it already.
    */
   async function write<Written>(
     tenantId: string,
@@ -405,12 +442,14 @@ export function createDocumentsStore(
     compute: (current: Item | undefined) => VersionWrite | 'absent',
     toWritten: (written: DocumentWritten) => Written,
     { signal, preconditions = {}, record, announce = true, by }: WriteOptions<Written>,
+    read?: Item,
   ): Promise<WriteOutcome<Written> | { kind: 'absent' }> {
     const k = key(tenantId, collection, docId);
     const vk = versionsKey(tenantId, collection, docId);
     // A key too long to store names no document: a merge finds none, a replace cannot make one.
     if ((!k || !vk) && compute(undefined) !== 'absent') throw new RangeError('document key too long to store');
-    let current = k ? await getItem(k, signal) : undefined;
+    // A lost race reads the winner's document from the refusal: a stale `read` costs one attempt.
+    let current = read ?? (k ? await getItem(k, signal) : undefined);
     const concurrentRecord = recordLookupOnce(tenantId, record, signal);
     for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
       if (signal?.aborted) throw abandoned(`write of ${docId}`);
@@ -489,6 +528,36 @@ export function createDocumentsStore(
     throw new StoreUnavailableError(`write of ${docId} kept conflicting after ${MAX_WRITE_ATTEMPTS} attempts`);
   }
 
+  /** Version `n` of the document, or why there is none, and the document as read to learn it. */
+  async function versionOf(
+    tenantId: string,
+    collection: string,
+    docId: string,
+    n: number,
+    signal?: StopSignal,
+  ): Promise<{ read: VersionRead; current?: Item }> {
+    const k = key(tenantId, collection, docId);
+    const vk = versionsKey(tenantId, collection, docId);
+    if (!k || !vk) return { read: { kind: 'not-yet' } };
+    const current = await getItem(k, signal);
+    const newest = current && Number(current.version);
+    const standing = versionStanding(n, newest, retention);
+    if (standing === 'not-yet') return { read: { kind: 'not-yet', ...(newest !== undefined && { newest }) }, current };
+    if (standing === 'gone') return { read: { kind: 'gone', retention }, current };
+    const { Item } = await client.send(
+      new GetCommand({ TableName: versionsTable(), Key: { pk: vk, sk: n }, ConsistentRead: true }),
+      { abortSignal: signal },
+    );
+    if (Item && isVersion(Item)) return { read: { kind: 'found', version: toVersion(Item) }, current };
+    // The current version is the document itself, whatever became of its item (its age, or a
+    // document written before versions were kept).
+    const read: VersionRead =
+      standing === 'current' && current
+        ? { kind: 'found', version: toVersion(currentAsVersion(current)) }
+        : { kind: 'gone', retention };
+    return { read, current };
+  }
+
   return {
     async list(tenantId, collection, { limit, after, maxBytes }) {
       const pk = tenantKey(tenantId, collection);
@@ -528,38 +597,36 @@ export function createDocumentsStore(
 
     replace(tenantId, collection, docId, json, options = {}) {
       const change = (current: Item | undefined): VersionWrite => ({ json, change: current ? 'replaced' : 'created' });
-      return write(
-        tenantId,
-        collection,
-        docId,
-        change,
-        ({ created, etag, version }) => ({ created, etag, version }),
-        options,
-      ) as Promise<WriteOutcome<Replaced>>;
+      const replaced = ({ created, etag, version }: DocumentWritten): Replaced => ({ created, etag, version });
+      return write(tenantId, collection, docId, change, replaced, options) as Promise<WriteOutcome<Replaced>>;
     },
 
     update(tenantId, collection, docId, change, options = {}) {
       const merge = (current: Item | undefined): VersionWrite | 'absent' =>
         current ? { json: change(JSON.parse(String(current.data)) as JsonObject), change: 'merged' } : 'absent';
-      return write(tenantId, collection, docId, merge, ({ json, etag, version }) => ({ json, etag, version }), options);
+      return write(tenantId, collection, docId, merge, merged, options);
     },
 
-    async readVersion(tenantId, collection, docId, n) {
-      const k = key(tenantId, collection, docId);
-      const vk = versionsKey(tenantId, collection, docId);
-      if (!k || !vk) return { kind: 'not-yet' };
-      const current = await getItem(k);
-      const standing = versionStanding(n, current && Number(current.version), retention);
-      if (standing === 'not-yet' || standing === 'gone') return { kind: standing };
-      const { Item } = await client.send(
-        new GetCommand({ TableName: versionsTable(), Key: { pk: vk, sk: n }, ConsistentRead: true }),
-      );
-      if (Item && isVersion(Item)) return { kind: 'found', version: toVersion(Item) };
-      // The current version is the document itself, whatever became of its item (its age, or a
-      // document written before versions were kept).
-      return standing === 'current' && current
-        ? { kind: 'found', version: currentAsVersion(current) }
-        : { kind: 'gone' };
+    async restore(tenantId, collection, docId, n, options = {}) {
+      const { read: wanted, current } = await versionOf(tenantId, collection, docId, n, options.signal);
+      if (wanted.kind !== 'found') {
+        // A version gone since a keyed restore committed: the retry answers what the restore did.
+        const { record, signal, preconditions = {} } = options;
+        const held = record && (await record.ledger.find(tenantId, record.claim.key, signal));
+        if (held) return { kind: 'recorded', record: held };
+        const absent = wanted.kind === 'not-yet' && wanted.newest === undefined;
+        if (absent && preconditions.ifMatch !== undefined) return { kind: 'precondition-failed' };
+        return { kind: 'not-found', read: wanted };
+      }
+      // A version never changes: the document it held is the one restored, whatever came since.
+      const restored = (current: Item | undefined): VersionWrite | 'absent' =>
+        current ? { json: wanted.version.json, change: 'restored' } : 'absent';
+      const outcome = await write(tenantId, collection, docId, restored, merged, options, current);
+      return outcome.kind === 'absent' ? { kind: 'not-found', read: { kind: 'not-yet' } } : outcome;
+    },
+
+    async readVersion(tenantId, collection, docId, n, signal) {
+      return (await versionOf(tenantId, collection, docId, n, signal)).read;
     },
 
     async listVersions(tenantId, collection, docId, { limit, before }) {
@@ -572,7 +639,7 @@ export function createDocumentsStore(
       const floor = newest - retention.keep;
       // Nothing kept below `before` (a cursor the retention has passed): no query, whose range would be empty.
       if (below - 1 < floor + 1) return { versions: [], more: false };
-      const versions: StoredVersion[] = [];
+      const versions: VersionEntry[] = [];
       let startKey: Record<string, unknown> | undefined;
       // The current version leads the first page even when it has no item of its own.
       let currentListed = below <= newest;
@@ -580,6 +647,7 @@ export function createDocumentsStore(
         const page = await client.send(
           new QueryCommand({
             TableName: versionsTable(),
+            IndexName: VERSION_ENTRIES_INDEX,
             KeyConditionExpression: 'pk = :pk AND sk BETWEEN :floor AND :below',
             FilterExpression: 'attribute_not_exists(expiresAt) OR expiresAt > :now',
             ExpressionAttributeValues: {
@@ -594,15 +662,15 @@ export function createDocumentsStore(
           }),
         );
         for (const item of (page.Items ?? []).filter(isVersion)) {
-          const version = toVersion(item);
-          if (!currentListed && version.number < newest) versions.push(currentAsVersion(current));
+          const version = toEntry(item);
+          if (!currentListed && version.number < newest) versions.push(toEntry(currentAsVersion(current)));
           currentListed = true;
           versions.push(version);
         }
         startKey = page.LastEvaluatedKey;
         if (!startKey || versions.length > limit) break;
       }
-      if (!currentListed) versions.unshift(currentAsVersion(current));
+      if (!currentListed) versions.unshift(toEntry(currentAsVersion(current)));
       return { versions: versions.slice(0, limit), more: versions.length > limit };
     },
   };

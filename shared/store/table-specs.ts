@@ -55,6 +55,8 @@ export interface TableSpec {
 
 /** The deliveries table's sparse index of pending deliveries, by when the sweeper must act on each. */
 export const DELIVERY_SWEEP_INDEX = 'byPendingSweep';
+/** The document-versions table's index of each version without its document: what the versions list answers. */
+export const VERSION_ENTRIES_INDEX = 'versionEntries';
 
 export const tableSpecs: Record<TableId, TableSpec> = {
   keys: {
@@ -87,7 +89,16 @@ export const tableSpecs: Record<TableId, TableSpec> = {
     // by a query (tenant ids and collections hold no `#`, so the docId is the rest of the key).
     partitionKey: { name: 'pk', type: 'S' },
     sortKey: { name: 'sk', type: 'N' },
-    indexes: [],
+    // The versions list reads what it answers and no document: a page of a large document's
+    // versions would otherwise read up to 350 KB per entry.
+    indexes: [
+      {
+        name: VERSION_ENTRIES_INDEX,
+        partitionKey: { name: 'pk', type: 'S' },
+        sortKey: { name: 'sk', type: 'N' },
+        include: ['createdAt', 'etag', 'bytes', 'change', 'keyId', 'expiresAt'],
+      },
+    ],
     stream: false,
     envVar: FUNCTION_ENV.tables.documentVersions,
     // A version is kept the stage's longest age after it was made (documents-store.ts).

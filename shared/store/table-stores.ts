@@ -120,15 +120,20 @@ export interface TableStores {
 }
 
 /**
- * Every data store on `tables`, through `client`.
+ * Every data store on `tables`, through `client`; documents keep `retention` of their history (the
+ * stage's, which an operator's command reads from the stage's settings).
  *
  * @example const { keys, conversations } = bindTableStores(client, workerDynamo().tables);
  */
-export function bindTableStores(client: DynamoDBDocumentClient, tables: TableNames): TableStores {
+export function bindTableStores(
+  client: DynamoDBDocumentClient,
+  tables: TableNames,
+  retention: VersionRetention = documentVersionRetention(),
+): TableStores {
   return {
     keys: bindKeysStore(client, tables),
     conversations: bindConversationsStore(client, tables),
-    documents: bindDocumentsStore(client, tables),
+    documents: bindDocumentsStore(client, tables, retention),
     vocJobs: bindVocJobsStore(client, tables),
     reportingRows: bindReportingRowsStore(client, tables),
     webhookEndpoints: bindWebhookEndpointsStore(client, tables),

@@ -3,7 +3,7 @@
  * records): a note inserted is `note.created` with the note as its 201 answered it; a job that left
  * `started` is `voc.job.completed` or `voc.job.failed` with the job as its status read answers it; a
  * document written through the API is `provisioning.document.changed` (a first version is
- * `created`). The tenant comes from the item, written there by the store that wrote the item from
+ * `created`), with the version's number. The tenant comes from the item, written there by the store that wrote the item from
  * the authorised request.
  */
 
@@ -57,12 +57,13 @@ export function webhookEventOf(
       return { tenantId, event: vocJobEnded(tenantId, toJob(item), new Date(endedAt)) };
     }
     case 'documents': {
-      if (item.change !== 'replaced' && item.change !== 'merged') return undefined;
-      const change = item.change === 'replaced' && Number(item.version) === 1 ? 'created' : item.change;
-      const at = new Date(String(item.updatedAt));
+      if (item.change !== 'replaced' && item.change !== 'merged' && item.change !== 'restored') return undefined;
+      const version = Number(item.version);
+      const change = item.change === 'replaced' && version === 1 ? 'created' : item.change;
+      const written = { collection: String(item.collection), documentId: String(item.sk), etag: String(item.etag) };
       return {
         tenantId,
-        event: documentChanged(tenantId, String(item.collection), String(item.sk), String(item.etag), change, at),
+        event: documentChanged(tenantId, { ...written, version, change }, new Date(String(item.updatedAt))),
       };
     }
     default:

@@ -81,6 +81,10 @@ const CONVERSATION = 'bench-cold-conv';
 const VOC_JOB = 'bench-cold-job';
 /** Replaced by each cold replace, so the bench document that others read stays as it is. */
 const REPLACED_DOC = 'bench-cold-replaced';
+/** A document of two versions: the version rows read the first, and the restore puts it back. */
+const HISTORY_DOC = 'bench-cold-history';
+const versionsPath = (suffix: string) =>
+  `/api/v1/provisioning/tenants/${BENCH_TENANT}/${BENCH_COLLECTION}/${HISTORY_DOC}/versions${suffix}`;
 const REPORT_ROWS = 20;
 const REPORT_PAGE = 10;
 const CURSOR_SECRET_ARN = 'arn:aws:secretsmanager:us-east-1:000000000000:secret:cxm-bench-cursor-secret-AbCdEf';
@@ -132,6 +136,26 @@ const ROUTE_REQUESTS: Record<RouteId, { request: Omit<RouteRequest, 'scopes'>; a
       path: documentPath(BENCH_DOC_ID),
       pathParameters: documentParameters(BENCH_DOC_ID),
       body: JSON.stringify({ language: 'en' }),
+    },
+    accepted: [200],
+  },
+  listDocumentVersions: {
+    request: { method: 'GET', path: versionsPath(''), pathParameters: documentParameters(HISTORY_DOC) },
+    accepted: [200],
+  },
+  getDocumentVersion: {
+    request: {
+      method: 'GET',
+      path: versionsPath('/1'),
+      pathParameters: { ...documentParameters(HISTORY_DOC), version: '1' },
+    },
+    accepted: [200],
+  },
+  restoreDocumentVersion: {
+    request: {
+      method: 'POST',
+      path: versionsPath('/1/restore'),
+      pathParameters: { ...documentParameters(HISTORY_DOC), version: '1' },
     },
     accepted: [200],
   },
@@ -301,6 +325,8 @@ export async function arrangeColdRequests(
     { tagSecret: keyTagSecret },
   );
   await stores.documents.replace(BENCH_TENANT, BENCH_COLLECTION, BENCH_DOC_ID, JSON.stringify(BENCH_DOCUMENT));
+  for (const version of [BENCH_DOCUMENT, { ...BENCH_DOCUMENT, language: 'en' }])
+    await stores.documents.replace(BENCH_TENANT, BENCH_COLLECTION, HISTORY_DOC, JSON.stringify(version));
   await stores.conversations.putConversation(BENCH_TENANT, conversationWithDefaults({ id: CONVERSATION }));
   await stores.vocJobs.put(BENCH_TENANT, {
     id: VOC_JOB,
@@ -389,6 +415,8 @@ export async function arrangeColdRequests(
     CXM_WEBHOOK_SECRET_KEY_ARN: WEBHOOK_SECRET_KEY_ARN,
     // A create per run, up to --runs' hundred, each under the limit.
     [FUNCTION_ENV.webhookMaxEndpoints]: String(MAX_ENDPOINTS_PER_TENANT_LIMIT),
+    // A restore per run keeps version 1 however many runs there are.
+    [FUNCTION_ENV.documentVersionsKeep]: '10000',
     // The recover's queue: its cold request recovers nothing, so sends nothing there.
     [FUNCTION_ENV.webhookQueueUrl]: 'http://127.0.0.1:9/000000000000/cxm-bench-webhook-deliveries',
   };

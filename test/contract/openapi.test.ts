@@ -185,6 +185,7 @@ describe('the OpenAPI document', () => {
       'addInternalNote',
       'replaceCurrentDocument',
       'mergeCurrentDocument',
+      'restoreDocumentVersion',
       'createRecording',
       'createWebhookEndpoint',
       'rotateWebhookSecret',
@@ -194,14 +195,24 @@ describe('the OpenAPI document', () => {
       for (const headers of successHeaders(id)) expect(headers, id).toContain('Idempotent-Replayed');
       expect(Object.keys(operationOf(id).responses), id).toContain('422');
     }
-    for (const id of ['replaceCurrentDocument', 'mergeCurrentDocument'])
+    for (const id of ['replaceCurrentDocument', 'mergeCurrentDocument', 'restoreDocumentVersion'])
       expect(headerNames(id), id).toContain('If-Match');
-    for (const id of ['replaceCurrentDocument', 'getCurrentDocument'])
+    for (const id of ['replaceCurrentDocument', 'getCurrentDocument', 'getDocumentVersion'])
       expect(headerNames(id), id).toContain('If-None-Match');
-    for (const id of ['getCurrentDocument', 'replaceCurrentDocument', 'mergeCurrentDocument']) {
-      for (const headers of successHeaders(id)) expect(headers, id).toContain('ETag');
+    const versionAnswers = [
+      'getCurrentDocument',
+      'replaceCurrentDocument',
+      'mergeCurrentDocument',
+      'getDocumentVersion',
+      'restoreDocumentVersion',
+    ];
+    for (const id of versionAnswers) {
+      for (const headers of successHeaders(id))
+        expect(headers, id).toEqual(expect.arrayContaining(['ETag', 'Content-Location']));
     }
-    expect(Object.keys(operationOf('getCurrentDocument').responses)).toContain('304');
+    for (const headers of successHeaders('getDocumentVersion')) expect(headers).toContain('Cache-Control');
+    for (const id of ['getCurrentDocument', 'getDocumentVersion'])
+      expect(Object.keys(operationOf(id).responses), id).toContain('304');
     // The reads take no key: a client sending one would believe it protects something.
     for (const route of routeSpecs.filter((candidate) => !writes.includes(candidate.id)))
       expect(headerNames(route.id), route.id).not.toContain('Idempotency-Key');
@@ -277,7 +288,11 @@ describe('the webhooks section', () => {
         { ...job, status: 'completed', failureReason: undefined, analysis: 'transcription' },
         new Date(),
       ),
-      documentChanged('acme', 'bots', 'bot-1', 'k3Jv0cQ9', 'created', new Date()),
+      documentChanged(
+        'acme',
+        { collection: 'bots', documentId: 'bot-1', etag: 'k3Jv0cQ9', version: 2, change: 'created' },
+        new Date(),
+      ),
     ];
     for (const body of bodies) {
       const schema = webhookDocs[body.type].schema;

@@ -358,6 +358,7 @@ describe('functions', () => {
       'createWebhookEndpoint',
       'mergeCurrentDocument',
       'replaceCurrentDocument',
+      'restoreDocumentVersion',
       'rotateWebhookSecret',
     ]);
     expect(
@@ -371,6 +372,29 @@ describe('functions', () => {
         resource(functionLogicalId(id)).Properties.Environment as { Variables: Record<string, unknown> }
       ).Variables;
       expect(variables[FUNCTION_ENV.idempotencyTtlHours]).toBe(String(config.idempotencyTtlHours));
+    }
+  });
+
+  it("the functions that read or write a document's history get the stage's retention, and only they", () => {
+    const versioned = routeSpecs.filter((route) => tableGrants(functionLogicalId(route.id)).has('documentVersions'));
+    expect(versioned.map((route) => route.id).sort()).toEqual([
+      'getDocumentVersion',
+      'listDocumentVersions',
+      'mergeCurrentDocument',
+      'replaceCurrentDocument',
+      'restoreDocumentVersion',
+    ]);
+    for (const route of routeSpecs) {
+      const variables = (
+        resource(functionLogicalId(route.id)).Properties.Environment as { Variables: Record<string, unknown> }
+      ).Variables;
+      const expected = versioned.includes(route)
+        ? [String(config.documentVersions.keep), String(config.documentVersions.maxAgeDays)]
+        : [undefined, undefined];
+      expect(
+        [variables[FUNCTION_ENV.documentVersionsKeep], variables[FUNCTION_ENV.documentVersionsMaxAgeDays]],
+        route.id,
+      ).toEqual(expected);
     }
   });
 

@@ -62,6 +62,8 @@ beforeAll(async () => {
     scopeAreas().map((area) => `${area}:*`),
   ));
   await arrangeAll(api, tenant);
+  // The restore's document, arranged once: the fuzzed requests address it again and again.
+  await fixtureOf(routeById('restoreDocumentVersion')).prepare?.(api, tenant, 'hostile');
 });
 afterAll(async () => {
   raw.close();
@@ -161,6 +163,7 @@ function webHeaders(response: RawResponse): Headers {
 
 const pathParams = (route: RouteSpec) => [...route.path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]!);
 const COLLECTION_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+const VERSION_NUMBER = /^[1-9][0-9]{0,14}$/;
 
 /**
  * The statuses a path segment may get in `param`: undefined when a raw `/` splits it (the
@@ -194,6 +197,12 @@ function segmentStatuses(
       return unstorableDocId ? [400] : [201, 200];
     case 'getCurrentDocument':
     case 'mergeCurrentDocument':
+    case 'listDocumentVersions':
+      return unstorableDocId ? [400] : exists ? [200] : [404];
+    case 'getDocumentVersion':
+    case 'restoreDocumentVersion':
+      // A number of the fixture's own document: that version, or one past its newest.
+      if (param === 'version') return VERSION_NUMBER.test(decoded) ? [200, 404] : [400];
       return unstorableDocId ? [400] : exists ? [200] : [404];
     default:
       return [404];
@@ -251,47 +260,53 @@ describe('query parameters', () => {
     expect(await writableState()).toEqual(before);
   });
 
-  it('the provisioning list: limit 1-1000 in digits and a cursor of ours, anything else 400', async () => {
-    const route = routeById('listDocuments');
-    const limits = fc.oneof(
-      fc.integer({ min: -5, max: 1005 }).map(String),
-      fc.constantFrom('01', '1.0', '1e3', ' 5', '5 ', '0x10', '', '٣').map(encodeURIComponent),
-      queryToken([]),
-    );
-    const cursors = fc.oneof(
-      fc.base64String().map((text) => text.replace(/=+$/, '')),
-      queryToken(['e30', 'eyJ2IjoxfQ']),
-    );
-    const pairs = fc.array(
-      fc.oneof(
-        limits.map((v) => ['limit', v] as const),
-        cursors.map((v) => ['cursor', v] as const),
-        fc.tuple(queryToken([]), queryToken([])),
-      ),
-      {
-        minLength: 1,
-        maxLength: 3,
-      },
-    );
-    await fc.assert(
-      fc.asyncProperty(pairs, async (entries) => {
-        const query = entries.map(([name, value]) => `${name}=${value}`).join('&');
-        const response = await send(route, 'GET', { query });
-        expectContract(route, 'GET', response, `?${query}`);
-        const parsed = [...new URLSearchParams(query)];
-        const names = parsed.map(([name]) => name);
-        const limit = parsed.find(([name]) => name === 'limit')?.[1];
-        const refused =
-          names.some((name) => name !== 'limit' && name !== 'cursor') ||
-          new Set(names).size !== names.length ||
-          (limit !== undefined && !/^(?:[1-9][0-9]{0,2}|1000)$/.test(limit));
-        if (refused) expect(response.status, `?${query}`).toBe(400);
-        else if (!names.includes('cursor')) expect(response.status, `?${query}`).toBe(200);
-        else expect([200, 400]).toContain(response.status);
-      }),
-      { numRuns: 20 },
-    );
-  });
+  it.each([
+    ['listDocuments', 1000, /^(?:[1-9][0-9]{0,2}|1000)$/],
+    ['listDocumentVersions', 100, /^(?:[1-9][0-9]?|100)$/],
+  ] as const)(
+    'the provisioning list %s: limit 1-%i in digits and a cursor of ours, anything else 400',
+    async (id, max, LIMIT) => {
+      const route = routeById(id);
+      const limits = fc.oneof(
+        fc.integer({ min: -5, max: max + 5 }).map(String),
+        fc.constantFrom('01', '1.0', '1e3', ' 5', '5 ', '0x10', '', '٣').map(encodeURIComponent),
+        queryToken([]),
+      );
+      const cursors = fc.oneof(
+        fc.base64String().map((text) => text.replace(/=+$/, '')),
+        queryToken(['e30', 'eyJ2IjoxfQ', 'eyJ2IjoxLCJiZWZvcmUiOjF9']),
+      );
+      const pairs = fc.array(
+        fc.oneof(
+          limits.map((v) => ['limit', v] as const),
+          cursors.map((v) => ['cursor', v] as const),
+          fc.tuple(queryToken([]), queryToken([])),
+        ),
+        {
+          minLength: 1,
+          maxLength: 3,
+        },
+      );
+      await fc.assert(
+        fc.asyncProperty(pairs, async (entries) => {
+          const query = entries.map(([name, value]) => `${name}=${value}`).join('&');
+          const response = await send(route, 'GET', { query });
+          expectContract(route, 'GET', response, `?${query}`);
+          const parsed = [...new URLSearchParams(query)];
+          const names = parsed.map(([name]) => name);
+          const limit = parsed.find(([name]) => name === 'limit')?.[1];
+          const refused =
+            names.some((name) => name !== 'limit' && name !== 'cursor') ||
+            new Set(names).size !== names.length ||
+            (limit !== undefined && !LIMIT.test(limit));
+          if (refused) expect(response.status, `?${query}`).toBe(400);
+          else if (!names.includes('cursor')) expect(response.status, `?${query}`).toBe(200);
+          else expect([200, 400]).toContain(response.status);
+        }),
+        { numRuns: 20 },
+      );
+    },
+  );
 
   it('the reporting lists: any mix of limit, cursor, range, from and to is 200 or 400; unknown, repeated or clashing parameters are 400; rows are only ever the tenant’s', async () => {
     const lists = [routeById('listAssistantConversations'), routeById('listVocConversations')];

@@ -3,7 +3,8 @@
  * the banner (the Node the functions run on, the demo key), writes local.json into a directory
  * only its user reads, serves the READMEs' marked blocks, and stops with Ctrl-C, DynamoDB Local
  * too; the second, a restart in bundle mode with the lists on the OpenSearch engine, finds its
- * state (the first start's key still works, the table's rows are indexed), serves every route from
+ * state (the first start's key still works, the table's rows are indexed, its documents, left as the
+ * release before document versions kept them, are read, written and then versioned), serves every route from
  * its bundle with REPORT lines at debug, its engine refuses what is not signed, and a start on its
  * port is refused in one line. One more start shows that a wrong setting stops it in one line before anything
  * starts; each setting's line, the defaults and which wrong setting is reported first are tested on
@@ -13,7 +14,8 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { lambdaNode } from '#infra/local/lambda-node';
 import { ensureLocalAssembly, type LocalAssembly } from '#infra/local/local-assembly';
@@ -51,6 +53,38 @@ function javaProcessesFor(home: string): string[] {
       .filter(Boolean);
   } catch {
     return [];
+  }
+}
+
+/**
+ * Turns a running stack's data folder into what the release before document versions left: no
+ * versions table, and documents never marked as versioned (their items otherwise the same).
+ */
+async function makePreviousRelease(state: LocalState): Promise<void> {
+  const client = new DynamoDBClient({
+    endpoint: state.dynamodbEndpoint,
+    region: state.region,
+    credentials: { ...state.dynamodbCredentials },
+  });
+  const store = documentClientOver(client);
+  try {
+    await client.send(new DeleteTableCommand({ TableName: state.tables.documentVersions }));
+    for (let startKey: Record<string, unknown> | undefined, first = true; first || startKey; first = false) {
+      const page = await store.send(
+        new ScanCommand({
+          TableName: state.tables.documents,
+          ProjectionExpression: 'pk, sk',
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      for (const item of page.Items ?? [])
+        await store.send(
+          new UpdateCommand({ TableName: state.tables.documents, Key: item, UpdateExpression: 'REMOVE versioned' }),
+        );
+      startKey = page.LastEvaluatedKey;
+    }
+  } finally {
+    client.destroy();
   }
 }
 
@@ -245,6 +279,7 @@ describe('npm start', () => {
         expect(mcp.id).toBe(1);
         expect(mcp.result.structuredContent.bots.map((bot) => bot.id)).toEqual(['bot-billing', 'bot-returns']);
         expect(javaProcessesFor(home)).toHaveLength(1);
+        await makePreviousRelease(JSON.parse(readFileSync(join(home, 'local.json'), 'utf8')) as LocalState);
       } finally {
         await stopWithCtrlC(first, home);
       }
@@ -343,6 +378,20 @@ describe('npm start', () => {
           });
         const call = async (method: string, path: string, body?: unknown) => (await send(method, path, body)).status;
         const docs = '/api/v1/provisioning/tenants/demo';
+        // The previous release's document starts its history at its present state, then is versioned.
+        const history = `${docs}/bots/bot-billing/versions`;
+        const present = await send('GET', `${history}/current`);
+        const presentVersion = Number(present.headers.get('content-location')?.split('/').at(-1));
+        const listedVersions = async () =>
+          ((await (await send('GET', history)).json()) as { version: number; change: string }[]).map(
+            (entry) => entry.version,
+          );
+        expect(await listedVersions()).toEqual([presentVersion]);
+        const merged = await send('PUT', `${history}/current`, { restarted: true });
+        expect(merged.headers.get('content-location')).toMatch(new RegExp(`/versions/${presentVersion + 1}$`));
+        expect(await listedVersions()).toEqual([presentVersion + 1, presentVersion]);
+        const kept = await send('GET', `${history}/${presentVersion}`);
+        expect(await kept.json()).toEqual(await present.json());
         const hooks = '/api/v1/webhooks/tenants/demo/endpoints';
         const registered = await send('POST', hooks, { url: 'http://127.0.0.1:9/hooks', events: ['note.created'] });
         const endpoint = `${hooks}/${((await registered.json()) as { id: string }).id}`;
@@ -356,6 +405,9 @@ describe('npm start', () => {
           getCurrentDocument: await call('GET', `${docs}/bots/bot-billing/versions/current`),
           replaceCurrentDocument: await call('POST', `${docs}/users/bundle-user/versions/current`, { name: 'Ada' }),
           mergeCurrentDocument: await call('PUT', `${docs}/users/bundle-user/versions/current`, { lang: 'en' }),
+          listDocumentVersions: await call('GET', `${docs}/users/bundle-user/versions`),
+          getDocumentVersion: await call('GET', `${docs}/users/bundle-user/versions/1`),
+          restoreDocumentVersion: await call('POST', `${docs}/users/bundle-user/versions/1/restore`),
           listAssistantConversations: await call(
             'GET',
             '/api/v1/reporting/tenants/demo/assistant/conversations?limit=5',
@@ -383,6 +435,9 @@ describe('npm start', () => {
           getCurrentDocument: 200,
           replaceCurrentDocument: 201,
           mergeCurrentDocument: 200,
+          listDocumentVersions: 200,
+          getDocumentVersion: 200,
+          restoreDocumentVersion: 200,
           listAssistantConversations: 200,
           listVocConversations: 200,
           createRecording: 201,

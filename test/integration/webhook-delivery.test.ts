@@ -184,7 +184,11 @@ describe('fan-out', () => {
     const secret = newWebhookSecret();
     const got = await receiver([secret]);
     await addEndpoint(tenant, got.url, ['provisioning.document.changed'], { secrets: { current: secret } });
-    const event = documentChanged(tenant, 'bots', 'bot-1', 'k3Jv0cQ9', 'merged', new Date());
+    const event = documentChanged(
+      tenant,
+      { collection: 'bots', documentId: 'bot-1', etag: 'k3Jv0cQ9', version: 2, change: 'merged' },
+      new Date(),
+    );
 
     const first = await fanOutEvent(deps, tenant, event);
     expect(await fanOutEvent(deps, tenant, event)).toEqual(first);
@@ -344,7 +348,11 @@ describe('attempts', () => {
     const oldOnly = await receiver([old]);
     await addEndpoint(tenant, onlyNew.url, ['provisioning.document.changed'], { secrets: over });
     await addEndpoint(tenant, oldOnly.url, ['provisioning.document.changed'], { secrets: over });
-    const event = documentChanged(tenant, 'bots', 'bot-1', 'v2', 'replaced', new Date());
+    const event = documentChanged(
+      tenant,
+      { collection: 'bots', documentId: 'bot-1', etag: 'v2', version: 2, change: 'replaced' },
+      new Date(),
+    );
     for (const task of await fanOutEvent(deps, tenant, event)) await runToEnd(task);
     expect(onlyNew.receipts[0]!.signatures).toHaveLength(1);
     expect(oldOnly.receipts).toEqual([]);

@@ -190,7 +190,11 @@ describe('the fan-out and the attempts', () => {
         await fanOutEvent(
           deps,
           tenant,
-          documentChanged(tenant, collection, `d-${collection}`, 'v1', 'created', new Date()),
+          documentChanged(
+            tenant,
+            { collection: collection, documentId: `d-${collection}`, etag: 'v1', version: 2, change: 'created' },
+            new Date(),
+          ),
         )
       )
         .map((task) => task.key.endpointId)
@@ -205,7 +209,15 @@ describe('the fan-out and the attempts', () => {
   it('a pending delivery its endpoint no longer takes (its collections narrowed with its URL) fails without an attempt, saying why', async () => {
     const endpoint = await registered(await keyWith('provisioning:*'), ['provisioning.document.changed']);
     const deps = { endpoints: api.webhookEndpoints, deliveries: api.webhookDeliveries };
-    const [task] = await fanOutEvent(deps, tenant, documentChanged(tenant, 'users', 'u-1', 'v1', 'merged', new Date()));
+    const [task] = await fanOutEvent(
+      deps,
+      tenant,
+      documentChanged(
+        tenant,
+        { collection: 'users', documentId: 'u-1', etag: 'v1', version: 2, change: 'merged' },
+        new Date(),
+      ),
+    );
     const narrowed = await api.call('PATCH', endpointPath(endpoint.id), await keyWith('provisioning:bots.read'), {
       body: { url: 'http://localhost:9/bots-only' },
     });

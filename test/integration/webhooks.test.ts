@@ -1,7 +1,7 @@
 /**
  * Tenant webhooks end to end through the local stack: an endpoint registered over HTTP, then a note,
- * a document write (one of a collection the registering key may not read is delivered to no one)
- * and a recording's job ending, each read from its table's stream by the fan-out,
+ * a document write (one of a collection the registering key may not read is delivered to no one), a
+ * document version restored and a recording's job ending, each read from its table's stream by the fan-out,
  * queued, signed and posted to a receiver on this machine that verifies every request with
  * `standardwebhooks` (the specification's reference library). A 500 brings the same `webhook-id`
  * again, a 410 disables the endpoint, a keyed retry of a note makes no second delivery, and the
@@ -172,11 +172,34 @@ describe('delivered from the local stack', () => {
       collection: 'bots',
       documentId: 'bot-1',
       etag: written.headers.get('etag'),
+      version: 1,
       change: 'created',
     });
     await until('the delivery recorded', async () => (await deliveries(endpointId))[0]?.status === 'delivered');
     expect(await deliveries(endpointId)).toMatchObject([{ attempts: 2, status: 'delivered' }]);
     expect(got.receipts.map((receipt) => receipt.body.data.collection)).toEqual(['bots', 'bots']);
+  });
+
+  it('a restore is delivered as `restored`, with the number and ETag of the version its answer named', async () => {
+    const got = await receiver();
+    await register(got, ['provisioning.document.changed']);
+    const versions = `/api/v1/provisioning/tenants/${tenant}/bots/bot-restored/versions`;
+    expect((await api.call('POST', `${versions}/current`, key, { body: { name: 'Helper' } })).status).toBe(201);
+    expect((await api.call('PUT', `${versions}/current`, key, { body: { name: 'Broken' } })).status).toBe(200);
+    const restored = await api.call('POST', `${versions}/1/restore`, key);
+    expect(restored.status).toBe(200);
+    expect(restored.headers.get('content-location')).toMatch(/\/bots\/bot-restored\/versions\/3$/);
+    await until('the three writes', () => got.receipts.length >= 3);
+    // Each its own delivery: they may arrive in any order.
+    const events = got.receipts
+      .map((receipt) => receipt.body.data)
+      .sort((a, b) => Number(a.version) - Number(b.version));
+    expect(events.map((data) => [data.version, data.change])).toEqual([
+      [1, 'created'],
+      [2, 'merged'],
+      [3, 'restored'],
+    ]);
+    expect(events[2]!.etag).toBe(restored.headers.get('etag'));
   });
 
   it('a 410 disables the endpoint, saying why', async () => {

@@ -43,6 +43,11 @@ export interface RouteFixture {
    * every request deletes one of its own).
    */
   prepare?(api: TestApi, tenantId: string, caseId: string): Promise<void>;
+  /**
+   * What in a permitted answer is the tenant's own, when the answer does not carry the tenant's id
+   * (the versions list: the ETag of the tenant's own current version).
+   */
+  marker?(api: TestApi, tenantId: string): Promise<string>;
   /** For routes that write: whether the request of `caseId` left its effect in the store. */
   wrote?(api: TestApi, tenantId: string, caseId: string): Promise<boolean>;
   /**
@@ -56,6 +61,10 @@ export const FIXTURE_CONVERSATION = 'conv-1';
 export const FIXTURE_COLLECTION = 'users';
 export const FIXTURE_DOC = 'doc-1';
 export const FIXTURE_BOT = 'bot-1';
+/** A document of FIXTURE_COLLECTION with a history, which no request of the fixtures writes to. */
+export const FIXTURE_HISTORY_DOC = 'doc-history';
+/** The document a restore of `caseId` writes to: its own, so that what it wrote shows. */
+export const restoredDoc = (caseId: string) => `restore-${caseId}`;
 export const FIXTURE_ROW = 'row-1';
 export const FIXTURE_JOB = 'job-1';
 const HOUR = 3_600_000;
@@ -67,6 +76,12 @@ async function storedDocument(
 ): Promise<Record<string, unknown> | undefined> {
   const json = (await api.documents.read(tenantId, FIXTURE_COLLECTION, docId))?.json;
   return json === undefined ? undefined : (JSON.parse(json) as Record<string, unknown>);
+}
+
+/** Two versions of `docId`, marked with the tenant: version 1 names Ada, version 2 Ada Lovelace. */
+async function addHistory(api: TestApi, tenantId: string, docId: string): Promise<void> {
+  await api.addDocument(tenantId, FIXTURE_COLLECTION, docId, { name: 'Ada', owner: tenantId });
+  await api.addDocument(tenantId, FIXTURE_COLLECTION, docId, { name: 'Ada Lovelace', owner: tenantId });
 }
 
 const mcpHeaders = { Accept: 'application/json, text/event-stream' };
@@ -148,6 +163,27 @@ export const routeFixtures = {
     permitted: { PUT: { status: 200, schema: 'DocumentBody' } },
     wrote: async (api, tenantId, caseId) =>
       (await storedDocument(api, tenantId, FIXTURE_DOC))?.[`merged-${caseId}`] !== undefined,
+  },
+  listDocumentVersions: {
+    arrange: (api, tenantId) => addHistory(api, tenantId, FIXTURE_HISTORY_DOC),
+    params: () => ({ collection: FIXTURE_COLLECTION, docId: FIXTURE_HISTORY_DOC }),
+    permitted: { GET: { status: 200, schema: 'DocumentVersionList' } },
+    marker: async (api, tenantId) =>
+      String((await api.documents.read(tenantId, FIXTURE_COLLECTION, FIXTURE_HISTORY_DOC))?.etag),
+  },
+  getDocumentVersion: {
+    arrange: (api, tenantId) => addHistory(api, tenantId, FIXTURE_HISTORY_DOC),
+    params: () => ({ collection: FIXTURE_COLLECTION, docId: FIXTURE_HISTORY_DOC, version: '1' }),
+    permitted: { GET: { status: 200, schema: 'DocumentBody' } },
+  },
+  restoreDocumentVersion: {
+    arrange: async () => undefined,
+    prepare: (api, tenantId, caseId) => addHistory(api, tenantId, restoredDoc(caseId)),
+    params: (caseId) => ({ collection: FIXTURE_COLLECTION, docId: restoredDoc(caseId), version: '1' }),
+    permitted: { POST: { status: 200, schema: 'DocumentBody' } },
+    // Version 1 put back as version 3.
+    wrote: async (api, tenantId, caseId) =>
+      (await api.documents.read(tenantId, FIXTURE_COLLECTION, restoredDoc(caseId)))?.version === 3,
   },
   mcpBots: {
     arrange: (api, tenantId) => api.addDocument(tenantId, 'bots', FIXTURE_BOT, { name: 'Helper', owner: tenantId }),

@@ -35,9 +35,10 @@ import {
 import { DYNAMO_INDEX_TABLES } from '#shared/store/function-stores';
 import { idempotencyTtlMs } from '#shared/store/idempotency-ttl';
 import type { TableId } from '#shared/store/table-specs';
+import { documentVersionRetention } from '#shared/store/table-stores';
 import { maxEndpointsPerTenant } from '#shared/webhooks/webhook-settings';
 import { reservedConcurrency } from '../concurrency-reservations.ts';
-import type { StageConfig } from '../config.ts';
+import { documentVersionsEnvironment, type StageConfig } from '../config.ts';
 import { accessLogOptions } from './access-logs.ts';
 import { addOpenApiDocument } from './api-docs.ts';
 import { ApiFunction } from './api-function.ts';
@@ -192,6 +193,11 @@ export class Api extends Construct {
           fn.addEnvironment(FUNCTION_ENV.opensearchIndexPrefix, search.indexPrefix);
           search.grantSearch(fn);
         }
+      }
+      if (route.tables.documentVersions) {
+        const retention = documentVersionsEnvironment(config);
+        documentVersionRetention(retention); // a bad stage setting fails the synthesis
+        for (const [name, value] of Object.entries(retention)) fn.addEnvironment(name, value);
       }
       if (route.idempotencyKey) {
         const hours = String(config.idempotencyTtlHours);

@@ -12,7 +12,7 @@ import { OpenApiContract } from '#shared/openapi/check-response';
 import type { OpenApiDocument } from '#shared/openapi/openapi-types';
 import { type RouteId, routeById } from '#shared/routes';
 import { CliError } from '../cli-error.ts';
-import { SMOKE_COLLECTION, type SmokeCheck, type SmokeRequest } from './smoke-checks.ts';
+import { type EarlierAnswers, SMOKE_COLLECTION, type SmokeCheck, type SmokeRequest } from './smoke-checks.ts';
 
 export interface SmokeTarget {
   /** Without a trailing slash: paths are appended to it. */
@@ -110,12 +110,12 @@ function describeStatus(answer: Answer, check: SmokeCheck, target: SmokeTarget):
 }
 
 /** The reason a check failed, or null when it passed. */
-function judge(check: SmokeCheck, answer: Answer, target: SmokeTarget): string | null {
+function judge(check: SmokeCheck, request: SmokeRequest, answer: Answer, target: SmokeTarget): string | null {
   if (!check.expectStatus.includes(answer.status))
     return `expected ${check.expectStatus.join(' or ')}, got ${describeStatus(answer, check, target)}`;
   const problems = contract.check({
-    method: check.request.method,
-    url: check.request.path,
+    method: request.method,
+    url: request.path,
     status: answer.status,
     headers: answer.headers,
     bodyText: answer.bodyText,
@@ -125,13 +125,48 @@ function judge(check: SmokeCheck, answer: Answer, target: SmokeTarget): string |
   return check.inspect?.(parseJson(answer.bodyText)) ?? null;
 }
 
-export async function runCheck(check: SmokeCheck, target: SmokeTarget): Promise<CheckResult> {
-  const { method, path } = check.request;
+/**
+ * The request a check sends, made from the answers before it when it follows one; a string when it
+ * cannot be made.
+ *
+ * @example const request = requestOf(check, earlier); if (typeof request !== 'string') show(request.path);
+ */
+export function requestOf(check: SmokeCheck, earlier: EarlierAnswers): SmokeRequest | string {
+  return typeof check.request === 'function' ? check.request(earlier) : check.request;
+}
+
+/**
+ * Runs one check; `earlier` holds the bodies of the checks before it, and gets this one's.
+ *
+ * @example const earlier = new Map(); for (const check of checks) results.push(await runCheck(check, target, earlier));
+ */
+export async function runCheck(
+  check: SmokeCheck,
+  target: SmokeTarget,
+  earlier: Map<string, unknown> = new Map(),
+): Promise<CheckResult> {
+  const request = requestOf(check, earlier);
   const started = performance.now();
+  if (typeof request === 'string') {
+    const method = check.route ? routeById(check.route).method : 'GET';
+    const path = check.route ? routeById(check.route).path : '';
+    return {
+      name: check.name,
+      route: check.route ?? null,
+      method,
+      path,
+      status: null,
+      ms: 0,
+      result: 'fail',
+      reason: request,
+      detail: null,
+    };
+  }
+  const { method, path } = request;
   const row = { name: check.name, route: check.route ?? null, method, path };
   let answer: Answer;
   try {
-    answer = await send(target, check.request);
+    answer = await send(target, request);
   } catch (error) {
     return {
       ...row,
@@ -142,7 +177,9 @@ export async function runCheck(check: SmokeCheck, target: SmokeTarget): Promise<
       detail: null,
     };
   }
-  return answeredRow(row, answer, judge(check, answer, target));
+  const body = parseJson(answer.bodyText);
+  if (body !== undefined) earlier.set(check.name, body);
+  return answeredRow(row, answer, judge(check, request, answer, target));
 }
 
 /** A check's row once an answer came: passed when no reason stands against it. */
@@ -224,7 +261,11 @@ export function diagnoseKey(
   target: SmokeTarget,
   howToGetAKey: string,
 ): string | undefined {
-  const keyed = results.filter((_, i) => checks[i]!.request.withKey);
+  // A check made from an earlier answer is keyed; one that could not be made has no status to judge by.
+  const keyed = results.filter((result, i) => {
+    const request = checks[i]!.request;
+    return result.status !== null && (typeof request === 'function' || request.withKey);
+  });
   if (keyed.length === 0) return undefined;
   if (keyed.every((result) => result.status === 401)) {
     return `${target.baseUrl} refused the key on every check (401 Unauthenticated): it is mistyped, unknown to this API, revoked or expired. ${howToGetAKey}`;

@@ -13,7 +13,14 @@ import { CliError } from '../cli-error.ts';
 import { connectStores } from '../connect-stores.ts';
 import { progressLine, type SmokeReport, smokeReport } from './print-smoke-report.ts';
 import { runRecordingJourney, SMOKE_RECORDINGS } from './run-recording-journey.ts';
-import { type CheckResult, checkOpenApiDocument, diagnoseKey, runCheck, type SmokeTarget } from './run-smoke-checks.ts';
+import {
+  type CheckResult,
+  checkOpenApiDocument,
+  diagnoseKey,
+  requestOf,
+  runCheck,
+  type SmokeTarget,
+} from './run-smoke-checks.ts';
 import { type SmokeCheck, type SmokePlan, smokeChecks, smokeScopes } from './smoke-checks.ts';
 import { seedSmokeTenant, TEMPORARY_KEY_MINUTES } from './smoke-tenant.ts';
 import { withTemporaryKey } from './with-temporary-key.ts';
@@ -61,10 +68,13 @@ async function runChecks(
 ): Promise<{ results: CheckResult[]; diagnosis?: string | undefined }> {
   const progress = progressLine(cli.stderr);
   const results: CheckResult[] = [];
+  const earlier = new Map<string, unknown>();
   try {
     for (const [i, check] of checks.entries()) {
-      progress.show(`[${i + 2}/${checks.length + 1}] ${check.name}: ${check.request.method} ${check.request.path}`);
-      results.push(await runCheck(check, target));
+      const request = requestOf(check, earlier);
+      const what = typeof request === 'string' ? '' : `: ${request.method} ${request.path}`;
+      progress.show(`[${i + 2}/${checks.length + 1}] ${check.name}${what}`);
+      results.push(await runCheck(check, target, earlier));
     }
   } finally {
     progress.clear();

@@ -48,11 +48,18 @@ export interface SmokeRequest {
   headers?: Record<string, string>;
 }
 
+/** The bodies of the checks run before, by check name (a check that got no JSON answer is absent). */
+export type EarlierAnswers = ReadonlyMap<string, unknown>;
+
 export interface SmokeCheck {
   name: string;
   /** The operation the check proves; absent for the gateway's own answers. */
   route?: RouteId;
-  request: SmokeRequest;
+  /**
+   * The request; or how to make it from the answers before it (a version's number the list gave),
+   * a string saying why it cannot be made when they lack what it needs.
+   */
+  request: SmokeRequest | ((earlier: EarlierAnswers) => SmokeRequest | string);
   expectStatus: readonly number[];
   /**
    * What is wrong with the body beyond its schema; undefined when it is right. Runs only on a body
@@ -64,6 +71,15 @@ export interface SmokeCheck {
 /** The scopes a key needs for every check: each route's scope, with the smoke collection filled in. */
 export function smokeScopes(): string[] {
   return [...new Set(routes.map((route) => resolveScope(route.scope, { collection: SMOKE_COLLECTION })))];
+}
+
+/** The check whose answer names the versions the checks after it read and restore. */
+const LIST_VERSIONS = 'list document versions';
+
+/** An entry of the versions list, as far as the checks read it. */
+interface VersionEntry {
+  version: number;
+  change: string;
 }
 
 /** A job id no smoke run ever seeds: the 404 probe, and the job path when nothing was seeded. */
@@ -97,6 +113,17 @@ function routeChecks({ tenant, seed, runId }: SmokePlan): Record<RouteId, SmokeC
   const patch = { kept: { b: null, c: 3 } };
   const merged = { smoke: true, run: runId, kept: { a: 1, c: 3 } };
   const documentPath = at('replaceCurrentDocument', { collection: SMOKE_COLLECTION, docId: SMOKE_DOCUMENT });
+  /** The version before the newest the versions list gave (this run's replace), as `method` addresses it. */
+  const versionRequest = (earlier: EarlierAnswers, method: HttpMethod, suffix: string): SmokeRequest | string => {
+    const replaced = (earlier.get(LIST_VERSIONS) as VersionEntry[] | undefined)?.[1];
+    if (replaced === undefined) return `not run: '${LIST_VERSIONS}' gave no version to address`;
+    const path = at('getDocumentVersion', {
+      collection: SMOKE_COLLECTION,
+      docId: SMOKE_DOCUMENT,
+      version: String(replaced.version),
+    });
+    return { method, path: `${path}${suffix}`, withKey: true };
+  };
   const toolsListId = `smoke-${runId}-tools-list`;
   const listBotsId = `smoke-${runId}-list-bots`;
 
@@ -215,6 +242,42 @@ function routeChecks({ tenant, seed, runId }: SmokePlan): Record<RouteId, SmokeC
           if (!entry) return `${SMOKE_DOCUMENT} is not listed`;
           return expectEqual(`the listed ${SMOKE_DOCUMENT}`, merged)(entry.data);
         },
+      },
+    ],
+    listDocumentVersions: [
+      {
+        name: LIST_VERSIONS,
+        route: 'listDocumentVersions',
+        request: {
+          method: 'GET',
+          path: at('listDocumentVersions', { collection: SMOKE_COLLECTION, docId: SMOKE_DOCUMENT }, '?limit=2'),
+          withKey: true,
+        },
+        expectStatus: [200],
+        // This run's replace and merge, the newest two: numbered one after the other.
+        inspect: (body) => {
+          const [newest, before] = body as VersionEntry[];
+          if (newest?.change !== 'merged' || before === undefined) return "the newest version is not this run's merge";
+          return newest.version === before.version + 1 ? undefined : 'the newest two versions are not consecutive';
+        },
+      },
+    ],
+    getDocumentVersion: [
+      {
+        name: 'get the version the replace made',
+        route: 'getDocumentVersion',
+        request: (earlier) => versionRequest(earlier, 'GET', ''),
+        expectStatus: [200],
+        inspect: expectEqual('the version', document),
+      },
+    ],
+    restoreDocumentVersion: [
+      {
+        name: 'restore the version the replace made',
+        route: 'restoreDocumentVersion',
+        request: (earlier) => versionRequest(earlier, 'POST', '/restore'),
+        expectStatus: [200],
+        inspect: expectEqual('the restored document', document),
       },
     ],
     listAssistantConversations: [

@@ -55,3 +55,31 @@ export function versionStanding(n: number, current: number | undefined, retentio
   if (n === current) return 'current';
   return n > current - retention.keep ? 'kept' : 'gone';
 }
+
+/**
+ * Why a version the retention removed is gone, as a 410 says it.
+ *
+ * @example goneReason(3, { keep: 100, maxAgeMs: daysToMs(365) }) // 'Version 3 is no longer kept: this stage keeps ...'
+ */
+export function goneReason(n: number, retention: VersionRetention): string {
+  const days = Math.round(retention.maxAgeMs / DAY_MS);
+  return (
+    `Version ${n} is no longer kept: this stage keeps the last ${retention.keep} versions of a document, ` +
+    `each for ${days} days after it was made. List the versions kept with GET .../versions.`
+  );
+}
+
+/**
+ * Why a version number names nothing, as a 404 says it: no document, or a number past its newest.
+ *
+ * @example missingReason({ collection: 'bots', docId: 'b-1' }, 9, 4) // "Document 'b-1' has no version 9 yet: its newest is 4."
+ */
+export function missingReason(
+  document: { collection: string; docId: string },
+  n: number,
+  newest: number | undefined,
+): string {
+  return newest === undefined
+    ? `No document '${document.docId}' exists in collection '${document.collection}'.`
+    : `Document '${document.docId}' has no version ${n} yet: its newest is ${newest}.`;
+}

@@ -27,7 +27,7 @@ export interface IdempotencyRecord {
 }
 
 /** The response headers a record keeps (the rest are per-request: X-Request-Id, Date...). */
-export const RECORDED_HEADERS = ['Location', 'ETag', 'Link'] as const;
+export const RECORDED_HEADERS = ['Location', 'Content-Location', 'ETag', 'Link'] as const;
 
 export function recordedHeaders(headers: Record<string, string> | undefined): Record<string, string> {
   const kept: Record<string, string> = {};

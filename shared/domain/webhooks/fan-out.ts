@@ -42,7 +42,7 @@ export function takesEvent(
 /**
  * The subject of an event.
  *
- * @example eventSubject(documentChanged('acme', 'bots', 'bot-1', 'k3Jv0cQ9', 'merged', at)) // { type: 'provisioning.document.changed', collection: 'bots' }
+ * @example eventSubject(documentChanged('acme', { collection: 'bots', documentId: 'bot-1', etag: 'k3Jv0cQ9', version: 2, change: 'merged' }, at)) // { type: 'provisioning.document.changed', collection: 'bots' }
  */
 export function eventSubject(event: WebhookEvent): EventSubject {
   return event.type === 'provisioning.document.changed'

@@ -5,6 +5,7 @@
  * is made once per event and endpoint, with its message id, and every attempt and every recover
  * sends those same bytes under that same id.
  */
+import type { VersionChange } from '#shared/domain/documents/document-versions';
 import { formatEntityTag } from '#shared/domain/documents/entity-tags';
 import type { InternalNote } from '#shared/domain/notes/build-note';
 import type { VocJob } from '#shared/domain/voc/job-status';
@@ -17,8 +18,8 @@ export const WEBHOOK_EVENT_TYPES = [
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
-/** How a document changed: made by a POST, replaced by a POST over it, or merged by a PUT. */
-export type DocumentChange = 'created' | 'replaced' | 'merged';
+/** How a document changed: made by a POST, replaced by a POST over it, merged by a PUT, or an earlier version restored. */
+export type DocumentChange = VersionChange;
 
 export interface NoteCreatedData {
   tenantId: string;
@@ -37,6 +38,8 @@ export interface DocumentChangedData {
   documentId: string;
   /** The new version's ETag, quoted as the API's `ETag` header gives it. */
   etag: string;
+  /** The new version's number (`versions/{version}`). */
+  version: number;
   change: DocumentChange;
 }
 
@@ -76,23 +79,26 @@ export function vocJobEnded(tenantId: string, stored: VocJob, at: Date): Webhook
   return { type, timestamp: at.toISOString(), data: { tenantId, job } };
 }
 
+/** A document's new version, as the event names it (the ETag unquoted, as the store keeps it). */
+export interface DocumentVersionWritten {
+  collection: string;
+  documentId: string;
+  etag: string;
+  version: number;
+  change: DocumentChange;
+}
+
 /**
  * A document's new version.
  *
- * @example documentChanged('acme', 'bots', 'bot-1', 'k3Jv0cQ9', 'merged', new Date())
+ * @example documentChanged('acme', { collection: 'bots', documentId: 'bot-1', etag: 'k3Jv0cQ9', version: 2, change: 'merged' }, new Date())
  */
-export function documentChanged(
-  tenantId: string,
-  collection: string,
-  documentId: string,
-  etag: string,
-  change: DocumentChange,
-  at: Date,
-): WebhookEvent {
+export function documentChanged(tenantId: string, written: DocumentVersionWritten, at: Date): WebhookEvent {
+  const { collection, documentId, etag, version, change } = written;
   return {
     type: 'provisioning.document.changed',
     timestamp: at.toISOString(),
-    data: { tenantId, collection, documentId, etag: formatEntityTag(etag), change },
+    data: { tenantId, collection, documentId, etag: formatEntityTag(etag), version, change },
   };
 }
 

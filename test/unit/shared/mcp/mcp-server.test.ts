@@ -31,6 +31,7 @@ function storeFor(byTenant: Record<string, Array<{ id: string; json: string }>>,
     },
     replace: async () => ({ kind: 'written', created: true, etag: 'unused', version: 1 }),
     update: async () => ({ kind: 'absent' }),
+    restore: async () => ({ kind: 'not-found', read: { kind: 'not-yet' } }),
     readVersion: async () => ({ kind: 'not-yet' }),
     listVersions: async () => undefined,
   };

@@ -121,8 +121,9 @@ describe('webhookEventOf', () => {
     [1, 'replaced', 'created'],
     [2, 'replaced', 'replaced'],
     [3, 'merged', 'merged'],
+    [4, 'restored', 'restored'],
   ])(
-    'a document at version %d written as %s is provisioning.document.changed, %s, with its ETag',
+    'a document at version %d written as %s is provisioning.document.changed, %s, with its ETag and number',
     (version, change, said) => {
       const record = {
         eventName: version === 1 ? 'INSERT' : 'MODIFY',
@@ -133,7 +134,14 @@ describe('webhookEventOf', () => {
         event: {
           type: 'provisioning.document.changed',
           timestamp: '2026-11-27T08:00:00.000Z',
-          data: { tenantId: 'acme', collection: 'bots', documentId: 'bot-1', etag: '"k3Jv0cQ9"', change: said },
+          data: {
+            tenantId: 'acme',
+            collection: 'bots',
+            documentId: 'bot-1',
+            etag: '"k3Jv0cQ9"',
+            version,
+            change: said,
+          },
         },
       });
     },

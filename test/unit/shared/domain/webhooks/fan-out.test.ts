@@ -37,8 +37,22 @@ describe('messagesFor', () => {
     const base = ids(noteCreated('acme', 'conv-1', note));
     expect(ids(noteCreated('acme', 'conv-1', buildNote('01JDXQ7Z8R2V3K4M5N6P7Q8R9T', at)))).not.toEqual(base);
     expect(ids(noteCreated('globex', 'conv-1', note))).not.toEqual(base);
-    const v1 = ids(documentChanged('acme', 'bots', 'b-1', 'tag1', 'created', at));
-    expect(ids(documentChanged('acme', 'bots', 'b-1', 'tag2', 'merged', at))).not.toEqual(v1);
+    const v1 = ids(
+      documentChanged(
+        'acme',
+        { collection: 'bots', documentId: 'b-1', etag: 'tag1', version: 2, change: 'created' },
+        at,
+      ),
+    );
+    expect(
+      ids(
+        documentChanged(
+          'acme',
+          { collection: 'bots', documentId: 'b-1', etag: 'tag2', version: 2, change: 'merged' },
+          at,
+        ),
+      ),
+    ).not.toEqual(v1);
     expect(v1).toHaveLength(2);
     const job = {
       id: 'j-1',
@@ -63,9 +77,14 @@ describe('a document event and the collections of an endpoint', () => {
     { id: 'ep_notes', events: ['note.created'], collections: ['bots'], status: 'enabled' },
   ];
   const receivers = (collection: string) =>
-    messagesFor(documentChanged('acme', collection, 'd-1', 'tag1', 'created', at), scoped).map(
-      (message) => message.endpointId,
-    );
+    messagesFor(
+      documentChanged(
+        'acme',
+        { collection: collection, documentId: 'd-1', etag: 'tag1', version: 2, change: 'created' },
+        at,
+      ),
+      scoped,
+    ).map((message) => message.endpointId);
 
   it('goes only to endpoints of its collection, and to those of every collection (no collections: a key that reads all, or one kept before)', () => {
     expect(receivers('bots')).toEqual(['ep_bots', 'ep_every']);
@@ -80,7 +99,13 @@ describe('a document event and the collections of an endpoint', () => {
   });
 
   it("a kept delivery's subject is read from its body; a document's of unknown collection goes to no endpoint of some collections", () => {
-    const body = webhookBody(documentChanged('acme', 'users', 'd-1', 'tag1', 'merged', at));
+    const body = webhookBody(
+      documentChanged(
+        'acme',
+        { collection: 'users', documentId: 'd-1', etag: 'tag1', version: 2, change: 'merged' },
+        at,
+      ),
+    );
     const subject = deliverySubject({ type: 'provisioning.document.changed', body });
     expect(subject).toEqual({ type: 'provisioning.document.changed', collection: 'users' });
     expect(takesEvent(scoped[0]!, subject)).toBe(false);

@@ -45,10 +45,23 @@ describe('webhook events', () => {
   });
 
   it('provisioning.document.changed names the collection, the id, the new ETag as the header gives it, and how', () => {
-    expect(documentChanged('acme', 'bots', 'bot-1', 'k3Jv0cQ9', 'merged', at)).toEqual({
+    expect(
+      documentChanged(
+        'acme',
+        { collection: 'bots', documentId: 'bot-1', etag: 'k3Jv0cQ9', version: 2, change: 'merged' },
+        at,
+      ),
+    ).toEqual({
       type: 'provisioning.document.changed',
       timestamp: '2026-11-27T03:00:00.000Z',
-      data: { tenantId: 'acme', collection: 'bots', documentId: 'bot-1', etag: '"k3Jv0cQ9"', change: 'merged' },
+      data: {
+        tenantId: 'acme',
+        collection: 'bots',
+        documentId: 'bot-1',
+        etag: '"k3Jv0cQ9"',
+        version: 2,
+        change: 'merged',
+      },
     });
   });
 });
