@@ -11,6 +11,7 @@ import type { AuthorizerScaleFigures } from './measure-authorizer-scale.ts';
 import type { BodyCheckFigures } from './measure-body-check.ts';
 import type { BundlesReport } from './measure-bundles.ts';
 import type { ColdStartEntry, ColdStartReport } from './measure-cold-start.ts';
+import type { DocumentWritesFigures, WriteRow, WriteSide } from './measure-document-writes.ts';
 import type { ImportFigures } from './measure-import.ts';
 import type { OpenSearchFigures } from './measure-opensearch.ts';
 import type { PaginationFigures, ReportingTotalsFigures } from './measure-pagination.ts';
@@ -43,6 +44,8 @@ export interface BenchReport {
   import: ImportFigures | null;
   /** Notes to a receiver failing a fifth of attempts: none lost, each verified, commit to receipt. */
   webhooks: WebhooksFigures | null;
+  /** Provisioning writes with the document's history against the same writes before it, and the versions list at 1 000 versions. */
+  documentWrites: DocumentWritesFigures | null;
   /** The lists on the local OpenSearch engine at a million rows and a thousand tenants, and the indexer's pace. */
   opensearch: OpenSearchFigures | null;
 }
@@ -157,6 +160,7 @@ function nodeHeader(report: BenchReport): string {
     report.authorizerScale && 'authorizer scale',
     report.import && 'import',
     report.webhooks && 'webhooks',
+    report.documentWrites && 'document writes',
     report.opensearch && 'opensearch',
   ].filter(Boolean);
   const parts = [
@@ -358,6 +362,68 @@ function fairnessTable({ noisy, calm, goals }: WebhookFairnessFigures): string {
   ].join('\n');
 }
 
+/** A write's name, and which of its sides hold a transaction's units computed from DynamoDB's rules. */
+function writeLabel(row: WriteRow): string {
+  const computed = [row.with.computedUnits && 'with', row.before?.computedUnits && 'before'].filter(Boolean);
+  return computed.length > 0 ? `${row.write} (tx WRU computed: ${computed.join(', ')})` : row.write;
+}
+
+function documentWritesSection({ rows, list, ...report }: DocumentWritesFigures): string {
+  const side = (figures: WriteSide | null) =>
+    figures
+      ? [
+          figures.p50Ms.toFixed(1),
+          figures.p99Ms.toFixed(1),
+          figures.writeUnits.toFixed(1),
+          figures.readUnits.toFixed(1),
+        ]
+      : ['-', '-', '-', '-'];
+  const local = rows
+    .map(
+      (row) =>
+        `${row.write} ${[row.with, row.before].map((figures) => figures?.localWriteUnits.toFixed(1) ?? '-').join(' / ')}`,
+    )
+    .join(', ');
+  const page = (name: string, figures: DocumentWritesFigures['list']['firstPage']) => [
+    name,
+    figures.p50Ms.toFixed(1),
+    figures.p99Ms.toFixed(1),
+    String(figures.versions),
+    figures.readUnits.toFixed(1),
+  ];
+  return [
+    `Document writes: a ${report.documentBytes}-byte document, ${report.writes} sequential writes of each, with history (the store as shipped, ${report.keep} versions kept and the history full: every write prunes one) against before (the previous release's commands, d89565d^), paired; capacity units per write (WRU write, RRU read) from DynamoDB Local's ConsumedCapacity on ${report.counted} more writes of each`,
+    formatTable(
+      [
+        'write',
+        '>with p50 ms',
+        '>p99 ms',
+        '>WRU',
+        '>RRU',
+        '>before p50 ms',
+        '>p99 ms',
+        '>WRU',
+        '>RRU',
+        '>p50 with/before',
+        '>WRU with/before',
+      ],
+      rows.map((row) => [
+        writeLabel(row),
+        ...side(row.with),
+        ...side(row.before),
+        row.ratio ? x(row.ratio.p50) : '-',
+        row.ratio ? x(row.ratio.writeUnits) : '-',
+      ]),
+    ),
+    `tx WRU computed: a TransactWriteItems' units from DynamoDB's documented rules (2 WRU per KB of each item, sized as the larger of its images before and after, and 1 per KB of each index entry it writes), since DynamoDB Local counts once the items of one table that cost the same; its own WRU, with / before: ${local}`,
+    `Versions list: one document of ${list.versions} versions (written through the store in ${list.writeSeconds} s), the store's listVersions (as the pagination section measures its list, through the adapter), limit ${list.limit}, p50 / p99 of ${list.samples} requests each, alternating; RRU per page from DynamoDB Local's ConsumedCapacity`,
+    formatTable(
+      ['page', '>p50 ms', '>p99 ms', '>versions', '>RRU'],
+      [page('first page', list.firstPage), page(`before=${list.deepPage.before}`, list.deepPage)],
+    ),
+  ].join('\n');
+}
+
 function opensearchSection(
   report: OpenSearchFigures,
   dynamo: BenchReport['pagination'],
@@ -458,6 +524,7 @@ export function formatReport(report: BenchReport): string {
     report.authorizerScale && authorizerScaleSection(report.authorizerScale),
     report.import && importSection(report.import),
     report.webhooks && webhooksSection(report.webhooks),
+    report.documentWrites && documentWritesSection(report.documentWrites),
     report.opensearch && opensearchSection(report.opensearch, report.pagination, report.reportingTotals),
   ].filter((section): section is string => Boolean(section));
   const all = goals(report);

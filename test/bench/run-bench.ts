@@ -5,9 +5,9 @@
  * followed with --json by the report as one JSON object on the last line.
  *
  * The figures that depend on the Node version (cold-start imports, warm overhead) are measured in
- * processes of Lambda's Node (infra/local/lambda-node.ts); the bench itself, the pagination and
- * authorizerScale sections and the throughput servers (the local gateway, as `npm start` runs it)
- * stay on this machine's.
+ * processes of Lambda's Node (infra/local/lambda-node.ts); the bench itself, the pagination,
+ * authorizerScale and documentWrites sections and the throughput servers (the local gateway, as
+ * `npm start` runs it) stay on this machine's.
  */
 
 import type { ChildProcess } from 'node:child_process';
@@ -42,6 +42,7 @@ import { measureAuthorizerScale } from './measure-authorizer-scale.ts';
 import { measureBodyCheck } from './measure-body-check.ts';
 import { type BuiltBundle, buildBundles, bundlesReport } from './measure-bundles.ts';
 import { measureColdStart } from './measure-cold-start.ts';
+import { measureDocumentWrites } from './measure-document-writes.ts';
 import { measureImport } from './measure-import.ts';
 import { measureOpenSearch } from './measure-opensearch.ts';
 import { measurePagination } from './measure-pagination.ts';
@@ -61,6 +62,7 @@ const SECTIONS = [
   'authorizerScale',
   'import',
   'webhooks',
+  'documentWrites',
   'opensearch',
 ] as const;
 type Section = (typeof SECTIONS)[number];
@@ -87,6 +89,7 @@ const SIZES = {
     import: { rows: 100_000, rssRows: 500_000 },
     webhooks: { notes: 1000, concurrency: 2 },
     webhookFairness: { endpoints: 10, noisyNotes: 200, calmNotes: 50 },
+    documentWrites: { writes: 200, versions: 1000, listSamples: 100 },
     opensearch: {
       sizes: [10_000, 100_000, 1_000_000],
       tenants: { count: 1000, rows: 50 },
@@ -113,6 +116,7 @@ const SIZES = {
     import: { rows: 5_000, rssRows: 50_000 },
     webhooks: { notes: 200, concurrency: 2 },
     webhookFairness: { endpoints: 5, noisyNotes: 40, calmNotes: 15 },
+    documentWrites: { writes: 40, versions: 300, listSamples: 20 },
     opensearch: {
       sizes: [1_000, 10_000],
       tenants: { count: 100, rows: 20 },
@@ -137,7 +141,7 @@ function parseOptions(argv: string[]) {
   });
   if (values.help) {
     process.stdout.write(
-      'npm run bench [-- --json] [--quick] [--runs <cold-start runs>] [--only coldStart,bundles,bodyCheck,warmOverhead,throughput,pagination,authorizerScale,import,webhooks,opensearch]\n',
+      'npm run bench [-- --json] [--quick] [--runs <cold-start runs>] [--only coldStart,bundles,bodyCheck,warmOverhead,throughput,pagination,authorizerScale,import,webhooks,documentWrites,opensearch]\n',
     );
     process.exit(0);
   }
@@ -238,6 +242,7 @@ async function main(): Promise<number> {
     authorizerScale: null,
     import: null,
     webhooks: null,
+    documentWrites: null,
     opensearch: null,
   };
   progress(
@@ -375,6 +380,19 @@ async function main(): Promise<number> {
       } finally {
         gateway.stop();
         ownClient.destroy();
+        resources.stores.delete(own);
+        await own.stop();
+      }
+    }
+    // Before the throughput runs too, on a store of its own: a write's latency should measure the
+    // write, not tables the other sections grew.
+    if (sections.has('documentWrites')) {
+      progress('document writes: starting a DynamoDB Local of its own');
+      const own = await startDynamoDbLocal({});
+      resources.stores.add(own);
+      try {
+        report.documentWrites = await measureDocumentWrites(own, sizes.documentWrites, progress);
+      } finally {
         resources.stores.delete(own);
         await own.stop();
       }

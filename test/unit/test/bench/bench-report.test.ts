@@ -80,6 +80,7 @@ const report: BenchReport = {
   authorizerScale: null,
   import: null,
   webhooks: null,
+  documentWrites: null,
   opensearch: null,
 };
 
@@ -111,6 +112,7 @@ describe('bench output', () => {
       'authorizerScale',
       'import',
       'webhooks',
+      'documentWrites',
       'opensearch',
     ]);
   });
