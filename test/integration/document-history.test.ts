@@ -1,11 +1,14 @@
 /**
  * A provisioning document's history over HTTP, through the local gateway (in both runtimes): the
- * version every answer names (`Content-Location`), one version read and cached, the versions listed
- * newest first page by page, a version restored as the other writes are made (preconditions, safe
+ * version every answer names (`Content-Location`, 30 merges at once naming 30 numbers without gaps),
+ * one version read and cached, the versions listed newest first page by page, a document written
+ * before versions were kept, a version restored as the other writes are made (preconditions, safe
  * retries), and what a number past the newest (404) or pruned by the retention (410) answers. This
  * file's stage keeps three versions per document.
  */
+import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { documentClient } from '#shared/store/dynamo-client';
 import { startTestApi, type TestApi, uniqueTenant } from '#test/support/test-api';
 
 process.env.CXM_DOCUMENT_VERSIONS_KEEP = '3';
@@ -15,6 +18,7 @@ const tenant = uniqueTenant('history');
 let key: string;
 let keyId: string;
 let readOnly: string;
+const client = documentClient();
 
 beforeAll(async () => {
   api = await startTestApi();
@@ -60,6 +64,16 @@ describe('every answer names its version', () => {
     const current = await api.call('GET', `${versions('named')}/current`, key);
     expect(locatedVersion(current, 'named')).toBe(4);
     expect(current.headers.get('etag')).toBe(mergedAgain.headers.get('etag'));
+  });
+
+  it('30 merges at once make 30 versions: each answer names its own, numbered without gaps or repeats', async () => {
+    await write('POST', 'raced', { n: 0 });
+    const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => write('PUT', 'raced', { [`m${i}`]: i })));
+    expect(answers.map((answer) => answer.status)).toEqual(Array(30).fill(200));
+    const numbers = answers.map((answer) => locatedVersion(answer, 'raced')).sort((a, b) => a - b);
+    expect(numbers).toEqual(Array.from({ length: 30 }, (_, i) => i + 2));
+    const current = await api.call('GET', `${versions('raced')}/current`, key);
+    expect(Object.keys(current.json as object)).toHaveLength(31);
   });
 
   it('a keyed replay answers the Content-Location of the first answer and makes no version', async () => {
@@ -119,6 +133,33 @@ describe('one version', () => {
     expect((await restore('pruned', 2)).json).toEqual({ n: 2 });
     expect((await read('pruned', 2)).status).toBe(410);
     expect(((await list('pruned')).json as Entry[]).map((entry) => entry.version)).toEqual([5, 4, 3]);
+  });
+});
+
+describe('a document written before versions were kept', () => {
+  it('names its present state as its version, lists it, and keeps it as it is written again', async () => {
+    await write('POST', 'legacy', { era: 'old' });
+    await write('PUT', 'legacy', { era: 'older still' });
+    // As the release before versions left it: unmarked, and no history of its own.
+    const pk = `${tenant}#bots#legacy`;
+    await client.send(
+      new UpdateCommand({
+        TableName: api.tables.documents,
+        Key: { pk: `${tenant}#bots`, sk: 'legacy' },
+        UpdateExpression: 'REMOVE versioned',
+      }),
+    );
+    for (const sk of [1, 2])
+      await client.send(new DeleteCommand({ TableName: api.tables.documentVersions, Key: { pk, sk } }));
+    const present = await api.call('GET', `${versions('legacy')}/current`, key);
+    expect(locatedVersion(present, 'legacy')).toBe(2);
+    expect(((await list('legacy')).json as Entry[]).map(({ version, change }) => [version, change])).toEqual([
+      [2, 'merged'],
+    ]);
+    await write('PUT', 'legacy', { era: 'versioned' });
+    expect(((await list('legacy')).json as Entry[]).map((entry) => entry.version)).toEqual([3, 2]);
+    expect((await read('legacy', 2)).json).toEqual({ era: 'older still' });
+    expect((await read('legacy', 1)).status).toBe(410);
   });
 });
 
