@@ -1,6 +1,6 @@
 /**
  * A provisioning document's history over HTTP, through the local gateway (in both runtimes): the
- * version every answer names (`Content-Location`, 30 merges at once naming 30 numbers without gaps),
+ * version every answer names (`Content-Location`, merges at once naming numbers without gaps),
  * one version read and cached, the versions listed newest first page by page, a document written
  * before versions were kept, a version restored as the other writes are made (preconditions, safe
  * retries), and what a number past the newest (404) or pruned by the retention (410) answers. This
@@ -66,14 +66,15 @@ describe('every answer names its version', () => {
     expect(current.headers.get('etag')).toBe(mergedAgain.headers.get('etag'));
   });
 
-  it('30 merges at once make 30 versions: each answer names its own, numbered without gaps or repeats', async () => {
+  // Thirty at once, within the deadline, are the contended group's (integration/concurrency).
+  it('merges at once each name their own version, numbered without gaps or repeats', async () => {
     await write('POST', 'raced', { n: 0 });
-    const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => write('PUT', 'raced', { [`m${i}`]: i })));
-    expect(answers.map((answer) => answer.status)).toEqual(Array(30).fill(200));
+    const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => write('PUT', 'raced', { [`m${i}`]: i })));
+    expect(answers.map((answer) => answer.status)).toEqual(Array(8).fill(200));
     const numbers = answers.map((answer) => locatedVersion(answer, 'raced')).sort((a, b) => a - b);
-    expect(numbers).toEqual(Array.from({ length: 30 }, (_, i) => i + 2));
+    expect(numbers).toEqual(Array.from({ length: 8 }, (_, i) => i + 2));
     const current = await api.call('GET', `${versions('raced')}/current`, key);
-    expect(Object.keys(current.json as object)).toHaveLength(31);
+    expect(Object.keys(current.json as object)).toHaveLength(9);
   });
 
   it('a keyed replay answers the Content-Location of the first answer and makes no version', async () => {
