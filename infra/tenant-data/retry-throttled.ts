@@ -6,12 +6,13 @@
  * exponential backoff, before the import gives up.
  */
 import { isThrottlingError } from '@smithy/service-error-classification';
+import { type BackoffPolicy, backoff } from '#shared/store/write-retry';
 
 type SdkLikeError = Parameters<typeof isThrottlingError>[0];
 
 const ATTEMPTS = 8;
-const BASE_MS = 250;
-const MAX_DELAY_MS = 20_000;
+/** A stage at its limits: waits of seconds, up to 20 s, before the import gives up. */
+const THROTTLED_IMPORT: BackoffPolicy = { baseMs: 250, capMs: 20_000 };
 
 export async function retryThrottled<T>(work: () => Promise<T>, onThrottled?: () => void): Promise<T> {
   for (let attempt = 1; ; attempt++) {
@@ -20,9 +21,7 @@ export async function retryThrottled<T>(work: () => Promise<T>, onThrottled?: ()
     } catch (error) {
       if (attempt >= ATTEMPTS || !(error instanceof Error) || !isThrottlingError(error as SdkLikeError)) throw error;
       onThrottled?.();
-      await new Promise((resolve) =>
-        setTimeout(resolve, Math.random() * Math.min(MAX_DELAY_MS, BASE_MS * 2 ** attempt)),
-      );
+      await backoff(attempt, THROTTLED_IMPORT);
     }
   }
 }

@@ -16,11 +16,11 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { IdempotencyRecord } from '#shared/domain/idempotency/recorded-response';
 import type { Conversation } from '#shared/domain/notes/conversation';
 import { explainNoteRejection, type NoteRejection } from '#shared/domain/notes/explain-note-rejection';
-import { busyReason } from './busy-cancellation.ts';
 import { tenantKey } from './composite-key.ts';
 import { type RecordRequest, recordLookupOnce } from './idempotency-ledger.ts';
 import type { StopSignal } from './stop-signal.ts';
 import { StoreUnavailableError } from './store-unavailable-error.ts';
+import { backoff, busyReason, CONTENDED_ITEM } from './write-retry.ts';
 
 const CONVERSATION_SK = 'CONVERSATION';
 /** Every note's sort key starts so; the NoteCreated pipe filters the table's stream on it. */
@@ -91,9 +91,6 @@ function toConversation(item: Record<string, unknown>): Conversation {
     assignee: assignee ? { id: String(assignee.id), active: assignee.active !== false } : null,
   };
 }
-
-const backoff = (attempt: number) =>
-  new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(400, 25 * 2 ** attempt)));
 
 export function createConversationsStore(client: DynamoDBDocumentClient, table: string): ConversationsStore {
   return {
@@ -174,7 +171,7 @@ export function createConversationsStore(client: DynamoDBDocumentClient, table: 
             const found = busy.conflict ? await concurrentRecord() : undefined;
             if (found) return { kind: 'recorded', record: found };
           }
-          await backoff(attempt);
+          await backoff(attempt, CONTENDED_ITEM);
         }
       }
       throw new StoreUnavailableError(`note on ${conversationId} kept conflicting after ${MAX_ATTEMPTS} attempts`);

@@ -30,13 +30,13 @@ import {
 import { newEntityTag, type Preconditions, preconditionsHold } from '#shared/domain/documents/entity-tags';
 import type { JsonObject } from '#shared/domain/documents/json-value';
 import type { IdempotencyRecord } from '#shared/domain/idempotency/recorded-response';
-import { busyReason } from './busy-cancellation.ts';
 import { tenantKey } from './composite-key.ts';
 import { type RecordRequest, recordLookupOnce } from './idempotency-ledger.ts';
 import { allOf, etagOf, preconditionExpression } from './precondition-expression.ts';
 import type { StopSignal } from './stop-signal.ts';
 import { StoreUnavailableError } from './store-unavailable-error.ts';
 import { VERSION_ENTRIES_INDEX } from './table-specs.ts';
+import { backoff, busyReason, HOT_DOCUMENT } from './write-retry.ts';
 
 /** Writes lost to other writes of the same document before a write gives up (30 merges at once win in turn). */
 const MAX_WRITE_ATTEMPTS = 40;
@@ -259,9 +259,6 @@ function refusalOf(error: unknown, ledger?: RecordRequest<unknown>['ledger']): R
 
 const abandoned = (what: string, cause?: unknown) =>
   new StoreUnavailableError(`${what} abandoned at the deadline`, { cause });
-
-const backoff = (attempt: number) =>
-  new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(200, 10 * 2 ** attempt)));
 
 /** Where a write goes and what it writes, besides the document's key. */
 interface WriteContext {
@@ -522,7 +519,7 @@ export function createDocumentsStore(
           const found = refusal.conflict ? await concurrentRecord() : undefined;
           if (found) return { kind: 'recorded', record: found };
         }
-        await backoff(attempt);
+        await backoff(attempt, HOT_DOCUMENT);
       }
     }
     throw new StoreUnavailableError(`write of ${docId} kept conflicting after ${MAX_WRITE_ATTEMPTS} attempts`);

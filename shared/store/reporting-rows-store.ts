@@ -24,9 +24,9 @@ import {
 import { bucketsOf } from '#shared/domain/reporting/count-buckets';
 import { REPORT_KINDS, type ReportKind } from '#shared/domain/reporting/report-cursor';
 import type { ShapedRow } from '#shared/domain/reporting/report-rows';
-import { busyReason } from './busy-cancellation.ts';
 import { countKey, listKey, rowKey, sortKey } from './reporting-keys.ts';
 import { tableSpecs } from './table-specs.ts';
+import { backoff, busyReason, COUNT_BUCKETS } from './write-retry.ts';
 
 export interface ReportingRowsStore {
   /** Writes (or overwrites, by id) rows of one list and moves their counts. */
@@ -89,9 +89,6 @@ interface Change {
 
 /** What a row is expected to be when the transaction runs: absent, or the version at this Datetime. */
 type Expected = { exists: false } | { exists: true; datetimeMs: number };
-
-const backoff = (attempt: number) =>
-  new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(1_000, 20 * 2 ** attempt)));
 
 function currentVersion(item: Record<string, AttributeValue> | undefined): Expected {
   const datetime = item?.datetimeMs?.N;
@@ -174,7 +171,7 @@ export function createReportingRowsStore(client: DynamoDBDocumentClient, tables:
           });
         // A row's version was learned: the next attempt can pass at once, unless other writers
         // keep changing the same rows (then back off too, so one of them gets through). Busy: wait.
-        if (!learned || attempt >= 2) await backoff(attempt);
+        if (!learned || attempt >= 2) await backoff(attempt, COUNT_BUCKETS);
       }
     }
   }

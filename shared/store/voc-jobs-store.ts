@@ -30,6 +30,7 @@ import { tenantKey } from './composite-key.ts';
 import { type RecordRequest, recordLookupOnce } from './idempotency-ledger.ts';
 import type { StopSignal } from './stop-signal.ts';
 import { StoreUnavailableError } from './store-unavailable-error.ts';
+import { backoff, CONTENDED_ITEM } from './write-retry.ts';
 
 export type TransitionOutcome = 'done' | 'not-found' | 'not-started';
 
@@ -145,8 +146,6 @@ function jobItem(pk: string, tenantId: string, job: StoredVocJob): Record<string
 }
 
 const MAX_ATTEMPTS = 5;
-const backoff = (attempt: number) =>
-  new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(400, 25 * 2 ** attempt)));
 
 export function createVocJobsStore(client: DynamoDBDocumentClient, table: string): VocJobsStore {
   const key = (tenantId: string, jobId: string) => tenantKey(tenantId, jobId);
@@ -215,7 +214,7 @@ export function createVocJobsStore(client: DynamoDBDocumentClient, table: string
           }
           const found = await concurrentRecord();
           if (found) return { kind: 'recorded', record: found };
-          await backoff(attempt);
+          await backoff(attempt, CONTENDED_ITEM);
         }
       }
       throw new StoreUnavailableError(`job ${job.id} kept conflicting after ${MAX_ATTEMPTS} attempts`);

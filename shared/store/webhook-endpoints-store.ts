@@ -28,6 +28,7 @@ import type { WebhookEventType } from '#shared/domain/webhooks/webhook-events';
 import { type RecordRequest, recordLookupOnce } from './idempotency-ledger.ts';
 import type { StopSignal } from './stop-signal.ts';
 import { StoreUnavailableError } from './store-unavailable-error.ts';
+import { backoff, CONTENDED_ITEM } from './write-retry.ts';
 
 /** The sort key of a tenant's count of endpoints. */
 const COUNT_SK = '/count';
@@ -178,8 +179,6 @@ function refusedClaim(item: Record<string, unknown> | undefined): RecoverClaim {
 }
 
 const MAX_ATTEMPTS = 5;
-const backoff = (attempt: number) =>
-  new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(400, 25 * 2 ** attempt)));
 
 export function createWebhookEndpointsStore(client: DynamoDBDocumentClient, table: string): WebhookEndpointsStore {
   const read = async (tenantId: string, endpointId: string, signal?: StopSignal) => {
@@ -236,7 +235,7 @@ export function createWebhookEndpointsStore(client: DynamoDBDocumentClient, tabl
           const found = await concurrentRecord();
           if (found) return { kind: 'recorded', record: found };
           if (countReason?.Code === 'ConditionalCheckFailed') return { kind: 'full', limit };
-          await backoff(attempt);
+          await backoff(attempt, CONTENDED_ITEM);
         }
       }
       throw new StoreUnavailableError(`endpoint ${endpoint.id} kept conflicting after ${MAX_ATTEMPTS} attempts`);
@@ -288,7 +287,7 @@ export function createWebhookEndpointsStore(client: DynamoDBDocumentClient, tabl
           return next;
         } catch (error) {
           if (!(error instanceof ConditionalCheckFailedException)) throw error;
-          await backoff(attempt);
+          await backoff(attempt, CONTENDED_ITEM);
         }
       }
       throw new StoreUnavailableError(`endpoint ${endpointId} kept changing after ${MAX_ATTEMPTS} attempts`);
@@ -372,7 +371,7 @@ export function createWebhookEndpointsStore(client: DynamoDBDocumentClient, tabl
           if (held) return { kind: 'recorded', record: held };
           const found = await concurrentRecord();
           if (found) return { kind: 'recorded', record: found };
-          await backoff(attempt);
+          await backoff(attempt, CONTENDED_ITEM);
         }
       }
       throw new StoreUnavailableError(`endpoint ${endpointId} kept rotating after ${MAX_ATTEMPTS} attempts`);
