@@ -34,13 +34,15 @@ export interface Goal {
   /** `max`: the figure must be at most `limit`; `min`: at least. */
   kind: 'max' | 'min';
   limit: number;
+  /** The figure measured. */
+  value: number;
   met: boolean;
 }
 
 export function atMost(value: number, limit: number): Goal {
-  return { kind: 'max', limit, met: value <= limit };
+  return { kind: 'max', limit, value, met: value <= limit };
 }
 
 export function atLeast(value: number, limit: number): Goal {
-  return { kind: 'min', limit, met: value >= limit };
+  return { kind: 'min', limit, value, met: value >= limit };
 }

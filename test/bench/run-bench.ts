@@ -1,6 +1,6 @@
 /**
- * `npm run bench [-- --json] [-- --quick] [-- --runs N] [-- --only section,...]`: the figures of
- * test/README.md, each against a baseline measured in the same run. Starts and stops
+ * `npm run bench [-- --json] [-- --quick] [-- --runs N] [-- --only section,...]`: every figure
+ * against a baseline measured in the same run; a full run writes them to test/performance.md. Starts and stops
  * its own DynamoDB Local (in memory) and servers; progress goes to stderr, the table to stdout,
  * followed with --json by the report as one JSON object on the last line.
  *
@@ -50,6 +50,7 @@ import { type BenchServer, measureThroughput, startBenchServer } from './measure
 import { measureWarmOverheadOn } from './measure-warm-overhead.ts';
 import { measureWebhookFairness } from './measure-webhook-fairness.ts';
 import { BENCH_WEBHOOK_SCHEDULE_MS, measureWebhooks } from './measure-webhooks.ts';
+import { writePerformancePage } from './performance-page.ts';
 import { type BenchReport, formatJson, formatReport } from './print-table.ts';
 
 const SECTIONS = [
@@ -432,6 +433,11 @@ async function main(): Promise<number> {
         sizes.opensearch,
         progress,
       );
+    // The performance page holds the latest full run alone: a part or a smoke run leaves it be.
+    if (!options.quick && sections.size === SECTIONS.length) {
+      const seconds = (Date.now() - startedAtMs) / 1000;
+      progress(`wrote ${writePerformancePage(report, { startedAt: new Date(startedAtMs), seconds })}`);
+    }
     return print(report, options.json);
   } finally {
     progress('stopping');

@@ -7,7 +7,9 @@ import { atLeast, atMost, median, pairedDifference, pairedRatio, round } from '#
 import { withPeerStandings } from '#test/bench/compare-peers';
 import { type ColdStartEntry, withColdRequestGoals } from '#test/bench/measure-cold-start';
 import type { WebhooksFigures } from '#test/bench/measure-webhooks';
+import { performancePage } from '#test/bench/performance-page';
 import { type BenchReport, formatJson, formatReport, formatTable, goals, peersSummary } from '#test/bench/print-table';
+import { whyUnmet } from '#test/bench/unmet-goals';
 
 describe('bench statistics', () => {
   it('takes the median of odd and even counts, whatever the order', () => {
@@ -24,8 +26,8 @@ describe('bench statistics', () => {
   });
 
   it('states goals in both directions', () => {
-    expect(atMost(1.2, 1.25)).toEqual({ kind: 'max', limit: 1.25, met: true });
-    expect(atLeast(0.6, 0.7)).toEqual({ kind: 'min', limit: 0.7, met: false });
+    expect(atMost(1.2, 1.25)).toEqual({ kind: 'max', limit: 1.25, value: 1.2, met: true });
+    expect(atLeast(0.6, 0.7)).toEqual({ kind: 'min', limit: 0.7, value: 0.6, met: false });
     expect(round(1.23456)).toBe(1.23);
   });
 });
@@ -189,6 +191,35 @@ describe('bench output', () => {
     expect(standIn.split('\n')[0]).toBe(
       "Node: cold start measured on Node v20.20.2 (NOT Lambda's: the pinned Node is missing).",
     );
+  });
+});
+
+describe('the performance page', () => {
+  const page = performancePage(report, { startedAt: new Date('2026-11-29T01:00:00Z'), seconds: 1230 });
+
+  it('says when, where and on which Node the run was made', () => {
+    expect(page).toContain('- Run: 2026-11-29T01:00:00.000Z, 21 minutes\n');
+    expect(page).toMatch(/^- Machine: .+, \d+ cores, \d+ GiB, \w+ \w+$/m);
+    expect(page).toContain("- Node: functions on v24.21.0 (Lambda's, pinned), the bench on v20.20.2\n");
+  });
+
+  it('lists every goal with its figure, and every row of the report as printed', () => {
+    expect(page).toMatch(/^\| cold request listNotes \| 1\.1 \| at most [\d.]+ \| \*\*not met\*\* \|$/m);
+    expect(page).toContain('| init getCurrentDocument | 1.04 | at most 1.05 | met |');
+    expect(page).toContain(formatReport(report).trimEnd());
+  });
+
+  it('says why each missed goal is missed, and which have no reason written yet', () => {
+    expect(page).toContain(
+      `- **cold request listNotes**: ${whyUnmet('cold request listNotes')}\n- **warm overhead getCurrentDocument**: `,
+    );
+    expect(whyUnmet('cold request listNotes')).toBeDefined();
+    expect(whyUnmet('a goal of tomorrow')).toBeUndefined();
+    const missedUnknown = performancePage(
+      { ...report, coldStart: null, warmOverhead: { ...report.warmOverhead!, routes: [] }, throughput: null },
+      { startedAt: new Date(), seconds: 60 },
+    );
+    expect(missedUnknown).toContain('Every goal of the run was met.');
   });
 });
 
