@@ -39,6 +39,7 @@ describe('the unit tests', () => {
     });
     expect(misplaced).toEqual([]);
     expect(unitTests.filter((name) => dirname(name) === '.')).toEqual([
+      'guide-links.test.ts',
       'module-layers.test.ts',
       'unit-tests-need-no-store.test.ts',
     ]);
