@@ -17,18 +17,18 @@ import { hashKey, parseKey } from '#shared/auth/key-format';
 import { keyStatus } from '#shared/auth/key-status';
 import { verifyKeyTag } from '#shared/auth/key-tag';
 import { parseBearerToken } from '#shared/auth/parse-bearer-token';
-import { acceptsUntaggedKeys } from '#shared/auth/untagged-keys';
 import { usageKeyValue, usageOwner } from '#shared/auth/usage-identity';
-import { FUNCTION_ENV } from '#shared/function-env';
 import { findHeader } from '#shared/http/find-header';
 import { logger } from '#shared/http/logger';
 import { APP_METRICS } from '#shared/http/metric-names';
 import { countMetric, publishMetrics } from '#shared/http/metrics';
 import { keyTagSecretsSource } from '#shared/secrets/key-tag-secrets';
+import { acceptsUntaggedKeys } from '#shared/settings/key-settings';
+import { stageName } from '#shared/settings/stage-settings';
 import { keysStore } from '#shared/store/function-stores';
 
 const keys = keysStore();
-const stage = process.env[FUNCTION_ENV.stage] ?? 'local';
+const stage = stageName();
 const tagSecrets = keyTagSecretsSource();
 const acceptUntagged = acceptsUntaggedKeys();
 

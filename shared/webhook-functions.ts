@@ -8,7 +8,6 @@
  * queues the tasks of longer waits near their time, and again those of tasks lost.
  */
 
-import type { SweepTiming } from '#shared/domain/webhooks/delivery-sweep';
 import type { TableAccess } from '#shared/routes';
 import { NOTE_SK_PREFIX } from '#shared/store/conversations-store';
 import { DELIVERY_SWEEP_INDEX, type TableId, tableSpecs } from '#shared/store/table-specs';
@@ -88,13 +87,6 @@ export const WEBHOOK_DELIVERY = {
   } satisfies Partial<Record<TableId, TableAccess>>,
 } as const;
 
-/**
- * The longest delay a queue gives one message (SQS: 15 minutes): a longer step of the schedule is
- * carried by no task, and the sweeper queues one near its time (WEBHOOK_SWEEP); a task early for
- * its attempt all the same is queued again for the rest, in hops (deliver-message.ts).
- */
-export const MAX_QUEUE_DELAY_SECONDS = 900;
-
 /** The queue of delivery tasks: `cxm-<stage>-webhook-deliveries`. */
 export function deliveryQueueName(stage: string): string {
   return `cxm-${stage}-webhook-deliveries`;
@@ -114,21 +106,6 @@ export const WEBHOOK_SWEEP = {
     webhookDeliveries: { operations: ['UpdateItem'], indexQueries: [DELIVERY_SWEEP_INDEX] },
   } satisfies Partial<Record<TableId, TableAccess>>,
 } as const;
-
-/**
- * How often the sweeper runs, in minutes (an EventBridge rate): how late a wait of more than the
- * queue's longest delay may be queued, with one run missed, is twice this (the lead below).
- */
-export const WEBHOOK_SWEEP_MINUTES = 1;
-
-/**
- * The queue's longest delay, and the sweeper's lead: two of its intervals, so a wait no task carries
- * is queued on time even when one run failed or stopped at its page cap before reaching it.
- */
-export const DELIVERY_SWEEP_TIMING: SweepTiming = {
-  maxQueueDelayMs: MAX_QUEUE_DELAY_SECONDS * 1000,
-  leadMs: 2 * WEBHOOK_SWEEP_MINUTES * 60_000,
-};
 
 /** The rule that runs the sweeper (EventBridge's "Scheduled Event" names it in `resources`). */
 export function webhookSweepRuleName(stage: string): string {

@@ -8,10 +8,10 @@
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { logger } from '#shared/http/logger';
 import { APP_METRICS } from '#shared/http/metric-names';
+import { opensearchIndexShards, opensearchSettings } from '#shared/settings/opensearch-settings';
 import { createOpenSearchClient } from '#shared/store/opensearch-client';
 import { ensureIndexTemplates } from '#shared/store/opensearch-ensure-index-templates';
 import { indexReportingRecords } from '#shared/store/opensearch-index-rows';
-import { opensearchIndexShards, opensearchSettings } from '#shared/store/opensearch-settings';
 
 const { endpoint, indexPrefix } = opensearchSettings();
 const shards = opensearchIndexShards();

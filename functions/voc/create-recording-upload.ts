@@ -9,14 +9,14 @@ import { ApiError, badRequest, conflict } from '#shared/http/api-error';
 import { createApiHandler } from '#shared/http/create-api-handler';
 import { recordAnswer, replayRecorded } from '#shared/http/idempotent-answer';
 import { createRecording } from '#shared/schemas/route-validators.generated';
-import { idempotencyLedger, vocJobsStore } from '#shared/store/function-stores';
-import { createUploadPresigner } from '#shared/store/presign-recording-upload';
 import {
   maxInFlightPerTenant,
   maxRecordingBytes,
   recordingsBucket,
   uploadUrlTtlSeconds,
-} from '#shared/store/recording-settings';
+} from '#shared/settings/recording-settings';
+import { idempotencyLedger, vocJobsStore } from '#shared/store/function-stores';
+import { createUploadPresigner } from '#shared/store/presign-recording-upload';
 
 const jobs = vocJobsStore();
 const ledger = idempotencyLedger();

@@ -7,8 +7,8 @@ import { overdueReason, type StoredVocJob, type VocJob } from '#shared/domain/vo
 import { notFound } from '#shared/http/api-error';
 import { createApiHandler } from '#shared/http/create-api-handler';
 import { getVocJobStatus } from '#shared/schemas/route-validators.generated';
+import { jobDeadlines } from '#shared/settings/recording-settings';
 import { vocJobsStore } from '#shared/store/function-stores';
-import { jobDeadlines } from '#shared/store/recording-settings';
 
 const jobs = vocJobsStore();
 const deadlines = jobDeadlines();

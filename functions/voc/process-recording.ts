@@ -9,15 +9,20 @@ import type { EventBridgeEvent } from 'aws-lambda';
 import { createRecordingJobRunner, type ObjectCreatedDetail } from '#shared/analysis/run-recording-job';
 import { createTranscribeAnalysis } from '#shared/analysis/transcribe-analysis';
 import { ANALYSIS_KINDS } from '#shared/domain/voc/analysis-kind';
-import { FUNCTION_ENV } from '#shared/function-env';
 import { logger } from '#shared/http/logger';
 import { ANALYSIS_STATE_EVENTS } from '#shared/recording-events';
+import {
+  jobDeadlines,
+  maxRecordingSeconds,
+  recordingsBucket,
+  transcribeSettings,
+} from '#shared/settings/recording-settings';
+import { stageName } from '#shared/settings/stage-settings';
 import { keysStore, reportingRowsStore, vocJobsStore } from '#shared/store/function-stores';
-import { jobDeadlines, maxRecordingSeconds, recordingsBucket } from '#shared/store/recording-settings';
 import { createRecordingsBucket, s3Client } from '#shared/store/recordings-bucket';
 
 const bucketName = recordingsBucket();
-const stage = process.env[FUNCTION_ENV.stage] ?? 'local';
+const stage = stageName();
 const runner = createRecordingJobRunner({
   stage,
   bucketName,
@@ -26,8 +31,7 @@ const runner = createRecordingJobRunner({
   rows: reportingRowsStore(),
   analysis: createTranscribeAnalysis(new TranscribeClient({}), s3Client(), {
     stage,
-    dataAccessRoleArn: process.env[FUNCTION_ENV.transcribeRoleArn] ?? '',
-    callSummaries: process.env[FUNCTION_ENV.recordingCallSummaries] === 'true',
+    ...transcribeSettings(),
   }),
   keys: keysStore(),
   deadlines: jobDeadlines(),

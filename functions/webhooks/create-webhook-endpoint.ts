@@ -14,9 +14,9 @@ import { createApiHandler } from '#shared/http/create-api-handler';
 import { recordAnswer, replayRecorded } from '#shared/http/idempotent-answer';
 import { createWebhookEndpoint } from '#shared/schemas/route-validators.generated';
 import { webhookSecretBox } from '#shared/secrets/webhook-secret-box';
+import { maxEndpointsPerTenant, webhookOwnHosts, webhookTargetRules } from '#shared/settings/webhook-settings';
 import { idempotencyLedger, webhookEndpointsStore } from '#shared/store/function-stores';
 import { checkWebhookTarget } from '#shared/webhooks/post-webhook';
-import { maxEndpointsPerTenant, webhookOwnHosts, webhookTargetRules } from '#shared/webhooks/webhook-settings';
 
 const endpoints = webhookEndpointsStore();
 const ledger = idempotencyLedger();

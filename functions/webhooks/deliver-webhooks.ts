@@ -6,9 +6,9 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { logger } from '#shared/http/logger';
 import { webhookSecretBox } from '#shared/secrets/webhook-secret-box';
+import { webhookOwnHosts, webhookRetrySchedule, webhookTargetRules } from '#shared/settings/webhook-settings';
 import { webhookDeliveriesStore, webhookDeliveryQueue, webhookEndpointsStore } from '#shared/store/function-stores';
 import { deliverQueuedTasks } from '#shared/webhooks/run-webhook-functions';
-import { webhookOwnHosts, webhookRetrySchedule, webhookTargetRules } from '#shared/webhooks/webhook-settings';
 
 const deps = {
   endpoints: webhookEndpointsStore(),

@@ -5,8 +5,8 @@
  */
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { logger } from '#shared/http/logger';
+import { tableOfStreamRecord } from '#shared/settings/table-settings';
 import { webhookDeliveriesStore, webhookDeliveryQueue, webhookEndpointsStore } from '#shared/store/function-stores';
-import { tableOfStreamRecord } from '#shared/store/table-name';
 import { WEBHOOK_STREAM_SOURCES } from '#shared/webhook-functions';
 import { fanOutRecords } from '#shared/webhooks/run-webhook-functions';
 

@@ -14,9 +14,9 @@ import { badRequest, notFound } from '#shared/http/api-error';
 import { authorizeWebhookEvents } from '#shared/http/authorize-webhook-events';
 import { createApiHandler } from '#shared/http/create-api-handler';
 import { updateWebhookEndpoint } from '#shared/schemas/route-validators.generated';
+import { webhookOwnHosts, webhookTargetRules } from '#shared/settings/webhook-settings';
 import { webhookEndpointsStore } from '#shared/store/function-stores';
 import { checkWebhookTarget } from '#shared/webhooks/post-webhook';
-import { webhookOwnHosts, webhookTargetRules } from '#shared/webhooks/webhook-settings';
 
 const endpoints = webhookEndpointsStore();
 const rules = webhookTargetRules();

@@ -16,13 +16,13 @@ import { LOCAL_STAGE } from '#infra/stage-names';
 import { DEFAULT_VERSION_RETENTION, daysToMs } from '#shared/domain/documents/document-versions';
 import { DEFAULT_RECORDING_LIMITS } from '#shared/domain/voc/recording-upload';
 import { DEFAULT_MAX_ENDPOINTS_PER_TENANT } from '#shared/domain/webhooks/webhook-endpoint';
-import { FUNCTION_ENV } from '#shared/function-env';
-import { DEFAULT_IDEMPOTENCY_TTL_HOURS } from '#shared/store/idempotency-ttl';
+import { DEFAULT_IDEMPOTENCY_TTL_HOURS } from '#shared/settings/idempotency-settings';
 import {
   DEFAULT_MAX_IN_FLIGHT_PER_TENANT,
   DEFAULT_MAX_RECORDING_SECONDS,
   DEFAULT_PROCESSING_WINDOW_SECONDS,
-} from '#shared/store/recording-settings';
+} from '#shared/settings/recording-settings';
+import { FUNCTION_ENV } from '#shared/settings/setting-names';
 import { STAGE_NAME_PATTERN } from '#shared/store/table-specs';
 
 export interface StageConfig {

@@ -7,7 +7,7 @@
 import { Aws, CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { API_URL_OUTPUT, SEARCH_CONSTRUCT_ID, SEARCH_ENDPOINT_OUTPUT, stackName } from '#infra/stage-names';
-import { FUNCTION_ENV } from '#shared/function-env';
+import { FUNCTION_ENV } from '#shared/settings/setting-names';
 import type { StageConfig } from './config.ts';
 import { Api } from './constructs/api.ts';
 import { Data } from './constructs/data.ts';

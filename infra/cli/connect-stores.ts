@@ -50,9 +50,13 @@ async function storesOn(
   config: DynamoDBClientConfig,
   retentionOf: { stage: string } | { env: CliEnv },
 ): Promise<TableStores> {
-  const [{ DynamoDBClient }, { documentClientOver }, { bindTableStores, documentVersionRetention }] = await Promise.all(
-    [import('@aws-sdk/client-dynamodb'), import('#shared/store/dynamo-client'), import('#shared/store/table-stores')],
-  );
+  const [{ DynamoDBClient }, { documentClientOver }, { bindTableStores }, { documentVersionRetention }] =
+    await Promise.all([
+      import('@aws-sdk/client-dynamodb'),
+      import('#shared/store/dynamo-client'),
+      import('#shared/store/table-stores'),
+      import('#shared/settings/document-settings'),
+    ]);
   const settings = 'stage' in retentionOf ? await stageDocumentVersions(retentionOf.stage) : retentionOf.env;
   return bindTableStores(
     documentClientOver(cli.own(new DynamoDBClient(config))),

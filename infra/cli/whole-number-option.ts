@@ -1,5 +1,5 @@
 /** The CLI's whole-number options (counts, days, seconds, runs), read as every whole number is (parse-whole-number.ts). */
-import { parseWholeNumber } from '#shared/domain/parse-whole-number';
+import { parseWholeNumber } from '#shared/settings/parse-whole-number';
 import { CliError } from './cli-error.ts';
 
 /**

@@ -13,8 +13,8 @@ import { verifyKeyTag } from '#shared/auth/key-tag';
 import { shapeRow } from '#shared/domain/reporting/report-rows';
 import { scopeAreas } from '#shared/routes';
 import type { ImportFileContent } from '#shared/schemas/import-file';
+import { tableName } from '#shared/settings/table-settings';
 import { documentClient } from '#shared/store/dynamo-client';
-import { tableName } from '#shared/store/table-name';
 import { bindTableStores } from '#shared/store/table-stores';
 
 export const DEMO_TENANT = 'demo';

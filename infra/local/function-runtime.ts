@@ -5,7 +5,7 @@
  */
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import type { RouteSpec } from '#shared/routes';
-import { wholeNumberSetting } from '#shared/whole-number-setting';
+import { wholeNumberSetting } from '#shared/settings/whole-number-setting';
 import type { EventTarget } from './deliver-events.ts';
 import type { AuthorizerHandler, ProxyHandler } from './local-gateway.ts';
 import type { StreamTarget } from './local-streams.ts';

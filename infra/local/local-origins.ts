@@ -4,7 +4,7 @@
  * rebound to 127.0.0.1 (which arrives as a foreign Host), is refused, as the MCP SDK's DNS-rebinding
  * protection refuses them for local servers.
  */
-import { FUNCTION_ENV } from '#shared/function-env';
+import { FUNCTION_ENV } from '#shared/settings/setting-names';
 
 /** Both lists, comma-separated, under the names the functions read. */
 export type LocalOriginsEnv = Record<typeof FUNCTION_ENV.allowedOrigins | typeof FUNCTION_ENV.allowedHosts, string>;

@@ -4,10 +4,10 @@
  * to write. Pure: the environment and the working directory in, the settings or that line out.
  */
 import { DEFAULT_RATE_LIMIT, DEFAULT_STAGE_RATE_LIMIT, type RateLimit } from '#infra/cdk/default-rate-limits';
-import { acceptsUntaggedKeys } from '#shared/auth/untagged-keys';
-import { FUNCTION_ENV } from '#shared/function-env';
-import { idempotencyTtlMs } from '#shared/store/idempotency-ttl';
-import { wholeNumberSetting } from '#shared/whole-number-setting';
+import { idempotencyTtlMs } from '#shared/settings/idempotency-settings';
+import { acceptsUntaggedKeys } from '#shared/settings/key-settings';
+import { FUNCTION_ENV } from '#shared/settings/setting-names';
+import { wholeNumberSetting } from '#shared/settings/whole-number-setting';
 import { type FunctionRuntimeKind, functionRuntimeKind, maxEnvironments } from './function-runtime.ts';
 import { type LocalLogLevel, parseLocalLogLevel } from './local-log.ts';
 import { javaCommand } from './local-programs.ts';

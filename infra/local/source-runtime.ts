@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { LOCAL_STAGE } from '#infra/stage-names';
 import { ANALYSIS_KINDS } from '#shared/domain/voc/analysis-kind';
+import { WEBHOOK_SWEEP_MINUTES } from '#shared/domain/webhooks/delivery-sweep';
 import {
   ANALYSIS_SWEEP_MINUTES,
   analysisFinishedPattern,
@@ -21,14 +22,13 @@ import {
 } from '#shared/recording-events';
 import { REPORTING_INDEXER } from '#shared/reporting/reporting-indexer';
 import { AUTHORIZER_HANDLER, routes } from '#shared/routes';
-import { recordingsBucket } from '#shared/store/recording-settings';
+import { recordingsBucket } from '#shared/settings/recording-settings';
 import { tableSpecs } from '#shared/store/table-specs';
 import {
   WEBHOOK_DELIVERY,
   WEBHOOK_FAN_OUT,
   WEBHOOK_STREAM_SOURCES,
   WEBHOOK_SWEEP,
-  WEBHOOK_SWEEP_MINUTES,
   webhookSweepRuleName,
 } from '#shared/webhook-functions';
 import { PROJECT_ROOT } from '../project-root.ts';

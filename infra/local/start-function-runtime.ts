@@ -10,10 +10,10 @@
  */
 
 import { LOCAL_STAGE, stackName } from '#infra/stage-names';
-import { FUNCTION_ENV } from '#shared/function-env';
-import { RECORDING_SETTING_ENVS } from '#shared/store/recording-settings';
+import { RECORDING_SETTING_ENVS } from '#shared/settings/recording-settings';
+import { FUNCTION_ENV } from '#shared/settings/setting-names';
+import { WEBHOOK_SETTING_ENVS } from '#shared/settings/webhook-settings';
 import { allTableSpecs, type TableId } from '#shared/store/table-specs';
-import { WEBHOOK_SETTING_ENVS } from '#shared/webhooks/webhook-settings';
 import { startBundleRuntime } from './bundle-runtime.ts';
 import { type FunctionRuntime, functionRuntimeKind, maxEnvironments } from './function-runtime.ts';
 import { lambdaNode } from './lambda-node.ts';

@@ -16,7 +16,7 @@
  */
 import { join } from 'node:path';
 import { LOCAL_STAGE } from '#infra/stage-names';
-import { FUNCTION_ENV } from '#shared/function-env';
+import { FUNCTION_ENV } from '#shared/settings/setting-names';
 import { reportingIndexPrefix } from '#shared/store/opensearch-index-names';
 import type { TableId } from '#shared/store/table-specs';
 import { DEMO_TENANT, ensureDemoTenant } from './demo-tenant.ts';

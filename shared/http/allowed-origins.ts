@@ -9,7 +9,7 @@
  * origin or a host: scheme, host and port, the host in lower case, a default port dropped. So
  * `https://App.example.com:443` in the config allows the `https://app.example.com` a browser sends.
  */
-import { FUNCTION_ENV } from '#shared/function-env';
+import { FUNCTION_ENV } from '#shared/settings/setting-names';
 
 /** `new URL`, or null where it throws (`URL.parse` needs Node 20.18; package.json allows 20.11). */
 function parseUrl(text: string): URL | null {

@@ -4,7 +4,7 @@
  * POWERTOOLS_METRICS_DISABLED=true keeps those lines off stdout.
  */
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import { FUNCTION_ENV } from '#shared/function-env';
+import { stageName } from '#shared/settings/stage-settings';
 import { type AppMetric, METRICS_NAMESPACE } from './metric-names.ts';
 
 /**
@@ -18,7 +18,7 @@ export function countMetric(name: AppMetric, count = 1): void {
     namespace: METRICS_NAMESPACE,
     // The same service name as the logger (POWERTOOLS_SERVICE_NAME in the deployed functions).
     serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'cxm-api',
-    defaultDimensions: { stage: process.env[FUNCTION_ENV.stage] ?? 'local' },
+    defaultDimensions: { stage: stageName() },
   });
   metrics.addMetric(name, MetricUnit.Count, count);
 }

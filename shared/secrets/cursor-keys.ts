@@ -9,7 +9,7 @@
  * (serve-report-list.ts) instead of refusing it for up to five minutes.
  */
 import { type CursorKey, cursorKey } from '#shared/domain/reporting/report-cursor';
-import { FUNCTION_ENV } from '#shared/function-env';
+import { FUNCTION_ENV } from '#shared/settings/setting-names';
 import { type SecretVersionsSource, secretVersionsSource } from './secret-versions.ts';
 
 /** The accepted keys, the current first; `fresh` reads them again unless that was done just now. */

@@ -10,7 +10,7 @@
  * therefore be refused by a container still holding the versions before it (infra/README.md says to
  * wait that long before issuing keys).
  */
-import { FUNCTION_ENV } from '#shared/function-env';
+import { FUNCTION_ENV } from '#shared/settings/setting-names';
 import { type SecretVersionsSource, secretVersionsSource } from './secret-versions.ts';
 
 /**

@@ -14,7 +14,7 @@ import {
   sealingKey,
   sealSecret,
 } from '#shared/domain/webhooks/sealed-secret';
-import { FUNCTION_ENV } from '#shared/function-env';
+import { FUNCTION_ENV } from '#shared/settings/setting-names';
 import { secretVersionsSource } from './secret-versions.ts';
 
 export interface WebhookSecretBox {

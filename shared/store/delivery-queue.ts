@@ -7,8 +7,8 @@
  * harmless).
  */
 import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { MAX_QUEUE_DELAY_SECONDS } from '#shared/domain/webhooks/delivery-sweep';
 import type { DeliveryTask } from '#shared/domain/webhooks/webhook-delivery';
-import { MAX_QUEUE_DELAY_SECONDS } from '#shared/webhook-functions';
 
 /** SQS's most entries in one SendMessageBatch. */
 const BATCH = 10;

@@ -9,12 +9,13 @@
  */
 
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { FUNCTION_ENV } from '#shared/function-env';
+import { idempotencyTtlMs } from '#shared/settings/idempotency-settings';
+import { FUNCTION_ENV } from '#shared/settings/setting-names';
+import { tableName } from '#shared/settings/table-settings';
+import { webhookQueueUrl } from '#shared/settings/webhook-settings';
 import { createSqsDeliveryQueue, type DeliveryQueue } from './delivery-queue.ts';
 import { documentClient } from './dynamo-client.ts';
-import { idempotencyTtlMs } from './idempotency-ttl.ts';
 import type { ReportingIndex } from './reporting-index.ts';
-import { tableName } from './table-name.ts';
 import type { TableId } from './table-specs.ts';
 import {
   bindConversationsStore,
@@ -43,10 +44,7 @@ export const idempotencyLedger = () => bindIdempotencyLedger(documentClient(), t
  * @example const queue = webhookDeliveryQueue(); await queue.send(tasks, 0);
  */
 export function webhookDeliveryQueue(): DeliveryQueue {
-  const url = process.env[FUNCTION_ENV.webhookQueueUrl];
-  if (!url)
-    throw new Error(`environment variable ${FUNCTION_ENV.webhookQueueUrl} (the webhook delivery queue) is not set`);
-  return createSqsDeliveryQueue(new SQSClient({}), url);
+  return createSqsDeliveryQueue(new SQSClient({}), webhookQueueUrl());
 }
 
 /** The tables the DynamoDB window index reads: a list on an OpenSearch stage has no use for them. */
@@ -66,7 +64,7 @@ export const DYNAMO_INDEX_TABLES: readonly TableId[] = ['reporting', 'reportingC
 export async function reportingIndex(): Promise<ReportingIndex> {
   if (process.env.CXM_REPORTING_BACKEND === 'opensearch') {
     const [{ opensearchSettings }, { createOpenSearchClient }, { createOpenSearchReportingIndex }] = await Promise.all([
-      import('./opensearch-settings.ts'),
+      import('#shared/settings/opensearch-settings'),
       import('./opensearch-client.ts'),
       import('./opensearch-reporting-index.ts'),
     ]);

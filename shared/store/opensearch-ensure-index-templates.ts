@@ -17,10 +17,10 @@
  * the reporting backend").
  */
 import { REPORT_KINDS, type ReportKind } from '#shared/domain/reporting/report-cursor';
+import type { IndexShards } from '#shared/settings/opensearch-settings';
 import { type OpenSearchClient, OpenSearchResponseError } from './opensearch-client.ts';
 import { reportingReadAlias, reportingTemplateName } from './opensearch-index-names.ts';
 import { reportingIndexTemplate } from './opensearch-index-template.ts';
-import type { IndexShards } from './opensearch-settings.ts';
 
 /** A kind whose existing year indexes refused the template's mappings, and why. */
 export interface MappingRefused {

@@ -5,9 +5,9 @@
  * created by hand or by a dynamic mapping.
  */
 import type { ReportKind } from '#shared/domain/reporting/report-cursor';
+import type { IndexShards } from '#shared/settings/opensearch-settings';
 import { reportingIndexPattern, reportingReadAlias } from './opensearch-index-names.ts';
 import { REPORTING_INDEX_SETTINGS, reportingMappings, type TypeMapping } from './opensearch-mappings.ts';
-import type { IndexShards } from './opensearch-settings.ts';
 
 /** The body of `POST _index_template/<name>` (a composable template), as far as ours fills it. */
 export interface IndexTemplate {

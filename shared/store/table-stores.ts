@@ -7,15 +7,8 @@
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { KeysStore } from '#shared/auth/key-records';
-import {
-  DEFAULT_VERSION_RETENTION,
-  daysToMs,
-  MAX_VERSION_AGE_DAYS,
-  MAX_VERSIONS_KEPT,
-  type VersionRetention,
-} from '#shared/domain/documents/document-versions';
-import { FUNCTION_ENV } from '#shared/function-env';
-import { wholeNumberSetting } from '#shared/whole-number-setting';
+import type { VersionRetention } from '#shared/domain/documents/document-versions';
+import { documentVersionRetention } from '#shared/settings/document-settings';
 import { type ConversationsStore, createConversationsStore } from './conversations-store.ts';
 import { createDocumentsStore, type DocumentsStore } from './documents-store.ts';
 import { createDynamoReportingIndex } from './dynamo-reporting-index.ts';
@@ -62,25 +55,6 @@ export const bindDocumentsStore = (
     { documents: named(tables, 'documents'), versions: () => named(tables, 'documentVersions') },
     retention,
   );
-
-/**
- * How much of each document's history the stage keeps, from `env` (the function's own by default).
- *
- * @example documentVersionRetention() // { keep: 100, maxAgeMs: 365 days } unless the stage says otherwise
- */
-export function documentVersionRetention(env: NodeJS.ProcessEnv = process.env): VersionRetention {
-  const days = DEFAULT_VERSION_RETENTION.maxAgeMs / daysToMs(1);
-  return {
-    keep: wholeNumberSetting(
-      FUNCTION_ENV.documentVersionsKeep,
-      DEFAULT_VERSION_RETENTION.keep,
-      1,
-      MAX_VERSIONS_KEPT,
-      env,
-    ),
-    maxAgeMs: daysToMs(wholeNumberSetting(FUNCTION_ENV.documentVersionsMaxAgeDays, days, 1, MAX_VERSION_AGE_DAYS, env)),
-  };
-}
 
 /** @example bindVocJobsStore(documentClient(), tableName) */
 export const bindVocJobsStore = (client: DynamoDBDocumentClient, tables: TableNames): VocJobsStore =>

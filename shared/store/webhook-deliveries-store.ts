@@ -18,7 +18,7 @@ import {
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { sweepAtOf, sweepShardOf } from '#shared/domain/webhooks/delivery-sweep';
+import { DELIVERY_SWEEP_TIMING, sweepAtOf, sweepShardOf } from '#shared/domain/webhooks/delivery-sweep';
 import {
   DELIVERY_RETENTION_MS,
   type DeliveryKey,
@@ -27,7 +27,6 @@ import {
   type WebhookDelivery,
 } from '#shared/domain/webhooks/webhook-delivery';
 import type { WebhookEventType } from '#shared/domain/webhooks/webhook-events';
-import { DELIVERY_SWEEP_TIMING } from '#shared/webhook-functions';
 import type { StopSignal } from './stop-signal.ts';
 import { DELIVERY_SWEEP_INDEX, tableSpecs } from './table-specs.ts';
 

@@ -13,7 +13,7 @@
  * delivery was read.
  */
 
-import { queueCarries } from '#shared/domain/webhooks/delivery-sweep';
+import { DELIVERY_SWEEP_TIMING, queueCarries } from '#shared/domain/webhooks/delivery-sweep';
 import { deliverySubject, takesEvent } from '#shared/domain/webhooks/fan-out';
 import {
   endpointFailedTooLong,
@@ -32,7 +32,6 @@ import type { WebhookTargetRules } from '#shared/domain/webhooks/webhook-target'
 import type { WebhookSecretBox } from '#shared/secrets/webhook-secret-box';
 import type { AttemptRecord, WebhookDeliveriesStore } from '#shared/store/webhook-deliveries-store';
 import type { WebhookEndpointsStore } from '#shared/store/webhook-endpoints-store';
-import { DELIVERY_SWEEP_TIMING } from '#shared/webhook-functions';
 import { type PostWebhookOptions, postWebhook } from './post-webhook.ts';
 
 export interface DeliverMessageDeps {

@@ -10,6 +10,7 @@
  */
 import type { Logger } from '@aws-lambda-powertools/logger';
 import {
+  DELIVERY_SWEEP_TIMING,
   SWEEP_LIMITS,
   SWEEP_SHARDS,
   type SweepLimits,
@@ -19,7 +20,6 @@ import {
 } from '#shared/domain/webhooks/delivery-sweep';
 import type { DeliveryQueue } from '#shared/store/delivery-queue';
 import type { SweepCursor, SweptDelivery, WebhookDeliveriesStore } from '#shared/store/webhook-deliveries-store';
-import { DELIVERY_SWEEP_TIMING } from '#shared/webhook-functions';
 
 export interface SweepDeps {
   deliveries: Pick<WebhookDeliveriesStore, 'dueForSweep' | 'moveSweep'>;

@@ -33,9 +33,9 @@ import { REPORT_KINDS, type ReportKind } from '#shared/domain/reporting/report-c
 import { type ShapedRow, shapeRow } from '#shared/domain/reporting/report-rows';
 import { MAX_ENDPOINTS_PER_TENANT_LIMIT } from '#shared/domain/webhooks/webhook-endpoint';
 import { newWebhookSecret } from '#shared/domain/webhooks/webhook-secret';
-import { FUNCTION_ENV } from '#shared/function-env';
 import type { RouteId } from '#shared/routes';
 import { AUTHORIZER_HANDLER, routeById } from '#shared/routes';
+import { FUNCTION_ENV } from '#shared/settings/setting-names';
 import { documentClient } from '#shared/store/dynamo-client';
 import { allTableSpecs, type TableId } from '#shared/store/table-specs';
 import { bindTableStores } from '#shared/store/table-stores';

@@ -20,7 +20,7 @@
 import { execFile } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { FUNCTION_ENV } from '#shared/function-env';
+import { FUNCTION_ENV } from '#shared/settings/setting-names';
 import { atMost, type Goal, median, pairedRatio, round } from './bench-stats.ts';
 import type { ColdRequest, ColdRequests } from './cold-requests.ts';
 import { COMPARED_KINDS, withPeerStandings } from './compare-peers.ts';

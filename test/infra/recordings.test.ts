@@ -15,7 +15,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { type StageConfig, stageConfig } from '#infra/cdk/config';
 import { CxmStack } from '#infra/cdk/stack';
 import { recordingArrivedPattern } from '#shared/recording-events';
-import { RECORDING_SETTING_ENVS } from '#shared/store/recording-settings';
+import { RECORDING_SETTING_ENVS } from '#shared/settings/recording-settings';
 import { CDK_JSON_CONTEXT, WITHOUT_BUILTIN_VALIDATION } from '#test/support/cdk-json-context';
 import { loadStageTemplates, stageTemplate } from '#test/support/stage-templates';
 

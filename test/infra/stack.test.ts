@@ -17,10 +17,11 @@ import { keyHeaderPatterns } from '#infra/cdk/constructs/edge-protection';
 import { errorBodyTemplate, gatewayResponseHeaders } from '#infra/cdk/constructs/gateway-responses';
 import { CxmStack } from '#infra/cdk/stack';
 import { generateKey } from '#shared/auth/key-format';
-import { FUNCTION_ENV } from '#shared/function-env';
+import { WEBHOOK_SWEEP_MINUTES } from '#shared/domain/webhooks/delivery-sweep';
 import { gatewayResponses } from '#shared/http/gateway-responses';
 import { OPENAPI_DOCUMENT_PATH } from '#shared/openapi/build-openapi-document';
 import { FUNCTION_TIMEOUT_SECONDS, type RouteSpec, routes, type TableAccess } from '#shared/routes';
+import { FUNCTION_ENV } from '#shared/settings/setting-names';
 import { DYNAMO_INDEX_TABLES } from '#shared/store/function-stores';
 import { allTableSpecs, physicalTableName, type TableId, tableSpecs } from '#shared/store/table-specs';
 import {
@@ -29,7 +30,6 @@ import {
   WEBHOOK_FAN_OUT,
   WEBHOOK_STREAM_SOURCES,
   WEBHOOK_SWEEP,
-  WEBHOOK_SWEEP_MINUTES,
   webhookSweepRuleName,
 } from '#shared/webhook-functions';
 import { WITHOUT_BUILTIN_VALIDATION } from '#test/support/cdk-json-context';

@@ -15,7 +15,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pointAtLocalDynamo } from '#infra/local/point-at-local-dynamo';
 import { bindGateway } from '#infra/local/serve-gateway';
 import { buildNote } from '#shared/domain/notes/build-note';
-import { LOST_TASK_GRACE_MS, SWEEP_SHARDS, sweepShardOf } from '#shared/domain/webhooks/delivery-sweep';
+import {
+  DELIVERY_SWEEP_TIMING,
+  LOST_TASK_GRACE_MS,
+  SWEEP_SHARDS,
+  sweepShardOf,
+} from '#shared/domain/webhooks/delivery-sweep';
 import { type DeliveryKey, type DeliveryTask, deliverySortKey } from '#shared/domain/webhooks/webhook-delivery';
 import { noteCreated } from '#shared/domain/webhooks/webhook-events';
 import { newWebhookSecret } from '#shared/domain/webhooks/webhook-secret';
@@ -24,7 +29,6 @@ import { webhookSecretBox } from '#shared/secrets/webhook-secret-box';
 import type { DeliveryQueue } from '#shared/store/delivery-queue';
 import { documentClient } from '#shared/store/dynamo-client';
 import { bindTableStores, type TableStores } from '#shared/store/table-stores';
-import { DELIVERY_SWEEP_TIMING } from '#shared/webhook-functions';
 import type { DeliverMessageDeps } from '#shared/webhooks/deliver-message';
 import { fanOutEvent } from '#shared/webhooks/fan-out-event';
 import { deliverQueuedTasks } from '#shared/webhooks/run-webhook-functions';

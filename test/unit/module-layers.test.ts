@@ -89,6 +89,24 @@ const FORBIDDEN: Array<{ layer: string; from: (file: string) => boolean; mayNotI
     ],
   },
   {
+    layer: 'shared/settings (the settings functions read: names, the parser, readers per area)',
+    from: (file) => under(file, 'shared/settings'),
+    mayNotImport: [
+      'shared/store',
+      'shared/http',
+      'shared/secrets',
+      'shared/reporting',
+      'shared/mcp',
+      'shared/analysis',
+      'shared/webhooks',
+      'shared/auth',
+      'shared/schemas',
+      'shared/openapi',
+      'infra',
+      'functions',
+    ],
+  },
+  {
     layer: 'shared/auth (key rules; the keys table is a port)',
     from: (file) => under(file, 'shared/auth'),
     mayNotImport: ['shared/store', 'shared/http'],
@@ -127,6 +145,21 @@ describe('the module layers', () => {
 
   it('have no import cycle', () => {
     expect(cycles(graph).map((cycle) => cycle.join(' -> '))).toEqual([]);
+  });
+
+  it("read the functions' settings in shared/settings alone: no other module of theirs reads one by name", () => {
+    // The reporting backend is read where it is written out, for esbuild to compile it in (function-stores.ts).
+    const COMPILED_IN = /process\.env\.CXM_REPORTING_BACKEND\b/g;
+    const READ = /\benv\[FUNCTION_ENV\.|\bprocess\.env\.CXM_|\benv\[['"]CXM_/;
+    const readers = [...graph.keys()]
+      .filter((file) => (under(file, 'shared') || under(file, 'functions')) && !under(file, 'shared/settings'))
+      .filter((file) =>
+        readFileSync(join(PROJECT_ROOT, file), 'utf8')
+          .split('\n')
+          .filter((line) => !/^\s*(\*|\/\/)/.test(line))
+          .some((line) => READ.test(line.replace(COMPILED_IN, ''))),
+      );
+    expect(readers).toEqual([]);
   });
 
   it.each(FORBIDDEN)('$layer imports no layer above it', ({ from, mayNotImport }) => {

@@ -21,7 +21,6 @@ import { Construct } from 'constructs';
 import { AUTHORIZER_IDENTITY_SOURCES, secretName, usagePlanName } from '#infra/stage-names';
 import { RECORDINGS_PREFIX } from '#shared/domain/voc/recording-upload';
 import type { WebhookTargetRules } from '#shared/domain/webhooks/webhook-target';
-import { FUNCTION_ENV } from '#shared/function-env';
 import { allowedOriginsValue } from '#shared/http/allowed-origins';
 import {
   AUTHORIZER_HANDLER,
@@ -32,11 +31,12 @@ import {
   type SecretId,
   type TableAccess,
 } from '#shared/routes';
+import { documentVersionRetention } from '#shared/settings/document-settings';
+import { idempotencyTtlMs } from '#shared/settings/idempotency-settings';
+import { FUNCTION_ENV } from '#shared/settings/setting-names';
+import { maxEndpointsPerTenant } from '#shared/settings/webhook-settings';
 import { DYNAMO_INDEX_TABLES } from '#shared/store/function-stores';
-import { idempotencyTtlMs } from '#shared/store/idempotency-ttl';
 import type { TableId } from '#shared/store/table-specs';
-import { documentVersionRetention } from '#shared/store/table-stores';
-import { maxEndpointsPerTenant } from '#shared/webhooks/webhook-settings';
 import { reservedConcurrency } from '../concurrency-reservations.ts';
 import { documentVersionsEnvironment, type StageConfig } from '../config.ts';
 import { accessLogOptions } from './access-logs.ts';

@@ -23,7 +23,6 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ANALYSIS_PREFIX, analysisJobNamePrefix } from '#shared/domain/voc/analysis-job-names';
 import { RECORDINGS_PREFIX } from '#shared/domain/voc/recording-upload';
-import { FUNCTION_ENV } from '#shared/function-env';
 import {
   ANALYSIS_SWEEP_MINUTES,
   analysisFinishedPattern,
@@ -35,6 +34,7 @@ import {
 } from '#shared/recording-events';
 import type { TableAccess } from '#shared/routes';
 import { RecordingUpload } from '#shared/schemas/voc-schemas';
+import { FUNCTION_ENV } from '#shared/settings/setting-names';
 import type { TableId } from '#shared/store/table-specs';
 import { CALL_SUMMARY_REGIONS, callSummariesOffered, callSummariesRefusal } from '../call-summary-regions.ts';
 import { reservedConcurrency } from '../concurrency-reservations.ts';

@@ -7,8 +7,8 @@
  */
 
 import type { BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
-import { FUNCTION_ENV } from '#shared/function-env';
 import type { RouteSpec } from '#shared/routes';
+import { FUNCTION_ENV } from '#shared/settings/setting-names';
 import type { StageConfig } from '../config.ts';
 
 export type ReportingBackend = StageConfig['reportingBackend'];

@@ -16,10 +16,11 @@ import { FilterCriteria, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { WEBHOOK_SWEEP_MINUTES } from '#shared/domain/webhooks/delivery-sweep';
 import { RETRY_SCHEDULE_MS } from '#shared/domain/webhooks/retry-schedule';
 import type { WebhookTargetRules } from '#shared/domain/webhooks/webhook-target';
-import { FUNCTION_ENV } from '#shared/function-env';
 import type { TableAccess } from '#shared/routes';
+import { FUNCTION_ENV } from '#shared/settings/setting-names';
 import type { TableId } from '#shared/store/table-specs';
 import {
   deliveryQueueName,
@@ -27,7 +28,6 @@ import {
   WEBHOOK_FAN_OUT,
   WEBHOOK_STREAM_SOURCES,
   WEBHOOK_SWEEP,
-  WEBHOOK_SWEEP_MINUTES,
   webhookSweepRuleName,
 } from '#shared/webhook-functions';
 import type { StageConfig } from '../config.ts';

@@ -11,9 +11,9 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { FUNCTION_ENV } from '#shared/function-env';
+import type { IndexShards } from '#shared/settings/opensearch-settings';
+import { FUNCTION_ENV } from '#shared/settings/setting-names';
 import { createOpenSearchClient, type OpenSearchClient } from '#shared/store/opensearch-client';
-import type { IndexShards } from '#shared/store/opensearch-settings';
 import type { LocalCredentials } from '../dynamodb-local.ts';
 import { checkJava, javaCommand, StartupError, spawnTiedToParent } from '../local-programs.ts';
 import { ENGINE_MAIN_CLASS, requireInstalledEngine } from './engine-installation.ts';

@@ -9,6 +9,7 @@
  */
 import { DynamoDBClient, ScanCommand, type ScanCommandOutput } from '@aws-sdk/client-dynamodb';
 import type { AttributeValue } from 'aws-lambda';
+import type { IndexShards } from '#shared/settings/opensearch-settings';
 import { documentId } from '#shared/store/opensearch-bulk';
 import type { OpenSearchClient } from '#shared/store/opensearch-client';
 import { ensureIndexTemplates, type MappingRefused } from '#shared/store/opensearch-ensure-index-templates';
@@ -18,7 +19,6 @@ import {
   indexTableItems,
   removeDocumentsNotIn,
 } from '#shared/store/opensearch-index-rows';
-import type { IndexShards } from '#shared/store/opensearch-settings';
 import type { LocalDynamoConnection } from '../dynamodb-local.ts';
 
 export interface ReportingIndexSync {

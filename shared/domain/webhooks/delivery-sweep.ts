@@ -47,13 +47,35 @@ export interface SweepLimits {
 
 export const SWEEP_LIMITS: SweepLimits = { pageSize: SWEEP_PAGE_SIZE, pagesPerShard: SWEEP_PAGES_PER_SHARD };
 
-/** The queue's and the sweeper's times the rules below are decided by (shared/webhook-functions.ts states them). */
+/** The queue's and the sweeper's times the rules below are decided by. */
 export interface SweepTiming {
   /** The longest delay the queue gives one message. */
   maxQueueDelayMs: number;
   /** How long before its time the sweeper queues the task of a wait no task carries. */
   leadMs: number;
 }
+
+/**
+ * The longest delay a queue gives one message (SQS: 15 minutes): a longer step of the schedule is
+ * carried by no task, and the sweeper queues one near its time (shared/webhook-functions.ts); a task early for
+ * its attempt all the same is queued again for the rest, in hops (shared/webhooks/deliver-message.ts).
+ */
+export const MAX_QUEUE_DELAY_SECONDS = 900;
+
+/**
+ * How often the sweeper runs, in minutes (an EventBridge rate): how late a wait of more than the
+ * queue's longest delay may be queued, with one run missed, is twice this (the lead below).
+ */
+export const WEBHOOK_SWEEP_MINUTES = 1;
+
+/**
+ * The queue's longest delay, and the sweeper's lead: two of its intervals, so a wait no task carries
+ * is queued on time even when one run failed or stopped at its page cap before reaching it.
+ */
+export const DELIVERY_SWEEP_TIMING: SweepTiming = {
+  maxQueueDelayMs: MAX_QUEUE_DELAY_SECONDS * 1000,
+  leadMs: 2 * WEBHOOK_SWEEP_MINUTES * 60_000,
+};
 
 /**
  * The shard of the delivery at table key `pk`/`sk`: the same for every write of it.

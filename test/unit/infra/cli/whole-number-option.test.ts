@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { CliError } from '#infra/cli/cli-error';
 import { wholeNumberOption } from '#infra/cli/whole-number-option';
-import { parseWholeNumber } from '#shared/domain/parse-whole-number';
-import { wholeNumberSetting } from '#shared/whole-number-setting';
+import { parseWholeNumber } from '#shared/settings/parse-whole-number';
+import { wholeNumberSetting } from '#shared/settings/whole-number-setting';
 
 describe("the CLI's whole-number options (seed counts, smoke timeout, sample seconds, bench runs)", () => {
   it('reads digits within the range', () => {

@@ -5,7 +5,6 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { localOrigins, withLocalOrigins } from '#infra/local/local-origins';
-import { FUNCTION_ENV } from '#shared/function-env';
 import {
   allowedOriginsValue,
   isAllowedHost,
@@ -13,6 +12,7 @@ import {
   normaliseHost,
   normaliseOrigin,
 } from '#shared/http/allowed-origins';
+import { FUNCTION_ENV } from '#shared/settings/setting-names';
 
 afterEach(() => vi.unstubAllEnvs());
 

@@ -3,11 +3,11 @@ import { ThrottlingException } from '@aws-sdk/client-dynamodb';
 import type { Context } from 'aws-lambda';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { encodeCaller } from '#shared/auth/authorizer-context';
-import { FUNCTION_ENV } from '#shared/function-env';
 import { FOREIGN_HOST_MESSAGE, FOREIGN_ORIGIN_MESSAGE, PERMISSION_DENIED_MESSAGE } from '#shared/http/api-error';
 import type { ChainEvent } from '#shared/http/api-types';
 import { createApiHandler } from '#shared/http/create-api-handler';
 import { addInternalNote, mcpBots } from '#shared/schemas/route-validators.generated';
+import { FUNCTION_ENV } from '#shared/settings/setting-names';
 
 function event(
   overrides: Partial<ChainEvent> = {},

@@ -10,13 +10,13 @@
 import type { DynamoDBRecord } from 'aws-lambda';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ASSISTANT_FIELDS, shapeRow, VOC_FIELDS } from '#shared/domain/reporting/report-rows';
+import { opensearchIndexShards } from '#shared/settings/opensearch-settings';
 import { documentId, externalVersion, failedOperations, planBulk } from '#shared/store/opensearch-bulk';
 import { createOpenSearchClient } from '#shared/store/opensearch-client';
 import { ensureIndexTemplates } from '#shared/store/opensearch-ensure-index-templates';
 import { reportingYearIndex } from '#shared/store/opensearch-index-names';
 import { indexReportingRecords } from '#shared/store/opensearch-index-rows';
 import { FIELD_TYPES, indexedFields, reportingMappings, rowHash } from '#shared/store/opensearch-mappings';
-import { opensearchIndexShards } from '#shared/store/opensearch-settings';
 import { captureJsonLines } from '#test/support/capture-json-lines';
 import {
   type ConnectionFailure,

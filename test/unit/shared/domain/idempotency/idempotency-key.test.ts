@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '#shared/domain/idempotency/canonical-json';
 import { idempotencyKeyProblem } from '#shared/domain/idempotency/idempotency-key';
 import { requestFingerprint } from '#shared/domain/idempotency/request-fingerprint';
-import { idempotencyTtlMs } from '#shared/store/idempotency-ttl';
+import { idempotencyTtlMs } from '#shared/settings/idempotency-settings';
 
 describe('idempotencyKeyProblem', () => {
   it.each(['a', '!', '~', 'x'.repeat(255), '5f0c6e0a-8d1e-4a59-9f3b-0e6c2f1d7a44', 'order#42/retry?1'])(

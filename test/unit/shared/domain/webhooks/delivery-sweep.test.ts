@@ -1,16 +1,18 @@
 /** When the sweeper acts on a pending delivery, what delay it queues a task with, and where it moves it. */
 import { describe, expect, it } from 'vitest';
 import {
+  DELIVERY_SWEEP_TIMING,
   LOST_TASK_GRACE_MS,
+  MAX_QUEUE_DELAY_SECONDS,
   queueCarries,
   SWEEP_SHARDS,
   sweepAtOf,
   sweepDelayMs,
   sweepShardOf,
   sweptAt,
+  WEBHOOK_SWEEP_MINUTES,
 } from '#shared/domain/webhooks/delivery-sweep';
 import { RETRY_SCHEDULE_MS } from '#shared/domain/webhooks/retry-schedule';
-import { DELIVERY_SWEEP_TIMING, MAX_QUEUE_DELAY_SECONDS, WEBHOOK_SWEEP_MINUTES } from '#shared/webhook-functions';
 
 const now = Date.parse('2026-11-27T08:00:00.000Z');
 const MINUTE = 60_000;

@@ -1,5 +1,5 @@
-import { FUNCTION_ENV } from '#shared/function-env';
-import { wholeNumberSetting } from '#shared/whole-number-setting';
+import { FUNCTION_ENV } from './setting-names.ts';
+import { wholeNumberSetting } from './whole-number-setting.ts';
 
 export interface OpenSearchSettings {
   /** `https://<domain endpoint>`, or `http://host:port` for a local cluster. */

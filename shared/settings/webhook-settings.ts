@@ -4,15 +4,15 @@
  * loudly there.
  */
 
-import { parseWholeNumber } from '#shared/domain/parse-whole-number';
 import { RETRY_SCHEDULE_MS } from '#shared/domain/webhooks/retry-schedule';
 import {
   DEFAULT_MAX_ENDPOINTS_PER_TENANT,
   MAX_ENDPOINTS_PER_TENANT_LIMIT,
 } from '#shared/domain/webhooks/webhook-endpoint';
 import type { WebhookTargetRules } from '#shared/domain/webhooks/webhook-target';
-import { FUNCTION_ENV } from '#shared/function-env';
-import { wholeNumberSetting } from '#shared/whole-number-setting';
+import { parseWholeNumber } from './parse-whole-number.ts';
+import { FUNCTION_ENV } from './setting-names.ts';
+import { wholeNumberSetting } from './whole-number-setting.ts';
 
 /** The settings a developer may change for `npm start` through the variable the function reads. */
 export const WEBHOOK_SETTING_ENVS = [
@@ -67,6 +67,18 @@ export function webhookOwnHosts(env: NodeJS.ProcessEnv = process.env): string[] 
     .split(',')
     .map((host) => host.trim().toLowerCase().replace(/\.$/, ''))
     .filter((host) => host !== '');
+}
+
+/**
+ * The queue of webhook delivery tasks, as CDK or the local runtime names it to the function.
+ *
+ * @example createSqsDeliveryQueue(new SQSClient({}), webhookQueueUrl())
+ */
+export function webhookQueueUrl(env: NodeJS.ProcessEnv = process.env): string {
+  const url = env[FUNCTION_ENV.webhookQueueUrl];
+  if (!url)
+    throw new Error(`environment variable ${FUNCTION_ENV.webhookQueueUrl} (the webhook delivery queue) is not set`);
+  return url;
 }
 
 /**

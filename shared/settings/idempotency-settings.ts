@@ -1,5 +1,5 @@
 /** How long an idempotency record answers for its key: the stage's setting, read at cold start. */
-import { FUNCTION_ENV } from '#shared/function-env';
+import { FUNCTION_ENV } from './setting-names.ts';
 export const DEFAULT_IDEMPOTENCY_TTL_HOURS = 24;
 /** CXM_IDEMPOTENCY_TTL_HOURS, checked: a positive number of hours (fractions allowed), at most a year. */
 export function idempotencyTtlMs(raw = process.env[FUNCTION_ENV.idempotencyTtlHours]): number {

@@ -5,7 +5,7 @@
  * tagged (`cxm keys list` shows which are not), turning it off makes an untagged token as cheap to
  * refuse as a forged tag.
  */
-import { FUNCTION_ENV } from '#shared/function-env';
+import { FUNCTION_ENV } from './setting-names.ts';
 
 /** On where nothing says otherwise: stages deployed before tags hold keys without one. */
 export const ACCEPT_UNTAGGED_KEYS_BY_DEFAULT = true;

@@ -3,7 +3,7 @@
  * fallback when unset or empty, else digits within min..max, else an error naming the variable,
  * the value and the range, thrown where the setting is read (a function's cold start, npm start).
  */
-import { parseWholeNumber } from '#shared/domain/parse-whole-number';
+import { parseWholeNumber } from './parse-whole-number.ts';
 
 export function wholeNumberSetting<F extends number | undefined>(
   name: string,

@@ -6,8 +6,8 @@
 
 import type { JobDeadlines } from '#shared/domain/voc/job-status';
 import { DEFAULT_RECORDING_LIMITS } from '#shared/domain/voc/recording-upload';
-import { FUNCTION_ENV } from '#shared/function-env';
-import { wholeNumberSetting } from '#shared/whole-number-setting';
+import { FUNCTION_ENV } from './setting-names.ts';
+import { wholeNumberSetting } from './whole-number-setting.ts';
 
 export const RECORDING_SETTING_ENVS = [
   FUNCTION_ENV.recordingMaxBytes,
@@ -33,6 +33,22 @@ export const DEFAULT_MAX_RECORDING_SECONDS = 2 * 3600;
  * event age are allowed; the processor keeps it at 1 hour).
  */
 export const DEFAULT_PROCESSING_WINDOW_SECONDS = 2 * 3600;
+
+/**
+ * What the recording processor asks of Transcribe: the role it assumes to read a recording and write
+ * its output, and whether Call Analytics adds a generative summary (`recordings.callSummaries`).
+ *
+ * @example createTranscribeAnalysis(client, s3, { stage: stageName(), ...transcribeSettings() })
+ */
+export function transcribeSettings(env: NodeJS.ProcessEnv = process.env): {
+  dataAccessRoleArn: string;
+  callSummaries: boolean;
+} {
+  return {
+    dataAccessRoleArn: env[FUNCTION_ENV.transcribeRoleArn] ?? '',
+    callSummaries: env[FUNCTION_ENV.recordingCallSummaries] === 'true',
+  };
+}
 
 export function recordingsBucket(): string {
   const bucket = process.env[FUNCTION_ENV.recordingsBucket];
