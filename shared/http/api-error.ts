@@ -37,7 +37,7 @@ export const permissionDenied = () => new ApiError(403, 'PermissionDenied', PERM
 /** The MCP origin check: a browser page of another origin, or a rebound host name, reaching a route that checks it. */
 export const foreignOrigin = () => new ApiError(403, 'PermissionDenied', FOREIGN_ORIGIN_MESSAGE);
 export const foreignHost = () => new ApiError(403, 'PermissionDenied', FOREIGN_HOST_MESSAGE);
-/** A webhook endpoint's event whose data the key may not read (shared/auth/webhook-event-scopes.ts). */
+/** A webhook endpoint's event whose data the key may not read (shared/http/webhook-event-scopes.ts). */
 export const subscriptionDenied = (event: string, scope: string) =>
   new ApiError(
     403,

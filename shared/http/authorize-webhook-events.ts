@@ -1,12 +1,12 @@
 /**
  * A webhook endpoint's create or change, authorised for the events the endpoint will have: each
- * needs the read scope of what it carries (shared/auth/webhook-event-scopes.ts), else 403 naming
+ * needs the read scope of what it carries (shared/http/webhook-event-scopes.ts), else 403 naming
  * the event and the scope.
  */
 import type { Caller } from '#shared/auth/authorizer-context';
-import { subscriptionFor } from '#shared/auth/webhook-event-scopes';
 import { MAX_ENDPOINT_COLLECTIONS } from '#shared/domain/webhooks/webhook-endpoint';
 import type { WebhookEventType } from '#shared/domain/webhooks/webhook-events';
+import { subscriptionFor } from '#shared/http/webhook-event-scopes';
 import { badRequest, subscriptionDenied } from './api-error.ts';
 
 /**

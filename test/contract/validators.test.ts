@@ -17,7 +17,7 @@ describe('precompiled validators', () => {
       'utf8',
     );
     expect(
-      committed === compileRouteValidators(),
+      committed === compileRouteValidators(routes),
       'route-validators.generated.ts is stale: run `npm run validators`',
     ).toBe(true);
   });

@@ -162,6 +162,21 @@ describe('the module layers', () => {
     expect(readers).toEqual([]);
   });
 
+  it("have no cycle between the folders of the functions' code (shared/, functions/): none leans on one that leans back", () => {
+    const inFunctions = (folder: string) =>
+      folder === 'shared' || under(folder, 'shared') || under(folder, 'functions');
+    const folders = new Map<string, string[]>();
+    for (const [file, targets] of graph) {
+      const from = dirname(file);
+      if (!inFunctions(from)) continue;
+      const edges = folders.get(from) ?? [];
+      for (const to of targets.map(dirname)) if (to !== from && inFunctions(to) && !edges.includes(to)) edges.push(to);
+      folders.set(from, edges);
+    }
+    expect(folders.get('shared/store')).toContain('shared/settings');
+    expect(cycles(folders).map((cycle) => cycle.join(' -> '))).toEqual([]);
+  });
+
   it.each(FORBIDDEN)('$layer imports no layer above it', ({ from, mayNotImport }) => {
     const violations = [...graph]
       .filter(([file]) => from(file))

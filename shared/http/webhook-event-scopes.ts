@@ -5,11 +5,12 @@
  * per collection, so a document event is limited to the collections the key may read: the endpoint
  * keeps their names, or none when the key reads every collection.
  */
+
+import { isScopeGranted, resolveScope } from '#shared/auth/grant-scope';
 import { MAX_ENDPOINT_COLLECTIONS } from '#shared/domain/webhooks/webhook-endpoint';
 import type { WebhookEventType } from '#shared/domain/webhooks/webhook-events';
 import { type RouteId, routeById } from '#shared/routes';
 import { COLLECTION_NAME } from '#shared/schemas/identifiers';
-import { isScopeGranted, resolveScope } from './grant-scope.ts';
 
 /** The route whose answer each event carries: subscribing to the event needs its scope. */
 export const EVENT_SOURCE_ROUTES = {
