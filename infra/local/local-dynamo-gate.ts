@@ -9,6 +9,7 @@
  */
 import { Agent, createServer, request as httpRequest } from 'node:http';
 import { type LocalCredentials, newLocalCredentials } from './dynamodb-local.ts';
+import { listenOnLoopback } from './serve-json-service.ts';
 import { verifyLocalRequest } from './verify-local-request.ts';
 
 export interface LocalDynamoGate {
@@ -73,21 +74,7 @@ export async function startLocalDynamoGate({ target, accepted }: LocalDynamoGate
     });
   });
   server.keepAliveTimeout = 1000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
-  return {
-    endpoint: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-        agent.destroy();
-      }),
-  };
+  return listenOnLoopback(server, () => agent.destroy());
 }
 
 /** What signs this process's requests to the local services: the local functions' own credentials. */

@@ -6,7 +6,7 @@
  * answered (verify-local-request.ts). The stand-in gives only its operations; this is the wire.
  */
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { LocalCredentials } from './dynamodb-local.ts';
 import { verifyLocalRequest } from './verify-local-request.ts';
 
@@ -28,6 +28,30 @@ export type JsonOperation = (
 export interface JsonServiceServer {
   endpoint: string;
   close(): Promise<void>;
+}
+
+/**
+ * Starts `server` on a free port of 127.0.0.1 (a stand-in answers this machine alone): its endpoint,
+ * and a close that ends every connection, then `onClose`.
+ *
+ * @example const { endpoint, close } = await listenOnLoopback(createServer(handler));
+ */
+export async function listenOnLoopback(server: Server, onClose?: () => void): Promise<JsonServiceServer> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+        onClose?.();
+      }),
+  };
 }
 
 async function readBody(req: IncomingMessage): Promise<Buffer> {
@@ -102,18 +126,5 @@ export async function serveJsonService(
       res.end(text);
     })();
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
-  return {
-    endpoint: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
+  return listenOnLoopback(server);
 }
