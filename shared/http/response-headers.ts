@@ -1,4 +1,6 @@
+import type { MiddlewareObj, Request } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import type { ChainEvent } from './api-types.ts';
 
 /** Headers every API response carries, errors included (the chain's last step, shared/README.md). */
 export function commonHeaders(requestId: string): Record<string, string> {
@@ -20,4 +22,16 @@ export function withCommonHeaders(event: APIGatewayProxyEvent, response: APIGate
     ([name]) => !ownNames.has(name.toLowerCase()),
   );
   return { ...response, headers: { ...Object.fromEntries(common), ...own } };
+}
+
+/**
+ * The chain's last step: the common headers on every response, errors included.
+ *
+ * @example middy(handler).use(addResponseHeaders())
+ */
+export function addResponseHeaders(): MiddlewareObj<ChainEvent, APIGatewayProxyResult> {
+  const add = (request: Request<ChainEvent, APIGatewayProxyResult>) => {
+    if (request.response) request.response = withCommonHeaders(request.event, request.response);
+  };
+  return { after: add, onError: add };
 }
