@@ -2,7 +2,7 @@
 import { applyMergePatch } from '#shared/domain/documents/apply-merge-patch';
 import { notFound, preconditionFailed } from '#shared/http/api-error';
 import { createApiHandler } from '#shared/http/create-api-handler';
-import { versionHeaders } from '#shared/http/document-version-headers';
+import { versionAnswer } from '#shared/http/document-version-headers';
 import { recordAnswer, replayRecorded } from '#shared/http/idempotent-answer';
 import { readPreconditions } from '#shared/http/read-preconditions';
 import { documentJsonOr413 } from '#shared/http/refuse-oversized-document';
@@ -17,11 +17,7 @@ export const handler = createApiHandler(
   mergeCurrentDocument,
   async ({ tenantId, path, body, signal, idempotency, http, caller }) => {
     const docId = requireStorableDocId(path.docId);
-    const answer = (written: { json: string; etag: string; version: number }) => ({
-      status: 200,
-      bodyText: written.json,
-      headers: versionHeaders(http.selfUrl, written),
-    });
+    const answer = (written: { json: string; etag: string; version: number }) => versionAnswer(http.selfUrl, written);
     const outcome = await documents.update(
       tenantId,
       path.collection,

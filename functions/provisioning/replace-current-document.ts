@@ -1,7 +1,7 @@
 /** POST .../{collection}/{docId}/versions/current: create (201) or replace (200), no merge (provisioning documents, safe retries, conditional requests). */
 import { preconditionFailed } from '#shared/http/api-error';
 import { createApiHandler } from '#shared/http/create-api-handler';
-import { versionHeaders } from '#shared/http/document-version-headers';
+import { versionAnswer } from '#shared/http/document-version-headers';
 import { recordAnswer, replayRecorded } from '#shared/http/idempotent-answer';
 import { readPreconditions } from '#shared/http/read-preconditions';
 import { documentJsonOr413 } from '#shared/http/refuse-oversized-document';
@@ -17,11 +17,8 @@ export const handler = createApiHandler(
   async ({ tenantId, path, body, signal, idempotency, http, caller }) => {
     const docId = requireStorableDocId(path.docId);
     const json = documentJsonOr413(body);
-    const answer = (written: { created: boolean; etag: string; version: number }) => ({
-      status: written.created ? 201 : 200,
-      bodyText: json,
-      headers: versionHeaders(http.selfUrl, written),
-    });
+    const answer = (written: { created: boolean; etag: string; version: number }) =>
+      versionAnswer(http.selfUrl, { ...written, json }, written.created ? 201 : 200);
     const outcome = await documents.replace(tenantId, path.collection, docId, json, {
       signal,
       preconditions: readPreconditions(http),

@@ -2,7 +2,7 @@
 import { goneReason, missingReason } from '#shared/domain/documents/document-versions';
 import { gone, notFound, preconditionFailed } from '#shared/http/api-error';
 import { createApiHandler } from '#shared/http/create-api-handler';
-import { versionHeaders } from '#shared/http/document-version-headers';
+import { versionAnswer } from '#shared/http/document-version-headers';
 import { recordAnswer, replayRecorded } from '#shared/http/idempotent-answer';
 import { readPreconditions } from '#shared/http/read-preconditions';
 import { requireStorableDocId } from '#shared/http/require-storable-doc-id';
@@ -17,11 +17,7 @@ export const handler = createApiHandler(
   async ({ tenantId, path, signal, idempotency, http, caller }) => {
     const docId = requireStorableDocId(path.docId);
     const n = Number(path.version);
-    const answer = (written: { json: string; etag: string; version: number }) => ({
-      status: 200,
-      bodyText: written.json,
-      headers: versionHeaders(http.selfUrl, written),
-    });
+    const answer = (written: { json: string; etag: string; version: number }) => versionAnswer(http.selfUrl, written);
     const outcome = await documents.restore(tenantId, path.collection, docId, n, {
       signal,
       preconditions: readPreconditions(http),

@@ -4,6 +4,7 @@
  * stage keeps it, where `versions/current` moves on with every write.
  */
 import { formatEntityTag } from '#shared/domain/documents/entity-tags';
+import type { ApiResult } from './api-types.ts';
 
 const VERSIONS_SEGMENT = '/versions/';
 
@@ -18,4 +19,17 @@ export function versionHeaders(selfUrl: string, written: { etag: string; version
   // The last `/versions/` is the document's own: an id holds no '/', so `.../versions/versions/current` ends in it too.
   const base = selfUrl.slice(0, selfUrl.lastIndexOf(VERSIONS_SEGMENT) + VERSIONS_SEGMENT.length);
   return { ETag: formatEntityTag(written.etag), 'Content-Location': `${base}${written.version}` };
+}
+
+/**
+ * A write's answer: the document written, with the headers of its version.
+ *
+ * @example recordAnswer(ledger, idempotency, (written) => versionAnswer(http.selfUrl, written))
+ */
+export function versionAnswer(
+  selfUrl: string,
+  written: { json: string; etag: string; version: number },
+  status = 200,
+): ApiResult {
+  return { status, bodyText: written.json, headers: versionHeaders(selfUrl, written) };
 }
