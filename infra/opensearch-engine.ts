@@ -1,6 +1,6 @@
 /**
  * The project's one OpenSearch engine version: the local engine's POM pins it
- * (`infra/local/opensearch/pom.xml`, `opensearch.version`), `npm start` and the tests run it, and a
+ * (`infra/local/emulators/opensearch/pom.xml`, `opensearch.version`), `npm start` and the tests run it, and a
  * stage's domain runs its major.minor (Amazon OpenSearch Service chooses the patch). Read from the
  * POM, so the jars the tests run and the domain a deploy asks for cannot name different versions.
  */
@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { PROJECT_ROOT } from './project-root.ts';
 
 /** The Maven project of the local engine. */
-export const OPENSEARCH_ENGINE_DIR = join(PROJECT_ROOT, 'infra', 'local', 'opensearch');
+export const OPENSEARCH_ENGINE_DIR = join(PROJECT_ROOT, 'infra', 'local', 'emulators', 'opensearch');
 
 let version: string | undefined;
 
@@ -22,7 +22,8 @@ export function opensearchEngineVersion(): string {
   if (version) return version;
   const pom = readFileSync(join(OPENSEARCH_ENGINE_DIR, 'pom.xml'), 'utf8');
   const found = /<opensearch\.version>\s*(\d+\.\d+\.\d+)\s*<\/opensearch\.version>/.exec(pom)?.[1];
-  if (!found) throw new Error(`infra/local/opensearch/pom.xml names no <opensearch.version>x.y.z</opensearch.version>`);
+  if (!found)
+    throw new Error(`infra/local/emulators/opensearch/pom.xml names no <opensearch.version>x.y.z</opensearch.version>`);
   version = found;
   return found;
 }

@@ -5,6 +5,7 @@
  */
 
 import type { SchemaId } from '#shared/schemas/schema-ids';
+import { SECRET_ENVS, type SecretName } from '#shared/settings/secret-settings';
 import { type TableId, VERSION_ENTRIES_INDEX } from '#shared/store/table-specs';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -13,8 +14,8 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
  * tags API keys (the authorizer's, AUTHORIZER_SECRETS), `webhookSecretKey` seals webhook signing
  * secrets at rest (the routes that make one, and the delivery function).
  */
-export const SECRET_IDS = ['cursorSecret', 'keyTagSecret', 'webhookSecretKey'] as const;
-export type SecretId = (typeof SECRET_IDS)[number];
+export const SECRET_IDS = Object.keys(SECRET_ENVS) as SecretName[];
+export type SecretId = SecretName;
 /** An item operation of DynamoDB a function makes on a table: its IAM action is `dynamodb:<operation>`. */
 export type TableOperation = 'GetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'ConditionCheckItem' | 'Query';
 

@@ -4,9 +4,9 @@
  * AwsSolutions checks run at every synth: an unacknowledged finding fails `cdk synth` and `cdk deploy`.
  */
 import { App } from 'aws-cdk-lib';
-import { DEFAULT_STAGE, stageConfig, withReportingBackend } from './config.ts';
 import { enforceNagChecks } from './nag-acknowledgements.ts';
 import { CxmStack } from './stack.ts';
+import { DEFAULT_STAGE, stageConfig, withReportingBackend } from './stage/config.ts';
 
 const app = new App();
 const stage: unknown = app.node.tryGetContext('stage') ?? DEFAULT_STAGE;

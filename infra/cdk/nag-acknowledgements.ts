@@ -94,7 +94,7 @@ const because = {
       "Requests are validated in the function (middy chain, ajv against the route's JSON Schema) after authorization, because the identifier rules fix the order 401 -> 403 -> 400 -> 413 and the error bodies want 400 messages that name the field. An API Gateway request validator would answer 400 before the tenant check could answer 403, in its own words.",
   },
   noWebAcl: {
-    decision: 'infra/cdk/config.ts',
+    decision: 'infra/cdk/stage/config.ts',
     reason:
       'This stage was configured without a web ACL (every edge.waf* setting off; every listed stage has one). What still limits requests before the authorizer answers: the stage throttle of each method and the reserved concurrency of the authorizer and the document function. The usage plan throttles per tenant only after the authorizer has accepted a key, so it does not limit a flood of invalid tokens.',
   },
@@ -136,12 +136,12 @@ const because = {
   derivedIndex: {
     decision: 'infra/README.md#choosing-the-reporting-backend',
     reason:
-      "The domain is a derived copy of the reporting table (the table's stream feeds the indexer), so losing it loses no data: it is rebuilt by replaying the table. Sized per stage in infra/cdk/config.ts; dedicated cluster-manager nodes would more than double the node count of these 1-3 node domains.",
+      "The domain is a derived copy of the reporting table (the table's stream feeds the indexer), so losing it loses no data: it is rebuilt by replaying the table. Sized per stage in infra/cdk/stage/config.ts; dedicated cluster-manager nodes would more than double the node count of these 1-3 node domains.",
   },
   singleZoneDevDomain: {
     decision: 'infra/README.md#choosing-the-reporting-backend',
     reason:
-      'This stage runs its domain on one data node in one zone on purpose (infra/cdk/config.ts): it is a derived copy of the reporting table, rebuilt by replaying it, and stages with several data nodes spread them over zones.',
+      'This stage runs its domain on one data node in one zone on purpose (infra/cdk/stage/config.ts): it is a derived copy of the reporting table, rebuilt by replaying it, and stages with several data nodes spread them over zones.',
   },
   domainLogPolicy: {
     decision: 'infra/cdk/constructs/search.ts',

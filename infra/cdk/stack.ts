@@ -8,7 +8,6 @@ import { Aws, CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { API_URL_OUTPUT, SEARCH_CONSTRUCT_ID, SEARCH_ENDPOINT_OUTPUT, stackName } from '#infra/stage-names';
 import { FUNCTION_ENV } from '#shared/settings/setting-names';
-import type { StageConfig } from './config.ts';
 import { Api } from './constructs/api.ts';
 import { Data } from './constructs/data.ts';
 import { ReportingIndexer } from './constructs/indexer.ts';
@@ -17,6 +16,7 @@ import { Observability } from './constructs/observability.ts';
 import { Recordings } from './constructs/recordings.ts';
 import { ReportingSearch } from './constructs/search.ts';
 import { Webhooks } from './constructs/webhooks.ts';
+import type { StageConfig } from './stage/config.ts';
 
 export interface CxmStackProps extends StackProps {
   config: StageConfig;

@@ -4,7 +4,7 @@
  * a recorded call of its function, and fails on any grant left unexercised and unlisted here, and on
  * an entry that matches no such grant (so this list cannot go stale).
  *
- * The calls are recorded in the sources runtime (infra/local/record-aws-calls.ts): what the
+ * The calls are recorded in the sources runtime (infra/local/emulators/record-aws-calls.ts): what the
  * function's own code calls. What the Lambda service does with a function's role (its logs, its
  * traces, its on-failure destination) and what only a stage runs is here, by name.
  */

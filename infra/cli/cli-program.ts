@@ -4,7 +4,6 @@
  * parsing (option values, their sources) is left for the next.
  */
 import { Command } from 'commander';
-import type { CliContext } from './cli-context.ts';
 import { registerImportCommand } from './import/import-command.ts';
 import { registerKeysCommands } from './keys/keys-commands.ts';
 import { registerPreflightCommand } from './preflight/preflight-command.ts';
@@ -12,6 +11,7 @@ import { registerSampleRecordingCommand } from './recordings/sample-recording-co
 import { registerRecountCommand } from './reporting/recount-command.ts';
 import { registerSeedCommand } from './seed/seed-command.ts';
 import { registerSmokeCommand } from './smoke/smoke-command.ts';
+import type { CliContext } from './terminal/cli-context.ts';
 
 /**
  * The program for the run `cli`; it throws a CommanderError where commander would exit.

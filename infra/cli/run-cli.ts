@@ -6,10 +6,10 @@
  */
 import { CommanderError } from 'commander';
 import { ImportError } from '#infra/tenant-data/import-error';
-import { type CliContext, createCliContext } from './cli-context.ts';
-import { CliError } from './cli-error.ts';
-import type { CliIo } from './cli-io.ts';
 import { cliProgram } from './cli-program.ts';
+import { type CliContext, createCliContext } from './terminal/cli-context.ts';
+import { CliError } from './terminal/cli-error.ts';
+import type { CliIo } from './terminal/cli-io.ts';
 
 /** The exit code of a failed run, with its one line on stderr (commander has written its own). */
 function failure(error: unknown, cli: CliContext): number {

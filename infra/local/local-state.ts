@@ -5,7 +5,7 @@
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { TableId } from '#shared/store/table-specs';
-import type { LocalCredentials } from './dynamodb-local.ts';
+import type { LocalCredentials } from './emulators/local-identity.ts';
 
 export interface LocalState {
   apiUrl: string;

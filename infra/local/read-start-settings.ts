@@ -3,16 +3,16 @@
  * starts, so that a mistyped one stops the start with one line that names the variable and says what
  * to write. Pure: the environment and the working directory in, the settings or that line out.
  */
-import { DEFAULT_RATE_LIMIT, DEFAULT_STAGE_RATE_LIMIT, type RateLimit } from '#infra/cdk/default-rate-limits';
+import { DEFAULT_RATE_LIMIT, DEFAULT_STAGE_RATE_LIMIT, type RateLimit } from '#infra/cdk/stage/default-rate-limits';
 import { idempotencyTtlMs } from '#shared/settings/idempotency-settings';
 import { acceptsUntaggedKeys } from '#shared/settings/key-settings';
 import { FUNCTION_ENV } from '#shared/settings/setting-names';
 import { wholeNumberSetting } from '#shared/settings/whole-number-setting';
-import { type FunctionRuntimeKind, functionRuntimeKind, maxEnvironments } from './function-runtime.ts';
-import { type LocalLogLevel, parseLocalLogLevel } from './local-log.ts';
-import { javaCommand } from './local-programs.ts';
+import { javaCommand } from './emulators/local-programs.ts';
+import { formatRateLimit, parseRateLimit } from './gateway/token-buckets.ts';
 import { cxmHome } from './local-state.ts';
-import { formatRateLimit, parseRateLimit } from './token-buckets.ts';
+import { type FunctionRuntimeKind, functionRuntimeKind, maxEnvironments } from './runtime/function-runtime.ts';
+import { type LocalLogLevel, parseLocalLogLevel } from './runtime/local-log.ts';
 
 /** What npm start runs with, each setting checked. */
 export interface StartSettings {

@@ -4,30 +4,30 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type RequestListener, type Server } from 'node:http';
-import type { RateLimit } from '#infra/cdk/default-rate-limits';
+import type { RateLimit } from '#infra/cdk/stage/default-rate-limits';
 import { LOCAL_STAGE } from '#infra/stage-names';
 import type { WebhookTargetRules } from '#shared/domain/webhooks/webhook-target';
 import { commonHeaders } from '#shared/http/response-headers';
 import { recordingsBucketName } from '#shared/recording-events';
+import { searchesOpenSearch } from '#shared/settings/opensearch-settings';
 import { FUNCTION_ENV } from '#shared/settings/setting-names';
 import { webhookDeliveriesStore } from '#shared/store/function-stores';
 import { deliveryQueueName, WEBHOOK_DELIVERY, webhookSweepRuleName } from '#shared/webhook-functions';
-import { LOCAL_ACCOUNT } from './build-proxy-event.ts';
-import { createEventDelivery, type EventDelivery } from './deliver-events.ts';
-import { LOCAL_REGION } from './dynamodb-local.ts';
-import type { FunctionRuntime } from './function-runtime.ts';
-import { gateLocalDynamo } from './local-dynamo-gate.ts';
-import { createLocalGateway } from './local-gateway.ts';
-import type { LocalLog } from './local-log.ts';
-import { localOrigins, withLocalOrigins } from './local-origins.ts';
-import { StartupError } from './local-programs.ts';
-import { acquireLocalQueue, type LocalQueue } from './local-queue.ts';
-import { acquireLocalS3, type LocalS3 } from './local-s3.ts';
-import { type StreamReaders, type StreamTarget, startStreamReaders } from './local-streams.ts';
-import { acquireLocalTranscribe, type LocalTranscribe } from './local-transcribe.ts';
-import { runSchedules } from './run-schedules.ts';
-import { createApiDocs } from './serve-api-docs.ts';
-import { startFunctionRuntime } from './start-function-runtime.ts';
+import { createEventDelivery, type EventDelivery } from './emulators/deliver-events.ts';
+import { gateLocalDynamo } from './emulators/local-dynamo-gate.ts';
+import { LOCAL_ACCOUNT, LOCAL_REGION } from './emulators/local-identity.ts';
+import { StartupError } from './emulators/local-programs.ts';
+import { acquireLocalQueue, type LocalQueue } from './emulators/local-queue.ts';
+import { acquireLocalS3, type LocalS3 } from './emulators/local-s3.ts';
+import { type StreamReaders, type StreamTarget, startStreamReaders } from './emulators/local-streams.ts';
+import { acquireLocalTranscribe, type LocalTranscribe } from './emulators/local-transcribe.ts';
+import { runSchedules } from './emulators/run-schedules.ts';
+import { createLocalGateway } from './gateway/local-gateway.ts';
+import { LOCAL_HOST_NAMES, localOrigins } from './gateway/local-origins.ts';
+import { createApiDocs } from './gateway/serve-api-docs.ts';
+import type { FunctionRuntime, LocalWiring } from './runtime/function-runtime.ts';
+import type { LocalLog } from './runtime/local-log.ts';
+import { startFunctionRuntime } from './runtime/start-function-runtime.ts';
 
 /** The authorizer cache TTL where neither the caller nor the template says (API Gateway's 60 s in our stacks). */
 const DEFAULT_AUTH_CACHE_TTL_SECONDS = 60;
@@ -64,13 +64,17 @@ export interface BoundGateway {
   port: number;
   url: string;
   /**
-   * Starts the functions' runtime (`CXM_RUNTIME`; the local wiring must be in the environment) and
-   * answers requests. Resolves with what serves the functions, for the banner, and the authorizer
-   * cache TTL in force (the bench reports it beside its authorizer figures).
+   * Starts the functions' runtime (`CXM_RUNTIME`) wired to this gateway's S3, Transcribe and queue, and
+   * answers requests. Resolves with what serves the functions, for the banner, the authorizer
+   * cache TTL in force (the bench reports it beside its authorizer figures), and the wiring.
    */
-  serve(
-    options: ServeOptions,
-  ): Promise<{ functions: string; authCacheTtlSeconds: number; s3Endpoint: string; recordingsBucket: string }>;
+  serve(options: ServeOptions): Promise<{
+    functions: string;
+    authCacheTtlSeconds: number;
+    s3Endpoint: string;
+    recordingsBucket: string;
+    wiring: LocalWiring;
+  }>;
   /** Resolves once every event delivered so far (recordings arrived, analyses ended) has been processed or given up on. */
   eventsSettled(): Promise<void>;
   /**
@@ -152,30 +156,19 @@ export async function bindGateway(port: number, host = '127.0.0.1'): Promise<Bou
       const gated = await gateLocalDynamo();
       releaseGate = gated.release;
       const { credentials } = gated;
-      // The recordings bucket next: the functions learn its endpoint and name from the environment.
+      // The recordings bucket next: the functions learn its endpoint and name from the wiring.
       s3 = await acquireLocalS3({
         bucket: recordingsBucketName(LOCAL_STAGE, LOCAL_ACCOUNT, LOCAL_REGION),
         dataDir: recordingsDir,
         credentials,
       });
-      process.env.AWS_ENDPOINT_URL_S3 = s3.endpoint;
-      process.env[FUNCTION_ENV.recordingsBucket] = s3.bucket;
-      // Webhook receivers on this machine are allowed here, and only here; never this gateway.
-      process.env[FUNCTION_ENV.webhookTargets] = 'local' satisfies WebhookTargetRules;
-      process.env[FUNCTION_ENV.apiHosts] = ['127.0.0.1', 'localhost', '[::1]']
-        .map((host) => `${host}:${boundPort}`)
-        .join(',');
       // Amazon Transcribe's stand-in reads the recordings and writes its output through that S3.
       transcribe = await acquireLocalTranscribe({ region: LOCAL_REGION, s3Endpoint: s3.endpoint, credentials });
-      process.env.AWS_ENDPOINT_URL_TRANSCRIBE = transcribe.endpoint;
-      process.env[FUNCTION_ENV.transcribeRoleArn] ??= LOCAL_TRANSCRIBE_ROLE_ARN;
-      // The functions that check origins accept this gateway's own: in this process for the
-      // sources, in a bundle's environment when its template declares the list.
-      // The queue of webhook delivery tasks: the functions learn its URL and SQS's endpoint here.
       const report = (line: string, error?: unknown) => {
         if (log) log.line('warn', `cxm: ${line}${error instanceof Error ? `: ${error.message}` : ''}`);
         else onFault?.(error ?? new Error(line));
       };
+      // The queue of webhook delivery tasks.
       queue = await acquireLocalQueue({
         name: deliveryQueueName(LOCAL_STAGE),
         region: LOCAL_REGION,
@@ -184,15 +177,19 @@ export async function bindGateway(port: number, host = '127.0.0.1'): Promise<Bou
         maxConcurrency: WEBHOOK_DELIVERY.mapping.maxConcurrency,
         report,
       });
-      process.env[FUNCTION_ENV.webhookQueueUrl] = queue.url;
-      process.env.AWS_ENDPOINT_URL_SQS = queue.endpoint;
-      const origins = localOrigins(boundPort);
-      Object.assign(process.env, withLocalOrigins(process.env, origins));
-      runtime = await startFunctionRuntime({
-        log,
-        extraEnvironment: (_fn, variables) =>
-          FUNCTION_ENV.allowedOrigins in variables ? withLocalOrigins(variables, origins) : undefined,
-      });
+      const wiring: LocalWiring = {
+        AWS_ENDPOINT_URL_S3: s3.endpoint,
+        [FUNCTION_ENV.recordingsBucket]: s3.bucket,
+        AWS_ENDPOINT_URL_TRANSCRIBE: transcribe.endpoint,
+        [FUNCTION_ENV.transcribeRoleArn]: LOCAL_TRANSCRIBE_ROLE_ARN,
+        AWS_ENDPOINT_URL_SQS: queue.endpoint,
+        [FUNCTION_ENV.webhookQueueUrl]: queue.url,
+        // Webhook receivers on this machine are allowed here, and only here; never this gateway.
+        [FUNCTION_ENV.webhookTargets]: 'local' satisfies WebhookTargetRules,
+        [FUNCTION_ENV.apiHosts]: LOCAL_HOST_NAMES.map((host) => `${host}:${boundPort}`).join(','),
+      };
+      // The functions that check origins accept this gateway's own besides their template's.
+      runtime = await startFunctionRuntime({ log, wiring, origins: localOrigins(boundPort) });
       const { routes, authorizer } = runtime;
       const { handlers } = runtime;
       const { webhooks } = runtime;
@@ -201,7 +198,7 @@ export async function bindGateway(port: number, host = '127.0.0.1'): Promise<Bou
       // Read from the start: endpoints registered before it are delivered to from its first event on.
       if (webhooks && webhookStreams === 'read') readers.push(webhooks.fanOut);
       // A stage that searches OpenSearch runs its indexer on the reporting table's stream: so does this.
-      if (process.env[FUNCTION_ENV.reportingBackend] === 'opensearch') {
+      if (searchesOpenSearch()) {
         if (!runtime.indexer)
           throw new StartupError(
             `${FUNCTION_ENV.reportingBackend}=opensearch, but the functions served (${runtime.description}) have no reporting indexer`,
@@ -255,6 +252,7 @@ export async function bindGateway(port: number, host = '127.0.0.1'): Promise<Bou
         authCacheTtlSeconds: ttlSeconds,
         s3Endpoint: s3.endpoint,
         recordingsBucket: s3.bucket,
+        wiring,
       };
     },
     async eventsSettled() {

@@ -20,22 +20,23 @@ import { FUNCTION_ENV } from '#shared/settings/setting-names';
 import { reportingIndexPrefix } from '#shared/store/opensearch-index-names';
 import type { TableId } from '#shared/store/table-specs';
 import { DEMO_TENANT, ensureDemoTenant } from './demo-tenant.ts';
-import { createTables, type DynamoDbLocal, LOCAL_REGION, startDynamoDbLocal } from './dynamodb-local.ts';
-import { prepareInvocationStore } from './invocation-scope.ts';
-import { localFunctionCredentials } from './local-dynamo-gate.ts';
-import { localLog } from './local-log.ts';
-import { StartupError } from './local-programs.ts';
-import { LOCAL_SECRET_FILES, localSecret } from './local-secret-file.ts';
-import { localStatePath, restrictStateDir, writeLocalState } from './local-state.ts';
+import { createTables, type DynamoDbLocal, startDynamoDbLocal } from './emulators/dynamodb-local.ts';
+import { localFunctionCredentials } from './emulators/local-dynamo-gate.ts';
+import { LOCAL_REGION } from './emulators/local-identity.ts';
+import { StartupError } from './emulators/local-programs.ts';
 import {
   LOCAL_INDEX_SHARDS,
   type LocalOpenSearch,
   pointAtLocalOpenSearch,
   startLocalOpenSearch,
-} from './opensearch/local-opensearch.ts';
-import { type ReportingIndexSync, syncReportingIndex } from './opensearch/sync-reporting-index.ts';
-import { pointAtLocalDynamo } from './point-at-local-dynamo.ts';
+} from './emulators/opensearch/local-opensearch.ts';
+import { type ReportingIndexSync, syncReportingIndex } from './emulators/opensearch/sync-reporting-index.ts';
+import { pointAtLocalDynamo } from './emulators/point-at-local-dynamo.ts';
+import { LOCAL_SECRET_FILES, localSecret } from './local-secret-file.ts';
+import { localStatePath, restrictStateDir, writeLocalState } from './local-state.ts';
 import { readStartSettings, type StartSettings } from './read-start-settings.ts';
+import { prepareInvocationStore } from './runtime/invocation-scope.ts';
+import { localLog } from './runtime/local-log.ts';
 import { type BoundGateway, bindGateway } from './serve-gateway.ts';
 
 /** The stores, started side by side: DynamoDB Local, and the OpenSearch engine when reporting is served from it. */

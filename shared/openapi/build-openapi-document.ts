@@ -26,7 +26,7 @@ import { areaDescriptions, operationDocs, parameterDocs, webhookDocs } from './o
 
 /**
  * Where the document is served, beside the API and without a key: by the deployed stage
- * (functions/docs/get-openapi-document.ts) and by the local gateway (infra/local/serve-api-docs.ts).
+ * (functions/docs/get-openapi-document.ts) and by the local gateway (infra/local/gateway/serve-api-docs.ts).
  */
 export const OPENAPI_DOCUMENT_PATH = '/openapi.json';
 

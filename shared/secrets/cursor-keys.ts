@@ -9,7 +9,6 @@
  * (serve-report-list.ts) instead of refusing it for up to five minutes.
  */
 import { type CursorKey, cursorKey } from '#shared/domain/reporting/report-cursor';
-import { FUNCTION_ENV } from '#shared/settings/setting-names';
 import { type SecretVersionsSource, secretVersionsSource } from './secret-versions.ts';
 
 /** The accepted keys, the current first; `fresh` reads them again unless that was done just now. */
@@ -27,11 +26,7 @@ export function cursorKeysSource(): CursorKeysSource {
     {
       what: 'the cursor secret',
       without: 'reporting cursors cannot be signed',
-      env: {
-        value: FUNCTION_ENV.cursorSecret,
-        previous: FUNCTION_ENV.cursorSecretPrevious,
-        arn: FUNCTION_ENV.cursorSecretArn,
-      },
+      secret: 'cursorSecret',
     },
     cursorKey,
   );

@@ -10,7 +10,6 @@
  * therefore be refused by a container still holding the versions before it (infra/README.md says to
  * wait that long before issuing keys).
  */
-import { FUNCTION_ENV } from '#shared/settings/setting-names';
 import { type SecretVersionsSource, secretVersionsSource } from './secret-versions.ts';
 
 /**
@@ -25,11 +24,7 @@ export function keyTagSecretsSource(): SecretVersionsSource<string> {
     {
       what: 'the key-tag secret',
       without: 'key tags cannot be checked',
-      env: {
-        value: FUNCTION_ENV.keyTagSecret,
-        previous: FUNCTION_ENV.keyTagSecretPrevious,
-        arn: FUNCTION_ENV.keyTagSecretArn,
-      },
+      secret: 'keyTagSecret',
     },
     (secret) => secret,
   );

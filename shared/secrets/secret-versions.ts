@@ -13,6 +13,7 @@
  */
 import type { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
 import { logger } from '#shared/http/logger';
+import { SECRET_ENVS, type SecretName, secretConfiguration } from '#shared/settings/secret-settings';
 
 const MIN_LENGTH = 32;
 const MAX_AGE_MS = 300_000;
@@ -25,8 +26,8 @@ export interface SecretSetting {
   what: string;
   /** What fails without it, for the message at cold start: `reporting cursors cannot be signed`. */
   without: string;
-  /** The environment variables: the value, the value before a local rotation, the Secrets Manager ARN. */
-  env: { value: string; previous: string; arn: string };
+  /** Which secret: its variables are in shared/settings/secret-settings.ts. */
+  secret: SecretName;
 }
 
 /** The accepted values, the current first; `fresh` reads them again unless that was done just now. */
@@ -50,22 +51,20 @@ function isNotFound(error: unknown): boolean {
  * The accepted values of `setting`, each turned by `toValue` once per read (a derived key, say).
  *
  * @example
- * const keys = secretVersionsSource({ what: 'the cursor secret', without: 'reporting cursors cannot be signed', env: { value: 'CXM_CURSOR_SECRET', previous: 'CXM_CURSOR_SECRET_PREVIOUS', arn: 'CXM_CURSOR_SECRET_ARN' } }, cursorKey);
+ * const keys = secretVersionsSource({ what: 'the cursor secret', without: 'reporting cursors cannot be signed', secret: 'cursorSecret' }, cursorKey);
  * const [current, previous] = await keys(); // previous: undefined until the secret is rotated
  */
 export function secretVersionsSource<T>(
   setting: SecretSetting,
   toValue: (secret: string) => T,
 ): SecretVersionsSource<T> {
-  const { env } = setting;
-  const direct = process.env[env.value];
-  if (direct !== undefined && direct !== '') {
-    const values = [toValue(checked(direct, env.value))];
-    const previous = process.env[env.previous];
+  const env = SECRET_ENVS[setting.secret];
+  const { value, previous, arn } = secretConfiguration(setting.secret);
+  if (value) {
+    const values = [toValue(checked(value, env.value))];
     if (previous) values.push(toValue(checked(previous, env.previous)));
     return async () => values;
   }
-  const arn = process.env[env.arn];
   if (!arn) throw new Error(`neither ${env.value} nor ${env.arn} is set: ${setting.without}`);
   // The two versions are read together and cached together, the absence of a previous one
   // included (a never-rotated secret must not cost a Secrets Manager call per request).

@@ -14,7 +14,6 @@ import {
   sealingKey,
   sealSecret,
 } from '#shared/domain/webhooks/sealed-secret';
-import { FUNCTION_ENV } from '#shared/settings/setting-names';
 import { secretVersionsSource } from './secret-versions.ts';
 
 export interface WebhookSecretBox {
@@ -34,11 +33,7 @@ export function webhookSecretBox(): WebhookSecretBox {
     {
       what: 'the webhook secret key',
       without: 'webhook signing secrets cannot be sealed or opened',
-      env: {
-        value: FUNCTION_ENV.webhookSecretKey,
-        previous: FUNCTION_ENV.webhookSecretKeyPrevious,
-        arn: FUNCTION_ENV.webhookSecretKeyArn,
-      },
+      secret: 'webhookSecretKey',
     },
     sealingKey,
   );

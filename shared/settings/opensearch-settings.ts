@@ -10,7 +10,7 @@ export interface OpenSearchSettings {
   indexPrefix: string;
 }
 
-/** The shards of each new year index (the stage's `search.indexShards`, infra/cdk/config.ts). */
+/** The shards of each new year index (the stage's `search.indexShards`, infra/cdk/stage/config.ts). */
 export interface IndexShards {
   primaries: number;
   replicas: number;
@@ -22,6 +22,17 @@ export interface IndexShards {
  * for a year of a kind's rows is too many small shards (see the sizing rule in infra/README.md).
  */
 export const DEFAULT_INDEX_SHARDS: IndexShards = { primaries: 1, replicas: 1 };
+
+/**
+ * Whether the reporting lists search OpenSearch (`opensearch`) rather than the reporting table's
+ * window index: a stage with a domain, or npm start beside its local engine. The lists' bundles
+ * have it compiled in (shared/store/function-stores.ts); the local runtime asks here.
+ *
+ * @example if (searchesOpenSearch()) readers.push(runtime.indexer);
+ */
+export function searchesOpenSearch(env: NodeJS.ProcessEnv = process.env): boolean {
+  return env[FUNCTION_ENV.reportingBackend] === 'opensearch';
+}
 
 /**
  * Where a function finds the reporting search cluster: set by CDK on the indexer and on the list

@@ -3,7 +3,7 @@
  * API Gateway proxy events for the in-process measurements (built as the local gateway builds them).
  */
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
-import { buildProxyEvent, type IncomingParts } from '#infra/local/build-proxy-event';
+import { buildProxyEvent, type IncomingParts } from '#infra/local/gateway/build-proxy-event';
 import { encodeCaller } from '#shared/auth/authorizer-context';
 import { type RouteId, routeById } from '#shared/routes';
 

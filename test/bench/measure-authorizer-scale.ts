@@ -8,7 +8,7 @@
  * tenant, and one tenant at this rate would be refused with 429 long before the end.
  */
 
-import { DEFAULT_RATE_LIMIT } from '#infra/cdk/default-rate-limits';
+import { DEFAULT_RATE_LIMIT } from '#infra/cdk/stage/default-rate-limits';
 import { indexedTasks, runBounded } from '#infra/cli/seed/run-bounded';
 import { bindGateway } from '#infra/local/serve-gateway';
 import { BENCH_COLLECTION } from './bench-requests.ts';

@@ -21,7 +21,8 @@ import { randomUUID } from 'node:crypto';
 import { type AttributeValue, type ConsumedCapacity, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetCommand, TransactWriteCommand, type TransactWriteCommandInput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
-import { createTables, LOCAL_REGION, type LocalDynamoConnection } from '#infra/local/dynamodb-local';
+import { createTables, type LocalDynamoConnection } from '#infra/local/emulators/dynamodb-local';
+import { LOCAL_REGION } from '#infra/local/emulators/local-identity';
 import { applyMergePatch } from '#shared/domain/documents/apply-merge-patch';
 import {
   DEFAULT_VERSION_RETENTION,

@@ -12,18 +12,14 @@
 
 import { BatchWriteItemCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
-import {
-  createTables,
-  LOCAL_REGION,
-  type LocalDynamoConnection,
-  startDynamoDbLocal,
-} from '#infra/local/dynamodb-local';
-import { startStreamReaders } from '#infra/local/local-streams';
+import { createTables, type LocalDynamoConnection, startDynamoDbLocal } from '#infra/local/emulators/dynamodb-local';
+import { LOCAL_REGION } from '#infra/local/emulators/local-identity';
+import { startStreamReaders } from '#infra/local/emulators/local-streams';
 import {
   LOCAL_INDEX_SHARDS,
   type LocalOpenSearch,
   startLocalOpenSearch,
-} from '#infra/local/opensearch/local-opensearch';
+} from '#infra/local/emulators/opensearch/local-opensearch';
 import { generateAssistantRows } from '#infra/tenant-data/generate-report-rows';
 import type { ReportKind } from '#shared/domain/reporting/report-cursor';
 import type { ReportRow } from '#shared/domain/reporting/report-rows';

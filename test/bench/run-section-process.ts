@@ -6,7 +6,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { MAX_CONCURRENCY_ENV } from '#infra/local/invocation-scope';
+import { MAX_CONCURRENCY_ENV } from '#infra/local/runtime/invocation-scope';
 import { PROJECT_ROOT } from '#infra/project-root';
 
 export async function runSectionProcess<T>(

@@ -9,7 +9,7 @@
  *   node --import tsx test/bench/start-bench-server.ts gateway|webhooks|bare
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { prepareInvocationStore } from '#infra/local/invocation-scope';
+import { prepareInvocationStore } from '#infra/local/runtime/invocation-scope';
 import { bindGateway } from '#infra/local/serve-gateway';
 import { buildNote } from '#shared/domain/notes/build-note';
 import { newNoteId } from '#shared/domain/notes/new-note-id';

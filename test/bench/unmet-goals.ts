@@ -45,7 +45,7 @@ export const UNMET_GOAL_REASONS: readonly UnmetGoalReason[] = [
     goals: /^throughput getCurrentDocument$/,
     why:
       "The local gateway's functions reach DynamoDB Local through the gate that checks each request's SigV4 signature " +
-      '(infra/local/local-dynamo-gate.ts, in the same process): one more HTTP hop and a signature check per store call, ' +
+      '(infra/local/emulators/local-dynamo-gate.ts, in the same process): one more HTTP hop and a signature check per store call, ' +
       'which the bare server does not make. With the gate bypassed for an experiment, the same run met the goal; a ' +
       'signer kept per key (no signing key derived per request) gained nothing, so the hop is the cost. A deployed ' +
       'stage has no gate.',

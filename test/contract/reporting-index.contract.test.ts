@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { type AttributeValue, DynamoDBClient, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject } from 'vitest';
-import { pointAtLocalDynamo } from '#infra/local/point-at-local-dynamo';
+import { pointAtLocalDynamo } from '#infra/local/emulators/point-at-local-dynamo';
 import { documentClient } from '#shared/store/dynamo-client';
 import type { OpenSearchClient } from '#shared/store/opensearch-client';
 import { ensureIndexTemplates } from '#shared/store/opensearch-ensure-index-templates';

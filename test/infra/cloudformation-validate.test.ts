@@ -6,7 +6,7 @@
  * deploy, and a warning is printed by each: here neither may remain.
  *
  * The other tests' syntheses leave the validation out (WITHOUT_BUILTIN_VALIDATION), and so does the
- * local stage's (infra/local/local-assembly.ts): its engine costs each process that starts it 3-7
+ * local stage's (infra/local/runtime/local-assembly.ts): its engine costs each process that starts it 3-7
  * CPU-s, and this file starts it once for every template. That a failed validation fails the
  * synthesis is CDK's own, and test/infra/nag.test.ts sees it fail one with cdk-nag's plugin.
  * The plugin reads templates, not the construct tree, so an acknowledgement made in the tree

@@ -1,7 +1,7 @@
 /**
  * Every AWS call the functions make is allowed by their synthesized policies, and nothing more is
  * granted than they use. The local runtime records each call with the function that made it
- * (infra/local/record-aws-calls.ts): the calls of every test file of this run (this project runs
+ * (infra/local/emulators/record-aws-calls.ts): the calls of every test file of this run (this project runs
  * after the others), and those of a journey of its own through every route and both kinds of
  * recording, so it holds alone too. Each call becomes the IAM requests a stage would authorize (its
  * local names translated to the stage's), simulated with @cloud-copilot/iam-simulate against the
@@ -21,10 +21,10 @@ import { UNEXERCISED_GRANTS, type UnexercisedGrant } from '#infra/cdk/unexercise
 import { runRecordingJourney, SMOKE_RECORDINGS } from '#infra/cli/smoke/run-recording-journey';
 import { runSmoke } from '#infra/cli/smoke/run-smoke';
 import { smokeScopes } from '#infra/cli/smoke/smoke-checks';
-import { TRANSCRIBE_DATA_ACCESS } from '#infra/local/local-transcribe';
-import { pointAtLocalOpenSearch } from '#infra/local/opensearch/local-opensearch';
-import { pointAtLocalDynamo } from '#infra/local/point-at-local-dynamo';
-import type { RecordedAwsCall } from '#infra/local/record-aws-calls';
+import { TRANSCRIBE_DATA_ACCESS } from '#infra/local/emulators/local-transcribe';
+import { pointAtLocalOpenSearch } from '#infra/local/emulators/opensearch/local-opensearch';
+import { pointAtLocalDynamo } from '#infra/local/emulators/point-at-local-dynamo';
+import type { RecordedAwsCall } from '#infra/local/emulators/record-aws-calls';
 import { type BoundGateway, bindGateway } from '#infra/local/serve-gateway';
 import { conversationWithDefaults } from '#shared/domain/notes/conversation';
 import { RECORDING_PROCESSOR } from '#shared/recording-events';

@@ -23,7 +23,6 @@ import { BUNDLING_STACKS, CDK_APP_MODE_CONTEXT, VALIDATION_REPORT_FILE } from 'a
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { stageConfig } from '#infra/cdk/config';
 import { ApiFunction } from '#infra/cdk/constructs/api-function';
 import {
   ACTIONS_WITHOUT_RESOURCE_SCOPE,
@@ -33,6 +32,7 @@ import {
   nagAcknowledgements,
 } from '#infra/cdk/nag-acknowledgements';
 import { CxmStack } from '#infra/cdk/stack';
+import { stageConfig } from '#infra/cdk/stage/config';
 import { PROJECT_ROOT } from '#infra/project-root';
 import { OPENAPI_DOCUMENT_PATH } from '#shared/openapi/build-openapi-document';
 import { CDK_JSON_CONTEXT, WITHOUT_BUILTIN_VALIDATION } from '#test/support/cdk-json-context';

@@ -6,8 +6,8 @@
  */
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { stageConfig } from '#infra/cdk/config';
 import { ACCESS_LOG_FIELDS } from '#infra/cdk/constructs/access-logs';
+import { stageConfig } from '#infra/cdk/stage/config';
 import { allTableSpecs, physicalTableName } from '#shared/store/table-specs';
 import { loadStageTemplates } from '#test/support/stage-templates';
 

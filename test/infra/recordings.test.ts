@@ -12,8 +12,8 @@ import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { BUNDLING_STACKS } from 'aws-cdk-lib/cx-api';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type StageConfig, stageConfig } from '#infra/cdk/config';
 import { CxmStack } from '#infra/cdk/stack';
+import { type StageConfig, stageConfig } from '#infra/cdk/stage/config';
 import { recordingArrivedPattern } from '#shared/recording-events';
 import { RECORDING_SETTING_ENVS } from '#shared/settings/recording-settings';
 import { CDK_JSON_CONTEXT, WITHOUT_BUILTIN_VALIDATION } from '#test/support/cdk-json-context';
@@ -379,7 +379,7 @@ describe('generative call summaries, only where AWS offers them', () => {
           {
             Assert: { 'Fn::Contains': [['us-east-1', 'us-west-2'], { Ref: 'AWS::Region' }] },
             AssertDescription: expect.stringContaining(
-              'set recordings.callSummaries to false for this stage in infra/cdk/config.ts',
+              'set recordings.callSummaries to false for this stage in infra/cdk/stage/config.ts',
             ),
           },
         ],

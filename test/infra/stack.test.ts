@@ -9,13 +9,13 @@ import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { BUNDLING_STACKS } from 'aws-cdk-lib/cx-api';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { concurrencyReservations, stageReservedConcurrency } from '#infra/cdk/concurrency-reservations';
-import { type StageConfig, stageConfig } from '#infra/cdk/config';
 import { OPENAPI_DOCUMENT_OPERATION } from '#infra/cdk/constructs/api-docs';
 import { SERVICE_NAME } from '#infra/cdk/constructs/api-function';
 import { keyHeaderPatterns } from '#infra/cdk/constructs/edge-protection';
 import { errorBodyTemplate, gatewayResponseHeaders } from '#infra/cdk/constructs/gateway-responses';
 import { CxmStack } from '#infra/cdk/stack';
+import { concurrencyReservations, stageReservedConcurrency } from '#infra/cdk/stage/concurrency-reservations';
+import { type StageConfig, stageConfig } from '#infra/cdk/stage/config';
 import { generateKey } from '#shared/auth/key-format';
 import { WEBHOOK_SWEEP_MINUTES } from '#shared/domain/webhooks/delivery-sweep';
 import { gatewayResponses } from '#shared/http/gateway-responses';
@@ -906,7 +906,7 @@ describe('tenant webhooks', () => {
         FilterCriteria: { Filters: [{ Pattern: JSON.stringify(source.pattern) }] },
         FunctionResponseTypes: ['ReportBatchItemFailures'],
         BisectBatchOnFunctionError: true,
-        // The local stream reader plays these (infra/local/local-streams.ts).
+        // The local stream reader plays these (infra/local/emulators/local-streams.ts).
         BatchSize: WEBHOOK_FAN_OUT.mapping.batchSize,
         ParallelizationFactor: WEBHOOK_FAN_OUT.mapping.parallelizationFactor,
       });

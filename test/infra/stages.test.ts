@@ -5,8 +5,8 @@
 import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_STAGE, stageConfig } from '#infra/cdk/config';
 import { Data } from '#infra/cdk/constructs/data';
+import { DEFAULT_STAGE, stageConfig } from '#infra/cdk/stage/config';
 import { allTableSpecs, physicalTableName } from '#shared/store/table-specs';
 import { WITHOUT_BUILTIN_VALIDATION } from '#test/support/cdk-json-context';
 

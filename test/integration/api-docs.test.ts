@@ -129,7 +129,7 @@ describe('GET /docs without swagger-ui-dist', () => {
   beforeAll(async () => {
     vi.resetModules();
     vi.doMock('node:fs/promises', () => ({ readFile }));
-    const { createApiDocs } = await import('#infra/local/serve-api-docs');
+    const { createApiDocs } = await import('#infra/local/gateway/serve-api-docs');
     const apiDocs = createApiDocs();
     server = createServer((req, res) => {
       if (!apiDocs(req, res)) res.writeHead(418).end();

@@ -9,8 +9,8 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { pointAtLocalDynamo } from '#infra/local/point-at-local-dynamo';
-import { readStackAssembly, type Template } from '#infra/local/read-assembly';
+import { pointAtLocalDynamo } from '#infra/local/emulators/point-at-local-dynamo';
+import { readStackAssembly, type Template } from '#infra/local/runtime/read-assembly';
 import { type BoundGateway, bindGateway } from '#infra/local/serve-gateway';
 import { LOCAL_STAGE, stackName } from '#infra/stage-names';
 import { callApi, notePath } from '#test/support/call-api';

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOCAL_REGION } from '#infra/local/dynamodb-local';
+import { LOCAL_REGION } from '#infra/local/emulators/local-identity';
 import { writeLocalState } from '#infra/local/local-state';
 import type { ReportKind } from '#shared/domain/reporting/report-cursor';
 import { type ReportRow, shapeRow } from '#shared/domain/reporting/report-rows';

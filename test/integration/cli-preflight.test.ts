@@ -11,9 +11,9 @@ import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { callSummariesRefusal } from '#infra/cdk/call-summary-regions';
-import { concurrencyReservations } from '#infra/cdk/concurrency-reservations';
-import { stageConfig } from '#infra/cdk/config';
+import { callSummariesRefusal } from '#infra/cdk/stage/call-summary-regions';
+import { concurrencyReservations } from '#infra/cdk/stage/concurrency-reservations';
+import { stageConfig } from '#infra/cdk/stage/config';
 import { searchLogPolicyName } from '#infra/search-log-policy-name';
 import { cxm } from '#test/support/cli-harness';
 import { startFakeApiGateway } from '#test/support/fake-api-gateway';
@@ -175,7 +175,7 @@ describe('cxm preflight', () => {
     );
     expect(whatToDo(stdout, 'Lambda concurrency').line).toBe(
       '- Lambda concurrency (blocked): ask for a Lambda "Concurrent executions" quota of at least 162 in Service Quotas (now 10: new accounts often start at 10 or 50), ' +
-        'or set edge.authorizerReservedConcurrency, edge.documentReservedConcurrency, and recordings.processorReservedConcurrency of stage dev to undefined in infra/cdk/config.ts',
+        'or set edge.authorizerReservedConcurrency, edge.documentReservedConcurrency, and recordings.processorReservedConcurrency of stage dev to undefined in infra/cdk/stage/config.ts',
     );
     expect(stdout).toContain('5 ok, 0 warn, 1 blocked');
     expect(stderr.trim()).toBe(

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_TENANT, demoData, ensureDemoTenant } from '#infra/local/demo-tenant';
-import { pointAtLocalDynamo } from '#infra/local/point-at-local-dynamo';
+import { pointAtLocalDynamo } from '#infra/local/emulators/point-at-local-dynamo';
 import { hashKey, parseKey } from '#shared/auth/key-format';
 import type { KeysStore } from '#shared/auth/key-records';
 import { keyStatus } from '#shared/auth/key-status';

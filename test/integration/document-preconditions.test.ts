@@ -9,7 +9,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
-import { LOCAL_REGION } from '#infra/local/dynamodb-local';
+import { LOCAL_REGION } from '#infra/local/emulators/local-identity';
 import { DEFAULT_VERSION_RETENTION } from '#shared/domain/documents/document-versions';
 import { type Preconditions, preconditionsHold } from '#shared/domain/documents/entity-tags';
 import { tenantKey } from '#shared/store/composite-key';

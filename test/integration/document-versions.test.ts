@@ -8,7 +8,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
-import { LOCAL_REGION } from '#infra/local/dynamodb-local';
+import { LOCAL_REGION } from '#infra/local/emulators/local-identity';
 import { DEFAULT_VERSION_RETENTION, type VersionRetention } from '#shared/domain/documents/document-versions';
 import { createDocumentsStore } from '#shared/store/documents-store';
 import { createIdempotencyLedger } from '#shared/store/idempotency-ledger';

@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { CreateTableCommand, DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freePort, LOCAL_REGION, type LocalDynamoConnection, startDynamoDbLocal } from '#infra/local/dynamodb-local';
+import { freePort, type LocalDynamoConnection, startDynamoDbLocal } from '#infra/local/emulators/dynamodb-local';
+import { LOCAL_REGION } from '#infra/local/emulators/local-identity';
 import { PROJECT_ROOT } from '#infra/project-root';
 
 const home = mkdtempSync(join(tmpdir(), 'cxm-dynamo-lifetime-'));
@@ -24,7 +25,7 @@ afterAll(() => {
 
 /** A process that starts DynamoDB Local over `dataDir`, prints the JVM's pid and endpoint, and waits. */
 async function startParent(dataDir: string): Promise<{ parent: ChildProcess; pid: number; endpoint: string }> {
-  const module = pathToFileURL(join(PROJECT_ROOT, 'infra/local/dynamodb-local.ts')).href;
+  const module = pathToFileURL(join(PROJECT_ROOT, 'infra/local/emulators/dynamodb-local.ts')).href;
   const script = `
     const { startDynamoDbLocal } = await import(${JSON.stringify(module)});
     const store = await startDynamoDbLocal({ dataDir: process.env.STORE_DIR });

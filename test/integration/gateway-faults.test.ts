@@ -3,8 +3,8 @@
  * ServiceUnavailable with Retry-After (AUTHORIZER_FAILURE), never a hang or a crash, and keeps serving.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '#infra/local/dynamodb-local';
-import { pointAtLocalDynamo } from '#infra/local/point-at-local-dynamo';
+import { freePort } from '#infra/local/emulators/dynamodb-local';
+import { pointAtLocalDynamo } from '#infra/local/emulators/point-at-local-dynamo';
 import { type BoundGateway, bindGateway } from '#infra/local/serve-gateway';
 import { documentedFetch } from '#test/support/test-api';
 import { workerDynamo } from '#test/support/worker-dynamo';

@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NOTE_INSERT_PATTERN } from '#infra/cdk/constructs/note-events';
-import { matchesEventPattern } from '#infra/local/match-event-pattern';
+import { matchesEventPattern } from '#infra/local/emulators/match-event-pattern';
 import { REPLAYED_HEADER } from '#shared/http/idempotent-answer';
 import { type ApiFaultProxy, startApiFaultProxy } from '#test/support/api-fault-proxy';
 import { documentPath, notePath } from '#test/support/call-api';

@@ -1,5 +1,5 @@
 /**
- * The local OpenSearch engine (infra/local/opensearch): loopback is not a secret. Only a request
+ * The local OpenSearch engine (infra/local/emulators/opensearch): loopback is not a secret. Only a request
  * signed with SigV4 (service `es`, the local region) under the one key it was started with reaches
  * the engine; anything else, whatever its path, is 403 and changes nothing. It listens on 127.0.0.1
  * only and its node transport takes no connection. That it dies with the process that started it,
@@ -12,7 +12,7 @@ import { networkInterfaces } from 'node:os';
 import { Sha256 } from '@smithy/core/checksum';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { describe, expect, it } from 'vitest';
-import { type LocalCredentials, newLocalCredentials } from '#infra/local/dynamodb-local';
+import { type LocalCredentials, newLocalCredentials } from '#infra/local/emulators/local-identity';
 import { runOpenSearch } from '#test/support/run-opensearch';
 
 const engine = runOpenSearch();

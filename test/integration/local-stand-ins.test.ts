@@ -8,11 +8,11 @@ import { request } from 'node:http';
 import { Sha256 } from '@smithy/core/checksum';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type LocalCredentials, newLocalCredentials } from '#infra/local/dynamodb-local';
-import { type LocalDynamoGate, startLocalDynamoGate } from '#infra/local/local-dynamo-gate';
-import { type LocalQueue, startLocalQueue } from '#infra/local/local-queue';
-import { type LocalSecretsManager, startLocalSecretsManager } from '#infra/local/local-secrets-manager';
-import { acquireLocalTranscribe, type LocalTranscribe } from '#infra/local/local-transcribe';
+import { type LocalDynamoGate, startLocalDynamoGate } from '#infra/local/emulators/local-dynamo-gate';
+import { type LocalCredentials, newLocalCredentials } from '#infra/local/emulators/local-identity';
+import { type LocalQueue, startLocalQueue } from '#infra/local/emulators/local-queue';
+import { type LocalSecretsManager, startLocalSecretsManager } from '#infra/local/emulators/local-secrets-manager';
+import { acquireLocalTranscribe, type LocalTranscribe } from '#infra/local/emulators/local-transcribe';
 import { workerDynamo } from '#test/support/worker-dynamo';
 
 const REGION = 'us-east-1';

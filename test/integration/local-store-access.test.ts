@@ -20,15 +20,9 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, describe, expect, it } from 'vitest';
-import {
-  emulatorDir,
-  freePort,
-  LOCAL_REGION,
-  type LocalCredentials,
-  newLocalCredentials,
-  startDynamoDbLocal,
-} from '#infra/local/dynamodb-local';
-import { javaCommand } from '#infra/local/local-programs';
+import { emulatorDir, freePort, startDynamoDbLocal } from '#infra/local/emulators/dynamodb-local';
+import { LOCAL_REGION, type LocalCredentials, newLocalCredentials } from '#infra/local/emulators/local-identity';
+import { javaCommand } from '#infra/local/emulators/local-programs';
 import { startTestApi, uniqueTenant } from '#test/support/test-api';
 import { workerDynamo } from '#test/support/worker-dynamo';
 

@@ -6,8 +6,8 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type StreamReaders, type StreamTarget, startStreamReaders } from '#infra/local/local-streams';
-import { pointAtLocalDynamo } from '#infra/local/point-at-local-dynamo';
+import { type StreamReaders, type StreamTarget, startStreamReaders } from '#infra/local/emulators/local-streams';
+import { pointAtLocalDynamo } from '#infra/local/emulators/point-at-local-dynamo';
 import { documentClient } from '#shared/store/dynamo-client';
 import { tablesOfItsOwn, workerDynamo } from '#test/support/worker-dynamo';
 

@@ -18,8 +18,12 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sampleCall } from '#infra/cli/recordings/sample-call';
 import { tinyWav } from '#infra/cli/recordings/tiny-wav';
-import { acquireLocalS3, type LocalS3 } from '#infra/local/local-s3';
-import { type AnalysisStateEvent, acquireLocalTranscribe, type LocalTranscribe } from '#infra/local/local-transcribe';
+import { acquireLocalS3, type LocalS3 } from '#infra/local/emulators/local-s3';
+import {
+  type AnalysisStateEvent,
+  acquireLocalTranscribe,
+  type LocalTranscribe,
+} from '#infra/local/emulators/local-transcribe';
 
 const credentials = { accessKeyId: 'LCXMTRANSCRIBETEST01', secretAccessKey: 'local-transcribe-test-secret' };
 const REGION = 'us-east-1';

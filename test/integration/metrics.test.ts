@@ -7,7 +7,7 @@
 import { ThrottlingException } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { pointAtLocalDynamo } from '#infra/local/point-at-local-dynamo';
+import { pointAtLocalDynamo } from '#infra/local/emulators/point-at-local-dynamo';
 import { encodeCaller } from '#shared/auth/authorizer-context';
 import { conversationWithDefaults } from '#shared/domain/notes/conversation';
 import type { ChainEvent } from '#shared/http/api-types';

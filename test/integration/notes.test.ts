@@ -2,7 +2,7 @@
 
 import { DynamoDBClient, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { asNoOne } from '#infra/local/record-aws-calls';
+import { asNoOne } from '#infra/local/emulators/record-aws-calls';
 import { documentClient } from '#shared/store/dynamo-client';
 import { inBundleRuntime } from '#test/support/runtime';
 import { startTestApi, type TestApi, uniqueTenant } from '#test/support/test-api';

@@ -12,9 +12,10 @@ import { CreateTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-s
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { tinyWav } from '#infra/cli/recordings/tiny-wav';
-import { createTables, LOCAL_REGION, startDynamoDbLocal } from '#infra/local/dynamodb-local';
-import { pointAtLocalDynamo } from '#infra/local/point-at-local-dynamo';
-import { AWS_CALL_LOG_ENV, actingAs, startRecordingAwsCalls } from '#infra/local/record-aws-calls';
+import { createTables, startDynamoDbLocal } from '#infra/local/emulators/dynamodb-local';
+import { LOCAL_REGION } from '#infra/local/emulators/local-identity';
+import { pointAtLocalDynamo } from '#infra/local/emulators/point-at-local-dynamo';
+import { AWS_CALL_LOG_ENV, actingAs, startRecordingAwsCalls } from '#infra/local/emulators/record-aws-calls';
 import type { AnalysisOutcome, AnalysisRequest } from '#shared/analysis/recording-analysis';
 import { createRecordingJobRunner } from '#shared/analysis/run-recording-job';
 import { issueKey } from '#shared/auth/issue-key';

@@ -17,8 +17,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { freePort, LOCAL_REGION } from '#infra/local/dynamodb-local';
-import { type LocalOpenSearch, startLocalOpenSearch } from '#infra/local/opensearch/local-opensearch';
+import { freePort } from '#infra/local/emulators/dynamodb-local';
+import { LOCAL_REGION } from '#infra/local/emulators/local-identity';
+import { type LocalOpenSearch, startLocalOpenSearch } from '#infra/local/emulators/opensearch/local-opensearch';
 import { PROJECT_ROOT } from '#infra/project-root';
 import { shapeRow } from '#shared/domain/reporting/report-rows';
 import { startTestApi, type TestApi, uniqueTenant } from '#test/support/test-api';
@@ -36,7 +37,7 @@ const faults: unknown[] = [];
 
 /** A process that starts the engine over the data folder on `port`, prints the JVM's pid, and waits. */
 async function startParent(): Promise<{ child: ChildProcess; pid: number }> {
-  const module = pathToFileURL(join(PROJECT_ROOT, 'infra/local/opensearch/local-opensearch.ts')).href;
+  const module = pathToFileURL(join(PROJECT_ROOT, 'infra/local/emulators/opensearch/local-opensearch.ts')).href;
   const script = `
     const { startLocalOpenSearch } = await import(${JSON.stringify(module)});
     const engine = await startLocalOpenSearch(JSON.parse(process.env.ENGINE_OPTIONS));

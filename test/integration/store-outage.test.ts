@@ -10,14 +10,14 @@
  * the emulator itself acknowledged while it was being stopped: it answers a transaction before
  * committing it, a window real DynamoDB does not have).
  * The restart names its Java through JAVA_HOME, which must not change the port or the data
- * directory (infra/local/dynamodb-local.ts once lost both that way).
+ * directory (infra/local/emulators/dynamodb-local.ts once lost both that way).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTables, type DynamoDbLocal, freePort, startDynamoDbLocal } from '#infra/local/dynamodb-local';
+import { createTables, type DynamoDbLocal, freePort, startDynamoDbLocal } from '#infra/local/emulators/dynamodb-local';
 import type { BoundGateway } from '#infra/local/serve-gateway';
 import { serviceUnavailable } from '#shared/http/api-error';
 import { gatewayResponses } from '#shared/http/gateway-responses';
@@ -136,7 +136,7 @@ describe('DynamoDB stopped and started again', () => {
       await new Promise((resolve) => setTimeout(resolve, 20));
 
     // DynamoDB Local acknowledges a transaction before its COMMIT runs (see drainCommits in
-    // infra/local/dynamodb-local.ts): stop() lets every write acknowledged before it commit, but a
+    // infra/local/emulators/dynamodb-local.ts): stop() lets every write acknowledged before it commit, but a
     // note the emulator acknowledges while it is going away can still vanish with it, which
     // DynamoDB itself never does. Such notes are the ones answered while stop() ran.
     const answeredBeforeStop = writers.map((w) => w.notes.length);

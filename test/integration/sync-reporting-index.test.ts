@@ -7,9 +7,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOCAL_REGION } from '#infra/local/dynamodb-local';
-import { syncReportingIndex } from '#infra/local/opensearch/sync-reporting-index';
-import { pointAtLocalDynamo } from '#infra/local/point-at-local-dynamo';
+import { LOCAL_REGION } from '#infra/local/emulators/local-identity';
+import { syncReportingIndex } from '#infra/local/emulators/opensearch/sync-reporting-index';
+import { pointAtLocalDynamo } from '#infra/local/emulators/point-at-local-dynamo';
 import { shapeRow } from '#shared/domain/reporting/report-rows';
 import { documentClient } from '#shared/store/dynamo-client';
 import { ensureIndexTemplates } from '#shared/store/opensearch-ensure-index-templates';

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SAMPLE_CALL, sampleCall } from '#infra/cli/recordings/sample-call';
 import { tinyWav } from '#infra/cli/recordings/tiny-wav';
-import { pointAtLocalDynamo } from '#infra/local/point-at-local-dynamo';
+import { pointAtLocalDynamo } from '#infra/local/emulators/point-at-local-dynamo';
 import { type BoundGateway, bindGateway } from '#infra/local/serve-gateway';
 import { fillPath, routeById } from '#shared/routes';
 import { directStores } from '#test/support/serve-gateway-over';

@@ -13,7 +13,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SAMPLE_CALL, sampleCall } from '#infra/cli/recordings/sample-call';
 import { tinyWav } from '#infra/cli/recordings/tiny-wav';
-import { LOCAL_REGION } from '#infra/local/dynamodb-local';
+import { LOCAL_REGION } from '#infra/local/emulators/local-identity';
 import type { BoundGateway } from '#infra/local/serve-gateway';
 import { fillPath, routeById } from '#shared/routes';
 import { documentClient } from '#shared/store/dynamo-client';

@@ -12,8 +12,8 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { matchesEventPattern } from '#infra/local/match-event-pattern';
-import { pointAtLocalDynamo } from '#infra/local/point-at-local-dynamo';
+import { matchesEventPattern } from '#infra/local/emulators/match-event-pattern';
+import { pointAtLocalDynamo } from '#infra/local/emulators/point-at-local-dynamo';
 import { buildNote } from '#shared/domain/notes/build-note';
 import { conversationWithDefaults } from '#shared/domain/notes/conversation';
 import { rotateSecrets } from '#shared/domain/webhooks/signing-secrets';

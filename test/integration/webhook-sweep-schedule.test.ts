@@ -7,7 +7,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { pointAtLocalDynamo } from '#infra/local/point-at-local-dynamo';
+import { pointAtLocalDynamo } from '#infra/local/emulators/point-at-local-dynamo';
 import { type BoundGateway, bindGateway } from '#infra/local/serve-gateway';
 import { buildNote } from '#shared/domain/notes/build-note';
 import { noteCreated } from '#shared/domain/webhooks/webhook-events';

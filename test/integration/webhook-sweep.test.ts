@@ -12,7 +12,7 @@
 import { createServer, type Server } from 'node:http';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pointAtLocalDynamo } from '#infra/local/point-at-local-dynamo';
+import { pointAtLocalDynamo } from '#infra/local/emulators/point-at-local-dynamo';
 import { bindGateway } from '#infra/local/serve-gateway';
 import { buildNote } from '#shared/domain/notes/build-note';
 import {

@@ -1,5 +1,5 @@
 /**
- * The AWS calls the local runtime recorded (infra/local/record-aws-calls.ts), as the IAM requests a
+ * The AWS calls the local runtime recorded (infra/local/emulators/record-aws-calls.ts), as the IAM requests a
  * deployed stage would authorize, and their verdict under that stage's synthesized policies
  * (@cloud-copilot/iam-simulate): the glue of test/infra/iam-simulation.test.ts.
  *
@@ -12,8 +12,8 @@
  */
 
 import { runSimulation } from '@cloud-copilot/iam-simulate';
-import { TRANSCRIBE_DATA_ACCESS } from '#infra/local/local-transcribe';
-import type { RecordedAwsCall } from '#infra/local/record-aws-calls';
+import { TRANSCRIBE_DATA_ACCESS } from '#infra/local/emulators/local-transcribe';
+import type { RecordedAwsCall } from '#infra/local/emulators/record-aws-calls';
 import { LOCAL_STAGE, secretName } from '#infra/stage-names';
 import { SECRET_IDS } from '#shared/routes';
 import { allTableSpecs, physicalTableName, type TableId } from '#shared/store/table-specs';

@@ -9,9 +9,9 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type CliContext, createCliContext } from '#infra/cli/cli-context';
-import type { CliIo, CliOutput } from '#infra/cli/cli-io';
 import { runCli } from '#infra/cli/run-cli';
+import { type CliContext, createCliContext } from '#infra/cli/terminal/cli-context';
+import type { CliIo, CliOutput } from '#infra/cli/terminal/cli-io';
 import { type LocalState, writeLocalState } from '#infra/local/local-state';
 import { PROJECT_ROOT } from '#infra/project-root';
 import type { Finished } from './run-process.ts';

@@ -5,7 +5,7 @@
  * a domain, each under tenants (and, where a file changes the layout, an index prefix) of its own;
  * and, for
  * the bundles project, one synthesis of the local stage's cloud assembly (reused across runs while
- * the sources are unchanged: infra/local/local-assembly.ts). Test files reach them through `workerDynamo()` and
+ * the sources are unchanged: infra/local/runtime/local-assembly.ts). Test files reach them through `workerDynamo()` and
  * `inject('assemblyDir')` (test/support/runtime-setup.ts hands the latter to the bundles project's
  * gateways), and isolate their data by unique tenant ids. The synthesis is not waited for here:
  * it runs while the other projects' files do (the bundles project's files run after theirs,
@@ -13,7 +13,7 @@
  * failed synthesis from `inject('assemblyFailure')`.
  *
  * It also makes the run's folder of recorded AWS calls (`inject('awsCallLog')`): every sources
- * gateway of the run records there what its functions call (infra/local/record-aws-calls.ts), and
+ * gateway of the run records there what its functions call (infra/local/emulators/record-aws-calls.ts), and
  * the IAM simulation, which runs after every other file, holds each call to the function's policies.
  * And the run's folder of stage assemblies (`inject('stageAssemblies')`): each stage variant the
  * infra tests read is synthesized there once, by the first file that needs it
@@ -29,15 +29,13 @@ import type { TestProject } from 'vitest/node';
 import {
   createTables,
   type DynamoDbLocal,
-  LOCAL_REGION,
-  type LocalCredentials,
   type LocalDynamoConnection,
-  newLocalCredentials,
   startDynamoDbLocal,
-} from '#infra/local/dynamodb-local';
-import { functionRuntimeKind } from '#infra/local/function-runtime';
-import { type AssemblyBackend, ensureLocalAssembly, localAssemblyDir } from '#infra/local/local-assembly';
-import { type LocalOpenSearch, startLocalOpenSearch } from '#infra/local/opensearch/local-opensearch';
+} from '#infra/local/emulators/dynamodb-local';
+import { LOCAL_REGION, type LocalCredentials, newLocalCredentials } from '#infra/local/emulators/local-identity';
+import { type LocalOpenSearch, startLocalOpenSearch } from '#infra/local/emulators/opensearch/local-opensearch';
+import { functionRuntimeKind } from '#infra/local/runtime/function-runtime';
+import { type AssemblyBackend, ensureLocalAssembly, localAssemblyDir } from '#infra/local/runtime/local-assembly';
 import { LOCAL_STAGE } from '#infra/stage-names';
 import type { TableId } from '#shared/store/table-specs';
 

@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isProcessAlive } from '#infra/local/process-alive';
+import { isProcessAlive } from '#infra/local/runtime/process-alive';
 
 /** Fills `dir` (which does not exist yet) with what `name` stands for. */
 export type MakeFolder = (name: string, dir: string) => void | Promise<void>;

@@ -13,7 +13,8 @@ import {
   GetShardIteratorCommand,
   type Shard,
 } from '@aws-sdk/client-dynamodb-streams';
-import { LOCAL_REGION, type LocalDynamoConnection } from '#infra/local/dynamodb-local';
+import type { LocalDynamoConnection } from '#infra/local/emulators/dynamodb-local';
+import { LOCAL_REGION } from '#infra/local/emulators/local-identity';
 
 export type StreamRecord = _Record;
 

@@ -10,8 +10,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { inject, vi } from 'vitest';
-import { prepareInvocationStore } from '#infra/local/invocation-scope';
-import { AWS_CALL_LOG_ENV } from '#infra/local/record-aws-calls';
+import { AWS_CALL_LOG_ENV } from '#infra/local/emulators/record-aws-calls';
+import { prepareInvocationStore } from '#infra/local/runtime/invocation-scope';
 import { inBundleRuntime } from './runtime.ts';
 import { FRESH_PER_FILE_ENV } from './test-env.ts';
 
@@ -52,5 +52,6 @@ if (awsCallLog) process.env[AWS_CALL_LOG_ENV] = awsCallLog;
 // `npm run test:unit` starts no engine.
 // Imported here, after the modules were reset for this file: the file's own instance of the gate.
 const opensearch = inject('opensearch');
-if (opensearch) (await import('#infra/local/local-dynamo-gate')).adoptLocalFunctionCredentials(opensearch.credentials);
+if (opensearch)
+  (await import('#infra/local/emulators/local-dynamo-gate')).adoptLocalFunctionCredentials(opensearch.credentials);
 await prepareInvocationStore();

@@ -3,6 +3,6 @@
  * that reaches into the functions' process (middleware on their DynamoDB client) can only run with
  * the sources; everything over HTTP runs with both.
  */
-import { functionRuntimeKind } from '#infra/local/function-runtime';
+import { functionRuntimeKind } from '#infra/local/runtime/function-runtime';
 
 export const inBundleRuntime = functionRuntimeKind() === 'bundles';

@@ -6,8 +6,9 @@
  * a process of its own.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { LOCAL_REGION, type LocalDynamoConnection } from '#infra/local/dynamodb-local';
-import { pointAtLocalDynamo } from '#infra/local/point-at-local-dynamo';
+import type { LocalDynamoConnection } from '#infra/local/emulators/dynamodb-local';
+import { LOCAL_REGION } from '#infra/local/emulators/local-identity';
+import { pointAtLocalDynamo } from '#infra/local/emulators/point-at-local-dynamo';
 import { type BoundGateway, bindGateway } from '#infra/local/serve-gateway';
 import { issueKey } from '#shared/auth/issue-key';
 import { conversationWithDefaults } from '#shared/domain/notes/conversation';

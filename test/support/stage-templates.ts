@@ -20,7 +20,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inject } from 'vitest';
-import { type StageConfig, stageConfig } from '#infra/cdk/config';
+import { type StageConfig, stageConfig } from '#infra/cdk/stage/config';
 import { stackName } from '#infra/stage-names';
 import { CDK_JSON_CONTEXT, WITHOUT_BUILTIN_VALIDATION } from './cdk-json-context.ts';
 import { madeOncePerRun } from './made-once-per-run.ts';
@@ -45,7 +45,7 @@ export interface CfnTemplate {
 export const STAGE_VARIANT_NAMES = ['lite', 'dev', 'prod', 'lite-flipped'] as const;
 
 /**
- * How the tests name a variant: a stage of infra/cdk/config.ts, `lite-flipped`, or `lite-unguarded`
+ * How the tests name a variant: a stage of infra/cdk/stage/config.ts, `lite-flipped`, or `lite-unguarded`
  * (a setting test/infra/stack.test.ts asserts on beside the kinds; see STAGE_VARIANTS).
  */
 export type StageVariantName = (typeof STAGE_VARIANT_NAMES)[number] | 'lite-unguarded';

@@ -4,9 +4,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
-import type { RateLimit } from '#infra/cdk/default-rate-limits';
-import { pointAtLocalOpenSearch } from '#infra/local/opensearch/local-opensearch';
-import { pointAtLocalDynamo } from '#infra/local/point-at-local-dynamo';
+import type { RateLimit } from '#infra/cdk/stage/default-rate-limits';
+import { pointAtLocalOpenSearch } from '#infra/local/emulators/opensearch/local-opensearch';
+import { pointAtLocalDynamo } from '#infra/local/emulators/point-at-local-dynamo';
 import { bindGateway } from '#infra/local/serve-gateway';
 import { issueKey } from '#shared/auth/issue-key';
 import { type Conversation, conversationWithDefaults } from '#shared/domain/notes/conversation';

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { inject } from 'vitest';
-import { createTables } from '#infra/local/dynamodb-local';
+import { createTables } from '#infra/local/emulators/dynamodb-local';
 import type { TableId } from '#shared/store/table-specs';
 import type { DynamoFixture } from './global-setup.ts';
 

@@ -7,7 +7,7 @@
 import { AccessLogFormat, LogGroupLogDestination, type StageOptions } from 'aws-cdk-lib/aws-apigateway';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import type { StageConfig } from '../config.ts';
+import type { StageConfig } from '../stage/config.ts';
 
 const ACCESS_LOG_GROUP_ID = 'AccessLogs';
 

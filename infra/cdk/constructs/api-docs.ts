@@ -8,8 +8,8 @@
 import { AuthorizationType, LambdaIntegration, type Method, type RestApi } from 'aws-cdk-lib/aws-apigateway';
 import type { Construct } from 'constructs';
 import { OPENAPI_DOCUMENT_PATH } from '#shared/openapi/build-openapi-document';
-import { reservedConcurrency } from '../concurrency-reservations.ts';
-import type { StageConfig } from '../config.ts';
+import { reservedConcurrency } from '../stage/concurrency-reservations.ts';
+import type { StageConfig } from '../stage/config.ts';
 import { ApiFunction } from './api-function.ts';
 
 export const OPENAPI_DOCUMENT_HANDLER = 'functions/docs/get-openapi-document.ts';

@@ -13,7 +13,7 @@ import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { FUNCTION_TIMEOUT_SECONDS, type TableAccess } from '#shared/routes';
 import { FUNCTION_ENV } from '#shared/settings/setting-names';
-import type { StageConfig } from '../config.ts';
+import type { StageConfig } from '../stage/config.ts';
 import type { SpecTable } from './data.ts';
 import { bundledCode, type FunctionBundling } from './function-bundles.ts';
 
@@ -30,7 +30,7 @@ export const ESM_REQUIRE_BANNER =
 /**
  * The runtime of every function: the current Lambda LTS (its Node major is esbuild's target). Bundle
  * mode runs the bundles on the same Node, from the version pinned in package.json's
- * optionalDependencies (infra/local/lambda-node.ts); a test keeps the two majors equal.
+ * optionalDependencies (infra/local/runtime/lambda-node.ts); a test keeps the two majors equal.
  */
 export const LAMBDA_RUNTIME = Runtime.NODEJS_24_X;
 

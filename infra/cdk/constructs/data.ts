@@ -22,7 +22,7 @@ import {
   type TableSpec,
   tableStream,
 } from '#shared/store/table-specs';
-import type { StageConfig } from '../config.ts';
+import type { StageConfig } from '../stage/config.ts';
 
 /** The table's stream, when it has one. */
 function streamProps(stream: TableSpec['stream']): { stream?: StreamViewType } {

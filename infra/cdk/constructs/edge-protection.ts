@@ -21,7 +21,7 @@ import type { Stage } from 'aws-cdk-lib/aws-apigateway';
 import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { keyFormatSource } from '#shared/auth/key-format';
-import type { StageConfig } from '../config.ts';
+import type { StageConfig } from '../stage/config.ts';
 
 /** How long a blocked address is told to wait: WAF re-evaluates rate-based rules about every minute. */
 const BLOCKED_RETRY_AFTER_SECONDS = 60;

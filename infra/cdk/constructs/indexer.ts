@@ -11,7 +11,7 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { REPORTING_INDEXER } from '#shared/reporting/reporting-indexer';
 import { FUNCTION_ENV } from '#shared/settings/setting-names';
-import type { StageConfig } from '../config.ts';
+import type { StageConfig } from '../stage/config.ts';
 import { ApiFunction } from './api-function.ts';
 import type { SpecTable } from './data.ts';
 import type { ReportingSearch } from './search.ts';

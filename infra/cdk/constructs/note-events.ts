@@ -11,7 +11,7 @@ import { CfnPipe } from 'aws-cdk-lib/aws-pipes';
 import { Construct } from 'constructs';
 import { NOTE_SK_PREFIX } from '#shared/store/conversations-store';
 import { tableSpecs } from '#shared/store/table-specs';
-import type { StageConfig } from '../config.ts';
+import type { StageConfig } from '../stage/config.ts';
 import type { SpecTable } from './data.ts';
 
 export const NOTE_EVENT_SOURCE = 'cxm.conversations';

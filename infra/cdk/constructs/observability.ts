@@ -29,7 +29,7 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { WEBHOOK_SWEEP_MINUTES } from '#shared/domain/webhooks/delivery-sweep';
 import { APP_METRICS, type AppMetric, METRICS_NAMESPACE } from '#shared/http/metric-names';
-import type { StageConfig } from '../config.ts';
+import type { StageConfig } from '../stage/config.ts';
 import { accessLogGroupOf } from './access-logs.ts';
 import type { Api } from './api.ts';
 import { type ApiFunction, SERVICE_NAME } from './api-function.ts';

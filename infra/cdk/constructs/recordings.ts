@@ -36,9 +36,9 @@ import type { TableAccess } from '#shared/routes';
 import { RecordingUpload } from '#shared/schemas/voc-schemas';
 import { FUNCTION_ENV } from '#shared/settings/setting-names';
 import type { TableId } from '#shared/store/table-specs';
-import { CALL_SUMMARY_REGIONS, callSummariesOffered, callSummariesRefusal } from '../call-summary-regions.ts';
-import { reservedConcurrency } from '../concurrency-reservations.ts';
-import type { StageConfig } from '../config.ts';
+import { CALL_SUMMARY_REGIONS, callSummariesOffered, callSummariesRefusal } from '../stage/call-summary-regions.ts';
+import { reservedConcurrency } from '../stage/concurrency-reservations.ts';
+import type { StageConfig } from '../stage/config.ts';
 import { ApiFunction } from './api-function.ts';
 import type { SpecTable } from './data.ts';
 

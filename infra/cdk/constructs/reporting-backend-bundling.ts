@@ -9,7 +9,7 @@
 import type { BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { RouteSpec } from '#shared/routes';
 import { FUNCTION_ENV } from '#shared/settings/setting-names';
-import type { StageConfig } from '../config.ts';
+import type { StageConfig } from '../stage/config.ts';
 
 export type ReportingBackend = StageConfig['reportingBackend'];
 

@@ -13,7 +13,7 @@ import { domainEngineVersion } from '#infra/opensearch-engine';
 import { SEARCH_DOMAIN_ID } from '#infra/stage-names';
 import { REPORT_KINDS } from '#shared/domain/reporting/report-cursor';
 import { reportingIndexPrefix, reportingReadAlias, reportingTemplateName } from '#shared/store/opensearch-index-names';
-import type { StageConfig } from '../config.ts';
+import type { StageConfig } from '../stage/config.ts';
 
 export class ReportingSearch extends Construct {
   readonly domain: Domain;

@@ -30,7 +30,7 @@ import {
   WEBHOOK_SWEEP,
   webhookSweepRuleName,
 } from '#shared/webhook-functions';
-import type { StageConfig } from '../config.ts';
+import type { StageConfig } from '../stage/config.ts';
 import { ApiFunction } from './api-function.ts';
 import type { SpecTable } from './data.ts';
 

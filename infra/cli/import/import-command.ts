@@ -6,16 +6,16 @@
  */
 import type { Command } from 'commander';
 import { isValidTenantId } from '#shared/auth/tenant-id';
-import type { CliContext } from '../cli-context.ts';
-import { CliError } from '../cli-error.ts';
-import { connectStores } from '../connect-stores.ts';
+import { connectStores } from '../stage/connect-stores.ts';
 import {
   DEFAULT_WAIT_SECONDS,
   recordWrittenRows,
   WrittenRows,
   waitUntilSearchable,
-} from '../reporting/wait-until-searchable.ts';
-import { wholeNumberOption } from '../whole-number-option.ts';
+} from '../stage/wait-until-searchable.ts';
+import type { CliContext } from '../terminal/cli-context.ts';
+import { CliError } from '../terminal/cli-error.ts';
+import { wholeNumberOption } from '../terminal/whole-number-option.ts';
 
 interface ImportOptions {
   tenant: string;

@@ -10,10 +10,10 @@ import { statSync } from 'node:fs';
 import { type ImportWrite, importChecker } from '#infra/tenant-data/check-import-entry';
 import { emptySummary, type ImportSummary } from '#infra/tenant-data/import-data';
 import { type ImportStores, writeImport } from '#infra/tenant-data/write-import';
-import type { CliContext } from '../cli-context.ts';
-import { CliError } from '../cli-error.ts';
-import type { CliSignal } from '../cli-io.ts';
-import { countProgress, progressOn } from '../count-progress.ts';
+import type { CliContext } from '../terminal/cli-context.ts';
+import { CliError } from '../terminal/cli-error.ts';
+import type { CliSignal } from '../terminal/cli-io.ts';
+import { countProgress, progressOn } from '../terminal/count-progress.ts';
 import {
   checkpointPath,
   type ImportCheckpoint,

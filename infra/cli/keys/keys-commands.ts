@@ -8,11 +8,11 @@ import { revokeKey } from '#shared/auth/revoke-key';
 import { isValidTenantId } from '#shared/auth/tenant-id';
 import { parseIsoDateTime } from '#shared/domain/time/parse-instant';
 import { scopeAreas } from '#shared/routes';
-import type { CliContext } from '../cli-context.ts';
-import { CliError } from '../cli-error.ts';
-import { connectStores } from '../connect-stores.ts';
-import { countProgress, type Progress, progressOn } from '../count-progress.ts';
-import { formatTable } from '../format-table.ts';
+import { connectStores } from '../stage/connect-stores.ts';
+import type { CliContext } from '../terminal/cli-context.ts';
+import { CliError } from '../terminal/cli-error.ts';
+import { countProgress, type Progress, progressOn } from '../terminal/count-progress.ts';
+import { formatTable } from '../terminal/format-table.ts';
 
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 

@@ -7,8 +7,8 @@
  */
 import type { Command } from 'commander';
 import { STAGE_NAME_PATTERN } from '#shared/store/table-specs';
-import type { CliContext } from '../cli-context.ts';
-import { CliError } from '../cli-error.ts';
+import type { CliContext } from '../terminal/cli-context.ts';
+import { CliError } from '../terminal/cli-error.ts';
 
 interface PreflightOptions {
   stage: string;
@@ -39,7 +39,7 @@ export function registerPreflightCommand(program: Command, cli: CliContext): voi
     )
     .requiredOption(
       '--stage <name>',
-      'the stage to deploy (its settings from infra/cdk/config.ts, as cdk deploy -c stage=<name> reads them)',
+      'the stage to deploy (its settings from infra/cdk/stage/config.ts, as cdk deploy -c stage=<name> reads them)',
     )
     .option('--region <region>', 'the region to deploy to (default: AWS_REGION or the profile)')
     .option(

@@ -16,8 +16,8 @@ import {
   concurrencyReservations,
   LAMBDA_UNRESERVED_MINIMUM,
   stageReservedConcurrency,
-} from '#infra/cdk/concurrency-reservations';
-import type { StageConfig } from '#infra/cdk/config';
+} from '#infra/cdk/stage/concurrency-reservations';
+import type { StageConfig } from '#infra/cdk/stage/config';
 import { type AwsCall, checkRow, notChecked, type PreflightCheck } from './preflight-finding.ts';
 
 const CHECK = { id: 'lambda-concurrency', name: 'Lambda concurrency' };
@@ -87,7 +87,7 @@ export async function checkLambdaConcurrency(lambda: LambdaClient, config: Stage
   const neededQuota = quota - unreserved - heldNow + reserves + LAMBDA_UNRESERVED_MINIMUM;
   const fix =
     `ask for a Lambda "Concurrent executions" quota of at least ${neededQuota} in Service Quotas (now ${quota}${quota <= LAMBDA_UNRESERVED_MINIMUM ? ': new accounts often start at 10 or 50' : ''}), ` +
-    `or set ${new Intl.ListFormat('en', { type: 'conjunction' }).format(reserving.map((reservation) => reservation.setting))} of stage ${config.stage} to undefined in infra/cdk/config.ts`;
+    `or set ${new Intl.ListFormat('en', { type: 'conjunction' }).format(reserving.map((reservation) => reservation.setting))} of stage ${config.stage} to undefined in infra/cdk/stage/config.ts`;
   if (unread !== undefined) {
     const refused = notChecked(CHECK, GET_FUNCTION_CONCURRENCY, unread);
     return checkRow(CHECK, 'warn', `${found}, unless the stage holds them already (${refused.detail})`, {

@@ -6,7 +6,7 @@
  * once.
  */
 import { type CloudWatchLogsClient, DescribeResourcePoliciesCommand } from '@aws-sdk/client-cloudwatch-logs';
-import type { StageConfig } from '#infra/cdk/config';
+import type { StageConfig } from '#infra/cdk/stage/config';
 import { searchLogPolicyName } from '#infra/search-log-policy-name';
 import { checkRow, notChecked, type PreflightCheck } from './preflight-finding.ts';
 
@@ -59,7 +59,7 @@ export async function checkLogsResourcePolicies(
   return checkRow(CHECK, 'blocked', found, {
     fix:
       `the ${LOGS_RESOURCE_POLICIES_QUOTA} cannot be raised: delete a policy nothing uses any more (the commands below list them and delete one by name), ` +
-      `or let stage ${config.stage} read reporting from DynamoDB (reportingBackend 'dynamodb' in infra/cdk/config.ts), which needs none`,
+      `or let stage ${config.stage} read reporting from DynamoDB (reportingBackend 'dynamodb' in infra/cdk/stage/config.ts), which needs none`,
     commands: [
       `aws logs describe-resource-policies --region ${region} --query 'resourcePolicies[].policyName'`,
       `aws logs delete-resource-policy --region ${region} --policy-name <name>`,

@@ -1,13 +1,17 @@
 /**
  * `cxm preflight`'s Amazon Transcribe checks: whether Call Analytics answers in the region at all
  * (the recording processor starts its jobs there), and whether the region offers the generative
- * call summaries the stage asks for (infra/cdk/call-summary-regions.ts; the stack refuses such a stage
+ * call summaries the stage asks for (infra/cdk/stage/call-summary-regions.ts; the stack refuses such a stage
  * at synth or deploy, preflight says so first). A region without Transcribe shows as no endpoint;
  * credentials or rights Transcribe refuses are reported as that, never as a missing feature.
  */
 import { ListCallAnalyticsCategoriesCommand, type TranscribeClient } from '@aws-sdk/client-transcribe';
-import { CALL_SUMMARY_REGIONS, callSummariesOffered, callSummariesRefusal } from '#infra/cdk/call-summary-regions';
-import type { StageConfig } from '#infra/cdk/config';
+import {
+  CALL_SUMMARY_REGIONS,
+  callSummariesOffered,
+  callSummariesRefusal,
+} from '#infra/cdk/stage/call-summary-regions';
+import type { StageConfig } from '#infra/cdk/stage/config';
 import { checkRow, networkFailure, notChecked, type PreflightCheck } from './preflight-finding.ts';
 
 const SERVICE_CHECK = { id: 'transcribe', name: 'Amazon Transcribe' };

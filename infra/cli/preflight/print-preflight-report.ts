@@ -5,7 +5,7 @@
  * sentence (callSummariesRefusal's, a quota to ask for) that would stretch every row past a
  * terminal's width; `--json` has everything.
  */
-import { formatTable } from '../format-table.ts';
+import { formatTable } from '../terminal/format-table.ts';
 import type { PreflightReport } from './run-preflight.ts';
 
 /**

@@ -2,7 +2,7 @@
  * A `cxm preflight` run: the stage's settings as the deploy reads them (`stageConfig`, no
  * synthesis), the region and credentials as the SDK finds them (or `--region`), then every check at
  * once, each on its own: a call AWS refuses costs its row, never the others. Loaded only when
- * `cxm preflight` runs: it brings four SDK clients and aws-cdk-lib (through infra/cdk/config.ts), which
+ * `cxm preflight` runs: it brings four SDK clients and aws-cdk-lib (through infra/cdk/stage/config.ts), which
  * no other command needs. The endpoints follow the SDK's standard `AWS_ENDPOINT_URL_<SERVICE>`
  * (aws-client-config.ts), which is also how the tests point them at recorded answers.
  */
@@ -10,10 +10,10 @@ import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import { TranscribeClient } from '@aws-sdk/client-transcribe';
-import { stageConfig } from '#infra/cdk/config';
-import { type AwsServiceId, awsClientConfig } from '../aws-client-config.ts';
-import type { CliContext } from '../cli-context.ts';
-import { CliError } from '../cli-error.ts';
+import { stageConfig } from '#infra/cdk/stage/config';
+import { type AwsServiceId, awsClientConfig } from '../stage/aws-client-config.ts';
+import type { CliContext } from '../terminal/cli-context.ts';
+import { CliError } from '../terminal/cli-error.ts';
 import { checkApiKeys, checkCloudWatchRole } from './preflight-api-gateway.ts';
 import type { PreflightCheck } from './preflight-finding.ts';
 import { checkLambdaConcurrency } from './preflight-lambda-concurrency.ts';

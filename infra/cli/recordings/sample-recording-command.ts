@@ -6,8 +6,8 @@
  */
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import type { CliContext } from '../cli-context.ts';
-import { wholeNumberOption } from '../whole-number-option.ts';
+import type { CliContext } from '../terminal/cli-context.ts';
+import { wholeNumberOption } from '../terminal/whole-number-option.ts';
 import { SAMPLE_CALL, sampleCall } from './sample-call.ts';
 import { tinyWav } from './tiny-wav.ts';
 

@@ -6,10 +6,10 @@
  */
 import type { Command } from 'commander';
 import { isValidTenantId } from '#shared/auth/tenant-id';
-import type { CliContext } from '../cli-context.ts';
-import { CliError } from '../cli-error.ts';
-import { connectStores } from '../connect-stores.ts';
-import { countProgress, progressOn } from '../count-progress.ts';
+import { connectStores } from '../stage/connect-stores.ts';
+import type { CliContext } from '../terminal/cli-context.ts';
+import { CliError } from '../terminal/cli-error.ts';
+import { countProgress, progressOn } from '../terminal/count-progress.ts';
 
 /**
  * Adds `cxm reporting recount` to the program, for the run `cli`.

@@ -6,18 +6,18 @@
  */
 import type { Command } from 'commander';
 import { isValidTenantId } from '#shared/auth/tenant-id';
-import type { CliContext } from '../cli-context.ts';
-import { CliError } from '../cli-error.ts';
-import type { CliOutput } from '../cli-io.ts';
-import { connectStores } from '../connect-stores.ts';
-import { countProgress, progressOn } from '../count-progress.ts';
+import { connectStores } from '../stage/connect-stores.ts';
 import {
   DEFAULT_WAIT_SECONDS,
   recordWrittenRows,
   WrittenRows,
   waitUntilSearchable,
-} from '../reporting/wait-until-searchable.ts';
-import { wholeNumberOption } from '../whole-number-option.ts';
+} from '../stage/wait-until-searchable.ts';
+import type { CliContext } from '../terminal/cli-context.ts';
+import { CliError } from '../terminal/cli-error.ts';
+import type { CliOutput } from '../terminal/cli-io.ts';
+import { countProgress, progressOn } from '../terminal/count-progress.ts';
+import { wholeNumberOption } from '../terminal/whole-number-option.ts';
 import { runBounded } from './run-bounded.ts';
 // Type only: the writes module itself is imported when seeding (below).
 import type { SeedPlan, SeedStores } from './seed-writes.ts';

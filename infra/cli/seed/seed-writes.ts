@@ -9,7 +9,7 @@ import { generateAssistantRows, generateVocRows } from '#infra/tenant-data/gener
 import type { ReportKind } from '#shared/domain/reporting/report-cursor';
 import { type ReportRow, type ShapedRow, shapeRow } from '#shared/domain/reporting/report-rows';
 import type { JobStatus, VocJob } from '#shared/domain/voc/job-status';
-import type { CliStores } from '../connect-stores.ts';
+import type { CliStores } from '../stage/connect-stores.ts';
 
 /** What seeding writes with: the stores, never a key (so no key-tag secret). */
 export type SeedStores = Omit<CliStores, 'keyTagSecret' | 'reportingSearch'>;

@@ -2,8 +2,8 @@
  * What `cxm smoke` shows: a line per check while it runs (on a terminal only, on stderr, so it
  * never mixes with the table or the JSON on stdout), then the table or one JSON object.
  */
-import type { CliOutput } from '../cli-io.ts';
-import { formatTable } from '../format-table.ts';
+import type { CliOutput } from '../terminal/cli-io.ts';
+import { formatTable } from '../terminal/format-table.ts';
 import type { CheckResult } from './run-smoke-checks.ts';
 
 export interface SmokeReport {

@@ -11,7 +11,7 @@ import { buildOpenApiDocument, OPENAPI_DOCUMENT_PATH } from '#shared/openapi/bui
 import { OpenApiContract } from '#shared/openapi/check-response';
 import type { OpenApiDocument } from '#shared/openapi/openapi-types';
 import { type RouteId, routeById } from '#shared/routes';
-import { CliError } from '../cli-error.ts';
+import { CliError } from '../terminal/cli-error.ts';
 import { type EarlierAnswers, SMOKE_COLLECTION, type SmokeCheck, type SmokeRequest } from './smoke-checks.ts';
 
 export interface SmokeTarget {

@@ -8,9 +8,9 @@
 import { randomBytes } from 'node:crypto';
 import { localStatePath } from '#infra/local/local-state';
 import { API_URL_OUTPUT, stackName } from '#infra/stage-names';
-import type { CliContext } from '../cli-context.ts';
-import { CliError } from '../cli-error.ts';
-import { connectStores } from '../connect-stores.ts';
+import { connectStores } from '../stage/connect-stores.ts';
+import type { CliContext } from '../terminal/cli-context.ts';
+import { CliError } from '../terminal/cli-error.ts';
 import { progressLine, type SmokeReport, smokeReport } from './print-smoke-report.ts';
 import { runRecordingJourney, SMOKE_RECORDINGS } from './run-recording-journey.ts';
 import {
@@ -107,7 +107,9 @@ async function smokeWithOwnKey(
   const stores = await connectStores(cli, stage);
   // The CloudFormation client is loaded only for a stage.
   const url =
-    stage !== undefined ? await (await import('../find-stage-outputs.ts')).findStageApiUrl(cli, stage) : stores.apiUrl!;
+    stage !== undefined
+      ? await (await import('../stage/find-stage-outputs.ts')).findStageApiUrl(cli, stage)
+      : stores.apiUrl!;
   const whatToDo =
     stage !== undefined
       ? `That is the ${API_URL_OUTPUT} output of stack ${stackName(stage)}: is its deployment complete, and is the API reachable from this network?`

@@ -9,9 +9,9 @@
  */
 import type { Command } from 'commander';
 import { isValidTenantId } from '#shared/auth/tenant-id';
-import type { CliContext } from '../cli-context.ts';
-import { CliError } from '../cli-error.ts';
-import { wholeNumberOption } from '../whole-number-option.ts';
+import type { CliContext } from '../terminal/cli-context.ts';
+import { CliError } from '../terminal/cli-error.ts';
+import { wholeNumberOption } from '../terminal/whole-number-option.ts';
 import { formatSmokeReport } from './print-smoke-report.ts';
 import type { SmokeMode } from './run-smoke.ts';
 import { SMOKE_COLLECTION, SMOKE_DOCUMENT, smokeScopes } from './smoke-checks.ts';

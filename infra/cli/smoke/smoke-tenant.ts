@@ -11,7 +11,7 @@ import { conversationWithDefaults } from '#shared/domain/notes/conversation';
 import { MAX_ENDPOINTS_PER_TENANT_LIMIT } from '#shared/domain/webhooks/webhook-endpoint';
 import { newWebhookSecret } from '#shared/domain/webhooks/webhook-secret';
 import type { ImportFileContent } from '#shared/schemas/import-file';
-import type { CliStores } from '../connect-stores.ts';
+import type { CliStores } from '../stage/connect-stores.ts';
 import type { SmokeSeed } from './smoke-checks.ts';
 
 /** The tenant `cxm smoke` uses on a stage or the local stack unless told another. */

@@ -7,10 +7,10 @@
 import { constants } from 'node:os';
 import { issueKey, type KeyRequest } from '#shared/auth/issue-key';
 import { revokeKey } from '#shared/auth/revoke-key';
-import type { CliContext } from '../cli-context.ts';
-import { CliError } from '../cli-error.ts';
-import type { CliSignal } from '../cli-io.ts';
-import type { CliStores } from '../connect-stores.ts';
+import type { CliStores } from '../stage/connect-stores.ts';
+import type { CliContext } from '../terminal/cli-context.ts';
+import { CliError } from '../terminal/cli-error.ts';
+import type { CliSignal } from '../terminal/cli-io.ts';
 
 /**
  * Runs `use` with a key issued for `request` and revokes it afterwards, also when the run `cli`

@@ -8,9 +8,9 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createCliContext } from '#infra/cli/cli-context';
-import type { CliEnv, CliIo, CliSignal } from '#infra/cli/cli-io';
 import { runCli } from '#infra/cli/run-cli';
+import { createCliContext } from '#infra/cli/terminal/cli-context';
+import type { CliEnv, CliIo, CliSignal } from '#infra/cli/terminal/cli-io';
 
 afterEach(() => vi.unstubAllEnvs());
 

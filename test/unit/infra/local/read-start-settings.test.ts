@@ -5,7 +5,7 @@
  * keeps one real start that such a line stops.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { checkJava, StartupError } from '#infra/local/local-programs';
+import { checkJava, StartupError } from '#infra/local/emulators/local-programs';
 import { readStartSettings, type StartSettings } from '#infra/local/read-start-settings';
 
 const CWD = '/work/app';

@@ -4,7 +4,7 @@
  * lists, merged.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { localOrigins, withLocalOrigins } from '#infra/local/local-origins';
+import { localOrigins, withLocalOrigins } from '#infra/local/gateway/local-origins';
 import {
   allowedOriginsValue,
   isAllowedHost,

@@ -107,7 +107,7 @@ describe('the log context of concurrent requests in one process (the sources run
     const script = `
       const { InvokeStore } = await import('@aws/lambda-invoke-store');
       await InvokeStore.getInstanceAsync();
-      const { invocationScope } = await import(${JSON.stringify(fileURLToPath(new URL('../../../../infra/local/invocation-scope.ts', import.meta.url)))});
+      const { invocationScope } = await import(${JSON.stringify(fileURLToPath(new URL('../../../../infra/local/runtime/invocation-scope.ts', import.meta.url)))});
       await invocationScope().then(() => process.stdout.write('started'), (error) => process.stdout.write(error.message));
     `;
     const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
@@ -130,8 +130,9 @@ describe('the log context of concurrent requests in one process (the sources run
       for (const name of Object.keys(process.env)) if (!(name in saved)) delete process.env[name];
       Object.assign(process.env, saved);
     };
-    const { freePort, newLocalCredentials } = await import('#infra/local/dynamodb-local');
-    const { pointAtLocalDynamo } = await import('#infra/local/point-at-local-dynamo');
+    const { freePort } = await import('#infra/local/emulators/dynamodb-local');
+    const { newLocalCredentials } = await import('#infra/local/emulators/local-identity');
+    const { pointAtLocalDynamo } = await import('#infra/local/emulators/point-at-local-dynamo');
     const { allTableSpecs, physicalTableName } = await import('#shared/store/table-specs');
     pointAtLocalDynamo(
       { endpoint: `http://127.0.0.1:${await freePort()}`, credentials: newLocalCredentials() },
@@ -144,7 +145,7 @@ describe('the log context of concurrent requests in one process (the sources run
     // answer): the per-invocation store must already be this process's (test/support/runtime-setup.ts).
     const { DynamoDBClient, ListTablesCommand } = await import('@aws-sdk/client-dynamodb');
     await new DynamoDBClient({ maxAttempts: 1 }).send(new ListTablesCommand({})).catch(() => undefined);
-    const { startSourceRuntime } = await import('#infra/local/source-runtime');
+    const { startSourceRuntime } = await import('#infra/local/runtime/source-runtime');
     const runtime = await startSourceRuntime();
     const handler = runtime.handlers.get('addInternalNote')!;
     const callers = [

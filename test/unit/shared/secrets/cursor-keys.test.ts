@@ -7,12 +7,12 @@
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { newLocalCredentials } from '#infra/local/dynamodb-local';
+import { newLocalCredentials } from '#infra/local/emulators/local-identity';
 import {
   type LocalSecret,
   type LocalSecretsManager,
   startLocalSecretsManager,
-} from '#infra/local/local-secrets-manager';
+} from '#infra/local/emulators/local-secrets-manager';
 import { cursorKey, encodeReportCursor, type ReportKind } from '#shared/domain/reporting/report-cursor';
 import type { ApiRequest } from '#shared/http/api-types';
 import { serveReportList } from '#shared/reporting/serve-report-list';
