@@ -6,7 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '#infra/project-root';
-import { routes } from '#shared/routes';
+import { routes } from '#shared/api/route-table';
 import { compileRouteValidators, compileValidators } from '#shared/schemas/compile-validators';
 
 for (const [file, code] of [

@@ -3,7 +3,7 @@
  * runtime find them again: each side reads them here, so the two agree. Free of aws-cdk-lib, so
  * the CLI can name a resource without loading it.
  */
-import type { SecretId } from '#shared/routes';
+import type { SecretId } from '#shared/api/route-spec';
 
 /** The stage of the local stack: its API Gateway stage, its tables `cxm-local-*`, its synthesized stack. */
 export const LOCAL_STAGE = 'local';

@@ -3,10 +3,10 @@
  * grants and environment from it, and the local runtime serves it and delivers it the same events.
  */
 
+import type { TableAccess } from '#shared/api/route-spec';
 import { analysisJobNamePrefix } from '#shared/domain/voc/analysis-job-names';
 import type { AnalysisKind } from '#shared/domain/voc/analysis-kind';
 import { RECORDINGS_PREFIX } from '#shared/domain/voc/recording-upload';
-import type { TableAccess } from '#shared/routes';
 import type { TableId } from '#shared/store/table-specs';
 
 export const RECORDING_PROCESSOR = {

@@ -8,7 +8,7 @@
  * queues the tasks of longer waits near their time, and again those of tasks lost.
  */
 
-import type { TableAccess } from '#shared/routes';
+import type { TableAccess } from '#shared/api/route-spec';
 import { NOTE_SK_PREFIX } from '#shared/store/conversations-store';
 import { DELIVERY_SWEEP_INDEX, type TableId, tableSpecs } from '#shared/store/table-specs';
 

@@ -1,7 +1,8 @@
 /** POST .../conversations/{conversationId}/internal-notes (note rules, safe retries). */
+
+import { conflict, notFound } from '#shared/api/api-error';
 import { buildNote } from '#shared/domain/notes/build-note';
 import { newNoteId } from '#shared/domain/notes/new-note-id';
-import { conflict, notFound } from '#shared/http/api-error';
 import { createApiHandler } from '#shared/http/create-api-handler';
 import { recordAnswer, replayRecorded } from '#shared/http/idempotent-answer';
 import { APP_METRICS } from '#shared/http/metric-names';

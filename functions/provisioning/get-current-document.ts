@@ -1,6 +1,7 @@
 /** GET .../{collection}/{docId}/versions/current (provisioning documents, conditional requests): the document and the version it is. */
+
+import { notFound, preconditionFailed } from '#shared/api/api-error';
 import { preconditionsHold } from '#shared/domain/documents/entity-tags';
-import { notFound, preconditionFailed } from '#shared/http/api-error';
 import { createApiHandler } from '#shared/http/create-api-handler';
 import { versionHeaders } from '#shared/http/document-version-headers';
 import { readPreconditions } from '#shared/http/read-preconditions';

@@ -1,7 +1,8 @@
 /** GET .../{collection}/{docId}/versions/{version}: one version, which never changes (provisioning documents, history). */
+
+import { gone, notFound, preconditionFailed } from '#shared/api/api-error';
 import { goneReason, missingReason } from '#shared/domain/documents/document-versions';
 import { preconditionsHold } from '#shared/domain/documents/entity-tags';
-import { gone, notFound, preconditionFailed } from '#shared/http/api-error';
 import { createApiHandler } from '#shared/http/create-api-handler';
 import { versionHeaders } from '#shared/http/document-version-headers';
 import { readPreconditions } from '#shared/http/read-preconditions';

@@ -1,8 +1,8 @@
 /** GET .../{collection}/{docId}/versions: the document's versions kept, newest first (provisioning documents, history). */
 
+import { badRequest, notFound } from '#shared/api/api-error';
 import { formatEntityTag } from '#shared/domain/documents/entity-tags';
 import { decodeVersionsCursor, encodeVersionsCursor } from '#shared/domain/documents/list-cursor';
-import { badRequest, notFound } from '#shared/http/api-error';
 import { createApiHandler } from '#shared/http/create-api-handler';
 import { nextLink } from '#shared/http/next-link';
 import { requireStorableDocId } from '#shared/http/require-storable-doc-id';

@@ -1,6 +1,7 @@
 /** GET /api/v1/provisioning/tenants/{tenantId}/{collection} (provisioning documents). */
+
+import { badRequest } from '#shared/api/api-error';
 import { decodeListCursor, encodeListCursor } from '#shared/domain/documents/list-cursor';
-import { badRequest } from '#shared/http/api-error';
 import { createApiHandler } from '#shared/http/create-api-handler';
 import { nextLink } from '#shared/http/next-link';
 import { RESPONSE_BUDGET_BYTES } from '#shared/http/response-budget';

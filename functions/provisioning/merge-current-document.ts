@@ -1,6 +1,7 @@
 /** PUT .../{collection}/{docId}/versions/current: RFC 7396 merge into the existing document (provisioning documents, safe retries, conditional requests). */
+
+import { notFound, preconditionFailed } from '#shared/api/api-error';
 import { applyMergePatch } from '#shared/domain/documents/apply-merge-patch';
-import { notFound, preconditionFailed } from '#shared/http/api-error';
 import { createApiHandler } from '#shared/http/create-api-handler';
 import { versionAnswer } from '#shared/http/document-version-headers';
 import { recordAnswer, replayRecorded } from '#shared/http/idempotent-answer';

@@ -1,5 +1,5 @@
 /** POST .../{collection}/{docId}/versions/current: create (201) or replace (200), no merge (provisioning documents, safe retries, conditional requests). */
-import { preconditionFailed } from '#shared/http/api-error';
+import { preconditionFailed } from '#shared/api/api-error';
 import { createApiHandler } from '#shared/http/create-api-handler';
 import { versionAnswer } from '#shared/http/document-version-headers';
 import { recordAnswer, replayRecorded } from '#shared/http/idempotent-answer';

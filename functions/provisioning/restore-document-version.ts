@@ -1,6 +1,7 @@
 /** POST .../{collection}/{docId}/versions/{version}/restore: a new current version equal to that one (provisioning documents, history, safe retries, conditional requests). */
+
+import { gone, notFound, preconditionFailed } from '#shared/api/api-error';
 import { goneReason, missingReason } from '#shared/domain/documents/document-versions';
-import { gone, notFound, preconditionFailed } from '#shared/http/api-error';
 import { createApiHandler } from '#shared/http/create-api-handler';
 import { versionAnswer } from '#shared/http/document-version-headers';
 import { recordAnswer, replayRecorded } from '#shared/http/idempotent-answer';

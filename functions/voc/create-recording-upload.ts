@@ -3,9 +3,10 @@
  * retries apply). A tenant has at most its stage's number of recordings in flight (429 past it), and
  * a keyed retry whose URL has expired says so instead of answering a URL that no longer works.
  */
+
+import { ApiError, badRequest, conflict } from '#shared/api/api-error';
 import { newUlid } from '#shared/domain/ids/new-ulid';
 import { formatBytes, recordingKey } from '#shared/domain/voc/recording-upload';
-import { ApiError, badRequest, conflict } from '#shared/http/api-error';
 import { createApiHandler } from '#shared/http/create-api-handler';
 import { recordAnswer, replayRecorded } from '#shared/http/idempotent-answer';
 import { createRecording } from '#shared/schemas/route-validators.generated';

@@ -3,8 +3,9 @@
  * whose upload or processing is overdue is failed here, by the same conditional transition the
  * processor uses, so a poller never waits on a job that can no longer finish.
  */
+
+import { notFound } from '#shared/api/api-error';
 import { overdueReason, type StoredVocJob, type VocJob } from '#shared/domain/voc/job-status';
-import { notFound } from '#shared/http/api-error';
 import { createApiHandler } from '#shared/http/create-api-handler';
 import { getVocJobStatus } from '#shared/schemas/route-validators.generated';
 import { jobDeadlines } from '#shared/settings/recording-settings';

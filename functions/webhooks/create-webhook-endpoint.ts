@@ -6,9 +6,9 @@
  * and a document event reaches the endpoint for the collections the key reads.
  */
 
+import { badRequest, conflict } from '#shared/api/api-error';
 import { endpointView, newEndpointId, secretWithheld } from '#shared/domain/webhooks/webhook-endpoint';
 import { newWebhookSecret } from '#shared/domain/webhooks/webhook-secret';
-import { badRequest, conflict } from '#shared/http/api-error';
 import { authorizeWebhookEvents } from '#shared/http/authorize-webhook-events';
 import { createApiHandler } from '#shared/http/create-api-handler';
 import { recordAnswer, replayRecorded } from '#shared/http/idempotent-answer';

@@ -2,7 +2,7 @@
  * DELETE /api/v1/webhooks/tenants/{tenantId}/endpoints/{endpointId}: nothing more is delivered to
  * the endpoint, and its place under the tenant's limit is free again.
  */
-import { notFound } from '#shared/http/api-error';
+import { notFound } from '#shared/api/api-error';
 import { createApiHandler } from '#shared/http/create-api-handler';
 import { deleteWebhookEndpoint } from '#shared/schemas/route-validators.generated';
 import { webhookEndpointsStore } from '#shared/store/function-stores';

@@ -1,6 +1,7 @@
 /** GET /api/v1/webhooks/tenants/{tenantId}/endpoints/{endpointId}: one endpoint, without its secrets. */
+
+import { notFound } from '#shared/api/api-error';
 import { endpointView } from '#shared/domain/webhooks/webhook-endpoint';
-import { notFound } from '#shared/http/api-error';
 import { createApiHandler } from '#shared/http/create-api-handler';
 import { getWebhookEndpoint } from '#shared/schemas/route-validators.generated';
 import { webhookEndpointsStore } from '#shared/store/function-stores';

@@ -2,13 +2,14 @@
  * GET /api/v1/webhooks/tenants/{tenantId}/endpoints/{endpointId}/deliveries: what became of each
  * message to the endpoint, newest event first, a page at a time (`cursor`).
  */
+
+import { badRequest, notFound } from '#shared/api/api-error';
 import {
   decodeDeliveryCursor,
   deliverySortKey,
   deliveryView,
   encodeDeliveryCursor,
 } from '#shared/domain/webhooks/webhook-delivery';
-import { badRequest, notFound } from '#shared/http/api-error';
 import { createApiHandler } from '#shared/http/create-api-handler';
 import { listWebhookDeliveries } from '#shared/schemas/route-validators.generated';
 import { DEFAULT_DELIVERY_LIMIT } from '#shared/schemas/webhook-schemas';

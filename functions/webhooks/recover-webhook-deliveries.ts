@@ -6,13 +6,14 @@
  * disabled one would refuse them at once. One recover per endpoint per RECOVER_INTERVAL_MS, claimed
  * on the endpoint before anything is read, so that concurrent calls cannot both pass.
  */
+
+import { ApiError, conflict, notFound } from '#shared/api/api-error';
 import {
   MAX_RECOVERED_DELIVERIES,
   RECOVER_INTERVAL_MS,
   RECOVER_READ_LIMIT,
   recoverRetryAfterSeconds,
 } from '#shared/domain/webhooks/recover-limits';
-import { ApiError, conflict, notFound } from '#shared/http/api-error';
 import { createApiHandler } from '#shared/http/create-api-handler';
 import { recoverWebhookDeliveries } from '#shared/schemas/route-validators.generated';
 import { webhookDeliveriesStore, webhookDeliveryQueue, webhookEndpointsStore } from '#shared/store/function-stores';

@@ -5,9 +5,9 @@
  * rotate again, and answers without the secret, which the idempotency ledger never holds).
  */
 
+import { notFound } from '#shared/api/api-error';
 import { type StoredWebhookEndpoint, secretWithheld } from '#shared/domain/webhooks/webhook-endpoint';
 import { newWebhookSecret } from '#shared/domain/webhooks/webhook-secret';
-import { notFound } from '#shared/http/api-error';
 import { createApiHandler } from '#shared/http/create-api-handler';
 import { recordAnswer, replayRecorded } from '#shared/http/idempotent-answer';
 import { rotateWebhookSecret } from '#shared/schemas/route-validators.generated';

@@ -5,12 +5,13 @@
  * read in the store's own read-and-write (a change of URL or status alone would otherwise send them
  * where this key chooses), and the endpoint's collections become those of this key.
  */
+
+import { badRequest, notFound } from '#shared/api/api-error';
 import {
   type EndpointChange,
   endpointView,
   type StoredWebhookEndpoint,
 } from '#shared/domain/webhooks/webhook-endpoint';
-import { badRequest, notFound } from '#shared/http/api-error';
 import { authorizeWebhookEvents } from '#shared/http/authorize-webhook-events';
 import { createApiHandler } from '#shared/http/create-api-handler';
 import { updateWebhookEndpoint } from '#shared/schemas/route-validators.generated';

@@ -23,8 +23,9 @@ import type { CfnDomain } from 'aws-cdk-lib/aws-opensearchservice';
 import { AwsCustomResource } from 'aws-cdk-lib/custom-resources';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
+import type { RouteSpec } from '#shared/api/route-spec';
+import { routes } from '#shared/api/route-table';
 import { OPENAPI_DOCUMENT_PATH } from '#shared/openapi/build-openapi-document';
-import { type RouteSpec, routes } from '#shared/routes';
 import { ApiFunction } from './constructs/api-function.ts';
 import type { CxmStack } from './stack.ts';
 

@@ -4,10 +4,10 @@
  */
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyResult } from 'aws-lambda';
+import { permissionDenied, unauthenticated } from '#shared/api/api-error';
+import type { RouteSpec } from '#shared/api/route-spec';
 import { decodeCaller } from '#shared/auth/authorizer-context';
 import { scopeRule } from '#shared/auth/grant-scope';
-import type { RouteSpec } from '#shared/routes';
-import { permissionDenied, unauthenticated } from './api-error.ts';
 import type { ChainEvent } from './api-types.ts';
 import { logger } from './logger.ts';
 

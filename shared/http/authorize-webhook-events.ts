@@ -3,11 +3,12 @@
  * needs the read scope of what it carries (shared/http/webhook-event-scopes.ts), else 403 naming
  * the event and the scope.
  */
+
+import { badRequest, subscriptionDenied } from '#shared/api/api-error';
 import type { Caller } from '#shared/auth/authorizer-context';
 import { MAX_ENDPOINT_COLLECTIONS } from '#shared/domain/webhooks/webhook-endpoint';
 import type { WebhookEventType } from '#shared/domain/webhooks/webhook-events';
 import { subscriptionFor } from '#shared/http/webhook-event-scopes';
-import { badRequest, subscriptionDenied } from './api-error.ts';
 
 /**
  * The collections whose document events the endpoint receives (`all`: every one), or the refusal.

@@ -3,9 +3,9 @@
  * 502: the same promise API Gateway makes for a crashed integration (the write may have completed).
  */
 import { isServerError, isThrottlingError, isTransientError } from '@smithy/service-error-classification';
+import { ApiError, badGateway, serviceUnavailable, unavailable } from '#shared/api/api-error';
 import { SearchUnavailableError } from '#shared/store/opensearch-errors';
 import { StoreUnavailableError } from '#shared/store/store-unavailable-error';
-import { ApiError, badGateway, serviceUnavailable, unavailable } from './api-error.ts';
 
 export const RETRY_AFTER_SECONDS = 1;
 

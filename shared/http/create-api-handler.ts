@@ -8,7 +8,7 @@
  */
 import middy from '@middy/core';
 import type { APIGatewayProxyResult, Context } from 'aws-lambda';
-import { type RouteId, routeById } from '#shared/routes';
+import { type RouteId, routeById } from '#shared/api/route-table';
 import type { RouteInputs } from '#shared/schemas/route-validators.generated';
 import { type ApiRequest, type ApiResult, type ChainEvent, resultBodyText } from './api-types.ts';
 import { authorizeRequest } from './authorize-request.ts';

@@ -3,14 +3,15 @@
  * a gateway response; the local gateway answers with the very same status, code and message, so
  * a client sees one behaviour on a laptop and in the cloud.
  */
-import type { ErrorCode } from '#shared/schemas/error-body';
+
 import {
   BAD_GATEWAY_MESSAGE,
   BEARER_CHALLENGE,
   GATEWAY_TIMEOUT_MESSAGE,
   PERMISSION_DENIED_MESSAGE,
   UNAUTHENTICATED_MESSAGE,
-} from './api-error.ts';
+} from '#shared/api/api-error';
+import type { ErrorCode } from '#shared/schemas/error-body';
 
 export interface GatewayResponseSpec {
   /** Status to answer with; undefined keeps the status API Gateway chose (DEFAULT_4XX). */

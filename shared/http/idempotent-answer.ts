@@ -3,10 +3,11 @@
  * transaction, and the answer to a request whose key is already recorded: the same status, body and
  * headers plus `Idempotent-Replayed: true` when it is the same request, 422 when it is another.
  */
+
+import { idempotencyKeyReused } from '#shared/api/api-error';
 import type { IdempotencyClaim, IdempotencyRecord } from '#shared/domain/idempotency/recorded-response';
 import { recordedHeaders } from '#shared/domain/idempotency/recorded-response';
 import type { IdempotencyLedger, RecordRequest } from '#shared/store/idempotency-ledger';
-import { idempotencyKeyReused } from './api-error.ts';
 import { type ApiResult, resultBodyText } from './api-types.ts';
 
 export const REPLAYED_HEADER = 'Idempotent-Replayed';

@@ -4,7 +4,7 @@
  */
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import type { RouteSpec } from '#shared/routes';
+import type { RouteSpec } from '#shared/api/route-spec';
 import type { ChainEvent } from './api-types.ts';
 import { logger } from './logger.ts';
 

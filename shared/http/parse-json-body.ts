@@ -4,10 +4,10 @@
  */
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyResult } from 'aws-lambda';
+import { badRequest, payloadTooLarge } from '#shared/api/api-error';
+import type { RouteSpec } from '#shared/api/route-spec';
 import { describeUnfaithfulJson } from '#shared/domain/json/describe-unfaithful-json';
 import { findHeader } from '#shared/http/find-header';
-import type { RouteSpec } from '#shared/routes';
-import { badRequest, payloadTooLarge } from './api-error.ts';
 import type { ChainEvent } from './api-types.ts';
 
 // application/json or application/*+json, optionally with a UTF-8 charset (spelt utf-8 or utf8).

@@ -7,10 +7,10 @@
  */
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyResult } from 'aws-lambda';
+import { badRequest } from '#shared/api/api-error';
+import type { RouteSpec } from '#shared/api/route-spec';
 import { IDEMPOTENCY_KEY_HEADER, idempotencyKeyProblem } from '#shared/domain/idempotency/idempotency-key';
 import { requestFingerprint } from '#shared/domain/idempotency/request-fingerprint';
-import type { RouteSpec } from '#shared/routes';
-import { badRequest } from './api-error.ts';
 import type { ChainEvent } from './api-types.ts';
 import { findHeader, findHeaderValues } from './find-header.ts';
 import { readPreconditions } from './read-preconditions.ts';

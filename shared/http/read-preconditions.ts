@@ -3,8 +3,9 @@
  * nor a list of entity tags is a 400 that names the header, not a condition silently ignored. A
  * blank value (an empty list) is no condition.
  */
+
+import { badRequest } from '#shared/api/api-error';
 import { type Preconditions, parseTagCondition, type TagCondition } from '#shared/domain/documents/entity-tags';
-import { badRequest } from './api-error.ts';
 import type { ApiRequest } from './api-types.ts';
 import { findHeader, findHeaderValues } from './find-header.ts';
 

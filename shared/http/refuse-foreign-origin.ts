@@ -8,8 +8,8 @@
  */
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyResult } from 'aws-lambda';
+import { foreignHost, foreignOrigin } from '#shared/api/api-error';
 import { isAllowedHost, isAllowedOrigin } from './allowed-origins.ts';
-import { foreignHost, foreignOrigin } from './api-error.ts';
 import type { ChainEvent } from './api-types.ts';
 import { findHeader } from './find-header.ts';
 

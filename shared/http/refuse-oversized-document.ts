@@ -2,9 +2,10 @@
  * A document as the compact JSON text to store; throws 413 `PayloadTooLarge` when that text passes
  * the stored-document bound (a merge can grow a document past it).
  */
+
+import { payloadTooLarge } from '#shared/api/api-error';
 import { DOCUMENT_MAX_BYTES, jsonBytes } from '#shared/domain/documents/document-size';
 import type { JsonObject } from '#shared/domain/documents/json-value';
-import { payloadTooLarge } from './api-error.ts';
 
 /**
  * The JSON to store, or the 413 a client gets.

@@ -1,5 +1,5 @@
+import { badRequest } from '#shared/api/api-error';
 import { isStorableDocId, MAX_DOC_ID_BYTES } from '#shared/domain/documents/document-id';
-import { badRequest } from './api-error.ts';
 
 /** 400 for a docId no document can have, on every document route alike (not 404 on some). */
 export function requireStorableDocId(docId: string): string {

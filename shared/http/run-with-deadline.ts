@@ -12,7 +12,7 @@
 
 import type { AbortSignal as OneSlotAbortSignal } from '@smithy/types';
 import type { Context } from 'aws-lambda';
-import { gatewayTimeout } from './api-error.ts';
+import { gatewayTimeout } from '#shared/api/api-error';
 import { DeadlineSignal, NEVER_ABORTED } from './deadline-signal.ts';
 
 export async function runWithDeadline<T>(

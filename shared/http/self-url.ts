@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { badRequest } from './api-error.ts';
+import { badRequest } from '#shared/api/api-error';
 import { findHeader } from './find-header.ts';
 
 /** RFC 3986 host (a bracketed IP literal or a reg-name) with an optional port. */

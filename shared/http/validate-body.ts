@@ -1,7 +1,7 @@
 /** In the chain, after the parse: the parsed body against the route's schema (`additionalProperties: false`). */
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { badRequest } from './api-error.ts';
+import { badRequest } from '#shared/api/api-error';
 import type { ChainEvent } from './api-types.ts';
 import { describeValidationError } from './describe-validation-error.ts';
 import type { RouteValidators } from './validator.ts';

@@ -1,7 +1,7 @@
 /** In the chain, after authorization: path and query parameters against the route's schemas (400). */
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { badRequest } from './api-error.ts';
+import { badRequest } from '#shared/api/api-error';
 import type { ChainEvent } from './api-types.ts';
 import { describeValidationError } from './describe-validation-error.ts';
 import type { RouteValidators } from './validator.ts';

@@ -1,5 +1,5 @@
 import type { ErrorObject } from 'ajv';
-import type { RouteId } from '#shared/routes';
+import type { RouteId } from '#shared/api/route-table';
 
 /** A precompiled (ajv standalone) validator: a predicate that leaves its errors on itself. */
 export interface Validator {

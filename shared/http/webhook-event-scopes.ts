@@ -6,10 +6,10 @@
  * keeps their names, or none when the key reads every collection.
  */
 
+import { type RouteId, routeById } from '#shared/api/route-table';
 import { isScopeGranted, resolveScope } from '#shared/auth/grant-scope';
 import { MAX_ENDPOINT_COLLECTIONS } from '#shared/domain/webhooks/webhook-endpoint';
 import type { WebhookEventType } from '#shared/domain/webhooks/webhook-events';
-import { type RouteId, routeById } from '#shared/routes';
 import { COLLECTION_NAME } from '#shared/schemas/identifiers';
 
 /** The route whose answer each event carries: subscribing to the event needs its scope. */

@@ -5,9 +5,12 @@
  * can answer, the bearer scheme with each route's scope. Nothing here re-declares a path, scope,
  * limit or schema; prose and examples live in operation-docs.ts.
  */
+
+import type { RouteSpec } from '#shared/api/route-spec';
+import { type RouteId, routes } from '#shared/api/route-table';
+import { webhookDocs } from '#shared/api/webhooks-docs';
 import { grantingScopes } from '#shared/auth/grant-scope';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '#shared/domain/webhooks/webhook-events';
-import { type RouteId, type RouteSpec, routes } from '#shared/routes';
 import { schemaCatalog } from '#shared/schemas/schema-catalog';
 import type { SchemaId } from '#shared/schemas/schema-ids';
 import { COMPONENT_SCHEMAS, componentSchema, subschemaOf } from './component-schemas.ts';
@@ -22,7 +25,7 @@ import type {
   ResponseObject,
   ServerObject,
 } from './openapi-types.ts';
-import { areaDescriptions, operationDocs, parameterDocs, webhookDocs } from './operation-docs.ts';
+import { areaDescriptions, operationDocs, parameterDocs } from './operation-docs.ts';
 
 /**
  * Where the document is served, beside the API and without a key: by the deployed stage

@@ -14,9 +14,9 @@ import {
   idempotencyKeyReused,
   payloadTooLarge,
   serviceUnavailable,
-} from '#shared/http/api-error';
+} from '#shared/api/api-error';
+import type { RouteSpec } from '#shared/api/route-spec';
 import { type GatewayResponseSpec, gatewayResponses } from '#shared/http/gateway-responses';
-import type { RouteSpec } from '#shared/routes';
 import type { SchemaId } from '#shared/schemas/schema-ids';
 import type { ExampleObject, HeaderObject, Reference, ResponseObject } from './openapi-types.ts';
 

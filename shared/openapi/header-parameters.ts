@@ -3,8 +3,9 @@
  * parameters. The rules are the code's: the key's length and alphabet come from the domain module
  * that checks them.
  */
+
+import type { RouteSpec } from '#shared/api/route-spec';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_MAX_LENGTH } from '#shared/domain/idempotency/idempotency-key';
-import type { RouteSpec } from '#shared/routes';
 import type { ParameterObject } from './openapi-types.ts';
 
 /** `*` or a comma-separated list of entity tags (RFC 9110 section 13.1.1). */

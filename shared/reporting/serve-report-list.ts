@@ -3,9 +3,10 @@
  * the cursor), ask the index for one page, and answer `{total, cursor, data}` with `total` fixed
  * at the first page and carried by the cursor, and `cursor: {}` on the last page.
  */
+
+import { badRequest } from '#shared/api/api-error';
 import { decodeReportCursor, encodeReportCursor, type ReportKind } from '#shared/domain/reporting/report-cursor';
 import { resolveWindow, type Window } from '#shared/domain/reporting/resolve-window';
-import { badRequest } from '#shared/http/api-error';
 import type { ApiRequest, ApiResult } from '#shared/http/api-types';
 import { RESPONSE_BUDGET_BYTES } from '#shared/http/response-budget';
 import type { CursorKeysSource } from '#shared/secrets/cursor-keys';

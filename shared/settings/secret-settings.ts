@@ -22,7 +22,7 @@ export const SECRET_ENVS = {
   },
 } as const;
 
-/** A stage secret, by the name the routes declare it with (`secrets` in shared/routes.ts). */
+/** A stage secret, by the name the routes declare it with (`secrets` of a route, shared/api/route-spec.ts). */
 export type SecretName = keyof typeof SECRET_ENVS;
 
 /** Where a secret's values are: given in the environment (locally), else in Secrets Manager (`arn`). */

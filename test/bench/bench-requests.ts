@@ -4,8 +4,8 @@
  */
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { buildProxyEvent, type IncomingParts } from '#infra/local/gateway/build-proxy-event';
+import { type RouteId, routeById } from '#shared/api/route-table';
 import { encodeCaller } from '#shared/auth/authorizer-context';
-import { type RouteId, routeById } from '#shared/routes';
 
 export const BENCH_TENANT = 'bench';
 export const BENCH_COLLECTION = 'bots';

@@ -28,14 +28,15 @@ import type { LocalDynamoConnection } from '#infra/local/emulators/dynamodb-loca
 import { LOCAL_REGION } from '#infra/local/emulators/local-identity';
 import { startLocalSecretsManager } from '#infra/local/emulators/local-secrets-manager';
 import { buildAuthorizerEvent, buildProxyEvent } from '#infra/local/gateway/build-proxy-event';
+import { AUTHORIZER_HANDLER } from '#shared/api/route-spec';
+import type { RouteId } from '#shared/api/route-table';
+import { routeById } from '#shared/api/route-table';
 import { issueKey } from '#shared/auth/issue-key';
 import { conversationWithDefaults } from '#shared/domain/notes/conversation';
 import { REPORT_KINDS, type ReportKind } from '#shared/domain/reporting/report-cursor';
 import { type ShapedRow, shapeRow } from '#shared/domain/reporting/report-rows';
 import { MAX_ENDPOINTS_PER_TENANT_LIMIT } from '#shared/domain/webhooks/webhook-endpoint';
 import { newWebhookSecret } from '#shared/domain/webhooks/webhook-secret';
-import type { RouteId } from '#shared/routes';
-import { AUTHORIZER_HANDLER, routeById } from '#shared/routes';
 import { FUNCTION_ENV } from '#shared/settings/setting-names';
 import { documentClient } from '#shared/store/dynamo-client';
 import { allTableSpecs, type TableId } from '#shared/store/table-specs';

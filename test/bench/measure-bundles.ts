@@ -15,9 +15,10 @@ import { LAMBDA_BUNDLING, LAMBDA_RUNTIME } from '#infra/cdk/constructs/api-funct
 import { esbuildOptions } from '#infra/cdk/constructs/function-bundles';
 import { reportingBackendDefine } from '#infra/cdk/constructs/reporting-backend-bundling';
 import { PROJECT_ROOT } from '#infra/project-root';
+import { AUTHORIZER_HANDLER, type RouteSpec } from '#shared/api/route-spec';
+import { routes } from '#shared/api/route-table';
 import { RECORDING_PROCESSOR } from '#shared/recording-events';
 import { REPORTING_INDEXER } from '#shared/reporting/reporting-indexer';
-import { AUTHORIZER_HANDLER, type RouteSpec, routes } from '#shared/routes';
 import { FUNCTION_ENV } from '#shared/settings/setting-names';
 import { WEBHOOK_DELIVERY, WEBHOOK_FAN_OUT, WEBHOOK_SWEEP } from '#shared/webhook-functions';
 import { round } from './bench-stats.ts';

@@ -23,6 +23,7 @@ import { GetCommand, TransactWriteCommand, type TransactWriteCommandInput, Updat
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { createTables, type LocalDynamoConnection } from '#infra/local/emulators/dynamodb-local';
 import { LOCAL_REGION } from '#infra/local/emulators/local-identity';
+import { routeById } from '#shared/api/route-table';
 import { applyMergePatch } from '#shared/domain/documents/apply-merge-patch';
 import {
   DEFAULT_VERSION_RETENTION,
@@ -36,7 +37,6 @@ import { requestFingerprint } from '#shared/domain/idempotency/request-fingerpri
 import type { ApiResult } from '#shared/http/api-types';
 import { versionHeaders } from '#shared/http/document-version-headers';
 import { recordAnswer } from '#shared/http/idempotent-answer';
-import { routeById } from '#shared/routes';
 import { DEFAULT_VERSION_LIMIT } from '#shared/schemas/document-version-schemas';
 import type { DocumentsStore } from '#shared/store/documents-store';
 import { documentClientOver } from '#shared/store/dynamo-client';

@@ -13,9 +13,9 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { PROJECT_ROOT } from '#infra/project-root';
+import { routeById } from '#shared/api/route-table';
 import { buildNote } from '#shared/domain/notes/build-note';
 import { newNoteId } from '#shared/domain/notes/new-note-id';
-import { routeById } from '#shared/routes';
 import { documentClient } from '#shared/store/dynamo-client';
 import { conversationsStore, documentsStore } from '#shared/store/function-stores';
 import {

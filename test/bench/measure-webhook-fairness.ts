@@ -6,8 +6,8 @@
  * another's deliveries, with the queue shared by both (a fair queue: shared/store/delivery-queue.ts).
  */
 import { createServer, type Server } from 'node:http';
+import { fillPath, routeById } from '#shared/api/route-table';
 import type { InternalNote } from '#shared/domain/notes/build-note';
-import { fillPath, routeById } from '#shared/routes';
 import { atMost, type Goal, round } from './bench-stats.ts';
 
 /** How long the noisy tenant's receiver holds each request: slow, but short of the pause (SLOW_ANSWER_MS). */

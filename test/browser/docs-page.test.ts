@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '#infra/project-root';
-import { routes } from '#shared/routes';
+import { routes } from '#shared/api/route-table';
 import { launchChromium } from '#test/support/launch-chromium';
 import { startTestApi, type TestApi, uniqueTenant } from '#test/support/test-api';
 

@@ -7,7 +7,8 @@
 import type { RulesetDefinition } from '@stoplight/spectral-core';
 import owasp from '@stoplight/spectral-owasp-ruleset';
 import { oas } from '@stoplight/spectral-rulesets';
-import { type RouteSpec, routes } from '#shared/routes';
+import type { RouteSpec } from '#shared/api/route-spec';
+import { routes } from '#shared/api/route-table';
 import type { SchemaId } from '#shared/schemas/schema-ids';
 
 /** Where Spectral believes the document and the ruleset are; pointer overrides are matched against these. */

@@ -14,6 +14,9 @@ import {
 import Parsers from '@stoplight/spectral-parsers';
 import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '#infra/project-root';
+import type { RouteSpec } from '#shared/api/route-spec';
+import { routes } from '#shared/api/route-table';
+import { webhookDocs } from '#shared/api/webhooks-docs';
 import {
   documentChanged,
   noteCreated,
@@ -23,8 +26,6 @@ import {
 } from '#shared/domain/webhooks/webhook-events';
 import { validatorFor } from '#shared/http/validator-for';
 import { buildOpenApiDocument, SECURITY_SCHEME } from '#shared/openapi/build-openapi-document';
-import { webhookDocs } from '#shared/openapi/operation-docs';
-import { type RouteSpec, routes } from '#shared/routes';
 import { DOCUMENT_SOURCE, lintRuleset, RULESET_SOURCE } from './openapi-lint-ruleset.ts';
 
 const document = buildOpenApiDocument();

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { routes } from '#shared/api/route-table';
 import { validatorFor } from '#shared/http/validator-for';
-import { routes } from '#shared/routes';
 import { compileRouteValidators, compileValidators } from '#shared/schemas/compile-validators';
 import * as routeValidators from '#shared/schemas/route-validators.generated';
 

@@ -21,7 +21,7 @@ import { stageConfig } from '#infra/cdk/stage/config';
 import { lambdaNode } from '#infra/local/runtime/lambda-node';
 import { readStackAssembly } from '#infra/local/runtime/read-assembly';
 import { LOCAL_STAGE, stackName } from '#infra/stage-names';
-import { routeById } from '#shared/routes';
+import { routeById } from '#shared/api/route-table';
 import { WEBHOOK_FAN_OUT } from '#shared/webhook-functions';
 import { CDK_JSON_CONTEXT, WITHOUT_BUILTIN_VALIDATION } from '#test/support/cdk-json-context';
 

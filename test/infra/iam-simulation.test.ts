@@ -26,10 +26,10 @@ import { pointAtLocalOpenSearch } from '#infra/local/emulators/opensearch/local-
 import { pointAtLocalDynamo } from '#infra/local/emulators/point-at-local-dynamo';
 import type { RecordedAwsCall } from '#infra/local/emulators/record-aws-calls';
 import { type BoundGateway, bindGateway } from '#infra/local/serve-gateway';
+import { fillPath, routeById, routes } from '#shared/api/route-table';
 import { conversationWithDefaults } from '#shared/domain/notes/conversation';
 import { RECORDING_PROCESSOR } from '#shared/recording-events';
 import { REPORTING_INDEXER } from '#shared/reporting/reporting-indexer';
-import { fillPath, routeById, routes } from '#shared/routes';
 import { allTableSpecs, physicalTableName, type TableId } from '#shared/store/table-specs';
 import { WEBHOOK_DELIVERY, WEBHOOK_FAN_OUT, WEBHOOK_SWEEP } from '#shared/webhook-functions';
 import {

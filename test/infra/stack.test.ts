@@ -16,11 +16,12 @@ import { errorBodyTemplate, gatewayResponseHeaders } from '#infra/cdk/constructs
 import { CxmStack } from '#infra/cdk/stack';
 import { concurrencyReservations, stageReservedConcurrency } from '#infra/cdk/stage/concurrency-reservations';
 import { type StageConfig, stageConfig } from '#infra/cdk/stage/config';
+import { FUNCTION_TIMEOUT_SECONDS, type RouteSpec, type TableAccess } from '#shared/api/route-spec';
+import { routes } from '#shared/api/route-table';
 import { generateKey } from '#shared/auth/key-format';
 import { WEBHOOK_SWEEP_MINUTES } from '#shared/domain/webhooks/delivery-sweep';
 import { gatewayResponses } from '#shared/http/gateway-responses';
 import { OPENAPI_DOCUMENT_PATH } from '#shared/openapi/build-openapi-document';
-import { FUNCTION_TIMEOUT_SECONDS, type RouteSpec, routes, type TableAccess } from '#shared/routes';
 import { FUNCTION_ENV } from '#shared/settings/setting-names';
 import { DYNAMO_INDEX_TABLES } from '#shared/store/function-stores';
 import { allTableSpecs, physicalTableName, type TableId, tableSpecs } from '#shared/store/table-specs';

@@ -6,7 +6,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { routes } from '#shared/routes';
+import { routes } from '#shared/api/route-table';
 import { startTestApi, type TestApi } from '#test/support/test-api';
 
 let api: TestApi;

@@ -9,9 +9,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PERMISSION_DENIED_MESSAGE, UNAUTHENTICATED_MESSAGE } from '#shared/http/api-error';
+import { PERMISSION_DENIED_MESSAGE, UNAUTHENTICATED_MESSAGE } from '#shared/api/api-error';
+import type { RouteSpec } from '#shared/api/route-spec';
+import { routes, scopeAreas } from '#shared/api/route-table';
 import { validatorFor } from '#shared/http/validator-for';
-import { type RouteSpec, routes, scopeAreas } from '#shared/routes';
 import {
   arrangeAll,
   fixtureCall,

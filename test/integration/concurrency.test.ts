@@ -9,7 +9,7 @@
 
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { UNAUTHENTICATED_MESSAGE } from '#shared/http/api-error';
+import { UNAUTHENTICATED_MESSAGE } from '#shared/api/api-error';
 import { documentClient } from '#shared/store/dynamo-client';
 import { type ApiAnswer, callApi, documentPath, noteId, notePath } from '#test/support/call-api';
 import { startTestApi, type TestApi, uniqueTenant } from '#test/support/test-api';

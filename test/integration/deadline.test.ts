@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BoundGateway } from '#infra/local/serve-gateway';
-import { FUNCTION_TIMEOUT_SECONDS } from '#shared/routes';
+import { FUNCTION_TIMEOUT_SECONDS } from '#shared/api/route-spec';
 import { callApi, documentPath, noteId, notePath } from '#test/support/call-api';
 import { type DynamoFaultProxy, type InjectedFault, startDynamoFaultProxy } from '#test/support/dynamo-fault-proxy';
 import { directStores, serveGatewaysOver } from '#test/support/serve-gateway-over';

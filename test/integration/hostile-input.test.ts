@@ -9,17 +9,13 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NOTE_BODY_MAX_BYTES } from '#shared/api/conversations-routes';
+import { MCP_REQUEST_MAX_BYTES } from '#shared/api/mcp-routes';
+import { DOCUMENT_REQUEST_MAX_BYTES } from '#shared/api/provisioning-routes';
+import type { HttpMethod, RouteSpec } from '#shared/api/route-spec';
+import { routes, scopeAreas } from '#shared/api/route-table';
 import { DOCUMENT_MAX_BYTES } from '#shared/domain/documents/document-size';
 import { validatorFor } from '#shared/http/validator-for';
-import {
-  DOCUMENT_REQUEST_MAX_BYTES,
-  type HttpMethod,
-  MCP_REQUEST_MAX_BYTES,
-  NOTE_BODY_MAX_BYTES,
-  type RouteSpec,
-  routes,
-  scopeAreas,
-} from '#shared/routes';
 import {
   headerName,
   headerValue,

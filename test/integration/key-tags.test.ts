@@ -10,9 +10,9 @@
  */
 import { randomInt } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UNAUTHENTICATED_MESSAGE } from '#shared/api/api-error';
 import { BASE62_ALPHABET } from '#shared/auth/base62';
 import { keyTag } from '#shared/auth/key-tag';
-import { UNAUTHENTICATED_MESSAGE } from '#shared/http/api-error';
 import { type KeyReadCounting, startKeyReadCounting } from '#test/support/count-key-reads';
 import { uniqueTenant } from '#test/support/test-api';
 import { TEST_KEY_TAG_SECRET_PREVIOUS } from '#test/support/test-env';

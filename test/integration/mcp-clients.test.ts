@@ -11,7 +11,7 @@ import { Client, type FetchLike, StreamableHTTPClientTransport } from '@modelcon
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { UNAUTHENTICATED_MESSAGE } from '#shared/http/api-error';
+import { UNAUTHENTICATED_MESSAGE } from '#shared/api/api-error';
 import { startTestApi, type TestApi, uniqueTenant } from '#test/support/test-api';
 
 const MODERN = '2026-07-28';

@@ -10,7 +10,7 @@ import {
   FOREIGN_ORIGIN_MESSAGE,
   PERMISSION_DENIED_MESSAGE,
   UNAUTHENTICATED_MESSAGE,
-} from '#shared/http/api-error';
+} from '#shared/api/api-error';
 import { validatorFor } from '#shared/http/validator-for';
 import { createRawClient } from '#test/support/raw-client';
 import { expectDocumented, startTestApi, type TestApi, uniqueTenant } from '#test/support/test-api';

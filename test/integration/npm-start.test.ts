@@ -24,8 +24,8 @@ import { ensureLocalAssembly, type LocalAssembly } from '#infra/local/runtime/lo
 import { isProcessAlive } from '#infra/local/runtime/process-alive';
 import { PROJECT_ROOT } from '#infra/project-root';
 import { LOCAL_STAGE } from '#infra/stage-names';
+import { routes } from '#shared/api/route-table';
 import { shapeRow } from '#shared/domain/reporting/report-rows';
-import { routes } from '#shared/routes';
 import { documentClientOver } from '#shared/store/dynamo-client';
 import { bindDynamoReportingIndex, bindReportingRowsStore } from '#shared/store/table-stores';
 import { ownLines, run, startUntil } from '#test/support/run-process';

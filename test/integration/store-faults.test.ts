@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BoundGateway } from '#infra/local/serve-gateway';
-import { serviceUnavailable } from '#shared/http/api-error';
+import { serviceUnavailable } from '#shared/api/api-error';
 import { gatewayResponses } from '#shared/http/gateway-responses';
 import { documentClient } from '#shared/store/dynamo-client';
 import { type ApiAnswer, callApi, documentPath, noteId, notePath } from '#test/support/call-api';

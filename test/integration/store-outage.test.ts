@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTables, type DynamoDbLocal, freePort, startDynamoDbLocal } from '#infra/local/emulators/dynamodb-local';
 import type { BoundGateway } from '#infra/local/serve-gateway';
-import { serviceUnavailable } from '#shared/http/api-error';
+import { serviceUnavailable } from '#shared/api/api-error';
 import { gatewayResponses } from '#shared/http/gateway-responses';
 import type { TableId } from '#shared/store/table-specs';
 import { type ApiAnswer, callApi, documentPath, noteId, notePath } from '#test/support/call-api';

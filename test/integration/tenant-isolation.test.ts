@@ -8,8 +8,9 @@
  * the other id in a response.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PERMISSION_DENIED_MESSAGE } from '#shared/http/api-error';
-import { fillPath, type RouteSpec, routes, scopeAreas } from '#shared/routes';
+import { PERMISSION_DENIED_MESSAGE } from '#shared/api/api-error';
+import type { RouteSpec } from '#shared/api/route-spec';
+import { fillPath, routes, scopeAreas } from '#shared/api/route-table';
 import {
   arrangeAll,
   FIXTURE_COLLECTION,

@@ -7,7 +7,7 @@
  * key-tags.test.ts covers the stage that still accepts them.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { UNAUTHENTICATED_MESSAGE } from '#shared/http/api-error';
+import { UNAUTHENTICATED_MESSAGE } from '#shared/api/api-error';
 import { type KeyReadCounting, startKeyReadCounting } from '#test/support/count-key-reads';
 import { uniqueTenant } from '#test/support/test-api';
 

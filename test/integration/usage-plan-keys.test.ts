@@ -21,12 +21,12 @@ import { pointAtLocalDynamo } from '#infra/local/emulators/point-at-local-dynamo
 import { buildAuthorizerEvent } from '#infra/local/gateway/build-proxy-event';
 import { localSecretArn } from '#infra/local/runtime/resolve-environment';
 import { secretName } from '#infra/stage-names';
+import { routes } from '#shared/api/route-table';
 import { issueKey } from '#shared/auth/issue-key';
 import { parseKey } from '#shared/auth/key-format';
 import type { KeysStore } from '#shared/auth/key-records';
 import { verifyKeyTag } from '#shared/auth/key-tag';
 import { tenantUsageKeyName, tenantUsageKeyValue, usageKeyName, usageKeyValue } from '#shared/auth/usage-identity';
-import { routes } from '#shared/routes';
 import { documentClient } from '#shared/store/dynamo-client';
 import { createKeysStore } from '#shared/store/keys-store';
 import { cxm as runCxm } from '#test/support/cli-harness';

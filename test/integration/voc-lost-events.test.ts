@@ -10,7 +10,7 @@ import { SAMPLE_CALL, sampleCall } from '#infra/cli/recordings/sample-call';
 import { tinyWav } from '#infra/cli/recordings/tiny-wav';
 import { pointAtLocalDynamo } from '#infra/local/emulators/point-at-local-dynamo';
 import { type BoundGateway, bindGateway } from '#infra/local/serve-gateway';
-import { fillPath, routeById } from '#shared/routes';
+import { fillPath, routeById } from '#shared/api/route-table';
 import { directStores } from '#test/support/serve-gateway-over';
 import { documentedFetch, uniqueTenant } from '#test/support/test-api';
 import { workerDynamo } from '#test/support/worker-dynamo';

@@ -15,7 +15,7 @@ import { SAMPLE_CALL, sampleCall } from '#infra/cli/recordings/sample-call';
 import { tinyWav } from '#infra/cli/recordings/tiny-wav';
 import { LOCAL_REGION } from '#infra/local/emulators/local-identity';
 import type { BoundGateway } from '#infra/local/serve-gateway';
-import { fillPath, routeById } from '#shared/routes';
+import { fillPath, routeById } from '#shared/api/route-table';
 import { documentClient } from '#shared/store/dynamo-client';
 import { createVocJobsStore } from '#shared/store/voc-jobs-store';
 import { type DynamoFaultProxy, startDynamoFaultProxy } from '#test/support/dynamo-fault-proxy';

@@ -8,9 +8,9 @@
  */
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fillPath, routeById } from '#shared/api/route-table';
 import type { SigningSecrets } from '#shared/domain/webhooks/signing-secrets';
 import { webhookKey } from '#shared/domain/webhooks/webhook-secret';
-import { fillPath, routeById } from '#shared/routes';
 import { webhookSecretBox } from '#shared/secrets/webhook-secret-box';
 import { documentClient } from '#shared/store/dynamo-client';
 import { startTestApi, type TestApi, uniqueTenant } from '#test/support/test-api';

@@ -6,8 +6,8 @@
  * collection's document, nor does an attempt send one its endpoint no longer takes.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { fillPath, routeById } from '#shared/api/route-table';
 import { documentChanged } from '#shared/domain/webhooks/webhook-events';
-import { fillPath, routeById } from '#shared/routes';
 import { deliverMessage, UNSUBSCRIBED } from '#shared/webhooks/deliver-message';
 import { fanOutEvent } from '#shared/webhooks/fan-out-event';
 import { storedEndpoint } from '#test/support/stored-endpoint';

@@ -8,6 +8,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fillPath, routeById } from '#shared/api/route-table';
 import {
   MAX_RECOVERED_DELIVERIES,
   RECOVER_INTERVAL_MS,
@@ -15,7 +16,6 @@ import {
   RECOVER_READ_LIMIT,
 } from '#shared/domain/webhooks/recover-limits';
 import type { DeliveryKey, DeliveryStatus, DeliveryTask } from '#shared/domain/webhooks/webhook-delivery';
-import { fillPath, routeById } from '#shared/routes';
 import type { DeliveryQueue } from '#shared/store/delivery-queue';
 import type { WebhookDeliveriesStore } from '#shared/store/webhook-deliveries-store';
 import { recoverDeliveries } from '#shared/webhooks/recover-deliveries';

@@ -4,7 +4,7 @@
  * are refused at registration and at a change, naming why, and nothing is written.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fillPath, routeById } from '#shared/routes';
+import { fillPath, routeById } from '#shared/api/route-table';
 import { startTestApi, type TestApi, uniqueTenant } from '#test/support/test-api';
 
 let api: TestApi;

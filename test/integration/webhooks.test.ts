@@ -11,7 +11,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fillPath, routeById } from '#shared/routes';
+import { fillPath, routeById } from '#shared/api/route-table';
 import { forgetLastRecover } from '#test/support/forget-last-recover';
 import { startTestApi, type TestApi, uniqueTenant } from '#test/support/test-api';
 

@@ -15,7 +15,7 @@ import { runSimulation } from '@cloud-copilot/iam-simulate';
 import { TRANSCRIBE_DATA_ACCESS } from '#infra/local/emulators/local-transcribe';
 import type { RecordedAwsCall } from '#infra/local/emulators/record-aws-calls';
 import { LOCAL_STAGE, secretName } from '#infra/stage-names';
-import { SECRET_IDS } from '#shared/routes';
+import { SECRET_IDS } from '#shared/api/route-spec';
 import { allTableSpecs, physicalTableName, type TableId } from '#shared/store/table-specs';
 import { deliveryQueueName } from '#shared/webhook-functions';
 import type { CfnResource, CfnTemplate, StageTemplate } from './stage-templates.ts';

@@ -6,10 +6,11 @@
  */
 import { createServer } from 'node:http';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import type { HttpMethod, RouteSpec } from '#shared/api/route-spec';
+import { fillPath, type RouteId, routes } from '#shared/api/route-table';
 import { resolveScope } from '#shared/auth/grant-scope';
 import { shapeRow } from '#shared/domain/reporting/report-rows';
 import type { WebhookEventType } from '#shared/domain/webhooks/webhook-events';
-import { fillPath, type HttpMethod, type RouteId, type RouteSpec, routes } from '#shared/routes';
 import type { SchemaId } from '#shared/schemas/schema-ids';
 import { documentClient } from '#shared/store/dynamo-client';
 import { forgetLastRecover } from './forget-last-recover.ts';

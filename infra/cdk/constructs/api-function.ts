@@ -11,7 +11,7 @@ import { Architecture, type FunctionProps, Function as LambdaFunction, Runtime, 
 import { LogLevel, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { FUNCTION_TIMEOUT_SECONDS, type TableAccess } from '#shared/routes';
+import { FUNCTION_TIMEOUT_SECONDS, type TableAccess } from '#shared/api/route-spec';
 import { FUNCTION_ENV } from '#shared/settings/setting-names';
 import type { StageConfig } from '../stage/config.ts';
 import type { SpecTable } from './data.ts';

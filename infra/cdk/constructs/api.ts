@@ -19,18 +19,18 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { CfnWebACL } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { AUTHORIZER_IDENTITY_SOURCES, secretName, usagePlanName } from '#infra/stage-names';
-import { RECORDINGS_PREFIX } from '#shared/domain/voc/recording-upload';
-import type { WebhookTargetRules } from '#shared/domain/webhooks/webhook-target';
-import { allowedOriginsValue } from '#shared/http/allowed-origins';
 import {
   AUTHORIZER_HANDLER,
   AUTHORIZER_SECRETS,
   AUTHORIZER_TABLES,
   type RouteSpec,
-  routes,
   type SecretId,
   type TableAccess,
-} from '#shared/routes';
+} from '#shared/api/route-spec';
+import { routes } from '#shared/api/route-table';
+import { RECORDINGS_PREFIX } from '#shared/domain/voc/recording-upload';
+import type { WebhookTargetRules } from '#shared/domain/webhooks/webhook-target';
+import { allowedOriginsValue } from '#shared/http/allowed-origins';
 import { documentVersionRetention } from '#shared/settings/document-settings';
 import { idempotencyTtlMs } from '#shared/settings/idempotency-settings';
 import { FUNCTION_ENV } from '#shared/settings/setting-names';
@@ -94,7 +94,7 @@ export class Api extends Construct {
 
     this.restApi = new RestApi(this, 'RestApi', {
       restApiName: `cxm-${stage}`,
-      description: 'CXM API (routes from shared/routes.ts)',
+      description: 'CXM API (routes from shared/api/route-table.ts)',
       // Callers are trusted backends, not browsers around the world: no CloudFront edge hop.
       endpointTypes: [EndpointType.REGIONAL],
       // The account-wide CloudWatch role is account setup, not something one stack should own.

@@ -21,6 +21,7 @@ import {
 } from 'aws-cdk-lib/aws-s3';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import type { TableAccess } from '#shared/api/route-spec';
 import { ANALYSIS_PREFIX, analysisJobNamePrefix } from '#shared/domain/voc/analysis-job-names';
 import { RECORDINGS_PREFIX } from '#shared/domain/voc/recording-upload';
 import {
@@ -32,7 +33,6 @@ import {
   recordingArrivedPattern,
   recordingsBucketName,
 } from '#shared/recording-events';
-import type { TableAccess } from '#shared/routes';
 import { RecordingUpload } from '#shared/schemas/voc-schemas';
 import { FUNCTION_ENV } from '#shared/settings/setting-names';
 import type { TableId } from '#shared/store/table-specs';

@@ -7,7 +7,7 @@
  */
 
 import type { BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
-import type { RouteSpec } from '#shared/routes';
+import type { RouteSpec } from '#shared/api/route-spec';
 import { FUNCTION_ENV } from '#shared/settings/setting-names';
 import type { StageConfig } from '../stage/config.ts';
 

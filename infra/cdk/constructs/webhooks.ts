@@ -16,10 +16,10 @@ import { FilterCriteria, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import type { TableAccess } from '#shared/api/route-spec';
 import { WEBHOOK_SWEEP_MINUTES } from '#shared/domain/webhooks/delivery-sweep';
 import { RETRY_SCHEDULE_MS } from '#shared/domain/webhooks/retry-schedule';
 import type { WebhookTargetRules } from '#shared/domain/webhooks/webhook-target';
-import type { TableAccess } from '#shared/routes';
 import { FUNCTION_ENV } from '#shared/settings/setting-names';
 import type { TableId } from '#shared/store/table-specs';
 import {

@@ -1,13 +1,13 @@
 /** `cxm keys create | list | revoke | sync` (infra/README.md: keys on a deployed stage; usage plan per tenant). */
 import type { Command } from 'commander';
 import { usagePlanName } from '#infra/stage-names';
+import { scopeAreas } from '#shared/api/route-table';
 import { describeInvalidScope } from '#shared/auth/grant-scope';
 import { issueKey } from '#shared/auth/issue-key';
 import { keyStatus } from '#shared/auth/key-status';
 import { revokeKey } from '#shared/auth/revoke-key';
 import { isValidTenantId } from '#shared/auth/tenant-id';
 import { parseIsoDateTime } from '#shared/domain/time/parse-instant';
-import { scopeAreas } from '#shared/routes';
 import { connectStores } from '../stage/connect-stores.ts';
 import type { CliContext } from '../terminal/cli-context.ts';
 import { CliError } from '../terminal/cli-error.ts';

@@ -5,8 +5,9 @@
  * answered headers, polls the job until it leaves `started`, checks that it took the analysis its
  * channels call for, and finds its row in the VOC list. One result row each, naming the analysis.
  */
+
+import { fillPath, routeById } from '#shared/api/route-table';
 import type { AnalysisKind } from '#shared/domain/voc/analysis-kind';
-import { fillPath, routeById } from '#shared/routes';
 import { SAMPLE_CALL, sampleCall } from '../recordings/sample-call.ts';
 import { tinyWav } from '../recordings/tiny-wav.ts';
 import type { CheckResult, SmokeTarget } from './run-smoke-checks.ts';

@@ -6,11 +6,11 @@
  * run stops with what to do (a wrong URL fails there, not with a table of connection errors).
  */
 
+import { type RouteId, routeById } from '#shared/api/route-table';
 import { resolveScope } from '#shared/auth/grant-scope';
 import { buildOpenApiDocument, OPENAPI_DOCUMENT_PATH } from '#shared/openapi/build-openapi-document';
 import { OpenApiContract } from '#shared/openapi/check-response';
 import type { OpenApiDocument } from '#shared/openapi/openapi-types';
-import { type RouteId, routeById } from '#shared/routes';
 import { CliError } from '../terminal/cli-error.ts';
 import { type EarlierAnswers, SMOKE_COLLECTION, type SmokeCheck, type SmokeRequest } from './smoke-checks.ts';
 

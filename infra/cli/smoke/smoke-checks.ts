@@ -12,9 +12,10 @@
  * are written to the `cxm-smoke` collection only.
  */
 import { isDeepStrictEqual } from 'node:util';
+import type { HttpMethod } from '#shared/api/route-spec';
+import { fillPath, type RouteId, routeById, routes } from '#shared/api/route-table';
 import { resolveScope } from '#shared/auth/grant-scope';
 import type { VocJob } from '#shared/domain/voc/job-status';
-import { fillPath, type HttpMethod, type RouteId, routeById, routes } from '#shared/routes';
 
 /** The provisioning collection the checks write to, in whatever tenant they run. */
 export const SMOKE_COLLECTION = 'cxm-smoke';

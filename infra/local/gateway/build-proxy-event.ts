@@ -5,8 +5,8 @@
  */
 import type { APIGatewayEventRequestContext, APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { LOCAL_STAGE } from '#infra/stage-names';
+import type { RouteSpec } from '#shared/api/route-spec';
 import { findHeader } from '#shared/http/find-header';
-import type { RouteSpec } from '#shared/routes';
 import { LOCAL_ACCOUNT, LOCAL_API_ID, LOCAL_REGION } from '../emulators/local-identity.ts';
 
 export interface IncomingParts {

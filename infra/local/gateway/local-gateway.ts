@@ -13,9 +13,9 @@ import type {
 } from 'aws-lambda';
 import type { RateLimit } from '#infra/cdk/stage/default-rate-limits';
 import { LOCAL_STAGE } from '#infra/stage-names';
+import { FUNCTION_TIMEOUT_SECONDS, type RouteSpec } from '#shared/api/route-spec';
 import { type GatewayResponseType, gatewayResponses } from '#shared/http/gateway-responses';
 import { commonHeaders } from '#shared/http/response-headers';
-import { FUNCTION_TIMEOUT_SECONDS, type RouteSpec } from '#shared/routes';
 import { LOCAL_ACCOUNT, LOCAL_REGION } from '../emulators/local-identity.ts';
 import { AuthorizerCache, policyAllows } from './authorizer-cache.ts';
 import { buildAuthorizerEvent, buildProxyEvent, type IncomingParts, methodArn } from './build-proxy-event.ts';

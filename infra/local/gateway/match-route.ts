@@ -4,7 +4,7 @@
  * resources match (`versions/current` and `versions/{version}`) the one with a literal segment at
  * the first place they differ wins, whatever methods it has. Parameters reach the function URL-decoded.
  */
-import type { RouteSpec } from '#shared/routes';
+import type { RouteSpec } from '#shared/api/route-spec';
 
 export type RouteMatch =
   | {

@@ -16,8 +16,9 @@ import type {
   SQSEvent,
 } from 'aws-lambda';
 import { AUTHORIZER_IDENTITY_SOURCES } from '#infra/stage-names';
+import type { HttpMethod, RouteSpec, SecretId } from '#shared/api/route-spec';
+import { routes as routeTable } from '#shared/api/route-table';
 import { REPORTING_INDEXER } from '#shared/reporting/reporting-indexer';
-import { type HttpMethod, type RouteSpec, routes as routeTable, type SecretId } from '#shared/routes';
 import type { TableId } from '#shared/store/table-specs';
 import type { EventTarget } from '../emulators/deliver-events.ts';
 import {

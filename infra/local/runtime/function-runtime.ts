@@ -4,7 +4,7 @@
  * worker processes on Lambda's Node). The gateway in front is the same for both.
  */
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import type { RouteSpec } from '#shared/routes';
+import type { RouteSpec } from '#shared/api/route-spec';
 import { wholeNumberSetting } from '#shared/settings/whole-number-setting';
 import type { EventTarget } from '../emulators/deliver-events.ts';
 import type { StreamTarget } from '../emulators/local-streams.ts';

@@ -9,7 +9,7 @@
  */
 
 import { secretName } from '#infra/stage-names';
-import { SECRET_IDS, type SecretId } from '#shared/routes';
+import { SECRET_IDS, type SecretId } from '#shared/api/route-spec';
 import { allTableSpecs, physicalTableName, type TableId } from '#shared/store/table-specs';
 import { deliveryQueueName } from '#shared/webhook-functions';
 import { LOCAL_ACCOUNT } from '../emulators/local-identity.ts';

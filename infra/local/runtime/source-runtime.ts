@@ -11,6 +11,8 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { LOCAL_STAGE } from '#infra/stage-names';
+import { AUTHORIZER_HANDLER } from '#shared/api/route-spec';
+import { routes } from '#shared/api/route-table';
 import { ANALYSIS_KINDS } from '#shared/domain/voc/analysis-kind';
 import { WEBHOOK_SWEEP_MINUTES } from '#shared/domain/webhooks/delivery-sweep';
 import {
@@ -21,7 +23,6 @@ import {
   recordingArrivedPattern,
 } from '#shared/recording-events';
 import { REPORTING_INDEXER } from '#shared/reporting/reporting-indexer';
-import { AUTHORIZER_HANDLER, routes } from '#shared/routes';
 import { recordingsBucket } from '#shared/settings/recording-settings';
 import { tableSpecs } from '#shared/store/table-specs';
 import {

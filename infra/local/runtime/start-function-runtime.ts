@@ -11,7 +11,7 @@
  */
 
 import { LOCAL_STAGE, stackName } from '#infra/stage-names';
-import { SECRET_IDS } from '#shared/routes';
+import { SECRET_IDS } from '#shared/api/route-spec';
 import { searchesOpenSearch } from '#shared/settings/opensearch-settings';
 import { RECORDING_SETTING_ENVS } from '#shared/settings/recording-settings';
 import { secretConfiguration } from '#shared/settings/secret-settings';

@@ -2,8 +2,8 @@
 import { ThrottlingException } from '@aws-sdk/client-dynamodb';
 import type { Context } from 'aws-lambda';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { FOREIGN_HOST_MESSAGE, FOREIGN_ORIGIN_MESSAGE, PERMISSION_DENIED_MESSAGE } from '#shared/api/api-error';
 import { encodeCaller } from '#shared/auth/authorizer-context';
-import { FOREIGN_HOST_MESSAGE, FOREIGN_ORIGIN_MESSAGE, PERMISSION_DENIED_MESSAGE } from '#shared/http/api-error';
 import type { ChainEvent } from '#shared/http/api-types';
 import { createApiHandler } from '#shared/http/create-api-handler';
 import { addInternalNote, mcpBots } from '#shared/schemas/route-validators.generated';

@@ -1,7 +1,7 @@
 import { ThrottlingException } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { describe, expect, it, vi } from 'vitest';
-import { ApiError } from '#shared/http/api-error';
+import { ApiError } from '#shared/api/api-error';
 import type { ChainEvent } from '#shared/http/api-types';
 import { classifyError } from '#shared/http/classify-error';
 import { logger } from '#shared/http/logger';

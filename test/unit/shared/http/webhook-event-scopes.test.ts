@@ -4,10 +4,10 @@
  * collections the key reads, or left to every collection when the key reads them all.
  */
 import { describe, expect, it } from 'vitest';
+import { routeById } from '#shared/api/route-table';
 import { MAX_ENDPOINT_COLLECTIONS } from '#shared/domain/webhooks/webhook-endpoint';
 import { WEBHOOK_EVENT_TYPES } from '#shared/domain/webhooks/webhook-events';
 import { EVENT_SOURCE_ROUTES, readableCollections, subscriptionFor } from '#shared/http/webhook-event-scopes';
-import { routeById } from '#shared/routes';
 
 const DOCUMENTS = 'provisioning:{collection}.read';
 

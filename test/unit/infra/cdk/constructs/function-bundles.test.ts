@@ -75,7 +75,7 @@ describe('bundledCode, in a synthesis', () => {
 
   it('refuses an entry that is no module under functions/', () => {
     expect(() =>
-      bundledCode('shared/routes.ts', LAMBDA_BUNDLING, LAMBDA_RUNTIME).bind(new Stack(app, 'Other')),
+      bundledCode('shared/api/route-table.ts', LAMBDA_BUNDLING, LAMBDA_RUNTIME).bind(new Stack(app, 'Other')),
     ).toThrow(/no module under functions\//);
   });
 });

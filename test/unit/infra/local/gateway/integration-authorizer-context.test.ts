@@ -13,7 +13,7 @@ import {
   integrationAuthorizerContext,
 } from '#infra/local/gateway/integration-authorizer-context';
 import { type AuthorizerHandler, createLocalGateway } from '#infra/local/gateway/local-gateway';
-import { routes } from '#shared/routes';
+import { routes } from '#shared/api/route-table';
 
 const allow: PolicyDocument = {
   Version: '2012-10-17',

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { matchRoute } from '#infra/local/gateway/match-route';
-import { type RouteSpec, routes } from '#shared/routes';
+import type { RouteSpec } from '#shared/api/route-spec';
+import { routes } from '#shared/api/route-table';
 
 const docs = '/api/v1/provisioning/tenants/acme/bots/bot-1/versions';
 const routeOf = (method: string, path: string, table: typeof routes | RouteSpec[] = routes) => {
