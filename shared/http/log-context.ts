@@ -1,22 +1,29 @@
 /**
- * The chain's first step: every log line of the request carries its request id and route; authorization
- * adds the key id and the tenant once they are established (a path value is not yet a tenant).
+ * The chain's first step: every log line of the request carries its request id and route, besides
+ * the Lambda context Powertools adds; authorization adds the key id and the tenant once they are
+ * established (a path value is not yet a tenant). Powertools resets the keys when the request ends,
+ * answered or failed, so none reaches the next request of the same environment.
  */
+
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import type { RouteSpec } from '#shared/api/route-spec';
 import type { ChainEvent } from './api-types.ts';
 import { logger } from './logger.ts';
 
-export function logContext(route: RouteSpec): MiddlewareObj<ChainEvent, APIGatewayProxyResult> {
-  return {
-    before: ({ event, context }) => {
-      logger.resetKeys();
-      logger.addContext(context);
-      logger.appendKeys({
-        requestId: event.requestContext.requestId,
-        route: route.id,
-      });
+/**
+ * The request's log context, as the chain's first middlewares.
+ *
+ * @example middy(handler).use(logContext(route)) // a line logged by the handler carries route and requestId
+ */
+export function logContext(route: RouteSpec): MiddlewareObj<ChainEvent, APIGatewayProxyResult>[] {
+  return [
+    injectLambdaContext(logger, { resetKeys: true }),
+    {
+      before: ({ event }) => {
+        logger.appendKeys({ requestId: event.requestContext.requestId, route: route.id });
+      },
     },
-  };
+  ];
 }

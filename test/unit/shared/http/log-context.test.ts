@@ -6,7 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { Context } from 'aws-lambda';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { encodeCaller } from '#shared/auth/authorizer-context';
 import type { ChainEvent } from '#shared/http/api-types';
 import { createApiHandler } from '#shared/http/create-api-handler';
@@ -40,18 +40,26 @@ function event(
 const context = () =>
   ({ getRemainingTimeInMillis: () => 10_000, functionName: 'cxm-test-addInternalNote' }) as unknown as Context;
 
+// The test config silences the logger; here its lines are the subject. Set before the logger is
+// made: Powertools puts each invocation back on the level it was made with.
+const levelBefore = vi.hoisted(() => {
+  const before = process.env.POWERTOOLS_LOG_LEVEL;
+  process.env.POWERTOOLS_LOG_LEVEL = 'INFO';
+  return before;
+});
+afterAll(() => {
+  if (levelBefore === undefined) delete process.env.POWERTOOLS_LOG_LEVEL;
+  else process.env.POWERTOOLS_LOG_LEVEL = levelBefore;
+});
+
 let output: CapturedLines;
-const levelBefore = logger.getLevelName();
 
 beforeEach(() => {
-  // The test config silences the logger; here its lines are the subject.
-  logger.setLogLevel('INFO');
   output = captureJsonLines();
 });
 
 afterEach(() => {
   output.restore();
-  logger.setLogLevel(levelBefore);
 });
 
 const lineWith = (message: string) => output.lines.find((line) => line.message === message);
@@ -98,6 +106,18 @@ describe('the log context', () => {
       ['req-3', 'acme', 'k1abcdefghij'],
       ['req-4', 'beta', 'k2abcdefghij'],
     ]);
+  });
+  it("a request's caller leaves the logger with its answer: a line logged after it carries none of it", async () => {
+    const handler = createApiHandler(addInternalNote, async () => ({ status: 201, body: {} }));
+    await handler(event('req-5'), context());
+    const failing = createApiHandler(addInternalNote, () => Promise.reject(new TypeError('bug')));
+    await failing(event('req-6'), context());
+    logger.info('between requests');
+    const line = lineWith('between requests');
+    expect(line).toBeDefined();
+    expect(line).not.toHaveProperty('tenantId');
+    expect(line).not.toHaveProperty('keyId');
+    expect(line).not.toHaveProperty('requestId');
   });
 });
 
