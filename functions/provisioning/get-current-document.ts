@@ -3,9 +3,9 @@
 import { notFound, preconditionFailed } from '#shared/api/api-error';
 import { preconditionsHold } from '#shared/domain/documents/entity-tags';
 import { createApiHandler } from '#shared/http/create-api-handler';
+import { requireStorableDocId } from '#shared/http/document-bounds';
 import { versionHeaders } from '#shared/http/document-version-headers';
 import { readPreconditions } from '#shared/http/read-preconditions';
-import { requireStorableDocId } from '#shared/http/require-storable-doc-id';
 import { getCurrentDocument } from '#shared/schemas/route-validators.generated';
 import { documentsStore } from '#shared/store/function-stores';
 

@@ -3,8 +3,7 @@
 import { badRequest } from '#shared/api/api-error';
 import { decodeListCursor, encodeListCursor } from '#shared/domain/documents/list-cursor';
 import { createApiHandler } from '#shared/http/create-api-handler';
-import { nextLink } from '#shared/http/next-link';
-import { RESPONSE_BUDGET_BYTES } from '#shared/http/response-budget';
+import { nextLink, RESPONSE_BUDGET_BYTES } from '#shared/http/list-page';
 import { DEFAULT_DOCUMENT_LIMIT } from '#shared/schemas/list-documents-query';
 import { listDocuments } from '#shared/schemas/route-validators.generated';
 import { documentsStore } from '#shared/store/function-stores';

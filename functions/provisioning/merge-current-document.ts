@@ -3,11 +3,10 @@
 import { notFound, preconditionFailed } from '#shared/api/api-error';
 import { applyMergePatch } from '#shared/domain/documents/apply-merge-patch';
 import { createApiHandler } from '#shared/http/create-api-handler';
+import { documentJsonOr413, requireStorableDocId } from '#shared/http/document-bounds';
 import { versionAnswer } from '#shared/http/document-version-headers';
 import { recordAnswer, replayRecorded } from '#shared/http/idempotent-answer';
 import { readPreconditions } from '#shared/http/read-preconditions';
-import { documentJsonOr413 } from '#shared/http/refuse-oversized-document';
-import { requireStorableDocId } from '#shared/http/require-storable-doc-id';
 import { mergeCurrentDocument } from '#shared/schemas/route-validators.generated';
 import { documentsStore, idempotencyLedger } from '#shared/store/function-stores';
 

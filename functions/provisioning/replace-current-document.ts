@@ -1,11 +1,10 @@
 /** POST .../{collection}/{docId}/versions/current: create (201) or replace (200), no merge (provisioning documents, safe retries, conditional requests). */
 import { preconditionFailed } from '#shared/api/api-error';
 import { createApiHandler } from '#shared/http/create-api-handler';
+import { documentJsonOr413, requireStorableDocId } from '#shared/http/document-bounds';
 import { versionAnswer } from '#shared/http/document-version-headers';
 import { recordAnswer, replayRecorded } from '#shared/http/idempotent-answer';
 import { readPreconditions } from '#shared/http/read-preconditions';
-import { documentJsonOr413 } from '#shared/http/refuse-oversized-document';
-import { requireStorableDocId } from '#shared/http/require-storable-doc-id';
 import { replaceCurrentDocument } from '#shared/schemas/route-validators.generated';
 import { documentsStore, idempotencyLedger } from '#shared/store/function-stores';
 

@@ -3,10 +3,10 @@
 import { gone, notFound, preconditionFailed } from '#shared/api/api-error';
 import { goneReason, missingReason } from '#shared/domain/documents/document-versions';
 import { createApiHandler } from '#shared/http/create-api-handler';
+import { requireStorableDocId } from '#shared/http/document-bounds';
 import { versionAnswer } from '#shared/http/document-version-headers';
 import { recordAnswer, replayRecorded } from '#shared/http/idempotent-answer';
 import { readPreconditions } from '#shared/http/read-preconditions';
-import { requireStorableDocId } from '#shared/http/require-storable-doc-id';
 import { restoreDocumentVersion } from '#shared/schemas/route-validators.generated';
 import { documentsStore, idempotencyLedger } from '#shared/store/function-stores';
 

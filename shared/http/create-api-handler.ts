@@ -12,18 +12,17 @@ import { type RouteId, routeById } from '#shared/api/route-table';
 import type { RouteInputs } from '#shared/schemas/route-validators.generated';
 import { type ApiRequest, type ApiResult, type ChainEvent, resultBodyText } from './api-types.ts';
 import { authorizeRequest } from './authorize-request.ts';
-import { flushMetrics } from './flush-metrics.ts';
-import { logContext } from './log-context.ts';
+import { logContext } from './logger.ts';
 import { mapError } from './map-error.ts';
+import { flushMetrics } from './metrics.ts';
 import { parseJsonBody, rawBody } from './parse-json-body.ts';
 import { readIdempotencyKey } from './read-idempotency-key.ts';
 import { refuseForeignOrigin } from './refuse-foreign-origin.ts';
 import { addResponseHeaders } from './response-headers.ts';
 import { runWithDeadline } from './run-with-deadline.ts';
 import { selfUrl } from './self-url.ts';
-import { validateBody } from './validate-body.ts';
-import { validateParameters } from './validate-parameters.ts';
-import type { RouteValidators } from './validator.ts';
+import type { RouteValidators } from './validate-request.ts';
+import { validateBody, validateParameters } from './validate-request.ts';
 
 /**
  * Time kept back before the Lambda deadline to answer 504 ourselves instead of being killed, and,

@@ -4,7 +4,10 @@
  * POWERTOOLS_METRICS_DISABLED=true keeps those lines off stdout.
  */
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import type { MiddlewareObj } from '@middy/core';
+import type { APIGatewayProxyResult } from 'aws-lambda';
 import { stageName } from '#shared/settings/stage-settings';
+import type { ChainEvent } from './api-types.ts';
 import { type AppMetric, METRICS_NAMESPACE } from './metric-names.ts';
 
 /**
@@ -29,4 +32,15 @@ export function countMetric(name: AppMetric, count = 1): void {
  */
 export function publishMetrics(): void {
   if (metrics?.hasStoredMetrics()) metrics.publishStoredMetrics();
+}
+
+/**
+ * The chain step that publishes the invocation's metrics when it ends, answered or failed.
+ * Registered right after the log context, so its onError runs after mapError (middy unwinds
+ * onError in reverse) and sees what the error mapping counted.
+ *
+ * @example middy(handler).use(logContext(route)).use(flushMetrics()).use(mapError(route))
+ */
+export function flushMetrics(): MiddlewareObj<ChainEvent, APIGatewayProxyResult> {
+  return { after: publishMetrics, onError: publishMetrics };
 }

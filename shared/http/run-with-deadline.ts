@@ -5,9 +5,10 @@
  * aborted work has ended, or after `graceMs` at the latest, so that nothing the work started can
  * commit after the answer has left; the grace stays inside the margin, before Lambda's own kill.
  *
- * Not middy's timeoutEarly: it hands every invocation of a process one shared AbortController, so
- * in the local gateway's source mode, where invocations run side by side in one process, one
- * request reaching its deadline aborted the store calls of all the others.
+ * Not middy's timeoutEarly: middy 6 hands every invocation of a process one shared AbortController
+ * (in the local gateway's source mode, where invocations run side by side, one request reaching its
+ * deadline would abort the others' store calls), and middy 7, which scopes it per request, answers
+ * the moment the deadline comes, while the aborted work may still commit.
  */
 
 import type { AbortSignal as OneSlotAbortSignal } from '@smithy/types';

@@ -1,6 +1,6 @@
 import type { SchemaId } from '#shared/schemas/schema-ids';
 import * as validators from '#shared/schemas/validators.generated';
-import type { Validator } from './validator.ts';
+import type { Validator } from './validate-request.ts';
 
 /**
  * The precompiled validator of a schema (see shared/schemas/compile-validators.ts), looked up by

@@ -8,7 +8,7 @@ import { badRequest } from '#shared/api/api-error';
 import { decodeReportCursor, encodeReportCursor, type ReportKind } from '#shared/domain/reporting/report-cursor';
 import { resolveWindow, type Window } from '#shared/domain/reporting/resolve-window';
 import type { ApiRequest, ApiResult } from '#shared/http/api-types';
-import { RESPONSE_BUDGET_BYTES } from '#shared/http/response-budget';
+import { RESPONSE_BUDGET_BYTES } from '#shared/http/list-page';
 import type { CursorKeysSource } from '#shared/secrets/cursor-keys';
 import type { ReportingIndex } from '#shared/store/reporting-index';
 

@@ -24,7 +24,7 @@ import { generateAssistantRows } from '#infra/tenant-data/generate-report-rows';
 import type { ReportKind } from '#shared/domain/reporting/report-cursor';
 import type { ReportRow } from '#shared/domain/reporting/report-rows';
 import { shapeRow } from '#shared/domain/reporting/report-rows';
-import { RESPONSE_BUDGET_BYTES } from '#shared/http/response-budget';
+import { RESPONSE_BUDGET_BYTES } from '#shared/http/list-page';
 import { REPORTING_INDEXER } from '#shared/reporting/reporting-indexer';
 import { indexOperation } from '#shared/store/opensearch-bulk';
 import type { OpenSearchClient } from '#shared/store/opensearch-client';

@@ -10,7 +10,7 @@
 import { seed } from '#infra/cli/seed/seed-command';
 import type { SeedPlan } from '#infra/cli/seed/seed-writes';
 import { cursorKey } from '#shared/domain/reporting/report-cursor';
-import { RESPONSE_BUDGET_BYTES } from '#shared/http/response-budget';
+import { RESPONSE_BUDGET_BYTES } from '#shared/http/list-page';
 import { serveReportList } from '#shared/reporting/serve-report-list';
 import { documentClient } from '#shared/store/dynamo-client';
 import type { ReportPage } from '#shared/store/reporting-index';
