@@ -15,63 +15,51 @@ if (process.env.PATH?.split(delimiter)[0] !== nodeDir) process.env.PATH = [nodeD
 
 const env = TEST_ENV;
 
-/**
- * The suites the bundles project runs again, with every function served by its synthesized bundle
- * on Lambda's Node (infra/local/README.md, bundle mode). The handler code is the same in both
- * runtimes; what only the bundles can break is the wiring CDK does, so these are the suites that
- * cross it: every route once through the smoke checks (cli-smoke: each endpoint, MCP, both kinds of
- * recording through the processor's bundle, its audio probe included, and the S3 and Transcribe
- * rules), which function serves which method and authorizes it (authorization-matrix, gateway),
- * the tenant from the authorizer's context to every store call (tenant-isolation), and the stage
- * secret the authorizer reads through Secrets Manager (key-tags, untagged-keys-refused), the webhook
- * functions as the template's event source mappings feed them (webhooks), and both MCP
- * eras with real clients and the official conformance suite (mcp-clients, and mcp-conformance in a
- * group of its own, BUNDLES_LAST), whose SDK is bundled and imported at the first request. What the
- * template gives each function (its timeout, the sweep's schedule, each recording setting) is held
- * to the stage config by test/infra/stack.test.ts and recordings.test.ts; the deadline, the sweep
- * and the recording rules themselves are the same code in both runtimes and run with the sources.
- * Every other HTTP suite runs with the sources; test/README.md lists what runs where.
- */
-const BUNDLE_SUITES = [
-  'authorization-matrix',
-  'cli-smoke',
-  'document-history',
-  'gateway',
-  'key-tags',
-  'mcp-clients',
-  'tenant-isolation',
-  'untagged-keys-refused',
-  'webhook-targets',
-  'webhooks',
-].map((name) => `test/integration/${name}.test.ts`);
-/**
- * The official MCP conformance suite again on the bundles, last and alone: its probes give the
- * server 1.5 s for some answers (a `subscriptions/listen`), which a busy bundles group (a dozen
- * Lambda workers starting on two cores) can pass.
- */
-const BUNDLES_LAST = ['test/integration/mcp-conformance.test.ts'];
-/**
- * The reporting suites again with the lists searching the run's OpenSearch engine, fed by the
- * indexer from the reporting table's stream (CXM_REPORTING_BACKEND=opensearch, as `npm start` takes
- * it): the same rules, cursors, totals and errors as on DynamoDB's window index. The bundles of an
- * OpenSearch stage (other lists, and the indexer) are wired as `npm start` serves them in bundle
- * mode on the engine (test/integration/npm-start.test.ts): what only the bundles can break.
- */
-const OPENSEARCH_SUITES = ['reporting', 'reporting-backends'].map((name) => `test/integration/${name}.test.ts`);
-/** What only bundle mode has: its wiring checks against edited copies of the template, and every bundle imported alone. */
-const BUNDLES_ONLY = ['test/integration/bundle-wiring.test.ts', 'test/infra/bundles.test.ts'];
-/** Reads what every other file's functions called (the run's recorded AWS calls): runs after them. */
-const AFTER_THE_OTHERS = ['test/infra/iam-simulation.test.ts'];
-/**
- * Files whose requests must finish within the function's 10 s deadline while many of them contend
- * for one item or one store (30 merges racing on a document, a store fault outlasting the SDK's
- * back-off, a load of 12 clients): on two cores shared with three other test files they could be
- * starved past it and answer 504, which is right for the API and wrong for the test. They run after
- * the other sources files, two at a time, and before the IAM simulation, which reads their calls too.
- */
-const CONTENDED = ['concurrency', 'store-faults', 'load'].map((name) => `test/integration/${name}.test.ts`);
-
 const root = fileURLToPath(new URL('..', import.meta.url));
+
+/** The test files under `dirs`, relative to the project root, each with its text. */
+const testFilesUnder = (dirs: readonly string[]) =>
+  dirs
+    .flatMap((dir) => (readdirSync(`${root}/${dir}`, { recursive: true }) as string[]).map((name) => `${dir}/${name}`))
+    .filter((file) => file.endsWith('.test.ts'))
+    .sort()
+    .map((file) => ({ file, text: readFileSync(`${root}/${file}`, 'utf8') }));
+
+/**
+ * The groups a test file runs in, from the `@group` tag of its first comment; a file without one
+ * runs with the sources only. The groups (test/README.md, "How the run is arranged"):
+ * - `sources`: every function served from the TypeScript sources in the gateway's process.
+ * - `bundles`: every function served by its synthesized bundle on Lambda's Node. The handler code is
+ *   the same in both runtimes; what only the bundles can break is the wiring CDK does, so the files
+ *   tagged so are those that cross it: every route once (cli-smoke), which function serves which
+ *   method and authorizes it (authorization-matrix, gateway), the tenant from the authorizer's
+ *   context to every store call (tenant-isolation), the stage secret the authorizer reads through
+ *   Secrets Manager (key-tags, untagged-keys-refused), the webhook functions as the template's
+ *   event source mappings feed them, both MCP eras with real clients; and, in bundles only, the
+ *   wiring checks against edited copies of the template and every bundle imported alone.
+ * - `bundles-last`: the official MCP conformance suite on the bundles, last and alone: its probes
+ *   give the server 1.5 s for some answers, which a busy bundles group can pass.
+ * - `opensearch`: the reporting suites with the lists searching the run's OpenSearch engine, fed by
+ *   the indexer from the reporting table's stream, as `npm start` takes it.
+ * - `contended`: requests that must finish within the function's 10 s deadline while many contend
+ *   for one item or one store; on two cores shared with three other files they could be starved
+ *   past it and answer 504, right for the API and wrong for the test. Two at a time, after the
+ *   sources and before the IAM simulation, which reads their calls too.
+ * - `iam`: the IAM simulation, which reads what every other file's functions called: after them.
+ */
+const GROUP_TAG = /^\s*\*\s*@group\s+([a-z\s-]+?)\s*$/m;
+const GROUPS = ['sources', 'bundles', 'bundles-last', 'opensearch', 'contended', 'iam'] as const;
+type Group = (typeof GROUPS)[number];
+const TEST_FILES = testFilesUnder(['test']).map(({ file, text }) => {
+  const tag = GROUP_TAG.exec(text.slice(0, text.indexOf('*/') + 2))?.[1];
+  const groups = tag ? tag.split(/\s+/) : ['sources'];
+  const unknown = groups.filter((group) => !(GROUPS as readonly string[]).includes(group));
+  if (unknown.length > 0) throw new Error(`${file}: @group ${unknown.join(', ')} is none of ${GROUPS.join(', ')}`);
+  return { file, text, groups: groups as Group[] };
+});
+const inGroup = (group: Group) => TEST_FILES.filter(({ groups }) => groups.includes(group)).map(({ file }) => file);
+const NOT_WITH_THE_SOURCES = TEST_FILES.filter(({ groups }) => !groups.includes('sources')).map(({ file }) => file);
+const AFTER_THE_OTHERS = inGroup('iam');
 
 /**
  * The files that take longest, longest first: they start a browser, `npm start`, a store or the
@@ -121,16 +109,9 @@ class LongestFirst extends BaseSequencer {
  * per module graph, so it would keep the first file's endpoint).
  */
 const SHARED_MODULE_DIRS = ['test/unit', 'test/infra', 'test/contract'];
-/** The test files under `dirs`, relative to the project root, each with its text. */
-const testFilesUnder = (dirs: readonly string[]) =>
-  dirs
-    .flatMap((dir) => (readdirSync(`${root}/${dir}`, { recursive: true }) as string[]).map((name) => `${dir}/${name}`))
-    .filter((file) => file.endsWith('.test.ts'))
-    .sort()
-    .map((file) => ({ file, text: readFileSync(`${root}/${file}`, 'utf8') }));
 const MOCKS_A_MODULE = /\bvi\.(?:do)?[mM]ock\(/;
 const SHARED_MODULE_FILES = testFilesUnder(SHARED_MODULE_DIRS)
-  .filter(({ file }) => ![...AFTER_THE_OTHERS, ...BUNDLES_ONLY].includes(file))
+  .filter(({ file }) => !NOT_WITH_THE_SOURCES.includes(file))
   .filter(({ text }) => !MOCKS_A_MODULE.test(text) && !/\bpointAtLocalDynamo\(/.test(text))
   .map(({ file }) => file);
 
@@ -168,14 +149,7 @@ export default defineConfig({
         test: {
           name: 'sources',
           include: ['test/**/*.test.ts'],
-          exclude: [
-            ...configDefaults.exclude,
-            ...BUNDLES_ONLY,
-            ...AFTER_THE_OTHERS,
-            ...CONTENDED,
-            ...SHARED_MODULE_FILES,
-            ...MOCKING_FILES,
-          ],
+          exclude: [...configDefaults.exclude, ...NOT_WITH_THE_SOURCES, ...SHARED_MODULE_FILES, ...MOCKING_FILES],
           isolate: false,
           env: { ...env, [FRESH_PER_FILE_ENV]: '1' },
           sequence: { groupOrder: 0 },
@@ -185,7 +159,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'opensearch',
-          include: OPENSEARCH_SUITES,
+          include: inGroup('opensearch'),
           env: { ...env, CXM_REPORTING_BACKEND: 'opensearch' },
           sequence: { groupOrder: 0 },
         },
@@ -200,7 +174,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'bundles',
-          include: [...BUNDLE_SUITES, ...BUNDLES_ONLY],
+          include: inGroup('bundles'),
           // One execution environment per function: these files prove the wiring, not how a
           // function scales, and each environment more is a cold start (Node 24 importing a
           // bundle). The group then costs 110 CPU-s instead of 127 (60 s instead of 69 s).
@@ -212,7 +186,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'bundles-last',
-          include: BUNDLES_LAST,
+          include: inGroup('bundles-last'),
           env: { ...env, CXM_RUNTIME: 'bundles' },
           sequence: { groupOrder: 3 },
         },
@@ -220,10 +194,10 @@ export default defineConfig({
       // Beside the bundles, first (LongestFirst): it reads what the sources gateways recorded,
       // and bundles record nothing.
       { extends: true, test: { name: 'iam', include: AFTER_THE_OTHERS, env, sequence: { groupOrder: 2 } } },
-      // Between the sources and the bundles: two at a time, with nothing else running (CONTENDED).
+      // Between the sources and the bundles: two at a time, with nothing else running.
       {
         extends: true,
-        test: { name: 'contended', include: CONTENDED, env, maxWorkers: 2, sequence: { groupOrder: 1 } },
+        test: { name: 'contended', include: inGroup('contended'), env, maxWorkers: 2, sequence: { groupOrder: 1 } },
       },
     ],
   },

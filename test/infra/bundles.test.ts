@@ -6,6 +6,8 @@
  * its function is not bound to (the handlers read table names at import and throw when missing).
  * The bundles are the run's synthesis of the local stage (the bundles project's, test/vitest.config.ts),
  * and one list of a stage with a search domain, built here.
+ *
+ * @group bundles
  */
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';

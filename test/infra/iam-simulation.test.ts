@@ -11,6 +11,8 @@
  * - a table of requests that must be denied is denied;
  * - every (action, resource) a function is granted is exercised by some recorded call, or listed
  *   in infra/cdk/unexercised-grants.ts with why it is granted all the same.
+ *
+ * @group iam
  */
 
 import { readdirSync, readFileSync } from 'node:fs';

@@ -6,6 +6,8 @@
  * besides its own scope, the read scope of the endpoint's events: a key of the route's scope alone is
  * refused, naming the event. A route without a fixture fails the coverage guard, so no route ships
  * without these checks.
+ *
+ * @group sources bundles
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

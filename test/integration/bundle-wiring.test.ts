@@ -4,6 +4,8 @@
  * function loses an environment variable, a method loses its integration, a variable points at
  * something nothing local stands in for) and serves it: the mistake must show, with the function's
  * name. Runs in the bundles project only (test/vitest.config.ts).
+ *
+ * @group bundles
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -12,6 +12,8 @@
  * own keeps its API Gateway key. The stage is the one whose tables the gateway reads, so the
  * CLI's key works there exactly as on AWS; a proxy in front of the gateway breaks or holds the
  * routes of one tenant, so the tests run side by side.
+ *
+ * @group sources bundles
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';

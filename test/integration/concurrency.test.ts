@@ -5,6 +5,8 @@
  * event when it was sent after the event's call had returned, which is what a client can know.
  * (notes.test.ts and provisioning.test.ts have the smaller races: single notes around a close,
  * one replace against one merge.)
+ *
+ * @group contended
  */
 
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';

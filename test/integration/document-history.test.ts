@@ -5,6 +5,8 @@
  * before versions were kept, a version restored as the other writes are made (preconditions, safe
  * retries), and what a number past the newest (404) or pruned by the retention (410) answers. This
  * file's stage keeps three versions per document.
+ *
+ * @group sources bundles
  */
 import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,4 +1,9 @@
-/** What the local gateway answers by itself, and the headers every response carries (error bodies; the chain's last step in shared/README.md). */
+/**
+ * What the local gateway answers by itself, and the headers every response carries (error bodies;
+ * the chain's last step in shared/README.md).
+ *
+ * @group sources bundles
+ */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inBundleRuntime } from '#test/support/runtime';

@@ -7,6 +7,8 @@
  * default, `edge.acceptUntaggedKeys`), at the cost of their read; untagged-keys-refused.test.ts
  * turns that off. The test secrets are as after one rotation: a key tagged under the previous
  * secret still works.
+ *
+ * @group sources bundles
  */
 import { randomInt } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

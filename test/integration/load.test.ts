@@ -4,6 +4,8 @@
  * refused. Judged by outcomes, never by speed (npm run bench measures that): no 5xx, every answer
  * the one its request calls for and described by the OpenAPI document, and afterwards no write
  * lost, none added, none in the other tenant.
+ *
+ * @group contended
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shapeRow } from '#shared/domain/reporting/report-rows';

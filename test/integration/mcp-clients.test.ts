@@ -6,6 +6,8 @@
  * and reads a missing bot as a tool error. The bundles project runs this file again, so both
  * runtimes serve both eras. Beside them, what the 2026-07-28 revision requires of the HTTP exchange
  * that no client shows: a header that disagrees with the body, and the 401 challenge.
+ *
+ * @group sources bundles
  */
 import { Client, type FetchLike, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';

@@ -6,6 +6,8 @@
  * project runs it again, so both runtimes answer it. The suite needs Node 22+, so it runs on
  * Lambda's Node; it sends no credentials, so a small proxy in front of the gateway adds the key and
  * forwards everything else as the suite sent it.
+ *
+ * @group sources bundles-last
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';

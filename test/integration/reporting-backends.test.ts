@@ -5,6 +5,8 @@
  * same pages, cursors, totals and refusals. The rows straddle the UTC new year, so on OpenSearch
  * they live in two year indexes that each page reads as one list; the same ids live in another
  * tenant, whose rows no parameter, filter or cursor reaches.
+ *
+ * @group sources opensearch
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ReportKind } from '#shared/domain/reporting/report-cursor';

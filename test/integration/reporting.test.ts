@@ -2,6 +2,8 @@
  * Endpoints 7 and 8 and the reporting lists' rules through the local gateway, on the backend the
  * project names (test/vitest.config.ts: DynamoDB's window index, and again the run's OpenSearch
  * engine fed by the indexer): rows are written to the table, then listed once they are searchable.
+ *
+ * @group sources opensearch
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cursorKey, decodeReportCursor, encodeReportCursor } from '#shared/domain/reporting/report-cursor';

@@ -6,6 +6,8 @@
  * note write and is never a 409 or 404; an answer lost after a commit is not a second write. After
  * every fault, every write that got a 2xx is stored. On the same wire: the authorizer's key lookup
  * is a strongly consistent read, so a revocation is seen by the next lookup.
+ *
+ * @group contended
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BoundGateway } from '#infra/local/serve-gateway';

@@ -6,6 +6,8 @@
  * MCP list_bots, both reporting lists on the DynamoDB index), and a key used on the other tenant's
  * path is 403 and changes nothing. Each tenant's data carries its tenant id, so any leak shows as
  * the other id in a response.
+ *
+ * @group sources bundles
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PERMISSION_DENIED_MESSAGE } from '#shared/api/api-error';

@@ -5,6 +5,8 @@
  * so this file sets it before its gateway starts; it runs in a process of its own, and in bundle
  * mode the local runtime hands the variable to the authorizer's bundle in place of the template's.
  * key-tags.test.ts covers the stage that still accepts them.
+ *
+ * @group sources bundles
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { UNAUTHENTICATED_MESSAGE } from '#shared/api/api-error';

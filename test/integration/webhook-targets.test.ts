@@ -2,6 +2,8 @@
  * Targets a webhook endpoint may not have, over real HTTP in both runtimes: the API's own host (here
  * the local gateway's, under each of its names) and, off loopback, any port but https's 443. Both
  * are refused at registration and at a change, naming why, and nothing is written.
+ *
+ * @group sources bundles
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fillPath, routeById } from '#shared/api/route-table';

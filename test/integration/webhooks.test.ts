@@ -7,6 +7,8 @@
  * again, a 410 disables the endpoint, a keyed retry of a note makes no second delivery, and the
  * deliveries list says what became of each, and a recover sends a failed one again. The schedule is
  * shortened to two attempts a second apart (CXM_WEBHOOK_RETRY_SCHEDULE_MS).
+ *
+ * @group sources bundles
  */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { Webhook } from 'standardwebhooks';
