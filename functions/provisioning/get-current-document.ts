@@ -1,6 +1,7 @@
 /** GET .../{collection}/{docId}/versions/current (provisioning documents, conditional requests): the document and the version it is. */
 
 import { notFound, preconditionFailed } from '#shared/api/api-error';
+import { noSuchDocument } from '#shared/domain/documents/document-versions';
 import { preconditionsHold } from '#shared/domain/documents/entity-tags';
 import { createApiHandler } from '#shared/http/create-api-handler';
 import { requireStorableDocId } from '#shared/http/document-bounds';
@@ -18,7 +19,7 @@ export const handler = createApiHandler(getCurrentDocument, async ({ tenantId, p
   // RFC 9110 section 13.2.2: If-Match first (412, an absent document included), then
   // If-None-Match, which on a GET means 304 Not Modified rather than 412.
   if (!preconditionsHold(document?.etag, { ifMatch })) throw preconditionFailed(path.docId);
-  if (document === undefined) throw notFound(`No document '${path.docId}' exists in collection '${path.collection}'.`);
+  if (document === undefined) throw notFound(noSuchDocument(path));
   const headers = versionHeaders(http.selfUrl, document);
   if (!preconditionsHold(document.etag, { ifNoneMatch })) return { status: 304, bodyText: '', headers };
   return { status: 200, bodyText: document.json, headers };

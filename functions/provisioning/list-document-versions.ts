@@ -1,6 +1,7 @@
 /** GET .../{collection}/{docId}/versions: the document's versions kept, newest first (provisioning documents, history). */
 
 import { badRequest, notFound } from '#shared/api/api-error';
+import { noSuchDocument } from '#shared/domain/documents/document-versions';
 import { formatEntityTag } from '#shared/domain/documents/entity-tags';
 import { decodeVersionsCursor, encodeVersionsCursor } from '#shared/domain/documents/list-cursor';
 import { createApiHandler } from '#shared/http/create-api-handler';
@@ -22,7 +23,7 @@ export const handler = createApiHandler(listDocumentVersions, async ({ tenantId,
     );
   }
   const page = await documents.listVersions(tenantId, path.collection, docId, { limit, before });
-  if (page === undefined) throw notFound(`No document '${path.docId}' exists in collection '${path.collection}'.`);
+  if (page === undefined) throw notFound(noSuchDocument(path));
   const last = page.versions.at(-1);
   const headers =
     page.more && last

@@ -2,6 +2,7 @@
 
 import { notFound, preconditionFailed } from '#shared/api/api-error';
 import { applyMergePatch } from '#shared/domain/documents/apply-merge-patch';
+import { noSuchDocument } from '#shared/domain/documents/document-versions';
 import { createApiHandler } from '#shared/http/create-api-handler';
 import { documentJsonOr413, requireStorableDocId } from '#shared/http/document-bounds';
 import { versionAnswer } from '#shared/http/document-version-headers';
@@ -34,7 +35,7 @@ export const handler = createApiHandler(
       case 'recorded':
         return replayRecorded(outcome.record, idempotency);
       case 'absent':
-        throw notFound(`No document '${path.docId}' exists in collection '${path.collection}'; create it with POST.`);
+        throw notFound(noSuchDocument(path, 'create it with POST'));
       case 'precondition-failed':
         throw preconditionFailed(path.docId);
       default:

@@ -9,6 +9,7 @@ import {
   daysToMs,
   goneReason,
   missingReason,
+  noSuchDocument,
 } from '#shared/domain/documents/document-versions';
 import { gone, notFound, payloadTooLarge, preconditionFailed } from './api-error.ts';
 import { type AreaDocs, error, errorOf, example } from './operation-doc.ts';
@@ -123,7 +124,7 @@ export const provisioningDocs: AreaDocs<(typeof provisioningRoutes)[number]['id'
         404: {
           absent: example(
             'No such document',
-            error('NotFound', "No document 'bot-sales' exists in collection 'bots'."),
+            errorOf(notFound(noSuchDocument({ collection: 'bots', docId: 'bot-sales' }))),
           ),
         },
         412: { changed: documentErrors.preconditionFailed },
@@ -183,7 +184,10 @@ export const provisioningDocs: AreaDocs<(typeof provisioningRoutes)[number]['id'
         404: {
           absent: example(
             'No such document',
-            error('NotFound', "No document 'bot-sales' exists in collection 'bots'; create it with POST."),
+            error(
+              'NotFound',
+              `${noSuchDocument({ collection: 'bots', docId: 'bot-sales' }).slice(0, -1)}; create it with POST.`,
+            ),
           ),
         },
         412: { changed: documentErrors.preconditionFailed },

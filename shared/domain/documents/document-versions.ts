@@ -70,6 +70,16 @@ export function goneReason(n: number, retention: VersionRetention): string {
 }
 
 /**
+ * The 404 of a document that does not exist, as every document route says it, with what to do
+ * instead where there is something.
+ *
+ * @example noSuchDocument({ collection: 'bots', docId: 'b-1' }, 'create it with POST') // "No document 'b-1' exists in collection 'bots'; create it with POST."
+ */
+export function noSuchDocument(document: { collection: string; docId: string }, instead?: string): string {
+  return `No document '${document.docId}' exists in collection '${document.collection}'${instead ? `; ${instead}` : ''}.`;
+}
+
+/**
  * Why a version number names nothing, as a 404 says it: no document, or a number past its newest.
  *
  * @example missingReason({ collection: 'bots', docId: 'b-1' }, 9, 4) // "Document 'b-1' has no version 9 yet: its newest is 4."
@@ -80,6 +90,6 @@ export function missingReason(
   newest: number | undefined,
 ): string {
   return newest === undefined
-    ? `No document '${document.docId}' exists in collection '${document.collection}'.`
+    ? noSuchDocument(document)
     : `Document '${document.docId}' has no version ${n} yet: its newest is ${newest}.`;
 }
