@@ -1,6 +1,6 @@
 /** A provisioning document's history: a version's path, the versions list's query and its entries. */
 import { MAX_VERSIONS_KEPT } from '#shared/domain/documents/document-versions';
-import { collectionParam, resourceIdParam, tenantIdParam } from './identifiers.ts';
+import { collectionParam, pageTokenParam, resourceIdParam, tenantIdParam } from './identifiers.ts';
 
 /** A version's number in a path: a whole number from 1, written in digits without leading zeros. */
 export const VERSION_NUMBER = '^[1-9][0-9]{0,14}$';
@@ -40,13 +40,7 @@ export const ListDocumentVersionsQuery = {
       pattern: VERSION_LIMIT,
       description: `Page size, 1 to ${MAX_VERSION_LIMIT} (default ${DEFAULT_VERSION_LIMIT}).`,
     },
-    cursor: {
-      type: 'string',
-      minLength: 1,
-      maxLength: 512,
-      pattern: '^[A-Za-z0-9_-]+$',
-      description: 'From the `Link: rel="next"` header of the previous page.',
-    },
+    cursor: pageTokenParam('From the `Link: rel="next"` header of the previous page.'),
   },
 } as const;
 

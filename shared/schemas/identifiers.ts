@@ -13,3 +13,12 @@ export const resourceIdParam = { type: 'string', minLength: 1, maxLength: 512, p
 /** Collection names: letters, digits, '.', '_' and '-', starting with a letter or digit. */
 export const COLLECTION_NAME = '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$';
 export const collectionParam = { type: 'string', maxLength: 64, pattern: COLLECTION_NAME } as const;
+
+/**
+ * An opaque page token of a list that pages by an item's key (a document's versions, an endpoint's
+ * deliveries): base64url, as the store writes it.
+ *
+ * @example cursor: pageTokenParam("The previous page's `cursor`.")
+ */
+export const pageTokenParam = (description: string) =>
+  ({ type: 'string', minLength: 1, maxLength: 512, pattern: '^[A-Za-z0-9_-]+$', description }) as const;

@@ -16,7 +16,7 @@ import {
   WEBHOOK_URL_MAX_LENGTH,
 } from '#shared/domain/webhooks/webhook-endpoint';
 import { WEBHOOK_EVENT_TYPES } from '#shared/domain/webhooks/webhook-events';
-import { collectionParam, resourceIdParam, tenantIdParam } from './identifiers.ts';
+import { collectionParam, pageTokenParam, resourceIdParam, tenantIdParam } from './identifiers.ts';
 
 export const WebhookEndpointPath = {
   $id: 'WebhookEndpointPath',
@@ -200,13 +200,7 @@ export const ListWebhookDeliveriesQuery = {
       pattern: '^(?:[1-9][0-9]?|100)$',
       description: `Page size, 1 to ${MAX_DELIVERY_LIMIT} (default ${DEFAULT_DELIVERY_LIMIT}).`,
     },
-    cursor: {
-      type: 'string',
-      minLength: 1,
-      maxLength: 512,
-      pattern: '^[A-Za-z0-9_-]+$',
-      description: "The previous page's `cursor`.",
-    },
+    cursor: pageTokenParam("The previous page's `cursor`."),
   },
 } as const;
 
