@@ -153,8 +153,8 @@ export interface StageConfig {
      * Shards of each year index (one per list kind and UTC year, created on its first row): read by
      * the indexer into the index templates, so a change shapes the next index created, never an
      * existing one. Size primaries so a year's shard stays within 10-30 GiB (infra/README.md,
-     * "Choosing the reporting backend": about 2.5 KB a row on disk, so 1 primary holds ~10 million
-     * rows); replicas 1 wherever there are two data nodes or more, 0 on one node (a replica would
+     * "Choosing the reporting backend": plan on 1.5 KB a row on disk, so 1 primary of 25 GiB holds
+     * ~17 million rows); replicas 1 wherever there are two data nodes or more, 0 on one node (a replica would
      * never be assigned there and leave the domain yellow).
      */
     indexShards: { primaries: number; replicas: number };
