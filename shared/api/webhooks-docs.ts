@@ -85,7 +85,8 @@ export const webhooksDocs: AreaDocs<(typeof webhooksRoutes)[number]['id']> = {
         'The URL must be `https` to a host that resolves to public addresses (a local stack also takes `http` to 127.0.0.1, ' +
         'localhost or [::1]); every delivery checks the resolved address again and follows no redirect. ' +
         "A tenant has at most the stage's number of endpoints (20 unless its operators say otherwise): past it, 409. " +
-        'With the same `Idempotency-Key`, a retry answers the first answer, secret included, and registers nothing.\n\n' +
+        'With the same `Idempotency-Key`, a retry answers the first answer with `secretWithheld` in place of the secret, ' +
+        'which no answer but the first carries, and registers nothing.\n\n' +
         `${WEBHOOK_SUBSCRIBING}\n\n${WEBHOOK_RECEIVING}`,
       requestExamples: {
         endpoint: example('An endpoint for notes and recordings', {
@@ -192,7 +193,8 @@ export const webhooksDocs: AreaDocs<(typeof webhooksRoutes)[number]['id']> = {
         'Makes a new signing secret, shown this once. For 24 hours every delivery is signed with both the new and the replaced ' +
         'secret (the new one first in `webhook-signature`), so the receiver can switch without losing one; after that only the ' +
         'new one signs. A rotation within those 24 hours drops the older secret at once. No body is read. With the same ' +
-        '`Idempotency-Key`, a retry answers the same secret instead of rotating again.',
+        '`Idempotency-Key`, a retry answers the first answer with `secretWithheld` in place of the secret, which no answer ' +
+        'but the first carries, instead of rotating again.',
       success: {
         200: {
           description: 'The new secret.',
