@@ -293,6 +293,17 @@ describe('functions', () => {
     );
   });
 
+  it("every function of ours takes Lambda's runtime updates with a deploy (FunctionUpdate), none on Lambda's schedule", () => {
+    const ours = Object.values(resourcesOf('AWS::Lambda::Function')).filter(
+      (fn) => typeof fn.Properties.FunctionName === 'string',
+    );
+    expect(ours.length).toBeGreaterThan(functionNames.length);
+    for (const fn of ours)
+      expect(fn.Properties.RuntimeManagementConfig, String(fn.Properties.FunctionName)).toEqual({
+        UpdateRuntimeOn: 'FunctionUpdate',
+      });
+  });
+
   it.each(functionNames)('%s: Node 24 on arm64, timeout, tracing, own log group with stage retention', (name) => {
     const fn = resource(functionLogicalId(name));
     expect(fn.Properties).toMatchObject({

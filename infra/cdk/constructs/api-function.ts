@@ -7,7 +7,14 @@
  */
 import { Duration } from 'aws-cdk-lib';
 import { Grant, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, type FunctionProps, Function as LambdaFunction, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import {
+  Architecture,
+  type FunctionProps,
+  Function as LambdaFunction,
+  Runtime,
+  RuntimeManagementMode,
+  Tracing,
+} from 'aws-cdk-lib/aws-lambda';
 import { LogLevel, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
@@ -77,6 +84,10 @@ export class ApiFunction extends LambdaFunction {
     logGroup.grantWrite(role);
     super(scope, id, {
       runtime: LAMBDA_RUNTIME,
+      // Lambda's runtime updates reach a function with a deploy (which `cxm smoke` then checks), not
+      // under a running stage on Lambda's schedule; a pinned runtime version (Manual) would forgo its
+      // security patches.
+      runtimeManagementMode: RuntimeManagementMode.FUNCTION_UPDATE,
       architecture: Architecture.ARM_64,
       memorySize: config.memorySize,
       timeout: Duration.seconds(FUNCTION_TIMEOUT_SECONDS),
