@@ -1,9 +1,10 @@
 /**
  * `bundles`: every function's bundle, built with the stack's own esbuild settings (LAMBDA_BUNDLING
- * as function-bundles.ts maps it, through esbuild's API rather than a synth), against the baseline bundle. A probe bundle, the
- * baseline plus every generated validator, tells what the one validators module costs each API
- * function. The peers' bundles (test/bench/peers) are built the same way for the cold-start
- * section, and left out of this one, which is about our functions.
+ * as function-bundles.ts maps it, through esbuild's API rather than a synth), against the baseline
+ * bundle. The baseline and the peers' bundles (test/bench/peers, for the cold-start section) are
+ * built plain, minified as anyone would bundle a handler, so that what our settings add beyond that
+ * (keepNames) counts against our functions. Two probes, each the baseline plus one thing, tell what
+ * that thing costs every function: every generated validator, and the stack's own settings.
  */
 
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -73,6 +74,8 @@ interface BundleSource {
   packages?: readonly string[];
   /** Compiled-in settings, as the stack gives this function (esbuild `define`). */
   define?: Record<string, string>;
+  /** Built as anyone would bundle a handler (minified, no keepNames), not with the stack's settings. */
+  plain?: true;
   environment?: Record<string, string>;
 }
 
@@ -95,18 +98,21 @@ function routeSources(route: RouteSpec): BundleSource[] {
 
 export const BASELINE_ENTRY = 'test/bench/baseline-handler.ts';
 export const VALIDATORS_PROBE = 'baseline + validators';
+export const SETTINGS_PROBE = "baseline + the stack's esbuild settings";
 
 function sources(withPeers: boolean): BundleSource[] {
   return [
-    { name: 'baseline', kind: 'baseline', entry: BASELINE_ENTRY },
+    { name: 'baseline', kind: 'baseline', entry: BASELINE_ENTRY, plain: true },
     {
       name: VALIDATORS_PROBE,
       kind: 'probe',
       entry: 'baseline-handler.ts + validators.generated.ts',
+      plain: true,
       contents: `export { handler } from './${BASELINE_ENTRY}';
 import * as validators from '#shared/schemas/validators.generated';
 export const validatorCount = Object.keys(validators).length;`,
     },
+    { name: SETTINGS_PROBE, kind: 'probe', entry: BASELINE_ENTRY },
     { name: 'authorizer', kind: 'authorizer', entry: AUTHORIZER_HANDLER },
     ...(routes as readonly RouteSpec[]).flatMap(routeSources),
     { name: OPENAPI_DOCUMENT_OPERATION, kind: 'api', entry: OPENAPI_DOCUMENT_HANDLER },
@@ -118,7 +124,13 @@ export const validatorCount = Object.keys(validators).length;`,
     // Peers are measured by the cold-start section only.
     ...(withPeers
       ? PEER_HANDLERS.map(
-          (peer): BundleSource => ({ name: peer.name, kind: 'peer', entry: peer.entry, packages: peer.packages }),
+          (peer): BundleSource => ({
+            name: peer.name,
+            kind: 'peer',
+            entry: peer.entry,
+            packages: peer.packages,
+            plain: true,
+          }),
         )
       : []),
   ];
@@ -161,11 +173,12 @@ export async function buildBundles(
   { peers = true }: { peers?: boolean } = {},
 ): Promise<{ outdir: string; bundles: BuiltBundle[] }> {
   const options: BuildOptions = { ...esbuildOptions(LAMBDA_BUNDLING, LAMBDA_RUNTIME), metafile: true };
+  const plain: BuildOptions = { ...options, keepNames: false };
   const bundles = await Promise.all(
     sources(peers).map(async (source, index): Promise<BuiltBundle> => {
       const file = join(outdir, `${String(index).padStart(2, '0')}-${source.name.replace(/\W+/g, '-')}.mjs`);
       const result = await build({
-        ...options,
+        ...(source.plain ? plain : options),
         outfile: file,
         absWorkingDir: PROJECT_ROOT,
         ...(source.define && { define: source.define }),

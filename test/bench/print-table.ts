@@ -73,7 +73,7 @@ const x = (ratio: number) => `${ratio.toFixed(2)}x`;
 
 function bundlesSection(report: BundlesReport): string {
   return [
-    `Bundles: minified ESM, same esbuild settings as the stack (baseline: bare handler + DynamoDB document client, ${kb(report.baseline.bytes)})`,
+    `Bundles: minified ESM, the stack's esbuild settings (baseline: bare handler + DynamoDB document client, bundled plain: minified, no keepNames, ${kb(report.baseline.bytes)})`,
     formatTable(
       ['function', '>size', '>vs baseline', '>validators', 'largest parts'],
       report.functions.map((entry) => [
@@ -110,7 +110,7 @@ function coldStartSection(report: ColdStartReport, node: BenchNode): string {
       : '',
   ];
   return [
-    `Cold start on Node ${node.version}: a fresh process imports the bundle (init), then answers its first request against DynamoDB Local (cold request = init + that request). CPU time, median of ${report.runs} runs, each paired with a baseline process just before it (baseline: init ${report.baselineCpuMs} ms CPU, cold request ${report.baselineColdRequestCpuMs} ms CPU, ${report.baselineColdRequestMs} ms wall). Peers: the baseline's handler and request in another framework, same esbuild settings, same runs. Goals: init <= 1.05x (1.15x for a list of an OpenSearch stage); cold request <= the best peer's + 0.02`,
+    `Cold start on Node ${node.version}: a fresh process imports the bundle (init), then answers its first request against DynamoDB Local (cold request = init + that request). CPU time, median of ${report.runs} runs, each paired with a baseline process just before it (baseline: init ${report.baselineCpuMs} ms CPU, cold request ${report.baselineColdRequestCpuMs} ms CPU, ${report.baselineColdRequestMs} ms wall). Our functions are bundled with the stack's esbuild settings; the baseline and the peers (the baseline's handler and request in another framework) plain, as anyone would bundle a handler (minified, no keepNames), in the same runs. Goals: init <= 1.05x (1.15x for a list of an OpenSearch stage); cold request <= the best peer's + 0.02`,
     formatTable(
       [
         'function',

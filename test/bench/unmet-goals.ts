@@ -32,7 +32,9 @@ export const UNMET_GOAL_REASONS: readonly UnmetGoalReason[] = [
       "What the API functions carry beyond the middy + Powertools peer is the chain itself (the route table, the chain's " +
       'middlewares, the error mapping, the store: some 35 KB) and Powertools Metrics, about 3 ms of init CPU, the size of ' +
       "the run-to-run noise here; rows other than getCurrentDocument's also do more on their first request than the " +
-      "peers' GetItem (a write is a transaction). Issue 45 is the lead.",
+      "peers' GetItem (a write is a transaction). Our bundles keep their names (esbuild's keepNames, for stack traces), " +
+      "which the baseline and the peers are built without: the probe `baseline + the stack's esbuild settings` shows " +
+      'its share. Issue 45 is the lead.',
   },
   {
     goals: /^warm overhead /,
