@@ -31,6 +31,13 @@ import { startAcknowledgingDynamo } from './start-acknowledging-dynamo.ts';
 const PEAK_RSS_GOAL_MB = 300;
 const TENANT = 'bench-import';
 const MAX_RSS_REPORTER = join(PROJECT_ROOT, 'test/bench/report-max-rss.mjs');
+const CLI_BIN = 'infra/cli/cxm.mjs';
+/** The Node flags the bin's own line gives it (`#!/usr/bin/env -S node <flags>`): the import runs as `npx cxm` runs it. */
+const CLI_NODE_FLAGS = (
+  /^#!\/usr\/bin\/env -S node (.*)$/m.exec(readFileSync(join(PROJECT_ROOT, CLI_BIN), 'utf8'))?.[1] ?? ''
+)
+  .split(' ')
+  .filter((flag) => flag !== '');
 
 export interface ImportSizes {
   /** Rows imported into DynamoDB Local for the rate. */
@@ -66,7 +73,7 @@ async function runImport(
   const started = performance.now();
   const child = spawn(
     process.execPath,
-    ['--import', MAX_RSS_REPORTER, 'infra/cli/cxm.mjs', 'import', '--tenant', TENANT, file],
+    ['--import', MAX_RSS_REPORTER, ...CLI_NODE_FLAGS, CLI_BIN, 'import', '--tenant', TENANT, file],
     {
       cwd: PROJECT_ROOT,
       env: { ...process.env, CXM_HOME: home, CXM_BENCH_MAX_RSS_FILE: rssFile },
