@@ -3,7 +3,7 @@
  * kept before it. The area's entries of the route table (route-table.ts); its operations' prose and
  * examples are beside them, in provisioning-docs.ts.
  */
-import { VERSION_ENTRIES_INDEX } from '#shared/store/table-specs';
+import { type TableId, VERSION_ENTRIES_INDEX } from '#shared/store/table-specs';
 import { IDEMPOTENCY_RECORDS, type RouteSpec, type TableAccess } from './route-spec.ts';
 
 /**
@@ -13,10 +13,15 @@ import { IDEMPOTENCY_RECORDS, type RouteSpec, type TableAccess } from './route-s
 export const DOCUMENT_REQUEST_MAX_BYTES = 1024 * 1024;
 
 /**
- * A document write's history (shared/store/documents-store.ts): the new version put, and the one
- * the retention pushes out expired (TTL removes it), in the write's own transaction.
+ * What a document write does (shared/store/documents-store.ts): the document read for its next
+ * version number and updated; that version put, and the one the retention pushes out expired (TTL
+ * removes it), in the write's own transaction with its Idempotency-Key record.
  */
-const VERSION_WRITES: TableAccess = { operations: ['PutItem', 'UpdateItem'] };
+const DOCUMENT_WRITE = {
+  documents: { operations: ['GetItem', 'UpdateItem'] },
+  documentVersions: { operations: ['PutItem', 'UpdateItem'] },
+  idempotency: IDEMPOTENCY_RECORDS,
+} satisfies Partial<Record<TableId, TableAccess>>;
 
 /**
  * The provisioning routes, in the order the OpenAPI document lists them.
@@ -57,11 +62,7 @@ export const provisioningRoutes = [
     path: '/api/v1/provisioning/tenants/{tenantId}/{collection}/{docId}/versions/current',
     handler: 'functions/provisioning/replace-current-document.ts',
     scope: 'provisioning:{collection}.write',
-    tables: {
-      documents: { operations: ['GetItem', 'UpdateItem'] },
-      documentVersions: VERSION_WRITES,
-      idempotency: IDEMPOTENCY_RECORDS,
-    },
+    tables: DOCUMENT_WRITE,
     schemas: {
       path: 'DocumentPath',
       query: 'NoQuery',
@@ -80,11 +81,7 @@ export const provisioningRoutes = [
     path: '/api/v1/provisioning/tenants/{tenantId}/{collection}/{docId}/versions/current',
     handler: 'functions/provisioning/merge-current-document.ts',
     scope: 'provisioning:{collection}.write',
-    tables: {
-      documents: { operations: ['GetItem', 'UpdateItem'] },
-      documentVersions: VERSION_WRITES,
-      idempotency: IDEMPOTENCY_RECORDS,
-    },
+    tables: DOCUMENT_WRITE,
     schemas: {
       path: 'DocumentPath',
       query: 'NoQuery',
@@ -138,9 +135,8 @@ export const provisioningRoutes = [
     scope: 'provisioning:{collection}.write',
     // The version read, then written as the document's next version as any write is.
     tables: {
-      documents: { operations: ['GetItem', 'UpdateItem'] },
-      documentVersions: { operations: ['GetItem', ...(VERSION_WRITES.operations ?? [])] },
-      idempotency: IDEMPOTENCY_RECORDS,
+      ...DOCUMENT_WRITE,
+      documentVersions: { operations: ['GetItem', ...DOCUMENT_WRITE.documentVersions.operations] },
     },
     schemas: {
       path: 'DocumentVersionPath',
