@@ -38,6 +38,17 @@ export function usagePlanName(stage: string): string {
 }
 
 /**
+ * A function's name on a stage: `cxm-<stage>-<id>`, the id being a route's or another function's
+ * (the authorizer, the indexer, the webhook functions). CDK names them so; the local runtime names
+ * its Lambda context and log lines alike.
+ *
+ * @example functionName('dev', 'addInternalNote') // 'cxm-dev-addInternalNote'
+ */
+export function functionName(stage: string, id: string): string {
+  return `cxm-${stage}-${id}`;
+}
+
+/**
  * The Secrets Manager name of a stage's secret; bundle mode (infra/local) recognises it by this
  * name to serve its local value.
  *

@@ -5,8 +5,10 @@
  * functions stay as the route table makes them, and the document is not an operation of the route
  * table.
  */
+
 import { AuthorizationType, LambdaIntegration, type Method, type RestApi } from 'aws-cdk-lib/aws-apigateway';
 import type { Construct } from 'constructs';
+import { functionName } from '#infra/stage-names';
 import { OPENAPI_DOCUMENT_PATH } from '#shared/openapi/build-openapi-document';
 import { reservedConcurrency } from '../stage/concurrency-reservations.ts';
 import type { StageConfig } from '../stage/config.ts';
@@ -23,7 +25,7 @@ export function addOpenApiDocument(
 ): { fn: ApiFunction; method: Method } {
   const fn = new ApiFunction(scope, 'OpenApiDocumentFunction', {
     entry: OPENAPI_DOCUMENT_HANDLER,
-    functionName: `cxm-${config.stage}-${OPENAPI_DOCUMENT_OPERATION}`,
+    functionName: functionName(config.stage, OPENAPI_DOCUMENT_OPERATION),
     description: `GET ${OPENAPI_DOCUMENT_PATH}: the OpenAPI document, without a key`,
     config,
     // Anyone can make it run: capped, so a flood cannot take the region's concurrency.

@@ -18,7 +18,7 @@ import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { CfnWebACL } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
-import { AUTHORIZER_IDENTITY_SOURCES, secretName, usagePlanName } from '#infra/stage-names';
+import { AUTHORIZER_IDENTITY_SOURCES, functionName, secretName, usagePlanName } from '#infra/stage-names';
 import {
   AUTHORIZER_HANDLER,
   AUTHORIZER_SECRETS,
@@ -152,7 +152,7 @@ export class Api extends Construct {
 
     this.authorizerFunction = new ApiFunction(this, 'Authorizer', {
       entry: AUTHORIZER_HANDLER,
-      functionName: `cxm-${stage}-authorizer`,
+      functionName: functionName(stage, 'authorizer'),
       description: 'REQUEST authorizer: tenant API key -> tenants and scopes',
       config,
       // Any well-formed token makes it run: capped, so a flood cannot take the region's concurrency.
@@ -176,7 +176,7 @@ export class Api extends Construct {
       const backend: ReportingBackend = search ? 'opensearch' : 'dynamodb';
       const fn = new ApiFunction(this, `${route.id}Function`, {
         entry: route.handler,
-        functionName: `cxm-${stage}-${route.id}`,
+        functionName: functionName(stage, route.id),
         description: `${route.method} ${route.path}`,
         config,
         bundling: routeBundling(route, backend),

@@ -4,11 +4,13 @@
  * are six hours old (an outage of the domain loses nothing shorter), and what still fails lands in
  * an SQS dead-letter queue.
  */
+
 import { Duration } from 'aws-cdk-lib';
 import { StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { functionName } from '#infra/stage-names';
 import { REPORTING_INDEXER } from '#shared/reporting/reporting-indexer';
 import { FUNCTION_ENV } from '#shared/settings/setting-names';
 import type { StageConfig } from '../stage/config.ts';
@@ -46,7 +48,7 @@ export class ReportingIndexer extends Construct {
     });
     this.function = new ApiFunction(this, 'Function', {
       entry: REPORTING_INDEXER.handler,
-      functionName: `cxm-${config.stage}-${REPORTING_INDEXER.id}`,
+      functionName: functionName(config.stage, REPORTING_INDEXER.id),
       description: 'Reporting table stream -> OpenSearch (bulk, external versions)',
       timeout: Duration.seconds(60),
       config,

@@ -6,6 +6,7 @@
  * collects an analysis whose event was lost, and the dead-letter queue of events the processor gave
  * up on. The processor's contract is in functions/voc/process-recording.ts.
  */
+
 import { Aws, CfnRule, Duration, Fn, Stack, Token } from 'aws-cdk-lib';
 import { type EventPattern, Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
@@ -21,6 +22,7 @@ import {
 } from 'aws-cdk-lib/aws-s3';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { functionName } from '#infra/stage-names';
 import type { TableAccess } from '#shared/api/route-spec';
 import { ANALYSIS_PREFIX, analysisJobNamePrefix } from '#shared/domain/voc/analysis-job-names';
 import { RECORDINGS_PREFIX } from '#shared/domain/voc/recording-upload';
@@ -160,7 +162,7 @@ export class Recordings extends Construct {
 
     this.processor = new ApiFunction(this, 'Processor', {
       entry: RECORDING_PROCESSOR.handler,
-      functionName: `cxm-${stage}-${RECORDING_PROCESSOR.id}`,
+      functionName: functionName(stage, RECORDING_PROCESSOR.id),
       description: 'VOC recordings: object created -> check, analyse, write the VOC row, complete the job',
       // Reading a long recording's headers over the network; Ogg files are read whole.
       timeout: Duration.minutes(5),

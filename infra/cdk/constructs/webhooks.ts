@@ -9,6 +9,7 @@
  * store outage, not a receiver's error, which the schedule handles) to the queue's own dead-letter
  * queue; both have an alarm (observability.ts). A sweeper run that fails is followed by the next.
  */
+
 import { Duration } from 'aws-cdk-lib';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction as LambdaTarget } from 'aws-cdk-lib/aws-events-targets';
@@ -16,6 +17,7 @@ import { FilterCriteria, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { functionName } from '#infra/stage-names';
 import type { TableAccess } from '#shared/api/route-spec';
 import { WEBHOOK_SWEEP_MINUTES } from '#shared/domain/webhooks/delivery-sweep';
 import { RETRY_SCHEDULE_MS } from '#shared/domain/webhooks/retry-schedule';
@@ -75,7 +77,7 @@ export class Webhooks extends Construct {
 
     this.fanOut = new ApiFunction(this, 'FanOut', {
       entry: WEBHOOK_FAN_OUT.handler,
-      functionName: `cxm-${stage}-${WEBHOOK_FAN_OUT.id}`,
+      functionName: functionName(stage, WEBHOOK_FAN_OUT.id),
       description: 'Tenant webhooks: a committed note, an ended job, a changed document -> deliveries and their tasks',
       timeout: Duration.seconds(60),
       config,
@@ -105,7 +107,7 @@ export class Webhooks extends Construct {
 
     this.delivery = new ApiFunction(this, 'Delivery', {
       entry: WEBHOOK_DELIVERY.handler,
-      functionName: `cxm-${stage}-${WEBHOOK_DELIVERY.id}`,
+      functionName: functionName(stage, WEBHOOK_DELIVERY.id),
       description: 'Tenant webhooks: one signed attempt per queued task, the next one queued when it failed',
       timeout: DELIVERY_TIMEOUT,
       config,
@@ -126,7 +128,7 @@ export class Webhooks extends Construct {
 
     this.sweeper = new ApiFunction(this, 'Sweeper', {
       entry: WEBHOOK_SWEEP.handler,
-      functionName: `cxm-${stage}-${WEBHOOK_SWEEP.id}`,
+      functionName: functionName(stage, WEBHOOK_SWEEP.id),
       description:
         'Tenant webhooks: queue the tasks of pending deliveries due in the sweep index (lost, or long waits)',
       // A run reads a bounded number of pages (delivery-sweep.ts): seconds, well within this.

@@ -7,6 +7,7 @@
  *
  * A module of its own, free of aws-cdk-lib, so the CLI can read it without loading the constructs.
  */
+import { functionName } from '#infra/stage-names';
 import type { StageConfig } from './config.ts';
 
 /**
@@ -62,7 +63,7 @@ export interface ConcurrencyReservation {
 export function concurrencyReservations(config: StageConfig): ConcurrencyReservation[] {
   return Object.entries(RESERVING_FUNCTIONS).map(([functionId, { setting, executions }]) => ({
     functionId: functionId as ReservingFunctionId,
-    functionName: `cxm-${config.stage}-${functionId}`,
+    functionName: functionName(config.stage, functionId),
     setting,
     executions: executions(config),
   }));

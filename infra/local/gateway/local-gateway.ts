@@ -12,7 +12,7 @@ import type {
   Context,
 } from 'aws-lambda';
 import type { RateLimit } from '#infra/cdk/stage/default-rate-limits';
-import { LOCAL_STAGE } from '#infra/stage-names';
+import { functionName, LOCAL_STAGE } from '#infra/stage-names';
 import { FUNCTION_TIMEOUT_SECONDS, type RouteSpec } from '#shared/api/route-spec';
 import { type GatewayResponseType, gatewayResponses } from '#shared/http/gateway-responses';
 import { commonHeaders } from '#shared/http/response-headers';
@@ -78,15 +78,15 @@ function authorizationValues(rawHeaders: string[]): string[] {
 
 function lambdaContext(route: RouteSpec, requestId: string): Context {
   const deadline = Date.now() + FUNCTION_TIMEOUT_SECONDS * 1000;
-  const functionName = `cxm-${LOCAL_STAGE}-${route.id}`;
+  const name = functionName(LOCAL_STAGE, route.id);
   return {
     callbackWaitsForEmptyEventLoop: false,
-    functionName,
+    functionName: name,
     functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:${LOCAL_REGION}:${LOCAL_ACCOUNT}:function:${functionName}`,
+    invokedFunctionArn: `arn:aws:lambda:${LOCAL_REGION}:${LOCAL_ACCOUNT}:function:${name}`,
     memoryLimitInMB: '1024',
     awsRequestId: requestId,
-    logGroupName: `/aws/lambda/${functionName}`,
+    logGroupName: `/aws/lambda/${name}`,
     logStreamName: 'local',
     getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
     done: () => undefined,

@@ -15,7 +15,7 @@ import type {
   SQSBatchResponse,
   SQSEvent,
 } from 'aws-lambda';
-import { AUTHORIZER_IDENTITY_SOURCES } from '#infra/stage-names';
+import { AUTHORIZER_IDENTITY_SOURCES, functionName } from '#infra/stage-names';
 import type { HttpMethod, RouteSpec, SecretId } from '#shared/api/route-spec';
 import { routes as routeTable } from '#shared/api/route-table';
 import { REPORTING_INDEXER } from '#shared/reporting/reporting-indexer';
@@ -241,7 +241,7 @@ export async function startBundleRuntime(options: BundleRuntimeOptions): Promise
     // webhooks' fan-out's, all others) and the queue's consumer.
     const streamMappings = assembly.mappings.filter((mapping) => mapping.source.kind === 'stream');
     const queueMapping = assembly.mappings.find((mapping) => mapping.source.kind === 'queue');
-    const indexerName = `cxm-${options.stage}-${REPORTING_INDEXER.id}`;
+    const indexerName = functionName(options.stage, REPORTING_INDEXER.id);
     const indexerId = streamMappings.find(
       (mapping) => assembly.functions.get(mapping.functionId)?.functionName === indexerName,
     )?.functionId;
