@@ -23,4 +23,11 @@ export const APP_METRICS = {
   reportingRowNotIndexed: 'ReportingRowNotIndexed',
 } as const;
 
+/**
+ * A new environment's init, by what its compile cache did (dimension `compileCache`: accepted,
+ * rejected, absent): counted from the entry's init line by a metric filter on each function's log
+ * group (infra/cdk/constructs/api-function.ts), not written by the functions.
+ */
+export const INIT_METRIC = 'FunctionInit';
+
 export type AppMetric = (typeof APP_METRICS)[keyof typeof APP_METRICS];

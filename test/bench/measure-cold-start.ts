@@ -11,7 +11,7 @@
  *   within the best peer's ratio + 0.02). Work moved from import to the first request improves
  *   the first figure and not this one.
  *
- * The processes run on Lambda's Node (the pinned binary of infra/local/runtime/lambda-node.ts), since the
+ * The processes run on Lambda's Node (the pinned binary of infra/lambda-node.ts), since the
  * module loader and V8's parser are what this measures and they change between majors. The ratios
  * are of CPU time (user + system, all threads of the process): preemption by other processes, and
  * the time DynamoDB Local takes to answer, do not count in them, so they hold on a busy machine

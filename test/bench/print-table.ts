@@ -3,7 +3,7 @@
  * line (`--json`) for scripts. Both are built from the same report.
  */
 
-import type { LambdaNode } from '#infra/local/runtime/lambda-node';
+import type { LambdaNode } from '#infra/lambda-node';
 import type { Goal } from './bench-stats.ts';
 import { peerStandings } from './compare-peers.ts';
 import type { AuthorizerReadsFigures } from './measure-authorizer-reads.ts';

@@ -5,7 +5,7 @@
  * followed with --json by the report as one JSON object on the last line.
  *
  * The figures that depend on the Node version (cold-start imports, warm overhead) are measured in
- * processes of Lambda's Node (infra/local/runtime/lambda-node.ts); the bench itself, the pagination,
+ * processes of Lambda's Node (infra/lambda-node.ts); the bench itself, the pagination,
  * authorizerScale and documentWrites sections and the throughput servers (the local gateway, as
  * `npm start` runs it) stay on this machine's.
  */
@@ -15,12 +15,12 @@ import { rmSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { lambdaNode } from '#infra/lambda-node';
 import { createTables, type DynamoDbLocal, startDynamoDbLocal } from '#infra/local/emulators/dynamodb-local';
 import { LOCAL_REGION } from '#infra/local/emulators/local-identity';
 import { StartupError } from '#infra/local/emulators/local-programs';
 import { localDynamoVariables, pointAtLocalDynamo } from '#infra/local/emulators/point-at-local-dynamo';
 import { prepareInvocationStore } from '#infra/local/runtime/invocation-scope';
-import { lambdaNode } from '#infra/local/runtime/lambda-node';
 import { issueKey } from '#shared/auth/issue-key';
 import { conversationWithDefaults } from '#shared/domain/notes/conversation';
 import { parseWholeNumber } from '#shared/settings/parse-whole-number';

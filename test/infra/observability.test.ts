@@ -380,7 +380,9 @@ describe('access logs', () => {
     'a metric filter counts %ss from the access log as CXM %s per stage, which its alarm reads',
     (status, metricName, alarmName) => {
       const logGroupId = accessLogGroupId();
-      const filters = Object.values(resources('dev', 'AWS::Logs::MetricFilter'));
+      const filters = Object.values(resources('dev', 'AWS::Logs::MetricFilter')).filter(
+        (filter) => (filter.Properties.LogGroupName as { Ref?: string }).Ref === logGroupId,
+      );
       expect(filters).toHaveLength(2);
       expect(filters.map((filter) => filter.Properties)).toContainEqual({
         LogGroupName: { Ref: logGroupId },
@@ -405,6 +407,37 @@ describe('access logs', () => {
       ]);
     },
   );
+});
+
+describe("functions' init lines", () => {
+  it('a metric filter on each function of ours counts its inits by what its compile cache did', () => {
+    const ours = Object.values(resources('dev', 'AWS::Lambda::Function')).filter((fn) =>
+      String(fn.Properties.FunctionName).startsWith('cxm-dev-'),
+    );
+    const filters = Object.values(resources('dev', 'AWS::Logs::MetricFilter')).filter(
+      (filter) => filter.Properties.FilterPattern === '{ $.message = "init" }',
+    );
+    expect(filters).toHaveLength(ours.length);
+    for (const fn of ours) {
+      const logGroup = (fn.Properties.LoggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref;
+      const filter = filters.find(
+        (candidate) => (candidate.Properties.LogGroupName as { Ref: string }).Ref === logGroup,
+      );
+      expect(filter?.Properties.MetricTransformations, String(fn.Properties.FunctionName)).toEqual([
+        {
+          MetricNamespace: 'CXM',
+          MetricName: 'FunctionInit',
+          MetricValue: '1',
+          Unit: 'Count',
+          Dimensions: [
+            { Key: 'service', Value: '$.service' },
+            { Key: 'stage', Value: '$.stage' },
+            { Key: 'compileCache', Value: '$.compileCache.state' },
+          ],
+        },
+      ]);
+    }
+  });
 });
 
 describe('tracing', () => {

@@ -304,11 +304,11 @@ describe('functions', () => {
       });
   });
 
-  it.each(functionNames)('%s: Node 24 on arm64, timeout, tracing, own log group with stage retention', (name) => {
+  it.each(functionNames)('%s: Node 24 on x86_64, timeout, tracing, own log group with stage retention', (name) => {
     const fn = resource(functionLogicalId(name));
     expect(fn.Properties).toMatchObject({
       Runtime: 'nodejs24.x',
-      Architectures: ['arm64'],
+      Architectures: ['x86_64'],
       Timeout: FUNCTION_TIMEOUT_SECONDS,
       MemorySize: config.memorySize,
       TracingConfig: { Mode: 'Active' },

@@ -9,8 +9,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { lambdaNode } from '#infra/lambda-node';
 import { EnvironmentFailure, FunctionError, FunctionPool, type FunctionSpec } from '#infra/local/runtime/function-pool';
-import { lambdaNode } from '#infra/local/runtime/lambda-node';
 
 const root = mkdtempSync(join(tmpdir(), 'cxm-function-pool-'));
 const pools: FunctionPool[] = [];

@@ -16,7 +16,7 @@ import { connect, createServer as createNetServer, type Server as NetServer } fr
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { lambdaNode } from '#infra/local/runtime/lambda-node';
+import { lambdaNode } from '#infra/lambda-node';
 import { PROJECT_ROOT } from '#infra/project-root';
 import { type Finished, run } from '#test/support/run-process';
 import { expectDocumented, startTestApi, type TestApi, uniqueTenant } from '#test/support/test-api';

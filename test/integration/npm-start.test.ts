@@ -17,9 +17,9 @@ import { join } from 'node:path';
 import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { lambdaNode } from '#infra/lambda-node';
 import type { LocalState } from '#infra/local/local-state';
 import { readStartSettings } from '#infra/local/read-start-settings';
-import { lambdaNode } from '#infra/local/runtime/lambda-node';
 import { ensureLocalAssembly, type LocalAssembly } from '#infra/local/runtime/local-assembly';
 import { isProcessAlive } from '#infra/local/runtime/process-alive';
 import { PROJECT_ROOT } from '#infra/project-root';
@@ -155,7 +155,7 @@ describe('npm start', () => {
     async () => {
       const home = mkdtempSync(join(tmpdir(), 'cxm-start-'));
       // npm puts node_modules/.bin first on PATH, where Lambda's Node is linked: npm start and the
-      // functions of its default runtime run on it (test/unit/infra/local/runtime/lambda-node.test.ts holds
+      // functions of its default runtime run on it (test/unit/infra/lambda-node.test.ts holds
       // its major to the deployed runtime's).
       const node = lambdaNode();
       const first = await startNpm(home);

@@ -1,11 +1,13 @@
 /**
- * A Lambda function with the house defaults: Node 24 on arm64, one
+ * A Lambda function with the house defaults: Node 24 on x86_64, one
  * minified ESM bundle with the AWS SDK inside, built by the local esbuild (no Docker) in one run
- * with every other function's (function-bundles.ts), its own log group with the stage's retention
+ * with every other function's (function-bundles.ts) and shipped with its V8 compile cache
+ * (compile-cache.ts), its own log group with the stage's retention
  * (and a role that may write to that group only), X-Ray tracing, and `bindTable` for
  * least-privilege table access.
  */
-import { Duration } from 'aws-cdk-lib';
+import { Annotations, Duration } from 'aws-cdk-lib';
+import { Unit } from 'aws-cdk-lib/aws-cloudwatch';
 import { Grant, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import {
   Architecture,
@@ -16,11 +18,13 @@ import {
   Tracing,
 } from 'aws-cdk-lib/aws-lambda';
 import { LogLevel, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
-import { LogGroup } from 'aws-cdk-lib/aws-logs';
+import { FilterPattern, LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { FUNCTION_TIMEOUT_SECONDS, type TableAccess } from '#shared/api/route-spec';
+import { INIT_METRIC, METRICS_NAMESPACE } from '#shared/http/metric-names';
 import { FUNCTION_ENV } from '#shared/settings/setting-names';
 import type { StageConfig } from '../stage/config.ts';
+import { compileCacheTarget } from './compile-cache.ts';
 import type { SpecTable } from './data.ts';
 import { bundledCode, type FunctionBundling } from './function-bundles.ts';
 
@@ -37,9 +41,18 @@ export const ESM_REQUIRE_BANNER =
 /**
  * The runtime of every function: the current Lambda LTS (its Node major is esbuild's target). Bundle
  * mode runs the bundles on the same Node, from the version pinned in package.json's
- * optionalDependencies (infra/local/runtime/lambda-node.ts); a test keeps the two majors equal.
+ * optionalDependencies (infra/lambda-node.ts); a test keeps the two majors equal.
  */
 export const LAMBDA_RUNTIME = Runtime.NODEJS_24_X;
+
+/**
+ * The functions' architecture: x86_64, the platform the bundles are built on here and in CI, since
+ * a compile cache serves only the architecture it was made on (V8 rejects another's entries) and
+ * a cold start without it costs more than Graviton's lower price per millisecond saves.
+ */
+export const LAMBDA_ARCHITECTURE = Architecture.X86_64;
+/** LAMBDA_ARCHITECTURE as Node names it (`process.arch`). */
+const LAMBDA_NODE_ARCH = 'x64';
 
 /**
  * How every function is bundled. Exported so `npm run bench` builds its bundles with exactly these
@@ -82,13 +95,14 @@ export class ApiFunction extends LambdaFunction {
     // function writes to its own group only.
     const role = givenRole ?? new Role(scope, `${id}Role`, { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
     logGroup.grantWrite(role);
+    const compileCache = compileCacheTarget(config.stage, LAMBDA_NODE_ARCH);
     super(scope, id, {
       runtime: LAMBDA_RUNTIME,
       // Lambda's runtime updates reach a function with a deploy (which `cxm smoke` then checks), not
       // under a running stage on Lambda's schedule; a pinned runtime version (Manual) would forgo its
       // security patches.
       runtimeManagementMode: RuntimeManagementMode.FUNCTION_UPDATE,
-      architecture: Architecture.ARM_64,
+      architecture: LAMBDA_ARCHITECTURE,
       memorySize: config.memorySize,
       timeout: Duration.seconds(FUNCTION_TIMEOUT_SECONDS),
       // Lambda's own X-Ray segments (init, invocation), joined to the API stage's trace. No
@@ -98,7 +112,7 @@ export class ApiFunction extends LambdaFunction {
       logGroup,
       role,
       ...overrides,
-      code: bundledCode(entry, { ...LAMBDA_BUNDLING, ...bundling }, LAMBDA_RUNTIME),
+      code: bundledCode(entry, { ...LAMBDA_BUNDLING, ...bundling }, LAMBDA_RUNTIME, compileCache),
       handler: 'index.handler',
       environment: {
         POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
@@ -107,6 +121,15 @@ export class ApiFunction extends LambdaFunction {
         ...environment,
       },
     });
+    logGroup.addMetricFilter('Inits', {
+      filterPattern: FilterPattern.stringValue('$.message', '=', 'init'),
+      metricNamespace: METRICS_NAMESPACE,
+      metricName: INIT_METRIC,
+      metricValue: '1',
+      unit: Unit.COUNT,
+      dimensions: { service: '$.service', stage: '$.stage', compileCache: '$.compileCache.state' },
+    });
+    if ('without' in compileCache) Annotations.of(this).addWarningV2('cxm:no-compile-cache', compileCache.without);
   }
 
   /**

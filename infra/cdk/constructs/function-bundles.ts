@@ -7,7 +7,7 @@
  * asset bundling (`local`), which keeps what a synthesis expects of a bundled asset: the hash of
  * the output, and no bundling at all for a stack left out of `aws:cdk:bundling-stacks`.
  */
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { AssetHashType } from 'aws-cdk-lib';
@@ -15,15 +15,13 @@ import { Code, type Runtime } from 'aws-cdk-lib/aws-lambda';
 import type { BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { type BuildOptions, buildSync } from 'esbuild';
 import { PROJECT_ROOT } from '#infra/project-root';
+import { COMPILE_CACHE_FOLDER, type CompileCacheTarget, compileCacheLabel, makeAssetFolders } from './compile-cache.ts';
 
 /** The bundling settings a function's bundle is made with (api-function.ts: LAMBDA_BUNDLING and a route's additions). */
 export type FunctionBundling = Pick<
   BundlingOptions,
   'format' | 'minify' | 'sourceMap' | 'keepNames' | 'externalModules' | 'mainFields' | 'banner' | 'logLevel' | 'define'
 > & { forceDockerBundling?: boolean };
-
-/** The file each bundle is, in its asset: the handler is `index.handler`. */
-export const BUNDLE_FILE = 'index.mjs';
 
 /**
  * The esbuild options a function's bundling settings stand for, as aws-lambda-nodejs derives them
@@ -80,19 +78,24 @@ function handlerModules(): string[] {
 let outputRoot: string | undefined;
 /** The output folder of each set of options already bundled (its JSON as the key). */
 const runs = new Map<string, string>();
+/** The asset folders of each run and cache target already laid out (the run's folder and the target's JSON). */
+const assetSets = new Map<string, string>();
 
-function bundledFile(entry: string, options: BuildOptions): string {
-  if (!handlerModules().includes(entry))
-    throw new Error(`${entry} is no module under functions/, where every function's entry is`);
+function newOutputFolder(): string {
+  if (!outputRoot) {
+    const root = mkdtempSync(join(tmpdir(), 'cxm-function-bundles-'));
+    outputRoot = root;
+    process.once('exit', () => rmSync(root, { recursive: true, force: true }));
+  }
+  return join(outputRoot, String(runs.size + assetSets.size));
+}
+
+/** The run's output folder: every handler bundled with `options`, at its module's path. */
+function bundledRun(options: BuildOptions): string {
   const key = JSON.stringify(options);
   let outdir = runs.get(key);
   if (!outdir) {
-    if (!outputRoot) {
-      const root = mkdtempSync(join(tmpdir(), 'cxm-function-bundles-'));
-      outputRoot = root;
-      process.once('exit', () => rmSync(root, { recursive: true, force: true }));
-    }
-    outdir = join(outputRoot, String(runs.size));
+    outdir = newOutputFolder();
     buildSync({
       ...options,
       absWorkingDir: PROJECT_ROOT,
@@ -103,30 +106,61 @@ function bundledFile(entry: string, options: BuildOptions): string {
     });
     runs.set(key, outdir);
   }
-  return join(outdir, entry.replace(/\.ts$/, '.mjs'));
+  return outdir;
+}
+
+/** The asset folder of `entry`: made with every other handler's of the run, caches and all, on first use. */
+function assetFolder(entry: string, options: BuildOptions, cache: CompileCacheTarget): string {
+  if (!handlerModules().includes(entry))
+    throw new Error(`${entry} is no module under functions/, where every function's entry is`);
+  const run = bundledRun(options);
+  const key = JSON.stringify([run, cache]);
+  let folders = assetSets.get(key);
+  if (!folders) {
+    const root = newOutputFolder();
+    makeAssetFolders(
+      handlerModules().map((module) => ({
+        bundle: join(run, module.replace(/\.ts$/, '.mjs')),
+        folder: join(root, module.replace(/\.ts$/, '')),
+      })),
+      cache,
+    );
+    folders = root;
+    assetSets.set(key, folders);
+  }
+  return join(folders, entry.replace(/\.ts$/, ''));
 }
 
 /**
  * The code of the function whose handler module is `entry` (relative to the project root), bundled
- * with `bundling` for `runtime`: its asset holds `index.mjs`.
+ * with `bundling` for `runtime`: its asset holds the entry `index.mjs`, the bundle and the compile
+ * cache `cache` says (compile-cache.ts).
  *
- * @example new Function(scope, 'Fn', { runtime, handler: 'index.handler', code: bundledCode('functions/authorizer.ts', LAMBDA_BUNDLING, runtime) })
+ * @example new Function(scope, 'Fn', { runtime, handler: 'index.handler', code: bundledCode('functions/authorizer.ts', LAMBDA_BUNDLING, runtime, compileCacheTarget('dev', 'x64')) })
  */
-export function bundledCode(entry: string, bundling: FunctionBundling, runtime: Runtime): Code {
+export function bundledCode(
+  entry: string,
+  bundling: FunctionBundling,
+  runtime: Runtime,
+  cache: CompileCacheTarget,
+): Code {
   const path = relative(PROJECT_ROOT, join(PROJECT_ROOT, entry));
   const options = esbuildOptions(bundling, runtime);
   return Code.fromAsset(join(PROJECT_ROOT, 'functions'), {
     assetHashType: AssetHashType.OUTPUT,
+    // V8 writes a cache differently each time it makes one from the same bundle: the asset's hash
+    // is of the entry, the bundle and the cache's description (whom it is for), so an unchanged
+    // function is not deployed again.
+    exclude: [COMPILE_CACHE_FOLDER],
     bundling: {
       // Never pulled: the local bundling below either makes the bundle or throws.
       image: runtime.bundlingImage,
       // What tells this function's asset from another's of the same folder and settings (CDK caches
       // staged assets by their bundling options).
-      command: ['esbuild', path],
+      command: ['esbuild', path, compileCacheLabel(cache)],
       local: {
         tryBundle(outputDir) {
-          mkdirSync(outputDir, { recursive: true });
-          copyFileSync(bundledFile(path, options), join(outputDir, BUNDLE_FILE));
+          cpSync(assetFolder(path, options, cache), outputDir, { recursive: true });
           return true;
         },
       },

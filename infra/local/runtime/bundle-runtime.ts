@@ -15,6 +15,7 @@ import type {
   SQSBatchResponse,
   SQSEvent,
 } from 'aws-lambda';
+import { lambdaNode } from '#infra/lambda-node';
 import { AUTHORIZER_IDENTITY_SOURCES, functionName } from '#infra/stage-names';
 import type { HttpMethod, RouteSpec, SecretId } from '#shared/api/route-spec';
 import { routes as routeTable } from '#shared/api/route-table';
@@ -30,7 +31,6 @@ import type { StreamTarget } from '../emulators/local-streams.ts';
 import type { AuthorizerHandler, ProxyHandler } from '../gateway/local-gateway.ts';
 import { FunctionPool, type FunctionSpec } from './function-pool.ts';
 import type { FunctionRuntime } from './function-runtime.ts';
-import { lambdaNode } from './lambda-node.ts';
 import { type AssemblyFunction, readStackAssembly, type StackAssembly } from './read-assembly.ts';
 import { localSecretArn, resolveEnvironment, resolveStructure, secretIdOf } from './resolve-environment.ts';
 

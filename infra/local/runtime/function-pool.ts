@@ -9,6 +9,7 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
+import { LAMBDA_NODE_OPTIONS } from '#infra/lambda-node';
 import { LOCAL_ACCOUNT } from '../emulators/local-identity.ts';
 
 const WORKER = fileURLToPath(new URL('./lambda-worker.mjs', import.meta.url));
@@ -105,8 +106,9 @@ class Environment {
     const heapMb = Math.floor(spec.memoryMb * HEAP_SHARE);
     this.child = fork(WORKER, [], {
       execPath,
-      // Not the gateway's own flags (`--import tsx`): the bundle runs on bare Node, as in Lambda.
-      execArgv: [`--max-old-space-size=${heapMb}`],
+      // Not the gateway's own flags (`--import tsx`): the bundle runs on bare Node with Lambda's
+      // options, which its compile cache was made for.
+      execArgv: [...LAMBDA_NODE_OPTIONS, `--max-old-space-size=${heapMb}`],
       cwd: spec.codeDir,
       env: spec.environment,
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],

@@ -10,6 +10,7 @@
  * (CXM_REPORTING_BACKEND) or reuses the synthesis of the same sources.
  */
 
+import { lambdaNode } from '#infra/lambda-node';
 import { LOCAL_STAGE, stackName } from '#infra/stage-names';
 import { SECRET_IDS } from '#shared/api/route-spec';
 import { searchesOpenSearch } from '#shared/settings/opensearch-settings';
@@ -21,7 +22,6 @@ import { allTableSpecs, type TableId } from '#shared/store/table-specs';
 import { type LocalOriginsEnv, withLocalOrigins } from '../gateway/local-origins.ts';
 import { startBundleRuntime } from './bundle-runtime.ts';
 import { type FunctionRuntime, functionRuntimeKind, type LocalWiring, maxEnvironments } from './function-runtime.ts';
-import { lambdaNode } from './lambda-node.ts';
 import { ensureLocalAssembly } from './local-assembly.ts';
 import { type LocalLog, localLog } from './local-log.ts';
 import { startSourceRuntime } from './source-runtime.ts';

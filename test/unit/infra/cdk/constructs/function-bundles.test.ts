@@ -1,7 +1,8 @@
 /**
  * The functions' bundles from one esbuild run: the bundling settings mapped to esbuild's options
  * (none dropped), and in a synthesis, each function's asset its own entry's bundle, also beside a
- * function whose entry sits in the same folder (CDK caches staged assets by their bundling options).
+ * function whose entry sits in the same folder (CDK caches staged assets by their bundling options),
+ * with the compile cache its stage's target says (test/infra/bundles.test.ts reads the caches).
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,7 +12,8 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { afterAll, describe, expect, it } from 'vitest';
 import { LAMBDA_BUNDLING, LAMBDA_RUNTIME } from '#infra/cdk/constructs/api-function';
-import { BUNDLE_FILE, bundledCode, esbuildOptions } from '#infra/cdk/constructs/function-bundles';
+import { BUNDLE_MODULE, COMPILE_CACHE_FOLDER, compileCacheTarget } from '#infra/cdk/constructs/compile-cache';
+import { bundledCode, esbuildOptions } from '#infra/cdk/constructs/function-bundles';
 import { WITHOUT_BUILTIN_VALIDATION } from '#test/support/cdk-json-context';
 
 const outdir = mkdtempSync(join(tmpdir(), 'cxm-function-bundles-test-'));
@@ -50,8 +52,14 @@ describe('bundledCode, in a synthesis', () => {
     new LambdaFunction(stack, `Fn${index}`, {
       runtime: LAMBDA_RUNTIME,
       handler: 'index.handler',
-      code: bundledCode(entry, LAMBDA_BUNDLING, LAMBDA_RUNTIME),
+      code: bundledCode(entry, LAMBDA_BUNDLING, LAMBDA_RUNTIME, compileCacheTarget('dev', 'x64')),
     });
+  // The same function where no cache can be made: its asset has the entry and the bundle only.
+  new LambdaFunction(stack, 'Uncached', {
+    runtime: LAMBDA_RUNTIME,
+    handler: 'index.handler',
+    code: bundledCode(ENTRIES[0]!, LAMBDA_BUNDLING, LAMBDA_RUNTIME, { without: 'a test' }),
+  });
   const template = Template.fromStack(stack).toJSON() as {
     Resources: Record<string, { Type: string; Metadata?: Record<string, string> }>;
   };
@@ -65,17 +73,42 @@ describe('bundledCode, in a synthesis', () => {
   it("gives each function its own entry's bundle, also beside another of the same folder", () => {
     const [first, second] = [assetOf('Fn0'), assetOf('Fn1')];
     expect(first).not.toBe(second);
-    for (const asset of [first, second]) expect(readdirSync(asset)).toEqual([BUNDLE_FILE]);
+    for (const asset of [first, second])
+      expect(readdirSync(asset).sort()).toEqual([
+        BUNDLE_MODULE,
+        COMPILE_CACHE_FOLDER,
+        'compile-cache.json',
+        'index.mjs',
+      ]);
     // Two different bundles, each with its own handler's validator (keepNames keeps its name).
-    const [firstText, secondText] = [first, second].map((asset) => readFileSync(join(asset, BUNDLE_FILE), 'utf8'));
+    const [firstText, secondText] = [first, second].map((asset) => readFileSync(join(asset, BUNDLE_MODULE), 'utf8'));
     expect(firstText).not.toBe(secondText);
     expect(firstText).toMatch(/\bcreateWebhookEndpoint\b/);
     expect(secondText).toMatch(/\bdeleteWebhookEndpoint\b/);
   });
 
+  it("keeps the asset's hash to the entry, the bundle and whom the cache is for", () => {
+    const uncached = assetOf('Uncached');
+    expect(readdirSync(uncached).sort()).toEqual([BUNDLE_MODULE, 'index.mjs']);
+    expect(uncached).not.toBe(assetOf('Fn0'));
+  });
+
   it('refuses an entry that is no module under functions/', () => {
     expect(() =>
-      bundledCode('shared/api/route-table.ts', LAMBDA_BUNDLING, LAMBDA_RUNTIME).bind(new Stack(app, 'Other')),
+      bundledCode('shared/api/route-table.ts', LAMBDA_BUNDLING, LAMBDA_RUNTIME, { without: 'a test' }).bind(
+        new Stack(app, 'Other'),
+      ),
     ).toThrow(/no module under functions\//);
+  });
+});
+
+describe('compileCacheTarget', () => {
+  it("makes a deployed stage's cache only on the functions' platform, for Lambda's uid", () => {
+    expect(compileCacheTarget('prod', 'x64')).toMatchObject({ uid: 993 });
+    expect(compileCacheTarget('prod', 'arm64')).toEqual({
+      without: expect.stringMatching(/functions run on linux-arm64 and this machine is linux-x64/),
+    });
+    // The local stage runs on this machine, as this user.
+    expect(compileCacheTarget('local', 'arm64')).not.toHaveProperty('uid');
   });
 });

@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { LAMBDA_RUNTIME } from '#infra/cdk/constructs/api-function';
-import { lambdaNode, pinnedLambdaNodeVersion, resolveLambdaNode } from '#infra/local/runtime/lambda-node';
+import { lambdaNode, pinnedLambdaNodeVersion, resolveLambdaNode } from '#infra/lambda-node';
 
 describe("Lambda's Node", () => {
   it('is pinned to one exact version whose major is the deployed runtime', () => {
@@ -31,7 +31,7 @@ describe("Lambda's Node", () => {
   });
 
   it('installs without install scripts (npm ci stays clean)', () => {
-    const lock = JSON.parse(readFileSync(new URL('../../../../../package-lock.json', import.meta.url), 'utf8')) as {
+    const lock = JSON.parse(readFileSync(new URL('../../../package-lock.json', import.meta.url), 'utf8')) as {
       packages: Record<string, { optional?: boolean; hasInstallScript?: boolean; version?: string }>;
     };
     const binaries = Object.entries(lock.packages).filter(([path]) =>
