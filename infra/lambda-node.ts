@@ -17,19 +17,12 @@ import { PROJECT_ROOT } from './project-root.ts';
  * The options Lambda's Node bootstrap starts every function's process with, besides the heap sizes
  * it derives from the memory size (`--max-semi-space-size`, `--max-old-space-size`). AWS does not
  * document them; public copies of the nodejs bootstraps agree on these. `--expose-gc` is a V8 flag,
- * so it enters the compile cache's tag (compile-cache.ts): the cache is made, and bundle mode runs
- * the functions, with exactly these.
+ * and V8 accepts a code cache only under the flags it was made with (compile-cache.ts): the cache
+ * is made, and bundle mode runs the functions, with exactly these.
  *
- * @example spawn(lambdaNode().execPath, [...LAMBDA_NODE_OPTIONS, 'index.mjs'])
+ * @example spawn(lambdaNode().execPath, [...LAMBDA_NODE_OPTIONS, 'index.cjs'])
  */
 export const LAMBDA_NODE_OPTIONS: readonly string[] = ['--expose-gc', '--max-http-header-size=81920'];
-
-/**
- * The uid Lambda runs a function's process as (`sbx_user1051`): observed in Lambda's environments,
- * not documented by AWS. Node names a compile cache's folder for the uid, so a deployed stage's
- * cache is named for this one; the init line (`compileCache`) tells when Lambda disagrees.
- */
-export const LAMBDA_UID = 993;
 
 export interface LambdaNode {
   /** The Node binary to run. */

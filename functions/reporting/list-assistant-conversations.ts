@@ -5,8 +5,11 @@ import { listAssistantConversations } from '#shared/schemas/route-validators.gen
 import { cursorKeysSource } from '#shared/secrets/cursor-keys';
 import { reportingIndex } from '#shared/store/function-stores';
 
-const dependencies = { kind: 'assistant', index: await reportingIndex(), keys: cursorKeysSource() } as const;
+// Set going at load; a failure there, left unhandled, ends the environment's init as a throw would.
+const dependencies = reportingIndex().then(
+  (index) => ({ kind: 'assistant', index, keys: cursorKeysSource() }) as const,
+);
 
-export const handler = createApiHandler(listAssistantConversations, (request) =>
-  serveReportList(dependencies, request),
+export const handler = createApiHandler(listAssistantConversations, async (request) =>
+  serveReportList(await dependencies, request),
 );

@@ -5,6 +5,9 @@ import { listVocConversations } from '#shared/schemas/route-validators.generated
 import { cursorKeysSource } from '#shared/secrets/cursor-keys';
 import { reportingIndex } from '#shared/store/function-stores';
 
-const dependencies = { kind: 'voc', index: await reportingIndex(), keys: cursorKeysSource() } as const;
+// Set going at load; a failure there, left unhandled, ends the environment's init as a throw would.
+const dependencies = reportingIndex().then((index) => ({ kind: 'voc', index, keys: cursorKeysSource() }) as const);
 
-export const handler = createApiHandler(listVocConversations, (request) => serveReportList(dependencies, request));
+export const handler = createApiHandler(listVocConversations, async (request) =>
+  serveReportList(await dependencies, request),
+);

@@ -417,6 +417,8 @@ export async function arrangeColdRequests(
     CXM_WEBHOOK_SECRET_KEY_ARN: WEBHOOK_SECRET_KEY_ARN,
     // A create per run, up to --runs' hundred, each under the limit.
     [FUNCTION_ENV.webhookMaxEndpoints]: String(MAX_ENDPOINTS_PER_TENANT_LIMIT),
+    // A recording per process (two a round: with and without the cache), each under the limit.
+    [FUNCTION_ENV.recordingMaxInFlightPerTenant]: '10000',
     // A restore per run keeps version 1 however many runs there are.
     [FUNCTION_ENV.documentVersionsKeep]: '10000',
     // The recover's queue: its cold request recovers nothing, so sends nothing there.

@@ -5,17 +5,23 @@
  * built plain, minified as anyone would bundle a handler, so that what our settings add beyond that
  * (keepNames) counts against our functions. Two probes, each the baseline plus one thing, tell what
  * that thing costs every function: every generated validator, and the stack's own settings.
+ *
+ * Each of our functions is also laid out as the stack ships it (compile-cache.ts): the entry, the
+ * bundle and the compile cache made for this machine's user; and again without the cache, for the
+ * cold-start section's rows with and without it.
  */
 
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { type BuildOptions, build, type Metafile } from 'esbuild';
 import { OPENAPI_DOCUMENT_HANDLER, OPENAPI_DOCUMENT_OPERATION } from '#infra/cdk/constructs/api-docs';
 import { LAMBDA_BUNDLING, LAMBDA_RUNTIME } from '#infra/cdk/constructs/api-function';
+import { compileCacheTarget, ENTRY_MODULE, makeAssetFolders } from '#infra/cdk/constructs/compile-cache';
 import { esbuildOptions } from '#infra/cdk/constructs/function-bundles';
 import { reportingBackendDefine } from '#infra/cdk/constructs/reporting-backend-bundling';
 import { PROJECT_ROOT } from '#infra/project-root';
+import { LOCAL_STAGE } from '#infra/stage-names';
 import { AUTHORIZER_HANDLER, type RouteSpec } from '#shared/api/route-spec';
 import { routes } from '#shared/api/route-table';
 import { RECORDING_PROCESSOR } from '#shared/recording-events';
@@ -51,6 +57,10 @@ export interface BuiltBundle {
   packages?: Record<string, string>;
   /** What the function's environment adds to the bench's (a stage setting the bundle was built for). */
   environment?: Record<string, string>;
+  /** A reporting list (its cold-request goal is a list's). */
+  list?: true;
+  /** Our functions: the entry (`index.cjs`) of the asset as shipped, and of the same asset without its compile cache. */
+  assets?: { cached: string; uncached: string };
 }
 
 export interface BundlesReport {
@@ -77,6 +87,7 @@ interface BundleSource {
   /** Built as anyone would bundle a handler (minified, no keepNames), not with the stack's settings. */
   plain?: true;
   environment?: Record<string, string>;
+  list?: true;
 }
 
 /**
@@ -88,6 +99,7 @@ function routeSources(route: RouteSpec): BundleSource[] {
   const kind = route.id === 'mcpBots' ? 'mcp' : 'api';
   if (!route.reportingIndex) return [{ name: route.id, kind, entry: route.handler }];
   return (['dynamodb', 'opensearch'] as const).map((backend) => ({
+    list: true,
     name: backend === 'dynamodb' ? route.id : `${route.id} (OpenSearch stage)`,
     kind: backend === 'dynamodb' ? kind : 'reporting-opensearch',
     entry: route.handler,
@@ -97,6 +109,8 @@ function routeSources(route: RouteSpec): BundleSource[] {
 }
 
 export const BASELINE_ENTRY = 'test/bench/baseline-handler.ts';
+/** What is measured as a bare bundle: the yardstick, the probes and the peers. */
+const NOT_OURS: ReadonlySet<BundleKind> = new Set(['baseline', 'probe', 'peer']);
 export const VALIDATORS_PROBE = 'baseline + validators';
 export const SETTINGS_PROBE = "baseline + the stack's esbuild settings";
 
@@ -176,7 +190,7 @@ export async function buildBundles(
   const plain: BuildOptions = { ...options, keepNames: false };
   const bundles = await Promise.all(
     sources(peers).map(async (source, index): Promise<BuiltBundle> => {
-      const file = join(outdir, `${String(index).padStart(2, '0')}-${source.name.replace(/\W+/g, '-')}.mjs`);
+      const file = join(outdir, `${String(index).padStart(2, '0')}-${source.name.replace(/\W+/g, '-')}.cjs`);
       const result = await build({
         ...(source.plain ? plain : options),
         outfile: file,
@@ -202,10 +216,32 @@ export async function buildBundles(
       };
       if (source.packages) built.packages = installedVersions(source.packages);
       if (source.environment) built.environment = source.environment;
+      if (source.list) built.list = true;
       return built;
     }),
   );
+  layOutAssets(outdir, bundles);
   return { outdir, bundles };
+}
+
+/** Our functions as their assets, with the cache and without (`assets`); the others stay bare bundles. */
+function layOutAssets(outdir: string, bundles: BuiltBundle[]): void {
+  const ours = bundles.filter((bundle) => !NOT_OURS.has(bundle.kind));
+  const folder = (bundle: BuiltBundle, variant: string) => join(outdir, variant, basename(bundle.file, '.cjs'));
+  // The local stage's target: this machine's pinned Node, this user.
+  makeAssetFolders(
+    ours.map((bundle) => ({ bundle: bundle.file, folder: folder(bundle, 'cached') })),
+    compileCacheTarget(LOCAL_STAGE, process.arch),
+  );
+  makeAssetFolders(
+    ours.map((bundle) => ({ bundle: bundle.file, folder: folder(bundle, 'uncached') })),
+    { without: 'the rows without a cache' },
+  );
+  for (const bundle of ours)
+    bundle.assets = {
+      cached: join(folder(bundle, 'cached'), ENTRY_MODULE),
+      uncached: join(folder(bundle, 'uncached'), ENTRY_MODULE),
+    };
 }
 
 export function bundlesReport(bundles: readonly BuiltBundle[]): BundlesReport {

@@ -11,6 +11,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { BUNDLE_MODULE } from '#infra/cdk/constructs/compile-cache';
 import { pointAtLocalDynamo } from '#infra/local/emulators/point-at-local-dynamo';
 import { readStackAssembly, type Template } from '#infra/local/runtime/read-assembly';
 import { type BoundGateway, bindGateway } from '#infra/local/serve-gateway';
@@ -94,7 +95,7 @@ describe('one bundle per reporting backend', () => {
     for (const list of lists) {
       expect(list.environment.CXM_REPORTING_BACKEND).toBe('dynamodb');
       // The name of the OpenSearch client's error: a string in every bundle that carries the client.
-      expect(readFileSync(join(list.codeDir, 'index.mjs'), 'utf8')).not.toContain('OpenSearchResponseError');
+      expect(readFileSync(join(list.codeDir, BUNDLE_MODULE), 'utf8')).not.toContain('OpenSearchResponseError');
     }
   });
 });

@@ -21,7 +21,7 @@ function sourceFiles(dir: string): string[] {
   return readdirSync(join(PROJECT_ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
     const path = `${dir}/${entry.name}`;
     if (entry.isDirectory()) return sourceFiles(path);
-    return /\.(ts|mjs)$/.test(entry.name) ? [path] : [];
+    return /\.(ts|mjs|cjs)$/.test(entry.name) ? [path] : [];
   });
 }
 
@@ -149,7 +149,7 @@ describe('the module layers', () => {
     const COMPILED_IN = /process\.env\.CXM_REPORTING_BACKEND\b/g;
     // Every function's entry is copied into its asset as it is, where no module of ours can be
     // imported: it reads the stage for its init line's metric.
-    const ENTRY = 'infra/cdk/constructs/function-entry.mjs';
+    const ENTRY = 'infra/cdk/constructs/function-entry.cjs';
     const ENTRY_READ = /process\.env\.CXM_STAGE\b/g;
     const names = settingNames(FUNCTION_ENV).join('|');
     // A read, not a write: CDK and the local runtime write these names into a function's environment.

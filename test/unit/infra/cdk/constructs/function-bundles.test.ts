@@ -12,7 +12,13 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { afterAll, describe, expect, it } from 'vitest';
 import { LAMBDA_BUNDLING, LAMBDA_RUNTIME } from '#infra/cdk/constructs/api-function';
-import { BUNDLE_MODULE, COMPILE_CACHE_FOLDER, compileCacheTarget } from '#infra/cdk/constructs/compile-cache';
+import {
+  BUNDLE_MODULE,
+  COMPILE_CACHE,
+  COMPILE_CACHE_DESCRIPTION,
+  compileCacheTarget,
+  ENTRY_MODULE,
+} from '#infra/cdk/constructs/compile-cache';
 import { bundledCode, esbuildOptions } from '#infra/cdk/constructs/function-bundles';
 import { WITHOUT_BUILTIN_VALIDATION } from '#test/support/cdk-json-context';
 
@@ -25,15 +31,16 @@ describe('esbuildOptions', () => {
       bundle: true,
       platform: 'node',
       target: 'node24',
-      format: 'esm',
+      format: 'cjs',
       minify: true,
       sourcemap: false,
       keepNames: true,
       external: [],
       mainFields: ['module', 'main'],
-      banner: { js: LAMBDA_BUNDLING.banner },
+      banner: undefined,
       logLevel: 'warning',
       define: undefined,
+      supported: { 'dynamic-import': false },
     });
   });
 
@@ -75,10 +82,10 @@ describe('bundledCode, in a synthesis', () => {
     expect(first).not.toBe(second);
     for (const asset of [first, second])
       expect(readdirSync(asset).sort()).toEqual([
+        COMPILE_CACHE,
         BUNDLE_MODULE,
-        COMPILE_CACHE_FOLDER,
-        'compile-cache.json',
-        'index.mjs',
+        COMPILE_CACHE_DESCRIPTION,
+        ENTRY_MODULE,
       ]);
     // Two different bundles, each with its own handler's validator (keepNames keeps its name).
     const [firstText, secondText] = [first, second].map((asset) => readFileSync(join(asset, BUNDLE_MODULE), 'utf8'));
@@ -89,7 +96,7 @@ describe('bundledCode, in a synthesis', () => {
 
   it("keeps the asset's hash to the entry, the bundle and whom the cache is for", () => {
     const uncached = assetOf('Uncached');
-    expect(readdirSync(uncached).sort()).toEqual([BUNDLE_MODULE, 'index.mjs']);
+    expect(readdirSync(uncached).sort()).toEqual([BUNDLE_MODULE, ENTRY_MODULE]);
     expect(uncached).not.toBe(assetOf('Fn0'));
   });
 
@@ -103,12 +110,12 @@ describe('bundledCode, in a synthesis', () => {
 });
 
 describe('compileCacheTarget', () => {
-  it("makes a deployed stage's cache only on the functions' platform, for Lambda's uid", () => {
-    expect(compileCacheTarget('prod', 'x64')).toMatchObject({ uid: 993 });
+  it("makes a deployed stage's cache only on the functions' platform", () => {
+    expect(compileCacheTarget('prod', 'x64')).toMatchObject({ version: 'v24.21.0' });
     expect(compileCacheTarget('prod', 'arm64')).toEqual({
       without: expect.stringMatching(/functions run on linux-arm64 and this machine is linux-x64/),
     });
-    // The local stage runs on this machine, as this user.
-    expect(compileCacheTarget('local', 'arm64')).not.toHaveProperty('uid');
+    // The local stage runs on this machine.
+    expect(compileCacheTarget('local', 'arm64')).toMatchObject({ version: 'v24.21.0' });
   });
 });
