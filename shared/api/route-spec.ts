@@ -113,6 +113,8 @@ export interface RouteSpec {
 
 /** The REQUEST authorizer every route sits behind. */
 export const AUTHORIZER_HANDLER = 'functions/authorizer.ts';
+/** The OpenAPI document's function, outside the route table: no key, no chain (infra/cdk/constructs/api-docs.ts). */
+export const OPENAPI_DOCUMENT_HANDLER = 'functions/docs/get-openapi-document.ts';
 /** The authorizer reads a key's record by its hash, and nothing else. */
 export const AUTHORIZER_TABLES = { keys: { operations: ['GetItem'] } } as const satisfies Partial<
   Record<TableId, TableAccess>

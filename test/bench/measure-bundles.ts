@@ -15,14 +15,15 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { type BuildOptions, build, type Metafile } from 'esbuild';
-import { OPENAPI_DOCUMENT_HANDLER, OPENAPI_DOCUMENT_OPERATION } from '#infra/cdk/constructs/api-docs';
+import { OPENAPI_DOCUMENT_OPERATION } from '#infra/cdk/constructs/api-docs';
 import { LAMBDA_BUNDLING, LAMBDA_RUNTIME } from '#infra/cdk/constructs/api-function';
 import { compileCacheTarget, ENTRY_MODULE, makeAssetFolders } from '#infra/cdk/constructs/compile-cache';
 import { esbuildOptions } from '#infra/cdk/constructs/function-bundles';
 import { reportingBackendDefine } from '#infra/cdk/constructs/reporting-backend-bundling';
+import { warmUpEvent } from '#infra/cdk/constructs/warm-up-requests';
 import { PROJECT_ROOT } from '#infra/project-root';
 import { LOCAL_STAGE } from '#infra/stage-names';
-import { AUTHORIZER_HANDLER, type RouteSpec } from '#shared/api/route-spec';
+import { AUTHORIZER_HANDLER, OPENAPI_DOCUMENT_HANDLER, type RouteSpec } from '#shared/api/route-spec';
 import { routes } from '#shared/api/route-table';
 import { RECORDING_PROCESSOR } from '#shared/recording-events';
 import { REPORTING_INDEXER } from '#shared/reporting/reporting-indexer';
@@ -230,7 +231,11 @@ function layOutAssets(outdir: string, bundles: BuiltBundle[]): void {
   const folder = (bundle: BuiltBundle, variant: string) => join(outdir, variant, basename(bundle.file, '.cjs'));
   // The local stage's target: this machine's pinned Node, this user.
   makeAssetFolders(
-    ours.map((bundle) => ({ bundle: bundle.file, folder: folder(bundle, 'cached') })),
+    ours.map((bundle) => ({
+      bundle: bundle.file,
+      folder: folder(bundle, 'cached'),
+      warmUp: warmUpEvent(bundle.entry),
+    })),
     compileCacheTarget(LOCAL_STAGE, process.arch),
   );
   makeAssetFolders(

@@ -26,11 +26,12 @@ import {
   ENTRY_MODULE,
 } from '#infra/cdk/constructs/compile-cache';
 import { routeBundling } from '#infra/cdk/constructs/reporting-backend-bundling';
+import { warmUpEvent } from '#infra/cdk/constructs/warm-up-requests';
 import { stageConfig } from '#infra/cdk/stage/config';
 import { LAMBDA_NODE_OPTIONS, lambdaNode, pinnedLambdaNodeVersion } from '#infra/lambda-node';
 import { readStackAssembly } from '#infra/local/runtime/read-assembly';
 import { LOCAL_STAGE, stackName } from '#infra/stage-names';
-import { routeById } from '#shared/api/route-table';
+import { routeById, routes } from '#shared/api/route-table';
 import { WEBHOOK_FAN_OUT } from '#shared/webhook-functions';
 import { CDK_JSON_CONTEXT, WITHOUT_BUILTIN_VALIDATION } from '#test/support/cdk-json-context';
 
@@ -227,6 +228,40 @@ describe('built bundles', () => {
     } finally {
       rmSync(copy, { recursive: true, force: true });
     }
+  });
+
+  it("each API function's warm-up request, the one its cache was made with, gets past the chain to the stores", async () => {
+    // Answered here as at synthesis: with every AWS endpoint refusing connections, so a request
+    // that got past authorization and validation ends in a 5xx from the store it reached.
+    const script = `const { handler } = require(process.argv[1]);
+handler(JSON.parse(process.env.WARM_UP), { getRemainingTimeInMillis: () => 5000, awsRequestId: 'warm-up', functionName: 'warm-up' })
+  .then((answer) => process.stdout.write(String(answer.statusCode)), () => process.stdout.write('threw'));`;
+    const answers: Record<string, string> = {};
+    for (const route of routes) {
+      const bundle = bundles.find((candidate) => candidate.functionName === `cxm-${LOCAL_STAGE}-${route.id}`)!;
+      const { stdout } = await run(lambdaNode().execPath, [...LAMBDA_NODE_OPTIONS, '-e', script, bundle.file], {
+        env: {
+          ...bundle.environment,
+          AWS_REGION: 'eu-west-1',
+          AWS_ENDPOINT_URL: 'http://127.0.0.1:9',
+          AWS_MAX_ATTEMPTS: '1',
+          POWERTOOLS_LOG_LEVEL: 'SILENT',
+          WARM_UP: JSON.stringify(warmUpEvent(route.handler)),
+        },
+        timeout: 30_000,
+      });
+      answers[route.id] = stdout;
+    }
+    // The example endpoint's host (hooks.acme.example) resolves nowhere: the target check answers first.
+    const stopsEarlier = { createWebhookEndpoint: '400' };
+    expect(answers).toEqual(
+      Object.fromEntries(
+        routes.map((route) => [
+          route.id,
+          stopsEarlier[route.id as keyof typeof stopsEarlier] ?? expect.stringMatching(/^5\d\d$/),
+        ]),
+      ),
+    );
   });
 
   it('a bundle without its table variable fails at import (the check above can fail)', async () => {

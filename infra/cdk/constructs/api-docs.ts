@@ -9,12 +9,12 @@
 import { AuthorizationType, LambdaIntegration, type Method, type RestApi } from 'aws-cdk-lib/aws-apigateway';
 import type { Construct } from 'constructs';
 import { functionName } from '#infra/stage-names';
+import { OPENAPI_DOCUMENT_HANDLER } from '#shared/api/route-spec';
 import { OPENAPI_DOCUMENT_PATH } from '#shared/openapi/build-openapi-document';
 import { reservedConcurrency } from '../stage/concurrency-reservations.ts';
 import type { StageConfig } from '../stage/config.ts';
 import { ApiFunction } from './api-function.ts';
 
-export const OPENAPI_DOCUMENT_HANDLER = 'functions/docs/get-openapi-document.ts';
 /** The method's operation name, beside the route ids the API's other methods carry. */
 export const OPENAPI_DOCUMENT_OPERATION = 'getOpenApiDocument';
 

@@ -4,8 +4,8 @@
  * `index.cjs` (function-entry.cjs: it compiles the bundle with the cache and runs it),
  * `bundle.cjs`, `bundle.cache` and `compile-cache.json` (what the cache was made with).
  *
- * The cache is taken once the bundle has run (make-compile-cache.cjs), so it holds every function
- * its load compiled, not only what V8 compiles up front: Node's own module compile cache takes
+ * The cache is taken once the bundle has loaded and answered a warm-up request (make-compile-cache.cjs,
+ * warm-up-requests.ts), so it holds every function those compiled, not only what V8 compiles up front: Node's own module compile cache takes
  * its cache before the module runs, which left most of a cold start's compiling in place. V8
  * accepts it only from the same V8 version, architecture and flags, so it is made by the stage's
  * pinned Node (infra/lambda-node.ts) with Lambda's options (LAMBDA_NODE_OPTIONS), on the functions'
@@ -94,21 +94,28 @@ function loadEnvironment(): Record<string, string> {
     AWS_ACCESS_KEY_ID: 'compile-cache',
     AWS_SECRET_ACCESS_KEY: 'compile-cache',
     AWS_ENDPOINT_URL: 'http://127.0.0.1:9',
+    // A refused connection answers at once; no retry waits on it.
+    AWS_MAX_ATTEMPTS: '1',
     POWERTOOLS_LOG_LEVEL: 'SILENT',
     POWERTOOLS_METRICS_DISABLED: 'true',
   };
+}
+
+/** A bundle to lay out as an asset folder, and the request it answers before its cache is taken. */
+export interface AssetToMake {
+  bundle: string;
+  folder: string;
+  /** warmUpEvent(entry) (warm-up-requests.ts): undefined for a function that answers none. */
+  warmUp?: object | undefined;
 }
 
 /**
  * Lays out each bundle as an asset folder (the entry, the bundle) and, unless the target says
  * otherwise, makes the folders' caches, several at a time.
  *
- * @example makeAssetFolders([{ bundle: 'out/functions/authorizer.cjs', folder: 'assets/authorizer' }], target)
+ * @example makeAssetFolders([{ bundle: 'out/functions/authorizer.cjs', folder: 'assets/authorizer', warmUp: warmUpEvent(AUTHORIZER_HANDLER) }], target)
  */
-export function makeAssetFolders(
-  assets: ReadonlyArray<{ bundle: string; folder: string }>,
-  target: CompileCacheTarget,
-): void {
+export function makeAssetFolders(assets: readonly AssetToMake[], target: CompileCacheTarget): void {
   for (const { bundle, folder } of assets) {
     mkdirSync(folder, { recursive: true });
     copyFileSync(ENTRY, join(folder, ENTRY_MODULE));
@@ -116,8 +123,11 @@ export function makeAssetFolders(
   }
   if ('without' in target || assets.length === 0) return;
   const description: CompileCacheDescription = { node: target.version, options: LAMBDA_NODE_OPTIONS };
-  for (const { folder } of assets)
+  for (const { folder, warmUp } of assets) {
     writeFileSync(join(folder, COMPILE_CACHE_DESCRIPTION), `${JSON.stringify(description, null, 2)}\n`);
+    // Beside the folder, not in it: the asset does not ship it.
+    if (warmUp) writeFileSync(`${folder}.warm-up.json`, JSON.stringify(warmUp));
+  }
   execFileSync(target.node, [...LAMBDA_NODE_OPTIONS, MAKER, ...assets.map((asset) => asset.folder)], {
     env: loadEnvironment(),
     stdio: ['ignore', 'ignore', 'pipe'],

@@ -16,6 +16,7 @@ import type { BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { type BuildOptions, buildSync } from 'esbuild';
 import { PROJECT_ROOT } from '#infra/project-root';
 import { COMPILE_CACHE, type CompileCacheTarget, compileCacheLabel, makeAssetFolders } from './compile-cache.ts';
+import { warmUpEvent } from './warm-up-requests.ts';
 
 /** The bundling settings a function's bundle is made with (api-function.ts: LAMBDA_BUNDLING and a route's additions). */
 export type FunctionBundling = Pick<
@@ -125,6 +126,7 @@ function assetFolder(entry: string, options: BuildOptions, cache: CompileCacheTa
       handlerModules().map((module) => ({
         bundle: join(run, module.replace(/\.ts$/, '.cjs')),
         folder: join(root, module.replace(/\.ts$/, '')),
+        warmUp: warmUpEvent(module),
       })),
       cache,
     );

@@ -1,0 +1,114 @@
+/**
+ * The request each function answers while its code cache is made (compile-cache.ts), so the cache
+ * also holds what a first request compiles: the chain, the validators, the AWS SDK's request path.
+ * Made from the route table and the OpenAPI document's own examples (path parameters, the first
+ * request body), with a caller the authorizer would have let through; the AWS endpoints of the
+ * process that answers it refuse every connection, so nothing leaves the machine and the answer
+ * is an error, which is fine: the code on the way to it is what counts.
+ */
+import type { APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
+import { AUTHORIZER_HANDLER, OPENAPI_DOCUMENT_HANDLER, type RouteSpec } from '#shared/api/route-spec';
+import { fillPath, routes } from '#shared/api/route-table';
+import { encodeCaller } from '#shared/auth/authorizer-context';
+import { generateKey } from '#shared/auth/key-format';
+import { operationDocs, parameterDocs } from '#shared/openapi/operation-docs';
+import { schemaCatalog } from '#shared/schemas/schema-catalog';
+
+const HEADERS = {
+  Host: 'warm-up.execute-api.us-east-1.amazonaws.com',
+  Accept: 'application/json, text/event-stream',
+  'Content-Type': 'application/json',
+};
+
+/** The parts of API Gateway's event every request has. */
+function gatewayEvent(method: string, resource: string, path: string) {
+  return {
+    resource,
+    path,
+    httpMethod: method,
+    headers: HEADERS,
+    multiValueHeaders: Object.fromEntries(Object.entries(HEADERS).map(([name, value]) => [name, [value]])),
+    stageVariables: null,
+    requestContext: {
+      accountId: '000000000000',
+      apiId: 'warmup',
+      domainName: HEADERS.Host,
+      httpMethod: method,
+      path: `/warm-up${path}`,
+      protocol: 'HTTP/1.1',
+      requestId: 'compile-cache-warm-up',
+      requestTimeEpoch: Date.now(),
+      resourceId: 'warmup',
+      resourcePath: resource,
+      stage: 'warm-up',
+      identity: { sourceIp: '127.0.0.1', userAgent: 'compile-cache' },
+    },
+  };
+}
+
+function exampleOf(name: string): string {
+  const example = parameterDocs[name]?.example;
+  if (example === undefined) throw new Error(`the OpenAPI docs have no example of parameter ${name}`);
+  return example;
+}
+
+/** A route's request, from its examples, as the gateway passes it on once the authorizer allowed it. */
+function routeEvent(route: RouteSpec): APIGatewayProxyEvent {
+  const pathParameters = Object.fromEntries(
+    [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => [name!, exampleOf(name!)]),
+  );
+  const querySchema = route.schemas.query && (schemaCatalog[route.schemas.query] as { required?: readonly string[] });
+  const query = Object.fromEntries((querySchema?.required ?? []).map((name) => [name, exampleOf(name)]));
+  const bodyExample = Object.values(operationDocs[route.id as keyof typeof operationDocs]?.requestExamples ?? {})[0];
+  const scope = route.scope.replace(/\{(\w+)\}/g, (_match, name: string) => pathParameters[name] ?? name);
+  const base = gatewayEvent(route.method, route.path, `/${fillPath(route, pathParameters)}`.replace(/^\/+/, '/'));
+  return {
+    ...base,
+    pathParameters: Object.keys(pathParameters).length > 0 ? pathParameters : null,
+    queryStringParameters: Object.keys(query).length > 0 ? query : null,
+    multiValueQueryStringParameters: null,
+    body: bodyExample === undefined ? null : JSON.stringify(bodyExample.value),
+    isBase64Encoded: false,
+    requestContext: {
+      ...base.requestContext,
+      authorizer: {
+        ...encodeCaller({
+          keyId: 'warmup',
+          tenants: [pathParameters.tenantId ?? exampleOf('tenantId')],
+          scopes: [scope],
+        }),
+        principalId: 'warmup',
+      },
+    },
+  } as unknown as APIGatewayProxyEvent;
+}
+
+/** The authorizer's request: a key of the right shape, whose tag it checks first. */
+function authorizerEvent(): APIGatewayRequestAuthorizerEvent {
+  const route = routes[0]!;
+  const { key } = generateKey('compile-cache-warm-up-tag-secret-0000000000');
+  const base = gatewayEvent(route.method, route.path, '/warm-up');
+  return {
+    ...base,
+    type: 'REQUEST',
+    methodArn: `arn:aws:execute-api:us-east-1:000000000000:warmup/warm-up/${route.method}/warm-up`,
+    headers: { ...base.headers, Authorization: `Bearer ${key}` },
+    pathParameters: {},
+    queryStringParameters: {},
+    multiValueQueryStringParameters: {},
+  } as unknown as APIGatewayRequestAuthorizerEvent;
+}
+
+/**
+ * The warm-up request of the function whose handler module is `entry`; undefined for the stream
+ * functions, whose events come from AWS services and whose cold start is their import.
+ *
+ * @example warmUpEvent('functions/conversations/add-internal-note.ts')?.httpMethod // 'POST'
+ */
+export function warmUpEvent(entry: string): object | undefined {
+  if (entry === AUTHORIZER_HANDLER) return authorizerEvent();
+  if (entry === OPENAPI_DOCUMENT_HANDLER)
+    return { ...gatewayEvent('GET', '/openapi.json', '/openapi.json'), body: null, isBase64Encoded: false };
+  const route = (routes as readonly RouteSpec[]).find((candidate) => candidate.handler === entry);
+  return route && routeEvent(route);
+}
