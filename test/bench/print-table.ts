@@ -181,13 +181,14 @@ function warmSection(report: WarmOverheadReport): string {
   return [
     `Warm overhead: CPU time per request in process, chain vs bare function with the same store call (canned DynamoDB answers; median of ${report.rounds} batches of ${report.batch})`,
     formatTable(
-      ['route', '>chain us', '>bare us', '>overhead us', 'goal'],
+      ['route', '>chain us', '>bare us', '>overhead us', '>vs bare', 'goal'],
       report.routes.map((entry) => [
         entry.route,
         entry.chainUs.toFixed(1),
         entry.bareUs.toFixed(1),
         entry.overheadUs.toFixed(1),
-        formatGoal(entry.goal, ' us'),
+        x(entry.ratio),
+        formatGoal(entry.goal),
       ]),
     ),
   ].join('\n');
