@@ -73,7 +73,7 @@ const x = (ratio: number) => `${ratio.toFixed(2)}x`;
 
 function bundlesSection(report: BundlesReport): string {
   return [
-    `Bundles: minified ESM, the stack's esbuild settings (baseline: bare handler + DynamoDB document client, bundled plain: minified, no keepNames, ${kb(report.baseline.bytes)})`,
+    `Bundles: minified CommonJS, the stack's esbuild settings (baseline: bare handler + DynamoDB document client, bundled plain: minified, no keepNames, ${kb(report.baseline.bytes)})`,
     formatTable(
       ['function', '>size', '>vs baseline', '>validators', 'largest parts'],
       report.functions.map((entry) => [
