@@ -82,8 +82,8 @@ function handlerModules(): string[] {
 let outputRoot: string | undefined;
 /** The output folder of each set of options already bundled (its JSON as the key). */
 const runs = new Map<string, string>();
-/** The asset folders of each run and cache target already laid out (the run's folder and the target's JSON). */
-const assetSets = new Map<string, string>();
+/** The asset folder of each run, cache target and entry already made. */
+const assetFolders = new Map<string, string>();
 
 function newOutputFolder(): string {
   if (!outputRoot) {
@@ -91,7 +91,7 @@ function newOutputFolder(): string {
     outputRoot = root;
     process.once('exit', () => rmSync(root, { recursive: true, force: true }));
   }
-  return join(outputRoot, String(runs.size + assetSets.size));
+  return join(outputRoot, String(runs.size + assetFolders.size));
 }
 
 /** The run's output folder: every handler bundled with `options`, at its module's path. */
@@ -113,27 +113,25 @@ function bundledRun(options: BuildOptions): string {
   return outdir;
 }
 
-/** The asset folder of `entry`: made with every other handler's of the run, caches and all, on first use. */
+/**
+ * The asset folder of `entry`, made on first use: its cache takes a process of its own, so only the
+ * functions a synthesis has get one (a run bundles every handler; a stage uses some runs for two).
+ */
 function assetFolder(entry: string, options: BuildOptions, cache: CompileCacheTarget): string {
   if (!handlerModules().includes(entry))
     throw new Error(`${entry} is no module under functions/, where every function's entry is`);
   const run = bundledRun(options);
-  const key = JSON.stringify([run, cache]);
-  let folders = assetSets.get(key);
-  if (!folders) {
-    const root = newOutputFolder();
+  const key = JSON.stringify([run, cache, entry]);
+  let folder = assetFolders.get(key);
+  if (!folder) {
+    folder = join(newOutputFolder(), entry.replace(/\.ts$/, ''));
     makeAssetFolders(
-      handlerModules().map((module) => ({
-        bundle: join(run, module.replace(/\.ts$/, '.cjs')),
-        folder: join(root, module.replace(/\.ts$/, '')),
-        warmUp: warmUpEvent(module),
-      })),
+      [{ bundle: join(run, entry.replace(/\.ts$/, '.cjs')), folder, warmUp: warmUpEvent(entry) }],
       cache,
     );
-    folders = root;
-    assetSets.set(key, folders);
+    assetFolders.set(key, folder);
   }
-  return join(folders, entry.replace(/\.ts$/, ''));
+  return folder;
 }
 
 /**
