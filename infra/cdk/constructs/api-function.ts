@@ -44,8 +44,8 @@ export const LAMBDA_RUNTIME = Runtime.NODEJS_24_X;
  * a cold start without it costs more than Graviton's lower price per millisecond saves.
  */
 export const LAMBDA_ARCHITECTURE = Architecture.X86_64;
-/** LAMBDA_ARCHITECTURE as Node names it (`process.arch`). */
-const LAMBDA_NODE_ARCH = 'x64';
+/** LAMBDA_ARCHITECTURE as Node names it (`process.arch`): `x86_64` is Node's `x64`. */
+const LAMBDA_NODE_ARCH = LAMBDA_ARCHITECTURE.name === 'x86_64' ? 'x64' : LAMBDA_ARCHITECTURE.name;
 
 /**
  * How every function is bundled. Exported so `npm run bench` builds its bundles with exactly these
