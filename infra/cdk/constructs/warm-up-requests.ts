@@ -46,6 +46,20 @@ function gatewayEvent(method: string, resource: string, path: string) {
   };
 }
 
+/**
+ * A public address (example.com's, never connected to) for the host of a warm-up body's `url`: the
+ * examples' hosts are under `.example`, which resolves nowhere, so a webhook target check would
+ * stop the warm-up there; an address literal passes it without a DNS query, and a synthesis sends none.
+ */
+const PUBLIC_ADDRESS = '93.184.215.14';
+
+function withAddressLiteral(body: unknown): unknown {
+  if (typeof body !== 'object' || body === null || !('url' in body) || typeof body.url !== 'string') return body;
+  const url = new URL(body.url);
+  url.hostname = PUBLIC_ADDRESS;
+  return { ...body, url: url.href };
+}
+
 function exampleOf(name: string): string {
   const example = parameterDocs[name]?.example;
   if (example === undefined) throw new Error(`the OpenAPI docs have no example of parameter ${name}`);
@@ -60,14 +74,15 @@ function routeEvent(route: RouteSpec): APIGatewayProxyEvent {
   const querySchema = route.schemas.query && (schemaCatalog[route.schemas.query] as { required?: readonly string[] });
   const query = Object.fromEntries((querySchema?.required ?? []).map((name) => [name, exampleOf(name)]));
   const bodyExample = Object.values(operationDocs[route.id as keyof typeof operationDocs]?.requestExamples ?? {})[0];
-  const scope = route.scope.replace(/\{(\w+)\}/g, (_match, name: string) => pathParameters[name] ?? name);
+  const fill = (scope: string) =>
+    scope.replace(/\{(\w+)\}/g, (_match, name: string) => pathParameters[name] ?? exampleOf(name));
   const base = gatewayEvent(route.method, route.path, `/${fillPath(route, pathParameters)}`.replace(/^\/+/, '/'));
   return {
     ...base,
     pathParameters: Object.keys(pathParameters).length > 0 ? pathParameters : null,
     queryStringParameters: Object.keys(query).length > 0 ? query : null,
     multiValueQueryStringParameters: null,
-    body: bodyExample === undefined ? null : JSON.stringify(bodyExample.value),
+    body: bodyExample === undefined ? null : JSON.stringify(withAddressLiteral(bodyExample.value)),
     isBase64Encoded: false,
     requestContext: {
       ...base.requestContext,
@@ -75,7 +90,9 @@ function routeEvent(route: RouteSpec): APIGatewayProxyEvent {
         ...encodeCaller({
           keyId: 'warmup',
           tenants: [pathParameters.tenantId ?? exampleOf('tenantId')],
-          scopes: [scope],
+          // Every route's: a route that checks grants beyond its own (the events an endpoint
+          // receives) goes on to its store.
+          scopes: [...new Set(routes.map((each) => fill(each.scope)))],
         }),
         principalId: 'warmup',
       },
