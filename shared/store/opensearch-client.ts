@@ -1,22 +1,27 @@
 /**
  * The few OpenSearch requests the reporting lists and the indexer make (a search, a bulk, an
- * index-template put), sent with the platform's `fetch`. Every request is signed with SigV4
- * (service `es`, the function's region and credentials, signed by the SDK's own `SignatureV4`), as
- * an Amazon OpenSearch Service domain requires and the local engine requires too (it checks the
- * signature against the local stack's credentials); only a cluster whose URL carries its own
- * user:password is sent that instead.
+ * index-template put), sent with the AWS SDK's own HTTP handler (`NodeHttpHandler`, which the
+ * DynamoDB client has loaded already). Every request is signed with SigV4 (service `es`, the
+ * function's region and credentials, signed by the SDK's own `SignatureV4`), as an Amazon
+ * OpenSearch Service domain requires and the local engine requires too (it checks the signature
+ * against the local stack's credentials); only a cluster whose URL carries its own user:password is
+ * sent that instead.
  *
  * Why not the official client: it is most of what a list on an OpenSearch stage loads at cold start
  * (264 KB of the bundle, a 1.5x import against a bare function), for three requests whose shape we
- * build ourselves anyway. What we keep of it is its behaviour: retries of connection failures,
- * timeouts and 502/503/504 (never of 429, which asks the caller to slow down), and an error
- * carrying the status and body of any answer >= 400 (and of a redirect, never followed). The
- * timeout is stricter: it covers the whole attempt, the answer's body included (the official
- * client's stopped counting once the headers came), so the indexer's largest bulk (5 MiB) has its
- * 20 s per attempt in all.
+ * build ourselves anyway. Why not the platform's `fetch`: its first call loads Node's undici (with
+ * http2, web streams and worker_threads), a cold start's largest single cost after the bundle
+ * itself, which the SDK's handler over `node:https` does not pay. What we keep of the official
+ * client is its behaviour: retries of connection failures, timeouts and 502/503/504 (never of 429,
+ * which asks the caller to slow down), and an error carrying the status and body of any answer >=
+ * 400 (and of a redirect, never followed). The timeout is stricter: it covers the whole attempt, the
+ * answer's body included (the official client's stopped counting once the headers came), so the
+ * indexer's largest bulk (5 MiB) has its 20 s per attempt in all.
  */
-import type { AwsCredentialIdentityProvider } from '@smithy/types';
-import { escapeRfc3986 } from './escape-rfc3986.ts';
+import { HttpRequest } from '@smithy/core/protocols';
+import { streamCollector } from '@smithy/core/serde';
+import { NodeHttpHandler } from '@smithy/node-http-handler';
+import type { AwsCredentialIdentityProvider, HttpHandlerOptions, HttpResponse } from '@smithy/types';
 import { type SigV4Options, signingRegion, sigV4Signer } from './sigv4-signer.ts';
 
 export interface OpenSearchClientOptions {
@@ -26,8 +31,8 @@ export interface OpenSearchClientOptions {
   region?: string;
   /** Credentials for signing; defaults to the standard provider chain. */
   credentials?: AwsCredentialIdentityProvider;
-  /** Replaces the platform's fetch (tests record what is sent, after signing). */
-  fetch?: typeof fetch;
+  /** Replaces the SDK's HTTP handler (tests record what is sent, after signing). */
+  transport?: OpenSearchTransport;
   /** Per attempt. The default fits the API functions' 10 s budget with one retry. */
   requestTimeoutMs?: number;
   /** Retries of connection errors, timeouts and 502/503/504 (never of 429). */
@@ -42,6 +47,14 @@ export interface OpenSearchRequest {
   /** A JSON body, or the lines of an NDJSON body (bulk), sent as they are. */
   body?: unknown;
   ndjson?: readonly string[];
+}
+
+/**
+ * What sends a signed request and answers the response, its body a stream: the SDK's
+ * `NodeHttpHandler`, which follows no redirect, or a test's fake.
+ */
+export interface OpenSearchTransport {
+  handle(request: HttpRequest, options?: HttpHandlerOptions): Promise<{ response: HttpResponse }>;
 }
 
 export interface OpenSearchResponse {
@@ -87,33 +100,14 @@ export function signsRequests(endpoint: string): boolean {
   return new URL(endpoint).username === '';
 }
 
-type Signer = (request: {
-  method: string;
-  url: URL;
-  headers: Record<string, string>;
-  body: string | undefined;
-}) => Promise<Record<string, string>>;
+type Signer = (request: HttpRequest) => Promise<HttpRequest>;
 
-function headerSigner(options: SigV4Options): Signer {
+function requestSigner(options: SigV4Options): Signer {
   const signer = sigV4Signer(options);
-  return async ({ method, url, headers, body }) => {
-    const signed = await signer.sign({
-      method,
-      protocol: url.protocol,
-      hostname: url.hostname,
-      ...(url.port && { port: Number(url.port) }),
-      path: url.pathname,
-      query: Object.fromEntries(url.searchParams),
-      headers: { ...headers, host: url.host },
-      body,
-    });
-    // fetch sets Host from the URL, the same value that was signed.
-    const { host: _host, ...sent } = signed.headers;
-    return sent;
-  };
+  return async (request) => HttpRequest.clone(await signer.sign(request));
 }
 
-/** A local cluster's `https://user:password@host` becomes a Basic header: fetch refuses credentials in URLs. */
+/** A local cluster's `https://user:password@host` becomes a Basic header, and its URL loses them. */
 function basicAuthorization(url: URL): string | undefined {
   if (url.username === '') return undefined;
   const pair = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
@@ -127,42 +121,55 @@ function describe(error: unknown): string {
   return error instanceof Error ? `${error.message}${cause}` : String(error);
 }
 
+/** The answer's body as text; a stream the timeout destroyed, or one that broke, rejects. */
+async function bodyText(response: HttpResponse): Promise<string> {
+  if (response.body === undefined) return '';
+  const bytes = await streamCollector(response.body);
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+}
+
 export function createOpenSearchClient(options: OpenSearchClientOptions): OpenSearchClient {
   const { requestTimeoutMs = 4_000, maxRetries = 1 } = options;
-  // The platform's fetch as it is at each request (not as it was when the client was made).
-  const send: typeof fetch = options.fetch ?? ((input, init) => fetch(input, init));
+  const transport = options.transport ?? new NodeHttpHandler();
   const base = new URL(options.endpoint);
   const basic = basicAuthorization(base);
   let sign: Signer | undefined;
   if (signsRequests(options.endpoint)) {
     const region = signingRegion(`requests to ${options.endpoint}`, options.region);
-    sign = headerSigner({ service: 'es', region, ...(options.credentials && { credentials: options.credentials }) });
+    sign = requestSigner({ service: 'es', region, ...(options.credentials && { credentials: options.credentials }) });
   }
   const root = base.pathname.replace(/\/$/, '');
 
-  async function attempt(request: OpenSearchRequest, url: URL, body: string | undefined): Promise<OpenSearchResponse> {
-    let headers: Record<string, string> = {
-      accept: 'application/json',
-      ...(body !== undefined && { 'content-type': request.ndjson ? 'application/x-ndjson' : 'application/json' }),
-      ...(basic && { authorization: basic }),
-    };
-    if (sign) headers = await sign({ method: request.method, url, headers, body });
+  async function attempt(request: OpenSearchRequest, body: string | undefined): Promise<OpenSearchResponse> {
+    let sent = new HttpRequest({
+      method: request.method,
+      protocol: base.protocol,
+      hostname: base.hostname,
+      ...(base.port && { port: Number(base.port) }),
+      path: `${root}${request.path}`,
+      // Escaped once, as SigV4 canonicalises it (RFC 3986), by the signer and the handler alike.
+      query: { ...request.query },
+      headers: {
+        host: base.host,
+        accept: 'application/json',
+        ...(body !== undefined && {
+          'content-type': request.ndjson ? 'application/x-ndjson' : 'application/json',
+          'content-length': String(Buffer.byteLength(body)),
+        }),
+        ...(basic && { authorization: basic }),
+      },
+      body,
+    });
+    if (sign) sent = await sign(sent);
     let status: number;
     let text: string;
     try {
-      // No redirects: a re-sent request would carry a signature for another URL, or lose its
-      // authorization across origins. A 3xx is answered as the error it is here.
-      const response = await send(url, {
-        method: request.method,
-        headers,
-        body,
-        redirect: 'manual',
-        signal: AbortSignal.timeout(requestTimeoutMs),
-      });
-      status = response.status;
-      text = await response.text();
+      // The signal ends the attempt wherever it is: connecting, waiting, or reading the body.
+      const { response } = await transport.handle(sent, { abortSignal: AbortSignal.timeout(requestTimeoutMs) });
+      status = response.statusCode;
+      text = await bodyText(response);
     } catch (error) {
-      throw new OpenSearchConnectionError(`${request.method} ${url.pathname} got no answer: ${describe(error)}`, {
+      throw new OpenSearchConnectionError(`${request.method} ${sent.path} got no answer: ${describe(error)}`, {
         cause: error,
       });
     }
@@ -172,21 +179,17 @@ export function createOpenSearchClient(options: OpenSearchClientOptions): OpenSe
     } catch {
       // Not retried: a proxy or a misrouted endpoint answering HTML would answer it again.
       if (status < 400)
-        throw new Error(`${request.method} ${url.pathname} answered ${status} with a body that is not JSON`);
+        throw new Error(`${request.method} ${sent.path} answered ${status} with a body that is not JSON`);
       parsed = text;
     }
+    // A redirect is answered as the error it is here: a re-sent request would carry a signature
+    // for another URL, or lose its authorization across origins.
     if (status >= 300) throw new OpenSearchResponseError(status, parsed);
     return { statusCode: status, body: parsed };
   }
 
   return {
     async request(request) {
-      const url = new URL(`${root}${request.path}`, base);
-      // Escaped as SigV4 canonicalises it (RFC 3986), so the bytes sent are the bytes signed;
-      // URLSearchParams would send a space as '+', which the signature covers as '%20'.
-      url.search = Object.entries(request.query ?? {})
-        .map(([name, value]) => `${escapeRfc3986(name)}=${escapeRfc3986(value)}`)
-        .join('&');
       // NDJSON ends with a newline after its last line, or OpenSearch refuses the bulk.
       const body = request.ndjson
         ? `${request.ndjson.join('\n')}\n`
@@ -195,7 +198,7 @@ export function createOpenSearchClient(options: OpenSearchClientOptions): OpenSe
           : JSON.stringify(request.body);
       for (let tries = 0; ; tries++) {
         try {
-          return await attempt(request, url, body);
+          return await attempt(request, body);
         } catch (error) {
           const retried =
             error instanceof OpenSearchConnectionError ||

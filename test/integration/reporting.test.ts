@@ -5,6 +5,9 @@
  *
  * @group sources opensearch
  */
+import { Readable } from 'node:stream';
+import { HttpResponse } from '@smithy/core/protocols';
+import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cursorKey, decodeReportCursor, encodeReportCursor } from '#shared/domain/reporting/report-cursor';
 import { shapeRow } from '#shared/domain/reporting/report-rows';
@@ -87,16 +90,18 @@ function failReportingQueries(): () => void {
 
 /** The functions' OpenSearch searches refused as a domain under load refuses them, until the returned function undoes it. */
 function failSearches(): () => void {
-  const original = globalThis.fetch;
-  globalThis.fetch = async (input, init) =>
-    String(input).includes('/_search')
-      ? new Response(JSON.stringify({ error: { type: 'es_rejected_execution_exception' }, status: 429 }), {
-          status: 429,
-          headers: { 'content-type': 'application/json' },
-        })
-      : original(input, init);
+  // The handler the functions' OpenSearch client sends with (every instance: the DynamoDB clients'
+  // requests, whose path is never a search, go on as they were).
+  const prototype = NodeHttpHandler.prototype;
+  const original = prototype.handle;
+  prototype.handle = async function (this: NodeHttpHandler, request, options) {
+    if (!request.path.endsWith('/_search')) return original.call(this, request, options);
+    const body = JSON.stringify({ error: { type: 'es_rejected_execution_exception' }, status: 429 });
+    const headers = { 'content-type': 'application/json' };
+    return { response: new HttpResponse({ statusCode: 429, headers, body: Readable.from([Buffer.from(body)]) }) };
+  };
   return () => {
-    globalThis.fetch = original;
+    prototype.handle = original;
   };
 }
 
@@ -278,8 +283,8 @@ describe('cursors over time and failures', () => {
   });
 
   // Fails the backend inside the functions, which only the in-process sources share with the test:
-  // DynamoDB's queries through the functions' own client, OpenSearch's searches through the fetch
-  // its client sends with. test/integration/store-faults.test.ts injects store faults over HTTP in
+  // DynamoDB's queries through the functions' own client, OpenSearch's searches through the HTTP
+  // handler its client sends with. test/integration/store-faults.test.ts injects store faults over HTTP in
   // both runtimes; test/integration/reporting-backends.test.ts stops the engine itself.
   it.skipIf(inBundleRuntime)(
     'answers 503 Unavailable with Retry-After when the reporting backend fails, and keeps serving',

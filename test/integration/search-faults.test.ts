@@ -66,4 +66,14 @@ describe('the lists on OpenSearch', () => {
     expect(stub.requests.length - before).toBe(2);
     expect((await api.call('GET', listPath('assistant'), key)).status).toBe(200);
   }, 60_000);
+
+  it("a cluster whose answer's body never ends: the timeout covers the body too, so 503, not 504", async () => {
+    stub.script('stalled-body', 'stalled-body');
+    const before = stub.requests.length;
+    const failed = await api.call('GET', listPath('voc'), key);
+    expect(failed.status).toBe(503);
+    expect(failed.json).toEqual({ code: 'Unavailable', message: expect.any(String) });
+    expect(stub.requests.length - before).toBe(2);
+    expect((await api.call('GET', listPath('voc'), key)).status).toBe(200);
+  }, 60_000);
 });

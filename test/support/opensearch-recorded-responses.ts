@@ -4,7 +4,7 @@
  * adapters must turn into 503s, empty lists or retries). Builders fill in the ids and rows a test
  * asks for.
  */
-import type { RecordedResponse } from './fake-opensearch-fetch.ts';
+import type { RecordedResponse } from './fake-opensearch-transport.ts';
 
 export interface RecordedHit {
   id: string;

@@ -2,15 +2,21 @@
  * An HTTP server playing an OpenSearch cluster for the reporting functions (reached over plain
  * HTTP, so unsigned; or over HTTPS with a certificate of the caller's, so signed as a domain's
  * requests are): each search is answered from a queue of scripted answers (a recorded
- * response, a reset connection, no answer at all, a body that is not JSON), else with an empty
+ * response, a reset connection, no answer at all, headers and then a body that never ends, a body
+ * that is not JSON), else with an empty
  * result. The functions' real client, transport, retries and timeouts run against it.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createSecureServer } from 'node:https';
-import type { RecordedResponse } from './fake-opensearch-fetch.ts';
+import type { RecordedResponse } from './fake-opensearch-transport.ts';
 import { searchAnswer } from './opensearch-recorded-responses.ts';
 
-export type StubAnswer = RecordedResponse | { statusCode: number; text: string } | 'reset' | 'no-answer';
+export type StubAnswer =
+  | RecordedResponse
+  | { statusCode: number; text: string }
+  | 'reset'
+  | 'no-answer'
+  | 'stalled-body';
 
 export interface StubRequest {
   method: string;
@@ -70,7 +76,12 @@ export async function startOpenSearchStub(
       });
       const next = queue.shift() ?? answer(path);
       if (next === 'reset') return req.socket.destroy();
-      if (next === 'no-answer') {
+      if (next === 'no-answer' || next === 'stalled-body') {
+        // A stalled body: a 200 whose first bytes came, and whose last never do.
+        if (next === 'stalled-body') {
+          res.writeHead(200, { 'content-type': 'application/json; charset=UTF-8' });
+          res.write('{"took":1,"timed_out":false,"hits":{');
+        }
         held.add(res);
         res.on('close', () => held.delete(res));
         return;

@@ -23,7 +23,7 @@ import {
   FAKE_CLUSTER,
   fakeOpenSearch,
   type RecordedResponse,
-} from '#test/support/fake-opensearch-fetch';
+} from '#test/support/fake-opensearch-transport';
 import {
   type BulkOutcome,
   bulkAnswer,
@@ -64,7 +64,7 @@ const at = (n: number, seconds = SECOND) => ({ sequenceNumber: sequenceNumber(n)
 
 function indexer(...answers: Array<RecordedResponse | ConnectionFailure>) {
   const fake = fakeOpenSearch(...answers);
-  const client = createOpenSearchClient({ ...FAKE_CLUSTER, fetch: fake.fetch, maxRetries: 0 });
+  const client = createOpenSearchClient({ ...FAKE_CLUSTER, transport: fake.transport, maxRetries: 0 });
   const warnings: Array<Record<string, unknown>> = [];
   const errors: Array<Record<string, unknown>> = [];
   const run = (records: DynamoDBRecord[]) =>
@@ -449,7 +449,7 @@ describe('indexes and mappings', () => {
     const noIndexYet = [indexNotFound(`${PREFIX}-assistant-read`), indexNotFound(`${PREFIX}-voc-read`)];
     const fake = fakeOpenSearch(templateAcknowledged, templateAcknowledged, ...noIndexYet);
     expect(
-      await ensureIndexTemplates(createOpenSearchClient({ ...FAKE_CLUSTER, fetch: fake.fetch }), PREFIX, {
+      await ensureIndexTemplates(createOpenSearchClient({ ...FAKE_CLUSTER, transport: fake.transport }), PREFIX, {
         primaries: 3,
         replicas: 1,
       }),
@@ -498,10 +498,14 @@ describe('indexes and mappings', () => {
       },
     };
     const fake = fakeOpenSearch(templateAcknowledged, templateAcknowledged, conflict, conflict);
-    const refused = await ensureIndexTemplates(createOpenSearchClient({ ...FAKE_CLUSTER, fetch: fake.fetch }), PREFIX, {
-      primaries: 1,
-      replicas: 1,
-    });
+    const refused = await ensureIndexTemplates(
+      createOpenSearchClient({ ...FAKE_CLUSTER, transport: fake.transport }),
+      PREFIX,
+      {
+        primaries: 1,
+        replicas: 1,
+      },
+    );
     expect(refused.map(({ kind }) => kind).sort()).toEqual(['assistant', 'voc']);
     expect(refused[0]!.reason).toEqual(conflict.body);
     const accepted = fakeOpenSearch(
@@ -511,7 +515,7 @@ describe('indexes and mappings', () => {
       templateAcknowledged,
     );
     expect(
-      await ensureIndexTemplates(createOpenSearchClient({ ...FAKE_CLUSTER, fetch: accepted.fetch }), PREFIX, {
+      await ensureIndexTemplates(createOpenSearchClient({ ...FAKE_CLUSTER, transport: accepted.transport }), PREFIX, {
         primaries: 1,
         replicas: 1,
       }),
@@ -521,7 +525,7 @@ describe('indexes and mappings', () => {
   it('ensureIndexTemplates fails on any error', async () => {
     const fake = fakeOpenSearch(templateAcknowledged, { statusCode: 403, body: { Message: 'not authorized' } });
     await expect(
-      ensureIndexTemplates(createOpenSearchClient({ ...FAKE_CLUSTER, fetch: fake.fetch }), PREFIX, {
+      ensureIndexTemplates(createOpenSearchClient({ ...FAKE_CLUSTER, transport: fake.transport }), PREFIX, {
         primaries: 1,
         replicas: 1,
       }),
@@ -574,7 +578,7 @@ describe('the Lambda handler', () => {
       return {
         ...original,
         createOpenSearchClient: (options: Parameters<typeof original.createOpenSearchClient>[0]) =>
-          original.createOpenSearchClient({ ...options, fetch: fake.fetch }),
+          original.createOpenSearchClient({ ...options, transport: fake.transport }),
       };
     });
     // The metric the alarm reads and the log line naming the row are the subject too.
@@ -625,7 +629,7 @@ describe('the Lambda handler', () => {
       return {
         ...original,
         createOpenSearchClient: (options: Parameters<typeof original.createOpenSearchClient>[0]) =>
-          original.createOpenSearchClient({ ...options, fetch: fake.fetch, maxRetries: 0 }),
+          original.createOpenSearchClient({ ...options, transport: fake.transport, maxRetries: 0 }),
       };
     });
     const { handler } = await import('#functions/indexer/index-reporting-rows');
