@@ -57,23 +57,20 @@ describe('the lists on OpenSearch', () => {
     }
   });
 
-  it('a cluster that never answers: 503 Unavailable within the function deadline (the client times out first), not 504', async () => {
-    stub.script('no-answer', 'no-answer');
-    const before = stub.requests.length;
-    const failed = await api.call('GET', listPath('assistant'), key);
-    expect(failed.status).toBe(503);
-    expect(failed.json).toEqual({ code: 'Unavailable', message: expect.any(String) });
-    expect(stub.requests.length - before).toBe(2);
-    expect((await api.call('GET', listPath('assistant'), key)).status).toBe(200);
-  }, 60_000);
-
-  it("a cluster whose answer's body never ends: the timeout covers the body too, so 503, not 504", async () => {
-    stub.script('stalled-body', 'stalled-body');
-    const before = stub.requests.length;
-    const failed = await api.call('GET', listPath('voc'), key);
-    expect(failed.status).toBe(503);
-    expect(failed.json).toEqual({ code: 'Unavailable', message: expect.any(String) });
-    expect(stub.requests.length - before).toBe(2);
-    expect((await api.call('GET', listPath('voc'), key)).status).toBe(200);
-  }, 60_000);
+  it.each<[string, 'no-answer' | 'stalled-body', 'assistant' | 'voc']>([
+    ['a cluster that never answers', 'no-answer', 'assistant'],
+    ["a cluster whose answer's body never ends (the timeout covers the body too)", 'stalled-body', 'voc'],
+  ])(
+    '%s: 503 Unavailable within the function deadline (the client times out first), not 504',
+    async (_name, answer, kind) => {
+      stub.script(answer, answer);
+      const before = stub.requests.length;
+      const failed = await api.call('GET', listPath(kind), key);
+      expect(failed.status).toBe(503);
+      expect(failed.json).toEqual({ code: 'Unavailable', message: expect.any(String) });
+      expect(stub.requests.length - before).toBe(2);
+      expect((await api.call('GET', listPath(kind), key)).status).toBe(200);
+    },
+    60_000,
+  );
 });
