@@ -17,7 +17,9 @@ export const UNMET_GOAL_REASONS: readonly UnmetGoalReason[] = [
       "With its code cache MCP's own code is read, not compiled; what its cold request still pays is the official " +
       "SDK's running and Node's fetch classes. The SDK's HTTP layer, for both protocol eras, takes a web `Request` and " +
       "answers a web `Response`, and the first of either in a process loads Node's undici: in a process that has " +
-      "loaded the MCP bundle, a first `new Headers()` costs 29-41 ms of CPU (five runs, Lambda's Node 24.21.0). The " +
+      "loaded the MCP bundle, a first `new Headers()` costs 29-41 ms of CPU (five runs, Lambda's Node 24.21.0), and " +
+      'with undici loaded and a first `Response` made before the clock starts, the same cold request measured 0.91x ' +
+      "(9 rounds, each paired with a bare handler's): Node's fetch classes are about 0.7x of a bare cold request. The " +
       "reporting lists stopped paying it by sending with the AWS SDK's own HTTP handler; MCP cannot without replacing " +
       "the SDK's HTTP layer. undici from npm, bundled into the asset so that its compiled code is in our cache, cost " +
       "more (45-57 ms for a first Headers, Request and Response) than Node's own (35-52 ms). Profile of one cold " +
@@ -43,7 +45,11 @@ export const UNMET_GOAL_REASONS: readonly UnmetGoalReason[] = [
       "key read from Secrets Manager, a second AWS client's first request; an update checks its target again; and a " +
       'replace, merge or restore is a three-item transaction. Their warm-up requests reach the first store call at ' +
       'synthesis, where every AWS endpoint refuses, so what comes after it is compiled on the first request. All sit ' +
-      'within 0.10x of the goal; runs of the same code here differ by up to 0.09x a row.',
+      'within 0.10x of the goal; runs of the same code here differ by up to 0.09x a row. Tried, each against the ' +
+      'same asset or build otherwise, in alternating processes: reading only AWSCURRENT where a function only seals ' +
+      "(0.02-0.03x less, 11 rounds); the SDK's Secrets Manager client in place of Powertools Parameters (no gain: " +
+      '0.99x for the rotation, 1.06x for the registration, 15 rounds); a warm-up request that runs through against ' +
+      'DynamoDB Local (no gain for the rotation).',
   },
   {
     goals: /^(init|cold request) /,
