@@ -34,8 +34,8 @@ export const UNMET_GOAL_REASONS: readonly UnmetGoalReason[] = [
       'The same list on a DynamoDB stage sends its queries over plain HTTP to DynamoDB Local; on an OpenSearch stage ' +
       "the first search opens a TLS connection to the domain (here the bench's HTTPS stub on loopback: the handshake " +
       "and the certificate's verification) and signs the search with SigV4, as a deployed stage does. The searches " +
-      "go through the AWS SDK's HTTP handler, which the DynamoDB client has loaded already; the platform's fetch, " +
-      'which they used before, loaded undici on the first search and put these rows at 1.37-1.48x.',
+      "go through the AWS SDK's HTTP handler, which the DynamoDB client has loaded already, not the platform's " +
+      'fetch, whose first call loads undici (sent with fetch, these rows measured 1.37-1.48x).',
   },
   {
     goals:
