@@ -21,8 +21,13 @@
 import { HttpRequest } from '@smithy/core/protocols';
 import { streamCollector } from '@smithy/core/serde';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
-import type { AwsCredentialIdentityProvider, HttpHandlerOptions, HttpResponse } from '@smithy/types';
-import { type SigV4Options, signingRegion, sigV4Signer } from './sigv4-signer.ts';
+import type {
+  AwsCredentialIdentityProvider,
+  HttpHandlerOptions,
+  HttpResponse,
+  HttpRequest as SentRequest,
+} from '@smithy/types';
+import { signingRegion, sigV4Signer } from './sigv4-signer.ts';
 
 export interface OpenSearchClientOptions {
   /** `https://<domain endpoint>`, the local engine's `http://127.0.0.1:<port>`, or a cluster's `https://user:password@host`. */
@@ -54,7 +59,7 @@ export interface OpenSearchRequest {
  * `NodeHttpHandler`, which follows no redirect, or a test's fake.
  */
 export interface OpenSearchTransport {
-  handle(request: HttpRequest, options?: HttpHandlerOptions): Promise<{ response: HttpResponse }>;
+  handle(request: SentRequest, options?: HttpHandlerOptions): Promise<{ response: HttpResponse }>;
 }
 
 export interface OpenSearchResponse {
@@ -100,13 +105,6 @@ export function signsRequests(endpoint: string): boolean {
   return new URL(endpoint).username === '';
 }
 
-type Signer = (request: HttpRequest) => Promise<HttpRequest>;
-
-function requestSigner(options: SigV4Options): Signer {
-  const signer = sigV4Signer(options);
-  return async (request) => HttpRequest.clone(await signer.sign(request));
-}
-
 /** A local cluster's `https://user:password@host` becomes a Basic header, and its URL loses them. */
 function basicAuthorization(url: URL): string | undefined {
   if (url.username === '') return undefined;
@@ -133,15 +131,15 @@ export function createOpenSearchClient(options: OpenSearchClientOptions): OpenSe
   const transport = options.transport ?? new NodeHttpHandler();
   const base = new URL(options.endpoint);
   const basic = basicAuthorization(base);
-  let sign: Signer | undefined;
+  let signer: ReturnType<typeof sigV4Signer> | undefined;
   if (signsRequests(options.endpoint)) {
     const region = signingRegion(`requests to ${options.endpoint}`, options.region);
-    sign = requestSigner({ service: 'es', region, ...(options.credentials && { credentials: options.credentials }) });
+    signer = sigV4Signer({ service: 'es', region, ...(options.credentials && { credentials: options.credentials }) });
   }
   const root = base.pathname.replace(/\/$/, '');
 
   async function attempt(request: OpenSearchRequest, body: string | undefined): Promise<OpenSearchResponse> {
-    let sent = new HttpRequest({
+    const unsigned = new HttpRequest({
       method: request.method,
       protocol: base.protocol,
       hostname: base.hostname,
@@ -160,7 +158,7 @@ export function createOpenSearchClient(options: OpenSearchClientOptions): OpenSe
       },
       body,
     });
-    if (sign) sent = await sign(sent);
+    const sent: SentRequest = signer ? await signer.sign(unsigned) : unsigned;
     let status: number;
     let text: string;
     try {
