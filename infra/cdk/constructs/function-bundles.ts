@@ -85,13 +85,16 @@ const runs = new Map<string, string>();
 /** The asset folder of each run, cache target and entry already made. */
 const assetFolders = new Map<string, string>();
 
+/** How many folders outputRoot holds: the next one's name. */
+let folderCount = 0;
+
 function newOutputFolder(): string {
   if (!outputRoot) {
     const root = mkdtempSync(join(tmpdir(), 'cxm-function-bundles-'));
     outputRoot = root;
     process.once('exit', () => rmSync(root, { recursive: true, force: true }));
   }
-  return join(outputRoot, String(runs.size + assetFolders.size));
+  return join(outputRoot, String(folderCount++));
 }
 
 /** The run's output folder: every handler bundled with `options`, at its module's path. */
