@@ -30,6 +30,7 @@ import { REPORTING_INDEXER } from '#shared/reporting/reporting-indexer';
 import { FUNCTION_ENV } from '#shared/settings/setting-names';
 import { WEBHOOK_DELIVERY, WEBHOOK_FAN_OUT, WEBHOOK_SWEEP } from '#shared/webhook-functions';
 import { round } from './bench-stats.ts';
+import { packageOf } from './cpu-profile-summary.ts';
 import { PEER_HANDLERS } from './peers/peer-handlers.ts';
 
 /** What a bundle serves, which decides its cold-start goal. */
@@ -165,13 +166,9 @@ function installedVersions(packages: readonly string[]): Record<string, string> 
   );
 }
 
-function packageOf(input: string): string {
-  const match = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input);
-  return match ? match[1]! : 'project';
-}
-
 function describe(metafile: Metafile): { bytes: number; contents: Record<string, number>; validatorBytes: number } {
-  const output = Object.values(metafile.outputs)[0]!;
+  // The bundle, not its source map.
+  const output = Object.entries(metafile.outputs).find(([path]) => !path.endsWith('.map'))![1];
   const contents: Record<string, number> = {};
   let validatorBytes = 0;
   for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) {
@@ -187,7 +184,13 @@ export async function buildBundles(
   outdir = mkdtempSync(join(tmpdir(), 'cxm-bench-')),
   { peers = true }: { peers?: boolean } = {},
 ): Promise<{ outdir: string; bundles: BuiltBundle[] }> {
-  const options: BuildOptions = { ...esbuildOptions(LAMBDA_BUNDLING, LAMBDA_RUNTIME), metafile: true };
+  // The source map (beside the bundle, which it leaves byte for byte as the stack builds it) names
+  // the package of each profiled function (cpu-profile-summary.ts).
+  const options: BuildOptions = {
+    ...esbuildOptions(LAMBDA_BUNDLING, LAMBDA_RUNTIME),
+    metafile: true,
+    sourcemap: 'external',
+  };
   const plain: BuildOptions = { ...options, keepNames: false };
   const bundles = await Promise.all(
     sources(peers).map(async (source, index): Promise<BuiltBundle> => {

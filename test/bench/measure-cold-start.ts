@@ -20,13 +20,26 @@
  * where wall time does not. Wall times are reported beside them.
  */
 import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { Module } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
+import { BUNDLE_MODULE } from '#infra/cdk/constructs/compile-cache';
 import { LAMBDA_NODE_OPTIONS } from '#infra/lambda-node';
 import { FUNCTION_ENV } from '#shared/settings/setting-names';
 import { atMost, type Goal, median, pairedRatio, round } from './bench-stats.ts';
 import type { ColdRequest, ColdRequests } from './cold-requests.ts';
 import { COMPARED_KINDS, withPeerStandings } from './compare-peers.ts';
+import {
+  averageColdProfiles,
+  bundleSources,
+  type CallFrame,
+  type ColdProfile,
+  type CpuProfile,
+  summariseColdProfile,
+} from './cpu-profile-summary.ts';
 import type { BuiltBundle, BundleKind } from './measure-bundles.ts';
 
 const run = promisify(execFile);
@@ -113,10 +126,15 @@ interface Sample {
 
 type CompileCacheState = 'accepted' | 'rejected' | 'absent';
 
-async function importOnce(node: string, file: string, environment: Record<string, string>): Promise<Sample> {
+async function importOnce(
+  node: string,
+  file: string,
+  environment: Record<string, string>,
+  nodeOptions: readonly string[] = [],
+): Promise<Sample> {
   const { stdout } = await run(
     node,
-    [...LAMBDA_NODE_OPTIONS, '--input-type=module', '-e', PROBE, pathToFileURL(file).href],
+    [...LAMBDA_NODE_OPTIONS, ...nodeOptions, '--input-type=module', '-e', PROBE, pathToFileURL(file).href],
     { env: environment, timeout: 60_000 },
   );
   const lines = stdout.trim().split('\n');
@@ -160,6 +178,8 @@ export interface ColdStartEntry {
   };
   /** Peers only: the framework packages on top of the baseline, with their installed versions. */
   packages?: Record<string, string>;
+  /** Where one cold request's CPU goes (cpu-profile-summary.ts): rows that missed their goal, or every row with --cpu-prof. */
+  profile?: ColdProfile;
   /** Our request-serving functions, when peers were measured: per peer, whether this cold request's ratio is lower than the peer's. */
   aheadOfPeers?: Record<string, boolean>;
 }
@@ -172,6 +192,8 @@ export interface ColdStartReport {
   baselineColdRequestMs: number;
   baselineColdRequestCpuMs: number;
   functions: ColdStartEntry[];
+  /** The baseline's cold request profiled as the rows' were, beside them; absent when no row was. */
+  baselineProfile?: ColdProfile;
 }
 
 const total = (sample: Sample): Timing => ({
@@ -186,12 +208,18 @@ interface Samples {
   baseline: Sample[];
 }
 
+/**
+ * After the rounds, each row whose cold request missed its goal is profiled beside the baseline
+ * (`profileColdRequests`); with `profileDir` (--cpu-prof) every row is, and the profiles stay there
+ * for Chrome DevTools' Performance panel.
+ */
 export async function measureColdStart(
   bundles: readonly BuiltBundle[],
   runs: number,
   nodePath: string,
   progress: (message: string) => void,
   requests: ColdRequests,
+  profileDir?: string,
 ): Promise<ColdStartReport> {
   const baseline = bundles.find((bundle) => bundle.kind === 'baseline')!;
   const measured = bundles.filter(
@@ -249,6 +277,26 @@ export async function measureColdStart(
     }
   }
   const rows = measured.map((bundle) => summarise(bundle, samples.get(bundle.name)!, states.get(bundle.name)));
+  // Every row when asked (--cpu-prof), else the rows whose cold request missed its goal.
+  const profiled = measured.filter(
+    (bundle) =>
+      profileDir !== undefined || rows.find((row) => row.function === bundle.name)?.coldRequestGoal?.met === false,
+  );
+  let baselineProfile: ColdProfile | undefined;
+  if (profiled.length > 0) {
+    const dir = profileDir ?? mkdtempSync(join(tmpdir(), 'cxm-bench-profiles-'));
+    try {
+      const profile = (bundle: BuiltBundle) => profileColdRequests(nodePath, bundle, environmentOf(bundle), dir);
+      baselineProfile = await profile(baseline);
+      for (const bundle of profiled) {
+        progress(`cold start: profiling ${bundle.name}`);
+        rows.find((row) => row.function === bundle.name)!.profile = await profile(bundle);
+      }
+      if (profileDir !== undefined) progress(`cold start: the profiles are in ${profileDir}`);
+    } finally {
+      if (profileDir === undefined) rmSync(dir, { recursive: true, force: true });
+    }
+  }
   return {
     runs,
     baselineMs: round(median(baselineAll.map((sample) => sample.init.wall)), 1),
@@ -256,7 +304,43 @@ export async function measureColdStart(
     baselineColdRequestMs: round(median(baselineAll.map((sample) => total(sample).wall)), 1),
     baselineColdRequestCpuMs: round(median(baselineAll.map((sample) => total(sample).cpu)), 1),
     functions: withPeerStandings(rows),
+    ...(baselineProfile && { baselineProfile }),
   };
+}
+
+/** Profiled cold requests of a row, each in a process of its own, averaged (one profile's parts move by a few ms). */
+const PROFILE_RUNS = 3;
+
+/**
+ * PROFILE_RUNS cold requests of `bundle` (with its cache, as shipped) under `--cpu-prof`, written
+ * into `dir` as `<row>-<n>.cpuprofile`, and their parts averaged.
+ */
+async function profileColdRequests(
+  nodePath: string,
+  bundle: BuiltBundle,
+  environment: Record<string, string>,
+  dir: string,
+): Promise<ColdProfile> {
+  const file = bundle.assets?.cached ?? bundle.file;
+  // An asset's entry and bundle, or the bare bundle; only the bundle's positions are in its source map.
+  const own = bundle.assets ? pathToFileURL(dirname(file)).href : pathToFileURL(file).href;
+  const bundleUrl = bundle.assets ? `${own}/${BUNDLE_MODULE}` : own;
+  const map = bundleSources(bundle.file);
+  // The entry compiles the bundle inside the module wrapper (function-entry.cjs), which shifts its first line.
+  const shift = bundle.assets ? Module.wrap('').indexOf('\n') : 0;
+  const codeOf = ({ url, lineNumber, columnNumber }: CallFrame) => {
+    if (url === bundleUrl) return map.packageAt(lineNumber, lineNumber === 0 ? columnNumber - shift : columnNumber);
+    // The asset's entry (index.cjs) is ours.
+    return url.startsWith(`${own}/`) ? 'project' : undefined;
+  };
+  const summaries: ColdProfile[] = [];
+  for (let run_ = 0; run_ < PROFILE_RUNS; run_++) {
+    const name = `${bundle.name.replace(/\W+/g, '-')}-${run_ + 1}.cpuprofile`;
+    const options = ['--cpu-prof', '--cpu-prof-interval', '100', '--cpu-prof-dir', dir, '--cpu-prof-name', name];
+    await importOnce(nodePath, file, environment, options);
+    summaries.push(summariseColdProfile(JSON.parse(readFileSync(join(dir, name), 'utf8')) as CpuProfile, codeOf));
+  }
+  return averageColdProfiles(summaries);
 }
 
 /** The import's and the cold request's CPU, as medians and as ratios to the paired baseline. */

@@ -9,6 +9,7 @@
  * test/bench/warm-overhead-process.ts), not in its own process on this machine's.
  */
 import type { ChildProcess } from 'node:child_process';
+import { Session } from 'node:inspector/promises';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
@@ -30,6 +31,7 @@ import {
   KEYED_NOTE_ROUTE,
 } from './bench-requests.ts';
 import { atMost, type Goal, median, pairedDifference, pairedRatio, round } from './bench-stats.ts';
+import { type CpuProfile, type WarmProfile, warmProfile } from './cpu-profile-summary.ts';
 import { runSectionProcess } from './run-section-process.ts';
 
 type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
@@ -119,6 +121,24 @@ async function timeCalls(
   return (user + system) / count;
 }
 
+/** Calls profiled per side of a route that missed its goal. */
+const PROFILED_CALLS = 2000;
+
+/** A CPU profile of `work` in this process (the inspector's sampling profiler, 50 µs samples). */
+async function profiled(work: () => Promise<unknown>): Promise<CpuProfile> {
+  const session = new Session();
+  session.connect();
+  try {
+    await session.post('Profiler.enable');
+    await session.post('Profiler.setSamplingInterval', { interval: 50 });
+    await session.post('Profiler.start');
+    await work();
+    return (await session.post('Profiler.stop')).profile;
+  } finally {
+    session.disconnect();
+  }
+}
+
 export interface WarmOverheadEntry {
   route: string;
   /** Median per-request CPU time through the function's handler (chain included), µs. */
@@ -130,6 +150,8 @@ export interface WarmOverheadEntry {
   /** Median over rounds of (chain / bare). */
   ratio: number;
   goal: Goal;
+  /** Where the chain's extra CPU goes, from a profile of each side: routes that missed their goal. */
+  profile?: WarmProfile;
 }
 
 export interface WarmOverheadReport {
@@ -172,13 +194,21 @@ export async function measureWarmOverhead(
         }
       }
       const ratio = round(pairedRatio(chainTimes, bareTimes));
+      const goal = atMost(ratio, GOAL_RATIO);
       routes.push({
         route: route.label ?? route.id,
         chainUs: round(median(chainTimes), 1),
         bareUs: round(median(bareTimes), 1),
         overheadUs: round(pairedDifference(chainTimes, bareTimes), 1),
         ratio,
-        goal: atMost(ratio, GOAL_RATIO),
+        goal,
+        ...(!goal.met && {
+          profile: warmProfile(
+            await profiled(() => timeCalls(chain, event, context, route.status, PROFILED_CALLS)),
+            await profiled(() => timeCalls(bare, event, context, route.status, PROFILED_CALLS)),
+            PROFILED_CALLS,
+          ),
+        }),
       });
     }
     return { rounds: options.rounds, batch: options.batch, routes };

@@ -6,6 +6,7 @@
 import type { LambdaNode } from '#infra/lambda-node';
 import type { Goal } from './bench-stats.ts';
 import { peerStandings } from './compare-peers.ts';
+import type { ColdProfile } from './cpu-profile-summary.ts';
 import type { AuthorizerReadsFigures } from './measure-authorizer-reads.ts';
 import type { AuthorizerScaleFigures } from './measure-authorizer-scale.ts';
 import type { BodyCheckFigures } from './measure-body-check.ts';
@@ -132,6 +133,70 @@ function coldStartSection(report: ColdStartReport, node: BenchNode): string {
         ...ours.map((entry) => row(entry, entry.function)),
         ...peers.map((entry) => row(entry, `peer: ${entry.function}`)),
       ],
+    ),
+  ].join('\n');
+}
+
+/** The largest shares, as `name 1.2, name 0.8`. */
+function topShares(shares: ReadonlyArray<{ name: string; ms: number }>, count: number): string {
+  return shares
+    .slice(0, count)
+    .map(({ name, ms }) => `${name} ${ms.toFixed(1)}`)
+    .join(', ');
+}
+
+/** Where each profiled cold request's CPU goes, beside the baseline's profiled the same way. */
+function coldProfileSection(report: ColdStartReport): string | undefined {
+  const rows = report.functions.filter((entry) => entry.profile);
+  if (!report.baselineProfile || rows.length === 0) return undefined;
+  const line = (name: string, profile: ColdProfile) => [
+    name,
+    profile.sampledMs.toFixed(1),
+    profile.bundle.reduce((sum, share) => sum + share.ms, 0).toFixed(1),
+    profile.builtins.reduce((sum, share) => sum + share.ms, 0).toFixed(1),
+    profile.compileMs.toFixed(1),
+    profile.gcMs.toFixed(1),
+    profile.nodeMs.toFixed(1),
+    topShares(profile.bundle, 4),
+    topShares(profile.builtins, 4),
+  ];
+  return [
+    `Where the cold requests that missed their goal spend their CPU: V8's CPU profile of the cold request (--cpu-prof, 100 us samples, self time), with the cache, averaged over ${report.baselineProfile.processes} processes, beside the baseline's; ms, the profiler's own cost included, so for comparing parts. Bundle code by npm package (source map; project: ours); built-ins: Node's modules loaded on demand, each with what it loads`,
+    formatTable(
+      [
+        'function',
+        '>sampled',
+        '>bundle code',
+        '>built-ins',
+        '>compiling',
+        '>GC',
+        '>rest of Node',
+        'bundle code by package',
+        'built-ins by module',
+      ],
+      [line('baseline', report.baselineProfile), ...rows.map((entry) => line(entry.function, entry.profile!))],
+    ),
+  ].join('\n');
+}
+
+/** Where each profiled route's chain spends more than the bare function, per request. */
+function warmProfileSection(report: WarmOverheadReport): string | undefined {
+  const routes = report.routes.filter((entry) => entry.profile);
+  if (routes.length === 0) return undefined;
+  return [
+    `Where the warm overhead goes, for the routes that missed their goal: the inspector's CPU profile (50 us samples, self time) of ${routes[0]!.profile!.calls} requests through the chain and as many through the bare function; us per request, the profiler's own cost included. Extra: the chain's time less the bare function's, by where the code is (an npm package, one of our files, Node)`,
+    formatTable(
+      ['route', '>chain us', '>bare us', "chain's extra by origin (largest first)"],
+      routes.map(({ route, profile }) => [
+        route,
+        profile!.chainUs.toFixed(1),
+        profile!.bareUs.toFixed(1),
+        profile!.extra
+          .filter(({ us }) => us >= 0.5)
+          .slice(0, 8)
+          .map(({ origin, us }) => `${origin} +${us.toFixed(1)}`)
+          .join(', '),
+      ]),
     ),
   ].join('\n');
 }
@@ -523,8 +588,10 @@ export function formatReport(report: BenchReport): string {
     nodeHeader(report),
     report.bundles && bundlesSection(report.bundles),
     report.coldStart && coldStartSection(report.coldStart, report.node),
+    report.coldStart && coldProfileSection(report.coldStart),
     report.bodyCheck && bodyCheckSection(report.bodyCheck),
     report.warmOverhead && warmSection(report.warmOverhead),
+    report.warmOverhead && warmProfileSection(report.warmOverhead),
     report.throughput && throughputSection(report.throughput),
     report.pagination && paginationSection(report.pagination, report.reportingTotals),
     report.authorizerScale && authorizerScaleSection(report.authorizerScale),

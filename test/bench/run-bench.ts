@@ -13,6 +13,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { lambdaNode } from '#infra/lambda-node';
@@ -138,12 +139,17 @@ function parseOptions(argv: string[]) {
       quick: { type: 'boolean', default: false },
       runs: { type: 'string' },
       only: { type: 'string' },
+      functions: { type: 'string' },
+      'cpu-prof': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
   if (values.help) {
     process.stdout.write(
-      'npm run bench [-- --json] [--quick] [--runs <cold-start runs>] [--only coldStart,bundles,bodyCheck,warmOverhead,throughput,pagination,authorizerScale,import,webhooks,documentWrites,opensearch]\n',
+      'npm run bench [-- --json] [--quick] [--runs <cold-start runs>] [--only coldStart,bundles,bodyCheck,warmOverhead,throughput,pagination,authorizerScale,import,webhooks,documentWrites,opensearch]\n' +
+        '              [--functions <name>,...] [--cpu-prof <directory>]\n' +
+        '  --functions  the cold-start rows to measure (each against the baseline), e.g. mcpBots,rotateWebhookSecret\n' +
+        "  --cpu-prof   after the rounds, profile each measured row's cold request once, with its cache, into <directory>\n",
     );
     process.exit(0);
   }
@@ -157,7 +163,15 @@ function parseOptions(argv: string[]) {
   const unknown = only.filter((name) => !(SECTIONS as readonly string[]).includes(name));
   if (unknown.length > 0)
     throw new StartupError(`--only: unknown section(s) ${unknown.join(', ')}; choose from ${SECTIONS.join(', ')}`);
-  return { json: values.json, quick: values.quick, sizes, sections: new Set(only as Section[]) };
+  const functions = values.functions?.split(',').map((name) => name.trim());
+  return {
+    json: values.json,
+    quick: values.quick,
+    sizes,
+    sections: new Set(only as Section[]),
+    ...(functions && { functions: new Set(functions) }),
+    ...(values['cpu-prof'] !== undefined && { profileDir: resolve(values['cpu-prof']) }),
+  };
 }
 
 /** What the bench's keys are tagged under, and its authorizer checks tags with. */
@@ -175,6 +189,22 @@ function setBenchEnvironment(): void {
   process.env.CXM_KEY_TAG_SECRET = BENCH_KEY_TAG_SECRET;
   process.env.CXM_WEBHOOK_SECRET_KEY = 'bench-webhook-secret-key-0123456789abcdefghijklmnop';
   process.env.CXM_REPORTING_BACKEND = 'dynamodb';
+}
+
+/**
+ * The cold-start section's rows: every bundle, or the baseline and the rows `names` (--functions) gives.
+ *
+ * @example coldStartBundles(bundles, new Set(['mcpBots'])) // the baseline and mcpBots
+ */
+function coldStartBundles(bundles: BuiltBundle[], names: ReadonlySet<string> | undefined): BuiltBundle[] {
+  if (names === undefined) return bundles;
+  const rows = bundles.filter((bundle) => bundle.kind !== 'baseline');
+  const unknown = [...names].filter((name) => !rows.some((bundle) => bundle.name === name));
+  if (unknown.length > 0)
+    throw new StartupError(
+      `--functions: unknown row(s) ${unknown.join(', ')}; choose from ${rows.map((bundle) => bundle.name).join(', ')}`,
+    );
+  return bundles.filter((bundle) => bundle.kind === 'baseline' || names.has(bundle.name));
 }
 
 /** Everything the bench started, undone on every way out (Ctrl-C included). */
@@ -290,7 +320,14 @@ async function main(): Promise<number> {
       progress('cold start: arranging what the first requests read');
       const requests = await arrangeColdRequests(resources.dynamo, tables);
       try {
-        report.coldStart = await measureColdStart(bundles, sizes.coldStartRuns, node.execPath, progress, requests);
+        report.coldStart = await measureColdStart(
+          coldStartBundles(bundles, options.functions),
+          sizes.coldStartRuns,
+          node.execPath,
+          progress,
+          requests,
+          options.profileDir,
+        );
       } finally {
         await requests.close();
       }

@@ -22,11 +22,9 @@ export const UNMET_GOAL_REASONS: readonly UnmetGoalReason[] = [
       "(9 rounds, each paired with a bare handler's): Node's fetch classes are about 0.7x of a bare cold request. The " +
       "reporting lists stopped paying it by sending with the AWS SDK's own HTTP handler; MCP cannot without replacing " +
       "the SDK's HTTP layer. undici from npm, bundled into the asset so that its compiled code is in our cache, cost " +
-      "more (45-57 ms for a first Headers, Request and Response) than Node's own (35-52 ms). Profile of one cold " +
-      'request with the cache (`--cpu-prof`, 100 µs samples, warm-up request against refused endpoints): 184 ms ' +
-      "sampled, of which Node's built-in modules loaded on demand 70 ms inclusive (`compileForInternalLoader`; undici " +
-      "22 ms, the `TextDecoder` getter 30 ms), the bundle running (the SDK's zod schemas and request handling) 74 ms " +
-      'inclusive, compiling the bundle with the cache (`vm.Script`) 12 ms, GC 17 ms.',
+      "more (45-57 ms for a first Headers, Request and Response) than Node's own (35-52 ms). The run's profile of " +
+      "this cold request (under the cold-start table) shows both: the SDK and its zod schemas in the bundle's code, " +
+      "undici among Node's built-in modules.",
   },
   {
     goals: /^cold request list(Assistant|Voc)Conversations \(OpenSearch stage\)/,
@@ -42,7 +40,10 @@ export const UNMET_GOAL_REASONS: readonly UnmetGoalReason[] = [
       /^cold request (createWebhookEndpoint|updateWebhookEndpoint|rotateWebhookSecret|replaceCurrentDocument|mergeCurrentDocument|restoreDocumentVersion)$/,
     why:
       'These first requests do more than a read: a registration and a rotation seal a new signing secret with a ' +
-      "key read from Secrets Manager, a second AWS client's first request; an update checks its target again; and a " +
+      "key read from Secrets Manager, a second AWS client's first request (profiled beside a webhook read, `npm run " +
+      'bench -- --only coldStart --functions getWebhookEndpoint,rotateWebhookSecret --cpu-prof <dir>`: the extra is ' +
+      "the SDK's code, a second client's endpoint rules, operation schemas and signing running for the first time, " +
+      "and Node's HTTP work for a second connection); an update checks its target again; and a " +
       'replace, merge or restore is a three-item transaction. Their warm-up requests reach the first store call at ' +
       'synthesis, where every AWS endpoint refuses, so what comes after it is compiled on the first request. All sit ' +
       'within 0.10x of the goal; runs of the same code here differ by up to 0.09x a row. Tried, each against the ' +
@@ -72,7 +73,8 @@ export const UNMET_GOAL_REASONS: readonly UnmetGoalReason[] = [
       "/ 36 / 62 (1.12x / 1.17x / 1.30x). What is left then is middy, the authorization, the body's parse, the " +
       "note's metric and, keyed, the Idempotency-Key's fingerprint and its record, one more item in the transaction, " +
       'which the bare function does not write. With all seven gone the note and the keyed note are still over ' +
-      '1.10x, so no tuning of one part reaches the goal there; and each part is a rule of the contract.',
+      '1.10x, so no tuning of one part reaches the goal there; and each part is a rule of the contract. The run ' +
+      "profiles each route that misses (under the warm table): the chain's extra by package and by our file.",
   },
   {
     goals: /^throughput getCurrentDocument$/,

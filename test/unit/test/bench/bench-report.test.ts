@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { atLeast, atMost, median, pairedDifference, pairedRatio, round } from '#test/bench/bench-stats';
 import { withPeerStandings } from '#test/bench/compare-peers';
+import type { ColdProfile } from '#test/bench/cpu-profile-summary';
 import { type ColdStartEntry, coldRequestGoalOf } from '#test/bench/measure-cold-start';
 import type { WebhooksFigures } from '#test/bench/measure-webhooks';
 import { performancePage } from '#test/bench/performance-page';
@@ -442,5 +443,94 @@ describe('bench webhooks', () => {
     expect(formatReport({ ...withWebhooks, webhooks: bad })).toContain(
       'Goals: 0 of 2 met; not met: webhooks none lost, webhooks all verified.',
     );
+  });
+});
+
+describe('bench profiles', () => {
+  const cold = (sampledMs: number): ColdProfile => ({
+    processes: 3,
+    sampledMs,
+    bundle: [
+      { name: '@smithy/core', ms: 12 },
+      { name: 'project', ms: 3 },
+    ],
+    builtins: [{ name: 'node:internal/deps/undici/undici', ms: 28 }],
+    compileMs: 9,
+    gcMs: 4,
+    nodeMs: 20,
+  });
+  const coldStart = report.coldStart!;
+  const profiled: BenchReport = {
+    ...report,
+    coldStart: {
+      ...coldStart,
+      baselineProfile: cold(100),
+      functions: coldStart.functions.map((entry) =>
+        entry.function === 'listNotes' ? { ...entry, profile: cold(140) } : entry,
+      ),
+    },
+    warmOverhead: {
+      ...report.warmOverhead!,
+      routes: report.warmOverhead!.routes.map((entry) => ({
+        ...entry,
+        profile: {
+          calls: 2000,
+          chainUs: 200,
+          bareUs: 120,
+          extra: [
+            { origin: '@aws-lambda-powertools/logger', us: 9 },
+            { origin: 'shared/http/response-headers.ts', us: 4 },
+            { origin: 'test/bench/bare.ts', us: -2 },
+          ],
+        },
+      })),
+    },
+  };
+  const section = (start: string) =>
+    formatReport(profiled)
+      .split('\n\n')
+      .find((part) => part.startsWith(start));
+
+  it("prints where each profiled cold request's CPU goes, beside the baseline's", () => {
+    const lines = section('Where the cold requests')!.split('\n');
+    expect(lines[0]).toContain('averaged over 3 processes');
+    expect(lines.slice(3).map((line) => line.split(/\s{2,}/))).toEqual([
+      [
+        'baseline',
+        '100.0',
+        '15.0',
+        '28.0',
+        '9.0',
+        '4.0',
+        '20.0',
+        '@smithy/core 12.0, project 3.0',
+        'node:internal/deps/undici/undici 28.0',
+      ],
+      [
+        'listNotes',
+        '140.0',
+        '15.0',
+        '28.0',
+        '9.0',
+        '4.0',
+        '20.0',
+        '@smithy/core 12.0, project 3.0',
+        'node:internal/deps/undici/undici 28.0',
+      ],
+    ]);
+  });
+
+  it("prints where each profiled route's warm overhead goes, what the chain adds and not what it saves", () => {
+    const lines = section('Where the warm overhead')!.split('\n');
+    expect(lines[0]).toContain('of 2000 requests');
+    expect(lines[3]).toMatch(
+      /^getCurrentDocument\s+200\.0\s+120\.0\s+@aws-lambda-powertools\/logger \+9\.0, shared\/http\/response-headers\.ts \+4\.0$/,
+    );
+  });
+
+  it('prints no profile section when no row was profiled', () => {
+    const printed = formatReport(report);
+    expect(printed).not.toContain('Where the cold requests');
+    expect(printed).not.toContain('Where the warm overhead');
   });
 });
