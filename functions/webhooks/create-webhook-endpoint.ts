@@ -13,7 +13,7 @@ import { authorizeWebhookEvents } from '#shared/http/authorize-webhook-events';
 import { createApiHandler } from '#shared/http/create-api-handler';
 import { recordAnswer, replayRecorded } from '#shared/http/idempotent-answer';
 import { createWebhookEndpoint } from '#shared/schemas/route-validators.generated';
-import { webhookSecretBox } from '#shared/secrets/webhook-secret-box';
+import { webhookSecretSealer } from '#shared/secrets/webhook-secret-box';
 import { maxEndpointsPerTenant, webhookOwnHosts, webhookTargetRules } from '#shared/settings/webhook-settings';
 import { idempotencyLedger, webhookEndpointsStore } from '#shared/store/function-stores';
 import { checkWebhookTarget } from '#shared/webhooks/post-webhook';
@@ -22,7 +22,7 @@ const endpoints = webhookEndpointsStore();
 const ledger = idempotencyLedger();
 const limit = maxEndpointsPerTenant();
 const rules = webhookTargetRules();
-const box = webhookSecretBox();
+const sealer = webhookSecretSealer();
 
 export const handler = createApiHandler(
   createWebhookEndpoint,
@@ -42,7 +42,7 @@ export const handler = createApiHandler(
       status: 'enabled' as const,
       createdAt: now.toISOString(),
       updatedAt: now.toISOString(),
-      secrets: { current: await box.seal(secret, { tenantId, endpointId: id }) },
+      secrets: { current: await sealer.seal(secret, { tenantId, endpointId: id }) },
     };
     const answer = { status: 201, body: { ...endpointView(stored), secret } };
     const withheld = {

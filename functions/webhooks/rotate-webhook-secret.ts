@@ -11,19 +11,19 @@ import { newWebhookSecret } from '#shared/domain/webhooks/webhook-secret';
 import { createApiHandler } from '#shared/http/create-api-handler';
 import { recordAnswer, replayRecorded } from '#shared/http/idempotent-answer';
 import { rotateWebhookSecret } from '#shared/schemas/route-validators.generated';
-import { webhookSecretBox } from '#shared/secrets/webhook-secret-box';
+import { webhookSecretSealer } from '#shared/secrets/webhook-secret-box';
 import { idempotencyLedger, webhookEndpointsStore } from '#shared/store/function-stores';
 
 const endpoints = webhookEndpointsStore();
 const ledger = idempotencyLedger();
-const box = webhookSecretBox();
+const sealer = webhookSecretSealer();
 
 const previousSecretExpiresAt = ({ secrets }: StoredWebhookEndpoint) =>
   new Date(secrets.previous?.until ?? Date.now()).toISOString();
 
 export const handler = createApiHandler(rotateWebhookSecret, async ({ tenantId, path, signal, idempotency, http }) => {
   const secret = newWebhookSecret();
-  const sealed = await box.seal(secret, { tenantId, endpointId: path.endpointId });
+  const sealed = await sealer.seal(secret, { tenantId, endpointId: path.endpointId });
   const withheld = (endpoint: StoredWebhookEndpoint) => ({
     status: 200,
     body: {

@@ -49,6 +49,8 @@ function isNotFound(error: unknown): boolean {
 
 /**
  * The accepted values of `setting`, each turned by `toValue` once per read (a derived key, say).
+ * A function that only makes things with the secret, and never checks what an earlier value
+ * made, reads the current value alone (`currentOnly`): one Secrets Manager call, not two.
  *
  * @example
  * const keys = secretVersionsSource({ what: 'the cursor secret', without: 'reporting cursors cannot be signed', secret: 'cursorSecret' }, cursorKey);
@@ -57,12 +59,13 @@ function isNotFound(error: unknown): boolean {
 export function secretVersionsSource<T>(
   setting: SecretSetting,
   toValue: (secret: string) => T,
+  { currentOnly = false }: { currentOnly?: boolean } = {},
 ): SecretVersionsSource<T> {
   const env = SECRET_ENVS[setting.secret];
   const { value, previous, arn } = secretConfiguration(setting.secret);
   if (value) {
     const values = [toValue(checked(value, env.value))];
-    if (previous) values.push(toValue(checked(previous, env.previous)));
+    if (previous && !currentOnly) values.push(toValue(checked(previous, env.previous)));
     return async () => values;
   }
   if (!arn) throw new Error(`neither ${env.value} nor ${env.arn} is set: ${setting.without}`);
@@ -76,7 +79,7 @@ export function secretVersionsSource<T>(
     if (forced) lastForcedAt = now;
     if (!cached || forced || now - cached.readAt >= MAX_AGE_MS) {
       const before = cached;
-      const entry = { readAt: now, values: readVersions(arn, setting.what, toValue) };
+      const entry = { readAt: now, values: readVersions(arn, setting.what, toValue, currentOnly) };
       cached = entry;
       entry.values.catch(() => {
         if (cached !== entry) return;
@@ -92,18 +95,25 @@ export function secretVersionsSource<T>(
   };
 }
 
-async function readVersions<T>(arn: string, what: string, toValue: (secret: string) => T): Promise<readonly T[]> {
+async function readVersions<T>(
+  arn: string,
+  what: string,
+  toValue: (secret: string) => T,
+  currentOnly: boolean,
+): Promise<readonly T[]> {
   // Loaded on first use: the Secrets Manager client is not part of every cold start's work.
   const secrets = await secretsProvider();
   // forceFetch: this module keeps the cache (Powertools keys its own by name alone, so the two
   // version stages of one secret would share an entry).
   const [current, previous] = await Promise.all([
     secrets.get(arn, { forceFetch: true }),
-    secrets.get(arn, { forceFetch: true, sdkOptions: { VersionStage: 'AWSPREVIOUS' } }).catch((error: unknown) => {
-      // A secret never rotated has no AWSPREVIOUS version: only the current value is accepted.
-      if (isNotFound(error)) return undefined;
-      throw error;
-    }),
+    currentOnly
+      ? undefined
+      : secrets.get(arn, { forceFetch: true, sdkOptions: { VersionStage: 'AWSPREVIOUS' } }).catch((error: unknown) => {
+          // A secret never rotated has no AWSPREVIOUS version: only the current value is accepted.
+          if (isNotFound(error)) return undefined;
+          throw error;
+        }),
   ]);
   const values = [toValue(checked(current, what))];
   if (typeof previous === 'string' && previous.length >= MIN_LENGTH) values.push(toValue(previous));

@@ -46,9 +46,9 @@ export const UNMET_GOAL_REASONS: readonly UnmetGoalReason[] = [
       "and Node's HTTP work for a second connection); an update checks its target again; and a " +
       'replace, merge or restore is a three-item transaction. Their warm-up requests reach the first store call at ' +
       'synthesis, where every AWS endpoint refuses, so what comes after it is compiled on the first request. All sit ' +
-      'within 0.10x of the goal; runs of the same code here differ by up to 0.09x a row. Tried, each against the ' +
-      'same asset or build otherwise, in alternating processes: reading only AWSCURRENT where a function only seals ' +
-      "(0.02-0.03x less, 11 rounds); the SDK's Secrets Manager client in place of Powertools Parameters (no gain: " +
+      'within 0.10x of the goal; runs of the same code here differ by up to 0.09x a row. The registration and the ' +
+      "rotation read the key's AWSCURRENT version alone (they only seal). Tried, each against the same asset or " +
+      "build otherwise, in alternating processes: the SDK's Secrets Manager client in place of Powertools Parameters (no gain: " +
       '0.99x for the rotation, 1.06x for the registration, 15 rounds); a warm-up request that runs through against ' +
       'DynamoDB Local (no gain for the rotation).',
   },

@@ -4,19 +4,13 @@
  * uses, whose secret is rotated here as `aws secretsmanager put-secret-value` would (the new value
  * becomes AWSCURRENT, the replaced one AWSPREVIOUS).
  */
-import { createServer, request as httpRequest, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { newLocalCredentials } from '#infra/local/emulators/local-identity';
-import {
-  type LocalSecret,
-  type LocalSecretsManager,
-  startLocalSecretsManager,
-} from '#infra/local/emulators/local-secrets-manager';
+import type { LocalSecret } from '#infra/local/emulators/local-secrets-manager';
 import { cursorKey, encodeReportCursor, type ReportKind } from '#shared/domain/reporting/report-cursor';
 import type { ApiRequest } from '#shared/http/api-types';
 import { serveReportList } from '#shared/reporting/serve-report-list';
 import { cursorKeysSource } from '#shared/secrets/cursor-keys';
+import { type CountedSecretsManager, startCountedSecretsManager } from '#test/support/counted-secrets-manager';
 
 const KEY_1 = 'the-first-cursor-secret-of-this-stage-0123456789';
 const KEY_2 = 'the-second-cursor-secret-after-rotation-0123456789';
@@ -24,46 +18,16 @@ const KEY_3 = 'the-third-cursor-secret-after-another-rotation-0123';
 /** One secret per test: Powertools' cache (five minutes, per process) must not carry between them. */
 const secrets: LocalSecret[] = [];
 let secret: LocalSecret;
-let secretsManager: LocalSecretsManager;
-/** The one key the stand-in answers, which the functions' code signs with here. */
-const credentials = newLocalCredentials();
-/** In front of the stand-in: counts the GetSecretValue calls the functions' code makes. */
-let counter: Server;
-let calls = 0;
-const saved = { ...process.env };
+/** Counts the GetSecretValue calls the functions' code makes. */
+let secretsManager: CountedSecretsManager;
+const calls = () => secretsManager.calls();
 
 beforeAll(async () => {
-  secretsManager = await startLocalSecretsManager(secrets, credentials);
-  const target = new URL(secretsManager.endpoint);
-  counter = createServer((req, res) => {
-    calls++;
-    req.pipe(
-      httpRequest(
-        { host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers },
-        (answer) => {
-          res.writeHead(answer.statusCode!, answer.headers);
-          answer.pipe(res);
-        },
-      ),
-    );
-  });
-  await new Promise<void>((resolve) => counter.listen(0, '127.0.0.1', resolve));
+  secretsManager = await startCountedSecretsManager(secrets);
   delete process.env.CXM_CURSOR_SECRET;
   delete process.env.CXM_CURSOR_SECRET_PREVIOUS;
-  Object.assign(process.env, {
-    AWS_ENDPOINT_URL_SECRETS_MANAGER: `http://127.0.0.1:${(counter.address() as AddressInfo).port}`,
-    AWS_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: credentials.accessKeyId,
-    AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
-  });
 });
-afterAll(async () => {
-  counter.closeAllConnections();
-  await new Promise((resolve) => counter.close(resolve));
-  await secretsManager.close();
-  for (const name of Object.keys(process.env)) if (!(name in saved)) delete process.env[name];
-  Object.assign(process.env, saved);
-});
+afterAll(() => secretsManager.close());
 beforeEach(() => {
   const name = `cxm-test-cursor-secret-${secrets.length}`;
   secret = { name, arn: `arn:aws:secretsmanager:us-east-1:000000000000:secret:${name}-LOCAL0`, value: KEY_1 };
@@ -112,10 +76,10 @@ describe('the cursor keys of a stage (Secrets Manager)', () => {
 
   it('reads both versions once per five minutes, a secret never rotated included, and once for concurrent requests', async () => {
     const keys = cursorKeysSource();
-    const before = calls;
+    const before = calls();
     await Promise.all(Array.from({ length: 20 }, () => keys()));
     for (let i = 0; i < 20; i++) await keys();
-    expect(calls - before).toBe(2);
+    expect(calls() - before).toBe(2);
   });
 
   it('accepts the current and the previous version after a rotation', async () => {
@@ -156,9 +120,9 @@ describe('the cursor keys of a stage (Secrets Manager)', () => {
     const keys = cursorKeysSource();
     await keys({ fresh: true });
     rotate(KEY_2);
-    const before = calls;
+    const before = calls();
     expect(ids(await keys({ fresh: true }))).toEqual(ids([cursorKey(KEY_1)]));
-    expect(calls).toBe(before);
+    expect(calls()).toBe(before);
     await expect(serveReportList({ ...lastPage, keys }, request(cursorOf(KEY_3)))).rejects.toMatchObject({
       status: 400,
       message: expect.stringMatching(/no longer accepts/),

@@ -1,0 +1,66 @@
+/**
+ * The stage's webhook secret key on the path a deployed function takes (Powertools Parameters and
+ * the Secrets Manager client against the local stand-in): what the registration and the rotation
+ * read to seal a signing secret, and what the delivery reads to open one, across a rotation of
+ * the key (the new value becomes AWSCURRENT, the replaced one AWSPREVIOUS).
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { LocalSecret } from '#infra/local/emulators/local-secrets-manager';
+import { sealedKeyId, sealingKey } from '#shared/domain/webhooks/sealed-secret';
+import { webhookSecretBox, webhookSecretSealer } from '#shared/secrets/webhook-secret-box';
+import { type CountedSecretsManager, startCountedSecretsManager } from '#test/support/counted-secrets-manager';
+
+const KEY_1 = 'the-first-webhook-secret-key-of-this-stage-0123456789';
+const KEY_2 = 'the-second-webhook-secret-key-after-rotation-0123456789';
+const SIGNING_SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+const CONTEXT = { tenantId: 'acme', endpointId: 'ep_1' };
+
+/** One secret per test: Powertools' cache (five minutes, per process) must not carry between them. */
+const secrets: LocalSecret[] = [];
+let secret: LocalSecret;
+let secretsManager: CountedSecretsManager;
+
+beforeAll(async () => {
+  secretsManager = await startCountedSecretsManager(secrets);
+  delete process.env.CXM_WEBHOOK_SECRET_KEY;
+  delete process.env.CXM_WEBHOOK_SECRET_KEY_PREVIOUS;
+});
+afterAll(() => secretsManager.close());
+beforeEach(() => {
+  const name = `cxm-test-webhook-secret-key-${secrets.length}`;
+  secret = { name, arn: `arn:aws:secretsmanager:us-east-1:000000000000:secret:${name}-LOCAL0`, value: KEY_1 };
+  secrets.push(secret);
+  process.env.CXM_WEBHOOK_SECRET_KEY_ARN = secret.arn;
+});
+
+const rotateKey = (next: string) => {
+  secret.previous = secret.value;
+  secret.value = next;
+};
+
+describe('the webhook secret key of a stage (Secrets Manager)', () => {
+  it('a function that only seals reads the current version alone, once for many seals', async () => {
+    const sealer = webhookSecretSealer();
+    const before = secretsManager.stages().length;
+    await Promise.all(Array.from({ length: 5 }, () => sealer.seal(SIGNING_SECRET, CONTEXT)));
+    expect(secretsManager.stages().slice(before)).toEqual(['AWSCURRENT']);
+  });
+
+  it('what the sealer seals, the box opens, under the current version after a rotation', async () => {
+    rotateKey(KEY_2);
+    const stored = await webhookSecretSealer().seal(SIGNING_SECRET, CONTEXT);
+    expect(sealedKeyId(stored)).toBe(sealingKey(KEY_2).id);
+    expect(stored).not.toContain(SIGNING_SECRET);
+    const before = secretsManager.stages().length;
+    expect(await webhookSecretBox().open(stored, CONTEXT)).toBe(SIGNING_SECRET);
+    // The box opens, so it reads both versions.
+    expect(secretsManager.stages().slice(before).sort()).toEqual(['AWSCURRENT', 'AWSPREVIOUS']);
+  });
+
+  it('a secret sealed before the key was rotated still opens', async () => {
+    const stored = await webhookSecretSealer().seal(SIGNING_SECRET, CONTEXT);
+    rotateKey(KEY_2);
+    expect(await webhookSecretBox().open(stored, CONTEXT)).toBe(SIGNING_SECRET);
+    await expect(webhookSecretBox().open(stored, { ...CONTEXT, endpointId: 'ep_2' })).rejects.toThrow();
+  });
+});
