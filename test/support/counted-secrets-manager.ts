@@ -1,5 +1,6 @@
 /**
- * The local Secrets Manager stand-in (the one bundle mode uses) behind a proxy that counts the
+ * The local Secrets Manager stand-in (the one bundle mode uses), holding the secrets a test adds,
+ * behind a proxy that counts the
  * calls the functions' code makes and the version stage each asks for, and this process's
  * environment pointed at it, as a deployed function's is at Secrets Manager.
  */
@@ -9,6 +10,11 @@ import { newLocalCredentials } from '#infra/local/emulators/local-identity';
 import { type LocalSecret, startLocalSecretsManager } from '#infra/local/emulators/local-secrets-manager';
 
 export interface CountedSecretsManager {
+  /**
+   * A new secret of `value`, named `<prefix>-<n>`: one per test, since Powertools' cache (five
+   * minutes, per process) must not carry between them.
+   */
+  addSecret(prefix: string, value: string): LocalSecret;
   /** GetSecretValue calls so far. */
   calls(): number;
   /** The version stage of each call so far (AWSCURRENT when the call names none). */
@@ -18,11 +24,21 @@ export interface CountedSecretsManager {
 }
 
 /**
- * Serves `secrets` (the array may grow and change while it runs) and points this process at it.
- *
- * @example const manager = await startCountedSecretsManager(secrets); // in beforeAll; manager.close() in afterAll
+ * Rotates `secret` as `aws secretsmanager put-secret-value` would: `next` becomes AWSCURRENT, the
+ * value it replaces AWSPREVIOUS.
  */
-export async function startCountedSecretsManager(secrets: LocalSecret[]): Promise<CountedSecretsManager> {
+export function rotateSecret(secret: LocalSecret, next: string): void {
+  secret.previous = secret.value;
+  secret.value = next;
+}
+
+/**
+ * Starts the stand-in, with no secret yet, and points this process at it.
+ *
+ * @example const manager = await startCountedSecretsManager(); // in beforeAll; manager.close() in afterAll
+ */
+export async function startCountedSecretsManager(): Promise<CountedSecretsManager> {
+  const secrets: LocalSecret[] = [];
   const credentials = newLocalCredentials();
   const manager = await startLocalSecretsManager(secrets, credentials);
   const target = new URL(manager.endpoint);
@@ -54,6 +70,12 @@ export async function startCountedSecretsManager(secrets: LocalSecret[]): Promis
     AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
   });
   return {
+    addSecret(prefix, value) {
+      const name = `${prefix}-${secrets.length}`;
+      const secret = { name, arn: `arn:aws:secretsmanager:us-east-1:000000000000:secret:${name}-LOCAL0`, value };
+      secrets.push(secret);
+      return secret;
+    },
     calls: () => stages.length,
     stages: () => [...stages],
     async close() {

@@ -10,35 +10,32 @@ import { cursorKey, encodeReportCursor, type ReportKind } from '#shared/domain/r
 import type { ApiRequest } from '#shared/http/api-types';
 import { serveReportList } from '#shared/reporting/serve-report-list';
 import { cursorKeysSource } from '#shared/secrets/cursor-keys';
-import { type CountedSecretsManager, startCountedSecretsManager } from '#test/support/counted-secrets-manager';
+import {
+  type CountedSecretsManager,
+  rotateSecret,
+  startCountedSecretsManager,
+} from '#test/support/counted-secrets-manager';
 
 const KEY_1 = 'the-first-cursor-secret-of-this-stage-0123456789';
 const KEY_2 = 'the-second-cursor-secret-after-rotation-0123456789';
 const KEY_3 = 'the-third-cursor-secret-after-another-rotation-0123';
-/** One secret per test: Powertools' cache (five minutes, per process) must not carry between them. */
-const secrets: LocalSecret[] = [];
 let secret: LocalSecret;
 /** Counts the GetSecretValue calls the functions' code makes. */
 let secretsManager: CountedSecretsManager;
 const calls = () => secretsManager.calls();
 
 beforeAll(async () => {
-  secretsManager = await startCountedSecretsManager(secrets);
+  secretsManager = await startCountedSecretsManager();
   delete process.env.CXM_CURSOR_SECRET;
   delete process.env.CXM_CURSOR_SECRET_PREVIOUS;
 });
 afterAll(() => secretsManager.close());
 beforeEach(() => {
-  const name = `cxm-test-cursor-secret-${secrets.length}`;
-  secret = { name, arn: `arn:aws:secretsmanager:us-east-1:000000000000:secret:${name}-LOCAL0`, value: KEY_1 };
-  secrets.push(secret);
+  secret = secretsManager.addSecret('cxm-test-cursor-secret', KEY_1);
   process.env.CXM_CURSOR_SECRET_ARN = secret.arn;
 });
 
-const rotate = (next: string) => {
-  secret.previous = secret.value;
-  secret.value = next;
-};
+const rotate = (next: string) => rotateSecret(secret, next);
 
 const ids = (keys: readonly { id: string }[]) => keys.map((key) => key.id);
 const NOW = Date.now();

@@ -8,35 +8,32 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { LocalSecret } from '#infra/local/emulators/local-secrets-manager';
 import { sealedKeyId, sealingKey } from '#shared/domain/webhooks/sealed-secret';
 import { webhookSecretBox, webhookSecretSealer } from '#shared/secrets/webhook-secret-box';
-import { type CountedSecretsManager, startCountedSecretsManager } from '#test/support/counted-secrets-manager';
+import {
+  type CountedSecretsManager,
+  rotateSecret,
+  startCountedSecretsManager,
+} from '#test/support/counted-secrets-manager';
 
 const KEY_1 = 'the-first-webhook-secret-key-of-this-stage-0123456789';
 const KEY_2 = 'the-second-webhook-secret-key-after-rotation-0123456789';
 const SIGNING_SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 const CONTEXT = { tenantId: 'acme', endpointId: 'ep_1' };
 
-/** One secret per test: Powertools' cache (five minutes, per process) must not carry between them. */
-const secrets: LocalSecret[] = [];
 let secret: LocalSecret;
 let secretsManager: CountedSecretsManager;
 
 beforeAll(async () => {
-  secretsManager = await startCountedSecretsManager(secrets);
+  secretsManager = await startCountedSecretsManager();
   delete process.env.CXM_WEBHOOK_SECRET_KEY;
   delete process.env.CXM_WEBHOOK_SECRET_KEY_PREVIOUS;
 });
 afterAll(() => secretsManager.close());
 beforeEach(() => {
-  const name = `cxm-test-webhook-secret-key-${secrets.length}`;
-  secret = { name, arn: `arn:aws:secretsmanager:us-east-1:000000000000:secret:${name}-LOCAL0`, value: KEY_1 };
-  secrets.push(secret);
+  secret = secretsManager.addSecret('cxm-test-webhook-secret-key', KEY_1);
   process.env.CXM_WEBHOOK_SECRET_KEY_ARN = secret.arn;
 });
 
-const rotateKey = (next: string) => {
-  secret.previous = secret.value;
-  secret.value = next;
-};
+const rotateKey = (next: string) => rotateSecret(secret, next);
 
 describe('the webhook secret key of a stage (Secrets Manager)', () => {
   it('a function that only seals reads the current version alone, once for many seals', async () => {
