@@ -23,7 +23,7 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Module } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { BUNDLE_MODULE } from '#infra/cdk/constructs/compile-cache';
@@ -278,19 +278,18 @@ export async function measureColdStart(
   }
   const rows = measured.map((bundle) => summarise(bundle, samples.get(bundle.name)!, states.get(bundle.name)));
   // Every row when asked (--cpu-prof), else the rows whose cold request missed its goal.
-  const profiled = measured.filter(
-    (bundle) =>
-      profileDir !== undefined || rows.find((row) => row.function === bundle.name)?.coldRequestGoal?.met === false,
-  );
+  const profiled = rows
+    .map((row, i) => ({ row, bundle: measured[i]! }))
+    .filter(({ row }) => profileDir !== undefined || row.coldRequestGoal?.met === false);
   let baselineProfile: ColdProfile | undefined;
   if (profiled.length > 0) {
     const dir = profileDir ?? mkdtempSync(join(tmpdir(), 'cxm-bench-profiles-'));
     try {
       const profile = (bundle: BuiltBundle) => profileColdRequests(nodePath, bundle, environmentOf(bundle), dir);
       baselineProfile = await profile(baseline);
-      for (const bundle of profiled) {
+      for (const { row, bundle } of profiled) {
         progress(`cold start: profiling ${bundle.name}`);
-        rows.find((row) => row.function === bundle.name)!.profile = await profile(bundle);
+        row.profile = await profile(bundle);
       }
       if (profileDir !== undefined) progress(`cold start: the profiles are in ${profileDir}`);
     } finally {
@@ -313,7 +312,7 @@ const PROFILE_RUNS = 3;
 
 /**
  * PROFILE_RUNS cold requests of `bundle` (with its cache, as shipped) under `--cpu-prof`, written
- * into `dir` as `<row>-<n>.cpuprofile`, and their parts averaged.
+ * into `dir` as `<bundle file>-<n>.cpuprofile`, and their parts averaged.
  */
 async function profileColdRequests(
   nodePath: string,
@@ -335,7 +334,8 @@ async function profileColdRequests(
   };
   const summaries: ColdProfile[] = [];
   for (let run_ = 0; run_ < PROFILE_RUNS; run_++) {
-    const name = `${bundle.name.replace(/\W+/g, '-')}-${run_ + 1}.cpuprofile`;
+    // The bundle's file name is the row's, made safe for a path (measure-bundles.ts).
+    const name = `${basename(bundle.file, '.cjs')}-${run_ + 1}.cpuprofile`;
     const options = ['--cpu-prof', '--cpu-prof-interval', '100', '--cpu-prof-dir', dir, '--cpu-prof-name', name];
     await importOnce(nodePath, file, environment, options);
     summaries.push(summariseColdProfile(JSON.parse(readFileSync(join(dir, name), 'utf8')) as CpuProfile, codeOf));
