@@ -11,8 +11,8 @@
  *   for this era answers with an event stream, which the contract's JSON answer rules out.
  *
  * Either way a new server serves one request, fed a web Request built from the proxy event and
- * answered from its Response; nothing is reused across requests, so any Lambda environment serves
- * any request. The SDK (with the zod schemas of the whole protocol) is imported on the first POST
+ * answered from its Response (in the function's bundle, those of web-fetch-classes.ts); nothing is
+ * reused across requests, so any Lambda environment serves any request. The SDK (with the zod schemas of the whole protocol) is imported on the first POST
  * rather than at init: a 405 never needs it.
  */
 import type { AuthInfo, McpServer } from '@modelcontextprotocol/server';
@@ -35,6 +35,9 @@ const DROPPED_HEADERS = new Set([
   'authorization',
   'cookie',
 ]);
+
+/** Headers of the SDK's answer that the API's answer does not carry: its own Content-Type, and the body's framing. */
+const SDK_HEADERS_DROPPED = new Set(['content-type', 'content-length', 'transfer-encoding']);
 
 /**
  * Streamable HTTP asks clients to accept both JSON and an event stream. We always answer JSON,
@@ -200,9 +203,10 @@ export async function serveMcpRequest(createServer: McpServerFactory, request: A
   if (response.headers.get('content-type')?.startsWith('text/event-stream'))
     throw new Error('The MCP SDK answered with an event stream, which this endpoint never sends.');
   const headers: Record<string, string> = {};
-  // The common Content-Type (with its charset) applies; the SDK's adds nothing.
+  // The common Content-Type (with its charset) applies; the SDK's adds nothing. The framing is the
+  // gateway's, of the body it sends (asApiError's, for one).
   response.headers.forEach((value, name) => {
-    if (name.toLowerCase() !== 'content-type') headers[name] = value;
+    if (!SDK_HEADERS_DROPPED.has(name.toLowerCase())) headers[name] = value;
   });
   if (response.status >= 400 && response.status < 500) return { ...asApiError(response.status, text), headers };
   return { status: response.status, headers, bodyText: text };

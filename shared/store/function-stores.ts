@@ -55,7 +55,7 @@ export const DYNAMO_INDEX_TABLES: readonly TableId[] = ['reporting', 'reportingC
  * the stage has a domain, else the reporting table's window index (the local default). The
  * OpenSearch adapter is imported only on its own branch, so a DynamoDB stage never initialises the
  * OpenSearch client and its signer; and a deployed bundle has the variable compiled in
- * (infra/cdk/constructs/reporting-backend-bundling.ts), so esbuild leaves the other backend's branch
+ * (infra/cdk/constructs/route-bundling.ts), so esbuild leaves the other backend's branch
  * and modules out of it. The variable is read in each test, written out as
  * `process.env.CXM_REPORTING_BACKEND` and not copied to a local, so that the compiled-in constant
  * folds there. FUNCTION_ENV.reportingBackend names it for the define; should the two part, a

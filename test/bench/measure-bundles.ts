@@ -18,8 +18,8 @@ import { type BuildOptions, build, type Metafile } from 'esbuild';
 import { OPENAPI_DOCUMENT_OPERATION } from '#infra/cdk/constructs/api-docs';
 import { LAMBDA_BUNDLING, LAMBDA_RUNTIME } from '#infra/cdk/constructs/api-function';
 import { compileCacheTarget, ENTRY_MODULE, makeAssetFolders } from '#infra/cdk/constructs/compile-cache';
-import { esbuildOptions } from '#infra/cdk/constructs/function-bundles';
-import { reportingBackendDefine } from '#infra/cdk/constructs/reporting-backend-bundling';
+import { esbuildOptions, type FunctionBundling } from '#infra/cdk/constructs/function-bundles';
+import { routeBundling } from '#infra/cdk/constructs/route-bundling';
 import { warmUpEvent } from '#infra/cdk/constructs/warm-up-requests';
 import { PROJECT_ROOT } from '#infra/project-root';
 import { LOCAL_STAGE } from '#infra/stage-names';
@@ -84,8 +84,8 @@ interface BundleSource {
   /** Generated entry source (TypeScript, resolved from the project root) instead of a file. */
   contents?: string;
   packages?: readonly string[];
-  /** Compiled-in settings, as the stack gives this function (esbuild `define`). */
-  define?: Record<string, string>;
+  /** What the stack bundles this function with beyond the common settings (route-bundling.ts). */
+  bundling?: Partial<FunctionBundling>;
   /** Built as anyone would bundle a handler (minified, no keepNames), not with the stack's settings. */
   plain?: true;
   environment?: Record<string, string>;
@@ -93,19 +93,20 @@ interface BundleSource {
 }
 
 /**
- * A reporting list is built once per backend, as a stage of each kind deploys it
- * (infra/cdk/constructs/reporting-backend-bundling.ts): under its own name for a DynamoDB stage, and
- * again for a stage with a search domain.
+ * A route's bundle, with what the stack bundles it with (route-bundling.ts); a reporting list is
+ * built once per backend, as a stage of each kind deploys it: under its own name for a DynamoDB
+ * stage, and again for a stage with a search domain.
  */
 function routeSources(route: RouteSpec): BundleSource[] {
   const kind = route.id === 'mcpBots' ? 'mcp' : 'api';
-  if (!route.reportingIndex) return [{ name: route.id, kind, entry: route.handler }];
+  if (!route.reportingIndex)
+    return [{ name: route.id, kind, entry: route.handler, bundling: routeBundling(route, 'dynamodb') }];
   return (['dynamodb', 'opensearch'] as const).map((backend) => ({
     list: true,
     name: backend === 'dynamodb' ? route.id : `${route.id} (OpenSearch stage)`,
     kind: backend === 'dynamodb' ? kind : 'reporting-opensearch',
     entry: route.handler,
-    define: reportingBackendDefine(backend),
+    bundling: routeBundling(route, backend),
     environment: { [FUNCTION_ENV.reportingBackend]: backend },
   }));
 }
@@ -186,20 +187,19 @@ export async function buildBundles(
 ): Promise<{ outdir: string; bundles: BuiltBundle[] }> {
   // The source map (beside the bundle, which it leaves byte for byte as the stack builds it) names
   // the package of each profiled function (cpu-profile-summary.ts).
-  const options: BuildOptions = {
-    ...esbuildOptions(LAMBDA_BUNDLING, LAMBDA_RUNTIME),
+  const options = (bundling?: Partial<FunctionBundling>): BuildOptions => ({
+    ...esbuildOptions({ ...LAMBDA_BUNDLING, ...bundling }, LAMBDA_RUNTIME),
     metafile: true,
     sourcemap: 'external',
-  };
-  const plain: BuildOptions = { ...options, keepNames: false };
+  });
+  const plain: BuildOptions = { ...options(), keepNames: false };
   const bundles = await Promise.all(
     sources(peers).map(async (source, index): Promise<BuiltBundle> => {
       const file = join(outdir, `${String(index).padStart(2, '0')}-${source.name.replace(/\W+/g, '-')}.cjs`);
       const result = await build({
-        ...(source.plain ? plain : options),
+        ...(source.plain ? plain : options(source.bundling)),
         outfile: file,
         absWorkingDir: PROJECT_ROOT,
-        ...(source.define && { define: source.define }),
         ...(source.contents === undefined
           ? { entryPoints: [join(PROJECT_ROOT, source.entry)] }
           : {

@@ -14,17 +14,13 @@ export const UNMET_GOAL_REASONS: readonly UnmetGoalReason[] = [
   {
     goals: /^cold request mcpBots/,
     why:
-      "With its code cache MCP's own code is read, not compiled; what its cold request still pays is the official " +
-      "SDK's running and Node's fetch classes. The SDK's HTTP layer, for both protocol eras, takes a web `Request` and " +
-      "answers a web `Response`, and the first of either in a process loads Node's undici: in a process that has " +
-      "loaded the MCP bundle, a first `new Headers()` costs 29-41 ms of CPU (five runs, Lambda's Node 24.21.0), and " +
-      'with undici loaded and a first `Response` made before the clock starts, the same cold request measured 0.91x ' +
-      "(9 rounds, each paired with a bare handler's): Node's fetch classes are about 0.7x of a bare cold request. The " +
-      "reporting lists stopped paying it by sending with the AWS SDK's own HTTP handler; MCP cannot without replacing " +
-      "the SDK's HTTP layer. undici from npm, bundled into the asset so that its compiled code is in our cache, cost " +
-      "more (45-57 ms for a first Headers, Request and Response) than Node's own (35-52 ms). The run's profile of " +
-      "this cold request (under the cold-start table) shows both: the SDK and its zod schemas in the bundle's code, " +
-      "undici among Node's built-in modules.",
+      "With its code cache MCP's own code is read, not compiled; what its cold request pays beyond a bare read is the " +
+      "official SDK's running. At its first import the SDK builds the zod schemas of the whole protocol, and at its " +
+      "first validation those of the request's era, all of them; with an Ajv it loads whether or not a server asks " +
+      "clients for anything, that is the run's profile's zod and most of its GC. The SDK's HTTP layer takes a web " +
+      "`Request` and answers a web `Response`; Node's own would load all of undici, so the bundle carries " +
+      "@whatwg-node/node-fetch's instead (shared/README.md); with Node's, this row measured about 1.5x. Tried and " +
+      "left: zod's `jitless` (within noise, and it slows every warm validation).",
   },
   {
     goals: /^cold request list(Assistant|Voc)Conversations \(OpenSearch stage\)/,

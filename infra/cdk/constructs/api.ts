@@ -46,7 +46,7 @@ import type { SpecTable } from './data.ts';
 import { EdgeWebAcl, wantsWebAcl } from './edge-protection.ts';
 import { addGatewayResponses } from './gateway-responses.ts';
 import type { Recordings } from './recordings.ts';
-import { type ReportingBackend, routeBundling } from './reporting-backend-bundling.ts';
+import { type ReportingBackend, routeBundling } from './route-bundling.ts';
 import type { ReportingSearch } from './search.ts';
 import type { Webhooks } from './webhooks.ts';
 

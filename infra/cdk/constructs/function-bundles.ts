@@ -21,7 +21,16 @@ import { warmUpEvent } from './warm-up-requests.ts';
 /** The bundling settings a function's bundle is made with (api-function.ts: LAMBDA_BUNDLING and a route's additions). */
 export type FunctionBundling = Pick<
   BundlingOptions,
-  'format' | 'minify' | 'sourceMap' | 'keepNames' | 'externalModules' | 'mainFields' | 'banner' | 'logLevel' | 'define'
+  | 'format'
+  | 'minify'
+  | 'sourceMap'
+  | 'keepNames'
+  | 'externalModules'
+  | 'mainFields'
+  | 'banner'
+  | 'logLevel'
+  | 'define'
+  | 'inject'
 > & { forceDockerBundling?: boolean };
 
 /**
@@ -41,6 +50,7 @@ export function esbuildOptions(bundling: FunctionBundling, runtime: Runtime): Bu
     banner,
     logLevel,
     define,
+    inject,
     forceDockerBundling: _local,
     ...unmapped
   } = bundling;
@@ -62,6 +72,7 @@ export function esbuildOptions(bundling: FunctionBundling, runtime: Runtime): Bu
     banner: banner === undefined ? undefined : { js: banner },
     logLevel,
     define,
+    inject: inject && [...inject],
     // The entry compiles a CommonJS bundle with vm.Script, which has no loader for `import()`: the
     // bundle's own (the AWS SDK's of node:https) become `require`.
     ...(format === 'cjs' && { supported: { 'dynamic-import': false } }),

@@ -1,6 +1,6 @@
 /**
  * The functions' bundles from one esbuild run: the bundling settings mapped to esbuild's options
- * (none dropped), and in a synthesis, each function's asset its own entry's bundle, also beside a
+ * (none dropped, a route's additions included), and in a synthesis, each function's asset its own entry's bundle, also beside a
  * function whose entry sits in the same folder (CDK caches staged assets by their bundling options),
  * with the compile cache its stage's target says (test/infra/bundles.test.ts reads the caches).
  */
@@ -20,6 +20,8 @@ import {
   ENTRY_MODULE,
 } from '#infra/cdk/constructs/compile-cache';
 import { bundledCode, esbuildOptions } from '#infra/cdk/constructs/function-bundles';
+import { routeBundling, WEB_FETCH_CLASSES_MODULE } from '#infra/cdk/constructs/route-bundling';
+import { routeById } from '#shared/api/route-table';
 import { WITHOUT_BUILTIN_VALIDATION } from '#test/support/cdk-json-context';
 
 const outdir = mkdtempSync(join(tmpdir(), 'cxm-function-bundles-test-'));
@@ -40,8 +42,20 @@ describe('esbuildOptions', () => {
       banner: undefined,
       logLevel: 'warning',
       define: undefined,
+      inject: undefined,
       supported: { 'dynamic-import': false },
     });
+  });
+
+  it("maps a route's additions: a list's backend compiled in, MCP's own fetch classes", () => {
+    const options = (id: Parameters<typeof routeById>[0]) =>
+      esbuildOptions({ ...LAMBDA_BUNDLING, ...routeBundling(routeById(id), 'opensearch') }, LAMBDA_RUNTIME);
+    expect(options('listAssistantConversations')).toMatchObject({
+      define: { 'process.env.CXM_REPORTING_BACKEND': '"opensearch"' },
+      inject: undefined,
+    });
+    expect(options('mcpBots')).toMatchObject({ define: undefined, inject: [WEB_FETCH_CLASSES_MODULE] });
+    expect(routeBundling(routeById('getCurrentDocument'), 'opensearch')).toBeUndefined();
   });
 
   it('refuses a setting it does not map, naming it', () => {

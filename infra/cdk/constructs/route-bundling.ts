@@ -1,0 +1,47 @@
+/**
+ * What a route's bundle takes beyond the common bundling (api-function.ts), decided by the route
+ * table:
+ *
+ * - A reporting list has its stage's backend compiled in (esbuild `define` of
+ *   `process.env.CXM_REPORTING_BACKEND`), so esbuild drops the other backend's branch of
+ *   shared/store/function-stores.ts (`reportingIndex`), and with it that backend's modules. A
+ *   DynamoDB stage's list then carries no OpenSearch client (264 KB) to parse at every cold start.
+ *   The environment variable stays set too: it is what source mode and the indexer read.
+ * - A route whose library speaks web `Request` and `Response` (`bundlesFetchClasses`: MCP) has
+ *   them from shared/mcp/web-fetch-classes.ts (esbuild `inject`): Node's own are undici, which a
+ *   first `Headers` loads whole, its HTTP client included, the largest single part of such a cold
+ *   request (test/performance.md). Source mode keeps Node's; both runtimes run the same contract
+ *   tests.
+ */
+
+import type { BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { RouteSpec } from '#shared/api/route-spec';
+import { FUNCTION_ENV } from '#shared/settings/setting-names';
+import type { StageConfig } from '../stage/config.ts';
+
+export type ReportingBackend = StageConfig['reportingBackend'];
+
+/** The module whose exports stand in for the global `Headers`, `Request` and `Response` (relative to the project root). */
+export const WEB_FETCH_CLASSES_MODULE = 'shared/mcp/web-fetch-classes.ts';
+
+export function reportingBackendDefine(backend: ReportingBackend): Record<string, string> {
+  return { [`process.env.${FUNCTION_ENV.reportingBackend}`]: JSON.stringify(backend) };
+}
+
+/**
+ * What a route's bundle takes beyond the common bundling: a reporting list its stage's backend,
+ * MCP its own fetch classes; any other route, nothing.
+ *
+ * @example routeBundling(routeById('listAssistantConversations'), 'opensearch') // { define: { 'process.env.CXM_REPORTING_BACKEND': '"opensearch"' } }
+ * @example routeBundling(routeById('mcpBots'), 'dynamodb') // { inject: ['shared/mcp/web-fetch-classes.ts'] }
+ */
+export function routeBundling(
+  route: Pick<RouteSpec, 'reportingIndex' | 'bundlesFetchClasses'>,
+  backend: ReportingBackend,
+): Partial<BundlingOptions> | undefined {
+  const bundling: Partial<BundlingOptions> = {
+    ...(route.reportingIndex && { define: reportingBackendDefine(backend) }),
+    ...(route.bundlesFetchClasses && { inject: [WEB_FETCH_CLASSES_MODULE] }),
+  };
+  return Object.keys(bundling).length > 0 ? bundling : undefined;
+}
