@@ -15,10 +15,12 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { PROJECT_ROOT } from '#infra/project-root';
 import { routeById } from '#shared/api/route-table';
+import { IDEMPOTENCY_KEY_HEADER } from '#shared/domain/idempotency/idempotency-key';
+import { requestFingerprint } from '#shared/domain/idempotency/request-fingerprint';
 import { buildNote } from '#shared/domain/notes/build-note';
 import { newNoteId } from '#shared/domain/notes/new-note-id';
 import { documentClient } from '#shared/store/dynamo-client';
-import { conversationsStore, documentsStore } from '#shared/store/function-stores';
+import { conversationsStore, documentsStore, idempotencyLedger } from '#shared/store/function-stores';
 import {
   BENCH_COLLECTION,
   BENCH_DOC_ID,
@@ -76,7 +78,10 @@ function answerFromCannedBodies(): () => void {
   return () => void stack.remove(CANNED_MIDDLEWARE);
 }
 
-/** What the route's function does without the chain: the same store call, a plain answer. */
+/**
+ * What the route's function does without the chain: the same store call, a plain answer. A keyed
+ * note's store call records the answer under the key, as the chain's does.
+ */
 function bareHandler(route: BenchRoute): ProxyHandler {
   if (route.id === 'getCurrentDocument') {
     const documents = documentsStore();
@@ -87,15 +92,40 @@ function bareHandler(route: BenchRoute): ProxyHandler {
     };
   }
   const conversations = conversationsStore();
+  const ledger = idempotencyLedger();
+  const template = routeById(route.id).path;
   return async (event) => {
-    const { tenantId, conversationId } = event.pathParameters ?? {};
-    const { body } = JSON.parse(event.body ?? '') as { body: string };
+    const pathParameters = (event.pathParameters ?? {}) as Record<string, string>;
+    const parsed = JSON.parse(event.body ?? '') as { body: string };
     const now = new Date();
     const note = buildNote(newNoteId(now.getTime()), now);
-    const outcome = await conversations.addNote(tenantId!, conversationId!, { ...note, body }, now);
-    return outcome.kind === 'added'
-      ? { statusCode: 201, body: JSON.stringify({ note }) }
-      : { statusCode: 409, body: '' };
+    const answer = JSON.stringify({ note });
+    // A keyed note's store call writes the answer's record too, under the key and the request's fingerprint.
+    const key = event.headers[IDEMPOTENCY_KEY_HEADER];
+    const record =
+      key === undefined
+        ? undefined
+        : {
+            ledger,
+            claim: {
+              key,
+              fingerprint: requestFingerprint({
+                method: event.httpMethod,
+                pathTemplate: template,
+                pathParameters,
+                body: parsed,
+              }),
+            },
+            response: () => ({ status: 201, bodyText: answer, headers: {} }),
+          };
+    const outcome = await conversations.addNote(
+      pathParameters.tenantId!,
+      pathParameters.conversationId!,
+      { ...note, body: parsed.body },
+      now,
+      { record },
+    );
+    return outcome.kind === 'added' ? { statusCode: 201, body: answer } : { statusCode: 409, body: '' };
   };
 }
 
@@ -169,7 +199,7 @@ export async function measureWarmOverhead(
   const context = benchContext();
   try {
     const routes: WarmOverheadEntry[] = [];
-    // The keyed note beside the plain one: both against the same bare function, which records nothing.
+    // The keyed note beside the plain one: its bare function records its answer as the chain does.
     for (const route of [...BENCH_ROUTES, KEYED_NOTE_ROUTE]) {
       progress(`warm overhead: ${route.label ?? route.id}`);
       const module = (await import(pathToFileURL(join(PROJECT_ROOT, routeById(route.id).handler)).href)) as {

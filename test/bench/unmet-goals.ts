@@ -61,16 +61,16 @@ export const UNMET_GOAL_REASONS: readonly UnmetGoalReason[] = [
     goals: /^warm overhead /,
     why:
       'What the chain adds is spread over its parts; none is half of it. Measured by taking parts out one at a time ' +
-      "(the section's process on Lambda's Node, 150 batches of 25 per route; µs over the bare function, get / note / " +
-      'keyed note): the chain as it is 49-52 / 65-71 / 89; without the log context 48 / 65 / 91; without the metrics ' +
-      'flush 44 / 71 / 93; without the response headers 46 / 64 / 94; without the error mapping 50 / 64 / 96; ' +
-      "without the parameters' or the body's validation 51-55 / 62-66 / 87-88; without all six 35 / 47 / 72; without " +
-      "the deadline's signal on the store call (the SDK races each call against it) 44 / 55 / 83; without all seven 25 " +
-      "/ 36 / 62 (1.12x / 1.17x / 1.30x). What is left then is middy, the authorization, the body's parse, the " +
-      "note's metric and, keyed, the Idempotency-Key's fingerprint and its record, one more item in the transaction, " +
-      'which the bare function does not write. With all seven gone the note and the keyed note are still over ' +
-      '1.10x, so no tuning of one part reaches the goal there; and each part is a rule of the contract. The run ' +
-      "profiles each route that misses (under the warm table): the chain's extra by package and by our file.",
+      "(the section's process on Lambda's Node, 150 batches of 25 per route; µs over the bare function, get / note): " +
+      'the chain as it is 49-52 / 65-71; without the log context 48 / 65; without the metrics flush 44 / 71; without ' +
+      "the response headers 46 / 64; without the error mapping 50 / 64; without the parameters' or the body's " +
+      "validation 51-55 / 62-66; without all six 35 / 47; without the deadline's signal on the store call (the SDK " +
+      'races each call against it) 44 / 55; without all seven 25 / 36 (1.12x / 1.17x). What is left then is middy, ' +
+      "the authorization, the body's parse and the note's metric. The keyed note's bare function writes the same " +
+      "record in the same transaction, so its extra is the note's plus the Idempotency-Key's checks. With all seven " +
+      'gone the note is still over 1.10x, so no tuning of one part reaches the goal there; and each part is a rule ' +
+      "of the contract. The run profiles each route that misses (under the warm table): the chain's extra by " +
+      'package and by our file.',
   },
   {
     goals: /^throughput getCurrentDocument$/,
