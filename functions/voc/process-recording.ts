@@ -20,6 +20,7 @@ import {
 import { stageName } from '#shared/settings/stage-settings';
 import { keysStore, reportingRowsStore, vocJobsStore } from '#shared/store/function-stores';
 import { createRecordingsBucket, s3Client } from '#shared/store/recordings-bucket';
+import { Sha256 } from '#shared/store/sdk-sha256';
 
 const bucketName = recordingsBucket();
 const stage = stageName();
@@ -29,7 +30,7 @@ const runner = createRecordingJobRunner({
   bucket: createRecordingsBucket(s3Client(), bucketName),
   jobs: vocJobsStore(),
   rows: reportingRowsStore(),
-  analysis: createTranscribeAnalysis(new TranscribeClient({}), s3Client(), {
+  analysis: createTranscribeAnalysis(new TranscribeClient({ sha256: Sha256 }), s3Client(), {
     stage,
     ...transcribeSettings(),
   }),

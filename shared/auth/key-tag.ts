@@ -27,7 +27,8 @@
  * Verification compares with `timingSafeEqual` and tries every accepted secret (the current one
  * and the one a rotation replaced), so its time tells nothing about how close a guess came.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
+import { hmacSha256 } from '#shared/domain/hmac-sha256';
 import { base62Digits } from './base62.ts';
 
 /** Characters of a tag: see the reasoning above. */
@@ -40,7 +41,7 @@ export const KEY_TAG_LENGTH = 8;
  * keyTag('the stage secret', 'cxm_k1abcdefghij_' + 'A'.repeat(40)); // 8 base62 characters, e.g. 'q3ZtC0aL'
  */
 export function keyTag(secret: string, body: string): string {
-  const mac = createHmac('sha256', secret).update(body, 'utf8').digest();
+  const mac = hmacSha256(secret).update(body, 'utf8').digest();
   return base62Digits(mac.readBigUInt64BE(0), KEY_TAG_LENGTH);
 }
 

@@ -1,13 +1,13 @@
 /**
- * The SDK's own SigV4 signer (SignatureV4 with Node's SHA-256) for the requests we sign without a
+ * The SDK's own SigV4 signer (SignatureV4 with sdk-sha256.ts's SHA-256) for the requests we sign without a
  * service client: OpenSearch searches and bulks (service `es`), S3 upload URLs (service `s3`).
  * Credentials default to the standard provider chain, which caches what it resolves and refreshes
  * it before it expires (in Lambda, the function role's variables).
  */
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
-import { Sha256 } from '@smithy/core/checksum';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
+import { Sha256 } from './sdk-sha256.ts';
 
 export interface SigV4Options {
   service: 'es' | 's3';

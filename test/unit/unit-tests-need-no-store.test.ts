@@ -40,6 +40,7 @@ describe('the unit tests', () => {
     expect(misplaced).toEqual([]);
     expect(unitTests.filter((name) => dirname(name) === '.')).toEqual([
       'guide-links.test.ts',
+      'hmac-keys.test.ts',
       'module-layers.test.ts',
       'unit-tests-need-no-store.test.ts',
     ]);

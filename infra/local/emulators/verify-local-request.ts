@@ -7,8 +7,8 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import { Sha256 } from '@smithy/core/checksum';
 import { SignatureV4 } from '@smithy/signature-v4';
+import { Sha256 } from '#shared/store/sdk-sha256';
 import type { LocalCredentials } from './local-identity.ts';
 
 /** How far a request's signing time may stray from now, as AWS allows. */

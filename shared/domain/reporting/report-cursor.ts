@@ -7,7 +7,8 @@
  * (an id derived from the key, so the secret stays the only thing to configure), and a list accepts
  * the current key and the one before it. A cursor of a key older than that is 'retired'.
  */
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { hmacSha256 } from '../hmac-sha256.ts';
 import type { Window } from './resolve-window.ts';
 
 export const CURSOR_MAX_AGE_MS = 24 * 3_600_000;
@@ -49,7 +50,7 @@ interface Payload {
 }
 
 function sign(body: string, secret: string): Buffer {
-  return createHmac('sha256', secret).update(body).digest();
+  return hmacSha256(secret).update(body).digest();
 }
 
 export function encodeReportCursor(state: CursorState, key: CursorKey, nowMs: number): string {

@@ -5,7 +5,7 @@
  * HMAC-SHA256 over `{id}.{timestamp}.{body}`, once per secret and space-separated: during a
  * rotation both the new secret and the old one sign, so a receiver holding either verifies.
  */
-import { createHmac } from 'node:crypto';
+import { hmacSha256 } from '../hmac-sha256.ts';
 import { webhookKey } from './webhook-secret.ts';
 
 export interface WebhookMessage {
@@ -31,8 +31,6 @@ export function webhookHeaders(message: WebhookMessage, secrets: readonly string
   if (message.id.includes('.')) throw new RangeError('a webhook id cannot hold "." (it separates the signed parts)');
   const timestamp = String(Math.floor(at.getTime() / 1000));
   const signed = `${message.id}.${timestamp}.${message.body}`;
-  const signatures = secrets.map(
-    (secret) => `v1,${createHmac('sha256', webhookKey(secret)).update(signed).digest('base64')}`,
-  );
+  const signatures = secrets.map((secret) => `v1,${hmacSha256(webhookKey(secret)).update(signed).digest('base64')}`);
   return { 'webhook-id': message.id, 'webhook-timestamp': timestamp, 'webhook-signature': signatures.join(' ') };
 }
