@@ -12,8 +12,9 @@
  *
  * Either way a new server serves one request, fed a web Request built from the proxy event and
  * answered from its Response (in the function's bundle, those of web-fetch-classes.ts); nothing is
- * reused across requests, so any Lambda environment serves any request. The SDK (with the zod schemas of the whole protocol) is imported on the first POST
- * rather than at init: a 405 never needs it.
+ * reused across requests, so any Lambda environment serves any request. The SDK (with the zod
+ * schemas of the whole protocol) is imported on the first POST rather than at init: a 405 never
+ * needs it.
  */
 import type { AuthInfo, McpServer } from '@modelcontextprotocol/server';
 import type { ApiRequest, ApiResult } from '#shared/http/api-types';

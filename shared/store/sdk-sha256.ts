@@ -44,7 +44,8 @@ export class Sha256 implements Checksum {
   #finished = false;
 
   constructor(secret?: SourceData) {
-    this.#key = secret === undefined ? undefined : keyOf(secret);
+    // As the SDK's: an empty string is no secret.
+    this.#key = secret ? keyOf(secret) : undefined;
     this.#hash = this.#create();
   }
 
