@@ -27,7 +27,7 @@
  * Verification compares with `timingSafeEqual` and tries every accepted secret (the current one
  * and the one a rotation replaced), so its time tells nothing about how close a guess came.
  */
-import { timingSafeEqual } from 'node:crypto';
+import { type KeyObject, timingSafeEqual } from 'node:crypto';
 import { hmacSha256 } from '#shared/domain/hmac-sha256';
 import { base62Digits } from './base62.ts';
 
@@ -35,12 +35,13 @@ import { base62Digits } from './base62.ts';
 export const KEY_TAG_LENGTH = 8;
 
 /**
- * The tag of `body` (a key without its tag) under `secret`.
+ * The tag of `body` (a key without its tag) under `secret`: a string, or its KeyObject (`hmacKey`)
+ * where one secret checks many tags.
  *
  * @example
  * keyTag('the stage secret', 'cxm_k1abcdefghij_' + 'A'.repeat(40)); // 8 base62 characters, e.g. 'q3ZtC0aL'
  */
-export function keyTag(secret: string, body: string): string {
+export function keyTag(secret: string | KeyObject, body: string): string {
   const mac = hmacSha256(secret).update(body, 'utf8').digest();
   return base62Digits(mac.readBigUInt64BE(0), KEY_TAG_LENGTH);
 }
@@ -54,7 +55,7 @@ export function keyTag(secret: string, body: string): string {
  * verifyKeyTag([current, previous], body, tag); // true: a key tagged before the last rotation
  * verifyKeyTag([current], body, tag); // false: the secret it was tagged under is gone
  */
-export function verifyKeyTag(secrets: readonly string[], body: string, tag: string): boolean {
+export function verifyKeyTag(secrets: readonly (string | KeyObject)[], body: string, tag: string): boolean {
   const given = Buffer.from(tag, 'utf8');
   let matched = false;
   for (const secret of secrets) {

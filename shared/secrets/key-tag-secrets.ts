@@ -10,22 +10,25 @@
  * therefore be refused by a container still holding the versions before it (infra/README.md says to
  * wait that long before issuing keys).
  */
+import type { KeyObject } from 'node:crypto';
+import { hmacKey } from '#shared/domain/hmac-sha256';
 import { type SecretVersionsSource, secretVersionsSource } from './secret-versions.ts';
 
 /**
- * The key-tag secrets of this function's stage, the current first.
+ * The key-tag secrets of this function's stage, the current first, each as the KeyObject its MACs
+ * take (made once per read, not once per tag checked: a flood of made-up keys is a tag check each).
  *
  * @example
  * const tagSecrets = keyTagSecretsSource(); // at module scope: fails at cold start without the secret
  * verifyKeyTag(await tagSecrets(), parsed.body, parsed.tag);
  */
-export function keyTagSecretsSource(): SecretVersionsSource<string> {
+export function keyTagSecretsSource(): SecretVersionsSource<KeyObject> {
   return secretVersionsSource(
     {
       what: 'the key-tag secret',
       without: 'key tags cannot be checked',
       secret: 'keyTagSecret',
     },
-    (secret) => secret,
+    hmacKey,
   );
 }

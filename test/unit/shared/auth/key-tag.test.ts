@@ -8,6 +8,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { base62Digits } from '#shared/auth/base62';
 import { generateKey, parseKey } from '#shared/auth/key-format';
 import { KEY_TAG_LENGTH, keyTag, verifyKeyTag } from '#shared/auth/key-tag';
+import { hmacKey } from '#shared/domain/hmac-sha256';
 
 // Spied on, still the real comparison: the tests see every call verifyKeyTag makes.
 const timingSafeEqual = vi.hoisted(() => ({ calls: [] as Array<[Buffer, Buffer]> }));
@@ -69,6 +70,14 @@ describe('verification', () => {
   it('accepts a key tagged under the current secret, and one tagged under the previous one', () => {
     expect(verifyKeyTag([CURRENT, PREVIOUS], BODY, keyTag(CURRENT, BODY))).toBe(true);
     expect(verifyKeyTag([CURRENT, PREVIOUS], BODY, keyTag(PREVIOUS, BODY))).toBe(true);
+  });
+
+  it('takes the secrets as KeyObjects as well, with the same verdicts', () => {
+    const tagged = parseKey(generateKey(PREVIOUS).key)!;
+    const keys = [hmacKey(CURRENT), hmacKey(PREVIOUS)];
+    expect(keyTag(keys[1]!, tagged.body)).toBe(keyTag(PREVIOUS, tagged.body));
+    expect(verifyKeyTag(keys, tagged.body, tagged.tag!)).toBe(true);
+    expect(verifyKeyTag([hmacKey(CURRENT)], tagged.body, tagged.tag!)).toBe(false);
   });
 
   it('refuses a key tagged under a secret no longer accepted (a second rotation drops the first)', () => {
