@@ -106,12 +106,12 @@ class LongestFirst extends BaseSequencer {
  * the AWS SDK and the route table again, about 1.5 s apiece. A file keeps a module graph of its
  * own when it mocks a module (`vi.mock`: a module another file loaded first would escape its mock)
  * or points one of the process's AWS clients somewhere (`pointAtLocalDynamo`,
- * `startCountedSecretsManager`: each client is made once per module graph, so it would keep the
- * first file's endpoint).
+ * `startCountedSecretsManager` or `useStageSecretInSecretsManager`: each client is made once per
+ * module graph, so it would keep the first file's endpoint).
  */
 const SHARED_MODULE_DIRS = ['test/unit', 'test/infra', 'test/contract'];
 const MOCKS_A_MODULE = /\bvi\.(?:do)?[mM]ock\(/;
-const POINTS_A_CLIENT = /\b(?:pointAtLocalDynamo|startCountedSecretsManager)\(/;
+const POINTS_A_CLIENT = /\b(?:pointAtLocalDynamo|startCountedSecretsManager|useStageSecretInSecretsManager)\(/;
 const SHARED_MODULE_FILES = testFilesUnder(SHARED_MODULE_DIRS)
   .filter(({ file }) => !NOT_WITH_THE_SOURCES.includes(file))
   .filter(({ text }) => !MOCKS_A_MODULE.test(text) && !POINTS_A_CLIENT.test(text))

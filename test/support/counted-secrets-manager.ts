@@ -6,8 +6,10 @@
  */
 import { createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { newLocalCredentials } from '#infra/local/emulators/local-identity';
 import { type LocalSecret, startLocalSecretsManager } from '#infra/local/emulators/local-secrets-manager';
+import { SECRET_ENVS, type SecretName } from '#shared/settings/secret-settings';
 
 export interface CountedSecretsManager {
   /**
@@ -85,5 +87,48 @@ export async function startCountedSecretsManager(): Promise<CountedSecretsManage
       for (const name of Object.keys(process.env)) if (!(name in saved)) delete process.env[name];
       Object.assign(process.env, saved);
     },
+  };
+}
+
+/** A test file's stage secret in the stand-in (`useStageSecretInSecretsManager`). */
+export interface StageSecretInSecretsManager {
+  /** The stand-in, started before the file's tests. */
+  readonly manager: CountedSecretsManager;
+  /** This test's secret. */
+  readonly secret: LocalSecret;
+  /** Rotates this test's secret (`rotateSecret`). */
+  rotate(next: string): void;
+}
+
+/**
+ * For a test file, at its top level: the stand-in, started before its tests and stopped after
+ * them, and the stage secret `name` held there, a new one of `initial` for each test. Its ARN is
+ * then the secret's only setting in the environment (the local value variables are removed), as on
+ * a deployed stage.
+ *
+ * @example const stage = useStageSecretInSecretsManager('cursorSecret', KEY_1); // stage.rotate(KEY_2) in a test
+ */
+export function useStageSecretInSecretsManager(name: SecretName, initial: string): StageSecretInSecretsManager {
+  const env = SECRET_ENVS[name];
+  let manager: CountedSecretsManager | undefined;
+  let secret: LocalSecret | undefined;
+  beforeAll(async () => {
+    manager = await startCountedSecretsManager();
+    delete process.env[env.value];
+    delete process.env[env.previous];
+  });
+  afterAll(() => manager?.close());
+  beforeEach(() => {
+    secret = manager!.addSecret(`cxm-test-${name}`, initial);
+    process.env[env.arn] = secret.arn;
+  });
+  return {
+    get manager() {
+      return manager!;
+    },
+    get secret() {
+      return secret!;
+    },
+    rotate: (next) => rotateSecret(secret!, next),
   };
 }

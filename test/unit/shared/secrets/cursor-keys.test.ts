@@ -4,38 +4,20 @@
  * uses, whose secret is rotated here as `aws secretsmanager put-secret-value` would (the new value
  * becomes AWSCURRENT, the replaced one AWSPREVIOUS).
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { LocalSecret } from '#infra/local/emulators/local-secrets-manager';
+import { describe, expect, it } from 'vitest';
 import { cursorKey, encodeReportCursor, type ReportKind } from '#shared/domain/reporting/report-cursor';
 import type { ApiRequest } from '#shared/http/api-types';
 import { serveReportList } from '#shared/reporting/serve-report-list';
 import { cursorKeysSource } from '#shared/secrets/cursor-keys';
-import {
-  type CountedSecretsManager,
-  rotateSecret,
-  startCountedSecretsManager,
-} from '#test/support/counted-secrets-manager';
+import { useStageSecretInSecretsManager } from '#test/support/counted-secrets-manager';
 
 const KEY_1 = 'the-first-cursor-secret-of-this-stage-0123456789';
 const KEY_2 = 'the-second-cursor-secret-after-rotation-0123456789';
 const KEY_3 = 'the-third-cursor-secret-after-another-rotation-0123';
-let secret: LocalSecret;
-/** Counts the GetSecretValue calls the functions' code makes. */
-let secretsManager: CountedSecretsManager;
-const calls = () => secretsManager.calls();
-
-beforeAll(async () => {
-  secretsManager = await startCountedSecretsManager();
-  delete process.env.CXM_CURSOR_SECRET;
-  delete process.env.CXM_CURSOR_SECRET_PREVIOUS;
-});
-afterAll(() => secretsManager.close());
-beforeEach(() => {
-  secret = secretsManager.addSecret('cxm-test-cursor-secret', KEY_1);
-  process.env.CXM_CURSOR_SECRET_ARN = secret.arn;
-});
-
-const rotate = (next: string) => rotateSecret(secret, next);
+const stage = useStageSecretInSecretsManager('cursorSecret', KEY_1);
+/** The GetSecretValue calls the functions' code made so far. */
+const calls = () => stage.manager.calls();
+const rotate = (next: string) => stage.rotate(next);
 
 const ids = (keys: readonly { id: string }[]) => keys.map((key) => key.id);
 const NOW = Date.now();
@@ -100,6 +82,7 @@ describe('the cursor keys of a stage (Secrets Manager)', () => {
   it('a forced read that fails (Secrets Manager down, say) keeps the keys read before, for that request and the next', async () => {
     const keys = cursorKeysSource();
     expect(ids(await keys())).toEqual(ids([cursorKey(KEY_1)]));
+    const { secret } = stage;
     const name = secret.name;
     secret.name = 'gone';
     secret.arn = 'gone';

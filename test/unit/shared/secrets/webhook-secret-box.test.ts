@@ -4,43 +4,25 @@
  * read to seal a signing secret, and what the delivery reads to open one, across a rotation of
  * the key (the new value becomes AWSCURRENT, the replaced one AWSPREVIOUS).
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { LocalSecret } from '#infra/local/emulators/local-secrets-manager';
+import { describe, expect, it } from 'vitest';
 import { sealedKeyId, sealingKey } from '#shared/domain/webhooks/sealed-secret';
 import { webhookSecretBox, webhookSecretSealer } from '#shared/secrets/webhook-secret-box';
-import {
-  type CountedSecretsManager,
-  rotateSecret,
-  startCountedSecretsManager,
-} from '#test/support/counted-secrets-manager';
+import { useStageSecretInSecretsManager } from '#test/support/counted-secrets-manager';
 
 const KEY_1 = 'the-first-webhook-secret-key-of-this-stage-0123456789';
 const KEY_2 = 'the-second-webhook-secret-key-after-rotation-0123456789';
 const SIGNING_SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 const CONTEXT = { tenantId: 'acme', endpointId: 'ep_1' };
 
-let secret: LocalSecret;
-let secretsManager: CountedSecretsManager;
-
-beforeAll(async () => {
-  secretsManager = await startCountedSecretsManager();
-  delete process.env.CXM_WEBHOOK_SECRET_KEY;
-  delete process.env.CXM_WEBHOOK_SECRET_KEY_PREVIOUS;
-});
-afterAll(() => secretsManager.close());
-beforeEach(() => {
-  secret = secretsManager.addSecret('cxm-test-webhook-secret-key', KEY_1);
-  process.env.CXM_WEBHOOK_SECRET_KEY_ARN = secret.arn;
-});
-
-const rotateKey = (next: string) => rotateSecret(secret, next);
+const stage = useStageSecretInSecretsManager('webhookSecretKey', KEY_1);
+const rotateKey = (next: string) => stage.rotate(next);
 
 describe('the webhook secret key of a stage (Secrets Manager)', () => {
   it('a function that only seals reads the current version alone, once for many seals', async () => {
     const sealer = webhookSecretSealer();
-    const before = secretsManager.stages().length;
+    const before = stage.manager.stages().length;
     await Promise.all(Array.from({ length: 5 }, () => sealer.seal(SIGNING_SECRET, CONTEXT)));
-    expect(secretsManager.stages().slice(before)).toEqual(['AWSCURRENT']);
+    expect(stage.manager.stages().slice(before)).toEqual(['AWSCURRENT']);
   });
 
   it('what the sealer seals, the box opens, under the current version after a rotation', async () => {
@@ -48,10 +30,10 @@ describe('the webhook secret key of a stage (Secrets Manager)', () => {
     const stored = await webhookSecretSealer().seal(SIGNING_SECRET, CONTEXT);
     expect(sealedKeyId(stored)).toBe(sealingKey(KEY_2).id);
     expect(stored).not.toContain(SIGNING_SECRET);
-    const before = secretsManager.stages().length;
+    const before = stage.manager.stages().length;
     expect(await webhookSecretBox().open(stored, CONTEXT)).toBe(SIGNING_SECRET);
     // The box opens, so it reads both versions.
-    expect(secretsManager.stages().slice(before).sort()).toEqual(['AWSCURRENT', 'AWSPREVIOUS']);
+    expect(stage.manager.stages().slice(before).sort()).toEqual(['AWSCURRENT', 'AWSPREVIOUS']);
   });
 
   it('a secret sealed before the key was rotated still opens', async () => {
