@@ -71,3 +71,9 @@ export const AUTHORIZER_IDENTITY_SOURCES = ['method.request.header.Authorization
 export const SEARCH_CONSTRUCT_ID = 'Search';
 /** The id of the OpenSearch Domain in ReportingSearch (cdk/constructs/search.ts). */
 export const SEARCH_DOMAIN_ID = 'Domain';
+
+/**
+ * The type of the custom resource that answers the public key of a stage's webhook secret key
+ * (infra/cdk/constructs/webhook-sealing-key.ts); the local runtime stands in for its `PublicKey`.
+ */
+export const SEALING_KEY_RESOURCE_TYPE = 'Custom::WebhookSealingKey';

@@ -107,6 +107,16 @@ export const WEBHOOK_SWEEP = {
   } satisfies Partial<Record<TableId, TableAccess>>,
 } as const;
 
+/**
+ * The deploy-time function behind the stack's webhook sealing key resource: it gives the
+ * registration and the rotation the public key of the stage's webhook secret key, and rotates the
+ * key when the stage's generation of it goes up (infra/cdk/constructs/webhook-sealing-key.ts).
+ */
+export const WEBHOOK_SEALING_KEY = {
+  id: 'publishWebhookSealingKey',
+  handler: 'functions/webhooks/publish-webhook-sealing-key.ts',
+} as const;
+
 /** The rule that runs the sweeper (EventBridge's "Scheduled Event" names it in `resources`). */
 export function webhookSweepRuleName(stage: string): string {
   return `cxm-${stage}-webhook-delivery-sweep`;

@@ -117,7 +117,12 @@ const because = {
   webhookSecretKeyNotRotated: {
     decision: 'infra/README.md#operating-a-stage',
     reason:
-      "The secret seals tenants' webhook signing secrets at rest (AES-256-GCM, each naming its key). The functions open what the AWSCURRENT and AWSPREVIOUS versions sealed, so one rotation breaks no delivery, but a second makes every secret still sealed under the first unopenable until its endpoint's secret is rotated: an operator rotates it by hand only when it may have leaked (infra/README.md), and a scheduled rotation needs a re-sealing of every endpoint a rotation Lambda would have to own.",
+      "The secret's key pair seals tenants' webhook signing secrets at rest. It rotates at a deploy, when the stage's webhooks.secretKeyGeneration is raised: the sealing key resource puts a new value and gives the registration and the rotation its public key. The delivery opens what the AWSCURRENT and AWSPREVIOUS versions sealed, so one rotation breaks no delivery, but a second makes every secret still sealed to the first unopenable until its endpoint's secret is rotated: an operator rotates it only when it may have leaked (infra/README.md), and a scheduled rotation would need a re-sealing of every endpoint.",
+  },
+  sealingKeyProvider: {
+    decision: 'infra/cdk/constructs/webhook-sealing-key.ts',
+    reason:
+      "This is the role of CDK's custom resource provider framework, which invokes the webhook sealing key's function (and its versions: `:*`) during deployments only; CDK grants lambda:InvokeFunction on the function's ARN and its qualified ARNs.",
   },
   signedRequestsOnly: {
     decision: 'infra/README.md#choosing-the-reporting-backend',
@@ -224,6 +229,13 @@ export function nagAcknowledgements(stack: CxmStack): NagAcknowledgement[] {
   acknowledge(child(stack.api, 'CursorSecret'), 'AwsSolutions-SMG4', because.cursorSecretNotRotated);
   acknowledge(child(stack.api, 'KeyTagSecret'), 'AwsSolutions-SMG4', because.keyTagSecretNotRotated);
   acknowledge(child(stack.api, 'WebhookSecretKey'), 'AwsSolutions-SMG4', because.webhookSecretKeyNotRotated);
+  const sealingKey = stack.api.webhookSealingKey;
+  if (sealingKey)
+    acknowledge(
+      child(sealingKey, 'ProviderRole'),
+      `AwsSolutions-IAM5[Resource::${arnToken(sealingKey.function.node.defaultChild as CfnResource)}:*]`,
+      because.sealingKeyProvider,
+    );
 
   // Reporting search, on stages that have a domain.
   const { search, indexer } = stack;

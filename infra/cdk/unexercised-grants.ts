@@ -110,11 +110,17 @@ export const UNEXERCISED_GRANTS: readonly UnexercisedGrant[] = [
     resource: '*:secret:cxm-<stage>-key-tag-secret-*',
     why: 'The key-tag secret is read from Secrets Manager on a stage and in bundle mode (through the local stand-in: test/integration/key-tags proves a tagged key, and one tagged under AWSPREVIOUS, over it); the sources runtime, whose calls are recorded, is handed the secret in its environment.',
   },
-  ...['createWebhookEndpoint', 'rotateWebhookSecret', 'deliverWebhooks'].map((principal) => ({
-    principal,
+  {
+    principal: 'deliverWebhooks',
     action: 'secretsmanager:GetSecretValue',
     resource: '*:secret:cxm-<stage>-webhook-secret-key-*',
-    why: 'The key that seals webhook signing secrets is read from Secrets Manager on a stage and in bundle mode (through the local stand-in: test/integration/webhooks registers endpoints and signs deliveries that verify over it, the authorization matrix rotates); the sources runtime, whose calls are recorded, is handed the key in its environment.',
+    why: 'The key that opens webhook signing secrets is read from Secrets Manager on a stage and in bundle mode (through the local stand-in: test/integration/webhooks signs deliveries that verify over it); the sources runtime, whose calls are recorded, is handed the key in its environment.',
+  },
+  ...['secretsmanager:GetSecretValue', 'secretsmanager:PutSecretValue'].map((action) => ({
+    principal: 'publishWebhookSealingKey',
+    action,
+    resource: '*:secret:cxm-<stage>-webhook-secret-key-*',
+    why: "The webhook sealing key's custom resource runs at a deploy only, where no recorded runtime reaches; test/integration/webhook-sealing-key runs its handler against the Secrets Manager stand-in (a read at create, a put and a read at a rotation).",
   })),
   ...['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'].map((action) => ({
     principal: 'processRecording',

@@ -16,6 +16,7 @@
  */
 import { join } from 'node:path';
 import { LOCAL_STAGE } from '#infra/stage-names';
+import { sealingPublicKeyText } from '#shared/domain/webhooks/sealed-secret';
 import { FUNCTION_ENV } from '#shared/settings/setting-names';
 import { reportingIndexPrefix } from '#shared/store/opensearch-index-names';
 import type { TableId } from '#shared/store/table-specs';
@@ -146,10 +147,10 @@ async function main(): Promise<void> {
     process.env[FUNCTION_ENV.cursorSecret] = localSecret(inMemory ? undefined : home, LOCAL_SECRET_FILES.cursorSecret);
     const keyTagSecret = localSecret(inMemory ? undefined : home, LOCAL_SECRET_FILES.keyTagSecret);
     process.env[FUNCTION_ENV.keyTagSecret] = keyTagSecret;
-    process.env[FUNCTION_ENV.webhookSecretKey] = localSecret(
-      inMemory ? undefined : home,
-      LOCAL_SECRET_FILES.webhookSecretKey,
-    );
+    const webhookSecretKey = localSecret(inMemory ? undefined : home, LOCAL_SECRET_FILES.webhookSecretKey);
+    process.env[FUNCTION_ENV.webhookSecretKey] = webhookSecretKey;
+    // What a deploy gives the registration and the rotation (infra/cdk/constructs/webhook-sealing-key.ts).
+    process.env[FUNCTION_ENV.webhookSealingKey] = sealingPublicKeyText(webhookSecretKey);
     const { functions, s3Endpoint, recordingsBucket } = await gateway.serve({
       recordingsDir: inMemory ? undefined : join(home, 'recordings'),
       authCacheTtlSeconds,

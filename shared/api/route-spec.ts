@@ -10,8 +10,8 @@ import type { TableId } from '#shared/store/table-specs';
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 /**
  * The stage's secrets: `cursorSecret` signs reporting cursors (routes declare it), `keyTagSecret`
- * tags API keys (the authorizer's, AUTHORIZER_SECRETS), `webhookSecretKey` seals webhook signing
- * secrets at rest (the routes that make one, and the delivery function).
+ * tags API keys (the authorizer's, AUTHORIZER_SECRETS), `webhookSecretKey` opens webhook signing
+ * secrets sealed at rest (the delivery function's; the routes that make one hold its public key).
  */
 export const SECRET_IDS = Object.keys(SECRET_ENVS) as SecretName[];
 export type SecretId = SecretName;
@@ -110,6 +110,12 @@ export interface RouteSpec {
   webhookQueue?: true;
   /** Secrets the function reads (CDK grants it and passes their ARNs; locally an env var). */
   secrets?: readonly SecretId[];
+  /**
+   * Makes webhook signing secrets: the function's configuration carries the public key of the
+   * stage's webhook secret key, which it seals them to without reading the secret
+   * (shared/secrets/webhook-secret-box.ts).
+   */
+  sealsWebhookSecrets?: true;
   /** Largest accepted request body in raw UTF-8 bytes (413 above it). */
   maxBodyBytes?: number;
   summary: string;

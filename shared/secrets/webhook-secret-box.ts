@@ -1,74 +1,98 @@
 /**
- * Seals and opens tenants' webhook signing secrets with the stage's webhook secret key
- * (`CXM_WEBHOOK_SECRET_KEY` locally, `CXM_WEBHOOK_SECRET_KEY_ARN` in the cloud: a Secrets Manager
- * secret only the functions that make or use a signing secret may read: the registration, the
- * rotation and the delivery). The current version seals; a secret sealed under the version a
- * rotation replaced still opens (secret-versions.ts), and one kept before secrets were sealed is
- * used as it is. The registration and the rotation only seal, so they read the current version
- * alone (`webhookSecretSealer`).
+ * Seals and opens tenants' webhook signing secrets (shared/domain/webhooks/sealed-secret.ts). The
+ * stage's webhook secret key (`CXM_WEBHOOK_SECRET_KEY` locally, `CXM_WEBHOOK_SECRET_KEY_ARN` in the
+ * cloud: a Secrets Manager secret only the delivery function reads) gives a key pair; the functions
+ * that make signing secrets (the registration, the rotation) hold its public key alone
+ * (`CXM_WEBHOOK_SEALING_KEY`, `webhookSecretSealer`): they seal without a Secrets Manager call and
+ * cannot open what they sealed. A secret sealed to the pair of the value a rotation replaced still
+ * opens (secret-versions.ts), as does one sealed under the value's derived key, and one kept before
+ * secrets were sealed is used as it is.
  */
 import {
   isSealed,
+  isSealedToPublicKey,
   openSecret,
+  openSecretWith,
   type SealContext,
   type SealingKey,
+  type SealingKeyPair,
   sealedKeyId,
   sealingKey,
-  sealSecret,
+  sealingKeyPair,
+  sealingPublicKey,
+  sealSecretTo,
 } from '#shared/domain/webhooks/sealed-secret';
-import { type SecretSetting, type SecretVersionsSource, secretVersionsSource } from './secret-versions.ts';
+import { FUNCTION_ENV } from '#shared/settings/setting-names';
+import { type SecretSetting, secretVersionsSource } from './secret-versions.ts';
 
-export interface WebhookSecretBox {
+export interface WebhookSecretSealer {
   seal(secret: string, context: SealContext): Promise<string>;
+}
+
+export interface WebhookSecretBox extends WebhookSecretSealer {
   open(stored: string, context: SealContext): Promise<string>;
 }
 
 const KEY_SETTING: SecretSetting = {
   what: 'the webhook secret key',
-  without: 'webhook signing secrets cannot be sealed or opened',
+  without: 'webhook signing secrets cannot be opened',
   secret: 'webhookSecretKey',
 };
 
-/** Seals under the current key of `keys`. */
-const sealWith =
-  (keys: SecretVersionsSource<SealingKey>): WebhookSecretBox['seal'] =>
-  async (secret, context) => {
-    const [current] = await keys();
-    return sealSecret(secret, current!, context);
-  };
+/** What one value of the stage's key opens: secrets sealed to its pair, and under its derived key. */
+interface ValueKeys {
+  pair: SealingKeyPair;
+  derived: SealingKey;
+}
+
+const valueKeys = (value: string): ValueKeys => ({ pair: sealingKeyPair(value), derived: sealingKey(value) });
+
+function opens(keys: ValueKeys, id: string): boolean {
+  return keys.pair.publicKey.id === id || keys.derived.id === id;
+}
 
 /**
- * The box of this function's stage.
+ * The box of this function's stage: opens what was sealed to any value it accepts, and seals to
+ * the current value's public key.
  *
  * @example
  * const box = webhookSecretBox(); // at module scope: a function without the key fails at cold start
- * const stored = await box.seal(newWebhookSecret(), { tenantId, endpointId });
+ * const secret = await box.open(endpoint.secrets.current, { tenantId, endpointId });
  */
 export function webhookSecretBox(): WebhookSecretBox {
-  const keys = secretVersionsSource(KEY_SETTING, sealingKey);
+  const keys = secretVersionsSource(KEY_SETTING, valueKeys);
   return {
-    seal: sealWith(keys),
+    async seal(secret, context) {
+      const [current] = await keys();
+      return sealSecretTo(secret, current!.pair.publicKey, context);
+    },
     async open(stored, context) {
       if (!isSealed(stored)) return stored;
-      const id = sealedKeyId(stored);
+      const id = sealedKeyId(stored)!;
       // A key this container has not read yet (rotated since): one fresh read, then it must be there.
-      const key =
-        (await keys()).find((candidate) => candidate.id === id) ??
-        (await keys({ fresh: true })).find((candidate) => candidate.id === id);
-      if (!key) throw new Error(`a webhook signing secret is sealed under key ${id}, which this stage no longer has`);
-      return openSecret(stored, key, context);
+      const found =
+        (await keys()).find((candidate) => opens(candidate, id)) ??
+        (await keys({ fresh: true })).find((candidate) => opens(candidate, id));
+      if (!found) throw new Error(`a webhook signing secret is sealed under key ${id}, which this stage no longer has`);
+      return isSealedToPublicKey(stored)
+        ? openSecretWith(stored, found.pair, context)
+        : openSecret(stored, found.derived, context);
     },
   };
 }
 
 /**
- * Seals with the current version of the stage's key, read alone: for the functions that make
- * signing secrets and never open one (one Secrets Manager call at cold start, not two).
+ * Seals to the public key in this function's configuration (`CXM_WEBHOOK_SEALING_KEY`): for the
+ * functions that make signing secrets and never open one. No secret is read.
  *
  * @example
  * const sealer = webhookSecretSealer(); // at module scope: a function without the key fails at cold start
  * const stored = await sealer.seal(newWebhookSecret(), { tenantId, endpointId });
  */
-export function webhookSecretSealer(): Pick<WebhookSecretBox, 'seal'> {
-  return { seal: sealWith(secretVersionsSource(KEY_SETTING, sealingKey, { currentOnly: true })) };
+export function webhookSecretSealer(env: NodeJS.ProcessEnv = process.env): WebhookSecretSealer {
+  const name = FUNCTION_ENV.webhookSealingKey;
+  const text = env[name];
+  if (!text) throw new Error(`${name} is not set: webhook signing secrets cannot be sealed`);
+  const publicKey = sealingPublicKey(text, name);
+  return { seal: async (secret, context) => sealSecretTo(secret, publicKey, context) };
 }

@@ -75,6 +75,12 @@ export const FUNCTION_ENV = {
   webhookSecretKey: 'CXM_WEBHOOK_SECRET_KEY',
   webhookSecretKeyPrevious: 'CXM_WEBHOOK_SECRET_KEY_PREVIOUS',
   webhookSecretKeyArn: 'CXM_WEBHOOK_SECRET_KEY_ARN',
+  /**
+   * The public key of that key's current value (base64url X25519): all the functions that make
+   * signing secrets hold, so they seal without reading the secret. CDK sets it from the secret
+   * (infra/cdk/constructs/webhook-sealing-key.ts); the local runtime from its key file.
+   */
+  webhookSealingKey: 'CXM_WEBHOOK_SEALING_KEY',
   /** Comma-separated waits in ms before each delivery attempt, instead of the stage's schedule (a local setting). */
   webhookRetrySchedule: 'CXM_WEBHOOK_RETRY_SCHEDULE_MS',
   /** The queue of webhook delivery tasks: its URL (the fan-out and the delivery function send to it). */

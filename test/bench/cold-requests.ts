@@ -35,6 +35,7 @@ import { issueKey } from '#shared/auth/issue-key';
 import { conversationWithDefaults } from '#shared/domain/notes/conversation';
 import { REPORT_KINDS, type ReportKind } from '#shared/domain/reporting/report-cursor';
 import { type ShapedRow, shapeRow } from '#shared/domain/reporting/report-rows';
+import { sealingPublicKeyText } from '#shared/domain/webhooks/sealed-secret';
 import { MAX_ENDPOINTS_PER_TENANT_LIMIT } from '#shared/domain/webhooks/webhook-endpoint';
 import { newWebhookSecret } from '#shared/domain/webhooks/webhook-secret';
 import { FUNCTION_ENV } from '#shared/settings/setting-names';
@@ -91,8 +92,6 @@ const REPORT_ROWS = 20;
 const REPORT_PAGE = 10;
 const CURSOR_SECRET_ARN = 'arn:aws:secretsmanager:us-east-1:000000000000:secret:cxm-bench-cursor-secret-AbCdEf';
 const KEY_TAG_SECRET_ARN = 'arn:aws:secretsmanager:us-east-1:000000000000:secret:cxm-bench-key-tag-secret-AbCdEf';
-const WEBHOOK_SECRET_KEY_ARN =
-  'arn:aws:secretsmanager:us-east-1:000000000000:secret:cxm-bench-webhook-secret-key-AbCdEf';
 
 const documentPath = (docId: string) =>
   `/api/v1/provisioning/tenants/${BENCH_TENANT}/${BENCH_COLLECTION}/${docId}/versions/current`;
@@ -375,11 +374,6 @@ export async function arrangeColdRequests(
     [
       { arn: CURSOR_SECRET_ARN, name: 'cxm-bench-cursor-secret', value: randomBytes(32).toString('base64url') },
       { arn: KEY_TAG_SECRET_ARN, name: 'cxm-bench-key-tag-secret', value: keyTagSecret },
-      {
-        arn: WEBHOOK_SECRET_KEY_ARN,
-        name: 'cxm-bench-webhook-secret-key',
-        value: randomBytes(32).toString('base64url'),
-      },
     ],
     dynamo.credentials,
   );
@@ -414,7 +408,8 @@ export async function arrangeColdRequests(
     NODE_EXTRA_CA_CERTS: tls.certFile,
     CXM_CURSOR_SECRET_ARN: CURSOR_SECRET_ARN,
     CXM_KEY_TAG_SECRET_ARN: KEY_TAG_SECRET_ARN,
-    CXM_WEBHOOK_SECRET_KEY_ARN: WEBHOOK_SECRET_KEY_ARN,
+    // The registration and the rotation seal to the stage key's public key, as CDK configures them.
+    [FUNCTION_ENV.webhookSealingKey]: sealingPublicKeyText(randomBytes(32).toString('base64url')),
     // A create per run, up to --runs' hundred, each under the limit.
     [FUNCTION_ENV.webhookMaxEndpoints]: String(MAX_ENDPOINTS_PER_TENANT_LIMIT),
     // A recording per process (two a round: with and without the cache), each under the limit.

@@ -30,8 +30,9 @@ import { warmUpEvent } from '#infra/cdk/constructs/warm-up-requests';
 import { stageConfig } from '#infra/cdk/stage/config';
 import { LAMBDA_NODE_OPTIONS, lambdaNode, pinnedLambdaNodeVersion } from '#infra/lambda-node';
 import { readStackAssembly } from '#infra/local/runtime/read-assembly';
-import { LOCAL_STAGE, stackName } from '#infra/stage-names';
+import { LOCAL_STAGE, SEALING_KEY_RESOURCE_TYPE, stackName } from '#infra/stage-names';
 import { routeById, routes } from '#shared/api/route-table';
+import { sealingPublicKeyText } from '#shared/domain/webhooks/sealed-secret';
 import { WEBHOOK_FAN_OUT } from '#shared/webhook-functions';
 import { CDK_JSON_CONTEXT, WITHOUT_BUILTIN_VALIDATION } from '#test/support/cdk-json-context';
 
@@ -100,8 +101,12 @@ function resolveValue(
   if (typeof value === 'string') return value;
   const join = (value as { 'Fn::Join'?: [string, unknown[]] })['Fn::Join'];
   if (join) return join[1].map((part) => resolveValue(part, resources)).join(join[0]);
-  // An attribute known only at deploy time (the search domain's endpoint): any host will do here.
-  if ((value as { 'Fn::GetAtt'?: unknown })['Fn::GetAtt']) return 'search-domain.example.com';
+  // An attribute known only at deploy time: the sealing key resource's answer is a public key (any
+  // will do here), the search domain's endpoint any host.
+  const getAtt = (value as { 'Fn::GetAtt'?: [string, string] })['Fn::GetAtt'];
+  if (getAtt && resources[getAtt[0]]?.Type === SEALING_KEY_RESOURCE_TYPE)
+    return sealingPublicKeyText('bundles-test-webhook-secret-key-0123456789');
+  if (getAtt) return 'search-domain.example.com';
   const ref = (value as { Ref?: unknown }).Ref;
   const pseudo: Record<string, string> = {
     'AWS::AccountId': '000000000000',

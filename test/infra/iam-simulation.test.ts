@@ -33,7 +33,7 @@ import { conversationWithDefaults } from '#shared/domain/notes/conversation';
 import { RECORDING_PROCESSOR } from '#shared/recording-events';
 import { REPORTING_INDEXER } from '#shared/reporting/reporting-indexer';
 import { allTableSpecs, physicalTableName, type TableId } from '#shared/store/table-specs';
-import { WEBHOOK_DELIVERY, WEBHOOK_FAN_OUT, WEBHOOK_SWEEP } from '#shared/webhook-functions';
+import { WEBHOOK_DELIVERY, WEBHOOK_FAN_OUT, WEBHOOK_SEALING_KEY, WEBHOOK_SWEEP } from '#shared/webhook-functions';
 import {
   FAKE_ACCOUNT,
   FAKE_REGION,
@@ -69,7 +69,7 @@ const PRINCIPALS: string[] = [
   TRANSCRIBE_DATA_ACCESS,
 ];
 /** Every role of ours whose grants are held to the calls: also those of functions no local test runs. */
-const ROLE_HOLDERS: string[] = [...PRINCIPALS, OPENAPI_DOCUMENT_OPERATION];
+const ROLE_HOLDERS: string[] = [...PRINCIPALS, OPENAPI_DOCUMENT_OPERATION, WEBHOOK_SEALING_KEY.id];
 
 let calls: RecordedAwsCall[] = [];
 /** Whether other files of the run recorded calls too: alone, this file's journey leaves paths of theirs unexercised. */

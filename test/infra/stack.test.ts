@@ -29,6 +29,7 @@ import {
   deliveryQueueName,
   WEBHOOK_DELIVERY,
   WEBHOOK_FAN_OUT,
+  WEBHOOK_SEALING_KEY,
   WEBHOOK_STREAM_SOURCES,
   WEBHOOK_SWEEP,
   webhookSweepRuleName,
@@ -274,7 +275,7 @@ describe('functions', () => {
         ),
     ) as [TableId, TableAccess][];
 
-  it("one per route plus the authorizer, the reporting indexer, the recording processor, the three webhook functions and the OpenAPI document (and CDK's own log-policy helper)", () => {
+  it("one per route plus the authorizer, the reporting indexer, the recording processor, the three webhook functions, the webhook sealing key's resource and the OpenAPI document (and CDK's own helpers)", () => {
     const ours = Object.values(resourcesOf('AWS::Lambda::Function'))
       .map((fn) => fn.Properties.FunctionName)
       .filter((name): name is string => typeof name === 'string');
@@ -286,6 +287,7 @@ describe('functions', () => {
         WEBHOOK_FAN_OUT.id,
         WEBHOOK_DELIVERY.id,
         WEBHOOK_SWEEP.id,
+        WEBHOOK_SEALING_KEY.id,
         OPENAPI_DOCUMENT_OPERATION,
       ]
         .map((name) => `cxm-${config.stage}-${name}`)
@@ -503,19 +505,48 @@ describe('methods', () => {
     for (const grant of grants) expect(secrets.map((id) => ({ Ref: id }))).toContainEqual(grant.Resource);
   });
 
-  it('a generated secret seals webhook signing secrets, readable only by the functions that make or use one', () => {
+  it('a generated secret opens webhook signing secrets, readable only by the delivery and the resource that gives its public key', () => {
     const secretId = logicalIdWhere('AWS::SecretsManager::Secret', 'Name', `cxm-${config.stage}-webhook-secret-key`);
     expect(readersOf(secretId)).toEqual([
-      `cxm-${config.stage}-createWebhookEndpoint`,
       `cxm-${config.stage}-deliverWebhooks`,
-      `cxm-${config.stage}-rotateWebhookSecret`,
+      `cxm-${config.stage}-publishWebhookSealingKey`,
     ]);
-    for (const id of ['createWebhookEndpoint', 'rotateWebhookSecret', 'deliverWebhooks']) {
-      const variables = (
-        resource(functionLogicalId(id)).Properties.Environment as { Variables: Record<string, unknown> }
-      ).Variables;
-      expect(variables.CXM_WEBHOOK_SECRET_KEY_ARN, id).toEqual({ Ref: secretId });
+    const variables = (id: string) =>
+      (resource(functionLogicalId(id)).Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+    expect(variables('deliverWebhooks').CXM_WEBHOOK_SECRET_KEY_ARN).toEqual({ Ref: secretId });
+    // The functions that make signing secrets hold the public key alone, as the resource answers it.
+    const [sealingKeyId, sealingKey] = Object.entries(resourcesOf('Custom::WebhookSealingKey'))[0]!;
+    expect(sealingKey.Properties).toMatchObject({ SecretId: { Ref: secretId }, Generation: '1' });
+    for (const id of ['createWebhookEndpoint', 'rotateWebhookSecret']) {
+      expect(variables(id).CXM_WEBHOOK_SEALING_KEY, id).toEqual({ 'Fn::GetAtt': [sealingKeyId, 'PublicKey'] });
+      expect(variables(id).CXM_WEBHOOK_SECRET_KEY_ARN, id).toBeUndefined();
     }
+  });
+
+  it('a stage whose webhook secret key generation is no whole number of at least 1 fails the synth, naming it', () => {
+    for (const secretKeyGeneration of [0, 1.5]) {
+      const lite = stageConfig('lite');
+      const bad: StageConfig = { ...lite, webhooks: { ...lite.webhooks, secretKeyGeneration } };
+      expect(
+        () =>
+          new CxmStack(new App({ ...WITHOUT_BUILTIN_VALIDATION, context: { [BUNDLING_STACKS]: [] } }), { config: bad }),
+      ).toThrow(
+        `webhooks.secretKeyGeneration of stage lite must be a whole number of at least 1, not ${secretKeyGeneration}`,
+      );
+    }
+  });
+
+  it('only the sealing key resource may put a value of the webhook secret key', () => {
+    const putters = Object.values(resourcesOf('AWS::IAM::Policy')).filter((policy) =>
+      JSON.stringify(policy.Properties.PolicyDocument).includes('secretsmanager:PutSecretValue'),
+    );
+    expect(
+      putters.flatMap((policy) => (policy.Properties.Roles as Array<{ Ref: string }>).map((role) => role.Ref)),
+    ).toEqual([
+      (resource(functionLogicalId(WEBHOOK_SEALING_KEY.id)).Properties.Role as { 'Fn::GetAtt': [string] })[
+        'Fn::GetAtt'
+      ][0],
+    ]);
   });
 
   it('a generated secret signs reporting cursors, readable by the reporting functions only', () => {

@@ -1,3 +1,8 @@
+// Relative: the vitest configs load this file before the project's import map applies.
+import { sealingPublicKeyText } from '../../shared/domain/webhooks/sealed-secret.ts';
+
+const TEST_WEBHOOK_SECRET_KEY = 'test-webhook-secret-key-0123456789abcdefghijklmnop';
+
 /** What the test gateways tag keys with (the local stack generates its own): the current secret... */
 export const TEST_KEY_TAG_SECRET = 'test-key-tag-secret-0123456789abcdefghijklmnop';
 /** ...and the one before it, as after one rotation: keys tagged under it still work. */
@@ -15,7 +20,9 @@ export const TEST_ENV = {
   CXM_CURSOR_SECRET_PREVIOUS: 'test-cursor-secret-previous-0123456789abcdefghij',
   CXM_KEY_TAG_SECRET: TEST_KEY_TAG_SECRET,
   // Seals webhook signing secrets in the test gateways (the local stack generates its own).
-  CXM_WEBHOOK_SECRET_KEY: 'test-webhook-secret-key-0123456789abcdefghijklmnop',
+  CXM_WEBHOOK_SECRET_KEY: TEST_WEBHOOK_SECRET_KEY,
+  // What the registration and the rotation seal to: its public key, as a deploy configures them.
+  CXM_WEBHOOK_SEALING_KEY: sealingPublicKeyText(TEST_WEBHOOK_SECRET_KEY),
   CXM_KEY_TAG_SECRET_PREVIOUS: TEST_KEY_TAG_SECRET_PREVIOUS,
 };
 

@@ -48,6 +48,7 @@ import { addGatewayResponses } from './gateway-responses.ts';
 import type { Recordings } from './recordings.ts';
 import { type ReportingBackend, routeBundling } from './route-bundling.ts';
 import type { ReportingSearch } from './search.ts';
+import { WebhookSealingKey } from './webhook-sealing-key.ts';
 import type { Webhooks } from './webhooks.ts';
 
 /** How a function learns where its secret is (shared/secrets/cursor-keys.ts and key-tag-secrets.ts read it). */
@@ -61,7 +62,7 @@ const SECRET_DESCRIPTIONS: Record<SecretId, string> = {
   keyTagSecret:
     "Tags tenant API keys (HMAC-SHA256) so the authorizer refuses a made-up key before any read; 'cxm keys create' reads it",
   webhookSecretKey:
-    "Seals tenants' webhook signing secrets at rest (AES-256-GCM): read by the registration, the rotation and the delivery functions only",
+    "Its X25519 key pair seals tenants' webhook signing secrets at rest: read by the delivery function, and at deploy by the stack's sealing-key resource, which gives the registration and the rotation its public key",
 };
 
 export interface ApiProps {
@@ -87,6 +88,8 @@ export class Api extends Construct {
   readonly webAcl: CfnWebACL | undefined;
   /** Route id -> its function, for tests and for wiring alarms later. */
   readonly routeFunctions: ReadonlyMap<string, ApiFunction>;
+  /** The public key of the webhook secret key, for the routes that seal (none: no such route). */
+  readonly webhookSealingKey: WebhookSealingKey | undefined;
 
   constructor(scope: Construct, id: string, { config, tables, search, recordings, webhooks }: ApiProps) {
     super(scope, id);
@@ -171,6 +174,7 @@ export class Api extends Construct {
     });
 
     const routeFunctions = new Map<string, ApiFunction>();
+    let sealingKey: WebhookSealingKey | undefined;
     const routeSpecs: readonly RouteSpec[] = routes;
     for (const route of routeSpecs) {
       const backend: ReportingBackend = search ? 'opensearch' : 'dynamodb';
@@ -247,6 +251,13 @@ export class Api extends Construct {
         webhooks.queue.grantSendMessages(fn);
       }
       this.grantSecrets(fn, route.secrets ?? []);
+      if (route.sealsWebhookSecrets) {
+        sealingKey ??= new WebhookSealingKey(this, 'WebhookSealingKey', {
+          config,
+          secret: secretFor('webhookSecretKey'),
+        });
+        fn.addEnvironment(FUNCTION_ENV.webhookSealingKey, sealingKey.publicKey);
+      }
       // Console test-invoke is not needed; the permission stays scoped to the deployed stage.
       const integration = new LambdaIntegration(fn, { proxy: true, allowTestInvoke: false });
       const resource = this.restApi.root.resourceForPath(route.path);
@@ -264,6 +275,7 @@ export class Api extends Construct {
       routeFunctions.set(route.id, fn);
     }
     this.routeFunctions = routeFunctions;
+    this.webhookSealingKey = sealingKey;
     addOpenApiDocument(this, this.restApi, config);
     if (wantsWebAcl(config.edge))
       this.webAcl = new EdgeWebAcl(this, 'EdgeWebAcl', { stage: this.restApi.deploymentStage, config }).webAcl;

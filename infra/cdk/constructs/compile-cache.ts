@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LAMBDA_NODE_OPTIONS, lambdaNode } from '#infra/lambda-node';
 import { LOCAL_STAGE } from '#infra/stage-names';
+import { sealingPublicKeyText } from '#shared/domain/webhooks/sealed-secret';
 import { SECRET_ENVS } from '#shared/settings/secret-settings';
 import { FUNCTION_ENV } from '#shared/settings/setting-names';
 
@@ -90,6 +91,7 @@ function loadEnvironment(): Record<string, string> {
     [FUNCTION_ENV.webhookQueueUrl]: 'http://127.0.0.1:9/000000000000/compile-cache',
     [FUNCTION_ENV.transcribeRoleArn]: 'arn:aws:iam::000000000000:role/compile-cache',
     [FUNCTION_ENV.apiHosts]: 'compile-cache.example.com',
+    [FUNCTION_ENV.webhookSealingKey]: sealingPublicKeyText('compile-cache-webhook-secret-key-0000000000'),
     AWS_REGION: 'us-east-1',
     AWS_ACCESS_KEY_ID: 'compile-cache',
     AWS_SECRET_ACCESS_KEY: 'compile-cache',

@@ -138,9 +138,15 @@ export interface StageConfig {
     keep: number;
     maxAgeDays: number;
   };
-  /** Tenant webhooks: how many endpoints a tenant may register (at most 100: each event reads them all). */
+  /** Tenant webhooks. */
   webhooks: {
+    /** How many endpoints a tenant may register (at most 100: each event reads them all). */
     maxEndpointsPerTenant: number;
+    /**
+     * The generation of the webhook secret key: raising it rotates the key at the next deploy
+     * (infra/cdk/constructs/webhook-sealing-key.ts). Starts at 1.
+     */
+    secretKeyGeneration: number;
   };
   /** The search domain's size, when reportingBackend is opensearch. */
   search: {
@@ -226,7 +232,7 @@ const protectiveDefaults: StageSettings = {
     keep: DEFAULT_VERSION_RETENTION.keep,
     maxAgeDays: DEFAULT_VERSION_RETENTION.maxAgeMs / daysToMs(1),
   },
-  webhooks: { maxEndpointsPerTenant: DEFAULT_MAX_ENDPOINTS_PER_TENANT },
+  webhooks: { maxEndpointsPerTenant: DEFAULT_MAX_ENDPOINTS_PER_TENANT, secretKeyGeneration: 1 },
   search: {
     dataNodeInstanceType: 'r7g.large.search',
     dataNodes: 2,

@@ -19,6 +19,7 @@ import { lambdaNode } from '#infra/lambda-node';
 import { AUTHORIZER_IDENTITY_SOURCES, functionName } from '#infra/stage-names';
 import type { HttpMethod, RouteSpec, SecretId } from '#shared/api/route-spec';
 import { routes as routeTable } from '#shared/api/route-table';
+import { sealingPublicKeyText } from '#shared/domain/webhooks/sealed-secret';
 import { REPORTING_INDEXER } from '#shared/reporting/reporting-indexer';
 import type { TableId } from '#shared/store/table-specs';
 import type { EventTarget } from '../emulators/deliver-events.ts';
@@ -137,6 +138,7 @@ export async function startBundleRuntime(options: BundleRuntimeOptions): Promise
   const assembly = readStackAssembly(options.assemblyDir, options.stackId);
   const node = lambdaNode();
   const secrets = localSecrets(assembly, options);
+  const webhookSecretKey = options.secrets.webhookSecretKey?.current;
   let secretsManager: LocalSecretsManager | undefined;
   if (secrets.length > 0) secretsManager = await startLocalSecretsManager(secrets, options.credentials);
 
@@ -153,6 +155,7 @@ export async function startBundleRuntime(options: BundleRuntimeOptions): Promise
         webhookQueueUrl: options.sqs.queueUrl,
         ...(options.opensearchEndpoint && { opensearchEndpoint: options.opensearchEndpoint }),
         ...(options.apiHosts && { apiHosts: options.apiHosts }),
+        ...(webhookSecretKey && { webhookSealingKey: sealingPublicKeyText(webhookSecretKey) }),
       });
       const environment = {
         ...lambdaVariables(fn, options),

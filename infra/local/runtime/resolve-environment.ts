@@ -3,12 +3,12 @@
  * references resolved to what stands in for them on this machine: a table's `Ref` to the local
  * table of the same spec, a secret's `Ref` to the ARN the local Secrets Manager endpoint answers
  * for, the search domain's URL to the local OpenSearch engine's, the API's execute-api host to the
- * local gateway's hosts, pseudo parameters to the local
- * region and account. A reference nothing local can stand in
+ * local gateway's hosts, the webhook sealing key's public key to the one of the local webhook
+ * secret key, pseudo parameters to the local region and account. A reference nothing local can stand in
  * for is an error that names the function and the variable, never a silent placeholder.
  */
 
-import { secretName } from '#infra/stage-names';
+import { SEALING_KEY_RESOURCE_TYPE, secretName } from '#infra/stage-names';
 import { SECRET_IDS, type SecretId } from '#shared/api/route-spec';
 import { allTableSpecs, physicalTableName, type TableId } from '#shared/store/table-specs';
 import { deliveryQueueName } from '#shared/webhook-functions';
@@ -26,6 +26,8 @@ export interface LocalResources {
   opensearchEndpoint?: string;
   /** The local gateway's hosts (`127.0.0.1:<port>,...`), standing in for the API's execute-api host. */
   apiHosts?: string;
+  /** The public key of the local webhook secret key, standing in for the sealing key resource's answer. */
+  webhookSealingKey?: string;
 }
 
 /** The ARN a stage's secret has locally (Secrets Manager ARNs end in `-` and six characters). */
@@ -93,6 +95,16 @@ function resolveValue(value: CfnValue, template: Template, local: LocalResources
     const ref = value.Ref;
     if (typeof ref === 'string') return resolveRef(ref, template, local, where);
     const getAtt = value['Fn::GetAtt'];
+    if (
+      Array.isArray(getAtt) &&
+      typeof getAtt[0] === 'string' &&
+      getAtt[1] === 'PublicKey' &&
+      template.Resources[getAtt[0]]?.Type === SEALING_KEY_RESOURCE_TYPE
+    ) {
+      if (!local.webhookSealingKey)
+        throw new Error(`${where()}: no local webhook secret key stands in for the stage's`);
+      return local.webhookSealingKey;
+    }
     if (Array.isArray(getAtt) && typeof getAtt[0] === 'string' && getAtt[1] === 'Arn') {
       const table = tableOf(getAtt[0], template, local);
       if (table) return `arn:aws:dynamodb:${local.region}:${LOCAL_ACCOUNT}:table/${table}`;

@@ -1,0 +1,45 @@
+/**
+ * The custom resource of the stack that configures the webhook registration and rotation with the
+ * public key of the stage's webhook secret key (shared/secrets/webhook-sealing-key.ts): called by
+ * CloudFormation, through CDK's provider, at each create and update of the resource; answers the
+ * key as its `PublicKey` attribute.
+ */
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import type { CdkCustomResourceEvent, CdkCustomResourceResponse } from 'aws-lambda';
+import { logger } from '#shared/http/logger';
+import { publishSealingKey, rotatesKey, type SealingKeyRequest } from '#shared/secrets/webhook-sealing-key';
+import { Sha256 } from '#shared/store/sdk-sha256';
+
+const client = new SecretsManagerClient({ sha256: Sha256 });
+
+function generationOf(properties: Record<string, unknown>): number {
+  const generation = Number(properties.Generation);
+  if (!Number.isSafeInteger(generation) || generation < 1)
+    throw new Error(`Generation must be a whole number of at least 1, not ${String(properties.Generation)}`);
+  return generation;
+}
+
+function requestOf(event: Exclude<CdkCustomResourceEvent, { RequestType: 'Delete' }>): SealingKeyRequest {
+  const secretId = event.ResourceProperties.SecretId;
+  if (typeof secretId !== 'string' || !secretId) throw new Error('SecretId must name the webhook secret key');
+  return {
+    secretId,
+    generation: generationOf(event.ResourceProperties),
+    previousGeneration: event.RequestType === 'Update' ? generationOf(event.OldResourceProperties) : undefined,
+    requester: `${event.StackId}/${event.LogicalResourceId}`,
+  };
+}
+
+export async function handler(event: CdkCustomResourceEvent): Promise<CdkCustomResourceResponse> {
+  // The secret is the stack's own resource: deleting this one leaves it to its own removal policy.
+  if (event.RequestType === 'Delete') return { PhysicalResourceId: event.PhysicalResourceId };
+  const request = requestOf(event);
+  const publicKey = await publishSealingKey(client, request);
+  logger.info('webhook sealing key published', {
+    requestType: event.RequestType,
+    generation: request.generation,
+    rotated: rotatesKey(request),
+    publicKey,
+  });
+  return { PhysicalResourceId: `${request.secretId}/sealing-key`, Data: { PublicKey: publicKey } };
+}
