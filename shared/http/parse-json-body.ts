@@ -12,6 +12,8 @@ import type { ChainEvent } from './api-types.ts';
 
 // application/json or application/*+json, optionally with a UTF-8 charset (spelt utf-8 or utf8).
 const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;\s*charset\s*=\s*"?utf-?8"?\s*)?$/i;
+/** One per function: a decoder is costly to make, and one that does not stream keeps no state between bodies. */
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 export function rawBody(event: ChainEvent): Buffer {
   if (event.body === null || event.body === undefined) return Buffer.alloc(0);
@@ -36,7 +38,7 @@ export function parseJsonBody(route: RouteSpec): MiddlewareObj<ChainEvent, APIGa
       }
       let parsed: unknown;
       try {
-        parsed = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+        parsed = JSON.parse(UTF8.decode(bytes));
       } catch (error) {
         const reason = error instanceof SyntaxError ? error.message : 'it is not valid UTF-8';
         throw badRequest(`The request body is not valid JSON: ${reason}`);

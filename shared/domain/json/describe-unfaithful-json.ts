@@ -55,25 +55,29 @@ function isContainer(value: unknown): value is readonly unknown[] | Record<strin
   return value !== null && typeof value === 'object';
 }
 
+/**
+ * Opens `container` at level `depth`: the frame of that level, reused by every container opened
+ * there, so a wide or deep body allocates no frame per container, only each object's key list.
+ * A module function, not a closure made per body: a named closure costs every request its
+ * creation and, bundled with keepNames, a call that names it.
+ */
+function openFrame(frames: Frame[], depth: number, container: readonly unknown[] | Record<string, unknown>): void {
+  const keys = Array.isArray(container) ? undefined : Object.keys(container);
+  const frame = frames[depth];
+  if (frame) {
+    frame.container = container;
+    frame.keys = keys;
+    frame.next = 0;
+  } else frames.push({ container, keys, next: 0 });
+}
+
 /** Why the parsed body cannot be kept as sent, or undefined when it can. */
 export function describeUnfaithfulJson(body: unknown): string | undefined {
   if (!isContainer(body)) return describeScalar(body, []);
   const path: PathPart[] = [];
-  // One frame per level, reused by every container opened at that level: a wide or deep body
-  // allocates no frame per container, only each object's key list.
   const frames: Frame[] = [];
-  let depth = 0;
-  const open = (container: readonly unknown[] | Record<string, unknown>) => {
-    const keys = Array.isArray(container) ? undefined : Object.keys(container);
-    const frame = frames[depth];
-    if (frame) {
-      frame.container = container;
-      frame.keys = keys;
-      frame.next = 0;
-    } else frames.push({ container, keys, next: 0 });
-    depth++;
-  };
-  open(body);
+  openFrame(frames, 0, body);
+  let depth = 1;
   while (depth > 0) {
     const frame = frames[depth - 1]!;
     const { container, keys } = frame;
@@ -96,7 +100,7 @@ export function describeUnfaithfulJson(body: unknown): string | undefined {
       : (container as readonly unknown[])[index];
     path.push(key);
     if (isContainer(value)) {
-      open(value);
+      openFrame(frames, depth++, value);
       continue;
     }
     const problem = describeScalar(value, path);
