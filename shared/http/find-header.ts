@@ -5,9 +5,8 @@ export function findHeader(
 ): string | undefined {
   if (!headers) return undefined;
   const wanted = name.toLowerCase();
-  for (const [key, value] of Object.entries(headers)) {
-    if (key.toLowerCase() === wanted) return value;
-  }
+  // No entries array per call: this runs several times a request, over every header sent.
+  for (const key in headers) if (key.length === wanted.length && key.toLowerCase() === wanted) return headers[key];
   return undefined;
 }
 
@@ -18,5 +17,8 @@ export function findHeaderValues(
 ): string[] {
   if (!headers) return [];
   const wanted = name.toLowerCase();
-  return Object.entries(headers).flatMap(([key, values]) => (key.toLowerCase() === wanted ? (values ?? []) : []));
+  const found: string[] = [];
+  for (const key in headers)
+    if (key.length === wanted.length && key.toLowerCase() === wanted) found.push(...(headers[key] ?? []));
+  return found;
 }

@@ -12,16 +12,24 @@ export function commonHeaders(requestId: string): Record<string, string> {
   };
 }
 
+/** Whether `headers` has a header of the lower-case name `name`, in whatever letter case. */
+function hasHeader(headers: Record<string, unknown>, name: string): boolean {
+  for (const own in headers) if (own.length === name.length && own.toLowerCase() === name) return true;
+  return false;
+}
+
 /** Adds the common headers, unless the response sets one itself (in whatever letter case). */
 export function withCommonHeaders(event: APIGatewayProxyEvent, response: APIGatewayProxyResult): APIGatewayProxyResult {
   const own = response.headers ?? {};
-  const ownNames = new Set(Object.keys(own).map((name) => name.toLowerCase()));
   // A 204 or a 304 has no body, so no Content-Type either (RFC 9110 sections 15.3.5 and 15.4.5).
-  if (response.statusCode === 204 || response.statusCode === 304) ownNames.add('content-type');
-  const common = Object.entries(commonHeaders(event.requestContext.requestId)).filter(
-    ([name]) => !ownNames.has(name.toLowerCase()),
-  );
-  return { ...response, headers: { ...Object.fromEntries(common), ...own } };
+  const bodiless = response.statusCode === 204 || response.statusCode === 304;
+  const headers: NonNullable<APIGatewayProxyResult['headers']> = {};
+  const common = commonHeaders(event.requestContext.requestId);
+  for (const name in common) {
+    const lower = name.toLowerCase();
+    if (!(bodiless && lower === 'content-type') && !hasHeader(own, lower)) headers[name] = common[name]!;
+  }
+  return { ...response, headers: Object.assign(headers, own) };
 }
 
 /**

@@ -1,0 +1,61 @@
+/**
+ * Header names are case-insensitive both ways: a request's are found in whatever case the client
+ * sent them, and a response's own header keeps the common one of the same name, in any case, out.
+ */
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { describe, expect, it } from 'vitest';
+import { findHeader, findHeaderValues } from '#shared/http/find-header';
+import { withCommonHeaders } from '#shared/http/response-headers';
+
+const event = { requestContext: { requestId: 'req-1' } } as APIGatewayProxyEvent;
+
+describe('a request header', () => {
+  it('is found in whatever case it was sent, and only by its whole name', () => {
+    const headers = { 'content-TYPE': 'application/json', 'X-Content-Type-Options': 'nosniff', Origin: undefined };
+    expect(findHeader(headers, 'Content-Type')).toBe('application/json');
+    expect(findHeader(headers, 'content-type-options')).toBeUndefined();
+    expect(findHeader(headers, 'origin')).toBeUndefined();
+    expect(findHeader(null, 'origin')).toBeUndefined();
+  });
+
+  it('sent on several lines in several cases gives every value, in order', () => {
+    const headers = { 'If-Match': ['"a"', '"b"'], 'if-match': ['"c"'], 'If-None-Match': ['"d"'] };
+    expect(findHeaderValues(headers, 'IF-MATCH')).toEqual(['"a"', '"b"', '"c"']);
+    expect(findHeaderValues(undefined, 'if-match')).toEqual([]);
+  });
+});
+
+describe("a response's common headers", () => {
+  it('are added to every response, before its own', () => {
+    const { headers } = withCommonHeaders(event, { statusCode: 200, body: '{}', headers: { ETag: '"v1"' } });
+    expect(headers).toEqual({
+      'Content-Type': 'application/json; charset=utf-8',
+      'Cache-Control': 'no-store',
+      'X-Content-Type-Options': 'nosniff',
+      'X-Request-Id': 'req-1',
+      ETag: '"v1"',
+    });
+    expect(Object.keys(headers!).at(-1)).toBe('ETag');
+  });
+
+  it("give way to the response's own, in whatever case", () => {
+    const { headers } = withCommonHeaders(event, {
+      statusCode: 200,
+      body: 'event: message',
+      headers: { 'content-type': 'text/event-stream', 'CACHE-CONTROL': 'no-cache' },
+    });
+    expect(headers).toEqual({
+      'X-Content-Type-Options': 'nosniff',
+      'X-Request-Id': 'req-1',
+      'content-type': 'text/event-stream',
+      'CACHE-CONTROL': 'no-cache',
+    });
+  });
+
+  it('have no Content-Type on a 204 or a 304, which have no body', () => {
+    for (const statusCode of [204, 304]) {
+      const { headers } = withCommonHeaders(event, { statusCode, body: '' });
+      expect(Object.keys(headers!)).toEqual(['Cache-Control', 'X-Content-Type-Options', 'X-Request-Id']);
+    }
+  });
+});
