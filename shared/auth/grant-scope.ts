@@ -23,7 +23,7 @@ export function isScopeGranted(granted: readonly string[], required: string): bo
 /**
  * A route's scope check, built once per function: a fixed scope's granting forms are worked out
  * here rather than on every request; a templated one (`provisioning:{collection}.read`) is filled
- * from each request's path.
+ * from each request's path, its template split here.
  */
 export function scopeRule(
   template: string,
@@ -32,16 +32,27 @@ export function scopeRule(
     const granting = grantingScopes(template);
     return (granted) => granting.some((scope) => granted.includes(scope));
   }
-  return (granted, params) => isScopeGranted(granted, resolveScope(template, params));
+  const fill = scopeFiller(template);
+  return (granted, params) => isScopeGranted(granted, fill(params));
 }
 
 /** Fills `{param}` placeholders of a route's scope template from the request's path. */
 export function resolveScope(template: string, params: Record<string, string | undefined>): string {
-  return template.replace(/\{(\w+)\}/g, (_match, name: string) => {
-    const value = params[name];
-    if (value === undefined) throw new Error(`scope ${template} needs path parameter ${name}`);
-    return value;
-  });
+  return scopeFiller(template)(params);
+}
+
+/** `template` split once into its text and its placeholders (odd positions), for filling per request. */
+function scopeFiller(template: string): (params: Record<string, string | undefined>) => string {
+  const parts = template.split(/\{(\w+)\}/);
+  return (params) => {
+    let scope = parts[0]!;
+    for (let i = 1; i < parts.length; i += 2) {
+      const value = params[parts[i]!];
+      if (value === undefined) throw new Error(`scope ${template} needs path parameter ${parts[i]}`);
+      scope += value + parts[i + 1]!;
+    }
+    return scope;
+  };
 }
 
 const ACTIONS = ['read', 'write', '*'];
