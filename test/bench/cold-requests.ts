@@ -92,6 +92,8 @@ const REPORT_ROWS = 20;
 const REPORT_PAGE = 10;
 const CURSOR_SECRET_ARN = 'arn:aws:secretsmanager:us-east-1:000000000000:secret:cxm-bench-cursor-secret-AbCdEf';
 const KEY_TAG_SECRET_ARN = 'arn:aws:secretsmanager:us-east-1:000000000000:secret:cxm-bench-key-tag-secret-AbCdEf';
+const WEBHOOK_SECRET_KEY_ARN =
+  'arn:aws:secretsmanager:us-east-1:000000000000:secret:cxm-bench-webhook-secret-key-AbCdEf';
 
 const documentPath = (docId: string) =>
   `/api/v1/provisioning/tenants/${BENCH_TENANT}/${BENCH_COLLECTION}/${docId}/versions/current`;
@@ -370,10 +372,12 @@ export async function arrangeColdRequests(
   for (const kind of REPORT_KINDS) await rows.putRows(BENCH_TENANT, kind, shaped[kind]);
   // The lists read their cursor keys, and the authorizer its key-tag secret, from Secrets Manager
   // on their first request, as deployed.
+  const webhookSecretKey = randomBytes(32).toString('base64url');
   const secrets = await startLocalSecretsManager(
     [
       { arn: CURSOR_SECRET_ARN, name: 'cxm-bench-cursor-secret', value: randomBytes(32).toString('base64url') },
       { arn: KEY_TAG_SECRET_ARN, name: 'cxm-bench-key-tag-secret', value: keyTagSecret },
+      { arn: WEBHOOK_SECRET_KEY_ARN, name: 'cxm-bench-webhook-secret-key', value: webhookSecretKey },
     ],
     dynamo.credentials,
   );
@@ -408,8 +412,10 @@ export async function arrangeColdRequests(
     NODE_EXTRA_CA_CERTS: tls.certFile,
     CXM_CURSOR_SECRET_ARN: CURSOR_SECRET_ARN,
     CXM_KEY_TAG_SECRET_ARN: KEY_TAG_SECRET_ARN,
-    // The registration and the rotation seal to the stage key's public key, as CDK configures them.
-    [FUNCTION_ENV.webhookSealingKey]: sealingPublicKeyText(randomBytes(32).toString('base64url')),
+    // The delivery function reads the key; the registration and the rotation seal to its public
+    // key, as CDK configures them.
+    CXM_WEBHOOK_SECRET_KEY_ARN: WEBHOOK_SECRET_KEY_ARN,
+    [FUNCTION_ENV.webhookSealingKey]: sealingPublicKeyText(webhookSecretKey),
     // A create per run, up to --runs' hundred, each under the limit.
     [FUNCTION_ENV.webhookMaxEndpoints]: String(MAX_ENDPOINTS_PER_TENANT_LIMIT),
     // A recording per process (two a round: with and without the cache), each under the limit.
