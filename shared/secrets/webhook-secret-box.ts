@@ -29,7 +29,7 @@ export interface WebhookSecretSealer {
   seal(secret: string, context: SealContext): Promise<string>;
 }
 
-export interface WebhookSecretBox extends WebhookSecretSealer {
+export interface WebhookSecretBox {
   open(stored: string, context: SealContext): Promise<string>;
 }
 
@@ -52,8 +52,7 @@ function opens(keys: ValueKeys, id: string): boolean {
 }
 
 /**
- * The box of this function's stage: opens what was sealed to any value it accepts, and seals to
- * the current value's public key.
+ * The box of this function's stage: opens what was sealed to any value it accepts.
  *
  * @example
  * const box = webhookSecretBox(); // at module scope: a function without the key fails at cold start
@@ -62,10 +61,6 @@ function opens(keys: ValueKeys, id: string): boolean {
 export function webhookSecretBox(): WebhookSecretBox {
   const keys = secretVersionsSource(KEY_SETTING, valueKeys);
   return {
-    async seal(secret, context) {
-      const [current] = await keys();
-      return sealSecretTo(secret, current!.pair.publicKey, context);
-    },
     async open(stored, context) {
       if (!isSealed(stored)) return stored;
       const id = sealedKeyId(stored)!;

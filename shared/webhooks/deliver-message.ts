@@ -38,7 +38,7 @@ export interface DeliverMessageDeps {
   endpoints: WebhookEndpointsStore;
   deliveries: WebhookDeliveriesStore;
   /** Opens the endpoint's sealed signing secrets (webhook-secret-box.ts). */
-  secrets: Pick<WebhookSecretBox, 'open'>;
+  secrets: WebhookSecretBox;
   rules: WebhookTargetRules;
   /** The waits before each attempt (RETRY_SCHEDULE_MS, or a local stage's shorter one). */
   schedule?: readonly number[];

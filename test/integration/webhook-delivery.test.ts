@@ -22,7 +22,7 @@ import type { StoredWebhookEndpoint } from '#shared/domain/webhooks/webhook-endp
 import { documentChanged, noteCreated, type WebhookEventType } from '#shared/domain/webhooks/webhook-events';
 import { newWebhookSecret } from '#shared/domain/webhooks/webhook-secret';
 import { logger } from '#shared/http/logger';
-import { type WebhookSecretBox, webhookSecretBox } from '#shared/secrets/webhook-secret-box';
+import { webhookSecretBox, webhookSecretSealer } from '#shared/secrets/webhook-secret-box';
 import type { DeliveryQueue } from '#shared/store/delivery-queue';
 import { parseDeliveryTask } from '#shared/store/delivery-queue';
 import { documentClient } from '#shared/store/dynamo-client';
@@ -59,7 +59,7 @@ interface Receiver {
 
 const servers: Server[] = [];
 let stores: TableStores;
-let deps: DeliverMessageDeps & { secrets: WebhookSecretBox };
+let deps: DeliverMessageDeps;
 let dynamo: ReturnType<typeof workerDynamo>;
 
 beforeAll(() => {
@@ -317,7 +317,8 @@ describe('attempts', () => {
     const tenant = uniqueTenant('sealed');
     const secret = newWebhookSecret();
     const id = `ep_sealed-${++endpointCount}`;
-    const sealed = await deps.secrets.seal(secret, { tenantId: tenant, endpointId: id });
+    // As the registration seals it: to the public key of the stage's webhook secret key.
+    const sealed = await webhookSecretSealer().seal(secret, { tenantId: tenant, endpointId: id });
     expect(sealed).not.toContain(secret);
     const got = await receiver([secret]);
     await addEndpoint(tenant, got.url, ['note.created'], { id, secrets: { current: sealed } });
