@@ -24,6 +24,7 @@ import { localDynamoVariables, pointAtLocalDynamo } from '#infra/local/emulators
 import { prepareInvocationStore } from '#infra/local/runtime/invocation-scope';
 import { issueKey } from '#shared/auth/issue-key';
 import { conversationWithDefaults } from '#shared/domain/notes/conversation';
+import { sealingPublicKeyText } from '#shared/domain/webhooks/sealed-secret';
 import { parseWholeNumber } from '#shared/settings/parse-whole-number';
 import { FUNCTION_ENV } from '#shared/settings/setting-names';
 import { documentClient, documentClientOver } from '#shared/store/dynamo-client';
@@ -176,6 +177,7 @@ function parseOptions(argv: string[]) {
 
 /** What the bench's keys are tagged under, and its authorizer checks tags with. */
 const BENCH_KEY_TAG_SECRET = 'bench-key-tag-secret-0123456789abcdefghijklmnop';
+const BENCH_WEBHOOK_SECRET_KEY = 'bench-webhook-secret-key-0123456789abcdefghijklmnop';
 
 /**
  * Set before any handler module loads (they read it at import): logs and metrics silent, so
@@ -187,7 +189,9 @@ function setBenchEnvironment(): void {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
   process.env.CXM_CURSOR_SECRET = 'bench-cursor-secret-0123456789abcdefghijklmnop';
   process.env.CXM_KEY_TAG_SECRET = BENCH_KEY_TAG_SECRET;
-  process.env.CXM_WEBHOOK_SECRET_KEY = 'bench-webhook-secret-key-0123456789abcdefghijklmnop';
+  process.env.CXM_WEBHOOK_SECRET_KEY = BENCH_WEBHOOK_SECRET_KEY;
+  // What a deploy gives the registration and the rotation: the key's public key.
+  process.env.CXM_WEBHOOK_SEALING_KEY = sealingPublicKeyText(BENCH_WEBHOOK_SECRET_KEY);
   process.env.CXM_REPORTING_BACKEND = 'dynamodb';
 }
 
