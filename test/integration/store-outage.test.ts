@@ -17,7 +17,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTables, type DynamoDbLocal, freePort, startDynamoDbLocal } from '#infra/local/emulators/dynamodb-local';
+import { createTables, type DynamoDbLocal, startDynamoDbLocal } from '#infra/local/emulators/dynamodb-local';
 import type { BoundGateway } from '#infra/local/serve-gateway';
 import { serviceUnavailable } from '#shared/api/api-error';
 import { gatewayResponses } from '#shared/http/gateway-responses';
@@ -95,8 +95,10 @@ async function restartThroughJavaHome(): Promise<DynamoDbLocal> {
 }
 
 beforeAll(async () => {
-  port = await freePort();
-  dynamo = await startDynamoDbLocal({ dataDir, port });
+  // A port of the start's own picking (picked again if another program takes it first); the
+  // restart comes back on the same one.
+  dynamo = await startDynamoDbLocal({ dataDir });
+  port = Number(new URL(dynamo.endpoint).port);
   tables = (await createTables(dynamo, 'outage')) as Record<TableId, string>;
   [coldGateway, warmGateway] = (await serveGatewaysOver(dynamo, tables, [0, 600])) as [BoundGateway, BoundGateway];
   direct = directStores(dynamo, tables);
