@@ -17,7 +17,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { freePort } from '#infra/local/emulators/dynamodb-local';
 import { LOCAL_REGION } from '#infra/local/emulators/local-identity';
 import { type LocalOpenSearch, startLocalOpenSearch } from '#infra/local/emulators/opensearch/local-opensearch';
 import { PROJECT_ROOT } from '#infra/project-root';
@@ -29,22 +28,26 @@ const dataDir = join(home, 'opensearch');
 const tenant = uniqueTenant('outage');
 const now = Date.now();
 let port: number;
-let parent: { child: ChildProcess; pid: number } | undefined;
+let parent: { child: ChildProcess; pid: number; port: number } | undefined;
 let engine: LocalOpenSearch | undefined;
 let api: TestApi;
 let key: string;
 const faults: unknown[] = [];
 
-/** A process that starts the engine over the data folder on `port`, prints the JVM's pid, and waits. */
-async function startParent(): Promise<{ child: ChildProcess; pid: number }> {
+/**
+ * A process that starts the engine over the data folder on a free port of the engine's own binding
+ * (none picked beforehand, which another program could take first), prints the JVM's pid and the
+ * port, and waits.
+ */
+async function startParent(): Promise<{ child: ChildProcess; pid: number; port: number }> {
   const module = pathToFileURL(join(PROJECT_ROOT, 'infra/local/emulators/opensearch/local-opensearch.ts')).href;
   const script = `
     const { startLocalOpenSearch } = await import(${JSON.stringify(module)});
     const engine = await startLocalOpenSearch(JSON.parse(process.env.ENGINE_OPTIONS));
-    console.log(JSON.stringify({ pid: engine.pid }));
+    console.log(JSON.stringify({ pid: engine.pid, port: Number(new URL(engine.endpoint).port) }));
     setInterval(() => {}, 60_000);
   `;
-  const options = { dataDir, port, credentials: inject('opensearch').credentials, region: LOCAL_REGION };
+  const options = { dataDir, credentials: inject('opensearch').credentials, region: LOCAL_REGION };
   const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
     cwd: PROJECT_ROOT,
     env: { ...process.env, ENGINE_OPTIONS: JSON.stringify(options) },
@@ -59,7 +62,7 @@ async function startParent(): Promise<{ child: ChildProcess; pid: number }> {
         throw new Error(`the parent exited before its engine answered: ${output}`);
       }),
     ])) as [Buffer];
-    return { child, ...(JSON.parse(line.toString()) as { pid: number }) };
+    return { child, ...(JSON.parse(line.toString()) as { pid: number; port: number }) };
   } catch (error) {
     // Its engine is tied to it and goes too.
     child.kill('SIGKILL');
@@ -86,8 +89,8 @@ const rows = (first: number, count: number) =>
   );
 
 beforeAll(async () => {
-  port = await freePort();
   parent = await startParent();
+  ({ port } = parent);
   api = await startTestApi({
     reportingBackend: 'opensearch',
     opensearchEndpoint: `http://127.0.0.1:${port}`,
