@@ -6,7 +6,7 @@
  * credential opens another: the functions sign with credentials of their own, which the local S3
  * and the store's gate check with their secret, and an upload URL carries only their key id.
  */
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { networkInterfaces, tmpdir } from 'node:os';
@@ -73,13 +73,14 @@ describe("the local store, reached without this installation's key id", () => {
   });
 });
 
-describe('a persisted store', () => {
-  it('keeps its key id beside the data (600, in a 700 folder), runs without -sharedDb and with telemetry off, and adopts the data of a folder from before key ids', async () => {
-    // A data folder as the previous version left it: one shared database with a table and an item.
-    const dataDir = mkdtempSync(join(tmpdir(), 'cxm-ddb-'));
-    dirs.push(dataDir);
+/**
+ * DynamoDB Local as the previous version ran it (one shared database) over `dataDir`, on a port
+ * picked free: picked again when its JVM exits at start, the port taken by another program first.
+ */
+async function startSharedStore(dataDir: string): Promise<{ old: ChildProcess; before: DynamoDBClient }> {
+  const dir = emulatorDir();
+  for (let pick = 1; ; pick++) {
     const port = await freePort();
-    const dir = emulatorDir();
     const old = spawn(
       javaCommand(),
       [
@@ -92,21 +93,32 @@ describe('a persisted store', () => {
         dataDir,
         '-sharedDb',
       ],
-      {
-        cwd: dir,
-        stdio: 'ignore',
-      },
+      { cwd: dir, stdio: 'ignore' },
     );
+    let exited = false;
+    old.once('exit', () => (exited = true));
     const before = client(`http://127.0.0.1:${port}`, { accessKeyId: 'local', secretAccessKey: 'local' });
-    for (let i = 0; ; i++) {
+    for (let i = 0; !exited; i++) {
       try {
         await before.send(new ListTablesCommand({}));
-        break;
+        // Answered while the JVM runs: ours, not another program's on the same port.
+        if (!exited) return { old, before };
       } catch (error) {
         if (i > 200) throw error;
         await new Promise((resolve) => setTimeout(resolve, 150));
       }
     }
+    before.destroy();
+    if (pick >= 3) throw new Error(`the shared DynamoDB Local exited at start ${pick} times`);
+  }
+}
+
+describe('a persisted store', () => {
+  it('keeps its key id beside the data (600, in a 700 folder), runs without -sharedDb and with telemetry off, and adopts the data of a folder from before key ids', async () => {
+    // A data folder as the previous version left it: one shared database with a table and an item.
+    const dataDir = mkdtempSync(join(tmpdir(), 'cxm-ddb-'));
+    dirs.push(dataDir);
+    const { old, before } = await startSharedStore(dataDir);
     await before.send(
       new CreateTableCommand({
         TableName: 'kept',
