@@ -115,7 +115,7 @@ export function sealingKeyPair(value: string): SealingKeyPair {
 }
 
 /**
- * The public key a function's configuration gives (`publicKeyText` of the pair); throws, naming
+ * The public key a function's configuration gives (`sealingPublicKeyText` of a value); throws, naming
  * `what`, when the text is not one.
  *
  * @example const publicKey = sealingPublicKey(process.env.CXM_WEBHOOK_SEALING_KEY!, 'CXM_WEBHOOK_SEALING_KEY');
@@ -128,21 +128,12 @@ export function sealingPublicKey(text: string, what: string): SealingPublicKey {
 }
 
 /**
- * The text that names `publicKey` in a function's configuration.
- *
- * @example environment.CXM_WEBHOOK_SEALING_KEY = publicKeyText(sealingKeyPair(value).publicKey);
- */
-export function publicKeyText(publicKey: SealingPublicKey): string {
-  return publicKey.raw.toString('base64url');
-}
-
-/**
  * The text of the public key a stage secret's value gives, as a function's configuration carries it.
  *
  * @example environment.CXM_WEBHOOK_SEALING_KEY = sealingPublicKeyText(process.env.CXM_WEBHOOK_SECRET_KEY!);
  */
 export function sealingPublicKeyText(value: string): string {
-  return publicKeyText(sealingKeyPair(value).publicKey);
+  return sealingKeyPair(value).publicKey.raw.toString('base64url');
 }
 
 const sealKey = (shared: Buffer, ephemeral: Buffer, recipient: Buffer) =>
