@@ -7,25 +7,24 @@
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { CdkCustomResourceEvent, CdkCustomResourceResponse } from 'aws-lambda';
 import { logger } from '#shared/http/logger';
-import { publishSealingKey, rotatesKey, type SealingKeyRequest } from '#shared/secrets/webhook-sealing-key';
+import {
+  keyGeneration,
+  publishSealingKey,
+  rotatesKey,
+  type SealingKeyRequest,
+} from '#shared/secrets/webhook-sealing-key';
 import { Sha256 } from '#shared/store/sdk-sha256';
 
 const client = new SecretsManagerClient({ sha256: Sha256 });
-
-function generationOf(properties: Record<string, unknown>): number {
-  const generation = Number(properties.Generation);
-  if (!Number.isSafeInteger(generation) || generation < 1)
-    throw new Error(`Generation must be a whole number of at least 1, not ${String(properties.Generation)}`);
-  return generation;
-}
 
 function requestOf(event: Exclude<CdkCustomResourceEvent, { RequestType: 'Delete' }>): SealingKeyRequest {
   const secretId = event.ResourceProperties.SecretId;
   if (typeof secretId !== 'string' || !secretId) throw new Error('SecretId must name the webhook secret key');
   return {
     secretId,
-    generation: generationOf(event.ResourceProperties),
-    previousGeneration: event.RequestType === 'Update' ? generationOf(event.OldResourceProperties) : undefined,
+    generation: keyGeneration(event.ResourceProperties.Generation, 'Generation'),
+    previousGeneration:
+      event.RequestType === 'Update' ? keyGeneration(event.OldResourceProperties.Generation, 'Generation') : undefined,
     requester: `${event.StackId}/${event.LogicalResourceId}`,
   };
 }

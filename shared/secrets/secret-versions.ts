@@ -34,7 +34,13 @@ export interface SecretSetting {
 /** The accepted values, the current first; `fresh` reads them again unless that was done just now. */
 export type SecretVersionsSource<T> = (options?: { fresh?: boolean }) => Promise<readonly T[]>;
 
-function checked(secret: unknown, what: string): string {
+/**
+ * `secret`, when it is a stage secret's value: a string of at least 32 characters; else throws,
+ * naming `what`.
+ *
+ * @example checkedSecret(await read(arn), 'the cursor secret')
+ */
+export function checkedSecret(secret: unknown, what: string): string {
   if (typeof secret !== 'string' || secret.length < MIN_LENGTH)
     throw new Error(`${what} is missing or shorter than ${MIN_LENGTH} characters`);
   return secret;
@@ -65,8 +71,8 @@ export function secretVersionsSource<T>(
   const env = SECRET_ENVS[setting.secret];
   const { value, previous, arn } = secretConfiguration(setting.secret);
   if (value) {
-    const values = [toValue(checked(value, env.value))];
-    if (previous && !currentOnly) values.push(toValue(checked(previous, env.previous)));
+    const values = [toValue(checkedSecret(value, env.value))];
+    if (previous && !currentOnly) values.push(toValue(checkedSecret(previous, env.previous)));
     return async () => values;
   }
   if (!arn) throw new Error(`neither ${env.value} nor ${env.arn} is set: ${setting.without}`);
@@ -116,7 +122,7 @@ async function readVersions<T>(
           throw error;
         }),
   ]);
-  const values = [toValue(checked(current, what))];
+  const values = [toValue(checkedSecret(current, what))];
   if (typeof previous === 'string' && previous.length >= MIN_LENGTH) values.push(toValue(previous));
   // Only what a too-short (hand-set) previous version made is lost, not everything.
   else if (previous !== undefined)

@@ -15,6 +15,20 @@ import {
   type SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
 import { sealingPublicKeyText } from '#shared/domain/webhooks/sealed-secret';
+import { checkedSecret } from './secret-versions.ts';
+
+/**
+ * `value` as a generation of the key: a whole number of at least 1; else throws, naming `what`.
+ * The stage config is checked with it at synthesis, the resource's property again at deploy.
+ *
+ * @example keyGeneration(config.webhooks.secretKeyGeneration, 'webhooks.secretKeyGeneration of stage dev') // 1
+ */
+export function keyGeneration(value: unknown, what: string): number {
+  const generation = typeof value === 'string' ? Number(value) : value;
+  if (typeof generation !== 'number' || !Number.isSafeInteger(generation) || generation < 1)
+    throw new Error(`${what} must be a whole number of at least 1, not ${String(value)}`);
+  return generation;
+}
 
 /** What a deploy asks of the stage's webhook secret key. */
 export interface SealingKeyRequest {
@@ -59,7 +73,5 @@ export async function publishSealingKey(client: SecretsManagerClient, request: S
       });
   }
   const { SecretString } = await client.send(new GetSecretValueCommand({ SecretId: secretId }));
-  if (!SecretString || SecretString.length < 32)
-    throw new Error(`the webhook secret key ${secretId} is missing or shorter than 32 characters`);
-  return sealingPublicKeyText(SecretString);
+  return sealingPublicKeyText(checkedSecret(SecretString, `the webhook secret key ${secretId}`));
 }

@@ -16,6 +16,7 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Provider } from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
 import { functionName, SEALING_KEY_RESOURCE_TYPE } from '#infra/stage-names';
+import { keyGeneration } from '#shared/secrets/webhook-sealing-key';
 import { WEBHOOK_SEALING_KEY } from '#shared/webhook-functions';
 import type { StageConfig } from '../stage/config.ts';
 import { ApiFunction } from './api-function.ts';
@@ -28,11 +29,10 @@ export class WebhookSealingKey extends Construct {
   constructor(scope: Construct, id: string, props: { config: StageConfig; secret: ISecret }) {
     super(scope, id);
     const { config, secret } = props;
-    const generation = config.webhooks.secretKeyGeneration;
-    if (!Number.isSafeInteger(generation) || generation < 1)
-      throw new Error(
-        `webhooks.secretKeyGeneration of stage ${config.stage} must be a whole number of at least 1, not ${generation}`,
-      );
+    const generation = keyGeneration(
+      config.webhooks.secretKeyGeneration,
+      `webhooks.secretKeyGeneration of stage ${config.stage}`,
+    );
     this.function = new ApiFunction(this, 'Function', {
       entry: WEBHOOK_SEALING_KEY.handler,
       functionName: functionName(config.stage, WEBHOOK_SEALING_KEY.id),
