@@ -2,7 +2,8 @@
  * The keys that sign reporting cursors: `CXM_CURSOR_SECRET` locally (generated into CXM_HOME), and
  * `CXM_CURSOR_SECRET_PREVIOUS` while a rotated key's cursors are still open; in the cloud
  * `CXM_CURSOR_SECRET_ARN`, whose AWSCURRENT version signs and whose AWSPREVIOUS version is still
- * accepted (secret-versions.ts reads and caches them).
+ * accepted (secret-versions.ts reads and caches them; the previous one once a cursor names a key
+ * the current version is not).
  *
  * Rotation without a broken export: a cursor names its key. A container whose cache predates a
  * rotation meets a cursor of the new key it does not know yet, and asks for a fresh read
@@ -29,5 +30,6 @@ export function cursorKeysSource(): CursorKeysSource {
       secret: 'cursorSecret',
     },
     cursorKey,
+    { previous: 'onDemand' },
   );
 }

@@ -10,6 +10,10 @@
  * A caller that meets something made with a value it has not read yet (a cursor naming a key id it
  * does not know) may ask for a fresh read, which happens at most every few seconds, so forged input
  * cannot turn every request into a Secrets Manager call.
+ *
+ * Where what a value made names it (cursors, sealed webhook secrets), the AWSPREVIOUS version is
+ * read only once a caller has met a name the current value does not have (`previous: 'onDemand'`):
+ * a container that never meets one makes one Secrets Manager call a read, not two.
  */
 import type { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
 import { logger } from '#shared/http/logger';
@@ -54,39 +58,52 @@ function isNotFound(error: unknown): boolean {
   );
 }
 
+/** When a source in the cloud reads the secret's AWSPREVIOUS version. */
+export interface SecretVersionsOptions {
+  /**
+   * `always` (the default): with every read, for values whose products do not name them (a key
+   * tag), where a caller cannot tell a retired value from forged input. `onDemand`: from the first
+   * fresh read on, for values whose products name them.
+   */
+  previous?: 'always' | 'onDemand';
+}
+
 /**
  * The accepted values of `setting`, each turned by `toValue` once per read (a derived key, say).
- * A function that only makes things with the secret, and never checks what an earlier value
- * made, reads the current value alone (`currentOnly`): one Secrets Manager call, not two.
  *
  * @example
- * const keys = secretVersionsSource({ what: 'the cursor secret', without: 'reporting cursors cannot be signed', secret: 'cursorSecret' }, cursorKey);
- * const [current, previous] = await keys(); // previous: undefined until the secret is rotated
+ * const keys = secretVersionsSource({ what: 'the cursor secret', without: 'reporting cursors cannot be signed', secret: 'cursorSecret' }, cursorKey, { previous: 'onDemand' });
+ * const [current] = await keys();
+ * const [, previous] = await keys({ fresh: true }); // previous: undefined until the secret is rotated
  */
 export function secretVersionsSource<T>(
   setting: SecretSetting,
   toValue: (secret: string) => T,
-  { currentOnly = false }: { currentOnly?: boolean } = {},
+  { previous: readsPrevious = 'always' }: SecretVersionsOptions = {},
 ): SecretVersionsSource<T> {
   const env = SECRET_ENVS[setting.secret];
   const { value, previous, arn } = secretConfiguration(setting.secret);
   if (value) {
     const values = [toValue(checkedSecret(value, env.value))];
-    if (previous && !currentOnly) values.push(toValue(checkedSecret(previous, env.previous)));
+    if (previous) values.push(toValue(checkedSecret(previous, env.previous)));
     return async () => values;
   }
   if (!arn) throw new Error(`neither ${env.value} nor ${env.arn} is set: ${setting.without}`);
-  // The two versions are read together and cached together, the absence of a previous one
-  // included (a never-rotated secret must not cost a Secrets Manager call per request).
+  // The versions are read together and cached together, the absence of a previous one included
+  // (a never-rotated secret must not cost a Secrets Manager call per request).
   let cached: { readAt: number; values: Promise<readonly T[]> } | undefined;
   let lastForcedAt = -Infinity;
+  let withPrevious = readsPrevious === 'always';
   return ({ fresh = false } = {}) => {
     const now = Date.now();
     const forced = fresh && now - lastForcedAt >= FORCED_READ_INTERVAL_MS;
-    if (forced) lastForcedAt = now;
+    if (forced) {
+      lastForcedAt = now;
+      withPrevious = true;
+    }
     if (!cached || forced || now - cached.readAt >= MAX_AGE_MS) {
       const before = cached;
-      const entry = { readAt: now, values: readVersions(arn, setting.what, toValue, currentOnly) };
+      const entry = { readAt: now, values: readVersions(arn, setting.what, toValue, withPrevious) };
       cached = entry;
       entry.values.catch(() => {
         if (cached !== entry) return;
@@ -106,7 +123,7 @@ async function readVersions<T>(
   arn: string,
   what: string,
   toValue: (secret: string) => T,
-  currentOnly: boolean,
+  withPrevious: boolean,
 ): Promise<readonly T[]> {
   // Loaded on first use: the Secrets Manager client is not part of every cold start's work.
   const secrets = await secretsProvider();
@@ -114,13 +131,13 @@ async function readVersions<T>(
   // version stages of one secret would share an entry).
   const [current, previous] = await Promise.all([
     secrets.get(arn, { forceFetch: true }),
-    currentOnly
-      ? undefined
-      : secrets.get(arn, { forceFetch: true, sdkOptions: { VersionStage: 'AWSPREVIOUS' } }).catch((error: unknown) => {
+    withPrevious
+      ? secrets.get(arn, { forceFetch: true, sdkOptions: { VersionStage: 'AWSPREVIOUS' } }).catch((error: unknown) => {
           // A secret never rotated has no AWSPREVIOUS version: only the current value is accepted.
           if (isNotFound(error)) return undefined;
           throw error;
-        }),
+        })
+      : undefined,
   ]);
   const values = [toValue(checkedSecret(current, what))];
   if (typeof previous === 'string' && previous.length >= MIN_LENGTH) values.push(toValue(previous));

@@ -59,7 +59,8 @@ function opens(keys: ValueKeys, id: string): boolean {
  * const secret = await box.open(endpoint.secrets.current, { tenantId, endpointId });
  */
 export function webhookSecretBox(): WebhookSecretBox {
-  const keys = secretVersionsSource(KEY_SETTING, valueKeys);
+  // A seal names its key: the value a rotation replaced is read once a seal names it.
+  const keys = secretVersionsSource(KEY_SETTING, valueKeys, { previous: 'onDemand' });
   return {
     async open(stored, context) {
       if (!isSealed(stored)) return stored;
