@@ -238,8 +238,8 @@ describe('built bundles', () => {
   });
 
   it("each API function's warm-up request, the one its cache was made with, gets past the chain to the stores without Node's fetch", async () => {
-    // Answered here as at synthesis: with every AWS endpoint refusing connections, so a request
-    // that got past authorization and validation ends in a 5xx from the store it reached. Node's
+    // Answered here with every AWS endpoint refusing connections, so a request that got past
+    // authorization and validation ends in a 5xx from the store it reached. Node's
     // fetch classes (undici) are loaded by a first use, which no function's request may make: MCP's
     // bundle carries its own (route-bundling.ts).
     const script = `const { handler } = require(process.argv[1]);

@@ -22,6 +22,7 @@ import { LOCAL_STAGE } from '#infra/stage-names';
 import { sealingPublicKeyText } from '#shared/domain/webhooks/sealed-secret';
 import { SECRET_ENVS } from '#shared/settings/secret-settings';
 import { FUNCTION_ENV } from '#shared/settings/setting-names';
+import { WARM_UP_SECRET } from './warm-up-requests.ts';
 
 /** The entry, in an asset: Lambda's handler is `index.handler`. */
 export const ENTRY_MODULE = 'index.cjs';
@@ -77,7 +78,7 @@ export function compileCacheLabel(target: CompileCacheTarget): string {
 /**
  * What a bundle needs to load where it is not deployed, as a stage gives it: a name for every table
  * it binds at load, an ARN for every secret, the search settings of a list of an OpenSearch stage;
- * and AWS endpoints that answer nothing, so nothing it sets going at load reaches AWS.
+ * and AWS endpoints on loopback, so nothing it sets going at load or its warm-up reaches AWS.
  */
 function loadEnvironment(): Record<string, string> {
   return {
@@ -96,7 +97,10 @@ function loadEnvironment(): Record<string, string> {
     AWS_ACCESS_KEY_ID: 'compile-cache',
     AWS_SECRET_ACCESS_KEY: 'compile-cache',
     AWS_ENDPOINT_URL: 'http://127.0.0.1:9',
-    // A refused connection answers at once; no retry waits on it.
+    // The maker answers these as an empty stage would, on loopback (make-compile-cache.cjs).
+    COMPILE_CACHE_ANSWERED: ['AWS_ENDPOINT_URL', FUNCTION_ENV.opensearchEndpoint].join(','),
+    COMPILE_CACHE_SECRET: WARM_UP_SECRET,
+    // An error answers at once; no retry waits on it.
     AWS_MAX_ATTEMPTS: '1',
     POWERTOOLS_LOG_LEVEL: 'SILENT',
     POWERTOOLS_METRICS_DISABLED: 'true',

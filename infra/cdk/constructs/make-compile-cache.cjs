@@ -4,8 +4,15 @@
 // `<folder>.warm-up.json` if there is one (warm-up-requests.ts), and writes what V8 compiled
 // meanwhile to the folder's bundle.cache; with several, it runs itself once per folder, as many at
 // a time as there are cores, since each asset must be loaded in a process of its own.
+//
+// The warm-up's AWS calls reach a server of this process on loopback that answers as an empty
+// stage would (answerAsEmptyStage), so the request runs past its first store call: the cache then
+// holds the SDK's way back with an answer and the handler's code after it, which a refused
+// connection left to the first real request. The variables named in COMPILE_CACHE_ANSWERED point
+// at it; COMPILE_CACHE_SECRET is the value every secret read gets.
 'use strict';
 const { execFile } = require('node:child_process');
+const { createServer } = require('node:http');
 const { existsSync, readFileSync, writeFileSync } = require('node:fs');
 const { availableParallelism } = require('node:os');
 const { join } = require('node:path');
@@ -39,7 +46,63 @@ async function warmUp(entry, folder) {
   }
 }
 
+const SEARCH_ANSWER = {
+  took: 0,
+  timed_out: false,
+  _shards: { total: 1, successful: 1, skipped: 0, failed: 0 },
+  hits: { total: { value: 0, relation: 'eq' }, hits: [] },
+};
+
+/** DynamoDB's answers that are not `{}`: the reads of many items find none. */
+const DYNAMODB_ANSWERS = {
+  Query: { Items: [], Count: 0, ScannedCount: 0 },
+  Scan: { Items: [], Count: 0, ScannedCount: 0 },
+  BatchGetItem: { Responses: {}, UnprocessedKeys: {} },
+  TransactGetItems: { Responses: [] },
+};
+
+/** [status, body] for one AWS call: its service by the `X-Amz-Target` header, or the path for a search. */
+function emptyStageAnswer(target, path, body, secret) {
+  const [service, operation] = (target ?? '').split('.');
+  if (service === 'DynamoDB_20120810') return [200, DYNAMODB_ANSWERS[operation] ?? {}];
+  if (service === 'secretsmanager' && operation === 'GetSecretValue') {
+    const { SecretId, VersionStage } = JSON.parse(body || '{}');
+    // A secret never rotated has no previous version.
+    if (VersionStage === 'AWSPREVIOUS')
+      return [400, { __type: 'ResourceNotFoundException', message: 'no AWSPREVIOUS version' }];
+    return [
+      200,
+      { ARN: SecretId, Name: 'warm-up', SecretString: secret, VersionId: 'warm-up', VersionStages: ['AWSCURRENT'] },
+    ];
+  }
+  if (path.endsWith('/_search')) return [200, SEARCH_ANSWER];
+  return [400, { __type: 'UnknownOperationException', message: `the warm-up answers no ${target ?? path}` }];
+}
+
+/** Starts the server and points the variables named in COMPILE_CACHE_ANSWERED at it. */
+async function answerAsEmptyStage() {
+  const names = (process.env.COMPILE_CACHE_ANSWERED ?? '').split(',').filter(Boolean);
+  const secret = process.env.COMPILE_CACHE_SECRET ?? '';
+  delete process.env.COMPILE_CACHE_ANSWERED;
+  delete process.env.COMPILE_CACHE_SECRET;
+  if (names.length === 0) return;
+  const server = createServer((request, response) => {
+    const chunks = [];
+    request.on('data', (chunk) => chunks.push(chunk));
+    request.on('end', () => {
+      const target = request.headers['x-amz-target'];
+      const [status, answer] = emptyStageAnswer(target, request.url ?? '/', Buffer.concat(chunks).toString(), secret);
+      response.writeHead(status, { 'content-type': target ? 'application/x-amz-json-1.1' : 'application/json' });
+      response.end(JSON.stringify(answer));
+    });
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  server.unref();
+  for (const name of names) process.env[name] = `http://127.0.0.1:${server.address().port}`;
+}
+
 async function makeOne(folder) {
+  await answerAsEmptyStage();
   const entry = require(join(folder, 'index.cjs'));
   // What the bundle set going at load (a list's search client) runs before the request.
   await new Promise((resolve) => setImmediate(resolve));

@@ -2,9 +2,10 @@
  * The request each function answers while its code cache is made (compile-cache.ts), so the cache
  * also holds what a first request compiles: the chain, the validators, the AWS SDK's request path.
  * Made from the route table and the OpenAPI document's own examples (path parameters, the first
- * request body), with a caller the authorizer would have let through; the AWS endpoints of the
- * process that answers it refuse every connection, so nothing leaves the machine and the answer
- * is an error, which is fine: the code on the way to it is what counts.
+ * request body), with a caller the authorizer would have let through. Its AWS calls reach a server
+ * on loopback that answers as an empty stage would (make-compile-cache.cjs), so nothing leaves the
+ * machine; the answer is often a 404 or an error, which is fine: the code on the way to it is what
+ * counts.
  */
 import type { APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { AUTHORIZER_HANDLER, OPENAPI_DOCUMENT_HANDLER, type RouteSpec } from '#shared/api/route-spec';
@@ -100,10 +101,13 @@ function routeEvent(route: RouteSpec): APIGatewayProxyEvent {
   } as unknown as APIGatewayProxyEvent;
 }
 
-/** The authorizer's request: a key of the right shape, whose tag it checks first. */
+/** The value every secret has during a warm-up: the authorizer's key is tagged with it. */
+export const WARM_UP_SECRET = 'compile-cache-warm-up-tag-secret-0000000000';
+
+/** The authorizer's request: a key of the right shape and tag, which it then looks up. */
 function authorizerEvent(): APIGatewayRequestAuthorizerEvent {
   const route = routes[0]!;
-  const { key } = generateKey('compile-cache-warm-up-tag-secret-0000000000');
+  const { key } = generateKey(WARM_UP_SECRET);
   const base = gatewayEvent(route.method, route.path, '/warm-up');
   return {
     ...base,
