@@ -177,14 +177,18 @@ export interface WarmOverheadEntry {
   bareUs: number;
   /** Median over rounds of (chain - bare), µs. */
   overheadUs: number;
-  /** Median over rounds of (chain / bare). */
+  /** Median over rounds of (chain / bare): over the section's processes, the median process's. */
   ratio: number;
+  /** Each process's ratio, in the order they ran: how far runs of the same code stray. */
+  ratios: number[];
   goal: Goal;
   /** Where the chain's extra CPU goes, from a profile of each side: routes that missed their goal. */
   profile?: WarmProfile;
 }
 
 export interface WarmOverheadReport {
+  /** Processes that measured every route, one after the other; each route's figures are its median process's. */
+  processes: number;
   rounds: number;
   batch: number;
   routes: WarmOverheadEntry[];
@@ -231,6 +235,7 @@ export async function measureWarmOverhead(
         bareUs: round(median(bareTimes), 1),
         overheadUs: round(pairedDifference(chainTimes, bareTimes), 1),
         ratio,
+        ratios: [ratio],
         goal,
         ...(!goal.met && {
           profile: warmProfile(
@@ -241,7 +246,7 @@ export async function measureWarmOverhead(
         }),
       });
     }
-    return { rounds: options.rounds, batch: options.batch, routes };
+    return { processes: 1, rounds: options.rounds, batch: options.batch, routes };
   } finally {
     undo();
   }
@@ -249,12 +254,37 @@ export async function measureWarmOverhead(
 
 const PROCESS_SCRIPT = fileURLToPath(new URL('./warm-overhead-process.ts', import.meta.url));
 
-/** Runs the section in a child process on `node` (run-section-process.ts). */
+/**
+ * One report of several processes' (each measured every route): per route, the entry of the
+ * process whose ratio is the median, with every process's ratio beside it. What the JIT makes of
+ * the chain differs from process to process, more than rounds within one differ.
+ *
+ * @example medianProcess([first, second, third]).routes[0].ratios // [1.2, 1.31, 1.16]
+ */
+export function medianProcess(reports: readonly WarmOverheadReport[]): WarmOverheadReport {
+  const [first] = reports;
+  if (!first) throw new Error('warm overhead: no process reported');
+  const routes = first.routes.map((_entry, index) => {
+    const entries = reports.map((report) => report.routes[index]!);
+    const byRatio = [...entries].sort((a, b) => a.ratio - b.ratio);
+    const middle = byRatio[(byRatio.length - 1) >> 1]!;
+    return { ...middle, ratios: entries.map((entry) => entry.ratio) };
+  });
+  return { processes: reports.length, rounds: first.rounds, batch: first.batch, routes };
+}
+
+/** Runs the section in `processes` child processes on `node` (run-section-process.ts), one after the other. */
 export async function measureWarmOverheadOn(
   node: string,
-  options: { rounds: number; batch: number },
+  options: { processes: number; rounds: number; batch: number },
   startedAtMs: number,
   track: (child: ChildProcess) => void,
 ): Promise<WarmOverheadReport> {
-  return runSectionProcess<WarmOverheadReport>(node, [], PROCESS_SCRIPT, { ...options, startedAtMs }, track);
+  const { processes, ...sizes } = options;
+  const reports: WarmOverheadReport[] = [];
+  for (let i = 0; i < processes; i++)
+    reports.push(
+      await runSectionProcess<WarmOverheadReport>(node, [], PROCESS_SCRIPT, { ...sizes, startedAtMs }, track),
+    );
+  return medianProcess(reports);
 }

@@ -244,9 +244,9 @@ function nodeHeader(report: BenchReport): string {
 
 function warmSection(report: WarmOverheadReport): string {
   return [
-    `Warm overhead: CPU time per request in process, chain vs bare function with the same store call (canned DynamoDB answers; median of ${report.rounds} batches of ${report.batch})`,
+    `Warm overhead: CPU time per request in process, chain vs bare function with the same store call (canned DynamoDB answers; median of ${report.rounds} batches of ${report.batch}, in ${report.processes} ${report.processes === 1 ? 'process' : 'processes one after the other: the median process'})`,
     formatTable(
-      ['route', '>chain us', '>bare us', '>overhead us', '>vs bare', 'goal'],
+      ['route', '>chain us', '>bare us', '>overhead us', '>vs bare', 'goal', 'each process'],
       report.routes.map((entry) => [
         entry.route,
         entry.chainUs.toFixed(1),
@@ -254,6 +254,7 @@ function warmSection(report: WarmOverheadReport): string {
         entry.overheadUs.toFixed(1),
         x(entry.ratio),
         formatGoal(entry.goal),
+        entry.ratios.map(x).join(' '),
       ]),
     ),
   ].join('\n');

@@ -79,6 +79,7 @@ const SIZES = {
   full: {
     coldStartRuns: 11,
     bodyCheckRepeats: 7,
+    warmProcesses: 3,
     warmRounds: 60,
     warmBatch: 25,
     seconds: 2,
@@ -106,6 +107,7 @@ const SIZES = {
   quick: {
     coldStartRuns: 3,
     bodyCheckRepeats: 3,
+    warmProcesses: 1,
     warmRounds: 10,
     warmBatch: 25,
     seconds: 1,
@@ -441,10 +443,10 @@ async function main(): Promise<number> {
       }
     }
     if (sections.has('warmOverhead')) {
-      progress(`warm overhead: in a process of node ${node.version}`);
+      progress(`warm overhead: in ${sizes.warmProcesses} processes of node ${node.version}, one after the other`);
       report.warmOverhead = await measureWarmOverheadOn(
         node.execPath,
-        { rounds: sizes.warmRounds, batch: sizes.warmBatch },
+        { processes: sizes.warmProcesses, rounds: sizes.warmRounds, batch: sizes.warmBatch },
         startedAtMs,
         resources.track,
       );

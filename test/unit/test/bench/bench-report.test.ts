@@ -7,6 +7,7 @@ import { atLeast, atMost, median, pairedDifference, pairedRatio, round } from '#
 import { withPeerStandings } from '#test/bench/compare-peers';
 import type { ColdProfile } from '#test/bench/cpu-profile-summary';
 import { type ColdStartEntry, coldRequestGoalOf } from '#test/bench/measure-cold-start';
+import { medianProcess, type WarmOverheadEntry } from '#test/bench/measure-warm-overhead';
 import type { WebhooksFigures } from '#test/bench/measure-webhooks';
 import { performancePage } from '#test/bench/performance-page';
 import { type BenchReport, formatJson, formatReport, formatTable, goals, peersSummary } from '#test/bench/print-table';
@@ -24,6 +25,31 @@ describe('bench statistics', () => {
     expect(pairedRatio([110, 120, 330], [100, 100, 300])).toBe(1.1);
     expect(pairedDifference([12, 15, 40], [10, 10, 30])).toBe(5);
     expect(() => pairedRatio([1], [1, 2])).toThrow(RangeError);
+  });
+
+  it("takes each warm route's figures from its median process, and keeps every process's ratio", () => {
+    const entry = (route: string, ratio: number): WarmOverheadEntry => ({
+      route,
+      chainUs: ratio * 100,
+      bareUs: 100,
+      overheadUs: (ratio - 1) * 100,
+      ratio,
+      ratios: [ratio],
+      goal: atMost(ratio, 1.1),
+    });
+    const process = (get: number, note: number) => ({
+      processes: 1,
+      rounds: 60,
+      batch: 25,
+      routes: [entry('get', get), entry('note', note)],
+    });
+    const report = medianProcess([process(1.3, 1.08), process(1.1, 1.2), process(1.2, 1.15)]);
+    expect(report).toMatchObject({ processes: 3, rounds: 60, batch: 25 });
+    expect(report.routes).toEqual([
+      { ...entry('get', 1.2), ratios: [1.3, 1.1, 1.2] },
+      { ...entry('note', 1.15), ratios: [1.08, 1.2, 1.15] },
+    ]);
+    expect(() => medianProcess([])).toThrow(/no process/);
   });
 
   it('states goals in both directions', () => {
@@ -87,10 +113,19 @@ const report: BenchReport = {
   bundles: null,
   bodyCheck: null,
   warmOverhead: {
+    processes: 3,
     rounds: 2,
     batch: 10,
     routes: [
-      { route: 'getCurrentDocument', chainUs: 180, bareUs: 100, overheadUs: 80, ratio: 1.8, goal: atMost(1.8, 1.1) },
+      {
+        route: 'getCurrentDocument',
+        chainUs: 180,
+        bareUs: 100,
+        overheadUs: 80,
+        ratio: 1.8,
+        ratios: [1.9, 1.8, 1.7],
+        goal: atMost(1.8, 1.1),
+      },
     ],
   },
   throughput: null,
