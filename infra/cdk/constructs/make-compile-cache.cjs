@@ -79,6 +79,12 @@ function emptyStageAnswer(target, path, body, secret) {
   return [400, { __type: 'UnknownOperationException', message: `the warm-up answers no ${target ?? path}` }];
 }
 
+/** DynamoDB speaks AWS JSON 1.0, Secrets Manager 1.1, a search domain plain JSON. */
+function contentType(target) {
+  if (!target) return 'application/json';
+  return target.startsWith('DynamoDB_') ? 'application/x-amz-json-1.0' : 'application/x-amz-json-1.1';
+}
+
 /** Starts the server and points the variables named in COMPILE_CACHE_ANSWERED at it. */
 async function answerAsEmptyStage() {
   const names = (process.env.COMPILE_CACHE_ANSWERED ?? '').split(',').filter(Boolean);
@@ -92,7 +98,7 @@ async function answerAsEmptyStage() {
     request.on('end', () => {
       const target = request.headers['x-amz-target'];
       const [status, answer] = emptyStageAnswer(target, request.url ?? '/', Buffer.concat(chunks).toString(), secret);
-      response.writeHead(status, { 'content-type': target ? 'application/x-amz-json-1.1' : 'application/json' });
+      response.writeHead(status, { 'content-type': contentType(target) });
       response.end(JSON.stringify(answer));
     });
   });
