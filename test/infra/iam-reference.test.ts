@@ -49,6 +49,7 @@ describe('the statements it reads', () => {
         'AWS::S3::BucketPolicy PolicyDocument',
         'AWS::SNS::TopicPolicy PolicyDocument',
         'AWS::SQS::QueuePolicy PolicyDocument',
+        'AWS::SecretsManager::ResourcePolicy ResourcePolicy',
         'Custom::CloudwatchLogResourcePolicy Create (JSON)',
         'Custom::CloudwatchLogResourcePolicy Update (JSON)',
       ],
@@ -65,6 +66,7 @@ describe('the statements it reads', () => {
       'AWS::Lambda::Permission',
       'AWS::S3::BucketPolicy',
       'AWS::SNS::TopicPolicy',
+      'AWS::SecretsManager::ResourcePolicy',
       'AWS::SQS::QueuePolicy',
     ];
     const unread = Object.entries(template.Resources)

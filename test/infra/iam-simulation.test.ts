@@ -19,6 +19,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { OPENAPI_DOCUMENT_OPERATION } from '#infra/cdk/constructs/api-docs';
+import { VALUE_CHANGING_ACTIONS } from '#infra/cdk/constructs/webhook-sealing-key';
 import { UNEXERCISED_GRANTS, type UnexercisedGrant } from '#infra/cdk/unexercised-grants';
 import { runRecordingJourney, SMOKE_RECORDINGS } from '#infra/cli/smoke/run-recording-journey';
 import { runSmoke } from '#infra/cli/smoke/run-smoke';
@@ -28,6 +29,7 @@ import { pointAtLocalOpenSearch } from '#infra/local/emulators/opensearch/local-
 import { pointAtLocalDynamo } from '#infra/local/emulators/point-at-local-dynamo';
 import type { RecordedAwsCall } from '#infra/local/emulators/record-aws-calls';
 import { type BoundGateway, bindGateway } from '#infra/local/serve-gateway';
+import { secretName } from '#infra/stage-names';
 import { fillPath, routeById, routes } from '#shared/api/route-table';
 import { conversationWithDefaults } from '#shared/domain/notes/conversation';
 import { RECORDING_PROCESSOR } from '#shared/recording-events';
@@ -43,6 +45,7 @@ import {
   iamRequests,
   type StageView,
   simulate,
+  simulateAs,
   simulateTranscribeAssumingRole,
   stageView,
   tableIdOf,
@@ -396,6 +399,31 @@ describe.each(VARIANTS)('on a %s stage', (variant) => {
         allowed.push(`${why}: ${verdict} ${detail}`);
     }
     expect(allowed).toEqual([]);
+  });
+
+  it("no one but the sealing key resource changes the webhook secret key's value, whatever their own policies allow", async () => {
+    const secret = `arn:aws:secretsmanager:${FAKE_REGION}:${FAKE_ACCOUNT}:secret:${secretName(view.stage, 'webhookSecretKey')}-AbCdEf`;
+    const request = (action: string): IamRequest => ({ action, resource: secret, context: {} });
+    const operator = {
+      principal: `arn:aws:iam::${FAKE_ACCOUNT}:role/operator`,
+      identityPolicies: [
+        {
+          name: 'secrets-admin',
+          policy: {
+            Version: '2012-10-17',
+            Statement: [{ Effect: 'Allow', Action: 'secretsmanager:*', Resource: '*' }],
+          },
+        },
+      ],
+    };
+    const verdicts: Record<string, string> = {};
+    for (const action of VALUE_CHANGING_ACTIONS)
+      verdicts[action] = (await simulateAs(view, operator, request(action))).verdict;
+    expect(verdicts).toEqual(Object.fromEntries(VALUE_CHANGING_ACTIONS.map((action) => [action, 'ExplicitlyDenied'])));
+    // The policy takes nothing else from anyone: the operator still reads it, and the resource still puts.
+    expect((await simulateAs(view, operator, request('secretsmanager:GetSecretValue'))).verdict).toBe('Allowed');
+    const resourceRole = view.roleOf(WEBHOOK_SEALING_KEY.id)!;
+    expect((await simulate(view, resourceRole, request('secretsmanager:PutSecretValue'))).verdict).toBe('Allowed');
   });
 
   it("Transcribe assumes its data-access role for this stage's jobs in this account only (aws:SourceArn, aws:SourceAccount)", async () => {

@@ -45,6 +45,8 @@ export interface StageView {
   identityPolicies(roleId: string): IdentityPolicy[];
   bucketName: string;
   bucketPolicy: unknown;
+  /** The resource policy of the secret of ARN `arn`, if it has one. */
+  secretPolicy(arn: string): unknown;
   transcribeRoleArn: string;
   /** The trust policy of Transcribe's data-access role. */
   transcribeTrustPolicy: unknown;
@@ -119,6 +121,13 @@ export function stageView({ config, template }: StageTemplate): StageView {
     },
     bucketName: String(resolve(bucket.Properties?.BucketName)),
     bucketPolicy: bucketPolicy ? resolve(bucketPolicy.Properties?.PolicyDocument) : undefined,
+    secretPolicy(arn) {
+      const policy = Object.values(resources).find(
+        (resource) =>
+          resource.Type === 'AWS::SecretsManager::ResourcePolicy' && resolve(resource.Properties?.SecretId) === arn,
+      );
+      return policy && resolve(policy.Properties?.ResourcePolicy);
+    },
     transcribeRoleArn: roleArn(transcribeRoleId),
     transcribeTrustPolicy: resolve(resources[transcribeRoleId]!.Properties?.AssumeRolePolicyDocument),
     domainArn: domainId ? String(resolve({ 'Fn::GetAtt': [domainId, 'Arn'] })) : undefined,
@@ -379,29 +388,52 @@ export type Verdict = 'Allowed' | 'ImplicitlyDenied' | 'ExplicitlyDenied' | 'err
 
 /**
  * The verdict of IAM on `request` made by `roleId` on `view`'s stage: its identity policies, and
- * the bucket's policy for a request on the bucket.
+ * the resource's own policy for a request on the bucket or on a secret that has one.
  *
  * @example await simulate(view, roleId, { action: 's3:PutObject', resource: 'arn:aws:s3:::b/recordings/x', context: {} })
  */
-export async function simulate(
+export function simulate(
   view: StageView,
   roleId: string,
   request: IamRequest,
 ): Promise<{ verdict: Verdict; detail: string }> {
-  const onBucket = request.resource.startsWith(`arn:aws:s3:::${view.bucketName}`);
+  return simulateAs(
+    view,
+    { principal: view.roleArn(roleId), identityPolicies: view.identityPolicies(roleId) },
+    request,
+  );
+}
+
+/**
+ * The same for a principal the stage does not define (an operator's role, say), with the identity
+ * policies given.
+ *
+ * @example await simulateAs(view, { principal: 'arn:aws:iam::123456789012:role/admin', identityPolicies }, request)
+ */
+export async function simulateAs(
+  view: StageView,
+  { principal, identityPolicies }: { principal: string; identityPolicies: IdentityPolicy[] },
+  request: IamRequest,
+): Promise<{ verdict: Verdict; detail: string }> {
+  const resourcePolicy = request.resource.startsWith(`arn:aws:s3:::${view.bucketName}`)
+    ? view.bucketPolicy
+    : request.resource.startsWith('arn:aws:secretsmanager:')
+      ? view.secretPolicy(request.resource)
+      : undefined;
   return verdictOf(
     await runSimulation(
       {
         request: {
-          principal: view.roleArn(roleId),
+          principal,
           action: request.action,
           resource: { resource: request.resource, accountId: FAKE_ACCOUNT },
-          contextVariables: request.context,
+          // IAM sets the principal's ARN on every request; the simulation does not on its own.
+          contextVariables: { 'aws:PrincipalArn': principal, ...request.context },
         },
-        identityPolicies: view.identityPolicies(roleId),
+        identityPolicies,
         serviceControlPolicies: [],
         resourceControlPolicies: [],
-        ...(onBucket && view.bucketPolicy !== undefined && { resourcePolicy: view.bucketPolicy }),
+        ...(resourcePolicy !== undefined && { resourcePolicy }),
       },
       {},
     ),

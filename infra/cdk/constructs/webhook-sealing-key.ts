@@ -7,10 +7,12 @@
  *
  * Raising the stage's `webhooks.secretKeyGeneration` rotates the key at the next deploy: the
  * resource puts a new value before the sealers are updated with its public key (infra/README.md,
- * "Rotating secrets").
+ * "Rotating secrets"). Nothing else may change the value: the secret's own policy denies it to
+ * every other principal, whatever their policies allow, since a value put by hand would leave the
+ * sealers sealing to the value before it.
  */
 import { CustomResource, Duration } from 'aws-cdk-lib';
-import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { AnyPrincipal, Effect, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Provider } from 'aws-cdk-lib/custom-resources';
@@ -20,6 +22,14 @@ import { keyGeneration } from '#shared/secrets/webhook-sealing-key';
 import { WEBHOOK_SEALING_KEY } from '#shared/webhook-functions';
 import type { StageConfig } from '../stage/config.ts';
 import { ApiFunction } from './api-function.ts';
+
+/** What changes a secret's value or which version is current: the resource's alone. */
+export const VALUE_CHANGING_ACTIONS = [
+  'secretsmanager:PutSecretValue',
+  'secretsmanager:UpdateSecret',
+  'secretsmanager:UpdateSecretVersionStage',
+  'secretsmanager:RotateSecret',
+];
 
 export class WebhookSealingKey extends Construct {
   /** The current value's public key (base64url X25519), resolved at deploy. */
@@ -44,6 +54,15 @@ export class WebhookSealingKey extends Construct {
       new PolicyStatement({
         actions: ['secretsmanager:GetSecretValue', 'secretsmanager:PutSecretValue'],
         resources: [secret.secretArn],
+      }),
+    );
+    secret.addToResourcePolicy(
+      new PolicyStatement({
+        effect: Effect.DENY,
+        principals: [new AnyPrincipal()],
+        actions: VALUE_CHANGING_ACTIONS,
+        resources: ['*'],
+        conditions: { ArnNotEquals: { 'aws:PrincipalArn': this.function.role!.roleArn } },
       }),
     );
     // CDK's provider framework answers CloudFormation for the handler (the response, its timeout);
