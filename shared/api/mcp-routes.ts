@@ -30,7 +30,7 @@ export const mcpRoutes = [
     },
     faultBody: 'message-only',
     checksOrigin: true,
-    bundlesFetchClasses: true,
+    bundlesMcpSdk: true,
     maxBodyBytes: MCP_REQUEST_MAX_BYTES,
     summary: 'MCP server for bots (Streamable HTTP, JSON-RPC 2.0)',
     errors: [400, 404, 405],

@@ -80,11 +80,12 @@ export interface RouteSpec {
    */
   checksOrigin?: true;
   /**
-   * The handler's library answers with web `Request`s and `Response`s (the MCP SDK's HTTP layer):
-   * its bundle carries those classes itself (infra/cdk/constructs/route-bundling.ts) instead of
-   * loading Node's, whose first use loads all of undici at a cold start.
+   * The handler serves through the MCP SDK, whose HTTP layer takes web `Request`s and answers web
+   * `Response`s: its bundle carries those classes itself instead of loading Node's, whose first use
+   * loads all of undici at a cold start, and the SDK's runtime shims without Ajv
+   * (infra/cdk/constructs/route-bundling.ts).
    */
-  bundlesFetchClasses?: true;
+  bundlesMcpSdk?: true;
   /**
    * Accepts `Idempotency-Key`: the chain turns it into a claim, the handler records its
    * answer in the write's own transaction (the route must then have `idempotency: IDEMPOTENCY_RECORDS`).

@@ -5,11 +5,12 @@
  * authorizer's context; nothing about the caller lives in module state.
  *
  * A server is made per request, so what does not depend on the request is made once per process:
- * the tools' schemas, and the JSON Schema validator the SDK would otherwise build (an Ajv with its
- * formats) for elicitation, which this server never asks for.
+ * the tools' schemas, and the validator of client answers (sdk-shims.ts), in place of the Ajv the
+ * SDK would otherwise build for elicitation, which this server never asks for.
  */
-import { type CacheHint, type CallToolResult, type jsonSchemaValidator, McpServer } from '@modelcontextprotocol/server';
+import { type CacheHint, type CallToolResult, McpServer } from '@modelcontextprotocol/server';
 import * as z from 'zod/v4';
+import { NoClientAnswers } from '#shared/mcp/sdk-shims';
 import type { DocumentsStore } from '#shared/store/documents-store';
 
 export const BOTS_COLLECTION = 'bots';
@@ -42,13 +43,7 @@ const GET_BOT_INPUT = z.object({
     .describe("The bot's document id, as `list_bots` answers it."),
 });
 const GET_BOT_OUTPUT = z.object({ bot: BOT });
-
-/** The answer to the client's schema validator, never consulted: this server asks clients for nothing. */
-const noClientValidation: jsonSchemaValidator = {
-  getValidator() {
-    throw new Error('the bots server sends no elicitation, so it validates no client answer');
-  },
-};
+const CLIENT_ANSWERS = new NoClientAnswers();
 
 function asBot(id: string, json: string): { id: string } {
   // Spread keeps every member an own property; the stored id wins over a `data.id`.
@@ -77,7 +72,7 @@ export function createBotsServer(
   const server = new McpServer(
     { name: 'cxm-bots', version: '1.0.0' },
     {
-      jsonSchemaValidator: noClientValidation,
+      jsonSchemaValidator: CLIENT_ANSWERS,
       cacheHints: { 'tools/list': TOOLS_CACHE_HINT, 'server/discover': TOOLS_CACHE_HINT },
     },
   );

@@ -16,8 +16,8 @@ export const UNMET_GOAL_REASONS: readonly UnmetGoalReason[] = [
     why:
       "With its code cache MCP's own code is read, not compiled; what its cold request pays beyond a bare read is the " +
       "official SDK's running. At its first import the SDK builds the zod schemas of the whole protocol, and at its " +
-      "first validation those of the request's era, all of them; with an Ajv it loads whether or not a server asks " +
-      "clients for anything, that is the run's profile's zod and most of its GC. The SDK's HTTP layer takes a web " +
+      "first validation those of the request's era, all of them: that is the run's profile's zod and most of its GC " +
+      "(the bundle leaves out the Ajv the SDK's Node shims load, shared/mcp/sdk-shims.ts). The SDK's HTTP layer takes a web " +
       "`Request` and answers a web `Response`; Node's own would load all of undici, so the bundle carries " +
       "@whatwg-node/node-fetch's instead (shared/README.md); with Node's, this row measured about 1.5x. Tried and " +
       "left: zod's `jitless` (within noise, and it slows every warm validation).",

@@ -16,8 +16,9 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { App, Stack } from 'aws-cdk-lib';
+import { buildSync } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { ApiFunction } from '#infra/cdk/constructs/api-function';
+import { ApiFunction, LAMBDA_BUNDLING, LAMBDA_RUNTIME } from '#infra/cdk/constructs/api-function';
 import {
   BUNDLE_MODULE,
   COMPILE_CACHE,
@@ -25,11 +26,13 @@ import {
   type CompileCacheDescription,
   ENTRY_MODULE,
 } from '#infra/cdk/constructs/compile-cache';
+import { esbuildOptions } from '#infra/cdk/constructs/function-bundles';
 import { routeBundling } from '#infra/cdk/constructs/route-bundling';
 import { warmUpEvent } from '#infra/cdk/constructs/warm-up-requests';
 import { stageConfig } from '#infra/cdk/stage/config';
 import { LAMBDA_NODE_OPTIONS, lambdaNode, pinnedLambdaNodeVersion } from '#infra/lambda-node';
 import { readStackAssembly } from '#infra/local/runtime/read-assembly';
+import { PROJECT_ROOT } from '#infra/project-root';
 import { LOCAL_STAGE, SEALING_KEY_RESOURCE_TYPE, stackName } from '#infra/stage-names';
 import { routeById, routes } from '#shared/api/route-table';
 import { sealingPublicKeyText } from '#shared/domain/webhooks/sealed-secret';
@@ -54,6 +57,8 @@ interface Bundle {
 const run = promisify(execFile);
 /** The name of the OpenSearch client's error (shared/store/opensearch-client.ts), a string in any bundle that carries the client. */
 const OPENSEARCH_CLIENT_MARK = 'OpenSearchResponseError';
+/** A sentence of Ajv's own (its core's refusal of an unknown format), in any bundle that carries Ajv. */
+const AJV_MARK = 'Disable strict mode or pass';
 /** Node's fetch classes, as `process.moduleLoadList` names them once a first `Headers`, `Request` or `Response` loaded them. */
 const NODE_FETCH_MODULE = 'NativeModule internal/deps/undici/undici';
 /** The run's synthesis of the local stage (global-setup.ts): outside the project tree, as a deployed bundle is. */
@@ -310,5 +315,23 @@ describe("a reporting list is built for its stage's backend", () => {
     expect(readFileSync(join(local.asset, BUNDLE_MODULE), 'utf8')).not.toContain(OPENSEARCH_CLIENT_MARK);
     // A deployed stage's asset carries its cache too.
     expect(existsSync(join(list!.asset, COMPILE_CACHE))).toBe(true);
+  });
+});
+
+describe("MCP's bundle leaves out Ajv, which the SDK's own shims would load", () => {
+  // The bots server validates no client answer, so its bundle has our shims in place of the
+  // SDK's (route-bundling.ts), whose default validator is an Ajv.
+  it("the local stage's MCP bundle carries no Ajv; with the SDK's shims it would (the check can fail)", () => {
+    const route = routeById('mcpBots');
+    const mcp = bundles.find((bundle) => bundle.functionName === `cxm-${LOCAL_STAGE}-${route.id}`)!;
+    expect(readFileSync(join(mcp.asset, BUNDLE_MODULE), 'utf8')).not.toContain(AJV_MARK);
+    const { alias: _ours, ...withSdkShims } = routeBundling(route, stageConfig(LOCAL_STAGE).reportingBackend)!;
+    const { outputFiles } = buildSync({
+      ...esbuildOptions({ ...LAMBDA_BUNDLING, ...withSdkShims }, LAMBDA_RUNTIME),
+      entryPoints: [route.handler],
+      absWorkingDir: PROJECT_ROOT,
+      write: false,
+    });
+    expect(outputFiles[0]!.text).toContain(AJV_MARK);
   });
 });

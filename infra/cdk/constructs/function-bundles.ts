@@ -18,7 +18,11 @@ import { PROJECT_ROOT } from '#infra/project-root';
 import { COMPILE_CACHE, type CompileCacheTarget, compileCacheLabel, makeAssetFolders } from './compile-cache.ts';
 import { warmUpEvent } from './warm-up-requests.ts';
 
-/** The bundling settings a function's bundle is made with (api-function.ts: LAMBDA_BUNDLING and a route's additions). */
+/**
+ * The bundling settings a function's bundle is made with (api-function.ts: LAMBDA_BUNDLING and a
+ * route's additions): aws-lambda-nodejs's, and esbuild's `alias` (a module in place of a package's,
+ * which aws-lambda-nodejs passes only as a raw `esbuildArgs` entry).
+ */
 export type FunctionBundling = Pick<
   BundlingOptions,
   | 'format'
@@ -31,7 +35,7 @@ export type FunctionBundling = Pick<
   | 'logLevel'
   | 'define'
   | 'inject'
-> & { forceDockerBundling?: boolean };
+> & { forceDockerBundling?: boolean; alias?: Record<string, string> };
 
 /**
  * The esbuild options a function's bundling settings stand for, as aws-lambda-nodejs derives them
@@ -52,6 +56,7 @@ export function esbuildOptions(bundling: FunctionBundling, runtime: Runtime): Bu
     define,
     inject,
     forceDockerBundling: _local,
+    alias,
     ...unmapped
   } = bundling;
   const unknown = Object.keys(unmapped);
@@ -73,6 +78,7 @@ export function esbuildOptions(bundling: FunctionBundling, runtime: Runtime): Bu
     logLevel,
     define,
     inject: inject && [...inject],
+    alias,
     // The entry compiles a CommonJS bundle with vm.Script, which has no loader for `import()`: the
     // bundle's own (the AWS SDK's of node:https) become `require`.
     ...(format === 'cjs' && { supported: { 'dynamic-import': false } }),

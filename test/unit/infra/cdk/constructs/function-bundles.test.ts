@@ -20,7 +20,7 @@ import {
   ENTRY_MODULE,
 } from '#infra/cdk/constructs/compile-cache';
 import { bundledCode, esbuildOptions } from '#infra/cdk/constructs/function-bundles';
-import { routeBundling, WEB_FETCH_CLASSES_MODULE } from '#infra/cdk/constructs/route-bundling';
+import { MCP_SDK_SHIMS_ALIAS, routeBundling, WEB_FETCH_CLASSES_MODULE } from '#infra/cdk/constructs/route-bundling';
 import { routeById } from '#shared/api/route-table';
 import { WITHOUT_BUILTIN_VALIDATION } from '#test/support/cdk-json-context';
 
@@ -43,18 +43,23 @@ describe('esbuildOptions', () => {
       logLevel: 'warning',
       define: undefined,
       inject: undefined,
+      alias: undefined,
       supported: { 'dynamic-import': false },
     });
   });
 
-  it("maps a route's additions: a list's backend compiled in, MCP's own fetch classes", () => {
+  it("maps a route's additions: a list's backend compiled in, MCP's own fetch classes and SDK shims", () => {
     const options = (id: Parameters<typeof routeById>[0]) =>
       esbuildOptions({ ...LAMBDA_BUNDLING, ...routeBundling(routeById(id), 'opensearch') }, LAMBDA_RUNTIME);
     expect(options('listAssistantConversations')).toMatchObject({
       define: { 'process.env.CXM_REPORTING_BACKEND': '"opensearch"' },
       inject: undefined,
     });
-    expect(options('mcpBots')).toMatchObject({ define: undefined, inject: [WEB_FETCH_CLASSES_MODULE] });
+    expect(options('mcpBots')).toMatchObject({
+      define: undefined,
+      inject: [WEB_FETCH_CLASSES_MODULE],
+      alias: MCP_SDK_SHIMS_ALIAS,
+    });
     expect(routeBundling(routeById('getCurrentDocument'), 'opensearch')).toBeUndefined();
   });
 
