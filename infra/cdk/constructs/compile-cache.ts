@@ -22,7 +22,8 @@ import { LOCAL_STAGE } from '#infra/stage-names';
 import { sealingPublicKeyText } from '#shared/domain/webhooks/sealed-secret';
 import { SECRET_ENVS } from '#shared/settings/secret-settings';
 import { FUNCTION_ENV } from '#shared/settings/setting-names';
-import { WARM_UP_SECRET } from './warm-up-requests.ts';
+import type { TableId } from '#shared/store/table-specs';
+import { WARM_UP_SECRET, warmUpStageItems, warmUpTableName } from './warm-up-requests.ts';
 
 /** The entry, in an asset: Lambda's handler is `index.handler`. */
 export const ENTRY_MODULE = 'index.cjs';
@@ -82,7 +83,9 @@ export function compileCacheLabel(target: CompileCacheTarget): string {
  */
 function loadEnvironment(): Record<string, string> {
   return {
-    ...Object.fromEntries(Object.values(FUNCTION_ENV.tables).map((name) => [name, 'compile-cache-table'])),
+    ...Object.fromEntries(
+      Object.entries(FUNCTION_ENV.tables).map(([id, name]) => [name, warmUpTableName(id as TableId)]),
+    ),
     ...Object.fromEntries(
       Object.values(SECRET_ENVS).map(({ arn }) => [arn, 'arn:aws:secretsmanager:us-east-1:000000000000:secret:cache']),
     ),
@@ -97,9 +100,11 @@ function loadEnvironment(): Record<string, string> {
     AWS_ACCESS_KEY_ID: 'compile-cache',
     AWS_SECRET_ACCESS_KEY: 'compile-cache',
     AWS_ENDPOINT_URL: 'http://127.0.0.1:9',
-    // The maker answers these as an empty stage would, on loopback (make-compile-cache.cjs).
+    // The maker answers these as the warm-up's stage would, on loopback (make-compile-cache.cjs).
     COMPILE_CACHE_ANSWERED: ['AWS_ENDPOINT_URL', FUNCTION_ENV.opensearchEndpoint].join(','),
     COMPILE_CACHE_SECRET: WARM_UP_SECRET,
+    // What a GetItem of each table that holds something finds, in DynamoDB's JSON.
+    COMPILE_CACHE_ITEMS: JSON.stringify(warmUpStageItems()),
     // An error answers at once; no retry waits on it.
     AWS_MAX_ATTEMPTS: '1',
     POWERTOOLS_LOG_LEVEL: 'SILENT',

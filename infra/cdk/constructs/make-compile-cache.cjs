@@ -5,11 +5,13 @@
 // meanwhile to the folder's bundle.cache; with several, it runs itself once per folder, as many at
 // a time as there are cores, since each asset must be loaded in a process of its own.
 //
-// The warm-up's AWS calls reach a server of this process on loopback that answers as an empty
-// stage would (answerAsEmptyStage), so the request runs past its first store call: the cache then
-// holds the SDK's way back with an answer and the handler's code after it, which a refused
-// connection left to the first real request. The variables named in COMPILE_CACHE_ANSWERED point
-// at it; COMPILE_CACHE_SECRET is the value every secret read gets.
+// The warm-up's AWS calls reach a server of this process on loopback that answers as a stage
+// holding what COMPILE_CACHE_ITEMS says would (answerAsWarmUpStage): a GetItem of one of its tables
+// finds the key it asked for with that table's attributes, and every other read finds nothing. So
+// the request runs past its store calls: the cache then holds the SDK's way back with an answer and
+// the handler's code after it, which a refused connection left to the first real request. The
+// variables named in COMPILE_CACHE_ANSWERED point at it; COMPILE_CACHE_SECRET is the value every
+// secret read gets.
 'use strict';
 const { execFile } = require('node:child_process');
 const { createServer } = require('node:http');
@@ -62,8 +64,12 @@ const DYNAMODB_ANSWERS = {
 };
 
 /** [status, body] for one AWS call: its service by the `X-Amz-Target` header, or the path for a search. */
-function emptyStageAnswer(target, path, body, secret) {
+function warmUpStageAnswer(target, path, body, { secret, items }) {
   const [service, operation] = (target ?? '').split('.');
+  if (service === 'DynamoDB_20120810' && operation === 'GetItem') {
+    const { TableName, Key } = JSON.parse(body || '{}');
+    return [200, items[TableName] ? { Item: { ...items[TableName], ...Key } } : {}];
+  }
   if (service === 'DynamoDB_20120810') return [200, DYNAMODB_ANSWERS[operation] ?? {}];
   if (service === 'secretsmanager' && operation === 'GetSecretValue') {
     const { SecretId, VersionStage } = JSON.parse(body || '{}');
@@ -86,18 +92,22 @@ function contentType(target) {
 }
 
 /** Starts the server and points the variables named in COMPILE_CACHE_ANSWERED at it. */
-async function answerAsEmptyStage() {
+async function answerAsWarmUpStage() {
   const names = (process.env.COMPILE_CACHE_ANSWERED ?? '').split(',').filter(Boolean);
-  const secret = process.env.COMPILE_CACHE_SECRET ?? '';
+  const stage = {
+    secret: process.env.COMPILE_CACHE_SECRET ?? '',
+    items: JSON.parse(process.env.COMPILE_CACHE_ITEMS ?? '{}'),
+  };
   delete process.env.COMPILE_CACHE_ANSWERED;
   delete process.env.COMPILE_CACHE_SECRET;
+  delete process.env.COMPILE_CACHE_ITEMS;
   if (names.length === 0) return;
   const server = createServer((request, response) => {
     const chunks = [];
     request.on('data', (chunk) => chunks.push(chunk));
     request.on('end', () => {
       const target = request.headers['x-amz-target'];
-      const [status, answer] = emptyStageAnswer(target, request.url ?? '/', Buffer.concat(chunks).toString(), secret);
+      const [status, answer] = warmUpStageAnswer(target, request.url ?? '/', Buffer.concat(chunks).toString(), stage);
       response.writeHead(status, { 'content-type': contentType(target) });
       response.end(JSON.stringify(answer));
     });
@@ -108,7 +118,7 @@ async function answerAsEmptyStage() {
 }
 
 async function makeOne(folder) {
-  await answerAsEmptyStage();
+  await answerAsWarmUpStage();
   const entry = require(join(folder, 'index.cjs'));
   // What the bundle set going at load (a list's search client) runs before the request.
   await new Promise((resolve) => setImmediate(resolve));
@@ -131,11 +141,16 @@ async function makeAll() {
   await Promise.all(Array.from({ length: Math.min(availableParallelism(), folders.length) }, worker));
 }
 
-// Exits once done: a bundle that ran may have left timers or sockets behind.
-(folders.length === 1 ? makeOne(folders[0]) : makeAll()).then(
-  () => process.exit(0),
-  (error) => {
-    process.stderr.write(`${error.stack ?? error}\n`);
-    process.exit(1);
-  },
-);
+if (require.main === module) {
+  // Exits once done: a bundle that ran may have left timers or sockets behind.
+  (folders.length === 1 ? makeOne(folders[0]) : makeAll()).then(
+    () => process.exit(0),
+    (error) => {
+      process.stderr.write(`${error.stack ?? error}\n`);
+      process.exit(1);
+    },
+  );
+}
+
+// For the tests: what the warm-up's stage answers a call.
+module.exports = { warmUpStageAnswer };

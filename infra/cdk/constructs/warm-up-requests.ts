@@ -3,10 +3,12 @@
  * also holds what a first request compiles: the chain, the validators, the AWS SDK's request path.
  * Made from the route table and the OpenAPI document's own examples (path parameters, the first
  * request body), with a caller the authorizer would have let through. Its AWS calls reach a server
- * on loopback that answers as an empty stage would (make-compile-cache.cjs), so nothing leaves the
- * machine; the answer is often a 404 or an error, which is fine: the code on the way to it is what
- * counts.
+ * on loopback that answers as a stage holding one document would (make-compile-cache.cjs,
+ * WARM_UP_STAGE_ITEMS), so nothing leaves the machine; the answer is often a 404 or an error, which
+ * is fine: the code on the way to it is what counts.
  */
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { AUTHORIZER_HANDLER, OPENAPI_DOCUMENT_HANDLER, type RouteSpec } from '#shared/api/route-spec';
 import { fillPath, routes } from '#shared/api/route-table';
@@ -14,6 +16,7 @@ import { encodeCaller } from '#shared/auth/authorizer-context';
 import { generateKey } from '#shared/auth/key-format';
 import { operationDocs, parameterDocs } from '#shared/openapi/operation-docs';
 import { schemaCatalog } from '#shared/schemas/schema-catalog';
+import type { TableId } from '#shared/store/table-specs';
 
 const HEADERS = {
   Host: 'warm-up.execute-api.us-east-1.amazonaws.com',
@@ -99,6 +102,49 @@ function routeEvent(route: RouteSpec): APIGatewayProxyEvent {
       },
     },
   } as unknown as APIGatewayProxyEvent;
+}
+
+/**
+ * What the warm-up's stage holds, by table: one document, in the documents table and as a version
+ * of its own, at the version the requests name (their example), with the attributes the documents
+ * store keeps (shared/store/documents-store.ts). A document's read, replace, merge and restore then
+ * go the way a request for a stored document goes, their write included, where an empty stage
+ * would stop them at a 404 and leave that code to the first real request. A GetItem of one of
+ * these tables gets the key it asked for with these attributes; every other table is empty.
+ *
+ * @example WARM_UP_STAGE_ITEMS.documents.version // 3, the version the examples name
+ */
+export const WARM_UP_STAGE_ITEMS: Readonly<Partial<Record<TableId, Record<string, unknown>>>> = (() => {
+  const version = Number(exampleOf('version'));
+  const document = {
+    data: '{"warm-up":true}',
+    version,
+    versioned: true,
+    etag: '"warm-up"',
+    change: 'replaced',
+    createdAt: '2026-01-01T00:00:00.000Z',
+    updatedAt: '2026-01-01T00:00:00.000Z',
+  };
+  return { documents: document, documentVersions: { ...document, sk: version } };
+})();
+
+/**
+ * A table's name during the warm-up: each its own, so the maker tells which one a call reads.
+ *
+ * @example warmUpTableName('documents') // 'compile-cache-documents'
+ */
+export const warmUpTableName = (id: TableId): string => `compile-cache-${id}`;
+
+/**
+ * WARM_UP_STAGE_ITEMS as the maker answers them (its `COMPILE_CACHE_ITEMS`): by table name, in
+ * DynamoDB's JSON.
+ *
+ * @example warmUpStageItems()['compile-cache-documents']?.version // { N: '3' }
+ */
+export function warmUpStageItems(): Record<string, Record<string, AttributeValue>> {
+  return Object.fromEntries(
+    Object.entries(WARM_UP_STAGE_ITEMS).map(([id, item]) => [warmUpTableName(id as TableId), marshall(item)]),
+  );
 }
 
 /** The value every secret has during a warm-up: the authorizer's key is tagged with it. */
