@@ -45,9 +45,13 @@ export type SecretVersionsSource<T> = (options?: { fresh?: boolean }) => Promise
  * @example checkedSecret(await read(arn), 'the cursor secret')
  */
 export function checkedSecret(secret: unknown, what: string): string {
-  if (typeof secret !== 'string' || secret.length < MIN_LENGTH)
-    throw new Error(`${what} is missing or shorter than ${MIN_LENGTH} characters`);
+  if (!isStageSecret(secret)) throw new Error(`${what} is missing or shorter than ${MIN_LENGTH} characters`);
   return secret;
+}
+
+/** Whether `secret` can be a stage secret's value: a string of at least MIN_LENGTH characters. */
+function isStageSecret(secret: unknown): secret is string {
+  return typeof secret === 'string' && secret.length >= MIN_LENGTH;
 }
 
 function isNotFound(error: unknown): boolean {
@@ -140,7 +144,7 @@ async function readVersions<T>(
       : undefined,
   ]);
   const values = [toValue(checkedSecret(current, what))];
-  if (typeof previous === 'string' && previous.length >= MIN_LENGTH) values.push(toValue(previous));
+  if (isStageSecret(previous)) values.push(toValue(previous));
   // Only what a too-short (hand-set) previous version made is lost, not everything.
   else if (previous !== undefined)
     logger.warn(`the AWSPREVIOUS version of ${what} is missing or too short; only AWSCURRENT is accepted`);

@@ -22,8 +22,7 @@ import { LOCAL_STAGE } from '#infra/stage-names';
 import { sealingPublicKeyText } from '#shared/domain/webhooks/sealed-secret';
 import { SECRET_ENVS } from '#shared/settings/secret-settings';
 import { FUNCTION_ENV } from '#shared/settings/setting-names';
-import type { TableId } from '#shared/store/table-specs';
-import { WARM_UP_SECRET, warmUpStageItems, warmUpTableName } from './warm-up-requests.ts';
+import { WARM_UP_SECRET, warmUpStageItems, warmUpTableEnvironment } from './warm-up-requests.ts';
 
 /** The entry, in an asset: Lambda's handler is `index.handler`. */
 export const ENTRY_MODULE = 'index.cjs';
@@ -83,9 +82,7 @@ export function compileCacheLabel(target: CompileCacheTarget): string {
  */
 function loadEnvironment(): Record<string, string> {
   return {
-    ...Object.fromEntries(
-      Object.entries(FUNCTION_ENV.tables).map(([id, name]) => [name, warmUpTableName(id as TableId)]),
-    ),
+    ...warmUpTableEnvironment(),
     ...Object.fromEntries(
       Object.values(SECRET_ENVS).map(({ arn }) => [arn, 'arn:aws:secretsmanager:us-east-1:000000000000:secret:cache']),
     ),

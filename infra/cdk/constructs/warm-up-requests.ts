@@ -16,6 +16,7 @@ import { encodeCaller } from '#shared/auth/authorizer-context';
 import { generateKey } from '#shared/auth/key-format';
 import { operationDocs, parameterDocs } from '#shared/openapi/operation-docs';
 import { schemaCatalog } from '#shared/schemas/schema-catalog';
+import { FUNCTION_ENV } from '#shared/settings/setting-names';
 import type { TableId } from '#shared/store/table-specs';
 
 const HEADERS = {
@@ -134,6 +135,17 @@ export const WARM_UP_STAGE_ITEMS: Readonly<Partial<Record<TableId, Record<string
  * @example warmUpTableName('documents') // 'compile-cache-documents'
  */
 export const warmUpTableName = (id: TableId): string => `compile-cache-${id}`;
+
+/**
+ * Every table's variable as a function gets it during the warm-up: its warmUpTableName.
+ *
+ * @example warmUpTableEnvironment().CXM_TABLE_DOCUMENTS // 'compile-cache-documents'
+ */
+export function warmUpTableEnvironment(): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(FUNCTION_ENV.tables).map(([id, variable]) => [variable, warmUpTableName(id as TableId)]),
+  );
+}
 
 /**
  * WARM_UP_STAGE_ITEMS as the maker answers them (its `COMPILE_CACHE_ITEMS`): by table name, in

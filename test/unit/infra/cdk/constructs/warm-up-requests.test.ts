@@ -11,11 +11,14 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyResult, Context } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { warmUpEvent, warmUpStageItems, warmUpTableName } from '#infra/cdk/constructs/warm-up-requests';
+import {
+  warmUpEvent,
+  warmUpStageItems,
+  warmUpTableEnvironment,
+  warmUpTableName,
+} from '#infra/cdk/constructs/warm-up-requests';
 import { PROJECT_ROOT } from '#infra/project-root';
 import { type RouteId, routeById } from '#shared/api/route-table';
-import { FUNCTION_ENV } from '#shared/settings/setting-names';
-import type { TableId } from '#shared/store/table-specs';
 
 type StageAnswer = (
   target: string | undefined,
@@ -35,8 +38,7 @@ const CONTEXT = { getRemainingTimeInMillis: () => 5_000, awsRequestId: 'warm-up'
 
 beforeAll(async () => {
   // The handlers bind their tables by these names when they load; the SDK signs as a deployed function's would.
-  for (const [id, variable] of Object.entries(FUNCTION_ENV.tables))
-    process.env[variable] = warmUpTableName(id as TableId);
+  Object.assign(process.env, warmUpTableEnvironment());
   Object.assign(process.env, {
     AWS_REGION: 'us-east-1',
     AWS_ACCESS_KEY_ID: 'warm-up',
