@@ -6,8 +6,8 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { MAX_CONCURRENCY_ENV } from '#infra/local/runtime/invocation-scope';
 import { PROJECT_ROOT } from '#infra/project-root';
+import { MAX_CONCURRENCY_ENV } from '#shared/http/request-logger';
 
 export async function runSectionProcess<T>(
   node: string,

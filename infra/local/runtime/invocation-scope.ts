@@ -12,11 +12,9 @@
  * `prepareInvocationStore` before its first SDK call, or the SDK's single-context store wins.
  */
 import { InvokeStore, InvokeStoreBase } from '@aws/lambda-invoke-store';
+import { MAX_CONCURRENCY_ENV } from '#shared/http/request-logger';
 
 export type RunInvocation = <T>(requestId: string, invocation: () => T) => T;
-
-/** Set by Lambda on Managed Instances (and by invocationScope here): Powertools then keeps its state per invocation. */
-export const MAX_CONCURRENCY_ENV = 'AWS_LAMBDA_MAX_CONCURRENCY';
 
 /**
  * Makes this process's InvokeStore the per-invocation kind. Harmless on its own: Powertools uses

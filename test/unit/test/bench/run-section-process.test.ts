@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { MAX_CONCURRENCY_ENV } from '#infra/local/runtime/invocation-scope';
+import { MAX_CONCURRENCY_ENV } from '#shared/http/request-logger';
 import { runSectionProcess } from '#test/bench/run-section-process';
 
 const dirs: string[] = [];
