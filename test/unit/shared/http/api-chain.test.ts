@@ -106,6 +106,23 @@ describe('the API chain', () => {
     expect(signals.map((signal) => signal.aborted)).toEqual([true, false]);
   });
 
+  it('a deadline nearer than every other under way still comes on time', async () => {
+    const answeredAt: Record<string, number> = {};
+    const handler = (name: string, workMs: number) =>
+      createApiHandler(addInternalNote, async ({ signal }) => {
+        await new Promise((resolve) => setTimeout(resolve, workMs));
+        answeredAt[name] = Date.now();
+        return { status: signal.aborted ? 500 : 201, body: {} };
+      });
+    // The unhurried request starts first, so its deadline (20 s away) is the one the process waits for.
+    const unhurried = handler('unhurried', 1_500)(event(), context(20_000));
+    const hurried = await handler('hurried', 10_000)(event(), context(700));
+    const hurriedAt = Date.now();
+    expect(hurried.statusCode).toBe(504);
+    expect((await unhurried).statusCode).toBe(201);
+    expect(hurriedAt).toBeLessThan(answeredAt.unhurried!);
+  });
+
   it('at the deadline the work is aborted, and the 504 leaves only once the aborted work has ended', async () => {
     let endedAt = 0;
     const handler = createApiHandler(addInternalNote, ({ signal }) => {
