@@ -38,8 +38,7 @@ export const UNMET_GOAL_REASONS: readonly UnmetGoalReason[] = [
       'These first requests do more than a read: a registration and a rotation make and seal a signing secret ' +
       "(an X25519 key agreement, to the stage key's public key in their configuration: no Secrets Manager call) and " +
       'write it with its idempotency record; an update checks its target again; and a replace, merge or restore is ' +
-      'a three-item transaction. Their warm-up requests reach the first store call at synthesis, where every AWS ' +
-      'endpoint refuses, so what comes after it is compiled on the first request. All sit within 0.10x of the goal; ' +
+      'a three-item transaction. All sit within 0.10x of the goal; ' +
       'runs of the same code here differ by up to 0.09x a row. When the registration and the rotation read their ' +
       "key from Secrets Manager, a second AWS client's first request, they measured 0.93-0.99x.",
   },
@@ -55,25 +54,25 @@ export const UNMET_GOAL_REASONS: readonly UnmetGoalReason[] = [
   {
     goals: /^warm overhead /,
     why:
-      'What the chain adds is spread over its parts; none is half of it, and most of it is not in any part. Each ' +
-      "part timed alone (20 000 calls on Lambda's Node): the authorization 1.6-1.8 µs, the parameters' and the " +
-      "body's validation with the body's parse about 1 µs, the log context 3.1 µs, the note's metric and its flush " +
-      "1.5 µs, the deadline's timer 0.3 µs: about 10 µs, against the 35-60 µs the section measures. The chain adds " +
-      "13 promises to the bare function's 168 a request (nearly all the SDK's). In CPU profiles of 10 000 requests " +
-      "each, the SDK's own functions (signing, serialising, resolving the endpoint, parsing) took 20 µs or more a " +
-      "request more under the chain than under the bare function (the profiler's own cost included), for requests " +
-      'the same byte for byte: the code around them slows them. Taking parts out one at a time (150 batches of 25 ' +
-      'per route) left 25 / 36 µs (get / note, 1.12x / 1.17x) with the log context, the metrics flush, the response ' +
-      "headers, the error mapping, the validation and the deadline's signal all gone; runs of that ablation differ " +
-      "by up to 13 µs a part. In place, a part costs several times what it costs alone: the deadline's timer takes " +
-      "about 4 µs of Node's timer list in the chain's profile. Powertools' logger and metrics stores read " +
-      '`AWS_LAMBDA_MAX_CONCURRENCY` from process.env at every access, to choose their per-invocation store: 11 reads ' +
-      'a get, 18 a note (4-7 µs in the profiles); a plain copy of process.env moved the ratio by at most 0.02. ' +
-      "The ablation's chain and bare function, timed each in a process of its own, kept about the same ratio (1.25x " +
-      'for a get), so neither slows the other by sharing a process. So no tuning of a part reaches 1.10x, and each ' +
-      "part is a rule of the contract. The keyed note's bare function writes the same record in the same " +
-      "transaction, so its extra is the note's plus the Idempotency-Key's checks. The run profiles each route that " +
-      "misses (under the warm table): the chain's extra by package and by our file.",
+      'What the chain adds is spread over its parts, and a part costs several times more in place than alone: the ' +
+      "note's metric and its flush take 2.8 µs a call alone (metrics disabled, as in the bench) and 0.05-0.09 of a " +
+      "bare note's CPU in the chain. Built up one part at a time around the same store call (in process, 150 " +
+      'alternating batches of 25 against the bare function, six processes; the ratio after each part), a get reads: ' +
+      'middy 1.02, the log context 1.04, the metrics flush, the headers and the error mapping within noise of it, the ' +
+      "authorization 1.06, the parameters' validation 1.08-1.10, the deadline 1.06-1.12, the route's own work (its " +
+      "version headers and preconditions) the rest; a note: the body's parse and validation 1.10-1.12, the deadline " +
+      "1.13-1.17, its NoteCreated metric 1.17-1.26, the rest of the route (the deadline's signal in the store call, " +
+      "the answer) 1.23-1.35. The two largest parts were Powertools' log-context middleware, which set and cleared " +
+      "the request's keys through its per-invocation store on every request (+0.05 to +0.10), and a timer and a race " +
+      'per request for the deadline (+0.06 to +0.09); the request logger (shared/http/request-logger.ts) and one ' +
+      'timer per process (shared/http/run-with-deadline.ts) took them to the figures above. Each part left is a rule ' +
+      'of the contract or of the operations guide (the tenant check, validation, the 504 before the deadline, the ' +
+      "metric), none more than about 0.09. Runs of the same code differ by up to 0.2 a process (the section's " +
+      "'each process'), more than any one part. The SDK's retry middleware captures a stack trace on every call " +
+      '(`new Error()`), which is deeper under the chain; without it the ratio stayed within that spread. The keyed ' +
+      "note's bare function writes the same record in the same transaction, so its extra is the note's plus the " +
+      "Idempotency-Key's checks. The run profiles each route that misses (under the warm table): the chain's extra by " +
+      'package and by our file.',
   },
   {
     goals: /^throughput getCurrentDocument$/,
