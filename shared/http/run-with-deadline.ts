@@ -24,8 +24,8 @@ interface Watched {
 
 /**
  * One timer for every request of the process, armed for the earliest deadline watched, not a timer
- * set and cleared per request: a request's own timer, and the race against it, were the largest
- * part of what the chain adds to a warm request (the bench's warm section). A request whose
+ * set and cleared per request: a request's own timer, and the race against it, cost a warm request
+ * more than any other part of the chain (the bench's warm section). A request whose
  * deadline is later than the armed one arms nothing; the timer, when it fires, expires what is due
  * and arms for the earliest deadline left. It is unref'd: what a request waits on (a socket, the
  * runtime's next-invocation call) keeps the process alive, not the watch.
