@@ -8,6 +8,9 @@
  * context and the keys when a request begins, and hands them to Powertools when the request's
  * first line is written. A line carries exactly what it would carry with the middleware: the
  * Lambda context (cold start included), the keys appended so far, and none of another request's.
+ * Two things of the middleware it does not do: log the event (POWERTOOLS_LOGGER_LOG_EVENT would
+ * put the caller's key in the log) and draw the debug sample again for each request (this API
+ * sets no POWERTOOLS_LOGGER_SAMPLE_RATE).
  */
 
 import type { InvokeStoreBase } from '@aws/lambda-invoke-store';
