@@ -16,10 +16,41 @@ import type { Context } from 'aws-lambda';
 import { gatewayTimeout } from '#shared/api/api-error';
 import { DeadlineSignal, NEVER_ABORTED } from './deadline-signal.ts';
 
-/** A request under the watch: when its deadline comes, and what it does then. */
-interface Watched {
-  at: number;
-  expire: () => void;
+/**
+ * One request's deadline under the watch: when it comes, and what it does then. A class, not
+ * closures made per request: bundled with keepNames, every named closure a request makes costs a
+ * call that names it.
+ */
+class Deadline {
+  readonly signal = new DeadlineSignal();
+  readonly at: number;
+  readonly #graceMs: number;
+  readonly #reject: (error: unknown) => void;
+  #graceTimer: NodeJS.Timeout | undefined;
+
+  constructor(at: number, graceMs: number, reject: (error: unknown) => void) {
+    this.at = at;
+    this.#graceMs = graceMs;
+    this.#reject = reject;
+  }
+
+  /** Aborts the work's signal; for work that does not listen to it, answers anyway when the grace is up. */
+  expire(): void {
+    this.signal.abort();
+    this.#graceTimer = setTimeout(() => this.#reject(gatewayTimeout()), this.#graceMs);
+  }
+
+  /** The work ended: off the watch, and no grace left to wait for. */
+  settle(): void {
+    deadlines.unwatch(this);
+    clearTimeout(this.#graceTimer);
+  }
+
+  /** The work failed: once aborted, whatever it ends with (the store's "abandoned" error, a thrown abort) is the 504. */
+  fail(error: unknown): void {
+    this.settle();
+    this.#reject(this.signal.aborted ? gatewayTimeout() : error);
+  }
 }
 
 /**
@@ -31,17 +62,17 @@ interface Watched {
  * runtime's next-invocation call) keeps the process alive, not the watch.
  */
 class DeadlineWatch {
-  readonly #watched = new Set<Watched>();
+  readonly #watched = new Set<Deadline>();
   #armedAt = Number.POSITIVE_INFINITY;
   #timer: NodeJS.Timeout | undefined;
 
-  watch(entry: Watched): void {
-    this.#watched.add(entry);
-    if (entry.at < this.#armedAt) this.#arm(entry.at);
+  watch(deadline: Deadline): void {
+    this.#watched.add(deadline);
+    if (deadline.at < this.#armedAt) this.#arm(deadline.at);
   }
 
-  unwatch(entry: Watched): void {
-    this.#watched.delete(entry);
+  unwatch(deadline: Deadline): void {
+    this.#watched.delete(deadline);
   }
 
   #arm(at: number): void {
@@ -55,11 +86,11 @@ class DeadlineWatch {
     this.#armedAt = Number.POSITIVE_INFINITY;
     const now = Date.now();
     let next = Number.POSITIVE_INFINITY;
-    for (const entry of this.#watched) {
-      if (entry.at > now) next = Math.min(next, entry.at);
+    for (const deadline of this.#watched) {
+      if (deadline.at > now) next = Math.min(next, deadline.at);
       else {
-        this.#watched.delete(entry);
-        entry.expire();
+        this.#watched.delete(deadline);
+        deadline.expire();
       }
     }
     if (next !== Number.POSITIVE_INFINITY) this.#arm(next);
@@ -74,34 +105,19 @@ export function runWithDeadline<T>(
   work: (signal: OneSlotAbortSignal) => Promise<T>,
 ): Promise<T> {
   if (typeof context?.getRemainingTimeInMillis !== 'function') return work(NEVER_ABORTED);
-  const signal = new DeadlineSignal();
   return new Promise<T>((resolve, reject) => {
-    let graceTimer: NodeJS.Timeout | undefined;
-    const entry: Watched = {
-      at: Date.now() + context.getRemainingTimeInMillis() - marginMs,
-      expire: () => {
-        signal.abort();
-        // For work that does not listen to the signal: answer anyway when the grace is up.
-        graceTimer = setTimeout(() => reject(gatewayTimeout()), graceMs);
-      },
-    };
-    const settled = () => {
-      deadlines.unwatch(entry);
-      clearTimeout(graceTimer);
-    };
-    deadlines.watch(entry);
-    // Whatever the work ends with once aborted (the store's "abandoned" error, a thrown abort), the answer is the 504.
-    const failed = (error: unknown) => {
-      settled();
-      reject(signal.aborted ? gatewayTimeout() : error);
-    };
+    const deadline = new Deadline(Date.now() + context.getRemainingTimeInMillis() - marginMs, graceMs, reject);
+    deadlines.watch(deadline);
     try {
-      work(signal).then((value) => {
-        settled();
-        resolve(value);
-      }, failed);
+      work(deadline.signal).then(
+        (value) => {
+          deadline.settle();
+          resolve(value);
+        },
+        (error: unknown) => deadline.fail(error),
+      );
     } catch (error) {
-      failed(error);
+      deadline.fail(error);
     }
   });
 }

@@ -18,7 +18,21 @@ export function selfUrl(event: APIGatewayProxyEvent): string {
   const proto = forwarded === 'https' ? 'https' : 'http';
   // An empty Host is no Host (||, not ??).
   const host = (findHeader(event.headers, 'host') || event.requestContext.domainName || 'localhost').trim();
-  const url = `${proto}://${host}${event.requestContext.path ?? event.path}`;
-  if (!HOST.test(host) || !URL.canParse(url)) throw badRequest("Header 'Host' is not a valid host.");
-  return url;
+  if (host !== validHost) {
+    if (!isValidHost(host)) throw badRequest("Header 'Host' is not a valid host.");
+    validHost = host;
+  }
+  return `${proto}://${host}${event.requestContext.path ?? event.path}`;
+}
+
+/**
+ * The last Host found valid. A function's requests come through one or two host names, and the
+ * check parses a URL; the path never fails a parse (an absolute path only ever gets escaped), so
+ * the host's verdict is the URL's.
+ */
+let validHost: string | undefined;
+
+/** Whether `host` (a name or a bracketed IP literal, with an optional port) makes a URL: a port past 65535 does not. */
+function isValidHost(host: string): boolean {
+  return HOST.test(host) && URL.canParse(`http://${host}/`);
 }

@@ -1,11 +1,13 @@
 /**
  * Header names are case-insensitive both ways: a request's are found in whatever case the client
  * sent them, and a response's own header keeps the common one of the same name, in any case, out.
+ * The Host a request names makes its URL, or a 400.
  */
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { findHeader, findHeaderValues } from '#shared/http/find-header';
 import { withCommonHeaders } from '#shared/http/response-headers';
+import { selfUrl } from '#shared/http/self-url';
 
 const event = { requestContext: { requestId: 'req-1' } } as APIGatewayProxyEvent;
 
@@ -57,5 +59,24 @@ describe("a response's common headers", () => {
       const { headers } = withCommonHeaders(event, { statusCode, body: '' });
       expect(Object.keys(headers!)).toEqual(['Cache-Control', 'X-Content-Type-Options', 'X-Request-Id']);
     }
+  });
+});
+
+describe('the URL a request was made on', () => {
+  const request = (host: string) =>
+    ({
+      headers: { Host: host },
+      path: '/api/v1/x',
+      requestContext: { requestId: 'r', path: '/prod/api/v1/x' },
+    }) as never;
+
+  it('is built from Host and the stage path, and a Host that is no host is a 400 naming it, whatever came before', () => {
+    expect(selfUrl(request('api.example.com'))).toBe('http://api.example.com/prod/api/v1/x');
+    // The same host again, and another valid one, after it was found valid.
+    expect(selfUrl(request('api.example.com'))).toBe('http://api.example.com/prod/api/v1/x');
+    expect(selfUrl(request('[::1]:8080'))).toBe('http://[::1]:8080/prod/api/v1/x');
+    for (const bad of ['localhost:99999', 'a b', '[::1', 'x:y:z', 'h/p?q#f'])
+      expect(() => selfUrl(request(bad)), bad).toThrow(/Header 'Host' is not a valid host/);
+    expect(selfUrl(request('api.example.com'))).toBe('http://api.example.com/prod/api/v1/x');
   });
 });
