@@ -19,6 +19,7 @@ import { IDEMPOTENCY_KEY_HEADER } from '#shared/domain/idempotency/idempotency-k
 import { requestFingerprint } from '#shared/domain/idempotency/request-fingerprint';
 import { buildNote } from '#shared/domain/notes/build-note';
 import { newNoteId } from '#shared/domain/notes/new-note-id';
+import { recordAnswer } from '#shared/http/idempotent-answer';
 import { documentClient } from '#shared/store/dynamo-client';
 import { conversationsStore, documentsStore, idempotencyLedger } from '#shared/store/function-stores';
 import {
@@ -102,22 +103,19 @@ function bareHandler(route: BenchRoute): ProxyHandler {
     const answer = JSON.stringify({ note });
     // A keyed note's store call writes the answer's record too, under the key and the request's fingerprint.
     const key = event.headers[IDEMPOTENCY_KEY_HEADER];
-    const record =
+    const claim =
       key === undefined
         ? undefined
         : {
-            ledger,
-            claim: {
-              key,
-              fingerprint: requestFingerprint({
-                method: event.httpMethod,
-                pathTemplate: template,
-                pathParameters,
-                body: parsed,
-              }),
-            },
-            response: () => ({ status: 201, bodyText: answer, headers: {} }),
+            key,
+            fingerprint: requestFingerprint({
+              method: event.httpMethod,
+              pathTemplate: template,
+              pathParameters,
+              body: parsed,
+            }),
           };
+    const record = recordAnswer(ledger, claim, () => ({ status: 201, bodyText: answer }));
     const outcome = await conversations.addNote(
       pathParameters.tenantId!,
       pathParameters.conversationId!,
