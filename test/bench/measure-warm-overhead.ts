@@ -5,8 +5,9 @@
  * canned response: the SDK's own work (serialise, sign, parse) stays in both, the network in
  * neither, so the difference is the chain's alone.
  *
- * The bench runs it in a child process on Lambda's Node (`measureWarmOverheadOn`,
- * test/bench/warm-overhead-process.ts), not in its own process on this machine's.
+ * The bench runs each route in child processes of its own on Lambda's Node (`measureWarmOverheadOn`,
+ * test/bench/warm-overhead-process.ts), not in its own process on this machine's: Lambda runs one
+ * function per route, so no other route's requests shape what the JIT makes of the chain.
  */
 import type { ChildProcess } from 'node:child_process';
 import { Session } from 'node:inspector/promises';
@@ -185,66 +186,70 @@ export interface WarmOverheadEntry {
 }
 
 export interface WarmOverheadReport {
-  /** Processes that measured every route, one after the other; each route's figures are its median process's. */
+  /** Processes a route, each measuring that route alone; each route's figures are its median process's. */
   processes: number;
   rounds: number;
   batch: number;
   routes: WarmOverheadEntry[];
 }
 
-/** The process environment must point at the tables already (handlers read it at import). */
+/** The routes the section measures, by label: the keyed note beside the plain one (its bare function records its answer as the chain does). */
+const WARM_ROUTES: readonly BenchRoute[] = [...BENCH_ROUTES, KEYED_NOTE_ROUTE];
+const labelOf = (route: BenchRoute) => route.label ?? route.id;
+
+/**
+ * One route's warm overhead in this process. The process environment must point at the tables
+ * already (handlers read it at import).
+ */
 export async function measureWarmOverhead(
-  options: { rounds: number; batch: number },
+  options: { rounds: number; batch: number; route: string },
   progress: (message: string) => void,
-): Promise<WarmOverheadReport> {
+): Promise<WarmOverheadEntry> {
+  const route = WARM_ROUTES.find((candidate) => labelOf(candidate) === options.route);
+  if (!route) throw new Error(`warm overhead: no bench route ${options.route}`);
   const undo = answerFromCannedBodies();
   const context = benchContext();
   try {
-    const routes: WarmOverheadEntry[] = [];
-    // The keyed note beside the plain one: its bare function records its answer as the chain does.
-    for (const route of [...BENCH_ROUTES, KEYED_NOTE_ROUTE]) {
-      progress(`warm overhead: ${route.label ?? route.id}`);
-      const module = (await import(pathToFileURL(join(PROJECT_ROOT, routeById(route.id).handler)).href)) as {
-        handler: ProxyHandler;
-      };
-      const chain = module.handler;
-      const bare = bareHandler(route);
-      const event = benchEvent(route);
-      // Warm-up: JIT, the SDK's first-call work (endpoint, credentials), the chain's lazy state.
-      await timeCalls(chain, event, context, route.status, 1000);
-      await timeCalls(bare, event, context, route.status, 1000);
-      const chainTimes: number[] = [];
-      const bareTimes: number[] = [];
-      for (let round_ = 0; round_ < options.rounds; round_++) {
-        // Alternate which goes first, so neither always runs right after a collection.
-        if (round_ % 2 === 0) {
-          chainTimes.push(await timeCalls(chain, event, context, route.status, options.batch));
-          bareTimes.push(await timeCalls(bare, event, context, route.status, options.batch));
-        } else {
-          bareTimes.push(await timeCalls(bare, event, context, route.status, options.batch));
-          chainTimes.push(await timeCalls(chain, event, context, route.status, options.batch));
-        }
+    progress(`warm overhead: ${labelOf(route)}`);
+    const module = (await import(pathToFileURL(join(PROJECT_ROOT, routeById(route.id).handler)).href)) as {
+      handler: ProxyHandler;
+    };
+    const chain = module.handler;
+    const bare = bareHandler(route);
+    const event = benchEvent(route);
+    // Warm-up: JIT, the SDK's first-call work (endpoint, credentials), the chain's lazy state.
+    await timeCalls(chain, event, context, route.status, 1000);
+    await timeCalls(bare, event, context, route.status, 1000);
+    const chainTimes: number[] = [];
+    const bareTimes: number[] = [];
+    for (let round_ = 0; round_ < options.rounds; round_++) {
+      // Alternate which goes first, so neither always runs right after a collection.
+      if (round_ % 2 === 0) {
+        chainTimes.push(await timeCalls(chain, event, context, route.status, options.batch));
+        bareTimes.push(await timeCalls(bare, event, context, route.status, options.batch));
+      } else {
+        bareTimes.push(await timeCalls(bare, event, context, route.status, options.batch));
+        chainTimes.push(await timeCalls(chain, event, context, route.status, options.batch));
       }
-      const ratio = round(pairedRatio(chainTimes, bareTimes));
-      const goal = atMost(ratio, GOAL_RATIO);
-      routes.push({
-        route: route.label ?? route.id,
-        chainUs: round(median(chainTimes), 1),
-        bareUs: round(median(bareTimes), 1),
-        overheadUs: round(pairedDifference(chainTimes, bareTimes), 1),
-        ratio,
-        ratios: [ratio],
-        goal,
-        ...(!goal.met && {
-          profile: warmProfile(
-            await profiled(() => timeCalls(chain, event, context, route.status, PROFILED_CALLS)),
-            await profiled(() => timeCalls(bare, event, context, route.status, PROFILED_CALLS)),
-            PROFILED_CALLS,
-          ),
-        }),
-      });
     }
-    return { processes: 1, rounds: options.rounds, batch: options.batch, routes };
+    const ratio = round(pairedRatio(chainTimes, bareTimes));
+    const goal = atMost(ratio, GOAL_RATIO);
+    return {
+      route: labelOf(route),
+      chainUs: round(median(chainTimes), 1),
+      bareUs: round(median(bareTimes), 1),
+      overheadUs: round(pairedDifference(chainTimes, bareTimes), 1),
+      ratio,
+      ratios: [ratio],
+      goal,
+      ...(!goal.met && {
+        profile: warmProfile(
+          await profiled(() => timeCalls(chain, event, context, route.status, PROFILED_CALLS)),
+          await profiled(() => timeCalls(bare, event, context, route.status, PROFILED_CALLS)),
+          PROFILED_CALLS,
+        ),
+      }),
+    };
   } finally {
     undo();
   }
@@ -253,36 +258,42 @@ export async function measureWarmOverhead(
 const PROCESS_SCRIPT = fileURLToPath(new URL('./warm-overhead-process.ts', import.meta.url));
 
 /**
- * One report of several processes' (each measured every route): per route, the entry of the
+ * One route's figures from its processes' (each measured that route alone): the entry of the
  * process whose ratio is the median, with every process's ratio beside it. What the JIT makes of
  * the chain differs from process to process, more than rounds within one differ.
  *
- * @example medianProcess([first, second, third]).routes[0].ratios // [1.2, 1.31, 1.16]
+ * @example medianProcess([first, second, third]).ratios // [1.2, 1.31, 1.16]
  */
-export function medianProcess(reports: readonly WarmOverheadReport[]): WarmOverheadReport {
-  const [first] = reports;
-  if (!first) throw new Error('warm overhead: no process reported');
-  const routes = first.routes.map((_entry, index) => {
-    const entries = reports.map((report) => report.routes[index]!);
-    const byRatio = [...entries].sort((a, b) => a.ratio - b.ratio);
-    const middle = byRatio[(byRatio.length - 1) >> 1]!;
-    return { ...middle, ratios: entries.map((entry) => entry.ratio) };
-  });
-  return { processes: reports.length, rounds: first.rounds, batch: first.batch, routes };
+export function medianProcess(entries: readonly WarmOverheadEntry[]): WarmOverheadEntry {
+  if (entries.length === 0) throw new Error('warm overhead: no process reported');
+  const byRatio = [...entries].sort((a, b) => a.ratio - b.ratio);
+  const middle = byRatio[(byRatio.length - 1) >> 1]!;
+  return { ...middle, ratios: entries.map((entry) => entry.ratio) };
 }
 
-/** Runs the section in `processes` child processes on `node` (run-section-process.ts), one after the other. */
+/**
+ * Runs the section on `node` (run-section-process.ts): `processes` child processes a route, one
+ * after the other, each measuring one route, the routes taking turns so that the machine's drift
+ * spreads over all of them.
+ */
 export async function measureWarmOverheadOn(
   node: string,
   options: { processes: number; rounds: number; batch: number },
   startedAtMs: number,
   track: (child: ChildProcess) => void,
 ): Promise<WarmOverheadReport> {
-  const { processes, ...sizes } = options;
-  const reports: WarmOverheadReport[] = [];
+  const { processes, rounds, batch } = options;
+  const entries = new Map<string, WarmOverheadEntry[]>(WARM_ROUTES.map((route) => [labelOf(route), []]));
   for (let i = 0; i < processes; i++)
-    reports.push(
-      await runSectionProcess<WarmOverheadReport>(node, [], PROCESS_SCRIPT, { ...sizes, startedAtMs }, track),
-    );
-  return medianProcess(reports);
+    for (const [route, measured] of entries)
+      measured.push(
+        await runSectionProcess<WarmOverheadEntry>(
+          node,
+          [],
+          PROCESS_SCRIPT,
+          { rounds, batch, route, startedAtMs },
+          track,
+        ),
+      );
+  return { processes, rounds, batch, routes: [...entries.values()].map(medianProcess) };
 }

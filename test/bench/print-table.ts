@@ -244,7 +244,7 @@ function nodeHeader(report: BenchReport): string {
 
 function warmSection(report: WarmOverheadReport): string {
   return [
-    `Warm overhead: CPU time per request in process, chain vs bare function with the same store call (canned DynamoDB answers; median of ${report.rounds} batches of ${report.batch}, in ${report.processes} ${report.processes === 1 ? 'process' : 'processes one after the other: the median process'})`,
+    `Warm overhead: CPU time per request in process, chain vs bare function with the same store call (canned DynamoDB answers; median of ${report.rounds} batches of ${report.batch}, in ${report.processes} ${report.processes === 1 ? 'process' : 'processes'} a route, each running that route alone as Lambda runs one function per route${report.processes === 1 ? '' : ': the median process'})`,
     formatTable(
       ['route', '>chain us', '>bare us', '>overhead us', '>vs bare', 'goal', 'each process'],
       report.routes.map((entry) => [

@@ -443,7 +443,9 @@ async function main(): Promise<number> {
       }
     }
     if (sections.has('warmOverhead')) {
-      progress(`warm overhead: in ${sizes.warmProcesses} processes of node ${node.version}, one after the other`);
+      progress(
+        `warm overhead: ${sizes.warmProcesses} processes a route, one route a process, on node ${node.version}, one after the other`,
+      );
       report.warmOverhead = await measureWarmOverheadOn(
         node.execPath,
         { processes: sizes.warmProcesses, rounds: sizes.warmRounds, batch: sizes.warmBatch },
