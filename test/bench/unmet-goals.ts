@@ -54,25 +54,23 @@ export const UNMET_GOAL_REASONS: readonly UnmetGoalReason[] = [
   {
     goals: /^warm overhead /,
     why:
-      'What the chain adds is spread over its parts, and a part costs several times more in place than alone: the ' +
-      "note's metric and its flush take 2.8 µs a call alone (metrics disabled, as in the bench) and 0.05-0.09 of a " +
-      "bare note's CPU in the chain. Built up one part at a time around the same store call (in process, 150 " +
-      'alternating batches of 25 against the bare function, six processes; the ratio after each part), a get reads: ' +
-      'middy 1.02, the log context 1.04, the metrics flush, the headers and the error mapping within noise of it, the ' +
-      "authorization 1.06, the parameters' validation 1.08-1.10, the deadline 1.06-1.12, the route's own work (its " +
-      "version headers and preconditions) the rest; a note: the body's parse and validation 1.10-1.12, the deadline " +
-      "1.13-1.17, its NoteCreated metric 1.17-1.26, the rest of the route (the deadline's signal in the store call, " +
-      "the answer) 1.23-1.35. The two largest parts were Powertools' log-context middleware, which set and cleared " +
-      "the request's keys through its per-invocation store on every request (+0.05 to +0.10), and a timer and a race " +
-      'per request for the deadline (+0.06 to +0.09); the request logger (shared/http/request-logger.ts) and one ' +
-      'timer per process (shared/http/run-with-deadline.ts) took them to the figures above. Each part left is a rule ' +
-      'of the contract or of the operations guide (the tenant check, validation, the 504 before the deadline, the ' +
-      "metric), none more than about 0.09. Runs of the same code differ by up to 0.2 a process (the section's " +
-      "'each process'), more than any one part. The SDK's retry middleware captures a stack trace on every call " +
-      '(`new Error()`), which is deeper under the chain; without it the ratio stayed within that spread. The keyed ' +
-      "note's bare function writes the same record in the same transaction, so its extra is the note's plus the " +
-      "Idempotency-Key's checks. The run profiles each route that misses (under the warm table): the chain's extra by " +
-      'package and by our file.',
+      'What the chain adds is spread over its parts, each a rule of the contract or of the operations guide, and a ' +
+      'part costs several times more in place than alone: the chain is many small functions, each run once a ' +
+      "request, and after 8 000 requests V8 still runs many of them (the parameters' validator among them) from " +
+      "Maglev's code rather than TurboFan's (`--trace-opt`), where a part timed alone in a loop gets TurboFan's. " +
+      "The parameters' validation takes 0.3 µs alone. Each part's share, measured by taking it out (the chain with " +
+      'and without it, from two source trees, in one process against the bare function: 90 shuffled rounds of 25 ' +
+      "calls, six processes with the trees in both orders to cancel the order's bias): on a get, the parameters' " +
+      'validation about 0.05 of the ratio, the deadline 0.04, the log context within noise; on a note, its ' +
+      'NoteCreated metric 0.04 (Powertools Metrics reads AWS_LAMBDA_MAX_CONCURRENCY from the environment at every ' +
+      "access of its stores, several times a request), the deadline's signal in the store call 0.015. Parts with no " +
+      "rule behind them are out of the chain: Powertools' log-context middleware gives way to the request logger " +
+      '(shared/http/request-logger.ts), a timer and a race per request to one timer per process ' +
+      '(shared/http/run-with-deadline.ts), and closures made per request (bundled with keepNames, each costs a call ' +
+      "that names it), a docId's encoding and a URL parse per request to plain checks. Runs of the same code differ by " +
+      "up to 0.2 a process (the section's 'each process'), more than any one part. The keyed note's bare function " +
+      "writes the same record in the same transaction, so its extra is the note's plus the Idempotency-Key's checks. " +
+      "The run profiles each route that misses (under the warm table): the chain's extra by package and by our file.",
   },
   {
     goals: /^throughput getCurrentDocument$/,
