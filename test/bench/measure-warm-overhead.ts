@@ -150,6 +150,31 @@ async function timeCalls(
   return (user + system) / count;
 }
 
+/** `count` calls of a handler with the route's event, as timeCalls times them. */
+type TimedCalls = (handler: ProxyHandler, count: number) => Promise<number>;
+
+/** `rounds` batches of each side, each batch's CPU per call. */
+async function alternatingRounds(
+  calls: TimedCalls,
+  chain: ProxyHandler,
+  bare: ProxyHandler,
+  { rounds, batch }: { rounds: number; batch: number },
+): Promise<{ chainTimes: number[]; bareTimes: number[] }> {
+  const chainTimes: number[] = [];
+  const bareTimes: number[] = [];
+  for (let round_ = 0; round_ < rounds; round_++) {
+    // Alternate which goes first, so neither always runs right after a collection.
+    if (round_ % 2 === 0) {
+      chainTimes.push(await calls(chain, batch));
+      bareTimes.push(await calls(bare, batch));
+    } else {
+      bareTimes.push(await calls(bare, batch));
+      chainTimes.push(await calls(chain, batch));
+    }
+  }
+  return { chainTimes, bareTimes };
+}
+
 /** Calls profiled per side of a route that missed its goal. */
 const PROFILED_CALLS = 2000;
 
@@ -217,21 +242,11 @@ export async function measureWarmOverhead(
     const chain = module.handler;
     const bare = bareHandler(route);
     const event = benchEvent(route);
+    const calls: TimedCalls = (handler, count) => timeCalls(handler, event, context, route.status, count);
     // Warm-up: JIT, the SDK's first-call work (endpoint, credentials), the chain's lazy state.
-    await timeCalls(chain, event, context, route.status, 1000);
-    await timeCalls(bare, event, context, route.status, 1000);
-    const chainTimes: number[] = [];
-    const bareTimes: number[] = [];
-    for (let round_ = 0; round_ < options.rounds; round_++) {
-      // Alternate which goes first, so neither always runs right after a collection.
-      if (round_ % 2 === 0) {
-        chainTimes.push(await timeCalls(chain, event, context, route.status, options.batch));
-        bareTimes.push(await timeCalls(bare, event, context, route.status, options.batch));
-      } else {
-        bareTimes.push(await timeCalls(bare, event, context, route.status, options.batch));
-        chainTimes.push(await timeCalls(chain, event, context, route.status, options.batch));
-      }
-    }
+    await calls(chain, 1000);
+    await calls(bare, 1000);
+    const { chainTimes, bareTimes } = await alternatingRounds(calls, chain, bare, options);
     const ratio = round(pairedRatio(chainTimes, bareTimes));
     const goal = atMost(ratio, GOAL_RATIO);
     return {
@@ -244,8 +259,8 @@ export async function measureWarmOverhead(
       goal,
       ...(!goal.met && {
         profile: warmProfile(
-          await profiled(() => timeCalls(chain, event, context, route.status, PROFILED_CALLS)),
-          await profiled(() => timeCalls(bare, event, context, route.status, PROFILED_CALLS)),
+          await profiled(() => calls(chain, PROFILED_CALLS)),
+          await profiled(() => calls(bare, PROFILED_CALLS)),
           PROFILED_CALLS,
         ),
       }),
