@@ -200,13 +200,14 @@ function originOf(frame: CallFrame): string {
   return npm === 'project' ? relative(PROJECT_ROOT, path) : npm;
 }
 
-/** Sampled CPU per call by origin, µs, idle left out. */
-export function perCallByOrigin(profile: CpuProfile, calls: number): Map<string, number> {
+/** Sampled CPU per call by origin, µs, idle left out: over `profiles` that together timed `calls` calls. */
+export function perCallByOrigin(profiles: readonly CpuProfile[], calls: number): Map<string, number> {
   const origins = new Map<string, number>();
-  for (const { frame, selfMs } of nodesOf(profile)) {
-    if (selfMs === 0 || frame.functionName === '(idle)') continue;
-    add(origins, originOf(frame), (selfMs * 1000) / calls);
-  }
+  for (const profile of profiles)
+    for (const { frame, selfMs } of nodesOf(profile)) {
+      if (selfMs === 0 || frame.functionName === '(idle)') continue;
+      add(origins, originOf(frame), (selfMs * 1000) / calls);
+    }
   return origins;
 }
 
@@ -222,11 +223,13 @@ export interface WarmProfile {
 }
 
 /**
- * The chain's profile against the bare function's, per call, µs.
+ * The chain's profiles against the bare function's, per call, µs: each side's slices of a run that
+ * took turns (the machine's speed drifts within a process, so one long profile a side would count
+ * the drift as the chain's), `calls` calls a side in all.
  *
- * @example warmProfile(chainProfile, bareProfile, 2000).extra[0] // { origin: '@aws-lambda-powertools/logger', us: 6.1 }
+ * @example warmProfile(chainSlices, bareSlices, 2000).extra[0] // { origin: '@aws-lambda-powertools/logger', us: 6.1 }
  */
-export function warmProfile(chain: CpuProfile, bare: CpuProfile, calls: number): WarmProfile {
+export function warmProfile(chain: readonly CpuProfile[], bare: readonly CpuProfile[], calls: number): WarmProfile {
   const ofChain = perCallByOrigin(chain, calls);
   const ofBare = perCallByOrigin(bare, calls);
   const total = (origins: Map<string, number>) => [...origins.values()].reduce((sum, us) => sum + us, 0);

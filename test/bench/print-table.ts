@@ -184,7 +184,7 @@ function warmProfileSection(report: WarmOverheadReport): string | undefined {
   const routes = report.routes.filter((entry) => entry.profile);
   if (routes.length === 0) return undefined;
   return [
-    `Where the warm overhead goes, for the routes that missed their goal: the inspector's CPU profile (50 us samples, self time) of ${routes[0]!.profile!.calls} requests through the chain and as many through the bare function; us per request, the profiler's own cost included. Extra: the chain's time less the bare function's, by where the code is (an npm package, one of our files, Node)`,
+    `Where the warm overhead goes, for the routes that missed their goal: the inspector's CPU profile (50 us samples, self time) of ${routes[0]!.profile!.calls} requests through the chain and as many through the bare function, in slices that take turns; us per request, the profiler's own cost included. Extra: the chain's time less the bare function's, by where the code is (an npm package, one of our files, Node)`,
     formatTable(
       ['route', '>chain us', '>bare us', "chain's extra by origin (largest first)"],
       routes.map(({ route, profile }) => [

@@ -191,7 +191,7 @@ describe('a warm profile', () => {
     });
     const bare = profileOf({ name: 'bare', url: file('test/bench/bare.ts'), ms: 2, children: [{ ...sdk, ms: 36 }] });
     // 1 000 calls a side: 1 ms of self time is 1 µs a call.
-    expect(warmProfile(chain, bare, 1000)).toEqual({
+    expect(warmProfile([chain], [bare], 1000)).toEqual({
       calls: 1000,
       chainUs: 60,
       bareUs: 38,
@@ -200,6 +200,27 @@ describe('a warm profile', () => {
         { origin: 'shared/http/response-headers.ts', us: 6 },
         { origin: '@smithy/core', us: 4 },
         { origin: "Node's own code", us: 4 },
+        { origin: 'test/bench/bare.ts', us: -2 },
+      ],
+    });
+  });
+
+  it('counts every slice of a side: slices that took turns add up to the calls of the whole side', () => {
+    const slice = (name: string, sdkMs: number, ownMs: number) =>
+      profileOf({ name, url: file(`test/bench/${name}.ts`), ms: ownMs, children: [{ ...sdk, ms: sdkMs }] });
+    // Two slices a side, 500 calls each: the machine slowed between them, on both sides alike.
+    const profile = warmProfile(
+      [slice('chain', 10, 3), slice('chain', 20, 3)],
+      [slice('bare', 9, 1), slice('bare', 18, 1)],
+      1000,
+    );
+    expect(profile).toEqual({
+      calls: 1000,
+      chainUs: 36,
+      bareUs: 29,
+      extra: [
+        { origin: 'test/bench/chain.ts', us: 6 },
+        { origin: '@smithy/core', us: 3 },
         { origin: 'test/bench/bare.ts', us: -2 },
       ],
     });
