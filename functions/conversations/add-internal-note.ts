@@ -5,8 +5,6 @@ import { buildNote } from '#shared/domain/notes/build-note';
 import { newNoteId } from '#shared/domain/notes/new-note-id';
 import { createApiHandler } from '#shared/http/create-api-handler';
 import { recordAnswer, replayRecorded } from '#shared/http/idempotent-answer';
-import { APP_METRICS } from '#shared/http/metric-names';
-import { countMetric } from '#shared/http/metrics';
 import { addInternalNote } from '#shared/schemas/route-validators.generated';
 import { conversationsStore, idempotencyLedger } from '#shared/store/function-stores';
 
@@ -26,6 +24,5 @@ export const handler = createApiHandler(addInternalNote, async ({ tenantId, path
     const { kind, message } = outcome.rejection;
     throw kind === 'not-found' ? notFound(message) : conflict(message);
   }
-  countMetric(APP_METRICS.noteCreated);
   return answer;
 });

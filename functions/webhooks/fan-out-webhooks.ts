@@ -5,6 +5,7 @@
  */
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { logger } from '#shared/http/logger';
+import { publishMetrics } from '#shared/http/metrics';
 import { tableOfStreamRecord } from '#shared/settings/table-settings';
 import { webhookDeliveriesStore, webhookDeliveryQueue, webhookEndpointsStore } from '#shared/store/function-stores';
 import { WEBHOOK_STREAM_SOURCES } from '#shared/webhook-functions';
@@ -18,5 +19,13 @@ const deps = {
 };
 const streamTables = WEBHOOK_STREAM_SOURCES.map((source) => source.table);
 
-export const handler = (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> =>
-  fanOutRecords(deps, event.Records, (record) => tableOfStreamRecord(record.eventSourceARN, streamTables));
+export const handler = async (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {
+  try {
+    return await fanOutRecords(deps, event.Records, (record) =>
+      tableOfStreamRecord(record.eventSourceARN, streamTables),
+    );
+  } finally {
+    // What the batch counted (NoteCreated), as one EMF line.
+    publishMetrics();
+  }
+};

@@ -6,7 +6,10 @@
 export const METRICS_NAMESPACE = 'CXM';
 
 export const APP_METRICS = {
-  /** An internal note committed (a 201 of addInternalNote). */
+  /**
+   * An internal note committed: counted by the webhooks' fan-out from the conversations stream,
+   * once per note record it keeps (shared/webhooks/run-webhook-functions.ts), not by the note's function.
+   */
   noteCreated: 'NoteCreated',
   /** A caller refused: the authorizer's 401s, and the chain's 401 and 403. */
   authFailure: 'AuthFailure',

@@ -9,6 +9,9 @@
 
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { DynamoDBBatchResponse, DynamoDBRecord, SQSBatchResponse, SQSRecord } from 'aws-lambda';
+import type { WebhookEvent } from '#shared/domain/webhooks/webhook-events';
+import { APP_METRICS } from '#shared/http/metric-names';
+import { countMetric } from '#shared/http/metrics';
 import type { DeliveryQueue } from '#shared/store/delivery-queue';
 import { parseDeliveryTask } from '#shared/store/delivery-queue';
 import type { TableId } from '#shared/store/table-specs';
@@ -37,13 +40,12 @@ export async function fanOutRecords(
       return found;
     },
   };
+  const events = records.map((record) => {
+    const table = tableOf(record);
+    return table === undefined ? undefined : webhookEventOf(table, record as Parameters<typeof webhookEventOf>[1]);
+  });
   const outcomes = await Promise.allSettled(
-    records.map(async (record) => {
-      const table = tableOf(record);
-      const found =
-        table === undefined ? undefined : webhookEventOf(table, record as Parameters<typeof webhookEventOf>[1]);
-      return found ? fanOutEvent({ ...deps, endpoints }, found.tenantId, found.event) : [];
-    }),
+    events.map(async (found) => (found ? fanOutEvent({ ...deps, endpoints }, found.tenantId, found.event) : [])),
   );
   const failed = outcomes.findIndex((outcome) => outcome.status === 'rejected');
   const settled = failed < 0 ? outcomes : outcomes.slice(0, failed);
@@ -61,6 +63,7 @@ export async function fanOutRecords(
   } catch (error) {
     return retryFrom(0, error);
   }
+  countCreatedNotes(events.slice(0, settled.length));
   if (failed >= 0) return retryFrom(failed, (outcomes[failed] as PromiseRejectedResult).reason);
   return { batchItemFailures: [] };
 }
@@ -70,6 +73,16 @@ export async function fanOutRecords(
  *
  * @example return deliverQueuedTasks({ endpoints, deliveries, rules, queue, logger }, event.Records);
  */
+/**
+ * NoteCreated, counted here rather than by the note's function: a kept record is a committed note,
+ * counted once, on the pass that keeps it (a record given again was not kept before), and the
+ * note's request pays nothing for its count. The function publishes it when the batch ends.
+ */
+function countCreatedNotes(kept: ReadonlyArray<{ event: WebhookEvent } | undefined>): void {
+  const notes = kept.filter((found) => found?.event.type === 'note.created').length;
+  if (notes > 0) countMetric(APP_METRICS.noteCreated, notes);
+}
+
 export async function deliverQueuedTasks(
   deps: DeliverMessageDeps & { queue: DeliveryQueue; logger: Logger },
   records: readonly SQSRecord[],

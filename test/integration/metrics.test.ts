@@ -1,22 +1,31 @@
 /**
  * The functions' own metrics, read from the EMF lines they write: NoteCreated once per committed
- * note (the real note handler on DynamoDB Local) and never on a refusal; AuthFailure for the
+ * note, counted by the webhooks' fan-out from the conversations stream of DynamoDB Local (never by
+ * the note's function, and never for a record it leaves for retry); AuthFailure for the
  * authorizer's and the chain's refusals; Throttled for each of our 503 ServiceUnavailable
  * answers; and nothing at all otherwise.
  */
 import { ThrottlingException } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { matchesEventPattern } from '#infra/local/emulators/match-event-pattern';
 import { pointAtLocalDynamo } from '#infra/local/emulators/point-at-local-dynamo';
 import { encodeCaller } from '#shared/auth/authorizer-context';
+import { buildNote } from '#shared/domain/notes/build-note';
 import { conversationWithDefaults } from '#shared/domain/notes/conversation';
 import type { ChainEvent } from '#shared/http/api-types';
 import { type ApiHandler, createApiHandler } from '#shared/http/create-api-handler';
+import { logger } from '#shared/http/logger';
+import { publishMetrics } from '#shared/http/metrics';
 import { addInternalNote as addInternalNoteRoute } from '#shared/schemas/route-validators.generated';
-import { createConversationsStore } from '#shared/store/conversations-store';
+import type { DeliveryQueue } from '#shared/store/delivery-queue';
 import { documentClient } from '#shared/store/dynamo-client';
 import { StoreUnavailableError } from '#shared/store/store-unavailable-error';
+import { bindTableStores, type TableStores } from '#shared/store/table-stores';
+import { WEBHOOK_STREAM_SOURCES } from '#shared/webhook-functions';
+import { fanOutRecords } from '#shared/webhooks/run-webhook-functions';
 import { type CapturedLines, captureJsonLines } from '#test/support/capture-json-lines';
+import { readTableStream, type StreamRecord } from '#test/support/read-table-stream';
 import { uniqueTenant } from '#test/support/test-api';
 import { workerDynamo } from '#test/support/worker-dynamo';
 
@@ -37,14 +46,19 @@ interface EmfLine {
 }
 
 const tenant = uniqueTenant('metrics');
+let dynamo: ReturnType<typeof workerDynamo>;
+let stores: TableStores;
+let conversations: TableStores['conversations'];
 let addInternalNote: ApiHandler;
 let authorize: (event: APIGatewayRequestAuthorizerEvent) => Promise<unknown>;
 let output: CapturedLines;
 
 beforeAll(async () => {
-  const { tables, ...store } = workerDynamo();
+  dynamo = workerDynamo();
+  const { tables, ...store } = dynamo;
   pointAtLocalDynamo(store, tables);
-  const conversations = createConversationsStore(documentClient(), tables.conversations);
+  stores = bindTableStores(documentClient(), tables);
+  conversations = stores.conversations;
   await conversations.putConversation(tenant, conversationWithDefaults({ id: 'open' }));
   await conversations.putConversation(tenant, conversationWithDefaults({ id: 'closed', status: 'closed' }));
   // Imported once the table names are in the environment, as a deployed function reads them.
@@ -92,21 +106,24 @@ function noteEvent(
   };
 }
 
+/** The conversations stream's records of the notes `ids` of `tenants`, in the order written, as the fan-out's mapping hands them over. */
+async function noteRecords(tenants: readonly string[], ids: readonly string[]) {
+  const { pattern } = WEBHOOK_STREAM_SOURCES.find((source) => source.table === 'conversations')!;
+  const idOf = (record: StreamRecord) => record.dynamodb?.NewImage?.id?.S;
+  const tenantOf = (record: StreamRecord) => record.dynamodb?.NewImage?.tenantId?.S;
+  const records = (await readTableStream(dynamo, dynamo.tables.conversations))
+    .filter((record) => tenants.includes(tenantOf(record) ?? '') && ids.includes(idOf(record) ?? ''))
+    .filter((record) => matchesEventPattern(pattern, record));
+  expect(records.map(idOf)).toEqual(ids);
+  return records;
+}
+
 const context = () => ({ getRemainingTimeInMillis: () => 10_000 }) as unknown as Context;
 
 describe('NoteCreated', () => {
-  it('is published once per 201, in namespace CXM with dimensions service and stage', async () => {
+  it("is not published by the note's own function: a 201 writes no EMF line", async () => {
     expect((await addInternalNote(noteEvent('open', { body: 'first' }), context())).statusCode).toBe(201);
-    expect(emfLines()).toHaveLength(1);
-    const [line] = emfLines();
-    expect(line!._aws.CloudWatchMetrics).toEqual([
-      { Namespace: 'CXM', Dimensions: [['service', 'stage']], Metrics: [{ Name: 'NoteCreated', Unit: 'Count' }] },
-    ]);
-    expect(line).toMatchObject({ service: 'cxm-api', stage: 'local', NoteCreated: 1 });
-
-    expect((await addInternalNote(noteEvent('open', { body: 'second' }), context())).statusCode).toBe(201);
-    expect(emfLines()).toHaveLength(2);
-    expect(counted()).toEqual({ NoteCreated: 2 });
+    expect(emfLines()).toEqual([]);
   });
 
   it.each([
@@ -116,6 +133,48 @@ describe('NoteCreated', () => {
   ])('is not published on a %s, and nothing else is either', async (_name, conversationId, body, status) => {
     expect((await addInternalNote(noteEvent(conversationId, body), context())).statusCode).toBe(status);
     expect(emfLines()).toEqual([]);
+  });
+
+  it('is published by the fan-out once per note record it keeps: a record given again counts on the pass that keeps it', async () => {
+    // Three committed notes, the second of a tenant whose endpoints cannot be read on the first pass.
+    const other = uniqueTenant('metrics-other');
+    await conversations.putConversation(other, conversationWithDefaults({ id: 'open' }));
+    for (const [owner, id] of [
+      [tenant, 'n-1'],
+      [other, 'n-2'],
+      [tenant, 'n-3'],
+    ] as const)
+      await conversations.addNote(owner, 'open', { ...buildNote(id, new Date()), body: id }, new Date());
+    const records = await noteRecords([tenant, other], ['n-1', 'n-2', 'n-3']);
+    let unreadable = true;
+    const endpoints = {
+      list: (tenantId: string) => {
+        if (tenantId !== other || !unreadable) return stores.webhookEndpoints.list(tenantId);
+        unreadable = false;
+        return Promise.reject(new Error('endpoints unreadable'));
+      },
+    };
+    const accepting: DeliveryQueue = { send: async () => {} };
+    const fanOut = { endpoints, deliveries: stores.webhookDeliveries, queue: accepting, logger };
+    const pass = async (batch: typeof records, queue: DeliveryQueue = accepting) => {
+      const answer = await fanOutRecords({ ...fanOut, queue }, batch as never, () => 'conversations');
+      publishMetrics();
+      return answer.batchItemFailures.length;
+    };
+
+    expect(await pass(records)).toBe(1);
+    expect(counted()).toEqual({ NoteCreated: 1 });
+    expect(emfLines()[0]!._aws.CloudWatchMetrics).toEqual([
+      { Namespace: 'CXM', Dimensions: [['service', 'stage']], Metrics: [{ Name: 'NoteCreated', Unit: 'Count' }] },
+    ]);
+    expect(emfLines()[0]).toMatchObject({ service: 'cxm-api', stage: 'local', NoteCreated: 1 });
+    // The stream gives the batch again from the record that failed, as Lambda does.
+    expect(await pass(records.slice(1))).toBe(0);
+    expect(counted()).toEqual({ NoteCreated: 3 });
+    // A queue that refuses the tasks keeps none of the records: nothing is counted.
+    const refusing: DeliveryQueue = { send: () => Promise.reject(new Error('queue down')) };
+    expect(await pass(records, refusing)).toBe(1);
+    expect(counted()).toEqual({ NoteCreated: 3 });
   });
 });
 
