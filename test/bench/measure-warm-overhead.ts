@@ -175,6 +175,60 @@ async function alternatingRounds(
   return { chainTimes, bareTimes };
 }
 
+const STORE_CALL_TIMER = 'benchStoreCallTimer';
+
+/**
+ * Times the process's DynamoDB calls from their outermost step (wall µs, no I/O with the canned
+ * answers), summed into `into.us`; returns the undo.
+ */
+function timeStoreCalls(into: { us: number }): () => void {
+  const stack = documentClient().middlewareStack;
+  stack.add(
+    (next) => async (args) => {
+      const started = process.hrtime.bigint();
+      try {
+        return await next(args);
+      } finally {
+        into.us += Number(process.hrtime.bigint() - started) / 1000;
+      }
+    },
+    { step: 'initialize', priority: 'high', name: STORE_CALL_TIMER },
+  );
+  return () => void stack.remove(STORE_CALL_TIMER);
+}
+
+/** Rounds of the store-call pass, after the measured rounds (its timer stays out of those). */
+const STORE_CALL_ROUNDS = 40;
+
+/**
+ * How long the store call itself takes, made from the chain and from the bare function: the same
+ * call, so any difference is what running beside the chain does to the SDK's own work.
+ */
+async function storeCallUs(
+  calls: TimedCalls,
+  chain: ProxyHandler,
+  bare: ProxyHandler,
+  batch: number,
+): Promise<WarmOverheadEntry['storeCallUs']> {
+  const timer = { us: 0 };
+  const undo = timeStoreCalls(timer);
+  try {
+    const timed: TimedCalls = async (handler, count) => {
+      timer.us = 0;
+      await calls(handler, count);
+      return timer.us / count;
+    };
+    const { chainTimes, bareTimes } = await alternatingRounds(timed, chain, bare, { rounds: STORE_CALL_ROUNDS, batch });
+    return {
+      chain: round(median(chainTimes), 1),
+      bare: round(median(bareTimes), 1),
+      extra: round(pairedDifference(chainTimes, bareTimes), 1),
+    };
+  } finally {
+    undo();
+  }
+}
+
 /** Calls profiled per side of a route that missed its goal, and the slices they are made in. */
 const PROFILED_CALLS = 2000;
 const PROFILED_SLICES = 20;
@@ -220,6 +274,13 @@ export interface WarmOverheadEntry {
   bareUs: number;
   /** Median over rounds of (chain - bare), µs. */
   overheadUs: number;
+  /** The store call's own wall time per request, µs, made from the chain and from the bare function (median of rounds). */
+  storeCallUs: {
+    chain: number;
+    bare: number;
+    /** Median over rounds of (chain - bare). */
+    extra: number;
+  };
   /** Median over rounds of (chain / bare): over the section's processes, the median process's. */
   ratio: number;
   /** Each process's ratio, in the order they ran: how far runs of the same code stray. */
@@ -268,11 +329,13 @@ export async function measureWarmOverhead(
     const { chainTimes, bareTimes } = await alternatingRounds(calls, chain, bare, options);
     const ratio = round(pairedRatio(chainTimes, bareTimes));
     const goal = atMost(ratio, GOAL_RATIO);
+    const storeCall = await storeCallUs(calls, chain, bare, options.batch);
     return {
       route: labelOf(route),
       chainUs: round(median(chainTimes), 1),
       bareUs: round(median(bareTimes), 1),
       overheadUs: round(pairedDifference(chainTimes, bareTimes), 1),
+      storeCallUs: storeCall,
       ratio,
       ratios: [ratio],
       goal,

@@ -244,14 +244,15 @@ function nodeHeader(report: BenchReport): string {
 
 function warmSection(report: WarmOverheadReport): string {
   return [
-    `Warm overhead: CPU time per request in process, chain vs bare function with the same store call (canned DynamoDB answers; median of ${report.rounds} batches of ${report.batch}, in ${report.processes} ${report.processes === 1 ? 'process' : 'processes'} a route, each running that route alone as Lambda runs one function per route${report.processes === 1 ? '' : ': the median process'})`,
+    `Warm overhead: CPU time per request in process, chain vs bare function with the same store call (canned DynamoDB answers; median of ${report.rounds} batches of ${report.batch}, in ${report.processes} ${report.processes === 1 ? 'process' : 'processes'} a route, each running that route alone as Lambda runs one function per route${report.processes === 1 ? '' : ': the median process'}). In the store call: how much longer the same DynamoDB call takes made from the chain than from the bare function, of the overhead (wall us inside the SDK's middleware stack, median over rounds of their own after the measured ones)`,
     formatTable(
-      ['route', '>chain us', '>bare us', '>overhead us', '>vs bare', 'goal', 'each process'],
+      ['route', '>chain us', '>bare us', '>overhead us', '>in the store call', '>vs bare', 'goal', 'each process'],
       report.routes.map((entry) => [
         entry.route,
         entry.chainUs.toFixed(1),
         entry.bareUs.toFixed(1),
         entry.overheadUs.toFixed(1),
+        entry.storeCallUs.extra.toFixed(1),
         x(entry.ratio),
         formatGoal(entry.goal),
         entry.ratios.map(x).join(' '),

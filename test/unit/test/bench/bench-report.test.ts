@@ -33,6 +33,7 @@ describe('bench statistics', () => {
       chainUs: ratio * 100,
       bareUs: 100,
       overheadUs: (ratio - 1) * 100,
+      storeCallUs: { chain: 60 + ratio, bare: 60, extra: ratio },
       ratio,
       ratios: [ratio],
       goal: atMost(ratio, 1.1),
@@ -114,6 +115,7 @@ const report: BenchReport = {
         chainUs: 180,
         bareUs: 100,
         overheadUs: 80,
+        storeCallUs: { chain: 75.5, bare: 50, extra: 25.5 },
         ratio: 1.8,
         ratios: [1.9, 1.8, 1.7],
         goal: atMost(1.8, 1.1),
@@ -359,6 +361,15 @@ describe('bench peers', () => {
     );
     // A stream function serves no request: its import's ratio without the cache.
     expect(section.split('\n').find((line) => line.startsWith('reportingIndexer'))).toMatch(/-\s+1\.75x\s+accepted$/);
+  });
+
+  it("prints beside a warm route's overhead how much of it is the store call made from the chain", () => {
+    const section = formatReport(report)
+      .split('\n\n')
+      .find((part) => part.startsWith('Warm overhead'))!;
+    expect(section.split('\n').find((line) => line.startsWith('getCurrentDocument'))).toMatch(
+      /180\.0\s+100\.0\s+80\.0\s+25\.5\s+1\.80x/,
+    );
   });
 
   it('marks each of our request-serving functions ahead of a peer only when its cold-request ratio is lower', () => {
