@@ -60,22 +60,25 @@ export const UNMET_GOAL_REASONS: readonly UnmetGoalReason[] = [
       "with the trees in both orders to cancel the order's bias; about 0.015 apart between repeats), on a get: the " +
       "log context and the authorization (tenant, scope) together 0.06, the deadline 0.03, the answer's own URL and" +
       " the raw body 0.02, middy and its other steps (the parameters' validation among them) 0.02-0.04, the route's" +
-      ' own code (preconditions, version headers) within noise. A part costs several times more in place than alone' +
-      " (the parameters' validator takes 0.3 µs in a loop). Parts with no rule behind them are out of the chain: " +
-      "Powertools' log-context middleware gives way to the request logger (shared/http/request-logger.ts), a timer " +
-      'and a race per request to one timer per process (shared/http/run-with-deadline.ts), closures made per ' +
-      "request (bundled with keepNames, each costs a call that names it), a docId's encoding and a URL parse per " +
+      ' own code (preconditions, version headers) within noise. Much of what the parts cost is not their own code: ' +
+      "the same store call takes longer when the chain makes it (the warm table's 'in the store call': about half " +
+      "of a get's overhead, most of a note's), the SDK's functions each a little slower in the profiles rather than" +
+      ' one path. The in-process A/B cannot see a change to how the SDK is called, since both trees share the SDK; ' +
+      "such a change is measured by this section's own processes. A part costs several times more in place than " +
+      "alone (the parameters' validator takes 0.3 µs in a loop). Parts with no rule behind them are out of the " +
+      "chain: Powertools' log-context middleware gives way to the request logger (shared/http/request-logger.ts), a" +
+      ' timer and a race per request to one timer per process (shared/http/run-with-deadline.ts), closures made per' +
+      " request (bundled with keepNames, each costs a call that names it), a docId's encoding and a URL parse per " +
       "request to plain checks, and a note's NoteCreated count (0.05 of its ratio: Powertools Metrics reads " +
       "AWS_LAMBDA_MAX_CONCURRENCY from the environment at every access of its stores) to the webhooks' fan-out, " +
       'which counts it from the conversations stream. Smaller cuts measured nothing: one key append instead of two ' +
       "and the common headers' names lowercased once read 1.01 ± 0.02 of the chain, a keyed note's answer text made" +
-      " once for its record and its answer 1.00, the note's store call without the deadline's signal 1.00. The " +
-      "chain's functions that run once a request reach TurboFan only after some 10 000 requests (`--trace-opt`), so" +
-      " a process of the section measures Maglev's code; processes warmed up with 12 000 calls read within the same" +
-      " spread. Runs of the same code differ by up to 0.2 a process (the section's 'each process'), more than any " +
-      "one part. The keyed note's bare function writes the same record in the same transaction, so its extra is the" +
-      " note's plus the Idempotency-Key's checks. The run profiles each route that misses (under the warm table): " +
-      "the chain's extra by package and by our file.",
+      " once for its record and its answer 1.00. The chain's functions that run once a request reach TurboFan only " +
+      "after some 10 000 requests (`--trace-opt`), so a process of the section measures Maglev's code; processes " +
+      'warmed up with 12 000 calls read within the same spread. Runs of the same code differ by up to 0.2 a process' +
+      " (the section's 'each process'), more than any one part. The keyed note's bare function writes the same " +
+      "record in the same transaction, so its extra is the note's plus the Idempotency-Key's checks. The run " +
+      "profiles each route that misses (under the warm table): the chain's extra by package and by our file.",
   },
   {
     goals: /^throughput getCurrentDocument$/,
