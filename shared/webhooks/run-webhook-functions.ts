@@ -69,11 +69,6 @@ export async function fanOutRecords(
 }
 
 /**
- * The attempts a batch of queued tasks asks for.
- *
- * @example return deliverQueuedTasks({ endpoints, deliveries, rules, queue, logger }, event.Records);
- */
-/**
  * NoteCreated, counted here rather than by the note's function: a kept record is a committed note,
  * counted once, on the pass that keeps it (a record given again was not kept before), and the
  * note's request pays nothing for its count. The function publishes it when the batch ends.
@@ -83,6 +78,11 @@ function countCreatedNotes(kept: ReadonlyArray<{ event: WebhookEvent } | undefin
   if (notes > 0) countMetric(APP_METRICS.noteCreated, notes);
 }
 
+/**
+ * The attempts a batch of queued tasks asks for.
+ *
+ * @example return deliverQueuedTasks({ endpoints, deliveries, rules, queue, logger }, event.Records);
+ */
 export async function deliverQueuedTasks(
   deps: DeliverMessageDeps & { queue: DeliveryQueue; logger: Logger },
   records: readonly SQSRecord[],
