@@ -2,7 +2,8 @@
  * What the two webhook functions do with a batch, apart from where their stores and queue are:
  * the fan-out turns the stream records that are events into deliveries and queues their tasks,
  * up to the first record that failed (reported, so the stream gives it again with those after it:
- * nothing skipped, and a record given twice makes no second delivery); the delivery
+ * nothing skipped, and a record given twice makes no second delivery), and counts the committed
+ * notes among the records it kept (NoteCreated, which the fan-out function publishes); the delivery
  * function makes the attempt each task asks for, side by side, queues the next attempt of those
  * that failed, and reports the tasks it could not settle, which the queue gives again.
  */
