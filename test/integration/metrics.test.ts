@@ -13,6 +13,7 @@ import { pointAtLocalDynamo } from '#infra/local/emulators/point-at-local-dynamo
 import { encodeCaller } from '#shared/auth/authorizer-context';
 import { buildNote } from '#shared/domain/notes/build-note';
 import { conversationWithDefaults } from '#shared/domain/notes/conversation';
+import { newNoteId } from '#shared/domain/notes/new-note-id';
 import type { ChainEvent } from '#shared/http/api-types';
 import { type ApiHandler, createApiHandler } from '#shared/http/create-api-handler';
 import { logger } from '#shared/http/logger';
@@ -139,13 +140,13 @@ describe('NoteCreated', () => {
     // Three committed notes, the second of a tenant whose endpoints cannot be read on the first pass.
     const other = uniqueTenant('metrics-other');
     await conversations.putConversation(other, conversationWithDefaults({ id: 'open' }));
-    for (const [owner, id] of [
-      [tenant, 'n-1'],
-      [other, 'n-2'],
-      [tenant, 'n-3'],
-    ] as const)
-      await conversations.addNote(owner, 'open', { ...buildNote(id, new Date()), body: id }, new Date());
-    const records = await noteRecords([tenant, other], ['n-1', 'n-2', 'n-3']);
+    // Fresh ids: a note's id is its transaction's ClientRequestToken, which DynamoDB Local keeps for
+    // ten minutes across every file of the run.
+    const owners = [tenant, other, tenant];
+    const ids = owners.map((_, index) => newNoteId(Date.now() + index));
+    for (const [index, id] of ids.entries())
+      await conversations.addNote(owners[index]!, 'open', { ...buildNote(id, new Date()), body: id }, new Date());
+    const records = await noteRecords([tenant, other], ids);
     let unreadable = true;
     const endpoints = {
       list: (tenantId: string) => {
