@@ -1,9 +1,9 @@
 /**
  * The deliveries of a tenant's endpoints: one item per message and endpoint at pk
  * `<tenant>#<endpointId>`, sk `<event time>#<messageId>`, kept 30 days (TTL). A message is put only
- * if absent, so an event met twice is delivered once; an attempt is recorded on condition that no
- * other attempt was recorded since it read the delivery, so two copies of one queue message record
- * one outcome. Every write that leaves a delivery pending gives it its shard and time in the sweep
+ * if absent, so an event met twice is delivered once; an attempt is claimed before it posts, and
+ * recorded, on condition that no other attempt was recorded since it read the delivery or holds a
+ * claim, so copies of one queue message post once and record one outcome. Every write that leaves a delivery pending gives it its shard and time in the sweep
  * index (`sweepShard`, `sweepAt`: shared/domain/webhooks/delivery-sweep.ts), and every write that
  * ends it removes them, so the index holds the pending deliveries alone.
  */
@@ -31,6 +31,8 @@ import type { StopSignal } from './stop-signal.ts';
 import { DELIVERY_SWEEP_INDEX, tableSpecs } from './table-specs.ts';
 
 const TTL_ATTRIBUTE = tableSpecs.webhookDeliveries.timeToLiveAttribute!;
+/** Until when an attempt in progress holds the delivery (ISO 8601), while it does. */
+const CLAIM = 'attemptClaimedUntil';
 
 export type RecordDeliveryOutcome = { kind: 'new' } | { kind: 'exists'; delivery: WebhookDelivery };
 
@@ -79,8 +81,20 @@ export interface WebhookDeliveriesStore {
   record(tenantId: string, delivery: WebhookDelivery, nowMs: number): Promise<RecordDeliveryOutcome>;
   get(tenantId: string, key: DeliveryKey): Promise<WebhookDelivery | undefined>;
   /**
-   * Records the attempt after the `seenAttempts`-th: false when another attempt was recorded since
-   * (a second copy of the queue message), and nothing is written.
+   * Claims the attempt after the `seenAttempts`-th of a pending delivery until `untilMs`, at
+   * `nowMs`: false, and nothing written, when another attempt was recorded since or holds a claim
+   * that has not lapsed (a copy of the queue message is posting it).
+   */
+  claimAttempt(
+    tenantId: string,
+    key: DeliveryKey,
+    seenAttempts: number,
+    nowMs: number,
+    untilMs: number,
+  ): Promise<boolean>;
+  /**
+   * Records the attempt after the `seenAttempts`-th, and ends its claim: false when another attempt
+   * was recorded since, and nothing is written.
    */
   recordAttempt(tenantId: string, key: DeliveryKey, seenAttempts: number, attempt: AttemptRecord): Promise<boolean>;
   /**
@@ -303,9 +317,25 @@ export function createWebhookDeliveriesStore(client: DynamoDBDocumentClient, tab
       return Item ? toDelivery(Item) : undefined;
     },
 
+    async claimAttempt(tenantId, key, seenAttempts, nowMs, untilMs) {
+      return updateIfHeld(client, {
+        TableName: table,
+        Key: keyOf(tenantId, key),
+        UpdateExpression: `SET ${CLAIM} = :until`,
+        ConditionExpression: `#status = :pending AND attempts = :seen AND (attribute_not_exists(${CLAIM}) OR ${CLAIM} <= :now)`,
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':pending': 'pending',
+          ':seen': seenAttempts,
+          ':now': new Date(nowMs).toISOString(),
+          ':until': new Date(untilMs).toISOString(),
+        },
+      });
+    },
+
     async recordAttempt(tenantId, key, seenAttempts, attempt) {
       const set = ['#status = :status', 'attempts = :next', 'lastAttemptAt = :at'];
-      const remove: string[] = [];
+      const remove: string[] = [CLAIM];
       const values: Record<string, unknown> = {
         ':status': attempt.status,
         ':next': seenAttempts + 1,
@@ -349,7 +379,7 @@ export function createWebhookDeliveriesStore(client: DynamoDBDocumentClient, tab
       return updateIfHeld(client, {
         TableName: table,
         Key: keyOf(tenantId, key),
-        UpdateExpression: 'SET #status = :failed, lastError = :reason REMOVE nextAttemptAt, sweepShard, sweepAt',
+        UpdateExpression: `SET #status = :failed, lastError = :reason REMOVE nextAttemptAt, sweepShard, sweepAt, ${CLAIM}`,
         ConditionExpression: 'attempts = :seen AND #status = :pending',
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: {

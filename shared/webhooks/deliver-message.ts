@@ -9,8 +9,10 @@
  * The next attempt is queued when the queue's longest delay can carry its wait, and is left to the
  * sweeper otherwise (sweep-deliveries.ts). Copies of one queue message are harmless: a delivery no
  * longer pending is left alone, one not yet due is answered with the rest of its wait (carried in
- * hops when longer than the queue's delay), and an attempt is recorded only if none was since the
- * delivery was read.
+ * hops when longer than the queue's delay), and an attempt posts only once it has claimed the
+ * delivery, which no other attempt since the read has recorded or holds; the copy that finds it
+ * claimed ends, its claimant queuing what follows (one that died lets the claim lapse, and the
+ * queue's next delivery of its task or the sweeper sends it).
  */
 
 import { DELIVERY_SWEEP_TIMING, queueCarries } from '#shared/domain/webhooks/delivery-sweep';
@@ -26,7 +28,7 @@ import {
 } from '#shared/domain/webhooks/retry-schedule';
 import { webhookHeaders } from '#shared/domain/webhooks/sign-webhook';
 import { signingSecretsAt } from '#shared/domain/webhooks/signing-secrets';
-import type { DeliveryKey } from '#shared/domain/webhooks/webhook-delivery';
+import { ATTEMPT_CLAIM_SECONDS, type DeliveryKey } from '#shared/domain/webhooks/webhook-delivery';
 import type { StoredWebhookEndpoint } from '#shared/domain/webhooks/webhook-endpoint';
 import type { WebhookTargetRules } from '#shared/domain/webhooks/webhook-target';
 import type { WebhookSecretBox } from '#shared/secrets/webhook-secret-box';
@@ -106,6 +108,15 @@ export async function deliverMessage(
   }
 
   const startedAt = now();
+  // Copies of its task (a queue's second delivery, two sweeps at once) are harmless only if one posts.
+  const claimed = await deps.deliveries.claimAttempt(
+    tenantId,
+    key,
+    delivery.attempts,
+    startedAt,
+    startedAt + ATTEMPT_CLAIM_SECONDS * 1000,
+  );
+  if (!claimed) return { kind: 'done' };
   const secrets = await Promise.all(
     signingSecretsAt(endpoint.secrets, startedAt).map((sealed) =>
       deps.secrets.open(sealed, { tenantId, endpointId: endpoint.id }),

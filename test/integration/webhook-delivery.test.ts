@@ -17,7 +17,7 @@ import { pointAtLocalDynamo } from '#infra/local/emulators/point-at-local-dynamo
 import { buildNote } from '#shared/domain/notes/build-note';
 import { conversationWithDefaults } from '#shared/domain/notes/conversation';
 import { rotateSecrets } from '#shared/domain/webhooks/signing-secrets';
-import type { DeliveryTask } from '#shared/domain/webhooks/webhook-delivery';
+import { ATTEMPT_CLAIM_SECONDS, type DeliveryTask } from '#shared/domain/webhooks/webhook-delivery';
 import type { StoredWebhookEndpoint } from '#shared/domain/webhooks/webhook-endpoint';
 import { documentChanged, noteCreated, type WebhookEventType } from '#shared/domain/webhooks/webhook-events';
 import { newWebhookSecret } from '#shared/domain/webhooks/webhook-secret';
@@ -361,14 +361,35 @@ describe('attempts', () => {
     expect(oldOnly.refused).toHaveLength(SCHEDULE.length);
   });
 
-  it('a delivery whose endpoint was deleted fails without an attempt; copies of one task record one attempt', async () => {
+  it('copies of one task make one attempt, as long as its claim holds; a delivery whose endpoint was deleted fails without one', async () => {
     const tenant = uniqueTenant('deleted');
     const secret = newWebhookSecret();
     const got = await receiver([secret]);
     const endpoint = await addEndpoint(tenant, got.url, ['note.created'], { secrets: { current: secret } });
     const [task] = await fanOutEvent(deps, tenant, noteEvent(tenant));
-    await Promise.all([deliverMessage(deps, tenant, task!.key), deliverMessage(deps, tenant, task!.key)]);
+    const copies = Array.from({ length: 3 }, () => deliverMessage(deps, tenant, task!.key));
+    expect(await Promise.all(copies)).toEqual([{ kind: 'done' }, { kind: 'done' }, { kind: 'done' }]);
+    expect(got.receipts.map(({ id }) => id)).toEqual([task!.key.messageId]);
     expect(await stores.webhookDeliveries.get(tenant, task!.key)).toMatchObject({ status: 'delivered', attempts: 1 });
+
+    // Claimed by a run that died before it posted: no copy posts until the claim lapses.
+    const [orphan] = await fanOutEvent(deps, tenant, noteEvent(tenant));
+    const claimedAt = Date.now();
+    expect(
+      await stores.webhookDeliveries.claimAttempt(
+        tenant,
+        orphan!.key,
+        0,
+        claimedAt,
+        claimedAt + ATTEMPT_CLAIM_SECONDS * 1000,
+      ),
+    ).toBe(true);
+    expect(await deliverMessage(deps, tenant, orphan!.key)).toEqual({ kind: 'done' });
+    expect(got.receipts).toHaveLength(1);
+    const lapsed = () => claimedAt + ATTEMPT_CLAIM_SECONDS * 1000;
+    expect(await deliverMessage({ ...deps, now: lapsed }, tenant, orphan!.key)).toEqual({ kind: 'done' });
+    expect(got.receipts.map(({ id }) => id)).toEqual([task!.key.messageId, orphan!.key.messageId]);
+    expect(await stores.webhookDeliveries.get(tenant, orphan!.key)).toMatchObject({ status: 'delivered', attempts: 1 });
 
     const [next] = await fanOutEvent(deps, tenant, noteEvent(tenant));
     await stores.webhookEndpoints.remove(tenant, endpoint.id);

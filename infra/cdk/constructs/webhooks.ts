@@ -21,6 +21,7 @@ import { functionName } from '#infra/stage-names';
 import type { TableAccess } from '#shared/api/route-spec';
 import { WEBHOOK_SWEEP_MINUTES } from '#shared/domain/webhooks/delivery-sweep';
 import { RETRY_SCHEDULE_MS } from '#shared/domain/webhooks/retry-schedule';
+import { ATTEMPT_CLAIM_SECONDS } from '#shared/domain/webhooks/webhook-delivery';
 import type { WebhookTargetRules } from '#shared/domain/webhooks/webhook-target';
 import { FUNCTION_ENV } from '#shared/settings/setting-names';
 import type { TableId } from '#shared/store/table-specs';
@@ -36,8 +37,11 @@ import type { StageConfig } from '../stage/config.ts';
 import { ApiFunction } from './api-function.ts';
 import type { SpecTable } from './data.ts';
 
-/** An attempt posts for at most 15 s; a batch's attempts run side by side, with their store calls. */
-const DELIVERY_TIMEOUT = Duration.seconds(60);
+/**
+ * An attempt posts for at most 15 s; a batch's attempts run side by side, with their store calls.
+ * An attempt's claim on its delivery lasts as long, so it holds for as long as the run may live.
+ */
+const DELIVERY_TIMEOUT = Duration.seconds(ATTEMPT_CLAIM_SECONDS);
 /** Lambda's advice for a queue it reads: a visibility timeout of six times the function's. */
 const DELIVERY_VISIBILITY = Duration.seconds(DELIVERY_TIMEOUT.toSeconds() * 6);
 

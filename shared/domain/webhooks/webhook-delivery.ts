@@ -13,6 +13,13 @@ export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 /** How long a delivery is kept (and listed): what a recover can reach back to. */
 export const DELIVERY_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 
+/**
+ * How long an attempt's claim on its delivery holds (shared/webhooks/deliver-message.ts): the
+ * delivery function's timeout, so no copy of its task posts it again while the run that claimed it
+ * may still be posting; once a run that died has let it lapse, a later copy or the sweeper sends it.
+ */
+export const ATTEMPT_CLAIM_SECONDS = 60;
+
 /** Where a delivery is: the endpoint, the time of its event, its message id. */
 export interface DeliveryKey {
   endpointId: string;
