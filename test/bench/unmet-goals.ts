@@ -78,7 +78,9 @@ export const UNMET_GOAL_REASONS: readonly UnmetGoalReason[] = [
       "and the common headers' names lowercased once read 1.01 ± 0.02 of the chain, a keyed note's answer text made" +
       " once for its record and its answer 1.00. The chain's functions that run once a request reach TurboFan only " +
       "after some 10 000 requests (`--trace-opt`), so a process of the section measures Maglev's code; processes " +
-      'warmed up with 12 000 calls read within the same spread. Runs of the same code differ by up to 0.2 a process' +
+      'warmed up with 12 000 calls, or given TurboFan from 300 calls (`--invocation-count-for-turbofan`), read ' +
+      'within the same spread, as do the chain and the bare function each bundled as deployed, with an SDK of its own.' +
+      ' Runs of the same code differ by up to 0.2 a process' +
       " (the section's 'each process'), more than any one part. The keyed note's bare function writes the same " +
       "record in the same transaction, so its extra is the note's plus the Idempotency-Key's checks. The run " +
       "profiles each route that misses (under the warm table): the chain's extra by package and by our file.",
