@@ -3,9 +3,10 @@
  * `<tenant>#<endpointId>`, sk `<event time>#<messageId>`, kept 30 days (TTL). A message is put only
  * if absent, so an event met twice is delivered once; an attempt is claimed before it posts, and
  * recorded, on condition that no other attempt was recorded since it read the delivery or holds a
- * claim, so copies of one queue message post once and record one outcome. Every write that leaves a delivery pending gives it its shard and time in the sweep
- * index (`sweepShard`, `sweepAt`: shared/domain/webhooks/delivery-sweep.ts), and every write that
- * ends it removes them, so the index holds the pending deliveries alone.
+ * claim, so copies of one queue message post once and record one outcome. Every write that leaves
+ * a delivery pending gives it its shard and time in the sweep index (`sweepShard`, `sweepAt`:
+ * shared/domain/webhooks/delivery-sweep.ts), and every write that ends it removes them, so the
+ * index holds the pending deliveries alone.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
