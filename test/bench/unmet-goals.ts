@@ -55,35 +55,26 @@ export const UNMET_GOAL_REASONS: readonly UnmetGoalReason[] = [
     goals: /^warm overhead /,
     why:
       'What the chain adds is spread over its parts, and each part left is a rule of the contract or of the ' +
-      "operations guide. Each part's share of the ratio, measured by taking it out (the chain with and without it, " +
-      'from two source trees, in one process against the bare function: 90 shuffled rounds of 25 calls, processes ' +
-      "with the trees in both orders to cancel the order's bias; about 0.015 apart between repeats), on a get: the " +
-      "log context and the authorization (tenant, scope) together 0.06, the deadline 0.03, the answer's own URL and" +
-      " the raw body 0.02, middy and its other steps (the parameters' validation among them) 0.02-0.04, the route's" +
-      ' own code (preconditions, version headers) within noise. Much of what the parts cost is not their own code: ' +
-      "the same store call takes longer when the chain makes it (the warm table's 'in the store call': about half " +
-      "of a get's overhead, most of a note's), the SDK's functions each a little slower in the profiles rather than" +
-      ' one path. The in-process A/B cannot see a change to how the SDK is called, since both trees share the SDK; ' +
-      "such a change is measured by this section's own processes. A part costs several times more in place than " +
-      "alone (the parameters' validator takes 0.3 µs in a loop, the log context's begin and end 0.25 µs, a " +
-      "note's body parse 0.9 µs). Nor is it the chain's garbage: a note's chain and its bare function make as " +
-      "many scavenges (98 and 100 in 5000 requests), and taking the deadline's signal out of the store call left " +
-      "the store call's extra and the ratio within the spread (six processes a side). Parts with no rule behind them are out of the " +
-      "chain: Powertools' log-context middleware gives way to the request logger (shared/http/request-logger.ts), a" +
-      ' timer and a race per request to one timer per process (shared/http/run-with-deadline.ts), closures made per' +
-      " request (bundled with keepNames, each costs a call that names it), a docId's encoding and a URL parse per " +
-      "request to plain checks, and a note's NoteCreated count (0.05 of its ratio: Powertools Metrics reads " +
-      "AWS_LAMBDA_MAX_CONCURRENCY from the environment at every access of its stores) to the webhooks' fan-out, " +
-      'which counts it from the conversations stream. Smaller cuts measured nothing: one key append instead of two ' +
-      "and the common headers' names lowercased once read 1.01 ± 0.02 of the chain, a keyed note's answer text made" +
-      " once for its record and its answer 1.00. The chain's functions that run once a request reach TurboFan only " +
-      "after some 10 000 requests (`--trace-opt`), so a process of the section measures Maglev's code; processes " +
-      'warmed up with 12 000 calls, or given TurboFan from 300 calls (`--invocation-count-for-turbofan`), read ' +
-      'within the same spread, as do the chain and the bare function each bundled as deployed, with an SDK of its own.' +
-      ' Runs of the same code differ by up to 0.2 a process' +
-      " (the section's 'each process'), more than any one part. The keyed note's bare function writes the same " +
-      "record in the same transaction, so its extra is the note's plus the Idempotency-Key's checks. The run " +
-      "profiles each route that misses (under the warm table): the chain's extra by package and by our file.",
+      "operations guide. Each part's share of the ratio, measured by taking it out (two source trees' chains in " +
+      'one process against the bare function, requests back to back), on a get: the log context and the ' +
+      "authorization 0.06, the deadline 0.03, the answer's own URL and the raw body 0.02, middy and its other steps " +
+      "0.02-0.04. Alone in a loop each costs far less (the parameters' validator 0.3 µs, the log context's begin " +
+      "and end 0.25 µs, a note's body parse 0.9 µs): in place, the SDK's working set leaves the CPU's caches while " +
+      "a part runs, and the store call after it takes longer. The bare function's own store call takes 40-110 µs " +
+      'more after an idle wait or a busy loop of 60 µs; a request invoked through the Runtime API finds the caches ' +
+      'as a Lambda function does, which is why the section measures so, and back to back the ratios read 0.05-0.2 ' +
+      "higher. It is not the chain's garbage (a note's chain and its bare function make as many scavenges), the " +
+      "deadline's signal, the JIT's tier (TurboFan from 300 calls, or 12 000 calls of warm-up: the same spread) " +
+      'or the shared SDK (each side bundled as deployed with an SDK of its own: the same). Parts with no rule ' +
+      "behind them are out of the chain: Powertools' log-context middleware gives way to the request logger " +
+      '(shared/http/request-logger.ts), a timer and a race per request to one timer per process ' +
+      '(shared/http/run-with-deadline.ts), closures made per request (bundled with keepNames, each costs a call ' +
+      "that names it), a docId's encoding and a URL parse per request to plain checks, and a note's NoteCreated " +
+      "count (0.05 of its ratio) to the webhooks' fan-out, which counts it from the conversations stream. Smaller " +
+      "cuts measured nothing: one key append instead of two and the common headers' names lowercased once read " +
+      "1.01 ± 0.02 of the chain, a keyed note's answer text made once 1.00. Runs of the same code differ by up to " +
+      "0.1 a process (the section's 'each process'). The run profiles each route that misses (under the warm " +
+      "table): the chain's extra by package and by our file.",
   },
   {
     goals: /^throughput getCurrentDocument$/,

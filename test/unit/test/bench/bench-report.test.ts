@@ -36,6 +36,7 @@ describe('bench statistics', () => {
       storeCallUs: { chain: 60 + ratio, bare: 60, extra: ratio },
       ratio,
       ratios: [ratio],
+      backToBack: ratio + 0.1,
       goal: atMost(ratio, 1.1),
     });
     const processes = [entry('note', 1.08), entry('note', 1.2), entry('note', 1.15)];
@@ -118,6 +119,7 @@ const report: BenchReport = {
         storeCallUs: { chain: 75.5, bare: 50, extra: 25.5 },
         ratio: 1.8,
         ratios: [1.9, 1.8, 1.7],
+        backToBack: 1.95,
         goal: atMost(1.8, 1.1),
       },
     ],
@@ -363,12 +365,12 @@ describe('bench peers', () => {
     expect(section.split('\n').find((line) => line.startsWith('reportingIndexer'))).toMatch(/-\s+1\.75x\s+accepted$/);
   });
 
-  it("prints beside a warm route's overhead how much of it is the store call made from the chain", () => {
+  it("prints beside a warm route's overhead how much of it is the store call made from the chain, and the ratio back to back", () => {
     const section = formatReport(report)
       .split('\n\n')
       .find((part) => part.startsWith('Warm overhead'))!;
     expect(section.split('\n').find((line) => line.startsWith('getCurrentDocument'))).toMatch(
-      /180\.0\s+100\.0\s+80\.0\s+25\.5\s+1\.80x/,
+      /180\.0\s+100\.0\s+80\.0\s+25\.5\s+1\.80x.*1\.90x 1\.80x 1\.70x\s+1\.95x$/,
     );
   });
 
