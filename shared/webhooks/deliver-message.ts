@@ -107,16 +107,18 @@ export async function deliverMessage(
     return { kind: 'done' };
   }
 
-  const startedAt = now();
   // Copies of its task (a queue's second delivery, two sweeps at once) are harmless only if one posts.
+  const claimedAt = now();
   const claimed = await deps.deliveries.claimAttempt(
     tenantId,
     key,
     delivery.attempts,
-    startedAt,
-    startedAt + ATTEMPT_CLAIM_SECONDS * 1000,
+    claimedAt,
+    claimedAt + ATTEMPT_CLAIM_SECONDS * 1000,
   );
   if (!claimed) return { kind: 'done' };
+  // After the claim: the answer's time, which a slow streak counts, is the receiver's, not the store's.
+  const startedAt = now();
   const secrets = await Promise.all(
     signingSecretsAt(endpoint.secrets, startedAt).map((sealed) =>
       deps.secrets.open(sealed, { tenantId, endpointId: endpoint.id }),

@@ -313,6 +313,28 @@ describe('attempts', () => {
     expect(got.receipts).toHaveLength(6);
   });
 
+  it("counts the receiver's answer time toward a slow streak, not the claim's write before it", async () => {
+    const tenant = uniqueTenant('slow-claim');
+    const secret = newWebhookSecret();
+    const got = await receiver([secret]);
+    const endpoint = await addEndpoint(tenant, got.url, ['note.created'], { secrets: { current: secret } });
+    const slowClaims: DeliverMessageDeps = {
+      ...deps,
+      slow: { answerMs: 150, inARow: 1 },
+      deliveries: {
+        ...deps.deliveries,
+        claimAttempt: async (...args) => {
+          await new Promise((resolve) => setTimeout(resolve, 300));
+          return deps.deliveries.claimAttempt(...args);
+        },
+      },
+    };
+    const [task] = await fanOutEvent(deps, tenant, noteEvent(tenant));
+    expect(await deliverMessage(slowClaims, tenant, task!.key)).toEqual({ kind: 'done' });
+    expect(got.receipts).toHaveLength(1);
+    expect(await stores.webhookEndpoints.get(tenant, endpoint.id)).toMatchObject({ status: 'enabled' });
+  });
+
   it('a secret sealed at rest signs as itself; sealed for one endpoint, it opens for no other', async () => {
     const tenant = uniqueTenant('sealed');
     const secret = newWebhookSecret();
