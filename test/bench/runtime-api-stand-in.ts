@@ -6,7 +6,6 @@
  * the SDK's working set leaves the CPU's caches as it would there.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { Agent, request } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
@@ -53,8 +52,11 @@ export async function startRuntimeApi(event: APIGatewayProxyEvent): Promise<Runt
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', PROCESS_SCRIPT, JSON.stringify(event)], {
     stdio: ['pipe', 'pipe', 'inherit'],
   });
-  const [line] = (await once(child.stdout!, 'data')) as [Buffer];
-  const port = Number(line.toString('utf8').trim());
+  const line = await new Promise<string>((resolve, reject) => {
+    child.stdout!.once('data', (chunk: Buffer) => resolve(chunk.toString('utf8').trim()));
+    child.once('exit', (code) => reject(new Error(`the Runtime API stand-in ended (code ${code}) before it listened`)));
+  });
+  const port = Number(line);
   if (!Number.isInteger(port) || port <= 0) throw new Error(`the Runtime API stand-in printed no port: ${line}`);
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   return {
