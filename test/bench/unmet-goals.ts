@@ -29,7 +29,10 @@ export const UNMET_GOAL_REASONS: readonly UnmetGoalReason[] = [
       "the first search opens a TLS connection to the domain (here the bench's HTTPS stub on loopback: the handshake " +
       "and the certificate's verification) and signs the search with SigV4, as a deployed stage does. The searches " +
       "go through the AWS SDK's HTTP handler, which the DynamoDB client has loaded already, not the platform's " +
-      'fetch, whose first call loads undici (sent with fetch, these rows measured 1.37-1.48x).',
+      "fetch, whose first call loads undici (sent with fetch, these rows measured 1.37-1.48x). Node's first TLS " +
+      'context alone takes 11-19 ms of CPU here, with the bundled roots or with five of them (`tls.createSecureContext`), ' +
+      "so trusting fewer roots would not shorten it; on a stage the bare handler's DynamoDB call, over HTTPS, would " +
+      'pay it too.',
   },
   {
     goals:
