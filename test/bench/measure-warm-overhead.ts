@@ -136,6 +136,12 @@ function bareHandler(route: BenchRoute): ProxyHandler {
   };
 }
 
+/** A warm request must answer as the route does, or the section would time an error path. */
+function expectStatus(result: APIGatewayProxyResult, status: number): void {
+  if (result.statusCode !== status)
+    throw new Error(`warm overhead: expected ${status}, got ${result.statusCode}: ${result.body}`);
+}
+
 /**
  * CPU time of one call (user + system, µs), averaged over `count` sequential calls. CPU time
  * rather than wall time: a batch preempted by another process would otherwise count the wait.
@@ -151,8 +157,7 @@ async function timeCalls(
   for (let i = 0; i < count; i++) {
     // The chain marks the event as it goes; each call gets its own, as each invocation does.
     const result = await handler({ ...event }, context);
-    if (result.statusCode !== status)
-      throw new Error(`warm overhead: expected ${status}, got ${result.statusCode}: ${result.body}`);
+    expectStatus(result, status);
   }
   const { user, system } = process.cpuUsage(started);
   return (user + system) / count;
@@ -177,8 +182,7 @@ async function timeInvocations(
     const result = await handler(event, context);
     const { user, system } = process.cpuUsage(started);
     cpuUs += user + system;
-    if (result.statusCode !== status)
-      throw new Error(`warm overhead: expected ${status}, got ${result.statusCode}: ${result.body}`);
+    expectStatus(result, status);
     await runtime.respond(requestId, result);
   }
   return cpuUs / count;
@@ -353,7 +357,8 @@ export async function measureWarmOverhead(
   if (!route) throw new Error(`warm overhead: no bench route ${options.route}`);
   const undo = answerFromCannedBodies();
   const context = benchContext();
-  const runtime = await startRuntimeApi(benchEvent(route));
+  const event = benchEvent(route);
+  const runtime = await startRuntimeApi(event);
   try {
     progress(`warm overhead: ${labelOf(route)}`);
     const module = (await import(pathToFileURL(join(PROJECT_ROOT, routeById(route.id).handler)).href)) as {
@@ -361,7 +366,6 @@ export async function measureWarmOverhead(
     };
     const chain = module.handler;
     const bare = bareHandler(route);
-    const event = benchEvent(route);
     const backToBack: TimedCalls = (handler, count) => timeCalls(handler, event, context, route.status, count);
     const calls: TimedCalls = (handler, count) => timeInvocations(handler, runtime, context, route.status, count);
     // Warm-up: JIT, the SDK's first-call work (endpoint, credentials), the chain's lazy state.
