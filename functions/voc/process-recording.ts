@@ -20,7 +20,7 @@ import {
 import { stageName } from '#shared/settings/stage-settings';
 import { keysStore, reportingRowsStore, vocJobsStore } from '#shared/store/function-stores';
 import { createRecordingsBucket, s3Client } from '#shared/store/recordings-bucket';
-import { Sha256 } from '#shared/store/sdk-sha256';
+import { SDK_CLIENT_OPTIONS } from '#shared/store/sdk-client-options';
 
 const bucketName = recordingsBucket();
 const stage = stageName();
@@ -30,7 +30,7 @@ const runner = createRecordingJobRunner({
   bucket: createRecordingsBucket(s3Client(), bucketName),
   jobs: vocJobsStore(),
   rows: reportingRowsStore(),
-  analysis: createTranscribeAnalysis(new TranscribeClient({ sha256: Sha256 }), s3Client(), {
+  analysis: createTranscribeAnalysis(new TranscribeClient({ ...SDK_CLIENT_OPTIONS }), s3Client(), {
     stage,
     ...transcribeSettings(),
   }),

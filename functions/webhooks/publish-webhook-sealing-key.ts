@@ -13,9 +13,9 @@ import {
   rotatesKey,
   type SealingKeyRequest,
 } from '#shared/secrets/webhook-sealing-key';
-import { Sha256 } from '#shared/store/sdk-sha256';
+import { SDK_CLIENT_OPTIONS } from '#shared/store/sdk-client-options';
 
-const client = new SecretsManagerClient({ sha256: Sha256 });
+const client = new SecretsManagerClient({ ...SDK_CLIENT_OPTIONS });
 
 function requestOf(event: Exclude<CdkCustomResourceEvent, { RequestType: 'Delete' }>): SealingKeyRequest {
   const secretId = event.ResourceProperties.SecretId;

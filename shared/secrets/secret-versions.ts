@@ -18,7 +18,7 @@
 import type { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
 import { logger } from '#shared/http/logger';
 import { SECRET_ENVS, type SecretName, secretConfiguration } from '#shared/settings/secret-settings';
-import { Sha256 } from '#shared/store/sdk-sha256';
+import { SDK_CLIENT_OPTIONS } from '#shared/store/sdk-client-options';
 
 const MIN_LENGTH = 32;
 const MAX_AGE_MS = 300_000;
@@ -154,7 +154,7 @@ async function readVersions<T>(
 let provider: Promise<SecretsProvider> | undefined;
 function secretsProvider(): Promise<SecretsProvider> {
   provider ??= import('@aws-lambda-powertools/parameters/secrets').then(
-    ({ SecretsProvider }) => new SecretsProvider({ clientConfig: { sha256: Sha256 } }),
+    ({ SecretsProvider }) => new SecretsProvider({ clientConfig: { ...SDK_CLIENT_OPTIONS } }),
   );
   return provider;
 }

@@ -57,7 +57,7 @@ export function rotatesKey(request: SealingKeyRequest): boolean {
  * Puts a new value of the key when `request` rotates it, then answers the current value's public
  * key (base64url), which seals what only the stage's delivery function can open.
  *
- * @example const publicKey = await publishSealingKey(new SecretsManagerClient({ sha256: Sha256 }), { secretId, generation: 1, requester });
+ * @example const publicKey = await publishSealingKey(new SecretsManagerClient({ ...SDK_CLIENT_OPTIONS }), { secretId, generation: 1, requester });
  */
 export async function publishSealingKey(client: SecretsManagerClient, request: SealingKeyRequest): Promise<string> {
   const { secretId } = request;

@@ -5,7 +5,7 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { Sha256 } from './sdk-sha256.ts';
+import { SDK_CLIENT_OPTIONS } from './sdk-client-options.ts';
 
 let client: DynamoDBDocumentClient | undefined;
 
@@ -21,6 +21,6 @@ export function documentClientOver(dynamo: DynamoDBClient): DynamoDBDocumentClie
 
 /** The process's one document client (a function's stores share it). */
 export function documentClient(): DynamoDBDocumentClient {
-  client ??= documentClientOver(new DynamoDBClient({ sha256: Sha256 }));
+  client ??= documentClientOver(new DynamoDBClient({ ...SDK_CLIENT_OPTIONS }));
   return client;
 }

@@ -16,7 +16,7 @@ import { webhookQueueUrl } from '#shared/settings/webhook-settings';
 import { createSqsDeliveryQueue, type DeliveryQueue } from './delivery-queue.ts';
 import { documentClient } from './dynamo-client.ts';
 import type { ReportingIndex } from './reporting-index.ts';
-import { Sha256 } from './sdk-sha256.ts';
+import { SDK_CLIENT_OPTIONS } from './sdk-client-options.ts';
 import type { TableId } from './table-specs.ts';
 import {
   bindConversationsStore,
@@ -45,7 +45,7 @@ export const idempotencyLedger = () => bindIdempotencyLedger(documentClient(), t
  * @example const queue = webhookDeliveryQueue(); await queue.send(tasks, 0);
  */
 export function webhookDeliveryQueue(): DeliveryQueue {
-  return createSqsDeliveryQueue(new SQSClient({ sha256: Sha256 }), webhookQueueUrl());
+  return createSqsDeliveryQueue(new SQSClient({ ...SDK_CLIENT_OPTIONS }), webhookQueueUrl());
 }
 
 /** The tables the DynamoDB window index reads: a list on an OpenSearch stage has no use for them. */

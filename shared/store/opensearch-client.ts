@@ -19,7 +19,6 @@
  * indexer's largest bulk (5 MiB) has its 20 s per attempt in all.
  */
 import { HttpRequest } from '@smithy/core/protocols';
-import { streamCollector } from '@smithy/core/serde';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import type {
   AwsCredentialIdentityProvider,
@@ -27,6 +26,7 @@ import type {
   HttpResponse,
   HttpRequest as SentRequest,
 } from '@smithy/types';
+import { collectNodeStream } from './sdk-client-options.ts';
 import { signingRegion, sigV4Signer } from './sigv4-signer.ts';
 
 export interface OpenSearchClientOptions {
@@ -122,7 +122,7 @@ function describe(error: unknown): string {
 /** The answer's body as text; a stream the timeout destroyed, or one that broke, rejects. */
 async function bodyText(response: HttpResponse): Promise<string> {
   if (response.body === undefined) return '';
-  const bytes = await streamCollector(response.body);
+  const bytes = await collectNodeStream(response.body);
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
 }
 

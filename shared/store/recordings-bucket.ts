@@ -7,14 +7,14 @@
 
 import type { Readable } from 'node:stream';
 import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { Sha256 } from './sdk-sha256.ts';
+import { SDK_CLIENT_OPTIONS } from './sdk-client-options.ts';
 
 let client: S3Client | undefined;
 
 export function s3Client(): S3Client {
   client ??= new S3Client({
     forcePathStyle: Boolean(process.env.AWS_ENDPOINT_URL_S3),
-    sha256: Sha256,
+    ...SDK_CLIENT_OPTIONS,
     // Recent SDKs otherwise compute and check checksums on requests that do not need them.
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',

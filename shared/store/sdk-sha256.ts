@@ -35,7 +35,7 @@ function keyOf(secret: SourceData): KeyObject {
 /**
  * A SHA-256, or with a secret an HMAC-SHA256, as the SDK's `Checksum`.
  *
- * @example new DynamoDBClient({ sha256: Sha256 })
+ * @example new SignatureV4({ service: 'es', region, credentials, sha256: Sha256 })
  */
 export class Sha256 implements Checksum {
   readonly digestLength = 32;

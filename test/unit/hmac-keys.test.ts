@@ -1,8 +1,9 @@
 /**
  * Every HMAC the code computes takes its key as a KeyObject (shared/domain/hmac-sha256.ts): no
- * source file calls `createHmac` itself, and every AWS client a function makes, and the signer of
- * the requests signed without one, is given sdk-sha256.ts's SHA-256 instead of the SDK's own.
- * Read from the sources, as the layers test reads imports.
+ * source file calls `createHmac` itself, every AWS client a function makes is given
+ * sdk-client-options.ts's options (sdk-sha256.ts's SHA-256 instead of the SDK's own, and a stream
+ * collector that leaves Node's web streams unloaded), and the signer of the requests signed without
+ * a client is given the SHA-256. Read from the sources, as the layers test reads imports.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -29,15 +30,14 @@ describe('HMAC keys', () => {
     expect(calling).toEqual([HMAC_MODULE]);
   });
 
-  it("every AWS client and signer of the functions' code signs with sdk-sha256.ts's Sha256", () => {
-    const made = ['shared', 'functions']
-      .flatMap(sources)
-      .flatMap((file) =>
-        [...code(file).matchAll(/new (\w+Client|SecretsProvider|SignatureV4)\(([^;]*?)\)\)?;?$/gm)].map(
-          (match) => `${file}: ${match[1]}${/\bsha256: Sha256\b/.test(match[2] ?? '') ? ' with Sha256' : ''}`,
-        ),
-      );
-    expect(made.length).toBeGreaterThanOrEqual(5);
-    expect(made.filter((entry) => !entry.endsWith('with Sha256'))).toEqual([]);
+  it("every AWS client of the functions' code is given SDK_CLIENT_OPTIONS, every signer sdk-sha256.ts's Sha256", () => {
+    const made = ['shared', 'functions'].flatMap(sources).flatMap((file) =>
+      [...code(file).matchAll(/new (\w+Client|SecretsProvider|SignatureV4)\(([^;]*?)\)\)?;?$/gm)].map((match) => {
+        const given = match[1] === 'SignatureV4' ? /\bsha256: Sha256\b/ : /\.\.\.SDK_CLIENT_OPTIONS\b/;
+        return `${file}: ${match[1]}${given.test(match[2] ?? '') ? ' as required' : ''}`;
+      }),
+    );
+    expect(made.length).toBeGreaterThanOrEqual(7);
+    expect(made.filter((entry) => !entry.endsWith(' as required'))).toEqual([]);
   });
 });
