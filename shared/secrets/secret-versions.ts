@@ -15,7 +15,7 @@
  * read only once a caller has met a name the current value does not have (`previous: 'onDemand'`):
  * a container that never meets one makes one Secrets Manager call a read, not two.
  */
-import type { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
+import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
 import { logger } from '#shared/http/logger';
 import { SECRET_ENVS, type SecretName, secretConfiguration } from '#shared/settings/secret-settings';
 import { SDK_CLIENT_OPTIONS } from '#shared/store/sdk-client-options';
@@ -129,8 +129,7 @@ async function readVersions<T>(
   toValue: (secret: string) => T,
   withPrevious: boolean,
 ): Promise<readonly T[]> {
-  // Loaded on first use: the Secrets Manager client is not part of every cold start's work.
-  const secrets = await secretsProvider();
+  const secrets = secretsProvider();
   // forceFetch: this module keeps the cache (Powertools keys its own by name alone, so the two
   // version stages of one secret would share an entry).
   const [current, previous] = await Promise.all([
@@ -151,10 +150,13 @@ async function readVersions<T>(
   return values;
 }
 
-let provider: Promise<SecretsProvider> | undefined;
-function secretsProvider(): Promise<SecretsProvider> {
-  provider ??= import('@aws-lambda-powertools/parameters/secrets').then(
-    ({ SecretsProvider }) => new SecretsProvider({ clientConfig: { ...SDK_CLIENT_OPTIONS } }),
-  );
+/**
+ * Made on the first read, so a function that reads no secret makes no client. Imported statically:
+ * a dynamic import makes esbuild wrap the client's package for loading on demand, and a wrapped
+ * package keeps every command it exports, all evaluated at the first read.
+ */
+let provider: SecretsProvider | undefined;
+function secretsProvider(): SecretsProvider {
+  provider ??= new SecretsProvider({ clientConfig: { ...SDK_CLIENT_OPTIONS } });
   return provider;
 }
