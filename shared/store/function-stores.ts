@@ -5,7 +5,8 @@
  * said once, in table-stores.ts, which the CLI, the local runtime and the tests bind through too.
  *
  * One export per store, not an object of them: esbuild keeps in a bundle only the stores its
- * function calls for.
+ * function calls for (and none, with no DynamoDB client, for a list of an OpenSearch stage: the
+ * project's modules are declared free of side effects).
  */
 
 import { SQSClient } from '@aws-sdk/client-sqs';
@@ -60,21 +61,26 @@ export const DYNAMO_INDEX_TABLES: readonly TableId[] = ['reporting', 'reportingC
  * and modules out of it. The variable is read in each test, written out as
  * `process.env.CXM_REPORTING_BACKEND` and not copied to a local, so that the compiled-in constant
  * folds there. FUNCTION_ENV.reportingBackend names it for the define; should the two part, a
- * DynamoDB stage's list would carry the OpenSearch client, which integration/bundle-wiring refuses.
+ * DynamoDB stage's list would carry the OpenSearch client, which integration/bundle-wiring refuses,
+ * and an OpenSearch stage's list the DynamoDB client, which infra/bundles refuses.
  */
-export async function reportingIndex(): Promise<ReportingIndex> {
-  if (process.env.CXM_REPORTING_BACKEND === 'opensearch') {
-    const [{ opensearchSettings }, { createOpenSearchClient }, { createOpenSearchReportingIndex }] = await Promise.all([
-      import('#shared/settings/opensearch-settings'),
-      import('./opensearch-client.ts'),
-      import('./opensearch-reporting-index.ts'),
-    ]);
-    const settings = opensearchSettings();
-    return createOpenSearchReportingIndex(
-      createOpenSearchClient({ endpoint: settings.endpoint }),
-      settings.indexPrefix,
-    );
-  }
+export function reportingIndex(): Promise<ReportingIndex> {
+  // A conditional expression, not an early return: esbuild drops the branch a folded condition
+  // does not take, where it keeps whatever follows an `if` that returns.
+  return process.env.CXM_REPORTING_BACKEND === 'opensearch' ? openSearchReportingIndex() : dynamoReportingIndex();
+}
+
+async function openSearchReportingIndex(): Promise<ReportingIndex> {
+  const [{ opensearchSettings }, { createOpenSearchClient }, { createOpenSearchReportingIndex }] = await Promise.all([
+    import('#shared/settings/opensearch-settings'),
+    import('./opensearch-client.ts'),
+    import('./opensearch-reporting-index.ts'),
+  ]);
+  const settings = opensearchSettings();
+  return createOpenSearchReportingIndex(createOpenSearchClient({ endpoint: settings.endpoint }), settings.indexPrefix);
+}
+
+async function dynamoReportingIndex(): Promise<ReportingIndex> {
   const backend = process.env.CXM_REPORTING_BACKEND ?? 'dynamodb';
   if (backend !== 'dynamodb')
     throw new Error(`${FUNCTION_ENV.reportingBackend} must be opensearch or dynamodb, not ${backend}`);

@@ -57,6 +57,8 @@ interface Bundle {
 const run = promisify(execFile);
 /** The name of the OpenSearch client's error (shared/store/opensearch-client.ts), a string in any bundle that carries the client. */
 const OPENSEARCH_CLIENT_MARK = 'OpenSearchResponseError';
+/** DynamoDB's API version, as its client's requests name it: a string in any bundle that carries the client. */
+const DYNAMODB_CLIENT_MARK = 'DynamoDB_20120810';
 /** A sentence of Ajv's own (its core's refusal of an unknown format), in any bundle that carries Ajv. */
 const AJV_MARK = 'Disable strict mode or pass';
 /** Node's fetch classes, as `process.moduleLoadList` names them once a first `Headers`, `Request` or `Response` loaded them. */
@@ -289,7 +291,7 @@ describe("a reporting list is built for its stage's backend", () => {
   let outdir: string;
   afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
-  it('a stage with a search domain: its lists carry the OpenSearch client', () => {
+  it('a stage with a search domain: its lists carry the OpenSearch client, and not the DynamoDB one', () => {
     const config = stageConfig('dev');
     expect(config.reportingBackend).toBe('opensearch');
     outdir = mkdtempSync(join(tmpdir(), 'cxm-bundles-test-'));
@@ -310,9 +312,13 @@ describe("a reporting list is built for its stage's backend", () => {
       (artifact.template as { Resources: Record<string, LambdaResource> }).Resources,
       artifact.assembly.directory,
     );
-    expect(readFileSync(join(list!.asset, BUNDLE_MODULE), 'utf8')).toContain(OPENSEARCH_CLIENT_MARK);
+    const searching = readFileSync(join(list!.asset, BUNDLE_MODULE), 'utf8');
+    expect(searching).toContain(OPENSEARCH_CLIENT_MARK);
+    expect(searching).not.toContain(DYNAMODB_CLIENT_MARK);
     const local = bundles.find((bundle) => bundle.functionName === `cxm-${LOCAL_STAGE}-${route.id}`)!;
-    expect(readFileSync(join(local.asset, BUNDLE_MODULE), 'utf8')).not.toContain(OPENSEARCH_CLIENT_MARK);
+    const reading = readFileSync(join(local.asset, BUNDLE_MODULE), 'utf8');
+    expect(reading).not.toContain(OPENSEARCH_CLIENT_MARK);
+    expect(reading).toContain(DYNAMODB_CLIENT_MARK);
     // A deployed stage's asset carries its cache too.
     expect(existsSync(join(list!.asset, COMPILE_CACHE))).toBe(true);
   });
