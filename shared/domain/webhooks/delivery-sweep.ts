@@ -10,8 +10,8 @@
  *   queues one a lead before its time, with the rest of the wait as the task's delay.
  * Delivered and failed deliveries are not in the index. A second task of one delivery is harmless
  * (deliver-message.ts posts only once it has claimed the delivery, and records one attempt per read
- * of it), so where in doubt the sweeper sends one. Each index item is in one of a few shards, by a hash of its key, so that a burst of one
- * endpoint's deliveries makes no single index partition hot.
+ * of it), so where in doubt the sweeper sends one. Each index item is in one of a few shards, by a
+ * hash of its key, so that a burst of one endpoint's deliveries makes no single index partition hot.
  */
 import { createHash } from 'node:crypto';
 
